@@ -1,0 +1,124 @@
+// One drizzle schema for better-sqlite3 (Node) and D1 (Workers). Migrations: `npm run db:generate`.
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export const questions = sqliteTable('questions', {
+  id: integer('id').primaryKey(),
+  category: text('category').notNull(),
+  /** JSON array of user turns */
+  turns: text('turns').notNull(),
+  /** JSON array of reference answers shipped in the question, or null */
+  reference: text('reference'),
+  source: text('source').notNull(),
+});
+
+export const referenceAnswers = sqliteTable(
+  'reference_answers',
+  {
+    source: text('source').notNull(),
+    questionId: integer('question_id').notNull(),
+    turns: text('turns').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.source, t.questionId] })],
+);
+
+export const answers = sqliteTable(
+  'answers',
+  {
+    model: text('model').notNull(),
+    questionId: integer('question_id').notNull(),
+    turns: text('turns').notNull(),
+    answerId: text('answer_id'),
+    source: text('source').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.model, t.questionId] })],
+);
+
+export const prompts = sqliteTable('prompts', {
+  name: text('name').primaryKey(),
+  type: text('type', { enum: ['pairwise', 'single'] }).notNull(),
+  systemPrompt: text('system_prompt').notNull(),
+  promptTemplate: text('prompt_template').notNull(),
+  outputFormat: text('output_format').notNull(),
+  category: text('category'),
+  description: text('description'),
+});
+
+/** A played game: a stored fact. Identified by a hash of its content (see core/plan.ts gameIdentity). */
+export const games = sqliteTable(
+  'games',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id'),
+    judge: text('judge').notNull(),
+    /** JSON: temperature, max_tokens, ... */
+    judgeSettings: text('judge_settings').notNull(),
+    promptName: text('prompt_name').notNull(),
+    questionId: integer('question_id').notNull(),
+    category: text('category').notNull(),
+    turn: integer('turn').notNull(),
+    model1: text('model_1').notNull(),
+    /** null in single grading */
+    model2: text('model_2'),
+    order: text('order', { enum: ['AB', 'BA'] }).notNull(),
+    systemPrompt: text('system_prompt').notNull(),
+    userPrompt: text('user_prompt').notNull(),
+    reply: text('reply').notNull(),
+    /** pairwise: model_1 | model_2 | tie | error; single: the score, or error */
+    verdict: text('verdict').notNull(),
+    parser: text('parser').notNull(),
+    tokensIn: integer('tokens_in'),
+    tokensOut: integer('tokens_out'),
+    latencyMs: real('latency_ms'),
+    createdAt: integer('created_at').notNull(),
+    /** run | fastchat-import */
+    source: text('source').notNull(),
+  },
+  (t) => [index('games_judge').on(t.judge, t.questionId, t.turn)],
+);
+
+/** Recorded pairwise outcomes: human votes and judges' combined verdicts (the HF human-judgment splits). */
+export const votes = sqliteTable(
+  'votes',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    judge: text('judge').notNull(),
+    voter: text('voter').notNull(),
+    questionId: integer('question_id').notNull(),
+    turn: integer('turn').notNull(),
+    modelA: text('model_a').notNull(),
+    modelB: text('model_b').notNull(),
+    winner: text('winner', { enum: ['model_a', 'model_b', 'tie', 'inconsistent'] }).notNull(),
+    /** the file it came from; re-importing a file replaces its votes */
+    source: text('source').notNull(),
+    line: integer('line').notNull(),
+  },
+  (t) => [index('votes_judge').on(t.judge), uniqueIndex('votes_source_line').on(t.source, t.line)],
+);
+
+export const runs = sqliteTable('runs', {
+  id: text('id').primaryKey(),
+  startedAt: integer('started_at').notNull(),
+  finishedAt: integer('finished_at'),
+  judge: text('judge').notNull(),
+  mode: text('mode').notNull(),
+  /** JSON of the run's options */
+  config: text('config').notNull(),
+  planned: integer('planned').notNull(),
+  toPlay: integer('to_play').notNull(),
+  played: integer('played').notNull().default(0),
+  failed: integer('failed').notNull().default(0),
+  tokensIn: integer('tokens_in').notNull().default(0),
+  tokensOut: integer('tokens_out').notNull().default(0),
+  /** running | done | interrupted | failed */
+  status: text('status').notNull(),
+});
+
+/** Failed judge calls: attempts, never verdicts. */
+export const attempts = sqliteTable('attempts', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  runId: text('run_id').notNull(),
+  gameId: text('game_id').notNull(),
+  judge: text('judge').notNull(),
+  error: text('error').notNull(),
+  at: integer('at').notNull(),
+});

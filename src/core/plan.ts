@@ -1,0 +1,122 @@
+import { NEED_REF_CATS, renderPrompt, schemeNameFor, type PromptSet } from './prompts.ts';
+import { ArenaError, type GameSpec, type MatchSpec, type Mode, type PromptScheme, type Question } from './types.ts';
+
+export interface PlanInput {
+  mode: Mode;
+  /** models in list order; pairwise-all pairs models[i] with models[j] for i < j */
+  models: string[];
+  /** pairwise-baseline: every other model is model_1, the baseline model_2 */
+  baseline?: string;
+  questions: Question[];
+  /** turns to judge (default 1 and 2); turn 2 needs questions with exactly two turns */
+  turns?: number[];
+  /** answers[model][questionId] = turns */
+  answers: Map<string, Map<number, string[]>>;
+  /** reference answer turns per question (for math, reasoning and coding) */
+  references: Map<number, string[]>;
+  prompts: Map<string, PromptScheme>;
+  promptSet: PromptSet;
+}
+
+/**
+ * The games a tournament needs, in FastChat's match order (non-reference turn 1, reference turn 1,
+ * non-reference turn 2, reference turn 2), each pairwise match as two games: AB then BA.
+ * Throws one ArenaError listing what is missing (answers, references, prompts) before anything is played.
+ */
+export function planGames(input: PlanInput): GameSpec[] {
+  const { mode, models, questions, answers, references, prompts, promptSet } = input;
+  const turns = input.turns ?? [1, 2];
+  const problems: string[] = [];
+  if (mode === 'pairwise-baseline') {
+    if (!input.baseline) throw new ArenaError('pairwise-baseline needs a baseline model (--baseline)');
+  }
+  const contestants = mode === 'pairwise-baseline' ? models.filter((m) => m !== input.baseline) : models;
+  const allModels = mode === 'pairwise-baseline' ? [...contestants, input.baseline!] : models;
+  if (mode !== 'single' && allModels.length < 2) throw new ArenaError(`${mode} needs at least two models`);
+  if (new Set(allModels).size !== allModels.length) throw new ArenaError(`models are listed twice: ${allModels.join(', ')}`);
+
+  const matches: MatchSpec[] = [];
+  for (const turn of [...turns].sort((a, b) => a - b)) {
+    for (const refPass of [false, true]) {
+      for (const q of questions) {
+        if (NEED_REF_CATS.has(q.category) !== refPass) continue;
+        if (turn > 1 && q.turns.length !== 2) continue; // as FastChat: multi-turn needs exactly two turns
+        if (turn > q.turns.length) continue;
+        const base = { questionId: q.id, category: q.category, turn };
+        if (mode === 'single') for (const m of models) matches.push({ ...base, model1: m });
+        else if (mode === 'pairwise-baseline') for (const m of contestants) matches.push({ ...base, model1: m, model2: input.baseline! });
+        else for (let i = 0; i < models.length; i++) for (let j = i + 1; j < models.length; j++) matches.push({ ...base, model1: models[i]!, model2: models[j]! });
+      }
+    }
+  }
+
+  const qById = new Map(questions.map((q) => [q.id, q]));
+  for (const m of allModels) {
+    const a = answers.get(m);
+    if (!a) {
+      problems.push(`model "${m}" has no answers`);
+      continue;
+    }
+    const missing = questions.filter((q) => !a.has(q.id) || (a.get(q.id)!.length < Math.min(q.turns.length, Math.max(...turns))));
+    if (missing.length) problems.push(`model "${m}" has no answer (or too few turns) for question ${missing.slice(0, 8).map((q) => q.id).join(', ')}${missing.length > 8 ? ` and ${missing.length - 8} more` : ''}`);
+  }
+  const noRef = questions.filter((q) => NEED_REF_CATS.has(q.category) && !references.has(q.id));
+  if (noRef.length) problems.push(`no reference answer for ${noRef.length} ${[...new Set(noRef.map((q) => q.category))].join('/')} question(s): ${noRef.slice(0, 8).map((q) => q.id).join(', ')}`);
+  const type = mode === 'single' ? 'single' : 'pairwise';
+  for (const name of new Set(matches.map((m) => schemeNameFor(promptSet, m.category, m.turn)))) {
+    const s = prompts.get(name);
+    if (!s) problems.push(`judge prompt "${name}" is not in the database (import it with \`arena import prompts\`)`);
+    else if (s.type !== type) problems.push(`judge prompt "${name}" is ${s.type}, but ${mode} needs a ${type} prompt`);
+  }
+  if (problems.length) throw new ArenaError(`cannot plan ${mode}:\n  - ${problems.join('\n  - ')}`);
+
+  const games: GameSpec[] = [];
+  for (const match of matches) {
+    const q = qById.get(match.questionId)!;
+    const scheme = prompts.get(schemeNameFor(promptSet, match.category, match.turn))!;
+    const ref = NEED_REF_CATS.has(match.category) ? references.get(match.questionId) : undefined;
+    const a1 = answers.get(match.model1)!.get(match.questionId)!;
+    if (match.model2 === undefined) {
+      const p = renderPrompt({ scheme, questionTurns: q.turns, turn: match.turn, answerA: a1, reference: ref });
+      games.push({ match, order: 'AB', promptName: scheme.name, systemPrompt: p.system, userPrompt: p.user });
+      continue;
+    }
+    const a2 = answers.get(match.model2)!.get(match.questionId)!;
+    const ab = renderPrompt({ scheme, questionTurns: q.turns, turn: match.turn, answerA: a1, answerB: a2, reference: ref });
+    const ba = renderPrompt({ scheme, questionTurns: q.turns, turn: match.turn, answerA: a2, answerB: a1, reference: ref });
+    games.push({ match, order: 'AB', promptName: scheme.name, systemPrompt: ab.system, userPrompt: ab.user });
+    games.push({ match, order: 'BA', promptName: scheme.name, systemPrompt: ba.system, userPrompt: ba.user });
+  }
+  return games;
+}
+
+/**
+ * The content that identifies a game: judge, its settings, the match's models in their shown
+ * order, question, turn and the exact messages. Hash it to get the game id; equal content means the
+ * game is already played.
+ */
+export function gameIdentity(judge: string, settings: object, g: GameSpec): string {
+  return JSON.stringify([
+    judge,
+    stableJson(settings),
+    g.match.questionId,
+    g.match.turn,
+    g.match.model1,
+    g.match.model2 ?? null,
+    g.order,
+    g.promptName,
+    g.systemPrompt,
+    g.userPrompt,
+  ]);
+}
+
+export function stableJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
+    .join(',')}}`;
+}

@@ -1,0 +1,199 @@
+import type { MatchOutcome, Vote } from './types.ts';
+
+/** One battle: `score` is 1 if a won, 0 if b won, 0.5 for a tie. */
+export interface Battle {
+  a: string;
+  b: string;
+  score: 1 | 0 | 0.5;
+}
+
+export interface Rating {
+  model: string;
+  rating: number;
+}
+
+export const SCALE = 400;
+export const BASE = 10;
+export const INIT = 1000;
+const ALPHA = Math.log(BASE);
+
+export function battlesFromOutcomes(outcomes: Iterable<MatchOutcome>): Battle[] {
+  const out: Battle[] = [];
+  for (const o of outcomes) {
+    if (o.outcome === 'error') continue;
+    out.push({ a: o.model1, b: o.model2, score: o.outcome === 'model_1' ? 1 : o.outcome === 'model_2' ? 0 : 0.5 });
+  }
+  return out;
+}
+
+export function battlesFromVotes(votes: Iterable<Vote>): Battle[] {
+  const out: Battle[] = [];
+  for (const v of votes) out.push({ a: v.modelA, b: v.modelB, score: v.winner === 'model_a' ? 1 : v.winner === 'model_b' ? 0 : 0.5 });
+  return out;
+}
+
+/**
+ * Online Elo as Chatbot Arena computes it: everyone starts at 1000, battles in the given order,
+ * p = 1 / (1 + 10^((Rb - Ra)/400)), Ra += K (s - p), Rb -= K (s - p), K = 4.
+ */
+export function onlineElo(battles: Iterable<Battle>, k = 4): Rating[] {
+  const r = new Map<string, number>();
+  for (const { a, b, score } of battles) {
+    const ra = r.get(a) ?? INIT;
+    const rb = r.get(b) ?? INIT;
+    const p = 1 / (1 + BASE ** ((rb - ra) / SCALE));
+    const d = k * (score - p);
+    r.set(a, ra + d);
+    r.set(b, rb - d);
+  }
+  return sortRatings([...r].map(([model, rating]) => ({ model, rating })));
+}
+
+/** Collapsed battles: per ordered index pair, the total weight and the weighted score of a. */
+export interface CollapsedBattles {
+  models: string[];
+  i: Int32Array;
+  j: Int32Array;
+  /** total weight of the pair */
+  w: Float64Array;
+  /** weighted wins of i over j (ties count half) */
+  s: Float64Array;
+}
+
+export function collapseBattles(battles: Iterable<Battle>): CollapsedBattles {
+  const index = new Map<string, number>();
+  const idx = (m: string) => {
+    let k = index.get(m);
+    if (k === undefined) index.set(m, (k = index.size));
+    return k;
+  };
+  const pairs = new Map<number, { i: number; j: number; w: number; s: number }>();
+  for (const { a, b, score } of battles) {
+    let i = idx(a);
+    let j = idx(b);
+    let s: number = score;
+    if (i > j) {
+      [i, j] = [j, i];
+      s = 1 - s;
+    }
+    const key = i * 1_000_003 + j;
+    const p = pairs.get(key);
+    if (p) {
+      p.w += 1;
+      p.s += s;
+    } else pairs.set(key, { i, j, w: 1, s });
+  }
+  const n = pairs.size;
+  const out: CollapsedBattles = {
+    models: [...index.keys()],
+    i: new Int32Array(n),
+    j: new Int32Array(n),
+    w: new Float64Array(n),
+    s: new Float64Array(n),
+  };
+  let k = 0;
+  for (const p of pairs.values()) {
+    out.i[k] = p.i;
+    out.j[k] = p.j;
+    out.w[k] = p.w;
+    out.s[k] = p.s;
+    k++;
+  }
+  return out;
+}
+
+/**
+ * Bradley–Terry by maximum likelihood (the likelihood of FastChat's `compute_bt`: ties are half
+ * a win, base 10, scale 400), solved by Newton's method to full precision, centred so that the
+ * mean rating is 1000. `weights` (optional, one per collapsed pair) rescale the pair counts, which
+ * is how a bootstrap round refits on resampled counts.
+ */
+export function fitBradleyTerry(c: CollapsedBattles, weights?: Float64Array, opts: { maxIter?: number; tol?: number } = {}): Float64Array {
+  const n = c.models.length;
+  const r = new Float64Array(n);
+  if (n < 2) return r.fill(INIT);
+  const maxIter = opts.maxIter ?? 100;
+  const tol = opts.tol ?? 1e-10;
+  const m = n - 1; // model 0 is pinned at 0 while solving; re-centred afterwards
+  const H = new Float64Array(m * m);
+  const g = new Float64Array(m);
+  for (let iter = 0; iter < maxIter; iter++) {
+    H.fill(0);
+    g.fill(0);
+    for (let k = 0; k < c.i.length; k++) {
+      const scale = weights ? weights[k]! : 1;
+      const w = c.w[k]! * scale;
+      if (w === 0) continue;
+      const i = c.i[k]!;
+      const j = c.j[k]!;
+      const p = 1 / (1 + Math.exp(-ALPHA * (r[i]! - r[j]!)));
+      // gradient of the log-likelihood with respect to r_i (and -r_j)
+      const grad = ALPHA * (c.s[k]! * scale - w * p);
+      const h = ALPHA * ALPHA * w * p * (1 - p);
+      if (i > 0) {
+        g[i - 1]! += grad;
+        H[(i - 1) * m + (i - 1)]! += h;
+      }
+      if (j > 0) {
+        g[j - 1]! -= grad;
+        H[(j - 1) * m + (j - 1)]! += h;
+      }
+      if (i > 0 && j > 0) {
+        H[(i - 1) * m + (j - 1)]! -= h;
+        H[(j - 1) * m + (i - 1)]! -= h;
+      }
+    }
+    // tiny ridge keeps a model with no games (or all wins) from making H singular
+    for (let d = 0; d < m; d++) H[d * m + d]! += 1e-9;
+    const step = solveSymmetric(H, g, m);
+    let maxStep = 0;
+    for (let d = 0; d < m; d++) {
+      // damp huge steps (separable data) so the iteration stays finite
+      const s = Math.max(-1, Math.min(1, step[d]!));
+      r[d + 1]! += s;
+      maxStep = Math.max(maxStep, Math.abs(s));
+    }
+    if (maxStep < tol) break;
+  }
+  let mean = 0;
+  for (let d = 0; d < n; d++) mean += r[d]!;
+  mean /= n;
+  for (let d = 0; d < n; d++) r[d] = SCALE * (r[d]! - mean) + INIT;
+  return r;
+}
+
+export function bradleyTerry(battles: Iterable<Battle>): Rating[] {
+  const c = collapseBattles(battles);
+  const r = fitBradleyTerry(c);
+  return sortRatings(c.models.map((model, k) => ({ model, rating: r[k]! })));
+}
+
+/** Cholesky solve of the (positive definite) Newton system H x = g. */
+function solveSymmetric(H: Float64Array, g: Float64Array, m: number): Float64Array {
+  const L = new Float64Array(m * m);
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j <= i; j++) {
+      let sum = H[i * m + j]!;
+      for (let k = 0; k < j; k++) sum -= L[i * m + k]! * L[j * m + k]!;
+      if (i === j) L[i * m + i] = Math.sqrt(Math.max(sum, 1e-300));
+      else L[i * m + j] = sum / L[j * m + j]!;
+    }
+  }
+  const y = new Float64Array(m);
+  for (let i = 0; i < m; i++) {
+    let sum = g[i]!;
+    for (let k = 0; k < i; k++) sum -= L[i * m + k]! * y[k]!;
+    y[i] = sum / L[i * m + i]!;
+  }
+  const x = new Float64Array(m);
+  for (let i = m - 1; i >= 0; i--) {
+    let sum = y[i]!;
+    for (let k = i + 1; k < m; k++) sum -= L[k * m + i]! * x[k]!;
+    x[i] = sum / L[i * m + i]!;
+  }
+  return x;
+}
+
+function sortRatings(r: Rating[]): Rating[] {
+  return r.sort((a, b) => b.rating - a.rating || (a.model < b.model ? -1 : 1));
+}

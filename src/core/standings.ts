@@ -1,0 +1,111 @@
+import type { MatchOutcome, SingleScore, SingleStanding, Standing } from './types.ts';
+
+export interface StandingsOptions {
+  /** pairwise-baseline: only matches that involve this model count, and its own row is dropped */
+  baseline?: string;
+  /** restrict to one turn; turns are pooled otherwise (as FastChat's show_result does) */
+  turn?: number;
+  /** restrict to these models (a match counts when both its models are listed) */
+  models?: string[];
+  /** restrict to these question ids */
+  questionIds?: Set<number>;
+}
+
+/**
+ * FastChat's show_result for pairwise modes: errors are excluded from the rates (but counted
+ * here, not dropped silently); a tie is "both tie" or "the two orders disagree";
+ * winRateAdjusted = (win + tie/2) / (win + loss + tie). Sorted by winRateAdjusted, descending
+ * (model name breaks ties so the order is stable).
+ */
+export function pairwiseStandings(outcomes: Iterable<MatchOutcome>, opts: StandingsOptions = {}): Standing[] {
+  const rows = new Map<string, Standing>();
+  const row = (model: string): Standing => {
+    let r = rows.get(model);
+    if (!r) {
+      r = { model, win: 0, loss: 0, tie: 0, error: 0, inconsistent: 0, winRate: 0, lossRate: 0, winRateAdjusted: 0 };
+      rows.set(model, r);
+    }
+    return r;
+  };
+  const allowed = opts.models ? new Set(opts.models) : undefined;
+  for (const o of outcomes) {
+    if (opts.turn !== undefined && o.turn !== opts.turn) continue;
+    if (opts.questionIds && !opts.questionIds.has(o.questionId)) continue;
+    if (allowed && !(allowed.has(o.model1) && allowed.has(o.model2))) continue;
+    if (opts.baseline !== undefined && o.model1 !== opts.baseline && o.model2 !== opts.baseline) continue;
+    const r1 = row(o.model1);
+    const r2 = row(o.model2);
+    switch (o.outcome) {
+      case 'error':
+        r1.error++;
+        r2.error++;
+        break;
+      case 'model_1':
+        r1.win++;
+        r2.loss++;
+        break;
+      case 'model_2':
+        r2.win++;
+        r1.loss++;
+        break;
+      case 'inconsistent':
+        r1.inconsistent++;
+        r2.inconsistent++;
+        r1.tie++;
+        r2.tie++;
+        break;
+      case 'tie':
+        r1.tie++;
+        r2.tie++;
+        break;
+    }
+  }
+  if (opts.baseline !== undefined) rows.delete(opts.baseline);
+  const out = [...rows.values()];
+  for (const r of out) {
+    const n = r.win + r.loss + r.tie;
+    r.winRate = n ? r.win / n : 0;
+    r.lossRate = n ? r.loss / n : 0;
+    r.winRateAdjusted = n ? (r.win + 0.5 * r.tie) / n : 0;
+  }
+  out.sort((a, b) => b.winRateAdjusted - a.winRateAdjusted || (a.model < b.model ? -1 : 1));
+  return out;
+}
+
+/**
+ * FastChat's show_result for single grading: unparsed scores are dropped from the means (and
+ * counted); per-turn means; the overall score is the mean over all remaining rows.
+ */
+export function singleStandings(scores: Iterable<SingleScore>, opts: { models?: string[]; questionIds?: Set<number> } = {}): SingleStanding[] {
+  const acc = new Map<string, { s1: number; n1: number; s2: number; n2: number; s: number; n: number; error: number }>();
+  const allowed = opts.models ? new Set(opts.models) : undefined;
+  for (const sc of scores) {
+    if (allowed && !allowed.has(sc.model)) continue;
+    if (opts.questionIds && !opts.questionIds.has(sc.questionId)) continue;
+    let a = acc.get(sc.model);
+    if (!a) acc.set(sc.model, (a = { s1: 0, n1: 0, s2: 0, n2: 0, s: 0, n: 0, error: 0 }));
+    if (sc.score === null) {
+      a.error++;
+      continue;
+    }
+    a.s += sc.score;
+    a.n++;
+    if (sc.turn === 1) {
+      a.s1 += sc.score;
+      a.n1++;
+    } else if (sc.turn === 2) {
+      a.s2 += sc.score;
+      a.n2++;
+    }
+  }
+  const out: SingleStanding[] = [...acc].map(([model, a]) => ({
+    model,
+    turn1: a.n1 ? a.s1 / a.n1 : null,
+    turn2: a.n2 ? a.s2 / a.n2 : null,
+    score: a.n ? a.s / a.n : null,
+    n: a.n,
+    error: a.error,
+  }));
+  out.sort((a, b) => (b.score ?? -1) - (a.score ?? -1) || (a.model < b.model ? -1 : 1));
+  return out;
+}

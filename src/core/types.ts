@@ -1,0 +1,154 @@
+// The vocabulary of mt-arena (see README "Vocabulary"). Pure types, no I/O.
+
+export interface Question {
+  id: number;
+  category: string;
+  /** the user turns, in order */
+  turns: string[];
+  /** reference answers shipped inside the question (question.jsonl `reference`) */
+  reference?: string[];
+}
+
+/** One model's replies to every turn of one question. */
+export interface Answer {
+  model: string;
+  questionId: number;
+  turns: string[];
+  answerId?: string;
+}
+
+/** Reference answers for a question from a named source (FastChat: reference_answer/<judge-model>.jsonl). */
+export interface ReferenceAnswer {
+  source: string;
+  questionId: number;
+  turns: string[];
+}
+
+export type PromptType = 'pairwise' | 'single';
+
+/** A judge prompt scheme in FastChat's judge_prompts.jsonl shape. */
+export interface PromptScheme {
+  name: string;
+  type: PromptType;
+  systemPrompt: string;
+  promptTemplate: string;
+  /** `[[A]]` for pairwise, `[[rating]]` for single */
+  outputFormat: string;
+  category?: string;
+  description?: string;
+}
+
+export type Mode = 'pairwise-all' | 'pairwise-baseline' | 'single';
+export type Order = 'AB' | 'BA';
+
+/** What one pairwise game says in terms of positions. */
+export type PositionVerdict = 'A' | 'B' | 'tie' | 'error';
+/** What one pairwise game says, mapped back to the match's models. */
+export type Verdict = 'model_1' | 'model_2' | 'tie' | 'error';
+/** Two games of a match combined. `inconsistent` counts as a tie everywhere. */
+export type Outcome = 'model_1' | 'model_2' | 'tie' | 'inconsistent' | 'error';
+
+/** (question, turn, model_1, model_2) — model_2 is absent in single grading. */
+export interface MatchSpec {
+  questionId: number;
+  category: string;
+  turn: number;
+  model1: string;
+  model2?: string;
+}
+
+/** A game to be played: the match, the order, and the exact messages. */
+export interface GameSpec {
+  match: MatchSpec;
+  /** AB: model_1 shown as A; BA: model_2 shown as A; single grading uses 'AB' */
+  order: Order;
+  promptName: string;
+  systemPrompt: string;
+  userPrompt: string;
+}
+
+/** A stored, played game (a fact). */
+export interface Game extends GameSpec {
+  id: string;
+  judge: string;
+  judgeSettings: JudgeSettings;
+  reply: string;
+  /** pairwise: a Verdict; single: the score as text, or 'error' */
+  verdict: string;
+  parser: string;
+  tokensIn?: number | null;
+  tokensOut?: number | null;
+  latencyMs?: number | null;
+  createdAt: number;
+  runId?: string | null;
+  source: string;
+}
+
+export interface JudgeSettings {
+  temperature: number;
+  maxTokens: number;
+  [key: string]: unknown;
+}
+
+/** One recorded pairwise outcome on an item: a human vote, or a judge's combined verdict. */
+export interface Vote {
+  judge: string; // 'human', 'author', 'gpt-4', ...
+  voter: string; // 'expert_12', 'gpt4_pair', ...
+  questionId: number;
+  turn: number;
+  modelA: string;
+  modelB: string;
+  /** model_a | model_b | tie | inconsistent */
+  winner: 'model_a' | 'model_b' | 'tie' | 'inconsistent';
+}
+
+/** A match outcome as standings, agreement and ratings consume it. */
+export interface MatchOutcome {
+  questionId: number;
+  turn: number;
+  model1: string;
+  model2: string;
+  outcome: Outcome;
+}
+
+export interface SingleScore {
+  questionId: number;
+  turn: number;
+  model: string;
+  /** null when the judge's reply did not parse */
+  score: number | null;
+}
+
+export interface Standing {
+  model: string;
+  win: number;
+  loss: number;
+  tie: number;
+  error: number;
+  /** of the ties, how many came from two disagreeing orders */
+  inconsistent: number;
+  winRate: number;
+  lossRate: number;
+  winRateAdjusted: number;
+}
+
+export interface SingleStanding {
+  model: string;
+  turn1: number | null;
+  turn2: number | null;
+  score: number | null;
+  n: number;
+  error: number;
+}
+
+/** An error from a known place, e.g. `questions.jsonl:12: field "turns": expected an array`. */
+export class ArenaError extends Error {
+  constructor(
+    message: string,
+    readonly where?: { file?: string; line?: number; field?: string },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ArenaError';
+  }
+}

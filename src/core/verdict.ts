@@ -1,0 +1,116 @@
+import type { MatchOutcome, Order, Outcome, PositionVerdict, Verdict } from './types.ts';
+
+/**
+ * Verdict parsers. Every parsed verdict is stored with the parser's version so that
+ * `arena reparse` can tell which stored verdicts an improved parser would change.
+ *
+ * - `last` (default): the verdict the judge gives last wins. A reply that quotes the format
+ *   ("[[A]]" if A is better ...) and ends with "[[B]]" is B.
+ * - `fastchat`: FastChat's fixed-precedence substring test: "[[A]]" before "[[B]]" before "[[C]]".
+ */
+export type ParserMode = 'last' | 'fastchat';
+export const PARSER_VERSIONS: Record<ParserMode, string> = {
+  last: 'last@1',
+  fastchat: 'fastchat@1',
+};
+
+export function parserFromVersion(version: string): ParserMode {
+  const mode = version.split('@')[0];
+  if (mode === 'last' || mode === 'fastchat') return mode;
+  throw new Error(`unknown parser version "${version}"`);
+}
+
+const PAIR_TOKEN = /\[\[([ABC])\]\]/g;
+
+export function parsePairVerdict(reply: string, mode: ParserMode = 'last'): PositionVerdict {
+  if (mode === 'fastchat') {
+    if (reply.includes('[[A]]')) return 'A';
+    if (reply.includes('[[B]]')) return 'B';
+    if (reply.includes('[[C]]')) return 'tie';
+    return 'error';
+  }
+  let last: string | undefined;
+  for (const m of reply.matchAll(PAIR_TOKEN)) last = m[1];
+  if (last === undefined) return 'error';
+  return last === 'C' ? 'tie' : (last as 'A' | 'B');
+}
+
+const RATING = /\[\[(\d+\.?\d*)\]\]/g;
+const RATING_BACKUP = /\[(\d+\.?\d*)\]/;
+
+/**
+ * Single-answer rating. `fastchat`: the first `[[n]]`, else the first `[n]` (which can pick up a
+ * citation such as "[1]"). `last`: the last `[[n]]`, no single-bracket fallback, and only 0..10.
+ * Returns null when nothing parses.
+ */
+export function parseRating(reply: string, mode: ParserMode = 'last'): number | null {
+  if (mode === 'fastchat') {
+    const m = reply.match(/\[\[(\d+\.?\d*)\]\]/) ?? reply.match(RATING_BACKUP);
+    return m ? Number(m[1]) : null;
+  }
+  let last: string | undefined;
+  for (const m of reply.matchAll(RATING)) last = m[1];
+  if (last === undefined) return null;
+  const n = Number(last);
+  return n >= 0 && n <= 10 ? n : null;
+}
+
+/** Map a positional verdict back to the match's models given the game's order. */
+export function toVerdict(v: PositionVerdict, order: Order): Verdict {
+  if (v === 'tie' || v === 'error') return v;
+  if (order === 'AB') return v === 'A' ? 'model_1' : 'model_2';
+  return v === 'A' ? 'model_2' : 'model_1';
+}
+
+/** Parse a pairwise reply into a Verdict about the match's models. */
+export function parseGameVerdict(reply: string, order: Order, mode: ParserMode = 'last'): Verdict {
+  return toVerdict(parsePairVerdict(reply, mode), order);
+}
+
+/**
+ * Combine the two games of a match: an error in either is an error; equal verdicts stand;
+ * disagreeing verdicts are `inconsistent` (a tie when scored).
+ */
+export function combineGames(g1: Verdict, g2: Verdict): Outcome {
+  if (g1 === 'error' || g2 === 'error') return 'error';
+  if (g1 === g2) return g1;
+  return 'inconsistent';
+}
+
+/** The key that identifies a pairwise match regardless of orientation. */
+export function itemKey(questionId: number, turn: number, a: string, b: string): string {
+  return a < b ? `${questionId}\u0000${turn}\u0000${a}\u0000${b}` : `${questionId}\u0000${turn}\u0000${b}\u0000${a}`;
+}
+
+export interface StoredVerdict {
+  questionId: number;
+  turn: number;
+  model1: string;
+  model2: string;
+  order: Order;
+  verdict: Verdict;
+}
+
+/**
+ * Pair up stored game verdicts into match outcomes. A match with only one of its two games is
+ * left out (it is incomplete, not an error). Later games replace earlier ones for the same slot.
+ */
+export function outcomesFromGames(games: Iterable<StoredVerdict>): MatchOutcome[] {
+  const byMatch = new Map<string, { q: number; t: number; m1: string; m2: string; ab?: Verdict; ba?: Verdict }>();
+  for (const g of games) {
+    const key = `${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
+    let e = byMatch.get(key);
+    if (!e) {
+      e = { q: g.questionId, t: g.turn, m1: g.model1, m2: g.model2 };
+      byMatch.set(key, e);
+    }
+    if (g.order === 'AB') e.ab = g.verdict;
+    else e.ba = g.verdict;
+  }
+  const out: MatchOutcome[] = [];
+  for (const e of byMatch.values()) {
+    if (e.ab === undefined || e.ba === undefined) continue;
+    out.push({ questionId: e.q, turn: e.t, model1: e.m1, model2: e.m2, outcome: combineGames(e.ab, e.ba) });
+  }
+  return out;
+}

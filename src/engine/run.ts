@@ -1,0 +1,171 @@
+import pLimit from 'p-limit';
+import { randomUUID } from 'node:crypto';
+import { planGames } from '../core/plan.ts';
+import { PROMPT_SETS, type PromptSet } from '../core/prompts.ts';
+import { ArenaError, type Game, type GameSpec, type JudgeSettings, type Mode, type Question } from '../core/types.ts';
+import { PARSER_VERSIONS, parseGameVerdict, parseRating, type ParserMode } from '../core/verdict.ts';
+import type { JudgeProvider } from '../judges/judge.ts';
+import type { RunRecord, Store } from '../storage/store.ts';
+import { gameId } from './ids.ts';
+
+export interface RunOptions {
+  store: Store;
+  /** the judge, already wrapped with retries and timeouts */
+  judge: JudgeProvider;
+  mode: Mode;
+  models: string[];
+  baseline?: string;
+  /** restrict to these question ids (default: every question in the store) */
+  questionIds?: number[];
+  turns?: number[];
+  /** a built-in prompt set name (`mt-bench`, `arena`), or explicit scheme names */
+  promptSet?: string | PromptSet;
+  /** reference-answer source to prefer (FastChat: the judge model's name, e.g. gpt-4) */
+  referenceSource?: string;
+  parser?: ParserMode;
+  settings?: Partial<JudgeSettings>;
+  concurrency?: number;
+  signal?: AbortSignal;
+  /** called once the plan is known, before the first call */
+  onPlan?(p: { planned: number; stored: number; toPlay: number }): void;
+  /** called after every finished or failed game */
+  onProgress?(p: RunProgress): void;
+}
+
+export interface RunProgress {
+  done: number;
+  failed: number;
+  total: number;
+  tokensIn: number;
+  tokensOut: number;
+  last?: { game: Game } | { error: string };
+}
+
+export interface RunSummary extends RunRecord {
+  errors: string[];
+}
+
+export const DEFAULT_SETTINGS: JudgeSettings = { temperature: 0, maxTokens: 2048 };
+
+/** Choose the prompt set: MT-Bench's prompts when they are imported, otherwise our own. */
+export function resolvePromptSet(set: string | PromptSet | undefined, mode: Mode, promptNames: Set<string>): PromptSet {
+  const type = mode === 'single' ? 'single' : 'pairwise';
+  if (set && typeof set === 'object') return set;
+  if (set) {
+    const s = PROMPT_SETS[set];
+    if (!s) throw new ArenaError(`unknown prompt set "${set}" (known: ${Object.keys(PROMPT_SETS).join(', ')})`);
+    return s[type];
+  }
+  const mt = PROMPT_SETS['mt-bench']![type];
+  return Object.values(mt).every((n) => promptNames.has(n)) ? mt : PROMPT_SETS.arena![type];
+}
+
+/** Load what a plan needs from the store and plan the games (with their ids). */
+export async function planRun(o: Pick<RunOptions, 'store' | 'judge' | 'mode' | 'models' | 'baseline' | 'questionIds' | 'turns' | 'promptSet' | 'referenceSource' | 'settings'>) {
+  const { store } = o;
+  let questions: Question[] = await store.listQuestions();
+  if (o.questionIds) {
+    const want = new Set(o.questionIds);
+    const unknown = o.questionIds.filter((id) => !questions.some((q) => q.id === id));
+    if (unknown.length) throw new ArenaError(`unknown question id(s): ${unknown.join(', ')}`);
+    questions = questions.filter((q) => want.has(q.id));
+  }
+  if (!questions.length) throw new ArenaError('no questions to judge (import some with `arena import questions FILE`)');
+  const allModels = o.mode === 'pairwise-baseline' && o.baseline && !o.models.includes(o.baseline) ? [...o.models, o.baseline] : o.models;
+  const answers = new Map<string, Map<number, string[]>>();
+  for (const a of await store.listAnswers(allModels)) {
+    let m = answers.get(a.model);
+    if (!m) answers.set(a.model, (m = new Map()));
+    m.set(a.questionId, a.turns);
+  }
+  const refSource = o.referenceSource ?? 'gpt-4';
+  const references = new Map<number, string[]>();
+  for (const q of questions) if (q.reference) references.set(q.id, q.reference);
+  for (const r of await store.listReferences()) if (r.source === refSource) references.set(r.questionId, r.turns);
+  const prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
+  const promptSet = resolvePromptSet(o.promptSet, o.mode, new Set(prompts.keys()));
+  const specs = planGames({ mode: o.mode, models: o.models, ...(o.baseline ? { baseline: o.baseline } : {}), questions, ...(o.turns ? { turns: o.turns } : {}), answers, references, prompts, promptSet });
+  const settings: JudgeSettings = { ...DEFAULT_SETTINGS, ...o.settings };
+  const games = specs.map((spec) => ({ spec, id: gameId(o.judge.id, settings, spec) }));
+  return { games, settings, promptSet };
+}
+
+/**
+ * Plan, skip what is stored, play the rest. Every finished game is committed as it completes, so an
+ * interrupted run loses at most the games in flight and a rerun plays only what is missing. A call
+ * that fails after its retries is recorded as a failed attempt, never as a verdict.
+ */
+export async function runTournament(o: RunOptions): Promise<RunSummary> {
+  const { store, judge } = o;
+  const parser = o.parser ?? 'last';
+  const { games, settings, promptSet } = await planRun(o);
+  const stored = await store.existingGameIds(games.map((g) => g.id));
+  const seen = new Set<string>();
+  const todo = games.filter((g) => !stored.has(g.id) && !seen.has(g.id) && seen.add(g.id));
+  o.onPlan?.({ planned: games.length, stored: games.length - todo.length, toPlay: todo.length });
+
+  const run: RunSummary = {
+    id: randomUUID(),
+    startedAt: Date.now(),
+    finishedAt: null,
+    judge: judge.id,
+    mode: o.mode,
+    config: JSON.stringify({ models: o.models, baseline: o.baseline, questionIds: o.questionIds, turns: o.turns, promptSet, parser, settings, concurrency: o.concurrency }),
+    planned: games.length,
+    toPlay: todo.length,
+    played: 0,
+    failed: 0,
+    tokensIn: 0,
+    tokensOut: 0,
+    status: 'running',
+    errors: [],
+  };
+  const { errors: _e, ...record } = run;
+  await store.saveRun(record);
+  const limit = pLimit(Math.max(1, o.concurrency ?? 8));
+  const progress = (last?: RunProgress['last']) =>
+    o.onProgress?.({ done: run.played, failed: run.failed, total: todo.length, tokensIn: run.tokensIn, tokensOut: run.tokensOut, ...(last ? { last } : {}) });
+
+  const playOne = async ({ spec, id }: { spec: GameSpec; id: string }) => {
+    if (o.signal?.aborted) return;
+    const t0 = performance.now();
+    try {
+      const reply = await judge.complete({ system: spec.systemPrompt, user: spec.userPrompt, temperature: settings.temperature, maxTokens: settings.maxTokens, ...(o.signal ? { signal: o.signal } : {}) });
+      const latencyMs = performance.now() - t0;
+      const verdict = spec.match.model2 === undefined ? (parseRating(reply.text, parser) ?? 'error').toString() : parseGameVerdict(reply.text, spec.order, parser);
+      const game: Game = {
+        ...spec,
+        id,
+        judge: judge.id,
+        judgeSettings: settings,
+        reply: reply.text,
+        verdict,
+        parser: PARSER_VERSIONS[parser],
+        tokensIn: reply.tokensIn ?? null,
+        tokensOut: reply.tokensOut ?? null,
+        latencyMs: Math.round(latencyMs * 10) / 10,
+        createdAt: Date.now(),
+        runId: run.id,
+        source: 'run',
+      };
+      await store.insertGame(game);
+      run.played++;
+      run.tokensIn += reply.tokensIn ?? 0;
+      run.tokensOut += reply.tokensOut ?? 0;
+      progress({ game });
+    } catch (e) {
+      if (o.signal?.aborted) return;
+      const msg = (e as Error)?.message ?? String(e);
+      run.failed++;
+      if (run.errors.length < 20) run.errors.push(msg);
+      await store.recordAttempt({ runId: run.id, gameId: id, judge: judge.id, error: msg, at: Date.now() });
+      progress({ error: msg });
+    }
+  };
+  await Promise.all(todo.map((g) => limit(() => playOne(g))));
+  run.finishedAt = Date.now();
+  run.status = o.signal?.aborted ? 'interrupted' : run.failed ? 'failed' : 'done';
+  const { errors: _x, ...done } = run;
+  await store.saveRun(done);
+  return run;
+}

@@ -1,0 +1,364 @@
+// Parsers for the MT-Bench / FastChat file formats. Pure: bytes in, typed records out.
+// Every problem is one ArenaError naming the file, the line and the field.
+import { z } from 'zod';
+import { PARSER_VERSIONS, parsePairVerdict, parseRating } from '../core/verdict.ts';
+import { ArenaError, type Answer, type PromptScheme, type Question, type ReferenceAnswer, type Vote } from '../core/types.ts';
+
+export interface Located<T> {
+  line: number;
+  value: T;
+}
+
+function fail(file: string, line: number | undefined, field: string | undefined, message: string): never {
+  const where = `${file}${line !== undefined ? `:${line}` : ''}`;
+  throw new ArenaError(`${where}: ${field ? `field "${field}": ` : ''}${message}`, { file, ...(line !== undefined ? { line } : {}), ...(field ? { field } : {}) });
+}
+
+/** Decode strict UTF-8; an invalid byte is reported with its line. */
+export function decodeUtf8(file: string, bytes: Uint8Array): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    // find the first invalid sequence to report its line
+    let line = 1;
+    let start = 0;
+    for (let i = 0; i <= bytes.length; i++) {
+      if (i === bytes.length || bytes[i] === 0x0a) {
+        try {
+          new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(start, i));
+        } catch {
+          fail(file, line, undefined, 'invalid UTF-8');
+        }
+        line++;
+        start = i + 1;
+      }
+    }
+    fail(file, undefined, undefined, 'invalid UTF-8');
+  }
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  let s = '';
+  for (const p of path) s += typeof p === 'number' ? `[${p}]` : s ? `.${String(p)}` : String(p);
+  return s;
+}
+
+/** Parse with a zod schema, turning the first issue into a located ArenaError. */
+export function check<T>(schema: z.ZodType<T>, value: unknown, file: string, line: number): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  let msg = issue.message;
+  if (issue.code === 'invalid_type' && issue.input === undefined) msg = 'is missing';
+  fail(file, line, fieldPath(issue.path) || undefined, msg);
+}
+
+/** JSON Lines: one object per non-blank line. */
+export function parseJsonl(file: string, bytes: Uint8Array): Located<unknown>[] {
+  const text = decodeUtf8(file, bytes);
+  const out: Located<unknown>[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!.replace(/\r$/, '');
+    if (!raw.trim()) continue;
+    try {
+      out.push({ line: i + 1, value: JSON.parse(raw) });
+    } catch (e) {
+      fail(file, i + 1, undefined, `malformed JSON (${(e as Error).message})`);
+    }
+  }
+  return out;
+}
+
+const str = z.string({ error: (i) => (i.input === undefined ? 'is missing' : `expected a string, got ${describe(i.input)}`) });
+const int = z
+  .number({ error: (i) => (i.input === undefined ? 'is missing' : `expected an integer, got ${describe(i.input)}`) })
+  .int({ error: (i) => `expected an integer, got ${describe(i.input)}` });
+const turnsArray = z.array(str, { error: (i) => (i.input === undefined ? 'is missing' : `expected an array of strings, got ${describe(i.input)}`) });
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
+  return `${typeof v} ${JSON.stringify(v)}`;
+}
+
+const QuestionLine = z.object({
+  question_id: int.positive({ error: 'expected a positive integer' }),
+  category: str.min(1, { error: 'must not be empty' }),
+  turns: turnsArray.min(1, { error: 'needs at least one turn' }),
+  reference: turnsArray.optional(),
+});
+
+export function parseQuestions(file: string, bytes: Uint8Array): Question[] {
+  const seen = new Map<number, number>();
+  return parseJsonl(file, bytes).map(({ line, value }) => {
+    const q = check(QuestionLine, value, file, line);
+    const prev = seen.get(q.question_id);
+    if (prev !== undefined) fail(file, line, 'question_id', `duplicate id ${q.question_id} (first on line ${prev})`);
+    seen.set(q.question_id, line);
+    return { id: q.question_id, category: q.category, turns: q.turns, ...(q.reference ? { reference: q.reference } : {}) };
+  });
+}
+
+const AnswerLine = z.object({
+  question_id: int,
+  answer_id: str.optional(),
+  model_id: str.optional(),
+  choices: z
+    .array(z.object({ index: int.optional(), turns: turnsArray }), { error: (i) => (i.input === undefined ? 'is missing' : `expected an array, got ${describe(i.input)}`) })
+    .min(1, { error: 'needs at least one choice' }),
+});
+
+/** The model id is the file name without .jsonl, as FastChat's load_model_answers does. */
+export function modelFromFile(file: string): string {
+  return file.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '');
+}
+
+/**
+ * Answers in FastChat's model_answer/<model>.jsonl shape. `questions` maps the known question ids
+ * to their number of turns: an answer to an unknown question, or with another number of turns, is an error.
+ */
+export function parseAnswers(file: string, bytes: Uint8Array, questions: Map<number, number>, model = modelFromFile(file)): Answer[] {
+  const seen = new Map<number, number>();
+  return parseJsonl(file, bytes).map(({ line, value }) => {
+    const a = check(AnswerLine, value, file, line);
+    const prev = seen.get(a.question_id);
+    if (prev !== undefined) fail(file, line, 'question_id', `duplicate answer to question ${a.question_id} (first on line ${prev})`);
+    seen.set(a.question_id, line);
+    const n = questions.get(a.question_id);
+    if (n === undefined) fail(file, line, 'question_id', `answer to unknown question ${a.question_id} (import its questions first)`);
+    const turns = a.choices[0]!.turns;
+    if (turns.length !== n) fail(file, line, 'choices[0].turns', `question ${a.question_id} has ${n} turn(s), the answer has ${turns.length}`);
+    return { model, questionId: a.question_id, turns, ...(a.answer_id ? { answerId: a.answer_id } : {}) };
+  });
+}
+
+export function parseReferences(file: string, bytes: Uint8Array, questions: Map<number, number>, source = modelFromFile(file)): ReferenceAnswer[] {
+  return parseAnswers(file, bytes, questions, source).map((a) => ({ source, questionId: a.questionId, turns: a.turns }));
+}
+
+const PAIR_FIELDS = new Set(['question', 'answer_a', 'answer_b', 'ref_answer_1', 'question_1', 'question_2', 'answer_a_1', 'answer_b_1', 'answer_a_2', 'answer_b_2', 'ref_answer_2']);
+const SINGLE_FIELDS = new Set(['question', 'answer', 'ref_answer_1', 'question_1', 'question_2', 'answer_1', 'answer_2', 'ref_answer_2']);
+
+const PromptLine = z.object({
+  name: str.min(1, { error: 'must not be empty' }),
+  type: z.enum(['pairwise', 'single'], { error: (i) => `expected "pairwise" or "single", got ${describe(i.input)}` }),
+  system_prompt: str,
+  prompt_template: str,
+  output_format: z.enum(['[[A]]', '[[rating]]'], { error: (i) => `expected "[[A]]" or "[[rating]]", got ${describe(i.input)}` }),
+  category: str.optional(),
+  description: str.optional(),
+});
+
+export function parsePrompts(file: string, bytes: Uint8Array): PromptScheme[] {
+  const seen = new Map<string, number>();
+  return parseJsonl(file, bytes).map(({ line, value }) => {
+    const p = check(PromptLine, value, file, line);
+    const prev = seen.get(p.name);
+    if (prev !== undefined) fail(file, line, 'name', `duplicate prompt "${p.name}" (first on line ${prev})`);
+    seen.set(p.name, line);
+    if ((p.type === 'pairwise') !== (p.output_format === '[[A]]')) fail(file, line, 'output_format', `a ${p.type} prompt must use ${p.type === 'pairwise' ? '"[[A]]"' : '"[[rating]]"'}`);
+    const allowed = p.type === 'pairwise' ? PAIR_FIELDS : SINGLE_FIELDS;
+    for (const m of p.prompt_template.matchAll(/\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+      if (m[1] && !allowed.has(m[1])) fail(file, line, 'prompt_template', `unknown field {${m[1]}} (a ${p.type} template may use ${[...allowed].join(', ')})`);
+    }
+    return { name: p.name, type: p.type, systemPrompt: p.system_prompt, promptTemplate: p.prompt_template, outputFormat: p.output_format, ...(p.category ? { category: p.category } : {}), ...(p.description ? { description: p.description } : {}) };
+  });
+}
+
+// ---------------------------------------------------------------- recorded judgments
+
+const judgeTuple = z.tuple([str, str], { error: (i) => `expected ["<judge model>", "<prompt name>"], got ${describe(i.input)}` });
+const pairWinner = z.enum(['model_1', 'model_2', 'tie', 'error'], { error: (i) => `expected model_1, model_2, tie or error, got ${describe(i.input)}` });
+
+const PairJudgmentLine = z.object({
+  question_id: int,
+  model_1: str,
+  model_2: str,
+  g1_winner: pairWinner,
+  g2_winner: pairWinner,
+  judge: judgeTuple,
+  g1_user_prompt: str,
+  g1_judgment: str,
+  g2_user_prompt: str,
+  g2_judgment: str,
+  turn: int.min(1),
+  tstamp: z.number().optional(),
+});
+
+const SingleJudgmentLine = z.object({
+  question_id: int,
+  model: str,
+  judge: judgeTuple,
+  user_prompt: str,
+  judgment: str,
+  score: z.number({ error: (i) => `expected a number, got ${describe(i.input)}` }),
+  turn: int.min(1),
+  tstamp: z.number().optional(),
+});
+
+/** A recorded game before it gets its id and category (those need the question table). */
+export interface RecordedGame {
+  line: number;
+  judge: string;
+  promptName: string;
+  questionId: number;
+  turn: number;
+  model1: string;
+  model2?: string;
+  order: 'AB' | 'BA';
+  userPrompt: string;
+  reply: string;
+  verdict: string;
+  createdAt: number;
+}
+
+/**
+ * FastChat's model_judgment/<judge>_pair.jsonl or _single.jsonl. Each pair line becomes two games
+ * (g1 = AB, g2 = BA) keeping the recorded verdicts, which FastChat's parser produced ('fastchat@1').
+ * A recorded winner that FastChat's own rule would not give for the stored text is an error.
+ */
+export function parseFastchatJudgments(file: string, bytes: Uint8Array): RecordedGame[] {
+  const out: RecordedGame[] = [];
+  for (const { line, value } of parseJsonl(file, bytes)) {
+    const isPair = typeof value === 'object' && value !== null && 'model_1' in value;
+    if (isPair) {
+      const j = check(PairJudgmentLine, value, file, line);
+      const createdAt = Math.round((j.tstamp ?? 0) * 1000);
+      for (const [order, prompt, reply, recorded, field] of [
+        ['AB', j.g1_user_prompt, j.g1_judgment, j.g1_winner, 'g1_winner'],
+        ['BA', j.g2_user_prompt, j.g2_judgment, j.g2_winner, 'g2_winner'],
+      ] as const) {
+        const pos = parsePairVerdict(reply, 'fastchat');
+        const expected = pos === 'tie' || pos === 'error' ? pos : (order === 'AB') === (pos === 'A') ? 'model_1' : 'model_2';
+        if (expected !== recorded) fail(file, line, field, `recorded "${recorded}" but FastChat's parser reads "${expected}" from the judgment text`);
+        out.push({ line, judge: j.judge[0], promptName: j.judge[1], questionId: j.question_id, turn: j.turn, model1: j.model_1, model2: j.model_2, order, userPrompt: prompt, reply, verdict: recorded, createdAt });
+      }
+    } else {
+      const j = check(SingleJudgmentLine, value, file, line);
+      const parsed = parseRating(j.judgment, 'fastchat');
+      const recorded = j.score === -1 ? null : j.score;
+      if (parsed !== recorded) fail(file, line, 'score', `recorded ${j.score} but FastChat's parser reads ${parsed ?? -1} from the judgment text`);
+      out.push({ line, judge: j.judge[0], promptName: j.judge[1], questionId: j.question_id, turn: j.turn, model1: j.model, order: 'AB', userPrompt: j.user_prompt, reply: j.judgment, verdict: recorded === null ? 'error' : String(recorded), createdAt: Math.round((j.tstamp ?? 0) * 1000) });
+    }
+  }
+  return out;
+}
+export const FASTCHAT_PARSER = PARSER_VERSIONS.fastchat;
+
+// ---------------------------------------------------------------- votes (HF mt_bench_human_judgments)
+
+const WINNERS: Record<string, Vote['winner']> = {
+  model_a: 'model_a',
+  model_b: 'model_b',
+  tie: 'tie',
+  'tie (bothbad)': 'tie',
+  'tie (inconsistent)': 'inconsistent',
+};
+
+/** expert_* → human, author_* → author, gpt4_pair or ["gpt-4", "pair-…"] → gpt-4. */
+export function judgeOfVoter(voter: unknown): { judge: string; voter: string } | undefined {
+  if (Array.isArray(voter) && typeof voter[0] === 'string') return { judge: voter[0], voter: voter.join('/') };
+  if (typeof voter !== 'string' || !voter) return undefined;
+  if (voter.startsWith('expert')) return { judge: 'human', voter };
+  if (voter.startsWith('author')) return { judge: 'author', voter };
+  if (voter === 'gpt4_pair') return { judge: 'gpt-4', voter };
+  return { judge: voter, voter };
+}
+
+const VoteRow = z.object({
+  question_id: z.coerce.number({ error: 'expected an integer' }).int({ error: 'expected an integer' }),
+  model_a: str.min(1),
+  model_b: str.min(1),
+  winner: str,
+  judge: z.union([str, z.array(str)]),
+  turn: z.coerce.number({ error: 'expected 1 or 2' }).int({ error: 'expected an integer' }).min(1, { error: 'expected a turn number ≥ 1' }),
+});
+
+/** One vote row (from CSV, JSON or JSONL) to a Vote. */
+function toVote(file: string, line: number, row: unknown): Vote & { line: number } {
+  const r = check(VoteRow, row, file, line);
+  const winner = WINNERS[r.winner];
+  if (!winner) fail(file, line, 'winner', `unknown winner label ${JSON.stringify(r.winner)} (expected model_a, model_b, tie, "tie (bothbad)" or "tie (inconsistent)")`);
+  const j = judgeOfVoter(r.judge);
+  if (!j) fail(file, line, 'judge', 'must name the voter');
+  if (r.model_a === r.model_b) fail(file, line, 'model_b', `same model on both sides (${r.model_a})`);
+  return { ...j, questionId: r.question_id, turn: r.turn, modelA: r.model_a, modelB: r.model_b, winner, line };
+}
+
+/** RFC 4180 CSV: quoted fields, doubled quotes, CRLF or LF. */
+export function parseCsv(file: string, text: string): { header: string[]; rows: Located<Record<string, string>>[] } {
+  const records: { line: number; cells: string[] }[] = [];
+  let cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  let line = 1;
+  let recordLine = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          cell += '"';
+          i++;
+        } else quoted = false;
+      } else {
+        if (c === '\n') line++;
+        cell += c;
+      }
+    } else if (c === '"' && cell === '') quoted = true;
+    else if (c === ',') {
+      cells.push(cell);
+      cell = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      cells.push(cell);
+      if (cells.length > 1 || cells[0] !== '') records.push({ line: recordLine, cells });
+      cells = [];
+      cell = '';
+      line++;
+      recordLine = line;
+    } else cell += c;
+  }
+  if (quoted) fail(file, recordLine, undefined, 'unterminated quoted field');
+  if (cell !== '' || cells.length) {
+    cells.push(cell);
+    records.push({ line: recordLine, cells });
+  }
+  const head = records.shift();
+  if (!head) fail(file, 1, undefined, 'empty file: expected a header line');
+  const header = head.cells.map((h) => h.trim());
+  const rows = records.map(({ line: l, cells: cs }) => {
+    if (cs.length !== header.length) fail(file, l, undefined, `expected ${header.length} columns, found ${cs.length}`);
+    const row: Record<string, string> = {};
+    header.forEach((h, k) => (row[h] = cs[k]!));
+    return { line: l, value: row };
+  });
+  return { header, rows };
+}
+
+/**
+ * Votes from the HF mt_bench_human_judgments splits: CSV (`question_id,model_a,model_b,winner,judge,turn`),
+ * a JSON array (compute_agreement's format) or JSON Lines. `turn` may be given for files without it.
+ */
+export function parseVotes(file: string, bytes: Uint8Array, opts: { turn?: number } = {}): (Vote & { line: number })[] {
+  const withTurn = (v: unknown) => (opts.turn !== undefined && typeof v === 'object' && v !== null && !('turn' in v) ? { ...v, turn: opts.turn } : v);
+  if (/\.csv$/i.test(file)) {
+    const { header, rows } = parseCsv(file, decodeUtf8(file, bytes));
+    for (const col of ['question_id', 'model_a', 'model_b', 'winner', 'judge']) if (!header.includes(col)) fail(file, 1, col, 'column is missing from the header');
+    if (!header.includes('turn') && opts.turn === undefined) fail(file, 1, 'turn', 'column is missing from the header (or pass --turn)');
+    return rows.map(({ line, value }) => toVote(file, line, withTurn(value)));
+  }
+  if (/\.jsonl$/i.test(file)) return parseJsonl(file, bytes).map(({ line, value }) => toVote(file, line, withTurn(value)));
+  const text = decodeUtf8(file, bytes);
+  let arr: unknown;
+  try {
+    arr = JSON.parse(text);
+  } catch (e) {
+    fail(file, undefined, undefined, `malformed JSON (${(e as Error).message})`);
+  }
+  if (!Array.isArray(arr)) fail(file, 1, undefined, 'expected a JSON array of votes');
+  // a one-line JSON array has no lines of its own: errors name the element (1-based) as the line
+  return arr.map((v, k) => toVote(`${file} element`, k + 1, withTurn(v)));
+}

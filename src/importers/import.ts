@@ -1,0 +1,110 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { ArenaError, type Game, type PromptScheme } from '../core/types.ts';
+import { gameId } from '../engine/ids.ts';
+import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
+import { FASTCHAT_PARSER, modelFromFile, parseAnswers, parseFastchatJudgments, parsePrompts, parseQuestions, parseReferences, parseVotes } from './formats.ts';
+
+export interface ImportSources {
+  questions?: string[];
+  references?: string[];
+  answers?: string[];
+  prompts?: string[];
+  /** FastChat model_judgment/*_pair.jsonl and *_single.jsonl */
+  judgments?: string[];
+  /** HF mt_bench_human_judgments splits (CSV, JSON array or JSONL) */
+  votes?: { path: string; turn?: number }[];
+}
+
+/** The judge settings FastChat used for every recorded judgment (temperature 0, max_tokens 2048). */
+export const FASTCHAT_SETTINGS = { temperature: 0, maxTokens: 2048 } as const;
+
+function read(path: string): Uint8Array {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new ArenaError(`${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: path }, { cause: e });
+  }
+}
+
+/**
+ * Read, parse and check every file, then write everything in one atomic store operation. Any
+ * problem throws before the first write, so a failed import leaves the database exactly as it was.
+ */
+export async function importFiles(store: Store, src: ImportSources): Promise<ImportCounts> {
+  const bundle: ImportBundle = {};
+  const turnsByQuestion = new Map<number, number>();
+  const categoryByQuestion = new Map<number, string>();
+  for (const q of await store.listQuestions()) {
+    turnsByQuestion.set(q.id, q.turns.length);
+    categoryByQuestion.set(q.id, q.category);
+  }
+  for (const path of src.questions ?? []) {
+    const items = parseQuestions(path, read(path));
+    for (const q of items) {
+      turnsByQuestion.set(q.id, q.turns.length);
+      categoryByQuestion.set(q.id, q.category);
+    }
+    bundle.questions = { source: basename(path), items: [...(bundle.questions?.items ?? []), ...items] };
+  }
+  for (const path of src.references ?? []) (bundle.references ??= []).push(...parseReferences(path, read(path), turnsByQuestion));
+  const modelFiles = new Map<string, string>();
+  for (const path of src.answers ?? []) {
+    const model = modelFromFile(path);
+    const other = modelFiles.get(model);
+    if (other) throw new ArenaError(`${path}: model "${model}" is also imported from ${other}`, { file: path });
+    modelFiles.set(model, path);
+    (bundle.answers ??= []).push({ source: basename(path), items: parseAnswers(path, read(path), turnsByQuestion, model) });
+  }
+  for (const path of src.prompts ?? []) (bundle.prompts ??= []).push(...parsePrompts(path, read(path)));
+  if (src.judgments?.length) {
+    const systems = new Map<string, PromptScheme>((await store.listPrompts()).map((p) => [p.name, p]));
+    for (const p of bundle.prompts ?? []) systems.set(p.name, p);
+    for (const path of src.judgments) {
+      for (const r of parseFastchatJudgments(path, read(path))) {
+        const category = categoryByQuestion.get(r.questionId);
+        if (category === undefined) throw new ArenaError(`${path}:${r.line}: field "question_id": judgment of unknown question ${r.questionId} (import its questions first)`, { file: path, line: r.line, field: 'question_id' });
+        const spec = {
+          match: { questionId: r.questionId, category, turn: r.turn, model1: r.model1, ...(r.model2 !== undefined ? { model2: r.model2 } : {}) },
+          order: r.order,
+          promptName: r.promptName,
+          // FastChat does not store the system prompt; it is the named prompt's
+          systemPrompt: systems.get(r.promptName)?.systemPrompt ?? '',
+          userPrompt: r.userPrompt,
+        };
+        const game: Game = {
+          ...spec,
+          id: gameId(r.judge, FASTCHAT_SETTINGS, spec),
+          judge: r.judge,
+          judgeSettings: { ...FASTCHAT_SETTINGS },
+          reply: r.reply,
+          verdict: r.verdict,
+          parser: FASTCHAT_PARSER,
+          createdAt: r.createdAt,
+          runId: null,
+          source: `fastchat:${basename(path)}`,
+        };
+        (bundle.games ??= []).push(game);
+      }
+    }
+  }
+  for (const v of src.votes ?? []) (bundle.votes ??= []).push({ source: basename(v.path), items: parseVotes(v.path, read(v.path), v.turn !== undefined ? { turn: v.turn } : {}) });
+  return store.importBundle(bundle);
+}
+
+/** The files of an MT-Bench release laid out as FastChat's data/mt_bench (plus judge_prompts.jsonl and human_judgments/). */
+export function mtbenchSources(dir: string): ImportSources {
+  const file = (...p: string[]) => join(dir, ...p);
+  const jsonl = (sub: string) => (existsSync(file(sub)) && statSync(file(sub)).isDirectory() ? readdirSync(file(sub)).filter((f) => f.endsWith('.jsonl')).sort().map((f) => file(sub, f)) : []);
+  if (!existsSync(file('question.jsonl'))) throw new ArenaError(`${dir}: not an MT-Bench release (no question.jsonl)`, { file: dir });
+  const votes: { path: string }[] = [];
+  for (const name of ['mt_bench_human.csv', 'mt_bench_gpt4_pair.csv']) if (existsSync(file('human_judgments', name))) votes.push({ path: file('human_judgments', name) });
+  return {
+    questions: [file('question.jsonl')],
+    references: jsonl('reference_answer'),
+    answers: jsonl('model_answer'),
+    prompts: existsSync(file('judge_prompts.jsonl')) ? [file('judge_prompts.jsonl')] : [],
+    judgments: jsonl('model_judgment'),
+    votes,
+  };
+}

@@ -1,0 +1,55 @@
+/** What a judge is asked: the two chat messages and the sampling settings. */
+export interface JudgeRequest {
+  system: string;
+  user: string;
+  temperature: number;
+  maxTokens: number;
+  signal?: AbortSignal;
+}
+
+export interface JudgeReply {
+  text: string;
+  tokensIn?: number;
+  tokensOut?: number;
+}
+
+/**
+ * The one thin interface every provider implements (openai, mock, llama-cpp). Providers do no
+ * retrying and no concurrency control: `withRetry` adds both, once, for all of them.
+ */
+export interface JudgeProvider {
+  /** "provider/model", e.g. "openai/gpt-4" */
+  readonly id: string;
+  complete(req: JudgeRequest): Promise<JudgeReply>;
+  close?(): Promise<void>;
+}
+
+/**
+ * A failed call. `retryable` faults (429, 5xx, timeouts, dropped connections) are retried with
+ * backoff; others (400, 401, 404) fail at once. Neither ever becomes a verdict.
+ */
+export class JudgeCallError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+    /** the server's Retry-After, in milliseconds */
+    readonly retryAfterMs?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'JudgeCallError';
+  }
+}
+
+/** Parse Retry-After (seconds or an HTTP date) or retry-after-ms into milliseconds. */
+export function parseRetryAfter(headers: { get(name: string): string | null } | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const v = headers.get('retry-after');
+  if (!v) return undefined;
+  if (/^\d+(\.\d+)?$/.test(v.trim())) return Number(v) * 1000;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
+}

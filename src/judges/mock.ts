@@ -1,0 +1,49 @@
+import type { JudgeProvider, JudgeReply, JudgeRequest } from './judge.ts';
+
+/**
+ * `mock/<behaviour>`: an offline judge for tests and dry runs. Deterministic: the same prompt gets
+ * the same reply. Behaviours: `random` (verdict from a hash of the prompt; the default), `a`, `b`,
+ * `tie`, `longer` (prefers the longer answer), `unparsable` (never gives a verdict).
+ */
+export function mockJudge(name: string): JudgeProvider {
+  return {
+    id: `mock/${name}`,
+    async complete(req: JudgeRequest): Promise<JudgeReply> {
+      const single = /\[\[rating\]\]/.test(req.system + req.user);
+      const text = single ? `Mock evaluation. Rating: [[${1 + (hash(req.user) % 10)}]]` : `Mock evaluation (${name}). ${pairVerdict(name, req.user)}`;
+      return { text, tokensIn: Math.ceil((req.system.length + req.user.length) / 4), tokensOut: Math.ceil(text.length / 4) };
+    },
+  };
+}
+
+function pairVerdict(name: string, user: string): string {
+  switch (name) {
+    case 'a':
+      return '[[A]]';
+    case 'b':
+      return '[[B]]';
+    case 'tie':
+      return '[[C]]';
+    case 'unparsable':
+      return 'Both answers have merit.';
+    case 'longer': {
+      const a = section(user, 'A');
+      const b = section(user, 'B');
+      return a.length === b.length ? '[[C]]' : a.length > b.length ? '[[A]]' : '[[B]]';
+    }
+    default:
+      return ['[[A]]', '[[B]]', '[[C]]'][hash(user) % 3]!;
+  }
+}
+
+/** The text between "Assistant X's Answer/Conversation" start and end markers. */
+function section(user: string, x: 'A' | 'B'): string {
+  const m = user.match(new RegExp(`Start of Assistant ${x}'s[^\\n]*\\n([\\s\\S]*?)End of Assistant ${x}'s`));
+  return m?.[1] ?? '';
+}
+
+function hash(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}

@@ -1,0 +1,54 @@
+import OpenAI from 'openai';
+import { JudgeCallError, parseRetryAfter, type JudgeProvider, type JudgeReply, type JudgeRequest } from './judge.ts';
+
+export interface OpenAIJudgeOptions {
+  model: string;
+  /** any OpenAI-compatible server: vLLM, llama.cpp server, Ollama, ... */
+  baseURL?: string;
+  apiKey?: string;
+}
+
+/**
+ * `openai/<model>`: a chat completion with the system and user messages, n = 1, as FastChat's
+ * judge call. The SDK's own retries are off: the shared retry wrapper decides.
+ */
+export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
+  const client = new OpenAI({ apiKey: o.apiKey ?? 'sk-none', ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 0, timeout: 24 * 3600_000 });
+  return {
+    id: `openai/${o.model}`,
+    async complete(req: JudgeRequest): Promise<JudgeReply> {
+      try {
+        const r = await client.chat.completions.create(
+          {
+            model: o.model,
+            messages: [
+              { role: 'system', content: req.system },
+              { role: 'user', content: req.user },
+            ],
+            n: 1,
+            temperature: req.temperature,
+            max_tokens: req.maxTokens,
+          },
+          req.signal ? { signal: req.signal } : {},
+        );
+        const text = r.choices?.[0]?.message?.content;
+        if (typeof text !== 'string') throw new JudgeCallError('[judge:openai] the response has no message content', true);
+        return { text, ...(r.usage ? { tokensIn: r.usage.prompt_tokens, tokensOut: r.usage.completion_tokens } : {}) };
+      } catch (e) {
+        throw toCallError(e);
+      }
+    },
+  };
+}
+
+function toCallError(e: unknown): Error {
+  if (e instanceof JudgeCallError) return e;
+  if (e instanceof OpenAI.APIUserAbortError) return e;
+  if (e instanceof OpenAI.APIConnectionError) return new JudgeCallError(`[judge:openai] ${e instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' : 'connection failed'}: ${e.message}`, true, undefined, undefined, { cause: e });
+  if (e instanceof OpenAI.APIError) {
+    const status = e.status;
+    const retryable = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
+    return new JudgeCallError(`[judge:openai] HTTP ${status ?? '?'}: ${e.message}`, retryable, status, parseRetryAfter(e.headers as Headers | undefined), { cause: e });
+  }
+  return new JudgeCallError(`[judge:openai] ${(e as Error)?.message ?? String(e)}`, false, undefined, undefined, { cause: e });
+}

@@ -1,0 +1,76 @@
+import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest } from './judge.ts';
+
+export interface RetryOptions {
+  /** attempts after the first (default 8) */
+  retries?: number;
+  /** first backoff delay; doubles each retry, with jitter (default 1 s) */
+  baseDelayMs?: number;
+  /** longest backoff delay (default 60 s); a server's Retry-After is honoured up to 10 minutes */
+  maxDelayMs?: number;
+  /** per-attempt timeout (default 120 s) */
+  timeoutMs?: number;
+  onRetry?(info: { attempt: number; delayMs: number; error: JudgeCallError }): void;
+  random?: () => number;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Adds timeouts and retries with exponential backoff to any provider. Retryable faults (429, 5xx,
+ * timeouts, dropped connections) are retried, waiting the server's Retry-After when it sends one;
+ * the last fault is thrown, never turned into a reply.
+ */
+export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider {
+  const retries = o.retries ?? 8;
+  const base = o.baseDelayMs ?? 1000;
+  const max = o.maxDelayMs ?? 60_000;
+  const timeout = o.timeoutMs ?? 120_000;
+  const random = o.random ?? Math.random;
+  return {
+    id: p.id,
+    ...(p.close ? { close: () => p.close!() } : {}),
+    async complete(req: JudgeRequest): Promise<JudgeReply> {
+      for (let attempt = 0; ; attempt++) {
+        const ctl = new AbortController();
+        const onOuter = () => ctl.abort(req.signal!.reason);
+        req.signal?.addEventListener('abort', onOuter, { once: true });
+        let timedOut = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          ctl.abort(new Error('timeout'));
+        }, timeout);
+        try {
+          return await p.complete({ ...req, signal: ctl.signal });
+        } catch (e) {
+          if (req.signal?.aborted) throw req.signal.reason ?? e;
+          const err = timedOut
+            ? new JudgeCallError(`[judge:${p.id}] timed out after ${timeout} ms`, true, undefined, undefined, { cause: e })
+            : e instanceof JudgeCallError
+              ? e
+              : new JudgeCallError(`[judge:${p.id}] ${(e as Error)?.message ?? String(e)}`, false, undefined, undefined, { cause: e });
+          if (!err.retryable || attempt >= retries) throw err;
+          const backoff = Math.min(max, base * 2 ** attempt) * (0.5 + random() / 2);
+          const delayMs = err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, 600_000) : backoff;
+          o.onRetry?.({ attempt: attempt + 1, delayMs, error: err });
+          await sleep(delayMs, req.signal);
+        } finally {
+          clearTimeout(timer);
+          req.signal?.removeEventListener('abort', onOuter);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,237 @@
+import { and, asc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import * as t from '../../db/schema.ts';
+import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../core/types.ts';
+import type { GameFilter, ImportBundle, ImportCounts, JudgeSummary, RunRecord, Store } from './store.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyDb = BaseSQLiteDatabase<'sync' | 'async', any, typeof t>;
+/** A query built but not yet run; the adapter runs a list of them atomically. */
+export type Query = { run(): unknown } & object;
+
+export interface DrizzleStoreOptions {
+  db: AnyDb;
+  /** run the queries all-or-nothing (a better-sqlite3 transaction, a D1 batch) */
+  atomic(queries: Query[]): Promise<void>;
+  /** the most bound parameters one statement may carry (D1: 100) */
+  maxParams: number;
+  close?(): Promise<void>;
+}
+
+const json = (v: unknown) => JSON.stringify(v);
+
+function chunk<T>(rows: T[], perRow: number, maxParams: number): T[][] {
+  const size = Math.max(1, Math.floor(maxParams / perRow));
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+function toGame(r: typeof t.games.$inferSelect): Game {
+  return {
+    id: r.id,
+    runId: r.runId,
+    judge: r.judge,
+    judgeSettings: JSON.parse(r.judgeSettings),
+    promptName: r.promptName,
+    match: { questionId: r.questionId, category: r.category, turn: r.turn, model1: r.model1, ...(r.model2 !== null ? { model2: r.model2 } : {}) },
+    order: r.order,
+    systemPrompt: r.systemPrompt,
+    userPrompt: r.userPrompt,
+    reply: r.reply,
+    verdict: r.verdict,
+    parser: r.parser,
+    tokensIn: r.tokensIn,
+    tokensOut: r.tokensOut,
+    latencyMs: r.latencyMs,
+    createdAt: r.createdAt,
+    source: r.source,
+  };
+}
+
+function gameRow(g: Game): typeof t.games.$inferInsert {
+  return {
+    id: g.id,
+    runId: g.runId ?? null,
+    judge: g.judge,
+    judgeSettings: json(g.judgeSettings),
+    promptName: g.promptName,
+    questionId: g.match.questionId,
+    category: g.match.category,
+    turn: g.match.turn,
+    model1: g.match.model1,
+    model2: g.match.model2 ?? null,
+    order: g.order,
+    systemPrompt: g.systemPrompt,
+    userPrompt: g.userPrompt,
+    reply: g.reply,
+    verdict: g.verdict,
+    parser: g.parser,
+    tokensIn: g.tokensIn ?? null,
+    tokensOut: g.tokensOut ?? null,
+    latencyMs: g.latencyMs ?? null,
+    createdAt: g.createdAt,
+    source: g.source,
+  };
+}
+
+/** The Store over a drizzle SQLite database; sqlite.ts and d1.ts only supply the connection and atomicity. */
+export class DrizzleStore implements Store {
+  readonly db: AnyDb;
+  constructor(private readonly o: DrizzleStoreOptions) {
+    this.db = o.db;
+  }
+
+  async importBundle(b: ImportBundle): Promise<ImportCounts> {
+    const db = this.db;
+    const q: Query[] = [];
+    const counts: ImportCounts = { questions: 0, references: 0, answers: 0, prompts: 0, games: 0, votes: 0 };
+    const mp = this.o.maxParams;
+    if (b.questions) {
+      const rows = b.questions.items.map((x) => ({ id: x.id, category: x.category, turns: json(x.turns), reference: x.reference ? json(x.reference) : null, source: b.questions!.source }));
+      for (const c of chunk(rows, 5, mp))
+        q.push(db.insert(t.questions).values(c).onConflictDoUpdate({ target: t.questions.id, set: { category: sql`excluded.category`, turns: sql`excluded.turns`, reference: sql`excluded.reference`, source: sql`excluded.source` } }));
+      counts.questions = rows.length;
+    }
+    if (b.references?.length) {
+      const rows = b.references.map((r) => ({ source: r.source, questionId: r.questionId, turns: json(r.turns) }));
+      for (const c of chunk(rows, 3, mp))
+        q.push(db.insert(t.referenceAnswers).values(c).onConflictDoUpdate({ target: [t.referenceAnswers.source, t.referenceAnswers.questionId], set: { turns: sql`excluded.turns` } }));
+      counts.references = rows.length;
+    }
+    for (const file of b.answers ?? []) {
+      const rows = file.items.map((a) => ({ model: a.model, questionId: a.questionId, turns: json(a.turns), answerId: a.answerId ?? null, source: file.source }));
+      for (const c of chunk(rows, 5, mp))
+        q.push(db.insert(t.answers).values(c).onConflictDoUpdate({ target: [t.answers.model, t.answers.questionId], set: { turns: sql`excluded.turns`, answerId: sql`excluded.answer_id`, source: sql`excluded.source` } }));
+      counts.answers += rows.length;
+    }
+    if (b.prompts?.length) {
+      const rows = b.prompts.map((p) => ({ name: p.name, type: p.type, systemPrompt: p.systemPrompt, promptTemplate: p.promptTemplate, outputFormat: p.outputFormat, category: p.category ?? null, description: p.description ?? null }));
+      for (const c of chunk(rows, 7, mp))
+        q.push(
+          db.insert(t.prompts).values(c).onConflictDoUpdate({
+            target: t.prompts.name,
+            set: { type: sql`excluded.type`, systemPrompt: sql`excluded.system_prompt`, promptTemplate: sql`excluded.prompt_template`, outputFormat: sql`excluded.output_format`, category: sql`excluded.category`, description: sql`excluded.description` },
+          }),
+        );
+      counts.prompts = rows.length;
+    }
+    if (b.games?.length) {
+      for (const c of chunk(b.games.map(gameRow), 21, mp)) q.push(db.insert(t.games).values(c).onConflictDoNothing());
+      counts.games = b.games.length;
+    }
+    for (const file of b.votes ?? []) {
+      q.push(db.delete(t.votes).where(eq(t.votes.source, file.source)));
+      const rows = file.items.map((v) => ({ judge: v.judge, voter: v.voter, questionId: v.questionId, turn: v.turn, modelA: v.modelA, modelB: v.modelB, winner: v.winner, source: file.source, line: v.line }));
+      for (const c of chunk(rows, 9, mp)) q.push(db.insert(t.votes).values(c));
+      counts.votes += rows.length;
+    }
+    if (q.length) await this.o.atomic(q);
+    return counts;
+  }
+
+  async listQuestions(): Promise<Question[]> {
+    const rows = await this.db.select().from(t.questions).orderBy(asc(t.questions.id));
+    return rows.map((r) => ({ id: r.id, category: r.category, turns: JSON.parse(r.turns), ...(r.reference ? { reference: JSON.parse(r.reference) } : {}) }));
+  }
+
+  async listAnswers(models?: string[]): Promise<Answer[]> {
+    const rows = await this.db
+      .select()
+      .from(t.answers)
+      .where(models ? inArray(t.answers.model, models) : undefined)
+      .orderBy(asc(t.answers.model), asc(t.answers.questionId));
+    return rows.map((r) => ({ model: r.model, questionId: r.questionId, turns: JSON.parse(r.turns), ...(r.answerId ? { answerId: r.answerId } : {}) }));
+  }
+
+  async listModels(): Promise<string[]> {
+    const rows = await this.db.selectDistinct({ model: t.answers.model }).from(t.answers).orderBy(asc(t.answers.model));
+    return rows.map((r) => r.model);
+  }
+
+  async listReferences(): Promise<ReferenceAnswer[]> {
+    const rows = await this.db.select().from(t.referenceAnswers);
+    return rows.map((r) => ({ source: r.source, questionId: r.questionId, turns: JSON.parse(r.turns) }));
+  }
+
+  async listPrompts(): Promise<PromptScheme[]> {
+    const rows = await this.db.select().from(t.prompts).orderBy(asc(t.prompts.name));
+    return rows.map((r) => ({ name: r.name, type: r.type, systemPrompt: r.systemPrompt, promptTemplate: r.promptTemplate, outputFormat: r.outputFormat, ...(r.category ? { category: r.category } : {}), ...(r.description ? { description: r.description } : {}) }));
+  }
+
+  async existingGameIds(ids: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (const c of chunk(ids, 1, this.o.maxParams)) {
+      const rows = await this.db.select({ id: t.games.id }).from(t.games).where(inArray(t.games.id, c));
+      for (const r of rows) found.add(r.id);
+    }
+    return found;
+  }
+
+  async insertGame(g: Game): Promise<void> {
+    await this.db.insert(t.games).values(gameRow(g)).onConflictDoNothing();
+  }
+
+  async listGames(f: GameFilter = {}): Promise<Game[]> {
+    const where: SQL[] = [];
+    if (f.judge !== undefined) where.push(eq(t.games.judge, f.judge));
+    if (f.kind === 'pairwise') where.push(isNotNull(t.games.model2));
+    if (f.kind === 'single') where.push(isNull(t.games.model2));
+    if (f.questionId !== undefined) where.push(eq(t.games.questionId, f.questionId));
+    if (f.models) {
+      const [a, b] = f.models;
+      where.push(or(and(eq(t.games.model1, a), eq(t.games.model2, b)), and(eq(t.games.model1, b), eq(t.games.model2, a)))!);
+    }
+    const rows = await this.db
+      .select()
+      .from(t.games)
+      .where(where.length ? and(...where) : undefined)
+      .orderBy(asc(t.games.createdAt), asc(t.games.id));
+    return rows.map(toGame);
+  }
+
+  async listJudges(): Promise<JudgeSummary[]> {
+    const g = await this.db.select({ judge: t.games.judge, n: sql<number>`count(*)` }).from(t.games).groupBy(t.games.judge);
+    const v = await this.db.select({ judge: t.votes.judge, n: sql<number>`count(*)` }).from(t.votes).groupBy(t.votes.judge);
+    const out = new Map<string, JudgeSummary>();
+    for (const r of g) out.set(r.judge, { judge: r.judge, games: Number(r.n), votes: 0 });
+    for (const r of v) {
+      const e = out.get(r.judge) ?? { judge: r.judge, games: 0, votes: 0 };
+      e.votes = Number(r.n);
+      out.set(r.judge, e);
+    }
+    return [...out.values()].sort((a, b) => (a.judge < b.judge ? -1 : 1));
+  }
+
+  async updateVerdicts(updates: { id: string; verdict: string; parser: string }[]): Promise<void> {
+    if (!updates.length) return;
+    await this.o.atomic(updates.map((u) => this.db.update(t.games).set({ verdict: u.verdict, parser: u.parser }).where(eq(t.games.id, u.id))));
+  }
+
+  async listVotes(judge?: string): Promise<Vote[]> {
+    const rows = await this.db
+      .select()
+      .from(t.votes)
+      .where(judge !== undefined ? eq(t.votes.judge, judge) : undefined)
+      .orderBy(asc(t.votes.id));
+    return rows.map((r) => ({ judge: r.judge, voter: r.voter, questionId: r.questionId, turn: r.turn, modelA: r.modelA, modelB: r.modelB, winner: r.winner }));
+  }
+
+  async saveRun(r: RunRecord): Promise<void> {
+    const row = { ...r, finishedAt: r.finishedAt ?? null };
+    await this.db.insert(t.runs).values(row).onConflictDoUpdate({ target: t.runs.id, set: row });
+  }
+
+  async listRuns(): Promise<RunRecord[]> {
+    const rows = await this.db.select().from(t.runs).orderBy(asc(t.runs.startedAt));
+    return rows.map((r) => ({ ...r, status: r.status as RunRecord['status'] }));
+  }
+
+  async recordAttempt(a: { runId: string; gameId: string; judge: string; error: string; at: number }): Promise<void> {
+    await this.db.insert(t.attempts).values(a);
+  }
+
+  async close(): Promise<void> {
+    await this.o.close?.();
+  }
+}

@@ -1,0 +1,76 @@
+import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../core/types.ts';
+
+/** Everything one import writes, applied atomically: all of it or none of it. */
+export interface ImportBundle {
+  questions?: { source: string; items: Question[] };
+  references?: ReferenceAnswer[];
+  answers?: { source: string; items: Answer[] }[];
+  prompts?: PromptScheme[];
+  games?: Game[];
+  /** votes per source file; importing a source again replaces its votes */
+  votes?: { source: string; items: (Vote & { line: number })[] }[];
+}
+
+export interface ImportCounts {
+  questions: number;
+  references: number;
+  answers: number;
+  prompts: number;
+  games: number;
+  votes: number;
+}
+
+export interface GameFilter {
+  judge?: string;
+  /** pairwise games only (model_2 set) or single only */
+  kind?: 'pairwise' | 'single';
+  questionId?: number;
+  models?: [string, string];
+}
+
+export interface RunRecord {
+  id: string;
+  startedAt: number;
+  finishedAt?: number | null;
+  judge: string;
+  mode: string;
+  config: string;
+  planned: number;
+  toPlay: number;
+  played: number;
+  failed: number;
+  tokensIn: number;
+  tokensOut: number;
+  status: 'running' | 'done' | 'interrupted' | 'failed';
+}
+
+export interface JudgeSummary {
+  judge: string;
+  games: number;
+  votes: number;
+}
+
+/**
+ * The one storage interface. Every method is async so that the same calling code runs on
+ * better-sqlite3 (Node) and D1 (Workers). Writes are coarse and atomic.
+ */
+export interface Store {
+  importBundle(bundle: ImportBundle): Promise<ImportCounts>;
+  listQuestions(): Promise<Question[]>;
+  listAnswers(models?: string[]): Promise<Answer[]>;
+  listModels(): Promise<string[]>;
+  listReferences(): Promise<ReferenceAnswer[]>;
+  listPrompts(): Promise<PromptScheme[]>;
+  /** which of these game ids are already stored */
+  existingGameIds(ids: string[]): Promise<Set<string>>;
+  insertGame(game: Game): Promise<void>;
+  listGames(filter?: GameFilter): Promise<Game[]>;
+  /** the judges that have games or recorded votes */
+  listJudges(): Promise<JudgeSummary[]>;
+  updateVerdicts(updates: { id: string; verdict: string; parser: string }[]): Promise<void>;
+  listVotes(judge?: string): Promise<Vote[]>;
+  saveRun(run: RunRecord): Promise<void>;
+  listRuns(): Promise<RunRecord[]>;
+  recordAttempt(a: { runId: string; gameId: string; judge: string; error: string; at: number }): Promise<void>;
+  close(): Promise<void>;
+}
