@@ -1,0 +1,69 @@
+import { defineCommand } from 'citty';
+import { importFiles, mtbenchSources, type ImportSources } from '../../importers/import.ts';
+import { int } from '../format.ts';
+import { dbArg, openStore, print } from '../shared.ts';
+
+function files(args: { _: string[] }): string[] {
+  if (!args._.length) throw new Error('give at least one file');
+  return args._;
+}
+
+function fileImport(kind: keyof Omit<ImportSources, 'votes'>, description: string) {
+  return defineCommand({
+    meta: { name: kind, description },
+    args: { ...dbArg, files: { type: 'positional', description: 'files to import', required: true } },
+    async run({ args }) {
+      await doImport(args.db, { [kind]: files(args) });
+    },
+  });
+}
+
+async function doImport(db: string, src: ImportSources) {
+  const store = openStore(db);
+  try {
+    const counts = await importFiles(store, src);
+    print(`imported into ${db}: ${Object.entries(counts).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}`);
+  } finally {
+    await store.close();
+  }
+}
+
+const votesCommand = defineCommand({
+      meta: { name: 'votes', description: 'HF mt_bench_human_judgments splits (CSV, JSON array or JSONL): human votes and gpt4_pair outcomes' },
+      args: { ...dbArg, turn: { type: 'string', description: 'turn for files without a turn column' }, files: { type: 'positional', required: true } },
+      async run({ args }) {
+        const turn = int(args.turn, 'turn');
+        await doImport(args.db, { votes: files(args).map((path) => ({ path, ...(turn !== undefined ? { turn } : {}) })) });
+      },
+    });
+
+const mtbenchCommand = defineCommand({
+      meta: { name: 'mtbench', description: 'a whole MT-Bench release: from --dir, or downloaded (pinned URLs)' },
+      args: {
+        ...dbArg,
+        dir: { type: 'string', description: 'a release laid out as FastChat data/mt_bench (question.jsonl, model_answer/, ...)' },
+        'base-url': { type: 'string', description: 'download every file from this mirror (same layout) instead of the pinned sources' },
+        cache: { type: 'string', description: 'where downloads are kept (default: ~/.cache/mt-arena)' },
+      },
+      async run({ args }) {
+        let dir = args.dir;
+        if (!dir) {
+          const { downloadMtbench } = await import('../../importers/download.ts');
+          dir = await downloadMtbench({ ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}), ...(args.cache ? { cacheDir: args.cache } : {}), log: (m: string) => process.stderr.write(`${m}\n`) });
+        }
+        await doImport(args.db, mtbenchSources(dir));
+      },
+    });
+
+export default defineCommand({
+  meta: { name: 'import', description: 'import questions, answers, prompts, judgments or votes (one transaction: all or nothing)' },
+  subCommands: {
+    questions: fileImport('questions', 'MT-Bench question.jsonl files'),
+    answers: fileImport('answers', "model answers in FastChat's model_answer/<model>.jsonl shape (model = file name)"),
+    references: fileImport('references', 'reference answers (reference_answer/<source>.jsonl; source = file name)'),
+    prompts: fileImport('prompts', "judge prompt schemes in FastChat's judge_prompts.jsonl shape"),
+    judgments: fileImport('judgments', "FastChat's model_judgment/*_pair.jsonl and *_single.jsonl"),
+    votes: votesCommand,
+    mtbench: mtbenchCommand,
+  },
+});

@@ -1,0 +1,82 @@
+import { defineCommand } from 'citty';
+import { agreementBetween, ratings, singleResults, standings } from '../../engine/results.ts';
+import { int, list, oneOf, table, UsageError } from '../format.ts';
+import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
+
+const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
+
+export const standingsCommand = defineCommand({
+  meta: { name: 'standings', description: "win/loss/tie/error per model, as FastChat's show_result (errors are excluded from the rates, but shown)" },
+  args: {
+    ...dbArg,
+    ...jsonArg,
+    judge: { type: 'string', description: 'judge name (e.g. gpt-4, openai/gpt-4, human)', required: true },
+    mode: { type: 'string', description: MODES.join(' | '), default: 'pairwise-all' },
+    baseline: { type: 'string', description: 'baseline model for pairwise-baseline', default: 'gpt-3.5-turbo' },
+    turn: { type: 'string', description: '1 or 2 (default: both turns pooled)' },
+    category: { type: 'string', description: 'only questions of this category' },
+    models: { type: 'string', description: 'only these models (comma-separated)' },
+  },
+  async run({ args }) {
+    const mode = oneOf(args.mode, 'mode', MODES)!;
+    const turn = int(args.turn, 'turn');
+    const models = list(args.models);
+    const store = openStore(args.db, { mustExist: true });
+    try {
+      const q = { judge: args.judge, ...(turn !== undefined ? { turn } : {}), ...(args.category ? { category: args.category } : {}), ...(models ? { models } : {}) };
+      if (mode === 'single') {
+        const rows = await singleResults(store, q);
+        if (args.json) return printJson(rows);
+        return print(table(rows as never, ['model', 'turn1', 'turn2', 'score', 'n', 'error']));
+      }
+      const rows = await standings(store, { ...q, mode, baseline: args.baseline });
+      if (args.json) return printJson(rows);
+      if (!rows.length) return print(`no ${mode} results for judge "${args.judge}" (see \`arena judges\`)`);
+      print(table(rows as never, ['model', 'win', 'loss', 'tie', 'error', 'inconsistent', 'winRate', 'lossRate', 'winRateAdjusted']));
+      const errors = rows.reduce((s, r) => s + r.error, 0);
+      if (errors) print(`\n${errors} match side(s) had an unparsable or failed game; they are excluded from the rates as FastChat does.`);
+    } finally {
+      await store.close();
+    }
+  },
+});
+
+export const agreementCommand = defineCommand({
+  meta: { name: 'agreement', description: 'agreement between two judges per turn, with ties (S1) and without (S2); "human" = expert votes' },
+  args: { ...dbArg, ...jsonArg, judges: { type: 'string', description: 'two judges, e.g. gpt-4,human or human,human', required: true } },
+  async run({ args }) {
+    const judges = list(args.judges) ?? [];
+    if (judges.length !== 2) throw new UsageError(`--judges expects two comma-separated judges, got "${args.judges}"`);
+    const store = openStore(args.db, { mustExist: true });
+    try {
+      const rows = await agreementBetween(store, judges[0]!, judges[1]!);
+      if (args.json) return printJson(rows);
+      print(table(rows.map((r) => ({ ...r, ratio: Number(r.ratio.toFixed(4)) }))));
+    } finally {
+      await store.close();
+    }
+  },
+});
+
+export const ratingsCommand = defineCommand({
+  meta: { name: 'ratings', description: 'Bradley–Terry (MLE; ties half a win; base 10, scale 400, mean 1000) or online Elo (K=4)' },
+  args: {
+    ...dbArg,
+    ...jsonArg,
+    judge: { type: 'string', required: true, description: 'judge name (human = expert votes)' },
+    method: { type: 'string', default: 'bt', description: 'bt | elo' },
+    turn: { type: 'string', description: '1 or 2 (default: both)' },
+  },
+  async run({ args }) {
+    const method = oneOf(args.method, 'method', ['bt', 'elo'] as const)!;
+    const turn = int(args.turn, 'turn');
+    const store = openStore(args.db, { mustExist: true });
+    try {
+      const rows = await ratings(store, args.judge, method, turn !== undefined ? { turn } : {});
+      if (args.json) return printJson(rows);
+      print(table(rows.map((r) => ({ model: r.model, rating: Number(r.rating.toFixed(1)) }))));
+    } finally {
+      await store.close();
+    }
+  },
+});

@@ -1,0 +1,131 @@
+import { defineCommand } from 'citty';
+import cliProgress from 'cli-progress';
+import { planRun, runTournament } from '../../engine/run.ts';
+import { importFiles } from '../../importers/import.ts';
+import { parseQuestions } from '../../importers/formats.ts';
+import { setMaxListeners } from 'node:events';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Mode } from '../../core/types.ts';
+import { createJudge } from '../../judges/registry.ts';
+import { withRetry } from '../../judges/retry.ts';
+import { int, list, num, oneOf, UsageError } from '../format.ts';
+import { dbArg, exitStatus, openStore, print } from '../shared.ts';
+
+const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
+
+function answerFiles(paths: string[]): string[] {
+  return paths.flatMap((p) => (statSync(p).isDirectory() ? readdirSync(p).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(p, f)) : [p]));
+}
+
+export default defineCommand({
+  meta: { name: 'run', description: 'plan and play the games that are not stored yet (resumable; never pays twice for a game)' },
+  args: {
+    ...dbArg,
+    judge: { type: 'string', required: true, description: 'openai/<model> or mock/<behaviour>' },
+    'base-url': { type: 'string', description: 'OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...); default: OpenAI' },
+    models: { type: 'string', required: true, description: 'comma-separated models (pairwise-all pairs them in this order)' },
+    mode: { type: 'string', default: 'pairwise-all', description: MODES.join(' | ') },
+    baseline: { type: 'string', default: 'gpt-3.5-turbo', description: 'baseline model for pairwise-baseline' },
+    questions: { type: 'string', description: 'question.jsonl to import and judge (default: every question in the database)' },
+    answers: { type: 'string', description: 'comma-separated model_answer files or directories to import first' },
+    turns: { type: 'string', default: '1,2', description: 'turns to judge' },
+    prompts: { type: 'string', description: 'prompt set: mt-bench | arena (default: mt-bench when imported)' },
+    reference: { type: 'string', default: 'gpt-4', description: 'reference answer source for math/reasoning/coding' },
+    parser: { type: 'string', default: 'last', description: 'last (the verdict given last) | fastchat (FastChat precedence)' },
+    temperature: { type: 'string', default: '0' },
+    'max-tokens': { type: 'string', default: '2048' },
+    concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
+    timeout: { type: 'string', default: '120', description: 'seconds per call' },
+    retries: { type: 'string', default: '8', description: 'retries per call on 429/5xx/timeouts' },
+    'dry-run': { type: 'boolean', description: 'print the plan and exit' },
+  },
+  async run({ args }) {
+    const mode = oneOf(args.mode, 'mode', MODES)! as Mode;
+    const parser = oneOf(args.parser, 'parser', ['last', 'fastchat'] as const)!;
+    const models = list(args.models);
+    if (!models?.length) throw new UsageError('--models needs at least one model');
+    const turns = list(args.turns)!.map((t) => int(t, 'turns')!);
+    const concurrency = int(args.concurrency, 'concurrency')!;
+    const store = openStore(args.db);
+    const judge = withRetry(
+      await createJudge(args.judge, { ...(args['base-url'] ? { baseURL: args['base-url'] } : {}), ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) }),
+      {
+        retries: int(args.retries, 'retries')!,
+        timeoutMs: num(args.timeout, 'timeout')! * 1000,
+        onRetry: ({ attempt, delayMs, error }) => log(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`),
+      },
+    );
+    let bar: cliProgress.SingleBar | undefined;
+    const log = (m: string) => process.stderr.write(`${bar ? "\n" : ""}${m}\n`);
+    const ctl = new AbortController();
+    setMaxListeners(0, ctl.signal); // one listener per game in flight
+    const onSignal = () => {
+      if (ctl.signal.aborted) process.exit(130);
+      log('interrupted: finishing the games in flight is not waited for; rerun to resume');
+      ctl.abort(new Error('interrupted'));
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      let questionIds: number[] | undefined;
+      if (args.questions || args.answers) {
+        await importFiles(store, { ...(args.questions ? { questions: [args.questions] } : {}), ...(args.answers ? { answers: answerFiles(list(args.answers)!) } : {}) });
+      }
+      if (args.questions) questionIds = parseQuestions(args.questions, readFileSync(args.questions)).map((q) => q.id);
+      const common = {
+        store,
+        judge,
+        mode,
+        models,
+        baseline: args.baseline,
+        ...(questionIds ? { questionIds } : {}),
+        turns,
+        ...(args.prompts ? { promptSet: args.prompts } : {}),
+        referenceSource: args.reference,
+        settings: { temperature: num(args.temperature, 'temperature')!, maxTokens: int(args['max-tokens'], 'max-tokens')! },
+      };
+      if (args['dry-run']) {
+        const { games } = await planRun(common);
+        const stored = await store.existingGameIds(games.map((g) => g.id));
+        print(`${games.length} games planned, ${stored.size} already stored: ${games.length - stored.size} judge calls to make with ${judge.id}`);
+        return;
+      }
+      const t0 = Date.now();
+      const summary = await runTournament({
+        ...common,
+        parser,
+        concurrency,
+        signal: ctl.signal,
+        onPlan: ({ planned, stored, toPlay }) => {
+          process.stderr.write(`${planned} games planned, ${stored} already stored: ${toPlay} judge calls to make with ${judge.id} (concurrency ${concurrency})\n`);
+          if (!toPlay) return;
+          bar = new cliProgress.SingleBar(
+            { format: 'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens}', stream: process.stderr, noTTYOutput: true, notTTYSchedule: 5000, etaBuffer: 50, hideCursor: true },
+            cliProgress.Presets.shades_classic,
+          );
+          bar.start(toPlay, 0, { rate: '0.0', failed: 0, tokens: 0 });
+        },
+        onProgress: (p) => {
+          const secs = (Date.now() - t0) / 1000;
+          bar?.update(p.done + p.failed, { rate: (p.done / Math.max(secs, 1e-3)).toFixed(1), failed: p.failed, tokens: p.tokensIn + p.tokensOut });
+        },
+      });
+      bar?.stop();
+      const secs = ((summary.finishedAt! - summary.startedAt) / 1000).toFixed(1);
+      print(`run ${summary.id}: ${summary.played} played, ${summary.failed} failed, ${summary.planned - summary.toPlay} already stored, ${summary.tokensIn + summary.tokensOut} tokens, ${secs} s`);
+      if (summary.failed) {
+        for (const e of summary.errors.slice(0, 5)) process.stderr.write(`  failed: ${e}\n`);
+        process.stderr.write(`${summary.failed} game(s) not played (no verdict stored); rerun the same command to retry them\n`);
+        exitStatus.code = 2;
+      }
+      if (summary.status === 'interrupted') exitStatus.code = 130;
+    } finally {
+      bar?.stop();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await judge.close?.();
+      await store.close();
+    }
+  },
+});

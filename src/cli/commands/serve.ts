@@ -1,0 +1,53 @@
+import { defineCommand } from 'citty';
+import { serve } from '@hono/node-server';
+import { existsSync } from 'node:fs';
+import { importFiles, mtbenchSources } from '../../importers/import.ts';
+import { createApp } from '../../web/app.ts';
+import { int } from '../format.ts';
+import { dbArg, openStore, print } from '../shared.ts';
+import type { SqliteStore } from '../../storage/sqlite.ts';
+
+async function listen(store: SqliteStore, port: number, host: string) {
+  const app = createApp({ store });
+  const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`));
+  await new Promise<void>((resolve) => {
+    const stop = () => server.close(() => resolve());
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await store.close();
+}
+
+const serveArgs = {
+  ...dbArg,
+  port: { type: 'string', default: process.env.PORT ?? '3000' },
+  host: { type: 'string', default: '127.0.0.1', description: 'address to listen on (0.0.0.0 for every interface)' },
+} as const;
+
+export const serveCommand = defineCommand({
+  meta: { name: 'serve', description: 'serve the leaderboard site over a database' },
+  args: serveArgs,
+  async run({ args }) {
+    await listen(openStore(args.db, { mustExist: true }), int(args.port, 'port')!, args.host);
+  },
+});
+
+/** `npm start`: on an empty database import the MT-Bench release (MTBENCH_DIR, else download), then serve. */
+export const startCommand = defineCommand({
+  meta: { name: 'start', description: 'import the MT-Bench release into an empty database, then serve the leaderboard' },
+  args: serveArgs,
+  async run({ args }) {
+    const fresh = !existsSync(args.db);
+    const store = openStore(args.db);
+    if (fresh || !(await store.listQuestions()).length) {
+      let dir = process.env.MTBENCH_DIR;
+      if (!dir) {
+        const { downloadMtbench } = await import('../../importers/download.ts');
+        dir = await downloadMtbench({ log: (m: string) => process.stderr.write(`${m}\n`) });
+      }
+      const counts = await importFiles(store, mtbenchSources(dir));
+      print(`imported the MT-Bench release from ${dir}: ${counts.questions} questions, ${counts.answers} answers, ${counts.votes} votes`);
+    }
+    await listen(store, int(args.port, 'port')!, args.host);
+  },
+});

@@ -1,0 +1,41 @@
+/** Plain aligned text tables for the terminal. Numbers are right-aligned. */
+export function table(rows: Record<string, unknown>[], columns?: string[]): string {
+  if (!rows.length) return '(no rows)';
+  const cols = columns ?? Object.keys(rows[0]!);
+  const cell = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(6).replace(/0+$/, '').replace(/\.$/, '')) : v === null || v === undefined ? '' : String(v));
+  const cells = rows.map((r) => cols.map((c) => cell(r[c])));
+  const width = cols.map((c, k) => Math.max(c.length, ...cells.map((r) => r[k]!.length)));
+  const numeric = cols.map((c) => rows.every((r) => typeof r[c] === 'number' || r[c] === null || r[c] === undefined));
+  const line = (vals: string[]) => vals.map((v, k) => (numeric[k] ? v.padStart(width[k]!) : v.padEnd(width[k]!))).join('  ').trimEnd();
+  return [line(cols), line(width.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+export function list(v: string | undefined): string[] | undefined {
+  if (v === undefined || v === '') return undefined;
+  return v.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+export function int(v: string | undefined, name: string): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new UsageError(`--${name} expects an integer, got "${v}"`);
+  return n;
+}
+
+export function num(v: string | undefined, name: string): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new UsageError(`--${name} expects a number, got "${v}"`);
+  return n;
+}
+
+export function oneOf<T extends string>(v: string | undefined, name: string, allowed: readonly T[]): T | undefined {
+  if (v === undefined) return undefined;
+  if (!allowed.includes(v as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}; got "${v}"`);
+  return v as T;
+}
+
+/** A mistake in how the command was called (exit code 1 with the usage hint). */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -1,0 +1,65 @@
+import { defineCommand, runCommand, showUsage } from 'citty';
+import { ArenaError } from '../core/types.ts';
+import { UsageError } from './format.ts';
+import { exitStatus } from './shared.ts';
+
+// Commands load lazily: `arena standings` never loads the OpenAI SDK or the web server.
+const main = defineCommand({
+  meta: { name: 'arena', version: '0.1.0', description: 'MT-Bench-style pairwise tournaments and leaderboards' },
+  subCommands: {
+    import: () => import('./commands/import.ts').then((m) => m.default),
+    run: () => import('./commands/run.ts').then((m) => m.default),
+    reparse: () => import('./commands/maintain.ts').then((m) => m.reparseCommand),
+    standings: () => import('./commands/results.ts').then((m) => m.standingsCommand),
+    agreement: () => import('./commands/results.ts').then((m) => m.agreementCommand),
+    ratings: () => import('./commands/results.ts').then((m) => m.ratingsCommand),
+    judges: () => import('./commands/maintain.ts').then((m) => m.judgesCommand),
+    runs: () => import('./commands/maintain.ts').then((m) => m.runsCommand),
+    export: () => import('./commands/maintain.ts').then((m) => m.exportCommand),
+    serve: () => import('./commands/serve.ts').then((m) => m.serveCommand),
+    start: () => import('./commands/serve.ts').then((m) => m.startCommand),
+  },
+});
+
+const rawArgs = process.argv.slice(2);
+try {
+  if (!rawArgs.length || rawArgs.includes('--help') || rawArgs.includes('-h')) {
+    await showUsage(...(await resolveForUsage(rawArgs)));
+  } else if (rawArgs[0] === '--version') {
+    process.stdout.write('0.1.0\n');
+  } else {
+    await runCommand(main, { rawArgs });
+  }
+} catch (e) {
+  const err = e as Error;
+  const usage = err instanceof UsageError || err.name === 'CLIError';
+  const known = usage || err instanceof ArenaError;
+  process.stderr.write(`arena: ${known ? err.message : (err.stack ?? String(err))}\n`);
+  if (usage) process.stderr.write(`run \`arena ${leadingWords(rawArgs).join(' ')} --help\` for usage\n`);
+  exitStatus.code = exitStatus.code || 1;
+}
+process.exitCode = exitStatus.code;
+
+/** Find the sub-command that --help is about. */
+async function resolveForUsage(args: string[]): Promise<[Parameters<typeof showUsage>[0], Parameters<typeof showUsage>[1]?]> {
+  let cmd: Parameters<typeof showUsage>[0] = main;
+  let parent: Parameters<typeof showUsage>[1];
+  for (const a of args) {
+    if (a.startsWith('-')) break;
+    const subs = (typeof cmd.subCommands === 'function' ? await cmd.subCommands() : await cmd.subCommands) as Record<string, unknown> | undefined;
+    const next = subs?.[a];
+    if (!next) break;
+    parent = cmd;
+    cmd = (typeof next === 'function' ? await (next as () => Promise<typeof cmd>)() : next) as typeof cmd;
+  }
+  return [cmd, parent];
+}
+
+function leadingWords(args: string[]): string[] {
+  const out: string[] = [];
+  for (const a of args) {
+    if (a.startsWith('-') || out.length === 2) break;
+    out.push(a);
+  }
+  return out;
+}

@@ -1,0 +1,51 @@
+import type { Game } from '../core/types.ts';
+import type { Store } from '../storage/store.ts';
+
+/**
+ * Games in FastChat's model_judgment shapes: `<judge>_pair.jsonl` (one line per match with both
+ * games, field order as play_a_match_pair writes it) and `<judge>_single.jsonl`. The judge name is
+ * the part after "provider/", as FastChat names files after the judge model.
+ */
+export async function exportFastchat(store: Store, judge: string): Promise<{ name: string; lines: string[] }[]> {
+  const games = await store.listGames({ judge });
+  const model = judge.includes('/') ? judge.slice(judge.indexOf('/') + 1) : judge;
+  const pair: string[] = [];
+  const single: string[] = [];
+  const matches = new Map<string, { ab?: Game; ba?: Game }>();
+  for (const g of games) {
+    if (g.match.model2 === undefined) {
+      single.push(
+        JSON.stringify({ question_id: g.match.questionId, model: g.match.model1, judge: [model, g.promptName], user_prompt: g.userPrompt, judgment: g.reply, score: g.verdict === 'error' ? -1 : Number(g.verdict), turn: g.match.turn, tstamp: g.createdAt / 1000 }),
+      );
+      continue;
+    }
+    const key = `${g.match.questionId}\u0000${g.match.turn}\u0000${g.match.model1}\u0000${g.match.model2}\u0000${g.promptName}`;
+    const m = matches.get(key) ?? {};
+    if (g.order === 'AB') m.ab = g;
+    else m.ba = g;
+    matches.set(key, m);
+  }
+  for (const { ab, ba } of matches.values()) {
+    if (!ab || !ba) continue;
+    pair.push(
+      JSON.stringify({
+        question_id: ab.match.questionId,
+        model_1: ab.match.model1,
+        model_2: ab.match.model2,
+        g1_winner: ab.verdict,
+        g2_winner: ba.verdict,
+        judge: [model, ab.promptName],
+        g1_user_prompt: ab.userPrompt,
+        g1_judgment: ab.reply,
+        g2_user_prompt: ba.userPrompt,
+        g2_judgment: ba.reply,
+        turn: ab.match.turn,
+        tstamp: Math.max(ab.createdAt, ba.createdAt) / 1000,
+      }),
+    );
+  }
+  const out: { name: string; lines: string[] }[] = [];
+  if (pair.length) out.push({ name: `${model}_pair.jsonl`, lines: pair });
+  if (single.length) out.push({ name: `${model}_single.jsonl`, lines: single });
+  return out;
+}

@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ArenaError } from '../core/types.ts';
+
+/**
+ * The public MT-Bench release, pinned: every file at a fixed commit, checked against its git blob
+ * hash after download (so a moved branch or a corrupted mirror is an error, not silently new data).
+ * Sources and licences: FastChat (Apache-2.0) for questions, references and judge prompts; the
+ * paper's six models' answers as published by LMSYS (mirrored in a FastChat fork); the HF dataset
+ * lmsys/mt_bench_human_judgments (CC BY 4.0) as CSV.
+ */
+export interface ReleaseFile {
+  /** path inside the release directory (FastChat's data/mt_bench layout) */
+  path: string;
+  url: string;
+  /** git blob SHA-1 (`git hash-object`) */
+  blob: string;
+}
+
+const FASTCHAT = 'https://raw.githubusercontent.com/lm-sys/FastChat/0e6d3e4beaab66f4d3f93db72541a4abab8af28d/fastchat/llm_judge/data';
+const ANSWERS = 'https://raw.githubusercontent.com/geronimi73/FastChat/945194bb18cbbc2ef3630fc30087114da32085f0/fastchat/llm_judge/data/mt_bench/model_answer';
+const HUMAN = 'https://raw.githubusercontent.com/mokayahezron/evalaudit/9011cf59598a2fccc4023e40d30f089219238f4f/tests/data';
+
+export const MTBENCH_RELEASE: ReleaseFile[] = [
+  { path: 'question.jsonl', url: `${FASTCHAT}/mt_bench/question.jsonl`, blob: '464e2c22f7a021a0f9a584d232338a9a17c40066' },
+  { path: 'reference_answer/gpt-4.jsonl', url: `${FASTCHAT}/mt_bench/reference_answer/gpt-4.jsonl`, blob: '8b66387a3129cbb117178fe515491df553dd52df' },
+  { path: 'judge_prompts.jsonl', url: `${FASTCHAT}/judge_prompts.jsonl`, blob: '4ec7524cbcdf308766fddc52df31e203316ad75f' },
+  { path: 'model_answer/alpaca-13b.jsonl', url: `${ANSWERS}/alpaca-13b.jsonl`, blob: 'c13f9b8b717691e9722d675a2c020a9253611b16' },
+  { path: 'model_answer/claude-v1.jsonl', url: `${ANSWERS}/claude-v1.jsonl`, blob: '6040295dc04cc3ad289eebe23715a2b03bde39e2' },
+  { path: 'model_answer/gpt-3.5-turbo.jsonl', url: `${ANSWERS}/gpt-3.5-turbo.jsonl`, blob: 'a7e20781f3c3282982aa70b5dd09303c3042b33f' },
+  { path: 'model_answer/gpt-4.jsonl', url: `${ANSWERS}/gpt-4.jsonl`, blob: 'fb23458eb1840792b9e43c9b47c1601fb6c0adc5' },
+  { path: 'model_answer/llama-13b.jsonl', url: `${ANSWERS}/llama-13b.jsonl`, blob: 'c79041cb8e8285e345d04c313cb61ad655e69f7b' },
+  { path: 'model_answer/vicuna-13b-v1.2.jsonl', url: `${ANSWERS}/vicuna-13b-v1.2.jsonl`, blob: 'f2defcca07b788482999e1ed10d90512894902e3' },
+  { path: 'human_judgments/mt_bench_human.csv', url: `${HUMAN}/mt_bench_human.csv`, blob: '3301c35751072b5677e205748dc15e1f9bc58acc' },
+  { path: 'human_judgments/mt_bench_gpt4_pair.csv', url: `${HUMAN}/mt_bench_gpt4_pair.csv`, blob: '09bf593cb3eca5d51924d096362401d32ec0b730' },
+];
+
+export function gitBlobSha1(bytes: Uint8Array): string {
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+export interface DownloadOptions {
+  /** fetch every file as `${baseUrl}/${path}` (a mirror in the same layout) instead of its pinned URL */
+  baseUrl?: string;
+  /** files to fetch (default: MTBENCH_RELEASE) */
+  files?: ReleaseFile[];
+  cacheDir?: string;
+  /** check the git blob hashes (default true) */
+  verify?: boolean;
+  retries?: number;
+  log?(message: string): void;
+}
+
+/**
+ * Download the release into a cache directory (files already there with the right hash are kept)
+ * and return the directory, ready for `mtbenchSources`. Writes go to a temporary name first, so an
+ * interrupted download never leaves a half file that looks complete.
+ */
+export async function downloadMtbench(o: DownloadOptions = {}): Promise<string> {
+  const files = o.files ?? MTBENCH_RELEASE;
+  const dir = o.cacheDir ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'mt-arena', 'mt_bench-0e6d3e4');
+  const verify = o.verify ?? true;
+  for (const f of files) {
+    const target = join(dir, f.path);
+    if (existsSync(target) && (!verify || gitBlobSha1(readFileSync(target)) === f.blob)) continue;
+    const url = o.baseUrl ? `${o.baseUrl.replace(/\/+$/, '')}/${f.path}` : f.url;
+    o.log?.(`downloading ${url}`);
+    const bytes = await fetchWithRetry(url, o.retries ?? 3);
+    if (verify) {
+      const got = gitBlobSha1(bytes);
+      if (got !== f.blob) throw new ArenaError(`${url}: content does not match the pinned release (git blob ${got}, expected ${f.blob})`, { file: f.path });
+    }
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(`${target}.part`, bytes);
+    renameSync(`${target}.part`, target);
+  }
+  return dir;
+}
+
+async function fetchWithRetry(url: string, retries: number): Promise<Uint8Array> {
+  for (let attempt = 0; ; attempt++) {
+    let res: Response;
+    try {
+      res = await fetch(url, { signal: AbortSignal.timeout(60_000) });
+    } catch (e) {
+      if (attempt < retries) {
+        await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+        continue;
+      }
+      throw new ArenaError(`${url}: download failed (${(e as Error).message})`, undefined, { cause: e });
+    }
+    if (res.ok) return new Uint8Array(await res.arrayBuffer());
+    if ((res.status === 429 || res.status >= 500) && attempt < retries) {
+      await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+      continue;
+    }
+    throw new ArenaError(`${url}: download failed with HTTP ${res.status}`);
+  }
+}
