@@ -7,6 +7,7 @@ import { PARSER_VERSIONS, parseGameVerdict, parseRating, type ParserMode } from 
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { RunRecord, Store } from '../storage/store.ts';
 import { gameId } from './ids.ts';
+import { ensureBuiltinPrompts } from '../importers/builtin.ts';
 
 export interface RunOptions {
   store: Store;
@@ -82,8 +83,9 @@ export async function planRun(o: Pick<RunOptions, 'store' | 'judge' | 'mode' | '
   const references = new Map<number, string[]>();
   for (const q of questions) if (q.reference) references.set(q.id, q.reference);
   for (const r of await store.listReferences()) if (r.source === refSource) references.set(r.questionId, r.turns);
-  const prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
+  let prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
   const promptSet = resolvePromptSet(o.promptSet, o.mode, new Set(prompts.keys()));
+  if (Object.values(promptSet).some((n) => !prompts.has(n)) && (await ensureBuiltinPrompts(store))) prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
   const specs = planGames({ mode: o.mode, models: o.models, ...(o.baseline ? { baseline: o.baseline } : {}), questions, ...(o.turns ? { turns: o.turns } : {}), answers, references, prompts, promptSet });
   const settings: JudgeSettings = { ...DEFAULT_SETTINGS, ...o.settings };
   const games = specs.map((spec) => ({ spec, id: gameId(o.judge.id, settings, spec) }));

@@ -1,0 +1,21 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PROMPT_SETS } from '../core/prompts.ts';
+import type { Store } from '../storage/store.ts';
+import { importFiles } from './import.ts';
+
+/** The project's own data, shipped in questions/ (see questions/README.md). */
+export const BUILTIN = {
+  questions: fileURLToPath(new URL('../../questions/arena.jsonl', import.meta.url)),
+  prompts: fileURLToPath(new URL('../../questions/judge_prompts.jsonl', import.meta.url)),
+  answersDir: fileURLToPath(new URL('../../questions/answers', import.meta.url)),
+};
+
+/** Import our own judge prompt schemes (the `arena` prompt set) when the database lacks any of them. */
+export async function ensureBuiltinPrompts(store: Store): Promise<boolean> {
+  const have = new Set((await store.listPrompts()).map((p) => p.name));
+  const needed = Object.values(PROMPT_SETS.arena!).flatMap((s) => Object.values(s));
+  if (needed.every((n) => have.has(n)) || !existsSync(BUILTIN.prompts)) return false;
+  await importFiles(store, { prompts: [BUILTIN.prompts] });
+  return true;
+}
