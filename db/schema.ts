@@ -72,6 +72,8 @@ export const games = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** run | fastchat-import */
     source: text('source').notNull(),
+    /** what the call cost in USD (price table of src/ops/prices.ts); null when unknown */
+    cost: real('cost'),
   },
   (t) => [index('games_judge').on(t.judge, t.questionId, t.turn)],
 );
@@ -109,8 +111,10 @@ export const runs = sqliteTable('runs', {
   failed: integer('failed').notNull().default(0),
   tokensIn: integer('tokens_in').notNull().default(0),
   tokensOut: integer('tokens_out').notNull().default(0),
-  /** running | done | interrupted | failed */
+  /** running | done | interrupted | failed | budget */
   status: text('status').notNull(),
+  /** USD spent by this run's games; null when no price is known */
+  cost: real('cost'),
 });
 
 /** Failed judge calls: attempts, never verdicts. */
@@ -122,3 +126,47 @@ export const attempts = sqliteTable('attempts', {
   error: text('error').notNull(),
   at: integer('at').notNull(),
 });
+
+/** One `arena refresh` (src/ops/refresh.ts): status ok | degraded | drift | budget | failed | interrupted | running. */
+export const refreshes = sqliteTable('refreshes', {
+  id: text('id').primaryKey(),
+  startedAt: integer('started_at').notNull(),
+  finishedAt: integer('finished_at'),
+  status: text('status').notNull(),
+  /** the config file's path and JSON */
+  config: text('config').notNull(),
+  /** JSON: imports, plans, runs, per-judge rates, canary, cost */
+  summary: text('summary').notNull(),
+  /** JSON array of reasons the refresh is degraded (error/inconsistency jumps, drift); null when healthy */
+  degraded: text('degraded'),
+  cost: real('cost').notNull().default(0),
+});
+
+/** OpenAI Batch API jobs (src/ops/batch.ts): the batch id is persisted so a restarted refresh resumes polling. */
+export const batches = sqliteTable('batches', {
+  id: text('id').primaryKey(),
+  refreshId: text('refresh_id'),
+  judge: text('judge').notNull(),
+  inputFileId: text('input_file_id').notNull(),
+  /** submitted | completed | imported | failed | expired | cancelled */
+  status: text('status').notNull(),
+  /** JSON array of the game ids in the batch */
+  gameIds: text('game_ids').notNull(),
+  createdAt: integer('created_at').notNull(),
+  finishedAt: integer('finished_at'),
+  cost: real('cost'),
+});
+
+/** Checkpoints of a fine-tuning run (src/ops/checkpoints.ts); each one's answers are stored as model `model`. */
+export const checkpoints = sqliteTable(
+  'checkpoints',
+  {
+    series: text('series').notNull(),
+    name: text('name').notNull(),
+    step: integer('step').notNull(),
+    model: text('model').notNull(),
+    /** JSON: how the answers were made (imported file, or endpoint / GGUF + LoRA with per-category temperatures) */
+    generation: text('generation').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.series, t.name] })],
+);
