@@ -1,0 +1,92 @@
+// Run the real `arena` command (bin/arena.mjs) in a child process, and make scratch directories.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const ARENA_BIN = join(REPO_ROOT, 'bin', 'arena.mjs');
+
+export interface RunResult {
+  code: number | null;
+  /** set when the process was ended by a signal (e.g. the timeout's SIGKILL) */
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** extra environment variables, merged over process.env */
+  env?: Record<string, string | undefined>;
+  /** working directory (default: the repository root) */
+  cwd?: string;
+  /** kill the process after this long (default 120 s; the machine is slow and shared) */
+  timeoutMs?: number;
+  /** text written to the child's stdin */
+  input?: string;
+}
+
+/**
+ * `arena ...args` as a user would run it. Resolves with the exit code and everything printed;
+ * never rejects on a non-zero exit (tests assert the code). Rejects only if the process cannot start.
+ */
+export function runArena(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ARENA_BIN, ...args], {
+      cwd: opts.cwd ?? REPO_ROOT,
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** `arena ...args --json`, expecting exit code 0; returns the parsed JSON (throws with stderr otherwise). */
+export async function arenaJson<T = unknown>(args: string[], opts: RunOptions = {}): Promise<T> {
+  const r = await runArena([...args, '--json'], opts);
+  if (r.code !== 0) throw new Error(`arena ${args.join(' ')} --json exited ${r.code ?? r.signal}:\n${r.stderr}`);
+  try {
+    return JSON.parse(r.stdout) as T;
+  } catch {
+    throw new Error(`arena ${args.join(' ')} --json printed no JSON:\n${r.stdout}`);
+  }
+}
+
+/** `arena ...args`, expecting exit code 0; returns stdout (throws with stderr otherwise). */
+export async function arenaOk(args: string[], opts: RunOptions = {}): Promise<string> {
+  const r = await runArena(args, opts);
+  if (r.code !== 0) throw new Error(`arena ${args.join(' ')} exited ${r.code ?? r.signal}:\n${r.stderr}`);
+  return r.stdout;
+}
+
+const made: string[] = [];
+// Registered while the importing test file is collected, so it runs when that file is done
+// (every test file gets its own copy of this module).
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A fresh directory under the OS temp dir, removed after the test file finishes.
+ * Call it anywhere in a test file (module level, hooks or tests).
+ */
+export function tmpDir(prefix = 'arena-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
