@@ -3,12 +3,18 @@ import type { JudgeProvider, JudgeReply, JudgeRequest } from './judge.ts';
 /**
  * `mock/<behaviour>`: an offline judge for tests and dry runs. Deterministic: the same prompt gets
  * the same reply. Behaviours: `random` (verdict from a hash of the prompt; the default), `a`, `b`,
- * `tie`, `longer` (prefers the longer answer), `unparsable` (never gives a verdict).
+ * `tie`, `longer` (prefers the longer answer), `unparsable` (never gives a verdict), `quoting` (quotes
+ * the output format "[[A]]"/"[[B]]"/"[[C]]" first, then ends with the `random` verdict: FastChat's
+ * precedence parser reads every such reply as A, the `last` parser reads the final verdict).
  */
 export function mockJudge(name: string): JudgeProvider {
   return {
     id: `mock/${name}`,
     async complete(req: JudgeRequest): Promise<JudgeReply> {
+      // like a real provider, an aborted signal stops the call (checked again after yielding once)
+      req.signal?.throwIfAborted();
+      await null;
+      req.signal?.throwIfAborted();
       const single = /\[\[rating\]\]/.test(req.system + req.user);
       const text = single ? `Mock evaluation. Rating: [[${1 + (hash(req.user) % 10)}]]` : `Mock evaluation (${name}). ${pairVerdict(name, req.user)}`;
       return { text, tokensIn: Math.ceil((req.system.length + req.user.length) / 4), tokensOut: Math.ceil(text.length / 4) };
@@ -26,6 +32,8 @@ function pairVerdict(name: string, user: string): string {
       return '[[C]]';
     case 'unparsable':
       return 'Both answers have merit.';
+    case 'quoting':
+      return `I will answer in the required format: "[[A]]" if assistant A is better, "[[B]]" if assistant B is better, and "[[C]]" for a tie. Having compared both answers, my final verdict is: ${pairVerdict('random', user)}`;
     case 'longer': {
       const a = section(user, 'A');
       const b = section(user, 'B');

@@ -44,6 +44,8 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
     ...(p.close ? { close: () => p.close!() } : {}),
     async complete(req: JudgeRequest): Promise<JudgeReply> {
       for (let attempt = 0; ; attempt++) {
+        // an 'abort' listener added to an already aborted signal never fires
+        req.signal?.throwIfAborted();
         const ctl = new AbortController();
         const onOuter = () => ctl.abort(req.signal!.reason);
         req.signal?.addEventListener('abort', onOuter, { once: true });

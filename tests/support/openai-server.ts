@@ -1,0 +1,337 @@
+/**
+ * A real HTTP server speaking enough of the OpenAI API for the `openai` SDK (POST /v1/chat/completions,
+ * GET /v1/models), with deterministic verdicts, fixed latency and scheduled faults (429 + Retry-After,
+ * 500, hangs, 400/401). Every request is logged (in memory, and as JSONL to `logFile` when given), so a
+ * test can count calls even after it SIGKILLed the client.
+ *
+ *   const srv = await startOpenAIServer({ latencyMs: 50, verdict: 'longer', faults: [{ status: 429, retryAfter: 1, times: 1 }] });
+ *   openaiJudge({ model: 'judge', baseURL: srv.url });
+ *   ...; await srv.close();
+ *
+ * Run it as a separate process with `spawnOpenAIServer(opts)` (tests/support/openai-server-main.ts).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * How the fake judge decides. `longer`: prefers the longer answer between the "Assistant A" / "Assistant B"
+ * markers (tie when equal); `hash`: A, B or tie from a hash of the prompt; `a` / `b` / `tie`: always that
+ * (position bias); `unparsable`: never gives a verdict. Single-grading prompts (they contain "[[rating]]")
+ * get a rating: from the answer's length for `longer`, from the hash otherwise.
+ */
+export type VerdictPolicy = 'longer' | 'hash' | 'a' | 'b' | 'tie' | 'unparsable';
+
+/** A fault to inject. A request gets the fault of the first rule that applies to it. */
+export interface FaultRule {
+  /** HTTP status to answer with, or `hang`: never answer (the client's timeout must fire) */
+  status: 429 | 500 | 502 | 503 | 400 | 401 | 'hang';
+  /** 429: the Retry-After header, in seconds (default 1) */
+  retryAfter?: number;
+  /** per prompt: the first `times` requests of each prompt this rule applies to (default: every one) */
+  times?: number;
+  /** in all: fire at most this many times */
+  limit?: number;
+  /** only these 1-based request numbers (counted over all chat requests) */
+  requests?: number[];
+  /** only with this probability per request (seeded by `seed`, so a run is reproducible) */
+  probability?: number;
+  /** only prompts (system + user) containing this text */
+  match?: string;
+  /** only prompts with these hashes (see promptHash) */
+  hashes?: string[];
+}
+
+export interface OpenAIServerOptions {
+  /** delay before every answer, in ms (default 0) */
+  latencyMs?: number;
+  verdict?: VerdictPolicy;
+  faults?: FaultRule[];
+  /** seed for `probability` faults (default 1) */
+  seed?: number;
+  /** models listed by GET /v1/models (default ["judge"]); chat requests for any model are answered */
+  models?: string[];
+  /** when set, requests without `Authorization: Bearer <apiKey>` get 401 */
+  apiKey?: string;
+  /** append every request as one JSON line to this file (written synchronously, as it arrives) */
+  logFile?: string;
+  port?: number;
+}
+
+export interface RequestLogEntry {
+  /** 1-based number among chat requests (0 for other paths) */
+  n: number;
+  /** arrival time, ms since the epoch (fractional) */
+  at: number;
+  method: string;
+  path: string;
+  model?: string;
+  /** promptHash(system, user) of a chat request */
+  hash?: string;
+  /** what was (or will be, after the latency) answered; `hang` never is */
+  status: number | 'hang';
+}
+
+export interface OpenAIServer {
+  /** base URL for the SDK, ending in /v1 */
+  url: string;
+  port: number;
+  /** every request so far, in arrival order (live) */
+  log: RequestLogEntry[];
+  /** chat requests answered 200 so far */
+  completions(): number;
+  close(): Promise<void>;
+}
+
+/** The hash the log records for a chat request: SHA-256 of system + "\n\n" + user, first 16 hex digits. */
+export function promptHash(system: string, user: string): string {
+  return createHash('sha256').update(`${system}\n\n${user}`).digest('hex').slice(0, 16);
+}
+
+export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<OpenAIServer> {
+  const log: RequestLogEntry[] = [];
+  const faults = o.faults ?? [];
+  const perPrompt = faults.map(() => new Map<string, number>());
+  const fired = faults.map(() => 0);
+  const random = mulberry32(o.seed ?? 1);
+  const fd = o.logFile ? openSync(o.logFile, 'a') : undefined;
+  const timers = new Set<NodeJS.Timeout>();
+  let chatN = 0;
+  let ok = 0;
+
+  const record = (e: RequestLogEntry) => {
+    log.push(e);
+    if (fd !== undefined) writeSync(fd, `${JSON.stringify(e)}\n`);
+  };
+
+  const pickFault = (n: number, hash: string, prompt: string): FaultRule | undefined => {
+    for (let i = 0; i < faults.length; i++) {
+      const f = faults[i]!;
+      if (f.requests && !f.requests.includes(n)) continue;
+      if (f.match !== undefined && !prompt.includes(f.match)) continue;
+      if (f.hashes && !f.hashes.includes(hash)) continue;
+      if (f.limit !== undefined && fired[i]! >= f.limit) continue;
+      const seen = perPrompt[i]!.get(hash) ?? 0;
+      if (f.times !== undefined && seen >= f.times) continue;
+      if (f.probability !== undefined && random() >= f.probability) continue;
+      perPrompt[i]!.set(hash, seen + 1);
+      fired[i]!++;
+      return f;
+    }
+    return undefined;
+  };
+
+  const later = (fn: () => void, ms: number) => {
+    if (ms <= 0) return fn();
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+
+  const server = createServer((req, res) => {
+    const at = performance.timeOrigin + performance.now();
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (o.apiKey !== undefined && req.headers.authorization !== `Bearer ${o.apiKey}`) {
+      record({ n: 0, at, method: req.method ?? '', path, status: 401 });
+      return send(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+    }
+    if (req.method === 'GET' && path === '/v1/models') {
+      record({ n: 0, at, method: 'GET', path, status: 200 });
+      return send(res, 200, { object: 'list', data: (o.models ?? ['judge']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) });
+    }
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+      record({ n: 0, at, method: req.method ?? '', path, status: 404 });
+      return send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
+    }
+    readBody(req).then(
+      (raw) => {
+        const n = ++chatN;
+        let body: { model?: unknown; messages?: { role: string; content: string }[] };
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          record({ n, at, method: 'POST', path, status: 400 });
+          return send(res, 400, { error: { message: 'the body is not JSON', type: 'invalid_request_error' } });
+        }
+        if (typeof body.model !== 'string' || !Array.isArray(body.messages) || !body.messages.length) {
+          record({ n, at, method: 'POST', path, status: 400 });
+          return send(res, 400, { error: { message: 'model and messages are required', type: 'invalid_request_error' } });
+        }
+        const system = body.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+        const user = body.messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n');
+        const hash = promptHash(system, user);
+        const fault = pickFault(n, hash, `${system}\n\n${user}`);
+        const status = fault ? fault.status : 200;
+        record({ n, at, method: 'POST', path, model: body.model, hash, status });
+        if (status === 'hang') return; // the socket stays open until the client gives up or close()
+        later(() => {
+          if (res.destroyed) return;
+          if (status === 200) {
+            ok++;
+            return send(res, 200, completion(body.model as string, system, user, o.verdict ?? 'longer', n));
+          }
+          const headers: Record<string, string> = status === 429 ? { 'retry-after': String(fault!.retryAfter ?? 1) } : {};
+          send(res, status, { error: { message: `injected fault ${status}`, type: status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error' } }, headers);
+        }, o.latencyMs ?? 0);
+      },
+      () => res.destroy(),
+    );
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    log,
+    completions: () => ok,
+    close: async () => {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      if (fd !== undefined) closeSync(fd);
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const data = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers });
+  res.end(data);
+}
+
+function completion(model: string, system: string, user: string, policy: VerdictPolicy, n: number) {
+  const content = judgeText(system, user, policy);
+  const promptTokens = Math.ceil((system.length + user.length) / 4);
+  const completionTokens = Math.ceil(content.length / 4);
+  return {
+    id: `chatcmpl-test-${n}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+  };
+}
+
+/** The fake judge's reply: a short explanation, then the verdict (or the rating) last. */
+export function judgeText(system: string, user: string, policy: VerdictPolicy): string {
+  const h = fnv1a(`${system}\n\n${user}`);
+  if (`${system}\n${user}`.includes('[[rating]]')) {
+    if (policy === 'unparsable') return 'The answer is fine.';
+    const answer = section(user, 'A');
+    const rating = policy === 'longer' ? Math.min(10, 1 + Math.floor(answer.length / 200)) : 1 + (h % 10);
+    return `The assistant's answer is ${answer.length} characters long. Rating: [[${rating}]]`;
+  }
+  const a = section(user, 'A');
+  const b = section(user, 'B');
+  const explain = `Assistant A wrote ${a.length} characters and Assistant B wrote ${b.length}.`;
+  switch (policy) {
+    case 'a':
+      return `${explain} Assistant A is better. [[A]]`;
+    case 'b':
+      return `${explain} Assistant B is better. [[B]]`;
+    case 'tie':
+      return `${explain} Both are equally good. [[C]]`;
+    case 'unparsable':
+      return `${explain} Both have merit.`;
+    case 'hash':
+      return `${explain} My verdict: ${['[[A]]', '[[B]]', '[[C]]'][h % 3]}`;
+    case 'longer':
+      return `${explain} The longer answer is more detailed. ${a.length === b.length ? '[[C]]' : a.length > b.length ? '[[A]]' : '[[B]]'}`;
+  }
+}
+
+/** The text of Assistant X's answer or conversation between FastChat's start and end markers. */
+function section(user: string, x: 'A' | 'B'): string {
+  const start = user.indexOf(`Start of Assistant ${x}'s`);
+  if (start < 0) return '';
+  const from = user.indexOf('\n', start);
+  const end = from < 0 ? -1 : user.indexOf(`End of Assistant ${x}'s`, from);
+  return end < 0 ? '' : user.slice(from + 1, Math.max(from + 1, user.lastIndexOf('\n', end)));
+}
+
+function fnv1a(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The same server in a child process (so the process under test can be SIGKILLed, or measured alone). */
+export interface SpawnedOpenAIServer {
+  url: string;
+  child: ChildProcess;
+  logFile: string;
+  /** the request log as the child wrote it so far */
+  readLog(): RequestLogEntry[];
+  close(): Promise<void>;
+}
+
+const MAIN = fileURLToPath(new URL('./openai-server-main.ts', import.meta.url));
+
+/** Start tests/support/openai-server-main.ts with these options; `logFile` is required (it is how the log is read). */
+export async function spawnOpenAIServer(o: OpenAIServerOptions & { logFile: string }): Promise<SpawnedOpenAIServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, JSON.stringify(o)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onData = (c: Buffer) => {
+      out += c.toString();
+      const m = out.match(/^listening (\S+)\n/m);
+      if (m) {
+        child.stdout!.off('data', onData);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`[openai-server] exited with code ${code} before listening`)));
+    child.once('error', reject);
+  });
+  return {
+    url,
+    child,
+    logFile: o.logFile,
+    readLog: () =>
+      existsSync(o.logFile)
+        ? readFileSync(o.logFile, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as RequestLogEntry)
+        : [],
+    close: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
