@@ -82,6 +82,8 @@ export interface Game extends GameSpec {
   createdAt: number;
   runId?: string | null;
   source: string;
+  /** USD, from the judge's price table; null when unknown */
+  cost?: number | null;
 }
 
 export interface JudgeSettings {

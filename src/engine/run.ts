@@ -31,6 +31,12 @@ export interface RunOptions {
   onPlan?(p: { planned: number; stored: number; toPlay: number }): void;
   /** called after every finished or failed game */
   onProgress?(p: RunProgress): void;
+  /** the stored games' `source` (default 'run'; the drift canary of src/ops uses 'canary') */
+  source?: string;
+  /** one call's USD cost from its token counts (src/ops/prices.ts); without it costs are unknown (null) */
+  costOf?(tokensIn: number | null, tokensOut: number | null): number | null;
+  /** a budget cap (src/ops/budget.ts): asked before each call, a game it refuses is not played; told each call's cost */
+  budget?: { reserve(id: string, spec: GameSpec): boolean; settle(id: string, cost: number | null): void };
 }
 
 export interface RunProgress {
@@ -44,6 +50,8 @@ export interface RunProgress {
 
 export interface RunSummary extends RunRecord {
   errors: string[];
+  /** games the budget refused to start */
+  skipped: number;
 }
 
 export const DEFAULT_SETTINGS: JudgeSettings = { temperature: 0, maxTokens: 2048 };
@@ -120,9 +128,11 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
     tokensIn: 0,
     tokensOut: 0,
     status: 'running',
+    cost: o.costOf ? 0 : null,
     errors: [],
+    skipped: 0,
   };
-  const { errors: _e, ...record } = run;
+  const { errors: _e, skipped: _s, ...record } = run;
   await store.saveRun(record);
   const limit = pLimit(Math.max(1, o.concurrency ?? 8));
   const progress = (last?: RunProgress['last']) =>
@@ -130,10 +140,16 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
 
   const playOne = async ({ spec, id }: { spec: GameSpec; id: string }) => {
     if (o.signal?.aborted) return;
+    if (o.budget && !o.budget.reserve(id, spec)) {
+      run.skipped++;
+      return;
+    }
+    let cost: number | null = null;
     const t0 = performance.now();
     try {
       const reply = await judge.complete({ system: spec.systemPrompt, user: spec.userPrompt, temperature: settings.temperature, maxTokens: settings.maxTokens, ...(o.signal ? { signal: o.signal } : {}) });
       const latencyMs = performance.now() - t0;
+      cost = o.costOf ? o.costOf(reply.tokensIn ?? null, reply.tokensOut ?? null) : null;
       const verdict = spec.match.model2 === undefined ? (parseRating(reply.text, parser) ?? 'error').toString() : parseGameVerdict(reply.text, spec.order, parser);
       const game: Game = {
         ...spec,
@@ -148,12 +164,14 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
         latencyMs: Math.round(latencyMs * 10) / 10,
         createdAt: Date.now(),
         runId: run.id,
-        source: 'run',
+        source: o.source ?? 'run',
+        cost,
       };
       await store.insertGame(game);
       run.played++;
       run.tokensIn += reply.tokensIn ?? 0;
       run.tokensOut += reply.tokensOut ?? 0;
+      if (cost !== null) run.cost = (run.cost ?? 0) + cost;
       progress({ game });
     } catch (e) {
       if (o.signal?.aborted) return;
@@ -162,12 +180,14 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
       if (run.errors.length < 20) run.errors.push(msg);
       await store.recordAttempt({ runId: run.id, gameId: id, judge: judge.id, error: msg, at: Date.now() });
       progress({ error: msg });
+    } finally {
+      o.budget?.settle(id, cost);
     }
   };
   await Promise.all(todo.map((g) => limit(() => playOne(g))));
   run.finishedAt = Date.now();
-  run.status = o.signal?.aborted ? 'interrupted' : run.failed ? 'failed' : 'done';
-  const { errors: _x, ...done } = run;
+  run.status = o.signal?.aborted ? 'interrupted' : run.skipped ? 'budget' : run.failed ? 'failed' : 'done';
+  const { errors: _x, skipped: _y, ...done } = run;
   await store.saveRun(done);
   return run;
 }

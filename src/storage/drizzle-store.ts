@@ -46,6 +46,7 @@ function toGame(r: typeof t.games.$inferSelect): Game {
     latencyMs: r.latencyMs,
     createdAt: r.createdAt,
     source: r.source,
+    ...(r.cost !== null ? { cost: r.cost } : {}),
   };
 }
 
@@ -72,6 +73,7 @@ function gameRow(g: Game): typeof t.games.$inferInsert {
     latencyMs: g.latencyMs ?? null,
     createdAt: g.createdAt,
     source: g.source,
+    cost: g.cost ?? null,
   };
 }
 

@@ -41,7 +41,9 @@ export interface RunRecord {
   failed: number;
   tokensIn: number;
   tokensOut: number;
-  status: 'running' | 'done' | 'interrupted' | 'failed';
+  status: 'running' | 'done' | 'interrupted' | 'failed' | 'budget';
+  /** USD spent by the run's games (null: no price known) */
+  cost?: number | null;
 }
 
 export interface JudgeSummary {
