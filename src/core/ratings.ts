@@ -106,12 +106,15 @@ export function collapseBattles(battles: Iterable<Battle>): CollapsedBattles {
  * Bradley–Terry by maximum likelihood (the likelihood of FastChat's `compute_bt`: ties are half
  * a win, base 10, scale 400), solved by Newton's method to full precision, centred so that the
  * mean rating is 1000. `weights` (optional, one per collapsed pair) rescale the pair counts, which
- * is how a bootstrap round refits on resampled counts.
+ * is how a bootstrap round refits on resampled counts. `init` (ratings on the output scale, e.g.
+ * the full fit) warm-starts Newton, which then needs two or three steps.
  */
-export function fitBradleyTerry(c: CollapsedBattles, weights?: Float64Array, opts: { maxIter?: number; tol?: number } = {}): Float64Array {
+export function fitBradleyTerry(c: CollapsedBattles, weights?: Float64Array, opts: { maxIter?: number; tol?: number; init?: Float64Array } = {}): Float64Array {
   const n = c.models.length;
   const r = new Float64Array(n);
   if (n < 2) return r.fill(INIT);
+  // warm start (a bootstrap round starts from the full fit): back to natural units, model 0 at 0
+  if (opts.init) for (let d = 0; d < n; d++) r[d] = (opts.init[d]! - opts.init[0]!) / SCALE;
   const maxIter = opts.maxIter ?? 100;
   const tol = opts.tol ?? 1e-10;
   const m = n - 1; // model 0 is pinned at 0 while solving; re-centred afterwards
