@@ -74,6 +74,10 @@ export const games = sqliteTable(
     source: text('source').notNull(),
     /** what the call cost in USD (price table of src/ops/prices.ts); null when unknown */
     cost: real('cost'),
+    /** JSON {A, B, C}: the judge's probability of each verdict letter (local llama.cpp judges); null when unknown */
+    verdictProbs: text('verdict_probs'),
+    /** entropy in bits of verdict_probs (0 = certain, log2(3) = 1.585 = no idea) */
+    entropy: real('entropy'),
   },
   (t) => [index('games_judge').on(t.judge, t.questionId, t.turn)],
 );
