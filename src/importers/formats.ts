@@ -48,9 +48,18 @@ export function check<T>(schema: z.ZodType<T>, value: unknown, file: string, lin
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
-  let msg = issue.message;
-  if (issue.code === 'invalid_type' && issue.input === undefined) msg = 'is missing';
+  // zod 4 leaves `input` off reported issues, so tell "missing" from "mistyped" by looking at the value
+  const msg = issue.code === 'invalid_type' && isMissing(value, issue.path) ? 'is missing' : issue.message;
   fail(file, line, fieldPath(issue.path) || undefined, msg);
+}
+
+function isMissing(value: unknown, path: readonly PropertyKey[]): boolean {
+  let v = value;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object' || !(key in v)) return true;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v === undefined;
 }
 
 /** JSON Lines: one object per non-blank line. */

@@ -1,0 +1,123 @@
+// Bad input never half-imports: `arena import ...` exits 1 with one error line naming the file,
+// the line and the field, and the database file stays byte-identical.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { arenaJson, arenaOk, runArena, tmpDir } from './support/cli.ts';
+
+const dir = tmpDir('arena-bad-input-');
+const db = join(dir, 'arena.db');
+
+const jsonl = (...rows: unknown[]) => rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
+const q = (id: number, category = 'writing', turns = ['first?', 'second?']) => ({ question_id: id, category, turns });
+const ans = (id: number, turns: unknown = ['one', 'two']) => ({ question_id: id, answer_id: `a${id}`, model_id: 'm', choices: [{ index: 0, turns }] });
+
+const VALID_PROMPT = {
+  name: 'my-pair',
+  type: 'pairwise',
+  system_prompt: 'Judge.',
+  prompt_template: '[Question]\n{question}\n[A]\n{answer_a}\n[B]\n{answer_b}',
+  description: 'ok',
+  category: 'general',
+  output_format: '[[A]]',
+};
+
+interface Case {
+  name: string;
+  /** the import sub-command */
+  kind: 'questions' | 'answers' | 'references' | 'prompts' | 'votes';
+  file: string;
+  content: string | Buffer;
+  line: number;
+  /** the field the message must name (omitted where the line has no fields to speak of) */
+  field?: string;
+  /** a word the message must contain */
+  says: RegExp;
+}
+
+const CASES: Case[] = [
+  { name: 'malformed JSON line', kind: 'questions', file: 'questions.jsonl', content: jsonl(q(10), '{"question_id": 11, "category": "writing", "turns": ["x"]', q(12)), line: 2, says: /malformed JSON/ },
+  { name: 'missing field', kind: 'questions', file: 'questions.jsonl', content: jsonl(q(10), { question_id: 11, turns: ['x'] }), line: 2, field: 'category', says: /missing/ },
+  { name: 'turns is a string', kind: 'questions', file: 'questions.jsonl', content: jsonl(q(10), q(11), { question_id: 12, category: 'writing', turns: 'Write a poem.' }), line: 3, field: 'turns', says: /array/ },
+  { name: 'question_id is the string "81"', kind: 'questions', file: 'questions.jsonl', content: jsonl({ question_id: '81', category: 'writing', turns: ['x'] }), line: 1, field: 'question_id', says: /integer/ },
+  { name: 'duplicate question ids', kind: 'questions', file: 'questions.jsonl', content: jsonl(q(10), q(11), q(10)), line: 3, field: 'question_id', says: /duplicate/ },
+  {
+    name: 'invalid UTF-8 bytes in the middle of a file',
+    kind: 'questions',
+    file: 'questions.jsonl',
+    content: Buffer.concat([Buffer.from(jsonl(q(10), q(11))), Buffer.from('{"question_id": 12, "category": "writing", "turns": ["caf'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"]}\n'), Buffer.from(jsonl(q(13)))]),
+    line: 3,
+    says: /UTF-8/,
+  },
+  { name: 'duplicate answer lines', kind: 'answers', file: 'model-x.jsonl', content: jsonl(ans(1), ans(2), ans(1)), line: 3, field: 'question_id', says: /duplicate/ },
+  { name: 'answer for an unknown question', kind: 'answers', file: 'model-x.jsonl', content: jsonl(ans(1), ans(999)), line: 2, field: 'question_id', says: /unknown question 999/ },
+  { name: 'wrong number of turns', kind: 'answers', file: 'model-x.jsonl', content: jsonl(ans(1), ans(2, ['only one'])), line: 2, field: 'choices[0].turns', says: /2 turn/ },
+  { name: 'answer turns is a string', kind: 'answers', file: 'model-x.jsonl', content: jsonl(ans(1, 'one and two')), line: 1, field: 'choices[0].turns', says: /array/ },
+  { name: 'reference for an unknown question', kind: 'references', file: 'gpt-4.jsonl', content: jsonl(ans(2), ans(77)), line: 2, field: 'question_id', says: /unknown question 77/ },
+  {
+    name: 'CSV votes with an unknown winner label',
+    kind: 'votes',
+    file: 'votes.csv',
+    content: 'question_id,model_a,model_b,winner,judge,turn\n1,m1,m2,model_a,expert_1,1\n1,m1,m2,model_c,expert_2,1\n',
+    line: 3,
+    field: 'winner',
+    says: /unknown winner label "model_c"/,
+  },
+  { name: 'CSV missing a column', kind: 'votes', file: 'votes.csv', content: 'question_id,model_a,model_b,judge,turn\n1,m1,m2,expert_1,1\n', line: 1, field: 'winner', says: /missing/ },
+  {
+    name: 'prompt with an unknown template field',
+    kind: 'prompts',
+    file: 'prompts.jsonl',
+    content: jsonl(VALID_PROMPT, { ...VALID_PROMPT, name: 'bad', prompt_template: '{question}\n{answer_a}\n{answer_c}' }),
+    line: 2,
+    field: 'prompt_template',
+    says: /unknown field \{answer_c\}/,
+  },
+];
+
+const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+const sideFiles = () =>
+  ['-wal', '-journal']
+    .map((s) => db + s)
+    .filter((f) => existsSync(f) && statSync(f).size > 0)
+    .map((f) => f.slice(dir.length + 1));
+
+describe('arena import rejects bad input atomically', () => {
+  beforeAll(async () => {
+    // a database that already holds data: two questions, a model's answers, a prompt, votes
+    writeFileSync(join(dir, 'base-questions.jsonl'), jsonl(q(1), q(2, 'math')));
+    writeFileSync(join(dir, 'base-model.jsonl'), jsonl(ans(1), ans(2)));
+    writeFileSync(join(dir, 'base-prompts.jsonl'), jsonl(VALID_PROMPT));
+    writeFileSync(join(dir, 'base-votes.csv'), 'question_id,model_a,model_b,winner,judge,turn\n1,base-model,other,tie,expert_1,1\n');
+    await arenaOk(['import', 'questions', join(dir, 'base-questions.jsonl'), '--db', db]);
+    await arenaOk(['import', 'answers', join(dir, 'base-model.jsonl'), '--db', db]);
+    await arenaOk(['import', 'prompts', join(dir, 'base-prompts.jsonl'), '--db', db]);
+    await arenaOk(['import', 'votes', join(dir, 'base-votes.csv'), '--db', db]);
+    expect(sideFiles()).toEqual([]);
+  }, 120_000);
+
+  it.each(CASES)('$name', async (c) => {
+    const file = join(dir, c.file);
+    writeFileSync(file, c.content);
+    const before = sha256(db);
+    const r = await runArena(['import', c.kind, file, '--db', db]);
+    expect(r.code, r.stderr).toBe(1);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines, r.stderr).toHaveLength(1);
+    const msg = lines[0]!;
+    expect(msg).toContain(`${file}:${c.line}:`);
+    if (c.field) expect(msg).toContain(`field "${c.field}"`);
+    expect(msg).toMatch(c.says);
+    expect(msg).not.toMatch(/\n|at .*\.ts:\d+/); // no stack trace
+    expect(sha256(db), 'the database file changed').toBe(before);
+    expect(sideFiles()).toEqual([]);
+  });
+
+  it('the data imported before is intact and a good file still imports', async () => {
+    const judges = await arenaJson<{ judge: string; games: number; votes: number }[]>(['judges', '--db', db]);
+    expect(judges).toEqual([{ judge: 'human', games: 0, votes: 1 }]);
+    writeFileSync(join(dir, 'good.jsonl'), jsonl(q(3), q(4, 'coding')));
+    expect(await arenaOk(['import', 'questions', join(dir, 'good.jsonl'), '--db', db])).toMatch(/2 questions/);
+  });
+});
