@@ -1,0 +1,276 @@
+// The one Store contract: every adapter (SQLite file, SQLite memory, D1) must pass the same suite.
+// Usage: describeStoreContract('sqlite file', async () => openSqliteStore(path));
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../src/core/types.ts';
+import type { ImportBundle, RunRecord, Store } from '../src/storage/store.ts';
+
+/** A fresh, empty store per test. */
+export type MakeStore = () => Store | Promise<Store>;
+
+// ---------------------------------------------------------------- fixtures
+
+export const QUESTIONS: Question[] = [
+  { id: 81, category: 'writing', turns: ['Compose a blog post about Hawaii.', 'Rewrite it: every sentence starts with A.'] },
+  { id: 111, category: 'math', turns: ['The vertices of a triangle are (0, 0), (-1, 1), (3, 3). Area?', 'Area of the circumscribing circle?'], reference: ['3', '5π'] },
+  { id: 200, category: 'ünïcode — 日本語', turns: ['Emoji 🎉 and "quotes" and \\ backslash\nnewline'] },
+];
+export const REFERENCES: ReferenceAnswer[] = [{ source: 'gpt-4', questionId: 111, turns: ['Area is 3.', 'Area is 5π.'] }];
+export const ANSWERS: Answer[] = [
+  { model: 'alpha', questionId: 81, turns: ['Aloha!', 'A blog.'], answerId: 'ans-1' },
+  { model: 'alpha', questionId: 111, turns: ['3', '5 pi'] },
+  { model: 'beta', questionId: 81, turns: ['Hi', 'Again'], answerId: 'ans-2' },
+];
+export const PROMPTS: PromptScheme[] = [
+  { name: 'pair-v2', type: 'pairwise', systemPrompt: 'Judge two.', promptTemplate: '{question}\n{answer_a}\n{answer_b}', outputFormat: '[[A]]', category: 'general', description: 'general' },
+  { name: 'single-v1', type: 'single', systemPrompt: 'You are a helpful assistant.', promptTemplate: '{question}\n{answer}', outputFormat: '[[rating]]' },
+];
+
+let seq = 0;
+/** A complete game; `over` replaces fields. Ids are unique per call unless given. */
+export function makeGame(over: Partial<Game> & { match?: Game['match'] } = {}): Game {
+  seq++;
+  return {
+    id: `game-${String(seq).padStart(6, '0')}`,
+    judge: 'judge-x',
+    judgeSettings: { temperature: 0, maxTokens: 2048, seed: 7 },
+    promptName: 'pair-v2',
+    match: { questionId: 81, category: 'writing', turn: 1, model1: 'alpha', model2: 'beta' },
+    order: 'AB',
+    systemPrompt: 'Judge two.',
+    userPrompt: `prompt ${seq} — ü 🎉`,
+    reply: 'Both fine. [[C]]',
+    verdict: 'tie',
+    parser: 'last@1',
+    tokensIn: 100,
+    tokensOut: 20,
+    latencyMs: 12.5,
+    createdAt: 1_700_000_000_000 + seq,
+    runId: 'run-1',
+    source: 'run',
+    ...over,
+  };
+}
+
+const vote = (line: number, over: Partial<Vote> = {}): Vote & { line: number } => ({
+  judge: 'human',
+  voter: `expert_${line}`,
+  questionId: 81,
+  turn: 1,
+  modelA: 'alpha',
+  modelB: 'beta',
+  winner: 'model_a',
+  line,
+  ...over,
+});
+const withoutLine = (v: Vote & { line: number }): Vote => {
+  const { line: _line, ...rest } = v;
+  return rest;
+};
+
+const run = (over: Partial<RunRecord> = {}): RunRecord => ({
+  id: 'run-1',
+  startedAt: 1_700_000_000_000,
+  finishedAt: null,
+  judge: 'judge-x',
+  mode: 'pairwise-all',
+  config: JSON.stringify({ models: ['alpha', 'beta'] }),
+  planned: 10,
+  toPlay: 8,
+  played: 0,
+  failed: 0,
+  tokensIn: 0,
+  tokensOut: 0,
+  status: 'running',
+  cost: null,
+  ...over,
+});
+
+/** Everything a store holds, read through the interface. */
+async function snapshot(s: Store) {
+  return {
+    questions: await s.listQuestions(),
+    answers: await s.listAnswers(),
+    models: await s.listModels(),
+    references: await s.listReferences(),
+    prompts: await s.listPrompts(),
+    games: await s.listGames(),
+    votes: await s.listVotes(),
+    judges: await s.listJudges(),
+    runs: await s.listRuns(),
+  };
+}
+
+// ---------------------------------------------------------------- the suite
+
+export function describeStoreContract(name: string, makeStore: MakeStore): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('starts empty', async () => {
+      expect(await snapshot(store)).toEqual({ questions: [], answers: [], models: [], references: [], prompts: [], games: [], votes: [], judges: [], runs: [] });
+      expect(await store.existingGameIds([])).toEqual(new Set());
+      expect(await store.existingGameIds(['nope'])).toEqual(new Set());
+    });
+
+    it('importBundle round-trips every kind of record and counts them', async () => {
+      const games = [makeGame(), makeGame({ order: 'BA', verdict: 'model_1', reply: '[[B]]', cost: 0.0123, verdictProbs: { A: 0.1, B: 0.8, C: 0.1 }, entropy: 0.92 })];
+      const single = makeGame({ promptName: 'single-v1', match: { questionId: 111, category: 'math', turn: 2, model1: 'alpha' }, verdict: '7.5', reply: 'Rating: [[7.5]]', runId: null, tokensIn: null, tokensOut: null, latencyMs: null });
+      const votes = [vote(2), vote(3, { judge: 'gpt-4', voter: 'gpt4_pair', winner: 'inconsistent', turn: 2 }), vote(4, { winner: 'tie', modelA: 'beta', modelB: 'alpha' })];
+      const counts = await store.importBundle({
+        questions: { source: 'question.jsonl', items: QUESTIONS },
+        references: REFERENCES,
+        answers: [
+          { source: 'alpha.jsonl', items: ANSWERS.filter((a) => a.model === 'alpha') },
+          { source: 'beta.jsonl', items: ANSWERS.filter((a) => a.model === 'beta') },
+        ],
+        prompts: PROMPTS,
+        games: [...games, single],
+        votes: [{ source: 'votes.csv', items: votes }],
+      });
+      expect(counts).toEqual({ questions: 3, references: 1, answers: 3, prompts: 2, games: 3, votes: 3 });
+      expect(await store.listQuestions()).toEqual(QUESTIONS); // ordered by id
+      expect(await store.listReferences()).toEqual(REFERENCES);
+      expect(await store.listAnswers()).toEqual(ANSWERS); // ordered by model, question
+      expect(await store.listAnswers(['beta'])).toEqual(ANSWERS.filter((a) => a.model === 'beta'));
+      expect(await store.listModels()).toEqual(['alpha', 'beta']);
+      expect(await store.listPrompts()).toEqual(PROMPTS); // ordered by name
+      expect(await store.listGames()).toEqual([...games, single]); // ordered by createdAt
+      expect(await store.listVotes()).toEqual(votes.map(withoutLine)); // in file order
+      expect(await store.listVotes('gpt-4')).toEqual([withoutLine(votes[1]!)]);
+    });
+
+    it('re-importing upserts questions, answers, references and prompts, and never rewrites a stored game', async () => {
+      const g = makeGame();
+      await store.importBundle({ questions: { source: 'q1.jsonl', items: QUESTIONS }, references: REFERENCES, answers: [{ source: 'a.jsonl', items: ANSWERS }], prompts: PROMPTS, games: [g] });
+      const q81 = { id: 81, category: 'roleplay', turns: ['changed'] };
+      const a = { model: 'alpha', questionId: 81, turns: ['new 1', 'new 2'], answerId: 'ans-9' };
+      const ref = { source: 'gpt-4', questionId: 111, turns: ['new ref', 'new ref 2'] };
+      const p = { ...PROMPTS[0]!, systemPrompt: 'Judge, v3.', description: 'changed' };
+      const counts = await store.importBundle({ questions: { source: 'q2.jsonl', items: [q81] }, references: [ref], answers: [{ source: 'a2.jsonl', items: [a] }], prompts: [p], games: [{ ...g, reply: 'rewritten', verdict: 'model_1' }] });
+      expect(counts.questions).toBe(1);
+      expect(await store.listQuestions()).toEqual([q81, QUESTIONS[1], QUESTIONS[2]]);
+      expect(await store.listReferences()).toEqual([ref]);
+      expect(await store.listAnswers()).toEqual([a, ANSWERS[1], ANSWERS[2]]);
+      expect(await store.listPrompts()).toEqual([p, PROMPTS[1]]);
+      expect(await store.listGames()).toEqual([g]);
+    });
+
+    it('votes are replaced per source file, and only that source', async () => {
+      await store.importBundle({ votes: [{ source: 'a.csv', items: [vote(2), vote(3), vote(4)] }, { source: 'b.csv', items: [vote(2, { voter: 'expert_b' })] }] });
+      await store.importBundle({ votes: [{ source: 'a.csv', items: [vote(2, { winner: 'model_b' })] }] });
+      expect(await store.listVotes()).toEqual([withoutLine(vote(2, { voter: 'expert_b' })), withoutLine(vote(2, { winner: 'model_b' }))]);
+      await store.importBundle({ votes: [{ source: 'b.csv', items: [] }] });
+      expect(await store.listVotes()).toEqual([withoutLine(vote(2, { winner: 'model_b' }))]);
+    });
+
+    it('a bundle that fails midway (NOT NULL violation in its last chunk) leaves nothing behind', async () => {
+      await store.importBundle({ questions: { source: 'q.jsonl', items: QUESTIONS }, answers: [{ source: 'a.jsonl', items: ANSWERS }], votes: [{ source: 'v.csv', items: [vote(2), vote(3)] }] });
+      const before = await snapshot(store);
+      // many rows, so every adapter splits them into several statements; the bad vote is the very last row
+      const games = Array.from({ length: 1300 }, (_, k) => makeGame({ match: { questionId: 81, category: 'writing', turn: 1 + (k % 2), model1: 'alpha', model2: 'beta' } }));
+      const votes = Array.from({ length: 3400 }, (_, k) => vote(k + 2));
+      votes.push({ ...vote(9999), modelA: null as unknown as string });
+      const bad: ImportBundle = {
+        questions: { source: 'q2.jsonl', items: [{ ...QUESTIONS[0]!, category: 'changed' }, { id: 300, category: 'new', turns: ['x'] }] },
+        answers: [{ source: 'g.jsonl', items: [{ model: 'gamma', questionId: 81, turns: ['g1', 'g2'] }] }],
+        prompts: PROMPTS,
+        games,
+        votes: [{ source: 'v.csv', items: votes }],
+      };
+      await expect(store.importBundle(bad)).rejects.toThrow();
+      expect(await snapshot(store)).toEqual(before);
+      expect(await store.existingGameIds([games[0]!.id, games[1299]!.id])).toEqual(new Set());
+    });
+
+    it('imports thousands of games in one bundle (statements stay under the parameter limit)', async () => {
+      const games = Array.from({ length: 2600 }, () => makeGame());
+      expect((await store.importBundle({ games })).games).toBe(2600);
+      expect((await store.listGames()).length).toBe(2600);
+    });
+
+    it('existingGameIds answers for more than 1000 ids at once', async () => {
+      const games = Array.from({ length: 1200 }, () => makeGame());
+      await store.importBundle({ games });
+      const asked = [...games.map((g) => g.id), ...Array.from({ length: 1300 }, (_, k) => `absent-${k}`)];
+      const found = await store.existingGameIds(asked);
+      expect(found.size).toBe(1200);
+      expect(found).toEqual(new Set(games.map((g) => g.id)));
+    });
+
+    it('insertGame is idempotent: the first stored version stays', async () => {
+      const g = makeGame();
+      await store.insertGame(g);
+      await store.insertGame(g);
+      await store.insertGame({ ...g, reply: 'other', verdict: 'model_2' });
+      expect(await store.listGames()).toEqual([g]);
+      expect(await store.existingGameIds([g.id])).toEqual(new Set([g.id]));
+    });
+
+    it('listGames filters by judge, kind, question and model pair (either orientation)', async () => {
+      const ab = makeGame({ judge: 'j1' });
+      const ba = makeGame({ judge: 'j1', order: 'BA' });
+      const reversed = makeGame({ judge: 'j1', match: { questionId: 111, category: 'math', turn: 1, model1: 'beta', model2: 'alpha' } });
+      const other = makeGame({ judge: 'j1', match: { questionId: 81, category: 'writing', turn: 2, model1: 'alpha', model2: 'gamma' } });
+      const single = makeGame({ judge: 'j1', promptName: 'single-v1', match: { questionId: 81, category: 'writing', turn: 1, model1: 'alpha' }, verdict: '8' });
+      const j2 = makeGame({ judge: 'j2' });
+      for (const g of [j2, single, other, reversed, ba, ab]) await store.insertGame(g); // inserted out of order
+      expect(await store.listGames()).toEqual([ab, ba, reversed, other, single, j2]);
+      expect(await store.listGames({ judge: 'j1' })).toEqual([ab, ba, reversed, other, single]);
+      expect(await store.listGames({ judge: 'j1', kind: 'pairwise' })).toEqual([ab, ba, reversed, other]);
+      expect(await store.listGames({ kind: 'single' })).toEqual([single]);
+      expect(await store.listGames({ questionId: 111 })).toEqual([reversed]);
+      expect(await store.listGames({ models: ['beta', 'alpha'] })).toEqual([ab, ba, reversed, j2]);
+      expect(await store.listGames({ judge: 'j1', questionId: 81, models: ['alpha', 'beta'] })).toEqual([ab, ba]);
+      expect(await store.listGames({ judge: 'nobody' })).toEqual([]);
+    });
+
+    it('listJudges merges game and vote counts per judge', async () => {
+      await store.importBundle({ games: [makeGame({ judge: 'gpt-4' }), makeGame({ judge: 'gpt-4' }), makeGame({ judge: 'local' })], votes: [{ source: 'v.csv', items: [vote(2), vote(3), vote(4, { judge: 'gpt-4', voter: 'gpt4_pair' })] }] });
+      expect(await store.listJudges()).toEqual([
+        { judge: 'gpt-4', games: 2, votes: 1 },
+        { judge: 'human', games: 0, votes: 2 },
+        { judge: 'local', games: 1, votes: 0 },
+      ]);
+    });
+
+    it('updateVerdicts changes verdict and parser of the named games only', async () => {
+      const [a, b, c] = [makeGame(), makeGame(), makeGame()];
+      await store.importBundle({ games: [a!, b!, c!] });
+      await store.updateVerdicts([]);
+      await store.updateVerdicts([
+        { id: a!.id, verdict: 'model_2', parser: 'fastchat@1' },
+        { id: c!.id, verdict: 'error', parser: 'fastchat@1' },
+        { id: 'no-such-game', verdict: 'tie', parser: 'fastchat@1' },
+      ]);
+      expect(await store.listGames()).toEqual([
+        { ...a, verdict: 'model_2', parser: 'fastchat@1' },
+        b,
+        { ...c, verdict: 'error', parser: 'fastchat@1' },
+      ]);
+    });
+
+    it('saveRun inserts, then updates the same run; listRuns orders by start', async () => {
+      await store.saveRun(run({ id: 'late', startedAt: 2_000 }));
+      await store.saveRun(run({ id: 'early', startedAt: 1_000 }));
+      const done = run({ id: 'late', startedAt: 2_000, finishedAt: 3_000, played: 8, failed: 1, tokensIn: 900, tokensOut: 80, status: 'done', cost: 0.42 });
+      await store.saveRun(done);
+      expect(await store.listRuns()).toEqual([run({ id: 'early', startedAt: 1_000 }), done]);
+    });
+
+    it('recordAttempt keeps failed calls apart from games', async () => {
+      await store.saveRun(run());
+      const g = makeGame();
+      await store.recordAttempt({ runId: 'run-1', gameId: g.id, judge: 'judge-x', error: '[judge:openai] 429 Too Many Requests', at: 1 });
+      await store.recordAttempt({ runId: 'run-1', gameId: g.id, judge: 'judge-x', error: '[judge:openai] timeout', at: 2 });
+      expect(await store.existingGameIds([g.id])).toEqual(new Set());
+      expect(await store.listGames()).toEqual([]);
+      expect(await store.listJudges()).toEqual([]);
+    });
+  });
+}
