@@ -1,32 +1,347 @@
-import { Hono } from 'hono';
+// The read-only leaderboard site over any Store: SQLite on Node (src/entry/node.ts, `arena serve`),
+// D1 on Workers (src/entry/worker.ts). Pages are server-rendered from compiled EJS views; every table
+// is also served as JSON and CSV under /api. Responses are cached per data version with an ETag.
+import { Hono, type Context } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import { standings } from '../engine/results.ts';
 import type { Store } from '../storage/store.ts';
-import { render } from './views.ts';
+import { ResultCache, fnv1a, type CacheOptions } from './cache.ts';
+import { categoryBars, judgeLines, matrixHeatmap, winRateBars } from './charts.ts';
+import { toCsv } from './csv.ts';
+import { SiteData, type Filter } from './data.ts';
+import { markdown } from './markdown.ts';
+import { assets, render } from './views.ts';
 
-/** The read-only leaderboard site over any Store (SQLite on Node, D1 on Workers). */
-export function createApp({ store }: { store: Store }) {
+export interface AppOptions {
+  store: Store;
+  /** enables POST /api/admin/purge (Authorization: Bearer <token>); without it every write is refused */
+  adminToken?: string;
+  cache?: CacheOptions;
+  /** bootstrap rounds behind the rating intervals (default 1000) */
+  bootstrapRounds?: number;
+}
+
+/** The Content-Security-Policy of every page: nothing but this origin, no inline script or style. */
+export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const TYPES = { html: 'text/html; charset=utf-8', json: 'application/json; charset=utf-8', csv: 'text/csv; charset=utf-8', svg: 'image/svg+xml', css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' } as const;
+type Kind = keyof typeof TYPES;
+
+/** A table served at /api/<name> (JSON) and /api/<name>.csv: its columns fix the shape of both. */
+interface Table {
+  columns: readonly string[];
+  describe: string;
+  rows(c: Context): Promise<object[]>;
+}
+
+const STANDING = ['model', 'win', 'loss', 'tie', 'inconsistent', 'error', 'winRate', 'lossRate', 'winRateAdjusted'] as const;
+
+export function createApp(o: AppOptions) {
+  const { store } = o;
+  const cache = new ResultCache(store, o.cache);
+  const data = new SiteData(store, cache, { bootstrapRounds: o.bootstrapRounds ?? 1000 });
   const app = new Hono();
-  app.use(secureHeaders({ contentSecurityPolicy: { defaultSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"], scriptSrc: ["'self'"], imgSrc: ["'self'", 'data:'] } }));
 
-  const tables = async () => {
-    const judges = (await store.listJudges()).filter((j) => j.judge !== 'author');
-    const out = [];
-    for (const j of judges) {
-      const rows = await standings(store, { judge: j.judge, mode: 'pairwise-all' });
-      if (rows.length) out.push({ judge: j.judge, mode: 'pairwise-all', rows });
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'"],
+        formAction: ["'self'"],
+        baseUri: ["'none'"],
+        frameAncestors: ["'none'"],
+      },
+      xFrameOptions: 'DENY',
+      referrerPolicy: 'no-referrer',
+      crossOriginResourcePolicy: 'same-origin',
+      crossOriginOpenerPolicy: 'same-origin',
+      permissionsPolicy: { camera: [], microphone: [], geolocation: [] },
+    }),
+  );
+
+  // The public site is read-only: only the token-protected admin endpoints accept a write.
+  app.use('*', async (c, next) => {
+    const m = c.req.method;
+    if (m === 'GET' || m === 'HEAD' || c.req.path.startsWith('/api/admin/')) return next();
+    return c.json({ error: `${m} is not allowed: the site is read-only` }, 405, { Allow: 'GET, HEAD' });
+  });
+  app.use('/api/admin/*', async (c, next) => {
+    if (!o.adminToken) return c.json({ error: 'write endpoints are disabled (no admin token configured)' }, 403);
+    return bearerAuth({ token: o.adminToken })(c, next);
+  });
+  app.post('/api/admin/purge', (c) => {
+    cache.clear();
+    return c.json({ purged: true });
+  });
+
+  /** Serve `compute()`'s bytes, cached per URL and data version, with an ETag and 304s. */
+  async function send(c: Context, kind: Kind, compute: () => Promise<string>, extra: Record<string, string> = {}): Promise<Response> {
+    await cache.fresh();
+    const url = new URL(c.req.url);
+    const entry = await cache.get(`resp:${kind}:${url.pathname}${url.search}`, async () => {
+      const body = await compute();
+      return { body, etag: `"${fnv1a(body)}-${body.length.toString(36)}"` };
+    });
+    const headers: Record<string, string> = { 'Content-Type': TYPES[kind], 'Cache-Control': 'public, max-age=0, must-revalidate', ETag: entry.etag, ...extra };
+    if (kind === 'svg') headers['Content-Security-Policy'] = "default-src 'none'; style-src 'unsafe-inline'";
+    const inm = c.req.header('If-None-Match');
+    if (inm && inm.split(',').some((t) => t.trim() === entry.etag || t.trim() === `W/${entry.etag}`)) return c.body(null, 304, headers);
+    return c.body(entry.body, 200, headers);
+  }
+
+  // ---- query parameters, checked against the data (an unknown value is a 404, a malformed one a 400)
+  async function judgeParam(c: Context, fallback = true): Promise<string> {
+    const judges = await data.rankedJudges();
+    const j = c.req.query('judge');
+    if (j === undefined || j === '') {
+      const first = judges.includes('gpt-4') ? 'gpt-4' : judges[0];
+      if (fallback && first) return first;
+      throw new HTTPException(400, { message: 'query parameter "judge" is required' });
     }
-    return out;
+    if (!judges.includes(j)) throw new HTTPException(404, { message: `no judge named "${j}" (judges: ${judges.join(', ') || 'none'})` });
+    return j;
+  }
+  async function filterParam(c: Context): Promise<Filter> {
+    const f: Filter = {};
+    const turn = c.req.query('turn');
+    if (turn !== undefined && turn !== '' && turn !== 'both') {
+      if (turn !== '1' && turn !== '2') throw new HTTPException(400, { message: `query parameter "turn": expected 1, 2 or both, got "${turn}"` });
+      f.turn = Number(turn);
+    }
+    const category = c.req.query('category');
+    if (category) {
+      const cats = await data.categories();
+      if (!cats.includes(category)) throw new HTTPException(404, { message: `no category named "${category}" (categories: ${cats.join(', ')})` });
+      f.category = category;
+    }
+    return f;
+  }
+  async function modelParam(c: Context, name: string, value = c.req.query(name)): Promise<string> {
+    const models = await allModels();
+    if (!value) throw new HTTPException(400, { message: `query parameter "${name}" is required` });
+    if (!models.includes(value)) throw new HTTPException(404, { message: `no model named "${value}"` });
+    return value;
+  }
+  /** Models with answers, plus models that appear only in recorded verdicts. */
+  async function allModels(): Promise<string[]> {
+    return cache.get('allModels', async () => {
+      const set = new Set(await data.models());
+      for (const j of await data.rankedJudges()) for (const r of await data.leaderboard(j)) set.add(r.model);
+      return [...set].sort();
+    });
+  }
+
+  // ---- tables: /api/<name> and /api/<name>.csv
+  const tables: Record<string, Table> = {
+    leaderboard: {
+      describe: 'one judge\'s standings with Bradley–Terry rating and 95% interval; ?judge=&turn=1|2|both&category=',
+      columns: ['rank', ...STANDING, 'rating', 'ratingLo', 'ratingHi'],
+      rows: async (c) => data.leaderboard(await judgeParam(c), await filterParam(c)),
+    },
+    judges: { describe: 'every judge with its stored games and recorded votes', columns: ['judge', 'games', 'votes'], rows: () => data.judges() },
+    consistency: {
+      describe: 'each judge\'s consistency across the two orders of a match',
+      columns: ['judge', 'matches', 'consistent', 'inconsistent', 'error', 'consistency'],
+      rows: () => data.consistency(),
+    },
+    agreement: {
+      describe: 'agreement of every pair of judges per turn, with ties (S1) and without (S2)',
+      columns: ['judge1', 'judge2', 'turn', 'setup', 'total', 'agree', 'ratio'],
+      rows: () => data.agreement(),
+    },
+    matrix: {
+      describe: 'the pairwise win matrix and battle counts of one judge; ?judge=&turn=&category=',
+      columns: ['model', 'opponent', 'battles', 'win', 'loss', 'tie', 'error', 'winRateAdjusted'],
+      rows: async (c) => (await data.matrix(await judgeParam(c), await filterParam(c))).cells,
+    },
+    'model-categories': {
+      describe: 'one model\'s standing per category; ?model=&judge=',
+      columns: ['category', ...STANDING],
+      rows: async (c) => (await data.model(await judgeParam(c), await modelParam(c, 'model'))).byCategory,
+    },
+    'model-turns': {
+      describe: 'one model\'s standing per turn; ?model=&judge=',
+      columns: ['turn', ...STANDING],
+      rows: async (c) => (await data.model(await judgeParam(c), await modelParam(c, 'model'))).byTurn,
+    },
+    'model-opponents': {
+      describe: 'one model against each opponent, strongest showing first; ?model=&judge=',
+      columns: ['model', 'opponent', 'battles', 'win', 'loss', 'tie', 'error', 'winRateAdjusted'],
+      rows: async (c) => (await data.model(await judgeParam(c), await modelParam(c, 'model'))).opponents,
+    },
+    games: {
+      describe: 'the stored games of one question and two models, with full judge texts; ?question=&a=&b=',
+      columns: ['id', 'judge', 'turn', 'order', 'model1', 'model2', 'verdict', 'parser', 'promptName', 'reply', 'createdAt', 'source'],
+      rows: async (c) => ((await matchParam(c))?.games ?? []).map((g) => ({ ...g, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2 })),
+    },
+    runs: {
+      describe: 'the runs: when, which judge, how many games, tokens',
+      columns: ['id', 'startedAt', 'finishedAt', 'judge', 'mode', 'status', 'planned', 'toPlay', 'played', 'failed', 'tokensIn', 'tokensOut'],
+      rows: () => data.runs(),
+    },
+    questions: { describe: 'the questions', columns: ['id', 'category', 'turns'], rows: () => data.questions() },
   };
 
-  app.get('/', async (c) => c.html(render('leaderboard', { tables: await tables() })));
-  app.get('/api/standings', async (c) => {
-    const judge = c.req.query('judge');
-    const mode = c.req.query('mode') === 'pairwise-baseline' ? 'pairwise-baseline' : 'pairwise-all';
-    const turn = c.req.query('turn') ? Number(c.req.query('turn')) : undefined;
-    if (!judge) return c.json(await tables());
-    return c.json(await standings(store, { judge, mode, ...(turn ? { turn } : {}), ...(c.req.query('baseline') ? { baseline: c.req.query('baseline')! } : {}) }));
+  async function matchParam(c: Context) {
+    const q = c.req.query('question');
+    if (!q || !/^\d+$/.test(q)) throw new HTTPException(400, { message: 'query parameter "question": expected a question id' });
+    const a = await modelParam(c, 'a');
+    const b = await modelParam(c, 'b');
+    const m = await data.match(Number(q), a, b);
+    if (!m) throw new HTTPException(404, { message: `no question ${q}` });
+    return m;
+  }
+
+  const project = (rows: object[], columns: readonly string[]) => rows.map((r) => Object.fromEntries(columns.map((k) => [k, (r as Record<string, unknown>)[k] ?? null])));
+
+  app.get('/api', (c) => send(c, 'json', async () => JSON.stringify({ tables: Object.fromEntries(Object.entries(tables).map(([k, t]) => [k, { json: `/api/${k}`, csv: `/api/${k}.csv`, columns: t.columns, describe: t.describe }])), other: { '/api/standings': 'FastChat-shaped standings (?judge=&mode=&turn=&baseline=)', '/api/match': 'one question and two models, everything (?question=&a=&b=)' } }, null, 1)));
+  app.get('/api/:table{[a-z-]+\\.csv}', async (c) => {
+    const name = c.req.param('table').replace(/\.csv$/, '');
+    const t = tables[name];
+    if (!t) throw new HTTPException(404, { message: `no table named "${name}" (see /api)` });
+    return send(c, 'csv', async () => toCsv(await t.rows(c), t.columns), { 'Content-Disposition': `inline; filename="${name}.csv"` });
+  });
+  app.get('/api/standings', (c) =>
+    send(c, 'json', async () => {
+      const judge = c.req.query('judge');
+      if (!judge) return JSON.stringify(await leaderboardTables({}));
+      const mode = c.req.query('mode') === 'pairwise-baseline' ? 'pairwise-baseline' : 'pairwise-all';
+      const turn = c.req.query('turn') ? Number(c.req.query('turn')) : undefined;
+      return JSON.stringify(await standings(store, { judge, mode, ...(turn ? { turn } : {}), ...(c.req.query('baseline') ? { baseline: c.req.query('baseline')! } : {}) }));
+    }),
+  );
+  app.get('/api/match', (c) => send(c, 'json', async () => JSON.stringify(await matchParam(c))));
+  app.get('/api/:table{[a-z-]+}', async (c) => {
+    const name = c.req.param('table');
+    const t = tables[name];
+    if (!t) throw new HTTPException(404, { message: `no table named "${name}" (see /api)` });
+    return send(c, 'json', async () => JSON.stringify(project(await t.rows(c), t.columns)));
+  });
+
+  // ---- pages
+  const NAV = [
+    ['/', 'Leaderboard'],
+    ['/judges', 'Judges'],
+    ['/matrix', 'Win matrix'],
+    ['/matches', 'Matches'],
+    ['/runs', 'Runs'],
+    ['/api', 'API'],
+  ] as const;
+  const page = (c: Context, view: string, title: string, d: object) => render(view, { title, nav: NAV, path: c.req.path, css: assets.path('site.css'), js: assets.path('site.js'), f: FORMAT, md: markdown, ...d });
+
+  async function leaderboardTables(f: Filter, only?: string) {
+    const out = [];
+    for (const judge of only ? [only] : await data.rankedJudges()) {
+      const rows = await data.leaderboard(judge, f);
+      if (rows.length) out.push({ judge, mode: 'pairwise-all', rows });
+    }
+    return out;
+  }
+  const qs = (p: Record<string, string | number | undefined>) => {
+    const s = new URLSearchParams(Object.entries(p).filter(([, v]) => v !== undefined && v !== '') as [string, string][]).toString();
+    return s ? `?${s}` : '';
+  };
+
+  app.get('/', (c) =>
+    send(c, 'html', async () => {
+      const f = await filterParam(c);
+      const judge = c.req.query('judge') ? await judgeParam(c) : undefined;
+      const tablesShown = await leaderboardTables(f, judge);
+      return page(c, 'leaderboard', 'Leaderboard', {
+        tables: tablesShown,
+        judges: await data.rankedJudges(),
+        categories: await data.categories(),
+        sel: { judge: judge ?? '', turn: f.turn ?? '', category: f.category ?? '' },
+        chartQuery: qs({ turn: f.turn, category: f.category }),
+        qs,
+      });
+    }),
+  );
+  app.get('/judges', (c) =>
+    send(c, 'html', async () => {
+      const judges = await data.rankedJudges();
+      const boards = [];
+      for (const judge of judges) boards.push({ judge, rows: await data.leaderboard(judge) });
+      const models = (boards.find((b) => b.judge === 'human') ?? boards[0])?.rows.map((r) => r.model) ?? [];
+      return page(c, 'judges', 'Judges side by side', { boards, models, consistency: await data.consistency(), agreement: await data.agreement() });
+    }),
+  );
+  app.get('/matrix', (c) =>
+    send(c, 'html', async () => {
+      const judge = await judgeParam(c);
+      const f = await filterParam(c);
+      const m = await data.matrix(judge, f);
+      return page(c, 'matrix', `Win matrix · ${judge}`, { judge, ...m, judges: await data.rankedJudges(), categories: await data.categories(), sel: { judge, turn: f.turn ?? '', category: f.category ?? '' }, chartQuery: qs({ judge, turn: f.turn, category: f.category }) });
+    }),
+  );
+  app.get('/models/:model', (c) =>
+    send(c, 'html', async () => {
+      const model = await modelParam(c, 'model', c.req.param('model'));
+      const judge = await judgeParam(c);
+      const m = await data.model(judge, model);
+      const rated = m.opponents.filter((x) => x.winRateAdjusted !== null);
+      return page(c, 'model', model, { model, judge, judges: await data.rankedJudges(), ...m, strongest: rated.at(-1), weakest: rated[0], chartQuery: qs({ judge, model }) });
+    }),
+  );
+  app.get('/matches', (c) =>
+    send(c, 'html', async () => {
+      const questions = await data.questions();
+      const models = await data.models();
+      const hasPick = c.req.query('question') !== undefined;
+      const match = hasPick ? await matchParam(c) : undefined;
+      const sel = { question: c.req.query('question') ?? '', a: c.req.query('a') ?? models[0] ?? '', b: c.req.query('b') ?? models[1] ?? '' };
+      return page(c, 'matches', match ? `Question ${match.question.id}: ${match.modelA} vs ${match.modelB}` : 'Match browser', { questions, models, sel, match });
+    }),
+  );
+  app.get('/runs', (c) => send(c, 'html', async () => page(c, 'runs', 'Runs', { runs: await data.runs() })));
+
+  // ---- charts (SVG images; each page shows the numbers in a table next to them)
+  app.get('/charts/winrate.svg', (c) => send(c, 'svg', async () => winRateBars(await data.leaderboard(await judgeParam(c), await filterParam(c)))));
+  app.get('/charts/matrix.svg', (c) =>
+    send(c, 'svg', async () => {
+      const m = await data.matrix(await judgeParam(c), await filterParam(c));
+      return matrixHeatmap(m.models, m.cells);
+    }),
+  );
+  app.get('/charts/judges.svg', (c) =>
+    send(c, 'svg', async () => {
+      const boards = [];
+      for (const judge of await data.rankedJudges()) boards.push({ judge, rows: await data.leaderboard(judge) });
+      const models = (boards.find((b) => b.judge === 'human') ?? boards[0])?.rows.map((r) => r.model) ?? [];
+      return judgeLines(models, boards);
+    }),
+  );
+  app.get('/charts/model.svg', (c) => send(c, 'svg', async () => categoryBars((await data.model(await judgeParam(c), await modelParam(c, 'model'))).byCategory)));
+
+  // ---- the app's own stylesheet and script (no external requests); immutable under their hashed URL
+  app.get('/static/:name', (c) => {
+    const a = assets.get(c.req.param('name'));
+    if (!a) return c.notFound();
+    return c.body(a.body, 200, { 'Content-Type': TYPES[a.kind], 'Cache-Control': 'public, max-age=31536000, immutable', ETag: `"${a.hash}"` });
   });
   app.get('/healthz', (c) => c.text('ok'));
+
+  app.notFound((c) => (c.req.path.startsWith('/api/') ? c.json({ error: `no such endpoint: ${c.req.path} (see /api)` }, 404) : c.html(page(c, 'error', 'Not found', { status: 404, message: `No page at ${c.req.path}.` }), 404)));
+  app.onError((e, c) => {
+    const status = e instanceof HTTPException ? e.status : 500;
+    if (e instanceof HTTPException && e.res) return e.res;
+    const message = status === 500 ? 'Internal error.' : e.message;
+    if (status === 500) console.error(`[web] ${c.req.method} ${c.req.path}:`, e);
+    const wantsJson = c.req.path.startsWith('/api') || c.req.path.startsWith('/charts');
+    return wantsJson ? c.json({ error: message }, status) : c.html(page(c, 'error', `Error ${status}`, { status, message }), status);
+  });
   return app;
 }
+
+const FORMAT = {
+  pct: (x: number | null | undefined) => (x === null || x === undefined ? '–' : `${(100 * x).toFixed(1)}%`),
+  num: (x: number | null | undefined, d = 0) => (x === null || x === undefined ? '–' : x.toFixed(d)),
+  time: (ms: number | null | undefined) => (ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '–'),
+  int: (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toLocaleString('en-US')),
+};

@@ -1,4 +1,5 @@
-import { views } from './views.gen.ts';
+import { fnv1a } from './cache.ts';
+import { assets as rawAssets, views } from './views.gen.ts';
 
 type ViewFn = (it: object, escapeFn: undefined, include: (name: string, data?: object) => string) => string;
 
@@ -8,3 +9,23 @@ export function render(name: string, data: object): string {
   if (!fn) throw new Error(`[web] no view named "${name}" (views/${name}.ejs)`);
   return fn(data, undefined, (child, d) => render(child, { ...data, ...d }));
 }
+
+export interface Asset {
+  body: string;
+  kind: 'css' | 'js';
+  hash: string;
+}
+
+const table = new Map<string, Asset>(
+  Object.entries(rawAssets as Record<string, string>).map(([name, body]) => [name, { body, kind: name.endsWith('.css') ? 'css' : 'js', hash: fnv1a(body).slice(0, 12) }]),
+);
+
+/** The site's stylesheet and script (views/*.css, views/*.js), served from /static/ under a content-hashed URL. */
+export const assets = {
+  get: (name: string): Asset | undefined => table.get(name),
+  path(name: string): string {
+    const a = table.get(name);
+    if (!a) throw new Error(`[web] no asset named "${name}" (views/${name})`);
+    return `/static/${name}?v=${a.hash}`;
+  },
+};

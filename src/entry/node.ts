@@ -1,0 +1,34 @@
+// Node entry: the leaderboard app over a SQLite file, served by @hono/node-server.
+// `node --import tsx src/entry/node.ts <db> [port] [host]`, or use `arena serve` (src/cli/commands/serve.ts).
+import { serve, type ServerType } from '@hono/node-server';
+import { pathToFileURL } from 'node:url';
+import { openSqliteStore } from '../storage/sqlite.ts';
+import type { Store } from '../storage/store.ts';
+import { createApp, type AppOptions } from '../web/app.ts';
+
+export interface NodeServer {
+  server: ServerType;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serve the app over a store; resolves once listening (port 0 picks a free port). */
+export function serveNode(store: Store, o: { port?: number; host?: string } & Omit<AppOptions, 'store'> = {}): Promise<NodeServer> {
+  const app = createApp({ ...o, store });
+  const host = o.host ?? '127.0.0.1';
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, port: o.port ?? 3000, hostname: host }, (info) =>
+      resolve({ server, url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}`, close: () => new Promise<void>((r) => server.close(() => r())) }),
+    );
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const [db = './arena.db', port = process.env.PORT ?? '3000', host = '127.0.0.1'] = process.argv.slice(2);
+  const store = openSqliteStore(db);
+  const s = await serveNode(store, { port: Number(port), host, ...(process.env.ARENA_ADMIN_TOKEN ? { adminToken: process.env.ARENA_ADMIN_TOKEN } : {}) });
+  process.stdout.write(`leaderboard on ${s.url}/\n`);
+  const stop = () => void s.close().then(() => store.close());
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

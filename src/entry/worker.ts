@@ -1,0 +1,21 @@
+// Cloudflare Worker entry: the leaderboard app over D1. Bundled by wrangler (wrangler.toml); it must
+// never reach better-sqlite3, node-llama-cpp, openai or the CLI (tests/web/worker-bundle.test.ts checks).
+import type { AnyD1Database } from 'drizzle-orm/d1';
+import { openD1Store } from '../storage/d1.ts';
+import { createApp } from '../web/app.ts';
+
+export interface Env {
+  DB: AnyD1Database;
+  /** enables the token-protected write endpoints (cache purge) when set: `wrangler secret put ADMIN_TOKEN` */
+  ADMIN_TOKEN?: string;
+}
+
+let app: ReturnType<typeof createApp> | undefined;
+
+export default {
+  fetch(request: Request, env: Env, ctx: unknown): Response | Promise<Response> {
+    // one app per isolate: its result cache lives as long as the isolate does
+    app ??= createApp({ store: openD1Store(env.DB), ...(env.ADMIN_TOKEN ? { adminToken: env.ADMIN_TOKEN } : {}) });
+    return app.fetch(request, env, ctx as never);
+  },
+};

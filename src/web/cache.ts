@@ -1,0 +1,102 @@
+// A result cache for the read-only site. Results are derived from stored games and votes, which change
+// only when someone imports or plays; so every cached value is tied to a data fingerprint (game and
+// vote counts per judge, the runs' progress) that is re-read at most once per `checkMs`. A fingerprint
+// change, or `maxAgeMs` without one, drops everything. Bounded: at most `maxEntries` values (LRU).
+import type { Store } from '../storage/store.ts';
+
+export interface CacheOptions {
+  /** how often the data fingerprint is re-read (ms); 0 = on every request */
+  checkMs?: number;
+  /** drop everything at least this often, even with an unchanged fingerprint (catches re-parses) */
+  maxAgeMs?: number;
+  maxEntries?: number;
+  now?: () => number;
+}
+
+export class ResultCache {
+  private readonly entries = new Map<string, Promise<unknown>>();
+  private fingerprint = '';
+  private checkedAt = -Infinity;
+  private filledAt = -Infinity;
+  private checking: Promise<void> | undefined;
+  private readonly checkMs: number;
+  private readonly maxAgeMs: number;
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: Store,
+    o: CacheOptions = {},
+  ) {
+    this.checkMs = o.checkMs ?? 1000;
+    this.maxAgeMs = o.maxAgeMs ?? 5 * 60_000;
+    this.maxEntries = o.maxEntries ?? 2000;
+    this.now = o.now ?? (() => Date.now());
+  }
+
+  /** The data version the cached values belong to (changes whenever the cache is dropped). */
+  get version(): string {
+    return this.fingerprint;
+  }
+
+  /** Re-read the fingerprint if it is due; drop every value when the data changed. */
+  async fresh(): Promise<void> {
+    const t = this.now();
+    if (t - this.checkedAt < this.checkMs && t - this.filledAt < this.maxAgeMs) return;
+    this.checking ??= (async () => {
+      try {
+        const [judges, runs] = await Promise.all([this.store.listJudges(), this.store.listRuns()]);
+        const fp = fnv1a(JSON.stringify([judges, runs.map((r) => [r.id, r.played, r.failed, r.status, r.finishedAt])]));
+        const t2 = this.now();
+        if (fp !== this.fingerprint || t2 - this.filledAt >= this.maxAgeMs) {
+          this.entries.clear();
+          this.fingerprint = fp;
+          this.filledAt = t2;
+        }
+        this.checkedAt = t2;
+      } finally {
+        this.checking = undefined;
+      }
+    })();
+    await this.checking;
+  }
+
+  /** The cached value for `key`, computing it once (concurrent callers share the same promise). */
+  get<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const hit = this.entries.get(key);
+    if (hit) {
+      // refresh its LRU position
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit as Promise<T>;
+    }
+    const p = compute();
+    this.entries.set(key, p);
+    p.catch(() => this.entries.get(key) === p && this.entries.delete(key));
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    return p;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.checkedAt = -Infinity;
+  }
+}
+
+/** FNV-1a (64-bit, as 16 hex digits) of a string's UTF-16 code units: a fast, stable content hash for ETags. */
+export function fnv1a(s: string): string {
+  let h = 0xcbf29ce484222325n;
+  // two 32-bit halves keep it fast without BigInt in the loop
+  let lo = Number(h & 0xffffffffn);
+  let hi = Number(h >> 32n);
+  for (let i = 0; i < s.length; i++) {
+    lo ^= s.charCodeAt(i);
+    // multiply by the 64-bit FNV prime 0x100000001b3 = 2^40 + 0x1b3
+    const l = lo * 0x1b3;
+    const hh = hi * 0x1b3 + (lo << 8) + Math.floor(l / 0x100000000);
+    lo = l >>> 0;
+    hi = hh >>> 0;
+  }
+  h = (BigInt(hi) << 32n) | BigInt(lo);
+  return h.toString(16).padStart(16, '0');
+}

@@ -1,0 +1,73 @@
+// Charts rendered on the server to SVG with Apache ECharts (its SSR mode needs no DOM, and no runtime
+// code generation, so it runs on Workers too). Served as image/svg+xml and shown with <img>, so the
+// pages keep a strict CSP (ECharts writes inline style attributes into its SVG).
+import * as echarts from 'echarts/core';
+import { BarChart, HeatmapChart, LineChart } from 'echarts/charts';
+import { GridComponent, LegendComponent, VisualMapComponent } from 'echarts/components';
+import { SVGRenderer } from 'echarts/renderers';
+import type { LeaderRow, MatrixCell } from './data.ts';
+
+echarts.use([BarChart, HeatmapChart, LineChart, GridComponent, LegendComponent, VisualMapComponent, SVGRenderer]);
+
+const FONT = { fontFamily: 'system-ui, sans-serif', fontSize: 12, color: '#1b1b1b' };
+const COLORS = ['#2f5fb3', '#c2571a', '#2a7f3f', '#8a3ea8', '#a1132d', '#5c6470'];
+
+function svg(width: number, height: number, option: Record<string, unknown>): string {
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
+  try {
+    chart.setOption({ animation: false, color: COLORS, textStyle: FONT, ...option });
+    return chart.renderToSVGString();
+  } finally {
+    chart.dispose();
+  }
+}
+
+/** Horizontal bars: each model's adjusted win rate under one judge. */
+export function winRateBars(rows: LeaderRow[]): string {
+  const r = [...rows].reverse();
+  return svg(720, 60 + 34 * rows.length, {
+    grid: { left: 150, right: 60, top: 20, bottom: 30 },
+    xAxis: { type: 'value', min: 0, max: 1, axisLabel: FONT },
+    yAxis: { type: 'category', data: r.map((x) => x.model), axisLabel: FONT },
+    series: [{ type: 'bar', data: r.map((x) => round(x.winRateAdjusted)), label: { show: true, position: 'right', ...FONT }, barMaxWidth: 22 }],
+  });
+}
+
+/** Heat map of the pairwise win matrix: row model's adjusted win rate against the column model. */
+export function matrixHeatmap(models: string[], cells: MatrixCell[]): string {
+  const idx = new Map(models.map((m, k) => [m, k]));
+  const data = cells.filter((c) => c.winRateAdjusted !== null).map((c) => [idx.get(c.opponent)!, idx.get(c.model)!, round(c.winRateAdjusted!)]);
+  const side = 90 + 78 * models.length;
+  return svg(side + 160, side, {
+    grid: { left: 150, right: 20, top: 20, bottom: 110 },
+    xAxis: { type: 'category', data: models, axisLabel: { ...FONT, rotate: 35 }, name: 'opponent', nameLocation: 'middle', nameGap: 90 },
+    yAxis: { type: 'category', data: models, inverse: true, axisLabel: FONT },
+    visualMap: { show: false, min: 0, max: 1, inRange: { color: ['#b2182b', '#f7f7f7', '#2166ac'] } },
+    series: [{ type: 'heatmap', data, label: { show: true, ...FONT } }],
+  });
+}
+
+/** Lines: each judge's adjusted win rate of the same models (one line per judge). */
+export function judgeLines(models: string[], byJudge: { judge: string; rows: LeaderRow[] }[]): string {
+  return svg(720, 340, {
+    grid: { left: 50, right: 20, top: 40, bottom: 70 },
+    legend: { top: 0, textStyle: FONT },
+    xAxis: { type: 'category', data: models, axisLabel: { ...FONT, rotate: 20 } },
+    yAxis: { type: 'value', min: 0, max: 1, axisLabel: FONT },
+    series: byJudge.map((j) => ({ type: 'line', name: j.judge, symbolSize: 8, data: models.map((m) => round(j.rows.find((r) => r.model === m)?.winRateAdjusted ?? null)) })),
+  });
+}
+
+/** Bars per category for one model. */
+export function categoryBars(rows: { category: string; winRateAdjusted: number }[]): string {
+  return svg(720, 300, {
+    grid: { left: 50, right: 20, top: 20, bottom: 60 },
+    xAxis: { type: 'category', data: rows.map((r) => r.category), axisLabel: { ...FONT, rotate: 20 } },
+    yAxis: { type: 'value', min: 0, max: 1, axisLabel: FONT },
+    series: [{ type: 'bar', data: rows.map((r) => round(r.winRateAdjusted)), label: { show: true, position: 'top', ...FONT }, barMaxWidth: 40 }],
+  });
+}
+
+function round(x: number | null): number | null {
+  return x === null ? null : Math.round(x * 1000) / 1000;
+}

@@ -1,0 +1,244 @@
+// What the site shows, computed from the Store through core (standings, ratings, agreement) and
+// cached per data version (cache.ts). Every function returns plain rows: the pages render them and
+// the /api endpoints serve them as JSON and CSV with the same shapes.
+import { agreement, type AgreementRow } from '../core/agreement.ts';
+import { battleTable, bootstrapBradleyTerry } from '../core/bootstrap.ts';
+import { pairwiseStandings } from '../core/standings.ts';
+import type { Game, MatchOutcome, Question, Standing, Vote } from '../core/types.ts';
+import { HUMAN, judgeData, type JudgeData } from '../engine/results.ts';
+import type { RunRecord, Store } from '../storage/store.ts';
+import type { ResultCache } from './cache.ts';
+
+export interface Filter {
+  turn?: number;
+  category?: string;
+}
+
+export interface LeaderRow extends Standing {
+  rank: number;
+  /** Bradley–Terry rating (mean 1000, base 10, scale 400) and its 95% bootstrap interval over questions */
+  rating: number | null;
+  ratingLo: number | null;
+  ratingHi: number | null;
+}
+
+export interface ConsistencyRow {
+  judge: string;
+  matches: number;
+  consistent: number;
+  inconsistent: number;
+  error: number;
+  consistency: number;
+}
+
+export interface AgreementEntry extends AgreementRow {
+  judge1: string;
+  judge2: string;
+}
+
+export interface MatrixCell {
+  model: string;
+  opponent: string;
+  win: number;
+  loss: number;
+  tie: number;
+  error: number;
+  battles: number;
+  /** (win + tie/2) / (win + loss + tie), null without battles */
+  winRateAdjusted: number | null;
+}
+
+export interface MatchView {
+  question: Question;
+  modelA: string;
+  modelB: string;
+  answers: { model: string; turns: string[] }[];
+  references: { source: string; turns: string[] }[];
+  games: Game[];
+  votes: Vote[];
+}
+
+/** Judges excluded from leaderboards: the paper's authors voted on a subset only (kept in agreement). */
+const NOT_RANKED = new Set(['author']);
+
+export class SiteData {
+  constructor(
+    private readonly store: Store,
+    private readonly cache: ResultCache,
+    private readonly o: { bootstrapRounds: number },
+  ) {}
+
+  judges(): Promise<{ judge: string; games: number; votes: number }[]> {
+    return this.cache.get('judges', async () => {
+      const js = await this.store.listJudges();
+      // the human experts first, then the judges by name
+      return js.sort((a, b) => (a.judge === HUMAN ? -1 : b.judge === HUMAN ? 1 : a.judge < b.judge ? -1 : 1));
+    });
+  }
+
+  async rankedJudges(): Promise<string[]> {
+    return (await this.judges()).filter((j) => !NOT_RANKED.has(j.judge)).map((j) => j.judge);
+  }
+
+  questions(): Promise<Question[]> {
+    return this.cache.get('questions', () => this.store.listQuestions());
+  }
+
+  models(): Promise<string[]> {
+    return this.cache.get('models', () => this.store.listModels());
+  }
+
+  async categories(): Promise<string[]> {
+    return [...new Set((await this.questions()).map((q) => q.category))].sort();
+  }
+
+  judgeData(judge: string): Promise<JudgeData> {
+    return this.cache.get(`judgeData:${judge}`, () => judgeData(this.store, judge));
+  }
+
+  private async outcomes(judge: string, f: Filter): Promise<MatchOutcome[]> {
+    const { outcomes } = await this.judgeData(judge);
+    const qs = f.category ? new Set((await this.questions()).filter((q) => q.category === f.category).map((q) => q.id)) : undefined;
+    return outcomes.filter((o) => (f.turn === undefined || o.turn === f.turn) && (!qs || qs.has(o.questionId)));
+  }
+
+  /** One judge's leaderboard: FastChat's standings plus Bradley–Terry with a bootstrap interval. */
+  leaderboard(judge: string, f: Filter = {}): Promise<LeaderRow[]> {
+    return this.cache.get(`leaderboard:${judge}:${f.turn ?? ''}:${f.category ?? ''}`, async () => {
+      const outcomes = await this.outcomes(judge, f);
+      const rows = pairwiseStandings(outcomes);
+      const battles = outcomes.filter((o) => o.outcome !== 'error').map((o) => ({ a: o.model1, b: o.model2, score: o.outcome === 'model_1' ? 1 : o.outcome === 'model_2' ? 0 : 0.5, cluster: o.questionId }) as const);
+      const bt = battles.length && rows.length > 1 ? bootstrapBradleyTerry(battleTable(battles), { rounds: this.o.bootstrapRounds, unit: 'question' }).rows : [];
+      const byModel = new Map(bt.map((r) => [r.model, r]));
+      return rows.map((r, k) => {
+        const b = byModel.get(r.model);
+        return { rank: k + 1, ...r, rating: b?.rating ?? null, ratingLo: b?.lo ?? null, ratingHi: b?.hi ?? null };
+      });
+    });
+  }
+
+  /** How often a judge's two orders agree (recorded verdicts carry their inconsistent count too). */
+  consistency(): Promise<ConsistencyRow[]> {
+    return this.cache.get('consistency', async () => {
+      const out: ConsistencyRow[] = [];
+      for (const judge of await this.rankedJudges()) {
+        if (judge === HUMAN) continue;
+        const { outcomes } = await this.judgeData(judge);
+        let inconsistent = 0;
+        let error = 0;
+        for (const o of outcomes) {
+          if (o.outcome === 'inconsistent') inconsistent++;
+          else if (o.outcome === 'error') error++;
+        }
+        const consistent = outcomes.length - inconsistent - error;
+        out.push({ judge, matches: outcomes.length, consistent, inconsistent, error, consistency: outcomes.length ? consistent / outcomes.length : 0 });
+      }
+      return out;
+    });
+  }
+
+  /** Agreement (S1 with ties, S2 without) per turn of every judge with the human experts and with each other. */
+  agreement(): Promise<AgreementEntry[]> {
+    return this.cache.get('agreement', async () => {
+      const judges = (await this.judges()).map((j) => j.judge);
+      const out: AgreementEntry[] = [];
+      for (let i = 0; i < judges.length; i++)
+        for (let j = i; j < judges.length; j++) {
+          const j1 = judges[i]!;
+          const j2 = judges[j]!;
+          // a judge against itself is meaningful only for several voters per item (the humans)
+          if (j1 === j2 && j1 !== HUMAN && j1 !== 'author') continue;
+          const a = await this.judgeData(j1);
+          const rows = j1 === j2 ? agreement(a.votes, 'same') : agreement(a.votes, (await this.judgeData(j2)).votes);
+          for (const r of rows) if (r.total) out.push({ judge1: j1, judge2: j2, ...r });
+        }
+      return out;
+    });
+  }
+
+  /** The pairwise win matrix of one judge: every ordered pair of models that met. */
+  matrix(judge: string, f: Filter = {}): Promise<{ models: string[]; cells: MatrixCell[] }> {
+    return this.cache.get(`matrix:${judge}:${f.turn ?? ''}:${f.category ?? ''}`, async () => {
+      const cells = new Map<string, MatrixCell>();
+      const cell = (model: string, opponent: string) => {
+        const k = `${model}\u0000${opponent}`;
+        let c = cells.get(k);
+        if (!c) cells.set(k, (c = { model, opponent, win: 0, loss: 0, tie: 0, error: 0, battles: 0, winRateAdjusted: null }));
+        return c;
+      };
+      for (const o of await this.outcomes(judge, f)) {
+        const x = cell(o.model1, o.model2);
+        const y = cell(o.model2, o.model1);
+        x.battles++;
+        y.battles++;
+        if (o.outcome === 'model_1') (x.win++, y.loss++);
+        else if (o.outcome === 'model_2') (x.loss++, y.win++);
+        else if (o.outcome === 'error') (x.error++, y.error++);
+        else (x.tie++, y.tie++);
+      }
+      for (const c of cells.values()) {
+        const n = c.win + c.loss + c.tie;
+        c.winRateAdjusted = n ? (c.win + c.tie / 2) / n : null;
+      }
+      const models = (await this.leaderboard(judge, f)).map((r) => r.model);
+      const order = new Map(models.map((m, k) => [m, k]));
+      const list = [...cells.values()].sort((a, b) => order.get(a.model)! - order.get(b.model)! || order.get(a.opponent)! - order.get(b.opponent)!);
+      return { models, cells: list };
+    });
+  }
+
+  /** One model under one judge: its standing per category and per turn, and every opponent. */
+  model(judge: string, model: string): Promise<{ byCategory: (Standing & { category: string })[]; byTurn: (Standing & { turn: number })[]; opponents: MatrixCell[] }> {
+    return this.cache.get(`model:${judge}:${model}`, async () => {
+      const byCategory = [];
+      for (const category of await this.categories()) {
+        const row = (await this.leaderboard(judge, { category })).find((r) => r.model === model);
+        if (row) byCategory.push({ category, ...strip(row) });
+      }
+      const byTurn = [];
+      for (const turn of [1, 2]) {
+        const row = (await this.leaderboard(judge, { turn })).find((r) => r.model === model);
+        if (row) byTurn.push({ turn, ...strip(row) });
+      }
+      const opponents = (await this.matrix(judge)).cells.filter((c) => c.model === model).sort((a, b) => (b.winRateAdjusted ?? -1) - (a.winRateAdjusted ?? -1));
+      return { byCategory, byTurn, opponents };
+    });
+  }
+
+  /** Everything about one question and two models: the match browser. */
+  match(questionId: number, modelA: string, modelB: string): Promise<MatchView | undefined> {
+    return this.cache.get(`match:${questionId}:${modelA}:${modelB}`, async () => {
+      const question = (await this.questions()).find((q) => q.id === questionId);
+      if (!question) return undefined;
+      const answers = (await this.store.listAnswers([modelA, modelB])).filter((a) => a.questionId === questionId);
+      const refs = (await this.store.listReferences()).filter((r) => r.questionId === questionId);
+      const references = [...(question.reference ? [{ source: 'question', turns: question.reference }] : []), ...refs.map((r) => ({ source: r.source, turns: r.turns }))];
+      const games = (await this.store.listGames({ questionId, models: [modelA, modelB], kind: 'pairwise' })).sort((a, b) => a.judge.localeCompare(b.judge) || a.match.turn - b.match.turn || a.order.localeCompare(b.order) || a.createdAt - b.createdAt);
+      const votes: Vote[] = [];
+      for (const j of (await this.judges()).filter((x) => x.votes > 0)) {
+        for (const v of await this.cache.get(`votes:${j.judge}`, () => this.store.listVotes(j.judge))) if (v.questionId === questionId && ((v.modelA === modelA && v.modelB === modelB) || (v.modelA === modelB && v.modelB === modelA))) votes.push(v);
+      }
+      return {
+        question,
+        modelA,
+        modelB,
+        answers: [modelA, modelB].map((m) => ({ model: m, turns: answers.find((a) => a.model === m)?.turns ?? [] })),
+        references,
+        games,
+        votes,
+      };
+    });
+  }
+
+  runs(): Promise<(RunRecord & { games: number })[]> {
+    return this.cache.get('runs', async () => {
+      const runs = await this.store.listRuns();
+      return runs.reverse().map((r) => ({ ...r, games: r.played }));
+    });
+  }
+}
+
+function strip(r: LeaderRow): Standing {
+  const { rank: _r, rating: _a, ratingLo: _b, ratingHi: _c, ...s } = r;
+  return s;
+}
