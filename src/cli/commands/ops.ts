@@ -1,0 +1,130 @@
+// Operations: `arena refresh` (the nightly job), `arena cost` (the ledger), `arena refreshes` (history),
+// `arena checkpoints` (win rate of a fine-tuning run's checkpoints).
+import { defineCommand } from 'citty';
+import cliProgress from 'cli-progress';
+import { setMaxListeners } from 'node:events';
+import { table } from '../format.ts';
+import { dbArg, exitStatus, jsonArg, openStore, print, printJson } from '../shared.ts';
+
+/** SIGINT/SIGTERM abort the signal (games in flight are dropped, never recorded as verdicts); a second one exits. */
+function interruptible(log: (m: string) => void) {
+  const ctl = new AbortController();
+  setMaxListeners(0, ctl.signal);
+  const onSignal = () => {
+    if (ctl.signal.aborted) process.exit(130);
+    log('interrupted: stopping; rerun the same command to resume');
+    ctl.abort(new Error('interrupted'));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return { signal: ctl.signal, done: () => (process.off('SIGINT', onSignal), process.off('SIGTERM', onSignal)) };
+}
+
+/** A progress bar on stderr per run (a line every few seconds when stderr is not a terminal). */
+function progressBars() {
+  let bar: cliProgress.SingleBar | undefined;
+  let t0 = Date.now();
+  const log = (m: string) => process.stderr.write(`${bar ? '\n' : ''}${m}\n`);
+  return {
+    log,
+    start(label: string, total: number) {
+      bar?.stop();
+      bar = undefined;
+      log(`${label}: ${total} games to play`);
+      if (!total) return;
+      t0 = Date.now();
+      bar = new cliProgress.SingleBar(
+        { format: `${label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | $ {cost}`, stream: process.stderr, noTTYOutput: true, notTTYSchedule: 5000, etaBuffer: 50, hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(total, 0, { rate: '0.0', failed: 0, cost: '0' });
+    },
+    update(done: number, failed: number, cost: number) {
+      bar?.update(done + failed, { rate: (done / Math.max((Date.now() - t0) / 1000, 1e-3)).toFixed(1), failed, cost: cost.toFixed(4) });
+    },
+    stop() {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
+}
+
+export const refreshCommand = defineCommand({
+  meta: { name: 'refresh', description: 'the nightly job: import new/changed answers, play only missing games, canary, health, cost, publish' },
+  args: {
+    config: { type: 'string', required: true, description: 'refresh config (JSON; see examples/refresh.json)', valueHint: 'FILE' },
+    'dry-run': { type: 'boolean', description: 'print the plan and its estimated cost; change nothing' },
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const { refresh } = await import('../../ops/refresh.ts');
+    const bars = progressBars();
+    const irq = interruptible(bars.log);
+    let cost = 0;
+    try {
+      const s = await refresh({
+        configFile: args.config,
+        dryRun: !!args['dry-run'],
+        signal: irq.signal,
+        log: bars.log,
+        onRunStart: ({ judge, mode, toPlay }) => {
+          cost = 0;
+          bars.start(`${judge} ${mode}`, toPlay);
+        },
+        onProgress: (p) => {
+          if (p.last && 'game' in p.last) cost += p.last.game.cost ?? 0;
+          bars.update(p.done, p.failed, cost);
+        },
+      });
+      bars.stop();
+      if (args['dry-run'] && !args.json) {
+        print(table(s.plan.map((p) => ({ judge: p.judge, mode: p.mode, planned: p.planned, stored: p.stored, 'to play': p.toPlay, 'est. tokens in': p.estTokensIn, 'est. tokens out': p.estTokensOut, 'est. USD': Number(p.estCost.toFixed(6)), estimate: p.basis }))));
+      }
+      if (args.json) printJson(s);
+      else print(s.line);
+      exitStatus.code = s.exitCode;
+    } finally {
+      bars.stop();
+      irq.done();
+    }
+  },
+});
+
+export const costCommand = defineCommand({
+  meta: { name: 'cost', description: 'the cost ledger: spending per judge, per run, or per game' },
+  args: {
+    ...dbArg,
+    by: { type: 'string', default: 'judge', description: 'judge | run | refresh' },
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const { costByJudge, costByRun, listRefreshes } = await import('../../ops/ledger.ts');
+    const store = openStore(args.db, { mustExist: true });
+    try {
+      let rows: Record<string, unknown>[];
+      if (args.by === 'run') rows = (await costByRun(store)).map((r) => ({ ...r, startedAt: new Date(r.startedAt).toISOString() }));
+      else if (args.by === 'refresh') rows = (await listRefreshes(store)).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost }));
+      else rows = (await costByJudge(store)).map((r) => ({ ...r }));
+      if (args.json) printJson(rows);
+      else print(table(rows));
+    } finally {
+      await store.close();
+    }
+  },
+});
+
+export const refreshesCommand = defineCommand({
+  meta: { name: 'refreshes', description: 'past refreshes, newest first: status, degraded reasons, the summary line' },
+  args: { ...dbArg, ...jsonArg },
+  async run({ args }) {
+    const { listRefreshes } = await import('../../ops/ledger.ts');
+    const store = openStore(args.db, { mustExist: true });
+    try {
+      const rows = (await listRefreshes(store)).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost, degraded: r.degraded ? (JSON.parse(r.degraded) as string[]).join('; ') : '', line: (JSON.parse(r.summary) as { line?: string }).line ?? '' }));
+      if (args.json) printJson(rows);
+      else print(table(rows));
+    } finally {
+      await store.close();
+    }
+  },
+});

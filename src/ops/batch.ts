@@ -1,0 +1,158 @@
+// OpenAI Batch API mode (half price, results within 24 h): submit the games to play as one JSONL file,
+// persist the batch id, poll, and import the results as games. A restarted refresh first polls the
+// batches it left pending and never submits a game twice while its batch is pending.
+import OpenAI, { toFile } from 'openai';
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import * as t from '../../db/schema.ts';
+import type { Game, GameSpec, JudgeSettings } from '../core/types.ts';
+import { PARSER_VERSIONS, parseGameVerdict, parseRating, type ParserMode } from '../core/verdict.ts';
+import type { SqliteStore } from '../storage/sqlite.ts';
+import type { Price } from './config.ts';
+import { costOf } from './prices.ts';
+
+export interface BatchOptions {
+  store: SqliteStore;
+  /** provider/model, as stored on the games */
+  judgeId: string;
+  /** the model name sent to the API */
+  model: string;
+  baseURL?: string;
+  apiKey?: string;
+  /** every planned game of this judge (the ones already stored are skipped) */
+  games: { spec: GameSpec; id: string }[];
+  settings: JudgeSettings;
+  parser: ParserMode;
+  /** the batch price (half the standard one) */
+  price: Price;
+  refreshId: string;
+  /** wait this long for pending batches before returning (0: submit or import, then return) */
+  waitS?: number;
+  pollS?: number;
+  log?(m: string): void;
+  signal?: AbortSignal;
+}
+
+export interface BatchReport {
+  judge: string;
+  submitted: number;
+  imported: number;
+  pending: number;
+  failed: number;
+  cost: number;
+  /** the run record the imported games belong to (null when nothing was imported) */
+  runId: string | null;
+}
+
+const DONE = new Set(['completed', 'failed', 'expired', 'cancelled']);
+
+export async function runBatches(o: BatchOptions): Promise<BatchReport> {
+  const log = o.log ?? (() => {});
+  const client = new OpenAI({ apiKey: o.apiKey ?? 'sk-none', ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 4 });
+  const db = o.store.db;
+  const report: BatchReport = { judge: o.judgeId, submitted: 0, imported: 0, pending: 0, failed: 0, cost: 0, runId: null };
+  const bySpec = new Map(o.games.map((g) => [g.id, g.spec]));
+  const runId = randomUUID();
+  const run = { id: runId, startedAt: Date.now(), finishedAt: null as number | null, judge: o.judgeId, mode: 'batch', config: JSON.stringify({ refresh: o.refreshId, settings: o.settings, parser: o.parser }), planned: o.games.length, toPlay: 0, played: 0, failed: 0, tokensIn: 0, tokensOut: 0, status: 'running' as const, cost: 0 };
+
+  const pendingRows = () => db.select().from(t.batches).where(and(eq(t.batches.judge, o.judgeId), eq(t.batches.status, 'submitted')));
+
+  /** Poll every pending batch once; import the finished ones. Returns how many are still pending. */
+  const pollOnce = async (): Promise<number> => {
+    let pending = 0;
+    for (const b of await pendingRows()) {
+      const remote = await client.batches.retrieve(b.id, o.signal ? { signal: o.signal } : {});
+      if (!DONE.has(remote.status)) {
+        pending += (JSON.parse(b.gameIds) as string[]).length;
+        continue;
+      }
+      let cost = 0;
+      if (remote.output_file_id) {
+        const text = await (await client.files.content(remote.output_file_id)).text();
+        const games: Game[] = [];
+        for (const line of text.split('\n')) {
+          if (!line.trim()) continue;
+          const r = JSON.parse(line) as { custom_id: string; response?: { status_code: number; body: OpenAI.Chat.ChatCompletion } | null; error?: { message?: string } | null };
+          const spec = bySpec.get(r.custom_id);
+          const body = r.response?.status_code === 200 ? r.response.body : undefined;
+          const text = body?.choices?.[0]?.message?.content;
+          if (!spec) continue; // its answers changed since it was submitted: no longer planned
+          if (typeof text !== 'string') {
+            run.failed++;
+            report.failed++;
+            await o.store.recordAttempt({ runId, gameId: r.custom_id, judge: o.judgeId, error: `[judge:openai-batch] ${r.error?.message ?? `HTTP ${r.response?.status_code ?? '?'}`} (batch ${b.id})`, at: Date.now() });
+            continue;
+          }
+          const tin = body!.usage?.prompt_tokens ?? null;
+          const tout = body!.usage?.completion_tokens ?? null;
+          const c = costOf(o.price, tin, tout);
+          cost += c ?? 0;
+          games.push({
+            ...spec,
+            id: r.custom_id,
+            judge: o.judgeId,
+            judgeSettings: o.settings,
+            reply: text,
+            verdict: spec.match.model2 === undefined ? (parseRating(text, o.parser) ?? 'error').toString() : parseGameVerdict(text, spec.order, o.parser),
+            parser: PARSER_VERSIONS[o.parser],
+            tokensIn: tin,
+            tokensOut: tout,
+            latencyMs: null,
+            createdAt: Date.now(),
+            runId,
+            source: 'batch',
+            cost: c,
+          });
+          run.tokensIn += tin ?? 0;
+          run.tokensOut += tout ?? 0;
+        }
+        // the games in one atomic import; a crash before the status update below re-imports them next time (ids dedupe)
+        if (games.length) {
+          run.played += games.length;
+          run.cost += cost;
+          await o.store.saveRun({ ...run });
+        }
+        await o.store.importBundle({ games });
+        report.imported += games.length;
+        report.cost += cost;
+      }
+      await db.update(t.batches).set({ status: remote.status === 'completed' ? 'imported' : remote.status, finishedAt: Date.now(), cost }).where(eq(t.batches.id, b.id));
+      log(`[${o.judgeId}] batch ${b.id} ${remote.status}: imported ${report.imported} games`);
+    }
+    return pending;
+  };
+
+  let pending = await pollOnce();
+  // submit what is neither stored nor in a pending batch
+  const inFlight = new Set((await pendingRows()).flatMap((b) => JSON.parse(b.gameIds) as string[]));
+  const stored = await o.store.existingGameIds(o.games.map((g) => g.id));
+  const seen = new Set<string>();
+  const todo = o.games.filter((g) => !stored.has(g.id) && !inFlight.has(g.id) && !seen.has(g.id) && seen.add(g.id));
+  if (todo.length) {
+    const lines = todo.map((g) =>
+      JSON.stringify({
+        custom_id: g.id,
+        method: 'POST',
+        url: '/v1/chat/completions',
+        body: { model: o.model, messages: [{ role: 'system', content: g.spec.systemPrompt }, { role: 'user', content: g.spec.userPrompt }], n: 1, temperature: o.settings.temperature, max_tokens: o.settings.maxTokens },
+      }),
+    );
+    const file = await client.files.create({ file: await toFile(Buffer.from(`${lines.join('\n')}\n`), `arena-${o.refreshId}.jsonl`), purpose: 'batch' });
+    const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { arena_refresh: o.refreshId } });
+    await db.insert(t.batches).values({ id: batch.id, refreshId: o.refreshId, judge: o.judgeId, inputFileId: file.id, status: 'submitted', gameIds: JSON.stringify(todo.map((g) => g.id)), createdAt: Date.now() });
+    report.submitted = todo.length;
+    pending += todo.length;
+    log(`[${o.judgeId}] submitted batch ${batch.id} with ${todo.length} games`);
+  }
+  const deadline = Date.now() + (o.waitS ?? 0) * 1000;
+  while (pending && Date.now() < deadline && !o.signal?.aborted) {
+    await new Promise((r) => setTimeout(r, Math.min((o.pollS ?? 30) * 1000, Math.max(0, deadline - Date.now()))));
+    pending = await pollOnce();
+  }
+  report.pending = pending;
+  if (run.played || run.failed) {
+    report.runId = runId;
+    await o.store.saveRun({ ...run, finishedAt: Date.now(), status: run.failed ? 'failed' : 'done' });
+  }
+  return report;
+}

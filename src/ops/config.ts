@@ -1,0 +1,217 @@
+// Config files of `arena refresh` and `arena checkpoints`: JSON checked by zod; every problem names
+// the file, the line and the field.
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { ArenaError } from '../core/types.ts';
+
+/** USD per 1M tokens. */
+export const Price = z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() });
+export type Price = z.infer<typeof Price>;
+
+export const JudgeConfig = z.strictObject({
+  /** provider/model, as `arena run --judge` */
+  id: z.string().regex(/^[a-z][a-z0-9-]*\/.+$/, 'expected provider/model, e.g. openai/gpt-4 or mock/random'),
+  baseURL: z.url().optional(),
+  /** the environment variable holding the API key (never the key itself) */
+  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name').optional(),
+  /** overrides the built-in price table (src/ops/prices.ts) */
+  price: Price.optional(),
+  concurrency: z.number().int().positive().default(8),
+  timeoutS: z.number().positive().default(120),
+  retries: z.number().int().nonnegative().default(8),
+  /** OpenAI Batch API (half price, results within 24 h): submit, then import on a later refresh */
+  batch: z.boolean().default(false),
+  /** batch mode: how long one refresh waits for its batches before leaving them to the next (default 0) */
+  batchWaitS: z.number().nonnegative().default(0),
+  /** batch mode: seconds between polls */
+  batchPollS: z.number().positive().default(30),
+});
+export type JudgeConfig = z.infer<typeof JudgeConfig>;
+
+const ModeConfig = z.discriminatedUnion('mode', [
+  z.strictObject({ mode: z.literal('pairwise-all'), models: z.array(z.string().min(1)).optional() }),
+  z.strictObject({ mode: z.literal('pairwise-baseline'), baseline: z.string().min(1), models: z.array(z.string().min(1)).optional() }),
+  z.strictObject({ mode: z.literal('single'), models: z.array(z.string().min(1)).optional() }),
+]);
+
+export const RefreshConfig = z.strictObject({
+  /** the SQLite database the refresh writes */
+  db: z.string().min(1),
+  questions: z.array(z.string().min(1)).min(1),
+  references: z.array(z.string().min(1)).default([]),
+  prompts: z.array(z.string().min(1)).default([]),
+  /** model_answer files or directories of them (model = file name) */
+  answers: z.array(z.string().min(1)).min(1),
+  /** the models to judge, in pairing order (default: every model of the answer files, sorted) */
+  models: z.array(z.string().min(1)).optional(),
+  questionIds: z.array(z.number().int()).optional(),
+  turns: z.array(z.number().int().min(1).max(2)).default([1, 2]),
+  judges: z.array(JudgeConfig).min(1),
+  modes: z.array(ModeConfig).min(1).default([{ mode: 'pairwise-all' }]),
+  promptSet: z.string().optional(),
+  referenceSource: z.string().default('gpt-4'),
+  parser: z.enum(['last', 'fastchat']).default('last'),
+  settings: z.strictObject({ temperature: z.number().min(0).max(2).default(0), maxTokens: z.number().int().positive().default(2048) }).default({ temperature: 0, maxTokens: 2048 }),
+  /** how the dry run estimates tokens before any game of a judge is stored (then: calibrated from its stored games) */
+  estimate: z.strictObject({ charsPerToken: z.number().positive().default(4), outputTokens: z.number().int().positive().optional() }).default({ charsPerToken: 4 }),
+  /** a hard cap on what one refresh may spend, in USD */
+  budget: z.strictObject({ maxUsd: z.number().nonnegative() }).optional(),
+  /** degraded when a judge's rate rises by more than this vs the last refresh that measured it */
+  health: z
+    .strictObject({ maxErrorRateJump: z.number().min(0).max(1).default(0.1), maxInconsistencyJump: z.number().min(0).max(1).default(0.15), minGames: z.number().int().positive().default(10) })
+    .default({ maxErrorRateJump: 0.1, maxInconsistencyJump: 0.15, minGames: 10 }),
+  /** the drift canary: these matches are re-judged on every refresh and compared with the last time */
+  canary: z
+    .strictObject({
+      models: z.array(z.string().min(1)).min(2),
+      questionIds: z.array(z.number().int()).min(1),
+      turns: z.array(z.number().int().min(1).max(2)).default([1]),
+      /** drift when more than this fraction of the anchor games changed verdict */
+      maxChangeRate: z.number().min(0).max(1).default(0.2),
+    })
+    .optional(),
+  publish: z
+    .strictObject({
+      /** copy the database here atomically (VACUUM INTO + rename) for `arena serve --db` */
+      sqlite: z.string().min(1).optional(),
+      /** run this command after a successful refresh (e.g. a D1 upload); ARENA_DB names the database */
+      command: z.array(z.string()).min(1).optional(),
+    })
+    .optional(),
+});
+export type RefreshConfig = z.infer<typeof RefreshConfig>;
+
+/** A config with its paths resolved against the config file's directory. */
+export interface Loaded<T> {
+  file: string;
+  text: string;
+  config: T;
+}
+
+/** Read a JSON config file and check it; errors read `FILE:LINE: field "a.b[0].c": message`. */
+export function loadJsonConfig<S extends z.ZodType>(file: string, schema: S): Loaded<z.infer<S>> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ArenaError(`${file}: cannot read the config (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file }, { cause: e });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    const pos = /position (\d+)/.exec((e as Error).message);
+    let line = pos ? lineAt(text, Number(pos[1])) : undefined;
+    if (line === undefined)
+      try {
+        jsonLines(text);
+      } catch (x) {
+        if (typeof x === 'number') line = x;
+      }
+    throw new ArenaError(`${file}${line ? `:${line}` : ''}: not valid JSON: ${(e as Error).message}`, { file, ...(line ? { line } : {}) });
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) {
+    const lines = jsonLines(text);
+    const msgs = r.error.issues.slice(0, 8).map((i) => {
+      const field = fieldName(i.path);
+      let line: number | undefined;
+      for (let n = i.path.length; n >= 0 && line === undefined; n--) line = lines.get(JSON.stringify(i.path.slice(0, n)));
+      return { line, field, text: `${file}${line ? `:${line}` : ''}: field "${field || '(top)'}": ${i.message}` };
+    });
+    throw new ArenaError(msgs.map((m) => m.text).join('\n'), { file, ...(msgs[0]!.line ? { line: msgs[0]!.line } : {}), field: msgs[0]!.field });
+  }
+  return { file, text, config: r.data };
+}
+
+/** Load a refresh config; relative paths are taken from the config file's directory. */
+export function loadRefreshConfig(file: string): Loaded<RefreshConfig> {
+  const l = loadJsonConfig(file, RefreshConfig);
+  const at = (p: string) => resolvePath(file, p);
+  const c = l.config;
+  c.db = c.db === ':memory:' ? c.db : at(c.db);
+  c.questions = c.questions.map(at);
+  c.references = c.references.map(at);
+  c.prompts = c.prompts.map(at);
+  c.answers = c.answers.map(at);
+  if (c.publish?.sqlite) c.publish.sqlite = at(c.publish.sqlite);
+  return l;
+}
+
+export function resolvePath(configFile: string, p: string): string {
+  return isAbsolute(p) ? p : resolve(dirname(configFile), p);
+}
+
+function fieldName(path: PropertyKey[]): string {
+  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i ? '.' : ''}${String(k)}`)).join('');
+}
+
+function lineAt(text: string, pos: number): number {
+  let line = 1;
+  for (let i = 0; i < pos && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/**
+ * The line of every value in a JSON text, keyed by JSON.stringify(path). A small scanner; on text
+ * that is not JSON it throws the number of the line where it went wrong.
+ */
+export function jsonLines(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  let i = 0;
+  let line = 1;
+  const ws = () => {
+    for (; i < text.length; i++) {
+      const c = text[i]!;
+      if (c === '\n') line++;
+      else if (c !== ' ' && c !== '\t' && c !== '\r') break;
+    }
+  };
+  const expect = (chars: string) => {
+    ws();
+    if (!chars.includes(text[i] ?? '')) throw line;
+    return text[i++]!;
+  };
+  const str = (): string => {
+    if (text[i] !== '"') throw line;
+    const start = i;
+    for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const value = (path: (string | number)[]) => {
+    ws();
+    out.set(JSON.stringify(path), line);
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') return void i++;
+      for (;;) {
+        ws();
+        const key = str();
+        expect(':');
+        value([...path, key]);
+        if (expect(',}') === '}') return;
+      }
+    }
+    if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') return void i++;
+      for (let k = 0; ; k++) {
+        value([...path, k]);
+        if (expect(',]') === ']') return;
+      }
+    }
+    if (c === '"') return void str();
+    const lit = /^(true|false|null|-?\d+(\.\d+)?([eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
+    if (!lit) throw line;
+    i += lit[0].length;
+  };
+  value([]);
+  ws();
+  if (i < text.length) throw line;
+  return out;
+}

@@ -1,0 +1,75 @@
+// What refreshes recorded (the `refreshes` table) and what was spent (costs on games and runs).
+// Drizzle queries over the DrizzleStore's database, so they run on SQLite and on D1 alike.
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import * as t from '../../db/schema.ts';
+import type { DrizzleStore } from '../storage/drizzle-store.ts';
+
+export type RefreshStatus = 'running' | 'ok' | 'degraded' | 'budget' | 'failed' | 'interrupted';
+
+export interface RefreshRecord {
+  id: string;
+  startedAt: number;
+  finishedAt: number | null;
+  status: RefreshStatus;
+  config: string;
+  summary: string;
+  /** JSON array of reasons, or null */
+  degraded: string | null;
+  cost: number;
+}
+
+export async function saveRefresh(store: DrizzleStore, r: RefreshRecord): Promise<void> {
+  await store.db.insert(t.refreshes).values(r).onConflictDoUpdate({ target: t.refreshes.id, set: r });
+}
+
+/** Newest first. The site shows the first one's status (and its `degraded` reasons). */
+export async function listRefreshes(store: DrizzleStore, limit = 50): Promise<RefreshRecord[]> {
+  const rows = await store.db.select().from(t.refreshes).orderBy(desc(t.refreshes.startedAt)).limit(limit);
+  return rows.map((r) => ({ ...r, status: r.status as RefreshStatus }));
+}
+
+/** A refresh that is still `running` but whose process is gone (SIGKILL, power loss) was interrupted. */
+export async function closeStaleRefreshes(store: DrizzleStore): Promise<number> {
+  const stale = await store.db.select({ id: t.refreshes.id }).from(t.refreshes).where(eq(t.refreshes.status, 'running'));
+  if (stale.length) await store.db.update(t.refreshes).set({ status: 'interrupted' }).where(eq(t.refreshes.status, 'running'));
+  return stale.length;
+}
+
+export interface JudgeCost {
+  judge: string;
+  games: number;
+  tokensIn: number;
+  tokensOut: number;
+  /** USD; null when no game of the judge has a known cost */
+  cost: number | null;
+}
+
+/** Spending per judge, over all games or those of some runs. */
+export async function costByJudge(store: DrizzleStore, runIds?: string[]): Promise<JudgeCost[]> {
+  if (runIds && !runIds.length) return [];
+  const rows = await store.db
+    .select({ judge: t.games.judge, games: sql<number>`count(*)`, tokensIn: sql<number>`coalesce(sum(${t.games.tokensIn}), 0)`, tokensOut: sql<number>`coalesce(sum(${t.games.tokensOut}), 0)`, cost: sql<number | null>`sum(${t.games.cost})` })
+    .from(t.games)
+    .where(runIds ? inArray(t.games.runId, runIds) : undefined)
+    .groupBy(t.games.judge)
+    .orderBy(t.games.judge);
+  return rows.map((r) => ({ judge: r.judge, games: Number(r.games), tokensIn: Number(r.tokensIn), tokensOut: Number(r.tokensOut), cost: r.cost === null ? null : Number(r.cost) }));
+}
+
+/** Runs with their cost, newest first. */
+export async function costByRun(store: DrizzleStore, limit = 50) {
+  return store.db
+    .select({ id: t.runs.id, startedAt: t.runs.startedAt, judge: t.runs.judge, mode: t.runs.mode, played: t.runs.played, failed: t.runs.failed, tokensIn: t.runs.tokensIn, tokensOut: t.runs.tokensOut, cost: t.runs.cost, status: t.runs.status })
+    .from(t.runs)
+    .orderBy(desc(t.runs.startedAt))
+    .limit(limit);
+}
+
+/** The games of some runs of one judge (a refresh's games). */
+export async function gamesOfRuns(store: DrizzleStore, judge: string, runIds: string[]) {
+  if (!runIds.length) return [];
+  return store.db
+    .select({ id: t.games.id, questionId: t.games.questionId, turn: t.games.turn, model1: t.games.model1, model2: t.games.model2, order: t.games.order, verdict: t.games.verdict, source: t.games.source })
+    .from(t.games)
+    .where(and(eq(t.games.judge, judge), inArray(t.games.runId, runIds)));
+}

@@ -1,0 +1,318 @@
+// `arena refresh`: the nightly job. Import what changed, play only the games that do not exist yet,
+// re-judge the drift canary, check the judges' health against the last refresh, record the cost, publish.
+import { randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ArenaError, type GameSpec, type Mode } from '../core/types.ts';
+import { planRun, runTournament, type RunProgress, type RunSummary } from '../engine/run.ts';
+import { modelFromFile } from '../importers/formats.ts';
+import { importFiles } from '../importers/import.ts';
+import type { JudgeProvider } from '../judges/judge.ts';
+import { createJudge } from '../judges/registry.ts';
+import { withRetry } from '../judges/retry.ts';
+import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
+import { loadRefreshConfig, type JudgeConfig, type RefreshConfig } from './config.ts';
+import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
+import { closeStaleRefreshes, gamesOfRuns, listRefreshes, saveRefresh, type RefreshRecord, type RefreshStatus } from './ledger.ts';
+import type { BatchReport } from './batch.ts';
+import { Budget, calibrate, costOf, estimateCost, estimateTokens, priceFor, type TokenModel } from './prices.ts';
+
+/** Exit codes a cron job or CI can act on (0 ok; 1 is a usage or config error, from the CLI). */
+export const EXIT = { ok: 0, failed: 2, degraded: 3, budget: 4, interrupted: 130 } as const;
+
+export interface RefreshOptions {
+  configFile: string;
+  /** print the plan and the estimated cost; the database is not changed */
+  dryRun?: boolean;
+  signal?: AbortSignal;
+  log?(msg: string): void;
+  /** a run is about to play `toPlay` games */
+  onRunStart?(info: { judge: string; mode: string; toPlay: number }): void;
+  onProgress?(p: RunProgress & { judge: string }): void;
+  /** where API keys are read (`judges[].apiKeyEnv`); default process.env */
+  env?: Record<string, string | undefined>;
+}
+
+export interface PlanLine {
+  judge: string;
+  mode: string;
+  planned: number;
+  stored: number;
+  toPlay: number;
+  estTokensIn: number;
+  estTokensOut: number;
+  estCost: number;
+  basis: string;
+}
+
+export interface RefreshSummary {
+  id: string;
+  status: RefreshStatus | 'dry-run';
+  exitCode: number;
+  imported: { answers: number; newModels: string[]; changedAnswers: number; questions: number };
+  plan: PlanLine[];
+  estCost: number;
+  runs: { id: string; judge: string; mode: string; played: number; failed: number; skipped: number; cost: number | null; status: string }[];
+  played: number;
+  failed: number;
+  skipped: number;
+  cost: number;
+  judges: Record<string, JudgeHealth>;
+  drift: Record<string, Drift>;
+  degraded: string[];
+  batches: BatchReport[];
+  published: string[];
+  seconds: number;
+  /** the one line for the cron log */
+  line: string;
+}
+
+function answerFiles(paths: string[]): string[] {
+  return paths.flatMap((p) => {
+    if (!existsSync(p)) throw new ArenaError(`${p}: no such answer file or directory`, { file: p });
+    return statSync(p).isDirectory() ? readdirSync(p).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(p, f)) : [p];
+  });
+}
+
+async function openJudge(j: JudgeConfig, env: Record<string, string | undefined>, log: (m: string) => void): Promise<JudgeProvider> {
+  const apiKey = j.apiKeyEnv ? env[j.apiKeyEnv] : undefined;
+  if (j.apiKeyEnv && !apiKey) throw new ArenaError(`[ops:refresh] judge ${j.id}: the environment variable ${j.apiKeyEnv} is not set`);
+  const p = await createJudge(j.id, { ...(j.baseURL ? { baseURL: j.baseURL } : {}), ...(apiKey ? { apiKey } : {}) });
+  return withRetry(p, { retries: j.retries, timeoutMs: j.timeoutS * 1000, onRetry: ({ attempt, delayMs, error }) => log(`[${j.id}] retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`) });
+}
+
+/** One lock file per database: a second refresh on the same database refuses to start while one runs. */
+function takeLock(db: string): () => void {
+  if (db === ':memory:') return () => {};
+  const file = `${db}.refresh.lock`;
+  if (existsSync(file)) {
+    const pid = Number(readFileSync(file, 'utf8'));
+    let alive = false;
+    try {
+      if (pid > 0 && pid !== process.pid) {
+        process.kill(pid, 0);
+        alive = true;
+      }
+    } catch {
+      alive = false;
+    }
+    if (alive) throw new ArenaError(`[ops:refresh] another refresh (pid ${pid}) is running on ${db} (lock ${file})`);
+  }
+  writeFileSync(file, String(process.pid));
+  return () => rmSync(file, { force: true });
+}
+
+interface JudgePlan {
+  cfg: JudgeConfig;
+  judge: JudgeProvider;
+  tokens: TokenModel;
+  price: ReturnType<typeof priceFor>;
+  modes: { mode: Mode; models: string[]; baseline?: string; games: { spec: GameSpec; id: string }[]; toPlay: number }[];
+}
+
+export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
+  const t0 = Date.now();
+  const log = o.log ?? (() => {});
+  const env = o.env ?? process.env;
+  const { config: c, text } = loadRefreshConfig(o.configFile);
+  const files = answerFiles(c.answers);
+  // a dry run works on a throw-away copy, so that importing and planning change nothing
+  let dbFile = c.db;
+  let scratch: string | undefined;
+  if (o.dryRun && c.db !== ':memory:' && existsSync(c.db)) {
+    scratch = join(tmpdir(), `arena-dry-${randomUUID()}.db`);
+    const src = openSqliteStore(c.db);
+    src.sqlite.prepare('VACUUM INTO ?').run(scratch);
+    await src.close();
+    dbFile = scratch;
+  }
+  const unlock = o.dryRun ? () => {} : takeLock(c.db);
+  const store = openSqliteStore(dbFile);
+  const id = randomUUID();
+  const judges: JudgePlan[] = [];
+  try {
+    if (!o.dryRun) {
+      const stale = await closeStaleRefreshes(store);
+      if (stale) log(`${stale} earlier refresh(es) had been killed; marked interrupted (their stored games are kept)`);
+    }
+    // 1. import: upserts; a changed answer has new content, hence new game ids
+    const before = new Map((await store.listAnswers()).map((a) => [`${a.model}\u0000${a.questionId}`, JSON.stringify(a.turns)]));
+    const oldModels = new Set(await store.listModels());
+    const counts = await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: files });
+    const after = await store.listAnswers();
+    const changedAnswers = after.filter((a) => {
+      const b = before.get(`${a.model}\u0000${a.questionId}`);
+      return b !== undefined && b !== JSON.stringify(a.turns);
+    }).length;
+    const fileModels = files.map(modelFromFile);
+    const models = c.models ?? [...new Set(fileModels)].sort();
+    const newModels = models.filter((m) => !oldModels.has(m));
+    log(`imported ${counts.answers} answers of ${fileModels.length} models (${newModels.length} new: ${newModels.join(', ') || '-'}; ${changedAnswers} changed answers)`);
+
+    // 2. plan every judge x mode; estimate what the games to play will cost
+    const plan: PlanLine[] = [];
+    for (const j of c.judges) {
+      const judge = await openJudge(j, env, log);
+      const price = priceFor(judge.id, { price: j.price, batch: j.batch });
+      const tokens = calibrate(await store.listGames({ judge: judge.id }), { charsPerToken: c.estimate.charsPerToken, outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens });
+      const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
+      judges.push(jp);
+      for (const m of c.modes) {
+        const mModels = m.models ?? models;
+        const baseline = m.mode === 'pairwise-baseline' ? m.baseline : undefined;
+        const { games } = await planRun({ store, judge, mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings });
+        const stored = await store.existingGameIds(games.map((g) => g.id));
+        const todo = uniq(games.filter((g) => !stored.has(g.id)));
+        jp.modes.push({ mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), games, toPlay: todo.length });
+        plan.push(planLine(judge.id, m.mode, games.length, games.length - todo.length, todo, tokens, price));
+      }
+      if (c.canary) {
+        const { games } = await canaryPlan(store, judge, c, id);
+        plan.push(planLine(judge.id, 'canary', games.length, 0, games, tokens, price));
+      }
+    }
+    const estCost = plan.reduce((s, p) => s + p.estCost, 0);
+    const base = { id, imported: { answers: counts.answers, newModels, changedAnswers, questions: counts.questions }, plan, estCost };
+    if (o.dryRun) {
+      const toPlay = plan.reduce((s, p) => s + p.toPlay, 0);
+      const line = `refresh dry run: ${toPlay} games to play, estimated $${estCost.toFixed(4)}${c.budget ? ` (budget $${c.budget.maxUsd})` : ''}; nothing was changed`;
+      return { ...base, status: 'dry-run', exitCode: EXIT.ok, runs: [], played: 0, failed: 0, skipped: 0, cost: 0, judges: {}, drift: {}, degraded: [], batches: [], published: [], seconds: (Date.now() - t0) / 1000, line };
+    }
+    const record: RefreshRecord = { id, startedAt: t0, finishedAt: null, status: 'running', config: JSON.stringify({ file: o.configFile, config: JSON.parse(text) }), summary: JSON.stringify(base), degraded: null, cost: 0 };
+    await saveRefresh(store, record);
+
+    // 3. play
+    const budget = c.budget ? new Budget(c.budget.maxUsd) : undefined;
+    const runs: RefreshSummary['runs'] = [];
+    const batches: RefreshSummary['batches'] = [];
+    const drift: Record<string, Drift> = {};
+    const playRun = async (jp: JudgePlan, mode: string, opts: Parameters<typeof runTournament>[0]) => {
+      const est = (_id: string, spec: GameSpec) => estimateCost(spec, jp.tokens, jp.price);
+      const r: RunSummary = await runTournament({
+        ...opts,
+        parser: c.parser,
+        concurrency: jp.cfg.concurrency,
+        costOf: (tin, tout) => costOf(jp.price, tin, tout),
+        ...(budget ? { budget: budget.gate(est) } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
+        onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),
+        onProgress: (p) => o.onProgress?.({ ...p, judge: jp.judge.id }),
+      });
+      runs.push({ id: r.id, judge: jp.judge.id, mode, played: r.played, failed: r.failed, skipped: r.skipped, cost: r.cost ?? null, status: r.status });
+      if (r.errors.length) for (const e of r.errors.slice(0, 3)) log(`[${jp.judge.id}] failed: ${e}`);
+      return r;
+    };
+    for (const jp of judges) {
+      if (o.signal?.aborted) break;
+      const common = { store, judge: jp.judge, ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings };
+      if (jp.cfg.batch) {
+        const { runBatches } = await import('./batch.ts');
+        const baseURL = jp.cfg.baseURL;
+        const apiKey = jp.cfg.apiKeyEnv ? env[jp.cfg.apiKeyEnv] : undefined;
+        const games = jp.modes.flatMap((m) => m.games);
+        const b = await runBatches({ store, judgeId: jp.judge.id, model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1), ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}), games, settings: c.settings, parser: c.parser, price: jp.price, refreshId: id, waitS: jp.cfg.batchWaitS, pollS: jp.cfg.batchPollS, log, ...(o.signal ? { signal: o.signal } : {}) });
+        batches.push(b);
+        if (b.runId) runs.push({ id: b.runId, judge: jp.judge.id, mode: 'batch', played: b.imported, failed: b.failed, skipped: 0, cost: b.cost, status: b.failed ? 'failed' : 'done' });
+      } else {
+        for (const m of jp.modes) {
+          if (o.signal?.aborted) break;
+          await playRun(jp, m.mode, { ...common, mode: m.mode, models: m.models, ...(m.baseline ? { baseline: m.baseline } : {}) });
+        }
+      }
+      if (c.canary && !o.signal?.aborted) {
+        await playRun(jp, 'canary', { ...common, mode: 'pairwise-all', models: c.canary.models, questionIds: c.canary.questionIds, turns: c.canary.turns, settings: { ...c.settings, canary: id }, source: 'canary' });
+        drift[jp.judge.id] = canaryDrift(await canaryGames(store, jp.judge.id), id);
+      }
+    }
+
+    // 4. health vs the last refresh that measured each judge; drift
+    const previous = (await listRefreshes(store, 100)).filter((r) => r.id !== id && r.status !== 'running');
+    const health: Record<string, JudgeHealth> = {};
+    const degraded: string[] = [];
+    for (const jp of judges) {
+      const jr = runs.filter((r) => r.judge === jp.judge.id);
+      const h = judgeHealth(await gamesOfRuns(store, jp.judge.id, jr.map((r) => r.id)), jr.reduce((s, r) => s + r.failed, 0), c.health.minGames);
+      health[jp.judge.id] = h;
+      const last = { errorRate: null as number | null, inconsistencyRate: null as number | null };
+      for (const p of previous) {
+        const ph = (JSON.parse(p.summary) as Partial<RefreshSummary>).judges?.[jp.judge.id];
+        if (!ph) continue;
+        last.errorRate ??= ph.errorRate;
+        last.inconsistencyRate ??= ph.inconsistencyRate;
+        if (last.errorRate !== null && last.inconsistencyRate !== null) break;
+      }
+      degraded.push(...healthJumps(jp.judge.id, h, last, c.health));
+      const d = drift[jp.judge.id];
+      if (d?.changeRate != null && d.changeRate > c.canary!.maxChangeRate)
+        degraded.push(`${jp.judge.id}: drift: ${d.changed} of ${d.compared} anchor games changed verdict (${(100 * d.changeRate).toFixed(1)}% > ${(100 * c.canary!.maxChangeRate).toFixed(1)}%)`);
+    }
+    const sum = (k: 'played' | 'failed' | 'skipped') => runs.reduce((s, r) => s + r[k], 0);
+    const cost = runs.reduce((s, r) => s + (r.cost ?? 0), 0);
+    const interrupted = !!o.signal?.aborted;
+    const status: RefreshStatus = interrupted ? 'interrupted' : degraded.length ? 'degraded' : sum('failed') ? 'failed' : sum('skipped') ? 'budget' : 'ok';
+    const exitCode = EXIT[status];
+
+    // 5. publish what is judged (also after a budget stop: everything judged so far is kept)
+    const published: string[] = [];
+    if (!interrupted && c.publish?.sqlite) {
+      const tmp = `${c.publish.sqlite}.tmp-${process.pid}`;
+      if (existsSync(tmp)) unlinkSync(tmp);
+      store.sqlite.prepare('VACUUM INTO ?').run(tmp);
+      renameSync(tmp, c.publish.sqlite);
+      published.push(c.publish.sqlite);
+      log(`published ${c.publish.sqlite}`);
+    }
+    if (!interrupted && c.publish?.command) {
+      const [cmd, ...args] = c.publish.command;
+      execFileSync(cmd!, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ARENA_DB: c.db, ARENA_REFRESH_ID: id } });
+      published.push(c.publish.command.join(' '));
+    }
+    const seconds = (Date.now() - t0) / 1000;
+    const pending = batches.reduce((s, b) => s + b.pending, 0);
+    const line =
+      `refresh ${id.slice(0, 8)}: ${status.toUpperCase()}; ${newModels.length} new model(s), ${changedAnswers} changed answer(s); ` +
+      `${sum('played')} played, ${sum('failed')} failed${sum('skipped') ? `, ${sum('skipped')} not started (budget)` : ''}${pending ? `, ${pending} in pending batches` : ''}; ` +
+      `$${cost.toFixed(4)} spent (est. $${estCost.toFixed(4)})` +
+      `${Object.values(drift).some((d) => d.changeRate !== null) ? `; canary change ${Object.values(drift).map((d) => (d.changeRate === null ? '-' : `${(100 * d.changeRate).toFixed(0)}%`)).join('/')}` : ''}` +
+      `${degraded.length ? `; degraded: ${degraded.join('; ')}` : ''}; ${seconds.toFixed(1)} s`;
+    const summary: RefreshSummary = { ...base, status, exitCode, runs, played: sum('played'), failed: sum('failed'), skipped: sum('skipped'), cost, judges: health, drift, degraded, batches, published, seconds, line };
+    await saveRefresh(store, { ...record, finishedAt: Date.now(), status, summary: JSON.stringify(summary), degraded: degraded.length ? JSON.stringify(degraded) : null, cost });
+    return summary;
+  } finally {
+    for (const jp of judges) await jp.judge.close?.();
+    await store.close();
+    unlock();
+    if (scratch) for (const f of [scratch, `${scratch}-wal`, `${scratch}-shm`]) rmSync(f, { force: true });
+  }
+}
+
+function uniq<T extends { id: string }>(games: T[]): T[] {
+  const seen = new Set<string>();
+  return games.filter((g) => !seen.has(g.id) && seen.add(g.id));
+}
+
+function planLine(judge: string, mode: string, planned: number, stored: number, todo: { spec: GameSpec }[], tokens: TokenModel, price: ReturnType<typeof priceFor>): PlanLine {
+  let tin = 0;
+  let tout = 0;
+  let cost = 0;
+  for (const g of todo) {
+    const t = estimateTokens(g.spec, tokens);
+    tin += t.tokensIn;
+    tout += t.tokensOut;
+    cost += estimateCost(g.spec, tokens, price);
+  }
+  return { judge, mode, planned, stored, toPlay: todo.length, estTokensIn: tin, estTokensOut: Math.round(tout), estCost: cost, basis: tokens.basis };
+}
+
+function canaryPlan(store: SqliteStore, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
+  const k = c.canary!;
+  return planRun({ store, judge, mode: 'pairwise-all', models: k.models, questionIds: k.questionIds, turns: k.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: { ...c.settings, canary: nonce } });
+}
+
+async function canaryGames(store: SqliteStore, judge: string) {
+  return (await store.listGames({ judge, kind: 'pairwise' }))
+    .filter((g) => g.source === 'canary' && typeof g.judgeSettings.canary === 'string')
+    .map((g) => ({ questionId: g.match.questionId, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2 ?? null, order: g.order, verdict: g.verdict, promptName: g.promptName, nonce: g.judgeSettings.canary as string, createdAt: g.createdAt }));
+}

@@ -1,0 +1,122 @@
+// `arena refresh` against the OpenAI-compatible test server (its own process; calls counted from its request log).
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARENA_BIN, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
+import { answerFile, chats, games, HAVE_MTBENCH, hashOf, refreshes, writeConfig } from './helpers.ts';
+
+const MODELS = ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo'];
+// 6 questions x 1 turn x 3 pairs x 2 orders
+const GAMES_3 = 6 * 3 * 2;
+
+describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)', () => {
+  let srv: SpawnedOpenAIServer;
+  const dir = tmpDir('arena-refresh-');
+  beforeAll(async () => {
+    srv = await spawnOpenAIServer({ latencyMs: 5, verdict: 'longer', logFile: join(dir, 'server.log') });
+  });
+  afterAll(async () => srv?.close());
+
+  it('plays everything once, then only a new model\'s matches, then nothing; a changed answer replays only its games', async () => {
+    const db = join(dir, 'arena.db');
+    let cfg = writeConfig(dir, { url: srv.url, models: MODELS });
+    const r1 = await runArena(['refresh', '--config', cfg]);
+    expect(r1.code, r1.stderr).toBe(0);
+    expect(r1.stdout).toMatch(/^refresh \w+: OK; 3 new model\(s\), 0 changed answer\(s\); 36 played, 0 failed; \$\d+\.\d{4} spent/m);
+    expect(chats(srv.logFile)).toHaveLength(GAMES_3);
+    expect(games(db)).toHaveLength(GAMES_3);
+
+    // a fourth model: exactly its matches with the three others, nothing re-judged
+    cfg = writeConfig(dir, { url: srv.url, models: [...MODELS, 'llama-13b'] });
+    const before = new Set(games(db).map((g) => g.id));
+    const r2 = await runArena(['refresh', '--config', cfg]);
+    expect(r2.code, r2.stderr).toBe(0);
+    const calls2 = chats(srv.logFile).slice(GAMES_3);
+    expect(calls2).toHaveLength(6 * 3 * 2);
+    const added = games(db).filter((g) => !before.has(g.id));
+    expect(added).toHaveLength(calls2.length);
+    expect(added.every((g) => g.model_1 === 'llama-13b' || g.model_2 === 'llama-13b')).toBe(true);
+    // the server saw exactly the prompts of the new games, each once
+    expect(calls2.map((c) => c.hash).sort()).toEqual(added.map(hashOf).sort());
+
+    // nothing new: zero calls
+    const n2 = chats(srv.logFile).length;
+    const r3 = await runArena(['refresh', '--config', cfg]);
+    expect(r3.code, r3.stderr).toBe(0);
+    expect(r3.stdout).toMatch(/OK; 0 new model\(s\), 0 changed answer\(s\); 0 played/);
+    expect(chats(srv.logFile).length).toBe(n2);
+
+    // one changed answer (claude-v1, question 81): only its 3 matches x 2 orders are judged again
+    const lines = readFileSync(answerFile('claude-v1'), 'utf8').split('\n').filter(Boolean);
+    const changed = lines.map((l) => {
+      const a = JSON.parse(l);
+      if (a.question_id === 81) a.choices[0].turns[0] = `${a.choices[0].turns[0]}\n\nP.S. Aloha!`;
+      return JSON.stringify(a);
+    });
+    const claude = join(dir, 'claude-v1.jsonl');
+    writeFileSync(claude, `${changed.join('\n')}\n`);
+    cfg = writeConfig(dir, { url: srv.url, models: [...MODELS, 'llama-13b'], answers: ['alpaca-13b', 'gpt-3.5-turbo', 'llama-13b'].map(answerFile).concat(claude) });
+    const r4 = await runArena(['refresh', '--config', cfg]);
+    expect(r4.code, r4.stderr).toBe(0);
+    expect(r4.stdout).toMatch(/0 new model\(s\), 1 changed answer\(s\); 6 played/);
+    const calls4 = chats(srv.logFile).slice(n2);
+    expect(calls4).toHaveLength(6);
+    const latest = games(db).filter((g) => calls4.some((c) => c.hash === hashOf(g)));
+    expect(latest.every((g) => g.question_id === 81 && (g.model_1 === 'claude-v1' || g.model_2 === 'claude-v1'))).toBe(true);
+
+    // the ledger: every game has a cost from the price table (10 / 30 USD per 1M tokens)
+    for (const g of games(db)) expect(g.cost).toBeCloseTo((g.tokens_in! * 10 + g.tokens_out! * 30) / 1e6, 12);
+    const rs = refreshes(db);
+    expect(rs.map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    const byJudge = JSON.parse((await runArena(['cost', '--db', db, '--json'])).stdout) as { judge: string; games: number; cost: number }[];
+    expect(byJudge).toEqual([{ judge: 'openai/judge', games: GAMES_3 * 2 + 6, tokensIn: expect.any(Number), tokensOut: expect.any(Number), cost: expect.any(Number) }]);
+    expect(byJudge[0]!.cost).toBeCloseTo(rs.reduce((s, r) => s + r.cost, 0), 9);
+  });
+
+  it('resumes after SIGKILL: the rerun completes, no game is stored twice, at most the calls in flight are repeated', async () => {
+    const d = tmpDir('arena-kill-');
+    const slow = await spawnOpenAIServer({ latencyMs: 150, verdict: 'longer', logFile: join(d, 'server.log') });
+    try {
+      const cfg = writeConfig(d, { url: slow.url, models: MODELS, judge: { concurrency: 2 } });
+      const child = spawn(process.execPath, [ARENA_BIN, 'refresh', '--config', cfg], { cwd: REPO_ROOT, stdio: 'ignore' });
+      const exited = new Promise((r) => child.once('exit', r));
+      const t0 = Date.now();
+      while (chats(slow.logFile).length < 10 && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
+      child.kill('SIGKILL');
+      await exited;
+      const db = join(d, 'arena.db');
+      const partial = games(db).length;
+      expect(partial).toBeGreaterThan(0);
+      expect(partial).toBeLessThan(GAMES_3);
+      const r = await runArena(['refresh', '--config', cfg]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/1 earlier refresh\(es\) had been killed/);
+      const all = games(db);
+      expect(all).toHaveLength(GAMES_3);
+      const slots = new Set(all.map((g) => [g.question_id, g.turn, g.model_1, g.model_2, g.order].join('|')));
+      expect(slots.size).toBe(GAMES_3);
+      // the killed process had at most `concurrency` (2) calls in flight whose answers were lost
+      const calls = chats(slow.logFile).length;
+      expect(calls).toBeGreaterThanOrEqual(GAMES_3);
+      expect(calls).toBeLessThanOrEqual(GAMES_3 + 2);
+      expect(refreshes(db).map((x) => x.status)).toEqual(['interrupted', 'ok']);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('rejects a bad config naming file, line and field', async () => {
+    const d = tmpDir('arena-badcfg-');
+    const cfg = writeConfig(d, { url: 'http://127.0.0.1:9/v1', models: MODELS, judge: { concurrency: 0 } });
+    const r = await runArena(['refresh', '--config', cfg]);
+    expect(r.code).toBe(1);
+    const line = readFileSync(cfg, 'utf8').split('\n').findIndex((l) => l.includes('"concurrency": 0')) + 1;
+    expect(r.stderr).toContain(`${cfg}:${line}: field "judges[0].concurrency": Too small`);
+    writeFileSync(cfg, '{\n  "db": "x.db",\n  "questions": [\n}\n');
+    const r2 = await runArena(['refresh', '--config', cfg]);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toMatch(new RegExp(`${cfg}:4: not valid JSON`));
+  });
+});
