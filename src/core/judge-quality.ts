@@ -1,0 +1,179 @@
+// The judgment-quality report: how a judge behaves (errors, empty replies, order consistency, ties) and
+// how judges compare (agreement, correlation of the leaderboards they produce). Pure.
+import { pairwiseStandings } from './standings.ts';
+import type { MatchOutcome, Order, Standing, Verdict } from './types.ts';
+import { combineGames, itemKey } from './verdict.ts';
+
+/** One stored pairwise game, as this report needs it. */
+export interface QualityGame {
+  questionId: number;
+  turn: number;
+  model1: string;
+  model2: string;
+  order: Order;
+  verdict: Verdict;
+  reply: string;
+  /** the probability of the verdict given, when the judge exposes it */
+  confidence?: number | null;
+  entropy?: number | null;
+}
+
+export interface QualityRow {
+  judge: string;
+  turn: number;
+  games: number;
+  /** matches with both orders played */
+  matches: number;
+  /** matches where exactly one of the two games did not parse */
+  errorsOneGame: number;
+  /** matches where neither game parsed */
+  errorsBothGames: number;
+  /** games whose reply is empty (or only whitespace) */
+  emptyReplies: number;
+  /** both games parsed and named the same winner (or both a tie) */
+  consistent: number;
+  /** both games parsed and disagree (counted as a tie in standings) */
+  inconsistent: number;
+  /** both games a tie */
+  ties: number;
+  /** mean confidence and entropy over the games that carry them (null when none do) */
+  meanConfidence: number | null;
+  meanEntropy: number | null;
+}
+
+/** Per turn (and over all turns, turn 0) for one judge. */
+export function qualityRows(judge: string, games: QualityGame[]): QualityRow[] {
+  const turns = [...new Set(games.map((g) => g.turn))].sort((a, b) => a - b);
+  const rows = turns.map((t) => qualityRow(judge, t, games.filter((g) => g.turn === t)));
+  if (turns.length > 1) rows.push(qualityRow(judge, 0, games));
+  return rows;
+}
+
+function qualityRow(judge: string, turn: number, games: QualityGame[]): QualityRow {
+  const byMatch = new Map<string, { ab?: QualityGame; ba?: QualityGame }>();
+  let empty = 0;
+  let confSum = 0;
+  let confN = 0;
+  let entSum = 0;
+  let entN = 0;
+  for (const g of games) {
+    if (!g.reply.trim()) empty++;
+    if (g.confidence != null) (confSum += g.confidence), confN++;
+    if (g.entropy != null) (entSum += g.entropy), entN++;
+    const k = `${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
+    const m = byMatch.get(k) ?? {};
+    if (g.order === 'AB') m.ab = g;
+    else m.ba = g;
+    byMatch.set(k, m);
+  }
+  const r: QualityRow = { judge, turn, games: games.length, matches: 0, errorsOneGame: 0, errorsBothGames: 0, emptyReplies: empty, consistent: 0, inconsistent: 0, ties: 0, meanConfidence: confN ? confSum / confN : null, meanEntropy: entN ? entSum / entN : null };
+  for (const { ab, ba } of byMatch.values()) {
+    if (!ab || !ba) continue;
+    r.matches++;
+    const errs = Number(ab.verdict === 'error') + Number(ba.verdict === 'error');
+    if (errs === 1) r.errorsOneGame++;
+    else if (errs === 2) r.errorsBothGames++;
+    else if (ab.verdict === ba.verdict) {
+      r.consistent++;
+      if (ab.verdict === 'tie') r.ties++;
+    } else r.inconsistent++;
+  }
+  return r;
+}
+
+/** How a model's win rate is computed for the correlation. */
+export type RateVariant = 'adjusted' | 'without-ties' | 'errors-as-ties';
+
+/**
+ * `adjusted`: FastChat's (win + tie/2) / (win + loss + tie), errors left out. `without-ties`:
+ * win / (win + loss). `errors-as-ties`: like adjusted, with errors counted as ties.
+ */
+export function winRate(s: Standing, v: RateVariant): number | null {
+  if (v === 'adjusted') return s.win + s.loss + s.tie ? (s.win + s.tie / 2) / (s.win + s.loss + s.tie) : null;
+  if (v === 'without-ties') return s.win + s.loss ? s.win / (s.win + s.loss) : null;
+  const t = s.tie + s.error;
+  return s.win + s.loss + t ? (s.win + t / 2) / (s.win + s.loss + t) : null;
+}
+
+/** Pearson's r of two equally long series (null when fewer than 2 points or a series is constant). */
+export function pearson(x: number[], y: number[]): number | null {
+  const n = x.length;
+  if (n < 2 || y.length !== n) return null;
+  const mx = x.reduce((a, b) => a + b, 0) / n;
+  const my = y.reduce((a, b) => a + b, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = x[i]! - mx;
+    const dy = y[i]! - my;
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
+  }
+  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : null;
+}
+
+export interface CorrelationRow {
+  judge1: string;
+  judge2: string;
+  variant: RateVariant;
+  /** models rated by both */
+  models: number;
+  /** matches both judges have an outcome for (the correlation uses only these) */
+  matches: number;
+  r: number | null;
+}
+
+/**
+ * Correlation across models of two judges' win rates, over the matches both judged (so neither judge
+ * is rated on matches the other never saw).
+ */
+export function winRateCorrelation(judge1: string, o1: MatchOutcome[], judge2: string, o2: MatchOutcome[], turn?: number): CorrelationRow[] {
+  const key = (o: MatchOutcome) => itemKey(o.questionId, o.turn, o.model1, o.model2);
+  const keep = (o: MatchOutcome) => turn === undefined || o.turn === turn;
+  const k2 = new Set(o2.filter(keep).map(key));
+  const common = new Set(o1.filter((o) => keep(o) && k2.has(key(o))).map(key));
+  const s1 = new Map(pairwiseStandings(o1.filter((o) => common.has(key(o)))).map((s) => [s.model, s]));
+  const s2 = new Map(pairwiseStandings(o2.filter((o) => common.has(key(o)))).map((s) => [s.model, s]));
+  const models = [...s1.keys()].filter((m) => s2.has(m)).sort();
+  return (['adjusted', 'without-ties', 'errors-as-ties'] as const).map((variant) => {
+    const x: number[] = [];
+    const y: number[] = [];
+    for (const m of models) {
+      const a = winRate(s1.get(m)!, variant);
+      const b = winRate(s2.get(m)!, variant);
+      if (a !== null && b !== null) x.push(a), y.push(b);
+    }
+    return { judge1, judge2, variant, models: x.length, matches: common.size, r: pearson(x, y) };
+  });
+}
+
+/** The two games of each match paired, with the match outcome (for escalation decisions). */
+export interface PairedMatch<G> {
+  key: string;
+  ab?: G;
+  ba?: G;
+}
+
+export function pairGames<G extends { questionId: number; turn: number; model1: string; model2: string; order: Order }>(games: G[]): Map<string, PairedMatch<G>> {
+  const out = new Map<string, PairedMatch<G>>();
+  for (const g of games) {
+    const key = `${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
+    const m = out.get(key) ?? { key };
+    if (g.order === 'AB') m.ab = g;
+    else m.ba = g;
+    out.set(key, m);
+  }
+  return out;
+}
+
+/** Why a match goes to the second judge, or null when the local verdict stands. */
+export function escalationReason(ab: { verdict: Verdict; confidence?: number | null } | undefined, ba: { verdict: Verdict; confidence?: number | null } | undefined, below: number): 'missing' | 'error' | 'inconsistent' | 'low-confidence' | null {
+  if (!ab || !ba) return 'missing';
+  const o = combineGames(ab.verdict, ba.verdict);
+  if (o === 'error') return 'error';
+  if (o === 'inconsistent') return 'inconsistent';
+  const c = Math.min(ab.confidence ?? -1, ba.confidence ?? -1);
+  return c < below ? 'low-confidence' : null;
+}
