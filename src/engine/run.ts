@@ -146,8 +146,11 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
     }
     let cost: number | null = null;
     const t0 = performance.now();
+    // every failed call is an attempt on record (never a verdict): the retried ones here, the last one below
+    const retried: Promise<void>[] = [];
+    const onRetry = ({ error }: { error: Error }) => void retried.push(store.recordAttempt({ runId: run.id, gameId: id, judge: judge.id, error: error.message, at: Date.now() }));
     try {
-      const reply = await judge.complete({ system: spec.systemPrompt, user: spec.userPrompt, temperature: settings.temperature, maxTokens: settings.maxTokens, ...(o.signal ? { signal: o.signal } : {}) });
+      const reply = await judge.complete({ system: spec.systemPrompt, user: spec.userPrompt, temperature: settings.temperature, maxTokens: settings.maxTokens, onRetry, ...(o.signal ? { signal: o.signal } : {}) });
       const latencyMs = performance.now() - t0;
       cost = o.costOf ? o.costOf(reply.tokensIn ?? null, reply.tokensOut ?? null) : null;
       const verdict = spec.match.model2 === undefined ? (parseRating(reply.text, parser) ?? 'error').toString() : parseGameVerdict(reply.text, spec.order, parser);
@@ -182,6 +185,7 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
       progress({ error: msg });
     } finally {
       o.budget?.settle(id, cost);
+      await Promise.all(retried);
     }
   };
   await Promise.all(todo.map((g) => limit(() => playOne(g))));

@@ -5,6 +5,8 @@ export interface JudgeRequest {
   temperature: number;
   maxTokens: number;
   signal?: AbortSignal;
+  /** told of every failed attempt that `withRetry` retries (the caller records it; it never becomes a verdict) */
+  onRetry?(info: { attempt: number; delayMs: number; error: JudgeCallError }): void;
 }
 
 export interface JudgeReply {

@@ -67,6 +67,7 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
           const backoff = Math.min(max, base * 2 ** attempt) * (0.5 + random() / 2);
           const delayMs = err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, 600_000) : backoff;
           o.onRetry?.({ attempt: attempt + 1, delayMs, error: err });
+          req.onRetry?.({ attempt: attempt + 1, delayMs, error: err });
           await sleep(delayMs, req.signal);
         } finally {
           clearTimeout(timer);

@@ -263,10 +263,12 @@ export function judgeText(system: string, user: string, policy: VerdictPolicy): 
 
 /** The text of Assistant X's answer or conversation between FastChat's start and end markers. */
 function section(user: string, x: 'A' | 'B'): string {
-  const start = user.indexOf(`Start of Assistant ${x}'s`);
+  let start = user.indexOf(`Start of Assistant ${x}'s`);
+  if (start < 0 && x === 'A') start = user.indexOf("Start of Assistant's"); // single grading, turn 1
+  const endMark = user.startsWith("Start of Assistant's", start) ? "End of Assistant's" : `End of Assistant ${x}'s`;
   if (start < 0) return '';
   const from = user.indexOf('\n', start);
-  const end = from < 0 ? -1 : user.indexOf(`End of Assistant ${x}'s`, from);
+  const end = from < 0 ? -1 : user.indexOf(endMark, from);
   return end < 0 ? '' : user.slice(from + 1, Math.max(from + 1, user.lastIndexOf('\n', end)));
 }
 
@@ -298,10 +300,11 @@ export interface SpawnedOpenAIServer {
 }
 
 const MAIN = fileURLToPath(new URL('./openai-server-main.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url)); // where `--import tsx` resolves
 
 /** Start tests/support/openai-server-main.ts with these options; `logFile` is required (it is how the log is read). */
 export async function spawnOpenAIServer(o: OpenAIServerOptions & { logFile: string }): Promise<SpawnedOpenAIServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, JSON.stringify(o)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, JSON.stringify(o)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const onData = (c: Buffer) => {

@@ -38,6 +38,7 @@ export default defineCommand({
     concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
     timeout: { type: 'string', default: '120', description: 'seconds per call' },
     retries: { type: 'string', default: '8', description: 'retries per call on 429/5xx/timeouts' },
+    backoff: { type: 'string', default: '1000', description: 'first retry delay in ms (doubles each retry, with jitter; a 429 waits its Retry-After)' },
     'dry-run': { type: 'boolean', description: 'print the plan and exit' },
   },
   async run({ args }) {
@@ -52,6 +53,7 @@ export default defineCommand({
       await createJudge(args.judge, { ...(args['base-url'] ? { baseURL: args['base-url'] } : {}), ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) }),
       {
         retries: int(args.retries, 'retries')!,
+        baseDelayMs: num(args.backoff, 'backoff')!,
         timeoutMs: num(args.timeout, 'timeout')! * 1000,
         onRetry: ({ attempt, delayMs, error }) => log(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`),
       },
