@@ -1,4 +1,4 @@
-import { defineCommand, runCommand, showUsage } from 'citty';
+import { defineCommand, renderUsage, runCommand, type showUsage } from 'citty';
 import { ArenaError } from '../core/types.ts';
 import { UsageError } from './format.ts';
 import { exitStatus } from './shared.ts';
@@ -27,7 +27,10 @@ const main = defineCommand({
 const rawArgs = process.argv.slice(2);
 try {
   if (!rawArgs.length || rawArgs.includes('--help') || rawArgs.includes('-h')) {
-    await showUsage(...(await resolveForUsage(rawArgs)));
+    // rendered and written here, not with citty's showUsage: that prints through consola, which is
+    // silent when NODE_ENV=test or CI-like environments turn its level down
+    const [cmd, parent] = await resolveForUsage(rawArgs);
+    process.stdout.write(`${(await renderUsage(cmd, parent)).replace(/`([^`\n]*)`/g, '$1')}\n`);
   } else if (rawArgs[0] === '--version') {
     process.stdout.write('0.1.0\n');
   } else {
@@ -38,31 +41,25 @@ try {
   const usage = err instanceof UsageError || err.name === 'CLIError';
   const known = usage || err instanceof ArenaError;
   process.stderr.write(`arena: ${known ? err.message : (err.stack ?? String(err))}\n`);
-  if (usage) process.stderr.write(`run \`arena ${leadingWords(rawArgs).join(' ')} --help\` for usage\n`);
+  if (usage) process.stderr.write(`run \`${['arena', ...(await resolveForUsage(rawArgs))[2]].join(' ')} --help\` for usage\n`);
   exitStatus.code = exitStatus.code || 1;
 }
 process.exitCode = exitStatus.code;
 
-/** Find the sub-command that --help is about. */
-async function resolveForUsage(args: string[]): Promise<[Parameters<typeof showUsage>[0], Parameters<typeof showUsage>[1]?]> {
+/** Find the sub-command that --help is about, and the words that name it (only known commands). */
+async function resolveForUsage(args: string[]): Promise<[Parameters<typeof showUsage>[0], Parameters<typeof showUsage>[1], string[]]> {
   let cmd: Parameters<typeof showUsage>[0] = main;
   let parent: Parameters<typeof showUsage>[1];
+  const path: string[] = [];
   for (const a of args) {
     if (a.startsWith('-')) break;
     const subs = (typeof cmd.subCommands === 'function' ? await cmd.subCommands() : await cmd.subCommands) as Record<string, unknown> | undefined;
     const next = subs?.[a];
     if (!next) break;
-    parent = cmd;
+    // citty prints "<parent name> <name>": name the parent by its whole path ("arena import")
+    parent = { ...cmd, meta: { name: ['arena', ...path].join(' ') } };
+    path.push(a);
     cmd = (typeof next === 'function' ? await (next as () => Promise<typeof cmd>)() : next) as typeof cmd;
   }
-  return [cmd, parent];
-}
-
-function leadingWords(args: string[]): string[] {
-  const out: string[] = [];
-  for (const a of args) {
-    if (a.startsWith('-') || out.length === 2) break;
-    out.push(a);
-  }
-  return out;
+  return [cmd, parent, path];
 }

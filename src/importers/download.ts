@@ -44,6 +44,8 @@ export function gitBlobSha1(bytes: Uint8Array): string {
 export interface DownloadOptions {
   /** fetch every file as `${baseUrl}/${path}` (a mirror in the same layout) instead of its pinned URL */
   baseUrl?: string;
+  /** per-file URLs (release path -> URL), e.g. from `loadManifest`; they win over baseUrl. Hashes stay pinned. */
+  urls?: Record<string, string>;
   /** files to fetch (default: MTBENCH_RELEASE) */
   files?: ReleaseFile[];
   cacheDir?: string;
@@ -65,12 +67,12 @@ export async function downloadMtbench(o: DownloadOptions = {}): Promise<string> 
   for (const f of files) {
     const target = join(dir, f.path);
     if (existsSync(target) && (!verify || gitBlobSha1(readFileSync(target)) === f.blob)) continue;
-    const url = o.baseUrl ? `${o.baseUrl.replace(/\/+$/, '')}/${f.path}` : f.url;
+    const url = o.urls?.[f.path] ?? (o.baseUrl ? `${o.baseUrl.replace(/\/+$/, '')}/${f.path}` : f.url);
     o.log?.(`downloading ${url}`);
-    const bytes = await fetchWithRetry(url, o.retries ?? 3);
+    const bytes = await fetchWithRetry(url, o.retries ?? 3, o.log);
     if (verify) {
       const got = gitBlobSha1(bytes);
-      if (got !== f.blob) throw new ArenaError(`${url}: content does not match the pinned release (git blob ${got}, expected ${f.blob})`, { file: f.path });
+      if (got !== f.blob) throw new ArenaError(`${f.path} (from ${url}): content does not match the pinned release: hash mismatch (git blob ${got}, expected ${f.blob}); nothing was imported`, { file: f.path });
     }
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(`${target}.part`, bytes);
@@ -79,23 +81,53 @@ export async function downloadMtbench(o: DownloadOptions = {}): Promise<string> 
   return dir;
 }
 
-async function fetchWithRetry(url: string, retries: number): Promise<Uint8Array> {
+/**
+ * A manifest file: a JSON object mapping release paths to URLs, for mirrors that do not keep the
+ * release layout, e.g. `{"question.jsonl": "https://mirror.example/q.jsonl"}`. Only the URLs can
+ * be changed; every file is still checked against its pinned hash.
+ */
+export function loadManifest(file: string, files: ReleaseFile[] = MTBENCH_RELEASE): Record<string, string> {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new ArenaError(`${file}: cannot read the manifest (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file }, { cause: e });
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ArenaError(`${file}: the manifest must be a JSON object mapping release paths to URLs`, { file });
+  const known = new Set(files.map((f) => f.path));
+  const urls: Record<string, string> = {};
+  for (const [path, url] of Object.entries(data)) {
+    if (!known.has(path)) throw new ArenaError(`${file}: field "${path}": not a file of the release (known: ${[...known].join(', ')})`, { file, field: path });
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new ArenaError(`${file}: field "${path}": expected an http(s) URL, got ${JSON.stringify(url)}`, { file, field: path });
+    urls[path] = url;
+  }
+  return urls;
+}
+
+async function fetchWithRetry(url: string, retries: number, log?: (m: string) => void): Promise<Uint8Array> {
+  const wait = async (attempt: number, why: string) => {
+    const ms = 500 * 2 ** attempt;
+    log?.(`${url}: ${why}; retry ${attempt + 1}/${retries} in ${(ms / 1000).toFixed(1)} s`);
+    await new Promise((r) => setTimeout(r, ms));
+  };
   for (let attempt = 0; ; attempt++) {
     let res: Response;
     try {
       res = await fetch(url, { signal: AbortSignal.timeout(60_000) });
     } catch (e) {
+      const why = (e as Error & { cause?: Error }).cause?.message ?? (e as Error).message;
       if (attempt < retries) {
-        await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+        await wait(attempt, why);
         continue;
       }
-      throw new ArenaError(`${url}: download failed (${(e as Error).message})`, undefined, { cause: e });
+      throw new ArenaError(`${url}: download failed (${why})`, undefined, { cause: e });
     }
     if (res.ok) return new Uint8Array(await res.arrayBuffer());
     if ((res.status === 429 || res.status >= 500) && attempt < retries) {
-      await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+      await res.body?.cancel();
+      await wait(attempt, `HTTP ${res.status}`);
       continue;
     }
-    throw new ArenaError(`${url}: download failed with HTTP ${res.status}`);
+    throw new ArenaError(`${url}: download failed with HTTP ${res.status}${res.status === 404 ? ' (not found)' : ''}${attempt ? ` after ${attempt + 1} attempts` : ''}`);
   }
 }

@@ -43,13 +43,19 @@ const mtbenchCommand = defineCommand({
         ...dbArg,
         dir: { type: 'string', description: 'a release laid out as FastChat data/mt_bench (question.jsonl, model_answer/, ...)' },
         'base-url': { type: 'string', description: 'download every file from this mirror (same layout) instead of the pinned sources' },
+        manifest: { type: 'string', description: 'JSON file mapping release paths to URLs, for mirrors in another layout (hashes stay pinned)', valueHint: 'FILE' },
         cache: { type: 'string', description: 'where downloads are kept (default: ~/.cache/mt-arena)' },
       },
       async run({ args }) {
         let dir = args.dir;
         if (!dir) {
-          const { downloadMtbench } = await import('../../importers/download.ts');
-          dir = await downloadMtbench({ ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}), ...(args.cache ? { cacheDir: args.cache } : {}), log: (m: string) => process.stderr.write(`${m}\n`) });
+          const { downloadMtbench, loadManifest } = await import('../../importers/download.ts');
+          dir = await downloadMtbench({
+            ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
+            ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
+            ...(args.cache ? { cacheDir: args.cache } : {}),
+            log: (m: string) => process.stderr.write(`${m}\n`),
+          });
         }
         await doImport(args.db, mtbenchSources(dir));
       },

@@ -1,4 +1,6 @@
 import { defineCommand } from 'citty';
+import { ArenaError } from '../../core/types.ts';
+import type { Store } from '../../storage/store.ts';
 import { agreementBetween, ratings, singleResults, standings } from '../../engine/results.ts';
 import { int, list, oneOf, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
@@ -26,12 +28,13 @@ export const standingsCommand = defineCommand({
       const q = { judge: args.judge, ...(turn !== undefined ? { turn } : {}), ...(args.category ? { category: args.category } : {}), ...(models ? { models } : {}) };
       if (mode === 'single') {
         const rows = await singleResults(store, q);
+        if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
         if (args.json) return printJson(rows);
         return print(table(rows as never, ['model', 'turn1', 'turn2', 'score', 'n', 'error']));
       }
       const rows = await standings(store, { ...q, mode, baseline: args.baseline });
+      if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
       if (args.json) return printJson(rows);
-      if (!rows.length) return print(`no ${mode} results for judge "${args.judge}" (see \`arena judges\`)`);
       print(table(rows as never, ['model', 'win', 'loss', 'tie', 'error', 'inconsistent', 'winRate', 'lossRate', 'winRateAdjusted']));
       const errors = rows.reduce((s, r) => s + r.error, 0);
       if (errors) print(`\n${errors} match side(s) had an unparsable or failed game; they are excluded from the rates as FastChat does.`);
@@ -40,6 +43,15 @@ export const standingsCommand = defineCommand({
     }
   },
 });
+
+/** Nothing to show: a judge the database does not know is an error (exit 1); a known one prints why the table is empty. */
+async function noResults(store: Store, db: string, judge: string, mode: string, json: boolean): Promise<void> {
+  const known = (await store.listJudges()).map((j) => j.judge);
+  const msg = `no ${mode} results for judge "${judge}" in ${db} (judges there: ${known.join(', ') || 'none yet'}; see \`arena judges\`)`;
+  if (!known.includes(judge)) throw new ArenaError(msg);
+  if (json) return printJson([]);
+  print(msg);
+}
 
 export const agreementCommand = defineCommand({
   meta: { name: 'agreement', description: 'agreement between two judges per turn, with ties (S1) and without (S2); "human" = expert votes' },
