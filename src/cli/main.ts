@@ -18,6 +18,7 @@ const main = defineCommand({
     export: () => import('./commands/maintain.ts').then((m) => m.exportCommand),
     serve: () => import('./commands/serve.ts').then((m) => m.serveCommand),
     start: () => import('./commands/serve.ts').then((m) => m.startCommand),
+    publish: () => import('./commands/publish.ts').then((m) => m.publishCommand),
     refresh: () => import('./commands/ops.ts').then((m) => m.refreshCommand),
     refreshes: () => import('./commands/ops.ts').then((m) => m.refreshesCommand),
     cost: () => import('./commands/ops.ts').then((m) => m.costCommand),
