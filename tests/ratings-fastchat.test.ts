@@ -23,10 +23,11 @@ if (skipReason) console.warn(`[ratings-fastchat] skipped: ${skipReason}`);
 type Battle = [modelA: string, modelB: string, winner: string];
 
 /** The release's vote CSV (question_id,model_a,model_b,winner,judge,turn), in file order. No quoted fields occur. */
-function readVotes(file: string, keep: (judge: string) => boolean): Battle[] {
+function readVotes(file: string, keep: (row: Record<string, string>) => boolean): Battle[] {
   const [header, ...lines] = readFileSync(file, 'utf8').split(/\r?\n/).filter(Boolean);
-  const col = Object.fromEntries(header!.split(',').map((h, k) => [h, k]));
-  return lines.map((l) => l.split(',')).filter((c) => keep(c[col.judge]!)).map((c) => [c[col.model_a]!, c[col.model_b]!, c[col.winner]!]);
+  const names = header!.split(',');
+  const rows = lines.map((l) => Object.fromEntries(l.split(',').map((v, k) => [names[k]!, v])) as Record<string, string>);
+  return rows.filter(keep).map((r) => [r.model_a!, r.model_b!, r.winner!]);
 }
 
 function python<T = Record<string, number>>(script: string, battles: Battle[]): T {
@@ -67,8 +68,8 @@ describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo
   const dir = DIR!;
   const db = join(tmpDir('arena-ratings-'), 'release.db');
   // experts only: authors are not the "human" judge (protocol §1.7, §5)
-  const human = readVotes(join(dir, 'human_judgments', 'mt_bench_human.csv'), (j) => j.startsWith('expert'));
-  const gpt4 = readVotes(join(dir, 'human_judgments', 'mt_bench_gpt4_pair.csv'), (j) => j === 'gpt4_pair');
+  const human = readVotes(join(dir, 'human_judgments', 'mt_bench_human.csv'), (r) => r.judge!.startsWith('expert'));
+  const gpt4 = readVotes(join(dir, 'human_judgments', 'mt_bench_gpt4_pair.csv'), (r) => r.judge === 'gpt4_pair');
 
   beforeAll(async () => {
     await arenaOk(['import', 'mtbench', '--dir', dir, '--db', db]);
@@ -96,9 +97,7 @@ describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo
   });
 
   it('per turn: Bradley–Terry on turn-2 expert votes equals compute_bt (to its stopping error)', async () => {
-    const [header, ...lines] = readFileSync(join(dir, 'human_judgments', 'mt_bench_human.csv'), 'utf8').split(/\r?\n/).filter(Boolean);
-    const col = Object.fromEntries(header!.split(',').map((h, k) => [h, k]));
-    const turn2: Battle[] = lines.map((l) => l.split(',')).filter((c) => c[col.judge]!.startsWith('expert') && c[col.turn] === '2').map((c) => [c[col.model_a]!, c[col.model_b]!, c[col.winner]!]);
+    const turn2 = readVotes(join(dir, 'human_judgments', 'mt_bench_human.csv'), (r) => r.judge!.startsWith('expert') && r.turn === '2');
     expect(turn2.length).toBe(1325);
     expectBt(await arenaJson(['ratings', '--judge', 'human', '--method', 'bt', '--turn', '2', '--db', db]), python('compute_bt.py', turn2));
   });
