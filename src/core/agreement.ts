@@ -10,17 +10,17 @@ export interface AgreementRow {
   ratio: number;
 }
 
-type Label = 'a' | 'b' | 'tie';
+export type Label = 'a' | 'b' | 'tie';
 
 /** Orientation-free label of a vote on the sorted pair (min, max). */
-function label(v: Vote): Label {
+export function label(v: Vote): Label {
   if (v.winner === 'tie' || v.winner === 'inconsistent') return 'tie';
   const aFirst = v.modelA <= v.modelB;
   if (v.winner === 'model_a') return aFirst ? 'a' : 'b';
   return aFirst ? 'b' : 'a';
 }
 
-function itemKey(v: Vote): string {
+export function itemKey(v: Vote): string {
   const [lo, hi] = v.modelA <= v.modelB ? [v.modelA, v.modelB] : [v.modelB, v.modelA];
   return `${v.questionId}\u0000${lo}\u0000${hi}`;
 }

@@ -1,0 +1,154 @@
+// Position bias: how a judge's verdict depends on which answer it was shown first (FairEval's table).
+import type { MatchOutcome, Order, Verdict } from './types.ts';
+
+/** One stored pairwise game as the bias report needs it. */
+export interface BiasGame {
+  questionId: number;
+  category: string;
+  turn: number;
+  model1: string;
+  model2: string;
+  order: Order;
+  verdict: Verdict;
+}
+
+export type BiasDimension = 'pair' | 'category' | 'turn';
+
+export interface BiasRow {
+  /** the pair ("model1 vs model2"), or "*" when pairs are pooled */
+  pair: string;
+  category: string;
+  turn: number | '*';
+  games: number;
+  /** games with an unparsable verdict (left out of every rate) */
+  errors: number;
+  /** model 1's win rate in the games where it was shown first (as A), and second (as B) */
+  winFirst: number | null;
+  winSecond: number | null;
+  /** of the decisive games, the share that picked whichever answer was shown first */
+  positionA: number | null;
+  /** matches with both orders judged and no error */
+  matches: number;
+  /** share of those whose two orders disagree */
+  conflict: number | null;
+  /** of the conflicting matches: both games picked position A / both picked position B / one said tie */
+  favoursFirst: number;
+  favoursSecond: number;
+  withTie: number;
+}
+
+/** Which position a verdict picked: a verdict for model 1 in order AB is position A, and so on. */
+export function pickedPosition(order: Order, verdict: Verdict): 'A' | 'B' | 'tie' | 'error' {
+  if (verdict === 'tie' || verdict === 'error') return verdict;
+  return (verdict === 'model_1') === (order === 'AB') ? 'A' : 'B';
+}
+
+function groupKey(g: { model1: string; model2: string; category: string; turn: number }, by: BiasDimension[]) {
+  return {
+    pair: by.includes('pair') ? `${g.model1} vs ${g.model2}` : '*',
+    category: by.includes('category') ? g.category : '*',
+    turn: by.includes('turn') ? g.turn : ('*' as const),
+  };
+}
+
+/**
+ * The position-bias table from games played in both orders. Several games in one slot (samples)
+ * all count as games; a match's conflict uses the latest game of each order, as outcomes do.
+ */
+export function positionBias(games: Iterable<BiasGame>, by: BiasDimension[] = ['pair']): BiasRow[] {
+  const rows = new Map<string, { row: BiasRow; t: Tally }>();
+  const matches = new Map<string, { r: { row: BiasRow; t: Tally }; ab?: Verdict; ba?: Verdict }>();
+  for (const g of games) {
+    const k = groupKey(g, by);
+    const key = `${k.pair}\u0000${k.category}\u0000${k.turn}`;
+    let r = rows.get(key);
+    if (!r) {
+      const row: BiasRow = { ...k, games: 0, errors: 0, winFirst: null, winSecond: null, positionA: null, matches: 0, conflict: null, favoursFirst: 0, favoursSecond: 0, withTie: 0 };
+      rows.set(key, (r = { row, t: { nFirst: 0, wFirst: 0, nSecond: 0, wSecond: 0, decisive: 0, a: 0, conflicts: 0 } }));
+    }
+    const { row, t } = r;
+    row.games++;
+    if (g.verdict === 'error') row.errors++;
+    else {
+      const first = g.order === 'AB';
+      t[first ? 'nFirst' : 'nSecond']++;
+      if (g.verdict === 'model_1') t[first ? 'wFirst' : 'wSecond']++;
+      const pos = pickedPosition(g.order, g.verdict);
+      if (pos !== 'tie') {
+        t.decisive++;
+        if (pos === 'A') t.a++;
+      }
+    }
+    const mk = `${key}\u0000${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
+    let m = matches.get(mk);
+    if (!m) matches.set(mk, (m = { r }));
+    if (g.order === 'AB') m.ab = g.verdict;
+    else m.ba = g.verdict;
+  }
+  for (const { r, ab, ba } of matches.values()) {
+    if (ab === undefined || ba === undefined || ab === 'error' || ba === 'error') continue;
+    r.row.matches++;
+    if (ab === ba) continue;
+    r.t.conflicts++;
+    const p1 = pickedPosition('AB', ab);
+    const p2 = pickedPosition('BA', ba);
+    if (p1 === 'tie' || p2 === 'tie') r.row.withTie++;
+    else if (p1 === 'A') r.row.favoursFirst++;
+    else r.row.favoursSecond++;
+  }
+  const out = [...rows.values()].map(({ row, t }) => {
+    row.winFirst = t.nFirst ? t.wFirst / t.nFirst : null;
+    row.winSecond = t.nSecond ? t.wSecond / t.nSecond : null;
+    row.positionA = t.decisive ? t.a / t.decisive : null;
+    row.conflict = row.matches ? t.conflicts / row.matches : null;
+    return row;
+  });
+  return sortRows(out);
+}
+
+interface Tally {
+  nFirst: number;
+  wFirst: number;
+  nSecond: number;
+  wSecond: number;
+  decisive: number;
+  a: number;
+  conflicts: number;
+}
+
+export interface ConflictRow {
+  pair: string;
+  category: string;
+  turn: number | '*';
+  /** matches with a combined outcome (errors left out) */
+  matches: number;
+  inconsistent: number;
+  /** inconsistent / matches: the share whose two orders disagreed */
+  conflict: number | null;
+  ties: number;
+}
+
+/**
+ * The conflict rate from recorded combined outcomes (the MT-Bench release's gpt4_pair split has no
+ * per-order games, only model_a / model_b / tie / inconsistent), so per-order win rates are not known.
+ */
+export function conflictFromOutcomes(outcomes: Iterable<MatchOutcome & { category: string }>, by: BiasDimension[] = []): ConflictRow[] {
+  const rows = new Map<string, ConflictRow>();
+  for (const o of outcomes) {
+    if (o.outcome === 'error') continue;
+    const [m1, m2] = o.model1 < o.model2 ? [o.model1, o.model2] : [o.model2, o.model1];
+    const k = groupKey({ model1: m1, model2: m2, category: o.category, turn: o.turn }, by);
+    const key = `${k.pair}\u0000${k.category}\u0000${k.turn}`;
+    let r = rows.get(key);
+    if (!r) rows.set(key, (r = { ...k, matches: 0, inconsistent: 0, conflict: null, ties: 0 }));
+    r.matches++;
+    if (o.outcome === 'inconsistent') r.inconsistent++;
+    if (o.outcome === 'tie') r.ties++;
+  }
+  for (const r of rows.values()) r.conflict = r.matches ? r.inconsistent / r.matches : null;
+  return sortRows([...rows.values()]);
+}
+
+function sortRows<T extends { pair: string; category: string; turn: number | '*' }>(rows: T[]): T[] {
+  return rows.sort((a, b) => (a.pair < b.pair ? -1 : a.pair > b.pair ? 1 : a.category < b.category ? -1 : a.category > b.category ? 1 : String(a.turn) < String(b.turn) ? -1 : String(a.turn) > String(b.turn) ? 1 : 0));
+}

@@ -1,0 +1,136 @@
+// Cohen's kappa: agreement corrected for chance, beside FastChat's S1/S2 agreement ratios.
+import { itemKey, label, type AgreementSetup, type Label } from './agreement.ts';
+import { clusterBootstrap, columnIntervals, type BootstrapOptions } from './bootstrap.ts';
+import type { Vote } from './types.ts';
+
+const LABELS: Label[] = ['a', 'b', 'tie'];
+
+/** Cohen's kappa from a k×k confusion matrix (row: rater 1, column: rater 2). NaN when undefined. */
+export function kappaFromConfusion(m: ArrayLike<number>, k: number): number {
+  let n = 0;
+  let agree = 0;
+  const row = new Float64Array(k);
+  const col = new Float64Array(k);
+  for (let i = 0; i < k; i++)
+    for (let j = 0; j < k; j++) {
+      const x = m[i * k + j]!;
+      n += x;
+      row[i]! += x;
+      col[j]! += x;
+      if (i === j) agree += x;
+    }
+  if (!n) return NaN;
+  let pe = 0;
+  for (let i = 0; i < k; i++) pe += (row[i]! / n) * (col[i]! / n);
+  const po = agree / n;
+  if (pe >= 1) return po >= 1 ? 1 : NaN;
+  return (po - pe) / (1 - pe);
+}
+
+/** Cohen's kappa of two raters' labels on the same items. */
+export function cohensKappa<T>(pairs: Iterable<[T, T]>): number {
+  const cats = new Map<T, number>();
+  const list = [...pairs];
+  for (const [x, y] of list) for (const v of [x, y]) if (!cats.has(v)) cats.set(v, cats.size);
+  const k = cats.size;
+  const m = new Float64Array(k * k);
+  for (const [x, y] of list) m[cats.get(x)! * k + cats.get(y)!]!++;
+  return kappaFromConfusion(m, k);
+}
+
+/** One compared pair of labels, as FastChat's agreement compares them, with the question it is about. */
+export interface Comparison {
+  questionId: number;
+  turn: number;
+  x: Label;
+  y: Label;
+}
+
+/**
+ * The comparisons behind agreement(): per (turn, question, sorted pair), every vote of judge 1 against
+ * every vote of judge 2, or, for the same judge twice, every unordered pair of its votes (added in both
+ * directions, so kappa pools the two sides' label shares; the agreement ratio is unchanged).
+ */
+export function comparisons(votes1: Iterable<Vote>, votes2: Iterable<Vote> | 'same'): Comparison[] {
+  const same = votes2 === 'same';
+  const items = new Map<string, { q: number; t: number; j1: Label[]; j2: Label[] }>();
+  const add = (v: Vote, side: 'j1' | 'j2') => {
+    const k = `${v.turn}\u0000${itemKey(v)}`;
+    let it = items.get(k);
+    if (!it) items.set(k, (it = { q: v.questionId, t: v.turn, j1: [], j2: [] }));
+    it[side].push(label(v));
+  };
+  for (const v of votes1) add(v, 'j1');
+  if (!same) for (const v of votes2) add(v, 'j2');
+  const out: Comparison[] = [];
+  for (const it of items.values()) {
+    if (same) {
+      for (let i = 0; i < it.j1.length; i++)
+        for (let j = i + 1; j < it.j1.length; j++) {
+          out.push({ questionId: it.q, turn: it.t, x: it.j1[i]!, y: it.j1[j]! });
+          out.push({ questionId: it.q, turn: it.t, x: it.j1[j]!, y: it.j1[i]! });
+        }
+    } else for (const x of it.j1) for (const y of it.j2) out.push({ questionId: it.q, turn: it.t, x, y });
+  }
+  return out;
+}
+
+export interface KappaRow {
+  turn: number;
+  category: string;
+  setup: AgreementSetup;
+  /** comparisons (for the same judge twice: unordered pairs of votes) */
+  total: number;
+  agree: number;
+  ratio: number;
+  kappa: number;
+  /** bootstrap percentile interval of kappa, questions resampled */
+  lo: number;
+  hi: number;
+  level: number;
+}
+
+/**
+ * Agreement and kappa per turn (and per category when `categoryOf` is given, plus an "all" row), with
+ * question-level bootstrap intervals. S2 ("without-tie") drops comparisons in which either side is a tie.
+ */
+export function kappaTable(comps: Comparison[], o: BootstrapOptions & { categoryOf?: (questionId: number) => string | undefined; same?: boolean } = {}): KappaRow[] {
+  const level = o.level ?? 0.95;
+  const groups = new Map<string, { turn: number; category: string; comps: Comparison[] }>();
+  const push = (turn: number, category: string, c: Comparison) => {
+    const key = `${turn}\u0000${category}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { turn, category, comps: [] }));
+    g.comps.push(c);
+  };
+  for (const c of comps) {
+    push(c.turn, 'all', c);
+    const cat = o.categoryOf?.(c.questionId);
+    if (cat !== undefined) push(c.turn, cat, c);
+  }
+  const rows: KappaRow[] = [];
+  const sorted = [...groups.values()].sort((a, b) => a.turn - b.turn || (a.category === 'all' ? -1 : b.category === 'all' ? 1 : a.category < b.category ? -1 : 1));
+  for (const g of sorted) {
+    for (const setup of ['with-tie', 'without-tie'] as const) {
+      const used = setup === 'with-tie' ? g.comps : g.comps.filter((c) => c.x !== 'tie' && c.y !== 'tie');
+      // confusion matrix per question, so a bootstrap round is a weighted sum
+      const qIndex = new Map<number, number>();
+      for (const c of used) if (!qIndex.has(c.questionId)) qIndex.set(c.questionId, qIndex.size);
+      const per = new Float64Array(qIndex.size * 9);
+      for (const c of used) per[qIndex.get(c.questionId)! * 9 + LABELS.indexOf(c.x) * 3 + LABELS.indexOf(c.y)]!++;
+      const kappaOf = (weights?: Float64Array) => {
+        const m = new Float64Array(9);
+        for (let q = 0; q < qIndex.size; q++) {
+          const w = weights ? weights[q]! : 1;
+          if (w) for (let k = 0; k < 9; k++) m[k]! += w * per[q * 9 + k]!;
+        }
+        return kappaFromConfusion(m, 3);
+      };
+      const agree = used.filter((c) => c.x === c.y).length;
+      const div = o.same ? 2 : 1;
+      const iv = used.length ? columnIntervals(clusterBootstrap(qIndex.size, (w) => [kappaOf(w)], o), 1, level)[0]! : { lo: NaN, hi: NaN };
+      rows.push({ turn: g.turn, category: g.category, setup, total: used.length / div, agree: agree / div, ratio: used.length ? agree / used.length : 0, kappa: kappaOf(), lo: iv.lo, hi: iv.hi, level });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,158 @@
+// Judge-quality analytics read from the store: position bias, kappa, bootstrap intervals, length.
+import { positionBias, conflictFromOutcomes, type BiasDimension, type BiasGame, type BiasRow, type ConflictRow } from '../core/bias.ts';
+import { battleTable, bootstrapBradleyTerry, clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions, type BootstrapRatings, type ClusteredBattle, type ResampleUnit } from '../core/bootstrap.ts';
+import { comparisons, kappaTable, type KappaRow } from '../core/kappa.ts';
+import { lengthControlledWinRates, longerShare, type LengthControlledRow, type LongerShare } from '../core/length.ts';
+import type { MatchOutcome, Verdict, Vote } from '../core/types.ts';
+import type { Store } from '../storage/store.ts';
+import { HUMAN, judgeData } from './results.ts';
+
+async function categories(store: Store): Promise<Map<number, string>> {
+  return new Map((await store.listQuestions()).map((q) => [q.id, q.category]));
+}
+
+export interface BiasReport {
+  judge: string;
+  /** from games played in both orders: per-order win rates and conflicts */
+  games: BiasRow[];
+  /** from recorded combined verdicts (no per-order games): the conflict (inconsistent) rate only */
+  recorded: ConflictRow[];
+}
+
+/**
+ * The position-bias table of one judge. Games give the per-order figures; recorded verdicts (the
+ * release's gpt4_pair split) for items without games give the conflict rate.
+ */
+export async function biasReport(store: Store, judge: string, by: BiasDimension[] = ['pair']): Promise<BiasReport> {
+  const games = await store.listGames({ judge, kind: 'pairwise' });
+  const bias: BiasGame[] = games.map((g) => ({ questionId: g.match.questionId, category: g.match.category, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2!, order: g.order, verdict: g.verdict as Verdict }));
+  const cats = await categories(store);
+  const gameItems = new Set(bias.map((g) => `${g.questionId}\u0000${g.turn}\u0000${[g.model1, g.model2].sort().join('\u0000')}`));
+  const recorded = judge === HUMAN ? [] : (await store.listVotes(judge)).filter((v) => !gameItems.has(`${v.questionId}\u0000${v.turn}\u0000${[v.modelA, v.modelB].sort().join('\u0000')}`));
+  const outcomes = recorded.map((v) => ({ ...voteOutcome(v), category: cats.get(v.questionId) ?? '?' }));
+  return { judge, games: positionBias(bias, by), recorded: conflictFromOutcomes(outcomes, by) };
+}
+
+function voteOutcome(v: Vote): MatchOutcome {
+  const outcome = v.winner === 'model_a' ? 'model_1' : v.winner === 'model_b' ? 'model_2' : v.winner;
+  return { questionId: v.questionId, turn: v.turn, model1: v.modelA, model2: v.modelB, outcome };
+}
+
+/** Agreement (S1, S2) with Cohen's kappa and question-level bootstrap intervals, per turn and category. */
+export async function kappaReport(store: Store, judge1: string, judge2: string, o: BootstrapOptions & { byCategory?: boolean } = {}): Promise<KappaRow[]> {
+  const a = await judgeData(store, judge1);
+  const same = judge1 === judge2;
+  const comps = comparisons(a.votes, same ? 'same' : (await judgeData(store, judge2)).votes);
+  const cats = o.byCategory ? await categories(store) : undefined;
+  return kappaTable(comps, { ...o, same, ...(cats ? { categoryOf: (q: number) => cats.get(q) } : {}) });
+}
+
+/** A judge's battles, each tagged with its question (the bootstrap's cluster). */
+export async function clusteredBattles(store: Store, judge: string, turn?: number): Promise<ClusteredBattle[]> {
+  const d = await judgeData(store, judge);
+  const out: ClusteredBattle[] = [];
+  const push = (q: number, a: string, b: string, w: MatchOutcome['outcome']) => {
+    if (w === 'error') return;
+    out.push({ cluster: q, a, b, score: w === 'model_1' ? 1 : w === 'model_2' ? 0 : 0.5 });
+  };
+  if (judge === HUMAN) for (const v of d.votes) (turn === undefined || v.turn === turn) && push(v.questionId, v.modelA, v.modelB, voteOutcome(v).outcome);
+  else for (const o of d.outcomes) (turn === undefined || o.turn === turn) && push(o.questionId, o.model1, o.model2, o.outcome);
+  return out;
+}
+
+export interface WinRateInterval {
+  model: string;
+  matches: number;
+  /** (win + tie/2) / (win + loss + tie), errors excluded */
+  winRate: number;
+  lo: number;
+  hi: number;
+}
+
+export interface IntervalReport {
+  judge: string;
+  ratings: BootstrapRatings;
+  winRates: WinRateInterval[];
+}
+
+/**
+ * Bradley–Terry ratings and win rates with bootstrap intervals. Questions are resampled by default
+ * (every battle of a question, both turns and both orders, moves together); `unit: 'game'` resamples
+ * single battles instead (narrower, and too narrow when games of a question are correlated).
+ */
+export async function intervalReport(store: Store, judge: string, o: BootstrapOptions & { unit?: ResampleUnit; turn?: number } = {}): Promise<IntervalReport> {
+  const battles = await clusteredBattles(store, judge, o.turn);
+  const table = battleTable(o.unit === 'game' ? battles.map(({ cluster: _c, ...b }) => b) : battles);
+  const ratings = bootstrapBradleyTerry(table, o);
+  return { judge, ratings, winRates: winRateIntervals(battles, { ...o, unit: o.unit ?? 'question' }) };
+}
+
+/** Per-model win rates (ties half) with percentile intervals from the same kind of resampling. */
+export function winRateIntervals(battles: ClusteredBattle[], o: BootstrapOptions & { unit: ResampleUnit }): WinRateInterval[] {
+  const models = [...new Set(battles.flatMap((b) => [b.a, b.b]))].sort();
+  const mi = new Map(models.map((m, k) => [m, k]));
+  const clusters = new Map<string | number, number>();
+  battles.forEach((b, k) => {
+    const c = o.unit === 'game' ? k : b.cluster;
+    if (!clusters.has(c)) clusters.set(c, clusters.size);
+  });
+  const nm = models.length;
+  // per cluster and model: score sum and count
+  const per = new Float64Array(clusters.size * nm * 2);
+  battles.forEach((b, k) => {
+    const c = clusters.get(o.unit === 'game' ? k : b.cluster)!;
+    const ia = mi.get(b.a)!;
+    const ib = mi.get(b.b)!;
+    per[(c * nm + ia) * 2]! += b.score;
+    per[(c * nm + ia) * 2 + 1]! += 1;
+    per[(c * nm + ib) * 2]! += 1 - b.score;
+    per[(c * nm + ib) * 2 + 1]! += 1;
+  });
+  const rates = (w?: Float64Array) => {
+    const s = new Float64Array(nm);
+    const n = new Float64Array(nm);
+    for (let c = 0; c < clusters.size; c++) {
+      const wc = w ? w[c]! : 1;
+      if (!wc) continue;
+      for (let m = 0; m < nm; m++) {
+        s[m]! += wc * per[(c * nm + m) * 2]!;
+        n[m]! += wc * per[(c * nm + m) * 2 + 1]!;
+      }
+    }
+    return { s, n, r: s.map((x, m) => (n[m] ? x / n[m]! : NaN)) };
+  };
+  const full = rates();
+  const iv = columnIntervals(clusterBootstrap(clusters.size, (w) => rates(w).r, o), nm, o.level ?? DEFAULT_LEVEL);
+  return models
+    .map((model, m) => ({ model, matches: full.n[m]!, winRate: full.r[m]!, lo: iv[m]!.lo, hi: iv[m]!.hi }))
+    .sort((a, b) => b.winRate - a.winRate || (a.model < b.model ? -1 : 1));
+}
+
+export interface LengthReport {
+  judge: string;
+  longer: LongerShare;
+  models: LengthControlledRow[];
+  /** matches left out because an answer is not in the store */
+  missingAnswers: number;
+}
+
+/** Does the judge favour the longer answer, and the length-controlled win rates beside the raw ones. */
+export async function lengthReport(store: Store, judge: string, o: { turn?: number; unit?: number } = {}): Promise<LengthReport> {
+  const d = await judgeData(store, judge);
+  const lengths = new Map<string, number[]>();
+  for (const a of await store.listAnswers()) lengths.set(`${a.model}\u0000${a.questionId}`, a.turns.map((t) => t.length));
+  const matches = [];
+  let missing = 0;
+  const outcomes = judge === HUMAN ? d.votes.map(voteOutcome) : d.outcomes;
+  for (const m of outcomes) {
+    if (o.turn !== undefined && m.turn !== o.turn) continue;
+    const l1 = lengths.get(`${m.model1}\u0000${m.questionId}`)?.[m.turn - 1];
+    const l2 = lengths.get(`${m.model2}\u0000${m.questionId}`)?.[m.turn - 1];
+    if (l1 === undefined || l2 === undefined) {
+      missing++;
+      continue;
+    }
+    matches.push({ model1: m.model1, model2: m.model2, len1: l1, len2: l2, outcome: m.outcome });
+  }
+  return { judge, longer: longerShare(matches), models: lengthControlledWinRates(matches, o.unit), missingAnswers: missing };
+}
