@@ -182,7 +182,7 @@ export function createApp(o: AppOptions) {
     },
     runs: {
       describe: 'the runs: when, which judge, how many games, tokens',
-      columns: ['id', 'startedAt', 'finishedAt', 'judge', 'mode', 'status', 'planned', 'toPlay', 'played', 'failed', 'tokensIn', 'tokensOut'],
+      columns: ['id', 'startedAt', 'finishedAt', 'judge', 'mode', 'status', 'planned', 'toPlay', 'played', 'failed', 'tokensIn', 'tokensOut', 'cost'],
       rows: () => data.runs(),
     },
     questions: { describe: 'the questions', columns: ['id', 'category', 'turns'], rows: () => data.questions() },

@@ -90,7 +90,7 @@ export function fnv1a(s: string): string {
   let lo = Number(h & 0xffffffffn);
   let hi = Number(h >> 32n);
   for (let i = 0; i < s.length; i++) {
-    lo ^= s.charCodeAt(i);
+    lo = (lo ^ s.charCodeAt(i)) >>> 0;
     // multiply by the 64-bit FNV prime 0x100000001b3 = 2^40 + 0x1b3
     const l = lo * 0x1b3;
     const hh = hi * 0x1b3 + (lo << 8) + Math.floor(l / 0x100000000);

@@ -1,0 +1,58 @@
+// The site in-process (`app.request`) over a real SQLite file with the MT-Bench release and played games.
+import { describe, expect, it } from 'vitest';
+import { fnv1a } from '../../src/web/cache.ts';
+import { toCsv } from '../../src/web/csv.ts';
+import { markdown } from '../../src/web/markdown.ts';
+import { createApp } from '../../src/web/app.ts';
+import { openMemoryStore } from '../../src/storage/sqlite.ts';
+import { buildFixture } from './fixture.ts';
+import { describeRoutes } from './routes.ts';
+
+describeRoutes('in-process over SQLite', async () => {
+  const { store } = await buildFixture();
+  const app = createApp({ store, bootstrapRounds: 200 });
+  return { request: async (path, init) => app.request(path, init), close: () => store.close() };
+});
+
+describe('site pieces', () => {
+  it('fnv1a is FNV-1a 64 (published test vectors)', () => {
+    expect(fnv1a('')).toBe('cbf29ce484222325');
+    expect(fnv1a('a')).toBe('af63dc4c8601ec8c');
+    expect(fnv1a('foobar')).toBe('85944171f73967e8');
+  });
+
+  it('CSV quotes what needs quoting and defuses spreadsheet formulas', () => {
+    expect(toCsv([{ a: 'x,y', b: 'say "hi"', c: '=SUM(A1)' }, { a: null, b: 1.5, c: 'line\nbreak' }], ['a', 'b', 'c'])).toBe('a,b,c\r\n"x,y","say ""hi""",\'=SUM(A1)\r\n,1.5,"line\nbreak"\r\n');
+  });
+
+  it('Markdown keeps formatting but never raw HTML or javascript: links', () => {
+    const html = markdown('**bold** `code` [ok](https://example.org) [bad](javascript:alert(1)) <b onclick=x>raw</b> ![i](http://x/y.png)');
+    expect(html).toContain('<strong>bold</strong>');
+    expect(html).toContain('<a href="https://example.org" rel="nofollow noopener noreferrer ugc">ok</a>');
+    expect(html).not.toContain('href="javascript:');
+    expect(html).toContain('&lt;b onclick=x&gt;raw&lt;/b&gt;');
+    expect(html).not.toContain('<img');
+  });
+
+  it('a configured admin token opens the purge endpoint, and new data shows after a purge', async () => {
+    const store = openMemoryStore();
+    const app = createApp({ store, adminToken: 's3cret', cache: { checkMs: 60_000 } });
+    expect(await (await app.request('/api/judges')).json()).toEqual([]);
+    await store.importBundle({ votes: [{ source: 'v.csv', items: [{ judge: 'human', voter: 'e1', questionId: 81, turn: 1, modelA: 'a', modelB: 'b', winner: 'model_a', line: 2 }] }] });
+    // within checkMs the cached answer stands
+    expect(await (await app.request('/api/judges')).json()).toEqual([]);
+    expect((await app.request('/api/admin/purge', { method: 'POST', headers: { Authorization: 'Bearer nope' } })).status).toBe(401);
+    expect((await app.request('/api/admin/purge', { method: 'POST', headers: { Authorization: 'Bearer s3cret' } })).status).toBe(200);
+    expect(await (await app.request('/api/judges')).json()).toEqual([{ judge: 'human', games: 0, votes: 1 }]);
+    await store.close();
+  });
+
+  it('new games show up by themselves once the data fingerprint is re-read', async () => {
+    const store = openMemoryStore();
+    const app = createApp({ store, cache: { checkMs: 0 } });
+    expect(await (await app.request('/api/judges')).json()).toEqual([]);
+    await store.importBundle({ votes: [{ source: 'v.csv', items: [{ judge: 'gpt-4', voter: 'gpt4_pair', questionId: 81, turn: 1, modelA: 'a', modelB: 'b', winner: 'tie', line: 2 }] }] });
+    expect(await (await app.request('/api/judges')).json()).toEqual([{ judge: 'gpt-4', games: 0, votes: 1 }]);
+    await store.close();
+  });
+});

@@ -1,0 +1,63 @@
+// The site's test database: the MT-Bench release (MTBENCH_DIR), games with judge texts played by the
+// offline mock judge, and a model whose answers and a judge whose replies carry script-injection
+// attempts. Built once per test file into a real SQLite file.
+import { join } from 'node:path';
+import type { JudgeProvider } from '../../src/judges/judge.ts';
+import { mockJudge } from '../../src/judges/mock.ts';
+import { importFiles, mtbenchSources } from '../../src/importers/import.ts';
+import { runTournament } from '../../src/engine/run.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import { tmpDir } from '../support/cli.ts';
+
+export const MTBENCH_DIR = process.env.MTBENCH_DIR ?? join(process.cwd(), '..', 'shared', 'mt_bench');
+
+/** Untrusted text that must never run: a script tag, an event handler, javascript: links (Markdown and raw), an svg onload and a remote image. */
+export const XSS = [
+  'Sure! <script>alert(1)</script> and <img src=x onerror=alert(1)>',
+  '[click me](javascript:alert(1)) and <a href="javascript:alert(1)">raw link</a>',
+  '<svg onload=alert(1)></svg> ![tracker](http://127.0.0.1:9/pixel.png) "quotes" & ampersands',
+].join('\n\n');
+export const EVIL_MODEL = 'evil-model';
+export const XSS_JUDGE = 'mock/xss';
+
+/** A judge that answers with the injection text and a verdict. */
+const xssJudge: JudgeProvider = { id: XSS_JUDGE, complete: async () => ({ text: `${XSS}\n\nVerdict: [[A]]`, tokensIn: 10, tokensOut: 10 }) };
+
+export interface Fixture {
+  file: string;
+  store: SqliteStore;
+}
+
+export async function buildFixture(dir = tmpDir('arena-web-')): Promise<Fixture> {
+  const file = join(dir, 'site.db');
+  const store = openSqliteStore(file);
+  await importFiles(store, mtbenchSources(MTBENCH_DIR));
+  // games with texts: question 81 and 82, gpt-4 vs claude-v1, both turns, both orders
+  await runTournament({ store, judge: mockJudge('longer'), mode: 'pairwise-all', models: ['gpt-4', 'claude-v1'], questionIds: [81, 82], concurrency: 2 });
+  const q81 = (await store.listQuestions()).find((q) => q.id === 81)!;
+  await store.importBundle({ answers: [{ source: 'evil.jsonl', items: [{ model: EVIL_MODEL, questionId: 81, turns: q81.turns.map(() => XSS) }] }] });
+  await runTournament({ store, judge: xssJudge, mode: 'pairwise-all', models: [EVIL_MODEL, 'gpt-4'], questionIds: [81], concurrency: 2 });
+  return { file, store };
+}
+
+/** Count gpt4_pair outcomes straight from the release's CSV (independent of the importer and of core). */
+export function countFromCsv(csv: string, judgeColumnValue: string, model: string): { win: number; loss: number; tie: number } {
+  const [header, ...lines] = csv.trim().split('\n');
+  const col = header!.split(',');
+  const at = (name: string) => col.indexOf(name);
+  let win = 0;
+  let loss = 0;
+  let tie = 0;
+  for (const line of lines) {
+    const f = line.split(',');
+    if (f[at('judge')] !== judgeColumnValue) continue;
+    const a = f[at('model_a')];
+    const b = f[at('model_b')];
+    const w = f[at('winner')];
+    if (a !== model && b !== model) continue;
+    if (w!.startsWith('tie')) tie++; // tie, "tie (bothbad)", "tie (inconsistent)"
+    else if ((w === 'model_a') === (a === model)) win++;
+    else loss++;
+  }
+  return { win, loss, tie };
+}

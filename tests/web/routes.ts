@@ -1,0 +1,211 @@
+// The site's route tests, run against any way of serving the app: in-process (`app.request`) over the
+// SQLite store, and the Worker under `wrangler dev` over a local D1 (tests/web/worker.test.ts).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countFromCsv, EVIL_MODEL, MTBENCH_DIR, XSS_JUDGE } from './fixture.ts';
+
+export interface Target {
+  request(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+const CSV = () => readFileSync(join(MTBENCH_DIR, 'human_judgments', 'mt_bench_gpt4_pair.csv'), 'utf8');
+
+/** What a page must never contain once untrusted text is in it: live script, handlers, javascript: URLs. */
+export function expectInert(html: string): void {
+  expect(html).not.toMatch(/<script(?![^>]*\ssrc="\/static\/)/i); // only the app's own script tag
+  expect(html).not.toMatch(/<[a-z][^>]*\son[a-z]+\s*=/i); // no event-handler attribute in any tag
+  expect(html).not.toMatch(/(href|src|action)\s*=\s*["']?\s*javascript:/i);
+  expect(html).not.toMatch(/<img[^>]*src="?https?:/i);
+}
+
+export function describeRoutes(name: string, setup: () => Promise<Target>): void {
+  describe(`site routes: ${name}`, () => {
+    let t: Target;
+    beforeAll(async () => {
+      t = await setup();
+    }, 180_000);
+    afterAll(async () => {
+      await t?.close();
+    });
+    const get = async (path: string, init?: RequestInit) => {
+      const r = await t.request(path, init);
+      return { r, body: await r.text() };
+    };
+
+    it('GET / shows one table per judge with the release numbers (gpt-4 counted from the CSV)', async () => {
+      const { r, body } = await get('/');
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+      const exp = countFromCsv(CSV(), 'gpt4_pair', 'gpt-4');
+      expect(exp).toEqual({ win: 617, loss: 45, tie: 138 }); // the numbers of the paper's release
+      const section = body.slice(body.indexOf('Judge: gpt-4'));
+      expect(section).toMatch(new RegExp(`>gpt-4</a></th><td>${exp.win}</td><td>${exp.loss}</td><td>${exp.tie}</td>`));
+      expect(body).toContain('Judge: human');
+      expect(body).toContain('Judge: mock/longer');
+      // errors and inconsistent counts are shown, not hidden
+      expect(body).toContain('of which inconsistent');
+      expect(body).toMatch(/<th scope="col">error<\/th>/);
+    });
+
+    it('GET /api/standings?judge=gpt-4 is the standings array (the shape `arena standings --json` prints)', async () => {
+      const { r, body } = await get('/api/standings?judge=gpt-4');
+      expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+      const rows = JSON.parse(body) as { model: string; win: number; loss: number; tie: number }[];
+      expect(rows[0]).toMatchObject({ model: 'gpt-4', win: 617, loss: 45, tie: 138 });
+      expect(rows.map((x) => x.model)).toEqual(['gpt-4', 'claude-v1', 'gpt-3.5-turbo', 'vicuna-13b-v1.2', 'alpaca-13b', 'llama-13b']);
+    });
+
+    it('every table is JSON and CSV with the same columns, and turn/category filters change the numbers', async () => {
+      const idx = JSON.parse((await get('/api')).body) as { tables: Record<string, { columns: string[] }> };
+      const lb = await get('/api/leaderboard?judge=gpt-4');
+      const rows = JSON.parse(lb.body) as Record<string, unknown>[];
+      expect(Object.keys(rows[0]!)).toEqual(idx.tables.leaderboard!.columns);
+      const csv = await get('/api/leaderboard.csv?judge=gpt-4');
+      expect(csv.r.headers.get('content-type')).toMatch(/^text\/csv/);
+      const lines = csv.body.trim().split('\r\n');
+      expect(lines[0]).toBe(idx.tables.leaderboard!.columns.join(','));
+      expect(lines).toHaveLength(rows.length + 1);
+      expect(lines[1]!.startsWith('1,gpt-4,617,45,138,')).toBe(true);
+      const gpt4 = rows[0]!;
+      expect(gpt4.ratingLo as number).toBeLessThan(gpt4.rating as number);
+      expect(gpt4.ratingHi as number).toBeGreaterThan(gpt4.rating as number);
+      // turn 1 and turn 2 add up to the pooled counts
+      const t1 = JSON.parse((await get('/api/leaderboard?judge=gpt-4&turn=1')).body)[0];
+      const t2 = JSON.parse((await get('/api/leaderboard?judge=gpt-4&turn=2')).body)[0];
+      expect(t1.win + t2.win).toBe(617);
+      const writing = JSON.parse((await get('/api/leaderboard?judge=human&category=writing')).body) as { win: number }[];
+      const all = JSON.parse((await get('/api/leaderboard?judge=human')).body) as { win: number }[];
+      expect(writing.reduce((s, x) => s + x.win, 0)).toBeLessThan(all.reduce((s, x) => s + x.win, 0));
+      for (const name of Object.keys(idx.tables)) {
+        const q = name.startsWith('model-') ? '?model=gpt-4&judge=gpt-4' : name === 'games' ? '?question=81&a=gpt-4&b=claude-v1' : '';
+        const j = await get(`/api/${name}${q}`);
+        expect(j.r.status, name).toBe(200);
+        const c = await get(`/api/${name}.csv${q}`);
+        expect(c.r.status, name).toBe(200);
+        expect(c.body.split('\r\n')[0], name).toBe(idx.tables[name]!.columns.join(','));
+      }
+    });
+
+    it('agreement and consistency come from the release: gpt-4 vs human on turn 1 is 66% (S1) and 85% (S2), as in the paper', async () => {
+      const ag = JSON.parse((await get('/api/agreement')).body) as { judge1: string; judge2: string; turn: number; setup: string; ratio: number }[];
+      const pick = (setup: string) => ag.find((a) => [a.judge1, a.judge2].sort().join() === 'gpt-4,human' && a.turn === 1 && a.setup === setup)!;
+      // Zheng et al. 2023, Table 2 (first turn): GPT-4 vs human, S1 (with tie) 66%, S2 (without tie) 85%
+      expect(Math.round(pick('with-tie').ratio * 100)).toBe(66);
+      expect(Math.round(pick('without-tie').ratio * 100)).toBe(85);
+      const cons = JSON.parse((await get('/api/consistency')).body) as { judge: string; matches: number; inconsistent: number }[];
+      expect(cons.find((c) => c.judge === 'gpt-4')).toMatchObject({ matches: 2400 });
+      const { body } = await get('/judges');
+      expect(body).toContain('S2 (without tie)');
+    });
+
+    it('ETag: a repeated request revalidates to 304; the body is stable', async () => {
+      const a = await get('/api/leaderboard?judge=human');
+      const etag = a.r.headers.get('etag');
+      expect(etag).toMatch(/^"[0-9a-f]{16}-[0-9a-z]+"$/);
+      const b = await t.request('/api/leaderboard?judge=human', { headers: { 'If-None-Match': etag! } });
+      expect(b.status).toBe(304);
+      expect(await b.text()).toBe('');
+      const c = await get('/api/leaderboard?judge=human');
+      expect(c.body).toBe(a.body);
+      expect(c.r.headers.get('cache-control')).toContain('must-revalidate');
+    });
+
+    it('security headers: a strict CSP without inline script or style, no framing, no sniffing', async () => {
+      const { r } = await get('/');
+      const csp = r.headers.get('content-security-policy')!;
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("style-src 'self'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.get('x-frame-options')).toBe('DENY');
+      expect(r.headers.get('referrer-policy')).toBe('no-referrer');
+    });
+
+    it('the page loads nothing from elsewhere: its stylesheet and script are served by the app', async () => {
+      const { body } = await get('/');
+      const refs = [...body.matchAll(/<(?:link|script|img)[^>]*(?:href|src)="([^"]+)"/g)].map((m) => m[1]!);
+      expect(refs.length).toBeGreaterThan(2);
+      for (const u of refs) expect(u.startsWith('/'), u).toBe(true);
+      const css = refs.find((u) => u.startsWith('/static/site.css'))!;
+      const r = await t.request(css);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toMatch(/^text\/css/);
+      expect(r.headers.get('cache-control')).toContain('immutable');
+    });
+
+    it('the match browser shows the question, both answers, the reference and both games with their texts', async () => {
+      const { r, body } = await get('/matches?question=81&a=gpt-4&b=claude-v1');
+      expect(r.status).toBe(200);
+      const q = JSON.parse((await get('/api/match?question=81&a=gpt-4&b=claude-v1')).body);
+      expect(q.games.filter((g: { judge: string; match: { turn: number } }) => g.judge === 'mock/longer' && g.match.turn === 1)).toHaveLength(2);
+      expect(body).toContain('order AB');
+      expect(body).toContain('order BA');
+      expect(body.match(/Mock evaluation \(longer\)/g)!.length).toBe(4); // 2 turns x 2 orders
+      expect(body).toContain('Compose an engaging travel blog post'); // question 81
+      // recorded verdicts of the release for this item (gpt-4's and the experts')
+      expect(body).toContain('Recorded verdicts');
+      // a math question carries its reference answer
+      const math = await get('/matches?question=111&a=gpt-4&b=claude-v1');
+      expect(math.body).toContain('Reference answer (gpt-4)');
+    });
+
+    it('untrusted answers and judge texts render inert: escaped, no handlers, no javascript: links', async () => {
+      const { r, body } = await get(`/matches?question=81&a=${EVIL_MODEL}&b=gpt-4`);
+      expect(r.status).toBe(200);
+      expect(body).toContain(XSS_JUDGE);
+      expect(body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+      expect(body).toContain('&lt;img src=x onerror=alert(1)&gt;');
+      expectInert(body);
+      const api = await get(`/api/match?question=81&a=${EVIL_MODEL}&b=gpt-4`);
+      expect(api.r.headers.get('content-type')).toMatch(/^application\/json/);
+    });
+
+    it('model pages, win matrix, runs and charts', async () => {
+      const m = await get('/models/gpt-4?judge=gpt-4');
+      expect(m.r.status).toBe(200);
+      expect(m.body).toContain('does best against');
+      const mx = await get('/matrix?judge=human&turn=2');
+      expect(mx.r.status).toBe(200);
+      expect(mx.body).toContain('Battle counts');
+      const runs = await get('/runs');
+      expect(runs.body).toContain('mock/longer');
+      for (const c of ['/charts/winrate.svg?judge=gpt-4', '/charts/matrix.svg?judge=gpt-4', '/charts/judges.svg', '/charts/model.svg?judge=gpt-4&model=gpt-4']) {
+        const s = await get(c);
+        expect(s.r.status, c).toBe(200);
+        expect(s.r.headers.get('content-type')).toBe('image/svg+xml');
+        expect(s.body.startsWith('<svg'), c).toBe(true);
+        expect(s.body).toContain(c.includes('model.svg') ? 'writing' : 'gpt-4');
+      }
+    });
+
+    it('bad parameters are clear 400/404 errors; unknown pages are 404', async () => {
+      const a = await get('/api/leaderboard?judge=nobody');
+      expect(a.r.status).toBe(404);
+      expect(JSON.parse(a.body).error).toContain('no judge named "nobody"');
+      const b = await get('/api/leaderboard?judge=gpt-4&turn=3');
+      expect(b.r.status).toBe(400);
+      expect(JSON.parse(b.body).error).toContain('"turn"');
+      expect((await get('/matches?question=abc&a=gpt-4&b=claude-v1')).r.status).toBe(400);
+      expect((await get('/models/no-such-model')).r.status).toBe(404);
+      expect((await get('/no/such/page')).r.status).toBe(404);
+      expect((await get('/api/nope')).r.status).toBe(404);
+    });
+
+    it('read-only: writes are refused; the purge endpoint needs the admin token', async () => {
+      const p = await t.request('/', { method: 'POST', body: 'x' });
+      expect(p.status).toBe(405);
+      expect(p.headers.get('allow')).toBe('GET, HEAD');
+      expect((await t.request('/api/leaderboard', { method: 'DELETE' })).status).toBe(405);
+      const noToken = await t.request('/api/admin/purge', { method: 'POST' });
+      expect([401, 403]).toContain(noToken.status);
+      const wrong = await t.request('/api/admin/purge', { method: 'POST', headers: { Authorization: 'Bearer wrong' } });
+      expect([401, 403]).toContain(wrong.status);
+      const head = await t.request('/', { method: 'HEAD' });
+      expect(head.status).toBe(200);
+    });
+  });
+}
