@@ -31,6 +31,8 @@ export interface BatchOptions {
   pollS?: number;
   log?(m: string): void;
   signal?: AbortSignal;
+  /** a budget gate: a game it refuses is not submitted (what a submitted game costs is committed) */
+  admit?(id: string, spec: GameSpec): boolean;
 }
 
 export interface BatchReport {
@@ -39,6 +41,8 @@ export interface BatchReport {
   imported: number;
   pending: number;
   failed: number;
+  /** games the budget refused to submit */
+  skipped: number;
   cost: number;
   /** the run record the imported games belong to (null when nothing was imported) */
   runId: string | null;
@@ -50,7 +54,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   const log = o.log ?? (() => {});
   const client = new OpenAI({ apiKey: o.apiKey ?? 'sk-none', ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 4 });
   const db = o.store.db;
-  const report: BatchReport = { judge: o.judgeId, submitted: 0, imported: 0, pending: 0, failed: 0, cost: 0, runId: null };
+  const report: BatchReport = { judge: o.judgeId, submitted: 0, imported: 0, pending: 0, failed: 0, skipped: 0, cost: 0, runId: null };
   const bySpec = new Map(o.games.map((g) => [g.id, g.spec]));
   const runId = randomUUID();
   const run = { id: runId, startedAt: Date.now(), finishedAt: null as number | null, judge: o.judgeId, mode: 'batch', config: JSON.stringify({ refresh: o.refreshId, settings: o.settings, parser: o.parser }), planned: o.games.length, toPlay: 0, played: 0, failed: 0, tokensIn: 0, tokensOut: 0, status: 'running' as const, cost: 0 };
@@ -127,7 +131,9 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   const inFlight = new Set((await pendingRows()).flatMap((b) => JSON.parse(b.gameIds) as string[]));
   const stored = await o.store.existingGameIds(o.games.map((g) => g.id));
   const seen = new Set<string>();
-  const todo = o.games.filter((g) => !stored.has(g.id) && !inFlight.has(g.id) && !seen.has(g.id) && seen.add(g.id));
+  const candidates = o.games.filter((g) => !stored.has(g.id) && !inFlight.has(g.id) && !seen.has(g.id) && seen.add(g.id));
+  const todo = o.admit ? candidates.filter((g) => o.admit!(g.id, g.spec)) : candidates;
+  report.skipped = candidates.length - todo.length;
   if (todo.length) {
     const lines = todo.map((g) =>
       JSON.stringify({

@@ -212,9 +212,10 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
         const baseURL = jp.cfg.baseURL;
         const apiKey = jp.cfg.apiKeyEnv ? env[jp.cfg.apiKeyEnv] : undefined;
         const games = jp.modes.flatMap((m) => m.games);
-        const b = await runBatches({ store, judgeId: jp.judge.id, model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1), ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}), games, settings: c.settings, parser: c.parser, price: jp.price, refreshId: id, waitS: jp.cfg.batchWaitS, pollS: jp.cfg.batchPollS, log, ...(o.signal ? { signal: o.signal } : {}) });
+        const gate = budget?.gate((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
+        const b = await runBatches({ store, judgeId: jp.judge.id, model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1), ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}), games, settings: c.settings, parser: c.parser, price: jp.price, refreshId: id, ...(gate ? { admit: gate.reserve } : {}), waitS: jp.cfg.batchWaitS, pollS: jp.cfg.batchPollS, log, ...(o.signal ? { signal: o.signal } : {}) });
         batches.push(b);
-        if (b.runId) runs.push({ id: b.runId, judge: jp.judge.id, mode: 'batch', played: b.imported, failed: b.failed, skipped: 0, cost: b.cost, status: b.failed ? 'failed' : 'done' });
+        if (b.runId || b.skipped) runs.push({ id: b.runId ?? '', judge: jp.judge.id, mode: 'batch', played: b.imported, failed: b.failed, skipped: b.skipped, cost: b.cost, status: b.failed ? 'failed' : b.skipped ? 'budget' : 'done' });
       } else {
         for (const m of jp.modes) {
           if (o.signal?.aborted) break;

@@ -16,6 +16,7 @@ import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:f
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { batchRoutes, type BatchServerOptions } from './openai-batch.ts';
 
 /**
  * How the fake judge decides. `longer`: prefers the longer answer between the "Assistant A" / "Assistant B"
@@ -59,6 +60,8 @@ export interface OpenAIServerOptions {
   /** append every request as one JSON line to this file (written synchronously, as it arrives) */
   logFile?: string;
   port?: number;
+  /** also serve the Batch API (files + batches; tests/support/openai-batch.ts) */
+  batch?: BatchServerOptions;
 }
 
 export interface RequestLogEntry {
@@ -133,6 +136,18 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
     timers.add(t);
   };
 
+  const batch = o.batch
+    ? batchRoutes(o.batch, {
+        complete: (body, n) => {
+          const system = body.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+          const user = body.messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n');
+          return { body: completion(body.model, system, user, o.verdict ?? 'longer', n), hash: promptHash(system, user) };
+        },
+        record,
+        send,
+        readBody,
+      })
+    : undefined;
   const server = createServer((req, res) => {
     const at = performance.timeOrigin + performance.now();
     const path = (req.url ?? '/').split('?')[0]!;
@@ -144,6 +159,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
       record({ n: 0, at, method: 'GET', path, status: 200 });
       return send(res, 200, { object: 'list', data: (o.models ?? ['judge']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) });
     }
+    if (batch?.(req, res, path)) return;
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       record({ n: 0, at, method: req.method ?? '', path, status: 404 });
       return send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });

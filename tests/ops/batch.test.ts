@@ -1,0 +1,64 @@
+// Batch API mode of `arena refresh` against the test server's files + batches endpoints, with restarts
+// (separate `arena` processes) between submit and completion.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runArena, tmpDir } from '../support/cli.ts';
+import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
+import { games, HAVE_MTBENCH, readDb, writeConfig } from './helpers.ts';
+
+const MODELS = ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo'];
+
+describe.skipIf(!HAVE_MTBENCH)('batch mode', () => {
+  let srv: SpawnedOpenAIServer;
+  const dir = tmpDir('arena-batch-');
+  beforeAll(async () => {
+    // a batch completes on its second poll: the first refresh submits, the second finds it in progress, the third imports
+    srv = await spawnOpenAIServer({ latencyMs: 0, verdict: 'longer', logFile: join(dir, 'server.log'), batch: { completeAfterPolls: 2 } });
+  });
+  afterAll(async () => srv?.close());
+
+  const log = () => srv.readLog();
+  const refresh = async (cfg: string) => {
+    const r = await runArena(['refresh', '--config', cfg, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as { played: number; cost: number; batches: { submitted: number; imported: number; pending: number; cost: number }[]; line: string };
+  };
+
+  it('submits, survives restarts before completion without resubmitting, imports the results at half price', async () => {
+    const db = join(dir, 'arena.db');
+    const cfg = writeConfig(dir, { url: srv.url, models: MODELS, judge: { batch: true, batchPollS: 0.2 } });
+    const r1 = await refresh(cfg);
+    expect(r1.batches).toEqual([expect.objectContaining({ submitted: 36, imported: 0, pending: 36 })]);
+    expect(r1.line).toMatch(/0 played, 0 failed, 36 in pending batches/);
+    expect(games(db)).toHaveLength(0);
+    const ids = readDb(db, (d) => d.prepare('select id, status, game_ids from batches').all()) as { id: string; status: string; game_ids: string }[];
+    expect(ids).toHaveLength(1);
+    expect(ids[0]!.status).toBe('submitted');
+    expect(JSON.parse(ids[0]!.game_ids)).toHaveLength(36);
+
+    // restart while the batch is in progress: it is polled, nothing is submitted again
+    const r2 = await refresh(cfg);
+    expect(r2.batches).toEqual([expect.objectContaining({ submitted: 0, imported: 0, pending: 36 })]);
+    expect(log().filter((e) => e.path === '/v1/batches' && e.method === 'POST')).toHaveLength(1);
+
+    // next restart: completed, imported as games
+    const r3 = await refresh(cfg);
+    expect(r3.batches).toEqual([expect.objectContaining({ submitted: 0, imported: 36, pending: 0 })]);
+    const stored = games(db);
+    expect(stored).toHaveLength(36);
+    expect(stored.every((g) => g.source === 'batch' && ['model_1', 'model_2', 'tie'].includes(g.verdict))).toBe(true);
+    // half of the 10 / 30 USD per 1M tokens
+    for (const g of stored) expect(g.cost).toBeCloseTo((g.tokens_in! * 5 + g.tokens_out! * 15) / 1e6, 12);
+    expect(r3.cost).toBeCloseTo(stored.reduce((s, g) => s + g.cost!, 0), 12);
+    expect(readDb(db, (d) => d.prepare('select status from batches').get())).toEqual({ status: 'imported' });
+    // the server answered each game exactly once, never through the chat endpoint
+    expect(log().filter((e) => e.path === '/v1/batches#line')).toHaveLength(36);
+    expect(log().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(0);
+
+    // a fourth run has nothing to do: no upload, no batch
+    const before = log().length;
+    const r4 = await refresh(cfg);
+    expect(r4.batches).toEqual([expect.objectContaining({ submitted: 0, imported: 0, pending: 0 })]);
+    expect(log().slice(before).filter((e) => e.method === 'POST')).toHaveLength(0);
+  });
+});

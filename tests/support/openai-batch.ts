@@ -1,0 +1,157 @@
+/**
+ * The OpenAI Batch API for the test server (mounted by startOpenAIServer when its `batch` option is set):
+ *   POST /v1/files (multipart: file, purpose)   GET /v1/files/:id/content
+ *   POST /v1/batches                            GET /v1/batches/:id
+ * A batch stays `in_progress` until `completeAfterMs` after it was created and until it was polled
+ * `completeAfterPolls` times; the first GET after that
+ * answers every line as the chat endpoint would (same verdict policy and token counting) and completes it.
+ * Each answered line is logged with path `/v1/batches#line` and the prompt's hash.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export interface BatchServerOptions {
+  /** how long a batch takes (default 0: complete on the first poll) */
+  completeAfterMs?: number;
+  /** and not before this many GETs of the batch (default 0), so a test can place a restart deterministically */
+  completeAfterPolls?: number;
+}
+
+export interface BatchContext {
+  /** answer one chat request body as POST /v1/chat/completions would (status 200) */
+  complete(body: { model: string; messages: { role: string; content: string }[] }, n: number): { body: unknown; hash: string };
+  record(e: { n: number; at: number; method: string; path: string; hash?: string; status: number }): void;
+  send(res: ServerResponse, status: number, body: unknown): void;
+  readBody(req: IncomingMessage): Promise<string>;
+}
+
+interface FileRec {
+  id: string;
+  filename: string;
+  purpose: string;
+  content: string;
+  created_at: number;
+}
+
+interface BatchRec {
+  id: string;
+  input_file_id: string;
+  output_file_id: string | null;
+  status: string;
+  created_at: number;
+  completed_at: number | null;
+  endpoint: string;
+  completion_window: string;
+  metadata: Record<string, string> | null;
+  request_counts: { total: number; completed: number; failed: number };
+}
+
+/** The routes; returns false when the path is not one of them. */
+export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
+  const files = new Map<string, FileRec>();
+  const batches = new Map<string, BatchRec>();
+  let seq = 0;
+  let lineN = 0;
+  const fileObject = (f: FileRec) => ({ id: f.id, object: 'file', bytes: Buffer.byteLength(f.content), created_at: f.created_at, filename: f.filename, purpose: f.purpose, status: 'processed' });
+  const batchObject = (b: BatchRec) => ({ object: 'batch', errors: null, error_file_id: null, ...b });
+
+  const finish = (b: BatchRec) => {
+    const input = files.get(b.input_file_id)!;
+    const out: string[] = [];
+    for (const line of input.content.split('\n')) {
+      if (!line.trim()) continue;
+      const r = JSON.parse(line) as { custom_id: string; body: { model: string; messages: { role: string; content: string }[] } };
+      const { body, hash } = ctx.complete(r.body, ++lineN);
+      ctx.record({ n: 0, at: performance.timeOrigin + performance.now(), method: 'BATCH', path: '/v1/batches#line', hash, status: 200 });
+      out.push(JSON.stringify({ id: `batch_req_${lineN}`, custom_id: r.custom_id, response: { status_code: 200, request_id: `req_${lineN}`, body }, error: null }));
+      b.request_counts.completed++;
+    }
+    const f: FileRec = { id: `file-out-${++seq}`, filename: `${b.id}_output.jsonl`, purpose: 'batch_output', content: `${out.join('\n')}\n`, created_at: Math.floor(Date.now() / 1000) };
+    files.set(f.id, f);
+    b.output_file_id = f.id;
+    b.status = 'completed';
+    b.completed_at = Math.floor(Date.now() / 1000);
+  };
+
+  return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
+    const at = performance.timeOrigin + performance.now();
+    const method = req.method ?? '';
+    const log = (status: number) => ctx.record({ n: 0, at, method, path, status });
+    if (method === 'POST' && path === '/v1/files') {
+      void readRaw(req).then(async (raw) => {
+        const form = await new Request('http://local/', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: new Uint8Array(raw) }).formData();
+        const file = form.get('file');
+        if (!file || typeof file === 'string') {
+          log(400);
+          return ctx.send(res, 400, { error: { message: 'file is required', type: 'invalid_request_error' } });
+        }
+        const f: FileRec = { id: `file-${++seq}`, filename: file.name, purpose: String(form.get('purpose') ?? ''), content: await file.text(), created_at: Math.floor(Date.now() / 1000) };
+        files.set(f.id, f);
+        log(200);
+        ctx.send(res, 200, fileObject(f));
+      });
+      return true;
+    }
+    const content = /^\/v1\/files\/([^/]+)\/content$/.exec(path);
+    if (method === 'GET' && content) {
+      const f = files.get(content[1]!);
+      log(f ? 200 : 404);
+      if (!f) ctx.send(res, 404, { error: { message: 'no such file', type: 'invalid_request_error' } });
+      else {
+        res.writeHead(200, { 'content-type': 'application/jsonl', 'content-length': Buffer.byteLength(f.content) });
+        res.end(f.content);
+      }
+      return true;
+    }
+    if (method === 'POST' && path === '/v1/batches') {
+      void ctx.readBody(req).then((raw) => {
+        const body = JSON.parse(raw) as { input_file_id: string; endpoint: string; completion_window: string; metadata?: Record<string, string> };
+        const input = files.get(body.input_file_id);
+        if (!input) {
+          log(400);
+          return ctx.send(res, 400, { error: { message: `no such file ${body.input_file_id}`, type: 'invalid_request_error' } });
+        }
+        const b: BatchRec = {
+          id: `batch_${++seq}`,
+          input_file_id: input.id,
+          output_file_id: null,
+          status: 'in_progress',
+          created_at: Math.floor(Date.now() / 1000),
+          completed_at: null,
+          endpoint: body.endpoint,
+          completion_window: body.completion_window,
+          metadata: body.metadata ?? null,
+          request_counts: { total: input.content.split('\n').filter((l) => l.trim()).length, completed: 0, failed: 0 },
+        };
+        (b as BatchRec & { createdMs: number }).createdMs = Date.now();
+        batches.set(b.id, b);
+        log(200);
+        ctx.send(res, 200, batchObject(b));
+      });
+      return true;
+    }
+    const one = /^\/v1\/batches\/([^/]+)$/.exec(path);
+    if (method === 'GET' && one) {
+      const b = batches.get(one[1]!);
+      log(b ? 200 : 404);
+      if (!b) {
+        ctx.send(res, 404, { error: { message: 'no such batch', type: 'invalid_request_error' } });
+        return true;
+      }
+      const polls = ((b as BatchRec & { polls?: number }).polls = ((b as BatchRec & { polls?: number }).polls ?? 0) + 1);
+      if (b.status === 'in_progress' && polls >= (o.completeAfterPolls ?? 0) && Date.now() - (b as BatchRec & { createdMs: number }).createdMs >= (o.completeAfterMs ?? 0)) finish(b);
+      const { createdMs: _c, polls: _p, ...rest } = b as BatchRec & { createdMs?: number; polls?: number };
+      ctx.send(res, 200, batchObject(rest));
+      return true;
+    }
+    return false;
+  };
+}
+
+function readRaw(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
