@@ -30,7 +30,7 @@ afterAll(async () => {
 /** A fresh, empty store: the one local D1 with every data table emptied. */
 async function freshD1() {
   const tables = (await binding.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('__drizzle_migrations', 'd1_migrations')").all<{ name: string }>()).results;
-  if (tables.length) await binding.batch(tables.map((t) => binding.prepare(`DELETE FROM "${t.name}"`)));
+  if (tables.length) await binding.batch(tables.map((t: { name: string }) => binding.prepare(`DELETE FROM "${t.name}"`)));
   return openD1Store(binding);
 }
 

@@ -1,0 +1,75 @@
+// Start real servers for the site tests: `wrangler dev` (the Worker over a local D1) and free ports.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { REPO_ROOT } from '../support/cli.ts';
+
+export const WRANGLER_ENV = { WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1', CI: '1' };
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Run a command to completion; rejects with its output when it fails. */
+export function exec(cmd: string, args: string[], timeoutMs = 180_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: REPO_ROOT, env: { ...process.env, ...WRANGLER_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(out);
+      else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${out.slice(-4000)}`));
+    });
+  });
+}
+
+export interface DevServer {
+  url: string;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** `wrangler dev --local` on a free port over the D1 persisted in `persistTo`; resolves once /healthz answers. */
+export async function wranglerDev(persistTo: string, vars: Record<string, string> = {}): Promise<DevServer> {
+  const port = await freePort();
+  const args = ['wrangler', 'dev', '--local', '--persist-to', persistTo, '--port', String(port), '--ip', '127.0.0.1', '--show-interactive-dev-session=false', '--inspector-port', String(await freePort()), ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])];
+  // its own process group, so that stopping it also stops workerd and esbuild
+  const child: ChildProcess = spawn('npx', args, { cwd: REPO_ROOT, env: { ...process.env, ...WRANGLER_ENV }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.pid === undefined) return;
+    const done = new Promise((r) => child.once('exit', r));
+    process.kill(-child.pid, 'SIGTERM');
+    const t = setTimeout(() => child.pid && child.exitCode === null && process.kill(-child.pid, 'SIGKILL'), 5000);
+    await done;
+    clearTimeout(t);
+  };
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited ${child.exitCode}:\n${out.slice(-4000)}`);
+    try {
+      const r = await fetch(`${url}/healthz`);
+      if (r.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`wrangler dev did not answer within 120 s:\n${out.slice(-4000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return { url, log: () => out, stop };
+}
