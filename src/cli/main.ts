@@ -26,6 +26,7 @@ const main = defineCommand({
     refresh: () => import('./commands/ops.ts').then((m) => m.refreshCommand),
     refreshes: () => import('./commands/ops.ts').then((m) => m.refreshesCommand),
     cost: () => import('./commands/ops.ts').then((m) => m.costCommand),
+    checkpoints: () => import('./commands/ops.ts').then((m) => m.checkpointsCommand),
   },
 });
 

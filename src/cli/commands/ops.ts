@@ -128,3 +128,70 @@ export const refreshesCommand = defineCommand({
     }
   },
 });
+
+const checkpointsRun = defineCommand({
+  meta: { name: 'run', description: 'import or generate each checkpoint\'s answers (resumable), judge them against the baseline, print the report' },
+  args: { config: { type: 'string', required: true, description: 'checkpoints config (JSON; see examples/checkpoints.json)', valueHint: 'FILE' }, ...jsonArg },
+  async run({ args }) {
+    const { runCheckpoints } = await import('../../ops/checkpoints.ts');
+    const bars = progressBars();
+    const irq = interruptible(bars.log);
+    let stage = '';
+    try {
+      const r = await runCheckpoints({
+        configFile: args.config,
+        log: bars.log,
+        signal: irq.signal,
+        onProgress: (p) => {
+          if (p.stage !== stage) bars.start((stage = p.stage), p.total);
+          bars.update(p.done, 0, 0);
+        },
+      });
+      bars.stop();
+      bars.log(`checkpoints: ${r.generated} answers generated, ${r.played} games played, ${r.failed} failed${r.skipped ? `, ${r.skipped} not started (budget)` : ''}, $${r.cost.toFixed(4)}`);
+      await printReport(args.config, !!args.json);
+      exitStatus.code = irq.signal.aborted ? 130 : r.failed ? 2 : r.skipped ? 4 : 0;
+    } finally {
+      bars.stop();
+      irq.done();
+    }
+  },
+});
+
+async function printReport(configFile: string, json: boolean, chart?: string) {
+  const { checkpointsReport, renderChart, writeChart, loadCheckpointsConfig } = await import('../../ops/checkpoints.ts');
+  const report = await checkpointsReport(configFile);
+  const file = chart ?? loadCheckpointsConfig(configFile).config.chart;
+  if (file) writeChart(file, await renderChart(report));
+  if (json) return printJson({ ...report, chart: file ?? null });
+  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '-');
+  const iv = (i: { mean: number; lo: number; hi: number } | null) => (i ? `${i.mean >= 0 ? '+' : ''}${f(i.mean)} [${f(i.lo)}, ${f(i.hi)}]` : '');
+  print(
+    table(
+      report.rows.map((r) => ({
+        judge: r.judge,
+        checkpoint: r.checkpoint,
+        step: r.step,
+        'win rate [95%]': `${f(r.winRate.mean)} [${f(r.winRate.lo)}, ${f(r.winRate.hi)}]`,
+        n: r.winRate.n,
+        'vs previous': r.vsPrevious ? `${iv(r.vsPrevious)}` : '',
+        'vs best so far': r.vsBest ? `${iv(r.vsBest)} (${r.vsBest.against})` : '',
+        best: r.best ? '*' : '',
+      })),
+    ),
+  );
+  print(`best per judge: ${Object.entries(report.best).map(([j, c]) => `${j}: ${c}`).join('; ') || '-'}${file ? `\nchart: ${file}` : ''}`);
+}
+
+const checkpointsReportCommand = defineCommand({
+  meta: { name: 'report', description: 'per checkpoint and judge: win rate vs baseline with a 95% interval, paired differences vs previous and best so far; chart' },
+  args: { config: { type: 'string', required: true, valueHint: 'FILE' }, chart: { type: 'string', description: 'write the SVG chart here (default: the config\'s chart)', valueHint: 'FILE' }, ...jsonArg },
+  async run({ args }) {
+    await printReport(args.config, !!args.json, args.chart);
+  },
+});
+
+export const checkpointsCommand = defineCommand({
+  meta: { name: 'checkpoints', description: 'track the checkpoints of a fine-tuning run against a baseline' },
+  subCommands: { run: checkpointsRun, report: checkpointsReportCommand },
+});

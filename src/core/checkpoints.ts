@@ -1,0 +1,98 @@
+// Checkpoint tracking statistics: win rate vs a baseline per checkpoint with a bootstrap interval, and
+// paired differences (by question) against the previous checkpoint and the best one so far. Pure.
+import { randInt, seededRng } from './random.ts';
+import type { MatchOutcome } from './types.ts';
+
+export interface Interval {
+  mean: number;
+  lo: number;
+  hi: number;
+  /** questions that entered */
+  n: number;
+}
+
+/**
+ * A model's score per question against the baseline: win 1, loss 0, tie or inconsistent 1/2 (as
+ * FastChat's win_rate_adjusted), averaged over the question's turns; matches with an error are left out.
+ */
+export function questionScores(outcomes: Iterable<MatchOutcome>, model: string, baseline: string): Map<number, number> {
+  const acc = new Map<number, { s: number; n: number }>();
+  for (const o of outcomes) {
+    let v: number;
+    if (o.outcome === 'error') continue;
+    if (o.model1 === model && o.model2 === baseline) v = o.outcome === 'model_1' ? 1 : o.outcome === 'model_2' ? 0 : 0.5;
+    else if (o.model2 === model && o.model1 === baseline) v = o.outcome === 'model_2' ? 1 : o.outcome === 'model_1' ? 0 : 0.5;
+    else continue;
+    const a = acc.get(o.questionId) ?? { s: 0, n: 0 };
+    a.s += v;
+    a.n++;
+    acc.set(o.questionId, a);
+  }
+  return new Map([...acc].map(([q, a]) => [q, a.s / a.n]));
+}
+
+/** Mean with a percentile bootstrap interval over questions (seeded: the same data give the same interval). */
+export function bootstrapMean(values: number[], o: { seed?: number; resamples?: number; level?: number } = {}): Interval {
+  const n = values.length;
+  if (!n) return { mean: NaN, lo: NaN, hi: NaN, n: 0 };
+  const mean = values.reduce((s, v) => s + v, 0) / n;
+  const rng = seededRng(o.seed ?? 1);
+  const B = o.resamples ?? 2000;
+  const means = new Float64Array(B);
+  for (let b = 0; b < B; b++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += values[randInt(rng, n)]!;
+    means[b] = s / n;
+  }
+  means.sort();
+  const alpha = (1 - (o.level ?? 0.95)) / 2;
+  return { mean, lo: means[Math.floor(alpha * (B - 1))]!, hi: means[Math.ceil((1 - alpha) * (B - 1))]!, n };
+}
+
+/** a - b over the questions both have, with a bootstrap interval of the mean difference. */
+export function pairedDifference(a: Map<number, number>, b: Map<number, number>, o: { seed?: number; resamples?: number } = {}): Interval {
+  const d: number[] = [];
+  for (const [q, v] of a) {
+    const w = b.get(q);
+    if (w !== undefined) d.push(v - w);
+  }
+  return bootstrapMean(d, o);
+}
+
+export interface CheckpointInfo {
+  name: string;
+  step: number;
+  model: string;
+}
+
+export interface CheckpointRow {
+  judge: string;
+  checkpoint: string;
+  step: number;
+  model: string;
+  /** win rate vs the baseline (ties 1/2) with its interval */
+  winRate: Interval;
+  /** this minus the previous checkpoint, paired by question */
+  vsPrevious: (Interval & { against: string }) | null;
+  /** this minus the best earlier checkpoint, paired by question */
+  vsBest: (Interval & { against: string }) | null;
+  /** the best checkpoint of this judge (highest win rate; the earlier step on a tie) */
+  best: boolean;
+}
+
+/** The report of one judge over a series of checkpoints (ordered by step). */
+export function checkpointReport(judge: string, checkpoints: CheckpointInfo[], outcomes: MatchOutcome[], baseline: string, o: { seed?: number; resamples?: number } = {}): CheckpointRow[] {
+  const sorted = [...checkpoints].sort((a, b) => a.step - b.step);
+  const scores = sorted.map((c) => questionScores(outcomes, c.model, baseline));
+  const rows: CheckpointRow[] = [];
+  let bestIdx = -1;
+  sorted.forEach((c, k) => {
+    const winRate = bootstrapMean([...scores[k]!.values()], o);
+    const prev = k > 0 ? { ...pairedDifference(scores[k]!, scores[k - 1]!, o), against: sorted[k - 1]!.name } : null;
+    const best = bestIdx >= 0 ? { ...pairedDifference(scores[k]!, scores[bestIdx]!, o), against: sorted[bestIdx]!.name } : null;
+    rows.push({ judge, checkpoint: c.name, step: c.step, model: c.model, winRate, vsPrevious: prev, vsBest: best, best: false });
+    if (winRate.n && (bestIdx < 0 || winRate.mean > rows[bestIdx]!.winRate.mean)) bestIdx = k;
+  });
+  if (bestIdx >= 0) rows[bestIdx]!.best = true;
+  return rows;
+}

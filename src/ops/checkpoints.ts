@@ -1,0 +1,347 @@
+// `arena checkpoints`: the checkpoints of one fine-tuning run, each with answers imported or generated
+// (an OpenAI-compatible endpoint serving it, or in-process through node-llama-cpp: GGUF + optional LoRA),
+// judged against a baseline by one or more judges; report per checkpoint and judge, and a chart.
+import OpenAI from 'openai';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import pLimit from 'p-limit';
+import { z } from 'zod';
+import { eq } from 'drizzle-orm';
+import * as t from '../../db/schema.ts';
+import { checkpointReport, type CheckpointRow } from '../core/checkpoints.ts';
+import { ArenaError, type Answer, type Question } from '../core/types.ts';
+import { runTournament, type RunProgress } from '../engine/run.ts';
+import { judgeData } from '../engine/results.ts';
+import { importFiles } from '../importers/import.ts';
+import { createJudge } from '../judges/registry.ts';
+import { withRetry } from '../judges/retry.ts';
+import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
+import { JudgeConfig, loadJsonConfig, resolvePath } from './config.ts';
+import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
+
+/** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
+export const CATEGORY_TEMPERATURES: Record<string, number> = { writing: 0.7, roleplay: 0.7, extraction: 0.0, math: 0.0, coding: 0.0, reasoning: 0.0, stem: 0.1, humanities: 0.1, 'arena-hard-200': 0.0 };
+export const DEFAULT_TEMPERATURE = 0.7;
+
+const Checkpoint = z
+  .strictObject({
+    name: z.string().min(1),
+    step: z.number().int().nonnegative(),
+    /** the model name its answers are stored under (default "<series>@<name>") */
+    model: z.string().min(1).optional(),
+    /** answers in model_answer JSONL shape */
+    answers: z.string().min(1).optional(),
+    /** an OpenAI-compatible server serving this checkpoint */
+    endpoint: z.strictObject({ baseURL: z.url(), model: z.string().min(1), apiKeyEnv: z.string().optional() }).optional(),
+    /** in-process through node-llama-cpp: a GGUF model, plus this checkpoint's LoRA adapter */
+    gguf: z.string().min(1).optional(),
+    lora: z.string().min(1).optional(),
+  })
+  .refine((c) => [c.answers, c.endpoint, c.gguf].filter((x) => x !== undefined).length === 1, { message: 'give exactly one of answers, endpoint or gguf' });
+
+export const CheckpointsConfig = z.strictObject({
+  db: z.string().min(1),
+  /** the fine-tuning run's name */
+  series: z.string().min(1),
+  questions: z.array(z.string().min(1)).min(1),
+  references: z.array(z.string().min(1)).default([]),
+  prompts: z.array(z.string().min(1)).default([]),
+  questionIds: z.array(z.number().int()).optional(),
+  turns: z.array(z.number().int().min(1).max(2)).default([1, 2]),
+  baseline: z.strictObject({ model: z.string().min(1), answers: z.string().min(1) }),
+  checkpoints: z.array(Checkpoint).min(1),
+  judges: z.array(JudgeConfig).min(1),
+  generation: z
+    .strictObject({
+      maxTokens: z.number().int().positive().default(1024),
+      concurrency: z.number().int().positive().default(4),
+      /** overrides of the per-category temperatures */
+      temperatures: z.record(z.string(), z.number().min(0).max(2)).default({}),
+      /** node-llama-cpp: CPU threads (default 1), context size, sampling seed */
+      threads: z.number().int().positive().default(1),
+      contextSize: z.number().int().positive().default(2048),
+      seed: z.number().int().default(42),
+    })
+    .default({ maxTokens: 1024, concurrency: 4, temperatures: {}, threads: 1, contextSize: 2048, seed: 42 }),
+  settings: z.strictObject({ temperature: z.number().min(0).max(2).default(0), maxTokens: z.number().int().positive().default(2048) }).default({ temperature: 0, maxTokens: 2048 }),
+  promptSet: z.string().optional(),
+  referenceSource: z.string().default('gpt-4'),
+  parser: z.enum(['last', 'fastchat']).default('last'),
+  budget: z.strictObject({ maxUsd: z.number().nonnegative() }).optional(),
+  /** where the win-rate chart (SVG) is written */
+  chart: z.string().min(1).optional(),
+  /** bootstrap resamples for the intervals */
+  resamples: z.number().int().min(100).default(2000),
+});
+export type CheckpointsConfig = z.infer<typeof CheckpointsConfig>;
+
+export function loadCheckpointsConfig(file: string) {
+  const l = loadJsonConfig(file, CheckpointsConfig);
+  const c = l.config;
+  const at = (p: string) => resolvePath(file, p);
+  c.db = c.db === ':memory:' ? c.db : at(c.db);
+  c.questions = c.questions.map(at);
+  c.references = c.references.map(at);
+  c.prompts = c.prompts.map(at);
+  c.baseline.answers = at(c.baseline.answers);
+  for (const k of c.checkpoints) {
+    if (k.answers) k.answers = at(k.answers);
+    if (k.gguf) k.gguf = at(k.gguf);
+    if (k.lora) k.lora = at(k.lora);
+  }
+  if (c.chart) c.chart = at(c.chart);
+  return l;
+}
+
+const modelOf = (c: CheckpointsConfig, k: CheckpointsConfig['checkpoints'][number]) => k.model ?? `${c.series}@${k.name}`;
+
+export function temperatureFor(category: string, overrides: Record<string, number> = {}): number {
+  return overrides[category] ?? CATEGORY_TEMPERATURES[category] ?? DEFAULT_TEMPERATURE;
+}
+
+/** Something that answers a conversation: the user turns so far and the model's earlier replies. */
+type Generate = (turns: string[], previous: string[], temperature: number) => Promise<string>;
+
+async function endpointGenerator(e: { baseURL: string; model: string; apiKeyEnv?: string | undefined }, maxTokens: number): Promise<{ generate: Generate; close(): Promise<void> }> {
+  const client = new OpenAI({ apiKey: (e.apiKeyEnv && process.env[e.apiKeyEnv]) || 'sk-none', baseURL: e.baseURL, maxRetries: 6 });
+  return {
+    async generate(turns, previous, temperature) {
+      const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
+      turns.forEach((u, i) => {
+        messages.push({ role: 'user', content: u });
+        if (i < previous.length) messages.push({ role: 'assistant', content: previous[i]! });
+      });
+      const r = await client.chat.completions.create({ model: e.model, messages, temperature, max_tokens: maxTokens, n: 1 });
+      const text = r.choices?.[0]?.message?.content;
+      if (typeof text !== 'string') throw new ArenaError(`[ops:checkpoints] ${e.baseURL} ${e.model}: the response has no message content`);
+      return text.trim();
+    },
+    close: async () => {},
+  };
+}
+
+async function llamaGenerator(gguf: string, lora: string | undefined, g: CheckpointsConfig['generation']): Promise<{ generate: Generate; close(): Promise<void> }> {
+  if (!existsSync(gguf)) throw new ArenaError(`[ops:checkpoints] no such GGUF file: ${gguf}`, { file: gguf });
+  if (lora && !existsSync(lora)) throw new ArenaError(`[ops:checkpoints] no such LoRA file: ${lora}`, { file: lora });
+  let mod: typeof import('node-llama-cpp');
+  try {
+    mod = await import('node-llama-cpp');
+  } catch (e) {
+    throw new ArenaError('[ops:checkpoints] node-llama-cpp is not installed (an optional dependency): npm install node-llama-cpp', undefined, { cause: e });
+  }
+  const llama = await mod.getLlama({ gpu: false, build: 'never', logLevel: mod.LlamaLogLevel.error, progressLogs: false });
+  const model = await llama.loadModel({ modelPath: gguf, gpuLayers: 0 });
+  const context = await model.createContext({ contextSize: Math.min(g.contextSize, model.trainContextSize), threads: g.threads, ...(lora ? { lora: { adapters: [{ filePath: lora }] } } : {}) });
+  const sequence = context.getSequence();
+  let chain = Promise.resolve('');
+  return {
+    // one sequence: conversations are generated one after the other
+    generate: (turns, previous, temperature) =>
+      (chain = chain.then(async () => {
+        const session = new mod.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
+        try {
+          let last = '';
+          for (let i = 0; i < turns.length; i++) {
+            if (i < previous.length) {
+              session.setChatHistory([...session.getChatHistory(), { type: 'user', text: turns[i]! }, { type: 'model', response: [previous[i]!] }]);
+              continue;
+            }
+            last = await session.prompt(turns[i]!, { temperature, maxTokens: g.maxTokens, seed: g.seed });
+          }
+          return last.trim();
+        } finally {
+          session.dispose({ disposeSequence: false });
+          await sequence.clearHistory();
+        }
+      })),
+    close: async () => {
+      await context.dispose();
+      await model.dispose();
+    },
+  };
+}
+
+export interface CheckpointsOptions {
+  configFile: string;
+  log?(m: string): void;
+  onProgress?(p: { stage: string; done: number; total: number }): void;
+  signal?: AbortSignal;
+}
+
+/** Generate what is missing (answers are stored one question at a time, so a rerun resumes), then judge. */
+export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated: number; played: number; failed: number; cost: number; skipped: number }> {
+  const log = o.log ?? (() => {});
+  const { config: c } = loadCheckpointsConfig(o.configFile);
+  const store = openSqliteStore(c.db);
+  let generated = 0;
+  try {
+    await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+    let questions: Question[] = await store.listQuestions();
+    if (c.questionIds) questions = questions.filter((q) => c.questionIds!.includes(q.id));
+    const maxTurn = Math.max(...c.turns);
+    for (const k of c.checkpoints) {
+      const model = modelOf(c, k);
+      if (k.answers) {
+        const fileModel = k.answers.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '');
+        if (fileModel !== model) throw new ArenaError(`[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`);
+        await saveCheckpoint(store, c.series, k.name, k.step, model, { kind: 'imported', file: k.answers });
+        continue;
+      }
+      const temperatures = Object.fromEntries([...new Set(questions.map((q) => q.category))].sort().map((cat) => [cat, temperatureFor(cat, c.generation.temperatures)]));
+      const generation = k.endpoint
+        ? { kind: 'openai', baseURL: k.endpoint.baseURL, model: k.endpoint.model, maxTokens: c.generation.maxTokens, temperatures }
+        : { kind: 'llama-cpp', gguf: k.gguf, lora: k.lora ?? null, maxTokens: c.generation.maxTokens, seed: c.generation.seed, temperatures };
+      await saveCheckpoint(store, c.series, k.name, k.step, model, generation);
+      const have = new Set((await store.listAnswers([model])).map((a) => a.questionId));
+      const todo = questions.filter((q) => !have.has(q.id));
+      if (!todo.length) continue;
+      log(`${k.name}: generating answers to ${todo.length} questions (${generation.kind})`);
+      const gen = k.endpoint ? await endpointGenerator(k.endpoint, c.generation.maxTokens) : await llamaGenerator(k.gguf!, k.lora, c.generation);
+      try {
+        const limit = pLimit(k.endpoint ? c.generation.concurrency : 1);
+        let done = 0;
+        await Promise.all(
+          todo.map((q) =>
+            limit(async () => {
+              if (o.signal?.aborted) return;
+              const temperature = temperatureFor(q.category, c.generation.temperatures);
+              const replies: string[] = [];
+              for (let i = 0; i < Math.min(q.turns.length, maxTurn); i++) replies.push(await gen.generate(q.turns.slice(0, i + 1), replies, temperature));
+              const a: Answer = { model, questionId: q.id, turns: replies, answerId: `${c.series}@${k.name}:t=${temperature}` };
+              await store.importBundle({ answers: [{ source: `generated:${c.series}@${k.name}`, items: [a] }] });
+              generated++;
+              o.onProgress?.({ stage: `generate ${k.name}`, done: ++done, total: todo.length });
+            }),
+          ),
+        );
+      } finally {
+        await gen.close();
+      }
+      if (o.signal?.aborted) break;
+    }
+    // judge every checkpoint against the baseline, per judge
+    const models = c.checkpoints.map((k) => modelOf(c, k));
+    const budget = c.budget ? new Budget(c.budget.maxUsd) : undefined;
+    let played = 0;
+    let failed = 0;
+    let cost = 0;
+    let skipped = 0;
+    for (const j of c.judges) {
+      if (o.signal?.aborted) break;
+      const apiKey = j.apiKeyEnv ? process.env[j.apiKeyEnv] : undefined;
+      const judge = withRetry(await createJudge(j.id, { ...(j.baseURL ? { baseURL: j.baseURL } : {}), ...(apiKey ? { apiKey } : {}) }), { retries: j.retries, timeoutMs: j.timeoutS * 1000 });
+      const price = priceFor(judge.id, { price: j.price });
+      const tokens = calibrate(await store.listGames({ judge: judge.id }), { charsPerToken: 4, outputTokens: c.settings.maxTokens });
+      try {
+        const r = await runTournament({
+          store,
+          judge,
+          mode: 'pairwise-baseline',
+          models,
+          baseline: c.baseline.model,
+          ...(c.questionIds ? { questionIds: c.questionIds } : {}),
+          turns: c.turns,
+          ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+          referenceSource: c.referenceSource,
+          settings: c.settings,
+          parser: c.parser,
+          concurrency: j.concurrency,
+          costOf: (tin, tout) => costOf(price, tin, tout),
+          ...(budget ? { budget: budget.gate((_id, spec) => estimateCost(spec, tokens, price)) } : {}),
+          ...(o.signal ? { signal: o.signal } : {}),
+          onProgress: (p: RunProgress) => o.onProgress?.({ stage: `judge ${judge.id}`, done: p.done + p.failed, total: p.total }),
+        });
+        played += r.played;
+        failed += r.failed;
+        skipped += r.skipped;
+        cost += r.cost ?? 0;
+        log(`${judge.id}: ${r.played} played, ${r.failed} failed, ${r.planned - r.toPlay} already stored`);
+      } finally {
+        await judge.close?.();
+      }
+    }
+    return { generated, played, failed, cost, skipped };
+  } finally {
+    await store.close();
+  }
+}
+
+async function saveCheckpoint(store: SqliteStore, series: string, name: string, step: number, model: string, generation: object) {
+  const row = { series, name, step, model, generation: JSON.stringify(generation) };
+  await store.db.insert(t.checkpoints).values(row).onConflictDoUpdate({ target: [t.checkpoints.series, t.checkpoints.name], set: row });
+}
+
+export interface CheckpointsReport {
+  series: string;
+  baseline: string;
+  checkpoints: { name: string; step: number; model: string; generation: unknown }[];
+  rows: CheckpointRow[];
+  best: Record<string, string>;
+}
+
+/** The report from what is stored: per judge and checkpoint, win rate vs the baseline and paired differences. */
+export async function checkpointsReport(configFile: string): Promise<CheckpointsReport> {
+  const { config: c } = loadCheckpointsConfig(configFile);
+  if (!existsSync(c.db)) throw new ArenaError(`${c.db}: no such database (run \`arena checkpoints run --config ${configFile}\` first)`);
+  const store = openSqliteStore(c.db);
+  try {
+    const stored = await store.db.select().from(t.checkpoints).where(eq(t.checkpoints.series, c.series));
+    const infos = c.checkpoints.map((k) => {
+      const s = stored.find((r) => r.name === k.name);
+      return { name: k.name, step: k.step, model: modelOf(c, k), generation: s ? JSON.parse(s.generation) : null };
+    });
+    const rows: CheckpointRow[] = [];
+    const best: Record<string, string> = {};
+    for (const j of c.judges) {
+      const judgeId = j.id.startsWith('llama-cpp/') ? (await createJudge(j.id)).id : j.id;
+      const { outcomes } = await judgeData(store, judgeId);
+      const qs = c.questionIds ? new Set(c.questionIds) : undefined;
+      const r = checkpointReport(judgeId, infos, outcomes.filter((x) => c.turns.includes(x.turn) && (!qs || qs.has(x.questionId))), c.baseline.model, { resamples: c.resamples });
+      rows.push(...r);
+      const b = r.find((x) => x.best);
+      if (b) best[judgeId] = b.checkpoint;
+    }
+    return { series: c.series, baseline: c.baseline.model, checkpoints: infos, rows, best };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Win rate against step, one line per judge with its interval as a band; SVG through ECharts' server-side renderer. */
+export async function renderChart(report: CheckpointsReport, o: { width?: number; height?: number } = {}): Promise<string> {
+  const echarts = await import('echarts');
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: o.width ?? 720, height: o.height ?? 400 });
+  try {
+    const judges = [...new Set(report.rows.map((r) => r.judge))];
+    const series = judges.flatMap((j) => {
+      const rows = report.rows.filter((r) => r.judge === j && r.winRate.n);
+      return [
+        { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', lineStyle: { opacity: 0 }, data: rows.map((r) => [r.step, r.winRate.lo]), silent: true },
+        { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', lineStyle: { opacity: 0 }, areaStyle: { opacity: 0.15 }, data: rows.map((r) => [r.step, r.winRate.hi - r.winRate.lo]), silent: true },
+        { name: j, type: 'line', symbol: 'circle', symbolSize: 7, data: rows.map((r) => [r.step, r.winRate.mean]), label: { show: true, formatter: (p: { value: number[] }) => p.value[1]!.toFixed(2) } },
+      ];
+    });
+    chart.setOption({
+      animation: false,
+      title: { text: `${report.series}: win rate vs ${report.baseline}`, left: 'center', textStyle: { fontSize: 14 } },
+      legend: { bottom: 0, data: judges },
+      grid: { left: 60, right: 30, top: 50, bottom: 60 },
+      xAxis: { type: 'value', name: 'step', nameLocation: 'middle', nameGap: 28, min: 'dataMin', max: 'dataMax' },
+      yAxis: { type: 'value', name: 'win rate (ties 1/2)', min: 0, max: 1 },
+      series,
+    });
+    return chart.renderToSVGString();
+  } finally {
+    chart.dispose();
+  }
+}
+
+export function writeChart(file: string, svg: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, svg);
+}
+
+/** The checkpoints recorded for a series (for the site). */
+export async function listCheckpoints(store: SqliteStore, series?: string) {
+  return store.db.select().from(t.checkpoints).where(series ? eq(t.checkpoints.series, series) : undefined);
+}
