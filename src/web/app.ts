@@ -302,7 +302,12 @@ export function createApp(o: AppOptions) {
   app.get('/runs', (c) => send(c, 'html', async () => page(c, 'runs', 'Runs', { runs: await data.runs() })));
 
   // ---- charts (SVG images; each page shows the numbers in a table next to them)
-  app.get('/charts/winrate.svg', (c) => send(c, 'svg', async () => winRateBars(await data.leaderboard(await judgeParam(c), await filterParam(c)))));
+  const narrow = (c: Context) => {
+    const s = c.req.query('size');
+    if (s !== undefined && s !== 'narrow') throw new HTTPException(400, { message: `query parameter "size": expected narrow, got "${s}"` });
+    return s === 'narrow';
+  };
+  app.get('/charts/winrate.svg', (c) => send(c, 'svg', async () => winRateBars(await data.leaderboard(await judgeParam(c), await filterParam(c)), narrow(c))));
   app.get('/charts/matrix.svg', (c) =>
     send(c, 'svg', async () => {
       const m = await data.matrix(await judgeParam(c), await filterParam(c));

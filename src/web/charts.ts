@@ -23,10 +23,10 @@ function svg(width: number, height: number, option: Record<string, unknown>): st
 }
 
 /** Horizontal bars: each model's adjusted win rate under one judge. */
-export function winRateBars(rows: LeaderRow[]): string {
+export function winRateBars(rows: LeaderRow[], narrow = false): string {
   const r = [...rows].reverse();
-  return svg(720, 60 + 34 * rows.length, {
-    grid: { left: 150, right: 60, top: 20, bottom: 30 },
+  return svg(narrow ? 360 : 720, 60 + 34 * rows.length, {
+    grid: { left: narrow ? 120 : 150, right: narrow ? 40 : 60, top: 20, bottom: 30 },
     xAxis: { type: 'value', min: 0, max: 1, axisLabel: FONT },
     yAxis: { type: 'category', data: r.map((x) => x.model), axisLabel: FONT },
     series: [{ type: 'bar', data: r.map((x) => round(x.winRateAdjusted)), label: { show: true, position: 'right', ...FONT }, barMaxWidth: 22 }],

@@ -108,7 +108,10 @@ export class SiteData {
       const outcomes = await this.outcomes(judge, f);
       const rows = pairwiseStandings(outcomes);
       const battles = outcomes.filter((o) => o.outcome !== 'error').map((o) => ({ a: o.model1, b: o.model2, score: o.outcome === 'model_1' ? 1 : o.outcome === 'model_2' ? 0 : 0.5, cluster: o.questionId }) as const);
-      const bt = battles.length && rows.length > 1 ? bootstrapBradleyTerry(battleTable(battles), { rounds: this.o.bootstrapRounds, unit: 'question' }).rows : [];
+      // a model that won (or lost) every match has no finite rating, and then the fit of the others is
+      // not anchored either: show no ratings for such a table rather than numbers that mean nothing
+      const separated = rows.some((r) => r.tie === 0 && (r.win === 0) !== (r.loss === 0));
+      const bt = !separated && battles.length && rows.length > 1 ? bootstrapBradleyTerry(battleTable(battles), { rounds: this.o.bootstrapRounds, unit: 'question' }).rows : [];
       const byModel = new Map(bt.map((r) => [r.model, r]));
       return rows.map((r, k) => {
         const b = byModel.get(r.model);
