@@ -64,6 +64,16 @@ const CASES: Case[] = [
     field: 'winner',
     says: /unknown winner label "model_c"/,
   },
+  {
+    name: 'CSV votes with a blank question_id (not question 0)',
+    kind: 'votes',
+    file: 'votes.csv',
+    content: 'question_id,model_a,model_b,winner,judge,turn\n1,m1,m2,tie,expert_1,1\n,m1,m2,tie,expert_2,1\n',
+    line: 3,
+    field: 'question_id',
+    says: /expected an integer, got the string ""/,
+  },
+  { name: 'CSV votes with a non-numeric turn', kind: 'votes', file: 'votes.csv', content: 'question_id,model_a,model_b,winner,judge,turn\n1,m1,m2,tie,expert_1,two\n', line: 2, field: 'turn', says: /got the string "two"/ },
   { name: 'CSV missing a column', kind: 'votes', file: 'votes.csv', content: 'question_id,model_a,model_b,judge,turn\n1,m1,m2,expert_1,1\n', line: 1, field: 'winner', says: /missing/ },
   {
     name: 'prompt with an unknown template field',

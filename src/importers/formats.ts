@@ -276,13 +276,20 @@ export function judgeOfVoter(voter: unknown): { judge: string; voter: string } |
   return { judge: voter, voter };
 }
 
+/** CSV cells are strings: a numeric one is read as a number; a blank or other one stays a (rejected) string, never 0. */
+function fromCell(v: unknown): unknown {
+  if (typeof v !== 'string' || v.trim() === '') return v;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : v;
+}
+
 const VoteRow = z.object({
-  question_id: z.coerce.number({ error: 'expected an integer' }).int({ error: 'expected an integer' }),
+  question_id: z.preprocess(fromCell, int),
   model_a: str.min(1),
   model_b: str.min(1),
   winner: str,
   judge: z.union([str, z.array(str)]),
-  turn: z.coerce.number({ error: 'expected 1 or 2' }).int({ error: 'expected an integer' }).min(1, { error: 'expected a turn number ≥ 1' }),
+  turn: z.preprocess(fromCell, int.min(1, { error: 'expected a turn number ≥ 1' })),
 });
 
 /** One vote row (from CSV, JSON or JSONL) to a Vote. */
