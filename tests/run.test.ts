@@ -14,12 +14,11 @@ import { promptHash, spawnOpenAIServer, type OpenAIServerOptions, type RequestLo
 const JUDGE = 'openai/judge';
 const dir = tmpDir('arena-run-test-');
 
-/** The question set the runs play: our own (questions/) when it is there, MT-Bench's otherwise. */
+/** The project's own question set (questions/): 3 contestants, a 4th model as the baseline, 6 questions. */
 interface Dataset {
-  label: string;
   /** the import commands (without --db) that fill a database */
   imports: string[][];
-  /** the question ids played (a small mix of categories, written to `questionsFile`) */
+  /** the questions played (a small mix of categories, written here and passed as --questions) */
   questionsFile: string;
   models: string[];
   baseline: string;
@@ -34,72 +33,34 @@ function readJsonl(file: string): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-function pickQuestions(lines: Record<string, unknown>[], n: number): Record<string, unknown>[] {
-  // round-robin over categories, so that reference-based and multi-turn prompts are all exercised
-  const byCat = new Map<string, Record<string, unknown>[]>();
-  for (const q of lines) {
-    if ((q.turns as unknown[]).length !== 2) continue;
-    const c = String(q.category);
-    byCat.set(c, [...(byCat.get(c) ?? []), q]);
-  }
-  const out: Record<string, unknown>[] = [];
-  for (let k = 0; out.length < n && k < 10; k++) for (const qs of byCat.values()) if (qs[k] && out.length < n) out.push(qs[k]!);
-  return out;
-}
-
-function answerMap(files: string[]): Map<string, Map<number, string[]>> {
-  const m = new Map<string, Map<number, string[]>>();
-  for (const f of files) {
-    const model = f.split('/').pop()!.replace(/\.jsonl$/, '');
+function dataset(): Dataset {
+  const own = join(REPO_ROOT, 'questions');
+  const answerFiles = readdirSync(join(own, 'answers')).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(own, 'answers', f));
+  const answers = new Map<string, Map<number, string[]>>();
+  for (const f of answerFiles) {
     const per = new Map<number, string[]>();
     for (const a of readJsonl(f)) per.set(Number(a.question_id), (a.choices as { turns: string[] }[])[0]!.turns);
-    m.set(model, per);
+    answers.set(f.split('/').pop()!.replace(/\.jsonl$/, ''), per);
   }
-  return m;
-}
-
-function dataset(): Dataset | undefined {
-  const own = join(REPO_ROOT, 'questions');
-  const ownAnswers = join(own, 'answers');
-  if (existsSync(join(own, 'arena.jsonl')) && existsSync(ownAnswers) && readdirSync(ownAnswers).filter((f) => f.endsWith('.jsonl')).length >= 3) {
-    const answerFiles = readdirSync(ownAnswers).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(ownAnswers, f));
-    const questionsFile = join(dir, 'questions.jsonl');
-    writeFileSync(questionsFile, pickQuestions(readJsonl(join(own, 'arena.jsonl')), 6).map((q) => JSON.stringify(q)).join('\n') + '\n');
-    const answers = answerMap(answerFiles);
-    const models = [...answers.keys()];
-    return {
-      label: 'questions/arena.jsonl',
-      imports: [['import', 'questions', join(own, 'arena.jsonl')], ['import', 'answers', ...answerFiles], ['import', 'prompts', join(own, 'judge_prompts.jsonl')]],
-      questionsFile,
-      models: models.slice(0, 3),
-      baseline: models[3] ?? models[0]!,
-      answers,
-    };
-  }
-  const mt = process.env.MTBENCH_DIR;
-  if (!mt) return undefined;
-  const models = ['gpt-4', 'claude-v1', 'llama-13b'];
-  const answerFiles = [...models, 'gpt-3.5-turbo'].map((m) => join(mt, 'model_answer', `${m}.jsonl`));
+  // round-robin over categories, so that reference-based and multi-turn prompts are all exercised
+  const byCat = new Map<string, Record<string, unknown>[]>();
+  for (const q of readJsonl(join(own, 'arena.jsonl'))) if ((q.turns as unknown[]).length === 2) byCat.set(String(q.category), [...(byCat.get(String(q.category)) ?? []), q]);
+  const picked: Record<string, unknown>[] = [];
+  for (let k = 0; picked.length < 6 && k < 10; k++) for (const qs of byCat.values()) if (qs[k] && picked.length < 6) picked.push(qs[k]!);
   const questionsFile = join(dir, 'questions.jsonl');
-  writeFileSync(questionsFile, pickQuestions(readJsonl(join(mt, 'question.jsonl')), 6).map((q) => JSON.stringify(q)).join('\n') + '\n');
+  writeFileSync(questionsFile, picked.map((q) => JSON.stringify(q)).join('\n') + '\n');
+  const models = [...answers.keys()];
+  if (models.length < 4) throw new Error(`questions/answers/ has ${models.length} models; this test needs 4`);
   return {
-    label: 'MT-Bench (MTBENCH_DIR)',
-    imports: [
-      ['import', 'questions', join(mt, 'question.jsonl')],
-      ['import', 'answers', ...answerFiles],
-      ['import', 'references', join(mt, 'reference_answer', 'gpt-4.jsonl')],
-      ['import', 'prompts', join(mt, 'judge_prompts.jsonl')],
-    ],
+    imports: [['import', 'questions', join(own, 'arena.jsonl')], ['import', 'answers', ...answerFiles], ['import', 'prompts', join(own, 'judge_prompts.jsonl')]],
     questionsFile,
-    models,
-    baseline: 'gpt-3.5-turbo',
-    answers: answerMap(answerFiles),
+    models: models.slice(0, 3),
+    baseline: models[3]!,
+    answers,
   };
 }
 
 const DATA = dataset();
-const SKIP = 'no question set: neither questions/arena.jsonl with questions/answers/ nor MTBENCH_DIR (set it to ../shared/mt_bench)';
-if (!DATA) console.warn(`[run.test] skipped: ${SKIP}`);
 
 // ---- helpers ------------------------------------------------------------------------------------
 
@@ -129,7 +90,7 @@ async function server(o: Omit<OpenAIServerOptions, 'logFile'> = {}): Promise<Spa
 
 /** `arena run ...` against the test server; `over` replaces or adds flags (citty joins a repeated flag's values) */
 function runArgs(db: string, url: string, over: Record<string, string> = {}): string[] {
-  const flags: Record<string, string> = { judge: JUDGE, 'base-url': url, models: DATA!.models.join(','), mode: 'pairwise-all', questions: DATA!.questionsFile, db, concurrency: '4', timeout: '1', backoff: '20', ...over };
+  const flags: Record<string, string> = { judge: JUDGE, 'base-url': url, models: DATA.models.join(','), mode: 'pairwise-all', questions: DATA.questionsFile, db, concurrency: '4', timeout: '1', backoff: '20', ...over };
   return ['run', ...Object.entries(flags).flatMap(([k, v]) => [`--${k}`, v])];
 }
 
@@ -169,8 +130,8 @@ async function until(cond: () => boolean, what: string, timeoutMs = 60_000): Pro
 async function planned(db: string, mode: 'pairwise-all' | 'pairwise-baseline' | 'single' = 'pairwise-all') {
   const store = openSqliteStore(db);
   try {
-    const qids = readJsonl(DATA!.questionsFile).map((q) => Number(q.question_id));
-    const { games } = await planRun({ store, judge: { id: JUDGE, complete: () => Promise.reject(new Error('not called')) }, mode, models: DATA!.models, baseline: DATA!.baseline, questionIds: qids, turns: [1, 2] });
+    const qids = readJsonl(DATA.questionsFile).map((q) => Number(q.question_id));
+    const { games } = await planRun({ store, judge: { id: JUDGE, complete: () => Promise.reject(new Error('not called')) }, mode, models: DATA.models, baseline: DATA.baseline, questionIds: qids, turns: [1, 2] });
     return games.map((g) => ({ id: g.id, hash: promptHash(g.spec.systemPrompt, g.spec.userPrompt) }));
   } finally {
     await store.close();
@@ -193,7 +154,7 @@ interface GameRow {
 
 /** What the fake judge's `longer` policy must have decided, from the answer files alone. */
 function expectedVerdict(g: GameRow): string {
-  const len = (m: string) => DATA!.answers.get(m)!.get(g.question_id)!.slice(0, g.turn).reduce((n, t) => n + t.length, 0);
+  const len = (m: string) => DATA.answers.get(m)!.get(g.question_id)!.slice(0, g.turn).reduce((n, t) => n + t.length, 0);
   const a = len(g.model_1);
   const b = len(g.model_2!);
   return a === b ? 'tie' : a > b ? 'model_1' : 'model_2';
@@ -210,10 +171,10 @@ function expectExactlyPlanned(db: string, plan: { id: string }[]) {
 
 // ---- tests --------------------------------------------------------------------------------------
 
-describe.skipIf(!DATA)(`arena run end to end (${DATA?.label})`, () => {
+describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', () => {
   beforeAll(async () => {
     baseDb = join(dir, 'base.db');
-    for (const args of DATA!.imports) await arenaOk([...args, '--db', baseDb]);
+    for (const args of DATA.imports) await arenaOk([...args, '--db', baseDb]);
   });
 
   it('plays every planned game through 429s (Retry-After), 500s and hangs; failed calls are attempts, never verdicts', async () => {
@@ -340,12 +301,12 @@ describe.skipIf(!DATA)(`arena run end to end (${DATA?.label})`, () => {
     const db = freshDb();
     const plan = await planned(db, 'pairwise-baseline');
     const srv = await server({ faults: [{ status: 500, probability: 0.1 }] });
-    const r = await runArena(runArgs(db, srv.url, { mode: 'pairwise-baseline', baseline: DATA!.baseline }));
+    const r = await runArena(runArgs(db, srv.url, { mode: 'pairwise-baseline', baseline: DATA.baseline }));
     expect(r.code, r.stderr).toBe(0);
     const rows = expectExactlyPlanned(db, plan);
-    expect(rows).toHaveLength(DATA!.models.filter((m) => m !== DATA!.baseline).length * readJsonl(DATA!.questionsFile).length * 2 * 2);
+    expect(rows).toHaveLength(DATA.models.filter((m) => m !== DATA.baseline).length * readJsonl(DATA.questionsFile).length * 2 * 2);
     for (const g of rows) {
-      expect(g.model_2).toBe(DATA!.baseline);
+      expect(g.model_2).toBe(DATA.baseline);
       expect(g.verdict).toBe(expectedVerdict(g));
     }
   });
@@ -357,14 +318,14 @@ describe.skipIf(!DATA)(`arena run end to end (${DATA?.label})`, () => {
     const r = await runArena(runArgs(db, srv.url, { mode: 'single' }));
     expect(r.code, r.stderr).toBe(0);
     const rows = expectExactlyPlanned(db, plan);
-    expect(rows).toHaveLength(DATA!.models.length * readJsonl(DATA!.questionsFile).length * 2);
+    expect(rows).toHaveLength(DATA.models.length * readJsonl(DATA.questionsFile).length * 2);
     for (const g of rows) {
       expect(g.model_2).toBeNull();
       expect(g.system_prompt + g.user_prompt).toContain('[[rating]]');
       // the fake judge rates the answer (turn 1) or the whole conversation (turn 2) by its length
       const rating = Number(g.reply.match(/\[\[(\d+)\]\]$/)![1]);
       expect(g.verdict).toBe(String(rating));
-      if (g.turn === 1) expect(rating).toBe(Math.min(10, 1 + Math.floor(DATA!.answers.get(g.model_1)!.get(g.question_id)![0]!.length / 200)));
+      if (g.turn === 1) expect(rating).toBe(Math.min(10, 1 + Math.floor(DATA.answers.get(g.model_1)!.get(g.question_id)![0]!.length / 200)));
     }
   });
 });

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { httpFetch } from './http-fetch.ts';
 import { JudgeCallError, parseRetryAfter, type JudgeProvider, type JudgeReply, type JudgeRequest } from './judge.ts';
 
 export interface OpenAIJudgeOptions {
@@ -13,7 +14,7 @@ export interface OpenAIJudgeOptions {
  * judge call. The SDK's own retries are off: the shared retry wrapper decides.
  */
 export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
-  const client = new OpenAI({ apiKey: o.apiKey ?? 'sk-none', ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 0, timeout: 24 * 3600_000 });
+  const client = new OpenAI({ apiKey: o.apiKey ?? 'sk-none', ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 0, timeout: 24 * 3600_000, fetch: httpFetch });
   return {
     id: `openai/${o.model}`,
     async complete(req: JudgeRequest): Promise<JudgeReply> {

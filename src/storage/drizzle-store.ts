@@ -170,8 +170,18 @@ export class DrizzleStore implements Store {
     return found;
   }
 
+  /** one prepared insert for every game: building and preparing it per game cost more than running it */
+  private insertGameQuery?: { keys: string; run(row: Record<string, unknown>): unknown };
+
   async insertGame(g: Game): Promise<void> {
-    await this.db.insert(t.games).values(gameRow(g)).onConflictDoNothing();
+    const row = gameRow(g) as Record<string, unknown>;
+    const keys = Object.keys(row).join(',');
+    if (this.insertGameQuery?.keys !== keys) {
+      const values = Object.fromEntries(Object.keys(row).map((k) => [k, sql.placeholder(k)])) as unknown as typeof t.games.$inferInsert;
+      const prepared = this.db.insert(t.games).values(values).onConflictDoNothing().prepare();
+      this.insertGameQuery = { keys, run: (r) => prepared.run(r) };
+    }
+    await this.insertGameQuery.run(row);
   }
 
   async listGames(f: GameFilter = {}): Promise<Game[]> {

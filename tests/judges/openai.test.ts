@@ -138,6 +138,17 @@ describe('openai judge against the OpenAI-compatible test server', () => {
     expect(chats(srv)).toHaveLength(1);
   });
 
+  it('retries a refused connection, then throws it as a retryable connection failure', async () => {
+    const srv = await startOpenAIServer();
+    await srv.close(); // nothing listens on its port any more
+    const { judge, retries } = judgeFor(srv, { retries: 2, baseDelayMs: 5 });
+    const err = await judge.complete(REQ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JudgeCallError);
+    expect((err as JudgeCallError).retryable).toBe(true);
+    expect((err as Error).message).toMatch(/^\[judge:openai\] connection failed/);
+    expect(retries).toHaveLength(2);
+  });
+
   it('lists the models (GET /v1/models) through the SDK', async () => {
     const srv = await serve({ models: ['judge-a', 'judge-b'] });
     const { default: OpenAI } = await import('openai');

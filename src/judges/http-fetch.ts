@@ -1,0 +1,57 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+/**
+ * A `fetch` for the OpenAI SDK on node:http(s) with keep-alive, for the one shape a judge call has: a
+ * string or byte body, a JSON reply read whole. Anything else (streams, forms) goes to the global fetch.
+ * The global fetch (undici) builds Requests, web streams and abort plumbing per call, several times the
+ * CPU of the call itself at tournament scale (bench/run.ts).
+ */
+export const httpFetch: typeof fetch = (input, init = {}) => {
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : undefined;
+  const body = init.body;
+  if (url === undefined || !(body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array)) return fetch(input, init);
+  const u = new URL(url);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return fetch(input, init);
+  const signal = init.signal ?? undefined;
+  return new Promise<Response>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((v, k) => (headers[k] = v));
+    const data = typeof body === 'string' ? Buffer.from(body) : body;
+    if (data) headers['content-length'] = String(data.byteLength);
+    const https = u.protocol === 'https:';
+    const req = (https ? httpsRequest : httpRequest)(u, { method: init.method ?? 'GET', headers, agent: https ? agents.https : agents.http });
+    const onAbort = () => req.destroy(signal!.reason instanceof Error ? signal!.reason : new DOMException('This operation was aborted', 'AbortError'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    req.on('error', (e) => {
+      done();
+      reject(e);
+    });
+    req.on('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', (e) => {
+        done();
+        reject(e);
+      });
+      res.on('close', () => {
+        if (res.complete) return;
+        done();
+        reject(new Error('the connection closed before the response ended'));
+      });
+      res.on('end', () => {
+        done();
+        const h = new Headers();
+        for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        const status = res.statusCode ?? 0;
+        const nullBody = status === 204 || status === 304 || init.method === 'HEAD';
+        resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage ?? '', headers: h }));
+      });
+    });
+    req.end(data);
+  });
+};
