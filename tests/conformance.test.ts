@@ -99,7 +99,7 @@ function expectAgreement(rows: AgreementRow[], published: [number, string, numbe
 }
 
 describe.skipIf(!DIR)('conformance with FastChat on the MT-Bench release (protocol §9)', () => {
-  const dir = DIR!;
+  const dir = DIR ?? '';
   const tmp = tmpDir('arena-conformance-');
   const db = join(tmp, 'release.db');
 
@@ -206,16 +206,18 @@ function lastRating(t: string): number | null {
 }
 
 describe.skipIf(!DIR)('FastChat judgment files: format_samples/phi-3_vs_phi-3-dpo (protocol §1.4, §1.5, §8)', () => {
-  const dir = DIR!;
+  const dir = DIR ?? '';
   const sample = join(dir, 'format_samples', 'phi-3_vs_phi-3-dpo');
   const pairFile = join(sample, 'gpt-4_pair.jsonl');
   const singleFile = join(sample, 'gpt-4_single.jsonl');
   const tmp = tmpDir('arena-phi3-');
   const db = join(tmp, 'phi3.db');
-  const pairs = readJsonl<PairLine>(pairFile);
-  const singles = readJsonl<SingleLine>(singleFile);
+  let pairs: PairLine[] = [];
+  let singles: SingleLine[] = [];
 
   beforeAll(async () => {
+    pairs = readJsonl<PairLine>(pairFile);
+    singles = readJsonl<SingleLine>(singleFile);
     await arenaOk(['import', 'questions', join(dir, 'question.jsonl'), '--db', db]);
     await arenaOk(['import', 'prompts', join(dir, 'judge_prompts.jsonl'), '--db', db]);
   }, 120_000);

@@ -65,13 +65,15 @@ function expectRatings(ours: Ratings, reference: Reference, tolerance: number) {
 }
 
 describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo (protocol §7)", () => {
-  const dir = DIR!;
+  const dir = DIR ?? '';
   const db = join(tmpDir('arena-ratings-'), 'release.db');
-  // experts only: authors are not the "human" judge (protocol §1.7, §5)
-  const human = readVotes(join(dir, 'human_judgments', 'mt_bench_human.csv'), (r) => r.judge!.startsWith('expert'));
-  const gpt4 = readVotes(join(dir, 'human_judgments', 'mt_bench_gpt4_pair.csv'), (r) => r.judge === 'gpt4_pair');
+  let human: Battle[] = [];
+  let gpt4: Battle[] = [];
 
   beforeAll(async () => {
+    // experts only: authors are not the "human" judge (protocol §1.7, §5)
+    human = readVotes(join(dir, 'human_judgments', 'mt_bench_human.csv'), (r) => r.judge!.startsWith('expert'));
+    gpt4 = readVotes(join(dir, 'human_judgments', 'mt_bench_gpt4_pair.csv'), (r) => r.judge === 'gpt4_pair');
     await arenaOk(['import', 'mtbench', '--dir', dir, '--db', db]);
   }, 180_000);
 

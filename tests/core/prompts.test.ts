@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatTemplate, NEED_REF_CATS, PROMPT_SETS, renderPrompt, schemeNameFor } from '../../src/core/prompts.ts';
 import { ArenaError, type PromptScheme } from '../../src/core/types.ts';
 
@@ -61,14 +61,14 @@ interface PromptLine {
 }
 
 describe.skipIf(!DIR)("renderPrompt with MT-Bench's real judge prompts (MTBENCH_DIR/judge_prompts.jsonl)", () => {
-  const dir = DIR!;
-  const prompts = new Map<string, PromptScheme>(
-    readFileSync(join(dir, 'judge_prompts.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as PromptLine)
-      .map((p) => [p.name, { name: p.name, type: p.type, systemPrompt: p.system_prompt, promptTemplate: p.prompt_template, outputFormat: p.output_format }]),
-  );
+  const dir = DIR ?? '';
+  const prompts = new Map<string, PromptScheme>();
+  beforeAll(() => {
+    for (const l of readFileSync(join(dir, 'judge_prompts.jsonl'), 'utf8').split('\n').filter(Boolean)) {
+      const p = JSON.parse(l) as PromptLine;
+      prompts.set(p.name, { name: p.name, type: p.type, systemPrompt: p.system_prompt, promptTemplate: p.prompt_template, outputFormat: p.output_format });
+    }
+  });
 
   it('pair-v2-multi-turn (turn 2) shows both full conversations: both questions and both turns of each answer', () => {
     const s = prompts.get('pair-v2-multi-turn')!;
