@@ -84,6 +84,10 @@ export interface Game extends GameSpec {
   source: string;
   /** USD, from the judge's price table; null when unknown */
   cost?: number | null;
+  /** positional verdict probabilities {A, B, C} summing to 1 (judges that expose token probabilities) */
+  verdictProbs?: Record<string, number> | null;
+  /** entropy of verdictProbs in bits */
+  entropy?: number | null;
 }
 
 export interface JudgeSettings {

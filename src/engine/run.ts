@@ -7,6 +7,7 @@ import { PARSER_VERSIONS, parseGameVerdict, parseRating, type ParserMode } from 
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { RunRecord, Store } from '../storage/store.ts';
 import { gameId } from './ids.ts';
+import { entropyBits } from '../core/confidence.ts';
 import { ensureBuiltinPrompts } from '../importers/builtin.ts';
 
 export interface RunOptions {
@@ -37,6 +38,8 @@ export interface RunOptions {
   costOf?(tokensIn: number | null, tokensOut: number | null): number | null;
   /** a budget cap (src/ops/budget.ts): asked before each call, a game it refuses is not played; told each call's cost */
   budget?: { reserve(id: string, spec: GameSpec): boolean; settle(id: string, cost: number | null): void };
+  /** play only the planned games this accepts (escalation sends a second judge only some matches) */
+  only?(spec: GameSpec): boolean;
 }
 
 export interface RunProgress {
@@ -111,7 +114,7 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
   const { games, settings, promptSet } = await planRun(o);
   const stored = await store.existingGameIds(games.map((g) => g.id));
   const seen = new Set<string>();
-  const todo = games.filter((g) => !stored.has(g.id) && !seen.has(g.id) && seen.add(g.id));
+  const todo = games.filter((g) => !stored.has(g.id) && !seen.has(g.id) && seen.add(g.id) && (!o.only || o.only(g.spec)));
   o.onPlan?.({ planned: games.length, stored: games.length - todo.length, toPlay: todo.length });
 
   const run: RunSummary = {
@@ -150,7 +153,7 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
     const retried: Promise<void>[] = [];
     const onRetry = ({ error }: { error: Error }) => void retried.push(store.recordAttempt({ runId: run.id, gameId: id, judge: judge.id, error: error.message, at: Date.now() }));
     try {
-      const reply = await judge.complete({ system: spec.systemPrompt, user: spec.userPrompt, temperature: settings.temperature, maxTokens: settings.maxTokens, onRetry, ...(o.signal ? { signal: o.signal } : {}) });
+      const reply = await judge.complete({ system: spec.systemPrompt, user: spec.userPrompt, temperature: settings.temperature, maxTokens: settings.maxTokens, onRetry, verdict: spec.match.model2 === undefined ? 'rating' : 'pair', ...(o.signal ? { signal: o.signal } : {}) });
       const latencyMs = performance.now() - t0;
       cost = o.costOf ? o.costOf(reply.tokensIn ?? null, reply.tokensOut ?? null) : null;
       const verdict = spec.match.model2 === undefined ? (parseRating(reply.text, parser) ?? 'error').toString() : parseGameVerdict(reply.text, spec.order, parser);
@@ -169,6 +172,7 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
         runId: run.id,
         source: o.source ?? 'run',
         cost,
+        ...(reply.verdictProbs ? { verdictProbs: reply.verdictProbs, entropy: entropyBits(reply.verdictProbs) } : {}),
       };
       await store.insertGame(game);
       run.played++;

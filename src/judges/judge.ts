@@ -7,12 +7,16 @@ export interface JudgeRequest {
   signal?: AbortSignal;
   /** told of every failed attempt that `withRetry` retries (the caller records it; it never becomes a verdict) */
   onRetry?(info: { attempt: number; delayMs: number; error: JudgeCallError }): void;
+  /** what the reply must end with: a pairwise `[[A]]`/`[[B]]`/`[[C]]` or a single-grading `[[n]]` (providers that constrain it use this) */
+  verdict?: 'pair' | 'rating';
 }
 
 export interface JudgeReply {
   text: string;
   tokensIn?: number;
   tokensOut?: number;
+  /** positional verdict probabilities, e.g. {A: 0.7, B: 0.2, C: 0.1}, from providers that see token probabilities */
+  verdictProbs?: Record<string, number>;
 }
 
 /**

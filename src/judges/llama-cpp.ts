@@ -148,6 +148,8 @@ export interface LlamaCppJudge extends JudgeProvider {
   /** load the model now (otherwise on the first call); resolves to what was loaded */
   load(): Promise<{ chatWrapper: string; contextSize: number; sequences: number; threads: number; gpuLayers: number }>;
   complete(req: JudgeRequest): Promise<JudgeReply & LlamaReplyExtras>;
+  /** the prompt as the model sees it (chat template applied) and its tokens */
+  render(system: string, user: string): Promise<{ text: string; tokens: Token[] }>;
   /** tokens evaluated so far (prompt tokens actually run through the model, not reused) */
   readonly stats: { promptTokens: number; reusedTokens: number; generatedTokens: number; games: number };
 }
@@ -193,6 +195,13 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       }
     })());
 
+  /** The prompt in the model's chat template: system, user, and the start of the model's turn. */
+  function render(L: Loaded, system: string, user: string) {
+    return L.wrapper.generateContextState({
+      chatHistory: [...(system ? [{ type: 'system' as const, text: system }] : []), { type: 'user', text: user }, { type: 'model', response: [] }],
+    });
+  }
+
   async function acquire(L: Loaded, tokens: Token[], signal?: AbortSignal): Promise<LlamaContextSequence> {
     while (!L.free.length) {
       if (signal?.aborted) throw signal.reason;
@@ -230,15 +239,9 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
 
   async function judge(L: Loaded, req: JudgeRequest): Promise<JudgeReply & LlamaReplyExtras> {
     if (req.signal?.aborted) throw req.signal.reason;
-    const { model, wrapper } = L;
+    const { model } = L;
     const rating = req.verdict ? req.verdict === 'rating' : /\[\[rating\]\]/.test(req.system + req.user);
-    const state = wrapper.generateContextState({
-      chatHistory: [
-        ...(req.system ? [{ type: 'system' as const, text: req.system }] : []),
-        { type: 'user', text: req.user },
-        { type: 'model', response: [] },
-      ],
-    });
+    const state = render(L, req.system, req.user);
     const prompt = state.contextText.tokenize(model.tokenizer);
     const ctxSize = L.context.contextSize;
     if (prompt.length + VERDICT_RESERVE > ctxSize)
@@ -253,8 +256,9 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       // 1. the explanation, unconstrained
       const generated: Token[] = [];
       let cut: 'eog' | 'verdict' | 'stop' | 'budget' = 'budget';
+      const pending = await align(s, prompt);
       if (budget > 0) {
-        const it = s.evaluate(await align(s, prompt), sampling);
+        const it = s.evaluate(pending, sampling);
         for await (const t of it) {
           if (req.signal?.aborted) throw req.signal.reason;
           generated.push(t);
@@ -323,6 +327,11 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     async load() {
       const L = await load();
       return { chatWrapper: L.wrapper.wrapperName, contextSize: L.context.contextSize, sequences: nSeq, threads, gpuLayers: L.model.gpuLayers };
+    },
+    async render(system, user) {
+      const L = await load();
+      const c = render(L, system, user).contextText;
+      return { text: c.toString(), tokens: c.tokenize(L.model.tokenizer) };
     },
     async complete(req) {
       if (req.signal?.aborted) throw req.signal.reason;

@@ -20,11 +20,16 @@ export async function createJudge(spec: string, o: JudgeOptions = {}): Promise<J
       const { openaiJudge } = await import('./openai.ts');
       return openaiJudge({ model, ...(o.baseURL ? { baseURL: o.baseURL } : {}), ...(o.apiKey ? { apiKey: o.apiKey } : {}) });
     }
+    case 'llama-cpp': {
+      // the native module is loaded only here, and only when a llama-cpp judge is asked for
+      const { llamaCppJudge, parseLlamaSpec } = await import('./llama-cpp.ts');
+      return llamaCppJudge(parseLlamaSpec(model));
+    }
     case 'mock': {
       const { mockJudge } = await import('./mock.ts');
       return mockJudge(model);
     }
     default:
-      throw new ArenaError(`[judge] unknown provider "${provider}" in "${spec}" (known: openai, mock)`);
+      throw new ArenaError(`[judge] unknown provider "${provider}" in "${spec}" (known: openai, llama-cpp, mock)`);
   }
 }

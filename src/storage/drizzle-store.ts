@@ -47,6 +47,8 @@ function toGame(r: typeof t.games.$inferSelect): Game {
     createdAt: r.createdAt,
     source: r.source,
     ...(r.cost !== null ? { cost: r.cost } : {}),
+    ...(r.verdictProbs !== null ? { verdictProbs: JSON.parse(r.verdictProbs) } : {}),
+    ...(r.entropy !== null ? { entropy: r.entropy } : {}),
   };
 }
 
@@ -74,6 +76,8 @@ function gameRow(g: Game): typeof t.games.$inferInsert {
     createdAt: g.createdAt,
     source: g.source,
     cost: g.cost ?? null,
+    verdictProbs: g.verdictProbs ? json(g.verdictProbs) : null,
+    entropy: g.entropy ?? null,
   };
 }
 
@@ -119,7 +123,7 @@ export class DrizzleStore implements Store {
       counts.prompts = rows.length;
     }
     if (b.games?.length) {
-      for (const c of chunk(b.games.map(gameRow), 21, mp)) q.push(db.insert(t.games).values(c).onConflictDoNothing());
+      for (const c of chunk(b.games.map(gameRow), 24, mp)) q.push(db.insert(t.games).values(c).onConflictDoNothing());
       counts.games = b.games.length;
     }
     for (const file of b.votes ?? []) {

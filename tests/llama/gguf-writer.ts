@@ -60,7 +60,10 @@ export function tinyVocab(extra: string[] = []): { tokens: string[]; scores: num
     tokens.push(`<0x${i.toString(16).toUpperCase().padStart(2, '0')}>`);
     types.push(6); // BYTE
   }
-  const words = ['▁', '▁[[', '[[', ']]', 'A', 'B', 'C', '▁A', '▁B', '▁C', 'A]]', '▁the', '▁answer', '▁is', '▁better', '▁Assistant', '▁judge', '▁[', ']', '[', '.', ',', '\n', 'INST', 'SYS', '<<', '>>', '▁[/', ...'abcdefghijklmnopqrstuvwxyz'.split(''), ...extra];
+  const common = 'the a of and is answer s The turn with in A Assistant are question to User B on Answer as if assistant second two it for that user Start End one rating at which only reference Reference Conversation you not math each better their about You three from single out first exactly so every correct What an must fair what last by order length final same explain judge assistants shown writing your reasoning or be these between against briefly conversation Write new why does how I time would questions answers have after should then both best orders pair pairwise instructions helpful relevant accurate detailed verdict written Pairwise Correctness helpfulness mistake Below Then rate response Rating Single grading Question name colours sky Now Blue grey Because light please act impartial evaluate quality responses provided'.split(' ');
+  // SentencePiece merges two pieces only into a piece that is in the vocabulary, so every prefix is one
+  const prefixes = (w: string) => Array.from({ length: w.length - 1 }, (_, i) => w.slice(0, i + 2));
+  const words = ['▁', ...common.flatMap((w) => [...prefixes(`▁${w}`), ...prefixes(w)]), '▁[[', '[[', ']]', 'A', 'B', 'C', '▁A', '▁B', '▁C', 'A]]', '▁the', '▁answer', '▁is', '▁better', '▁Assistant', '▁judge', '▁[', ']', '[', '.', ',', '\n', 'INST', 'SYS', '<<', '>>', '▁[/', ...'abcdefghijklmnopqrstuvwxyz'.split(''), ...extra];
   const seen = new Set(tokens);
   for (const w of words) {
     if (seen.has(w)) continue;

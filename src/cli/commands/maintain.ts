@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportFastchat } from '../../engine/export.ts';
 import { reparse } from '../../engine/reparse.ts';
-import { oneOf, table } from '../format.ts';
+import { list, oneOf, table } from '../format.ts';
 import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
 
 export const reparseCommand = defineCommand({
@@ -54,14 +54,37 @@ export const exportCommand = defineCommand({
 });
 
 export const judgesCommand = defineCommand({
-  meta: { name: 'judges', description: 'the judges in the database, with their games and recorded votes' },
-  args: { ...dbArg, ...jsonArg },
+  meta: { name: 'judges', description: 'the judges in the database, and the judgment-quality report: per judge and turn errors, empty replies, consistency, ties; agreement and win-rate correlation between judges' },
+  args: {
+    ...dbArg,
+    ...jsonArg,
+    judge: { type: 'string', description: 'comma-separated judges to report on and compare (default: every judge with games; name "human" to compare with the experts\' votes)' },
+    report: { type: 'boolean', description: 'with --json: print the full report object instead of the judge list' },
+    games: { type: 'string', description: 'list this judge\'s games with their verdict probabilities and entropy' },
+  },
   async run({ args }) {
     const store = openStore(args.db, { mustExist: true });
     try {
-      const rows = await store.listJudges();
-      if (args.json) return printJson(rows);
+      const { gameConfidences, judgesReport } = await import('../../engine/judges-report.ts');
+      if (args.games) {
+        const rows = await gameConfidences(store, args.games);
+        if (args.json) return printJson(rows);
+        return print(table(rows));
+      }
+      if (args.json && !args.report) return printJson(await store.listJudges());
+      const r = await judgesReport(store, list(args.judge));
+      if (args.json) return printJson(r);
+      const rows = args.judge ? r.judges : await store.listJudges();
       print(table(rows as never));
+      if (!r.quality.length) return;
+      print('\njudgment quality (turn 0 = all turns; errors counted per match: one game / both games)');
+      print(table(r.quality.map((q) => ({ judge: q.judge, turn: q.turn, games: q.games, matches: q.matches, 'err 1 game': q.errorsOneGame, 'err both': q.errorsBothGames, empty: q.emptyReplies, consistent: q.consistent, inconsistent: q.inconsistent, ties: q.ties, 'mean conf': q.meanConfidence, 'mean entropy': q.meanEntropy }))));
+      if (r.agreement.length) {
+        print('\nagreement between judges');
+        print(table(r.agreement.map((a) => ({ judge1: a.judge1, judge2: a.judge2, turn: a.turn, setup: a.setup, total: a.total, agree: a.agree, ratio: a.ratio }))));
+        print('\nPearson correlation of win rates across models (matches both judged)');
+        print(table(r.correlation.map((c) => ({ judge1: c.judge1, judge2: c.judge2, 'win rate': c.variant, models: c.models, matches: c.matches, r: c.r }))));
+      }
     } finally {
       await store.close();
     }

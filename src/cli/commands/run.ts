@@ -22,7 +22,9 @@ export default defineCommand({
   meta: { name: 'run', description: 'plan and play the games that are not stored yet (resumable; never pays twice for a game)' },
   args: {
     ...dbArg,
-    judge: { type: 'string', required: true, description: 'openai/<model> or mock/<behaviour>' },
+    judge: { type: 'string', required: true, description: 'openai/<model>, llama-cpp/<path.gguf>[?threads=1&ctx=4096&gpuLayers=auto&sequences=4&grammar=on] or mock/<behaviour>; repeat --judge to play every match with each judge (side by side)' },
+    'escalate-to': { type: 'string', description: 'second judge for the matches the (local) --judge is unsure of: low confidence, inconsistent orders, unparsable' },
+    below: { type: 'string', default: '0.6', description: 'with --escalate-to: escalate a match when a game\'s verdict probability is below this' },
     'base-url': { type: 'string', description: 'OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...); default: OpenAI' },
     models: { type: 'string', required: true, description: 'comma-separated models (pairwise-all pairs them in this order)' },
     mode: { type: 'string', default: 'pairwise-all', description: MODES.join(' | ') },
@@ -49,8 +51,9 @@ export default defineCommand({
     const turns = list(args.turns)!.map((t) => int(t, 'turns')!);
     const concurrency = int(args.concurrency, 'concurrency')!;
     const store = openStore(args.db);
-    const judge = withRetry(
-      await createJudge(args.judge, { ...(args['base-url'] ? { baseURL: args['base-url'] } : {}), ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) }),
+    const judgeSpecs = [args.judge as string | string[]].flat();
+    const makeJudge = async (spec: string) => withRetry(
+      await createJudge(spec, { ...(args['base-url'] ? { baseURL: args['base-url'] } : {}), ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) }),
       {
         retries: int(args.retries, 'retries')!,
         baseDelayMs: num(args.backoff, 'backoff')!,
@@ -58,6 +61,7 @@ export default defineCommand({
         onRetry: ({ attempt, delayMs, error }) => log(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`),
       },
     );
+    const judge = await makeJudge(judgeSpecs[0]!);
     let bar: cliProgress.SingleBar | undefined;
     const log = (m: string) => process.stderr.write(`${bar ? "\n" : ""}${m}\n`);
     const ctl = new AbortController();
@@ -91,6 +95,11 @@ export default defineCommand({
         const { games } = await planRun(common);
         const stored = await store.existingGameIds(games.map((g) => g.id));
         print(`${games.length} games planned, ${stored.size} already stored: ${games.length - stored.size} judge calls to make with ${judge.id}`);
+        return;
+      }
+      if (judgeSpecs.length > 1 || args['escalate-to']) {
+        const { runMany } = await import('./run-multi.ts');
+        await runMany({ common: { ...common, parser, concurrency, signal: ctl.signal }, judge, judgeSpecs, makeJudge, ...(args['escalate-to'] ? { escalateTo: args['escalate-to'] } : {}), below: num(args.below, 'below')! });
         return;
       }
       const t0 = Date.now();

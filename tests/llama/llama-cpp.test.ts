@@ -1,0 +1,209 @@
+// The llama-cpp judge against the real llama.cpp runtime (node-llama-cpp's prebuilt CPU binary): a tiny
+// random-weight llama that this test writes itself, and the shared tiny model with the real Llama 2
+// vocabulary when it is present.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entropyBits } from '../../src/core/confidence.ts';
+import { parsePairVerdict } from '../../src/core/verdict.ts';
+import { runTournament } from '../../src/engine/run.ts';
+import { JudgeCallError } from '../../src/judges/judge.ts';
+import { llamaCppJudge, parseLlamaSpec, type LlamaCppJudge } from '../../src/judges/llama-cpp.ts';
+import { createJudge } from '../../src/judges/registry.ts';
+import { openSqliteStore } from '../../src/storage/sqlite.ts';
+import { describeJudgeContract } from '../judges/judge.contract.ts';
+import { REPO_ROOT, tmpDir } from '../support/cli.ts';
+import { seed } from './fixtures.ts';
+import { writeTinyLlama } from './gguf-writer.ts';
+
+const dir = tmpDir('arena-llama-');
+const TINY = join(dir, 'tiny-random-llama.gguf');
+writeTinyLlama(TINY, { seed: 7 });
+const SHARED = join(REPO_ROOT, '..', 'shared', 'models', 'llama-2-tiny-random.gguf');
+const MODELS: [string, string][] = [['generated tiny llama', TINY]];
+if (existsSync(SHARED)) MODELS.push(['shared llama-2-tiny-random (real Llama 2 vocabulary)', SHARED]);
+else console.warn(`[tests/llama] ${SHARED} is absent: only the generated model is tested`);
+
+/** one thread: on a shared 2-core machine more threads make llama.cpp crawl (see README) */
+const base = { threads: 1, contextSize: 2048 } as const;
+const MODELS5 = ['m1', 'm2', 'm3', 'm4', 'm5'];
+
+describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
+  let judge: LlamaCppJudge;
+  beforeAll(async () => {
+    judge = llamaCppJudge({ ...base, modelPath: path, sequences: 4 });
+    await judge.load();
+  });
+  afterAll(() => judge?.close());
+
+  it('loads the GGUF and renders prompts with the chat template the file names', async () => {
+    const info = await judge.load();
+    expect(info.threads).toBe(1);
+    expect(info.contextSize).toBeGreaterThanOrEqual(2048);
+    expect(info.gpuLayers).toBe(0);
+    const r = await judge.render('SYSTEM-TEXT', 'USER-TEXT');
+    expect(r.tokens.length).toBeGreaterThan(4);
+    if (path === TINY) {
+      // the writer stores Meta's Llama-2-chat Jinja template in tokenizer.chat_template
+      expect(r.text).toContain('[INST]');
+      expect(r.text).toContain('<<SYS>>');
+      expect(r.text.indexOf('SYSTEM-TEXT')).toBeLessThan(r.text.indexOf('USER-TEXT'));
+    } else {
+      expect(r.text).toContain('SYSTEM-TEXT');
+      expect(r.text).toContain('USER-TEXT');
+    }
+  });
+
+  it('with the grammar, every one of 200 games ends in exactly one [[A]]/[[B]]/[[C]]; probabilities sum to 1 and the entropy matches', async () => {
+    const store = openSqliteStore(join(dir, `grammar-${MODELS.findIndex((m) => m[1] === path)}.db`));
+    try {
+      await seed(store, MODELS5, 10);
+      const s = await runTournament({ store, judge, mode: 'pairwise-all', models: MODELS5, turns: [1], promptSet: 'arena', settings: { maxTokens: 24 }, concurrency: 4 });
+      expect(s.failed).toBe(0);
+      expect(s.played).toBe(200); // 10 pairs x 10 questions x 2 orders
+      const games = await store.listGames({ judge: judge.id });
+      expect(games).toHaveLength(200);
+      for (const g of games) {
+        expect(g.verdict).not.toBe('error');
+        expect(g.reply).toMatch(/\[\[[ABC]\]\]$/);
+        expect(g.reply.split('[[').length).toBe(2);
+        const p = g.verdictProbs!;
+        expect(Object.keys(p).sort()).toEqual(['A', 'B', 'C']);
+        for (const v of Object.values(p)) expect(v).toBeGreaterThanOrEqual(0);
+        expect(Math.abs(p.A! + p.B! + p.C! - 1)).toBeLessThan(1e-6);
+        const h = -Object.values(p).reduce((a, v) => a + (v > 0 ? v * Math.log2(v) : 0), 0);
+        expect(g.entropy).toBeCloseTo(h, 9);
+        expect(g.entropy!).toBeLessThanOrEqual(Math.log2(3) + 1e-9);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 600_000);
+
+  it("records the model's own probabilities of A, B and C (checked against raw logits, byte-fallback tokens included)", async () => {
+    const { getLlama, resolveChatWrapper } = await import('node-llama-cpp');
+    const req = { system: 'Please act as an impartial judge.', user: '[User Question]\nWhich colour is the sky?\n\n[Answer A] Blue. [Answer B] Green.', temperature: 0, maxTokens: 8 } as const;
+    // maxTokens 8 leaves no room for an explanation: the verdict directly follows the prompt and "[["
+    const reply = await judge.complete(req);
+    expect(reply.text).toMatch(/^\[\[[ABC]\]\]$/);
+    const llama = await getLlama({ gpu: false, build: 'never' });
+    const model = await llama.loadModel({ modelPath: path, gpuLayers: 0 });
+    const ctx = await model.createContext({ contextSize: 1024, threads: 1 });
+    try {
+      // every token the verdict grammar allows first: the letter, alone or followed by "]" or "]]"
+      const letterTokens: Record<string, number[]> = { A: [], B: [], C: [] };
+      const vocab = model.fileInfo.metadata.tokenizer.ggml.tokens as string[];
+      for (let t = 0; t < vocab.length; t++) {
+        // the piece's text, read from the GGUF vocabulary: "▁" is a space, <0xNN> a byte
+        const piece = vocab[t]!;
+        const text = /^<0x[0-9A-F]{2}>$/.test(piece) ? String.fromCharCode(parseInt(piece.slice(3, 5), 16)) : piece.replaceAll('▁', ' ');
+        if (/^[ABC]\]{0,2}$/.test(text)) letterTokens[text[0]!]!.push(t);
+      }
+      // the byte-fallback token <0x41> is "A" too
+      expect(letterTokens.A!.some((t) => vocab[t] === '<0x41>')).toBe(true);
+      const chat = resolveChatWrapper(model).generateContextState({ chatHistory: [{ type: 'system', text: req.system }, { type: 'user', text: req.user }, { type: 'model', response: [] }] });
+      const tokens = [...chat.contextText.tokenize(model.tokenizer), ...model.tokenize('[[', false, 'trimLeadingSpace')];
+      const all = Object.values(letterTokens).flat();
+      const seq = ctx.getSequence();
+      const out = await seq.controlledEvaluate([...tokens.slice(0, -1), [tokens.at(-1)!, { generateNext: { logits: { filter: { tokens: all as never[] } } } }]]);
+      const logits = out.at(-1)!.next.logits!;
+      const max = Math.max(...logits.values());
+      const w: Record<string, number> = { A: 0, B: 0, C: 0 };
+      for (const [letter, ts] of Object.entries(letterTokens)) for (const t of ts) w[letter]! += Math.exp(logits.get(t as never)! - max);
+      const total = w.A! + w.B! + w.C!;
+      for (const l of ['A', 'B', 'C']) expect(reply.verdictProbs![l]!).toBeCloseTo(w[l]! / total, 4);
+      // greedy: the verdict starts with the most probable allowed token
+      const top = [...logits.entries()].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+      expect(reply.text).toBe(`[[${model.detokenize([top]).charAt(0)}]]`);
+    } finally {
+      await ctx.dispose();
+      await model.dispose();
+      await llama.dispose();
+    }
+  });
+
+  it('without the grammar, unparsable replies are stored and counted as errors, not hidden', async () => {
+    const raw = llamaCppJudge({ ...base, modelPath: path, sequences: 4, grammar: false });
+    const store = openSqliteStore(join(dir, `raw-${MODELS.findIndex((m) => m[1] === path)}.db`));
+    try {
+      expect(raw.id).toBe(`llama-cpp/${path}?grammar=off`);
+      await seed(store, MODELS5.slice(0, 3), 10);
+      const s = await runTournament({ store, judge: raw, mode: 'pairwise-all', models: MODELS5.slice(0, 3), turns: [1], promptSet: 'arena', settings: { maxTokens: 24 }, concurrency: 4 });
+      expect(s.played).toBe(60);
+      expect(s.failed).toBe(0);
+      const games = await store.listGames({ judge: raw.id });
+      const errors = games.filter((g) => g.verdict === 'error');
+      // a random-weight model does not write "[[A]]" on its own
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors.length).toBe(games.filter((g) => parsePairVerdict(g.reply) === 'error').length);
+      for (const g of games) expect(g.verdictProbs).toBeUndefined();
+    } finally {
+      await store.close();
+      await raw.close();
+    }
+  }, 300_000);
+
+  it('a prompt that does not fit the context is an error with its size (never truncated), and no verdict is stored', async () => {
+    const small = llamaCppJudge({ ...base, modelPath: path, contextSize: 256, sequences: 1 });
+    try {
+      const long = 'word '.repeat(2000);
+      const e = await small.complete({ system: 'Judge.', user: long, temperature: 0, maxTokens: 24 }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(JudgeCallError);
+      expect((e as JudgeCallError).retryable).toBe(false);
+      expect((e as Error).message).toMatch(/^\[judge:llama-cpp\/.*\] the prompt is \d{4,} tokens and does not fit the context of 256 tokens/);
+      // a short prompt still works on the same judge
+      expect((await small.complete({ system: 'Judge.', user: 'Short.', temperature: 0, maxTokens: 16 })).text).toMatch(/\[\[[ABC]\]\]$/);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('prefix reuse over several sequences gives the same replies as one sequence without reuse, evaluating fewer prompt tokens', async () => {
+    const one = llamaCppJudge({ ...base, modelPath: path, sequences: 1, prefixReuse: false });
+    const many = llamaCppJudge({ ...base, modelPath: path, sequences: 4 });
+    const store = openSqliteStore(':memory:');
+    try {
+      await seed(store, MODELS5.slice(0, 3), 4);
+      const { planRun } = await import('../../src/engine/run.ts');
+      const { games } = await planRun({ store, judge: one, mode: 'pairwise-all', models: MODELS5.slice(0, 3), turns: [1, 2], promptSet: 'arena', settings: { maxTokens: 20 } });
+      const reqs = games.map((g) => ({ system: g.spec.systemPrompt, user: g.spec.userPrompt, temperature: 0, maxTokens: 20, verdict: 'pair' as const }));
+      const a: Awaited<ReturnType<typeof one.complete>>[] = [];
+      for (const r of reqs) a.push(await one.complete(r));
+      const b = await Promise.all(reqs.map((r) => many.complete(r)));
+      expect(b.map((x) => x.text)).toEqual(a.map((x) => x.text));
+      for (let i = 0; i < a.length; i++) for (const l of ['A', 'B', 'C']) expect(b[i]!.verdictProbs![l]!).toBeCloseTo(a[i]!.verdictProbs![l]!, 4);
+      expect(one.stats.reusedTokens).toBe(0);
+      expect(many.stats.reusedTokens).toBeGreaterThan(0);
+      expect(many.stats.promptTokens).toBeLessThan(one.stats.promptTokens);
+    } finally {
+      await store.close();
+      await one.close();
+      await many.close();
+    }
+  }, 600_000);
+});
+
+describe('llama-cpp judge specs', () => {
+  it('reads options from the spec and names the judge by path and the options that change replies', async () => {
+    expect(parseLlamaSpec('m.gguf?threads=2&ctx=1024&gpuLayers=max&sequences=3&seed=7&grammar=off&lora=a.gguf')).toEqual({ modelPath: 'm.gguf', threads: 2, contextSize: 1024, gpuLayers: 'max', sequences: 3, seed: 7, grammar: false, lora: ['a.gguf'] });
+    const j = await createJudge(`llama-cpp/${TINY}?threads=1&sequences=2`);
+    expect(j.id).toBe(`llama-cpp/${TINY}`);
+    await j.close?.();
+    await expect(createJudge(`llama-cpp/${TINY}?thread=1`)).rejects.toThrow(/unknown option "thread"/);
+    await expect(createJudge(`llama-cpp/${TINY}?grammar=maybe`)).rejects.toThrow(/option "grammar": expected on or off/);
+    await expect(createJudge(`llama-cpp/${join(dir, 'missing.gguf')}`)).rejects.toThrow(/no such GGUF file: .*missing\.gguf/);
+  });
+
+  it('a file that is not a GGUF fails with the path named, as a call error (never a verdict)', async () => {
+    const j = llamaCppJudge({ modelPath: join(REPO_ROOT, 'package.json'), threads: 1 });
+    await expect(j.complete({ system: '', user: 'x', temperature: 0, maxTokens: 8 })).rejects.toThrow(/\[judge:llama-cpp\/.*package\.json\] cannot load .*package\.json/);
+    await j.close();
+  });
+
+  it('entropy is in bits: 0 for a certain verdict, log2(3) for none', () => {
+    expect(entropyBits({ A: 1, B: 0, C: 0 })).toBe(0);
+    expect(entropyBits({ A: 1 / 3, B: 1 / 3, C: 1 / 3 })).toBeCloseTo(Math.log2(3), 12);
+  });
+});
+
+describeJudgeContract('llama-cpp (generated tiny model)', async () => ({ judge: llamaCppJudge({ modelPath: TINY, threads: 1, sequences: 2, contextSize: 1024 }) }), { provider: 'llama-cpp', maxTokens: 24 });
