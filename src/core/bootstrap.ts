@@ -1,6 +1,6 @@
 // Bootstrap intervals: resampling whole questions (clusters) or single games, seeded and reproducible.
 import { multinomial, randInt, seededRng, type Rng } from './random.ts';
-import { fitBradleyTerry, type Battle, type CollapsedBattles } from './ratings.ts';
+import { bradleyTerryFactor, fitBradleyTerry, type Battle, type CollapsedBattles } from './ratings.ts';
 
 export const DEFAULT_LEVEL = 0.95;
 export const DEFAULT_ROUNDS = 1000;
@@ -71,6 +71,7 @@ export interface ClusteredBattle extends Battle {
 /**
  * Battles collapsed twice: per model pair (for the fit) and per (cluster, pair) (for resampling), so
  * a round costs O(cluster entries), not O(battles). Also per (pair, outcome) cell for game resampling.
+ * Battles without a cluster give no cluster entries (only game-level resampling is possible then).
  */
 export interface BattleTable {
   pairs: CollapsedBattles;
@@ -116,17 +117,18 @@ export function battleTable(battles: Iterable<ClusteredBattle | Battle>): Battle
       pi.push(i);
       pj.push(j);
     }
-    const cl = 'cluster' in bt ? bt.cluster : n;
-    let c = clusterIndex.get(cl);
-    if (c === undefined) {
-      clusterIndex.set(cl, (c = entries.length));
-      entries.push(new Map());
+    if ('cluster' in bt) {
+      let c = clusterIndex.get(bt.cluster);
+      if (c === undefined) {
+        clusterIndex.set(bt.cluster, (c = entries.length));
+        entries.push(new Map());
+      }
+      const e = entries[c]!.get(p);
+      if (e) {
+        e.w++;
+        e.s += s;
+      } else entries[c]!.set(p, { w: 1, s });
     }
-    const e = entries[c]!.get(p);
-    if (e) {
-      e.w++;
-      e.s += s;
-    } else entries[c]!.set(p, { w: 1, s });
     const cell = p * 3 + s * 2;
     cells.set(cell, (cells.get(cell) ?? 0) + 1);
     n++;
@@ -162,9 +164,15 @@ export function battleTable(battles: Iterable<ClusteredBattle | Battle>): Battle
   t.start[entries.length] = k;
   k = 0;
   for (const [cell, count] of cells) {
-    t.cellPair[k] = Math.floor(cell / 3);
+    const p = Math.floor(cell / 3);
+    t.cellPair[k] = p;
     t.cellScore[k] = (cell % 3) / 2;
     t.cellCount[k] = count;
+    if (!entries.length) {
+      // no clusters: the pair totals come from the cells
+      pairs.w[p]! += count;
+      pairs.s[p]! += count * t.cellScore[k]!;
+    }
     k++;
   }
   return t;
@@ -214,6 +222,8 @@ export function bootstrapBradleyTerry(t: BattleTable, o: BootstrapOptions & { un
 export function bootstrapRatingSamples(t: BattleTable, o: { unit: ResampleUnit; rounds: number; seed: number; init?: Float64Array; tol?: number }): Float64Array[] {
   const rng = seededRng(o.seed);
   const init = o.init ?? fitBradleyTerry(t.pairs);
+  // every round starts from the full fit and reuses its Hessian (chord steps: no factorisation per round)
+  const factor = bradleyTerryFactor(t.pairs, init);
   const np = t.pairs.i.length;
   const round: CollapsedBattles = { ...t.pairs, w: new Float64Array(np), s: new Float64Array(np) };
   const nc = t.clusters.length;
@@ -223,6 +233,7 @@ export function bootstrapRatingSamples(t: BattleTable, o: { unit: ResampleUnit; 
     round.w.fill(0);
     round.s.fill(0);
     if (o.unit === 'question') {
+      if (!nc) throw new Error('[bootstrap] question-level resampling needs battles tagged with their question');
       drawClusterCounts(rng, nc, counts);
       for (let c = 0; c < nc; c++) {
         const m = counts[c]!;
@@ -243,7 +254,8 @@ export function bootstrapRatingSamples(t: BattleTable, o: { unit: ResampleUnit; 
         round.s[p]! += m * t.cellScore[k]!;
       }
     }
-    out.push(fitBradleyTerry(round, undefined, { init, tol: o.tol ?? 1e-7 }));
+    // tol 1e-6 in natural-log units is 4e-4 rating points: far below any interval's Monte Carlo noise
+    out.push(fitBradleyTerry(round, undefined, { init, factor, tol: o.tol ?? 1e-6 }));
   }
   return out;
 }

@@ -76,10 +76,11 @@ export function binomial(rng: Rng, n: number, p: number): number {
   const a = -0.0873 + 0.0248 * b + 0.01 * p;
   const c = n * p + 0.5;
   const vr = 0.92 - 4.2 / b;
-  const alpha = (2.83 + 5.1 / b) * spq;
-  const lpq = Math.log(p / (1 - p));
-  const m = Math.floor((n + 1) * p);
-  const h = logFactorial(m) + logFactorial(n - m);
+  // the constants of the slow path are computed only when a draw needs it (about one in seven)
+  let alpha = 0;
+  let lpq = 0;
+  let m = 0;
+  let h = NaN;
   for (;;) {
     const u = rng() - 0.5;
     const v = rng();
@@ -87,6 +88,12 @@ export function binomial(rng: Rng, n: number, p: number): number {
     const k = Math.floor(((2 * a) / us + b) * u + c);
     if (k < 0 || k > n) continue;
     if (us >= 0.07 && v <= vr) return k;
+    if (Number.isNaN(h)) {
+      alpha = (2.83 + 5.1 / b) * spq;
+      lpq = Math.log(p / (1 - p));
+      m = Math.floor((n + 1) * p);
+      h = logFactorial(m) + logFactorial(n - m);
+    }
     const lv = Math.log((v * alpha) / (a / (us * us) + b));
     if (lv <= h - logFactorial(k) - logFactorial(n - k) + (k - m) * lpq) return k;
   }

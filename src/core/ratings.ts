@@ -107,21 +107,27 @@ export function collapseBattles(battles: Iterable<Battle>): CollapsedBattles {
  * a win, base 10, scale 400), solved by Newton's method to full precision, centred so that the
  * mean rating is 1000. `weights` (optional, one per collapsed pair) rescale the pair counts, which
  * is how a bootstrap round refits on resampled counts. `init` (ratings on the output scale, e.g.
- * the full fit) warm-starts Newton, which then needs two or three steps.
+ * the full fit) warm-starts Newton, which then needs two or three steps. `factor` (from
+ * bradleyTerryFactor at the full fit) replaces the Hessian by a fixed one (the chord method): a
+ * bootstrap round's Hessian is close to the full data's, so each step costs one gradient and two
+ * triangular solves instead of a fresh Cholesky factorisation, at the price of a few more steps.
  */
-export function fitBradleyTerry(c: CollapsedBattles, weights?: Float64Array, opts: { maxIter?: number; tol?: number; init?: Float64Array } = {}): Float64Array {
+export function fitBradleyTerry(c: CollapsedBattles, weights?: Float64Array, opts: { maxIter?: number; tol?: number; init?: Float64Array; factor?: Float64Array } = {}): Float64Array {
   const n = c.models.length;
   const r = new Float64Array(n);
   if (n < 2) return r.fill(INIT);
   // warm start (a bootstrap round starts from the full fit): back to natural units, model 0 at 0
   if (opts.init) for (let d = 0; d < n; d++) r[d] = (opts.init[d]! - opts.init[0]!) / SCALE;
-  const maxIter = opts.maxIter ?? 100;
+  const maxIter = opts.maxIter ?? (opts.factor ? 200 : 100);
   const tol = opts.tol ?? 1e-10;
   const m = n - 1; // model 0 is pinned at 0 while solving; re-centred afterwards
-  const H = new Float64Array(m * m);
+  const fixed = opts.factor;
+  const H = fixed ? undefined : new Float64Array(m * m);
   const g = new Float64Array(m);
+  const step = new Float64Array(m);
+  const work = new Float64Array(m);
   for (let iter = 0; iter < maxIter; iter++) {
-    H.fill(0);
+    H?.fill(0);
     g.fill(0);
     for (let k = 0; k < c.i.length; k++) {
       const scale = weights ? weights[k]! : 1;
@@ -132,23 +138,15 @@ export function fitBradleyTerry(c: CollapsedBattles, weights?: Float64Array, opt
       const p = 1 / (1 + Math.exp(-ALPHA * (r[i]! - r[j]!)));
       // gradient of the log-likelihood with respect to r_i (and -r_j)
       const grad = ALPHA * (c.s[k]! * scale - w * p);
-      const h = ALPHA * ALPHA * w * p * (1 - p);
-      if (i > 0) {
-        g[i - 1]! += grad;
-        H[(i - 1) * m + (i - 1)]! += h;
-      }
-      if (j > 0) {
-        g[j - 1]! -= grad;
-        H[(j - 1) * m + (j - 1)]! += h;
-      }
-      if (i > 0 && j > 0) {
-        H[(i - 1) * m + (j - 1)]! -= h;
-        H[(j - 1) * m + (i - 1)]! -= h;
-      }
+      if (i > 0) g[i - 1]! += grad;
+      if (j > 0) g[j - 1]! -= grad;
+      if (H) addPairHessian(H, m, i, j, ALPHA * ALPHA * w * p * (1 - p));
     }
-    // tiny ridge keeps a model with no games (or all wins) from making H singular
-    for (let d = 0; d < m; d++) H[d * m + d]! += 1e-9;
-    const step = solveSymmetric(H, g, m);
+    if (H) {
+      // tiny ridge keeps a model with no games (or all wins) from making H singular
+      for (let d = 0; d < m; d++) H[d * m + d]! += 1e-9;
+      choleskySolve(cholesky(H, m), g, m, step, work);
+    } else choleskySolve(fixed!, g, m, step, work);
     let maxStep = 0;
     for (let d = 0; d < m; d++) {
       // damp huge steps (separable data) so the iteration stays finite
@@ -165,36 +163,66 @@ export function fitBradleyTerry(c: CollapsedBattles, weights?: Float64Array, opt
   return r;
 }
 
+/** The Cholesky factor of the Bradley–Terry Hessian at `ratings` (output scale), for fitBradleyTerry's `factor`. */
+export function bradleyTerryFactor(c: CollapsedBattles, ratings: Float64Array): Float64Array {
+  const m = c.models.length - 1;
+  const H = new Float64Array(m * m);
+  for (let k = 0; k < c.i.length; k++) {
+    const w = c.w[k]!;
+    if (w === 0) continue;
+    const i = c.i[k]!;
+    const j = c.j[k]!;
+    const p = 1 / (1 + Math.exp((-ALPHA * (ratings[i]! - ratings[j]!)) / SCALE));
+    addPairHessian(H, m, i, j, ALPHA * ALPHA * w * p * (1 - p));
+  }
+  for (let d = 0; d < m; d++) H[d * m + d]! += 1e-9;
+  return cholesky(H, m);
+}
+
+function addPairHessian(H: Float64Array, m: number, i: number, j: number, h: number): void {
+  if (i > 0) H[(i - 1) * m + (i - 1)]! += h;
+  if (j > 0) H[(j - 1) * m + (j - 1)]! += h;
+  if (i > 0 && j > 0) {
+    H[(i - 1) * m + (j - 1)]! -= h;
+    H[(j - 1) * m + (i - 1)]! -= h;
+  }
+}
+
 export function bradleyTerry(battles: Iterable<Battle>): Rating[] {
   const c = collapseBattles(battles);
   const r = fitBradleyTerry(c);
   return sortRatings(c.models.map((model, k) => ({ model, rating: r[k]! })));
 }
 
-/** Cholesky solve of the (positive definite) Newton system H x = g. */
-function solveSymmetric(H: Float64Array, g: Float64Array, m: number): Float64Array {
+/** Cholesky factor L (lower, row-major) of a positive definite H. */
+function cholesky(H: Float64Array, m: number): Float64Array {
   const L = new Float64Array(m * m);
   for (let i = 0; i < m; i++) {
+    const ri = i * m;
     for (let j = 0; j <= i; j++) {
-      let sum = H[i * m + j]!;
-      for (let k = 0; k < j; k++) sum -= L[i * m + k]! * L[j * m + k]!;
-      if (i === j) L[i * m + i] = Math.sqrt(Math.max(sum, 1e-300));
-      else L[i * m + j] = sum / L[j * m + j]!;
+      const rj = j * m;
+      let sum = H[ri + j]!;
+      for (let k = 0; k < j; k++) sum -= L[ri + k]! * L[rj + k]!;
+      if (i === j) L[ri + i] = Math.sqrt(Math.max(sum, 1e-300));
+      else L[ri + j] = sum / L[rj + j]!;
     }
   }
-  const y = new Float64Array(m);
+  return L;
+}
+
+/** Solve L Lᵀ x = g into `x` (`y` is scratch). */
+function choleskySolve(L: Float64Array, g: Float64Array, m: number, x: Float64Array, y: Float64Array): void {
   for (let i = 0; i < m; i++) {
     let sum = g[i]!;
-    for (let k = 0; k < i; k++) sum -= L[i * m + k]! * y[k]!;
-    y[i] = sum / L[i * m + i]!;
+    const ri = i * m;
+    for (let k = 0; k < i; k++) sum -= L[ri + k]! * y[k]!;
+    y[i] = sum / L[ri + i]!;
   }
-  const x = new Float64Array(m);
   for (let i = m - 1; i >= 0; i--) {
     let sum = y[i]!;
     for (let k = i + 1; k < m; k++) sum -= L[k * m + i]! * x[k]!;
     x[i] = sum / L[i * m + i]!;
   }
-  return x;
 }
 
 function sortRatings(r: Rating[]): Rating[] {

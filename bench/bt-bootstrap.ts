@@ -1,0 +1,108 @@
+// Bench: Bradley–Terry with 1,000 bootstrap rounds on 1,000,000 battles among 100 models, against the
+// reference (FastChat's compute_bootstrap_bt: scipy L-BFGS refit per round on multinomially resampled
+// outcome counts, bench/reference/bt_bootstrap.py) on the same battles, in the same run.
+//
+//   node --import tsx bench/bt-bootstrap.ts [--battles 1000000] [--models 100] [--rounds 1000] [--reference-rounds N] [--no-reference]
+//
+// Prints measured figures only; there is no pass/fail here. Goal (issue #5): >= 10x faster than the
+// reference and under 5 s.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { battleTable, bootstrapRatingSamples, columnIntervals } from '../src/core/bootstrap.ts';
+import { normal, seededRng } from '../src/core/random.ts';
+import { fitBradleyTerry, type Battle } from '../src/core/ratings.ts';
+
+const arg = (name: string, def: number) => {
+  const k = process.argv.indexOf(`--${name}`);
+  return k < 0 ? def : Number(process.argv[k + 1]);
+};
+const N = arg('battles', 1_000_000);
+const M = arg('models', 100);
+const ROUNDS = arg('rounds', 1000);
+const REF_ROUNDS = arg('reference-rounds', ROUNDS);
+const reference = !process.argv.includes('--no-reference');
+
+const secs = (t0: number) => (performance.now() - t0) / 1000;
+
+// battles from known strengths: uniform random pairs, 10% ties, otherwise BT with base 10, scale 400
+const rng = seededRng(42);
+const theta = Array.from({ length: M }, () => 0.5 * normal(rng));
+const names = theta.map((_, k) => `m${k}`);
+const a = new Int32Array(N);
+const b = new Int32Array(N);
+const w = new Int8Array(N); // 2: a won, 1: tie, 0: b won (FastChat's coding)
+for (let k = 0; k < N; k++) {
+  const i = Math.floor(rng() * M);
+  let j = Math.floor(rng() * (M - 1));
+  if (j >= i) j++;
+  a[k] = i;
+  b[k] = j;
+  w[k] = rng() < 0.1 ? 1 : rng() < 1 / (1 + 10 ** (theta[j]! - theta[i]!)) ? 2 : 0;
+}
+const battles: Battle[] = Array.from({ length: N }, (_, k) => ({ a: names[a[k]!]!, b: names[b[k]!]!, score: (w[k]! / 2) as 0 | 0.5 | 1 }));
+
+let t0 = performance.now();
+const table = battleTable(battles);
+const tTable = secs(t0);
+t0 = performance.now();
+const full = fitBradleyTerry(table.pairs);
+const tFit = secs(t0);
+t0 = performance.now();
+const cpu0 = process.cpuUsage();
+const samples = bootstrapRatingSamples(table, { unit: 'game', rounds: ROUNDS, seed: 7, init: full });
+const tBoot = secs(t0);
+const cpu = process.cpuUsage(cpu0);
+const cpuBoot = (cpu.user + cpu.system) / 1e6;
+const iv = columnIntervals(samples, M, 0.95);
+const col = new Map(table.pairs.models.map((m, k) => [m, k]));
+const ours = names.map((m) => {
+  const k = col.get(m)!;
+  return { full: full[k]!, lo: iv[k]!.lo, hi: iv[k]!.hi };
+});
+
+console.log(`bt-bootstrap: ${N.toLocaleString('en')} battles, ${M} models, ${table.cellCount.length} (pair, outcome) cells, ${ROUNDS} rounds (game-level, multinomial over cells as FastChat)`);
+console.log(`mt-arena (TypeScript, 1 thread): table ${tTable.toFixed(2)} s, full fit ${(tFit * 1000).toFixed(1)} ms, bootstrap ${tBoot.toFixed(2)} s wall, ${cpuBoot.toFixed(2)} s CPU (${((tBoot / ROUNDS) * 1000).toFixed(2)} ms/round)`);
+
+if (reference) {
+  const dir = mkdtempSync(join(tmpdir(), 'bt-bench-'));
+  try {
+    const csv = join(dir, 'battles.csv');
+    const lines = ['a,b,winner'];
+    for (let k = 0; k < N; k++) lines.push(`${a[k]},${b[k]},${w[k]}`);
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const script = new URL('./reference/bt_bootstrap.py', import.meta.url).pathname;
+    const t1 = performance.now();
+    const out = JSON.parse(execFileSync('/usr/bin/python3', [script, csv, String(REF_ROUNDS)], { encoding: 'utf8', maxBuffer: 1 << 26 })) as {
+      cells: number;
+      workers: number;
+      seconds: { load: number; preprocess: number; fit: number; bootstrap: number; bootstrapCpu: number };
+      full: number[];
+      lo: number[];
+      hi: number[];
+    };
+    const tRef = secs(t1);
+    const perRound = out.seconds.bootstrap / REF_ROUNDS;
+    const refBoot = perRound * ROUNDS;
+    console.log(
+      `reference (FastChat compute_bootstrap_bt, scipy L-BFGS-B, ${out.workers} worker processes): preprocess ${out.seconds.preprocess.toFixed(2)} s, full fit ${(out.seconds.fit * 1000).toFixed(0)} ms, bootstrap ${out.seconds.bootstrap.toFixed(2)} s wall, ${out.seconds.bootstrapCpu.toFixed(2)} s CPU (all processes) for ${REF_ROUNDS} rounds (${(perRound * 1000).toFixed(1)} ms/round)${REF_ROUNDS !== ROUNDS ? `, ${refBoot.toFixed(1)} s scaled to ${ROUNDS} rounds` : ''}; process wall ${tRef.toFixed(1)} s`,
+    );
+    const refCpu = (out.seconds.bootstrapCpu / REF_ROUNDS) * ROUNDS;
+    console.log(`speed-up, bootstrap: ${(refBoot / tBoot).toFixed(1)}x wall (reference ${refBoot.toFixed(2)} s / ours ${tBoot.toFixed(2)} s; ours single-threaded vs the reference's ${out.workers} processes), ${(refCpu / cpuBoot).toFixed(1)}x CPU time`);
+    let dFull = 0;
+    let dLo = 0;
+    let dHi = 0;
+    let width = 0;
+    names.forEach((_, k) => {
+      dFull = Math.max(dFull, Math.abs(ours[k]!.full - out.full[k]!));
+      dLo = Math.max(dLo, Math.abs(ours[k]!.lo - out.lo[k]!));
+      dHi = Math.max(dHi, Math.abs(ours[k]!.hi - out.hi[k]!));
+      width += (ours[k]!.hi - ours[k]!.lo) / M;
+    });
+    console.log(`agreement: full fit max |diff| ${dFull.toFixed(3)} rating points; 95% bounds max |diff| lo ${dLo.toFixed(2)}, hi ${dHi.toFixed(2)} (mean interval width ${width.toFixed(2)}; different random streams, so the bounds differ by Monte Carlo noise)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+console.log(`goal: under 5 s -> ${tBoot < 5 ? 'met' : 'NOT met'} (${tBoot.toFixed(2)} s wall, ${cpuBoot.toFixed(2)} s CPU; wall time on a shared machine includes waiting for a core)`);
