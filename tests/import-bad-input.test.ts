@@ -13,6 +13,23 @@ const jsonl = (...rows: unknown[]) => rows.map((r) => (typeof r === 'string' ? r
 const q = (id: number, category = 'writing', turns = ['first?', 'second?']) => ({ question_id: id, category, turns });
 const ans = (id: number, turns: unknown = ['one', 'two']) => ({ question_id: id, answer_id: `a${id}`, model_id: 'm', choices: [{ index: 0, turns }] });
 
+/** One line of FastChat's model_judgment/gpt-4_pair.jsonl (protocol §1.4). */
+const pairLine = (over: Record<string, unknown> = {}) => ({
+  question_id: 1,
+  model_1: 'm1',
+  model_2: 'm2',
+  g1_winner: 'model_1',
+  g2_winner: 'model_1',
+  judge: ['gpt-4', 'pair-v2'],
+  g1_user_prompt: 'p1',
+  g1_judgment: 'A is better. [[A]]',
+  g2_user_prompt: 'p2',
+  g2_judgment: 'B is better. [[B]]',
+  turn: 1,
+  tstamp: 1700000000.5,
+  ...over,
+});
+
 const VALID_PROMPT = {
   name: 'my-pair',
   type: 'pairwise',
@@ -26,7 +43,7 @@ const VALID_PROMPT = {
 interface Case {
   name: string;
   /** the import sub-command */
-  kind: 'questions' | 'answers' | 'references' | 'prompts' | 'votes';
+  kind: 'questions' | 'answers' | 'references' | 'prompts' | 'votes' | 'judgments';
   file: string;
   content: string | Buffer;
   line: number;
@@ -75,6 +92,17 @@ const CASES: Case[] = [
   },
   { name: 'CSV votes with a non-numeric turn', kind: 'votes', file: 'votes.csv', content: 'question_id,model_a,model_b,winner,judge,turn\n1,m1,m2,tie,expert_1,two\n', line: 2, field: 'turn', says: /got the string "two"/ },
   { name: 'CSV missing a column', kind: 'votes', file: 'votes.csv', content: 'question_id,model_a,model_b,judge,turn\n1,m1,m2,expert_1,1\n', line: 1, field: 'winner', says: /missing/ },
+  {
+    name: "judgment whose recorded winner is not what FastChat's parser reads",
+    kind: 'judgments',
+    file: 'gpt-4_pair.jsonl',
+    content: jsonl(pairLine(), pairLine({ question_id: 2, g2_winner: 'model_2' })),
+    line: 2,
+    field: 'g2_winner',
+    says: /recorded "model_2" but FastChat's parser reads "model_1"/,
+  },
+  { name: 'judgment of an unknown question', kind: 'judgments', file: 'gpt-4_pair.jsonl', content: jsonl(pairLine(), pairLine({ question_id: 404 })), line: 2, field: 'question_id', says: /unknown question 404/ },
+  { name: 'judgment with an unknown winner label', kind: 'judgments', file: 'gpt-4_pair.jsonl', content: jsonl(pairLine({ g1_winner: 'A' })), line: 1, field: 'g1_winner', says: /expected model_1, model_2, tie or error/ },
   {
     name: 'prompt with an unknown template field',
     kind: 'prompts',
