@@ -1,5 +1,6 @@
-// `arena ratings` against FastChat's own rating code run in Python (tests/reference/*.py):
-// compute_bt (scipy L-BFGS-B) and compute_elo (K=4), on the MT-Bench release's expert votes and
+// `arena ratings` against Python reference implementations of FastChat's rating methods
+// (tests/reference/*.py; protocol §7): compute_bt (scipy L-BFGS-B with FastChat's settings) and
+// compute_elo (online, K=4), on the MT-Bench release's expert votes and
 // GPT-4 pair outcomes. The battles are read here straight from the release's CSV files, not from our database.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -1,18 +1,21 @@
 #!/usr/bin/python3
-"""FastChat's Bradley-Terry fit, as `compute_bt` in fastchat/serve/monitor/rating_systems.py
-(lm-sys/FastChat 0e6d3e4; see /work/shared/docs/mt-bench-protocol.md section 7).
+"""Reference Bradley-Terry fit: the method of FastChat's `compute_bt` (Chatbot Arena rating code),
+as described in /work/shared/docs/mt-bench-protocol.md section 7, written independently here.
 
-Reads battles as JSON on stdin: [[model_a, model_b, winner], ...] with winner one of
-"model_a", "model_b" or anything else (a tie). Prints JSON {"fastchat": {"model": rating, ...},
-"converged": {...}}: "fastchat" is compute_bt exactly; "converged" is the same code minimised to
-full precision (ftol=0, gtol=1e-12, maxiter=10000), added here for the check: FastChat's L-BFGS-B
-stops on scipy's default relative-reduction test (ftol), about 1e-3 rating points short of the optimum.
+Method: battles are collapsed to distinct (model_a, model_b, outcome) triples weighted by how often
+each occurs (outcome 1 = model_a won, 0 = model_b won, 0.5 = any other label, a tie). The weighted
+negative log-likelihood  -sum w [y log s(a d) + (1 - y) log(1 - s(a d))],  d = r_a - r_b, a = ln 10,
+is minimised with scipy's L-BFGS-B from r = 0 with the analytic gradient (jac=True), maxiter=100,
+gtol=1e-6 and scipy's other defaults. rating = 400 r + 1000 (FastChat also shifts everything so that
+mixtral-8x7b-instruct-v0.1 sits at 1114; no MT-Bench model triggers that, so it is left out). Models are numbered in order of first
+appearance over the model_a column, then the model_b column.
 
-Kept as close to FastChat's code as possible (numpy + scipy only; pandas' factorize is spelled out):
-the battles are collapsed to unique (model_a, model_b, outcome) rows weighted by their counts, and
--sum w*[y log s(a(ra-rb)) + (1-y) log(1-s(a(ra-rb)))] with a = ln 10 is minimised by L-BFGS-B from
-x0 = 0 with jac=True, maxiter=100, gtol=1e-6. rating = 400 r + 1000 (plus FastChat's mixtral anchor,
-which MT-Bench data never triggers).
+stdin: JSON [[model_a, model_b, winner], ...]
+stdout: JSON {"fastchat": {model: rating}, "converged": {model: rating}}
+  "fastchat"  - the settings above (what FastChat prints)
+  "converged" - the same objective minimised to full precision (ftol=0, gtol=1e-12, maxiter=10000);
+                with the default settings L-BFGS-B stops on its relative-reduction test (ftol) a few
+                1e-3 rating points short of the optimum, and this tells the two apart.
 """
 import json
 import math
@@ -22,75 +25,40 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-
-def preprocess_for_bt(battles):
-    n_rows = len(battles)
-    # pd.factorize(pd.concat([model_a, model_b])): ids in order of first appearance
-    models, index = [], {}
-    for name in [b[0] for b in battles] + [b[1] for b in battles]:
-        if name not in index:
-            index[name] = len(models)
-            models.append(name)
-    model_indices = np.array([index[b[0]] for b in battles] + [index[b[1]] for b in battles], dtype=np.int32)
-    matchups = np.column_stack([model_indices[:n_rows], model_indices[n_rows:]])
-    schedule = np.full((n_rows, 3), fill_value=1, dtype=np.int32)
-    schedule[:, [0, 1]] = matchups
-    winners = np.array([b[2] for b in battles])
-    # model_a win -> 2, tie -> 1 (prefilled), model_b win -> 0
-    schedule[winners == "model_a", 2] = 2
-    schedule[winners == "model_b", 2] = 0
-    matchups_outcomes, weights = np.unique(schedule, return_counts=True, axis=0)
-    matchups = matchups_outcomes[:, [0, 1]]
-    outcomes = matchups_outcomes[:, 2].astype(np.float64) / 2.0
-    weights = weights.astype(np.float64)
-    return matchups, outcomes, models, weights
+FASTCHAT_OPTIONS = {"maxiter": 100, "gtol": 1e-6}
+CONVERGED_OPTIONS = {"maxiter": 10000, "gtol": 1e-12, "ftol": 0.0}
 
 
-def bt_loss_and_grad(ratings, matchups, outcomes, weights, alpha=1.0):
-    matchup_ratings = ratings[matchups]
-    logits = alpha * (matchup_ratings[:, 0] - matchup_ratings[:, 1])
-    probs = expit(logits)
-    loss = -((np.log(probs) * outcomes + np.log(1.0 - probs) * (1.0 - outcomes)) * weights).sum()
-    matchups_grads = -alpha * (outcomes - probs) * weights
-    model_grad = np.zeros_like(ratings)
-    np.add.at(model_grad, matchups[:, [0, 1]], matchups_grads[:, None] * np.array([1.0, -1.0], dtype=np.float64))
-    return loss, model_grad
+def collapse(battles):
+    names = []
+    number = {}
+    for column in (0, 1):
+        for battle in battles:
+            if battle[column] not in number:
+                number[battle[column]] = len(names)
+                names.append(battle[column])
+    score = {"model_a": 2, "model_b": 0}  # in half points; anything else is a tie (1)
+    rows = np.array([[number[a], number[b], score.get(w, 1)] for a, b, w in battles], dtype=np.int64)
+    triples, counts = np.unique(rows, axis=0, return_counts=True)
+    return names, triples[:, :2], triples[:, 2] / 2.0, counts.astype(np.float64)
 
 
-def fit_bt(matchups, outcomes, weights, n_models, alpha, tol=1e-6, options=None):
-    initial_ratings = np.zeros(n_models, dtype=np.float64)
-    result = minimize(
-        fun=bt_loss_and_grad,
-        x0=initial_ratings,
-        args=(matchups, outcomes, weights, alpha),
-        jac=True,
-        method="L-BFGS-B",
-        options=options or {"disp": False, "maxiter": 100, "gtol": tol},
-    )
-    return result["x"]
+def objective(r, pairs, y, w, a):
+    p = expit(a * (r[pairs[:, 0]] - r[pairs[:, 1]]))
+    nll = -np.sum(w * (y * np.log(p) + (1.0 - y) * np.log(1.0 - p)))
+    g_pair = -a * w * (y - p)
+    grad = np.zeros_like(r)
+    np.add.at(grad, pairs[:, 0], g_pair)
+    np.add.at(grad, pairs[:, 1], -g_pair)
+    return nll, grad
 
 
-def scale_and_offset(ratings, models, scale=400, init_rating=1000, baseline_model="mixtral-8x7b-instruct-v0.1", baseline_rating=1114):
-    scaled_ratings = (ratings * scale) + init_rating
-    if baseline_model in models:
-        baseline_idx = models.index(baseline_model)
-        scaled_ratings += baseline_rating - scaled_ratings[..., [baseline_idx]]
-    return scaled_ratings
-
-
-def compute_bt(battles, base=10.0, scale=400.0, init_rating=1000, tol=1e-6, options=None):
-    matchups, outcomes, models, weights = preprocess_for_bt(battles)
-    ratings = fit_bt(matchups, outcomes, weights, len(models), math.log(base), tol, options)
-    scaled = scale_and_offset(ratings, models, scale, init_rating=init_rating)
-    return {m: float(scaled[k]) for k, m in enumerate(models)}
+def fit(battles, options):
+    names, pairs, y, w = collapse(battles)
+    res = minimize(objective, np.zeros(len(names)), args=(pairs, y, w, math.log(10.0)), jac=True, method="L-BFGS-B", options=options)
+    return {name: float(400.0 * res.x[k] + 1000.0) for k, name in enumerate(names)}
 
 
 if __name__ == "__main__":
-    battles = json.load(sys.stdin)
-    json.dump(
-        {
-            "fastchat": compute_bt(battles),
-            "converged": compute_bt(battles, options={"disp": False, "maxiter": 10000, "gtol": 1e-12, "ftol": 0.0}),
-        },
-        sys.stdout,
-    )
+    data = json.load(sys.stdin)
+    json.dump({"fastchat": fit(data, FASTCHAT_OPTIONS), "converged": fit(data, CONVERGED_OPTIONS)}, sys.stdout)
