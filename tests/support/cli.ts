@@ -75,11 +75,16 @@ export async function arenaOk(args: string[], opts: RunOptions = {}): Promise<st
 }
 
 const made: string[] = [];
-// Registered while the importing test file is collected, so it runs when that file is done
-// (every test file gets its own copy of this module).
-afterAll(() => {
+const cleanUp = () => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+};
+// Registered while the importing test file is collected, so it runs when that file is done
+// (every test file gets its own copy of this module). Outside vitest (a script), on exit.
+try {
+  afterAll(cleanUp);
+} catch {
+  process.once('exit', cleanUp);
+}
 
 /**
  * A fresh directory under the OS temp dir, removed after the test file finishes.
