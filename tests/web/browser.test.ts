@@ -160,9 +160,9 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
     const { page, close } = await open();
     for (const [, path] of PAGES) {
       await page.goto(server.url + path);
-      const unlabeled = await page.evaluate(() => [...document.querySelectorAll('select, input')].filter((el) => !(el as HTMLSelectElement).labels?.length).length);
+      const unlabeled = await page.evaluate(() => Array.from(document.querySelectorAll('select, input')).filter((el) => !(el as HTMLSelectElement).labels?.length).length);
       expect(unlabeled, path).toBe(0);
-      const bad = await page.evaluate(() => [...document.querySelectorAll('table')].filter((t) => !t.caption || !t.querySelector('thead th[scope=col]')).length);
+      const bad = await page.evaluate(() => Array.from(document.querySelectorAll('table')).filter((t) => !t.caption || !t.querySelector('thead th[scope=col]')).length);
       expect(bad, path).toBe(0);
       await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
     }
@@ -172,9 +172,13 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
 
 async function settleImages(page: Page): Promise<void> {
   await page.evaluate(async () => {
-    for (const img of [...document.images]) {
+    for (const img of Array.from(document.images)) {
       img.loading = 'eager';
-      if (!img.complete) await new Promise((r) => img.addEventListener('load', r, { once: true }) || img.addEventListener('error', r, { once: true }));
+      if (!img.complete)
+        await new Promise((r) => {
+          img.addEventListener('load', r, { once: true });
+          img.addEventListener('error', r, { once: true });
+        });
     }
   });
 }
