@@ -22,6 +22,8 @@ const main = defineCommand({
     kappa: () => import('./commands/analytics.ts').then((m) => m.kappaCommand),
     intervals: () => import('./commands/analytics.ts').then((m) => m.intervalsCommand),
     length: () => import('./commands/analytics.ts').then((m) => m.lengthCommand),
+    calibrate: () => import('./commands/analytics.ts').then((m) => m.calibrateCommand),
+    review: () => import('./commands/analytics.ts').then((m) => m.reviewCommand),
     publish: () => import('./commands/publish.ts').then((m) => m.publishCommand),
     refresh: () => import('./commands/ops.ts').then((m) => m.refreshCommand),
     refreshes: () => import('./commands/ops.ts').then((m) => m.refreshesCommand),

@@ -25,6 +25,8 @@ import { batchRoutes, type BatchServerOptions } from './openai-batch.ts';
  * get a rating: from the answer's length for `longer`, from the hash otherwise.
  */
 export type VerdictPolicy = 'longer' | 'hash' | 'a' | 'b' | 'tie' | 'unparsable';
+/** A custom judge: the reply text for one chat request (`n`: its 1-based number). */
+export type ReplyFn = (req: { system: string; user: string; n: number }) => string;
 
 /** A fault to inject. A request gets the fault of the first rule that applies to it. */
 export interface FaultRule {
@@ -49,7 +51,8 @@ export interface FaultRule {
 export interface OpenAIServerOptions {
   /** delay before every answer, in ms (default 0) */
   latencyMs?: number;
-  verdict?: VerdictPolicy;
+  /** a policy, or a function that writes the reply (e.g. a score-based judge with noise and position bias) */
+  verdict?: VerdictPolicy | ReplyFn;
   faults?: FaultRule[];
   /** seed for `probability` faults (default 1) */
   seed?: number;
@@ -235,8 +238,8 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(data);
 }
 
-function completion(model: string, system: string, user: string, policy: VerdictPolicy, n: number) {
-  const content = judgeText(system, user, policy);
+function completion(model: string, system: string, user: string, policy: VerdictPolicy | ReplyFn, n: number) {
+  const content = typeof policy === 'function' ? policy({ system, user, n }) : judgeText(system, user, policy);
   const promptTokens = Math.ceil((system.length + user.length) / 4);
   const completionTokens = Math.ceil(content.length / 4);
   return {

@@ -153,3 +153,160 @@ export const lengthCommand = defineCommand({
     }
   },
 });
+
+const calibrateArgs = {
+  samples: { type: 'string', default: '3', description: 'MEC: samples per order (k)' },
+} as const;
+
+export const calibrateCommand = defineCommand({
+  meta: { name: 'calibrate', description: 'score-based evidence-first pairwise judging with MEC (k samples at temperature 1) and BPC (both orders); plays what is not stored, then reports' },
+  args: {
+    ...dbArg,
+    ...jsonArg,
+    judge: { type: 'string', required: true, description: 'openai/<model> or mock/<behaviour>; games are stored as <judge>+fair' },
+    'base-url': { type: 'string', description: 'OpenAI-compatible server' },
+    models: { type: 'string', required: true, description: 'comma-separated models (every pair is judged)' },
+    questions: { type: 'string', description: 'comma-separated question ids (default: all)' },
+    turns: { type: 'string', default: '1,2', description: 'turns to judge' },
+    ...calibrateArgs,
+    temperature: { type: 'string', default: '1' },
+    'max-tokens': { type: 'string', default: '2048' },
+    concurrency: { type: 'string', default: '8' },
+    timeout: { type: 'string', default: '120', description: 'seconds per call' },
+    retries: { type: 'string', default: '8', description: 'retries per call on 429/5xx/timeouts' },
+  },
+  async run({ args }) {
+    const { runCalibrated, calibratedReport } = await import('../../engine/calibrated.ts');
+    const { createJudge } = await import('../../judges/registry.ts');
+    const { withRetry } = await import('../../judges/retry.ts');
+    const { exitStatus } = await import('../shared.ts');
+    const models = list(args.models);
+    if (!models || models.length < 2) throw new UsageError('--models needs at least two models');
+    const samples = int(args.samples, 'samples')!;
+    if (samples < 1) throw new UsageError(`--samples must be at least 1, got ${samples}`);
+    const store = openStore(args.db, { mustExist: true });
+    const judge = withRetry(await createJudge(args.judge, { ...(args['base-url'] ? { baseURL: args['base-url'] } : {}), ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) }), {
+      retries: int(args.retries, 'retries')!,
+      timeoutMs: num(args.timeout, 'timeout')! * 1000,
+    });
+    try {
+      const questionIds = list(args.questions)?.map((q) => int(q, 'questions')!);
+      const run = await runCalibrated({
+        store,
+        judge,
+        models,
+        ...(questionIds ? { questionIds } : {}),
+        turns: list(args.turns)!.map((t) => int(t, 'turns')!),
+        samples,
+        temperature: num(args.temperature, 'temperature')!,
+        maxTokens: int(args['max-tokens'], 'max-tokens')!,
+        concurrency: int(args.concurrency, 'concurrency')!,
+      });
+      const report = await calibratedReport(store, judge.id, { samples });
+      if (args.json) return printJson({ run, report });
+      print(`run ${run.id}: ${run.played} played, ${run.failed} failed, ${run.planned - run.toPlay} already stored (${run.planned} games = matches x 2 orders x ${samples} samples)`);
+      if (run.failed) {
+        for (const e of run.errors.slice(0, 5)) process.stderr.write(`  failed: ${e}\n`);
+        exitStatus.code = 2;
+      }
+      printCalibrated(report);
+    } finally {
+      await judge.close?.();
+      await store.close();
+    }
+  },
+});
+
+function printCalibrated(r: Awaited<ReturnType<typeof import('../../engine/calibrated.ts').calibratedReport>>) {
+  print(`\n${r.judge}: ${r.matches} matches, ${r.validSamples} valid samples, ${r.unparsableSamples} unparsable (excluded), ${r.errors} matches with no valid sample in an order (errors)`);
+  for (const e of r.errorReasons) print(`  error: ${e}`);
+  const first = new Map(r.firstSample.map((s) => [s.model, s]));
+  print(
+    `\n${table(
+      r.calibrated.map((s) => ({ model: s.model, win: s.win, loss: s.loss, tie: s.tie, error: s.error, 'win rate (MEC+BPC)': pct(s.winRateAdjusted), 'first sample only': pct(first.get(s.model)?.winRateAdjusted), 'its conflicts': first.get(s.model)?.inconsistent ?? 0 })),
+    )}`,
+  );
+  print(`\nconflict rate of the first samples by calibrated score gap:\n${table(r.byGap.map((g) => ({ gap: `[${g.from}, ${g.to === Infinity ? '∞' : g.to})`, matches: g.matches, conflicts: g.conflicts, conflict: pct(g.conflict) })))}`);
+}
+
+const reviewCommon = {
+  ...dbArg,
+  judge: { type: 'string', required: true, description: 'the calibrated judge (with or without the +fair suffix)' },
+  beta: { type: 'string', default: '0.2', description: 'share of matches to review (top by entropy)' },
+  ...calibrateArgs,
+} as const;
+
+function reviewOptions(args: { beta?: string; samples?: string }) {
+  const beta = num(args.beta, 'beta')!;
+  if (!(beta >= 0 && beta <= 1)) throw new UsageError(`--beta must lie in [0, 1], got ${beta}`);
+  return { beta, samples: int(args.samples, 'samples')! };
+}
+
+export const reviewCommand = defineCommand({
+  meta: { name: 'review', description: 'human-in-the-loop queue: matches ranked by balanced-position diversity entropy; list, export, import labels, report' },
+  subCommands: {
+    list: defineCommand({
+      meta: { name: 'list', description: 'the top β share of matches by entropy of their 2k calibrated samples' },
+      args: { ...reviewCommon, ...jsonArg } as const,
+      async run({ args }) {
+        const { reviewQueue } = await import('../../engine/calibrated.ts');
+        const store = openStore(args.db, { mustExist: true });
+        try {
+          const q = await reviewQueue(store, args.judge, reviewOptions(args));
+          if (args.json) return printJson(q);
+          if (!q.length) return print(`no calibrated matches for judge "${args.judge}" (run \`arena calibrate\` first)`);
+          print(table(q.map((r) => ({ question: r.questionId, turn: r.turn, category: r.category, model1: r.model1, model2: r.model2, entropy: fix(r.entropy, 3), verdict: r.verdict, score1: r.score1 === null ? '' : fix(r.score1, 2), score2: r.score2 === null ? '' : fix(r.score2, 2), unparsable: r.unparsable }))));
+        } finally {
+          await store.close();
+        }
+      },
+    }),
+    export: defineCommand({
+      meta: { name: 'export', description: 'write the queue as JSONL for annotators (fill in "label": model_1 | model_2 | tie)' },
+      args: { ...reviewCommon, out: { type: 'string', description: 'output file (default: stdout)', valueHint: 'FILE' } } as const,
+      async run({ args }) {
+        const { exportReview } = await import('../../engine/calibrated.ts');
+        const store = openStore(args.db, { mustExist: true });
+        try {
+          const text = await exportReview(store, args.judge, reviewOptions(args));
+          if (!args.out) return process.stdout.write(text);
+          const { writeFileSync } = await import('node:fs');
+          writeFileSync(args.out, text);
+          print(`wrote ${text ? text.trimEnd().split('\n').length : 0} matches to ${args.out}`);
+        } finally {
+          await store.close();
+        }
+      },
+    }),
+    import: defineCommand({
+      meta: { name: 'import', description: 'import a labelled review file (labels are stored as votes of the judge "review"; importing the file again replaces them)' },
+      args: { ...dbArg, file: { type: 'positional', required: true, description: 'the labelled JSONL file' } } as const,
+      async run({ args }) {
+        const { importReview } = await import('../../engine/calibrated.ts');
+        const store = openStore(args.db, { mustExist: true });
+        try {
+          const r = await importReview(store, args.file);
+          print(`imported ${r.labels} labels from ${args.file}${r.unlabelled ? ` (${r.unlabelled} lines still without a label)` : ''}`);
+        } finally {
+          await store.close();
+        }
+      },
+    }),
+    report: defineCommand({
+      meta: { name: 'report', description: 'accuracy and kappa against human votes: first sample, MEC+BPC, and MEC+BPC with the reviewed share replaced by the labels' },
+      args: { ...dbArg, ...jsonArg, judge: reviewCommon.judge, samples: calibrateArgs.samples, truth: { type: 'string', default: 'human', description: 'the judge whose votes are the truth' } } as const,
+      async run({ args }) {
+        const { reviewReport } = await import('../../engine/calibrated.ts');
+        const store = openStore(args.db, { mustExist: true });
+        try {
+          const r = await reviewReport(store, args.judge, { truth: args.truth, samples: int(args.samples, 'samples')! });
+          if (args.json) return printJson(r);
+          print(`${r.judge} against "${r.truth}" votes: ${r.matches} matches, ${r.reviewed} reviewed (${pct(r.beta)})\n`);
+          print(table(r.rows.map((x) => ({ variant: x.variant, compared: x.n, accuracy: pct(x.accuracy), kappa: x.kappa === null ? '' : fix(x.kappa, 3) }))));
+        } finally {
+          await store.close();
+        }
+      },
+    }),
+  },
+});
