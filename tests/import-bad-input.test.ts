@@ -112,6 +112,16 @@ const CASES: Case[] = [
     field: 'prompt_template',
     says: /unknown field \{answer_c\}/,
   },
+  {
+    name: 'prompt with an unbalanced brace (Python str.format would refuse it)',
+    kind: 'prompts',
+    file: 'prompts.jsonl',
+    content: jsonl({ ...VALID_PROMPT, prompt_template: '{question}\n{answer_a}\n{answer_b' }),
+    line: 1,
+    field: 'prompt_template',
+    says: /a single "\{" at character \d+: write "\{\{"/,
+  },
+  { name: 'pairwise prompt that never shows answer B', kind: 'prompts', file: 'prompts.jsonl', content: jsonl({ ...VALID_PROMPT, prompt_template: '{question}\n{answer_a}' }), line: 1, field: 'prompt_template', says: /must show both answers/ },
 ];
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');

@@ -169,8 +169,17 @@ export function parsePrompts(file: string, bytes: Uint8Array): PromptScheme[] {
     seen.set(p.name, line);
     if ((p.type === 'pairwise') !== (p.output_format === '[[A]]')) fail(file, line, 'output_format', `a ${p.type} prompt must use ${p.type === 'pairwise' ? '"[[A]]"' : '"[[rating]]"'}`);
     const allowed = p.type === 'pairwise' ? PAIR_FIELDS : SINGLE_FIELDS;
-    for (const m of p.prompt_template.matchAll(/\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
-      if (m[1] && !allowed.has(m[1])) fail(file, line, 'prompt_template', `unknown field {${m[1]}} (a ${p.type} template may use ${[...allowed].join(', ')})`);
+    const used = new Set<string>();
+    // as Python's str.format: {{ and }} are literal braces, {name} a field; any other brace is an error
+    for (const m of p.prompt_template.matchAll(/\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}|\{[^{}]*\}|[{}]/g)) {
+      if (m[0] === '{{' || m[0] === '}}') continue;
+      if (!m[1]) fail(file, line, 'prompt_template', m[0].length > 1 ? `unsupported field ${m[0]}: only named fields like {question} are filled` : `a single "${m[0]}" at character ${m.index! + 1}: write "${m[0]}${m[0]}" for a literal brace`);
+      if (!allowed.has(m[1])) fail(file, line, 'prompt_template', `unknown field {${m[1]}} (a ${p.type} template may use ${[...allowed].join(', ')})`);
+      used.add(m[1]);
+    }
+    const shows = (prefix: string) => [...used].some((f) => f.startsWith(prefix));
+    if (p.type === 'pairwise' ? !shows('answer_a') || !shows('answer_b') : !shows('answer')) {
+      fail(file, line, 'prompt_template', p.type === 'pairwise' ? 'a pairwise template must show both answers ({answer_a} and {answer_b}, or {answer_a_1} … {answer_b_2})' : 'a single template must show the answer ({answer}, or {answer_1} and {answer_2})');
     }
     return { name: p.name, type: p.type, systemPrompt: p.system_prompt, promptTemplate: p.prompt_template, outputFormat: p.output_format, ...(p.category ? { category: p.category } : {}), ...(p.description ? { description: p.description } : {}) };
   });
