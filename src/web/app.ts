@@ -161,8 +161,13 @@ export function createApp(o: AppOptions) {
     },
     agreement: {
       describe: 'agreement of every pair of judges per turn, with ties (S1) and without (S2)',
-      columns: ['judge1', 'judge2', 'turn', 'setup', 'total', 'agree', 'ratio'],
+      columns: ['judge1', 'judge2', 'turn', 'setup', 'total', 'agree', 'ratio', 'kappa', 'kappaLo', 'kappaHi', 'level'],
       rows: () => data.agreement(),
+    },
+    'position-bias': {
+      describe: 'each judge\'s position bias: share of decisive games picking the first-shown answer, and how often the two orders conflict',
+      columns: ['judge', 'source', 'games', 'errors', 'positionA', 'matches', 'conflicts', 'conflict', 'favoursFirst', 'favoursSecond', 'withTie'],
+      rows: () => data.bias(),
     },
     matrix: {
       describe: 'the pairwise win matrix and battle counts of one judge; ?judge=&turn=&category=',
@@ -278,7 +283,7 @@ export function createApp(o: AppOptions) {
       const boards = [];
       for (const judge of judges) boards.push({ judge, rows: await data.leaderboard(judge) });
       const models = (boards.find((b) => b.judge === 'human') ?? boards[0])?.rows.map((r) => r.model) ?? [];
-      return page(c, 'judges', 'Judges side by side', { boards, models, consistency: await data.consistency(), agreement: await data.agreement() });
+      return page(c, 'judges', 'Judges side by side', { boards, models, consistency: await data.consistency(), agreement: await data.agreement(), bias: await data.bias() });
     }),
   );
   app.get('/matrix', (c) =>

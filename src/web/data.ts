@@ -1,7 +1,8 @@
 // What the site shows, computed from the Store through core (standings, ratings, agreement) and
 // cached per data version (cache.ts). Every function returns plain rows: the pages render them and
 // the /api endpoints serve them as JSON and CSV with the same shapes.
-import { agreement, type AgreementRow } from '../core/agreement.ts';
+import { comparisons, kappaTable, type KappaRow } from '../core/kappa.ts';
+import { biasReport } from '../engine/analytics.ts';
 import { battleTable, bootstrapBradleyTerry } from '../core/bootstrap.ts';
 import { pairwiseStandings } from '../core/standings.ts';
 import type { Game, MatchOutcome, Question, Standing, Vote } from '../core/types.ts';
@@ -31,9 +32,28 @@ export interface ConsistencyRow {
   consistency: number;
 }
 
-export interface AgreementEntry extends AgreementRow {
+export interface AgreementEntry extends Omit<KappaRow, 'lo' | 'hi' | 'category'> {
   judge1: string;
   judge2: string;
+  /** Cohen's kappa's bootstrap interval (questions resampled) */
+  kappaLo: number;
+  kappaHi: number;
+}
+
+export interface BiasEntry {
+  judge: string;
+  /** games: played in both orders (per-order figures known); recorded: combined verdicts only */
+  source: 'games' | 'recorded';
+  games: number | null;
+  errors: number | null;
+  /** of the decisive games, the share that picked the answer shown first */
+  positionA: number | null;
+  matches: number;
+  conflicts: number;
+  conflict: number | null;
+  favoursFirst: number | null;
+  favoursSecond: number | null;
+  withTie: number | null;
 }
 
 export interface MatrixCell {
@@ -140,7 +160,10 @@ export class SiteData {
     });
   }
 
-  /** Agreement (S1 with ties, S2 without) per turn of every judge with the human experts and with each other. */
+  /**
+   * Agreement (S1 with ties, S2 without) per turn of every judge with the human experts and with each
+   * other, with Cohen's kappa and its question-bootstrap interval (core/kappa.ts).
+   */
   agreement(): Promise<AgreementEntry[]> {
     return this.cache.get('agreement', async () => {
       const judges = (await this.judges()).map((j) => j.judge);
@@ -149,12 +172,32 @@ export class SiteData {
         for (let j = i; j < judges.length; j++) {
           const j1 = judges[i]!;
           const j2 = judges[j]!;
+          const same = j1 === j2;
           // a judge against itself is meaningful only for several voters per item (the humans)
-          if (j1 === j2 && j1 !== HUMAN && j1 !== 'author') continue;
+          if (same && j1 !== HUMAN && j1 !== 'author') continue;
           const a = await this.judgeData(j1);
-          const rows = j1 === j2 ? agreement(a.votes, 'same') : agreement(a.votes, (await this.judgeData(j2)).votes);
-          for (const r of rows) if (r.total) out.push({ judge1: j1, judge2: j2, ...r });
+          const comps = comparisons(a.votes, same ? 'same' : (await this.judgeData(j2)).votes);
+          for (const r of kappaTable(comps, { same, rounds: this.o.bootstrapRounds })) {
+            if (!r.total) continue;
+            const { lo, hi, category: _c, ...rest } = r;
+            out.push({ judge1: j1, judge2: j2, ...rest, kappaLo: lo, kappaHi: hi });
+          }
         }
+      return out;
+    });
+  }
+
+  /** Position bias of every judge with games (per-order figures), or with recorded verdicts (conflict rate only). */
+  bias(): Promise<BiasEntry[]> {
+    return this.cache.get('bias', async () => {
+      const out: BiasEntry[] = [];
+      for (const judge of await this.rankedJudges()) {
+        if (judge === HUMAN) continue;
+        const r = await biasReport(this.store, judge, []);
+        for (const g of r.games)
+          out.push({ judge, source: 'games', games: g.games, errors: g.errors, positionA: g.positionA, matches: g.matches, conflicts: g.favoursFirst + g.favoursSecond + g.withTie, conflict: g.conflict, favoursFirst: g.favoursFirst, favoursSecond: g.favoursSecond, withTie: g.withTie });
+        for (const c of r.recorded) out.push({ judge, source: 'recorded', games: null, errors: null, positionA: null, matches: c.matches, conflicts: c.inconsistent, conflict: c.conflict, favoursFirst: null, favoursSecond: null, withTie: null });
+      }
       return out;
     });
   }

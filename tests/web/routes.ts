@@ -96,8 +96,21 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       expect(Math.round(pick('without-tie').ratio * 100)).toBe(85);
       const cons = JSON.parse((await get('/api/consistency')).body) as { judge: string; matches: number; inconsistent: number }[];
       expect(cons.find((c) => c.judge === 'gpt-4')).toMatchObject({ matches: 2400 });
+      expect(pick('without-tie').kappa).toBeGreaterThan(0);
+      expect(pick('without-tie').kappaLo).toBeLessThan(pick('without-tie').kappa);
       const { body } = await get('/judges');
       expect(body).toContain('S2 (without tie)');
+      expect(body).toContain('Position bias');
+    });
+
+    it('position bias: a judge that always says [[A]] picks the first answer every time; recorded conflicts match the CSV', async () => {
+      const bias = JSON.parse((await get('/api/position-bias')).body) as Record<string, unknown>[];
+      // the fixture's mock/xss judge answers [[A]] in both orders of evil-model vs gpt-4 (question 81, 2 turns)
+      expect(bias.find((b) => b.judge === XSS_JUDGE && b.source === 'games')).toMatchObject({ games: 4, errors: 0, positionA: 1, matches: 2, conflicts: 2, conflict: 1, favoursFirst: 2, favoursSecond: 0, withTie: 0 });
+      // mock/longer prefers the longer answer whatever its position: its orders never conflict
+      expect(bias.find((b) => b.judge === 'mock/longer' && b.source === 'games')).toMatchObject({ games: 8, matches: 4, conflicts: 0 });
+      const inconsistent = CSV().split('\n').filter((l) => l.includes(',tie (inconsistent),gpt4_pair,')).length;
+      expect(bias.find((b) => b.judge === 'gpt-4' && b.source === 'recorded')).toMatchObject({ matches: 2400, conflicts: inconsistent });
     });
 
     it('ETag: a repeated request revalidates to 304; the body is stable', async () => {
