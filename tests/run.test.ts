@@ -171,11 +171,12 @@ function expectExactlyPlanned(db: string, plan: { id: string }[]) {
 
 // ---- tests --------------------------------------------------------------------------------------
 
-describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', () => {
+// generous limits: each test starts the CLI two or three times on a small, shared machine
+describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', { timeout: 180_000 }, () => {
   beforeAll(async () => {
     baseDb = join(dir, 'base.db');
     for (const args of DATA.imports) await arenaOk([...args, '--db', baseDb]);
-  });
+  }, 180_000);
 
   it('plays every planned game through 429s (Retry-After), 500s and hangs; failed calls are attempts, never verdicts', async () => {
     const db = freshDb();
