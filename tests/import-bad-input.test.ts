@@ -55,6 +55,7 @@ interface Case {
 
 const CASES: Case[] = [
   { name: 'malformed JSON line', kind: 'questions', file: 'questions.jsonl', content: jsonl(q(10), '{"question_id": 11, "category": "writing", "turns": ["x"]', q(12)), line: 2, says: /malformed JSON/ },
+  { name: 'a line that is not an object', kind: 'questions', file: 'questions.jsonl', content: jsonl(q(10), '[10, "writing"]'), line: 2, says: /expected a JSON object, got an array/ },
   { name: 'missing field', kind: 'questions', file: 'questions.jsonl', content: jsonl(q(10), { question_id: 11, turns: ['x'] }), line: 2, field: 'category', says: /missing/ },
   { name: 'turns is a string', kind: 'questions', file: 'questions.jsonl', content: jsonl(q(10), q(11), { question_id: 12, category: 'writing', turns: 'Write a poem.' }), line: 3, field: 'turns', says: /array/ },
   { name: 'question_id is the string "81"', kind: 'questions', file: 'questions.jsonl', content: jsonl({ question_id: '81', category: 'writing', turns: ['x'] }), line: 1, field: 'question_id', says: /integer/ },

@@ -49,7 +49,7 @@ export function check<T>(schema: z.ZodType<T>, value: unknown, file: string, lin
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   // zod 4 leaves `input` off reported issues, so tell "missing" from "mistyped" by looking at the value
-  const msg = issue.code === 'invalid_type' && isMissing(value, issue.path) ? 'is missing' : issue.message;
+  const msg = !issue.path.length ? `expected a JSON object, got ${describe(value)}` : issue.code === 'invalid_type' && isMissing(value, issue.path) ? 'is missing' : issue.message;
   fail(file, line, fieldPath(issue.path) || undefined, msg);
 }
 
