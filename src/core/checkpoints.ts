@@ -1,5 +1,6 @@
 // Checkpoint tracking statistics: win rate vs a baseline per checkpoint with a bootstrap interval, and
 // paired differences (by question) against the previous checkpoint and the best one so far. Pure.
+import { percentileInterval } from './bootstrap.ts';
 import { randInt, seededRng } from './random.ts';
 import type { MatchOutcome } from './types.ts';
 
@@ -44,9 +45,7 @@ export function bootstrapMean(values: number[], o: { seed?: number; resamples?: 
     for (let i = 0; i < n; i++) s += values[randInt(rng, n)]!;
     means[b] = s / n;
   }
-  means.sort();
-  const alpha = (1 - (o.level ?? 0.95)) / 2;
-  return { mean, lo: means[Math.floor(alpha * (B - 1))]!, hi: means[Math.ceil((1 - alpha) * (B - 1))]!, n };
+  return { mean, ...percentileInterval(means, o.level ?? 0.95), n };
 }
 
 /** a - b over the questions both have, with a bootstrap interval of the mean difference. */

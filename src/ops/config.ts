@@ -75,7 +75,9 @@ export const RefreshConfig = z.strictObject({
     .strictObject({
       /** copy the database here atomically (VACUUM INTO + rename) for `arena serve --db` */
       sqlite: z.string().min(1).optional(),
-      /** run this command after a successful refresh (e.g. a D1 upload); ARENA_DB names the database */
+      /** push the database to the site's D1 through `arena publish` (wrangler d1 execute) */
+      d1: z.strictObject({ database: z.string().min(1).default('mt-arena'), remote: z.boolean().default(false), persistTo: z.string().optional() }).optional(),
+      /** run this command (in the config file's directory) after a refresh that was not interrupted; ARENA_DB names the database, ARENA_REFRESH_ID the refresh */
       command: z.array(z.string()).min(1).optional(),
     })
     .optional(),

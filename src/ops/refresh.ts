@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ArenaError, type GameSpec, type Mode } from '../core/types.ts';
 import { planRun, runTournament, type RunProgress, type RunSummary } from '../engine/run.ts';
 import { modelFromFile } from '../importers/formats.ts';
@@ -13,7 +14,7 @@ import type { JudgeProvider } from '../judges/judge.ts';
 import { createJudge } from '../judges/registry.ts';
 import { withRetry } from '../judges/retry.ts';
 import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
-import { loadRefreshConfig, type JudgeConfig, type RefreshConfig } from './config.ts';
+import { loadRefreshConfig, resolvePath, type JudgeConfig, type RefreshConfig } from './config.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
 import { closeStaleRefreshes, gamesOfRuns, listRefreshes, saveRefresh, type RefreshRecord, type RefreshStatus } from './ledger.ts';
 import type { BatchReport } from './batch.ts';
@@ -255,31 +256,44 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     const status: RefreshStatus = interrupted ? 'interrupted' : degraded.length ? 'degraded' : sum('failed') ? 'failed' : sum('skipped') ? 'budget' : 'ok';
     const exitCode = EXIT[status];
 
-    // 5. publish what is judged (also after a budget stop: everything judged so far is kept)
-    const published: string[] = [];
-    if (!interrupted && c.publish?.sqlite) {
-      const tmp = `${c.publish.sqlite}.tmp-${process.pid}`;
-      if (existsSync(tmp)) unlinkSync(tmp);
-      store.sqlite.prepare('VACUUM INTO ?').run(tmp);
-      renameSync(tmp, c.publish.sqlite);
-      published.push(c.publish.sqlite);
-      log(`published ${c.publish.sqlite}`);
-    }
-    if (!interrupted && c.publish?.command) {
-      const [cmd, ...args] = c.publish.command;
-      execFileSync(cmd!, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ARENA_DB: c.db, ARENA_REFRESH_ID: id } });
-      published.push(c.publish.command.join(' '));
-    }
-    const seconds = (Date.now() - t0) / 1000;
     const pending = batches.reduce((s, b) => s + b.pending, 0);
-    const line =
-      `refresh ${id.slice(0, 8)}: ${status.toUpperCase()}; ${newModels.length} new model(s), ${changedAnswers} changed answer(s); ` +
-      `${sum('played')} played, ${sum('failed')} failed${sum('skipped') ? `, ${sum('skipped')} not started (budget)` : ''}${pending ? `, ${pending} in pending batches` : ''}; ` +
-      `$${cost.toFixed(4)} spent (est. $${estCost.toFixed(4)})` +
-      `${Object.values(drift).some((d) => d.changeRate !== null) ? `; canary change ${Object.values(drift).map((d) => (d.changeRate === null ? '-' : `${(100 * d.changeRate).toFixed(0)}%`)).join('/')}` : ''}` +
-      `${degraded.length ? `; degraded: ${degraded.join('; ')}` : ''}; ${seconds.toFixed(1)} s`;
-    const summary: RefreshSummary = { ...base, status, exitCode, runs, played: sum('played'), failed: sum('failed'), skipped: sum('skipped'), cost, judges: health, drift, degraded, batches, published, seconds, line };
-    await saveRefresh(store, { ...record, finishedAt: Date.now(), status, summary: JSON.stringify(summary), degraded: degraded.length ? JSON.stringify(degraded) : null, cost });
+    const summary: RefreshSummary = { ...base, status, exitCode, runs, played: sum('played'), failed: sum('failed'), skipped: sum('skipped'), cost, judges: health, drift, degraded, batches, published: [], seconds: 0, line: '' };
+    const finish = async () => {
+      summary.seconds = (Date.now() - t0) / 1000;
+      summary.line =
+        `refresh ${id.slice(0, 8)}: ${status.toUpperCase()}; ${newModels.length} new model(s), ${changedAnswers} changed answer(s); ` +
+        `${sum('played')} played, ${sum('failed')} failed${sum('skipped') ? `, ${sum('skipped')} not started (budget)` : ''}${pending ? `, ${pending} in pending batches` : ''}; ` +
+        `$${cost.toFixed(4)} spent (est. $${estCost.toFixed(4)})` +
+        `${Object.values(drift).some((d) => d.changeRate !== null) ? `; canary change ${Object.values(drift).map((d) => (d.changeRate === null ? '-' : `${(100 * d.changeRate).toFixed(0)}%`)).join('/')}` : ''}` +
+        `${degraded.length ? `; degraded: ${degraded.join('; ')}` : ''}; ${summary.seconds.toFixed(1)} s`;
+      await saveRefresh(store, { ...record, finishedAt: Date.now(), status, summary: JSON.stringify(summary), degraded: degraded.length ? JSON.stringify(degraded) : null, cost });
+    };
+    // the final record first, so that what is published carries this refresh's status (the site shows it)
+    await finish();
+
+    // 5. publish what is judged (also after a budget stop or a degraded mark: everything judged so far is kept)
+    if (!interrupted && c.publish) {
+      if (c.publish.sqlite) {
+        const tmp = `${c.publish.sqlite}.tmp-${process.pid}`;
+        if (existsSync(tmp)) unlinkSync(tmp);
+        store.sqlite.prepare('VACUUM INTO ?').run(tmp);
+        renameSync(tmp, c.publish.sqlite);
+        summary.published.push(c.publish.sqlite);
+        log(`published ${c.publish.sqlite}`);
+      }
+      if (c.publish.d1) {
+        const d = c.publish.d1;
+        const bin = fileURLToPath(new URL('../../bin/arena.mjs', import.meta.url));
+        execFileSync(process.execPath, [bin, 'publish', '--db', c.db, '--database', d.database, ...(d.remote ? ['--remote'] : []), ...(d.persistTo ? ['--persist-to', resolvePath(o.configFile, d.persistTo)] : [])], { stdio: ['ignore', 'inherit', 'inherit'] });
+        summary.published.push(`d1:${d.database}${d.remote ? ' (remote)' : ' (local)'}`);
+      }
+      if (c.publish.command) {
+        const [cmd, ...args] = c.publish.command;
+        execFileSync(cmd!, args, { cwd: dirname(resolve(o.configFile)), stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ARENA_DB: c.db, ARENA_REFRESH_ID: id } });
+        summary.published.push(c.publish.command.join(' '));
+      }
+      await finish();
+    }
     return summary;
   } finally {
     for (const jp of judges) await jp.judge.close?.();

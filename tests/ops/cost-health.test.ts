@@ -1,4 +1,5 @@
 // Cost control (dry-run estimate, budget cap) and judge health (degraded mark, drift canary) of `arena refresh`.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
@@ -110,13 +111,19 @@ describe.skipIf(!HAVE_MTBENCH)('judge health', () => {
       expect(r.code).toBe(0);
     });
     await withServer(dir, 'unparsable', async (url) => {
-      const r = await runArena(['refresh', '--config', writeConfig(dir, { url, models: [...MODELS, 'llama-13b'] })]);
+      const publish = { sqlite: 'site.db', command: ['sh', '-c', 'echo "$ARENA_REFRESH_ID $ARENA_DB" > published.txt'] };
+      const r = await runArena(['refresh', '--config', writeConfig(dir, { url, models: [...MODELS, 'llama-13b'], extra: { publish } })]);
       expect(r.code).toBe(3);
       expect(r.stdout).toMatch(/DEGRADED.*degraded: openai\/judge: error rate 0\.0% -> 100\.0% \(bound \+10\.0%\)/);
     });
     const rs = refreshes(db);
     expect(rs.map((x) => x.status)).toEqual(['ok', 'degraded']);
     expect(JSON.parse(rs[1]!.degraded!)).toEqual(['openai/judge: error rate 0.0% -> 100.0% (bound +10.0%)']);
+    // published: the site's copy carries the degraded mark and every game; the hook ran with the refresh id
+    const site = join(dir, 'site.db');
+    expect(refreshes(site).map((x) => [x.id, x.status, x.degraded])).toEqual(rs.map((x) => [x.id, x.status, x.degraded]));
+    expect(games(site)).toHaveLength(72);
+    expect(readFileSync(join(dir, 'published.txt'), 'utf8')).toBe(`${rs[1]!.id} ${db}\n`);
   });
 
   it('the drift canary re-judges its anchors every refresh, reports drift, and never moves the leaderboard', async () => {
