@@ -150,7 +150,9 @@ export interface CalibratedRow extends CalibratedMatch {
 /** Every match of the calibrated scheme, MEC + BPC applied over the first `samples` samples (default: all stored). */
 export async function calibratedMatches(store: Store, judge: string, o: { samples?: number } = {}): Promise<CalibratedRow[]> {
   const name = fairJudgeName(judge);
-  const games = (await store.listGames({ judge: name, kind: 'pairwise' })).filter((g) => g.parser === SCORE_PARSER);
+  // by prompt, not by parser version: the scores are re-read from the stored replies every time
+  const schemes = new Set([FAIR_PAIR.name, FAIR_PAIR_MULTI_TURN.name]);
+  const games = (await store.listGames({ judge: name, kind: 'pairwise' })).filter((g) => schemes.has(g.promptName));
   const byMatch = new Map<string, { g: Game; samples: ScoreSample[] }>();
   for (const g of games) {
     const sample = Number(g.judgeSettings.sample ?? 0);
