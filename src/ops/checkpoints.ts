@@ -40,6 +40,7 @@ const Checkpoint = z
   .refine((c) => [c.answers, c.endpoint, c.gguf].filter((x) => x !== undefined).length === 1, { message: 'give exactly one of answers, endpoint or gguf' });
 
 export const CheckpointsConfig = z.strictObject({
+  $comment: z.union([z.string(), z.array(z.string())]).optional(),
   db: z.string().min(1),
   /** the fine-tuning run's name */
   series: z.string().min(1),

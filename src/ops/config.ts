@@ -36,6 +36,8 @@ const ModeConfig = z.discriminatedUnion('mode', [
 ]);
 
 export const RefreshConfig = z.strictObject({
+  /** free text for the reader (JSON has no comments) */
+  $comment: z.union([z.string(), z.array(z.string())]).optional(),
   /** the SQLite database the refresh writes */
   db: z.string().min(1),
   questions: z.array(z.string().min(1)).min(1),

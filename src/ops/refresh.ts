@@ -122,11 +122,13 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   // a dry run works on a throw-away copy, so that importing and planning change nothing
   let dbFile = c.db;
   let scratch: string | undefined;
-  if (o.dryRun && c.db !== ':memory:' && existsSync(c.db)) {
+  if (o.dryRun && c.db !== ':memory:') {
     scratch = join(tmpdir(), `arena-dry-${randomUUID()}.db`);
-    const src = openSqliteStore(c.db);
-    src.sqlite.prepare('VACUUM INTO ?').run(scratch);
-    await src.close();
+    if (existsSync(c.db)) {
+      const src = openSqliteStore(c.db);
+      src.sqlite.prepare('VACUUM INTO ?').run(scratch);
+      await src.close();
+    }
     dbFile = scratch;
   }
   const unlock = o.dryRun ? () => {} : takeLock(c.db);
