@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import { serve } from '@hono/node-server';
 import { existsSync } from 'node:fs';
+import { ArenaError } from '../../core/types.ts';
 import { importFiles, mtbenchSources } from '../../importers/import.ts';
 import { createApp } from '../../web/app.ts';
 import { int } from '../format.ts';
@@ -10,12 +11,19 @@ import type { SqliteStore } from '../../storage/sqlite.ts';
 async function listen(store: SqliteStore, port: number, host: string) {
   const app = createApp({ store });
   const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`));
-  await new Promise<void>((resolve) => {
-    const stop = () => server.close(() => resolve());
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  await store.close();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) => {
+        const why = e.code === 'EADDRINUSE' ? 'is in use' : e.code === 'EACCES' ? 'is not allowed for this user' : `cannot be opened (${e.code ?? e.message})`;
+        reject(new ArenaError(`port ${port} on ${host} ${why}; choose another with --port (--port 0 picks a free one)`, undefined, { cause: e }));
+      });
+      const stop = () => server.close(() => resolve());
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+  } finally {
+    await store.close();
+  }
 }
 
 const serveArgs = {
