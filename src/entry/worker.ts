@@ -8,6 +8,8 @@ export interface Env {
   DB: AnyD1Database;
   /** enables the token-protected write endpoints (cache purge) when set: `wrangler secret put ADMIN_TOKEN` */
   ADMIN_TOKEN?: string;
+  /** bootstrap rounds behind rating and kappa intervals (default 1000); fewer spend less CPU per cold isolate */
+  BOOTSTRAP_ROUNDS?: string;
 }
 
 let app: ReturnType<typeof createApp> | undefined;
@@ -15,7 +17,11 @@ let app: ReturnType<typeof createApp> | undefined;
 export default {
   fetch(request: Request, env: Env, ctx: unknown): Response | Promise<Response> {
     // one app per isolate: its result cache lives as long as the isolate does
-    app ??= createApp({ store: openD1Store(env.DB), ...(env.ADMIN_TOKEN ? { adminToken: env.ADMIN_TOKEN } : {}) });
+    app ??= createApp({
+      store: openD1Store(env.DB),
+      ...(env.ADMIN_TOKEN ? { adminToken: env.ADMIN_TOKEN } : {}),
+      ...(env.BOOTSTRAP_ROUNDS ? { bootstrapRounds: Number(env.BOOTSTRAP_ROUNDS) } : {}),
+    });
     return app.fetch(request, env, ctx as never);
   },
 };

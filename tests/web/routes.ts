@@ -89,7 +89,7 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
     });
 
     it('agreement and consistency come from the release: gpt-4 vs human on turn 1 is 66% (S1) and 85% (S2), as in the paper', async () => {
-      const ag = JSON.parse((await get('/api/agreement')).body) as { judge1: string; judge2: string; turn: number; setup: string; ratio: number }[];
+      const ag = JSON.parse((await get('/api/agreement')).body) as { judge1: string; judge2: string; turn: number; setup: string; ratio: number; kappa: number; kappaLo: number }[];
       const pick = (setup: string) => ag.find((a) => [a.judge1, a.judge2].sort().join() === 'gpt-4,human' && a.turn === 1 && a.setup === setup)!;
       // Zheng et al. 2023, Table 2 (first turn): GPT-4 vs human, S1 (with tie) 66%, S2 (without tie) 85%
       expect(Math.round(pick('with-tie').ratio * 100)).toBe(66);

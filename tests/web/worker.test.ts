@@ -18,7 +18,7 @@ describeRoutes('Worker under wrangler dev over local D1', async () => {
   const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 180_000 });
   expect(pub.code, pub.stderr).toBe(0);
   expect(pub.stdout).toMatch(/published .* to D1 mt-arena \(local\)/);
-  const dev = await wranglerDev(persist);
+  const dev = await wranglerDev(persist, { BOOTSTRAP_ROUNDS: '200' });
   return { request: (path, init) => fetch(dev.url + path, { ...init, redirect: 'manual' }), close: () => dev.stop() };
 });
 
