@@ -17,6 +17,7 @@ import { createJudge } from '../judges/registry.ts';
 import { withRetry } from '../judges/retry.ts';
 import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 import { JudgeConfig, loadJsonConfig, resolvePath } from './config.ts';
+import { tokenTotals } from './ledger.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
 
 /** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
@@ -232,7 +233,7 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
       const apiKey = j.apiKeyEnv ? process.env[j.apiKeyEnv] : undefined;
       const judge = withRetry(await createJudge(j.id, { ...(j.baseURL ? { baseURL: j.baseURL } : {}), ...(apiKey ? { apiKey } : {}) }), { retries: j.retries, timeoutMs: j.timeoutS * 1000 });
       const price = priceFor(judge.id, { price: j.price });
-      const tokens = calibrate(await store.listGames({ judge: judge.id }), { charsPerToken: 4, outputTokens: c.settings.maxTokens });
+      const tokens = calibrate(await tokenTotals(store, judge.id), { charsPerToken: 4, outputTokens: c.settings.maxTokens });
       try {
         const r = await runTournament({
           store,

@@ -1,6 +1,6 @@
 // What refreshes recorded (the `refreshes` table) and what was spent (costs on games and runs).
 // Drizzle queries over the DrizzleStore's database, so they run on SQLite and on D1 alike.
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import * as t from '../../db/schema.ts';
 import type { DrizzleStore } from '../storage/drizzle-store.ts';
 
@@ -72,4 +72,18 @@ export async function gamesOfRuns(store: DrizzleStore, judge: string, runIds: st
     .select({ id: t.games.id, questionId: t.games.questionId, turn: t.games.turn, model1: t.games.model1, model2: t.games.model2, order: t.games.order, verdict: t.games.verdict, source: t.games.source })
     .from(t.games)
     .where(and(eq(t.games.judge, judge), inArray(t.games.runId, runIds)));
+}
+
+/** A judge's stored games summed for token calibration (prompt characters, tokens in and out), in SQL. */
+export async function tokenTotals(store: DrizzleStore, judge: string): Promise<{ games: number; chars: number; tokensIn: number; tokensOut: number }> {
+  const [r] = await store.db
+    .select({
+      games: sql<number>`count(*)`,
+      chars: sql<number>`coalesce(sum(length(${t.games.systemPrompt}) + length(${t.games.userPrompt})), 0)`,
+      tokensIn: sql<number>`coalesce(sum(${t.games.tokensIn}), 0)`,
+      tokensOut: sql<number>`coalesce(sum(${t.games.tokensOut}), 0)`,
+    })
+    .from(t.games)
+    .where(and(eq(t.games.judge, judge), isNotNull(t.games.tokensIn), isNotNull(t.games.tokensOut)));
+  return { games: Number(r?.games ?? 0), chars: Number(r?.chars ?? 0), tokensIn: Number(r?.tokensIn ?? 0), tokensOut: Number(r?.tokensOut ?? 0) };
 }

@@ -51,20 +51,10 @@ export interface TokenModel {
   basis: string;
 }
 
-export function calibrate(stored: { systemPrompt: string; userPrompt: string; tokensIn?: number | null; tokensOut?: number | null }[], fallback: { charsPerToken: number; outputTokens: number }): TokenModel {
-  let chars = 0;
-  let tin = 0;
-  let tout = 0;
-  let n = 0;
-  for (const g of stored) {
-    if (g.tokensIn == null || g.tokensOut == null) continue;
-    chars += g.systemPrompt.length + g.userPrompt.length;
-    tin += g.tokensIn;
-    tout += g.tokensOut;
-    n++;
-  }
-  if (!n || !tin) return { ...fallback, basis: 'config' };
-  return { charsPerToken: chars / tin, outputTokens: tout / n, basis: `calibrated from ${n} stored games` };
+/** From the totals of a judge's stored games with token counts (ledger.ts tokenTotals). */
+export function calibrate(totals: { games: number; chars: number; tokensIn: number; tokensOut: number }, fallback: { charsPerToken: number; outputTokens: number }): TokenModel {
+  if (!totals.games || !totals.tokensIn) return { ...fallback, basis: 'config' };
+  return { charsPerToken: totals.chars / totals.tokensIn, outputTokens: totals.tokensOut / totals.games, basis: `calibrated from ${totals.games} stored games` };
 }
 
 export function estimateTokens(spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>, m: TokenModel): { tokensIn: number; tokensOut: number } {

@@ -16,7 +16,7 @@ import { withRetry } from '../judges/retry.ts';
 import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 import { loadRefreshConfig, resolvePath, type JudgeConfig, type RefreshConfig } from './config.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
-import { closeStaleRefreshes, gamesOfRuns, listRefreshes, saveRefresh, type RefreshRecord, type RefreshStatus } from './ledger.ts';
+import { closeStaleRefreshes, gamesOfRuns, listRefreshes, saveRefresh, tokenTotals, type RefreshRecord, type RefreshStatus } from './ledger.ts';
 import type { BatchReport } from './batch.ts';
 import { Budget, calibrate, costOf, estimateCost, estimateTokens, priceFor, type TokenModel } from './prices.ts';
 
@@ -159,7 +159,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     for (const j of c.judges) {
       const judge = await openJudge(j, env, log);
       const price = priceFor(judge.id, { price: j.price, batch: j.batch });
-      const tokens = calibrate(await store.listGames({ judge: judge.id }), { charsPerToken: c.estimate.charsPerToken, outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens });
+      const tokens = calibrate(await tokenTotals(store, judge.id), { charsPerToken: c.estimate.charsPerToken, outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens });
       const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
       judges.push(jp);
       for (const m of c.modes) {
