@@ -86,6 +86,28 @@ describe('mistakes in the call', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('an unknown option (a typo) exits 1 before doing anything, instead of being ignored', async () => {
+    const dir = tmpDir();
+    const db = join(dir, 'x.db');
+    // `--dry-rn` ignored would mean a real, paid tournament
+    const r = await runArena(['run', '--db', db, '--judge', 'mock/random', '--models', 'a,b', '--dry-rn']);
+    expect(r.code).toBe(1);
+    const lines = errorLines(r.stderr);
+    expect(lines).toEqual(['arena: unknown option --dry-rn for `arena run`', 'run `arena run --help` for usage']);
+    expect(readdirSync(dir)).toEqual([]);
+    // declared options are accepted in every spelling citty parses: --opt=value, camelCase, --no-<boolean>
+    const ok = await runArena(['standings', `--db=${db}`, '--judge', 'gpt-4', '--no-json']);
+    expect(ok.stderr).toMatch(/no such database/);
+  });
+
+  it('a failed import into a new database file leaves no file behind', async () => {
+    const dir = tmpDir();
+    const r = await runArena(['import', 'questions', join(dir, 'nope.jsonl'), '--db', join(dir, 'new.db')]);
+    expect(r.code).toBe(1);
+    expect(errorLines(r.stderr)).toEqual([`arena: ${join(dir, 'nope.jsonl')}: cannot read the file (ENOENT)`]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('a bad option value exits 1 and names the option and the allowed values', async () => {
     const dir = tmpDir();
     const r = await runArena(['standings', '--db', join(dir, 'x.db'), '--judge', 'gpt-4', '--mode', 'sideways']);

@@ -42,6 +42,7 @@ try {
   } else if (rawArgs[0] === '--version') {
     process.stdout.write('0.1.0\n');
   } else {
+    await checkOptions(rawArgs);
     await runCommand(main, { rawArgs });
   }
 } catch (e) {
@@ -70,4 +71,26 @@ async function resolveForUsage(args: string[]): Promise<[Parameters<typeof showU
     cmd = (typeof next === 'function' ? await (next as () => Promise<typeof cmd>)() : next) as typeof cmd;
   }
   return [cmd, parent, path];
+}
+
+/** citty ignores options it does not know; a typo such as `--dry-rn` must not run a paid tournament. */
+async function checkOptions(args: string[]): Promise<void> {
+  const [cmd, , path] = await resolveForUsage(args);
+  if (cmd.subCommands) return; // citty itself reports a missing or unknown sub-command
+  const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<string, { type?: string; alias?: string | string[] }>;
+  const known = new Set<string>();
+  const camel = (n: string) => n.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  for (const [name, def] of Object.entries(defs)) {
+    if (def.type === 'positional') continue;
+    for (const n of [name, ...[def.alias ?? []].flat()]) {
+      for (const v of [n, camel(n)]) known.add(v);
+      if (def.type === 'boolean') for (const v of [`no-${n}`, camel(`no-${n}`)]) known.add(v);
+    }
+  }
+  for (const a of args.slice(path.length)) {
+    if (a === '--') break;
+    if (!a.startsWith('--')) continue;
+    const name = a.slice(2).split('=')[0]!;
+    if (!known.has(name)) throw new UsageError(`unknown option --${name} for \`${['arena', ...path].join(' ')}\``);
+  }
 }

@@ -1,4 +1,5 @@
 import { defineCommand } from 'citty';
+import { existsSync, rmSync } from 'node:fs';
 import { importFiles, mtbenchSources, type ImportSources } from '../../importers/import.ts';
 import { int } from '../format.ts';
 import { dbArg, openStore, print } from '../shared.ts';
@@ -19,12 +20,17 @@ function fileImport(kind: keyof Omit<ImportSources, 'votes'>, description: strin
 }
 
 async function doImport(db: string, src: ImportSources) {
+  const created = db !== ':memory:' && !existsSync(db);
   const store = openStore(db);
+  let ok = false;
   try {
     const counts = await importFiles(store, src);
+    ok = true;
     print(`imported into ${db}: ${Object.entries(counts).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}`);
   } finally {
     await store.close();
+    // a failed import into a new file leaves no empty database behind
+    if (!ok && created) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
   }
 }
 
