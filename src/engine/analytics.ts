@@ -1,6 +1,7 @@
 // Judge-quality analytics read from the store: position bias, kappa, bootstrap intervals, length.
 import { positionBias, conflictFromOutcomes, type BiasDimension, type BiasGame, type BiasRow, type ConflictRow } from '../core/bias.ts';
 import { battleTable, bootstrapBradleyTerry, clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions, type BootstrapRatings, type ClusteredBattle, type ResampleUnit } from '../core/bootstrap.ts';
+import { calibrate, conflictByGap, FAIR_PAIR, FAIR_PAIR_MULTI_TURN, parseScores, scoresToModels, verdictFromScores, type GapRow, type ScoreSample } from '../core/calibration.ts';
 import { comparisons, kappaTable, type KappaRow } from '../core/kappa.ts';
 import { lengthControlledWinRates, longerShare, type LengthControlledRow, type LongerShare } from '../core/length.ts';
 import type { MatchOutcome, Verdict, Vote } from '../core/types.ts';
@@ -17,6 +18,18 @@ export interface BiasReport {
   games: BiasRow[];
   /** from recorded combined verdicts (no per-order games): the conflict (inconsistent) rate only */
   recorded: ConflictRow[];
+  /** score-based games (arena calibrate): the conflict rate of the first samples by calibrated score gap */
+  byGap?: GapRow[];
+}
+
+const SCORE_SCHEMES = new Set([FAIR_PAIR.name, FAIR_PAIR_MULTI_TURN.name]);
+
+/** A score-based game's verdict, read again from its reply (whatever a pair parser may have stored). */
+function scoreVerdict(reply: string, order: 'AB' | 'BA'): Verdict {
+  const p = parseScores(reply);
+  if (!p) return 'error';
+  const m = scoresToModels(p, order);
+  return verdictFromScores(m.s1, m.s2);
 }
 
 /**
@@ -25,12 +38,26 @@ export interface BiasReport {
  */
 export async function biasReport(store: Store, judge: string, by: BiasDimension[] = ['pair']): Promise<BiasReport> {
   const games = await store.listGames({ judge, kind: 'pairwise' });
-  const bias: BiasGame[] = games.map((g) => ({ questionId: g.match.questionId, category: g.match.category, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2!, order: g.order, verdict: g.verdict as Verdict }));
+  const bias: BiasGame[] = games.map((g) => ({
+    questionId: g.match.questionId,
+    category: g.match.category,
+    turn: g.match.turn,
+    model1: g.match.model1,
+    model2: g.match.model2!,
+    order: g.order,
+    verdict: SCORE_SCHEMES.has(g.promptName) ? scoreVerdict(g.reply, g.order) : (g.verdict as Verdict),
+  }));
+  const scored = new Map<string, ScoreSample[]>();
+  for (const g of games) {
+    if (!SCORE_SCHEMES.has(g.promptName)) continue;
+    const k = `${g.match.questionId}\u0000${g.match.turn}\u0000${g.match.model1}\u0000${g.match.model2}`;
+    scored.set(k, [...(scored.get(k) ?? []), { order: g.order, sample: Number(g.judgeSettings.sample ?? 0), reply: g.reply }]);
+  }
   const cats = await categories(store);
   const gameItems = new Set(bias.map((g) => `${g.questionId}\u0000${g.turn}\u0000${[g.model1, g.model2].sort().join('\u0000')}`));
   const recorded = judge === HUMAN ? [] : (await store.listVotes(judge)).filter((v) => !gameItems.has(`${v.questionId}\u0000${v.turn}\u0000${[v.modelA, v.modelB].sort().join('\u0000')}`));
   const outcomes = recorded.map((v) => ({ ...voteOutcome(v), category: cats.get(v.questionId) ?? '?' }));
-  return { judge, games: positionBias(bias, by), recorded: conflictFromOutcomes(outcomes, by) };
+  return { judge, games: positionBias(bias, by), recorded: conflictFromOutcomes(outcomes, by), ...(scored.size ? { byGap: conflictByGap([...scored.values()].map(calibrate)) } : {}) };
 }
 
 function voteOutcome(v: Vote): MatchOutcome {

@@ -87,8 +87,14 @@ describe.skipIf(!MT)('calibrated judging (MEC + BPC) and the review queue, again
   });
 
   it('arena bias shows the judge favouring the answer shown first', async () => {
-    const r = await arenaJson<{ games: { pair: string; positionA: number; conflict: number; favoursFirst: number; favoursSecond: number }[] }>(['bias', '--db', db, '--judge', 'openai/judge+fair', '--by', '']);
+    const r = await arenaJson<{ games: { pair: string; positionA: number; conflict: number; favoursFirst: number; favoursSecond: number }[]; byGap: { from: number; matches: number; conflict: number | null }[] }>(['bias', '--db', db, '--judge', 'openai/judge+fair', '--by', '']);
     expect(r.games).toHaveLength(1);
+    // the orders conflict most when the two answers are close, least when far apart
+    const used = r.byGap.filter((g) => g.matches > 0);
+    // matches with a calibrated score and a parsable first sample in both orders
+    expect(used.reduce((s, g) => s + g.matches, 0)).toBeLessThanOrEqual(QUESTIONS.length * 3 - 3);
+    expect(used.reduce((s, g) => s + g.matches, 0)).toBeGreaterThan(QUESTIONS.length * 2);
+    expect(used[0]!.conflict!).toBeGreaterThan(used.at(-1)!.conflict!);
     expect(r.games[0]!.positionA).toBeGreaterThan(0.6);
     expect(r.games[0]!.conflict).toBeGreaterThan(0.1);
     expect(r.games[0]!.favoursFirst).toBeGreaterThan(r.games[0]!.favoursSecond);

@@ -1,12 +1,15 @@
 import { defineCommand } from 'citty';
 import type { BiasDimension } from '../../core/bias.ts';
 import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/bootstrap.ts';
+import type { GapRow } from '../../core/calibration.ts';
 import { biasReport, intervalReport, kappaReport, lengthReport } from '../../engine/analytics.ts';
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? '' : `${(100 * x).toFixed(1)}%`);
 const fix = (x: number, d = 1) => (Number.isNaN(x) ? '' : Number(x.toFixed(d)));
+
+const gapTable = (rows: GapRow[]) => table(rows.map((g) => ({ gap: `[${g.from}, ${g.to === Infinity ? '∞' : g.to})`, matches: g.matches, conflicts: g.conflicts, conflict: pct(g.conflict) })));
 
 const bootArgs = {
   rounds: { type: 'string', default: String(DEFAULT_ROUNDS), description: 'bootstrap rounds' },
@@ -59,6 +62,7 @@ export const biasCommand = defineCommand({
           ),
         );
       }
+      if (r.byGap) print(`\nconflict rate of the first samples by calibrated score gap (score-based games):\n${gapTable(r.byGap)}`);
       if (r.recorded.length) {
         print(`${r.games.length ? '\n' : ''}conflict rate of ${args.judge}'s recorded verdicts (combined outcomes only: no per-order games, so no per-order win rates):`);
         print(table(r.recorded.map((c) => ({ pair: c.pair, category: c.category, turn: c.turn, matches: c.matches, inconsistent: c.inconsistent, conflict: pct(c.conflict), ties: c.ties }))));
@@ -226,7 +230,7 @@ function printCalibrated(r: Awaited<ReturnType<typeof import('../../engine/calib
       r.calibrated.map((s) => ({ model: s.model, win: s.win, loss: s.loss, tie: s.tie, error: s.error, 'win rate (MEC+BPC)': pct(s.winRateAdjusted), 'first sample only': pct(first.get(s.model)?.winRateAdjusted), 'its conflicts': first.get(s.model)?.inconsistent ?? 0 })),
     )}`,
   );
-  print(`\nconflict rate of the first samples by calibrated score gap:\n${table(r.byGap.map((g) => ({ gap: `[${g.from}, ${g.to === Infinity ? '∞' : g.to})`, matches: g.matches, conflicts: g.conflicts, conflict: pct(g.conflict) })))}`);
+  print(`\nconflict rate of the first samples by calibrated score gap:\n${gapTable(r.byGap)}`);
 }
 
 const reviewCommon = {
