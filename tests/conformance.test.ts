@@ -231,7 +231,7 @@ describe.skipIf(!DIR)('FastChat judgment files: format_samples/phi-3_vs_phi-3-dp
     await arenaOk(['import', 'judgments', pairFile, '--db', db]);
     const judges = await arenaJson<{ judge: string; games: number; votes: number }[]>(['judges', '--db', db]);
     expect(judges).toEqual([{ judge: 'gpt-4', games: 310, votes: 0 }]);
-  });
+  }, 180_000);
 
   it("pairwise standings equal FastChat's show_result computed from the raw file; $ERROR$ games count as errors", async () => {
     const errorGames = pairs.flatMap((r) => [r.g1_judgment, r.g2_judgment]).filter((t) => t === '$ERROR$').length;
@@ -250,7 +250,7 @@ describe.skipIf(!DIR)('FastChat judgment files: format_samples/phi-3_vs_phi-3-dp
       expect(r.win + r.loss + r.tie + r.error).toBe(pairs.length);
     }
     expect(expected.dropped).toBeGreaterThan(0);
-  });
+  }, 180_000);
 
   it("single standings: FastChat's row mean over parsed scores", async () => {
     const rows = await arenaJson<{ model: string; turn1: number; turn2: number; score: number; n: number; error: number }[]>(['standings', '--judge', 'gpt-4', '--mode', 'single', '--db', db]);
@@ -301,7 +301,7 @@ describe.skipIf(!DIR)('FastChat judgment files: format_samples/phi-3_vs_phi-3-dp
       const e = expected.table.find((x) => x.model === r.model)!;
       expect({ win: r.win, loss: r.loss, tie: r.tie, error: r.error }).toEqual({ win: e.win, loss: e.loss, tie: e.tie, error: expected.dropped });
     }
-  });
+  }, 180_000);
 
   it('a missing judgment file is one clear error and exit code 1', async () => {
     const r = await runArena(['import', 'judgments', join(tmp, 'missing.jsonl'), '--db', db]);

@@ -161,12 +161,12 @@ describe('arena import rejects bad input atomically', () => {
     expect(msg).not.toMatch(/\n|at .*\.ts:\d+/); // no stack trace
     expect(sha256(db), 'the database file changed').toBe(before);
     expect(sideFiles()).toEqual([]);
-  });
+  }, 120_000);
 
   it('the data imported before is intact and a good file still imports', async () => {
     const judges = await arenaJson<{ judge: string; games: number; votes: number }[]>(['judges', '--db', db]);
     expect(judges).toEqual([{ judge: 'human', games: 0, votes: 1 }]);
     writeFileSync(join(dir, 'good.jsonl'), jsonl(q(3), q(4, 'coding')));
     expect(await arenaOk(['import', 'questions', join(dir, 'good.jsonl'), '--db', db])).toMatch(/2 questions/);
-  });
+  }, 120_000);
 });
