@@ -195,6 +195,21 @@ export interface BootstrapRatings {
   rounds: number;
   seed: number;
   rows: RatingWithInterval[];
+  /** groups of models never compared with each other's group (only set when there are several): ratings across groups mean nothing */
+  disconnected?: string[][];
+}
+
+/** The connected groups of the comparison graph (models linked by at least one battle). */
+export function comparisonGroups(c: CollapsedBattles): string[][] {
+  const parent = c.models.map((_, k) => k);
+  const find = (x: number): number => (parent[x] === x ? x : (parent[x] = find(parent[x]!)));
+  for (let k = 0; k < c.i.length; k++) if (c.w[k]! > 0) parent[find(c.i[k]!)] = find(c.j[k]!);
+  const groups = new Map<number, string[]>();
+  c.models.forEach((m, k) => {
+    const r = find(k);
+    groups.set(r, [...(groups.get(r) ?? []), m]);
+  });
+  return [...groups.values()].map((g) => g.sort()).sort((a, b) => b.length - a.length || (a[0]! < b[0]! ? -1 : 1));
 }
 
 /**
@@ -215,7 +230,8 @@ export function bootstrapBradleyTerry(t: BattleTable, o: BootstrapOptions & { un
   const ranks = ranksFromIntervals(iv);
   const rows = t.pairs.models.map((model, k) => ({ model, rating: full[k]!, lo: iv[k]!.lo, hi: iv[k]!.hi, rank: ranks[k]! }));
   rows.sort((a, b) => b.rating - a.rating || (a.model < b.model ? -1 : 1));
-  return { unit, level, rounds, seed, rows };
+  const groups = comparisonGroups(t.pairs);
+  return { unit, level, rounds, seed, rows, ...(groups.length > 1 ? { disconnected: groups } : {}) };
 }
 
 /** The refitted ratings of every bootstrap round (one row per round, columns in t.pairs.models order). */

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { agreement } from '../../src/core/agreement.ts';
 import { positionBias, conflictFromOutcomes, pickedPosition, type BiasGame } from '../../src/core/bias.ts';
-import { battleTable, bootstrapBradleyTerry, percentileInterval, quantileSorted, ranksFromIntervals } from '../../src/core/bootstrap.ts';
+import { battleTable, bootstrapBradleyTerry, comparisonGroups, percentileInterval, quantileSorted, ranksFromIntervals } from '../../src/core/bootstrap.ts';
 import { calibrate, conflictByGap, entropy, parseScores } from '../../src/core/calibration.ts';
 import { cohensKappa, comparisons, kappaTable } from '../../src/core/kappa.ts';
 import { lengthControlledWinRates, logistic1, longerShare } from '../../src/core/length.ts';
@@ -113,6 +113,17 @@ describe('bootstrap helpers', () => {
     expect(quantileSorted([1, 2, 3, 4], 0.5)).toBe(2.5);
     expect(quantileSorted([0, 10], 0.025)).toBeCloseTo(0.25, 12);
     expect(percentileInterval([5, 1, 4, 2, 3, NaN], 0.5)).toEqual({ lo: 2, hi: 4 });
+  });
+
+  it('reports groups of models that were never compared', () => {
+    const t = battleTable([
+      { cluster: 1, a: 'a', b: 'b', score: 1 },
+      { cluster: 1, a: 'c', b: 'd', score: 0 },
+      { cluster: 2, a: 'b', b: 'e', score: 0.5 },
+    ]);
+    expect(comparisonGroups(t.pairs)).toEqual([['a', 'b', 'e'], ['c', 'd']]);
+    expect(bootstrapBradleyTerry(t, { rounds: 20 }).disconnected).toEqual([['a', 'b', 'e'], ['c', 'd']]);
+    expect(bootstrapBradleyTerry(battleTable([{ cluster: 1, a: 'a', b: 'b', score: 1 }]), { rounds: 20 }).disconnected).toBeUndefined();
   });
 
   it('rank = 1 + the number of intervals wholly above', () => {

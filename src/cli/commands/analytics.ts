@@ -127,6 +127,7 @@ export const intervalsCommand = defineCommand({
           }),
         ),
       );
+      if (r.ratings.disconnected) print(`\nwarning: these groups of models were never compared with one another, so ratings across groups mean nothing: ${r.ratings.disconnected.map((g) => `{${g.join(', ')}}`).join(' ')}`);
       print(`\n${lvl} bootstrap percentile intervals, ${unit === 'question' ? 'questions resampled (both turns and both orders move together)' : 'single games resampled'}, ${o.rounds} rounds, seed ${o.seed}; rank = 1 + models whose interval lies wholly above`);
     } finally {
       await store.close();
