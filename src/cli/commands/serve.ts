@@ -1,14 +1,14 @@
 import { defineCommand } from 'citty';
-import { serve } from '@hono/node-server';
 import { existsSync } from 'node:fs';
 import { ArenaError } from '../../core/types.ts';
 import { importFiles, mtbenchSources } from '../../importers/import.ts';
-import { createApp } from '../../web/app.ts';
 import { int } from '../format.ts';
 import { dbArg, openStore, print } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 
 async function listen(store: SqliteStore, port: number, host: string) {
+  // loaded here, not at the top: the site's modules (charts, markdown) would slow down every `arena --help`
+  const [{ serve }, { createApp }] = await Promise.all([import('@hono/node-server'), import('../../web/app.ts')]);
   const app = createApp({ store });
   const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`));
   try {
