@@ -1,7 +1,7 @@
 // Requests per second and latency of the leaderboard site on the MT-Bench release database, under 64
 // concurrent connections (autocannon), against a static server answering with the same bytes from the
 // same Node process. Prints measured figures; asserts nothing.
-//   node --import tsx bench/site.ts [--db arena.db] [--seconds 10] [--connections 64]
+//   node --import tsx bench/site.ts [--db arena.db] [--seconds 5] [--rounds 3] [--warmup 5] [--connections 64] [--paths /,/api/...]
 // Without --db it imports the release from MTBENCH_DIR into a temporary database first.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -17,7 +17,9 @@ const arg = (name: string, d: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1]! : d;
 };
-const seconds = Number(arg('seconds', '10'));
+const seconds = Number(arg('seconds', '5'));
+const rounds = Number(arg('rounds', '3'));
+const warmup = Number(arg('warmup', '5'));
 const connections = Number(arg('connections', '64'));
 const PATHS = arg('paths', '/,/api/leaderboard?judge=gpt-4,/api/standings?judge=gpt-4').split(',');
 
@@ -50,18 +52,31 @@ async function load(url: string): Promise<Fig> {
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, requests: r.requests.total };
 }
 
+/** The median round by req/s, with the worst p99 and the summed errors and requests of all rounds. */
+function combine(fs: Fig[]): Fig {
+  const m = [...fs].sort((x, y) => x.rps - y.rps)[Math.floor(fs.length / 2)]!;
+  return { rps: m.rps, p50: m.p50, p99: Math.max(...fs.map((f) => f.p99)), errors: fs.reduce((t, f) => t + f.errors, 0), non2xx: fs.reduce((t, f) => t + f.non2xx, 0), requests: fs.reduce((t, f) => t + f.requests, 0) };
+}
 const row = (label: string, f: Fig) => `${label.padEnd(8)} ${f.rps.toFixed(0).padStart(8)} ${f.p50.toFixed(1).padStart(7)} ${f.p99.toFixed(1).padStart(7)} ${String(f.errors).padStart(6)} ${String(f.non2xx).padStart(6)} ${String(f.requests).padStart(9)}`;
-console.log(`bench/site: ${connections} connections, ${seconds} s per run, node ${process.version}, ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (autocannon shares the machine), database ${db}`);
+console.log(`bench/site: ${connections} connections, ${rounds} interleaved rounds of ${seconds} s per server (median req/s, worst p99), node ${process.version}, ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (autocannon shares the machine), database ${db}`);
 try {
   for (const path of PATHS) {
     server.stdin!.write(`load ${path}\n`);
     const loaded = (await next()) as { status: number; bytes: number };
     await fetch(app + path); // the app's cache is warm now (the first request computed it)
-    // a short warm-up of both servers (JIT, sockets) that is not counted
-    await autocannon({ url: app + path, connections, duration: 2 });
-    await autocannon({ url: stat + path, connections, duration: 2 });
-    const a = await load(app + path);
-    const s = await load(stat + path);
+    // a warm-up of both servers (JIT, sockets, heap) that is not counted: a cold Node process is several
+    // times slower for its first few seconds, which would otherwise land on whichever path is measured first
+    await autocannon({ url: app + path, connections, duration: warmup });
+    await autocannon({ url: stat + path, connections, duration: warmup });
+    // interleaved rounds (app, static, app, static, ...): a load change on this shared machine hits both
+    const as: Fig[] = [];
+    const ss: Fig[] = [];
+    for (let k = 0; k < rounds; k++) {
+      as.push(await load(app + path));
+      ss.push(await load(stat + path));
+    }
+    const a = combine(as);
+    const s = combine(ss);
     console.log(`\n${path}  (${loaded.bytes} bytes, status ${loaded.status})`);
     console.log(`server       req/s  p50 ms  p99 ms errors non2xx  requests`);
     console.log(row('app', a));
