@@ -1,5 +1,5 @@
 // Cost control (dry-run estimate, budget cap) and judge health (degraded mark, drift canary) of `arena refresh`.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
@@ -51,15 +51,17 @@ describe.skipIf(!HAVE_MTBENCH)('cost control', () => {
       expect(dry.code).toBe(0);
       expect(dry.s.plan[0]).toMatchObject({ toPlay: 36, basis: 'config' });
       expect(chats(log)).toHaveLength(0);
-      expect(games(join(dir, 'arena.db'))).toHaveLength(0);
-      expect(refreshes(join(dir, 'arena.db'))).toHaveLength(0);
+      expect(existsSync(join(dir, 'arena.db'))).toBe(false);
       const real = await refreshJson(cfg);
       expect(real.code, real.stderr).toBe(0);
       expect(Math.abs(dry.s.estCost - real.s.cost) / real.s.cost).toBeLessThan(0.05);
 
       // calibrated from the stored games: a new model's matches
       cfg = writeConfig(dir, { url, models: [...MODELS, 'llama-13b'] });
+      const stored = games(join(dir, 'arena.db')).length;
       const dry2 = await refreshJson(cfg, '--dry-run');
+      expect(games(join(dir, 'arena.db'))).toHaveLength(stored);
+      expect(refreshes(join(dir, 'arena.db'))).toHaveLength(1);
       expect(dry2.s.plan[0]).toMatchObject({ toPlay: 36, basis: 'calibrated from 36 stored games' });
       const n = chats(log).length;
       const real2 = await refreshJson(cfg);
