@@ -152,6 +152,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   }
   const deadline = Date.now() + (o.waitS ?? 0) * 1000;
   while (pending && Date.now() < deadline && !o.signal?.aborted) {
+    log(`[${o.judgeId}] ${pending} games in pending batches; polling every ${o.pollS ?? 30} s for up to ${Math.ceil((deadline - Date.now()) / 1000)} s more`);
     await new Promise((r) => setTimeout(r, Math.min((o.pollS ?? 30) * 1000, Math.max(0, deadline - Date.now()))));
     pending = await pollOnce();
   }

@@ -107,6 +107,31 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
     }
   });
 
+  it('SIGINT stops a refresh with exit 130, recorded as interrupted; the rerun completes', async () => {
+    const d = tmpDir('arena-int-');
+    const slow = await spawnOpenAIServer({ latencyMs: 150, verdict: 'longer', logFile: join(d, 'server.log') });
+    try {
+      const cfg = writeConfig(d, { url: slow.url, models: MODELS, judge: { concurrency: 2 } });
+      const child = spawn(process.execPath, [ARENA_BIN, 'refresh', '--config', cfg], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c));
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      const t0 = Date.now();
+      while (chats(slow.logFile).length < 6 && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(out).toMatch(/INTERRUPTED/);
+      const db = join(d, 'arena.db');
+      expect(refreshes(db).map((x) => x.status)).toEqual(['interrupted']);
+      const r = await runArena(['refresh', '--config', cfg]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(games(db)).toHaveLength(GAMES_3);
+      expect(chats(slow.logFile).length).toBeLessThanOrEqual(GAMES_3 + 2);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('rejects a bad config naming file, line and field', async () => {
     const d = tmpDir('arena-badcfg-');
     const cfg = writeConfig(d, { url: 'http://127.0.0.1:9/v1', models: MODELS, judge: { concurrency: 0 } });
