@@ -153,6 +153,11 @@ export function createApp(o: AppOptions) {
       columns: ['rank', ...STANDING, 'rating', 'ratingLo', 'ratingHi'],
       rows: async (c) => data.leaderboard(await judgeParam(c), await filterParam(c)),
     },
+    single: {
+      describe: 'single-answer grading: each model\'s mean score (1–10) per turn and overall, per judge; ?turn=&category=',
+      columns: ['judge', 'model', 'turn1', 'turn2', 'score', 'n', 'error'],
+      rows: async (c) => (await data.single(await filterParam(c))).flatMap((t) => t.rows.map((r) => ({ judge: t.judge, ...r }))),
+    },
     judges: { describe: 'every judge with its stored games and recorded votes', columns: ['judge', 'games', 'votes'], rows: () => data.judges() },
     consistency: {
       describe: 'each judge\'s consistency across the two orders of a match',
@@ -269,6 +274,7 @@ export function createApp(o: AppOptions) {
       const tablesShown = await leaderboardTables(f, judge);
       return page(c, 'leaderboard', 'Leaderboard', {
         tables: tablesShown,
+        single: (await data.single(f)).filter((t) => !judge || t.judge === judge),
         judges: await data.rankedJudges(),
         categories: await data.categories(),
         sel: { judge: judge ?? '', turn: f.turn ?? '', category: f.category ?? '' },

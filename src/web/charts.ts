@@ -36,7 +36,10 @@ export function winRateBars(rows: LeaderRow[], narrow = false): string {
 /** Heat map of the pairwise win matrix: row model's adjusted win rate against the column model. */
 export function matrixHeatmap(models: string[], cells: MatrixCell[]): string {
   const idx = new Map(models.map((m, k) => [m, k]));
-  const data = cells.filter((c) => c.winRateAdjusted !== null).map((c) => [idx.get(c.opponent)!, idx.get(c.model)!, round(c.winRateAdjusted!)]);
+  // white labels on the dark ends of the scale, dark ones in the middle (contrast)
+  const data = cells
+    .filter((c) => c.winRateAdjusted !== null)
+    .map((c) => ({ value: [idx.get(c.opponent)!, idx.get(c.model)!, round(c.winRateAdjusted!)], label: { color: Math.abs(c.winRateAdjusted! - 0.5) > 0.28 ? '#ffffff' : '#1b1b1b' } }));
   const side = 90 + 78 * models.length;
   return svg(side + 160, side, {
     grid: { left: 150, right: 20, top: 20, bottom: 110 },

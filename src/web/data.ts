@@ -5,8 +5,8 @@ import { comparisons, kappaTable, type KappaRow } from '../core/kappa.ts';
 import { biasReport } from '../engine/analytics.ts';
 import { battleTable, bootstrapBradleyTerry } from '../core/bootstrap.ts';
 import { pairwiseStandings } from '../core/standings.ts';
-import type { Game, MatchOutcome, Question, Standing, Vote } from '../core/types.ts';
-import { HUMAN, judgeData, type JudgeData } from '../engine/results.ts';
+import type { Game, MatchOutcome, Question, SingleStanding, Standing, Vote } from '../core/types.ts';
+import { HUMAN, judgeData, singleResults, type JudgeData } from '../engine/results.ts';
 import type { RunRecord, Store } from '../storage/store.ts';
 import type { ResultCache } from './cache.ts';
 
@@ -137,6 +137,19 @@ export class SiteData {
         const b = byModel.get(r.model);
         return { rank: k + 1, ...r, rating: b?.rating ?? null, ratingLo: b?.lo ?? null, ratingHi: b?.hi ?? null };
       });
+    });
+  }
+
+  /** Single-answer grading (MT-Bench's 1–10 score) of every judge that has single games. */
+  single(f: Filter = {}): Promise<{ judge: string; rows: SingleStanding[] }[]> {
+    return this.cache.get(`single:${f.turn ?? ''}:${f.category ?? ''}`, async () => {
+      const out = [];
+      for (const j of await this.judges()) {
+        if (!j.games) continue;
+        const rows = await singleResults(this.store, { judge: j.judge, ...(f.turn !== undefined ? { turn: f.turn } : {}), ...(f.category ? { category: f.category } : {}) });
+        if (rows.length) out.push({ judge: j.judge, rows });
+      }
+      return out;
     });
   }
 

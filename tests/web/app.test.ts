@@ -14,6 +14,24 @@ describeRoutes('in-process over SQLite', async () => {
   return { request: async (path, init) => app.request(path, init), close: () => store.close() };
 });
 
+describe('single-answer grading against the stored games', () => {
+  it('/api/single is the mean of the stored grades per model and turn', async () => {
+    const { store } = await buildFixture();
+    const app = createApp({ store, bootstrapRounds: 50 });
+    const rows = (await (await app.request('/api/single?turn=1')).json()) as { judge: string; model: string; turn1: number; score: number; n: number }[];
+    const games = await store.listGames({ judge: 'mock/longer', kind: 'single' });
+    for (const model of ['gpt-4', 'claude-v1']) {
+      const grades = games.filter((g) => g.match.model1 === model && g.match.turn === 1).map((g) => Number(g.verdict));
+      expect(grades).toHaveLength(2);
+      const row = rows.find((r) => r.judge === 'mock/longer' && r.model === model)!;
+      expect(row.turn1).toBe((grades[0]! + grades[1]!) / 2);
+      expect(row.score).toBe(row.turn1);
+      expect(row.n).toBe(2);
+    }
+    await store.close();
+  });
+});
+
 describe('site pieces', () => {
   it('fnv1a is FNV-1a 64 (published test vectors)', () => {
     expect(fnv1a('')).toBe('cbf29ce484222325');

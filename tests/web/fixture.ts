@@ -34,6 +34,8 @@ export async function buildFixture(dir = tmpDir('arena-web-')): Promise<Fixture>
   await importFiles(store, mtbenchSources(MTBENCH_DIR));
   // games with texts: question 81 and 82, gpt-4 vs claude-v1, both turns, both orders
   await runTournament({ store, judge: mockJudge('longer'), mode: 'pairwise-all', models: ['gpt-4', 'claude-v1'], questionIds: [81, 82], concurrency: 2 });
+  // single-answer grades (mock: a deterministic 1–10 from the prompt), both turns
+  await runTournament({ store, judge: mockJudge('longer'), mode: 'single', models: ['gpt-4', 'claude-v1'], questionIds: [81, 82], concurrency: 2 });
   const q81 = (await store.listQuestions()).find((q) => q.id === 81)!;
   await store.importBundle({ answers: [{ source: 'evil.jsonl', items: [{ model: EVIL_MODEL, questionId: 81, turns: q81.turns.map(() => XSS) }] }] });
   await runTournament({ store, judge: xssJudge, mode: 'pairwise-all', models: [EVIL_MODEL, 'gpt-4'], questionIds: [81], concurrency: 2 });

@@ -113,6 +113,18 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       expect(bias.find((b) => b.judge === 'gpt-4' && b.source === 'recorded')).toMatchObject({ matches: 2400, conflicts: inconsistent });
     });
 
+    it('single-answer grading has its own table: every model graded on 2 questions x 2 turns', async () => {
+      const rows = JSON.parse((await get('/api/single')).body) as { judge: string; model: string; turn1: number; turn2: number; score: number; n: number; error: number }[];
+      const mine = rows.filter((r) => r.judge === 'mock/longer');
+      expect(mine.map((r) => r.model).sort()).toEqual(['claude-v1', 'gpt-4']);
+      for (const r of mine) {
+        expect(r).toMatchObject({ n: 4, error: 0 });
+        expect(r.score).toBeCloseTo((r.turn1 + r.turn2) / 2, 12);
+      }
+      const { body } = await get('/');
+      expect(body).toContain('Single-answer grading: mock/longer');
+    });
+
     it('ETag: a repeated request revalidates to 304; the body is stable', async () => {
       const a = await get('/api/leaderboard?judge=human');
       const etag = a.r.headers.get('etag');
