@@ -59,6 +59,27 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   const runId = randomUUID();
   const run = { id: runId, startedAt: Date.now(), finishedAt: null as number | null, judge: o.judgeId, mode: 'batch', config: JSON.stringify({ refresh: o.refreshId, settings: o.settings, parser: o.parser }), planned: o.games.length, toPlay: 0, played: 0, failed: 0, tokensIn: 0, tokensOut: 0, status: 'running' as const, cost: 0 };
 
+  /**
+   * A submission is recorded (status `submitting`, its game ids) before the upload, and gets the batch id
+   * after. A process killed in between left a `submitting` row: find its batch by the metadata it was
+   * created with; if there is none, it was never submitted, and its games are free to go again.
+   */
+  const recoverSubmissions = async () => {
+    const orphans = await db.select().from(t.batches).where(and(eq(t.batches.judge, o.judgeId), eq(t.batches.status, 'submitting')));
+    if (!orphans.length) return;
+    const page = await client.batches.list({ limit: 100 });
+    for (const row of orphans) {
+      const remote = page.data.find((b) => b.metadata?.arena_submission === row.id);
+      if (remote) {
+        await db.update(t.batches).set({ id: remote.id, inputFileId: remote.input_file_id, status: 'submitted' }).where(eq(t.batches.id, row.id));
+        log(`[${o.judgeId}] recovered batch ${remote.id} of an interrupted submission`);
+      } else {
+        await db.delete(t.batches).where(eq(t.batches.id, row.id));
+        log(`[${o.judgeId}] an interrupted submission never reached the server; its games will be submitted again`);
+      }
+    }
+  };
+
   const pendingRows = () => db.select().from(t.batches).where(and(eq(t.batches.judge, o.judgeId), eq(t.batches.status, 'submitted')));
 
   /** Poll every pending batch once; import the finished ones. Returns how many are still pending. */
@@ -126,6 +147,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
     return pending;
   };
 
+  await recoverSubmissions();
   let pending = await pollOnce();
   // submit what is neither stored nor in a pending batch
   const inFlight = new Set((await pendingRows()).flatMap((b) => JSON.parse(b.gameIds) as string[]));
@@ -143,9 +165,11 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
         body: { model: o.model, messages: [{ role: 'system', content: g.spec.systemPrompt }, { role: 'user', content: g.spec.userPrompt }], n: 1, temperature: o.settings.temperature, max_tokens: o.settings.maxTokens },
       }),
     );
+    const submission = `submission-${randomUUID()}`;
+    await db.insert(t.batches).values({ id: submission, refreshId: o.refreshId, judge: o.judgeId, inputFileId: '', status: 'submitting', gameIds: JSON.stringify(todo.map((g) => g.id)), createdAt: Date.now() });
     const file = await client.files.create({ file: await toFile(Buffer.from(`${lines.join('\n')}\n`), `arena-${o.refreshId}.jsonl`), purpose: 'batch' });
-    const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { arena_refresh: o.refreshId } });
-    await db.insert(t.batches).values({ id: batch.id, refreshId: o.refreshId, judge: o.judgeId, inputFileId: file.id, status: 'submitted', gameIds: JSON.stringify(todo.map((g) => g.id)), createdAt: Date.now() });
+    const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { arena_refresh: o.refreshId, arena_submission: submission } });
+    await db.update(t.batches).set({ id: batch.id, inputFileId: file.id, status: 'submitted' }).where(eq(t.batches.id, submission));
     report.submitted = todo.length;
     pending += todo.length;
     log(`[${o.judgeId}] submitted batch ${batch.id} with ${todo.length} games`);

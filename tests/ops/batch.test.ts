@@ -1,5 +1,7 @@
 // Batch API mode of `arena refresh` against the test server's files + batches endpoints, with restarts
 // (separate `arena` processes) between submit and completion.
+import Database from 'better-sqlite3';
+import OpenAI from 'openai';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
@@ -60,5 +62,36 @@ describe.skipIf(!HAVE_MTBENCH)('batch mode', () => {
     const r4 = await refresh(cfg);
     expect(r4.batches).toEqual([expect.objectContaining({ submitted: 0, imported: 0, pending: 0 })]);
     expect(log().slice(before).filter((e) => e.method === 'POST')).toHaveLength(0);
+  });
+
+  it('a submission killed between creating the batch and recording its id is recovered by its metadata, not resubmitted', async () => {
+    const d = tmpDir('arena-batch-crash-');
+    const s2 = await spawnOpenAIServer({ verdict: 'longer', logFile: join(d, 'server.log'), batch: { completeAfterPolls: 1 } });
+    try {
+      const db = join(d, 'arena.db');
+      const cfg = writeConfig(d, { url: s2.url, models: MODELS, judge: { batch: true } });
+      const r1 = await runArena(['refresh', '--config', cfg]);
+      expect(r1.code, r1.stderr).toBe(0);
+      // put the database back into the state a SIGKILL right after batches.create leaves: the row still
+      // carries the submission id it was written with, and a second row whose upload never happened
+      const remote = (await new OpenAI({ apiKey: 'x', baseURL: s2.url }).batches.list()).data;
+      expect(remote).toHaveLength(1);
+      const submission = remote[0]!.metadata!.arena_submission!;
+      expect(submission).toMatch(/^submission-/);
+      const w = new Database(db);
+      w.prepare("update batches set id = ?, status = 'submitting', input_file_id = ''").run(submission);
+      w.prepare("insert into batches (id, judge, input_file_id, status, game_ids, created_at) values ('submission-ghost', 'openai/judge', '', 'submitting', '[]', 0)").run();
+      w.close();
+      const r2 = await runArena(['refresh', '--config', cfg, '--json']);
+      expect(r2.code, r2.stderr).toBe(0);
+      expect(r2.stderr).toMatch(/recovered batch batch_\d+ of an interrupted submission/);
+      expect(r2.stderr).toMatch(/an interrupted submission never reached the server/);
+      expect(JSON.parse(r2.stdout).batches).toEqual([expect.objectContaining({ submitted: 0, imported: 36, pending: 0 })]);
+      expect(s2.readLog().filter((e) => e.path === '/v1/batches' && e.method === 'POST')).toHaveLength(1);
+      expect(games(db)).toHaveLength(36);
+      expect(readDb(db, (x) => x.prepare('select id, status from batches').all())).toEqual([{ id: remote[0]!.id, status: 'imported' }]);
+    } finally {
+      await s2.close();
+    }
   });
 });

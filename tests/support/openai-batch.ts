@@ -1,7 +1,7 @@
 /**
  * The OpenAI Batch API for the test server (mounted by startOpenAIServer when its `batch` option is set):
  *   POST /v1/files (multipart: file, purpose)   GET /v1/files/:id/content
- *   POST /v1/batches                            GET /v1/batches/:id
+ *   POST /v1/batches    GET /v1/batches (list)  GET /v1/batches/:id
  * A batch stays `in_progress` until `completeAfterMs` after it was created and until it was polled
  * `completeAfterPolls` times; the first GET after that
  * answers every line as the chat endpoint would (same verdict policy and token counting) and completes it.
@@ -127,6 +127,15 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
         log(200);
         ctx.send(res, 200, batchObject(b));
       });
+      return true;
+    }
+    if (method === 'GET' && path === '/v1/batches') {
+      log(200);
+      const data = [...batches.values()].reverse().map((b) => {
+        const { createdMs: _c, polls: _p, ...rest } = b as BatchRec & { createdMs?: number; polls?: number };
+        return batchObject(rest);
+      });
+      ctx.send(res, 200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false });
       return true;
     }
     const one = /^\/v1\/batches\/([^/]+)$/.exec(path);
