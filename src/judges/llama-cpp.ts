@@ -140,6 +140,7 @@ interface Loaded {
   waiters: (() => void)[];
   pairGrammar: LlamaGrammar;
   ratingGrammar: LlamaGrammar;
+  letters: LetterTokens;
   /** constructor of the grammar state (kept so the module is imported once, lazily) */
   GrammarState: typeof import('node-llama-cpp').LlamaGrammarEvaluationState;
 }
@@ -150,8 +151,9 @@ export interface LlamaCppJudge extends JudgeProvider {
   complete(req: JudgeRequest): Promise<JudgeReply & LlamaReplyExtras>;
   /** the prompt as the model sees it (chat template applied) and its tokens */
   render(system: string, user: string): Promise<{ text: string; tokens: Token[] }>;
+  close(): Promise<void>;
   /** tokens evaluated so far (prompt tokens actually run through the model, not reused) */
-  readonly stats: { promptTokens: number; reusedTokens: number; generatedTokens: number; games: number };
+  readonly stats: { promptTokens: number; reusedTokens: number; generatedTokens: number; games: number; ms: { render: number; explanation: number; verdict: number } };
 }
 
 export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
@@ -163,7 +165,7 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   const grammarOn = o.grammar !== false;
   const reuse = o.prefixReuse !== false;
   const seed = o.seed ?? DEFAULT_SEED;
-  const stats = { promptTokens: 0, reusedTokens: 0, generatedTokens: 0, games: 0 };
+  const stats = { promptTokens: 0, reusedTokens: 0, generatedTokens: 0, games: 0, ms: { render: 0, explanation: 0, verdict: 0 } };
   let loading: Promise<Loaded> | undefined;
 
   const load = (): Promise<Loaded> =>
@@ -189,7 +191,7 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
         const free = Array.from({ length: nSeq }, () => context.getSequence());
         const pairGrammar = await llama.createGrammar({ grammar: PAIR_GRAMMAR });
         const ratingGrammar = await llama.createGrammar({ grammar: RATING_GRAMMAR });
-        return { llama, model, context, wrapper, free, waiters: [], pairGrammar, ratingGrammar, GrammarState: mod.LlamaGrammarEvaluationState };
+        return { llama, model, context, wrapper, free, waiters: [], pairGrammar, ratingGrammar, GrammarState: mod.LlamaGrammarEvaluationState, letters: letterTokens(model) };
       } catch (e) {
         throw fail(`cannot load ${o.modelPath}: ${(e as Error)?.message ?? e}`, e);
       }
@@ -241,6 +243,7 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     if (req.signal?.aborted) throw req.signal.reason;
     const { model } = L;
     const rating = req.verdict ? req.verdict === 'rating' : /\[\[rating\]\]/.test(req.system + req.user);
+    let t0 = performance.now();
     const state = render(L, req.system, req.user);
     const prompt = state.contextText.tokenize(model.tokenizer);
     const ctxSize = L.context.contextSize;
@@ -251,7 +254,9 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     // temperature 0 is greedy in node-llama-cpp; the seed matters only above 0
     const sampling = { temperature: req.temperature, seed };
 
+    stats.ms.render += performance.now() - t0;
     const s = await acquire(L, prompt, req.signal);
+    t0 = performance.now();
     try {
       // 1. the explanation, unconstrained
       const generated: Token[] = [];
@@ -262,12 +267,12 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
         for await (const t of it) {
           if (req.signal?.aborted) throw req.signal.reason;
           generated.push(t);
-          const tail = model.detokenize(generated.slice(-4));
+          const tail = model.detokenize(generated.slice(-16));
           if (grammarOn && tail.includes('[[')) {
             cut = 'verdict';
             break;
           }
-          if (stops.some((x) => tail.includes(x) || model.detokenize(generated).endsWith(x))) {
+          if (stops.some((x) => tail.includes(x))) {
             cut = 'stop';
             break;
           }
@@ -276,6 +281,8 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
         if (cut === 'budget' && generated.length < budget) cut = 'eog';
       }
       stats.generatedTokens += generated.length;
+      stats.ms.explanation += performance.now() - t0;
+      t0 = performance.now();
       let text = model.detokenize(generated);
       if (cut === 'stop') {
         const at = Math.min(...stops.map((x) => text.indexOf(x)).filter((i) => i >= 0));
@@ -293,13 +300,23 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       const grammarState = new L.GrammarState({ model, grammar: rating ? L.ratingGrammar : L.pairGrammar });
       const verdictTokens: Token[] = [];
       let probs: Record<string, number> | undefined;
-      const it = s.evaluateWithMetadata(await alignFull(s, target), { probabilities: true }, { ...sampling, grammarEvaluationState: grammarState });
-      for await (const out of it) {
-        if (!verdictTokens.length && !rating) probs = letterProbs(model, out.probabilities);
-        verdictTokens.push(out.token);
+      let pending2 = await alignFull(s, target);
+      if (!rating) {
+        // the probabilities: raw logits of every token the grammar allows first (the letter alone, or with
+        // "]" / "]]" attached, byte-fallback tokens included), read at the verdict position
+        const last = pending2.at(-1)!;
+        const out = await s.controlledEvaluate([...pending2.slice(0, -1), [last, { generateNext: { logits: { filter: { tokens: L.letters.tokens } } } }]]);
+        probs = letterProbs(L.letters, out.at(-1)?.next.logits);
+        // evaluate the last token again, now sampling through the grammar (greedy: the most probable allowed token)
+        await s.eraseContextTokenRanges([{ start: s.nextTokenIndex - 1, end: s.nextTokenIndex }]);
+        pending2 = [last];
+      }
+      for await (const t of s.evaluate(pending2, { ...sampling, grammarEvaluationState: grammarState })) {
+        verdictTokens.push(t);
         if (model.detokenize(verdictTokens).endsWith(']]') || verdictTokens.length >= VERDICT_RESERVE) break;
       }
       stats.generatedTokens += verdictTokens.length;
+      stats.ms.verdict += performance.now() - t0;
       const verdict = model.detokenize(verdictTokens);
       if (!/^(?:[ABC]|10|[1-9])\]\]$/.test(verdict)) throw fail(`the verdict grammar produced "${verdict}"`);
       return {
@@ -367,17 +384,36 @@ function stopStrings(triggers: readonly unknown[]): string[] {
   return out;
 }
 
+/** The tokens that can start a pairwise verdict after "[[": text "A", "A]" or "A]]" (and B, C), by token. */
+interface LetterTokens {
+  tokens: Token[];
+  letter: Map<Token, string>;
+}
+
+function letterTokens(model: LlamaModel): LetterTokens {
+  const n = ((model.fileInfo.metadata as unknown as { tokenizer?: { ggml?: { tokens?: unknown[] } } }).tokenizer?.ggml?.tokens ?? []).length;
+  // detokenized after "[[" so that a leading-space token reads " A", not "A"
+  const before = model.tokenize('[[', false, 'trimLeadingSpace');
+  const letter = new Map<Token, string>();
+  for (let t = 0; t < n; t++) {
+    const text = model.detokenize([t as Token], false, before);
+    if (/^[ABC]\]{0,2}$/.test(text)) letter.set(t as Token, text.charAt(0));
+  }
+  return { tokens: [...letter.keys()], letter };
+}
+
 /**
- * The probability of each verdict letter: the grammar-allowed next-token distribution summed by token
- * text (so "A" and its byte-fallback token <0x41> add up), normalised to sum to 1.
+ * The probability of each verdict letter: the softmax of the allowed tokens' logits (the grammar-constrained
+ * distribution), summed by token text so that "A" and its byte-fallback token <0x41> add up; sums to 1.
  */
-function letterProbs(model: LlamaModel, p: Map<Token, number>): Record<string, number> {
+function letterProbs(L: LetterTokens, logits: Map<Token, number> | undefined): Record<string, number> {
   const sum: Record<string, number> = { A: 0, B: 0, C: 0 };
-  for (const [t, v] of p) {
-    const c = model.detokenize([t]).charAt(0);
-    if (c in sum) sum[c]! += v;
+  if (!logits?.size) throw new Error('no logits for the verdict tokens');
+  const max = Math.max(...logits.values());
+  for (const [t, v] of logits) {
+    const c = L.letter.get(t);
+    if (c) sum[c]! += Math.exp(v - max);
   }
   const total = sum.A! + sum.B! + sum.C!;
-  if (!(total > 0)) return { A: 1 / 3, B: 1 / 3, C: 1 / 3 };
   return { A: sum.A! / total, B: sum.B! / total, C: sum.C! / total };
 }

@@ -29,8 +29,9 @@ export function writeFiles(dir: string, models: string[], nQuestions: number): {
   const qs = questions(nQuestions);
   mkdirSync(join(dir, 'model_answer'), { recursive: true });
   writeFileSync(join(dir, 'question.jsonl'), qs.map((q) => JSON.stringify({ question_id: q.id, category: q.category, turns: q.turns })).join('\n') + '\n');
+  const all = answers(models, qs);
   for (const model of models) {
-    const rows = answers([model], qs).map((a) => JSON.stringify({ question_id: a.questionId, answer_id: `${model}-${a.questionId}`, model_id: model, choices: [{ index: 0, turns: a.turns }], tstamp: 0 }));
+    const rows = all.filter((a) => a.model === model).map((a) => JSON.stringify({ question_id: a.questionId, answer_id: `${model}-${a.questionId}`, model_id: model, choices: [{ index: 0, turns: a.turns }], tstamp: 0 }));
     writeFileSync(join(dir, 'model_answer', `${model}.jsonl`), rows.join('\n') + '\n');
   }
   return { questions: join(dir, 'question.jsonl'), answers: join(dir, 'model_answer') };

@@ -1,0 +1,109 @@
+/**
+ * `node --import tsx bench/llama.ts`: judged games per second of the local llama-cpp judge on one model,
+ * same games, two ways:
+ *
+ *   baseline = 1 sequence, no prefix reuse, one game at a time (every prompt evaluated from scratch)
+ *   batched  = N sequences (games decoded together in one batch) with prefix reuse (each game takes the
+ *              sequence whose cached tokens share the longest prefix with its prompt)
+ *   ratio    = batched games/s / baseline games/s         goal: >= 3
+ *
+ * Both play the same games through the real engine (runTournament, in-memory SQLite), grammar on, greedy;
+ * the bench also checks that both ways gave the same verdicts. Default model: a tiny random-weight llama
+ * written by tests/llama/gguf-writer.ts and, when present, ../shared/models/llama-2-tiny-random.gguf.
+ * On a real model pass --model /path/to/llama-2-70b-chat.Q4_K_M.gguf --gpu-layers max (GPU machine).
+ *
+ * The machine this runs on is shared and noisy (2 cores, often a load of 10+), so the two ways are played
+ * alternately for --rounds rounds and both the best (min time) and the median round are reported.
+ *
+ * Options: --model PATH (repeatable; default: the two tiny models)  --sequences 8  --questions 4  --rounds 3
+ *          --models 4 (answering models)  --max-tokens 40  --threads (default: cores - 1)  --gpu-layers auto
+ *          --ctx 1024 (the prompts here are ~300-600 tokens)
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runTournament } from '../src/engine/run.ts';
+import { defaultThreads, llamaCppJudge } from '../src/judges/llama-cpp.ts';
+import { openSqliteStore } from '../src/storage/sqlite.ts';
+import { seed } from '../tests/llama/fixtures.ts';
+import { writeTinyLlama } from '../tests/llama/gguf-writer.ts';
+
+const { values } = parseArgs({
+  options: {
+    model: { type: 'string', multiple: true },
+    sequences: { type: 'string', default: '8' },
+    questions: { type: 'string', default: '4' },
+    rounds: { type: 'string', default: '3' },
+    models: { type: 'string', default: '4' },
+    'max-tokens': { type: 'string', default: '40' },
+    threads: { type: 'string' },
+    'gpu-layers': { type: 'string' },
+    ctx: { type: 'string', default: '1024' },
+  },
+});
+const tmp = mkdtempSync(join(tmpdir(), 'arena-bench-llama-'));
+let paths = values.model ?? [];
+if (!paths.length) {
+  const tiny = join(tmp, 'tiny-random-llama.gguf');
+  writeTinyLlama(tiny, { seed: 7 });
+  paths = [tiny];
+  const shared = fileURLToPath(new URL('../../shared/models/llama-2-tiny-random.gguf', import.meta.url));
+  if (existsSync(shared)) paths.push(shared);
+}
+const nSeq = Number(values.sequences);
+const threads = values.threads ? Number(values.threads) : defaultThreads();
+const gpuLayers = values['gpu-layers'] === undefined ? undefined : /^\d+$/.test(values['gpu-layers']) ? Number(values['gpu-layers']) : (values['gpu-layers'] as 'auto' | 'max');
+const maxTokens = Number(values['max-tokens']);
+const answering = Array.from({ length: Number(values.models) }, (_, i) => `m${i + 1}`);
+
+console.log(`machine: ${cpus()[0]?.model ?? '?'}, ${availableParallelism()} cores; threads ${threads}; max tokens ${maxTokens}; ${values.questions} questions x ${answering.length} models, turns 1+2, pairwise-all, both orders`);
+
+async function play(path: string, sequences: number, reuse: boolean) {
+  const judge = llamaCppJudge({ modelPath: path, threads, sequences, prefixReuse: reuse, contextSize: Number(values.ctx), ...(gpuLayers !== undefined ? { gpuLayers } : {}) });
+  const info = await judge.load();
+  const store = openSqliteStore(':memory:');
+  try {
+    await seed(store, answering, Number(values.questions));
+    const t0 = performance.now();
+    const s = await runTournament({ store, judge, mode: 'pairwise-all', models: answering, turns: [1, 2], promptSet: 'arena', settings: { maxTokens }, concurrency: sequences });
+    const secs = (performance.now() - t0) / 1000;
+    if (s.failed) throw new Error(`${s.failed} games failed: ${s.errors[0]}`);
+    const games = await store.listGames({ judge: judge.id });
+    const verdicts = new Map(games.map((g) => [`${g.match.questionId}/${g.match.turn}/${g.match.model1}/${g.match.model2}/${g.order}`, g.verdict]));
+    return { games: s.played, secs, rate: s.played / secs, stats: { ...judge.stats }, verdicts, info };
+  } finally {
+    await store.close();
+    await judge.close();
+  }
+}
+
+type Result = Awaited<ReturnType<typeof play>>;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+for (const path of paths) {
+  console.log(`\nmodel: ${path}`);
+  const base: Result[] = [];
+  const fast: Result[] = [];
+  for (let r = 0; r < Number(values.rounds); r++) {
+    base.push(await play(path, 1, false));
+    fast.push(await play(path, nSeq, true));
+    console.log(`  round ${r + 1}: 1 sequence ${base.at(-1)!.rate.toFixed(1)} games/s, ${nSeq} sequences + reuse ${fast.at(-1)!.rate.toFixed(1)} games/s`);
+  }
+  const b = base[0]!;
+  const f = fast[0]!;
+  console.log(`  chat template: ${b.info.chatWrapper}; context ${b.info.contextSize}; GPU layers ${b.info.gpuLayers}`);
+  let same = 0;
+  for (const [k, v] of b.verdicts) if (f.verdicts.get(k) === v) same++;
+  const row = (name: string, rs: Result[]) => {
+    const rates = rs.map((r) => r.rate);
+    const st = rs[0]!.stats;
+    return `  ${name.padEnd(30)} ${String(rs[0]!.games).padStart(4)} games  best ${Math.max(...rates).toFixed(1).padStart(6)} games/s  median ${median(rates).toFixed(1).padStart(6)} games/s  prompt tokens evaluated ${st.promptTokens}, reused ${st.reusedTokens}, generated ${st.generatedTokens}`;
+  };
+  console.log(row('1 sequence, no prefix reuse', base));
+  console.log(row(`${nSeq} sequences, prefix reuse`, fast));
+  const best = Math.max(...fast.map((r) => r.rate)) / Math.max(...base.map((r) => r.rate));
+  const med = median(fast.map((r) => r.rate)) / median(base.map((r) => r.rate));
+  console.log(`  ratio: best ${best.toFixed(2)}x, median ${med.toFixed(2)}x (goal >= 3x); same verdict in ${same} of ${b.verdicts.size} games`);
+}
+rmSync(tmp, { recursive: true, force: true });
