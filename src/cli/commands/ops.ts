@@ -54,7 +54,7 @@ export const refreshCommand = defineCommand({
   args: {
     config: { type: 'string', required: true, description: 'refresh config (JSON; see examples/refresh.json)', valueHint: 'FILE' },
     'dry-run': { type: 'boolean', description: 'print the plan and its estimated cost; change nothing' },
-    ...jsonArg,
+    json: { type: 'boolean', description: 'print the whole summary (plan, runs, rates, drift, cost) as JSON' },
   },
   async run({ args }) {
     const { refresh } = await import('../../ops/refresh.ts');
@@ -131,7 +131,7 @@ export const refreshesCommand = defineCommand({
 
 const checkpointsRun = defineCommand({
   meta: { name: 'run', description: 'import or generate each checkpoint\'s answers (resumable), judge them against the baseline, print the report' },
-  args: { config: { type: 'string', required: true, description: 'checkpoints config (JSON; see examples/checkpoints.json)', valueHint: 'FILE' }, ...jsonArg },
+  args: { config: { type: 'string', required: true, description: 'checkpoints config (JSON; see examples/checkpoints.json)', valueHint: 'FILE' }, json: { type: 'boolean', description: 'print the report as JSON' } },
   async run({ args }) {
     const { runCheckpoints } = await import('../../ops/checkpoints.ts');
     const bars = progressBars();
@@ -185,7 +185,7 @@ async function printReport(configFile: string, json: boolean, chart?: string) {
 
 const checkpointsReportCommand = defineCommand({
   meta: { name: 'report', description: 'per checkpoint and judge: win rate vs baseline with a 95% interval, paired differences vs previous and best so far; chart' },
-  args: { config: { type: 'string', required: true, valueHint: 'FILE' }, chart: { type: 'string', description: 'write the SVG chart here (default: the config\'s chart)', valueHint: 'FILE' }, ...jsonArg },
+  args: { config: { type: 'string', required: true, valueHint: 'FILE' }, chart: { type: 'string', description: 'write the SVG chart here (default: the config\'s chart)', valueHint: 'FILE' }, json: { type: 'boolean', description: 'print the report as JSON' } },
   async run({ args }) {
     await printReport(args.config, !!args.json, args.chart);
   },
