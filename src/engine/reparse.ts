@@ -1,4 +1,4 @@
-import { PARSER_VERSIONS, parseGameVerdict, parseRating, type ParserMode } from '../core/verdict.ts';
+import { PARSER_VERSIONS, parseGameVerdict, parseRating, parserFromVersion, type ParserMode } from '../core/verdict.ts';
 import type { Store } from '../storage/store.ts';
 
 export interface ReparseResult {
@@ -9,9 +9,22 @@ export interface ReparseResult {
   changes: { id: string; questionId: number; turn: number; order: string; from: string; to: string }[];
 }
 
-/** Re-parse stored raw replies with a parser version; stores the new verdicts unless dryRun. */
+/** Is this game's verdict one of ours ([[A]]/[[B]]/[[C]] or [[rating]])? Score-based samples (calibration) are not. */
+function reparsable(parser: string): boolean {
+  try {
+    parserFromVersion(parser);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Re-parse stored raw replies with a parser version; stores the new verdicts unless dryRun. Games
+ * whose verdict came from another kind of parser (e.g. calibrated score samples) are left alone.
+ */
 export async function reparse(store: Store, o: { parser: ParserMode; judge?: string; dryRun?: boolean }): Promise<ReparseResult> {
-  const games = await store.listGames(o.judge !== undefined ? { judge: o.judge } : {});
+  const games = (await store.listGames(o.judge !== undefined ? { judge: o.judge } : {})).filter((g) => reparsable(g.parser));
   const version = PARSER_VERSIONS[o.parser];
   const res: ReparseResult = { parser: version, games: games.length, changed: 0, errors: 0, changes: [] };
   const updates: { id: string; verdict: string; parser: string }[] = [];
