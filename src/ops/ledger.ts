@@ -87,3 +87,12 @@ export async function tokenTotals(store: DrizzleStore, judge: string): Promise<{
     .where(and(eq(t.games.judge, judge), isNotNull(t.games.tokensIn), isNotNull(t.games.tokensOut)));
   return { games: Number(r?.games ?? 0), chars: Number(r?.chars ?? 0), tokensIn: Number(r?.tokensIn ?? 0), tokensOut: Number(r?.tokensOut ?? 0) };
 }
+
+/** The most recent games with their cost (the per-game ledger). */
+export async function costByGame(store: DrizzleStore, limit = 50) {
+  return store.db
+    .select({ id: t.games.id, runId: t.games.runId, judge: t.games.judge, questionId: t.games.questionId, turn: t.games.turn, model1: t.games.model1, model2: t.games.model2, order: t.games.order, tokensIn: t.games.tokensIn, tokensOut: t.games.tokensOut, cost: t.games.cost, source: t.games.source })
+    .from(t.games)
+    .orderBy(desc(t.games.createdAt))
+    .limit(limit);
+}

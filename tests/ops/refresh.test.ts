@@ -73,6 +73,12 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
     const byJudge = JSON.parse((await runArena(['cost', '--db', db, '--json'])).stdout) as { judge: string; games: number; cost: number }[];
     expect(byJudge).toEqual([{ judge: 'openai/judge', games: GAMES_3 * 2 + 6, tokensIn: expect.any(Number), tokensOut: expect.any(Number), cost: expect.any(Number) }]);
     expect(byJudge[0]!.cost).toBeCloseTo(rs.reduce((s, r) => s + r.cost, 0), 9);
+    const byRun = JSON.parse((await runArena(['cost', '--db', db, '--by', 'run', '--json'])).stdout) as { cost: number; played: number }[];
+    expect(byRun.reduce((s, r) => s + r.played, 0)).toBe(GAMES_3 * 2 + 6);
+    expect(byRun.reduce((s, r) => s + r.cost, 0)).toBeCloseTo(byJudge[0]!.cost, 9);
+    const byGame = JSON.parse((await runArena(['cost', '--db', db, '--by', 'game', '--limit', '6', '--json'])).stdout) as { questionId: number; cost: number }[];
+    expect(byGame).toHaveLength(6);
+    expect(byGame.every((g) => g.questionId === 81 && g.cost > 0)).toBe(true);
   });
 
   it('resumes after SIGKILL: the rerun completes, no game is stored twice, at most the calls in flight are repeated', async () => {

@@ -3,7 +3,7 @@
 import { defineCommand } from 'citty';
 import cliProgress from 'cli-progress';
 import { setMaxListeners } from 'node:events';
-import { table } from '../format.ts';
+import { int, oneOf, table } from '../format.ts';
 import { dbArg, exitStatus, jsonArg, openStore, print, printJson } from '../shared.ts';
 
 /** SIGINT/SIGTERM abort the signal (games in flight are dropped, never recorded as verdicts); a second one exits. */
@@ -94,16 +94,20 @@ export const costCommand = defineCommand({
   meta: { name: 'cost', description: 'the cost ledger: spending per judge, per run, or per game' },
   args: {
     ...dbArg,
-    by: { type: 'string', default: 'judge', description: 'judge | run | refresh' },
+    by: { type: 'string', default: 'judge', description: 'judge | run | game | refresh' },
+    limit: { type: 'string', default: '50', description: 'rows for --by run|game|refresh (newest first)' },
     ...jsonArg,
   },
   async run({ args }) {
-    const { costByJudge, costByRun, listRefreshes } = await import('../../ops/ledger.ts');
+    const { costByGame, costByJudge, costByRun, listRefreshes } = await import('../../ops/ledger.ts');
+    const by = oneOf(args.by, 'by', ['judge', 'run', 'game', 'refresh'] as const);
+    const limit = int(args.limit, 'limit')!;
     const store = openStore(args.db, { mustExist: true });
     try {
       let rows: Record<string, unknown>[];
-      if (args.by === 'run') rows = (await costByRun(store)).map((r) => ({ ...r, startedAt: new Date(r.startedAt).toISOString() }));
-      else if (args.by === 'refresh') rows = (await listRefreshes(store)).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost }));
+      if (by === 'run') rows = (await costByRun(store, limit)).map((r) => ({ ...r, startedAt: new Date(r.startedAt).toISOString() }));
+      else if (by === 'game') rows = (await costByGame(store, limit)).map((r) => ({ ...r }));
+      else if (by === 'refresh') rows = (await listRefreshes(store, limit)).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost }));
       else rows = (await costByJudge(store)).map((r) => ({ ...r }));
       if (args.json) printJson(rows);
       else print(table(rows));
