@@ -131,12 +131,12 @@ describe('mistakes in the call', () => {
   });
 });
 
-describe.skipIf(!DIR)('with the MT-Bench release imported', () => {
+describe.skipIf(!DIR)('with the MT-Bench release imported', { timeout: 240_000 }, () => {
   let db: string;
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
     await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', db]);
-  });
+  }, 240_000);
 
   it('`--judge nobody` says there are no results for that judge, names the judges there and `arena judges`', async () => {
     for (const extra of [[], ['--json'], ['--mode', 'single']]) {

@@ -52,7 +52,7 @@ async function startMirror(root: string, prefix = '/release/'): Promise<Mirror> 
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
-describe.skipIf(!DIR)('arena import mtbench (download)', () => {
+describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, () => {
   let mirror: Mirror;
   let fromDir: string;
   let fromDirSummary: string;
@@ -60,7 +60,7 @@ describe.skipIf(!DIR)('arena import mtbench (download)', () => {
     mirror = await startMirror(DIR!);
     fromDir = join(tmpDir(), 'dir.db');
     fromDirSummary = await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', fromDir]);
-  });
+  }, 240_000);
   afterAll(() => mirror?.close());
 
   it('downloads every pinned file from the mirror, imports it like --dir, and a second run uses only the cache', async () => {

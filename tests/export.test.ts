@@ -64,7 +64,7 @@ function showResultPairwise(rows: Row[]): Map<string, Omit<Standing, 'model'>> {
   return out;
 }
 
-describe.skipIf(!DIR)('arena export fastchat', () => {
+describe.skipIf(!DIR)('arena export fastchat', { timeout: 240_000 }, () => {
   const SAMPLES = join(DIR ?? '', 'format_samples', 'phi-3_vs_phi-3-dpo');
   let db: string;
   let out: string;
@@ -78,7 +78,7 @@ describe.skipIf(!DIR)('arena export fastchat', () => {
     const printed = await arenaOk(['export', 'fastchat', '--judge', 'gpt-4', '--out', out, '--db', db]);
     expect(printed).toContain(`${join(out, 'gpt-4_pair.jsonl')}: 75 lines`);
     expect(printed).toContain(`${join(out, 'gpt-4_single.jsonl')}: 160 lines`);
-  });
+  }, 240_000);
 
   it('the pair file holds the same records as FastChat\'s gpt-4_pair.jsonl (errors included)', () => {
     const original = readJsonl(join(SAMPLES, 'gpt-4_pair.jsonl'));

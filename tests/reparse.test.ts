@@ -59,7 +59,7 @@ function finalVerdict(g: GameRow): string {
 
 const MODELS = 'gpt-4,claude-v1,llama-13b';
 
-describe.skipIf(!DIR)('arena reparse', () => {
+describe.skipIf(!DIR)('arena reparse', { timeout: 240_000 }, () => {
   let db: string;
   let quoting: GameRow[];
   beforeAll(async () => {
@@ -69,7 +69,7 @@ describe.skipIf(!DIR)('arena reparse', () => {
     // another judge's games, also parsed with fastchat: `--judge` must leave them alone
     await arenaOk(['run', '--judge', 'mock/random', '--parser', 'fastchat', '--models', MODELS, '--turns', '1', '--db', db]);
     quoting = games(db, 'mock/quoting');
-  });
+  }, 240_000);
 
   it('FastChat\'s precedence parser reads every quoting reply as A', () => {
     expect(quoting).toHaveLength(3 * 80 * 2);

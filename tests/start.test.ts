@@ -82,7 +82,7 @@ function counts(db: string): Record<string, number> {
   }
 }
 
-describe.skipIf(!DIR)('arena start (npm start)', () => {
+describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
   it('on an empty database imports the release and serves the leaderboard; a second start does not import again', async () => {
     const db = join(tmpDir(), 'arena.db');
     const first = await start(['--db', db, '--port', '0']);
