@@ -4,7 +4,8 @@
  *
  *   baseline = 1 sequence, no prefix reuse, one game at a time (every prompt evaluated from scratch)
  *   batched  = N sequences (games decoded together in one batch) with prefix reuse (each game takes the
- *              sequence whose cached tokens share the longest prefix with its prompt)
+ *              sequence whose cached tokens share the longest prefix with its prompt; 4N games in flight,
+ *              so a freed sequence can pick the waiting game that shares most with it)
  *   ratio    = batched games/s / baseline games/s         goal: >= 3
  *
  * Both play the same games through the real engine (runTournament, in-memory SQLite), grammar on, greedy;
@@ -67,7 +68,7 @@ async function play(path: string, sequences: number, reuse: boolean) {
   try {
     await seed(store, answering, Number(values.questions));
     const t0 = performance.now();
-    const s = await runTournament({ store, judge, mode: 'pairwise-all', models: answering, turns: [1, 2], promptSet: 'arena', settings: { maxTokens }, concurrency: sequences });
+    const s = await runTournament({ store, judge, mode: 'pairwise-all', models: answering, turns: [1, 2], promptSet: 'arena', settings: { maxTokens }, concurrency: sequences === 1 ? 1 : 4 * sequences });
     const secs = (performance.now() - t0) / 1000;
     if (s.failed) throw new Error(`${s.failed} games failed: ${s.errors[0]}`);
     const games = await store.listGames({ judge: judge.id });

@@ -131,13 +131,20 @@ export function defaultThreads(): number {
   return Math.max(1, Math.min(8, availableParallelism() - 1));
 }
 
+interface Waiter {
+  tokens: Token[];
+  skipped: number;
+  resolve(s: LlamaContextSequence): void;
+  reject(e: unknown): void;
+}
+
 interface Loaded {
   llama: Llama;
   model: LlamaModel;
   context: LlamaContext;
   wrapper: ChatWrapper;
   free: LlamaContextSequence[];
-  waiters: (() => void)[];
+  waiters: Waiter[];
   pairGrammar: LlamaGrammar;
   ratingGrammar: LlamaGrammar;
   letters: LetterTokens;
@@ -204,10 +211,23 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     });
   }
 
+  /**
+   * A sequence for this prompt. A free one with the longest common prefix, else wait: a released sequence
+   * goes to the waiting game whose prompt shares the longest prefix with what the sequence holds (so with
+   * more games in flight than sequences, games of one question gather on one sequence); a game passed
+   * over 2 x sequences times is served next, so none starves.
+   */
   async function acquire(L: Loaded, tokens: Token[], signal?: AbortSignal): Promise<LlamaContextSequence> {
-    while (!L.free.length) {
-      if (signal?.aborted) throw signal.reason;
-      await new Promise<void>((r) => L.waiters.push(r));
+    if (!L.free.length) {
+      const s = await new Promise<LlamaContextSequence>((resolve, reject) => {
+        const w: Waiter = { tokens, skipped: 0, resolve, reject };
+        L.waiters.push(w);
+        signal?.addEventListener('abort', () => {
+          const i = L.waiters.indexOf(w);
+          if (i >= 0) L.waiters.splice(i, 1), reject(signal.reason);
+        }, { once: true });
+      });
+      return s;
     }
     let best = 0;
     if (reuse) {
@@ -221,8 +241,17 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   }
 
   function release(L: Loaded, s: LlamaContextSequence) {
-    L.free.push(s);
-    L.waiters.shift()?.();
+    if (!L.waiters.length) return void L.free.push(s);
+    let pick = 0;
+    if (reuse && L.waiters[0]!.skipped < 2 * nSeq) {
+      let bestLen = -1;
+      L.waiters.forEach((w, i) => {
+        const n = s.compareContextTokens(w.tokens).firstDifferentIndex;
+        if (n > bestLen) [bestLen, pick] = [n, i];
+      });
+    }
+    for (let i = 0; i < pick; i++) L.waiters[i]!.skipped++;
+    L.waiters.splice(pick, 1)[0]!.resolve(s);
   }
 
   /** Make the sequence hold `tokens` minus its last one (reusing the common prefix), and return what is left to evaluate. */
