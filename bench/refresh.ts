@@ -19,18 +19,19 @@ import { openSqliteStore } from '../src/storage/sqlite.ts';
 const MT = process.env.MTBENCH_DIR ?? join(import.meta.dirname, '..', '..', 'shared', 'mt_bench');
 const dir = mkdtempSync(join(tmpdir(), 'arena-bench-refresh-'));
 const models = ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo', 'gpt-4', 'llama-13b', 'vicuna-13b-v1.2'];
-const config = (n: number) => {
-  const file = join(dir, `refresh-${n}.json`);
+const config = (n: number, extra: object = {}, db = 'arena.db') => {
+  const file = join(dir, `refresh-${n}-${db}.json`);
   writeFileSync(
     file,
     JSON.stringify({
-      db: 'arena.db',
+      db,
       questions: [join(MT, 'question.jsonl')],
       references: [join(MT, 'reference_answer', 'gpt-4.jsonl')],
       prompts: [join(MT, 'judge_prompts.jsonl')],
       answers: models.slice(0, n).map((m) => join(MT, 'model_answer', `${m}.jsonl`)),
       judges: [{ id: 'mock/longer', price: { input: 10, output: 30 }, concurrency: 8 }],
       estimate: { charsPerToken: 4, outputTokens: 8 },
+      ...extra,
     }),
   );
   return file;
@@ -64,6 +65,15 @@ try {
     await store.existingGameIds(games.map((g) => g.id));
   });
   await store.close();
+  // the budget cap on a fresh database: 30% of the estimated cost of all 4,800 games
+  const capped = config(6, { budget: { maxUsd: 0.3 * (dry1.estCost + dry2.estCost) } }, 'capped.db');
+  const [rb] = await t(() => refresh({ configFile: capped }));
+  const cap = 0.3 * (dry1.estCost + dry2.estCost);
+  const capStore = openSqliteStore(join(dir, 'capped.db'));
+  const costs = (capStore.sqlite.prepare('select cost from games').all() as { cost: number }[]).map((r) => r.cost);
+  await capStore.close();
+  const dearest = Math.max(...costs);
+  console.log(`budget cap $${cap.toFixed(4)}: ${rb.played} games played, ${rb.skipped} not started, spent $${rb.cost.toFixed(4)} (${((100 * rb.cost) / cap).toFixed(2)}% of the cap; ${((cap - rb.cost) / dearest).toFixed(2)} of the dearest game's cost $${dearest.toFixed(4)} left unspent)`);
   console.log(`refresh with nothing to do (${r3.plan[0]!.planned} games planned, ${r3.played} played): ${s3.toFixed(2)} s; planning alone ${sPlan.toFixed(2)} s; ratio ${(s3 / sPlan).toFixed(2)}x (the rest: import of 6 answer files, calibration, health, records)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
