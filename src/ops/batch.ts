@@ -167,8 +167,16 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
     );
     const submission = `submission-${randomUUID()}`;
     await db.insert(t.batches).values({ id: submission, refreshId: o.refreshId, judge: o.judgeId, inputFileId: '', status: 'submitting', gameIds: JSON.stringify(todo.map((g) => g.id)), createdAt: Date.now() });
-    const file = await client.files.create({ file: await toFile(Buffer.from(`${lines.join('\n')}\n`), `arena-${o.refreshId}.jsonl`), purpose: 'batch' });
-    const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { arena_refresh: o.refreshId, arena_submission: submission } });
+    let batch: OpenAI.Batches.Batch;
+    let file: OpenAI.Files.FileObject;
+    try {
+      file = await client.files.create({ file: await toFile(Buffer.from(`${lines.join('\n')}\n`), `arena-${o.refreshId}.jsonl`), purpose: 'batch' });
+      batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { arena_refresh: o.refreshId, arena_submission: submission } });
+    } catch (e) {
+      // an HTTP error answer means no batch was created; anything else (a dropped connection) is left to recovery
+      if (e instanceof OpenAI.APIError && e.status !== undefined && e.status < 500) await db.delete(t.batches).where(eq(t.batches.id, submission));
+      throw new Error(`[ops:batch] ${o.judgeId}: submitting the batch failed: ${(e as Error).message}`, { cause: e });
+    }
     await db.update(t.batches).set({ id: batch.id, inputFileId: file.id, status: 'submitted' }).where(eq(t.batches.id, submission));
     report.submitted = todo.length;
     pending += todo.length;

@@ -13,7 +13,7 @@ export interface RefreshRecord {
   status: RefreshStatus;
   config: string;
   summary: string;
-  /** JSON array of reasons, or null */
+  /** JSON array of reasons it is degraded (or the error of a failed refresh), or null */
   degraded: string | null;
   cost: number;
 }

@@ -186,117 +186,123 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     const record: RefreshRecord = { id, startedAt: t0, finishedAt: null, status: 'running', config: JSON.stringify({ file: o.configFile, config: JSON.parse(text) }), summary: JSON.stringify(base), degraded: null, cost: 0 };
     await saveRefresh(store, record);
 
-    // 3. play
-    const budget = c.budget ? new Budget(c.budget.maxUsd) : undefined;
-    const runs: RefreshSummary['runs'] = [];
-    const batches: RefreshSummary['batches'] = [];
-    const drift: Record<string, Drift> = {};
-    const playRun = async (jp: JudgePlan, mode: string, opts: Parameters<typeof runTournament>[0]) => {
-      const est = (_id: string, spec: GameSpec) => estimateCost(spec, jp.tokens, jp.price);
-      const r: RunSummary = await runTournament({
-        ...opts,
-        parser: c.parser,
-        concurrency: jp.cfg.concurrency,
-        costOf: (tin, tout) => costOf(jp.price, tin, tout),
-        ...(budget ? { budget: budget.gate(est) } : {}),
-        ...(o.signal ? { signal: o.signal } : {}),
-        onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),
-        onProgress: (p) => o.onProgress?.({ ...p, judge: jp.judge.id }),
-      });
-      runs.push({ id: r.id, judge: jp.judge.id, mode, played: r.played, failed: r.failed, skipped: r.skipped, cost: r.cost ?? null, status: r.status });
-      if (r.errors.length) for (const e of r.errors.slice(0, 3)) log(`[${jp.judge.id}] failed: ${e}`);
-      return r;
-    };
-    for (const jp of judges) {
-      if (o.signal?.aborted) break;
-      const common = { store, judge: jp.judge, ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings };
-      if (jp.cfg.batch) {
-        const { runBatches } = await import('./batch.ts');
-        const baseURL = jp.cfg.baseURL;
-        const apiKey = jp.cfg.apiKeyEnv ? env[jp.cfg.apiKeyEnv] : undefined;
-        const games = jp.modes.flatMap((m) => m.games);
-        const gate = budget?.gate((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
-        const b = await runBatches({ store, judgeId: jp.judge.id, model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1), ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}), games, settings: c.settings, parser: c.parser, price: jp.price, refreshId: id, ...(gate ? { admit: gate.reserve } : {}), waitS: jp.cfg.batchWaitS, pollS: jp.cfg.batchPollS, log, ...(o.signal ? { signal: o.signal } : {}) });
-        batches.push(b);
-        if (b.runId || b.skipped) runs.push({ id: b.runId ?? '', judge: jp.judge.id, mode: 'batch', played: b.imported, failed: b.failed, skipped: b.skipped, cost: b.cost, status: b.failed ? 'failed' : b.skipped ? 'budget' : 'done' });
-      } else {
-        for (const m of jp.modes) {
-          if (o.signal?.aborted) break;
-          await playRun(jp, m.mode, { ...common, mode: m.mode, models: m.models, ...(m.baseline ? { baseline: m.baseline } : {}) });
+    try {
+      // 3. play
+      const budget = c.budget ? new Budget(c.budget.maxUsd) : undefined;
+      const runs: RefreshSummary['runs'] = [];
+      const batches: RefreshSummary['batches'] = [];
+      const drift: Record<string, Drift> = {};
+      const playRun = async (jp: JudgePlan, mode: string, opts: Parameters<typeof runTournament>[0]) => {
+        const est = (_id: string, spec: GameSpec) => estimateCost(spec, jp.tokens, jp.price);
+        const r: RunSummary = await runTournament({
+          ...opts,
+          parser: c.parser,
+          concurrency: jp.cfg.concurrency,
+          costOf: (tin, tout) => costOf(jp.price, tin, tout),
+          ...(budget ? { budget: budget.gate(est) } : {}),
+          ...(o.signal ? { signal: o.signal } : {}),
+          onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),
+          onProgress: (p) => o.onProgress?.({ ...p, judge: jp.judge.id }),
+        });
+        runs.push({ id: r.id, judge: jp.judge.id, mode, played: r.played, failed: r.failed, skipped: r.skipped, cost: r.cost ?? null, status: r.status });
+        if (r.errors.length) for (const e of r.errors.slice(0, 3)) log(`[${jp.judge.id}] failed: ${e}`);
+        return r;
+      };
+      for (const jp of judges) {
+        if (o.signal?.aborted) break;
+        const common = { store, judge: jp.judge, ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings };
+        if (jp.cfg.batch) {
+          const { runBatches } = await import('./batch.ts');
+          const baseURL = jp.cfg.baseURL;
+          const apiKey = jp.cfg.apiKeyEnv ? env[jp.cfg.apiKeyEnv] : undefined;
+          const games = jp.modes.flatMap((m) => m.games);
+          const gate = budget?.gate((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
+          const b = await runBatches({ store, judgeId: jp.judge.id, model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1), ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}), games, settings: c.settings, parser: c.parser, price: jp.price, refreshId: id, ...(gate ? { admit: gate.reserve } : {}), waitS: jp.cfg.batchWaitS, pollS: jp.cfg.batchPollS, log, ...(o.signal ? { signal: o.signal } : {}) });
+          batches.push(b);
+          if (b.runId || b.skipped) runs.push({ id: b.runId ?? '', judge: jp.judge.id, mode: 'batch', played: b.imported, failed: b.failed, skipped: b.skipped, cost: b.cost, status: b.failed ? 'failed' : b.skipped ? 'budget' : 'done' });
+        } else {
+          for (const m of jp.modes) {
+            if (o.signal?.aborted) break;
+            await playRun(jp, m.mode, { ...common, mode: m.mode, models: m.models, ...(m.baseline ? { baseline: m.baseline } : {}) });
+          }
+        }
+        if (c.canary && !o.signal?.aborted) {
+          await playRun(jp, 'canary', { ...common, mode: 'pairwise-all', models: c.canary.models, questionIds: c.canary.questionIds, turns: c.canary.turns, settings: { ...c.settings, canary: id }, source: 'canary' });
+          drift[jp.judge.id] = canaryDrift(await canaryGames(store, jp.judge.id), id);
         }
       }
-      if (c.canary && !o.signal?.aborted) {
-        await playRun(jp, 'canary', { ...common, mode: 'pairwise-all', models: c.canary.models, questionIds: c.canary.questionIds, turns: c.canary.turns, settings: { ...c.settings, canary: id }, source: 'canary' });
-        drift[jp.judge.id] = canaryDrift(await canaryGames(store, jp.judge.id), id);
-      }
-    }
 
-    // 4. health vs the last refresh that measured each judge; drift
-    const previous = (await listRefreshes(store, 100)).filter((r) => r.id !== id && r.status !== 'running');
-    const health: Record<string, JudgeHealth> = {};
-    const degraded: string[] = [];
-    for (const jp of judges) {
-      const jr = runs.filter((r) => r.judge === jp.judge.id);
-      const h = judgeHealth(await gamesOfRuns(store, jp.judge.id, jr.map((r) => r.id)), jr.reduce((s, r) => s + r.failed, 0), c.health.minGames);
-      health[jp.judge.id] = h;
-      const last = { errorRate: null as number | null, inconsistencyRate: null as number | null };
-      for (const p of previous) {
-        const ph = (JSON.parse(p.summary) as Partial<RefreshSummary>).judges?.[jp.judge.id];
-        if (!ph) continue;
-        last.errorRate ??= ph.errorRate;
-        last.inconsistencyRate ??= ph.inconsistencyRate;
-        if (last.errorRate !== null && last.inconsistencyRate !== null) break;
+      // 4. health vs the last refresh that measured each judge; drift
+      const previous = (await listRefreshes(store, 100)).filter((r) => r.id !== id && r.status !== 'running');
+      const health: Record<string, JudgeHealth> = {};
+      const degraded: string[] = [];
+      for (const jp of judges) {
+        const jr = runs.filter((r) => r.judge === jp.judge.id);
+        const h = judgeHealth(await gamesOfRuns(store, jp.judge.id, jr.map((r) => r.id)), jr.reduce((s, r) => s + r.failed, 0), c.health.minGames);
+        health[jp.judge.id] = h;
+        const last = { errorRate: null as number | null, inconsistencyRate: null as number | null };
+        for (const p of previous) {
+          const ph = (JSON.parse(p.summary) as Partial<RefreshSummary>).judges?.[jp.judge.id];
+          if (!ph) continue;
+          last.errorRate ??= ph.errorRate;
+          last.inconsistencyRate ??= ph.inconsistencyRate;
+          if (last.errorRate !== null && last.inconsistencyRate !== null) break;
+        }
+        degraded.push(...healthJumps(jp.judge.id, h, last, c.health));
+        const d = drift[jp.judge.id];
+        if (d?.changeRate != null && d.changeRate > c.canary!.maxChangeRate)
+          degraded.push(`${jp.judge.id}: drift: ${d.changed} of ${d.compared} anchor games changed verdict (${(100 * d.changeRate).toFixed(1)}% > ${(100 * c.canary!.maxChangeRate).toFixed(1)}%)`);
       }
-      degraded.push(...healthJumps(jp.judge.id, h, last, c.health));
-      const d = drift[jp.judge.id];
-      if (d?.changeRate != null && d.changeRate > c.canary!.maxChangeRate)
-        degraded.push(`${jp.judge.id}: drift: ${d.changed} of ${d.compared} anchor games changed verdict (${(100 * d.changeRate).toFixed(1)}% > ${(100 * c.canary!.maxChangeRate).toFixed(1)}%)`);
-    }
-    const sum = (k: 'played' | 'failed' | 'skipped') => runs.reduce((s, r) => s + r[k], 0);
-    const cost = runs.reduce((s, r) => s + (r.cost ?? 0), 0);
-    const interrupted = !!o.signal?.aborted;
-    const status: RefreshStatus = interrupted ? 'interrupted' : degraded.length ? 'degraded' : sum('failed') ? 'failed' : sum('skipped') ? 'budget' : 'ok';
-    const exitCode = EXIT[status];
+      const sum = (k: 'played' | 'failed' | 'skipped') => runs.reduce((s, r) => s + r[k], 0);
+      const cost = runs.reduce((s, r) => s + (r.cost ?? 0), 0);
+      const interrupted = !!o.signal?.aborted;
+      const status: RefreshStatus = interrupted ? 'interrupted' : degraded.length ? 'degraded' : sum('failed') ? 'failed' : sum('skipped') ? 'budget' : 'ok';
+      const exitCode = EXIT[status];
 
-    const pending = batches.reduce((s, b) => s + b.pending, 0);
-    const summary: RefreshSummary = { ...base, status, exitCode, runs, played: sum('played'), failed: sum('failed'), skipped: sum('skipped'), cost, judges: health, drift, degraded, batches, published: [], seconds: 0, line: '' };
-    const finish = async () => {
-      summary.seconds = (Date.now() - t0) / 1000;
-      summary.line =
-        `refresh ${id.slice(0, 8)}: ${status.toUpperCase()}; ${newModels.length} new model(s), ${changedAnswers} changed answer(s); ` +
-        `${sum('played')} played, ${sum('failed')} failed${sum('skipped') ? `, ${sum('skipped')} not started (budget)` : ''}${pending ? `, ${pending} in pending batches` : ''}; ` +
-        `$${cost.toFixed(4)} spent (est. $${estCost.toFixed(4)})` +
-        `${Object.values(drift).some((d) => d.changeRate !== null) ? `; canary change ${Object.values(drift).map((d) => (d.changeRate === null ? '-' : `${(100 * d.changeRate).toFixed(0)}%`)).join('/')}` : ''}` +
-        `${degraded.length ? `; degraded: ${degraded.join('; ')}` : ''}; ${summary.seconds.toFixed(1)} s`;
-      await saveRefresh(store, { ...record, finishedAt: Date.now(), status, summary: JSON.stringify(summary), degraded: degraded.length ? JSON.stringify(degraded) : null, cost });
-    };
-    // the final record first, so that what is published carries this refresh's status (the site shows it)
-    await finish();
-
-    // 5. publish what is judged (also after a budget stop or a degraded mark: everything judged so far is kept)
-    if (!interrupted && c.publish) {
-      if (c.publish.sqlite) {
-        const tmp = `${c.publish.sqlite}.tmp-${process.pid}`;
-        if (existsSync(tmp)) unlinkSync(tmp);
-        store.sqlite.prepare('VACUUM INTO ?').run(tmp);
-        renameSync(tmp, c.publish.sqlite);
-        summary.published.push(c.publish.sqlite);
-        log(`published ${c.publish.sqlite}`);
-      }
-      if (c.publish.d1) {
-        const d = c.publish.d1;
-        const bin = fileURLToPath(new URL('../../bin/arena.mjs', import.meta.url));
-        execFileSync(process.execPath, [bin, 'publish', '--db', c.db, '--database', d.database, ...(d.remote ? ['--remote'] : []), ...(d.persistTo ? ['--persist-to', resolvePath(o.configFile, d.persistTo)] : [])], { stdio: ['ignore', 'inherit', 'inherit'] });
-        summary.published.push(`d1:${d.database}${d.remote ? ' (remote)' : ' (local)'}`);
-      }
-      if (c.publish.command) {
-        const [cmd, ...args] = c.publish.command;
-        execFileSync(cmd!, args, { cwd: dirname(resolve(o.configFile)), stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ARENA_DB: c.db, ARENA_REFRESH_ID: id } });
-        summary.published.push(c.publish.command.join(' '));
-      }
+      const pending = batches.reduce((s, b) => s + b.pending, 0);
+      const summary: RefreshSummary = { ...base, status, exitCode, runs, played: sum('played'), failed: sum('failed'), skipped: sum('skipped'), cost, judges: health, drift, degraded, batches, published: [], seconds: 0, line: '' };
+      const finish = async () => {
+        summary.seconds = (Date.now() - t0) / 1000;
+        summary.line =
+          `refresh ${id.slice(0, 8)}: ${status.toUpperCase()}; ${newModels.length} new model(s), ${changedAnswers} changed answer(s); ` +
+          `${sum('played')} played, ${sum('failed')} failed${sum('skipped') ? `, ${sum('skipped')} not started (budget)` : ''}${pending ? `, ${pending} in pending batches` : ''}; ` +
+          `$${cost.toFixed(4)} spent (est. $${estCost.toFixed(4)})` +
+          `${Object.values(drift).some((d) => d.changeRate !== null) ? `; canary change ${Object.values(drift).map((d) => (d.changeRate === null ? '-' : `${(100 * d.changeRate).toFixed(0)}%`)).join('/')}` : ''}` +
+          `${degraded.length ? `; degraded: ${degraded.join('; ')}` : ''}; ${summary.seconds.toFixed(1)} s`;
+        await saveRefresh(store, { ...record, finishedAt: Date.now(), status, summary: JSON.stringify(summary), degraded: degraded.length ? JSON.stringify(degraded) : null, cost });
+      };
+      // the final record first, so that what is published carries this refresh's status (the site shows it)
       await finish();
+
+      // 5. publish what is judged (also after a budget stop or a degraded mark: everything judged so far is kept)
+      if (!interrupted && c.publish) {
+        if (c.publish.sqlite) {
+          const tmp = `${c.publish.sqlite}.tmp-${process.pid}`;
+          if (existsSync(tmp)) unlinkSync(tmp);
+          store.sqlite.prepare('VACUUM INTO ?').run(tmp);
+          renameSync(tmp, c.publish.sqlite);
+          summary.published.push(c.publish.sqlite);
+          log(`published ${c.publish.sqlite}`);
+        }
+        if (c.publish.d1) {
+          const d = c.publish.d1;
+          const bin = fileURLToPath(new URL('../../bin/arena.mjs', import.meta.url));
+          execFileSync(process.execPath, [bin, 'publish', '--db', c.db, '--database', d.database, ...(d.remote ? ['--remote'] : []), ...(d.persistTo ? ['--persist-to', resolvePath(o.configFile, d.persistTo)] : [])], { stdio: ['ignore', 'inherit', 'inherit'] });
+          summary.published.push(`d1:${d.database}${d.remote ? ' (remote)' : ' (local)'}`);
+        }
+        if (c.publish.command) {
+          const [cmd, ...args] = c.publish.command;
+          execFileSync(cmd!, args, { cwd: dirname(resolve(o.configFile)), stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ARENA_DB: c.db, ARENA_REFRESH_ID: id } });
+          summary.published.push(c.publish.command.join(' '));
+        }
+        await finish();
+      }
+      return summary;
+    } catch (e) {
+      // a planning or storage error after the record was opened: the refresh failed, say so in the history
+      await saveRefresh(store, { ...record, finishedAt: Date.now(), status: 'failed', degraded: JSON.stringify([`error: ${(e as Error)?.message ?? e}`]) }).catch(() => {});
+      throw e;
     }
-    return summary;
   } finally {
     for (const jp of judges) await jp.judge.close?.();
     await store.close();

@@ -94,4 +94,24 @@ describe.skipIf(!HAVE_MTBENCH)('batch mode', () => {
       await s2.close();
     }
   });
+
+  it('a server without the Batch API fails the refresh clearly (exit 1), recorded as failed', async () => {
+    const d = tmpDir('arena-batch-none-');
+    const plain = await spawnOpenAIServer({ verdict: 'longer', logFile: join(d, 'server.log') });
+    try {
+      const cfg = writeConfig(d, { url: plain.url, models: MODELS, judge: { batch: true } });
+      const r = await runArena(['refresh', '--config', cfg]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/404/);
+      const rows = readDb(join(d, 'arena.db'), (x) => x.prepare('select status, degraded from refreshes').all()) as { status: string; degraded: string }[];
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.status).toBe('failed');
+      expect(rows[0]!.degraded).toMatch(/error: .*404/);
+      expect(r.stderr).toMatch(/\[ops:batch\] openai\/judge: submitting the batch failed: 404/);
+      // the submission the server refused is not left behind as pending
+      expect(readDb(join(d, 'arena.db'), (x) => x.prepare('select count(*) n from batches').get())).toEqual({ n: 0 });
+    } finally {
+      await plain.close();
+    }
+  });
 });
