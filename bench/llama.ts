@@ -18,7 +18,9 @@
  *
  * Options: --model PATH (repeatable; default: the two tiny models)  --sequences 8  --questions 4  --rounds 3
  *          --models 4 (answering models)  --max-tokens 40  --threads (default: cores - 1)  --gpu-layers auto
- *          --ctx 1024 (the prompts here are ~300-600 tokens)
+ *          --ctx 1024 (the prompts here are ~300-600 tokens)  --embd 32 --blocks 2 --ff (2 x embd): the
+ *          generated model's size; a larger one (e.g. --embd 512 --blocks 4) no longer fits in the CPU cache,
+ *          so decoding becomes weight-bandwidth bound as with a real model, and batched sequences share the reads
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -42,16 +44,20 @@ const { values } = parseArgs({
     threads: { type: 'string' },
     'gpu-layers': { type: 'string' },
     ctx: { type: 'string', default: '1024' },
+    embd: { type: 'string', default: '32' },
+    blocks: { type: 'string', default: '2' },
+    ff: { type: 'string' },
   },
 });
 const tmp = mkdtempSync(join(tmpdir(), 'arena-bench-llama-'));
 let paths = values.model ?? [];
 if (!paths.length) {
   const tiny = join(tmp, 'tiny-random-llama.gguf');
-  writeTinyLlama(tiny, { seed: 7 });
+  const embd = Number(values.embd);
+  writeTinyLlama(tiny, { seed: 7, embd, blocks: Number(values.blocks), ff: values.ff ? Number(values.ff) : 2 * embd, heads: Math.max(4, embd / 64) });
   paths = [tiny];
   const shared = fileURLToPath(new URL('../../shared/models/llama-2-tiny-random.gguf', import.meta.url));
-  if (existsSync(shared)) paths.push(shared);
+  if (existsSync(shared) && embd === 32) paths.push(shared);
 }
 const nSeq = Number(values.sequences);
 const threads = values.threads ? Number(values.threads) : defaultThreads();

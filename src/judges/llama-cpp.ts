@@ -342,11 +342,13 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       }
       for await (const t of s.evaluate(pending2, { ...sampling, grammarEvaluationState: grammarState })) {
         verdictTokens.push(t);
-        if (model.detokenize(verdictTokens).endsWith(']]') || verdictTokens.length >= VERDICT_RESERVE) break;
+        // the letter decides a pairwise verdict: its "]]" is written, not generated (the game ends here)
+        if (!rating || model.detokenize(verdictTokens).endsWith(']]') || verdictTokens.length >= VERDICT_RESERVE) break;
       }
       stats.generatedTokens += verdictTokens.length;
       stats.ms.verdict += performance.now() - t0;
-      const verdict = model.detokenize(verdictTokens);
+      let verdict = model.detokenize(verdictTokens);
+      if (!rating && /^[ABC]\]{0,2}$/.test(verdict)) verdict = `${verdict.charAt(0)}]]`;
       if (!/^(?:[ABC]|10|[1-9])\]\]$/.test(verdict)) throw fail(`the verdict grammar produced "${verdict}"`);
       return {
         text: `${explanation.trimEnd()}${explanation.trim() ? '\n' : ''}[[${verdict}`,
