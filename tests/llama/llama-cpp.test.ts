@@ -122,6 +122,22 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
     }
   });
 
+  it('single grading: the grammar ends every reply in a rating [[1]]..[[10]]', async () => {
+    const store = openSqliteStore(':memory:');
+    try {
+      await seed(store, MODELS5.slice(0, 2), 5);
+      const s = await runTournament({ store, judge, mode: 'single', models: MODELS5.slice(0, 2), turns: [1, 2], promptSet: 'arena', settings: { maxTokens: 24 }, concurrency: 4 });
+      expect(s).toMatchObject({ played: 20, failed: 0 });
+      for (const g of await store.listGames({ judge: judge.id })) {
+        expect(g.reply).toMatch(/\[\[(10|[1-9])\]\]$/);
+        expect(Number(g.verdict)).toBeGreaterThanOrEqual(1);
+        expect(Number(g.verdict)).toBeLessThanOrEqual(10);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 300_000);
+
   it('without the grammar, unparsable replies are stored and counted as errors, not hidden', async () => {
     const raw = llamaCppJudge({ ...base, modelPath: path, sequences: 4, grammar: false });
     const store = openSqliteStore(join(dir, `raw-${MODELS.findIndex((m) => m[1] === path)}.db`));
