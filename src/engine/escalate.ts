@@ -15,6 +15,8 @@ export interface EscalationOptions extends Omit<RunOptions, 'judge'> {
   /** escalate a match whose lower game confidence is below this */
   below: number;
   onStage?(stage: 'local' | 'second', judge: string): void;
+  /** the second judge's price per call (the local judge is free); without it the cost is unknown */
+  secondCostOf?(tokensIn: number | null, tokensOut: number | null): number | null;
 }
 
 export interface EscalationSummary {
@@ -38,7 +40,7 @@ export interface EscalationSummary {
 const matchKey = (m: { questionId: number; turn: number; model1: string; model2?: string }) => `${m.questionId}\u0000${m.turn}\u0000${m.model1}\u0000${m.model2 ?? ''}`;
 
 export async function runEscalation(o: EscalationOptions): Promise<EscalationSummary> {
-  const { local, second, below, onStage, ...rest } = o;
+  const { local, second, below, onStage, secondCostOf, ...rest } = o;
   onStage?.('local', local.id);
   const localRun = await runTournament({ ...rest, judge: local });
   const { games } = await planRun({ ...rest, judge: local });
@@ -61,7 +63,7 @@ export async function runEscalation(o: EscalationOptions): Promise<EscalationSum
     }
   }
   onStage?.('second', second.id);
-  const secondRun = await runTournament({ ...rest, judge: second, only: (spec) => escalated.has(matchKey(spec.match)) });
+  const secondRun = await runTournament({ ...rest, judge: second, only: (spec) => escalated.has(matchKey(spec.match)), ...(secondCostOf ? { costOf: secondCostOf } : {}) });
   const secondAll = await judgeData(rest.store, second.id);
   const secondByKey = new Map(secondAll.outcomes.map((x) => [matchKey(x), x]));
   for (const key of escalated) {

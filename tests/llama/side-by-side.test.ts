@@ -184,4 +184,20 @@ describe('escalation: --escalate-to sends exactly the low-confidence and inconsi
     }).length;
     expect(r.stdout).toContain(`agree with ${SERVER} on every match in ${agree} of ${2 * MATCHES_PER_TURN} matches`);
   }, TIMEOUT);
+
+  it('prices the escalation when the second judge has a price (gpt-4: $30 / $60 per 1M tokens in / out)', async () => {
+    const srv3 = await startOpenAIServer({ verdict: 'longer' });
+    try {
+      const r = await runArena(['run', '--db', db, ...common, '--judge', `${LOCAL}?threads=1`, '--escalate-to', 'openai/gpt-4', '--base-url', srv3.url, '--below', String(below)], { env, timeoutMs: TIMEOUT });
+      expect(r.code).toBe(0);
+      const store = openSqliteStore(db);
+      const games = await store.listGames({ judge: 'openai/gpt-4' });
+      await store.close();
+      expect(games).toHaveLength(2 * expected.length);
+      const usd = games.reduce((a, g) => a + (g.tokensIn! * 30 + g.tokensOut! * 60) / 1e6, 0);
+      expect(r.stdout).toContain(`cost of escalation: ${2 * expected.length} calls, ${games.reduce((a, g) => a + g.tokensIn! + g.tokensOut!, 0)} tokens, $${usd.toFixed(4)}`);
+    } finally {
+      await srv3.close();
+    }
+  }, TIMEOUT);
 });

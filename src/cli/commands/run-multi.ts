@@ -3,6 +3,8 @@
 import { runEscalation } from '../../engine/escalate.ts';
 import { runTournament, type RunOptions, type RunSummary } from '../../engine/run.ts';
 import type { JudgeProvider } from '../../judges/judge.ts';
+import type { Price } from '../../ops/config.ts';
+import { costOf, priceFor } from '../../ops/prices.ts';
 import { UsageError } from '../format.ts';
 import { exitStatus, print } from '../shared.ts';
 
@@ -34,6 +36,12 @@ export async function runMany(o: RunManyOptions): Promise<void> {
     if (o.judgeSpecs.length !== 1) throw new UsageError('--escalate-to takes exactly one --judge (the local judge)');
     if (!(o.below > 0 && o.below <= 1)) throw new UsageError(`--below expects a probability in (0, 1], got ${o.below}`);
     const second = await o.makeJudge(o.escalateTo);
+    let price: Price | undefined;
+    try {
+      price = priceFor(second.id);
+    } catch {
+      log(`no price known for ${second.id}: the escalation's cost is reported in tokens only`);
+    }
     try {
       const r = await runEscalation({
         ...o.common,
@@ -41,12 +49,13 @@ export async function runMany(o: RunManyOptions): Promise<void> {
         second,
         below: o.below,
         onStage: (stage, id) => log(`${stage === 'local' ? 'local judge' : 'escalating to'} ${id}`),
+        ...(price ? { secondCostOf: (i: number | null, out: number | null) => costOf(price, i, out) } : {}),
       });
       report(r.local);
       report(r.second);
       const reasons = Object.entries(r.reasons).map(([k, v]) => `${v} ${k}`).join(', ') || 'none';
       print(`escalated ${r.escalated} of ${r.matches} matches (${r.matches ? ((100 * r.escalated) / r.matches).toFixed(1) : '0'}%) to ${second.id}: ${reasons}`);
-      print(`cost of escalation: ${r.second.played} calls, ${r.tokens} tokens${r.cost != null ? `, $${r.cost.toFixed(4)}` : ''}${r.escalated ? `; judging all ${r.matches} matches with ${second.id} would take about ${Math.round((r.second.played * r.matches) / r.escalated)} calls` : ''}`);
+      print(`cost of escalation: ${r.second.played} calls, ${r.tokens} tokens${r.cost != null ? `, $${r.cost.toFixed(4)}` : ''}${r.escalated && r.second.played ? `; judging all ${r.matches} matches with ${second.id} would take about ${Math.round((r.second.played * r.matches) / r.escalated)} calls${r.cost != null ? ` and $${((r.cost * r.matches) / r.escalated).toFixed(4)}` : ''}` : ''}`);
       if (r.vsSecondEverywhere) print(`combined verdicts agree with ${second.id} on every match in ${r.vsSecondEverywhere.agree} of ${r.vsSecondEverywhere.matches} matches (${(100 * r.vsSecondEverywhere.ratio).toFixed(1)}%)`);
       else print(`(to compare with judging everything by ${second.id}, run it over all matches once; then this run reports the agreement)`);
     } finally {
