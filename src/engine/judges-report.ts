@@ -38,7 +38,7 @@ export async function judgesReport(store: Store, judges?: string[]): Promise<Jud
   const quality: QualityRow[] = [];
   for (const j of names) {
     if (j === HUMAN) continue;
-    const games = (await store.listGames({ judge: j, kind: 'pairwise' })).filter((g) => g.source !== 'canary');
+    const games = await store.listGames({ judge: j, kind: 'pairwise' });
     quality.push(...qualityRows(j, games.map(toQualityGame)));
   }
   const agreement: JudgesReport['agreement'] = [];

@@ -24,8 +24,8 @@ export interface JudgeData {
  * in the same slot), plus recorded verdicts (the HF gpt4_pair split) for items it has no games for.
  */
 export async function judgeData(store: Store, judge: string): Promise<JudgeData> {
-  // drift-canary re-judgments (src/ops/canary.ts) measure the judge; they never move the leaderboard
-  const games = (await store.listGames({ judge, kind: 'pairwise' })).filter((g) => g.source !== 'canary');
+  // drift-canary re-judgments are left out by listGames: they measure the judge, never move the leaderboard
+  const games = await store.listGames({ judge, kind: 'pairwise' });
   const fromGames = outcomesFromGames(
     games.map((g) => ({ questionId: g.match.questionId, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2!, order: g.order, verdict: g.verdict as Verdict })),
   );

@@ -14,6 +14,7 @@ import type { JudgeProvider } from '../judges/judge.ts';
 import { createJudge } from '../judges/registry.ts';
 import { withRetry } from '../judges/retry.ts';
 import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
+import { CANARY_SOURCE } from '../storage/store.ts';
 import { loadRefreshConfig, resolvePath, type JudgeConfig, type RefreshConfig } from './config.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
 import { closeStaleRefreshes, gamesOfRuns, listRefreshes, saveRefresh, tokenTotals, type RefreshRecord, type RefreshStatus } from './ledger.ts';
@@ -227,7 +228,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           }
         }
         if (c.canary && !o.signal?.aborted) {
-          await playRun(jp, 'canary', { ...common, mode: 'pairwise-all', models: c.canary.models, questionIds: c.canary.questionIds, turns: c.canary.turns, settings: { ...c.settings, canary: id }, source: 'canary' });
+          await playRun(jp, 'canary', { ...common, mode: 'pairwise-all', models: c.canary.models, questionIds: c.canary.questionIds, turns: c.canary.turns, settings: { ...c.settings, canary: id }, source: CANARY_SOURCE });
           drift[jp.judge.id] = canaryDrift(await canaryGames(store, jp.judge.id), id);
         }
       }
@@ -335,7 +336,7 @@ function canaryPlan(store: SqliteStore, judge: JudgeProvider, c: RefreshConfig, 
 }
 
 async function canaryGames(store: SqliteStore, judge: string) {
-  return (await store.listGames({ judge, kind: 'pairwise' }))
-    .filter((g) => g.source === 'canary' && typeof g.judgeSettings.canary === 'string')
+  return (await store.listGames({ judge, kind: 'pairwise', source: CANARY_SOURCE }))
+    .filter((g) => typeof g.judgeSettings.canary === 'string')
     .map((g) => ({ questionId: g.match.questionId, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2 ?? null, order: g.order, verdict: g.verdict, promptName: g.promptName, nonce: g.judgeSettings.canary as string, createdAt: g.createdAt }));
 }

@@ -1,8 +1,8 @@
-import { and, asc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import * as t from '../../db/schema.ts';
 import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../core/types.ts';
-import type { GameFilter, ImportBundle, ImportCounts, JudgeSummary, RunRecord, Store } from './store.ts';
+import { CANARY_SOURCE, type GameFilter, type ImportBundle, type ImportCounts, type JudgeSummary, type RunRecord, type Store } from './store.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyDb = BaseSQLiteDatabase<'sync' | 'async', any, typeof t>;
@@ -20,10 +20,15 @@ export interface DrizzleStoreOptions {
 
 const json = (v: unknown) => JSON.stringify(v);
 
-function chunk<T>(rows: T[], perRow: number, maxParams: number): T[][] {
-  const size = Math.max(1, Math.floor(maxParams / perRow));
+/** Split rows into statements that stay under the bound-parameter limit (one parameter per column of a row). */
+function chunk<T extends object>(rows: T[], maxParams: number): T[][] {
+  return rows.length ? slices(rows, Math.floor(maxParams / Object.keys(rows[0]!).length)) : [];
+}
+
+function slices<T>(items: T[], size: number): T[][] {
+  const n = Math.max(1, size);
   const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
   return out;
 }
 
@@ -95,25 +100,25 @@ export class DrizzleStore implements Store {
     const mp = this.o.maxParams;
     if (b.questions) {
       const rows = b.questions.items.map((x) => ({ id: x.id, category: x.category, turns: json(x.turns), reference: x.reference ? json(x.reference) : null, source: b.questions!.source }));
-      for (const c of chunk(rows, 5, mp))
+      for (const c of chunk(rows, mp))
         q.push(db.insert(t.questions).values(c).onConflictDoUpdate({ target: t.questions.id, set: { category: sql`excluded.category`, turns: sql`excluded.turns`, reference: sql`excluded.reference`, source: sql`excluded.source` } }));
       counts.questions = rows.length;
     }
     if (b.references?.length) {
       const rows = b.references.map((r) => ({ source: r.source, questionId: r.questionId, turns: json(r.turns) }));
-      for (const c of chunk(rows, 3, mp))
+      for (const c of chunk(rows, mp))
         q.push(db.insert(t.referenceAnswers).values(c).onConflictDoUpdate({ target: [t.referenceAnswers.source, t.referenceAnswers.questionId], set: { turns: sql`excluded.turns` } }));
       counts.references = rows.length;
     }
     for (const file of b.answers ?? []) {
       const rows = file.items.map((a) => ({ model: a.model, questionId: a.questionId, turns: json(a.turns), answerId: a.answerId ?? null, source: file.source }));
-      for (const c of chunk(rows, 5, mp))
+      for (const c of chunk(rows, mp))
         q.push(db.insert(t.answers).values(c).onConflictDoUpdate({ target: [t.answers.model, t.answers.questionId], set: { turns: sql`excluded.turns`, answerId: sql`excluded.answer_id`, source: sql`excluded.source` } }));
       counts.answers += rows.length;
     }
     if (b.prompts?.length) {
       const rows = b.prompts.map((p) => ({ name: p.name, type: p.type, systemPrompt: p.systemPrompt, promptTemplate: p.promptTemplate, outputFormat: p.outputFormat, category: p.category ?? null, description: p.description ?? null }));
-      for (const c of chunk(rows, 7, mp))
+      for (const c of chunk(rows, mp))
         q.push(
           db.insert(t.prompts).values(c).onConflictDoUpdate({
             target: t.prompts.name,
@@ -123,13 +128,13 @@ export class DrizzleStore implements Store {
       counts.prompts = rows.length;
     }
     if (b.games?.length) {
-      for (const c of chunk(b.games.map(gameRow), 24, mp)) q.push(db.insert(t.games).values(c).onConflictDoNothing());
+      for (const c of chunk(b.games.map(gameRow), mp)) q.push(db.insert(t.games).values(c).onConflictDoNothing());
       counts.games = b.games.length;
     }
     for (const file of b.votes ?? []) {
       q.push(db.delete(t.votes).where(eq(t.votes.source, file.source)));
       const rows = file.items.map((v) => ({ judge: v.judge, voter: v.voter, questionId: v.questionId, turn: v.turn, modelA: v.modelA, modelB: v.modelB, winner: v.winner, source: file.source, line: v.line }));
-      for (const c of chunk(rows, 9, mp)) q.push(db.insert(t.votes).values(c));
+      for (const c of chunk(rows, mp)) q.push(db.insert(t.votes).values(c));
       counts.votes += rows.length;
     }
     if (q.length) await this.o.atomic(q);
@@ -167,7 +172,7 @@ export class DrizzleStore implements Store {
 
   async existingGameIds(ids: string[]): Promise<Set<string>> {
     const found = new Set<string>();
-    for (const c of chunk(ids, 1, this.o.maxParams)) {
+    for (const c of slices(ids, this.o.maxParams)) {
       const rows = await this.db.select({ id: t.games.id }).from(t.games).where(inArray(t.games.id, c));
       for (const r of rows) found.add(r.id);
     }
@@ -194,6 +199,7 @@ export class DrizzleStore implements Store {
     if (f.kind === 'pairwise') where.push(isNotNull(t.games.model2));
     if (f.kind === 'single') where.push(isNull(t.games.model2));
     if (f.questionId !== undefined) where.push(eq(t.games.questionId, f.questionId));
+    where.push(f.source !== undefined ? eq(t.games.source, f.source) : ne(t.games.source, CANARY_SOURCE));
     if (f.models) {
       const [a, b] = f.models;
       where.push(or(and(eq(t.games.model1, a), eq(t.games.model2, b)), and(eq(t.games.model1, b), eq(t.games.model2, a)))!);

@@ -26,7 +26,15 @@ export interface GameFilter {
   kind?: 'pairwise' | 'single';
   questionId?: number;
   models?: [string, string];
+  /**
+   * only games with this source ('run', 'canary', 'fastchat:<file>', ...). Without it, drift-canary
+   * re-judgments (source 'canary') are left out: they measure a judge and never count as results.
+   */
+  source?: string;
 }
+
+/** The source of drift-canary games (src/ops): re-judged anchors, excluded from results by default. */
+export const CANARY_SOURCE = 'canary';
 
 export interface RunRecord {
   id: string;
