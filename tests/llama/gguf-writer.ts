@@ -2,6 +2,7 @@
 // Format: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md (header, metadata key/values,
 // tensor infos, aligned tensor data; little-endian).
 import { writeFileSync } from 'node:fs';
+import { seededRng } from '../../src/core/random.ts';
 
 const T = { u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10 } as const;
 type Value = { t: 'u32' | 'i32' | 'f32' | 'bool' | 'string' | 'u64'; v: number | string | boolean } | { t: 'array'; of: 'i32' | 'f32' | 'string'; v: (number | string)[] };
@@ -94,17 +95,6 @@ export interface TinyLlamaOptions {
   chatTemplate?: string | null;
 }
 
-/** A deterministic PRNG (mulberry32), so a seed gives the same model bytes. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Write a random-weight llama GGUF (F32 tensors) to `path`; returns its size and vocabulary. */
 export function writeTinyLlama(path: string, o: TinyLlamaOptions = {}): { bytes: number; vocab: string[] } {
@@ -113,7 +103,7 @@ export function writeTinyLlama(path: string, o: TinyLlamaOptions = {}): { bytes:
   const heads = o.heads ?? 4;
   const blocks = o.blocks ?? 2;
   const scale = o.scale ?? 0.5;
-  const rand = rng(o.seed ?? 1);
+  const rand = seededRng(o.seed ?? 1);
   const vocab = tinyVocab();
   const nVocab = vocab.tokens.length;
 

@@ -2,17 +2,8 @@
 // (general.type = adapter, adapter.type = lora, adapter.lora.alpha; tensors <base>.lora_a [in, r] and
 // <base>.lora_b [r, out], F32). Each "checkpoint" of the tests is the base model plus one of these.
 import { writeFileSync } from 'node:fs';
+import { seededRng } from '../../src/core/random.ts';
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface TinyLoraOptions {
   /** must match the base model (defaults of writeTinyLlama: 32 wide, 2 blocks, 64 ff) */
@@ -29,7 +20,7 @@ export function writeTinyLora(path: string, o: TinyLoraOptions = {}): number {
   const embd = o.embd ?? 32;
   const blocks = o.blocks ?? 2;
   const r = o.rank ?? 4;
-  const rand = rng(o.seed ?? 1);
+  const rand = seededRng(o.seed ?? 1);
   const parts: Buffer[] = [];
   let size = 0;
   const push = (b: Buffer) => (parts.push(b), (size += b.length));

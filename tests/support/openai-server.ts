@@ -17,6 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { batchRoutes, type BatchServerOptions } from './openai-batch.ts';
+import { seededRng } from '../../src/core/random.ts';
 
 /**
  * How the fake judge decides. `longer`: prefers the longer answer between the "Assistant A" / "Assistant B"
@@ -102,7 +103,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
   const faults = o.faults ?? [];
   const perPrompt = faults.map(() => new Map<string, number>());
   const fired = faults.map(() => 0);
-  const random = mulberry32(o.seed ?? 1);
+  const random = seededRng(o.seed ?? 1);
   const fd = o.logFile ? openSync(o.logFile, 'a') : undefined;
   const timers = new Set<NodeJS.Timeout>();
   let chatN = 0;
@@ -297,16 +298,6 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The same server in a child process (so the process under test can be SIGKILLed, or measured alone). */
 export interface SpawnedOpenAIServer {
