@@ -169,6 +169,8 @@ export const checkpoints = sqliteTable(
     name: text('name').notNull(),
     step: integer('step').notNull(),
     model: text('model').notNull(),
+    /** the model every checkpoint is judged against (null on rows written before it was recorded) */
+    baseline: text('baseline'),
     /** JSON: how the answers were made (imported file, or endpoint / GGUF + LoRA with per-category temperatures) */
     generation: text('generation').notNull(),
   },

@@ -95,3 +95,22 @@ export function checkpointReport(judge: string, checkpoints: CheckpointInfo[], o
   if (bestIdx >= 0) rows[bestIdx]!.best = true;
   return rows;
 }
+
+export interface SeriesReport {
+  rows: CheckpointRow[];
+  /** the best checkpoint's name per judge */
+  best: Record<string, string>;
+}
+
+/** The report of a series under several judges: each judge's rows (checkpointReport) and its best checkpoint. */
+export function seriesReport(byJudge: { judge: string; outcomes: MatchOutcome[] }[], checkpoints: CheckpointInfo[], baseline: string, o: { seed?: number; resamples?: number } = {}): SeriesReport {
+  const rows: CheckpointRow[] = [];
+  const best: Record<string, string> = {};
+  for (const { judge, outcomes } of byJudge) {
+    const r = checkpointReport(judge, checkpoints, outcomes, baseline, o);
+    rows.push(...r);
+    const b = r.find((x) => x.best);
+    if (b) best[judge] = b.checkpoint;
+  }
+  return { rows, best };
+}

@@ -6,16 +6,15 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { eq } from 'drizzle-orm';
-import * as t from '../../db/schema.ts';
-import { checkpointReport, type CheckpointRow } from '../core/checkpoints.ts';
+import { seriesReport, type CheckpointRow } from '../core/checkpoints.ts';
 import { ArenaError, type Answer, type Question } from '../core/types.ts';
 import { runTournament, type RunProgress } from '../engine/run.ts';
 import { judgeData } from '../engine/results.ts';
 import { importFiles } from '../importers/import.ts';
 import { createJudge } from '../judges/registry.ts';
 import { withRetry } from '../judges/retry.ts';
-import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
+import { openSqliteStore } from '../storage/sqlite.ts';
+import { checkpointChart } from '../web/charts.ts';
 import { JudgeConfig, loadJsonConfig, resolvePath } from './config.ts';
 import { tokenTotals } from './ledger.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
@@ -186,14 +185,14 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
       if (k.answers) {
         const fileModel = k.answers.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '');
         if (fileModel !== model) throw new ArenaError(`[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`);
-        await saveCheckpoint(store, c.series, k.name, k.step, model, { kind: 'imported', file: k.answers });
+        await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation: JSON.stringify({ kind: 'imported', file: k.answers }) });
         continue;
       }
       const temperatures = Object.fromEntries([...new Set(questions.map((q) => q.category))].sort().map((cat) => [cat, temperatureFor(cat, c.generation.temperatures)]));
       const generation = k.endpoint
         ? { kind: 'openai', baseURL: k.endpoint.baseURL, model: k.endpoint.model, maxTokens: c.generation.maxTokens, temperatures }
         : { kind: 'llama-cpp', gguf: k.gguf, lora: k.lora ?? null, maxTokens: c.generation.maxTokens, seed: c.generation.seed, temperatures };
-      await saveCheckpoint(store, c.series, k.name, k.step, model, generation);
+      await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation: JSON.stringify(generation) });
       const have = new Set((await store.listAnswers([model])).map((a) => a.questionId));
       const todo = questions.filter((q) => !have.has(q.id));
       if (!todo.length) continue;
@@ -268,11 +267,6 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
   }
 }
 
-async function saveCheckpoint(store: SqliteStore, series: string, name: string, step: number, model: string, generation: object) {
-  const row = { series, name, step, model, generation: JSON.stringify(generation) };
-  await store.db.insert(t.checkpoints).values(row).onConflictDoUpdate({ target: [t.checkpoints.series, t.checkpoints.name], set: row });
-}
-
 export interface CheckpointsReport {
   series: string;
   baseline: string;
@@ -287,63 +281,31 @@ export async function checkpointsReport(configFile: string): Promise<Checkpoints
   if (!existsSync(c.db)) throw new ArenaError(`${c.db}: no such database (run \`arena checkpoints run --config ${configFile}\` first)`);
   const store = openSqliteStore(c.db);
   try {
-    const stored = await store.db.select().from(t.checkpoints).where(eq(t.checkpoints.series, c.series));
+    const stored = await store.listCheckpoints(c.series);
     const infos = c.checkpoints.map((k) => {
       const s = stored.find((r) => r.name === k.name);
       return { name: k.name, step: k.step, model: modelOf(c, k), generation: s ? JSON.parse(s.generation) : null };
     });
-    const rows: CheckpointRow[] = [];
-    const best: Record<string, string> = {};
+    const byJudge = [];
+    const qs = c.questionIds ? new Set(c.questionIds) : undefined;
     for (const j of c.judges) {
-      const judgeId = j.id.startsWith('llama-cpp/') ? (await createJudge(j.id)).id : j.id;
-      const { outcomes } = await judgeData(store, judgeId);
-      const qs = c.questionIds ? new Set(c.questionIds) : undefined;
-      const r = checkpointReport(judgeId, infos, outcomes.filter((x) => c.turns.includes(x.turn) && (!qs || qs.has(x.questionId))), c.baseline.model, { resamples: c.resamples });
-      rows.push(...r);
-      const b = r.find((x) => x.best);
-      if (b) best[judgeId] = b.checkpoint;
+      const judge = j.id.startsWith('llama-cpp/') ? (await createJudge(j.id)).id : j.id;
+      const { outcomes } = await judgeData(store, judge);
+      byJudge.push({ judge, outcomes: outcomes.filter((x) => c.turns.includes(x.turn) && (!qs || qs.has(x.questionId))) });
     }
+    const { rows, best } = seriesReport(byJudge, infos, c.baseline.model, { resamples: c.resamples });
     return { series: c.series, baseline: c.baseline.model, checkpoints: infos, rows, best };
   } finally {
     await store.close();
   }
 }
 
-/** Win rate against step, one line per judge with its interval as a band; SVG through ECharts' server-side renderer. */
+/** Win rate against step, one line per judge with its interval as a band (the site draws the same chart). */
 export async function renderChart(report: CheckpointsReport, o: { width?: number; height?: number } = {}): Promise<string> {
-  const echarts = await import('echarts');
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: o.width ?? 720, height: o.height ?? 400 });
-  try {
-    const judges = [...new Set(report.rows.map((r) => r.judge))];
-    const series = judges.flatMap((j) => {
-      const rows = report.rows.filter((r) => r.judge === j && r.winRate.n);
-      return [
-        { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', lineStyle: { opacity: 0 }, data: rows.map((r) => [r.step, r.winRate.lo]), silent: true },
-        { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', lineStyle: { opacity: 0 }, areaStyle: { opacity: 0.15 }, data: rows.map((r) => [r.step, r.winRate.hi - r.winRate.lo]), silent: true },
-        { name: j, type: 'line', symbol: 'circle', symbolSize: 7, data: rows.map((r) => [r.step, r.winRate.mean]), label: { show: true, formatter: (p: { value: number[] }) => p.value[1]!.toFixed(2) } },
-      ];
-    });
-    chart.setOption({
-      animation: false,
-      title: { text: `${report.series}: win rate vs ${report.baseline}`, left: 'center', textStyle: { fontSize: 14 } },
-      legend: { bottom: 0, data: judges },
-      grid: { left: 60, right: 30, top: 50, bottom: 60 },
-      xAxis: { type: 'value', name: 'step', nameLocation: 'middle', nameGap: 28, min: 'dataMin', max: 'dataMax' },
-      yAxis: { type: 'value', name: 'win rate (ties 1/2)', min: 0, max: 1 },
-      series,
-    });
-    return chart.renderToSVGString();
-  } finally {
-    chart.dispose();
-  }
+  return checkpointChart(report, { title: true, ...o });
 }
 
 export function writeChart(file: string, svg: string): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, svg);
-}
-
-/** The checkpoints recorded for a series (for the site). */
-export async function listCheckpoints(store: SqliteStore, series?: string) {
-  return store.db.select().from(t.checkpoints).where(series ? eq(t.checkpoints.series, series) : undefined);
 }

@@ -4,29 +4,8 @@ import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import * as t from '../../db/schema.ts';
 import type { DrizzleStore } from '../storage/drizzle-store.ts';
 
-export type RefreshStatus = 'running' | 'ok' | 'degraded' | 'budget' | 'failed' | 'interrupted';
-
-export interface RefreshRecord {
-  id: string;
-  startedAt: number;
-  finishedAt: number | null;
-  status: RefreshStatus;
-  config: string;
-  summary: string;
-  /** JSON array of reasons it is degraded (or the error of a failed refresh), or null */
-  degraded: string | null;
-  cost: number;
-}
-
-export async function saveRefresh(store: DrizzleStore, r: RefreshRecord): Promise<void> {
-  await store.db.insert(t.refreshes).values(r).onConflictDoUpdate({ target: t.refreshes.id, set: r });
-}
-
-/** Newest first. The site shows the first one's status (and its `degraded` reasons). */
-export async function listRefreshes(store: DrizzleStore, limit = 50): Promise<RefreshRecord[]> {
-  const rows = await store.db.select().from(t.refreshes).orderBy(desc(t.refreshes.startedAt)).limit(limit);
-  return rows.map((r) => ({ ...r, status: r.status as RefreshStatus }));
-}
+// the refresh records are read and written through the Store (the site reads them on D1 too)
+export type { RefreshRecord, RefreshStatus } from '../storage/store.ts';
 
 /** A refresh that is still `running` but whose process is gone (SIGKILL, power loss) was interrupted. */
 export async function closeStaleRefreshes(store: DrizzleStore): Promise<number> {

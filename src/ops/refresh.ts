@@ -17,7 +17,7 @@ import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 import { CANARY_SOURCE } from '../storage/store.ts';
 import { loadRefreshConfig, resolvePath, type JudgeConfig, type RefreshConfig } from './config.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
-import { closeStaleRefreshes, gamesOfRuns, listRefreshes, saveRefresh, tokenTotals, type RefreshRecord, type RefreshStatus } from './ledger.ts';
+import { closeStaleRefreshes, gamesOfRuns, tokenTotals, type RefreshRecord, type RefreshStatus } from './ledger.ts';
 import type { BatchReport } from './batch.ts';
 import { Budget, calibrate, costOf, estimateCost, estimateTokens, priceFor, type TokenModel } from './prices.ts';
 
@@ -185,7 +185,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       return { ...base, status: 'dry-run', exitCode: EXIT.ok, runs: [], played: 0, failed: 0, skipped: 0, cost: 0, judges: {}, drift: {}, degraded: [], batches: [], published: [], seconds: (Date.now() - t0) / 1000, line };
     }
     const record: RefreshRecord = { id, startedAt: t0, finishedAt: null, status: 'running', config: JSON.stringify({ file: o.configFile, config: JSON.parse(text) }), summary: JSON.stringify(base), degraded: null, cost: 0 };
-    await saveRefresh(store, record);
+    await store.saveRefresh(record);
 
     try {
       // 3. play
@@ -234,7 +234,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       }
 
       // 4. health vs the last refresh that measured each judge; drift
-      const previous = (await listRefreshes(store, 100)).filter((r) => r.id !== id && r.status !== 'running');
+      const previous = (await store.listRefreshes(100)).filter((r) => r.id !== id && r.status !== 'running');
       const health: Record<string, JudgeHealth> = {};
       const degraded: string[] = [];
       for (const jp of judges) {
@@ -270,7 +270,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           `$${cost.toFixed(4)} spent (est. $${estCost.toFixed(4)})` +
           `${Object.values(drift).some((d) => d.changeRate !== null) ? `; canary change ${Object.values(drift).map((d) => (d.changeRate === null ? '-' : `${(100 * d.changeRate).toFixed(0)}%`)).join('/')}` : ''}` +
           `${degraded.length ? `; degraded: ${degraded.join('; ')}` : ''}; ${summary.seconds.toFixed(1)} s`;
-        await saveRefresh(store, { ...record, finishedAt: Date.now(), status, summary: JSON.stringify(summary), degraded: degraded.length ? JSON.stringify(degraded) : null, cost });
+        await store.saveRefresh({ ...record, finishedAt: Date.now(), status, summary: JSON.stringify(summary), degraded: degraded.length ? JSON.stringify(degraded) : null, cost });
       };
       // the final record first, so that what is published carries this refresh's status (the site shows it)
       await finish();
@@ -301,7 +301,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       return summary;
     } catch (e) {
       // a planning or storage error after the record was opened: the refresh failed, say so in the history
-      await saveRefresh(store, { ...record, finishedAt: Date.now(), status: 'failed', degraded: JSON.stringify([`error: ${(e as Error)?.message ?? e}`]) }).catch(() => {});
+      await store.saveRefresh({ ...record, finishedAt: Date.now(), status: 'failed', degraded: JSON.stringify([`error: ${(e as Error)?.message ?? e}`]) }).catch(() => {});
       throw e;
     }
   } finally {

@@ -1,8 +1,8 @@
-import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import * as t from '../../db/schema.ts';
 import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../core/types.ts';
-import { CANARY_SOURCE, type GameFilter, type ImportBundle, type ImportCounts, type JudgeSummary, type RunRecord, type Store } from './store.ts';
+import { CANARY_SOURCE, type GameFilter, type ImportBundle, type ImportCounts, type CheckpointRecord, type JudgeSummary, type RefreshRecord, type RefreshStatus, type RunRecord, type Store } from './store.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyDb = BaseSQLiteDatabase<'sync' | 'async', any, typeof t>;
@@ -251,6 +251,23 @@ export class DrizzleStore implements Store {
 
   async recordAttempt(a: { runId: string; gameId: string; judge: string; error: string; at: number }): Promise<void> {
     await this.db.insert(t.attempts).values(a);
+  }
+
+  async saveRefresh(r: RefreshRecord): Promise<void> {
+    await this.db.insert(t.refreshes).values(r).onConflictDoUpdate({ target: t.refreshes.id, set: r });
+  }
+
+  async listRefreshes(limit = 50): Promise<RefreshRecord[]> {
+    const rows = await this.db.select().from(t.refreshes).orderBy(desc(t.refreshes.startedAt)).limit(limit);
+    return rows.map((r) => ({ ...r, status: r.status as RefreshStatus }));
+  }
+
+  async saveCheckpoint(c: CheckpointRecord): Promise<void> {
+    await this.db.insert(t.checkpoints).values(c).onConflictDoUpdate({ target: [t.checkpoints.series, t.checkpoints.name], set: c });
+  }
+
+  async listCheckpoints(series?: string): Promise<CheckpointRecord[]> {
+    return this.db.select().from(t.checkpoints).where(series === undefined ? undefined : eq(t.checkpoints.series, series)).orderBy(asc(t.checkpoints.series), asc(t.checkpoints.step), asc(t.checkpoints.name));
   }
 
   async close(): Promise<void> {

@@ -54,6 +54,34 @@ export interface RunRecord {
   cost?: number | null;
 }
 
+export type RefreshStatus = 'running' | 'ok' | 'degraded' | 'budget' | 'failed' | 'interrupted';
+
+/** One `arena refresh` (src/ops/refresh.ts): the site shows the newest one's status. */
+export interface RefreshRecord {
+  id: string;
+  startedAt: number;
+  finishedAt: number | null;
+  status: RefreshStatus;
+  config: string;
+  /** JSON: the refresh's summary (src/ops/refresh.ts RefreshSummary) */
+  summary: string;
+  /** JSON array of reasons it is degraded (or the error of a failed refresh), or null */
+  degraded: string | null;
+  cost: number;
+}
+
+/** One checkpoint of a fine-tuning run (src/ops/checkpoints.ts); its answers are stored as `model`. */
+export interface CheckpointRecord {
+  series: string;
+  name: string;
+  step: number;
+  model: string;
+  /** the model it is judged against (null when not recorded) */
+  baseline: string | null;
+  /** JSON: how its answers were made */
+  generation: string;
+}
+
 export interface JudgeSummary {
   judge: string;
   games: number;
@@ -82,5 +110,13 @@ export interface Store {
   saveRun(run: RunRecord): Promise<void>;
   listRuns(): Promise<RunRecord[]>;
   recordAttempt(a: { runId: string; gameId: string; judge: string; error: string; at: number }): Promise<void>;
+  /** insert or replace (by id) */
+  saveRefresh(r: RefreshRecord): Promise<void>;
+  /** newest first */
+  listRefreshes(limit?: number): Promise<RefreshRecord[]>;
+  /** insert or replace (by series and name) */
+  saveCheckpoint(c: CheckpointRecord): Promise<void>;
+  /** ordered by series, then step */
+  listCheckpoints(series?: string): Promise<CheckpointRecord[]>;
   close(): Promise<void>;
 }

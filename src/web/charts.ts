@@ -3,11 +3,12 @@
 // pages keep a strict CSP (ECharts writes inline style attributes into its SVG).
 import * as echarts from 'echarts/core';
 import { BarChart, HeatmapChart, LineChart } from 'echarts/charts';
-import { GridComponent, LegendComponent, VisualMapComponent } from 'echarts/components';
+import { GridComponent, LegendComponent, TitleComponent, VisualMapComponent } from 'echarts/components';
 import { SVGRenderer } from 'echarts/renderers';
+import type { CheckpointRow } from '../core/checkpoints.ts';
 import type { LeaderRow, MatrixCell } from './data.ts';
 
-echarts.use([BarChart, HeatmapChart, LineChart, GridComponent, LegendComponent, VisualMapComponent, SVGRenderer]);
+echarts.use([BarChart, HeatmapChart, LineChart, GridComponent, LegendComponent, TitleComponent, VisualMapComponent, SVGRenderer]);
 
 const FONT = { fontFamily: 'system-ui, sans-serif', fontSize: 12, color: '#1b1b1b' };
 const COLORS = ['#2f5fb3', '#c2571a', '#2a7f3f', '#8a3ea8', '#a1132d', '#5c6470'];
@@ -68,6 +69,31 @@ export function categoryBars(rows: { category: string; winRateAdjusted: number }
     xAxis: { type: 'category', data: rows.map((r) => r.category), axisLabel: { ...FONT, rotate: 20 } },
     yAxis: { type: 'value', min: 0, max: 1, axisLabel: FONT },
     series: [{ type: 'bar', data: rows.map((r) => round(r.winRateAdjusted)), label: { show: true, position: 'top', ...FONT }, barMaxWidth: 40 }],
+  });
+}
+
+/**
+ * A checkpoint series (`arena checkpoints report`, the site's /checkpoints): win rate vs the baseline
+ * against step, one line per judge, with its 95% interval as a band.
+ */
+export function checkpointChart(report: { series: string; baseline: string; rows: CheckpointRow[] }, o: { width?: number; height?: number; title?: boolean; narrow?: boolean } = {}): string {
+  const judges = [...new Set(report.rows.map((r) => r.judge))];
+  const series = judges.flatMap((j) => {
+    const rows = report.rows.filter((r) => r.judge === j && r.winRate.n);
+    return [
+      { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', lineStyle: { opacity: 0 }, data: rows.map((r) => [r.step, round(r.winRate.lo)]), silent: true },
+      { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', lineStyle: { opacity: 0 }, areaStyle: { opacity: 0.15 }, data: rows.map((r) => [r.step, round(r.winRate.hi - r.winRate.lo)]), silent: true },
+      { name: j, type: 'line', symbol: 'circle', symbolSize: 7, data: rows.map((r) => [r.step, round(r.winRate.mean)]), label: { show: !o.narrow, ...FONT, formatter: (p: { value: number[] }) => p.value[1]!.toFixed(2) } },
+    ];
+  });
+  const top = o.title ? 50 : 20;
+  return svg(o.width ?? (o.narrow ? 360 : 720), o.height ?? (o.narrow ? 320 : 400), {
+    ...(o.title ? { title: { text: `${report.series}: win rate vs ${report.baseline}`, left: 'center', textStyle: { ...FONT, fontSize: 14 } } } : {}),
+    legend: { bottom: 0, data: judges, textStyle: FONT },
+    grid: { left: o.narrow ? 50 : 60, right: o.narrow ? 15 : 30, top, bottom: 24 + 22 * Math.ceil(judges.length / (o.narrow ? 1 : 3)) + 16 },
+    xAxis: { type: 'value', name: 'step', nameLocation: 'middle', nameGap: 26, min: 'dataMin', max: 'dataMax', axisLabel: FONT, nameTextStyle: FONT },
+    yAxis: { type: 'value', name: 'win rate (ties ½)', min: 0, max: 1, axisLabel: FONT, nameTextStyle: FONT },
+    series,
   });
 }
 

@@ -99,7 +99,7 @@ export const costCommand = defineCommand({
     ...jsonArg,
   },
   async run({ args }) {
-    const { costByGame, costByJudge, costByRun, listRefreshes } = await import('../../ops/ledger.ts');
+    const { costByGame, costByJudge, costByRun } = await import('../../ops/ledger.ts');
     const by = oneOf(args.by, 'by', ['judge', 'run', 'game', 'refresh'] as const);
     const limit = int(args.limit, 'limit')!;
     const store = openStore(args.db, { mustExist: true });
@@ -107,7 +107,7 @@ export const costCommand = defineCommand({
       let rows: Record<string, unknown>[];
       if (by === 'run') rows = (await costByRun(store, limit)).map((r) => ({ ...r, startedAt: new Date(r.startedAt).toISOString() }));
       else if (by === 'game') rows = (await costByGame(store, limit)).map((r) => ({ ...r }));
-      else if (by === 'refresh') rows = (await listRefreshes(store, limit)).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost }));
+      else if (by === 'refresh') rows = (await store.listRefreshes(limit)).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost }));
       else rows = (await costByJudge(store)).map((r) => ({ ...r }));
       if (args.json) printJson(rows);
       else print(table(rows));
@@ -121,10 +121,9 @@ export const refreshesCommand = defineCommand({
   meta: { name: 'refreshes', description: 'past refreshes, newest first: status, degraded reasons, the summary line' },
   args: { ...dbArg, ...jsonArg },
   async run({ args }) {
-    const { listRefreshes } = await import('../../ops/ledger.ts');
     const store = openStore(args.db, { mustExist: true });
     try {
-      const rows = (await listRefreshes(store)).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost, degraded: r.degraded ? (JSON.parse(r.degraded) as string[]).join('; ') : '', line: (JSON.parse(r.summary) as { line?: string }).line ?? '' }));
+      const rows = (await store.listRefreshes()).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost, degraded: r.degraded ? (JSON.parse(r.degraded) as string[]).join('; ') : '', line: (JSON.parse(r.summary) as { line?: string }).line ?? '' }));
       if (args.json) printJson(rows);
       else print(table(rows));
     } finally {
