@@ -73,6 +73,8 @@ export default defineCommand({
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    // a dry run changes nothing: what it imports (--questions, --answers, shipped prompts) is rolled back
+    if (args['dry-run']) store.sqlite.exec('BEGIN');
     try {
       let questionIds: number[] | undefined;
       if (args.questions || args.answers) {
@@ -92,9 +94,13 @@ export default defineCommand({
         settings: { temperature: num(args.temperature, 'temperature')!, maxTokens: int(args['max-tokens'], 'max-tokens')! },
       };
       if (args['dry-run']) {
-        const { games } = await planRun(common);
-        const stored = await store.existingGameIds(games.map((g) => g.id));
-        print(`${games.length} games planned, ${stored.size} already stored: ${games.length - stored.size} judge calls to make with ${judge.id}`);
+        for (const spec of judgeSpecs) {
+          const j = spec === judgeSpecs[0] ? judge : await makeJudge(spec);
+          const { games } = await planRun({ ...common, judge: j });
+          const stored = await store.existingGameIds(games.map((g) => g.id));
+          print(`${games.length} games planned, ${stored.size} already stored: ${games.length - stored.size} judge calls to make with ${j.id}`);
+          if (j !== judge) await j.close?.();
+        }
         return;
       }
       if (judgeSpecs.length > 1 || args['escalate-to']) {
@@ -132,6 +138,7 @@ export default defineCommand({
       }
       if (summary.status === 'interrupted') exitStatus.code = 130;
     } finally {
+      if (store.sqlite.inTransaction) store.sqlite.exec('ROLLBACK');
       bar?.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
