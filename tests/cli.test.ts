@@ -2,6 +2,7 @@
 // Every case runs the real bin/arena.mjs in a child process against a real SQLite file.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer } from './support/openai-server.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from './support/cli.ts';
@@ -209,5 +210,20 @@ describe.skipIf(!DIR)('with the MT-Bench release imported', { timeout: 240_000 }
     expect(out).toContain(`${questions * 4} games planned, ${questions * 2} already stored: ${questions * 2} judge calls to make`);
     const runs = await arenaJson<unknown[]>(['runs', '--db', db]);
     expect(runs).toHaveLength(1);
+  });
+
+  it('`--dry-run` plans every --judge and leaves what --questions/--answers would import out of the database', async () => {
+    const fresh = join(tmpDir(), 'dry.db');
+    const out = await arenaOk(['run', '--db', fresh, '--judge', 'mock/a', '--judge', 'mock/b', '--models', 'arena-sage,arena-echo', '--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--dry-run']);
+    const questions = readFileSync('questions/arena.jsonl', 'utf8').split('\n').filter((l) => l.trim()).length;
+    // one pair, both turns, both orders
+    expect(out).toContain(`${questions * 4} games planned, 0 already stored: ${questions * 4} judge calls to make with mock/a`);
+    expect(out).toContain(`judge calls to make with mock/b`);
+    const sqlite = new Database(fresh, { readonly: true });
+    try {
+      expect(sqlite.prepare('select (select count(*) from questions) q, (select count(*) from answers) a, (select count(*) from prompts) p, (select count(*) from runs) r').get()).toEqual({ q: 0, a: 0, p: 0, r: 0 });
+    } finally {
+      sqlite.close();
+    }
   });
 });
