@@ -2,7 +2,7 @@
 // Usage: describeStoreContract('sqlite file', async () => openSqliteStore(path));
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../src/core/types.ts';
-import type { ImportBundle, RunRecord, Store } from '../src/storage/store.ts';
+import type { CheckpointRecord, ImportBundle, RefreshRecord, RunRecord, Store } from '../src/storage/store.ts';
 
 /** A fresh, empty store per test. */
 export type MakeStore = () => Store | Promise<Store>;
@@ -261,6 +261,32 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
       const done = run({ id: 'late', startedAt: 2_000, finishedAt: 3_000, played: 8, failed: 1, tokensIn: 900, tokensOut: 80, status: 'done', cost: 0.42 });
       await store.saveRun(done);
       expect(await store.listRuns()).toEqual([run({ id: 'early', startedAt: 1_000 }), done]);
+    });
+
+    it('saveRefresh inserts, then updates the same refresh; listRefreshes is newest first and honours its limit', async () => {
+      expect(await store.listRefreshes()).toEqual([]);
+      const refresh = (over: Partial<RefreshRecord> = {}): RefreshRecord => ({ id: 'r-1', startedAt: 1_000, finishedAt: null, status: 'running', config: '{"file":"refresh.json"}', summary: '{}', degraded: null, cost: 0, ...over });
+      await store.saveRefresh(refresh());
+      await store.saveRefresh(refresh({ id: 'r-0', startedAt: 500, status: 'ok', finishedAt: 600, cost: 0.25 }));
+      const degraded = refresh({ finishedAt: 2_000, status: 'degraded', summary: '{"played":12,"line":"refresh r-1: DEGRADED — ü 🎉"}', degraded: JSON.stringify(['judge-x: error rate 0.0% -> 100.0% (bound +10.0%)']), cost: 1.5 });
+      await store.saveRefresh(degraded);
+      await store.saveRefresh(refresh({ id: 'r-2', startedAt: 3_000, status: 'budget', cost: 2 }));
+      expect((await store.listRefreshes()).map((r) => [r.id, r.status])).toEqual([['r-2', 'budget'], ['r-1', 'degraded'], ['r-0', 'ok']]);
+      expect(await store.listRefreshes(2)).toEqual([refresh({ id: 'r-2', startedAt: 3_000, status: 'budget', cost: 2 }), degraded]);
+      expect(await store.listRefreshes(1)).toHaveLength(1);
+    });
+
+    it('saveCheckpoint upserts by series and name; listCheckpoints orders by series and step and filters by series', async () => {
+      expect(await store.listCheckpoints()).toEqual([]);
+      const ck = (over: Partial<CheckpointRecord> = {}): CheckpointRecord => ({ series: 'sft-1', name: 'step-200', step: 200, model: 'sft-1@step-200', baseline: 'gpt-3.5-turbo', generation: '{"kind":"imported"}', ...over });
+      await store.saveCheckpoint(ck());
+      await store.saveCheckpoint(ck({ name: 'step-100', step: 100, model: 'sft-1@step-100' }));
+      await store.saveCheckpoint(ck({ series: 'rl-2', name: 'a', step: 5, model: 'rl@a', baseline: null }));
+      const regenerated = ck({ generation: '{"kind":"openai","temperatures":{"writing":0.7}}' });
+      await store.saveCheckpoint(regenerated);
+      expect(await store.listCheckpoints()).toEqual([ck({ series: 'rl-2', name: 'a', step: 5, model: 'rl@a', baseline: null }), ck({ name: 'step-100', step: 100, model: 'sft-1@step-100' }), regenerated]);
+      expect((await store.listCheckpoints('sft-1')).map((c) => c.name)).toEqual(['step-100', 'step-200']);
+      expect(await store.listCheckpoints('nope')).toEqual([]);
     });
 
     it('recordAttempt keeps failed calls apart from games', async () => {

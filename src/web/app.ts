@@ -7,9 +7,9 @@ import { HTTPException } from 'hono/http-exception';
 import { standings } from '../engine/results.ts';
 import type { Store } from '../storage/store.ts';
 import { ResultCache, fnv1a, type CacheOptions } from './cache.ts';
-import { categoryBars, judgeLines, matrixHeatmap, winRateBars } from './charts.ts';
+import { categoryBars, checkpointChart, judgeLines, matrixHeatmap, winRateBars } from './charts.ts';
 import { toCsv } from './csv.ts';
-import { SiteData, type Filter } from './data.ts';
+import { checkpointTableRow, SiteData, type Filter } from './data.ts';
 import { markdown } from './markdown.ts';
 import { assets, render } from './views.ts';
 
@@ -205,7 +205,33 @@ export function createApp(o: AppOptions) {
       rows: () => data.runs(),
     },
     questions: { describe: 'the questions', columns: ['id', 'category', 'turns'], rows: () => data.questions() },
+    refreshes: {
+      describe: 'the last refreshes (`arena refresh`), newest first: status, why degraded, games played, calls, cost; ?limit= (default 30)',
+      columns: ['id', 'startedAt', 'finishedAt', 'status', 'reasons', 'newModels', 'changedAnswers', 'played', 'failed', 'skipped', 'calls', 'cost', 'estCost', 'line'],
+      rows: async (c) => data.refreshes(limitParam(c)),
+    },
+    checkpoints: {
+      describe: 'checkpoint tracking (`arena checkpoints`): per series, judge and checkpoint, the win rate vs the baseline and the paired differences vs the previous and the best earlier checkpoint, with 95% intervals; ?series=',
+      columns: ['series', 'baseline', 'judge', 'checkpoint', 'step', 'model', 'n', 'winRate', 'winRateLo', 'winRateHi', 'previous', 'vsPrevious', 'vsPreviousLo', 'vsPreviousHi', 'bestSoFar', 'vsBest', 'vsBestLo', 'vsBestHi', 'best'],
+      rows: async (c) => (await seriesParam(c)).flatMap((x) => x.rows.map((r) => checkpointTableRow(x.series, x.baseline, r))),
+    },
   };
+
+  function limitParam(c: Context): number {
+    const v = c.req.query('limit');
+    if (v === undefined || v === '') return 30;
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1000) throw new HTTPException(400, { message: `query parameter "limit": expected a number from 1 to 1000, got "${v}"` });
+    return Number(v);
+  }
+  /** All checkpoint series, or the one named by ?series= (404 when there is none of that name). */
+  async function seriesParam(c: Context) {
+    const all = await data.checkpoints();
+    const name = c.req.query('series');
+    if (name === undefined || name === '') return all;
+    const one = all.filter((x) => x.series === name);
+    if (!one.length) throw new HTTPException(404, { message: `no checkpoint series named "${name}" (series: ${all.map((x) => x.series).join(', ') || 'none'})` });
+    return one;
+  }
 
   async function matchParam(c: Context) {
     const q = c.req.query('question');
@@ -250,6 +276,8 @@ export function createApp(o: AppOptions) {
     ['/matrix', 'Win matrix'],
     ['/matches', 'Matches'],
     ['/runs', 'Runs'],
+    ['/refreshes', 'Refreshes'],
+    ['/checkpoints', 'Checkpoints'],
     ['/api', 'API'],
   ] as const;
   const page = (c: Context, view: string, title: string, d: object) => render(view, { title, nav: NAV, path: c.req.path, css: assets.path('site.css'), js: assets.path('site.js'), f: FORMAT, md: markdown, ...d });
@@ -272,7 +300,9 @@ export function createApp(o: AppOptions) {
       const f = await filterParam(c);
       const judge = c.req.query('judge') ? await judgeParam(c) : undefined;
       const tablesShown = await leaderboardTables(f, judge);
+      const [latest] = await data.refreshes(1);
       return page(c, 'leaderboard', 'Leaderboard', {
+        refresh: latest && ALERT.has(latest.status) ? latest : undefined,
         tables: tablesShown,
         single: (await data.single(f)).filter((t) => !judge || t.judge === judge),
         judges: await data.rankedJudges(),
@@ -320,6 +350,13 @@ export function createApp(o: AppOptions) {
     }),
   );
   app.get('/runs', (c) => send(c, 'html', async () => page(c, 'runs', 'Runs', { runs: await data.runs() })));
+  app.get('/refreshes', (c) => send(c, 'html', async () => page(c, 'refreshes', 'Refreshes', { refreshes: await data.refreshes(limitParam(c)), alert: ALERT })));
+  app.get('/checkpoints', (c) =>
+    send(c, 'html', async () => {
+      const series = await seriesParam(c);
+      return page(c, 'checkpoints', series.length === 1 && c.req.query('series') ? `Checkpoints · ${series[0]!.series}` : 'Checkpoints', { series, qs });
+    }),
+  );
 
   // ---- charts (SVG images; each page shows the numbers in a table next to them)
   const narrow = (c: Context) => {
@@ -340,6 +377,13 @@ export function createApp(o: AppOptions) {
       for (const judge of await data.rankedJudges()) boards.push({ judge, rows: await data.leaderboard(judge) });
       const models = (boards.find((b) => b.judge === 'human') ?? boards[0])?.rows.map((r) => r.model) ?? [];
       return judgeLines(models, boards);
+    }),
+  );
+  app.get('/charts/checkpoints.svg', (c) =>
+    send(c, 'svg', async () => {
+      if (!c.req.query('series')) throw new HTTPException(400, { message: 'query parameter "series" is required' });
+      const [x] = await seriesParam(c);
+      return checkpointChart({ series: x!.series, baseline: x!.baseline ?? '?', rows: x!.rows }, { narrow: narrow(c) });
     }),
   );
   app.get('/charts/model.svg', (c) => send(c, 'svg', async () => categoryBars((await data.model(await judgeParam(c), await modelParam(c, 'model'))).byCategory)));
@@ -363,6 +407,9 @@ export function createApp(o: AppOptions) {
   });
   return app;
 }
+
+/** Refresh statuses the leaderboard warns about: the numbers below may be stale or incomplete. */
+const ALERT: ReadonlySet<string> = new Set(['degraded', 'budget', 'failed', 'interrupted']);
 
 const FORMAT = {
   pct: (x: number | null | undefined) => (x === null || x === undefined ? '–' : `${(100 * x).toFixed(1)}%`),

@@ -1,6 +1,6 @@
 // A result cache for the read-only site. Results are derived from stored games and votes, which change
 // only when someone imports or plays; so every cached value is tied to a data fingerprint (game and
-// vote counts per judge, the runs' progress) that is re-read at most once per `checkMs`. A fingerprint
+// vote counts per judge, the runs' progress, the newest refresh, the checkpoints) that is re-read at most once per `checkMs`. A fingerprint
 // change, or `maxAgeMs` without one, drops everything. Bounded: at most `maxEntries` values (LRU).
 import type { Store } from '../storage/store.ts';
 
@@ -45,8 +45,8 @@ export class ResultCache {
     if (t - this.checkedAt < this.checkMs && t - this.filledAt < this.maxAgeMs) return;
     this.checking ??= (async () => {
       try {
-        const [judges, runs] = await Promise.all([this.store.listJudges(), this.store.listRuns()]);
-        const fp = fnv1a(JSON.stringify([judges, runs.map((r) => [r.id, r.played, r.failed, r.status, r.finishedAt])]));
+        const [judges, runs, refreshes, checkpoints] = await Promise.all([this.store.listJudges(), this.store.listRuns(), this.store.listRefreshes(1), this.store.listCheckpoints()]);
+        const fp = fnv1a(JSON.stringify([judges, runs.map((r) => [r.id, r.played, r.failed, r.status, r.finishedAt]), refreshes.map((r) => [r.id, r.status, r.finishedAt]), checkpoints]));
         const t2 = this.now();
         if (fp !== this.fingerprint || t2 - this.filledAt >= this.maxAgeMs) {
           this.entries.clear();

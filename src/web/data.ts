@@ -7,7 +7,8 @@ import { battleTable, bootstrapBradleyTerry } from '../core/bootstrap.ts';
 import { pairwiseStandings } from '../core/standings.ts';
 import type { Game, MatchOutcome, Question, SingleStanding, Standing, Vote } from '../core/types.ts';
 import { HUMAN, judgeData, singleResults, type JudgeData } from '../engine/results.ts';
-import type { RunRecord, Store } from '../storage/store.ts';
+import { seriesReport, type CheckpointRow } from '../core/checkpoints.ts';
+import type { CheckpointRecord, RefreshStatus, RunRecord, Store } from '../storage/store.ts';
 import type { ResultCache } from './cache.ts';
 
 export interface Filter {
@@ -289,12 +290,142 @@ export class SiteData {
     });
   }
 
+  /** The last refreshes, newest first. */
+  refreshes(limit = 30): Promise<RefreshRow[]> {
+    return this.cache.get(`refreshes:${limit}`, async () => (await this.store.listRefreshes(limit)).map(refreshRow));
+  }
+
+  /**
+   * Every checkpoint series with the report of `arena checkpoints report` (core/checkpoints.ts, the same
+   * seed and resamples by default) under every judge that judged it, over all its stored games.
+   */
+  checkpoints(): Promise<CheckpointSeries[]> {
+    return this.cache.get('checkpoints', async () => {
+      const bySeries = new Map<string, CheckpointRecord[]>();
+      for (const c of await this.store.listCheckpoints()) bySeries.set(c.series, [...(bySeries.get(c.series) ?? []), c]);
+      const out: CheckpointSeries[] = [];
+      for (const [series, list] of bySeries) {
+        const baseline = list.find((c) => c.baseline)?.baseline ?? null;
+        const checkpoints = list.map((c) => ({ ...c, generation: parseJson<unknown>(c.generation, null) }));
+        if (!baseline) {
+          out.push({ series, baseline, checkpoints, rows: [], best: {} });
+          continue;
+        }
+        const byJudge = [];
+        for (const j of await this.judges()) byJudge.push({ judge: j.judge, outcomes: (await this.judgeData(j.judge)).outcomes });
+        const r = seriesReport(byJudge, list, baseline);
+        // judges that never met this series are left out (the CLI lists the judges of its config)
+        const judged = new Set(r.rows.filter((x) => x.winRate.n).map((x) => x.judge));
+        out.push({ series, baseline, checkpoints, rows: r.rows.filter((x) => judged.has(x.judge)), best: Object.fromEntries(Object.entries(r.best).filter(([j]) => judged.has(j))) });
+      }
+      return out;
+    });
+  }
+
   runs(): Promise<(RunRecord & { games: number })[]> {
     return this.cache.get('runs', async () => {
       const runs = await this.store.listRuns();
       return runs.reverse().map((r) => ({ ...r, games: r.played }));
     });
   }
+}
+
+export interface RefreshRow {
+  id: string;
+  startedAt: number;
+  finishedAt: number | null;
+  status: RefreshStatus;
+  /** why it is degraded (or the error of a failed refresh); empty when healthy */
+  reasons: string[];
+  newModels: string[];
+  changedAnswers: number | null;
+  /** games judged, judge calls that failed (after retries), games the budget stopped before they started */
+  played: number | null;
+  failed: number | null;
+  skipped: number | null;
+  /** judge calls that ended in a game or a failure (played + failed; retries not counted) */
+  calls: number | null;
+  cost: number;
+  estCost: number | null;
+  /** the refresh's one-line summary (as printed for the cron log) */
+  line: string;
+}
+
+/** What a refresh's summary JSON (src/ops/refresh.ts RefreshSummary) holds that the site shows. */
+interface StoredSummary {
+  imported?: { newModels?: string[]; changedAnswers?: number };
+  played?: number;
+  failed?: number;
+  skipped?: number;
+  estCost?: number;
+  line?: string;
+}
+
+function parseJson<T>(text: string | null, fallback: T): T {
+  if (!text) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+export function refreshRow(r: { id: string; startedAt: number; finishedAt: number | null; status: RefreshStatus; summary: string; degraded: string | null; cost: number }): RefreshRow {
+  const s = parseJson<StoredSummary>(r.summary, {});
+  const reasons = parseJson<unknown>(r.degraded, []);
+  const played = s.played ?? null;
+  const failed = s.failed ?? null;
+  return {
+    id: r.id,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    status: r.status,
+    reasons: Array.isArray(reasons) ? reasons.map(String) : [String(reasons)],
+    newModels: s.imported?.newModels ?? [],
+    changedAnswers: s.imported?.changedAnswers ?? null,
+    played,
+    failed,
+    skipped: s.skipped ?? null,
+    calls: played === null || failed === null ? null : played + failed,
+    cost: r.cost,
+    estCost: s.estCost ?? null,
+    line: s.line ?? '',
+  };
+}
+
+export interface CheckpointSeries {
+  series: string;
+  /** null: the checkpoints were recorded before their baseline was (rerun `arena checkpoints run`) */
+  baseline: string | null;
+  checkpoints: (Omit<CheckpointRecord, 'generation'> & { generation: unknown })[];
+  /** per judge with games of this series, per checkpoint: as `arena checkpoints report` */
+  rows: CheckpointRow[];
+  best: Record<string, string>;
+}
+
+/** A checkpoint report row flattened for the JSON/CSV table. */
+export function checkpointTableRow(series: string, baseline: string | null, r: CheckpointRow) {
+  return {
+    series,
+    baseline,
+    judge: r.judge,
+    checkpoint: r.checkpoint,
+    step: r.step,
+    model: r.model,
+    n: r.winRate.n,
+    winRate: r.winRate.n ? r.winRate.mean : null,
+    winRateLo: r.winRate.n ? r.winRate.lo : null,
+    winRateHi: r.winRate.n ? r.winRate.hi : null,
+    previous: r.vsPrevious?.against ?? null,
+    vsPrevious: r.vsPrevious?.n ? r.vsPrevious.mean : null,
+    vsPreviousLo: r.vsPrevious?.n ? r.vsPrevious.lo : null,
+    vsPreviousHi: r.vsPrevious?.n ? r.vsPrevious.hi : null,
+    bestSoFar: r.vsBest?.against ?? null,
+    vsBest: r.vsBest?.n ? r.vsBest.mean : null,
+    vsBestLo: r.vsBest?.n ? r.vsBest.lo : null,
+    vsBestHi: r.vsBest?.n ? r.vsBest.hi : null,
+    best: r.best,
+  };
 }
 
 function strip(r: LeaderRow): Standing {
