@@ -1,0 +1,203 @@
+// The site's operations pages (/refreshes, /checkpoints, the leaderboard's refresh banner) in-process
+// over a real SQLite file written by the real commands: `arena refresh` and `arena checkpoints run`
+// against spawned test servers. The numbers must equal what the CLI reports and what the servers logged.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import { createApp } from '../../src/web/app.ts';
+import { runArena, tmpDir } from '../support/cli.ts';
+import { spawnOpenAIServer, type SpawnedOpenAIServer, type VerdictPolicy } from '../support/openai-server.ts';
+import { answerFile, chats, HAVE_MTBENCH, MTBENCH, writeConfig } from '../ops/helpers.ts';
+
+interface RefreshApiRow {
+  id: string;
+  startedAt: number;
+  status: string;
+  reasons: string[];
+  newModels: string[];
+  played: number;
+  failed: number;
+  skipped: number;
+  calls: number;
+  cost: number;
+  line: string;
+}
+interface Interval {
+  mean: number;
+  lo: number;
+  hi: number;
+  n: number;
+}
+interface CliRow {
+  judge: string;
+  checkpoint: string;
+  step: number;
+  winRate: Interval;
+  vsPrevious: (Interval & { against: string }) | null;
+  vsBest: (Interval & { against: string }) | null;
+  best: boolean;
+}
+type ApiCheckpointRow = Record<string, string | number | boolean | null>;
+
+// the checkpoints: four MT-Bench models stand in for four checkpoints of one run
+const CKPTS = [
+  { name: 'step-100', step: 100, model: 'llama-13b' },
+  { name: 'step-200', step: 200, model: 'alpaca-13b' },
+  { name: 'step-300', step: 300, model: 'vicuna-13b-v1.2' },
+  { name: 'step-400', step: 400, model: 'claude-v1' },
+];
+
+describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
+  const dir = tmpDir('arena-web-ops-');
+  const db = join(dir, 'arena.db');
+  let store: SqliteStore;
+  let app: ReturnType<typeof createApp>;
+  const get = (path: string) => app.request(path);
+  const json = async <T>(path: string): Promise<T> => {
+    const r = await get(path);
+    expect(r.status, `${path}: ${r.status}`).toBe(200);
+    return (await r.json()) as T;
+  };
+  const html = async (path: string) => {
+    const r = await get(path);
+    expect(r.status, path).toBe(200);
+    return r.text();
+  };
+
+  /** One `arena refresh` against a fresh test server; returns its exit code and the chat calls the server saw. */
+  async function refresh(verdict: VerdictPolicy, models: string[], tag: string): Promise<{ code: number | null; calls: number }> {
+    const logFile = join(dir, `server-${tag}.log`);
+    const srv = await spawnOpenAIServer({ latencyMs: 2, verdict, logFile });
+    try {
+      // pairwise-all among models that are never the checkpoints' baseline, so the refresh judge stays off the checkpoint report
+      const r = await runArena(['refresh', '--config', writeConfig(dir, { url: srv.url, models })]);
+      return { code: r.code, calls: chats(logFile).length };
+    } finally {
+      await srv.close();
+    }
+  }
+
+  let ckptCfg = '';
+  let first: { code: number | null; calls: number };
+  let second: { code: number | null; calls: number };
+  let longer: SpawnedOpenAIServer;
+  let hash: SpawnedOpenAIServer;
+
+  beforeAll(async () => {
+    first = await refresh('longer', ['alpaca-13b', 'claude-v1'], '1');
+    [longer, hash] = await Promise.all([spawnOpenAIServer({ verdict: 'longer', latencyMs: 2 }), spawnOpenAIServer({ verdict: 'hash', latencyMs: 2 })]);
+    ckptCfg = join(dir, 'checkpoints.json');
+    writeFileSync(
+      ckptCfg,
+      JSON.stringify({
+        db: 'arena.db',
+        series: 'sft-1',
+        questions: [join(MTBENCH, 'question.jsonl')],
+        references: [join(MTBENCH, 'reference_answer', 'gpt-4.jsonl')],
+        prompts: [join(MTBENCH, 'judge_prompts.jsonl')],
+        questionIds: [81, 82, 83, 84, 85, 86],
+        turns: [1],
+        baseline: { model: 'gpt-3.5-turbo', answers: answerFile('gpt-3.5-turbo') },
+        checkpoints: CKPTS.map((c) => ({ ...c, answers: answerFile(c.model) })),
+        judges: [
+          { id: 'openai/judge-longer', baseURL: longer.url, price: { input: 1, output: 2 } },
+          { id: 'openai/judge-hash', baseURL: hash.url, price: { input: 1, output: 2 } },
+        ],
+      }),
+    );
+    const run = await runArena(['checkpoints', 'run', '--config', ckptCfg]);
+    expect(run.code, run.stderr).toBe(0);
+    // a new model whose every judgment is unparsable: the error rate jumps, the refresh is degraded
+    second = await refresh('unparsable', ['alpaca-13b', 'claude-v1', 'llama-13b'], '2');
+    store = openSqliteStore(db);
+    app = createApp({ store, bootstrapRounds: 50, cache: { checkMs: 0 } });
+  }, 300_000);
+  afterAll(async () => {
+    await store?.close();
+    await Promise.all([longer?.close(), hash?.close()]);
+  });
+
+  it('/api/refreshes: newest first, the degraded reasons as stored, games and calls as the test servers counted them', async () => {
+    expect(first.code).toBe(0);
+    expect(second.code).toBe(3);
+    const rows = await json<RefreshApiRow[]>('/api/refreshes');
+    expect(rows.map((r) => r.status)).toEqual(['degraded', 'ok']);
+    const [deg, ok] = rows as [RefreshApiRow, RefreshApiRow];
+    // the same records the CLI lists
+    const cli = JSON.parse((await runArena(['refreshes', '--db', db, '--json'])).stdout) as { id: string; status: string; degraded: string; cost: number; line: string }[];
+    expect(rows.map((r) => [r.id, r.status, r.reasons.join('; '), r.cost, r.line])).toEqual(cli.map((r) => [r.id, r.status, r.degraded, r.cost, r.line]));
+    expect(deg.reasons).toEqual(['openai/judge: error rate 0.0% -> 100.0% (bound +10.0%)']);
+    // llama-13b's answers came in with the checkpoints run, so the refresh did not import them as new
+    expect(deg.newModels).toEqual([]);
+    // 1 pair x 6 questions x turn 1 x 2 orders; then llama-13b's 2 new pairs
+    expect([ok.played, ok.failed, ok.calls]).toEqual([12, 0, first.calls]);
+    expect(first.calls).toBe(12);
+    expect(deg.calls).toBe(second.calls);
+    expect(deg.played + deg.failed).toBe(24);
+    expect(ok.cost).toBeGreaterThan(0);
+    expect((await json<RefreshApiRow[]>('/api/refreshes?limit=1')).map((r) => r.id)).toEqual([deg.id]);
+    expect((await get('/api/refreshes?limit=0')).status).toBe(400);
+    const csv = await (await get('/api/refreshes.csv')).text();
+    expect(csv.split('\r\n')[0]).toBe('id,startedAt,finishedAt,status,reasons,newModels,changedAnswers,played,failed,skipped,calls,cost,estCost,line');
+    expect(csv.trim().split('\r\n')).toHaveLength(3);
+    expect(csv).toContain('error rate 0.0% -> 100.0%');
+  });
+
+  it('the leaderboard warns while the last refresh is degraded, and stops once a healthy refresh follows', async () => {
+    const page = await html('/');
+    expect(page).toContain('class="banner" role="alert"');
+    expect(page).toContain('The last refresh is degraded');
+    expect(page).toContain('openai/judge: error rate 0.0% -&gt; 100.0% (bound +10.0%)');
+    const list = await html('/refreshes');
+    expect(list).toContain('Why it is degraded');
+    expect(list).toMatch(/<td class="l warn">degraded<\/td>/);
+
+    // nothing new: zero calls, status ok; the site sees it without a restart (the cache fingerprint moved)
+    const third = await refresh('longer', ['alpaca-13b', 'claude-v1', 'llama-13b'], '3');
+    expect(third).toEqual({ code: 0, calls: 0 });
+    const rows = await json<RefreshApiRow[]>('/api/refreshes');
+    expect(rows.map((r) => [r.status, r.calls])).toEqual([['ok', 0], ['degraded', 24], ['ok', 12]]);
+    expect(await html('/')).not.toContain('class="banner"');
+  }, 120_000);
+
+  it('/api/checkpoints equals `arena checkpoints report`, row by row and interval by interval', async () => {
+    const cli = JSON.parse((await runArena(['checkpoints', 'report', '--config', ckptCfg, '--json'])).stdout) as { rows: CliRow[]; best: Record<string, string> };
+    const site = await json<ApiCheckpointRow[]>('/api/checkpoints?series=sft-1');
+    expect(site).toHaveLength(8);
+    expect(cli.rows).toHaveLength(8);
+    for (const c of cli.rows) {
+      const s = site.find((r) => r.judge === c.judge && r.checkpoint === c.checkpoint)!;
+      expect(s, `${c.judge} ${c.checkpoint}`).toBeDefined();
+      expect([s.series, s.baseline, s.step, s.n]).toEqual(['sft-1', 'gpt-3.5-turbo', c.step, c.winRate.n]);
+      expect(c.winRate.n).toBe(6);
+      expect([s.winRate, s.winRateLo, s.winRateHi]).toEqual([c.winRate.mean, c.winRate.lo, c.winRate.hi]);
+      expect([s.previous, s.vsPrevious, s.vsPreviousLo, s.vsPreviousHi]).toEqual(c.vsPrevious ? [c.vsPrevious.against, c.vsPrevious.mean, c.vsPrevious.lo, c.vsPrevious.hi] : [null, null, null, null]);
+      expect([s.bestSoFar, s.vsBest, s.vsBestLo, s.vsBestHi]).toEqual(c.vsBest ? [c.vsBest.against, c.vsBest.mean, c.vsBest.lo, c.vsBest.hi] : [null, null, null, null]);
+      expect(s.best).toBe(c.best);
+    }
+    expect(Object.keys(cli.best).sort()).toEqual(['openai/judge-hash', 'openai/judge-longer']);
+    // the refresh's judge never met the baseline: it is not on the report
+    expect(new Set(site.map((r) => r.judge))).toEqual(new Set(Object.keys(cli.best)));
+    // all series without a filter; an unknown series is a 404; CSV has the same columns
+    expect(await json<ApiCheckpointRow[]>('/api/checkpoints')).toEqual(site);
+    expect((await get('/api/checkpoints?series=nope')).status).toBe(404);
+    const csv = (await (await get('/api/checkpoints.csv?series=sft-1')).text()).trim().split('\r\n');
+    expect(csv[0]).toBe('series,baseline,judge,checkpoint,step,model,n,winRate,winRateLo,winRateHi,previous,vsPrevious,vsPreviousLo,vsPreviousHi,bestSoFar,vsBest,vsBestLo,vsBestHi,best');
+    expect(csv).toHaveLength(9);
+
+    const page = await html('/checkpoints');
+    expect(page).toContain('Series sft-1 vs gpt-3.5-turbo');
+    for (const [judge, best] of Object.entries(cli.best)) expect(page).toContain(`<strong>${best}</strong> (${judge})`);
+    expect(page).toContain('src="/charts/checkpoints.svg?series=sft-1"');
+    expect(page).toMatch(/<th scope="row" class="l">step-400<\/th><td class="l">claude-v1<\/td><td class="l">imported/);
+    const svg = await get('/charts/checkpoints.svg?series=sft-1');
+    expect(svg.headers.get('content-type')).toBe('image/svg+xml');
+    const body = await svg.text();
+    expect(body).toMatch(/^<svg[\s\S]*<\/svg>$/);
+    for (const judge of Object.keys(cli.best)) expect(body).toContain(`>${judge}</text>`);
+    expect((await get('/charts/checkpoints.svg?series=sft-1&size=narrow')).status).toBe(200);
+    expect((await get('/charts/checkpoints.svg')).status).toBe(400);
+    expect((await get('/charts/checkpoints.svg?series=nope')).status).toBe(404);
+  });
+});
