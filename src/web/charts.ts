@@ -78,18 +78,21 @@ export function categoryBars(rows: { category: string; winRateAdjusted: number }
  */
 export function checkpointChart(report: { series: string; baseline: string; rows: CheckpointRow[] }, o: { width?: number; height?: number; title?: boolean; narrow?: boolean } = {}): string {
   const judges = [...new Set(report.rows.map((r) => r.judge))];
-  const series = judges.flatMap((j) => {
+  // point labels only where they cannot collide with another judge's
+  const labels = !o.narrow && judges.length === 1;
+  const series = judges.flatMap((j, k) => {
     const rows = report.rows.filter((r) => r.judge === j && r.winRate.n);
+    const color = COLORS[k % COLORS.length];
     return [
-      { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', lineStyle: { opacity: 0 }, data: rows.map((r) => [r.step, round(r.winRate.lo)]), silent: true },
-      { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', lineStyle: { opacity: 0 }, areaStyle: { opacity: 0.15 }, data: rows.map((r) => [r.step, round(r.winRate.hi - r.winRate.lo)]), silent: true },
-      { name: j, type: 'line', symbol: 'circle', symbolSize: 7, data: rows.map((r) => [r.step, round(r.winRate.mean)]), label: { show: !o.narrow, ...FONT, formatter: (p: { value: number[] }) => p.value[1]!.toFixed(2) } },
+      { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', color, lineStyle: { opacity: 0 }, data: rows.map((r) => [r.step, round(r.winRate.lo)]), silent: true },
+      { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', color, lineStyle: { opacity: 0 }, areaStyle: { color, opacity: 0.12 }, data: rows.map((r) => [r.step, round(r.winRate.hi - r.winRate.lo)]), silent: true },
+      { name: j, type: 'line', symbol: 'circle', symbolSize: 7, color, lineStyle: { width: 2.5 }, data: rows.map((r) => [r.step, round(r.winRate.mean)]), label: { show: labels, ...FONT, formatter: (p: { value: number[] }) => p.value[1]!.toFixed(2) } },
     ];
   });
   const top = o.title ? 50 : 20;
   return svg(o.width ?? (o.narrow ? 360 : 720), o.height ?? (o.narrow ? 320 : 400), {
     ...(o.title ? { title: { text: `${report.series}: win rate vs ${report.baseline}`, left: 'center', textStyle: { ...FONT, fontSize: 14 } } } : {}),
-    legend: { bottom: 0, data: judges, textStyle: FONT },
+    legend: { bottom: 0, data: judges, textStyle: FONT, itemGap: 24 },
     grid: { left: o.narrow ? 50 : 60, right: o.narrow ? 15 : 30, top, bottom: 24 + 22 * Math.ceil(judges.length / (o.narrow ? 1 : 3)) + 16 },
     xAxis: { type: 'value', name: 'step', nameLocation: 'middle', nameGap: 26, min: 'dataMin', max: 'dataMax', axisLabel: FONT, nameTextStyle: FONT },
     yAxis: { type: 'value', name: 'win rate (ties ½)', min: 0, max: 1, axisLabel: FONT, nameTextStyle: FONT },

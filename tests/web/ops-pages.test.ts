@@ -1,12 +1,14 @@
 // The site's operations pages (/refreshes, /checkpoints, the leaderboard's refresh banner) in-process
 // over a real SQLite file written by the real commands: `arena refresh` and `arena checkpoints run`
 // against spawned test servers. The numbers must equal what the CLI reports and what the servers logged.
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
-import { runArena, tmpDir } from '../support/cli.ts';
+import { serveNode } from '../../src/entry/node.ts';
+import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer, type VerdictPolicy } from '../support/openai-server.ts';
 import { answerFile, chats, HAVE_MTBENCH, MTBENCH, writeConfig } from '../ops/helpers.ts';
 
@@ -39,6 +41,9 @@ interface CliRow {
   best: boolean;
 }
 type ApiCheckpointRow = Record<string, string | number | boolean | null>;
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = join(REPO_ROOT, 'screenshots');
 
 // the checkpoints: four MT-Bench models stand in for four checkpoints of one run
 const CKPTS = [
@@ -86,7 +91,7 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
 
   beforeAll(async () => {
     first = await refresh('longer', ['alpaca-13b', 'claude-v1'], '1');
-    [longer, hash] = await Promise.all([spawnOpenAIServer({ verdict: 'longer', latencyMs: 2 }), spawnOpenAIServer({ verdict: 'hash', latencyMs: 2 })]);
+    [longer, hash] = await Promise.all([spawnOpenAIServer({ verdict: 'longer', latencyMs: 2, logFile: join(dir, 'longer.log') }), spawnOpenAIServer({ verdict: 'hash', latencyMs: 2, logFile: join(dir, 'hash.log') })]);
     ckptCfg = join(dir, 'checkpoints.json');
     writeFileSync(
       ckptCfg,
@@ -143,6 +148,37 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     expect(csv.trim().split('\r\n')).toHaveLength(3);
     expect(csv).toContain('error rate 0.0% -> 100.0%');
   });
+
+  it.skipIf(!existsSync(CHROMIUM))('in Chromium: screenshots at desktop and phone widths; nothing overflows the phone screen; tables have captions', async () => {
+    const server = await serveNode(store, { port: 0, bootstrapRounds: 50 });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], timeout: 60_000 });
+    mkdirSync(SHOTS, { recursive: true });
+    try {
+      for (const [size, width, height] of [['desktop', 1280, 900], ['phone', 390, 844]] as const) {
+        const ctx = await browser.newContext({ viewport: { width, height } });
+        const page = await ctx.newPage();
+        for (const [name, path] of [['ops-leaderboard', '/'], ['ops-refreshes', '/refreshes'], ['ops-checkpoints', '/checkpoints']] as const) {
+          await page.goto(server.url + path);
+          await page.waitForLoadState('networkidle');
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          expect(overflow, `${name} at ${size}`).toBeLessThanOrEqual(0);
+          const bad = await page.evaluate(() => Array.from(document.querySelectorAll('table')).filter((t) => !t.caption || !t.querySelector('thead th[scope=col]')).length);
+          expect(bad, path).toBe(0);
+          if (name === 'ops-checkpoints') {
+            // the chart loaded: the SVG from the app itself, the narrow one on the phone
+            const img = page.getByRole('img', { name: /win rate against the baseline per step/ });
+            await img.scrollIntoViewIfNeeded();
+            await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBe(size === 'phone' ? 360 : 720);
+          }
+          await page.screenshot({ path: join(SHOTS, `${name}-${size}.png`), fullPage: true });
+        }
+        await ctx.close();
+      }
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  }, 120_000);
 
   it('the leaderboard warns while the last refresh is degraded, and stops once a healthy refresh follows', async () => {
     const page = await html('/');
