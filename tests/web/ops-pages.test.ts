@@ -11,6 +11,7 @@ import { serveNode } from '../../src/entry/node.ts';
 import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer, type VerdictPolicy } from '../support/openai-server.ts';
 import { answerFile, chats, HAVE_MTBENCH, MTBENCH, writeConfig } from '../ops/helpers.ts';
+import { exec, wranglerDev } from './support.ts';
 
 interface RefreshApiRow {
   id: string;
@@ -179,6 +180,30 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
       await server.close();
     }
   }, 120_000);
+
+  it('the same on the Worker under wrangler dev, over a local D1 filled by `arena publish`', async () => {
+    const persist = join(dir, 'wrangler');
+    await exec('npx', ['wrangler', 'd1', 'migrations', 'apply', 'mt-arena', '--local', '--persist-to', persist]);
+    const pub = await runArena(['publish', '--db', db, '--persist-to', persist], { timeoutMs: 180_000 });
+    expect(pub.code, pub.stderr).toBe(0);
+    const dev = await wranglerDev(persist, { BOOTSTRAP_ROUNDS: '50' });
+    try {
+      for (const path of ['/api/refreshes', '/api/checkpoints', '/api/checkpoints.csv?series=sft-1', '/api/refreshes.csv']) {
+        const r = await fetch(dev.url + path);
+        expect(r.status, path).toBe(200);
+        expect(await r.text(), path).toBe(await (await get(path)).text());
+      }
+      const page = await (await fetch(`${dev.url}/`)).text();
+      expect(page).toContain('The last refresh is degraded');
+      expect(await (await fetch(`${dev.url}/checkpoints`)).text()).toContain('Series sft-1 vs gpt-3.5-turbo');
+      const svg = await fetch(`${dev.url}/charts/checkpoints.svg?series=sft-1`);
+      expect(svg.status).toBe(200);
+      expect(await svg.text()).toContain('>openai/judge-longer</text>');
+      expect((await fetch(`${dev.url}/api/checkpoints?series=nope`)).status).toBe(404);
+    } finally {
+      await dev.stop();
+    }
+  }, 300_000);
 
   it('the leaderboard warns while the last refresh is degraded, and stops once a healthy refresh follows', async () => {
     const page = await html('/');
