@@ -13,9 +13,9 @@ import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest 
  * every token whose text is that letter, byte-fallback tokens included). A prompt that does not fit the
  * context is an error that names its size: nothing is ever truncated or shifted out of the context.
  *
- * Several games run at once on one model through the context's sequences; each game takes the free
- * sequence whose cached tokens share the longest prefix with its prompt (system prompt and question are
- * shared by every game of a question) and evaluates only the tokens after that prefix.
+ * Several games run at once on one model through the context's sequences (their decode steps share one
+ * batch); games are placed on sequences so that each evaluates only the tokens after the longest prompt
+ * prefix already cached, in its own sequence or copied from another one (see acquire and align).
  */
 export interface LlamaCppOptions {
   modelPath: string;
@@ -123,6 +123,8 @@ export function llamaJudgeId(o: LlamaCppOptions): string {
 const DEFAULT_SEED = 42;
 /** tokens kept free after the explanation for `\n[[X]]` */
 const VERDICT_RESERVE = 8;
+/** copy another sequence's cache when it shares at least this many more tokens with the prompt */
+const MIN_COPY = 16;
 const PAIR_GRAMMAR = 'root ::= [ABC] "]]"';
 const RATING_GRAMMAR = 'root ::= ("10" | [1-9]) "]]"';
 
@@ -134,8 +136,34 @@ export function defaultThreads(): number {
 interface Waiter {
   tokens: Token[];
   skipped: number;
-  resolve(s: LlamaContextSequence): void;
+  resolve(s: Slot): void;
   reject(e: unknown): void;
+}
+
+/** A context sequence and the prompt of the game it plays or played last. */
+interface Slot {
+  seq: LlamaContextSequence;
+  prompt: Token[];
+  busy: boolean;
+}
+
+/**
+ * Make `target` hold the first `upTo` tokens of `source` by copying its KV cache (llama_memory_seq_cp):
+ * node-llama-cpp's own `_copyStateFromOtherSequence`, which it uses for its decision contexts but does not
+ * export in its types (so it is looked up, and a version without it simply gets no copies). Resolves
+ * false when the copy did not leave exactly those tokens.
+ */
+async function copySequence(target: LlamaContextSequence, source: LlamaContextSequence, upTo: number): Promise<boolean> {
+  const copy = (target as unknown as { _copyStateFromOtherSequence?: (o: LlamaContextSequence, upTo: number) => Promise<boolean> })._copyStateFromOtherSequence;
+  if (typeof copy !== 'function') return false;
+  return (await copy.call(target, source, upTo)) === true && target.nextTokenIndex === upTo;
+}
+
+function commonPrefix(a: readonly Token[], b: readonly Token[]): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
 }
 
 interface Loaded {
@@ -143,8 +171,9 @@ interface Loaded {
   model: LlamaModel;
   context: LlamaContext;
   wrapper: ChatWrapper;
-  free: LlamaContextSequence[];
+  slots: Slot[];
   waiters: Waiter[];
+  dispatchPending: boolean;
   pairGrammar: LlamaGrammar;
   ratingGrammar: LlamaGrammar;
   letters: LetterTokens;
@@ -160,7 +189,7 @@ export interface LlamaCppJudge extends JudgeProvider {
   render(system: string, user: string): Promise<{ text: string; tokens: Token[] }>;
   close(): Promise<void>;
   /** tokens evaluated so far (prompt tokens actually run through the model, not reused) */
-  readonly stats: { promptTokens: number; reusedTokens: number; generatedTokens: number; games: number; ms: { render: number; explanation: number; verdict: number } };
+  readonly stats: { promptTokens: number; reusedTokens: number; copiedTokens: number; generatedTokens: number; games: number; ms: { render: number; explanation: number; verdict: number } };
 }
 
 export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
@@ -172,7 +201,7 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   const grammarOn = o.grammar !== false;
   const reuse = o.prefixReuse !== false;
   const seed = o.seed ?? DEFAULT_SEED;
-  const stats = { promptTokens: 0, reusedTokens: 0, generatedTokens: 0, games: 0, ms: { render: 0, explanation: 0, verdict: 0 } };
+  const stats = { promptTokens: 0, reusedTokens: 0, copiedTokens: 0, generatedTokens: 0, games: 0, ms: { render: 0, explanation: 0, verdict: 0 } };
   let loading: Promise<Loaded> | undefined;
 
   const load = (): Promise<Loaded> =>
@@ -195,10 +224,10 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
           ...(o.lora?.length ? { lora: { adapters: o.lora.map((filePath) => ({ filePath })) } } : {}),
         });
         const wrapper = mod.resolveChatWrapper(model);
-        const free = Array.from({ length: nSeq }, () => context.getSequence());
+        const slots = Array.from({ length: nSeq }, (): Slot => ({ seq: context.getSequence(), prompt: [], busy: false }));
         const pairGrammar = await llama.createGrammar({ grammar: PAIR_GRAMMAR });
         const ratingGrammar = await llama.createGrammar({ grammar: RATING_GRAMMAR });
-        return { llama, model, context, wrapper, free, waiters: [], pairGrammar, ratingGrammar, GrammarState: mod.LlamaGrammarEvaluationState, letters: letterTokens(model) };
+        return { llama, model, context, wrapper, slots, waiters: [], dispatchPending: false, pairGrammar, ratingGrammar, GrammarState: mod.LlamaGrammarEvaluationState, letters: letterTokens(model) };
       } catch (e) {
         throw fail(`cannot load ${o.modelPath}: ${(e as Error)?.message ?? e}`, e);
       }
@@ -212,58 +241,95 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   }
 
   /**
-   * A sequence for this prompt. A free one with the longest common prefix, else wait: a released sequence
-   * goes to the waiting game whose prompt shares the longest prefix with what the sequence holds (so with
-   * more games in flight than sequences, games of one question gather on one sequence); a game passed
-   * over 2 x sequences times is served next, so none starves.
+   * A sequence for this prompt. Every game queues, and queued games are handed out together once the
+   * current tick has run (so games that arrive together are placed together). A free sequence takes the
+   * waiting game it has the strongest claim on: the longest common prefix with the prompt it holds, minus
+   * the longest one any other sequence holds (busy ones included). So one sequence keeps the games of
+   * its question and, after a game, takes the next one with the same answer shown first (the prefix then
+   * runs through that answer), while a game another sequence shares more with is left to that one; an
+   * empty sequence takes the game least like anything held, i.e. starts another question. A game passed
+   * over 4 x sequences times is served next, so none starves. Without reuse: first come, first served.
    */
-  async function acquire(L: Loaded, tokens: Token[], signal?: AbortSignal): Promise<LlamaContextSequence> {
-    if (!L.free.length) {
-      const s = await new Promise<LlamaContextSequence>((resolve, reject) => {
-        const w: Waiter = { tokens, skipped: 0, resolve, reject };
-        L.waiters.push(w);
-        signal?.addEventListener('abort', () => {
-          const i = L.waiters.indexOf(w);
-          if (i >= 0) L.waiters.splice(i, 1), reject(signal.reason);
-        }, { once: true });
-      });
-      return s;
-    }
-    let best = 0;
-    if (reuse) {
-      let bestLen = -1;
-      L.free.forEach((s, i) => {
-        const n = s.compareContextTokens(tokens).firstDifferentIndex;
-        if (n > bestLen) [bestLen, best] = [n, i];
-      });
-    }
-    return L.free.splice(best, 1)[0]!;
+  function acquire(L: Loaded, tokens: Token[], signal?: AbortSignal): Promise<Slot> {
+    return new Promise<Slot>((resolve, reject) => {
+      const w: Waiter = { tokens, skipped: 0, resolve, reject };
+      L.waiters.push(w);
+      signal?.addEventListener('abort', () => {
+        const i = L.waiters.indexOf(w);
+        if (i >= 0) L.waiters.splice(i, 1), reject(signal.reason);
+      }, { once: true });
+      schedule(L);
+    });
   }
 
-  function release(L: Loaded, s: LlamaContextSequence) {
-    if (!L.waiters.length) return void L.free.push(s);
+  function release(L: Loaded, slot: Slot) {
+    slot.busy = false;
+    schedule(L);
+  }
+
+  function schedule(L: Loaded) {
+    if (L.dispatchPending) return;
+    L.dispatchPending = true;
+    setImmediate(() => {
+      L.dispatchPending = false;
+      dispatch(L);
+    });
+  }
+
+  function dispatch(L: Loaded) {
+    for (const slot of L.slots) {
+      if (slot.busy) continue;
+      if (!L.waiters.length) return;
+      const pick = reuse ? claimed(L, slot) : 0;
+      for (let i = 0; i < pick; i++) L.waiters[i]!.skipped++;
+      const w = L.waiters.splice(pick, 1)[0]!;
+      slot.busy = true;
+      slot.prompt = w.tokens;
+      w.resolve(slot);
+    }
+  }
+
+  /** The index of the waiting game `slot` has the strongest claim on (see acquire). */
+  function claimed(L: Loaded, slot: Slot): number {
+    if (L.waiters[0]!.skipped >= 4 * nSeq) return 0;
     let pick = 0;
-    if (reuse && L.waiters[0]!.skipped < 2 * nSeq) {
-      let bestLen = -1;
-      L.waiters.forEach((w, i) => {
-        const n = s.compareContextTokens(w.tokens).firstDifferentIndex;
-        if (n > bestLen) [bestLen, pick] = [n, i];
-      });
-    }
-    for (let i = 0; i < pick; i++) L.waiters[i]!.skipped++;
-    L.waiters.splice(pick, 1)[0]!.resolve(s);
+    let best = [-Infinity, -Infinity];
+    L.waiters.forEach((w, i) => {
+      const own = commonPrefix(slot.prompt, w.tokens);
+      let other = 0;
+      for (const o of L.slots) if (o !== slot) other = Math.max(other, commonPrefix(o.prompt, w.tokens));
+      const score = [own - other, own];
+      if (score[0]! > best[0]! || (score[0] === best[0] && score[1]! > best[1]!)) [best, pick] = [score, i];
+    });
+    return pick;
   }
 
-  /** Make the sequence hold `tokens` minus its last one (reusing the common prefix), and return what is left to evaluate. */
-  async function align(s: LlamaContextSequence, tokens: Token[]): Promise<Token[]> {
+  /**
+   * Make the slot's sequence hold `tokens` minus its last one and return what is left to evaluate. With
+   * reuse, the longest cached prefix is kept: the sequence's own, or, when another sequence holds a
+   * longer one (e.g. the system prompt and question, or the same answer shown first), a copy of that
+   * sequence's cache cut to the common prefix.
+   */
+  async function align(L: Loaded, slot: Slot, tokens: Token[]): Promise<Token[]> {
+    const s = slot.seq;
     if (!reuse) {
       await s.clearHistory();
       stats.promptTokens += tokens.length;
       return tokens;
     }
-    const keep = Math.min(s.compareContextTokens(tokens).firstDifferentIndex, tokens.length - 1);
+    const limit = tokens.length - 1;
+    let keep = Math.min(s.compareContextTokens(tokens).firstDifferentIndex, limit);
+    let from: Slot | undefined;
+    for (const o of L.slots) {
+      const n = o === slot ? 0 : Math.min(commonPrefix(o.seq.contextTokens, tokens), limit);
+      if (n >= keep + MIN_COPY && (!from || n > keep)) [from, keep] = [o, n];
+    }
+    // the source changed under us (a batch in flight): start afresh, never keep a cache that may not match its tokens
+    if (from && !(await copySequence(s, from.seq, keep))) await s.clearHistory();
+    keep = Math.min(s.compareContextTokens(tokens).firstDifferentIndex, limit);
     if (keep < s.nextTokenIndex) await s.eraseContextTokenRanges([{ start: keep, end: s.nextTokenIndex }]);
     stats.reusedTokens += keep;
+    if (from) stats.copiedTokens += keep;
     stats.promptTokens += tokens.length - keep;
     return tokens.slice(keep);
   }
@@ -284,13 +350,14 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     const sampling = { temperature: req.temperature, seed };
 
     stats.ms.render += performance.now() - t0;
-    const s = await acquire(L, prompt, req.signal);
+    const slot = await acquire(L, prompt, req.signal);
+    const s = slot.seq;
     t0 = performance.now();
     try {
       // 1. the explanation, unconstrained
       const generated: Token[] = [];
       let cut: 'eog' | 'verdict' | 'stop' | 'budget' = 'budget';
-      const pending = await align(s, prompt);
+      const pending = await align(L, slot, prompt);
       if (budget > 0) {
         const it = s.evaluate(pending, sampling);
         for await (const t of it) {
@@ -335,12 +402,19 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
         // "]" / "]]" attached, byte-fallback tokens included), read at the verdict position
         const last = pending2.at(-1)!;
         const out = await s.controlledEvaluate([...pending2.slice(0, -1), [last, { generateNext: { logits: { filter: { tokens: L.letters.tokens } } } }]]);
-        probs = letterProbs(L.letters, out.at(-1)?.next.logits);
-        // evaluate the last token again, now sampling through the grammar (greedy: the most probable allowed token)
-        await s.eraseContextTokenRanges([{ start: s.nextTokenIndex - 1, end: s.nextTokenIndex }]);
-        pending2 = [last];
+        const logits = out.at(-1)?.next.logits;
+        probs = letterProbs(L.letters, logits);
+        if (req.temperature > 0) {
+          // evaluate the last token again, now sampling through the grammar
+          await s.eraseContextTokenRanges([{ start: s.nextTokenIndex - 1, end: s.nextTokenIndex }]);
+          pending2 = [last];
+        } else {
+          // greedy through the grammar is the allowed token with the highest logit: read it off, no second pass
+          verdictTokens.push(argmax(logits!));
+          pending2 = [];
+        }
       }
-      for await (const t of s.evaluate(pending2, { ...sampling, grammarEvaluationState: grammarState })) {
+      if (pending2.length) for await (const t of s.evaluate(pending2, { ...sampling, grammarEvaluationState: grammarState })) {
         verdictTokens.push(t);
         // the letter decides a pairwise verdict: its "]]" is written, not generated (the game ends here)
         if (!rating || model.detokenize(verdictTokens).endsWith(']]') || verdictTokens.length >= VERDICT_RESERVE) break;
@@ -358,7 +432,7 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       };
     } finally {
       stats.games++;
-      release(L, s);
+      release(L, slot);
     }
   }
 
@@ -431,6 +505,14 @@ function letterTokens(model: LlamaModel): LetterTokens {
     if (/^[ABC]\]{0,2}$/.test(text)) letter.set(t as Token, text.charAt(0));
   }
   return { tokens: [...letter.keys()], letter };
+}
+
+/** The token with the highest logit (the first on a tie). */
+function argmax(logits: Map<Token, number>): Token {
+  let best: Token | undefined;
+  let max = -Infinity;
+  for (const [t, v] of logits) if (v > max) [best, max] = [t, v];
+  return best!;
 }
 
 /**

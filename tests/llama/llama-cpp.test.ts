@@ -122,6 +122,23 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
     }
   });
 
+  it('sampling (temperature > 0): the verdict is sampled through the grammar and every reply still ends in one [[A]]/[[B]]/[[C]]', async () => {
+    const store = openSqliteStore(':memory:');
+    try {
+      await seed(store, MODELS5.slice(0, 3), 2);
+      const s = await runTournament({ store, judge, mode: 'pairwise-all', models: MODELS5.slice(0, 3), turns: [1], promptSet: 'arena', settings: { maxTokens: 16, temperature: 0.9 }, concurrency: 4 });
+      expect(s.failed).toBe(0);
+      expect(s.played).toBe(12); // 3 pairs x 2 questions x 2 orders
+      for (const g of await store.listGames({ judge: judge.id })) {
+        expect(g.reply).toMatch(/\[\[[ABC]\]\]$/);
+        expect(g.reply.split('[[').length).toBe(2);
+        expect(Math.abs(Object.values(g.verdictProbs!).reduce((a, v) => a + v, 0) - 1)).toBeLessThan(1e-6);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 600_000);
+
   it('single grading: the grammar ends every reply in a rating [[1]]..[[10]]', async () => {
     const store = openSqliteStore(':memory:');
     try {
@@ -190,6 +207,8 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
       for (let i = 0; i < a.length; i++) for (const l of ['A', 'B', 'C']) expect(b[i]!.verdictProbs![l]!).toBeCloseTo(a[i]!.verdictProbs![l]!, 4);
       expect(one.stats.reusedTokens).toBe(0);
       expect(many.stats.reusedTokens).toBeGreaterThan(0);
+      // some prefixes came from another sequence's cache (copied), and the replies above are still identical
+      expect(many.stats.copiedTokens).toBeGreaterThan(0);
       expect(many.stats.promptTokens).toBeLessThan(one.stats.promptTokens);
     } finally {
       await store.close();
