@@ -3,9 +3,9 @@
  * same games, two ways:
  *
  *   baseline = 1 sequence, no prefix reuse, one game at a time (every prompt evaluated from scratch)
- *   batched  = N sequences (games decoded together in one batch) with prefix reuse (each game takes the
- *              sequence whose cached tokens share the longest prefix with its prompt; 4N games in flight,
- *              so a freed sequence can pick the waiting game that shares most with it)
+ *   batched  = N sequences (games decoded together in one batch) with prefix reuse (a freed sequence takes
+ *              the waiting game it shares most with, e.g. the same answer shown first, and a longer prefix
+ *              cached in another sequence is copied; 4N games in flight, so there is a choice)
  *   ratio    = batched games/s / baseline games/s         goal: >= 3
  *
  * Both play the same games through the real engine (runTournament, in-memory SQLite), grammar on, greedy;
@@ -105,7 +105,7 @@ for (const path of paths) {
   const row = (name: string, rs: Result[]) => {
     const rates = rs.map((r) => r.rate);
     const st = rs[0]!.stats;
-    return `  ${name.padEnd(30)} ${String(rs[0]!.games).padStart(4)} games  best ${Math.max(...rates).toFixed(1).padStart(6)} games/s  median ${median(rates).toFixed(1).padStart(6)} games/s  prompt tokens evaluated ${st.promptTokens}, reused ${st.reusedTokens}, generated ${st.generatedTokens}`;
+    return `  ${name.padEnd(30)} ${String(rs[0]!.games).padStart(4)} games  best ${Math.max(...rates).toFixed(1).padStart(6)} games/s  median ${median(rates).toFixed(1).padStart(6)} games/s  prompt tokens evaluated ${st.promptTokens}, reused ${st.reusedTokens} (${st.copiedTokens} copied from another sequence), generated ${st.generatedTokens}`;
   };
   console.log(row('1 sequence, no prefix reuse', base));
   console.log(row(`${nSeq} sequences, prefix reuse`, fast));

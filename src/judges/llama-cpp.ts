@@ -125,6 +125,8 @@ const DEFAULT_SEED = 42;
 const VERDICT_RESERVE = 8;
 /** copy another sequence's cache when it shares at least this many more tokens with the prompt */
 const MIN_COPY = 16;
+/** the longest a decode batch waits for the other games' tokens (see gather) */
+const MAX_GATHER_MS = 2;
 const PAIR_GRAMMAR = 'root ::= [ABC] "]]"';
 const RATING_GRAMMAR = 'root ::= ("10" | [1-9]) "]]"';
 
@@ -221,10 +223,12 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
           sequences: nSeq,
           threads,
           batchSize: o.batchSize ?? Math.min(512, contextSize),
+          batching: { dispatchSchedule: (dispatch: () => void) => gather(dispatch) },
           ...(o.lora?.length ? { lora: { adapters: o.lora.map((filePath) => ({ filePath })) } } : {}),
         });
         const wrapper = mod.resolveChatWrapper(model);
         const slots = Array.from({ length: nSeq }, (): Slot => ({ seq: context.getSequence(), prompt: [], busy: false }));
+        gathering = { context, slots };
         const pairGrammar = await llama.createGrammar({ grammar: PAIR_GRAMMAR });
         const ratingGrammar = await llama.createGrammar({ grammar: RATING_GRAMMAR });
         return { llama, model, context, wrapper, slots, waiters: [], dispatchPending: false, pairGrammar, ratingGrammar, GrammarState: mod.LlamaGrammarEvaluationState, letters: letterTokens(model) };
@@ -232,6 +236,25 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
         throw fail(`cannot load ${o.modelPath}: ${(e as Error)?.message ?? e}`, e);
       }
     })());
+
+  /**
+   * When to run the queued decodes (node-llama-cpp's batching dispatch schedule). Its default is the next
+   * event-loop turn, but the games' next tokens become ready at slightly different times (each is sampled
+   * on its own worker), so part of them would miss the batch and the sequences drift into separate, smaller
+   * batches for the rest of the game. Instead, wait (a few turns, at most MAX_GATHER_MS) until every busy
+   * sequence has queued its tokens. With one sequence this is the default schedule.
+   */
+  let gathering: { context: LlamaContext; slots: Slot[] } | undefined;
+  function gather(dispatch: () => void) {
+    const t0 = performance.now();
+    const check = () => {
+      const queued = (gathering?.context as unknown as { _queuedDecodeSequenceIds?: Set<number> } | undefined)?._queuedDecodeSequenceIds?.size;
+      const busy = gathering?.slots.reduce((n, s) => n + (s.busy ? 1 : 0), 0) ?? 0;
+      if (queued === undefined || queued >= busy || performance.now() - t0 > MAX_GATHER_MS) dispatch();
+      else setImmediate(check);
+    };
+    setImmediate(check);
+  }
 
   /** The prompt in the model's chat template: system, user, and the start of the model's turn. */
   function render(L: Loaded, system: string, user: string) {
