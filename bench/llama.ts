@@ -79,7 +79,8 @@ async function play(path: string, sequences: number, reuse: boolean) {
     if (s.failed) throw new Error(`${s.failed} games failed: ${s.errors[0]}`);
     const games = await store.listGames({ judge: judge.id });
     const verdicts = new Map(games.map((g) => [`${g.match.questionId}/${g.match.turn}/${g.match.model1}/${g.match.model2}/${g.order}`, g.verdict]));
-    return { games: s.played, secs, rate: s.played / secs, stats: { ...judge.stats }, verdicts, info };
+    const probs = new Map(games.map((g) => [`${g.match.questionId}/${g.match.turn}/${g.match.model1}/${g.match.model2}/${g.order}`, g.verdictProbs]));
+    return { games: s.played, secs, rate: s.played / secs, stats: { ...judge.stats }, verdicts, probs, info };
   } finally {
     await store.close();
     await judge.close();
@@ -101,7 +102,9 @@ for (const path of paths) {
   const f = fast[0]!;
   console.log(`  chat template: ${b.info.chatWrapper}; context ${b.info.contextSize}; GPU layers ${b.info.gpuLayers}`);
   let same = 0;
+  const differ: string[] = [];
   for (const [k, v] of b.verdicts) if (f.verdicts.get(k) === v) same++;
+  else differ.push(k);
   const row = (name: string, rs: Result[]) => {
     const rates = rs.map((r) => r.rate);
     const st = rs[0]!.stats;
@@ -112,5 +115,8 @@ for (const path of paths) {
   const best = Math.max(...fast.map((r) => r.rate)) / Math.max(...base.map((r) => r.rate));
   const med = median(fast.map((r) => r.rate)) / median(base.map((r) => r.rate));
   console.log(`  ratio: best ${best.toFixed(2)}x, median ${med.toFixed(2)}x (goal >= 3x); same verdict in ${same} of ${b.verdicts.size} games`);
+  // a game whose verdict differs is a near tie that the floating-point order of a different batch shape tipped
+  const p = (x?: Record<string, number> | null) => (x ? ['A', 'B', 'C'].map((l) => `${l} ${x[l]!.toFixed(4)}`).join(' ') : '?');
+  for (const k of differ.slice(0, 5)) console.log(`    differs: ${k}: ${b.verdicts.get(k)} (P ${p(b.probs.get(k))}) vs ${f.verdicts.get(k)} (P ${p(f.probs.get(k))})`);
 }
 rmSync(tmp, { recursive: true, force: true });
