@@ -21,3 +21,13 @@ export function printJson(v: unknown): void {
 
 /** Commands report their exit status here; only main.ts exits the process. */
 export const exitStatus = { code: 0 };
+
+/** Open the database, run `fn`, and close it whatever happens. */
+export async function withStore<T>(file: string, fn: (store: SqliteStore) => Promise<T>, opts: { mustExist?: boolean } = {}): Promise<T> {
+  const store = openStore(file, opts);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}

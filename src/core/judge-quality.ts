@@ -2,16 +2,10 @@
 // how judges compare (agreement, correlation of the leaderboards they produce). Pure.
 import { pairwiseStandings } from './standings.ts';
 import type { MatchOutcome, Order, Standing, Verdict } from './types.ts';
-import { combineGames, itemKey } from './verdict.ts';
+import { combineGames, itemKey, type StoredVerdict } from './verdict.ts';
 
 /** One stored pairwise game, as this report needs it. */
-export interface QualityGame {
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string;
-  order: Order;
-  verdict: Verdict;
+export interface QualityGame extends StoredVerdict {
   reply: string;
   /** the probability of the verdict given, when the judge exposes it */
   confidence?: number | null;

@@ -4,7 +4,7 @@ import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/bootstra
 import type { GapRow } from '../../core/calibration.ts';
 import { biasReport, intervalReport, kappaReport, lengthReport } from '../../engine/analytics.ts';
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
-import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
+import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? '' : `${(100 * x).toFixed(1)}%`);
 const fix = (x: number, d = 1) => (Number.isNaN(x) ? '' : Number(x.toFixed(d)));
@@ -35,8 +35,7 @@ export const biasCommand = defineCommand({
   },
   async run({ args }) {
     const by = (list(args.by) ?? []).map((d) => oneOf(d, 'by', ['pair', 'category', 'turn'] as const)!) as BiasDimension[];
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       const r = await biasReport(store, args.judge, by);
       if (args.json) return printJson(r);
       if (!r.games.length && !r.recorded.length) return print(`no pairwise games or recorded verdicts for judge "${args.judge}" (see \`arena judges\`)`);
@@ -67,9 +66,7 @@ export const biasCommand = defineCommand({
         print(`${r.games.length ? '\n' : ''}conflict rate of ${args.judge}'s recorded verdicts (combined outcomes only: no per-order games, so no per-order win rates):`);
         print(table(r.recorded.map((c) => ({ pair: c.pair, category: c.category, turn: c.turn, matches: c.matches, inconsistent: c.inconsistent, conflict: pct(c.conflict), ties: c.ties }))));
       }
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });
 
@@ -86,15 +83,12 @@ export const kappaCommand = defineCommand({
     const judges = list(args.judges) ?? [];
     if (judges.length !== 2) throw new UsageError(`--judges expects two comma-separated judges, got "${args.judges}"`);
     const o = bootOptions(args);
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       const rows = await kappaReport(store, judges[0]!, judges[1]!, { ...o, byCategory: Boolean(args.category) });
       if (args.json) return printJson(rows);
       print(table(rows.map((r) => ({ turn: r.turn, category: r.category, setup: r.setup, total: r.total, agree: r.agree, ratio: fix(r.ratio, 4), kappa: fix(r.kappa, 3), lo: fix(r.lo, 3), hi: fix(r.hi, 3) }))));
       print(`\nkappa intervals: ${Math.round(o.level * 100)}% bootstrap percentile intervals, questions resampled, ${o.rounds} rounds, seed ${o.seed}`);
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });
 
@@ -112,8 +106,7 @@ export const intervalsCommand = defineCommand({
     const unit = oneOf(args.unit, 'unit', ['question', 'game'] as const)!;
     const turn = int(args.turn, 'turn');
     const o = bootOptions(args);
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       const r = await intervalReport(store, args.judge, { ...o, unit, ...(turn !== undefined ? { turn } : {}) });
       if (args.json) return printJson(r);
       if (!r.ratings.rows.length) return print(`no pairwise results for judge "${args.judge}" (see \`arena judges\`)`);
@@ -129,9 +122,7 @@ export const intervalsCommand = defineCommand({
       );
       if (r.ratings.disconnected) print(`\nwarning: these groups of models were never compared with one another, so ratings across groups mean nothing: ${r.ratings.disconnected.map((g) => `{${g.join(', ')}}`).join(' ')}`);
       print(`\n${lvl} bootstrap percentile intervals, ${unit === 'question' ? 'questions resampled (both turns and both orders move together)' : 'single games resampled'}, ${o.rounds} rounds, seed ${o.seed}; rank = 1 + models whose interval lies wholly above`);
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });
 
@@ -145,17 +136,14 @@ export const lengthCommand = defineCommand({
   },
   async run({ args }) {
     const turn = int(args.turn, 'turn');
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       const r = await lengthReport(store, args.judge, turn !== undefined ? { turn } : {});
       if (args.json) return printJson(r);
       const l = r.longer;
       print(`${args.judge}: ${l.toLonger} of ${l.decisive} decisive verdicts (${pct(l.share)}) went to the longer answer${l.equalLength ? ` (${l.equalLength} between equal lengths left out)` : ''}${r.missingAnswers ? `; ${r.missingAnswers} matches left out: answers not in the database` : ''}\n`);
       print(table(r.models.map((m) => ({ model: m.model, matches: m.n, 'win rate': pct(m.winRate), 'length-controlled': pct(m.lcWinRate), 'log-odds per 1000 chars': fix(m.slope, 3), 'mean length diff': fix(m.meanLengthDiff, 0) }))));
       print('\nlength-controlled: logistic model of winning on the length difference to the opponent, evaluated at zero difference (ties count half)');
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });
 
@@ -255,15 +243,12 @@ export const reviewCommand = defineCommand({
       args: { ...reviewCommon, ...jsonArg } as const,
       async run({ args }) {
         const { reviewQueue } = await import('../../engine/calibrated.ts');
-        const store = openStore(args.db, { mustExist: true });
-        try {
+        await withStore(args.db, async (store) => {
           const q = await reviewQueue(store, args.judge, reviewOptions(args));
           if (args.json) return printJson(q);
           if (!q.length) return print(`no calibrated matches for judge "${args.judge}" (run \`arena calibrate\` first)`);
           print(table(q.map((r) => ({ question: r.questionId, turn: r.turn, category: r.category, model1: r.model1, model2: r.model2, entropy: fix(r.entropy, 3), verdict: r.verdict, score1: r.score1 === null ? '' : fix(r.score1, 2), score2: r.score2 === null ? '' : fix(r.score2, 2), unparsable: r.unparsable }))));
-        } finally {
-          await store.close();
-        }
+        }, { mustExist: true });
       },
     }),
     export: defineCommand({
@@ -271,16 +256,13 @@ export const reviewCommand = defineCommand({
       args: { ...reviewCommon, out: { type: 'string', description: 'output file (default: stdout)', valueHint: 'FILE' } } as const,
       async run({ args }) {
         const { exportReview } = await import('../../engine/calibrated.ts');
-        const store = openStore(args.db, { mustExist: true });
-        try {
+        await withStore(args.db, async (store) => {
           const text = await exportReview(store, args.judge, reviewOptions(args));
           if (!args.out) return process.stdout.write(text);
           const { writeFileSync } = await import('node:fs');
           writeFileSync(args.out, text);
           print(`wrote ${text ? text.trimEnd().split('\n').length : 0} matches to ${args.out}`);
-        } finally {
-          await store.close();
-        }
+        }, { mustExist: true });
       },
     }),
     import: defineCommand({
@@ -288,13 +270,10 @@ export const reviewCommand = defineCommand({
       args: { ...dbArg, file: { type: 'positional', required: true, description: 'the labelled JSONL file' } } as const,
       async run({ args }) {
         const { importReview } = await import('../../engine/calibrated.ts');
-        const store = openStore(args.db, { mustExist: true });
-        try {
+        await withStore(args.db, async (store) => {
           const r = await importReview(store, args.file);
           print(`imported ${r.labels} labels from ${args.file}${r.unlabelled ? ` (${r.unlabelled} lines still without a label)` : ''}`);
-        } finally {
-          await store.close();
-        }
+        }, { mustExist: true });
       },
     }),
     report: defineCommand({
@@ -302,15 +281,12 @@ export const reviewCommand = defineCommand({
       args: { ...dbArg, ...jsonArg, judge: reviewCommon.judge, samples: calibrateArgs.samples, truth: { type: 'string', default: 'human', description: 'the judge whose votes are the truth' } } as const,
       async run({ args }) {
         const { reviewReport } = await import('../../engine/calibrated.ts');
-        const store = openStore(args.db, { mustExist: true });
-        try {
+        await withStore(args.db, async (store) => {
           const r = await reviewReport(store, args.judge, { truth: args.truth, samples: int(args.samples, 'samples')! });
           if (args.json) return printJson(r);
           print(`${r.judge} against "${r.truth}" votes: ${r.matches} matches, ${r.reviewed} reviewed (${pct(r.beta)})\n`);
           print(table(r.rows.map((x) => ({ variant: x.variant, compared: x.n, accuracy: pct(x.accuracy), kappa: x.kappa === null ? '' : fix(x.kappa, 3) }))));
-        } finally {
-          await store.close();
-        }
+        }, { mustExist: true });
       },
     }),
   },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { exportFastchat } from '../../engine/export.ts';
 import { reparse } from '../../engine/reparse.ts';
 import { list, oneOf, table } from '../format.ts';
-import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
+import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 
 export const reparseCommand = defineCommand({
   meta: { name: 'reparse', description: 'parse the stored raw judge replies again (no judge calls) and report what changed' },
@@ -16,14 +16,11 @@ export const reparseCommand = defineCommand({
   },
   async run({ args }) {
     const parser = oneOf(args.parser, 'parser', ['last', 'fastchat'] as const)!;
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       const r = await reparse(store, { parser, ...(args.judge ? { judge: args.judge } : {}), dryRun: !!args['dry-run'] });
       print(`${r.games} games re-parsed with ${r.parser}: ${r.changed} verdict(s) ${args['dry-run'] ? 'would change' : 'changed'}, ${r.errors} unparsable`);
       if (r.changes.length) print(table(r.changes.slice(0, 20).map((c) => ({ game: c.id.slice(0, 12), question: c.questionId, turn: c.turn, order: c.order, from: c.from, to: c.to }))));
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });
 
@@ -31,8 +28,7 @@ const exportFastchatCommand = defineCommand({
       meta: { name: 'fastchat', description: "FastChat's <judge>_pair.jsonl / <judge>_single.jsonl (model_judgment shape)" },
       args: { ...dbArg, judge: { type: 'string', required: true }, out: { type: 'string', required: true, description: 'output directory' } },
       async run({ args }) {
-        const store = openStore(args.db, { mustExist: true });
-        try {
+        await withStore(args.db, async (store) => {
           const files = await exportFastchat(store, args.judge);
           mkdirSync(args.out, { recursive: true });
           for (const f of files) {
@@ -40,9 +36,7 @@ const exportFastchatCommand = defineCommand({
             print(`${join(args.out, f.name)}: ${f.lines.length} lines`);
           }
           if (!files.length) print(`no games for judge "${args.judge}"`);
-        } finally {
-          await store.close();
-        }
+        }, { mustExist: true });
       },
     });
 
@@ -63,8 +57,7 @@ export const judgesCommand = defineCommand({
     games: { type: 'string', description: 'list this judge\'s games with their verdict probabilities and entropy' },
   },
   async run({ args }) {
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       const { gameConfidences, judgesReport } = await import('../../engine/judges-report.ts');
       if (args.games) {
         const rows = await gameConfidences(store, args.games);
@@ -85,9 +78,7 @@ export const judgesCommand = defineCommand({
         print('\nPearson correlation of win rates across models (matches both judged)');
         print(table(r.correlation.map((c) => ({ judge1: c.judge1, judge2: c.judge2, 'win rate': c.variant, models: c.models, matches: c.matches, r: c.r }))));
       }
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });
 
@@ -95,13 +86,10 @@ export const runsCommand = defineCommand({
   meta: { name: 'runs', description: 'the runs: when, which judge, how many games, tokens' },
   args: { ...dbArg, ...jsonArg },
   async run({ args }) {
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       const rows = await store.listRuns();
       if (args.json) return printJson(rows);
       print(table(rows.map((r) => ({ id: r.id.slice(0, 8), started: new Date(r.startedAt).toISOString(), judge: r.judge, mode: r.mode, planned: r.planned, played: r.played, failed: r.failed, tokens: r.tokensIn + r.tokensOut, status: r.status }))));
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });

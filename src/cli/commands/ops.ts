@@ -4,7 +4,7 @@ import { defineCommand } from 'citty';
 import cliProgress from 'cli-progress';
 import { setMaxListeners } from 'node:events';
 import { int, oneOf, table } from '../format.ts';
-import { dbArg, exitStatus, jsonArg, openStore, print, printJson } from '../shared.ts';
+import { dbArg, exitStatus, jsonArg, print, printJson, withStore } from '../shared.ts';
 
 /** SIGINT/SIGTERM abort the signal (games in flight are dropped, never recorded as verdicts); a second one exits. */
 function interruptible(log: (m: string) => void) {
@@ -102,8 +102,7 @@ export const costCommand = defineCommand({
     const { costByGame, costByJudge, costByRun } = await import('../../ops/ledger.ts');
     const by = oneOf(args.by, 'by', ['judge', 'run', 'game', 'refresh'] as const);
     const limit = int(args.limit, 'limit')!;
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       let rows: Record<string, unknown>[];
       if (by === 'run') rows = (await costByRun(store, limit)).map((r) => ({ ...r, startedAt: new Date(r.startedAt).toISOString() }));
       else if (by === 'game') rows = (await costByGame(store, limit)).map((r) => ({ ...r }));
@@ -111,9 +110,7 @@ export const costCommand = defineCommand({
       else rows = (await costByJudge(store)).map((r) => ({ ...r }));
       if (args.json) printJson(rows);
       else print(table(rows));
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });
 
@@ -121,14 +118,11 @@ export const refreshesCommand = defineCommand({
   meta: { name: 'refreshes', description: 'past refreshes, newest first: status, degraded reasons, the summary line' },
   args: { ...dbArg, ...jsonArg },
   async run({ args }) {
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       const rows = (await store.listRefreshes()).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost, degraded: r.degraded ? (JSON.parse(r.degraded) as string[]).join('; ') : '', line: (JSON.parse(r.summary) as { line?: string }).line ?? '' }));
       if (args.json) printJson(rows);
       else print(table(rows));
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });
 

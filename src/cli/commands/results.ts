@@ -3,7 +3,7 @@ import { ArenaError } from '../../core/types.ts';
 import type { Store } from '../../storage/store.ts';
 import { agreementBetween, ratings, singleResults, standings } from '../../engine/results.ts';
 import { int, list, oneOf, table, UsageError } from '../format.ts';
-import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
+import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
 
@@ -23,8 +23,7 @@ export const standingsCommand = defineCommand({
     const mode = oneOf(args.mode, 'mode', MODES)!;
     const turn = int(args.turn, 'turn');
     const models = list(args.models);
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       const q = { judge: args.judge, ...(turn !== undefined ? { turn } : {}), ...(args.category ? { category: args.category } : {}), ...(models ? { models } : {}) };
       if (mode === 'single') {
         const rows = await singleResults(store, q);
@@ -38,9 +37,7 @@ export const standingsCommand = defineCommand({
       print(table(rows as never, ['model', 'win', 'loss', 'tie', 'error', 'inconsistent', 'winRate', 'lossRate', 'winRateAdjusted']));
       const errors = rows.reduce((s, r) => s + r.error, 0);
       if (errors) print(`\n${errors} match side(s) had an unparsable or failed game; they are excluded from the rates as FastChat does.`);
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });
 
@@ -59,14 +56,11 @@ export const agreementCommand = defineCommand({
   async run({ args }) {
     const judges = list(args.judges) ?? [];
     if (judges.length !== 2) throw new UsageError(`--judges expects two comma-separated judges, got "${args.judges}"`);
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       const rows = await agreementBetween(store, judges[0]!, judges[1]!);
       if (args.json) return printJson(rows);
       print(table(rows.map((r) => ({ ...r, ratio: Number(r.ratio.toFixed(4)) }))));
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });
 
@@ -82,13 +76,10 @@ export const ratingsCommand = defineCommand({
   async run({ args }) {
     const method = oneOf(args.method, 'method', ['bt', 'elo'] as const)!;
     const turn = int(args.turn, 'turn');
-    const store = openStore(args.db, { mustExist: true });
-    try {
+    await withStore(args.db, async (store) => {
       const rows = await ratings(store, args.judge, method, turn !== undefined ? { turn } : {});
       if (args.json) return printJson(rows);
       print(table(rows.map((r) => ({ model: r.model, rating: Number(r.rating.toFixed(1)) }))));
-    } finally {
-      await store.close();
-    }
+    }, { mustExist: true });
   },
 });
