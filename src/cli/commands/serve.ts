@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { ArenaError } from '../../core/types.ts';
 import { importFiles, mtbenchSources } from '../../importers/import.ts';
 import { int } from '../format.ts';
-import { dbArg, openStore, print } from '../shared.ts';
+import { dbArg, openStore, print, withStore } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 
 async function listen(store: SqliteStore, port: number, host: string) {
@@ -45,14 +45,18 @@ export const startCommand = defineCommand({
   meta: { name: 'start', description: 'import the MT-Bench release into an empty database, then serve the leaderboard' },
   args: serveArgs,
   async run({ args }) {
-    const fresh = !existsSync(args.db);
-    const store = openStore(args.db);
-    if (fresh || !(await store.listQuestions()).length) {
-      let dir = process.env.MTBENCH_DIR;
+    const empty = !existsSync(args.db) || (await withStore(args.db, async (s) => (await s.listQuestions()).length === 0));
+    let dir: string | undefined;
+    if (empty) {
+      // fetch before creating anything: a failed download leaves no empty database behind
+      dir = process.env.MTBENCH_DIR;
       if (!dir) {
         const { downloadMtbench } = await import('../../importers/download.ts');
         dir = await downloadMtbench({ log: (m: string) => process.stderr.write(`${m}\n`) });
       }
+    }
+    const store = openStore(args.db);
+    if (dir) {
       const counts = await importFiles(store, mtbenchSources(dir));
       print(`imported the MT-Bench release from ${dir}: ${counts.questions} questions, ${counts.answers} answers, ${counts.votes} votes`);
     }
