@@ -1,7 +1,6 @@
 // The score-based, evidence-first pairwise scheme with MEC + BPC, played against a judge and stored as
 // games (one game per order and sample), and the human review queue built on its entropy.
 import pLimit from 'p-limit';
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { label as voteLabel } from '../core/agreement.ts';
@@ -12,7 +11,7 @@ import { ArenaError, type Game, type JudgeSettings, type Standing, type Verdict,
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { RunRecord, Store } from '../storage/store.ts';
 import { gameId } from './ids.ts';
-import { planRun } from './run.ts';
+import { newRun, planRun } from './run.ts';
 
 /** Games of the calibrated scheme are stored under the judge's id with this suffix, apart from its plain games. */
 export const FAIR_SUFFIX = '+fair';
@@ -72,22 +71,13 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
   const all = planned.flatMap(({ spec }) => Array.from({ length: k }, (_, sample) => ({ spec, settings: { ...base, sample }, id: gameId(judgeName, { ...base, sample }, spec) })));
   const stored = await o.store.existingGameIds(all.map((g) => g.id));
   const todo = all.filter((g) => !stored.has(g.id));
-  const run: CalibratedRunSummary = {
-    id: randomUUID(),
-    startedAt: Date.now(),
-    finishedAt: null,
+  const run: CalibratedRunSummary = newRun({
     judge: judgeName,
     mode: 'pairwise-all',
     config: JSON.stringify({ scheme: 'fair-pair-v1 (MEC+BPC)', models: o.models, questionIds: o.questionIds, turns: o.turns, samples: k, settings: base }),
     planned: all.length,
     toPlay: todo.length,
-    played: 0,
-    failed: 0,
-    tokensIn: 0,
-    tokensOut: 0,
-    status: 'running',
-    errors: [],
-  };
+  });
   const record = (): RunRecord => {
     const { errors: _e, ...r } = run;
     return r;

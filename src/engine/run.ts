@@ -57,6 +57,11 @@ export interface RunSummary extends RunRecord {
   skipped: number;
 }
 
+/** A run record about to start: counters at zero, status running. */
+export function newRun(r: Pick<RunRecord, 'judge' | 'mode' | 'config' | 'planned' | 'toPlay'>): RunRecord & { errors: string[] } {
+  return { id: randomUUID(), startedAt: Date.now(), finishedAt: null, played: 0, failed: 0, tokensIn: 0, tokensOut: 0, status: 'running', errors: [], ...r };
+}
+
 export const DEFAULT_SETTINGS: JudgeSettings = { temperature: 0, maxTokens: 2048 };
 
 /** Choose the prompt set: MT-Bench's prompts when they are imported, otherwise our own. */
@@ -118,21 +123,14 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
   o.onPlan?.({ planned: games.length, stored: games.length - todo.length, toPlay: todo.length });
 
   const run: RunSummary = {
-    id: randomUUID(),
-    startedAt: Date.now(),
-    finishedAt: null,
-    judge: judge.id,
-    mode: o.mode,
-    config: JSON.stringify({ models: o.models, baseline: o.baseline, questionIds: o.questionIds, turns: o.turns, promptSet, parser, settings, concurrency: o.concurrency }),
-    planned: games.length,
-    toPlay: todo.length,
-    played: 0,
-    failed: 0,
-    tokensIn: 0,
-    tokensOut: 0,
-    status: 'running',
+    ...newRun({
+      judge: judge.id,
+      mode: o.mode,
+      config: JSON.stringify({ models: o.models, baseline: o.baseline, questionIds: o.questionIds, turns: o.turns, promptSet, parser, settings, concurrency: o.concurrency }),
+      planned: games.length,
+      toPlay: todo.length,
+    }),
     cost: o.costOf ? 0 : null,
-    errors: [],
     skipped: 0,
   };
   const { errors: _e, skipped: _s, ...record } = run;
