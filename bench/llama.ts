@@ -108,7 +108,7 @@ for (const path of paths) {
   const row = (name: string, rs: Result[]) => {
     const rates = rs.map((r) => r.rate);
     const st = rs[0]!.stats;
-    return `  ${name.padEnd(30)} ${String(rs[0]!.games).padStart(4)} games  best ${Math.max(...rates).toFixed(1).padStart(6)} games/s  median ${median(rates).toFixed(1).padStart(6)} games/s  prompt tokens evaluated ${st.promptTokens}, reused ${st.reusedTokens} (${st.copiedTokens} copied from another sequence), generated ${st.generatedTokens}`;
+    return `  ${name.padEnd(30)} ${String(rs[0]!.games).padStart(4)} games  best ${Math.max(...rates).toFixed(1).padStart(6)} games/s  median ${median(rates).toFixed(1).padStart(6)} games/s  prompt tokens evaluated ${st.promptTokens}, reused ${st.reusedTokens} (${st.copiedTokens} copied from another sequence), generated ${st.generatedTokens}; ${st.batches} decode batches, ${(st.batchItems / st.batches).toFixed(2)} sequences each`;
   };
   console.log(row('1 sequence, no prefix reuse', base));
   console.log(row(`${nSeq} sequences, prefix reuse`, fast));

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import type { ChatWrapper, Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from 'node-llama-cpp';
+import type { BatchItem, ChatWrapper, Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, PrioritizedBatchItem, Token } from 'node-llama-cpp';
 import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest } from './judge.ts';
 
 /**
@@ -147,6 +147,12 @@ interface Slot {
   seq: LlamaContextSequence;
   prompt: Token[];
   busy: boolean;
+  /** when its game was handed out (games wait only for earlier ones, so waits never form a cycle) */
+  ticket: number;
+  /** set while its game's prompt is not yet in the cache; resolves once it is (or the game ended) */
+  evaluating?: { done: Promise<void>; resolve(): void };
+  /** waiting for another game's prompt (queues no tokens meanwhile, so decode batches do not wait for it) */
+  waiting: boolean;
 }
 
 /**
@@ -168,6 +174,49 @@ function commonPrefix(a: readonly Token[], b: readonly Token[]): number {
   return i;
 }
 
+/**
+ * The games generating tokens move in step: a game that has its next token waits until every other
+ * generating game has its own, so that all of them queue their next decode together and it is one
+ * batch. Otherwise a game whose token was sampled a little late is decoded alone (node-llama-cpp
+ * decodes whatever queued while a batch ran right after it), and the games drift into two alternating
+ * half batches for good, each a full pass over the weights.
+ */
+interface Lockstep {
+  generating: Set<Slot>;
+  arrived: Set<Slot>;
+  done: Promise<void>;
+  resolve(): void;
+}
+
+function deferred(): { done: Promise<void>; resolve(): void } {
+  let resolve!: () => void;
+  const done = new Promise<void>((r) => (resolve = r));
+  return { done, resolve };
+}
+
+/** This game has its next token: wait for the other generating games to have theirs. */
+function arrive(step: Lockstep, slot: Slot): Promise<void> | undefined {
+  step.generating.add(slot);
+  step.arrived.add(slot);
+  return stepComplete(step) ? undefined : step.done;
+}
+
+/** This game stops generating (its explanation is over, or it failed): the others need not wait for it. */
+function leave(step: Lockstep, slot: Slot) {
+  step.generating.delete(slot);
+  step.arrived.delete(slot);
+  stepComplete(step);
+}
+
+function stepComplete(step: Lockstep): boolean {
+  for (const s of step.generating) if (!step.arrived.has(s)) return false;
+  step.arrived.clear();
+  const { resolve } = step;
+  Object.assign(step, deferred());
+  resolve();
+  return true;
+}
+
 interface Loaded {
   llama: Llama;
   model: LlamaModel;
@@ -175,6 +224,8 @@ interface Loaded {
   wrapper: ChatWrapper;
   slots: Slot[];
   waiters: Waiter[];
+  tickets: number;
+  step: Lockstep;
   dispatchPending: boolean;
   pairGrammar: LlamaGrammar;
   ratingGrammar: LlamaGrammar;
@@ -191,7 +242,7 @@ export interface LlamaCppJudge extends JudgeProvider {
   render(system: string, user: string): Promise<{ text: string; tokens: Token[] }>;
   close(): Promise<void>;
   /** tokens evaluated so far (prompt tokens actually run through the model, not reused) */
-  readonly stats: { promptTokens: number; reusedTokens: number; copiedTokens: number; generatedTokens: number; games: number; ms: { render: number; explanation: number; verdict: number } };
+  readonly stats: { promptTokens: number; reusedTokens: number; copiedTokens: number; generatedTokens: number; games: number; batches: number; batchItems: number; ms: { render: number; explanation: number; verdict: number } };
 }
 
 export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
@@ -203,7 +254,7 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   const grammarOn = o.grammar !== false;
   const reuse = o.prefixReuse !== false;
   const seed = o.seed ?? DEFAULT_SEED;
-  const stats = { promptTokens: 0, reusedTokens: 0, copiedTokens: 0, generatedTokens: 0, games: 0, ms: { render: 0, explanation: 0, verdict: 0 } };
+  const stats = { promptTokens: 0, reusedTokens: 0, copiedTokens: 0, generatedTokens: 0, games: 0, batches: 0, batchItems: 0, ms: { render: 0, explanation: 0, verdict: 0 } };
   let loading: Promise<Loaded> | undefined;
 
   const load = (): Promise<Loaded> =>
@@ -223,15 +274,15 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
           sequences: nSeq,
           threads,
           batchSize: o.batchSize ?? Math.min(512, contextSize),
-          batching: { dispatchSchedule: (dispatch: () => void) => gather(dispatch) },
+          batching: { dispatchSchedule: (dispatch: () => void) => gather(dispatch), itemPrioritizationStrategy: inSequenceOrder },
           ...(o.lora?.length ? { lora: { adapters: o.lora.map((filePath) => ({ filePath })) } } : {}),
         });
         const wrapper = mod.resolveChatWrapper(model);
-        const slots = Array.from({ length: nSeq }, (): Slot => ({ seq: context.getSequence(), prompt: [], busy: false }));
+        const slots = Array.from({ length: nSeq }, (): Slot => ({ seq: context.getSequence(), prompt: [], busy: false, ticket: 0, waiting: false }));
         gathering = { context, slots };
         const pairGrammar = await llama.createGrammar({ grammar: PAIR_GRAMMAR });
         const ratingGrammar = await llama.createGrammar({ grammar: RATING_GRAMMAR });
-        return { llama, model, context, wrapper, slots, waiters: [], dispatchPending: false, pairGrammar, ratingGrammar, GrammarState: mod.LlamaGrammarEvaluationState, letters: letterTokens(model) };
+        return { llama, model, context, wrapper, slots, waiters: [], tickets: 0, step: { generating: new Set(), arrived: new Set(), ...deferred() }, dispatchPending: false, pairGrammar, ratingGrammar, GrammarState: mod.LlamaGrammarEvaluationState, letters: letterTokens(model) };
       } catch (e) {
         throw fail(`cannot load ${o.modelPath}: ${(e as Error)?.message ?? e}`, e);
       }
@@ -249,11 +300,21 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     const t0 = performance.now();
     const check = () => {
       const queued = (gathering?.context as unknown as { _queuedDecodeSequenceIds?: Set<number> } | undefined)?._queuedDecodeSequenceIds?.size;
-      const busy = gathering?.slots.reduce((n, s) => n + (s.busy ? 1 : 0), 0) ?? 0;
+      const busy = gathering?.slots.reduce((n, s) => n + (s.busy && !s.waiting ? 1 : 0), 0) ?? 0;
       if (queued === undefined || queued >= busy || performance.now() - t0 > MAX_GATHER_MS) dispatch();
       else setImmediate(check);
     };
     setImmediate(check);
+  }
+
+  /** node-llama-cpp's batch prioritization strategy: the items by sequence id (see orderBatch), counted. */
+  function inSequenceOrder({ items, size }: { items: readonly BatchItem[]; size: number }): PrioritizedBatchItem[] {
+    // the items are built from the context's queue, in its order (an internal, so checked item by item)
+    const queue = (gathering?.context as unknown as { _queuedDecodes?: { tokens: unknown; sequenceId: number }[] } | undefined)?._queuedDecodes;
+    const batch = orderBatch(items, size, (item, i) => (queue?.[i]?.tokens === item.tokens ? queue[i]!.sequenceId : i));
+    stats.batches++;
+    stats.batchItems += batch.length;
+    return batch;
   }
 
   /** The prompt in the model's chat template: system, user, and the start of the model's turn. */
@@ -285,7 +346,14 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     });
   }
 
+  /** The slot's prompt is in its cache now (or never will be): games waiting to copy it go on. */
+  function evaluated(slot: Slot) {
+    slot.evaluating?.resolve();
+    slot.evaluating = undefined;
+  }
+
   function release(L: Loaded, slot: Slot) {
+    evaluated(slot);
     slot.busy = false;
     schedule(L);
   }
@@ -308,6 +376,8 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       const w = L.waiters.splice(pick, 1)[0]!;
       slot.busy = true;
       slot.prompt = w.tokens;
+      slot.ticket = ++L.tickets;
+      slot.evaluating = deferred();
       w.resolve(slot);
     }
   }
@@ -341,6 +411,22 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       return tokens;
     }
     const limit = tokens.length - 1;
+    // an earlier game is evaluating a longer prefix of this prompt than any cache holds (games of one
+    // question that start together): wait for it and copy, rather than evaluate the same tokens twice
+    for (;;) {
+      let held = Math.min(s.compareContextTokens(tokens).firstDifferentIndex, limit);
+      for (const o of L.slots) if (o !== slot) held = Math.max(held, Math.min(commonPrefix(o.seq.contextTokens, tokens), limit));
+      let wait: Slot | undefined;
+      let best = held + MIN_COPY - 1;
+      for (const o of L.slots) {
+        if (o === slot || !o.evaluating || o.ticket > slot.ticket) continue;
+        const n = Math.min(commonPrefix(o.prompt, tokens), limit);
+        if (n > best) [wait, best] = [o, n];
+      }
+      if (!wait) break;
+      slot.waiting = true;
+      await wait.evaluating!.done.finally(() => (slot.waiting = false));
+    }
     let keep = Math.min(s.compareContextTokens(tokens).firstDifferentIndex, limit);
     let from: Slot | undefined;
     for (const o of L.slots) {
@@ -383,7 +469,9 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       const pending = await align(L, slot, prompt);
       if (budget > 0) {
         const it = s.evaluate(pending, sampling);
+        try {
         for await (const t of it) {
+          if (!generated.length) evaluated(slot);
           if (req.signal?.aborted) throw req.signal.reason;
           generated.push(t);
           const tail = model.detokenize(generated.slice(-16));
@@ -396,6 +484,10 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
             break;
           }
           if (generated.length >= budget) break;
+          await arrive(L.step, slot);
+        }
+        } finally {
+          leave(L.step, slot);
         }
         if (cut === 'budget' && generated.length < budget) cut = 'eog';
       }
@@ -497,6 +589,33 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       await L?.llama.dispose();
     },
   };
+}
+
+/**
+ * A decode batch's items in sequence-id order, each with its share of the batch (as node-llama-cpp's
+ * default strategy: an even share each, the rest to those that need more). With a KV cache per sequence,
+ * llama.cpp splits a batch into one pass over the weights per run of consecutive, increasing sequence
+ * ids, and node-llama-cpp lists the items in the order their sequences queued them (the order their
+ * last tokens were sampled): sequences 2, 0, 1, 3 are decoded in two passes ([2, 3] then [0, 1]), 0, 1,
+ * 2, 3 in one (seen in llama.cpp's LLAMA_BATCH_DEBUG log). About a third of the bench's batches came
+ * unordered. On this CPU a pass costs what its tokens cost, so it changed no timing here; where decoding
+ * is bound by reading the weights (a GPU, a model larger than the caches), every extra pass reads them again.
+ */
+export function orderBatch<T extends { tokens: readonly unknown[] }>(items: readonly T[], size: number, sequenceOf: (item: T, index: number) => number): { item: T; processAmount: number }[] {
+  const sorted = items.map((item, i) => ({ item, id: sequenceOf(item, i) })).sort((a, b) => a.id - b.id);
+  let left = size;
+  const share = Math.max(1, Math.floor(size / Math.max(1, items.length)));
+  const out = sorted.map(({ item }) => {
+    const processAmount = Math.min(item.tokens.length, share, left);
+    left -= processAmount;
+    return { item, processAmount };
+  });
+  for (const p of out) {
+    const more = Math.min(p.item.tokens.length - p.processAmount, left);
+    p.processAmount += more;
+    left -= more;
+  }
+  return out.filter((p) => p.processAmount > 0);
 }
 
 /** The plain-text stop triggers of a chat template (e.g. "### Human" for the general wrapper). */

@@ -8,7 +8,7 @@ import { entropyBits } from '../../src/core/confidence.ts';
 import { parsePairVerdict } from '../../src/core/verdict.ts';
 import { runTournament } from '../../src/engine/run.ts';
 import { JudgeCallError } from '../../src/judges/judge.ts';
-import { llamaCppJudge, parseLlamaSpec, type LlamaCppJudge } from '../../src/judges/llama-cpp.ts';
+import { llamaCppJudge, orderBatch, parseLlamaSpec, type LlamaCppJudge } from '../../src/judges/llama-cpp.ts';
 import { createJudge } from '../../src/judges/registry.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { describeJudgeContract } from '../judges/judge.contract.ts';
@@ -218,6 +218,45 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
   }, 600_000);
 });
 
+describe('llama-cpp judge: games started together (generated tiny llama)', () => {
+  it('evaluate their shared prompt prefix once, then decode in step, all sequences in one batch', async () => {
+    const judge = llamaCppJudge({ ...base, modelPath: TINY, sequences: 4 });
+    const store = openSqliteStore(':memory:');
+    try {
+      await seed(store, MODELS5, 1);
+      const { planRun } = await import('../../src/engine/run.ts');
+      const { games } = await planRun({ store, judge, mode: 'pairwise-all', models: MODELS5, turns: [1], promptSet: 'arena', settings: { maxTokens: 72 } });
+      // the four games that show m1 first: same system prompt, question and first answer
+      const four = games.filter((g) => g.spec.order === 'AB' && g.spec.match.model1 === 'm1');
+      expect(four).toHaveLength(4);
+      const prompts = await Promise.all(four.map((g) => judge.render(g.spec.systemPrompt, g.spec.userPrompt)));
+      await Promise.all(four.map((g) => judge.complete({ system: g.spec.systemPrompt, user: g.spec.userPrompt, temperature: 0, maxTokens: 72, verdict: 'pair' })));
+      // the first game evaluates its whole prompt; each of the others waits for the earlier ones, copies the
+      // longest common part and evaluates only the rest (before, each of the four evaluated the shared
+      // part itself): the size of the prompts' prefix tree
+      const common = (a: readonly number[], b: readonly number[]) => {
+        let i = 0;
+        while (i < Math.min(a.length, b.length) && a[i] === b[i]) i++;
+        return i;
+      };
+      const tokens = prompts.map((p) => p.tokens);
+      const ideal = tokens.reduce((n, p, i) => n + p.length - Math.max(0, ...tokens.slice(0, i).map((q) => Math.min(common(p, q), p.length - 1))), 0);
+      // (a copy is worth it from 16 more tokens on, so up to 15 a game may be evaluated again)
+      expect(judge.stats.promptTokens).toBeGreaterThanOrEqual(ideal);
+      expect(judge.stats.promptTokens).toBeLessThanOrEqual(ideal + 3 * 15);
+      expect(judge.stats.promptTokens).toBeLessThan(tokens.reduce((n, p) => n + p.length, 0) / 2);
+      expect(judge.stats.copiedTokens).toBeGreaterThan(0);
+      // every explanation runs to its budget here (64 tokens each), so the four generate in step: their
+      // decodes share batches (before, a late sample split them into alternating smaller batches)
+      expect(judge.stats.generatedTokens).toBe(4 * 65);
+      expect(judge.stats.batchItems / judge.stats.batches).toBeGreaterThan(3.2);
+    } finally {
+      await store.close();
+      await judge.close();
+    }
+  }, 120_000);
+});
+
 describe('llama-cpp judge specs', () => {
   it('reads options from the spec and names the judge by path and the options that change replies', async () => {
     expect(parseLlamaSpec('m.gguf?threads=2&ctx=1024&gpuLayers=max&sequences=3&seed=7&grammar=off&lora=a.gguf')).toEqual({ modelPath: 'm.gguf', threads: 2, contextSize: 1024, gpuLayers: 'max', sequences: 3, seed: 7, grammar: false, lora: ['a.gguf'] });
@@ -233,6 +272,17 @@ describe('llama-cpp judge specs', () => {
     const j = llamaCppJudge({ modelPath: join(REPO_ROOT, 'package.json'), threads: 1 });
     await expect(j.complete({ system: '', user: 'x', temperature: 0, maxTokens: 8 })).rejects.toThrow(/\[judge:llama-cpp\/.*package\.json\] cannot load .*package\.json/);
     await j.close();
+  });
+
+  it('orders a decode batch by sequence id (one pass over the weights) and shares the batch as node-llama-cpp does', () => {
+    const item = (seq: number, n: number) => ({ seq, tokens: Array.from({ length: n }, () => 0) });
+    const queued = [item(2, 1), item(0, 1), item(1, 30), item(3, 1)];
+    const out = orderBatch(queued, 16, (x) => x.seq);
+    expect(out.map((p) => p.item.seq)).toEqual([0, 1, 2, 3]);
+    // an even share of 16 is 4: the three decodes take 1 each, the prompt takes the 13 left
+    expect(out.map((p) => p.processAmount)).toEqual([1, 13, 1, 1]);
+    // more items than room: the batch still has the first, never nothing
+    expect(orderBatch([item(5, 3), item(4, 3)], 1, (x) => x.seq)).toEqual([{ item: item(4, 3), processAmount: 1 }]);
   });
 
   it('entropy is in bits: 0 for a certain verdict, log2(3) for none', () => {
