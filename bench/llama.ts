@@ -17,10 +17,12 @@
  * alternately for --rounds rounds and both the best (min time) and the median round are reported.
  *
  * Options: --model PATH (repeatable; default: the two tiny models)  --sequences 8  --questions 4  --rounds 3
- *          --models 4 (answering models)  --max-tokens 40  --threads (default: cores - 1)  --gpu-layers auto
- *          --ctx 1024 (the prompts here are ~300-600 tokens)  --embd 32 --blocks 2 --ff (2 x embd): the
- *          generated model's size; a larger one (e.g. --embd 512 --blocks 4) no longer fits in the CPU cache,
- *          so decoding becomes weight-bandwidth bound as with a real model, and batched sequences share the reads
+ *          --models 4 (answering models; MT-Bench's tournament has 6)  --max-tokens 40  --threads (default:
+ *          cores - 1)  --gpu-layers auto  --ctx 1024 (the prompts here are ~300-600 tokens)  --embd 32
+ *          --blocks 2 --ff (2 x embd): the generated model's size. A larger one (e.g. --embd 512 --blocks 4)
+ *          spends its time in the weights rather than in attention, as a real model does; on one CPU thread
+ *          its decoding is still bound by arithmetic (8 sequences in a batch cost 4-6x one), not by reading
+ *          the weights as on a GPU, so batching gains little here (see README)
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
