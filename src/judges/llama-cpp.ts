@@ -470,22 +470,22 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       if (budget > 0) {
         const it = s.evaluate(pending, sampling);
         try {
-        for await (const t of it) {
-          if (!generated.length) evaluated(slot);
-          if (req.signal?.aborted) throw req.signal.reason;
-          generated.push(t);
-          const tail = model.detokenize(generated.slice(-16));
-          if (grammarOn && tail.includes('[[')) {
-            cut = 'verdict';
-            break;
+          for await (const t of it) {
+            if (!generated.length) evaluated(slot);
+            if (req.signal?.aborted) throw req.signal.reason;
+            generated.push(t);
+            const tail = model.detokenize(generated.slice(-16));
+            if (grammarOn && tail.includes('[[')) {
+              cut = 'verdict';
+              break;
+            }
+            if (stops.some((x) => tail.includes(x))) {
+              cut = 'stop';
+              break;
+            }
+            if (generated.length >= budget) break;
+            await arrive(L.step, slot);
           }
-          if (stops.some((x) => tail.includes(x))) {
-            cut = 'stop';
-            break;
-          }
-          if (generated.length >= budget) break;
-          await arrive(L.step, slot);
-        }
         } finally {
           leave(L.step, slot);
         }
