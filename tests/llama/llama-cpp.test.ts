@@ -246,7 +246,7 @@ describe('llama-cpp judge: games started together (generated tiny llama)', () =>
       expect(judge.stats.promptTokens).toBeLessThanOrEqual(ideal + 3 * 15);
       expect(judge.stats.promptTokens).toBeLessThan(tokens.reduce((n, p) => n + p.length, 0) / 2);
       expect(judge.stats.copiedTokens).toBeGreaterThan(0);
-      // every explanation runs to its budget here (64 tokens each), so the four generate in step: their
+      // every explanation runs to its budget here (64 tokens each, then the verdict letter), so the four generate in step: their
       // decodes share batches (before, a late sample split them into alternating smaller batches)
       expect(judge.stats.generatedTokens).toBe(4 * 65);
       expect(judge.stats.batchItems / judge.stats.batches).toBeGreaterThan(3.2);
