@@ -150,7 +150,7 @@ interface Slot {
   /** when its game was handed out (games wait only for earlier ones, so waits never form a cycle) */
   ticket: number;
   /** set while its game's prompt is not yet in the cache; resolves once it is (or the game ended) */
-  evaluating?: { done: Promise<void>; resolve(): void };
+  evaluating?: Deferred;
   /** waiting for another game's prompt (queues no tokens meanwhile, so decode batches do not wait for it) */
   waiting: boolean;
 }
@@ -181,14 +181,18 @@ function commonPrefix(a: readonly Token[], b: readonly Token[]): number {
  * decodes whatever queued while a batch ran right after it), and the games drift into two alternating
  * half batches for good, each a full pass over the weights.
  */
-interface Lockstep {
+interface Lockstep extends Deferred {
   generating: Set<Slot>;
   arrived: Set<Slot>;
+}
+
+/** A promise and the function that resolves it. */
+interface Deferred {
   done: Promise<void>;
   resolve(): void;
 }
 
-function deferred(): { done: Promise<void>; resolve(): void } {
+function deferred(): Deferred {
   let resolve!: () => void;
   const done = new Promise<void>((r) => (resolve = r));
   return { done, resolve };
