@@ -10,8 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { battleTable, bootstrapRatingSamples, columnIntervals } from '../src/core/bootstrap.ts';
-import { normal, seededRng } from '../src/core/random.ts';
+import { battleTable, bootstrapRatingSamples, columnIntervals } from '../src/core/stats/bootstrap.ts';
+import { normal, seededRng } from '../src/core/stats/random.ts';
 import { fitBradleyTerry, type Battle } from '../src/core/ratings.ts';
 
 const arg = (name: string, def: number) => {

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccuracyRow } from '../src/core/pair-accuracy.ts';
+import type { AccuracyRow } from '../src/core/stats/pair-accuracy.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
 import { createApp } from '../src/web/app.ts';
 import { judgeText, startOpenAIServer, type OpenAIServer } from './support/openai-server.ts';

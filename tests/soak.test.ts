@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { seededRng } from '../src/core/random.ts';
+import { seededRng } from '../src/core/stats/random.ts';
 import { ARENA_BIN, REPO_ROOT, arenaOk, tmpDir } from './support/cli.ts';
 import { promptHash, spawnOpenAIServer, type SpawnedOpenAIServer } from './support/openai-server.ts';
 

@@ -1,6 +1,6 @@
 // A one-paragraph reading of how two judges differ, written from their measured figures. Pure.
-import type { AgreementRow } from './agreement.ts';
-import type { QualityRow } from './judge-quality.ts';
+import type { AgreementRow } from './stats/agreement.ts';
+import type { QualityRow } from './stats/judge-quality.ts';
 
 export interface JudgeSide {
   judge: string;

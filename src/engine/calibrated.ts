@@ -3,9 +3,9 @@
 import pLimit from 'p-limit';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { label as voteLabel } from '../core/agreement.ts';
-import { calibrate, conflictByGap, DEFAULT_SAMPLES, FAIR_PAIR, FAIR_PAIR_MULTI_TURN, FAIR_PROMPT_SET, parseScores, SCORE_PARSER, scoresToModels, verdictFromScores, type CalibratedMatch, type GapRow, type ScoreSample } from '../core/calibration.ts';
-import { DEFAULT_BETA, compareLabels, parseReviewLabels, selectForReview, type LabelComparison } from '../core/review.ts';
+import { label as voteLabel } from '../core/stats/agreement.ts';
+import { calibrate, conflictByGap, DEFAULT_SAMPLES, FAIR_PAIR, FAIR_PAIR_MULTI_TURN, FAIR_PROMPT_SET, parseScores, SCORE_PARSER, scoresToModels, verdictFromScores, type CalibratedMatch, type GapRow, type ScoreSample } from '../core/stats/calibration.ts';
+import { DEFAULT_BETA, compareLabels, parseReviewLabels, selectForReview, type LabelComparison } from '../core/stats/review.ts';
 import { pairwiseStandings } from '../core/standings.ts';
 import { ArenaError, type Game, type JudgeSettings, type Standing, type Verdict, type Vote } from '../core/types.ts';
 import type { JudgeProvider } from '../judges/judge.ts';

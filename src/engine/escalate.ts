@@ -1,14 +1,14 @@
 // `arena run --judge <local> --escalate-to <second> --below p`: judge every match locally, then send the
 // second judge only the matches whose local verdict is unsure (low confidence), inconsistent across the
 // two orders, unparsable or missing.
-import { gameConfidence } from '../core/confidence.ts';
+import { gameConfidence } from '../core/stats/confidence.ts';
 import { sampleOf } from '../core/stats/slot.ts';
-import { escalationReason, pairGames } from '../core/judge-quality.ts';
+import { escalationReason, pairGames } from '../core/stats/judge-quality.ts';
 import type { MatchOutcome, Verdict } from '../core/types.ts';
 import { combineGames } from '../core/verdict.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import { planRun, runTournament, type RunOptions, type RunSummary } from './run.ts';
-import { judgeData } from './results.ts';
+import { judgeData } from '../reports/results.ts';
 
 export interface EscalationOptions extends Omit<RunOptions, 'judge'> {
   local: JudgeProvider;

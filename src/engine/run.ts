@@ -7,7 +7,7 @@ import { outputFormatOf, readPairGame } from '../core/schemes/index.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { RunRecord, Store } from '../storage/store.ts';
 import { gameId } from './ids.ts';
-import { entropyBits } from '../core/confidence.ts';
+import { entropyBits } from '../core/stats/confidence.ts';
 import { ensureBuiltinPrompts } from '../importers/builtin.ts';
 import { processAlive, thisProcess } from './liveness.ts';
 

@@ -13,7 +13,7 @@ import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { decodeUtf8 } from './formats.ts';
 import { newGames } from './import.ts';
 
-import { GOLD, OUTPUT_1, OUTPUT_2 } from '../core/pair-accuracy.ts';
+import { GOLD, OUTPUT_1, OUTPUT_2 } from '../core/stats/pair-accuracy.ts';
 /** LLMBar's final comparison call: greedy, at most 50 new tokens (its evaluators/config/*.json). */
 export const LLMBAR_SETTINGS = { temperature: 0, maxTokens: 50 } as const;
 export const LLMBAR_RECORDED_PARSER = 'llmbar-recorded';

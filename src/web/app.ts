@@ -4,14 +4,14 @@
 import { Hono, type Context } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { HTTPException } from 'hono/http-exception';
-import { duelPair, judgeDuel } from '../engine/judge-duel.ts';
-import { standings } from '../engine/results.ts';
+import { duelPair, judgeDuel } from '../reports/judge-duel.ts';
+import { standings } from '../reports/results.ts';
 import type { Store } from '../storage/store.ts';
 import { ResultCache, fnv1a, type CacheOptions } from './cache.ts';
 import { categoryBars, checkpointChart, judgeLines, matrixHeatmap, winRateBars } from './charts.ts';
 import { toCsv } from './csv.ts';
 import { checkpointTableRow, SiteData, type Filter } from './data.ts';
-import { BOARD_COLUMNS, flatBoardRow } from '../engine/judge-board.ts';
+import { BOARD_COLUMNS, flatBoardRow } from '../reports/judge-board.ts';
 import { markdown } from './markdown.ts';
 import { HEALTH_COLUMNS, healthSection, healthTableRows, STYLE_COLUMNS, styleSection } from './reports.ts';
 import { clip } from './clip.ts';

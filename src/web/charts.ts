@@ -5,7 +5,7 @@ import * as echarts from 'echarts/core';
 import { BarChart, HeatmapChart, LineChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TitleComponent, VisualMapComponent } from 'echarts/components';
 import { SVGRenderer } from 'echarts/renderers';
-import type { CheckpointRow } from '../core/checkpoints.ts';
+import type { CheckpointRow } from '../core/stats/checkpoints.ts';
 import type { LeaderRow, MatrixCell } from './data.ts';
 
 echarts.use([BarChart, HeatmapChart, LineChart, GridComponent, LegendComponent, TitleComponent, VisualMapComponent, SVGRenderer]);

@@ -1,19 +1,19 @@
 // What the site shows, computed from the Store through core (standings, ratings, agreement) and
 // cached per data version (cache.ts). Every function returns plain rows: the pages render them and
 // the /api endpoints serve them as JSON and CSV with the same shapes.
-import { comparisons, kappaTable, type KappaRow } from '../core/kappa.ts';
-import { biasReport } from '../engine/analytics.ts';
-import { battleTable, bootstrapBradleyTerry } from '../core/bootstrap.ts';
+import { comparisons, kappaTable, type KappaRow } from '../core/stats/kappa.ts';
+import { biasReport } from '../reports/analytics.ts';
+import { battleTable, bootstrapBradleyTerry } from '../core/stats/bootstrap.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import { connectedModelGroups, splitByGroup } from '../core/groups.ts';
 import { estimability } from '../core/stats/separation.ts';
 import { pairwiseStandings } from '../core/standings.ts';
 import type { Game, MatchOutcome, Question, SingleStanding, Standing, Vote } from '../core/types.ts';
-import { HUMAN, judgeData, singleResults, type JudgeData } from '../engine/results.ts';
-import { judgeBoard, type BoardRow } from '../engine/judge-board.ts';
-import { accuracyReport } from '../engine/accuracy.ts';
-import type { AccuracyRow } from '../core/pair-accuracy.ts';
-import { seriesReport, type CheckpointRow } from '../core/checkpoints.ts';
+import { HUMAN, judgeData, singleResults, type JudgeData } from '../reports/results.ts';
+import { judgeBoard, type BoardRow } from '../reports/judge-board.ts';
+import { accuracyReport } from '../reports/accuracy.ts';
+import type { AccuracyRow } from '../core/stats/pair-accuracy.ts';
+import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import type { CheckpointRecord, RefreshStatus, RunRecord, Store } from '../storage/store.ts';
 import type { ResultCache } from './cache.ts';
 
@@ -120,7 +120,7 @@ export class SiteData {
     return (await this.judges()).filter((j) => !NOT_RANKED.has(j.judge)).map((j) => j.judge);
   }
 
-  /** The judge leaderboard (src/engine/judge-board.ts): every judge, with intervals. */
+  /** The judge leaderboard (src/reports/judge-board.ts): every judge, with intervals. */
   judgeBoard(): Promise<BoardRow[]> {
     return this.cache.get('judgeBoard', () => judgeBoard(this.store, { rounds: this.o.bootstrapRounds }));
   }
@@ -219,7 +219,7 @@ export class SiteData {
 
   /**
    * Agreement (S1 with ties, S2 without) per turn of every judge with the human experts and with each
-   * other, with Cohen's kappa and its question-bootstrap interval (core/kappa.ts).
+   * other, with Cohen's kappa and its question-bootstrap interval (core/stats/kappa.ts).
    */
   agreement(): Promise<AgreementEntry[]> {
     return this.cache.get('agreement', async () => {
@@ -339,7 +339,7 @@ export class SiteData {
   }
 
   /**
-   * Every checkpoint series with the report of `arena checkpoints report` (core/checkpoints.ts, the same
+   * Every checkpoint series with the report of `arena checkpoints report` (core/stats/checkpoints.ts, the same
    * seed and resamples by default) under every judge that judged it, over all its stored games.
    */
   checkpoints(): Promise<CheckpointSeries[]> {

@@ -3,9 +3,9 @@
 // them: `/health` and `/style` do, and `/judges` can `include('health-table', { health })`.
 import type { HealthRow } from '../core/stats/benchmark-health.ts';
 import type { StyleGroup } from '../core/stats/style.ts';
-import { healthReport } from '../engine/benchmark-health.ts';
-import { HUMAN } from '../engine/results.ts';
-import { styleReport, type StyleReport } from '../engine/style.ts';
+import { healthReport } from '../reports/benchmark-health.ts';
+import { HUMAN } from '../reports/results.ts';
+import { styleReport, type StyleReport } from '../reports/style.ts';
 import type { Store } from '../storage/store.ts';
 import type { ResultCache } from './cache.ts';
 

@@ -3,8 +3,8 @@
 // model effects shared by both turns and both orders, so games of a question are correlated: resampling
 // questions should cover about 95%, resampling single games (which ignores that) visibly less.
 import { describe, expect, it } from 'vitest';
-import { battleTable, bootstrapRatingSamples, columnIntervals, type ClusteredBattle } from '../../src/core/bootstrap.ts';
-import { normal, seededRng, type Rng } from '../../src/core/random.ts';
+import { battleTable, bootstrapRatingSamples, columnIntervals, type ClusteredBattle } from '../../src/core/stats/bootstrap.ts';
+import { normal, seededRng, type Rng } from '../../src/core/stats/random.ts';
 import { fitBradleyTerry, type CollapsedBattles } from '../../src/core/ratings.ts';
 import { sampleCovariance, simultaneousDifferences } from '../../src/core/stats/rank-intervals.ts';
 import { normalQuantile, tQuantile } from '../../src/core/stats/normal.ts';

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normal, seededRng } from '../../src/core/random.ts';
+import { normal, seededRng } from '../../src/core/stats/random.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 

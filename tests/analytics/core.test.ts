@@ -1,13 +1,13 @@
 // Pure analytics: expected values are worked out by hand in the comments, or come from textbook examples.
 import { describe, expect, it } from 'vitest';
-import { agreement } from '../../src/core/agreement.ts';
-import { positionBias, conflictFromOutcomes, pickedPosition, type BiasGame } from '../../src/core/bias.ts';
-import { battleTable, bootstrapBradleyTerry, comparisonGroups, percentileInterval, quantileSorted, ranksFromIntervals } from '../../src/core/bootstrap.ts';
-import { calibrate, conflictByGap, entropy, parseScores } from '../../src/core/calibration.ts';
-import { cohensKappa, comparisons, kappaTable } from '../../src/core/kappa.ts';
-import { lengthControlledWinRates, logistic1, longerShare } from '../../src/core/length.ts';
-import { normal, seededRng } from '../../src/core/random.ts';
-import { parseReviewLabels, selectForReview, compareLabels } from '../../src/core/review.ts';
+import { agreement } from '../../src/core/stats/agreement.ts';
+import { positionBias, conflictFromOutcomes, pickedPosition, type BiasGame } from '../../src/core/stats/bias.ts';
+import { battleTable, bootstrapBradleyTerry, comparisonGroups, percentileInterval, quantileSorted, ranksFromIntervals } from '../../src/core/stats/bootstrap.ts';
+import { calibrate, conflictByGap, entropy, parseScores } from '../../src/core/stats/calibration.ts';
+import { cohensKappa, comparisons, kappaTable } from '../../src/core/stats/kappa.ts';
+import { lengthControlledWinRates, logistic1, longerShare } from '../../src/core/stats/length.ts';
+import { normal, seededRng } from '../../src/core/stats/random.ts';
+import { parseReviewLabels, selectForReview, compareLabels } from '../../src/core/stats/review.ts';
 import type { Vote } from '../../src/core/types.ts';
 
 const g = (q: number, order: 'AB' | 'BA', verdict: BiasGame['verdict'], extra: Partial<BiasGame> = {}): BiasGame => ({ questionId: q, category: 'writing', turn: 1, model1: 'x', model2: 'y', order, verdict, ...extra });

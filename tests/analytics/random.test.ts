@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { binomial, logFactorial, multinomial, seededRng } from '../../src/core/random.ts';
+import { binomial, logFactorial, multinomial, seededRng } from '../../src/core/stats/random.ts';
 
 function moments(xs: number[]) {
   const m = xs.reduce((a, b) => a + b, 0) / xs.length;

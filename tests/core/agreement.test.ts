@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agreement } from '../../src/core/agreement.ts';
+import { agreement } from '../../src/core/stats/agreement.ts';
 import type { Vote } from '../../src/core/types.ts';
 
 const v = (voter: string, modelA: string, modelB: string, winner: Vote['winner'], over: Partial<Vote> = {}): Vote => ({ judge: voter.startsWith('expert') ? 'human' : 'gpt-4', voter, questionId: 1, turn: 1, modelA, modelB, winner, ...over });

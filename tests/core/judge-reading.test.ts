@@ -1,6 +1,6 @@
 // The home page's reading of two judges, from hand-made figures (every number below is worked out by hand).
 import { describe, expect, it } from 'vitest';
-import type { QualityRow } from '../../src/core/judge-quality.ts';
+import type { QualityRow } from '../../src/core/stats/judge-quality.ts';
 import { judgeFigures, readTwoJudges, type JudgeSide } from '../../src/core/judge-reading.ts';
 
 const q = (judge: string, turn: number, o: Partial<QualityRow>): QualityRow => ({ judge, turn, games: 0, matches: 0, errorsOneGame: 0, errorsBothGames: 0, emptyReplies: 0, consistent: 0, inconsistent: 0, ties: 0, meanConfidence: null, meanEntropy: null, ...o });

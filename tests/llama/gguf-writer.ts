@@ -2,7 +2,7 @@
 // Format: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md (header, metadata key/values,
 // tensor infos, aligned tensor data; little-endian).
 import { writeFileSync } from 'node:fs';
-import { seededRng } from '../../src/core/random.ts';
+import { seededRng } from '../../src/core/stats/random.ts';
 
 const T = { u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10 } as const;
 type Value = { t: 'u32' | 'i32' | 'f32' | 'bool' | 'string' | 'u64'; v: number | string | boolean } | { t: 'array'; of: 'i32' | 'f32' | 'string'; v: (number | string)[] };

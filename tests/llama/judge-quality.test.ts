@@ -1,7 +1,7 @@
-// The pure parts of the judgment-quality report and of escalation (src/core/judge-quality.ts, confidence.ts).
+// The pure parts of the judgment-quality report and of escalation (src/core/stats/judge-quality.ts, confidence.ts).
 import { describe, expect, it } from 'vitest';
-import { entropyBits, gameConfidence } from '../../src/core/confidence.ts';
-import { escalationReason, pearson, qualityRows, winRate, type QualityGame } from '../../src/core/judge-quality.ts';
+import { entropyBits, gameConfidence } from '../../src/core/stats/confidence.ts';
+import { escalationReason, pearson, qualityRows, winRate, type QualityGame } from '../../src/core/stats/judge-quality.ts';
 
 const g = (q: number, m1: string, m2: string, order: 'AB' | 'BA', verdict: QualityGame['verdict'], reply = 'r [[A]]', turn = 1): QualityGame => ({ questionId: q, turn, model1: m1, model2: m2, order, verdict, reply });
 

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entropyBits } from '../../src/core/confidence.ts';
+import { entropyBits } from '../../src/core/stats/confidence.ts';
 import { parsePairVerdict } from '../../src/core/verdict.ts';
 import { runTournament } from '../../src/engine/run.ts';
 import { JudgeCallError } from '../../src/judges/judge.ts';

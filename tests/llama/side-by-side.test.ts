@@ -3,7 +3,7 @@
 // server judge for exactly the low-confidence and order-inconsistent matches.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gameConfidence } from '../../src/core/confidence.ts';
+import { gameConfidence } from '../../src/core/stats/confidence.ts';
 import type { Game } from '../../src/core/types.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { arenaJson, runArena, tmpDir } from '../support/cli.ts';

@@ -2,7 +2,7 @@
 // (general.type = adapter, adapter.type = lora, adapter.lora.alpha; tensors <base>.lora_a [in, r] and
 // <base>.lora_b [r, out], F32). Each "checkpoint" of the tests is the base model plus one of these.
 import { writeFileSync } from 'node:fs';
-import { seededRng } from '../../src/core/random.ts';
+import { seededRng } from '../../src/core/stats/random.ts';
 
 
 export interface TinyLoraOptions {

@@ -1,7 +1,7 @@
-// The pure pieces of src/ops and src/core/checkpoints.ts: statistics, prices, budget, config locations.
+// The pure pieces of src/ops and src/core/stats/checkpoints.ts: statistics, prices, budget, config locations.
 import { describe, expect, it } from 'vitest';
-import { bootstrapMean, checkpointReport, pairedDifference, questionScores } from '../../src/core/checkpoints.ts';
-import { normal, seededRng } from '../../src/core/random.ts';
+import { bootstrapMean, checkpointReport, pairedDifference, questionScores } from '../../src/core/stats/checkpoints.ts';
+import { normal, seededRng } from '../../src/core/stats/random.ts';
 import type { MatchOutcome } from '../../src/core/types.ts';
 import { jsonLines } from '../../src/ops/config.ts';
 import { canaryDrift, healthJumps, judgeHealth } from '../../src/ops/health.ts';

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { seededRng } from '../../src/core/random.ts';
+import { seededRng } from '../../src/core/stats/random.ts';
 import { benchmarkHealth, healthClusters, healthDraws, kendallTauB, spearman, type HealthRow } from '../../src/core/stats/benchmark-health.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 

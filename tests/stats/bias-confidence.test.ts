@@ -2,11 +2,11 @@
 // rule for which game of a slot counts in conflict rates. Expected values are worked out by hand or
 // computed by tests/reference/position_bias.py (numpy/scipy), never by src/core.
 import { describe, expect, it } from 'vitest';
-import { positionBias, type BiasGame } from '../../src/core/bias.ts';
-import { calibrate } from '../../src/core/calibration.ts';
-import { gameConfidence } from '../../src/core/confidence.ts';
-import { qualityRows } from '../../src/core/judge-quality.ts';
-import { normal, seededRng } from '../../src/core/random.ts';
+import { positionBias, type BiasGame } from '../../src/core/stats/bias.ts';
+import { calibrate } from '../../src/core/stats/calibration.ts';
+import { gameConfidence } from '../../src/core/stats/confidence.ts';
+import { qualityRows } from '../../src/core/stats/judge-quality.ts';
+import { normal, seededRng } from '../../src/core/stats/random.ts';
 import { signTestP } from '../../src/core/stats/sign-test.ts';
 import { outcomesFromGames } from '../../src/core/verdict.ts';
 import { python, pythonSkip } from './python.ts';

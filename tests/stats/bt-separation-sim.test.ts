@@ -3,8 +3,8 @@
 // their question-level 95% intervals should still cover the truth 93–97% of the time. Generator as in
 // tests/analytics/bt-bootstrap-sim.test.ts (question-level effects shared by both turns and both orders).
 import { describe, expect, it } from 'vitest';
-import { battleTable, bootstrapBradleyTerry, type ClusteredBattle } from '../../src/core/bootstrap.ts';
-import { normal, seededRng, type Rng } from '../../src/core/random.ts';
+import { battleTable, bootstrapBradleyTerry, type ClusteredBattle } from '../../src/core/stats/bootstrap.ts';
+import { normal, seededRng, type Rng } from '../../src/core/stats/random.ts';
 import { fitBradleyTerry, type CollapsedBattles } from '../../src/core/ratings.ts';
 
 const THETA = [-0.25, -0.1, 0.05, 0.2, 0.35, -1.4]; // log10 units; the last model ("w") is weak

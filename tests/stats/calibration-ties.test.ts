@@ -3,7 +3,7 @@
 // Every expectation here is worked out by hand with fractions, and a brute force over all small score
 // patterns compares the verdict with an exact rational comparison written independently below.
 import { describe, expect, it } from 'vitest';
-import { calibrate, type ScoreSample } from '../../src/core/calibration.ts';
+import { calibrate, type ScoreSample } from '../../src/core/stats/calibration.ts';
 
 const reply = (a: number | string, b: number | string) => `Evaluation evidence: ...\nScore of the Assistant 1: ${a}\nScore of the Assistant 2: ${b}`;
 

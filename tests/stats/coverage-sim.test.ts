@@ -5,9 +5,9 @@
 // (b) the length-controlled win rates and the length coefficient of `arena length` (question bootstrap of
 //     the joint model), data drawn from that model with known strengths and length effect.
 import { describe, expect, it } from 'vitest';
-import { positionBias, type BiasGame } from '../../src/core/bias.ts';
-import { lengthControlledWinRates, type LengthMatch } from '../../src/core/length.ts';
-import { normal, seededRng } from '../../src/core/random.ts';
+import { positionBias, type BiasGame } from '../../src/core/stats/bias.ts';
+import { lengthControlledWinRates, type LengthMatch } from '../../src/core/stats/length.ts';
+import { normal, seededRng } from '../../src/core/stats/random.ts';
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 

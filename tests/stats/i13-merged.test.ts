@@ -4,9 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { battleTable, bootstrapBradleyTerry, type ClusteredBattle } from '../../src/core/bootstrap.ts';
+import { battleTable, bootstrapBradleyTerry, type ClusteredBattle } from '../../src/core/stats/bootstrap.ts';
 import { fitBradleyTerry } from '../../src/core/ratings.ts';
-import { seededRng } from '../../src/core/random.ts';
+import { seededRng } from '../../src/core/stats/random.ts';
 import { sandwichBradleyTerry } from '../../src/core/stats/sandwich.ts';
 import { styleControl } from '../../src/core/stats/style.ts';
 import { withPrior } from '../../src/core/stats/separation.ts';

@@ -1,9 +1,9 @@
 // Issue #13, defect 5: small-sample and degenerate kappa. Expected values are worked out by hand, and the
-// count of undefined bootstrap rounds is recomputed here from the drawn questions, without src/core/kappa.
+// count of undefined bootstrap rounds is recomputed here from the drawn questions, without src/core/stats/kappa.
 import { describe, expect, it } from 'vitest';
-import { drawClusterCounts } from '../../src/core/bootstrap.ts';
-import { cohensKappa, comparisons, kappaFromConfusion, kappaTable, MIN_KAPPA_QUESTIONS, type Comparison } from '../../src/core/kappa.ts';
-import { seededRng } from '../../src/core/random.ts';
+import { drawClusterCounts } from '../../src/core/stats/bootstrap.ts';
+import { cohensKappa, comparisons, kappaFromConfusion, kappaTable, MIN_KAPPA_QUESTIONS, type Comparison } from '../../src/core/stats/kappa.ts';
+import { seededRng } from '../../src/core/stats/random.ts';
 import type { Vote } from '../../src/core/types.ts';
 
 const vote = (judge: string, q: number, winner: Vote['winner'], turn = 1): Vote => ({ judge, voter: judge, questionId: q, turn, modelA: 'x', modelB: 'y', winner });

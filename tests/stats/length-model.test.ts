@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lengthControlledWinRates, type LengthMatch } from '../../src/core/length.ts';
+import { lengthControlledWinRates, type LengthMatch } from '../../src/core/stats/length.ts';
 import { LAMBDA } from '../../src/core/stats/length-model.ts';
 import { arenaJson, arenaOk, tmpDir } from '../support/cli.ts';
 import { python, pythonSkip } from './python.ts';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { battleTable, bootstrapBradleyTerry } from '../../src/core/bootstrap.ts';
+import { battleTable, bootstrapBradleyTerry } from '../../src/core/stats/bootstrap.ts';
 import { rankBounds, sampleCovariance, simultaneousDifferences } from '../../src/core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry, sandwichCovariance } from '../../src/core/stats/sandwich.ts';
 import { normalQuantile, tQuantile } from '../../src/core/stats/normal.ts';

@@ -4,8 +4,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { battleTable, bootstrapBradleyTerry, bootstrapRatingSamples, drawClusterCounts, type ClusteredBattle } from '../../src/core/bootstrap.ts';
-import { seededRng } from '../../src/core/random.ts';
+import { battleTable, bootstrapBradleyTerry, bootstrapRatingSamples, drawClusterCounts, type ClusteredBattle } from '../../src/core/stats/bootstrap.ts';
+import { seededRng } from '../../src/core/stats/random.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
 import { arenaJson, arenaOk, tmpDir } from '../support/cli.ts';

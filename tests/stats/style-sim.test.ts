@@ -6,7 +6,7 @@
 // large-sample fit (8,000 questions); the coefficients are also printed per unit of the normalised
 // difference, using its population root mean square from a million draws of the generator.
 import { describe, expect, it } from 'vitest';
-import { normal, seededRng, type Rng } from '../../src/core/random.ts';
+import { normal, seededRng, type Rng } from '../../src/core/stats/random.ts';
 import { styleControl, type StyleBattle } from '../../src/core/stats/style.ts';
 
 const MODELS = 6;

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { normal, seededRng } from '../../src/core/random.ts';
+import { normal, seededRng } from '../../src/core/stats/random.ts';
 import { addCounts, styleControl, styleCounts, type StyleBattle, type StyleFeature } from '../../src/core/stats/style.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { batchRoutes, type BatchServerOptions } from './openai-batch.ts';
-import { seededRng } from '../../src/core/random.ts';
+import { seededRng } from '../../src/core/stats/random.ts';
 
 /**
  * How the fake judge decides. `longer`: prefers the longer answer between the "Assistant A" / "Assistant B"

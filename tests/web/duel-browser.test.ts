@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STUDY_JUDGE } from '../../src/engine/judge-duel.ts';
+import { STUDY_JUDGE } from '../../src/reports/judge-duel.ts';
 import { serveNode, type NodeServer } from '../../src/entry/node.ts';
 import { STUDY_JUDGMENTS } from '../../src/importers/judge-llama2.ts';
 import { importFiles, mtbenchSources } from '../../src/importers/import.ts';

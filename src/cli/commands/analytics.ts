@@ -1,10 +1,10 @@
 import { defineCommand } from 'citty';
-import type { BiasDimension } from '../../core/bias.ts';
-import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, MIN_QUESTIONS } from '../../core/bootstrap.ts';
+import type { BiasDimension } from '../../core/stats/bias.ts';
+import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, MIN_QUESTIONS } from '../../core/stats/bootstrap.ts';
 import { PRELIMINARY_MAX_WIDTH, PRELIMINARY_MIN_BATTLES } from '../../core/stats/rank-intervals.ts';
-import type { GapRow } from '../../core/calibration.ts';
-import { MIN_KAPPA_QUESTIONS } from '../../core/kappa.ts';
-import { biasReport, intervalReport, kappaReport, lengthReport } from '../../engine/analytics.ts';
+import type { GapRow } from '../../core/stats/calibration.ts';
+import { MIN_KAPPA_QUESTIONS } from '../../core/stats/kappa.ts';
+import { biasReport, intervalReport, kappaReport, lengthReport } from '../../reports/analytics.ts';
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
 import { checkJudge, checkTurns } from '../validate.ts';

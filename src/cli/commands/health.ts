@@ -1,5 +1,5 @@
 import { defineCommand } from 'citty';
-import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/bootstrap.ts';
+import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/stats/bootstrap.ts';
 import { int, list, num, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 
@@ -26,7 +26,7 @@ export const healthCommand = defineCommand({
     if (rounds < 2) throw new UsageError(`--rounds must be at least 2, got ${rounds}`);
     if (!(level > 0 && level < 1)) throw new UsageError(`--level must lie between 0 and 1, got ${level}`);
     const turn = int(args.turn, 'turn');
-    const { healthReport } = await import('../../engine/benchmark-health.ts');
+    const { healthReport } = await import('../../reports/benchmark-health.ts');
     await withStore(args.db, async (store) => {
       const rows = await healthReport(store, judges, args.reference, { rounds, level, seed: int(args.seed, 'seed')!, ...(turn !== undefined ? { turn } : {}) });
       if (args.json) return printJson(rows);

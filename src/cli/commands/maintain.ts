@@ -1,7 +1,7 @@
 import { defineCommand } from 'citty';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exportFastchat } from '../../engine/export.ts';
+import { exportFastchat } from '../../reports/export.ts';
 import { reparse } from '../../engine/reparse.ts';
 import { list, oneOf, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
@@ -74,7 +74,7 @@ export const judgesCommand = defineCommand({
   async run({ args }) {
     if (args.board) return (await import('./pairs.ts')).printBoard(args.db, { ...(args.json ? { json: true } : {}), ...(args.judge ? { judges: list(args.judge)! } : {}) });
     await withStore(args.db, async (store) => {
-      const { gameConfidences, judgesReport } = await import('../../engine/judges-report.ts');
+      const { gameConfidences, judgesReport } = await import('../../reports/judges-report.ts');
       if (args.games) {
         const rows = await gameConfidences(store, args.games);
         if (args.json) return printJson(rows);

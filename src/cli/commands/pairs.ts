@@ -1,7 +1,7 @@
 // Labelled pair sets: `arena import pairs DIR`, `arena accuracy`, and the judge leaderboard (`arena judges --board`).
 import { defineCommand } from 'citty';
 import { existsSync, rmSync } from 'node:fs';
-import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/bootstrap.ts';
+import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/stats/bootstrap.ts';
 import { int, num, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
 
@@ -53,7 +53,7 @@ export const accuracyCommand = defineCommand({
     set: { type: 'string', description: 'only this set (e.g. Natural, Adversarial/Neighbor)' },
   },
   async run({ args }) {
-    const { accuracyReport } = await import('../../engine/accuracy.ts');
+    const { accuracyReport } = await import('../../reports/accuracy.ts');
     await withStore(args.db, async (store) => {
       const rows = await accuracyReport(store, { ...bootOptions(args), ...(args.judge ? { judge: args.judge } : {}), ...(args.set ? { set: args.set } : {}) });
       if (args.json) return printJson(rows);
@@ -83,9 +83,9 @@ export const accuracyCommand = defineCommand({
   },
 });
 
-/** `arena judges --board`: the judge leaderboard (src/engine/judge-board.ts). */
+/** `arena judges --board`: the judge leaderboard (src/reports/judge-board.ts). */
 export async function printBoard(db: string, o: { json?: boolean; judges?: string[] }): Promise<void> {
-  const { judgeBoard } = await import('../../engine/judge-board.ts');
+  const { judgeBoard } = await import('../../reports/judge-board.ts');
   await withStore(db, async (store) => {
     const rows = await judgeBoard(store, o.judges ? { judges: o.judges } : {});
     if (o.json) return printJson(rows);

@@ -1,8 +1,8 @@
 import { defineCommand } from 'citty';
 import { ArenaError } from '../../core/types.ts';
 import type { Store } from '../../storage/store.ts';
-import { agreementBetween, ratings, singleResults, standingGroups } from '../../engine/results.ts';
-import { arenaHardRatings, arenaHardStandings } from '../../engine/weighted.ts';
+import { agreementBetween, ratings, singleResults, standingGroups } from '../../reports/results.ts';
+import { arenaHardRatings, arenaHardStandings } from '../../reports/weighted.ts';
 import { WEIGHTINGS } from '../../core/schemes/weighting.ts';
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
@@ -122,7 +122,7 @@ export const ratingsCommand = defineCommand({
       if (!(reg >= 0)) throw new UsageError(`--reg must be at least 0, got ${reg}`);
       if (rounds < 1) throw new UsageError(`--rounds must be at least 1, got ${rounds}`);
       if (!(level > 0 && level < 1)) throw new UsageError(`--level must lie between 0 and 1, got ${level}`);
-      const { styleReport } = await import('../../engine/style.ts');
+      const { styleReport } = await import('../../reports/style.ts');
       if (weight !== 'none' || prior) throw new UsageError('--style fits its own unweighted model: drop --weight and --prior');
       await withStore(args.db, async (store) => {
         const r = await styleReport(store, args.judge, groups, { reg, rounds, level, seed: int(args.seed, 'seed')!, ...(turn !== undefined ? { turn } : {}) });

@@ -2,8 +2,8 @@
 // "agreement with confidence" and pair-rank Brier score; Spearman and Kendall correlation of the
 // ratings), all from one paired question-level bootstrap: each round draws the questions once and
 // refits Bradley–Terry for the judge and for the reference on the same draw. Pure.
-import { drawClusterCounts, percentileInterval, type ClusteredBattle, type Interval } from '../bootstrap.ts';
-import { seededRng } from '../random.ts';
+import { drawClusterCounts, percentileInterval, type ClusteredBattle, type Interval } from './bootstrap.ts';
+import { seededRng } from './random.ts';
 import { bradleyTerryFactor, fitBradleyTerry, type CollapsedBattles } from '../ratings.ts';
 
 export interface Estimate extends Interval {

@@ -1,5 +1,5 @@
 // The normal and Student's t pieces the interval methods share: quantiles and correlated draws. Pure.
-import { normal, seededRng } from '../random.ts';
+import { normal, seededRng } from './random.ts';
 
 /**
  * Draws from N(mean, cov), or from the multivariate t with `df` degrees of freedom (normal / sqrt(χ²_df / df))

@@ -3,7 +3,7 @@
 // "all these statements hold together" at the stated level; and a "preliminary" mark for a model with
 // few battles or a wide interval. Pure.
 import { normalDraws } from './normal.ts';
-import { quantileSorted } from '../bootstrap.ts';
+import { quantileSorted } from './bootstrap.ts';
 
 /** A model with fewer decided battles than this is preliminary (documented in the README). */
 export const PRELIMINARY_MIN_BATTLES = 100;

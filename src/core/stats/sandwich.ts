@@ -4,7 +4,7 @@
 // number of clusters (questions, or single battles with unit 'game'). One fit and one m×m inverse
 // instead of a refit per bootstrap round. Pure.
 import { battlesPerModel, MAX_T_DRAWS, type PreliminaryRule } from './rank-intervals.ts';
-import { annotateRanks, comparisonGroups, DEFAULT_LEVEL, DEFAULT_SEED, MIN_QUESTIONS, questionsPerModel, setRankUB, type BattleTable, type BootstrapRatings, type RatingWithInterval, type ResampleUnit } from '../bootstrap.ts';
+import { annotateRanks, comparisonGroups, DEFAULT_LEVEL, DEFAULT_SEED, MIN_QUESTIONS, questionsPerModel, setRankUB, type BattleTable, type BootstrapRatings, type RatingWithInterval, type ResampleUnit } from './bootstrap.ts';
 import { tQuantile } from './normal.ts';
 import { estimability, withPrior } from './separation.ts';
 import { ArenaError } from '../types.ts';

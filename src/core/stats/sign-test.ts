@@ -1,5 +1,5 @@
 // The exact two-sided sign test (a binomial test of p = 1/2). Pure.
-import { logFactorial } from '../random.ts';
+import { logFactorial } from './random.ts';
 
 /** P(X = k) for X ~ Binomial(n, 1/2). */
 function halfBinomialPmf(n: number, k: number): number {

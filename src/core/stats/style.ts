@@ -6,7 +6,7 @@
 // penalty FastChat documents: loss + (reg/2)·‖θ‖² over all parameters, reg = 0.5 (half of
 // scikit-learn's C = 1, because FastChat no longer duplicates every battle). Solved exactly by Newton's
 // method (the penalty makes the problem strictly convex). Pure.
-import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, MIN_QUESTIONS, ranksFromIntervals, type Interval } from '../bootstrap.ts';
+import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, MIN_QUESTIONS, ranksFromIntervals, type Interval } from './bootstrap.ts';
 import { INIT, SCALE } from '../ratings.ts';
 
 const ALPHA = Math.LN10;

@@ -1,9 +1,9 @@
 // The judgment-quality report: how a judge behaves (errors, empty replies, order consistency, ties) and
 // how judges compare (agreement, correlation of the leaderboards they produce). Pure.
-import { pairwiseStandings } from './standings.ts';
-import type { MatchOutcome, Order, Standing, Verdict } from './types.ts';
-import { replacesInSlot } from './stats/slot.ts';
-import { combineGames, itemKey, type StoredVerdict } from './verdict.ts';
+import { pairwiseStandings } from '../standings.ts';
+import type { MatchOutcome, Order, Standing, Verdict } from '../types.ts';
+import { replacesInSlot } from './slot.ts';
+import { combineGames, itemKey, type StoredVerdict } from '../verdict.ts';
 
 /** One stored pairwise game, as this report needs it. */
 export interface QualityGame extends StoredVerdict {

@@ -1,9 +1,9 @@
 // Length awareness: does the judge prefer the longer answer, and what is a model's win rate once the
 // length difference is accounted for?
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, DEFAULT_ROUNDS, type BootstrapOptions } from './bootstrap.ts';
-import { collapseBattles, fitBradleyTerry } from './ratings.ts';
-import { deltaSd, fitLengthModel, LAMBDA, lcWinRates, questionDifficulty, type LengthObs } from './stats/length-model.ts';
-import type { Outcome } from './types.ts';
+import { collapseBattles, fitBradleyTerry } from '../ratings.ts';
+import { deltaSd, fitLengthModel, LAMBDA, lcWinRates, questionDifficulty, type LengthObs } from './length-model.ts';
+import type { Outcome } from '../types.ts';
 
 export interface LengthMatch {
   model1: string;

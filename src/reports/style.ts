@@ -1,7 +1,7 @@
 // Style-controlled ratings of one judge, read from the store: its outcomes (or the expert votes) with
 // the style of both answers as the judge read them (the answer's turns up to the one judged).
 import { addCounts, styleControl, styleCounts, type StyleBattle, type StyleCounts, type StyleGroup, type StyleResult } from '../core/stats/style.ts';
-import { battleTable, separationNote, tableRecords } from '../core/bootstrap.ts';
+import { battleTable, separationNote, tableRecords } from '../core/stats/bootstrap.ts';
 import { estimability } from '../core/stats/separation.ts';
 import type { Store } from '../storage/store.ts';
 import { HUMAN, judgeData } from './results.ts';

@@ -2,10 +2,10 @@
 // agreement with the experts (S1/S2 per turn, Cohen's kappa), accuracy on each labelled set (natural vs
 // adversarial), position consistency, first-position preference, error rate, tie rate, the longer-answer
 // share of decisive verdicts, and cost and seconds per 1,000 games where stored; each with an interval.
-import type { BootstrapOptions } from '../core/bootstrap.ts';
-import { behaviourRates, ranksWithIntervals, recordedRates, type BoardGame, type Rate } from '../core/judge-board.ts';
-import { comparisons, kappaTable } from '../core/kappa.ts';
-import { accuracyRow, GOLD, OUTPUT_1, OUTPUT_2, type LabelledItem, type PairGame } from '../core/pair-accuracy.ts';
+import type { BootstrapOptions } from '../core/stats/bootstrap.ts';
+import { behaviourRates, ranksWithIntervals, recordedRates, type BoardGame, type Rate } from '../core/stats/judge-board.ts';
+import { comparisons, kappaTable } from '../core/stats/kappa.ts';
+import { accuracyRow, GOLD, OUTPUT_1, OUTPUT_2, type LabelledItem, type PairGame } from '../core/stats/pair-accuracy.ts';
 import { ArenaError, type Verdict } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import { pairSetData } from './accuracy.ts';

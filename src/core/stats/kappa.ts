@@ -1,7 +1,7 @@
 // Cohen's kappa: agreement corrected for chance, beside FastChat's S1/S2 agreement ratios.
 import { itemKey, label, type AgreementSetup, type Label } from './agreement.ts';
 import { clusterBootstrap, columnIntervals, type BootstrapOptions } from './bootstrap.ts';
-import type { Vote } from './types.ts';
+import type { Vote } from '../types.ts';
 
 const LABELS: Label[] = ['a', 'b', 'tie'];
 

@@ -1,10 +1,10 @@
 // Judge-quality analytics read from the store: position bias, kappa, bootstrap intervals, length.
-import { positionBias, conflictFromOutcomes, type BiasDimension, type BiasGame, type BiasRow, type ConflictRow } from '../core/bias.ts';
+import { positionBias, conflictFromOutcomes, type BiasDimension, type BiasGame, type BiasRow, type ConflictRow } from '../core/stats/bias.ts';
 import { connectedModelGroups } from '../core/groups.ts';
-import { battleTable, bootstrapBradleyTerry, clusterBootstrap, columnIntervals, DEFAULT_LEVEL, MIN_QUESTIONS, type BootstrapOptions, type BootstrapRatings, type ClusteredBattle, type ResampleUnit } from '../core/bootstrap.ts';
-import { calibrate, conflictByGap, FAIR_PAIR, FAIR_PAIR_MULTI_TURN, parseScores, scoresToModels, verdictFromScores, type GapRow, type ScoreSample } from '../core/calibration.ts';
-import { comparisons, kappaTable, type KappaRow } from '../core/kappa.ts';
-import { lengthControlledWinRates, longerShare, type LengthControlledRow, type LengthEffect, type LongerShare } from '../core/length.ts';
+import { battleTable, bootstrapBradleyTerry, clusterBootstrap, columnIntervals, DEFAULT_LEVEL, MIN_QUESTIONS, type BootstrapOptions, type BootstrapRatings, type ClusteredBattle, type ResampleUnit } from '../core/stats/bootstrap.ts';
+import { calibrate, conflictByGap, FAIR_PAIR, FAIR_PAIR_MULTI_TURN, parseScores, scoresToModels, verdictFromScores, type GapRow, type ScoreSample } from '../core/stats/calibration.ts';
+import { comparisons, kappaTable, type KappaRow } from '../core/stats/kappa.ts';
+import { lengthControlledWinRates, longerShare, type LengthControlledRow, type LengthEffect, type LongerShare } from '../core/stats/length.ts';
 import { sampleOf } from '../core/stats/slot.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';

@@ -1,6 +1,6 @@
 // `arena accuracy`: every judge's accuracy on every labelled pair set (arena import pairs), read from the store.
-import { accuracyRow, GOLD, type AccuracyRow, type LabelledItem, type PairGame } from '../core/pair-accuracy.ts';
-import type { BootstrapOptions } from '../core/bootstrap.ts';
+import { accuracyRow, GOLD, type AccuracyRow, type LabelledItem, type PairGame } from '../core/stats/pair-accuracy.ts';
+import type { BootstrapOptions } from '../core/stats/bootstrap.ts';
 import { ArenaError, type Verdict } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 

@@ -1,7 +1,7 @@
 // The human-in-the-loop queue: the matches a judge is least sure about (highest balanced-position
 // diversity entropy) go to people; their labels replace the judge's, and the report shows the gain.
 import { cohensKappa } from './kappa.ts';
-import { ArenaError } from './types.ts';
+import { ArenaError } from '../types.ts';
 
 export const DEFAULT_BETA = 0.2;
 

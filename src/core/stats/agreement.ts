@@ -1,4 +1,4 @@
-import type { Vote } from './types.ts';
+import type { Vote } from '../types.ts';
 
 export type AgreementSetup = 'with-tie' | 'without-tie';
 

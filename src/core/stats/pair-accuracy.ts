@@ -2,7 +2,7 @@
 // is better) and the judge's two games (AB: output_1 shown first; BA: swapped, verdict mapped back). Pure.
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions, type Interval } from './bootstrap.ts';
 import { kappaFromConfusion } from './kappa.ts';
-import type { Order, Verdict } from './types.ts';
+import type { Order, Verdict } from '../types.ts';
 
 /** The judge whose votes are a set's gold labels. */
 export const GOLD = 'gold';

@@ -1,8 +1,8 @@
 // Bootstrap intervals: resampling whole questions (clusters) or single games, seeded and reproducible.
 import { multinomial, randInt, seededRng, type Rng } from './random.ts';
-import { bradleyTerryFactor, fitBradleyTerry, INIT, type Battle, type CollapsedBattles } from './ratings.ts';
-import { estimability, withPrior, type Estimability } from './stats/separation.ts';
-import { battlesPerModel, rankAnnotations, sampleCovariance, type PreliminaryRule } from './stats/rank-intervals.ts';
+import { bradleyTerryFactor, fitBradleyTerry, INIT, type Battle, type CollapsedBattles } from '../ratings.ts';
+import { estimability, withPrior, type Estimability } from './separation.ts';
+import { battlesPerModel, rankAnnotations, sampleCovariance, type PreliminaryRule } from './rank-intervals.ts';
 
 export const DEFAULT_LEVEL = 0.95;
 export const DEFAULT_ROUNDS = 1000;

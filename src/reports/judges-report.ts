@@ -1,9 +1,9 @@
 // `arena judges`: the judgment-quality report, derived on read from stored games and votes.
-import type { AgreementRow } from '../core/agreement.ts';
-import { gameConfidence } from '../core/confidence.ts';
+import type { AgreementRow } from '../core/stats/agreement.ts';
+import { gameConfidence } from '../core/stats/confidence.ts';
 import { sampleOf } from '../core/stats/slot.ts';
-import { qualityRows, winRateCorrelation, type CorrelationRow, type QualityGame, type QualityRow } from '../core/judge-quality.ts';
-import { qualityRowsFromOutcomes } from '../core/recorded-quality.ts';
+import { qualityRows, winRateCorrelation, type CorrelationRow, type QualityGame, type QualityRow } from '../core/stats/judge-quality.ts';
+import { qualityRowsFromOutcomes } from '../core/stats/recorded-quality.ts';
 import type { Game, Verdict } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import { agreementBetween, HUMAN, judgeData } from './results.ts';

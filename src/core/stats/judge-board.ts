@@ -5,7 +5,7 @@
 import { pickedPosition } from './bias.ts';
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
 import { longerShare } from './length.ts';
-import type { Order, Outcome, Verdict } from './types.ts';
+import type { Order, Outcome, Verdict } from '../types.ts';
 
 /** One stored pairwise game as the board needs it. */
 export interface BoardGame {
@@ -87,7 +87,7 @@ export function behaviourRates(games: BoardGame[], o: BootstrapOptions = {}): Be
     const p = pickedPosition(g.order, g.verdict);
     if (p === 'A' || p === 'B') add(c, 'firstPosition', Number(p === 'A'));
     if (g.len1 !== undefined && g.len2 !== undefined && g.len1 !== g.len2 && (g.verdict === 'model_1' || g.verdict === 'model_2')) {
-      // one decisive verdict, as core/length.ts counts a decisive outcome
+      // one decisive verdict, as core/stats/length.ts counts a decisive outcome
       const s = longerShare([{ model1: g.model1, model2: g.model2, len1: g.len1, len2: g.len2, outcome: g.verdict as Outcome }]);
       add(c, 'longerShare', s.toLonger);
     }

@@ -1,7 +1,7 @@
 // Results derived on read from stored games and votes.
-import { agreement, type AgreementRow } from '../core/agreement.ts';
+import { agreement, type AgreementRow } from '../core/stats/agreement.ts';
 import { battlesFromOutcomes, battlesFromVotes, onlineElo, type Battle } from '../core/ratings.ts';
-import { battleTable, fitEstimable, MIN_QUESTIONS, questionsPerModel, separationNote, tableRecords } from '../core/bootstrap.ts';
+import { battleTable, fitEstimable, MIN_QUESTIONS, questionsPerModel, separationNote, tableRecords } from '../core/stats/bootstrap.ts';
 import { pairwiseStandings, singleStandings } from '../core/standings.ts';
 import { connectedModelGroups, splitByGroup } from '../core/groups.ts';
 import type { Game, MatchOutcome, Outcome, SingleScore, SingleStanding, Standing, Verdict, Vote } from '../core/types.ts';

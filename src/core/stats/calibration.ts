@@ -1,8 +1,8 @@
 // The score-based, evidence-first pairwise scheme of "Large Language Models are not Fair Evaluators"
 // (Wang et al.) and its calibrations: MEC (k samples averaged) and BPC (both orders averaged), plus the
 // balanced-position diversity entropy (BPDE) that ranks matches for human review.
-import type { PromptSet } from './prompts.ts';
-import type { Order, PromptScheme, Verdict } from './types.ts';
+import type { PromptSet } from '../prompts.ts';
+import type { Order, PromptScheme, Verdict } from '../types.ts';
 
 export const FAIR_SYSTEM = 'You are a helpful and precise assistant for checking the quality of the answer.';
 

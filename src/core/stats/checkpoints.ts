@@ -2,7 +2,7 @@
 // paired differences (by question) against the previous checkpoint and the best one so far. Pure.
 import { percentileInterval } from './bootstrap.ts';
 import { randInt, seededRng } from './random.ts';
-import type { MatchOutcome } from './types.ts';
+import type { MatchOutcome } from '../types.ts';
 
 export interface Interval {
   mean: number;

@@ -1,7 +1,7 @@
 // Judgment-quality rows for a judge known only by its recorded match outcomes (e.g. the HF gpt4_pair
 // split: one combined verdict per match, "tie (inconsistent)" kept as inconsistent). Pure.
 import type { QualityRow } from './judge-quality.ts';
-import type { MatchOutcome } from './types.ts';
+import type { MatchOutcome } from '../types.ts';
 
 /** Per turn, and over all turns (turn 0) when there are several: games 0, each outcome one match. */
 export function qualityRowsFromOutcomes(judge: string, outcomes: MatchOutcome[]): QualityRow[] {

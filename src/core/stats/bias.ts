@@ -1,8 +1,8 @@
 // Position bias: how a judge's verdict depends on which answer it was shown first (FairEval's table).
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
-import { replacesInSlot } from './stats/slot.ts';
-import { signTestP } from './stats/sign-test.ts';
-import type { MatchOutcome, Order, Verdict } from './types.ts';
+import { replacesInSlot } from './slot.ts';
+import { signTestP } from './sign-test.ts';
+import type { MatchOutcome, Order, Verdict } from '../types.ts';
 
 /** One stored pairwise game as the bias report needs it. */
 export interface BiasGame {
