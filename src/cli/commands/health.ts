@@ -3,8 +3,7 @@ import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/stats/bo
 import { int, list, num, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 
-const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
-const f3 = (x: number | null) => (x === null || Number.isNaN(x) ? '–' : x.toFixed(3));
+import { kappa as f3, pct } from '../../core/format.ts';
 
 export const healthCommand = defineCommand({
   meta: { name: 'health', description: 'benchmark health of judges against a reference judge: separability and agreement with confidence, pair-rank Brier score, Spearman and Kendall of the ratings (paired question bootstrap)' },
