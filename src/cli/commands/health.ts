@@ -10,7 +10,7 @@ export const healthCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judges: { type: 'string', required: true, description: 'judges to assess, comma-separated (e.g. gpt-4,llama-2-70b-instruct-v2)' },
+    judge: { type: 'string', required: true, description: 'judges to assess, comma-separated (e.g. gpt-4,llama-2-70b-instruct-v2; --judges: the old spelling)' },
     reference: { type: 'string', default: 'human', description: 'the reference judge (human = expert votes)' },
     turn: { type: 'string', description: '1 or 2 (default: both)' },
     rounds: { type: 'string', default: String(DEFAULT_ROUNDS), description: 'bootstrap rounds (questions resampled, the same draw for judge and reference)' },
@@ -18,8 +18,8 @@ export const healthCommand = defineCommand({
     seed: { type: 'string', default: String(DEFAULT_SEED), description: 'seed of the resampling' },
   },
   async run({ args }) {
-    const judges = list(args.judges) ?? [];
-    if (!judges.length) throw new UsageError('--judges expects at least one judge');
+    const judges = list(args.judge) ?? [];
+    if (!judges.length) throw new UsageError('--judge expects at least one judge');
     const rounds = int(args.rounds, 'rounds')!;
     const level = num(args.level, 'level')!;
     if (rounds < 2) throw new UsageError(`--rounds must be at least 2, got ${rounds}`);
