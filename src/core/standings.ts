@@ -1,4 +1,5 @@
 import type { MatchOutcome, SingleScore, SingleStanding, Standing } from './types.ts';
+import { scoreOf } from './verdict.ts';
 
 export interface StandingsOptions {
   /** pairwise-baseline: only matches that involve this model count, and its own row is dropped */
@@ -28,7 +29,7 @@ export function pairwiseStandings(outcomes: Iterable<MatchOutcome>, opts: Standi
       r1.inconsistent++;
       r2.inconsistent++;
     }
-    tallyScore(r1, r2, o.outcome === 'model_1' ? 1 : o.outcome === 'model_2' ? 0 : 0.5);
+    tallyScore(r1, r2, scoreOf(o.outcome));
   });
 }
 

@@ -75,6 +75,14 @@ export function parseGameVerdict(reply: string, order: Order, mode: ParserMode =
 }
 
 /**
+ * Model 1's score in one battle from a verdict or a match outcome: 1 a win, 0 a loss, 1/2 a tie (an inconsistent
+ * match counts as a tie). Callers leave errors out before asking.
+ */
+export function scoreOf(o: Outcome | Verdict): 1 | 0 | 0.5 {
+  return o === 'model_1' ? 1 : o === 'model_2' ? 0 : 0.5;
+}
+
+/**
  * Combine the two games of a match: an error in either is an error; equal verdicts stand;
  * disagreeing verdicts are `inconsistent` (a tie when scored).
  */

@@ -8,7 +8,7 @@ import { pairwiseStandings, tallyStandings } from '../../src/core/standings.ts';
 import { battleTable, type ClusteredBattle } from '../../src/core/stats/bootstrap.ts';
 import { seededRng } from '../../src/core/stats/random.ts';
 import type { MatchOutcome, Verdict } from '../../src/core/types.ts';
-import { matchKey, outcomesFromGames, pairGames } from '../../src/core/verdict.ts';
+import { matchKey, outcomesFromGames, pairGames, scoreOf } from '../../src/core/verdict.ts';
 
 describe('battleTable over a fixed model and cluster list', () => {
   const rng = seededRng(7);
@@ -79,6 +79,12 @@ describe('pairing stored games into matches', () => {
     expect(outcomesFromGames(games)).toEqual([{ questionId: 1, turn: 1, model1: 'a', model2: 'b', outcome: 'inconsistent' }]);
     expect(matchKey(games[0]!)).toBe(matchKey(games[2]!));
     expect(matchKey(games[0]!)).not.toBe(matchKey({ ...games[0]!, model1: 'b', model2: 'a' }));
+  });
+});
+
+describe("model 1's score from a verdict or an outcome", () => {
+  it('1 a win, 0 a loss, 1/2 a tie or an inconsistent match', () => {
+    expect((['model_1', 'model_2', 'tie', 'inconsistent'] as const).map(scoreOf)).toEqual([1, 0, 0.5, 0.5]);
   });
 });
 

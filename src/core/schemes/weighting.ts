@@ -2,7 +2,7 @@
 import type { Battle } from '../ratings.ts';
 import { tallyScore, tallyStandings, type StandingsOptions } from '../standings.ts';
 import type { Standing } from '../types.ts';
-import { pairGames, type PairedGames, type StoredVerdict } from '../verdict.ts';
+import { pairGames, scoreOf, type PairedGames, type StoredVerdict } from '../verdict.ts';
 
 export type Weighting = 'none' | 'arena-hard';
 export const WEIGHTINGS: readonly Weighting[] = ['none', 'arena-hard'];
@@ -22,7 +22,7 @@ function matches(games: Iterable<WeightedGame>): Required<PairedGames<WeightedGa
 
 /** A game's battles in Arena-Hard's way: `weight` copies of a strong verdict, one of a slight verdict or a tie. */
 function gameBattles(g: WeightedGame, weight: number): Battle[] {
-  const score = g.verdict === 'model_1' ? 1 : g.verdict === 'model_2' ? 0 : 0.5;
+  const score = scoreOf(g.verdict);
   const n = g.verdict !== 'tie' && g.strong ? weight : 1;
   return Array.from({ length: n }, () => ({ a: g.model1, b: g.model2, score }) as Battle);
 }
