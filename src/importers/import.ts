@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ArenaError, type Game, type PromptScheme } from '../core/types.ts';
-import { gameId } from '../engine/ids.ts';
+import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { RECORDED_PARSER } from '../core/verdict.ts';
 import { answersFrom, modelFromFile, parsePrompts, parseQuestions, parseReferences, parseVotes, recordedGamesOfLine } from './formats.ts';

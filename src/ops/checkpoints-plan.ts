@@ -5,6 +5,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planRun } from '../engine/run.ts';
+import { ensureRunPrompts } from '../importers/builtin.ts';
 import { importFiles } from '../importers/import.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import { openSqliteStore } from '../storage/sqlite.ts';
@@ -46,6 +47,7 @@ export async function planCheckpoints(configFile: string): Promise<CheckpointsPl
   const store = openSqliteStore(scratch);
   try {
     await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+    await ensureRunPrompts(store, ['pairwise-baseline'], c.promptSet);
     const withAnswers = c.checkpoints.filter((k) => k.answers);
     const models = withAnswers.map((k) => k.model ?? `${c.series}@${k.name}`);
     const lines: CheckpointsPlanLine[] = [];

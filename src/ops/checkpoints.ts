@@ -10,6 +10,7 @@ import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import { ArenaError, type Answer, type Question } from '../core/types.ts';
 import { runTournament, type RunProgress } from '../engine/run.ts';
 import { judgeData } from '../reports/results.ts';
+import { ensureRunPrompts } from '../importers/builtin.ts';
 import { importFiles } from '../importers/import.ts';
 import { createJudge } from '../judges/registry.ts';
 import { withRetry } from '../judges/retry.ts';
@@ -179,6 +180,7 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
   let generated = 0;
   try {
     await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+    await ensureRunPrompts(store, ['pairwise-baseline'], c.promptSet);
     let questions: Question[] = await store.listQuestions();
     if (c.questionIds) questions = questions.filter((q) => c.questionIds!.includes(q.id));
     const maxTurn = Math.max(...c.turns);

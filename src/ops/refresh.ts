@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { ArenaError, type GameSpec, type Mode } from '../core/types.ts';
 import { planRun, runTournament, type RunProgress, type RunSummary } from '../engine/run.ts';
 import { modelFromFile } from '../importers/formats.ts';
+import { ensureRunPrompts } from '../importers/builtin.ts';
 import { importFiles } from '../importers/import.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import { createJudge } from '../judges/registry.ts';
@@ -150,6 +151,8 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       const b = before.get(`${a.model}\u0000${a.questionId}`);
       return b !== undefined && b !== JSON.stringify(a.turns);
     }).length;
+    // planning reads only: the shipped prompts the modes (and the canary) need are imported here
+    await ensureRunPrompts(store, [...c.modes.map((m) => m.mode), ...(c.canary ? ['pairwise-all' as const] : [])], c.promptSet);
     const fileModels = files.map(modelFromFile);
     const models = c.models ?? [...new Set(fileModels)].sort();
     const newModels = models.filter((m) => !oldModels.has(m));

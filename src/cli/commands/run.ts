@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import cliProgress from 'cli-progress';
 import { planRun, runTournament } from '../../engine/run.ts';
+import { ensureRunPrompts } from '../../importers/builtin.ts';
 import { importFiles } from '../../importers/import.ts';
 import { parseQuestions } from '../../importers/formats.ts';
 import { setMaxListeners } from 'node:events';
@@ -110,6 +111,8 @@ export default defineCommand({
         if (mode === 'pairwise-baseline') await checkModels(store, [args.baseline], 'baseline', { withVotes: false });
         await checkTurns(store, turns, 'turn');
       }
+      // planning reads only: the shipped prompts the prompt set needs are imported here, once
+      await ensureRunPrompts(store, [mode], args.prompts);
       const common = {
         store,
         judge,
