@@ -18,7 +18,6 @@ const KNOWN: string[] = [
   'src/ops/batch.ts: import-x/no-restricted-paths: ../../db/schema.ts',
   'src/ops/batch.ts: import-x/no-restricted-paths: ../storage/sqlite.ts',
   'src/ops/checkpoints-plan.ts: import-x/no-restricted-paths: ../storage/sqlite.ts',
-  'src/ops/checkpoints-plan.ts: no-restricted-syntax: store.sqlite',
   'src/ops/checkpoints.ts: @typescript-eslint/no-restricted-imports: openai',
   'src/ops/checkpoints.ts: import-x/no-restricted-paths: ../storage/sqlite.ts',
   'src/ops/checkpoints.ts: import-x/no-restricted-paths: ../web/charts.ts',
@@ -26,7 +25,6 @@ const KNOWN: string[] = [
   'src/ops/ledger.ts: import-x/no-restricted-paths: ../../db/schema.ts',
   'src/ops/ledger.ts: import-x/no-restricted-paths: ../storage/drizzle-store.ts',
   'src/ops/refresh.ts: import-x/no-restricted-paths: ../storage/sqlite.ts',
-  'src/ops/refresh.ts: no-restricted-syntax: store.sqlite',
   'src/ops/refresh.ts: no-restricted-syntax: store.sqlite',
 ];
 

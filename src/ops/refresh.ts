@@ -3,18 +3,18 @@
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ArenaError, type GameSpec, type Mode } from '../core/types.ts';
 import { planRun, runTournament, type RunProgress, type RunSummary } from '../engine/run.ts';
 import { modelFromFile } from '../importers/formats.ts';
-import { ensureRunPrompts } from '../importers/builtin.ts';
-import { importFiles } from '../importers/import.ts';
+import { ensureRunPrompts, missingRunPrompts } from '../importers/builtin.ts';
+import { importFiles, readImport } from '../importers/import.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import { createJudge } from '../judges/registry.ts';
 import { withRetry } from '../judges/retry.ts';
-import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
+import { bundleCounts, pendingView, type StoreReader } from '../storage/pending.ts';
+import { openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 import { CANARY_SOURCE } from '../storage/store.ts';
 import { loadRefreshConfig, resolvePath, type JudgeConfig, type RefreshConfig } from './config.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
@@ -121,20 +121,10 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const env = o.env ?? process.env;
   const { config: c, text } = loadRefreshConfig(o.configFile);
   const files = answerFiles(c.answers);
-  // a dry run works on a throw-away copy, so that importing and planning change nothing
-  let dbFile = c.db;
-  let scratch: string | undefined;
-  if (o.dryRun && c.db !== ':memory:') {
-    scratch = join(tmpdir(), `arena-dry-${randomUUID()}.db`);
-    if (existsSync(c.db)) {
-      const src = openSqliteStore(c.db);
-      src.sqlite.prepare('VACUUM INTO ?').run(scratch);
-      await src.close();
-    }
-    dbFile = scratch;
-  }
+  // a dry run writes nothing: it reads the database (an empty one when the file does not exist yet) and plans
+  // on a view of it with the import applied (src/storage/pending.ts)
   const unlock = o.dryRun ? () => {} : takeLock(c.db);
-  const store = openSqliteStore(dbFile);
+  const store = o.dryRun && !existsSync(c.db) ? openMemoryStore() : openSqliteStore(c.db);
   const id = randomUUID();
   const judges: JudgePlan[] = [];
   try {
@@ -145,14 +135,20 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     // 1. import: upserts; a changed answer has new content, hence new game ids
     const before = new Map((await store.listAnswers()).map((a) => [`${a.model}\u0000${a.questionId}`, JSON.stringify(a.turns)]));
     const oldModels = new Set(await store.listModels());
-    const counts = await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: files });
-    const after = await store.listAnswers();
+    const sources = { questions: c.questions, references: c.references, prompts: c.prompts, answers: files };
+    let reader: StoreReader = store;
+    const pending = o.dryRun ? (await readImport(store, sources)).bundle : undefined;
+    if (pending) reader = pendingView(store, pending);
+    const counts = pending ? bundleCounts(pending) : await importFiles(store, sources);
+    const after = await reader.listAnswers();
     const changedAnswers = after.filter((a) => {
       const b = before.get(`${a.model}\u0000${a.questionId}`);
       return b !== undefined && b !== JSON.stringify(a.turns);
     }).length;
     // planning reads only: the shipped prompts the modes (and the canary) need are imported here
-    await ensureRunPrompts(store, [...c.modes.map((m) => m.mode), ...(c.canary ? ['pairwise-all' as const] : [])], c.promptSet);
+    const runModes = [...c.modes.map((m) => m.mode), ...(c.canary ? ['pairwise-all' as const] : [])];
+    if (o.dryRun) for (const mode of new Set(runModes)) reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, c.promptSet) });
+    else await ensureRunPrompts(store, runModes, c.promptSet);
     const fileModels = files.map(modelFromFile);
     const models = c.models ?? [...new Set(fileModels)].sort();
     const newModels = models.filter((m) => !oldModels.has(m));
@@ -169,14 +165,14 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       for (const m of c.modes) {
         const mModels = m.models ?? models;
         const baseline = m.mode === 'pairwise-baseline' ? m.baseline : undefined;
-        const { games } = await planRun({ store, judge, mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings });
+        const { games } = await planRun({ store: reader, judge, mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings });
         const stored = await store.existingGameIds(games.map((g) => g.id));
         const todo = uniq(games.filter((g) => !stored.has(g.id)));
         jp.modes.push({ mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), games, toPlay: todo.length });
         plan.push(planLine(judge.id, m.mode, games.length, games.length - todo.length, todo, tokens, price));
       }
       if (c.canary) {
-        const { games } = await canaryPlan(store, judge, c, id);
+        const { games } = await canaryPlan(reader, judge, c, id);
         plan.push(planLine(judge.id, 'canary', games.length, 0, games, tokens, price));
       }
     }
@@ -311,7 +307,6 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     for (const jp of judges) await jp.judge.close?.();
     await store.close();
     unlock();
-    if (scratch) for (const f of [scratch, `${scratch}-wal`, `${scratch}-shm`]) rmSync(f, { force: true });
   }
 }
 
@@ -333,7 +328,7 @@ function planLine(judge: string, mode: string, planned: number, stored: number, 
   return { judge, mode, planned, stored, toPlay: todo.length, estTokensIn: tin, estTokensOut: Math.round(tout), estCost: cost, basis: tokens.basis };
 }
 
-function canaryPlan(store: SqliteStore, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
+function canaryPlan(store: StoreReader, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
   const k = c.canary!;
   return planRun({ store, judge, mode: 'pairwise-all', models: k.models, questionIds: k.questionIds, turns: k.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: { ...c.settings, canary: nonce } });
 }
