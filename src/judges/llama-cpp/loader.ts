@@ -7,13 +7,13 @@ import { installedNodeLlamaCppVersion, unsupportedVersion } from './shim.ts';
 
 export type NodeLlamaCpp = typeof import('node-llama-cpp');
 
-/** Builds the caller's error (each caller names itself: `[judge:...]`, `[generator:...]`). */
-export type Fail = (message: string, cause?: unknown) => Error;
+/** Builds the caller's error (each caller names itself: `[judge:...]`, `[generator:...]`); `file`: the file at fault. */
+export type Fail = (message: string, cause?: unknown, file?: string) => Error;
 
 /** Throws unless the model file and every LoRA adapter file exist. */
 export function checkModelFiles(modelPath: string, lora: readonly string[] | undefined, fail: Fail): void {
-  if (!existsSync(modelPath)) throw fail(`no such GGUF file: ${modelPath}`);
-  for (const l of lora ?? []) if (!existsSync(l)) throw fail(`no such LoRA adapter file: ${l}`);
+  if (!existsSync(modelPath)) throw fail(`no such GGUF file: ${modelPath}`, undefined, modelPath);
+  for (const l of lora ?? []) if (!existsSync(l)) throw fail(`no such LoRA adapter file: ${l}`, undefined, l);
 }
 
 let versionProblem: string | undefined | null = null;
@@ -69,6 +69,6 @@ export async function loadModel(o: LoadModelOptions, fail: Fail): Promise<Loaded
     });
     return { mod, llama, model, context };
   } catch (e) {
-    throw fail(`cannot load ${o.modelPath}: ${(e as Error)?.message ?? e}`, e);
+    throw fail(`cannot load ${o.modelPath}: ${(e as Error)?.message ?? e}`, e, o.modelPath);
   }
 }
