@@ -140,6 +140,7 @@ const RATING_GRAMMAR = 'root ::= ("10" | [1-9]) "]]"';
 export function defaultThreads(): number {
   return Math.max(1, Math.min(8, availableParallelism() - 1));
 }
+
 interface Loaded {
   llama: Llama;
   model: LlamaModel;
