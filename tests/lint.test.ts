@@ -18,7 +18,6 @@ const KNOWN: string[] = [
   'src/ops/batch.ts: import-x/no-restricted-paths: ../../db/schema.ts',
   'src/ops/batch.ts: import-x/no-restricted-paths: ../storage/sqlite.ts',
   'src/ops/checkpoints-plan.ts: import-x/no-restricted-paths: ../storage/sqlite.ts',
-  'src/ops/checkpoints.ts: @typescript-eslint/no-restricted-imports: openai',
   'src/ops/checkpoints.ts: import-x/no-restricted-paths: ../storage/sqlite.ts',
   'src/ops/checkpoints.ts: import-x/no-restricted-paths: ../web/charts.ts',
   'src/ops/ledger.ts: @typescript-eslint/no-restricted-imports: drizzle-orm',
