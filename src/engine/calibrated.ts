@@ -12,11 +12,9 @@ import type { JudgeProvider } from '../judges/judge.ts';
 import type { RunRecord, Store } from '../storage/store.ts';
 import { gameId } from './ids.ts';
 import { newRun, planRun } from './run.ts';
+import { FAIR_SUFFIX, HUMAN, REVIEW_JUDGE } from '../core/constants.ts';
 
-/** Games of the calibrated scheme are stored under the judge's id with this suffix, apart from its plain games. */
-export const FAIR_SUFFIX = '+fair';
-/** Review labels are stored as votes of this judge. */
-export const REVIEW_JUDGE = 'review';
+export { FAIR_SUFFIX, REVIEW_JUDGE };
 
 export function fairJudgeName(judgeId: string): string {
   return judgeId.endsWith(FAIR_SUFFIX) ? judgeId : `${judgeId}${FAIR_SUFFIX}`;
@@ -248,7 +246,7 @@ export interface ReviewReport {
  * MEC + BPC with the reviewed matches' verdicts replaced by the review labels.
  */
 export async function reviewReport(store: Store, judge: string, o: { truth?: string; samples?: number } = {}): Promise<ReviewReport> {
-  const truth = o.truth ?? 'human';
+  const truth = o.truth ?? HUMAN;
   const rows = await calibratedMatches(store, judge, o);
   const key = (q: number, t: number, a: string, b: string) => `${q}\u0000${t}\u0000${a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`}`;
   const truthVotes = new Map<string, Vote[]>();

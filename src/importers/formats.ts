@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { PARSER_VERSIONS, RECORDED_PARSER, parsePairVerdict, parseRating } from '../core/verdict.ts';
 import { OUTPUT_FORMATS } from '../core/schemes/index.ts';
 import { ArenaError, type Answer, type PromptScheme, type Question, type ReferenceAnswer, type Vote } from '../core/types.ts';
+import { AUTHOR, HUMAN, REFERENCE_JUDGE } from '../core/constants.ts';
 
 export interface Located<T> {
   line: number;
@@ -298,9 +299,9 @@ const WINNERS: Record<string, Vote['winner']> = {
 export function judgeOfVoter(voter: unknown): { judge: string; voter: string } | undefined {
   if (Array.isArray(voter) && typeof voter[0] === 'string') return { judge: voter[0], voter: voter.join('/') };
   if (typeof voter !== 'string' || !voter) return undefined;
-  if (voter.startsWith('expert')) return { judge: 'human', voter };
-  if (voter.startsWith('author')) return { judge: 'author', voter };
-  if (voter === 'gpt4_pair') return { judge: 'gpt-4', voter };
+  if (voter.startsWith('expert')) return { judge: HUMAN, voter };
+  if (voter.startsWith('author')) return { judge: AUTHOR, voter };
+  if (voter === 'gpt4_pair') return { judge: REFERENCE_JUDGE, voter };
   return { judge: voter, voter };
 }
 

@@ -8,12 +8,13 @@ import type { Game, MatchOutcome, Outcome, SingleScore, SingleStanding, Standing
 import { itemKey, outcomesFromGames } from '../core/verdict.ts';
 import { sampleOf } from '../core/stats/slot.ts';
 import type { Store } from '../storage/store.ts';
+import { DEFAULT_BASELINE, HUMAN } from '../core/constants.ts';
 
 const VOTE_TO_OUTCOME: Record<Vote['winner'], Outcome> = { model_a: 'model_1', model_b: 'model_2', tie: 'tie', inconsistent: 'inconsistent' };
 const OUTCOME_TO_WINNER: Partial<Record<Outcome, Vote['winner']>> = { model_1: 'model_a', model_2: 'model_b', tie: 'tie', inconsistent: 'inconsistent' };
 
 /** The human judge is the experts' votes; everything else is a judge's games or recorded verdicts. */
-export const HUMAN = 'human';
+export { HUMAN };
 
 export interface JudgeData {
   /** one outcome per match: from played games, else from a recorded verdict */
@@ -92,7 +93,7 @@ export async function standingGroups(store: Store, q: StandingsQuery): Promise<S
 
 function groupStandings(outcomes: MatchOutcome[], q: StandingsQuery, questionIds: Set<number> | undefined): Standing[] {
   return pairwiseStandings(outcomes, {
-    ...(q.mode === 'pairwise-baseline' ? { baseline: q.baseline ?? 'gpt-3.5-turbo' } : {}),
+    ...(q.mode === 'pairwise-baseline' ? { baseline: q.baseline ?? DEFAULT_BASELINE } : {}),
     ...(q.turn !== undefined ? { turn: q.turn } : {}),
     ...(q.models ? { models: q.models } : {}),
     ...(questionIds ? { questionIds } : {}),

@@ -16,6 +16,7 @@ import type { AccuracyRow } from '../core/stats/pair-accuracy.ts';
 import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import type { CheckpointRecord, RefreshStatus, RunRecord, Store } from '../storage/store.ts';
 import type { ResultCache } from './cache.ts';
+import { AUTHOR } from '../core/constants.ts';
 
 export interface Filter {
   turn?: number;
@@ -99,7 +100,7 @@ export interface MatchView {
 }
 
 /** Judges excluded from leaderboards: the paper's authors voted on a subset only (kept in agreement). */
-const NOT_RANKED = new Set(['author']);
+const NOT_RANKED = new Set([AUTHOR]);
 
 export class SiteData {
   constructor(
@@ -231,7 +232,7 @@ export class SiteData {
           const j2 = judges[j]!;
           const same = j1 === j2;
           // a judge against itself is meaningful only for several voters per item (the humans)
-          if (same && j1 !== HUMAN && j1 !== 'author') continue;
+          if (same && j1 !== HUMAN && j1 !== AUTHOR) continue;
           const a = await this.judgeData(j1);
           const comps = comparisons(a.votes, same ? 'same' : (await this.judgeData(j2)).votes);
           for (const r of kappaTable(comps, { same, rounds: this.o.bootstrapRounds })) {
