@@ -6,6 +6,7 @@ import { OUTPUT_FORMATS } from '../core/schemes/index.ts';
 import { ArenaError, type Answer, type PromptScheme, type Question, type ReferenceAnswer, type Vote } from '../core/types.ts';
 import { AUTHOR, HUMAN, REFERENCE_JUDGE } from '../core/constants.ts';
 import { WINNER_FROM_FILE } from '../core/sides.ts';
+import { fieldPath } from '../core/zod-issues.ts';
 
 export interface Located<T> {
   line: number;
@@ -40,11 +41,6 @@ export function decodeUtf8(file: string, bytes: Uint8Array): string {
   }
 }
 
-function fieldPath(path: readonly PropertyKey[]): string {
-  let s = '';
-  for (const p of path) s += typeof p === 'number' ? `[${p}]` : s ? `.${String(p)}` : String(p);
-  return s;
-}
 
 /** Parse with a zod schema, turning the first issue into a located ArenaError. */
 export function check<T>(schema: z.ZodType<T>, value: unknown, file: string, line: number): T {
