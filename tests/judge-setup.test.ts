@@ -163,4 +163,41 @@ describe('the first refused key stops every command that plays games', { timeout
       await srv.close();
     }
   });
+
+  it('arena checkpoints: a refused key stops the judging with one message; nothing after it reaches the server', async () => {
+    const srv = await startOpenAIServer({ apiKey: 'sk-the-right-one', echoKey: true });
+    try {
+      const dir = tmpDir('arena-ckpt-auth-');
+      const cfg = join(dir, 'checkpoints.json');
+      const config = {
+        db: 'ckpt.db',
+        series: 'demo',
+        questions: [QUESTIONS],
+        promptSet: 'arena',
+        baseline: { model: 'arena-sage', answers: join(ANSWERS, 'arena-sage.jsonl') },
+        checkpoints: [
+          { name: 'a', step: 1, model: 'arena-echo', answers: join(ANSWERS, 'arena-echo.jsonl') },
+          { name: 'b', step: 2, model: 'arena-swift', answers: join(ANSWERS, 'arena-swift.jsonl') },
+        ],
+        judges: [{ id: 'openai/judge', baseURL: srv.url, apiKeyEnv: 'JUDGE_KEY', price: { input: 0, output: 0 }, concurrency: 4, backoffMs: 10 }],
+      };
+      writeFileSync(cfg, JSON.stringify(config, null, 2));
+      const none = await runArena(['checkpoints', 'run', '--config', cfg], { env: { JUDGE_KEY: undefined } });
+      expect(none.code).toBe(1);
+      expect(none.stderr).toMatch(/^arena: judge openai\/judge: the environment variable JUDGE_KEY \(apiKeyEnv\) is not set/);
+      expect(readdirSync(dir)).toEqual(['checkpoints.json']);
+
+      const r = await runArena(['checkpoints', 'run', '--config', cfg], { env: { JUDGE_KEY: KEY } });
+      expect(r.code, r.stderr).toBe(1);
+      const refused = srv.log.filter((e) => e.status === 401).length;
+      expect(refused).toBeGreaterThanOrEqual(1);
+      expect(refused).toBeLessThanOrEqual(4);
+      expect(srv.log.filter((e) => e.status !== 401)).toHaveLength(0);
+      expect(r.stderr.match(/HTTP 401/g)).toHaveLength(1);
+      expect(r.stderr).toMatch(/the run stopped at this first refusal/);
+      expect(`${r.stdout}${r.stderr}`).not.toMatch(/SECRET|0123456789abcdef/);
+    } finally {
+      await srv.close();
+    }
+  });
 });
