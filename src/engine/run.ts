@@ -6,7 +6,6 @@ import { parserFor, verdictOf } from '../core/verdict-of.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
 import { gameId } from './ids.ts';
-import { ensureBuiltinPrompts } from '../importers/builtin.ts';
 import { newRun, playGames, type PlayRun } from './play.ts';
 
 export interface RunOptions {
@@ -115,7 +114,8 @@ export async function planRun(o: Pick<RunOptions, 'store' | 'judge' | 'mode' | '
   for (const r of await store.listReferences()) if (r.source === refSource) references.set(r.questionId, r.turns);
   let prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
   const promptSet = resolvePromptSet(o.promptSet, o.mode, new Set(prompts.keys()));
-  if (Object.values(promptSet).some((n) => !prompts.has(n)) && (await ensureBuiltinPrompts(store, Object.values(promptSet)))) prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
+  // the importers (and zod, ~0.3 s of start-up) load only when a prompt is missing
+  if (Object.values(promptSet).some((n) => !prompts.has(n)) && (await (await import('../importers/builtin.ts')).ensureBuiltinPrompts(store, Object.values(promptSet)))) prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
   const specs = planGames({ mode: o.mode, models: o.models, ...(o.baseline ? { baseline: o.baseline } : {}), questions, ...(o.turns ? { turns: o.turns } : {}), answers, references, prompts, promptSet });
   const settings: JudgeSettings = { ...DEFAULT_SETTINGS, ...o.settings };
   const games = specs.map((spec) => ({ spec, id: gameId(o.judge.id, settings, spec) }));

@@ -1,8 +1,6 @@
 import { defineCommand } from 'citty';
 import cliProgress from 'cli-progress';
 import { planRun, runTournament } from '../../engine/run.ts';
-import { importFiles } from '../../importers/import.ts';
-import { parseQuestions } from '../../importers/formats.ts';
 import { setMaxListeners } from 'node:events';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -100,10 +98,12 @@ export default defineCommand({
     if (args['dry-run']) store.sqlite.exec('BEGIN');
     try {
       let questionIds: number[] | undefined;
+      // the importers (and zod with them: ~0.3 s of start-up) load only for a run that imports files
       if (args.questions || args.answers) {
+        const { importFiles } = await import('../../importers/import.ts');
         await importFiles(store, { ...(args.questions ? { questions: [args.questions] } : {}), ...(args.answers ? { answers: answerFiles(list(args.answers)!) } : {}) });
       }
-      if (args.questions) questionIds = parseQuestions(args.questions, readFileSync(args.questions)).map((q) => q.id);
+      if (args.questions) questionIds = (await import('../../importers/formats.ts')).parseQuestions(args.questions, readFileSync(args.questions)).map((q) => q.id);
       if (args.set) await checkPairSet(store, args.set); // its items are single-turn pairs of output_1 and output_2
       else {
         await checkModels(store, models, 'models', { withVotes: false });
