@@ -182,6 +182,25 @@ describe('playGames', () => {
     expect(server!.completions()).toBe(5);
   });
 
+  it("group commit: the store's insertGames says which games it stored; a game another run stored counts as elsewhere", async () => {
+    const judge = await judgeAt({ verdict: 'longer' });
+    const todo = items(5);
+    // a game stored after this run leased it (another run whose lease had expired, say): the insert finds it there
+    const twin = { ...todo[3]!.spec, id: 'game-3', judge: 'openai/judge', judgeSettings: { temperature: 0, maxTokens: 2048 }, reply: 'other [[B]]', verdict: 'model_2', parser: 'last@1', createdAt: 1, source: 'run' };
+    const opts = options(judge);
+    const call = opts.call;
+    const run = await playGames(todo, {
+      ...opts,
+      call: async (item, c) => {
+        if (item.id === 'game-3') expect(await store.insertGames([twin])).toEqual([true]);
+        return call(item, c);
+      },
+    });
+    expect(run).toMatchObject({ played: 4, elsewhere: 1, failed: 0, status: 'done' });
+    expect(rows('SELECT reply FROM games WHERE id = ?', 'game-3')).toEqual([{ reply: 'other [[B]]' }]);
+    expect(await store.insertGames([twin, { ...twin, id: 'game-new' }])).toEqual([false, true]);
+  });
+
   it('leaves no record when there is nothing to play', async () => {
     const judge = await judgeAt({});
     const run = await playGames([], options(judge));
