@@ -221,20 +221,20 @@ export async function playGames(todo: readonly PlayItem[], o: PlayOptions): Prom
   // Group commit: the games that finish within COMMIT_MS are stored in one statement (one transaction,
   // instead of one per game: a tenth of a tournament's CPU in the profile). Only a game this run stored
   // counts as played (with its tokens and cost); one another run stored meanwhile counts as elsewhere.
-  let queue: { game: Game; cost: number | null; done(): void }[] = [];
+  let unwritten: { game: Game; cost: number | null; done(): void }[] = [];
   let commitTimer: NodeJS.Timeout | undefined;
   const writes: Promise<void>[] = [];
   const commit = (game: Game, cost: number | null): Promise<void> =>
     new Promise<void>((done) => {
-      queue.push({ game, cost, done });
-      if (queue.length >= COMMIT_GAMES) writeQueue();
+      unwritten.push({ game, cost, done });
+      if (unwritten.length >= COMMIT_GAMES) writeQueue();
       else commitTimer ??= setTimeout(writeQueue, COMMIT_MS);
     });
   const writeQueue = () => {
     clearTimeout(commitTimer);
     commitTimer = undefined;
-    const batch = queue;
-    queue = [];
+    const batch = unwritten;
+    unwritten = [];
     if (!batch.length) return;
     void store.insertGames(batch.map((b) => b.game)).then(
       async (stored) => {
@@ -266,6 +266,8 @@ export async function playGames(todo: readonly PlayItem[], o: PlayOptions): Prom
   const ready: PlayItem[] = [];
   let waiting: PlayItem[] = [];
   let cursor = 0;
+  // taken items are dropped from this copy, so that a played game's prompts can be collected while the run goes on
+  const queue: (PlayItem | undefined)[] = [...todo];
   let polling: Promise<void> | undefined;
   const claim = async (items: PlayItem[]): Promise<PlayItem[]> => {
     const now = Date.now();
@@ -292,8 +294,9 @@ export async function playGames(todo: readonly PlayItem[], o: PlayOptions): Prom
     for (;;) {
       if (signal?.aborted) return undefined;
       if (ready.length) return ready.shift();
-      if (cursor < todo.length) {
-        const batch = todo.slice(cursor, (cursor += concurrency));
+      if (cursor < queue.length) {
+        const batch = queue.slice(cursor, cursor + concurrency) as PlayItem[];
+        queue.fill(undefined, cursor, (cursor += concurrency));
         const mine = await claim(batch);
         const ids = new Set(mine.map((g) => g.id));
         ready.push(...mine);
@@ -308,7 +311,7 @@ export async function playGames(todo: readonly PlayItem[], o: PlayOptions): Prom
     for (let g = await next(); g; g = await next()) await playOne(g);
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, todo.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
   } finally {
     // the replies in hand are stored, aborted or not
     writeQueue();

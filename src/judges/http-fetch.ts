@@ -38,8 +38,9 @@ export function cappedFetch(input: Parameters<typeof fetch>[0], init: RequestIni
     if (signal?.aborted) return reject(signal.reason);
     const headers: Record<string, string> = {};
     (init.headers instanceof Headers ? init.headers : new Headers(init.headers)).forEach((v, k) => (headers[k] = v));
-    const data = typeof body === 'string' ? Buffer.from(body) : body;
-    if (data) headers['content-length'] = String(data.byteLength);
+    // a string body is written as it is (no copy into a Buffer first: the prompts are tens of kB a call)
+    const data = body ?? undefined;
+    if (data !== undefined) headers['content-length'] = String(typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength);
     const https = u.protocol === 'https:';
     const req = (https ? httpsRequest : httpRequest)(u, { method: init.method ?? 'GET', headers, agent: https ? agents.https : agents.http });
     const onAbort = () => req.destroy(signal!.reason instanceof Error ? signal!.reason : new DOMException('This operation was aborted', 'AbortError'));
