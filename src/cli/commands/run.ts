@@ -2,6 +2,7 @@ import { defineCommand } from 'citty';
 import cliProgress from 'cli-progress';
 import { planRun, runTournament } from '../../engine/run.ts';
 import { setMaxListeners } from 'node:events';
+import v8 from 'node:v8';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mode } from '../../core/types.ts';
@@ -48,6 +49,11 @@ export default defineCommand({
     'dry-run': { type: 'boolean', description: 'print the plan and exit' },
   },
   async run({ args }) {
+    // Between full collections V8 lets the old generation grow to several times the live data. A tournament's
+    // requests in flight are promoted and die there: the heap reached ~190 MiB for ~45 MiB live, the process
+    // ~300 MiB. A 15% growth step keeps it under 200 MiB at no CPU cost we could measure (bench/run.ts). The
+    // flag is read at every collection, so setting it here (and not on the command line) takes effect.
+    v8.setFlagsFromString('--heap-growing-percent=15');
     const mode = oneOf(args.mode, 'mode', MODES)! as Mode;
     const parser = oneOf(args.parser, 'parser', ['last', 'fastchat'] as const)!;
     const models = list(args.models) ?? (args.set ? ['output_1', 'output_2'] : undefined);
