@@ -71,9 +71,6 @@ export interface PlayOptions {
 }
 
 export const DEFAULT_LEASE_MS = 60_000;
-/** Group commit: finished games wait at most COMMIT_MS, or until COMMIT_GAMES are waiting, to be stored together. */
-const COMMIT_MS = 20;
-const COMMIT_GAMES = 256;
 /** At most this many error messages are kept on a run (the attempts table has them all). */
 const KEEP_ERRORS = 20;
 
@@ -196,8 +193,9 @@ export async function playGames(todo: readonly PlayItem[], o: PlayOptions): Prom
         cost,
         ...(reply.verdictProbs ? { verdictProbs: reply.verdictProbs, entropy: entropyBits(reply.verdictProbs) } : {}),
       };
-      // the reply is paid for: it is stored with the next group commit while this worker goes on to its next game
-      writes.push(commit(game, cost));
+      // stored with the games that finished in the same turn of the event loop, before this worker takes another
+      // (so that a crash loses at most the games in flight)
+      await commit(game, cost);
     } catch (e) {
       if (signal?.aborted) return;
       await failed(id, e);
@@ -218,21 +216,18 @@ export async function playGames(todo: readonly PlayItem[], o: PlayOptions): Prom
     await store.releaseClaims(run.id, [id]);
   };
 
-  // Group commit: the games that finish within COMMIT_MS are stored in one statement (one transaction,
-  // instead of one per game: a tenth of a tournament's CPU in the profile). Only a game this run stored
-  // counts as played (with its tokens and cost); one another run stored meanwhile counts as elsewhere.
+  // Group commit: the games that finish in the same turn of the event loop are stored in one statement (one
+  // transaction, instead of one per game: a tenth of a tournament's CPU in the profile). Only a game this run
+  // stored counts as played (with its tokens and cost); one another run stored meanwhile counts as elsewhere.
   let unwritten: { game: Game; cost: number | null; done(): void }[] = [];
-  let commitTimer: NodeJS.Timeout | undefined;
-  const writes: Promise<void>[] = [];
+  let scheduled: NodeJS.Immediate | undefined;
   const commit = (game: Game, cost: number | null): Promise<void> =>
     new Promise<void>((done) => {
       unwritten.push({ game, cost, done });
-      if (unwritten.length >= COMMIT_GAMES) writeQueue();
-      else commitTimer ??= setTimeout(writeQueue, COMMIT_MS);
+      scheduled ??= setImmediate(writeQueue);
     });
   const writeQueue = () => {
-    clearTimeout(commitTimer);
-    commitTimer = undefined;
+    scheduled = undefined;
     const batch = unwritten;
     unwritten = [];
     if (!batch.length) return;
@@ -313,9 +308,6 @@ export async function playGames(todo: readonly PlayItem[], o: PlayOptions): Prom
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
   } finally {
-    // the replies in hand are stored, aborted or not
-    writeQueue();
-    await Promise.all(writes);
     clearInterval(timer);
     await flushing;
     await store.releaseClaims(run.id);
