@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ArenaError, type Game, type PromptScheme } from '../core/types.ts';
-import { gameId } from '../engine/ids.ts';
+import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { RECORDED_PARSER } from '../core/verdict.ts';
 import { answersFrom, modelFromFile, parsePrompts, parseQuestions, parseReferences, parseVotes, recordedGamesOfLine } from './formats.ts';
@@ -43,6 +43,15 @@ function read(path: string): Uint8Array {
  * problem throws before the first write, so a failed import leaves the database exactly as it was.
  */
 export async function importFiles(store: Store, src: ImportSources, opts: { note?: (line: string) => void } = {}): Promise<ImportCounts & { warnings: string[] }> {
+  const { bundle, warnings } = await readImport(store, src, opts);
+  return { ...(await store.importBundle(bundle)), warnings };
+}
+
+/**
+ * What importFiles would write, read, parsed and checked against the store (same errors and warnings),
+ * without writing it: a dry run plans on the store with this bundle applied (src/storage/pending.ts).
+ */
+export async function readImport(store: Pick<Store, 'listQuestions' | 'listPrompts' | 'existingGameIds' | 'listModels' | 'listJudges' | 'listGames'>, src: ImportSources, opts: { note?: (line: string) => void } = {}): Promise<{ bundle: ImportBundle; warnings: string[] }> {
   const bundle: ImportBundle = {};
   const warnings: string[] = [];
   /** a reference to something the database does not know: an error in a strict import, else a located warning (and the row is skipped) */
@@ -130,12 +139,12 @@ export async function importFiles(store: Store, src: ImportSources, opts: { note
     const models = new Set(await store.listModels());
     for (const f of bundle.answers ?? []) for (const a of f.items) models.add(a.model);
     for (const g of bundle.games ?? []) [g.match.model1, g.match.model2].forEach((m) => m !== undefined && models.add(m));
-    if (parsed.some((p) => p.items.some((x) => !models.has(x.modelA) || !models.has(x.modelB))))
+    if (parsed.some((p) => p.items.some((x) => !models.has(x.model1) || !models.has(x.model2))))
       for (const j of await store.listJudges()) if (j.games) for (const g of await store.listGames({ judge: j.judge })) [g.match.model1, g.match.model2].forEach((m) => m !== undefined && models.add(m));
     for (const p of parsed) {
       const items = p.items.filter((x) => {
         if (!categoryByQuestion.has(x.questionId)) return unknown(p.path, x.line, 'question_id', `vote on unknown question ${x.questionId} (import its questions first)`), false;
-        for (const [field, m] of [['model_a', x.modelA], ['model_b', x.modelB]] as const)
+        for (const [field, m] of [['model_a', x.model1], ['model_b', x.model2]] as const)
           if (!models.has(m)) return unknown(p.path, x.line, field, `vote on unknown model "${m}" (no answers or games of it; import its answers first)`), false;
         return true;
       });
@@ -149,11 +158,11 @@ export async function importFiles(store: Store, src: ImportSources, opts: { note
     bundle.games = fresh;
     if (known) opts.note?.(`${known} of ${total} game(s) were already stored or repeated (same judge, prompt, answers and order): left as they are, not counted`);
   }
-  return { ...(await store.importBundle(bundle)), warnings };
+  return { bundle, warnings };
 }
 
 /** The games not stored yet (each id once), and how many of the given ones are already stored or repeated. */
-export async function newGames(store: Store, games: Game[]): Promise<{ fresh: Game[]; known: number }> {
+export async function newGames(store: Pick<Store, 'existingGameIds'>, games: Game[]): Promise<{ fresh: Game[]; known: number }> {
   const stored = await store.existingGameIds([...new Set(games.map((g) => g.id))]);
   const seen = new Set<string>();
   const fresh = games.filter((g) => !stored.has(g.id) && !seen.has(g.id) && seen.add(g.id));

@@ -1,13 +1,12 @@
 // `arena checkpoints run --dry-run`: the games a checkpoints config would play and what they would cost,
-// computed on a throw-away copy of the database (importing and planning change nothing).
-import { randomUUID } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// planned on a view of the database with the config's import applied (src/storage/pending.ts): nothing is written.
+import { existsSync } from 'node:fs';
 import { planRun } from '../engine/run.ts';
-import { importFiles } from '../importers/import.ts';
+import { missingRunPrompts } from '../importers/builtin.ts';
+import { readImport } from '../importers/import.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
-import { openSqliteStore } from '../storage/sqlite.ts';
+import { pendingView } from '../storage/pending.ts';
+import { openMemoryStore, openSqliteStore } from '../storage/sqlite.ts';
 import { loadCheckpointsConfig } from './checkpoints.ts';
 import { tokenTotals } from './ledger.ts';
 import { calibrate, estimateCost, estimateTokens, priceFor } from './prices.ts';
@@ -37,15 +36,12 @@ export interface CheckpointsPlan {
 
 export async function planCheckpoints(configFile: string): Promise<CheckpointsPlan> {
   const { config: c } = loadCheckpointsConfig(configFile);
-  const scratch = join(tmpdir(), `arena-ckpt-dry-${randomUUID()}.db`);
-  if (c.db !== ':memory:' && existsSync(c.db)) {
-    const src = openSqliteStore(c.db);
-    src.sqlite.prepare('VACUUM INTO ?').run(scratch);
-    await src.close();
-  }
-  const store = openSqliteStore(scratch);
+  // the database as it is (an empty one when the file does not exist yet)
+  const store = existsSync(c.db) ? openSqliteStore(c.db) : openMemoryStore();
   try {
-    await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+    const { bundle } = await readImport(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+    const imported = pendingView(store, bundle);
+    const reader = pendingView(imported, { prompts: await missingRunPrompts(imported, 'pairwise-baseline', c.promptSet) });
     const withAnswers = c.checkpoints.filter((k) => k.answers);
     const models = withAnswers.map((k) => k.model ?? `${c.series}@${k.name}`);
     const lines: CheckpointsPlanLine[] = [];
@@ -55,7 +51,7 @@ export async function planCheckpoints(configFile: string): Promise<CheckpointsPl
       const price = priceFor(j.id, { price: j.price });
       const tokens = calibrate(await tokenTotals(store, j.id), { charsPerToken: c.estimate?.charsPerToken ?? 4, outputTokens: c.estimate?.outputTokens ?? c.settings.maxTokens });
       const { games } = models.length
-        ? await planRun({ store, judge, mode: 'pairwise-baseline', models, baseline: c.baseline.model, ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings })
+        ? await planRun({ store: reader, judge, mode: 'pairwise-baseline', models, baseline: c.baseline.model, ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings })
         : { games: [] };
       const stored = await store.existingGameIds(games.map((g) => g.id));
       const todo = games.filter((g) => !stored.has(g.id));
@@ -80,6 +76,5 @@ export async function planCheckpoints(configFile: string): Promise<CheckpointsPl
     };
   } finally {
     await store.close();
-    for (const f of [scratch, `${scratch}-wal`, `${scratch}-shm`]) rmSync(f, { force: true });
   }
 }

@@ -1,7 +1,7 @@
 // `arena checkpoints`: the checkpoints of one fine-tuning run, each with answers imported or generated
 // (an OpenAI-compatible endpoint serving it, or in-process through node-llama-cpp: GGUF + optional LoRA),
 // judged against a baseline by one or more judges; report per checkpoint and judge, and a chart.
-import OpenAI from 'openai';
+import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pLimit from 'p-limit';
@@ -10,14 +10,19 @@ import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import { ArenaError, type Answer, type Question } from '../core/types.ts';
 import { runTournament, type RunProgress } from '../engine/run.ts';
 import { judgeData } from '../reports/results.ts';
+import { llamaCppGenerator } from '../generators/llama-cpp.ts';
+import { openaiGenerator } from '../generators/openai.ts';
+import { ensureRunPrompts } from '../importers/builtin.ts';
 import { importFiles } from '../importers/import.ts';
-import { createJudge } from '../judges/registry.ts';
-import { withRetry } from '../judges/retry.ts';
+import { authStopError } from '../judges/auth-stop.ts';
+import type { JudgeCallError } from '../judges/judge.ts';
+import { apiKeyOf, createJudge, openJudge } from '../judges/registry.ts';
 import { openSqliteStore } from '../storage/sqlite.ts';
 import { checkpointChart } from '../web/charts.ts';
 import { JudgeConfig, loadJsonConfig, resolvePath } from './config.ts';
 import { tokenTotals } from './ledger.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
+import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
 /** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
 export const CATEGORY_TEMPERATURES: Record<string, number> = { writing: 0.7, roleplay: 0.7, extraction: 0.0, math: 0.0, coding: 0.0, reasoning: 0.0, stem: 0.1, humanities: 0.1, 'arena-hard-200': 0.0 };
@@ -66,7 +71,7 @@ export const CheckpointsConfig = z.strictObject({
     .default({ maxTokens: 1024, concurrency: 4, temperatures: {}, threads: 1, contextSize: 2048, seed: 42 }),
   settings: z.strictObject({ temperature: z.number().min(0).max(2).default(0), maxTokens: z.number().int().positive().default(2048) }).default({ temperature: 0, maxTokens: 2048 }),
   promptSet: z.string().optional(),
-  referenceSource: z.string().default('gpt-4'),
+  referenceSource: z.string().default(DEFAULT_REFERENCE_SOURCE),
   parser: z.enum(['last', 'fastchat']).default('last'),
   budget: z.strictObject({ maxUsd: z.number().nonnegative() }).optional(),
   /** the dry run's cost estimate before a judge has stored games: characters per input token, output tokens per game (default: settings.maxTokens) */
@@ -102,68 +107,6 @@ export function temperatureFor(category: string, overrides: Record<string, numbe
   return overrides[category] ?? CATEGORY_TEMPERATURES[category] ?? DEFAULT_TEMPERATURE;
 }
 
-/** Something that answers a conversation: the user turns so far and the model's earlier replies. */
-type Generate = (turns: string[], previous: string[], temperature: number) => Promise<string>;
-
-async function endpointGenerator(e: { baseURL: string; model: string; apiKeyEnv?: string | undefined }, maxTokens: number): Promise<{ generate: Generate; close(): Promise<void> }> {
-  const client = new OpenAI({ apiKey: (e.apiKeyEnv && process.env[e.apiKeyEnv]) || 'sk-none', baseURL: e.baseURL, maxRetries: 6 });
-  return {
-    async generate(turns, previous, temperature) {
-      const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
-      turns.forEach((u, i) => {
-        messages.push({ role: 'user', content: u });
-        if (i < previous.length) messages.push({ role: 'assistant', content: previous[i]! });
-      });
-      const r = await client.chat.completions.create({ model: e.model, messages, temperature, max_tokens: maxTokens, n: 1 });
-      const text = r.choices?.[0]?.message?.content;
-      if (typeof text !== 'string') throw new ArenaError(`[ops:checkpoints] ${e.baseURL} ${e.model}: the response has no message content`);
-      return text.trim();
-    },
-    close: async () => {},
-  };
-}
-
-async function llamaGenerator(gguf: string, lora: string | undefined, g: CheckpointsConfig['generation']): Promise<{ generate: Generate; close(): Promise<void> }> {
-  if (!existsSync(gguf)) throw new ArenaError(`[ops:checkpoints] no such GGUF file: ${gguf}`, { file: gguf });
-  if (lora && !existsSync(lora)) throw new ArenaError(`[ops:checkpoints] no such LoRA file: ${lora}`, { file: lora });
-  let mod: typeof import('node-llama-cpp');
-  try {
-    mod = await import('node-llama-cpp');
-  } catch (e) {
-    throw new ArenaError('[ops:checkpoints] node-llama-cpp is not installed (an optional dependency): npm install node-llama-cpp', undefined, { cause: e });
-  }
-  const llama = await mod.getLlama({ gpu: false, build: 'never', logLevel: mod.LlamaLogLevel.error, progressLogs: false });
-  const model = await llama.loadModel({ modelPath: gguf, gpuLayers: 0 });
-  const context = await model.createContext({ contextSize: Math.min(g.contextSize, model.trainContextSize), threads: g.threads, ...(lora ? { lora: { adapters: [{ filePath: lora }] } } : {}) });
-  const sequence = context.getSequence();
-  let chain = Promise.resolve('');
-  return {
-    // one sequence: conversations are generated one after the other
-    generate: (turns, previous, temperature) =>
-      (chain = chain.then(async () => {
-        const session = new mod.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
-        try {
-          let last = '';
-          for (let i = 0; i < turns.length; i++) {
-            if (i < previous.length) {
-              session.setChatHistory([...session.getChatHistory(), { type: 'user', text: turns[i]! }, { type: 'model', response: [previous[i]!] }]);
-              continue;
-            }
-            last = await session.prompt(turns[i]!, { temperature, maxTokens: g.maxTokens, seed: g.seed });
-          }
-          return last.trim();
-        } finally {
-          session.dispose({ disposeSequence: false });
-          await sequence.clearHistory();
-        }
-      })),
-    close: async () => {
-      await context.dispose();
-      await model.dispose();
-    },
-  };
-}
-
 export interface CheckpointsOptions {
   configFile: string;
   log?(m: string): void;
@@ -175,10 +118,17 @@ export interface CheckpointsOptions {
 export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated: number; played: number; failed: number; cost: number; skipped: number }> {
   const log = o.log ?? (() => {});
   const { config: c } = loadCheckpointsConfig(o.configFile);
+  for (const j of c.judges) apiKeyOf(j, process.env); // a missing key is said before anything is generated
+  // the first 401/403 of any judge stops the whole run: no retries, no further calls, one message
+  let refused: JudgeCallError | undefined;
+  const authStop = new AbortController();
+  o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
+  setMaxListeners(0, o.signal!);
   const store = openSqliteStore(c.db);
   let generated = 0;
   try {
     await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+    await ensureRunPrompts(store, ['pairwise-baseline'], c.promptSet);
     let questions: Question[] = await store.listQuestions();
     if (c.questionIds) questions = questions.filter((q) => c.questionIds!.includes(q.id));
     const maxTurn = Math.max(...c.turns);
@@ -199,9 +149,11 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
       const todo = questions.filter((q) => !have.has(q.id));
       if (!todo.length) continue;
       log(`${k.name}: generating answers to ${todo.length} questions (${generation.kind})`);
-      const gen = k.endpoint ? await endpointGenerator(k.endpoint, c.generation.maxTokens) : await llamaGenerator(k.gguf!, k.lora, c.generation);
+      const gen = k.endpoint
+        ? openaiGenerator({ baseURL: k.endpoint.baseURL, model: k.endpoint.model, apiKey: (k.endpoint.apiKeyEnv && process.env[k.endpoint.apiKeyEnv]) || undefined, maxTokens: c.generation.maxTokens })
+        : await llamaCppGenerator({ gguf: k.gguf!, lora: k.lora, maxTokens: c.generation.maxTokens, threads: c.generation.threads, contextSize: c.generation.contextSize, seed: c.generation.seed });
       try {
-        const limit = pLimit(k.endpoint ? c.generation.concurrency : 1);
+        const limit = pLimit(gen.concurrency ?? c.generation.concurrency);
         let done = 0;
         await Promise.all(
           todo.map((q) =>
@@ -231,8 +183,7 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
     let skipped = 0;
     for (const j of c.judges) {
       if (o.signal?.aborted) break;
-      const apiKey = j.apiKeyEnv ? process.env[j.apiKeyEnv] : undefined;
-      const judge = withRetry(await createJudge(j.id, { ...(j.baseURL ? { baseURL: j.baseURL } : {}), ...(apiKey ? { apiKey } : {}) }), { retries: j.retries, timeoutMs: j.timeoutS * 1000 });
+      const judge = await openJudge(j, process.env, { log, onAuthFailure: (e) => ((refused = e), setImmediate(() => authStop.abort(e))) });
       const price = priceFor(judge.id, { price: j.price });
       const tokens = calibrate(await tokenTotals(store, judge.id), { charsPerToken: 4, outputTokens: c.settings.maxTokens });
       try {
@@ -263,6 +214,7 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
         await judge.close?.();
       }
     }
+    if (refused) throw authStopError(refused, `the judge's apiKeyEnv and baseURL in ${o.configFile}`);
     return { generated, played, failed, cost, skipped };
   } finally {
     await store.close();

@@ -1,19 +1,21 @@
 // `arena refresh`: the nightly job. Import what changed, play only the games that do not exist yet,
 // re-judge the drift canary, check the judges' health against the last refresh, record the cost, publish.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ArenaError, type GameSpec, type Mode } from '../core/types.ts';
 import { planRun, runTournament, type RunProgress, type RunSummary } from '../engine/run.ts';
 import { modelFromFile } from '../importers/formats.ts';
-import { importFiles } from '../importers/import.ts';
-import type { JudgeProvider } from '../judges/judge.ts';
-import { createJudge } from '../judges/registry.ts';
-import { withRetry } from '../judges/retry.ts';
-import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
+import { ensureRunPrompts, missingRunPrompts } from '../importers/builtin.ts';
+import { importFiles, readImport } from '../importers/import.ts';
+import { authStopError } from '../judges/auth-stop.ts';
+import type { JudgeCallError, JudgeProvider } from '../judges/judge.ts';
+import { apiKeyOf, openJudge } from '../judges/registry.ts';
+import { bundleCounts, pendingView, type StoreReader } from '../storage/pending.ts';
+import { openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 import { CANARY_SOURCE } from '../storage/store.ts';
 import { loadRefreshConfig, resolvePath, type JudgeConfig, type RefreshConfig } from './config.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
@@ -78,13 +80,6 @@ function answerFiles(paths: string[]): string[] {
   });
 }
 
-async function openJudge(j: JudgeConfig, env: Record<string, string | undefined>, log: (m: string) => void): Promise<JudgeProvider> {
-  const apiKey = j.apiKeyEnv ? env[j.apiKeyEnv] : undefined;
-  if (j.apiKeyEnv && !apiKey) throw new ArenaError(`[ops:refresh] judge ${j.id}: the environment variable ${j.apiKeyEnv} is not set`);
-  const p = await createJudge(j.id, { ...(j.baseURL ? { baseURL: j.baseURL } : {}), ...(apiKey ? { apiKey } : {}) });
-  return withRetry(p, { retries: j.retries, timeoutMs: j.timeoutS * 1000, onRetry: ({ attempt, delayMs, error }) => log(`[${j.id}] retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`) });
-}
-
 /** One lock file per database: a second refresh on the same database refuses to start while one runs. */
 function takeLock(db: string): () => void {
   if (db === ':memory:') return () => {};
@@ -118,22 +113,22 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const t0 = Date.now();
   const log = o.log ?? (() => {});
   const env = o.env ?? process.env;
+  // the first 401/403 of any judge stops the whole refresh: no retries, no further calls, one message
+  let refused: JudgeCallError | undefined;
+  const authStop = new AbortController();
+  const onAuthFailure = (e: JudgeCallError) => {
+    refused = e;
+    setImmediate(() => authStop.abort(e));
+  };
+  o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
+  setMaxListeners(0, o.signal!);
   const { config: c, text } = loadRefreshConfig(o.configFile);
+  if (!o.dryRun) for (const j of c.judges) apiKeyOf(j, env); // a missing key is said before anything is imported
   const files = answerFiles(c.answers);
-  // a dry run works on a throw-away copy, so that importing and planning change nothing
-  let dbFile = c.db;
-  let scratch: string | undefined;
-  if (o.dryRun && c.db !== ':memory:') {
-    scratch = join(tmpdir(), `arena-dry-${randomUUID()}.db`);
-    if (existsSync(c.db)) {
-      const src = openSqliteStore(c.db);
-      src.sqlite.prepare('VACUUM INTO ?').run(scratch);
-      await src.close();
-    }
-    dbFile = scratch;
-  }
+  // a dry run writes nothing: it reads the database (an empty one when the file does not exist yet) and plans
+  // on a view of it with the import applied (src/storage/pending.ts)
   const unlock = o.dryRun ? () => {} : takeLock(c.db);
-  const store = openSqliteStore(dbFile);
+  const store = o.dryRun && !existsSync(c.db) ? openMemoryStore() : openSqliteStore(c.db);
   const id = randomUUID();
   const judges: JudgePlan[] = [];
   try {
@@ -144,12 +139,20 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     // 1. import: upserts; a changed answer has new content, hence new game ids
     const before = new Map((await store.listAnswers()).map((a) => [`${a.model}\u0000${a.questionId}`, JSON.stringify(a.turns)]));
     const oldModels = new Set(await store.listModels());
-    const counts = await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: files });
-    const after = await store.listAnswers();
+    const sources = { questions: c.questions, references: c.references, prompts: c.prompts, answers: files };
+    let reader: StoreReader = store;
+    const pending = o.dryRun ? (await readImport(store, sources)).bundle : undefined;
+    if (pending) reader = pendingView(store, pending);
+    const counts = pending ? bundleCounts(pending) : await importFiles(store, sources);
+    const after = await reader.listAnswers();
     const changedAnswers = after.filter((a) => {
       const b = before.get(`${a.model}\u0000${a.questionId}`);
       return b !== undefined && b !== JSON.stringify(a.turns);
     }).length;
+    // planning reads only: the shipped prompts the modes (and the canary) need are imported here
+    const runModes = [...c.modes.map((m) => m.mode), ...(c.canary ? ['pairwise-all' as const] : [])];
+    if (o.dryRun) for (const mode of new Set(runModes)) reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, c.promptSet) });
+    else await ensureRunPrompts(store, runModes, c.promptSet);
     const fileModels = files.map(modelFromFile);
     const models = c.models ?? [...new Set(fileModels)].sort();
     const newModels = models.filter((m) => !oldModels.has(m));
@@ -158,7 +161,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     // 2. plan every judge x mode; estimate what the games to play will cost
     const plan: PlanLine[] = [];
     for (const j of c.judges) {
-      const judge = await openJudge(j, env, log);
+      const judge = await openJudge(j, env, { log, onAuthFailure, planOnly: !!o.dryRun });
       const price = priceFor(judge.id, { price: j.price, batch: j.batch });
       const tokens = calibrate(await tokenTotals(store, judge.id), { charsPerToken: c.estimate.charsPerToken, outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens });
       const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
@@ -166,14 +169,14 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       for (const m of c.modes) {
         const mModels = m.models ?? models;
         const baseline = m.mode === 'pairwise-baseline' ? m.baseline : undefined;
-        const { games } = await planRun({ store, judge, mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings });
+        const { games } = await planRun({ store: reader, judge, mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings });
         const stored = await store.existingGameIds(games.map((g) => g.id));
         const todo = uniq(games.filter((g) => !stored.has(g.id)));
         jp.modes.push({ mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), games, toPlay: todo.length });
         plan.push(planLine(judge.id, m.mode, games.length, games.length - todo.length, todo, tokens, price));
       }
       if (c.canary) {
-        const { games } = await canaryPlan(store, judge, c, id);
+        const { games } = await canaryPlan(reader, judge, c, id);
         plan.push(planLine(judge.id, 'canary', games.length, 0, games, tokens, price));
       }
     }
@@ -206,7 +209,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           onProgress: (p) => o.onProgress?.({ ...p, judge: jp.judge.id }),
         });
         runs.push({ id: r.id, judge: jp.judge.id, mode, played: r.played, failed: r.failed, skipped: r.skipped, cost: r.cost ?? null, status: r.status });
-        if (r.errors.length) for (const e of r.errors.slice(0, 3)) log(`[${jp.judge.id}] failed: ${e}`);
+        if (r.errors.length && !refused) for (const e of r.errors.slice(0, 3)) log(`[${jp.judge.id}] failed: ${e}`);
         return r;
       };
       for (const jp of judges) {
@@ -215,7 +218,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
         if (jp.cfg.batch) {
           const { runBatches } = await import('./batch.ts');
           const baseURL = jp.cfg.baseURL;
-          const apiKey = jp.cfg.apiKeyEnv ? env[jp.cfg.apiKeyEnv] : undefined;
+          const apiKey = apiKeyOf(jp.cfg, env);
           const games = jp.modes.flatMap((m) => m.games);
           const gate = budget?.gate((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
           const b = await runBatches({ store, judgeId: jp.judge.id, model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1), ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}), games, settings: c.settings, parser: c.parser, price: jp.price, refreshId: id, ...(gate ? { admit: gate.reserve } : {}), waitS: jp.cfg.batchWaitS, pollS: jp.cfg.batchPollS, log, ...(o.signal ? { signal: o.signal } : {}) });
@@ -232,6 +235,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           drift[jp.judge.id] = canaryDrift(await canaryGames(store, jp.judge.id), id);
         }
       }
+      if (refused) throw authStopError(refused, `the judge's apiKeyEnv and baseURL in ${o.configFile}`);
 
       // 4. health vs the last refresh that measured each judge; drift
       const previous = (await store.listRefreshes(100)).filter((r) => r.id !== id && r.status !== 'running');
@@ -308,7 +312,6 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     for (const jp of judges) await jp.judge.close?.();
     await store.close();
     unlock();
-    if (scratch) for (const f of [scratch, `${scratch}-wal`, `${scratch}-shm`]) rmSync(f, { force: true });
   }
 }
 
@@ -330,7 +333,7 @@ function planLine(judge: string, mode: string, planned: number, stored: number, 
   return { judge, mode, planned, stored, toPlay: todo.length, estTokensIn: tin, estTokensOut: Math.round(tout), estCost: cost, basis: tokens.basis };
 }
 
-function canaryPlan(store: SqliteStore, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
+function canaryPlan(store: StoreReader, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
   const k = c.canary!;
   return planRun({ store, judge, mode: 'pairwise-all', models: k.models, questionIds: k.questionIds, turns: k.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: { ...c.settings, canary: nonce } });
 }
