@@ -110,7 +110,13 @@ export function runRecord(run: PlayRun): RunRecord {
  * (at most once per `flushMs`), and saved with its final status at the end (`interrupted`, `budget`,
  * `failed` or `done`); nothing is saved when there is nothing to play.
  */
-export async function playGames(todo: readonly PlayItem[], o: PlayOptions): Promise<PlayRun> {
+export function playGames(todo: readonly PlayItem[], o: PlayOptions): Promise<PlayRun> {
+  // a copy whose taken items are dropped, so that a played game's prompts can be collected while the run goes on
+  // (an async function would keep `todo` alive until it returns)
+  return play([...todo], o);
+}
+
+async function play(queue: (PlayItem | undefined)[], o: PlayOptions): Promise<PlayRun> {
   const { store, run } = o;
   const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
   const isAlive = o.isAlive ?? processAlive;
@@ -120,9 +126,9 @@ export async function playGames(todo: readonly PlayItem[], o: PlayOptions): Prom
   // a run killed earlier (SIGKILL, power cut) is still `running`: mark it, and free the games it held
   await reapDeadRuns(store, { leaseMs, isAlive, except: run.id });
   // a run with nothing to play leaves no record (a no-op rerun is not a run)
-  if (!todo.length) return Object.assign(run, { status: 'done', finishedAt: Date.now(), heartbeatAt: null });
+  if (!queue.length) return Object.assign(run, { status: 'done', finishedAt: Date.now(), heartbeatAt: null });
   await store.saveRun(runRecord(run));
-  const total = todo.length;
+  const total = queue.length;
   const progress = (last?: RunProgress['last']) =>
     o.onProgress?.({ done: run.played, failed: run.failed, total, tokensIn: run.tokensIn, tokensOut: run.tokensOut, ...(last ? { last } : {}) });
   const noteError = (msg: string) => run.errors.length < KEEP_ERRORS && run.errors.push(msg);
@@ -261,8 +267,6 @@ export async function playGames(todo: readonly PlayItem[], o: PlayOptions): Prom
   const ready: PlayItem[] = [];
   let waiting: PlayItem[] = [];
   let cursor = 0;
-  // taken items are dropped from this copy, so that a played game's prompts can be collected while the run goes on
-  const queue: (PlayItem | undefined)[] = [...todo];
   let polling: Promise<void> | undefined;
   const claim = async (items: PlayItem[]): Promise<PlayItem[]> => {
     const now = Date.now();
