@@ -14,7 +14,7 @@ import { importFiles } from '../importers/import.ts';
 import { createJudge } from '../judges/registry.ts';
 import { withRetry } from '../judges/retry.ts';
 import { openSqliteStore } from '../storage/sqlite.ts';
-import { checkpointChart } from '../web/charts.ts';
+import { checkpointChart } from '../reports/charts.ts';
 import { JudgeConfig, loadJsonConfig, resolvePath } from './config.ts';
 import { tokenTotals } from './ledger.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
