@@ -9,7 +9,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { SiteData } from '../reports/site-data.ts';
 import type { Store } from '../storage/store.ts';
 import { ResultCache, type CacheOptions } from './cache.ts';
-import { conditional, createSend, TYPES } from './http-cache.ts';
+import { conditional, httpCache, TYPES } from './http-cache.ts';
 import { lookups } from './params.ts';
 import { apiRoutes } from './routes/api.ts';
 import { chartRoutes } from './routes/charts.ts';
@@ -56,9 +56,11 @@ export function createApp(o: AppOptions) {
   const { store } = o;
   const cache = o.resultCache ?? new ResultCache(store, o.cache);
   const data = new SiteData(store, cache, { bootstrapRounds: o.bootstrapRounds ?? 1000, ...(o.intervals ? { intervals: o.intervals } : {}) });
-  const site: Site = { store, cache, data, check: lookups(data, cache), send: createSend(cache), rounds: o.bootstrapRounds ?? 1000 };
+  const http = httpCache(cache);
+  const site: Site = { store, cache, data, check: lookups(data, cache), send: http.send, rounds: o.bootstrapRounds ?? 1000 };
   const app = new Hono();
 
+  app.use(http.replay);
   app.use(secureHeaders(SECURITY));
   // The public site is read-only: only the token-protected admin endpoints accept a write.
   app.use('*', async (c, next) => {

@@ -32,7 +32,8 @@ function sizeOf(v: unknown): number {
   }
 }
 
-type Entry = { p: Promise<unknown> };
+/** a value being computed (`p`), and once it is, the value itself (`done`, `v`) */
+type Entry = { p: Promise<unknown>; done?: true; v?: unknown };
 
 export class ResultCache {
   private readonly entries: LRUCache<string, Entry>;
@@ -89,10 +90,16 @@ export class ResultCache {
     this.entries.set(key, { p }, { size: PENDING_BYTES });
     // once known, the value's real size replaces the placeholder (a new entry object, so lru-cache re-counts it)
     p.then(
-      (v) => this.entries.peek(key)?.p === p && this.entries.set(key, { p }, { size: sizeOf(v) }),
+      (v) => this.entries.peek(key)?.p === p && this.entries.set(key, { p, done: true, v }, { size: sizeOf(v) }),
       () => this.entries.peek(key)?.p === p && this.entries.delete(key),
     );
     return p;
+  }
+
+  /** The value for `key` when it is computed and still held, without computing or waiting (counts as a use). */
+  peek<T>(key: string): T | undefined {
+    const e = this.entries.get(key);
+    return e?.done ? (e.v as T) : undefined;
   }
 
   /** how many values and about how many bytes the cache holds */

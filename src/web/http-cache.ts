@@ -2,8 +2,17 @@
 // in the byte-bounded result cache (cache.ts) as encoded bytes with their headers and ETag, and handed to every
 // later request as they are. Conditional requests (If-None-Match -> 304) are hono/etag's: it finds the ETag set
 // here and never hashes a body again.
-import type { Context } from 'hono';
+//
+// The replay path (bench/site.ts, bench/README.md): profiled under load, a cached response still spent most of
+// the app's time per request outside our code: hono's validator re-parsing the query, secureHeaders and etag
+// turning the header record into a Headers object (14 set/has calls), node-server turning it back. So the first
+// 200 for a URL goes through the whole chain, its final headers are recorded with the cached bytes, and later
+// plain GETs of the same URL in the same data version are answered with those bytes and headers straight away.
+// A request with If-None-Match still goes through hono/etag. The URL -> cache key aliases are few bytes each and
+// bounded by count; the bytes stay in the result cache (and leave it with its byte bound).
+import type { Context, MiddlewareHandler } from 'hono';
 import { etag } from 'hono/etag';
+import { LRUCache } from 'lru-cache';
 import { fnv1a, type ResultCache } from './cache.ts';
 
 export const TYPES = { html: 'text/html; charset=utf-8', json: 'application/json; charset=utf-8', csv: 'text/csv; charset=utf-8', svg: 'image/svg+xml', css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' } as const;
@@ -17,28 +26,64 @@ export type Send = (c: Context, kind: Kind, compute: () => Promise<string>, extr
 
 interface Entry {
   body: Uint8Array<ArrayBuffer>;
-  etag: string;
   headers: Record<string, string>;
+  /** the headers of the first 200 after every middleware ran (security headers included): what the replay path sends */
+  final?: Record<string, string>;
 }
 
-/**
- * `send` for a site over `cache`: the cache key is the kind, the path and the route's validated query (never the
- * raw URL: unknown parameters were refused before, and a value refused by a check throws, so it is never cached).
- */
-export function createSend(cache: ResultCache): Send {
-  return async (c, kind, compute, extra = {}) => {
+/** URLs longer than this are never replayed (they still get their cached bytes through the whole chain) */
+const MAX_REPLAY_URL = 2048;
+
+export interface HttpCache {
+  send: Send;
+  /** the outermost middleware: replays a recorded 200 for a plain GET of a URL seen before (see above) */
+  replay: MiddlewareHandler;
+}
+
+export function httpCache(cache: ResultCache, o: { maxUrls?: number } = {}): HttpCache {
+  /** the cache key of each response `send` made, until the replay path has read it */
+  const keyOf = new WeakMap<Response, string>();
+  const aliases = new LRUCache<string, string>({ max: o.maxUrls ?? 4096 });
+
+  /**
+   * The cache key is the kind, the path and the route's validated query (never the raw URL: unknown parameters
+   * were refused before, and a value refused by a check throws, so it is never cached).
+   */
+  const send: Send = async (c, kind, compute, extra = {}) => {
     await cache.fresh();
     const key = `resp:${kind}:${c.req.path}:${JSON.stringify(c.req.valid('query' as never) ?? null)}`;
     const entry = await cache.get<Entry>(key, async () => {
       const body = await compute();
-      const tag = `"${fnv1a(body)}-${body.length.toString(36)}"`;
-      const headers: Record<string, string> = { 'Content-Type': TYPES[kind], 'Cache-Control': 'public, max-age=0, must-revalidate', ETag: tag, ...extra };
+      const headers: Record<string, string> = { 'Content-Type': TYPES[kind], 'Cache-Control': 'public, max-age=0, must-revalidate', ETag: `"${fnv1a(body)}-${body.length.toString(36)}"`, ...extra };
       if (kind === 'svg') headers['Content-Security-Policy'] = SVG_CSP;
       // encoded once: every response hands over the same bytes
-      return { body: new TextEncoder().encode(body), etag: tag, headers };
+      return { body: new TextEncoder().encode(body), headers };
     });
-    return new Response(entry.body, { status: 200, headers: entry.headers });
+    const res = new Response(entry.body, { status: 200, headers: entry.headers });
+    keyOf.set(res, key);
+    return res;
   };
+
+  const replay: MiddlewareHandler = async (c, next) => {
+    if (c.req.method !== 'GET' || c.req.header('If-None-Match') !== undefined) return next();
+    await cache.fresh();
+    const url = c.req.url;
+    const known = aliases.get(url);
+    const hit = known === undefined ? undefined : cache.peek<Entry>(known);
+    if (hit?.final) return new Response(hit.body, { status: 200, headers: hit.final });
+    await next();
+    const key = keyOf.get(c.res);
+    if (key === undefined || c.res.status !== 200 || url.length > MAX_REPLAY_URL) return;
+    const entry = cache.peek<Entry>(key);
+    if (!entry) return;
+    if (!entry.final) {
+      const final: Record<string, string> = {};
+      c.res.headers.forEach((v, k) => (final[k] = v));
+      entry.final = final;
+    }
+    aliases.set(url, key);
+  };
+  return { send, replay };
 }
 
 /** 304 for a matching If-None-Match (strong or weak); the ETag comes from the response, never from hashing it. */
