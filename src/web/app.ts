@@ -99,5 +99,6 @@ export function createApp(o: AppOptions) {
     const wantsJson = c.req.path.startsWith('/api') || c.req.path.startsWith('/charts');
     return wantsJson ? c.json({ error: message }, status) : c.html(page(c, 'error', `Error ${status}`, { status, message }), status);
   });
-  return app;
+  // a server in front of hono may answer a repeated GET itself (src/entry/node.ts; see src/web/http-cache.ts)
+  return Object.assign(app, { replayed: http.replayed });
 }

@@ -60,10 +60,15 @@ export class ResultCache {
     return this.fingerprint;
   }
 
+  /** Whether `fresh()` would re-read the fingerprint now (until then, what the cache holds is current). */
+  get due(): boolean {
+    const t = this.now();
+    return t - this.checkedAt >= this.checkMs || t - this.filledAt >= this.maxAgeMs;
+  }
+
   /** Re-read the fingerprint if it is due; drop every value when the data changed. */
   async fresh(): Promise<void> {
-    const t = this.now();
-    if (t - this.checkedAt < this.checkMs && t - this.filledAt < this.maxAgeMs) return;
+    if (!this.due) return;
     this.checking ??= (async () => {
       try {
         const [judges, runs, refreshes, checkpoints] = await Promise.all([this.store.listJudges(), this.store.listRuns(), this.store.listRefreshes(1), this.store.listCheckpoints()]);

@@ -7,9 +7,10 @@
 // the app's time per request outside our code: hono's validator re-parsing the query, secureHeaders and etag
 // turning the header record into a Headers object (14 set/has calls), node-server turning it back. So the first
 // 200 for a URL goes through the whole chain, its final headers are recorded with the cached bytes, and later
-// plain GETs of the same URL in the same data version are answered with those bytes and headers straight away.
-// A request with If-None-Match still goes through hono/etag. The URL -> cache key aliases are few bytes each and
-// bounded by count; the bytes stay in the result cache (and leave it with its byte bound).
+// plain GETs of the same URL in the same data version are answered with those bytes and headers straight away:
+// here, before the routes (`replay`), and on Node before hono sees the request at all (`replayed`, used by
+// src/entry/node.ts). A request with If-None-Match still goes through hono/etag. The URL -> cache key aliases are
+// few bytes each and bounded by count; the bytes stay in the result cache (and leave it with its byte bound).
 import type { Context, MiddlewareHandler } from 'hono';
 import { etag } from 'hono/etag';
 import { LRUCache } from 'lru-cache';
@@ -27,9 +28,18 @@ export type Send = (c: Context, kind: Kind, compute: () => Promise<string>, extr
 interface Entry {
   body: Uint8Array<ArrayBuffer>;
   headers: Record<string, string>;
-  /** the headers of the first 200 after every middleware ran (security headers included): what the replay path sends */
+  /** the headers of the first 200 after every middleware ran (security headers and Content-Length included): what the replay path sends */
   final?: Record<string, string>;
 }
+
+/** A recorded response: its bytes and every header. */
+export interface Replay {
+  body: Uint8Array<ArrayBuffer>;
+  headers: Record<string, string>;
+}
+
+/** The path and query of a URL, as the replay path keys it ("http://h:1/a?b" -> "/a?b"). */
+const pathOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
 
 /** URLs longer than this are never replayed (they still get their cached bytes through the whole chain) */
 const MAX_REPLAY_URL = 2048;
@@ -38,6 +48,11 @@ export interface HttpCache {
   send: Send;
   /** the outermost middleware: replays a recorded 200 for a plain GET of a URL seen before (see above) */
   replay: MiddlewareHandler;
+  /**
+   * The recorded response for a plain GET of `path` (path and query as the client sent them), when there is one
+   * and the data version need not be re-read first; synchronous, for a server in front of hono.
+   */
+  replayed(path: string): Replay | undefined;
 }
 
 export function httpCache(cache: ResultCache, o: { maxUrls?: number } = {}): HttpCache {
@@ -64,26 +79,33 @@ export function httpCache(cache: ResultCache, o: { maxUrls?: number } = {}): Htt
     return res;
   };
 
+  const replayed = (path: string): Replay | undefined => {
+    if (cache.due) return undefined;
+    const key = aliases.get(path);
+    const entry = key === undefined ? undefined : cache.peek<Entry>(key);
+    return entry?.final ? { body: entry.body, headers: entry.final } : undefined;
+  };
+
   const replay: MiddlewareHandler = async (c, next) => {
     if (c.req.method !== 'GET' || c.req.header('If-None-Match') !== undefined) return next();
     await cache.fresh();
-    const url = c.req.url;
-    const known = aliases.get(url);
-    const hit = known === undefined ? undefined : cache.peek<Entry>(known);
-    if (hit?.final) return new Response(hit.body, { status: 200, headers: hit.final });
+    const path = pathOf(c.req.url);
+    const hit = replayed(path);
+    if (hit) return new Response(hit.body, { status: 200, headers: hit.headers });
     await next();
     const key = keyOf.get(c.res);
-    if (key === undefined || c.res.status !== 200 || url.length > MAX_REPLAY_URL) return;
+    if (key === undefined || c.res.status !== 200 || path.length > MAX_REPLAY_URL) return;
     const entry = cache.peek<Entry>(key);
     if (!entry) return;
     if (!entry.final) {
       const final: Record<string, string> = {};
       c.res.headers.forEach((v, k) => (final[k] = v));
+      final['content-length'] = String(entry.body.byteLength);
       entry.final = final;
     }
-    aliases.set(url, key);
+    aliases.set(path, key);
   };
-  return { send, replay };
+  return { send, replay, replayed };
 }
 
 /** 304 for a matching If-None-Match (strong or weak); the ETag comes from the response, never from hashing it. */
