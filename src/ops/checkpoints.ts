@@ -18,7 +18,7 @@ import { authStopError } from '../judges/auth-stop.ts';
 import type { JudgeCallError } from '../judges/judge.ts';
 import { apiKeyOf, createJudge, openJudge } from '../judges/registry.ts';
 import { openSqliteStore } from '../storage/sqlite.ts';
-import { checkpointChart } from '../web/charts.ts';
+import { checkpointChart } from '../reports/charts.ts';
 import { JudgeConfig, loadJsonConfig, resolvePath } from './config.ts';
 import { tokenTotals } from './ledger.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
