@@ -16,8 +16,10 @@ function fresh(built) {
   } catch {
     return false;
   }
+  // files and folders: a folder's time changes when a file in it is added, removed or renamed
+  if (statSync(join(root, 'src')).mtimeMs >= t) return false;
   for (const e of readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })) {
-    if (!e.isDirectory() && statSync(join(e.parentPath ?? e.path, e.name)).mtimeMs >= t) return false;
+    if (statSync(join(e.parentPath ?? e.path, e.name)).mtimeMs >= t) return false;
   }
   return true;
 }

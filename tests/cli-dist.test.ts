@@ -14,7 +14,7 @@ function distFresh(): boolean {
   } catch {
     return false;
   }
-  return readdirSync(join(REPO_ROOT, 'src'), { recursive: true, withFileTypes: true }).every((e) => e.isDirectory() || statSync(join(e.parentPath, e.name)).mtimeMs < t);
+  return statSync(join(REPO_ROOT, 'src')).mtimeMs < t && readdirSync(join(REPO_ROOT, 'src'), { recursive: true, withFileTypes: true }).every((e) => statSync(join(e.parentPath, e.name)).mtimeMs < t);
 }
 
 const FRESH = distFresh();
