@@ -9,7 +9,6 @@ import { importFiles } from '../importers/import.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import { openSqliteStore } from '../storage/sqlite.ts';
 import { loadCheckpointsConfig } from './checkpoints.ts';
-import { tokenTotals } from './ledger.ts';
 import { calibrate, estimateCost, estimateTokens, priceFor } from './prices.ts';
 
 export interface CheckpointsPlanLine {
@@ -53,7 +52,7 @@ export async function planCheckpoints(configFile: string): Promise<CheckpointsPl
       // planning needs only the judge's id: nothing is called
       const judge: JudgeProvider = { id: j.id, complete: () => Promise.reject(new Error('a dry run calls no judge')) };
       const price = priceFor(j.id, { price: j.price });
-      const tokens = calibrate(await tokenTotals(store, j.id), { charsPerToken: c.estimate?.charsPerToken ?? 4, outputTokens: c.estimate?.outputTokens ?? c.settings.maxTokens });
+      const tokens = calibrate(await store.tokenTotals(j.id), { charsPerToken: c.estimate?.charsPerToken ?? 4, outputTokens: c.estimate?.outputTokens ?? c.settings.maxTokens });
       const { games } = models.length
         ? await planRun({ store, judge, mode: 'pairwise-baseline', models, baseline: c.baseline.model, ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings })
         : { games: [] };

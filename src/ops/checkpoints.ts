@@ -14,9 +14,9 @@ import { importFiles } from '../importers/import.ts';
 import { createJudge } from '../judges/registry.ts';
 import { withRetry } from '../judges/retry.ts';
 import { openSqliteStore } from '../storage/sqlite.ts';
+import type { CheckpointGeneration } from '../storage/store.ts';
 import { checkpointChart } from '../web/charts.ts';
 import { JudgeConfig, loadJsonConfig, resolvePath } from './config.ts';
-import { tokenTotals } from './ledger.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
 
 /** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
@@ -187,14 +187,14 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
       if (k.answers) {
         const fileModel = k.answers.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '');
         if (fileModel !== model) throw new ArenaError(`[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`);
-        await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation: JSON.stringify({ kind: 'imported', file: k.answers }) });
+        await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation: { kind: 'imported', file: k.answers } });
         continue;
       }
       const temperatures = Object.fromEntries([...new Set(questions.map((q) => q.category))].sort().map((cat) => [cat, temperatureFor(cat, c.generation.temperatures)]));
-      const generation = k.endpoint
+      const generation: CheckpointGeneration = k.endpoint
         ? { kind: 'openai', baseURL: k.endpoint.baseURL, model: k.endpoint.model, maxTokens: c.generation.maxTokens, temperatures }
-        : { kind: 'llama-cpp', gguf: k.gguf, lora: k.lora ?? null, maxTokens: c.generation.maxTokens, seed: c.generation.seed, temperatures };
-      await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation: JSON.stringify(generation) });
+        : { kind: 'llama-cpp', gguf: k.gguf!, lora: k.lora ?? null, maxTokens: c.generation.maxTokens, seed: c.generation.seed, temperatures };
+      await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation });
       const have = new Set((await store.listAnswers([model])).map((a) => a.questionId));
       const todo = questions.filter((q) => !have.has(q.id));
       if (!todo.length) continue;
@@ -234,7 +234,7 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
       const apiKey = j.apiKeyEnv ? process.env[j.apiKeyEnv] : undefined;
       const judge = withRetry(await createJudge(j.id, { ...(j.baseURL ? { baseURL: j.baseURL } : {}), ...(apiKey ? { apiKey } : {}) }), { retries: j.retries, timeoutMs: j.timeoutS * 1000 });
       const price = priceFor(judge.id, { price: j.price });
-      const tokens = calibrate(await tokenTotals(store, judge.id), { charsPerToken: 4, outputTokens: c.settings.maxTokens });
+      const tokens = calibrate(await store.tokenTotals(judge.id), { charsPerToken: 4, outputTokens: c.settings.maxTokens });
       try {
         const r = await runTournament({
           store,
@@ -286,7 +286,7 @@ export async function checkpointsReport(configFile: string): Promise<Checkpoints
     const stored = await store.listCheckpoints(c.series);
     const infos = c.checkpoints.map((k) => {
       const s = stored.find((r) => r.name === k.name);
-      return { name: k.name, step: k.step, model: modelOf(c, k), generation: s ? JSON.parse(s.generation) : null };
+      return { name: k.name, step: k.step, model: modelOf(c, k), generation: s ? s.generation : null };
     });
     const byJudge = [];
     const qs = c.questionIds ? new Set(c.questionIds) : undefined;

@@ -51,7 +51,7 @@ export interface TokenModel {
   basis: string;
 }
 
-/** From the totals of a judge's stored games with token counts (ledger.ts tokenTotals). */
+/** From the totals of a judge's stored games with token counts (Store.tokenTotals). */
 export function calibrate(totals: { games: number; chars: number; tokensIn: number; tokensOut: number }, fallback: { charsPerToken: number; outputTokens: number }): TokenModel {
   if (!totals.games || !totals.tokensIn) return { ...fallback, basis: 'config' };
   return { charsPerToken: totals.chars / totals.tokensIn, outputTokens: totals.tokensOut / totals.games, basis: `calibrated from ${totals.games} stored games` };

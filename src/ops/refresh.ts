@@ -14,10 +14,9 @@ import type { JudgeProvider } from '../judges/judge.ts';
 import { createJudge } from '../judges/registry.ts';
 import { withRetry } from '../judges/retry.ts';
 import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
-import { CANARY_SOURCE } from '../storage/store.ts';
+import { CANARY_SOURCE, type RefreshRecord, type RefreshStatus } from '../storage/store.ts';
 import { loadRefreshConfig, resolvePath, type JudgeConfig, type RefreshConfig } from './config.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
-import { closeStaleRefreshes, gamesOfRuns, tokenTotals, type RefreshRecord, type RefreshStatus } from './ledger.ts';
 import type { BatchReport } from './batch.ts';
 import { Budget, calibrate, costOf, estimateCost, estimateTokens, priceFor, type TokenModel } from './prices.ts';
 
@@ -138,7 +137,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const judges: JudgePlan[] = [];
   try {
     if (!o.dryRun) {
-      const stale = await closeStaleRefreshes(store);
+      const stale = await store.markRefreshesInterrupted();
       if (stale) log(`${stale} earlier refresh(es) had been killed; marked interrupted (their stored games are kept)`);
     }
     // 1. import: upserts; a changed answer has new content, hence new game ids
@@ -160,7 +159,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     for (const j of c.judges) {
       const judge = await openJudge(j, env, log);
       const price = priceFor(judge.id, { price: j.price, batch: j.batch });
-      const tokens = calibrate(await tokenTotals(store, judge.id), { charsPerToken: c.estimate.charsPerToken, outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens });
+      const tokens = calibrate(await store.tokenTotals(judge.id), { charsPerToken: c.estimate.charsPerToken, outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens });
       const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
       judges.push(jp);
       for (const m of c.modes) {
@@ -184,7 +183,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       const line = `refresh dry run: ${toPlay} games to play, estimated $${estCost.toFixed(4)}${c.budget ? ` (budget $${c.budget.maxUsd})` : ''}; nothing was changed`;
       return { ...base, status: 'dry-run', exitCode: EXIT.ok, runs: [], played: 0, failed: 0, skipped: 0, cost: 0, judges: {}, drift: {}, degraded: [], batches: [], published: [], seconds: (Date.now() - t0) / 1000, line };
     }
-    const record: RefreshRecord = { id, startedAt: t0, finishedAt: null, status: 'running', config: JSON.stringify({ file: o.configFile, config: JSON.parse(text) }), summary: JSON.stringify(base), degraded: null, cost: 0 };
+    const record: RefreshRecord = { id, startedAt: t0, finishedAt: null, status: 'running', config: { file: o.configFile, config: JSON.parse(text) }, summary: base, degraded: null, cost: 0 };
     await store.saveRefresh(record);
 
     try {
@@ -239,11 +238,11 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       const degraded: string[] = [];
       for (const jp of judges) {
         const jr = runs.filter((r) => r.judge === jp.judge.id);
-        const h = judgeHealth(await gamesOfRuns(store, jp.judge.id, jr.map((r) => r.id)), jr.reduce((s, r) => s + r.failed, 0), c.health.minGames);
+        const h = judgeHealth(await store.gamesOfRuns(jp.judge.id, jr.map((r) => r.id)), jr.reduce((s, r) => s + r.failed, 0), c.health.minGames);
         health[jp.judge.id] = h;
         const last = { errorRate: null as number | null, inconsistencyRate: null as number | null };
         for (const p of previous) {
-          const ph = (JSON.parse(p.summary) as Partial<RefreshSummary>).judges?.[jp.judge.id];
+          const ph = p.summary.judges?.[jp.judge.id];
           if (!ph) continue;
           last.errorRate ??= ph.errorRate;
           last.inconsistencyRate ??= ph.inconsistencyRate;
@@ -270,7 +269,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           `$${cost.toFixed(4)} spent (est. $${estCost.toFixed(4)})` +
           `${Object.values(drift).some((d) => d.changeRate !== null) ? `; canary change ${Object.values(drift).map((d) => (d.changeRate === null ? '-' : `${(100 * d.changeRate).toFixed(0)}%`)).join('/')}` : ''}` +
           `${degraded.length ? `; degraded: ${degraded.join('; ')}` : ''}; ${summary.seconds.toFixed(1)} s`;
-        await store.saveRefresh({ ...record, finishedAt: Date.now(), status, summary: JSON.stringify(summary), degraded: degraded.length ? JSON.stringify(degraded) : null, cost });
+        await store.saveRefresh({ ...record, finishedAt: Date.now(), status, summary, degraded: degraded.length ? degraded : null, cost });
       };
       // the final record first, so that what is published carries this refresh's status (the site shows it)
       await finish();
@@ -301,7 +300,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       return summary;
     } catch (e) {
       // a planning or storage error after the record was opened: the refresh failed, say so in the history
-      await store.saveRefresh({ ...record, finishedAt: Date.now(), status: 'failed', degraded: JSON.stringify([`error: ${(e as Error)?.message ?? e}`]) }).catch(() => {});
+      await store.saveRefresh({ ...record, finishedAt: Date.now(), status: 'failed', degraded: [`error: ${(e as Error)?.message ?? e}`] }).catch(() => {});
       throw e;
     }
   } finally {

@@ -14,7 +14,7 @@ import { judgeBoard, type BoardRow } from '../reports/judge-board.ts';
 import { accuracyReport } from '../reports/accuracy.ts';
 import type { AccuracyRow } from '../core/stats/pair-accuracy.ts';
 import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
-import type { CheckpointRecord, RefreshStatus, RunRecord, Store } from '../storage/store.ts';
+import type { CheckpointRecord, RefreshRecord, RefreshStatus, RunRecord, Store } from '../storage/store.ts';
 import type { ResultCache } from './cache.ts';
 
 export interface Filter {
@@ -349,7 +349,7 @@ export class SiteData {
       const out: CheckpointSeries[] = [];
       for (const [series, list] of bySeries) {
         const baseline = list.find((c) => c.baseline)?.baseline ?? null;
-        const checkpoints = list.map((c) => ({ ...c, generation: parseJson<unknown>(c.generation, null) }));
+        const checkpoints = list;
         if (!baseline) {
           out.push({ series, baseline, checkpoints, rows: [], best: {} });
           continue;
@@ -394,28 +394,9 @@ export interface RefreshRow {
   line: string;
 }
 
-/** What a refresh's summary JSON (src/ops/refresh.ts RefreshSummary) holds that the site shows. */
-interface StoredSummary {
-  imported?: { newModels?: string[]; changedAnswers?: number };
-  played?: number;
-  failed?: number;
-  skipped?: number;
-  estCost?: number;
-  line?: string;
-}
-
-function parseJson<T>(text: string | null, fallback: T): T {
-  if (!text) return fallback;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-}
-
-export function refreshRow(r: { id: string; startedAt: number; finishedAt: number | null; status: RefreshStatus; summary: string; degraded: string | null; cost: number }): RefreshRow {
-  const s = parseJson<StoredSummary>(r.summary, {});
-  const reasons = parseJson<unknown>(r.degraded, []);
+export function refreshRow(r: RefreshRecord): RefreshRow {
+  const s = r.summary;
+  const reasons: unknown = r.degraded ?? [];
   const played = s.played ?? null;
   const failed = s.failed ?? null;
   return {

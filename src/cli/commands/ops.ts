@@ -99,15 +99,14 @@ export const costCommand = defineCommand({
     ...jsonArg,
   },
   async run({ args }) {
-    const { costByGame, costByJudge, costByRun } = await import('../../ops/ledger.ts');
     const by = oneOf(args.by, 'by', ['judge', 'run', 'game', 'refresh'] as const);
     const limit = int(args.limit, 'limit')!;
     await withStore(args.db, async (store) => {
       let rows: Record<string, unknown>[];
-      if (by === 'run') rows = (await costByRun(store, limit)).map((r) => ({ ...r, startedAt: new Date(r.startedAt).toISOString() }));
-      else if (by === 'game') rows = (await costByGame(store, limit)).map((r) => ({ ...r }));
+      if (by === 'run') rows = (await store.costByRun(limit)).map((r) => ({ ...r, startedAt: new Date(r.startedAt).toISOString() }));
+      else if (by === 'game') rows = (await store.costByGame(limit)).map((r) => ({ ...r }));
       else if (by === 'refresh') rows = (await store.listRefreshes(limit)).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost }));
-      else rows = (await costByJudge(store)).map((r) => ({ ...r }));
+      else rows = (await store.costByJudge()).map((r) => ({ ...r }));
       if (args.json) printJson(rows);
       else print(table(rows));
     }, { readonly: true });
@@ -119,7 +118,7 @@ export const refreshesCommand = defineCommand({
   args: { ...dbArg, ...jsonArg },
   async run({ args }) {
     await withStore(args.db, async (store) => {
-      const rows = (await store.listRefreshes()).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost, degraded: r.degraded ? (JSON.parse(r.degraded) as string[]).join('; ') : '', line: (JSON.parse(r.summary) as { line?: string }).line ?? '' }));
+      const rows = (await store.listRefreshes()).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost, degraded: r.degraded?.join('; ') ?? '', line: r.summary.line ?? '' }));
       if (args.json) printJson(rows);
       else print(table(rows));
     }, { readonly: true });
