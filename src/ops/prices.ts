@@ -66,6 +66,20 @@ export function estimateCost(spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>
   return (t.tokensIn * price.input + t.tokensOut * price.output) / 1e6;
 }
 
+/** What a list of games to play is estimated to take: tokens in and out (rounded) and USD (refresh and checkpoints dry runs). */
+export function estimateGames(todo: { spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'> }[], m: TokenModel, price: Price): { tokensIn: number; tokensOut: number; cost: number } {
+  let tokensIn = 0;
+  let tokensOut = 0;
+  let cost = 0;
+  for (const g of todo) {
+    const t = estimateTokens(g.spec, m);
+    tokensIn += t.tokensIn;
+    tokensOut += t.tokensOut;
+    cost += estimateCost(g.spec, m, price);
+  }
+  return { tokensIn, tokensOut: Math.round(tokensOut), cost };
+}
+
 /**
  * A hard spending cap shared by every judge of a refresh. A game starts only when what is spent,
  * plus the estimates of the games in flight, plus its own estimate stays within the cap; after the

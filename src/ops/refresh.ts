@@ -2,37 +2,40 @@
 // re-judge the drift canary, check the judges' health against the last refresh, record the cost, publish.
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ArenaError, type GameSpec, type Mode } from '../core/types.ts';
 import { planRun, runTournament, type RunProgress, type RunSummary } from '../engine/run.ts';
 import { modelFromFile } from '../importers/formats.ts';
 import { importFiles } from '../importers/import.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
-import { createJudge } from '../judges/registry.ts';
-import { withRetry } from '../judges/retry.ts';
-import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
-import { CANARY_SOURCE, type RefreshRecord, type RefreshStatus } from '../storage/store.ts';
-import { loadRefreshConfig, resolvePath, type JudgeConfig, type RefreshConfig } from './config.ts';
+import { CANARY_SOURCE, type RefreshRecord, type RefreshStatus, type Store } from '../storage/store.ts';
+import { resolvePath, type JudgeConfig, type Loaded, type RefreshConfig } from './config.ts';
+import type { OpenJudge, Publisher } from './deps.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
 import type { BatchReport } from './batch.ts';
-import { Budget, calibrate, costOf, estimateCost, estimateTokens, priceFor, type TokenModel } from './prices.ts';
+import { Budget, calibrate, costOf, estimateCost, estimateGames, priceFor, type TokenModel } from './prices.ts';
 
 /** Exit codes a cron job or CI can act on (0 ok; 1 is a usage or config error, from the CLI). */
 export const EXIT = { ok: 0, failed: 2, degraded: 3, budget: 4, interrupted: 130 } as const;
 
 export interface RefreshOptions {
-  configFile: string;
-  /** print the plan and the estimated cost; the database is not changed */
+  /** the database the refresh works on (a dry run is given a throw-away copy) */
+  store: Store;
+  /** opens the judges of the config (the CLI: src/cli/ops-context.ts) */
+  judges: OpenJudge;
+  /** the refresh config, checked, with its paths resolved (loadRefreshConfig) */
+  config: Loaded<RefreshConfig>;
+  /** the targets of `publish.sqlite` and `publish.d1` (they copy the database file); without it they are refused */
+  publish?: Publisher;
+  /** plan and estimate only: no refresh record, nothing played or published */
   dryRun?: boolean;
   signal?: AbortSignal;
   log?(msg: string): void;
   /** a run is about to play `toPlay` games */
   onRunStart?(info: { judge: string; mode: string; toPlay: number }): void;
   onProgress?(p: RunProgress & { judge: string }): void;
-  /** where API keys are read (`judges[].apiKeyEnv`); default process.env */
+  /** where a batch judge's API key is read (`judges[].apiKeyEnv`); default process.env */
   env?: Record<string, string | undefined>;
 }
 
@@ -70,39 +73,12 @@ export interface RefreshSummary {
   line: string;
 }
 
-function answerFiles(paths: string[]): string[] {
+/** The answer files of the config's `answers` (a directory: its .jsonl files); a missing path is an error naming it. */
+export function answerFiles(paths: string[]): string[] {
   return paths.flatMap((p) => {
     if (!existsSync(p)) throw new ArenaError(`${p}: no such answer file or directory`, { file: p });
     return statSync(p).isDirectory() ? readdirSync(p).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(p, f)) : [p];
   });
-}
-
-async function openJudge(j: JudgeConfig, env: Record<string, string | undefined>, log: (m: string) => void): Promise<JudgeProvider> {
-  const apiKey = j.apiKeyEnv ? env[j.apiKeyEnv] : undefined;
-  if (j.apiKeyEnv && !apiKey) throw new ArenaError(`[ops:refresh] judge ${j.id}: the environment variable ${j.apiKeyEnv} is not set`);
-  const p = await createJudge(j.id, { ...(j.baseURL ? { baseURL: j.baseURL } : {}), ...(apiKey ? { apiKey } : {}) });
-  return withRetry(p, { retries: j.retries, timeoutMs: j.timeoutS * 1000, onRetry: ({ attempt, delayMs, error }) => log(`[${j.id}] retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`) });
-}
-
-/** One lock file per database: a second refresh on the same database refuses to start while one runs. */
-function takeLock(db: string): () => void {
-  if (db === ':memory:') return () => {};
-  const file = `${db}.refresh.lock`;
-  if (existsSync(file)) {
-    const pid = Number(readFileSync(file, 'utf8'));
-    let alive = false;
-    try {
-      if (pid > 0 && pid !== process.pid) {
-        process.kill(pid, 0);
-        alive = true;
-      }
-    } catch {
-      alive = false;
-    }
-    if (alive) throw new ArenaError(`[ops:refresh] another refresh (pid ${pid}) is running on ${db} (lock ${file})`);
-  }
-  writeFileSync(file, String(process.pid));
-  return () => rmSync(file, { force: true });
 }
 
 interface JudgePlan {
@@ -117,22 +93,9 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const t0 = Date.now();
   const log = o.log ?? (() => {});
   const env = o.env ?? process.env;
-  const { config: c, text } = loadRefreshConfig(o.configFile);
+  const { config: c, text, file: configFile } = o.config;
+  const store = o.store;
   const files = answerFiles(c.answers);
-  // a dry run works on a throw-away copy, so that importing and planning change nothing
-  let dbFile = c.db;
-  let scratch: string | undefined;
-  if (o.dryRun && c.db !== ':memory:') {
-    scratch = join(tmpdir(), `arena-dry-${randomUUID()}.db`);
-    if (existsSync(c.db)) {
-      const src = openSqliteStore(c.db);
-      src.sqlite.prepare('VACUUM INTO ?').run(scratch);
-      await src.close();
-    }
-    dbFile = scratch;
-  }
-  const unlock = o.dryRun ? () => {} : takeLock(c.db);
-  const store = openSqliteStore(dbFile);
   const id = randomUUID();
   const judges: JudgePlan[] = [];
   try {
@@ -157,7 +120,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     // 2. plan every judge x mode; estimate what the games to play will cost
     const plan: PlanLine[] = [];
     for (const j of c.judges) {
-      const judge = await openJudge(j, env, log);
+      const judge = await o.judges(j);
       const price = priceFor(judge.id, { price: j.price, batch: j.batch });
       const tokens = calibrate(await store.tokenTotals(judge.id), { charsPerToken: c.estimate.charsPerToken, outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens });
       const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
@@ -183,7 +146,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       const line = `refresh dry run: ${toPlay} games to play, estimated $${estCost.toFixed(4)}${c.budget ? ` (budget $${c.budget.maxUsd})` : ''}; nothing was changed`;
       return { ...base, status: 'dry-run', exitCode: EXIT.ok, runs: [], played: 0, failed: 0, skipped: 0, cost: 0, judges: {}, drift: {}, degraded: [], batches: [], published: [], seconds: (Date.now() - t0) / 1000, line };
     }
-    const record: RefreshRecord = { id, startedAt: t0, finishedAt: null, status: 'running', config: { file: o.configFile, config: JSON.parse(text) }, summary: base, degraded: null, cost: 0 };
+    const record: RefreshRecord = { id, startedAt: t0, finishedAt: null, status: 'running', config: { file: configFile, config: JSON.parse(text) }, summary: base, degraded: null, cost: 0 };
     await store.saveRefresh(record);
 
     try {
@@ -276,23 +239,20 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
 
       // 5. publish what is judged (also after a budget stop or a degraded mark: everything judged so far is kept)
       if (!interrupted && c.publish) {
+        const publisher = () => o.publish ?? failNoPublisher();
         if (c.publish.sqlite) {
-          const tmp = `${c.publish.sqlite}.tmp-${process.pid}`;
-          if (existsSync(tmp)) unlinkSync(tmp);
-          store.sqlite.prepare('VACUUM INTO ?').run(tmp);
-          renameSync(tmp, c.publish.sqlite);
+          await publisher().sqliteCopy(c.publish.sqlite);
           summary.published.push(c.publish.sqlite);
           log(`published ${c.publish.sqlite}`);
         }
         if (c.publish.d1) {
           const d = c.publish.d1;
-          const bin = fileURLToPath(new URL('../../bin/arena.mjs', import.meta.url));
-          execFileSync(process.execPath, [bin, 'publish', '--db', c.db, '--database', d.database, ...(d.remote ? ['--remote'] : []), ...(d.persistTo ? ['--persist-to', resolvePath(o.configFile, d.persistTo)] : [])], { stdio: ['ignore', 'inherit', 'inherit'] });
+          await publisher().d1({ database: d.database, remote: d.remote, persistTo: d.persistTo ? resolvePath(configFile, d.persistTo) : undefined });
           summary.published.push(`d1:${d.database}${d.remote ? ' (remote)' : ' (local)'}`);
         }
         if (c.publish.command) {
           const [cmd, ...args] = c.publish.command;
-          execFileSync(cmd!, args, { cwd: dirname(resolve(o.configFile)), stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ARENA_DB: c.db, ARENA_REFRESH_ID: id } });
+          execFileSync(cmd!, args, { cwd: dirname(resolve(configFile)), stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ARENA_DB: c.db, ARENA_REFRESH_ID: id } });
           summary.published.push(c.publish.command.join(' '));
         }
         await finish();
@@ -305,10 +265,11 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     }
   } finally {
     for (const jp of judges) await jp.judge.close?.();
-    await store.close();
-    unlock();
-    if (scratch) for (const f of [scratch, `${scratch}-wal`, `${scratch}-shm`]) rmSync(f, { force: true });
   }
+}
+
+function failNoPublisher(): never {
+  throw new ArenaError('[ops:refresh] the config publishes a database copy or to D1, but this refresh was given no publisher (publish.sqlite / publish.d1 need the database file)');
 }
 
 function uniq<T extends { id: string }>(games: T[]): T[] {
@@ -317,24 +278,16 @@ function uniq<T extends { id: string }>(games: T[]): T[] {
 }
 
 function planLine(judge: string, mode: string, planned: number, stored: number, todo: { spec: GameSpec }[], tokens: TokenModel, price: ReturnType<typeof priceFor>): PlanLine {
-  let tin = 0;
-  let tout = 0;
-  let cost = 0;
-  for (const g of todo) {
-    const t = estimateTokens(g.spec, tokens);
-    tin += t.tokensIn;
-    tout += t.tokensOut;
-    cost += estimateCost(g.spec, tokens, price);
-  }
-  return { judge, mode, planned, stored, toPlay: todo.length, estTokensIn: tin, estTokensOut: Math.round(tout), estCost: cost, basis: tokens.basis };
+  const e = estimateGames(todo, tokens, price);
+  return { judge, mode, planned, stored, toPlay: todo.length, estTokensIn: e.tokensIn, estTokensOut: e.tokensOut, estCost: e.cost, basis: tokens.basis };
 }
 
-function canaryPlan(store: SqliteStore, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
+function canaryPlan(store: Store, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
   const k = c.canary!;
   return planRun({ store, judge, mode: 'pairwise-all', models: k.models, questionIds: k.questionIds, turns: k.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: { ...c.settings, canary: nonce } });
 }
 
-async function canaryGames(store: SqliteStore, judge: string) {
+async function canaryGames(store: Store, judge: string) {
   return (await store.listGames({ judge, kind: 'pairwise', source: CANARY_SOURCE }))
     .filter((g) => typeof g.judgeSettings.canary === 'string')
     .map((g) => ({ questionId: g.match.questionId, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2 ?? null, order: g.order, verdict: g.verdict, promptName: g.promptName, nonce: g.judgeSettings.canary as string, createdAt: g.createdAt }));

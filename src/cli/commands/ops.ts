@@ -58,13 +58,15 @@ export const refreshCommand = defineCommand({
   },
   async run({ args }) {
     const { refresh } = await import('../../ops/refresh.ts');
+    const { withRefreshContext } = await import('../ops-context.ts');
     const bars = progressBars();
     const irq = interruptible(bars.log);
     let cost = 0;
     try {
-      const s = await refresh({
-        configFile: args.config,
-        dryRun: !!args['dry-run'],
+      const dryRun = !!args['dry-run'];
+      const s = await withRefreshContext(args.config, { dryRun, log: bars.log }, (ctx) => refresh({
+        ...ctx,
+        dryRun,
         signal: irq.signal,
         log: bars.log,
         onRunStart: ({ judge, mode, toPlay }) => {
@@ -75,7 +77,7 @@ export const refreshCommand = defineCommand({
           if (p.last && 'game' in p.last) cost += p.last.game.cost ?? 0;
           bars.update(p.done, p.failed, cost);
         },
-      });
+      }));
       bars.stop();
       if (args['dry-run'] && !args.json) {
         print(table(s.plan.map((p) => ({ judge: p.judge, mode: p.mode, planned: p.planned, stored: p.stored, 'to play': p.toPlay, 'est. tokens in': p.estTokensIn, 'est. tokens out': p.estTokensOut, 'est. USD': Number(p.estCost.toFixed(6)), estimate: p.basis }))));
@@ -131,19 +133,20 @@ const checkpointsRun = defineCommand({
   async run({ args }) {
     if (args['dry-run']) return await printCheckpointsPlan(args.config, !!args.json);
     const { runCheckpoints } = await import('../../ops/checkpoints.ts');
+    const { withCheckpointsContext } = await import('../ops-context.ts');
     const bars = progressBars();
     const irq = interruptible(bars.log);
     let stage = '';
     try {
-      const r = await runCheckpoints({
-        configFile: args.config,
+      const r = await withCheckpointsContext(args.config, {}, (ctx) => runCheckpoints({
+        ...ctx,
         log: bars.log,
         signal: irq.signal,
         onProgress: (p) => {
           if (p.stage !== stage) bars.start((stage = p.stage), p.total);
           bars.update(p.done, 0, 0);
         },
-      });
+      }));
       bars.stop();
       bars.log(`checkpoints: ${r.generated} answers generated, ${r.played} games played, ${r.failed} failed${r.skipped ? `, ${r.skipped} not started (budget)` : ''}, $${r.cost.toFixed(4)}`);
       await printReport(args.config, !!args.json);
@@ -157,7 +160,8 @@ const checkpointsRun = defineCommand({
 
 async function printCheckpointsPlan(configFile: string, json: boolean) {
   const { planCheckpoints } = await import('../../ops/checkpoints-plan.ts');
-  const p = await planCheckpoints(configFile);
+  const { withCheckpointsContext } = await import('../ops-context.ts');
+  const p = await withCheckpointsContext(configFile, { dryRun: true }, planCheckpoints);
   if (json) return printJson(p);
   print(`series ${p.series}: ${p.checkpoints.length} checkpoint(s) against ${p.baseline} (pairwise-baseline, both orders)`);
   print(table(p.checkpoints.map((k) => ({ checkpoint: k.name, step: k.step, model: k.model, answers: k.answers }))));
@@ -166,9 +170,9 @@ async function printCheckpointsPlan(configFile: string, json: boolean) {
 }
 
 async function printReport(configFile: string, json: boolean, chart?: string) {
-  const { checkpointsReport, renderChart, writeChart, loadCheckpointsConfig } = await import('../../ops/checkpoints.ts');
-  const report = await checkpointsReport(configFile);
-  const file = chart ?? loadCheckpointsConfig(configFile).config.chart;
+  const { checkpointsReport, renderChart, writeChart } = await import('../../ops/checkpoints.ts');
+  const { withCheckpointsContext } = await import('../ops-context.ts');
+  const { report, file } = await withCheckpointsContext(configFile, { report: true }, async (ctx) => ({ report: await checkpointsReport(ctx), file: chart ?? ctx.config.config.chart }));
   if (file) writeChart(file, await renderChart(report));
   if (json) return printJson({ ...report, chart: file ?? null });
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '-');

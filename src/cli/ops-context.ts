@@ -1,0 +1,92 @@
+// Wiring of the ops jobs (src/ops: refresh, checkpoints) for the CLI: config file -> parsed config, the
+// database -> a Store (a throw-away copy for a dry run), the refresh lock, the judges, the publishers.
+// The jobs themselves only get `{ store, judges, config }`.
+import { existsSync } from 'node:fs';
+import { ArenaError } from '../core/types.ts';
+import { publishToD1 } from '../entry/publish.ts';
+import type { JudgeProvider } from '../judges/judge.ts';
+import { createJudge } from '../judges/registry.ts';
+import { withRetry } from '../judges/retry.ts';
+import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints.ts';
+import { loadRefreshConfig, type JudgeConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
+import type { OpenJudge, Publisher } from '../ops/deps.ts';
+import { answerFiles } from '../ops/refresh.ts';
+import { takeLock } from '../storage/lock.ts';
+import { copyDatabase, openScratchCopy, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Opens a judge of an ops config, wrapped with its retries and timeout. `requireKey`: a judge whose
+ * `apiKeyEnv` is not set is refused (refresh) rather than called without a key (checkpoints).
+ */
+export function judgeOpener(env: Env, o: { requireKey: boolean; log?: (m: string) => void; scope: string }): OpenJudge {
+  return async (j: JudgeConfig): Promise<JudgeProvider> => {
+    const apiKey = j.apiKeyEnv ? env[j.apiKeyEnv] : undefined;
+    if (o.requireKey && j.apiKeyEnv && !apiKey) throw new ArenaError(`[${o.scope}] judge ${j.id}: the environment variable ${j.apiKeyEnv} is not set`);
+    const p = await createJudge(j.id, { ...(j.baseURL ? { baseURL: j.baseURL } : {}), ...(apiKey ? { apiKey } : {}) });
+    const log = o.log;
+    return withRetry(p, { retries: j.retries, timeoutMs: j.timeoutS * 1000, ...(log ? { onRetry: ({ attempt, delayMs, error }) => log(`[${j.id}] retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`) } : {}) });
+  };
+}
+
+/** The publishers of a refresh on an SQLite file: an atomic copy, and D1 through wrangler. */
+export function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}): Publisher {
+  return {
+    sqliteCopy: async (file) => copyDatabase(store, file),
+    d1: async (t) => {
+      await publishToD1(store.sqlite, t, log);
+    },
+  };
+}
+
+export interface RefreshContext {
+  store: SqliteStore;
+  judges: OpenJudge;
+  config: Loaded<RefreshConfig>;
+  publish: Publisher;
+}
+
+/**
+ * Everything `refresh` needs, from its config file: the database (a throw-away copy for a dry run, so
+ * that importing and planning change nothing), the refresh lock (one refresh per database), the judges.
+ */
+export async function withRefreshContext<T>(configFile: string, o: { dryRun?: boolean; env?: Env; log?: (m: string) => void }, fn: (ctx: RefreshContext) => Promise<T>): Promise<T> {
+  const config = loadRefreshConfig(configFile);
+  answerFiles(config.config.answers); // a missing answer file is reported before the database is touched
+  const db = config.config.db;
+  const unlock = o.dryRun ? () => {} : takeLock(db, 'refresh');
+  try {
+    const store = o.dryRun ? await openScratchCopy(db) : openSqliteStore(db);
+    try {
+      const judges = judgeOpener(o.env ?? process.env, { requireKey: true, scope: 'ops:refresh', ...(o.log ? { log: o.log } : {}) });
+      return await fn({ store, judges, config, publish: sqlitePublisher(store, o.log) });
+    } finally {
+      await store.close();
+    }
+  } finally {
+    unlock();
+  }
+}
+
+export interface CheckpointsContext {
+  store: SqliteStore;
+  judges: OpenJudge;
+  config: Loaded<CheckpointsConfig>;
+}
+
+/**
+ * Everything the checkpoints jobs need, from their config file. `dryRun`: a throw-away copy of the
+ * database; `report`: the database must exist (a report of nothing is a mistake).
+ */
+export async function withCheckpointsContext<T>(configFile: string, o: { dryRun?: boolean; report?: boolean; env?: Env }, fn: (ctx: CheckpointsContext) => Promise<T>): Promise<T> {
+  const config = loadCheckpointsConfig(configFile);
+  const db = config.config.db;
+  if (o.report && !existsSync(db)) throw new ArenaError(`${db}: no such database (run \`arena checkpoints run --config ${configFile}\` first)`);
+  const store = o.dryRun ? await openScratchCopy(db) : openSqliteStore(db);
+  try {
+    return await fn({ store, judges: judgeOpener(o.env ?? process.env, { requireKey: false, scope: 'ops:checkpoints' }), config });
+  } finally {
+    await store.close();
+  }
+}
