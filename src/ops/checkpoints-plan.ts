@@ -6,20 +6,12 @@ import type { JudgeProvider } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
 import type { CheckpointsConfig } from './checkpoints.ts';
 import type { Loaded } from './config.ts';
-import { calibrate, estimateGames, priceFor } from './prices.ts';
+import { calibrate, planEstimate, priceFor, type PlanEstimate } from './prices.ts';
 
-export interface CheckpointsPlanLine {
-  judge: string;
-  /** games the config asks for (checkpoints with answers) */
-  planned: number;
-  stored: number;
-  toPlay: number;
-  estTokensIn: number;
-  estTokensOut: number;
-  estCost: number;
+/** `planned`: the games the config asks for (checkpoints with answers) */
+export interface CheckpointsPlanLine extends PlanEstimate {
   /** USD per 1M tokens in / out */
   price: { input: number; output: number };
-  basis: string;
 }
 
 export interface CheckpointsPlan {
@@ -48,8 +40,7 @@ export async function planCheckpoints(o: { store: Store; config: Loaded<Checkpoi
       : { games: [] };
     const stored = await store.existingGameIds(games.map((g) => g.id));
     const todo = games.filter((g) => !stored.has(g.id));
-    const e = estimateGames(todo, tokens, price);
-    lines.push({ judge: j.id, planned: games.length, stored: stored.size, toPlay: todo.length, estTokensIn: e.tokensIn, estTokensOut: e.tokensOut, estCost: e.cost, price: { input: price.input, output: price.output }, basis: tokens.basis });
+    lines.push({ ...planEstimate(j.id, games.length, stored.size, todo, tokens, price), price: { input: price.input, output: price.output } });
   }
   return {
     series: c.series,

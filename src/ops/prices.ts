@@ -66,8 +66,21 @@ export function estimateCost(spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>
   return (t.tokensIn * price.input + t.tokensOut * price.output) / 1e6;
 }
 
-/** What a list of games to play is estimated to take: tokens in and out (rounded) and USD (refresh and checkpoints dry runs). */
-export function estimateGames(todo: { spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'> }[], m: TokenModel, price: Price): { tokensIn: number; tokensOut: number; cost: number } {
+/** One judge's line of a dry run's plan (refresh and checkpoints): the games, and what those to play are estimated to take. */
+export interface PlanEstimate {
+  judge: string;
+  planned: number;
+  stored: number;
+  toPlay: number;
+  estTokensIn: number;
+  estTokensOut: number;
+  /** USD */
+  estCost: number;
+  /** how tokens were estimated (TokenModel.basis) */
+  basis: string;
+}
+
+export function planEstimate(judge: string, planned: number, stored: number, todo: { spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'> }[], m: TokenModel, price: Price): PlanEstimate {
   let tokensIn = 0;
   let tokensOut = 0;
   let cost = 0;
@@ -77,7 +90,7 @@ export function estimateGames(todo: { spec: Pick<GameSpec, 'systemPrompt' | 'use
     tokensOut += t.tokensOut;
     cost += estimateCost(g.spec, m, price);
   }
-  return { tokensIn, tokensOut: Math.round(tokensOut), cost };
+  return { judge, planned, stored, toPlay: todo.length, estTokensIn: tokensIn, estTokensOut: Math.round(tokensOut), estCost: cost, basis: m.basis };
 }
 
 /**

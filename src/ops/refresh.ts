@@ -14,7 +14,7 @@ import { resolvePath, type JudgeConfig, type Loaded, type RefreshConfig } from '
 import type { OpenJudge, Publisher } from './deps.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
 import type { BatchReport } from './batch.ts';
-import { Budget, calibrate, costOf, estimateCost, estimateGames, priceFor, type TokenModel } from './prices.ts';
+import { Budget, calibrate, costOf, estimateCost, planEstimate, priceFor, type PlanEstimate, type TokenModel } from './prices.ts';
 
 /** Exit codes a cron job or CI can act on (0 ok; 1 is a usage or config error, from the CLI). */
 export const EXIT = { ok: 0, failed: 2, degraded: 3, budget: 4, interrupted: 130 } as const;
@@ -39,16 +39,8 @@ export interface RefreshOptions {
   env?: Record<string, string | undefined>;
 }
 
-export interface PlanLine {
-  judge: string;
+export interface PlanLine extends PlanEstimate {
   mode: string;
-  planned: number;
-  stored: number;
-  toPlay: number;
-  estTokensIn: number;
-  estTokensOut: number;
-  estCost: number;
-  basis: string;
 }
 
 export interface RefreshSummary {
@@ -278,8 +270,8 @@ function uniq<T extends { id: string }>(games: T[]): T[] {
 }
 
 function planLine(judge: string, mode: string, planned: number, stored: number, todo: { spec: GameSpec }[], tokens: TokenModel, price: ReturnType<typeof priceFor>): PlanLine {
-  const e = estimateGames(todo, tokens, price);
-  return { judge, mode, planned, stored, toPlay: todo.length, estTokensIn: e.tokensIn, estTokensOut: e.tokensOut, estCost: e.cost, basis: tokens.basis };
+  const { judge: id, ...e } = planEstimate(judge, planned, stored, todo, tokens, price);
+  return { judge: id, mode, ...e };
 }
 
 function canaryPlan(store: Store, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
