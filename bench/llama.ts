@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runTournament } from '../src/engine/run.ts';
-import { defaultThreads, llamaCppJudge } from '../src/judges/llama-cpp.ts';
+import { defaultThreads, llamaCppJudge } from '../src/judges/llama-cpp/provider.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
 import { seed } from '../tests/llama/fixtures.ts';
 import { writeTinyLlama } from '../tests/llama/gguf-writer.ts';

@@ -11,12 +11,21 @@ export interface OpenAIJudgeOptions {
 }
 
 /**
+ * The SDK client for an OpenAI-compatible server, on httpFetch (keep-alive, reply bodies capped). By default
+ * its own retries are off and its timeout is a day (the judges' retry wrapper decides both); the answer
+ * generators, which have no such wrapper, pass their own.
+ */
+export function openaiClient(o: { apiKey?: string | undefined; baseURL?: string | undefined; maxRetries?: number; timeoutMs?: number }): OpenAI {
+  // a local server may need no key; the SDK needs some string (never shown: see toCallError)
+  return new OpenAI({ apiKey: o.apiKey ?? 'none', ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: o.maxRetries ?? 0, timeout: o.timeoutMs ?? 24 * 3600_000, fetch: httpFetch });
+}
+
+/**
  * `openai/<model>`: a chat completion with the system and user messages, n = 1, as FastChat's
  * judge call. The SDK's own retries are off: the shared retry wrapper decides.
  */
 export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
-  // a local server may need no key; the SDK needs some string (never shown: see toCallError)
-  const client = new OpenAI({ apiKey: o.apiKey ?? 'none', ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 0, timeout: 24 * 3600_000, fetch: httpFetch });
+  const client = openaiClient(o);
   return {
     id: `openai/${o.model}`,
     async complete(req: JudgeRequest): Promise<JudgeReply> {

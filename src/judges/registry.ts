@@ -22,7 +22,7 @@ export async function createJudge(spec: string, o: JudgeOptions = {}): Promise<J
     }
     case 'llama-cpp': {
       // the native module is loaded only here, and only when a llama-cpp judge is asked for
-      const { llamaCppJudge, parseLlamaSpec } = await import('./llama-cpp.ts');
+      const { llamaCppJudge, parseLlamaSpec } = await import('./llama-cpp/provider.ts');
       return llamaCppJudge(parseLlamaSpec(model));
     }
     case 'mock': {

@@ -1,8 +1,7 @@
 // `arena checkpoints`: the checkpoints of one fine-tuning run, each with answers imported or generated
 // (an OpenAI-compatible endpoint serving it, or in-process through node-llama-cpp: GGUF + optional LoRA),
 // judged against a baseline by one or more judges; report per checkpoint and judge, and a chart.
-import OpenAI from 'openai';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pLimit from 'p-limit';
 import { z } from 'zod';
@@ -10,6 +9,8 @@ import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import { ArenaError, type Answer, type Question } from '../core/types.ts';
 import { runTournament, type RunProgress } from '../engine/run.ts';
 import { judgeData } from '../reports/results.ts';
+import { llamaCppGenerator } from '../generators/llama-cpp.ts';
+import { openaiGenerator } from '../generators/openai.ts';
 import { importFiles } from '../importers/import.ts';
 import type { CheckpointGeneration, Store } from '../storage/store.ts';
 import { checkpointChart } from '../web/charts.ts';
@@ -100,68 +101,6 @@ export function temperatureFor(category: string, overrides: Record<string, numbe
   return overrides[category] ?? CATEGORY_TEMPERATURES[category] ?? DEFAULT_TEMPERATURE;
 }
 
-/** Something that answers a conversation: the user turns so far and the model's earlier replies. */
-type Generate = (turns: string[], previous: string[], temperature: number) => Promise<string>;
-
-async function endpointGenerator(e: { baseURL: string; model: string; apiKeyEnv?: string | undefined }, maxTokens: number): Promise<{ generate: Generate; close(): Promise<void> }> {
-  const client = new OpenAI({ apiKey: (e.apiKeyEnv && process.env[e.apiKeyEnv]) || 'sk-none', baseURL: e.baseURL, maxRetries: 6 });
-  return {
-    async generate(turns, previous, temperature) {
-      const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
-      turns.forEach((u, i) => {
-        messages.push({ role: 'user', content: u });
-        if (i < previous.length) messages.push({ role: 'assistant', content: previous[i]! });
-      });
-      const r = await client.chat.completions.create({ model: e.model, messages, temperature, max_tokens: maxTokens, n: 1 });
-      const text = r.choices?.[0]?.message?.content;
-      if (typeof text !== 'string') throw new ArenaError(`[ops:checkpoints] ${e.baseURL} ${e.model}: the response has no message content`);
-      return text.trim();
-    },
-    close: async () => {},
-  };
-}
-
-async function llamaGenerator(gguf: string, lora: string | undefined, g: CheckpointsConfig['generation']): Promise<{ generate: Generate; close(): Promise<void> }> {
-  if (!existsSync(gguf)) throw new ArenaError(`[ops:checkpoints] no such GGUF file: ${gguf}`, { file: gguf });
-  if (lora && !existsSync(lora)) throw new ArenaError(`[ops:checkpoints] no such LoRA file: ${lora}`, { file: lora });
-  let mod: typeof import('node-llama-cpp');
-  try {
-    mod = await import('node-llama-cpp');
-  } catch (e) {
-    throw new ArenaError('[ops:checkpoints] node-llama-cpp is not installed (an optional dependency): npm install node-llama-cpp', undefined, { cause: e });
-  }
-  const llama = await mod.getLlama({ gpu: false, build: 'never', logLevel: mod.LlamaLogLevel.error, progressLogs: false });
-  const model = await llama.loadModel({ modelPath: gguf, gpuLayers: 0 });
-  const context = await model.createContext({ contextSize: Math.min(g.contextSize, model.trainContextSize), threads: g.threads, ...(lora ? { lora: { adapters: [{ filePath: lora }] } } : {}) });
-  const sequence = context.getSequence();
-  let chain = Promise.resolve('');
-  return {
-    // one sequence: conversations are generated one after the other
-    generate: (turns, previous, temperature) =>
-      (chain = chain.then(async () => {
-        const session = new mod.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
-        try {
-          let last = '';
-          for (let i = 0; i < turns.length; i++) {
-            if (i < previous.length) {
-              session.setChatHistory([...session.getChatHistory(), { type: 'user', text: turns[i]! }, { type: 'model', response: [previous[i]!] }]);
-              continue;
-            }
-            last = await session.prompt(turns[i]!, { temperature, maxTokens: g.maxTokens, seed: g.seed });
-          }
-          return last.trim();
-        } finally {
-          session.dispose({ disposeSequence: false });
-          await sequence.clearHistory();
-        }
-      })),
-    close: async () => {
-      await context.dispose();
-      await model.dispose();
-    },
-  };
-}
-
 export interface CheckpointsOptions {
   store: Store;
   /** opens the judges of the config (the CLI: src/cli/ops-context.ts) */
@@ -200,9 +139,11 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
     const todo = questions.filter((q) => !have.has(q.id));
     if (!todo.length) continue;
     log(`${k.name}: generating answers to ${todo.length} questions (${generation.kind})`);
-    const gen = k.endpoint ? await endpointGenerator(k.endpoint, c.generation.maxTokens) : await llamaGenerator(k.gguf!, k.lora, c.generation);
+    const gen = k.endpoint
+      ? openaiGenerator({ baseURL: k.endpoint.baseURL, model: k.endpoint.model, apiKey: (k.endpoint.apiKeyEnv && process.env[k.endpoint.apiKeyEnv]) || undefined, maxTokens: c.generation.maxTokens })
+      : await llamaCppGenerator({ gguf: k.gguf!, lora: k.lora, maxTokens: c.generation.maxTokens, threads: c.generation.threads, contextSize: c.generation.contextSize, seed: c.generation.seed });
     try {
-      const limit = pLimit(k.endpoint ? c.generation.concurrency : 1);
+      const limit = pLimit(gen.concurrency ?? c.generation.concurrency);
       let done = 0;
       await Promise.all(
         todo.map((q) =>

@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ggufName, modelIdentity } from '../../src/judges/gguf-identity.ts';
-import { llamaJudgeId } from '../../src/judges/llama-cpp.ts';
+import { llamaJudgeId } from '../../src/judges/llama-cpp/provider.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { arenaOk, runArena, tmpDir } from '../support/cli.ts';
 import { writeTinyLlama } from './gguf-writer.ts';

@@ -8,7 +8,7 @@ import { entropyBits } from '../../src/core/stats/confidence.ts';
 import { parsePairVerdict } from '../../src/core/verdict.ts';
 import { runTournament } from '../../src/engine/run.ts';
 import { JudgeCallError } from '../../src/judges/judge.ts';
-import { llamaCppJudge, orderBatch, parseLlamaSpec, type LlamaCppJudge } from '../../src/judges/llama-cpp.ts';
+import { llamaCppJudge, parseLlamaSpec, type LlamaCppJudge } from '../../src/judges/llama-cpp/provider.ts';
 import { createJudge } from '../../src/judges/registry.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { describeJudgeContract } from '../judges/judge.contract.ts';
@@ -275,17 +275,6 @@ describe('llama-cpp judge specs', () => {
     const j = llamaCppJudge({ modelPath: join(REPO_ROOT, 'package.json'), threads: 1 });
     await expect(j.complete({ system: '', user: 'x', temperature: 0, maxTokens: 8 })).rejects.toThrow(/\[judge:llama-cpp\/package\.json@[0-9a-f]{10}\] cannot load .*package\.json/);
     await j.close();
-  });
-
-  it('orders a decode batch by sequence id (one pass over the weights) and shares the batch as node-llama-cpp does', () => {
-    const item = (seq: number, n: number) => ({ seq, tokens: Array.from({ length: n }, () => 0) });
-    const queued = [item(2, 1), item(0, 1), item(1, 30), item(3, 1)];
-    const out = orderBatch(queued, 16, (x) => x.seq);
-    expect(out.map((p) => p.item.seq)).toEqual([0, 1, 2, 3]);
-    // an even share of 16 is 4: the three decodes take 1 each, the prompt takes the 13 left
-    expect(out.map((p) => p.processAmount)).toEqual([1, 13, 1, 1]);
-    // more items than room: the batch still has the first, never nothing
-    expect(orderBatch([item(5, 3), item(4, 3)], 1, (x) => x.seq)).toEqual([{ item: item(4, 3), processAmount: 1 }]);
   });
 
   it('entropy is in bits: 0 for a certain verdict, log2(3) for none', () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTPUT_FORMATS } from '../../src/core/schemes/index.ts';
 import { toVerdict } from '../../src/core/verdict.ts';
 import { runTournament } from '../../src/engine/run.ts';
-import { llamaCppJudge, llamaJudgeId, type LlamaCppJudge } from '../../src/judges/llama-cpp.ts';
+import { llamaCppJudge, llamaJudgeId, type LlamaCppJudge } from '../../src/judges/llama-cpp/provider.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { REPO_ROOT, tmpDir } from '../support/cli.ts';
 import { seed } from './fixtures.ts';

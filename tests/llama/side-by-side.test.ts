@@ -10,7 +10,7 @@ import { arenaJson, runArena, tmpDir } from '../support/cli.ts';
 import { promptHash, startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 import { writeFiles } from './fixtures.ts';
 import { writeTinyLlama } from './gguf-writer.ts';
-import { llamaJudgeId } from '../../src/judges/llama-cpp.ts';
+import { llamaJudgeId } from '../../src/judges/llama-cpp/provider.ts';
 
 const dir = tmpDir('arena-llama-sbs-');
 const TINY = join(dir, 'tiny.gguf');

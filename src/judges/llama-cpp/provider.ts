@@ -1,8 +1,10 @@
-import { existsSync } from 'node:fs';
-import { modelIdentity } from './gguf-identity.ts';
 import { availableParallelism } from 'node:os';
 import type { BatchItem, ChatWrapper, Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, PrioritizedBatchItem, Token } from 'node-llama-cpp';
-import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest } from './judge.ts';
+import { modelIdentity } from '../gguf-identity.ts';
+import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest } from '../judge.ts';
+import { checkModelFiles, loadModel } from './loader.ts';
+import { alignFull, gatherSchedule, orderBatch, Scheduler } from './scheduler.ts';
+import { assertInternals, batchItemSequence, copySequence, queuedDecodeCount } from './shim.ts';
 
 /**
  * `llama-cpp/<path.gguf>[?key=value&...]`: a local judge in-process through node-llama-cpp.
@@ -16,7 +18,8 @@ import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest 
  *
  * Several games run at once on one model through the context's sequences (their decode steps share one
  * batch); games are placed on sequences so that each evaluates only the tokens after the longest prompt
- * prefix already cached, in its own sequence or copied from another one (see acquire and align).
+ * prefix already cached, in its own sequence or copied from another one (scheduler.ts: Scheduler.acquire
+ * and align). node-llama-cpp's internals are read only in shim.ts; the model is loaded by loader.ts.
  */
 export interface LlamaCppOptions {
   modelPath: string;
@@ -130,10 +133,6 @@ export function llamaJudgeId(o: LlamaCppOptions): string {
 const DEFAULT_SEED = 42;
 /** tokens kept free after the explanation for `\n[[X]]` */
 const VERDICT_RESERVE = 8;
-/** copy another sequence's cache when it shares at least this many more tokens with the prompt */
-const MIN_COPY = 16;
-/** the longest a decode batch waits for the other games' tokens (see gather) */
-const MAX_GATHER_MS = 2;
 const PAIR_GRAMMAR = 'root ::= [ABC] "]]"';
 const RATING_GRAMMAR = 'root ::= ("10" | [1-9]) "]]"';
 
@@ -142,102 +141,12 @@ export function defaultThreads(): number {
   return Math.max(1, Math.min(8, availableParallelism() - 1));
 }
 
-interface Waiter {
-  tokens: Token[];
-  skipped: number;
-  resolve(s: Slot): void;
-  reject(e: unknown): void;
-}
-
-/** A context sequence and the prompt of the game it plays or played last. */
-interface Slot {
-  seq: LlamaContextSequence;
-  prompt: Token[];
-  busy: boolean;
-  /** when its game was handed out (games wait only for earlier ones, so waits never form a cycle) */
-  ticket: number;
-  /** set while its game's prompt is not yet in the cache; resolves once it is (or the game ended) */
-  evaluating?: Deferred;
-  /** waiting for another game's prompt (queues no tokens meanwhile, so decode batches do not wait for it) */
-  waiting: boolean;
-}
-
-/**
- * Make `target` hold the first `upTo` tokens of `source` by copying its KV cache (llama_memory_seq_cp):
- * node-llama-cpp's own `_copyStateFromOtherSequence`, which it uses for its decision contexts but does not
- * export in its types (so it is looked up, and a version without it simply gets no copies). Resolves
- * false when the copy did not leave exactly those tokens.
- */
-async function copySequence(target: LlamaContextSequence, source: LlamaContextSequence, upTo: number): Promise<boolean> {
-  const copy = (target as unknown as { _copyStateFromOtherSequence?: (o: LlamaContextSequence, upTo: number) => Promise<boolean> })._copyStateFromOtherSequence;
-  if (typeof copy !== 'function') return false;
-  return (await copy.call(target, source, upTo)) === true && target.nextTokenIndex === upTo;
-}
-
-function commonPrefix(a: readonly Token[], b: readonly Token[]): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a[i] === b[i]) i++;
-  return i;
-}
-
-/**
- * The games generating tokens move in step: a game that has its next token waits until every other
- * generating game has its own, so that all of them queue their next decode together and it is one
- * batch. Otherwise a game whose token was sampled a little late is decoded alone (node-llama-cpp
- * decodes whatever queued while a batch ran right after it), and the games drift into two alternating
- * half batches for good, each a full pass over the weights.
- */
-interface Lockstep extends Deferred {
-  generating: Set<Slot>;
-  arrived: Set<Slot>;
-}
-
-/** A promise and the function that resolves it. */
-interface Deferred {
-  done: Promise<void>;
-  resolve(): void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  const done = new Promise<void>((r) => (resolve = r));
-  return { done, resolve };
-}
-
-/** This game has its next token: wait for the other generating games to have theirs. */
-function arrive(step: Lockstep, slot: Slot): Promise<void> | undefined {
-  step.generating.add(slot);
-  step.arrived.add(slot);
-  return stepComplete(step) ? undefined : step.done;
-}
-
-/** This game stops generating (its explanation is over, or it failed): the others need not wait for it. */
-function leave(step: Lockstep, slot: Slot) {
-  step.generating.delete(slot);
-  step.arrived.delete(slot);
-  stepComplete(step);
-}
-
-function stepComplete(step: Lockstep): boolean {
-  for (const s of step.generating) if (!step.arrived.has(s)) return false;
-  step.arrived.clear();
-  const { resolve } = step;
-  Object.assign(step, deferred());
-  resolve();
-  return true;
-}
-
 interface Loaded {
   llama: Llama;
   model: LlamaModel;
   context: LlamaContext;
   wrapper: ChatWrapper;
-  slots: Slot[];
-  waiters: Waiter[];
-  tickets: number;
-  step: Lockstep;
-  dispatchPending: boolean;
+  scheduler: Scheduler<LlamaContextSequence>;
   pairGrammar: LlamaGrammar;
   ratingGrammar: LlamaGrammar;
   letters: LetterTokens;
@@ -257,8 +166,7 @@ export interface LlamaCppJudge extends JudgeProvider {
 }
 
 export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
-  if (!existsSync(o.modelPath)) throw new JudgeCallError(`[judge:llama-cpp] no such GGUF file: ${o.modelPath}`, false);
-  for (const l of o.lora ?? []) if (!existsSync(l)) throw new JudgeCallError(`[judge:llama-cpp] no such LoRA adapter file: ${l}`, false);
+  checkModelFiles(o.modelPath, o.lora, (m) => new JudgeCallError(`[judge:llama-cpp] ${m}`, false));
   const id = llamaJudgeId(o);
   const fail = (m: string, cause?: unknown) => new JudgeCallError(`[judge:${id}] ${m}`, false, undefined, undefined, cause ? { cause } : undefined);
   const threads = o.threads ?? defaultThreads();
@@ -268,62 +176,50 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   const seed = o.seed ?? DEFAULT_SEED;
   const stats = { promptTokens: 0, reusedTokens: 0, copiedTokens: 0, generatedTokens: 0, games: 0, batches: 0, batchItems: 0, ms: { render: 0, explanation: 0, verdict: 0 } };
   let loading: Promise<Loaded> | undefined;
+  /** set once the context and its sequences exist (the batching callbacks below run only after that) */
+  let gathering: { context: LlamaContext; scheduler: Scheduler<LlamaContextSequence> } | undefined;
 
   const load = (): Promise<Loaded> =>
     (loading ??= (async () => {
-      let mod: typeof import('node-llama-cpp');
+      const { mod, llama, model, context } = await loadModel(
+        {
+          modelPath: o.modelPath,
+          lora: o.lora,
+          gpu: o.gpu,
+          gpuLayers: o.gpuLayers,
+          contextSize: o.contextSize ?? 4096,
+          context: (contextSize) => ({
+            sequences: nSeq,
+            threads,
+            batchSize: o.batchSize ?? Math.min(512, contextSize),
+            batching: { dispatchSchedule: gather, itemPrioritizationStrategy: inSequenceOrder },
+          }),
+        },
+        fail,
+      );
       try {
-        mod = await import('node-llama-cpp');
-      } catch (e) {
-        throw fail('node-llama-cpp is not installed (it is an optional dependency): npm install node-llama-cpp', e);
-      }
-      try {
-        const llama = await mod.getLlama({ gpu: o.gpu === false ? false : 'auto', build: 'never', logLevel: mod.LlamaLogLevel.error, progressLogs: false });
-        const model = await llama.loadModel({ modelPath: o.modelPath, gpuLayers: llama.gpu === false ? 0 : (o.gpuLayers ?? 'auto') });
-        const contextSize = Math.min(o.contextSize ?? 4096, model.trainContextSize);
-        const context = await model.createContext({
-          contextSize,
-          sequences: nSeq,
-          threads,
-          batchSize: o.batchSize ?? Math.min(512, contextSize),
-          batching: { dispatchSchedule: (dispatch: () => void) => gather(dispatch), itemPrioritizationStrategy: inSequenceOrder },
-          ...(o.lora?.length ? { lora: { adapters: o.lora.map((filePath) => ({ filePath })) } } : {}),
-        });
         const wrapper = mod.resolveChatWrapper(model);
-        const slots = Array.from({ length: nSeq }, (): Slot => ({ seq: context.getSequence(), prompt: [], busy: false, ticket: 0, waiting: false }));
-        gathering = { context, slots };
+        const sequences = Array.from({ length: nSeq }, () => context.getSequence());
+        assertInternals(context, sequences[0]!);
+        const scheduler = new Scheduler({ sequences, reuse, copy: copySequence, counters: stats });
+        gathering = { context, scheduler };
         const pairGrammar = await llama.createGrammar({ grammar: PAIR_GRAMMAR });
         const ratingGrammar = await llama.createGrammar({ grammar: RATING_GRAMMAR });
-        return { llama, model, context, wrapper, slots, waiters: [], tickets: 0, step: { generating: new Set(), arrived: new Set(), ...deferred() }, dispatchPending: false, pairGrammar, ratingGrammar, GrammarState: mod.LlamaGrammarEvaluationState, letters: letterTokens(model) };
+        return { llama, model, context, wrapper, scheduler, pairGrammar, ratingGrammar, GrammarState: mod.LlamaGrammarEvaluationState, letters: letterTokens(model) };
       } catch (e) {
         throw fail(`cannot load ${o.modelPath}: ${(e as Error)?.message ?? e}`, e);
       }
     })());
 
-  /**
-   * When to run the queued decodes (node-llama-cpp's batching dispatch schedule). Its default is the next
-   * event-loop turn, but the games' next tokens become ready at slightly different times (each is sampled
-   * on its own worker), so part of them would miss the batch and the sequences drift into separate, smaller
-   * batches for the rest of the game. Instead, wait (a few turns, at most MAX_GATHER_MS) until every busy
-   * sequence has queued its tokens. With one sequence this is the default schedule.
-   */
-  let gathering: { context: LlamaContext; slots: Slot[] } | undefined;
-  function gather(dispatch: () => void) {
-    const t0 = performance.now();
-    const check = () => {
-      const queued = (gathering?.context as unknown as { _queuedDecodeSequenceIds?: Set<number> } | undefined)?._queuedDecodeSequenceIds?.size;
-      const busy = gathering?.slots.reduce((n, s) => n + (s.busy && !s.waiting ? 1 : 0), 0) ?? 0;
-      if (queued === undefined || queued >= busy || performance.now() - t0 > MAX_GATHER_MS) dispatch();
-      else setImmediate(check);
-    };
-    setImmediate(check);
-  }
+  /** node-llama-cpp's dispatch schedule: wait until every active sequence has queued its decode (see gatherSchedule) */
+  const gather = gatherSchedule(
+    () => queuedDecodeCount(gathering?.context),
+    () => gathering?.scheduler.active() ?? 0,
+  );
 
   /** node-llama-cpp's batch prioritization strategy: the items by sequence id (see orderBatch), counted. */
   function inSequenceOrder({ items, size }: { items: readonly BatchItem[]; size: number }): PrioritizedBatchItem[] {
-    // the items are built from the context's queue, in its order (an internal, so checked item by item)
-    const queue = (gathering?.context as unknown as { _queuedDecodes?: { tokens: unknown; sequenceId: number }[] } | undefined)?._queuedDecodes;
-    const batch = orderBatch(items, size, (item, i) => (queue?.[i]?.tokens === item.tokens ? queue[i]!.sequenceId : i));
+    const batch = orderBatch(items, size, (item, i) => batchItemSequence(gathering?.context, item, i));
     stats.batches++;
     stats.batchItems += batch.length;
     return batch;
@@ -334,125 +230,6 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     return L.wrapper.generateContextState({
       chatHistory: [...(system ? [{ type: 'system' as const, text: system }] : []), { type: 'user', text: user }, { type: 'model', response: [] }],
     });
-  }
-
-  /**
-   * A sequence for this prompt. Every game queues, and queued games are handed out together once the
-   * current tick has run (so games that arrive together are placed together). A free sequence takes the
-   * waiting game it has the strongest claim on: the longest common prefix with the prompt it holds, minus
-   * the longest one any other sequence holds (busy ones included). So one sequence keeps the games of
-   * its question and, after a game, takes the next one with the same answer shown first (the prefix then
-   * runs through that answer), while a game another sequence shares more with is left to that one; an
-   * empty sequence takes the game least like anything held, i.e. starts another question. A game passed
-   * over 4 x sequences times is served next, so none starves. Without reuse: first come, first served.
-   */
-  function acquire(L: Loaded, tokens: Token[], signal?: AbortSignal): Promise<Slot> {
-    return new Promise<Slot>((resolve, reject) => {
-      const w: Waiter = { tokens, skipped: 0, resolve, reject };
-      L.waiters.push(w);
-      signal?.addEventListener('abort', () => {
-        const i = L.waiters.indexOf(w);
-        if (i >= 0) L.waiters.splice(i, 1), reject(signal.reason);
-      }, { once: true });
-      schedule(L);
-    });
-  }
-
-  /** The slot's prompt is in its cache now (or never will be): games waiting to copy it go on. */
-  function evaluated(slot: Slot) {
-    slot.evaluating?.resolve();
-    slot.evaluating = undefined;
-  }
-
-  function release(L: Loaded, slot: Slot) {
-    evaluated(slot);
-    slot.busy = false;
-    schedule(L);
-  }
-
-  function schedule(L: Loaded) {
-    if (L.dispatchPending) return;
-    L.dispatchPending = true;
-    setImmediate(() => {
-      L.dispatchPending = false;
-      dispatch(L);
-    });
-  }
-
-  function dispatch(L: Loaded) {
-    for (const slot of L.slots) {
-      if (slot.busy) continue;
-      if (!L.waiters.length) return;
-      const pick = reuse ? claimed(L, slot) : 0;
-      for (let i = 0; i < pick; i++) L.waiters[i]!.skipped++;
-      const w = L.waiters.splice(pick, 1)[0]!;
-      slot.busy = true;
-      slot.prompt = w.tokens;
-      slot.ticket = ++L.tickets;
-      slot.evaluating = deferred();
-      w.resolve(slot);
-    }
-  }
-
-  /** The index of the waiting game `slot` has the strongest claim on (see acquire). */
-  function claimed(L: Loaded, slot: Slot): number {
-    if (L.waiters[0]!.skipped >= 4 * nSeq) return 0;
-    let pick = 0;
-    let best = [-Infinity, -Infinity];
-    L.waiters.forEach((w, i) => {
-      const own = commonPrefix(slot.prompt, w.tokens);
-      let other = 0;
-      for (const o of L.slots) if (o !== slot) other = Math.max(other, commonPrefix(o.prompt, w.tokens));
-      const score = [own - other, own];
-      if (score[0]! > best[0]! || (score[0] === best[0] && score[1]! > best[1]!)) [best, pick] = [score, i];
-    });
-    return pick;
-  }
-
-  /**
-   * Make the slot's sequence hold `tokens` minus its last one and return what is left to evaluate. With
-   * reuse, the longest cached prefix is kept: the sequence's own, or, when another sequence holds a
-   * longer one (e.g. the system prompt and question, or the same answer shown first), a copy of that
-   * sequence's cache cut to the common prefix.
-   */
-  async function align(L: Loaded, slot: Slot, tokens: Token[]): Promise<Token[]> {
-    const s = slot.seq;
-    if (!reuse) {
-      await s.clearHistory();
-      stats.promptTokens += tokens.length;
-      return tokens;
-    }
-    const limit = tokens.length - 1;
-    // an earlier game is evaluating a longer prefix of this prompt than any cache holds (games of one
-    // question that start together): wait for it and copy, rather than evaluate the same tokens twice
-    for (;;) {
-      let held = Math.min(s.compareContextTokens(tokens).firstDifferentIndex, limit);
-      for (const o of L.slots) if (o !== slot) held = Math.max(held, Math.min(commonPrefix(o.seq.contextTokens, tokens), limit));
-      let wait: Slot | undefined;
-      let best = held + MIN_COPY - 1;
-      for (const o of L.slots) {
-        if (o === slot || !o.evaluating || o.ticket > slot.ticket) continue;
-        const n = Math.min(commonPrefix(o.prompt, tokens), limit);
-        if (n > best) [wait, best] = [o, n];
-      }
-      if (!wait) break;
-      slot.waiting = true;
-      await wait.evaluating!.done.finally(() => (slot.waiting = false));
-    }
-    let keep = Math.min(s.compareContextTokens(tokens).firstDifferentIndex, limit);
-    let from: Slot | undefined;
-    for (const o of L.slots) {
-      const n = o === slot ? 0 : Math.min(commonPrefix(o.seq.contextTokens, tokens), limit);
-      if (n >= keep + MIN_COPY && (!from || n > keep)) [from, keep] = [o, n];
-    }
-    // the source changed under us (a batch in flight): start afresh, never keep a cache that may not match its tokens
-    if (from && !(await copySequence(s, from.seq, keep))) await s.clearHistory();
-    keep = Math.min(s.compareContextTokens(tokens).firstDifferentIndex, limit);
-    if (keep < s.nextTokenIndex) await s.eraseContextTokenRanges([{ start: keep, end: s.nextTokenIndex }]);
-    stats.reusedTokens += keep;
-    if (from) stats.copiedTokens += keep;
-    stats.promptTokens += tokens.length - keep;
-    return tokens.slice(keep);
   }
 
   async function judge(L: Loaded, req: JudgeRequest): Promise<JudgeReply & LlamaReplyExtras> {
@@ -473,19 +250,19 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     const sampling = { temperature: req.temperature, seed };
 
     stats.ms.render += performance.now() - t0;
-    const slot = await acquire(L, prompt, req.signal);
+    const slot = await L.scheduler.acquire(prompt, req.signal);
     const s = slot.seq;
     t0 = performance.now();
     try {
       // 1. the explanation, unconstrained
       const generated: Token[] = [];
       let cut: 'eog' | 'verdict' | 'stop' | 'budget' = 'budget';
-      const pending = await align(L, slot, prompt);
+      const pending = await L.scheduler.align(slot, prompt);
       if (budget > 0) {
         const it = s.evaluate(pending, sampling);
         try {
           for await (const t of it) {
-            if (!generated.length) evaluated(slot);
+            if (!generated.length) L.scheduler.evaluated(slot);
             if (req.signal?.aborted) throw req.signal.reason;
             generated.push(t);
             const tail = model.detokenize(generated.slice(-16));
@@ -498,10 +275,10 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
               break;
             }
             if (generated.length >= budget) break;
-            await arrive(L.step, slot);
+            await L.scheduler.step.arrive(slot);
           }
         } finally {
-          leave(L.step, slot);
+          L.scheduler.step.leave(slot);
         }
         if (cut === 'budget' && generated.length < budget) cut = 'eog';
       }
@@ -561,15 +338,8 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       };
     } finally {
       stats.games++;
-      release(L, slot);
+      L.scheduler.release(slot);
     }
-  }
-
-  /** Like align, but for a target that extends what was already evaluated in this game (always reuses). */
-  async function alignFull(s: LlamaContextSequence, tokens: Token[]): Promise<Token[]> {
-    const keep = Math.min(s.compareContextTokens(tokens).firstDifferentIndex, tokens.length - 1);
-    if (keep < s.nextTokenIndex) await s.eraseContextTokenRanges([{ start: keep, end: s.nextTokenIndex }]);
-    return tokens.slice(keep);
   }
 
   return {
@@ -603,33 +373,6 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       await L?.llama.dispose();
     },
   };
-}
-
-/**
- * A decode batch's items in sequence-id order, each with its share of the batch (as node-llama-cpp's
- * default strategy: an even share each, the rest to those that need more). With a KV cache per sequence,
- * llama.cpp splits a batch into one pass over the weights per run of consecutive, increasing sequence
- * ids, and node-llama-cpp lists the items in the order their sequences queued them (the order their
- * last tokens were sampled): sequences 2, 0, 1, 3 are decoded in two passes ([2, 3] then [0, 1]), 0, 1,
- * 2, 3 in one (seen in llama.cpp's LLAMA_BATCH_DEBUG log). About a third of the bench's batches came
- * unordered. On this CPU a pass costs what its tokens cost, so it changed no timing here; where decoding
- * is bound by reading the weights (a GPU, a model larger than the caches), every extra pass reads them again.
- */
-export function orderBatch<T extends { tokens: readonly unknown[] }>(items: readonly T[], size: number, sequenceOf: (item: T, index: number) => number): { item: T; processAmount: number }[] {
-  const sorted = items.map((item, i) => ({ item, id: sequenceOf(item, i) })).sort((a, b) => a.id - b.id);
-  let left = size;
-  const share = Math.max(1, Math.floor(size / Math.max(1, items.length)));
-  const out = sorted.map(({ item }) => {
-    const processAmount = Math.min(item.tokens.length, share, left);
-    left -= processAmount;
-    return { item, processAmount };
-  });
-  for (const p of out) {
-    const more = Math.min(p.item.tokens.length - p.processAmount, left);
-    p.processAmount += more;
-    left -= more;
-  }
-  return out.filter((p) => p.processAmount > 0);
 }
 
 /** The plain-text stop triggers of a chat template (e.g. "### Human" for the general wrapper). */

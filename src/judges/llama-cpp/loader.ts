@@ -1,0 +1,74 @@
+// Loading node-llama-cpp and a GGUF model into a context: one loader for the llama-cpp judge and the
+// llama-cpp answer generator (src/generators/llama-cpp.ts). The native module is imported only here, lazily,
+// and only after the installed version is checked (see shim.ts).
+import { existsSync } from 'node:fs';
+import type { Llama, LlamaContext, LlamaContextOptions, LlamaModel } from 'node-llama-cpp';
+import { installedNodeLlamaCppVersion, unsupportedVersion } from './shim.ts';
+
+export type NodeLlamaCpp = typeof import('node-llama-cpp');
+
+/** Builds the caller's error (each caller names itself: `[judge:...]`, `[generator:...]`); `file`: the file at fault. */
+export type Fail = (message: string, cause?: unknown, file?: string) => Error;
+
+/** Throws unless the model file and every LoRA adapter file exist. */
+export function checkModelFiles(modelPath: string, lora: readonly string[] | undefined, fail: Fail): void {
+  if (!existsSync(modelPath)) throw fail(`no such GGUF file: ${modelPath}`, undefined, modelPath);
+  for (const l of lora ?? []) if (!existsSync(l)) throw fail(`no such LoRA adapter file: ${l}`, undefined, l);
+}
+
+let versionProblem: string | undefined | null = null;
+
+/** node-llama-cpp, imported once it is known to be installed in a supported version. */
+export async function importNodeLlamaCpp(fail: Fail): Promise<NodeLlamaCpp> {
+  let mod: NodeLlamaCpp;
+  try {
+    mod = await import('node-llama-cpp');
+  } catch (e) {
+    throw fail('node-llama-cpp is not installed (it is an optional dependency): npm install node-llama-cpp', e);
+  }
+  try {
+    if (versionProblem === null) versionProblem = unsupportedVersion(installedNodeLlamaCppVersion());
+  } catch (e) {
+    throw fail(`cannot read the installed node-llama-cpp's version: ${(e as Error)?.message ?? e}`, e);
+  }
+  if (versionProblem) throw fail(versionProblem);
+  return mod;
+}
+
+export interface LoadModelOptions {
+  modelPath: string;
+  lora?: readonly string[] | undefined;
+  /** false: no GPU backend (CPU only); 'auto' (default): the GPU when there is one */
+  gpu?: 'auto' | false | undefined;
+  /** layers to offload when there is a GPU (default 'auto'; always 0 without one) */
+  gpuLayers?: number | 'auto' | 'max' | undefined;
+  /** tokens per sequence asked for; capped at the model's training context */
+  contextSize: number;
+  /** the context's other options, given its (capped) size */
+  context?(contextSize: number): Omit<LlamaContextOptions, 'contextSize' | 'lora'>;
+}
+
+export interface LoadedModel {
+  mod: NodeLlamaCpp;
+  llama: Llama;
+  model: LlamaModel;
+  context: LlamaContext;
+}
+
+/** The runtime, the model and one context on it (a load failure is `cannot load <path>: <why>`). */
+export async function loadModel(o: LoadModelOptions, fail: Fail): Promise<LoadedModel> {
+  const mod = await importNodeLlamaCpp(fail);
+  try {
+    const llama = await mod.getLlama({ gpu: o.gpu === false ? false : 'auto', build: 'never', logLevel: mod.LlamaLogLevel.error, progressLogs: false });
+    const model = await llama.loadModel({ modelPath: o.modelPath, gpuLayers: llama.gpu === false ? 0 : (o.gpuLayers ?? 'auto') });
+    const contextSize = Math.min(o.contextSize, model.trainContextSize);
+    const context = await model.createContext({
+      contextSize,
+      ...o.context?.(contextSize),
+      ...(o.lora?.length ? { lora: { adapters: o.lora.map((filePath) => ({ filePath })) } } : {}),
+    });
+    return { mod, llama, model, context };
+  } catch (e) {
+    throw fail(`cannot load ${o.modelPath}: ${(e as Error)?.message ?? e}`, e, o.modelPath);
+  }
+}
