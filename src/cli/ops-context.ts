@@ -1,5 +1,5 @@
 // Wiring of the ops jobs (src/ops: refresh, checkpoints) for the CLI: config file -> parsed config, the
-// database -> a Store (a throw-away copy for a dry run), the refresh lock, the judges, the publishers.
+// database -> a Store (read as it is for a dry run, which writes nothing), the refresh lock, the judges, the publishers.
 // The jobs themselves only get `{ store, judges, config }`.
 import { existsSync } from 'node:fs';
 import { ArenaError } from '../core/types.ts';
@@ -12,7 +12,7 @@ import { loadRefreshConfig, type JudgeConfig, type Loaded, type RefreshConfig } 
 import type { OpenJudge, Publisher } from '../ops/deps.ts';
 import { answerFiles } from '../ops/refresh.ts';
 import { takeLock } from '../storage/lock.ts';
-import { copyDatabase, openScratchCopy, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
+import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -48,8 +48,8 @@ export interface RefreshContext {
 }
 
 /**
- * Everything `refresh` needs, from its config file: the database (a throw-away copy for a dry run, so
- * that importing and planning change nothing), the refresh lock (one refresh per database), the judges.
+ * Everything `refresh` needs, from its config file: the database, the refresh lock (one refresh per
+ * database; a dry run, which only reads, takes none), the judges.
  */
 export async function withRefreshContext<T>(configFile: string, o: { dryRun?: boolean; env?: Env; log?: (m: string) => void }, fn: (ctx: RefreshContext) => Promise<T>): Promise<T> {
   const config = loadRefreshConfig(configFile);
@@ -57,7 +57,7 @@ export async function withRefreshContext<T>(configFile: string, o: { dryRun?: bo
   const db = config.config.db;
   const unlock = o.dryRun ? () => {} : takeLock(db, 'refresh');
   try {
-    const store = o.dryRun ? await openScratchCopy(db) : openSqliteStore(db);
+    const store = openForDryRun(db, o.dryRun);
     try {
       const judges = judgeOpener(o.env ?? process.env, { requireKey: true, scope: 'ops:refresh', ...(o.log ? { log: o.log } : {}) });
       return await fn({ store, judges, config, publish: sqlitePublisher(store, o.log) });
@@ -76,17 +76,22 @@ export interface CheckpointsContext {
 }
 
 /**
- * Everything the checkpoints jobs need, from their config file. `dryRun`: a throw-away copy of the
- * database; `report`: the database must exist (a report of nothing is a mistake).
+ * Everything the checkpoints jobs need, from their config file. `dryRun`: only read (a missing database is
+ * an empty one, not created); `report`: the database must exist (a report of nothing is a mistake).
  */
 export async function withCheckpointsContext<T>(configFile: string, o: { dryRun?: boolean; report?: boolean; env?: Env }, fn: (ctx: CheckpointsContext) => Promise<T>): Promise<T> {
   const config = loadCheckpointsConfig(configFile);
   const db = config.config.db;
   if (o.report && !existsSync(db)) throw new ArenaError(`${db}: no such database (run \`arena checkpoints run --config ${configFile}\` first)`);
-  const store = o.dryRun ? await openScratchCopy(db) : openSqliteStore(db);
+  const store = openForDryRun(db, o.dryRun);
   try {
     return await fn({ store, judges: judgeOpener(o.env ?? process.env, { requireKey: false, scope: 'ops:checkpoints' }), config });
   } finally {
     await store.close();
   }
+}
+
+/** The database; for a dry run that finds no file, an empty one in memory (a dry run creates nothing). */
+function openForDryRun(db: string, dryRun: boolean | undefined): SqliteStore {
+  return dryRun && !existsSync(db) ? openMemoryStore() : openSqliteStore(db);
 }

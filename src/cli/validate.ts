@@ -12,7 +12,7 @@ export async function checkJudge(store: Store, judge: string, option = 'judge'):
 }
 
 /** Models with answers, plus models that appear only in recorded votes or in `judge`'s games (imported judgments). */
-export async function knownModels(store: Store, opts: { withVotes?: boolean; judge?: string } = {}): Promise<string[]> {
+export async function knownModels(store: Pick<Store, 'listModels' | 'listVotes' | 'listGames'>, opts: { withVotes?: boolean; judge?: string } = {}): Promise<string[]> {
   const set = new Set(await store.listModels());
   if (opts.withVotes ?? true) for (const v of await store.listVotes()) set.add(v.modelA).add(v.modelB);
   if (opts.judge) for (const g of await store.listGames({ judge: opts.judge })) [g.match.model1, g.match.model2].forEach((m) => m !== undefined && set.add(m));
@@ -20,7 +20,7 @@ export async function knownModels(store: Store, opts: { withVotes?: boolean; jud
 }
 
 /** Every model named must be known; `withVotes: false` (a run) needs models with answers. */
-export async function checkModels(store: Store, models: readonly string[], option = 'models', opts: { withVotes?: boolean; judge?: string } = {}): Promise<void> {
+export async function checkModels(store: Pick<Store, 'listModels' | 'listVotes' | 'listGames'>, models: readonly string[], option = 'models', opts: { withVotes?: boolean; judge?: string } = {}): Promise<void> {
   const known = await knownModels(store, opts);
   for (const m of models) if (!known.includes(m)) throw new UsageError(`--${option}: ${unknownValueMessage(opts.withVotes === false ? 'model (no answers in the database)' : 'model', m, known)}`);
 }
@@ -32,7 +32,7 @@ export async function checkCategory(store: Store, category: string | undefined):
 }
 
 /** Turns run from 1 to the most turns any question has. */
-export async function checkTurns(store: Store, turns: readonly number[], option = 'turn'): Promise<void> {
+export async function checkTurns(store: Pick<Store, 'listQuestions'>, turns: readonly number[], option = 'turn'): Promise<void> {
   if (!turns.length) return;
   const max = Math.max(0, ...(await store.listQuestions()).map((q) => q.turns.length));
   const valid = Array.from({ length: max }, (_, i) => String(i + 1));
@@ -40,7 +40,7 @@ export async function checkTurns(store: Store, turns: readonly number[], option 
 }
 
 /** A labelled pair set stored by `arena import pairs` (e.g. Natural, Adversarial/Neighbor). */
-export async function checkPairSet(store: Store, set: string): Promise<void> {
+export async function checkPairSet(store: Pick<Store, 'listPairSets'>, set: string): Promise<void> {
   const known = (await store.listPairSets()).map((s) => s.set).sort();
   if (!known.includes(set)) throw new UsageError(`--set: ${unknownValueMessage('labelled pair set', set, known)} (import sets with \`arena import pairs DIR\`)`);
 }

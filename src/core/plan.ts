@@ -1,4 +1,6 @@
-import { NEED_REF_CATS, renderPrompt, schemeNameFor, type PromptSet } from './prompts.ts';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { NEED_REF_CATS, PROMPT_SETS, renderPrompt, schemeNameFor, type PromptSet } from './prompts.ts';
 import { ArenaError, type GameSpec, type MatchSpec, type Mode, type PromptScheme, type Question } from './types.ts';
 
 export interface PlanInput {
@@ -108,6 +110,29 @@ export function gameIdentity(judge: string, settings: object, g: GameSpec): stri
     g.systemPrompt,
     g.userPrompt,
   ]);
+}
+
+/**
+ * A game's id: the first 128 bits of the SHA-256 of its content (gameIdentity), in hex. Pure (@noble/hashes,
+ * no node:crypto), so importers, the engine and a Worker compute the same ids; tests/game-ids.test.ts pins them.
+ */
+export function gameId(judge: string, settings: object, spec: GameSpec): string {
+  return bytesToHex(sha256(utf8ToBytes(gameIdentity(judge, settings, spec)))).slice(0, 32);
+}
+
+/** Choose the prompt set: MT-Bench's prompts when they are imported (`promptNames`), otherwise our own. */
+export function resolvePromptSet(set: string | PromptSet | undefined, mode: Mode, promptNames: Set<string>): PromptSet {
+  const type = mode === 'single' ? 'single' : 'pairwise';
+  if (set && typeof set === 'object') return set;
+  if (set) {
+    const s = Object.hasOwn(PROMPT_SETS, set) ? PROMPT_SETS[set] : undefined;
+    if (!s) throw new ArenaError(`unknown prompt set "${set}" (known: ${Object.keys(PROMPT_SETS).join(', ')})`);
+    const t = s[type];
+    if (!t) throw new ArenaError(`prompt set "${set}" has only pairwise schemes: use --mode pairwise-all or pairwise-baseline`);
+    return t;
+  }
+  const mt = PROMPT_SETS['mt-bench']![type]!;
+  return Object.values(mt).every((n) => promptNames.has(n)) ? mt : PROMPT_SETS.arena![type]!;
 }
 
 export function stableJson(v: unknown): string {

@@ -10,7 +10,7 @@ import { pairwiseStandings } from '../core/standings.ts';
 import { ArenaError, type Game, type JudgeSettings, type Standing, type Verdict, type Vote } from '../core/types.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { RunRecord, Store } from '../storage/store.ts';
-import { gameId } from './ids.ts';
+import { gameId } from '../core/plan.ts';
 import { newRun, planRun } from './run.ts';
 
 /** Games of the calibrated scheme are stored under the judge's id with this suffix, apart from its plain games. */

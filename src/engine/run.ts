@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { planGames } from '../core/plan.ts';
-import { PROMPT_SETS, type PromptSet } from '../core/prompts.ts';
+import { gameId, planGames, resolvePromptSet } from '../core/plan.ts';
+import type { PromptSet } from '../core/prompts.ts';
 import { ArenaError, type Game, type GameSpec, type JudgeSettings, type Mode, type Question } from '../core/types.ts';
 import { PARSER_VERSIONS, parseRating, type ParserMode } from '../core/verdict.ts';
 import { outputFormatOf, readPairGame } from '../core/schemes/index.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { RunRecord, Store } from '../storage/store.ts';
-import { gameId } from './ids.ts';
 import { entropyBits } from '../core/stats/confidence.ts';
-import { ensureBuiltinPrompts } from '../importers/builtin.ts';
 import { processAlive, thisProcess } from './liveness.ts';
 
 export interface RunOptions {
@@ -99,23 +97,11 @@ export function newRun(r: Pick<RunRecord, 'judge' | 'mode' | 'config' | 'planned
 
 export const DEFAULT_SETTINGS: JudgeSettings = { temperature: 0, maxTokens: 2048 };
 
-/** Choose the prompt set: MT-Bench's prompts when they are imported, otherwise our own. */
-export function resolvePromptSet(set: string | PromptSet | undefined, mode: Mode, promptNames: Set<string>): PromptSet {
-  const type = mode === 'single' ? 'single' : 'pairwise';
-  if (set && typeof set === 'object') return set;
-  if (set) {
-    const s = Object.hasOwn(PROMPT_SETS, set) ? PROMPT_SETS[set] : undefined;
-    if (!s) throw new ArenaError(`unknown prompt set "${set}" (known: ${Object.keys(PROMPT_SETS).join(', ')})`);
-    const t = s[type];
-    if (!t) throw new ArenaError(`prompt set "${set}" has only pairwise schemes: use --mode pairwise-all or pairwise-baseline`);
-    return t;
-  }
-  const mt = PROMPT_SETS['mt-bench']![type]!;
-  return Object.values(mt).every((n) => promptNames.has(n)) ? mt : PROMPT_SETS.arena![type]!;
-}
+/** What planning reads: a Store, or a view of one with an import not yet written (src/storage/pending.ts). */
+export type PlanSource = Pick<Store, 'listQuestions' | 'listPairSets' | 'listAnswers' | 'listReferences' | 'listPrompts'>;
 
-/** Load what a plan needs from the store and plan the games (with their ids). */
-export async function planRun(o: Pick<RunOptions, 'store' | 'judge' | 'mode' | 'models' | 'baseline' | 'questionIds' | 'set' | 'turns' | 'promptSet' | 'referenceSource' | 'settings'>) {
+/** Load what a plan needs from the store and plan the games (with their ids). Reads only: it writes nothing. */
+export async function planRun(o: Pick<RunOptions, 'judge' | 'mode' | 'models' | 'baseline' | 'questionIds' | 'set' | 'turns' | 'promptSet' | 'referenceSource' | 'settings'> & { store: PlanSource }) {
   const { store } = o;
   const inSet = o.set !== undefined ? { set: o.set } : undefined;
   let questions: Question[] = await store.listQuestions(inSet);
@@ -148,9 +134,9 @@ export async function planRun(o: Pick<RunOptions, 'store' | 'judge' | 'mode' | '
   const references = new Map<number, string[]>();
   for (const q of questions) if (q.reference) references.set(q.id, q.reference);
   for (const r of await store.listReferences()) if (r.source === refSource) references.set(r.questionId, r.turns);
-  let prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
+  // read-only: the shipped prompts are ensured by whoever prepares the store for a run (src/importers/builtin.ts)
+  const prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
   const promptSet = resolvePromptSet(o.promptSet, o.mode, new Set(prompts.keys()));
-  if (Object.values(promptSet).some((n) => !prompts.has(n)) && (await ensureBuiltinPrompts(store, Object.values(promptSet)))) prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
   const specs = planGames({ mode: o.mode, models: o.models, ...(o.baseline ? { baseline: o.baseline } : {}), questions, ...(o.turns ? { turns: o.turns } : {}), answers, references, prompts, promptSet });
   const settings: JudgeSettings = { ...DEFAULT_SETTINGS, ...o.settings };
   const games = specs.map((spec) => ({ spec, id: gameId(o.judge.id, settings, spec) }));

@@ -1,9 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PROMPT_SETS } from '../core/prompts.ts';
+import { resolvePromptSet } from '../core/plan.ts';
+import { PROMPT_SETS, type PromptSet } from '../core/prompts.ts';
 import { CODE_SCHEMES, SCHEME_PROMPT_NAMES } from '../core/schemes/index.ts';
+import type { Mode, PromptScheme } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
-import { importFiles } from './import.ts';
+import { parsePrompts } from './formats.ts';
 
 /** The project's own data, shipped in questions/ (see questions/README.md). */
 export const BUILTIN = {
@@ -15,20 +17,43 @@ export const BUILTIN = {
 };
 
 /**
- * Import our own judge prompt schemes (the `arena` prompt set) when the database lacks any of them, and
- * the shipped scheme file (questions/judge_schemes.jsonl) when `wanted` names one of its schemes that is missing.
+ * The shipped prompts a database lacks: the schemes defined in code (LLMBar's plain prompt), our own judge
+ * prompt schemes (the `arena` prompt set) when any of them is missing, and the shipped scheme file
+ * (questions/judge_schemes.jsonl) when `wanted` names one of its schemes that is missing. Reads only.
  */
-export async function ensureBuiltinPrompts(store: Store, wanted: string[] = []): Promise<boolean> {
+export async function missingBuiltinPrompts(store: Pick<Store, 'listPrompts'>, wanted: string[] = []): Promise<PromptScheme[]> {
   const have = new Set((await store.listPrompts()).map((p) => p.name));
-  // schemes defined in code (LLMBar's plain prompt, with its own answer format)
   const code = CODE_SCHEMES.filter((p) => !have.has(p.name));
-  if (code.length) await store.importBundle({ prompts: code });
   const needed = Object.values(PROMPT_SETS.arena!).flatMap((s) => Object.values(s));
   const files = [
     ...(needed.some((n) => !have.has(n)) && existsSync(BUILTIN.prompts) ? [BUILTIN.prompts] : []),
     ...(wanted.some((n) => SCHEME_PROMPT_NAMES.has(n) && !have.has(n)) && existsSync(BUILTIN.schemes) ? [BUILTIN.schemes] : []),
   ];
-  if (!files.length) return code.length > 0;
-  await importFiles(store, { prompts: files });
-  return true;
+  return [...code, ...files.flatMap((f) => parsePrompts(f, readFileSync(f)))];
+}
+
+/** Import what missingBuiltinPrompts finds missing; whether anything was imported. */
+export async function ensureBuiltinPrompts(store: Store, wanted: string[] = []): Promise<boolean> {
+  const prompts = await missingBuiltinPrompts(store, wanted);
+  if (prompts.length) await store.importBundle({ prompts });
+  return prompts.length > 0;
+}
+
+/**
+ * The shipped prompts a run in `mode` with `promptSet` needs and the database lacks (none when the prompt
+ * set it resolves to is complete). Planning reads only: whoever prepares a store for a run imports these
+ * first (runPrompts), and a dry run plans on a view with them (src/storage/pending.ts).
+ */
+export async function missingRunPrompts(store: Pick<Store, 'listPrompts'>, mode: Mode, promptSet?: string | PromptSet): Promise<PromptScheme[]> {
+  const have = new Set((await store.listPrompts()).map((p) => p.name));
+  const names = Object.values(resolvePromptSet(promptSet, mode, have));
+  return names.every((n) => have.has(n)) ? [] : missingBuiltinPrompts(store, names);
+}
+
+/** Import the shipped prompts a run in each of `modes` needs (missingRunPrompts), before it is planned. */
+export async function ensureRunPrompts(store: Store, modes: Mode[], promptSet?: string | PromptSet): Promise<void> {
+  for (const mode of new Set(modes)) {
+    const prompts = await missingRunPrompts(store, mode, promptSet);
+    if (prompts.length) await store.importBundle({ prompts });
+  }
 }

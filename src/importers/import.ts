@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ArenaError, type Game, type PromptScheme } from '../core/types.ts';
-import { gameId } from '../engine/ids.ts';
+import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { RECORDED_PARSER } from '../core/verdict.ts';
 import { answersFrom, modelFromFile, parsePrompts, parseQuestions, parseReferences, parseVotes, recordedGamesOfLine } from './formats.ts';
@@ -43,6 +43,15 @@ function read(path: string): Uint8Array {
  * problem throws before the first write, so a failed import leaves the database exactly as it was.
  */
 export async function importFiles(store: Store, src: ImportSources, opts: { note?: (line: string) => void } = {}): Promise<ImportCounts & { warnings: string[] }> {
+  const { bundle, warnings } = await readImport(store, src, opts);
+  return { ...(await store.importBundle(bundle)), warnings };
+}
+
+/**
+ * What importFiles would write, read, parsed and checked against the store (same errors and warnings),
+ * without writing it: a dry run plans on the store with this bundle applied (src/storage/pending.ts).
+ */
+export async function readImport(store: Pick<Store, 'listQuestions' | 'listPrompts' | 'existingGameIds' | 'listModels' | 'listJudges' | 'listGames'>, src: ImportSources, opts: { note?: (line: string) => void } = {}): Promise<{ bundle: ImportBundle; warnings: string[] }> {
   const bundle: ImportBundle = {};
   const warnings: string[] = [];
   /** a reference to something the database does not know: an error in a strict import, else a located warning (and the row is skipped) */
@@ -149,11 +158,11 @@ export async function importFiles(store: Store, src: ImportSources, opts: { note
     bundle.games = fresh;
     if (known) opts.note?.(`${known} of ${total} game(s) were already stored or repeated (same judge, prompt, answers and order): left as they are, not counted`);
   }
-  return { ...(await store.importBundle(bundle)), warnings };
+  return { bundle, warnings };
 }
 
 /** The games not stored yet (each id once), and how many of the given ones are already stored or repeated. */
-export async function newGames(store: Store, games: Game[]): Promise<{ fresh: Game[]; known: number }> {
+export async function newGames(store: Pick<Store, 'existingGameIds'>, games: Game[]): Promise<{ fresh: Game[]; known: number }> {
   const stored = await store.existingGameIds([...new Set(games.map((g) => g.id))]);
   const seen = new Set<string>();
   const fresh = games.filter((g) => !stored.has(g.id) && !seen.has(g.id) && seen.add(g.id));

@@ -8,7 +8,7 @@ import { basename, join, relative, sep } from 'node:path';
 import { LLMBAR_VANILLA } from '../core/llmbar.ts';
 import { renderPrompt } from '../core/prompts.ts';
 import { ArenaError, type Answer, type Game, type GameSpec, type Question, type Verdict, type Vote } from '../core/types.ts';
-import { gameId } from '../engine/ids.ts';
+import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { decodeUtf8 } from './formats.ts';
 import { newGames } from './import.ts';

@@ -1,8 +1,11 @@
 // `arena checkpoints run --dry-run`: the games a checkpoints config would play and what they would cost,
-// computed on the store it is given (the CLI gives a throw-away copy: importing and planning change nothing).
+// planned on a view of the store it is given with the config's import applied (src/storage/pending.ts): nothing
+// is written.
 import { planRun } from '../engine/run.ts';
-import { importFiles } from '../importers/import.ts';
+import { missingRunPrompts } from '../importers/builtin.ts';
+import { readImport } from '../importers/import.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
+import { pendingView } from '../storage/pending.ts';
 import type { Store } from '../storage/store.ts';
 import type { CheckpointsConfig } from './checkpoints.ts';
 import type { Loaded } from './config.ts';
@@ -26,7 +29,9 @@ export interface CheckpointsPlan {
 export async function planCheckpoints(o: { store: Store; config: Loaded<CheckpointsConfig> }): Promise<CheckpointsPlan> {
   const c = o.config.config;
   const store = o.store;
-  await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+  const { bundle } = await readImport(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+  const imported = pendingView(store, bundle);
+  const reader = pendingView(imported, { prompts: await missingRunPrompts(imported, 'pairwise-baseline', c.promptSet) });
   const withAnswers = c.checkpoints.filter((k) => k.answers);
   const models = withAnswers.map((k) => k.model ?? `${c.series}@${k.name}`);
   const lines: CheckpointsPlanLine[] = [];
@@ -36,7 +41,7 @@ export async function planCheckpoints(o: { store: Store; config: Loaded<Checkpoi
     const price = priceFor(j.id, { price: j.price });
     const tokens = calibrate(await store.tokenTotals(j.id), { charsPerToken: c.estimate?.charsPerToken ?? 4, outputTokens: c.estimate?.outputTokens ?? c.settings.maxTokens });
     const { games } = models.length
-      ? await planRun({ store, judge, mode: 'pairwise-baseline', models, baseline: c.baseline.model, ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings })
+      ? await planRun({ store: reader, judge, mode: 'pairwise-baseline', models, baseline: c.baseline.model, ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings })
       : { games: [] };
     const stored = await store.existingGameIds(games.map((g) => g.id));
     const todo = games.filter((g) => !stored.has(g.id));

@@ -11,6 +11,7 @@ import { runTournament, type RunProgress } from '../engine/run.ts';
 import { judgeData } from '../reports/results.ts';
 import { llamaCppGenerator } from '../generators/llama-cpp.ts';
 import { openaiGenerator } from '../generators/openai.ts';
+import { ensureRunPrompts } from '../importers/builtin.ts';
 import { importFiles } from '../importers/import.ts';
 import type { CheckpointGeneration, Store } from '../storage/store.ts';
 import { checkpointChart } from '../web/charts.ts';
@@ -119,6 +120,7 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
   const store = o.store;
   let generated = 0;
   await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+  await ensureRunPrompts(store, ['pairwise-baseline'], c.promptSet);
   let questions: Question[] = await store.listQuestions();
   if (c.questionIds) questions = questions.filter((q) => c.questionIds!.includes(q.id));
   const maxTurn = Math.max(...c.turns);

@@ -7,8 +7,10 @@ import { dirname, join, resolve } from 'node:path';
 import { ArenaError, type GameSpec, type Mode } from '../core/types.ts';
 import { planRun, runTournament, type RunProgress, type RunSummary } from '../engine/run.ts';
 import { modelFromFile } from '../importers/formats.ts';
-import { importFiles } from '../importers/import.ts';
+import { ensureRunPrompts, missingRunPrompts } from '../importers/builtin.ts';
+import { importFiles, readImport } from '../importers/import.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
+import { bundleCounts, pendingView, type StoreReader } from '../storage/pending.ts';
 import { CANARY_SOURCE, type RefreshRecord, type RefreshStatus, type Store } from '../storage/store.ts';
 import { resolvePath, type JudgeConfig, type Loaded, type RefreshConfig } from './config.ts';
 import type { OpenJudge, Publisher } from './deps.ts';
@@ -20,7 +22,7 @@ import { Budget, calibrate, costOf, estimateCost, planEstimate, priceFor, type P
 export const EXIT = { ok: 0, failed: 2, degraded: 3, budget: 4, interrupted: 130 } as const;
 
 export interface RefreshOptions {
-  /** the database the refresh works on (a dry run is given a throw-away copy) */
+  /** the database the refresh works on (a dry run only reads it) */
   store: Store;
   /** opens the judges of the config (the CLI: src/cli/ops-context.ts) */
   judges: OpenJudge;
@@ -28,7 +30,7 @@ export interface RefreshOptions {
   config: Loaded<RefreshConfig>;
   /** the targets of `publish.sqlite` and `publish.d1` (they copy the database file); without it they are refused */
   publish?: Publisher;
-  /** plan and estimate only: no refresh record, nothing played or published */
+  /** print the plan and the estimated cost; the database is not changed */
   dryRun?: boolean;
   signal?: AbortSignal;
   log?(msg: string): void;
@@ -88,6 +90,8 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const { config: c, text, file: configFile } = o.config;
   const store = o.store;
   const files = answerFiles(c.answers);
+  // a dry run writes nothing: it reads the store and plans on a view of it with the import applied
+  // (src/storage/pending.ts)
   const id = randomUUID();
   const judges: JudgePlan[] = [];
   try {
@@ -98,12 +102,20 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     // 1. import: upserts; a changed answer has new content, hence new game ids
     const before = new Map((await store.listAnswers()).map((a) => [`${a.model}\u0000${a.questionId}`, JSON.stringify(a.turns)]));
     const oldModels = new Set(await store.listModels());
-    const counts = await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: files });
-    const after = await store.listAnswers();
+    const sources = { questions: c.questions, references: c.references, prompts: c.prompts, answers: files };
+    let reader: StoreReader = store;
+    const pending = o.dryRun ? (await readImport(store, sources)).bundle : undefined;
+    if (pending) reader = pendingView(store, pending);
+    const counts = pending ? bundleCounts(pending) : await importFiles(store, sources);
+    const after = await reader.listAnswers();
     const changedAnswers = after.filter((a) => {
       const b = before.get(`${a.model}\u0000${a.questionId}`);
       return b !== undefined && b !== JSON.stringify(a.turns);
     }).length;
+    // planning reads only: the shipped prompts the modes (and the canary) need are imported here
+    const runModes = [...c.modes.map((m) => m.mode), ...(c.canary ? ['pairwise-all' as const] : [])];
+    if (o.dryRun) for (const mode of new Set(runModes)) reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, c.promptSet) });
+    else await ensureRunPrompts(store, runModes, c.promptSet);
     const fileModels = files.map(modelFromFile);
     const models = c.models ?? [...new Set(fileModels)].sort();
     const newModels = models.filter((m) => !oldModels.has(m));
@@ -120,14 +132,14 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       for (const m of c.modes) {
         const mModels = m.models ?? models;
         const baseline = m.mode === 'pairwise-baseline' ? m.baseline : undefined;
-        const { games } = await planRun({ store, judge, mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings });
+        const { games } = await planRun({ store: reader, judge, mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings });
         const stored = await store.existingGameIds(games.map((g) => g.id));
         const todo = uniq(games.filter((g) => !stored.has(g.id)));
         jp.modes.push({ mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), games, toPlay: todo.length });
         plan.push(planLine(judge.id, m.mode, games.length, games.length - todo.length, todo, tokens, price));
       }
       if (c.canary) {
-        const { games } = await canaryPlan(store, judge, c, id);
+        const { games } = await canaryPlan(reader, judge, c, id);
         plan.push(planLine(judge.id, 'canary', games.length, 0, games, tokens, price));
       }
     }
@@ -274,7 +286,7 @@ function planLine(judge: string, mode: string, planned: number, stored: number, 
   return { judge: id, mode, ...e };
 }
 
-function canaryPlan(store: Store, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
+function canaryPlan(store: StoreReader, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
   const k = c.canary!;
   return planRun({ store, judge, mode: 'pairwise-all', models: k.models, questionIds: k.questionIds, turns: k.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: { ...c.settings, canary: nonce } });
 }

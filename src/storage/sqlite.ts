@@ -1,10 +1,7 @@
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { randomUUID } from 'node:crypto';
-import { existsSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as schema from '../../db/schema.ts';
 import { ArenaError } from '../core/types.ts';
@@ -111,26 +108,3 @@ export function copyDatabase(store: SqliteStore, file: string): void {
   renameSync(tmp, file);
 }
 
-/**
- * A throw-away copy of the database `file` (empty when it does not exist), for a dry run that imports and
- * plans without changing the real one; closing it deletes the copy.
- */
-export async function openScratchCopy(file: string): Promise<SqliteStore> {
-  const scratch = join(tmpdir(), `arena-dry-${randomUUID()}.db`);
-  if (file !== ':memory:' && existsSync(file)) {
-    const src = openSqliteStore(file);
-    try {
-      src.sqlite.prepare('VACUUM INTO ?').run(scratch);
-    } finally {
-      await src.close();
-    }
-  }
-  const store = openSqliteStore(scratch);
-  const close = store.close.bind(store);
-  return Object.assign(store, {
-    close: async () => {
-      await close();
-      for (const f of [scratch, `${scratch}-wal`, `${scratch}-shm`]) rmSync(f, { force: true });
-    },
-  });
-}

@@ -3,6 +3,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Answer, Question } from '../../src/core/types.ts';
+import { SCHEME_PROMPT_NAMES } from '../../src/core/schemes/index.ts';
+import { ensureBuiltinPrompts } from '../../src/importers/builtin.ts';
 import type { Store } from '../../src/storage/store.ts';
 
 export const CATEGORIES = ['writing', 'roleplay', 'stem', 'humanities', 'extraction'];
@@ -21,6 +23,8 @@ export function answers(models: string[], qs: Question[]): Answer[] {
 export async function seed(store: Store, models: string[], nQuestions: number): Promise<Question[]> {
   const qs = questions(nQuestions);
   await store.importBundle({ questions: { source: 'test', items: qs }, answers: [{ source: 'test', items: answers(models, qs) }] });
+  // planning reads only: a store prepared for a run holds the shipped prompts (arena, and the fine-tuned judges' schemes)
+  await ensureBuiltinPrompts(store, [...SCHEME_PROMPT_NAMES]);
   return qs;
 }
 

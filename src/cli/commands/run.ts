@@ -1,7 +1,9 @@
 import { defineCommand } from 'citty';
 import cliProgress from 'cli-progress';
 import { planRun, runTournament } from '../../engine/run.ts';
-import { importFiles } from '../../importers/import.ts';
+import { ensureRunPrompts, missingRunPrompts } from '../../importers/builtin.ts';
+import { importFiles, readImport, type ImportSources } from '../../importers/import.ts';
+import { pendingView, type StoreReader } from '../../storage/pending.ts';
 import { parseQuestions } from '../../importers/formats.ts';
 import { setMaxListeners } from 'node:events';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -96,20 +98,27 @@ export default defineCommand({
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    // a dry run changes nothing: what it imports (--questions, --answers, shipped prompts) is rolled back
-    if (args['dry-run']) store.sqlite.exec('BEGIN');
     try {
       let questionIds: number[] | undefined;
+      // a dry run writes nothing: it checks and plans on a view of the database with what a run would
+      // import (--questions, --answers, the shipped prompts) applied (src/storage/pending.ts)
+      const dry = !!args['dry-run'];
+      let reader: StoreReader = store;
       if (args.questions || args.answers) {
-        await importFiles(store, { ...(args.questions ? { questions: [args.questions] } : {}), ...(args.answers ? { answers: answerFiles(list(args.answers)!) } : {}) });
+        const sources: ImportSources = { ...(args.questions ? { questions: [args.questions] } : {}), ...(args.answers ? { answers: answerFiles(list(args.answers)!) } : {}) };
+        if (dry) reader = pendingView(store, (await readImport(store, sources)).bundle);
+        else await importFiles(store, sources);
       }
       if (args.questions) questionIds = parseQuestions(args.questions, readFileSync(args.questions)).map((q) => q.id);
-      if (args.set) await checkPairSet(store, args.set); // its items are single-turn pairs of output_1 and output_2
+      if (args.set) await checkPairSet(reader, args.set); // its items are single-turn pairs of output_1 and output_2
       else {
-        await checkModels(store, models, 'models', { withVotes: false });
-        if (mode === 'pairwise-baseline') await checkModels(store, [args.baseline], 'baseline', { withVotes: false });
-        await checkTurns(store, turns, 'turn');
+        await checkModels(reader, models, 'models', { withVotes: false });
+        if (mode === 'pairwise-baseline') await checkModels(reader, [args.baseline], 'baseline', { withVotes: false });
+        await checkTurns(reader, turns, 'turn');
       }
+      // planning reads only: the shipped prompts the prompt set needs are imported here, once
+      if (dry) reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, args.prompts) });
+      else await ensureRunPrompts(store, [mode], args.prompts);
       const common = {
         store,
         judge,
@@ -126,7 +135,7 @@ export default defineCommand({
       if (args['dry-run']) {
         for (const spec of judgeSpecs) {
           const j = spec === judgeSpecs[0] ? judge : await makeJudge(spec);
-          const { games } = await planRun({ ...common, judge: j });
+          const { games } = await planRun({ ...common, store: reader, judge: j });
           const stored = await store.existingGameIds(games.map((g) => g.id));
           print(`${games.length} games planned, ${stored.size} already stored: ${games.length - stored.size} judge calls to make with ${j.id}`);
           if (j !== judge) await j.close?.();
@@ -177,7 +186,6 @@ export default defineCommand({
       }
       if (summary.status === 'interrupted') exitStatus.code = 130;
     } finally {
-      if (store.sqlite.inTransaction) store.sqlite.exec('ROLLBACK');
       bar?.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

@@ -1,0 +1,98 @@
+// A dry run writes nothing: it plans on a view of the store as it would read after an import that is
+// not written. The view applies an ImportBundle's questions, references, answers and prompts over what the
+// store holds, with importBundle's rules (an upsert by key: question id, (source, question), (model,
+// question), prompt name), and reads everything else from the store. tests/pending.test.ts checks it
+// against the store after really importing the same bundle.
+import type { Answer, PromptScheme, Question, ReferenceAnswer } from '../core/types.ts';
+import type { ImportBundle, ImportCounts, PairSetSummary, Store } from './store.ts';
+
+/** What planning and the run's checks read. */
+export type StoreReader = Pick<
+  Store,
+  'listQuestions' | 'listAnswers' | 'listModels' | 'listReferences' | 'listPrompts' | 'listPairSets' | 'existingGameIds' | 'listGames' | 'listVotes' | 'listJudges'
+>;
+
+/** The part of an import a dry run can preview: what plans read (games and votes are not previewed). */
+export type PendingBundle = Pick<ImportBundle, 'questions' | 'references' | 'answers' | 'prompts'>;
+
+/** The counts importBundle would return for this bundle. */
+export function bundleCounts(b: ImportBundle): ImportCounts {
+  return {
+    questions: b.questions?.items.length ?? 0,
+    references: b.references?.length ?? 0,
+    answers: (b.answers ?? []).reduce((s, f) => s + f.items.length, 0),
+    prompts: b.prompts?.length ?? 0,
+    games: b.games?.length ?? 0,
+    votes: (b.votes ?? []).reduce((s, f) => s + f.items.length, 0),
+  };
+}
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** `base` as it would read after importing `bundle`; nothing is written. Views stack (a view is a base). */
+export function pendingView(base: StoreReader, bundle: PendingBundle): StoreReader {
+  const newQuestions = bundle.questions?.items ?? [];
+  const newAnswers = (bundle.answers ?? []).flatMap((f) => f.items);
+  // every stored question, of the tournament and of each labelled set, with the bundle's over them
+  let questions: Promise<Map<number, Question>> | undefined;
+  const allQuestions = () =>
+    (questions ??= (async () => {
+      const sets = (await base.listPairSets()).map((s) => s.set);
+      const stored = (await Promise.all([base.listQuestions(), ...sets.map((set) => base.listQuestions({ set }))])).flat();
+      const m = new Map(stored.map((q) => [q.id, q]));
+      for (const q of newQuestions) m.set(q.id, { id: q.id, category: q.category, turns: q.turns, ...(q.reference ? { reference: q.reference } : {}), ...(q.set != null ? { set: q.set } : {}) });
+      return m;
+    })());
+  /** whether question `id` belongs to `set` (undefined: the tournament, i.e. no labelled set) */
+  const inSet = (qs: Map<number, Question>, id: number, set: string | undefined) => (set === undefined ? qs.get(id)?.set === undefined : qs.get(id)?.set === set);
+  const answers = async (models?: string[]): Promise<Answer[]> => {
+    // the stored answers of every question (tournament and sets), with the bundle's over them
+    const sets = (await base.listPairSets()).map((s) => s.set);
+    const stored = (await Promise.all([base.listAnswers(models), ...sets.map((set) => base.listAnswers(models, { set }))])).flat();
+    const m = new Map(stored.map((a) => [`${a.model}\u0000${a.questionId}`, a]));
+    for (const a of newAnswers) if (!models || models.includes(a.model)) m.set(`${a.model}\u0000${a.questionId}`, { model: a.model, questionId: a.questionId, turns: a.turns, ...(a.answerId ? { answerId: a.answerId } : {}) });
+    return [...m.values()].sort((a, b) => byString(a.model, b.model) || a.questionId - b.questionId);
+  };
+  return {
+    async listQuestions(f = {}) {
+      if (!newQuestions.length) return base.listQuestions(f);
+      const qs = await allQuestions();
+      return [...qs.values()].filter((q) => inSet(qs, q.id, f.set)).sort((a, b) => a.id - b.id);
+    },
+    async listAnswers(models, f = {}) {
+      if (!newQuestions.length && !newAnswers.length) return base.listAnswers(models, f);
+      const qs = await allQuestions();
+      return (await answers(models)).filter((a) => inSet(qs, a.questionId, f.set));
+    },
+    async listModels() {
+      if (!newQuestions.length && !newAnswers.length) return base.listModels();
+      const qs = await allQuestions();
+      return [...new Set((await answers()).filter((a) => inSet(qs, a.questionId, undefined)).map((a) => a.model))].sort(byString);
+    },
+    async listReferences() {
+      const m = new Map<string, ReferenceAnswer>((await base.listReferences()).map((r) => [`${r.source}\u0000${r.questionId}`, r]));
+      for (const r of bundle.references ?? []) m.set(`${r.source}\u0000${r.questionId}`, { source: r.source, questionId: r.questionId, turns: r.turns });
+      return [...m.values()];
+    },
+    async listPrompts() {
+      const m = new Map<string, PromptScheme>((await base.listPrompts()).map((p) => [p.name, p]));
+      for (const p of bundle.prompts ?? [])
+        m.set(p.name, { name: p.name, type: p.type, systemPrompt: p.systemPrompt, promptTemplate: p.promptTemplate, outputFormat: p.outputFormat, ...(p.category ? { category: p.category } : {}), ...(p.description ? { description: p.description } : {}) });
+      return [...m.values()].sort((a, b) => byString(a.name, b.name));
+    },
+    async listPairSets(): Promise<PairSetSummary[]> {
+      const stored = await base.listPairSets();
+      if (!newQuestions.length) return stored;
+      // the items each set would hold; its judges' games as stored
+      const counts = new Map<string, number>();
+      for (const q of (await allQuestions()).values()) if (q.set !== undefined) counts.set(q.set, (counts.get(q.set) ?? 0) + 1);
+      return [...counts]
+        .sort(([a], [b]) => byString(a, b))
+        .map(([set, items]) => ({ set, items, judges: stored.find((s) => s.set === set)?.judges ?? [] }));
+    },
+    existingGameIds: (ids) => base.existingGameIds(ids),
+    listGames: (f) => base.listGames(f),
+    listVotes: (judge, f) => base.listVotes(judge, f),
+    listJudges: () => base.listJudges(),
+  };
+}
