@@ -56,9 +56,9 @@ const vote = (line: number, over: Partial<Vote> = {}): Vote & { line: number } =
   voter: `expert_${line}`,
   questionId: 81,
   turn: 1,
-  modelA: 'alpha',
-  modelB: 'beta',
-  winner: 'model_a',
+  model1: 'alpha',
+  model2: 'beta',
+  winner: 'model_1',
   line,
   ...over,
 });
@@ -121,7 +121,7 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
     it('importBundle round-trips every kind of record and counts them', async () => {
       const games = [makeGame(), makeGame({ order: 'BA', verdict: 'model_1', reply: '[[B]]', cost: 0.0123, verdictProbs: { A: 0.1, B: 0.8, C: 0.1 }, entropy: 0.92 })];
       const single = makeGame({ promptName: 'single-v1', match: { questionId: 111, category: 'math', turn: 2, model1: 'alpha' }, verdict: '7.5', reply: 'Rating: [[7.5]]', runId: null, tokensIn: null, tokensOut: null, latencyMs: null });
-      const votes = [vote(2), vote(3, { judge: 'gpt-4', voter: 'gpt4_pair', winner: 'inconsistent', turn: 2 }), vote(4, { winner: 'tie', modelA: 'beta', modelB: 'alpha' })];
+      const votes = [vote(2), vote(3, { judge: 'gpt-4', voter: 'gpt4_pair', winner: 'inconsistent', turn: 2 }), vote(4, { winner: 'tie', model1: 'beta', model2: 'alpha' })];
       const counts = await store.importBundle({
         questions: { source: 'question.jsonl', items: QUESTIONS },
         references: REFERENCES,
@@ -163,10 +163,10 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
 
     it('votes are replaced per source file, and only that source', async () => {
       await store.importBundle({ votes: [{ source: 'a.csv', items: [vote(2), vote(3), vote(4)] }, { source: 'b.csv', items: [vote(2, { voter: 'expert_b' })] }] });
-      await store.importBundle({ votes: [{ source: 'a.csv', items: [vote(2, { winner: 'model_b' })] }] });
-      expect(await store.listVotes()).toEqual([withoutLine(vote(2, { voter: 'expert_b' })), withoutLine(vote(2, { winner: 'model_b' }))]);
+      await store.importBundle({ votes: [{ source: 'a.csv', items: [vote(2, { winner: 'model_2' })] }] });
+      expect(await store.listVotes()).toEqual([withoutLine(vote(2, { voter: 'expert_b' })), withoutLine(vote(2, { winner: 'model_2' }))]);
       await store.importBundle({ votes: [{ source: 'b.csv', items: [] }] });
-      expect(await store.listVotes()).toEqual([withoutLine(vote(2, { winner: 'model_b' }))]);
+      expect(await store.listVotes()).toEqual([withoutLine(vote(2, { winner: 'model_2' }))]);
     });
 
     it('a bundle that fails midway (NOT NULL violation in its last chunk) leaves nothing behind', async () => {
@@ -175,7 +175,7 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
       // many rows, so every adapter splits them into several statements; the bad vote is the very last row
       const games = Array.from({ length: 1300 }, (_, k) => makeGame({ match: { questionId: 81, category: 'writing', turn: 1 + (k % 2), model1: 'alpha', model2: 'beta' } }));
       const votes = Array.from({ length: 3400 }, (_, k) => vote(k + 2));
-      votes.push({ ...vote(9999), modelA: null as unknown as string });
+      votes.push({ ...vote(9999), model1: null as unknown as string });
       const bad: ImportBundle = {
         questions: { source: 'q2.jsonl', items: [{ ...QUESTIONS[0]!, category: 'changed' }, { id: 300, category: 'new', turns: ['x'] }] },
         answers: [{ source: 'g.jsonl', items: [{ model: 'gamma', questionId: 81, turns: ['g1', 'g2'] }] }],
@@ -399,7 +399,7 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
         questions: { source: 'q.jsonl', items: [...QUESTIONS, item] },
         answers: [{ source: 'a.jsonl', items: ANSWERS }, { source: 'pairs', items: [{ model: 'output_1', questionId: item.id, turns: ['x'] }, { model: 'output_2', questionId: item.id, turns: ['y'] }] }],
         games: [...sGames, tGame],
-        votes: [{ source: 'v.csv', items: [vote(1)] }, { source: 'pairs:Natural', items: [vote(1, { judge: 'gold', voter: 'llmbar', questionId: item.id, modelA: 'output_1', modelB: 'output_2' })] }],
+        votes: [{ source: 'v.csv', items: [vote(1)] }, { source: 'pairs:Natural', items: [vote(1, { judge: 'gold', voter: 'llmbar', questionId: item.id, model1: 'output_1', model2: 'output_2' })] }],
       });
       expect(await store.listQuestions()).toEqual(QUESTIONS);
       expect(await store.listQuestions({ set: 'Natural' })).toEqual([item]);

@@ -4,11 +4,9 @@
 import { existsSync } from 'node:fs';
 import { ArenaError } from '../core/types.ts';
 import { publishToD1 } from '../entry/publish.ts';
-import type { JudgeProvider } from '../judges/judge.ts';
-import { createJudge } from '../judges/registry.ts';
-import { withRetry } from '../judges/retry.ts';
+import { openJudge } from '../judges/registry.ts';
 import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints.ts';
-import { loadRefreshConfig, type JudgeConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
+import { loadRefreshConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
 import type { OpenJudge, Publisher } from '../ops/deps.ts';
 import { answerFiles } from '../ops/refresh.ts';
 import { takeLock } from '../storage/lock.ts';
@@ -16,18 +14,9 @@ import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from
 
 type Env = Record<string, string | undefined>;
 
-/**
- * Opens a judge of an ops config, wrapped with its retries and timeout. `requireKey`: a judge whose
- * `apiKeyEnv` is not set is refused (refresh) rather than called without a key (checkpoints).
- */
-export function judgeOpener(env: Env, o: { requireKey: boolean; log?: (m: string) => void; scope: string }): OpenJudge {
-  return async (j: JudgeConfig): Promise<JudgeProvider> => {
-    const apiKey = j.apiKeyEnv ? env[j.apiKeyEnv] : undefined;
-    if (o.requireKey && j.apiKeyEnv && !apiKey) throw new ArenaError(`[${o.scope}] judge ${j.id}: the environment variable ${j.apiKeyEnv} is not set`);
-    const p = await createJudge(j.id, { ...(j.baseURL ? { baseURL: j.baseURL } : {}), ...(apiKey ? { apiKey } : {}) });
-    const log = o.log;
-    return withRetry(p, { retries: j.retries, timeoutMs: j.timeoutS * 1000, ...(log ? { onRetry: ({ attempt, delayMs, error }) => log(`[${j.id}] retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}`) } : {}) });
-  };
+/** Opens a judge of an ops config through judges/registry.ts openJudge (key check, retries, auth stop), logging retries. */
+export function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
+  return (j, o = {}) => openJudge(j, env, { ...(log ? { log } : {}), ...o });
 }
 
 /** The publishers of a refresh on an SQLite file: an atomic copy, and D1 through wrangler. */
@@ -59,7 +48,7 @@ export async function withRefreshContext<T>(configFile: string, o: { dryRun?: bo
   try {
     const store = openForDryRun(db, o.dryRun);
     try {
-      const judges = judgeOpener(o.env ?? process.env, { requireKey: true, scope: 'ops:refresh', ...(o.log ? { log: o.log } : {}) });
+      const judges = judgeOpener(o.env ?? process.env, o.log);
       return await fn({ store, judges, config, publish: sqlitePublisher(store, o.log) });
     } finally {
       await store.close();
@@ -79,13 +68,13 @@ export interface CheckpointsContext {
  * Everything the checkpoints jobs need, from their config file. `dryRun`: only read (a missing database is
  * an empty one, not created); `report`: the database must exist (a report of nothing is a mistake).
  */
-export async function withCheckpointsContext<T>(configFile: string, o: { dryRun?: boolean; report?: boolean; env?: Env }, fn: (ctx: CheckpointsContext) => Promise<T>): Promise<T> {
+export async function withCheckpointsContext<T>(configFile: string, o: { dryRun?: boolean; report?: boolean; env?: Env; log?: (m: string) => void }, fn: (ctx: CheckpointsContext) => Promise<T>): Promise<T> {
   const config = loadCheckpointsConfig(configFile);
   const db = config.config.db;
   if (o.report && !existsSync(db)) throw new ArenaError(`${db}: no such database (run \`arena checkpoints run --config ${configFile}\` first)`);
   const store = openForDryRun(db, o.dryRun);
   try {
-    return await fn({ store, judges: judgeOpener(o.env ?? process.env, { requireKey: false, scope: 'ops:checkpoints' }), config });
+    return await fn({ store, judges: judgeOpener(o.env ?? process.env, o.log), config });
   } finally {
     await store.close();
   }

@@ -14,7 +14,7 @@ export async function checkJudge(store: Store, judge: string, option = 'judge'):
 /** Models with answers, plus models that appear only in recorded votes or in `judge`'s games (imported judgments). */
 export async function knownModels(store: Pick<Store, 'listModels' | 'listVotes' | 'listGames'>, opts: { withVotes?: boolean; judge?: string } = {}): Promise<string[]> {
   const set = new Set(await store.listModels());
-  if (opts.withVotes ?? true) for (const v of await store.listVotes()) set.add(v.modelA).add(v.modelB);
+  if (opts.withVotes ?? true) for (const v of await store.listVotes()) set.add(v.model1).add(v.model2);
   if (opts.judge) for (const g of await store.listGames({ judge: opts.judge })) [g.match.model1, g.match.model2].forEach((m) => m !== undefined && set.add(m));
   return [...set].sort();
 }

@@ -28,7 +28,7 @@ export function battlesFromOutcomes(outcomes: Iterable<MatchOutcome>): Battle[] 
 
 export function battlesFromVotes(votes: Iterable<Vote>): Battle[] {
   const out: Battle[] = [];
-  for (const v of votes) out.push({ a: v.modelA, b: v.modelB, score: v.winner === 'model_a' ? 1 : v.winner === 'model_b' ? 0 : 0.5 });
+  for (const v of votes) out.push({ a: v.model1, b: v.model2, score: v.winner === 'model_1' ? 1 : v.winner === 'model_2' ? 0 : 0.5 });
   return out;
 }
 

@@ -43,12 +43,20 @@ export interface PromptScheme {
 export type Mode = 'pairwise-all' | 'pairwise-baseline' | 'single';
 export type Order = 'AB' | 'BA';
 
-/** What one pairwise game says in terms of positions. */
+/**
+ * The two sides of a match: its first and its second model (MatchSpec model1, model2). The one spelling used
+ * inside; file formats' own (FastChat votes' model_a / model_b) are translated where files are read and
+ * written (core/sides.ts). Where a side was *shown* in one game is a position, 'A' or 'B' (PositionVerdict).
+ */
+export type Side = 'model_1' | 'model_2';
+/** What one pairwise game says in terms of positions: the answer shown first (A) or second (B). */
 export type PositionVerdict = 'A' | 'B' | 'tie' | 'error';
 /** What one pairwise game says, mapped back to the match's models. */
-export type Verdict = 'model_1' | 'model_2' | 'tie' | 'error';
+export type Verdict = Side | 'tie' | 'error';
 /** Two games of a match combined. `inconsistent` counts as a tie everywhere. */
-export type Outcome = 'model_1' | 'model_2' | 'tie' | 'inconsistent' | 'error';
+export type Outcome = Side | 'tie' | 'inconsistent' | 'error';
+/** A recorded vote's winner: a side, a tie, or two disagreeing orders. */
+export type VoteWinner = Side | 'tie' | 'inconsistent';
 
 /** (question, turn, model_1, model_2) — model_2 is absent in single grading. */
 export interface MatchSpec {
@@ -100,14 +108,13 @@ export interface JudgeSettings {
 
 /** One recorded pairwise outcome on an item: a human vote, or a judge's combined verdict. */
 export interface Vote {
-  judge: string; // 'human', 'author', 'gpt-4', ...
+  judge: string; // HUMAN, AUTHOR, REFERENCE_JUDGE (core/constants.ts), ...
   voter: string; // 'expert_12', 'gpt4_pair', ...
   questionId: number;
   turn: number;
-  modelA: string;
-  modelB: string;
-  /** model_a | model_b | tie | inconsistent */
-  winner: 'model_a' | 'model_b' | 'tie' | 'inconsistent';
+  model1: string;
+  model2: string;
+  winner: VoteWinner;
 }
 
 /** A match outcome as standings, agreement and ratings consume it. */

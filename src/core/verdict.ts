@@ -69,6 +69,12 @@ export function toVerdict(v: PositionVerdict, order: Order): Verdict {
   return v === 'A' ? 'model_2' : 'model_1';
 }
 
+/** The inverse of toVerdict: the position a verdict about the match's models picked in a game of that order. */
+export function toPosition(v: Verdict, order: Order): PositionVerdict {
+  if (v === 'tie' || v === 'error') return v;
+  return (v === 'model_1') === (order === 'AB') ? 'A' : 'B';
+}
+
 /** Parse a pairwise reply into a Verdict about the match's models. */
 export function parseGameVerdict(reply: string, order: Order, mode: ParserMode = 'last'): Verdict {
   return toVerdict(parsePairVerdict(reply, mode), order);

@@ -12,11 +12,9 @@ import type { JudgeProvider } from '../judges/judge.ts';
 import type { RunRecord, Store } from '../storage/store.ts';
 import { gameId } from '../core/plan.ts';
 import { newRun, planRun } from './run.ts';
+import { FAIR_SUFFIX, HUMAN, REVIEW_JUDGE } from '../core/constants.ts';
 
-/** Games of the calibrated scheme are stored under the judge's id with this suffix, apart from its plain games. */
-export const FAIR_SUFFIX = '+fair';
-/** Review labels are stored as votes of this judge. */
-export const REVIEW_JUDGE = 'review';
+export { FAIR_SUFFIX, REVIEW_JUDGE };
 
 export function fairJudgeName(judgeId: string): string {
   return judgeId.endsWith(FAIR_SUFFIX) ? judgeId : `${judgeId}${FAIR_SUFFIX}`;
@@ -227,8 +225,7 @@ export async function importReview(store: Store, file: string): Promise<{ labels
     throw new ArenaError(`${file}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file }, { cause: e });
   }
   const { labels, unlabelled } = parseReviewLabels(file, text);
-  const winner = { model_1: 'model_a', model_2: 'model_b', tie: 'tie' } as const;
-  const items = labels.map((l) => ({ judge: REVIEW_JUDGE, voter: l.voter, questionId: l.questionId, turn: l.turn, modelA: l.model1, modelB: l.model2, winner: winner[l.label], line: l.line }));
+  const items = labels.map((l) => ({ judge: REVIEW_JUDGE, voter: l.voter, questionId: l.questionId, turn: l.turn, model1: l.model1, model2: l.model2, winner: l.label, line: l.line }));
   await store.importBundle({ votes: [{ source: `review:${basename(file)}`, items }] });
   return { labels: labels.length, unlabelled };
 }
@@ -248,18 +245,18 @@ export interface ReviewReport {
  * MEC + BPC with the reviewed matches' verdicts replaced by the review labels.
  */
 export async function reviewReport(store: Store, judge: string, o: { truth?: string; samples?: number } = {}): Promise<ReviewReport> {
-  const truth = o.truth ?? 'human';
+  const truth = o.truth ?? HUMAN;
   const rows = await calibratedMatches(store, judge, o);
   const key = (q: number, t: number, a: string, b: string) => `${q}\u0000${t}\u0000${a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`}`;
   const truthVotes = new Map<string, Vote[]>();
   for (const v of await store.listVotes(truth)) {
-    const k = key(v.questionId, v.turn, v.modelA, v.modelB);
+    const k = key(v.questionId, v.turn, v.model1, v.model2);
     truthVotes.set(k, [...(truthVotes.get(k) ?? []), v]);
   }
   const reviewed = new Map<string, Vote>();
-  for (const v of await store.listVotes(REVIEW_JUDGE)) reviewed.set(key(v.questionId, v.turn, v.modelA, v.modelB), v);
+  for (const v of await store.listVotes(REVIEW_JUDGE)) reviewed.set(key(v.questionId, v.turn, v.model1, v.model2), v);
   // labels on the sorted pair, as agreement does
-  const asLabel = (r: CalibratedRow, v: Verdict) => (v === 'error' ? 'error' : voteLabel({ judge: '', voter: '', questionId: r.questionId, turn: r.turn, modelA: r.model1, modelB: r.model2, winner: v === 'model_1' ? 'model_a' : v === 'model_2' ? 'model_b' : 'tie' }));
+  const asLabel = (r: CalibratedRow, v: Verdict) => (v === 'error' ? 'error' : voteLabel({ judge: '', voter: '', questionId: r.questionId, turn: r.turn, model1: r.model1, model2: r.model2, winner: v }));
   const variants: Record<string, [string, string][]> = { 'first sample (AB order only)': [], 'MEC + BPC': [], 'MEC + BPC + review labels': [] };
   let nReviewed = 0;
   for (const r of rows) {

@@ -8,6 +8,7 @@ import type { JudgeProvider } from '../judges/judge.ts';
 import type { RunRecord, Store } from '../storage/store.ts';
 import { entropyBits } from '../core/stats/confidence.ts';
 import { processAlive, thisProcess } from './liveness.ts';
+import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
 export interface RunOptions {
   store: Store;
@@ -130,7 +131,7 @@ export async function planRun(o: Pick<RunOptions, 'judge' | 'mode' | 'models' | 
     const answered = new Set([...answers.values()].flatMap((m) => [...m.keys()]));
     if (answered.size) questions = questions.filter((q) => answered.has(q.id));
   }
-  const refSource = o.referenceSource ?? 'gpt-4';
+  const refSource = o.referenceSource ?? DEFAULT_REFERENCE_SOURCE;
   const references = new Map<number, string[]>();
   for (const q of questions) if (q.reference) references.set(q.id, q.reference);
   for (const r of await store.listReferences()) if (r.source === refSource) references.set(r.questionId, r.turns);

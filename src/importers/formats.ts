@@ -1,9 +1,12 @@
 // Parsers for the MT-Bench / FastChat file formats. Pure: bytes in, typed records out.
 // Every problem is one ArenaError naming the file, the line and the field.
 import { z } from 'zod';
-import { PARSER_VERSIONS, RECORDED_PARSER, parsePairVerdict, parseRating } from '../core/verdict.ts';
+import { PARSER_VERSIONS, RECORDED_PARSER, parsePairVerdict, parseRating, toVerdict } from '../core/verdict.ts';
 import { OUTPUT_FORMATS } from '../core/schemes/index.ts';
 import { ArenaError, type Answer, type PromptScheme, type Question, type ReferenceAnswer, type Vote } from '../core/types.ts';
+import { AUTHOR, HUMAN, REFERENCE_JUDGE } from '../core/constants.ts';
+import { WINNER_FROM_FILE } from '../core/sides.ts';
+import { fieldPath } from '../core/zod-issues.ts';
 
 export interface Located<T> {
   line: number;
@@ -38,11 +41,6 @@ export function decodeUtf8(file: string, bytes: Uint8Array): string {
   }
 }
 
-function fieldPath(path: readonly PropertyKey[]): string {
-  let s = '';
-  for (const p of path) s += typeof p === 'number' ? `[${p}]` : s ? `.${String(p)}` : String(p);
-  return s;
-}
 
 /** Parse with a zod schema, turning the first issue into a located ArenaError. */
 export function check<T>(schema: z.ZodType<T>, value: unknown, file: string, line: number): T {
@@ -266,7 +264,7 @@ export function recordedGamesOfLine(file: string, line: number, value: unknown, 
       ['BA', j.g2_user_prompt, j.g2_judgment, j.g2_winner, extra.orig_prompt2],
     ] as const) {
       const pos = parsePairVerdict(reply, 'fastchat');
-      const expected = pos === 'tie' || pos === 'error' ? pos : (order === 'AB') === (pos === 'A') ? 'model_1' : 'model_2';
+      const expected = toVerdict(pos, order);
       const systemPrompt = systemOf(typeof full === 'string' ? full : undefined, prompt);
       out.push({ line, judge: opts.judge ?? j.judge[0], promptName: j.judge[1], questionId: j.question_id, turn: j.turn, model1: j.model_1, model2: j.model_2, order, ...(systemPrompt !== undefined ? { systemPrompt } : {}), userPrompt: prompt, reply, verdict: recorded, parser: expected === recorded ? FASTCHAT_PARSER : RECORDED_PARSER, createdAt });
     }
@@ -287,9 +285,7 @@ export const FASTCHAT_PARSER = PARSER_VERSIONS.fastchat;
 // ---------------------------------------------------------------- votes (HF mt_bench_human_judgments)
 
 const WINNERS: Record<string, Vote['winner']> = {
-  model_a: 'model_a',
-  model_b: 'model_b',
-  tie: 'tie',
+  ...WINNER_FROM_FILE,
   'tie (bothbad)': 'tie',
   'tie (inconsistent)': 'inconsistent',
 };
@@ -298,9 +294,9 @@ const WINNERS: Record<string, Vote['winner']> = {
 export function judgeOfVoter(voter: unknown): { judge: string; voter: string } | undefined {
   if (Array.isArray(voter) && typeof voter[0] === 'string') return { judge: voter[0], voter: voter.join('/') };
   if (typeof voter !== 'string' || !voter) return undefined;
-  if (voter.startsWith('expert')) return { judge: 'human', voter };
-  if (voter.startsWith('author')) return { judge: 'author', voter };
-  if (voter === 'gpt4_pair') return { judge: 'gpt-4', voter };
+  if (voter.startsWith('expert')) return { judge: HUMAN, voter };
+  if (voter.startsWith('author')) return { judge: AUTHOR, voter };
+  if (voter === 'gpt4_pair') return { judge: REFERENCE_JUDGE, voter };
   return { judge: voter, voter };
 }
 
@@ -328,7 +324,7 @@ function toVote(file: string, line: number, row: unknown): Vote & { line: number
   const j = judgeOfVoter(r.judge);
   if (!j) fail(file, line, 'judge', 'must name the voter');
   if (r.model_a === r.model_b) fail(file, line, 'model_b', `same model on both sides (${r.model_a})`);
-  return { ...j, questionId: r.question_id, turn: r.turn, modelA: r.model_a, modelB: r.model_b, winner, line };
+  return { ...j, questionId: r.question_id, turn: r.turn, model1: r.model_a, model2: r.model_b, winner, line };
 }
 
 /** RFC 4180 CSV: quoted fields, doubled quotes, CRLF or LF. */

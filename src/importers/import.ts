@@ -139,12 +139,12 @@ export async function readImport(store: Pick<Store, 'listQuestions' | 'listPromp
     const models = new Set(await store.listModels());
     for (const f of bundle.answers ?? []) for (const a of f.items) models.add(a.model);
     for (const g of bundle.games ?? []) [g.match.model1, g.match.model2].forEach((m) => m !== undefined && models.add(m));
-    if (parsed.some((p) => p.items.some((x) => !models.has(x.modelA) || !models.has(x.modelB))))
+    if (parsed.some((p) => p.items.some((x) => !models.has(x.model1) || !models.has(x.model2))))
       for (const j of await store.listJudges()) if (j.games) for (const g of await store.listGames({ judge: j.judge })) [g.match.model1, g.match.model2].forEach((m) => m !== undefined && models.add(m));
     for (const p of parsed) {
       const items = p.items.filter((x) => {
         if (!categoryByQuestion.has(x.questionId)) return unknown(p.path, x.line, 'question_id', `vote on unknown question ${x.questionId} (import its questions first)`), false;
-        for (const [field, m] of [['model_a', x.modelA], ['model_b', x.modelB]] as const)
+        for (const [field, m] of [['model_a', x.model1], ['model_b', x.model2]] as const)
           if (!models.has(m)) return unknown(p.path, x.line, field, `vote on unknown model "${m}" (no answers or games of it; import its answers first)`), false;
         return true;
       });

@@ -212,7 +212,7 @@ export async function importPairs(store: Store, dir: string): Promise<PairImport
       const id = ids[i]!;
       questions.push({ id, category: set, turns: [it.input], set });
       answers.push({ model: OUTPUT_1, questionId: id, turns: [it.output1] }, { model: OUTPUT_2, questionId: id, turns: [it.output2] });
-      goldVotes.push({ judge: GOLD, voter: basename(dir), questionId: id, turn: 1, modelA: OUTPUT_1, modelB: OUTPUT_2, winner: it.label === 1 ? 'model_a' : 'model_b', line: it.line });
+      goldVotes.push({ judge: GOLD, voter: basename(dir), questionId: id, turn: 1, model1: OUTPUT_1, model2: OUTPUT_2, winner: it.label === 1 ? 'model_1' : 'model_2', line: it.line });
     });
     votes.push({ source: `pairs:${set}/dataset.json`, items: goldVotes });
     const judges: string[] = [];

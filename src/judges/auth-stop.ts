@@ -1,3 +1,4 @@
+import { ArenaError } from '../core/types.ts';
 import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest } from './judge.ts';
 
 /** HTTP statuses that no retry and no other game can fix: the key is missing, wrong or not allowed. */
@@ -35,4 +36,9 @@ export function stopOnAuthFailure(p: JudgeProvider, onFatal: (e: JudgeCallError)
       }
     },
   };
+}
+
+/** One message for a refused key, instead of one failure per game; `check` says what the user should look at. */
+export function authStopError(e: JudgeCallError, check = 'OPENAI_API_KEY and --base-url'): ArenaError {
+  return new ArenaError(`${e.message}; the run stopped at this first refusal (no retries, no further calls): check ${check}, then rerun to play the rest`);
 }

@@ -1,5 +1,8 @@
+import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
-import type { JudgeProvider } from './judge.ts';
+import { stopOnAuthFailure } from './auth-stop.ts';
+import type { JudgeCallError, JudgeProvider } from './judge.ts';
+import { withRetry } from './retry.ts';
 
 export interface JudgeOptions {
   baseURL?: string;
@@ -32,4 +35,83 @@ export async function createJudge(spec: string, o: JudgeOptions = {}): Promise<J
     default:
       throw new ArenaError(`[judge] unknown provider "${provider}" in "${spec}" (known: openai, llama-cpp, mock)`);
   }
+}
+
+/** The defaults of every judge call, whether set by `arena run` flags or by `judges[]` in a config file. */
+export const CALL_DEFAULTS = { timeoutS: 120, retries: 8, backoffMs: 1000, retryBudgetS: 600 } as const;
+
+/** Where an OpenAI judge's key is read when nothing else is said. */
+export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
+
+/**
+ * How to reach a judge and how to call it. `arena run`/`calibrate` flags and the `judges[]` of refresh and
+ * checkpoints configs are parsed into this one schema (ops/config.ts extends it with price and concurrency).
+ */
+export const JudgeSetup = z.strictObject({
+  /** provider/model, as `arena run --judge` */
+  id: z.string().regex(/^[a-z][a-z0-9-]*\/.+$/, 'expected provider/model, e.g. openai/gpt-4 or mock/random'),
+  /** an OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...); default: OpenAI */
+  baseURL: z.url().optional(),
+  /** the environment variable holding the API key, never the key itself (default OPENAI_API_KEY) */
+  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name').optional(),
+  /** seconds per attempt */
+  timeoutS: z.number().positive().default(CALL_DEFAULTS.timeoutS),
+  /** retries per call on 429/5xx/timeouts/dropped connections */
+  retries: z.number().int().nonnegative().default(CALL_DEFAULTS.retries),
+  /** the first retry's delay in ms; doubles each retry, with jitter (a 429 waits its Retry-After) */
+  backoffMs: z.number().nonnegative().default(CALL_DEFAULTS.backoffMs),
+  /** seconds one call may spend retrying, waits included; a wait past it fails the call */
+  retryBudgetS: z.number().positive().default(CALL_DEFAULTS.retryBudgetS),
+});
+export type JudgeSetup = z.infer<typeof JudgeSetup>;
+
+export interface OpenJudgeOptions {
+  /** told of each retry, as one line (`[openai/gpt-4] retry 1 in 1.0 s: ...`) */
+  log?(line: string): void;
+  /**
+   * told once of the first 401/403: the caller stops its run (abort its signal). After it no call reaches the
+   * server; calls fail with the same error.
+   */
+  onAuthFailure?(e: JudgeCallError): void;
+  /** no call will be made (a dry run): the API key is not required */
+  planOnly?: boolean;
+}
+
+/**
+ * The judge's API key from `env`, checked before anything starts: a variable named on purpose (apiKeyEnv) must be
+ * set; the default one (OPENAI_API_KEY) only when OpenAI itself would be called (an openai judge with no baseURL),
+ * which would refuse every call.
+ */
+export function apiKeyOf(setup: JudgeSetup, env: Record<string, string | undefined>): string | undefined {
+  const keyEnv = setup.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
+  const apiKey = env[keyEnv] || undefined;
+  if (apiKey) return apiKey;
+  if (setup.apiKeyEnv) throw new ArenaError(`judge ${setup.id}: the environment variable ${keyEnv} (apiKeyEnv) is not set`);
+  if (setup.id.startsWith('openai/') && !setup.baseURL)
+    throw new ArenaError(`${keyEnv} is not set, and ${setup.id} would call OpenAI with no key: \`export ${keyEnv}=...\`, or pass --base-url (baseURL in a config file) for an OpenAI-compatible server (vLLM, llama.cpp server, Ollama) that needs none`);
+  return undefined;
+}
+
+/**
+ * The one way a judge is set up: the provider, with its API key read from `env`, checked before anything starts
+ * (an OpenAI judge with no key and no baseURL would be refused every call), wrapped with timeouts and retries, and
+ * stopped at the first refused key. `arena run`, `calibrate`, escalation, refresh and checkpoints all call this.
+ */
+export async function openJudge(setup: JudgeSetup, env: Record<string, string | undefined>, o: OpenJudgeOptions = {}): Promise<JudgeProvider> {
+  const apiKey = o.planOnly ? env[setup.apiKeyEnv ?? DEFAULT_API_KEY_ENV] || undefined : apiKeyOf(setup, env);
+  const provider = await createJudge(setup.id, { ...(setup.baseURL ? { baseURL: setup.baseURL } : {}), ...(apiKey ? { apiKey } : {}) });
+  const log = o.log;
+  const retrying = withRetry(provider, {
+    retries: setup.retries,
+    baseDelayMs: setup.backoffMs,
+    timeoutMs: setup.timeoutS * 1000,
+    maxRetryMs: setup.retryBudgetS * 1000,
+    ...(log
+      ? {
+          onRetry: ({ attempt, delayMs, error, retryAfterMs }) =>
+            log(`[${provider.id}] retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`),
+        }
+      : {}),
+  });
+  return stopOnAuthFailure(retrying, o.onAuthFailure ?? (() => {}));
 }

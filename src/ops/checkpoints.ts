@@ -1,6 +1,7 @@
 // `arena checkpoints`: the checkpoints of one fine-tuning run, each with answers imported or generated
 // (an OpenAI-compatible endpoint serving it, or in-process through node-llama-cpp: GGUF + optional LoRA),
 // judged against a baseline by one or more judges; report per checkpoint and judge, and a chart.
+import { setMaxListeners } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pLimit from 'p-limit';
@@ -13,11 +14,15 @@ import { llamaCppGenerator } from '../generators/llama-cpp.ts';
 import { openaiGenerator } from '../generators/openai.ts';
 import { ensureRunPrompts } from '../importers/builtin.ts';
 import { importFiles } from '../importers/import.ts';
+import { authStopError } from '../judges/auth-stop.ts';
+import type { JudgeCallError } from '../judges/judge.ts';
+import { apiKeyOf } from '../judges/registry.ts';
 import type { CheckpointGeneration, Store } from '../storage/store.ts';
 import { checkpointChart } from '../web/charts.ts';
 import { JudgeConfig, loadJsonConfig, resolvePath, type Loaded } from './config.ts';
 import type { OpenJudge } from './deps.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
+import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
 /** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
 export const CATEGORY_TEMPERATURES: Record<string, number> = { writing: 0.7, roleplay: 0.7, extraction: 0.0, math: 0.0, coding: 0.0, reasoning: 0.0, stem: 0.1, humanities: 0.1, 'arena-hard-200': 0.0 };
@@ -66,7 +71,7 @@ export const CheckpointsConfig = z.strictObject({
     .default({ maxTokens: 1024, concurrency: 4, temperatures: {}, threads: 1, contextSize: 2048, seed: 42 }),
   settings: z.strictObject({ temperature: z.number().min(0).max(2).default(0), maxTokens: z.number().int().positive().default(2048) }).default({ temperature: 0, maxTokens: 2048 }),
   promptSet: z.string().optional(),
-  referenceSource: z.string().default('gpt-4'),
+  referenceSource: z.string().default(DEFAULT_REFERENCE_SOURCE),
   parser: z.enum(['last', 'fastchat']).default('last'),
   budget: z.strictObject({ maxUsd: z.number().nonnegative() }).optional(),
   /** the dry run's cost estimate before a judge has stored games: characters per input token, output tokens per game (default: settings.maxTokens) */
@@ -117,6 +122,12 @@ export interface CheckpointsOptions {
 export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated: number; played: number; failed: number; cost: number; skipped: number }> {
   const log = o.log ?? (() => {});
   const c = o.config.config;
+  for (const j of c.judges) apiKeyOf(j, process.env); // a missing key is said before anything is generated
+  // the first 401/403 of any judge stops the whole run: no retries, no further calls, one message
+  let refused: JudgeCallError | undefined;
+  const authStop = new AbortController();
+  o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
+  setMaxListeners(0, o.signal!);
   const store = o.store;
   let generated = 0;
   await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
@@ -175,7 +186,7 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
   let skipped = 0;
   for (const j of c.judges) {
     if (o.signal?.aborted) break;
-    const judge = await o.judges(j);
+    const judge = await o.judges(j, { onAuthFailure: (e) => ((refused = e), setImmediate(() => authStop.abort(e))) });
     const price = priceFor(judge.id, { price: j.price });
     const tokens = calibrate(await store.tokenTotals(judge.id), { charsPerToken: 4, outputTokens: c.settings.maxTokens });
     try {
@@ -206,6 +217,7 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
       await judge.close?.();
     }
   }
+  if (refused) throw authStopError(refused, `the judge's apiKeyEnv and baseURL in ${o.config.file}`);
   return { generated, played, failed, cost, skipped };
 }
 
@@ -237,9 +249,9 @@ export async function checkpointsReport(o: { store: Store; judges: OpenJudge; co
   return { series: c.series, baseline: c.baseline.model, checkpoints: infos, rows, best };
 }
 
-/** A local judge's id names its model file's content: open it to read the id. */
+/** A local judge's id names its model file's content: open it (only to plan) to read the id. */
 async function judgeIdOf(open: OpenJudge, j: JudgeConfig): Promise<string> {
-  const judge = await open(j);
+  const judge = await open(j, { planOnly: true });
   try {
     return judge.id;
   } finally {

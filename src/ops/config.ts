@@ -4,22 +4,19 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
+import { fieldPath, formatIssueLine, issueLines } from '../core/zod-issues.ts';
+import { JudgeSetup } from '../judges/registry.ts';
+import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
 /** USD per 1M tokens. */
 export const Price = z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() });
 export type Price = z.infer<typeof Price>;
 
-export const JudgeConfig = z.strictObject({
-  /** provider/model, as `arena run --judge` */
-  id: z.string().regex(/^[a-z][a-z0-9-]*\/.+$/, 'expected provider/model, e.g. openai/gpt-4 or mock/random'),
-  baseURL: z.url().optional(),
-  /** the environment variable holding the API key (never the key itself) */
-  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name').optional(),
+/** A judge of a config file: how it is reached and called (JudgeSetup, shared with `arena run`'s flags), plus what ops need. */
+export const JudgeConfig = JudgeSetup.extend({
   /** overrides the built-in price table (src/ops/prices.ts) */
   price: Price.optional(),
   concurrency: z.number().int().positive().default(8),
-  timeoutS: z.number().positive().default(120),
-  retries: z.number().int().nonnegative().default(8),
   /** OpenAI Batch API (half price, results within 24 h): submit, then import on a later refresh */
   batch: z.boolean().default(false),
   /** batch mode: how long one refresh waits for its batches before leaving them to the next (default 0) */
@@ -52,7 +49,7 @@ export const RefreshConfig = z.strictObject({
   judges: z.array(JudgeConfig).min(1),
   modes: z.array(ModeConfig).min(1).default([{ mode: 'pairwise-all' }]),
   promptSet: z.string().optional(),
-  referenceSource: z.string().default('gpt-4'),
+  referenceSource: z.string().default(DEFAULT_REFERENCE_SOURCE),
   parser: z.enum(['last', 'fastchat']).default('last'),
   settings: z.strictObject({ temperature: z.number().min(0).max(2).default(0), maxTokens: z.number().int().positive().default(2048) }).default({ temperature: 0, maxTokens: 2048 }),
   /** how the dry run estimates tokens before any game of a judge is stored (then: calibrated from its stored games) */
@@ -118,13 +115,12 @@ export function loadJsonConfig<S extends z.ZodType>(file: string, schema: S): Lo
   const r = schema.safeParse(raw);
   if (!r.success) {
     const lines = jsonLines(text);
-    const msgs = r.error.issues.slice(0, 8).map((i) => {
-      const field = fieldName(i.path);
+    const msgs = issueLines(r.error, (path) => {
       let line: number | undefined;
-      for (let n = i.path.length; n >= 0 && line === undefined; n--) line = lines.get(JSON.stringify(i.path.slice(0, n)));
-      return { line, field, text: `${file}${line ? `:${line}` : ''}: field "${field || '(top)'}": ${i.message}` };
+      for (let n = path.length; n >= 0 && line === undefined; n--) line = lines.get(JSON.stringify(path.slice(0, n)));
+      return { at: `${file}${line ? `:${line}` : ''}`, field: fieldPath(path), ...(line ? { line } : {}) };
     });
-    throw new ArenaError(msgs.map((m) => m.text).join('\n'), { file, ...(msgs[0]!.line ? { line: msgs[0]!.line } : {}), field: msgs[0]!.field });
+    throw new ArenaError(msgs.map(formatIssueLine).join('\n'), { file, ...(msgs[0]!.line ? { line: msgs[0]!.line } : {}), field: msgs[0]!.field! });
   }
   return { file, text, config: r.data };
 }
@@ -145,10 +141,6 @@ export function loadRefreshConfig(file: string): Loaded<RefreshConfig> {
 
 export function resolvePath(configFile: string, p: string): string {
   return isAbsolute(p) ? p : resolve(dirname(configFile), p);
-}
-
-function fieldName(path: PropertyKey[]): string {
-  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i ? '.' : ''}${String(k)}`)).join('');
 }
 
 function lineAt(text: string, pos: number): number {

@@ -1,6 +1,7 @@
 // `arena refresh`: the nightly job. Import what changed, play only the games that do not exist yet,
 // re-judge the drift canary, check the judges' health against the last refresh, record the cost, publish.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -9,7 +10,9 @@ import { planRun, runTournament, type RunProgress, type RunSummary } from '../en
 import { modelFromFile } from '../importers/formats.ts';
 import { ensureRunPrompts, missingRunPrompts } from '../importers/builtin.ts';
 import { importFiles, readImport } from '../importers/import.ts';
-import type { JudgeProvider } from '../judges/judge.ts';
+import { authStopError } from '../judges/auth-stop.ts';
+import type { JudgeCallError, JudgeProvider } from '../judges/judge.ts';
+import { apiKeyOf } from '../judges/registry.ts';
 import { bundleCounts, pendingView, type StoreReader } from '../storage/pending.ts';
 import { CANARY_SOURCE, type RefreshRecord, type RefreshStatus, type Store } from '../storage/store.ts';
 import { resolvePath, type JudgeConfig, type Loaded, type RefreshConfig } from './config.ts';
@@ -87,8 +90,18 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const t0 = Date.now();
   const log = o.log ?? (() => {});
   const env = o.env ?? process.env;
+  // the first 401/403 of any judge stops the whole refresh: no retries, no further calls, one message
+  let refused: JudgeCallError | undefined;
+  const authStop = new AbortController();
+  const onAuthFailure = (e: JudgeCallError) => {
+    refused = e;
+    setImmediate(() => authStop.abort(e));
+  };
+  o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
+  setMaxListeners(0, o.signal!);
   const { config: c, text, file: configFile } = o.config;
   const store = o.store;
+  if (!o.dryRun) for (const j of c.judges) apiKeyOf(j, env); // a missing key is said before anything is imported
   const files = answerFiles(c.answers);
   // a dry run writes nothing: it reads the store and plans on a view of it with the import applied
   // (src/storage/pending.ts)
@@ -124,7 +137,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     // 2. plan every judge x mode; estimate what the games to play will cost
     const plan: PlanLine[] = [];
     for (const j of c.judges) {
-      const judge = await o.judges(j);
+      const judge = await o.judges(j, { onAuthFailure, planOnly: !!o.dryRun });
       const price = priceFor(judge.id, { price: j.price, batch: j.batch });
       const tokens = calibrate(await store.tokenTotals(judge.id), { charsPerToken: c.estimate.charsPerToken, outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens });
       const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
@@ -172,7 +185,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           onProgress: (p) => o.onProgress?.({ ...p, judge: jp.judge.id }),
         });
         runs.push({ id: r.id, judge: jp.judge.id, mode, played: r.played, failed: r.failed, skipped: r.skipped, cost: r.cost ?? null, status: r.status });
-        if (r.errors.length) for (const e of r.errors.slice(0, 3)) log(`[${jp.judge.id}] failed: ${e}`);
+        if (r.errors.length && !refused) for (const e of r.errors.slice(0, 3)) log(`[${jp.judge.id}] failed: ${e}`);
         return r;
       };
       for (const jp of judges) {
@@ -181,7 +194,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
         if (jp.cfg.batch) {
           const { runBatches } = await import('./batch.ts');
           const baseURL = jp.cfg.baseURL;
-          const apiKey = jp.cfg.apiKeyEnv ? env[jp.cfg.apiKeyEnv] : undefined;
+          const apiKey = apiKeyOf(jp.cfg, env);
           const games = jp.modes.flatMap((m) => m.games);
           const gate = budget?.gate((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
           const b = await runBatches({ store, judgeId: jp.judge.id, model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1), ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}), games, settings: c.settings, parser: c.parser, price: jp.price, refreshId: id, ...(gate ? { admit: gate.reserve } : {}), waitS: jp.cfg.batchWaitS, pollS: jp.cfg.batchPollS, log, ...(o.signal ? { signal: o.signal } : {}) });
@@ -198,6 +211,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           drift[jp.judge.id] = canaryDrift(await canaryGames(store, jp.judge.id), id);
         }
       }
+      if (refused) throw authStopError(refused, `the judge's apiKeyEnv and baseURL in ${configFile}`);
 
       // 4. health vs the last refresh that measured each judge; drift
       const previous = (await store.listRefreshes(100)).filter((r) => r.id !== id && r.status !== 'running');

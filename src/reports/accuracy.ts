@@ -6,7 +6,7 @@ import type { Store } from '../storage/store.ts';
 
 /** The gold labels of a set, from the `gold` judge's votes. */
 export async function labelledItems(store: Store, set: string): Promise<LabelledItem[]> {
-  return (await store.listVotes(GOLD, { set })).flatMap((v) => (v.winner === 'model_a' || v.winner === 'model_b' ? [{ questionId: v.questionId, gold: v.winner === 'model_a' ? ('model_1' as const) : ('model_2' as const) }] : []));
+  return (await store.listVotes(GOLD, { set })).flatMap((v) => (v.winner === 'model_1' || v.winner === 'model_2' ? [{ questionId: v.questionId, gold: v.winner }] : []));
 }
 
 /** A set's labelled items and, per judge and prompt scheme, its games. */

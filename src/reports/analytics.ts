@@ -60,14 +60,14 @@ export async function biasReport(store: Store, judge: string, by: BiasDimension[
   }
   const cats = await categories(store);
   const gameItems = new Set(bias.map((g) => `${g.questionId}\u0000${g.turn}\u0000${[g.model1, g.model2].sort().join('\u0000')}`));
-  const recorded = judge === HUMAN ? [] : (await store.listVotes(judge)).filter((v) => !gameItems.has(`${v.questionId}\u0000${v.turn}\u0000${[v.modelA, v.modelB].sort().join('\u0000')}`));
+  const recorded = judge === HUMAN ? [] : (await store.listVotes(judge)).filter((v) => !gameItems.has(`${v.questionId}\u0000${v.turn}\u0000${[v.model1, v.model2].sort().join('\u0000')}`));
   const outcomes = recorded.map((v) => ({ ...voteOutcome(v), category: cats.get(v.questionId) ?? '?' }));
   return { judge, games: positionBias(bias, by), recorded: conflictFromOutcomes(outcomes, by), ...(scored.size ? { byGap: conflictByGap([...scored.values()].map(calibrate)) } : {}) };
 }
 
 function voteOutcome(v: Vote): MatchOutcome {
-  const outcome = v.winner === 'model_a' ? 'model_1' : v.winner === 'model_b' ? 'model_2' : v.winner;
-  return { questionId: v.questionId, turn: v.turn, model1: v.modelA, model2: v.modelB, outcome };
+  const outcome = v.winner;
+  return { questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, outcome };
 }
 
 /** Agreement (S1, S2) with Cohen's kappa and question-level bootstrap intervals, per turn and category. */
@@ -87,7 +87,7 @@ export async function clusteredBattles(store: Store, judge: string, turn?: numbe
     if (w === 'error') return;
     out.push({ cluster: q, a, b, score: w === 'model_1' ? 1 : w === 'model_2' ? 0 : 0.5 });
   };
-  if (judge === HUMAN) for (const v of d.votes) (turn === undefined || v.turn === turn) && push(v.questionId, v.modelA, v.modelB, voteOutcome(v).outcome);
+  if (judge === HUMAN) for (const v of d.votes) (turn === undefined || v.turn === turn) && push(v.questionId, v.model1, v.model2, voteOutcome(v).outcome);
   else for (const o of d.outcomes) (turn === undefined || o.turn === turn) && push(o.questionId, o.model1, o.model2, o.outcome);
   return out;
 }

@@ -10,9 +10,10 @@ import { ArenaError, type Verdict } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import { pairSetData } from './accuracy.ts';
 import { HUMAN, judgeData } from './results.ts';
+import { AUTHOR } from '../core/constants.ts';
 
 /** Judges that are references, not judges to rank: the experts, the paper's authors, the gold labels. */
-export const NOT_ON_BOARD = new Set([HUMAN, 'author', GOLD]);
+export const NOT_ON_BOARD = new Set([HUMAN, AUTHOR, GOLD]);
 
 export interface ExpertAgreement {
   /** 0: both turns pooled */

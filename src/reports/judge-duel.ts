@@ -7,6 +7,7 @@ import { qualityRowsFromOutcomes } from '../core/stats/recorded-quality.ts';
 import type { Store } from '../storage/store.ts';
 import { toQualityGame } from './judges-report.ts';
 import { HUMAN, judgeData, type JudgeData } from './results.ts';
+import { REFERENCE_JUDGE } from '../core/constants.ts';
 
 /** The name `arena start` gives the Judge Llama 2 study's judge (upstage/Llama-2-70b-instruct-v2). */
 export const STUDY_JUDGE = 'llama-2-70b-instruct-v2';
@@ -21,9 +22,9 @@ export interface JudgeDuel {
 
 /** The pair the home page compares: GPT-4 and the study's judge, else any judge named like a Llama-2-70B. */
 export function duelPair(judges: string[]): [string, string] | undefined {
-  if (!judges.includes('gpt-4')) return undefined;
+  if (!judges.includes(REFERENCE_JUDGE)) return undefined;
   const llama = judges.includes(STUDY_JUDGE) ? STUDY_JUDGE : judges.find((j) => /llama-?2-70b/i.test(j));
-  return llama ? ['gpt-4', llama] : undefined;
+  return llama ? [REFERENCE_JUDGE, llama] : undefined;
 }
 
 /**

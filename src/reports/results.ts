@@ -8,12 +8,13 @@ import type { Game, MatchOutcome, Outcome, SingleScore, SingleStanding, Standing
 import { itemKey, outcomesFromGames } from '../core/verdict.ts';
 import { sampleOf } from '../core/stats/slot.ts';
 import type { Store } from '../storage/store.ts';
+import { DEFAULT_BASELINE, HUMAN } from '../core/constants.ts';
 
-const VOTE_TO_OUTCOME: Record<Vote['winner'], Outcome> = { model_a: 'model_1', model_b: 'model_2', tie: 'tie', inconsistent: 'inconsistent' };
-const OUTCOME_TO_WINNER: Partial<Record<Outcome, Vote['winner']>> = { model_1: 'model_a', model_2: 'model_b', tie: 'tie', inconsistent: 'inconsistent' };
+/** A combined outcome as a vote's winner: every outcome but `error` is one (the same spelling). */
+const voteWinner = (o: Outcome): Vote['winner'] | undefined => (o === 'error' ? undefined : o);
 
 /** The human judge is the experts' votes; everything else is a judge's games or recorded verdicts. */
-export const HUMAN = 'human';
+export { HUMAN };
 
 export interface JudgeData {
   /** one outcome per match: from played games, else from a recorded verdict */
@@ -37,19 +38,19 @@ export async function judgeData(store: Store, judge: string): Promise<JudgeData>
   const outcomes = [...fromGames];
   if (judge !== HUMAN) {
     for (const v of votes) {
-      const k = itemKey(v.questionId, v.turn, v.modelA, v.modelB);
+      const k = itemKey(v.questionId, v.turn, v.model1, v.model2);
       if (have.has(k)) continue;
-      outcomes.push({ questionId: v.questionId, turn: v.turn, model1: v.modelA, model2: v.modelB, outcome: VOTE_TO_OUTCOME[v.winner] });
+      outcomes.push({ questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, outcome: v.winner });
     }
   } else {
-    for (const v of votes) outcomes.push({ questionId: v.questionId, turn: v.turn, model1: v.modelA, model2: v.modelB, outcome: VOTE_TO_OUTCOME[v.winner] });
+    for (const v of votes) outcomes.push({ questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, outcome: v.winner });
   }
   const allVotes: Vote[] =
     judge === HUMAN
       ? votes
       : outcomes.flatMap((o) => {
-          const w = OUTCOME_TO_WINNER[o.outcome];
-          return w ? [{ judge, voter: judge, questionId: o.questionId, turn: o.turn, modelA: o.model1, modelB: o.model2, winner: w }] : [];
+          const w = voteWinner(o.outcome);
+          return w ? [{ judge, voter: judge, questionId: o.questionId, turn: o.turn, model1: o.model1, model2: o.model2, winner: w }] : [];
         });
   return { outcomes, votes: allVotes };
 }
@@ -92,7 +93,7 @@ export async function standingGroups(store: Store, q: StandingsQuery): Promise<S
 
 function groupStandings(outcomes: MatchOutcome[], q: StandingsQuery, questionIds: Set<number> | undefined): Standing[] {
   return pairwiseStandings(outcomes, {
-    ...(q.mode === 'pairwise-baseline' ? { baseline: q.baseline ?? 'gpt-3.5-turbo' } : {}),
+    ...(q.mode === 'pairwise-baseline' ? { baseline: q.baseline ?? DEFAULT_BASELINE } : {}),
     ...(q.turn !== undefined ? { turn: q.turn } : {}),
     ...(q.models ? { models: q.models } : {}),
     ...(questionIds ? { questionIds } : {}),

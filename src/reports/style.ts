@@ -22,7 +22,7 @@ export async function styleReport(store: Store, judge: string, groups: StyleGrou
     // cumulative: turn t shows the judge the answer's turns 1..t
     style.set(`${a.model}\u0000${a.questionId}`, per.map((_, t) => addCounts(per.slice(0, t + 1))));
   }
-  const rows = judge === HUMAN ? d.votes.map((v) => ({ questionId: v.questionId, turn: v.turn, model1: v.modelA, model2: v.modelB, score: v.winner === 'model_a' ? 1 : v.winner === 'model_b' ? 0 : 0.5 })) : d.outcomes.filter((x) => x.outcome !== 'error').map((x) => ({ questionId: x.questionId, turn: x.turn, model1: x.model1, model2: x.model2, score: x.outcome === 'model_1' ? 1 : x.outcome === 'model_2' ? 0 : 0.5 }));
+  const rows = judge === HUMAN ? d.votes.map((v) => ({ questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, score: v.winner === 'model_1' ? 1 : v.winner === 'model_2' ? 0 : 0.5 })) : d.outcomes.filter((x) => x.outcome !== 'error').map((x) => ({ questionId: x.questionId, turn: x.turn, model1: x.model1, model2: x.model2, score: x.outcome === 'model_1' ? 1 : x.outcome === 'model_2' ? 0 : 0.5 }));
   const battles: StyleBattle[] = [];
   let missing = 0;
   for (const r of rows) {

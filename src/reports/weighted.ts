@@ -7,6 +7,7 @@ import { arenaHardBattles, ARENA_HARD_WEIGHT, weightedStandings, type WeightedGa
 import { ArenaError, type Standing, type Verdict } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import type { StandingsQuery } from './results.ts';
+import { DEFAULT_BASELINE } from '../core/constants.ts';
 
 /**
  * A judge's pairwise games with the strength of each verdict. Every game must have been read by the
@@ -43,7 +44,7 @@ export async function arenaHardStandings(store: Store, q: StandingsQuery, weight
   return weightedStandings(
     games,
     {
-      ...(q.mode === 'pairwise-baseline' ? { baseline: q.baseline ?? 'gpt-3.5-turbo' } : {}),
+      ...(q.mode === 'pairwise-baseline' ? { baseline: q.baseline ?? DEFAULT_BASELINE } : {}),
       ...(q.turn !== undefined ? { turn: q.turn } : {}),
       ...(q.models ? { models: q.models } : {}),
       ...(questionIds ? { questionIds } : {}),

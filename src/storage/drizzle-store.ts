@@ -21,6 +21,7 @@ import {
   type Store,
   type TokenTotals,
 } from './store.ts';
+import { WINNER_FROM_FILE, WINNER_TO_FILE } from '../core/sides.ts'; // the votes table keeps FastChat's spelling
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyDb = BaseSQLiteDatabase<'sync' | 'async', any, typeof t>;
@@ -155,7 +156,7 @@ export class DrizzleStore implements Store {
     }
     for (const file of b.votes ?? []) {
       q.push(db.delete(t.votes).where(eq(t.votes.source, file.source)));
-      const rows = file.items.map((v) => ({ judge: v.judge, voter: v.voter, questionId: v.questionId, turn: v.turn, modelA: v.modelA, modelB: v.modelB, winner: v.winner, source: file.source, line: v.line }));
+      const rows = file.items.map((v) => ({ judge: v.judge, voter: v.voter, questionId: v.questionId, turn: v.turn, modelA: v.model1, modelB: v.model2, winner: WINNER_TO_FILE[v.winner], source: file.source, line: v.line }));
       for (const c of chunk(rows, mp)) q.push(db.insert(t.votes).values(c));
       counts.votes += rows.length;
     }
@@ -287,7 +288,7 @@ export class DrizzleStore implements Store {
       .from(t.votes)
       .where(and(judge !== undefined ? eq(t.votes.judge, judge) : undefined, this.inSet(t.votes.questionId, f.set)))
       .orderBy(asc(t.votes.id));
-    return rows.map((r) => ({ judge: r.judge, voter: r.voter, questionId: r.questionId, turn: r.turn, modelA: r.modelA, modelB: r.modelB, winner: r.winner }));
+    return rows.map((r) => ({ judge: r.judge, voter: r.voter, questionId: r.questionId, turn: r.turn, model1: r.modelA, model2: r.modelB, winner: WINNER_FROM_FILE[r.winner] }));
   }
 
   async saveRun(r: RunRecord): Promise<void> {

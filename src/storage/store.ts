@@ -48,7 +48,7 @@ export interface PairSetSummary {
 }
 
 /** The source of drift-canary games (src/ops): re-judged anchors, excluded from results by default. */
-export const CANARY_SOURCE = 'canary';
+export { CANARY_SOURCE } from '../core/constants.ts';
 
 export interface RunRecord {
   id: string;

@@ -16,6 +16,7 @@ import { markdown } from './markdown.ts';
 import { HEALTH_COLUMNS, healthSection, healthTableRows, STYLE_COLUMNS, styleSection } from './reports.ts';
 import { clip } from './clip.ts';
 import { assets, render } from './views.ts';
+import { HUMAN, REFERENCE_JUDGE } from '../core/constants.ts';
 
 export interface AppOptions {
   store: Store;
@@ -150,7 +151,7 @@ export function createApp(o: AppOptions) {
     const judges = await data.rankedJudges();
     const j = c.req.query('judge');
     if (j === undefined || j === '') {
-      const first = judges.includes('gpt-4') ? 'gpt-4' : judges[0];
+      const first = judges.includes(REFERENCE_JUDGE) ? REFERENCE_JUDGE : judges[0];
       if (fallback && first) return first;
       throw new HTTPException(400, { message: 'query parameter "judge" is required' });
     }
@@ -383,7 +384,7 @@ export function createApp(o: AppOptions) {
   async function introFacts(shown: { judge: string; rows: { model: string }[] }[], f: Filter) {
     const questions = (await data.questions()).filter((q) => !f.category || q.category === f.category).length;
     const judges = [...new Set(shown.map((t) => t.judge))];
-    return { models: new Set(shown.flatMap((t) => t.rows.map((r) => r.model))).size, questions, judges: judges.map((j) => (j === 'human' ? 'human experts' : j)), category: f.category, groups: shown.length > judges.length };
+    return { models: new Set(shown.flatMap((t) => t.rows.map((r) => r.model))).size, questions, judges: judges.map((j) => (j === HUMAN ? 'human experts' : j)), category: f.category, groups: shown.length > judges.length };
   }
   const qs = (p: Record<string, string | number | undefined>) => {
     const s = new URLSearchParams(Object.entries(p).filter(([, v]) => v !== undefined && v !== '') as [string, string][]).toString();
@@ -420,7 +421,7 @@ export function createApp(o: AppOptions) {
       const judges = await data.rankedJudges();
       const boards = [];
       for (const judge of judges) boards.push({ judge, rows: await data.leaderboard(judge) });
-      const models = (boards.find((b) => b.judge === 'human') ?? boards[0])?.rows.map((r) => r.model) ?? [];
+      const models = (boards.find((b) => b.judge === HUMAN) ?? boards[0])?.rows.map((r) => r.model) ?? [];
       // the page's sections before the side-by-side tables: each a view and its data (add one here)
       const sections = [{ id: 'board', title: 'Judge leaderboard', view: 'judge-board', data: { board: await data.judgeBoard() } }];
       return page(c, 'judges', 'Judges', { sections, health: await healthSection(store, cache, { rounds }), boards, models, consistency: await data.consistency(), agreement: await data.agreement(), bias: await data.bias() });
@@ -487,7 +488,7 @@ export function createApp(o: AppOptions) {
     send(c, 'svg', async () => {
       const boards = [];
       for (const judge of await data.rankedJudges()) boards.push({ judge, rows: await data.leaderboard(judge) });
-      const models = (boards.find((b) => b.judge === 'human') ?? boards[0])?.rows.map((r) => r.model) ?? [];
+      const models = (boards.find((b) => b.judge === HUMAN) ?? boards[0])?.rows.map((r) => r.model) ?? [];
       return judgeLines(models, boards);
     }),
   );

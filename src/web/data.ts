@@ -16,6 +16,8 @@ import type { AccuracyRow } from '../core/stats/pair-accuracy.ts';
 import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import type { CheckpointRecord, RefreshRecord, RefreshStatus, RunRecord, Store } from '../storage/store.ts';
 import type { ResultCache } from './cache.ts';
+import { AUTHOR } from '../core/constants.ts';
+import { voteToFile, type FileVote } from '../core/sides.ts';
 
 export interface Filter {
   turn?: number;
@@ -95,11 +97,12 @@ export interface MatchView {
   answers: { model: string; turns: string[] }[];
   references: { source: string; turns: string[] }[];
   games: Game[];
-  votes: Vote[];
+  /** in the API's (and FastChat's) spelling: modelA, modelB, winner model_a | model_b | tie | inconsistent */
+  votes: FileVote[];
 }
 
 /** Judges excluded from leaderboards: the paper's authors voted on a subset only (kept in agreement). */
-const NOT_RANKED = new Set(['author']);
+const NOT_RANKED = new Set([AUTHOR]);
 
 export class SiteData {
   constructor(
@@ -231,7 +234,7 @@ export class SiteData {
           const j2 = judges[j]!;
           const same = j1 === j2;
           // a judge against itself is meaningful only for several voters per item (the humans)
-          if (same && j1 !== HUMAN && j1 !== 'author') continue;
+          if (same && j1 !== HUMAN && j1 !== AUTHOR) continue;
           const a = await this.judgeData(j1);
           const comps = comparisons(a.votes, same ? 'same' : (await this.judgeData(j2)).votes);
           for (const r of kappaTable(comps, { same, rounds: this.o.bootstrapRounds })) {
@@ -317,9 +320,9 @@ export class SiteData {
       const refs = (await this.store.listReferences()).filter((r) => r.questionId === questionId);
       const references = [...(question.reference ? [{ source: 'question', turns: question.reference }] : []), ...refs.map((r) => ({ source: r.source, turns: r.turns }))];
       const games = (await this.store.listGames({ questionId, models: [modelA, modelB], kind: 'pairwise' })).sort((a, b) => a.judge.localeCompare(b.judge) || a.match.turn - b.match.turn || a.order.localeCompare(b.order) || a.createdAt - b.createdAt);
-      const votes: Vote[] = [];
+      const votes: FileVote[] = [];
       for (const j of (await this.judges()).filter((x) => x.votes > 0)) {
-        for (const v of await this.cache.get(`votes:${j.judge}`, () => this.store.listVotes(j.judge))) if (v.questionId === questionId && ((v.modelA === modelA && v.modelB === modelB) || (v.modelA === modelB && v.modelB === modelA))) votes.push(v);
+        for (const v of await this.cache.get(`votes:${j.judge}`, () => this.store.listVotes(j.judge))) if (v.questionId === questionId && ((v.model1 === modelA && v.model2 === modelB) || (v.model1 === modelB && v.model2 === modelA))) votes.push(voteToFile(v));
       }
       return {
         question,

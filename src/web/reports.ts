@@ -8,9 +8,10 @@ import { HUMAN } from '../reports/results.ts';
 import { styleReport, type StyleReport } from '../reports/style.ts';
 import type { Store } from '../storage/store.ts';
 import type { ResultCache } from './cache.ts';
+import { AUTHOR } from '../core/constants.ts';
 
 /** Judges never assessed: the experts are the reference, the paper's authors voted on a subset only. */
-const NOT_ASSESSED = new Set([HUMAN, 'author']);
+const NOT_ASSESSED = new Set([HUMAN, AUTHOR]);
 
 export interface HealthSection {
   reference: string;

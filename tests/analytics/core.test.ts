@@ -86,7 +86,7 @@ describe("Cohen's kappa", () => {
       for (let q = 1; q <= 40; q++)
         for (const turn of [1, 2]) {
           const r = rng() + bias * (q % 3 === 0 ? 1 : 0);
-          out.push({ judge, voter: judge, questionId: q, turn, modelA: 'm1', modelB: 'm2', winner: r < 0.4 ? 'model_a' : r < 0.8 ? 'model_b' : 'tie' });
+          out.push({ judge, voter: judge, questionId: q, turn, model1: 'm1', model2: 'm2', winner: r < 0.4 ? 'model_1' : r < 0.8 ? 'model_2' : 'tie' });
         }
       return out;
     };
@@ -104,7 +104,7 @@ describe("Cohen's kappa", () => {
       }
     }
     // the same judge twice: totals count unordered pairs, as agreement(votes, 'same') does
-    const twice = [...v1, ...v1.map((v) => ({ ...v, voter: 'other', winner: v.winner === 'tie' ? ('model_a' as const) : v.winner }))];
+    const twice = [...v1, ...v1.map((v) => ({ ...v, voter: 'other', winner: v.winner === 'tie' ? ('model_1' as const) : v.winner }))];
     const same = kappaTable(comparisons(twice, 'same'), { rounds: 50, same: true });
     const sameRef = agreement(twice, 'same');
     for (const r of sameRef) expect(same.find((x) => x.turn === r.turn && x.setup === r.setup)!.total).toBe(r.total);

@@ -82,7 +82,7 @@ describe('battles from outcomes and votes', () => {
   });
 
   it('votes keep their orientation', () => {
-    const v = (winner: 'model_a' | 'model_b' | 'tie' | 'inconsistent') => ({ judge: 'human', voter: 'expert_1', questionId: 1, turn: 1, modelA: 'q', modelB: 'p', winner });
-    expect(battlesFromVotes([v('model_a'), v('model_b'), v('tie'), v('inconsistent')])).toEqual([b('q', 'p', 1), b('q', 'p', 0), b('q', 'p', 0.5), b('q', 'p', 0.5)]);
+    const v = (winner: 'model_1' | 'model_2' | 'tie' | 'inconsistent') => ({ judge: 'human', voter: 'expert_1', questionId: 1, turn: 1, model1: 'q', model2: 'p', winner });
+    expect(battlesFromVotes([v('model_1'), v('model_2'), v('tie'), v('inconsistent')])).toEqual([b('q', 'p', 1), b('q', 'p', 0), b('q', 'p', 0.5), b('q', 'p', 0.5)]);
   });
 });

@@ -65,7 +65,7 @@ describe('arena export fastchat of a local judge', { timeout: 300_000 }, () => {
 
     // a judge with only recorded votes has nothing FastChat's judgment files can hold: an error, no folder
     const store = openSqliteStore(db);
-    await store.importBundle({ votes: [{ source: 'votes.csv', items: [{ judge: 'gpt-4', voter: 'gpt4_pair', questionId: 1001, turn: 1, modelA: 'arena-sage', modelB: 'arena-echo', winner: 'model_a', line: 2 }] }] });
+    await store.importBundle({ votes: [{ source: 'votes.csv', items: [{ judge: 'gpt-4', voter: 'gpt4_pair', questionId: 1001, turn: 1, model1: 'arena-sage', model2: 'arena-echo', winner: 'model_1', line: 2 }] }] });
     await store.close();
     const empty = join(tmpDir(), 'none');
     const r = await runArena(['export', 'fastchat', '--db', db, '--judge', 'gpt-4', '--out', empty]);

@@ -6,7 +6,7 @@ import { cohensKappa, comparisons, kappaFromConfusion, kappaTable, MIN_KAPPA_QUE
 import { seededRng } from '../../src/core/stats/random.ts';
 import type { Vote } from '../../src/core/types.ts';
 
-const vote = (judge: string, q: number, winner: Vote['winner'], turn = 1): Vote => ({ judge, voter: judge, questionId: q, turn, modelA: 'x', modelB: 'y', winner });
+const vote = (judge: string, q: number, winner: Vote['winner'], turn = 1): Vote => ({ judge, voter: judge, questionId: q, turn, model1: 'x', model2: 'y', winner });
 
 describe('kappa is undefined when chance agreement is 1 (issue #13, defect 5)', () => {
   it('both raters always give the same single label: po = pe = 1, kappa = 0/0', () => {
@@ -17,8 +17,8 @@ describe('kappa is undefined when chance agreement is 1 (issue #13, defect 5)', 
   });
 
   it('a table row with one label throughout says so and has no interval', () => {
-    const v1 = Array.from({ length: 40 }, (_, q) => vote('j1', q + 1, 'model_a'));
-    const v2 = Array.from({ length: 40 }, (_, q) => vote('j2', q + 1, 'model_a'));
+    const v1 = Array.from({ length: 40 }, (_, q) => vote('j1', q + 1, 'model_1'));
+    const v2 = Array.from({ length: 40 }, (_, q) => vote('j2', q + 1, 'model_1'));
     const row = kappaTable(comparisons(v1, v2), { rounds: 50 }).find((r) => r.setup === 'with-tie')!;
     expect(Number.isNaN(row.kappa)).toBe(true);
     expect(row).toMatchObject({ ratio: 1, lo: null, hi: null, questions: 40, note: expect.stringMatching(/^kappa undefined: chance agreement is 1/) });
@@ -29,7 +29,7 @@ describe('small samples (issue #13, defect 5)', () => {
   it(`a category on 10 questions (fewer than ${MIN_KAPPA_QUESTIONS}) gets a warning and no interval; the whole turn gets its interval`, () => {
     expect(MIN_KAPPA_QUESTIONS).toBe(30);
     const rng = seededRng(2);
-    const pick = (): Vote['winner'] => (['model_a', 'model_b', 'tie'] as const)[Math.floor(rng() * 3)]!;
+    const pick = (): Vote['winner'] => (['model_1', 'model_2', 'tie'] as const)[Math.floor(rng() * 3)]!;
     const v1: Vote[] = [];
     const v2: Vote[] = [];
     for (let q = 1; q <= 80; q++) {

@@ -56,7 +56,7 @@ describe('site pieces', () => {
     const store = openMemoryStore();
     const app = createApp({ store, adminToken: 's3cret', cache: { checkMs: 60_000 } });
     expect(await (await app.request('/api/judges')).json()).toEqual([]);
-    await store.importBundle({ votes: [{ source: 'v.csv', items: [{ judge: 'human', voter: 'e1', questionId: 81, turn: 1, modelA: 'a', modelB: 'b', winner: 'model_a', line: 2 }] }] });
+    await store.importBundle({ votes: [{ source: 'v.csv', items: [{ judge: 'human', voter: 'e1', questionId: 81, turn: 1, model1: 'a', model2: 'b', winner: 'model_1', line: 2 }] }] });
     // within checkMs the cached answer stands
     expect(await (await app.request('/api/judges')).json()).toEqual([]);
     expect((await app.request('/api/admin/purge', { method: 'POST', headers: { Authorization: 'Bearer nope' } })).status).toBe(401);
@@ -69,7 +69,7 @@ describe('site pieces', () => {
     const store = openMemoryStore();
     const app = createApp({ store, cache: { checkMs: 0 } });
     expect(await (await app.request('/api/judges')).json()).toEqual([]);
-    await store.importBundle({ votes: [{ source: 'v.csv', items: [{ judge: 'gpt-4', voter: 'gpt4_pair', questionId: 81, turn: 1, modelA: 'a', modelB: 'b', winner: 'tie', line: 2 }] }] });
+    await store.importBundle({ votes: [{ source: 'v.csv', items: [{ judge: 'gpt-4', voter: 'gpt4_pair', questionId: 81, turn: 1, model1: 'a', model2: 'b', winner: 'tie', line: 2 }] }] });
     expect(await (await app.request('/api/judges')).json()).toEqual([{ judge: 'gpt-4', games: 0, votes: 1 }]);
     await store.close();
   });

@@ -23,7 +23,7 @@ describe('publish SQL', () => {
       answers: [{ source: 'a.jsonl', items: ANSWERS }],
       prompts: PROMPTS,
       games,
-      votes: [{ source: 'v.csv', items: [{ judge: 'human', voter: 'e1', questionId: 81, turn: 1, modelA: 'alpha', modelB: 'beta', winner: 'tie', line: 2 }] }],
+      votes: [{ source: 'v.csv', items: [{ judge: 'human', voter: 'e1', questionId: 81, turn: 1, model1: 'alpha', model2: 'beta', winner: 'tie', line: 2 }] }],
     });
     await src.saveRun({ id: 'run-1', startedAt: 1, finishedAt: 2, judge: 'judge-x', mode: 'pairwise-all', config: {}, planned: 2, toPlay: 2, played: 2, failed: 0, tokensIn: 3, tokensOut: 4, status: 'done' });
     const stmts = [...publishSql(src.sqlite)];

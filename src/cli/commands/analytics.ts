@@ -8,6 +8,10 @@ import { biasReport, intervalReport, kappaReport, lengthReport } from '../../rep
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
 import { checkJudge, checkTurns } from '../validate.ts';
+import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
+import type { JudgeCallError } from '../../judges/judge.ts';
+import { setMaxListeners } from 'node:events';
+import { HUMAN } from '../../core/constants.ts';
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? '' : `${(100 * x).toFixed(1)}%`);
 const fix = (x: number, d = 1) => (Number.isNaN(x) ? '' : Number(x.toFixed(d)));
@@ -200,7 +204,6 @@ export const calibrateCommand = defineCommand({
     ...dbArg,
     ...jsonArg,
     judge: { type: 'string', required: true, description: 'openai/<model> or mock/<behaviour>; games are stored as <judge>+fair' },
-    'base-url': { type: 'string', description: 'OpenAI-compatible server' },
     models: { type: 'string', required: true, description: 'comma-separated models (every pair is judged)' },
     questions: { type: 'string', description: 'comma-separated question ids (default: all)' },
     turn: { type: 'string', default: '1,2', description: 'turns to judge, comma-separated (--turns: the old spelling)' },
@@ -208,23 +211,30 @@ export const calibrateCommand = defineCommand({
     temperature: { type: 'string', default: '1', description: 'sampling temperature of the MEC samples' },
     'max-tokens': { type: 'string', default: '2048', description: 'most tokens a judge reply may have' },
     concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
-    timeout: { type: 'string', default: '120', description: 'seconds per call' },
-    retries: { type: 'string', default: '8', description: 'retries per call on 429/5xx/timeouts' },
+    ...judgeCallArgs,
   },
   async run({ args }) {
     const { runCalibrated, calibratedReport } = await import('../../engine/calibrated.ts');
-    const { createJudge } = await import('../../judges/registry.ts');
-    const { withRetry } = await import('../../judges/retry.ts');
+    const { openJudge } = await import('../../judges/registry.ts');
+    const { authStopError } = await import('../../judges/auth-stop.ts');
     const { exitStatus } = await import('../shared.ts');
     const models = list(args.models);
     if (!models || models.length < 2) throw new UsageError('--models needs at least two models');
     const samples = int(args.samples, 'samples')!;
     if (samples < 1) throw new UsageError(`--samples must be at least 1, got ${samples}`);
-    const store = openStore(args.db, { mustExist: true });
-    const judge = withRetry(await createJudge(args.judge, { ...(args['base-url'] ? { baseURL: args['base-url'] } : {}), ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) }), {
-      retries: int(args.retries, 'retries')!,
-      timeoutMs: num(args.timeout, 'timeout')! * 1000,
+    const setup = judgeSetupOf(args.judge, args);
+    // the key is checked before the database is opened; the first 401/403 stops the whole run
+    const ctl = new AbortController();
+    setMaxListeners(0, ctl.signal);
+    let refused: JudgeCallError | undefined;
+    const judge = await openJudge(setup, process.env, {
+      log: (m) => process.stderr.write(`${m}\n`),
+      onAuthFailure: (e) => {
+        refused = e;
+        setImmediate(() => ctl.abort(e));
+      },
     });
+    const store = openStore(args.db, { mustExist: true });
     try {
       const questionIds = list(args.questions)?.map((q) => int(q, 'questions')!);
       const run = await runCalibrated({
@@ -237,7 +247,13 @@ export const calibrateCommand = defineCommand({
         temperature: num(args.temperature, 'temperature')!,
         maxTokens: int(args['max-tokens'], 'max-tokens')!,
         concurrency: int(args.concurrency, 'concurrency')!,
+        signal: ctl.signal,
       });
+      if (refused) {
+        const { errors: _e, ...record } = run;
+        await store.saveRun({ ...record, status: 'failed' });
+        throw authStopError(refused);
+      }
       const report = await calibratedReport(store, judge.id, { samples });
       if (args.json) return printJson({ run, report });
       print(`run ${run.id}: ${run.played} played, ${run.failed} failed, ${run.planned - run.toPlay} already stored (${run.planned} games = matches x 2 orders x ${samples} samples)`);
@@ -321,7 +337,7 @@ export const reviewCommand = defineCommand({
     }),
     report: defineCommand({
       meta: { name: 'report', description: 'accuracy and kappa against human votes: first sample, MEC+BPC, and MEC+BPC with the reviewed share replaced by the labels' },
-      args: { ...dbArg, ...jsonArg, judge: reviewCommon.judge, samples: calibrateArgs.samples, truth: { type: 'string', default: 'human', description: 'the judge whose votes are the truth' } } as const,
+      args: { ...dbArg, ...jsonArg, judge: reviewCommon.judge, samples: calibrateArgs.samples, truth: { type: 'string', default: HUMAN, description: 'the judge whose votes are the truth' } } as const,
       async run({ args }) {
         const { reviewReport } = await import('../../engine/calibrated.ts');
         await withStore(args.db, async (store) => {

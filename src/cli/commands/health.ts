@@ -2,6 +2,7 @@ import { defineCommand } from 'citty';
 import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/stats/bootstrap.ts';
 import { int, list, num, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { HUMAN } from '../../core/constants.ts';
 
 const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
 const f3 = (x: number | null) => (x === null || Number.isNaN(x) ? '–' : x.toFixed(3));
@@ -12,7 +13,7 @@ export const healthCommand = defineCommand({
     ...dbArg,
     ...jsonArg,
     judges: { type: 'string', required: true, description: 'judges to assess, comma-separated (e.g. gpt-4,llama-2-70b-instruct-v2)' },
-    reference: { type: 'string', default: 'human', description: 'the reference judge (human = expert votes)' },
+    reference: { type: 'string', default: HUMAN, description: 'the reference judge (human = expert votes)' },
     turn: { type: 'string', description: '1 or 2 (default: both)' },
     rounds: { type: 'string', default: String(DEFAULT_ROUNDS), description: 'bootstrap rounds (questions resampled, the same draw for judge and reference)' },
     level: { type: 'string', default: String(DEFAULT_LEVEL), description: 'interval level' },

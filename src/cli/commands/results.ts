@@ -8,6 +8,7 @@ import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { priorArg, priorOption } from './analytics.ts';
 import { checkCategory, checkJudge, checkModels, checkTurns } from '../validate.ts';
+import { DEFAULT_BASELINE } from '../../core/constants.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
 
@@ -18,7 +19,7 @@ export const standingsCommand = defineCommand({
     ...jsonArg,
     judge: { type: 'string', description: 'judge name (e.g. gpt-4, openai/gpt-4, human)', required: true },
     mode: { type: 'string', description: MODES.join(' | '), default: 'pairwise-all' },
-    baseline: { type: 'string', description: 'baseline model for pairwise-baseline', default: 'gpt-3.5-turbo' },
+    baseline: { type: 'string', description: 'baseline model for pairwise-baseline', default: DEFAULT_BASELINE },
     turn: { type: 'string', description: '1 or 2 (default: both turns pooled)' },
     category: { type: 'string', description: 'only questions of this category' },
     models: { type: 'string', description: 'only these models (comma-separated)' },

@@ -9,14 +9,14 @@ import { setMaxListeners } from 'node:events';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mode } from '../../core/types.ts';
-import { createJudge } from '../../judges/registry.ts';
-import { withRetry } from '../../judges/retry.ts';
-import { stopOnAuthFailure } from '../../judges/auth-stop.ts';
+import { apiKeyOf, openJudge } from '../../judges/registry.ts';
+import { authStopError } from '../../judges/auth-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
-import { ArenaError } from '../../core/types.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
+import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import { dbArg, exitStatus, openStore, print } from '../shared.ts';
 import { checkModels, checkPairSet, checkTurns } from '../validate.ts';
+import { DEFAULT_BASELINE, DEFAULT_REFERENCE_SOURCE } from '../../core/constants.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
 
@@ -31,24 +31,20 @@ export default defineCommand({
     judge: { type: 'string', required: true, description: 'openai/<model>, llama-cpp/<path.gguf>[?threads=1&ctx=4096&gpuLayers=auto&sequences=4&grammar=on] or mock/<behaviour>; repeat --judge to play every match with each judge (side by side)' },
     'escalate-to': { type: 'string', description: 'second judge for the matches the (local) --judge is unsure of: low confidence, inconsistent orders, unparsable' },
     below: { type: 'string', default: '0.6', description: 'with --escalate-to: escalate a match when a game\'s verdict probability is below this' },
-    'base-url': { type: 'string', description: 'OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...); default: OpenAI' },
     models: { type: 'string', description: 'comma-separated models (pairwise-all pairs them in this order); with --set: output_1,output_2' },
     set: { type: 'string', description: 'judge a labelled pair set (arena import pairs; e.g. Natural) instead of the tournament: read its accuracy with `arena accuracy`' },
     mode: { type: 'string', default: 'pairwise-all', description: MODES.join(' | ') },
-    baseline: { type: 'string', default: 'gpt-3.5-turbo', description: 'baseline model for pairwise-baseline' },
+    baseline: { type: 'string', default: DEFAULT_BASELINE, description: 'baseline model for pairwise-baseline' },
     questions: { type: 'string', description: 'question.jsonl to import and judge (default: the questions the models have answers for)' },
     answers: { type: 'string', description: 'comma-separated model_answer files or directories to import first' },
     turn: { type: 'string', default: '1,2', description: 'turns to judge, comma-separated (--turns: the old spelling)' },
     prompts: { type: 'string', description: "prompt set: mt-bench | arena (default: mt-bench when imported); pairwise only, each with its own parser: judgelm | pandalm | autoj | prometheus | arena-hard | llmbar (LLMBar's plain prompt)" },
-    reference: { type: 'string', default: 'gpt-4', description: 'reference answer source for math/reasoning/coding' },
+    reference: { type: 'string', default: DEFAULT_REFERENCE_SOURCE, description: 'reference answer source for math/reasoning/coding' },
     parser: { type: 'string', default: 'last', description: 'last (the verdict given last) | fastchat (FastChat precedence)' },
     temperature: { type: 'string', default: '0', description: 'sampling temperature of the judge (part of each game\'s identity)' },
     'max-tokens': { type: 'string', default: '2048', description: 'most tokens a judge reply may have (part of each game\'s identity)' },
     concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
-    timeout: { type: 'string', default: '120', description: 'seconds per call' },
-    retries: { type: 'string', default: '8', description: 'retries per call on 429/5xx/timeouts' },
-    backoff: { type: 'string', default: '1000', description: 'first retry delay in ms (doubles each retry, with jitter; a 429 waits its Retry-After)' },
-    'retry-budget': { type: 'string', default: '600', description: 'seconds one game may spend retrying, waits (Retry-After included) counted; a wait past it fails the game' },
+    ...judgeCallArgs,
     'dry-run': { type: 'boolean', description: 'print the plan and exit' },
   },
   async run({ args }) {
@@ -60,32 +56,22 @@ export default defineCommand({
     const turns = list(args.turn)!.map((t) => int(t, 'turn')!);
     const concurrency = int(args.concurrency, 'concurrency')!;
     const judgeSpecs = [args.judge as string | string[]].flat();
-    // before anything is opened or imported: without a key OpenAI answers every call with 401
-    const openaiSpecs = [...judgeSpecs, ...(args['escalate-to'] ? [args['escalate-to']] : [])].filter((s) => s.startsWith('openai/'));
-    if (openaiSpecs.length && !process.env.OPENAI_API_KEY && !args['base-url'] && !args['dry-run'])
-      throw new ArenaError(`OPENAI_API_KEY is not set, and ${openaiSpecs[0]} would call OpenAI with no key: \`export OPENAI_API_KEY=...\`, or pass --base-url for an OpenAI-compatible server (vLLM, llama.cpp server, Ollama) that needs none`);
+    // every judge's setup is checked (options, API key) before anything is opened or imported
+    const setups = new Map([...judgeSpecs, ...(args['escalate-to'] ? [args['escalate-to']] : [])].map((spec) => [spec, judgeSetupOf(spec, args)]));
     const ctl = new AbortController();
     // the first 401/403 stops the whole run: no retry and no other game can fix a refused key
     let fatal: JudgeCallError | undefined;
-    const onFatal = (e: JudgeCallError) => {
+    const onAuthFailure = (e: JudgeCallError) => {
       fatal = e;
       setImmediate(() => ctl.abort(e));
     };
-    const store = openStore(args.db);
-    const makeJudge = async (spec: string) => stopOnAuthFailure(withRetry(
-      await createJudge(spec, { ...(args['base-url'] ? { baseURL: args['base-url'] } : {}), ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}) }),
-      {
-        retries: int(args.retries, 'retries')!,
-        baseDelayMs: num(args.backoff, 'backoff')!,
-        timeoutMs: num(args.timeout, 'timeout')! * 1000,
-        maxRetryMs: num(args['retry-budget'], 'retry-budget')! * 1000,
-        onRetry: ({ attempt, delayMs, error, retryAfterMs }) =>
-          log(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`),
-      },
-    ), onFatal);
-    const judge = await makeJudge(judgeSpecs[0]!);
+    // without a key OpenAI answers every call with 401: say so before the database is opened
+    if (!args['dry-run']) for (const setup of setups.values()) apiKeyOf(setup, process.env);
     let bar: cliProgress.SingleBar | undefined;
     const log = (m: string) => process.stderr.write(`${bar ? "\n" : ""}${m}\n`);
+    const makeJudge = (spec: string) => openJudge(setups.get(spec) ?? judgeSetupOf(spec, args), process.env, { log, onAuthFailure, planOnly: !!args['dry-run'] });
+    const store = openStore(args.db);
+    const judge = await makeJudge(judgeSpecs[0]!);
     setMaxListeners(0, ctl.signal); // one listener per game in flight
     let interrupted = false;
     const onSignal = () => {
@@ -145,7 +131,7 @@ export default defineCommand({
       if (judgeSpecs.length > 1 || args['escalate-to']) {
         const { runMany } = await import('./run-multi.ts');
         await runMany({ common: { ...common, parser, concurrency, signal: ctl.signal }, judge, judgeSpecs, makeJudge, ...(args['escalate-to'] ? { escalateTo: args['escalate-to'] } : {}), below: num(args.below, 'below')! });
-        if (fatal) throw authStop(fatal);
+        if (fatal) throw authStopError(fatal);
         return;
       }
       const t0 = Date.now();
@@ -173,7 +159,7 @@ export default defineCommand({
       if (fatal) {
         const { errors: _e, skipped: _s, ...record } = summary;
         await store.saveRun({ ...record, status: 'failed' });
-        throw authStop(fatal);
+        throw authStopError(fatal);
       }
       const secs = ((summary.finishedAt! - summary.startedAt) / 1000).toFixed(1);
       print(`run ${summary.id}${summary.status === 'interrupted' ? ' interrupted' : ''}: ${summary.played} played, ${summary.failed} failed, ${summary.planned - summary.toPlay} already stored, ${summary.tokensIn + summary.tokensOut} tokens, ${secs} s`);
@@ -194,8 +180,3 @@ export default defineCommand({
     }
   },
 });
-
-/** One message for a refused key, instead of one failure per game. */
-function authStop(e: JudgeCallError): ArenaError {
-  return new ArenaError(`${e.message}; the run stopped at this first refusal (no retries, no further calls): check OPENAI_API_KEY and --base-url, then rerun to play the rest`);
-}

@@ -15,13 +15,13 @@ export type Label = 'a' | 'b' | 'tie';
 /** Orientation-free label of a vote on the sorted pair (min, max). */
 export function label(v: Vote): Label {
   if (v.winner === 'tie' || v.winner === 'inconsistent') return 'tie';
-  const aFirst = v.modelA <= v.modelB;
-  if (v.winner === 'model_a') return aFirst ? 'a' : 'b';
+  const aFirst = v.model1 <= v.model2;
+  if (v.winner === 'model_1') return aFirst ? 'a' : 'b';
   return aFirst ? 'b' : 'a';
 }
 
 export function itemKey(v: Vote): string {
-  const [lo, hi] = v.modelA <= v.modelB ? [v.modelA, v.modelB] : [v.modelB, v.modelA];
+  const [lo, hi] = v.model1 <= v.model2 ? [v.model1, v.model2] : [v.model2, v.model1];
   return `${v.questionId}\u0000${lo}\u0000${hi}`;
 }
 

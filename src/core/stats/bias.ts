@@ -2,7 +2,8 @@
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
 import { replacesInSlot } from './slot.ts';
 import { signTestP } from './sign-test.ts';
-import type { MatchOutcome, Order, Verdict } from '../types.ts';
+import type { MatchOutcome, Order, PositionVerdict, Verdict } from '../types.ts';
+import { toPosition } from '../verdict.ts';
 
 /** One stored pairwise game as the bias report needs it. */
 export interface BiasGame {
@@ -53,9 +54,8 @@ export interface BiasRow {
 }
 
 /** Which position a verdict picked: a verdict for model 1 in order AB is position A, and so on. */
-export function pickedPosition(order: Order, verdict: Verdict): 'A' | 'B' | 'tie' | 'error' {
-  if (verdict === 'tie' || verdict === 'error') return verdict;
-  return (verdict === 'model_1') === (order === 'AB') ? 'A' : 'B';
+export function pickedPosition(order: Order, verdict: Verdict): PositionVerdict {
+  return toPosition(verdict, order);
 }
 
 function groupKey(g: { model1: string; model2: string; category: string; turn: number }, by: BiasDimension[]) {

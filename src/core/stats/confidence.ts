@@ -1,4 +1,5 @@
 // Verdict confidence from a judge's token probabilities. Pure.
+import { toPosition } from '../verdict.ts';
 
 /** Shannon entropy in bits of a probability distribution (0: certain; log2(3) ≈ 1.585 over A/B/C: no idea). */
 export function entropyBits(p: Record<string, number>): number {
@@ -11,7 +12,7 @@ export function entropyBits(p: Record<string, number>): number {
 export function verdictLetter(order: 'AB' | 'BA', verdict: string): 'A' | 'B' | 'C' | null {
   if (verdict === 'tie') return 'C';
   if (verdict !== 'model_1' && verdict !== 'model_2') return null;
-  return (verdict === 'model_1') === (order === 'AB') ? 'A' : 'B';
+  return toPosition(verdict, order) as 'A' | 'B';
 }
 
 /**

@@ -4,11 +4,8 @@ import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions
 import { kappaFromConfusion } from './kappa.ts';
 import type { Order, Verdict } from '../types.ts';
 
-/** The judge whose votes are a set's gold labels. */
-export const GOLD = 'gold';
-/** The two sides of every labelled item, stored as answers of these pseudo-models. */
-export const OUTPUT_1 = 'output_1';
-export const OUTPUT_2 = 'output_2';
+/** The judge whose votes are a set's gold labels; the two sides of every labelled item, stored as answers of pseudo-models. */
+export { GOLD, OUTPUT_1, OUTPUT_2 } from '../constants.ts';
 
 /** One labelled item: its id and which output is better. */
 export interface LabelledItem {

@@ -1,0 +1,24 @@
+// The names mt-arena gives meaning to, in one place: judges that are not models calling an API, and the
+// defaults the MT-Bench protocol fixes. Code compares against these, never against the literals.
+
+/** The judge of MT-Bench's expert votes (voters expert_*): the truth other judges are compared with. */
+export const HUMAN = 'human';
+/** The judge of the paper authors' own votes (voters author_*): a subset only, never ranked or assessed. */
+export const AUTHOR = 'author';
+/** MT-Bench's GPT-4 judge: its recorded pairwise verdicts (voter gpt4_pair) are stored under this name. */
+export const REFERENCE_JUDGE = 'gpt-4';
+/** Where reference answers for math, reasoning and coding come from (FastChat: reference_answer/gpt-4.jsonl). */
+export const DEFAULT_REFERENCE_SOURCE = 'gpt-4';
+/** The baseline model of pairwise-baseline mode (FastChat's default). */
+export const DEFAULT_BASELINE = 'gpt-3.5-turbo';
+/** Review labels (arena review import) are stored as votes of this judge. */
+export const REVIEW_JUDGE = 'review';
+/** Games of the calibrated scheme are stored under the judge's id with this suffix, apart from its plain games. */
+export const FAIR_SUFFIX = '+fair';
+/** The judge whose votes are a labelled pair set's gold labels (arena import pairs). */
+export const GOLD = 'gold';
+/** The two outputs of a labelled pair, as models (arena import pairs). */
+export const OUTPUT_1 = 'output_1';
+export const OUTPUT_2 = 'output_2';
+/** The source of drift-canary games (src/ops): re-judged anchors, excluded from results by default. */
+export const CANARY_SOURCE = 'canary';
