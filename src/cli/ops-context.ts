@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { ArenaError } from '../core/types.ts';
 import { publishToD1 } from '../entry/publish.ts';
-import { openJudge } from '../judges/registry.ts';
+import { apiKeyOf, openJudge } from '../judges/registry.ts';
 import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints.ts';
 import { loadRefreshConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
 import type { OpenJudge, Publisher } from '../ops/deps.ts';
@@ -42,7 +42,9 @@ export interface RefreshContext {
  */
 export async function withRefreshContext<T>(configFile: string, o: { dryRun?: boolean; env?: Env; log?: (m: string) => void }, fn: (ctx: RefreshContext) => Promise<T>): Promise<T> {
   const config = loadRefreshConfig(configFile);
-  answerFiles(config.config.answers); // a missing answer file is reported before the database is touched
+  // a missing answer file or API key is reported before the database is touched (a dry run calls no judge)
+  if (!o.dryRun) for (const j of config.config.judges) apiKeyOf(j, o.env ?? process.env);
+  answerFiles(config.config.answers);
   const db = config.config.db;
   const unlock = o.dryRun ? () => {} : takeLock(db, 'refresh');
   try {
@@ -68,9 +70,11 @@ export interface CheckpointsContext {
  * Everything the checkpoints jobs need, from their config file. `dryRun`: only read (a missing database is
  * an empty one, not created); `report`: the database must exist (a report of nothing is a mistake).
  */
-export async function withCheckpointsContext<T>(configFile: string, o: { dryRun?: boolean; report?: boolean; env?: Env; log?: (m: string) => void }, fn: (ctx: CheckpointsContext) => Promise<T>): Promise<T> {
+export async function withCheckpointsContext<T>(configFile: string, o: { dryRun?: boolean; report?: boolean; play?: boolean; env?: Env; log?: (m: string) => void }, fn: (ctx: CheckpointsContext) => Promise<T>): Promise<T> {
   const config = loadCheckpointsConfig(configFile);
   const db = config.config.db;
+  // `play`: a missing API key is reported before the database is touched
+  if (o.play) for (const j of config.config.judges) apiKeyOf(j, o.env ?? process.env);
   if (o.report && !existsSync(db)) throw new ArenaError(`${db}: no such database (run \`arena checkpoints run --config ${configFile}\` first)`);
   const store = openForDryRun(db, o.dryRun);
   try {

@@ -138,7 +138,7 @@ const checkpointsRun = defineCommand({
     const irq = interruptible(bars.log);
     let stage = '';
     try {
-      const r = await withCheckpointsContext(args.config, { log: bars.log }, (ctx) => runCheckpoints({
+      const r = await withCheckpointsContext(args.config, { play: true, log: bars.log }, (ctx) => runCheckpoints({
         ...ctx,
         log: bars.log,
         signal: irq.signal,
