@@ -1,5 +1,7 @@
 import { nearMisses } from '../core/suggest.ts';
 
+const FIGURE = /^(–|-?\$?\d[\d,]*(\.\d+)?(%| s)?)$/;
+
 /** Plain aligned text tables for the terminal. Numbers are right-aligned. */
 export function table(rows: Record<string, unknown>[], columns?: string[]): string {
   if (!rows.length) return '(no rows)';
@@ -7,7 +9,9 @@ export function table(rows: Record<string, unknown>[], columns?: string[]): stri
   const cell = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(6).replace(/0+$/, '').replace(/\.$/, '')) : v === null || v === undefined ? '' : String(v));
   const cells = rows.map((r) => cols.map((c) => cell(r[c])));
   const width = cols.map((c, k) => Math.max(c.length, ...cells.map((r) => r[k]!.length)));
-  const numeric = cols.map((c) => rows.every((r) => typeof r[c] === 'number' || r[c] === null || r[c] === undefined));
+  // numbers, and figures spelled by core/format.ts ("0.6250", "62.5%", "$0.0123", "12,345", "1.5 s", "–"), align right
+  const figure = (v: unknown) => typeof v === 'number' || v === null || v === undefined || (typeof v === 'string' && FIGURE.test(v));
+  const numeric = cols.map((c) => rows.every((r) => figure(r[c])));
   const line = (vals: string[]) => vals.map((v, k) => (numeric[k] ? v.padStart(width[k]!) : v.padEnd(width[k]!))).join('  ').trimEnd();
   return [line(cols), line(width.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }

@@ -37,6 +37,15 @@ const main = defineCommand({
 /** Options renamed to one spelling across commands (--turn, --judge); the old spelling still works where the new one exists. */
 const OLD_SPELLINGS: Record<string, string> = { turns: 'turn', judges: 'judge' };
 
+// `arena … | head`: once the reader has gone, nothing more can be shown; end quietly with the status so far
+// (what a SIGPIPE does to a C program, without Node's EPIPE stack trace)
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(exitStatus.code);
+  });
+}
+
 const rawArgs = process.argv.slice(2);
 try {
   if (!rawArgs.length || rawArgs.includes('--help') || rawArgs.includes('-h')) {

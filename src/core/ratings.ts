@@ -1,4 +1,5 @@
 import type { MatchOutcome, Vote } from './types.ts';
+import { scoreOf } from './verdict.ts';
 
 /** One battle: `score` is 1 if a won, 0 if b won, 0.5 for a tie. */
 export interface Battle {
@@ -21,7 +22,7 @@ export function battlesFromOutcomes(outcomes: Iterable<MatchOutcome>): Battle[] 
   const out: Battle[] = [];
   for (const o of outcomes) {
     if (o.outcome === 'error') continue;
-    out.push({ a: o.model1, b: o.model2, score: o.outcome === 'model_1' ? 1 : o.outcome === 'model_2' ? 0 : 0.5 });
+    out.push({ a: o.model1, b: o.model2, score: scoreOf(o.outcome) });
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import type { MatchOutcome, SingleScore, SingleStanding, Standing } from './types.ts';
+import { scoreOf } from './verdict.ts';
 
 export interface StandingsOptions {
   /** pairwise-baseline: only matches that involve this model count, and its own row is dropped */
@@ -18,47 +19,52 @@ export interface StandingsOptions {
  * (model name breaks ties so the order is stable).
  */
 export function pairwiseStandings(outcomes: Iterable<MatchOutcome>, opts: StandingsOptions = {}): Standing[] {
+  return tallyStandings(outcomes, opts, (o, r1, r2) => {
+    if (o.outcome === 'error') {
+      r1.error++;
+      r2.error++;
+      return;
+    }
+    if (o.outcome === 'inconsistent') {
+      r1.inconsistent++;
+      r2.inconsistent++;
+    }
+    tallyScore(r1, r2, scoreOf(o.outcome));
+  });
+}
+
+/** Model 1's score in one battle (1 win, 0 loss, 0.5 tie) counted into both rows. */
+export function tallyScore(r1: Standing, r2: Standing, score: number): void {
+  if (score === 1) {
+    r1.win++;
+    r2.loss++;
+  } else if (score === 0) {
+    r2.win++;
+    r1.loss++;
+  } else {
+    r1.tie++;
+    r2.tie++;
+  }
+}
+
+/**
+ * The frame of every pairwise standings table: filter the matches (`opts`), let `count` tally each into its
+ * two models' rows, drop the baseline's own row, compute the rates and sort by winRateAdjusted (then name).
+ */
+export function tallyStandings<M extends { questionId: number; turn: number; model1: string; model2: string }>(matches: Iterable<M>, opts: StandingsOptions, count: (m: M, r1: Standing, r2: Standing) => void): Standing[] {
   const rows = new Map<string, Standing>();
   const row = (model: string): Standing => {
     let r = rows.get(model);
-    if (!r) {
-      r = { model, win: 0, loss: 0, tie: 0, error: 0, inconsistent: 0, winRate: 0, lossRate: 0, winRateAdjusted: 0 };
-      rows.set(model, r);
-    }
+    if (!r) rows.set(model, (r = { model, win: 0, loss: 0, tie: 0, error: 0, inconsistent: 0, winRate: 0, lossRate: 0, winRateAdjusted: 0 }));
     return r;
   };
   const allowed = opts.models ? new Set(opts.models) : undefined;
-  for (const o of outcomes) {
-    if (opts.turn !== undefined && o.turn !== opts.turn) continue;
-    if (opts.questionIds && !opts.questionIds.has(o.questionId)) continue;
-    if (allowed && !(allowed.has(o.model1) && allowed.has(o.model2))) continue;
-    if (opts.baseline !== undefined && o.model1 !== opts.baseline && o.model2 !== opts.baseline) continue;
-    const r1 = row(o.model1);
-    const r2 = row(o.model2);
-    switch (o.outcome) {
-      case 'error':
-        r1.error++;
-        r2.error++;
-        break;
-      case 'model_1':
-        r1.win++;
-        r2.loss++;
-        break;
-      case 'model_2':
-        r2.win++;
-        r1.loss++;
-        break;
-      case 'inconsistent':
-        r1.inconsistent++;
-        r2.inconsistent++;
-        r1.tie++;
-        r2.tie++;
-        break;
-      case 'tie':
-        r1.tie++;
-        r2.tie++;
-        break;
-    }
+  for (const m of matches) {
+    if (opts.turn !== undefined && m.turn !== opts.turn) continue;
+    if (opts.questionIds && !opts.questionIds.has(m.questionId)) continue;
+    if (allowed && !(allowed.has(m.model1) && allowed.has(m.model2))) continue;
+    if (opts.baseline !== undefined && m.model1 !== opts.baseline && m.model2 !== opts.baseline) continue;
+    count(m, row(m.model1), row(m.model2));
   }
   if (opts.baseline !== undefined) rows.delete(opts.baseline);
   const out = [...rows.values()];

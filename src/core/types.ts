@@ -117,6 +117,16 @@ export interface Vote {
   winner: VoteWinner;
 }
 
+/** One stored pairwise game's verdict, about its match's models: what outcomes, weighting, bias and the judge board read. */
+export interface PairGame {
+  questionId: number;
+  turn: number;
+  model1: string;
+  model2: string;
+  order: Order;
+  verdict: Verdict;
+}
+
 /** A match outcome as standings, agreement and ratings consume it. */
 export interface MatchOutcome {
   questionId: number;

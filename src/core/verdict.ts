@@ -1,6 +1,6 @@
 import { parseLenientPair } from './lenient.ts';
 import { replacesInSlot } from './stats/slot.ts';
-import type { MatchOutcome, Order, Outcome, PositionVerdict, Verdict } from './types.ts';
+import type { MatchOutcome, Order, Outcome, PairGame, PositionVerdict, Verdict } from './types.ts';
 
 /**
  * Verdict parsers. Every parsed verdict is stored with the parser's version so that
@@ -81,6 +81,14 @@ export function parseGameVerdict(reply: string, order: Order, mode: ParserMode =
 }
 
 /**
+ * Model 1's score in one battle from a verdict or a match outcome: 1 a win, 0 a loss, 1/2 a tie (an inconsistent
+ * match counts as a tie). Callers leave errors out before asking.
+ */
+export function scoreOf(o: Outcome | Verdict): 1 | 0 | 0.5 {
+  return o === 'model_1' ? 1 : o === 'model_2' ? 0 : 0.5;
+}
+
+/**
  * Combine the two games of a match: an error in either is an error; equal verdicts stand;
  * disagreeing verdicts are `inconsistent` (a tie when scored).
  */
@@ -90,20 +98,46 @@ export function combineGames(g1: Verdict, g2: Verdict): Outcome {
   return 'inconsistent';
 }
 
+/** The key of a match as stored (question, turn, model 1, model 2): its two games share it. */
+export function matchKey(m: { questionId: number; turn: number; model1: string; model2: string }): string {
+  return `${m.questionId}\u0000${m.turn}\u0000${m.model1}\u0000${m.model2}`;
+}
+
 /** The key that identifies a pairwise match regardless of orientation. */
 export function itemKey(questionId: number, turn: number, a: string, b: string): string {
   return a < b ? `${questionId}\u0000${turn}\u0000${a}\u0000${b}` : `${questionId}\u0000${turn}\u0000${b}\u0000${a}`;
 }
 
-export interface StoredVerdict {
+export interface StoredVerdict extends PairGame {
+  /** MEC sample index (absent: 0) */
+  sample?: number;
+}
+
+/** A match's two games, one per order (absent: not stored). */
+export interface PairedGames<G> {
   questionId: number;
   turn: number;
   model1: string;
   model2: string;
-  order: Order;
-  verdict: Verdict;
-  /** MEC sample index (absent: 0) */
-  sample?: number;
+  ab?: G;
+  ba?: G;
+}
+
+/**
+ * Stored games grouped into their matches, in order of each match's first game. Several games in one slot:
+ * stats/slot.ts's rule (the lowest sample index; among equal ones the later game replaces the earlier).
+ */
+export function pairGames<G extends StoredVerdict>(games: Iterable<G>): PairedGames<G>[] {
+  const byMatch = new Map<string, PairedGames<G>>();
+  for (const g of games) {
+    const key = matchKey(g);
+    let m = byMatch.get(key);
+    if (!m) byMatch.set(key, (m = { questionId: g.questionId, turn: g.turn, model1: g.model1, model2: g.model2 }));
+    if (g.order === 'AB') {
+      if (replacesInSlot(m.ab, g)) m.ab = g;
+    } else if (replacesInSlot(m.ba, g)) m.ba = g;
+  }
+  return [...byMatch.values()];
 }
 
 /**
@@ -112,22 +146,10 @@ export interface StoredVerdict {
  * lowest sample index; among equal ones the later game replaces the earlier).
  */
 export function outcomesFromGames(games: Iterable<StoredVerdict>): MatchOutcome[] {
-  const byMatch = new Map<string, { q: number; t: number; m1: string; m2: string; ab?: Verdict; ba?: Verdict; abGame?: StoredVerdict; baGame?: StoredVerdict }>();
-  for (const g of games) {
-    const key = `${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
-    let e = byMatch.get(key);
-    if (!e) {
-      e = { q: g.questionId, t: g.turn, m1: g.model1, m2: g.model2 };
-      byMatch.set(key, e);
-    }
-    if (g.order === 'AB') {
-      if (replacesInSlot(e.abGame, g)) (e.ab = g.verdict), (e.abGame = g);
-    } else if (replacesInSlot(e.baGame, g)) (e.ba = g.verdict), (e.baGame = g);
-  }
   const out: MatchOutcome[] = [];
-  for (const e of byMatch.values()) {
-    if (e.ab === undefined || e.ba === undefined) continue;
-    out.push({ questionId: e.q, turn: e.t, model1: e.m1, model2: e.m2, outcome: combineGames(e.ab, e.ba) });
+  for (const m of pairGames(games)) {
+    if (!m.ab || !m.ba) continue;
+    out.push({ questionId: m.questionId, turn: m.turn, model1: m.model1, model2: m.model2, outcome: combineGames(m.ab.verdict, m.ba.verdict) });
   }
   return out;
 }

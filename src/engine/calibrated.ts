@@ -1,17 +1,17 @@
 // The score-based, evidence-first pairwise scheme with MEC + BPC, played against a judge and stored as
 // games (one game per order and sample), and the human review queue built on its entropy.
-import pLimit from 'p-limit';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { label as voteLabel } from '../core/stats/agreement.ts';
 import { calibrate, conflictByGap, DEFAULT_SAMPLES, FAIR_PAIR, FAIR_PAIR_MULTI_TURN, FAIR_PROMPT_SET, parseScores, SCORE_PARSER, scoresToModels, verdictFromScores, type CalibratedMatch, type GapRow, type ScoreSample } from '../core/stats/calibration.ts';
 import { DEFAULT_BETA, compareLabels, parseReviewLabels, selectForReview, type LabelComparison } from '../core/stats/review.ts';
 import { pairwiseStandings } from '../core/standings.ts';
-import { ArenaError, type Game, type JudgeSettings, type Standing, type Verdict, type Vote } from '../core/types.ts';
+import { ArenaError, type Game, type JudgeSettings, type Order, type Standing, type Verdict, type Vote } from '../core/types.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
-import type { RunRecord, Store } from '../storage/store.ts';
+import type { Store } from '../storage/store.ts';
 import { gameId } from '../core/plan.ts';
-import { newRun, planRun } from './run.ts';
+import { newRun, playGames, type PlayRun } from './play.ts';
+import { planRun } from './run.ts';
 import { FAIR_SUFFIX, HUMAN, REVIEW_JUDGE } from '../core/constants.ts';
 
 export { FAIR_SUFFIX, REVIEW_JUDGE };
@@ -38,9 +38,7 @@ export interface CalibratedRunOptions {
   onProgress?(p: { done: number; failed: number; total: number }): void;
 }
 
-export interface CalibratedRunSummary extends RunRecord {
-  errors: string[];
-}
+export type CalibratedRunSummary = PlayRun;
 
 /**
  * Play every (match, order, sample) game not stored yet. A sample's index is part of its settings and
@@ -69,62 +67,31 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
   const all = planned.flatMap(({ spec }) => Array.from({ length: k }, (_, sample) => ({ spec, settings: { ...base, sample }, id: gameId(judgeName, { ...base, sample }, spec) })));
   const stored = await o.store.existingGameIds(all.map((g) => g.id));
   const todo = all.filter((g) => !stored.has(g.id));
-  const run: CalibratedRunSummary = newRun({
+  const run = newRun({
     judge: judgeName,
     mode: 'pairwise-all',
     config: { scheme: 'fair-pair-v1 (MEC+BPC)', models: o.models, questionIds: o.questionIds, turns: o.turns, samples: k, settings: base },
     planned: all.length,
     toPlay: todo.length,
   });
-  const record = (): RunRecord => {
-    const { errors: _e, ...r } = run;
-    return r;
-  };
-  await o.store.saveRun(record());
-  const limit = pLimit(Math.max(1, o.concurrency ?? 8));
-  await Promise.all(
-    todo.map((g) =>
-      limit(async () => {
-        if (o.signal?.aborted) return;
-        const t0 = performance.now();
-        try {
-          const reply = await o.judge.complete({ system: g.spec.systemPrompt, user: g.spec.userPrompt, temperature: base.temperature, maxTokens: base.maxTokens, ...(o.signal ? { signal: o.signal } : {}) });
-          const scores = parseScores(reply.text);
-          const verdict: Verdict = scores ? (() => { const m = scoresToModels(scores, g.spec.order); return verdictFromScores(m.s1, m.s2); })() : 'error';
-          const game: Game = {
-            ...g.spec,
-            id: g.id,
-            judge: judgeName,
-            judgeSettings: g.settings,
-            reply: reply.text,
-            verdict,
-            parser: SCORE_PARSER,
-            tokensIn: reply.tokensIn ?? null,
-            tokensOut: reply.tokensOut ?? null,
-            latencyMs: Math.round((performance.now() - t0) * 10) / 10,
-            createdAt: Date.now(),
-            runId: run.id,
-            source: 'run',
-          };
-          await o.store.insertGame(game);
-          run.played++;
-          run.tokensIn += reply.tokensIn ?? 0;
-          run.tokensOut += reply.tokensOut ?? 0;
-        } catch (e) {
-          if (o.signal?.aborted) return;
-          const msg = (e as Error)?.message ?? String(e);
-          run.failed++;
-          if (run.errors.length < 20) run.errors.push(msg);
-          await o.store.recordAttempt({ runId: run.id, gameId: g.id, judge: judgeName, error: msg, at: Date.now() });
-        }
-        o.onProgress?.({ done: run.played, failed: run.failed, total: todo.length });
-      }),
-    ),
-  );
-  run.finishedAt = Date.now();
-  run.status = o.signal?.aborted ? 'interrupted' : run.failed ? 'failed' : 'done';
-  await o.store.saveRun(record());
-  return run;
+  return playGames(todo, {
+    store: o.store,
+    run,
+    settings: base,
+    call: ({ spec }, c) => o.judge.complete({ system: spec.systemPrompt, user: spec.userPrompt, temperature: c.settings.temperature, maxTokens: c.settings.maxTokens, onRetry: c.onRetry, ...(c.signal ? { signal: c.signal } : {}) }),
+    read: (spec, text) => ({ verdict: scoreVerdict(spec.order, text), parser: SCORE_PARSER }),
+    ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+  });
+}
+
+/** A score sample's verdict about the match's models (`error` when the scores cannot be read). */
+function scoreVerdict(order: Order, text: string): Verdict {
+  const scores = parseScores(text);
+  if (!scores) return 'error';
+  const m = scoresToModels(scores, order);
+  return verdictFromScores(m.s1, m.s2);
 }
 
 export interface CalibratedRow extends CalibratedMatch {

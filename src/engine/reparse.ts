@@ -1,4 +1,5 @@
-import { PARSER_VERSIONS, RECORDED_PARSER, parseGameVerdict, parseRating, parserFromVersion, toVerdict, type ParserMode } from '../core/verdict.ts';
+import { PARSER_VERSIONS, RECORDED_PARSER, parserFromVersion, type ParserMode } from '../core/verdict.ts';
+import { verdictOf } from '../core/verdict-of.ts';
 import { outputFormatOfVersion } from '../core/schemes/index.ts';
 import type { Game } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
@@ -26,11 +27,9 @@ function reparsable(parser: string): boolean {
   }
 }
 
-/** A game's verdict under a parser mode; a scheme with its own output format (JudgeLM, Arena-Hard, ...) is always read by that format's parser. */
-function verdictOf(g: Game, mode: ParserMode): string {
-  const own = outputFormatOfVersion(g.parser);
-  if (own) return toVerdict(own.parse(g.reply).verdict, g.order);
-  return g.match.model2 === undefined ? String(parseRating(g.reply, mode) ?? 'error') : parseGameVerdict(g.reply, g.order, mode);
+/** A stored game's verdict under a parser mode; a scheme with its own output format (JudgeLM, Arena-Hard, ...) is always read by that format's parser. */
+function reread(g: Game, mode: ParserMode): string {
+  return verdictOf(g, g.reply, { mode, format: outputFormatOfVersion(g.parser) }).verdict;
 }
 
 /**
@@ -48,8 +47,8 @@ export async function reparse(store: Store, o: { parser: ParserMode; judge?: str
   for (const g of games) {
     res.storedParsers[g.parser] = (res.storedParsers[g.parser] ?? 0) + 1;
     if (g.verdict === 'error') res.errorsByParser.stored++;
-    for (const mode of Object.keys(PARSER_VERSIONS) as ParserMode[]) if (verdictOf(g, mode) === 'error') res.errorsByParser[mode]++;
-    const verdict = verdictOf(g, o.parser);
+    for (const mode of Object.keys(PARSER_VERSIONS) as ParserMode[]) if (reread(g, mode) === 'error') res.errorsByParser[mode]++;
+    const verdict = reread(g, o.parser);
     const parser = outputFormatOfVersion(g.parser)?.version ?? version;
     if (verdict === 'error') res.errors++;
     if (verdict !== g.verdict) {

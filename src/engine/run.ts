@@ -1,13 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { gameId, planGames, resolvePromptSet } from '../core/plan.ts';
 import type { PromptSet } from '../core/prompts.ts';
-import { ArenaError, type Game, type GameSpec, type JudgeSettings, type Mode, type Question } from '../core/types.ts';
-import { PARSER_VERSIONS, parseRating, type ParserMode } from '../core/verdict.ts';
-import { outputFormatOf, readPairGame } from '../core/schemes/index.ts';
+import { ArenaError, type GameSpec, type JudgeSettings, type Mode, type Question } from '../core/types.ts';
+import type { ParserMode } from '../core/verdict.ts';
+import { parserFor, verdictOf } from '../core/verdict-of.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
-import type { RunRecord, Store } from '../storage/store.ts';
-import { entropyBits } from '../core/stats/confidence.ts';
-import { processAlive, thisProcess } from './liveness.ts';
+import type { Store } from '../storage/store.ts';
+import { newRun, playGames, type PlayRun } from './play.ts';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
 export interface RunOptions {
@@ -56,45 +54,12 @@ export interface RunOptions {
   flushMs?: number;
 }
 
-export interface RunProgress {
-  done: number;
-  failed: number;
-  total: number;
-  tokensIn: number;
-  tokensOut: number;
-  last?: { game: Game } | { error: string };
-}
+export type { RunProgress } from './play.ts';
+import type { RunProgress } from './play.ts';
+export { DEFAULT_LEASE_MS, newRun, reapDeadRuns } from './play.ts';
 
-export interface RunSummary extends RunRecord {
-  errors: string[];
-  /** games the budget refused to start */
-  skipped: number;
-  /** planned games another run (another process on the same database) stored while this one ran */
-  elsewhere: number;
-  /** stored games whose reply came without valid token counts (left unknown, not counted in the tokens) */
-  usageUnknown: number;
-}
-
-export const DEFAULT_LEASE_MS = 60_000;
-
-/**
- * Mark running runs whose process is gone `interrupted` (and free their leases): the process named by
- * `owner` is known dead, or the run has written no heartbeat for `leaseMs`. Returns how many it marked.
- */
-export async function reapDeadRuns(store: Store, o: { leaseMs?: number; isAlive?(owner: string): boolean | undefined; except?: string; now?: number } = {}): Promise<number> {
-  const now = o.now ?? Date.now();
-  const lease = o.leaseMs ?? DEFAULT_LEASE_MS;
-  const dead = (await store.listRuns()).filter(
-    // only runs that keep a heartbeat (played by this loop); other kinds of run record their own ends
-    (r) => r.status === 'running' && r.id !== o.except && r.heartbeatAt != null && ((r.owner && o.isAlive?.(r.owner) === false) || r.heartbeatAt < now - lease),
-  );
-  return dead.length ? store.markRunsInterrupted(dead.map((r) => r.id), now) : 0;
-}
-
-/** A run record about to start: counters at zero, status running. */
-export function newRun(r: Pick<RunRecord, 'judge' | 'mode' | 'config' | 'planned' | 'toPlay'>): RunRecord & { errors: string[] } {
-  return { id: randomUUID(), startedAt: Date.now(), finishedAt: null, played: 0, failed: 0, tokensIn: 0, tokensOut: 0, status: 'running', errors: [], ...r };
-}
+/** A finished run as `runTournament` returns it (the record and the loop's counters). */
+export type RunSummary = PlayRun;
 
 export const DEFAULT_SETTINGS: JudgeSettings = { temperature: 0, maxTokens: 2048 };
 
@@ -145,9 +110,8 @@ export async function planRun(o: Pick<RunOptions, 'judge' | 'mode' | 'models' | 
 }
 
 /**
- * Plan, skip what is stored, play the rest. Every finished game is committed as it completes, so an
- * interrupted run loses at most the games in flight and a rerun plays only what is missing. A call
- * that fails after its retries is recorded as a failed attempt, never as a verdict.
+ * Plan, skip what is stored, play the rest through the one play loop (engine/play.ts): every finished game
+ * is committed as it completes, and a call that fails after its retries is a failed attempt, never a verdict.
  */
 export async function runTournament(o: RunOptions): Promise<RunSummary> {
   const { store, judge } = o;
@@ -157,176 +121,41 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
   const seen = new Set<string>();
   const todo = games.filter((g) => !stored.has(g.id) && !seen.has(g.id) && seen.add(g.id) && (!o.only || o.only(g.spec)));
   o.onPlan?.({ planned: games.length, stored: games.length - todo.length, toPlay: todo.length });
-
-  const run: RunSummary = {
-    ...newRun({
-      judge: judge.id,
-      mode: o.mode,
-      config: { models: o.models, baseline: o.baseline, questionIds: o.questionIds, set: o.set, turns: o.turns, promptSet, parser, settings, concurrency: o.concurrency },
-      planned: games.length,
-      toPlay: todo.length,
-    }),
+  const run = newRun({
+    judge: judge.id,
+    mode: o.mode,
+    config: { models: o.models, baseline: o.baseline, questionIds: o.questionIds, set: o.set, turns: o.turns, promptSet, parser, settings, concurrency: o.concurrency },
+    planned: games.length,
+    toPlay: todo.length,
     cost: o.costOf ? 0 : null,
-    skipped: 0,
-    elsewhere: 0,
-    usageUnknown: 0,
-    owner: o.owner ?? thisProcess(),
-    heartbeatAt: Date.now(),
-  };
-  const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
-  const isAlive = o.isAlive ?? processAlive;
-  const record = (): RunRecord => {
-    const { errors: _e, skipped: _s, elsewhere: _o, usageUnknown: _u, ...r } = run;
-    return r;
-  };
-  // a run killed earlier (SIGKILL, power cut) is still `running`: mark it, and free the games it held
-  await reapDeadRuns(store, { leaseMs, isAlive });
-  // a run with nothing to play leaves no record (a no-op rerun is not a run)
-  if (todo.length) await store.saveRun(record());
-  const concurrency = Math.max(1, o.concurrency ?? 8);
-  const progress = (last?: RunProgress['last']) =>
-    o.onProgress?.({ done: run.played, failed: run.failed, total: todo.length, tokensIn: run.tokensIn, tokensOut: run.tokensOut, ...(last ? { last } : {}) });
+    ...(o.owner ? { owner: o.owner } : {}),
+  });
+  // a scheme with its own output format (JudgeLM, Arena-Hard, ...) is read by its parser, and is free text to a judge that constrains `[[X]]`
+  const parsers = new Map([...prompts.values()].map((p) => [p.name, parserFor(p, parser)]));
+  const plain = parserFor(undefined, parser);
+  const parserOf = (spec: GameSpec) => parsers.get(spec.promptName) ?? plain;
+  return playGames(todo, {
+    store,
+    run,
+    settings,
+    call: ({ spec }, c) =>
+      judge.complete({
+        system: spec.systemPrompt,
+        user: spec.userPrompt,
+        temperature: c.settings.temperature,
+        maxTokens: c.settings.maxTokens,
+        onRetry: c.onRetry,
+        verdict: spec.match.model2 === undefined ? 'rating' : parserOf(spec).format ? 'free' : 'pair',
+        ...(c.signal ? { signal: c.signal } : {}),
+      }),
+    read: (spec, text) => verdictOf(spec, text, parserOf(spec)),
+    ...pick(o, ['source', 'concurrency', 'signal', 'onProgress', 'costOf', 'budget', 'leaseMs', 'isAlive', 'flushMs']),
+  });
+}
 
-  // progress reaches the run record in batches (at most once per flushMs), together with the heartbeat that keeps the leases
-  let dirty = false;
-  let lastBeat = Date.now();
-  let flushing: Promise<void> | undefined;
-  const flush = (force = false): Promise<void> => {
-    if (flushing) return flushing;
-    if (!force && !dirty && Date.now() - lastBeat < leaseMs / 4) return Promise.resolve();
-    dirty = false;
-    lastBeat = run.heartbeatAt = Date.now();
-    flushing = (async () => {
-      try {
-        await store.saveRun(record());
-        await store.renewClaims(run.id, lastBeat + leaseMs);
-      } finally {
-        flushing = undefined;
-      }
-    })();
-    return flushing;
-  };
-  const timer = setInterval(() => void flush().catch((e) => run.errors.length < 20 && run.errors.push(`progress not saved: ${(e as Error).message}`)), Math.min(o.flushMs ?? 1000, leaseMs / 4));
-
-  const playOne = async ({ spec, id }: { spec: GameSpec; id: string }) => {
-    if (o.signal?.aborted) return;
-    if (o.budget && !o.budget.reserve(id, spec)) {
-      run.skipped++;
-      return;
-    }
-    let cost: number | null = null;
-    const t0 = performance.now();
-    // every failed call is an attempt on record (never a verdict): the retried ones here, the last one below
-    const retried: Promise<void>[] = [];
-    const onRetry = ({ error }: { error: Error }) => void retried.push(store.recordAttempt({ runId: run.id, gameId: id, judge: judge.id, error: error.message, at: Date.now() }));
-    try {
-      // a scheme with its own output format (JudgeLM, Arena-Hard, ...) is free text to a judge that constrains `[[X]]`
-      const scheme = prompts.get(spec.promptName);
-      const kind = spec.match.model2 === undefined ? 'rating' : outputFormatOf(scheme?.outputFormat) ? 'free' : 'pair';
-      const reply = await judge.complete({ system: spec.systemPrompt, user: spec.userPrompt, temperature: settings.temperature, maxTokens: settings.maxTokens, onRetry, verdict: kind, ...(o.signal ? { signal: o.signal } : {}) });
-      const latencyMs = performance.now() - t0;
-      cost = o.costOf ? o.costOf(reply.tokensIn ?? null, reply.tokensOut ?? null) : null;
-      const read = spec.match.model2 === undefined ? { verdict: (parseRating(reply.text, parser) ?? 'error').toString(), parser: PARSER_VERSIONS[parser] } : readPairGame(scheme, reply.text, spec.order, parser);
-      const verdict = read.verdict;
-      const game: Game = {
-        ...spec,
-        id,
-        judge: judge.id,
-        judgeSettings: settings,
-        reply: reply.text,
-        verdict,
-        parser: read.parser,
-        tokensIn: reply.tokensIn ?? null,
-        tokensOut: reply.tokensOut ?? null,
-        latencyMs: Math.round(latencyMs * 10) / 10,
-        createdAt: Date.now(),
-        runId: run.id,
-        source: o.source ?? 'run',
-        cost,
-        ...(reply.verdictProbs ? { verdictProbs: reply.verdictProbs, entropy: entropyBits(reply.verdictProbs) } : {}),
-      };
-      // only a game this run stored counts as played (with its tokens and cost)
-      if (await store.insertGame(game)) {
-        run.played++;
-        run.tokensIn += reply.tokensIn ?? 0;
-        run.tokensOut += reply.tokensOut ?? 0;
-        if (cost !== null) run.cost = (run.cost ?? 0) + cost;
-        if (reply.tokensIn === undefined || reply.tokensOut === undefined) run.usageUnknown++;
-      } else run.elsewhere++;
-      dirty = true;
-      progress({ game });
-    } catch (e) {
-      if (o.signal?.aborted) return;
-      const msg = (e as Error)?.message ?? String(e);
-      run.failed++;
-      dirty = true;
-      if (run.errors.length < 20) run.errors.push(msg);
-      await store.recordAttempt({ runId: run.id, gameId: id, judge: judge.id, error: msg, at: Date.now() });
-      progress({ error: msg });
-    } finally {
-      o.budget?.settle(id, cost);
-      await Promise.all(retried);
-      await store.releaseClaims(run.id, [id]);
-    }
-  };
-
-  // Games are leased a few at a time just before they are played. Those another live run holds are
-  // put aside and polled after the rest: stored by the other run -> done; its lease expired or its
-  // process died -> leased here and played.
-  type Item = (typeof todo)[number];
-  const ready: Item[] = [];
-  let waiting: Item[] = [];
-  let cursor = 0;
-  let polling: Promise<void> | undefined;
-  const claim = async (items: Item[]): Promise<Item[]> => {
-    const now = Date.now();
-    const got = new Set(await store.claimGames(run.id, items.map((g) => g.id), now + leaseMs, now));
-    return items.filter((g) => got.has(g.id));
-  };
-  const settleOthers = async (items: Item[]) => {
-    const stored = await store.existingGameIds(items.map((g) => g.id));
-    run.elsewhere += stored.size;
-    if (stored.size) dirty = true;
-    return items.filter((g) => !stored.has(g.id));
-  };
-  const poll = async () => {
-    await new Promise((r) => setTimeout(r, Math.min(1000, leaseMs / 4)));
-    if (o.signal?.aborted) return;
-    await reapDeadRuns(store, { leaseMs, except: run.id, isAlive });
-    const open = await settleOthers(waiting);
-    const mine = new Set((await claim(open)).map((g) => g.id));
-    waiting = open.filter((g) => !mine.has(g.id));
-    ready.push(...open.filter((g) => mine.has(g.id)));
-  };
-  const next = async (): Promise<Item | undefined> => {
-    for (;;) {
-      if (o.signal?.aborted) return undefined;
-      if (ready.length) return ready.shift();
-      if (cursor < todo.length) {
-        const batch = todo.slice(cursor, (cursor += concurrency));
-        const mine = await claim(batch);
-        const ids = new Set(mine.map((g) => g.id));
-        ready.push(...mine);
-        waiting.push(...(await settleOthers(batch.filter((g) => !ids.has(g.id)))));
-        continue;
-      }
-      if (!waiting.length) return undefined;
-      await (polling ??= poll().finally(() => (polling = undefined)));
-    }
-  };
-  const worker = async () => {
-    for (let g = await next(); g; g = await next()) await playOne(g);
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, todo.length)) }, worker));
-  } finally {
-    clearInterval(timer);
-    await flushing;
-    await store.releaseClaims(run.id);
-  }
-  run.finishedAt = Date.now();
-  run.status = o.signal?.aborted ? 'interrupted' : run.skipped ? 'budget' : run.failed ? 'failed' : 'done';
-  run.heartbeatAt = null; // the owner stays: which process played it
-  if (todo.length) await store.saveRun(record());
-  return run;
+/** The keys of `o` that are set (exactOptionalPropertyTypes: an undefined option is left out, not passed). */
+function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
 }

@@ -99,8 +99,13 @@ const QuestionLine = z.object({
 });
 
 export function parseQuestions(file: string, bytes: Uint8Array): Question[] {
+  return questionsFrom(file, parseJsonl(file, bytes));
+}
+
+/** parseQuestions over JSON values already read line by line (src/importers/lines.ts streams a file so). */
+export function questionsFrom(file: string, rows: Iterable<Located<unknown>>): Question[] {
   const seen = new Map<number, number>();
-  return parseJsonl(file, bytes).map(({ line, value }) => {
+  return Array.from(rows, ({ line, value }) => {
     const q = check(QuestionLine, value, file, line);
     const prev = seen.get(q.question_id);
     if (prev !== undefined) fail(file, line, 'question_id', `duplicate id ${q.question_id} (first on line ${prev})`);
@@ -132,9 +137,15 @@ export function parseAnswers(file: string, bytes: Uint8Array, questions: Map<num
 }
 
 /** parseAnswers over JSON values already read line by line (src/importers/lines.ts reads a file so, without holding its text). */
-export function answersFrom(file: string, rows: Located<unknown>[], questions: Map<number, number>, model = modelFromFile(file)): Answer[] {
+export function answersFrom(file: string, rows: Iterable<Located<unknown>>, questions: Map<number, number>, model = modelFromFile(file)): Answer[] {
+  const one = answerChecker(file, questions, model);
+  return Array.from(rows, ({ line, value }) => one(line, value));
+}
+
+/** One answers line checked (schema, duplicate, known question, its number of turns): for a file read line by line. */
+export function answerChecker(file: string, questions: Map<number, number>, model = modelFromFile(file)): (line: number, value: unknown) => Answer {
   const seen = new Map<number, number>();
-  return rows.map(({ line, value }) => {
+  return (line, value) => {
     const a = check(AnswerLine, value, file, line);
     const prev = seen.get(a.question_id);
     if (prev !== undefined) fail(file, line, 'question_id', `duplicate answer to question ${a.question_id} (first on line ${prev})`);
@@ -144,11 +155,16 @@ export function answersFrom(file: string, rows: Located<unknown>[], questions: M
     const turns = a.choices[0]!.turns;
     if (turns.length !== n) fail(file, line, 'choices[0].turns', `question ${a.question_id} has ${n} turn(s), the answer has ${turns.length}`);
     return { model, questionId: a.question_id, turns, ...(a.answer_id ? { answerId: a.answer_id } : {}) };
-  });
+  };
 }
 
 export function parseReferences(file: string, bytes: Uint8Array, questions: Map<number, number>, source = modelFromFile(file)): ReferenceAnswer[] {
-  return parseAnswers(file, bytes, questions, source).map((a) => ({ source, questionId: a.questionId, turns: a.turns }));
+  return referencesFrom(file, parseJsonl(file, bytes), questions, source);
+}
+
+/** parseReferences over JSON values already read line by line. */
+export function referencesFrom(file: string, rows: Iterable<Located<unknown>>, questions: Map<number, number>, source = modelFromFile(file)): ReferenceAnswer[] {
+  return answersFrom(file, rows, questions, source).map((a) => ({ source, questionId: a.questionId, turns: a.turns }));
 }
 
 const PAIR_FIELDS = new Set(['question', 'answer_a', 'answer_b', 'ref_answer_1', 'question_1', 'question_2', 'answer_a_1', 'answer_b_1', 'answer_a_2', 'answer_b_2', 'ref_answer_2']);
@@ -165,8 +181,13 @@ const PromptLine = z.object({
 });
 
 export function parsePrompts(file: string, bytes: Uint8Array): PromptScheme[] {
+  return promptsFrom(file, parseJsonl(file, bytes));
+}
+
+/** parsePrompts over JSON values already read line by line. */
+export function promptsFrom(file: string, rows: Iterable<Located<unknown>>): PromptScheme[] {
   const seen = new Map<string, number>();
-  return parseJsonl(file, bytes).map(({ line, value }) => {
+  return Array.from(rows, ({ line, value }) => {
     const p = check(PromptLine, value, file, line);
     const prev = seen.get(p.name);
     if (prev !== undefined) fail(file, line, 'name', `duplicate prompt "${p.name}" (first on line ${prev})`);

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ArenaError, type Game, type PromptScheme } from '../core/types.ts';
+import { ArenaError, type Answer, type Game, type PromptScheme } from '../core/types.ts';
 import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { RECORDED_PARSER } from '../core/verdict.ts';
-import { answersFrom, modelFromFile, parsePrompts, parseQuestions, parseReferences, parseVotes, recordedGamesOfLine } from './formats.ts';
+import { answerChecker, modelFromFile, parseVotes, promptsFrom, questionsFrom, recordedGamesOfLine, referencesFrom } from './formats.ts';
 import { readJsonl, readJsonlFile } from './lines.ts';
 
 export interface ImportSources {
@@ -25,6 +25,12 @@ export interface ImportSources {
    */
   strict?: boolean;
 }
+
+/**
+ * One answers file is handed to the store in parts of at most this many characters of answer text, so no single
+ * INSERT binds (and SQLite copies) a whole large file at once; the parts still commit in the one import transaction.
+ */
+export const ANSWER_PART_CHARS = 8 << 20;
 
 /** The judge settings FastChat used for every recorded judgment (temperature 0, max_tokens 2048). */
 export const FASTCHAT_SETTINGS = { temperature: 0, maxTokens: 2048 } as const;
@@ -67,37 +73,65 @@ export async function readImport(store: Pick<Store, 'listQuestions' | 'listPromp
     categoryByQuestion.set(q.id, q.category);
   }
   for (const path of src.questions ?? []) {
-    const items = parseQuestions(path, read(path));
+    const items = questionsFrom(path, await readJsonlFile(path));
     for (const q of items) {
       turnsByQuestion.set(q.id, q.turns.length);
       categoryByQuestion.set(q.id, q.category);
     }
     bundle.questions = { source: basename(path), items: [...(bundle.questions?.items ?? []), ...items] };
   }
-  for (const path of src.references ?? []) (bundle.references ??= []).push(...parseReferences(path, read(path), turnsByQuestion));
+  for (const path of src.references ?? []) (bundle.references ??= []).push(...referencesFrom(path, await readJsonlFile(path), turnsByQuestion));
   const modelFiles = new Map<string, string>();
   for (const path of src.answers ?? []) {
     const model = modelFromFile(path);
     const other = modelFiles.get(model);
     if (other) throw new ArenaError(`${path}: model "${model}" is also imported from ${other}`, { file: path });
     modelFiles.set(model, path);
-    // streamed: a large answers file is never held whole (bytes, text and lines) beside its parsed rows
-    (bundle.answers ??= []).push({ source: basename(path), items: answersFrom(path, await readJsonlFile(path), turnsByQuestion, model) });
+    // streamed: a large answers file is never held whole (bytes, text, lines or parsed lines) beside its answers,
+    // and it goes to the store in parts (ANSWER_PART_CHARS)
+    const one = answerChecker(path, turnsByQuestion, model);
+    let part: Answer[] = [];
+    let chars = 0;
+    const flush = () => {
+      if (part.length) (bundle.answers ??= []).push({ source: basename(path), items: part });
+      part = [];
+      chars = 0;
+    };
+    for await (const { line, value } of readJsonl(path)) {
+      const a = one(line, value);
+      const size = a.turns.reduce((n, t) => n + t.length, 0);
+      if (chars && chars + size > ANSWER_PART_CHARS) flush();
+      part.push(a);
+      chars += size;
+    }
+    flush();
   }
-  for (const path of src.prompts ?? []) (bundle.prompts ??= []).push(...parsePrompts(path, read(path)));
+  for (const path of src.prompts ?? []) (bundle.prompts ??= []).push(...promptsFrom(path, await readJsonlFile(path)));
   if (src.judgments?.length) {
     const systems = new Map<string, PromptScheme>((await store.listPrompts()).map((p) => [p.name, p]));
     for (const p of bundle.prompts ?? []) systems.set(p.name, p);
+    // a judgment's models should have answers: an error in a whole release; in a single file a located note (the
+    // games are kept: a FastChat judgment carries the answers it judged, so standings and exports need no more)
+    const answered = new Set(await store.listModels());
+    for (const f of bundle.answers ?? []) for (const a of f.items) answered.add(a.model);
     for (const path of src.judgments) {
       const recordedIds: string[] = [];
       let games = 0;
       const judges = new Set<string>();
+      const unanswered = new Map<string, { line: number; field: string; lines: Set<number> }>();
       for await (const { line, value } of readJsonl(path)) {
         for (const r of recordedGamesOfLine(path, line, value, src.judgmentsJudge !== undefined ? { judge: src.judgmentsJudge } : {})) {
           const category = categoryByQuestion.get(r.questionId);
           if (category === undefined) {
             unknown(path, r.line, 'question_id', `judgment of unknown question ${r.questionId} (import its questions first)`);
             continue;
+          }
+          for (const [field, m] of (r.model2 === undefined ? [['model', r.model1]] : [['model_1', r.model1], ['model_2', r.model2]]) as [string, string][]) {
+            if (answered.has(m)) continue;
+            if (src.strict) throw new ArenaError(`${path}:${r.line}: field "${field}": judgment of model "${m}", which has no answers (import its answers first)`, { file: path, line: r.line, field });
+            const u = unanswered.get(m) ?? { line: r.line, field, lines: new Set<number>() };
+            u.lines.add(r.line);
+            unanswered.set(m, u);
           }
           const spec = {
             match: { questionId: r.questionId, category, turn: r.turn, model1: r.model1, ...(r.model2 !== undefined ? { model2: r.model2 } : {}) },
@@ -125,6 +159,8 @@ export async function readImport(store: Pick<Store, 'listQuestions' | 'listPromp
           (bundle.games ??= []).push(game);
         }
       }
+      for (const [m, u] of unanswered)
+        opts.note?.(`warning: ${path}:${u.line}: field "${u.field}": judgment of model "${m}", which has no answers in the database${u.lines.size > 1 ? ` (and ${u.lines.size - 1} more line(s))` : ''}; kept, as the judgment carries the answers it judged: import its answers to play new games with it`);
       // only those this import stores: a second import of the file keeps nothing, so it says nothing about them
       const recorded = recordedIds.length ? recordedIds.length - (await store.existingGameIds(recordedIds)).size : 0;
       if (recorded) {

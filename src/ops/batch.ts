@@ -3,9 +3,11 @@
 // batches it left pending and never submits a game twice while its batch is pending.
 import OpenAI, { toFile } from 'openai';
 import { randomUUID } from 'node:crypto';
-import type { Game, GameSpec, JudgeSettings } from '../core/types.ts';
-import { PARSER_VERSIONS, parseRating, type ParserMode } from '../core/verdict.ts';
-import { readPairGame } from '../core/schemes/index.ts';
+import type { GameSpec, JudgeSettings } from '../core/types.ts';
+import type { ParserMode } from '../core/verdict.ts';
+import { parserFor, verdictOf } from '../core/verdict-of.ts';
+import { newRun, playGames, type PlayItem } from '../engine/play.ts';
+import type { JudgeReply } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
 import type { Price } from './config.ts';
 import { costOf } from './prices.ts';
@@ -55,8 +57,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   const store = o.store;
   const report: BatchReport = { judge: o.judgeId, submitted: 0, imported: 0, pending: 0, failed: 0, skipped: 0, cost: 0, runId: null };
   const bySpec = new Map(o.games.map((g) => [g.id, g.spec]));
-  const runId = randomUUID();
-  const run = { id: runId, startedAt: Date.now(), finishedAt: null as number | null, judge: o.judgeId, mode: 'batch', config: { refresh: o.refreshId, settings: o.settings, parser: o.parser }, planned: o.games.length, toPlay: 0, played: 0, failed: 0, tokensIn: 0, tokensOut: 0, status: 'running' as const, cost: 0 };
+  const run = newRun({ judge: o.judgeId, mode: 'batch', config: { refresh: o.refreshId, settings: o.settings, parser: o.parser }, planned: o.games.length, toPlay: 0, cost: 0 });
 
   /**
    * A submission is recorded (status `submitting`, its game ids) before the upload, and gets the batch id
@@ -90,58 +91,53 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
         pending += b.gameIds.length;
         continue;
       }
-      let cost = 0;
+      const before = { cost: run.cost ?? 0, played: run.played };
       if (remote.output_file_id) {
         const text = await (await client.files.content(remote.output_file_id)).text();
-        const prompts = new Map((await o.store.listPrompts()).map((p) => [p.name, p]));
-        const games: Game[] = [];
+        const prompts = new Map((await o.store.listPrompts()).map((p) => [p.name, parserFor(p, o.parser)]));
+        const plain = parserFor(undefined, o.parser);
+        // each result line is one game's call, already made: a reply, or a failure (an attempt, never a verdict)
+        const replies = new Map<string, JudgeReply | Error>();
+        const items: PlayItem[] = [];
         for (const line of text.split('\n')) {
           if (!line.trim()) continue;
           const r = JSON.parse(line) as { custom_id: string; response?: { status_code: number; body: OpenAI.Chat.ChatCompletion } | null; error?: { message?: string } | null };
           const spec = bySpec.get(r.custom_id);
-          const body = r.response?.status_code === 200 ? r.response.body : undefined;
-          const text = body?.choices?.[0]?.message?.content;
           if (!spec) continue; // its answers changed since it was submitted: no longer planned
-          if (typeof text !== 'string') {
-            run.failed++;
-            report.failed++;
-            await o.store.recordAttempt({ runId, gameId: r.custom_id, judge: o.judgeId, error: `[judge:openai-batch] ${r.error?.message ?? `HTTP ${r.response?.status_code ?? '?'}`} (batch ${b.id})`, at: Date.now() });
-            continue;
-          }
-          const tin = body!.usage?.prompt_tokens ?? null;
-          const tout = body!.usage?.completion_tokens ?? null;
-          const c = costOf(o.price, tin, tout);
-          cost += c ?? 0;
-          const read = spec.match.model2 === undefined ? { verdict: (parseRating(text, o.parser) ?? 'error').toString(), parser: PARSER_VERSIONS[o.parser] } : readPairGame(prompts.get(spec.promptName), text, spec.order, o.parser);
-          games.push({
-            ...spec,
-            id: r.custom_id,
-            judge: o.judgeId,
-            judgeSettings: o.settings,
-            reply: text,
-            verdict: read.verdict,
-            parser: read.parser,
-            tokensIn: tin,
-            tokensOut: tout,
-            latencyMs: null,
-            createdAt: Date.now(),
-            runId,
-            source: 'batch',
-            cost: c,
-          });
-          run.tokensIn += tin ?? 0;
-          run.tokensOut += tout ?? 0;
+          const body = r.response?.status_code === 200 ? r.response.body : undefined;
+          const reply = body?.choices?.[0]?.message?.content;
+          const usage = body?.usage;
+          replies.set(
+            r.custom_id,
+            typeof reply === 'string'
+              ? { text: reply, ...(usage?.prompt_tokens != null ? { tokensIn: usage.prompt_tokens } : {}), ...(usage?.completion_tokens != null ? { tokensOut: usage.completion_tokens } : {}) }
+              : new Error(`[judge:openai-batch] ${r.error?.message ?? `HTTP ${r.response?.status_code ?? '?'}`} (batch ${b.id})`),
+          );
+          items.push({ spec, id: r.custom_id });
         }
-        // the games in one atomic import; a crash before the status update below re-imports them next time (ids dedupe)
-        if (games.length) {
-          run.played += games.length;
-          run.cost += cost;
-          await o.store.saveRun({ ...run });
-        }
-        await o.store.importBundle({ games });
-        report.imported += games.length;
-        report.cost += cost;
+        const failed = run.failed;
+        run.toPlay += items.length;
+        await playGames(items, {
+          store: o.store,
+          run,
+          settings: o.settings,
+          source: 'batch',
+          timed: false,
+          concurrency: 64,
+          costOf: (tin, tout) => costOf(o.price, tin, tout),
+          ...(o.signal ? { signal: o.signal } : {}),
+          call: async ({ id }) => {
+            const r = replies.get(id)!;
+            if (r instanceof Error) throw r;
+            return r;
+          },
+          read: (spec, text) => verdictOf(spec, text, prompts.get(spec.promptName) ?? plain),
+        });
+        report.failed += run.failed - failed;
+        report.imported += run.played - before.played;
       }
+      const cost = (run.cost ?? 0) - before.cost;
+      report.cost += cost;
       await store.updateBatch(b.id, { status: remote.status === 'completed' ? 'imported' : remote.status, finishedAt: Date.now(), cost });
       log(`[${o.judgeId}] batch ${b.id} ${remote.status}: imported ${report.imported} games`);
     }
@@ -190,9 +186,6 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
     pending = await pollOnce();
   }
   report.pending = pending;
-  if (run.played || run.failed) {
-    report.runId = runId;
-    await o.store.saveRun({ ...run, finishedAt: Date.now(), status: run.failed ? 'failed' : 'done' });
-  }
+  if (run.played || run.failed) report.runId = run.id;
   return report;
 }

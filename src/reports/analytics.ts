@@ -11,6 +11,7 @@ import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import type { MatchOutcome, Verdict, Vote } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import { HUMAN, judgeData } from './results.ts';
+import { scoreOf } from '../core/verdict.ts';
 
 async function categories(store: Store): Promise<Map<number, string>> {
   return new Map((await store.listQuestions()).map((q) => [q.id, q.category]));
@@ -85,7 +86,7 @@ export async function clusteredBattles(store: Store, judge: string, turn?: numbe
   const out: ClusteredBattle[] = [];
   const push = (q: number, a: string, b: string, w: MatchOutcome['outcome']) => {
     if (w === 'error') return;
-    out.push({ cluster: q, a, b, score: w === 'model_1' ? 1 : w === 'model_2' ? 0 : 0.5 });
+    out.push({ cluster: q, a, b, score: scoreOf(w) });
   };
   if (judge === HUMAN) for (const v of d.votes) (turn === undefined || v.turn === turn) && push(v.questionId, v.model1, v.model2, voteOutcome(v).outcome);
   else for (const o of d.outcomes) (turn === undefined || o.turn === turn) && push(o.questionId, o.model1, o.model2, o.outcome);

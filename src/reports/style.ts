@@ -5,6 +5,7 @@ import { battleTable, separationNote, tableRecords } from '../core/stats/bootstr
 import { estimability } from '../core/stats/separation.ts';
 import type { Store } from '../storage/store.ts';
 import { HUMAN, judgeData } from './results.ts';
+import { scoreOf } from '../core/verdict.ts';
 
 export interface StyleReport extends StyleResult {
   judge: string;
@@ -22,7 +23,7 @@ export async function styleReport(store: Store, judge: string, groups: StyleGrou
     // cumulative: turn t shows the judge the answer's turns 1..t
     style.set(`${a.model}\u0000${a.questionId}`, per.map((_, t) => addCounts(per.slice(0, t + 1))));
   }
-  const rows = judge === HUMAN ? d.votes.map((v) => ({ questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, score: v.winner === 'model_1' ? 1 : v.winner === 'model_2' ? 0 : 0.5 })) : d.outcomes.filter((x) => x.outcome !== 'error').map((x) => ({ questionId: x.questionId, turn: x.turn, model1: x.model1, model2: x.model2, score: x.outcome === 'model_1' ? 1 : x.outcome === 'model_2' ? 0 : 0.5 }));
+  const rows = judge === HUMAN ? d.votes.map((v) => ({ questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, score: scoreOf(v.winner) })) : d.outcomes.filter((x) => x.outcome !== 'error').map((x) => ({ questionId: x.questionId, turn: x.turn, model1: x.model1, model2: x.model2, score: scoreOf(x.outcome) }));
   const battles: StyleBattle[] = [];
   let missing = 0;
   for (const r of rows) {

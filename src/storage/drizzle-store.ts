@@ -232,6 +232,13 @@ export class DrizzleStore implements Store {
     return (r.changes ?? r.meta?.changes ?? 0) > 0;
   }
 
+  async insertGames(games: Game[]): Promise<boolean[]> {
+    // one INSERT per chunk (a statement is atomic); RETURNING names the rows that were new
+    const fresh = new Set<string>();
+    for (const c of chunk(games.map(gameRow), this.o.maxParams)) for (const r of await this.db.insert(t.games).values(c).onConflictDoNothing().returning({ id: t.games.id })) fresh.add(r.id);
+    return games.map((g) => fresh.has(g.id));
+  }
+
   async listGames(f: GameFilter = {}): Promise<Game[]> {
     const where: SQL[] = [];
     if (f.judge !== undefined) where.push(eq(t.games.judge, f.judge));

@@ -227,6 +227,8 @@ export interface Store {
   existingGameIds(ids: string[]): Promise<Set<string>>;
   /** insert unless a game with its id is stored; true when this call stored it */
   insertGame(game: Game): Promise<boolean>;
+  /** insert many (the play loop's group commit); for each, true when it was stored, false when its id was already there */
+  insertGames(games: Game[]): Promise<boolean[]>;
   listGames(filter?: GameFilter): Promise<Game[]>;
   /** the judges that have games or recorded votes on tournament questions */
   listJudges(): Promise<JudgeSummary[]>;

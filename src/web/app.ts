@@ -1,6 +1,7 @@
 // The read-only leaderboard site over any Store: SQLite on Node (src/entry/node.ts, `arena serve`),
 // D1 on Workers (src/entry/worker.ts). Pages are server-rendered from compiled EJS views; every table
 // is also served as JSON and CSV under /api. Responses are cached per data version with an ETag.
+import * as figures from '../core/format.ts';
 import { Hono, type Context } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { HTTPException } from 'hono/http-exception';
@@ -524,9 +525,9 @@ export function createApp(o: AppOptions) {
 /** Refresh statuses the leaderboard warns about: the numbers below may be stale or incomplete. */
 const ALERT: ReadonlySet<string> = new Set(['degraded', 'budget', 'failed', 'interrupted']);
 
+/** The views' number formats: core/format.ts's, the ones the CLI prints (one spelling per kind of figure). */
 const FORMAT = {
-  pct: (x: number | null | undefined) => (x === null || x === undefined ? '–' : `${(100 * x).toFixed(1)}%`),
+  ...figures,
   num: (x: number | null | undefined, d = 0) => (x === null || x === undefined ? '–' : x.toFixed(d)),
-  time: (ms: number | null | undefined) => (ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '–'),
-  int: (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toLocaleString('en-US')),
+  int: figures.count,
 };

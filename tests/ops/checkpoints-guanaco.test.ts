@@ -57,7 +57,7 @@ describe.skipIf(!!SKIP)('examples/checkpoints-guanaco.json', { timeout: 600_000 
     expect(text.code, text.stderr).toBe(0);
     // 7 checkpoints x 80 questions x 2 turns x 2 orders
     expect(text.stdout).toMatch(/series llama-2-7b-guanaco: 7 checkpoint\(s\) against gpt-3\.5-turbo/);
-    expect(text.stdout).toMatch(/checkpoints dry run: 2240 games to play, estimated \$\d+\.\d\d; nothing was changed/);
+    expect(text.stdout).toMatch(/checkpoints dry run: 2240 games to play, estimated \$[\d,]+\.\d{4}; nothing was changed/);
     const dry = await runArena(['checkpoints', 'run', '--config', cfg, '--dry-run', '--json']);
     const plan = JSON.parse(dry.stdout) as Plan;
     expect(plan.lines).toHaveLength(1);

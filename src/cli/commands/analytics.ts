@@ -6,6 +6,7 @@ import type { GapRow } from '../../core/stats/calibration.ts';
 import { MIN_KAPPA_QUESTIONS } from '../../core/stats/kappa.ts';
 import { biasReport, intervalReport, kappaReport, lengthReport } from '../../reports/analytics.ts';
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
+import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
 import { checkJudge, checkTurns } from '../validate.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
@@ -13,7 +14,8 @@ import type { JudgeCallError } from '../../judges/judge.ts';
 import { setMaxListeners } from 'node:events';
 import { HUMAN } from '../../core/constants.ts';
 
-const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? '' : `${(100 * x).toFixed(1)}%`);
+// one spelling per kind of figure, shared with the site (core/format.ts)
+const pct = figures.pct;
 const fix = (x: number, d = 1) => (Number.isNaN(x) ? '' : Number(x.toFixed(d)));
 
 const gapTable = (rows: GapRow[]) => table(rows.map((g) => ({ gap: `[${g.from}, ${g.to === Infinity ? '∞' : g.to})`, matches: g.matches, conflicts: g.conflicts, conflict: pct(g.conflict) })));
@@ -110,7 +112,7 @@ export const kappaCommand = defineCommand({
       for (const j of judges) await checkJudge(store, j);
       const rows = await kappaReport(store, judges[0]!, judges[1]!, { ...o, byCategory: Boolean(args.category) });
       if (args.json) return printJson(rows);
-      print(table(rows.map((r) => ({ turn: r.turn, category: r.category, setup: r.setup, questions: r.questions, total: r.total, agree: r.agree, ratio: fix(r.ratio, 4), kappa: Number.isNaN(r.kappa) ? 'undefined' : fix(r.kappa, 3), lo: r.lo === null ? '–' : fix(r.lo, 3), hi: r.hi === null ? '–' : fix(r.hi, 3), note: r.note ?? '' }))));
+      print(table(rows.map((r) => ({ turn: r.turn, category: r.category, setup: r.setup, questions: r.questions, total: r.total, agree: r.agree, ratio: pct(r.ratio), kappa: figures.kappa(r.kappa), lo: figures.kappa(r.lo), hi: figures.kappa(r.hi), note: r.note ?? '' }))));
       const nan = rows.reduce((s, r) => s + r.nanRounds, 0);
       print(`\nkappa intervals: ${Math.round(o.level * 100)}% bootstrap percentile intervals, questions resampled, ${o.rounds} rounds, seed ${o.seed}; none for a row on fewer than ${MIN_KAPPA_QUESTIONS} questions${nan ? `; ${nan} rounds in all had kappa undefined (chance agreement 1) and were left out` : ''}`);
     }, { readonly: true });
@@ -153,7 +155,7 @@ export const intervalsCommand = defineCommand({
           r.ratings.rows.map((x) => {
             const w = wr.get(x.model)!;
             const group = (x as { group?: number }).group;
-            return { ...(group ? { group } : {}), 'rank (UB)': x.rank, 'rank range': x.rankBest === x.rankWorst ? String(x.rankBest) : `${x.rankBest}–${x.rankWorst}`, model: `${x.model}${x.preliminary ? ' *' : ''}`, rating: x.rating === null ? '–' : fix(x.rating), [`${lvl} lo`]: x.lo === null ? '–' : fix(x.lo), [`${lvl} hi`]: x.hi === null ? '–' : fix(x.hi), matches: w.matches, 'win rate': pct(w.winRate), 'win lo': w.lo === null ? '–' : pct(w.lo), 'win hi': w.hi === null ? '–' : pct(w.hi), note: x.note ?? '' };
+            return { ...(group ? { group } : {}), 'rank (UB)': x.rank, 'rank range': x.rankBest === x.rankWorst ? String(x.rankBest) : `${x.rankBest}–${x.rankWorst}`, model: `${x.model}${x.preliminary ? ' *' : ''}`, rating: figures.rating(x.rating), [`${lvl} lo`]: figures.rating(x.lo), [`${lvl} hi`]: figures.rating(x.hi), matches: w.matches, 'win rate': pct(w.winRate), 'win lo': w.lo === null ? '–' : pct(w.lo), 'win hi': w.hi === null ? '–' : pct(w.hi), note: x.note ?? '' };
           }),
         ),
       );
@@ -344,7 +346,7 @@ export const reviewCommand = defineCommand({
           const r = await reviewReport(store, args.judge, { truth: args.truth, samples: int(args.samples, 'samples')! });
           if (args.json) return printJson(r);
           print(`${r.judge} against "${r.truth}" votes: ${r.matches} matches, ${r.reviewed} reviewed (${pct(r.beta)})\n`);
-          print(table(r.rows.map((x) => ({ variant: x.variant, compared: x.n, accuracy: pct(x.accuracy), kappa: x.kappa === null ? '' : fix(x.kappa, 3) }))));
+          print(table(r.rows.map((x) => ({ variant: x.variant, compared: x.n, accuracy: pct(x.accuracy), kappa: figures.kappa(x.kappa) }))));
         }, { readonly: true });
       },
     }),

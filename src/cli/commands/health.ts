@@ -4,15 +4,14 @@ import { int, list, num, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { HUMAN } from '../../core/constants.ts';
 
-const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
-const f3 = (x: number | null) => (x === null || Number.isNaN(x) ? '–' : x.toFixed(3));
+import { kappa as f3, pct } from '../../core/format.ts';
 
 export const healthCommand = defineCommand({
   meta: { name: 'health', description: 'benchmark health of judges against a reference judge: separability and agreement with confidence, pair-rank Brier score, Spearman and Kendall of the ratings (paired question bootstrap)' },
   args: {
     ...dbArg,
     ...jsonArg,
-    judges: { type: 'string', required: true, description: 'judges to assess, comma-separated (e.g. gpt-4,llama-2-70b-instruct-v2)' },
+    judge: { type: 'string', required: true, description: 'judges to assess, comma-separated (e.g. gpt-4,llama-2-70b-instruct-v2; --judges: the old spelling)' },
     reference: { type: 'string', default: HUMAN, description: 'the reference judge (human = expert votes)' },
     turn: { type: 'string', description: '1 or 2 (default: both)' },
     rounds: { type: 'string', default: String(DEFAULT_ROUNDS), description: 'bootstrap rounds (questions resampled, the same draw for judge and reference)' },
@@ -20,8 +19,8 @@ export const healthCommand = defineCommand({
     seed: { type: 'string', default: String(DEFAULT_SEED), description: 'seed of the resampling' },
   },
   async run({ args }) {
-    const judges = list(args.judges) ?? [];
-    if (!judges.length) throw new UsageError('--judges expects at least one judge');
+    const judges = list(args.judge) ?? [];
+    if (!judges.length) throw new UsageError('--judge expects at least one judge');
     const rounds = int(args.rounds, 'rounds')!;
     const level = num(args.level, 'level')!;
     if (rounds < 2) throw new UsageError(`--rounds must be at least 2, got ${rounds}`);

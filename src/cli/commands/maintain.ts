@@ -1,3 +1,4 @@
+import * as figures from '../../core/format.ts';
 import { defineCommand } from 'citty';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,7 +112,8 @@ export const runsCommand = defineCommand({
     await withStore(args.db, async (store) => {
       const rows = (await store.listRuns()).sort((a, b) => b.startedAt - a.startedAt);
       if (args.json) return printJson(rows);
-      print(table(rows.map((r) => ({ id: r.id.slice(0, 8), started: new Date(r.startedAt).toISOString(), judge: r.judge, mode: r.mode, planned: r.planned, played: r.played, failed: r.failed, tokens: r.tokensIn + r.tokensOut, status: r.status }))));
+      // figures spelled as the site's /runs page spells them (core/format.ts)
+      print(table(rows.map((r) => ({ id: r.id.slice(0, 8), started: figures.time(r.startedAt), judge: r.judge, mode: r.mode, status: r.status, planned: figures.count(r.planned), played: figures.count(r.played), failed: figures.count(r.failed), 'tokens in': figures.count(r.tokensIn), 'tokens out': figures.count(r.tokensOut), cost: figures.usd(r.cost) }))));
     }, { readonly: true });
   },
 });

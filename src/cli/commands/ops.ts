@@ -5,6 +5,7 @@ import cliProgress from 'cli-progress';
 import { setMaxListeners } from 'node:events';
 import { int, oneOf, table } from '../format.ts';
 import { dbArg, exitStatus, jsonArg, print, printJson, withStore } from '../shared.ts';
+import * as figures from '../../core/format.ts';
 
 /** SIGINT/SIGTERM abort the signal (games in flight are dropped, never recorded as verdicts); a second one exits. */
 function interruptible(log: (m: string) => void) {
@@ -80,7 +81,7 @@ export const refreshCommand = defineCommand({
       }));
       bars.stop();
       if (args['dry-run'] && !args.json) {
-        print(table(s.plan.map((p) => ({ judge: p.judge, mode: p.mode, planned: p.planned, stored: p.stored, 'to play': p.toPlay, 'est. tokens in': p.estTokensIn, 'est. tokens out': p.estTokensOut, 'est. USD': Number(p.estCost.toFixed(6)), estimate: p.basis }))));
+        print(table(s.plan.map((p) => ({ judge: p.judge, mode: p.mode, planned: p.planned, stored: p.stored, 'to play': p.toPlay, 'est. tokens in': p.estTokensIn, 'est. tokens out': p.estTokensOut, 'est. USD': figures.usd(p.estCost), estimate: p.basis }))));
       }
       if (args.json) printJson(s);
       else print(s.line);
@@ -148,7 +149,7 @@ const checkpointsRun = defineCommand({
         },
       }));
       bars.stop();
-      bars.log(`checkpoints: ${r.generated} answers generated, ${r.played} games played, ${r.failed} failed${r.skipped ? `, ${r.skipped} not started (budget)` : ''}, $${r.cost.toFixed(4)}`);
+      bars.log(`checkpoints: ${r.generated} answers generated, ${r.played} games played, ${r.failed} failed${r.skipped ? `, ${r.skipped} not started (budget)` : ''}, ${figures.usd(r.cost)}`);
       await printReport(args.config, !!args.json);
       exitStatus.code = irq.signal.aborted ? 130 : r.failed ? 2 : r.skipped ? 4 : 0;
     } finally {
@@ -165,8 +166,8 @@ async function printCheckpointsPlan(configFile: string, json: boolean) {
   if (json) return printJson(p);
   print(`series ${p.series}: ${p.checkpoints.length} checkpoint(s) against ${p.baseline} (pairwise-baseline, both orders)`);
   print(table(p.checkpoints.map((k) => ({ checkpoint: k.name, step: k.step, model: k.model, answers: k.answers }))));
-  print(table(p.lines.map((l) => ({ judge: l.judge, planned: l.planned, stored: l.stored, 'to play': l.toPlay, 'est. tokens in': l.estTokensIn, 'est. tokens out': l.estTokensOut, 'USD / 1M in, out': `${l.price.input}, ${l.price.output}`, 'est. cost': `$${l.estCost.toFixed(2)}`, basis: l.basis }))));
-  print(`checkpoints dry run: ${p.toPlay} games to play, estimated $${p.estCost.toFixed(2)}; nothing was changed`);
+  print(table(p.lines.map((l) => ({ judge: l.judge, planned: l.planned, stored: l.stored, 'to play': l.toPlay, 'est. tokens in': l.estTokensIn, 'est. tokens out': l.estTokensOut, 'USD / 1M in, out': `${l.price.input}, ${l.price.output}`, 'est. cost': figures.usd(l.estCost), basis: l.basis }))));
+  print(`checkpoints dry run: ${p.toPlay} games to play, estimated ${figures.usd(p.estCost)}; nothing was changed`);
 }
 
 async function printReport(configFile: string, json: boolean, chart?: string) {

@@ -3,11 +3,13 @@ import { defineCommand } from 'citty';
 import { existsSync, rmSync } from 'node:fs';
 import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/stats/bootstrap.ts';
 import { int, num, table, UsageError } from '../format.ts';
+import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
 
-const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? '' : `${(100 * x).toFixed(1)}%`);
-const fix = (x: number | null | undefined, d = 3) => (x === null || x === undefined || Number.isNaN(x) ? '' : x.toFixed(d));
-const range = (iv: { lo: number; hi: number } | undefined, f: (x: number) => string) => (iv && Number.isFinite(iv.lo) ? `[${f(iv.lo)}, ${f(iv.hi)}]` : '');
+// one spelling per kind of figure, shared with the site (core/format.ts)
+const pct = figures.pct;
+const fix = figures.kappa;
+const range = (iv: { lo: number; hi: number } | undefined, f: (x: number) => string) => (iv && Number.isFinite(iv.lo) ? figures.interval(iv.lo, iv.hi, f) : figures.MISSING);
 
 export const bootArgs = {
   rounds: { type: 'string', default: String(DEFAULT_ROUNDS), description: 'bootstrap rounds' },
@@ -90,7 +92,8 @@ export async function printBoard(db: string, o: { json?: boolean; judges?: strin
     const rows = await judgeBoard(store, o.judges ? { judges: o.judges } : {});
     if (o.json) return printJson(rows);
     if (!rows.length) return print('no judges in the database');
-    const rate = (r: { value: number | null; lo: number | null; hi: number | null } | null) => (r && r.value !== null ? `${pct(r.value)} ${range(r.lo !== null ? { lo: r.lo, hi: r.hi! } : undefined, (x) => (100 * x).toFixed(1))}` : '');
+    // spelled as the site's /judges board spells them: "62.5% (55.0% – 70.1%)", "0.612 (0.540 – 0.680)"
+    const rate = (r: { value: number | null; lo: number | null; hi: number | null } | null) => (r && r.value !== null ? `${figures.pct(r.value)}${r.lo !== null ? ` (${figures.interval(r.lo, r.hi, figures.pct)})` : ''}` : figures.MISSING);
     const sets = [...new Set(rows.flatMap((r) => r.accuracy.filter((a) => a.group || !a.set.includes('/')).map((a) => a.set)))].sort();
     print('judge leaderboard: accuracy on labelled sets and agreement with the experts, each with a 95% interval (rank: 1 + judges whose interval lies wholly above)');
     print(
@@ -104,8 +107,8 @@ export async function printBoard(db: string, o: { json?: boolean; judges?: strin
             'labelled accuracy': rate(r.accuracyOverall),
             ...Object.fromEntries(sets.map((s) => [s, rate(((a) => (a ? { value: a.accuracy, lo: a.lo, hi: a.hi } : null))(r.accuracy.find((a) => a.set === s)))])),
             'rank (experts)': r.rankExperts ?? '',
-            'experts S1 kappa': s1 ? `${fix(s1.kappa, 2)} ${range(s1.lo !== null ? { lo: s1.lo, hi: s1.hi! } : undefined, (x) => x.toFixed(2))}` : '',
-            'S2 agree': s2 ? pct(s2.ratio) : '',
+            'experts S1 kappa': s1 ? `${figures.kappa(s1.kappa)}${s1.lo !== null ? ` (${figures.interval(s1.lo, s1.hi, figures.kappa)})` : ''}` : '',
+            'S2 agree': s2 ? figures.pct(s2.ratio) : '',
           };
         }),
       ),
@@ -115,15 +118,15 @@ export async function printBoard(db: string, o: { json?: boolean; judges?: strin
       table(
         rows.map((r) => ({
           judge: r.judge,
-          games: r.games,
+          games: figures.count(r.games),
           from: r.source,
           consistency: rate(r.consistency),
           'picks first': rate(r.firstPosition),
           errors: rate(r.errorRate),
           ties: rate(r.tieRate),
           'to longer': rate(r.longerShare),
-          '$ / 1k games': r.costPer1000Games === null ? '' : r.costPer1000Games.toFixed(2),
-          's / 1k games': r.secondsPer1000Games === null ? '' : r.secondsPer1000Games.toFixed(0),
+          '$ / 1k games': figures.usd(r.costPer1000Games),
+          's / 1k games': figures.seconds(r.secondsPer1000Games),
         })),
       ),
     );

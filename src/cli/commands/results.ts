@@ -5,6 +5,7 @@ import { agreementBetween, ratings, singleResults, standingGroups } from '../../
 import { arenaHardRatings, arenaHardStandings } from '../../reports/weighted.ts';
 import { WEIGHTINGS } from '../../core/schemes/weighting.ts';
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
+import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { priorArg, priorOption } from './analytics.ts';
 import { checkCategory, checkJudge, checkModels, checkTurns } from '../validate.ts';
@@ -50,23 +51,28 @@ export const standingsCommand = defineCommand({
         if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
         if (args.json) return printJson(rows);
         print("Arena-Hard weighting: win/loss/tie count battles (each game on its own; a strong verdict 3, a slight one or a tie 1); inconsistent = matches whose two orders disagree.\n");
-        return print(table(rows as never, columns));
+        return print(table(rows.map(shownStanding) as never, columns));
       }
       // one table per group of models that played one another: tournaments that never met are not ranked together
       const groups = await standingGroups(store, { ...q, mode, baseline: args.baseline });
       const rows = groups.flatMap((g, k) => (groups.length > 1 ? g.rows.map((r) => ({ ...r, group: k + 1 })) : g.rows));
       if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
       if (args.json) return printJson(rows);
-      if (groups.length === 1) print(table(rows as never, columns));
+      if (groups.length === 1) print(table(rows.map(shownStanding) as never, columns));
       else
         groups.forEach((g, k) =>
-          print(`${k ? '\n' : ''}group ${k + 1} of ${groups.length}: ${g.models.length} models that played one another, on ${g.questions} question(s) (never compared with the other groups)\n${table(g.rows as never, columns)}`),
+          print(`${k ? '\n' : ''}group ${k + 1} of ${groups.length}: ${g.models.length} models that played one another, on ${g.questions} question(s) (never compared with the other groups)\n${table(g.rows.map(shownStanding) as never, columns)}`),
         );
       const errors = rows.reduce((s, r) => s + r.error, 0);
       if (errors) print(`\n${errors} match side(s) had an unparsable or failed game; they are excluded from the rates as FastChat does.`);
     }, { readonly: true });
   },
 });
+
+/** A standings row as people read it: rates spelled as the site's leaderboard spells them (core/format.ts). */
+function shownStanding<R extends { winRate: number; lossRate: number; winRateAdjusted: number }>(r: R): Omit<R, 'winRate' | 'lossRate' | 'winRateAdjusted'> & Record<'winRate' | 'lossRate' | 'winRateAdjusted', string> {
+  return { ...r, winRate: figures.rate(r.winRate), lossRate: figures.rate(r.lossRate), winRateAdjusted: figures.rate(r.winRateAdjusted) };
+}
 
 /** Nothing to show: a judge the database does not know is an error (exit 1); a known one prints why the table is empty. */
 async function noResults(store: Store, db: string, judge: string, mode: string, json: boolean): Promise<void> {
@@ -87,7 +93,7 @@ export const agreementCommand = defineCommand({
       for (const j of judges) await checkJudge(store, j);
       const rows = await agreementBetween(store, judges[0]!, judges[1]!);
       if (args.json) return printJson(rows);
-      print(table(rows.map((r) => ({ ...r, ratio: Number(r.ratio.toFixed(4)) }))));
+      print(table(rows.map((r) => ({ ...r, ratio: figures.pct(r.ratio) }))));
     }, { readonly: true });
   },
 });
@@ -130,10 +136,10 @@ export const ratingsCommand = defineCommand({
         if (!r.rows.length) return await noResults(store, args.db, args.judge, 'pairwise', !!args.json);
         if (args.json) return printJson(r);
         const lvl = `${Math.round(level * 100)}%`;
-        const f1 = (x: number) => Number(x.toFixed(1));
+        const f1 = figures.rating;
         print(table(r.rows.map((x) => ({ 'rank (UB)': x.rank, model: x.model, 'style-controlled': f1(x.rating), [`${lvl} lo`]: f1(x.lo), [`${lvl} hi`]: f1(x.hi), 'raw rank (UB)': x.rawRank, raw: f1(x.rawRating), 'raw lo': f1(x.rawLo), 'raw hi': f1(x.rawHi) }))));
         print(`\nstyle coefficients (log-odds of winning per standard deviation of the normalised difference (a − b)/(a + b + 1)):`);
-        print(table(r.features.map((f) => ({ feature: f.feature, coefficient: Number(f.coefficient.toFixed(4)), [`${lvl} lo`]: Number(f.lo.toFixed(4)), [`${lvl} hi`]: Number(f.hi.toFixed(4)) }))));
+        print(table(r.features.map((f) => ({ feature: f.feature, coefficient: figures.kappa(f.coefficient), [`${lvl} lo`]: figures.kappa(f.lo), [`${lvl} hi`]: figures.kappa(f.hi) }))));
         if (r.constant.length) print(`left out (the same for every battle here, so no coefficient): ${r.constant.join(', ')}`);
         for (const x of r.notEstimable) print(`${x.model}: ${x.note}; its battles are left out of the style fit`);
         print(`\n${r.battles} battles${r.missingAnswers ? ` (${r.missingAnswers} left out: answers not in the database)` : ''}; L2 ${reg}; ${lvl} percentile intervals, questions resampled, ${rounds} rounds, seed ${r.seed}; length in characters, markdown counted outside code blocks`);
@@ -148,7 +154,7 @@ export const ratingsCommand = defineCommand({
       const rows: { model: string; rating: number | null; note?: string; group?: number }[] = weight === 'arena-hard' ? await arenaHardRatings(store, args.judge, method, turn !== undefined ? { turn } : {}) : await ratings(store, args.judge, method, { prior, ...(turn !== undefined ? { turn } : {}) });
       if (args.json) return printJson(rows);
       const notes = rows.some((r) => r.note);
-      print(table(rows.map((r) => ({ ...(r.group ? { group: r.group } : {}), model: r.model, rating: r.rating === null ? '–' : Number(r.rating.toFixed(1)), ...(notes ? { note: r.note ?? '' } : {}) }))));
+      print(table(rows.map((r) => ({ ...(r.group ? { group: r.group } : {}), model: r.model, rating: figures.rating(r.rating), ...(notes ? { note: r.note ?? '' } : {}) }))));
       if (rows.some((r) => r.group)) print('\nratings are fitted per group of models that played one another (mean 1000 in each); ratings of different groups are not comparable');
     }, { readonly: true });
   },

@@ -2,7 +2,7 @@
 // "agreement with confidence" and pair-rank Brier score; Spearman and Kendall correlation of the
 // ratings), all from one paired question-level bootstrap: each round draws the questions once and
 // refits Bradley–Terry for the judge and for the reference on the same draw. Pure.
-import { drawClusterCounts, percentileInterval, type ClusteredBattle, type Interval } from './bootstrap.ts';
+import { battleTable, drawClusterCounts, percentileInterval, type BattleTable, type ClusteredBattle, type Interval } from './bootstrap.ts';
 import { seededRng } from './random.ts';
 import { bradleyTerryFactor, fitBradleyTerry, type CollapsedBattles } from '../ratings.ts';
 
@@ -34,64 +34,6 @@ export interface HealthRow {
   seed: number;
 }
 
-/** Battles collapsed per (cluster, pair) over a fixed model list, for fast resampled refits. */
-interface Table {
-  pairs: CollapsedBattles;
-  /** entries of cluster c: [start[c], start[c+1]) */
-  start: Int32Array;
-  pair: Int32Array;
-  w: Float64Array;
-  s: Float64Array;
-}
-
-function table(battles: ClusteredBattle[], models: string[], clusters: Map<string | number, number>): Table {
-  const mi = new Map(models.map((m, k) => [m, k]));
-  const pairIndex = new Map<number, number>();
-  const pi: number[] = [];
-  const pj: number[] = [];
-  const per: Map<number, { w: number; s: number }>[] = Array.from({ length: clusters.size }, () => new Map());
-  for (const b of battles) {
-    let i = mi.get(b.a);
-    let j = mi.get(b.b);
-    if (i === undefined || j === undefined || i === j) continue;
-    let s: number = b.score;
-    if (i > j) {
-      [i, j] = [j, i];
-      s = 1 - s;
-    }
-    const key = i * 1_000_003 + j;
-    let p = pairIndex.get(key);
-    if (p === undefined) {
-      pairIndex.set(key, (p = pi.length));
-      pi.push(i);
-      pj.push(j);
-    }
-    const m = per[clusters.get(b.cluster)!]!;
-    const e = m.get(p);
-    if (e) {
-      e.w++;
-      e.s += s;
-    } else m.set(p, { w: 1, s });
-  }
-  const pairs: CollapsedBattles = { models, i: Int32Array.from(pi), j: Int32Array.from(pj), w: new Float64Array(pi.length), s: new Float64Array(pi.length) };
-  const total = per.reduce((n, m) => n + m.size, 0);
-  const t: Table = { pairs, start: new Int32Array(per.length + 1), pair: new Int32Array(total), w: new Float64Array(total), s: new Float64Array(total) };
-  let k = 0;
-  per.forEach((m, c) => {
-    t.start[c] = k;
-    for (const [p, e] of m) {
-      t.pair[k] = p;
-      t.w[k] = e.w;
-      t.s[k] = e.s;
-      pairs.w[p]! += e.w;
-      pairs.s[p]! += e.s;
-      k++;
-    }
-  });
-  t.start[per.length] = k;
-  return t;
-}
-
 /** The clusters (questions) of both judges, in a fixed order: the bootstrap draws over these. */
 export function healthClusters(judge: ClusteredBattle[], reference: ClusteredBattle[]): (string | number)[] {
   const all = new Set<string | number>();
@@ -110,7 +52,7 @@ export function healthDraws(nClusters: number, rounds: number, seed: number): Fl
 }
 
 /** Ratings of every round (rows) for one table under the given draws. */
-function resampledRatings(t: Table, draws: Float64Array[], full: Float64Array): Float64Array[] {
+function resampledRatings(t: BattleTable, draws: Float64Array[], full: Float64Array): Float64Array[] {
   const np = t.pairs.i.length;
   const round: CollapsedBattles = { ...t.pairs, w: new Float64Array(np), s: new Float64Array(np) };
   const factor = bradleyTerryFactor(t.pairs, full);
@@ -121,8 +63,8 @@ function resampledRatings(t: Table, draws: Float64Array[], full: Float64Array): 
       const m = counts[c]!;
       if (!m) continue;
       for (let k = t.start[c]!; k < t.start[c + 1]!; k++) {
-        round.w[t.pair[k]!]! += m * t.w[k]!;
-        round.s[t.pair[k]!]! += m * t.s[k]!;
+        round.w[t.entryPair[k]!]! += m * t.entryW[k]!;
+        round.s[t.entryPair[k]!]! += m * t.entryS[k]!;
       }
     }
     return fitBradleyTerry(round, undefined, { init: full, factor, tol: 1e-8 });
@@ -219,9 +161,8 @@ export function benchmarkHealth(judge: string, jb: ClusteredBattle[], reference:
   const rounds = draws.length;
   const empty = { judge, reference, models, pairs, separated: 0, separability: null, agreementWithConfidence: null, brier: null, spearman: { value: null, lo: NaN, hi: NaN }, kendall: { value: null, lo: NaN, hi: NaN }, referenceSeparability: null, level, rounds, seed };
   if (n < 2) return empty;
-  const ci = new Map(clusters.map((c, k) => [c, k]));
-  const tj = table(jb, models, ci);
-  const tr = table(rb, models, ci);
+  const tj = battleTable(jb, { models, clusters });
+  const tr = battleTable(rb, { models, clusters });
   const fj = fitBradleyTerry(tj.pairs);
   const fr = fitBradleyTerry(tr.pairs);
   const sj = resampledRatings(tj, draws, fj);

@@ -2,18 +2,12 @@
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
 import { replacesInSlot } from './slot.ts';
 import { signTestP } from './sign-test.ts';
-import type { MatchOutcome, Order, PositionVerdict, Verdict } from '../types.ts';
-import { toPosition } from '../verdict.ts';
+import type { MatchOutcome, Order, PairGame, PositionVerdict, Verdict } from '../types.ts';
+import { matchKey, toPosition } from '../verdict.ts';
 
 /** One stored pairwise game as the bias report needs it. */
-export interface BiasGame {
-  questionId: number;
+export interface BiasGame extends PairGame {
   category: string;
-  turn: number;
-  model1: string;
-  model2: string;
-  order: Order;
-  verdict: Verdict;
   /** MEC sample index (absent: 0); see stats/slot.ts for which game of a slot counts in conflicts */
   sample?: number;
 }
@@ -101,7 +95,7 @@ export function positionBias(games: Iterable<BiasGame>, by: BiasDimension[] = ['
         if (pos === 'A') t.a++;
       }
     }
-    const mk = `${key}\u0000${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
+    const mk = `${key}\u0000${matchKey(g)}`;
     let m = matches.get(mk);
     if (!m) matches.set(mk, (m = { r }));
     if (g.order === 'AB') {

@@ -90,23 +90,32 @@ export interface BattleTable {
   battles: number;
 }
 
-export function battleTable(battles: Iterable<ClusteredBattle | Battle>): BattleTable {
-  const index = new Map<string, number>();
+/**
+ * Models and clusters are numbered in order of first appearance, unless `fixed` gives them: then the table is
+ * over exactly those models (a battle of another model, or of a model with itself, is left out) and has an entry
+ * list for every given cluster, in the given order (so two tables drawn with one set of cluster draws line up).
+ */
+export function battleTable(battles: Iterable<ClusteredBattle | Battle>, fixed?: { models: readonly string[]; clusters?: readonly (string | number)[] }): BattleTable {
+  const index = new Map<string, number>(fixed?.models.map((m, k) => [m, k]));
   const idx = (m: string) => {
     let k = index.get(m);
-    if (k === undefined) index.set(m, (k = index.size));
+    if (k === undefined) {
+      if (fixed) return -1;
+      index.set(m, (k = index.size));
+    }
     return k;
   };
   const pairIndex = new Map<number, number>();
   const pi: number[] = [];
   const pj: number[] = [];
-  const clusterIndex = new Map<string | number, number>();
-  const entries: Map<number, { w: number; s: number }>[] = [];
+  const clusterIndex = new Map<string | number, number>(fixed?.clusters?.map((c, k) => [c, k]));
+  const entries: Map<number, { w: number; s: number }>[] = Array.from({ length: clusterIndex.size }, () => new Map());
   const cells = new Map<number, number>();
   let n = 0;
   for (const bt of battles) {
     let i = idx(bt.a);
     let j = idx(bt.b);
+    if (fixed && (i < 0 || j < 0 || i === j)) continue;
     let s: number = bt.score;
     if (i > j) {
       [i, j] = [j, i];

@@ -3,6 +3,7 @@
 import { percentileInterval } from './bootstrap.ts';
 import { randInt, seededRng } from './random.ts';
 import type { MatchOutcome } from '../types.ts';
+import { scoreOf } from '../verdict.ts';
 
 export interface Interval {
   mean: number;
@@ -21,7 +22,7 @@ export function questionScores(outcomes: Iterable<MatchOutcome>, model: string, 
   for (const o of outcomes) {
     let v: number;
     if (o.outcome === 'error') continue;
-    if (o.model1 === model && o.model2 === baseline) v = o.outcome === 'model_1' ? 1 : o.outcome === 'model_2' ? 0 : 0.5;
+    if (o.model1 === model && o.model2 === baseline) v = scoreOf(o.outcome);
     else if (o.model2 === model && o.model1 === baseline) v = o.outcome === 'model_2' ? 1 : o.outcome === 'model_1' ? 0 : 0.5;
     else continue;
     const a = acc.get(o.questionId) ?? { s: 0, n: 0 };

@@ -5,16 +5,11 @@
 import { pickedPosition } from './bias.ts';
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
 import { longerShare } from './length.ts';
-import type { Order, Outcome, Verdict } from '../types.ts';
+import type { Outcome, PairGame, Verdict } from '../types.ts';
+import { matchKey } from '../verdict.ts';
 
 /** One stored pairwise game as the board needs it. */
-export interface BoardGame {
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string;
-  order: Order;
-  verdict: Verdict;
+export interface BoardGame extends PairGame {
   /** lengths in characters of the two answers to the judged turn (undefined when not stored) */
   len1?: number;
   len2?: number;
@@ -91,7 +86,7 @@ export function behaviourRates(games: BoardGame[], o: BootstrapOptions = {}): Be
       const s = longerShare([{ model1: g.model1, model2: g.model2, len1: g.len1, len2: g.len2, outcome: g.verdict as Outcome }]);
       add(c, 'longerShare', s.toLonger);
     }
-    const key = `${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
+    const key = matchKey(g);
     const m = matches.get(key) ?? { q: g.questionId };
     if (g.order === 'AB') m.ab = g.verdict;
     else m.ba = g.verdict;

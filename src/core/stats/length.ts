@@ -4,6 +4,7 @@ import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, DEFAULT_ROUNDS, type 
 import { collapseBattles, fitBradleyTerry } from '../ratings.ts';
 import { deltaSd, fitLengthModel, LAMBDA, lcWinRates, questionDifficulty, type LengthObs } from './length-model.ts';
 import type { Outcome } from '../types.ts';
+import { scoreOf } from '../verdict.ts';
 
 export interface LengthMatch {
   model1: string;
@@ -141,7 +142,7 @@ export function lengthControlledWinRates(matches: Iterable<LengthMatch & { quest
   for (const m of matches) {
     k++;
     if (m.outcome === 'error') continue;
-    const y = m.outcome === 'model_1' ? 1 : m.outcome === 'model_2' ? 0 : 0.5;
+    const y = scoreOf(m.outcome);
     obs.push({ i: id(models, m.model1), j: id(models, m.model2), q: id(questions, m.questionId ?? `#${k}`), delta: m.len1 - m.len2, y });
   }
   const names = [...models.keys()];

@@ -27,20 +27,13 @@ export function estimability(c: CollapsedBattles, weights?: Float64Array, only?:
   const adj: number[][] = Array.from({ length: n }, () => []); // i -> j: i scored against j
   const und: number[][] = Array.from({ length: n }, () => []);
   const has = new Uint8Array(n);
-  for (let k = 0; k < c.i.length; k++) {
-    const i = c.i[k]!;
-    const j = c.j[k]!;
-    if (only && (!only[i] || !only[j])) continue;
-    const scale = weights ? weights[k]! : 1;
-    const w = c.w[k]! * scale;
-    if (!(w > 0)) continue;
-    const s = c.s[k]! * scale; // i's score against j
+  pairsThatMet(c, weights, only, (i, j, w, s) => {
     has[i] = has[j] = 1;
     und[i]!.push(j);
     und[j]!.push(i);
     if (s > 0) adj[i]!.push(j);
     if (s < w) adj[j]!.push(i);
-  }
+  });
   const scc = tarjan(n, adj, has);
   // connected groups
   const group = new Int32Array(n).fill(-1);
@@ -91,17 +84,10 @@ function twoWayConnected(c: CollapsedBattles, weights?: Float64Array, only?: Uin
     return x;
   };
   const has = new Uint8Array(n);
-  for (let k = 0; k < c.i.length; k++) {
-    const i = c.i[k]!;
-    const j = c.j[k]!;
-    if (only && (!only[i] || !only[j])) continue;
-    const scale = weights ? weights[k]! : 1;
-    const w = c.w[k]! * scale;
-    if (!(w > 0)) continue;
+  pairsThatMet(c, weights, only, (i, j, w, s) => {
     has[i] = has[j] = 1;
-    const sc = c.s[k]! * scale;
-    if (sc > 0 && sc < w) parent[find(i)] = find(j);
-  }
+    if (s > 0 && s < w) parent[find(i)] = find(j);
+  });
   let root = -1;
   for (let x = 0; x < n; x++) {
     if (!has[x]) continue;
@@ -110,6 +96,22 @@ function twoWayConnected(c: CollapsedBattles, weights?: Float64Array, only?: Uin
     else if (r !== root) return null;
   }
   return { status: Array.from(has, (h) => (h ? 'ok' : 'missing')), separated: false };
+}
+
+/**
+ * Every pair that met (games > 0 after rescaling by `weights`) among the `only` models: `visit(i, j, w, s)`
+ * with its games and i's score against j, both rescaled.
+ */
+function pairsThatMet(c: CollapsedBattles, weights: Float64Array | undefined, only: Uint8Array | undefined, visit: (i: number, j: number, w: number, s: number) => void): void {
+  for (let k = 0; k < c.i.length; k++) {
+    const i = c.i[k]!;
+    const j = c.j[k]!;
+    if (only && (!only[i] || !only[j])) continue;
+    const scale = weights ? weights[k]! : 1;
+    const w = c.w[k]! * scale;
+    if (!(w > 0)) continue;
+    visit(i, j, w, c.s[k]! * scale);
+  }
 }
 
 /** Models that reach (`to`) or are reached from (`from`) the target set along `adj`. */
