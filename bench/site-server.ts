@@ -22,8 +22,13 @@ const stat = createServer((req, res) => {
 });
 await new Promise<void>((r) => stat.listen(0, '127.0.0.1', r));
 process.stdin.on('data', async (d) => {
-  // "load <path>": fetch a path from the app and serve the same bytes statically
+  // "load <path>": fetch a path from the app and serve the same bytes statically; "cpu": this process' CPU time so far
   for (const line of d.toString().split('\n').filter(Boolean)) {
+    if (line === 'cpu') {
+      const u = process.cpuUsage();
+      process.stdout.write(`${JSON.stringify({ cpuUs: u.user + u.system })}\n`);
+      continue;
+    }
     const path = line.replace(/^load /, '');
     const r = await fetch(app.url + path);
     bytes.set(path, { body: Buffer.from(await r.arrayBuffer()), type: r.headers.get('content-type') ?? 'application/octet-stream' });

@@ -14,7 +14,6 @@ import { REPO_ROOT } from './support/cli.ts';
 const KNOWN: string[] = [
   'src/engine/escalate.ts: import-x/no-restricted-paths: ../reports/results.ts',
   'src/ops/batch.ts: @typescript-eslint/no-restricted-imports: openai',
-  'src/ops/checkpoints.ts: import-x/no-restricted-paths: ../web/charts.ts',
 ];
 
 /** `file: rule: what` for one error (what: the import named in the message, else the rule's subject) */

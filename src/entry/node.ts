@@ -1,6 +1,7 @@
 // Node entry: the leaderboard app over a SQLite file, served by @hono/node-server.
 // `node --import tsx src/entry/node.ts <db> [port] [host]`, or use `arena serve` (src/cli/commands/serve.ts).
 import { serve, type ServerType } from '@hono/node-server';
+import { createServer, type RequestListener } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { openSqliteStore } from '../storage/sqlite.ts';
 import type { Store } from '../storage/store.ts';
@@ -12,12 +13,27 @@ export interface NodeServer {
   close(): Promise<void>;
 }
 
+/**
+ * The site for @hono/node-server's `serve`: hono's fetch, and a `createServer` that puts a plain node:http handler
+ * in front of it: a plain GET of a URL the app answered before, in the same data version, gets the recorded bytes
+ * and headers without going through hono (src/web/http-cache.ts); anything else goes to the app.
+ */
+export function nodeSite(o: AppOptions): { fetch: ReturnType<typeof createApp>['fetch']; createServer: typeof createServer } {
+  const app = createApp(o);
+  const front = (_: unknown, listener: RequestListener) =>
+    createServer((req, res) => {
+      const hit = req.method === 'GET' && req.headers['if-none-match'] === undefined && req.url ? app.replayed(req.url) : undefined;
+      if (hit) res.writeHead(200, hit.headers).end(hit.body);
+      else listener(req, res);
+    });
+  return { fetch: app.fetch, createServer: front as unknown as typeof createServer };
+}
+
 /** Serve the app over a store; resolves once listening (port 0 picks a free port). */
 export function serveNode(store: Store, o: { port?: number; host?: string } & Omit<AppOptions, 'store'> = {}): Promise<NodeServer> {
-  const app = createApp({ ...o, store });
   const host = o.host ?? '127.0.0.1';
   return new Promise((resolve) => {
-    const server = serve({ fetch: app.fetch, port: o.port ?? 3000, hostname: host }, (info) =>
+    const server = serve({ ...nodeSite({ ...o, store }), port: o.port ?? 3000, hostname: host }, (info) =>
       resolve({ server, url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}`, close: () => new Promise<void>((r) => server.close(() => r())) }),
     );
   });

@@ -18,7 +18,7 @@ import { authStopError } from '../judges/auth-stop.ts';
 import type { JudgeCallError } from '../judges/judge.ts';
 import { apiKeyOf } from '../judges/registry.ts';
 import type { CheckpointGeneration, Store } from '../storage/store.ts';
-import { checkpointChart } from '../web/charts.ts';
+import { checkpointChart } from '../reports/charts.ts';
 import { JudgeConfig, loadJsonConfig, resolvePath, type Loaded } from './config.ts';
 import type { OpenJudge } from './deps.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';

@@ -32,7 +32,8 @@ function sizeOf(v: unknown): number {
   }
 }
 
-type Entry = { p: Promise<unknown> };
+/** a value being computed (`p`), and once it is, the value itself (`done`, `v`) */
+type Entry = { p: Promise<unknown>; done?: true; v?: unknown };
 
 export class ResultCache {
   private readonly entries: LRUCache<string, Entry>;
@@ -59,10 +60,15 @@ export class ResultCache {
     return this.fingerprint;
   }
 
+  /** Whether `fresh()` would re-read the fingerprint now (until then, what the cache holds is current). */
+  get due(): boolean {
+    const t = this.now();
+    return t - this.checkedAt >= this.checkMs || t - this.filledAt >= this.maxAgeMs;
+  }
+
   /** Re-read the fingerprint if it is due; drop every value when the data changed. */
   async fresh(): Promise<void> {
-    const t = this.now();
-    if (t - this.checkedAt < this.checkMs && t - this.filledAt < this.maxAgeMs) return;
+    if (!this.due) return;
     this.checking ??= (async () => {
       try {
         const [judges, runs, refreshes, checkpoints] = await Promise.all([this.store.listJudges(), this.store.listRuns(), this.store.listRefreshes(1), this.store.listCheckpoints()]);
@@ -89,10 +95,16 @@ export class ResultCache {
     this.entries.set(key, { p }, { size: PENDING_BYTES });
     // once known, the value's real size replaces the placeholder (a new entry object, so lru-cache re-counts it)
     p.then(
-      (v) => this.entries.peek(key)?.p === p && this.entries.set(key, { p }, { size: sizeOf(v) }),
+      (v) => this.entries.peek(key)?.p === p && this.entries.set(key, { p, done: true, v }, { size: sizeOf(v) }),
       () => this.entries.peek(key)?.p === p && this.entries.delete(key),
     );
     return p;
+  }
+
+  /** The value for `key` when it is computed and still held, without computing or waiting (counts as a use). */
+  peek<T>(key: string): T | undefined {
+    const e = this.entries.get(key);
+    return e?.done ? (e.v as T) : undefined;
   }
 
   /** how many values and about how many bytes the cache holds */

@@ -1,6 +1,8 @@
 // The leaderboard and /runs at a phone's 390 px and a laptop's 1,280 px in real Chromium (issue 12, item 19):
 // on a phone the leaderboard keeps rank, model, adjusted win rate, rating and interval in view and shows the
-// counts on request; at 1,280 px every column shows and the runs table needs no sideways scrolling.
+// counts on request; at 1,280 px every column shows and the runs table needs no sideways scrolling. Charts at
+// both widths: shown at their own size (a phone gets the 360 px variant, never a wide chart scaled down), so
+// their texts are as large on screen as in the SVG (11 px or more).
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,4 +66,37 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
     expect(await tableOverflow(page)).toBeLessThanOrEqual(0);
     await close();
   });
+
+  /** Every chart image on the page: its URL, its natural and shown width, and the smallest text in its SVG. */
+  const charts = (page: Page) =>
+    page.evaluate(async () => {
+      const out = [];
+      for (const img of Array.from(document.querySelectorAll('figure img')) as HTMLImageElement[]) {
+        img.loading = 'eager';
+        img.scrollIntoView();
+        if (!img.complete || !img.naturalWidth) await new Promise((r) => (img.addEventListener('load', r, { once: true }), img.addEventListener('error', r, { once: true })));
+        const svg = await (await fetch(img.currentSrc)).text();
+        const sizes = Array.from(svg.matchAll(/font-size:([\d.]+)px/g)).map((m) => Number(m[1]));
+        out.push({ src: img.currentSrc, natural: img.naturalWidth, shown: img.getBoundingClientRect().width, right: img.getBoundingClientRect().right, font: Math.min(...sizes) });
+      }
+      return out;
+    });
+
+  for (const width of [390, 1280])
+    it(`${width.toLocaleString('en-US')} px: every chart shows at its own size, inside the screen, with texts of 11 px or more`, async () => {
+      const { page, close } = await open(width);
+      for (const path of ['/', '/judges', '/matrix?judge=gpt-4', '/models/gpt-4?judge=gpt-4']) {
+        await page.goto(`${server.url}${path}`);
+        const found = await charts(page);
+        expect(found.length, path).toBeGreaterThan(0);
+        for (const c of found) {
+          expect(c.src.includes('size=narrow'), c.src).toBe(width < 600);
+          // drawn at 1:1 (the figure's border may take a pixel or two), never past the screen's edge
+          expect(c.shown / c.natural, c.src).toBeGreaterThan(0.98);
+          expect(c.right, c.src).toBeLessThanOrEqual(width);
+          expect(c.font * (c.shown / c.natural), c.src).toBeGreaterThanOrEqual(11);
+        }
+      }
+      await close();
+    });
 });

@@ -61,7 +61,7 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
     const human = page.locator('section', { has: page.getByRole('heading', { name: 'Judge: human' }) });
     await expect(human.getByRole('row').nth(1).locator('th').textContent()).resolves.toBe('gpt-4');
     // the chart image loaded (an SVG from the app itself)
-    const chart = page.getByRole('img', { name: /adjusted win rate of each model under judge gpt-4/ });
+    const chart = page.getByRole('img', { name: /Bradley–Terry rating of each model under judge gpt-4 with its 95% interval/ });
     await chart.scrollIntoViewIfNeeded();
     await expect.poll(() => chart.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
     await close();

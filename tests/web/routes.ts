@@ -25,7 +25,7 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
     let t: Target;
     beforeAll(async () => {
       t = await setup();
-    }, 180_000);
+    }, 420_000); // publishing to a local D1 alone took 140 s on the shared 2-core machine (load average 15-20)
     afterAll(async () => {
       await t?.close();
     });

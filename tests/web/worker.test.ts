@@ -15,7 +15,7 @@ describeRoutes('Worker under wrangler dev over local D1', async () => {
   await store.close();
   const persist = join(dir, 'wrangler');
   await exec('npx', ['wrangler', 'd1', 'migrations', 'apply', 'mt-arena', '--local', '--persist-to', persist]);
-  const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 180_000 });
+  const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 360_000 });
   expect(pub.code, pub.stderr).toBe(0);
   expect(pub.stdout).toMatch(/published .* to D1 mt-arena \(local\)/);
   const dev = await wranglerDev(persist, { BOOTSTRAP_ROUNDS: '200' });

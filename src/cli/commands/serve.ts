@@ -10,9 +10,8 @@ import type { SqliteStore } from '../../storage/sqlite.ts';
 
 async function listen(store: SqliteStore, port: number, host: string, intervals: 'bootstrap' | 'sandwich' = 'bootstrap') {
   // loaded here, not at the top: the site's modules (charts, markdown) would slow down every `arena --help`
-  const [{ serve }, { createApp }] = await Promise.all([import('@hono/node-server'), import('../../web/app.ts')]);
-  const app = createApp({ store, intervals });
-  const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`));
+  const [{ serve }, { nodeSite }] = await Promise.all([import('@hono/node-server'), import('../../entry/node.ts')]);
+  const server = serve({ ...nodeSite({ store, intervals }), port, hostname: host }, (info) => print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', (e: NodeJS.ErrnoException) => {

@@ -1,23 +1,31 @@
 // What the site shows, computed from the Store through core (standings, ratings, agreement) and
-// cached per data version (cache.ts). Every function returns plain rows: the pages render them and
-// the /api endpoints serve them as JSON and CSV with the same shapes.
+// memoized per data version (the site passes its result cache, src/web/cache.ts). Every function returns
+// plain rows: the pages render them and the /api endpoints serve them as JSON and CSV with the same shapes.
+// Shared by the CLI and the site, so it imports nothing from src/web.
 import { comparisons, kappaTable, type KappaRow } from '../core/stats/kappa.ts';
-import { biasReport } from '../reports/analytics.ts';
+import { biasReport } from './analytics.ts';
 import { battleTable, bootstrapBradleyTerry } from '../core/stats/bootstrap.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import { connectedModelGroups, splitByGroup } from '../core/groups.ts';
 import { estimability } from '../core/stats/separation.ts';
 import { pairwiseStandings } from '../core/standings.ts';
-import type { Game, MatchOutcome, Question, SingleStanding, Standing, Vote } from '../core/types.ts';
-import { HUMAN, judgeData, singleResults, type JudgeData } from '../reports/results.ts';
-import { judgeBoard, type BoardRow } from '../reports/judge-board.ts';
-import { accuracyReport } from '../reports/accuracy.ts';
+import type { Game, MatchOutcome, Question, SingleStanding, Standing } from '../core/types.ts';
+import { HUMAN, judgeData, singleResults, type JudgeData } from './results.ts';
+import { judgeBoard, type BoardRow } from './judge-board.ts';
+import { accuracyReport } from './accuracy.ts';
 import type { AccuracyRow } from '../core/stats/pair-accuracy.ts';
 import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import type { CheckpointRecord, RefreshRecord, RefreshStatus, RunRecord, Store } from '../storage/store.ts';
-import type { ResultCache } from './cache.ts';
 import { AUTHOR } from '../core/constants.ts';
 import { voteToFile, type FileVote } from '../core/sides.ts';
+
+/**
+ * Where SiteData keeps what it computed: a value per key, computed once (the site's ResultCache, which drops
+ * everything when the data changes).
+ */
+export interface Memo {
+  get<T>(key: string, compute: () => Promise<T>): Promise<T>;
+}
 
 export interface Filter {
   turn?: number;
@@ -107,7 +115,7 @@ const NOT_RANKED = new Set([AUTHOR]);
 export class SiteData {
   constructor(
     private readonly store: Store,
-    private readonly cache: ResultCache,
+    private readonly cache: Memo,
     private readonly o: { bootstrapRounds: number; intervals?: 'bootstrap' | 'sandwich' },
   ) {}
 
@@ -185,6 +193,28 @@ export class SiteData {
       // (Rank (UB), issue 13's `rankUB`); the rank range comes from simultaneous intervals of the differences
       return { rank: b?.rank ?? k + 1, ...r, rating: b?.rating ?? null, ratingLo: b?.lo ?? null, ratingHi: b?.hi ?? null, ratingNote: b?.note ?? null, rankUB: b?.rank ?? null, rankBest: b?.rankBest ?? null, rankWorst: b?.rankWorst ?? null, preliminary: b?.preliminary ?? null };
     });
+  }
+
+  /**
+   * The leaderboard tables: one per judge (or only `only`), and one per group of models that played one another
+   * when a judge's models form several (rows carry `group` only then).
+   */
+  async boards(f: Filter, only?: string): Promise<{ judge: string; mode: 'pairwise-all'; rows: LeaderRow[]; group: number; groups: number }[]> {
+    const out = [];
+    for (const judge of only ? [only] : await this.rankedJudges()) {
+      const rows = await this.leaderboard(judge, f);
+      const groups = [...new Set(rows.map((r) => r.group ?? 0))];
+      for (const g of groups) out.push({ judge, mode: 'pairwise-all' as const, rows: rows.filter((r) => (r.group ?? 0) === g), group: g, groups: groups.length });
+    }
+    return out;
+  }
+
+  /** Every ranked judge's leaderboard over all the data, and the models in the experts' order (else the first judge's). */
+  async judgeBoards(): Promise<{ models: string[]; boards: { judge: string; rows: LeaderRow[] }[] }> {
+    const boards = [];
+    for (const judge of await this.rankedJudges()) boards.push({ judge, rows: await this.leaderboard(judge) });
+    const models = (boards.find((b) => b.judge === HUMAN) ?? boards[0])?.rows.map((r) => r.model) ?? [];
+    return { models, boards };
   }
 
   /** Single-answer grading (MT-Bench's 1–10 score) of every judge that has single games. */

@@ -1,0 +1,178 @@
+// Charts rendered on the server to SVG with Apache ECharts (its SSR mode needs no DOM, and no runtime
+// code generation, so it runs on Workers too). Served as image/svg+xml and shown with <img>, so the
+// pages keep a strict CSP (ECharts writes inline style attributes into its SVG). Shared by the site and
+// the CLI (`arena checkpoints report --chart`). Each chart has a narrow variant, 360 px wide, that a phone
+// shows at its own size (never scaled down): labels keep 11-12 px, long model names are cut with an
+// ellipsis and axis labels turn.
+import * as echarts from 'echarts/core';
+import { BarChart, CustomChart, HeatmapChart, LineChart } from 'echarts/charts';
+import { GridComponent, LegendComponent, TitleComponent, VisualMapComponent } from 'echarts/components';
+import { SVGRenderer } from 'echarts/renderers';
+import type { CheckpointRow } from '../core/stats/checkpoints.ts';
+import type { LeaderRow, MatrixCell } from './site-data.ts';
+
+echarts.use([BarChart, CustomChart, HeatmapChart, LineChart, GridComponent, LegendComponent, TitleComponent, VisualMapComponent, SVGRenderer]);
+
+const FONT = { fontFamily: 'system-ui, sans-serif', fontSize: 12, color: '#1b1b1b' };
+const COLORS = ['#2f5fb3', '#c2571a', '#2a7f3f', '#8a3ea8', '#a1132d', '#5c6470'];
+/** the width of a narrow chart: a 390 px phone shows it unscaled beside the page's margins */
+export const NARROW = 360;
+/** a category label cut to `width` px with an ellipsis (the full name is in the table next to the chart) */
+const cut = (width: number, extra: Record<string, unknown> = {}) => ({ ...FONT, width, overflow: 'truncate', ellipsis: '…', ...extra });
+
+function svg(width: number, height: number, option: Record<string, unknown>): string {
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
+  try {
+    chart.setOption({ animation: false, color: COLORS, textStyle: FONT, ...option });
+    return chart.renderToSVGString();
+  } finally {
+    chart.dispose();
+  }
+}
+
+/** Horizontal bars: each model's adjusted win rate under one judge. */
+export function winRateBars(rows: LeaderRow[], narrow = false): string {
+  const r = [...rows].reverse();
+  return svg(narrow ? NARROW : 720, 60 + 34 * rows.length, {
+    grid: { left: narrow ? 120 : 150, right: narrow ? 40 : 60, top: 20, bottom: 30 },
+    xAxis: { type: 'value', min: 0, max: 1, axisLabel: FONT },
+    yAxis: { type: 'category', data: r.map((x) => x.model), axisLabel: cut(narrow ? 110 : 140) },
+    series: [{ type: 'bar', data: r.map((x) => round(x.winRateAdjusted)), label: { show: true, position: 'right', ...FONT }, barMaxWidth: 22 }],
+  });
+}
+
+/**
+ * Each model's Bradley–Terry rating under one judge, best first, as a bar with its 95% interval drawn as an error
+ * bar (the leaderboard's chart). The axis starts below the lowest interval, not at 0: the ratings' differences
+ * are what it shows. A model without a finite rating has no bar (the table says why).
+ */
+export function ratingBars(rows: LeaderRow[], o: { narrow?: boolean } = {}): string {
+  const r = [...rows].reverse();
+  const values = r.flatMap((x) => [x.rating, x.ratingLo, x.ratingHi]).filter((v): v is number => v !== null && Number.isFinite(v));
+  const narrow = o.narrow ?? false;
+  // round ticks, at most 3 of them on a phone and 6 on a laptop
+  const min = values.length ? Math.min(...values) - 10 : 0;
+  const max = values.length ? Math.max(...values) + 10 : 1;
+  const step = [25, 50, 100, 200, 250, 500, 1000].find((x) => x >= (max - min) / (narrow ? 3 : 6)) ?? 2000;
+  const lo = Math.floor(min / step) * step;
+  const hi = Math.ceil(max / step) * step;
+  // per model: [row, lo, hi, rating]; the rating is written right of its interval, where nothing covers it
+  const whiskers = r.map((x, k) => [k, x.ratingLo === null ? null : Math.round(x.ratingLo), x.ratingHi === null ? null : Math.round(x.ratingHi), x.rating === null ? null : Math.round(x.rating)]);
+  return svg(narrow ? NARROW : 720, 70 + 34 * rows.length, {
+    grid: { left: narrow ? 112 : 150, right: narrow ? 40 : 50, top: 14, bottom: 46 },
+    xAxis: { type: 'value', min: lo, max: hi, interval: step, axisLabel: FONT, name: 'Bradley–Terry rating, 95% interval', nameLocation: 'middle', nameGap: 28, nameTextStyle: FONT },
+    yAxis: { type: 'category', data: r.map((x) => x.model), axisLabel: cut(narrow ? 100 : 140) },
+    series: [
+      { type: 'bar', data: r.map((x) => (x.rating === null ? null : Math.round(x.rating))), barMaxWidth: 22, itemStyle: { color: '#9db5de' } },
+      {
+        type: 'custom',
+        z: 3,
+        data: whiskers,
+        encode: { x: [1, 2, 3], y: 0 },
+        renderItem: (_p: unknown, api: CustomApi) => {
+          const rating = api.value(3);
+          if (rating === null || rating === '-') return null;
+          const [xr = 0, y = 0] = api.coord([rating, api.value(0)]);
+          const label = { type: 'text', style: { text: String(rating), x: xr + 6, y, verticalAlign: 'middle', ...FONT, fill: FONT.color } };
+          if (api.value(1) === null || api.value(1) === '-') return { type: 'group', children: [label] };
+          const [x1 = 0] = api.coord([api.value(1), api.value(0)]);
+          const [x2 = 0] = api.coord([api.value(2), api.value(0)]);
+          const cap = 7;
+          const style = { stroke: '#1b1b1b', lineWidth: 1.5 };
+          return {
+            type: 'group',
+            children: [
+              { type: 'line', shape: { x1, y1: y, x2, y2: y }, style },
+              { type: 'line', shape: { x1, y1: y - cap, x2: x1, y2: y + cap }, style },
+              { type: 'line', shape: { x1: x2, y1: y - cap, x2, y2: y + cap }, style },
+              { ...label, style: { ...label.style, x: x2 + 5 } },
+            ],
+          };
+        },
+      },
+    ],
+  });
+}
+/** What ECharts hands a custom series' renderItem (the part used here). */
+interface CustomApi {
+  value(dim: number): number | string | null;
+  coord(v: (number | string | null)[]): number[];
+}
+
+/** Heat map of the pairwise win matrix: row model's adjusted win rate against the column model. */
+export function matrixHeatmap(models: string[], cells: MatrixCell[], narrow = false): string {
+  const idx = new Map(models.map((m, k) => [m, k]));
+  // narrow: the cells share what is left of 360 px beside the row labels; their numbers show while they fit
+  const left = narrow ? 92 : 150;
+  const cell = narrow ? Math.max(12, Math.floor((NARROW - left - 8) / Math.max(1, models.length))) : 78;
+  const labels = cell >= 34;
+  // white labels on the dark ends of the scale, dark ones in the middle (contrast)
+  const data = cells
+    .filter((c) => c.winRateAdjusted !== null)
+    .map((c) => ({ value: [idx.get(c.opponent)!, idx.get(c.model)!, round(c.winRateAdjusted!)], label: { color: Math.abs(c.winRateAdjusted! - 0.5) > 0.28 ? '#ffffff' : '#1b1b1b' } }));
+  const bottom = narrow ? 104 : 110;
+  const side = 20 + cell * models.length + bottom;
+  return svg(narrow ? NARROW : side - bottom + 70 + 160, side, {
+    grid: { left, right: narrow ? 8 : 20, top: 20, bottom },
+    xAxis: { type: 'category', data: models, axisLabel: cut(narrow ? 84 : 120, { rotate: narrow ? 60 : 35, interval: 0 }), name: 'opponent', nameLocation: 'middle', nameGap: narrow ? 90 : 90, nameTextStyle: FONT },
+    yAxis: { type: 'category', data: models, inverse: true, axisLabel: cut(left - 10, { interval: 0 }) },
+    visualMap: { show: false, min: 0, max: 1, inRange: { color: ['#b2182b', '#f7f7f7', '#2166ac'] } },
+    series: [{ type: 'heatmap', data, label: { show: labels, ...FONT, fontSize: narrow ? 11 : 12, formatter: (p: { value: number[] }) => p.value[2]!.toFixed(2) } }],
+  });
+}
+
+/** Lines: each judge's adjusted win rate of the same models (one line per judge). */
+export function judgeLines(models: string[], byJudge: { judge: string; rows: LeaderRow[] }[], narrow = false): string {
+  // the legend wraps: about two judges a row on a phone, four on a laptop
+  const legendRows = Math.ceil(byJudge.length / (narrow ? 2 : 4));
+  const top = 16 + 22 * legendRows;
+  return svg(narrow ? NARROW : 720, (narrow ? 250 : 290) + top, {
+    grid: { left: narrow ? 40 : 50, right: narrow ? 12 : 20, top, bottom: narrow ? 96 : 70 },
+    legend: { top: 0, left: 0, right: 0, textStyle: FONT, itemGap: narrow ? 10 : 18 },
+    xAxis: { type: 'category', data: models, axisLabel: cut(narrow ? 84 : 110, { rotate: narrow ? 60 : 20, interval: 0 }) },
+    yAxis: { type: 'value', min: 0, max: 1, axisLabel: FONT },
+    series: byJudge.map((j) => ({ type: 'line', name: j.judge, symbolSize: 8, data: models.map((m) => round(j.rows.find((r) => r.model === m)?.winRateAdjusted ?? null)) })),
+  });
+}
+
+/** Bars per category for one model. */
+export function categoryBars(rows: { category: string; winRateAdjusted: number }[], narrow = false): string {
+  return svg(narrow ? NARROW : 720, narrow ? 300 : 300, {
+    grid: { left: narrow ? 40 : 50, right: narrow ? 8 : 20, top: 24, bottom: narrow ? 84 : 60 },
+    xAxis: { type: 'category', data: rows.map((r) => r.category), axisLabel: cut(narrow ? 76 : 100, { rotate: narrow ? 60 : 20, interval: 0 }) },
+    yAxis: { type: 'value', min: 0, max: 1, axisLabel: FONT },
+    series: [{ type: 'bar', data: rows.map((r) => round(r.winRateAdjusted)), label: { show: true, position: 'top', ...FONT, fontSize: narrow ? 11 : 12, formatter: (p: { value: number }) => p.value.toFixed(2) }, barMaxWidth: 40 }],
+  });
+}
+
+/**
+ * A checkpoint series (`arena checkpoints report`, the site's /checkpoints): win rate vs the baseline
+ * against step, one line per judge, with its 95% interval as a band.
+ */
+export function checkpointChart(report: { series: string; baseline: string; rows: CheckpointRow[] }, o: { width?: number; height?: number; title?: boolean; narrow?: boolean } = {}): string {
+  const judges = [...new Set(report.rows.map((r) => r.judge))];
+  // point labels only where they cannot collide with another judge's
+  const labels = !o.narrow && judges.length === 1;
+  const series = judges.flatMap((j, k) => {
+    const rows = report.rows.filter((r) => r.judge === j && r.winRate.n);
+    const color = COLORS[k % COLORS.length];
+    return [
+      { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', color, lineStyle: { opacity: 0 }, data: rows.map((r) => [r.step, round(r.winRate.lo)]), silent: true },
+      { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', color, lineStyle: { opacity: 0 }, areaStyle: { color, opacity: 0.12 }, data: rows.map((r) => [r.step, round(r.winRate.hi - r.winRate.lo)]), silent: true },
+      { name: j, type: 'line', symbol: 'circle', symbolSize: 7, color, lineStyle: { width: 2.5 }, data: rows.map((r) => [r.step, round(r.winRate.mean)]), label: { show: labels, ...FONT, formatter: (p: { value: number[] }) => p.value[1]!.toFixed(2) } },
+    ];
+  });
+  const top = o.title ? 50 : 20;
+  return svg(o.width ?? (o.narrow ? NARROW : 720), o.height ?? (o.narrow ? 320 : 400), {
+    ...(o.title ? { title: { text: `${report.series}: win rate vs ${report.baseline}`, left: 'center', textStyle: { ...FONT, fontSize: 14 } } } : {}),
+    legend: { bottom: 0, data: judges, textStyle: FONT, itemGap: 24 },
+    grid: { left: o.narrow ? 50 : 60, right: o.narrow ? 15 : 30, top, bottom: 24 + 22 * Math.ceil(judges.length / (o.narrow ? 1 : 3)) + 16 },
+    xAxis: { type: 'value', name: 'step', nameLocation: 'middle', nameGap: 26, min: 'dataMin', max: 'dataMax', axisLabel: FONT, nameTextStyle: FONT },
+    yAxis: { type: 'value', name: 'win rate (ties ½)', min: 0, max: 1, axisLabel: FONT, nameTextStyle: FONT },
+    series,
+  });
+}
+
+function round(x: number | null): number | null {
+  return x === null ? null : Math.round(x * 1000) / 1000;
+}
