@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planRun } from '../src/engine/run.ts';
 import { createJudge } from '../src/judges/registry.ts';
-import { refresh } from '../src/ops/refresh.ts';
+import { withRefreshContext } from '../src/cli/ops-context.ts';
+import { refresh as refreshWith } from '../src/ops/refresh.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
 
 const MT = process.env.MTBENCH_DIR ?? join(import.meta.dirname, '..', '..', 'shared', 'mt_bench');
@@ -41,6 +42,8 @@ const t = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
   const v = await fn();
   return [v, (performance.now() - t0) / 1000];
 };
+/** `arena refresh` as the CLI wires it (config file, database, lock, judges) */
+const refresh = (o: { configFile: string; dryRun?: boolean }) => withRefreshContext(o.configFile, { dryRun: !!o.dryRun }, (ctx) => refreshWith({ ...ctx, dryRun: !!o.dryRun }));
 const pct = (est: number, act: number) => `${((100 * (est - act)) / act).toFixed(2)}%`;
 
 try {

@@ -1,13 +1,17 @@
 // One drizzle schema for better-sqlite3 (Node) and D1 (Workers). Migrations: `npm run db:generate`.
+// JSON values are TEXT columns in JSON mode (drizzle writes JSON.stringify, reads JSON.parse): the Store
+// hands out typed values, the SQL is plain TEXT (no migration).
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { JudgeSettings } from '../src/core/types.ts';
+import type { CheckpointGeneration, RefreshRecord } from '../src/storage/store.ts';
 
 export const questions = sqliteTable('questions', {
   id: integer('id').primaryKey(),
   category: text('category').notNull(),
   /** JSON array of user turns */
-  turns: text('turns').notNull(),
+  turns: text('turns', { mode: 'json' }).$type<string[]>().notNull(),
   /** JSON array of reference answers shipped in the question, or null */
-  reference: text('reference'),
+  reference: text('reference', { mode: 'json' }).$type<string[]>(),
   source: text('source').notNull(),
   /** the labelled pair set this item belongs to (LLMBar's `Natural`, `Adversarial/Neighbor`, ...); null for tournament questions */
   set: text('pair_set'),
@@ -18,7 +22,7 @@ export const referenceAnswers = sqliteTable(
   {
     source: text('source').notNull(),
     questionId: integer('question_id').notNull(),
-    turns: text('turns').notNull(),
+    turns: text('turns', { mode: 'json' }).$type<string[]>().notNull(),
   },
   (t) => [primaryKey({ columns: [t.source, t.questionId] })],
 );
@@ -28,7 +32,7 @@ export const answers = sqliteTable(
   {
     model: text('model').notNull(),
     questionId: integer('question_id').notNull(),
-    turns: text('turns').notNull(),
+    turns: text('turns', { mode: 'json' }).$type<string[]>().notNull(),
     answerId: text('answer_id'),
     source: text('source').notNull(),
   },
@@ -53,7 +57,7 @@ export const games = sqliteTable(
     runId: text('run_id'),
     judge: text('judge').notNull(),
     /** JSON: temperature, max_tokens, ... */
-    judgeSettings: text('judge_settings').notNull(),
+    judgeSettings: text('judge_settings', { mode: 'json' }).$type<JudgeSettings>().notNull(),
     promptName: text('prompt_name').notNull(),
     questionId: integer('question_id').notNull(),
     category: text('category').notNull(),
@@ -77,7 +81,7 @@ export const games = sqliteTable(
     /** what the call cost in USD (price table of src/ops/prices.ts); null when unknown */
     cost: real('cost'),
     /** JSON {A, B, C}: the judge's probability of each verdict letter (local llama.cpp judges); null when unknown */
-    verdictProbs: text('verdict_probs'),
+    verdictProbs: text('verdict_probs', { mode: 'json' }).$type<Record<string, number>>(),
     /** entropy in bits of verdict_probs (0 = certain, log2(3) = 1.585 = no idea) */
     entropy: real('entropy'),
   },
@@ -110,7 +114,7 @@ export const runs = sqliteTable('runs', {
   judge: text('judge').notNull(),
   mode: text('mode').notNull(),
   /** JSON of the run's options */
-  config: text('config').notNull(),
+  config: text('config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   planned: integer('planned').notNull(),
   toPlay: integer('to_play').notNull(),
   played: integer('played').notNull().default(0),
@@ -157,11 +161,11 @@ export const refreshes = sqliteTable('refreshes', {
   finishedAt: integer('finished_at'),
   status: text('status').notNull(),
   /** the config file's path and JSON */
-  config: text('config').notNull(),
+  config: text('config', { mode: 'json' }).$type<RefreshRecord['config']>().notNull(),
   /** JSON: imports, plans, runs, per-judge rates, canary, cost */
-  summary: text('summary').notNull(),
+  summary: text('summary', { mode: 'json' }).$type<RefreshRecord['summary']>().notNull(),
   /** JSON array of reasons the refresh is degraded (error/inconsistency jumps, drift); null when healthy */
-  degraded: text('degraded'),
+  degraded: text('degraded', { mode: 'json' }).$type<string[]>(),
   cost: real('cost').notNull().default(0),
 });
 
@@ -171,10 +175,10 @@ export const batches = sqliteTable('batches', {
   refreshId: text('refresh_id'),
   judge: text('judge').notNull(),
   inputFileId: text('input_file_id').notNull(),
-  /** submitted | completed | imported | failed | expired | cancelled */
+  /** submitting | submitted | imported | failed | expired | cancelled */
   status: text('status').notNull(),
   /** JSON array of the game ids in the batch */
-  gameIds: text('game_ids').notNull(),
+  gameIds: text('game_ids', { mode: 'json' }).$type<string[]>().notNull(),
   createdAt: integer('created_at').notNull(),
   finishedAt: integer('finished_at'),
   cost: real('cost'),
@@ -191,7 +195,7 @@ export const checkpoints = sqliteTable(
     /** the model every checkpoint is judged against (null on rows written before it was recorded) */
     baseline: text('baseline'),
     /** JSON: how the answers were made (imported file, or endpoint / GGUF + LoRA with per-category temperatures) */
-    generation: text('generation').notNull(),
+    generation: text('generation', { mode: 'json' }).$type<CheckpointGeneration>().notNull(),
   },
   (t) => [primaryKey({ columns: [t.series, t.name] })],
 );

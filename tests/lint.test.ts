@@ -14,17 +14,6 @@ import { REPO_ROOT } from './support/cli.ts';
 const KNOWN: string[] = [
   'src/engine/escalate.ts: import-x/no-restricted-paths: ../reports/results.ts',
   'src/ops/batch.ts: @typescript-eslint/no-restricted-imports: openai',
-  'src/ops/batch.ts: @typescript-eslint/no-restricted-imports: drizzle-orm',
-  'src/ops/batch.ts: import-x/no-restricted-paths: ../../db/schema.ts',
-  'src/ops/batch.ts: import-x/no-restricted-paths: ../storage/sqlite.ts',
-  'src/ops/checkpoints-plan.ts: import-x/no-restricted-paths: ../storage/sqlite.ts',
-  'src/ops/checkpoints.ts: import-x/no-restricted-paths: ../storage/sqlite.ts',
-  'src/ops/checkpoints.ts: import-x/no-restricted-paths: ../web/charts.ts',
-  'src/ops/ledger.ts: @typescript-eslint/no-restricted-imports: drizzle-orm',
-  'src/ops/ledger.ts: import-x/no-restricted-paths: ../../db/schema.ts',
-  'src/ops/ledger.ts: import-x/no-restricted-paths: ../storage/drizzle-store.ts',
-  'src/ops/refresh.ts: import-x/no-restricted-paths: ../storage/sqlite.ts',
-  'src/ops/refresh.ts: no-restricted-syntax: store.sqlite',
 ];
 
 /** `file: rule: what` for one error (what: the import named in the message, else the rule's subject) */

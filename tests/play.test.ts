@@ -54,7 +54,7 @@ function options(judge: Awaited<ReturnType<typeof judgeAt>>, extra: Partial<Play
   const settings = { temperature: 0, maxTokens: 2048 };
   return {
     store,
-    run: newRun({ judge: judge.id, mode: 'pairwise-all', config: '{}', planned: 0, toPlay: 0 }),
+    run: newRun({ judge: judge.id, mode: 'pairwise-all', config: {}, planned: 0, toPlay: 0 }),
     settings,
     call: ({ spec }, c) => judge.complete({ system: spec.systemPrompt, user: spec.userPrompt, temperature: c.settings.temperature, maxTokens: c.settings.maxTokens, onRetry: c.onRetry, ...(c.signal ? { signal: c.signal } : {}) }),
     read: (spec, text) => verdictOf(spec, text, parserFor(undefined, 'last')),

@@ -2,7 +2,7 @@
 // Usage: describeStoreContract('sqlite file', async () => openSqliteStore(path));
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../src/core/types.ts';
-import type { CheckpointRecord, ImportBundle, RefreshRecord, RunRecord, Store } from '../src/storage/store.ts';
+import { CANARY_SOURCE, type BatchRecord, type CheckpointRecord, type ImportBundle, type RefreshRecord, type RunRecord, type Store } from '../src/storage/store.ts';
 
 /** A fresh, empty store per test. */
 export type MakeStore = () => Store | Promise<Store>;
@@ -73,7 +73,7 @@ const run = (over: Partial<RunRecord> = {}): RunRecord => ({
   finishedAt: null,
   judge: 'judge-x',
   mode: 'pairwise-all',
-  config: JSON.stringify({ models: ['alpha', 'beta'] }),
+  config: { models: ['alpha', 'beta'] },
   planned: 10,
   toPlay: 8,
   played: 0,
@@ -265,10 +265,10 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
 
     it('saveRefresh inserts, then updates the same refresh; listRefreshes is newest first and honours its limit', async () => {
       expect(await store.listRefreshes()).toEqual([]);
-      const refresh = (over: Partial<RefreshRecord> = {}): RefreshRecord => ({ id: 'r-1', startedAt: 1_000, finishedAt: null, status: 'running', config: '{"file":"refresh.json"}', summary: '{}', degraded: null, cost: 0, ...over });
+      const refresh = (over: Partial<RefreshRecord> = {}): RefreshRecord => ({ id: 'r-1', startedAt: 1_000, finishedAt: null, status: 'running', config: { file: 'refresh.json', config: { db: 'arena.db' } }, summary: {}, degraded: null, cost: 0, ...over });
       await store.saveRefresh(refresh());
       await store.saveRefresh(refresh({ id: 'r-0', startedAt: 500, status: 'ok', finishedAt: 600, cost: 0.25 }));
-      const degraded = refresh({ finishedAt: 2_000, status: 'degraded', summary: '{"played":12,"line":"refresh r-1: DEGRADED — ü 🎉"}', degraded: JSON.stringify(['judge-x: error rate 0.0% -> 100.0% (bound +10.0%)']), cost: 1.5 });
+      const degraded = refresh({ finishedAt: 2_000, status: 'degraded', summary: { played: 12, line: 'refresh r-1: DEGRADED — ü 🎉', judges: { 'judge-x': { errorRate: 1, inconsistencyRate: null } } }, degraded: ['judge-x: error rate 0.0% -> 100.0% (bound +10.0%)'], cost: 1.5 });
       await store.saveRefresh(degraded);
       await store.saveRefresh(refresh({ id: 'r-2', startedAt: 3_000, status: 'budget', cost: 2 }));
       expect((await store.listRefreshes()).map((r) => [r.id, r.status])).toEqual([['r-2', 'budget'], ['r-1', 'degraded'], ['r-0', 'ok']]);
@@ -278,15 +278,117 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
 
     it('saveCheckpoint upserts by series and name; listCheckpoints orders by series and step and filters by series', async () => {
       expect(await store.listCheckpoints()).toEqual([]);
-      const ck = (over: Partial<CheckpointRecord> = {}): CheckpointRecord => ({ series: 'sft-1', name: 'step-200', step: 200, model: 'sft-1@step-200', baseline: 'gpt-3.5-turbo', generation: '{"kind":"imported"}', ...over });
+      const ck = (over: Partial<CheckpointRecord> = {}): CheckpointRecord => ({ series: 'sft-1', name: 'step-200', step: 200, model: 'sft-1@step-200', baseline: 'gpt-3.5-turbo', generation: { kind: 'imported', file: 'sft-1/step-200.jsonl' }, ...over });
       await store.saveCheckpoint(ck());
       await store.saveCheckpoint(ck({ name: 'step-100', step: 100, model: 'sft-1@step-100' }));
       await store.saveCheckpoint(ck({ series: 'rl-2', name: 'a', step: 5, model: 'rl@a', baseline: null }));
-      const regenerated = ck({ generation: '{"kind":"openai","temperatures":{"writing":0.7}}' });
+      const regenerated = ck({ generation: { kind: 'openai', baseURL: 'http://127.0.0.1:9/v1', model: 'ckpt', maxTokens: 64, temperatures: { writing: 0.7, math: 0 } } });
       await store.saveCheckpoint(regenerated);
       expect(await store.listCheckpoints()).toEqual([ck({ series: 'rl-2', name: 'a', step: 5, model: 'rl@a', baseline: null }), ck({ name: 'step-100', step: 100, model: 'sft-1@step-100' }), regenerated]);
       expect((await store.listCheckpoints('sft-1')).map((c) => c.name)).toEqual(['step-100', 'step-200']);
       expect(await store.listCheckpoints('nope')).toEqual([]);
+    });
+
+    it('markRefreshesInterrupted marks every running refresh interrupted and nothing else', async () => {
+      const refresh = (id: string, status: RefreshRecord['status'], startedAt: number): RefreshRecord => ({ id, startedAt, finishedAt: null, status, config: { file: 'r.json', config: {} }, summary: { line: id }, degraded: null, cost: 0 });
+      expect(await store.markRefreshesInterrupted()).toBe(0);
+      await store.saveRefresh(refresh('killed-1', 'running', 1));
+      await store.saveRefresh(refresh('killed-2', 'running', 2));
+      await store.saveRefresh(refresh('fine', 'ok', 3));
+      expect(await store.markRefreshesInterrupted()).toBe(2);
+      expect(await store.markRefreshesInterrupted()).toBe(0);
+      expect((await store.listRefreshes()).map((r) => [r.id, r.status, r.summary.line])).toEqual([
+        ['fine', 'ok', 'fine'],
+        ['killed-2', 'interrupted', 'killed-2'],
+        ['killed-1', 'interrupted', 'killed-1'],
+      ]);
+    });
+
+    it('batches: saved, listed by judge and status, re-keyed when the server names them, updated and deleted', async () => {
+      const batch = (over: Partial<BatchRecord> = {}): BatchRecord => ({ id: 'submission-1', refreshId: 'r-1', judge: 'openai/gpt-4', inputFileId: '', status: 'submitting', gameIds: ['g-1', 'g-2 — ü'], createdAt: 1_000, finishedAt: null, cost: null, ...over });
+      expect(await store.listBatches()).toEqual([]);
+      await store.saveBatch(batch());
+      await store.saveBatch(batch({ id: 'submission-2', judge: 'openai/other', createdAt: 2_000 }));
+      // 1,500 game ids in one batch: a JSON value, not one row per id
+      const many = Array.from({ length: 1500 }, (_, i) => `game-${i}`);
+      await store.saveBatch(batch({ id: 'batch_old', status: 'submitted', gameIds: many, createdAt: 500, inputFileId: 'file-0' }));
+      expect((await store.listBatches()).map((b) => b.id)).toEqual(['batch_old', 'submission-1', 'submission-2']);
+      expect(await store.listBatches({ judge: 'openai/gpt-4', status: 'submitting' })).toEqual([batch()]);
+      expect((await store.listBatches({ status: 'submitted' }))[0]!.gameIds).toEqual(many);
+      // the submission gets the server's id and file
+      await store.updateBatch('submission-1', { id: 'batch_abc', inputFileId: 'file-1', status: 'submitted' });
+      await store.updateBatch('no-such-batch', { status: 'failed' });
+      await store.updateBatch('batch_abc', {});
+      expect(await store.listBatches({ judge: 'openai/gpt-4', status: 'submitted' })).toEqual([batch({ id: 'batch_old', status: 'submitted', gameIds: many, createdAt: 500, inputFileId: 'file-0' }), batch({ id: 'batch_abc', inputFileId: 'file-1', status: 'submitted' })]);
+      await store.updateBatch('batch_abc', { status: 'imported', finishedAt: 5_000, cost: 0.125 });
+      expect((await store.listBatches({ status: 'imported' }))[0]).toEqual(batch({ id: 'batch_abc', inputFileId: 'file-1', status: 'imported', finishedAt: 5_000, cost: 0.125 }));
+      await store.deleteBatch('submission-2');
+      await store.deleteBatch('never-existed');
+      expect((await store.listBatches()).map((b) => b.id)).toEqual(['batch_old', 'batch_abc']);
+      // saving again replaces by id
+      await store.saveBatch(batch({ id: 'batch_old', status: 'expired', gameIds: [], createdAt: 500 }));
+      expect((await store.listBatches({ status: 'expired' })).map((b) => b.gameIds)).toEqual([[]]);
+    });
+
+    it('the cost ledger: per judge (all games or some runs), per run newest first, per game newest first', async () => {
+      const g = (judge: string, runId: string | null, createdAt: number, over: Partial<Game> = {}) => makeGame({ judge, runId, createdAt, ...over });
+      const games = [
+        g('j1', 'run-a', 10, { tokensIn: 100, tokensOut: 10, cost: 0.5 }),
+        g('j1', 'run-a', 11, { tokensIn: 200, tokensOut: 20, cost: 0.25 }),
+        g('j1', 'run-b', 12, { tokensIn: null, tokensOut: null }),
+        g('j2', 'run-c', 13, { tokensIn: 7, tokensOut: 3 }),
+        g('j2', null, 14, { tokensIn: 1, tokensOut: 1, source: 'fastchat:gpt-4_pair.jsonl' }),
+      ];
+      await store.importBundle({ games });
+      expect(await store.costByJudge()).toEqual([
+        { judge: 'j1', games: 3, tokensIn: 300, tokensOut: 30, cost: 0.75 },
+        { judge: 'j2', games: 2, tokensIn: 8, tokensOut: 4, cost: null },
+      ]);
+      expect(await store.costByJudge(['run-b', 'run-c', 'no-such-run'])).toEqual([
+        { judge: 'j1', games: 1, tokensIn: 0, tokensOut: 0, cost: null },
+        { judge: 'j2', games: 1, tokensIn: 7, tokensOut: 3, cost: null },
+      ]);
+      expect(await store.costByJudge([])).toEqual([]);
+      // more run ids than D1 binds in one statement
+      expect(await store.costByJudge([...Array.from({ length: 300 }, (_, i) => `other-${i}`), 'run-a'])).toEqual([{ judge: 'j1', games: 2, tokensIn: 300, tokensOut: 30, cost: 0.75 }]);
+      await store.saveRun(run({ id: 'run-a', startedAt: 1_000, status: 'done', played: 2, tokensIn: 300, tokensOut: 30, cost: 0.75 }));
+      await store.saveRun(run({ id: 'run-b', startedAt: 2_000, judge: 'j2' }));
+      expect(await store.costByRun()).toEqual([
+        { id: 'run-b', startedAt: 2_000, judge: 'j2', mode: 'pairwise-all', played: 0, failed: 0, tokensIn: 0, tokensOut: 0, cost: null, status: 'running' },
+        { id: 'run-a', startedAt: 1_000, judge: 'judge-x', mode: 'pairwise-all', played: 2, failed: 0, tokensIn: 300, tokensOut: 30, cost: 0.75, status: 'done' },
+      ]);
+      expect((await store.costByRun(1)).map((r) => r.id)).toEqual(['run-b']);
+      const byGame = await store.costByGame(2);
+      expect(byGame).toEqual([games[4], games[3]].map((x) => ({ id: x!.id, runId: x!.runId, judge: x!.judge, questionId: 81, turn: 1, model1: 'alpha', model2: 'beta', order: 'AB', tokensIn: x!.tokensIn, tokensOut: x!.tokensOut, cost: null, source: x!.source })));
+      expect((await store.costByGame()).map((r) => r.id)).toEqual([...games].reverse().map((x) => x.id));
+    });
+
+    it('gamesOfRuns reads the verdict columns of one judge\'s games of some runs (canary games included)', async () => {
+      const a = makeGame({ judge: 'j1', runId: 'run-a', verdict: 'model_1' });
+      const single = makeGame({ judge: 'j1', runId: 'run-a', promptName: 'single-v1', match: { questionId: 111, category: 'math', turn: 2, model1: 'alpha' }, verdict: '7' });
+      const canary = makeGame({ judge: 'j1', runId: 'run-k', source: CANARY_SOURCE, order: 'BA', verdict: 'error' });
+      const otherJudge = makeGame({ judge: 'j2', runId: 'run-a' });
+      const otherRun = makeGame({ judge: 'j1', runId: 'run-z' });
+      await store.importBundle({ games: [a, single, canary, otherJudge, otherRun] });
+      const row = (x: Game) => ({ id: x.id, questionId: x.match.questionId, turn: x.match.turn, model1: x.match.model1, model2: x.match.model2 ?? null, order: x.order, verdict: x.verdict, source: x.source });
+      expect(await store.gamesOfRuns('j1', ['run-a', 'run-k'])).toEqual([a, single, canary].map(row));
+      expect(await store.gamesOfRuns('j1', [])).toEqual([]);
+      expect(await store.gamesOfRuns('nobody', ['run-a'])).toEqual([]);
+    });
+
+    it('tokenTotals sums prompt characters and tokens of a judge\'s games that have both token counts', async () => {
+      expect(await store.tokenTotals('j1')).toEqual({ games: 0, chars: 0, tokensIn: 0, tokensOut: 0 });
+      await store.importBundle({
+        games: [
+          makeGame({ judge: 'j1', systemPrompt: 'abc', userPrompt: 'ü🎉', tokensIn: 10, tokensOut: 2 }),
+          makeGame({ judge: 'j1', systemPrompt: 'de', userPrompt: 'f', tokensIn: 5, tokensOut: 1 }),
+          makeGame({ judge: 'j1', systemPrompt: 'no tokens', userPrompt: 'x', tokensIn: null, tokensOut: null }),
+          makeGame({ judge: 'j1', systemPrompt: 'half', userPrompt: 'x', tokensIn: 9, tokensOut: null }),
+          makeGame({ judge: 'j2', systemPrompt: 'other', userPrompt: 'judge', tokensIn: 100, tokensOut: 100 }),
+        ],
+      });
+      // characters as SQLite counts them (code points: 'ü🎉' is 2)
+      expect(await store.tokenTotals('j1')).toEqual({ games: 2, chars: 3 + 2 + 2 + 1, tokensIn: 15, tokensOut: 3 });
     });
 
     it('labelled pair sets: their items, answers, games and votes stay out of tournament reads; set filters read them', async () => {

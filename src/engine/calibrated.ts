@@ -70,7 +70,7 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
   const run = newRun({
     judge: judgeName,
     mode: 'pairwise-all',
-    config: JSON.stringify({ scheme: 'fair-pair-v1 (MEC+BPC)', models: o.models, questionIds: o.questionIds, turns: o.turns, samples: k, settings: base }),
+    config: { scheme: 'fair-pair-v1 (MEC+BPC)', models: o.models, questionIds: o.questionIds, turns: o.turns, samples: k, settings: base },
     planned: all.length,
     toPlay: todo.length,
   });

@@ -124,7 +124,7 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
   const run = newRun({
     judge: judge.id,
     mode: o.mode,
-    config: JSON.stringify({ models: o.models, baseline: o.baseline, questionIds: o.questionIds, set: o.set, turns: o.turns, promptSet, parser, settings, concurrency: o.concurrency }),
+    config: { models: o.models, baseline: o.baseline, questionIds: o.questionIds, set: o.set, turns: o.turns, promptSet, parser, settings, concurrency: o.concurrency },
     planned: games.length,
     toPlay: todo.length,
     cost: o.costOf ? 0 : null,

@@ -2,6 +2,12 @@
 // the local rows again, run through `wrangler d1 execute --file` (local or remote). The D1 database
 // must already have the same migrations (`wrangler d1 migrations apply`).
 import type Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ArenaError } from '../core/types.ts';
 
 /** Tables that belong to the migration tools, not to the data (and `leases`: games in flight on this machine). */
 const SKIP = /^(sqlite_|__drizzle_migrations$|d1_migrations$|_cf_|leases$)/;
@@ -99,4 +105,50 @@ function* pieces(s: string): Generator<string> {
 
 function quoteId(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** Write publishSql(db) to `file`; returns how many statements. */
+export async function writePublishSql(db: Database.Database, file: string): Promise<number> {
+  const out = createWriteStream(file);
+  let n = 0;
+  try {
+    for (const stmt of publishSql(db)) {
+      n++;
+      if (!out.write(stmt)) await once(out, 'drain');
+    }
+  } finally {
+    out.end();
+    await once(out, 'finish');
+  }
+  return n;
+}
+
+export interface D1Target {
+  /** the D1 database's name (wrangler.toml) */
+  database: string;
+  /** the deployed D1 (default: the local one that `wrangler dev` uses) */
+  remote?: boolean;
+  /** wrangler --persist-to directory of the local D1 */
+  persistTo?: string | undefined;
+  /** where wrangler's output goes (default stderr, so that a caller's stdout stays its own) */
+  output?: 'stdout' | 'stderr';
+}
+
+/**
+ * Make the D1 database hold exactly the rows of `db`: the SQL of publishSql, run by `wrangler d1 execute
+ * --file` (wrangler's output goes to this process's stderr). Returns how many statements ran.
+ */
+export async function publishToD1(db: Database.Database, t: D1Target, log: (m: string) => void = () => {}): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'arena-publish-'));
+  try {
+    const file = join(dir, 'publish.sql');
+    const n = await writePublishSql(db, file);
+    const cmd = ['wrangler', 'd1', 'execute', t.database, t.remote ? '--remote' : '--local', '--file', file, '--yes', ...(t.persistTo ? ['--persist-to', t.persistTo] : [])];
+    log(`npx ${cmd.join(' ')}`);
+    const r = spawnSync('npx', cmd, { stdio: ['ignore', t.output === 'stdout' ? 'inherit' : process.stderr, 'inherit'], env: { WRANGLER_SEND_METRICS: 'false', ...process.env } });
+    if (r.status !== 0) throw new ArenaError(`[publish] wrangler d1 execute failed (exit ${r.status ?? r.signal})`);
+    return n;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

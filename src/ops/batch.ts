@@ -3,19 +3,17 @@
 // batches it left pending and never submits a game twice while its batch is pending.
 import OpenAI, { toFile } from 'openai';
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
-import * as t from '../../db/schema.ts';
 import type { GameSpec, JudgeSettings } from '../core/types.ts';
 import type { ParserMode } from '../core/verdict.ts';
 import { parserFor, verdictOf } from '../core/verdict-of.ts';
 import { newRun, playGames, type PlayItem } from '../engine/play.ts';
 import type { JudgeReply } from '../judges/judge.ts';
-import type { SqliteStore } from '../storage/sqlite.ts';
+import type { Store } from '../storage/store.ts';
 import type { Price } from './config.ts';
 import { costOf } from './prices.ts';
 
 export interface BatchOptions {
-  store: SqliteStore;
+  store: Store;
   /** provider/model, as stored on the games */
   judgeId: string;
   /** the model name sent to the API */
@@ -56,10 +54,10 @@ const DONE = new Set(['completed', 'failed', 'expired', 'cancelled']);
 export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   const log = o.log ?? (() => {});
   const client = new OpenAI({ apiKey: o.apiKey ?? 'sk-none', ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 4 });
-  const db = o.store.db;
+  const store = o.store;
   const report: BatchReport = { judge: o.judgeId, submitted: 0, imported: 0, pending: 0, failed: 0, skipped: 0, cost: 0, runId: null };
   const bySpec = new Map(o.games.map((g) => [g.id, g.spec]));
-  const run = newRun({ judge: o.judgeId, mode: 'batch', config: JSON.stringify({ refresh: o.refreshId, settings: o.settings, parser: o.parser }), planned: o.games.length, toPlay: 0, cost: 0 });
+  const run = newRun({ judge: o.judgeId, mode: 'batch', config: { refresh: o.refreshId, settings: o.settings, parser: o.parser }, planned: o.games.length, toPlay: 0, cost: 0 });
 
   /**
    * A submission is recorded (status `submitting`, its game ids) before the upload, and gets the batch id
@@ -67,22 +65,22 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
    * created with; if there is none, it was never submitted, and its games are free to go again.
    */
   const recoverSubmissions = async () => {
-    const orphans = await db.select().from(t.batches).where(and(eq(t.batches.judge, o.judgeId), eq(t.batches.status, 'submitting')));
+    const orphans = await store.listBatches({ judge: o.judgeId, status: 'submitting' });
     if (!orphans.length) return;
     const page = await client.batches.list({ limit: 100 });
     for (const row of orphans) {
       const remote = page.data.find((b) => b.metadata?.arena_submission === row.id);
       if (remote) {
-        await db.update(t.batches).set({ id: remote.id, inputFileId: remote.input_file_id, status: 'submitted' }).where(eq(t.batches.id, row.id));
+        await store.updateBatch(row.id, { id: remote.id, inputFileId: remote.input_file_id, status: 'submitted' });
         log(`[${o.judgeId}] recovered batch ${remote.id} of an interrupted submission`);
       } else {
-        await db.delete(t.batches).where(eq(t.batches.id, row.id));
+        await store.deleteBatch(row.id);
         log(`[${o.judgeId}] an interrupted submission never reached the server; its games will be submitted again`);
       }
     }
   };
 
-  const pendingRows = () => db.select().from(t.batches).where(and(eq(t.batches.judge, o.judgeId), eq(t.batches.status, 'submitted')));
+  const pendingRows = () => store.listBatches({ judge: o.judgeId, status: 'submitted' });
 
   /** Poll every pending batch once; import the finished ones. Returns how many are still pending. */
   const pollOnce = async (): Promise<number> => {
@@ -90,7 +88,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
     for (const b of await pendingRows()) {
       const remote = await client.batches.retrieve(b.id, o.signal ? { signal: o.signal } : {});
       if (!DONE.has(remote.status)) {
-        pending += (JSON.parse(b.gameIds) as string[]).length;
+        pending += b.gameIds.length;
         continue;
       }
       const before = { cost: run.cost ?? 0, played: run.played };
@@ -140,7 +138,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
       }
       const cost = (run.cost ?? 0) - before.cost;
       report.cost += cost;
-      await db.update(t.batches).set({ status: remote.status === 'completed' ? 'imported' : remote.status, finishedAt: Date.now(), cost }).where(eq(t.batches.id, b.id));
+      await store.updateBatch(b.id, { status: remote.status === 'completed' ? 'imported' : remote.status, finishedAt: Date.now(), cost });
       log(`[${o.judgeId}] batch ${b.id} ${remote.status}: imported ${report.imported} games`);
     }
     return pending;
@@ -149,7 +147,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   await recoverSubmissions();
   let pending = await pollOnce();
   // submit what is neither stored nor in a pending batch
-  const inFlight = new Set((await pendingRows()).flatMap((b) => JSON.parse(b.gameIds) as string[]));
+  const inFlight = new Set((await pendingRows()).flatMap((b) => b.gameIds));
   const stored = await o.store.existingGameIds(o.games.map((g) => g.id));
   const seen = new Set<string>();
   const candidates = o.games.filter((g) => !stored.has(g.id) && !inFlight.has(g.id) && !seen.has(g.id) && seen.add(g.id));
@@ -165,7 +163,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
       }),
     );
     const submission = `submission-${randomUUID()}`;
-    await db.insert(t.batches).values({ id: submission, refreshId: o.refreshId, judge: o.judgeId, inputFileId: '', status: 'submitting', gameIds: JSON.stringify(todo.map((g) => g.id)), createdAt: Date.now() });
+    await store.saveBatch({ id: submission, refreshId: o.refreshId, judge: o.judgeId, inputFileId: '', status: 'submitting', gameIds: todo.map((g) => g.id), createdAt: Date.now(), finishedAt: null, cost: null });
     let batch: OpenAI.Batches.Batch;
     let file: OpenAI.Files.FileObject;
     try {
@@ -173,10 +171,10 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
       batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { arena_refresh: o.refreshId, arena_submission: submission } });
     } catch (e) {
       // an HTTP error answer means no batch was created; anything else (a dropped connection) is left to recovery
-      if (e instanceof OpenAI.APIError && e.status !== undefined && e.status < 500) await db.delete(t.batches).where(eq(t.batches.id, submission));
+      if (e instanceof OpenAI.APIError && e.status !== undefined && e.status < 500) await store.deleteBatch(submission);
       throw new Error(`[ops:batch] ${o.judgeId}: submitting the batch failed: ${(e as Error).message}`, { cause: e });
     }
-    await db.update(t.batches).set({ id: batch.id, inputFileId: file.id, status: 'submitted' }).where(eq(t.batches.id, submission));
+    await store.updateBatch(submission, { id: batch.id, inputFileId: file.id, status: 'submitted' });
     report.submitted = todo.length;
     pending += todo.length;
     log(`[${o.judgeId}] submitted batch ${batch.id} with ${todo.length} games`);

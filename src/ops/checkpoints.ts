@@ -2,7 +2,7 @@
 // (an OpenAI-compatible endpoint serving it, or in-process through node-llama-cpp: GGUF + optional LoRA),
 // judged against a baseline by one or more judges; report per checkpoint and judge, and a chart.
 import { setMaxListeners } from 'node:events';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pLimit from 'p-limit';
 import { z } from 'zod';
@@ -16,11 +16,11 @@ import { ensureRunPrompts } from '../importers/builtin.ts';
 import { importFiles } from '../importers/import.ts';
 import { authStopError } from '../judges/auth-stop.ts';
 import type { JudgeCallError } from '../judges/judge.ts';
-import { apiKeyOf, createJudge, openJudge } from '../judges/registry.ts';
-import { openSqliteStore } from '../storage/sqlite.ts';
+import { apiKeyOf } from '../judges/registry.ts';
+import type { CheckpointGeneration, Store } from '../storage/store.ts';
 import { checkpointChart } from '../reports/charts.ts';
-import { JudgeConfig, loadJsonConfig, resolvePath } from './config.ts';
-import { tokenTotals } from './ledger.ts';
+import { JudgeConfig, loadJsonConfig, resolvePath, type Loaded } from './config.ts';
+import type { OpenJudge } from './deps.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
@@ -108,7 +108,11 @@ export function temperatureFor(category: string, overrides: Record<string, numbe
 }
 
 export interface CheckpointsOptions {
-  configFile: string;
+  store: Store;
+  /** opens the judges of the config (the CLI: src/cli/ops-context.ts) */
+  judges: OpenJudge;
+  /** the checkpoints config, checked, with its paths resolved (loadCheckpointsConfig) */
+  config: Loaded<CheckpointsConfig>;
   log?(m: string): void;
   onProgress?(p: { stage: string; done: number; total: number }): void;
   signal?: AbortSignal;
@@ -117,108 +121,104 @@ export interface CheckpointsOptions {
 /** Generate what is missing (answers are stored one question at a time, so a rerun resumes), then judge. */
 export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated: number; played: number; failed: number; cost: number; skipped: number }> {
   const log = o.log ?? (() => {});
-  const { config: c } = loadCheckpointsConfig(o.configFile);
+  const c = o.config.config;
   for (const j of c.judges) apiKeyOf(j, process.env); // a missing key is said before anything is generated
   // the first 401/403 of any judge stops the whole run: no retries, no further calls, one message
   let refused: JudgeCallError | undefined;
   const authStop = new AbortController();
   o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
   setMaxListeners(0, o.signal!);
-  const store = openSqliteStore(c.db);
+  const store = o.store;
   let generated = 0;
-  try {
-    await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
-    await ensureRunPrompts(store, ['pairwise-baseline'], c.promptSet);
-    let questions: Question[] = await store.listQuestions();
-    if (c.questionIds) questions = questions.filter((q) => c.questionIds!.includes(q.id));
-    const maxTurn = Math.max(...c.turns);
-    for (const k of c.checkpoints) {
-      const model = modelOf(c, k);
-      if (k.answers) {
-        const fileModel = k.answers.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '');
-        if (fileModel !== model) throw new ArenaError(`[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`);
-        await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation: JSON.stringify({ kind: 'imported', file: k.answers }) });
-        continue;
-      }
-      const temperatures = Object.fromEntries([...new Set(questions.map((q) => q.category))].sort().map((cat) => [cat, temperatureFor(cat, c.generation.temperatures)]));
-      const generation = k.endpoint
-        ? { kind: 'openai', baseURL: k.endpoint.baseURL, model: k.endpoint.model, maxTokens: c.generation.maxTokens, temperatures }
-        : { kind: 'llama-cpp', gguf: k.gguf, lora: k.lora ?? null, maxTokens: c.generation.maxTokens, seed: c.generation.seed, temperatures };
-      await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation: JSON.stringify(generation) });
-      const have = new Set((await store.listAnswers([model])).map((a) => a.questionId));
-      const todo = questions.filter((q) => !have.has(q.id));
-      if (!todo.length) continue;
-      log(`${k.name}: generating answers to ${todo.length} questions (${generation.kind})`);
-      const gen = k.endpoint
-        ? openaiGenerator({ baseURL: k.endpoint.baseURL, model: k.endpoint.model, apiKey: (k.endpoint.apiKeyEnv && process.env[k.endpoint.apiKeyEnv]) || undefined, maxTokens: c.generation.maxTokens })
-        : await llamaCppGenerator({ gguf: k.gguf!, lora: k.lora, maxTokens: c.generation.maxTokens, threads: c.generation.threads, contextSize: c.generation.contextSize, seed: c.generation.seed });
-      try {
-        const limit = pLimit(gen.concurrency ?? c.generation.concurrency);
-        let done = 0;
-        await Promise.all(
-          todo.map((q) =>
-            limit(async () => {
-              if (o.signal?.aborted) return;
-              const temperature = temperatureFor(q.category, c.generation.temperatures);
-              const replies: string[] = [];
-              for (let i = 0; i < Math.min(q.turns.length, maxTurn); i++) replies.push(await gen.generate(q.turns.slice(0, i + 1), replies, temperature));
-              const a: Answer = { model, questionId: q.id, turns: replies, answerId: `${c.series}@${k.name}:t=${temperature}` };
-              await store.importBundle({ answers: [{ source: `generated:${c.series}@${k.name}`, items: [a] }] });
-              generated++;
-              o.onProgress?.({ stage: `generate ${k.name}`, done: ++done, total: todo.length });
-            }),
-          ),
-        );
-      } finally {
-        await gen.close();
-      }
-      if (o.signal?.aborted) break;
+  await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+  await ensureRunPrompts(store, ['pairwise-baseline'], c.promptSet);
+  let questions: Question[] = await store.listQuestions();
+  if (c.questionIds) questions = questions.filter((q) => c.questionIds!.includes(q.id));
+  const maxTurn = Math.max(...c.turns);
+  for (const k of c.checkpoints) {
+    const model = modelOf(c, k);
+    if (k.answers) {
+      const fileModel = k.answers.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '');
+      if (fileModel !== model) throw new ArenaError(`[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`);
+      await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation: { kind: 'imported', file: k.answers } });
+      continue;
     }
-    // judge every checkpoint against the baseline, per judge
-    const models = c.checkpoints.map((k) => modelOf(c, k));
-    const budget = c.budget ? new Budget(c.budget.maxUsd) : undefined;
-    let played = 0;
-    let failed = 0;
-    let cost = 0;
-    let skipped = 0;
-    for (const j of c.judges) {
-      if (o.signal?.aborted) break;
-      const judge = await openJudge(j, process.env, { log, onAuthFailure: (e) => ((refused = e), setImmediate(() => authStop.abort(e))) });
-      const price = priceFor(judge.id, { price: j.price });
-      const tokens = calibrate(await tokenTotals(store, judge.id), { charsPerToken: 4, outputTokens: c.settings.maxTokens });
-      try {
-        const r = await runTournament({
-          store,
-          judge,
-          mode: 'pairwise-baseline',
-          models,
-          baseline: c.baseline.model,
-          ...(c.questionIds ? { questionIds: c.questionIds } : {}),
-          turns: c.turns,
-          ...(c.promptSet ? { promptSet: c.promptSet } : {}),
-          referenceSource: c.referenceSource,
-          settings: c.settings,
-          parser: c.parser,
-          concurrency: j.concurrency,
-          costOf: (tin, tout) => costOf(price, tin, tout),
-          ...(budget ? { budget: budget.gate((_id, spec) => estimateCost(spec, tokens, price)) } : {}),
-          ...(o.signal ? { signal: o.signal } : {}),
-          onProgress: (p: RunProgress) => o.onProgress?.({ stage: `judge ${judge.id}`, done: p.done + p.failed, total: p.total }),
-        });
-        played += r.played;
-        failed += r.failed;
-        skipped += r.skipped;
-        cost += r.cost ?? 0;
-        log(`${judge.id}: ${r.played} played, ${r.failed} failed, ${r.planned - r.toPlay} already stored`);
-      } finally {
-        await judge.close?.();
-      }
+    const temperatures = Object.fromEntries([...new Set(questions.map((q) => q.category))].sort().map((cat) => [cat, temperatureFor(cat, c.generation.temperatures)]));
+    const generation: CheckpointGeneration = k.endpoint
+      ? { kind: 'openai', baseURL: k.endpoint.baseURL, model: k.endpoint.model, maxTokens: c.generation.maxTokens, temperatures }
+      : { kind: 'llama-cpp', gguf: k.gguf!, lora: k.lora ?? null, maxTokens: c.generation.maxTokens, seed: c.generation.seed, temperatures };
+    await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation });
+    const have = new Set((await store.listAnswers([model])).map((a) => a.questionId));
+    const todo = questions.filter((q) => !have.has(q.id));
+    if (!todo.length) continue;
+    log(`${k.name}: generating answers to ${todo.length} questions (${generation.kind})`);
+    const gen = k.endpoint
+      ? openaiGenerator({ baseURL: k.endpoint.baseURL, model: k.endpoint.model, apiKey: (k.endpoint.apiKeyEnv && process.env[k.endpoint.apiKeyEnv]) || undefined, maxTokens: c.generation.maxTokens })
+      : await llamaCppGenerator({ gguf: k.gguf!, lora: k.lora, maxTokens: c.generation.maxTokens, threads: c.generation.threads, contextSize: c.generation.contextSize, seed: c.generation.seed });
+    try {
+      const limit = pLimit(gen.concurrency ?? c.generation.concurrency);
+      let done = 0;
+      await Promise.all(
+        todo.map((q) =>
+          limit(async () => {
+            if (o.signal?.aborted) return;
+            const temperature = temperatureFor(q.category, c.generation.temperatures);
+            const replies: string[] = [];
+            for (let i = 0; i < Math.min(q.turns.length, maxTurn); i++) replies.push(await gen.generate(q.turns.slice(0, i + 1), replies, temperature));
+            const a: Answer = { model, questionId: q.id, turns: replies, answerId: `${c.series}@${k.name}:t=${temperature}` };
+            await store.importBundle({ answers: [{ source: `generated:${c.series}@${k.name}`, items: [a] }] });
+            generated++;
+            o.onProgress?.({ stage: `generate ${k.name}`, done: ++done, total: todo.length });
+          }),
+        ),
+      );
+    } finally {
+      await gen.close();
     }
-    if (refused) throw authStopError(refused, `the judge's apiKeyEnv and baseURL in ${o.configFile}`);
-    return { generated, played, failed, cost, skipped };
-  } finally {
-    await store.close();
+    if (o.signal?.aborted) break;
   }
+  // judge every checkpoint against the baseline, per judge
+  const models = c.checkpoints.map((k) => modelOf(c, k));
+  const budget = c.budget ? new Budget(c.budget.maxUsd) : undefined;
+  let played = 0;
+  let failed = 0;
+  let cost = 0;
+  let skipped = 0;
+  for (const j of c.judges) {
+    if (o.signal?.aborted) break;
+    const judge = await o.judges(j, { onAuthFailure: (e) => ((refused = e), setImmediate(() => authStop.abort(e))) });
+    const price = priceFor(judge.id, { price: j.price });
+    const tokens = calibrate(await store.tokenTotals(judge.id), { charsPerToken: 4, outputTokens: c.settings.maxTokens });
+    try {
+      const r = await runTournament({
+        store,
+        judge,
+        mode: 'pairwise-baseline',
+        models,
+        baseline: c.baseline.model,
+        ...(c.questionIds ? { questionIds: c.questionIds } : {}),
+        turns: c.turns,
+        ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+        referenceSource: c.referenceSource,
+        settings: c.settings,
+        parser: c.parser,
+        concurrency: j.concurrency,
+        costOf: (tin, tout) => costOf(price, tin, tout),
+        ...(budget ? { budget: budget.gate((_id, spec) => estimateCost(spec, tokens, price)) } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
+        onProgress: (p: RunProgress) => o.onProgress?.({ stage: `judge ${judge.id}`, done: p.done + p.failed, total: p.total }),
+      });
+      played += r.played;
+      failed += r.failed;
+      skipped += r.skipped;
+      cost += r.cost ?? 0;
+      log(`${judge.id}: ${r.played} played, ${r.failed} failed, ${r.planned - r.toPlay} already stored`);
+    } finally {
+      await judge.close?.();
+    }
+  }
+  if (refused) throw authStopError(refused, `the judge's apiKeyEnv and baseURL in ${o.config.file}`);
+  return { generated, played, failed, cost, skipped };
 }
 
 export interface CheckpointsReport {
@@ -230,27 +230,32 @@ export interface CheckpointsReport {
 }
 
 /** The report from what is stored: per judge and checkpoint, win rate vs the baseline and paired differences. */
-export async function checkpointsReport(configFile: string): Promise<CheckpointsReport> {
-  const { config: c } = loadCheckpointsConfig(configFile);
-  if (!existsSync(c.db)) throw new ArenaError(`${c.db}: no such database (run \`arena checkpoints run --config ${configFile}\` first)`);
-  const store = openSqliteStore(c.db);
+export async function checkpointsReport(o: { store: Store; judges: OpenJudge; config: Loaded<CheckpointsConfig> }): Promise<CheckpointsReport> {
+  const c = o.config.config;
+  const store = o.store;
+  const stored = await store.listCheckpoints(c.series);
+  const infos = c.checkpoints.map((k) => {
+    const s = stored.find((r) => r.name === k.name);
+    return { name: k.name, step: k.step, model: modelOf(c, k), generation: s ? s.generation : null };
+  });
+  const byJudge = [];
+  const qs = c.questionIds ? new Set(c.questionIds) : undefined;
+  for (const j of c.judges) {
+    const judge = j.id.startsWith('llama-cpp/') ? await judgeIdOf(o.judges, j) : j.id;
+    const { outcomes } = await judgeData(store, judge);
+    byJudge.push({ judge, outcomes: outcomes.filter((x) => c.turns.includes(x.turn) && (!qs || qs.has(x.questionId))) });
+  }
+  const { rows, best } = seriesReport(byJudge, infos, c.baseline.model, { resamples: c.resamples });
+  return { series: c.series, baseline: c.baseline.model, checkpoints: infos, rows, best };
+}
+
+/** A local judge's id names its model file's content: open it (only to plan) to read the id. */
+async function judgeIdOf(open: OpenJudge, j: JudgeConfig): Promise<string> {
+  const judge = await open(j, { planOnly: true });
   try {
-    const stored = await store.listCheckpoints(c.series);
-    const infos = c.checkpoints.map((k) => {
-      const s = stored.find((r) => r.name === k.name);
-      return { name: k.name, step: k.step, model: modelOf(c, k), generation: s ? JSON.parse(s.generation) : null };
-    });
-    const byJudge = [];
-    const qs = c.questionIds ? new Set(c.questionIds) : undefined;
-    for (const j of c.judges) {
-      const judge = j.id.startsWith('llama-cpp/') ? (await createJudge(j.id)).id : j.id;
-      const { outcomes } = await judgeData(store, judge);
-      byJudge.push({ judge, outcomes: outcomes.filter((x) => c.turns.includes(x.turn) && (!qs || qs.has(x.questionId))) });
-    }
-    const { rows, best } = seriesReport(byJudge, infos, c.baseline.model, { resamples: c.resamples });
-    return { series: c.series, baseline: c.baseline.model, checkpoints: infos, rows, best };
+    return judge.id;
   } finally {
-    await store.close();
+    await judge.close?.();
   }
 }
 

@@ -1,6 +1,7 @@
 // A judge's health over one refresh (error and inconsistency rates) and the drift canary's comparison.
 import type { Verdict } from '../core/types.ts';
 import { outcomesFromGames } from '../core/verdict.ts';
+import type { GameVerdictRow } from '../storage/store.ts';
 
 export interface JudgeHealth {
   played: number;
@@ -15,14 +16,8 @@ export interface JudgeHealth {
   inconsistencyRate: number | null;
 }
 
-export interface HealthGame {
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string | null;
-  order: 'AB' | 'BA';
-  verdict: string;
-}
+/** What health reads of a game (Store.gamesOfRuns returns it). */
+export type HealthGame = Pick<GameVerdictRow, 'questionId' | 'turn' | 'model1' | 'model2' | 'order' | 'verdict'>;
 
 export function judgeHealth(games: HealthGame[], failed: number, minGames: number): JudgeHealth {
   const pair = games.filter((g) => g.model2 !== null);

@@ -51,7 +51,7 @@ export interface TokenModel {
   basis: string;
 }
 
-/** From the totals of a judge's stored games with token counts (ledger.ts tokenTotals). */
+/** From the totals of a judge's stored games with token counts (Store.tokenTotals). */
 export function calibrate(totals: { games: number; chars: number; tokensIn: number; tokensOut: number }, fallback: { charsPerToken: number; outputTokens: number }): TokenModel {
   if (!totals.games || !totals.tokensIn) return { ...fallback, basis: 'config' };
   return { charsPerToken: totals.chars / totals.tokensIn, outputTokens: totals.tokensOut / totals.games, basis: `calibrated from ${totals.games} stored games` };
@@ -64,6 +64,33 @@ export function estimateTokens(spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt
 export function estimateCost(spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>, m: TokenModel, price: Price): number {
   const t = estimateTokens(spec, m);
   return (t.tokensIn * price.input + t.tokensOut * price.output) / 1e6;
+}
+
+/** One judge's line of a dry run's plan (refresh and checkpoints): the games, and what those to play are estimated to take. */
+export interface PlanEstimate {
+  judge: string;
+  planned: number;
+  stored: number;
+  toPlay: number;
+  estTokensIn: number;
+  estTokensOut: number;
+  /** USD */
+  estCost: number;
+  /** how tokens were estimated (TokenModel.basis) */
+  basis: string;
+}
+
+export function planEstimate(judge: string, planned: number, stored: number, todo: { spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'> }[], m: TokenModel, price: Price): PlanEstimate {
+  let tokensIn = 0;
+  let tokensOut = 0;
+  let cost = 0;
+  for (const g of todo) {
+    const t = estimateTokens(g.spec, m);
+    tokensIn += t.tokensIn;
+    tokensOut += t.tokensOut;
+    cost += estimateCost(g.spec, m, price);
+  }
+  return { judge, planned, stored, toPlay: todo.length, estTokensIn: tokensIn, estTokensOut: Math.round(tokensOut), estCost: cost, basis: m.basis };
 }
 
 /**

@@ -3,9 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ArenaError, type GameSpec, type Mode } from '../core/types.ts';
 import { planRun, runTournament, type RunProgress, type RunSummary } from '../engine/run.ts';
 import { modelFromFile } from '../importers/formats.ts';
@@ -13,21 +12,27 @@ import { ensureRunPrompts, missingRunPrompts } from '../importers/builtin.ts';
 import { importFiles, readImport } from '../importers/import.ts';
 import { authStopError } from '../judges/auth-stop.ts';
 import type { JudgeCallError, JudgeProvider } from '../judges/judge.ts';
-import { apiKeyOf, openJudge } from '../judges/registry.ts';
+import { apiKeyOf } from '../judges/registry.ts';
 import { bundleCounts, pendingView, type StoreReader } from '../storage/pending.ts';
-import { openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
-import { CANARY_SOURCE } from '../storage/store.ts';
-import { loadRefreshConfig, resolvePath, type JudgeConfig, type RefreshConfig } from './config.ts';
+import { CANARY_SOURCE, type RefreshRecord, type RefreshStatus, type Store } from '../storage/store.ts';
+import { resolvePath, type JudgeConfig, type Loaded, type RefreshConfig } from './config.ts';
+import type { OpenJudge, Publisher } from './deps.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
-import { closeStaleRefreshes, gamesOfRuns, tokenTotals, type RefreshRecord, type RefreshStatus } from './ledger.ts';
 import type { BatchReport } from './batch.ts';
-import { Budget, calibrate, costOf, estimateCost, estimateTokens, priceFor, type TokenModel } from './prices.ts';
+import { Budget, calibrate, costOf, estimateCost, planEstimate, priceFor, type PlanEstimate, type TokenModel } from './prices.ts';
 
 /** Exit codes a cron job or CI can act on (0 ok; 1 is a usage or config error, from the CLI). */
 export const EXIT = { ok: 0, failed: 2, degraded: 3, budget: 4, interrupted: 130 } as const;
 
 export interface RefreshOptions {
-  configFile: string;
+  /** the database the refresh works on (a dry run only reads it) */
+  store: Store;
+  /** opens the judges of the config (the CLI: src/cli/ops-context.ts) */
+  judges: OpenJudge;
+  /** the refresh config, checked, with its paths resolved (loadRefreshConfig) */
+  config: Loaded<RefreshConfig>;
+  /** the targets of `publish.sqlite` and `publish.d1` (they copy the database file); without it they are refused */
+  publish?: Publisher;
   /** print the plan and the estimated cost; the database is not changed */
   dryRun?: boolean;
   signal?: AbortSignal;
@@ -35,20 +40,12 @@ export interface RefreshOptions {
   /** a run is about to play `toPlay` games */
   onRunStart?(info: { judge: string; mode: string; toPlay: number }): void;
   onProgress?(p: RunProgress & { judge: string }): void;
-  /** where API keys are read (`judges[].apiKeyEnv`); default process.env */
+  /** where a batch judge's API key is read (`judges[].apiKeyEnv`); default process.env */
   env?: Record<string, string | undefined>;
 }
 
-export interface PlanLine {
-  judge: string;
+export interface PlanLine extends PlanEstimate {
   mode: string;
-  planned: number;
-  stored: number;
-  toPlay: number;
-  estTokensIn: number;
-  estTokensOut: number;
-  estCost: number;
-  basis: string;
 }
 
 export interface RefreshSummary {
@@ -73,32 +70,12 @@ export interface RefreshSummary {
   line: string;
 }
 
-function answerFiles(paths: string[]): string[] {
+/** The answer files of the config's `answers` (a directory: its .jsonl files); a missing path is an error naming it. */
+export function answerFiles(paths: string[]): string[] {
   return paths.flatMap((p) => {
     if (!existsSync(p)) throw new ArenaError(`${p}: no such answer file or directory`, { file: p });
     return statSync(p).isDirectory() ? readdirSync(p).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(p, f)) : [p];
   });
-}
-
-/** One lock file per database: a second refresh on the same database refuses to start while one runs. */
-function takeLock(db: string): () => void {
-  if (db === ':memory:') return () => {};
-  const file = `${db}.refresh.lock`;
-  if (existsSync(file)) {
-    const pid = Number(readFileSync(file, 'utf8'));
-    let alive = false;
-    try {
-      if (pid > 0 && pid !== process.pid) {
-        process.kill(pid, 0);
-        alive = true;
-      }
-    } catch {
-      alive = false;
-    }
-    if (alive) throw new ArenaError(`[ops:refresh] another refresh (pid ${pid}) is running on ${db} (lock ${file})`);
-  }
-  writeFileSync(file, String(process.pid));
-  return () => rmSync(file, { force: true });
 }
 
 interface JudgePlan {
@@ -122,18 +99,17 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   };
   o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
   setMaxListeners(0, o.signal!);
-  const { config: c, text } = loadRefreshConfig(o.configFile);
+  const { config: c, text, file: configFile } = o.config;
+  const store = o.store;
   if (!o.dryRun) for (const j of c.judges) apiKeyOf(j, env); // a missing key is said before anything is imported
   const files = answerFiles(c.answers);
-  // a dry run writes nothing: it reads the database (an empty one when the file does not exist yet) and plans
-  // on a view of it with the import applied (src/storage/pending.ts)
-  const unlock = o.dryRun ? () => {} : takeLock(c.db);
-  const store = o.dryRun && !existsSync(c.db) ? openMemoryStore() : openSqliteStore(c.db);
+  // a dry run writes nothing: it reads the store and plans on a view of it with the import applied
+  // (src/storage/pending.ts)
   const id = randomUUID();
   const judges: JudgePlan[] = [];
   try {
     if (!o.dryRun) {
-      const stale = await closeStaleRefreshes(store);
+      const stale = await store.markRefreshesInterrupted();
       if (stale) log(`${stale} earlier refresh(es) had been killed; marked interrupted (their stored games are kept)`);
     }
     // 1. import: upserts; a changed answer has new content, hence new game ids
@@ -161,9 +137,9 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     // 2. plan every judge x mode; estimate what the games to play will cost
     const plan: PlanLine[] = [];
     for (const j of c.judges) {
-      const judge = await openJudge(j, env, { log, onAuthFailure, planOnly: !!o.dryRun });
+      const judge = await o.judges(j, { onAuthFailure, planOnly: !!o.dryRun });
       const price = priceFor(judge.id, { price: j.price, batch: j.batch });
-      const tokens = calibrate(await tokenTotals(store, judge.id), { charsPerToken: c.estimate.charsPerToken, outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens });
+      const tokens = calibrate(await store.tokenTotals(judge.id), { charsPerToken: c.estimate.charsPerToken, outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens });
       const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
       judges.push(jp);
       for (const m of c.modes) {
@@ -187,7 +163,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       const line = `refresh dry run: ${toPlay} games to play, estimated $${estCost.toFixed(4)}${c.budget ? ` (budget $${c.budget.maxUsd})` : ''}; nothing was changed`;
       return { ...base, status: 'dry-run', exitCode: EXIT.ok, runs: [], played: 0, failed: 0, skipped: 0, cost: 0, judges: {}, drift: {}, degraded: [], batches: [], published: [], seconds: (Date.now() - t0) / 1000, line };
     }
-    const record: RefreshRecord = { id, startedAt: t0, finishedAt: null, status: 'running', config: JSON.stringify({ file: o.configFile, config: JSON.parse(text) }), summary: JSON.stringify(base), degraded: null, cost: 0 };
+    const record: RefreshRecord = { id, startedAt: t0, finishedAt: null, status: 'running', config: { file: configFile, config: JSON.parse(text) }, summary: base, degraded: null, cost: 0 };
     await store.saveRefresh(record);
 
     try {
@@ -235,7 +211,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           drift[jp.judge.id] = canaryDrift(await canaryGames(store, jp.judge.id), id);
         }
       }
-      if (refused) throw authStopError(refused, `the judge's apiKeyEnv and baseURL in ${o.configFile}`);
+      if (refused) throw authStopError(refused, `the judge's apiKeyEnv and baseURL in ${configFile}`);
 
       // 4. health vs the last refresh that measured each judge; drift
       const previous = (await store.listRefreshes(100)).filter((r) => r.id !== id && r.status !== 'running');
@@ -243,11 +219,11 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       const degraded: string[] = [];
       for (const jp of judges) {
         const jr = runs.filter((r) => r.judge === jp.judge.id);
-        const h = judgeHealth(await gamesOfRuns(store, jp.judge.id, jr.map((r) => r.id)), jr.reduce((s, r) => s + r.failed, 0), c.health.minGames);
+        const h = judgeHealth(await store.gamesOfRuns(jp.judge.id, jr.map((r) => r.id)), jr.reduce((s, r) => s + r.failed, 0), c.health.minGames);
         health[jp.judge.id] = h;
         const last = { errorRate: null as number | null, inconsistencyRate: null as number | null };
         for (const p of previous) {
-          const ph = (JSON.parse(p.summary) as Partial<RefreshSummary>).judges?.[jp.judge.id];
+          const ph = p.summary.judges?.[jp.judge.id];
           if (!ph) continue;
           last.errorRate ??= ph.errorRate;
           last.inconsistencyRate ??= ph.inconsistencyRate;
@@ -274,30 +250,27 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           `$${cost.toFixed(4)} spent (est. $${estCost.toFixed(4)})` +
           `${Object.values(drift).some((d) => d.changeRate !== null) ? `; canary change ${Object.values(drift).map((d) => (d.changeRate === null ? '-' : `${(100 * d.changeRate).toFixed(0)}%`)).join('/')}` : ''}` +
           `${degraded.length ? `; degraded: ${degraded.join('; ')}` : ''}; ${summary.seconds.toFixed(1)} s`;
-        await store.saveRefresh({ ...record, finishedAt: Date.now(), status, summary: JSON.stringify(summary), degraded: degraded.length ? JSON.stringify(degraded) : null, cost });
+        await store.saveRefresh({ ...record, finishedAt: Date.now(), status, summary, degraded: degraded.length ? degraded : null, cost });
       };
       // the final record first, so that what is published carries this refresh's status (the site shows it)
       await finish();
 
       // 5. publish what is judged (also after a budget stop or a degraded mark: everything judged so far is kept)
       if (!interrupted && c.publish) {
+        const publisher = () => o.publish ?? failNoPublisher();
         if (c.publish.sqlite) {
-          const tmp = `${c.publish.sqlite}.tmp-${process.pid}`;
-          if (existsSync(tmp)) unlinkSync(tmp);
-          store.sqlite.prepare('VACUUM INTO ?').run(tmp);
-          renameSync(tmp, c.publish.sqlite);
+          await publisher().sqliteCopy(c.publish.sqlite);
           summary.published.push(c.publish.sqlite);
           log(`published ${c.publish.sqlite}`);
         }
         if (c.publish.d1) {
           const d = c.publish.d1;
-          const bin = fileURLToPath(new URL('../../bin/arena.mjs', import.meta.url));
-          execFileSync(process.execPath, [bin, 'publish', '--db', c.db, '--database', d.database, ...(d.remote ? ['--remote'] : []), ...(d.persistTo ? ['--persist-to', resolvePath(o.configFile, d.persistTo)] : [])], { stdio: ['ignore', 'inherit', 'inherit'] });
+          await publisher().d1({ database: d.database, remote: d.remote, persistTo: d.persistTo ? resolvePath(configFile, d.persistTo) : undefined });
           summary.published.push(`d1:${d.database}${d.remote ? ' (remote)' : ' (local)'}`);
         }
         if (c.publish.command) {
           const [cmd, ...args] = c.publish.command;
-          execFileSync(cmd!, args, { cwd: dirname(resolve(o.configFile)), stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ARENA_DB: c.db, ARENA_REFRESH_ID: id } });
+          execFileSync(cmd!, args, { cwd: dirname(resolve(configFile)), stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ARENA_DB: c.db, ARENA_REFRESH_ID: id } });
           summary.published.push(c.publish.command.join(' '));
         }
         await finish();
@@ -305,14 +278,16 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       return summary;
     } catch (e) {
       // a planning or storage error after the record was opened: the refresh failed, say so in the history
-      await store.saveRefresh({ ...record, finishedAt: Date.now(), status: 'failed', degraded: JSON.stringify([`error: ${(e as Error)?.message ?? e}`]) }).catch(() => {});
+      await store.saveRefresh({ ...record, finishedAt: Date.now(), status: 'failed', degraded: [`error: ${(e as Error)?.message ?? e}`] }).catch(() => {});
       throw e;
     }
   } finally {
     for (const jp of judges) await jp.judge.close?.();
-    await store.close();
-    unlock();
   }
+}
+
+function failNoPublisher(): never {
+  throw new ArenaError('[ops:refresh] the config publishes a database copy or to D1, but this refresh was given no publisher (publish.sqlite / publish.d1 need the database file)');
 }
 
 function uniq<T extends { id: string }>(games: T[]): T[] {
@@ -321,16 +296,8 @@ function uniq<T extends { id: string }>(games: T[]): T[] {
 }
 
 function planLine(judge: string, mode: string, planned: number, stored: number, todo: { spec: GameSpec }[], tokens: TokenModel, price: ReturnType<typeof priceFor>): PlanLine {
-  let tin = 0;
-  let tout = 0;
-  let cost = 0;
-  for (const g of todo) {
-    const t = estimateTokens(g.spec, tokens);
-    tin += t.tokensIn;
-    tout += t.tokensOut;
-    cost += estimateCost(g.spec, tokens, price);
-  }
-  return { judge, mode, planned, stored, toPlay: todo.length, estTokensIn: tin, estTokensOut: Math.round(tout), estCost: cost, basis: tokens.basis };
+  const { judge: id, ...e } = planEstimate(judge, planned, stored, todo, tokens, price);
+  return { judge: id, mode, ...e };
 }
 
 function canaryPlan(store: StoreReader, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
@@ -338,7 +305,7 @@ function canaryPlan(store: StoreReader, judge: JudgeProvider, c: RefreshConfig, 
   return planRun({ store, judge, mode: 'pairwise-all', models: k.models, questionIds: k.questionIds, turns: k.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: { ...c.settings, canary: nonce } });
 }
 
-async function canaryGames(store: SqliteStore, judge: string) {
+async function canaryGames(store: Store, judge: string) {
   return (await store.listGames({ judge, kind: 'pairwise', source: CANARY_SOURCE }))
     .filter((g) => typeof g.judgeSettings.canary === 'string')
     .map((g) => ({ questionId: g.match.questionId, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2 ?? null, order: g.order, verdict: g.verdict, promptName: g.promptName, nonce: g.judgeSettings.canary as string, createdAt: g.createdAt }));

@@ -9,13 +9,13 @@ import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import { connectedModelGroups, splitByGroup } from '../core/groups.ts';
 import { estimability } from '../core/stats/separation.ts';
 import { pairwiseStandings } from '../core/standings.ts';
-import type { Game, MatchOutcome, Question, SingleStanding, Standing, Vote } from '../core/types.ts';
+import type { Game, MatchOutcome, Question, SingleStanding, Standing } from '../core/types.ts';
 import { HUMAN, judgeData, singleResults, type JudgeData } from './results.ts';
 import { judgeBoard, type BoardRow } from './judge-board.ts';
 import { accuracyReport } from './accuracy.ts';
 import type { AccuracyRow } from '../core/stats/pair-accuracy.ts';
 import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
-import type { CheckpointRecord, RefreshStatus, RunRecord, Store } from '../storage/store.ts';
+import type { CheckpointRecord, RefreshRecord, RefreshStatus, RunRecord, Store } from '../storage/store.ts';
 import { AUTHOR } from '../core/constants.ts';
 import { voteToFile, type FileVote } from '../core/sides.ts';
 
@@ -382,7 +382,7 @@ export class SiteData {
       const out: CheckpointSeries[] = [];
       for (const [series, list] of bySeries) {
         const baseline = list.find((c) => c.baseline)?.baseline ?? null;
-        const checkpoints = list.map((c) => ({ ...c, generation: parseJson<unknown>(c.generation, null) }));
+        const checkpoints = list;
         if (!baseline) {
           out.push({ series, baseline, checkpoints, rows: [], best: {} });
           continue;
@@ -427,28 +427,9 @@ export interface RefreshRow {
   line: string;
 }
 
-/** What a refresh's summary JSON (src/ops/refresh.ts RefreshSummary) holds that the site shows. */
-interface StoredSummary {
-  imported?: { newModels?: string[]; changedAnswers?: number };
-  played?: number;
-  failed?: number;
-  skipped?: number;
-  estCost?: number;
-  line?: string;
-}
-
-function parseJson<T>(text: string | null, fallback: T): T {
-  if (!text) return fallback;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-}
-
-export function refreshRow(r: { id: string; startedAt: number; finishedAt: number | null; status: RefreshStatus; summary: string; degraded: string | null; cost: number }): RefreshRow {
-  const s = parseJson<StoredSummary>(r.summary, {});
-  const reasons = parseJson<unknown>(r.degraded, []);
+export function refreshRow(r: RefreshRecord): RefreshRow {
+  const s = r.summary;
+  const reasons: unknown = r.degraded ?? [];
   const played = s.played ?? null;
   const failed = s.failed ?? null;
   return {

@@ -2,7 +2,25 @@ import { and, asc, desc, eq, inArray, isNotNull, isNull, ne, notInArray, or, sql
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import * as t from '../../db/schema.ts';
 import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../core/types.ts';
-import { CANARY_SOURCE, type GameFilter, type ImportBundle, type ImportCounts, type CheckpointRecord, type JudgeSummary, type PairSetSummary, type RefreshRecord, type RefreshStatus, type RunRecord, type Store } from './store.ts';
+import {
+  CANARY_SOURCE,
+  type BatchRecord,
+  type CheckpointRecord,
+  type GameCost,
+  type GameFilter,
+  type GameVerdictRow,
+  type ImportBundle,
+  type ImportCounts,
+  type JudgeCost,
+  type JudgeSummary,
+  type PairSetSummary,
+  type RefreshRecord,
+  type RefreshStatus,
+  type RunCost,
+  type RunRecord,
+  type Store,
+  type TokenTotals,
+} from './store.ts';
 import { WINNER_FROM_FILE, WINNER_TO_FILE } from '../core/sides.ts'; // the votes table keeps FastChat's spelling
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -19,7 +37,11 @@ export interface DrizzleStoreOptions {
   close?(): Promise<void>;
 }
 
-const json = (v: unknown) => JSON.stringify(v);
+/**
+ * `column IN (the ids)` with the ids bound as one JSON parameter (json_each), so that any number of ids
+ * is one statement under D1's parameter limit.
+ */
+const inJson = (column: typeof t.games.runId, ids: string[]): SQL => sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
 /** Split rows into statements that stay under the bound-parameter limit (one parameter per column of a row). */
 function chunk<T extends object>(rows: T[], maxParams: number): T[][] {
@@ -38,7 +60,7 @@ function toGame(r: typeof t.games.$inferSelect): Game {
     id: r.id,
     runId: r.runId,
     judge: r.judge,
-    judgeSettings: JSON.parse(r.judgeSettings),
+    judgeSettings: r.judgeSettings,
     promptName: r.promptName,
     match: { questionId: r.questionId, category: r.category, turn: r.turn, model1: r.model1, ...(r.model2 !== null ? { model2: r.model2 } : {}) },
     order: r.order,
@@ -53,7 +75,7 @@ function toGame(r: typeof t.games.$inferSelect): Game {
     createdAt: r.createdAt,
     source: r.source,
     ...(r.cost !== null ? { cost: r.cost } : {}),
-    ...(r.verdictProbs !== null ? { verdictProbs: JSON.parse(r.verdictProbs) } : {}),
+    ...(r.verdictProbs !== null ? { verdictProbs: r.verdictProbs } : {}),
     ...(r.entropy !== null ? { entropy: r.entropy } : {}),
   };
 }
@@ -63,7 +85,7 @@ function gameRow(g: Game): typeof t.games.$inferInsert {
     id: g.id,
     runId: g.runId ?? null,
     judge: g.judge,
-    judgeSettings: json(g.judgeSettings),
+    judgeSettings: g.judgeSettings,
     promptName: g.promptName,
     questionId: g.match.questionId,
     category: g.match.category,
@@ -82,7 +104,7 @@ function gameRow(g: Game): typeof t.games.$inferInsert {
     createdAt: g.createdAt,
     source: g.source,
     cost: g.cost ?? null,
-    verdictProbs: g.verdictProbs ? json(g.verdictProbs) : null,
+    verdictProbs: g.verdictProbs ?? null,
     entropy: g.entropy ?? null,
   };
 }
@@ -100,19 +122,19 @@ export class DrizzleStore implements Store {
     const counts: ImportCounts = { questions: 0, references: 0, answers: 0, prompts: 0, games: 0, votes: 0 };
     const mp = this.o.maxParams;
     if (b.questions) {
-      const rows = b.questions.items.map((x) => ({ id: x.id, category: x.category, turns: json(x.turns), reference: x.reference ? json(x.reference) : null, source: b.questions!.source, set: x.set ?? null }));
+      const rows = b.questions.items.map((x) => ({ id: x.id, category: x.category, turns: x.turns, reference: x.reference ?? null, source: b.questions!.source, set: x.set ?? null }));
       for (const c of chunk(rows, mp))
         q.push(db.insert(t.questions).values(c).onConflictDoUpdate({ target: t.questions.id, set: { category: sql`excluded.category`, turns: sql`excluded.turns`, reference: sql`excluded.reference`, source: sql`excluded.source`, set: sql`excluded.pair_set` } }));
       counts.questions = rows.length;
     }
     if (b.references?.length) {
-      const rows = b.references.map((r) => ({ source: r.source, questionId: r.questionId, turns: json(r.turns) }));
+      const rows = b.references.map((r) => ({ source: r.source, questionId: r.questionId, turns: r.turns }));
       for (const c of chunk(rows, mp))
         q.push(db.insert(t.referenceAnswers).values(c).onConflictDoUpdate({ target: [t.referenceAnswers.source, t.referenceAnswers.questionId], set: { turns: sql`excluded.turns` } }));
       counts.references = rows.length;
     }
     for (const file of b.answers ?? []) {
-      const rows = file.items.map((a) => ({ model: a.model, questionId: a.questionId, turns: json(a.turns), answerId: a.answerId ?? null, source: file.source }));
+      const rows = file.items.map((a) => ({ model: a.model, questionId: a.questionId, turns: a.turns, answerId: a.answerId ?? null, source: file.source }));
       for (const c of chunk(rows, mp))
         q.push(db.insert(t.answers).values(c).onConflictDoUpdate({ target: [t.answers.model, t.answers.questionId], set: { turns: sql`excluded.turns`, answerId: sql`excluded.answer_id`, source: sql`excluded.source` } }));
       counts.answers += rows.length;
@@ -148,7 +170,7 @@ export class DrizzleStore implements Store {
       .from(t.questions)
       .where(f.set !== undefined ? eq(t.questions.set, f.set) : isNull(t.questions.set))
       .orderBy(asc(t.questions.id));
-    return rows.map((r) => ({ id: r.id, category: r.category, turns: JSON.parse(r.turns), ...(r.reference ? { reference: JSON.parse(r.reference) } : {}), ...(r.set !== null ? { set: r.set } : {}) }));
+    return rows.map((r) => ({ id: r.id, category: r.category, turns: r.turns, ...(r.reference !== null ? { reference: r.reference } : {}), ...(r.set !== null ? { set: r.set } : {}) }));
   }
 
   /** `questionId` restricted to tournament questions, or to one labelled set's items */
@@ -163,7 +185,7 @@ export class DrizzleStore implements Store {
       .from(t.answers)
       .where(and(models ? inArray(t.answers.model, models) : undefined, this.inSet(t.answers.questionId, f.set)))
       .orderBy(asc(t.answers.model), asc(t.answers.questionId));
-    return rows.map((r) => ({ model: r.model, questionId: r.questionId, turns: JSON.parse(r.turns), ...(r.answerId ? { answerId: r.answerId } : {}) }));
+    return rows.map((r) => ({ model: r.model, questionId: r.questionId, turns: r.turns, ...(r.answerId ? { answerId: r.answerId } : {}) }));
   }
 
   async listModels(): Promise<string[]> {
@@ -173,7 +195,7 @@ export class DrizzleStore implements Store {
 
   async listReferences(): Promise<ReferenceAnswer[]> {
     const rows = await this.db.select().from(t.referenceAnswers);
-    return rows.map((r) => ({ source: r.source, questionId: r.questionId, turns: JSON.parse(r.turns) }));
+    return rows.map((r) => ({ source: r.source, questionId: r.questionId, turns: r.turns }));
   }
 
   async listPrompts(): Promise<PromptScheme[]> {
@@ -190,18 +212,23 @@ export class DrizzleStore implements Store {
     return found;
   }
 
-  /** one prepared insert for every game: building and preparing it per game cost more than running it */
-  private insertGameQuery?: { keys: string; run(row: Record<string, unknown>): unknown };
+  /**
+   * One prepared insert per set of columns: building and preparing it per game cost more than running it.
+   * A placeholder goes through its column's encoder even when the value is null (a JSON column would
+   * store the text 'null'), so null columns are left out of the statement instead (they default to NULL).
+   */
+  private insertGameQueries = new Map<string, (row: Record<string, unknown>) => unknown>();
 
   async insertGame(g: Game): Promise<boolean> {
-    const row = gameRow(g) as Record<string, unknown>;
+    const row = Object.fromEntries(Object.entries(gameRow(g)).filter(([, v]) => v !== null));
     const keys = Object.keys(row).join(',');
-    if (this.insertGameQuery?.keys !== keys) {
+    let run = this.insertGameQueries.get(keys);
+    if (!run) {
       const values = Object.fromEntries(Object.keys(row).map((k) => [k, sql.placeholder(k)])) as unknown as typeof t.games.$inferInsert;
       const prepared = this.db.insert(t.games).values(values).onConflictDoNothing().prepare();
-      this.insertGameQuery = { keys, run: (r) => prepared.run(r) };
+      this.insertGameQueries.set(keys, (run = (r) => prepared.run(r)));
     }
-    const r = (await this.insertGameQuery.run(row)) as { changes?: number; meta?: { changes?: number } };
+    const r = (await run(row)) as { changes?: number; meta?: { changes?: number } };
     return (r.changes ?? r.meta?.changes ?? 0) > 0;
   }
 
@@ -288,7 +315,7 @@ export class DrizzleStore implements Store {
     for (const c of slices(ids, 500)) {
       const rows = await this.db.all<{ game_id: string }>(sql`
         INSERT INTO leases (game_id, owner, expires_at)
-        SELECT j.value, ${owner}, ${expiresAt} FROM json_each(${json(c)}) AS j
+        SELECT j.value, ${owner}, ${expiresAt} FROM json_each(${JSON.stringify(c)}) AS j
         WHERE NOT EXISTS (SELECT 1 FROM games WHERE games.id = j.value)
         ON CONFLICT (game_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
         WHERE leases.owner = excluded.owner OR leases.expires_at <= ${now}
@@ -335,12 +362,87 @@ export class DrizzleStore implements Store {
     return rows.map((r) => ({ ...r, status: r.status as RefreshStatus }));
   }
 
+  async markRefreshesInterrupted(): Promise<number> {
+    const marked = await this.db.update(t.refreshes).set({ status: 'interrupted' }).where(eq(t.refreshes.status, 'running')).returning({ id: t.refreshes.id });
+    return marked.length;
+  }
+
   async saveCheckpoint(c: CheckpointRecord): Promise<void> {
     await this.db.insert(t.checkpoints).values(c).onConflictDoUpdate({ target: [t.checkpoints.series, t.checkpoints.name], set: c });
   }
 
   async listCheckpoints(series?: string): Promise<CheckpointRecord[]> {
     return this.db.select().from(t.checkpoints).where(series === undefined ? undefined : eq(t.checkpoints.series, series)).orderBy(asc(t.checkpoints.series), asc(t.checkpoints.step), asc(t.checkpoints.name));
+  }
+
+  async saveBatch(b: BatchRecord): Promise<void> {
+    await this.db.insert(t.batches).values(b).onConflictDoUpdate({ target: t.batches.id, set: b });
+  }
+
+  async listBatches(f: { judge?: string; status?: string } = {}): Promise<BatchRecord[]> {
+    return this.db
+      .select()
+      .from(t.batches)
+      .where(and(f.judge !== undefined ? eq(t.batches.judge, f.judge) : undefined, f.status !== undefined ? eq(t.batches.status, f.status) : undefined))
+      .orderBy(asc(t.batches.createdAt), asc(t.batches.id));
+  }
+
+  async updateBatch(id: string, patch: Partial<BatchRecord>): Promise<void> {
+    if (!Object.keys(patch).length) return;
+    await this.db.update(t.batches).set(patch).where(eq(t.batches.id, id));
+  }
+
+  async deleteBatch(id: string): Promise<void> {
+    await this.db.delete(t.batches).where(eq(t.batches.id, id));
+  }
+
+  async costByJudge(runIds?: string[]): Promise<JudgeCost[]> {
+    if (runIds && !runIds.length) return [];
+    const rows = await this.db
+      .select({ judge: t.games.judge, games: sql<number>`count(*)`, tokensIn: sql<number>`coalesce(sum(${t.games.tokensIn}), 0)`, tokensOut: sql<number>`coalesce(sum(${t.games.tokensOut}), 0)`, cost: sql<number | null>`sum(${t.games.cost})` })
+      .from(t.games)
+      .where(runIds ? inJson(t.games.runId, runIds) : undefined)
+      .groupBy(t.games.judge)
+      .orderBy(asc(t.games.judge));
+    return rows.map((r) => ({ judge: r.judge, games: Number(r.games), tokensIn: Number(r.tokensIn), tokensOut: Number(r.tokensOut), cost: r.cost === null ? null : Number(r.cost) }));
+  }
+
+  async costByRun(limit = 50): Promise<RunCost[]> {
+    return this.db
+      .select({ id: t.runs.id, startedAt: t.runs.startedAt, judge: t.runs.judge, mode: t.runs.mode, played: t.runs.played, failed: t.runs.failed, tokensIn: t.runs.tokensIn, tokensOut: t.runs.tokensOut, cost: t.runs.cost, status: t.runs.status })
+      .from(t.runs)
+      .orderBy(desc(t.runs.startedAt), asc(t.runs.id))
+      .limit(limit);
+  }
+
+  async costByGame(limit = 50): Promise<GameCost[]> {
+    return this.db
+      .select({ id: t.games.id, runId: t.games.runId, judge: t.games.judge, questionId: t.games.questionId, turn: t.games.turn, model1: t.games.model1, model2: t.games.model2, order: t.games.order, tokensIn: t.games.tokensIn, tokensOut: t.games.tokensOut, cost: t.games.cost, source: t.games.source })
+      .from(t.games)
+      .orderBy(desc(t.games.createdAt), asc(t.games.id))
+      .limit(limit);
+  }
+
+  async gamesOfRuns(judge: string, runIds: string[]): Promise<GameVerdictRow[]> {
+    if (!runIds.length) return [];
+    return this.db
+      .select({ id: t.games.id, questionId: t.games.questionId, turn: t.games.turn, model1: t.games.model1, model2: t.games.model2, order: t.games.order, verdict: t.games.verdict, source: t.games.source })
+      .from(t.games)
+      .where(and(eq(t.games.judge, judge), inJson(t.games.runId, runIds)))
+      .orderBy(asc(t.games.createdAt), asc(t.games.id));
+  }
+
+  async tokenTotals(judge: string): Promise<TokenTotals> {
+    const [r] = await this.db
+      .select({
+        games: sql<number>`count(*)`,
+        chars: sql<number>`coalesce(sum(length(${t.games.systemPrompt}) + length(${t.games.userPrompt})), 0)`,
+        tokensIn: sql<number>`coalesce(sum(${t.games.tokensIn}), 0)`,
+        tokensOut: sql<number>`coalesce(sum(${t.games.tokensOut}), 0)`,
+      })
+      .from(t.games)
+      .where(and(eq(t.games.judge, judge), isNotNull(t.games.tokensIn), isNotNull(t.games.tokensOut)));
+    return { games: Number(r?.games ?? 0), chars: Number(r?.chars ?? 0), tokensIn: Number(r?.tokensIn ?? 0), tokensOut: Number(r?.tokensOut ?? 0) };
   }
 
   async close(): Promise<void> {

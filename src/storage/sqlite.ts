@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as schema from '../../db/schema.ts';
 import { ArenaError } from '../core/types.ts';
@@ -98,3 +99,12 @@ function retryWhenBusy<S extends DrizzleStore>(store: S, file: string, o: BusyOp
 export function openMemoryStore(): SqliteStore {
   return openSqliteStore(':memory:');
 }
+
+/** Copy the database to `file` atomically (VACUUM INTO a temporary file beside it, then rename): a reader never sees half a copy. */
+export function copyDatabase(store: SqliteStore, file: string): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  rmSync(tmp, { force: true });
+  store.sqlite.prepare('VACUUM INTO ?').run(tmp);
+  renameSync(tmp, file);
+}
+

@@ -56,7 +56,8 @@ export interface RunRecord {
   finishedAt?: number | null;
   judge: string;
   mode: string;
-  config: string;
+  /** the run's options (stored as JSON) */
+  config: Record<string, unknown>;
   planned: number;
   toPlay: number;
   played: number;
@@ -74,19 +75,42 @@ export interface RunRecord {
 
 export type RefreshStatus = 'running' | 'ok' | 'degraded' | 'budget' | 'failed' | 'interrupted';
 
+/**
+ * What readers outside src/ops use of a refresh's summary. The stored value is the whole
+ * src/ops/refresh.ts RefreshSummary (stored as JSON); every field is optional because a running
+ * refresh has only its plan, and older rows may lack newer fields.
+ */
+export interface RefreshSummaryRecord {
+  line?: string;
+  played?: number;
+  failed?: number;
+  skipped?: number;
+  estCost?: number;
+  imported?: { newModels?: string[]; changedAnswers?: number };
+  /** per judge: its error and inconsistency rates in this refresh (null: too few games) */
+  judges?: Record<string, { errorRate: number | null; inconsistencyRate: number | null }>;
+}
+
 /** One `arena refresh` (src/ops/refresh.ts): the site shows the newest one's status. */
 export interface RefreshRecord {
   id: string;
   startedAt: number;
   finishedAt: number | null;
   status: RefreshStatus;
-  config: string;
-  /** JSON: the refresh's summary (src/ops/refresh.ts RefreshSummary) */
-  summary: string;
-  /** JSON array of reasons it is degraded (or the error of a failed refresh), or null */
-  degraded: string | null;
+  /** the config file's path and its parsed JSON */
+  config: { file: string; config: unknown };
+  /** the refresh's summary (src/ops/refresh.ts RefreshSummary) */
+  summary: RefreshSummaryRecord;
+  /** reasons it is degraded (or the error of a failed refresh), or null */
+  degraded: string[] | null;
   cost: number;
 }
+
+/** How a checkpoint's answers were made (src/ops/checkpoints.ts). */
+export type CheckpointGeneration =
+  | { kind: 'imported'; file: string }
+  | { kind: 'openai'; baseURL: string; model: string; maxTokens: number; temperatures: Record<string, number> }
+  | { kind: 'llama-cpp'; gguf: string; lora: string | null; maxTokens: number; seed: number; temperatures: Record<string, number> };
 
 /** One checkpoint of a fine-tuning run (src/ops/checkpoints.ts); its answers are stored as `model`. */
 export interface CheckpointRecord {
@@ -96,8 +120,87 @@ export interface CheckpointRecord {
   model: string;
   /** the model it is judged against (null when not recorded) */
   baseline: string | null;
-  /** JSON: how its answers were made */
-  generation: string;
+  /** how its answers were made (stored as JSON) */
+  generation: CheckpointGeneration;
+}
+
+/**
+ * An OpenAI Batch API job (src/ops/batch.ts). A submission is saved as `submitting` under a local id
+ * before the upload and gets the server's batch id after it.
+ */
+export interface BatchRecord {
+  id: string;
+  refreshId: string | null;
+  judge: string;
+  inputFileId: string;
+  /** submitting | submitted | imported | failed | expired | cancelled */
+  status: string;
+  /** the ids of the games in the batch */
+  gameIds: string[];
+  createdAt: number;
+  finishedAt: number | null;
+  cost: number | null;
+}
+
+/** Spending of one judge (the cost ledger). */
+export interface JudgeCost {
+  judge: string;
+  games: number;
+  tokensIn: number;
+  tokensOut: number;
+  /** USD; null when no game of the judge has a known cost */
+  cost: number | null;
+}
+
+/** A run with what it spent (the cost ledger). */
+export interface RunCost {
+  id: string;
+  startedAt: number;
+  judge: string;
+  mode: string;
+  played: number;
+  failed: number;
+  tokensIn: number;
+  tokensOut: number;
+  cost: number | null;
+  status: string;
+}
+
+/** A game with what it cost (the cost ledger). */
+export interface GameCost {
+  id: string;
+  runId: string | null;
+  judge: string;
+  questionId: number;
+  turn: number;
+  model1: string;
+  model2: string | null;
+  order: 'AB' | 'BA';
+  tokensIn: number | null;
+  tokensOut: number | null;
+  cost: number | null;
+  source: string;
+}
+
+/** The verdict columns of a game (a refresh's health check reads these). */
+export interface GameVerdictRow {
+  id: string;
+  questionId: number;
+  turn: number;
+  model1: string;
+  model2: string | null;
+  order: 'AB' | 'BA';
+  verdict: string;
+  source: string;
+}
+
+/** A judge's stored games with token counts, summed (token calibration of cost estimates). */
+export interface TokenTotals {
+  games: number;
+  /** characters of system and user prompts */
+  chars: number;
+  tokensIn: number;
+  tokensOut: number;
 }
 
 export interface JudgeSummary {
@@ -153,9 +256,28 @@ export interface Store {
   saveRefresh(r: RefreshRecord): Promise<void>;
   /** newest first */
   listRefreshes(limit?: number): Promise<RefreshRecord[]>;
+  /** mark every refresh still `running` as `interrupted` (its process is gone); returns how many were marked */
+  markRefreshesInterrupted(): Promise<number>;
   /** insert or replace (by series and name) */
   saveCheckpoint(c: CheckpointRecord): Promise<void>;
   /** ordered by series, then step */
   listCheckpoints(series?: string): Promise<CheckpointRecord[]>;
+  /** insert or replace (by id) */
+  saveBatch(b: BatchRecord): Promise<void>;
+  /** oldest first; optionally only one judge's, or those with one status */
+  listBatches(filter?: { judge?: string; status?: string }): Promise<BatchRecord[]>;
+  /** change fields of the batch `id` (its id too: a submission gets the server's batch id); no-op when absent */
+  updateBatch(id: string, patch: Partial<BatchRecord>): Promise<void>;
+  deleteBatch(id: string): Promise<void>;
+  /** spending per judge, over all games or those of some runs; ordered by judge */
+  costByJudge(runIds?: string[]): Promise<JudgeCost[]>;
+  /** runs with their cost, newest first */
+  costByRun(limit?: number): Promise<RunCost[]>;
+  /** the most recent games with their cost, newest first */
+  costByGame(limit?: number): Promise<GameCost[]>;
+  /** the games of some runs of one judge (a refresh's games), canary games included */
+  gamesOfRuns(judge: string, runIds: string[]): Promise<GameVerdictRow[]>;
+  /** a judge's stored games that have both token counts, summed */
+  tokenTotals(judge: string): Promise<TokenTotals>;
   close(): Promise<void>;
 }

@@ -41,7 +41,7 @@ describe('arena publish to D1 and back', () => {
       prompts: PROMPTS,
       games,
     });
-    await src.saveRun({ id: 'run-1', startedAt: 1, finishedAt: 2, judge: `judge \u0000 x`, mode: 'pairwise-all', config: '{"x":"\u0000"}', planned: 1, toPlay: 1, played: 1, failed: 0, tokensIn: 1, tokensOut: 1, status: 'done' });
+    await src.saveRun({ id: 'run-1', startedAt: 1, finishedAt: 2, judge: `judge \u0000 x`, mode: 'pairwise-all', config: { x: '\u0000' }, planned: 1, toPlay: 1, played: 1, failed: 0, tokensIn: 1, tokensOut: 1, status: 'done' });
     const hex = (db: { prepare(s: string): { all(): unknown[] } }) => db.prepare('SELECT id, hex(reply) AS r, hex(user_prompt) AS u, hex(model_2) AS m FROM games ORDER BY id').all();
     const want = { games: hex(src.sqlite), answers: src.sqlite.prepare('SELECT hex(model) AS m, hex(turns) AS t FROM answers ORDER BY model').all() };
     const listed = { games: await src.listGames(), answers: await src.listAnswers(), runs: await src.listRuns() };

@@ -25,7 +25,7 @@ describe('publish SQL', () => {
       games,
       votes: [{ source: 'v.csv', items: [{ judge: 'human', voter: 'e1', questionId: 81, turn: 1, model1: 'alpha', model2: 'beta', winner: 'tie', line: 2 }] }],
     });
-    await src.saveRun({ id: 'run-1', startedAt: 1, finishedAt: 2, judge: 'judge-x', mode: 'pairwise-all', config: '{}', planned: 2, toPlay: 2, played: 2, failed: 0, tokensIn: 3, tokensOut: 4, status: 'done' });
+    await src.saveRun({ id: 'run-1', startedAt: 1, finishedAt: 2, judge: 'judge-x', mode: 'pairwise-all', config: {}, planned: 2, toPlay: 2, played: 2, failed: 0, tokensIn: 3, tokensOut: 4, status: 'done' });
     const stmts = [...publishSql(src.sqlite)];
     for (const s of stmts) expect(s.length).toBeLessThan(100_000);
     expect(stmts.filter((s) => s.startsWith('INSERT INTO "games"')).length).toBeGreaterThan(1); // split

@@ -59,13 +59,15 @@ export const refreshCommand = defineCommand({
   },
   async run({ args }) {
     const { refresh } = await import('../../ops/refresh.ts');
+    const { withRefreshContext } = await import('../ops-context.ts');
     const bars = progressBars();
     const irq = interruptible(bars.log);
     let cost = 0;
     try {
-      const s = await refresh({
-        configFile: args.config,
-        dryRun: !!args['dry-run'],
+      const dryRun = !!args['dry-run'];
+      const s = await withRefreshContext(args.config, { dryRun, log: bars.log }, (ctx) => refresh({
+        ...ctx,
+        dryRun,
         signal: irq.signal,
         log: bars.log,
         onRunStart: ({ judge, mode, toPlay }) => {
@@ -76,7 +78,7 @@ export const refreshCommand = defineCommand({
           if (p.last && 'game' in p.last) cost += p.last.game.cost ?? 0;
           bars.update(p.done, p.failed, cost);
         },
-      });
+      }));
       bars.stop();
       if (args['dry-run'] && !args.json) {
         print(table(s.plan.map((p) => ({ judge: p.judge, mode: p.mode, planned: p.planned, stored: p.stored, 'to play': p.toPlay, 'est. tokens in': p.estTokensIn, 'est. tokens out': p.estTokensOut, 'est. USD': figures.usd(p.estCost), estimate: p.basis }))));
@@ -100,15 +102,14 @@ export const costCommand = defineCommand({
     ...jsonArg,
   },
   async run({ args }) {
-    const { costByGame, costByJudge, costByRun } = await import('../../ops/ledger.ts');
     const by = oneOf(args.by, 'by', ['judge', 'run', 'game', 'refresh'] as const);
     const limit = int(args.limit, 'limit')!;
     await withStore(args.db, async (store) => {
       let rows: Record<string, unknown>[];
-      if (by === 'run') rows = (await costByRun(store, limit)).map((r) => ({ ...r, startedAt: new Date(r.startedAt).toISOString() }));
-      else if (by === 'game') rows = (await costByGame(store, limit)).map((r) => ({ ...r }));
+      if (by === 'run') rows = (await store.costByRun(limit)).map((r) => ({ ...r, startedAt: new Date(r.startedAt).toISOString() }));
+      else if (by === 'game') rows = (await store.costByGame(limit)).map((r) => ({ ...r }));
       else if (by === 'refresh') rows = (await store.listRefreshes(limit)).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost }));
-      else rows = (await costByJudge(store)).map((r) => ({ ...r }));
+      else rows = (await store.costByJudge()).map((r) => ({ ...r }));
       if (args.json) printJson(rows);
       else print(table(rows));
     }, { readonly: true });
@@ -120,7 +121,7 @@ export const refreshesCommand = defineCommand({
   args: { ...dbArg, ...jsonArg },
   async run({ args }) {
     await withStore(args.db, async (store) => {
-      const rows = (await store.listRefreshes()).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost, degraded: r.degraded ? (JSON.parse(r.degraded) as string[]).join('; ') : '', line: (JSON.parse(r.summary) as { line?: string }).line ?? '' }));
+      const rows = (await store.listRefreshes()).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost, degraded: r.degraded?.join('; ') ?? '', line: r.summary.line ?? '' }));
       if (args.json) printJson(rows);
       else print(table(rows));
     }, { readonly: true });
@@ -133,19 +134,20 @@ const checkpointsRun = defineCommand({
   async run({ args }) {
     if (args['dry-run']) return await printCheckpointsPlan(args.config, !!args.json);
     const { runCheckpoints } = await import('../../ops/checkpoints.ts');
+    const { withCheckpointsContext } = await import('../ops-context.ts');
     const bars = progressBars();
     const irq = interruptible(bars.log);
     let stage = '';
     try {
-      const r = await runCheckpoints({
-        configFile: args.config,
+      const r = await withCheckpointsContext(args.config, { play: true, log: bars.log }, (ctx) => runCheckpoints({
+        ...ctx,
         log: bars.log,
         signal: irq.signal,
         onProgress: (p) => {
           if (p.stage !== stage) bars.start((stage = p.stage), p.total);
           bars.update(p.done, 0, 0);
         },
-      });
+      }));
       bars.stop();
       bars.log(`checkpoints: ${r.generated} answers generated, ${r.played} games played, ${r.failed} failed${r.skipped ? `, ${r.skipped} not started (budget)` : ''}, ${figures.usd(r.cost)}`);
       await printReport(args.config, !!args.json);
@@ -159,7 +161,8 @@ const checkpointsRun = defineCommand({
 
 async function printCheckpointsPlan(configFile: string, json: boolean) {
   const { planCheckpoints } = await import('../../ops/checkpoints-plan.ts');
-  const p = await planCheckpoints(configFile);
+  const { withCheckpointsContext } = await import('../ops-context.ts');
+  const p = await withCheckpointsContext(configFile, { dryRun: true }, planCheckpoints);
   if (json) return printJson(p);
   print(`series ${p.series}: ${p.checkpoints.length} checkpoint(s) against ${p.baseline} (pairwise-baseline, both orders)`);
   print(table(p.checkpoints.map((k) => ({ checkpoint: k.name, step: k.step, model: k.model, answers: k.answers }))));
@@ -168,9 +171,9 @@ async function printCheckpointsPlan(configFile: string, json: boolean) {
 }
 
 async function printReport(configFile: string, json: boolean, chart?: string) {
-  const { checkpointsReport, renderChart, writeChart, loadCheckpointsConfig } = await import('../../ops/checkpoints.ts');
-  const report = await checkpointsReport(configFile);
-  const file = chart ?? loadCheckpointsConfig(configFile).config.chart;
+  const { checkpointsReport, renderChart, writeChart } = await import('../../ops/checkpoints.ts');
+  const { withCheckpointsContext } = await import('../ops-context.ts');
+  const { report, file } = await withCheckpointsContext(configFile, { report: true }, async (ctx) => ({ report: await checkpointsReport(ctx), file: chart ?? ctx.config.config.chart }));
   if (file) writeChart(file, await renderChart(report));
   if (json) return printJson({ ...report, chart: file ?? null });
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '-');

@@ -1,0 +1,20 @@
+// What an ops job (refresh, checkpoints) is given instead of opening things itself: the Store, a way to
+// open the judges its config names, its parsed config, and (refresh) the publishing targets that need the
+// database file. The CLI wires them (src/cli/ops-context.ts); a library caller passes its own.
+import type { JudgeCallError, JudgeProvider } from '../judges/judge.ts';
+import type { JudgeConfig } from './config.ts';
+
+/**
+ * Open the judge a config entry names (retry, timeout and the auth stop included; judges/registry.ts
+ * openJudge); the job closes what it opens. `onAuthFailure`: the job's reaction to the first 401/403;
+ * `planOnly`: the judge is only planned with (a missing key is no error).
+ */
+export type OpenJudge = (j: JudgeConfig, o?: { onAuthFailure?: (e: JudgeCallError) => void; planOnly?: boolean }) => Promise<JudgeProvider>;
+
+/** Publishing targets that work on the database file itself rather than through the Store. */
+export interface Publisher {
+  /** copy the database to `file` atomically (for `arena serve --db`) */
+  sqliteCopy(file: string): Promise<void>;
+  /** make the site's D1 database hold exactly the rows of this one */
+  d1(target: { database: string; remote: boolean; persistTo?: string | undefined }): Promise<void>;
+}

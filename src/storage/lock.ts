@@ -1,0 +1,48 @@
+// One process at a time on a database for a long job (`arena refresh`): an exclusive-create lock file
+// beside the database holding the owner's pid. Creating it with the 'wx' flag fails when it exists, so
+// two processes can never both take it; a lock whose process is gone (SIGKILL, power loss) is taken over.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { ArenaError } from '../core/types.ts';
+
+/** Take `${db}.${name}.lock`; returns the function that gives it back. `:memory:` needs no lock. */
+export function takeLock(db: string, name: string, what = name): () => void {
+  if (db === ':memory:') return () => {};
+  const file = `${db}.${name}.lock`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new ArenaError(`${file}: cannot create the ${what} lock (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file }, { cause: e });
+      const pid = holder(file);
+      // a lock being written (empty for an instant) or held by a live process is respected; a second
+      // failure after removing a dead owner's lock means another process took it in between
+      if (pid === undefined || alive(pid) || attempt > 0) throw new ArenaError(`another ${what} ${pid ? `(pid ${pid}) ` : ''}is running on ${db} (lock ${file}; delete it only if no such process runs)`, { file });
+      rmSync(file, { force: true });
+    }
+  }
+  return () => {
+    if (holder(file) === process.pid) rmSync(file, { force: true });
+  };
+}
+
+/** The pid in a lock file; undefined when it cannot be read or holds no pid (yet). */
+function holder(file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, 'utf8'));
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true; // another job of this very process holds it
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: the process exists but belongs to someone else
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
