@@ -15,8 +15,9 @@ const LAYERS = {
   generators: ['core', 'judges'],
   storage: ['core', 'db'],
   importers: ['core', 'type:storage'],
-  engine: ['core', 'type:judges', 'type:storage'],
-  reports: ['core', 'type:storage', 'engine'],
+  // reports read results from the store; the engine reads them too (escalation picks matches by a judge's results)
+  engine: ['core', 'type:judges', 'type:storage', 'reports'],
+  reports: ['core', 'type:storage'],
   ops: ['core', 'judges', 'generators', 'storage', 'importers', 'engine', 'reports'],
   web: ['core', 'storage', 'reports'],
 };
