@@ -22,10 +22,18 @@ const LAYERS = {
   web: ['core', 'storage', 'reports'],
 };
 /** Files inside an allowed layer that a layer still must not import. */
-const STORAGE_IMPLEMENTATIONS = ['./src/storage/sqlite.ts', './src/storage/drizzle-store.ts', './src/storage/d1.ts'];
+const STORAGE_IMPLEMENTATIONS = [
+  './src/storage/sqlite.ts',
+  './src/storage/drizzle-store.ts',
+  './src/storage/d1.ts',
+];
 const NOT_THESE = {
   // ops functions take { store, judges, config }: they use the Store contract, never open a database themselves
-  ops: { from: STORAGE_IMPLEMENTATIONS, message: 'layering: src/ops works on the Store it is given (storage/store.ts), it never opens a database (sqlite.ts, drizzle-store.ts, d1.ts)' },
+  ops: {
+    from: STORAGE_IMPLEMENTATIONS,
+    message:
+      'layering: src/ops works on the Store it is given (storage/store.ts), it never opens a database (sqlite.ts, drizzle-store.ts, d1.ts)',
+  },
 };
 /** folders a layer can name: the layers under src/ and the schema folder db/ */
 const FOLDERS = [...Object.keys(LAYERS), 'cli', 'entry', 'db'];
@@ -76,7 +84,14 @@ const boundaries = Object.entries(LAYERS).map(([layer, allowed]) => {
               allowTypeImports: true,
               message: `layering: src/${layer} may import only types from src/${f} (import type): it works through the interface, not an implementation`,
             })),
-            ...(BANNED[layer].length ? [{ group: BANNED[layer], message: `layering: src/${layer} does not use this library; it lives behind its own adapter layer (eslint.config.js BANNED)` }] : []),
+            ...(BANNED[layer].length
+              ? [
+                  {
+                    group: BANNED[layer],
+                    message: `layering: src/${layer} does not use this library; it lives behind its own adapter layer (eslint.config.js BANNED)`,
+                  },
+                ]
+              : []),
           ],
         },
       ],
@@ -90,7 +105,9 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     languageOptions: { parser: tseslint.parser, ecmaVersion: 'latest', sourceType: 'module' },
     plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX },
-    settings: { 'import-x/resolver-next': [importX.createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.json'] })] },
+    settings: {
+      'import-x/resolver-next': [importX.createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.json'] })],
+    },
     // the code's existing directives name rules this small set leaves off (e.g. no-explicit-any)
     linterOptions: { reportUnusedDisableDirectives: 'off' },
     rules: {
@@ -108,19 +125,46 @@ export default tseslint.config(
       'use-isnan': 'error',
       'valid-typeof': 'error',
       'no-cond-assign': ['error', 'except-parens'],
-      '@typescript-eslint/no-unused-vars': ['error', { args: 'none', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true, caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          args: 'none',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+          caughtErrors: 'none',
+        },
+      ],
       'import-x/no-self-import': 'error',
     },
   },
   // pure core: no Node built-ins (it runs in a Worker and in the browser-free tests alike)
-  { name: 'boundaries/core-pure', files: ['src/core/**/*.ts'], rules: { 'import-x/no-nodejs-modules': 'error' } },
+  {
+    name: 'boundaries/core-pure',
+    files: ['src/core/**/*.ts'],
+    rules: { 'import-x/no-nodejs-modules': 'error' },
+  },
   // the site also runs as a Cloudflare Worker (src/entry/worker.ts): no Node built-ins there either
-  { name: 'boundaries/web-worker', files: ['src/web/**/*.ts'], rules: { 'import-x/no-nodejs-modules': 'error' } },
+  {
+    name: 'boundaries/web-worker',
+    files: ['src/web/**/*.ts'],
+    rules: { 'import-x/no-nodejs-modules': 'error' },
+  },
   ...boundaries,
   {
     name: 'boundaries/ops-through-store',
     files: ['src/ops/**/*.ts'],
-    rules: { 'no-restricted-syntax': ['error', { selector: 'MemberExpression[object.property.name="sqlite"][property.name=/^(prepare|exec|pragma|transaction|backup|serialize|function|inTransaction)$/]', message: 'layering: src/ops goes through the Store interface, not the raw SQLite handle (store.sqlite)' }] },
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'MemberExpression[object.property.name="sqlite"][property.name=/^(prepare|exec|pragma|transaction|backup|serialize|function|inTransaction)$/]',
+          message:
+            'layering: src/ops goes through the Store interface, not the raw SQLite handle (store.sqlite)',
+        },
+      ],
+    },
   },
   // one place prints and exits: the CLI (and the entry points); the layers below return values or call `log`
   {

@@ -7,17 +7,41 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
 const [base, file, conc] = process.argv.slice(2);
-const prompts = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const prompts = readFileSync(file, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 const agent = new Agent({ keepAlive: true });
 const url = new URL(`${base}/chat/completions`);
 const one = (p) =>
   new Promise((resolve, reject) => {
-    const body = JSON.stringify({ model: 'judge', messages: [{ role: 'system', content: p.system }, { role: 'user', content: p.user }], n: 1, temperature: 0, max_tokens: 2048 });
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => (res.statusCode === 200 && JSON.parse(Buffer.concat(chunks).toString()).choices[0].message.content ? resolve() : reject(new Error(`bare client: HTTP ${res.statusCode}`))));
+    const body = JSON.stringify({
+      model: 'judge',
+      messages: [
+        { role: 'system', content: p.system },
+        { role: 'user', content: p.user },
+      ],
+      n: 1,
+      temperature: 0,
+      max_tokens: 2048,
     });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          res.statusCode === 200 && JSON.parse(Buffer.concat(chunks).toString()).choices[0].message.content
+            ? resolve()
+            : reject(new Error(`bare client: HTTP ${res.statusCode}`)),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -41,7 +41,11 @@ for (let k = 0; k < N; k++) {
   b[k] = j;
   w[k] = rng() < 0.1 ? 1 : rng() < 1 / (1 + 10 ** (theta[j]! - theta[i]!)) ? 2 : 0;
 }
-const battles: Battle[] = Array.from({ length: N }, (_, k) => ({ a: names[a[k]!]!, b: names[b[k]!]!, score: (w[k]! / 2) as 0 | 0.5 | 1 }));
+const battles: Battle[] = Array.from({ length: N }, (_, k) => ({
+  a: names[a[k]!]!,
+  b: names[b[k]!]!,
+  score: (w[k]! / 2) as 0 | 0.5 | 1,
+}));
 
 let t0 = performance.now();
 const table = battleTable(battles);
@@ -62,8 +66,12 @@ const ours = names.map((m) => {
   return { full: full[k]!, lo: iv[k]!.lo, hi: iv[k]!.hi };
 });
 
-console.log(`bt-bootstrap: ${N.toLocaleString('en')} battles, ${M} models, ${table.cellCount.length} (pair, outcome) cells, ${ROUNDS} rounds (game-level, multinomial over cells as FastChat)`);
-console.log(`mt-arena (TypeScript, 1 thread): table ${tTable.toFixed(2)} s, full fit ${(tFit * 1000).toFixed(1)} ms, bootstrap ${tBoot.toFixed(2)} s wall, ${cpuBoot.toFixed(2)} s CPU (${((tBoot / ROUNDS) * 1000).toFixed(2)} ms/round)`);
+console.log(
+  `bt-bootstrap: ${N.toLocaleString('en')} battles, ${M} models, ${table.cellCount.length} (pair, outcome) cells, ${ROUNDS} rounds (game-level, multinomial over cells as FastChat)`,
+);
+console.log(
+  `mt-arena (TypeScript, 1 thread): table ${tTable.toFixed(2)} s, full fit ${(tFit * 1000).toFixed(1)} ms, bootstrap ${tBoot.toFixed(2)} s wall, ${cpuBoot.toFixed(2)} s CPU (${((tBoot / ROUNDS) * 1000).toFixed(2)} ms/round)`,
+);
 
 if (reference) {
   const dir = mkdtempSync(join(tmpdir(), 'bt-bench-'));
@@ -74,7 +82,12 @@ if (reference) {
     writeFileSync(csv, `${lines.join('\n')}\n`);
     const script = new URL('./reference/bt_bootstrap.py', import.meta.url).pathname;
     const t1 = performance.now();
-    const out = JSON.parse(execFileSync('/usr/bin/python3', [script, csv, String(REF_ROUNDS)], { encoding: 'utf8', maxBuffer: 1 << 26 })) as {
+    const out = JSON.parse(
+      execFileSync('/usr/bin/python3', [script, csv, String(REF_ROUNDS)], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      }),
+    ) as {
       cells: number;
       workers: number;
       seconds: { load: number; preprocess: number; fit: number; bootstrap: number; bootstrapCpu: number };
@@ -89,7 +102,9 @@ if (reference) {
       `reference (FastChat compute_bootstrap_bt, scipy L-BFGS-B, ${out.workers} worker processes): preprocess ${out.seconds.preprocess.toFixed(2)} s, full fit ${(out.seconds.fit * 1000).toFixed(0)} ms, bootstrap ${out.seconds.bootstrap.toFixed(2)} s wall, ${out.seconds.bootstrapCpu.toFixed(2)} s CPU (all processes) for ${REF_ROUNDS} rounds (${(perRound * 1000).toFixed(1)} ms/round)${REF_ROUNDS !== ROUNDS ? `, ${refBoot.toFixed(1)} s scaled to ${ROUNDS} rounds` : ''}; process wall ${tRef.toFixed(1)} s`,
     );
     const refCpu = (out.seconds.bootstrapCpu / REF_ROUNDS) * ROUNDS;
-    console.log(`speed-up, bootstrap: ${(refBoot / tBoot).toFixed(1)}x wall (reference ${refBoot.toFixed(2)} s / ours ${tBoot.toFixed(2)} s; ours single-threaded vs the reference's ${out.workers} processes), ${(refCpu / cpuBoot).toFixed(1)}x CPU time`);
+    console.log(
+      `speed-up, bootstrap: ${(refBoot / tBoot).toFixed(1)}x wall (reference ${refBoot.toFixed(2)} s / ours ${tBoot.toFixed(2)} s; ours single-threaded vs the reference's ${out.workers} processes), ${(refCpu / cpuBoot).toFixed(1)}x CPU time`,
+    );
     let dFull = 0;
     let dLo = 0;
     let dHi = 0;
@@ -100,9 +115,13 @@ if (reference) {
       dHi = Math.max(dHi, Math.abs(ours[k]!.hi - out.hi[k]!));
       width += (ours[k]!.hi - ours[k]!.lo) / M;
     });
-    console.log(`agreement: full fit max |diff| ${dFull.toFixed(3)} rating points; 95% bounds max |diff| lo ${dLo.toFixed(2)}, hi ${dHi.toFixed(2)} (mean interval width ${width.toFixed(2)}; different random streams, so the bounds differ by Monte Carlo noise)`);
+    console.log(
+      `agreement: full fit max |diff| ${dFull.toFixed(3)} rating points; 95% bounds max |diff| lo ${dLo.toFixed(2)}, hi ${dHi.toFixed(2)} (mean interval width ${width.toFixed(2)}; different random streams, so the bounds differ by Monte Carlo noise)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-console.log(`goal: under 5 s -> ${tBoot < 5 ? 'met' : 'NOT met'} (${tBoot.toFixed(2)} s wall, ${cpuBoot.toFixed(2)} s CPU; wall time on a shared machine includes waiting for a core)`);
+console.log(
+  `goal: under 5 s -> ${tBoot < 5 ? 'met' : 'NOT met'} (${tBoot.toFixed(2)} s wall, ${cpuBoot.toFixed(2)} s CPU; wall time on a shared machine includes waiting for a core)`,
+);

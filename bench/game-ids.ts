@@ -23,13 +23,27 @@ const { votes: _v, judgments: _j, ...sources } = mtbenchSources(MT);
 await importFiles(store, sources);
 const judge: JudgeProvider = { id: 'openai/gpt-4', complete: () => Promise.reject(new Error('not called')) };
 const settings = { temperature: 0, maxTokens: 2048 };
-const plan = () => planRun({ store, judge, mode: 'pairwise-all', models: MODELS, turns: [1, 2], referenceSource: 'gpt-4', settings });
+const plan = () =>
+  planRun({
+    store,
+    judge,
+    mode: 'pairwise-all',
+    models: MODELS,
+    turns: [1, 2],
+    referenceSource: 'gpt-4',
+    settings,
+  });
 const { games } = await plan();
 const specs = games.map((g) => g.spec);
 const bytes = specs.reduce((s, spec) => s + Buffer.byteLength(gameIdentity(judge.id, settings, spec)), 0);
 
-const nodeId = (spec: (typeof specs)[number]) => createHash('sha256').update(gameIdentity(judge.id, settings, spec)).digest('hex').slice(0, 32);
-for (const spec of specs) if (nodeId(spec) !== gameId(judge.id, settings, spec)) throw new Error('the two hashes disagree');
+const nodeId = (spec: (typeof specs)[number]) =>
+  createHash('sha256')
+    .update(gameIdentity(judge.id, settings, spec))
+    .digest('hex')
+    .slice(0, 32);
+for (const spec of specs)
+  if (nodeId(spec) !== gameId(judge.id, settings, spec)) throw new Error('the two hashes disagree');
 
 /** median ms of ROUNDS runs of fn (after 3 warm-up runs) */
 async function median(fn: () => unknown): Promise<number> {
@@ -47,10 +61,20 @@ const identity = await median(() => specs.map((s) => gameIdentity(judge.id, sett
 const noble = await median(() => specs.map((s) => gameId(judge.id, settings, s)));
 const node = await median(() => specs.map(nodeId));
 const planning = await median(plan);
-console.log(`${specs.length} games, ${(bytes / 1e6).toFixed(1)} MB of game content hashed; median of ${ROUNDS} rounds`);
+console.log(
+  `${specs.length} games, ${(bytes / 1e6).toFixed(1)} MB of game content hashed; median of ${ROUNDS} rounds`,
+);
 console.log(`identity strings alone:       ${identity.toFixed(1)} ms`);
-console.log(`ids, @noble/hashes sha256:    ${noble.toFixed(1)} ms (${((1000 * noble) / specs.length).toFixed(1)} µs per game)`);
-console.log(`ids, node:crypto createHash:  ${node.toFixed(1)} ms (${((1000 * node) / specs.length).toFixed(1)} µs per game)`);
-console.log(`noble / node:crypto:          ${(noble / node).toFixed(2)}x; the difference is ${(noble - node).toFixed(1)} ms per plan`);
-console.log(`planRun (whole plan, noble):  ${planning.toFixed(1)} ms; the hash difference is ${((100 * (noble - node)) / planning).toFixed(1)}% of it`);
+console.log(
+  `ids, @noble/hashes sha256:    ${noble.toFixed(1)} ms (${((1000 * noble) / specs.length).toFixed(1)} µs per game)`,
+);
+console.log(
+  `ids, node:crypto createHash:  ${node.toFixed(1)} ms (${((1000 * node) / specs.length).toFixed(1)} µs per game)`,
+);
+console.log(
+  `noble / node:crypto:          ${(noble / node).toFixed(2)}x; the difference is ${(noble - node).toFixed(1)} ms per plan`,
+);
+console.log(
+  `planRun (whole plan, noble):  ${planning.toFixed(1)} ms; the hash difference is ${((100 * (noble - node)) / planning).toFixed(1)}% of it`,
+);
 await store.close();

@@ -25,7 +25,8 @@ function tournament(models: number, questions: number, seed: number): ClusteredB
     for (let a = 0; a < models; a++)
       for (let b = a + 1; b < models; b++) {
         const p = 1 / (1 + Math.exp(-(Math.LN10 * (theta[a]! - theta[b]!) + effect[a]! - effect[b]!)));
-        for (let g = 0; g < 4; g++) out.push({ cluster: q, a: `m${a}`, b: `m${b}`, score: rng() < 0.2 ? 0.5 : rng() < p ? 1 : 0 });
+        for (let g = 0; g < 4; g++)
+          out.push({ cluster: q, a: `m${a}`, b: `m${b}`, score: rng() < 0.2 ? 0.5 : rng() < p ? 1 : 0 });
       }
   }
   return out;
@@ -41,7 +42,10 @@ function best(f: () => unknown): number {
   return min;
 }
 
-for (const [name, models, questions] of [['MT-Bench shape', 6, 80], ['larger', 30, 500]] as const) {
+for (const [name, models, questions] of [
+  ['MT-Bench shape', 6, 80],
+  ['larger', 30, 500],
+] as const) {
   const battles = tournament(models, questions, 7);
   const t = battleTable(battles);
   const boot = best(() => bootstrapBradleyTerry(t, { rounds: ROUNDS }));
@@ -53,5 +57,7 @@ for (const [name, models, questions] of [['MT-Bench shape', 6, 80], ['larger', 3
     const x = s.rows.find((y) => y.model === r.model)!;
     widthRatio += (x.hi! - x.lo!) / (r.hi! - r.lo!) / b.rows.length;
   }
-  console.log(`${name} (${models} models, ${questions} questions, ${battles.length} battles): bootstrap ${ROUNDS} rounds ${boot.toFixed(1)} ms, sandwich ${sand.toFixed(1)} ms (${(boot / sand).toFixed(1)}x faster); sandwich/bootstrap interval width ${widthRatio.toFixed(3)} on average`);
+  console.log(
+    `${name} (${models} models, ${questions} questions, ${battles.length} battles): bootstrap ${ROUNDS} rounds ${boot.toFixed(1)} ms, sandwich ${sand.toFixed(1)} ms (${(boot / sand).toFixed(1)}x faster); sandwich/bootstrap interval width ${widthRatio.toFixed(3)} on average`,
+  );
 }

@@ -56,32 +56,71 @@ let paths = values.model ?? [];
 if (!paths.length) {
   const tiny = join(tmp, 'tiny-random-llama.gguf');
   const embd = Number(values.embd);
-  writeTinyLlama(tiny, { seed: 7, embd, blocks: Number(values.blocks), ff: values.ff ? Number(values.ff) : 2 * embd, heads: Math.max(4, embd / 64) });
+  writeTinyLlama(tiny, {
+    seed: 7,
+    embd,
+    blocks: Number(values.blocks),
+    ff: values.ff ? Number(values.ff) : 2 * embd,
+    heads: Math.max(4, embd / 64),
+  });
   paths = [tiny];
   const shared = fileURLToPath(new URL('../../shared/models/llama-2-tiny-random.gguf', import.meta.url));
   if (existsSync(shared) && embd === 32) paths.push(shared);
 }
 const nSeq = Number(values.sequences);
 const threads = values.threads ? Number(values.threads) : defaultThreads();
-const gpuLayers = values['gpu-layers'] === undefined ? undefined : /^\d+$/.test(values['gpu-layers']) ? Number(values['gpu-layers']) : (values['gpu-layers'] as 'auto' | 'max');
+const gpuLayers =
+  values['gpu-layers'] === undefined
+    ? undefined
+    : /^\d+$/.test(values['gpu-layers'])
+      ? Number(values['gpu-layers'])
+      : (values['gpu-layers'] as 'auto' | 'max');
 const maxTokens = Number(values['max-tokens']);
 const answering = Array.from({ length: Number(values.models) }, (_, i) => `m${i + 1}`);
 
-console.log(`machine: ${cpus()[0]?.model ?? '?'}, ${availableParallelism()} cores; threads ${threads}; max tokens ${maxTokens}; ${values.questions} questions x ${answering.length} models, turns 1+2, pairwise-all, both orders`);
+console.log(
+  `machine: ${cpus()[0]?.model ?? '?'}, ${availableParallelism()} cores; threads ${threads}; max tokens ${maxTokens}; ${values.questions} questions x ${answering.length} models, turns 1+2, pairwise-all, both orders`,
+);
 
 async function play(path: string, sequences: number, reuse: boolean) {
-  const judge = llamaCppJudge({ modelPath: path, threads, sequences, prefixReuse: reuse, contextSize: Number(values.ctx), ...(gpuLayers !== undefined ? { gpuLayers } : {}) });
+  const judge = llamaCppJudge({
+    modelPath: path,
+    threads,
+    sequences,
+    prefixReuse: reuse,
+    contextSize: Number(values.ctx),
+    ...(gpuLayers !== undefined ? { gpuLayers } : {}),
+  });
   const info = await judge.load();
   const store = openSqliteStore(':memory:');
   try {
     await seed(store, answering, Number(values.questions));
     const t0 = performance.now();
-    const s = await runTournament({ store, judge, mode: 'pairwise-all', models: answering, turns: [1, 2], promptSet: 'arena', settings: { maxTokens }, concurrency: sequences === 1 ? 1 : 4 * sequences });
+    const s = await runTournament({
+      store,
+      judge,
+      mode: 'pairwise-all',
+      models: answering,
+      turns: [1, 2],
+      promptSet: 'arena',
+      settings: { maxTokens },
+      concurrency: sequences === 1 ? 1 : 4 * sequences,
+    });
     const secs = (performance.now() - t0) / 1000;
     if (s.failed) throw new Error(`${s.failed} games failed: ${s.errors[0]}`);
     const games = await store.listGames({ judge: judge.id });
-    const verdicts = new Map(games.map((g) => [`${g.match.questionId}/${g.match.turn}/${g.match.model1}/${g.match.model2}/${g.order}`, g.verdict]));
-    const probs = new Map(games.map((g) => [`${g.match.questionId}/${g.match.turn}/${g.match.model1}/${g.match.model2}/${g.order}`, g.verdictProbs]));
+    const verdicts = new Map(
+      games.map((g) => [
+        `${g.match.questionId}/${g.match.turn}/${g.match.model1}/${g.match.model2}/${g.order}`,
+        g.verdict,
+      ]),
+    );
+    const probs = new Map(
+      games.map((g) => [
+        `${g.match.questionId}/${g.match.turn}/${g.match.model1}/${g.match.model2}/${g.order}`,
+        g.verdictProbs,
+      ]),
+    );
     return { games: s.played, secs, rate: s.played / secs, stats: { ...judge.stats }, verdicts, probs, info };
   } finally {
     await store.close();
@@ -98,27 +137,42 @@ for (const path of paths) {
   for (let r = 0; r < Number(values.rounds); r++) {
     base.push(await play(path, 1, false));
     fast.push(await play(path, nSeq, true));
-    console.log(`  round ${r + 1}: 1 sequence ${base.at(-1)!.rate.toFixed(1)} games/s, ${nSeq} sequences + reuse ${fast.at(-1)!.rate.toFixed(1)} games/s`);
+    console.log(
+      `  round ${r + 1}: 1 sequence ${base.at(-1)!.rate.toFixed(1)} games/s, ${nSeq} sequences + reuse ${fast.at(-1)!.rate.toFixed(1)} games/s`,
+    );
   }
   const b = base[0]!;
   const f = fast[0]!;
-  console.log(`  chat template: ${b.info.chatWrapper}; context ${b.info.contextSize}; GPU layers ${b.info.gpuLayers}`);
+  console.log(
+    `  chat template: ${b.info.chatWrapper}; context ${b.info.contextSize}; GPU layers ${b.info.gpuLayers}`,
+  );
   let same = 0;
   const differ: string[] = [];
-  for (const [k, v] of b.verdicts) if (f.verdicts.get(k) === v) same++;
-  else differ.push(k);
+  for (const [k, v] of b.verdicts)
+    if (f.verdicts.get(k) === v) same++;
+    else differ.push(k);
   const row = (name: string, rs: Result[]) => {
     const rates = rs.map((r) => r.rate);
     const st = rs[0]!.stats;
-    return `  ${name.padEnd(30)} ${String(rs[0]!.games).padStart(4)} games  best ${Math.max(...rates).toFixed(1).padStart(6)} games/s  median ${median(rates).toFixed(1).padStart(6)} games/s  prompt tokens evaluated ${st.promptTokens}, reused ${st.reusedTokens} (${st.copiedTokens} copied from another sequence), generated ${st.generatedTokens}; ${st.batches} decode batches, ${(st.batchItems / st.batches).toFixed(2)} sequences each`;
+    return `  ${name.padEnd(30)} ${String(rs[0]!.games).padStart(4)} games  best ${Math.max(...rates)
+      .toFixed(1)
+      .padStart(
+        6,
+      )} games/s  median ${median(rates).toFixed(1).padStart(6)} games/s  prompt tokens evaluated ${st.promptTokens}, reused ${st.reusedTokens} (${st.copiedTokens} copied from another sequence), generated ${st.generatedTokens}; ${st.batches} decode batches, ${(st.batchItems / st.batches).toFixed(2)} sequences each`;
   };
   console.log(row('1 sequence, no prefix reuse', base));
   console.log(row(`${nSeq} sequences, prefix reuse`, fast));
   const best = Math.max(...fast.map((r) => r.rate)) / Math.max(...base.map((r) => r.rate));
   const med = median(fast.map((r) => r.rate)) / median(base.map((r) => r.rate));
-  console.log(`  ratio: best ${best.toFixed(2)}x, median ${med.toFixed(2)}x (goal >= 3x); same verdict in ${same} of ${b.verdicts.size} games`);
+  console.log(
+    `  ratio: best ${best.toFixed(2)}x, median ${med.toFixed(2)}x (goal >= 3x); same verdict in ${same} of ${b.verdicts.size} games`,
+  );
   // a game whose verdict differs is a near tie that the floating-point order of a different batch shape tipped
-  const p = (x?: Record<string, number> | null) => (x ? ['A', 'B', 'C'].map((l) => `${l} ${x[l]!.toFixed(4)}`).join(' ') : '?');
-  for (const k of differ.slice(0, 5)) console.log(`    differs: ${k}: ${b.verdicts.get(k)} (P ${p(b.probs.get(k))}) vs ${f.verdicts.get(k)} (P ${p(f.probs.get(k))})`);
+  const p = (x?: Record<string, number> | null) =>
+    x ? ['A', 'B', 'C'].map((l) => `${l} ${x[l]!.toFixed(4)}`).join(' ') : '?';
+  for (const k of differ.slice(0, 5))
+    console.log(
+      `    differs: ${k}: ${b.verdicts.get(k)} (P ${p(b.probs.get(k))}) vs ${f.verdicts.get(k)} (P ${p(f.probs.get(k))})`,
+    );
 }
 rmSync(tmp, { recursive: true, force: true });

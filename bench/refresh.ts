@@ -43,28 +43,45 @@ const t = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
   return [v, (performance.now() - t0) / 1000];
 };
 /** `arena refresh` as the CLI wires it (config file, database, lock, judges) */
-const refresh = (o: { configFile: string; dryRun?: boolean }) => withRefreshContext(o.configFile, { dryRun: !!o.dryRun }, (ctx) => refreshWith({ ...ctx, dryRun: !!o.dryRun }));
+const refresh = (o: { configFile: string; dryRun?: boolean }) =>
+  withRefreshContext(o.configFile, { dryRun: !!o.dryRun }, (ctx) =>
+    refreshWith({ ...ctx, dryRun: !!o.dryRun }),
+  );
 const pct = (est: number, act: number) => `${((100 * (est - act)) / act).toFixed(2)}%`;
 
 try {
   const five = config(5);
   const [dry1] = await t(() => refresh({ configFile: five, dryRun: true }));
   const [r1, s1] = await t(() => refresh({ configFile: five }));
-  console.log(`full refresh, 5 models: ${r1.played} games in ${s1.toFixed(2)} s (${(r1.played / s1).toFixed(0)} games/s with an instant judge)`);
+  console.log(
+    `full refresh, 5 models: ${r1.played} games in ${s1.toFixed(2)} s (${(r1.played / s1).toFixed(0)} games/s with an instant judge)`,
+  );
   // the mock judge counts tokens as ceil(chars / 4), like the test server, and replies ~8 tokens: exact by construction
-  console.log(`estimate before any stored game (chars/4 and 8 output tokens configured = the mock's own rule): est $${dry1.estCost.toFixed(4)} vs actual $${r1.cost.toFixed(4)}: ${pct(dry1.estCost, r1.cost)}`);
+  console.log(
+    `estimate before any stored game (chars/4 and 8 output tokens configured = the mock's own rule): est $${dry1.estCost.toFixed(4)} vs actual $${r1.cost.toFixed(4)}: ${pct(dry1.estCost, r1.cost)}`,
+  );
 
   const six = config(6);
   const [dry2] = await t(() => refresh({ configFile: six, dryRun: true }));
   const [r2] = await t(() => refresh({ configFile: six }));
-  console.log(`estimate calibrated from ${r1.played} stored games, sixth model (${r2.played} games): est $${dry2.estCost.toFixed(4)} vs actual $${r2.cost.toFixed(4)}: ${pct(dry2.estCost, r2.cost)}`);
+  console.log(
+    `estimate calibrated from ${r1.played} stored games, sixth model (${r2.played} games): est $${dry2.estCost.toFixed(4)} vs actual $${r2.cost.toFixed(4)}: ${pct(dry2.estCost, r2.cost)}`,
+  );
 
   const [r3, s3] = await t(() => refresh({ configFile: six }));
   // the ideal: only planning the same games and looking up which are stored
   const store = openSqliteStore(join(dir, 'arena.db'));
   const judge = await createJudge('mock/longer');
   const [, sPlan] = await t(async () => {
-    const { games } = await planRun({ store, judge, mode: 'pairwise-all', models, turns: [1, 2], referenceSource: 'gpt-4', settings: { temperature: 0, maxTokens: 2048 } });
+    const { games } = await planRun({
+      store,
+      judge,
+      mode: 'pairwise-all',
+      models,
+      turns: [1, 2],
+      referenceSource: 'gpt-4',
+      settings: { temperature: 0, maxTokens: 2048 },
+    });
     await store.existingGameIds(games.map((g) => g.id));
   });
   await store.close();
@@ -73,11 +90,17 @@ try {
   const [rb] = await t(() => refresh({ configFile: capped }));
   const cap = 0.3 * (dry1.estCost + dry2.estCost);
   const capStore = openSqliteStore(join(dir, 'capped.db'));
-  const costs = (capStore.sqlite.prepare('select cost from games').all() as { cost: number }[]).map((r) => r.cost);
+  const costs = (capStore.sqlite.prepare('select cost from games').all() as { cost: number }[]).map(
+    (r) => r.cost,
+  );
   await capStore.close();
   const dearest = Math.max(...costs);
-  console.log(`budget cap $${cap.toFixed(4)}: ${rb.played} games played, ${rb.skipped} not started, spent $${rb.cost.toFixed(4)} (${((100 * rb.cost) / cap).toFixed(2)}% of the cap; ${((cap - rb.cost) / dearest).toFixed(2)} of the dearest game's cost $${dearest.toFixed(4)} left unspent)`);
-  console.log(`refresh with nothing to do (${r3.plan[0]!.planned} games planned, ${r3.played} played): ${s3.toFixed(2)} s; planning alone ${sPlan.toFixed(2)} s; ratio ${(s3 / sPlan).toFixed(2)}x (the rest: import of 6 answer files, calibration, health, records)`);
+  console.log(
+    `budget cap $${cap.toFixed(4)}: ${rb.played} games played, ${rb.skipped} not started, spent $${rb.cost.toFixed(4)} (${((100 * rb.cost) / cap).toFixed(2)}% of the cap; ${((cap - rb.cost) / dearest).toFixed(2)} of the dearest game's cost $${dearest.toFixed(4)} left unspent)`,
+  );
+  console.log(
+    `refresh with nothing to do (${r3.plan[0]!.planned} games planned, ${r3.played} played): ${s3.toFixed(2)} s; planning alone ${sPlan.toFixed(2)} s; ratio ${(s3 / sPlan).toFixed(2)}x (the rest: import of 6 answer files, calibration, health, records)`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

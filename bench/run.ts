@@ -43,11 +43,15 @@ const { values } = parseArgs({
 });
 const dir = values.dir!;
 if (!dir) {
-  process.stderr.write('bench:run: set MTBENCH_DIR (or --dir) to an MT-Bench release, e.g. ../shared/mt_bench\n');
+  process.stderr.write(
+    'bench:run: set MTBENCH_DIR (or --dir) to an MT-Bench release, e.g. ../shared/mt_bench\n',
+  );
   process.exit(1);
 }
 if (!existsSync('/usr/bin/time')) {
-  process.stderr.write('bench:run: needs /usr/bin/time (GNU time) to read a whole process\'s CPU and peak RSS\n');
+  process.stderr.write(
+    "bench:run: needs /usr/bin/time (GNU time) to read a whole process's CPU and peak RSS\n",
+  );
   process.exit(1);
 }
 const latencyMs = Number(values.latency);
@@ -58,7 +62,11 @@ const MODELS = ['gpt-4', 'claude-v1', 'gpt-3.5-turbo', 'vicuna-13b-v1.2', 'alpac
 const GOAL = { wallToBaseline: 1.1, cpuMsPerGame: 0.8, peakRssMiB: 200 };
 
 const work = mkdtempSync(join(tmpdir(), 'bench-run-'));
-const server = await spawnOpenAIServer({ latencyMs, verdict: 'longer', logFile: join(work, 'server-log.jsonl') });
+const server = await spawnOpenAIServer({
+  latencyMs,
+  verdict: 'longer',
+  logFile: join(work, 'server-log.jsonl'),
+});
 
 /** CPU seconds (user + sys) a process has used so far, from /proc (Linux; 0 elsewhere). */
 function procCpuS(pid: number): number {
@@ -85,7 +93,11 @@ async function measure(args: string[]): Promise<Measured> {
   const timeFile = join(work, 'time.txt');
   const server0 = procCpuS(server.child.pid!);
   const t0 = performance.now();
-  const child = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%U %S %M', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPENAI_API_KEY: 'sk-bench' } });
+  const child = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%U %S %M', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, OPENAI_API_KEY: 'sk-bench' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -102,7 +114,14 @@ interface Result {
   concurrency: number;
   games: number;
   idealS: number;
-  arena: { wallS: number; cpuMsPerGame: number; userMsPerGame: number; sysMsPerGame: number; peakRssMiB: number; serverCpuMsPerGame: number };
+  arena: {
+    wallS: number;
+    cpuMsPerGame: number;
+    userMsPerGame: number;
+    sysMsPerGame: number;
+    peakRssMiB: number;
+    serverCpuMsPerGame: number;
+  };
   baseline: { wallS: number; cpuMsPerGame: number; peakRssMiB: number; serverCpuMsPerGame: number };
   wallToBaseline: number;
 }
@@ -112,33 +131,87 @@ async function once(concurrency: number): Promise<Result> {
   for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
   const store = openSqliteStore(file);
   const src = mtbenchSources(dir);
-  await importFiles(store, { questions: src.questions!, references: src.references!, prompts: src.prompts!, answers: src.answers!.filter((f) => MODELS.some((m) => f.endsWith(`/${m}.jsonl`))) });
-  const { games } = await planRun({ store, judge: { id: 'openai/judge', complete: () => Promise.reject(new Error('not called')) }, mode: 'pairwise-all', models: MODELS, promptSet: 'mt-bench' });
+  await importFiles(store, {
+    questions: src.questions!,
+    references: src.references!,
+    prompts: src.prompts!,
+    answers: src.answers!.filter((f) => MODELS.some((m) => f.endsWith(`/${m}.jsonl`))),
+  });
+  const { games } = await planRun({
+    store,
+    judge: { id: 'openai/judge', complete: () => Promise.reject(new Error('not called')) },
+    mode: 'pairwise-all',
+    models: MODELS,
+    promptSet: 'mt-bench',
+  });
   await store.close();
   const promptsFile = join(work, 'prompts.jsonl');
-  writeFileSync(promptsFile, games.map((g) => JSON.stringify({ system: g.spec.systemPrompt, user: g.spec.userPrompt })).join('\n'));
+  writeFileSync(
+    promptsFile,
+    games.map((g) => JSON.stringify({ system: g.spec.systemPrompt, user: g.spec.userPrompt })).join('\n'),
+  );
   const n = games.length;
 
-  const base = await measure([process.execPath, join(ROOT, 'bench/bare-client.mjs'), server.url, promptsFile, String(concurrency)]);
-  const arena = await measure([process.execPath, ...nodeArgs, join(ROOT, 'bin/arena.mjs'), 'run', '--db', file, '--judge', 'openai/judge', '--base-url', server.url, '--models', MODELS.join(','), '--prompts', 'mt-bench', '--concurrency', String(concurrency)]);
+  const base = await measure([
+    process.execPath,
+    join(ROOT, 'bench/bare-client.mjs'),
+    server.url,
+    promptsFile,
+    String(concurrency),
+  ]);
+  const arena = await measure([
+    process.execPath,
+    ...nodeArgs,
+    join(ROOT, 'bin/arena.mjs'),
+    'run',
+    '--db',
+    file,
+    '--judge',
+    'openai/judge',
+    '--base-url',
+    server.url,
+    '--models',
+    MODELS.join(','),
+    '--prompts',
+    'mt-bench',
+    '--concurrency',
+    String(concurrency),
+  ]);
   const check = openSqliteStore(file);
   const stored = (check.sqlite.prepare('SELECT count(*) AS n FROM games').get() as { n: number }).n;
   await check.close();
-  if (stored !== n) throw new Error(`bench:run: ${n} games planned, ${stored} stored\n${arena.stdout}${arena.stderr.slice(-2000)}`);
+  if (stored !== n)
+    throw new Error(
+      `bench:run: ${n} games planned, ${stored} stored\n${arena.stdout}${arena.stderr.slice(-2000)}`,
+    );
   const ms = (s: number) => (s * 1000) / n;
   return {
     concurrency,
     games: n,
     idealS: (n * latencyMs) / concurrency / 1000,
-    arena: { wallS: arena.wallS, cpuMsPerGame: ms(arena.userS + arena.sysS), userMsPerGame: ms(arena.userS), sysMsPerGame: ms(arena.sysS), peakRssMiB: arena.peakRssMiB, serverCpuMsPerGame: ms(arena.serverCpuS) },
-    baseline: { wallS: base.wallS, cpuMsPerGame: ms(base.userS + base.sysS), peakRssMiB: base.peakRssMiB, serverCpuMsPerGame: ms(base.serverCpuS) },
+    arena: {
+      wallS: arena.wallS,
+      cpuMsPerGame: ms(arena.userS + arena.sysS),
+      userMsPerGame: ms(arena.userS),
+      sysMsPerGame: ms(arena.sysS),
+      peakRssMiB: arena.peakRssMiB,
+      serverCpuMsPerGame: ms(arena.serverCpuS),
+    },
+    baseline: {
+      wallS: base.wallS,
+      cpuMsPerGame: ms(base.userS + base.sysS),
+      peakRssMiB: base.peakRssMiB,
+      serverCpuMsPerGame: ms(base.serverCpuS),
+    },
     wallToBaseline: arena.wallS / base.wallS,
   };
 }
 
 const results: Result[] = [];
 try {
-  process.stdout.write(`bench:run: whole \`arena run\` process, pairwise-all, ${MODELS.length} models, MT-Bench from ${dir}, server latency ${latencyMs} ms (separate process), node ${process.version}, ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}\n`);
+  process.stdout.write(
+    `bench:run: whole \`arena run\` process, pairwise-all, ${MODELS.length} models, MT-Bench from ${dir}, server latency ${latencyMs} ms (separate process), node ${process.version}, ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}\n`,
+  );
   // warm tsx's compile cache once, as any second run of the command finds it
   await measure([process.execPath, join(ROOT, 'bin/arena.mjs'), 'run', '--help']);
   for (const c of levels)
@@ -161,7 +234,9 @@ const ratio = best(head, (r) => r.wallToBaseline);
 const cpu = best(head, (r) => r.arena.cpuMsPerGame);
 const rss = best(head, (r) => r.arena.peakRssMiB);
 const ok = ratio <= GOAL.wallToBaseline && cpu < GOAL.cpuMsPerGame && rss <= GOAL.peakRssMiB;
-process.stdout.write(`load average now ${loadavg()[0]!.toFixed(1)} (other processes share these cores: compare wall/baseline, which both pay)\n`);
+process.stdout.write(
+  `load average now ${loadavg()[0]!.toFixed(1)} (other processes share these cores: compare wall/baseline, which both pay)\n`,
+);
 process.stdout.write(
   `goal at concurrency ${levels[0]} (best of ${head.length}): wall/baseline <= ${GOAL.wallToBaseline} (${ratio.toFixed(3)}), cpu < ${GOAL.cpuMsPerGame} ms/game (${cpu.toFixed(3)}), peak RSS <= ${GOAL.peakRssMiB} MiB (${rss.toFixed(0)}): ${ok ? 'met' : 'MISSED'}\n`,
 );

@@ -31,8 +31,15 @@ process.stdin.on('data', async (d) => {
     }
     const path = line.replace(/^load /, '');
     const r = await fetch(app.url + path);
-    bytes.set(path, { body: Buffer.from(await r.arrayBuffer()), type: r.headers.get('content-type') ?? 'application/octet-stream' });
-    process.stdout.write(`${JSON.stringify({ loaded: path, status: r.status, bytes: bytes.get(path)!.body.length })}\n`);
+    bytes.set(path, {
+      body: Buffer.from(await r.arrayBuffer()),
+      type: r.headers.get('content-type') ?? 'application/octet-stream',
+    });
+    process.stdout.write(
+      `${JSON.stringify({ loaded: path, status: r.status, bytes: bytes.get(path)!.body.length })}\n`,
+    );
   }
 });
-process.stdout.write(`${JSON.stringify({ app: app.url, static: `http://127.0.0.1:${(stat.address() as { port: number }).port}` })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ app: app.url, static: `http://127.0.0.1:${(stat.address() as { port: number }).port}` })}\n`,
+);

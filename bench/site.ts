@@ -34,7 +34,11 @@ if (!db) {
   await store.close();
 }
 
-const server = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./site-server.ts', import.meta.url)), db], { stdio: ['pipe', 'pipe', 'inherit'] });
+const server = spawn(
+  process.execPath,
+  ['--import', 'tsx', fileURLToPath(new URL('./site-server.ts', import.meta.url)), db],
+  { stdio: ['pipe', 'pipe', 'inherit'] },
+);
 const lines = createInterface({ input: server.stdout! })[Symbol.asyncIterator]();
 const next = async () => JSON.parse((await lines.next()).value as string);
 const { app, static: stat } = (await next()) as { app: string; static: string };
@@ -57,16 +61,37 @@ async function load(url: string): Promise<Fig> {
   const c0 = await cpu();
   const r = await autocannon({ url, connections, duration: seconds, pipelining: 1 });
   const used = (await cpu()) - c0;
-  return { rps: r.requests.average, cpu: used / Math.max(1, r.requests.total), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, requests: r.requests.total };
+  return {
+    rps: r.requests.average,
+    cpu: used / Math.max(1, r.requests.total),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    requests: r.requests.total,
+  };
 }
 
 /** The median round by req/s, with the worst p99 and the summed errors and requests of all rounds. */
 function combine(fs: Fig[]): Fig {
   const m = [...fs].sort((x, y) => x.rps - y.rps)[Math.floor(fs.length / 2)]!;
-  return { rps: m.rps, cpu: Math.min(...fs.map((f) => f.cpu)), p50: m.p50, p99: Math.max(...fs.map((f) => f.p99)), errors: fs.reduce((t, f) => t + f.errors, 0), non2xx: fs.reduce((t, f) => t + f.non2xx, 0), requests: fs.reduce((t, f) => t + f.requests, 0) };
+  return {
+    rps: m.rps,
+    cpu: Math.min(...fs.map((f) => f.cpu)),
+    p50: m.p50,
+    p99: Math.max(...fs.map((f) => f.p99)),
+    errors: fs.reduce((t, f) => t + f.errors, 0),
+    non2xx: fs.reduce((t, f) => t + f.non2xx, 0),
+    requests: fs.reduce((t, f) => t + f.requests, 0),
+  };
 }
-const row = (label: string, f: Fig) => `${label.padEnd(8)} ${f.rps.toFixed(0).padStart(8)} ${f.cpu.toFixed(0).padStart(7)} ${f.p50.toFixed(1).padStart(7)} ${f.p99.toFixed(1).padStart(7)} ${String(f.errors).padStart(6)} ${String(f.non2xx).padStart(6)} ${String(f.requests).padStart(9)}`;
-console.log(`bench/site: ${connections} connections, ${rounds} interleaved rounds of ${seconds} s per server (median req/s, worst p99), node ${process.version}, ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (autocannon shares the machine), database ${db}`);
+const row = (label: string, f: Fig) =>
+  `${label.padEnd(8)} ${f.rps.toFixed(0).padStart(8)} ${f.cpu.toFixed(0).padStart(7)} ${f.p50.toFixed(1).padStart(7)} ${f.p99.toFixed(1).padStart(7)} ${String(f.errors).padStart(6)} ${String(f.non2xx).padStart(6)} ${String(f.requests).padStart(9)}`;
+console.log(
+  `bench/site: ${connections} connections, ${rounds} interleaved rounds of ${seconds} s per server (median req/s, worst p99), node ${process.version}, ${cpus().length} cores, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')} (autocannon shares the machine), database ${db}`,
+);
 try {
   for (const path of PATHS) {
     server.stdin!.write(`load ${path}\n`);
@@ -90,7 +115,9 @@ try {
     console.log(row('app', a));
     console.log(row('static', s));
     console.log(`load average now: ${loadavg()[0]!.toFixed(1)}`);
-    console.log(`ratio app/static req/s: ${(a.rps / s.rps).toFixed(2)}, static/app server CPU per request: ${(s.cpu / a.cpu).toFixed(2)}  (goal >= 0.5; p99 goal < 25 ms: ${a.p99 < 25 ? 'met' : 'not met'}; errors: ${a.errors + a.non2xx})`);
+    console.log(
+      `ratio app/static req/s: ${(a.rps / s.rps).toFixed(2)}, static/app server CPU per request: ${(s.cpu / a.cpu).toFixed(2)}  (goal >= 0.5; p99 goal < 25 ms: ${a.p99 < 25 ? 'met' : 'not met'}; errors: ${a.errors + a.non2xx})`,
+    );
   }
 } finally {
   server.kill();

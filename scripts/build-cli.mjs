@@ -25,7 +25,10 @@ const ownUrl = {
       const text = readFileSync(args.path, 'utf8');
       if (!text.includes('import.meta.url')) return undefined;
       const rel = relative(outdir, args.path).split(sep).join('/');
-      return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`), loader: 'ts' };
+      return {
+        contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`),
+        loader: 'ts',
+      };
     });
   },
 };
@@ -51,7 +54,8 @@ const result = await build({
 });
 // drop the chunks of earlier builds (after writing, so a command started meanwhile finds its files)
 const keep = new Set(Object.keys(result.metafile.outputs).map((f) => join(root, f)));
-for (const f of readdirSync(outdir)) if (!keep.has(join(outdir, f))) rmSync(join(outdir, f), { recursive: true, force: true });
+for (const f of readdirSync(outdir))
+  if (!keep.has(join(outdir, f))) rmSync(join(outdir, f), { recursive: true, force: true });
 // the entry's time is the build's start: a source saved while it ran is newer, so bin/arena.mjs ignores dist/
 utimesSync(join(outdir, 'arena.mjs'), started, started);
 console.error(`cli: bundled src/cli/main.ts into dist/arena.mjs in ${Math.round(performance.now() - t0)} ms`);

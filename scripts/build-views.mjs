@@ -14,7 +14,14 @@ const entries = readdirSync(dir)
   .sort()
   .map((f) => {
     const name = f.replace(/\.ejs$/, '');
-    const fn = ejs.compile(readFileSync(join(dir, f), 'utf8'), { client: true, strict: true, _with: false, localsName: 'it', filename: f, compileDebug: false });
+    const fn = ejs.compile(readFileSync(join(dir, f), 'utf8'), {
+      client: true,
+      strict: true,
+      _with: false,
+      localsName: 'it',
+      filename: f,
+      compileDebug: false,
+    });
     return `  ${JSON.stringify(name)}: ${fn.toString()},`;
   });
 // the site's own stylesheet and script (views/*.css, views/*.js), embedded so that Node and the Worker
@@ -29,4 +36,6 @@ try {
   old = readFileSync(out, 'utf8');
 } catch {}
 if (old !== src) writeFileSync(out, src);
-console.error(`views: ${entries.length} compiled, ${assets.length} assets embedded into src/web/views.gen.ts`);
+console.error(
+  `views: ${entries.length} compiled, ${assets.length} assets embedded into src/web/views.gen.ts`,
+);

@@ -14,36 +14,77 @@ function distFresh(): boolean {
   } catch {
     return false;
   }
-  return statSync(join(REPO_ROOT, 'src')).mtimeMs < t && readdirSync(join(REPO_ROOT, 'src'), { recursive: true, withFileTypes: true }).every((e) => statSync(join(e.parentPath, e.name)).mtimeMs < t);
+  return (
+    statSync(join(REPO_ROOT, 'src')).mtimeMs < t &&
+    readdirSync(join(REPO_ROOT, 'src'), { recursive: true, withFileTypes: true }).every(
+      (e) => statSync(join(e.parentPath, e.name)).mtimeMs < t,
+    )
+  );
 }
 
 const FRESH = distFresh();
 const SOURCES = { ARENA_NO_DIST: '1' };
 
 // skipped (say so) when dist/ is missing or older than src/: `npm test`'s pretest builds it
-describe.skipIf(!FRESH)(`the bundled command (dist/) and the sources (tsx) behave the same${FRESH ? '' : ' (skipped: dist/ is missing or older than src/; npm test builds it)'}`, () => {
-  it('help, a tournament on our own files, its standings, the games it exports, and a typo', async () => {
-    const results = [];
-    for (const env of [{}, SOURCES]) {
-      const dir = tmpDir('arena-dist-');
-      const db = join(dir, 'a.db');
-      const help = await arenaOk(['run', '--help'], { env });
-      // --questions/--answers import through src/importers; --prompts arena reads questions/ beside the package
-      await arenaOk(['run', '--db', db, '--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--prompts', 'arena', '--judge', 'mock/random', '--models', 'arena-echo,arena-sage', '--turns', '1'], { env });
-      const standings = await arenaJson<{ model: string; win: number; loss: number; tie: number }[]>(['standings', '--db', db, '--judge', 'mock/random'], { env });
-      await arenaOk(['export', 'fastchat', '--db', db, '--judge', 'mock/random', '--out', join(dir, 'out')], { env });
-      const exported = readdirSync(join(dir, 'out'), { recursive: true, withFileTypes: true })
-        .filter((e) => e.isFile())
-        .map((e) => ({ file: e.name, text: readFileSync(join(e.parentPath, e.name), 'utf8').replace(/"tstamp":[\d.]+/g, '"tstamp":0').split('\n').sort() })); // the export's time; games in the order they finished
-      const typo = await runArena(['standigns', '--db', db], { env });
-      results.push({ help, standings, exported, typo: { code: typo.code, stderr: typo.stderr } });
-    }
-    const [dist, sources] = results;
-    expect(dist!.standings.length).toBe(2);
-    expect(dist!.standings.reduce((n, r) => n + r.win + r.loss + r.tie, 0)).toBeGreaterThan(0);
-    expect(dist!.typo.code).not.toBe(0);
-    expect(dist!.exported.length).toBeGreaterThan(0);
-    expect(dist!.exported.map((f) => f.text.filter(Boolean).length).reduce((a, b) => a + b)).toBeGreaterThan(0);
-    expect(dist).toEqual(sources);
-  }, 300_000);
-});
+describe.skipIf(!FRESH)(
+  `the bundled command (dist/) and the sources (tsx) behave the same${FRESH ? '' : ' (skipped: dist/ is missing or older than src/; npm test builds it)'}`,
+  () => {
+    it('help, a tournament on our own files, its standings, the games it exports, and a typo', async () => {
+      const results = [];
+      for (const env of [{}, SOURCES]) {
+        const dir = tmpDir('arena-dist-');
+        const db = join(dir, 'a.db');
+        const help = await arenaOk(['run', '--help'], { env });
+        // --questions/--answers import through src/importers; --prompts arena reads questions/ beside the package
+        await arenaOk(
+          [
+            'run',
+            '--db',
+            db,
+            '--questions',
+            'questions/arena.jsonl',
+            '--answers',
+            'questions/answers',
+            '--prompts',
+            'arena',
+            '--judge',
+            'mock/random',
+            '--models',
+            'arena-echo,arena-sage',
+            '--turns',
+            '1',
+          ],
+          { env },
+        );
+        const standings = await arenaJson<{ model: string; win: number; loss: number; tie: number }[]>(
+          ['standings', '--db', db, '--judge', 'mock/random'],
+          { env },
+        );
+        await arenaOk(
+          ['export', 'fastchat', '--db', db, '--judge', 'mock/random', '--out', join(dir, 'out')],
+          { env },
+        );
+        const exported = readdirSync(join(dir, 'out'), { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile())
+          .map((e) => ({
+            file: e.name,
+            text: readFileSync(join(e.parentPath, e.name), 'utf8')
+              .replace(/"tstamp":[\d.]+/g, '"tstamp":0')
+              .split('\n')
+              .sort(),
+          })); // the export's time; games in the order they finished
+        const typo = await runArena(['standigns', '--db', db], { env });
+        results.push({ help, standings, exported, typo: { code: typo.code, stderr: typo.stderr } });
+      }
+      const [dist, sources] = results;
+      expect(dist!.standings.length).toBe(2);
+      expect(dist!.standings.reduce((n, r) => n + r.win + r.loss + r.tie, 0)).toBeGreaterThan(0);
+      expect(dist!.typo.code).not.toBe(0);
+      expect(dist!.exported.length).toBeGreaterThan(0);
+      expect(
+        dist!.exported.map((f) => f.text.filter(Boolean).length).reduce((a, b) => a + b),
+      ).toBeGreaterThan(0);
+      expect(dist).toEqual(sources);
+    }, 300_000);
+  },
+);

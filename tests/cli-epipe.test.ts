@@ -15,18 +15,28 @@ const OWN = ['--questions', 'questions/arena.jsonl', '--answers', 'questions/ans
  */
 function arenaHead(args: string[], keep: number): Promise<{ code: number; got: number; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const quoted = [process.execPath, ARENA_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const quoted = [process.execPath, ARENA_BIN, ...args]
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
     const script = `${quoted} 2>"$ARENA_ERR" | head -c ${keep}; echo "$\{PIPESTATUS[0]}" >"$ARENA_CODE"`;
     const dir = tmpDir();
     const env = { ...process.env, NO_COLOR: '1', ARENA_ERR: join(dir, 'err'), ARENA_CODE: join(dir, 'code') };
-    const child = spawn('bash', ['-c', script], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('bash', ['-c', script], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let got = 0;
     child.stdout.on('data', (d: Buffer) => (got += d.length));
     const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.on('error', reject);
     child.on('close', () => {
       clearTimeout(timer);
-      resolve({ code: Number(readFileSync(env.ARENA_CODE, 'utf8').trim()), got, stderr: readFileSync(env.ARENA_ERR, 'utf8') });
+      resolve({
+        code: Number(readFileSync(env.ARENA_CODE, 'utf8').trim()),
+        got,
+        stderr: readFileSync(env.ARENA_ERR, 'utf8'),
+      });
     });
   });
 }
@@ -35,7 +45,16 @@ describe('a reader that closes the pipe early', { timeout: 300_000 }, () => {
   let db: string;
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
-    await arenaOk(['run', '--db', db, '--judge', 'mock/a', '--models', 'arena-sage,arena-echo,arena-drift,arena-swift', ...OWN]);
+    await arenaOk([
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'mock/a',
+      '--models',
+      'arena-sage,arena-echo,arena-drift,arena-swift',
+      ...OWN,
+    ]);
   }, 200_000);
 
   it('ends the command quietly with exit status 0 (no stack trace), for JSON and for tables', async () => {

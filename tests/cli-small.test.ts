@@ -11,12 +11,17 @@ import { ARENA_BIN, arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from './su
 const OWN = ['--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--prompts', 'arena'];
 
 type Cmd = { args?: unknown; subCommands?: unknown; meta?: unknown };
-const resolveValue = async <T>(v: unknown): Promise<T> => (typeof v === 'function' ? await (v as () => Promise<T>)() : await (v as Promise<T>)) as T;
+const resolveValue = async <T>(v: unknown): Promise<T> =>
+  (typeof v === 'function' ? await (v as () => Promise<T>)() : await (v as Promise<T>)) as T;
 
 /** Every command (and sub-command) in main.ts's table, with its path: loaded the way main.ts loads them. */
 async function commands(): Promise<{ path: string[]; cmd: Cmd }[]> {
   const src = readFileSync(join(REPO_ROOT, 'src', 'cli', 'main.ts'), 'utf8');
-  const table = [...src.matchAll(/^\s+([\w-]+): \(\) => import\('(\.\/commands\/[\w-]+\.ts)'\)\.then\(\(m\) => m\.(\w+)\)/gm)];
+  const table = [
+    ...src.matchAll(
+      /^\s+([\w-]+): \(\) => import\('(\.\/commands\/[\w-]+\.ts)'\)\.then\(\(m\) => m\.(\w+)\)/gm,
+    ),
+  ];
   expect(table.length).toBeGreaterThan(15);
   const out: { path: string[]; cmd: Cmd }[] = [];
   const walk = async (path: string[], cmd: Cmd) => {
@@ -37,9 +42,12 @@ describe('help', { timeout: 120_000 }, () => {
     expect(all.length).toBeGreaterThan(25);
     const missing: string[] = [];
     for (const { path, cmd } of all) {
-      const args = await resolveValue<Record<string, { type?: string; description?: string }>>(cmd.args ?? {});
+      const args = await resolveValue<Record<string, { type?: string; description?: string }>>(
+        cmd.args ?? {},
+      );
       for (const [name, def] of Object.entries(args ?? {})) {
-        if (!def.description?.trim()) missing.push(`arena ${path.join(' ')} ${def.type === 'positional' ? `<${name}>` : `--${name}`}`);
+        if (!def.description?.trim())
+          missing.push(`arena ${path.join(' ')} ${def.type === 'positional' ? `<${name}>` : `--${name}`}`);
         if (name === 'db') expect(def.description).toContain('default ./arena.db');
       }
     }
@@ -55,24 +63,79 @@ describe('on a database', { timeout: 300_000 }, () => {
   let db: string;
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
-    await arenaOk(['run', '--db', db, '--judge', 'mock/a', '--models', 'arena-sage,arena-echo', ...OWN, '--turn', '1']);
+    await arenaOk([
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'mock/a',
+      '--models',
+      'arena-sage,arena-echo',
+      ...OWN,
+      '--turn',
+      '1',
+    ]);
   }, 120_000);
 
   it('--turn and --judge are the spellings everywhere; --turns and --judges still work', async () => {
-    const a = await arenaOk(['run', '--db', db, '--judge', 'mock/a', '--models', 'arena-sage,arena-echo', '--turns', '1,2', '--dry-run']);
-    const b = await arenaOk(['run', '--db', db, '--judge', 'mock/a', '--models', 'arena-sage,arena-echo', '--turn', '1,2', '--dry-run']);
+    const a = await arenaOk([
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'mock/a',
+      '--models',
+      'arena-sage,arena-echo',
+      '--turns',
+      '1,2',
+      '--dry-run',
+    ]);
+    const b = await arenaOk([
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'mock/a',
+      '--models',
+      'arena-sage,arena-echo',
+      '--turn',
+      '1,2',
+      '--dry-run',
+    ]);
     expect(a).toBe(b);
     expect(a).toMatch(/96 games planned, 48 already stored/);
-    expect(await arenaOk(['agreement', '--db', db, '--judges', 'mock/a,mock/a'])).toBe(await arenaOk(['agreement', '--db', db, '--judge', 'mock/a,mock/a']));
+    expect(await arenaOk(['agreement', '--db', db, '--judges', 'mock/a,mock/a'])).toBe(
+      await arenaOk(['agreement', '--db', db, '--judge', 'mock/a,mock/a']),
+    );
     expect((await runArena(['run', '--help'])).stdout).toMatch(/--turn="1,2"/);
     expect((await runArena(['kappa', '--help'])).stdout).toMatch(/--judge \(required\)/);
   });
 
   it('a rerun with nothing to play adds no run record; `arena runs` lists the newest first', async () => {
-    const again = await arenaOk(['run', '--db', db, '--judge', 'mock/a', '--models', 'arena-sage,arena-echo', '--turn', '1']);
+    const again = await arenaOk([
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'mock/a',
+      '--models',
+      'arena-sage,arena-echo',
+      '--turn',
+      '1',
+    ]);
     expect(again).toMatch(/0 played/);
     expect(await arenaJson<unknown[]>(['runs', '--db', db])).toHaveLength(1);
-    await arenaOk(['run', '--db', db, '--judge', 'mock/b', '--models', 'arena-sage,arena-echo', '--turn', '1']);
+    await arenaOk([
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'mock/b',
+      '--models',
+      'arena-sage,arena-echo',
+      '--turn',
+      '1',
+    ]);
     const runs = await arenaJson<{ judge: string; startedAt: number }[]>(['runs', '--db', db]);
     expect(runs.map((r) => r.judge)).toEqual(['mock/b', 'mock/a']);
     const text = await arenaOk(['runs', '--db', db]);
@@ -82,7 +145,30 @@ describe('on a database', { timeout: 300_000 }, () => {
   it('Ctrl-C: the summary says interrupted (exit 130) and no progress is printed after it', async () => {
     const srv = await startOpenAIServer({ latencyMs: 300 });
     try {
-      const child = spawn(process.execPath, [ARENA_BIN, 'run', '--db', db, '--judge', 'openai/judge', '--base-url', srv.url, '--models', 'arena-sage,arena-swift', '--turn', '1', '--concurrency', '2'], { cwd: REPO_ROOT, env: { ...process.env, OPENAI_API_KEY: 'sk-test' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [
+          ARENA_BIN,
+          'run',
+          '--db',
+          db,
+          '--judge',
+          'openai/judge',
+          '--base-url',
+          srv.url,
+          '--models',
+          'arena-sage,arena-swift',
+          '--turn',
+          '1',
+          '--concurrency',
+          '2',
+        ],
+        {
+          cwd: REPO_ROOT,
+          env: { ...process.env, OPENAI_API_KEY: 'sk-test' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let out = '';
       let err = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -102,10 +188,22 @@ describe('on a database', { timeout: 300_000 }, () => {
 
 describe('refresh --dry-run', { timeout: 300_000 }, () => {
   it('says what it would import, never "imported"', async () => {
-    const example = JSON.parse(readFileSync(join(REPO_ROOT, 'examples', 'refresh.json'), 'utf8')) as Record<string, string[]>;
+    const example = JSON.parse(readFileSync(join(REPO_ROOT, 'examples', 'refresh.json'), 'utf8')) as Record<
+      string,
+      string[]
+    >;
     const abs = (p: string) => resolve(REPO_ROOT, 'examples', p);
     const file = join(tmpDir(), 'refresh.json');
-    writeFileSync(file, JSON.stringify({ ...example, db: join(tmpDir(), 'r.db'), questions: example.questions!.map(abs), prompts: example.prompts!.map(abs), answers: example.answers!.map(abs) }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...example,
+        db: join(tmpDir(), 'r.db'),
+        questions: example.questions!.map(abs),
+        prompts: example.prompts!.map(abs),
+        answers: example.answers!.map(abs),
+      }),
+    );
     const r = await runArena(['refresh', '--config', file, '--dry-run']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).toMatch(/would import \d+ answers/);

@@ -8,14 +8,40 @@ import { REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
 describe('one spelling per option', { timeout: 120_000 }, () => {
   it('no command defines --judges or --turns as its own option', () => {
     const dir = join(REPO_ROOT, 'src', 'cli', 'commands');
-    const defined = readdirSync(dir).flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/^\s+(judges|turns): \{ type:/gm)].map((m) => `${f}: --${m[1]}`));
+    const defined = readdirSync(dir).flatMap((f) =>
+      [...readFileSync(join(dir, f), 'utf8').matchAll(/^\s+(judges|turns): \{ type:/gm)].map(
+        (m) => `${f}: --${m[1]}`,
+      ),
+    );
     expect(defined).toEqual([]);
   });
 
   it('arena health takes --judge, and --judges as the old spelling', async () => {
     const db = join(tmpDir(), 'arena.db');
-    const own = ['--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--prompts', 'arena'];
-    expect((await runArena(['run', '--db', db, '--judge', 'mock/a', '--models', 'arena-sage,arena-echo', '--turn', '1', ...own])).code).toBe(0);
+    const own = [
+      '--questions',
+      'questions/arena.jsonl',
+      '--answers',
+      'questions/answers',
+      '--prompts',
+      'arena',
+    ];
+    expect(
+      (
+        await runArena([
+          'run',
+          '--db',
+          db,
+          '--judge',
+          'mock/a',
+          '--models',
+          'arena-sage,arena-echo',
+          '--turn',
+          '1',
+          ...own,
+        ])
+      ).code,
+    ).toBe(0);
     const now = await runArena(['health', '--db', db, '--judge', 'gpt-5', '--reference', 'mock/a']);
     const old = await runArena(['health', '--db', db, '--judges', 'gpt-5', '--reference', 'mock/a']);
     expect(now.code).toBe(1);

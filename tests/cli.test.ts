@@ -8,10 +8,23 @@ import { startOpenAIServer } from './support/openai-server.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from './support/cli.ts';
 
 const DIR = process.env.MTBENCH_DIR;
-const SKIP_REASON = 'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the real MT-Bench release) to run the CLI tests that need a database';
+const SKIP_REASON =
+  'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the real MT-Bench release) to run the CLI tests that need a database';
 if (!DIR) console.warn(`[cli] database cases skipped: ${SKIP_REASON}`);
 
-const COMMANDS = ['import', 'run', 'reparse', 'standings', 'agreement', 'ratings', 'judges', 'runs', 'export', 'serve', 'start'];
+const COMMANDS = [
+  'import',
+  'run',
+  'reparse',
+  'standings',
+  'agreement',
+  'ratings',
+  'judges',
+  'runs',
+  'export',
+  'serve',
+  'start',
+];
 
 /** stderr of a failed command: a one-line "arena: ..." message, then (for usage mistakes) a hint line. */
 function errorLines(stderr: string): string[] {
@@ -36,7 +49,22 @@ describe('help', () => {
     const r = await runArena(['run', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/USAGE arena run /);
-    for (const o of ['--db', '--judge', '--base-url', '--models', '--mode', '--baseline', '--questions', '--answers', '--turns', '--parser', '--concurrency', '--timeout', '--retries', '--dry-run'])
+    for (const o of [
+      '--db',
+      '--judge',
+      '--base-url',
+      '--models',
+      '--mode',
+      '--baseline',
+      '--questions',
+      '--answers',
+      '--turns',
+      '--parser',
+      '--concurrency',
+      '--timeout',
+      '--retries',
+      '--dry-run',
+    ])
       expect(r.stdout).toContain(o);
     expect(r.stdout).toMatch(/--judge \(required\)/);
     // --models is required unless --set names a labelled pair set (then the models are output_1,output_2)
@@ -53,7 +81,9 @@ describe('help', () => {
   });
 
   it('`arena --version` prints the package version', async () => {
-    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
     expect((await runArena(['--version'])).stdout.trim()).toBe(pkg.version);
   });
 });
@@ -69,7 +99,7 @@ describe('mistakes in the call', () => {
     expect(lines[1]).toContain('arena --help');
   });
 
-  it('an unknown sub-command points at its parent\'s help', async () => {
+  it("an unknown sub-command points at its parent's help", async () => {
     const r = await runArena(['import', 'frob']);
     expect(r.code).toBe(1);
     const lines = errorLines(r.stderr);
@@ -78,7 +108,7 @@ describe('mistakes in the call', () => {
     expect(lines[1]).toContain('arena import --help');
   });
 
-  it('a missing required option exits 1, names the option and hints at the command\'s help', async () => {
+  it("a missing required option exits 1, names the option and hints at the command's help", async () => {
     const dir = tmpDir();
     const r = await runArena(['standings', '--db', join(dir, 'x.db')]);
     expect(r.code).toBe(1);
@@ -96,7 +126,10 @@ describe('mistakes in the call', () => {
     const r = await runArena(['run', '--db', db, '--judge', 'mock/random', '--models', 'a,b', '--dry-rn']);
     expect(r.code).toBe(1);
     const lines = errorLines(r.stderr);
-    expect(lines).toEqual(['arena: unknown option --dry-rn for `arena run`', 'run `arena run --help` for usage']);
+    expect(lines).toEqual([
+      'arena: unknown option --dry-rn for `arena run`',
+      'run `arena run --help` for usage',
+    ]);
     expect(readdirSync(dir)).toEqual([]);
     // declared options are accepted in every spelling citty parses: --opt=value, camelCase, --no-<boolean>
     const ok = await runArena(['standings', `--db=${db}`, '--judge', 'gpt-4', '--no-json']);
@@ -107,13 +140,23 @@ describe('mistakes in the call', () => {
     const dir = tmpDir();
     const r = await runArena(['import', 'questions', join(dir, 'nope.jsonl'), '--db', join(dir, 'new.db')]);
     expect(r.code).toBe(1);
-    expect(errorLines(r.stderr)).toEqual([`arena: ${join(dir, 'nope.jsonl')}: cannot read the file (ENOENT)`]);
+    expect(errorLines(r.stderr)).toEqual([
+      `arena: ${join(dir, 'nope.jsonl')}: cannot read the file (ENOENT)`,
+    ]);
     expect(readdirSync(dir)).toEqual([]);
   });
 
   it('a bad option value exits 1 and names the option and the allowed values', async () => {
     const dir = tmpDir();
-    const r = await runArena(['standings', '--db', join(dir, 'x.db'), '--judge', 'gpt-4', '--mode', 'sideways']);
+    const r = await runArena([
+      'standings',
+      '--db',
+      join(dir, 'x.db'),
+      '--judge',
+      'gpt-4',
+      '--mode',
+      'sideways',
+    ]);
     expect(r.code).toBe(1);
     const lines = errorLines(r.stderr);
     expect(lines[0]).toMatch(/--mode must be one of pairwise-all, pairwise-baseline, single; got "sideways"/);
@@ -164,7 +207,14 @@ describe.skipIf(!DIR)('with the MT-Bench release imported', { timeout: 240_000 }
   it('`standings --json` is one JSON array of rows {model, win, loss, tie, error, winRate, lossRate, winRateAdjusted}', async () => {
     const rows = await arenaJson<Record<string, unknown>[]>(['standings', '--db', db, '--judge', 'gpt-4']);
     expect(Array.isArray(rows)).toBe(true);
-    expect(rows.map((r) => r.model).sort()).toEqual(['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo', 'gpt-4', 'llama-13b', 'vicuna-13b-v1.2']);
+    expect(rows.map((r) => r.model).sort()).toEqual([
+      'alpaca-13b',
+      'claude-v1',
+      'gpt-3.5-turbo',
+      'gpt-4',
+      'llama-13b',
+      'vicuna-13b-v1.2',
+    ]);
     for (const r of rows) {
       expect(typeof r.model).toBe('string');
       for (const k of ['win', 'loss', 'tie', 'error']) expect(Number.isInteger(r[k]), k).toBe(true);
@@ -182,20 +232,47 @@ describe.skipIf(!DIR)('with the MT-Bench release imported', { timeout: 240_000 }
   });
 
   it('the table and --json agree', async () => {
-    const rows = await arenaJson<{ model: string; win: number; loss: number; tie: number }[]>(['standings', '--db', db, '--judge', 'gpt-4']);
+    const rows = await arenaJson<{ model: string; win: number; loss: number; tie: number }[]>([
+      'standings',
+      '--db',
+      db,
+      '--judge',
+      'gpt-4',
+    ]);
     const text = await arenaOk(['standings', '--db', db, '--judge', 'gpt-4']);
-    for (const r of rows) expect(text).toMatch(new RegExp(`^${r.model.replace(/[.]/g, '\\.')}\\s+${r.win}\\s+${r.loss}\\s+${r.tie}\\s`, 'm'));
+    for (const r of rows)
+      expect(text).toMatch(
+        new RegExp(`^${r.model.replace(/[.]/g, '\\.')}\\s+${r.win}\\s+${r.loss}\\s+${r.tie}\\s`, 'm'),
+      );
   });
 
   it('`arena run --dry-run` prints how many judge calls it would make and makes none', async () => {
     const server = await startOpenAIServer({ verdict: 'hash' });
     try {
       // what FastChat's pairwise-all plan holds for two models: every question, both turns, both orders
-      const questions = readFileSync(join(DIR!, 'question.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).length;
+      const questions = readFileSync(join(DIR!, 'question.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim()).length;
       const expected = questions * 2 * 2;
-      const r = await runArena(['run', '--db', db, '--judge', 'openai/judge', '--base-url', server.url, '--models', 'gpt-4,claude-v1', '--dry-run'], { env: { OPENAI_API_KEY: 'sk-test' } });
+      const r = await runArena(
+        [
+          'run',
+          '--db',
+          db,
+          '--judge',
+          'openai/judge',
+          '--base-url',
+          server.url,
+          '--models',
+          'gpt-4,claude-v1',
+          '--dry-run',
+        ],
+        { env: { OPENAI_API_KEY: 'sk-test' } },
+      );
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(new RegExp(`\\b${expected} games planned, 0 already stored: ${expected} judge calls to make`));
+      expect(r.stdout).toMatch(
+        new RegExp(`\\b${expected} games planned, 0 already stored: ${expected} judge calls to make`),
+      );
       expect(server.log).toEqual([]);
       const judges = await arenaJson<{ judge: string }[]>(['judges', '--db', db]);
       expect(judges.map((j) => j.judge)).not.toContain('openai/judge');
@@ -206,24 +283,72 @@ describe.skipIf(!DIR)('with the MT-Bench release imported', { timeout: 240_000 }
   });
 
   it('`--dry-run` counts only the games not stored yet', async () => {
-    await arenaOk(['run', '--db', db, '--judge', 'mock/random', '--models', 'gpt-4,claude-v1', '--turns', '1']);
-    const questions = readFileSync(join(DIR!, 'question.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).length;
-    const out = await arenaOk(['run', '--db', db, '--judge', 'mock/random', '--models', 'gpt-4,claude-v1', '--dry-run']);
-    expect(out).toContain(`${questions * 4} games planned, ${questions * 2} already stored: ${questions * 2} judge calls to make`);
+    await arenaOk([
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'mock/random',
+      '--models',
+      'gpt-4,claude-v1',
+      '--turns',
+      '1',
+    ]);
+    const questions = readFileSync(join(DIR!, 'question.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim()).length;
+    const out = await arenaOk([
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'mock/random',
+      '--models',
+      'gpt-4,claude-v1',
+      '--dry-run',
+    ]);
+    expect(out).toContain(
+      `${questions * 4} games planned, ${questions * 2} already stored: ${questions * 2} judge calls to make`,
+    );
     const runs = await arenaJson<unknown[]>(['runs', '--db', db]);
     expect(runs).toHaveLength(1);
   });
 
   it('`--dry-run` plans every --judge and leaves what --questions/--answers would import out of the database', async () => {
     const fresh = join(tmpDir(), 'dry.db');
-    const out = await arenaOk(['run', '--db', fresh, '--judge', 'mock/a', '--judge', 'mock/b', '--models', 'arena-sage,arena-echo', '--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--dry-run']);
-    const questions = readFileSync('questions/arena.jsonl', 'utf8').split('\n').filter((l) => l.trim()).length;
+    const out = await arenaOk([
+      'run',
+      '--db',
+      fresh,
+      '--judge',
+      'mock/a',
+      '--judge',
+      'mock/b',
+      '--models',
+      'arena-sage,arena-echo',
+      '--questions',
+      'questions/arena.jsonl',
+      '--answers',
+      'questions/answers',
+      '--dry-run',
+    ]);
+    const questions = readFileSync('questions/arena.jsonl', 'utf8')
+      .split('\n')
+      .filter((l) => l.trim()).length;
     // one pair, both turns, both orders
-    expect(out).toContain(`${questions * 4} games planned, 0 already stored: ${questions * 4} judge calls to make with mock/a`);
+    expect(out).toContain(
+      `${questions * 4} games planned, 0 already stored: ${questions * 4} judge calls to make with mock/a`,
+    );
     expect(out).toContain(`judge calls to make with mock/b`);
     const sqlite = new Database(fresh, { readonly: true });
     try {
-      expect(sqlite.prepare('select (select count(*) from questions) q, (select count(*) from answers) a, (select count(*) from prompts) p, (select count(*) from runs) r').get()).toEqual({ q: 0, a: 0, p: 0, r: 0 });
+      expect(
+        sqlite
+          .prepare(
+            'select (select count(*) from questions) q, (select count(*) from answers) a, (select count(*) from prompts) p, (select count(*) from runs) r',
+          )
+          .get(),
+      ).toEqual({ q: 0, a: 0, p: 0, r: 0 });
     } finally {
       sqlite.close();
     }

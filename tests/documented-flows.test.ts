@@ -10,11 +10,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ARENA_BIN, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
 
 const DIR = process.env.MTBENCH_DIR;
-if (!DIR) console.warn('[documented-flows] skipped: MTBENCH_DIR is not set (set it to ../shared/mt_bench: the release `npm start` imports)');
+if (!DIR)
+  console.warn(
+    '[documented-flows] skipped: MTBENCH_DIR is not set (set it to ../shared/mt_bench: the release `npm start` imports)',
+  );
 
 /** `arena start` until it listens (it has imported the release by then), then stop it. */
 async function npmStartDatabase(db: string): Promise<void> {
-  const child = spawn(process.execPath, [ARENA_BIN, 'start', '--db', db, '--port', '0'], { cwd: REPO_ROOT, env: { ...process.env, MTBENCH_DIR: DIR }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [ARENA_BIN, 'start', '--db', db, '--port', '0'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, MTBENCH_DIR: DIR },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   await new Promise<void>((ok, fail) => {
@@ -34,7 +41,10 @@ async function npmStartDatabase(db: string): Promise<void> {
 function readmeCommands(): string[][] {
   const text = readFileSync(join(REPO_ROOT, 'questions', 'README.md'), 'utf8');
   const section = text.slice(text.indexOf('## Import and a dry run'));
-  const block = section.slice(section.indexOf('```sh') + 5, section.indexOf('```', section.indexOf('```sh') + 5));
+  const block = section.slice(
+    section.indexOf('```sh') + 5,
+    section.indexOf('```', section.indexOf('```sh') + 5),
+  );
   return block
     .split('\n')
     .map((l) => l.trim())
@@ -56,21 +66,39 @@ describe.skipIf(!DIR)('documented flows on the database `npm start` creates', { 
     for (const cmd of cmds) {
       expect(cmd[0]).toBe('./bin/arena.mjs');
       // as a shell would run it: the glob expanded, and --db pointing at the npm start database
-      const args = cmd.slice(1).flatMap((a) => (a.endsWith('*.jsonl') ? readdirSync(join(REPO_ROOT, dirname(a))).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(dirname(a), f)) : [a === 'arena.db' ? db : a]));
+      const args = cmd.slice(1).flatMap((a) =>
+        a.endsWith('*.jsonl')
+          ? readdirSync(join(REPO_ROOT, dirname(a)))
+              .filter((f) => f.endsWith('.jsonl'))
+              .sort()
+              .map((f) => join(dirname(a), f))
+          : [a === 'arena.db' ? db : a],
+      );
       const r = await runArena(args, { timeoutMs: 300_000 });
       expect(r.code, `${cmd.join(' ')}\n${r.stderr}`).toBe(0);
       if (cmd[1] === 'run') runOut = r.stdout + r.stderr;
-      if (cmd[1] === 'standings') for (const m of ['arena-sage', 'arena-swift', 'arena-drift', 'arena-echo']) expect(r.stdout).toMatch(new RegExp(`^${m}\\s`, 'm'));
+      if (cmd[1] === 'standings')
+        for (const m of ['arena-sage', 'arena-swift', 'arena-drift', 'arena-echo'])
+          expect(r.stdout).toMatch(new RegExp(`^${m}\\s`, 'm'));
     }
     expect(runOut).toMatch(/576 games planned/);
     expect(runOut).toMatch(/576 played, 0 failed/);
   });
 
   it('`arena refresh --config examples/refresh.json` (its paths moved to this database) runs', async () => {
-    const example = JSON.parse(readFileSync(join(REPO_ROOT, 'examples', 'refresh.json'), 'utf8')) as Record<string, unknown>;
+    const example = JSON.parse(readFileSync(join(REPO_ROOT, 'examples', 'refresh.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     const from = join(REPO_ROOT, 'examples');
     const abs = (p: string) => resolve(from, p);
-    const cfg = { ...example, db, questions: (example.questions as string[]).map(abs), prompts: (example.prompts as string[]).map(abs), answers: (example.answers as string[]).map(abs) };
+    const cfg = {
+      ...example,
+      db,
+      questions: (example.questions as string[]).map(abs),
+      prompts: (example.prompts as string[]).map(abs),
+      answers: (example.answers as string[]).map(abs),
+    };
     const file = join(tmpDir(), 'refresh.json');
     writeFileSync(file, JSON.stringify(cfg));
     const r = await runArena(['refresh', '--config', file], { timeoutMs: 300_000 });
@@ -78,10 +106,18 @@ describe.skipIf(!DIR)('documented flows on the database `npm start` creates', { 
     const sqlite = new Database(db, { readonly: true });
     try {
       // every game of the refresh is on our own questions; the MT-Bench release is untouched
-      const row = sqlite.prepare("select min(question_id) lo, max(question_id) hi from games where judge = 'mock/longer'").get() as { lo: number; hi: number };
+      const row = sqlite
+        .prepare("select min(question_id) lo, max(question_id) hi from games where judge = 'mock/longer'")
+        .get() as { lo: number; hi: number };
       expect(row.lo).toBeGreaterThanOrEqual(1001);
       expect(row.hi).toBeLessThanOrEqual(1024);
-      expect((sqlite.prepare('select count(*) n from questions where id between 81 and 160').get() as { n: number }).n).toBe(80);
+      expect(
+        (
+          sqlite.prepare('select count(*) n from questions where id between 81 and 160').get() as {
+            n: number;
+          }
+        ).n,
+      ).toBe(80);
     } finally {
       sqlite.close();
     }

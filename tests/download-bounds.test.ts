@@ -8,7 +8,9 @@ import { downloadMtbench, MTBENCH_RELEASE } from '../src/importers/download.ts';
 import { tmpDir } from './support/cli.ts';
 
 let server: Server | undefined;
-afterEach(() => new Promise<void>((r) => (server ? (server.closeAllConnections(), server.close(() => r())) : r())));
+afterEach(
+  () => new Promise<void>((r) => (server ? (server.closeAllConnections(), server.close(() => r())) : r())),
+);
 
 /** serves `mb` MiB of filler for every path, chunked or with a content-length; counts the bytes it wrote */
 async function hugeMirror(mb: number, declare: boolean) {
@@ -39,8 +41,12 @@ describe('a download is stopped at its pinned size', () => {
       const cache = tmpDir('arena-dl-');
       const t0 = Date.now();
       const rss0 = process.memoryUsage().rss;
-      await expect(downloadMtbench({ files: [file], urls: { 'question.jsonl': url }, cacheDir: cache, retries: 0 })).rejects.toThrow(
-        new RegExp(`question\\.jsonl \\(from ${url.replace(/[.?]/g, '\\$&')}\\): content does not match the pinned release: size/hash mismatch \\(the server sent .* bytes, the pinned file has ${file.size}`),
+      await expect(
+        downloadMtbench({ files: [file], urls: { 'question.jsonl': url }, cacheDir: cache, retries: 0 }),
+      ).rejects.toThrow(
+        new RegExp(
+          `question\\.jsonl \\(from ${url.replace(/[.?]/g, '\\$&')}\\): content does not match the pinned release: size/hash mismatch \\(the server sent .* bytes, the pinned file has ${file.size}`,
+        ),
       );
       expect(Date.now() - t0).toBeLessThan(20_000);
       await new Promise((r) => setTimeout(r, 200));

@@ -11,7 +11,8 @@ import { MTBENCH_RELEASE } from '../src/importers/download.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from './support/cli.ts';
 
 const DIR = process.env.MTBENCH_DIR;
-const SKIP_REASON = 'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the real MT-Bench release) for the mirror to serve';
+const SKIP_REASON =
+  'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the real MT-Bench release) for the mirror to serve';
 if (!DIR) console.warn(`[download] skipped: ${SKIP_REASON}`);
 
 interface Mirror {
@@ -34,7 +35,8 @@ async function startMirror(root: string, prefix = '/release/'): Promise<Mirror> 
     const rel = normalize(path.slice(prefix.length));
     const fault = faults.get(rel);
     const status = fault?.statuses?.shift();
-    if (status !== undefined) return void res.writeHead(status, { 'content-type': 'text/plain' }).end(`status ${status}`);
+    if (status !== undefined)
+      return void res.writeHead(status, { 'content-type': 'text/plain' }).end(`status ${status}`);
     if (fault?.body) return void res.writeHead(200).end(fault.body);
     const file = join(root, rel);
     if (rel.startsWith('..') || !existsSync(file)) return void res.writeHead(404).end('not found');
@@ -67,12 +69,24 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
     const cache = tmpDir('arena-cache-');
     const db = join(tmpDir(), 'dl.db');
     mirror.requests.length = 0;
-    const first = await runArena(['import', 'mtbench', '--base-url', mirror.url, '--cache', cache, '--db', db]);
+    const first = await runArena([
+      'import',
+      'mtbench',
+      '--base-url',
+      mirror.url,
+      '--cache',
+      cache,
+      '--db',
+      db,
+    ]);
     expect(first.code, first.stderr).toBe(0);
     // one request per file of the pinned release, in the release layout
     expect([...mirror.requests].sort()).toEqual(MTBENCH_RELEASE.map((f) => `/release/${f.path}`).sort());
-    for (const f of MTBENCH_RELEASE) expect(readFileSync(join(cache, f.path))).toEqual(readFileSync(join(DIR!, f.path)));
-    expect(first.stdout.replace(/^imported into \S+/, '')).toBe(fromDirSummary.replace(/^imported into \S+/, ''));
+    for (const f of MTBENCH_RELEASE)
+      expect(readFileSync(join(cache, f.path))).toEqual(readFileSync(join(DIR!, f.path)));
+    expect(first.stdout.replace(/^imported into \S+/, '')).toBe(
+      fromDirSummary.replace(/^imported into \S+/, ''),
+    );
     expect(first.stdout).toMatch(/80 questions, 30 references, 480 answers, 8 prompts, 5755 votes/);
 
     for (const judge of ['gpt-4', 'human']) {
@@ -80,11 +94,26 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
       expect(a).toEqual(await arenaJson(['standings', '--judge', judge, '--db', fromDir]));
     }
     // FastChat's published pairwise-all row (mt-bench-protocol.md §9.2)
-    const rows = await arenaJson<{ model: string; win: number; loss: number; tie: number }[]>(['standings', '--judge', 'gpt-4', '--db', db]);
+    const rows = await arenaJson<{ model: string; win: number; loss: number; tie: number }[]>([
+      'standings',
+      '--judge',
+      'gpt-4',
+      '--db',
+      db,
+    ]);
     expect(rows.find((r) => r.model === 'gpt-4')).toMatchObject({ win: 617, loss: 45, tie: 138 });
 
     mirror.requests.length = 0;
-    const second = await runArena(['import', 'mtbench', '--base-url', mirror.url, '--cache', cache, '--db', join(tmpDir(), 'again.db')]);
+    const second = await runArena([
+      'import',
+      'mtbench',
+      '--base-url',
+      mirror.url,
+      '--cache',
+      cache,
+      '--db',
+      join(tmpDir(), 'again.db'),
+    ]);
     expect(second.code, second.stderr).toBe(0);
     expect(mirror.requests).toEqual([]);
     expect(second.stderr).not.toMatch(/downloading/);
@@ -96,7 +125,9 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
     await arenaOk(['import', 'questions', join(DIR!, 'question.jsonl'), '--db', db]);
     const before = sha256(db);
     const original = readFileSync(join(DIR!, 'model_answer/gpt-4.jsonl'));
-    mirror.faults.set('model_answer/gpt-4.jsonl', { body: Buffer.from(original.toString('utf8').replace('Hawaii', 'Hawai\u02bbi')) });
+    mirror.faults.set('model_answer/gpt-4.jsonl', {
+      body: Buffer.from(original.toString('utf8').replace('Hawaii', 'Hawai\u02bbi')),
+    });
     try {
       const cache = tmpDir('arena-cache-');
       const r = await runArena(['import', 'mtbench', '--base-url', mirror.url, '--cache', cache, '--db', db]);
@@ -112,7 +143,10 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
       expect(existsSync(join(cache, 'model_answer/gpt-4.jsonl'))).toBe(false);
       // and a run that has never seen the database does not create it
       const fresh = join(tmpDir(), 'never.db');
-      expect((await runArena(['import', 'mtbench', '--base-url', mirror.url, '--cache', cache, '--db', fresh])).code).toBe(1);
+      expect(
+        (await runArena(['import', 'mtbench', '--base-url', mirror.url, '--cache', cache, '--db', fresh]))
+          .code,
+      ).toBe(1);
       expect(existsSync(fresh)).toBe(false);
     } finally {
       mirror.faults.delete('model_answer/gpt-4.jsonl');
@@ -124,7 +158,16 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
     mirror.requests.length = 0;
     try {
       const db = join(tmpDir(), 'retry.db');
-      const r = await runArena(['import', 'mtbench', '--base-url', mirror.url, '--cache', tmpDir('arena-cache-'), '--db', db]);
+      const r = await runArena([
+        'import',
+        'mtbench',
+        '--base-url',
+        mirror.url,
+        '--cache',
+        tmpDir('arena-cache-'),
+        '--db',
+        db,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       expect(mirror.requests.filter((p) => p === '/release/judge_prompts.jsonl')).toHaveLength(3);
       expect(r.stderr).toMatch(/judge_prompts\.jsonl: HTTP 500; retry 1\//);
@@ -140,10 +183,21 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
     mirror.requests.length = 0;
     try {
       const db = join(tmpDir(), 'nf.db');
-      const r = await runArena(['import', 'mtbench', '--base-url', mirror.url, '--cache', tmpDir('arena-cache-'), '--db', db]);
+      const r = await runArena([
+        'import',
+        'mtbench',
+        '--base-url',
+        mirror.url,
+        '--cache',
+        tmpDir('arena-cache-'),
+        '--db',
+        db,
+      ]);
       expect(r.code).toBe(1);
       const lines = r.stderr.split('\n').filter((l) => l.startsWith('arena: '));
-      expect(lines).toEqual([`arena: ${mirror.url}reference_answer/gpt-4.jsonl: download failed with HTTP 404 (not found)`]);
+      expect(lines).toEqual([
+        `arena: ${mirror.url}reference_answer/gpt-4.jsonl: download failed with HTTP 404 (not found)`,
+      ]);
       expect(mirror.requests.filter((p) => p.endsWith('reference_answer/gpt-4.jsonl'))).toHaveLength(1);
       expect(existsSync(db)).toBe(false);
     } finally {
@@ -160,21 +214,56 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
       writeFileSync(manifest, JSON.stringify({ 'question.jsonl': `${other.url}question.jsonl` }));
       mirror.requests.length = 0;
       const db = join(dir, 'm.db');
-      const r = await runArena(['import', 'mtbench', '--base-url', mirror.url, '--manifest', manifest, '--cache', tmpDir('arena-cache-'), '--db', db]);
+      const r = await runArena([
+        'import',
+        'mtbench',
+        '--base-url',
+        mirror.url,
+        '--manifest',
+        manifest,
+        '--cache',
+        tmpDir('arena-cache-'),
+        '--db',
+        db,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       expect(other.requests).toEqual(['/elsewhere/question.jsonl']);
       expect(mirror.requests).not.toContain('/release/question.jsonl');
       expect(mirror.requests).toHaveLength(MTBENCH_RELEASE.length - 1);
-      expect(await arenaJson(['standings', '--judge', 'gpt-4', '--db', db])).toEqual(await arenaJson(['standings', '--judge', 'gpt-4', '--db', fromDir]));
+      expect(await arenaJson(['standings', '--judge', 'gpt-4', '--db', db])).toEqual(
+        await arenaJson(['standings', '--judge', 'gpt-4', '--db', fromDir]),
+      );
 
       // a manifest pointing a file at the wrong content fails on the pinned hash
       writeFileSync(manifest, JSON.stringify({ 'question.jsonl': `${other.url}judge_prompts.jsonl` }));
-      const bad = await runArena(['import', 'mtbench', '--base-url', mirror.url, '--manifest', manifest, '--cache', tmpDir('arena-cache-'), '--db', join(dir, 'bad.db')]);
+      const bad = await runArena([
+        'import',
+        'mtbench',
+        '--base-url',
+        mirror.url,
+        '--manifest',
+        manifest,
+        '--cache',
+        tmpDir('arena-cache-'),
+        '--db',
+        join(dir, 'bad.db'),
+      ]);
       expect(bad.code).toBe(1);
-      expect(bad.stderr).toMatch(/arena: question\.jsonl .*hash mismatch .*expected 464e2c22f7a021a0f9a584d232338a9a17c40066/);
+      expect(bad.stderr).toMatch(
+        /arena: question\.jsonl .*hash mismatch .*expected 464e2c22f7a021a0f9a584d232338a9a17c40066/,
+      );
 
       writeFileSync(manifest, JSON.stringify({ 'questions.jsonl': `${other.url}question.jsonl` }));
-      const unknown = await runArena(['import', 'mtbench', '--manifest', manifest, '--cache', tmpDir('arena-cache-'), '--db', join(dir, 'u.db')]);
+      const unknown = await runArena([
+        'import',
+        'mtbench',
+        '--manifest',
+        manifest,
+        '--cache',
+        tmpDir('arena-cache-'),
+        '--db',
+        join(dir, 'u.db'),
+      ]);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toMatch(/manifest\.json: field "questions\.jsonl": not a file of the release/);
       expect(existsSync(join(dir, 'u.db'))).toBe(false);

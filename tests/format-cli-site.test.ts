@@ -15,14 +15,19 @@ const ROUNDS = 1000; // the CLI's default, which `arena judges --board` uses
 
 /** The text of every cell (td) of the table row whose header cell names `model`, tags stripped. */
 function siteRow(html: string, model: string): string[] {
-  const row = [...html.matchAll(/<tr>(.*?)<\/tr>/gs)].map((m) => m[1]!).find((r) => new RegExp(`<th scope="row"[^>]*>(<a [^>]*>)?${model}(</a>)?`).test(r));
+  const row = [...html.matchAll(/<tr>(.*?)<\/tr>/gs)]
+    .map((m) => m[1]!)
+    .find((r) => new RegExp(`<th scope="row"[^>]*>(<a [^>]*>)?${model}(</a>)?`).test(r));
   expect(row, `a row for ${model}`).toBeDefined();
   return [...row!.matchAll(/<td[^>]*>(.*?)<\/td>/gs)].map((m) => m[1]!.replace(/<[^>]+>/g, '').trim());
 }
 
 /** The cells of the CLI table row with a cell `model` (columns are two or more spaces apart; " *" marks a preliminary model). */
 function cliRow(text: string, model: string): string[] {
-  const row = text.split('\n').map((l) => l.trim().split(/\s{2,}/)).find((cells) => cells.includes(model) || cells.includes(`${model} *`));
+  const row = text
+    .split('\n')
+    .map((l) => l.trim().split(/\s{2,}/))
+    .find((cells) => cells.includes(model) || cells.includes(`${model} *`));
   expect(row, `a line for ${model}`).toBeDefined();
   return row!;
 }
@@ -50,8 +55,20 @@ describe('the CLI and the site spell the same figures identically', { timeout: 3
     const html = await page('/?judge=mock/longer');
     const standings = await arenaOk(['standings', '--db', db, '--judge', 'mock/longer']);
     const ratings = await arenaOk(['ratings', '--db', db, '--judge', 'mock/longer']);
-    const intervals = await arenaOk(['intervals', '--db', db, '--judge', 'mock/longer', '--rounds', String(ROUNDS)]);
-    const header = intervals.split('\n').find((l) => l.includes('rank (UB)'))!.trim().split(/\s{2,}/);
+    const intervals = await arenaOk([
+      'intervals',
+      '--db',
+      db,
+      '--judge',
+      'mock/longer',
+      '--rounds',
+      String(ROUNDS),
+    ]);
+    const header = intervals
+      .split('\n')
+      .find((l) => l.includes('rank (UB)'))!
+      .trim()
+      .split(/\s{2,}/);
     let decimals = 0;
     let bounded = 0;
     for (const model of MODELS) {
@@ -71,7 +88,8 @@ describe('the CLI and the site spell the same figures identically', { timeout: 3
       const iv = cliRow(intervals, model);
       expect(iv[header.indexOf('rating')]).toBe(site[8]);
       const [lo, hi] = [iv[header.indexOf('95% lo')], iv[header.indexOf('95% hi')]];
-      if (lo === '–' || hi === '–') expect(['–', 'not estimated']).toContain(site[9]); // a note, not a figure
+      if (lo === '–' || hi === '–')
+        expect(['–', 'not estimated']).toContain(site[9]); // a note, not a figure
       else {
         expect(`${lo} – ${hi}`).toBe(site[9]);
         bounded++;
@@ -84,11 +102,16 @@ describe('the CLI and the site spell the same figures identically', { timeout: 3
   it('runs: counts with thousands separators and the cost, as on /runs', async () => {
     const html = await page('/runs');
     const text = await arenaOk(['runs', '--db', db]);
-    const [run] = (await store.listRuns());
+    const [run] = await store.listRuns();
     expect(run!.tokensIn).toBeGreaterThan(999);
     const site = siteRow(html, figures.time(run!.startedAt).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
     const cli = text.split('\n')[2]!;
-    for (const shown of [figures.count(run!.tokensIn), figures.count(run!.tokensOut), figures.usd(run!.cost), figures.time(run!.startedAt)]) {
+    for (const shown of [
+      figures.count(run!.tokensIn),
+      figures.count(run!.tokensOut),
+      figures.usd(run!.cost),
+      figures.time(run!.startedAt),
+    ]) {
       expect(site.join(' | ') + ` | ${figures.time(run!.startedAt)}`).toContain(shown);
       expect(cli).toContain(shown);
     }
@@ -111,9 +134,29 @@ describe('the CLI and the site spell the same figures identically', { timeout: 3
 
 describe('core/format.ts', () => {
   it('one spelling per kind of figure', () => {
-    expect([figures.rate(0.625), figures.pct(0.625), figures.rating(1043.49), figures.interval(997.6, 1043.4), figures.kappa(0.61234)]).toEqual(['0.6250', '62.5%', '1043', '998 – 1043', '0.612']);
-    expect([figures.count(12345), figures.usd(0.01234), figures.usd(1234.5), figures.seconds(1.25), figures.time(Date.UTC(2026, 10, 22, 19, 51, 42))]).toEqual(['12,345', '$0.0123', '$1,234.5000', '1.3 s', '2026-11-22 19:51 UTC']);
-    for (const f of [figures.rate, figures.pct, figures.rating, figures.kappa, figures.count, figures.usd, figures.seconds]) {
+    expect([
+      figures.rate(0.625),
+      figures.pct(0.625),
+      figures.rating(1043.49),
+      figures.interval(997.6, 1043.4),
+      figures.kappa(0.61234),
+    ]).toEqual(['0.6250', '62.5%', '1043', '998 – 1043', '0.612']);
+    expect([
+      figures.count(12345),
+      figures.usd(0.01234),
+      figures.usd(1234.5),
+      figures.seconds(1.25),
+      figures.time(Date.UTC(2026, 10, 22, 19, 51, 42)),
+    ]).toEqual(['12,345', '$0.0123', '$1,234.5000', '1.3 s', '2026-11-22 19:51 UTC']);
+    for (const f of [
+      figures.rate,
+      figures.pct,
+      figures.rating,
+      figures.kappa,
+      figures.count,
+      figures.usd,
+      figures.seconds,
+    ]) {
       expect([f(null), f(undefined), f(NaN)]).toEqual(['–', '–', '–']);
     }
     expect(figures.interval(null, 3)).toBe('–');

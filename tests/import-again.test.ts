@@ -22,7 +22,10 @@ describe('importing the same judgments again', () => {
   const dir = tmpDir('arena-import-again-');
   const db = join(dir, 'arena.db');
   const questions = join(dir, 'question.jsonl');
-  writeFileSync(questions, jsonl([1, 2, 3].map((id) => ({ question_id: id, category: 'writing', turns: ['first?', 'second?'] }))));
+  writeFileSync(
+    questions,
+    jsonl([1, 2, 3].map((id) => ({ question_id: id, category: 'writing', turns: ['first?', 'second?'] }))),
+  );
   // a judgment file of the user's own judge: served by software whose name is not the judge's
   const lines = [1, 2, 3].map((id) => ({
     question_id: id,
@@ -71,16 +74,47 @@ describe('importing the same judgments again', () => {
   it('reparse of a misspelled judge is a usage error naming the judges with games, not "0 games re-parsed"', async () => {
     const typo = await runArena(['reparse', '--db', db, '--judge', 'my-judg', '--parser', 'lenient']);
     expect(typo.code).toBe(1);
-    expect(typo.stderr).toContain('--judge "my-judg" has no stored games (judges with games: my-judge, my-judge-2)');
-    const r = JSON.parse(await arenaOk(['reparse', '--db', db, '--judge', 'my-judge', '--parser', 'lenient', '--dry-run', '--json'])) as Record<string, unknown>;
+    expect(typo.stderr).toContain(
+      '--judge "my-judg" has no stored games (judges with games: my-judge, my-judge-2)',
+    );
+    const r = JSON.parse(
+      await arenaOk([
+        'reparse',
+        '--db',
+        db,
+        '--judge',
+        'my-judge',
+        '--parser',
+        'lenient',
+        '--dry-run',
+        '--json',
+      ]),
+    ) as Record<string, unknown>;
     expect(Array.isArray(r)).toBe(false);
     expect(r).toMatchObject({ parser: 'lenient@1', games: 6, changed: 1 }); // the recorded verdict of line 2, read from its text
     // judges --report left a misspelled judge out and reported the other alone
-    const report = await runArena(['judges', '--report', '--db', db, '--judge', 'my-judg,my-judge-2', '--json']);
+    const report = await runArena([
+      'judges',
+      '--report',
+      '--db',
+      db,
+      '--judge',
+      'my-judg,my-judge-2',
+      '--json',
+    ]);
     expect(report.code).toBe(1);
-    expect(report.stderr).toContain('--judge: no tournament games or votes for "my-judg" (judges: my-judge, my-judge-2)');
-    const both = JSON.parse(await arenaOk(['judges', '--report', '--db', db, '--judge', 'my-judge,my-judge-2', '--json'])) as { agreement: { judge1: string; judge2: string; total: number; agree: number }[] };
-    expect(both.agreement.find((a) => a.total > 0)).toMatchObject({ judge1: 'my-judge', judge2: 'my-judge-2', total: 3, agree: 3 });
+    expect(report.stderr).toContain(
+      '--judge: no tournament games or votes for "my-judg" (judges: my-judge, my-judge-2)',
+    );
+    const both = JSON.parse(
+      await arenaOk(['judges', '--report', '--db', db, '--judge', 'my-judge,my-judge-2', '--json']),
+    ) as { agreement: { judge1: string; judge2: string; total: number; agree: number }[] };
+    expect(both.agreement.find((a) => a.total > 0)).toMatchObject({
+      judge1: 'my-judge',
+      judge2: 'my-judge-2',
+      total: 3,
+      agree: 3,
+    });
     // its --help says what --json prints (an object, not the shared "one JSON array")
     expect(await arenaOk(['reparse', '--help'])).toContain('print the report as one JSON object');
   }, 120_000);
@@ -90,12 +124,25 @@ describe('importing the same pairs directory again', () => {
   const dir = tmpDir('arena-pairs-again-');
   const db = join(dir, 'arena.db');
   const root = join(dir, 'sets');
-  const items = [1, 2, 3].map((k) => ({ input: `Do task ${k}.`, output_1: `good ${k}`, output_2: `bad ${k}`, label: k === 2 ? '2' : 1 }));
+  const items = [1, 2, 3].map((k) => ({
+    input: `Do task ${k}.`,
+    output_1: `good ${k}`,
+    output_2: `bad ${k}`,
+    label: k === 2 ? '2' : 1,
+  }));
   const setDir = join(root, 'Mine');
   mkdirSync(join(setDir, 'evaluators', 'MyLLM', 'Plain'), { recursive: true });
   writeFileSync(join(setDir, 'dataset.json'), JSON.stringify(items, null, 2));
   // string verdicts "1"/"2" as LLMBar writes them
-  const result = items.map((it) => ({ ...it, results: [{ 'swap = False': { completion: ['Output (a)', 'stop'], winner: '1' }, 'swap = True': { completion: ['Output (b)', 'stop'], winner: '1' } }] }));
+  const result = items.map((it) => ({
+    ...it,
+    results: [
+      {
+        'swap = False': { completion: ['Output (a)', 'stop'], winner: '1' },
+        'swap = True': { completion: ['Output (b)', 'stop'], winner: '1' },
+      },
+    ],
+  }));
   writeFileSync(join(setDir, 'evaluators', 'MyLLM', 'Plain', 'result.json'), JSON.stringify(result, null, 2));
 
   it('adds the games once and says the second time that they were already stored', async () => {
@@ -108,7 +155,17 @@ describe('importing the same pairs directory again', () => {
   }, 120_000);
 
   it('run --set with a misspelled set names the sets there are (not "import one")', async () => {
-    const r = await runArena(['run', '--db', db, '--judge', 'mock/a', '--set', 'mine', '--prompts', 'llmbar']);
+    const r = await runArena([
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'mock/a',
+      '--set',
+      'mine',
+      '--prompts',
+      'llmbar',
+    ]);
     expect(r.code).toBe(1);
     // a usage error that names the sets there are, with a near miss suggested (src/cli/validate.ts)
     expect(r.stderr).toMatch(/--set: unknown labelled pair set "mine".*Mine/s);
@@ -120,7 +177,9 @@ describe('importing the same pairs directory again', () => {
     const r = await runArena(['judges', '--board', '--db', db, '--judge', 'MyLLM/plain']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no judge "MyLLM/plain" on the judge leaderboard (judges: MyLLM/Plain;');
-    const ok = JSON.parse(await arenaOk(['judges', '--board', '--db', db, '--judge', 'MyLLM/Plain', '--json'])) as { judge: string; games: number }[];
+    const ok = JSON.parse(
+      await arenaOk(['judges', '--board', '--db', db, '--judge', 'MyLLM/Plain', '--json']),
+    ) as { judge: string; games: number }[];
     expect(ok.map((b) => [b.judge, b.games])).toEqual([['MyLLM/Plain', 6]]);
   }, 120_000);
 
@@ -133,7 +192,9 @@ describe('importing the same pairs directory again', () => {
     await arenaOk(['import', 'pairs', '--db', db3, suite]); // set "Mine"
     const r = await runArena(['import', 'pairs', '--db', db3, top]); // would be set "suite/Mine"
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${join(suite, 'Mine', 'dataset.json')}:2: this set is already stored as "Mine" (imported from another directory level)`);
+    expect(r.stderr).toContain(
+      `${join(suite, 'Mine', 'dataset.json')}:2: this set is already stored as "Mine" (imported from another directory level)`,
+    );
     expect(count(db3, 'select count(*) n from questions')).toBe(3);
   }, 120_000);
 
@@ -147,6 +208,8 @@ describe('importing the same pairs directory again', () => {
     const db2 = join(dir, 'other.db');
     const r = await runArena(['import', 'pairs', '--db', db2, other]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${misplaced}: a result.json belongs in evaluators/<LLM>/<strategy>/result.json`);
+    expect(r.stderr).toContain(
+      `${misplaced}: a result.json belongs in evaluators/<LLM>/<strategy>/result.json`,
+    );
   }, 120_000);
 });

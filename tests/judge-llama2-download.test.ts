@@ -13,7 +13,9 @@ import { downloadStudyJudgments, STUDY_JUDGMENTS, STUDY_PIN } from '../src/impor
 import { tmpDir } from './support/cli.ts';
 
 const JL = process.env.JUDGE_LLAMA2_DIR;
-const SKIP = JL ? '' : 'JUDGE_LLAMA2_DIR is not set: set it to ../shared/judge_llama2 (the file the local server serves)';
+const SKIP = JL
+  ? ''
+  : 'JUDGE_LLAMA2_DIR is not set: set it to ../shared/judge_llama2 (the file the local server serves)';
 if (SKIP) console.warn(`[judge-llama2-download] skipped: ${SKIP}`);
 
 describe.skipIf(!!SKIP)('the pinned download of the study judgments', () => {
@@ -27,7 +29,16 @@ describe.skipIf(!!SKIP)('the pinned download of the study judgments', () => {
   beforeAll(async () => {
     const gz = readFileSync(join(JL!, STUDY_JUDGMENTS));
     writeFileSync(join(dir, 'judgments.jsonl'), gunzipSync(gz));
-    const py = spawnSync('/usr/bin/python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED).write(sys.argv[2], "L40-Llama-2-70b-instruct-v2.jsonl")', join(dir, 'study.zip'), join(dir, 'judgments.jsonl')], { encoding: 'utf8' });
+    const py = spawnSync(
+      '/usr/bin/python3',
+      [
+        '-c',
+        'import sys, zipfile; zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED).write(sys.argv[2], "L40-Llama-2-70b-instruct-v2.jsonl")',
+        join(dir, 'study.zip'),
+        join(dir, 'judgments.jsonl'),
+      ],
+      { encoding: 'utf8' },
+    );
     expect(py.status, py.stderr).toBe(0);
     bodies.set('/study.zip', readFileSync(join(dir, 'study.zip')));
     bodies.set('/study.jsonl.gz', gz);
@@ -70,7 +81,11 @@ describe.skipIf(!!SKIP)('the pinned download of the study judgments', () => {
 
   it('a changed byte is refused and nothing is cached', async () => {
     const cacheDir = join(dir, 'cache-bad');
-    await expect(downloadStudyJudgments({ url: `${base}/bad.jsonl.gz`, cacheDir, retries: 0 })).rejects.toThrow(/bad\.jsonl\.gz: content does not match the pinned file: gzip of 1808327 bytes, sha256 [0-9a-f]{64} \(expected 1808327 bytes/);
+    await expect(
+      downloadStudyJudgments({ url: `${base}/bad.jsonl.gz`, cacheDir, retries: 0 }),
+    ).rejects.toThrow(
+      /bad\.jsonl\.gz: content does not match the pinned file: gzip of 1808327 bytes, sha256 [0-9a-f]{64} \(expected 1808327 bytes/,
+    );
     expect(existsSync(join(cacheDir, STUDY_JUDGMENTS))).toBe(false);
   });
 });

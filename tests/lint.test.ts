@@ -11,14 +11,16 @@ import { REPO_ROOT } from './support/cli.ts';
  * reports, answer generators beside the judges): `file: rule: import or construct`. Each must disappear
  * with its fix, and then be deleted here; a new violation fails at once. Empty means `npm run lint` passes.
  */
-const KNOWN: string[] = [
-  'src/ops/batch.ts: @typescript-eslint/no-restricted-imports: openai',
-];
+const KNOWN: string[] = ['src/ops/batch.ts: @typescript-eslint/no-restricted-imports: openai'];
 
 /** `file: rule: what` for one error (what: the import named in the message, else the rule's subject) */
 function key(file: string, m: Linter.LintMessage): string {
   const named = /(?:path "([^"]+)"|'([^']+)' import)/.exec(m.message);
-  const what = named ? (named[1] ?? named[2]) : m.ruleId === 'no-restricted-syntax' ? 'store.sqlite' : m.message;
+  const what = named
+    ? (named[1] ?? named[2])
+    : m.ruleId === 'no-restricted-syntax'
+      ? 'store.sqlite'
+      : m.message;
   return `${relative(REPO_ROOT, file)}: ${m.ruleId ?? 'parse'}: ${what}`;
 }
 
@@ -35,7 +37,9 @@ describe('lint (eslint.config.js)', { timeout: 600_000 }, () => {
   let found: string[];
   beforeAll(async () => {
     const results = await eslint.lintFiles(['src']);
-    found = results.flatMap((r) => r.messages.filter((m) => m.severity === 2).map((m) => key(r.filePath, m))).sort();
+    found = results
+      .flatMap((r) => r.messages.filter((m) => m.severity === 2).map((m) => key(r.filePath, m)))
+      .sort();
   }, 600_000);
 
   it('src/ has no lint error beyond the known layering debt of issue 11', () => {
@@ -46,35 +50,143 @@ describe('lint (eslint.config.js)', { timeout: 600_000 }, () => {
   });
 
   it('core is pure: a Node built-in, a database, an HTTP library or another layer imported into src/core fails', async () => {
-    expect(await rules('src/core/probe.ts', "import { readFileSync } from 'node:fs';\nexport const f = readFileSync;\n")).toEqual(['import-x/no-nodejs-modules']);
-    expect(await rules('src/core/stats/probe.ts', "import { join } from 'path';\nexport const f = join;\n")).toEqual(['import-x/no-nodejs-modules']);
-    const store = await lintAs('src/core/probe.ts', "import type { Store } from '../storage/store.ts';\nexport type S = Store;\n");
+    expect(
+      await rules(
+        'src/core/probe.ts',
+        "import { readFileSync } from 'node:fs';\nexport const f = readFileSync;\n",
+      ),
+    ).toEqual(['import-x/no-nodejs-modules']);
+    expect(
+      await rules('src/core/stats/probe.ts', "import { join } from 'path';\nexport const f = join;\n"),
+    ).toEqual(['import-x/no-nodejs-modules']);
+    const store = await lintAs(
+      'src/core/probe.ts',
+      "import type { Store } from '../storage/store.ts';\nexport type S = Store;\n",
+    );
     expect(store.map((m) => m.rule)).toEqual(['import-x/no-restricted-paths']);
     expect(store[0]!.message).toMatch(/src\/core may import only src\/core/);
-    expect(await rules('src/core/probe.ts', "import { eq } from 'drizzle-orm';\nexport const f = eq;\n")).toEqual(['@typescript-eslint/no-restricted-imports']);
-    expect(await rules('src/core/probe.ts', "import { Hono } from 'hono';\nexport const f = Hono;\n")).toEqual(['@typescript-eslint/no-restricted-imports']);
+    expect(
+      await rules('src/core/probe.ts', "import { eq } from 'drizzle-orm';\nexport const f = eq;\n"),
+    ).toEqual(['@typescript-eslint/no-restricted-imports']);
+    expect(
+      await rules('src/core/probe.ts', "import { Hono } from 'hono';\nexport const f = Hono;\n"),
+    ).toEqual(['@typescript-eslint/no-restricted-imports']);
     // what core may use: itself and pure libraries
-    expect(await rules('src/core/probe.ts', "import { sha256 } from '@noble/hashes/sha2.js';\nimport { ArenaError } from './types.ts';\nexport const f = [sha256, ArenaError];\n")).toEqual([]);
+    expect(
+      await rules(
+        'src/core/probe.ts',
+        "import { sha256 } from '@noble/hashes/sha2.js';\nimport { ArenaError } from './types.ts';\nexport const f = [sha256, ArenaError];\n",
+      ),
+    ).toEqual([]);
   });
 
   it('the engine uses the Judge and Store contracts: types only, never an implementation or the importers', async () => {
-    expect(await rules('src/engine/probe.ts', "import type { Store } from '../storage/store.ts';\nimport type { JudgeProvider } from '../judges/judge.ts';\nexport type S = [Store, JudgeProvider];\n")).toEqual([]);
-    expect(await rules('src/engine/probe.ts', "import { openSqliteStore } from '../storage/sqlite.ts';\nexport const f = openSqliteStore;\n")).toEqual(['@typescript-eslint/no-restricted-imports']);
-    expect(await rules('src/engine/probe.ts', "import { createJudge } from '../judges/registry.ts';\nexport const f = createJudge;\n")).toEqual(['@typescript-eslint/no-restricted-imports']);
-    expect(await rules('src/engine/probe.ts', "import { importFiles } from '../importers/import.ts';\nexport const f = importFiles;\n")).toEqual(['import-x/no-restricted-paths']);
+    expect(
+      await rules(
+        'src/engine/probe.ts',
+        "import type { Store } from '../storage/store.ts';\nimport type { JudgeProvider } from '../judges/judge.ts';\nexport type S = [Store, JudgeProvider];\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await rules(
+        'src/engine/probe.ts',
+        "import { openSqliteStore } from '../storage/sqlite.ts';\nexport const f = openSqliteStore;\n",
+      ),
+    ).toEqual(['@typescript-eslint/no-restricted-imports']);
+    expect(
+      await rules(
+        'src/engine/probe.ts',
+        "import { createJudge } from '../judges/registry.ts';\nexport const f = createJudge;\n",
+      ),
+    ).toEqual(['@typescript-eslint/no-restricted-imports']);
+    expect(
+      await rules(
+        'src/engine/probe.ts',
+        "import { importFiles } from '../importers/import.ts';\nexport const f = importFiles;\n",
+      ),
+    ).toEqual(['import-x/no-restricted-paths']);
   });
 
   it('importers do not import the engine; nothing below the CLI imports the CLI; ops do not import web', async () => {
-    expect(await rules('src/importers/probe.ts', "import { planRun } from '../engine/run.ts';\nexport const f = planRun;\n")).toEqual(['import-x/no-restricted-paths']);
-    expect(await rules('src/reports/probe.ts', "import { print } from '../cli/shared.ts';\nexport const f = print;\n")).toEqual(['import-x/no-restricted-paths']);
-    expect(await rules('src/ops/probe.ts', "import { createApp } from '../web/app.ts';\nexport const f = createApp;\n")).toEqual(['import-x/no-restricted-paths']);
-    expect(await rules('src/web/probe.ts', "import { refresh } from '../ops/refresh.ts';\nexport const f = refresh;\n")).toEqual(['import-x/no-restricted-paths']);
+    expect(
+      await rules(
+        'src/importers/probe.ts',
+        "import { planRun } from '../engine/run.ts';\nexport const f = planRun;\n",
+      ),
+    ).toEqual(['import-x/no-restricted-paths']);
+    expect(
+      await rules(
+        'src/reports/probe.ts',
+        "import { print } from '../cli/shared.ts';\nexport const f = print;\n",
+      ),
+    ).toEqual(['import-x/no-restricted-paths']);
+    expect(
+      await rules(
+        'src/ops/probe.ts',
+        "import { createApp } from '../web/app.ts';\nexport const f = createApp;\n",
+      ),
+    ).toEqual(['import-x/no-restricted-paths']);
+    expect(
+      await rules(
+        'src/web/probe.ts',
+        "import { refresh } from '../ops/refresh.ts';\nexport const f = refresh;\n",
+      ),
+    ).toEqual(['import-x/no-restricted-paths']);
     // the CLI composes everything
-    expect(await rules('src/cli/probe.ts', "import { refresh } from '../ops/refresh.ts';\nimport { createApp } from '../web/app.ts';\nimport { openSqliteStore } from '../storage/sqlite.ts';\nexport const f = [refresh, createApp, openSqliteStore];\n")).toEqual([]);
+    expect(
+      await rules(
+        'src/cli/probe.ts',
+        "import { refresh } from '../ops/refresh.ts';\nimport { createApp } from '../web/app.ts';\nimport { openSqliteStore } from '../storage/sqlite.ts';\nexport const f = [refresh, createApp, openSqliteStore];\n",
+      ),
+    ).toEqual([]);
   });
 
   it('only the CLI prints and exits', async () => {
-    expect(await rules('src/engine/probe.ts', "export function f() {\n  console.log('x');\n  process.exit(1);\n}\n")).toEqual(['no-console', 'no-restricted-properties']);
-    expect(await rules('src/cli/probe.ts', "export function f() {\n  console.log('x');\n  process.exit(1);\n}\n")).toEqual([]);
+    expect(
+      await rules(
+        'src/engine/probe.ts',
+        "export function f() {\n  console.log('x');\n  process.exit(1);\n}\n",
+      ),
+    ).toEqual(['no-console', 'no-restricted-properties']);
+    expect(
+      await rules('src/cli/probe.ts', "export function f() {\n  console.log('x');\n  process.exit(1);\n}\n"),
+    ).toEqual([]);
+  });
+});
+
+describe('format (.prettierrc)', { timeout: 600_000 }, () => {
+  it('every source, test, bench and script file is as prettier writes it (`npm run format` fixes it)', async () => {
+    const prettier = await import('prettier');
+    const { execFileSync } = await import('node:child_process');
+    const { readFileSync } = await import('node:fs');
+    const files = execFileSync(
+      'git',
+      [
+        'ls-files',
+        '--cached',
+        '--others',
+        '--exclude-standard',
+        'src',
+        'tests',
+        'bench',
+        'scripts',
+        'db',
+        'bin',
+        'eslint.config.js',
+      ],
+      { cwd: REPO_ROOT, encoding: 'utf8' },
+    )
+      .split('\n')
+      .filter((f) => /\.(ts|mts|js|mjs)$/.test(f));
+    expect(files.length).toBeGreaterThan(100);
+    const unformatted: string[] = [];
+    for (const f of files) {
+      const path = join(REPO_ROOT, f);
+      if ((await prettier.getFileInfo(path, { ignorePath: join(REPO_ROOT, '.prettierignore') })).ignored)
+        continue;
+      const options = { ...(await prettier.resolveConfig(path)), filepath: path };
+      if (!(await prettier.check(readFileSync(path, 'utf8'), options))) unformatted.push(f);
+    }
+    expect(unformatted, 'files prettier would change (run `npm run format`)').toEqual([]);
   });
 });

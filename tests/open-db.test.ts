@@ -2,7 +2,16 @@
 // truncated, corrupted, locked), never a stack trace; read-only commands open the file read-only, so a published
 // copy (VACUUM INTO, as a refresh publishes) is served and read without a byte of it changing.
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -27,15 +36,39 @@ describe('the database file', { timeout: 180_000 }, () => {
   beforeAll(async () => {
     dir = tmpDir();
     db = join(dir, 'arena.db');
-    await arenaOk(['run', '--db', db, '--judge', 'mock/longer', '--models', 'arena-sage,arena-echo', '--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--prompts', 'arena', '--turns', '1']);
+    await arenaOk([
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'mock/longer',
+      '--models',
+      'arena-sage,arena-echo',
+      '--questions',
+      'questions/arena.jsonl',
+      '--answers',
+      'questions/answers',
+      '--prompts',
+      'arena',
+      '--turns',
+      '1',
+    ]);
   }, 180_000);
 
   it('`--db README.md` (not a database) is named, for reading and writing commands alike', async () => {
     const readme = join(REPO_ROOT, 'README.md');
     const before = sha(readme);
     await fails(['standings', '--db', readme, '--judge', 'gpt-4'], readme, /is not an SQLite database/);
-    await fails(['import', 'questions', 'questions/arena.jsonl', '--db', readme], readme, /is not an SQLite database/);
-    await fails(['run', '--db', readme, '--judge', 'mock/a', '--models', 'a,b'], readme, /is not an SQLite database/);
+    await fails(
+      ['import', 'questions', 'questions/arena.jsonl', '--db', readme],
+      readme,
+      /is not an SQLite database/,
+    );
+    await fails(
+      ['run', '--db', readme, '--judge', 'mock/a', '--models', 'a,b'],
+      readme,
+      /is not an SQLite database/,
+    );
     expect(sha(readme)).toBe(before);
   });
 
@@ -59,10 +92,19 @@ describe('the database file', { timeout: 180_000 }, () => {
     copyFileSync(db, c);
     const bytes = readFileSync(c);
     const pageSize = bytes.readUInt16BE(16);
-    for (let p = 1; p < bytes.length / pageSize; p += 2) for (let i = 0; i < pageSize; i += 7) bytes[p * pageSize + i] = (p * 31 + i) & 255;
+    for (let p = 1; p < bytes.length / pageSize; p += 2)
+      for (let i = 0; i < pageSize; i += 7) bytes[p * pageSize + i] = (p * 31 + i) & 255;
     writeFileSync(c, bytes);
-    await fails(['standings', '--db', c, '--judge', 'mock/longer'], c, /is corrupted|is not an SQLite database/);
-    await fails(['run', '--db', c, '--judge', 'mock/a', '--models', 'arena-sage,arena-echo'], c, /is corrupted|is not an SQLite database/);
+    await fails(
+      ['standings', '--db', c, '--judge', 'mock/longer'],
+      c,
+      /is corrupted|is not an SQLite database/,
+    );
+    await fails(
+      ['run', '--db', c, '--judge', 'mock/a', '--models', 'arena-sage,arena-echo'],
+      c,
+      /is corrupted|is not an SQLite database/,
+    );
   });
 
   it('a database locked by another process is named as locked', async () => {
@@ -72,7 +114,11 @@ describe('the database file', { timeout: 180_000 }, () => {
     holder.pragma('journal_mode = DELETE');
     holder.exec('BEGIN EXCLUSIVE');
     try {
-      await fails(['import', 'questions', 'questions/arena.jsonl', '--db', l], l, /is locked by another process/);
+      await fails(
+        ['import', 'questions', 'questions/arena.jsonl', '--db', l],
+        l,
+        /is locked by another process/,
+      );
       await fails(['standings', '--db', l, '--judge', 'mock/longer'], l, /is locked by another process/);
     } finally {
       holder.exec('ROLLBACK');
@@ -87,7 +133,14 @@ describe('the database file', { timeout: 180_000 }, () => {
     src.exec(`VACUUM INTO '${pub.replace(/'/g, "''")}'`);
     src.close();
     const before = sha(pub);
-    for (const args of [['standings', '--judge', 'mock/longer'], ['judges'], ['runs'], ['ratings', '--judge', 'mock/longer'], ['intervals', '--judge', 'mock/longer', '--rounds', '20'], ['cost']]) {
+    for (const args of [
+      ['standings', '--judge', 'mock/longer'],
+      ['judges'],
+      ['runs'],
+      ['ratings', '--judge', 'mock/longer'],
+      ['intervals', '--judge', 'mock/longer', '--rounds', '20'],
+      ['cost'],
+    ]) {
       await arenaOk([...args, '--db', pub]);
     }
     expect(sha(pub)).toBe(before);

@@ -19,14 +19,25 @@ const judge: JudgeProvider = { id: 'mock/longer', complete: () => Promise.reject
 /** Our own question set and three models' answers, our prompts, and a small labelled set of two items. */
 async function base(): Promise<SqliteStore> {
   const s = openMemoryStore();
-  await importFiles(s, { questions: [join(OWN, 'arena.jsonl')], answers: MODELS.slice(0, 3).map((m) => join(OWN, 'answers', `${m}.jsonl`)), prompts: [join(OWN, 'judge_prompts.jsonl')] });
+  await importFiles(s, {
+    questions: [join(OWN, 'arena.jsonl')],
+    answers: MODELS.slice(0, 3).map((m) => join(OWN, 'answers', `${m}.jsonl`)),
+    prompts: [join(OWN, 'judge_prompts.jsonl')],
+  });
   const items: Question[] = [
     { id: 9001, category: 'llmbar', turns: ['Pick one.'], set: 'Natural' },
     { id: 9002, category: 'llmbar', turns: ['Pick two.'], set: 'Natural' },
   ];
   await s.importBundle({
     questions: { source: 'set', items },
-    answers: [{ source: 'set', items: items.flatMap((q) => ['output_1', 'output_2'].map((model) => ({ model, questionId: q.id, turns: [`${model} ${q.id}`] }))) }],
+    answers: [
+      {
+        source: 'set',
+        items: items.flatMap((q) =>
+          ['output_1', 'output_2'].map((model) => ({ model, questionId: q.id, turns: [`${model} ${q.id}`] })),
+        ),
+      },
+    ],
     references: [{ source: 'gpt-4', questionId: 1001, turns: ['old reference'] }],
   });
   return s;
@@ -34,7 +45,8 @@ async function base(): Promise<SqliteStore> {
 
 /** Everything a reader reads, in a comparable form. */
 async function readAll(r: StoreReader) {
-  const byKey = <T>(xs: T[], k: (x: T) => string) => [...xs].sort((a, b) => (k(a) < k(b) ? -1 : k(a) > k(b) ? 1 : 0));
+  const byKey = <T>(xs: T[], k: (x: T) => string) =>
+    [...xs].sort((a, b) => (k(a) < k(b) ? -1 : k(a) > k(b) ? 1 : 0));
   return {
     questions: await r.listQuestions(),
     natural: await r.listQuestions({ set: 'Natural' }),
@@ -62,11 +74,33 @@ describe('pendingView: a store as it would read after an import that is not writ
         ],
       },
       answers: [
-        { source: 'arena-swift.jsonl', items: [{ model: 'arena-swift', questionId: 1001, turns: ['a', 'b'] }, { model: 'arena-swift', questionId: 5001, turns: ['2'] }] },
-        { source: 'arena-drift.jsonl', items: [{ model: 'arena-drift', questionId: 1001, turns: ['changed', 'answer'], answerId: 'x1' }] },
+        {
+          source: 'arena-swift.jsonl',
+          items: [
+            { model: 'arena-swift', questionId: 1001, turns: ['a', 'b'] },
+            { model: 'arena-swift', questionId: 5001, turns: ['2'] },
+          ],
+        },
+        {
+          source: 'arena-drift.jsonl',
+          items: [{ model: 'arena-drift', questionId: 1001, turns: ['changed', 'answer'], answerId: 'x1' }],
+        },
       ],
-      references: [{ source: 'gpt-4', questionId: 1001, turns: ['new reference'] }, { source: 'claude', questionId: 5001, turns: ['two'] }],
-      prompts: [{ name: 'extra-pair', type: 'pairwise', systemPrompt: 's', promptTemplate: '{question}', outputFormat: '[[A]]', category: '', description: 'an extra scheme' }],
+      references: [
+        { source: 'gpt-4', questionId: 1001, turns: ['new reference'] },
+        { source: 'claude', questionId: 5001, turns: ['two'] },
+      ],
+      prompts: [
+        {
+          name: 'extra-pair',
+          type: 'pairwise',
+          systemPrompt: 's',
+          promptTemplate: '{question}',
+          outputFormat: '[[A]]',
+          category: '',
+          description: 'an extra scheme',
+        },
+      ],
     };
     const before = await readAll(viewed);
     const view = pendingView(viewed, bundle);
@@ -79,7 +113,10 @@ describe('pendingView: a store as it would read after an import that is not writ
 
   it('a dry run plans the same games on the view as a run plans after importing: files and shipped prompts', async () => {
     const [viewed, written] = [openMemoryStore(), openMemoryStore()];
-    const sources = { questions: [join(OWN, 'arena.jsonl')], answers: MODELS.map((m) => join(OWN, 'answers', `${m}.jsonl`)) };
+    const sources = {
+      questions: [join(OWN, 'arena.jsonl')],
+      answers: MODELS.map((m) => join(OWN, 'answers', `${m}.jsonl`)),
+    };
     const { bundle, warnings } = await readImport(viewed, sources);
     expect(warnings).toEqual([]);
     const imported = pendingView(viewed, bundle);
@@ -90,7 +127,10 @@ describe('pendingView: a store as it would read after an import that is not writ
     await importFiles(written, sources);
     await written.importBundle({ prompts: await missingRunPrompts(written, 'pairwise-all') });
     expect(await readAll(view)).toEqual(await readAll(written));
-    const plan = async (store: StoreReader) => (await planRun({ store, judge, mode: 'pairwise-all', models: MODELS, turns: [1, 2] })).games.map((g) => g.id);
+    const plan = async (store: StoreReader) =>
+      (await planRun({ store, judge, mode: 'pairwise-all', models: MODELS, turns: [1, 2] })).games.map(
+        (g) => g.id,
+      );
     const ids = await plan(view);
     expect(ids.length).toBeGreaterThan(0);
     expect(ids).toEqual(await plan(written));

@@ -27,12 +27,18 @@ type Battle = [modelA: string, modelB: string, winner: string];
 function readVotes(file: string, keep: (row: Record<string, string>) => boolean): Battle[] {
   const [header, ...lines] = readFileSync(file, 'utf8').split(/\r?\n/).filter(Boolean);
   const names = header!.split(',');
-  const rows = lines.map((l) => Object.fromEntries(l.split(',').map((v, k) => [names[k]!, v])) as Record<string, string>);
+  const rows = lines.map(
+    (l) => Object.fromEntries(l.split(',').map((v, k) => [names[k]!, v])) as Record<string, string>,
+  );
   return rows.filter(keep).map((r) => [r.model_a!, r.model_b!, r.winner!]);
 }
 
 function python<T = Record<string, number>>(script: string, battles: Battle[]): T {
-  const r = spawnSync(PYTHON, [join(REF, script)], { input: JSON.stringify(battles), encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(PYTHON, [join(REF, script)], {
+    input: JSON.stringify(battles),
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   if (r.status !== 0) throw new Error(`${script} failed: ${r.stderr || r.error?.message}`);
   return JSON.parse(r.stdout) as T;
 }
@@ -60,9 +66,17 @@ function expectBt(ours: Ratings, ref: { fastchat: Reference; converged: Referenc
 
 function expectRatings(ours: Ratings, reference: Reference, tolerance: number) {
   expect(ours.map((r) => r.model).sort()).toEqual(Object.keys(reference).sort());
-  for (const { model, rating } of ours) expect(Math.abs(rating - reference[model]!), `${model}: ours ${rating}, FastChat ${reference[model]}`).toBeLessThanOrEqual(tolerance);
+  for (const { model, rating } of ours)
+    expect(
+      Math.abs(rating - reference[model]!),
+      `${model}: ours ${rating}, FastChat ${reference[model]}`,
+    ).toBeLessThanOrEqual(tolerance);
   // and the order is FastChat's (sorted by rating, descending)
-  expect(ours.map((r) => r.model)).toEqual(Object.entries(reference).sort((a, b) => b[1] - a[1]).map(([m]) => m));
+  expect(ours.map((r) => r.model)).toEqual(
+    Object.entries(reference)
+      .sort((a, b) => b[1] - a[1])
+      .map(([m]) => m),
+  );
 }
 
 describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo (protocol §7)", () => {
@@ -73,7 +87,9 @@ describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo
 
   beforeAll(async () => {
     // experts only: authors are not the "human" judge (protocol §1.7, §5)
-    human = readVotes(join(dir, 'human_judgments', 'mt_bench_human.csv'), (r) => r.judge!.startsWith('expert'));
+    human = readVotes(join(dir, 'human_judgments', 'mt_bench_human.csv'), (r) =>
+      r.judge!.startsWith('expert'),
+    );
     gpt4 = readVotes(join(dir, 'human_judgments', 'mt_bench_gpt4_pair.csv'), (r) => r.judge === 'gpt4_pair');
     await arenaOk(['import', 'mtbench', '--dir', dir, '--db', db]);
   }, 180_000);
@@ -84,24 +100,44 @@ describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo
   });
 
   it('Bradley–Terry on the expert votes equals compute_bt (to its stopping error)', async () => {
-    expectBt(await arenaJson(['ratings', '--judge', 'human', '--method', 'bt', '--db', db]), python('compute_bt.py', human));
+    expectBt(
+      await arenaJson(['ratings', '--judge', 'human', '--method', 'bt', '--db', db]),
+      python('compute_bt.py', human),
+    );
   });
 
   it('Bradley–Terry on the GPT-4 pair outcomes equals compute_bt (to its stopping error)', async () => {
-    expectBt(await arenaJson(['ratings', '--judge', 'gpt-4', '--method', 'bt', '--db', db]), python('compute_bt.py', gpt4));
+    expectBt(
+      await arenaJson(['ratings', '--judge', 'gpt-4', '--method', 'bt', '--db', db]),
+      python('compute_bt.py', gpt4),
+    );
   });
 
   it('online Elo (K=4, file order) on the expert votes equals compute_elo', async () => {
-    expectRatings(await arenaJson(['ratings', '--judge', 'human', '--method', 'elo', '--db', db]), python('compute_elo.py', human), 1e-9);
+    expectRatings(
+      await arenaJson(['ratings', '--judge', 'human', '--method', 'elo', '--db', db]),
+      python('compute_elo.py', human),
+      1e-9,
+    );
   });
 
   it('online Elo on the GPT-4 pair outcomes equals compute_elo', async () => {
-    expectRatings(await arenaJson(['ratings', '--judge', 'gpt-4', '--method', 'elo', '--db', db]), python('compute_elo.py', gpt4), 1e-9);
+    expectRatings(
+      await arenaJson(['ratings', '--judge', 'gpt-4', '--method', 'elo', '--db', db]),
+      python('compute_elo.py', gpt4),
+      1e-9,
+    );
   });
 
   it('per turn: Bradley–Terry on turn-2 expert votes equals compute_bt (to its stopping error)', async () => {
-    const turn2 = readVotes(join(dir, 'human_judgments', 'mt_bench_human.csv'), (r) => r.judge!.startsWith('expert') && r.turn === '2');
+    const turn2 = readVotes(
+      join(dir, 'human_judgments', 'mt_bench_human.csv'),
+      (r) => r.judge!.startsWith('expert') && r.turn === '2',
+    );
     expect(turn2.length).toBe(1325);
-    expectBt(await arenaJson(['ratings', '--judge', 'human', '--method', 'bt', '--turn', '2', '--db', db]), python('compute_bt.py', turn2));
+    expectBt(
+      await arenaJson(['ratings', '--judge', 'human', '--method', 'bt', '--turn', '2', '--db', db]),
+      python('compute_bt.py', turn2),
+    );
   });
 });

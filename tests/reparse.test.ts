@@ -8,7 +8,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from './support/cli.ts';
 
 const DIR = process.env.MTBENCH_DIR;
-const SKIP_REASON = 'MTBENCH_DIR is not set: set it to ../shared/mt_bench (questions, answers and prompts to play games on)';
+const SKIP_REASON =
+  'MTBENCH_DIR is not set: set it to ../shared/mt_bench (questions, answers and prompts to play games on)';
 if (!DIR) console.warn(`[reparse] skipped: ${SKIP_REASON}`);
 
 interface GameRow {
@@ -33,7 +34,10 @@ interface Standing {
 function games(db: string, judge?: string): GameRow[] {
   const sqlite = new Database(db, { readonly: true });
   try {
-    const sql = 'SELECT id, judge, "order", reply, verdict, parser, tokens_in, tokens_out, created_at, run_id FROM games' + (judge ? ' WHERE judge = ?' : '') + ' ORDER BY id';
+    const sql =
+      'SELECT id, judge, "order", reply, verdict, parser, tokens_in, tokens_out, created_at, run_id FROM games' +
+      (judge ? ' WHERE judge = ?' : '') +
+      ' ORDER BY id';
     return (judge ? sqlite.prepare(sql).all(judge) : sqlite.prepare(sql).all()) as GameRow[];
   } finally {
     sqlite.close();
@@ -65,13 +69,37 @@ describe.skipIf(!DIR)('arena reparse', { timeout: 240_000 }, () => {
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
     await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', db]);
-    await arenaOk(['run', '--judge', 'mock/quoting', '--parser', 'fastchat', '--models', MODELS, '--turns', '1', '--db', db]);
+    await arenaOk([
+      'run',
+      '--judge',
+      'mock/quoting',
+      '--parser',
+      'fastchat',
+      '--models',
+      MODELS,
+      '--turns',
+      '1',
+      '--db',
+      db,
+    ]);
     // another judge's games, also parsed with fastchat: `--judge` must leave them alone
-    await arenaOk(['run', '--judge', 'mock/random', '--parser', 'fastchat', '--models', MODELS, '--turns', '1', '--db', db]);
+    await arenaOk([
+      'run',
+      '--judge',
+      'mock/random',
+      '--parser',
+      'fastchat',
+      '--models',
+      MODELS,
+      '--turns',
+      '1',
+      '--db',
+      db,
+    ]);
     quoting = games(db, 'mock/quoting');
   }, 240_000);
 
-  it('FastChat\'s precedence parser reads every quoting reply as A', () => {
+  it("FastChat's precedence parser reads every quoting reply as A", () => {
     expect(quoting).toHaveLength(3 * 80 * 2);
     for (const g of quoting) {
       expect(g.reply).toMatch(/"\[\[A\]\]".*"\[\[B\]\]".*"\[\[C\]\]"/);
@@ -86,8 +114,19 @@ describe.skipIf(!DIR)('arena reparse', { timeout: 240_000 }, () => {
   it('--dry-run reports the changes and changes nothing', async () => {
     const before = games(db);
     const expected = quoting.filter((g) => finalVerdict(g) !== g.verdict).length;
-    const out = await arenaOk(['reparse', '--parser', 'last', '--judge', 'mock/quoting', '--dry-run', '--db', db]);
-    expect(out).toContain(`${quoting.length} games re-parsed with last@1: ${expected} verdict(s) would change, 0 unparsable`);
+    const out = await arenaOk([
+      'reparse',
+      '--parser',
+      'last',
+      '--judge',
+      'mock/quoting',
+      '--dry-run',
+      '--db',
+      db,
+    ]);
+    expect(out).toContain(
+      `${quoting.length} games re-parsed with last@1: ${expected} verdict(s) would change, 0 unparsable`,
+    );
     expect(games(db)).toEqual(before);
   });
 
@@ -102,7 +141,9 @@ describe.skipIf(!DIR)('arena reparse', { timeout: 240_000 }, () => {
     const changed = quoting.filter((g) => finalVerdict(g) !== g.verdict);
     const r = await runArena(['reparse', '--parser', 'last', '--judge', 'mock/quoting', '--db', db]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`${quoting.length} games re-parsed with last@1: ${changed.length} verdict(s) changed, 0 unparsable`);
+    expect(r.stdout).toContain(
+      `${quoting.length} games re-parsed with last@1: ${changed.length} verdict(s) changed, 0 unparsable`,
+    );
 
     const after = new Map(games(db, 'mock/quoting').map((g) => [g.id, g]));
     expect(after.size).toBe(quoting.length);
@@ -113,7 +154,11 @@ describe.skipIf(!DIR)('arena reparse', { timeout: 240_000 }, () => {
       expect(a.parser).toBe('last@1');
       if (a.verdict !== g.verdict) changedIds.add(g.id);
       // the stored fact is untouched: same reply, tokens, time and run (no judge was called again)
-      expect({ ...a, verdict: undefined, parser: undefined }).toEqual({ ...g, verdict: undefined, parser: undefined });
+      expect({ ...a, verdict: undefined, parser: undefined }).toEqual({
+        ...g,
+        verdict: undefined,
+        parser: undefined,
+      });
     }
     expect(changedIds).toEqual(new Set(changed.map((g) => g.id)));
     expect(count(db, 'runs')).toBe(runsBefore);
@@ -126,8 +171,22 @@ describe.skipIf(!DIR)('arena reparse', { timeout: 240_000 }, () => {
     expect(standingsAfter).not.toEqual(standingsBefore);
     const fresh = join(tmpDir(), 'fresh.db');
     await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', fresh]);
-    await arenaOk(['run', '--judge', 'mock/quoting', '--parser', 'last', '--models', MODELS, '--turns', '1', '--db', fresh]);
-    expect(standingsAfter).toEqual(await arenaJson<Standing[]>(['standings', '--judge', 'mock/quoting', '--db', fresh]));
+    await arenaOk([
+      'run',
+      '--judge',
+      'mock/quoting',
+      '--parser',
+      'last',
+      '--models',
+      MODELS,
+      '--turns',
+      '1',
+      '--db',
+      fresh,
+    ]);
+    expect(standingsAfter).toEqual(
+      await arenaJson<Standing[]>(['standings', '--judge', 'mock/quoting', '--db', fresh]),
+    );
     expect(standingsAfter.some((s) => s.win > 0)).toBe(true);
 
     // again with the same parser: nothing left to change

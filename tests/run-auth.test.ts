@@ -14,7 +14,11 @@ const MODELS = ['--models', 'arena-sage,arena-swift,arena-echo'];
 
 describe('redactSecrets', () => {
   it('removes the known key wherever it occurs, and key- or token-shaped strings', () => {
-    expect(redactSecrets('Incorrect API key provided: Bearer my-own-key-1234 (my-own-key-1234)', ['my-own-key-1234'])).toBe('Incorrect API key provided: Bearer [redacted] ([redacted])');
+    expect(
+      redactSecrets('Incorrect API key provided: Bearer my-own-key-1234 (my-own-key-1234)', [
+        'my-own-key-1234',
+      ]),
+    ).toBe('Incorrect API key provided: Bearer [redacted] ([redacted])');
     expect(redactSecrets('key sk-proj-abcDEF123456 was refused')).toBe('key sk-[redacted] was refused');
     expect(redactSecrets('Authorization: Bearer abc.def.ghi')).toBe('Authorization: Bearer [redacted]');
     expect(redactSecrets('HTTP 500: injected fault 500')).toBe('HTTP 500: injected fault 500');
@@ -25,7 +29,10 @@ describe('API keys', { timeout: 120_000 }, () => {
   it('no OPENAI_API_KEY and no --base-url: a clear error at once, and no database is created', async () => {
     const dir = tmpDir();
     const t0 = Date.now();
-    const r = await runArena(['run', '--db', join(dir, 'a.db'), '--judge', 'openai/gpt-4', ...MODELS, ...OWN], { env: { OPENAI_API_KEY: undefined } });
+    const r = await runArena(
+      ['run', '--db', join(dir, 'a.db'), '--judge', 'openai/gpt-4', ...MODELS, ...OWN],
+      { env: { OPENAI_API_KEY: undefined } },
+    );
     expect(r.code).toBe(1);
     expect(Date.now() - t0).toBeLessThan(30_000);
     const lines = r.stderr.trimEnd().split('\n');
@@ -39,7 +46,24 @@ describe('API keys', { timeout: 120_000 }, () => {
     const srv = await startOpenAIServer({ apiKey: 'sk-the-right-one', echoKey: true });
     try {
       const db = join(tmpDir(), 'a.db');
-      const r = await runArena(['run', '--db', db, '--judge', 'openai/judge', '--base-url', srv.url, '--concurrency', '4', '--backoff', '10', ...MODELS, ...OWN], { env: { OPENAI_API_KEY: key } });
+      const r = await runArena(
+        [
+          'run',
+          '--db',
+          db,
+          '--judge',
+          'openai/judge',
+          '--base-url',
+          srv.url,
+          '--concurrency',
+          '4',
+          '--backoff',
+          '10',
+          ...MODELS,
+          ...OWN,
+        ],
+        { env: { OPENAI_API_KEY: key } },
+      );
       expect(r.code, r.stderr).toBe(1);
       const refused = srv.log.filter((e) => e.status === 401).length;
       // 288 games planned; at most the calls already in flight when the first refusal came back

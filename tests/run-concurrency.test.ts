@@ -8,11 +8,20 @@ import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ARENA_BIN, REPO_ROOT, arenaOk, tmpDir, type RunResult } from './support/cli.ts';
-import { spawnOpenAIServer, type OpenAIServerOptions, type RequestLogEntry, type SpawnedOpenAIServer } from './support/openai-server.ts';
+import {
+  spawnOpenAIServer,
+  type OpenAIServerOptions,
+  type RequestLogEntry,
+  type SpawnedOpenAIServer,
+} from './support/openai-server.ts';
 
 const dir = tmpDir('arena-concurrency-test-');
 const OWN = join(REPO_ROOT, 'questions');
-const readJsonl = (f: string) => readFileSync(f, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+const readJsonl = (f: string) =>
+  readFileSync(f, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 let baseDb = '';
 let questionsFile = '';
@@ -45,15 +54,47 @@ async function server(o: Omit<OpenAIServerOptions, 'logFile'>): Promise<SpawnedO
   return s;
 }
 
-function start(db: string, url: string, extra: string[] = []): { child: ChildProcess; done: Promise<RunResult> } {
-  const args = ['run', '--judge', 'openai/judge', '--base-url', url, '--models', models.join(','), '--questions', questionsFile, '--db', db, '--concurrency', '4', '--timeout', '2', '--backoff', '20', ...extra];
-  const child = spawn(process.execPath, [ARENA_BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(
+  db: string,
+  url: string,
+  extra: string[] = [],
+): { child: ChildProcess; done: Promise<RunResult> } {
+  const args = [
+    'run',
+    '--judge',
+    'openai/judge',
+    '--base-url',
+    url,
+    '--models',
+    models.join(','),
+    '--questions',
+    questionsFile,
+    '--db',
+    db,
+    '--concurrency',
+    '4',
+    '--timeout',
+    '2',
+    '--backoff',
+    '20',
+    ...extra,
+  ];
+  const child = spawn(process.execPath, [ARENA_BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return { child, done: new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))) };
+  return {
+    child,
+    done: new Promise((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+    ),
+  };
 }
 
 async function until(cond: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
@@ -76,9 +117,19 @@ const PLANNED = 120;
 describe('several arena runs on one database', { timeout: 180_000 }, () => {
   beforeAll(async () => {
     baseDb = join(dir, 'base.db');
-    const answerFiles = readdirSync(join(OWN, 'answers')).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(OWN, 'answers', f));
-    models = answerFiles.slice(0, 3).map((f) => f.split('/').pop()!.replace(/\.jsonl$/, ''));
-    const qs = readJsonl(join(OWN, 'arena.jsonl')).filter((q) => (q.turns as unknown[]).length === 2).slice(0, 10);
+    const answerFiles = readdirSync(join(OWN, 'answers'))
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort()
+      .map((f) => join(OWN, 'answers', f));
+    models = answerFiles.slice(0, 3).map((f) =>
+      f
+        .split('/')
+        .pop()!
+        .replace(/\.jsonl$/, ''),
+    );
+    const qs = readJsonl(join(OWN, 'arena.jsonl'))
+      .filter((q) => (q.turns as unknown[]).length === 2)
+      .slice(0, 10);
     questionsFile = join(dir, 'questions.jsonl');
     writeFileSync(questionsFile, qs.map((q) => JSON.stringify(q)).join('\n') + '\n');
     await arenaOk(['import', 'questions', join(OWN, 'arena.jsonl'), '--db', baseDb]);
@@ -86,7 +137,7 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     await arenaOk(['import', 'prompts', join(OWN, 'judge_prompts.jsonl'), '--db', baseDb]);
   }, 120_000);
 
-  it('three runs started together pay for each game once: judge calls == games stored, and the runs\' played add up to it', async () => {
+  it("three runs started together pay for each game once: judge calls == games stored, and the runs' played add up to it", async () => {
     const db = freshDb();
     const srv = await server({ latencyMs: 30 });
     const runs = [start(db, srv.url), start(db, srv.url), start(db, srv.url)];
@@ -97,19 +148,28 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     expect(games).toBe(PLANNED);
     expect(calls).toHaveLength(PLANNED);
     expect(new Set(calls.map((c) => c.hash)).size).toBe(PLANNED);
-    const rows = query<{ status: string; played: number; tokens_in: number; id: string }>(db, 'SELECT * FROM runs');
+    const rows = query<{ status: string; played: number; tokens_in: number; id: string }>(
+      db,
+      'SELECT * FROM runs',
+    );
     expect(rows).toHaveLength(3);
     for (const r of rows) {
       expect(r.status).toBe('done');
       // each run's played and tokens are exactly those of the games it stored
-      const mine = query<{ n: number; t: number }>(db, 'SELECT count(*) AS n, coalesce(sum(tokens_in), 0) AS t FROM games WHERE run_id = ?', r.id)[0]!;
+      const mine = query<{ n: number; t: number }>(
+        db,
+        'SELECT count(*) AS n, coalesce(sum(tokens_in), 0) AS t FROM games WHERE run_id = ?',
+        r.id,
+      )[0]!;
       expect(r.played).toBe(mine.n);
       expect(r.tokens_in).toBe(mine.t);
     }
     expect(rows.reduce((s, r) => s + r.played, 0)).toBe(PLANNED);
     // each process shared the work (none stood by while another played everything)
     expect(rows.filter((r) => r.played > 0).length).toBeGreaterThanOrEqual(2);
-    console.log(`3 concurrent runs: ${calls.length} judge calls for ${games} games stored; played per run ${rows.map((r) => r.played).join(' + ')}`);
+    console.log(
+      `3 concurrent runs: ${calls.length} judge calls for ${games} games stored; played per run ${rows.map((r) => r.played).join(' + ')}`,
+    );
     expect(count(db, 'SELECT count(*) AS n FROM leases')).toBe(0);
   });
 
@@ -119,8 +179,14 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     const first = start(db, srv.url);
     await until(() => count(db, 'SELECT count(*) AS n FROM games') >= 12, 'the first run to store 12 games');
     // the record shows progress while it runs (batched: at most about a second behind)
-    await until(() => (query<{ played: number }>(db, 'SELECT played FROM runs')[0]?.played ?? 0) >= 8, 'the run record to show 8 played');
-    const live = query<{ status: string; played: number; owner: string; heartbeat_at: number }>(db, 'SELECT * FROM runs')[0]!;
+    await until(
+      () => (query<{ played: number }>(db, 'SELECT played FROM runs')[0]?.played ?? 0) >= 8,
+      'the run record to show 8 played',
+    );
+    const live = query<{ status: string; played: number; owner: string; heartbeat_at: number }>(
+      db,
+      'SELECT * FROM runs',
+    )[0]!;
     expect(live.status).toBe('running');
     expect(live.owner).toMatch(new RegExp(`:${first.child.pid}$`));
     first.child.kill('SIGKILL');
@@ -138,7 +204,10 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     expect(second.code, second.stderr).toBe(0);
     // its leases were freed at once (the process is gone), not after the 60 s lease
     expect(Date.now() - t0).toBeLessThan(40_000);
-    const after = query<{ id: string; status: string; played: number }>(db, 'SELECT id, status, played FROM runs ORDER BY started_at');
+    const after = query<{ id: string; status: string; played: number }>(
+      db,
+      'SELECT id, status, played FROM runs ORDER BY started_at',
+    );
     expect(after.map((r) => r.status)).toEqual(['interrupted', 'done']);
     expect(count(db, 'SELECT count(*) AS n FROM games')).toBe(PLANNED);
     expect(chats(srv.readLog()).length - callsBefore).toBe(PLANNED - stored);

@@ -9,7 +9,13 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { planRun } from '../src/engine/run.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
 import { ARENA_BIN, REPO_ROOT, arenaOk, runArena, tmpDir, type RunResult } from './support/cli.ts';
-import { promptHash, spawnOpenAIServer, type OpenAIServerOptions, type RequestLogEntry, type SpawnedOpenAIServer } from './support/openai-server.ts';
+import {
+  promptHash,
+  spawnOpenAIServer,
+  type OpenAIServerOptions,
+  type RequestLogEntry,
+  type SpawnedOpenAIServer,
+} from './support/openai-server.ts';
 
 const JUDGE = 'openai/judge';
 const dir = tmpDir('arena-run-test-');
@@ -35,24 +41,41 @@ function readJsonl(file: string): Record<string, unknown>[] {
 
 function dataset(): Dataset {
   const own = join(REPO_ROOT, 'questions');
-  const answerFiles = readdirSync(join(own, 'answers')).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(own, 'answers', f));
+  const answerFiles = readdirSync(join(own, 'answers'))
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => join(own, 'answers', f));
   const answers = new Map<string, Map<number, string[]>>();
   for (const f of answerFiles) {
     const per = new Map<number, string[]>();
-    for (const a of readJsonl(f)) per.set(Number(a.question_id), (a.choices as { turns: string[] }[])[0]!.turns);
-    answers.set(f.split('/').pop()!.replace(/\.jsonl$/, ''), per);
+    for (const a of readJsonl(f))
+      per.set(Number(a.question_id), (a.choices as { turns: string[] }[])[0]!.turns);
+    answers.set(
+      f
+        .split('/')
+        .pop()!
+        .replace(/\.jsonl$/, ''),
+      per,
+    );
   }
   // round-robin over categories, so that reference-based and multi-turn prompts are all exercised
   const byCat = new Map<string, Record<string, unknown>[]>();
-  for (const q of readJsonl(join(own, 'arena.jsonl'))) if ((q.turns as unknown[]).length === 2) byCat.set(String(q.category), [...(byCat.get(String(q.category)) ?? []), q]);
+  for (const q of readJsonl(join(own, 'arena.jsonl')))
+    if ((q.turns as unknown[]).length === 2)
+      byCat.set(String(q.category), [...(byCat.get(String(q.category)) ?? []), q]);
   const picked: Record<string, unknown>[] = [];
-  for (let k = 0; picked.length < 6 && k < 10; k++) for (const qs of byCat.values()) if (qs[k] && picked.length < 6) picked.push(qs[k]!);
+  for (let k = 0; picked.length < 6 && k < 10; k++)
+    for (const qs of byCat.values()) if (qs[k] && picked.length < 6) picked.push(qs[k]!);
   const questionsFile = join(dir, 'questions.jsonl');
   writeFileSync(questionsFile, picked.map((q) => JSON.stringify(q)).join('\n') + '\n');
   const models = [...answers.keys()];
   if (models.length < 4) throw new Error(`questions/answers/ has ${models.length} models; this test needs 4`);
   return {
-    imports: [['import', 'questions', join(own, 'arena.jsonl')], ['import', 'answers', ...answerFiles], ['import', 'prompts', join(own, 'judge_prompts.jsonl')]],
+    imports: [
+      ['import', 'questions', join(own, 'arena.jsonl')],
+      ['import', 'answers', ...answerFiles],
+      ['import', 'prompts', join(own, 'judge_prompts.jsonl')],
+    ],
     questionsFile,
     models: models.slice(0, 3),
     baseline: models[3]!,
@@ -83,26 +106,47 @@ function freshDb(): string {
 }
 
 async function server(o: Omit<OpenAIServerOptions, 'logFile'> = {}): Promise<SpawnedOpenAIServer> {
-  const s = await spawnOpenAIServer({ verdict: 'longer', ...o, logFile: join(dir, `server-${Date.now()}-${servers.length}.jsonl`) });
+  const s = await spawnOpenAIServer({
+    verdict: 'longer',
+    ...o,
+    logFile: join(dir, `server-${Date.now()}-${servers.length}.jsonl`),
+  });
   servers.push(s);
   return s;
 }
 
 /** `arena run ...` against the test server; `over` replaces or adds flags (citty joins a repeated flag's values) */
 function runArgs(db: string, url: string, over: Record<string, string> = {}): string[] {
-  const flags: Record<string, string> = { judge: JUDGE, 'base-url': url, models: DATA.models.join(','), mode: 'pairwise-all', questions: DATA.questionsFile, db, concurrency: '4', timeout: '1', backoff: '20', ...over };
+  const flags: Record<string, string> = {
+    judge: JUDGE,
+    'base-url': url,
+    models: DATA.models.join(','),
+    mode: 'pairwise-all',
+    questions: DATA.questionsFile,
+    db,
+    concurrency: '4',
+    timeout: '1',
+    backoff: '20',
+    ...over,
+  };
   return ['run', ...Object.entries(flags).flatMap(([k, v]) => [`--${k}`, v])];
 }
 
 /** `arena ...args` in a child process we can signal */
 function startArena(args: string[]): { child: ChildProcess; done: Promise<RunResult> } {
-  const child = spawn(process.execPath, [ARENA_BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [ARENA_BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const done = new Promise<RunResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<RunResult>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return { child, done };
 }
 
@@ -115,7 +159,8 @@ function query<T = Record<string, unknown>>(db: string, sql: string, ...params: 
   }
 }
 
-const gameCount = (db: string) => (existsSync(db) ? query<{ n: number }>(db, 'SELECT count(*) AS n FROM games')[0]!.n : 0);
+const gameCount = (db: string) =>
+  existsSync(db) ? query<{ n: number }>(db, 'SELECT count(*) AS n FROM games')[0]!.n : 0;
 const chats = (log: RequestLogEntry[]) => log.filter((e) => e.path === '/v1/chat/completions');
 
 async function until(cond: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
@@ -131,7 +176,15 @@ async function planned(db: string, mode: 'pairwise-all' | 'pairwise-baseline' | 
   const store = openSqliteStore(db);
   try {
     const qids = readJsonl(DATA.questionsFile).map((q) => Number(q.question_id));
-    const { games } = await planRun({ store, judge: { id: JUDGE, complete: () => Promise.reject(new Error('not called')) }, mode, models: DATA.models, baseline: DATA.baseline, questionIds: qids, turns: [1, 2] });
+    const { games } = await planRun({
+      store,
+      judge: { id: JUDGE, complete: () => Promise.reject(new Error('not called')) },
+      mode,
+      models: DATA.models,
+      baseline: DATA.baseline,
+      questionIds: qids,
+      turns: [1, 2],
+    });
     return games.map((g) => ({ id: g.id, hash: promptHash(g.spec.systemPrompt, g.spec.userPrompt) }));
   } finally {
     await store.close();
@@ -154,7 +207,12 @@ interface GameRow {
 
 /** What the fake judge's `longer` policy must have decided, from the answer files alone. */
 function expectedVerdict(g: GameRow): string {
-  const len = (m: string) => DATA.answers.get(m)!.get(g.question_id)!.slice(0, g.turn).reduce((n, t) => n + t.length, 0);
+  const len = (m: string) =>
+    DATA.answers
+      .get(m)!
+      .get(g.question_id)!
+      .slice(0, g.turn)
+      .reduce((n, t) => n + t.length, 0);
   const a = len(g.model_1);
   const b = len(g.model_2!);
   return a === b ? 'tie' : a > b ? 'model_1' : 'model_2';
@@ -164,7 +222,9 @@ function expectedVerdict(g: GameRow): string {
 function expectExactlyPlanned(db: string, plan: { id: string }[]) {
   const rows = query<GameRow>(db, 'SELECT * FROM games');
   expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
-  expect(new Set(rows.map((r) => `${r.question_id}|${r.turn}|${r.model_1}|${r.model_2}|${r.order}`)).size).toBe(rows.length);
+  expect(
+    new Set(rows.map((r) => `${r.question_id}|${r.turn}|${r.model_1}|${r.model_2}|${r.order}`)).size,
+  ).toBe(rows.length);
   expect(rows.map((r) => r.id).sort()).toEqual(plan.map((p) => p.id).sort());
   return rows;
 }
@@ -192,7 +252,9 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     });
     const r = await runArena(runArgs(db, srv.url), { timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`${plan.length} games planned, 0 already stored: ${plan.length} judge calls to make`);
+    expect(r.stderr).toContain(
+      `${plan.length} games planned, 0 already stored: ${plan.length} judge calls to make`,
+    );
     expect(r.stderr).toMatch(/retry 1 in 1\.0 s: \[judge:openai\] HTTP 429/);
     expect(r.stderr).toMatch(/timed out after 1000 ms/);
 
@@ -218,9 +280,14 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     expect(attempts.filter((a) => /timed out/.test(a.error))).toHaveLength(2);
     // ... each against the game whose prompt failed, as many times as it failed
     const hashOf = new Map(rows.map((g) => [g.id, promptHash(g.system_prompt, g.user_prompt)]));
-    const tally = (keys: string[]) => [...keys.reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>())].sort();
-    expect(tally(attempts.map((a) => hashOf.get(a.game_id) ?? `unknown game ${a.game_id}`))).toEqual(tally(failedCalls.map((e) => e.hash!)));
-    expect(query(db, 'SELECT status, planned, played, failed FROM runs')).toEqual([{ status: 'done', planned: plan.length, played: plan.length, failed: 0 }]);
+    const tally = (keys: string[]) =>
+      [...keys.reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>())].sort();
+    expect(tally(attempts.map((a) => hashOf.get(a.game_id) ?? `unknown game ${a.game_id}`))).toEqual(
+      tally(failedCalls.map((e) => e.hash!)),
+    );
+    expect(query(db, 'SELECT status, planned, played, failed FROM runs')).toEqual([
+      { status: 'done', planned: plan.length, played: plan.length, failed: 0 },
+    ]);
   });
 
   it('exits with code 2 when a game keeps failing, stores no verdict for it, and the rerun fills it', async () => {
@@ -235,13 +302,17 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     expect(first.stdout).toMatch(new RegExp(`${plan.length - 1} played, 1 failed`));
     expect(gameCount(db)).toBe(plan.length - 1);
     expect(query(db, 'SELECT id FROM games WHERE id = ?', victim.id)).toEqual([]);
-    expect(query<{ n: number }>(db, 'SELECT count(*) AS n FROM attempts WHERE game_id = ?', victim.id)[0]!.n).toBe(3);
+    expect(
+      query<{ n: number }>(db, 'SELECT count(*) AS n FROM attempts WHERE game_id = ?', victim.id)[0]!.n,
+    ).toBe(3);
     expect(query(db, 'SELECT status, failed FROM runs')).toEqual([{ status: 'failed', failed: 1 }]);
 
     const before = chats(srv.readLog()).length;
     const second = await runArena(runArgs(db, srv.url, { retries: '2' }));
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toContain(`${plan.length} games planned, ${plan.length - 1} already stored: 1 judge calls to make`);
+    expect(second.stderr).toContain(
+      `${plan.length} games planned, ${plan.length - 1} already stored: 1 judge calls to make`,
+    );
     const again = chats(srv.readLog()).slice(before);
     expect(again.map((e) => [e.hash, e.status])).toEqual([[victim.hash, 200]]);
     expectExactlyPlanned(db, plan);
@@ -263,7 +334,9 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
 
     const second = await runArena(runArgs(db, srv.url));
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toContain(`${plan.length} games planned, ${storedByFirst.length} already stored: ${plan.length - storedByFirst.length} judge calls to make`);
+    expect(second.stderr).toContain(
+      `${plan.length} games planned, ${storedByFirst.length} already stored: ${plan.length - storedByFirst.length} judge calls to make`,
+    );
     expectExactlyPlanned(db, plan);
     // no game the first run stored was asked for again
     const secondCalls = chats(srv.readLog()).slice(callsBefore);
@@ -274,7 +347,9 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     const callsAfter = chats(srv.readLog()).length;
     const third = await runArena(runArgs(db, srv.url));
     expect(third.code, third.stderr).toBe(0);
-    expect(third.stderr).toContain(`${plan.length} games planned, ${plan.length} already stored: 0 judge calls to make`);
+    expect(third.stderr).toContain(
+      `${plan.length} games planned, ${plan.length} already stored: 0 judge calls to make`,
+    );
     expect(chats(srv.readLog())).toHaveLength(callsAfter);
     expect(gameCount(db)).toBe(plan.length);
   });
@@ -294,8 +369,13 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     expect(kept).toBeLessThan(plan.length);
     expect(query(db, 'SELECT status FROM runs')).toEqual([{ status: 'interrupted' }]);
     // what finished is real: every kept game got a 200 from the server
-    const ok = new Set(chats(srv.readLog()).filter((e) => e.status === 200).map((e) => e.hash));
-    for (const g of query<GameRow>(db, 'SELECT * FROM games')) expect(ok.has(promptHash(g.system_prompt, g.user_prompt))).toBe(true);
+    const ok = new Set(
+      chats(srv.readLog())
+        .filter((e) => e.status === 200)
+        .map((e) => e.hash),
+    );
+    for (const g of query<GameRow>(db, 'SELECT * FROM games'))
+      expect(ok.has(promptHash(g.system_prompt, g.user_prompt))).toBe(true);
   });
 
   it('plays --mode pairwise-baseline: every contestant against the baseline', async () => {
@@ -305,7 +385,9 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     const r = await runArena(runArgs(db, srv.url, { mode: 'pairwise-baseline', baseline: DATA.baseline }));
     expect(r.code, r.stderr).toBe(0);
     const rows = expectExactlyPlanned(db, plan);
-    expect(rows).toHaveLength(DATA.models.filter((m) => m !== DATA.baseline).length * readJsonl(DATA.questionsFile).length * 2 * 2);
+    expect(rows).toHaveLength(
+      DATA.models.filter((m) => m !== DATA.baseline).length * readJsonl(DATA.questionsFile).length * 2 * 2,
+    );
     for (const g of rows) {
       expect(g.model_2).toBe(DATA.baseline);
       expect(g.verdict).toBe(expectedVerdict(g));
@@ -326,7 +408,10 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
       // the fake judge rates the answer (turn 1) or the whole conversation (turn 2) by its length
       const rating = Number(g.reply.match(/\[\[(\d+)\]\]$/)![1]);
       expect(g.verdict).toBe(String(rating));
-      if (g.turn === 1) expect(rating).toBe(Math.min(10, 1 + Math.floor(DATA.answers.get(g.model_1)!.get(g.question_id)![0]!.length / 200)));
+      if (g.turn === 1)
+        expect(rating).toBe(
+          Math.min(10, 1 + Math.floor(DATA.answers.get(g.model_1)!.get(g.question_id)![0]!.length / 200)),
+        );
     }
   });
 });

@@ -9,7 +9,16 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ARENA_BIN, arenaOk, REPO_ROOT, tmpDir } from './support/cli.ts';
 
-const OWN = ['--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--prompts', 'arena', '--turns', '1'];
+const OWN = [
+  '--questions',
+  'questions/arena.jsonl',
+  '--answers',
+  'questions/answers',
+  '--prompts',
+  'arena',
+  '--turns',
+  '1',
+];
 
 const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
 
@@ -28,7 +37,10 @@ describe('arena serve follows a republished database', { timeout: 240_000 }, () 
     await arenaOk(['run', '--db', db, '--judge', 'mock/longer', '--models', 'arena-sage,arena-echo', ...OWN]);
     publish(db, live);
 
-    const child = spawn(process.execPath, [ARENA_BIN, 'serve', '--db', live, '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [ARENA_BIN, 'serve', '--db', live, '--port', '0'], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     try {
@@ -49,7 +61,16 @@ describe('arena serve follows a republished database', { timeout: 240_000 }, () 
       expect(await models()).toEqual(['arena-echo', 'arena-sage']);
 
       // a refresh plays more games in its working copy, then publishes it over the served file
-      await arenaOk(['run', '--db', db, '--judge', 'mock/longer', '--models', 'arena-sage,arena-echo,arena-swift', ...OWN]);
+      await arenaOk([
+        'run',
+        '--db',
+        db,
+        '--judge',
+        'mock/longer',
+        '--models',
+        'arena-sage,arena-echo,arena-swift',
+        ...OWN,
+      ]);
       publish(db, join(site, 'next.db'));
       const published = sha(join(site, 'next.db'));
       renameSync(join(site, 'next.db'), live);

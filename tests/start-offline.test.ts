@@ -20,7 +20,10 @@ describe('arena start without the release', { timeout: 120_000 }, () => {
   it('offline: names MTBENCH_DIR, --base-url and --manifest, and creates no database', async () => {
     const dir = tmpDir();
     const db = join(dir, 'arena.db');
-    const r = await runArena(['start', '--db', db, '--port', '0', '--base-url', `http://127.0.0.1:${await closedPort()}/mt_bench`], { env: { MTBENCH_DIR: undefined, XDG_CACHE_HOME: tmpDir() } });
+    const r = await runArena(
+      ['start', '--db', db, '--port', '0', '--base-url', `http://127.0.0.1:${await closedPort()}/mt_bench`],
+      { env: { MTBENCH_DIR: undefined, XDG_CACHE_HOME: tmpDir() } },
+    );
     expect(r.code).toBe(1);
     const last = r.stderr.trimEnd().split('\n').at(-1)!;
     expect(last).toMatch(/^arena: could not download the MT-Bench release: .*download failed/);
@@ -36,7 +39,9 @@ describe('arena start without the release', { timeout: 120_000 }, () => {
     const missing = join(dir, 'nope');
     let r = await runArena(['start', '--db', db, '--port', '0'], { env: { MTBENCH_DIR: missing } });
     expect(r.code).toBe(1);
-    expect(r.stderr.trimEnd()).toBe(`arena: MTBENCH_DIR=${missing}: no such folder; fix it or unset it to download the release`);
+    expect(r.stderr.trimEnd()).toBe(
+      `arena: MTBENCH_DIR=${missing}: no such folder; fix it or unset it to download the release`,
+    );
     const empty = join(dir, 'empty');
     mkdirSync(empty);
     r = await runArena(['start', '--db', db, '--port', '0'], { env: { MTBENCH_DIR: empty } });
@@ -49,8 +54,13 @@ describe('arena start without the release', { timeout: 120_000 }, () => {
     const dir = tmpDir();
     const rel = join(dir, 'mt_bench');
     mkdirSync(rel);
-    writeFileSync(join(rel, 'question.jsonl'), '{"question_id": 81, "category": "writing", "turns": ["hi"]}\n{oops\n');
-    const r = await runArena(['start', '--db', join(dir, 'arena.db'), '--port', '0'], { env: { MTBENCH_DIR: rel } });
+    writeFileSync(
+      join(rel, 'question.jsonl'),
+      '{"question_id": 81, "category": "writing", "turns": ["hi"]}\n{oops\n',
+    );
+    const r = await runArena(['start', '--db', join(dir, 'arena.db'), '--port', '0'], {
+      env: { MTBENCH_DIR: rel },
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/question\.jsonl:2/);
     expect(readdirSync(dir)).toEqual(['mt_bench']);

@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ARENA_BIN, REPO_ROOT, tmpDir } from './support/cli.ts';
 
 const DIR = process.env.MTBENCH_DIR;
-const SKIP_REASON = 'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the release `arena start` imports)';
+const SKIP_REASON =
+  'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the release `arena start` imports)';
 if (!DIR) console.warn(`[start] skipped: ${SKIP_REASON}`);
 
 interface Started {
@@ -30,15 +31,33 @@ afterAll(() => {
 /** `arena start ...args` until it prints the URL it listens on. */
 function start(args: string[], timeoutMs = 120_000): Promise<Started> {
   // LLMBar's sets are left out here (tests/start-judges.test.ts covers them): this test counts the release's rows
-  const child = spawn(process.execPath, [ARENA_BIN, 'start', ...args], { cwd: REPO_ROOT, env: { ...process.env, MTBENCH_DIR: DIR, JUDGE_LLAMA2_DIR: process.env.JUDGE_LLAMA2_DIR ?? 'none', JUDGE_SETS_DIR: 'none', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [ARENA_BIN, 'start', ...args], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      MTBENCH_DIR: DIR,
+      JUDGE_LLAMA2_DIR: process.env.JUDGE_LLAMA2_DIR ?? 'none',
+      JUDGE_SETS_DIR: 'none',
+      NO_COLOR: '1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   let out = '';
   let err = '';
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => (running.delete(child), r(code))));
+  const exited = new Promise<number | null>((r) =>
+    child.once('exit', (code) => (running.delete(child), r(code))),
+  );
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`arena start printed no URL within ${timeoutMs} ms:\n${out}\n${err}`))), timeoutMs);
+    const timer = setTimeout(
+      () => (
+        child.kill('SIGKILL'),
+        reject(new Error(`arena start printed no URL within ${timeoutMs} ms:\n${out}\n${err}`))
+      ),
+      timeoutMs,
+    );
     const check = () => {
       const url = out.match(/leaderboard on (http:\/\/\S+?)\/?\s/)?.[1];
       if (!url) return;
@@ -68,15 +87,20 @@ function start(args: string[], timeoutMs = 120_000): Promise<Started> {
 
 /** The cells of every row of the first table whose caption mentions the judge and pairwise-all. */
 function tableRows(html: string, judge: string): string[][] {
-  const table = [...html.matchAll(/<table[\s\S]*?<\/table>/g)].map((m) => m[0]).find((t) => new RegExp(`<caption>[^<]*\\b${judge}\\b[^<]*pairwise-all`).test(t));
+  const table = [...html.matchAll(/<table[\s\S]*?<\/table>/g)]
+    .map((m) => m[0])
+    .find((t) => new RegExp(`<caption>[^<]*\\b${judge}\\b[^<]*pairwise-all`).test(t));
   if (!table) throw new Error(`no pairwise-all table for judge ${judge} in the page`);
-  return [...table.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((r) => [...r[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((c) => c[1]!.replace(/<[^>]+>/g, '').trim()));
+  return [...table.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((r) =>
+    [...r[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((c) => c[1]!.replace(/<[^>]+>/g, '').trim()),
+  );
 }
 
 function counts(db: string): Record<string, number> {
   const sqlite = new Database(db, { readonly: true });
   try {
-    const n = (table: string) => (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const n = (table: string) =>
+      (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     return { questions: n('questions'), answers: n('answers'), votes: n('votes'), prompts: n('prompts') };
   } finally {
     sqlite.close();
@@ -89,7 +113,9 @@ describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
     const first = await start(['--db', db, '--port', '0']);
     let stopped = false;
     try {
-      expect(first.stdout()).toMatch(/imported the MT-Bench release from .*: 80 questions, 480 answers, 5755 votes/);
+      expect(first.stdout()).toMatch(
+        /imported the MT-Bench release from .*: 80 questions, 480 answers, 5755 votes/,
+      );
       expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
       const page = await fetch(`${first.url}/`);
@@ -111,10 +137,41 @@ describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
       const api = await fetch(`${first.url}/api/standings?judge=gpt-4`);
       expect(api.status).toBe(200);
       expect(api.headers.get('content-type')).toMatch(/^application\/json/);
-      const json = (await api.json()) as { model: string; win: number; loss: number; tie: number; error: number; winRate: number; lossRate: number; winRateAdjusted: number }[];
-      expect(json.map((r) => r.model)).toEqual(['gpt-4', 'claude-v1', 'gpt-3.5-turbo', 'vicuna-13b-v1.2', 'alpaca-13b', 'llama-13b']);
-      expect(json[0]).toMatchObject({ model: 'gpt-4', win: 617, loss: 45, tie: 138, error: 0, winRate: 0.77125, lossRate: 0.05625, winRateAdjusted: 0.8575 });
-      expect(json[5]).toMatchObject({ model: 'llama-13b', win: 20, loss: 617, tie: 163, winRateAdjusted: 0.126875 });
+      const json = (await api.json()) as {
+        model: string;
+        win: number;
+        loss: number;
+        tie: number;
+        error: number;
+        winRate: number;
+        lossRate: number;
+        winRateAdjusted: number;
+      }[];
+      expect(json.map((r) => r.model)).toEqual([
+        'gpt-4',
+        'claude-v1',
+        'gpt-3.5-turbo',
+        'vicuna-13b-v1.2',
+        'alpaca-13b',
+        'llama-13b',
+      ]);
+      expect(json[0]).toMatchObject({
+        model: 'gpt-4',
+        win: 617,
+        loss: 45,
+        tie: 138,
+        error: 0,
+        winRate: 0.77125,
+        lossRate: 0.05625,
+        winRateAdjusted: 0.8575,
+      });
+      expect(json[5]).toMatchObject({
+        model: 'llama-13b',
+        win: 20,
+        loss: 617,
+        tie: 163,
+        winRateAdjusted: 0.126875,
+      });
 
       expect(await first.stop()).toBe(0);
       stopped = true;
@@ -154,14 +211,22 @@ describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
     const { port } = taken.address() as AddressInfo;
     try {
-      const child = spawn(process.execPath, [ARENA_BIN, 'serve', '--db', db, '--port', String(port)], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [ARENA_BIN, 'serve', '--db', db, '--port', String(port)], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       running.add(child);
       let err = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-      const code = await new Promise<number | null>((r) => child.once('exit', (c) => (running.delete(child), r(c))));
+      const code = await new Promise<number | null>((r) =>
+        child.once('exit', (c) => (running.delete(child), r(c))),
+      );
       expect(code).toBe(1);
       expect(err.trim().split('\n')).toHaveLength(1);
-      expect(err).toMatch(new RegExp(`^arena: port ${port} on 127\\.0\\.0\\.1 is in use; choose another with --port`));
+      expect(err).toMatch(
+        new RegExp(`^arena: port ${port} on 127\\.0\\.0\\.1 is in use; choose another with --port`),
+      );
     } finally {
       await new Promise<void>((r) => taken.close(() => r()));
     }

@@ -33,7 +33,11 @@ describe('a database locked by another connection', () => {
     const store = openSqliteStore(file);
     const other = new Database(file);
     other.exec('BEGIN IMMEDIATE');
-    other.prepare("INSERT INTO runs (id, started_at, judge, mode, config, planned, to_play, status) VALUES ('other', 1, 'j', 'm', '{}', 0, 0, 'running')").run();
+    other
+      .prepare(
+        "INSERT INTO runs (id, started_at, judge, mode, config, planned, to_play, status) VALUES ('other', 1, 'j', 'm', '{}', 0, 0, 'running')",
+      )
+      .run();
     const release = setTimeout(() => other.exec('COMMIT'), 1500);
     const g = makeGame();
     const t0 = performance.now();
@@ -69,7 +73,11 @@ describe('a database locked by another connection', () => {
     const other = new Database(file);
     other.exec('BEGIN EXCLUSIVE');
     try {
-      expect(() => openSqliteStore(file, { startupWaitMs: 200 })).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: the database is locked by another process`));
+      expect(() => openSqliteStore(file, { startupWaitMs: 200 })).toThrow(
+        new RegExp(
+          `${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: the database is locked by another process`,
+        ),
+      );
     } finally {
       other.exec('ROLLBACK');
       other.close();

@@ -15,7 +15,9 @@ describe('takeLock', () => {
     const unlock = takeLock(db, 'refresh');
     expect(readFileSync(`${db}.refresh.lock`, 'utf8')).toBe(String(process.pid));
     // another job of this same process: refused too
-    expect(() => takeLock(db, 'refresh')).toThrow(`another refresh (pid ${process.pid}) is running on ${db} (lock ${db}.refresh.lock`);
+    expect(() => takeLock(db, 'refresh')).toThrow(
+      `another refresh (pid ${process.pid}) is running on ${db} (lock ${db}.refresh.lock`,
+    );
     unlock();
     expect(existsSync(`${db}.refresh.lock`)).toBe(false);
     takeLock(db, 'refresh')();
@@ -61,7 +63,11 @@ describe('takeLock', () => {
       while (Date.now() < go) {}
       try { takeLock(${JSON.stringify(db)}, 'refresh'); console.log('took'); setTimeout(() => {}, 120000); } catch (e) { console.log('refused: ' + e.message); }`;
     const go = String(Date.now() + 4000);
-    const procs = Array.from({ length: 6 }, () => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, go], { cwd: REPO_ROOT }));
+    const procs = Array.from({ length: 6 }, () =>
+      spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, go], {
+        cwd: REPO_ROOT,
+      }),
+    );
     try {
       const runs = await Promise.all(
         procs.map(
@@ -77,11 +83,13 @@ describe('takeLock', () => {
             }),
         ),
       );
-      expect(runs.filter((r) => r === 'took'), runs.join('\n')).toHaveLength(1);
+      expect(
+        runs.filter((r) => r === 'took'),
+        runs.join('\n'),
+      ).toHaveLength(1);
       expect(runs.filter((r) => r.startsWith('refused: another refresh'))).toHaveLength(5);
     } finally {
       for (const p of procs) p.kill('SIGKILL');
     }
   }, 120_000);
 });
-

@@ -29,37 +29,114 @@ describe('sqlite file specifics', () => {
 
   it('JSON columns store exactly the text JSON.stringify wrote before they were typed (and NULL, never the text null)', async () => {
     const store = openSqliteStore(join(dir, 'json-text.db'));
-    const settings = { temperature: 0, maxTokens: 2048, canary: 'nonce — ü', nested: { b: [1, 2.5], a: null } };
+    const settings = {
+      temperature: 0,
+      maxTokens: 2048,
+      canary: 'nonce — ü',
+      nested: { b: [1, 2.5], a: null },
+    };
     const probs = { A: 0.125, B: 0.75, C: 0.125 };
     const withProbs = makeGame({ judgeSettings: settings, verdictProbs: probs, entropy: 1.06 });
     const without = makeGame({ judgeSettings: settings });
-    await store.importBundle({ questions: { source: 'q.jsonl', items: QUESTIONS }, references: REFERENCES, answers: [{ source: 'a.jsonl', items: ANSWERS }], games: [withProbs] });
+    await store.importBundle({
+      questions: { source: 'q.jsonl', items: QUESTIONS },
+      references: REFERENCES,
+      answers: [{ source: 'a.jsonl', items: ANSWERS }],
+      games: [withProbs],
+    });
     await store.insertGame(without); // the prepared insert: a null JSON column stays NULL
     await store.insertGame(makeGame({ verdictProbs: probs }));
     const runConfig = { models: ['alpha', 'beta'], baseline: undefined, turns: [1, 2], settings };
-    await store.saveRun({ id: 'run-1', startedAt: 1, judge: 'j', mode: 'pairwise-all', config: runConfig, planned: 1, toPlay: 1, played: 0, failed: 0, tokensIn: 0, tokensOut: 0, status: 'running' });
-    const summary = { line: 'refresh — 🎉', played: 3, judges: { j: { errorRate: 0.5, inconsistencyRate: null } } };
-    await store.saveRefresh({ id: 'r', startedAt: 1, finishedAt: null, status: 'degraded', config: { file: 'r.json', config: { db: 'x.db' } }, summary, degraded: ['a "quoted" reason'], cost: 0 });
-    await store.saveRefresh({ id: 'r2', startedAt: 2, finishedAt: null, status: 'ok', config: { file: 'r.json', config: {} }, summary: {}, degraded: null, cost: 0 });
-    const generation = { kind: 'llama-cpp' as const, gguf: '/m.gguf', lora: null, maxTokens: 64, seed: 42, temperatures: { math: 0, writing: 0.7 } };
+    await store.saveRun({
+      id: 'run-1',
+      startedAt: 1,
+      judge: 'j',
+      mode: 'pairwise-all',
+      config: runConfig,
+      planned: 1,
+      toPlay: 1,
+      played: 0,
+      failed: 0,
+      tokensIn: 0,
+      tokensOut: 0,
+      status: 'running',
+    });
+    const summary = {
+      line: 'refresh — 🎉',
+      played: 3,
+      judges: { j: { errorRate: 0.5, inconsistencyRate: null } },
+    };
+    await store.saveRefresh({
+      id: 'r',
+      startedAt: 1,
+      finishedAt: null,
+      status: 'degraded',
+      config: { file: 'r.json', config: { db: 'x.db' } },
+      summary,
+      degraded: ['a "quoted" reason'],
+      cost: 0,
+    });
+    await store.saveRefresh({
+      id: 'r2',
+      startedAt: 2,
+      finishedAt: null,
+      status: 'ok',
+      config: { file: 'r.json', config: {} },
+      summary: {},
+      degraded: null,
+      cost: 0,
+    });
+    const generation = {
+      kind: 'llama-cpp' as const,
+      gguf: '/m.gguf',
+      lora: null,
+      maxTokens: 64,
+      seed: 42,
+      temperatures: { math: 0, writing: 0.7 },
+    };
     await store.saveCheckpoint({ series: 's', name: 'n', step: 1, model: 's@n', baseline: 'b', generation });
-    await store.saveBatch({ id: 'b', refreshId: null, judge: 'j', inputFileId: '', status: 'submitting', gameIds: ['x', 'y'], createdAt: 1, finishedAt: null, cost: null });
+    await store.saveBatch({
+      id: 'b',
+      refreshId: null,
+      judge: 'j',
+      inputFileId: '',
+      status: 'submitting',
+      gameIds: ['x', 'y'],
+      createdAt: 1,
+      finishedAt: null,
+      cost: null,
+    });
     const raw = (q: string) => store.sqlite.prepare(q).raw().all();
-    expect(raw('SELECT turns, reference FROM questions ORDER BY id')).toEqual(QUESTIONS.map((q) => [JSON.stringify(q.turns), q.reference ? JSON.stringify(q.reference) : null]));
-    expect(raw('SELECT turns FROM reference_answers')).toEqual(REFERENCES.map((r) => [JSON.stringify(r.turns)]));
-    expect(raw('SELECT turns FROM answers ORDER BY model, question_id')).toEqual(ANSWERS.map((a) => [JSON.stringify(a.turns)]));
-    expect(raw('SELECT judge_settings, verdict_probs, typeof(verdict_probs) FROM games ORDER BY created_at')).toEqual([
+    expect(raw('SELECT turns, reference FROM questions ORDER BY id')).toEqual(
+      QUESTIONS.map((q) => [JSON.stringify(q.turns), q.reference ? JSON.stringify(q.reference) : null]),
+    );
+    expect(raw('SELECT turns FROM reference_answers')).toEqual(
+      REFERENCES.map((r) => [JSON.stringify(r.turns)]),
+    );
+    expect(raw('SELECT turns FROM answers ORDER BY model, question_id')).toEqual(
+      ANSWERS.map((a) => [JSON.stringify(a.turns)]),
+    );
+    expect(
+      raw('SELECT judge_settings, verdict_probs, typeof(verdict_probs) FROM games ORDER BY created_at'),
+    ).toEqual([
       [JSON.stringify(settings), JSON.stringify(probs), 'text'],
       [JSON.stringify(settings), null, 'null'],
       ['{"temperature":0,"maxTokens":2048,"seed":7}', '{"A":0.125,"B":0.75,"C":0.125}', 'text'],
     ]);
     expect(raw('SELECT config FROM runs')).toEqual([[JSON.stringify(runConfig)]]);
     expect(raw('SELECT config, summary, degraded, typeof(degraded) FROM refreshes ORDER BY id')).toEqual([
-      [JSON.stringify({ file: 'r.json', config: { db: 'x.db' } }), JSON.stringify(summary), JSON.stringify(['a "quoted" reason']), 'text'],
+      [
+        JSON.stringify({ file: 'r.json', config: { db: 'x.db' } }),
+        JSON.stringify(summary),
+        JSON.stringify(['a "quoted" reason']),
+        'text',
+      ],
       [JSON.stringify({ file: 'r.json', config: {} }), '{}', null, 'null'],
     ]);
     expect(raw('SELECT generation FROM checkpoints')).toEqual([[JSON.stringify(generation)]]);
-    expect(raw('SELECT game_ids, typeof(finished_at), typeof(cost) FROM batches')).toEqual([['["x","y"]', 'null', 'null']]);
+    expect(raw('SELECT game_ids, typeof(finished_at), typeof(cost) FROM batches')).toEqual([
+      ['["x","y"]', 'null', 'null'],
+    ]);
     await store.close();
   });
 });

@@ -6,19 +6,34 @@ const FIGURE = /^(–|-?\$?\d[\d,]*(\.\d+)?(%| s)?)$/;
 export function table(rows: Record<string, unknown>[], columns?: string[]): string {
   if (!rows.length) return '(no rows)';
   const cols = columns ?? Object.keys(rows[0]!);
-  const cell = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(6).replace(/0+$/, '').replace(/\.$/, '')) : v === null || v === undefined ? '' : String(v));
+  const cell = (v: unknown) =>
+    typeof v === 'number'
+      ? Number.isInteger(v)
+        ? String(v)
+        : v.toFixed(6).replace(/0+$/, '').replace(/\.$/, '')
+      : v === null || v === undefined
+        ? ''
+        : String(v);
   const cells = rows.map((r) => cols.map((c) => cell(r[c])));
   const width = cols.map((c, k) => Math.max(c.length, ...cells.map((r) => r[k]!.length)));
   // numbers, and figures spelled by core/format.ts ("0.6250", "62.5%", "$0.0123", "12,345", "1.5 s", "–"), align right
-  const figure = (v: unknown) => typeof v === 'number' || v === null || v === undefined || (typeof v === 'string' && FIGURE.test(v));
+  const figure = (v: unknown) =>
+    typeof v === 'number' || v === null || v === undefined || (typeof v === 'string' && FIGURE.test(v));
   const numeric = cols.map((c) => rows.every((r) => figure(r[c])));
-  const line = (vals: string[]) => vals.map((v, k) => (numeric[k] ? v.padStart(width[k]!) : v.padEnd(width[k]!))).join('  ').trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, k) => (numeric[k] ? v.padStart(width[k]!) : v.padEnd(width[k]!)))
+      .join('  ')
+      .trimEnd();
   return [line(cols), line(width.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
 export function list(v: string | undefined): string[] | undefined {
   if (v === undefined || v === '') return undefined;
-  return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function int(v: string | undefined, name: string): number | undefined {
@@ -35,11 +50,17 @@ export function num(v: string | undefined, name: string): number | undefined {
   return n;
 }
 
-export function oneOf<T extends string>(v: string | undefined, name: string, allowed: readonly T[]): T | undefined {
+export function oneOf<T extends string>(
+  v: string | undefined,
+  name: string,
+  allowed: readonly T[],
+): T | undefined {
   if (v === undefined) return undefined;
   if (!allowed.includes(v as T)) {
     const near = nearMisses(v, allowed);
-    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}; got "${v}"${near.length ? ` (did you mean "${near[0]}"?)` : ''}`);
+    throw new UsageError(
+      `--${name} must be one of ${allowed.join(', ')}; got "${v}"${near.length ? ` (did you mean "${near[0]}"?)` : ''}`,
+    );
   }
   return v as T;
 }

@@ -6,27 +6,71 @@ import { CALL_DEFAULTS, JudgeSetup } from '../judges/registry.ts';
 import { UsageError } from './format.ts';
 
 export const judgeCallArgs = {
-  'base-url': { type: 'string', description: 'OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...); default: OpenAI, with the key in OPENAI_API_KEY' },
-  timeout: { type: 'string', description: `seconds per call (default ${CALL_DEFAULTS.timeoutS})`, valueHint: 'SECONDS' },
-  retries: { type: 'string', description: `retries per call on 429/5xx/timeouts (default ${CALL_DEFAULTS.retries})` },
-  backoff: { type: 'string', description: `first retry delay in ms (doubles each retry, with jitter; a 429 waits its Retry-After) (default ${CALL_DEFAULTS.backoffMs})`, valueHint: 'MS' },
-  'retry-budget': { type: 'string', description: `seconds one game may spend retrying, waits (Retry-After included) counted; a wait past it fails the game (default ${CALL_DEFAULTS.retryBudgetS})`, valueHint: 'SECONDS' },
+  'base-url': {
+    type: 'string',
+    description:
+      'OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...); default: OpenAI, with the key in OPENAI_API_KEY',
+  },
+  timeout: {
+    type: 'string',
+    description: `seconds per call (default ${CALL_DEFAULTS.timeoutS})`,
+    valueHint: 'SECONDS',
+  },
+  retries: {
+    type: 'string',
+    description: `retries per call on 429/5xx/timeouts (default ${CALL_DEFAULTS.retries})`,
+  },
+  backoff: {
+    type: 'string',
+    description: `first retry delay in ms (doubles each retry, with jitter; a 429 waits its Retry-After) (default ${CALL_DEFAULTS.backoffMs})`,
+    valueHint: 'MS',
+  },
+  'retry-budget': {
+    type: 'string',
+    description: `seconds one game may spend retrying, waits (Retry-After included) counted; a wait past it fails the game (default ${CALL_DEFAULTS.retryBudgetS})`,
+    valueHint: 'SECONDS',
+  },
 } as const;
 
 type CallArgs = { [K in keyof typeof judgeCallArgs]?: string | undefined };
 
 /** The option each field of JudgeSetup comes from. */
-const FLAG: Record<keyof JudgeSetup, string> = { id: 'judge', baseURL: 'base-url', apiKeyEnv: 'judge', timeoutS: 'timeout', retries: 'retries', backoffMs: 'backoff', retryBudgetS: 'retry-budget' };
+const FLAG: Record<keyof JudgeSetup, string> = {
+  id: 'judge',
+  baseURL: 'base-url',
+  apiKeyEnv: 'judge',
+  timeoutS: 'timeout',
+  retries: 'retries',
+  backoffMs: 'backoff',
+  retryBudgetS: 'retry-budget',
+};
 
 /** A number where the text is one; anything else is left for the schema to reject with the text it got. */
-const numeric = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : Number.isFinite(Number(v)) ? Number(v) : v);
+const numeric = (v: string | undefined) =>
+  v === undefined || v.trim() === '' ? undefined : Number.isFinite(Number(v)) ? Number(v) : v;
 
 /** `--judge spec` and the call options, as the schema every judge is set up from; a bad value is a usage error naming its option. */
 export function judgeSetupOf(spec: string, args: CallArgs): JudgeSetup {
   const raw = Object.fromEntries(
-    Object.entries({ id: spec, baseURL: args['base-url'], timeoutS: numeric(args.timeout), retries: numeric(args.retries), backoffMs: numeric(args.backoff), retryBudgetS: numeric(args['retry-budget']) }).filter(([, v]) => v !== undefined),
+    Object.entries({
+      id: spec,
+      baseURL: args['base-url'],
+      timeoutS: numeric(args.timeout),
+      retries: numeric(args.retries),
+      backoffMs: numeric(args.backoff),
+      retryBudgetS: numeric(args['retry-budget']),
+    }).filter(([, v]) => v !== undefined),
   );
-  const r = JudgeSetup.safeParse(raw, { error: (iss) => (iss.code === 'invalid_type' && typeof iss.input === 'string' ? `expected a number, got "${iss.input}"` : undefined) });
+  const r = JudgeSetup.safeParse(raw, {
+    error: (iss) =>
+      iss.code === 'invalid_type' && typeof iss.input === 'string'
+        ? `expected a number, got "${iss.input}"`
+        : undefined,
+  });
   if (r.success) return r.data;
-  throw new UsageError(issueLines(r.error, (path) => ({ at: `--${FLAG[path[0] as keyof JudgeSetup] ?? String(path[0])}` })).map(formatIssueLine).join('\n'));
+  throw new UsageError(
+    issueLines(r.error, (path) => ({ at: `--${FLAG[path[0] as keyof JudgeSetup] ?? String(path[0])}` }))
+      .map(formatIssueLine)
+      .join('\n'),
+  );
 }

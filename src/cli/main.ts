@@ -5,7 +5,11 @@ import { exitStatus } from './shared.ts';
 
 // Commands load lazily: `arena standings` never loads the OpenAI SDK or the web server.
 const main = defineCommand({
-  meta: { name: 'arena', version: '0.1.0', description: 'MT-Bench-style pairwise tournaments and leaderboards' },
+  meta: {
+    name: 'arena',
+    version: '0.1.0',
+    description: 'MT-Bench-style pairwise tournaments and leaderboards',
+  },
   subCommands: {
     import: () => import('./commands/import.ts').then((m) => m.default),
     run: () => import('./commands/run.ts').then((m) => m.default),
@@ -65,19 +69,25 @@ try {
   const usage = err instanceof UsageError || err.name === 'CLIError';
   const known = usage || err instanceof ArenaError;
   process.stderr.write(`arena: ${known ? err.message : (err.stack ?? String(err))}\n`);
-  if (usage) process.stderr.write(`run \`${['arena', ...(await resolveForUsage(rawArgs))[2]].join(' ')} --help\` for usage\n`);
+  if (usage)
+    process.stderr.write(
+      `run \`${['arena', ...(await resolveForUsage(rawArgs))[2]].join(' ')} --help\` for usage\n`,
+    );
   exitStatus.code = exitStatus.code || 1;
 }
 process.exitCode = exitStatus.code;
 
 /** Find the sub-command that --help is about, and the words that name it (only known commands). */
-async function resolveForUsage(args: string[]): Promise<[Parameters<typeof showUsage>[0], Parameters<typeof showUsage>[1], string[]]> {
+async function resolveForUsage(
+  args: string[],
+): Promise<[Parameters<typeof showUsage>[0], Parameters<typeof showUsage>[1], string[]]> {
   let cmd: Parameters<typeof showUsage>[0] = main;
   let parent: Parameters<typeof showUsage>[1];
   const path: string[] = [];
   for (const a of args) {
     if (a.startsWith('-')) break;
-    const subs = (typeof cmd.subCommands === 'function' ? await cmd.subCommands() : await cmd.subCommands) as Record<string, unknown> | undefined;
+    const subs = (typeof cmd.subCommands === 'function' ? await cmd.subCommands() : await cmd.subCommands) as
+      Record<string, unknown> | undefined;
     const next = subs?.[a];
     if (!next) break;
     // citty prints "<parent name> <name>": name the parent by its whole path ("arena import")
@@ -91,7 +101,10 @@ async function resolveForUsage(args: string[]): Promise<[Parameters<typeof showU
 async function oldSpellings(args: string[]): Promise<string[]> {
   const [cmd, , path] = await resolveForUsage(args);
   if (cmd.subCommands) return args;
-  const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<string, unknown>;
+  const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<
+    string,
+    unknown
+  >;
   return args.map((a, i) => {
     if (i < path.length || !a.startsWith('--')) return a;
     const [name, ...rest] = a.slice(2).split('=');
@@ -104,7 +117,10 @@ async function oldSpellings(args: string[]): Promise<string[]> {
 async function checkOptions(args: string[]): Promise<void> {
   const [cmd, , path] = await resolveForUsage(args);
   if (cmd.subCommands) return; // citty itself reports a missing or unknown sub-command
-  const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<string, { type?: string; alias?: string | string[] }>;
+  const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<
+    string,
+    { type?: string; alias?: string | string[] }
+  >;
   const known = new Set<string>();
   const camel = (n: string) => n.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   for (const [name, def] of Object.entries(defs)) {
@@ -118,6 +134,7 @@ async function checkOptions(args: string[]): Promise<void> {
     if (a === '--') break;
     if (!a.startsWith('--')) continue;
     const name = a.slice(2).split('=')[0]!;
-    if (!known.has(name)) throw new UsageError(`unknown option --${name} for \`${['arena', ...path].join(' ')}\``);
+    if (!known.has(name))
+      throw new UsageError(`unknown option --${name} for \`${['arena', ...path].join(' ')}\``);
   }
 }

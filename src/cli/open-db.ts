@@ -2,7 +2,16 @@
 // truncated, corrupted, locked or read-only gets one message naming the file and what to do, never a stack.
 // Read-only commands open it read-only (nothing written, no -wal/-shm created), so a published read-only
 // copy can be served.
-import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 import { MIGRATIONS_DIR, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
@@ -37,15 +46,23 @@ function checkFile(file: string): string | undefined {
   } finally {
     closeSync(fd);
   }
-  if (n < HEADER.length || head.toString('latin1', 0, HEADER.length) !== HEADER) return 'is not an SQLite database (no SQLite header); --db names the database file, e.g. ./arena.db';
+  if (n < HEADER.length || head.toString('latin1', 0, HEADER.length) !== HEADER)
+    return 'is not an SQLite database (no SQLite header); --db names the database file, e.g. ./arena.db';
   if (n < 100) return `is truncated (${st.size} bytes, less than an SQLite header)`;
   const raw = head.readUInt16BE(16);
   const pageSize = raw === 1 ? 65536 : raw;
-  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return 'is corrupted (invalid page size in its header)';
-  if (st.size % pageSize !== 0) return `is truncated (${st.size} bytes is not a whole number of ${pageSize}-byte pages)`;
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0)
+    return 'is corrupted (invalid page size in its header)';
+  if (st.size % pageSize !== 0)
+    return `is truncated (${st.size} bytes is not a whole number of ${pageSize}-byte pages)`;
   // the header's page count is valid when its "version-valid-for" number equals the change counter
   const pages = head.readUInt32BE(28);
-  if (pages > 0 && head.readUInt32BE(92) === head.readUInt32BE(24) && st.size < pages * pageSize && !existsSync(`${file}-wal`))
+  if (
+    pages > 0 &&
+    head.readUInt32BE(92) === head.readUInt32BE(24) &&
+    st.size < pages * pageSize &&
+    !existsSync(`${file}-wal`)
+  )
     return `is truncated (${st.size} bytes; its header says ${pages * pageSize})`;
   return undefined;
 }
@@ -73,9 +90,15 @@ function describe(file: string, e: unknown): ArenaError {
 
 /** Migrations this file has not had yet (a read-only open cannot apply them). */
 function pendingMigrations(store: SqliteStore): number {
-  const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
-  const has = store.sqlite.prepare("select count(*) n from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get() as { n: number };
-  const done = has.n ? (store.sqlite.prepare('select count(*) n from __drizzle_migrations').get() as { n: number }).n : 0;
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as {
+    entries: unknown[];
+  };
+  const has = store.sqlite
+    .prepare("select count(*) n from sqlite_master where type = 'table' and name = '__drizzle_migrations'")
+    .get() as { n: number };
+  const done = has.n
+    ? (store.sqlite.prepare('select count(*) n from __drizzle_migrations').get() as { n: number }).n
+    : 0;
   return journal.entries.length - done;
 }
 
@@ -83,7 +106,8 @@ function pendingMigrations(store: SqliteStore): number {
 export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteStore {
   if (file === ':memory:') return openSqliteStore(file);
   const exists = existsSync(file);
-  if ((opts.mustExist || opts.readonly) && !exists) throw new ArenaError(`${file}: no such database (create it with \`arena import ...\`)`, { file });
+  if ((opts.mustExist || opts.readonly) && !exists)
+    throw new ArenaError(`${file}: no such database (create it with \`arena import ...\`)`, { file });
   if (exists) {
     const bad = checkFile(file);
     if (bad) throw new ArenaError(`${file} ${bad}`, { file });
@@ -98,17 +122,40 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
         // an older file: migrate it when it may be written, else say what to do
         store.sqlite.close();
         store = undefined;
-        if (!writable(file)) throw new ArenaError(`${file} was written by an older mt-arena (${pending} schema migration(s) pending) and is read-only; open it once with a write command (e.g. \`arena import\`)`, { file });
+        if (!writable(file))
+          throw new ArenaError(
+            `${file} was written by an older mt-arena (${pending} schema migration(s) pending) and is read-only; open it once with a write command (e.g. \`arena import\`)`,
+            { file },
+          );
         readonly = false;
       }
     }
     store ??= openSqliteStore(file);
     // quick_check reads every page (about 15-30 ms per MB here): on a large file only the header checks and
     // SQLite's own errors on use stand guard, so that every command does not pay seconds up front
-    const check = bytes(file) <= QUICK_CHECK_MAX_BYTES ? (store.sqlite.pragma('quick_check', { simple: false }) as { quick_check: string }[]) : [{ quick_check: 'ok' }];
-    if (check[0]?.quick_check !== 'ok') throw new ArenaError(`${file} is corrupted (${check.slice(0, 3).map((r) => r.quick_check).join('; ')}); restore it from a copy or re-import`, { file });
-    if (readonly && !(store.sqlite.prepare("select count(*) n from sqlite_master where type = 'table' and name = 'games'").get() as { n: number }).n)
-      throw new ArenaError(`${file} is an SQLite database but not an mt-arena one (no games table)`, { file });
+    const check =
+      bytes(file) <= QUICK_CHECK_MAX_BYTES
+        ? (store.sqlite.pragma('quick_check', { simple: false }) as { quick_check: string }[])
+        : [{ quick_check: 'ok' }];
+    if (check[0]?.quick_check !== 'ok')
+      throw new ArenaError(
+        `${file} is corrupted (${check
+          .slice(0, 3)
+          .map((r) => r.quick_check)
+          .join('; ')}); restore it from a copy or re-import`,
+        { file },
+      );
+    if (
+      readonly &&
+      !(
+        store.sqlite
+          .prepare("select count(*) n from sqlite_master where type = 'table' and name = 'games'")
+          .get() as { n: number }
+      ).n
+    )
+      throw new ArenaError(`${file} is an SQLite database but not an mt-arena one (no games table)`, {
+        file,
+      });
     return store;
   } catch (e) {
     if (store?.sqlite.open) store.sqlite.close();

@@ -40,7 +40,11 @@ export interface RefreshContext {
  * Everything `refresh` needs, from its config file: the database, the refresh lock (one refresh per
  * database; a dry run, which only reads, takes none), the judges.
  */
-export async function withRefreshContext<T>(configFile: string, o: { dryRun?: boolean; env?: Env; log?: (m: string) => void }, fn: (ctx: RefreshContext) => Promise<T>): Promise<T> {
+export async function withRefreshContext<T>(
+  configFile: string,
+  o: { dryRun?: boolean; env?: Env; log?: (m: string) => void },
+  fn: (ctx: RefreshContext) => Promise<T>,
+): Promise<T> {
   const config = loadRefreshConfig(configFile);
   // a missing answer file or API key is reported before the database is touched (a dry run calls no judge)
   if (!o.dryRun) for (const j of config.config.judges) apiKeyOf(j, o.env ?? process.env);
@@ -70,12 +74,19 @@ export interface CheckpointsContext {
  * Everything the checkpoints jobs need, from their config file. `dryRun`: only read (a missing database is
  * an empty one, not created); `report`: the database must exist (a report of nothing is a mistake).
  */
-export async function withCheckpointsContext<T>(configFile: string, o: { dryRun?: boolean; report?: boolean; play?: boolean; env?: Env; log?: (m: string) => void }, fn: (ctx: CheckpointsContext) => Promise<T>): Promise<T> {
+export async function withCheckpointsContext<T>(
+  configFile: string,
+  o: { dryRun?: boolean; report?: boolean; play?: boolean; env?: Env; log?: (m: string) => void },
+  fn: (ctx: CheckpointsContext) => Promise<T>,
+): Promise<T> {
   const config = loadCheckpointsConfig(configFile);
   const db = config.config.db;
   // `play`: a missing API key is reported before the database is touched
   if (o.play) for (const j of config.config.judges) apiKeyOf(j, o.env ?? process.env);
-  if (o.report && !existsSync(db)) throw new ArenaError(`${db}: no such database (run \`arena checkpoints run --config ${configFile}\` first)`);
+  if (o.report && !existsSync(db))
+    throw new ArenaError(
+      `${db}: no such database (run \`arena checkpoints run --config ${configFile}\` first)`,
+    );
   const store = openForDryRun(db, o.dryRun);
   try {
     return await fn({ store, judges: judgeOpener(o.env ?? process.env, o.log), config });

@@ -39,7 +39,9 @@ export function reopeningStore<S extends Store>(file: string, open: () => S, o: 
     try {
       fresh = open();
     } catch (e) {
-      o.log?.(`${file} was replaced, but the new file cannot be opened (${(e as Error).message}); still serving the previous one`);
+      o.log?.(
+        `${file} was replaced, but the new file cannot be opened (${(e as Error).message}); still serving the previous one`,
+      );
       id = next; // do not retry on every request; a later replacement is picked up
       return;
     }

@@ -8,39 +8,64 @@ import { UsageError } from './format.ts';
 /** The judges with games or recorded votes ("human" when expert votes are imported). */
 export async function checkJudge(store: Store, judge: string, option = 'judge'): Promise<void> {
   const known = (await store.listJudges()).map((j) => j.judge);
-  if (!known.includes(judge)) throw new UsageError(`--${option}: ${unknownValueMessage('judge', judge, known)} (see \`arena judges\`)`);
+  if (!known.includes(judge))
+    throw new UsageError(`--${option}: ${unknownValueMessage('judge', judge, known)} (see \`arena judges\`)`);
 }
 
 /** Models with answers, plus models that appear only in recorded votes or in `judge`'s games (imported judgments). */
-export async function knownModels(store: Pick<Store, 'listModels' | 'listVotes' | 'listGames'>, opts: { withVotes?: boolean; judge?: string } = {}): Promise<string[]> {
+export async function knownModels(
+  store: Pick<Store, 'listModels' | 'listVotes' | 'listGames'>,
+  opts: { withVotes?: boolean; judge?: string } = {},
+): Promise<string[]> {
   const set = new Set(await store.listModels());
   if (opts.withVotes ?? true) for (const v of await store.listVotes()) set.add(v.model1).add(v.model2);
-  if (opts.judge) for (const g of await store.listGames({ judge: opts.judge })) [g.match.model1, g.match.model2].forEach((m) => m !== undefined && set.add(m));
+  if (opts.judge)
+    for (const g of await store.listGames({ judge: opts.judge }))
+      [g.match.model1, g.match.model2].forEach((m) => m !== undefined && set.add(m));
   return [...set].sort();
 }
 
 /** Every model named must be known; `withVotes: false` (a run) needs models with answers. */
-export async function checkModels(store: Pick<Store, 'listModels' | 'listVotes' | 'listGames'>, models: readonly string[], option = 'models', opts: { withVotes?: boolean; judge?: string } = {}): Promise<void> {
+export async function checkModels(
+  store: Pick<Store, 'listModels' | 'listVotes' | 'listGames'>,
+  models: readonly string[],
+  option = 'models',
+  opts: { withVotes?: boolean; judge?: string } = {},
+): Promise<void> {
   const known = await knownModels(store, opts);
-  for (const m of models) if (!known.includes(m)) throw new UsageError(`--${option}: ${unknownValueMessage(opts.withVotes === false ? 'model (no answers in the database)' : 'model', m, known)}`);
+  for (const m of models)
+    if (!known.includes(m))
+      throw new UsageError(
+        `--${option}: ${unknownValueMessage(opts.withVotes === false ? 'model (no answers in the database)' : 'model', m, known)}`,
+      );
 }
 
 export async function checkCategory(store: Store, category: string | undefined): Promise<void> {
   if (category === undefined || category === '') return;
   const cats = [...new Set((await store.listQuestions()).map((q) => q.category))].sort();
-  if (!cats.includes(category)) throw new UsageError(`--category: ${unknownValueMessage('category', category, cats)}`);
+  if (!cats.includes(category))
+    throw new UsageError(`--category: ${unknownValueMessage('category', category, cats)}`);
 }
 
 /** Turns run from 1 to the most turns any question has. */
-export async function checkTurns(store: Pick<Store, 'listQuestions'>, turns: readonly number[], option = 'turn'): Promise<void> {
+export async function checkTurns(
+  store: Pick<Store, 'listQuestions'>,
+  turns: readonly number[],
+  option = 'turn',
+): Promise<void> {
   if (!turns.length) return;
   const max = Math.max(0, ...(await store.listQuestions()).map((q) => q.turns.length));
   const valid = Array.from({ length: max }, (_, i) => String(i + 1));
-  for (const t of turns) if (!valid.includes(String(t))) throw new UsageError(`--${option}: ${unknownValueMessage('turn', String(t), valid)}`);
+  for (const t of turns)
+    if (!valid.includes(String(t)))
+      throw new UsageError(`--${option}: ${unknownValueMessage('turn', String(t), valid)}`);
 }
 
 /** A labelled pair set stored by `arena import pairs` (e.g. Natural, Adversarial/Neighbor). */
 export async function checkPairSet(store: Pick<Store, 'listPairSets'>, set: string): Promise<void> {
   const known = (await store.listPairSets()).map((s) => s.set).sort();
-  if (!known.includes(set)) throw new UsageError(`--set: ${unknownValueMessage('labelled pair set', set, known)} (import sets with \`arena import pairs DIR\`)`);
+  if (!known.includes(set))
+    throw new UsageError(
+      `--set: ${unknownValueMessage('labelled pair set', set, known)} (import sets with \`arena import pairs DIR\`)`,
+    );
 }

@@ -4,7 +4,8 @@
 
 export const MISSING = '–';
 
-const missing = (x: number | null | undefined): x is null | undefined => x === null || x === undefined || Number.isNaN(x);
+const missing = (x: number | null | undefined): x is null | undefined =>
+  x === null || x === undefined || Number.isNaN(x);
 
 /** A win rate as FastChat's show_result prints it: a fraction with four decimals ("0.6250"). */
 export function rate(x: number | null | undefined): string {
@@ -22,7 +23,11 @@ export function rating(x: number | null | undefined): string {
 }
 
 /** An interval of two figures of one kind ("998 – 1043"); "–" when either bound is missing. */
-export function interval(lo: number | null | undefined, hi: number | null | undefined, figure: (x: number) => string = rating): string {
+export function interval(
+  lo: number | null | undefined,
+  hi: number | null | undefined,
+  figure: (x: number) => string = rating,
+): string {
   return missing(lo) || missing(hi) ? MISSING : `${figure(lo)} – ${figure(hi)}`;
 }
 

@@ -8,7 +8,7 @@ export function connectedModelGroups(matches: Iterable<{ model1: string; model2:
   const find = (x: string): string => {
     let r = x;
     while (parent.get(r) !== r) r = parent.get(r)!;
-    for (let y = x; y !== r; ) {
+    for (let y = x; y !== r;) {
       const next = parent.get(y)!;
       parent.set(y, r);
       y = next;
@@ -27,11 +27,16 @@ export function connectedModelGroups(matches: Iterable<{ model1: string; model2:
     groups.set(r, [...(groups.get(r) ?? []), x]);
   }
   // the largest group first, then by name: a stable order for tables
-  return [...groups.values()].map((g) => g.sort()).sort((a, b) => b.length - a.length || (a[0]! < b[0]! ? -1 : 1));
+  return [...groups.values()]
+    .map((g) => g.sort())
+    .sort((a, b) => b.length - a.length || (a[0]! < b[0]! ? -1 : 1));
 }
 
 /** The items of each group, in the groups' order (items whose models are in no group are dropped). */
-export function splitByGroup<T extends { model1: string; model2: string }>(items: readonly T[], groups: string[][]): T[][] {
+export function splitByGroup<T extends { model1: string; model2: string }>(
+  items: readonly T[],
+  groups: string[][],
+): T[][] {
   const of = new Map<string, number>();
   groups.forEach((g, k) => g.forEach((m) => of.set(m, k)));
   const out = groups.map((): T[] => []);

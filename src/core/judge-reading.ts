@@ -43,7 +43,7 @@ export function judgeFigures(s: JudgeSide): JudgeFigures {
     errorMatches,
     errorRate: all?.matches ? errorMatches / all.matches : 0,
     errorShareTurn2: errorMatches ? errors(row(2)) / errorMatches : null,
-    inconsistencyRate: judged ? (all!.inconsistent / judged) : null,
+    inconsistencyRate: judged ? all!.inconsistent / judged : null,
     inconsistent: all?.inconsistent ?? 0,
     judged,
     expertsWithoutTie: { 1: ratio(1, 'without-tie'), 2: ratio(2, 'without-tie') },
@@ -58,7 +58,11 @@ const int = (n: number) => n.toLocaleString('en-US');
  * `reference` is the judge to compare against (GPT-4), `other` the one being read (the Llama-2 judge).
  * `experts` is the experts' agreement among themselves without ties (per turn), when known.
  */
-export function readTwoJudges(reference: JudgeSide, other: JudgeSide, o: { r?: number | null; experts?: Record<number, number | null> } = {}): string {
+export function readTwoJudges(
+  reference: JudgeSide,
+  other: JudgeSide,
+  o: { r?: number | null; experts?: Record<number, number | null> } = {},
+): string {
   const g = judgeFigures(reference);
   const l = judgeFigures(other);
   const parts: string[] = [];
@@ -66,7 +70,9 @@ export function readTwoJudges(reference: JudgeSide, other: JudgeSide, o: { r?: n
     const times = g.inconsistencyRate > 0 ? l.inconsistencyRate / g.inconsistencyRate : null;
     parts.push(
       `${l.judge} contradicts itself when the two answers swap places in ${pct(l.inconsistencyRate)} of the matches it judged in both orders (${int(l.inconsistent)} of ${int(l.judged)}), ` +
-        (times === null ? `while ${g.judge} never does (0 of ${int(g.judged)}).` : `${times.toFixed(1)}× as often as ${g.judge} (${pct(g.inconsistencyRate)}, ${int(g.inconsistent)} of ${int(g.judged)}).`),
+        (times === null
+          ? `while ${g.judge} never does (0 of ${int(g.judged)}).`
+          : `${times.toFixed(1)}× as often as ${g.judge} (${pct(g.inconsistencyRate)}, ${int(g.inconsistent)} of ${int(g.judged)}).`),
     );
   }
   if (l.errorMatches) {
@@ -74,7 +80,10 @@ export function readTwoJudges(reference: JudgeSide, other: JudgeSide, o: { r?: n
       `It gave no readable verdict in at least one order in ${int(l.errorMatches)} of ${int(l.matches)} matches (${pct(l.errorRate)}), ` +
         `${pct(l.errorShareTurn2)} of them on turn 2, where the prompt holds the whole two-turn conversation; ${g.judge} has ${g.errorMatches ? `${int(g.errorMatches)} (${pct(g.errorRate)})` : 'none'}.`,
     );
-  } else parts.push(`It gave a readable verdict in every game; ${g.judge} has ${g.errorMatches ? `${int(g.errorMatches)} matches with an error` : 'no errors either'}.`);
+  } else
+    parts.push(
+      `It gave a readable verdict in every game; ${g.judge} has ${g.errorMatches ? `${int(g.errorMatches)} matches with an error` : 'no errors either'}.`,
+    );
   if (l.expertsWithoutTie[1] !== null || l.expertsWithoutTie[2] !== null) {
     const ex = o.experts;
     parts.push(
@@ -83,6 +92,9 @@ export function readTwoJudges(reference: JudgeSide, other: JudgeSide, o: { r?: n
         `and on ${pct(l.expertsWithTie[1]!)} and ${pct(l.expertsWithTie[2]!)} with ties (${g.judge}: ${pct(g.expertsWithTie[1]!)} and ${pct(g.expertsWithTie[2]!)}).`,
     );
   }
-  if (o.r !== undefined && o.r !== null) parts.push(`The two leaderboards order the models alike: Pearson's r of the adjusted win rates is ${o.r.toFixed(3)}.`);
+  if (o.r !== undefined && o.r !== null)
+    parts.push(
+      `The two leaderboards order the models alike: Pearson's r of the adjusted win rates is ${o.r.toFixed(3)}.`,
+    );
   return parts.join(' ');
 }

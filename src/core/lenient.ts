@@ -6,7 +6,13 @@ import type { PositionVerdict } from './types.ts';
  * and last a reply that is exactly `A`, `B` or `C`. The first rung with any mark decides, and on that
  * rung the earliest mark in the text wins. Nothing found on any rung is an error, never a guess.
  */
-const LADDER: RegExp[] = [/\[\[([ABC]|[Tt]ie|TIE)\]\]/, /\[\[Assistant ([AB])\]\]/, /\[Assistant ([AB])\]/, /\[([ABC])\]/, /^\s*([ABC])\s*$/];
+const LADDER: RegExp[] = [
+  /\[\[([ABC]|[Tt]ie|TIE)\]\]/,
+  /\[\[Assistant ([AB])\]\]/,
+  /\[Assistant ([AB])\]/,
+  /\[([ABC])\]/,
+  /^\s*([ABC])\s*$/,
+];
 
 export function parseLenientPair(reply: string): PositionVerdict {
   for (const rung of LADDER) {

@@ -1,7 +1,14 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { NEED_REF_CATS, PROMPT_SETS, renderPrompt, schemeNameFor, type PromptSet } from './prompts.ts';
-import { ArenaError, type GameSpec, type MatchSpec, type Mode, type PromptScheme, type Question } from './types.ts';
+import {
+  ArenaError,
+  type GameSpec,
+  type MatchSpec,
+  type Mode,
+  type PromptScheme,
+  type Question,
+} from './types.ts';
 
 export interface PlanInput {
   mode: Mode;
@@ -35,7 +42,8 @@ export function planGames(input: PlanInput): GameSpec[] {
   const contestants = mode === 'pairwise-baseline' ? models.filter((m) => m !== input.baseline) : models;
   const allModels = mode === 'pairwise-baseline' ? [...contestants, input.baseline!] : models;
   if (mode !== 'single' && allModels.length < 2) throw new ArenaError(`${mode} needs at least two models`);
-  if (new Set(allModels).size !== allModels.length) throw new ArenaError(`models are listed twice: ${allModels.join(', ')}`);
+  if (new Set(allModels).size !== allModels.length)
+    throw new ArenaError(`models are listed twice: ${allModels.join(', ')}`);
 
   const matches: MatchSpec[] = [];
   for (const turn of [...turns].sort((a, b) => a - b)) {
@@ -46,8 +54,12 @@ export function planGames(input: PlanInput): GameSpec[] {
         if (turn > q.turns.length) continue;
         const base = { questionId: q.id, category: q.category, turn };
         if (mode === 'single') for (const m of models) matches.push({ ...base, model1: m });
-        else if (mode === 'pairwise-baseline') for (const m of contestants) matches.push({ ...base, model1: m, model2: input.baseline! });
-        else for (let i = 0; i < models.length; i++) for (let j = i + 1; j < models.length; j++) matches.push({ ...base, model1: models[i]!, model2: models[j]! });
+        else if (mode === 'pairwise-baseline')
+          for (const m of contestants) matches.push({ ...base, model1: m, model2: input.baseline! });
+        else
+          for (let i = 0; i < models.length; i++)
+            for (let j = i + 1; j < models.length; j++)
+              matches.push({ ...base, model1: models[i]!, model2: models[j]! });
       }
     }
   }
@@ -59,16 +71,34 @@ export function planGames(input: PlanInput): GameSpec[] {
       problems.push(`model "${m}" has no answers`);
       continue;
     }
-    const missing = questions.filter((q) => !a.has(q.id) || (a.get(q.id)!.length < Math.min(q.turns.length, Math.max(...turns))));
-    if (missing.length) problems.push(`model "${m}" has no answer (or too few turns) for question ${missing.slice(0, 8).map((q) => q.id).join(', ')}${missing.length > 8 ? ` and ${missing.length - 8} more` : ''}`);
+    const missing = questions.filter(
+      (q) => !a.has(q.id) || a.get(q.id)!.length < Math.min(q.turns.length, Math.max(...turns)),
+    );
+    if (missing.length)
+      problems.push(
+        `model "${m}" has no answer (or too few turns) for question ${missing
+          .slice(0, 8)
+          .map((q) => q.id)
+          .join(', ')}${missing.length > 8 ? ` and ${missing.length - 8} more` : ''}`,
+      );
   }
   const noRef = questions.filter((q) => NEED_REF_CATS.has(q.category) && !references.has(q.id));
-  if (noRef.length) problems.push(`no reference answer for ${noRef.length} ${[...new Set(noRef.map((q) => q.category))].join('/')} question(s): ${noRef.slice(0, 8).map((q) => q.id).join(', ')}`);
+  if (noRef.length)
+    problems.push(
+      `no reference answer for ${noRef.length} ${[...new Set(noRef.map((q) => q.category))].join('/')} question(s): ${noRef
+        .slice(0, 8)
+        .map((q) => q.id)
+        .join(', ')}`,
+    );
   const type = mode === 'single' ? 'single' : 'pairwise';
   for (const name of new Set(matches.map((m) => schemeNameFor(promptSet, m.category, m.turn)))) {
     const s = prompts.get(name);
-    if (!s) problems.push(`judge prompt "${name}" is not in the database (import it with \`arena import prompts\`)`);
-    else if (s.type !== type) problems.push(`judge prompt "${name}" is ${s.type}, but ${mode} needs a ${type} prompt`);
+    if (!s)
+      problems.push(
+        `judge prompt "${name}" is not in the database (import it with \`arena import prompts\`)`,
+      );
+    else if (s.type !== type)
+      problems.push(`judge prompt "${name}" is ${s.type}, but ${mode} needs a ${type} prompt`);
   }
   if (problems.length) throw new ArenaError(`cannot plan ${mode}:\n  - ${problems.join('\n  - ')}`);
 
@@ -79,13 +109,33 @@ export function planGames(input: PlanInput): GameSpec[] {
     const ref = NEED_REF_CATS.has(match.category) ? references.get(match.questionId) : undefined;
     const a1 = answers.get(match.model1)!.get(match.questionId)!;
     if (match.model2 === undefined) {
-      const p = renderPrompt({ scheme, questionTurns: q.turns, turn: match.turn, answerA: a1, reference: ref });
+      const p = renderPrompt({
+        scheme,
+        questionTurns: q.turns,
+        turn: match.turn,
+        answerA: a1,
+        reference: ref,
+      });
       games.push({ match, order: 'AB', promptName: scheme.name, systemPrompt: p.system, userPrompt: p.user });
       continue;
     }
     const a2 = answers.get(match.model2)!.get(match.questionId)!;
-    const ab = renderPrompt({ scheme, questionTurns: q.turns, turn: match.turn, answerA: a1, answerB: a2, reference: ref });
-    const ba = renderPrompt({ scheme, questionTurns: q.turns, turn: match.turn, answerA: a2, answerB: a1, reference: ref });
+    const ab = renderPrompt({
+      scheme,
+      questionTurns: q.turns,
+      turn: match.turn,
+      answerA: a1,
+      answerB: a2,
+      reference: ref,
+    });
+    const ba = renderPrompt({
+      scheme,
+      questionTurns: q.turns,
+      turn: match.turn,
+      answerA: a2,
+      answerB: a1,
+      reference: ref,
+    });
     games.push({ match, order: 'AB', promptName: scheme.name, systemPrompt: ab.system, userPrompt: ab.user });
     games.push({ match, order: 'BA', promptName: scheme.name, systemPrompt: ba.system, userPrompt: ba.user });
   }
@@ -121,14 +171,22 @@ export function gameId(judge: string, settings: object, spec: GameSpec): string 
 }
 
 /** Choose the prompt set: MT-Bench's prompts when they are imported (`promptNames`), otherwise our own. */
-export function resolvePromptSet(set: string | PromptSet | undefined, mode: Mode, promptNames: Set<string>): PromptSet {
+export function resolvePromptSet(
+  set: string | PromptSet | undefined,
+  mode: Mode,
+  promptNames: Set<string>,
+): PromptSet {
   const type = mode === 'single' ? 'single' : 'pairwise';
   if (set && typeof set === 'object') return set;
   if (set) {
     const s = Object.hasOwn(PROMPT_SETS, set) ? PROMPT_SETS[set] : undefined;
-    if (!s) throw new ArenaError(`unknown prompt set "${set}" (known: ${Object.keys(PROMPT_SETS).join(', ')})`);
+    if (!s)
+      throw new ArenaError(`unknown prompt set "${set}" (known: ${Object.keys(PROMPT_SETS).join(', ')})`);
     const t = s[type];
-    if (!t) throw new ArenaError(`prompt set "${set}" has only pairwise schemes: use --mode pairwise-all or pairwise-baseline`);
+    if (!t)
+      throw new ArenaError(
+        `prompt set "${set}" has only pairwise schemes: use --mode pairwise-all or pairwise-baseline`,
+      );
     return t;
   }
   const mt = PROMPT_SETS['mt-bench']![type]!;

@@ -18,15 +18,38 @@ export interface PromptSet {
  */
 const CORE_SETS = {
   'mt-bench': {
-    pairwise: { default: 'pair-v2', ref: 'pair-math-v1', defaultMultiTurn: 'pair-v2-multi-turn', refMultiTurn: 'pair-math-v1-multi-turn' },
-    single: { default: 'single-v1', ref: 'single-math-v1', defaultMultiTurn: 'single-v1-multi-turn', refMultiTurn: 'single-math-v1-multi-turn' },
+    pairwise: {
+      default: 'pair-v2',
+      ref: 'pair-math-v1',
+      defaultMultiTurn: 'pair-v2-multi-turn',
+      refMultiTurn: 'pair-math-v1-multi-turn',
+    },
+    single: {
+      default: 'single-v1',
+      ref: 'single-math-v1',
+      defaultMultiTurn: 'single-v1-multi-turn',
+      refMultiTurn: 'single-math-v1-multi-turn',
+    },
   },
   arena: {
-    pairwise: { default: 'arena-pair-v1', ref: 'arena-pair-ref-v1', defaultMultiTurn: 'arena-pair-v1-multi-turn', refMultiTurn: 'arena-pair-ref-v1-multi-turn' },
-    single: { default: 'arena-single-v1', ref: 'arena-single-ref-v1', defaultMultiTurn: 'arena-single-v1-multi-turn', refMultiTurn: 'arena-single-ref-v1-multi-turn' },
+    pairwise: {
+      default: 'arena-pair-v1',
+      ref: 'arena-pair-ref-v1',
+      defaultMultiTurn: 'arena-pair-v1-multi-turn',
+      refMultiTurn: 'arena-pair-ref-v1-multi-turn',
+    },
+    single: {
+      default: 'arena-single-v1',
+      ref: 'arena-single-ref-v1',
+      defaultMultiTurn: 'arena-single-v1-multi-turn',
+      refMultiTurn: 'arena-single-ref-v1-multi-turn',
+    },
   },
 } satisfies Record<string, Record<PromptType, PromptSet>>;
-export const PROMPT_SETS: { [K in keyof typeof CORE_SETS]: Record<PromptType, PromptSet> } & Record<string, { pairwise: PromptSet; single?: PromptSet }> = { ...CORE_SETS, ...SCHEME_PROMPT_SETS, ...CODE_PROMPT_SETS };
+export const PROMPT_SETS: { [K in keyof typeof CORE_SETS]: Record<PromptType, PromptSet> } & Record<
+  string,
+  { pairwise: PromptSet; single?: PromptSet }
+> = { ...CORE_SETS, ...SCHEME_PROMPT_SETS, ...CODE_PROMPT_SETS };
 
 export function schemeNameFor(set: PromptSet, category: string, turn: number): string {
   const ref = NEED_REF_CATS.has(category);
@@ -43,7 +66,10 @@ export function formatTemplate(template: string, fields: Record<string, string>,
     if (m === '{{') return '{';
     if (m === '}}') return '}';
     const v = fields[name!];
-    if (v === undefined) throw new ArenaError(`${where}: the template asks for field {${name}}, which this game does not provide`);
+    if (v === undefined)
+      throw new ArenaError(
+        `${where}: the template asks for field {${name}}, which this game does not provide`,
+      );
     return v;
   });
 }
@@ -94,5 +120,8 @@ export function renderPrompt(input: RenderInput): { system: string; user: string
     f.ref_answer_1 = ref[0]!;
     if (ref[1] !== undefined) f.ref_answer_2 = ref[1];
   }
-  return { system: scheme.systemPrompt, user: formatTemplate(scheme.promptTemplate, f, `prompt ${scheme.name}`) };
+  return {
+    system: scheme.systemPrompt,
+    user: formatTemplate(scheme.promptTemplate, f, `prompt ${scheme.name}`),
+  };
 }

@@ -29,7 +29,12 @@ export function battlesFromOutcomes(outcomes: Iterable<MatchOutcome>): Battle[] 
 
 export function battlesFromVotes(votes: Iterable<Vote>): Battle[] {
   const out: Battle[] = [];
-  for (const v of votes) out.push({ a: v.model1, b: v.model2, score: v.winner === 'model_1' ? 1 : v.winner === 'model_2' ? 0 : 0.5 });
+  for (const v of votes)
+    out.push({
+      a: v.model1,
+      b: v.model2,
+      score: v.winner === 'model_1' ? 1 : v.winner === 'model_2' ? 0 : 0.5,
+    });
   return out;
 }
 
@@ -113,7 +118,11 @@ export function collapseBattles(battles: Iterable<Battle>): CollapsedBattles {
  * bootstrap round's Hessian is close to the full data's, so each step costs one gradient and two
  * triangular solves instead of a fresh Cholesky factorisation, at the price of a few more steps.
  */
-export function fitBradleyTerry(c: CollapsedBattles, weights?: Float64Array, opts: { maxIter?: number; tol?: number; init?: Float64Array; factor?: Float64Array } = {}): Float64Array {
+export function fitBradleyTerry(
+  c: CollapsedBattles,
+  weights?: Float64Array,
+  opts: { maxIter?: number; tol?: number; init?: Float64Array; factor?: Float64Array } = {},
+): Float64Array {
   const n = c.models.length;
   const r = new Float64Array(n);
   if (n < 2) return r.fill(INIT);

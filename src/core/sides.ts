@@ -7,8 +7,18 @@ import type { Vote, VoteWinner } from './types.ts';
 /** A vote's winner as FastChat's vote files and our votes table write it. */
 export type FileWinner = 'model_a' | 'model_b' | 'tie' | 'inconsistent';
 
-export const WINNER_TO_FILE: Readonly<Record<VoteWinner, FileWinner>> = { model_1: 'model_a', model_2: 'model_b', tie: 'tie', inconsistent: 'inconsistent' };
-export const WINNER_FROM_FILE: Readonly<Record<FileWinner, VoteWinner>> = { model_a: 'model_1', model_b: 'model_2', tie: 'tie', inconsistent: 'inconsistent' };
+export const WINNER_TO_FILE: Readonly<Record<VoteWinner, FileWinner>> = {
+  model_1: 'model_a',
+  model_2: 'model_b',
+  tie: 'tie',
+  inconsistent: 'inconsistent',
+};
+export const WINNER_FROM_FILE: Readonly<Record<FileWinner, VoteWinner>> = {
+  model_a: 'model_1',
+  model_b: 'model_2',
+  tie: 'tie',
+  inconsistent: 'inconsistent',
+};
 
 /** A vote in the votes table's and the site API's shape (modelA, modelB, winner model_a | model_b | ...). */
 export interface FileVote extends Omit<Vote, 'model1' | 'model2' | 'winner'> {
@@ -18,5 +28,13 @@ export interface FileVote extends Omit<Vote, 'model1' | 'model2' | 'winner'> {
 }
 
 export function voteToFile({ model1, model2, winner, ...rest }: Vote): FileVote {
-  return { judge: rest.judge, voter: rest.voter, questionId: rest.questionId, turn: rest.turn, modelA: model1, modelB: model2, winner: WINNER_TO_FILE[winner] };
+  return {
+    judge: rest.judge,
+    voter: rest.voter,
+    questionId: rest.questionId,
+    turn: rest.turn,
+    modelA: model1,
+    modelB: model2,
+    winner: WINNER_TO_FILE[winner],
+  };
 }

@@ -51,11 +51,31 @@ export function tallyScore(r1: Standing, r2: Standing, score: number): void {
  * The frame of every pairwise standings table: filter the matches (`opts`), let `count` tally each into its
  * two models' rows, drop the baseline's own row, compute the rates and sort by winRateAdjusted (then name).
  */
-export function tallyStandings<M extends { questionId: number; turn: number; model1: string; model2: string }>(matches: Iterable<M>, opts: StandingsOptions, count: (m: M, r1: Standing, r2: Standing) => void): Standing[] {
+export function tallyStandings<
+  M extends { questionId: number; turn: number; model1: string; model2: string },
+>(
+  matches: Iterable<M>,
+  opts: StandingsOptions,
+  count: (m: M, r1: Standing, r2: Standing) => void,
+): Standing[] {
   const rows = new Map<string, Standing>();
   const row = (model: string): Standing => {
     let r = rows.get(model);
-    if (!r) rows.set(model, (r = { model, win: 0, loss: 0, tie: 0, error: 0, inconsistent: 0, winRate: 0, lossRate: 0, winRateAdjusted: 0 }));
+    if (!r)
+      rows.set(
+        model,
+        (r = {
+          model,
+          win: 0,
+          loss: 0,
+          tie: 0,
+          error: 0,
+          inconsistent: 0,
+          winRate: 0,
+          lossRate: 0,
+          winRateAdjusted: 0,
+        }),
+      );
     return r;
   };
   const allowed = opts.models ? new Set(opts.models) : undefined;
@@ -82,8 +102,14 @@ export function tallyStandings<M extends { questionId: number; turn: number; mod
  * FastChat's show_result for single grading: unparsed scores are dropped from the means (and
  * counted); per-turn means; the overall score is the mean over all remaining rows.
  */
-export function singleStandings(scores: Iterable<SingleScore>, opts: { models?: string[]; questionIds?: Set<number> } = {}): SingleStanding[] {
-  const acc = new Map<string, { s1: number; n1: number; s2: number; n2: number; s: number; n: number; error: number }>();
+export function singleStandings(
+  scores: Iterable<SingleScore>,
+  opts: { models?: string[]; questionIds?: Set<number> } = {},
+): SingleStanding[] {
+  const acc = new Map<
+    string,
+    { s1: number; n1: number; s2: number; n2: number; s: number; n: number; error: number }
+  >();
   const allowed = opts.models ? new Set(opts.models) : undefined;
   for (const sc of scores) {
     if (allowed && !allowed.has(sc.model)) continue;

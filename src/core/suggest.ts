@@ -7,7 +7,8 @@ export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: t.length + 1 }, (_, j) => j);
   for (let i = 1; i <= s.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= t.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1));
+    for (let j = 1; j <= t.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[t.length]!;
@@ -20,7 +21,8 @@ export function editDistance(a: string, b: string): number {
 export function nearMisses(value: string, valid: readonly string[], max = 3): string[] {
   const limit = Math.min(3, Math.floor(value.length / 3));
   const low = value.toLowerCase();
-  const prefix = (v: string) => value.length >= 3 && (v.toLowerCase().startsWith(low) || low.startsWith(v.toLowerCase()));
+  const prefix = (v: string) =>
+    value.length >= 3 && (v.toLowerCase().startsWith(low) || low.startsWith(v.toLowerCase()));
   return valid
     .map((v) => ({ v, d: v.toLowerCase() === value.toLowerCase() ? 0 : editDistance(value, v) }))
     .filter((x) => x.d <= limit || prefix(x.v))
@@ -30,8 +32,16 @@ export function nearMisses(value: string, valid: readonly string[], max = 3): st
 }
 
 /** `unknown judge "gpt4" (did you mean "gpt-4"?); known: gpt-4, human`: one line naming what is valid. */
-export function unknownValueMessage(kind: string, value: string, valid: readonly string[], listMax = 20): string {
+export function unknownValueMessage(
+  kind: string,
+  value: string,
+  valid: readonly string[],
+  listMax = 20,
+): string {
   const near = nearMisses(value, valid);
-  const shown = valid.length > listMax ? `${valid.slice(0, listMax).join(', ')}, … (${valid.length} in all)` : valid.join(', ');
+  const shown =
+    valid.length > listMax
+      ? `${valid.slice(0, listMax).join(', ')}, … (${valid.length} in all)`
+      : valid.join(', ');
   return `unknown ${kind} "${value}"${near.length ? ` (did you mean ${near.map((n) => `"${n}"`).join(' or ')}?)` : ''}; ${valid.length ? `valid: ${shown}` : 'there are none yet'}`;
 }

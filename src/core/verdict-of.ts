@@ -19,7 +19,10 @@ export interface ReadVerdict {
 }
 
 /** The parser for a game of this prompt scheme: its own output format if it has one, else `[[A]]` in `mode`. */
-export function parserFor(scheme: Pick<PromptScheme, 'outputFormat'> | undefined, mode: ParserMode): ReplyParser {
+export function parserFor(
+  scheme: Pick<PromptScheme, 'outputFormat'> | undefined,
+  mode: ParserMode,
+): ReplyParser {
   return { mode, format: outputFormatOf(scheme?.outputFormat) };
 }
 
@@ -29,8 +32,16 @@ export function parserFor(scheme: Pick<PromptScheme, 'outputFormat'> | undefined
  * through the game's order. Never throws: an unreadable reply is the verdict `error` (a failed call never
  * reaches here: it is an attempt, never a verdict).
  */
-export function verdictOf(spec: Pick<GameSpec, 'match' | 'order'>, text: string, parser: ReplyParser): ReadVerdict {
-  if (spec.match.model2 === undefined) return { verdict: String(parseRating(text, parser.mode) ?? 'error'), parser: PARSER_VERSIONS[parser.mode] };
+export function verdictOf(
+  spec: Pick<GameSpec, 'match' | 'order'>,
+  text: string,
+  parser: ReplyParser,
+): ReadVerdict {
+  if (spec.match.model2 === undefined)
+    return {
+      verdict: String(parseRating(text, parser.mode) ?? 'error'),
+      parser: PARSER_VERSIONS[parser.mode],
+    };
   const f = parser.format;
   if (f) return { verdict: toVerdict(f.parse(text).verdict, spec.order), parser: f.version };
   return { verdict: parseGameVerdict(text, spec.order, parser.mode), parser: PARSER_VERSIONS[parser.mode] };

@@ -105,7 +105,9 @@ export function matchKey(m: { questionId: number; turn: number; model1: string; 
 
 /** The key that identifies a pairwise match regardless of orientation. */
 export function itemKey(questionId: number, turn: number, a: string, b: string): string {
-  return a < b ? `${questionId}\u0000${turn}\u0000${a}\u0000${b}` : `${questionId}\u0000${turn}\u0000${b}\u0000${a}`;
+  return a < b
+    ? `${questionId}\u0000${turn}\u0000${a}\u0000${b}`
+    : `${questionId}\u0000${turn}\u0000${b}\u0000${a}`;
 }
 
 export interface StoredVerdict extends PairGame {
@@ -132,7 +134,8 @@ export function pairGames<G extends StoredVerdict>(games: Iterable<G>): PairedGa
   for (const g of games) {
     const key = matchKey(g);
     let m = byMatch.get(key);
-    if (!m) byMatch.set(key, (m = { questionId: g.questionId, turn: g.turn, model1: g.model1, model2: g.model2 }));
+    if (!m)
+      byMatch.set(key, (m = { questionId: g.questionId, turn: g.turn, model1: g.model1, model2: g.model2 }));
     if (g.order === 'AB') {
       if (replacesInSlot(m.ab, g)) m.ab = g;
     } else if (replacesInSlot(m.ba, g)) m.ba = g;
@@ -149,7 +152,13 @@ export function outcomesFromGames(games: Iterable<StoredVerdict>): MatchOutcome[
   const out: MatchOutcome[] = [];
   for (const m of pairGames(games)) {
     if (!m.ab || !m.ba) continue;
-    out.push({ questionId: m.questionId, turn: m.turn, model1: m.model1, model2: m.model2, outcome: combineGames(m.ab.verdict, m.ba.verdict) });
+    out.push({
+      questionId: m.questionId,
+      turn: m.turn,
+      model1: m.model1,
+      model2: m.model2,
+      outcome: combineGames(m.ab.verdict, m.ba.verdict),
+    });
   }
   return out;
 }

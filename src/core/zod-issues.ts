@@ -23,7 +23,11 @@ export interface IssueLine {
  * The issues of a failed parse as lines `<at>: field "<field>": <message>` (at most `max`, default 8).
  * `locate(path)` says where the value at `path` came from, and whether the field must still be named.
  */
-export function issueLines(error: z.ZodError, locate: (path: readonly PropertyKey[]) => Omit<IssueLine, 'message'>, max = 8): IssueLine[] {
+export function issueLines(
+  error: z.ZodError,
+  locate: (path: readonly PropertyKey[]) => Omit<IssueLine, 'message'>,
+  max = 8,
+): IssueLine[] {
   return error.issues.slice(0, max).map((i) => ({ ...locate(i.path), message: i.message }));
 }
 

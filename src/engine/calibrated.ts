@@ -3,10 +3,38 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { label as voteLabel } from '../core/stats/agreement.ts';
-import { calibrate, conflictByGap, DEFAULT_SAMPLES, FAIR_PAIR, FAIR_PAIR_MULTI_TURN, FAIR_PROMPT_SET, parseScores, SCORE_PARSER, scoresToModels, verdictFromScores, type CalibratedMatch, type GapRow, type ScoreSample } from '../core/stats/calibration.ts';
-import { DEFAULT_BETA, compareLabels, parseReviewLabels, selectForReview, type LabelComparison } from '../core/stats/review.ts';
+import {
+  calibrate,
+  conflictByGap,
+  DEFAULT_SAMPLES,
+  FAIR_PAIR,
+  FAIR_PAIR_MULTI_TURN,
+  FAIR_PROMPT_SET,
+  parseScores,
+  SCORE_PARSER,
+  scoresToModels,
+  verdictFromScores,
+  type CalibratedMatch,
+  type GapRow,
+  type ScoreSample,
+} from '../core/stats/calibration.ts';
+import {
+  DEFAULT_BETA,
+  compareLabels,
+  parseReviewLabels,
+  selectForReview,
+  type LabelComparison,
+} from '../core/stats/review.ts';
 import { pairwiseStandings } from '../core/standings.ts';
-import { ArenaError, type Game, type JudgeSettings, type Order, type Standing, type Verdict, type Vote } from '../core/types.ts';
+import {
+  ArenaError,
+  type Game,
+  type JudgeSettings,
+  type Order,
+  type Standing,
+  type Verdict,
+  type Vote,
+} from '../core/types.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
 import { gameId } from '../core/plan.ts';
@@ -47,7 +75,8 @@ export type CalibratedRunSummary = PlayRun;
  */
 export async function runCalibrated(o: CalibratedRunOptions): Promise<CalibratedRunSummary> {
   const k = o.samples ?? DEFAULT_SAMPLES;
-  if (!Number.isInteger(k) || k < 1) throw new ArenaError(`[calibrate] samples must be a positive integer, got ${k}`);
+  if (!Number.isInteger(k) || k < 1)
+    throw new ArenaError(`[calibrate] samples must be a positive integer, got ${k}`);
   const judgeName = fairJudgeName(o.judge.id);
   const have = new Set((await o.store.listPrompts()).map((p) => p.name));
   const missing = [FAIR_PAIR, FAIR_PAIR_MULTI_TURN].filter((p) => !have.has(p.name));
@@ -64,13 +93,26 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
     ...(o.referenceSource ? { referenceSource: o.referenceSource } : {}),
     settings: base,
   });
-  const all = planned.flatMap(({ spec }) => Array.from({ length: k }, (_, sample) => ({ spec, settings: { ...base, sample }, id: gameId(judgeName, { ...base, sample }, spec) })));
+  const all = planned.flatMap(({ spec }) =>
+    Array.from({ length: k }, (_, sample) => ({
+      spec,
+      settings: { ...base, sample },
+      id: gameId(judgeName, { ...base, sample }, spec),
+    })),
+  );
   const stored = await o.store.existingGameIds(all.map((g) => g.id));
   const todo = all.filter((g) => !stored.has(g.id));
   const run = newRun({
     judge: judgeName,
     mode: 'pairwise-all',
-    config: { scheme: 'fair-pair-v1 (MEC+BPC)', models: o.models, questionIds: o.questionIds, turns: o.turns, samples: k, settings: base },
+    config: {
+      scheme: 'fair-pair-v1 (MEC+BPC)',
+      models: o.models,
+      questionIds: o.questionIds,
+      turns: o.turns,
+      samples: k,
+      settings: base,
+    },
     planned: all.length,
     toPlay: todo.length,
   });
@@ -78,7 +120,15 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
     store: o.store,
     run,
     settings: base,
-    call: ({ spec }, c) => o.judge.complete({ system: spec.systemPrompt, user: spec.userPrompt, temperature: c.settings.temperature, maxTokens: c.settings.maxTokens, onRetry: c.onRetry, ...(c.signal ? { signal: c.signal } : {}) }),
+    call: ({ spec }, c) =>
+      o.judge.complete({
+        system: spec.systemPrompt,
+        user: spec.userPrompt,
+        temperature: c.settings.temperature,
+        maxTokens: c.settings.maxTokens,
+        onRetry: c.onRetry,
+        ...(c.signal ? { signal: c.signal } : {}),
+      }),
     read: (spec, text) => ({ verdict: scoreVerdict(spec.order, text), parser: SCORE_PARSER }),
     ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
@@ -103,11 +153,17 @@ export interface CalibratedRow extends CalibratedMatch {
 }
 
 /** Every match of the calibrated scheme, MEC + BPC applied over the first `samples` samples (default: all stored). */
-export async function calibratedMatches(store: Store, judge: string, o: { samples?: number } = {}): Promise<CalibratedRow[]> {
+export async function calibratedMatches(
+  store: Store,
+  judge: string,
+  o: { samples?: number } = {},
+): Promise<CalibratedRow[]> {
   const name = fairJudgeName(judge);
   // by prompt, not by parser version: the scores are re-read from the stored replies every time
   const schemes = new Set([FAIR_PAIR.name, FAIR_PAIR_MULTI_TURN.name]);
-  const games = (await store.listGames({ judge: name, kind: 'pairwise' })).filter((g) => schemes.has(g.promptName));
+  const games = (await store.listGames({ judge: name, kind: 'pairwise' })).filter((g) =>
+    schemes.has(g.promptName),
+  );
   const byMatch = new Map<string, { g: Game; samples: ScoreSample[] }>();
   for (const g of games) {
     const sample = Number(g.judgeSettings.sample ?? 0);
@@ -117,7 +173,14 @@ export async function calibratedMatches(store: Store, judge: string, o: { sample
     if (!e) byMatch.set(key, (e = { g, samples: [] }));
     e.samples.push({ order: g.order, sample, reply: g.reply });
   }
-  return [...byMatch.values()].map(({ g, samples }) => ({ questionId: g.match.questionId, category: g.match.category, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2!, ...calibrate(samples) }));
+  return [...byMatch.values()].map(({ g, samples }) => ({
+    questionId: g.match.questionId,
+    category: g.match.category,
+    turn: g.match.turn,
+    model1: g.match.model1,
+    model2: g.match.model2!,
+    ...calibrate(samples),
+  }));
 }
 
 export interface CalibratedReport {
@@ -134,9 +197,22 @@ export interface CalibratedReport {
   errorReasons: string[];
 }
 
-export async function calibratedReport(store: Store, judge: string, o: { samples?: number } = {}): Promise<CalibratedReport> {
+export async function calibratedReport(
+  store: Store,
+  judge: string,
+  o: { samples?: number } = {},
+): Promise<CalibratedReport> {
   const rows = await calibratedMatches(store, judge, o);
-  const out = (outcome: (r: CalibratedRow) => Verdict | 'inconsistent') => pairwiseStandings(rows.map((r) => ({ questionId: r.questionId, turn: r.turn, model1: r.model1, model2: r.model2, outcome: outcome(r) })));
+  const out = (outcome: (r: CalibratedRow) => Verdict | 'inconsistent') =>
+    pairwiseStandings(
+      rows.map((r) => ({
+        questionId: r.questionId,
+        turn: r.turn,
+        model1: r.model1,
+        model2: r.model2,
+        outcome: outcome(r),
+      })),
+    );
   return {
     judge: fairJudgeName(judge),
     matches: rows.length,
@@ -144,23 +220,42 @@ export async function calibratedReport(store: Store, judge: string, o: { samples
     unparsableSamples: rows.reduce((s, r) => s + r.unparsable, 0),
     validSamples: rows.reduce((s, r) => s + r.validAB + r.validBA, 0),
     calibrated: out((r) => r.verdict),
-    firstSample: out((r) => (r.single.ab === 'error' || r.single.ba === 'error' ? 'error' : r.single.ab === r.single.ba ? r.single.ab : 'inconsistent')),
+    firstSample: out((r) =>
+      r.single.ab === 'error' || r.single.ba === 'error'
+        ? 'error'
+        : r.single.ab === r.single.ba
+          ? r.single.ab
+          : 'inconsistent',
+    ),
     byGap: conflictByGap(rows),
-    errorReasons: rows.filter((r) => r.error).slice(0, 10).map((r) => `question ${r.questionId} turn ${r.turn} ${r.model1} vs ${r.model2}: ${r.error}`),
+    errorReasons: rows
+      .filter((r) => r.error)
+      .slice(0, 10)
+      .map((r) => `question ${r.questionId} turn ${r.turn} ${r.model1} vs ${r.model2}: ${r.error}`),
   };
 }
 
 /** The review queue: the top β share of matches by balanced-position diversity entropy. */
-export async function reviewQueue(store: Store, judge: string, o: { beta?: number; samples?: number } = {}): Promise<CalibratedRow[]> {
+export async function reviewQueue(
+  store: Store,
+  judge: string,
+  o: { beta?: number; samples?: number } = {},
+): Promise<CalibratedRow[]> {
   return selectForReview(await calibratedMatches(store, judge, o), o.beta ?? DEFAULT_BETA);
 }
 
 /** The queue as JSONL for annotators: the question, both answers, the judge's view, and `label: null` to fill in. */
-export async function exportReview(store: Store, judge: string, o: { beta?: number; samples?: number } = {}): Promise<string> {
+export async function exportReview(
+  store: Store,
+  judge: string,
+  o: { beta?: number; samples?: number } = {},
+): Promise<string> {
   const queue = await reviewQueue(store, judge, o);
   const questions = new Map((await store.listQuestions()).map((q) => [q.id, q]));
   const models = [...new Set(queue.flatMap((r) => [r.model1, r.model2]))];
-  const answers = new Map((await store.listAnswers(models)).map((a) => [`${a.model}\u0000${a.questionId}`, a.turns]));
+  const answers = new Map(
+    (await store.listAnswers(models)).map((a) => [`${a.model}\u0000${a.questionId}`, a.turns]),
+  );
   return queue
     .map((r) =>
       JSON.stringify({
@@ -184,15 +279,31 @@ export async function exportReview(store: Store, judge: string, o: { beta?: numb
 }
 
 /** Import a labelled review file as votes of the `review` judge (importing the same file again replaces its labels). */
-export async function importReview(store: Store, file: string): Promise<{ labels: number; unlabelled: number }> {
+export async function importReview(
+  store: Store,
+  file: string,
+): Promise<{ labels: number; unlabelled: number }> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ArenaError(`${file}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file }, { cause: e });
+    throw new ArenaError(
+      `${file}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      { file },
+      { cause: e },
+    );
   }
   const { labels, unlabelled } = parseReviewLabels(file, text);
-  const items = labels.map((l) => ({ judge: REVIEW_JUDGE, voter: l.voter, questionId: l.questionId, turn: l.turn, model1: l.model1, model2: l.model2, winner: l.label, line: l.line }));
+  const items = labels.map((l) => ({
+    judge: REVIEW_JUDGE,
+    voter: l.voter,
+    questionId: l.questionId,
+    turn: l.turn,
+    model1: l.model1,
+    model2: l.model2,
+    winner: l.label,
+    line: l.line,
+  }));
   await store.importBundle({ votes: [{ source: `review:${basename(file)}`, items }] });
   return { labels: labels.length, unlabelled };
 }
@@ -211,20 +322,41 @@ export interface ReviewReport {
  * Accuracy and kappa against the truth's votes: the first sample alone (AB order), MEC + BPC, and
  * MEC + BPC with the reviewed matches' verdicts replaced by the review labels.
  */
-export async function reviewReport(store: Store, judge: string, o: { truth?: string; samples?: number } = {}): Promise<ReviewReport> {
+export async function reviewReport(
+  store: Store,
+  judge: string,
+  o: { truth?: string; samples?: number } = {},
+): Promise<ReviewReport> {
   const truth = o.truth ?? HUMAN;
   const rows = await calibratedMatches(store, judge, o);
-  const key = (q: number, t: number, a: string, b: string) => `${q}\u0000${t}\u0000${a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`}`;
+  const key = (q: number, t: number, a: string, b: string) =>
+    `${q}\u0000${t}\u0000${a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`}`;
   const truthVotes = new Map<string, Vote[]>();
   for (const v of await store.listVotes(truth)) {
     const k = key(v.questionId, v.turn, v.model1, v.model2);
     truthVotes.set(k, [...(truthVotes.get(k) ?? []), v]);
   }
   const reviewed = new Map<string, Vote>();
-  for (const v of await store.listVotes(REVIEW_JUDGE)) reviewed.set(key(v.questionId, v.turn, v.model1, v.model2), v);
+  for (const v of await store.listVotes(REVIEW_JUDGE))
+    reviewed.set(key(v.questionId, v.turn, v.model1, v.model2), v);
   // labels on the sorted pair, as agreement does
-  const asLabel = (r: CalibratedRow, v: Verdict) => (v === 'error' ? 'error' : voteLabel({ judge: '', voter: '', questionId: r.questionId, turn: r.turn, model1: r.model1, model2: r.model2, winner: v }));
-  const variants: Record<string, [string, string][]> = { 'first sample (AB order only)': [], 'MEC + BPC': [], 'MEC + BPC + review labels': [] };
+  const asLabel = (r: CalibratedRow, v: Verdict) =>
+    v === 'error'
+      ? 'error'
+      : voteLabel({
+          judge: '',
+          voter: '',
+          questionId: r.questionId,
+          turn: r.turn,
+          model1: r.model1,
+          model2: r.model2,
+          winner: v,
+        });
+  const variants: Record<string, [string, string][]> = {
+    'first sample (AB order only)': [],
+    'MEC + BPC': [],
+    'MEC + BPC + review labels': [],
+  };
   let nReviewed = 0;
   for (const r of rows) {
     const k = key(r.questionId, r.turn, r.model1, r.model2);

@@ -38,7 +38,8 @@ export interface EscalationSummary {
   tokens: number;
 }
 
-const matchKey = (m: { questionId: number; turn: number; model1: string; model2?: string }) => `${m.questionId}\u0000${m.turn}\u0000${m.model1}\u0000${m.model2 ?? ''}`;
+const matchKey = (m: { questionId: number; turn: number; model1: string; model2?: string }) =>
+  `${m.questionId}\u0000${m.turn}\u0000${m.model1}\u0000${m.model2 ?? ''}`;
 
 export async function runEscalation(o: EscalationOptions): Promise<EscalationSummary> {
   const { local, second, below, onStage, secondCostOf, ...rest } = o;
@@ -46,9 +47,28 @@ export async function runEscalation(o: EscalationOptions): Promise<EscalationSum
   const localRun = await runTournament({ ...rest, judge: local });
   const { games } = await planRun({ ...rest, judge: local });
   const ids = new Set(games.map((g) => g.id));
-  const stored = (await rest.store.listGames({ judge: local.id, kind: 'pairwise', ...(rest.set !== undefined ? { set: rest.set } : {}) })).filter((g) => ids.has(g.id));
-  const paired = pairGames(stored.map((g) => ({ questionId: g.match.questionId, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2!, order: g.order, verdict: g.verdict as Verdict, sample: sampleOf(g.judgeSettings), confidence: gameConfidence(g.verdictProbs, g.order, g.verdict) })));
-  const planned = new Set(games.filter((g) => g.spec.match.model2 !== undefined).map((g) => matchKey(g.spec.match)));
+  const stored = (
+    await rest.store.listGames({
+      judge: local.id,
+      kind: 'pairwise',
+      ...(rest.set !== undefined ? { set: rest.set } : {}),
+    })
+  ).filter((g) => ids.has(g.id));
+  const paired = pairGames(
+    stored.map((g) => ({
+      questionId: g.match.questionId,
+      turn: g.match.turn,
+      model1: g.match.model1,
+      model2: g.match.model2!,
+      order: g.order,
+      verdict: g.verdict as Verdict,
+      sample: sampleOf(g.judgeSettings),
+      confidence: gameConfidence(g.verdictProbs, g.order, g.verdict),
+    })),
+  );
+  const planned = new Set(
+    games.filter((g) => g.spec.match.model2 !== undefined).map((g) => matchKey(g.spec.match)),
+  );
   const reasons: Record<string, number> = {};
   const escalated = new Set<string>();
   const combined = new Map<string, MatchOutcome>();
@@ -60,11 +80,22 @@ export async function runEscalation(o: EscalationOptions): Promise<EscalationSum
       reasons[why] = (reasons[why] ?? 0) + 1;
     } else {
       const [q, t, m1, m2] = key.split('\u0000');
-      combined.set(key, { questionId: Number(q), turn: Number(t), model1: m1!, model2: m2!, outcome: combineGames(m!.ab!.verdict, m!.ba!.verdict) });
+      combined.set(key, {
+        questionId: Number(q),
+        turn: Number(t),
+        model1: m1!,
+        model2: m2!,
+        outcome: combineGames(m!.ab!.verdict, m!.ba!.verdict),
+      });
     }
   }
   onStage?.('second', second.id);
-  const secondRun = await runTournament({ ...rest, judge: second, only: (spec) => escalated.has(matchKey(spec.match)), ...(secondCostOf ? { costOf: secondCostOf } : {}) });
+  const secondRun = await runTournament({
+    ...rest,
+    judge: second,
+    only: (spec) => escalated.has(matchKey(spec.match)),
+    ...(secondCostOf ? { costOf: secondCostOf } : {}),
+  });
   const secondAll = await judgeData(rest.store, second.id);
   const secondByKey = new Map(secondAll.outcomes.map((x) => [matchKey(x), x]));
   for (const key of escalated) {
@@ -99,4 +130,3 @@ export async function runEscalation(o: EscalationOptions): Promise<EscalationSum
 function label(o: MatchOutcome['outcome']): string {
   return o === 'inconsistent' ? 'tie' : o;
 }
-

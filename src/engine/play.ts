@@ -45,7 +45,10 @@ export interface PlayOptions {
    * One game's call: a judge's `complete` (with `onRetry`, so that every retried failure is an attempt on
    * record, and the signal), or a reply fetched earlier (batch import). A throw is a failed attempt.
    */
-  call(item: PlayItem, ctx: { settings: JudgeSettings; onRetry: NonNullable<JudgeRequest['onRetry']>; signal?: AbortSignal }): Promise<JudgeReply>;
+  call(
+    item: PlayItem,
+    ctx: { settings: JudgeSettings; onRetry: NonNullable<JudgeRequest['onRetry']>; signal?: AbortSignal },
+  ): Promise<JudgeReply>;
   /** the reply's verdict (core/verdict-of.ts `verdictOf`, or a scheme's own reader) */
   read(spec: GameSpec, text: string): ReadVerdict;
   /** the games' judge settings (an item's own settings win) */
@@ -78,20 +81,52 @@ const KEEP_ERRORS = 20;
  * Mark running runs whose process is gone `interrupted` (and free their leases): the process named by
  * `owner` is known dead, or the run has written no heartbeat for `leaseMs`. Returns how many it marked.
  */
-export async function reapDeadRuns(store: Store, o: { leaseMs?: number; isAlive?(owner: string): boolean | undefined; except?: string; now?: number } = {}): Promise<number> {
+export async function reapDeadRuns(
+  store: Store,
+  o: { leaseMs?: number; isAlive?(owner: string): boolean | undefined; except?: string; now?: number } = {},
+): Promise<number> {
   const now = o.now ?? Date.now();
   const lease = o.leaseMs ?? DEFAULT_LEASE_MS;
   const dead = (await store.listRuns()).filter(
     // only runs that keep a heartbeat (played by this loop); other kinds of run record their own ends
-    (r) => r.status === 'running' && r.id !== o.except && r.heartbeatAt != null && ((r.owner && o.isAlive?.(r.owner) === false) || r.heartbeatAt < now - lease),
+    (r) =>
+      r.status === 'running' &&
+      r.id !== o.except &&
+      r.heartbeatAt != null &&
+      ((r.owner && o.isAlive?.(r.owner) === false) || r.heartbeatAt < now - lease),
   );
-  return dead.length ? store.markRunsInterrupted(dead.map((r) => r.id), now) : 0;
+  return dead.length
+    ? store.markRunsInterrupted(
+        dead.map((r) => r.id),
+        now,
+      )
+    : 0;
 }
 
 /** A run about to play: counters at zero, status running, owned by this process (or `owner`). */
-export function newRun(r: Pick<RunRecord, 'judge' | 'mode' | 'config' | 'planned' | 'toPlay'> & Partial<Pick<RunRecord, 'owner' | 'cost'>>): PlayRun {
+export function newRun(
+  r: Pick<RunRecord, 'judge' | 'mode' | 'config' | 'planned' | 'toPlay'> &
+    Partial<Pick<RunRecord, 'owner' | 'cost'>>,
+): PlayRun {
   const now = Date.now();
-  return { id: crypto.randomUUID(), startedAt: now, finishedAt: null, played: 0, failed: 0, tokensIn: 0, tokensOut: 0, status: 'running', cost: null, owner: thisProcess(), heartbeatAt: now, errors: [], skipped: 0, elsewhere: 0, usageUnknown: 0, ...r };
+  return {
+    id: crypto.randomUUID(),
+    startedAt: now,
+    finishedAt: null,
+    played: 0,
+    failed: 0,
+    tokensIn: 0,
+    tokensOut: 0,
+    status: 'running',
+    cost: null,
+    owner: thisProcess(),
+    heartbeatAt: now,
+    errors: [],
+    skipped: 0,
+    elsewhere: 0,
+    usageUnknown: 0,
+    ...r,
+  };
 }
 
 /** The stored part of a run (without the loop's own counters). */
@@ -130,7 +165,14 @@ async function play(queue: (PlayItem | undefined)[], o: PlayOptions): Promise<Pl
   await store.saveRun(runRecord(run));
   const total = queue.length;
   const progress = (last?: RunProgress['last']) =>
-    o.onProgress?.({ done: run.played, failed: run.failed, total, tokensIn: run.tokensIn, tokensOut: run.tokensOut, ...(last ? { last } : {}) });
+    o.onProgress?.({
+      done: run.played,
+      failed: run.failed,
+      total,
+      tokensIn: run.tokensIn,
+      tokensOut: run.tokensOut,
+      ...(last ? { last } : {}),
+    });
   const noteError = (msg: string) => run.errors.length < KEEP_ERRORS && run.errors.push(msg);
 
   // Progress reaches the run record in batches (at most once per flushMs), together with the heartbeat
@@ -158,9 +200,13 @@ async function play(queue: (PlayItem | undefined)[], o: PlayOptions): Promise<Pl
     })();
     return flushing;
   };
-  const timer = setInterval(() => void flush().catch((e) => noteError(`progress not saved: ${(e as Error).message}`)), Math.min(o.flushMs ?? 1000, leaseMs / 4));
+  const timer = setInterval(
+    () => void flush().catch((e) => noteError(`progress not saved: ${(e as Error).message}`)),
+    Math.min(o.flushMs ?? 1000, leaseMs / 4),
+  );
 
-  const attempt = (id: string, error: string) => store.recordAttempt({ runId: run.id, gameId: id, judge: run.judge, error, at: Date.now() });
+  const attempt = (id: string, error: string) =>
+    store.recordAttempt({ runId: run.id, gameId: id, judge: run.judge, error, at: Date.now() });
 
   const playOne = async (item: PlayItem) => {
     const { spec, id } = item;
@@ -197,7 +243,9 @@ async function play(queue: (PlayItem | undefined)[], o: PlayOptions): Promise<Pl
         runId: run.id,
         source: o.source ?? 'run',
         cost,
-        ...(reply.verdictProbs ? { verdictProbs: reply.verdictProbs, entropy: entropyBits(reply.verdictProbs) } : {}),
+        ...(reply.verdictProbs
+          ? { verdictProbs: reply.verdictProbs, entropy: entropyBits(reply.verdictProbs) }
+          : {}),
       };
       // stored with the games that finished in the same turn of the event loop, before this worker takes another
       // (so that a crash loses at most the games in flight)
@@ -270,7 +318,14 @@ async function play(queue: (PlayItem | undefined)[], o: PlayOptions): Promise<Pl
   let polling: Promise<void> | undefined;
   const claim = async (items: PlayItem[]): Promise<PlayItem[]> => {
     const now = Date.now();
-    const got = new Set(await store.claimGames(run.id, items.map((g) => g.id), now + leaseMs, now));
+    const got = new Set(
+      await store.claimGames(
+        run.id,
+        items.map((g) => g.id),
+        now + leaseMs,
+        now,
+      ),
+    );
     return items.filter((g) => got.has(g.id));
   };
   const settleOthers = async (items: PlayItem[]) => {

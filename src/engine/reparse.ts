@@ -37,23 +37,44 @@ function reread(g: Game, mode: ParserMode): string {
  * whose verdict came from another kind of parser (e.g. calibrated score samples) are left alone;
  * imported verdicts kept as recorded are re-read like any other.
  */
-export async function reparse(store: Store, o: { parser: ParserMode; judge?: string; dryRun?: boolean }): Promise<ReparseResult> {
+export async function reparse(
+  store: Store,
+  o: { parser: ParserMode; judge?: string; dryRun?: boolean },
+): Promise<ReparseResult> {
   // games on labelled sets too (arena import pairs / run --set): a parser fix applies to every stored reply;
   // games of a scheme with its own output format (JudgeLM, Arena-Hard, LLMBar, ...) are re-read by that format's current parser
-  const games = (await store.listGames({ ...(o.judge !== undefined ? { judge: o.judge } : {}), withSets: true })).filter((g) => reparsable(g.parser) || outputFormatOfVersion(g.parser));
+  const games = (
+    await store.listGames({ ...(o.judge !== undefined ? { judge: o.judge } : {}), withSets: true })
+  ).filter((g) => reparsable(g.parser) || outputFormatOfVersion(g.parser));
   const version = PARSER_VERSIONS[o.parser];
-  const res: ReparseResult = { parser: version, games: games.length, changed: 0, errors: 0, errorsByParser: { stored: 0, last: 0, fastchat: 0, lenient: 0 }, storedParsers: {}, changes: [] };
+  const res: ReparseResult = {
+    parser: version,
+    games: games.length,
+    changed: 0,
+    errors: 0,
+    errorsByParser: { stored: 0, last: 0, fastchat: 0, lenient: 0 },
+    storedParsers: {},
+    changes: [],
+  };
   const updates: { id: string; verdict: string; parser: string }[] = [];
   for (const g of games) {
     res.storedParsers[g.parser] = (res.storedParsers[g.parser] ?? 0) + 1;
     if (g.verdict === 'error') res.errorsByParser.stored++;
-    for (const mode of Object.keys(PARSER_VERSIONS) as ParserMode[]) if (reread(g, mode) === 'error') res.errorsByParser[mode]++;
+    for (const mode of Object.keys(PARSER_VERSIONS) as ParserMode[])
+      if (reread(g, mode) === 'error') res.errorsByParser[mode]++;
     const verdict = reread(g, o.parser);
     const parser = outputFormatOfVersion(g.parser)?.version ?? version;
     if (verdict === 'error') res.errors++;
     if (verdict !== g.verdict) {
       res.changed++;
-      res.changes.push({ id: g.id, questionId: g.match.questionId, turn: g.match.turn, order: g.order, from: g.verdict, to: verdict });
+      res.changes.push({
+        id: g.id,
+        questionId: g.match.questionId,
+        turn: g.match.turn,
+        order: g.order,
+        from: g.verdict,
+        to: verdict,
+      });
     }
     if (verdict !== g.verdict || g.parser !== parser) updates.push({ id: g.id, verdict, parser });
   }

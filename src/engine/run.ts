@@ -64,10 +64,27 @@ export type RunSummary = PlayRun;
 export const DEFAULT_SETTINGS: JudgeSettings = { temperature: 0, maxTokens: 2048 };
 
 /** What planning reads: a Store, or a view of one with an import not yet written (src/storage/pending.ts). */
-export type PlanSource = Pick<Store, 'listQuestions' | 'listPairSets' | 'listAnswers' | 'listReferences' | 'listPrompts'>;
+export type PlanSource = Pick<
+  Store,
+  'listQuestions' | 'listPairSets' | 'listAnswers' | 'listReferences' | 'listPrompts'
+>;
 
 /** Load what a plan needs from the store and plan the games (with their ids). Reads only: it writes nothing. */
-export async function planRun(o: Pick<RunOptions, 'judge' | 'mode' | 'models' | 'baseline' | 'questionIds' | 'set' | 'turns' | 'promptSet' | 'referenceSource' | 'settings'> & { store: PlanSource }) {
+export async function planRun(
+  o: Pick<
+    RunOptions,
+    | 'judge'
+    | 'mode'
+    | 'models'
+    | 'baseline'
+    | 'questionIds'
+    | 'set'
+    | 'turns'
+    | 'promptSet'
+    | 'referenceSource'
+    | 'settings'
+  > & { store: PlanSource },
+) {
   const { store } = o;
   const inSet = o.set !== undefined ? { set: o.set } : undefined;
   let questions: Question[] = await store.listQuestions(inSet);
@@ -80,10 +97,16 @@ export async function planRun(o: Pick<RunOptions, 'judge' | 'mode' | 'models' | 
   if (!questions.length && o.set !== undefined) {
     // name the sets there are, as `arena accuracy --set` does (a misspelled "natural" must not read as "import it")
     const sets = (await store.listPairSets()).map((s) => s.set);
-    throw new ArenaError(`no labelled set named "${o.set}" (sets: ${sets.join(', ') || 'none; import some with `arena import pairs DIR`'})`);
+    throw new ArenaError(
+      `no labelled set named "${o.set}" (sets: ${sets.join(', ') || 'none; import some with `arena import pairs DIR`'})`,
+    );
   }
-  if (!questions.length) throw new ArenaError('no questions to judge (import some with `arena import questions FILE`)');
-  const allModels = o.mode === 'pairwise-baseline' && o.baseline && !o.models.includes(o.baseline) ? [...o.models, o.baseline] : o.models;
+  if (!questions.length)
+    throw new ArenaError('no questions to judge (import some with `arena import questions FILE`)');
+  const allModels =
+    o.mode === 'pairwise-baseline' && o.baseline && !o.models.includes(o.baseline)
+      ? [...o.models, o.baseline]
+      : o.models;
   const answers = new Map<string, Map<number, string[]>>();
   for (const a of await store.listAnswers(allModels, inSet)) {
     let m = answers.get(a.model);
@@ -99,11 +122,22 @@ export async function planRun(o: Pick<RunOptions, 'judge' | 'mode' | 'models' | 
   const refSource = o.referenceSource ?? DEFAULT_REFERENCE_SOURCE;
   const references = new Map<number, string[]>();
   for (const q of questions) if (q.reference) references.set(q.id, q.reference);
-  for (const r of await store.listReferences()) if (r.source === refSource) references.set(r.questionId, r.turns);
+  for (const r of await store.listReferences())
+    if (r.source === refSource) references.set(r.questionId, r.turns);
   // read-only: the shipped prompts are ensured by whoever prepares the store for a run (src/importers/builtin.ts)
   const prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
   const promptSet = resolvePromptSet(o.promptSet, o.mode, new Set(prompts.keys()));
-  const specs = planGames({ mode: o.mode, models: o.models, ...(o.baseline ? { baseline: o.baseline } : {}), questions, ...(o.turns ? { turns: o.turns } : {}), answers, references, prompts, promptSet });
+  const specs = planGames({
+    mode: o.mode,
+    models: o.models,
+    ...(o.baseline ? { baseline: o.baseline } : {}),
+    questions,
+    ...(o.turns ? { turns: o.turns } : {}),
+    answers,
+    references,
+    prompts,
+    promptSet,
+  });
   const settings: JudgeSettings = { ...DEFAULT_SETTINGS, ...o.settings };
   const games = specs.map((spec) => ({ spec, id: gameId(o.judge.id, settings, spec) }));
   return { games, settings, promptSet, prompts };
@@ -119,12 +153,24 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
   const { games, settings, promptSet, prompts } = await planRun(o);
   const stored = await store.existingGameIds(games.map((g) => g.id));
   const seen = new Set<string>();
-  const todo = games.filter((g) => !stored.has(g.id) && !seen.has(g.id) && seen.add(g.id) && (!o.only || o.only(g.spec)));
+  const todo = games.filter(
+    (g) => !stored.has(g.id) && !seen.has(g.id) && seen.add(g.id) && (!o.only || o.only(g.spec)),
+  );
   o.onPlan?.({ planned: games.length, stored: games.length - todo.length, toPlay: todo.length });
   const run = newRun({
     judge: judge.id,
     mode: o.mode,
-    config: { models: o.models, baseline: o.baseline, questionIds: o.questionIds, set: o.set, turns: o.turns, promptSet, parser, settings, concurrency: o.concurrency },
+    config: {
+      models: o.models,
+      baseline: o.baseline,
+      questionIds: o.questionIds,
+      set: o.set,
+      turns: o.turns,
+      promptSet,
+      parser,
+      settings,
+      concurrency: o.concurrency,
+    },
     planned: games.length,
     toPlay: todo.length,
     cost: o.costOf ? 0 : null,
@@ -149,7 +195,17 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
         ...(c.signal ? { signal: c.signal } : {}),
       }),
     read: (spec, text) => verdictOf(spec, text, parserOf(spec)),
-    ...pick(o, ['source', 'concurrency', 'signal', 'onProgress', 'costOf', 'budget', 'leaseMs', 'isAlive', 'flushMs']),
+    ...pick(o, [
+      'source',
+      'concurrency',
+      'signal',
+      'onProgress',
+      'costOf',
+      'budget',
+      'leaseMs',
+      'isAlive',
+      'flushMs',
+    ]),
   });
 }
 

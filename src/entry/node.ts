@@ -18,11 +18,17 @@ export interface NodeServer {
  * in front of it: a plain GET of a URL the app answered before, in the same data version, gets the recorded bytes
  * and headers without going through hono (src/web/http-cache.ts); anything else goes to the app.
  */
-export function nodeSite(o: AppOptions): { fetch: ReturnType<typeof createApp>['fetch']; createServer: typeof createServer } {
+export function nodeSite(o: AppOptions): {
+  fetch: ReturnType<typeof createApp>['fetch'];
+  createServer: typeof createServer;
+} {
   const app = createApp(o);
   const front = (_: unknown, listener: RequestListener) =>
     createServer((req, res) => {
-      const hit = req.method === 'GET' && req.headers['if-none-match'] === undefined && req.url ? app.replayed(req.url) : undefined;
+      const hit =
+        req.method === 'GET' && req.headers['if-none-match'] === undefined && req.url
+          ? app.replayed(req.url)
+          : undefined;
       if (hit) res.writeHead(200, hit.headers).end(hit.body);
       else listener(req, res);
     });
@@ -30,11 +36,18 @@ export function nodeSite(o: AppOptions): { fetch: ReturnType<typeof createApp>['
 }
 
 /** Serve the app over a store; resolves once listening (port 0 picks a free port). */
-export function serveNode(store: Store, o: { port?: number; host?: string } & Omit<AppOptions, 'store'> = {}): Promise<NodeServer> {
+export function serveNode(
+  store: Store,
+  o: { port?: number; host?: string } & Omit<AppOptions, 'store'> = {},
+): Promise<NodeServer> {
   const host = o.host ?? '127.0.0.1';
   return new Promise((resolve) => {
     const server = serve({ ...nodeSite({ ...o, store }), port: o.port ?? 3000, hostname: host }, (info) =>
-      resolve({ server, url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}`, close: () => new Promise<void>((r) => server.close(() => r())) }),
+      resolve({
+        server,
+        url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}`,
+        close: () => new Promise<void>((r) => server.close(() => r())),
+      }),
     );
   });
 }
@@ -42,7 +55,11 @@ export function serveNode(store: Store, o: { port?: number; host?: string } & Om
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [db = './arena.db', port = process.env.PORT ?? '3000', host = '127.0.0.1'] = process.argv.slice(2);
   const store = openSqliteStore(db);
-  const s = await serveNode(store, { port: Number(port), host, ...(process.env.ARENA_ADMIN_TOKEN ? { adminToken: process.env.ARENA_ADMIN_TOKEN } : {}) });
+  const s = await serveNode(store, {
+    port: Number(port),
+    host,
+    ...(process.env.ARENA_ADMIN_TOKEN ? { adminToken: process.env.ARENA_ADMIN_TOKEN } : {}),
+  });
   process.stdout.write(`leaderboard on ${s.url}/\n`);
   const stop = () => void s.close().then(() => store.close());
   process.once('SIGINT', stop);

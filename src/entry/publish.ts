@@ -29,14 +29,23 @@ export function sqlLiteral(v: unknown): string {
     return String(v);
   }
   if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'string') return RISKY.test(v) ? `CAST(X'${Buffer.from(v, 'utf8').toString('hex')}' AS TEXT)` : `'${v.replace(/'/g, "''")}'`;
+  if (typeof v === 'string')
+    return RISKY.test(v)
+      ? `CAST(X'${Buffer.from(v, 'utf8').toString('hex')}' AS TEXT)`
+      : `'${v.replace(/'/g, "''")}'`;
   if (v instanceof Uint8Array) return `X'${Buffer.from(v).toString('hex')}'`;
   throw new Error(`[publish] cannot write a ${typeof v} as SQL`);
 }
 
 /** The data tables, parents before children (the schema has no foreign keys, so name order is stable). */
 export function dataTables(db: Database.Database): string[] {
-  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name).filter((n) => !SKIP.test(n));
+  return (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+      name: string;
+    }[]
+  )
+    .map((r) => r.name)
+    .filter((n) => !SKIP.test(n));
 }
 
 /**
@@ -55,13 +64,21 @@ export function* publishSql(db: Database.Database): Generator<string> {
     const head = `INSERT INTO ${quoteId(t)} (${cols.map(quoteId).join(', ')}) VALUES\n`;
     let values: string[] = [];
     let size = head.length;
-    for (const row of db.prepare(`SELECT ${cols.map(quoteId).join(', ')} FROM ${quoteId(t)}`).raw().iterate() as Iterable<unknown[]>) {
+    for (const row of db
+      .prepare(`SELECT ${cols.map(quoteId).join(', ')} FROM ${quoteId(t)}`)
+      .raw()
+      .iterate() as Iterable<unknown[]>) {
       let lits = row.map(sqlLiteral);
       let v = `(${lits.join(', ')})`;
       let long: number[] = [];
       if (head.length + bytes(v) + 2 > MAX_STATEMENT) {
-        if (!keys.length) throw new Error(`[publish] a row of ${t} is longer than one D1 statement and the table has no primary key to append to`);
-        long = lits.map((l, i) => (typeof row[i] === 'string' && bytes(l) > LONG_TEXT && !keys.includes(i) ? i : -1)).filter((i) => i >= 0);
+        if (!keys.length)
+          throw new Error(
+            `[publish] a row of ${t} is longer than one D1 statement and the table has no primary key to append to`,
+          );
+        long = lits
+          .map((l, i) => (typeof row[i] === 'string' && bytes(l) > LONG_TEXT && !keys.includes(i) ? i : -1))
+          .filter((i) => i >= 0);
         lits = lits.map((l, i) => (long.includes(i) ? "''" : l));
         v = `(${lits.join(', ')})`;
       }
@@ -78,7 +95,9 @@ export function* publishSql(db: Database.Database): Generator<string> {
       values = [];
       size = head.length;
       const where = keys.map((k) => `${quoteId(cols[k]!)} = ${lits[k]}`).join(' AND ');
-      for (const i of long) for (const piece of pieces(row[i] as string)) yield `UPDATE ${quoteId(t)} SET ${quoteId(cols[i]!)} = ${quoteId(cols[i]!)} || ${sqlLiteral(piece)} WHERE ${where};\n`;
+      for (const i of long)
+        for (const piece of pieces(row[i] as string))
+          yield `UPDATE ${quoteId(t)} SET ${quoteId(cols[i]!)} = ${quoteId(cols[i]!)} || ${sqlLiteral(piece)} WHERE ${where};\n`;
     }
     if (values.length) yield `${head}${values.join(',\n')};\n`;
   }
@@ -94,7 +113,7 @@ const PIECE = 12_000;
 
 /** `s` in pieces of at most PIECE code units, never splitting a surrogate pair. */
 function* pieces(s: string): Generator<string> {
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     let end = Math.min(s.length, i + PIECE);
     const c = s.charCodeAt(end - 1);
     if (end < s.length && c >= 0xd800 && c <= 0xdbff) end--;
@@ -138,15 +157,33 @@ export interface D1Target {
  * Make the D1 database hold exactly the rows of `db`: the SQL of publishSql, run by `wrangler d1 execute
  * --file` (wrangler's output goes to this process's stderr). Returns how many statements ran.
  */
-export async function publishToD1(db: Database.Database, t: D1Target, log: (m: string) => void = () => {}): Promise<number> {
+export async function publishToD1(
+  db: Database.Database,
+  t: D1Target,
+  log: (m: string) => void = () => {},
+): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'arena-publish-'));
   try {
     const file = join(dir, 'publish.sql');
     const n = await writePublishSql(db, file);
-    const cmd = ['wrangler', 'd1', 'execute', t.database, t.remote ? '--remote' : '--local', '--file', file, '--yes', ...(t.persistTo ? ['--persist-to', t.persistTo] : [])];
+    const cmd = [
+      'wrangler',
+      'd1',
+      'execute',
+      t.database,
+      t.remote ? '--remote' : '--local',
+      '--file',
+      file,
+      '--yes',
+      ...(t.persistTo ? ['--persist-to', t.persistTo] : []),
+    ];
     log(`npx ${cmd.join(' ')}`);
-    const r = spawnSync('npx', cmd, { stdio: ['ignore', t.output === 'stdout' ? 'inherit' : process.stderr, 'inherit'], env: { WRANGLER_SEND_METRICS: 'false', ...process.env } });
-    if (r.status !== 0) throw new ArenaError(`[publish] wrangler d1 execute failed (exit ${r.status ?? r.signal})`);
+    const r = spawnSync('npx', cmd, {
+      stdio: ['ignore', t.output === 'stdout' ? 'inherit' : process.stderr, 'inherit'],
+      env: { WRANGLER_SEND_METRICS: 'false', ...process.env },
+    });
+    if (r.status !== 0)
+      throw new ArenaError(`[publish] wrangler d1 execute failed (exit ${r.status ?? r.signal})`);
     return n;
   } finally {
     rmSync(dir, { recursive: true, force: true });

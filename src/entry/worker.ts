@@ -30,6 +30,7 @@ export default {
 };
 
 function intervalsVar(v: string): 'bootstrap' | 'sandwich' {
-  if (v !== 'bootstrap' && v !== 'sandwich') throw new Error(`[worker] the var INTERVALS must be "bootstrap" or "sandwich", got "${v}"`);
+  if (v !== 'bootstrap' && v !== 'sandwich')
+    throw new Error(`[worker] the var INTERVALS must be "bootstrap" or "sandwich", got "${v}"`);
   return v;
 }

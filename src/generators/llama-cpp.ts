@@ -21,10 +21,20 @@ export interface LlamaCppGeneratorOptions {
  * template (node-llama-cpp's LlamaChatSession), the earlier turns' replies given as the model's.
  */
 export async function llamaCppGenerator(o: LlamaCppGeneratorOptions): Promise<AnswerGenerator> {
-  const fail: Fail = (m, cause, file) => new ArenaError(`[generator:llama-cpp] ${m}`, file ? { file } : undefined, cause ? { cause } : undefined);
+  const fail: Fail = (m, cause, file) =>
+    new ArenaError(`[generator:llama-cpp] ${m}`, file ? { file } : undefined, cause ? { cause } : undefined);
   const lora = o.lora ? [o.lora] : [];
   checkModelFiles(o.gguf, lora, fail);
-  const { mod, model, context } = await loadModel({ modelPath: o.gguf, lora, gpu: false, contextSize: o.contextSize, context: () => ({ threads: o.threads }) }, fail);
+  const { mod, model, context } = await loadModel(
+    {
+      modelPath: o.gguf,
+      lora,
+      gpu: false,
+      contextSize: o.contextSize,
+      context: () => ({ threads: o.threads }),
+    },
+    fail,
+  );
   const sequence = context.getSequence();
   let chain = Promise.resolve('');
   return {
@@ -36,7 +46,11 @@ export async function llamaCppGenerator(o: LlamaCppGeneratorOptions): Promise<An
           let last = '';
           for (let i = 0; i < turns.length; i++) {
             if (i < previous.length) {
-              session.setChatHistory([...session.getChatHistory(), { type: 'user', text: turns[i]! }, { type: 'model', response: [previous[i]!] }]);
+              session.setChatHistory([
+                ...session.getChatHistory(),
+                { type: 'user', text: turns[i]! },
+                { type: 'model', response: [previous[i]!] },
+              ]);
               continue;
             }
             last = await session.prompt(turns[i]!, { temperature, maxTokens: o.maxTokens, seed: o.seed });

@@ -19,7 +19,12 @@ export interface OpenAIGeneratorOptions {
  * may take up to 10 minutes.
  */
 export function openaiGenerator(o: OpenAIGeneratorOptions): AnswerGenerator {
-  const client = openaiClient({ apiKey: o.apiKey || 'sk-none', baseURL: o.baseURL, maxRetries: 6, timeoutMs: 600_000 });
+  const client = openaiClient({
+    apiKey: o.apiKey || 'sk-none',
+    baseURL: o.baseURL,
+    maxRetries: 6,
+    timeoutMs: 600_000,
+  });
   const where = `[generator:openai] ${o.baseURL} ${o.model}`;
   return {
     async generate(turns, previous, temperature) {
@@ -30,7 +35,13 @@ export function openaiGenerator(o: OpenAIGeneratorOptions): AnswerGenerator {
       });
       let text: unknown;
       try {
-        const r = await client.chat.completions.create({ model: o.model, messages, temperature, max_tokens: o.maxTokens, n: 1 });
+        const r = await client.chat.completions.create({
+          model: o.model,
+          messages,
+          temperature,
+          max_tokens: o.maxTokens,
+          n: 1,
+        });
         text = r.choices?.[0]?.message?.content;
       } catch (e) {
         // no `cause`: the SDK's error holds the request headers (the key)

@@ -21,13 +21,18 @@ export const BUILTIN = {
  * prompt schemes (the `arena` prompt set) when any of them is missing, and the shipped scheme file
  * (questions/judge_schemes.jsonl) when `wanted` names one of its schemes that is missing. Reads only.
  */
-export async function missingBuiltinPrompts(store: Pick<Store, 'listPrompts'>, wanted: string[] = []): Promise<PromptScheme[]> {
+export async function missingBuiltinPrompts(
+  store: Pick<Store, 'listPrompts'>,
+  wanted: string[] = [],
+): Promise<PromptScheme[]> {
   const have = new Set((await store.listPrompts()).map((p) => p.name));
   const code = CODE_SCHEMES.filter((p) => !have.has(p.name));
   const needed = Object.values(PROMPT_SETS.arena!).flatMap((s) => Object.values(s));
   const files = [
     ...(needed.some((n) => !have.has(n)) && existsSync(BUILTIN.prompts) ? [BUILTIN.prompts] : []),
-    ...(wanted.some((n) => SCHEME_PROMPT_NAMES.has(n) && !have.has(n)) && existsSync(BUILTIN.schemes) ? [BUILTIN.schemes] : []),
+    ...(wanted.some((n) => SCHEME_PROMPT_NAMES.has(n) && !have.has(n)) && existsSync(BUILTIN.schemes)
+      ? [BUILTIN.schemes]
+      : []),
   ];
   return [...code, ...files.flatMap((f) => parsePrompts(f, readFileSync(f)))];
 }
@@ -44,14 +49,22 @@ export async function ensureBuiltinPrompts(store: Store, wanted: string[] = []):
  * set it resolves to is complete). Planning reads only: whoever prepares a store for a run imports these
  * first (runPrompts), and a dry run plans on a view with them (src/storage/pending.ts).
  */
-export async function missingRunPrompts(store: Pick<Store, 'listPrompts'>, mode: Mode, promptSet?: string | PromptSet): Promise<PromptScheme[]> {
+export async function missingRunPrompts(
+  store: Pick<Store, 'listPrompts'>,
+  mode: Mode,
+  promptSet?: string | PromptSet,
+): Promise<PromptScheme[]> {
   const have = new Set((await store.listPrompts()).map((p) => p.name));
   const names = Object.values(resolvePromptSet(promptSet, mode, have));
   return names.every((n) => have.has(n)) ? [] : missingBuiltinPrompts(store, names);
 }
 
 /** Import the shipped prompts a run in each of `modes` needs (missingRunPrompts), before it is planned. */
-export async function ensureRunPrompts(store: Store, modes: Mode[], promptSet?: string | PromptSet): Promise<void> {
+export async function ensureRunPrompts(
+  store: Store,
+  modes: Mode[],
+  promptSet?: string | PromptSet,
+): Promise<void> {
   for (const mode of new Set(modes)) {
     const prompts = await missingRunPrompts(store, mode, promptSet);
     if (prompts.length) await store.importBundle({ prompts });

@@ -21,22 +21,80 @@ export interface ReleaseFile {
   size?: number;
 }
 
-const FASTCHAT = 'https://raw.githubusercontent.com/lm-sys/FastChat/0e6d3e4beaab66f4d3f93db72541a4abab8af28d/fastchat/llm_judge/data';
-const ANSWERS = 'https://raw.githubusercontent.com/geronimi73/FastChat/945194bb18cbbc2ef3630fc30087114da32085f0/fastchat/llm_judge/data/mt_bench/model_answer';
-const HUMAN = 'https://raw.githubusercontent.com/mokayahezron/evalaudit/9011cf59598a2fccc4023e40d30f089219238f4f/tests/data';
+const FASTCHAT =
+  'https://raw.githubusercontent.com/lm-sys/FastChat/0e6d3e4beaab66f4d3f93db72541a4abab8af28d/fastchat/llm_judge/data';
+const ANSWERS =
+  'https://raw.githubusercontent.com/geronimi73/FastChat/945194bb18cbbc2ef3630fc30087114da32085f0/fastchat/llm_judge/data/mt_bench/model_answer';
+const HUMAN =
+  'https://raw.githubusercontent.com/mokayahezron/evalaudit/9011cf59598a2fccc4023e40d30f089219238f4f/tests/data';
 
 export const MTBENCH_RELEASE: ReleaseFile[] = [
-  { path: 'question.jsonl', url: `${FASTCHAT}/mt_bench/question.jsonl`, blob: '464e2c22f7a021a0f9a584d232338a9a17c40066', size: 48929 },
-  { path: 'reference_answer/gpt-4.jsonl', url: `${FASTCHAT}/mt_bench/reference_answer/gpt-4.jsonl`, blob: '8b66387a3129cbb117178fe515491df553dd52df', size: 51109 },
-  { path: 'judge_prompts.jsonl', url: `${FASTCHAT}/judge_prompts.jsonl`, blob: '4ec7524cbcdf308766fddc52df31e203316ad75f', size: 10449 },
-  { path: 'model_answer/alpaca-13b.jsonl', url: `${ANSWERS}/alpaca-13b.jsonl`, blob: 'c13f9b8b717691e9722d675a2c020a9253611b16', size: 66179 },
-  { path: 'model_answer/claude-v1.jsonl', url: `${ANSWERS}/claude-v1.jsonl`, blob: '6040295dc04cc3ad289eebe23715a2b03bde39e2', size: 174683 },
-  { path: 'model_answer/gpt-3.5-turbo.jsonl', url: `${ANSWERS}/gpt-3.5-turbo.jsonl`, blob: 'a7e20781f3c3282982aa70b5dd09303c3042b33f', size: 158274 },
-  { path: 'model_answer/gpt-4.jsonl', url: `${ANSWERS}/gpt-4.jsonl`, blob: 'fb23458eb1840792b9e43c9b47c1601fb6c0adc5', size: 199046 },
-  { path: 'model_answer/llama-13b.jsonl', url: `${ANSWERS}/llama-13b.jsonl`, blob: 'c79041cb8e8285e345d04c313cb61ad655e69f7b', size: 130031 },
-  { path: 'model_answer/vicuna-13b-v1.2.jsonl', url: `${ANSWERS}/vicuna-13b-v1.2.jsonl`, blob: 'f2defcca07b788482999e1ed10d90512894902e3', size: 191402 },
-  { path: 'human_judgments/mt_bench_human.csv', url: `${HUMAN}/mt_bench_human.csv`, blob: '3301c35751072b5677e205748dc15e1f9bc58acc', size: 151933 },
-  { path: 'human_judgments/mt_bench_gpt4_pair.csv', url: `${HUMAN}/mt_bench_gpt4_pair.csv`, blob: '09bf593cb3eca5d51924d096362401d32ec0b730', size: 113976 },
+  {
+    path: 'question.jsonl',
+    url: `${FASTCHAT}/mt_bench/question.jsonl`,
+    blob: '464e2c22f7a021a0f9a584d232338a9a17c40066',
+    size: 48929,
+  },
+  {
+    path: 'reference_answer/gpt-4.jsonl',
+    url: `${FASTCHAT}/mt_bench/reference_answer/gpt-4.jsonl`,
+    blob: '8b66387a3129cbb117178fe515491df553dd52df',
+    size: 51109,
+  },
+  {
+    path: 'judge_prompts.jsonl',
+    url: `${FASTCHAT}/judge_prompts.jsonl`,
+    blob: '4ec7524cbcdf308766fddc52df31e203316ad75f',
+    size: 10449,
+  },
+  {
+    path: 'model_answer/alpaca-13b.jsonl',
+    url: `${ANSWERS}/alpaca-13b.jsonl`,
+    blob: 'c13f9b8b717691e9722d675a2c020a9253611b16',
+    size: 66179,
+  },
+  {
+    path: 'model_answer/claude-v1.jsonl',
+    url: `${ANSWERS}/claude-v1.jsonl`,
+    blob: '6040295dc04cc3ad289eebe23715a2b03bde39e2',
+    size: 174683,
+  },
+  {
+    path: 'model_answer/gpt-3.5-turbo.jsonl',
+    url: `${ANSWERS}/gpt-3.5-turbo.jsonl`,
+    blob: 'a7e20781f3c3282982aa70b5dd09303c3042b33f',
+    size: 158274,
+  },
+  {
+    path: 'model_answer/gpt-4.jsonl',
+    url: `${ANSWERS}/gpt-4.jsonl`,
+    blob: 'fb23458eb1840792b9e43c9b47c1601fb6c0adc5',
+    size: 199046,
+  },
+  {
+    path: 'model_answer/llama-13b.jsonl',
+    url: `${ANSWERS}/llama-13b.jsonl`,
+    blob: 'c79041cb8e8285e345d04c313cb61ad655e69f7b',
+    size: 130031,
+  },
+  {
+    path: 'model_answer/vicuna-13b-v1.2.jsonl',
+    url: `${ANSWERS}/vicuna-13b-v1.2.jsonl`,
+    blob: 'f2defcca07b788482999e1ed10d90512894902e3',
+    size: 191402,
+  },
+  {
+    path: 'human_judgments/mt_bench_human.csv',
+    url: `${HUMAN}/mt_bench_human.csv`,
+    blob: '3301c35751072b5677e205748dc15e1f9bc58acc',
+    size: 151933,
+  },
+  {
+    path: 'human_judgments/mt_bench_gpt4_pair.csv',
+    url: `${HUMAN}/mt_bench_gpt4_pair.csv`,
+    blob: '09bf593cb3eca5d51924d096362401d32ec0b730',
+    size: 113976,
+  },
 ];
 
 export function gitBlobSha1(bytes: Uint8Array): string {
@@ -64,7 +122,9 @@ export interface DownloadOptions {
  */
 export async function downloadMtbench(o: DownloadOptions = {}): Promise<string> {
   const files = o.files ?? MTBENCH_RELEASE;
-  const dir = o.cacheDir ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'mt-arena', 'mt_bench-0e6d3e4');
+  const dir =
+    o.cacheDir ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'mt-arena', 'mt_bench-0e6d3e4');
   const verify = o.verify ?? true;
   for (const f of files) {
     const target = join(dir, f.path);
@@ -73,11 +133,18 @@ export async function downloadMtbench(o: DownloadOptions = {}): Promise<string> 
     o.log?.(`downloading ${url}`);
     const bytes = await fetchWithRetry(url, o.retries ?? 3, o.log, verify ? f.size : undefined).catch((e) => {
       if (!(e instanceof OverSize)) throw e;
-      throw new ArenaError(`${f.path} (from ${url}): content does not match the pinned release: size/hash mismatch (the server sent ${e.sent} bytes, the pinned file has ${f.size}; git blob expected ${f.blob}); download stopped, nothing was imported`, { file: f.path });
+      throw new ArenaError(
+        `${f.path} (from ${url}): content does not match the pinned release: size/hash mismatch (the server sent ${e.sent} bytes, the pinned file has ${f.size}; git blob expected ${f.blob}); download stopped, nothing was imported`,
+        { file: f.path },
+      );
     });
     if (verify) {
       const got = gitBlobSha1(bytes);
-      if (got !== f.blob) throw new ArenaError(`${f.path} (from ${url}): content does not match the pinned release: hash mismatch (git blob ${got}, expected ${f.blob}); nothing was imported`, { file: f.path });
+      if (got !== f.blob)
+        throw new ArenaError(
+          `${f.path} (from ${url}): content does not match the pinned release: hash mismatch (git blob ${got}, expected ${f.blob}); nothing was imported`,
+          { file: f.path },
+        );
     }
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(`${target}.part`, bytes);
@@ -96,20 +163,40 @@ export function loadManifest(file: string, files: ReleaseFile[] = MTBENCH_RELEAS
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new ArenaError(`${file}: cannot read the manifest (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file }, { cause: e });
+    throw new ArenaError(
+      `${file}: cannot read the manifest (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      { file },
+      { cause: e },
+    );
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ArenaError(`${file}: the manifest must be a JSON object mapping release paths to URLs`, { file });
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new ArenaError(`${file}: the manifest must be a JSON object mapping release paths to URLs`, {
+      file,
+    });
   const known = new Set(files.map((f) => f.path));
   const urls: Record<string, string> = {};
   for (const [path, url] of Object.entries(data)) {
-    if (!known.has(path)) throw new ArenaError(`${file}: field "${path}": not a file of the release (known: ${[...known].join(', ')})`, { file, field: path });
-    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new ArenaError(`${file}: field "${path}": expected an http(s) URL, got ${JSON.stringify(url)}`, { file, field: path });
+    if (!known.has(path))
+      throw new ArenaError(
+        `${file}: field "${path}": not a file of the release (known: ${[...known].join(', ')})`,
+        { file, field: path },
+      );
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url))
+      throw new ArenaError(`${file}: field "${path}": expected an http(s) URL, got ${JSON.stringify(url)}`, {
+        file,
+        field: path,
+      });
     urls[path] = url;
   }
   return urls;
 }
 
-export async function fetchWithRetry(url: string, retries: number, log?: (m: string) => void, maxBytes?: number): Promise<Uint8Array> {
+export async function fetchWithRetry(
+  url: string,
+  retries: number,
+  log?: (m: string) => void,
+  maxBytes?: number,
+): Promise<Uint8Array> {
   const wait = async (attempt: number, why: string) => {
     const ms = 500 * 2 ** attempt;
     log?.(`${url}: ${why}; retry ${attempt + 1}/${retries} in ${(ms / 1000).toFixed(1)} s`);
@@ -127,13 +214,16 @@ export async function fetchWithRetry(url: string, retries: number, log?: (m: str
       }
       throw new ArenaError(`${url}: download failed (${why})`, undefined, { cause: e });
     }
-    if (res.ok) return maxBytes === undefined ? new Uint8Array(await res.arrayBuffer()) : readAtMost(res, maxBytes);
+    if (res.ok)
+      return maxBytes === undefined ? new Uint8Array(await res.arrayBuffer()) : readAtMost(res, maxBytes);
     if ((res.status === 429 || res.status >= 500) && attempt < retries) {
       await res.body?.cancel();
       await wait(attempt, `HTTP ${res.status}`);
       continue;
     }
-    throw new ArenaError(`${url}: download failed with HTTP ${res.status}${res.status === 404 ? ' (not found)' : ''}${attempt ? ` after ${attempt + 1} attempts` : ''}`);
+    throw new ArenaError(
+      `${url}: download failed with HTTP ${res.status}${res.status === 404 ? ' (not found)' : ''}${attempt ? ` after ${attempt + 1} attempts` : ''}`,
+    );
   }
 }
 

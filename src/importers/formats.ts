@@ -1,9 +1,22 @@
 // Parsers for the MT-Bench / FastChat file formats. Pure: bytes in, typed records out.
 // Every problem is one ArenaError naming the file, the line and the field.
 import { z } from 'zod';
-import { PARSER_VERSIONS, RECORDED_PARSER, parsePairVerdict, parseRating, toVerdict } from '../core/verdict.ts';
+import {
+  PARSER_VERSIONS,
+  RECORDED_PARSER,
+  parsePairVerdict,
+  parseRating,
+  toVerdict,
+} from '../core/verdict.ts';
 import { OUTPUT_FORMATS } from '../core/schemes/index.ts';
-import { ArenaError, type Answer, type PromptScheme, type Question, type ReferenceAnswer, type Vote } from '../core/types.ts';
+import {
+  ArenaError,
+  type Answer,
+  type PromptScheme,
+  type Question,
+  type ReferenceAnswer,
+  type Vote,
+} from '../core/types.ts';
 import { AUTHOR, HUMAN, REFERENCE_JUDGE } from '../core/constants.ts';
 import { WINNER_FROM_FILE } from '../core/sides.ts';
 import { fieldPath } from '../core/zod-issues.ts';
@@ -13,9 +26,18 @@ export interface Located<T> {
   value: T;
 }
 
-export function fail(file: string, line: number | undefined, field: string | undefined, message: string): never {
+export function fail(
+  file: string,
+  line: number | undefined,
+  field: string | undefined,
+  message: string,
+): never {
   const where = `${file}${line !== undefined ? `:${line}` : ''}`;
-  throw new ArenaError(`${where}: ${field ? `field "${field}": ` : ''}${message}`, { file, ...(line !== undefined ? { line } : {}), ...(field ? { field } : {}) });
+  throw new ArenaError(`${where}: ${field ? `field "${field}": ` : ''}${message}`, {
+    file,
+    ...(line !== undefined ? { line } : {}),
+    ...(field ? { field } : {}),
+  });
 }
 
 /** Decode strict UTF-8; an invalid byte is reported with its line. */
@@ -41,14 +63,17 @@ export function decodeUtf8(file: string, bytes: Uint8Array): string {
   }
 }
 
-
 /** Parse with a zod schema, turning the first issue into a located ArenaError. */
 export function check<T>(schema: z.ZodType<T>, value: unknown, file: string, line: number): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   // zod 4 leaves `input` off reported issues, so tell "missing" from "mistyped" by looking at the value
-  const msg = !issue.path.length ? `expected a JSON object, got ${describe(value)}` : issue.code === 'invalid_type' && isMissing(value, issue.path) ? 'is missing' : issue.message;
+  const msg = !issue.path.length
+    ? `expected a JSON object, got ${describe(value)}`
+    : issue.code === 'invalid_type' && isMissing(value, issue.path)
+      ? 'is missing'
+      : issue.message;
   fail(file, line, fieldPath(issue.path) || undefined, msg);
 }
 
@@ -78,11 +103,18 @@ export function parseJsonl(file: string, bytes: Uint8Array): Located<unknown>[] 
   return out;
 }
 
-const str = z.string({ error: (i) => (i.input === undefined ? 'is missing' : `expected a string, got ${describe(i.input)}`) });
+const str = z.string({
+  error: (i) => (i.input === undefined ? 'is missing' : `expected a string, got ${describe(i.input)}`),
+});
 const int = z
-  .number({ error: (i) => (i.input === undefined ? 'is missing' : `expected an integer, got ${describe(i.input)}`) })
+  .number({
+    error: (i) => (i.input === undefined ? 'is missing' : `expected an integer, got ${describe(i.input)}`),
+  })
   .int({ error: (i) => `expected an integer, got ${describe(i.input)}` });
-const turnsArray = z.array(str, { error: (i) => (i.input === undefined ? 'is missing' : `expected an array of strings, got ${describe(i.input)}`) });
+const turnsArray = z.array(str, {
+  error: (i) =>
+    i.input === undefined ? 'is missing' : `expected an array of strings, got ${describe(i.input)}`,
+});
 
 function describe(v: unknown): string {
   if (v === null) return 'null';
@@ -108,9 +140,15 @@ export function questionsFrom(file: string, rows: Iterable<Located<unknown>>): Q
   return Array.from(rows, ({ line, value }) => {
     const q = check(QuestionLine, value, file, line);
     const prev = seen.get(q.question_id);
-    if (prev !== undefined) fail(file, line, 'question_id', `duplicate id ${q.question_id} (first on line ${prev})`);
+    if (prev !== undefined)
+      fail(file, line, 'question_id', `duplicate id ${q.question_id} (first on line ${prev})`);
     seen.set(q.question_id, line);
-    return { id: q.question_id, category: q.category, turns: q.turns, ...(q.reference ? { reference: q.reference } : {}) };
+    return {
+      id: q.question_id,
+      category: q.category,
+      turns: q.turns,
+      ...(q.reference ? { reference: q.reference } : {}),
+    };
   });
 }
 
@@ -119,7 +157,9 @@ const AnswerLine = z.object({
   answer_id: str.optional(),
   model_id: str.optional(),
   choices: z
-    .array(z.object({ index: int.optional(), turns: turnsArray }), { error: (i) => (i.input === undefined ? 'is missing' : `expected an array, got ${describe(i.input)}`) })
+    .array(z.object({ index: int.optional(), turns: turnsArray }), {
+      error: (i) => (i.input === undefined ? 'is missing' : `expected an array, got ${describe(i.input)}`),
+    })
     .min(1, { error: 'needs at least one choice' }),
 });
 
@@ -132,50 +172,122 @@ export function modelFromFile(file: string): string {
  * Answers in FastChat's model_answer/<model>.jsonl shape. `questions` maps the known question ids
  * to their number of turns: an answer to an unknown question, or with another number of turns, is an error.
  */
-export function parseAnswers(file: string, bytes: Uint8Array, questions: Map<number, number>, model = modelFromFile(file)): Answer[] {
+export function parseAnswers(
+  file: string,
+  bytes: Uint8Array,
+  questions: Map<number, number>,
+  model = modelFromFile(file),
+): Answer[] {
   return answersFrom(file, parseJsonl(file, bytes), questions, model);
 }
 
 /** parseAnswers over JSON values already read line by line (src/importers/lines.ts reads a file so, without holding its text). */
-export function answersFrom(file: string, rows: Iterable<Located<unknown>>, questions: Map<number, number>, model = modelFromFile(file)): Answer[] {
+export function answersFrom(
+  file: string,
+  rows: Iterable<Located<unknown>>,
+  questions: Map<number, number>,
+  model = modelFromFile(file),
+): Answer[] {
   const one = answerChecker(file, questions, model);
   return Array.from(rows, ({ line, value }) => one(line, value));
 }
 
 /** One answers line checked (schema, duplicate, known question, its number of turns): for a file read line by line. */
-export function answerChecker(file: string, questions: Map<number, number>, model = modelFromFile(file)): (line: number, value: unknown) => Answer {
+export function answerChecker(
+  file: string,
+  questions: Map<number, number>,
+  model = modelFromFile(file),
+): (line: number, value: unknown) => Answer {
   const seen = new Map<number, number>();
   return (line, value) => {
     const a = check(AnswerLine, value, file, line);
     const prev = seen.get(a.question_id);
-    if (prev !== undefined) fail(file, line, 'question_id', `duplicate answer to question ${a.question_id} (first on line ${prev})`);
+    if (prev !== undefined)
+      fail(
+        file,
+        line,
+        'question_id',
+        `duplicate answer to question ${a.question_id} (first on line ${prev})`,
+      );
     seen.set(a.question_id, line);
     const n = questions.get(a.question_id);
-    if (n === undefined) fail(file, line, 'question_id', `answer to unknown question ${a.question_id} (import its questions first)`);
+    if (n === undefined)
+      fail(
+        file,
+        line,
+        'question_id',
+        `answer to unknown question ${a.question_id} (import its questions first)`,
+      );
     const turns = a.choices[0]!.turns;
-    if (turns.length !== n) fail(file, line, 'choices[0].turns', `question ${a.question_id} has ${n} turn(s), the answer has ${turns.length}`);
+    if (turns.length !== n)
+      fail(
+        file,
+        line,
+        'choices[0].turns',
+        `question ${a.question_id} has ${n} turn(s), the answer has ${turns.length}`,
+      );
     return { model, questionId: a.question_id, turns, ...(a.answer_id ? { answerId: a.answer_id } : {}) };
   };
 }
 
-export function parseReferences(file: string, bytes: Uint8Array, questions: Map<number, number>, source = modelFromFile(file)): ReferenceAnswer[] {
+export function parseReferences(
+  file: string,
+  bytes: Uint8Array,
+  questions: Map<number, number>,
+  source = modelFromFile(file),
+): ReferenceAnswer[] {
   return referencesFrom(file, parseJsonl(file, bytes), questions, source);
 }
 
 /** parseReferences over JSON values already read line by line. */
-export function referencesFrom(file: string, rows: Iterable<Located<unknown>>, questions: Map<number, number>, source = modelFromFile(file)): ReferenceAnswer[] {
-  return answersFrom(file, rows, questions, source).map((a) => ({ source, questionId: a.questionId, turns: a.turns }));
+export function referencesFrom(
+  file: string,
+  rows: Iterable<Located<unknown>>,
+  questions: Map<number, number>,
+  source = modelFromFile(file),
+): ReferenceAnswer[] {
+  return answersFrom(file, rows, questions, source).map((a) => ({
+    source,
+    questionId: a.questionId,
+    turns: a.turns,
+  }));
 }
 
-const PAIR_FIELDS = new Set(['question', 'answer_a', 'answer_b', 'ref_answer_1', 'question_1', 'question_2', 'answer_a_1', 'answer_b_1', 'answer_a_2', 'answer_b_2', 'ref_answer_2']);
-const SINGLE_FIELDS = new Set(['question', 'answer', 'ref_answer_1', 'question_1', 'question_2', 'answer_1', 'answer_2', 'ref_answer_2']);
+const PAIR_FIELDS = new Set([
+  'question',
+  'answer_a',
+  'answer_b',
+  'ref_answer_1',
+  'question_1',
+  'question_2',
+  'answer_a_1',
+  'answer_b_1',
+  'answer_a_2',
+  'answer_b_2',
+  'ref_answer_2',
+]);
+const SINGLE_FIELDS = new Set([
+  'question',
+  'answer',
+  'ref_answer_1',
+  'question_1',
+  'question_2',
+  'answer_1',
+  'answer_2',
+  'ref_answer_2',
+]);
 
 const PromptLine = z.object({
   name: str.min(1, { error: 'must not be empty' }),
-  type: z.enum(['pairwise', 'single'], { error: (i) => `expected "pairwise" or "single", got ${describe(i.input)}` }),
+  type: z.enum(['pairwise', 'single'], {
+    error: (i) => `expected "pairwise" or "single", got ${describe(i.input)}`,
+  }),
   system_prompt: str,
   prompt_template: str,
-  output_format: z.enum(['[[A]]', '[[rating]]', ...Object.keys(OUTPUT_FORMATS)], { error: (i) => `expected "[[A]]", "[[rating]]" or a pairwise scheme format (${Object.keys(OUTPUT_FORMATS).join(', ')}), got ${describe(i.input)}` }),
+  output_format: z.enum(['[[A]]', '[[rating]]', ...Object.keys(OUTPUT_FORMATS)], {
+    error: (i) =>
+      `expected "[[A]]", "[[rating]]" or a pairwise scheme format (${Object.keys(OUTPUT_FORMATS).join(', ')}), got ${describe(i.input)}`,
+  }),
   category: str.optional(),
   description: str.optional(),
 });
@@ -192,28 +304,67 @@ export function promptsFrom(file: string, rows: Iterable<Located<unknown>>): Pro
     const prev = seen.get(p.name);
     if (prev !== undefined) fail(file, line, 'name', `duplicate prompt "${p.name}" (first on line ${prev})`);
     seen.set(p.name, line);
-    if ((p.type === 'pairwise') !== (p.output_format !== '[[rating]]')) fail(file, line, 'output_format', `a ${p.type} prompt must use ${p.type === 'pairwise' ? '"[[A]]" or a pairwise scheme format' : '"[[rating]]"'}`);
+    if ((p.type === 'pairwise') !== (p.output_format !== '[[rating]]'))
+      fail(
+        file,
+        line,
+        'output_format',
+        `a ${p.type} prompt must use ${p.type === 'pairwise' ? '"[[A]]" or a pairwise scheme format' : '"[[rating]]"'}`,
+      );
     const allowed = p.type === 'pairwise' ? PAIR_FIELDS : SINGLE_FIELDS;
     const used = new Set<string>();
     // as Python's str.format: {{ and }} are literal braces, {name} a field; any other brace is an error
     for (const m of p.prompt_template.matchAll(/\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}|\{[^{}]*\}|[{}]/g)) {
       if (m[0] === '{{' || m[0] === '}}') continue;
-      if (!m[1]) fail(file, line, 'prompt_template', m[0].length > 1 ? `unsupported field ${m[0]}: only named fields like {question} are filled` : `a single "${m[0]}" at character ${m.index! + 1}: write "${m[0]}${m[0]}" for a literal brace`);
-      if (!allowed.has(m[1])) fail(file, line, 'prompt_template', `unknown field {${m[1]}} (a ${p.type} template may use ${[...allowed].join(', ')})`);
+      if (!m[1])
+        fail(
+          file,
+          line,
+          'prompt_template',
+          m[0].length > 1
+            ? `unsupported field ${m[0]}: only named fields like {question} are filled`
+            : `a single "${m[0]}" at character ${m.index! + 1}: write "${m[0]}${m[0]}" for a literal brace`,
+        );
+      if (!allowed.has(m[1]))
+        fail(
+          file,
+          line,
+          'prompt_template',
+          `unknown field {${m[1]}} (a ${p.type} template may use ${[...allowed].join(', ')})`,
+        );
       used.add(m[1]);
     }
     const shows = (prefix: string) => [...used].some((f) => f.startsWith(prefix));
     if (p.type === 'pairwise' ? !shows('answer_a') || !shows('answer_b') : !shows('answer')) {
-      fail(file, line, 'prompt_template', p.type === 'pairwise' ? 'a pairwise template must show both answers ({answer_a} and {answer_b}, or {answer_a_1} … {answer_b_2})' : 'a single template must show the answer ({answer}, or {answer_1} and {answer_2})');
+      fail(
+        file,
+        line,
+        'prompt_template',
+        p.type === 'pairwise'
+          ? 'a pairwise template must show both answers ({answer_a} and {answer_b}, or {answer_a_1} … {answer_b_2})'
+          : 'a single template must show the answer ({answer}, or {answer_1} and {answer_2})',
+      );
     }
-    return { name: p.name, type: p.type, systemPrompt: p.system_prompt, promptTemplate: p.prompt_template, outputFormat: p.output_format, ...(p.category ? { category: p.category } : {}), ...(p.description ? { description: p.description } : {}) };
+    return {
+      name: p.name,
+      type: p.type,
+      systemPrompt: p.system_prompt,
+      promptTemplate: p.prompt_template,
+      outputFormat: p.output_format,
+      ...(p.category ? { category: p.category } : {}),
+      ...(p.description ? { description: p.description } : {}),
+    };
   });
 }
 
 // ---------------------------------------------------------------- recorded judgments
 
-const judgeTuple = z.tuple([str, str], { error: (i) => `expected ["<judge model>", "<prompt name>"], got ${describe(i.input)}` });
-const pairWinner = z.enum(['model_1', 'model_2', 'tie', 'error'], { error: (i) => `expected model_1, model_2, tie or error, got ${describe(i.input)}` });
+const judgeTuple = z.tuple([str, str], {
+  error: (i) => `expected ["<judge model>", "<prompt name>"], got ${describe(i.input)}`,
+});
+const pairWinner = z.enum(['model_1', 'model_2', 'tie', 'error'], {
+  error: (i) => `expected model_1, model_2, tie or error, got ${describe(i.input)}`,
+});
 
 const PairJudgmentLine = z.object({
   question_id: int,
@@ -263,7 +414,9 @@ export interface RecordedGame {
 
 /** The system prompt inside a recorded full prompt (`system + "\n" + user`), when it is one. */
 function systemOf(full: string | undefined, user: string): string | undefined {
-  return full !== undefined && full.endsWith(`\n${user}`) ? full.slice(0, full.length - user.length - 1) : undefined;
+  return full !== undefined && full.endsWith(`\n${user}`)
+    ? full.slice(0, full.length - user.length - 1)
+    : undefined;
 }
 
 /**
@@ -273,7 +426,12 @@ function systemOf(full: string | undefined, user: string): string | undefined {
  * parsed with its own, e.g. more lenient, parser); `arena reparse` can read the texts again.
  * Fields beyond FastChat's (e.g. `orig_prompt1/2`) are ignored, except the system prompt they carry.
  */
-export function recordedGamesOfLine(file: string, line: number, value: unknown, opts: { judge?: string } = {}): RecordedGame[] {
+export function recordedGamesOfLine(
+  file: string,
+  line: number,
+  value: unknown,
+  opts: { judge?: string } = {},
+): RecordedGame[] {
   const isPair = typeof value === 'object' && value !== null && 'model_1' in value;
   if (isPair) {
     const j = check(PairJudgmentLine, value, file, line);
@@ -287,18 +445,52 @@ export function recordedGamesOfLine(file: string, line: number, value: unknown, 
       const pos = parsePairVerdict(reply, 'fastchat');
       const expected = toVerdict(pos, order);
       const systemPrompt = systemOf(typeof full === 'string' ? full : undefined, prompt);
-      out.push({ line, judge: opts.judge ?? j.judge[0], promptName: j.judge[1], questionId: j.question_id, turn: j.turn, model1: j.model_1, model2: j.model_2, order, ...(systemPrompt !== undefined ? { systemPrompt } : {}), userPrompt: prompt, reply, verdict: recorded, parser: expected === recorded ? FASTCHAT_PARSER : RECORDED_PARSER, createdAt });
+      out.push({
+        line,
+        judge: opts.judge ?? j.judge[0],
+        promptName: j.judge[1],
+        questionId: j.question_id,
+        turn: j.turn,
+        model1: j.model_1,
+        model2: j.model_2,
+        order,
+        ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+        userPrompt: prompt,
+        reply,
+        verdict: recorded,
+        parser: expected === recorded ? FASTCHAT_PARSER : RECORDED_PARSER,
+        createdAt,
+      });
     }
     return out;
   }
   const j = check(SingleJudgmentLine, value, file, line);
   const parsed = parseRating(j.judgment, 'fastchat');
   const recorded = j.score === -1 ? null : j.score;
-  return [{ line, judge: opts.judge ?? j.judge[0], promptName: j.judge[1], questionId: j.question_id, turn: j.turn, model1: j.model, order: 'AB', userPrompt: j.user_prompt, reply: j.judgment, verdict: recorded === null ? 'error' : String(recorded), parser: parsed === recorded ? FASTCHAT_PARSER : RECORDED_PARSER, createdAt: Math.round((j.tstamp ?? 0) * 1000) }];
+  return [
+    {
+      line,
+      judge: opts.judge ?? j.judge[0],
+      promptName: j.judge[1],
+      questionId: j.question_id,
+      turn: j.turn,
+      model1: j.model,
+      order: 'AB',
+      userPrompt: j.user_prompt,
+      reply: j.judgment,
+      verdict: recorded === null ? 'error' : String(recorded),
+      parser: parsed === recorded ? FASTCHAT_PARSER : RECORDED_PARSER,
+      createdAt: Math.round((j.tstamp ?? 0) * 1000),
+    },
+  ];
 }
 
 /** A whole judgment file in memory (see recordedGamesOfLine; imports stream with importers/lines.ts). */
-export function parseFastchatJudgments(file: string, bytes: Uint8Array, opts: { judge?: string } = {}): RecordedGame[] {
+export function parseFastchatJudgments(
+  file: string,
+  bytes: Uint8Array,
+  opts: { judge?: string } = {},
+): RecordedGame[] {
   return parseJsonl(file, bytes).flatMap(({ line, value }) => recordedGamesOfLine(file, line, value, opts));
 }
 export const FASTCHAT_PARSER = PARSER_VERSIONS.fastchat;
@@ -313,7 +505,8 @@ const WINNERS: Record<string, Vote['winner']> = {
 
 /** expert_* → human, author_* → author, gpt4_pair or ["gpt-4", "pair-…"] → gpt-4. */
 export function judgeOfVoter(voter: unknown): { judge: string; voter: string } | undefined {
-  if (Array.isArray(voter) && typeof voter[0] === 'string') return { judge: voter[0], voter: voter.join('/') };
+  if (Array.isArray(voter) && typeof voter[0] === 'string')
+    return { judge: voter[0], voter: voter.join('/') };
   if (typeof voter !== 'string' || !voter) return undefined;
   if (voter.startsWith('expert')) return { judge: HUMAN, voter };
   if (voter.startsWith('author')) return { judge: AUTHOR, voter };
@@ -341,15 +534,32 @@ const VoteRow = z.object({
 function toVote(file: string, line: number, row: unknown): Vote & { line: number } {
   const r = check(VoteRow, row, file, line);
   const winner = WINNERS[r.winner];
-  if (!winner) fail(file, line, 'winner', `unknown winner label ${JSON.stringify(r.winner)} (expected model_a, model_b, tie, "tie (bothbad)" or "tie (inconsistent)")`);
+  if (!winner)
+    fail(
+      file,
+      line,
+      'winner',
+      `unknown winner label ${JSON.stringify(r.winner)} (expected model_a, model_b, tie, "tie (bothbad)" or "tie (inconsistent)")`,
+    );
   const j = judgeOfVoter(r.judge);
   if (!j) fail(file, line, 'judge', 'must name the voter');
   if (r.model_a === r.model_b) fail(file, line, 'model_b', `same model on both sides (${r.model_a})`);
-  return { ...j, questionId: r.question_id, turn: r.turn, model1: r.model_a, model2: r.model_b, winner, line };
+  return {
+    ...j,
+    questionId: r.question_id,
+    turn: r.turn,
+    model1: r.model_a,
+    model2: r.model_b,
+    winner,
+    line,
+  };
 }
 
 /** RFC 4180 CSV: quoted fields, doubled quotes, CRLF or LF. */
-export function parseCsv(file: string, text: string): { header: string[]; rows: Located<Record<string, string>>[] } {
+export function parseCsv(
+  file: string,
+  text: string,
+): { header: string[]; rows: Located<Record<string, string>>[] } {
   const records: { line: number; cells: string[] }[] = [];
   let cells: string[] = [];
   let cell = '';
@@ -391,7 +601,8 @@ export function parseCsv(file: string, text: string): { header: string[]; rows: 
   if (!head) fail(file, 1, undefined, 'empty file: expected a header line');
   const header = head.cells.map((h) => h.trim());
   const rows = records.map(({ line: l, cells: cs }) => {
-    if (cs.length !== header.length) fail(file, l, undefined, `expected ${header.length} columns, found ${cs.length}`);
+    if (cs.length !== header.length)
+      fail(file, l, undefined, `expected ${header.length} columns, found ${cs.length}`);
     const row: Record<string, string> = {};
     header.forEach((h, k) => (row[h] = cs[k]!));
     return { line: l, value: row };
@@ -403,15 +614,25 @@ export function parseCsv(file: string, text: string): { header: string[]; rows: 
  * Votes from the HF mt_bench_human_judgments splits: CSV (`question_id,model_a,model_b,winner,judge,turn`),
  * a JSON array (compute_agreement's format) or JSON Lines. `turn` may be given for files without it.
  */
-export function parseVotes(file: string, bytes: Uint8Array, opts: { turn?: number } = {}): (Vote & { line: number })[] {
-  const withTurn = (v: unknown) => (opts.turn !== undefined && typeof v === 'object' && v !== null && !('turn' in v) ? { ...v, turn: opts.turn } : v);
+export function parseVotes(
+  file: string,
+  bytes: Uint8Array,
+  opts: { turn?: number } = {},
+): (Vote & { line: number })[] {
+  const withTurn = (v: unknown) =>
+    opts.turn !== undefined && typeof v === 'object' && v !== null && !('turn' in v)
+      ? { ...v, turn: opts.turn }
+      : v;
   if (/\.csv$/i.test(file)) {
     const { header, rows } = parseCsv(file, decodeUtf8(file, bytes));
-    for (const col of ['question_id', 'model_a', 'model_b', 'winner', 'judge']) if (!header.includes(col)) fail(file, 1, col, 'column is missing from the header');
-    if (!header.includes('turn') && opts.turn === undefined) fail(file, 1, 'turn', 'column is missing from the header (or pass --turn)');
+    for (const col of ['question_id', 'model_a', 'model_b', 'winner', 'judge'])
+      if (!header.includes(col)) fail(file, 1, col, 'column is missing from the header');
+    if (!header.includes('turn') && opts.turn === undefined)
+      fail(file, 1, 'turn', 'column is missing from the header (or pass --turn)');
     return rows.map(({ line, value }) => toVote(file, line, withTurn(value)));
   }
-  if (/\.jsonl$/i.test(file)) return parseJsonl(file, bytes).map(({ line, value }) => toVote(file, line, withTurn(value)));
+  if (/\.jsonl$/i.test(file))
+    return parseJsonl(file, bytes).map(({ line, value }) => toVote(file, line, withTurn(value)));
   const text = decodeUtf8(file, bytes);
   let arr: unknown;
   try {

@@ -29,16 +29,20 @@ export function unzipSingle(zip: Buffer, where: string): Buffer {
   const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
   if (eocd < 0) throw new ArenaError(`${where}: not a zip archive (no end-of-central-directory record)`);
   const cd = zip.readUInt32LE(eocd + 16);
-  if (zip.readUInt32LE(cd) !== 0x02014b50) throw new ArenaError(`${where}: corrupt zip archive (bad central directory)`);
+  if (zip.readUInt32LE(cd) !== 0x02014b50)
+    throw new ArenaError(`${where}: corrupt zip archive (bad central directory)`);
   const method = zip.readUInt16LE(cd + 10);
   const compressed = zip.readUInt32LE(cd + 20);
   const local = zip.readUInt32LE(cd + 42);
-  if (zip.readUInt32LE(local) !== 0x04034b50) throw new ArenaError(`${where}: corrupt zip archive (bad local header)`);
+  if (zip.readUInt32LE(local) !== 0x04034b50)
+    throw new ArenaError(`${where}: corrupt zip archive (bad local header)`);
   const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
   const data = zip.subarray(start, start + compressed);
   if (method === 0) return Buffer.from(data);
   if (method === 8) return inflateRawSync(data);
-  throw new ArenaError(`${where}: zip compression method ${method} is not supported (stored or deflate only)`);
+  throw new ArenaError(
+    `${where}: zip compression method ${method} is not supported (stored or deflate only)`,
+  );
 }
 
 /**
@@ -47,17 +51,33 @@ export function unzipSingle(zip: Buffer, where: string): Buffer {
  */
 export function verifiedStudyGzip(bytes: Buffer, where: string, o: { gzipBytes?: boolean } = {}): Buffer {
   const isGzip = bytes[0] === 0x1f && bytes[1] === 0x8b;
-  if (isGzip && o.gzipBytes !== false && (bytes.length !== STUDY_PIN.gzip.size || sha256(bytes) !== STUDY_PIN.gzip.sha256))
-    throw new ArenaError(`${where}: content does not match the pinned file: gzip of ${bytes.length} bytes, sha256 ${sha256(bytes)} (expected ${STUDY_PIN.gzip.size} bytes, ${STUDY_PIN.gzip.sha256}); nothing was imported`);
+  if (
+    isGzip &&
+    o.gzipBytes !== false &&
+    (bytes.length !== STUDY_PIN.gzip.size || sha256(bytes) !== STUDY_PIN.gzip.sha256)
+  )
+    throw new ArenaError(
+      `${where}: content does not match the pinned file: gzip of ${bytes.length} bytes, sha256 ${sha256(bytes)} (expected ${STUDY_PIN.gzip.size} bytes, ${STUDY_PIN.gzip.sha256}); nothing was imported`,
+    );
   let jsonl: Buffer;
   try {
-    jsonl = isGzip ? gunzipSync(bytes) : bytes.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04])) ? unzipSingle(bytes, where) : bytes;
+    jsonl = isGzip
+      ? gunzipSync(bytes)
+      : bytes.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))
+        ? unzipSingle(bytes, where)
+        : bytes;
   } catch (e) {
     if (e instanceof ArenaError) throw e;
-    throw new ArenaError(`${where}: cannot decompress (${(e as Error).message}); nothing was imported`, undefined, { cause: e });
+    throw new ArenaError(
+      `${where}: cannot decompress (${(e as Error).message}); nothing was imported`,
+      undefined,
+      { cause: e },
+    );
   }
   if (jsonl.length !== STUDY_PIN.jsonl.size || sha256(jsonl) !== STUDY_PIN.jsonl.sha256)
-    throw new ArenaError(`${where}: content does not match the pinned file: ${jsonl.length} bytes of JSONL, sha256 ${sha256(jsonl)} (expected ${STUDY_PIN.jsonl.size} bytes, ${STUDY_PIN.jsonl.sha256}); nothing was imported`);
+    throw new ArenaError(
+      `${where}: content does not match the pinned file: ${jsonl.length} bytes of JSONL, sha256 ${sha256(jsonl)} (expected ${STUDY_PIN.jsonl.size} bytes, ${STUDY_PIN.jsonl.sha256}); nothing was imported`,
+    );
   return isGzip ? bytes : gzipSync(jsonl, { level: 9 });
 }
 
@@ -65,8 +85,12 @@ export function verifiedStudyGzip(bytes: Buffer, where: string, o: { gzipBytes?:
  * Download the study's judgments into a cache directory laid out as ../shared/judge_llama2 and return
  * the file. A cached file is kept when its content still matches the pin.
  */
-export async function downloadStudyJudgments(o: { url?: string; cacheDir?: string; retries?: number; log?(m: string): void } = {}): Promise<string> {
-  const dir = o.cacheDir ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'mt-arena', 'judge_llama2-dc8b7e6');
+export async function downloadStudyJudgments(
+  o: { url?: string; cacheDir?: string; retries?: number; log?(m: string): void } = {},
+): Promise<string> {
+  const dir =
+    o.cacheDir ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'mt-arena', 'judge_llama2-dc8b7e6');
   const target = join(dir, STUDY_JUDGMENTS);
   if (existsSync(target)) {
     try {

@@ -16,7 +16,11 @@ async function isGzip(path: string): Promise<boolean> {
   try {
     fh = await open(path, 'r');
   } catch (e) {
-    throw new ArenaError(`${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: path }, { cause: e });
+    throw new ArenaError(
+      `${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      { file: path },
+      { cause: e },
+    );
   }
   try {
     const head = Buffer.alloc(2);
@@ -33,7 +37,11 @@ async function isGzip(path: string): Promise<boolean> {
  */
 export async function* readLines(path: string): AsyncGenerator<Line> {
   const gz = await isGzip(path);
-  if (!gz && /\.gz$/i.test(path)) throw new ArenaError(`${path}: not a gzip file (the name ends in .gz but the bytes do not start with gzip's magic number)`, { file: path });
+  if (!gz && /\.gz$/i.test(path))
+    throw new ArenaError(
+      `${path}: not a gzip file (the name ends in .gz but the bytes do not start with gzip's magic number)`,
+      { file: path },
+    );
   const file = createReadStream(path);
   const stream = gz ? file.pipe(createGunzip()) : file;
   file.on('error', (e) => stream.destroy(e));
@@ -66,10 +74,21 @@ export async function* readLines(path: string): AsyncGenerator<Line> {
   } catch (e) {
     if (e instanceof ArenaError) throw e;
     const err = e as NodeJS.ErrnoException;
-    if (gz && (err.code?.startsWith('Z_') || /unexpected end of file|incorrect header|invalid/i.test(err.message))) {
-      throw new ArenaError(`${path}:${line}: the gzip data is truncated or corrupt (${err.message}); ${line - 1} complete line(s) before it`, { file: path, line }, { cause: e });
+    if (
+      gz &&
+      (err.code?.startsWith('Z_') || /unexpected end of file|incorrect header|invalid/i.test(err.message))
+    ) {
+      throw new ArenaError(
+        `${path}:${line}: the gzip data is truncated or corrupt (${err.message}); ${line - 1} complete line(s) before it`,
+        { file: path, line },
+        { cause: e },
+      );
     }
-    throw new ArenaError(`${path}: cannot read the file (${err.code ?? err.message})`, { file: path }, { cause: e });
+    throw new ArenaError(
+      `${path}: cannot read the file (${err.code ?? err.message})`,
+      { file: path },
+      { cause: e },
+    );
   } finally {
     file.destroy();
   }

@@ -7,7 +7,15 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import { LLMBAR_VANILLA } from '../core/llmbar.ts';
 import { renderPrompt } from '../core/prompts.ts';
-import { ArenaError, type Answer, type Game, type GameSpec, type Question, type Verdict, type Vote } from '../core/types.ts';
+import {
+  ArenaError,
+  type Answer,
+  type Game,
+  type GameSpec,
+  type Question,
+  type Verdict,
+  type Vote,
+} from '../core/types.ts';
 import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { decodeUtf8 } from './formats.ts';
@@ -19,7 +27,10 @@ export const LLMBAR_SETTINGS = { temperature: 0, maxTokens: 50 } as const;
 export const LLMBAR_RECORDED_PARSER = 'llmbar-recorded';
 
 function fail(file: string, line: number | undefined, field: string | undefined, message: string): never {
-  throw new ArenaError(`${file}${line !== undefined ? `:${line}` : ''}: ${field ? `field "${field}": ` : ''}${message}`, { file, ...(line !== undefined ? { line } : {}), ...(field ? { field } : {}) });
+  throw new ArenaError(
+    `${file}${line !== undefined ? `:${line}` : ''}: ${field ? `field "${field}": ` : ''}${message}`,
+    { file, ...(line !== undefined ? { line } : {}), ...(field ? { field } : {}) },
+  );
 }
 
 /** Parse a JSON array and find the line each top-level element starts on (for located errors). */
@@ -72,18 +83,37 @@ export interface PairItem {
 
 function text(file: string, line: number, item: number, o: Record<string, unknown>, field: string): string {
   const v = o[field];
-  if (typeof v !== 'string') fail(file, line, field, `item ${item}: expected a string, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+  if (typeof v !== 'string')
+    fail(
+      file,
+      line,
+      field,
+      `item ${item}: expected a string, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`,
+    );
   return v;
 }
 
 /** dataset.json: an array of {input, output_1, output_2, label}; label 1 or 2, as a number or a string. */
 export function parsePairDataset(file: string, bytes: Uint8Array): PairItem[] {
   return parseJsonArray(file, bytes).map(({ line, value }, i) => {
-    if (!value || typeof value !== 'object' || Array.isArray(value)) fail(file, line, undefined, `item ${i}: expected an object`);
+    if (!value || typeof value !== 'object' || Array.isArray(value))
+      fail(file, line, undefined, `item ${i}: expected an object`);
     const o = value as Record<string, unknown>;
     const label = o.label;
-    if (label !== 1 && label !== 2 && label !== '1' && label !== '2') fail(file, line, 'label', `item ${i}: expected 1 or 2 (which output is better, as a number or a string), got ${JSON.stringify(label ?? null)}`);
-    return { line, input: text(file, line, i, o, 'input'), output1: text(file, line, i, o, 'output_1'), output2: text(file, line, i, o, 'output_2'), label: Number(label) as 1 | 2 };
+    if (label !== 1 && label !== 2 && label !== '1' && label !== '2')
+      fail(
+        file,
+        line,
+        'label',
+        `item ${i}: expected 1 or 2 (which output is better, as a number or a string), got ${JSON.stringify(label ?? null)}`,
+      );
+    return {
+      line,
+      input: text(file, line, i, o, 'input'),
+      output1: text(file, line, i, o, 'output_1'),
+      output2: text(file, line, i, o, 'output_2'),
+      label: Number(label) as 1 | 2,
+    };
   });
 }
 
@@ -94,13 +124,25 @@ export interface PairResult {
   ba: { reply: string; verdict: Verdict };
 }
 
-function recordedGame(file: string, line: number, item: number, last: Record<string, unknown>, key: string): { reply: string; verdict: Verdict } {
+function recordedGame(
+  file: string,
+  line: number,
+  item: number,
+  last: Record<string, unknown>,
+  key: string,
+): { reply: string; verdict: Verdict } {
   const g = last[key];
   if (!g || typeof g !== 'object') fail(file, line, `results[-1]["${key}"]`, `item ${item}: missing`);
   const r = g as Record<string, unknown>;
   const completion = r.completion;
-  const reply = Array.isArray(completion) && typeof completion[0] === 'string' ? completion[0] : typeof completion === 'string' ? completion : undefined;
-  if (reply === undefined) fail(file, line, `results[-1]["${key}"].completion`, `item ${item}: expected [text, finish_reason]`);
+  const reply =
+    Array.isArray(completion) && typeof completion[0] === 'string'
+      ? completion[0]
+      : typeof completion === 'string'
+        ? completion
+        : undefined;
+  if (reply === undefined)
+    fail(file, line, `results[-1]["${key}"].completion`, `item ${item}: expected [text, finish_reason]`);
   const w = r.winner;
   // LLMBar's parser gives "1", "2" or None; anything but 1 or 2 is an unparsed verdict
   const verdict: Verdict = w === '1' || w === 1 ? 'model_1' : w === '2' || w === 2 ? 'model_2' : 'error';
@@ -108,21 +150,49 @@ function recordedGame(file: string, line: number, item: number, last: Record<str
 }
 
 /** result.json: the dataset's items, each with `results`, whose last element holds both orders' games. */
-export function parsePairResults(file: string, bytes: Uint8Array, dataset: PairItem[], datasetFile: string): PairResult[] {
+export function parsePairResults(
+  file: string,
+  bytes: Uint8Array,
+  dataset: PairItem[],
+  datasetFile: string,
+): PairResult[] {
   const rows = parseJsonArray(file, bytes);
-  if (rows.length !== dataset.length) fail(file, 1, undefined, `${rows.length} item(s), but ${datasetFile} has ${dataset.length}: a result.json must judge every item of its dataset, in order`);
+  if (rows.length !== dataset.length)
+    fail(
+      file,
+      1,
+      undefined,
+      `${rows.length} item(s), but ${datasetFile} has ${dataset.length}: a result.json must judge every item of its dataset, in order`,
+    );
   return rows.map(({ line, value }, i) => {
-    if (!value || typeof value !== 'object' || Array.isArray(value)) fail(file, line, undefined, `item ${i}: expected an object`);
+    if (!value || typeof value !== 'object' || Array.isArray(value))
+      fail(file, line, undefined, `item ${i}: expected an object`);
     const o = value as Record<string, unknown>;
     const d = dataset[i]!;
-    for (const [field, want] of [['input', d.input], ['output_1', d.output1], ['output_2', d.output2]] as const)
-      if (o[field] !== undefined && o[field] !== want) fail(file, line, field, `item ${i} differs from item ${i} of ${datasetFile} (line ${d.line}): results must be in the dataset's order`);
+    for (const [field, want] of [
+      ['input', d.input],
+      ['output_1', d.output1],
+      ['output_2', d.output2],
+    ] as const)
+      if (o[field] !== undefined && o[field] !== want)
+        fail(
+          file,
+          line,
+          field,
+          `item ${i} differs from item ${i} of ${datasetFile} (line ${d.line}): results must be in the dataset's order`,
+        );
     const results = o.results;
-    if (!Array.isArray(results) || !results.length) fail(file, line, 'results', `item ${i}: expected a non-empty array`);
+    if (!Array.isArray(results) || !results.length)
+      fail(file, line, 'results', `item ${i}: expected a non-empty array`);
     const last = results[results.length - 1];
-    if (!last || typeof last !== 'object') fail(file, line, 'results', `item ${i}: the last element must hold "swap = False" and "swap = True"`);
+    if (!last || typeof last !== 'object')
+      fail(file, line, 'results', `item ${i}: the last element must hold "swap = False" and "swap = True"`);
     const l = last as Record<string, unknown>;
-    return { line, ab: recordedGame(file, line, i, l, 'swap = False'), ba: recordedGame(file, line, i, l, 'swap = True') };
+    return {
+      line,
+      ab: recordedGame(file, line, i, l, 'swap = False'),
+      ba: recordedGame(file, line, i, l, 'swap = True'),
+    };
   });
 }
 
@@ -137,15 +207,21 @@ export function pairQuestionId(set: string, index: number): number {
 
 /** Every dataset.json below dir, as [set name, its directory]; `evaluators` folders are not searched. */
 export function findPairSets(dir: string): [string, string][] {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ArenaError(`${dir}: not a directory`, { file: dir });
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new ArenaError(`${dir}: not a directory`, { file: dir });
   const out: [string, string][] = [];
   const walk = (d: string) => {
-    if (existsSync(join(d, 'dataset.json'))) out.push([relative(dir, d).split(sep).join('/') || basename(dir), d]);
+    if (existsSync(join(d, 'dataset.json')))
+      out.push([relative(dir, d).split(sep).join('/') || basename(dir), d]);
     for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1)))
       if (e.isDirectory() && e.name !== 'evaluators' && !e.name.startsWith('.')) walk(join(d, e.name));
   };
   walk(dir);
-  if (!out.length) throw new ArenaError(`${dir}: no <set>/dataset.json below it (LLMBar's layout: Natural/dataset.json, Adversarial/Neighbor/dataset.json, ...)`, { file: dir });
+  if (!out.length)
+    throw new ArenaError(
+      `${dir}: no <set>/dataset.json below it (LLMBar's layout: Natural/dataset.json, Adversarial/Neighbor/dataset.json, ...)`,
+      { file: dir },
+    );
   return out;
 }
 
@@ -155,7 +231,11 @@ function findResults(setDir: string): [string, string][] {
   if (!existsSync(ev)) return [];
   const out: [string, string][] = [];
   // a result.json one level too high would name no judge: say where it belongs rather than skip it
-  const misplaced = (f: string) => new ArenaError(`${f}: a result.json belongs in evaluators/<LLM>/<strategy>/result.json (the judge is named <LLM>/<strategy>, e.g. GPT-4/Vanilla)`, { file: f });
+  const misplaced = (f: string) =>
+    new ArenaError(
+      `${f}: a result.json belongs in evaluators/<LLM>/<strategy>/result.json (the judge is named <LLM>/<strategy>, e.g. GPT-4/Vanilla)`,
+      { file: f },
+    );
   if (existsSync(join(ev, 'result.json'))) throw misplaced(join(ev, 'result.json'));
   for (const llm of readdirSync(ev).sort())
     if (statSync(join(ev, llm)).isDirectory()) {
@@ -172,7 +252,11 @@ function read(path: string): Uint8Array {
   try {
     return readFileSync(path);
   } catch (e) {
-    throw new ArenaError(`${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: path }, { cause: e });
+    throw new ArenaError(
+      `${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      { file: path },
+      { cause: e },
+    );
   }
 }
 
@@ -200,19 +284,43 @@ export async function importPairs(store: Store, dir: string): Promise<PairImport
     // the same set imported from another directory level (judge_sets, then judge_sets/llmbar) would be stored
     // twice under two names, and every judge's accuracy would count each item twice
     for (const other of storedSets) {
-      if (other.set === set || !(other.set.endsWith(`/${set}`) || set.endsWith(`/${other.set}`)) || other.items !== items.length) continue;
+      if (
+        other.set === set ||
+        !(other.set.endsWith(`/${set}`) || set.endsWith(`/${other.set}`)) ||
+        other.items !== items.length
+      )
+        continue;
       const firstId = pairQuestionId(other.set, 0);
       const first = (await store.listQuestions({ set: other.set })).find((q) => q.id === firstId);
       if (first?.turns[0] === items[0]?.input)
-        fail(dsFile, items[0]!.line, undefined, `this set is already stored as "${other.set}" (imported from another directory level); import the same directory as before, or the items would be counted twice`);
+        fail(
+          dsFile,
+          items[0]!.line,
+          undefined,
+          `this set is already stored as "${other.set}" (imported from another directory level); import the same directory as before, or the items would be counted twice`,
+        );
     }
-    for (const [i, id] of ids.entries()) if (tournamentIds.has(id)) fail(dsFile, items[i]!.line, undefined, `item ${i}: its id ${id} is taken by a tournament question`);
+    for (const [i, id] of ids.entries())
+      if (tournamentIds.has(id))
+        fail(dsFile, items[i]!.line, undefined, `item ${i}: its id ${id} is taken by a tournament question`);
     const goldVotes: (Vote & { line: number })[] = [];
     items.forEach((it, i) => {
       const id = ids[i]!;
       questions.push({ id, category: set, turns: [it.input], set });
-      answers.push({ model: OUTPUT_1, questionId: id, turns: [it.output1] }, { model: OUTPUT_2, questionId: id, turns: [it.output2] });
-      goldVotes.push({ judge: GOLD, voter: basename(dir), questionId: id, turn: 1, model1: OUTPUT_1, model2: OUTPUT_2, winner: it.label === 1 ? 'model_1' : 'model_2', line: it.line });
+      answers.push(
+        { model: OUTPUT_1, questionId: id, turns: [it.output1] },
+        { model: OUTPUT_2, questionId: id, turns: [it.output2] },
+      );
+      goldVotes.push({
+        judge: GOLD,
+        voter: basename(dir),
+        questionId: id,
+        turn: 1,
+        model1: OUTPUT_1,
+        model2: OUTPUT_2,
+        winner: it.label === 1 ? 'model_1' : 'model_2',
+        line: it.line,
+      });
     });
     votes.push({ source: `pairs:${set}/dataset.json`, items: goldVotes });
     const judges: string[] = [];
@@ -222,12 +330,41 @@ export async function importPairs(store: Store, dir: string): Promise<PairImport
       results.forEach((r, i) => {
         const it = items[i]!;
         const match = { questionId: ids[i]!, category: set, turn: 1, model1: OUTPUT_1, model2: OUTPUT_2 };
-        for (const [order, g] of [['AB', r.ab], ['BA', r.ba]] as const) {
+        for (const [order, g] of [
+          ['AB', r.ab],
+          ['BA', r.ba],
+        ] as const) {
           // LLMBar kept no prompts; its Vanilla prompt is known (our llmbar-vanilla scheme renders the same text)
           const shown = order === 'AB' ? [it.output1, it.output2] : [it.output2, it.output1];
-          const p = strategy === 'Vanilla' ? renderPrompt({ scheme: LLMBAR_VANILLA, questionTurns: [it.input], turn: 1, answerA: [shown[0]!], answerB: [shown[1]!] }) : { system: '', user: '' };
-          const spec: GameSpec = { match, order, promptName: `llmbar/${strategy}`, systemPrompt: p.system, userPrompt: p.user };
-          games.push({ ...spec, id: gameId(judge, LLMBAR_SETTINGS, spec), judge, judgeSettings: { ...LLMBAR_SETTINGS }, reply: g.reply, verdict: g.verdict, parser: LLMBAR_RECORDED_PARSER, createdAt: now, runId: null, source: `llmbar:${set}/${judge}` });
+          const p =
+            strategy === 'Vanilla'
+              ? renderPrompt({
+                  scheme: LLMBAR_VANILLA,
+                  questionTurns: [it.input],
+                  turn: 1,
+                  answerA: [shown[0]!],
+                  answerB: [shown[1]!],
+                })
+              : { system: '', user: '' };
+          const spec: GameSpec = {
+            match,
+            order,
+            promptName: `llmbar/${strategy}`,
+            systemPrompt: p.system,
+            userPrompt: p.user,
+          };
+          games.push({
+            ...spec,
+            id: gameId(judge, LLMBAR_SETTINGS, spec),
+            judge,
+            judgeSettings: { ...LLMBAR_SETTINGS },
+            reply: g.reply,
+            verdict: g.verdict,
+            parser: LLMBAR_RECORDED_PARSER,
+            createdAt: now,
+            runId: null,
+            source: `llmbar:${set}/${judge}`,
+          });
         }
       });
       judges.push(judge);
@@ -236,6 +373,11 @@ export async function importPairs(store: Store, dir: string): Promise<PairImport
   }
   // games already stored (importing the same directory again) are left as they are and not counted
   const { fresh, known } = await newGames(store, games);
-  const counts = await store.importBundle({ questions: { source: `pairs:${basename(dir)}`, items: questions }, answers: [{ source: `pairs:${basename(dir)}`, items: answers }], votes, games: fresh });
+  const counts = await store.importBundle({
+    questions: { source: `pairs:${basename(dir)}`, items: questions },
+    answers: [{ source: `pairs:${basename(dir)}`, items: answers }],
+    votes,
+    games: fresh,
+  });
   return { sets, counts, gamesAlreadyStored: known };
 }

@@ -40,5 +40,7 @@ export function stopOnAuthFailure(p: JudgeProvider, onFatal: (e: JudgeCallError)
 
 /** One message for a refused key, instead of one failure per game; `check` says what the user should look at. */
 export function authStopError(e: JudgeCallError, check = 'OPENAI_API_KEY and --base-url'): ArenaError {
-  return new ArenaError(`${e.message}; the run stopped at this first refusal (no retries, no further calls): check ${check}, then rerun to play the rest`);
+  return new ArenaError(
+    `${e.message}; the run stopped at this first refusal (no retries, no further calls): check ${check}, then rerun to play the rest`,
+  );
 }

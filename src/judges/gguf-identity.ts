@@ -48,7 +48,13 @@ export function modelIdentity(path: string): { name: string; hash: string } {
 
 /** A name safe in ids, URLs and file names: letters, digits and . _ - only. */
 export function safeName(s: string): string {
-  return s.trim().replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 80) || 'model';
+  return (
+    s
+      .trim()
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[-.]+|-+$/g, '')
+      .slice(0, 80) || 'model'
+  );
 }
 
 /** `general.name` from a GGUF header (v2/v3, little-endian), or undefined (not a GGUF, or not in `head`). */
@@ -65,7 +71,19 @@ export function ggufName(head: Buffer): string | undefined {
     off += n;
     return s;
   };
-  const sizes: Record<number, number> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
+  const sizes: Record<number, number> = {
+    0: 1,
+    1: 1,
+    2: 2,
+    3: 2,
+    4: 4,
+    5: 4,
+    6: 4,
+    7: 1,
+    10: 8,
+    11: 8,
+    12: 8,
+  };
   const skip = (type: number): void => {
     if (type === 8) void str();
     else if (type === 9) {

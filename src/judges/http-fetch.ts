@@ -12,8 +12,13 @@ export const MAX_REPLY_BYTES = 4 * 1024 * 1024;
 
 /** A reply body over the cap (not retried: the same server would send it again). */
 export class ReplyTooLargeError extends Error {
-  constructor(readonly limit: number, readonly url: string) {
-    super(`the reply from ${url} is larger than ${limit} bytes; it was not read (a judge reply is capped at ${limit} bytes)`);
+  constructor(
+    readonly limit: number,
+    readonly url: string,
+  ) {
+    super(
+      `the reply from ${url} is larger than ${limit} bytes; it was not read (a judge reply is capped at ${limit} bytes)`,
+    );
     this.name = 'ReplyTooLargeError';
   }
 }
@@ -27,23 +32,45 @@ export class ReplyTooLargeError extends Error {
 export const httpFetch: typeof fetch = (input, init = {}) => cappedFetch(input, init, MAX_REPLY_BYTES);
 
 /** httpFetch with a cap of `maxBytes` on the reply body. */
-export function cappedFetch(input: Parameters<typeof fetch>[0], init: RequestInit = {}, maxBytes = MAX_REPLY_BYTES): Promise<Response> {
+export function cappedFetch(
+  input: Parameters<typeof fetch>[0],
+  init: RequestInit = {},
+  maxBytes = MAX_REPLY_BYTES,
+): Promise<Response> {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : undefined;
   const body = init.body;
-  if (url === undefined || !(body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array)) return fetch(input, init);
+  if (
+    url === undefined ||
+    !(body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array)
+  )
+    return fetch(input, init);
   const u = new URL(url);
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return fetch(input, init);
   const signal = init.signal ?? undefined;
   return new Promise<Response>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const headers: Record<string, string> = {};
-    (init.headers instanceof Headers ? init.headers : new Headers(init.headers)).forEach((v, k) => (headers[k] = v));
+    (init.headers instanceof Headers ? init.headers : new Headers(init.headers)).forEach(
+      (v, k) => (headers[k] = v),
+    );
     // a string body is written as it is (no copy into a Buffer first: the prompts are tens of kB a call)
     const data = body ?? undefined;
-    if (data !== undefined) headers['content-length'] = String(typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength);
+    if (data !== undefined)
+      headers['content-length'] = String(
+        typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength,
+      );
     const https = u.protocol === 'https:';
-    const req = (https ? httpsRequest : httpRequest)(u, { method: init.method ?? 'GET', headers, agent: https ? agents.https : agents.http });
-    const onAbort = () => req.destroy(signal!.reason instanceof Error ? signal!.reason : new DOMException('This operation was aborted', 'AbortError'));
+    const req = (https ? httpsRequest : httpRequest)(u, {
+      method: init.method ?? 'GET',
+      headers,
+      agent: https ? agents.https : agents.http,
+    });
+    const onAbort = () =>
+      req.destroy(
+        signal!.reason instanceof Error
+          ? signal!.reason
+          : new DOMException('This operation was aborted', 'AbortError'),
+      );
     signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => signal?.removeEventListener('abort', onAbort);
     req.on('error', (e) => {
@@ -76,10 +103,19 @@ export function cappedFetch(input: Parameters<typeof fetch>[0], init: RequestIni
       res.on('end', () => {
         done();
         const h = new Headers();
-        for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        for (let i = 0; i < res.rawHeaders.length; i += 2)
+          h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
         const status = res.statusCode ?? 0;
         const nullBody = status === 204 || status === 304 || init.method === 'HEAD';
-        resolve(new BufferedResponse(nullBody ? null : Buffer.concat(chunks), status, res.statusMessage ?? '', h, url) as unknown as Response);
+        resolve(
+          new BufferedResponse(
+            nullBody ? null : Buffer.concat(chunks),
+            status,
+            res.statusMessage ?? '',
+            h,
+            url,
+          ) as unknown as Response,
+        );
       });
     });
     req.end(data);

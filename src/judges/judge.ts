@@ -52,7 +52,10 @@ export class JudgeCallError extends Error {
 }
 
 /** Parse Retry-After (seconds or an HTTP date) or retry-after-ms into milliseconds. */
-export function parseRetryAfter(headers: { get(name: string): string | null } | undefined, now = Date.now()): number | undefined {
+export function parseRetryAfter(
+  headers: { get(name: string): string | null } | undefined,
+  now = Date.now(),
+): number | undefined {
   if (!headers) return undefined;
   const ms = headers.get('retry-after-ms');
   if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));

@@ -12,7 +12,8 @@ import type { JudgeProvider, JudgeReply, JudgeRequest } from './judge.ts';
 export const MOCK_BEHAVIOURS = ['random', 'a', 'b', 'tie', 'longer', 'unparsable', 'quoting'] as const;
 
 export function mockJudge(name: string): JudgeProvider {
-  if (!(MOCK_BEHAVIOURS as readonly string[]).includes(name)) throw new ArenaError(`[judge:mock] ${unknownValueMessage('behaviour', name, MOCK_BEHAVIOURS)}`);
+  if (!(MOCK_BEHAVIOURS as readonly string[]).includes(name))
+    throw new ArenaError(`[judge:mock] ${unknownValueMessage('behaviour', name, MOCK_BEHAVIOURS)}`);
   return {
     id: `mock/${name}`,
     async complete(req: JudgeRequest): Promise<JudgeReply> {
@@ -21,8 +22,14 @@ export function mockJudge(name: string): JudgeProvider {
       await null;
       req.signal?.throwIfAborted();
       const single = /\[\[rating\]\]/.test(req.system + req.user);
-      const text = single ? `Mock evaluation. Rating: [[${1 + (hash(req.user) % 10)}]]` : `Mock evaluation (${name}). ${pairVerdict(name, req.user)}`;
-      return { text, tokensIn: Math.ceil((req.system.length + req.user.length) / 4), tokensOut: Math.ceil(text.length / 4) };
+      const text = single
+        ? `Mock evaluation. Rating: [[${1 + (hash(req.user) % 10)}]]`
+        : `Mock evaluation (${name}). ${pairVerdict(name, req.user)}`;
+      return {
+        text,
+        tokensIn: Math.ceil((req.system.length + req.user.length) / 4),
+        tokensOut: Math.ceil(text.length / 4),
+      };
     },
   };
 }

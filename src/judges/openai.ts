@@ -1,7 +1,13 @@
 import OpenAI from 'openai';
 import { httpFetch, ReplyTooLargeError } from './http-fetch.ts';
 import { redactSecrets } from './redact.ts';
-import { JudgeCallError, parseRetryAfter, type JudgeProvider, type JudgeReply, type JudgeRequest } from './judge.ts';
+import {
+  JudgeCallError,
+  parseRetryAfter,
+  type JudgeProvider,
+  type JudgeReply,
+  type JudgeRequest,
+} from './judge.ts';
 
 export interface OpenAIJudgeOptions {
   model: string;
@@ -15,9 +21,20 @@ export interface OpenAIJudgeOptions {
  * its own retries are off and its timeout is a day (the judges' retry wrapper decides both); the answer
  * generators, which have no such wrapper, pass their own.
  */
-export function openaiClient(o: { apiKey?: string | undefined; baseURL?: string | undefined; maxRetries?: number; timeoutMs?: number }): OpenAI {
+export function openaiClient(o: {
+  apiKey?: string | undefined;
+  baseURL?: string | undefined;
+  maxRetries?: number;
+  timeoutMs?: number;
+}): OpenAI {
   // a local server may need no key; the SDK needs some string (never shown: see toCallError)
-  return new OpenAI({ apiKey: o.apiKey ?? 'none', ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: o.maxRetries ?? 0, timeout: o.timeoutMs ?? 24 * 3600_000, fetch: httpFetch });
+  return new OpenAI({
+    apiKey: o.apiKey ?? 'none',
+    ...(o.baseURL ? { baseURL: o.baseURL } : {}),
+    maxRetries: o.maxRetries ?? 0,
+    timeout: o.timeoutMs ?? 24 * 3600_000,
+    fetch: httpFetch,
+  });
 }
 
 /**
@@ -44,10 +61,15 @@ export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
           req.signal ? { signal: req.signal } : {},
         );
         const text = r.choices?.[0]?.message?.content;
-        if (typeof text !== 'string') throw new JudgeCallError('[judge:openai] the response has no message content', true);
+        if (typeof text !== 'string')
+          throw new JudgeCallError('[judge:openai] the response has no message content', true);
         const tokensIn = tokenCount(r.usage?.prompt_tokens);
         const tokensOut = tokenCount(r.usage?.completion_tokens);
-        return { text, ...(tokensIn !== undefined ? { tokensIn } : {}), ...(tokensOut !== undefined ? { tokensOut } : {}) };
+        return {
+          text,
+          ...(tokensIn !== undefined ? { tokensIn } : {}),
+          ...(tokensOut !== undefined ? { tokensOut } : {}),
+        };
       } catch (e) {
         throw toCallError(e, o.apiKey);
       }
@@ -63,16 +85,34 @@ export function tokenCount(v: unknown): number | undefined {
 /** The SDK's error as a JudgeCallError whose message never carries the key (a server may echo it back). */
 function toCallError(e: unknown, apiKey: string | undefined): Error {
   if (e instanceof JudgeCallError) return e;
-  for (let c: unknown = e; c instanceof Error; c = c.cause) if (c instanceof ReplyTooLargeError) return new JudgeCallError(`[judge:openai] ${c.message}`, false);
+  for (let c: unknown = e; c instanceof Error; c = c.cause)
+    if (c instanceof ReplyTooLargeError) return new JudgeCallError(`[judge:openai] ${c.message}`, false);
   if (e instanceof OpenAI.APIUserAbortError) return e;
   const clean = (m: string) => redactSecrets(m, [apiKey]);
-  if (e instanceof OpenAI.APIConnectionError) return new JudgeCallError(clean(`[judge:openai] ${e instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' : 'connection failed'}: ${e.message}`), true);
+  if (e instanceof OpenAI.APIConnectionError)
+    return new JudgeCallError(
+      clean(
+        `[judge:openai] ${e instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' : 'connection failed'}: ${e.message}`,
+      ),
+      true,
+    );
   if (e instanceof OpenAI.APIError) {
     const status = e.status;
-    const retryable = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
-    const hint = status === 401 || status === 403 ? (apiKey ? ' (the server refused the API key in OPENAI_API_KEY)' : ' (no API key was sent: set OPENAI_API_KEY)') : '';
+    const retryable =
+      status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
+    const hint =
+      status === 401 || status === 403
+        ? apiKey
+          ? ' (the server refused the API key in OPENAI_API_KEY)'
+          : ' (no API key was sent: set OPENAI_API_KEY)'
+        : '';
     // no `cause`: the SDK's error holds the raw body and the request headers
-    return new JudgeCallError(clean(`[judge:openai] HTTP ${status ?? '?'}: ${e.message}${hint}`), retryable, status, parseRetryAfter(e.headers as Headers | undefined));
+    return new JudgeCallError(
+      clean(`[judge:openai] HTTP ${status ?? '?'}: ${e.message}${hint}`),
+      retryable,
+      status,
+      parseRetryAfter(e.headers as Headers | undefined),
+    );
   }
   return new JudgeCallError(clean(`[judge:openai] ${(e as Error)?.message ?? String(e)}`), false);
 }

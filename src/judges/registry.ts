@@ -17,11 +17,16 @@ export async function createJudge(spec: string, o: JudgeOptions = {}): Promise<J
   const slash = spec.indexOf('/');
   const provider = slash < 0 ? spec : spec.slice(0, slash);
   const model = slash < 0 ? '' : spec.slice(slash + 1);
-  if (!model) throw new ArenaError(`[judge] "${spec}": expected provider/model, e.g. openai/gpt-4 or mock/random`);
+  if (!model)
+    throw new ArenaError(`[judge] "${spec}": expected provider/model, e.g. openai/gpt-4 or mock/random`);
   switch (provider) {
     case 'openai': {
       const { openaiJudge } = await import('./openai.ts');
-      return openaiJudge({ model, ...(o.baseURL ? { baseURL: o.baseURL } : {}), ...(o.apiKey ? { apiKey: o.apiKey } : {}) });
+      return openaiJudge({
+        model,
+        ...(o.baseURL ? { baseURL: o.baseURL } : {}),
+        ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+      });
     }
     case 'llama-cpp': {
       // the native module is loaded only here, and only when a llama-cpp judge is asked for
@@ -33,7 +38,9 @@ export async function createJudge(spec: string, o: JudgeOptions = {}): Promise<J
       return mockJudge(model);
     }
     default:
-      throw new ArenaError(`[judge] unknown provider "${provider}" in "${spec}" (known: openai, llama-cpp, mock)`);
+      throw new ArenaError(
+        `[judge] unknown provider "${provider}" in "${spec}" (known: openai, llama-cpp, mock)`,
+      );
   }
 }
 
@@ -53,7 +60,10 @@ export const JudgeSetup = z.strictObject({
   /** an OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...); default: OpenAI */
   baseURL: z.url().optional(),
   /** the environment variable holding the API key, never the key itself (default OPENAI_API_KEY) */
-  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name').optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
+    .optional(),
   /** seconds per attempt */
   timeoutS: z.number().positive().default(CALL_DEFAULTS.timeoutS),
   /** retries per call on 429/5xx/timeouts/dropped connections */
@@ -86,9 +96,12 @@ export function apiKeyOf(setup: JudgeSetup, env: Record<string, string | undefin
   const keyEnv = setup.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
   const apiKey = env[keyEnv] || undefined;
   if (apiKey) return apiKey;
-  if (setup.apiKeyEnv) throw new ArenaError(`judge ${setup.id}: the environment variable ${keyEnv} (apiKeyEnv) is not set`);
+  if (setup.apiKeyEnv)
+    throw new ArenaError(`judge ${setup.id}: the environment variable ${keyEnv} (apiKeyEnv) is not set`);
   if (setup.id.startsWith('openai/') && !setup.baseURL)
-    throw new ArenaError(`${keyEnv} is not set, and ${setup.id} would call OpenAI with no key: \`export ${keyEnv}=...\`, or pass --base-url (baseURL in a config file) for an OpenAI-compatible server (vLLM, llama.cpp server, Ollama) that needs none`);
+    throw new ArenaError(
+      `${keyEnv} is not set, and ${setup.id} would call OpenAI with no key: \`export ${keyEnv}=...\`, or pass --base-url (baseURL in a config file) for an OpenAI-compatible server (vLLM, llama.cpp server, Ollama) that needs none`,
+    );
   return undefined;
 }
 
@@ -97,9 +110,16 @@ export function apiKeyOf(setup: JudgeSetup, env: Record<string, string | undefin
  * (an OpenAI judge with no key and no baseURL would be refused every call), wrapped with timeouts and retries, and
  * stopped at the first refused key. `arena run`, `calibrate`, escalation, refresh and checkpoints all call this.
  */
-export async function openJudge(setup: JudgeSetup, env: Record<string, string | undefined>, o: OpenJudgeOptions = {}): Promise<JudgeProvider> {
+export async function openJudge(
+  setup: JudgeSetup,
+  env: Record<string, string | undefined>,
+  o: OpenJudgeOptions = {},
+): Promise<JudgeProvider> {
   const apiKey = o.planOnly ? env[setup.apiKeyEnv ?? DEFAULT_API_KEY_ENV] || undefined : apiKeyOf(setup, env);
-  const provider = await createJudge(setup.id, { ...(setup.baseURL ? { baseURL: setup.baseURL } : {}), ...(apiKey ? { apiKey } : {}) });
+  const provider = await createJudge(setup.id, {
+    ...(setup.baseURL ? { baseURL: setup.baseURL } : {}),
+    ...(apiKey ? { apiKey } : {}),
+  });
   const log = o.log;
   const retrying = withRetry(provider, {
     retries: setup.retries,
@@ -109,7 +129,9 @@ export async function openJudge(setup: JudgeSetup, env: Record<string, string | 
     ...(log
       ? {
           onRetry: ({ attempt, delayMs, error, retryAfterMs }) =>
-            log(`[${provider.id}] retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`),
+            log(
+              `[${provider.id}] retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`,
+            ),
         }
       : {}),
   });

@@ -70,19 +70,45 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
         } catch (e) {
           if (req.signal?.aborted) throw req.signal.reason ?? e;
           const err = timedOut
-            ? new JudgeCallError(`[judge:${p.id}] timed out after ${timeout} ms`, true, undefined, undefined, { cause: e })
+            ? new JudgeCallError(
+                `[judge:${p.id}] timed out after ${timeout} ms`,
+                true,
+                undefined,
+                undefined,
+                { cause: e },
+              )
             : e instanceof JudgeCallError
               ? e
-              : new JudgeCallError(`[judge:${p.id}] ${(e as Error)?.message ?? String(e)}`, false, undefined, undefined, { cause: e });
+              : new JudgeCallError(
+                  `[judge:${p.id}] ${(e as Error)?.message ?? String(e)}`,
+                  false,
+                  undefined,
+                  undefined,
+                  { cause: e },
+                );
           if (!err.retryable || attempt >= retries) throw err;
           const backoff = Math.min(max, base * 2 ** attempt) * (0.5 + random() / 2);
           const delayMs = err.retryAfterMs !== undefined ? err.retryAfterMs : backoff;
           const spent = Date.now() - started;
           if (spent + delayMs > budget) {
-            const why = err.retryAfterMs !== undefined ? `the server asked to wait ${(delayMs / 1000).toFixed(1)} s (Retry-After)` : `the next wait is ${(delayMs / 1000).toFixed(1)} s`;
-            throw new JudgeCallError(`${err.message} (not retried: ${why}, past this call's retry budget of ${(budget / 1000).toFixed(0)} s, ${(spent / 1000).toFixed(1)} s spent)`, false, err.status, err.retryAfterMs, { cause: err });
+            const why =
+              err.retryAfterMs !== undefined
+                ? `the server asked to wait ${(delayMs / 1000).toFixed(1)} s (Retry-After)`
+                : `the next wait is ${(delayMs / 1000).toFixed(1)} s`;
+            throw new JudgeCallError(
+              `${err.message} (not retried: ${why}, past this call's retry budget of ${(budget / 1000).toFixed(0)} s, ${(spent / 1000).toFixed(1)} s spent)`,
+              false,
+              err.status,
+              err.retryAfterMs,
+              { cause: err },
+            );
           }
-          o.onRetry?.({ attempt: attempt + 1, delayMs, error: err, ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) });
+          o.onRetry?.({
+            attempt: attempt + 1,
+            delayMs,
+            error: err,
+            ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+          });
           req.onRetry?.({ attempt: attempt + 1, delayMs, error: err });
           await sleep(delayMs, req.signal);
         } finally {

@@ -53,11 +53,31 @@ const DONE = new Set(['completed', 'failed', 'expired', 'cancelled']);
 
 export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   const log = o.log ?? (() => {});
-  const client = new OpenAI({ apiKey: o.apiKey ?? 'sk-none', ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 4 });
+  const client = new OpenAI({
+    apiKey: o.apiKey ?? 'sk-none',
+    ...(o.baseURL ? { baseURL: o.baseURL } : {}),
+    maxRetries: 4,
+  });
   const store = o.store;
-  const report: BatchReport = { judge: o.judgeId, submitted: 0, imported: 0, pending: 0, failed: 0, skipped: 0, cost: 0, runId: null };
+  const report: BatchReport = {
+    judge: o.judgeId,
+    submitted: 0,
+    imported: 0,
+    pending: 0,
+    failed: 0,
+    skipped: 0,
+    cost: 0,
+    runId: null,
+  };
   const bySpec = new Map(o.games.map((g) => [g.id, g.spec]));
-  const run = newRun({ judge: o.judgeId, mode: 'batch', config: { refresh: o.refreshId, settings: o.settings, parser: o.parser }, planned: o.games.length, toPlay: 0, cost: 0 });
+  const run = newRun({
+    judge: o.judgeId,
+    mode: 'batch',
+    config: { refresh: o.refreshId, settings: o.settings, parser: o.parser },
+    planned: o.games.length,
+    toPlay: 0,
+    cost: 0,
+  });
 
   /**
    * A submission is recorded (status `submitting`, its game ids) before the upload, and gets the batch id
@@ -71,11 +91,17 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
     for (const row of orphans) {
       const remote = page.data.find((b) => b.metadata?.arena_submission === row.id);
       if (remote) {
-        await store.updateBatch(row.id, { id: remote.id, inputFileId: remote.input_file_id, status: 'submitted' });
+        await store.updateBatch(row.id, {
+          id: remote.id,
+          inputFileId: remote.input_file_id,
+          status: 'submitted',
+        });
         log(`[${o.judgeId}] recovered batch ${remote.id} of an interrupted submission`);
       } else {
         await store.deleteBatch(row.id);
-        log(`[${o.judgeId}] an interrupted submission never reached the server; its games will be submitted again`);
+        log(
+          `[${o.judgeId}] an interrupted submission never reached the server; its games will be submitted again`,
+        );
       }
     }
   };
@@ -101,7 +127,11 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
         const items: PlayItem[] = [];
         for (const line of text.split('\n')) {
           if (!line.trim()) continue;
-          const r = JSON.parse(line) as { custom_id: string; response?: { status_code: number; body: OpenAI.Chat.ChatCompletion } | null; error?: { message?: string } | null };
+          const r = JSON.parse(line) as {
+            custom_id: string;
+            response?: { status_code: number; body: OpenAI.Chat.ChatCompletion } | null;
+            error?: { message?: string } | null;
+          };
           const spec = bySpec.get(r.custom_id);
           if (!spec) continue; // its answers changed since it was submitted: no longer planned
           const body = r.response?.status_code === 200 ? r.response.body : undefined;
@@ -110,8 +140,14 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
           replies.set(
             r.custom_id,
             typeof reply === 'string'
-              ? { text: reply, ...(usage?.prompt_tokens != null ? { tokensIn: usage.prompt_tokens } : {}), ...(usage?.completion_tokens != null ? { tokensOut: usage.completion_tokens } : {}) }
-              : new Error(`[judge:openai-batch] ${r.error?.message ?? `HTTP ${r.response?.status_code ?? '?'}`} (batch ${b.id})`),
+              ? {
+                  text: reply,
+                  ...(usage?.prompt_tokens != null ? { tokensIn: usage.prompt_tokens } : {}),
+                  ...(usage?.completion_tokens != null ? { tokensOut: usage.completion_tokens } : {}),
+                }
+              : new Error(
+                  `[judge:openai-batch] ${r.error?.message ?? `HTTP ${r.response?.status_code ?? '?'}`} (batch ${b.id})`,
+                ),
           );
           items.push({ spec, id: r.custom_id });
         }
@@ -138,7 +174,11 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
       }
       const cost = (run.cost ?? 0) - before.cost;
       report.cost += cost;
-      await store.updateBatch(b.id, { status: remote.status === 'completed' ? 'imported' : remote.status, finishedAt: Date.now(), cost });
+      await store.updateBatch(b.id, {
+        status: remote.status === 'completed' ? 'imported' : remote.status,
+        finishedAt: Date.now(),
+        cost,
+      });
       log(`[${o.judgeId}] batch ${b.id} ${remote.status}: imported ${report.imported} games`);
     }
     return pending;
@@ -150,7 +190,9 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   const inFlight = new Set((await pendingRows()).flatMap((b) => b.gameIds));
   const stored = await o.store.existingGameIds(o.games.map((g) => g.id));
   const seen = new Set<string>();
-  const candidates = o.games.filter((g) => !stored.has(g.id) && !inFlight.has(g.id) && !seen.has(g.id) && seen.add(g.id));
+  const candidates = o.games.filter(
+    (g) => !stored.has(g.id) && !inFlight.has(g.id) && !seen.has(g.id) && seen.add(g.id),
+  );
   const todo = o.admit ? candidates.filter((g) => o.admit!(g.id, g.spec)) : candidates;
   report.skipped = candidates.length - todo.length;
   if (todo.length) {
@@ -159,20 +201,50 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
         custom_id: g.id,
         method: 'POST',
         url: '/v1/chat/completions',
-        body: { model: o.model, messages: [{ role: 'system', content: g.spec.systemPrompt }, { role: 'user', content: g.spec.userPrompt }], n: 1, temperature: o.settings.temperature, max_tokens: o.settings.maxTokens },
+        body: {
+          model: o.model,
+          messages: [
+            { role: 'system', content: g.spec.systemPrompt },
+            { role: 'user', content: g.spec.userPrompt },
+          ],
+          n: 1,
+          temperature: o.settings.temperature,
+          max_tokens: o.settings.maxTokens,
+        },
       }),
     );
     const submission = `submission-${randomUUID()}`;
-    await store.saveBatch({ id: submission, refreshId: o.refreshId, judge: o.judgeId, inputFileId: '', status: 'submitting', gameIds: todo.map((g) => g.id), createdAt: Date.now(), finishedAt: null, cost: null });
+    await store.saveBatch({
+      id: submission,
+      refreshId: o.refreshId,
+      judge: o.judgeId,
+      inputFileId: '',
+      status: 'submitting',
+      gameIds: todo.map((g) => g.id),
+      createdAt: Date.now(),
+      finishedAt: null,
+      cost: null,
+    });
     let batch: OpenAI.Batches.Batch;
     let file: OpenAI.Files.FileObject;
     try {
-      file = await client.files.create({ file: await toFile(Buffer.from(`${lines.join('\n')}\n`), `arena-${o.refreshId}.jsonl`), purpose: 'batch' });
-      batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { arena_refresh: o.refreshId, arena_submission: submission } });
+      file = await client.files.create({
+        file: await toFile(Buffer.from(`${lines.join('\n')}\n`), `arena-${o.refreshId}.jsonl`),
+        purpose: 'batch',
+      });
+      batch = await client.batches.create({
+        input_file_id: file.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+        metadata: { arena_refresh: o.refreshId, arena_submission: submission },
+      });
     } catch (e) {
       // an HTTP error answer means no batch was created; anything else (a dropped connection) is left to recovery
-      if (e instanceof OpenAI.APIError && e.status !== undefined && e.status < 500) await store.deleteBatch(submission);
-      throw new Error(`[ops:batch] ${o.judgeId}: submitting the batch failed: ${(e as Error).message}`, { cause: e });
+      if (e instanceof OpenAI.APIError && e.status !== undefined && e.status < 500)
+        await store.deleteBatch(submission);
+      throw new Error(`[ops:batch] ${o.judgeId}: submitting the batch failed: ${(e as Error).message}`, {
+        cause: e,
+      });
     }
     await store.updateBatch(submission, { id: batch.id, inputFileId: file.id, status: 'submitted' });
     report.submitted = todo.length;
@@ -181,8 +253,12 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   }
   const deadline = Date.now() + (o.waitS ?? 0) * 1000;
   while (pending && Date.now() < deadline && !o.signal?.aborted) {
-    log(`[${o.judgeId}] ${pending} games in pending batches; polling every ${o.pollS ?? 30} s for up to ${Math.ceil((deadline - Date.now()) / 1000)} s more`);
-    await new Promise((r) => setTimeout(r, Math.min((o.pollS ?? 30) * 1000, Math.max(0, deadline - Date.now()))));
+    log(
+      `[${o.judgeId}] ${pending} games in pending batches; polling every ${o.pollS ?? 30} s for up to ${Math.ceil((deadline - Date.now()) / 1000)} s more`,
+    );
+    await new Promise((r) =>
+      setTimeout(r, Math.min((o.pollS ?? 30) * 1000, Math.max(0, deadline - Date.now()))),
+    );
     pending = await pollOnce();
   }
   report.pending = pending;

@@ -26,31 +26,66 @@ export interface CheckpointsPlan {
   estCost: number;
 }
 
-export async function planCheckpoints(o: { store: Store; config: Loaded<CheckpointsConfig> }): Promise<CheckpointsPlan> {
+export async function planCheckpoints(o: {
+  store: Store;
+  config: Loaded<CheckpointsConfig>;
+}): Promise<CheckpointsPlan> {
   const c = o.config.config;
   const store = o.store;
-  const { bundle } = await readImport(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+  const { bundle } = await readImport(store, {
+    questions: c.questions,
+    references: c.references,
+    prompts: c.prompts,
+    answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))],
+  });
   const imported = pendingView(store, bundle);
-  const reader = pendingView(imported, { prompts: await missingRunPrompts(imported, 'pairwise-baseline', c.promptSet) });
+  const reader = pendingView(imported, {
+    prompts: await missingRunPrompts(imported, 'pairwise-baseline', c.promptSet),
+  });
   const withAnswers = c.checkpoints.filter((k) => k.answers);
   const models = withAnswers.map((k) => k.model ?? `${c.series}@${k.name}`);
   const lines: CheckpointsPlanLine[] = [];
   for (const j of c.judges) {
     // planning needs only the judge's id: nothing is called
-    const judge: JudgeProvider = { id: j.id, complete: () => Promise.reject(new Error('a dry run calls no judge')) };
+    const judge: JudgeProvider = {
+      id: j.id,
+      complete: () => Promise.reject(new Error('a dry run calls no judge')),
+    };
     const price = priceFor(j.id, { price: j.price });
-    const tokens = calibrate(await store.tokenTotals(j.id), { charsPerToken: c.estimate?.charsPerToken ?? 4, outputTokens: c.estimate?.outputTokens ?? c.settings.maxTokens });
+    const tokens = calibrate(await store.tokenTotals(j.id), {
+      charsPerToken: c.estimate?.charsPerToken ?? 4,
+      outputTokens: c.estimate?.outputTokens ?? c.settings.maxTokens,
+    });
     const { games } = models.length
-      ? await planRun({ store: reader, judge, mode: 'pairwise-baseline', models, baseline: c.baseline.model, ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings })
+      ? await planRun({
+          store: reader,
+          judge,
+          mode: 'pairwise-baseline',
+          models,
+          baseline: c.baseline.model,
+          ...(c.questionIds ? { questionIds: c.questionIds } : {}),
+          turns: c.turns,
+          ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+          referenceSource: c.referenceSource,
+          settings: c.settings,
+        })
       : { games: [] };
     const stored = await store.existingGameIds(games.map((g) => g.id));
     const todo = games.filter((g) => !stored.has(g.id));
-    lines.push({ ...planEstimate(j.id, games.length, stored.size, todo, tokens, price), price: { input: price.input, output: price.output } });
+    lines.push({
+      ...planEstimate(j.id, games.length, stored.size, todo, tokens, price),
+      price: { input: price.input, output: price.output },
+    });
   }
   return {
     series: c.series,
     baseline: c.baseline.model,
-    checkpoints: c.checkpoints.map((k) => ({ name: k.name, step: k.step, model: k.model ?? `${c.series}@${k.name}`, answers: k.answers ? 'file' : 'to generate' })),
+    checkpoints: c.checkpoints.map((k) => ({
+      name: k.name,
+      step: k.step,
+      model: k.model ?? `${c.series}@${k.name}`,
+      answers: k.answers ? 'file' : 'to generate',
+    })),
     lines,
     toPlay: lines.reduce((s, l) => s + l.toPlay, 0),
     estCost: lines.reduce((s, l) => s + l.estCost, 0),

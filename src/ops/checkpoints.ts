@@ -25,7 +25,17 @@ import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
 /** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
-export const CATEGORY_TEMPERATURES: Record<string, number> = { writing: 0.7, roleplay: 0.7, extraction: 0.0, math: 0.0, coding: 0.0, reasoning: 0.0, stem: 0.1, humanities: 0.1, 'arena-hard-200': 0.0 };
+export const CATEGORY_TEMPERATURES: Record<string, number> = {
+  writing: 0.7,
+  roleplay: 0.7,
+  extraction: 0.0,
+  math: 0.0,
+  coding: 0.0,
+  reasoning: 0.0,
+  stem: 0.1,
+  humanities: 0.1,
+  'arena-hard-200': 0.0,
+};
 export const DEFAULT_TEMPERATURE = 0.7;
 
 const Checkpoint = z
@@ -37,12 +47,16 @@ const Checkpoint = z
     /** answers in model_answer JSONL shape */
     answers: z.string().min(1).optional(),
     /** an OpenAI-compatible server serving this checkpoint */
-    endpoint: z.strictObject({ baseURL: z.url(), model: z.string().min(1), apiKeyEnv: z.string().optional() }).optional(),
+    endpoint: z
+      .strictObject({ baseURL: z.url(), model: z.string().min(1), apiKeyEnv: z.string().optional() })
+      .optional(),
     /** in-process through node-llama-cpp: a GGUF model, plus this checkpoint's LoRA adapter */
     gguf: z.string().min(1).optional(),
     lora: z.string().min(1).optional(),
   })
-  .refine((c) => [c.answers, c.endpoint, c.gguf].filter((x) => x !== undefined).length === 1, { message: 'give exactly one of answers, endpoint or gguf' });
+  .refine((c) => [c.answers, c.endpoint, c.gguf].filter((x) => x !== undefined).length === 1, {
+    message: 'give exactly one of answers, endpoint or gguf',
+  });
 
 export const CheckpointsConfig = z.strictObject({
   $comment: z.union([z.string(), z.array(z.string())]).optional(),
@@ -69,13 +83,23 @@ export const CheckpointsConfig = z.strictObject({
       seed: z.number().int().default(42),
     })
     .default({ maxTokens: 1024, concurrency: 4, temperatures: {}, threads: 1, contextSize: 2048, seed: 42 }),
-  settings: z.strictObject({ temperature: z.number().min(0).max(2).default(0), maxTokens: z.number().int().positive().default(2048) }).default({ temperature: 0, maxTokens: 2048 }),
+  settings: z
+    .strictObject({
+      temperature: z.number().min(0).max(2).default(0),
+      maxTokens: z.number().int().positive().default(2048),
+    })
+    .default({ temperature: 0, maxTokens: 2048 }),
   promptSet: z.string().optional(),
   referenceSource: z.string().default(DEFAULT_REFERENCE_SOURCE),
   parser: z.enum(['last', 'fastchat']).default('last'),
   budget: z.strictObject({ maxUsd: z.number().nonnegative() }).optional(),
   /** the dry run's cost estimate before a judge has stored games: characters per input token, output tokens per game (default: settings.maxTokens) */
-  estimate: z.strictObject({ charsPerToken: z.number().positive().default(4), outputTokens: z.number().positive().optional() }).optional(),
+  estimate: z
+    .strictObject({
+      charsPerToken: z.number().positive().default(4),
+      outputTokens: z.number().positive().optional(),
+    })
+    .optional(),
   /** where the win-rate chart (SVG) is written */
   chart: z.string().min(1).optional(),
   /** bootstrap resamples for the intervals */
@@ -101,7 +125,8 @@ export function loadCheckpointsConfig(file: string) {
   return l;
 }
 
-const modelOf = (c: CheckpointsConfig, k: CheckpointsConfig['checkpoints'][number]) => k.model ?? `${c.series}@${k.name}`;
+const modelOf = (c: CheckpointsConfig, k: CheckpointsConfig['checkpoints'][number]) =>
+  k.model ?? `${c.series}@${k.name}`;
 
 export function temperatureFor(category: string, overrides: Record<string, number> = {}): number {
   return overrides[category] ?? CATEGORY_TEMPERATURES[category] ?? DEFAULT_TEMPERATURE;
@@ -119,7 +144,9 @@ export interface CheckpointsOptions {
 }
 
 /** Generate what is missing (answers are stored one question at a time, so a rerun resumes), then judge. */
-export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated: number; played: number; failed: number; cost: number; skipped: number }> {
+export async function runCheckpoints(
+  o: CheckpointsOptions,
+): Promise<{ generated: number; played: number; failed: number; cost: number; skipped: number }> {
   const log = o.log ?? (() => {});
   const c = o.config.config;
   for (const j of c.judges) apiKeyOf(j, process.env); // a missing key is said before anything is generated
@@ -130,7 +157,12 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
   setMaxListeners(0, o.signal!);
   const store = o.store;
   let generated = 0;
-  await importFiles(store, { questions: c.questions, references: c.references, prompts: c.prompts, answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))] });
+  await importFiles(store, {
+    questions: c.questions,
+    references: c.references,
+    prompts: c.prompts,
+    answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))],
+  });
   await ensureRunPrompts(store, ['pairwise-baseline'], c.promptSet);
   let questions: Question[] = await store.listQuestions();
   if (c.questionIds) questions = questions.filter((q) => c.questionIds!.includes(q.id));
@@ -139,22 +171,68 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
     const model = modelOf(c, k);
     if (k.answers) {
       const fileModel = k.answers.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '');
-      if (fileModel !== model) throw new ArenaError(`[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`);
-      await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation: { kind: 'imported', file: k.answers } });
+      if (fileModel !== model)
+        throw new ArenaError(
+          `[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`,
+        );
+      await store.saveCheckpoint({
+        series: c.series,
+        name: k.name,
+        step: k.step,
+        model,
+        baseline: c.baseline.model,
+        generation: { kind: 'imported', file: k.answers },
+      });
       continue;
     }
-    const temperatures = Object.fromEntries([...new Set(questions.map((q) => q.category))].sort().map((cat) => [cat, temperatureFor(cat, c.generation.temperatures)]));
+    const temperatures = Object.fromEntries(
+      [...new Set(questions.map((q) => q.category))]
+        .sort()
+        .map((cat) => [cat, temperatureFor(cat, c.generation.temperatures)]),
+    );
     const generation: CheckpointGeneration = k.endpoint
-      ? { kind: 'openai', baseURL: k.endpoint.baseURL, model: k.endpoint.model, maxTokens: c.generation.maxTokens, temperatures }
-      : { kind: 'llama-cpp', gguf: k.gguf!, lora: k.lora ?? null, maxTokens: c.generation.maxTokens, seed: c.generation.seed, temperatures };
-    await store.saveCheckpoint({ series: c.series, name: k.name, step: k.step, model, baseline: c.baseline.model, generation });
+      ? {
+          kind: 'openai',
+          baseURL: k.endpoint.baseURL,
+          model: k.endpoint.model,
+          maxTokens: c.generation.maxTokens,
+          temperatures,
+        }
+      : {
+          kind: 'llama-cpp',
+          gguf: k.gguf!,
+          lora: k.lora ?? null,
+          maxTokens: c.generation.maxTokens,
+          seed: c.generation.seed,
+          temperatures,
+        };
+    await store.saveCheckpoint({
+      series: c.series,
+      name: k.name,
+      step: k.step,
+      model,
+      baseline: c.baseline.model,
+      generation,
+    });
     const have = new Set((await store.listAnswers([model])).map((a) => a.questionId));
     const todo = questions.filter((q) => !have.has(q.id));
     if (!todo.length) continue;
     log(`${k.name}: generating answers to ${todo.length} questions (${generation.kind})`);
     const gen = k.endpoint
-      ? openaiGenerator({ baseURL: k.endpoint.baseURL, model: k.endpoint.model, apiKey: (k.endpoint.apiKeyEnv && process.env[k.endpoint.apiKeyEnv]) || undefined, maxTokens: c.generation.maxTokens })
-      : await llamaCppGenerator({ gguf: k.gguf!, lora: k.lora, maxTokens: c.generation.maxTokens, threads: c.generation.threads, contextSize: c.generation.contextSize, seed: c.generation.seed });
+      ? openaiGenerator({
+          baseURL: k.endpoint.baseURL,
+          model: k.endpoint.model,
+          apiKey: (k.endpoint.apiKeyEnv && process.env[k.endpoint.apiKeyEnv]) || undefined,
+          maxTokens: c.generation.maxTokens,
+        })
+      : await llamaCppGenerator({
+          gguf: k.gguf!,
+          lora: k.lora,
+          maxTokens: c.generation.maxTokens,
+          threads: c.generation.threads,
+          contextSize: c.generation.contextSize,
+          seed: c.generation.seed,
+        });
     try {
       const limit = pLimit(gen.concurrency ?? c.generation.concurrency);
       let done = 0;
@@ -164,9 +242,17 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
             if (o.signal?.aborted) return;
             const temperature = temperatureFor(q.category, c.generation.temperatures);
             const replies: string[] = [];
-            for (let i = 0; i < Math.min(q.turns.length, maxTurn); i++) replies.push(await gen.generate(q.turns.slice(0, i + 1), replies, temperature));
-            const a: Answer = { model, questionId: q.id, turns: replies, answerId: `${c.series}@${k.name}:t=${temperature}` };
-            await store.importBundle({ answers: [{ source: `generated:${c.series}@${k.name}`, items: [a] }] });
+            for (let i = 0; i < Math.min(q.turns.length, maxTurn); i++)
+              replies.push(await gen.generate(q.turns.slice(0, i + 1), replies, temperature));
+            const a: Answer = {
+              model,
+              questionId: q.id,
+              turns: replies,
+              answerId: `${c.series}@${k.name}:t=${temperature}`,
+            };
+            await store.importBundle({
+              answers: [{ source: `generated:${c.series}@${k.name}`, items: [a] }],
+            });
             generated++;
             o.onProgress?.({ stage: `generate ${k.name}`, done: ++done, total: todo.length });
           }),
@@ -186,9 +272,14 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
   let skipped = 0;
   for (const j of c.judges) {
     if (o.signal?.aborted) break;
-    const judge = await o.judges(j, { onAuthFailure: (e) => ((refused = e), setImmediate(() => authStop.abort(e))) });
+    const judge = await o.judges(j, {
+      onAuthFailure: (e) => ((refused = e), setImmediate(() => authStop.abort(e))),
+    });
     const price = priceFor(judge.id, { price: j.price });
-    const tokens = calibrate(await store.tokenTotals(judge.id), { charsPerToken: 4, outputTokens: c.settings.maxTokens });
+    const tokens = calibrate(await store.tokenTotals(judge.id), {
+      charsPerToken: 4,
+      outputTokens: c.settings.maxTokens,
+    });
     try {
       const r = await runTournament({
         store,
@@ -206,7 +297,8 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<{ generated
         costOf: (tin, tout) => costOf(price, tin, tout),
         ...(budget ? { budget: budget.gate((_id, spec) => estimateCost(spec, tokens, price)) } : {}),
         ...(o.signal ? { signal: o.signal } : {}),
-        onProgress: (p: RunProgress) => o.onProgress?.({ stage: `judge ${judge.id}`, done: p.done + p.failed, total: p.total }),
+        onProgress: (p: RunProgress) =>
+          o.onProgress?.({ stage: `judge ${judge.id}`, done: p.done + p.failed, total: p.total }),
       });
       played += r.played;
       failed += r.failed;
@@ -230,7 +322,11 @@ export interface CheckpointsReport {
 }
 
 /** The report from what is stored: per judge and checkpoint, win rate vs the baseline and paired differences. */
-export async function checkpointsReport(o: { store: Store; judges: OpenJudge; config: Loaded<CheckpointsConfig> }): Promise<CheckpointsReport> {
+export async function checkpointsReport(o: {
+  store: Store;
+  judges: OpenJudge;
+  config: Loaded<CheckpointsConfig>;
+}): Promise<CheckpointsReport> {
   const c = o.config.config;
   const store = o.store;
   const stored = await store.listCheckpoints(c.series);
@@ -243,7 +339,10 @@ export async function checkpointsReport(o: { store: Store; judges: OpenJudge; co
   for (const j of c.judges) {
     const judge = j.id.startsWith('llama-cpp/') ? await judgeIdOf(o.judges, j) : j.id;
     const { outcomes } = await judgeData(store, judge);
-    byJudge.push({ judge, outcomes: outcomes.filter((x) => c.turns.includes(x.turn) && (!qs || qs.has(x.questionId))) });
+    byJudge.push({
+      judge,
+      outcomes: outcomes.filter((x) => c.turns.includes(x.turn) && (!qs || qs.has(x.questionId))),
+    });
   }
   const { rows, best } = seriesReport(byJudge, infos, c.baseline.model, { resamples: c.resamples });
   return { series: c.series, baseline: c.baseline.model, checkpoints: infos, rows, best };
@@ -260,7 +359,10 @@ async function judgeIdOf(open: OpenJudge, j: JudgeConfig): Promise<string> {
 }
 
 /** Win rate against step, one line per judge with its interval as a band (the site draws the same chart). */
-export async function renderChart(report: CheckpointsReport, o: { width?: number; height?: number } = {}): Promise<string> {
+export async function renderChart(
+  report: CheckpointsReport,
+  o: { width?: number; height?: number } = {},
+): Promise<string> {
   return checkpointChart(report, { title: true, ...o });
 }
 

@@ -28,7 +28,11 @@ export type JudgeConfig = z.infer<typeof JudgeConfig>;
 
 const ModeConfig = z.discriminatedUnion('mode', [
   z.strictObject({ mode: z.literal('pairwise-all'), models: z.array(z.string().min(1)).optional() }),
-  z.strictObject({ mode: z.literal('pairwise-baseline'), baseline: z.string().min(1), models: z.array(z.string().min(1)).optional() }),
+  z.strictObject({
+    mode: z.literal('pairwise-baseline'),
+    baseline: z.string().min(1),
+    models: z.array(z.string().min(1)).optional(),
+  }),
   z.strictObject({ mode: z.literal('single'), models: z.array(z.string().min(1)).optional() }),
 ]);
 
@@ -47,18 +51,35 @@ export const RefreshConfig = z.strictObject({
   questionIds: z.array(z.number().int()).optional(),
   turns: z.array(z.number().int().min(1).max(2)).default([1, 2]),
   judges: z.array(JudgeConfig).min(1),
-  modes: z.array(ModeConfig).min(1).default([{ mode: 'pairwise-all' }]),
+  modes: z
+    .array(ModeConfig)
+    .min(1)
+    .default([{ mode: 'pairwise-all' }]),
   promptSet: z.string().optional(),
   referenceSource: z.string().default(DEFAULT_REFERENCE_SOURCE),
   parser: z.enum(['last', 'fastchat']).default('last'),
-  settings: z.strictObject({ temperature: z.number().min(0).max(2).default(0), maxTokens: z.number().int().positive().default(2048) }).default({ temperature: 0, maxTokens: 2048 }),
+  settings: z
+    .strictObject({
+      temperature: z.number().min(0).max(2).default(0),
+      maxTokens: z.number().int().positive().default(2048),
+    })
+    .default({ temperature: 0, maxTokens: 2048 }),
   /** how the dry run estimates tokens before any game of a judge is stored (then: calibrated from its stored games) */
-  estimate: z.strictObject({ charsPerToken: z.number().positive().default(4), outputTokens: z.number().int().positive().optional() }).default({ charsPerToken: 4 }),
+  estimate: z
+    .strictObject({
+      charsPerToken: z.number().positive().default(4),
+      outputTokens: z.number().int().positive().optional(),
+    })
+    .default({ charsPerToken: 4 }),
   /** a hard cap on what one refresh may spend, in USD */
   budget: z.strictObject({ maxUsd: z.number().nonnegative() }).optional(),
   /** degraded when a judge's rate rises by more than this vs the last refresh that measured it */
   health: z
-    .strictObject({ maxErrorRateJump: z.number().min(0).max(1).default(0.1), maxInconsistencyJump: z.number().min(0).max(1).default(0.15), minGames: z.number().int().positive().default(10) })
+    .strictObject({
+      maxErrorRateJump: z.number().min(0).max(1).default(0.1),
+      maxInconsistencyJump: z.number().min(0).max(1).default(0.15),
+      minGames: z.number().int().positive().default(10),
+    })
     .default({ maxErrorRateJump: 0.1, maxInconsistencyJump: 0.15, minGames: 10 }),
   /** the drift canary: these matches are re-judged on every refresh and compared with the last time */
   canary: z
@@ -75,7 +96,13 @@ export const RefreshConfig = z.strictObject({
       /** copy the database here atomically (VACUUM INTO + rename) for `arena serve --db` */
       sqlite: z.string().min(1).optional(),
       /** push the database to the site's D1 through `arena publish` (wrangler d1 execute) */
-      d1: z.strictObject({ database: z.string().min(1).default('mt-arena'), remote: z.boolean().default(false), persistTo: z.string().optional() }).optional(),
+      d1: z
+        .strictObject({
+          database: z.string().min(1).default('mt-arena'),
+          remote: z.boolean().default(false),
+          persistTo: z.string().optional(),
+        })
+        .optional(),
       /** run this command (in the config file's directory) after a refresh that was not interrupted; ARENA_DB names the database, ARENA_REFRESH_ID the refresh */
       command: z.array(z.string()).min(1).optional(),
     })
@@ -96,7 +123,11 @@ export function loadJsonConfig<S extends z.ZodType>(file: string, schema: S): Lo
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ArenaError(`${file}: cannot read the config (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file }, { cause: e });
+    throw new ArenaError(
+      `${file}: cannot read the config (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      { file },
+      { cause: e },
+    );
   }
   let raw: unknown;
   try {
@@ -110,17 +141,25 @@ export function loadJsonConfig<S extends z.ZodType>(file: string, schema: S): Lo
       } catch (x) {
         if (typeof x === 'number') line = x;
       }
-    throw new ArenaError(`${file}${line ? `:${line}` : ''}: not valid JSON: ${(e as Error).message}`, { file, ...(line ? { line } : {}) });
+    throw new ArenaError(`${file}${line ? `:${line}` : ''}: not valid JSON: ${(e as Error).message}`, {
+      file,
+      ...(line ? { line } : {}),
+    });
   }
   const r = schema.safeParse(raw);
   if (!r.success) {
     const lines = jsonLines(text);
     const msgs = issueLines(r.error, (path) => {
       let line: number | undefined;
-      for (let n = path.length; n >= 0 && line === undefined; n--) line = lines.get(JSON.stringify(path.slice(0, n)));
+      for (let n = path.length; n >= 0 && line === undefined; n--)
+        line = lines.get(JSON.stringify(path.slice(0, n)));
       return { at: `${file}${line ? `:${line}` : ''}`, field: fieldPath(path), ...(line ? { line } : {}) };
     });
-    throw new ArenaError(msgs.map(formatIssueLine).join('\n'), { file, ...(msgs[0]!.line ? { line: msgs[0]!.line } : {}), field: msgs[0]!.field! });
+    throw new ArenaError(msgs.map(formatIssueLine).join('\n'), {
+      file,
+      ...(msgs[0]!.line ? { line: msgs[0]!.line } : {}),
+      field: msgs[0]!.field!,
+    });
   }
   return { file, text, config: r.data };
 }

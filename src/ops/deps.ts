@@ -9,7 +9,10 @@ import type { JudgeConfig } from './config.ts';
  * openJudge); the job closes what it opens. `onAuthFailure`: the job's reaction to the first 401/403;
  * `planOnly`: the judge is only planned with (a missing key is no error).
  */
-export type OpenJudge = (j: JudgeConfig, o?: { onAuthFailure?: (e: JudgeCallError) => void; planOnly?: boolean }) => Promise<JudgeProvider>;
+export type OpenJudge = (
+  j: JudgeConfig,
+  o?: { onAuthFailure?: (e: JudgeCallError) => void; planOnly?: boolean },
+) => Promise<JudgeProvider>;
 
 /** Publishing targets that work on the database file itself rather than through the Store. */
 export interface Publisher {

@@ -17,13 +17,25 @@ export interface JudgeHealth {
 }
 
 /** What health reads of a game (Store.gamesOfRuns returns it). */
-export type HealthGame = Pick<GameVerdictRow, 'questionId' | 'turn' | 'model1' | 'model2' | 'order' | 'verdict'>;
+export type HealthGame = Pick<
+  GameVerdictRow,
+  'questionId' | 'turn' | 'model1' | 'model2' | 'order' | 'verdict'
+>;
 
 export function judgeHealth(games: HealthGame[], failed: number, minGames: number): JudgeHealth {
   const pair = games.filter((g) => g.model2 !== null);
   const unparsable = games.filter((g) => g.verdict === 'error').length;
   const calls = games.length + failed;
-  const outcomes = outcomesFromGames(pair.map((g) => ({ questionId: g.questionId, turn: g.turn, model1: g.model1, model2: g.model2!, order: g.order, verdict: g.verdict as Verdict }))).filter((o) => o.outcome !== 'error');
+  const outcomes = outcomesFromGames(
+    pair.map((g) => ({
+      questionId: g.questionId,
+      turn: g.turn,
+      model1: g.model1,
+      model2: g.model2!,
+      order: g.order,
+      verdict: g.verdict as Verdict,
+    })),
+  ).filter((o) => o.outcome !== 'error');
   const inconsistent = outcomes.filter((o) => o.outcome === 'inconsistent').length;
   return {
     played: games.length,
@@ -37,13 +49,30 @@ export function judgeHealth(games: HealthGame[], failed: number, minGames: numbe
 }
 
 /** Reasons a judge is degraded: a rate rose by more than its bound over the last measured value. */
-export function healthJumps(judge: string, now: JudgeHealth, before: { errorRate: number | null; inconsistencyRate: number | null }, bounds: { maxErrorRateJump: number; maxInconsistencyJump: number }): string[] {
+export function healthJumps(
+  judge: string,
+  now: JudgeHealth,
+  before: { errorRate: number | null; inconsistencyRate: number | null },
+  bounds: { maxErrorRateJump: number; maxInconsistencyJump: number },
+): string[] {
   const out: string[] = [];
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  if (now.errorRate !== null && before.errorRate !== null && now.errorRate - before.errorRate > bounds.maxErrorRateJump)
-    out.push(`${judge}: error rate ${pct(before.errorRate)} -> ${pct(now.errorRate)} (bound +${pct(bounds.maxErrorRateJump)})`);
-  if (now.inconsistencyRate !== null && before.inconsistencyRate !== null && now.inconsistencyRate - before.inconsistencyRate > bounds.maxInconsistencyJump)
-    out.push(`${judge}: inconsistency rate ${pct(before.inconsistencyRate)} -> ${pct(now.inconsistencyRate)} (bound +${pct(bounds.maxInconsistencyJump)})`);
+  if (
+    now.errorRate !== null &&
+    before.errorRate !== null &&
+    now.errorRate - before.errorRate > bounds.maxErrorRateJump
+  )
+    out.push(
+      `${judge}: error rate ${pct(before.errorRate)} -> ${pct(now.errorRate)} (bound +${pct(bounds.maxErrorRateJump)})`,
+    );
+  if (
+    now.inconsistencyRate !== null &&
+    before.inconsistencyRate !== null &&
+    now.inconsistencyRate - before.inconsistencyRate > bounds.maxInconsistencyJump
+  )
+    out.push(
+      `${judge}: inconsistency rate ${pct(before.inconsistencyRate)} -> ${pct(now.inconsistencyRate)} (bound +${pct(bounds.maxInconsistencyJump)})`,
+    );
   return out;
 }
 
@@ -64,10 +93,12 @@ export interface Drift {
 
 /** Compare this refresh's anchor verdicts with the most recent earlier canary of the same judge. */
 export function canaryDrift(games: CanaryGame[], nonce: string): Drift {
-  const slot = (g: CanaryGame) => [g.questionId, g.turn, g.model1, g.model2, g.order, g.promptName].join('\u0000');
+  const slot = (g: CanaryGame) =>
+    [g.questionId, g.turn, g.model1, g.model2, g.order, g.promptName].join('\u0000');
   const now = new Map(games.filter((g) => g.nonce === nonce).map((g) => [slot(g), g.verdict]));
   const latest = new Map<string, number>();
-  for (const g of games) if (g.nonce !== nonce) latest.set(g.nonce, Math.max(latest.get(g.nonce) ?? 0, g.createdAt));
+  for (const g of games)
+    if (g.nonce !== nonce) latest.set(g.nonce, Math.max(latest.get(g.nonce) ?? 0, g.createdAt));
   const against = [...latest].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   if (!against) return { against: null, compared: 0, changed: 0, changeRate: null };
   let compared = 0;

@@ -26,8 +26,17 @@ const LOCAL = new Set(['mock', 'llama-cpp']);
 export function priceFor(judgeId: string, o: { price?: Price | undefined; batch?: boolean } = {}): Price {
   const [provider, ...rest] = judgeId.split('/');
   const model = rest.join('/');
-  let p = o.price ?? (LOCAL.has(provider!) ? { input: 0, output: 0 } : provider === 'openai' ? OPENAI_PRICES[model] : undefined);
-  if (!p) throw new ArenaError(`[ops:prices] no price known for judge "${judgeId}": give one in the config as judges[].price = { "input": USD per 1M tokens, "output": ... }`);
+  let p =
+    o.price ??
+    (LOCAL.has(provider!)
+      ? { input: 0, output: 0 }
+      : provider === 'openai'
+        ? OPENAI_PRICES[model]
+        : undefined);
+  if (!p)
+    throw new ArenaError(
+      `[ops:prices] no price known for judge "${judgeId}": give one in the config as judges[].price = { "input": USD per 1M tokens, "output": ... }`,
+    );
   if (o.batch) p = { input: p.input / 2, output: p.output / 2 };
   return p;
 }
@@ -52,16 +61,33 @@ export interface TokenModel {
 }
 
 /** From the totals of a judge's stored games with token counts (Store.tokenTotals). */
-export function calibrate(totals: { games: number; chars: number; tokensIn: number; tokensOut: number }, fallback: { charsPerToken: number; outputTokens: number }): TokenModel {
+export function calibrate(
+  totals: { games: number; chars: number; tokensIn: number; tokensOut: number },
+  fallback: { charsPerToken: number; outputTokens: number },
+): TokenModel {
   if (!totals.games || !totals.tokensIn) return { ...fallback, basis: 'config' };
-  return { charsPerToken: totals.chars / totals.tokensIn, outputTokens: totals.tokensOut / totals.games, basis: `calibrated from ${totals.games} stored games` };
+  return {
+    charsPerToken: totals.chars / totals.tokensIn,
+    outputTokens: totals.tokensOut / totals.games,
+    basis: `calibrated from ${totals.games} stored games`,
+  };
 }
 
-export function estimateTokens(spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>, m: TokenModel): { tokensIn: number; tokensOut: number } {
-  return { tokensIn: Math.ceil((spec.systemPrompt.length + spec.userPrompt.length) / m.charsPerToken), tokensOut: m.outputTokens };
+export function estimateTokens(
+  spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>,
+  m: TokenModel,
+): { tokensIn: number; tokensOut: number } {
+  return {
+    tokensIn: Math.ceil((spec.systemPrompt.length + spec.userPrompt.length) / m.charsPerToken),
+    tokensOut: m.outputTokens,
+  };
 }
 
-export function estimateCost(spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>, m: TokenModel, price: Price): number {
+export function estimateCost(
+  spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>,
+  m: TokenModel,
+  price: Price,
+): number {
   const t = estimateTokens(spec, m);
   return (t.tokensIn * price.input + t.tokensOut * price.output) / 1e6;
 }
@@ -80,7 +106,14 @@ export interface PlanEstimate {
   basis: string;
 }
 
-export function planEstimate(judge: string, planned: number, stored: number, todo: { spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'> }[], m: TokenModel, price: Price): PlanEstimate {
+export function planEstimate(
+  judge: string,
+  planned: number,
+  stored: number,
+  todo: { spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'> }[],
+  m: TokenModel,
+  price: Price,
+): PlanEstimate {
   let tokensIn = 0;
   let tokensOut = 0;
   let cost = 0;
@@ -90,7 +123,16 @@ export function planEstimate(judge: string, planned: number, stored: number, tod
     tokensOut += t.tokensOut;
     cost += estimateCost(g.spec, m, price);
   }
-  return { judge, planned, stored, toPlay: todo.length, estTokensIn: tokensIn, estTokensOut: Math.round(tokensOut), estCost: cost, basis: m.basis };
+  return {
+    judge,
+    planned,
+    stored,
+    toPlay: todo.length,
+    estTokensIn: tokensIn,
+    estTokensOut: Math.round(tokensOut),
+    estCost: cost,
+    basis: m.basis,
+  };
 }
 
 /**

@@ -19,7 +19,16 @@ import { resolvePath, type JudgeConfig, type Loaded, type RefreshConfig } from '
 import type { OpenJudge, Publisher } from './deps.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
 import type { BatchReport } from './batch.ts';
-import { Budget, calibrate, costOf, estimateCost, planEstimate, priceFor, type PlanEstimate, type TokenModel } from './prices.ts';
+import {
+  Budget,
+  calibrate,
+  costOf,
+  estimateCost,
+  planEstimate,
+  priceFor,
+  type PlanEstimate,
+  type TokenModel,
+} from './prices.ts';
 
 /** Exit codes a cron job or CI can act on (0 ok; 1 is a usage or config error, from the CLI). */
 export const EXIT = { ok: 0, failed: 2, degraded: 3, budget: 4, interrupted: 130 } as const;
@@ -55,7 +64,16 @@ export interface RefreshSummary {
   imported: { answers: number; newModels: string[]; changedAnswers: number; questions: number };
   plan: PlanLine[];
   estCost: number;
-  runs: { id: string; judge: string; mode: string; played: number; failed: number; skipped: number; cost: number | null; status: string }[];
+  runs: {
+    id: string;
+    judge: string;
+    mode: string;
+    played: number;
+    failed: number;
+    skipped: number;
+    cost: number | null;
+    status: string;
+  }[];
   played: number;
   failed: number;
   skipped: number;
@@ -74,7 +92,12 @@ export interface RefreshSummary {
 export function answerFiles(paths: string[]): string[] {
   return paths.flatMap((p) => {
     if (!existsSync(p)) throw new ArenaError(`${p}: no such answer file or directory`, { file: p });
-    return statSync(p).isDirectory() ? readdirSync(p).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(p, f)) : [p];
+    return statSync(p).isDirectory()
+      ? readdirSync(p)
+          .filter((f) => f.endsWith('.jsonl'))
+          .sort()
+          .map((f) => join(p, f))
+      : [p];
   });
 }
 
@@ -83,7 +106,13 @@ interface JudgePlan {
   judge: JudgeProvider;
   tokens: TokenModel;
   price: ReturnType<typeof priceFor>;
-  modes: { mode: Mode; models: string[]; baseline?: string; games: { spec: GameSpec; id: string }[]; toPlay: number }[];
+  modes: {
+    mode: Mode;
+    models: string[];
+    baseline?: string;
+    games: { spec: GameSpec; id: string }[];
+    toPlay: number;
+  }[];
 }
 
 export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
@@ -110,10 +139,13 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   try {
     if (!o.dryRun) {
       const stale = await store.markRefreshesInterrupted();
-      if (stale) log(`${stale} earlier refresh(es) had been killed; marked interrupted (their stored games are kept)`);
+      if (stale)
+        log(`${stale} earlier refresh(es) had been killed; marked interrupted (their stored games are kept)`);
     }
     // 1. import: upserts; a changed answer has new content, hence new game ids
-    const before = new Map((await store.listAnswers()).map((a) => [`${a.model}\u0000${a.questionId}`, JSON.stringify(a.turns)]));
+    const before = new Map(
+      (await store.listAnswers()).map((a) => [`${a.model}\u0000${a.questionId}`, JSON.stringify(a.turns)]),
+    );
     const oldModels = new Set(await store.listModels());
     const sources = { questions: c.questions, references: c.references, prompts: c.prompts, answers: files };
     let reader: StoreReader = store;
@@ -127,28 +159,52 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     }).length;
     // planning reads only: the shipped prompts the modes (and the canary) need are imported here
     const runModes = [...c.modes.map((m) => m.mode), ...(c.canary ? ['pairwise-all' as const] : [])];
-    if (o.dryRun) for (const mode of new Set(runModes)) reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, c.promptSet) });
+    if (o.dryRun)
+      for (const mode of new Set(runModes))
+        reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, c.promptSet) });
     else await ensureRunPrompts(store, runModes, c.promptSet);
     const fileModels = files.map(modelFromFile);
     const models = c.models ?? [...new Set(fileModels)].sort();
     const newModels = models.filter((m) => !oldModels.has(m));
-    log(`${o.dryRun ? 'would import' : 'imported'} ${counts.answers} answers of ${fileModels.length} models (${newModels.length} new: ${newModels.join(', ') || '-'}; ${changedAnswers} changed answers)`);
+    log(
+      `${o.dryRun ? 'would import' : 'imported'} ${counts.answers} answers of ${fileModels.length} models (${newModels.length} new: ${newModels.join(', ') || '-'}; ${changedAnswers} changed answers)`,
+    );
 
     // 2. plan every judge x mode; estimate what the games to play will cost
     const plan: PlanLine[] = [];
     for (const j of c.judges) {
       const judge = await o.judges(j, { onAuthFailure, planOnly: !!o.dryRun });
       const price = priceFor(judge.id, { price: j.price, batch: j.batch });
-      const tokens = calibrate(await store.tokenTotals(judge.id), { charsPerToken: c.estimate.charsPerToken, outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens });
+      const tokens = calibrate(await store.tokenTotals(judge.id), {
+        charsPerToken: c.estimate.charsPerToken,
+        outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens,
+      });
       const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
       judges.push(jp);
       for (const m of c.modes) {
         const mModels = m.models ?? models;
         const baseline = m.mode === 'pairwise-baseline' ? m.baseline : undefined;
-        const { games } = await planRun({ store: reader, judge, mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings });
+        const { games } = await planRun({
+          store: reader,
+          judge,
+          mode: m.mode,
+          models: mModels,
+          ...(baseline ? { baseline } : {}),
+          ...(c.questionIds ? { questionIds: c.questionIds } : {}),
+          turns: c.turns,
+          ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+          referenceSource: c.referenceSource,
+          settings: c.settings,
+        });
         const stored = await store.existingGameIds(games.map((g) => g.id));
         const todo = uniq(games.filter((g) => !stored.has(g.id)));
-        jp.modes.push({ mode: m.mode, models: mModels, ...(baseline ? { baseline } : {}), games, toPlay: todo.length });
+        jp.modes.push({
+          mode: m.mode,
+          models: mModels,
+          ...(baseline ? { baseline } : {}),
+          games,
+          toPlay: todo.length,
+        });
         plan.push(planLine(judge.id, m.mode, games.length, games.length - todo.length, todo, tokens, price));
       }
       if (c.canary) {
@@ -157,13 +213,43 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       }
     }
     const estCost = plan.reduce((s, p) => s + p.estCost, 0);
-    const base = { id, imported: { answers: counts.answers, newModels, changedAnswers, questions: counts.questions }, plan, estCost };
+    const base = {
+      id,
+      imported: { answers: counts.answers, newModels, changedAnswers, questions: counts.questions },
+      plan,
+      estCost,
+    };
     if (o.dryRun) {
       const toPlay = plan.reduce((s, p) => s + p.toPlay, 0);
       const line = `refresh dry run: ${toPlay} games to play, estimated $${estCost.toFixed(4)}${c.budget ? ` (budget $${c.budget.maxUsd})` : ''}; nothing was changed`;
-      return { ...base, status: 'dry-run', exitCode: EXIT.ok, runs: [], played: 0, failed: 0, skipped: 0, cost: 0, judges: {}, drift: {}, degraded: [], batches: [], published: [], seconds: (Date.now() - t0) / 1000, line };
+      return {
+        ...base,
+        status: 'dry-run',
+        exitCode: EXIT.ok,
+        runs: [],
+        played: 0,
+        failed: 0,
+        skipped: 0,
+        cost: 0,
+        judges: {},
+        drift: {},
+        degraded: [],
+        batches: [],
+        published: [],
+        seconds: (Date.now() - t0) / 1000,
+        line,
+      };
     }
-    const record: RefreshRecord = { id, startedAt: t0, finishedAt: null, status: 'running', config: { file: configFile, config: JSON.parse(text) }, summary: base, degraded: null, cost: 0 };
+    const record: RefreshRecord = {
+      id,
+      startedAt: t0,
+      finishedAt: null,
+      status: 'running',
+      config: { file: configFile, config: JSON.parse(text) },
+      summary: base,
+      degraded: null,
+      cost: 0,
+    };
     await store.saveRefresh(record);
 
     try {
@@ -184,30 +270,87 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),
           onProgress: (p) => o.onProgress?.({ ...p, judge: jp.judge.id }),
         });
-        runs.push({ id: r.id, judge: jp.judge.id, mode, played: r.played, failed: r.failed, skipped: r.skipped, cost: r.cost ?? null, status: r.status });
-        if (r.errors.length && !refused) for (const e of r.errors.slice(0, 3)) log(`[${jp.judge.id}] failed: ${e}`);
+        runs.push({
+          id: r.id,
+          judge: jp.judge.id,
+          mode,
+          played: r.played,
+          failed: r.failed,
+          skipped: r.skipped,
+          cost: r.cost ?? null,
+          status: r.status,
+        });
+        if (r.errors.length && !refused)
+          for (const e of r.errors.slice(0, 3)) log(`[${jp.judge.id}] failed: ${e}`);
         return r;
       };
       for (const jp of judges) {
         if (o.signal?.aborted) break;
-        const common = { store, judge: jp.judge, ...(c.questionIds ? { questionIds: c.questionIds } : {}), turns: c.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: c.settings };
+        const common = {
+          store,
+          judge: jp.judge,
+          ...(c.questionIds ? { questionIds: c.questionIds } : {}),
+          turns: c.turns,
+          ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+          referenceSource: c.referenceSource,
+          settings: c.settings,
+        };
         if (jp.cfg.batch) {
           const { runBatches } = await import('./batch.ts');
           const baseURL = jp.cfg.baseURL;
           const apiKey = apiKeyOf(jp.cfg, env);
           const games = jp.modes.flatMap((m) => m.games);
           const gate = budget?.gate((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
-          const b = await runBatches({ store, judgeId: jp.judge.id, model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1), ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}), games, settings: c.settings, parser: c.parser, price: jp.price, refreshId: id, ...(gate ? { admit: gate.reserve } : {}), waitS: jp.cfg.batchWaitS, pollS: jp.cfg.batchPollS, log, ...(o.signal ? { signal: o.signal } : {}) });
+          const b = await runBatches({
+            store,
+            judgeId: jp.judge.id,
+            model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1),
+            ...(baseURL ? { baseURL } : {}),
+            ...(apiKey ? { apiKey } : {}),
+            games,
+            settings: c.settings,
+            parser: c.parser,
+            price: jp.price,
+            refreshId: id,
+            ...(gate ? { admit: gate.reserve } : {}),
+            waitS: jp.cfg.batchWaitS,
+            pollS: jp.cfg.batchPollS,
+            log,
+            ...(o.signal ? { signal: o.signal } : {}),
+          });
           batches.push(b);
-          if (b.runId || b.skipped) runs.push({ id: b.runId ?? '', judge: jp.judge.id, mode: 'batch', played: b.imported, failed: b.failed, skipped: b.skipped, cost: b.cost, status: b.failed ? 'failed' : b.skipped ? 'budget' : 'done' });
+          if (b.runId || b.skipped)
+            runs.push({
+              id: b.runId ?? '',
+              judge: jp.judge.id,
+              mode: 'batch',
+              played: b.imported,
+              failed: b.failed,
+              skipped: b.skipped,
+              cost: b.cost,
+              status: b.failed ? 'failed' : b.skipped ? 'budget' : 'done',
+            });
         } else {
           for (const m of jp.modes) {
             if (o.signal?.aborted) break;
-            await playRun(jp, m.mode, { ...common, mode: m.mode, models: m.models, ...(m.baseline ? { baseline: m.baseline } : {}) });
+            await playRun(jp, m.mode, {
+              ...common,
+              mode: m.mode,
+              models: m.models,
+              ...(m.baseline ? { baseline: m.baseline } : {}),
+            });
           }
         }
         if (c.canary && !o.signal?.aborted) {
-          await playRun(jp, 'canary', { ...common, mode: 'pairwise-all', models: c.canary.models, questionIds: c.canary.questionIds, turns: c.canary.turns, settings: { ...c.settings, canary: id }, source: CANARY_SOURCE });
+          await playRun(jp, 'canary', {
+            ...common,
+            mode: 'pairwise-all',
+            models: c.canary.models,
+            questionIds: c.canary.questionIds,
+            turns: c.canary.turns,
+            settings: { ...c.settings, canary: id },
+            source: CANARY_SOURCE,
+          });
           drift[jp.judge.id] = canaryDrift(await canaryGames(store, jp.judge.id), id);
         }
       }
@@ -219,7 +362,14 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       const degraded: string[] = [];
       for (const jp of judges) {
         const jr = runs.filter((r) => r.judge === jp.judge.id);
-        const h = judgeHealth(await store.gamesOfRuns(jp.judge.id, jr.map((r) => r.id)), jr.reduce((s, r) => s + r.failed, 0), c.health.minGames);
+        const h = judgeHealth(
+          await store.gamesOfRuns(
+            jp.judge.id,
+            jr.map((r) => r.id),
+          ),
+          jr.reduce((s, r) => s + r.failed, 0),
+          c.health.minGames,
+        );
         health[jp.judge.id] = h;
         const last = { errorRate: null as number | null, inconsistencyRate: null as number | null };
         for (const p of previous) {
@@ -232,25 +382,64 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
         degraded.push(...healthJumps(jp.judge.id, h, last, c.health));
         const d = drift[jp.judge.id];
         if (d?.changeRate != null && d.changeRate > c.canary!.maxChangeRate)
-          degraded.push(`${jp.judge.id}: drift: ${d.changed} of ${d.compared} anchor games changed verdict (${(100 * d.changeRate).toFixed(1)}% > ${(100 * c.canary!.maxChangeRate).toFixed(1)}%)`);
+          degraded.push(
+            `${jp.judge.id}: drift: ${d.changed} of ${d.compared} anchor games changed verdict (${(100 * d.changeRate).toFixed(1)}% > ${(100 * c.canary!.maxChangeRate).toFixed(1)}%)`,
+          );
       }
       const sum = (k: 'played' | 'failed' | 'skipped') => runs.reduce((s, r) => s + r[k], 0);
       const cost = runs.reduce((s, r) => s + (r.cost ?? 0), 0);
       const interrupted = !!o.signal?.aborted;
-      const status: RefreshStatus = interrupted ? 'interrupted' : degraded.length ? 'degraded' : sum('failed') ? 'failed' : sum('skipped') ? 'budget' : 'ok';
+      const status: RefreshStatus = interrupted
+        ? 'interrupted'
+        : degraded.length
+          ? 'degraded'
+          : sum('failed')
+            ? 'failed'
+            : sum('skipped')
+              ? 'budget'
+              : 'ok';
       const exitCode = EXIT[status];
 
       const pending = batches.reduce((s, b) => s + b.pending, 0);
-      const summary: RefreshSummary = { ...base, status, exitCode, runs, played: sum('played'), failed: sum('failed'), skipped: sum('skipped'), cost, judges: health, drift, degraded, batches, published: [], seconds: 0, line: '' };
+      const summary: RefreshSummary = {
+        ...base,
+        status,
+        exitCode,
+        runs,
+        played: sum('played'),
+        failed: sum('failed'),
+        skipped: sum('skipped'),
+        cost,
+        judges: health,
+        drift,
+        degraded,
+        batches,
+        published: [],
+        seconds: 0,
+        line: '',
+      };
       const finish = async () => {
         summary.seconds = (Date.now() - t0) / 1000;
         summary.line =
           `refresh ${id.slice(0, 8)}: ${status.toUpperCase()}; ${newModels.length} new model(s), ${changedAnswers} changed answer(s); ` +
           `${sum('played')} played, ${sum('failed')} failed${sum('skipped') ? `, ${sum('skipped')} not started (budget)` : ''}${pending ? `, ${pending} in pending batches` : ''}; ` +
           `$${cost.toFixed(4)} spent (est. $${estCost.toFixed(4)})` +
-          `${Object.values(drift).some((d) => d.changeRate !== null) ? `; canary change ${Object.values(drift).map((d) => (d.changeRate === null ? '-' : `${(100 * d.changeRate).toFixed(0)}%`)).join('/')}` : ''}` +
+          `${
+            Object.values(drift).some((d) => d.changeRate !== null)
+              ? `; canary change ${Object.values(drift)
+                  .map((d) => (d.changeRate === null ? '-' : `${(100 * d.changeRate).toFixed(0)}%`))
+                  .join('/')}`
+              : ''
+          }` +
           `${degraded.length ? `; degraded: ${degraded.join('; ')}` : ''}; ${summary.seconds.toFixed(1)} s`;
-        await store.saveRefresh({ ...record, finishedAt: Date.now(), status, summary, degraded: degraded.length ? degraded : null, cost });
+        await store.saveRefresh({
+          ...record,
+          finishedAt: Date.now(),
+          status,
+          summary,
+          degraded: degraded.length ? degraded : null,
+          cost,
+        });
       };
       // the final record first, so that what is published carries this refresh's status (the site shows it)
       await finish();
@@ -265,12 +454,20 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
         }
         if (c.publish.d1) {
           const d = c.publish.d1;
-          await publisher().d1({ database: d.database, remote: d.remote, persistTo: d.persistTo ? resolvePath(configFile, d.persistTo) : undefined });
+          await publisher().d1({
+            database: d.database,
+            remote: d.remote,
+            persistTo: d.persistTo ? resolvePath(configFile, d.persistTo) : undefined,
+          });
           summary.published.push(`d1:${d.database}${d.remote ? ' (remote)' : ' (local)'}`);
         }
         if (c.publish.command) {
           const [cmd, ...args] = c.publish.command;
-          execFileSync(cmd!, args, { cwd: dirname(resolve(configFile)), stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ARENA_DB: c.db, ARENA_REFRESH_ID: id } });
+          execFileSync(cmd!, args, {
+            cwd: dirname(resolve(configFile)),
+            stdio: ['ignore', 'inherit', 'inherit'],
+            env: { ...process.env, ARENA_DB: c.db, ARENA_REFRESH_ID: id },
+          });
           summary.published.push(c.publish.command.join(' '));
         }
         await finish();
@@ -278,7 +475,14 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       return summary;
     } catch (e) {
       // a planning or storage error after the record was opened: the refresh failed, say so in the history
-      await store.saveRefresh({ ...record, finishedAt: Date.now(), status: 'failed', degraded: [`error: ${(e as Error)?.message ?? e}`] }).catch(() => {});
+      await store
+        .saveRefresh({
+          ...record,
+          finishedAt: Date.now(),
+          status: 'failed',
+          degraded: [`error: ${(e as Error)?.message ?? e}`],
+        })
+        .catch(() => {});
       throw e;
     }
   } finally {
@@ -287,7 +491,9 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
 }
 
 function failNoPublisher(): never {
-  throw new ArenaError('[ops:refresh] the config publishes a database copy or to D1, but this refresh was given no publisher (publish.sqlite / publish.d1 need the database file)');
+  throw new ArenaError(
+    '[ops:refresh] the config publishes a database copy or to D1, but this refresh was given no publisher (publish.sqlite / publish.d1 need the database file)',
+  );
 }
 
 function uniq<T extends { id: string }>(games: T[]): T[] {
@@ -295,18 +501,46 @@ function uniq<T extends { id: string }>(games: T[]): T[] {
   return games.filter((g) => !seen.has(g.id) && seen.add(g.id));
 }
 
-function planLine(judge: string, mode: string, planned: number, stored: number, todo: { spec: GameSpec }[], tokens: TokenModel, price: ReturnType<typeof priceFor>): PlanLine {
+function planLine(
+  judge: string,
+  mode: string,
+  planned: number,
+  stored: number,
+  todo: { spec: GameSpec }[],
+  tokens: TokenModel,
+  price: ReturnType<typeof priceFor>,
+): PlanLine {
   const { judge: id, ...e } = planEstimate(judge, planned, stored, todo, tokens, price);
   return { judge: id, mode, ...e };
 }
 
 function canaryPlan(store: StoreReader, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
   const k = c.canary!;
-  return planRun({ store, judge, mode: 'pairwise-all', models: k.models, questionIds: k.questionIds, turns: k.turns, ...(c.promptSet ? { promptSet: c.promptSet } : {}), referenceSource: c.referenceSource, settings: { ...c.settings, canary: nonce } });
+  return planRun({
+    store,
+    judge,
+    mode: 'pairwise-all',
+    models: k.models,
+    questionIds: k.questionIds,
+    turns: k.turns,
+    ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+    referenceSource: c.referenceSource,
+    settings: { ...c.settings, canary: nonce },
+  });
 }
 
 async function canaryGames(store: Store, judge: string) {
   return (await store.listGames({ judge, kind: 'pairwise', source: CANARY_SOURCE }))
     .filter((g) => typeof g.judgeSettings.canary === 'string')
-    .map((g) => ({ questionId: g.match.questionId, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2 ?? null, order: g.order, verdict: g.verdict, promptName: g.promptName, nonce: g.judgeSettings.canary as string, createdAt: g.createdAt }));
+    .map((g) => ({
+      questionId: g.match.questionId,
+      turn: g.match.turn,
+      model1: g.match.model1,
+      model2: g.match.model2 ?? null,
+      order: g.order,
+      verdict: g.verdict,
+      promptName: g.promptName,
+      nonce: g.judgeSettings.canary as string,
+      createdAt: g.createdAt,
+    }));
 }

@@ -1,12 +1,20 @@
 // `arena accuracy`: every judge's accuracy on every labelled pair set (arena import pairs), read from the store.
-import { accuracyRow, GOLD, type AccuracyRow, type LabelledItem, type PairGame } from '../core/stats/pair-accuracy.ts';
+import {
+  accuracyRow,
+  GOLD,
+  type AccuracyRow,
+  type LabelledItem,
+  type PairGame,
+} from '../core/stats/pair-accuracy.ts';
 import type { BootstrapOptions } from '../core/stats/bootstrap.ts';
 import { ArenaError, type Verdict } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 
 /** The gold labels of a set, from the `gold` judge's votes. */
 export async function labelledItems(store: Store, set: string): Promise<LabelledItem[]> {
-  return (await store.listVotes(GOLD, { set })).flatMap((v) => (v.winner === 'model_1' || v.winner === 'model_2' ? [{ questionId: v.questionId, gold: v.winner }] : []));
+  return (await store.listVotes(GOLD, { set })).flatMap((v) =>
+    v.winner === 'model_1' || v.winner === 'model_2' ? [{ questionId: v.questionId, gold: v.winner }] : [],
+  );
 }
 
 /** A set's labelled items and, per judge and prompt scheme, its games. */
@@ -16,10 +24,19 @@ export interface SetData {
   games: { judge: string; prompt: string; games: PairGame[] }[];
 }
 
-export async function pairSetData(store: Store, o: { judge?: string; set?: string } = {}): Promise<SetData[]> {
+export async function pairSetData(
+  store: Store,
+  o: { judge?: string; set?: string } = {},
+): Promise<SetData[]> {
   const sets = await store.listPairSets();
-  if (o.set !== undefined && !sets.some((s) => s.set === o.set)) throw new ArenaError(`no labelled set named "${o.set}" (sets: ${sets.map((s) => s.set).join(', ') || 'none; import some with `arena import pairs DIR`'})`);
-  if (o.judge !== undefined && !sets.some((s) => s.judges.some((j) => j.judge === o.judge))) throw new ArenaError(`judge "${o.judge}" has no games on a labelled set (judges: ${[...new Set(sets.flatMap((s) => s.judges.map((j) => j.judge)))].join(', ') || 'none'})`);
+  if (o.set !== undefined && !sets.some((s) => s.set === o.set))
+    throw new ArenaError(
+      `no labelled set named "${o.set}" (sets: ${sets.map((s) => s.set).join(', ') || 'none; import some with `arena import pairs DIR`'})`,
+    );
+  if (o.judge !== undefined && !sets.some((s) => s.judges.some((j) => j.judge === o.judge)))
+    throw new ArenaError(
+      `judge "${o.judge}" has no games on a labelled set (judges: ${[...new Set(sets.flatMap((s) => s.judges.map((j) => j.judge)))].join(', ') || 'none'})`,
+    );
   const out: SetData[] = [];
   for (const s of sets) {
     if (o.set !== undefined && s.set !== o.set) continue;
@@ -28,7 +45,13 @@ export async function pairSetData(store: Store, o: { judge?: string; set?: strin
       if (judge === GOLD || (o.judge !== undefined && judge !== o.judge)) continue;
       const games = await store.listGames({ judge, set: s.set, kind: 'pairwise' });
       for (const prompt of [...new Set(games.map((g) => g.promptName))].sort())
-        d.games.push({ judge, prompt, games: games.filter((g) => g.promptName === prompt).map((g) => ({ questionId: g.match.questionId, order: g.order, verdict: g.verdict as Verdict })) });
+        d.games.push({
+          judge,
+          prompt,
+          games: games
+            .filter((g) => g.promptName === prompt)
+            .map((g) => ({ questionId: g.match.questionId, order: g.order, verdict: g.verdict as Verdict })),
+        });
     }
     out.push(d);
   }
@@ -39,8 +62,12 @@ export async function pairSetData(store: Store, o: { judge?: string; set?: strin
  * One row per set, judge and prompt scheme (every judge with games on the set, or only `judge`). A set
  * or judge that is named but unknown is an error listing what exists.
  */
-export async function accuracyReport(store: Store, o: BootstrapOptions & { judge?: string; set?: string } = {}): Promise<AccuracyRow[]> {
+export async function accuracyReport(
+  store: Store,
+  o: BootstrapOptions & { judge?: string; set?: string } = {},
+): Promise<AccuracyRow[]> {
   const rows: AccuracyRow[] = [];
-  for (const s of await pairSetData(store, o)) for (const g of s.games) rows.push(accuracyRow(s.set, g.judge, g.prompt, s.items, g.games, o));
+  for (const s of await pairSetData(store, o))
+    for (const g of s.games) rows.push(accuracyRow(s.set, g.judge, g.prompt, s.items, g.games, o));
   return rows;
 }

@@ -1,10 +1,44 @@
 // Judge-quality analytics read from the store: position bias, kappa, bootstrap intervals, length.
-import { positionBias, conflictFromOutcomes, type BiasDimension, type BiasGame, type BiasRow, type ConflictRow } from '../core/stats/bias.ts';
+import {
+  positionBias,
+  conflictFromOutcomes,
+  type BiasDimension,
+  type BiasGame,
+  type BiasRow,
+  type ConflictRow,
+} from '../core/stats/bias.ts';
 import { connectedModelGroups } from '../core/groups.ts';
-import { battleTable, bootstrapBradleyTerry, clusterBootstrap, columnIntervals, DEFAULT_LEVEL, MIN_QUESTIONS, type BootstrapOptions, type BootstrapRatings, type ClusteredBattle, type ResampleUnit } from '../core/stats/bootstrap.ts';
-import { calibrate, conflictByGap, FAIR_PAIR, FAIR_PAIR_MULTI_TURN, parseScores, scoresToModels, verdictFromScores, type GapRow, type ScoreSample } from '../core/stats/calibration.ts';
+import {
+  battleTable,
+  bootstrapBradleyTerry,
+  clusterBootstrap,
+  columnIntervals,
+  DEFAULT_LEVEL,
+  MIN_QUESTIONS,
+  type BootstrapOptions,
+  type BootstrapRatings,
+  type ClusteredBattle,
+  type ResampleUnit,
+} from '../core/stats/bootstrap.ts';
+import {
+  calibrate,
+  conflictByGap,
+  FAIR_PAIR,
+  FAIR_PAIR_MULTI_TURN,
+  parseScores,
+  scoresToModels,
+  verdictFromScores,
+  type GapRow,
+  type ScoreSample,
+} from '../core/stats/calibration.ts';
 import { comparisons, kappaTable, type KappaRow } from '../core/stats/kappa.ts';
-import { lengthControlledWinRates, longerShare, type LengthControlledRow, type LengthEffect, type LongerShare } from '../core/stats/length.ts';
+import {
+  lengthControlledWinRates,
+  longerShare,
+  type LengthControlledRow,
+  type LengthEffect,
+  type LongerShare,
+} from '../core/stats/length.ts';
 import { sampleOf } from '../core/stats/slot.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
@@ -41,7 +75,11 @@ function scoreVerdict(reply: string, order: 'AB' | 'BA'): Verdict {
  * The position-bias table of one judge. Games give the per-order figures; recorded verdicts (the
  * release's gpt4_pair split) for items without games give the conflict rate.
  */
-export async function biasReport(store: Store, judge: string, by: BiasDimension[] = ['pair']): Promise<BiasReport> {
+export async function biasReport(
+  store: Store,
+  judge: string,
+  by: BiasDimension[] = ['pair'],
+): Promise<BiasReport> {
   const games = await store.listGames({ judge, kind: 'pairwise' });
   const bias: BiasGame[] = games.map((g) => ({
     questionId: g.match.questionId,
@@ -57,13 +95,31 @@ export async function biasReport(store: Store, judge: string, by: BiasDimension[
   for (const g of games) {
     if (!SCORE_SCHEMES.has(g.promptName)) continue;
     const k = `${g.match.questionId}\u0000${g.match.turn}\u0000${g.match.model1}\u0000${g.match.model2}`;
-    scored.set(k, [...(scored.get(k) ?? []), { order: g.order, sample: Number(g.judgeSettings.sample ?? 0), reply: g.reply }]);
+    scored.set(k, [
+      ...(scored.get(k) ?? []),
+      { order: g.order, sample: Number(g.judgeSettings.sample ?? 0), reply: g.reply },
+    ]);
   }
   const cats = await categories(store);
-  const gameItems = new Set(bias.map((g) => `${g.questionId}\u0000${g.turn}\u0000${[g.model1, g.model2].sort().join('\u0000')}`));
-  const recorded = judge === HUMAN ? [] : (await store.listVotes(judge)).filter((v) => !gameItems.has(`${v.questionId}\u0000${v.turn}\u0000${[v.model1, v.model2].sort().join('\u0000')}`));
+  const gameItems = new Set(
+    bias.map((g) => `${g.questionId}\u0000${g.turn}\u0000${[g.model1, g.model2].sort().join('\u0000')}`),
+  );
+  const recorded =
+    judge === HUMAN
+      ? []
+      : (await store.listVotes(judge)).filter(
+          (v) =>
+            !gameItems.has(
+              `${v.questionId}\u0000${v.turn}\u0000${[v.model1, v.model2].sort().join('\u0000')}`,
+            ),
+        );
   const outcomes = recorded.map((v) => ({ ...voteOutcome(v), category: cats.get(v.questionId) ?? '?' }));
-  return { judge, games: positionBias(bias, by), recorded: conflictFromOutcomes(outcomes, by), ...(scored.size ? { byGap: conflictByGap([...scored.values()].map(calibrate)) } : {}) };
+  return {
+    judge,
+    games: positionBias(bias, by),
+    recorded: conflictFromOutcomes(outcomes, by),
+    ...(scored.size ? { byGap: conflictByGap([...scored.values()].map(calibrate)) } : {}),
+  };
 }
 
 function voteOutcome(v: Vote): MatchOutcome {
@@ -72,7 +128,12 @@ function voteOutcome(v: Vote): MatchOutcome {
 }
 
 /** Agreement (S1, S2) with Cohen's kappa and question-level bootstrap intervals, per turn and category. */
-export async function kappaReport(store: Store, judge1: string, judge2: string, o: BootstrapOptions & { byCategory?: boolean } = {}): Promise<KappaRow[]> {
+export async function kappaReport(
+  store: Store,
+  judge1: string,
+  judge2: string,
+  o: BootstrapOptions & { byCategory?: boolean } = {},
+): Promise<KappaRow[]> {
   const a = await judgeData(store, judge1);
   const same = judge1 === judge2;
   const comps = comparisons(a.votes, same ? 'same' : (await judgeData(store, judge2)).votes);
@@ -81,15 +142,24 @@ export async function kappaReport(store: Store, judge1: string, judge2: string, 
 }
 
 /** A judge's battles, each tagged with its question (the bootstrap's cluster). */
-export async function clusteredBattles(store: Store, judge: string, turn?: number): Promise<ClusteredBattle[]> {
+export async function clusteredBattles(
+  store: Store,
+  judge: string,
+  turn?: number,
+): Promise<ClusteredBattle[]> {
   const d = await judgeData(store, judge);
   const out: ClusteredBattle[] = [];
   const push = (q: number, a: string, b: string, w: MatchOutcome['outcome']) => {
     if (w === 'error') return;
     out.push({ cluster: q, a, b, score: scoreOf(w) });
   };
-  if (judge === HUMAN) for (const v of d.votes) (turn === undefined || v.turn === turn) && push(v.questionId, v.model1, v.model2, voteOutcome(v).outcome);
-  else for (const o of d.outcomes) (turn === undefined || o.turn === turn) && push(o.questionId, o.model1, o.model2, o.outcome);
+  if (judge === HUMAN)
+    for (const v of d.votes)
+      (turn === undefined || v.turn === turn) &&
+        push(v.questionId, v.model1, v.model2, voteOutcome(v).outcome);
+  else
+    for (const o of d.outcomes)
+      (turn === undefined || o.turn === turn) && push(o.questionId, o.model1, o.model2, o.outcome);
   return out;
 }
 
@@ -116,14 +186,25 @@ export interface IntervalReport {
  * (every battle of a question, both turns and both orders, moves together); `unit: 'game'` resamples
  * single battles instead (narrower, and too narrow when games of a question are correlated).
  */
-export async function intervalReport(store: Store, judge: string, o: BootstrapOptions & PreliminaryRule & { unit?: ResampleUnit; turn?: number; prior?: number; method?: 'bootstrap' | 'sandwich' } = {}): Promise<IntervalReport> {
+export async function intervalReport(
+  store: Store,
+  judge: string,
+  o: BootstrapOptions &
+    PreliminaryRule & {
+      unit?: ResampleUnit;
+      turn?: number;
+      prior?: number;
+      method?: 'bootstrap' | 'sandwich';
+    } = {},
+): Promise<IntervalReport> {
   const all = await clusteredBattles(store, judge, o.turn);
   const fit = (battles: ClusteredBattle[]) => {
     // battles keep their question either way: game-level resampling draws games, and the question
     // count still decides which models are too sparse for an interval
     const table = battleTable(battles);
     // the sandwich needs no resampling; `unit` picks its clusters (questions, or single battles)
-    const ratings = o.method === 'sandwich' ? sandwichBradleyTerry(table, o) : bootstrapBradleyTerry(table, o);
+    const ratings =
+      o.method === 'sandwich' ? sandwichBradleyTerry(table, o) : bootstrapBradleyTerry(table, o);
     return { ratings, winRates: winRateIntervals(battles, { ...o, unit: o.unit ?? 'question' }) };
   };
   // groups of models that never met (several tournaments in one database) are fitted and ranked apart
@@ -145,7 +226,10 @@ export async function intervalReport(store: Store, judge: string, o: BootstrapOp
 }
 
 /** Per-model win rates (ties half) with percentile intervals from the same kind of resampling. */
-export function winRateIntervals(battles: ClusteredBattle[], o: BootstrapOptions & { unit: ResampleUnit }): WinRateInterval[] {
+export function winRateIntervals(
+  battles: ClusteredBattle[],
+  o: BootstrapOptions & { unit: ResampleUnit },
+): WinRateInterval[] {
   const models = [...new Set(battles.flatMap((b) => [b.a, b.b]))].sort();
   const mi = new Map(models.map((m, k) => [m, k]));
   const clusters = new Map<string | number, number>();
@@ -179,12 +263,26 @@ export function winRateIntervals(battles: ClusteredBattle[], o: BootstrapOptions
     return { s, n, r: s.map((x, m) => (n[m] ? x / n[m]! : NaN)) };
   };
   const full = rates();
-  const iv = columnIntervals(clusterBootstrap(clusters.size, (w) => rates(w).r, o), nm, o.level ?? DEFAULT_LEVEL);
-  const questions = models.map((m) => new Set(battles.filter((b) => b.a === m || b.b === m).map((b) => b.cluster)).size);
+  const iv = columnIntervals(
+    clusterBootstrap(clusters.size, (w) => rates(w).r, o),
+    nm,
+    o.level ?? DEFAULT_LEVEL,
+  );
+  const questions = models.map(
+    (m) => new Set(battles.filter((b) => b.a === m || b.b === m).map((b) => b.cluster)).size,
+  );
   return models
     .map((model, m) => {
       const sparse = questions[m]! < MIN_QUESTIONS;
-      return { model, matches: full.n[m]!, winRate: full.r[m]!, lo: sparse ? null : iv[m]!.lo, hi: sparse ? null : iv[m]!.hi, questions: questions[m]!, ...(sparse ? { sparse } : {}) };
+      return {
+        model,
+        matches: full.n[m]!,
+        winRate: full.r[m]!,
+        lo: sparse ? null : iv[m]!.lo,
+        hi: sparse ? null : iv[m]!.hi,
+        questions: questions[m]!,
+        ...(sparse ? { sparse } : {}),
+      };
     })
     .sort((a, b) => b.winRate - a.winRate || (a.model < b.model ? -1 : 1));
 }
@@ -205,10 +303,18 @@ export interface LengthReport {
 }
 
 /** Does the judge favour the longer answer, and the length-controlled win rates beside the raw ones. */
-export async function lengthReport(store: Store, judge: string, o: BootstrapOptions & { turn?: number } = {}): Promise<LengthReport> {
+export async function lengthReport(
+  store: Store,
+  judge: string,
+  o: BootstrapOptions & { turn?: number } = {},
+): Promise<LengthReport> {
   const d = await judgeData(store, judge);
   const lengths = new Map<string, number[]>();
-  for (const a of await store.listAnswers()) lengths.set(`${a.model}\u0000${a.questionId}`, a.turns.map((t) => t.length));
+  for (const a of await store.listAnswers())
+    lengths.set(
+      `${a.model}\u0000${a.questionId}`,
+      a.turns.map((t) => t.length),
+    );
   const matches = [];
   let missing = 0;
   const outcomes = judge === HUMAN ? d.votes.map(voteOutcome) : d.outcomes;
@@ -220,8 +326,25 @@ export async function lengthReport(store: Store, judge: string, o: BootstrapOpti
       missing++;
       continue;
     }
-    matches.push({ questionId: m.questionId, model1: m.model1, model2: m.model2, len1: l1, len2: l2, outcome: m.outcome });
+    matches.push({
+      questionId: m.questionId,
+      model1: m.model1,
+      model2: m.model2,
+      len1: l1,
+      len2: l2,
+      outcome: m.outcome,
+    });
   }
   const lc = lengthControlledWinRates(matches, o);
-  return { judge, longer: longerShare(matches), lengthEffect: lc.effect, measure: lc.measure, models: lc.models, level: lc.level, rounds: lc.rounds, failedRounds: lc.failedRounds, missingAnswers: missing };
+  return {
+    judge,
+    longer: longerShare(matches),
+    lengthEffect: lc.effect,
+    measure: lc.measure,
+    models: lc.models,
+    level: lc.level,
+    rounds: lc.rounds,
+    failedRounds: lc.failedRounds,
+    missingAnswers: missing,
+  };
 }

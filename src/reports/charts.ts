@@ -11,14 +11,30 @@ import { SVGRenderer } from 'echarts/renderers';
 import type { CheckpointRow } from '../core/stats/checkpoints.ts';
 import type { LeaderRow, MatrixCell } from './site-data.ts';
 
-echarts.use([BarChart, CustomChart, HeatmapChart, LineChart, GridComponent, LegendComponent, TitleComponent, VisualMapComponent, SVGRenderer]);
+echarts.use([
+  BarChart,
+  CustomChart,
+  HeatmapChart,
+  LineChart,
+  GridComponent,
+  LegendComponent,
+  TitleComponent,
+  VisualMapComponent,
+  SVGRenderer,
+]);
 
 const FONT = { fontFamily: 'system-ui, sans-serif', fontSize: 12, color: '#1b1b1b' };
 const COLORS = ['#2f5fb3', '#c2571a', '#2a7f3f', '#8a3ea8', '#a1132d', '#5c6470'];
 /** the width of a narrow chart: a 390 px phone shows it unscaled beside the page's margins */
 export const NARROW = 360;
 /** a category label cut to `width` px with an ellipsis (the full name is in the table next to the chart) */
-const cut = (width: number, extra: Record<string, unknown> = {}) => ({ ...FONT, width, overflow: 'truncate', ellipsis: '…', ...extra });
+const cut = (width: number, extra: Record<string, unknown> = {}) => ({
+  ...FONT,
+  width,
+  overflow: 'truncate',
+  ellipsis: '…',
+  ...extra,
+});
 
 function svg(width: number, height: number, option: Record<string, unknown>): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
@@ -37,7 +53,14 @@ export function winRateBars(rows: LeaderRow[], narrow = false): string {
     grid: { left: narrow ? 120 : 150, right: narrow ? 40 : 60, top: 20, bottom: 30 },
     xAxis: { type: 'value', min: 0, max: 1, axisLabel: FONT },
     yAxis: { type: 'category', data: r.map((x) => x.model), axisLabel: cut(narrow ? 110 : 140) },
-    series: [{ type: 'bar', data: r.map((x) => round(x.winRateAdjusted)), label: { show: true, position: 'right', ...FONT }, barMaxWidth: 22 }],
+    series: [
+      {
+        type: 'bar',
+        data: r.map((x) => round(x.winRateAdjusted)),
+        label: { show: true, position: 'right', ...FONT },
+        barMaxWidth: 22,
+      },
+    ],
   });
 }
 
@@ -48,7 +71,9 @@ export function winRateBars(rows: LeaderRow[], narrow = false): string {
  */
 export function ratingBars(rows: LeaderRow[], o: { narrow?: boolean } = {}): string {
   const r = [...rows].reverse();
-  const values = r.flatMap((x) => [x.rating, x.ratingLo, x.ratingHi]).filter((v): v is number => v !== null && Number.isFinite(v));
+  const values = r
+    .flatMap((x) => [x.rating, x.ratingLo, x.ratingHi])
+    .filter((v): v is number => v !== null && Number.isFinite(v));
   const narrow = o.narrow ?? false;
   // round ticks, at most 3 of them on a phone and 6 on a laptop
   const min = values.length ? Math.min(...values) - 10 : 0;
@@ -57,13 +82,33 @@ export function ratingBars(rows: LeaderRow[], o: { narrow?: boolean } = {}): str
   const lo = Math.floor(min / step) * step;
   const hi = Math.ceil(max / step) * step;
   // per model: [row, lo, hi, rating]; the rating is written right of its interval, where nothing covers it
-  const whiskers = r.map((x, k) => [k, x.ratingLo === null ? null : Math.round(x.ratingLo), x.ratingHi === null ? null : Math.round(x.ratingHi), x.rating === null ? null : Math.round(x.rating)]);
+  const whiskers = r.map((x, k) => [
+    k,
+    x.ratingLo === null ? null : Math.round(x.ratingLo),
+    x.ratingHi === null ? null : Math.round(x.ratingHi),
+    x.rating === null ? null : Math.round(x.rating),
+  ]);
   return svg(narrow ? NARROW : 720, 70 + 34 * rows.length, {
     grid: { left: narrow ? 112 : 150, right: narrow ? 40 : 50, top: 14, bottom: 46 },
-    xAxis: { type: 'value', min: lo, max: hi, interval: step, axisLabel: FONT, name: 'Bradley–Terry rating, 95% interval', nameLocation: 'middle', nameGap: 28, nameTextStyle: FONT },
+    xAxis: {
+      type: 'value',
+      min: lo,
+      max: hi,
+      interval: step,
+      axisLabel: FONT,
+      name: 'Bradley–Terry rating, 95% interval',
+      nameLocation: 'middle',
+      nameGap: 28,
+      nameTextStyle: FONT,
+    },
     yAxis: { type: 'category', data: r.map((x) => x.model), axisLabel: cut(narrow ? 100 : 140) },
     series: [
-      { type: 'bar', data: r.map((x) => (x.rating === null ? null : Math.round(x.rating))), barMaxWidth: 22, itemStyle: { color: '#9db5de' } },
+      {
+        type: 'bar',
+        data: r.map((x) => (x.rating === null ? null : Math.round(x.rating))),
+        barMaxWidth: 22,
+        itemStyle: { color: '#9db5de' },
+      },
       {
         type: 'custom',
         z: 3,
@@ -73,7 +118,10 @@ export function ratingBars(rows: LeaderRow[], o: { narrow?: boolean } = {}): str
           const rating = api.value(3);
           if (rating === null || rating === '-') return null;
           const [xr = 0, y = 0] = api.coord([rating, api.value(0)]);
-          const label = { type: 'text', style: { text: String(rating), x: xr + 6, y, verticalAlign: 'middle', ...FONT, fill: FONT.color } };
+          const label = {
+            type: 'text',
+            style: { text: String(rating), x: xr + 6, y, verticalAlign: 'middle', ...FONT, fill: FONT.color },
+          };
           if (api.value(1) === null || api.value(1) === '-') return { type: 'group', children: [label] };
           const [x1 = 0] = api.coord([api.value(1), api.value(0)]);
           const [x2 = 0] = api.coord([api.value(2), api.value(0)]);
@@ -109,29 +157,64 @@ export function matrixHeatmap(models: string[], cells: MatrixCell[], narrow = fa
   // white labels on the dark ends of the scale, dark ones in the middle (contrast)
   const data = cells
     .filter((c) => c.winRateAdjusted !== null)
-    .map((c) => ({ value: [idx.get(c.opponent)!, idx.get(c.model)!, round(c.winRateAdjusted!)], label: { color: Math.abs(c.winRateAdjusted! - 0.5) > 0.28 ? '#ffffff' : '#1b1b1b' } }));
+    .map((c) => ({
+      value: [idx.get(c.opponent)!, idx.get(c.model)!, round(c.winRateAdjusted!)],
+      label: { color: Math.abs(c.winRateAdjusted! - 0.5) > 0.28 ? '#ffffff' : '#1b1b1b' },
+    }));
   const bottom = narrow ? 104 : 110;
   const side = 20 + cell * models.length + bottom;
   return svg(narrow ? NARROW : side - bottom + 70 + 160, side, {
     grid: { left, right: narrow ? 8 : 20, top: 20, bottom },
-    xAxis: { type: 'category', data: models, axisLabel: cut(narrow ? 84 : 120, { rotate: narrow ? 60 : 35, interval: 0 }), name: 'opponent', nameLocation: 'middle', nameGap: narrow ? 90 : 90, nameTextStyle: FONT },
+    xAxis: {
+      type: 'category',
+      data: models,
+      axisLabel: cut(narrow ? 84 : 120, { rotate: narrow ? 60 : 35, interval: 0 }),
+      name: 'opponent',
+      nameLocation: 'middle',
+      nameGap: narrow ? 90 : 90,
+      nameTextStyle: FONT,
+    },
     yAxis: { type: 'category', data: models, inverse: true, axisLabel: cut(left - 10, { interval: 0 }) },
     visualMap: { show: false, min: 0, max: 1, inRange: { color: ['#b2182b', '#f7f7f7', '#2166ac'] } },
-    series: [{ type: 'heatmap', data, label: { show: labels, ...FONT, fontSize: narrow ? 11 : 12, formatter: (p: { value: number[] }) => p.value[2]!.toFixed(2) } }],
+    series: [
+      {
+        type: 'heatmap',
+        data,
+        label: {
+          show: labels,
+          ...FONT,
+          fontSize: narrow ? 11 : 12,
+          formatter: (p: { value: number[] }) => p.value[2]!.toFixed(2),
+        },
+      },
+    ],
   });
 }
 
 /** Lines: each judge's adjusted win rate of the same models (one line per judge). */
-export function judgeLines(models: string[], byJudge: { judge: string; rows: LeaderRow[] }[], narrow = false): string {
+export function judgeLines(
+  models: string[],
+  byJudge: { judge: string; rows: LeaderRow[] }[],
+  narrow = false,
+): string {
   // the legend wraps: about two judges a row on a phone, four on a laptop
   const legendRows = Math.ceil(byJudge.length / (narrow ? 2 : 4));
   const top = 16 + 22 * legendRows;
   return svg(narrow ? NARROW : 720, (narrow ? 250 : 290) + top, {
     grid: { left: narrow ? 40 : 50, right: narrow ? 12 : 20, top, bottom: narrow ? 96 : 70 },
     legend: { top: 0, left: 0, right: 0, textStyle: FONT, itemGap: narrow ? 10 : 18 },
-    xAxis: { type: 'category', data: models, axisLabel: cut(narrow ? 84 : 110, { rotate: narrow ? 60 : 20, interval: 0 }) },
+    xAxis: {
+      type: 'category',
+      data: models,
+      axisLabel: cut(narrow ? 84 : 110, { rotate: narrow ? 60 : 20, interval: 0 }),
+    },
     yAxis: { type: 'value', min: 0, max: 1, axisLabel: FONT },
-    series: byJudge.map((j) => ({ type: 'line', name: j.judge, symbolSize: 8, data: models.map((m) => round(j.rows.find((r) => r.model === m)?.winRateAdjusted ?? null)) })),
+    series: byJudge.map((j) => ({
+      type: 'line',
+      name: j.judge,
+      symbolSize: 8,
+      data: models.map((m) => round(j.rows.find((r) => r.model === m)?.winRateAdjusted ?? null)),
+    })),
   });
 }
 
@@ -139,9 +222,26 @@ export function judgeLines(models: string[], byJudge: { judge: string; rows: Lea
 export function categoryBars(rows: { category: string; winRateAdjusted: number }[], narrow = false): string {
   return svg(narrow ? NARROW : 720, narrow ? 300 : 300, {
     grid: { left: narrow ? 40 : 50, right: narrow ? 8 : 20, top: 24, bottom: narrow ? 84 : 60 },
-    xAxis: { type: 'category', data: rows.map((r) => r.category), axisLabel: cut(narrow ? 76 : 100, { rotate: narrow ? 60 : 20, interval: 0 }) },
+    xAxis: {
+      type: 'category',
+      data: rows.map((r) => r.category),
+      axisLabel: cut(narrow ? 76 : 100, { rotate: narrow ? 60 : 20, interval: 0 }),
+    },
     yAxis: { type: 'value', min: 0, max: 1, axisLabel: FONT },
-    series: [{ type: 'bar', data: rows.map((r) => round(r.winRateAdjusted)), label: { show: true, position: 'top', ...FONT, fontSize: narrow ? 11 : 12, formatter: (p: { value: number }) => p.value.toFixed(2) }, barMaxWidth: 40 }],
+    series: [
+      {
+        type: 'bar',
+        data: rows.map((r) => round(r.winRateAdjusted)),
+        label: {
+          show: true,
+          position: 'top',
+          ...FONT,
+          fontSize: narrow ? 11 : 12,
+          formatter: (p: { value: number }) => p.value.toFixed(2),
+        },
+        barMaxWidth: 40,
+      },
+    ],
   });
 }
 
@@ -149,7 +249,10 @@ export function categoryBars(rows: { category: string; winRateAdjusted: number }
  * A checkpoint series (`arena checkpoints report`, the site's /checkpoints): win rate vs the baseline
  * against step, one line per judge, with its 95% interval as a band.
  */
-export function checkpointChart(report: { series: string; baseline: string; rows: CheckpointRow[] }, o: { width?: number; height?: number; title?: boolean; narrow?: boolean } = {}): string {
+export function checkpointChart(
+  report: { series: string; baseline: string; rows: CheckpointRow[] },
+  o: { width?: number; height?: number; title?: boolean; narrow?: boolean } = {},
+): string {
   const judges = [...new Set(report.rows.map((r) => r.judge))];
   // point labels only where they cannot collide with another judge's
   const labels = !o.narrow && judges.length === 1;
@@ -157,17 +260,67 @@ export function checkpointChart(report: { series: string; baseline: string; rows
     const rows = report.rows.filter((r) => r.judge === j && r.winRate.n);
     const color = COLORS[k % COLORS.length];
     return [
-      { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', color, lineStyle: { opacity: 0 }, data: rows.map((r) => [r.step, round(r.winRate.lo)]), silent: true },
-      { name: `${j} (95% interval)`, type: 'line', stack: `band-${j}`, symbol: 'none', color, lineStyle: { opacity: 0 }, areaStyle: { color, opacity: 0.12 }, data: rows.map((r) => [r.step, round(r.winRate.hi - r.winRate.lo)]), silent: true },
-      { name: j, type: 'line', symbol: 'circle', symbolSize: 7, color, lineStyle: { width: 2.5 }, data: rows.map((r) => [r.step, round(r.winRate.mean)]), label: { show: labels, ...FONT, formatter: (p: { value: number[] }) => p.value[1]!.toFixed(2) } },
+      {
+        name: `${j} (95% interval)`,
+        type: 'line',
+        stack: `band-${j}`,
+        symbol: 'none',
+        color,
+        lineStyle: { opacity: 0 },
+        data: rows.map((r) => [r.step, round(r.winRate.lo)]),
+        silent: true,
+      },
+      {
+        name: `${j} (95% interval)`,
+        type: 'line',
+        stack: `band-${j}`,
+        symbol: 'none',
+        color,
+        lineStyle: { opacity: 0 },
+        areaStyle: { color, opacity: 0.12 },
+        data: rows.map((r) => [r.step, round(r.winRate.hi - r.winRate.lo)]),
+        silent: true,
+      },
+      {
+        name: j,
+        type: 'line',
+        symbol: 'circle',
+        symbolSize: 7,
+        color,
+        lineStyle: { width: 2.5 },
+        data: rows.map((r) => [r.step, round(r.winRate.mean)]),
+        label: { show: labels, ...FONT, formatter: (p: { value: number[] }) => p.value[1]!.toFixed(2) },
+      },
     ];
   });
   const top = o.title ? 50 : 20;
   return svg(o.width ?? (o.narrow ? NARROW : 720), o.height ?? (o.narrow ? 320 : 400), {
-    ...(o.title ? { title: { text: `${report.series}: win rate vs ${report.baseline}`, left: 'center', textStyle: { ...FONT, fontSize: 14 } } } : {}),
+    ...(o.title
+      ? {
+          title: {
+            text: `${report.series}: win rate vs ${report.baseline}`,
+            left: 'center',
+            textStyle: { ...FONT, fontSize: 14 },
+          },
+        }
+      : {}),
     legend: { bottom: 0, data: judges, textStyle: FONT, itemGap: 24 },
-    grid: { left: o.narrow ? 50 : 60, right: o.narrow ? 15 : 30, top, bottom: 24 + 22 * Math.ceil(judges.length / (o.narrow ? 1 : 3)) + 16 },
-    xAxis: { type: 'value', name: 'step', nameLocation: 'middle', nameGap: 26, min: 'dataMin', max: 'dataMax', axisLabel: FONT, nameTextStyle: FONT },
+    grid: {
+      left: o.narrow ? 50 : 60,
+      right: o.narrow ? 15 : 30,
+      top,
+      bottom: 24 + 22 * Math.ceil(judges.length / (o.narrow ? 1 : 3)) + 16,
+    },
+    xAxis: {
+      type: 'value',
+      name: 'step',
+      nameLocation: 'middle',
+      nameGap: 26,
+      min: 'dataMin',
+      max: 'dataMax',
+      axisLabel: FONT,
+      nameTextStyle: FONT,
+    },
     yAxis: { type: 'value', name: 'win rate (ties ½)', min: 0, max: 1, axisLabel: FONT, nameTextStyle: FONT },
     series,
   });

@@ -6,7 +6,10 @@ import type { Store } from '../storage/store.ts';
  * games, field order as play_a_match_pair writes it) and `<judge>_single.jsonl`. The judge name is
  * the part after "provider/", as FastChat names files after the judge model.
  */
-export async function exportFastchat(store: Store, judge: string): Promise<{ name: string; lines: string[] }[]> {
+export async function exportFastchat(
+  store: Store,
+  judge: string,
+): Promise<{ name: string; lines: string[] }[]> {
   const games = await store.listGames({ judge });
   const model = judge.includes('/') ? judge.slice(judge.indexOf('/') + 1) : judge;
   const pair: string[] = [];
@@ -15,7 +18,16 @@ export async function exportFastchat(store: Store, judge: string): Promise<{ nam
   for (const g of games) {
     if (g.match.model2 === undefined) {
       single.push(
-        JSON.stringify({ question_id: g.match.questionId, model: g.match.model1, judge: [model, g.promptName], user_prompt: g.userPrompt, judgment: g.reply, score: g.verdict === 'error' ? -1 : Number(g.verdict), turn: g.match.turn, tstamp: g.createdAt / 1000 }),
+        JSON.stringify({
+          question_id: g.match.questionId,
+          model: g.match.model1,
+          judge: [model, g.promptName],
+          user_prompt: g.userPrompt,
+          judgment: g.reply,
+          score: g.verdict === 'error' ? -1 : Number(g.verdict),
+          turn: g.match.turn,
+          tstamp: g.createdAt / 1000,
+        }),
       );
       continue;
     }
@@ -56,5 +68,10 @@ export async function exportFastchat(store: Store, judge: string): Promise<{ nam
  * (an old local judge id held a whole path, `llama-cpp//home/me/model.gguf`, which became directories).
  */
 export function exportFileStem(model: string): string {
-  return model.replace(/[^A-Za-z0-9._@+-]+/g, '_').replace(/^[_.]+/, '').slice(0, 120) || 'judge';
+  return (
+    model
+      .replace(/[^A-Za-z0-9._@+-]+/g, '_')
+      .replace(/^[_.]+/, '')
+      .slice(0, 120) || 'judge'
+  );
 }

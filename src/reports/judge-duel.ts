@@ -31,7 +31,12 @@ export function duelPair(judges: string[]): [string, string] | undefined {
  * The same figures as `arena judges --report` and `arena agreement` (one read of each judge's games; pass the
  * site's cached `judgeData` to share its reads).
  */
-export async function judgeDuel(store: Store, reference: string, other: string, o: { judgeData?: (judge: string) => Promise<JudgeData> } = {}): Promise<JudgeDuel> {
+export async function judgeDuel(
+  store: Store,
+  reference: string,
+  other: string,
+  o: { judgeData?: (judge: string) => Promise<JudgeData> } = {},
+): Promise<JudgeDuel> {
   const read = o.judgeData ?? ((j: string) => judgeData(store, j));
   const withExperts = (await store.listJudges()).some((j) => j.judge === HUMAN);
   const experts = withExperts ? await read(HUMAN) : undefined;
@@ -39,18 +44,34 @@ export async function judgeDuel(store: Store, reference: string, other: string, 
     const games = await store.listGames({ judge, kind: 'pairwise' });
     const d = await read(judge);
     // a judge with no games of its own (GPT-4 from the gpt4_pair split) is measured on its recorded outcomes
-    const quality = games.length ? qualityRows(judge, games.map(toQualityGame)) : qualityRowsFromOutcomes(judge, d.outcomes);
-    return { judge, quality, agreement: experts ? agreement(d.votes, experts.votes) : [], outcomes: d.outcomes };
+    const quality = games.length
+      ? qualityRows(judge, games.map(toQualityGame))
+      : qualityRowsFromOutcomes(judge, d.outcomes);
+    return {
+      judge,
+      quality,
+      agreement: experts ? agreement(d.votes, experts.votes) : [],
+      outcomes: d.outcomes,
+    };
   };
   const [a, b] = [await side(reference), await side(other)];
   const expertRows = experts ? agreement(experts.votes, 'same') : [];
-  const expertsNoTie = Object.fromEntries(expertRows.filter((e) => e.setup === 'without-tie').map((e) => [e.turn, e.total ? e.agree / e.total : null]));
-  const r = winRateCorrelation(a.judge, a.outcomes, b.judge, b.outcomes).find((c) => c.variant === 'adjusted')?.r ?? null;
+  const expertsNoTie = Object.fromEntries(
+    expertRows
+      .filter((e) => e.setup === 'without-tie')
+      .map((e) => [e.turn, e.total ? e.agree / e.total : null]),
+  );
+  const r =
+    winRateCorrelation(a.judge, a.outcomes, b.judge, b.outcomes).find((c) => c.variant === 'adjusted')?.r ??
+    null;
   const sides = [a, b].map(({ judge, quality, agreement: ag }) => ({ judge, quality, agreement: ag }));
   return {
     sides: sides.map((s) => ({ ...s, figures: judgeFigures(s) })),
     r,
     experts: expertRows,
-    reading: readTwoJudges(sides[0]!, sides[1]!, { r, ...(expertRows.length ? { experts: expertsNoTie } : {}) }),
+    reading: readTwoJudges(sides[0]!, sides[1]!, {
+      r,
+      ...(expertRows.length ? { experts: expertsNoTie } : {}),
+    }),
   };
 }

@@ -2,7 +2,13 @@
 import type { AgreementRow } from '../core/stats/agreement.ts';
 import { gameConfidence } from '../core/stats/confidence.ts';
 import { sampleOf } from '../core/stats/slot.ts';
-import { qualityRows, winRateCorrelation, type CorrelationRow, type QualityGame, type QualityRow } from '../core/stats/judge-quality.ts';
+import {
+  qualityRows,
+  winRateCorrelation,
+  type CorrelationRow,
+  type QualityGame,
+  type QualityRow,
+} from '../core/stats/judge-quality.ts';
 import { qualityRowsFromOutcomes } from '../core/stats/recorded-quality.ts';
 import type { Game, Verdict } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
@@ -53,7 +59,8 @@ export async function judgesReport(store: Store, judges?: string[]): Promise<Jud
   for (let i = 0; i < names.length; i++)
     for (let k = i + 1; k < names.length; k++) {
       const [j1, j2] = [names[i]!, names[k]!];
-      for (const row of await agreementBetween(store, j1, j2)) agreement.push({ judge1: j1, judge2: j2, ...row });
+      for (const row of await agreementBetween(store, j1, j2))
+        agreement.push({ judge1: j1, judge2: j2, ...row });
       correlation.push(...winRateCorrelation(j1, data.get(j1)!.outcomes, j2, data.get(j2)!.outcomes));
     }
   return { judges: all.filter((j) => names.includes(j.judge)), quality, agreement, correlation };

@@ -1,10 +1,26 @@
 // Results derived on read from stored games and votes.
 import { agreement, type AgreementRow } from '../core/stats/agreement.ts';
 import { battlesFromOutcomes, battlesFromVotes, onlineElo, type Battle } from '../core/ratings.ts';
-import { battleTable, fitEstimable, MIN_QUESTIONS, questionsPerModel, separationNote, tableRecords } from '../core/stats/bootstrap.ts';
+import {
+  battleTable,
+  fitEstimable,
+  MIN_QUESTIONS,
+  questionsPerModel,
+  separationNote,
+  tableRecords,
+} from '../core/stats/bootstrap.ts';
 import { pairwiseStandings, singleStandings } from '../core/standings.ts';
 import { connectedModelGroups, splitByGroup } from '../core/groups.ts';
-import type { Game, MatchOutcome, Outcome, SingleScore, SingleStanding, Standing, Verdict, Vote } from '../core/types.ts';
+import type {
+  Game,
+  MatchOutcome,
+  Outcome,
+  SingleScore,
+  SingleStanding,
+  Standing,
+  Verdict,
+  Vote,
+} from '../core/types.ts';
 import { itemKey, outcomesFromGames } from '../core/verdict.ts';
 import { sampleOf } from '../core/stats/slot.ts';
 import type { Store } from '../storage/store.ts';
@@ -31,7 +47,15 @@ export async function judgeData(store: Store, judge: string): Promise<JudgeData>
   // drift-canary re-judgments are left out by listGames: they measure the judge, never move the leaderboard
   const games = await store.listGames({ judge, kind: 'pairwise' });
   const fromGames = outcomesFromGames(
-    games.map((g) => ({ questionId: g.match.questionId, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2!, order: g.order, verdict: g.verdict as Verdict, sample: sampleOf(g.judgeSettings) })),
+    games.map((g) => ({
+      questionId: g.match.questionId,
+      turn: g.match.turn,
+      model1: g.match.model1,
+      model2: g.match.model2!,
+      order: g.order,
+      verdict: g.verdict as Verdict,
+      sample: sampleOf(g.judgeSettings),
+    })),
   );
   const have = new Set(fromGames.map((o) => itemKey(o.questionId, o.turn, o.model1, o.model2)));
   const votes = await store.listVotes(judge);
@@ -40,17 +64,42 @@ export async function judgeData(store: Store, judge: string): Promise<JudgeData>
     for (const v of votes) {
       const k = itemKey(v.questionId, v.turn, v.model1, v.model2);
       if (have.has(k)) continue;
-      outcomes.push({ questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, outcome: v.winner });
+      outcomes.push({
+        questionId: v.questionId,
+        turn: v.turn,
+        model1: v.model1,
+        model2: v.model2,
+        outcome: v.winner,
+      });
     }
   } else {
-    for (const v of votes) outcomes.push({ questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, outcome: v.winner });
+    for (const v of votes)
+      outcomes.push({
+        questionId: v.questionId,
+        turn: v.turn,
+        model1: v.model1,
+        model2: v.model2,
+        outcome: v.winner,
+      });
   }
   const allVotes: Vote[] =
     judge === HUMAN
       ? votes
       : outcomes.flatMap((o) => {
           const w = voteWinner(o.outcome);
-          return w ? [{ judge, voter: judge, questionId: o.questionId, turn: o.turn, model1: o.model1, model2: o.model2, winner: w }] : [];
+          return w
+            ? [
+                {
+                  judge,
+                  voter: judge,
+                  questionId: o.questionId,
+                  turn: o.turn,
+                  model1: o.model1,
+                  model2: o.model2,
+                  winner: w,
+                },
+              ]
+            : [];
         });
   return { outcomes, votes: allVotes };
 }
@@ -87,11 +136,19 @@ export async function standingGroups(store: Store, q: StandingsQuery): Promise<S
   const questionIds = await questionFilter(store, q.category);
   const groups = connectedModelGroups(outcomes);
   return splitByGroup(outcomes, groups)
-    .map((items, k) => ({ models: groups[k]!, questions: new Set(items.map((o) => o.questionId)).size, rows: groupStandings(items, q, questionIds) }))
+    .map((items, k) => ({
+      models: groups[k]!,
+      questions: new Set(items.map((o) => o.questionId)).size,
+      rows: groupStandings(items, q, questionIds),
+    }))
     .filter((g) => g.rows.length);
 }
 
-function groupStandings(outcomes: MatchOutcome[], q: StandingsQuery, questionIds: Set<number> | undefined): Standing[] {
+function groupStandings(
+  outcomes: MatchOutcome[],
+  q: StandingsQuery,
+  questionIds: Set<number> | undefined,
+): Standing[] {
   return pairwiseStandings(outcomes, {
     ...(q.mode === 'pairwise-baseline' ? { baseline: q.baseline ?? DEFAULT_BASELINE } : {}),
     ...(q.turn !== undefined ? { turn: q.turn } : {}),
@@ -104,17 +161,32 @@ function groupStandings(outcomes: MatchOutcome[], q: StandingsQuery, questionIds
 export function singleScores(games: Game[]): SingleScore[] {
   const latest = new Map<string, Game>();
   for (const g of games) latest.set(`${g.match.questionId}\u0000${g.match.turn}\u0000${g.match.model1}`, g);
-  return [...latest.values()].map((g) => ({ questionId: g.match.questionId, turn: g.match.turn, model: g.match.model1, score: g.verdict === 'error' ? null : Number(g.verdict) }));
+  return [...latest.values()].map((g) => ({
+    questionId: g.match.questionId,
+    turn: g.match.turn,
+    model: g.match.model1,
+    score: g.verdict === 'error' ? null : Number(g.verdict),
+  }));
 }
 
-export async function singleResults(store: Store, q: Omit<StandingsQuery, 'mode'>): Promise<SingleStanding[]> {
+export async function singleResults(
+  store: Store,
+  q: Omit<StandingsQuery, 'mode'>,
+): Promise<SingleStanding[]> {
   const questionIds = await questionFilter(store, q.category);
   let scores = singleScores(await store.listGames({ judge: q.judge, kind: 'single' }));
   if (q.turn !== undefined) scores = scores.filter((s) => s.turn === q.turn);
-  return singleStandings(scores, { ...(q.models ? { models: q.models } : {}), ...(questionIds ? { questionIds } : {}) });
+  return singleStandings(scores, {
+    ...(q.models ? { models: q.models } : {}),
+    ...(questionIds ? { questionIds } : {}),
+  });
 }
 
-export async function agreementBetween(store: Store, judge1: string, judge2: string): Promise<AgreementRow[]> {
+export async function agreementBetween(
+  store: Store,
+  judge1: string,
+  judge2: string,
+): Promise<AgreementRow[]> {
   const a = await judgeData(store, judge1);
   if (judge1 === judge2) return agreement(a.votes, 'same');
   const b = await judgeData(store, judge2);
@@ -136,31 +208,53 @@ export interface RatingRow {
  * MIN_QUESTIONS questions, so a sparse model's noise does not shift the others. Groups of models that
  * never met (several tournaments in one database) are fitted apart: a rating across groups would mean nothing.
  */
-export async function ratings(store: Store, judge: string, method: 'bt' | 'elo', opts: { turn?: number; prior?: number } = {}): Promise<RatingRow[]> {
+export async function ratings(
+  store: Store,
+  judge: string,
+  method: 'bt' | 'elo',
+  opts: { turn?: number; prior?: number } = {},
+): Promise<RatingRow[]> {
   const d = await judgeData(store, judge);
   let battles: Battle[] = judge === HUMAN ? battlesFromVotes(d.votes) : battlesFromOutcomes(d.outcomes);
   if (opts.turn !== undefined) {
     const src = judge === HUMAN ? d.votes.filter((v) => v.turn === opts.turn) : null;
-    battles = src ? battlesFromVotes(src) : battlesFromOutcomes(d.outcomes.filter((o) => o.turn === opts.turn));
+    battles = src
+      ? battlesFromVotes(src)
+      : battlesFromOutcomes(d.outcomes.filter((o) => o.turn === opts.turn));
   }
   // tagged with their question: centred, like arena intervals, on the models seen on MIN_QUESTIONS questions or more
   const tagged =
     judge === HUMAN
       ? d.votes.filter((v) => opts.turn === undefined || v.turn === opts.turn).map((v) => v.questionId)
-      : d.outcomes.filter((o) => o.outcome !== 'error' && (opts.turn === undefined || o.turn === opts.turn)).map((o) => o.questionId);
+      : d.outcomes
+          .filter((o) => o.outcome !== 'error' && (opts.turn === undefined || o.turn === opts.turn))
+          .map((o) => o.questionId);
   const fitGroup = (idx: number[]): RatingRow[] => {
     if (method === 'elo') return onlineElo(idx.map((k) => battles[k]!));
     const t = battleTable(idx.map((k) => ({ ...battles[k]!, cluster: tagged[k]! })));
-    const fit = fitEstimable(t.pairs, opts.prior ?? 0, questionsPerModel(t).map((q) => q >= MIN_QUESTIONS));
+    const fit = fitEstimable(
+      t.pairs,
+      opts.prior ?? 0,
+      questionsPerModel(t).map((q) => q >= MIN_QUESTIONS),
+    );
     const recs = tableRecords(t);
     const rows: (RatingRow & { v: number })[] = t.pairs.models.map((model, k) => {
       const st = fit.status[k]!;
-      return st === 'ok' ? { model, rating: fit.ratings[k]!, v: fit.ratings[k]! } : { model, rating: null, note: separationNote(st, recs[k]!), v: st === 'above' ? Infinity : -Infinity };
+      return st === 'ok'
+        ? { model, rating: fit.ratings[k]!, v: fit.ratings[k]! }
+        : {
+            model,
+            rating: null,
+            note: separationNote(st, recs[k]!),
+            v: st === 'above' ? Infinity : -Infinity,
+          };
     });
     return rows.sort((a, b) => b.v - a.v || (a.model < b.model ? -1 : 1)).map(({ v: _v, ...r }) => r);
   };
   const groups = connectedModelGroups(battles.map((b) => ({ model1: b.a, model2: b.b })));
   if (groups.length <= 1) return fitGroup(battles.map((_, k) => k));
   const of = new Map(groups.flatMap((g, k) => g.map((m) => [m, k] as const)));
-  return groups.flatMap((_, g) => fitGroup(battles.flatMap((b, k) => (of.get(b.a) === g ? [k] : []))).map((r) => ({ ...r, group: g + 1 })));
+  return groups.flatMap((_, g) =>
+    fitGroup(battles.flatMap((b, k) => (of.get(b.a) === g ? [k] : []))).map((r) => ({ ...r, group: g + 1 })),
+  );
 }

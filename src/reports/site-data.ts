@@ -60,7 +60,10 @@ export interface ConsistencyRow {
   consistency: number;
 }
 
-export interface AgreementEntry extends Omit<KappaRow, 'lo' | 'hi' | 'category' | 'questions' | 'nanRounds' | 'note'> {
+export interface AgreementEntry extends Omit<
+  KappaRow,
+  'lo' | 'hi' | 'category' | 'questions' | 'nanRounds' | 'note'
+> {
   judge1: string;
   judge2: string;
   /** Cohen's kappa's bootstrap interval (questions resampled); null with too few questions or kappa undefined */
@@ -159,8 +162,12 @@ export class SiteData {
 
   private async outcomes(judge: string, f: Filter): Promise<MatchOutcome[]> {
     const { outcomes } = await this.judgeData(judge);
-    const qs = f.category ? new Set((await this.questions()).filter((q) => q.category === f.category).map((q) => q.id)) : undefined;
-    return outcomes.filter((o) => (f.turn === undefined || o.turn === f.turn) && (!qs || qs.has(o.questionId)));
+    const qs = f.category
+      ? new Set((await this.questions()).filter((q) => q.category === f.category).map((q) => q.id))
+      : undefined;
+    return outcomes.filter(
+      (o) => (f.turn === undefined || o.turn === f.turn) && (!qs || qs.has(o.questionId)),
+    );
   }
 
   /** One judge's leaderboard: FastChat's standings plus Bradley–Terry with a bootstrap interval. */
@@ -170,20 +177,34 @@ export class SiteData {
       // tournaments that never met (no model in common) are ranked and rated apart: one group each
       const groups = connectedModelGroups(all);
       const parts = splitByGroup(all, groups);
-      return parts.flatMap((outcomes, g) => this.groupRows(outcomes).map((r) => (groups.length > 1 ? { ...r, group: g + 1 } : r)));
+      return parts.flatMap((outcomes, g) =>
+        this.groupRows(outcomes).map((r) => (groups.length > 1 ? { ...r, group: g + 1 } : r)),
+      );
     });
   }
 
   /** FastChat's standings plus Bradley–Terry with a bootstrap interval, for one group of models. */
   private groupRows(outcomes: MatchOutcome[]): LeaderRow[] {
     const rows = pairwiseStandings(outcomes);
-    const battles = outcomes.filter((o) => o.outcome !== 'error').map((o) => ({ a: o.model1, b: o.model2, score: o.outcome === 'model_1' ? 1 : o.outcome === 'model_2' ? 0 : 0.5, cluster: o.questionId }) as const);
+    const battles = outcomes
+      .filter((o) => o.outcome !== 'error')
+      .map(
+        (o) =>
+          ({
+            a: o.model1,
+            b: o.model2,
+            score: o.outcome === 'model_1' ? 1 : o.outcome === 'model_2' ? 0 : 0.5,
+            cluster: o.questionId,
+          }) as const,
+      );
     // a model that won (or lost) every match has no finite rating: it gets none and a note saying
     // why; the others are fitted without it (core/stats/separation.ts). The sandwich refuses such a
     // table (it rests on one finite fit), so a separated table always takes the bootstrap.
     const fit = () => {
       const table = battleTable(battles);
-      return this.o.intervals === 'sandwich' && !estimability(table.pairs).separated ? sandwichBradleyTerry(table) : bootstrapBradleyTerry(table, { rounds: this.o.bootstrapRounds, unit: 'question' });
+      return this.o.intervals === 'sandwich' && !estimability(table.pairs).separated
+        ? sandwichBradleyTerry(table)
+        : bootstrapBradleyTerry(table, { rounds: this.o.bootstrapRounds, unit: 'question' });
     };
     const bt = battles.length && rows.length > 1 ? fit().rows : [];
     const byModel = new Map(bt.map((r) => [r.model, r]));
@@ -191,7 +212,18 @@ export class SiteData {
       const b = byModel.get(r.model);
       // lmarena's rank: 1 + the models whose interval lies wholly above; overlapping intervals share a rank
       // (Rank (UB), issue 13's `rankUB`); the rank range comes from simultaneous intervals of the differences
-      return { rank: b?.rank ?? k + 1, ...r, rating: b?.rating ?? null, ratingLo: b?.lo ?? null, ratingHi: b?.hi ?? null, ratingNote: b?.note ?? null, rankUB: b?.rank ?? null, rankBest: b?.rankBest ?? null, rankWorst: b?.rankWorst ?? null, preliminary: b?.preliminary ?? null };
+      return {
+        rank: b?.rank ?? k + 1,
+        ...r,
+        rating: b?.rating ?? null,
+        ratingLo: b?.lo ?? null,
+        ratingHi: b?.hi ?? null,
+        ratingNote: b?.note ?? null,
+        rankUB: b?.rank ?? null,
+        rankBest: b?.rankBest ?? null,
+        rankWorst: b?.rankWorst ?? null,
+        preliminary: b?.preliminary ?? null,
+      };
     });
   }
 
@@ -199,12 +231,22 @@ export class SiteData {
    * The leaderboard tables: one per judge (or only `only`), and one per group of models that played one another
    * when a judge's models form several (rows carry `group` only then).
    */
-  async boards(f: Filter, only?: string): Promise<{ judge: string; mode: 'pairwise-all'; rows: LeaderRow[]; group: number; groups: number }[]> {
+  async boards(
+    f: Filter,
+    only?: string,
+  ): Promise<{ judge: string; mode: 'pairwise-all'; rows: LeaderRow[]; group: number; groups: number }[]> {
     const out = [];
     for (const judge of only ? [only] : await this.rankedJudges()) {
       const rows = await this.leaderboard(judge, f);
       const groups = [...new Set(rows.map((r) => r.group ?? 0))];
-      for (const g of groups) out.push({ judge, mode: 'pairwise-all' as const, rows: rows.filter((r) => (r.group ?? 0) === g), group: g, groups: groups.length });
+      for (const g of groups)
+        out.push({
+          judge,
+          mode: 'pairwise-all' as const,
+          rows: rows.filter((r) => (r.group ?? 0) === g),
+          group: g,
+          groups: groups.length,
+        });
     }
     return out;
   }
@@ -212,7 +254,8 @@ export class SiteData {
   /** Every ranked judge's leaderboard over all the data, and the models in the experts' order (else the first judge's). */
   async judgeBoards(): Promise<{ models: string[]; boards: { judge: string; rows: LeaderRow[] }[] }> {
     const boards = [];
-    for (const judge of await this.rankedJudges()) boards.push({ judge, rows: await this.leaderboard(judge) });
+    for (const judge of await this.rankedJudges())
+      boards.push({ judge, rows: await this.leaderboard(judge) });
     const models = (boards.find((b) => b.judge === HUMAN) ?? boards[0])?.rows.map((r) => r.model) ?? [];
     return { models, boards };
   }
@@ -223,7 +266,11 @@ export class SiteData {
       const out = [];
       for (const j of await this.judges()) {
         if (!j.games) continue;
-        const rows = await singleResults(this.store, { judge: j.judge, ...(f.turn !== undefined ? { turn: f.turn } : {}), ...(f.category ? { category: f.category } : {}) });
+        const rows = await singleResults(this.store, {
+          judge: j.judge,
+          ...(f.turn !== undefined ? { turn: f.turn } : {}),
+          ...(f.category ? { category: f.category } : {}),
+        });
         if (rows.length) out.push({ judge: j.judge, rows });
       }
       return out;
@@ -244,7 +291,14 @@ export class SiteData {
           else if (o.outcome === 'error') error++;
         }
         const consistent = outcomes.length - inconsistent - error;
-        out.push({ judge, matches: outcomes.length, consistent, inconsistent, error, consistency: outcomes.length ? consistent / outcomes.length : 0 });
+        out.push({
+          judge,
+          matches: outcomes.length,
+          consistent,
+          inconsistent,
+          error,
+          consistency: outcomes.length ? consistent / outcomes.length : 0,
+        });
       }
       return out;
     });
@@ -285,8 +339,35 @@ export class SiteData {
         if (judge === HUMAN) continue;
         const r = await biasReport(this.store, judge, []);
         for (const g of r.games)
-          out.push({ judge, source: 'games', games: g.games, errors: g.errors, positionA: g.positionA, matches: g.matches, conflicts: g.favoursFirst + g.favoursSecond + g.withTie, conflict: g.conflict, favoursFirst: g.favoursFirst, favoursSecond: g.favoursSecond, withTie: g.withTie, signTestP: g.signTestP });
-        for (const c of r.recorded) out.push({ judge, source: 'recorded', games: null, errors: null, positionA: null, matches: c.matches, conflicts: c.inconsistent, conflict: c.conflict, favoursFirst: null, favoursSecond: null, withTie: null, signTestP: null });
+          out.push({
+            judge,
+            source: 'games',
+            games: g.games,
+            errors: g.errors,
+            positionA: g.positionA,
+            matches: g.matches,
+            conflicts: g.favoursFirst + g.favoursSecond + g.withTie,
+            conflict: g.conflict,
+            favoursFirst: g.favoursFirst,
+            favoursSecond: g.favoursSecond,
+            withTie: g.withTie,
+            signTestP: g.signTestP,
+          });
+        for (const c of r.recorded)
+          out.push({
+            judge,
+            source: 'recorded',
+            games: null,
+            errors: null,
+            positionA: null,
+            matches: c.matches,
+            conflicts: c.inconsistent,
+            conflict: c.conflict,
+            favoursFirst: null,
+            favoursSecond: null,
+            withTie: null,
+            signTestP: null,
+          });
       }
       return out;
     });
@@ -299,7 +380,11 @@ export class SiteData {
       const cell = (model: string, opponent: string) => {
         const k = `${model}\u0000${opponent}`;
         let c = cells.get(k);
-        if (!c) cells.set(k, (c = { model, opponent, win: 0, loss: 0, tie: 0, error: 0, battles: 0, winRateAdjusted: null }));
+        if (!c)
+          cells.set(
+            k,
+            (c = { model, opponent, win: 0, loss: 0, tie: 0, error: 0, battles: 0, winRateAdjusted: null }),
+          );
         return c;
       };
       for (const o of await this.outcomes(judge, f)) {
@@ -318,13 +403,23 @@ export class SiteData {
       }
       const models = (await this.leaderboard(judge, f)).map((r) => r.model);
       const order = new Map(models.map((m, k) => [m, k]));
-      const list = [...cells.values()].sort((a, b) => order.get(a.model)! - order.get(b.model)! || order.get(a.opponent)! - order.get(b.opponent)!);
+      const list = [...cells.values()].sort(
+        (a, b) =>
+          order.get(a.model)! - order.get(b.model)! || order.get(a.opponent)! - order.get(b.opponent)!,
+      );
       return { models, cells: list };
     });
   }
 
   /** One model under one judge: its standing per category and per turn, and every opponent. */
-  model(judge: string, model: string): Promise<{ byCategory: (Standing & { category: string })[]; byTurn: (Standing & { turn: number })[]; opponents: MatrixCell[] }> {
+  model(
+    judge: string,
+    model: string,
+  ): Promise<{
+    byCategory: (Standing & { category: string })[];
+    byTurn: (Standing & { turn: number })[];
+    opponents: MatrixCell[];
+  }> {
     return this.cache.get(`model:${judge}:${model}`, async () => {
       const byCategory = [];
       for (const category of await this.categories()) {
@@ -336,7 +431,9 @@ export class SiteData {
         const row = (await this.leaderboard(judge, { turn })).find((r) => r.model === model);
         if (row) byTurn.push({ turn, ...strip(row) });
       }
-      const opponents = (await this.matrix(judge)).cells.filter((c) => c.model === model).sort((a, b) => (b.winRateAdjusted ?? -1) - (a.winRateAdjusted ?? -1));
+      const opponents = (await this.matrix(judge)).cells
+        .filter((c) => c.model === model)
+        .sort((a, b) => (b.winRateAdjusted ?? -1) - (a.winRateAdjusted ?? -1));
       return { byCategory, byTurn, opponents };
     });
   }
@@ -346,19 +443,40 @@ export class SiteData {
     return this.cache.get(`match:${questionId}:${modelA}:${modelB}`, async () => {
       const question = (await this.questions()).find((q) => q.id === questionId);
       if (!question) return undefined;
-      const answers = (await this.store.listAnswers([modelA, modelB])).filter((a) => a.questionId === questionId);
+      const answers = (await this.store.listAnswers([modelA, modelB])).filter(
+        (a) => a.questionId === questionId,
+      );
       const refs = (await this.store.listReferences()).filter((r) => r.questionId === questionId);
-      const references = [...(question.reference ? [{ source: 'question', turns: question.reference }] : []), ...refs.map((r) => ({ source: r.source, turns: r.turns }))];
-      const games = (await this.store.listGames({ questionId, models: [modelA, modelB], kind: 'pairwise' })).sort((a, b) => a.judge.localeCompare(b.judge) || a.match.turn - b.match.turn || a.order.localeCompare(b.order) || a.createdAt - b.createdAt);
+      const references = [
+        ...(question.reference ? [{ source: 'question', turns: question.reference }] : []),
+        ...refs.map((r) => ({ source: r.source, turns: r.turns })),
+      ];
+      const games = (
+        await this.store.listGames({ questionId, models: [modelA, modelB], kind: 'pairwise' })
+      ).sort(
+        (a, b) =>
+          a.judge.localeCompare(b.judge) ||
+          a.match.turn - b.match.turn ||
+          a.order.localeCompare(b.order) ||
+          a.createdAt - b.createdAt,
+      );
       const votes: FileVote[] = [];
       for (const j of (await this.judges()).filter((x) => x.votes > 0)) {
-        for (const v of await this.cache.get(`votes:${j.judge}`, () => this.store.listVotes(j.judge))) if (v.questionId === questionId && ((v.model1 === modelA && v.model2 === modelB) || (v.model1 === modelB && v.model2 === modelA))) votes.push(voteToFile(v));
+        for (const v of await this.cache.get(`votes:${j.judge}`, () => this.store.listVotes(j.judge)))
+          if (
+            v.questionId === questionId &&
+            ((v.model1 === modelA && v.model2 === modelB) || (v.model1 === modelB && v.model2 === modelA))
+          )
+            votes.push(voteToFile(v));
       }
       return {
         question,
         modelA,
         modelB,
-        answers: [modelA, modelB].map((m) => ({ model: m, turns: answers.find((a) => a.model === m)?.turns ?? [] })),
+        answers: [modelA, modelB].map((m) => ({
+          model: m,
+          turns: answers.find((a) => a.model === m)?.turns ?? [],
+        })),
         references,
         games,
         votes,
@@ -368,7 +486,9 @@ export class SiteData {
 
   /** The last refreshes, newest first. */
   refreshes(limit = 30): Promise<RefreshRow[]> {
-    return this.cache.get(`refreshes:${limit}`, async () => (await this.store.listRefreshes(limit)).map(refreshRow));
+    return this.cache.get(`refreshes:${limit}`, async () =>
+      (await this.store.listRefreshes(limit)).map(refreshRow),
+    );
   }
 
   /**
@@ -378,7 +498,8 @@ export class SiteData {
   checkpoints(): Promise<CheckpointSeries[]> {
     return this.cache.get('checkpoints', async () => {
       const bySeries = new Map<string, CheckpointRecord[]>();
-      for (const c of await this.store.listCheckpoints()) bySeries.set(c.series, [...(bySeries.get(c.series) ?? []), c]);
+      for (const c of await this.store.listCheckpoints())
+        bySeries.set(c.series, [...(bySeries.get(c.series) ?? []), c]);
       const out: CheckpointSeries[] = [];
       for (const [series, list] of bySeries) {
         const baseline = list.find((c) => c.baseline)?.baseline ?? null;
@@ -388,11 +509,18 @@ export class SiteData {
           continue;
         }
         const byJudge = [];
-        for (const j of await this.judges()) byJudge.push({ judge: j.judge, outcomes: (await this.judgeData(j.judge)).outcomes });
+        for (const j of await this.judges())
+          byJudge.push({ judge: j.judge, outcomes: (await this.judgeData(j.judge)).outcomes });
         const r = seriesReport(byJudge, list, baseline);
         // judges that never met this series are left out (the CLI lists the judges of its config)
         const judged = new Set(r.rows.filter((x) => x.winRate.n).map((x) => x.judge));
-        out.push({ series, baseline, checkpoints, rows: r.rows.filter((x) => judged.has(x.judge)), best: Object.fromEntries(Object.entries(r.best).filter(([j]) => judged.has(j))) });
+        out.push({
+          series,
+          baseline,
+          checkpoints,
+          rows: r.rows.filter((x) => judged.has(x.judge)),
+          best: Object.fromEntries(Object.entries(r.best).filter(([j]) => judged.has(j))),
+        });
       }
       return out;
     });
@@ -486,6 +614,17 @@ export function checkpointTableRow(series: string, baseline: string | null, r: C
 }
 
 function strip(r: LeaderRow): Standing {
-  const { rank: _r, rating: _a, ratingLo: _b, ratingHi: _c, ratingNote: _d, rankUB: _u, rankBest: _rb, rankWorst: _rw, preliminary: _p, ...s } = r;
+  const {
+    rank: _r,
+    rating: _a,
+    ratingLo: _b,
+    ratingHi: _c,
+    ratingNote: _d,
+    rankUB: _u,
+    rankBest: _rb,
+    rankWorst: _rw,
+    preliminary: _p,
+    ...s
+  } = r;
   return s;
 }

@@ -1,6 +1,14 @@
 // Style-controlled ratings of one judge, read from the store: its outcomes (or the expert votes) with
 // the style of both answers as the judge read them (the answer's turns up to the one judged).
-import { addCounts, styleControl, styleCounts, type StyleBattle, type StyleCounts, type StyleGroup, type StyleResult } from '../core/stats/style.ts';
+import {
+  addCounts,
+  styleControl,
+  styleCounts,
+  type StyleBattle,
+  type StyleCounts,
+  type StyleGroup,
+  type StyleResult,
+} from '../core/stats/style.ts';
 import { battleTable, separationNote, tableRecords } from '../core/stats/bootstrap.ts';
 import { estimability } from '../core/stats/separation.ts';
 import type { Store } from '../storage/store.ts';
@@ -15,15 +23,40 @@ export interface StyleReport extends StyleResult {
   notEstimable: { model: string; note: string }[];
 }
 
-export async function styleReport(store: Store, judge: string, groups: StyleGroup[], o: { reg?: number; rounds?: number; level?: number; seed?: number; turn?: number } = {}): Promise<StyleReport> {
+export async function styleReport(
+  store: Store,
+  judge: string,
+  groups: StyleGroup[],
+  o: { reg?: number; rounds?: number; level?: number; seed?: number; turn?: number } = {},
+): Promise<StyleReport> {
   const d = await judgeData(store, judge);
   const style = new Map<string, StyleCounts[]>();
   for (const a of await store.listAnswers()) {
     const per = a.turns.map(styleCounts);
     // cumulative: turn t shows the judge the answer's turns 1..t
-    style.set(`${a.model}\u0000${a.questionId}`, per.map((_, t) => addCounts(per.slice(0, t + 1))));
+    style.set(
+      `${a.model}\u0000${a.questionId}`,
+      per.map((_, t) => addCounts(per.slice(0, t + 1))),
+    );
   }
-  const rows = judge === HUMAN ? d.votes.map((v) => ({ questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, score: scoreOf(v.winner) })) : d.outcomes.filter((x) => x.outcome !== 'error').map((x) => ({ questionId: x.questionId, turn: x.turn, model1: x.model1, model2: x.model2, score: scoreOf(x.outcome) }));
+  const rows =
+    judge === HUMAN
+      ? d.votes.map((v) => ({
+          questionId: v.questionId,
+          turn: v.turn,
+          model1: v.model1,
+          model2: v.model2,
+          score: scoreOf(v.winner),
+        }))
+      : d.outcomes
+          .filter((x) => x.outcome !== 'error')
+          .map((x) => ({
+            questionId: x.questionId,
+            turn: x.turn,
+            model1: x.model1,
+            model2: x.model2,
+            score: scoreOf(x.outcome),
+          }));
   const battles: StyleBattle[] = [];
   let missing = 0;
   for (const r of rows) {
@@ -34,14 +67,25 @@ export async function styleReport(store: Store, judge: string, groups: StyleGrou
       missing++;
       continue;
     }
-    battles.push({ a: r.model1, b: r.model2, score: r.score as 0 | 0.5 | 1, cluster: r.questionId, styleA: sa, styleB: sb });
+    battles.push({
+      a: r.model1,
+      b: r.model2,
+      score: r.score as 0 | 0.5 | 1,
+      cluster: r.questionId,
+      styleA: sa,
+      styleB: sb,
+    });
   }
   // a model that won (or lost) every game has no finite rating; penalised, it would still sit thousands of
   // points out and drag the centring of every round: leave it out and say why, as `arena ratings` does
   const t = battleTable(battles.map((b) => ({ a: b.a, b: b.b, score: b.score, cluster: b.cluster })));
   const { status } = estimability(t.pairs);
   const recs = tableRecords(t);
-  const notEstimable = t.pairs.models.flatMap((model, k) => (status[k] === 'ok' ? [] : [{ model, note: separationNote(status[k]!, recs[k]!).replace('; --prior gives one', '') }]));
+  const notEstimable = t.pairs.models.flatMap((model, k) =>
+    status[k] === 'ok'
+      ? []
+      : [{ model, note: separationNote(status[k]!, recs[k]!).replace('; --prior gives one', '') }],
+  );
   const out = new Set(notEstimable.map((x) => x.model));
   const kept = out.size ? battles.filter((b) => !out.has(b.a) && !out.has(b.b)) : battles;
   return { judge, ...styleControl(kept, groups, o), missingAnswers: missing, notEstimable };

@@ -3,7 +3,12 @@
 import { bradleyTerry, onlineElo, type Rating } from '../core/ratings.ts';
 import { parseArenaHard } from '../core/schemes/arena-hard.ts';
 import { outputFormatOfVersion } from '../core/schemes/index.ts';
-import { arenaHardBattles, ARENA_HARD_WEIGHT, weightedStandings, type WeightedGame } from '../core/schemes/weighting.ts';
+import {
+  arenaHardBattles,
+  ARENA_HARD_WEIGHT,
+  weightedStandings,
+  type WeightedGame,
+} from '../core/schemes/weighting.ts';
 import { ArenaError, type Standing, type Verdict } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import type { StandingsQuery } from './results.ts';
@@ -17,17 +22,30 @@ import { DEFAULT_BASELINE } from '../core/constants.ts';
 export async function arenaHardGames(store: Store, judge: string): Promise<WeightedGame[]> {
   const games = await store.listGames({ judge, kind: 'pairwise' });
   const other = games.filter((g) => outputFormatOfVersion(g.parser)?.name !== 'arena-hard');
-  if (!games.length) throw new ArenaError(`--weight arena-hard: judge "${judge}" has no pairwise games (play some with \`arena run --prompts arena-hard\`)`);
+  if (!games.length)
+    throw new ArenaError(
+      `--weight arena-hard: judge "${judge}" has no pairwise games (play some with \`arena run --prompts arena-hard\`)`,
+    );
   if (other.length) {
     const names = [...new Set(other.map((g) => g.promptName))].slice(0, 4).join(', ');
-    throw new ArenaError(`--weight arena-hard: ${other.length} of judge "${judge}"'s ${games.length} pairwise games were not judged with Arena-Hard's labels (prompt ${names}); the weighting needs games played with \`--prompts arena-hard\``);
+    throw new ArenaError(
+      `--weight arena-hard: ${other.length} of judge "${judge}"'s ${games.length} pairwise games were not judged with Arena-Hard's labels (prompt ${names}); the weighting needs games played with \`--prompts arena-hard\``,
+    );
   }
   return games.map((g) => {
     const verdict = g.verdict as Verdict;
     // the stored verdict is the fact; its strength is read again from the raw reply (the same parser wrote it)
     const r = parseArenaHard(g.reply);
     const strong = verdict !== 'tie' && verdict !== 'error' && r.strong === true;
-    return { questionId: g.match.questionId, turn: g.match.turn, model1: g.match.model1, model2: g.match.model2!, order: g.order, verdict, strong };
+    return {
+      questionId: g.match.questionId,
+      turn: g.match.turn,
+      model1: g.match.model1,
+      model2: g.match.model2!,
+      order: g.order,
+      verdict,
+      strong,
+    };
   });
 }
 
@@ -37,7 +55,11 @@ async function questionIdsOf(store: Store, category?: string): Promise<Set<numbe
 }
 
 /** `arena standings --weight arena-hard`: battle counts, each game on its own, a strong verdict counting 3. */
-export async function arenaHardStandings(store: Store, q: StandingsQuery, weight = ARENA_HARD_WEIGHT): Promise<Standing[]> {
+export async function arenaHardStandings(
+  store: Store,
+  q: StandingsQuery,
+  weight = ARENA_HARD_WEIGHT,
+): Promise<Standing[]> {
   if (q.mode === 'single') throw new ArenaError('--weight arena-hard applies to pairwise modes only');
   const games = await arenaHardGames(store, q.judge);
   const questionIds = await questionIdsOf(store, q.category);
@@ -54,7 +76,13 @@ export async function arenaHardStandings(store: Store, q: StandingsQuery, weight
 }
 
 /** `arena ratings --weight arena-hard`: Bradley–Terry or Elo over Arena-Hard's weighted battles. */
-export async function arenaHardRatings(store: Store, judge: string, method: 'bt' | 'elo', opts: { turn?: number } = {}, weight = ARENA_HARD_WEIGHT): Promise<Rating[]> {
+export async function arenaHardRatings(
+  store: Store,
+  judge: string,
+  method: 'bt' | 'elo',
+  opts: { turn?: number } = {},
+  weight = ARENA_HARD_WEIGHT,
+): Promise<Rating[]> {
   let games = await arenaHardGames(store, judge);
   if (opts.turn !== undefined) games = games.filter((g) => g.turn === opts.turn);
   const battles = arenaHardBattles(games, weight);

@@ -19,7 +19,10 @@ export function openD1Store(binding: AnyD1Database): DrizzleStore {
         // batch is all-or-nothing: D1 wraps it in one implicit transaction
         await db.batch(queries as unknown as Parameters<typeof db.batch>[0]);
       } catch (e) {
-        throw new Error(`[storage:d1] batch of ${queries.length} statements failed: ${(e as Error).message}`, { cause: e });
+        throw new Error(
+          `[storage:d1] batch of ${queries.length} statements failed: ${(e as Error).message}`,
+          { cause: e },
+        );
       }
     },
   });

@@ -1,4 +1,17 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, ne, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  inArray,
+  isNotNull,
+  isNull,
+  ne,
+  notInArray,
+  or,
+  sql,
+  type SQL,
+} from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import * as t from '../../db/schema.ts';
 import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../core/types.ts';
@@ -41,7 +54,8 @@ export interface DrizzleStoreOptions {
  * `column IN (the ids)` with the ids bound as one JSON parameter (json_each), so that any number of ids
  * is one statement under D1's parameter limit.
  */
-const inJson = (column: typeof t.games.runId, ids: string[]): SQL => sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+const inJson = (column: typeof t.games.runId, ids: string[]): SQL =>
+  sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
 /** Split rows into statements that stay under the bound-parameter limit (one parameter per column of a row). */
 function chunk<T extends object>(rows: T[], maxParams: number): T[][] {
@@ -62,7 +76,13 @@ function toGame(r: typeof t.games.$inferSelect): Game {
     judge: r.judge,
     judgeSettings: r.judgeSettings,
     promptName: r.promptName,
-    match: { questionId: r.questionId, category: r.category, turn: r.turn, model1: r.model1, ...(r.model2 !== null ? { model2: r.model2 } : {}) },
+    match: {
+      questionId: r.questionId,
+      category: r.category,
+      turn: r.turn,
+      model1: r.model1,
+      ...(r.model2 !== null ? { model2: r.model2 } : {}),
+    },
     order: r.order,
     systemPrompt: r.systemPrompt,
     userPrompt: r.userPrompt,
@@ -122,41 +142,117 @@ export class DrizzleStore implements Store {
     const counts: ImportCounts = { questions: 0, references: 0, answers: 0, prompts: 0, games: 0, votes: 0 };
     const mp = this.o.maxParams;
     if (b.questions) {
-      const rows = b.questions.items.map((x) => ({ id: x.id, category: x.category, turns: x.turns, reference: x.reference ?? null, source: b.questions!.source, set: x.set ?? null }));
+      const rows = b.questions.items.map((x) => ({
+        id: x.id,
+        category: x.category,
+        turns: x.turns,
+        reference: x.reference ?? null,
+        source: b.questions!.source,
+        set: x.set ?? null,
+      }));
       for (const c of chunk(rows, mp))
-        q.push(db.insert(t.questions).values(c).onConflictDoUpdate({ target: t.questions.id, set: { category: sql`excluded.category`, turns: sql`excluded.turns`, reference: sql`excluded.reference`, source: sql`excluded.source`, set: sql`excluded.pair_set` } }));
+        q.push(
+          db
+            .insert(t.questions)
+            .values(c)
+            .onConflictDoUpdate({
+              target: t.questions.id,
+              set: {
+                category: sql`excluded.category`,
+                turns: sql`excluded.turns`,
+                reference: sql`excluded.reference`,
+                source: sql`excluded.source`,
+                set: sql`excluded.pair_set`,
+              },
+            }),
+        );
       counts.questions = rows.length;
     }
     if (b.references?.length) {
       const rows = b.references.map((r) => ({ source: r.source, questionId: r.questionId, turns: r.turns }));
       for (const c of chunk(rows, mp))
-        q.push(db.insert(t.referenceAnswers).values(c).onConflictDoUpdate({ target: [t.referenceAnswers.source, t.referenceAnswers.questionId], set: { turns: sql`excluded.turns` } }));
+        q.push(
+          db
+            .insert(t.referenceAnswers)
+            .values(c)
+            .onConflictDoUpdate({
+              target: [t.referenceAnswers.source, t.referenceAnswers.questionId],
+              set: { turns: sql`excluded.turns` },
+            }),
+        );
       counts.references = rows.length;
     }
     for (const file of b.answers ?? []) {
-      const rows = file.items.map((a) => ({ model: a.model, questionId: a.questionId, turns: a.turns, answerId: a.answerId ?? null, source: file.source }));
+      const rows = file.items.map((a) => ({
+        model: a.model,
+        questionId: a.questionId,
+        turns: a.turns,
+        answerId: a.answerId ?? null,
+        source: file.source,
+      }));
       for (const c of chunk(rows, mp))
-        q.push(db.insert(t.answers).values(c).onConflictDoUpdate({ target: [t.answers.model, t.answers.questionId], set: { turns: sql`excluded.turns`, answerId: sql`excluded.answer_id`, source: sql`excluded.source` } }));
+        q.push(
+          db
+            .insert(t.answers)
+            .values(c)
+            .onConflictDoUpdate({
+              target: [t.answers.model, t.answers.questionId],
+              set: {
+                turns: sql`excluded.turns`,
+                answerId: sql`excluded.answer_id`,
+                source: sql`excluded.source`,
+              },
+            }),
+        );
       counts.answers += rows.length;
     }
     if (b.prompts?.length) {
-      const rows = b.prompts.map((p) => ({ name: p.name, type: p.type, systemPrompt: p.systemPrompt, promptTemplate: p.promptTemplate, outputFormat: p.outputFormat, category: p.category ?? null, description: p.description ?? null }));
+      const rows = b.prompts.map((p) => ({
+        name: p.name,
+        type: p.type,
+        systemPrompt: p.systemPrompt,
+        promptTemplate: p.promptTemplate,
+        outputFormat: p.outputFormat,
+        category: p.category ?? null,
+        description: p.description ?? null,
+      }));
       for (const c of chunk(rows, mp))
         q.push(
-          db.insert(t.prompts).values(c).onConflictDoUpdate({
-            target: t.prompts.name,
-            set: { type: sql`excluded.type`, systemPrompt: sql`excluded.system_prompt`, promptTemplate: sql`excluded.prompt_template`, outputFormat: sql`excluded.output_format`, category: sql`excluded.category`, description: sql`excluded.description` },
-          }),
+          db
+            .insert(t.prompts)
+            .values(c)
+            .onConflictDoUpdate({
+              target: t.prompts.name,
+              set: {
+                type: sql`excluded.type`,
+                systemPrompt: sql`excluded.system_prompt`,
+                promptTemplate: sql`excluded.prompt_template`,
+                outputFormat: sql`excluded.output_format`,
+                category: sql`excluded.category`,
+                description: sql`excluded.description`,
+              },
+            }),
         );
       counts.prompts = rows.length;
     }
     if (b.games?.length) {
-      for (const c of chunk(b.games.map(gameRow), mp)) q.push(db.insert(t.games).values(c).onConflictDoNothing());
+      for (const c of chunk(b.games.map(gameRow), mp))
+        q.push(db.insert(t.games).values(c).onConflictDoNothing());
       counts.games = b.games.length;
     }
     for (const file of b.votes ?? []) {
       q.push(db.delete(t.votes).where(eq(t.votes.source, file.source)));
-      const rows = file.items.map((v) => ({ judge: v.judge, voter: v.voter, questionId: v.questionId, turn: v.turn, modelA: v.model1, modelB: v.model2, winner: WINNER_TO_FILE[v.winner], source: file.source, line: v.line }));
+      const rows = file.items.map((v) => ({
+        judge: v.judge,
+        voter: v.voter,
+        questionId: v.questionId,
+        turn: v.turn,
+        modelA: v.model1,
+        modelB: v.model2,
+        winner: WINNER_TO_FILE[v.winner],
+        source: file.source,
+        line: v.line,
+      }));
       for (const c of chunk(rows, mp)) q.push(db.insert(t.votes).values(c));
       counts.votes += rows.length;
     }
@@ -170,26 +266,53 @@ export class DrizzleStore implements Store {
       .from(t.questions)
       .where(f.set !== undefined ? eq(t.questions.set, f.set) : isNull(t.questions.set))
       .orderBy(asc(t.questions.id));
-    return rows.map((r) => ({ id: r.id, category: r.category, turns: r.turns, ...(r.reference !== null ? { reference: r.reference } : {}), ...(r.set !== null ? { set: r.set } : {}) }));
+    return rows.map((r) => ({
+      id: r.id,
+      category: r.category,
+      turns: r.turns,
+      ...(r.reference !== null ? { reference: r.reference } : {}),
+      ...(r.set !== null ? { set: r.set } : {}),
+    }));
   }
 
   /** `questionId` restricted to tournament questions, or to one labelled set's items */
-  private inSet(column: typeof t.games.questionId | typeof t.answers.questionId | typeof t.votes.questionId, set: string | undefined): SQL {
-    if (set !== undefined) return inArray(column, this.db.select({ id: t.questions.id }).from(t.questions).where(eq(t.questions.set, set)));
-    return notInArray(column, this.db.select({ id: t.questions.id }).from(t.questions).where(isNotNull(t.questions.set)));
+  private inSet(
+    column: typeof t.games.questionId | typeof t.answers.questionId | typeof t.votes.questionId,
+    set: string | undefined,
+  ): SQL {
+    if (set !== undefined)
+      return inArray(
+        column,
+        this.db.select({ id: t.questions.id }).from(t.questions).where(eq(t.questions.set, set)),
+      );
+    return notInArray(
+      column,
+      this.db.select({ id: t.questions.id }).from(t.questions).where(isNotNull(t.questions.set)),
+    );
   }
 
   async listAnswers(models?: string[], f: { set?: string } = {}): Promise<Answer[]> {
     const rows = await this.db
       .select()
       .from(t.answers)
-      .where(and(models ? inArray(t.answers.model, models) : undefined, this.inSet(t.answers.questionId, f.set)))
+      .where(
+        and(models ? inArray(t.answers.model, models) : undefined, this.inSet(t.answers.questionId, f.set)),
+      )
       .orderBy(asc(t.answers.model), asc(t.answers.questionId));
-    return rows.map((r) => ({ model: r.model, questionId: r.questionId, turns: r.turns, ...(r.answerId ? { answerId: r.answerId } : {}) }));
+    return rows.map((r) => ({
+      model: r.model,
+      questionId: r.questionId,
+      turns: r.turns,
+      ...(r.answerId ? { answerId: r.answerId } : {}),
+    }));
   }
 
   async listModels(): Promise<string[]> {
-    const rows = await this.db.selectDistinct({ model: t.answers.model }).from(t.answers).where(this.inSet(t.answers.questionId, undefined)).orderBy(asc(t.answers.model));
+    const rows = await this.db
+      .selectDistinct({ model: t.answers.model })
+      .from(t.answers)
+      .where(this.inSet(t.answers.questionId, undefined))
+      .orderBy(asc(t.answers.model));
     return rows.map((r) => r.model);
   }
 
@@ -200,7 +323,15 @@ export class DrizzleStore implements Store {
 
   async listPrompts(): Promise<PromptScheme[]> {
     const rows = await this.db.select().from(t.prompts).orderBy(asc(t.prompts.name));
-    return rows.map((r) => ({ name: r.name, type: r.type, systemPrompt: r.systemPrompt, promptTemplate: r.promptTemplate, outputFormat: r.outputFormat, ...(r.category ? { category: r.category } : {}), ...(r.description ? { description: r.description } : {}) }));
+    return rows.map((r) => ({
+      name: r.name,
+      type: r.type,
+      systemPrompt: r.systemPrompt,
+      promptTemplate: r.promptTemplate,
+      outputFormat: r.outputFormat,
+      ...(r.category ? { category: r.category } : {}),
+      ...(r.description ? { description: r.description } : {}),
+    }));
   }
 
   async existingGameIds(ids: string[]): Promise<Set<string>> {
@@ -224,7 +355,9 @@ export class DrizzleStore implements Store {
     const keys = Object.keys(row).join(',');
     let run = this.insertGameQueries.get(keys);
     if (!run) {
-      const values = Object.fromEntries(Object.keys(row).map((k) => [k, sql.placeholder(k)])) as unknown as typeof t.games.$inferInsert;
+      const values = Object.fromEntries(
+        Object.keys(row).map((k) => [k, sql.placeholder(k)]),
+      ) as unknown as typeof t.games.$inferInsert;
       const prepared = this.db.insert(t.games).values(values).onConflictDoNothing().prepare();
       this.insertGameQueries.set(keys, (run = (r) => prepared.run(r)));
     }
@@ -235,7 +368,13 @@ export class DrizzleStore implements Store {
   async insertGames(games: Game[]): Promise<boolean[]> {
     // one INSERT per chunk (a statement is atomic); RETURNING names the rows that were new
     const fresh = new Set<string>();
-    for (const c of chunk(games.map(gameRow), this.o.maxParams)) for (const r of await this.db.insert(t.games).values(c).onConflictDoNothing().returning({ id: t.games.id })) fresh.add(r.id);
+    for (const c of chunk(games.map(gameRow), this.o.maxParams))
+      for (const r of await this.db
+        .insert(t.games)
+        .values(c)
+        .onConflictDoNothing()
+        .returning({ id: t.games.id }))
+        fresh.add(r.id);
     return games.map((g) => fresh.has(g.id));
   }
 
@@ -249,7 +388,12 @@ export class DrizzleStore implements Store {
     if (f.set !== undefined || !f.withSets) where.push(this.inSet(t.games.questionId, f.set));
     if (f.models) {
       const [a, b] = f.models;
-      where.push(or(and(eq(t.games.model1, a), eq(t.games.model2, b)), and(eq(t.games.model1, b), eq(t.games.model2, a)))!);
+      where.push(
+        or(
+          and(eq(t.games.model1, a), eq(t.games.model2, b)),
+          and(eq(t.games.model1, b), eq(t.games.model2, a)),
+        )!,
+      );
     }
     const rows = await this.db
       .select()
@@ -260,8 +404,16 @@ export class DrizzleStore implements Store {
   }
 
   async listJudges(): Promise<JudgeSummary[]> {
-    const g = await this.db.select({ judge: t.games.judge, n: sql<number>`count(*)` }).from(t.games).where(this.inSet(t.games.questionId, undefined)).groupBy(t.games.judge);
-    const v = await this.db.select({ judge: t.votes.judge, n: sql<number>`count(*)` }).from(t.votes).where(this.inSet(t.votes.questionId, undefined)).groupBy(t.votes.judge);
+    const g = await this.db
+      .select({ judge: t.games.judge, n: sql<number>`count(*)` })
+      .from(t.games)
+      .where(this.inSet(t.games.questionId, undefined))
+      .groupBy(t.games.judge);
+    const v = await this.db
+      .select({ judge: t.votes.judge, n: sql<number>`count(*)` })
+      .from(t.votes)
+      .where(this.inSet(t.votes.questionId, undefined))
+      .groupBy(t.votes.judge);
     const out = new Map<string, JudgeSummary>();
     for (const r of g) out.set(r.judge, { judge: r.judge, games: Number(r.n), votes: 0 });
     for (const r of v) {
@@ -274,11 +426,20 @@ export class DrizzleStore implements Store {
 
   async updateVerdicts(updates: { id: string; verdict: string; parser: string }[]): Promise<void> {
     if (!updates.length) return;
-    await this.o.atomic(updates.map((u) => this.db.update(t.games).set({ verdict: u.verdict, parser: u.parser }).where(eq(t.games.id, u.id))));
+    await this.o.atomic(
+      updates.map((u) =>
+        this.db.update(t.games).set({ verdict: u.verdict, parser: u.parser }).where(eq(t.games.id, u.id)),
+      ),
+    );
   }
 
   async listPairSets(): Promise<PairSetSummary[]> {
-    const items = await this.db.select({ set: t.questions.set, n: sql<number>`count(*)` }).from(t.questions).where(isNotNull(t.questions.set)).groupBy(t.questions.set).orderBy(asc(t.questions.set));
+    const items = await this.db
+      .select({ set: t.questions.set, n: sql<number>`count(*)` })
+      .from(t.questions)
+      .where(isNotNull(t.questions.set))
+      .groupBy(t.questions.set)
+      .orderBy(asc(t.questions.set));
     const games = await this.db
       .select({ set: t.questions.set, judge: t.games.judge, n: sql<number>`count(*)` })
       .from(t.games)
@@ -286,27 +447,54 @@ export class DrizzleStore implements Store {
       .where(and(isNotNull(t.questions.set), ne(t.games.source, CANARY_SOURCE)))
       .groupBy(t.questions.set, t.games.judge)
       .orderBy(asc(t.games.judge));
-    return items.map((r) => ({ set: r.set!, items: Number(r.n), judges: games.filter((g) => g.set === r.set).map((g) => ({ judge: g.judge, games: Number(g.n) })) }));
+    return items.map((r) => ({
+      set: r.set!,
+      items: Number(r.n),
+      judges: games.filter((g) => g.set === r.set).map((g) => ({ judge: g.judge, games: Number(g.n) })),
+    }));
   }
 
   async listVotes(judge?: string, f: { set?: string } = {}): Promise<Vote[]> {
     const rows = await this.db
       .select()
       .from(t.votes)
-      .where(and(judge !== undefined ? eq(t.votes.judge, judge) : undefined, this.inSet(t.votes.questionId, f.set)))
+      .where(
+        and(
+          judge !== undefined ? eq(t.votes.judge, judge) : undefined,
+          this.inSet(t.votes.questionId, f.set),
+        ),
+      )
       .orderBy(asc(t.votes.id));
-    return rows.map((r) => ({ judge: r.judge, voter: r.voter, questionId: r.questionId, turn: r.turn, model1: r.modelA, model2: r.modelB, winner: WINNER_FROM_FILE[r.winner] }));
+    return rows.map((r) => ({
+      judge: r.judge,
+      voter: r.voter,
+      questionId: r.questionId,
+      turn: r.turn,
+      model1: r.modelA,
+      model2: r.modelB,
+      winner: WINNER_FROM_FILE[r.winner],
+    }));
   }
 
   async saveRun(r: RunRecord): Promise<void> {
-    const row = { ...r, finishedAt: r.finishedAt ?? null, owner: r.owner ?? null, heartbeatAt: r.heartbeatAt ?? null };
+    const row = {
+      ...r,
+      finishedAt: r.finishedAt ?? null,
+      owner: r.owner ?? null,
+      heartbeatAt: r.heartbeatAt ?? null,
+    };
     await this.db.insert(t.runs).values(row).onConflictDoUpdate({ target: t.runs.id, set: row });
   }
 
   async listRuns(): Promise<RunRecord[]> {
     const rows = await this.db.select().from(t.runs).orderBy(asc(t.runs.startedAt));
     // owner and heartbeat are left out where null (the heartbeat of a finished run, rows from before them)
-    return rows.map(({ owner, heartbeatAt, ...r }) => ({ ...r, status: r.status as RunRecord['status'], ...(owner !== null ? { owner } : {}), ...(heartbeatAt !== null ? { heartbeatAt } : {}) }));
+    return rows.map(({ owner, heartbeatAt, ...r }) => ({
+      ...r,
+      status: r.status as RunRecord['status'],
+      ...(owner !== null ? { owner } : {}),
+      ...(heartbeatAt !== null ? { heartbeatAt } : {}),
+    }));
   }
 
   async claimGames(owner: string, ids: string[], expiresAt: number, now: number): Promise<string[]> {
@@ -334,22 +522,35 @@ export class DrizzleStore implements Store {
       await this.db.delete(t.leases).where(eq(t.leases.owner, owner));
       return;
     }
-    for (const c of slices(ids, this.o.maxParams - 1)) await this.db.delete(t.leases).where(and(eq(t.leases.owner, owner), inArray(t.leases.gameId, c)));
+    for (const c of slices(ids, this.o.maxParams - 1))
+      await this.db.delete(t.leases).where(and(eq(t.leases.owner, owner), inArray(t.leases.gameId, c)));
   }
 
   async markRunsInterrupted(ids: string[], at: number): Promise<number> {
     if (!ids.length) return 0;
-    const before = await this.db.select({ id: t.runs.id }).from(t.runs).where(and(inArray(t.runs.id, ids), eq(t.runs.status, 'running')));
+    const before = await this.db
+      .select({ id: t.runs.id })
+      .from(t.runs)
+      .where(and(inArray(t.runs.id, ids), eq(t.runs.status, 'running')));
     if (!before.length) return 0;
     const dead = before.map((r) => r.id);
     await this.o.atomic([
-      this.db.update(t.runs).set({ status: 'interrupted', finishedAt: at, heartbeatAt: null }).where(and(inArray(t.runs.id, dead), eq(t.runs.status, 'running'))),
+      this.db
+        .update(t.runs)
+        .set({ status: 'interrupted', finishedAt: at, heartbeatAt: null })
+        .where(and(inArray(t.runs.id, dead), eq(t.runs.status, 'running'))),
       this.db.delete(t.leases).where(inArray(t.leases.owner, dead)),
     ]);
     return dead.length;
   }
 
-  async recordAttempt(a: { runId: string; gameId: string; judge: string; error: string; at: number }): Promise<void> {
+  async recordAttempt(a: {
+    runId: string;
+    gameId: string;
+    judge: string;
+    error: string;
+    at: number;
+  }): Promise<void> {
     await this.db.insert(t.attempts).values(a);
   }
 
@@ -363,16 +564,27 @@ export class DrizzleStore implements Store {
   }
 
   async markRefreshesInterrupted(): Promise<number> {
-    const marked = await this.db.update(t.refreshes).set({ status: 'interrupted' }).where(eq(t.refreshes.status, 'running')).returning({ id: t.refreshes.id });
+    const marked = await this.db
+      .update(t.refreshes)
+      .set({ status: 'interrupted' })
+      .where(eq(t.refreshes.status, 'running'))
+      .returning({ id: t.refreshes.id });
     return marked.length;
   }
 
   async saveCheckpoint(c: CheckpointRecord): Promise<void> {
-    await this.db.insert(t.checkpoints).values(c).onConflictDoUpdate({ target: [t.checkpoints.series, t.checkpoints.name], set: c });
+    await this.db
+      .insert(t.checkpoints)
+      .values(c)
+      .onConflictDoUpdate({ target: [t.checkpoints.series, t.checkpoints.name], set: c });
   }
 
   async listCheckpoints(series?: string): Promise<CheckpointRecord[]> {
-    return this.db.select().from(t.checkpoints).where(series === undefined ? undefined : eq(t.checkpoints.series, series)).orderBy(asc(t.checkpoints.series), asc(t.checkpoints.step), asc(t.checkpoints.name));
+    return this.db
+      .select()
+      .from(t.checkpoints)
+      .where(series === undefined ? undefined : eq(t.checkpoints.series, series))
+      .orderBy(asc(t.checkpoints.series), asc(t.checkpoints.step), asc(t.checkpoints.name));
   }
 
   async saveBatch(b: BatchRecord): Promise<void> {
@@ -383,7 +595,12 @@ export class DrizzleStore implements Store {
     return this.db
       .select()
       .from(t.batches)
-      .where(and(f.judge !== undefined ? eq(t.batches.judge, f.judge) : undefined, f.status !== undefined ? eq(t.batches.status, f.status) : undefined))
+      .where(
+        and(
+          f.judge !== undefined ? eq(t.batches.judge, f.judge) : undefined,
+          f.status !== undefined ? eq(t.batches.status, f.status) : undefined,
+        ),
+      )
       .orderBy(asc(t.batches.createdAt), asc(t.batches.id));
   }
 
@@ -399,17 +616,40 @@ export class DrizzleStore implements Store {
   async costByJudge(runIds?: string[]): Promise<JudgeCost[]> {
     if (runIds && !runIds.length) return [];
     const rows = await this.db
-      .select({ judge: t.games.judge, games: sql<number>`count(*)`, tokensIn: sql<number>`coalesce(sum(${t.games.tokensIn}), 0)`, tokensOut: sql<number>`coalesce(sum(${t.games.tokensOut}), 0)`, cost: sql<number | null>`sum(${t.games.cost})` })
+      .select({
+        judge: t.games.judge,
+        games: sql<number>`count(*)`,
+        tokensIn: sql<number>`coalesce(sum(${t.games.tokensIn}), 0)`,
+        tokensOut: sql<number>`coalesce(sum(${t.games.tokensOut}), 0)`,
+        cost: sql<number | null>`sum(${t.games.cost})`,
+      })
       .from(t.games)
       .where(runIds ? inJson(t.games.runId, runIds) : undefined)
       .groupBy(t.games.judge)
       .orderBy(asc(t.games.judge));
-    return rows.map((r) => ({ judge: r.judge, games: Number(r.games), tokensIn: Number(r.tokensIn), tokensOut: Number(r.tokensOut), cost: r.cost === null ? null : Number(r.cost) }));
+    return rows.map((r) => ({
+      judge: r.judge,
+      games: Number(r.games),
+      tokensIn: Number(r.tokensIn),
+      tokensOut: Number(r.tokensOut),
+      cost: r.cost === null ? null : Number(r.cost),
+    }));
   }
 
   async costByRun(limit = 50): Promise<RunCost[]> {
     return this.db
-      .select({ id: t.runs.id, startedAt: t.runs.startedAt, judge: t.runs.judge, mode: t.runs.mode, played: t.runs.played, failed: t.runs.failed, tokensIn: t.runs.tokensIn, tokensOut: t.runs.tokensOut, cost: t.runs.cost, status: t.runs.status })
+      .select({
+        id: t.runs.id,
+        startedAt: t.runs.startedAt,
+        judge: t.runs.judge,
+        mode: t.runs.mode,
+        played: t.runs.played,
+        failed: t.runs.failed,
+        tokensIn: t.runs.tokensIn,
+        tokensOut: t.runs.tokensOut,
+        cost: t.runs.cost,
+        status: t.runs.status,
+      })
       .from(t.runs)
       .orderBy(desc(t.runs.startedAt), asc(t.runs.id))
       .limit(limit);
@@ -417,7 +657,20 @@ export class DrizzleStore implements Store {
 
   async costByGame(limit = 50): Promise<GameCost[]> {
     return this.db
-      .select({ id: t.games.id, runId: t.games.runId, judge: t.games.judge, questionId: t.games.questionId, turn: t.games.turn, model1: t.games.model1, model2: t.games.model2, order: t.games.order, tokensIn: t.games.tokensIn, tokensOut: t.games.tokensOut, cost: t.games.cost, source: t.games.source })
+      .select({
+        id: t.games.id,
+        runId: t.games.runId,
+        judge: t.games.judge,
+        questionId: t.games.questionId,
+        turn: t.games.turn,
+        model1: t.games.model1,
+        model2: t.games.model2,
+        order: t.games.order,
+        tokensIn: t.games.tokensIn,
+        tokensOut: t.games.tokensOut,
+        cost: t.games.cost,
+        source: t.games.source,
+      })
       .from(t.games)
       .orderBy(desc(t.games.createdAt), asc(t.games.id))
       .limit(limit);
@@ -426,7 +679,16 @@ export class DrizzleStore implements Store {
   async gamesOfRuns(judge: string, runIds: string[]): Promise<GameVerdictRow[]> {
     if (!runIds.length) return [];
     return this.db
-      .select({ id: t.games.id, questionId: t.games.questionId, turn: t.games.turn, model1: t.games.model1, model2: t.games.model2, order: t.games.order, verdict: t.games.verdict, source: t.games.source })
+      .select({
+        id: t.games.id,
+        questionId: t.games.questionId,
+        turn: t.games.turn,
+        model1: t.games.model1,
+        model2: t.games.model2,
+        order: t.games.order,
+        verdict: t.games.verdict,
+        source: t.games.source,
+      })
       .from(t.games)
       .where(and(eq(t.games.judge, judge), inJson(t.games.runId, runIds)))
       .orderBy(asc(t.games.createdAt), asc(t.games.id));
@@ -442,7 +704,12 @@ export class DrizzleStore implements Store {
       })
       .from(t.games)
       .where(and(eq(t.games.judge, judge), isNotNull(t.games.tokensIn), isNotNull(t.games.tokensOut)));
-    return { games: Number(r?.games ?? 0), chars: Number(r?.chars ?? 0), tokensIn: Number(r?.tokensIn ?? 0), tokensOut: Number(r?.tokensOut ?? 0) };
+    return {
+      games: Number(r?.games ?? 0),
+      chars: Number(r?.chars ?? 0),
+      tokensIn: Number(r?.tokensIn ?? 0),
+      tokensOut: Number(r?.tokensOut ?? 0),
+    };
   }
 
   async close(): Promise<void> {

@@ -13,11 +13,20 @@ export function takeLock(db: string, name: string, what = name): () => void {
       writeFileSync(file, String(process.pid), { flag: 'wx' });
       break;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new ArenaError(`${file}: cannot create the ${what} lock (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file }, { cause: e });
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new ArenaError(
+          `${file}: cannot create the ${what} lock (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+          { file },
+          { cause: e },
+        );
       const pid = holder(file);
       // a lock being written (empty for an instant) or held by a live process is respected; a second
       // failure after removing a dead owner's lock means another process took it in between
-      if (pid === undefined || alive(pid) || attempt > 0) throw new ArenaError(`another ${what} ${pid ? `(pid ${pid}) ` : ''}is running on ${db} (lock ${file}; delete it only if no such process runs)`, { file });
+      if (pid === undefined || alive(pid) || attempt > 0)
+        throw new ArenaError(
+          `another ${what} ${pid ? `(pid ${pid}) ` : ''}is running on ${db} (lock ${file}; delete it only if no such process runs)`,
+          { file },
+        );
       rmSync(file, { force: true });
     }
   }

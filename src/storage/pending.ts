@@ -9,7 +9,16 @@ import type { ImportBundle, ImportCounts, PairSetSummary, Store } from './store.
 /** What planning and the run's checks read. */
 export type StoreReader = Pick<
   Store,
-  'listQuestions' | 'listAnswers' | 'listModels' | 'listReferences' | 'listPrompts' | 'listPairSets' | 'existingGameIds' | 'listGames' | 'listVotes' | 'listJudges'
+  | 'listQuestions'
+  | 'listAnswers'
+  | 'listModels'
+  | 'listReferences'
+  | 'listPrompts'
+  | 'listPairSets'
+  | 'existingGameIds'
+  | 'listGames'
+  | 'listVotes'
+  | 'listJudges'
 >;
 
 /** The part of an import a dry run can preview: what plans read (games and votes are not previewed). */
@@ -38,19 +47,38 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
   const allQuestions = () =>
     (questions ??= (async () => {
       const sets = (await base.listPairSets()).map((s) => s.set);
-      const stored = (await Promise.all([base.listQuestions(), ...sets.map((set) => base.listQuestions({ set }))])).flat();
+      const stored = (
+        await Promise.all([base.listQuestions(), ...sets.map((set) => base.listQuestions({ set }))])
+      ).flat();
       const m = new Map(stored.map((q) => [q.id, q]));
-      for (const q of newQuestions) m.set(q.id, { id: q.id, category: q.category, turns: q.turns, ...(q.reference ? { reference: q.reference } : {}), ...(q.set != null ? { set: q.set } : {}) });
+      for (const q of newQuestions)
+        m.set(q.id, {
+          id: q.id,
+          category: q.category,
+          turns: q.turns,
+          ...(q.reference ? { reference: q.reference } : {}),
+          ...(q.set != null ? { set: q.set } : {}),
+        });
       return m;
     })());
   /** whether question `id` belongs to `set` (undefined: the tournament, i.e. no labelled set) */
-  const inSet = (qs: Map<number, Question>, id: number, set: string | undefined) => (set === undefined ? qs.get(id)?.set === undefined : qs.get(id)?.set === set);
+  const inSet = (qs: Map<number, Question>, id: number, set: string | undefined) =>
+    set === undefined ? qs.get(id)?.set === undefined : qs.get(id)?.set === set;
   const answers = async (models?: string[]): Promise<Answer[]> => {
     // the stored answers of every question (tournament and sets), with the bundle's over them
     const sets = (await base.listPairSets()).map((s) => s.set);
-    const stored = (await Promise.all([base.listAnswers(models), ...sets.map((set) => base.listAnswers(models, { set }))])).flat();
+    const stored = (
+      await Promise.all([base.listAnswers(models), ...sets.map((set) => base.listAnswers(models, { set }))])
+    ).flat();
     const m = new Map(stored.map((a) => [`${a.model}\u0000${a.questionId}`, a]));
-    for (const a of newAnswers) if (!models || models.includes(a.model)) m.set(`${a.model}\u0000${a.questionId}`, { model: a.model, questionId: a.questionId, turns: a.turns, ...(a.answerId ? { answerId: a.answerId } : {}) });
+    for (const a of newAnswers)
+      if (!models || models.includes(a.model))
+        m.set(`${a.model}\u0000${a.questionId}`, {
+          model: a.model,
+          questionId: a.questionId,
+          turns: a.turns,
+          ...(a.answerId ? { answerId: a.answerId } : {}),
+        });
     return [...m.values()].sort((a, b) => byString(a.model, b.model) || a.questionId - b.questionId);
   };
   return {
@@ -67,17 +95,34 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
     async listModels() {
       if (!newQuestions.length && !newAnswers.length) return base.listModels();
       const qs = await allQuestions();
-      return [...new Set((await answers()).filter((a) => inSet(qs, a.questionId, undefined)).map((a) => a.model))].sort(byString);
+      return [
+        ...new Set((await answers()).filter((a) => inSet(qs, a.questionId, undefined)).map((a) => a.model)),
+      ].sort(byString);
     },
     async listReferences() {
-      const m = new Map<string, ReferenceAnswer>((await base.listReferences()).map((r) => [`${r.source}\u0000${r.questionId}`, r]));
-      for (const r of bundle.references ?? []) m.set(`${r.source}\u0000${r.questionId}`, { source: r.source, questionId: r.questionId, turns: r.turns });
+      const m = new Map<string, ReferenceAnswer>(
+        (await base.listReferences()).map((r) => [`${r.source}\u0000${r.questionId}`, r]),
+      );
+      for (const r of bundle.references ?? [])
+        m.set(`${r.source}\u0000${r.questionId}`, {
+          source: r.source,
+          questionId: r.questionId,
+          turns: r.turns,
+        });
       return [...m.values()];
     },
     async listPrompts() {
       const m = new Map<string, PromptScheme>((await base.listPrompts()).map((p) => [p.name, p]));
       for (const p of bundle.prompts ?? [])
-        m.set(p.name, { name: p.name, type: p.type, systemPrompt: p.systemPrompt, promptTemplate: p.promptTemplate, outputFormat: p.outputFormat, ...(p.category ? { category: p.category } : {}), ...(p.description ? { description: p.description } : {}) });
+        m.set(p.name, {
+          name: p.name,
+          type: p.type,
+          systemPrompt: p.systemPrompt,
+          promptTemplate: p.promptTemplate,
+          outputFormat: p.outputFormat,
+          ...(p.category ? { category: p.category } : {}),
+          ...(p.description ? { description: p.description } : {}),
+        });
       return [...m.values()].sort((a, b) => byString(a.name, b.name));
     },
     async listPairSets(): Promise<PairSetSummary[]> {
@@ -85,7 +130,8 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
       if (!newQuestions.length) return stored;
       // the items each set would hold; its judges' games as stored
       const counts = new Map<string, number>();
-      for (const q of (await allQuestions()).values()) if (q.set !== undefined) counts.set(q.set, (counts.get(q.set) ?? 0) + 1);
+      for (const q of (await allQuestions()).values())
+        if (q.set !== undefined) counts.set(q.set, (counts.get(q.set) ?? 0) + 1);
       return [...counts]
         .sort(([a], [b]) => byString(a, b))
         .map(([set, items]) => ({ set, items, judges: stored.find((s) => s.set === set)?.judges ?? [] }));

@@ -18,7 +18,10 @@ export interface SqliteStore extends DrizzleStore {
  * crash or SIGKILL of the process. Migrations from db/migrations are applied on open.
  */
 export function openSqliteStore(file: string, opts: { readonly?: boolean } & BusyOptions = {}): SqliteStore {
-  const sqlite = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  const sqlite = new Database(file, {
+    readonly: opts.readonly ?? false,
+    fileMustExist: opts.readonly ?? false,
+  });
   // start-up may wait for a lock (nothing else runs yet); a lock still held after that is reported by file name
   sqlite.pragma(`busy_timeout = ${opts.startupWaitMs ?? 5000}`);
   try {
@@ -64,7 +67,11 @@ export interface BusyOptions {
 const isBusy = (e: unknown) => e instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(e.code);
 
 function lockedError(file: string, waitedMs: number, cause: unknown): ArenaError {
-  return new ArenaError(`${file}: the database is locked by another process (waited ${(waitedMs / 1000).toFixed(1)} s for its write lock); stop the process that holds it, or try again when it is done`, { file }, { cause });
+  return new ArenaError(
+    `${file}: the database is locked by another process (waited ${(waitedMs / 1000).toFixed(1)} s for its write lock); stop the process that holds it, or try again when it is done`,
+    { file },
+    { cause },
+  );
 }
 
 /**
@@ -107,4 +114,3 @@ export function copyDatabase(store: SqliteStore, file: string): void {
   store.sqlite.prepare('VACUUM INTO ?').run(tmp);
   renameSync(tmp, file);
 }
-

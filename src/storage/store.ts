@@ -109,8 +109,21 @@ export interface RefreshRecord {
 /** How a checkpoint's answers were made (src/ops/checkpoints.ts). */
 export type CheckpointGeneration =
   | { kind: 'imported'; file: string }
-  | { kind: 'openai'; baseURL: string; model: string; maxTokens: number; temperatures: Record<string, number> }
-  | { kind: 'llama-cpp'; gguf: string; lora: string | null; maxTokens: number; seed: number; temperatures: Record<string, number> };
+  | {
+      kind: 'openai';
+      baseURL: string;
+      model: string;
+      maxTokens: number;
+      temperatures: Record<string, number>;
+    }
+  | {
+      kind: 'llama-cpp';
+      gguf: string;
+      lora: string | null;
+      maxTokens: number;
+      seed: number;
+      temperatures: Record<string, number>;
+    };
 
 /** One checkpoint of a fine-tuning run (src/ops/checkpoints.ts); its answers are stored as `model`. */
 export interface CheckpointRecord {
@@ -239,7 +252,13 @@ export interface Store {
   listVotes(judge?: string, filter?: { set?: string }): Promise<Vote[]>;
   saveRun(run: RunRecord): Promise<void>;
   listRuns(): Promise<RunRecord[]>;
-  recordAttempt(a: { runId: string; gameId: string; judge: string; error: string; at: number }): Promise<void>;
+  recordAttempt(a: {
+    runId: string;
+    gameId: string;
+    judge: string;
+    error: string;
+    at: number;
+  }): Promise<void>;
   /**
    * Lease games to run `owner` until `expiresAt`, in one atomic statement: of `ids`, those neither stored
    * nor leased to another run (a lease that expired at or before `now` is taken over). Returns the ids

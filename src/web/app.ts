@@ -55,9 +55,19 @@ export const SECURITY: NonNullable<Parameters<typeof secureHeaders>[0]> = {
 export function createApp(o: AppOptions) {
   const { store } = o;
   const cache = o.resultCache ?? new ResultCache(store, o.cache);
-  const data = new SiteData(store, cache, { bootstrapRounds: o.bootstrapRounds ?? 1000, ...(o.intervals ? { intervals: o.intervals } : {}) });
+  const data = new SiteData(store, cache, {
+    bootstrapRounds: o.bootstrapRounds ?? 1000,
+    ...(o.intervals ? { intervals: o.intervals } : {}),
+  });
   const http = httpCache(cache);
-  const site: Site = { store, cache, data, check: lookups(data, cache), send: http.send, rounds: o.bootstrapRounds ?? 1000 };
+  const site: Site = {
+    store,
+    cache,
+    data,
+    check: lookups(data, cache),
+    send: http.send,
+    rounds: o.bootstrapRounds ?? 1000,
+  };
   const app = new Hono();
 
   app.use(http.replay);
@@ -69,7 +79,8 @@ export function createApp(o: AppOptions) {
     return c.json({ error: `${m} is not allowed: the site is read-only` }, 405, { Allow: 'GET, HEAD' });
   });
   app.use('/api/admin/*', async (c, next) => {
-    if (!o.adminToken) return c.json({ error: 'write endpoints are disabled (no admin token configured)' }, 403);
+    if (!o.adminToken)
+      return c.json({ error: 'write endpoints are disabled (no admin token configured)' }, 403);
     return bearerAuth({ token: o.adminToken })(c, next);
   });
   app.post('/api/admin/purge', (c) => {
@@ -86,18 +97,28 @@ export function createApp(o: AppOptions) {
   app.get('/static/:name', (c) => {
     const a = assets.get(c.req.param('name'));
     if (!a) return c.notFound();
-    return c.body(a.body, 200, { 'Content-Type': TYPES[a.kind], 'Cache-Control': 'public, max-age=31536000, immutable', ETag: `"${a.hash}"` });
+    return c.body(a.body, 200, {
+      'Content-Type': TYPES[a.kind],
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      ETag: `"${a.hash}"`,
+    });
   });
   app.get('/healthz', (c) => c.text('ok'));
 
-  app.notFound((c) => (c.req.path.startsWith('/api/') ? c.json({ error: `no such endpoint: ${c.req.path} (see /api)` }, 404) : c.html(page(c, 'error', 'Not found', { status: 404, message: `No page at ${c.req.path}.` }), 404)));
+  app.notFound((c) =>
+    c.req.path.startsWith('/api/')
+      ? c.json({ error: `no such endpoint: ${c.req.path} (see /api)` }, 404)
+      : c.html(page(c, 'error', 'Not found', { status: 404, message: `No page at ${c.req.path}.` }), 404),
+  );
   app.onError((e, c) => {
     const status = e instanceof HTTPException ? e.status : 500;
     if (e instanceof HTTPException && e.res) return e.res;
     const message = status === 500 ? 'Internal error.' : e.message;
     if (status === 500) console.error(`[web] ${c.req.method} ${c.req.path}:`, e);
     const wantsJson = c.req.path.startsWith('/api') || c.req.path.startsWith('/charts');
-    return wantsJson ? c.json({ error: message }, status) : c.html(page(c, 'error', `Error ${status}`, { status, message }), status);
+    return wantsJson
+      ? c.json({ error: message }, status)
+      : c.html(page(c, 'error', `Error ${status}`, { status, message }), status);
   });
   // a server in front of hono may answer a repeated GET itself (src/entry/node.ts; see src/web/http-cache.ts)
   return Object.assign(app, { replayed: http.replayed });

@@ -24,7 +24,8 @@ const PENDING_BYTES = 1024;
 
 /** About how many bytes a cached value holds: a response its body, anything else its JSON (2 bytes a character). */
 function sizeOf(v: unknown): number {
-  if (v && typeof v === 'object' && 'body' in v && v.body instanceof Uint8Array) return v.body.byteLength + 1024;
+  if (v && typeof v === 'object' && 'body' in v && v.body instanceof Uint8Array)
+    return v.body.byteLength + 1024;
   try {
     return Math.max(PENDING_BYTES, 2 * (JSON.stringify(v)?.length ?? 0));
   } catch {
@@ -51,7 +52,10 @@ export class ResultCache {
   ) {
     this.checkMs = o.checkMs ?? 1000;
     this.maxAgeMs = o.maxAgeMs ?? 5 * 60_000;
-    this.entries = new LRUCache<string, Entry>({ max: o.maxEntries ?? 2000, maxSize: o.maxBytes ?? DEFAULT_CACHE_BYTES });
+    this.entries = new LRUCache<string, Entry>({
+      max: o.maxEntries ?? 2000,
+      maxSize: o.maxBytes ?? DEFAULT_CACHE_BYTES,
+    });
     this.now = o.now ?? (() => Date.now());
   }
 
@@ -71,8 +75,20 @@ export class ResultCache {
     if (!this.due) return;
     this.checking ??= (async () => {
       try {
-        const [judges, runs, refreshes, checkpoints] = await Promise.all([this.store.listJudges(), this.store.listRuns(), this.store.listRefreshes(1), this.store.listCheckpoints()]);
-        const fp = fnv1a(JSON.stringify([judges, runs.map((r) => [r.id, r.played, r.failed, r.status, r.finishedAt]), refreshes.map((r) => [r.id, r.status, r.finishedAt]), checkpoints]));
+        const [judges, runs, refreshes, checkpoints] = await Promise.all([
+          this.store.listJudges(),
+          this.store.listRuns(),
+          this.store.listRefreshes(1),
+          this.store.listCheckpoints(),
+        ]);
+        const fp = fnv1a(
+          JSON.stringify([
+            judges,
+            runs.map((r) => [r.id, r.played, r.failed, r.status, r.finishedAt]),
+            refreshes.map((r) => [r.id, r.status, r.finishedAt]),
+            checkpoints,
+          ]),
+        );
         const t2 = this.now();
         if (fp !== this.fingerprint || t2 - this.filledAt >= this.maxAgeMs) {
           this.entries.clear();
@@ -95,7 +111,8 @@ export class ResultCache {
     this.entries.set(key, { p }, { size: PENDING_BYTES });
     // once known, the value's real size replaces the placeholder (a new entry object, so lru-cache re-counts it)
     p.then(
-      (v) => this.entries.peek(key)?.p === p && this.entries.set(key, { p, done: true, v }, { size: sizeOf(v) }),
+      (v) =>
+        this.entries.peek(key)?.p === p && this.entries.set(key, { p, done: true, v }, { size: sizeOf(v) }),
       () => this.entries.peek(key)?.p === p && this.entries.delete(key),
     );
     return p;

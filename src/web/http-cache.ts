@@ -16,14 +16,26 @@ import { etag } from 'hono/etag';
 import { LRUCache } from 'lru-cache';
 import { fnv1a, type ResultCache } from './cache.ts';
 
-export const TYPES = { html: 'text/html; charset=utf-8', json: 'application/json; charset=utf-8', csv: 'text/csv; charset=utf-8', svg: 'image/svg+xml', css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' } as const;
+export const TYPES = {
+  html: 'text/html; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  svg: 'image/svg+xml',
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+} as const;
 export type Kind = keyof typeof TYPES;
 
 /** ECharts writes inline style attributes; an SVG shown through <img> never runs script anyway. */
 export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
 /** Serve `compute()`'s bytes as `kind`, cached (see createSend). */
-export type Send = (c: Context, kind: Kind, compute: () => Promise<string>, extra?: Record<string, string>) => Promise<Response>;
+export type Send = (
+  c: Context,
+  kind: Kind,
+  compute: () => Promise<string>,
+  extra?: Record<string, string>,
+) => Promise<Response>;
 
 interface Entry {
   body: Uint8Array<ArrayBuffer>;
@@ -69,7 +81,12 @@ export function httpCache(cache: ResultCache, o: { maxUrls?: number } = {}): Htt
     const key = `resp:${kind}:${c.req.path}:${JSON.stringify(c.req.valid('query' as never) ?? null)}`;
     const entry = await cache.get<Entry>(key, async () => {
       const body = await compute();
-      const headers: Record<string, string> = { 'Content-Type': TYPES[kind], 'Cache-Control': 'public, max-age=0, must-revalidate', ETag: `"${fnv1a(body)}-${body.length.toString(36)}"`, ...extra };
+      const headers: Record<string, string> = {
+        'Content-Type': TYPES[kind],
+        'Cache-Control': 'public, max-age=0, must-revalidate',
+        ETag: `"${fnv1a(body)}-${body.length.toString(36)}"`,
+        ...extra,
+      };
       if (kind === 'svg') headers['Content-Security-Policy'] = SVG_CSP;
       // encoded once: every response hands over the same bytes
       return { body: new TextEncoder().encode(body), headers };

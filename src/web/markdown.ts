@@ -6,7 +6,9 @@ import MarkdownIt from 'markdown-it';
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: true });
 // images would make the reader's browser fetch third-party URLs: render them as links instead
 md.disable(['image']);
-const defaultLink = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+const defaultLink =
+  md.renderer.rules.link_open ??
+  ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
 md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   tokens[idx]!.attrSet('rel', 'nofollow noopener noreferrer ugc');
   return defaultLink(tokens, idx, options, env, self);

@@ -14,10 +14,18 @@ import type { ResultCache } from './cache.ts';
 
 /** One value of a query parameter: given twice is an error (hono hands a repeated parameter over as an array). */
 const one = (expected?: string) =>
-  z.string({ error: (i) => (Array.isArray(i.input) ? 'given more than once' : `expected ${expected ?? 'a value'}, got "${String(i.input)}"`) });
+  z.string({
+    error: (i) =>
+      Array.isArray(i.input)
+        ? 'given more than once'
+        : `expected ${expected ?? 'a value'}, got "${String(i.input)}"`,
+  });
 /** A value from a fixed list, `expected` says which. */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T, expected: string) =>
-  z.enum(values, { error: (i) => (Array.isArray(i.input) ? 'given more than once' : `expected ${expected}, got "${String(i.input)}"`) });
+  z.enum(values, {
+    error: (i) =>
+      Array.isArray(i.input) ? 'given more than once' : `expected ${expected}, got "${String(i.input)}"`,
+  });
 /** A free text: its meaning is checked against the data later. */
 const text = one().optional();
 
@@ -45,7 +53,9 @@ export const QUERY = {
   matches: z.strictObject({ ...MATCH, question: MATCH.question.optional() }),
   limit: z.strictObject({
     limit: one('a number from 1 to 1000')
-      .refine((v) => v === '' || (/^[1-9]\d{0,3}$/.test(v) && Number(v) <= 1000), { error: (i) => `expected a number from 1 to 1000, got "${String(i.input)}"` })
+      .refine((v) => v === '' || (/^[1-9]\d{0,3}$/.test(v) && Number(v) <= 1000), {
+        error: (i) => `expected a number from 1 to 1000, got "${String(i.input)}"`,
+      })
       .optional()
       .transform((v) => (v ? Number(v) : 30)),
   }),
@@ -105,7 +115,10 @@ export function validQuery(schema: QuerySchema): MiddlewareHandler {
   return zValidator('query', schema, (r, c) => {
     if (r.success) return;
     const unknown = r.error.issues.find((i) => i.code === 'unrecognized_keys');
-    if (unknown) throw new HTTPException(400, { message: `unknown query parameter "${unknown.keys[0]}" (${c.req.path} takes ${takes})` });
+    if (unknown)
+      throw new HTTPException(400, {
+        message: `unknown query parameter "${unknown.keys[0]}" (${c.req.path} takes ${takes})`,
+      });
     const issue = r.error.issues[0]!;
     throw new HTTPException(400, { message: `query parameter "${String(issue.path[0])}": ${issue.message}` });
   });
@@ -131,7 +144,10 @@ export function lookups(data: SiteData, cache: ResultCache) {
         if (fallback && first) return first;
         throw new HTTPException(400, { message: 'query parameter "judge" is required' });
       }
-      if (!judges.includes(j)) throw new HTTPException(404, { message: `no judge named "${j}" (judges: ${judges.join(', ') || 'none'})` });
+      if (!judges.includes(j))
+        throw new HTTPException(404, {
+          message: `no judge named "${j}" (judges: ${judges.join(', ') || 'none'})`,
+        });
       return j;
     },
     /** ?turn=&category= */
@@ -140,7 +156,10 @@ export function lookups(data: SiteData, cache: ResultCache) {
       if (q.turn !== undefined) f.turn = q.turn;
       if (q.category) {
         const cats = await data.categories();
-        if (!cats.includes(q.category)) throw new HTTPException(404, { message: `no category named "${q.category}" (categories: ${cats.join(', ')})` });
+        if (!cats.includes(q.category))
+          throw new HTTPException(404, {
+            message: `no category named "${q.category}" (categories: ${cats.join(', ')})`,
+          });
         f.category = q.category;
       }
       return f;
@@ -148,12 +167,14 @@ export function lookups(data: SiteData, cache: ResultCache) {
     /** a model parameter (or the path's model): required, and known */
     async model(name: string, value: string | undefined): Promise<string> {
       if (!value) throw new HTTPException(400, { message: `query parameter "${name}" is required` });
-      if (!(await allModels()).includes(value)) throw new HTTPException(404, { message: `no model named "${value}"` });
+      if (!(await allModels()).includes(value))
+        throw new HTTPException(404, { message: `no model named "${value}"` });
       return value;
     },
     /** ?question=&a=&b=: everything about one question and two models */
     async match(q: Query): Promise<MatchView> {
-      if (q.question === undefined) throw new HTTPException(400, { message: 'query parameter "question": expected a question id' });
+      if (q.question === undefined)
+        throw new HTTPException(400, { message: 'query parameter "question": expected a question id' });
       const a = await l.model('a', q.a);
       const b = await l.model('b', q.b);
       const m = await data.match(q.question, a, b);
@@ -165,7 +186,10 @@ export function lookups(data: SiteData, cache: ResultCache) {
       const all = await data.checkpoints();
       if (q.series === undefined || q.series === '') return all;
       const one = all.filter((x) => x.series === q.series);
-      if (!one.length) throw new HTTPException(404, { message: `no checkpoint series named "${q.series}" (series: ${all.map((x) => x.series).join(', ') || 'none'})` });
+      if (!one.length)
+        throw new HTTPException(404, {
+          message: `no checkpoint series named "${q.series}" (series: ${all.map((x) => x.series).join(', ') || 'none'})`,
+        });
       return one;
     },
   };

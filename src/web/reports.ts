@@ -20,12 +20,20 @@ export interface HealthSection {
 }
 
 /** Every judge's health against the experts (undefined when the database has no expert votes). */
-export function healthSection(store: Store, cache: ResultCache, o: { rounds: number }): Promise<HealthSection | undefined> {
+export function healthSection(
+  store: Store,
+  cache: ResultCache,
+  o: { rounds: number },
+): Promise<HealthSection | undefined> {
   return cache.get('health', async () => {
     const judges = (await store.listJudges()).map((j) => j.judge);
     if (!judges.includes(HUMAN)) return undefined;
     const assessed = judges.filter((j) => !NOT_ASSESSED.has(j)).sort();
-    return { reference: HUMAN, rows: assessed.length ? await healthReport(store, assessed, HUMAN, { rounds: o.rounds }) : [], rounds: o.rounds };
+    return {
+      reference: HUMAN,
+      rows: assessed.length ? await healthReport(store, assessed, HUMAN, { rounds: o.rounds }) : [],
+      rounds: o.rounds,
+    };
   });
 }
 
@@ -52,16 +60,51 @@ export function healthTableRows(s: HealthSection | undefined): object[] {
   }));
 }
 
-export const HEALTH_COLUMNS = ['judge', 'reference', 'models', 'pairs', 'separated', 'separability', 'agreementWithConfidence', 'brier', 'spearman', 'spearmanLo', 'spearmanHi', 'kendall', 'kendallLo', 'kendallHi', 'referenceSeparability', 'level', 'rounds'] as const;
+export const HEALTH_COLUMNS = [
+  'judge',
+  'reference',
+  'models',
+  'pairs',
+  'separated',
+  'separability',
+  'agreementWithConfidence',
+  'brier',
+  'spearman',
+  'spearmanLo',
+  'spearmanHi',
+  'kendall',
+  'kendallLo',
+  'kendallHi',
+  'referenceSeparability',
+  'level',
+  'rounds',
+] as const;
 
 const nullIfNaN = (x: number) => (Number.isFinite(x) ? x : null);
 
 export const STYLE_GROUPS_SHOWN: StyleGroup[] = ['length', 'markdown'];
 
 /** One judge's ratings controlled for length and markdown, beside plain Bradley–Terry. */
-export function styleSection(store: Store, cache: ResultCache, judge: string, o: { rounds: number }): Promise<StyleReport> {
-  return cache.get(`style:${judge}`, () => styleReport(store, judge, STYLE_GROUPS_SHOWN, { rounds: o.rounds }));
+export function styleSection(
+  store: Store,
+  cache: ResultCache,
+  judge: string,
+  o: { rounds: number },
+): Promise<StyleReport> {
+  return cache.get(`style:${judge}`, () =>
+    styleReport(store, judge, STYLE_GROUPS_SHOWN, { rounds: o.rounds }),
+  );
 }
 
-export const STYLE_COLUMNS = ['model', 'rating', 'lo', 'hi', 'rank', 'rawRating', 'rawLo', 'rawHi', 'rawRank'] as const;
+export const STYLE_COLUMNS = [
+  'model',
+  'rating',
+  'lo',
+  'hi',
+  'rank',
+  'rawRating',
+  'rawLo',
+  'rawHi',
+  'rawRank',
+] as const;
 export const STYLE_FEATURE_COLUMNS = ['feature', 'coefficient', 'lo', 'hi'] as const;

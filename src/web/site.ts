@@ -43,11 +43,23 @@ const FORMAT = {
 
 /** A page: the view `view` (views/<view>.ejs) inside the site's frame (navigation, stylesheet, script). */
 export const page = (c: Context, view: string, title: string, d: object): string =>
-  render(view, { title, nav: NAV, path: c.req.path, css: assets.path('site.css'), js: assets.path('site.js'), f: FORMAT, md: (t: string) => markdown(clip(t)), clip, ...d });
+  render(view, {
+    title,
+    nav: NAV,
+    path: c.req.path,
+    css: assets.path('site.css'),
+    js: assets.path('site.js'),
+    f: FORMAT,
+    md: (t: string) => markdown(clip(t)),
+    clip,
+    ...d,
+  });
 
 /** A query string from the given values (empty ones left out): `?a=1&b=x`, or '' when there is none. */
 export const qs = (p: Record<string, string | number | undefined>): string => {
-  const s = new URLSearchParams(Object.entries(p).filter(([, v]) => v !== undefined && v !== '') as [string, string][]).toString();
+  const s = new URLSearchParams(
+    Object.entries(p).filter(([, v]) => v !== undefined && v !== '') as [string, string][],
+  ).toString();
   return s ? `?${s}` : '';
 };
 

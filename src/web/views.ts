@@ -17,7 +17,10 @@ export interface Asset {
 }
 
 const table = new Map<string, Asset>(
-  Object.entries(rawAssets as Record<string, string>).map(([name, body]) => [name, { body, kind: name.endsWith('.css') ? 'css' : 'js', hash: fnv1a(body).slice(0, 12) }]),
+  Object.entries(rawAssets as Record<string, string>).map(([name, body]) => [
+    name,
+    { body, kind: name.endsWith('.css') ? 'css' : 'js', hash: fnv1a(body).slice(0, 12) },
+  ]),
 );
 
 /** The site's stylesheet and script (views/*.css, views/*.js), served from /static/ under a content-hashed URL. */

@@ -3,7 +3,12 @@
 // model effects shared by both turns and both orders, so games of a question are correlated: resampling
 // questions should cover about 95%, resampling single games (which ignores that) visibly less.
 import { describe, expect, it } from 'vitest';
-import { battleTable, bootstrapRatingSamples, columnIntervals, type ClusteredBattle } from '../../src/core/stats/bootstrap.ts';
+import {
+  battleTable,
+  bootstrapRatingSamples,
+  columnIntervals,
+  type ClusteredBattle,
+} from '../../src/core/stats/bootstrap.ts';
 import { normal, seededRng, type Rng } from '../../src/core/stats/random.ts';
 import { fitBradleyTerry, type CollapsedBattles } from '../../src/core/ratings.ts';
 import { sampleCovariance, simultaneousDifferences } from '../../src/core/stats/rank-intervals.ts';
@@ -39,7 +44,13 @@ function expectedLogistic(a: number, sd: number): number {
 /** The population Bradley–Terry ratings this generator implies: the estimand of the fit. */
 function trueRatings(): Float64Array {
   const meanTie = (TIE_MIN + TIE_MAX) / 2;
-  const c: CollapsedBattles = { models: names, i: new Int32Array(0), j: new Int32Array(0), w: new Float64Array(0), s: new Float64Array(0) };
+  const c: CollapsedBattles = {
+    models: names,
+    i: new Int32Array(0),
+    j: new Int32Array(0),
+    w: new Float64Array(0),
+    s: new Float64Array(0),
+  };
   const i: number[] = [];
   const j: number[] = [];
   const s: number[] = [];
@@ -104,7 +115,11 @@ describe('bootstrap and sandwich intervals of Bradley–Terry ratings (simulatio
           if (x.lo <= tr[k]! && tr[k]! <= x.hi) covered[unit]++;
         });
         if (unit === 'question') {
-          const se = simultaneousDifferences(full, sampleCovariance(samples, MODELS, QUESTIONS), 0.95, { df: QUESTIONS - 1, draws: 2000, seed: 7000 + t });
+          const se = simultaneousDifferences(full, sampleCovariance(samples, MODELS, QUESTIONS), 0.95, {
+            df: QUESTIONS - 1,
+            draws: 2000,
+            seed: 7000 + t,
+          });
           if (allCovered(se)) family.bootstrap++;
           // the same intervals without the max-t correction (1.96 per pair) cover all 28 together far less often
           const marginal = { lo: new Float64Array(MODELS * MODELS), hi: new Float64Array(MODELS * MODELS) };
@@ -122,9 +137,20 @@ describe('bootstrap and sandwich intervals of Bradley–Terry ratings (simulatio
         const tq = tQuantile(0.975, s.clusters - 1);
         for (let k = 0; k < MODELS; k++) {
           const h = tq * Math.sqrt(s.covariance[k * MODELS + k]!);
-          if (s.ratings[k]! - h <= tr[k]! && tr[k]! <= s.ratings[k]! + h) covered[unit === 'question' ? 'sandwich' : 'sandwichGame']++;
+          if (s.ratings[k]! - h <= tr[k]! && tr[k]! <= s.ratings[k]! + h)
+            covered[unit === 'question' ? 'sandwich' : 'sandwichGame']++;
         }
-        if (unit === 'question' && allCovered(simultaneousDifferences(s.ratings, s.covariance, 0.95, { df: s.clusters - 1, draws: 2000, seed: 7000 + t }))) family.sandwich++;
+        if (
+          unit === 'question' &&
+          allCovered(
+            simultaneousDifferences(s.ratings, s.covariance, 0.95, {
+              df: s.clusters - 1,
+              draws: 2000,
+              seed: 7000 + t,
+            }),
+          )
+        )
+          family.sandwich++;
       }
       total += MODELS;
     }

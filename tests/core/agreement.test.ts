@@ -2,7 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { agreement } from '../../src/core/stats/agreement.ts';
 import type { Vote } from '../../src/core/types.ts';
 
-const v = (voter: string, model1: string, model2: string, winner: Vote['winner'], over: Partial<Vote> = {}): Vote => ({ judge: voter.startsWith('expert') ? 'human' : 'gpt-4', voter, questionId: 1, turn: 1, model1, model2, winner, ...over });
+const v = (
+  voter: string,
+  model1: string,
+  model2: string,
+  winner: Vote['winner'],
+  over: Partial<Vote> = {},
+): Vote => ({
+  judge: voter.startsWith('expert') ? 'human' : 'gpt-4',
+  voter,
+  questionId: 1,
+  turn: 1,
+  model1,
+  model2,
+  winner,
+  ...over,
+});
 const row = (rows: ReturnType<typeof agreement>, turn: number, setup: string) => {
   const r = rows.find((x) => x.turn === turn && x.setup === setup)!;
   return [r.total, r.agree];
@@ -24,7 +39,10 @@ describe('agreement (FastChat compute_agreement, protocol §5)', () => {
   });
 
   it("'inconsistent' counts as a tie: equal to any tie in S1, banned in S2", () => {
-    const rows = agreement([v('gpt4', 'p', 'q', 'inconsistent')], [v('expert_1', 'q', 'p', 'tie'), v('expert_2', 'p', 'q', 'model_2')]);
+    const rows = agreement(
+      [v('gpt4', 'p', 'q', 'inconsistent')],
+      [v('expert_1', 'q', 'p', 'tie'), v('expert_2', 'p', 'q', 'model_2')],
+    );
     expect(row(rows, 1, 'with-tie')).toEqual([2, 1]);
     expect(row(rows, 1, 'without-tie')).toEqual([0, 0]);
   });
@@ -45,8 +63,16 @@ describe('agreement (FastChat compute_agreement, protocol §5)', () => {
 
   it('keeps turns apart and only compares votes on the same item (question and model pair)', () => {
     const rows = agreement(
-      [v('gpt4', 'p', 'q', 'model_1'), v('gpt4', 'p', 'q', 'model_1', { turn: 2 }), v('gpt4', 'p', 'r', 'model_1')],
-      [v('expert_1', 'p', 'q', 'model_2'), v('expert_1', 'p', 'q', 'model_1', { turn: 2 }), v('expert_1', 'p', 'q', 'model_1', { questionId: 9 })],
+      [
+        v('gpt4', 'p', 'q', 'model_1'),
+        v('gpt4', 'p', 'q', 'model_1', { turn: 2 }),
+        v('gpt4', 'p', 'r', 'model_1'),
+      ],
+      [
+        v('expert_1', 'p', 'q', 'model_2'),
+        v('expert_1', 'p', 'q', 'model_1', { turn: 2 }),
+        v('expert_1', 'p', 'q', 'model_1', { questionId: 9 }),
+      ],
     );
     expect(rows.map((r) => [r.turn, r.setup, r.total, r.agree])).toEqual([
       [1, 'with-tie', 1, 0],

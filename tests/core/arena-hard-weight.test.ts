@@ -7,7 +7,13 @@ import { arenaHardBattles, weightedStandings, type WeightedGame } from '../../sr
 import { outcomesFromGames } from '../../src/core/verdict.ts';
 
 // x is model_1 and y model_2 throughout. In AB, x is shown as A; in BA, y is shown as A.
-const g = (questionId: number, order: 'AB' | 'BA', verdict: WeightedGame['verdict'], strong = false, turn = 1): WeightedGame => ({ questionId, turn, model1: 'x', model2: 'y', order, verdict, strong });
+const g = (
+  questionId: number,
+  order: 'AB' | 'BA',
+  verdict: WeightedGame['verdict'],
+  strong = false,
+  turn = 1,
+): WeightedGame => ({ questionId, turn, model1: 'x', model2: 'y', order, verdict, strong });
 const GAMES: WeightedGame[] = [
   g(1, 'AB', 'model_1', true), //  [[A>>B]]: x strongly       -> x wins 3
   g(1, 'BA', 'model_1'), //        [[B>A]] (B = x): x slightly -> x wins 1
@@ -31,8 +37,28 @@ describe("Arena-Hard's weighting, by hand", () => {
   it('standings: x 4 wins, 5 losses, 1 tie -> (4 + 0.5) / 10 = 0.45; y 0.55; one error match, one match whose orders disagree', () => {
     const rows = weightedStandings(GAMES);
     expect(rows).toEqual([
-      { model: 'y', win: 5, loss: 4, tie: 1, error: 1, inconsistent: 1, winRate: 0.5, lossRate: 0.4, winRateAdjusted: 0.55 },
-      { model: 'x', win: 4, loss: 5, tie: 1, error: 1, inconsistent: 1, winRate: 0.4, lossRate: 0.5, winRateAdjusted: 0.45 },
+      {
+        model: 'y',
+        win: 5,
+        loss: 4,
+        tie: 1,
+        error: 1,
+        inconsistent: 1,
+        winRate: 0.5,
+        lossRate: 0.4,
+        winRateAdjusted: 0.55,
+      },
+      {
+        model: 'x',
+        win: 4,
+        loss: 5,
+        tie: 1,
+        error: 1,
+        inconsistent: 1,
+        winRate: 0.4,
+        lossRate: 0.5,
+        winRateAdjusted: 0.45,
+      },
     ]);
     // unweighted (FastChat): match 1 x, match 2 inconsistent (tie), match 3 y, match 4 error -> 0.5 each
     const plain = pairwiseStandings(outcomesFromGames(GAMES));
@@ -48,7 +74,9 @@ describe("Arena-Hard's weighting, by hand", () => {
       ['x', 6, 0],
       ['y', 0, 6],
     ]);
-    expect(weightedStandings(more, { baseline: 'y' }).map((r) => [r.model, r.win, r.loss, r.tie])).toEqual([['x', 10, 5, 1]]);
+    expect(weightedStandings(more, { baseline: 'y' }).map((r) => [r.model, r.win, r.loss, r.tie])).toEqual([
+      ['x', 10, 5, 1],
+    ]);
     expect(weightedStandings(more, { models: ['x', 'z'] })).toEqual([]);
   });
 
@@ -56,9 +84,11 @@ describe("Arena-Hard's weighting, by hand", () => {
     const r = Object.fromEntries(bradleyTerry(arenaHardBattles(GAMES)).map((x) => [x.model, x.rating]));
     const diff = 400 * Math.log10(4.5 / 5.5); // -34.86
     expect(r.x! - r.y!).toBeCloseTo(diff, 6);
-    expect(r.x! - r.y!).toBeCloseTo(-34.860, 2);
+    expect(r.x! - r.y!).toBeCloseTo(-34.86, 2);
     // weight 1 (every game once): 2.5 of 6 battles for x
-    const plain = Object.fromEntries(bradleyTerry(arenaHardBattles(GAMES, 1)).map((x) => [x.model, x.rating]));
+    const plain = Object.fromEntries(
+      bradleyTerry(arenaHardBattles(GAMES, 1)).map((x) => [x.model, x.rating]),
+    );
     expect(plain.x! - plain.y!).toBeCloseTo(400 * Math.log10(2.5 / 3.5), 6);
   });
 });

@@ -3,11 +3,29 @@ import { describe, expect, it } from 'vitest';
 import type { QualityRow } from '../../src/core/stats/judge-quality.ts';
 import { judgeFigures, readTwoJudges, type JudgeSide } from '../../src/core/judge-reading.ts';
 
-const q = (judge: string, turn: number, o: Partial<QualityRow>): QualityRow => ({ judge, turn, games: 0, matches: 0, errorsOneGame: 0, errorsBothGames: 0, emptyReplies: 0, consistent: 0, inconsistent: 0, ties: 0, meanConfidence: null, meanEntropy: null, ...o });
+const q = (judge: string, turn: number, o: Partial<QualityRow>): QualityRow => ({
+  judge,
+  turn,
+  games: 0,
+  matches: 0,
+  errorsOneGame: 0,
+  errorsBothGames: 0,
+  emptyReplies: 0,
+  consistent: 0,
+  inconsistent: 0,
+  ties: 0,
+  meanConfidence: null,
+  meanEntropy: null,
+  ...o,
+});
 
 const gpt4: JudgeSide = {
   judge: 'gpt-4',
-  quality: [q('gpt-4', 1, { matches: 10, consistent: 9, inconsistent: 1 }), q('gpt-4', 2, { matches: 10, consistent: 9, inconsistent: 1 }), q('gpt-4', 0, { matches: 20, consistent: 18, inconsistent: 2 })],
+  quality: [
+    q('gpt-4', 1, { matches: 10, consistent: 9, inconsistent: 1 }),
+    q('gpt-4', 2, { matches: 10, consistent: 9, inconsistent: 1 }),
+    q('gpt-4', 0, { matches: 20, consistent: 18, inconsistent: 2 }),
+  ],
   agreement: [
     { turn: 1, setup: 'with-tie', total: 10, agree: 6, ratio: 0.6 },
     { turn: 1, setup: 'without-tie', total: 8, agree: 7, ratio: 0.875 },
@@ -18,7 +36,11 @@ const gpt4: JudgeSide = {
 const llama: JudgeSide = {
   judge: 'llama',
   // 20 matches: 4 with errors (1 on turn 1, 3 on turn 2); of the 16 judged, 4 inconsistent
-  quality: [q('llama', 1, { matches: 10, errorsOneGame: 1, consistent: 7, inconsistent: 2 }), q('llama', 2, { matches: 10, errorsOneGame: 1, errorsBothGames: 2, consistent: 5, inconsistent: 2 }), q('llama', 0, { matches: 20, errorsOneGame: 2, errorsBothGames: 2, consistent: 12, inconsistent: 4 })],
+  quality: [
+    q('llama', 1, { matches: 10, errorsOneGame: 1, consistent: 7, inconsistent: 2 }),
+    q('llama', 2, { matches: 10, errorsOneGame: 1, errorsBothGames: 2, consistent: 5, inconsistent: 2 }),
+    q('llama', 0, { matches: 20, errorsOneGame: 2, errorsBothGames: 2, consistent: 12, inconsistent: 4 }),
+  ],
   agreement: [
     { turn: 1, setup: 'without-tie', total: 5, agree: 4, ratio: 0.8 },
     { turn: 2, setup: 'without-tie', total: 2, agree: 1, ratio: 0.5 },
@@ -28,23 +50,44 @@ const llama: JudgeSide = {
 describe('readTwoJudges', () => {
   it('figures: inconsistency over matches judged in both orders, the share of error matches on turn 2', () => {
     const f = judgeFigures(llama);
-    expect(f).toMatchObject({ matches: 20, errorMatches: 4, errorRate: 0.2, errorShareTurn2: 0.75, inconsistencyRate: 0.25, judged: 16 });
+    expect(f).toMatchObject({
+      matches: 20,
+      errorMatches: 4,
+      errorRate: 0.2,
+      errorShareTurn2: 0.75,
+      inconsistencyRate: 0.25,
+      judged: 16,
+    });
     expect(f.expertsWithoutTie).toEqual({ 1: 0.8, 2: 0.5 });
   });
 
   it('reads the difference with the numbers', () => {
     const text = readTwoJudges(gpt4, llama, { r: 0.9512, experts: { 1: 0.81, 2: 0.82 } });
-    expect(text).toContain('llama contradicts itself when the two answers swap places in 25.0% of the matches it judged in both orders (4 of 16), 2.5× as often as gpt-4 (10.0%, 2 of 20).');
+    expect(text).toContain(
+      'llama contradicts itself when the two answers swap places in 25.0% of the matches it judged in both orders (4 of 16), 2.5× as often as gpt-4 (10.0%, 2 of 20).',
+    );
     expect(text).toContain('in 4 of 20 matches (20.0%), 75.0% of them on turn 2');
     expect(text).toContain('gpt-4 has none.');
-    expect(text).toContain('on 80.0% of turn-1 and 50.0% of turn-2 votes when ties are left out (gpt-4: 87.5% and 75.0%; the experts among themselves: 81.0% and 82.0%)');
+    expect(text).toContain(
+      'on 80.0% of turn-1 and 50.0% of turn-2 votes when ties are left out (gpt-4: 87.5% and 75.0%; the experts among themselves: 81.0% and 82.0%)',
+    );
     expect(text).toContain("Pearson's r of the adjusted win rates is 0.951.");
   });
 
   it('a reference that is never inconsistent, a judge without errors, no expert votes and no r', () => {
-    const perfect: JudgeSide = { judge: 'ref', quality: [q('ref', 1, { matches: 5, consistent: 5 })], agreement: [] };
-    const clean: JudgeSide = { judge: 'other', quality: [q('other', 1, { matches: 5, consistent: 4, inconsistent: 1 })], agreement: [] };
+    const perfect: JudgeSide = {
+      judge: 'ref',
+      quality: [q('ref', 1, { matches: 5, consistent: 5 })],
+      agreement: [],
+    };
+    const clean: JudgeSide = {
+      judge: 'other',
+      quality: [q('other', 1, { matches: 5, consistent: 4, inconsistent: 1 })],
+      agreement: [],
+    };
     const text = readTwoJudges(perfect, clean);
-    expect(text).toBe('other contradicts itself when the two answers swap places in 20.0% of the matches it judged in both orders (1 of 5), while ref never does (0 of 5). It gave a readable verdict in every game; ref has no errors either.');
+    expect(text).toBe(
+      'other contradicts itself when the two answers swap places in 20.0% of the matches it judged in both orders (1 of 5), while ref never does (0 of 5). It gave a readable verdict in every game; ref has no errors either.',
+    );
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { battlesFromOutcomes, battlesFromVotes, bradleyTerry, collapseBattles, onlineElo, type Battle, type Rating } from '../../src/core/ratings.ts';
+import {
+  battlesFromOutcomes,
+  battlesFromVotes,
+  bradleyTerry,
+  collapseBattles,
+  onlineElo,
+  type Battle,
+  type Rating,
+} from '../../src/core/ratings.ts';
 
 const asMap = (r: Rating[]) => Object.fromEntries(r.map((x) => [x.model, x.rating]));
 const b = (a: string, bb: string, score: Battle['score']): Battle => ({ a, b: bb, score });
@@ -53,7 +61,12 @@ describe('bradleyTerry (MLE, ties half a win, mean 1000)', () => {
 
   it('mirror-symmetric data gives mirror-symmetric ratings, and the mean is 1000', () => {
     // a beats m 3:1, m beats z 3:1 → a and z sit symmetrically around m = 1000
-    const battles = [...Array(3).fill(b('a', 'm', 1)), b('a', 'm', 0), ...Array(3).fill(b('m', 'z', 1)), b('m', 'z', 0)];
+    const battles = [
+      ...Array(3).fill(b('a', 'm', 1)),
+      b('a', 'm', 0),
+      ...Array(3).fill(b('m', 'z', 1)),
+      b('m', 'z', 0),
+    ];
     const r = asMap(bradleyTerry(battles));
     expect(r.m).toBeCloseTo(1000, 6);
     expect(r.a! - 1000).toBeCloseTo(1000 - r.z!, 6);
@@ -61,8 +74,20 @@ describe('bradleyTerry (MLE, ties half a win, mean 1000)', () => {
   });
 
   it('the orientation of a battle does not matter', () => {
-    const x = bradleyTerry([b('a', 'b', 1), b('a', 'b', 1), b('a', 'b', 0), b('b', 'c', 0.5), b('c', 'b', 1)]);
-    const y = bradleyTerry([b('b', 'a', 0), b('a', 'b', 1), b('b', 'a', 1), b('c', 'b', 0.5), b('b', 'c', 0)]);
+    const x = bradleyTerry([
+      b('a', 'b', 1),
+      b('a', 'b', 1),
+      b('a', 'b', 0),
+      b('b', 'c', 0.5),
+      b('c', 'b', 1),
+    ]);
+    const y = bradleyTerry([
+      b('b', 'a', 0),
+      b('a', 'b', 1),
+      b('b', 'a', 1),
+      b('c', 'b', 0.5),
+      b('b', 'c', 0),
+    ]);
     const [mx, my] = [asMap(x), asMap(y)];
     for (const m of ['a', 'b', 'c']) expect(mx[m]).toBeCloseTo(my[m]!, 6);
   });
@@ -77,12 +102,33 @@ describe('bradleyTerry (MLE, ties half a win, mean 1000)', () => {
 
 describe('battles from outcomes and votes', () => {
   it('errors are left out; inconsistent and tie are half a win', () => {
-    const m = (outcome: 'model_1' | 'model_2' | 'tie' | 'inconsistent' | 'error') => ({ questionId: 1, turn: 1, model1: 'p', model2: 'q', outcome });
-    expect(battlesFromOutcomes([m('model_1'), m('model_2'), m('tie'), m('inconsistent'), m('error')])).toEqual([b('p', 'q', 1), b('p', 'q', 0), b('p', 'q', 0.5), b('p', 'q', 0.5)]);
+    const m = (outcome: 'model_1' | 'model_2' | 'tie' | 'inconsistent' | 'error') => ({
+      questionId: 1,
+      turn: 1,
+      model1: 'p',
+      model2: 'q',
+      outcome,
+    });
+    expect(
+      battlesFromOutcomes([m('model_1'), m('model_2'), m('tie'), m('inconsistent'), m('error')]),
+    ).toEqual([b('p', 'q', 1), b('p', 'q', 0), b('p', 'q', 0.5), b('p', 'q', 0.5)]);
   });
 
   it('votes keep their orientation', () => {
-    const v = (winner: 'model_1' | 'model_2' | 'tie' | 'inconsistent') => ({ judge: 'human', voter: 'expert_1', questionId: 1, turn: 1, model1: 'q', model2: 'p', winner });
-    expect(battlesFromVotes([v('model_1'), v('model_2'), v('tie'), v('inconsistent')])).toEqual([b('q', 'p', 1), b('q', 'p', 0), b('q', 'p', 0.5), b('q', 'p', 0.5)]);
+    const v = (winner: 'model_1' | 'model_2' | 'tie' | 'inconsistent') => ({
+      judge: 'human',
+      voter: 'expert_1',
+      questionId: 1,
+      turn: 1,
+      model1: 'q',
+      model2: 'p',
+      winner,
+    });
+    expect(battlesFromVotes([v('model_1'), v('model_2'), v('tie'), v('inconsistent')])).toEqual([
+      b('q', 'p', 1),
+      b('q', 'p', 0),
+      b('q', 'p', 0.5),
+      b('q', 'p', 0.5),
+    ]);
   });
 });

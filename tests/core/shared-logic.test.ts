@@ -16,7 +16,12 @@ describe('battleTable over a fixed model and cluster list', () => {
   const battles: ClusteredBattle[] = Array.from({ length: 400 }, () => {
     const a = names[Math.floor(rng() * names.length)]!;
     const b = names[Math.floor(rng() * names.length)]!;
-    return { a, b, score: [0, 0.5, 1][Math.floor(rng() * 3)] as 0 | 0.5 | 1, cluster: Math.floor(rng() * 12) };
+    return {
+      a,
+      b,
+      score: [0, 0.5, 1][Math.floor(rng() * 3)] as 0 | 0.5 | 1,
+      cluster: Math.floor(rng() * 12),
+    };
   });
   const models = ['m3', 'm1', 'm0', 'm2']; // not in order of appearance
   const clusters = [99, ...Array.from({ length: 12 }, (_, k) => 11 - k)]; // 99 has no battle
@@ -37,7 +42,10 @@ describe('battleTable over a fixed model and cluster list', () => {
       if (i < 0 || j < 0 || i === j) continue;
       kept++;
       const [lo, hi, s] = i < j ? [i, j, b.score] : [j, i, 1 - b.score];
-      for (const [m, key] of [[direct, `${b.cluster}:${lo}:${hi}`], [total, `${lo}:${hi}`]] as const) {
+      for (const [m, key] of [
+        [direct, `${b.cluster}:${lo}:${hi}`],
+        [total, `${lo}:${hi}`],
+      ] as const) {
         const e = m.get(key) ?? { w: 0, s: 0 };
         e.w++;
         e.s += s;
@@ -54,7 +62,8 @@ describe('battleTable over a fixed model and cluster list', () => {
     });
     expect(Object.fromEntries(fromTable)).toEqual(Object.fromEntries(direct));
     const pairTotals = new Map<string, { w: number; s: number }>();
-    for (let p = 0; p < t.pairs.i.length; p++) pairTotals.set(`${t.pairs.i[p]}:${t.pairs.j[p]}`, { w: t.pairs.w[p]!, s: t.pairs.s[p]! });
+    for (let p = 0; p < t.pairs.i.length; p++)
+      pairTotals.set(`${t.pairs.i[p]}:${t.pairs.j[p]}`, { w: t.pairs.w[p]!, s: t.pairs.s[p]! });
     expect(Object.fromEntries(pairTotals)).toEqual(Object.fromEntries(total));
   });
 
@@ -66,17 +75,43 @@ describe('battleTable over a fixed model and cluster list', () => {
   });
 });
 
-const g = (questionId: number, model1: string, model2: string, order: 'AB' | 'BA', verdict: Verdict, strong = false, sample?: number): WeightedGame & { sample?: number } => ({ questionId, turn: 1, model1, model2, order, verdict, strong, ...(sample === undefined ? {} : { sample }) });
+const g = (
+  questionId: number,
+  model1: string,
+  model2: string,
+  order: 'AB' | 'BA',
+  verdict: Verdict,
+  strong = false,
+  sample?: number,
+): WeightedGame & { sample?: number } => ({
+  questionId,
+  turn: 1,
+  model1,
+  model2,
+  order,
+  verdict,
+  strong,
+  ...(sample === undefined ? {} : { sample }),
+});
 
 describe('pairing stored games into matches', () => {
   it('one entry per match in order of its first game; the slot rule picks the lowest sample, then the latest', () => {
-    const games = [g(1, 'a', 'b', 'AB', 'model_1'), g(2, 'a', 'b', 'BA', 'tie'), g(1, 'a', 'b', 'BA', 'model_2', false, 1), g(1, 'a', 'b', 'BA', 'tie', false, 0), g(1, 'a', 'b', 'BA', 'model_1', false, 2), g(1, 'a', 'b', 'AB', 'model_2')];
+    const games = [
+      g(1, 'a', 'b', 'AB', 'model_1'),
+      g(2, 'a', 'b', 'BA', 'tie'),
+      g(1, 'a', 'b', 'BA', 'model_2', false, 1),
+      g(1, 'a', 'b', 'BA', 'tie', false, 0),
+      g(1, 'a', 'b', 'BA', 'model_1', false, 2),
+      g(1, 'a', 'b', 'AB', 'model_2'),
+    ];
     const m = pairGames(games);
     expect(m.map((x) => [x.questionId, x.ab?.verdict, x.ba?.verdict])).toEqual([
       [1, 'model_2', 'tie'],
       [2, undefined, 'tie'],
     ]);
-    expect(outcomesFromGames(games)).toEqual([{ questionId: 1, turn: 1, model1: 'a', model2: 'b', outcome: 'inconsistent' }]);
+    expect(outcomesFromGames(games)).toEqual([
+      { questionId: 1, turn: 1, model1: 'a', model2: 'b', outcome: 'inconsistent' },
+    ]);
     expect(matchKey(games[0]!)).toBe(matchKey(games[2]!));
     expect(matchKey(games[0]!)).not.toBe(matchKey({ ...games[0]!, model1: 'b', model2: 'a' }));
   });
@@ -91,10 +126,14 @@ describe("model 1's score from a verdict or an outcome", () => {
 describe('one standings frame for FastChat and Arena-Hard', () => {
   const games = [
     // q1: a beats b strongly in both orders; q2: a and b disagree; q3: an unparsable game; q4: b vs c tie both
-    g(1, 'a', 'b', 'AB', 'model_1', true), g(1, 'a', 'b', 'BA', 'model_1', true),
-    g(2, 'a', 'b', 'AB', 'model_1'), g(2, 'a', 'b', 'BA', 'model_2', true),
-    g(3, 'a', 'b', 'AB', 'error'), g(3, 'a', 'b', 'BA', 'model_1'),
-    g(4, 'b', 'c', 'AB', 'tie'), g(4, 'b', 'c', 'BA', 'tie'),
+    g(1, 'a', 'b', 'AB', 'model_1', true),
+    g(1, 'a', 'b', 'BA', 'model_1', true),
+    g(2, 'a', 'b', 'AB', 'model_1'),
+    g(2, 'a', 'b', 'BA', 'model_2', true),
+    g(3, 'a', 'b', 'AB', 'error'),
+    g(3, 'a', 'b', 'BA', 'model_1'),
+    g(4, 'b', 'c', 'AB', 'tie'),
+    g(4, 'b', 'c', 'BA', 'tie'),
   ];
 
   it('Arena-Hard counts battles: strong verdicts 3, others 1, an errored match as an error', () => {
@@ -134,6 +173,10 @@ describe('one standings frame for FastChat and Arena-Hard', () => {
       ['x', 1, 0],
       ['y', 0, 1],
     ]);
-    expect(tallyStandings(ms, { questionIds: new Set([2, 3]) }, () => {}).map((r) => r.model)).toEqual(['x', 'y', 'z']);
+    expect(tallyStandings(ms, { questionIds: new Set([2, 3]) }, () => {}).map((r) => r.model)).toEqual([
+      'x',
+      'y',
+      'z',
+    ]);
   });
 });

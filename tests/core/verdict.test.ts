@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/core/types.ts';
-import { combineGames, outcomesFromGames, parseGameVerdict, parsePairVerdict, parseRating, parserFromVersion, PARSER_VERSIONS, toVerdict, type StoredVerdict } from '../../src/core/verdict.ts';
+import {
+  combineGames,
+  outcomesFromGames,
+  parseGameVerdict,
+  parsePairVerdict,
+  parseRating,
+  parserFromVersion,
+  PARSER_VERSIONS,
+  toVerdict,
+  type StoredVerdict,
+} from '../../src/core/verdict.ts';
 
 // A reply that quotes the output format before giving its verdict: FastChat's fixed precedence
 // ("[[A]]" before "[[B]]", protocol §3.3 step 5) misreads it as A.
-const QUOTES_FORMAT = 'I must answer "[[A]]" if assistant A is better, "[[B]]" if B is better, "[[C]]" for a tie.\nAssistant B is more accurate.\n\nFinal verdict: [[B]]';
+const QUOTES_FORMAT =
+  'I must answer "[[A]]" if assistant A is better, "[[B]]" if B is better, "[[C]]" for a tie.\nAssistant B is more accurate.\n\nFinal verdict: [[B]]';
 
 describe('parsePairVerdict', () => {
   it('fastchat: substring precedence A, then B, then C, wherever they appear', () => {
@@ -22,7 +33,16 @@ describe('parsePairVerdict', () => {
   });
 
   it('no single-bracket fallback in either mode: "[A]", "[ [A] ]", "[[a]]" are errors', () => {
-    for (const reply of ['Final verdict: [A]', 'Verdict: [B].', '[ [A] ]', '[[a]]', '[[D]]', 'A is better', '$ERROR$', '']) {
+    for (const reply of [
+      'Final verdict: [A]',
+      'Verdict: [B].',
+      '[ [A] ]',
+      '[[a]]',
+      '[[D]]',
+      'A is better',
+      '$ERROR$',
+      '',
+    ]) {
       expect(parsePairVerdict(reply, 'fastchat'), reply).toBe('error');
       expect(parsePairVerdict(reply, 'last'), reply).toBe('error');
     }
@@ -101,7 +121,15 @@ describe('combineGames', () => {
 });
 
 describe('outcomesFromGames', () => {
-  const g = (over: Partial<StoredVerdict>): StoredVerdict => ({ questionId: 81, turn: 1, model1: 'x', model2: 'y', order: 'AB', verdict: 'model_1', ...over });
+  const g = (over: Partial<StoredVerdict>): StoredVerdict => ({
+    questionId: 81,
+    turn: 1,
+    model1: 'x',
+    model2: 'y',
+    order: 'AB',
+    verdict: 'model_1',
+    ...over,
+  });
 
   it('pairs AB with BA per (question, turn, model_1, model_2)', () => {
     const out = outcomesFromGames([
@@ -120,13 +148,19 @@ describe('outcomesFromGames', () => {
   });
 
   it('leaves out an incomplete match (one game only): not an error, not a tie', () => {
-    expect(outcomesFromGames([g({ order: 'AB' }), g({ questionId: 90, order: 'BA', verdict: 'error' })])).toEqual([]);
+    expect(
+      outcomesFromGames([g({ order: 'AB' }), g({ questionId: 90, order: 'BA', verdict: 'error' })]),
+    ).toEqual([]);
   });
 
   it('a later game replaces an earlier one in the same slot', () => {
-    expect(outcomesFromGames([g({ order: 'AB', verdict: 'error' }), g({ order: 'BA', verdict: 'model_2' }), g({ order: 'AB', verdict: 'model_2' })])).toEqual([
-      { questionId: 81, turn: 1, model1: 'x', model2: 'y', outcome: 'model_2' },
-    ]);
+    expect(
+      outcomesFromGames([
+        g({ order: 'AB', verdict: 'error' }),
+        g({ order: 'BA', verdict: 'model_2' }),
+        g({ order: 'AB', verdict: 'model_2' }),
+      ]),
+    ).toEqual([{ questionId: 81, turn: 1, model1: 'x', model2: 'y', outcome: 'model_2' }]);
   });
 
   it('(x, y) and (y, x) are different matches (model_1 is the one shown as A in AB)', () => {

@@ -16,7 +16,10 @@ describe('openai answer generator', () => {
     const gen = openaiGenerator({ baseURL: srv.url, model: 'ckpt-a', maxTokens: 32 });
     expect(await gen.generate(['Q1'], [], 0.7)).toBe('reply 1 to <Q1>');
     expect(await gen.generate(['Q1', 'Q2'], ['A1'], 0)).toBe('reply 2 to <Q1\nA1\nQ2>');
-    expect(srv.log.filter((e) => e.path === '/v1/chat/completions').map((e) => e.model)).toEqual(['ckpt-a', 'ckpt-a']);
+    expect(srv.log.filter((e) => e.path === '/v1/chat/completions').map((e) => e.model)).toEqual([
+      'ckpt-a',
+      'ckpt-a',
+    ]);
     await gen.close();
   });
 

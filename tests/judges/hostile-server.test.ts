@@ -25,7 +25,15 @@ async function serve(handler: NonNullable<Handler>): Promise<string> {
   return `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`;
 }
 
-const completion = (content: string, usage: unknown) => JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage });
+const completion = (content: string, usage: unknown) =>
+  JSON.stringify({
+    id: 'c1',
+    object: 'chat.completion',
+    created: 0,
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage,
+  });
 
 /** A completion whose content is `mb` MiB of 'a', streamed in 64 KiB chunks without a content-length. */
 function bigReply(mb: number): NonNullable<Handler> {
@@ -34,7 +42,9 @@ function bigReply(mb: number): NonNullable<Handler> {
     res.writeHead(200, { 'content-type': 'application/json' });
     const chunk = Buffer.alloc(64 * 1024, 'a');
     let left = (mb * 1024 * 1024) / chunk.length;
-    res.write('{"id":"c1","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"');
+    res.write(
+      '{"id":"c1","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"',
+    );
     const more = () => {
       while (left > 0) {
         left--;
@@ -51,19 +61,29 @@ describe('a hostile judge server', () => {
   it(`a reply body over ${MAX_REPLY_BYTES / 1024 / 1024} MiB fails the call (not retried, never a verdict) without reading it whole`, async () => {
     const url = await serve(bigReply(64));
     let retried = 0;
-    const judge = withRetry(openaiJudge({ model: 'm', baseURL: url }), { baseDelayMs: 10, onRetry: () => retried++ });
+    const judge = withRetry(openaiJudge({ model: 'm', baseURL: url }), {
+      baseDelayMs: 10,
+      onRetry: () => retried++,
+    });
     await expect(judge.complete(REQ)).rejects.toThrow(/larger than 4194304 bytes/);
     expect(retried).toBe(0);
     // a declared content-length over the cap is refused before any of it is read
     const url2 = await serve((req, res) => {
       req.resume();
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_REPLY_BYTES + 1) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': String(MAX_REPLY_BYTES + 1),
+      });
       res.write('{');
     });
-    await expect(withRetry(openaiJudge({ model: 'm', baseURL: url2 }), { retries: 0 }).complete(REQ)).rejects.toThrow(/larger than/);
+    await expect(
+      withRetry(openaiJudge({ model: 'm', baseURL: url2 }), { retries: 0 }).complete(REQ),
+    ).rejects.toThrow(/larger than/);
     // a reply under the cap is read as before
     const url3 = await serve(bigReply(1));
-    expect((await withRetry(openaiJudge({ model: 'm', baseURL: url3 })).complete(REQ)).text).toHaveLength(1024 * 1024 + 5);
+    expect((await withRetry(openaiJudge({ model: 'm', baseURL: url3 })).complete(REQ)).text).toHaveLength(
+      1024 * 1024 + 5,
+    );
   });
 
   it('two 150 MiB replies: the judge process stays far below their size (peak RSS measured in a child process)', async () => {
@@ -74,18 +94,26 @@ describe('a hostile judge server', () => {
       const r = await Promise.allSettled([j.complete(${JSON.stringify(REQ)}), j.complete(${JSON.stringify(REQ)})]);
       console.log(JSON.stringify({ maxRssMiB: process.resourceUsage().maxRSS / 1024, results: r.map((x) => x.status === 'fulfilled' ? x.value.text.length : String(x.reason?.message).slice(0, 200)) }));`;
     const out = await new Promise<string>((resolve, reject) => {
-      const c = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      const c = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let s = '';
       c.stdout.on('data', (d) => (s += d));
       c.on('close', (code) => (code === 0 ? resolve(s) : reject(new Error(`child exited ${code}`))));
     });
-    const r = JSON.parse(out.trim().split('\n').pop()!) as { maxRssMiB: number; results: (string | number)[] };
-    console.log(`two 150 MiB judge replies: peak RSS ${r.maxRssMiB.toFixed(0)} MiB; results ${JSON.stringify(r.results)}`);
+    const r = JSON.parse(out.trim().split('\n').pop()!) as {
+      maxRssMiB: number;
+      results: (string | number)[];
+    };
+    console.log(
+      `two 150 MiB judge replies: peak RSS ${r.maxRssMiB.toFixed(0)} MiB; results ${JSON.stringify(r.results)}`,
+    );
     for (const x of r.results) expect(String(x)).toMatch(/larger than/);
     expect(r.maxRssMiB).toBeLessThan(250);
   }, 120_000);
 
-  it('a Retry-After of 600 s does not hold a game past its retry budget; the wait is reported as the server\'s', async () => {
+  it("a Retry-After of 600 s does not hold a game past its retry budget; the wait is reported as the server's", async () => {
     let calls = 0;
     const url = await serve((req, res) => {
       req.resume();
@@ -94,16 +122,27 @@ describe('a hostile judge server', () => {
       res.end(JSON.stringify({ error: { message: 'slow down', type: 'rate_limit_error' } }));
     });
     const waits: (number | undefined)[] = [];
-    const judge = withRetry(openaiJudge({ model: 'm', baseURL: url }), { maxRetryMs: 3000, onRetry: (i) => waits.push(i.retryAfterMs) });
+    const judge = withRetry(openaiJudge({ model: 'm', baseURL: url }), {
+      maxRetryMs: 3000,
+      onRetry: (i) => waits.push(i.retryAfterMs),
+    });
     const t0 = Date.now();
-    await expect(judge.complete(REQ)).rejects.toThrow(/HTTP 429.*not retried: the server asked to wait 600\.0 s \(Retry-After\), past this call's retry budget of 3 s/);
+    await expect(judge.complete(REQ)).rejects.toThrow(
+      /HTTP 429.*not retried: the server asked to wait 600\.0 s \(Retry-After\), past this call's retry budget of 3 s/,
+    );
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(calls).toBe(2);
     expect(waits).toEqual([1000]);
   });
 
   it('usage that is not a non-negative safe integer is unknown, never summed', async () => {
-    const bad: unknown[] = [{ prompt_tokens: 'lots', completion_tokens: 'lots' }, { prompt_tokens: 1e300, completion_tokens: -5 }, { prompt_tokens: 1.5, completion_tokens: null }, 'usage', null];
+    const bad: unknown[] = [
+      { prompt_tokens: 'lots', completion_tokens: 'lots' },
+      { prompt_tokens: 1e300, completion_tokens: -5 },
+      { prompt_tokens: 1.5, completion_tokens: null },
+      'usage',
+      null,
+    ];
     let i = 0;
     const url = await serve((req, res) => {
       req.resume();

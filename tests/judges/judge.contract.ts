@@ -24,11 +24,16 @@ export interface JudgeContractOptions {
 }
 
 const PAIR_PROMPT = (k: number): Pick<JudgeRequest, 'system' | 'user'> => ({
-  system: 'Please act as an impartial judge. Output your final verdict by strictly following this format: "[[A]]" if assistant A is better, "[[B]]" if assistant B is better, and "[[C]]" for a tie.',
+  system:
+    'Please act as an impartial judge. Output your final verdict by strictly following this format: "[[A]]" if assistant A is better, "[[B]]" if assistant B is better, and "[[C]]" for a tie.',
   user: `[User Question]\nWhat is ${k} + ${k}?\n\n[The Start of Assistant A's Answer]\n${2 * k}\n[The End of Assistant A's Answer]\n\n[The Start of Assistant B's Answer]\n${2 * k + 1}, I think, but I am not sure\n[The End of Assistant B's Answer]`,
 });
 
-export function describeJudgeContract(name: string, make: () => Promise<JudgeFixture>, o: JudgeContractOptions): void {
+export function describeJudgeContract(
+  name: string,
+  make: () => Promise<JudgeFixture>,
+  o: JudgeContractOptions,
+): void {
   const maxTokens = o.maxTokens ?? 64;
   const use = async (fn: (judge: JudgeProvider) => Promise<void>) => {
     const f = await make();
@@ -52,14 +57,17 @@ export function describeJudgeContract(name: string, make: () => Promise<JudgeFix
         const r = await judge.complete({ ...PAIR_PROMPT(1), temperature: 0, maxTokens });
         expect(typeof r.text).toBe('string');
         expect(r.text.length).toBeGreaterThan(0);
-        for (const t of [r.tokensIn, r.tokensOut]) if (t !== undefined) expect(Number.isInteger(t) && t >= 0).toBe(true);
+        for (const t of [r.tokensIn, r.tokensOut])
+          if (t !== undefined) expect(Number.isInteger(t) && t >= 0).toBe(true);
       }));
 
     it('rejects at once when the signal is already aborted', () =>
       use(async (judge) => {
         const ctl = new AbortController();
         ctl.abort(new Error('stop'));
-        await expect(judge.complete({ ...PAIR_PROMPT(2), temperature: 0, maxTokens, signal: ctl.signal })).rejects.toBeTruthy();
+        await expect(
+          judge.complete({ ...PAIR_PROMPT(2), temperature: 0, maxTokens, signal: ctl.signal }),
+        ).rejects.toBeTruthy();
       }));
 
     it('stops a call when its signal is aborted while it runs', () =>
@@ -73,7 +81,11 @@ export function describeJudgeContract(name: string, make: () => Promise<JudgeFix
     it('serves calls made concurrently, each with its own reply', () =>
       use(async (judge) => {
         const n = o.concurrent ?? 6;
-        const replies = await Promise.all(Array.from({ length: n }, (_, k) => judge.complete({ ...PAIR_PROMPT(10 + k), temperature: 0, maxTokens })));
+        const replies = await Promise.all(
+          Array.from({ length: n }, (_, k) =>
+            judge.complete({ ...PAIR_PROMPT(10 + k), temperature: 0, maxTokens }),
+          ),
+        );
         expect(replies).toHaveLength(n);
         for (const r of replies) expect(r.text.length).toBeGreaterThan(0);
       }));

@@ -2,7 +2,17 @@
 // no model. A fake sequence is a token array with the cache operations node-llama-cpp's sequences have; its
 // copy is what llama_memory_seq_cp does (the target holds the source's first tokens).
 import { describe, expect, it } from 'vitest';
-import { alignFull, commonPrefix, gatherSchedule, Lockstep, MIN_COPY, orderBatch, Scheduler, type CacheSequence, type Slot } from '../../src/judges/llama-cpp/scheduler.ts';
+import {
+  alignFull,
+  commonPrefix,
+  gatherSchedule,
+  Lockstep,
+  MIN_COPY,
+  orderBatch,
+  Scheduler,
+  type CacheSequence,
+  type Slot,
+} from '../../src/judges/llama-cpp/scheduler.ts';
 
 class FakeSeq implements CacheSequence {
   tokens: number[] = [];
@@ -265,13 +275,27 @@ describe('llama-cpp scheduler: lockstep and batches', () => {
         gatherSchedule(queued, active, maxMs)(() => resolve(performance.now() - t0));
       });
     let q = 1;
-    const later = run(() => q, () => 3, 1000);
+    const later = run(
+      () => q,
+      () => 3,
+      1000,
+    );
     await tick();
     await tick();
     q = 3;
     await expect(later).resolves.toBeLessThan(1000);
-    await expect(run(() => undefined, () => 3, 1000)).resolves.toBeLessThan(1000);
-    const capped = await run(() => 0, () => 3, 5);
+    await expect(
+      run(
+        () => undefined,
+        () => 3,
+        1000,
+      ),
+    ).resolves.toBeLessThan(1000);
+    const capped = await run(
+      () => 0,
+      () => 3,
+      5,
+    );
     expect(capped).toBeGreaterThanOrEqual(5);
   });
 
@@ -283,6 +307,8 @@ describe('llama-cpp scheduler: lockstep and batches', () => {
     // an even share of 16 is 4: the three decodes take 1 each, the prompt takes the 13 left
     expect(out.map((p) => p.processAmount)).toEqual([1, 13, 1, 1]);
     // more items than room: the batch still has the first, never nothing
-    expect(orderBatch([item(5, 3), item(4, 3)], 1, (x) => x.seq)).toEqual([{ item: item(4, 3), processAmount: 1 }]);
+    expect(orderBatch([item(5, 3), item(4, 3)], 1, (x) => x.seq)).toEqual([
+      { item: item(4, 3), processAmount: 1 },
+    ]);
   });
 });

@@ -3,11 +3,17 @@ import { JudgeCallError, type JudgeProvider } from '../../src/judges/judge.ts';
 import { mockJudge } from '../../src/judges/mock.ts';
 import { openaiJudge } from '../../src/judges/openai.ts';
 import { withRetry, type RetryOptions } from '../../src/judges/retry.ts';
-import { promptHash, startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from '../support/openai-server.ts';
+import {
+  promptHash,
+  startOpenAIServer,
+  type OpenAIServer,
+  type OpenAIServerOptions,
+} from '../support/openai-server.ts';
 import { describeJudgeContract } from './judge.contract.ts';
 
 const SYSTEM = 'You are a judge. Reply with [[A]], [[B]] or [[C]].';
-const USER = "[User Question]\nSay hi.\n\n[The Start of Assistant A's Answer]\nHello there, friend!\n[The End of Assistant A's Answer]\n\n[The Start of Assistant B's Answer]\nhi\n[The End of Assistant B's Answer]";
+const USER =
+  "[User Question]\nSay hi.\n\n[The Start of Assistant A's Answer]\nHello there, friend!\n[The End of Assistant A's Answer]\n\n[The Start of Assistant B's Answer]\nhi\n[The End of Assistant B's Answer]";
 const REQ = { system: SYSTEM, user: USER, temperature: 0, maxTokens: 64 };
 
 let servers: OpenAIServer[] = [];
@@ -26,7 +32,10 @@ async function serve(o: OpenAIServerOptions = {}): Promise<OpenAIServer> {
 function judgeFor(srv: OpenAIServer, o: RetryOptions & { apiKey?: string } = {}) {
   const retries: { attempt: number; delayMs: number; error: JudgeCallError }[] = [];
   const { apiKey, ...retry } = o;
-  const judge = withRetry(openaiJudge({ model: 'judge-model', baseURL: srv.url, ...(apiKey ? { apiKey } : {}) }), { baseDelayMs: 20, random: () => 1, ...retry, onRetry: (i) => retries.push(i) });
+  const judge = withRetry(
+    openaiJudge({ model: 'judge-model', baseURL: srv.url, ...(apiKey ? { apiKey } : {}) }),
+    { baseDelayMs: 20, random: () => 1, ...retry, onRetry: (i) => retries.push(i) },
+  );
   return { judge, retries };
 }
 
@@ -41,7 +50,9 @@ describe('openai judge against the OpenAI-compatible test server', () => {
     expect(r.text).toMatch(/\[\[A\]\]$/); // A's answer is the longer one
     expect(r.tokensIn).toBe(Math.ceil((SYSTEM.length + USER.length) / 4));
     expect(r.tokensOut).toBe(Math.ceil(r.text.length / 4));
-    expect(chats(srv)).toEqual([expect.objectContaining({ n: 1, model: 'judge-model', hash: promptHash(SYSTEM, USER), status: 200 })]);
+    expect(chats(srv)).toEqual([
+      expect.objectContaining({ n: 1, model: 'judge-model', hash: promptHash(SYSTEM, USER), status: 200 }),
+    ]);
   });
 
   it('waits for the Retry-After of a 429 before retrying', async () => {
@@ -65,7 +76,8 @@ describe('openai judge against the OpenAI-compatible test server', () => {
     expect(log.map((e) => e.status)).toEqual([500, 500, 500, 200]);
     expect(retries.map((x) => x.delayMs)).toEqual([40, 80, 160]); // random() = 1: no jitter
     expect(retries.every((x) => x.error.retryable && x.error.status === 500)).toBe(true);
-    for (let k = 1; k < log.length; k++) expect(log[k]!.at - log[k - 1]!.at).toBeGreaterThanOrEqual(retries[k - 1]!.delayMs);
+    for (let k = 1; k < log.length; k++)
+      expect(log[k]!.at - log[k - 1]!.at).toBeGreaterThanOrEqual(retries[k - 1]!.delayMs);
   });
 
   it('turns a hang into a timeout and retries it', async () => {
@@ -102,7 +114,9 @@ describe('openai judge against the OpenAI-compatible test server', () => {
     expect(srv.log).toHaveLength(1);
     expect(retries).toHaveLength(0);
     // the right key works
-    await expect(judgeFor(srv, { apiKey: 'sk-right' }).judge.complete(REQ)).resolves.toMatchObject({ text: expect.any(String) });
+    await expect(judgeFor(srv, { apiKey: 'sk-right' }).judge.complete(REQ)).resolves.toMatchObject({
+      text: expect.any(String),
+    });
   });
 
   it('throws the last error once the retries are exhausted, never a reply', async () => {
@@ -165,7 +179,9 @@ describeJudgeContract(
   'openai against the test server (with retry)',
   async () => {
     const srv = await startOpenAIServer({ latencyMs: 50, verdict: 'hash' });
-    const judge: JudgeProvider = withRetry(openaiJudge({ model: 'judge', baseURL: srv.url }), { timeoutMs: 10_000 });
+    const judge: JudgeProvider = withRetry(openaiJudge({ model: 'judge', baseURL: srv.url }), {
+      timeoutMs: 10_000,
+    });
     return { judge, close: () => srv.close() };
   },
   { provider: 'openai' },

@@ -5,7 +5,9 @@ import { writeFileSync } from 'node:fs';
 import { seededRng } from '../../src/core/stats/random.ts';
 
 const T = { u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10 } as const;
-type Value = { t: 'u32' | 'i32' | 'f32' | 'bool' | 'string' | 'u64'; v: number | string | boolean } | { t: 'array'; of: 'i32' | 'f32' | 'string'; v: (number | string)[] };
+type Value =
+  | { t: 'u32' | 'i32' | 'f32' | 'bool' | 'string' | 'u64'; v: number | string | boolean }
+  | { t: 'array'; of: 'i32' | 'f32' | 'string'; v: (number | string)[] };
 
 class Buf {
   private parts: Buffer[] = [];
@@ -61,10 +63,45 @@ export function tinyVocab(extra: string[] = []): { tokens: string[]; scores: num
     tokens.push(`<0x${i.toString(16).toUpperCase().padStart(2, '0')}>`);
     types.push(6); // BYTE
   }
-  const common = 'the a of and is answer s The turn with in A Assistant are question to User B on Answer as if assistant second two it for that user Start End one rating at which only reference Reference Conversation you not math each better their about You three from single out first exactly so every correct What an must fair what last by order length final same explain judge assistants shown writing your reasoning or be these between against briefly conversation Write new why does how I time would questions answers have after should then both best orders pair pairwise instructions helpful relevant accurate detailed verdict written Pairwise Correctness helpfulness mistake Below Then rate response Rating Single grading Question name colours sky Now Blue grey Because light please act impartial evaluate quality responses provided'.split(' ');
+  const common =
+    'the a of and is answer s The turn with in A Assistant are question to User B on Answer as if assistant second two it for that user Start End one rating at which only reference Reference Conversation you not math each better their about You three from single out first exactly so every correct What an must fair what last by order length final same explain judge assistants shown writing your reasoning or be these between against briefly conversation Write new why does how I time would questions answers have after should then both best orders pair pairwise instructions helpful relevant accurate detailed verdict written Pairwise Correctness helpfulness mistake Below Then rate response Rating Single grading Question name colours sky Now Blue grey Because light please act impartial evaluate quality responses provided'.split(
+      ' ',
+    );
   // SentencePiece merges two pieces only into a piece that is in the vocabulary, so every prefix is one
   const prefixes = (w: string) => Array.from({ length: w.length - 1 }, (_, i) => w.slice(0, i + 2));
-  const words = ['▁', ...common.flatMap((w) => [...prefixes(`▁${w}`), ...prefixes(w)]), '▁[[', '[[', ']]', 'A', 'B', 'C', '▁A', '▁B', '▁C', 'A]]', '▁the', '▁answer', '▁is', '▁better', '▁Assistant', '▁judge', '▁[', ']', '[', '.', ',', '\n', 'INST', 'SYS', '<<', '>>', '▁[/', ...'abcdefghijklmnopqrstuvwxyz'.split(''), ...extra];
+  const words = [
+    '▁',
+    ...common.flatMap((w) => [...prefixes(`▁${w}`), ...prefixes(w)]),
+    '▁[[',
+    '[[',
+    ']]',
+    'A',
+    'B',
+    'C',
+    '▁A',
+    '▁B',
+    '▁C',
+    'A]]',
+    '▁the',
+    '▁answer',
+    '▁is',
+    '▁better',
+    '▁Assistant',
+    '▁judge',
+    '▁[',
+    ']',
+    '[',
+    '.',
+    ',',
+    '\n',
+    'INST',
+    'SYS',
+    '<<',
+    '>>',
+    '▁[/',
+    ...'abcdefghijklmnopqrstuvwxyz'.split(''),
+    ...extra,
+  ];
   const seen = new Set(tokens);
   for (const w of words) {
     if (seen.has(w)) continue;
@@ -94,7 +131,6 @@ export interface TinyLlamaOptions {
   scale?: number;
   chatTemplate?: string | null;
 }
-
 
 /** Write a random-weight llama GGUF (F32 tensors) to `path`; returns its size and vocabulary. */
 export function writeTinyLlama(path: string, o: TinyLlamaOptions = {}): { bytes: number; vocab: string[] } {
@@ -129,10 +165,13 @@ export function writeTinyLlama(path: string, o: TinyLlamaOptions = {}): { bytes:
     ['tokenizer.ggml.add_bos_token', { t: 'bool', v: true }],
     ['tokenizer.ggml.add_eos_token', { t: 'bool', v: false }],
   ];
-  if (o.chatTemplate !== null) meta.push(['tokenizer.chat_template', { t: 'string', v: o.chatTemplate ?? LLAMA2_CHAT_TEMPLATE }]);
+  if (o.chatTemplate !== null)
+    meta.push(['tokenizer.chat_template', { t: 'string', v: o.chatTemplate ?? LLAMA2_CHAT_TEMPLATE }]);
 
   // ggml dims: ne[0] is the row length (input width)
-  const tensors: { name: string; dims: number[]; init: 'ones' | 'rand' }[] = [{ name: 'token_embd.weight', dims: [embd, nVocab], init: 'rand' }];
+  const tensors: { name: string; dims: number[]; init: 'ones' | 'rand' }[] = [
+    { name: 'token_embd.weight', dims: [embd, nVocab], init: 'rand' },
+  ];
   for (let b = 0; b < blocks; b++) {
     tensors.push(
       { name: `blk.${b}.attn_norm.weight`, dims: [embd], init: 'ones' },
@@ -146,7 +185,10 @@ export function writeTinyLlama(path: string, o: TinyLlamaOptions = {}): { bytes:
       { name: `blk.${b}.ffn_down.weight`, dims: [ff, embd], init: 'rand' },
     );
   }
-  tensors.push({ name: 'output_norm.weight', dims: [embd], init: 'ones' }, { name: 'output.weight', dims: [embd, nVocab], init: 'rand' });
+  tensors.push(
+    { name: 'output_norm.weight', dims: [embd], init: 'ones' },
+    { name: 'output.weight', dims: [embd, nVocab], init: 'rand' },
+  );
 
   const h = new Buf();
   h.push(Buffer.from('GGUF', 'ascii'));
@@ -171,7 +213,8 @@ export function writeTinyLlama(path: string, o: TinyLlamaOptions = {}): { bytes:
     const n = t.dims.reduce((a, b) => a * b, 1);
     const data = Buffer.alloc(n * 4);
     const s = scale / Math.sqrt(t.dims[0]!);
-    for (let i = 0; i < n; i++) data.writeFloatLE(t.init === 'ones' ? 1 : (rand() * 2 - 1) * s * Math.sqrt(3) * 2, i * 4);
+    for (let i = 0; i < n; i++)
+      data.writeFloatLE(t.init === 'ones' ? 1 : (rand() * 2 - 1) * s * Math.sqrt(3) * 2, i * 4);
     h.str(t.name);
     h.u32(t.dims.length);
     for (const d of t.dims) h.u64(d);

@@ -12,7 +12,9 @@ import { arenaOk, runArena, tmpDir } from '../support/cli.ts';
 import { writeTinyLlama } from './gguf-writer.ts';
 
 const SHARED = join(import.meta.dirname, '..', '..', '..', 'shared', 'models', 'llama-2-tiny-random.gguf');
-const REAL = process.env.LLAMA2_TINY_GGUF ?? (existsSync(SHARED) ? SHARED : '/work/shared/models/llama-2-tiny-random.gguf');
+const REAL =
+  process.env.LLAMA2_TINY_GGUF ??
+  (existsSync(SHARED) ? SHARED : '/work/shared/models/llama-2-tiny-random.gguf');
 const dir = tmpDir('arena-llama-id-');
 
 describe('a local judge id', () => {
@@ -31,10 +33,14 @@ describe('a local judge id', () => {
     expect(llamaJudgeId({ modelPath: c })).not.toBe(idA);
     expect(idA).not.toContain(dir);
     // reply-changing options are part of it, speed options are not; an adapter is named like a model
-    expect(llamaJudgeId({ modelPath: b, grammar: false, seed: 7, threads: 3, sequences: 2 })).toBe(`${idA}?grammar=off&seed=7`);
+    expect(llamaJudgeId({ modelPath: b, grammar: false, seed: 7, threads: 3, sequences: 2 })).toBe(
+      `${idA}?grammar=off&seed=7`,
+    );
     const lora = join(dir, 'elsewhere', 'my adapter.gguf');
     writeFileSync(lora, 'not really an adapter, but a file with content');
-    expect(llamaJudgeId({ modelPath: a, lora: [lora] })).toMatch(new RegExp(`^${idA.replace(/[.?]/g, '\\$&')}\\?lora=my-adapter%40[0-9a-f]{10}$`));
+    expect(llamaJudgeId({ modelPath: a, lora: [lora] })).toMatch(
+      new RegExp(`^${idA.replace(/[.?]/g, '\\$&')}\\?lora=my-adapter%40[0-9a-f]{10}$`),
+    );
   });
 
   it('falls back to the file name when the GGUF has no general.name; reads the name from a real Llama 2 GGUF', () => {
@@ -51,21 +57,68 @@ describe('arena export fastchat of a local judge', { timeout: 300_000 }, () => {
     const model = existsSync(REAL) ? REAL : join(dir, 'tiny.gguf');
     if (!existsSync(model)) writeTinyLlama(model, { seed: 5 });
     const db = join(tmpDir(), 'arena.db');
-    await arenaOk(['run', '--db', db, '--judge', `llama-cpp/${model}?threads=1&sequences=2`, '--models', 'arena-sage,arena-echo', '--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--prompts', 'arena', '--turns', '1', '--max-tokens', '8', '--concurrency', '4'], { timeoutMs: 240_000 });
+    await arenaOk(
+      [
+        'run',
+        '--db',
+        db,
+        '--judge',
+        `llama-cpp/${model}?threads=1&sequences=2`,
+        '--models',
+        'arena-sage,arena-echo',
+        '--questions',
+        'questions/arena.jsonl',
+        '--answers',
+        'questions/answers',
+        '--prompts',
+        'arena',
+        '--turns',
+        '1',
+        '--max-tokens',
+        '8',
+        '--concurrency',
+        '4',
+      ],
+      { timeoutMs: 240_000 },
+    );
     const id = llamaJudgeId({ modelPath: model });
-    const judges = JSON.parse(await arenaOk(['judges', '--db', db, '--json'])) as { judge: string; games: number }[];
+    const judges = JSON.parse(await arenaOk(['judges', '--db', db, '--json'])) as {
+      judge: string;
+      games: number;
+    }[];
     expect(judges).toEqual([{ judge: id, games: 48, votes: 0 }]);
     const out = join(tmpDir(), 'model_judgment');
     const text = await arenaOk(['export', 'fastchat', '--db', db, '--judge', id, '--out', out]);
     const name = `${id.slice('llama-cpp/'.length)}_pair.jsonl`;
     expect(readdirSync(out)).toEqual([name]);
     expect(text).toContain(`${name}: 24 lines`);
-    const lines = readFileSync(join(out, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { g1_winner: string });
+    const lines = readFileSync(join(out, name), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { g1_winner: string });
     expect(lines).toHaveLength(24);
 
     // a judge with only recorded votes has nothing FastChat's judgment files can hold: an error, no folder
     const store = openSqliteStore(db);
-    await store.importBundle({ votes: [{ source: 'votes.csv', items: [{ judge: 'gpt-4', voter: 'gpt4_pair', questionId: 1001, turn: 1, model1: 'arena-sage', model2: 'arena-echo', winner: 'model_1', line: 2 }] }] });
+    await store.importBundle({
+      votes: [
+        {
+          source: 'votes.csv',
+          items: [
+            {
+              judge: 'gpt-4',
+              voter: 'gpt4_pair',
+              questionId: 1001,
+              turn: 1,
+              model1: 'arena-sage',
+              model2: 'arena-echo',
+              winner: 'model_1',
+              line: 2,
+            },
+          ],
+        },
+      ],
+    });
     await store.close();
     const empty = join(tmpDir(), 'none');
     const r = await runArena(['export', 'fastchat', '--db', db, '--judge', 'gpt-4', '--out', empty]);

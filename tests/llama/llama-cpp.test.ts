@@ -58,7 +58,16 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
     const store = openSqliteStore(join(dir, `grammar-${MODELS.findIndex((m) => m[1] === path)}.db`));
     try {
       await seed(store, MODELS5, 10);
-      const s = await runTournament({ store, judge, mode: 'pairwise-all', models: MODELS5, turns: [1], promptSet: 'arena', settings: { maxTokens: 24 }, concurrency: 4 });
+      const s = await runTournament({
+        store,
+        judge,
+        mode: 'pairwise-all',
+        models: MODELS5,
+        turns: [1],
+        promptSet: 'arena',
+        settings: { maxTokens: 24 },
+        concurrency: 4,
+      });
       expect(s.failed).toBe(0);
       expect(s.played).toBe(200); // 10 pairs x 10 questions x 2 orders
       const games = await store.listGames({ judge: judge.id });
@@ -82,7 +91,12 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
 
   it("records the model's own probabilities of A, B and C (checked against raw logits, byte-fallback tokens included)", async () => {
     const { getLlama, resolveChatWrapper } = await import('node-llama-cpp');
-    const req = { system: 'Please act as an impartial judge.', user: '[User Question]\nWhich colour is the sky?\n\n[Answer A] Blue. [Answer B] Green.', temperature: 0, maxTokens: 8 } as const;
+    const req = {
+      system: 'Please act as an impartial judge.',
+      user: '[User Question]\nWhich colour is the sky?\n\n[Answer A] Blue. [Answer B] Green.',
+      temperature: 0,
+      maxTokens: 8,
+    } as const;
     // maxTokens 8 leaves no room for an explanation: the verdict directly follows the prompt and "[["
     const reply = await judge.complete(req);
     expect(reply.text).toMatch(/^\[\[[ABC]\]\]$/);
@@ -96,20 +110,35 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
       for (let t = 0; t < vocab.length; t++) {
         // the piece's text, read from the GGUF vocabulary: "▁" is a space, <0xNN> a byte
         const piece = vocab[t]!;
-        const text = /^<0x[0-9A-F]{2}>$/.test(piece) ? String.fromCharCode(parseInt(piece.slice(3, 5), 16)) : piece.replaceAll('▁', ' ');
+        const text = /^<0x[0-9A-F]{2}>$/.test(piece)
+          ? String.fromCharCode(parseInt(piece.slice(3, 5), 16))
+          : piece.replaceAll('▁', ' ');
         if (/^[ABC]\]{0,2}$/.test(text)) letterTokens[text[0]!]!.push(t);
       }
       // the byte-fallback token <0x41> is "A" too
       expect(letterTokens.A!.some((t) => vocab[t] === '<0x41>')).toBe(true);
-      const chat = resolveChatWrapper(model).generateContextState({ chatHistory: [{ type: 'system', text: req.system }, { type: 'user', text: req.user }, { type: 'model', response: [] }] });
-      const tokens = [...chat.contextText.tokenize(model.tokenizer), ...model.tokenize('[[', false, 'trimLeadingSpace')];
+      const chat = resolveChatWrapper(model).generateContextState({
+        chatHistory: [
+          { type: 'system', text: req.system },
+          { type: 'user', text: req.user },
+          { type: 'model', response: [] },
+        ],
+      });
+      const tokens = [
+        ...chat.contextText.tokenize(model.tokenizer),
+        ...model.tokenize('[[', false, 'trimLeadingSpace'),
+      ];
       const all = Object.values(letterTokens).flat();
       const seq = ctx.getSequence();
-      const out = await seq.controlledEvaluate([...tokens.slice(0, -1), [tokens.at(-1)!, { generateNext: { logits: { filter: { tokens: all as never[] } } } }]]);
+      const out = await seq.controlledEvaluate([
+        ...tokens.slice(0, -1),
+        [tokens.at(-1)!, { generateNext: { logits: { filter: { tokens: all as never[] } } } }],
+      ]);
       const logits = out.at(-1)!.next.logits!;
       const max = Math.max(...logits.values());
       const w: Record<string, number> = { A: 0, B: 0, C: 0 };
-      for (const [letter, ts] of Object.entries(letterTokens)) for (const t of ts) w[letter]! += Math.exp(logits.get(t as never)! - max);
+      for (const [letter, ts] of Object.entries(letterTokens))
+        for (const t of ts) w[letter]! += Math.exp(logits.get(t as never)! - max);
       const total = w.A! + w.B! + w.C!;
       // 3 decimals: llama.cpp sums in a different order when it evaluates the prompt in other chunks or batches
       // (measured up to 2.7e-4 apart on an AMD EPYC with the same weights); a wrong token set is off by far more
@@ -128,7 +157,16 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
     const store = openSqliteStore(':memory:');
     try {
       await seed(store, MODELS5.slice(0, 3), 2);
-      const s = await runTournament({ store, judge, mode: 'pairwise-all', models: MODELS5.slice(0, 3), turns: [1], promptSet: 'arena', settings: { maxTokens: 16, temperature: 0.9 }, concurrency: 4 });
+      const s = await runTournament({
+        store,
+        judge,
+        mode: 'pairwise-all',
+        models: MODELS5.slice(0, 3),
+        turns: [1],
+        promptSet: 'arena',
+        settings: { maxTokens: 16, temperature: 0.9 },
+        concurrency: 4,
+      });
       expect(s.failed).toBe(0);
       expect(s.played).toBe(12); // 3 pairs x 2 questions x 2 orders
       for (const g of await store.listGames({ judge: judge.id })) {
@@ -145,7 +183,16 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
     const store = openSqliteStore(':memory:');
     try {
       await seed(store, MODELS5.slice(0, 2), 5);
-      const s = await runTournament({ store, judge, mode: 'single', models: MODELS5.slice(0, 2), turns: [1, 2], promptSet: 'arena', settings: { maxTokens: 24 }, concurrency: 4 });
+      const s = await runTournament({
+        store,
+        judge,
+        mode: 'single',
+        models: MODELS5.slice(0, 2),
+        turns: [1, 2],
+        promptSet: 'arena',
+        settings: { maxTokens: 24 },
+        concurrency: 4,
+      });
       expect(s).toMatchObject({ played: 20, failed: 0 });
       for (const g of await store.listGames({ judge: judge.id })) {
         expect(g.reply).toMatch(/\[\[(10|[1-9])\]\]$/);
@@ -163,7 +210,16 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
     try {
       expect(raw.id).toMatch(/^llama-cpp\/[A-Za-z0-9._-]+@[0-9a-f]{10}\?grammar=off$/);
       await seed(store, MODELS5.slice(0, 3), 10);
-      const s = await runTournament({ store, judge: raw, mode: 'pairwise-all', models: MODELS5.slice(0, 3), turns: [1], promptSet: 'arena', settings: { maxTokens: 24 }, concurrency: 4 });
+      const s = await runTournament({
+        store,
+        judge: raw,
+        mode: 'pairwise-all',
+        models: MODELS5.slice(0, 3),
+        turns: [1],
+        promptSet: 'arena',
+        settings: { maxTokens: 24 },
+        concurrency: 4,
+      });
       expect(s.played).toBe(60);
       expect(s.failed).toBe(0);
       const games = await store.listGames({ judge: raw.id });
@@ -182,12 +238,18 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
     const small = llamaCppJudge({ ...base, modelPath: path, contextSize: 256, sequences: 1 });
     try {
       const long = 'word '.repeat(2000);
-      const e = await small.complete({ system: 'Judge.', user: long, temperature: 0, maxTokens: 24 }).catch((x: unknown) => x);
+      const e = await small
+        .complete({ system: 'Judge.', user: long, temperature: 0, maxTokens: 24 })
+        .catch((x: unknown) => x);
       expect(e).toBeInstanceOf(JudgeCallError);
       expect((e as JudgeCallError).retryable).toBe(false);
-      expect((e as Error).message).toMatch(/^\[judge:llama-cpp\/.*\] the prompt is \d{4,} tokens and does not fit the context of 256 tokens/);
+      expect((e as Error).message).toMatch(
+        /^\[judge:llama-cpp\/.*\] the prompt is \d{4,} tokens and does not fit the context of 256 tokens/,
+      );
       // a short prompt still works on the same judge
-      expect((await small.complete({ system: 'Judge.', user: 'Short.', temperature: 0, maxTokens: 16 })).text).toMatch(/\[\[[ABC]\]\]$/);
+      expect(
+        (await small.complete({ system: 'Judge.', user: 'Short.', temperature: 0, maxTokens: 16 })).text,
+      ).toMatch(/\[\[[ABC]\]\]$/);
     } finally {
       await small.close();
     }
@@ -200,14 +262,30 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
     try {
       await seed(store, MODELS5.slice(0, 3), 4);
       const { planRun } = await import('../../src/engine/run.ts');
-      const { games } = await planRun({ store, judge: one, mode: 'pairwise-all', models: MODELS5.slice(0, 3), turns: [1, 2], promptSet: 'arena', settings: { maxTokens: 20 } });
-      const reqs = games.map((g) => ({ system: g.spec.systemPrompt, user: g.spec.userPrompt, temperature: 0, maxTokens: 20, verdict: 'pair' as const }));
+      const { games } = await planRun({
+        store,
+        judge: one,
+        mode: 'pairwise-all',
+        models: MODELS5.slice(0, 3),
+        turns: [1, 2],
+        promptSet: 'arena',
+        settings: { maxTokens: 20 },
+      });
+      const reqs = games.map((g) => ({
+        system: g.spec.systemPrompt,
+        user: g.spec.userPrompt,
+        temperature: 0,
+        maxTokens: 20,
+        verdict: 'pair' as const,
+      }));
       const a: Awaited<ReturnType<typeof one.complete>>[] = [];
       for (const r of reqs) a.push(await one.complete(r));
       const b = await Promise.all(reqs.map((r) => many.complete(r)));
       expect(b.map((x) => x.text)).toEqual(a.map((x) => x.text));
       // batched decoding sums in another order than one sequence alone (measured up to 8e-5 apart here): 3 decimals
-      for (let i = 0; i < a.length; i++) for (const l of ['A', 'B', 'C']) expect(b[i]!.verdictProbs![l]!).toBeCloseTo(a[i]!.verdictProbs![l]!, 3);
+      for (let i = 0; i < a.length; i++)
+        for (const l of ['A', 'B', 'C'])
+          expect(b[i]!.verdictProbs![l]!).toBeCloseTo(a[i]!.verdictProbs![l]!, 3);
       expect(one.stats.reusedTokens).toBe(0);
       expect(many.stats.reusedTokens).toBeGreaterThan(0);
       // some prefixes came from another sequence's cache (copied), and the replies above are still identical
@@ -228,12 +306,32 @@ describe('llama-cpp judge: games started together (generated tiny llama)', () =>
     try {
       await seed(store, MODELS5, 1);
       const { planRun } = await import('../../src/engine/run.ts');
-      const { games } = await planRun({ store, judge, mode: 'pairwise-all', models: MODELS5, turns: [1], promptSet: 'arena', settings: { maxTokens: 72 } });
+      const { games } = await planRun({
+        store,
+        judge,
+        mode: 'pairwise-all',
+        models: MODELS5,
+        turns: [1],
+        promptSet: 'arena',
+        settings: { maxTokens: 72 },
+      });
       // the four games that show m1 first: same system prompt, question and first answer
       const four = games.filter((g) => g.spec.order === 'AB' && g.spec.match.model1 === 'm1');
       expect(four).toHaveLength(4);
-      const prompts = await Promise.all(four.map((g) => judge.render(g.spec.systemPrompt, g.spec.userPrompt)));
-      await Promise.all(four.map((g) => judge.complete({ system: g.spec.systemPrompt, user: g.spec.userPrompt, temperature: 0, maxTokens: 72, verdict: 'pair' })));
+      const prompts = await Promise.all(
+        four.map((g) => judge.render(g.spec.systemPrompt, g.spec.userPrompt)),
+      );
+      await Promise.all(
+        four.map((g) =>
+          judge.complete({
+            system: g.spec.systemPrompt,
+            user: g.spec.userPrompt,
+            temperature: 0,
+            maxTokens: 72,
+            verdict: 'pair',
+          }),
+        ),
+      );
       // the first game evaluates its whole prompt; each of the others waits for the earlier ones, copies the
       // longest common part and evaluates only the rest (before, each of the four evaluated the shared
       // part itself): the size of the prompts' prefix tree
@@ -243,7 +341,11 @@ describe('llama-cpp judge: games started together (generated tiny llama)', () =>
         return i;
       };
       const tokens = prompts.map((p) => p.tokens);
-      const ideal = tokens.reduce((n, p, i) => n + p.length - Math.max(0, ...tokens.slice(0, i).map((q) => Math.min(common(p, q), p.length - 1))), 0);
+      const ideal = tokens.reduce(
+        (n, p, i) =>
+          n + p.length - Math.max(0, ...tokens.slice(0, i).map((q) => Math.min(common(p, q), p.length - 1))),
+        0,
+      );
       // (a copy is worth it from 16 more tokens on, so up to 15 a game may be evaluated again)
       expect(judge.stats.promptTokens).toBeGreaterThanOrEqual(ideal);
       expect(judge.stats.promptTokens).toBeLessThanOrEqual(ideal + 3 * 15);
@@ -262,18 +364,35 @@ describe('llama-cpp judge: games started together (generated tiny llama)', () =>
 
 describe('llama-cpp judge specs', () => {
   it('reads options from the spec and names the judge by model (name and content hash) and the options that change replies', async () => {
-    expect(parseLlamaSpec('m.gguf?threads=2&ctx=1024&gpuLayers=max&sequences=3&seed=7&grammar=off&lora=a.gguf')).toEqual({ modelPath: 'm.gguf', threads: 2, contextSize: 1024, gpuLayers: 'max', sequences: 3, seed: 7, grammar: false, lora: ['a.gguf'] });
+    expect(
+      parseLlamaSpec('m.gguf?threads=2&ctx=1024&gpuLayers=max&sequences=3&seed=7&grammar=off&lora=a.gguf'),
+    ).toEqual({
+      modelPath: 'm.gguf',
+      threads: 2,
+      contextSize: 1024,
+      gpuLayers: 'max',
+      sequences: 3,
+      seed: 7,
+      grammar: false,
+      lora: ['a.gguf'],
+    });
     const j = await createJudge(`llama-cpp/${TINY}?threads=1&sequences=2`);
     expect(j.id).toMatch(/^llama-cpp\/mt-arena-tiny-random-llama@[0-9a-f]{10}$/);
     await j.close?.();
     await expect(createJudge(`llama-cpp/${TINY}?thread=1`)).rejects.toThrow(/unknown option "thread"/);
-    await expect(createJudge(`llama-cpp/${TINY}?grammar=maybe`)).rejects.toThrow(/option "grammar": expected on or off/);
-    await expect(createJudge(`llama-cpp/${join(dir, 'missing.gguf')}`)).rejects.toThrow(/no such GGUF file: .*missing\.gguf/);
+    await expect(createJudge(`llama-cpp/${TINY}?grammar=maybe`)).rejects.toThrow(
+      /option "grammar": expected on or off/,
+    );
+    await expect(createJudge(`llama-cpp/${join(dir, 'missing.gguf')}`)).rejects.toThrow(
+      /no such GGUF file: .*missing\.gguf/,
+    );
   });
 
   it('a file that is not a GGUF fails with the path named, as a call error (never a verdict)', async () => {
     const j = llamaCppJudge({ modelPath: join(REPO_ROOT, 'package.json'), threads: 1 });
-    await expect(j.complete({ system: '', user: 'x', temperature: 0, maxTokens: 8 })).rejects.toThrow(/\[judge:llama-cpp\/package\.json@[0-9a-f]{10}\] cannot load .*package\.json/);
+    await expect(j.complete({ system: '', user: 'x', temperature: 0, maxTokens: 8 })).rejects.toThrow(
+      /\[judge:llama-cpp\/package\.json@[0-9a-f]{10}\] cannot load .*package\.json/,
+    );
     await j.close();
   });
 
@@ -283,4 +402,8 @@ describe('llama-cpp judge specs', () => {
   });
 });
 
-describeJudgeContract('llama-cpp (generated tiny model)', async () => ({ judge: llamaCppJudge({ modelPath: TINY, threads: 1, sequences: 2, contextSize: 1024 }) }), { provider: 'llama-cpp', maxTokens: 24 });
+describeJudgeContract(
+  'llama-cpp (generated tiny model)',
+  async () => ({ judge: llamaCppJudge({ modelPath: TINY, threads: 1, sequences: 2, contextSize: 1024 }) }),
+  { provider: 'llama-cpp', maxTokens: 24 },
+);

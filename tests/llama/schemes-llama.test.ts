@@ -38,11 +38,25 @@ describe.each(MODELS)('scheme games on a llama-cpp judge: %s', (_name, path) => 
       // the grammar is on for this judge: its id (model name and content hash, never the path) has no grammar=off
       expect(judge.id).toBe(llamaJudgeId({ modelPath: path }));
       expect(judge.id).not.toMatch(/grammar=off/);
-      for (const [set, format] of [['judgelm', 'judgelm'], ['arena-hard', 'arena-hard']] as const) {
-        const s = await runTournament({ store, judge, mode: 'pairwise-all', models: CONTESTANTS, turns: [1], promptSet: set, settings: { maxTokens: 24 }, concurrency: 4 });
+      for (const [set, format] of [
+        ['judgelm', 'judgelm'],
+        ['arena-hard', 'arena-hard'],
+      ] as const) {
+        const s = await runTournament({
+          store,
+          judge,
+          mode: 'pairwise-all',
+          models: CONTESTANTS,
+          turns: [1],
+          promptSet: set,
+          settings: { maxTokens: 24 },
+          concurrency: 4,
+        });
         expect(s.played).toBe(24);
         expect(s.failed).toBe(0);
-        const games = (await store.listGames({ judge: judge.id })).filter((g) => g.parser === OUTPUT_FORMATS[format]!.version);
+        const games = (await store.listGames({ judge: judge.id })).filter(
+          (g) => g.parser === OUTPUT_FORMATS[format]!.version,
+        );
         expect(games).toHaveLength(24);
         for (const g of games) {
           expect(g.promptName.startsWith(set)).toBe(true);
@@ -53,7 +67,16 @@ describe.each(MODELS)('scheme games on a llama-cpp judge: %s', (_name, path) => 
           expect(g.verdict).toBe(toVerdict(OUTPUT_FORMATS[format]!.parse(g.reply).verdict, g.order));
         }
       }
-      const arena = await runTournament({ store, judge, mode: 'pairwise-all', models: CONTESTANTS, turns: [1], promptSet: 'arena', settings: { maxTokens: 24 }, concurrency: 4 });
+      const arena = await runTournament({
+        store,
+        judge,
+        mode: 'pairwise-all',
+        models: CONTESTANTS,
+        turns: [1],
+        promptSet: 'arena',
+        settings: { maxTokens: 24 },
+        concurrency: 4,
+      });
       expect(arena.played).toBe(24);
       const letters = (await store.listGames({ judge: judge.id })).filter((g) => g.parser === 'last@1');
       expect(letters).toHaveLength(24);

@@ -3,20 +3,29 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assertInternals, assertSupportedVersion, installedNodeLlamaCppVersion, SUPPORTED_NODE_LLAMA_CPP, unsupportedVersion } from '../../src/judges/llama-cpp/shim.ts';
+import {
+  assertInternals,
+  assertSupportedVersion,
+  installedNodeLlamaCppVersion,
+  SUPPORTED_NODE_LLAMA_CPP,
+  unsupportedVersion,
+} from '../../src/judges/llama-cpp/shim.ts';
 import { REPO_ROOT, tmpDir } from '../support/cli.ts';
 import { writeTinyLlama } from './gguf-writer.ts';
 
 describe('node-llama-cpp version guard', () => {
   it("reads the installed version from the package's own package.json", () => {
-    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', 'node-llama-cpp', 'package.json'), 'utf8')) as { version: string };
+    const pkg = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'node_modules', 'node-llama-cpp', 'package.json'), 'utf8'),
+    ) as { version: string };
     expect(installedNodeLlamaCppVersion()).toBe(pkg.version);
     // the installed one is supported (otherwise every llama test would fail at load with the message below)
     expect(() => assertSupportedVersion()).not.toThrow();
   });
 
   it(`accepts ${SUPPORTED_NODE_LLAMA_CPP.range} and refuses anything else with a message naming the version and the range`, () => {
-    for (const v of ['3.22.0', '3.22.1', '3.40.12', '3.99.0-beta.2']) expect(unsupportedVersion(v), v).toBeUndefined();
+    for (const v of ['3.22.0', '3.22.1', '3.40.12', '3.99.0-beta.2'])
+      expect(unsupportedVersion(v), v).toBeUndefined();
     for (const v of ['3.21.9', '3.14.0', '2.8.16', '4.0.0', '4.0.0-beta.1', '10.0.0', 'latest', '']) {
       const why = unsupportedVersion(v);
       expect(why, v).toBeDefined();

@@ -10,13 +10,18 @@ import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-s
 
 const MT = process.env.MTBENCH_DIR;
 const JL = process.env.JUDGE_LLAMA2_DIR;
-const SKIP = !MT || !JL ? 'MTBENCH_DIR and JUDGE_LLAMA2_DIR must be set (../shared/mt_bench, ../shared/judge_llama2)' : '';
+const SKIP =
+  !MT || !JL
+    ? 'MTBENCH_DIR and JUDGE_LLAMA2_DIR must be set (../shared/mt_bench, ../shared/judge_llama2)'
+    : '';
 if (SKIP) console.warn(`[checkpoints-guanaco] skipped: ${SKIP}`);
 const EXAMPLE = join(REPO_ROOT, 'examples', 'checkpoints-guanaco.json');
 
 /** The example with ../../shared/... mapped to the env dirs, its outputs in `dir`, and `over` applied. */
 function relocate(dir: string, over: Record<string, unknown> = {}): string {
-  const text = readFileSync(EXAMPLE, 'utf8').replaceAll('../../shared/mt_bench/', `${MT}/`).replaceAll('../../shared/judge_llama2/', `${JL}/`);
+  const text = readFileSync(EXAMPLE, 'utf8')
+    .replaceAll('../../shared/mt_bench/', `${MT}/`)
+    .replaceAll('../../shared/judge_llama2/', `${JL}/`);
   const c = JSON.parse(text);
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(join(REPO_ROOT, 'examples'), p));
   for (const k of ['questions', 'references', 'prompts']) c[k] = c[k].map(abs);
@@ -30,7 +35,15 @@ function relocate(dir: string, over: Record<string, unknown> = {}): string {
 
 interface Plan {
   checkpoints: { name: string; step: number }[];
-  lines: { judge: string; planned: number; toPlay: number; estTokensIn: number; estTokensOut: number; estCost: number; price: { input: number; output: number } }[];
+  lines: {
+    judge: string;
+    planned: number;
+    toPlay: number;
+    estTokensIn: number;
+    estTokensOut: number;
+    estCost: number;
+    price: { input: number; output: number };
+  }[];
   toPlay: number;
   estCost: number;
 }
@@ -45,19 +58,26 @@ describe.skipIf(!!SKIP)('examples/checkpoints-guanaco.json', { timeout: 600_000 
 
   it('the shipped config is valid and names the 7 checkpoints, gpt-3.5-turbo as baseline and GPT-4 as judge', () => {
     const c = JSON.parse(readFileSync(EXAMPLE, 'utf8'));
-    expect(c.checkpoints.map((k: { step: number }) => k.step)).toEqual([500, 1000, 1500, 2000, 2500, 3000, 3500]);
+    expect(c.checkpoints.map((k: { step: number }) => k.step)).toEqual([
+      500, 1000, 1500, 2000, 2500, 3000, 3500,
+    ]);
     expect(c.baseline.model).toBe('gpt-3.5-turbo');
     expect(c.judges.map((j: { id: string }) => j.id)).toEqual(['openai/gpt-4']);
-    for (const k of c.checkpoints) expect(existsSync(k.answers.replace('../../shared/judge_llama2/', `${JL}/`))).toBe(true);
+    for (const k of c.checkpoints)
+      expect(existsSync(k.answers.replace('../../shared/judge_llama2/', `${JL}/`))).toBe(true);
   });
 
   it('--dry-run prints the plan and its GPT-4 cost, creates nothing; the run then plays exactly that plan on the test server', async () => {
-    const cfg = relocate(dir, { judges: [{ id: 'openai/gpt-4', baseURL: server.url, concurrency: 16, retries: 2, timeoutS: 60 }] });
+    const cfg = relocate(dir, {
+      judges: [{ id: 'openai/gpt-4', baseURL: server.url, concurrency: 16, retries: 2, timeoutS: 60 }],
+    });
     const text = await runArena(['checkpoints', 'run', '--config', cfg, '--dry-run']);
     expect(text.code, text.stderr).toBe(0);
     // 7 checkpoints x 80 questions x 2 turns x 2 orders
     expect(text.stdout).toMatch(/series llama-2-7b-guanaco: 7 checkpoint\(s\) against gpt-3\.5-turbo/);
-    expect(text.stdout).toMatch(/checkpoints dry run: 2240 games to play, estimated \$[\d,]+\.\d{4}; nothing was changed/);
+    expect(text.stdout).toMatch(
+      /checkpoints dry run: 2240 games to play, estimated \$[\d,]+\.\d{4}; nothing was changed/,
+    );
     const dry = await runArena(['checkpoints', 'run', '--config', cfg, '--dry-run', '--json']);
     const plan = JSON.parse(dry.stdout) as Plan;
     expect(plan.lines).toHaveLength(1);
@@ -71,14 +91,22 @@ describe.skipIf(!!SKIP)('examples/checkpoints-guanaco.json', { timeout: 600_000 
     const run = await runArena(['checkpoints', 'run', '--config', cfg, '--json'], { timeoutMs: 600_000 });
     expect(run.code, run.stderr).toBe(0);
     expect(server.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(2240);
-    const report = JSON.parse(run.stdout) as { rows: { judge: string; step: number; winRate: { mean: number; n: number } }[]; best: Record<string, string>; chart: string };
+    const report = JSON.parse(run.stdout) as {
+      rows: { judge: string; step: number; winRate: { mean: number; n: number } }[];
+      best: Record<string, string>;
+      chart: string;
+    };
     expect(report.rows.map((r) => r.step)).toEqual([500, 1000, 1500, 2000, 2500, 3000, 3500]);
-    expect(report.rows.every((r) => r.winRate.n === 80 && r.winRate.mean >= 0 && r.winRate.mean <= 1)).toBe(true);
+    expect(report.rows.every((r) => r.winRate.n === 80 && r.winRate.mean >= 0 && r.winRate.mean <= 1)).toBe(
+      true,
+    );
     expect(report.best['openai/gpt-4']).toMatch(/^checkpoint-\d+$/);
     expect(readFileSync(join(dir, 'chart.svg'), 'utf8')).toMatch(/^<svg/);
     // the estimate against the tokens the server counted (ceil(chars / 4) per request): within 1%
     const db = new Database(join(dir, 'ckpt.db'), { readonly: true });
-    const t = db.prepare("SELECT count(*) AS n, sum(tokens_in) AS tin FROM games WHERE judge = 'openai/gpt-4'").get() as { n: number; tin: number };
+    const t = db
+      .prepare("SELECT count(*) AS n, sum(tokens_in) AS tin FROM games WHERE judge = 'openai/gpt-4'")
+      .get() as { n: number; tin: number };
     db.close();
     expect(t.n).toBe(2240);
     expect(Math.abs(line.estTokensIn - t.tin) / t.tin).toBeLessThan(0.01);

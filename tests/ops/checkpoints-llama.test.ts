@@ -17,67 +17,95 @@ try {
   haveLlama = false; // an optional dependency: without it there is no in-process generation to test
 }
 
-describe.skipIf(!HAVE_MTBENCH || !haveLlama)('arena checkpoints: GGUF + LoRA per checkpoint, in-process', () => {
-  let srv: SpawnedOpenAIServer;
-  let srv2: SpawnedOpenAIServer;
-  const dir = tmpDir('arena-ckpt-llama-');
-  beforeAll(async () => {
-    srv = await spawnOpenAIServer({ verdict: 'longer', logFile: join(dir, 'server.log') });
-    srv2 = await spawnOpenAIServer({ verdict: 'hash', logFile: join(dir, 'server2.log') });
-  });
-  afterAll(async () => Promise.all([srv?.close(), srv2?.close()]));
-
-  it('generates four checkpoints (base + LoRA each), judges them with two judges, reports and charts', async () => {
-    const base = join(dir, 'base.gguf');
-    writeTinyLlama(base, { seed: 7 });
-    const checkpoints = [1, 2, 3, 4].map((k) => {
-      const lora = join(dir, `lora-${k * 100}.gguf`);
-      writeTinyLora(lora, { seed: k, scale: 0.5 * k });
-      return { name: `step-${k * 100}`, step: k * 100, gguf: base, lora };
+describe.skipIf(!HAVE_MTBENCH || !haveLlama)(
+  'arena checkpoints: GGUF + LoRA per checkpoint, in-process',
+  () => {
+    let srv: SpawnedOpenAIServer;
+    let srv2: SpawnedOpenAIServer;
+    const dir = tmpDir('arena-ckpt-llama-');
+    beforeAll(async () => {
+      srv = await spawnOpenAIServer({ verdict: 'longer', logFile: join(dir, 'server.log') });
+      srv2 = await spawnOpenAIServer({ verdict: 'hash', logFile: join(dir, 'server2.log') });
     });
-    const cfg = join(dir, 'checkpoints.json');
-    writeFileSync(
-      cfg,
-      JSON.stringify({
-        db: 'ckpt.db',
-        series: 'tiny-sft',
-        questions: [join(MTBENCH, 'question.jsonl')],
-        prompts: [join(MTBENCH, 'judge_prompts.jsonl')],
-        questionIds: [81, 141, 151],
-        turns: [1, 2],
-        baseline: { model: 'gpt-3.5-turbo', answers: answerFile('gpt-3.5-turbo') },
-        checkpoints,
-        judges: [
-          { id: 'openai/judge', baseURL: srv.url, price: { input: 1, output: 2 } },
-          { id: 'openai/judge-2', baseURL: srv2.url, price: { input: 1, output: 2 } },
-        ],
-        generation: { maxTokens: 16, threads: 1, contextSize: 512 },
-        chart: 'winrate.svg',
-        resamples: 500,
-      }),
-    );
-    const r = await runArena(['checkpoints', 'run', '--config', cfg, '--json'], { timeoutMs: 300_000 });
-    expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as { rows: { judge: string; checkpoint: string; winRate: { n: number; mean: number; lo: number; hi: number }; vsPrevious: { n: number } | null }[]; best: Record<string, string>; chart: string; checkpoints: { generation: { kind: string; lora: string; temperatures: Record<string, number> } }[] };
-    expect(report.rows).toHaveLength(8);
-    expect(new Set(report.rows.map((x) => x.judge)).size).toBe(2);
-    for (const row of report.rows) {
-      expect(row.winRate.n).toBe(3);
-      expect(row.winRate.lo).toBeLessThanOrEqual(row.winRate.mean);
-      expect(row.winRate.hi).toBeGreaterThanOrEqual(row.winRate.mean);
-    }
-    expect(report.rows.filter((x) => x.vsPrevious).every((x) => x.vsPrevious!.n === 3)).toBe(true);
-    expect(Object.keys(report.best)).toHaveLength(2);
-    expect(report.checkpoints.map((c) => c.generation.kind)).toEqual(['llama-cpp', 'llama-cpp', 'llama-cpp', 'llama-cpp']);
-    expect(report.checkpoints[0]!.generation.temperatures).toEqual({ humanities: 0.1, stem: 0.1, writing: 0.7 });
-    // each LoRA makes its own answers
-    const answers = readDb(join(dir, 'ckpt.db'), (d) => d.prepare("select model, turns from answers where model like 'tiny-sft@%' and question_id = 81 order by model").all()) as { model: string; turns: string }[];
-    expect(answers).toHaveLength(4);
-    expect(new Set(answers.map((a) => a.turns)).size).toBe(4);
-    expect(answers.every((a) => JSON.parse(a.turns).length === 2)).toBe(true);
-    // judged by each test server: 4 checkpoints x 3 questions x 2 turns x 2 orders
-    expect(srv.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(48);
-    expect(srv2.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(48);
-    expect(readFileSync(report.chart, 'utf8')).toContain('openai/judge-2');
-  }, 300_000);
-});
+    afterAll(async () => Promise.all([srv?.close(), srv2?.close()]));
+
+    it('generates four checkpoints (base + LoRA each), judges them with two judges, reports and charts', async () => {
+      const base = join(dir, 'base.gguf');
+      writeTinyLlama(base, { seed: 7 });
+      const checkpoints = [1, 2, 3, 4].map((k) => {
+        const lora = join(dir, `lora-${k * 100}.gguf`);
+        writeTinyLora(lora, { seed: k, scale: 0.5 * k });
+        return { name: `step-${k * 100}`, step: k * 100, gguf: base, lora };
+      });
+      const cfg = join(dir, 'checkpoints.json');
+      writeFileSync(
+        cfg,
+        JSON.stringify({
+          db: 'ckpt.db',
+          series: 'tiny-sft',
+          questions: [join(MTBENCH, 'question.jsonl')],
+          prompts: [join(MTBENCH, 'judge_prompts.jsonl')],
+          questionIds: [81, 141, 151],
+          turns: [1, 2],
+          baseline: { model: 'gpt-3.5-turbo', answers: answerFile('gpt-3.5-turbo') },
+          checkpoints,
+          judges: [
+            { id: 'openai/judge', baseURL: srv.url, price: { input: 1, output: 2 } },
+            { id: 'openai/judge-2', baseURL: srv2.url, price: { input: 1, output: 2 } },
+          ],
+          generation: { maxTokens: 16, threads: 1, contextSize: 512 },
+          chart: 'winrate.svg',
+          resamples: 500,
+        }),
+      );
+      const r = await runArena(['checkpoints', 'run', '--config', cfg, '--json'], { timeoutMs: 300_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout) as {
+        rows: {
+          judge: string;
+          checkpoint: string;
+          winRate: { n: number; mean: number; lo: number; hi: number };
+          vsPrevious: { n: number } | null;
+        }[];
+        best: Record<string, string>;
+        chart: string;
+        checkpoints: { generation: { kind: string; lora: string; temperatures: Record<string, number> } }[];
+      };
+      expect(report.rows).toHaveLength(8);
+      expect(new Set(report.rows.map((x) => x.judge)).size).toBe(2);
+      for (const row of report.rows) {
+        expect(row.winRate.n).toBe(3);
+        expect(row.winRate.lo).toBeLessThanOrEqual(row.winRate.mean);
+        expect(row.winRate.hi).toBeGreaterThanOrEqual(row.winRate.mean);
+      }
+      expect(report.rows.filter((x) => x.vsPrevious).every((x) => x.vsPrevious!.n === 3)).toBe(true);
+      expect(Object.keys(report.best)).toHaveLength(2);
+      expect(report.checkpoints.map((c) => c.generation.kind)).toEqual([
+        'llama-cpp',
+        'llama-cpp',
+        'llama-cpp',
+        'llama-cpp',
+      ]);
+      expect(report.checkpoints[0]!.generation.temperatures).toEqual({
+        humanities: 0.1,
+        stem: 0.1,
+        writing: 0.7,
+      });
+      // each LoRA makes its own answers
+      const answers = readDb(join(dir, 'ckpt.db'), (d) =>
+        d
+          .prepare(
+            "select model, turns from answers where model like 'tiny-sft@%' and question_id = 81 order by model",
+          )
+          .all(),
+      ) as { model: string; turns: string }[];
+      expect(answers).toHaveLength(4);
+      expect(new Set(answers.map((a) => a.turns)).size).toBe(4);
+      expect(answers.every((a) => JSON.parse(a.turns).length === 2)).toBe(true);
+      // judged by each test server: 4 checkpoints x 3 questions x 2 turns x 2 orders
+      expect(srv.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(48);
+      expect(srv2.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(48);
+      expect(readFileSync(report.chart, 'utf8')).toContain('openai/judge-2');
+    }, 300_000);
+  },
+);

@@ -68,7 +68,12 @@ describe.skipIf(!HAVE_MTBENCH)('arena checkpoints', () => {
     );
     const r = await runArena(['checkpoints', 'run', '--config', cfg, '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as { rows: Row[]; best: Record<string, string>; chart: string; checkpoints: { generation: { kind: string } }[] };
+    const report = JSON.parse(r.stdout) as {
+      rows: Row[];
+      best: Record<string, string>;
+      chart: string;
+      checkpoints: { generation: { kind: string } }[];
+    };
     // 4 checkpoints x 10 questions x 2 turns x 2 orders per judge
     expect(longer.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(160);
     expect(hash.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(160);
@@ -79,7 +84,22 @@ describe.skipIf(!HAVE_MTBENCH)('arena checkpoints', () => {
       const rows = report.rows.filter((x) => x.judge === judge);
       expect(rows.map((x) => x.step)).toEqual([100, 200, 300, 400]);
       // each question has both turns, so the mean of per-question scores is FastChat's adjusted win rate
-      const st = JSON.parse((await runArena(['standings', '--db', join(dir, 'ckpt.db'), '--judge', judge, '--mode', 'pairwise-baseline', '--baseline', 'gpt-3.5-turbo', '--json'])).stdout) as { model: string; winRateAdjusted: number }[];
+      const st = JSON.parse(
+        (
+          await runArena([
+            'standings',
+            '--db',
+            join(dir, 'ckpt.db'),
+            '--judge',
+            judge,
+            '--mode',
+            'pairwise-baseline',
+            '--baseline',
+            'gpt-3.5-turbo',
+            '--json',
+          ])
+        ).stdout,
+      ) as { model: string; winRateAdjusted: number }[];
       for (const row of rows) {
         expect(row.winRate.n).toBe(10);
         expect(row.winRate.mean).toBeCloseTo(st.find((s) => s.model === row.model)!.winRateAdjusted, 12);
@@ -146,10 +166,24 @@ describe.skipIf(!HAVE_MTBENCH)('arena checkpoints', () => {
     // 2 checkpoints x 4 questions x 2 turns
     expect(gen().length - before).toBe(16);
     const db = join(d, 'ckpt.db');
-    const rows = readDb(db, (x) => x.prepare('select name, model, generation from checkpoints order by step').all()) as { name: string; model: string; generation: string }[];
+    const rows = readDb(db, (x) =>
+      x.prepare('select name, model, generation from checkpoints order by step').all(),
+    ) as { name: string; model: string; generation: string }[];
     expect(rows.map((x) => x.model)).toEqual(['sft-1@a', 'sft-1@b']);
-    expect(JSON.parse(rows[0]!.generation)).toEqual({ kind: 'openai', baseURL: longer.url, model: 'ckpt-a', maxTokens: 64, temperatures: { extraction: 0, roleplay: 0.7, stem: 0.1, writing: 0.7 } });
-    const answers = readDb(db, (x) => x.prepare("select question_id, answer_id, turns from answers where model = 'sft-1@a' order by question_id").all()) as { question_id: number; answer_id: string; turns: string }[];
+    expect(JSON.parse(rows[0]!.generation)).toEqual({
+      kind: 'openai',
+      baseURL: longer.url,
+      model: 'ckpt-a',
+      maxTokens: 64,
+      temperatures: { extraction: 0, roleplay: 0.7, stem: 0.1, writing: 0.7 },
+    });
+    const answers = readDb(db, (x) =>
+      x
+        .prepare(
+          "select question_id, answer_id, turns from answers where model = 'sft-1@a' order by question_id",
+        )
+        .all(),
+    ) as { question_id: number; answer_id: string; turns: string }[];
     expect(answers.map((a) => [a.question_id, a.answer_id])).toEqual([
       [81, 'sft-1@a:t=0.7'],
       [91, 'sft-1@a:t=0.7'],

@@ -8,7 +8,11 @@ import { chats, games, HAVE_MTBENCH, readDb, refreshes, writeConfig } from './he
 
 const MODELS = ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo'];
 
-async function withServer<T>(dir: string, verdict: VerdictPolicy, fn: (url: string, logFile: string) => Promise<T>): Promise<T> {
+async function withServer<T>(
+  dir: string,
+  verdict: VerdictPolicy,
+  fn: (url: string, logFile: string) => Promise<T>,
+): Promise<T> {
   const logFile = join(dir, 'server.log');
   const srv = await spawnOpenAIServer({ latencyMs: 5, verdict, logFile });
   try {
@@ -30,7 +34,10 @@ interface Summary {
   degraded: string[];
 }
 
-async function refreshJson(cfg: string, ...flags: string[]): Promise<{ code: number | null; s: Summary; stderr: string }> {
+async function refreshJson(
+  cfg: string,
+  ...flags: string[]
+): Promise<{ code: number | null; s: Summary; stderr: string }> {
   const r = await runArena(['refresh', '--config', cfg, '--json', ...flags]);
   let s: Summary;
   try {
@@ -46,7 +53,11 @@ describe.skipIf(!HAVE_MTBENCH)('cost control', () => {
     const dir = tmpDir('arena-est-');
     await withServer(dir, 'longer', async (url, log) => {
       // before any game is stored: chars/4 and a configured expected reply length (30 tokens)
-      let cfg = writeConfig(dir, { url, models: MODELS, extra: { estimate: { charsPerToken: 4, outputTokens: 30 } } });
+      let cfg = writeConfig(dir, {
+        url,
+        models: MODELS,
+        extra: { estimate: { charsPerToken: 4, outputTokens: 30 } },
+      });
       const dry = await refreshJson(cfg, '--dry-run');
       expect(dry.code).toBe(0);
       expect(dry.s.plan[0]).toMatchObject({ toPlay: 36, basis: 'config' });
@@ -70,16 +81,27 @@ describe.skipIf(!HAVE_MTBENCH)('cost control', () => {
       // the plain-text dry run shows the plan table
       const txt = await runArena(['refresh', '--config', cfg, '--dry-run']);
       expect(txt.stdout).toMatch(/judge\s+mode\s+planned\s+stored\s+to play\s+est\. tokens in/);
-      expect(txt.stdout).toMatch(/refresh dry run: 0 games to play, estimated \$0\.0000; nothing was changed/);
+      expect(txt.stdout).toMatch(
+        /refresh dry run: 0 games to play, estimated \$0\.0000; nothing was changed/,
+      );
     });
   });
 
-  it('the budget cap stops within one game\'s cost of the cap and keeps what was judged; a rerun plays the rest', async () => {
+  it("the budget cap stops within one game's cost of the cap and keeps what was judged; a rerun plays the rest", async () => {
     const dir = tmpDir('arena-budget-');
     await withServer(dir, 'longer', async (url, log) => {
-      const est = (await refreshJson(writeConfig(dir, { url, models: MODELS, extra: { estimate: { outputTokens: 30 } } }), '--dry-run')).s.estCost;
+      const est = (
+        await refreshJson(
+          writeConfig(dir, { url, models: MODELS, extra: { estimate: { outputTokens: 30 } } }),
+          '--dry-run',
+        )
+      ).s.estCost;
       const cap = est * 0.4;
-      const cfg = writeConfig(dir, { url, models: MODELS, extra: { estimate: { outputTokens: 30 }, budget: { maxUsd: cap } } });
+      const cfg = writeConfig(dir, {
+        url,
+        models: MODELS,
+        extra: { estimate: { outputTokens: 30 }, budget: { maxUsd: cap } },
+      });
       const r = await refreshJson(cfg);
       expect(r.code).toBe(4);
       expect(r.s.status).toBe('budget');
@@ -114,17 +136,28 @@ describe.skipIf(!HAVE_MTBENCH)('judge health', () => {
       expect(r.code).toBe(0);
     });
     await withServer(dir, 'unparsable', async (url) => {
-      const publish = { sqlite: 'site.db', command: ['sh', '-c', 'echo "$ARENA_REFRESH_ID $ARENA_DB" > published.txt'] };
-      const r = await runArena(['refresh', '--config', writeConfig(dir, { url, models: [...MODELS, 'llama-13b'], extra: { publish } })]);
+      const publish = {
+        sqlite: 'site.db',
+        command: ['sh', '-c', 'echo "$ARENA_REFRESH_ID $ARENA_DB" > published.txt'],
+      };
+      const r = await runArena([
+        'refresh',
+        '--config',
+        writeConfig(dir, { url, models: [...MODELS, 'llama-13b'], extra: { publish } }),
+      ]);
       expect(r.code).toBe(3);
-      expect(r.stdout).toMatch(/DEGRADED.*degraded: openai\/judge: error rate 0\.0% -> 100\.0% \(bound \+10\.0%\)/);
+      expect(r.stdout).toMatch(
+        /DEGRADED.*degraded: openai\/judge: error rate 0\.0% -> 100\.0% \(bound \+10\.0%\)/,
+      );
     });
     const rs = refreshes(db);
     expect(rs.map((x) => x.status)).toEqual(['ok', 'degraded']);
     expect(JSON.parse(rs[1]!.degraded!)).toEqual(['openai/judge: error rate 0.0% -> 100.0% (bound +10.0%)']);
     // published: the site's copy carries the degraded mark and every game; the hook ran with the refresh id
     const site = join(dir, 'site.db');
-    expect(refreshes(site).map((x) => [x.id, x.status, x.degraded])).toEqual(rs.map((x) => [x.id, x.status, x.degraded]));
+    expect(refreshes(site).map((x) => [x.id, x.status, x.degraded])).toEqual(
+      rs.map((x) => [x.id, x.status, x.degraded]),
+    );
     expect(games(site)).toHaveLength(72);
     expect(readFileSync(join(dir, 'published.txt'), 'utf8')).toBe(`${rs[1]!.id} ${db}\n`);
   });
@@ -132,8 +165,14 @@ describe.skipIf(!HAVE_MTBENCH)('judge health', () => {
   it('the drift canary re-judges its anchors every refresh, reports drift, and never moves the leaderboard', async () => {
     const dir = tmpDir('arena-canary-');
     const db = join(dir, 'arena.db');
-    const canary = { models: ['alpaca-13b', 'claude-v1'], questionIds: [81, 82, 83, 84, 85], turns: [1], maxChangeRate: 0.2 };
-    const standings = async () => (await runArena(['standings', '--db', db, '--judge', 'openai/judge', '--json'])).stdout;
+    const canary = {
+      models: ['alpaca-13b', 'claude-v1'],
+      questionIds: [81, 82, 83, 84, 85],
+      turns: [1],
+      maxChangeRate: 0.2,
+    };
+    const standings = async () =>
+      (await runArena(['standings', '--db', db, '--judge', 'openai/judge', '--json'])).stdout;
     let board = '';
     await withServer(dir, 'longer', async (url, log) => {
       const cfg = writeConfig(dir, { url, models: MODELS, extra: { canary } });
@@ -153,9 +192,13 @@ describe.skipIf(!HAVE_MTBENCH)('judge health', () => {
       const r3 = await refreshJson(writeConfig(dir, { url, models: MODELS, extra: { canary } }));
       expect(r3.code).toBe(3);
       expect(r3.s.drift['openai/judge']!.changeRate!).toBeGreaterThan(0.2);
-      expect(r3.s.degraded.join('\n')).toMatch(/openai\/judge: drift: \d+ of 10 anchor games changed verdict/);
+      expect(r3.s.degraded.join('\n')).toMatch(
+        /openai\/judge: drift: \d+ of 10 anchor games changed verdict/,
+      );
     });
     expect(await standings()).toBe(board);
-    expect(readDb(db, (d) => d.prepare("select count(*) n from games where source = 'canary'").get())).toEqual({ n: 30 });
+    expect(
+      readDb(db, (d) => d.prepare("select count(*) n from games where source = 'canary'").get()),
+    ).toEqual({ n: 30 });
   });
 });

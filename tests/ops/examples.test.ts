@@ -31,10 +31,14 @@ describe('example configs', () => {
     const r1 = await runArena(['refresh', '--config', cfg]);
     expect(r1.code, r1.stderr).toBe(0);
     // 4 models: 6 pairs x 24 questions x 2 turns x 2 orders, plus 4 anchor games x 2 orders
-    expect(r1.stdout).toMatch(/OK; 4 new model\(s\), 0 changed answer\(s\); 584 played, 0 failed; \$0\.0000 spent/);
+    expect(r1.stdout).toMatch(
+      /OK; 4 new model\(s\), 0 changed answer\(s\); 584 played, 0 failed; \$0\.0000 spent/,
+    );
     const r2 = await runArena(['refresh', '--config', cfg]);
     expect(r2.code, r2.stderr).toBe(0);
-    expect(r2.stdout).toMatch(/OK; 0 new model\(s\), 0 changed answer\(s\); 8 played, 0 failed; .*canary change 0%/);
+    expect(r2.stdout).toMatch(
+      /OK; 0 new model\(s\), 0 changed answer\(s\); 8 played, 0 failed; .*canary change 0%/,
+    );
     expect(games(join(dir, 'arena.db'))).toHaveLength(592);
     const hist = await runArena(['refreshes', '--db', join(dir, 'arena.db')]);
     expect(hist.stdout.match(/\bok\b/g)).toHaveLength(2);
@@ -45,7 +49,9 @@ describe('example configs', () => {
     const cfg = relocate('checkpoints.json', dir, { db: 'ckpt.db', chart: 'chart.svg' });
     const r = await runArena(['checkpoints', 'run', '--config', cfg]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/judge\s+checkpoint\s+step\s+win rate \[95%\]\s+n\s+vs previous\s+vs best so far\s+best/);
+    expect(r.stdout).toMatch(
+      /judge\s+checkpoint\s+step\s+win rate \[95%\]\s+n\s+vs previous\s+vs best so far\s+best/,
+    );
     expect(r.stdout.match(/step-\d000/g)!.length).toBeGreaterThanOrEqual(6);
     expect(r.stdout).toMatch(/best per judge: mock\/longer: step-\d000; mock\/random: step-\d000/);
     expect(readFileSync(join(dir, 'chart.svg'), 'utf8')).toMatch(/^<svg[\s\S]*mock\/longer[\s\S]*<\/svg>/);

@@ -4,12 +4,23 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promptHash } from '../support/openai-server.ts';
 
-export const MTBENCH = process.env.MTBENCH_DIR ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'mt_bench');
+export const MTBENCH =
+  process.env.MTBENCH_DIR ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'mt_bench');
 export const HAVE_MTBENCH = existsSync(join(MTBENCH, 'question.jsonl'));
 export const answerFile = (model: string) => join(MTBENCH, 'model_answer', `${model}.jsonl`);
 
 /** A refresh config over MT-Bench's writing questions 81-86, turn 1, one judge on the test server. */
-export function writeConfig(dir: string, o: { url: string; models: string[]; name?: string; extra?: Record<string, unknown>; judge?: Record<string, unknown>; answers?: string[] }): string {
+export function writeConfig(
+  dir: string,
+  o: {
+    url: string;
+    models: string[];
+    name?: string;
+    extra?: Record<string, unknown>;
+    judge?: Record<string, unknown>;
+    answers?: string[];
+  },
+): string {
   const file = join(dir, o.name ?? 'refresh.json');
   const config = {
     db: 'arena.db',
@@ -19,7 +30,17 @@ export function writeConfig(dir: string, o: { url: string; models: string[]; nam
     answers: o.answers ?? o.models.map(answerFile),
     questionIds: [81, 82, 83, 84, 85, 86],
     turns: [1],
-    judges: [{ id: 'openai/judge', baseURL: o.url, price: { input: 10, output: 30 }, concurrency: 4, retries: 2, timeoutS: 30, ...o.judge }],
+    judges: [
+      {
+        id: 'openai/judge',
+        baseURL: o.url,
+        price: { input: 10, output: 30 },
+        concurrency: 4,
+        retries: 2,
+        timeoutS: 30,
+        ...o.judge,
+      },
+    ],
     ...o.extra,
   };
   writeFileSync(file, JSON.stringify(config, null, 2));
@@ -54,8 +75,20 @@ export function readDb<T>(file: string, fn: (db: Database.Database) => T): T {
   }
 }
 
-export const games = (file: string): GameRow[] => readDb(file, (db) => db.prepare('select * from games').all() as GameRow[]);
-export const refreshes = (file: string) => readDb(file, (db) => db.prepare('select * from refreshes order by started_at').all() as { id: string; status: string; degraded: string | null; cost: number; summary: string }[]);
+export const games = (file: string): GameRow[] =>
+  readDb(file, (db) => db.prepare('select * from games').all() as GameRow[]);
+export const refreshes = (file: string) =>
+  readDb(
+    file,
+    (db) =>
+      db.prepare('select * from refreshes order by started_at').all() as {
+        id: string;
+        status: string;
+        degraded: string | null;
+        cost: number;
+        summary: string;
+      }[],
+  );
 
 /** The hash the test server logs for a stored game's prompt. */
 export const hashOf = (g: GameRow) => promptHash(g.system_prompt, g.user_prompt);

@@ -26,7 +26,11 @@ describe.skipIf(!HAVE_MTBENCH)('refresh as a library function ({ store, judges, 
   };
 
   it('plays on an in-memory store, records the refresh and the ledger there, and closes every judge it opened', async () => {
-    const file = writeConfig(dir, { url: 'http://127.0.0.1:9/v1', models, judge: { id: 'mock/longer', baseURL: undefined, price: { input: 10, output: 30 } } });
+    const file = writeConfig(dir, {
+      url: 'http://127.0.0.1:9/v1',
+      models,
+      judge: { id: 'mock/longer', baseURL: undefined, price: { input: 10, output: 30 } },
+    });
     const config = loadRefreshConfig(file);
     const store = openMemoryStore();
     try {
@@ -40,7 +44,11 @@ describe.skipIf(!HAVE_MTBENCH)('refresh as a library function ({ store, judges, 
       const [record] = await store.listRefreshes();
       expect(record).toMatchObject({ id: first.id, status: 'ok', degraded: null, config: { file } });
       // the summary comes back parsed, as it was written
-      expect(record!.summary).toMatchObject({ played: 36, line: first.line, judges: { 'mock/longer': { errorRate: 0 } } });
+      expect(record!.summary).toMatchObject({
+        played: 36,
+        line: first.line,
+        judges: { 'mock/longer': { errorRate: 0 } },
+      });
       expect((await store.costByJudge()).map((c) => [c.judge, c.games])).toEqual([['mock/longer', 36]]);
       const again = await refresh({ store, judges, config });
       expect([again.status, again.played]).toEqual(['ok', 0]);
@@ -52,11 +60,19 @@ describe.skipIf(!HAVE_MTBENCH)('refresh as a library function ({ store, judges, 
   }, 300_000);
 
   it('a config that publishes a database copy, given no publisher, fails with a message and records the refresh as failed', async () => {
-    const file = writeConfig(dir, { url: 'http://127.0.0.1:9/v1', models, name: 'publish.json', judge: { id: 'mock/longer', baseURL: undefined }, extra: { publish: { sqlite: 'copy.db' } } });
+    const file = writeConfig(dir, {
+      url: 'http://127.0.0.1:9/v1',
+      models,
+      name: 'publish.json',
+      judge: { id: 'mock/longer', baseURL: undefined },
+      extra: { publish: { sqlite: 'copy.db' } },
+    });
     const store = openMemoryStore();
     try {
       const { judges } = opener();
-      await expect(refresh({ store, judges, config: loadRefreshConfig(file) })).rejects.toThrow(/given no publisher/);
+      await expect(refresh({ store, judges, config: loadRefreshConfig(file) })).rejects.toThrow(
+        /given no publisher/,
+      );
       const [record] = await store.listRefreshes();
       expect(record!.status).toBe('failed');
       expect(record!.degraded![0]).toMatch(/^error: .*given no publisher/);

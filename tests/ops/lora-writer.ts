@@ -4,7 +4,6 @@
 import { writeFileSync } from 'node:fs';
 import { seededRng } from '../../src/core/stats/random.ts';
 
-
 export interface TinyLoraOptions {
   /** must match the base model (defaults of writeTinyLlama: 32 wide, 2 blocks, 64 ff) */
   embd?: number;
@@ -24,9 +23,21 @@ export function writeTinyLora(path: string, o: TinyLoraOptions = {}): number {
   const parts: Buffer[] = [];
   let size = 0;
   const push = (b: Buffer) => (parts.push(b), (size += b.length));
-  const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); push(b); };
-  const u64 = (n: number) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); push(b); };
-  const str = (s: string) => { const b = Buffer.from(s, 'utf8'); u64(b.length); push(b); };
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(n);
+    push(b);
+  };
+  const u64 = (n: number) => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(n));
+    push(b);
+  };
+  const str = (s: string) => {
+    const b = Buffer.from(s, 'utf8');
+    u64(b.length);
+    push(b);
+  };
   const meta: [string, 'string' | 'f32', string | number][] = [
     ['general.architecture', 'string', 'llama'],
     ['general.type', 'string', 'adapter'],
@@ -38,7 +49,10 @@ export function writeTinyLora(path: string, o: TinyLoraOptions = {}): number {
   const tensors: { name: string; dims: number[] }[] = [];
   for (let b = 0; b < blocks; b++)
     for (const w of ['attn_q', 'attn_v', 'attn_output'])
-      tensors.push({ name: `blk.${b}.${w}.weight.lora_a`, dims: [embd, r] }, { name: `blk.${b}.${w}.weight.lora_b`, dims: [r, embd] });
+      tensors.push(
+        { name: `blk.${b}.${w}.weight.lora_a`, dims: [embd, r] },
+        { name: `blk.${b}.${w}.weight.lora_b`, dims: [r, embd] },
+      );
   push(Buffer.from('GGUF', 'ascii'));
   u32(3);
   u64(tensors.length);

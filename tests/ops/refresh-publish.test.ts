@@ -16,8 +16,22 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh with publish.d1', () => {
   it('pushes the refreshed database to a local D1: games and the refresh record read back equal', async () => {
     const dir = tmpDir('arena-refresh-d1-');
     const persist = join(dir, 'wrangler');
-    await exec('npx', ['wrangler', 'd1', 'migrations', 'apply', 'mt-arena', '--local', '--persist-to', persist]);
-    const cfg = writeConfig(dir, { url: 'http://127.0.0.1:9/v1', models: ['alpaca-13b', 'claude-v1'], judge: { id: 'mock/longer', price: { input: 10, output: 30 } }, extra: { publish: { d1: { database: 'mt-arena', persistTo: 'wrangler' } } } });
+    await exec('npx', [
+      'wrangler',
+      'd1',
+      'migrations',
+      'apply',
+      'mt-arena',
+      '--local',
+      '--persist-to',
+      persist,
+    ]);
+    const cfg = writeConfig(dir, {
+      url: 'http://127.0.0.1:9/v1',
+      models: ['alpaca-13b', 'claude-v1'],
+      judge: { id: 'mock/longer', price: { input: 10, output: 30 } },
+      extra: { publish: { d1: { database: 'mt-arena', persistTo: 'wrangler' } } },
+    });
     const r = await runArena(['refresh', '--config', cfg, '--json'], { timeoutMs: 300_000 });
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     const summary = JSON.parse(r.stdout) as { played: number; published: string[]; status: string };
@@ -25,17 +39,29 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh with publish.d1', () => {
     expect(r.stderr).toMatch(/wrangler d1 execute mt-arena --local/);
 
     const local = openSqliteStore(join(dir, 'arena.db'), { readonly: true });
-    const want = { games: await local.listGames(), refreshes: await local.listRefreshes(), runs: await local.listRuns() };
+    const want = {
+      games: await local.listGames(),
+      refreshes: await local.listRefreshes(),
+      runs: await local.listRuns(),
+    };
     await local.close();
     const { getPlatformProxy } = await import('wrangler');
-    const proxy = await getPlatformProxy<{ DB: AnyD1Database }>({ configPath: join(REPO_ROOT, 'wrangler.toml'), persist: { path: join(persist, 'v3') } });
+    const proxy = await getPlatformProxy<{ DB: AnyD1Database }>({
+      configPath: join(REPO_ROOT, 'wrangler.toml'),
+      persist: { path: join(persist, 'v3') },
+    });
     try {
       const d1 = openD1Store(proxy.env.DB);
       expect(await d1.listGames()).toEqual(want.games);
       expect(want.games).toHaveLength(12);
       // the refresh record as it was when published: its final status (the local one then adds where it was published)
       const [pub] = await d1.listRefreshes();
-      expect([pub!.id, pub!.status, pub!.cost, pub!.config]).toEqual([want.refreshes[0]!.id, 'ok', want.refreshes[0]!.cost, want.refreshes[0]!.config]);
+      expect([pub!.id, pub!.status, pub!.cost, pub!.config]).toEqual([
+        want.refreshes[0]!.id,
+        'ok',
+        want.refreshes[0]!.cost,
+        want.refreshes[0]!.config,
+      ]);
       expect(pub!.summary).toMatchObject({ played: 12, published: [] });
       expect(want.refreshes[0]!.summary).toMatchObject({ played: 12, published: ['d1:mt-arena (local)'] });
       expect(await d1.listRuns()).toEqual(want.runs);

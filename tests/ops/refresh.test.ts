@@ -19,12 +19,14 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
   });
   afterAll(async () => srv?.close());
 
-  it('plays everything once, then only a new model\'s matches, then nothing; a changed answer replays only its games', async () => {
+  it("plays everything once, then only a new model's matches, then nothing; a changed answer replays only its games", async () => {
     const db = join(dir, 'arena.db');
     let cfg = writeConfig(dir, { url: srv.url, models: MODELS });
     const r1 = await runArena(['refresh', '--config', cfg]);
     expect(r1.code, r1.stderr).toBe(0);
-    expect(r1.stdout).toMatch(/^refresh \w+: OK; 3 new model\(s\), 0 changed answer\(s\); 36 played, 0 failed; \$\d+\.\d{4} spent/m);
+    expect(r1.stdout).toMatch(
+      /^refresh \w+: OK; 3 new model\(s\), 0 changed answer\(s\); 36 played, 0 failed; \$\d+\.\d{4} spent/m,
+    );
     expect(chats(srv.logFile)).toHaveLength(GAMES_3);
     expect(games(db)).toHaveLength(GAMES_3);
 
@@ -57,39 +59,73 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
     });
     const claude = join(dir, 'claude-v1.jsonl');
     writeFileSync(claude, `${changed.join('\n')}\n`);
-    cfg = writeConfig(dir, { url: srv.url, models: [...MODELS, 'llama-13b'], answers: ['alpaca-13b', 'gpt-3.5-turbo', 'llama-13b'].map(answerFile).concat(claude) });
+    cfg = writeConfig(dir, {
+      url: srv.url,
+      models: [...MODELS, 'llama-13b'],
+      answers: ['alpaca-13b', 'gpt-3.5-turbo', 'llama-13b'].map(answerFile).concat(claude),
+    });
     const r4 = await runArena(['refresh', '--config', cfg]);
     expect(r4.code, r4.stderr).toBe(0);
     expect(r4.stdout).toMatch(/0 new model\(s\), 1 changed answer\(s\); 6 played/);
     const calls4 = chats(srv.logFile).slice(n2);
     expect(calls4).toHaveLength(6);
     const latest = games(db).filter((g) => calls4.some((c) => c.hash === hashOf(g)));
-    expect(latest.every((g) => g.question_id === 81 && (g.model_1 === 'claude-v1' || g.model_2 === 'claude-v1'))).toBe(true);
+    expect(
+      latest.every((g) => g.question_id === 81 && (g.model_1 === 'claude-v1' || g.model_2 === 'claude-v1')),
+    ).toBe(true);
 
     // the ledger: every game has a cost from the price table (10 / 30 USD per 1M tokens)
     for (const g of games(db)) expect(g.cost).toBeCloseTo((g.tokens_in! * 10 + g.tokens_out! * 30) / 1e6, 12);
     const rs = refreshes(db);
     expect(rs.map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
-    const byJudge = JSON.parse((await runArena(['cost', '--db', db, '--json'])).stdout) as { judge: string; games: number; cost: number }[];
-    expect(byJudge).toEqual([{ judge: 'openai/judge', games: GAMES_3 * 2 + 6, tokensIn: expect.any(Number), tokensOut: expect.any(Number), cost: expect.any(Number) }]);
-    expect(byJudge[0]!.cost).toBeCloseTo(rs.reduce((s, r) => s + r.cost, 0), 9);
-    const byRun = JSON.parse((await runArena(['cost', '--db', db, '--by', 'run', '--json'])).stdout) as { cost: number; played: number }[];
+    const byJudge = JSON.parse((await runArena(['cost', '--db', db, '--json'])).stdout) as {
+      judge: string;
+      games: number;
+      cost: number;
+    }[];
+    expect(byJudge).toEqual([
+      {
+        judge: 'openai/judge',
+        games: GAMES_3 * 2 + 6,
+        tokensIn: expect.any(Number),
+        tokensOut: expect.any(Number),
+        cost: expect.any(Number),
+      },
+    ]);
+    expect(byJudge[0]!.cost).toBeCloseTo(
+      rs.reduce((s, r) => s + r.cost, 0),
+      9,
+    );
+    const byRun = JSON.parse((await runArena(['cost', '--db', db, '--by', 'run', '--json'])).stdout) as {
+      cost: number;
+      played: number;
+    }[];
     expect(byRun.reduce((s, r) => s + r.played, 0)).toBe(GAMES_3 * 2 + 6);
     expect(byRun.reduce((s, r) => s + r.cost, 0)).toBeCloseTo(byJudge[0]!.cost, 9);
-    const byGame = JSON.parse((await runArena(['cost', '--db', db, '--by', 'game', '--limit', '6', '--json'])).stdout) as { questionId: number; cost: number }[];
+    const byGame = JSON.parse(
+      (await runArena(['cost', '--db', db, '--by', 'game', '--limit', '6', '--json'])).stdout,
+    ) as { questionId: number; cost: number }[];
     expect(byGame).toHaveLength(6);
     expect(byGame.every((g) => g.questionId === 81 && g.cost > 0)).toBe(true);
   });
 
   it('resumes after SIGKILL: the rerun completes, no game is stored twice, at most the calls in flight are repeated', async () => {
     const d = tmpDir('arena-kill-');
-    const slow = await spawnOpenAIServer({ latencyMs: 150, verdict: 'longer', logFile: join(d, 'server.log') });
+    const slow = await spawnOpenAIServer({
+      latencyMs: 150,
+      verdict: 'longer',
+      logFile: join(d, 'server.log'),
+    });
     try {
       const cfg = writeConfig(d, { url: slow.url, models: MODELS, judge: { concurrency: 2 } });
-      const child = spawn(process.execPath, [ARENA_BIN, 'refresh', '--config', cfg], { cwd: REPO_ROOT, stdio: 'ignore' });
+      const child = spawn(process.execPath, [ARENA_BIN, 'refresh', '--config', cfg], {
+        cwd: REPO_ROOT,
+        stdio: 'ignore',
+      });
       const exited = new Promise((r) => child.once('exit', r));
       const t0 = Date.now();
-      while (chats(slow.logFile).length < 10 && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
+      while (chats(slow.logFile).length < 10 && Date.now() - t0 < 60_000)
+        await new Promise((r) => setTimeout(r, 50));
       child.kill('SIGKILL');
       await exited;
       const db = join(d, 'arena.db');
@@ -115,15 +151,23 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
 
   it('SIGINT stops a refresh with exit 130, recorded as interrupted; the rerun completes', async () => {
     const d = tmpDir('arena-int-');
-    const slow = await spawnOpenAIServer({ latencyMs: 150, verdict: 'longer', logFile: join(d, 'server.log') });
+    const slow = await spawnOpenAIServer({
+      latencyMs: 150,
+      verdict: 'longer',
+      logFile: join(d, 'server.log'),
+    });
     try {
       const cfg = writeConfig(d, { url: slow.url, models: MODELS, judge: { concurrency: 2 } });
-      const child = spawn(process.execPath, [ARENA_BIN, 'refresh', '--config', cfg], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [ARENA_BIN, 'refresh', '--config', cfg], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c));
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       const t0 = Date.now();
-      while (chats(slow.logFile).length < 6 && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
+      while (chats(slow.logFile).length < 6 && Date.now() - t0 < 60_000)
+        await new Promise((r) => setTimeout(r, 50));
       child.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(out).toMatch(/INTERRUPTED/);
@@ -143,7 +187,10 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
     const cfg = writeConfig(d, { url: 'http://127.0.0.1:9/v1', models: MODELS, judge: { concurrency: 0 } });
     const r = await runArena(['refresh', '--config', cfg]);
     expect(r.code).toBe(1);
-    const line = readFileSync(cfg, 'utf8').split('\n').findIndex((l) => l.includes('"concurrency": 0')) + 1;
+    const line =
+      readFileSync(cfg, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes('"concurrency": 0')) + 1;
     expect(r.stderr).toContain(`${cfg}:${line}: field "judges[0].concurrency": Too small`);
     writeFileSync(cfg, '{\n  "db": "x.db",\n  "questions": [\n}\n');
     const r2 = await runArena(['refresh', '--config', cfg]);

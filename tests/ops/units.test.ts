@@ -1,17 +1,38 @@
 // The pure pieces of src/ops and src/core/stats/checkpoints.ts: statistics, prices, budget, config locations.
 import { describe, expect, it } from 'vitest';
-import { bootstrapMean, checkpointReport, pairedDifference, questionScores } from '../../src/core/stats/checkpoints.ts';
+import {
+  bootstrapMean,
+  checkpointReport,
+  pairedDifference,
+  questionScores,
+} from '../../src/core/stats/checkpoints.ts';
 import { normal, seededRng } from '../../src/core/stats/random.ts';
 import type { MatchOutcome } from '../../src/core/types.ts';
 import { jsonLines } from '../../src/ops/config.ts';
 import { canaryDrift, healthJumps, judgeHealth } from '../../src/ops/health.ts';
 import { Budget, calibrate, costOf, priceFor } from '../../src/ops/prices.ts';
 
-const o = (questionId: number, turn: number, model1: string, model2: string, outcome: MatchOutcome['outcome']): MatchOutcome => ({ questionId, turn, model1, model2, outcome });
+const o = (
+  questionId: number,
+  turn: number,
+  model1: string,
+  model2: string,
+  outcome: MatchOutcome['outcome'],
+): MatchOutcome => ({ questionId, turn, model1, model2, outcome });
 
 describe('checkpoint statistics', () => {
   it('scores a question from either orientation, averages its turns and leaves errors out', () => {
-    const s = questionScores([o(1, 1, 'ck', 'base', 'model_1'), o(1, 2, 'base', 'ck', 'model_1'), o(2, 1, 'base', 'ck', 'inconsistent'), o(2, 2, 'ck', 'base', 'error'), o(3, 1, 'other', 'base', 'model_1')], 'ck', 'base');
+    const s = questionScores(
+      [
+        o(1, 1, 'ck', 'base', 'model_1'),
+        o(1, 2, 'base', 'ck', 'model_1'),
+        o(2, 1, 'base', 'ck', 'inconsistent'),
+        o(2, 2, 'ck', 'base', 'error'),
+        o(3, 1, 'other', 'base', 'model_1'),
+      ],
+      'ck',
+      'base',
+    );
     expect([...s]).toEqual([
       [1, 0.5],
       [2, 0.5],
@@ -34,7 +55,12 @@ describe('checkpoint statistics', () => {
   it('pairs by question: a constant shift has a zero-width interval at the shift; the same data give the same interval', () => {
     const a = new Map([1, 2, 3, 4, 5].map((q) => [q, q / 10]));
     const b = new Map([1, 2, 3, 4, 6].map((q) => [q, q / 10 - 0.25]));
-    expect(pairedDifference(a, b)).toEqual({ mean: expect.closeTo(0.25, 12), lo: expect.closeTo(0.25, 12), hi: expect.closeTo(0.25, 12), n: 4 });
+    expect(pairedDifference(a, b)).toEqual({
+      mean: expect.closeTo(0.25, 12),
+      lo: expect.closeTo(0.25, 12),
+      hi: expect.closeTo(0.25, 12),
+      n: 4,
+    });
     const xs = [0, 1, 0.5, 1, 1, 0];
     expect(bootstrapMean(xs, { seed: 9 })).toEqual(bootstrapMean(xs, { seed: 9 }));
   });
@@ -42,9 +68,27 @@ describe('checkpoint statistics', () => {
   it('marks the best checkpoint and compares each with the best earlier one', () => {
     const outcomes: MatchOutcome[] = [];
     const rates = { a: 0.2, b: 0.7, c: 0.5 };
-    for (const [m, p] of Object.entries(rates)) for (let q = 0; q < 10; q++) outcomes.push(o(q, 1, m, 'base', q < p * 10 ? 'model_1' : 'model_2'));
-    const rows = checkpointReport('j', [{ name: 'c', step: 3, model: 'c' }, { name: 'a', step: 1, model: 'a' }, { name: 'b', step: 2, model: 'b' }], outcomes, 'base');
-    expect(rows.map((r) => [r.checkpoint, r.winRate.mean, r.best, r.vsPrevious?.against ?? null, r.vsBest?.against ?? null])).toEqual([
+    for (const [m, p] of Object.entries(rates))
+      for (let q = 0; q < 10; q++) outcomes.push(o(q, 1, m, 'base', q < p * 10 ? 'model_1' : 'model_2'));
+    const rows = checkpointReport(
+      'j',
+      [
+        { name: 'c', step: 3, model: 'c' },
+        { name: 'a', step: 1, model: 'a' },
+        { name: 'b', step: 2, model: 'b' },
+      ],
+      outcomes,
+      'base',
+    );
+    expect(
+      rows.map((r) => [
+        r.checkpoint,
+        r.winRate.mean,
+        r.best,
+        r.vsPrevious?.against ?? null,
+        r.vsBest?.against ?? null,
+      ]),
+    ).toEqual([
       ['a', 0.2, false, null, null],
       ['b', 0.7, true, 'a', 'a'],
       ['c', 0.5, false, 'b', 'b'],
@@ -57,16 +101,28 @@ describe('prices and budget', () => {
   it('prices judges from the table, the config, or as free when local; batch halves; unknown is an error', () => {
     expect(priceFor('openai/gpt-4')).toEqual({ input: 30, output: 60 });
     expect(priceFor('openai/gpt-4o-mini', { batch: true })).toEqual({ input: 0.075, output: 0.3 });
-    expect(priceFor('openai/my-vllm-model', { price: { input: 1, output: 2 } })).toEqual({ input: 1, output: 2 });
+    expect(priceFor('openai/my-vllm-model', { price: { input: 1, output: 2 } })).toEqual({
+      input: 1,
+      output: 2,
+    });
     expect(priceFor('mock/random')).toEqual({ input: 0, output: 0 });
-    expect(() => priceFor('openai/unknown-model')).toThrow(/\[ops:prices\] no price known for judge "openai\/unknown-model"/);
+    expect(() => priceFor('openai/unknown-model')).toThrow(
+      /\[ops:prices\] no price known for judge "openai\/unknown-model"/,
+    );
     expect(costOf({ input: 10, output: 30 }, 1000, 100)).toBeCloseTo(0.013, 12);
     expect(costOf({ input: 10, output: 30 }, null, null)).toBeNull();
   });
 
   it('calibrates chars per token and reply length from stored totals', () => {
-    expect(calibrate({ games: 0, chars: 0, tokensIn: 0, tokensOut: 0 }, { charsPerToken: 4, outputTokens: 99 })).toEqual({ charsPerToken: 4, outputTokens: 99, basis: 'config' });
-    expect(calibrate({ games: 4, chars: 3000, tokensIn: 1000, tokensOut: 100 }, { charsPerToken: 4, outputTokens: 99 })).toEqual({ charsPerToken: 3, outputTokens: 25, basis: 'calibrated from 4 stored games' });
+    expect(
+      calibrate({ games: 0, chars: 0, tokensIn: 0, tokensOut: 0 }, { charsPerToken: 4, outputTokens: 99 }),
+    ).toEqual({ charsPerToken: 4, outputTokens: 99, basis: 'config' });
+    expect(
+      calibrate(
+        { games: 4, chars: 3000, tokensIn: 1000, tokensOut: 100 },
+        { charsPerToken: 4, outputTokens: 99 },
+      ),
+    ).toEqual({ charsPerToken: 3, outputTokens: 25, basis: 'calibrated from 4 stored games' });
   });
 
   it('reserves estimates of games in flight, refuses once the cap would be passed, and stays refused', () => {
@@ -84,19 +140,76 @@ describe('prices and budget', () => {
 });
 
 describe('health and drift', () => {
-  const game = (q: number, order: 'AB' | 'BA', verdict: string) => ({ questionId: q, turn: 1, model1: 'x', model2: 'y', order, verdict });
+  const game = (q: number, order: 'AB' | 'BA', verdict: string) => ({
+    questionId: q,
+    turn: 1,
+    model1: 'x',
+    model2: 'y',
+    order,
+    verdict,
+  });
   it('error and inconsistency rates, only with enough calls', () => {
-    const h = judgeHealth([game(1, 'AB', 'model_1'), game(1, 'BA', 'model_2'), game(2, 'AB', 'model_1'), game(2, 'BA', 'model_1'), game(3, 'AB', 'error'), game(3, 'BA', 'tie')], 2, 4);
-    expect(h).toEqual({ played: 6, failed: 2, unparsable: 1, errorRate: 3 / 8, matches: 2, inconsistent: 1, inconsistencyRate: null });
-    expect(healthJumps('j', h, { errorRate: 0.2, inconsistencyRate: 0 }, { maxErrorRateJump: 0.1, maxInconsistencyJump: 0.1 })).toEqual(['j: error rate 20.0% -> 37.5% (bound +10.0%)']);
-    expect(healthJumps('j', h, { errorRate: 0.3, inconsistencyRate: null }, { maxErrorRateJump: 0.1, maxInconsistencyJump: 0.1 })).toEqual([]);
+    const h = judgeHealth(
+      [
+        game(1, 'AB', 'model_1'),
+        game(1, 'BA', 'model_2'),
+        game(2, 'AB', 'model_1'),
+        game(2, 'BA', 'model_1'),
+        game(3, 'AB', 'error'),
+        game(3, 'BA', 'tie'),
+      ],
+      2,
+      4,
+    );
+    expect(h).toEqual({
+      played: 6,
+      failed: 2,
+      unparsable: 1,
+      errorRate: 3 / 8,
+      matches: 2,
+      inconsistent: 1,
+      inconsistencyRate: null,
+    });
+    expect(
+      healthJumps(
+        'j',
+        h,
+        { errorRate: 0.2, inconsistencyRate: 0 },
+        { maxErrorRateJump: 0.1, maxInconsistencyJump: 0.1 },
+      ),
+    ).toEqual(['j: error rate 20.0% -> 37.5% (bound +10.0%)']);
+    expect(
+      healthJumps(
+        'j',
+        h,
+        { errorRate: 0.3, inconsistencyRate: null },
+        { maxErrorRateJump: 0.1, maxInconsistencyJump: 0.1 },
+      ),
+    ).toEqual([]);
   });
 
   it('compares a canary with the latest earlier one, slot by slot', () => {
-    const c = (nonce: string, createdAt: number, q: number, verdict: string) => ({ ...game(q, 'AB', verdict), promptName: 'p', nonce, createdAt });
-    const games = [c('r1', 1, 1, 'model_1'), c('r1', 1, 2, 'model_1'), c('r2', 2, 1, 'model_1'), c('r2', 2, 2, 'tie'), c('r3', 3, 1, 'model_2'), c('r3', 3, 2, 'tie')];
+    const c = (nonce: string, createdAt: number, q: number, verdict: string) => ({
+      ...game(q, 'AB', verdict),
+      promptName: 'p',
+      nonce,
+      createdAt,
+    });
+    const games = [
+      c('r1', 1, 1, 'model_1'),
+      c('r1', 1, 2, 'model_1'),
+      c('r2', 2, 1, 'model_1'),
+      c('r2', 2, 2, 'tie'),
+      c('r3', 3, 1, 'model_2'),
+      c('r3', 3, 2, 'tie'),
+    ];
     expect(canaryDrift(games, 'r3')).toEqual({ against: 'r2', compared: 2, changed: 1, changeRate: 0.5 });
-    expect(canaryDrift(games.slice(0, 2), 'r1')).toEqual({ against: null, compared: 0, changed: 0, changeRate: null });
+    expect(canaryDrift(games.slice(0, 2), 'r1')).toEqual({
+      against: null,
+      compared: 0,
+      changed: 0,
+      changeRate: null,
+    });
   });
 });
 

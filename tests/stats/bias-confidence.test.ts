@@ -27,17 +27,58 @@ describe('confidence of a sampled verdict (issue #13, defect 6)', () => {
 describe('one rule picks the game of a slot for conflicts (issue #13, defect 6)', () => {
   // one match, two MEC samples per order; sample 1 was stored after sample 0 and disagrees with it
   const games = [
-    { questionId: 1, category: 'writing', turn: 1, model1: 'x', model2: 'y', order: 'AB' as const, verdict: 'model_1' as const, sample: 0 },
-    { questionId: 1, category: 'writing', turn: 1, model1: 'x', model2: 'y', order: 'BA' as const, verdict: 'model_1' as const, sample: 0 },
-    { questionId: 1, category: 'writing', turn: 1, model1: 'x', model2: 'y', order: 'AB' as const, verdict: 'model_1' as const, sample: 1 },
-    { questionId: 1, category: 'writing', turn: 1, model1: 'x', model2: 'y', order: 'BA' as const, verdict: 'model_2' as const, sample: 1 },
+    {
+      questionId: 1,
+      category: 'writing',
+      turn: 1,
+      model1: 'x',
+      model2: 'y',
+      order: 'AB' as const,
+      verdict: 'model_1' as const,
+      sample: 0,
+    },
+    {
+      questionId: 1,
+      category: 'writing',
+      turn: 1,
+      model1: 'x',
+      model2: 'y',
+      order: 'BA' as const,
+      verdict: 'model_1' as const,
+      sample: 0,
+    },
+    {
+      questionId: 1,
+      category: 'writing',
+      turn: 1,
+      model1: 'x',
+      model2: 'y',
+      order: 'AB' as const,
+      verdict: 'model_1' as const,
+      sample: 1,
+    },
+    {
+      questionId: 1,
+      category: 'writing',
+      turn: 1,
+      model1: 'x',
+      model2: 'y',
+      order: 'BA' as const,
+      verdict: 'model_2' as const,
+      sample: 1,
+    },
   ];
   it('position bias, outcomes, the judge-quality report and the calibrated first sample all use sample 0', () => {
     const [row] = positionBias(games, ['pair'], { rounds: 50 });
     expect(row!.matches).toBe(1);
     expect(row!.conflict).toBe(0); // sample 0 agrees in both orders
     expect(outcomesFromGames(games)).toEqual([expect.objectContaining({ outcome: 'model_1' })]);
-    expect(qualityRows('j', games.map((g) => ({ ...g, reply: 'r' })))[0]).toMatchObject({ matches: 1, consistent: 1, inconsistent: 0 });
+    expect(
+      qualityRows(
+        'j',
+        games.map((g) => ({ ...g, reply: 'r' })),
+      )[0],
+    ).toMatchObject({ matches: 1, consistent: 1, inconsistent: 0 });
     const reply = (a: number, b: number) => `Score of the Assistant 1: ${a}\nScore of the Assistant 2: ${b}`;
     const m = calibrate([
       { order: 'AB', sample: 0, reply: reply(8, 6) },
@@ -64,37 +105,78 @@ describe('sign test', () => {
   });
 });
 
-describe.skipIf(pythonSkip)('position-bias uncertainty against numpy/scipy (tests/reference/position_bias.py)', () => {
-  /** A judge that favours the answer shown first, with per-question effects, ties, errors and a second MEC sample. */
-  function biasedJudge(seed: number, questions: number): BiasGame[] {
-    const rng = seededRng(seed);
-    const out: BiasGame[] = [];
-    const sig = (x: number) => 1 / (1 + Math.exp(-x));
-    for (let q = 1; q <= questions; q++) {
-      const e = 0.8 * normal(rng);
-      for (const turn of [1, 2])
-        for (const sample of rng() < 0.2 ? [0, 1] : [0])
-          for (const order of ['AB', 'BA'] as const) {
-            const u = rng();
-            const verdict = u < 0.03 ? 'error' : u < 0.2 ? 'tie' : rng() < sig(0.2 + e + (order === 'AB' ? 0.7 : -0.7)) ? 'model_1' : 'model_2';
-            out.push({ questionId: q, category: 'c', turn, model1: 'x', model2: 'y', order, verdict, sample });
-          }
+describe.skipIf(pythonSkip)(
+  'position-bias uncertainty against numpy/scipy (tests/reference/position_bias.py)',
+  () => {
+    /** A judge that favours the answer shown first, with per-question effects, ties, errors and a second MEC sample. */
+    function biasedJudge(seed: number, questions: number): BiasGame[] {
+      const rng = seededRng(seed);
+      const out: BiasGame[] = [];
+      const sig = (x: number) => 1 / (1 + Math.exp(-x));
+      for (let q = 1; q <= questions; q++) {
+        const e = 0.8 * normal(rng);
+        for (const turn of [1, 2])
+          for (const sample of rng() < 0.2 ? [0, 1] : [0])
+            for (const order of ['AB', 'BA'] as const) {
+              const u = rng();
+              const verdict =
+                u < 0.03
+                  ? 'error'
+                  : u < 0.2
+                    ? 'tie'
+                    : rng() < sig(0.2 + e + (order === 'AB' ? 0.7 : -0.7))
+                      ? 'model_1'
+                      : 'model_2';
+              out.push({
+                questionId: q,
+                category: 'c',
+                turn,
+                model1: 'x',
+                model2: 'y',
+                order,
+                verdict,
+                sample,
+              });
+            }
+      }
+      return out;
     }
-    return out;
-  }
 
-  for (const [seed, questions] of [[3, 80], [17, 25]] as const)
-    it(`per-order win rates, intervals, conflicts and the sign test (${questions} questions)`, () => {
-      const games = biasedJudge(seed, questions);
-      const rounds = 20000;
-      const ref = python<Record<string, number | null>>('position_bias.py', { games: games.map((g) => ({ q: g.questionId, t: g.turn, order: g.order, verdict: g.verdict, sample: g.sample })), rounds, level: 0.95, seed });
-      const [row] = positionBias(games, ['pair'], { rounds, level: 0.95, seed });
-      expect(row!.winFirst).toBeCloseTo(ref.winFirst!, 12);
-      expect(row!.winSecond).toBeCloseTo(ref.winSecond!, 12);
-      expect([row!.favoursFirst, row!.favoursSecond, row!.withTie, row!.matches]).toEqual([ref.favoursFirst, ref.favoursSecond, ref.withTie, ref.matches]);
-      expect(row!.signTestP).toBeCloseTo(ref.signTestP!, 12);
-      // two bootstraps with different random streams: equal up to Monte Carlo noise of 20,000 rounds
-      for (const k of ['winFirstLo', 'winFirstHi', 'winSecondLo', 'winSecondHi'] as const) expect(Math.abs(row![k]! - ref[k]!)).toBeLessThan(0.012);
-      console.info(`[bias reference] ${questions} questions: first ${row!.winFirst!.toFixed(3)} [${row!.winFirstLo!.toFixed(3)}, ${row!.winFirstHi!.toFixed(3)}] vs numpy [${ref.winFirstLo!.toFixed(3)}, ${ref.winFirstHi!.toFixed(3)}]; sign test p ${row!.signTestP!.toExponential(3)} (scipy ${ref.signTestP!.toExponential(3)})`);
-    });
-});
+    for (const [seed, questions] of [
+      [3, 80],
+      [17, 25],
+    ] as const)
+      it(`per-order win rates, intervals, conflicts and the sign test (${questions} questions)`, () => {
+        const games = biasedJudge(seed, questions);
+        const rounds = 20000;
+        const ref = python<Record<string, number | null>>('position_bias.py', {
+          games: games.map((g) => ({
+            q: g.questionId,
+            t: g.turn,
+            order: g.order,
+            verdict: g.verdict,
+            sample: g.sample,
+          })),
+          rounds,
+          level: 0.95,
+          seed,
+        });
+        const [row] = positionBias(games, ['pair'], { rounds, level: 0.95, seed });
+        expect(row!.winFirst).toBeCloseTo(ref.winFirst!, 12);
+        expect(row!.winSecond).toBeCloseTo(ref.winSecond!, 12);
+        expect([row!.favoursFirst, row!.favoursSecond, row!.withTie, row!.matches]).toEqual([
+          ref.favoursFirst,
+          ref.favoursSecond,
+          ref.withTie,
+          ref.matches,
+        ]);
+        expect(row!.signTestP).toBeCloseTo(ref.signTestP!, 12);
+        // two bootstraps with different random streams: equal up to Monte Carlo noise of 20,000 rounds
+        for (const k of ['winFirstLo', 'winFirstHi', 'winSecondLo', 'winSecondHi'] as const)
+          expect(Math.abs(row![k]! - ref[k]!)).toBeLessThan(0.012);
+        console.info(
+          `[bias reference] ${questions} questions: first ${row!.winFirst!.toFixed(3)} [${row!.winFirstLo!.toFixed(3)}, ${row!.winFirstHi!.toFixed(3)}] vs numpy [${ref.winFirstLo!.toFixed(3)}, ${ref.winFirstHi!.toFixed(3)}]; sign test p ${row!.signTestP!.toExponential(3)} (scipy ${ref.signTestP!.toExponential(3)})`,
+        );
+      });
+  },
+);

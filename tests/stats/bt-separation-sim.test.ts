@@ -41,9 +41,19 @@ function trueRatings(): Float64Array {
       j.push(b);
       w.push(weight);
       const tie = a === W || b === W ? 0 : TIE;
-      s.push(weight * (tie * 0.5 + (1 - tie) * expectedLogistic(Math.LN10 * (THETA[a]! - THETA[b]!), EFFECT_SD * Math.SQRT2)));
+      s.push(
+        weight *
+          (tie * 0.5 +
+            (1 - tie) * expectedLogistic(Math.LN10 * (THETA[a]! - THETA[b]!), EFFECT_SD * Math.SQRT2)),
+      );
     }
-  const c: CollapsedBattles = { models: names, i: Int32Array.from(i), j: Int32Array.from(j), w: Float64Array.from(w), s: Float64Array.from(s) };
+  const c: CollapsedBattles = {
+    models: names,
+    i: Int32Array.from(i),
+    j: Int32Array.from(j),
+    w: Float64Array.from(w),
+    s: Float64Array.from(s),
+  };
   // the estimand is centred as the report centres: mean 1000 over the models seen on at least 10 questions
   const r = fitBradleyTerry(c);
   let mean = 0;
@@ -60,7 +70,13 @@ function tournament(rng: Rng): ClusteredBattle[] {
         if ((a === W || b === W) && q >= W_QUESTIONS) continue;
         const p = sigmoid(Math.LN10 * (THETA[a]! - THETA[b]!) + effect[a]! - effect[b]!);
         const tie = a === W || b === W ? 0 : TIE;
-        for (let game = 0; game < 4; game++) out.push({ cluster: q, a: names[a]!, b: names[b]!, score: (rng() < tie ? 0.5 : rng() < p ? 1 : 0) as 0 | 0.5 | 1 });
+        for (let game = 0; game < 4; game++)
+          out.push({
+            cluster: q,
+            a: names[a]!,
+            b: names[b]!,
+            score: (rng() < tie ? 0.5 : rng() < p ? 1 : 0) as 0 | 0.5 | 1,
+          });
       }
   }
   return out;
@@ -83,7 +99,8 @@ describe('bootstrap intervals beside a model separated in some rounds (simulatio
         const tr = truth[names.indexOf(row.model)]!;
         // a null bound is unbounded on that side
         const inside = (row.lo ?? -Infinity) <= tr && tr <= (row.hi ?? Infinity);
-        if (row.model === 'w') wCovered += row.lo !== null || row.hi !== null ? 1 : 0; // sparse or separated: no interval
+        if (row.model === 'w')
+          wCovered += row.lo !== null || row.hi !== null ? 1 : 0; // sparse or separated: no interval
         else {
           total++;
           if (inside) covered++;

@@ -41,7 +41,12 @@ describe('coverage of the new intervals (simulation)', () => {
         const e = SD * normal(rng);
         for (const turn of [1, 2])
           for (const order of ['AB', 'BA'] as const) {
-            const verdict = rng() < TIE ? 'tie' : rng() < sigmoid(A + e + (order === 'AB' ? BIAS : -BIAS)) ? 'model_1' : 'model_2';
+            const verdict =
+              rng() < TIE
+                ? 'tie'
+                : rng() < sigmoid(A + e + (order === 'AB' ? BIAS : -BIAS))
+                  ? 'model_1'
+                  : 'model_2';
             games.push({ questionId: q, category: 'c', turn, model1: 'x', model2: 'y', order, verdict });
           }
       }
@@ -51,7 +56,9 @@ describe('coverage of the new intervals (simulation)', () => {
     }
     const f = covered.first / DATASETS;
     const s = covered.second / DATASETS;
-    console.log(`[coverage] position bias, ${DATASETS} data sets of ${QUESTIONS} questions: shown first ${(100 * f).toFixed(1)}%, shown second ${(100 * s).toFixed(1)}%`);
+    console.log(
+      `[coverage] position bias, ${DATASETS} data sets of ${QUESTIONS} questions: shown first ${(100 * f).toFixed(1)}%, shown second ${(100 * s).toFixed(1)}%`,
+    );
     expect((f + s) / 2).toBeGreaterThanOrEqual(0.93);
     expect((f + s) / 2).toBeLessThanOrEqual(0.97);
   });
@@ -71,7 +78,14 @@ describe('coverage of the new intervals (simulation)', () => {
       for (let q = 1; q <= QUESTIONS; q++)
         for (let turn = 0; turn < 2; turn++)
           for (let i = 0; i < 4; i++)
-            for (let j = i + 1; j < 4; j++) raw.push({ q, i, j, l1: Math.max(20, MEANLEN[i]! + 250 * normal(rng)), l2: Math.max(20, MEANLEN[j]! + 250 * normal(rng)) });
+            for (let j = i + 1; j < 4; j++)
+              raw.push({
+                q,
+                i,
+                j,
+                l1: Math.max(20, MEANLEN[i]! + 250 * normal(rng)),
+                l2: Math.max(20, MEANLEN[j]! + 250 * normal(rng)),
+              });
       // the model standardises by the sample sd of the differences; draw the outcomes with the same sd
       const deltas = raw.map((m) => m.l1 - m.l2);
       const mean = deltas.reduce((a, b) => a + b, 0) / deltas.length;
@@ -82,7 +96,10 @@ describe('coverage of the new intervals (simulation)', () => {
         model2: `m${m.j}`,
         len1: m.l1,
         len2: m.l2,
-        outcome: rng() < sigmoid(THETA[m.i]! - THETA[m.j]! + BETA * Math.tanh((m.l1 - m.l2) / sd)) ? 'model_1' : 'model_2',
+        outcome:
+          rng() < sigmoid(THETA[m.i]! - THETA[m.j]! + BETA * Math.tanh((m.l1 - m.l2) / sd))
+            ? 'model_1'
+            : 'model_2',
       }));
       const r = lengthControlledWinRates(matches, { rounds: 200, seed: 5000 + d });
       for (const row of r.models) {
@@ -96,7 +113,9 @@ describe('coverage of the new intervals (simulation)', () => {
     }
     const lc = coveredLc / totalLc;
     const beta = coveredBeta / DATASETS;
-    console.log(`[coverage] length model, ${DATASETS} data sets of ${QUESTIONS} questions x 4 models: lcWinRate ${(100 * lc).toFixed(1)}% of ${totalLc}, length coefficient ${(100 * beta).toFixed(1)}% of ${DATASETS}`);
+    console.log(
+      `[coverage] length model, ${DATASETS} data sets of ${QUESTIONS} questions x 4 models: lcWinRate ${(100 * lc).toFixed(1)}% of ${totalLc}, length coefficient ${(100 * beta).toFixed(1)}% of ${DATASETS}`,
+    );
     expect(lc).toBeGreaterThanOrEqual(0.93);
     expect(lc).toBeLessThanOrEqual(0.97);
     expect(beta).toBeGreaterThanOrEqual(0.9);

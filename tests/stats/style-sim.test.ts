@@ -30,7 +30,12 @@ function poisson(rng: Rng, mean: number): number {
   return k;
 }
 
-const answer = (rng: Rng, m: number) => ({ length: Math.round(MEAN_LEN[m]! * Math.exp(0.5 * normal(rng))), headers: 0, lists: poisson(rng, LIST_RATE[m]!), bold: 0 });
+const answer = (rng: Rng, m: number) => ({
+  length: Math.round(MEAN_LEN[m]! * Math.exp(0.5 * normal(rng))),
+  headers: 0,
+  lists: poisson(rng, LIST_RATE[m]!),
+  bold: 0,
+});
 const norm = (a: number, b: number) => (a - b) / (a + b + 1);
 
 function tournament(rng: Rng): StyleBattle[] {
@@ -41,11 +46,21 @@ function tournament(rng: Rng): StyleBattle[] {
       for (let b = a + 1; b < MODELS; b++) {
         const sa = style[a]!;
         const sb = style[b]!;
-        const eta = Math.LN10 * (THETA[a]! - THETA[b]!) + BETA.length * norm(sa.length, sb.length) + BETA.lists * norm(sa.lists, sb.lists);
+        const eta =
+          Math.LN10 * (THETA[a]! - THETA[b]!) +
+          BETA.length * norm(sa.length, sb.length) +
+          BETA.lists * norm(sa.lists, sb.lists);
         const u = rng();
         // ties: 20% of battles, otherwise the logistic model (a tie scores 1/2, as the likelihood counts it)
         const score = u < 0.2 ? 0.5 : rng() < 1 / (1 + Math.exp(-eta)) ? 1 : 0;
-        out.push({ a: names[a]!, b: names[b]!, score: score as 0 | 0.5 | 1, cluster: q, styleA: sa, styleB: sb });
+        out.push({
+          a: names[a]!,
+          b: names[b]!,
+          score: score as 0 | 0.5 | 1,
+          cluster: q,
+          styleA: sa,
+          styleB: sb,
+        });
       }
   }
   return out;
@@ -74,15 +89,25 @@ describe('style control intervals (simulation)', () => {
     const rms = populationRms();
     // with 20% ties scored 1/2 the expected score is 0.1 + 0.8 σ(η), whose logit is not η: the estimand is
     // what the fit converges to, so the truth is the fit on 100 tournaments' battles pooled (8,000 questions)
-    const big = styleControl(Array.from({ length: 100 }, (_, k) => tournament(seededRng(5000 + k))).flat(), ['length', 'markdown'], { rounds: 1 });
-    const truth = { length: big.features.find((f) => f.feature === 'length')!.coefficient, lists: big.features.find((f) => f.feature === 'lists')!.coefficient };
+    const big = styleControl(
+      Array.from({ length: 100 }, (_, k) => tournament(seededRng(5000 + k))).flat(),
+      ['length', 'markdown'],
+      { rounds: 1 },
+    );
+    const truth = {
+      length: big.features.find((f) => f.feature === 'length')!.coefficient,
+      lists: big.features.find((f) => f.feature === 'lists')!.coefficient,
+    };
     const trueRating = new Map(big.rows.map((r) => [r.model, r.rating]));
     const rng = seededRng(424242);
     const covered = { length: 0, lists: 0, ratings: 0 };
     for (let t = 0; t < TOURNAMENTS; t++) {
       const r = styleControl(tournament(rng), ['length', 'markdown'], { rounds: ROUNDS, seed: 100 + t });
-      for (const f of r.features) if (f.lo <= truth[f.feature as 'length' | 'lists'] && truth[f.feature as 'length' | 'lists'] <= f.hi) covered[f.feature as 'length' | 'lists']++;
-      for (const row of r.rows) if (row.lo <= trueRating.get(row.model)! && trueRating.get(row.model)! <= row.hi) covered.ratings++;
+      for (const f of r.features)
+        if (f.lo <= truth[f.feature as 'length' | 'lists'] && truth[f.feature as 'length' | 'lists'] <= f.hi)
+          covered[f.feature as 'length' | 'lists']++;
+      for (const row of r.rows)
+        if (row.lo <= trueRating.get(row.model)! && trueRating.get(row.model)! <= row.hi) covered.ratings++;
     }
     const pct = (x: number, of: number) => `${((100 * x) / of).toFixed(1)}%`;
     console.log(

@@ -8,14 +8,23 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { normal, seededRng } from '../../src/core/stats/random.ts';
-import { addCounts, styleControl, styleCounts, type StyleBattle, type StyleFeature } from '../../src/core/stats/style.ts';
+import {
+  addCounts,
+  styleControl,
+  styleCounts,
+  type StyleBattle,
+  type StyleFeature,
+} from '../../src/core/stats/style.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 
 const PYTHON = '/usr/bin/python3';
 const REF = fileURLToPath(new URL('../reference/', import.meta.url));
 const DIR = process.env.MTBENCH_DIR;
 const scipy = spawnSync(PYTHON, ['-c', 'import numpy, scipy.optimize'], { encoding: 'utf8' });
-const noPython = scipy.status !== 0 ? `${PYTHON} cannot import numpy/scipy: run \`apt-get install python3-scipy\`` : undefined;
+const noPython =
+  scipy.status !== 0
+    ? `${PYTHON} cannot import numpy/scipy: run \`apt-get install python3-scipy\``
+    : undefined;
 if (noPython) console.warn(`[style] Python comparisons skipped: ${noPython}`);
 if (!DIR) console.warn('[style] MT-Bench comparisons skipped: MTBENCH_DIR is not set (../shared/mt_bench)');
 
@@ -28,18 +37,47 @@ interface PyResult {
 }
 
 function python(answers: Answers, battles: PyBattle[], elements: string[], reg = 0.5): PyResult {
-  const r = spawnSync(PYTHON, [join(REF, 'style_bt.py')], { input: JSON.stringify({ answers, battles, elements, reg }), encoding: 'utf8', timeout: 180_000, maxBuffer: 1 << 26 });
+  const r = spawnSync(PYTHON, [join(REF, 'style_bt.py')], {
+    input: JSON.stringify({ answers, battles, elements, reg }),
+    encoding: 'utf8',
+    timeout: 180_000,
+    maxBuffer: 1 << 26,
+  });
   if (r.status !== 0) throw new Error(`style_bt.py failed: ${r.stderr || r.error?.message}`);
   return JSON.parse(r.stdout) as PyResult;
 }
 
-const ELEMENTS: Record<string, StyleFeature[]> = { length: ['length'], markdown: ['headers', 'lists', 'bold'] };
+const ELEMENTS: Record<string, StyleFeature[]> = {
+  length: ['length'],
+  markdown: ['headers', 'lists', 'bold'],
+};
 
 describe('style features', () => {
   it('counts headers, list items and bold outside fenced code blocks; length counts everything', () => {
-    const text = ['# Title', '## Part', '#nospace', 'Some **bold** and __also__ and ** not', '1. one', '  2. two', '- a', '* b', '+ c', '```', '# not a header', '- not a list', '**not bold**', '```', 'end'].join('\n');
+    const text = [
+      '# Title',
+      '## Part',
+      '#nospace',
+      'Some **bold** and __also__ and ** not',
+      '1. one',
+      '  2. two',
+      '- a',
+      '* b',
+      '+ c',
+      '```',
+      '# not a header',
+      '- not a list',
+      '**not bold**',
+      '```',
+      'end',
+    ].join('\n');
     expect(styleCounts(text)).toEqual({ length: text.length, headers: 2, lists: 5, bold: 2 });
-    expect(addCounts([styleCounts('**a**'), styleCounts('- x')])).toEqual({ length: 8, headers: 0, lists: 1, bold: 1 });
+    expect(addCounts([styleCounts('**a**'), styleCounts('- x')])).toEqual({
+      length: 8,
+      headers: 0,
+      lists: 1,
+      bold: 1,
+    });
   });
 
   it('removes an advantage that comes only from length, and finds the length coefficient', () => {
@@ -48,13 +86,24 @@ describe('style features', () => {
     const Q = 600;
     const battles: StyleBattle[] = [];
     for (let q = 0; q < Q; q++)
-      for (const [a, b] of [['verbose', 'terse'], ['verbose', 'mid'], ['terse', 'mid']] as const) {
+      for (const [a, b] of [
+        ['verbose', 'terse'],
+        ['verbose', 'mid'],
+        ['terse', 'mid'],
+      ] as const) {
         const len = { verbose: 1800, terse: 600, mid: 1000 };
         const la = len[a] * Math.exp(0.8 * normal(rng));
         const lb = len[b] * Math.exp(0.8 * normal(rng));
         const x = (la - lb) / (la + lb + 1);
         const y = rng() < 1 / (1 + Math.exp(-4 * x)) ? 1 : 0;
-        battles.push({ a, b, score: y, cluster: q, styleA: { length: la, headers: 0, lists: 0, bold: 0 }, styleB: { length: lb, headers: 0, lists: 0, bold: 0 } });
+        battles.push({
+          a,
+          b,
+          score: y,
+          cluster: q,
+          styleA: { length: la, headers: 0, lists: 0, bold: 0 },
+          styleB: { length: lb, headers: 0, lists: 0, bold: 0 },
+        });
       }
     const r = styleControl(battles, ['length', 'markdown'], { rounds: 100 });
     expect(r.constant).toEqual(['headers', 'lists', 'bold']);
@@ -76,8 +125,10 @@ describe.skipIf(!!noPython)('style control equals an independent Python computat
     const answers: Answers = {};
     const piece = (m: string, q: number, t: number) => {
       const parts = [`Answer ${q}.${t} by ${m}.`, 'x'.repeat(Math.floor(200 + 400 * rng()))];
-      if (m === 'listy' || m === 'fancy' || rng() < 0.2) for (let k = 0; k < 1 + Math.floor(4 * rng()); k++) parts.push(`${k + 1}. item`);
-      if (m === 'boldy' || m === 'fancy' || rng() < 0.2) parts.push('**key** point', rng() < 0.5 ? '__also__' : '');
+      if (m === 'listy' || m === 'fancy' || rng() < 0.2)
+        for (let k = 0; k < 1 + Math.floor(4 * rng()); k++) parts.push(`${k + 1}. item`);
+      if (m === 'boldy' || m === 'fancy' || rng() < 0.2)
+        parts.push('**key** point', rng() < 0.5 ? '__also__' : '');
       if (m === 'fancy' || rng() < 0.1) parts.unshift('## Heading');
       if (rng() < 0.3) parts.push('```\n# code\n- code\n**code**\n```');
       return parts.join('\n');
@@ -95,15 +146,24 @@ describe.skipIf(!!noPython)('style control equals an independent Python computat
             battles.push([q, turn, models[i]!, models[j]!, u < 0.45 ? 1 : u < 0.6 ? 0.5 : 0]);
           }
     const ref = python(answers, battles, ['length', 'headers', 'lists', 'bold']);
-    const style = (m: string, q: number, t: number) => addCounts(answers[m]![String(q)]!.slice(0, t).map(styleCounts));
+    const style = (m: string, q: number, t: number) =>
+      addCounts(answers[m]![String(q)]!.slice(0, t).map(styleCounts));
     const ours = styleControl(
-      battles.map(([q, t, a, b, y]) => ({ a, b, score: y as 0 | 0.5 | 1, cluster: q, styleA: style(a, q, t), styleB: style(b, q, t) })),
+      battles.map(([q, t, a, b, y]) => ({
+        a,
+        b,
+        score: y as 0 | 0.5 | 1,
+        cluster: q,
+        styleA: style(a, q, t),
+        styleB: style(b, q, t),
+      })),
       ['length', 'markdown'],
       { rounds: 20 },
     );
     expect(ours.constant).toEqual(ref.constant);
     expect(ours.features.map((f) => f.feature)).toEqual(['length', 'headers', 'lists', 'bold']);
-    for (const f of ours.features) expect(Math.abs(f.coefficient - ref.coefficients[f.feature]!), f.feature).toBeLessThan(1e-5);
+    for (const f of ours.features)
+      expect(Math.abs(f.coefficient - ref.coefficients[f.feature]!), f.feature).toBeLessThan(1e-5);
     for (const r of ours.rows) expect(Math.abs(r.rating - ref.ratings[r.model]!), r.model).toBeLessThan(1e-3);
   });
 
@@ -112,18 +172,28 @@ describe.skipIf(!!noPython)('style control equals an independent Python computat
     const db = join(tmpDir('arena-style-'), 'release.db');
     const answers: Answers = {};
     const csv = (file: string, keep: (r: Record<string, string>) => boolean): PyBattle[] => {
-      const [header, ...lines] = readFileSync(join(dir, 'human_judgments', file), 'utf8').split(/\r?\n/).filter(Boolean);
+      const [header, ...lines] = readFileSync(join(dir, 'human_judgments', file), 'utf8')
+        .split(/\r?\n/)
+        .filter(Boolean);
       const names = header!.split(',');
       return lines
         .map((l) => Object.fromEntries(l.split(',').map((v, k) => [names[k]!, v])) as Record<string, string>)
         .filter(keep)
-        .map((r) => [Number(r.question_id), Number(r.turn), r.model_a!, r.model_b!, r.winner === 'model_a' ? 1 : r.winner === 'model_b' ? 0 : 0.5]);
+        .map((r) => [
+          Number(r.question_id),
+          Number(r.turn),
+          r.model_a!,
+          r.model_b!,
+          r.winner === 'model_a' ? 1 : r.winner === 'model_b' ? 0 : 0.5,
+        ]);
     };
     beforeAll(async () => {
       for (const f of readdirSync(join(dir, 'model_answer')).filter((x) => x.endsWith('.jsonl'))) {
         const model = f.replace(/\.jsonl$/, '');
         answers[model] = {};
-        for (const line of readFileSync(join(dir, 'model_answer', f), 'utf8').split('\n').filter(Boolean)) {
+        for (const line of readFileSync(join(dir, 'model_answer', f), 'utf8')
+          .split('\n')
+          .filter(Boolean)) {
           const a = JSON.parse(line) as { question_id: number; choices: { turns: string[] }[] };
           answers[model]![String(a.question_id)] = a.choices[0]!.turns;
         }
@@ -132,31 +202,83 @@ describe.skipIf(!!noPython)('style control equals an independent Python computat
     }, 180_000);
 
     for (const [judge, file, keep, groups] of [
-      ['gpt-4', 'mt_bench_gpt4_pair.csv', (r: Record<string, string>) => r.judge === 'gpt4_pair', ['length', 'markdown']],
-      ['human', 'mt_bench_human.csv', (r: Record<string, string>) => r.judge!.startsWith('expert'), ['length', 'markdown']],
+      [
+        'gpt-4',
+        'mt_bench_gpt4_pair.csv',
+        (r: Record<string, string>) => r.judge === 'gpt4_pair',
+        ['length', 'markdown'],
+      ],
+      [
+        'human',
+        'mt_bench_human.csv',
+        (r: Record<string, string>) => r.judge!.startsWith('expert'),
+        ['length', 'markdown'],
+      ],
     ] as const) {
       it(`${judge}: ratings and coefficients of \`arena ratings --style ${groups.join(',')}\``, async () => {
-        const ref = python(answers, csv(file, keep), groups.flatMap((g) => ELEMENTS[g]!));
-        const ours = await arenaJson<{ features: { feature: string; coefficient: number; lo: number; hi: number }[]; constant: string[]; rows: { model: string; rating: number; rawRating: number }[]; battles: number }>(['ratings', '--db', db, '--judge', judge, '--style', groups.join(','), '--rounds', '50']);
+        const ref = python(
+          answers,
+          csv(file, keep),
+          groups.flatMap((g) => ELEMENTS[g]!),
+        );
+        const ours = await arenaJson<{
+          features: { feature: string; coefficient: number; lo: number; hi: number }[];
+          constant: string[];
+          rows: { model: string; rating: number; rawRating: number }[];
+          battles: number;
+        }>(['ratings', '--db', db, '--judge', judge, '--style', groups.join(','), '--rounds', '50']);
         expect(ours.constant).toEqual(ref.constant);
         expect(ours.features.map((f) => f.feature).sort()).toEqual(Object.keys(ref.coefficients).sort());
-        for (const f of ours.features) expect(Math.abs(f.coefficient - ref.coefficients[f.feature]!), f.feature).toBeLessThan(1e-5);
-        for (const r of ours.rows) expect(Math.abs(r.rating - ref.ratings[r.model]!), r.model).toBeLessThan(1e-3);
-        console.info(`[style] ${judge}: ${ours.features.map((f) => `${f.feature} ${f.coefficient.toFixed(4)} [${f.lo.toFixed(3)}, ${f.hi.toFixed(3)}]`).join('; ')}; constant: ${ours.constant.join(', ') || 'none'}`);
+        for (const f of ours.features)
+          expect(Math.abs(f.coefficient - ref.coefficients[f.feature]!), f.feature).toBeLessThan(1e-5);
+        for (const r of ours.rows)
+          expect(Math.abs(r.rating - ref.ratings[r.model]!), r.model).toBeLessThan(1e-3);
+        console.info(
+          `[style] ${judge}: ${ours.features.map((f) => `${f.feature} ${f.coefficient.toFixed(4)} [${f.lo.toFixed(3)}, ${f.hi.toFixed(3)}]`).join('; ')}; constant: ${ours.constant.join(', ') || 'none'}`,
+        );
       }, 180_000);
     }
 
     it('plain ratings beside the controlled ones equal `arena ratings` (plain Bradley–Terry)', async () => {
-      const plain = await arenaJson<{ model: string; rating: number }[]>(['ratings', '--db', db, '--judge', 'gpt-4']);
-      const styled = await arenaJson<{ rows: { model: string; rawRating: number }[] }>(['ratings', '--db', db, '--judge', 'gpt-4', '--style', 'length', '--rounds', '10']);
-      for (const p of plain) expect(Math.abs(styled.rows.find((r) => r.model === p.model)!.rawRating - p.rating)).toBeLessThan(1e-4);
+      const plain = await arenaJson<{ model: string; rating: number }[]>([
+        'ratings',
+        '--db',
+        db,
+        '--judge',
+        'gpt-4',
+      ]);
+      const styled = await arenaJson<{ rows: { model: string; rawRating: number }[] }>([
+        'ratings',
+        '--db',
+        db,
+        '--judge',
+        'gpt-4',
+        '--style',
+        'length',
+        '--rounds',
+        '10',
+      ]);
+      for (const p of plain)
+        expect(Math.abs(styled.rows.find((r) => r.model === p.model)!.rawRating - p.rating)).toBeLessThan(
+          1e-4,
+        );
     }, 120_000);
 
     it('bad --style values are usage errors', async () => {
       const r = await runArena(['ratings', '--db', db, '--judge', 'gpt-4', '--style', 'lenght']);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/--style.*lenght/);
-      const e = await runArena(['ratings', '--db', db, '--judge', 'gpt-4', '--style', 'length', '--method', 'elo']);
+      const e = await runArena([
+        'ratings',
+        '--db',
+        db,
+        '--judge',
+        'gpt-4',
+        '--style',
+        'length',
+        '--method',
+        'elo',
+      ]);
       expect(e.code).toBe(1);
       expect(e.stderr).toMatch(/--method bt/);
     });

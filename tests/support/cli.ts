@@ -59,7 +59,8 @@ export function runArena(args: string[], opts: RunOptions = {}): Promise<RunResu
 /** `arena ...args --json`, expecting exit code 0; returns the parsed JSON (throws with stderr otherwise). */
 export async function arenaJson<T = unknown>(args: string[], opts: RunOptions = {}): Promise<T> {
   const r = await runArena([...args, '--json'], opts);
-  if (r.code !== 0) throw new Error(`arena ${args.join(' ')} --json exited ${r.code ?? r.signal}:\n${r.stderr}`);
+  if (r.code !== 0)
+    throw new Error(`arena ${args.join(' ')} --json exited ${r.code ?? r.signal}:\n${r.stderr}`);
   try {
     return JSON.parse(r.stdout) as T;
   } catch {

@@ -18,7 +18,10 @@ export interface BatchServerOptions {
 
 export interface BatchContext {
   /** answer one chat request body as POST /v1/chat/completions would (status 200) */
-  complete(body: { model: string; messages: { role: string; content: string }[] }, n: number): { body: unknown; hash: string };
+  complete(
+    body: { model: string; messages: { role: string; content: string }[] },
+    n: number,
+  ): { body: unknown; hash: string };
   record(e: { n: number; at: number; method: string; path: string; hash?: string; status: number }): void;
   send(res: ServerResponse, status: number, body: unknown): void;
   readBody(req: IncomingMessage): Promise<string>;
@@ -51,7 +54,15 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
   const batches = new Map<string, BatchRec>();
   let seq = 0;
   let lineN = 0;
-  const fileObject = (f: FileRec) => ({ id: f.id, object: 'file', bytes: Buffer.byteLength(f.content), created_at: f.created_at, filename: f.filename, purpose: f.purpose, status: 'processed' });
+  const fileObject = (f: FileRec) => ({
+    id: f.id,
+    object: 'file',
+    bytes: Buffer.byteLength(f.content),
+    created_at: f.created_at,
+    filename: f.filename,
+    purpose: f.purpose,
+    status: 'processed',
+  });
   const batchObject = (b: BatchRec) => ({ object: 'batch', errors: null, error_file_id: null, ...b });
 
   const finish = (b: BatchRec) => {
@@ -59,13 +70,36 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
     const out: string[] = [];
     for (const line of input.content.split('\n')) {
       if (!line.trim()) continue;
-      const r = JSON.parse(line) as { custom_id: string; body: { model: string; messages: { role: string; content: string }[] } };
+      const r = JSON.parse(line) as {
+        custom_id: string;
+        body: { model: string; messages: { role: string; content: string }[] };
+      };
       const { body, hash } = ctx.complete(r.body, ++lineN);
-      ctx.record({ n: 0, at: performance.timeOrigin + performance.now(), method: 'BATCH', path: '/v1/batches#line', hash, status: 200 });
-      out.push(JSON.stringify({ id: `batch_req_${lineN}`, custom_id: r.custom_id, response: { status_code: 200, request_id: `req_${lineN}`, body }, error: null }));
+      ctx.record({
+        n: 0,
+        at: performance.timeOrigin + performance.now(),
+        method: 'BATCH',
+        path: '/v1/batches#line',
+        hash,
+        status: 200,
+      });
+      out.push(
+        JSON.stringify({
+          id: `batch_req_${lineN}`,
+          custom_id: r.custom_id,
+          response: { status_code: 200, request_id: `req_${lineN}`, body },
+          error: null,
+        }),
+      );
       b.request_counts.completed++;
     }
-    const f: FileRec = { id: `file-out-${++seq}`, filename: `${b.id}_output.jsonl`, purpose: 'batch_output', content: `${out.join('\n')}\n`, created_at: Math.floor(Date.now() / 1000) };
+    const f: FileRec = {
+      id: `file-out-${++seq}`,
+      filename: `${b.id}_output.jsonl`,
+      purpose: 'batch_output',
+      content: `${out.join('\n')}\n`,
+      created_at: Math.floor(Date.now() / 1000),
+    };
     files.set(f.id, f);
     b.output_file_id = f.id;
     b.status = 'completed';
@@ -78,13 +112,25 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
     const log = (status: number) => ctx.record({ n: 0, at, method, path, status });
     if (method === 'POST' && path === '/v1/files') {
       void readRaw(req).then(async (raw) => {
-        const form = await new Request('http://local/', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: new Uint8Array(raw) }).formData();
+        const form = await new Request('http://local/', {
+          method: 'POST',
+          headers: { 'content-type': req.headers['content-type'] ?? '' },
+          body: new Uint8Array(raw),
+        }).formData();
         const file = form.get('file');
         if (!file || typeof file === 'string') {
           log(400);
-          return ctx.send(res, 400, { error: { message: 'file is required', type: 'invalid_request_error' } });
+          return ctx.send(res, 400, {
+            error: { message: 'file is required', type: 'invalid_request_error' },
+          });
         }
-        const f: FileRec = { id: `file-${++seq}`, filename: file.name, purpose: String(form.get('purpose') ?? ''), content: await file.text(), created_at: Math.floor(Date.now() / 1000) };
+        const f: FileRec = {
+          id: `file-${++seq}`,
+          filename: file.name,
+          purpose: String(form.get('purpose') ?? ''),
+          content: await file.text(),
+          created_at: Math.floor(Date.now() / 1000),
+        };
         files.set(f.id, f);
         log(200);
         ctx.send(res, 200, fileObject(f));
@@ -97,18 +143,28 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
       log(f ? 200 : 404);
       if (!f) ctx.send(res, 404, { error: { message: 'no such file', type: 'invalid_request_error' } });
       else {
-        res.writeHead(200, { 'content-type': 'application/jsonl', 'content-length': Buffer.byteLength(f.content) });
+        res.writeHead(200, {
+          'content-type': 'application/jsonl',
+          'content-length': Buffer.byteLength(f.content),
+        });
         res.end(f.content);
       }
       return true;
     }
     if (method === 'POST' && path === '/v1/batches') {
       void ctx.readBody(req).then((raw) => {
-        const body = JSON.parse(raw) as { input_file_id: string; endpoint: string; completion_window: string; metadata?: Record<string, string> };
+        const body = JSON.parse(raw) as {
+          input_file_id: string;
+          endpoint: string;
+          completion_window: string;
+          metadata?: Record<string, string>;
+        };
         const input = files.get(body.input_file_id);
         if (!input) {
           log(400);
-          return ctx.send(res, 400, { error: { message: `no such file ${body.input_file_id}`, type: 'invalid_request_error' } });
+          return ctx.send(res, 400, {
+            error: { message: `no such file ${body.input_file_id}`, type: 'invalid_request_error' },
+          });
         }
         const b: BatchRec = {
           id: `batch_${++seq}`,
@@ -120,7 +176,11 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
           endpoint: body.endpoint,
           completion_window: body.completion_window,
           metadata: body.metadata ?? null,
-          request_counts: { total: input.content.split('\n').filter((l) => l.trim()).length, completed: 0, failed: 0 },
+          request_counts: {
+            total: input.content.split('\n').filter((l) => l.trim()).length,
+            completed: 0,
+            failed: 0,
+          },
         };
         (b as BatchRec & { createdMs: number }).createdMs = Date.now();
         batches.set(b.id, b);
@@ -135,7 +195,13 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
         const { createdMs: _c, polls: _p, ...rest } = b as BatchRec & { createdMs?: number; polls?: number };
         return batchObject(rest);
       });
-      ctx.send(res, 200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false });
+      ctx.send(res, 200, {
+        object: 'list',
+        data,
+        first_id: data[0]?.id ?? null,
+        last_id: data.at(-1)?.id ?? null,
+        has_more: false,
+      });
       return true;
     }
     const one = /^\/v1\/batches\/([^/]+)$/.exec(path);
@@ -146,8 +212,14 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
         ctx.send(res, 404, { error: { message: 'no such batch', type: 'invalid_request_error' } });
         return true;
       }
-      const polls = ((b as BatchRec & { polls?: number }).polls = ((b as BatchRec & { polls?: number }).polls ?? 0) + 1);
-      if (b.status === 'in_progress' && polls >= (o.completeAfterPolls ?? 0) && Date.now() - (b as BatchRec & { createdMs: number }).createdMs >= (o.completeAfterMs ?? 0)) finish(b);
+      const polls = ((b as BatchRec & { polls?: number }).polls =
+        ((b as BatchRec & { polls?: number }).polls ?? 0) + 1);
+      if (
+        b.status === 'in_progress' &&
+        polls >= (o.completeAfterPolls ?? 0) &&
+        Date.now() - (b as BatchRec & { createdMs: number }).createdMs >= (o.completeAfterMs ?? 0)
+      )
+        finish(b);
       const { createdMs: _c, polls: _p, ...rest } = b as BatchRec & { createdMs?: number; polls?: number };
       ctx.send(res, 200, batchObject(rest));
       return true;

@@ -3,7 +3,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tmpDir } from './cli.ts';
-import { judgeText, promptHash, startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from './openai-server.ts';
+import {
+  judgeText,
+  promptHash,
+  startOpenAIServer,
+  type OpenAIServer,
+  type OpenAIServerOptions,
+} from './openai-server.ts';
 
 let servers: OpenAIServer[] = [];
 afterEach(async () => {
@@ -16,12 +22,32 @@ async function serve(o: OpenAIServerOptions = {}) {
   return s;
 }
 
-const pair = (a: string, b: string) => `[Question]\nQ\n\n[The Start of Assistant A's Answer]\n${a}\n[The End of Assistant A's Answer]\n\n[The Start of Assistant B's Answer]\n${b}\n[The End of Assistant B's Answer]`;
+const pair = (a: string, b: string) =>
+  `[Question]\nQ\n\n[The Start of Assistant A's Answer]\n${a}\n[The End of Assistant A's Answer]\n\n[The Start of Assistant B's Answer]\n${b}\n[The End of Assistant B's Answer]`;
 
 async function chat(srv: OpenAIServer, user: string, init: RequestInit = {}) {
-  const r = await fetch(`${srv.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: user }] }), ...init });
-  const body = (await r.json()) as { choices?: { message: { content: string } }[]; usage?: { prompt_tokens: number; completion_tokens: number } };
-  return { status: r.status, retryAfter: r.headers.get('retry-after'), text: body.choices?.[0]?.message.content, usage: body.usage };
+  const r = await fetch(`${srv.url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: user },
+      ],
+    }),
+    ...init,
+  });
+  const body = (await r.json()) as {
+    choices?: { message: { content: string } }[];
+    usage?: { prompt_tokens: number; completion_tokens: number };
+  };
+  return {
+    status: r.status,
+    retryAfter: r.headers.get('retry-after'),
+    text: body.choices?.[0]?.message.content,
+    usage: body.usage,
+  };
 }
 
 describe('OpenAI-compatible test server', () => {
@@ -30,11 +56,21 @@ describe('OpenAI-compatible test server', () => {
     const got = [];
     for (let i = 0; i < 4; i++) got.push((await chat(srv, `p${i}`)).status);
     expect(got).toEqual([200, 500, 500, 200]);
-    expect(srv.log.map((e) => [e.n, e.status])).toEqual([[1, 200], [2, 500], [3, 500], [4, 200]]);
+    expect(srv.log.map((e) => [e.n, e.status])).toEqual([
+      [1, 200],
+      [2, 500],
+      [3, 500],
+      [4, 200],
+    ]);
   });
 
   it('faults the first N requests of each prompt, with Retry-After, and in order of the rules', async () => {
-    const srv = await serve({ faults: [{ status: 429, retryAfter: 2.5, times: 2 }, { status: 503, times: 1 }] });
+    const srv = await serve({
+      faults: [
+        { status: 429, retryAfter: 2.5, times: 2 },
+        { status: 503, times: 1 },
+      ],
+    });
     const x = [];
     for (let i = 0; i < 5; i++) x.push(await chat(srv, 'X'));
     expect(x.map((r) => r.status)).toEqual([429, 429, 503, 200, 200]);
@@ -43,7 +79,13 @@ describe('OpenAI-compatible test server', () => {
   });
 
   it('limits a rule in all, matches on prompt text or hash', async () => {
-    const srv = await serve({ faults: [{ status: 500, limit: 1 }, { status: 401, match: 'secret' }, { status: 400, hashes: [promptHash('sys', 'H')] }] });
+    const srv = await serve({
+      faults: [
+        { status: 500, limit: 1 },
+        { status: 401, match: 'secret' },
+        { status: 400, hashes: [promptHash('sys', 'H')] },
+      ],
+    });
     expect((await chat(srv, 'a')).status).toBe(500);
     expect((await chat(srv, 'a')).status).toBe(200);
     expect((await chat(srv, 'the secret word')).status).toBe(401);
@@ -89,7 +131,9 @@ describe('OpenAI-compatible test server', () => {
     expect(judgeText('s', pair('x', 'y'), 'b')).toMatch(/\[\[B\]\]$/);
     expect(judgeText('s', pair('x', 'y'), 'tie')).toMatch(/\[\[C\]\]$/);
     expect(judgeText('s', pair('x', 'y'), 'unparsable')).not.toMatch(/\[\[/);
-    const hashed = new Set(Array.from({ length: 30 }, (_, i) => judgeText('s', pair(`a${i}`, 'b'), 'hash').slice(-5)));
+    const hashed = new Set(
+      Array.from({ length: 30 }, (_, i) => judgeText('s', pair(`a${i}`, 'b'), 'hash').slice(-5)),
+    );
     expect(hashed).toEqual(new Set(['[[A]]', '[[B]]', '[[C]]']));
     // single grading: a rating, from the answer's length under `longer`
     const single = `[Question]\nQ\n\n[The Start of Assistant's Answer]\n${'x'.repeat(450)}\n[The End of Assistant's Answer]`;
@@ -100,10 +144,21 @@ describe('OpenAI-compatible test server', () => {
     const srv = await serve({ models: ['a', 'b'] });
     const r = await chat(srv, pair('long answer', 'x'));
     expect(r.text).toMatch(/\[\[A\]\]$/);
-    expect(r.usage).toEqual({ prompt_tokens: Math.ceil(('sys'.length + pair('long answer', 'x').length) / 4), completion_tokens: Math.ceil(r.text!.length / 4), total_tokens: expect.any(Number) });
-    expect(await (await fetch(`${srv.url}/models`)).json()).toMatchObject({ object: 'list', data: [{ id: 'a' }, { id: 'b' }] });
-    expect((await fetch(`${srv.url}/chat/completions`, { method: 'POST', body: 'not json' })).status).toBe(400);
-    expect((await fetch(`${srv.url}/chat/completions`, { method: 'POST', body: '{"model":"m"}' })).status).toBe(400);
+    expect(r.usage).toEqual({
+      prompt_tokens: Math.ceil(('sys'.length + pair('long answer', 'x').length) / 4),
+      completion_tokens: Math.ceil(r.text!.length / 4),
+      total_tokens: expect.any(Number),
+    });
+    expect(await (await fetch(`${srv.url}/models`)).json()).toMatchObject({
+      object: 'list',
+      data: [{ id: 'a' }, { id: 'b' }],
+    });
+    expect((await fetch(`${srv.url}/chat/completions`, { method: 'POST', body: 'not json' })).status).toBe(
+      400,
+    );
+    expect(
+      (await fetch(`${srv.url}/chat/completions`, { method: 'POST', body: '{"model":"m"}' })).status,
+    ).toBe(400);
     expect((await fetch(`${srv.url}/nothing`)).status).toBe(404);
   });
 
@@ -112,7 +167,10 @@ describe('OpenAI-compatible test server', () => {
     const srv = await serve({ logFile: file, latencyMs: 30 });
     await chat(srv, 'one');
     await chat(srv, 'two');
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual(JSON.parse(JSON.stringify(srv.log)));
     expect(lines.map((e) => e.hash)).toEqual([promptHash('sys', 'one'), promptHash('sys', 'two')]);
     expect(lines[1].at - lines[0].at).toBeGreaterThanOrEqual(30); // the second came after the first's latency

@@ -145,9 +145,18 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
   const batch = o.batch
     ? batchRoutes(o.batch, {
         complete: (body, n) => {
-          const system = body.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
-          const user = body.messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n');
-          return { body: completion(body.model, system, user, o.verdict ?? 'longer', n), hash: promptHash(system, user) };
+          const system = body.messages
+            .filter((m) => m.role === 'system')
+            .map((m) => m.content)
+            .join('\n');
+          const user = body.messages
+            .filter((m) => m.role !== 'system')
+            .map((m) => m.content)
+            .join('\n');
+          return {
+            body: completion(body.model, system, user, o.verdict ?? 'longer', n),
+            hash: promptHash(system, user),
+          };
         },
         record,
         send,
@@ -159,16 +168,27 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
     const path = (req.url ?? '/').split('?')[0]!;
     if (o.apiKey !== undefined && req.headers.authorization !== `Bearer ${o.apiKey}`) {
       record({ n: 0, at, method: req.method ?? '', path, status: 401 });
-      return send(res, 401, { error: { message: `Incorrect API key provided${o.echoKey ? `: ${req.headers.authorization ?? '(none)'}` : ''}`, type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return send(res, 401, {
+        error: {
+          message: `Incorrect API key provided${o.echoKey ? `: ${req.headers.authorization ?? '(none)'}` : ''}`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      });
     }
     if (req.method === 'GET' && path === '/v1/models') {
       record({ n: 0, at, method: 'GET', path, status: 200 });
-      return send(res, 200, { object: 'list', data: (o.models ?? ['judge']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) });
+      return send(res, 200, {
+        object: 'list',
+        data: (o.models ?? ['judge']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })),
+      });
     }
     if (batch?.(req, res, path)) return;
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       record({ n: 0, at, method: req.method ?? '', path, status: 404 });
-      return send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
+      return send(res, 404, {
+        error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' },
+      });
     }
     readBody(req).then(
       (raw) => {
@@ -178,14 +198,24 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           body = JSON.parse(raw);
         } catch {
           record({ n, at, method: 'POST', path, status: 400 });
-          return send(res, 400, { error: { message: 'the body is not JSON', type: 'invalid_request_error' } });
+          return send(res, 400, {
+            error: { message: 'the body is not JSON', type: 'invalid_request_error' },
+          });
         }
         if (typeof body.model !== 'string' || !Array.isArray(body.messages) || !body.messages.length) {
           record({ n, at, method: 'POST', path, status: 400 });
-          return send(res, 400, { error: { message: 'model and messages are required', type: 'invalid_request_error' } });
+          return send(res, 400, {
+            error: { message: 'model and messages are required', type: 'invalid_request_error' },
+          });
         }
-        const system = body.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
-        const user = body.messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n');
+        const system = body.messages
+          .filter((m) => m.role === 'system')
+          .map((m) => m.content)
+          .join('\n');
+        const user = body.messages
+          .filter((m) => m.role !== 'system')
+          .map((m) => m.content)
+          .join('\n');
         const hash = promptHash(system, user);
         const fault = pickFault(n, hash, `${system}\n\n${user}`);
         const status = fault ? fault.status : 200;
@@ -197,8 +227,24 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
             ok++;
             return send(res, 200, completion(body.model as string, system, user, o.verdict ?? 'longer', n));
           }
-          const headers: Record<string, string> = status === 429 ? { 'retry-after': String(fault!.retryAfter ?? 1) } : {};
-          send(res, status, { error: { message: `injected fault ${status}`, type: status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error' } }, headers);
+          const headers: Record<string, string> =
+            status === 429 ? { 'retry-after': String(fault!.retryAfter ?? 1) } : {};
+          send(
+            res,
+            status,
+            {
+              error: {
+                message: `injected fault ${status}`,
+                type:
+                  status === 429
+                    ? 'rate_limit_error'
+                    : status >= 500
+                      ? 'server_error'
+                      : 'invalid_request_error',
+              },
+            },
+            headers,
+          );
         }, o.latencyMs ?? 0);
       },
       () => res.destroy(),
@@ -235,14 +281,24 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const data = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(data),
+    ...headers,
+  });
   res.end(data);
 }
 
 function completion(model: string, system: string, user: string, policy: VerdictPolicy | ReplyFn, n: number) {
-  const content = typeof policy === 'function' ? policy({ system, user, n }) : judgeText(system, user, policy);
+  const content =
+    typeof policy === 'function' ? policy({ system, user, n }) : judgeText(system, user, policy);
   const promptTokens = Math.ceil((system.length + user.length) / 4);
   const completionTokens = Math.ceil(content.length / 4);
   return {
@@ -250,8 +306,19 @@ function completion(model: string, system: string, user: string, policy: Verdict
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
-    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null },
+        finish_reason: 'stop',
+        logprobs: null,
+      },
+    ],
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    },
   };
 }
 
@@ -287,7 +354,9 @@ export function judgeText(system: string, user: string, policy: VerdictPolicy): 
 function section(user: string, x: 'A' | 'B'): string {
   let start = user.indexOf(`Start of Assistant ${x}'s`);
   if (start < 0 && x === 'A') start = user.indexOf("Start of Assistant's"); // single grading, turn 1
-  const endMark = user.startsWith("Start of Assistant's", start) ? "End of Assistant's" : `End of Assistant ${x}'s`;
+  const endMark = user.startsWith("Start of Assistant's", start)
+    ? "End of Assistant's"
+    : `End of Assistant ${x}'s`;
   if (start < 0) return '';
   const from = user.indexOf('\n', start);
   const end = from < 0 ? -1 : user.indexOf(endMark, from);
@@ -299,7 +368,6 @@ function fnv1a(s: string): number {
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
   return h >>> 0;
 }
-
 
 /** The same server in a child process (so the process under test can be SIGKILLed, or measured alone). */
 export interface SpawnedOpenAIServer {
@@ -315,8 +383,13 @@ const MAIN = fileURLToPath(new URL('./openai-server-main.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url)); // where `--import tsx` resolves
 
 /** Start tests/support/openai-server-main.ts with these options; `logFile` is required (it is how the log is read). */
-export async function spawnOpenAIServer(o: OpenAIServerOptions & { logFile: string }): Promise<SpawnedOpenAIServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, JSON.stringify(o)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function spawnOpenAIServer(
+  o: OpenAIServerOptions & { logFile: string },
+): Promise<SpawnedOpenAIServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, JSON.stringify(o)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const onData = (c: Buffer) => {
@@ -328,7 +401,9 @@ export async function spawnOpenAIServer(o: OpenAIServerOptions & { logFile: stri
       }
     };
     child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`[openai-server] exited with code ${code} before listening`)));
+    child.once('exit', (code) =>
+      reject(new Error(`[openai-server] exited with code ${code} before listening`)),
+    );
     child.once('error', reject);
   });
   return {

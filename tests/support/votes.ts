@@ -14,8 +14,31 @@ export async function importVotesWithContext(db: string, csv: string): Promise<v
   const models = [...new Set(rows.flatMap((r) => [r[a!]!, r[b!]!]))].sort();
   const dir = join(dirname(csv), 'context');
   mkdirSync(join(dir, 'answers'), { recursive: true });
-  writeFileSync(join(dir, 'question.jsonl'), questions.map((id) => JSON.stringify({ question_id: id, category: 'writing', turns: [`question ${id}?`, `and then ${id}?`] })).join('\n') + '\n');
-  for (const m of models) writeFileSync(join(dir, 'answers', `${m}.jsonl`), questions.map((id) => JSON.stringify({ question_id: id, model_id: m, choices: [{ index: 0, turns: [`${m} on ${id}`, `${m} again`] }] })).join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'question.jsonl'),
+    questions
+      .map((id) =>
+        JSON.stringify({
+          question_id: id,
+          category: 'writing',
+          turns: [`question ${id}?`, `and then ${id}?`],
+        }),
+      )
+      .join('\n') + '\n',
+  );
+  for (const m of models)
+    writeFileSync(
+      join(dir, 'answers', `${m}.jsonl`),
+      questions
+        .map((id) =>
+          JSON.stringify({
+            question_id: id,
+            model_id: m,
+            choices: [{ index: 0, turns: [`${m} on ${id}`, `${m} again`] }],
+          }),
+        )
+        .join('\n') + '\n',
+    );
   await arenaOk(['import', 'questions', '--db', db, join(dir, 'question.jsonl')]);
   await arenaOk(['import', 'answers', '--db', db, ...models.map((m) => join(dir, 'answers', `${m}.jsonl`))]);
   await arenaOk(['import', 'votes', '--db', db, csv]);

@@ -18,10 +18,18 @@ describe('single-answer grading against the stored games', () => {
   it('/api/single is the mean of the stored grades per model and turn', async () => {
     const { store } = await buildFixture();
     const app = createApp({ store, bootstrapRounds: 50 });
-    const rows = (await (await app.request('/api/single?turn=1')).json()) as { judge: string; model: string; turn1: number; score: number; n: number }[];
+    const rows = (await (await app.request('/api/single?turn=1')).json()) as {
+      judge: string;
+      model: string;
+      turn1: number;
+      score: number;
+      n: number;
+    }[];
     const games = await store.listGames({ judge: 'mock/longer', kind: 'single' });
     for (const model of ['gpt-4', 'claude-v1']) {
-      const grades = games.filter((g) => g.match.model1 === model && g.match.turn === 1).map((g) => Number(g.verdict));
+      const grades = games
+        .filter((g) => g.match.model1 === model && g.match.turn === 1)
+        .map((g) => Number(g.verdict));
       expect(grades).toHaveLength(2);
       const row = rows.find((r) => r.judge === 'mock/longer' && r.model === model)!;
       expect(row.turn1).toBe((grades[0]! + grades[1]!) / 2);
@@ -40,11 +48,21 @@ describe('site pieces', () => {
   });
 
   it('CSV quotes what needs quoting and defuses spreadsheet formulas', () => {
-    expect(toCsv([{ a: 'x,y', b: 'say "hi"', c: '=SUM(A1)' }, { a: null, b: 1.5, c: 'line\nbreak' }], ['a', 'b', 'c'])).toBe('a,b,c\r\n"x,y","say ""hi""",\'=SUM(A1)\r\n,1.5,"line\nbreak"\r\n');
+    expect(
+      toCsv(
+        [
+          { a: 'x,y', b: 'say "hi"', c: '=SUM(A1)' },
+          { a: null, b: 1.5, c: 'line\nbreak' },
+        ],
+        ['a', 'b', 'c'],
+      ),
+    ).toBe('a,b,c\r\n"x,y","say ""hi""",\'=SUM(A1)\r\n,1.5,"line\nbreak"\r\n');
   });
 
   it('Markdown keeps formatting but never raw HTML or javascript: links', () => {
-    const html = markdown('**bold** `code` [ok](https://example.org) [bad](javascript:alert(1)) <b onclick=x>raw</b> ![i](http://x/y.png)');
+    const html = markdown(
+      '**bold** `code` [ok](https://example.org) [bad](javascript:alert(1)) <b onclick=x>raw</b> ![i](http://x/y.png)',
+    );
     expect(html).toContain('<strong>bold</strong>');
     expect(html).toContain('<a href="https://example.org" rel="nofollow noopener noreferrer ugc">ok</a>');
     expect(html).not.toContain('href="javascript:');
@@ -56,11 +74,35 @@ describe('site pieces', () => {
     const store = openMemoryStore();
     const app = createApp({ store, adminToken: 's3cret', cache: { checkMs: 60_000 } });
     expect(await (await app.request('/api/judges')).json()).toEqual([]);
-    await store.importBundle({ votes: [{ source: 'v.csv', items: [{ judge: 'human', voter: 'e1', questionId: 81, turn: 1, model1: 'a', model2: 'b', winner: 'model_1', line: 2 }] }] });
+    await store.importBundle({
+      votes: [
+        {
+          source: 'v.csv',
+          items: [
+            {
+              judge: 'human',
+              voter: 'e1',
+              questionId: 81,
+              turn: 1,
+              model1: 'a',
+              model2: 'b',
+              winner: 'model_1',
+              line: 2,
+            },
+          ],
+        },
+      ],
+    });
     // within checkMs the cached answer stands
     expect(await (await app.request('/api/judges')).json()).toEqual([]);
-    expect((await app.request('/api/admin/purge', { method: 'POST', headers: { Authorization: 'Bearer nope' } })).status).toBe(401);
-    expect((await app.request('/api/admin/purge', { method: 'POST', headers: { Authorization: 'Bearer s3cret' } })).status).toBe(200);
+    expect(
+      (await app.request('/api/admin/purge', { method: 'POST', headers: { Authorization: 'Bearer nope' } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await app.request('/api/admin/purge', { method: 'POST', headers: { Authorization: 'Bearer s3cret' } }))
+        .status,
+    ).toBe(200);
     expect(await (await app.request('/api/judges')).json()).toEqual([{ judge: 'human', games: 0, votes: 1 }]);
     await store.close();
   });
@@ -69,7 +111,25 @@ describe('site pieces', () => {
     const store = openMemoryStore();
     const app = createApp({ store, cache: { checkMs: 0 } });
     expect(await (await app.request('/api/judges')).json()).toEqual([]);
-    await store.importBundle({ votes: [{ source: 'v.csv', items: [{ judge: 'gpt-4', voter: 'gpt4_pair', questionId: 81, turn: 1, model1: 'a', model2: 'b', winner: 'tie', line: 2 }] }] });
+    await store.importBundle({
+      votes: [
+        {
+          source: 'v.csv',
+          items: [
+            {
+              judge: 'gpt-4',
+              voter: 'gpt4_pair',
+              questionId: 81,
+              turn: 1,
+              model1: 'a',
+              model2: 'b',
+              winner: 'tie',
+              line: 2,
+            },
+          ],
+        },
+      ],
+    });
     expect(await (await app.request('/api/judges')).json()).toEqual([{ judge: 'gpt-4', games: 0, votes: 1 }]);
     await store.close();
   });

@@ -10,8 +10,16 @@ import { ANSWERS, makeGame, PROMPTS, QUESTIONS } from '../storage.contract.ts';
 
 async function site(o: { maxBytes?: number; reply?: string } = {}) {
   const store = openMemoryStore();
-  const games = [makeGame({ reply: o.reply ?? 'A is better. [[A]]', verdict: 'model_1' }), makeGame({ order: 'BA', reply: 'B. [[B]]', verdict: 'model_1' })];
-  await store.importBundle({ questions: { source: 'q.jsonl', items: QUESTIONS }, answers: [{ source: 'a.jsonl', items: ANSWERS }], prompts: PROMPTS, games });
+  const games = [
+    makeGame({ reply: o.reply ?? 'A is better. [[A]]', verdict: 'model_1' }),
+    makeGame({ order: 'BA', reply: 'B. [[B]]', verdict: 'model_1' }),
+  ];
+  await store.importBundle({
+    questions: { source: 'q.jsonl', items: QUESTIONS },
+    answers: [{ source: 'a.jsonl', items: ANSWERS }],
+    prompts: PROMPTS,
+    games,
+  });
   const cache = new ResultCache(store, { checkMs: 60_000, ...(o.maxBytes ? { maxBytes: o.maxBytes } : {}) });
   return { store, cache, app: createApp({ store, resultCache: cache, bootstrapRounds: 20 }) };
 }
@@ -19,7 +27,18 @@ async function site(o: { maxBytes?: number; reply?: string } = {}) {
 describe('query parameters and the result cache', () => {
   it('an unknown query parameter is a 400 naming it, on pages, tables, charts and endpoints; 2,000 junk URLs add nothing to the cache', async () => {
     const { app, cache, store } = await site();
-    for (const path of ['/', '/judges', '/matrix', '/runs', '/matches', '/api/leaderboard', '/api/runs.csv', '/api/standings', '/charts/winrate.svg', '/api']) {
+    for (const path of [
+      '/',
+      '/judges',
+      '/matrix',
+      '/runs',
+      '/matches',
+      '/api/leaderboard',
+      '/api/runs.csv',
+      '/api/standings',
+      '/charts/winrate.svg',
+      '/api',
+    ]) {
       const ok = await app.request(path);
       expect(ok.status, path).toBe(200);
       const r = await app.request(`${path}?nocache=1`);
@@ -27,10 +46,13 @@ describe('query parameters and the result cache', () => {
       expect((await r.text()).replace(/&#34;|\\"/g, '"')).toContain('unknown query parameter "nocache"');
     }
     const before = cache.stats;
-    for (let i = 0; i < 2000; i++) expect((await app.request(`/?judge=judge-x&junk${i}=${i}`)).status).toBe(400);
+    for (let i = 0; i < 2000; i++)
+      expect((await app.request(`/?judge=judge-x&junk${i}=${i}`)).status).toBe(400);
     // values the endpoint reads but refuses are not cached either
-    for (let i = 0; i < 200; i++) expect((await app.request(`/api/standings?judge=judge-x&mode=junk${i}`)).status).toBe(400);
-    for (let i = 0; i < 200; i++) expect((await app.request(`/refreshes?limit=${'0'.repeat(i + 1)}5`)).status).toBe(400);
+    for (let i = 0; i < 200; i++)
+      expect((await app.request(`/api/standings?judge=judge-x&mode=junk${i}`)).status).toBe(400);
+    for (let i = 0; i < 200; i++)
+      expect((await app.request(`/refreshes?limit=${'0'.repeat(i + 1)}5`)).status).toBe(400);
     expect(cache.stats).toEqual(before);
     // the known parameters still work, in any order, and share one entry
     const a = await app.request('/?turn=1&judge=judge-x');
@@ -42,10 +64,24 @@ describe('query parameters and the result cache', () => {
 
   it('the cache stays within its byte bound (least recently used values go first)', async () => {
     const maxBytes = 600_000;
-    const { app, cache, store } = await site({ maxBytes, reply: `${'long judge text '.repeat(20_000)}[[A]]` });
+    const { app, cache, store } = await site({
+      maxBytes,
+      reply: `${'long judge text '.repeat(20_000)}[[A]]`,
+    });
     let peak = 0;
     for (let round = 0; round < 3; round++)
-      for (const path of ['/', '/judges', '/matrix', '/runs', '/api/games?question=81&a=alpha&b=beta', '/api/match?question=81&a=alpha&b=beta', '/matches?question=81&a=alpha&b=beta', '/matches?question=81&a=beta&b=alpha', '/api/leaderboard', '/api/questions']) {
+      for (const path of [
+        '/',
+        '/judges',
+        '/matrix',
+        '/runs',
+        '/api/games?question=81&a=alpha&b=beta',
+        '/api/match?question=81&a=alpha&b=beta',
+        '/matches?question=81&a=alpha&b=beta',
+        '/matches?question=81&a=beta&b=alpha',
+        '/api/leaderboard',
+        '/api/questions',
+      ]) {
         expect((await app.request(path)).status, path).toBe(200);
         peak = Math.max(peak, cache.stats.bytes);
       }
@@ -61,8 +97,12 @@ describe('huge texts on pages', () => {
     const { app, store } = await site({ reply });
     const page = await (await app.request('/matches?question=81&a=alpha&b=beta')).text();
     expect(page.length).toBeLessThan(1_000_000);
-    expect(page).toContain(`[… ${(reply.length - MAX_PAGE_TEXT).toLocaleString('en-US')} more characters not shown`);
-    const json = (await (await app.request('/api/match?question=81&a=alpha&b=beta')).json()) as { games: { reply: string }[] };
+    expect(page).toContain(
+      `[… ${(reply.length - MAX_PAGE_TEXT).toLocaleString('en-US')} more characters not shown`,
+    );
+    const json = (await (await app.request('/api/match?question=81&a=alpha&b=beta')).json()) as {
+      games: { reply: string }[];
+    };
     expect(json.games.map((g) => g.reply.length)).toContain(reply.length);
     await store.close();
   });

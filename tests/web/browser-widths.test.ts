@@ -11,19 +11,43 @@ import type { SqliteStore } from '../../src/storage/sqlite.ts';
 import { buildFixture } from './fixture.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const ok = existsSync(CHROMIUM) && !!process.env.MTBENCH_DIR;
-if (!ok) console.warn(`[browser widths] skipped: needs Chromium at ${CHROMIUM} and MTBENCH_DIR (the fixture imports the release)`);
+if (!ok)
+  console.warn(
+    `[browser widths] skipped: needs Chromium at ${CHROMIUM} and MTBENCH_DIR (the fixture imports the release)`,
+  );
 
 /** The header texts of the gpt-4 leaderboard table that are actually displayed. */
 const shownHeaders = (page: Page) =>
   page.evaluate(() => {
-    const section = Array.from(document.querySelectorAll('section.board')).find((s) => s.querySelector('h2')?.textContent === 'Judge: gpt-4')!;
-    return Array.from(section.querySelectorAll('thead th')).filter((th) => getComputedStyle(th).display !== 'none').map((th) => th.textContent);
+    const section = Array.from(document.querySelectorAll('section.board')).find(
+      (s) => s.querySelector('h2')?.textContent === 'Judge: gpt-4',
+    )!;
+    return Array.from(section.querySelectorAll('thead th'))
+      .filter((th) => getComputedStyle(th).display !== 'none')
+      .map((th) => th.textContent);
   });
 /** How far each table's box would have to scroll sideways (0: it fits); `pairwise`: only the leaderboard tables. */
 const tableOverflow = (page: Page, pairwise = false) =>
-  page.evaluate((pw) => Math.max(0, ...Array.from(document.querySelectorAll('.scroll')).filter((s) => !pw || /pairwise-all/.test(s.querySelector('caption')?.textContent ?? '')).map((s) => s.scrollWidth - s.clientWidth)), pairwise);
+  page.evaluate(
+    (pw) =>
+      Math.max(
+        0,
+        ...Array.from(document.querySelectorAll('.scroll'))
+          .filter((s) => !pw || /pairwise-all/.test(s.querySelector('caption')?.textContent ?? ''))
+          .map((s) => s.scrollWidth - s.clientWidth),
+      ),
+    pairwise,
+  );
 
 describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
   let store: SqliteStore;
@@ -48,11 +72,32 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
   it('390 px: the leaderboard shows the columns that matter without sideways scrolling; the rest expand on request', async () => {
     const { page, close } = await open(390);
     await page.goto(`${server.url}/`);
-    expect(await shownHeaders(page)).toEqual(['#', 'model', 'adjusted win rate', 'BT rating', '95% interval']);
+    expect(await shownHeaders(page)).toEqual([
+      '#',
+      'model',
+      'adjusted win rate',
+      'BT rating',
+      '95% interval',
+    ]);
     expect(await tableOverflow(page, true)).toBeLessThanOrEqual(0);
-    const section = page.locator('section.board', { has: page.getByRole('heading', { name: 'Judge: gpt-4' }) });
+    const section = page.locator('section.board', {
+      has: page.getByRole('heading', { name: 'Judge: gpt-4' }),
+    });
     await section.getByLabel(/all columns/).check();
-    expect(await shownHeaders(page)).toEqual(['#', 'model', 'win', 'loss', 'tie', 'of which inconsistent', 'error', 'win rate', 'adjusted win rate', 'BT rating', '95% interval', 'rank range']);
+    expect(await shownHeaders(page)).toEqual([
+      '#',
+      'model',
+      'win',
+      'loss',
+      'tie',
+      'of which inconsistent',
+      'error',
+      'win rate',
+      'adjusted win rate',
+      'BT rating',
+      '95% interval',
+      'rank range',
+    ]);
     await close();
   });
 
@@ -74,10 +119,22 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
       for (const img of Array.from(document.querySelectorAll('figure img')) as HTMLImageElement[]) {
         img.loading = 'eager';
         img.scrollIntoView();
-        if (!img.complete || !img.naturalWidth) await new Promise((r) => (img.addEventListener('load', r, { once: true }), img.addEventListener('error', r, { once: true })));
+        if (!img.complete || !img.naturalWidth)
+          await new Promise(
+            (r) => (
+              img.addEventListener('load', r, { once: true }),
+              img.addEventListener('error', r, { once: true })
+            ),
+          );
         const svg = await (await fetch(img.currentSrc)).text();
         const sizes = Array.from(svg.matchAll(/font-size:([\d.]+)px/g)).map((m) => Number(m[1]));
-        out.push({ src: img.currentSrc, natural: img.naturalWidth, shown: img.getBoundingClientRect().width, right: img.getBoundingClientRect().right, font: Math.min(...sizes) });
+        out.push({
+          src: img.currentSrc,
+          natural: img.naturalWidth,
+          shown: img.getBoundingClientRect().width,
+          right: img.getBoundingClientRect().right,
+          font: Math.min(...sizes),
+        });
       }
       return out;
     });

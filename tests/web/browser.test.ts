@@ -13,10 +13,21 @@ import { REPO_ROOT } from '../support/cli.ts';
 import { buildFixture, EVIL_MODEL } from './fixture.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const SHOTS = join(REPO_ROOT, 'screenshots');
 const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`[browser tests] skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does it as root)`);
+if (!haveChromium)
+  console.warn(
+    `[browser tests] skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does it as root)`,
+  );
 
 describe.skipIf(!haveChromium)('the site in Chromium', () => {
   let store: SqliteStore;
@@ -36,7 +47,10 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
 
   /** A page that records every dialog, every request and every CSP complaint. */
   async function open(opts: { width?: number; height?: number; javaScriptEnabled?: boolean } = {}) {
-    const ctx = await browser.newContext({ viewport: { width: opts.width ?? 1280, height: opts.height ?? 900 }, javaScriptEnabled: opts.javaScriptEnabled ?? true });
+    const ctx = await browser.newContext({
+      viewport: { width: opts.width ?? 1280, height: opts.height ?? 900 },
+      javaScriptEnabled: opts.javaScriptEnabled ?? true,
+    });
     const page = await ctx.newPage();
     const dialogs: string[] = [];
     const requests: string[] = [];
@@ -53,7 +67,9 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
   it('the leaderboard shows the MT-Bench release numbers', async () => {
     const { page, close } = await open();
     await page.goto(`${server.url}/`);
-    const row = page.locator('section', { has: page.getByRole('heading', { name: 'Judge: gpt-4' }) }).getByRole('row', { name: /^1 gpt-4 / });
+    const row = page
+      .locator('section', { has: page.getByRole('heading', { name: 'Judge: gpt-4' }) })
+      .getByRole('row', { name: /^1 gpt-4 / });
     await expect(row.locator('td').nth(1).textContent()).resolves.toBe('617');
     await expect(row.locator('td').nth(2).textContent()).resolves.toBe('45');
     await expect(row.locator('td').nth(3).textContent()).resolves.toBe('138');
@@ -61,9 +77,13 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
     const human = page.locator('section', { has: page.getByRole('heading', { name: 'Judge: human' }) });
     await expect(human.getByRole('row').nth(1).locator('th').textContent()).resolves.toBe('gpt-4');
     // the chart image loaded (an SVG from the app itself)
-    const chart = page.getByRole('img', { name: /Bradley–Terry rating of each model under judge gpt-4 with its 95% interval/ });
+    const chart = page.getByRole('img', {
+      name: /Bradley–Terry rating of each model under judge gpt-4 with its 95% interval/,
+    });
     await chart.scrollIntoViewIfNeeded();
-    await expect.poll(() => chart.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    await expect
+      .poll(() => chart.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+      .toBeGreaterThan(0);
     await close();
   });
 
@@ -82,7 +102,7 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
     await close();
   });
 
-  it('the match browser shows the question, both answers and both games\' texts with their verdicts', async () => {
+  it("the match browser shows the question, both answers and both games' texts with their verdicts", async () => {
     const { page, close } = await open();
     await page.goto(`${server.url}/matches`);
     await page.getByLabel('Question').selectOption('81');
@@ -95,9 +115,12 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
     const games = turn1.locator('article.game');
     await expect(games.count()).resolves.toBe(2);
     const heads = await games.locator('h4').allTextContents();
-    expect(heads[0]).toMatch(/mock\/longer · order AB: gpt-4 shown as Assistant A · verdict (gpt-4|claude-v1|tie)/);
+    expect(heads[0]).toMatch(
+      /mock\/longer · order AB: gpt-4 shown as Assistant A · verdict (gpt-4|claude-v1|tie)/,
+    );
     expect(heads[1]).toMatch(/order BA: claude-v1 shown as Assistant A/);
-    for (const text of await games.locator('> .judge-text').allTextContents()) expect(text).toMatch(/^Mock evaluation \(longer\)\. \[\[[ABC]\]\]$/);
+    for (const text of await games.locator('> .judge-text').allTextContents())
+      expect(text).toMatch(/^Mock evaluation \(longer\)\. \[\[[ABC]\]\]$/);
     await close();
   });
 
@@ -106,15 +129,22 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
     await page.goto(`${server.url}/matches?question=81&a=${EVIL_MODEL}&b=gpt-4`);
     await page.waitForLoadState('networkidle');
     // the text is on the page, as text
-    await expect(page.locator('.answer').first().textContent()).resolves.toContain('<script>alert(1)</script>');
-    await expect(page.locator('article.game .judge-text').first().textContent()).resolves.toContain('<img src=x onerror=alert(1)>');
+    await expect(page.locator('.answer').first().textContent()).resolves.toContain(
+      '<script>alert(1)</script>',
+    );
+    await expect(page.locator('article.game .judge-text').first().textContent()).resolves.toContain(
+      '<img src=x onerror=alert(1)>',
+    );
     // open every details element (prompts contain the answers too) and click every link inside the untrusted text
-    for (const d of await page.locator('details').all()) await d.evaluate((el: HTMLDetailsElement) => (el.open = true));
+    for (const d of await page.locator('details').all())
+      await d.evaluate((el: HTMLDetailsElement) => (el.open = true));
     const links = page.locator('.answer a, .judge-text a');
     for (const a of await links.all()) {
       expect(await a.getAttribute('href')).not.toMatch(/^\s*javascript:/i);
     }
-    await expect(page.locator('.answer script, .answer img, .answer svg, .judge-text *').count()).resolves.toBe(0);
+    await expect(
+      page.locator('.answer script, .answer img, .answer svg, .judge-text *').count(),
+    ).resolves.toBe(0);
     await page.waitForTimeout(300);
     expect(dialogs).toEqual([]);
     const origin = new URL(server.url).origin;
@@ -147,22 +177,35 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
         await page.waitForLoadState('networkidle');
         await settleImages(page);
         // tables scroll inside their own box; the page itself never scrolls sideways
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
         expect(overflow, `${name} at ${size}`).toBeLessThanOrEqual(0);
         await page.screenshot({ path: join(SHOTS, `${name}-${size}.png`), fullPage: true });
       }
       await close();
     }
-    for (const [size] of SIZES) for (const [name] of PAGES) expect(existsSync(join(SHOTS, `${name}-${size}.png`))).toBe(true);
+    for (const [size] of SIZES)
+      for (const [name] of PAGES) expect(existsSync(join(SHOTS, `${name}-${size}.png`))).toBe(true);
   });
 
   it('every form control has a label and every table a caption and column headers', async () => {
     const { page, close } = await open();
     for (const [, path] of PAGES) {
       await page.goto(server.url + path);
-      const unlabeled = await page.evaluate(() => Array.from(document.querySelectorAll('select, input')).filter((el) => !(el as HTMLSelectElement).labels?.length).length);
+      const unlabeled = await page.evaluate(
+        () =>
+          Array.from(document.querySelectorAll('select, input')).filter(
+            (el) => !(el as HTMLSelectElement).labels?.length,
+          ).length,
+      );
       expect(unlabeled, path).toBe(0);
-      const bad = await page.evaluate(() => Array.from(document.querySelectorAll('table')).filter((t) => !t.caption || !t.querySelector('thead th[scope=col]')).length);
+      const bad = await page.evaluate(
+        () =>
+          Array.from(document.querySelectorAll('table')).filter(
+            (t) => !t.caption || !t.querySelector('thead th[scope=col]'),
+          ).length,
+      );
       expect(bad, path).toBe(0);
       await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
     }

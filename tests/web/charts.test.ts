@@ -12,7 +12,11 @@ if (!ok) console.warn(`[charts] skipped: no MT-Bench release at ${MTBENCH_DIR} (
 
 /** The x pixel of a rating on the chart: a linear map through the value axis' first and last tick labels. */
 function xScale(svg: string): (v: number) => number {
-  const ticks = [...svg.matchAll(/text-anchor="middle"[^>]*transform="translate\(([\d.]+) [\d.]+\)"[^>]*>([\d,]+)<\/text>/g)].map((m) => ({ x: Number(m[1]), v: Number(m[2]!.replace(/,/g, '')) }));
+  const ticks = [
+    ...svg.matchAll(
+      /text-anchor="middle"[^>]*transform="translate\(([\d.]+) [\d.]+\)"[^>]*>([\d,]+)<\/text>/g,
+    ),
+  ].map((m) => ({ x: Number(m[1]), v: Number(m[2]!.replace(/,/g, '')) }));
   expect(ticks.length).toBeGreaterThanOrEqual(2);
   const [a, b] = [ticks[0]!, ticks.at(-1)!];
   return (v) => a.x + ((v - a.v) * (b.x - a.x)) / (b.v - a.v);
@@ -46,7 +50,12 @@ describe.skipIf(!ok)('charts', () => {
 
   for (const size of ['', '&size=narrow'])
     it(`the leaderboard's chart draws every model's rating interval as an error bar at its values${size ? ' (narrow)' : ''}`, async () => {
-      const rows = JSON.parse(await text('/api/leaderboard?judge=gpt-4')) as { model: string; rating: number; ratingLo: number; ratingHi: number }[];
+      const rows = JSON.parse(await text('/api/leaderboard?judge=gpt-4')) as {
+        model: string;
+        rating: number;
+        ratingLo: number;
+        ratingHi: number;
+      }[];
       const svg = await text(`/charts/ratings.svg?judge=gpt-4${size}`);
       const x = xScale(svg);
       const drawn = bars(svg).sort((a, b) => a[2] - b[2]); // top to bottom: the leaderboard's order
@@ -58,7 +67,10 @@ describe.skipIf(!ok)('charts', () => {
         expect(svg).toContain(`>${Math.round(r.rating)}</text>`);
       });
       // every model's name is on the chart, or its start with an ellipsis
-      for (const r of rows) expect(svg.includes(`>${r.model}</text>`) || svg.includes(`>${r.model.slice(0, 6)}`), r.model).toBe(true);
+      for (const r of rows)
+        expect(svg.includes(`>${r.model}</text>`) || svg.includes(`>${r.model.slice(0, 6)}`), r.model).toBe(
+          true,
+        );
     });
 
   it('one group per chart: a group that does not exist is a 404, a malformed one a 400', async () => {
@@ -66,11 +78,19 @@ describe.skipIf(!ok)('charts', () => {
     expect((await app.request('/charts/ratings.svg?judge=gpt-4&group=7')).status).toBe(404);
     const bad = await app.request('/charts/ratings.svg?judge=gpt-4&group=x');
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: string }).error).toBe('query parameter "group": expected a group number, got "x"');
+    expect(((await bad.json()) as { error: string }).error).toBe(
+      'query parameter "group": expected a group number, got "x"',
+    );
   });
 
   it('every chart has a 360 px variant whose texts stay at 11 px or more; the wide ones keep 12 px', async () => {
-    const charts = ['/charts/ratings.svg?judge=gpt-4', '/charts/winrate.svg?judge=gpt-4', '/charts/matrix.svg?judge=gpt-4', '/charts/judges.svg', '/charts/model.svg?judge=gpt-4&model=gpt-4'];
+    const charts = [
+      '/charts/ratings.svg?judge=gpt-4',
+      '/charts/winrate.svg?judge=gpt-4',
+      '/charts/matrix.svg?judge=gpt-4',
+      '/charts/judges.svg',
+      '/charts/model.svg?judge=gpt-4&model=gpt-4',
+    ];
     for (const c of charts) {
       const wide = await text(c);
       const narrow = await text(`${c}${c.includes('?') ? '&' : '?'}size=narrow`);

@@ -18,7 +18,10 @@ let dispose: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   const { getPlatformProxy } = await import('wrangler');
-  const proxy = await getPlatformProxy<{ DB: AnyD1Database }>({ configPath: join(REPO_ROOT, 'wrangler.toml'), persist: { path: tmpDir('arena-d1-') } });
+  const proxy = await getPlatformProxy<{ DB: AnyD1Database }>({
+    configPath: join(REPO_ROOT, 'wrangler.toml'),
+    persist: { path: tmpDir('arena-d1-') },
+  });
   binding = proxy.env.DB;
   dispose = proxy.dispose;
   await migrate(drizzle(binding), { migrationsFolder: MIGRATIONS_DIR });
@@ -29,8 +32,15 @@ afterAll(async () => {
 
 /** A fresh, empty store: the one local D1 with every data table emptied. */
 async function freshD1() {
-  const tables = (await binding.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('__drizzle_migrations', 'd1_migrations')").all<{ name: string }>()).results;
-  if (tables.length) await binding.batch(tables.map((t: { name: string }) => binding.prepare(`DELETE FROM "${t.name}"`)));
+  const tables = (
+    await binding
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('__drizzle_migrations', 'd1_migrations')",
+      )
+      .all<{ name: string }>()
+  ).results;
+  if (tables.length)
+    await binding.batch(tables.map((t: { name: string }) => binding.prepare(`DELETE FROM "${t.name}"`)));
   return openD1Store(binding);
 }
 
@@ -46,7 +56,12 @@ describe('d1 specifics', () => {
     // a bundle whose last statement fails leaves nothing behind (D1 batch = one transaction)
     const before = await store.listQuestions();
     const bad = { ...makeGame(), id: null as unknown as string };
-    await expect(store.importBundle({ questions: { source: 'q2.jsonl', items: [{ id: 999, category: 'x', turns: ['t'] }] }, games: [bad] })).rejects.toThrow(/\[storage:d1\]/);
+    await expect(
+      store.importBundle({
+        questions: { source: 'q2.jsonl', items: [{ id: 999, category: 'x', turns: ['t'] }] },
+        games: [bad],
+      }),
+    ).rejects.toThrow(/\[storage:d1\]/);
     expect(await store.listQuestions()).toEqual(before);
   });
 });

@@ -13,10 +13,22 @@ import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import { REPO_ROOT, tmpDir } from '../support/cli.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const MT = process.env.MTBENCH_DIR;
 const JL = process.env.JUDGE_LLAMA2_DIR;
-const SKIP = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install -y chromium)` : !MT || !JL ? 'MTBENCH_DIR and JUDGE_LLAMA2_DIR must be set' : '';
+const SKIP = !existsSync(CHROMIUM)
+  ? `no Chromium at ${CHROMIUM} (apt-get install -y chromium)`
+  : !MT || !JL
+    ? 'MTBENCH_DIR and JUDGE_LLAMA2_DIR must be set'
+    : '';
 if (SKIP) console.warn(`[duel-browser] skipped: ${SKIP}`);
 
 describe.skipIf(!!SKIP)('GPT-4 and the Llama-2-70B judge side by side, in Chromium', () => {
@@ -37,7 +49,10 @@ describe.skipIf(!!SKIP)('GPT-4 and the Llama-2-70B judge side by side, in Chromi
     await store?.close();
   });
 
-  for (const [name, width] of [['desktop', 1280], ['phone', 390]] as const) {
+  for (const [name, width] of [
+    ['desktop', 1280],
+    ['phone', 390],
+  ] as const) {
     it(`${name}: both boards, the reading, nothing fetched from elsewhere`, async () => {
       const ctx = await browser.newContext({ viewport: { width, height: 900 } });
       const page = await ctx.newPage();
@@ -45,15 +60,24 @@ describe.skipIf(!!SKIP)('GPT-4 and the Llama-2-70B judge side by side, in Chromi
       page.on('request', (r) => requests.push(r.url()));
       await page.goto(`${server.url}/`);
       const section = page.locator('section.duel');
-      await expect(section.getByRole('heading', { name: `gpt-4 and ${STUDY_JUDGE} side by side` }).isVisible()).resolves.toBe(true);
-      await expect(section.locator('#duel-reading').textContent()).resolves.toMatch(/contradicts itself .* as often as gpt-4 .* on turn 2, .* Pearson's r/);
-      const [a, b] = [await section.locator('table[data-judge="gpt-4"]').boundingBox(), await section.locator(`table[data-judge="${STUDY_JUDGE}"]`).boundingBox()];
+      await expect(
+        section.getByRole('heading', { name: `gpt-4 and ${STUDY_JUDGE} side by side` }).isVisible(),
+      ).resolves.toBe(true);
+      await expect(section.locator('#duel-reading').textContent()).resolves.toMatch(
+        /contradicts itself .* as often as gpt-4 .* on turn 2, .* Pearson's r/,
+      );
+      const [a, b] = [
+        await section.locator('table[data-judge="gpt-4"]').boundingBox(),
+        await section.locator(`table[data-judge="${STUDY_JUDGE}"]`).boundingBox(),
+      ];
       expect(a && b).toBeTruthy();
       if (width >= 1000) {
         expect(b!.x).toBeGreaterThan(a!.x + a!.width - 1); // beside
         expect(Math.abs(b!.y - a!.y)).toBeLessThan(5);
       } else expect(b!.y).toBeGreaterThan(a!.y + a!.height - 1); // below
-      await expect(section.getByRole('row', { name: /^1 gpt-4 617 45 138 0 0\.8575$/ }).count()).resolves.toBe(1);
+      await expect(
+        section.getByRole('row', { name: /^1 gpt-4 617 45 138 0 0\.8575$/ }).count(),
+      ).resolves.toBe(1);
       await section.screenshot({ path: join(REPO_ROOT, 'screenshots', `duel-${name}.png`) });
       expect(requests.filter((u) => !u.startsWith(server.url))).toEqual([]);
       await ctx.close();

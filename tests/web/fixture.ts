@@ -26,7 +26,10 @@ export const EVIL_MODEL = 'evil-model';
 export const XSS_JUDGE = 'mock/xss';
 
 /** A judge that answers with the injection text and a verdict. */
-const xssJudge: JudgeProvider = { id: XSS_JUDGE, complete: async () => ({ text: `${XSS}\n\nVerdict: [[A]]`, tokensIn: 10, tokensOut: 10 }) };
+const xssJudge: JudgeProvider = {
+  id: XSS_JUDGE,
+  complete: async () => ({ text: `${XSS}\n\nVerdict: [[A]]`, tokensIn: 10, tokensOut: 10 }),
+};
 
 export interface Fixture {
   file: string;
@@ -38,18 +41,50 @@ export async function buildFixture(dir = tmpDir('arena-web-')): Promise<Fixture>
   const store = openSqliteStore(file);
   await importFiles(store, mtbenchSources(MTBENCH_DIR));
   // games with texts: question 81 and 82, gpt-4 vs claude-v1, both turns, both orders
-  await runTournament({ store, judge: mockJudge('longer'), mode: 'pairwise-all', models: ['gpt-4', 'claude-v1'], questionIds: [81, 82], concurrency: 2 });
+  await runTournament({
+    store,
+    judge: mockJudge('longer'),
+    mode: 'pairwise-all',
+    models: ['gpt-4', 'claude-v1'],
+    questionIds: [81, 82],
+    concurrency: 2,
+  });
   // single-answer grades (mock: a deterministic 1–10 from the prompt), both turns
-  await runTournament({ store, judge: mockJudge('longer'), mode: 'single', models: ['gpt-4', 'claude-v1'], questionIds: [81, 82], concurrency: 2 });
+  await runTournament({
+    store,
+    judge: mockJudge('longer'),
+    mode: 'single',
+    models: ['gpt-4', 'claude-v1'],
+    questionIds: [81, 82],
+    concurrency: 2,
+  });
   const q81 = (await store.listQuestions()).find((q) => q.id === 81)!;
-  await store.importBundle({ answers: [{ source: 'evil.jsonl', items: [{ model: EVIL_MODEL, questionId: 81, turns: q81.turns.map(() => XSS) }] }] });
-  await runTournament({ store, judge: xssJudge, mode: 'pairwise-all', models: [EVIL_MODEL, 'gpt-4'], questionIds: [81], concurrency: 2 });
+  await store.importBundle({
+    answers: [
+      {
+        source: 'evil.jsonl',
+        items: [{ model: EVIL_MODEL, questionId: 81, turns: q81.turns.map(() => XSS) }],
+      },
+    ],
+  });
+  await runTournament({
+    store,
+    judge: xssJudge,
+    mode: 'pairwise-all',
+    models: [EVIL_MODEL, 'gpt-4'],
+    questionIds: [81],
+    concurrency: 2,
+  });
   if (LLMBAR_DIR) await importPairs(store, LLMBAR_DIR);
   return { file, store };
 }
 
 /** Count gpt4_pair outcomes straight from the release's CSV (independent of the importer and of core). */
-export function countFromCsv(csv: string, judgeColumnValue: string, model: string): { win: number; loss: number; tie: number } {
+export function countFromCsv(
+  csv: string,
+  judgeColumnValue: string,
+  model: string,
+): { win: number; loss: number; tie: number } {
   const [header, ...lines] = csv.trim().split('\n');
   const col = header!.split(',');
   const at = (name: string) => col.indexOf(name);
@@ -63,7 +98,8 @@ export function countFromCsv(csv: string, judgeColumnValue: string, model: strin
     const b = f[at('model_b')];
     const w = f[at('winner')];
     if (a !== model && b !== model) continue;
-    if (w!.startsWith('tie')) tie++; // tie, "tie (bothbad)", "tie (inconsistent)"
+    if (w!.startsWith('tie'))
+      tie++; // tie, "tie (bothbad)", "tie (inconsistent)"
     else if ((w === 'model_a') === (a === model)) win++;
     else loss++;
   }

@@ -7,7 +7,25 @@ import { openMemoryStore } from '../../src/storage/sqlite.ts';
 import { ResultCache } from '../../src/web/cache.ts';
 import { createApp } from '../../src/web/app.ts';
 
-const vote = (judge: string, questionId: number) => ({ votes: [{ source: `${judge}.csv`, items: [{ judge, voter: 'v', questionId, turn: 1, model1: 'a', model2: 'b', winner: 'model_1' as const, line: 2 }] }] });
+const vote = (judge: string, questionId: number) => ({
+  votes: [
+    {
+      source: `${judge}.csv`,
+      items: [
+        {
+          judge,
+          voter: 'v',
+          questionId,
+          turn: 1,
+          model1: 'a',
+          model2: 'b',
+          winner: 'model_1' as const,
+          line: 2,
+        },
+      ],
+    },
+  ],
+});
 const headers = (r: Response) => {
   const h: [string, string][] = [];
   r.headers.forEach((v, k) => h.push([k, v]));
@@ -47,7 +65,10 @@ describe('the HTTP cache', () => {
     const first = await (await app.request('/api/judges')).json();
     expect(await (await app.request('/api/judges')).json()).toEqual(first);
     await store.importBundle(vote('gpt-4', 82));
-    expect(await (await app.request('/api/judges')).json()).toEqual([...(first as object[]), { judge: 'gpt-4', games: 0, votes: 1 }]);
+    expect(await (await app.request('/api/judges')).json()).toEqual([
+      ...(first as object[]),
+      { judge: 'gpt-4', games: 0, votes: 1 },
+    ]);
     await store.close();
   });
 
@@ -68,7 +89,9 @@ describe('the HTTP cache', () => {
       expect(without(b)).toEqual(without(a));
       expect(b.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
       expect(computed).toBe(0);
-      const c = await fetch(`${server.url}/api/judges?`, { headers: { 'If-None-Match': a.headers.get('etag')! } });
+      const c = await fetch(`${server.url}/api/judges?`, {
+        headers: { 'If-None-Match': a.headers.get('etag')! },
+      });
       expect(c.status).toBe(304);
       expect((await fetch(`${server.url}/api/judges`, { method: 'POST' })).status).toBe(405);
       expect((await fetch(`${server.url}/api/judges?junk=1`)).status).toBe(400);

@@ -72,7 +72,11 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
   };
 
   /** One `arena refresh` against a fresh test server; returns its exit code and the chat calls the server saw. */
-  async function refresh(verdict: VerdictPolicy, models: string[], tag: string): Promise<{ code: number | null; calls: number }> {
+  async function refresh(
+    verdict: VerdictPolicy,
+    models: string[],
+    tag: string,
+  ): Promise<{ code: number | null; calls: number }> {
     const logFile = join(dir, `server-${tag}.log`);
     const srv = await spawnOpenAIServer({ latencyMs: 2, verdict, logFile });
     try {
@@ -92,7 +96,10 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
 
   beforeAll(async () => {
     first = await refresh('longer', ['alpaca-13b', 'claude-v1'], '1');
-    [longer, hash] = await Promise.all([spawnOpenAIServer({ verdict: 'longer', latencyMs: 2, logFile: join(dir, 'longer.log') }), spawnOpenAIServer({ verdict: 'hash', latencyMs: 2, logFile: join(dir, 'hash.log') })]);
+    [longer, hash] = await Promise.all([
+      spawnOpenAIServer({ verdict: 'longer', latencyMs: 2, logFile: join(dir, 'longer.log') }),
+      spawnOpenAIServer({ verdict: 'hash', latencyMs: 2, logFile: join(dir, 'hash.log') }),
+    ]);
     ckptCfg = join(dir, 'checkpoints.json');
     writeFileSync(
       ckptCfg,
@@ -131,8 +138,16 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     expect(rows.map((r) => r.status)).toEqual(['degraded', 'ok']);
     const [deg, ok] = rows as [RefreshApiRow, RefreshApiRow];
     // the same records the CLI lists
-    const cli = JSON.parse((await runArena(['refreshes', '--db', db, '--json'])).stdout) as { id: string; status: string; degraded: string; cost: number; line: string }[];
-    expect(rows.map((r) => [r.id, r.status, r.reasons.join('; '), r.cost, r.line])).toEqual(cli.map((r) => [r.id, r.status, r.degraded, r.cost, r.line]));
+    const cli = JSON.parse((await runArena(['refreshes', '--db', db, '--json'])).stdout) as {
+      id: string;
+      status: string;
+      degraded: string;
+      cost: number;
+      line: string;
+    }[];
+    expect(rows.map((r) => [r.id, r.status, r.reasons.join('; '), r.cost, r.line])).toEqual(
+      cli.map((r) => [r.id, r.status, r.degraded, r.cost, r.line]),
+    );
     expect(deg.reasons).toEqual(['openai/judge: error rate 0.0% -> 100.0% (bound +10.0%)']);
     // llama-13b's answers came in with the checkpoints run, so the refresh did not import them as new
     expect(deg.newModels).toEqual([]);
@@ -145,50 +160,90 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     expect((await json<RefreshApiRow[]>('/api/refreshes?limit=1')).map((r) => r.id)).toEqual([deg.id]);
     expect((await get('/api/refreshes?limit=0')).status).toBe(400);
     const csv = await (await get('/api/refreshes.csv')).text();
-    expect(csv.split('\r\n')[0]).toBe('id,startedAt,finishedAt,status,reasons,newModels,changedAnswers,played,failed,skipped,calls,cost,estCost,line');
+    expect(csv.split('\r\n')[0]).toBe(
+      'id,startedAt,finishedAt,status,reasons,newModels,changedAnswers,played,failed,skipped,calls,cost,estCost,line',
+    );
     expect(csv.trim().split('\r\n')).toHaveLength(3);
     expect(csv).toContain('error rate 0.0% -> 100.0%');
   });
 
-  it.skipIf(!existsSync(CHROMIUM))('in Chromium: screenshots at desktop and phone widths; nothing overflows the phone screen; tables have captions', async () => {
-    const server = await serveNode(store, { port: 0, bootstrapRounds: 50 });
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'], timeout: 60_000 });
-    mkdirSync(SHOTS, { recursive: true });
-    try {
-      for (const [size, width, height] of [['desktop', 1280, 900], ['phone', 390, 844]] as const) {
-        const ctx = await browser.newContext({ viewport: { width, height } });
-        const page = await ctx.newPage();
-        for (const [name, path] of [['ops-leaderboard', '/'], ['ops-refreshes', '/refreshes'], ['ops-checkpoints', '/checkpoints']] as const) {
-          await page.goto(server.url + path);
-          await page.waitForLoadState('networkidle');
-          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-          expect(overflow, `${name} at ${size}`).toBeLessThanOrEqual(0);
-          const bad = await page.evaluate(() => Array.from(document.querySelectorAll('table')).filter((t) => !t.caption || !t.querySelector('thead th[scope=col]')).length);
-          expect(bad, path).toBe(0);
-          if (name === 'ops-checkpoints') {
-            // the chart loaded: the SVG from the app itself, the narrow one on the phone
-            const img = page.getByRole('img', { name: /win rate against the baseline per step/ });
-            await img.scrollIntoViewIfNeeded();
-            await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBe(size === 'phone' ? 360 : 720);
+  it.skipIf(!existsSync(CHROMIUM))(
+    'in Chromium: screenshots at desktop and phone widths; nothing overflows the phone screen; tables have captions',
+    async () => {
+      const server = await serveNode(store, { port: 0, bootstrapRounds: 50 });
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+        timeout: 60_000,
+      });
+      mkdirSync(SHOTS, { recursive: true });
+      try {
+        for (const [size, width, height] of [
+          ['desktop', 1280, 900],
+          ['phone', 390, 844],
+        ] as const) {
+          const ctx = await browser.newContext({ viewport: { width, height } });
+          const page = await ctx.newPage();
+          for (const [name, path] of [
+            ['ops-leaderboard', '/'],
+            ['ops-refreshes', '/refreshes'],
+            ['ops-checkpoints', '/checkpoints'],
+          ] as const) {
+            await page.goto(server.url + path);
+            await page.waitForLoadState('networkidle');
+            const overflow = await page.evaluate(
+              () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+            );
+            expect(overflow, `${name} at ${size}`).toBeLessThanOrEqual(0);
+            const bad = await page.evaluate(
+              () =>
+                Array.from(document.querySelectorAll('table')).filter(
+                  (t) => !t.caption || !t.querySelector('thead th[scope=col]'),
+                ).length,
+            );
+            expect(bad, path).toBe(0);
+            if (name === 'ops-checkpoints') {
+              // the chart loaded: the SVG from the app itself, the narrow one on the phone
+              const img = page.getByRole('img', { name: /win rate against the baseline per step/ });
+              await img.scrollIntoViewIfNeeded();
+              await expect
+                .poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth))
+                .toBe(size === 'phone' ? 360 : 720);
+            }
+            await page.screenshot({ path: join(SHOTS, `${name}-${size}.png`), fullPage: true });
           }
-          await page.screenshot({ path: join(SHOTS, `${name}-${size}.png`), fullPage: true });
+          await ctx.close();
         }
-        await ctx.close();
+      } finally {
+        await browser.close();
+        await server.close();
       }
-    } finally {
-      await browser.close();
-      await server.close();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
   it('the same on the Worker under wrangler dev, over a local D1 filled by `arena publish`', async () => {
     const persist = join(dir, 'wrangler');
-    await exec('npx', ['wrangler', 'd1', 'migrations', 'apply', 'mt-arena', '--local', '--persist-to', persist]);
+    await exec('npx', [
+      'wrangler',
+      'd1',
+      'migrations',
+      'apply',
+      'mt-arena',
+      '--local',
+      '--persist-to',
+      persist,
+    ]);
     const pub = await runArena(['publish', '--db', db, '--persist-to', persist], { timeoutMs: 180_000 });
     expect(pub.code, pub.stderr).toBe(0);
     const dev = await wranglerDev(persist, { BOOTSTRAP_ROUNDS: '50' });
     try {
-      for (const path of ['/api/refreshes', '/api/checkpoints', '/api/checkpoints.csv?series=sft-1', '/api/refreshes.csv']) {
+      for (const path of [
+        '/api/refreshes',
+        '/api/checkpoints',
+        '/api/checkpoints.csv?series=sft-1',
+        '/api/refreshes.csv',
+      ]) {
         const r = await fetch(dev.url + path);
         expect(r.status, path).toBe(200);
         expect(await r.text(), path).toBe(await (await get(path)).text());
@@ -218,12 +273,18 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     const third = await refresh('longer', ['alpaca-13b', 'claude-v1', 'llama-13b'], '3');
     expect(third).toEqual({ code: 0, calls: 0 });
     const rows = await json<RefreshApiRow[]>('/api/refreshes');
-    expect(rows.map((r) => [r.status, r.calls])).toEqual([['ok', 0], ['degraded', 24], ['ok', 12]]);
+    expect(rows.map((r) => [r.status, r.calls])).toEqual([
+      ['ok', 0],
+      ['degraded', 24],
+      ['ok', 12],
+    ]);
     expect(await html('/')).not.toContain('class="banner"');
   }, 120_000);
 
   it('/api/checkpoints equals `arena checkpoints report`, row by row and interval by interval', async () => {
-    const cli = JSON.parse((await runArena(['checkpoints', 'report', '--config', ckptCfg, '--json'])).stdout) as { rows: CliRow[]; best: Record<string, string> };
+    const cli = JSON.parse(
+      (await runArena(['checkpoints', 'report', '--config', ckptCfg, '--json'])).stdout,
+    ) as { rows: CliRow[]; best: Record<string, string> };
     const site = await json<ApiCheckpointRow[]>('/api/checkpoints?series=sft-1');
     expect(site).toHaveLength(8);
     expect(cli.rows).toHaveLength(8);
@@ -233,8 +294,14 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
       expect([s.series, s.baseline, s.step, s.n]).toEqual(['sft-1', 'gpt-3.5-turbo', c.step, c.winRate.n]);
       expect(c.winRate.n).toBe(6);
       expect([s.winRate, s.winRateLo, s.winRateHi]).toEqual([c.winRate.mean, c.winRate.lo, c.winRate.hi]);
-      expect([s.previous, s.vsPrevious, s.vsPreviousLo, s.vsPreviousHi]).toEqual(c.vsPrevious ? [c.vsPrevious.against, c.vsPrevious.mean, c.vsPrevious.lo, c.vsPrevious.hi] : [null, null, null, null]);
-      expect([s.bestSoFar, s.vsBest, s.vsBestLo, s.vsBestHi]).toEqual(c.vsBest ? [c.vsBest.against, c.vsBest.mean, c.vsBest.lo, c.vsBest.hi] : [null, null, null, null]);
+      expect([s.previous, s.vsPrevious, s.vsPreviousLo, s.vsPreviousHi]).toEqual(
+        c.vsPrevious
+          ? [c.vsPrevious.against, c.vsPrevious.mean, c.vsPrevious.lo, c.vsPrevious.hi]
+          : [null, null, null, null],
+      );
+      expect([s.bestSoFar, s.vsBest, s.vsBestLo, s.vsBestHi]).toEqual(
+        c.vsBest ? [c.vsBest.against, c.vsBest.mean, c.vsBest.lo, c.vsBest.hi] : [null, null, null, null],
+      );
       expect(s.best).toBe(c.best);
     }
     expect(Object.keys(cli.best).sort()).toEqual(['openai/judge-hash', 'openai/judge-longer']);
@@ -244,14 +311,19 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     expect(await json<ApiCheckpointRow[]>('/api/checkpoints')).toEqual(site);
     expect((await get('/api/checkpoints?series=nope')).status).toBe(404);
     const csv = (await (await get('/api/checkpoints.csv?series=sft-1')).text()).trim().split('\r\n');
-    expect(csv[0]).toBe('series,baseline,judge,checkpoint,step,model,n,winRate,winRateLo,winRateHi,previous,vsPrevious,vsPreviousLo,vsPreviousHi,bestSoFar,vsBest,vsBestLo,vsBestHi,best');
+    expect(csv[0]).toBe(
+      'series,baseline,judge,checkpoint,step,model,n,winRate,winRateLo,winRateHi,previous,vsPrevious,vsPreviousLo,vsPreviousHi,bestSoFar,vsBest,vsBestLo,vsBestHi,best',
+    );
     expect(csv).toHaveLength(9);
 
     const page = await html('/checkpoints');
     expect(page).toContain('Series sft-1 vs gpt-3.5-turbo');
-    for (const [judge, best] of Object.entries(cli.best)) expect(page).toContain(`<strong>${best}</strong> (${judge})`);
+    for (const [judge, best] of Object.entries(cli.best))
+      expect(page).toContain(`<strong>${best}</strong> (${judge})`);
     expect(page).toContain('src="/charts/checkpoints.svg?series=sft-1"');
-    expect(page).toMatch(/<th scope="row" class="l">step-400<\/th><td class="l">claude-v1<\/td><td class="l">imported/);
+    expect(page).toMatch(
+      /<th scope="row" class="l">step-400<\/th><td class="l">claude-v1<\/td><td class="l">imported/,
+    );
     const svg = await get('/charts/checkpoints.svg?series=sft-1');
     expect(svg.headers.get('content-type')).toBe('image/svg+xml');
     const body = await svg.text();

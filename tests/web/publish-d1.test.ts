@@ -31,25 +31,83 @@ describe('arena publish to D1 and back', () => {
     const dir = tmpDir('arena-publish-d1-');
     const file = join(dir, 'src.db');
     const src = openSqliteStore(file);
-    const games = HOSTILE.map((h, i) => makeGame({ reply: `${h} [[A]]`, userPrompt: h, systemPrompt: `sys ${i} ${h}`, match: { questionId: 81, category: 'writing', turn: 1, model1: 'alpha', model2: `beta ${h.slice(0, 200)}` } }));
+    const games = HOSTILE.map((h, i) =>
+      makeGame({
+        reply: `${h} [[A]]`,
+        userPrompt: h,
+        systemPrompt: `sys ${i} ${h}`,
+        match: {
+          questionId: 81,
+          category: 'writing',
+          turn: 1,
+          model1: 'alpha',
+          model2: `beta ${h.slice(0, 200)}`,
+        },
+      }),
+    );
     // a reply of a megabyte (under the judge reply cap) in a row far longer than one D1 statement
     games.push(makeGame({ reply: `${'long reply ü 🎉 \u0000 '.repeat(50_000)}[[B]]`, userPrompt: 'big' }));
     await src.importBundle({
       questions: { source: 'q.jsonl', items: QUESTIONS },
       // (model names are short: the long text goes into the turns)
-      answers: [{ source: 'a.jsonl', items: [...ANSWERS, ...HOSTILE.map((h, i) => ({ model: `m${i} ${h.slice(0, 200)}`, questionId: 81, turns: [h, h] }))] }],
+      answers: [
+        {
+          source: 'a.jsonl',
+          items: [
+            ...ANSWERS,
+            ...HOSTILE.map((h, i) => ({ model: `m${i} ${h.slice(0, 200)}`, questionId: 81, turns: [h, h] })),
+          ],
+        },
+      ],
       prompts: PROMPTS,
       games,
     });
-    await src.saveRun({ id: 'run-1', startedAt: 1, finishedAt: 2, judge: `judge \u0000 x`, mode: 'pairwise-all', config: { x: '\u0000' }, planned: 1, toPlay: 1, played: 1, failed: 0, tokensIn: 1, tokensOut: 1, status: 'done' });
-    const hex = (db: { prepare(s: string): { all(): unknown[] } }) => db.prepare('SELECT id, hex(reply) AS r, hex(user_prompt) AS u, hex(model_2) AS m FROM games ORDER BY id').all();
-    const want = { games: hex(src.sqlite), answers: src.sqlite.prepare('SELECT hex(model) AS m, hex(turns) AS t FROM answers ORDER BY model').all() };
-    const listed = { games: await src.listGames(), answers: await src.listAnswers(), runs: await src.listRuns() };
+    await src.saveRun({
+      id: 'run-1',
+      startedAt: 1,
+      finishedAt: 2,
+      judge: `judge \u0000 x`,
+      mode: 'pairwise-all',
+      config: { x: '\u0000' },
+      planned: 1,
+      toPlay: 1,
+      played: 1,
+      failed: 0,
+      tokensIn: 1,
+      tokensOut: 1,
+      status: 'done',
+    });
+    const hex = (db: { prepare(s: string): { all(): unknown[] } }) =>
+      db
+        .prepare(
+          'SELECT id, hex(reply) AS r, hex(user_prompt) AS u, hex(model_2) AS m FROM games ORDER BY id',
+        )
+        .all();
+    const want = {
+      games: hex(src.sqlite),
+      answers: src.sqlite
+        .prepare('SELECT hex(model) AS m, hex(turns) AS t FROM answers ORDER BY model')
+        .all(),
+    };
+    const listed = {
+      games: await src.listGames(),
+      answers: await src.listAnswers(),
+      runs: await src.listRuns(),
+    };
     await src.close();
     expect(listed.games.map((g) => g.userPrompt)).toEqual([...HOSTILE, 'big']); // SQLite itself keeps them
 
     const persist = join(dir, 'wrangler');
-    await exec('npx', ['wrangler', 'd1', 'migrations', 'apply', 'mt-arena', '--local', '--persist-to', persist]);
+    await exec('npx', [
+      'wrangler',
+      'd1',
+      'migrations',
+      'apply',
+      'mt-arena',
+      '--local',
+      '--persist-to',
+      persist,
+    ]);
     for (let round = 0; round < 2; round++) {
       // twice: a publish over an already published database replaces it
       const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 180_000 });
@@ -57,13 +115,22 @@ describe('arena publish to D1 and back', () => {
     }
 
     const { getPlatformProxy } = await import('wrangler');
-    const proxy = await getPlatformProxy<{ DB: AnyD1Database }>({ configPath: join(REPO_ROOT, 'wrangler.toml'), persist: { path: join(persist, 'v3') } }); // wrangler's --persist-to DIR keeps its state in DIR/v3
+    const proxy = await getPlatformProxy<{ DB: AnyD1Database }>({
+      configPath: join(REPO_ROOT, 'wrangler.toml'),
+      persist: { path: join(persist, 'v3') },
+    }); // wrangler's --persist-to DIR keeps its state in DIR/v3
     try {
       const d1 = proxy.env.DB;
       const rows = async (sql: string) => (await d1.prepare(sql).all()).results;
       // the bytes SQLite holds in D1 are the bytes of the source database
-      expect(await rows('SELECT id, hex(reply) AS r, hex(user_prompt) AS u, hex(model_2) AS m FROM games ORDER BY id')).toEqual(want.games);
-      expect(await rows('SELECT hex(model) AS m, hex(turns) AS t FROM answers ORDER BY model')).toEqual(want.answers);
+      expect(
+        await rows(
+          'SELECT id, hex(reply) AS r, hex(user_prompt) AS u, hex(model_2) AS m FROM games ORDER BY id',
+        ),
+      ).toEqual(want.games);
+      expect(await rows('SELECT hex(model) AS m, hex(turns) AS t FROM answers ORDER BY model')).toEqual(
+        want.answers,
+      );
       // and the site's Store over D1 reads the same strings as the Store over the SQLite file
       const store = openD1Store(d1);
       expect(await store.listGames()).toEqual(listed.games);

@@ -16,22 +16,58 @@ describe('publish SQL', () => {
   it('round-trips every table through a fresh migrated database, in statements under 90 KB', async () => {
     const src = openMemoryStore();
     const long = 'x'.repeat(30_000);
-    const games = [makeGame({ reply: `it's "quoted"\n${long}` }), makeGame({ order: 'BA', reply: '🎉 ü — [[A]]' }), ...Array.from({ length: 20 }, () => makeGame({ userPrompt: long }))];
+    const games = [
+      makeGame({ reply: `it's "quoted"\n${long}` }),
+      makeGame({ order: 'BA', reply: '🎉 ü — [[A]]' }),
+      ...Array.from({ length: 20 }, () => makeGame({ userPrompt: long })),
+    ];
     await src.importBundle({
       questions: { source: "q's.jsonl", items: QUESTIONS },
       references: REFERENCES,
       answers: [{ source: 'a.jsonl', items: ANSWERS }],
       prompts: PROMPTS,
       games,
-      votes: [{ source: 'v.csv', items: [{ judge: 'human', voter: 'e1', questionId: 81, turn: 1, model1: 'alpha', model2: 'beta', winner: 'tie', line: 2 }] }],
+      votes: [
+        {
+          source: 'v.csv',
+          items: [
+            {
+              judge: 'human',
+              voter: 'e1',
+              questionId: 81,
+              turn: 1,
+              model1: 'alpha',
+              model2: 'beta',
+              winner: 'tie',
+              line: 2,
+            },
+          ],
+        },
+      ],
     });
-    await src.saveRun({ id: 'run-1', startedAt: 1, finishedAt: 2, judge: 'judge-x', mode: 'pairwise-all', config: {}, planned: 2, toPlay: 2, played: 2, failed: 0, tokensIn: 3, tokensOut: 4, status: 'done' });
+    await src.saveRun({
+      id: 'run-1',
+      startedAt: 1,
+      finishedAt: 2,
+      judge: 'judge-x',
+      mode: 'pairwise-all',
+      config: {},
+      planned: 2,
+      toPlay: 2,
+      played: 2,
+      failed: 0,
+      tokensIn: 3,
+      tokensOut: 4,
+      status: 'done',
+    });
     const stmts = [...publishSql(src.sqlite)];
     for (const s of stmts) expect(s.length).toBeLessThan(100_000);
     expect(stmts.filter((s) => s.startsWith('INSERT INTO "games"')).length).toBeGreaterThan(1); // split
     const dst = openMemoryStore();
     // something old in the destination is replaced, not merged
-    await dst.importBundle({ questions: { source: 'old.jsonl', items: [{ id: 1, category: 'old', turns: ['old'] }] } });
+    await dst.importBundle({
+      questions: { source: 'old.jsonl', items: [{ id: 1, category: 'old', turns: ['old'] }] },
+    });
     dst.sqlite.exec(stmts.join(''));
     expect(await dst.listQuestions()).toEqual(await src.listQuestions());
     expect(await dst.listAnswers()).toEqual(await src.listAnswers());

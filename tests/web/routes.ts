@@ -41,7 +41,11 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       const exp = countFromCsv(CSV(), 'gpt4_pair', 'gpt-4');
       expect(exp).toEqual({ win: 617, loss: 45, tie: 138 }); // the numbers of the paper's release
       const section = body.slice(body.indexOf('Judge: gpt-4'));
-      expect(section).toMatch(new RegExp(`>gpt-4</a></th><td[^>]*>${exp.win}</td><td[^>]*>${exp.loss}</td><td[^>]*>${exp.tie}</td>`));
+      expect(section).toMatch(
+        new RegExp(
+          `>gpt-4</a></th><td[^>]*>${exp.win}</td><td[^>]*>${exp.loss}</td><td[^>]*>${exp.tie}</td>`,
+        ),
+      );
       expect(body).toContain('Judge: human');
       expect(body).toContain('Judge: mock/longer');
       // errors and inconsistent counts are shown, not hidden
@@ -54,7 +58,14 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       expect(r.headers.get('content-type')).toMatch(/^application\/json/);
       const rows = JSON.parse(body) as { model: string; win: number; loss: number; tie: number }[];
       expect(rows[0]).toMatchObject({ model: 'gpt-4', win: 617, loss: 45, tie: 138 });
-      expect(rows.map((x) => x.model)).toEqual(['gpt-4', 'claude-v1', 'gpt-3.5-turbo', 'vicuna-13b-v1.2', 'alpaca-13b', 'llama-13b']);
+      expect(rows.map((x) => x.model)).toEqual([
+        'gpt-4',
+        'claude-v1',
+        'gpt-3.5-turbo',
+        'vicuna-13b-v1.2',
+        'alpaca-13b',
+        'llama-13b',
+      ]);
     });
 
     it('every table is JSON and CSV with the same columns, and turn/category filters change the numbers', async () => {
@@ -75,11 +86,17 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       const t1 = JSON.parse((await get('/api/leaderboard?judge=gpt-4&turn=1')).body)[0];
       const t2 = JSON.parse((await get('/api/leaderboard?judge=gpt-4&turn=2')).body)[0];
       expect(t1.win + t2.win).toBe(617);
-      const writing = JSON.parse((await get('/api/leaderboard?judge=human&category=writing')).body) as { win: number }[];
+      const writing = JSON.parse((await get('/api/leaderboard?judge=human&category=writing')).body) as {
+        win: number;
+      }[];
       const all = JSON.parse((await get('/api/leaderboard?judge=human')).body) as { win: number }[];
       expect(writing.reduce((s, x) => s + x.win, 0)).toBeLessThan(all.reduce((s, x) => s + x.win, 0));
       for (const name of Object.keys(idx.tables)) {
-        const q = name.startsWith('model-') ? '?model=gpt-4&judge=gpt-4' : name === 'games' ? '?question=81&a=gpt-4&b=claude-v1' : '';
+        const q = name.startsWith('model-')
+          ? '?model=gpt-4&judge=gpt-4'
+          : name === 'games'
+            ? '?question=81&a=gpt-4&b=claude-v1'
+            : '';
         const j = await get(`/api/${name}${q}`);
         expect(j.r.status, name).toBe(200);
         const c = await get(`/api/${name}.csv${q}`);
@@ -89,12 +106,27 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
     });
 
     it('agreement and consistency come from the release: gpt-4 vs human on turn 1 is 66% (S1) and 85% (S2), as in the paper', async () => {
-      const ag = JSON.parse((await get('/api/agreement')).body) as { judge1: string; judge2: string; turn: number; setup: string; ratio: number; kappa: number; kappaLo: number }[];
-      const pick = (setup: string) => ag.find((a) => [a.judge1, a.judge2].sort().join() === 'gpt-4,human' && a.turn === 1 && a.setup === setup)!;
+      const ag = JSON.parse((await get('/api/agreement')).body) as {
+        judge1: string;
+        judge2: string;
+        turn: number;
+        setup: string;
+        ratio: number;
+        kappa: number;
+        kappaLo: number;
+      }[];
+      const pick = (setup: string) =>
+        ag.find(
+          (a) => [a.judge1, a.judge2].sort().join() === 'gpt-4,human' && a.turn === 1 && a.setup === setup,
+        )!;
       // Zheng et al. 2023, Table 2 (first turn): GPT-4 vs human, S1 (with tie) 66%, S2 (without tie) 85%
       expect(Math.round(pick('with-tie').ratio * 100)).toBe(66);
       expect(Math.round(pick('without-tie').ratio * 100)).toBe(85);
-      const cons = JSON.parse((await get('/api/consistency')).body) as { judge: string; matches: number; inconsistent: number }[];
+      const cons = JSON.parse((await get('/api/consistency')).body) as {
+        judge: string;
+        matches: number;
+        inconsistent: number;
+      }[];
       expect(cons.find((c) => c.judge === 'gpt-4')).toMatchObject({ matches: 2400 });
       expect(pick('without-tie').kappa).toBeGreaterThan(0);
       expect(pick('without-tie').kappaLo).toBeLessThan(pick('without-tie').kappa);
@@ -105,7 +137,10 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
 
     it('GET /judges opens with the judge leaderboard; /api/judge-board and /api/accuracy carry its numbers', async () => {
       type Rate = number | null;
-      const board = JSON.parse((await get('/api/judge-board')).body) as Record<string, Rate | string | unknown[]>[];
+      const board = JSON.parse((await get('/api/judge-board')).body) as Record<
+        string,
+        Rate | string | unknown[]
+      >[];
       const row = (j: string) => board.find((b) => b.judge === j)!;
       // gpt-4 is known by its recorded outcomes: consistency is 1 - the CSV's inconsistent share; experts S1 pooled over both turns
       const csv = CSV().split('\n');
@@ -113,17 +148,38 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       expect(row('gpt-4')).toMatchObject({ source: 'recorded', games: 0 });
       expect(row('gpt-4').consistency as number).toBeCloseTo(1 - inconsistent / 2400, 12);
       // the paper's agreement counts (FastChat's compute_agreement): 886/1343 and 871/1325 with ties
-      const s1 = (row('gpt-4').experts as { turn: number; setup: string; agree: number; total: number; kappa: number }[]).filter((e) => e.setup === 'with-tie');
-      expect(s1.map((e) => [e.turn, e.agree, e.total])).toEqual([[1, 886, 1343], [2, 871, 1325], [0, 886 + 871, 1343 + 1325]]);
+      const s1 = (
+        row('gpt-4').experts as { turn: number; setup: string; agree: number; total: number; kappa: number }[]
+      ).filter((e) => e.setup === 'with-tie');
+      expect(s1.map((e) => [e.turn, e.agree, e.total])).toEqual([
+        [1, 886, 1343],
+        [2, 871, 1325],
+        [0, 886 + 871, 1343 + 1325],
+      ]);
       expect(row('gpt-4').expertsS1Kappa).toBe(s1[2]!.kappa);
       expect(row('gpt-4').expertsS1KappaLo as number).toBeLessThan(s1[2]!.kappa);
       // mock/longer always picks the longer answer; mock/xss always says [[A]]
-      expect(row('mock/longer')).toMatchObject({ source: 'games', games: 8, errorRate: 0, consistency: 1, firstPosition: 0.5 });
+      expect(row('mock/longer')).toMatchObject({
+        source: 'games',
+        games: 8,
+        errorRate: 0,
+        consistency: 1,
+        firstPosition: 0.5,
+      });
       // its 8 games (questions 81, 82; both turns and orders) all went to gpt-4 (model 1): the longer-answer share
       // is the share of those games whose turn's gpt-4 answer is longer than claude-v1's, from the release's files
-      const turns = (m: string) => new Map(readFileSync(join(MTBENCH_DIR, 'model_answer', `${m}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { question_id: number; choices: { turns: string[] }[] }).map((a) => [a.question_id, a.choices[0]!.turns]));
+      const turns = (m: string) =>
+        new Map(
+          readFileSync(join(MTBENCH_DIR, 'model_answer', `${m}.jsonl`), 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as { question_id: number; choices: { turns: string[] }[] })
+            .map((a) => [a.question_id, a.choices[0]!.turns]),
+        );
       const [g4, cl] = [turns('gpt-4'), turns('claude-v1')];
-      const longer = [81, 82].flatMap((q) => [0, 1].map((t) => Number(g4.get(q)![t]!.length > cl.get(q)![t]!.length))).reduce((a, b) => a + b, 0);
+      const longer = [81, 82]
+        .flatMap((q) => [0, 1].map((t) => Number(g4.get(q)![t]!.length > cl.get(q)![t]!.length)))
+        .reduce((a, b) => a + b, 0);
       expect(row('mock/longer').longerShare).toBe(longer / 4);
       expect(row(XSS_JUDGE)).toMatchObject({ firstPosition: 1, consistency: 0 });
       expect(board.map((b) => b.judge)).not.toContain('human');
@@ -136,25 +192,45 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       expect(body).toMatch(/<td>1<\/td><td>both<\/td>/);
       if (!LLMBAR_DIR) return;
       // LLMBar's judges: accuracy over every labelled item, counted here straight from the result files
-      const sets = ['Natural', 'Adversarial/Neighbor', 'Adversarial/GPTInst', 'Adversarial/GPTOut', 'Adversarial/Manual'];
+      const sets = [
+        'Natural',
+        'Adversarial/Neighbor',
+        'Adversarial/GPTInst',
+        'Adversarial/GPTOut',
+        'Adversarial/Manual',
+      ];
       let correct = 0;
       let items = 0;
       for (const set of sets) {
-        const res = JSON.parse(readFileSync(join(LLMBAR_DIR, set, 'evaluators', 'GPT-4', 'Vanilla', 'result.json'), 'utf8')) as { label: number | string; results: Record<string, { winner: string | null }>[] }[];
+        const res = JSON.parse(
+          readFileSync(join(LLMBAR_DIR, set, 'evaluators', 'GPT-4', 'Vanilla', 'result.json'), 'utf8'),
+        ) as { label: number | string; results: Record<string, { winner: string | null }>[] }[];
         for (const it of res) {
           const last = it.results.at(-1)!;
-          correct += Number(last['swap = False']!.winner === String(it.label)) + Number(last['swap = True']!.winner === String(it.label));
+          correct +=
+            Number(last['swap = False']!.winner === String(it.label)) +
+            Number(last['swap = True']!.winner === String(it.label));
           items++;
         }
       }
       expect(items).toBe(419);
       expect(row('GPT-4/Vanilla').accuracy as number).toBeCloseTo(correct / 2 / items, 12);
       expect(row('GPT-4/Vanilla').rank).toBe(1);
-      expect((row('LLaMA2/Vanilla').accuracyHi as number) < (row('GPT-4/Vanilla').accuracyLo as number)).toBe(true);
+      expect((row('LLaMA2/Vanilla').accuracyHi as number) < (row('GPT-4/Vanilla').accuracyLo as number)).toBe(
+        true,
+      );
       expect(row('LLaMA2/Vanilla').rank).toBe(3);
-      const acc = JSON.parse((await get('/api/accuracy')).body) as { set: string; judge: string; total: number; correctAB: number }[];
+      const acc = JSON.parse((await get('/api/accuracy')).body) as {
+        set: string;
+        judge: string;
+        total: number;
+        correctAB: number;
+      }[];
       expect(acc).toHaveLength(20);
-      expect(acc.find((a) => a.set === 'Natural' && a.judge === 'GPT-4/Vanilla')).toMatchObject({ total: 100, correctAB: 95 });
+      expect(acc.find((a) => a.set === 'Natural' && a.judge === 'GPT-4/Vanilla')).toMatchObject({
+        total: 100,
+        correctAB: 95,
+      });
       expect(body).toContain('<th scope="row">GPT-4/Vanilla</th>');
       expect(body).toContain('<th scope="col">Adversarial/Neighbor</th>');
       // the labelled set is not a tournament: no leaderboard of output_1 against output_2
@@ -164,15 +240,42 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
     it('position bias: a judge that always says [[A]] picks the first answer every time; recorded conflicts match the CSV', async () => {
       const bias = JSON.parse((await get('/api/position-bias')).body) as Record<string, unknown>[];
       // the fixture's mock/xss judge answers [[A]] in both orders of evil-model vs gpt-4 (question 81, 2 turns)
-      expect(bias.find((b) => b.judge === XSS_JUDGE && b.source === 'games')).toMatchObject({ games: 4, errors: 0, positionA: 1, matches: 2, conflicts: 2, conflict: 1, favoursFirst: 2, favoursSecond: 0, withTie: 0 });
+      expect(bias.find((b) => b.judge === XSS_JUDGE && b.source === 'games')).toMatchObject({
+        games: 4,
+        errors: 0,
+        positionA: 1,
+        matches: 2,
+        conflicts: 2,
+        conflict: 1,
+        favoursFirst: 2,
+        favoursSecond: 0,
+        withTie: 0,
+      });
       // mock/longer prefers the longer answer whatever its position: its orders never conflict
-      expect(bias.find((b) => b.judge === 'mock/longer' && b.source === 'games')).toMatchObject({ games: 8, matches: 4, conflicts: 0 });
-      const inconsistent = CSV().split('\n').filter((l) => l.includes(',tie (inconsistent),gpt4_pair,')).length;
-      expect(bias.find((b) => b.judge === 'gpt-4' && b.source === 'recorded')).toMatchObject({ matches: 2400, conflicts: inconsistent });
+      expect(bias.find((b) => b.judge === 'mock/longer' && b.source === 'games')).toMatchObject({
+        games: 8,
+        matches: 4,
+        conflicts: 0,
+      });
+      const inconsistent = CSV()
+        .split('\n')
+        .filter((l) => l.includes(',tie (inconsistent),gpt4_pair,')).length;
+      expect(bias.find((b) => b.judge === 'gpt-4' && b.source === 'recorded')).toMatchObject({
+        matches: 2400,
+        conflicts: inconsistent,
+      });
     });
 
     it('single-answer grading has its own table: every model graded on 2 questions x 2 turns', async () => {
-      const rows = JSON.parse((await get('/api/single')).body) as { judge: string; model: string; turn1: number; turn2: number; score: number; n: number; error: number }[];
+      const rows = JSON.parse((await get('/api/single')).body) as {
+        judge: string;
+        model: string;
+        turn1: number;
+        turn2: number;
+        score: number;
+        n: number;
+        error: number;
+      }[];
       const mine = rows.filter((r) => r.judge === 'mock/longer');
       expect(mine.map((r) => r.model).sort()).toEqual(['claude-v1', 'gpt-4']);
       for (const r of mine) {
@@ -224,7 +327,11 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       const { r, body } = await get('/matches?question=81&a=gpt-4&b=claude-v1');
       expect(r.status).toBe(200);
       const q = JSON.parse((await get('/api/match?question=81&a=gpt-4&b=claude-v1')).body);
-      expect(q.games.filter((g: { judge: string; match: { turn: number } }) => g.judge === 'mock/longer' && g.match.turn === 1)).toHaveLength(2);
+      expect(
+        q.games.filter(
+          (g: { judge: string; match: { turn: number } }) => g.judge === 'mock/longer' && g.match.turn === 1,
+        ),
+      ).toHaveLength(2);
       expect(body).toContain('order AB');
       expect(body).toContain('order BA');
       expect(body.match(/Mock evaluation \(longer\)/g)!.length).toBe(4); // 2 turns x 2 orders
@@ -256,7 +363,12 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       expect(mx.body).toContain('Battle counts');
       const runs = await get('/runs');
       expect(runs.body).toContain('mock/longer');
-      for (const c of ['/charts/winrate.svg?judge=gpt-4', '/charts/matrix.svg?judge=gpt-4', '/charts/judges.svg', '/charts/model.svg?judge=gpt-4&model=gpt-4']) {
+      for (const c of [
+        '/charts/winrate.svg?judge=gpt-4',
+        '/charts/matrix.svg?judge=gpt-4',
+        '/charts/judges.svg',
+        '/charts/model.svg?judge=gpt-4&model=gpt-4',
+      ]) {
         const s = await get(c);
         expect(s.r.status, c).toBe(200);
         expect(s.r.headers.get('content-type')).toBe('image/svg+xml');
@@ -285,7 +397,10 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       expect((await t.request('/api/leaderboard', { method: 'DELETE' })).status).toBe(405);
       const noToken = await t.request('/api/admin/purge', { method: 'POST' });
       expect([401, 403]).toContain(noToken.status);
-      const wrong = await t.request('/api/admin/purge', { method: 'POST', headers: { Authorization: 'Bearer wrong' } });
+      const wrong = await t.request('/api/admin/purge', {
+        method: 'POST',
+        headers: { Authorization: 'Bearer wrong' },
+      });
       expect([401, 403]).toContain(wrong.status);
       const head = await t.request('/', { method: 'HEAD' });
       expect(head.status).toBe(200);

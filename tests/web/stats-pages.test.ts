@@ -11,85 +11,167 @@ import { MTBENCH_DIR } from './fixture.ts';
 
 const ROUNDS = 100;
 
-describe.skipIf(!process.env.MTBENCH_DIR)('rank intervals, health and style on the site (MT-Bench release)', () => {
-  const file = join(tmpDir('arena-stats-web-'), 'site.db');
-  let store: SqliteStore;
-  let app: ReturnType<typeof createApp>;
-  beforeAll(async () => {
-    store = openSqliteStore(file);
-    await importFiles(store, mtbenchSources(MTBENCH_DIR));
-    app = createApp({ store, bootstrapRounds: ROUNDS });
-  }, 120_000);
-  afterAll(async () => {
-    await store?.close();
-  });
-  const json = async <T>(path: string) => {
-    const r = await app.request(path);
-    expect(r.status, path).toBe(200);
-    return (await r.json()) as T;
-  };
-  const html = async (path: string) => {
-    const r = await app.request(path);
-    expect(r.status, path).toBe(200);
-    return r.text();
-  };
+describe.skipIf(!process.env.MTBENCH_DIR)(
+  'rank intervals, health and style on the site (MT-Bench release)',
+  () => {
+    const file = join(tmpDir('arena-stats-web-'), 'site.db');
+    let store: SqliteStore;
+    let app: ReturnType<typeof createApp>;
+    beforeAll(async () => {
+      store = openSqliteStore(file);
+      await importFiles(store, mtbenchSources(MTBENCH_DIR));
+      app = createApp({ store, bootstrapRounds: ROUNDS });
+    }, 120_000);
+    afterAll(async () => {
+      await store?.close();
+    });
+    const json = async <T>(path: string) => {
+      const r = await app.request(path);
+      expect(r.status, path).toBe(200);
+      return (await r.json()) as T;
+    };
+    const html = async (path: string) => {
+      const r = await app.request(path);
+      expect(r.status, path).toBe(200);
+      return r.text();
+    };
 
-  it('/api/leaderboard carries Rank (UB), the rank range and the preliminary mark of `arena intervals`', async () => {
-    type Row = { model: string; rank: number; rankUB: number; rankBest: number; rankWorst: number; preliminary: boolean; ratingLo: number };
-    const cli = await arenaJson<{ ratings: { rows: { model: string; rank: number; rankBest: number; rankWorst: number; preliminary: boolean; lo: number }[] } }>(['intervals', '--db', file, '--judge', 'human', '--rounds', String(ROUNDS)]);
-    const site = await json<Row[]>('/api/leaderboard?judge=human');
-    for (const c of cli.ratings.rows) {
-      const s = site.find((r) => r.model === c.model)!;
-      expect(s, c.model).toMatchObject({ rankUB: c.rank, rankBest: c.rankBest, rankWorst: c.rankWorst, preliminary: c.preliminary });
-      expect(s.ratingLo).toBeCloseTo(c.lo, 9);
-    }
-    // the experts cannot tell gpt-4, claude-v1 and gpt-3.5-turbo apart with confidence
-    expect(site.find((r) => r.model === 'claude-v1')!.rankWorst).toBeGreaterThan(site.find((r) => r.model === 'claude-v1')!.rankBest);
-    const page = await html('/?judge=human');
-    expect(page).toContain('rank range');
-    expect(page).toMatch(/<td class="opt nowrap">1–3<\/td>/);
-  }, 180_000);
+    it('/api/leaderboard carries Rank (UB), the rank range and the preliminary mark of `arena intervals`', async () => {
+      type Row = {
+        model: string;
+        rank: number;
+        rankUB: number;
+        rankBest: number;
+        rankWorst: number;
+        preliminary: boolean;
+        ratingLo: number;
+      };
+      const cli = await arenaJson<{
+        ratings: {
+          rows: {
+            model: string;
+            rank: number;
+            rankBest: number;
+            rankWorst: number;
+            preliminary: boolean;
+            lo: number;
+          }[];
+        };
+      }>(['intervals', '--db', file, '--judge', 'human', '--rounds', String(ROUNDS)]);
+      const site = await json<Row[]>('/api/leaderboard?judge=human');
+      for (const c of cli.ratings.rows) {
+        const s = site.find((r) => r.model === c.model)!;
+        expect(s, c.model).toMatchObject({
+          rankUB: c.rank,
+          rankBest: c.rankBest,
+          rankWorst: c.rankWorst,
+          preliminary: c.preliminary,
+        });
+        expect(s.ratingLo).toBeCloseTo(c.lo, 9);
+      }
+      // the experts cannot tell gpt-4, claude-v1 and gpt-3.5-turbo apart with confidence
+      expect(site.find((r) => r.model === 'claude-v1')!.rankWorst).toBeGreaterThan(
+        site.find((r) => r.model === 'claude-v1')!.rankBest,
+      );
+      const page = await html('/?judge=human');
+      expect(page).toContain('rank range');
+      expect(page).toMatch(/<td class="opt nowrap">1–3<\/td>/);
+    }, 180_000);
 
-  it('with intervals = sandwich (the Worker var INTERVALS), the leaderboard shows `arena intervals --method sandwich`', async () => {
-    const sandwich = createApp({ store, intervals: 'sandwich' });
-    const cli = await arenaJson<{ ratings: { rows: { model: string; lo: number; hi: number; rankBest: number; rankWorst: number }[] } }>(['intervals', '--db', file, '--judge', 'gpt-4', '--method', 'sandwich']);
-    const site = (await (await sandwich.request('/api/leaderboard?judge=gpt-4')).json()) as { model: string; ratingLo: number; ratingHi: number; rankBest: number; rankWorst: number }[];
-    for (const c of cli.ratings.rows) {
-      const s = site.find((r) => r.model === c.model)!;
-      expect(s.ratingLo).toBeCloseTo(c.lo, 9);
-      expect(s.ratingHi).toBeCloseTo(c.hi, 9);
-      expect([s.rankBest, s.rankWorst]).toEqual([c.rankBest, c.rankWorst]);
-    }
-  }, 180_000);
+    it('with intervals = sandwich (the Worker var INTERVALS), the leaderboard shows `arena intervals --method sandwich`', async () => {
+      const sandwich = createApp({ store, intervals: 'sandwich' });
+      const cli = await arenaJson<{
+        ratings: { rows: { model: string; lo: number; hi: number; rankBest: number; rankWorst: number }[] };
+      }>(['intervals', '--db', file, '--judge', 'gpt-4', '--method', 'sandwich']);
+      const site = (await (await sandwich.request('/api/leaderboard?judge=gpt-4')).json()) as {
+        model: string;
+        ratingLo: number;
+        ratingHi: number;
+        rankBest: number;
+        rankWorst: number;
+      }[];
+      for (const c of cli.ratings.rows) {
+        const s = site.find((r) => r.model === c.model)!;
+        expect(s.ratingLo).toBeCloseTo(c.lo, 9);
+        expect(s.ratingHi).toBeCloseTo(c.hi, 9);
+        expect([s.rankBest, s.rankWorst]).toEqual([c.rankBest, c.rankWorst]);
+      }
+    }, 180_000);
 
-  it('/health and /api/health show `arena health --judges gpt-4 --reference human`', async () => {
-    const [cli] = await arenaJson<{ judge: string; separability: number; separated: number; agreementWithConfidence: number; brier: number; spearman: { value: number; lo: number; hi: number }; kendall: { value: number; lo: number } }[]>(['health', '--db', file, '--judges', 'gpt-4', '--reference', 'human', '--rounds', String(ROUNDS)]);
-    const rows = await json<Record<string, number | string | null>[]>('/api/health');
-    expect(rows.map((r) => r.judge)).toEqual(['gpt-4']);
-    expect(rows[0]).toMatchObject({ judge: 'gpt-4', reference: 'human', separated: cli!.separated, separability: cli!.separability, agreementWithConfidence: cli!.agreementWithConfidence, brier: cli!.brier, spearman: cli!.spearman.value, spearmanLo: cli!.spearman.lo, kendallLo: cli!.kendall.lo });
-    const csv = await (await app.request('/api/health.csv')).text();
-    expect(csv.split('\r\n')[0]).toMatch(/^judge,reference,models,pairs,separated,separability,agreementWithConfidence,brier,spearman/);
-    const page = await html('/health');
-    expect(page).toContain('Benchmark health against the experts');
-    expect(page).toContain(`${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15)`);
-    expect(page).toMatch(/<a href="\/health"[^>]*>Health<\/a>/);
-    // the same table on /judges, beside the judge board
-    const judges = await html('/judges');
-    expect(judges).toContain('Benchmark health against the experts');
-    expect(judges).toContain(`${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15)`);
-  }, 180_000);
+    it('/health and /api/health show `arena health --judges gpt-4 --reference human`', async () => {
+      const [cli] = await arenaJson<
+        {
+          judge: string;
+          separability: number;
+          separated: number;
+          agreementWithConfidence: number;
+          brier: number;
+          spearman: { value: number; lo: number; hi: number };
+          kendall: { value: number; lo: number };
+        }[]
+      >(['health', '--db', file, '--judges', 'gpt-4', '--reference', 'human', '--rounds', String(ROUNDS)]);
+      const rows = await json<Record<string, number | string | null>[]>('/api/health');
+      expect(rows.map((r) => r.judge)).toEqual(['gpt-4']);
+      expect(rows[0]).toMatchObject({
+        judge: 'gpt-4',
+        reference: 'human',
+        separated: cli!.separated,
+        separability: cli!.separability,
+        agreementWithConfidence: cli!.agreementWithConfidence,
+        brier: cli!.brier,
+        spearman: cli!.spearman.value,
+        spearmanLo: cli!.spearman.lo,
+        kendallLo: cli!.kendall.lo,
+      });
+      const csv = await (await app.request('/api/health.csv')).text();
+      expect(csv.split('\r\n')[0]).toMatch(
+        /^judge,reference,models,pairs,separated,separability,agreementWithConfidence,brier,spearman/,
+      );
+      const page = await html('/health');
+      expect(page).toContain('Benchmark health against the experts');
+      expect(page).toContain(`${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15)`);
+      expect(page).toMatch(/<a href="\/health"[^>]*>Health<\/a>/);
+      // the same table on /judges, beside the judge board
+      const judges = await html('/judges');
+      expect(judges).toContain('Benchmark health against the experts');
+      expect(judges).toContain(`${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15)`);
+    }, 180_000);
 
-  it('/style and /api/style show `arena ratings --style length,markdown`, ranks side by side, coefficients with intervals', async () => {
-    const cli = await arenaJson<{ rows: { model: string; rating: number; rank: number; rawRank: number }[]; features: { feature: string; coefficient: number; lo: number; hi: number }[] }>(['ratings', '--db', file, '--judge', 'gpt-4', '--style', 'length,markdown', '--rounds', String(ROUNDS)]);
-    const rows = await json<{ model: string; rating: number; rank: number; rawRank: number }[]>('/api/style?judge=gpt-4');
-    expect(rows).toEqual(cli.rows.map((r) => expect.objectContaining({ model: r.model, rating: r.rating, rank: r.rank, rawRank: r.rawRank })));
-    const features = await json<{ feature: string; coefficient: number; lo: number; hi: number }[]>('/api/style-features?judge=gpt-4');
-    expect(features).toEqual(cli.features);
-    const page = await html('/style?judge=gpt-4');
-    expect(page).toContain('rank (UB), style-controlled');
-    expect(page).toContain('rank (UB), raw');
-    for (const f of cli.features) expect(page).toContain(`<th scope="row">${f.feature}</th><td>${f.coefficient.toFixed(3)}</td>`);
-    expect(page).toContain('Left out (the same in every battle): bold');
-    expect((await app.request('/style?judge=nobody')).status).toBe(404);
-  }, 180_000);
-});
+    it('/style and /api/style show `arena ratings --style length,markdown`, ranks side by side, coefficients with intervals', async () => {
+      const cli = await arenaJson<{
+        rows: { model: string; rating: number; rank: number; rawRank: number }[];
+        features: { feature: string; coefficient: number; lo: number; hi: number }[];
+      }>([
+        'ratings',
+        '--db',
+        file,
+        '--judge',
+        'gpt-4',
+        '--style',
+        'length,markdown',
+        '--rounds',
+        String(ROUNDS),
+      ]);
+      const rows =
+        await json<{ model: string; rating: number; rank: number; rawRank: number }[]>(
+          '/api/style?judge=gpt-4',
+        );
+      expect(rows).toEqual(
+        cli.rows.map((r) =>
+          expect.objectContaining({ model: r.model, rating: r.rating, rank: r.rank, rawRank: r.rawRank }),
+        ),
+      );
+      const features = await json<{ feature: string; coefficient: number; lo: number; hi: number }[]>(
+        '/api/style-features?judge=gpt-4',
+      );
+      expect(features).toEqual(cli.features);
+      const page = await html('/style?judge=gpt-4');
+      expect(page).toContain('rank (UB), style-controlled');
+      expect(page).toContain('rank (UB), raw');
+      for (const f of cli.features)
+        expect(page).toContain(`<th scope="row">${f.feature}</th><td>${f.coefficient.toFixed(3)}</td>`);
+      expect(page).toContain('Left out (the same in every battle): bold');
+      expect((await app.request('/style?judge=nobody')).status).toBe(404);
+    }, 180_000);
+  },
+);

@@ -3,7 +3,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { REPO_ROOT } from '../support/cli.ts';
 
-export const WRANGLER_ENV = { WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1', CI: '1' };
+export const WRANGLER_ENV = {
+  WRANGLER_SEND_METRICS: 'false',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  NO_COLOR: '1',
+  CI: '1',
+};
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -19,7 +24,11 @@ export function freePort(): Promise<number> {
 /** Run a command to completion; rejects with its output when it fails. */
 export function exec(cmd: string, args: string[], timeoutMs = 180_000): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: REPO_ROOT, env: { ...process.env, ...WRANGLER_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...WRANGLER_ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -41,9 +50,28 @@ export interface DevServer {
 /** `wrangler dev --local` on a free port over the D1 persisted in `persistTo`; resolves once /healthz answers. */
 export async function wranglerDev(persistTo: string, vars: Record<string, string> = {}): Promise<DevServer> {
   const port = await freePort();
-  const args = ['wrangler', 'dev', '--local', '--persist-to', persistTo, '--port', String(port), '--ip', '127.0.0.1', '--show-interactive-dev-session=false', '--inspector-port', String(await freePort()), ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])];
+  const args = [
+    'wrangler',
+    'dev',
+    '--local',
+    '--persist-to',
+    persistTo,
+    '--port',
+    String(port),
+    '--ip',
+    '127.0.0.1',
+    '--show-interactive-dev-session=false',
+    '--inspector-port',
+    String(await freePort()),
+    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+  ];
   // its own process group, so that stopping it also stops workerd and esbuild
-  const child: ChildProcess = spawn('npx', args, { cwd: REPO_ROOT, env: { ...process.env, ...WRANGLER_ENV }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child: ChildProcess = spawn('npx', args, {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...WRANGLER_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -52,13 +80,17 @@ export async function wranglerDev(persistTo: string, vars: Record<string, string
     if (child.exitCode !== null || child.pid === undefined) return;
     const done = new Promise((r) => child.once('exit', r));
     process.kill(-child.pid, 'SIGTERM');
-    const t = setTimeout(() => child.pid && child.exitCode === null && process.kill(-child.pid, 'SIGKILL'), 5000);
+    const t = setTimeout(
+      () => child.pid && child.exitCode === null && process.kill(-child.pid, 'SIGKILL'),
+      5000,
+    );
     await done;
     clearTimeout(t);
   };
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited ${child.exitCode}:\n${out.slice(-4000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`wrangler dev exited ${child.exitCode}:\n${out.slice(-4000)}`);
     try {
       const r = await fetch(`${url}/healthz`);
       if (r.ok) break;

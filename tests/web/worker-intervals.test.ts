@@ -5,6 +5,8 @@ import worker from '../../src/entry/worker.ts';
 
 describe('Worker var INTERVALS', () => {
   it('refuses an unknown method, naming the var and the choices', () => {
-    expect(() => worker.fetch(new Request('http://localhost/'), { DB: {} as never, INTERVALS: 'jackknife' }, {})).toThrow(/INTERVALS must be "bootstrap" or "sandwich", got "jackknife"/);
+    expect(() =>
+      worker.fetch(new Request('http://localhost/'), { DB: {} as never, INTERVALS: 'jackknife' }, {}),
+    ).toThrow(/INTERVALS must be "bootstrap" or "sandwich", got "jackknife"/);
   });
 });

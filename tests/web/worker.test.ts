@@ -14,12 +14,24 @@ describeRoutes('Worker under wrangler dev over local D1', async () => {
   const { file, store } = await buildFixture(dir);
   await store.close();
   const persist = join(dir, 'wrangler');
-  await exec('npx', ['wrangler', 'd1', 'migrations', 'apply', 'mt-arena', '--local', '--persist-to', persist]);
+  await exec('npx', [
+    'wrangler',
+    'd1',
+    'migrations',
+    'apply',
+    'mt-arena',
+    '--local',
+    '--persist-to',
+    persist,
+  ]);
   const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 360_000 });
   expect(pub.code, pub.stderr).toBe(0);
   expect(pub.stdout).toMatch(/published .* to D1 mt-arena \(local\)/);
   const dev = await wranglerDev(persist, { BOOTSTRAP_ROUNDS: '200' });
-  return { request: (path, init) => fetch(dev.url + path, { ...init, redirect: 'manual' }), close: () => dev.stop() };
+  return {
+    request: (path, init) => fetch(dev.url + path, { ...init, redirect: 'manual' }),
+    close: () => dev.stop(),
+  };
 });
 
 describe('the Worker bundle', () => {
@@ -30,7 +42,16 @@ describe('the Worker bundle', () => {
     const sources = map.sources.join('\n');
     expect(sources).toContain('src/entry/worker.ts');
     expect(sources).toContain('src/storage/d1.ts');
-    for (const banned of ['better-sqlite3', 'node-llama-cpp', 'node_modules/openai', 'src/cli/', 'src/storage/sqlite.ts', 'src/judges/', 'ejs/lib']) expect(sources, banned).not.toContain(banned);
+    for (const banned of [
+      'better-sqlite3',
+      'node-llama-cpp',
+      'node_modules/openai',
+      'src/cli/',
+      'src/storage/sqlite.ts',
+      'src/judges/',
+      'ejs/lib',
+    ])
+      expect(sources, banned).not.toContain(banned);
     const code = readFileSync(join(out, 'worker.js'), 'utf8');
     expect(code).not.toMatch(/new Function\s*\(/);
   });

@@ -7,14 +7,27 @@ import { HUMAN } from '../../core/constants.ts';
 import { kappa as f3, pct } from '../../core/format.ts';
 
 export const healthCommand = defineCommand({
-  meta: { name: 'health', description: 'benchmark health of judges against a reference judge: separability and agreement with confidence, pair-rank Brier score, Spearman and Kendall of the ratings (paired question bootstrap)' },
+  meta: {
+    name: 'health',
+    description:
+      'benchmark health of judges against a reference judge: separability and agreement with confidence, pair-rank Brier score, Spearman and Kendall of the ratings (paired question bootstrap)',
+  },
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: { type: 'string', required: true, description: 'judges to assess, comma-separated (e.g. gpt-4,llama-2-70b-instruct-v2; --judges: the old spelling)' },
+    judge: {
+      type: 'string',
+      required: true,
+      description:
+        'judges to assess, comma-separated (e.g. gpt-4,llama-2-70b-instruct-v2; --judges: the old spelling)',
+    },
     reference: { type: 'string', default: HUMAN, description: 'the reference judge (human = expert votes)' },
     turn: { type: 'string', description: '1 or 2 (default: both)' },
-    rounds: { type: 'string', default: String(DEFAULT_ROUNDS), description: 'bootstrap rounds (questions resampled, the same draw for judge and reference)' },
+    rounds: {
+      type: 'string',
+      default: String(DEFAULT_ROUNDS),
+      description: 'bootstrap rounds (questions resampled, the same draw for judge and reference)',
+    },
     level: { type: 'string', default: String(DEFAULT_LEVEL), description: 'interval level' },
     seed: { type: 'string', default: String(DEFAULT_SEED), description: 'seed of the resampling' },
   },
@@ -27,27 +40,38 @@ export const healthCommand = defineCommand({
     if (!(level > 0 && level < 1)) throw new UsageError(`--level must lie between 0 and 1, got ${level}`);
     const turn = int(args.turn, 'turn');
     const { healthReport } = await import('../../reports/benchmark-health.ts');
-    await withStore(args.db, async (store) => {
-      const rows = await healthReport(store, judges, args.reference, { rounds, level, seed: int(args.seed, 'seed')!, ...(turn !== undefined ? { turn } : {}) });
-      if (args.json) return printJson(rows);
-      const lvl = `${Math.round(level * 100)}%`;
-      print(
-        table(
-          rows.map((r) => ({
-            judge: r.judge,
-            reference: r.reference,
-            models: r.models.length,
-            pairs: r.pairs,
-            separability: `${pct(r.separability)} (${r.separated})`,
-            'agreement w/ confidence': pct(r.agreementWithConfidence),
-            brier: r.brier === null ? '–' : r.brier.toFixed(4),
-            spearman: `${f3(r.spearman.value)} [${f3(r.spearman.lo)}, ${f3(r.spearman.hi)}]`,
-            kendall: `${f3(r.kendall.value)} [${f3(r.kendall.lo)}, ${f3(r.kendall.hi)}]`,
-            'reference separability': pct(r.referenceSeparability),
-          })),
-        ),
-      );
-      print(`\nover the models both judged; separability: model pairs whose ${lvl} intervals (the judge's) do not overlap; agreement with confidence: of those, the share ordered as the reference's ratings; brier: the judge's bootstrap probability that one model ranks above the other, scored against the reference's order (0 is perfect, 0.25 a coin); [${lvl} intervals] from ${rounds} paired question-bootstrap rounds, seed ${args.seed}`);
-    }, { mustExist: true });
+    await withStore(
+      args.db,
+      async (store) => {
+        const rows = await healthReport(store, judges, args.reference, {
+          rounds,
+          level,
+          seed: int(args.seed, 'seed')!,
+          ...(turn !== undefined ? { turn } : {}),
+        });
+        if (args.json) return printJson(rows);
+        const lvl = `${Math.round(level * 100)}%`;
+        print(
+          table(
+            rows.map((r) => ({
+              judge: r.judge,
+              reference: r.reference,
+              models: r.models.length,
+              pairs: r.pairs,
+              separability: `${pct(r.separability)} (${r.separated})`,
+              'agreement w/ confidence': pct(r.agreementWithConfidence),
+              brier: r.brier === null ? '–' : r.brier.toFixed(4),
+              spearman: `${f3(r.spearman.value)} [${f3(r.spearman.lo)}, ${f3(r.spearman.hi)}]`,
+              kendall: `${f3(r.kendall.value)} [${f3(r.kendall.lo)}, ${f3(r.kendall.hi)}]`,
+              'reference separability': pct(r.referenceSeparability),
+            })),
+          ),
+        );
+        print(
+          `\nover the models both judged; separability: model pairs whose ${lvl} intervals (the judge's) do not overlap; agreement with confidence: of those, the share ordered as the reference's ratings; brier: the judge's bootstrap probability that one model ranks above the other, scored against the reference's order (0 is perfect, 0.25 a coin); [${lvl} intervals] from ${rounds} paired question-bootstrap rounds, seed ${args.seed}`,
+        );
+      },
+      { mustExist: true },
+    );
   },
 });

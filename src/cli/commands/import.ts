@@ -28,8 +28,16 @@ async function doImport(db: string, src: ImportSources) {
     const { warnings, ...counts } = await importFiles(store, src, { note: (line) => notes.push(line) });
     ok = true;
     for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
-    if (warnings.length > 20) process.stderr.write(`warning: ... and ${warnings.length - 20} more skipped row(s)\n`);
-    print(`imported into ${db}: ${Object.entries(counts).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}${warnings.length ? ` (${warnings.length} row(s) skipped, see the warnings)` : ''}`);
+    if (warnings.length > 20)
+      process.stderr.write(`warning: ... and ${warnings.length - 20} more skipped row(s)\n`);
+    print(
+      `imported into ${db}: ${
+        Object.entries(counts)
+          .filter(([, n]) => n)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(', ') || 'nothing'
+      }${warnings.length ? ` (${warnings.length} row(s) skipped, see the warnings)` : ''}`,
+    );
     for (const n of notes) print(n);
   } finally {
     await store.close();
@@ -39,56 +47,97 @@ async function doImport(db: string, src: ImportSources) {
 }
 
 const judgmentsCommand = defineCommand({
-  meta: { name: 'judgments', description: "FastChat's model_judgment/*_pair.jsonl and *_single.jsonl, plain or gzip (recorded verdicts are kept as recorded)" },
+  meta: {
+    name: 'judgments',
+    description:
+      "FastChat's model_judgment/*_pair.jsonl and *_single.jsonl, plain or gzip (recorded verdicts are kept as recorded)",
+  },
   args: {
     ...dbArg,
-    judge: { type: 'string', description: "store the games under this judge name (default: the file's judge field, which may name serving software)" },
+    judge: {
+      type: 'string',
+      description:
+        "store the games under this judge name (default: the file's judge field, which may name serving software)",
+    },
     files: { type: 'positional', description: 'files to import (.jsonl or .jsonl.gz)', required: true },
   },
   async run({ args }) {
-    await doImport(args.db, { judgments: files(args), ...(args.judge ? { judgmentsJudge: args.judge } : {}) });
+    await doImport(args.db, {
+      judgments: files(args),
+      ...(args.judge ? { judgmentsJudge: args.judge } : {}),
+    });
   },
 });
 
 const votesCommand = defineCommand({
-      meta: { name: 'votes', description: 'HF mt_bench_human_judgments splits (CSV, JSON array or JSONL): human votes and gpt4_pair outcomes' },
-      args: { ...dbArg, turn: { type: 'string', description: 'turn for files without a turn column' }, files: { type: 'positional', description: 'vote files (CSV, JSON or JSONL)', required: true } },
-      async run({ args }) {
-        const turn = int(args.turn, 'turn');
-        await doImport(args.db, { votes: files(args).map((path) => ({ path, ...(turn !== undefined ? { turn } : {}) })) });
-      },
+  meta: {
+    name: 'votes',
+    description:
+      'HF mt_bench_human_judgments splits (CSV, JSON array or JSONL): human votes and gpt4_pair outcomes',
+  },
+  args: {
+    ...dbArg,
+    turn: { type: 'string', description: 'turn for files without a turn column' },
+    files: { type: 'positional', description: 'vote files (CSV, JSON or JSONL)', required: true },
+  },
+  async run({ args }) {
+    const turn = int(args.turn, 'turn');
+    await doImport(args.db, {
+      votes: files(args).map((path) => ({ path, ...(turn !== undefined ? { turn } : {}) })),
     });
+  },
+});
 
 const mtbenchCommand = defineCommand({
-      meta: { name: 'mtbench', description: 'a whole MT-Bench release: from --dir, or downloaded (pinned URLs)' },
-      args: {
-        ...dbArg,
-        dir: { type: 'string', description: 'a release laid out as FastChat data/mt_bench (question.jsonl, model_answer/, ...)' },
-        'base-url': { type: 'string', description: 'download every file from this mirror (same layout) instead of the pinned sources' },
-        manifest: { type: 'string', description: 'JSON file mapping release paths to URLs, for mirrors in another layout (hashes stay pinned)', valueHint: 'FILE' },
-        cache: { type: 'string', description: 'where downloads are kept (default: ~/.cache/mt-arena)' },
-      },
-      async run({ args }) {
-        let dir = args.dir;
-        if (!dir) {
-          const { downloadMtbench, loadManifest } = await import('../../importers/download.ts');
-          dir = await downloadMtbench({
-            ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
-            ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
-            ...(args.cache ? { cacheDir: args.cache } : {}),
-            log: (m: string) => process.stderr.write(`${m}\n`),
-          });
-        }
-        await doImport(args.db, mtbenchSources(dir));
-      },
-    });
+  meta: { name: 'mtbench', description: 'a whole MT-Bench release: from --dir, or downloaded (pinned URLs)' },
+  args: {
+    ...dbArg,
+    dir: {
+      type: 'string',
+      description: 'a release laid out as FastChat data/mt_bench (question.jsonl, model_answer/, ...)',
+    },
+    'base-url': {
+      type: 'string',
+      description: 'download every file from this mirror (same layout) instead of the pinned sources',
+    },
+    manifest: {
+      type: 'string',
+      description:
+        'JSON file mapping release paths to URLs, for mirrors in another layout (hashes stay pinned)',
+      valueHint: 'FILE',
+    },
+    cache: { type: 'string', description: 'where downloads are kept (default: ~/.cache/mt-arena)' },
+  },
+  async run({ args }) {
+    let dir = args.dir;
+    if (!dir) {
+      const { downloadMtbench, loadManifest } = await import('../../importers/download.ts');
+      dir = await downloadMtbench({
+        ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
+        ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
+        ...(args.cache ? { cacheDir: args.cache } : {}),
+        log: (m: string) => process.stderr.write(`${m}\n`),
+      });
+    }
+    await doImport(args.db, mtbenchSources(dir));
+  },
+});
 
 export default defineCommand({
-  meta: { name: 'import', description: 'import questions, answers, prompts, judgments or votes (one transaction: all or nothing)' },
+  meta: {
+    name: 'import',
+    description: 'import questions, answers, prompts, judgments or votes (one transaction: all or nothing)',
+  },
   subCommands: {
     questions: fileImport('questions', 'MT-Bench question.jsonl files'),
-    answers: fileImport('answers', "model answers in FastChat's model_answer/<model>.jsonl shape (model = file name)"),
-    references: fileImport('references', 'reference answers (reference_answer/<source>.jsonl; source = file name)'),
+    answers: fileImport(
+      'answers',
+      "model answers in FastChat's model_answer/<model>.jsonl shape (model = file name)",
+    ),
+    references: fileImport(
+      'references',
+      'reference answers (reference_answer/<source>.jsonl; source = file name)',
+    ),
     prompts: fileImport('prompts', "judge prompt schemes in FastChat's judge_prompts.jsonl shape"),
     judgments: judgmentsCommand,
     votes: votesCommand,

@@ -18,7 +18,10 @@ function interruptible(log: (m: string) => void) {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  return { signal: ctl.signal, done: () => (process.off('SIGINT', onSignal), process.off('SIGTERM', onSignal)) };
+  return {
+    signal: ctl.signal,
+    done: () => (process.off('SIGINT', onSignal), process.off('SIGTERM', onSignal)),
+  };
 }
 
 /** A progress bar on stderr per run (a line every few seconds when stderr is not a terminal). */
@@ -35,13 +38,24 @@ function progressBars() {
       if (!total) return;
       t0 = Date.now();
       bar = new cliProgress.SingleBar(
-        { format: `${label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | $ {cost}`, stream: process.stderr, noTTYOutput: true, notTTYSchedule: 5000, etaBuffer: 50, hideCursor: true },
+        {
+          format: `${label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | $ {cost}`,
+          stream: process.stderr,
+          noTTYOutput: true,
+          notTTYSchedule: 5000,
+          etaBuffer: 50,
+          hideCursor: true,
+        },
         cliProgress.Presets.shades_classic,
       );
       bar.start(total, 0, { rate: '0.0', failed: 0, cost: '0' });
     },
     update(done: number, failed: number, cost: number) {
-      bar?.update(done + failed, { rate: (done / Math.max((Date.now() - t0) / 1000, 1e-3)).toFixed(1), failed, cost: cost.toFixed(4) });
+      bar?.update(done + failed, {
+        rate: (done / Math.max((Date.now() - t0) / 1000, 1e-3)).toFixed(1),
+        failed,
+        cost: cost.toFixed(4),
+      });
     },
     stop() {
       bar?.stop();
@@ -51,11 +65,23 @@ function progressBars() {
 }
 
 export const refreshCommand = defineCommand({
-  meta: { name: 'refresh', description: 'the nightly job: import new/changed answers, play only missing games, canary, health, cost, publish' },
+  meta: {
+    name: 'refresh',
+    description:
+      'the nightly job: import new/changed answers, play only missing games, canary, health, cost, publish',
+  },
   args: {
-    config: { type: 'string', required: true, description: 'refresh config (JSON; see examples/refresh.json)', valueHint: 'FILE' },
+    config: {
+      type: 'string',
+      required: true,
+      description: 'refresh config (JSON; see examples/refresh.json)',
+      valueHint: 'FILE',
+    },
     'dry-run': { type: 'boolean', description: 'print the plan and its estimated cost; change nothing' },
-    json: { type: 'boolean', description: 'print the whole summary (plan, runs, rates, drift, cost) as JSON' },
+    json: {
+      type: 'boolean',
+      description: 'print the whole summary (plan, runs, rates, drift, cost) as JSON',
+    },
   },
   async run({ args }) {
     const { refresh } = await import('../../ops/refresh.ts');
@@ -65,23 +91,39 @@ export const refreshCommand = defineCommand({
     let cost = 0;
     try {
       const dryRun = !!args['dry-run'];
-      const s = await withRefreshContext(args.config, { dryRun, log: bars.log }, (ctx) => refresh({
-        ...ctx,
-        dryRun,
-        signal: irq.signal,
-        log: bars.log,
-        onRunStart: ({ judge, mode, toPlay }) => {
-          cost = 0;
-          bars.start(`${judge} ${mode}`, toPlay);
-        },
-        onProgress: (p) => {
-          if (p.last && 'game' in p.last) cost += p.last.game.cost ?? 0;
-          bars.update(p.done, p.failed, cost);
-        },
-      }));
+      const s = await withRefreshContext(args.config, { dryRun, log: bars.log }, (ctx) =>
+        refresh({
+          ...ctx,
+          dryRun,
+          signal: irq.signal,
+          log: bars.log,
+          onRunStart: ({ judge, mode, toPlay }) => {
+            cost = 0;
+            bars.start(`${judge} ${mode}`, toPlay);
+          },
+          onProgress: (p) => {
+            if (p.last && 'game' in p.last) cost += p.last.game.cost ?? 0;
+            bars.update(p.done, p.failed, cost);
+          },
+        }),
+      );
       bars.stop();
       if (args['dry-run'] && !args.json) {
-        print(table(s.plan.map((p) => ({ judge: p.judge, mode: p.mode, planned: p.planned, stored: p.stored, 'to play': p.toPlay, 'est. tokens in': p.estTokensIn, 'est. tokens out': p.estTokensOut, 'est. USD': figures.usd(p.estCost), estimate: p.basis }))));
+        print(
+          table(
+            s.plan.map((p) => ({
+              judge: p.judge,
+              mode: p.mode,
+              planned: p.planned,
+              stored: p.stored,
+              'to play': p.toPlay,
+              'est. tokens in': p.estTokensIn,
+              'est. tokens out': p.estTokensOut,
+              'est. USD': figures.usd(p.estCost),
+              estimate: p.basis,
+            })),
+          ),
+        );
       }
       if (args.json) printJson(s);
       else print(s.line);
@@ -104,33 +146,74 @@ export const costCommand = defineCommand({
   async run({ args }) {
     const by = oneOf(args.by, 'by', ['judge', 'run', 'game', 'refresh'] as const);
     const limit = int(args.limit, 'limit')!;
-    await withStore(args.db, async (store) => {
-      let rows: Record<string, unknown>[];
-      if (by === 'run') rows = (await store.costByRun(limit)).map((r) => ({ ...r, startedAt: new Date(r.startedAt).toISOString() }));
-      else if (by === 'game') rows = (await store.costByGame(limit)).map((r) => ({ ...r }));
-      else if (by === 'refresh') rows = (await store.listRefreshes(limit)).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost }));
-      else rows = (await store.costByJudge()).map((r) => ({ ...r }));
-      if (args.json) printJson(rows);
-      else print(table(rows));
-    }, { readonly: true });
+    await withStore(
+      args.db,
+      async (store) => {
+        let rows: Record<string, unknown>[];
+        if (by === 'run')
+          rows = (await store.costByRun(limit)).map((r) => ({
+            ...r,
+            startedAt: new Date(r.startedAt).toISOString(),
+          }));
+        else if (by === 'game') rows = (await store.costByGame(limit)).map((r) => ({ ...r }));
+        else if (by === 'refresh')
+          rows = (await store.listRefreshes(limit)).map((r) => ({
+            id: r.id,
+            startedAt: new Date(r.startedAt).toISOString(),
+            status: r.status,
+            cost: r.cost,
+          }));
+        else rows = (await store.costByJudge()).map((r) => ({ ...r }));
+        if (args.json) printJson(rows);
+        else print(table(rows));
+      },
+      { readonly: true },
+    );
   },
 });
 
 export const refreshesCommand = defineCommand({
-  meta: { name: 'refreshes', description: 'past refreshes, newest first: status, degraded reasons, the summary line' },
+  meta: {
+    name: 'refreshes',
+    description: 'past refreshes, newest first: status, degraded reasons, the summary line',
+  },
   args: { ...dbArg, ...jsonArg },
   async run({ args }) {
-    await withStore(args.db, async (store) => {
-      const rows = (await store.listRefreshes()).map((r) => ({ id: r.id, startedAt: new Date(r.startedAt).toISOString(), status: r.status, cost: r.cost, degraded: r.degraded?.join('; ') ?? '', line: r.summary.line ?? '' }));
-      if (args.json) printJson(rows);
-      else print(table(rows));
-    }, { readonly: true });
+    await withStore(
+      args.db,
+      async (store) => {
+        const rows = (await store.listRefreshes()).map((r) => ({
+          id: r.id,
+          startedAt: new Date(r.startedAt).toISOString(),
+          status: r.status,
+          cost: r.cost,
+          degraded: r.degraded?.join('; ') ?? '',
+          line: r.summary.line ?? '',
+        }));
+        if (args.json) printJson(rows);
+        else print(table(rows));
+      },
+      { readonly: true },
+    );
   },
 });
 
 const checkpointsRun = defineCommand({
-  meta: { name: 'run', description: 'import or generate each checkpoint\'s answers (resumable), judge them against the baseline, print the report' },
-  args: { config: { type: 'string', required: true, description: 'checkpoints config (JSON; see examples/checkpoints.json)', valueHint: 'FILE' }, json: { type: 'boolean', description: 'print the report as JSON' }, 'dry-run': { type: 'boolean', description: 'print the plan and its estimated cost; change nothing' } },
+  meta: {
+    name: 'run',
+    description:
+      "import or generate each checkpoint's answers (resumable), judge them against the baseline, print the report",
+  },
+  args: {
+    config: {
+      type: 'string',
+      required: true,
+      description: 'checkpoints config (JSON; see examples/checkpoints.json)',
+      valueHint: 'FILE',
+    },
+    json: { type: 'boolean', description: 'print the report as JSON' },
+    'dry-run': { type: 'boolean', description: 'print the plan and its estimated cost; change nothing' },
+  },
   async run({ args }) {
     if (args['dry-run']) return await printCheckpointsPlan(args.config, !!args.json);
     const { runCheckpoints } = await import('../../ops/checkpoints.ts');
@@ -139,17 +222,21 @@ const checkpointsRun = defineCommand({
     const irq = interruptible(bars.log);
     let stage = '';
     try {
-      const r = await withCheckpointsContext(args.config, { play: true, log: bars.log }, (ctx) => runCheckpoints({
-        ...ctx,
-        log: bars.log,
-        signal: irq.signal,
-        onProgress: (p) => {
-          if (p.stage !== stage) bars.start((stage = p.stage), p.total);
-          bars.update(p.done, 0, 0);
-        },
-      }));
+      const r = await withCheckpointsContext(args.config, { play: true, log: bars.log }, (ctx) =>
+        runCheckpoints({
+          ...ctx,
+          log: bars.log,
+          signal: irq.signal,
+          onProgress: (p) => {
+            if (p.stage !== stage) bars.start((stage = p.stage), p.total);
+            bars.update(p.done, 0, 0);
+          },
+        }),
+      );
       bars.stop();
-      bars.log(`checkpoints: ${r.generated} answers generated, ${r.played} games played, ${r.failed} failed${r.skipped ? `, ${r.skipped} not started (budget)` : ''}, ${figures.usd(r.cost)}`);
+      bars.log(
+        `checkpoints: ${r.generated} answers generated, ${r.played} games played, ${r.failed} failed${r.skipped ? `, ${r.skipped} not started (budget)` : ''}, ${figures.usd(r.cost)}`,
+      );
       await printReport(args.config, !!args.json);
       exitStatus.code = irq.signal.aborted ? 130 : r.failed ? 2 : r.skipped ? 4 : 0;
     } finally {
@@ -164,20 +251,46 @@ async function printCheckpointsPlan(configFile: string, json: boolean) {
   const { withCheckpointsContext } = await import('../ops-context.ts');
   const p = await withCheckpointsContext(configFile, { dryRun: true }, planCheckpoints);
   if (json) return printJson(p);
-  print(`series ${p.series}: ${p.checkpoints.length} checkpoint(s) against ${p.baseline} (pairwise-baseline, both orders)`);
-  print(table(p.checkpoints.map((k) => ({ checkpoint: k.name, step: k.step, model: k.model, answers: k.answers }))));
-  print(table(p.lines.map((l) => ({ judge: l.judge, planned: l.planned, stored: l.stored, 'to play': l.toPlay, 'est. tokens in': l.estTokensIn, 'est. tokens out': l.estTokensOut, 'USD / 1M in, out': `${l.price.input}, ${l.price.output}`, 'est. cost': figures.usd(l.estCost), basis: l.basis }))));
-  print(`checkpoints dry run: ${p.toPlay} games to play, estimated ${figures.usd(p.estCost)}; nothing was changed`);
+  print(
+    `series ${p.series}: ${p.checkpoints.length} checkpoint(s) against ${p.baseline} (pairwise-baseline, both orders)`,
+  );
+  print(
+    table(
+      p.checkpoints.map((k) => ({ checkpoint: k.name, step: k.step, model: k.model, answers: k.answers })),
+    ),
+  );
+  print(
+    table(
+      p.lines.map((l) => ({
+        judge: l.judge,
+        planned: l.planned,
+        stored: l.stored,
+        'to play': l.toPlay,
+        'est. tokens in': l.estTokensIn,
+        'est. tokens out': l.estTokensOut,
+        'USD / 1M in, out': `${l.price.input}, ${l.price.output}`,
+        'est. cost': figures.usd(l.estCost),
+        basis: l.basis,
+      })),
+    ),
+  );
+  print(
+    `checkpoints dry run: ${p.toPlay} games to play, estimated ${figures.usd(p.estCost)}; nothing was changed`,
+  );
 }
 
 async function printReport(configFile: string, json: boolean, chart?: string) {
   const { checkpointsReport, renderChart, writeChart } = await import('../../ops/checkpoints.ts');
   const { withCheckpointsContext } = await import('../ops-context.ts');
-  const { report, file } = await withCheckpointsContext(configFile, { report: true }, async (ctx) => ({ report: await checkpointsReport(ctx), file: chart ?? ctx.config.config.chart }));
+  const { report, file } = await withCheckpointsContext(configFile, { report: true }, async (ctx) => ({
+    report: await checkpointsReport(ctx),
+    file: chart ?? ctx.config.config.chart,
+  }));
   if (file) writeChart(file, await renderChart(report));
   if (json) return printJson({ ...report, chart: file ?? null });
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '-');
-  const iv = (i: { mean: number; lo: number; hi: number } | null) => (i ? `${i.mean >= 0 ? '+' : ''}${f(i.mean)} [${f(i.lo)}, ${f(i.hi)}]` : '');
+  const iv = (i: { mean: number; lo: number; hi: number } | null) =>
+    i ? `${i.mean >= 0 ? '+' : ''}${f(i.mean)} [${f(i.lo)}, ${f(i.hi)}]` : '';
   print(
     table(
       report.rows.map((r) => ({
@@ -192,12 +305,35 @@ async function printReport(configFile: string, json: boolean, chart?: string) {
       })),
     ),
   );
-  print(`best per judge: ${Object.entries(report.best).map(([j, c]) => `${j}: ${c}`).join('; ') || '-'}${file ? `\nchart: ${file}` : ''}`);
+  print(
+    `best per judge: ${
+      Object.entries(report.best)
+        .map(([j, c]) => `${j}: ${c}`)
+        .join('; ') || '-'
+    }${file ? `\nchart: ${file}` : ''}`,
+  );
 }
 
 const checkpointsReportCommand = defineCommand({
-  meta: { name: 'report', description: 'per checkpoint and judge: win rate vs baseline with a 95% interval, paired differences vs previous and best so far; chart' },
-  args: { config: { type: 'string', required: true, description: 'checkpoints config (JSON; see examples/checkpoints.json)', valueHint: 'FILE' }, chart: { type: 'string', description: 'write the SVG chart here (default: the config\'s chart)', valueHint: 'FILE' }, json: { type: 'boolean', description: 'print the report as JSON' } },
+  meta: {
+    name: 'report',
+    description:
+      'per checkpoint and judge: win rate vs baseline with a 95% interval, paired differences vs previous and best so far; chart',
+  },
+  args: {
+    config: {
+      type: 'string',
+      required: true,
+      description: 'checkpoints config (JSON; see examples/checkpoints.json)',
+      valueHint: 'FILE',
+    },
+    chart: {
+      type: 'string',
+      description: "write the SVG chart here (default: the config's chart)",
+      valueHint: 'FILE',
+    },
+    json: { type: 'boolean', description: 'print the report as JSON' },
+  },
   async run({ args }) {
     await printReport(args.config, !!args.json, args.chart);
   },

@@ -4,20 +4,33 @@ import { dbArg, openStore, print } from '../shared.ts';
 
 /** `arena publish`: copy a local database's rows to the site's D1 database through wrangler. */
 export const publishCommand = defineCommand({
-  meta: { name: 'publish', description: "push a local database's rows to the leaderboard's D1 database (wrangler d1 execute)" },
+  meta: {
+    name: 'publish',
+    description: "push a local database's rows to the leaderboard's D1 database (wrangler d1 execute)",
+  },
   args: {
     ...dbArg,
     database: { type: 'string', default: 'mt-arena', description: 'D1 database name (wrangler.toml)' },
-    remote: { type: 'boolean', description: 'write to the deployed D1 (default: the local one that `wrangler dev` uses)' },
+    remote: {
+      type: 'boolean',
+      description: 'write to the deployed D1 (default: the local one that `wrangler dev` uses)',
+    },
     'persist-to': { type: 'string', description: 'wrangler --persist-to directory for the local D1' },
     out: { type: 'string', description: 'only write the SQL to this file' },
   },
   async run({ args }) {
     const store = openStore(args.db, { readonly: true });
     try {
-      if (args.out) return print(`wrote ${await writePublishSql(store.sqlite, args.out)} statements to ${args.out}`);
-      const n = await publishToD1(store.sqlite, { database: args.database, remote: !!args.remote, persistTo: args['persist-to'], output: 'stdout' }, print);
-      print(`published ${args.db} to D1 ${args.database} (${args.remote ? 'remote' : 'local'}): ${n} statements`);
+      if (args.out)
+        return print(`wrote ${await writePublishSql(store.sqlite, args.out)} statements to ${args.out}`);
+      const n = await publishToD1(
+        store.sqlite,
+        { database: args.database, remote: !!args.remote, persistTo: args['persist-to'], output: 'stdout' },
+        print,
+      );
+      print(
+        `published ${args.db} to D1 ${args.database} (${args.remote ? 'remote' : 'local'}): ${n} statements`,
+      );
     } finally {
       await store.close();
     }

@@ -14,68 +14,125 @@ import { DEFAULT_BASELINE } from '../../core/constants.ts';
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
 
 export const standingsCommand = defineCommand({
-  meta: { name: 'standings', description: "win/loss/tie/error per model, as FastChat's show_result (errors are excluded from the rates, but shown)" },
+  meta: {
+    name: 'standings',
+    description:
+      "win/loss/tie/error per model, as FastChat's show_result (errors are excluded from the rates, but shown)",
+  },
   args: {
     ...dbArg,
     ...jsonArg,
     judge: { type: 'string', description: 'judge name (e.g. gpt-4, openai/gpt-4, human)', required: true },
     mode: { type: 'string', description: MODES.join(' | '), default: 'pairwise-all' },
-    baseline: { type: 'string', description: 'baseline model for pairwise-baseline', default: DEFAULT_BASELINE },
+    baseline: {
+      type: 'string',
+      description: 'baseline model for pairwise-baseline',
+      default: DEFAULT_BASELINE,
+    },
     turn: { type: 'string', description: '1 or 2 (default: both turns pooled)' },
     category: { type: 'string', description: 'only questions of this category' },
     models: { type: 'string', description: 'only these models (comma-separated)' },
-    weight: { type: 'string', default: 'none', description: "none | arena-hard (Arena-Hard's weighting: each game counts on its own, a [[A>>B]]/[[B>>A]] verdict 3 times)" },
+    weight: {
+      type: 'string',
+      default: 'none',
+      description:
+        "none | arena-hard (Arena-Hard's weighting: each game counts on its own, a [[A>>B]]/[[B>>A]] verdict 3 times)",
+    },
   },
   async run({ args }) {
     const mode = oneOf(args.mode, 'mode', MODES)!;
     const weight = oneOf(args.weight, 'weight', WEIGHTINGS)!;
-    if (weight !== 'none' && mode === 'single') throw new UsageError('--weight arena-hard applies to pairwise modes only');
+    if (weight !== 'none' && mode === 'single')
+      throw new UsageError('--weight arena-hard applies to pairwise modes only');
     const turn = int(args.turn, 'turn');
     const models = list(args.models);
-    await withStore(args.db, async (store) => {
-      await checkJudge(store, args.judge);
-      await checkTurns(store, turn !== undefined ? [turn] : []);
-      await checkCategory(store, args.category);
-      if (models) await checkModels(store, models, 'models', { judge: args.judge });
-      if (mode === 'pairwise-baseline') await checkModels(store, [args.baseline], 'baseline', { judge: args.judge });
-      const q = { judge: args.judge, ...(turn !== undefined ? { turn } : {}), ...(args.category ? { category: args.category } : {}), ...(models ? { models } : {}) };
-      if (mode === 'single') {
-        const rows = await singleResults(store, q);
-        if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
-        if (args.json) return printJson(rows);
-        return print(table(rows as never, ['model', 'turn1', 'turn2', 'score', 'n', 'error']));
-      }
-      const columns = ['model', 'win', 'loss', 'tie', 'error', 'inconsistent', 'winRate', 'lossRate', 'winRateAdjusted'];
-      if (weight === 'arena-hard') {
-        const rows = await arenaHardStandings(store, { ...q, mode, baseline: args.baseline });
-        if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
-        if (args.json) return printJson(rows);
-        print("Arena-Hard weighting: win/loss/tie count battles (each game on its own; a strong verdict 3, a slight one or a tie 1); inconsistent = matches whose two orders disagree.\n");
-        return print(table(rows.map(shownStanding) as never, columns));
-      }
-      // one table per group of models that played one another: tournaments that never met are not ranked together
-      const groups = await standingGroups(store, { ...q, mode, baseline: args.baseline });
-      const rows = groups.flatMap((g, k) => (groups.length > 1 ? g.rows.map((r) => ({ ...r, group: k + 1 })) : g.rows));
-      if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
-      if (args.json) return printJson(rows);
-      if (groups.length === 1) print(table(rows.map(shownStanding) as never, columns));
-      else
-        groups.forEach((g, k) =>
-          print(`${k ? '\n' : ''}group ${k + 1} of ${groups.length}: ${g.models.length} models that played one another, on ${g.questions} question(s) (never compared with the other groups)\n${table(g.rows.map(shownStanding) as never, columns)}`),
+    await withStore(
+      args.db,
+      async (store) => {
+        await checkJudge(store, args.judge);
+        await checkTurns(store, turn !== undefined ? [turn] : []);
+        await checkCategory(store, args.category);
+        if (models) await checkModels(store, models, 'models', { judge: args.judge });
+        if (mode === 'pairwise-baseline')
+          await checkModels(store, [args.baseline], 'baseline', { judge: args.judge });
+        const q = {
+          judge: args.judge,
+          ...(turn !== undefined ? { turn } : {}),
+          ...(args.category ? { category: args.category } : {}),
+          ...(models ? { models } : {}),
+        };
+        if (mode === 'single') {
+          const rows = await singleResults(store, q);
+          if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
+          if (args.json) return printJson(rows);
+          return print(table(rows as never, ['model', 'turn1', 'turn2', 'score', 'n', 'error']));
+        }
+        const columns = [
+          'model',
+          'win',
+          'loss',
+          'tie',
+          'error',
+          'inconsistent',
+          'winRate',
+          'lossRate',
+          'winRateAdjusted',
+        ];
+        if (weight === 'arena-hard') {
+          const rows = await arenaHardStandings(store, { ...q, mode, baseline: args.baseline });
+          if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
+          if (args.json) return printJson(rows);
+          print(
+            'Arena-Hard weighting: win/loss/tie count battles (each game on its own; a strong verdict 3, a slight one or a tie 1); inconsistent = matches whose two orders disagree.\n',
+          );
+          return print(table(rows.map(shownStanding) as never, columns));
+        }
+        // one table per group of models that played one another: tournaments that never met are not ranked together
+        const groups = await standingGroups(store, { ...q, mode, baseline: args.baseline });
+        const rows = groups.flatMap((g, k) =>
+          groups.length > 1 ? g.rows.map((r) => ({ ...r, group: k + 1 })) : g.rows,
         );
-      const errors = rows.reduce((s, r) => s + r.error, 0);
-      if (errors) print(`\n${errors} match side(s) had an unparsable or failed game; they are excluded from the rates as FastChat does.`);
-    }, { readonly: true });
+        if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
+        if (args.json) return printJson(rows);
+        if (groups.length === 1) print(table(rows.map(shownStanding) as never, columns));
+        else
+          groups.forEach((g, k) =>
+            print(
+              `${k ? '\n' : ''}group ${k + 1} of ${groups.length}: ${g.models.length} models that played one another, on ${g.questions} question(s) (never compared with the other groups)\n${table(g.rows.map(shownStanding) as never, columns)}`,
+            ),
+          );
+        const errors = rows.reduce((s, r) => s + r.error, 0);
+        if (errors)
+          print(
+            `\n${errors} match side(s) had an unparsable or failed game; they are excluded from the rates as FastChat does.`,
+          );
+      },
+      { readonly: true },
+    );
   },
 });
 
 /** A standings row as people read it: rates spelled as the site's leaderboard spells them (core/format.ts). */
-function shownStanding<R extends { winRate: number; lossRate: number; winRateAdjusted: number }>(r: R): Omit<R, 'winRate' | 'lossRate' | 'winRateAdjusted'> & Record<'winRate' | 'lossRate' | 'winRateAdjusted', string> {
-  return { ...r, winRate: figures.rate(r.winRate), lossRate: figures.rate(r.lossRate), winRateAdjusted: figures.rate(r.winRateAdjusted) };
+function shownStanding<R extends { winRate: number; lossRate: number; winRateAdjusted: number }>(
+  r: R,
+): Omit<R, 'winRate' | 'lossRate' | 'winRateAdjusted'> &
+  Record<'winRate' | 'lossRate' | 'winRateAdjusted', string> {
+  return {
+    ...r,
+    winRate: figures.rate(r.winRate),
+    lossRate: figures.rate(r.lossRate),
+    winRateAdjusted: figures.rate(r.winRateAdjusted),
+  };
 }
 
 /** Nothing to show: a judge the database does not know is an error (exit 1); a known one prints why the table is empty. */
-async function noResults(store: Store, db: string, judge: string, mode: string, json: boolean): Promise<void> {
+async function noResults(
+  store: Store,
+  db: string,
+  judge: string,
+  mode: string,
+  json: boolean,
+): Promise<void> {
   const known = (await store.listJudges()).map((j) => j.judge);
   const msg = `no ${mode} results for judge "${judge}" in ${db} (judges there: ${known.join(', ') || 'none yet'}; see \`arena judges\`)`;
   if (!known.includes(judge)) throw new ArenaError(msg);
@@ -84,33 +141,68 @@ async function noResults(store: Store, db: string, judge: string, mode: string, 
 }
 
 export const agreementCommand = defineCommand({
-  meta: { name: 'agreement', description: 'agreement between two judges per turn, with ties (S1) and without (S2); "human" = expert votes' },
-  args: { ...dbArg, ...jsonArg, judge: { type: 'string', description: 'two judges, comma-separated, e.g. gpt-4,human or human,human (--judges: the old spelling)', required: true } },
+  meta: {
+    name: 'agreement',
+    description:
+      'agreement between two judges per turn, with ties (S1) and without (S2); "human" = expert votes',
+  },
+  args: {
+    ...dbArg,
+    ...jsonArg,
+    judge: {
+      type: 'string',
+      description:
+        'two judges, comma-separated, e.g. gpt-4,human or human,human (--judges: the old spelling)',
+      required: true,
+    },
+  },
   async run({ args }) {
     const judges = list(args.judge) ?? [];
-    if (judges.length !== 2) throw new UsageError(`--judge expects two comma-separated judges, got "${args.judge}"`);
-    await withStore(args.db, async (store) => {
-      for (const j of judges) await checkJudge(store, j);
-      const rows = await agreementBetween(store, judges[0]!, judges[1]!);
-      if (args.json) return printJson(rows);
-      print(table(rows.map((r) => ({ ...r, ratio: figures.pct(r.ratio) }))));
-    }, { readonly: true });
+    if (judges.length !== 2)
+      throw new UsageError(`--judge expects two comma-separated judges, got "${args.judge}"`);
+    await withStore(
+      args.db,
+      async (store) => {
+        for (const j of judges) await checkJudge(store, j);
+        const rows = await agreementBetween(store, judges[0]!, judges[1]!);
+        if (args.json) return printJson(rows);
+        print(table(rows.map((r) => ({ ...r, ratio: figures.pct(r.ratio) }))));
+      },
+      { readonly: true },
+    );
   },
 });
 
 export const ratingsCommand = defineCommand({
-  meta: { name: 'ratings', description: 'Bradley–Terry (MLE; ties half a win; base 10, scale 400, mean 1000) or online Elo (K=4); --style: controlled for answer style' },
+  meta: {
+    name: 'ratings',
+    description:
+      'Bradley–Terry (MLE; ties half a win; base 10, scale 400, mean 1000) or online Elo (K=4); --style: controlled for answer style',
+  },
   args: {
     ...dbArg,
     ...jsonArg,
     judge: { type: 'string', required: true, description: 'judge name (human = expert votes)' },
     method: { type: 'string', default: 'bt', description: 'bt | elo' },
     turn: { type: 'string', description: '1 or 2 (default: both)' },
-    weight: { type: 'string', default: 'none', description: "none | arena-hard (battles as Arena-Hard builds them: each game on its own, a strong verdict 3 times)" },
+    weight: {
+      type: 'string',
+      default: 'none',
+      description:
+        'none | arena-hard (battles as Arena-Hard builds them: each game on its own, a strong verdict 3 times)',
+    },
     ...priorArg,
-    style: { type: 'string', description: 'control for style: any of length, markdown (contextual Bradley–Terry, FastChat\'s style control)' },
-    reg: { type: 'string', default: '0.5', description: 'with --style: L2 strength (FastChat\'s 0.5)' },
-    rounds: { type: 'string', default: '1000', description: 'with --style: bootstrap rounds (questions resampled)' },
+    style: {
+      type: 'string',
+      description:
+        "control for style: any of length, markdown (contextual Bradley–Terry, FastChat's style control)",
+    },
+    reg: { type: 'string', default: '0.5', description: "with --style: L2 strength (FastChat's 0.5)" },
+    rounds: {
+      type: 'string',
+      default: '1000',
+      description: 'with --style: bootstrap rounds (questions resampled)',
+    },
     level: { type: 'string', default: '0.95', description: 'with --style: interval level' },
     seed: { type: 'string', default: '1', description: 'with --style: seed of the resampling' },
   },
@@ -122,7 +214,8 @@ export const ratingsCommand = defineCommand({
     if (args.style !== undefined) {
       const groups = (list(args.style) ?? []).map((g) => oneOf(g, 'style', ['length', 'markdown'] as const)!);
       if (!groups.length) throw new UsageError('--style expects length, markdown or both (comma-separated)');
-      if (method !== 'bt') throw new UsageError('--style controls Bradley–Terry ratings: use it with --method bt');
+      if (method !== 'bt')
+        throw new UsageError('--style controls Bradley–Terry ratings: use it with --method bt');
       const reg = num(args.reg, 'reg')!;
       const rounds = int(args.rounds, 'rounds')!;
       const level = num(args.level, 'level')!;
@@ -130,32 +223,95 @@ export const ratingsCommand = defineCommand({
       if (rounds < 1) throw new UsageError(`--rounds must be at least 1, got ${rounds}`);
       if (!(level > 0 && level < 1)) throw new UsageError(`--level must lie between 0 and 1, got ${level}`);
       const { styleReport } = await import('../../reports/style.ts');
-      if (weight !== 'none' || prior) throw new UsageError('--style fits its own unweighted model: drop --weight and --prior');
-      await withStore(args.db, async (store) => {
-        const r = await styleReport(store, args.judge, groups, { reg, rounds, level, seed: int(args.seed, 'seed')!, ...(turn !== undefined ? { turn } : {}) });
-        if (!r.rows.length) return await noResults(store, args.db, args.judge, 'pairwise', !!args.json);
-        if (args.json) return printJson(r);
-        const lvl = `${Math.round(level * 100)}%`;
-        const f1 = figures.rating;
-        print(table(r.rows.map((x) => ({ 'rank (UB)': x.rank, model: x.model, 'style-controlled': f1(x.rating), [`${lvl} lo`]: f1(x.lo), [`${lvl} hi`]: f1(x.hi), 'raw rank (UB)': x.rawRank, raw: f1(x.rawRating), 'raw lo': f1(x.rawLo), 'raw hi': f1(x.rawHi) }))));
-        print(`\nstyle coefficients (log-odds of winning per standard deviation of the normalised difference (a − b)/(a + b + 1)):`);
-        print(table(r.features.map((f) => ({ feature: f.feature, coefficient: figures.kappa(f.coefficient), [`${lvl} lo`]: figures.kappa(f.lo), [`${lvl} hi`]: figures.kappa(f.hi) }))));
-        if (r.constant.length) print(`left out (the same for every battle here, so no coefficient): ${r.constant.join(', ')}`);
-        for (const x of r.notEstimable) print(`${x.model}: ${x.note}; its battles are left out of the style fit`);
-        print(`\n${r.battles} battles${r.missingAnswers ? ` (${r.missingAnswers} left out: answers not in the database)` : ''}; L2 ${reg}; ${lvl} percentile intervals, questions resampled, ${rounds} rounds, seed ${r.seed}; length in characters, markdown counted outside code blocks`);
-      }, { mustExist: true });
+      if (weight !== 'none' || prior)
+        throw new UsageError('--style fits its own unweighted model: drop --weight and --prior');
+      await withStore(
+        args.db,
+        async (store) => {
+          const r = await styleReport(store, args.judge, groups, {
+            reg,
+            rounds,
+            level,
+            seed: int(args.seed, 'seed')!,
+            ...(turn !== undefined ? { turn } : {}),
+          });
+          if (!r.rows.length) return await noResults(store, args.db, args.judge, 'pairwise', !!args.json);
+          if (args.json) return printJson(r);
+          const lvl = `${Math.round(level * 100)}%`;
+          const f1 = figures.rating;
+          print(
+            table(
+              r.rows.map((x) => ({
+                'rank (UB)': x.rank,
+                model: x.model,
+                'style-controlled': f1(x.rating),
+                [`${lvl} lo`]: f1(x.lo),
+                [`${lvl} hi`]: f1(x.hi),
+                'raw rank (UB)': x.rawRank,
+                raw: f1(x.rawRating),
+                'raw lo': f1(x.rawLo),
+                'raw hi': f1(x.rawHi),
+              })),
+            ),
+          );
+          print(
+            `\nstyle coefficients (log-odds of winning per standard deviation of the normalised difference (a − b)/(a + b + 1)):`,
+          );
+          print(
+            table(
+              r.features.map((f) => ({
+                feature: f.feature,
+                coefficient: figures.kappa(f.coefficient),
+                [`${lvl} lo`]: figures.kappa(f.lo),
+                [`${lvl} hi`]: figures.kappa(f.hi),
+              })),
+            ),
+          );
+          if (r.constant.length)
+            print(`left out (the same for every battle here, so no coefficient): ${r.constant.join(', ')}`);
+          for (const x of r.notEstimable)
+            print(`${x.model}: ${x.note}; its battles are left out of the style fit`);
+          print(
+            `\n${r.battles} battles${r.missingAnswers ? ` (${r.missingAnswers} left out: answers not in the database)` : ''}; L2 ${reg}; ${lvl} percentile intervals, questions resampled, ${rounds} rounds, seed ${r.seed}; length in characters, markdown counted outside code blocks`,
+          );
+        },
+        { mustExist: true },
+      );
       return;
     }
-    if (method === 'elo' && prior) throw new UsageError('--prior applies to Bradley–Terry ratings (--method bt), not to online Elo');
-    await withStore(args.db, async (store) => {
-      await checkJudge(store, args.judge);
-      await checkTurns(store, turn !== undefined ? [turn] : []);
-      if (weight === 'arena-hard' && prior) throw new UsageError('--prior applies to unweighted ratings only (drop --weight arena-hard or --prior)');
-      const rows: { model: string; rating: number | null; note?: string; group?: number }[] = weight === 'arena-hard' ? await arenaHardRatings(store, args.judge, method, turn !== undefined ? { turn } : {}) : await ratings(store, args.judge, method, { prior, ...(turn !== undefined ? { turn } : {}) });
-      if (args.json) return printJson(rows);
-      const notes = rows.some((r) => r.note);
-      print(table(rows.map((r) => ({ ...(r.group ? { group: r.group } : {}), model: r.model, rating: figures.rating(r.rating), ...(notes ? { note: r.note ?? '' } : {}) }))));
-      if (rows.some((r) => r.group)) print('\nratings are fitted per group of models that played one another (mean 1000 in each); ratings of different groups are not comparable');
-    }, { readonly: true });
+    if (method === 'elo' && prior)
+      throw new UsageError('--prior applies to Bradley–Terry ratings (--method bt), not to online Elo');
+    await withStore(
+      args.db,
+      async (store) => {
+        await checkJudge(store, args.judge);
+        await checkTurns(store, turn !== undefined ? [turn] : []);
+        if (weight === 'arena-hard' && prior)
+          throw new UsageError(
+            '--prior applies to unweighted ratings only (drop --weight arena-hard or --prior)',
+          );
+        const rows: { model: string; rating: number | null; note?: string; group?: number }[] =
+          weight === 'arena-hard'
+            ? await arenaHardRatings(store, args.judge, method, turn !== undefined ? { turn } : {})
+            : await ratings(store, args.judge, method, { prior, ...(turn !== undefined ? { turn } : {}) });
+        if (args.json) return printJson(rows);
+        const notes = rows.some((r) => r.note);
+        print(
+          table(
+            rows.map((r) => ({
+              ...(r.group ? { group: r.group } : {}),
+              model: r.model,
+              rating: figures.rating(r.rating),
+              ...(notes ? { note: r.note ?? '' } : {}),
+            })),
+          ),
+        );
+        if (rows.some((r) => r.group))
+          print(
+            '\nratings are fitted per group of models that played one another (mean 1000 in each); ratings of different groups are not comparable',
+          );
+      },
+      { readonly: true },
+    );
   },
 });

@@ -20,7 +20,9 @@ export interface RunManyOptions {
 
 function report(s: RunSummary): void {
   const secs = ((s.finishedAt! - s.startedAt) / 1000).toFixed(1);
-  print(`run ${s.id} (${s.judge}): ${s.played} played, ${s.failed} failed, ${s.planned - s.toPlay} already stored or not asked for, ${s.tokensIn + s.tokensOut} tokens${s.cost != null ? `, $${s.cost.toFixed(4)}` : ''}, ${secs} s`);
+  print(
+    `run ${s.id} (${s.judge}): ${s.played} played, ${s.failed} failed, ${s.planned - s.toPlay} already stored or not asked for, ${s.tokensIn + s.tokensOut} tokens${s.cost != null ? `, $${s.cost.toFixed(4)}` : ''}, ${secs} s`,
+  );
   if (s.failed) {
     for (const e of s.errors.slice(0, 5)) process.stderr.write(`  failed: ${e}\n`);
     exitStatus.code = 2;
@@ -30,11 +32,15 @@ function report(s: RunSummary): void {
 
 export async function runMany(o: RunManyOptions): Promise<void> {
   const log = (m: string) => process.stderr.write(`${m}\n`);
-  const onPlan = (id: string) => ({ planned, stored, toPlay }: { planned: number; stored: number; toPlay: number }) =>
-    log(`${id}: ${planned} games planned, ${stored} already stored: ${toPlay} judge calls to make`);
+  const onPlan =
+    (id: string) =>
+    ({ planned, stored, toPlay }: { planned: number; stored: number; toPlay: number }) =>
+      log(`${id}: ${planned} games planned, ${stored} already stored: ${toPlay} judge calls to make`);
   if (o.escalateTo) {
-    if (o.judgeSpecs.length !== 1) throw new UsageError('--escalate-to takes exactly one --judge (the local judge)');
-    if (!(o.below > 0 && o.below <= 1)) throw new UsageError(`--below expects a probability in (0, 1], got ${o.below}`);
+    if (o.judgeSpecs.length !== 1)
+      throw new UsageError('--escalate-to takes exactly one --judge (the local judge)');
+    if (!(o.below > 0 && o.below <= 1))
+      throw new UsageError(`--below expects a probability in (0, 1], got ${o.below}`);
     const second = await o.makeJudge(o.escalateTo);
     let price: Price | undefined;
     try {
@@ -53,11 +59,24 @@ export async function runMany(o: RunManyOptions): Promise<void> {
       });
       report(r.local);
       report(r.second);
-      const reasons = Object.entries(r.reasons).map(([k, v]) => `${v} ${k}`).join(', ') || 'none';
-      print(`escalated ${r.escalated} of ${r.matches} matches (${r.matches ? ((100 * r.escalated) / r.matches).toFixed(1) : '0'}%) to ${second.id}: ${reasons}`);
-      print(`cost of escalation: ${r.second.played} calls, ${r.tokens} tokens${r.cost != null ? `, $${r.cost.toFixed(4)}` : ''}${r.escalated && r.second.played ? `; judging all ${r.matches} matches with ${second.id} would take about ${Math.round((r.second.played * r.matches) / r.escalated)} calls${r.cost != null ? ` and $${((r.cost * r.matches) / r.escalated).toFixed(4)}` : ''}` : ''}`);
-      if (r.vsSecondEverywhere) print(`combined verdicts agree with ${second.id} on every match in ${r.vsSecondEverywhere.agree} of ${r.vsSecondEverywhere.matches} matches (${(100 * r.vsSecondEverywhere.ratio).toFixed(1)}%)`);
-      else print(`(to compare with judging everything by ${second.id}, run it over all matches once; then this run reports the agreement)`);
+      const reasons =
+        Object.entries(r.reasons)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(', ') || 'none';
+      print(
+        `escalated ${r.escalated} of ${r.matches} matches (${r.matches ? ((100 * r.escalated) / r.matches).toFixed(1) : '0'}%) to ${second.id}: ${reasons}`,
+      );
+      print(
+        `cost of escalation: ${r.second.played} calls, ${r.tokens} tokens${r.cost != null ? `, $${r.cost.toFixed(4)}` : ''}${r.escalated && r.second.played ? `; judging all ${r.matches} matches with ${second.id} would take about ${Math.round((r.second.played * r.matches) / r.escalated)} calls${r.cost != null ? ` and $${((r.cost * r.matches) / r.escalated).toFixed(4)}` : ''}` : ''}`,
+      );
+      if (r.vsSecondEverywhere)
+        print(
+          `combined verdicts agree with ${second.id} on every match in ${r.vsSecondEverywhere.agree} of ${r.vsSecondEverywhere.matches} matches (${(100 * r.vsSecondEverywhere.ratio).toFixed(1)}%)`,
+        );
+      else
+        print(
+          `(to compare with judging everything by ${second.id}, run it over all matches once; then this run reports the agreement)`,
+        );
     } finally {
       await second.close?.();
     }
@@ -67,7 +86,9 @@ export async function runMany(o: RunManyOptions): Promise<void> {
   try {
     // one judge after the other: a local model and an API judge do not share anything worth overlapping
     for (const judge of judges) report(await runTournament({ ...o.common, judge, onPlan: onPlan(judge.id) }));
-    print(`side by side: ${judges.map((j) => j.id).join(' | ')}; see \`arena judges\` for the judgment-quality report`);
+    print(
+      `side by side: ${judges.map((j) => j.id).join(' | ')}; see \`arena judges\` for the judgment-quality report`,
+    );
   } finally {
     for (const j of judges.slice(1)) await j.close?.();
   }

@@ -8,15 +8,36 @@ import { int, oneOf } from '../format.ts';
 import { dbArg, openStore, print, withStore } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 
-async function listen(store: SqliteStore, port: number, host: string, intervals: 'bootstrap' | 'sandwich' = 'bootstrap') {
+async function listen(
+  store: SqliteStore,
+  port: number,
+  host: string,
+  intervals: 'bootstrap' | 'sandwich' = 'bootstrap',
+) {
   // loaded here, not at the top: the site's modules (charts, markdown) would slow down every `arena --help`
-  const [{ serve }, { nodeSite }] = await Promise.all([import('@hono/node-server'), import('../../entry/node.ts')]);
-  const server = serve({ ...nodeSite({ store, intervals }), port, hostname: host }, (info) => print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`));
+  const [{ serve }, { nodeSite }] = await Promise.all([
+    import('@hono/node-server'),
+    import('../../entry/node.ts'),
+  ]);
+  const server = serve({ ...nodeSite({ store, intervals }), port, hostname: host }, (info) =>
+    print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`),
+  );
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', (e: NodeJS.ErrnoException) => {
-        const why = e.code === 'EADDRINUSE' ? 'is in use' : e.code === 'EACCES' ? 'is not allowed for this user' : `cannot be opened (${e.code ?? e.message})`;
-        reject(new ArenaError(`port ${port} on ${host} ${why}; choose another with --port (--port 0 picks a free one)`, undefined, { cause: e }));
+        const why =
+          e.code === 'EADDRINUSE'
+            ? 'is in use'
+            : e.code === 'EACCES'
+              ? 'is not allowed for this user'
+              : `cannot be opened (${e.code ?? e.message})`;
+        reject(
+          new ArenaError(
+            `port ${port} on ${host} ${why}; choose another with --port (--port 0 picks a free one)`,
+            undefined,
+            { cause: e },
+          ),
+        );
       });
       const stop = () => server.close(() => resolve());
       process.once('SIGINT', stop);
@@ -29,9 +50,21 @@ async function listen(store: SqliteStore, port: number, host: string, intervals:
 
 const serveArgs = {
   ...dbArg,
-  port: { type: 'string', default: process.env.PORT ?? '3000', description: 'port to listen on ($PORT when set; 0 picks a free one)' },
-  host: { type: 'string', default: '127.0.0.1', description: 'address to listen on (0.0.0.0 for every interface)' },
-  intervals: { type: 'string', default: 'bootstrap', description: 'rating intervals: bootstrap (1,000 refits) | sandwich (robust CLT, one fit)' },
+  port: {
+    type: 'string',
+    default: process.env.PORT ?? '3000',
+    description: 'port to listen on ($PORT when set; 0 picks a free one)',
+  },
+  host: {
+    type: 'string',
+    default: '127.0.0.1',
+    description: 'address to listen on (0.0.0.0 for every interface)',
+  },
+  intervals: {
+    type: 'string',
+    default: 'bootstrap',
+    description: 'rating intervals: bootstrap (1,000 refits) | sandwich (robust CLT, one fit)',
+  },
 } as const;
 
 export const serveCommand = defineCommand({
@@ -41,7 +74,9 @@ export const serveCommand = defineCommand({
     const intervals = oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const);
     const { reopeningStore } = await import('../reopen.ts');
     // a refresh republishes by VACUUM INTO + rename: follow the path, not the file first opened
-    const store = reopeningStore(args.db, () => openStore(args.db, { readonly: true }), { log: (m) => process.stderr.write(`${m}\n`) });
+    const store = reopeningStore(args.db, () => openStore(args.db, { readonly: true }), {
+      log: (m) => process.stderr.write(`${m}\n`),
+    });
     await listen(store, int(args.port, 'port')!, args.host, intervals);
   },
 });
@@ -52,16 +87,33 @@ export const serveCommand = defineCommand({
  * download; JUDGE_LLAMA2_DIR=none skips them) and, with JUDGE_SETS_DIR set, LLMBar's labelled pair sets; then serve.
  */
 export const startCommand = defineCommand({
-  meta: { name: 'start', description: "import the MT-Bench release and the Judge Llama 2 study's judgments into an empty database (from $MTBENCH_DIR / $JUDGE_LLAMA2_DIR, else downloaded; LLMBar's sets from $JUDGE_SETS_DIR), then serve the leaderboard" },
+  meta: {
+    name: 'start',
+    description:
+      "import the MT-Bench release and the Judge Llama 2 study's judgments into an empty database (from $MTBENCH_DIR / $JUDGE_LLAMA2_DIR, else downloaded; LLMBar's sets from $JUDGE_SETS_DIR), then serve the leaderboard",
+  },
   args: {
     ...serveArgs,
-    'base-url': { type: 'string', description: 'download the release from this mirror (same layout as the release) instead of GitHub and Hugging Face' },
-    manifest: { type: 'string', description: 'JSON file mapping release paths to URLs (hashes stay pinned)', valueHint: 'FILE' },
+    'base-url': {
+      type: 'string',
+      description:
+        'download the release from this mirror (same layout as the release) instead of GitHub and Hugging Face',
+    },
+    manifest: {
+      type: 'string',
+      description: 'JSON file mapping release paths to URLs (hashes stay pinned)',
+      valueHint: 'FILE',
+    },
   },
   async run({ args }) {
     const log = (m: string) => process.stderr.write(`${m}\n`);
     const existed = existsSync(args.db);
-    const judges = existed ? await withStore(args.db, async (s) => ({ empty: (await s.listQuestions()).length === 0, names: (await s.listJudges()).map((j) => j.judge) })) : { empty: true, names: [] as string[] };
+    const judges = existed
+      ? await withStore(args.db, async (s) => ({
+          empty: (await s.listQuestions()).length === 0,
+          names: (await s.listJudges()).map((j) => j.judge),
+        }))
+      : { empty: true, names: [] as string[] };
     const empty = judges.empty;
     let study: string | undefined;
     let sources: ReturnType<typeof mtbenchSources> | undefined;
@@ -73,7 +125,11 @@ export const startCommand = defineCommand({
         try {
           sources = mtbenchSources(dir);
         } catch (e) {
-          throw new ArenaError(`MTBENCH_DIR=${dir}: ${existsSync(dir) ? 'not an MT-Bench release (no question.jsonl; it should be a copy of FastChat\'s data/mt_bench)' : 'no such folder'}; fix it or unset it to download the release`, { file: dir }, { cause: e });
+          throw new ArenaError(
+            `MTBENCH_DIR=${dir}: ${existsSync(dir) ? "not an MT-Bench release (no question.jsonl; it should be a copy of FastChat's data/mt_bench)" : 'no such folder'}; fix it or unset it to download the release`,
+            { file: dir },
+            { cause: e },
+          );
         }
       } else {
         const { downloadMtbench, loadManifest } = await import('../../importers/download.ts');
@@ -98,23 +154,44 @@ export const startCommand = defineCommand({
     if (!judges.names.includes(STUDY_JUDGE) && studyDir !== 'none') {
       const { STUDY_JUDGMENTS, downloadStudyJudgments } = await import('../../importers/judge-llama2.ts');
       try {
-        study = studyDir ? join(studyDir, STUDY_JUDGMENTS) : await downloadStudyJudgments({ ...(process.env.JUDGE_LLAMA2_URL ? { url: process.env.JUDGE_LLAMA2_URL } : {}), log });
+        study = studyDir
+          ? join(studyDir, STUDY_JUDGMENTS)
+          : await downloadStudyJudgments({
+              ...(process.env.JUDGE_LLAMA2_URL ? { url: process.env.JUDGE_LLAMA2_URL } : {}),
+              log,
+            });
       } catch (e) {
-        throw new ArenaError(`could not download the Judge Llama 2 study's judgments: ${(e as Error).message}. Offline? Set JUDGE_LLAMA2_DIR to a copy of its data (laid out as ../shared/judge_llama2), JUDGE_LLAMA2_URL to a mirror, or JUDGE_LLAMA2_DIR=none to start without it`, undefined, { cause: e });
+        throw new ArenaError(
+          `could not download the Judge Llama 2 study's judgments: ${(e as Error).message}. Offline? Set JUDGE_LLAMA2_DIR to a copy of its data (laid out as ../shared/judge_llama2), JUDGE_LLAMA2_URL to a mirror, or JUDGE_LLAMA2_DIR=none to start without it`,
+          undefined,
+          { cause: e },
+        );
       }
-      if (!existsSync(study)) throw new ArenaError(`${study}: no such file (JUDGE_LLAMA2_DIR=${studyDir} should be laid out as ../shared/judge_llama2; JUDGE_LLAMA2_DIR=none skips the study)`, { file: study });
+      if (!existsSync(study))
+        throw new ArenaError(
+          `${study}: no such file (JUDGE_LLAMA2_DIR=${studyDir} should be laid out as ../shared/judge_llama2; JUDGE_LLAMA2_DIR=none skips the study)`,
+          { file: study },
+        );
     }
     const store = openStore(args.db);
     // an import that fails leaves no database behind where there was none
     try {
       if (dir && sources) {
         const counts = await importFiles(store, sources);
-        print(`imported the MT-Bench release from ${dir}: ${counts.questions} questions, ${counts.answers} answers, ${counts.votes} votes`);
+        print(
+          `imported the MT-Bench release from ${dir}: ${counts.questions} questions, ${counts.answers} answers, ${counts.votes} votes`,
+        );
       }
       if (study) {
         const notes: string[] = [];
-        const counts = await importFiles(store, { judgments: [study], judgmentsJudge: STUDY_JUDGE }, { note: (n) => notes.push(n) });
-        print(`imported the Judge Llama 2 study's judgments from ${study}: ${counts.games} games as judge ${STUDY_JUDGE}`);
+        const counts = await importFiles(
+          store,
+          { judgments: [study], judgmentsJudge: STUDY_JUDGE },
+          { note: (n) => notes.push(n) },
+        );
+        print(
+          `imported the Judge Llama 2 study's judgments from ${study}: ${counts.games} games as judge ${STUDY_JUDGE}`,
+        );
         for (const n of notes) print(n);
       }
       // LLMBar's labelled pair sets, when JUDGE_SETS_DIR names them (../shared/judge_sets, with llmbar/ below it) and none are stored yet
@@ -123,13 +200,20 @@ export const startCommand = defineCommand({
         const llmbar = existsSync(join(setsDir, 'llmbar')) ? join(setsDir, 'llmbar') : setsDir;
         const { importPairs } = await import('../../importers/pairs.ts');
         const { sets } = await importPairs(store, llmbar);
-        print(`imported ${sets.length} labelled pair sets from ${llmbar}: ${sets.reduce((n, s) => n + s.items, 0)} items, judges ${[...new Set(sets.flatMap((s) => s.judges))].join(', ')}`);
+        print(
+          `imported ${sets.length} labelled pair sets from ${llmbar}: ${sets.reduce((n, s) => n + s.items, 0)} items, judges ${[...new Set(sets.flatMap((s) => s.judges))].join(', ')}`,
+        );
       }
     } catch (e) {
       await store.close();
       if (!existed) for (const f of [args.db, `${args.db}-wal`, `${args.db}-shm`]) rmSync(f, { force: true });
       throw e;
     }
-    await listen(store, int(args.port, 'port')!, args.host, oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const));
+    await listen(
+      store,
+      int(args.port, 'port')!,
+      args.host,
+      oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const),
+    );
   },
 });

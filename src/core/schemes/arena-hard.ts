@@ -31,8 +31,12 @@ const LABELS: Record<string, { verdict: PositionVerdict; strong: boolean; label:
 export function parseArenaHard(reply: string): SchemeReading {
   let last: string | undefined;
   for (const m of reply.toUpperCase().matchAll(/\[\[([AB<>=]+)\]\]/g)) last = m[1];
-  if (last === undefined) return unreadable('no verdict label ([[A>>B]], [[A>B]], [[A=B]], [[B>A]] or [[B>>A]]) in the reply');
+  if (last === undefined)
+    return unreadable('no verdict label ([[A>>B]], [[A>B]], [[A=B]], [[B>A]] or [[B>>A]]) in the reply');
   const l = LABELS[last];
-  if (!l) return unreadable(`the last label ${quote(`[[${last}]]`)} is not one of [[A>>B]], [[A>B]], [[A=B]], [[B>A]], [[B>>A]]`);
+  if (!l)
+    return unreadable(
+      `the last label ${quote(`[[${last}]]`)} is not one of [[A>>B]], [[A>B]], [[A=B]], [[B>A]], [[B>>A]]`,
+    );
   return { verdict: l.verdict, label: l.label, strong: l.strong };
 }

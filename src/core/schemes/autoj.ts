@@ -18,7 +18,10 @@ export function parseAutoJ(reply: string): SchemeReading {
   if (pos < 0) return unreadable('no "final decision is ..." in the reply');
   const rest = reply.slice(pos + MARK.length).trim();
   const m = /^(response 1|response 2|tie)(?![0-9])/i.exec(rest);
-  if (!m) return unreadable(`"final decision is" is followed by ${quote(rest, 40)}, not Response 1, Response 2 or Tie`);
+  if (!m)
+    return unreadable(
+      `"final decision is" is followed by ${quote(rest, 40)}, not Response 1, Response 2 or Tie`,
+    );
   const said = m[1]!.toLowerCase();
   return { verdict: said === 'response 1' ? 'A' : said === 'response 2' ? 'B' : 'tie', label: m[1]! };
 }

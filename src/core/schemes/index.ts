@@ -25,12 +25,43 @@ export interface OutputFormat {
 }
 
 export const OUTPUT_FORMATS: Record<string, OutputFormat> = {
-  judgelm: { name: 'judgelm', version: 'judgelm@1', source: 'github.com/baaivision/JudgeLM judgelm/llm_judge/common.py (parse_score)', parse: parseJudgeLM },
-  pandalm: { name: 'pandalm', version: 'pandalm@1', source: 'github.com/WeOpenML/PandaLM pandalm/utils/pandalm_inference.py (parse_pandalm_response)', parse: parsePandaLM },
-  autoj: { name: 'autoj', version: 'autoj@1', source: 'github.com/GAIR-NLP/auto-j codes/usage/example.py (extract_pariwise_result)', parse: parseAutoJ },
-  'prometheus-relative': { name: 'prometheus-relative', version: 'prometheus-relative@1', source: 'github.com/prometheus-eval/prometheus-eval libs/prometheus-eval/prometheus_eval/parser.py', parse: parsePrometheusRelative },
-  llmbar: { name: 'llmbar', version: 'llmbar@1', source: 'github.com/princeton-nlp/LLMBar LLMEvaluator/evaluators (Output (a)/(b)), made strict: naming both is an error', parse: parseLlmbar },
-  'arena-hard': { name: 'arena-hard', version: 'arena-hard@1', source: 'github.com/lmarena/arena-hard-auto gen_judgment.py (get_score), show_result.py', parse: parseArenaHard },
+  judgelm: {
+    name: 'judgelm',
+    version: 'judgelm@1',
+    source: 'github.com/baaivision/JudgeLM judgelm/llm_judge/common.py (parse_score)',
+    parse: parseJudgeLM,
+  },
+  pandalm: {
+    name: 'pandalm',
+    version: 'pandalm@1',
+    source: 'github.com/WeOpenML/PandaLM pandalm/utils/pandalm_inference.py (parse_pandalm_response)',
+    parse: parsePandaLM,
+  },
+  autoj: {
+    name: 'autoj',
+    version: 'autoj@1',
+    source: 'github.com/GAIR-NLP/auto-j codes/usage/example.py (extract_pariwise_result)',
+    parse: parseAutoJ,
+  },
+  'prometheus-relative': {
+    name: 'prometheus-relative',
+    version: 'prometheus-relative@1',
+    source: 'github.com/prometheus-eval/prometheus-eval libs/prometheus-eval/prometheus_eval/parser.py',
+    parse: parsePrometheusRelative,
+  },
+  llmbar: {
+    name: 'llmbar',
+    version: 'llmbar@1',
+    source:
+      'github.com/princeton-nlp/LLMBar LLMEvaluator/evaluators (Output (a)/(b)), made strict: naming both is an error',
+    parse: parseLlmbar,
+  },
+  'arena-hard': {
+    name: 'arena-hard',
+    version: 'arena-hard@1',
+    source: 'github.com/lmarena/arena-hard-auto gen_judgment.py (get_score), show_result.py',
+    parse: parseArenaHard,
+  },
 };
 
 /**
@@ -38,11 +69,46 @@ export const OUTPUT_FORMATS: Record<string, OutputFormat> = {
  * A judge without a reference-based or multi-turn template uses its plain one for those games.
  */
 export const SCHEME_PROMPT_SETS: Record<string, { pairwise: PromptSet }> = {
-  judgelm: { pairwise: { default: 'judgelm-pair-v1', ref: 'judgelm-pair-ref-v1', defaultMultiTurn: 'judgelm-pair-v1-multi-turn', refMultiTurn: 'judgelm-pair-ref-v1-multi-turn' } },
-  pandalm: { pairwise: { default: 'pandalm-pair-v1', ref: 'pandalm-pair-v1', defaultMultiTurn: 'pandalm-pair-v1-multi-turn', refMultiTurn: 'pandalm-pair-v1-multi-turn' } },
-  autoj: { pairwise: { default: 'autoj-pair-v1', ref: 'autoj-pair-v1', defaultMultiTurn: 'autoj-pair-v1-multi-turn', refMultiTurn: 'autoj-pair-v1-multi-turn' } },
-  prometheus: { pairwise: { default: 'prometheus-rel-v1', ref: 'prometheus-rel-ref-v1', defaultMultiTurn: 'prometheus-rel-v1-multi-turn', refMultiTurn: 'prometheus-rel-ref-v1-multi-turn' } },
-  'arena-hard': { pairwise: { default: 'arena-hard-v1', ref: 'arena-hard-ref-v1', defaultMultiTurn: 'arena-hard-v1-multi-turn', refMultiTurn: 'arena-hard-ref-v1-multi-turn' } },
+  judgelm: {
+    pairwise: {
+      default: 'judgelm-pair-v1',
+      ref: 'judgelm-pair-ref-v1',
+      defaultMultiTurn: 'judgelm-pair-v1-multi-turn',
+      refMultiTurn: 'judgelm-pair-ref-v1-multi-turn',
+    },
+  },
+  pandalm: {
+    pairwise: {
+      default: 'pandalm-pair-v1',
+      ref: 'pandalm-pair-v1',
+      defaultMultiTurn: 'pandalm-pair-v1-multi-turn',
+      refMultiTurn: 'pandalm-pair-v1-multi-turn',
+    },
+  },
+  autoj: {
+    pairwise: {
+      default: 'autoj-pair-v1',
+      ref: 'autoj-pair-v1',
+      defaultMultiTurn: 'autoj-pair-v1-multi-turn',
+      refMultiTurn: 'autoj-pair-v1-multi-turn',
+    },
+  },
+  prometheus: {
+    pairwise: {
+      default: 'prometheus-rel-v1',
+      ref: 'prometheus-rel-ref-v1',
+      defaultMultiTurn: 'prometheus-rel-v1-multi-turn',
+      refMultiTurn: 'prometheus-rel-ref-v1-multi-turn',
+    },
+  },
+  'arena-hard': {
+    pairwise: {
+      default: 'arena-hard-v1',
+      ref: 'arena-hard-ref-v1',
+      defaultMultiTurn: 'arena-hard-v1-multi-turn',
+      refMultiTurn: 'arena-hard-ref-v1-multi-turn',
+    },
+  },
 };
 
 /** Prompt schemes defined in code rather than in a prompts file (imported into a database when missing). */
@@ -50,15 +116,28 @@ export const CODE_SCHEMES: PromptScheme[] = [LLMBAR_VANILLA];
 
 /** Their prompt sets: LLMBar's plain prompt is single-turn and pairwise only. */
 export const CODE_PROMPT_SETS: Record<string, { pairwise: PromptSet }> = {
-  llmbar: { pairwise: { default: LLMBAR_VANILLA.name, ref: LLMBAR_VANILLA.name, defaultMultiTurn: LLMBAR_VANILLA.name, refMultiTurn: LLMBAR_VANILLA.name } },
+  llmbar: {
+    pairwise: {
+      default: LLMBAR_VANILLA.name,
+      ref: LLMBAR_VANILLA.name,
+      defaultMultiTurn: LLMBAR_VANILLA.name,
+      refMultiTurn: LLMBAR_VANILLA.name,
+    },
+  },
 };
 
 /** Every prompt name of the sets above (they ship in questions/judge_schemes.jsonl). */
-export const SCHEME_PROMPT_NAMES: ReadonlySet<string> = new Set(Object.values(SCHEME_PROMPT_SETS).flatMap((s) => Object.values(s.pairwise)));
+export const SCHEME_PROMPT_NAMES: ReadonlySet<string> = new Set(
+  Object.values(SCHEME_PROMPT_SETS).flatMap((s) => Object.values(s.pairwise)),
+);
 
 /** The scheme-specific parser of a prompt's output format, or undefined for `[[A]]` / `[[rating]]`. */
 export function outputFormatOf(format: string | undefined): OutputFormat | undefined {
-  return format === undefined ? undefined : Object.hasOwn(OUTPUT_FORMATS, format) ? OUTPUT_FORMATS[format] : undefined;
+  return format === undefined
+    ? undefined
+    : Object.hasOwn(OUTPUT_FORMATS, format)
+      ? OUTPUT_FORMATS[format]
+      : undefined;
 }
 
 /** The format whose parser wrote a stored parser version ("judgelm@1" -> judgelm), or undefined. */
@@ -71,7 +150,12 @@ export function outputFormatOfVersion(version: string): OutputFormat | undefined
  * by that format's parser (the `mode` of the [[A]] parsers does not apply to it); `[[A]]` schemes by
  * `parseGameVerdict` in `mode`. Returns the verdict about the match's models and the parser version to store.
  */
-export function readPairGame(scheme: Pick<PromptScheme, 'outputFormat'> | undefined, reply: string, order: Order, mode: ParserMode): { verdict: Verdict; parser: string; reading?: SchemeReading } {
+export function readPairGame(
+  scheme: Pick<PromptScheme, 'outputFormat'> | undefined,
+  reply: string,
+  order: Order,
+  mode: ParserMode,
+): { verdict: Verdict; parser: string; reading?: SchemeReading } {
   const f = outputFormatOf(scheme?.outputFormat);
   if (!f) return { verdict: parseGameVerdict(reply, order, mode), parser: PARSER_VERSIONS[mode] };
   const reading = f.parse(reply);

@@ -18,7 +18,8 @@ export function parseJudgeLM(reply: string): SchemeReading {
   const parts = first.replace(/,/g, ' ').trim().split(/\s+/);
   if (parts.length !== 2) return unreadable(`the first line ${quote(first)} is not two scores ("8 7")`);
   const scores = parts.map((p) => (/^\d+(?:\.\d+)?$/.test(p) ? Number(p) : Number.NaN));
-  if (scores.some((s) => !(s >= 1 && s <= 10))) return unreadable(`the first line ${quote(first)} is not two scores from 1 to 10`);
+  if (scores.some((s) => !(s >= 1 && s <= 10)))
+    return unreadable(`the first line ${quote(first)} is not two scores from 1 to 10`);
   const [a, b] = scores as [number, number];
   const label = `${parts[0]} ${parts[1]}`;
   return { verdict: a > b ? 'A' : b > a ? 'B' : 'tie', label };

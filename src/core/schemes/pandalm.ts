@@ -16,5 +16,9 @@ export function parsePandaLM(reply: string): SchemeReading {
   if (first === '1') return { verdict: 'A', label: '1' };
   if (first === '2') return { verdict: 'B', label: '2' };
   if (first.toLowerCase() === 'tie') return { verdict: 'tie', label: first };
-  return unreadable(first ? `the first line ${quote(first)} is not "1", "2" or "Tie"` : 'the reply is empty: PandaLM writes "1", "2" or "Tie" on its first line');
+  return unreadable(
+    first
+      ? `the first line ${quote(first)} is not "1", "2" or "Tie"`
+      : 'the reply is empty: PandaLM writes "1", "2" or "Tie" on its first line',
+  );
 }

@@ -49,7 +49,11 @@ export function arenaHardBattles(games: Iterable<WeightedGame>, weight = ARENA_H
  * ties here: each game counts as it is). winRateAdjusted = (win + tie/2) / (win + loss + tie) is
  * Arena-Hard's score (the mean battle score). Filters as in pairwiseStandings.
  */
-export function weightedStandings(games: Iterable<WeightedGame>, opts: StandingsOptions = {}, weight = ARENA_HARD_WEIGHT): Standing[] {
+export function weightedStandings(
+  games: Iterable<WeightedGame>,
+  opts: StandingsOptions = {},
+  weight = ARENA_HARD_WEIGHT,
+): Standing[] {
   return tallyStandings(matches(games), opts, (m, r1, r2) => {
     if (m.ab.verdict === 'error' || m.ba.verdict === 'error') {
       r1.error++;

@@ -61,7 +61,8 @@ export function agreement(votes1: Iterable<Vote>, votes2: Iterable<Vote> | 'same
       };
       for (const it of items.values()) {
         if (same) {
-          for (let i = 0; i < it.j1.length; i++) for (let j = i + 1; j < it.j1.length; j++) compare(it.j1[i]!, it.j1[j]!);
+          for (let i = 0; i < it.j1.length; i++)
+            for (let j = i + 1; j < it.j1.length; j++) compare(it.j1[i]!, it.j1[j]!);
         } else {
           for (const x of it.j1) for (const y of it.j2) compare(x, y);
         }

@@ -2,7 +2,14 @@
 // "agreement with confidence" and pair-rank Brier score; Spearman and Kendall correlation of the
 // ratings), all from one paired question-level bootstrap: each round draws the questions once and
 // refits Bradley–Terry for the judge and for the reference on the same draw. Pure.
-import { battleTable, drawClusterCounts, percentileInterval, type BattleTable, type ClusteredBattle, type Interval } from './bootstrap.ts';
+import {
+  battleTable,
+  drawClusterCounts,
+  percentileInterval,
+  type BattleTable,
+  type ClusteredBattle,
+  type Interval,
+} from './bootstrap.ts';
 import { seededRng } from './random.ts';
 import { bradleyTerryFactor, fitBradleyTerry, type CollapsedBattles } from '../ratings.ts';
 
@@ -39,7 +46,15 @@ export function healthClusters(judge: ClusteredBattle[], reference: ClusteredBat
   const all = new Set<string | number>();
   for (const b of judge) all.add(b.cluster);
   for (const b of reference) all.add(b.cluster);
-  return [...all].sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+  return [...all].sort((a, b) =>
+    typeof a === 'number' && typeof b === 'number'
+      ? a - b
+      : String(a) < String(b)
+        ? -1
+        : String(a) > String(b)
+          ? 1
+          : 0,
+  );
 }
 
 /** The cluster multiplicities of every round (seeded): exported so a reference computation can use the same draws. */
@@ -75,7 +90,7 @@ function resampledRatings(t: BattleTable, draws: Float64Array[], full: Float64Ar
 function ranks(x: ArrayLike<number>): Float64Array {
   const idx = Array.from({ length: x.length }, (_, k) => k).sort((a, b) => x[a]! - x[b]!);
   const r = new Float64Array(x.length);
-  for (let k = 0; k < idx.length; ) {
+  for (let k = 0; k < idx.length;) {
     let e = k;
     while (e + 1 < idx.length && x[idx[e + 1]!] === x[idx[k]!]) e++;
     for (let q = k; q <= e; q++) r[idx[q]!] = (k + e) / 2 + 1;
@@ -148,7 +163,13 @@ export interface HealthOptions {
  * Brier: for each pair the judge's probability that i ranks above j (its share of bootstrap rounds)
  * against the reference's order (1, 0, or 1/2 for equal ratings), squared error averaged over pairs.
  */
-export function benchmarkHealth(judge: string, jb: ClusteredBattle[], reference: string, rb: ClusteredBattle[], o: HealthOptions = {}): HealthRow {
+export function benchmarkHealth(
+  judge: string,
+  jb: ClusteredBattle[],
+  reference: string,
+  rb: ClusteredBattle[],
+  o: HealthOptions = {},
+): HealthRow {
   const level = o.level ?? 0.95;
   const seed = o.seed ?? 1;
   const modelsOf = (bs: ClusteredBattle[]) => new Set(bs.flatMap((b) => [b.a, b.b]));
@@ -159,7 +180,22 @@ export function benchmarkHealth(judge: string, jb: ClusteredBattle[], reference:
   const clusters = healthClusters(jb, rb);
   const draws = o.draws ?? healthDraws(clusters.length, o.rounds ?? 1000, seed);
   const rounds = draws.length;
-  const empty = { judge, reference, models, pairs, separated: 0, separability: null, agreementWithConfidence: null, brier: null, spearman: { value: null, lo: NaN, hi: NaN }, kendall: { value: null, lo: NaN, hi: NaN }, referenceSeparability: null, level, rounds, seed };
+  const empty = {
+    judge,
+    reference,
+    models,
+    pairs,
+    separated: 0,
+    separability: null,
+    agreementWithConfidence: null,
+    brier: null,
+    spearman: { value: null, lo: NaN, hi: NaN },
+    kendall: { value: null, lo: NaN, hi: NaN },
+    referenceSeparability: null,
+    level,
+    rounds,
+    seed,
+  };
   if (n < 2) return empty;
   const tj = battleTable(jb, { models, clusters });
   const tr = battleTable(rb, { models, clusters });
@@ -167,7 +203,13 @@ export function benchmarkHealth(judge: string, jb: ClusteredBattle[], reference:
   const fr = fitBradleyTerry(tr.pairs);
   const sj = resampledRatings(tj, draws, fj);
   const sr = resampledRatings(tr, draws, fr);
-  const intervals = (s: Float64Array[]) => models.map((_, k) => percentileInterval(s.map((r) => r[k]!), level));
+  const intervals = (s: Float64Array[]) =>
+    models.map((_, k) =>
+      percentileInterval(
+        s.map((r) => r[k]!),
+        level,
+      ),
+    );
   const ij = intervals(sj);
   const ir = intervals(sr);
   const apart = (iv: Interval[], a: number, b: number) => iv[a]!.lo > iv[b]!.hi || iv[b]!.lo > iv[a]!.hi;

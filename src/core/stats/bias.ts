@@ -52,7 +52,10 @@ export function pickedPosition(order: Order, verdict: Verdict): PositionVerdict 
   return toPosition(verdict, order);
 }
 
-function groupKey(g: { model1: string; model2: string; category: string; turn: number }, by: BiasDimension[]) {
+function groupKey(
+  g: { model1: string; model2: string; category: string; turn: number },
+  by: BiasDimension[],
+) {
   return {
     pair: by.includes('pair') ? `${g.model1} vs ${g.model2}` : '*',
     category: by.includes('category') ? g.category : '*',
@@ -66,7 +69,11 @@ function groupKey(g: { model1: string; model2: string; category: string; turn: n
  * stats/slot.ts (lowest sample index, then the latest), as outcomes do. Per-order win rates get
  * question-bootstrap percentile intervals (`o`: rounds, level, seed).
  */
-export function positionBias(games: Iterable<BiasGame>, by: BiasDimension[] = ['pair'], o: BootstrapOptions = {}): BiasRow[] {
+export function positionBias(
+  games: Iterable<BiasGame>,
+  by: BiasDimension[] = ['pair'],
+  o: BootstrapOptions = {},
+): BiasRow[] {
   const level = o.level ?? DEFAULT_LEVEL;
   const rows = new Map<string, { row: BiasRow; t: Tally }>();
   const matches = new Map<string, { r: { row: BiasRow; t: Tally }; ab?: BiasGame; ba?: BiasGame }>();
@@ -75,8 +82,41 @@ export function positionBias(games: Iterable<BiasGame>, by: BiasDimension[] = ['
     const key = `${k.pair}\u0000${k.category}\u0000${k.turn}`;
     let r = rows.get(key);
     if (!r) {
-      const row: BiasRow = { ...k, games: 0, errors: 0, winFirst: null, winSecond: null, winFirstLo: null, winFirstHi: null, winSecondLo: null, winSecondHi: null, level, positionA: null, matches: 0, conflict: null, favoursFirst: 0, favoursSecond: 0, withTie: 0, signTestP: null };
-      rows.set(key, (r = { row, t: { nFirst: 0, wFirst: 0, nSecond: 0, wSecond: 0, decisive: 0, a: 0, conflicts: 0, perQuestion: new Map() } }));
+      const row: BiasRow = {
+        ...k,
+        games: 0,
+        errors: 0,
+        winFirst: null,
+        winSecond: null,
+        winFirstLo: null,
+        winFirstHi: null,
+        winSecondLo: null,
+        winSecondHi: null,
+        level,
+        positionA: null,
+        matches: 0,
+        conflict: null,
+        favoursFirst: 0,
+        favoursSecond: 0,
+        withTie: 0,
+        signTestP: null,
+      };
+      rows.set(
+        key,
+        (r = {
+          row,
+          t: {
+            nFirst: 0,
+            wFirst: 0,
+            nSecond: 0,
+            wSecond: 0,
+            decisive: 0,
+            a: 0,
+            conflicts: 0,
+            perQuestion: new Map(),
+          },
+        }),
+      );
     }
     const { row, t } = r;
     row.games++;
@@ -132,7 +172,11 @@ export function positionBias(games: Iterable<BiasGame>, by: BiasDimension[] = ['
         });
         return den ? num / den : NaN;
       };
-      const [f, s] = columnIntervals(clusterBootstrap(per.length, (w) => [rate(w, 0, 1), rate(w, 2, 3)], o), 2, level);
+      const [f, s] = columnIntervals(
+        clusterBootstrap(per.length, (w) => [rate(w, 0, 1), rate(w, 2, 3)], o),
+        2,
+        level,
+      );
       if (row.winFirst !== null) [row.winFirstLo, row.winFirstHi] = [f!.lo, f!.hi];
       if (row.winSecond !== null) [row.winSecondLo, row.winSecondHi] = [s!.lo, s!.hi];
     }
@@ -169,7 +213,10 @@ export interface ConflictRow {
  * The conflict rate from recorded combined outcomes (the MT-Bench release's gpt4_pair split has no
  * per-order games, only model_a / model_b / tie / inconsistent), so per-order win rates are not known.
  */
-export function conflictFromOutcomes(outcomes: Iterable<MatchOutcome & { category: string }>, by: BiasDimension[] = []): ConflictRow[] {
+export function conflictFromOutcomes(
+  outcomes: Iterable<MatchOutcome & { category: string }>,
+  by: BiasDimension[] = [],
+): ConflictRow[] {
   const rows = new Map<string, ConflictRow>();
   for (const o of outcomes) {
     if (o.outcome === 'error') continue;
@@ -187,5 +234,19 @@ export function conflictFromOutcomes(outcomes: Iterable<MatchOutcome & { categor
 }
 
 function sortRows<T extends { pair: string; category: string; turn: number | '*' }>(rows: T[]): T[] {
-  return rows.sort((a, b) => (a.pair < b.pair ? -1 : a.pair > b.pair ? 1 : a.category < b.category ? -1 : a.category > b.category ? 1 : String(a.turn) < String(b.turn) ? -1 : String(a.turn) > String(b.turn) ? 1 : 0));
+  return rows.sort((a, b) =>
+    a.pair < b.pair
+      ? -1
+      : a.pair > b.pair
+        ? 1
+        : a.category < b.category
+          ? -1
+          : a.category > b.category
+            ? 1
+            : String(a.turn) < String(b.turn)
+              ? -1
+              : String(a.turn) > String(b.turn)
+                ? 1
+                : 0,
+  );
 }

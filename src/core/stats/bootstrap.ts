@@ -2,7 +2,12 @@
 import { multinomial, randInt, seededRng, type Rng } from './random.ts';
 import { bradleyTerryFactor, fitBradleyTerry, INIT, type Battle, type CollapsedBattles } from '../ratings.ts';
 import { estimability, withPrior, type Estimability } from './separation.ts';
-import { battlesPerModel, rankAnnotations, sampleCovariance, type PreliminaryRule } from './rank-intervals.ts';
+import {
+  battlesPerModel,
+  rankAnnotations,
+  sampleCovariance,
+  type PreliminaryRule,
+} from './rank-intervals.ts';
 
 export const DEFAULT_LEVEL = 0.95;
 export const DEFAULT_ROUNDS = 1000;
@@ -25,7 +30,9 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
 
 /** Percentile interval at `level` (0.95: the 2.5% and 97.5% quantiles). NaN samples are dropped. */
 export function percentileInterval(samples: ArrayLike<number>, level = DEFAULT_LEVEL): Interval {
-  const s = Float64Array.from(samples).filter((x) => !Number.isNaN(x)).sort();
+  const s = Float64Array.from(samples)
+    .filter((x) => !Number.isNaN(x))
+    .sort();
   return { lo: quantileSorted(s, (1 - level) / 2), hi: quantileSorted(s, 1 - (1 - level) / 2) };
 }
 
@@ -46,11 +53,16 @@ export interface BootstrapOptions {
  * Cluster bootstrap of any statistic: each round draws the clusters (questions) with replacement and
  * hands `stat` the multiplicity of every cluster. Returns the statistic per round (a row per round).
  */
-export function clusterBootstrap(nClusters: number, stat: (counts: Float64Array) => ArrayLike<number>, o: BootstrapOptions = {}): Float64Array[] {
+export function clusterBootstrap(
+  nClusters: number,
+  stat: (counts: Float64Array) => ArrayLike<number>,
+  o: BootstrapOptions = {},
+): Float64Array[] {
   const rng = seededRng(o.seed ?? DEFAULT_SEED);
   const counts = new Float64Array(nClusters);
   const out: Float64Array[] = [];
-  for (let b = 0; b < (o.rounds ?? DEFAULT_ROUNDS); b++) out.push(Float64Array.from(stat(drawClusterCounts(rng, nClusters, counts))));
+  for (let b = 0; b < (o.rounds ?? DEFAULT_ROUNDS); b++)
+    out.push(Float64Array.from(stat(drawClusterCounts(rng, nClusters, counts))));
   return out;
 }
 
@@ -95,7 +107,10 @@ export interface BattleTable {
  * over exactly those models (a battle of another model, or of a model with itself, is left out) and has an entry
  * list for every given cluster, in the given order (so two tables drawn with one set of cluster draws line up).
  */
-export function battleTable(battles: Iterable<ClusteredBattle | Battle>, fixed?: { models: readonly string[]; clusters?: readonly (string | number)[] }): BattleTable {
+export function battleTable(
+  battles: Iterable<ClusteredBattle | Battle>,
+  fixed?: { models: readonly string[]; clusters?: readonly (string | number)[] },
+): BattleTable {
   const index = new Map<string, number>(fixed?.models.map((m, k) => [m, k]));
   const idx = (m: string) => {
     let k = index.get(m);
@@ -109,7 +124,10 @@ export function battleTable(battles: Iterable<ClusteredBattle | Battle>, fixed?:
   const pi: number[] = [];
   const pj: number[] = [];
   const clusterIndex = new Map<string | number, number>(fixed?.clusters?.map((c, k) => [c, k]));
-  const entries: Map<number, { w: number; s: number }>[] = Array.from({ length: clusterIndex.size }, () => new Map());
+  const entries: Map<number, { w: number; s: number }>[] = Array.from(
+    { length: clusterIndex.size },
+    () => new Map(),
+  );
   const cells = new Map<number, number>();
   let n = 0;
   for (const bt of battles) {
@@ -145,7 +163,13 @@ export function battleTable(battles: Iterable<ClusteredBattle | Battle>, fixed?:
     n++;
   }
   const np = pi.length;
-  const pairs: CollapsedBattles = { models: [...index.keys()], i: Int32Array.from(pi), j: Int32Array.from(pj), w: new Float64Array(np), s: new Float64Array(np) };
+  const pairs: CollapsedBattles = {
+    models: [...index.keys()],
+    i: Int32Array.from(pi),
+    j: Int32Array.from(pj),
+    w: new Float64Array(np),
+    s: new Float64Array(np),
+  };
   let total = 0;
   for (const m of entries) total += m.size;
   const t: BattleTable = {
@@ -252,7 +276,9 @@ export function comparisonGroups(c: CollapsedBattles): string[][] {
     const r = find(k);
     groups.set(r, [...(groups.get(r) ?? []), m]);
   });
-  return [...groups.values()].map((g) => g.sort()).sort((a, b) => b.length - a.length || (a[0]! < b[0]! ? -1 : 1));
+  return [...groups.values()]
+    .map((g) => g.sort())
+    .sort((a, b) => b.length - a.length || (a[0]! < b[0]! ? -1 : 1));
 }
 
 /** The full-data fit with separated models handled: their entries are +Infinity (above the rest), -Infinity (below) or NaN. */
@@ -310,7 +336,12 @@ function anchorStatus(status: Estimability[], anchor?: ArrayLike<boolean>): bool
  * Shift the 'ok' entries so that the mean over the centring set (`centre`: default the 'ok' ones) equals
  * the mean of `target` over the same models.
  */
-function recentre(r: Float64Array, status: Estimability[] | boolean[], target: (k: number) => number, centre?: boolean[]): void {
+function recentre(
+  r: Float64Array,
+  status: Estimability[] | boolean[],
+  target: (k: number) => number,
+  centre?: boolean[],
+): void {
   const isOk = (k: number) => (typeof status[k] === 'boolean' ? (status[k] as boolean) : status[k] === 'ok');
   const inCentre = (k: number) => isOk(k) && (centre ? centre[k]! : true);
   let mean = 0;
@@ -336,15 +367,18 @@ export function tableRecords(t: BattleTable): { wins: number; losses: number; ti
     const j = t.pairs.j[p]!;
     const n = t.cellCount[k]!;
     const sc = t.cellScore[k]!;
-    if (sc === 1) (r[i]!.wins += n), (r[j]!.losses += n);
-    else if (sc === 0) (r[j]!.wins += n), (r[i]!.losses += n);
-    else (r[i]!.ties += n), (r[j]!.ties += n);
+    if (sc === 1) ((r[i]!.wins += n), (r[j]!.losses += n));
+    else if (sc === 0) ((r[j]!.wins += n), (r[i]!.losses += n));
+    else ((r[i]!.ties += n), (r[j]!.ties += n));
   }
   return r;
 }
 
 /** Why a model has no finite rating, e.g. "not estimable: 10 wins, 0 losses". */
-export function separationNote(st: Estimability, rec: { wins: number; losses: number; ties: number }): string {
+export function separationNote(
+  st: Estimability,
+  rec: { wins: number; losses: number; ties: number },
+): string {
   const record = `${rec.wins} wins, ${rec.losses} losses${rec.ties ? `, ${rec.ties} ties` : ''}`;
   const why =
     st === 'above'
@@ -380,7 +414,10 @@ export function questionsPerModel(t: BattleTable): number[] {
  * absent from a round has no value in it. A model seen on fewer than `minQuestions` questions gets no
  * interval. `prior`: tie pseudo-games per pair that met (0: none).
  */
-export function bootstrapBradleyTerry(t: BattleTable, o: BootstrapOptions & PreliminaryRule & { unit?: ResampleUnit; prior?: number; minQuestions?: number } = {}): BootstrapRatings {
+export function bootstrapBradleyTerry(
+  t: BattleTable,
+  o: BootstrapOptions & PreliminaryRule & { unit?: ResampleUnit; prior?: number; minQuestions?: number } = {},
+): BootstrapRatings {
   const unit = o.unit ?? 'question';
   const rounds = o.rounds ?? DEFAULT_ROUNDS;
   const level = o.level ?? DEFAULT_LEVEL;
@@ -391,15 +428,37 @@ export function bootstrapBradleyTerry(t: BattleTable, o: BootstrapOptions & Prel
   // ratings are centred on the models seen on enough questions: a sparse model's noise never shifts the others
   const anchor = questions?.map((q) => q >= minQuestions);
   const fit = fitEstimable(t.pairs, prior, anchor);
-  const stats = { separatedRounds: 0, separated: new Float64Array(t.pairs.models.length), missing: new Float64Array(t.pairs.models.length) };
-  const samples = bootstrapRatingSamples(t, { unit, rounds, seed, fit, prior, stats, ...(anchor ? { anchor } : {}) });
+  const stats = {
+    separatedRounds: 0,
+    separated: new Float64Array(t.pairs.models.length),
+    missing: new Float64Array(t.pairs.models.length),
+  };
+  const samples = bootstrapRatingSamples(t, {
+    unit,
+    rounds,
+    seed,
+    fit,
+    prior,
+    stats,
+    ...(anchor ? { anchor } : {}),
+  });
   const n = t.pairs.models.length;
   const iv = columnIntervals(samples, n, level);
   const recs = tableRecords(t);
   const battles = battlesPerModel(n, t.pairs.i, t.pairs.j, t.pairs.w);
   const rows: RatingWithInterval[] = t.pairs.models.map((model, k) => {
     const st = fit.status[k]!;
-    const row: RatingWithInterval = { model, rating: st === 'ok' ? fit.ratings[k]! : null, lo: null, hi: null, rank: 0, rankBest: 1, rankWorst: n, battles: battles[k]!, preliminary: true };
+    const row: RatingWithInterval = {
+      model,
+      rating: st === 'ok' ? fit.ratings[k]! : null,
+      lo: null,
+      hi: null,
+      rank: 0,
+      rankBest: 1,
+      rankWorst: n,
+      battles: battles[k]!,
+      preliminary: true,
+    };
     if (questions) row.questions = questions[k]!;
     if (stats.separated[k]) row.separatedRounds = stats.separated[k]!;
     if (stats.missing[k]) row.missingRounds = stats.missing[k]!;
@@ -415,14 +474,30 @@ export function bootstrapBradleyTerry(t: BattleTable, o: BootstrapOptions & Prel
     const { lo, hi } = iv[k]!;
     row.lo = Number.isFinite(lo) ? lo : null;
     row.hi = Number.isFinite(hi) ? hi : null;
-    if (row.lo === null || row.hi === null) row.note = `interval unbounded ${row.hi === null ? 'above' : 'below'}: separated in ${stats.separated[k]} of ${rounds} rounds`;
+    if (row.lo === null || row.hi === null)
+      row.note = `interval unbounded ${row.hi === null ? 'above' : 'below'}: separated in ${stats.separated[k]} of ${rounds} rounds`;
     return row;
   });
   setRankUB(rows, fit.status);
   const clusters = unit === 'question' ? t.clusters.length : t.battles;
-  annotateRanks(rows, (est) => sampleCovariance(samples.map((row) => Float64Array.from(est, (k) => row[k]!)), est.length, clusters), fit.status, battles, level, { ...o, seed, clusters });
-  const key = (r: RatingWithInterval, k: number) => r.rating ?? (fit.status[k] === 'above' ? Infinity : -Infinity);
-  const order = rows.map((r, k) => ({ r, v: key(r, k) })).sort((a, b) => b.v - a.v || (a.r.model < b.r.model ? -1 : 1));
+  annotateRanks(
+    rows,
+    (est) =>
+      sampleCovariance(
+        samples.map((row) => Float64Array.from(est, (k) => row[k]!)),
+        est.length,
+        clusters,
+      ),
+    fit.status,
+    battles,
+    level,
+    { ...o, seed, clusters },
+  );
+  const key = (r: RatingWithInterval, k: number) =>
+    r.rating ?? (fit.status[k] === 'above' ? Infinity : -Infinity);
+  const order = rows
+    .map((r, k) => ({ r, v: key(r, k) }))
+    .sort((a, b) => b.v - a.v || (a.r.model < b.r.model ? -1 : 1));
   const groups = comparisonGroups(t.pairs);
   return {
     unit,
@@ -445,7 +520,12 @@ export function bootstrapBradleyTerry(t: BattleTable, o: BootstrapOptions & Prel
  */
 export function setRankUB(rows: RatingWithInterval[], status: readonly string[]): void {
   const above = status.filter((st) => st === 'above').length;
-  const ranks = ranksFromIntervals(rows.map((r, k) => ({ lo: r.lo ?? (status[k] === 'above' ? Infinity : -Infinity), hi: r.hi ?? (status[k] === 'below' ? -Infinity : Infinity) })));
+  const ranks = ranksFromIntervals(
+    rows.map((r, k) => ({
+      lo: r.lo ?? (status[k] === 'above' ? Infinity : -Infinity),
+      hi: r.hi ?? (status[k] === 'below' ? -Infinity : Infinity),
+    })),
+  );
   rows.forEach((r, k) => (r.rank = status[k] === 'above' ? ranks[k]! : Math.max(ranks[k]!, above + 1)));
 }
 
@@ -456,20 +536,41 @@ export function setRankUB(rows: RatingWithInterval[], status: readonly string[])
  * below among the last, a sparse one anywhere between. Estimated models are shifted down by the models
  * separated above, and their worst rank by the sparse ones too. Rows are in the table's model order.
  */
-export function annotateRanks(rows: RatingWithInterval[], covOf: (est: number[]) => Float64Array, status: readonly string[], battles: Float64Array, level: number, o: PreliminaryRule & { seed: number; clusters: number; draws?: number }): void {
+export function annotateRanks(
+  rows: RatingWithInterval[],
+  covOf: (est: number[]) => Float64Array,
+  status: readonly string[],
+  battles: Float64Array,
+  level: number,
+  o: PreliminaryRule & { seed: number; clusters: number; draws?: number },
+): void {
   const n = rows.length;
   const above = status.filter((st) => st === 'above').length;
   const below = status.filter((st) => st === 'below').length;
   const est = rows.flatMap((r, k) => (r.rating !== null && r.lo !== null && r.hi !== null ? [k] : []));
   const sparse = n - above - below - est.length;
   if (est.length) {
-    const ann = rankAnnotations(Float64Array.from(est, (k) => rows[k]!.rating!), covOf(est), est.map((k) => ({ lo: rows[k]!.lo!, hi: rows[k]!.hi! })), Float64Array.from(est, (k) => battles[k]!), level, { ...o, df: o.clusters - 1 });
-    est.forEach((k, e) => Object.assign(rows[k]!, { rankBest: ann[e]!.rankBest + above, rankWorst: ann[e]!.rankWorst + above + sparse, preliminary: ann[e]!.preliminary }));
+    const ann = rankAnnotations(
+      Float64Array.from(est, (k) => rows[k]!.rating!),
+      covOf(est),
+      est.map((k) => ({ lo: rows[k]!.lo!, hi: rows[k]!.hi! })),
+      Float64Array.from(est, (k) => battles[k]!),
+      level,
+      { ...o, df: o.clusters - 1 },
+    );
+    est.forEach((k, e) =>
+      Object.assign(rows[k]!, {
+        rankBest: ann[e]!.rankBest + above,
+        rankWorst: ann[e]!.rankWorst + above + sparse,
+        preliminary: ann[e]!.preliminary,
+      }),
+    );
   }
   rows.forEach((r, k) => {
     if (status[k] === 'above') Object.assign(r, { rankBest: 1, rankWorst: above });
     else if (status[k] === 'below') Object.assign(r, { rankBest: n - below + 1, rankWorst: n });
-    else if (status[k] === 'ok' && !est.includes(k)) Object.assign(r, { rankBest: above + 1, rankWorst: n - below });
+    else if (status[k] === 'ok' && !est.includes(k))
+      Object.assign(r, { rankBest: above + 1, rankWorst: n - below });
   });
 }
 
@@ -481,12 +582,23 @@ export function annotateRanks(rows: RatingWithInterval[], covOf: (est: number[])
  */
 export function bootstrapRatingSamples(
   t: BattleTable,
-  o: { unit: ResampleUnit; rounds: number; seed: number; init?: Float64Array; fit?: EstimableFit; prior?: number; tol?: number; anchor?: boolean[]; stats?: { separatedRounds: number; separated: Float64Array; missing: Float64Array } },
+  o: {
+    unit: ResampleUnit;
+    rounds: number;
+    seed: number;
+    init?: Float64Array;
+    fit?: EstimableFit;
+    prior?: number;
+    tol?: number;
+    anchor?: boolean[];
+    stats?: { separatedRounds: number; separated: Float64Array; missing: Float64Array };
+  },
 ): Float64Array[] {
   const rng = seededRng(o.seed);
   const prior = o.prior ?? 0;
   const fit = o.fit ?? fitEstimable(t.pairs, prior);
-  const init = o.init && !o.fit ? Float64Array.from(o.init, (x) => (Number.isFinite(x) ? x : INIT)) : fit.init;
+  const init =
+    o.init && !o.fit ? Float64Array.from(o.init, (x) => (Number.isFinite(x) ? x : INIT)) : fit.init;
   const nm = t.pairs.models.length;
   const okFull = Uint8Array.from(fit.status, (st) => (st === 'ok' ? 1 : 0));
   const allOk = okFull.every(Boolean);
@@ -501,7 +613,8 @@ export function bootstrapRatingSamples(
     round.w.fill(0);
     round.s.fill(0);
     if (o.unit === 'question') {
-      if (!nc) throw new Error('[bootstrap] question-level resampling needs battles tagged with their question');
+      if (!nc)
+        throw new Error('[bootstrap] question-level resampling needs battles tagged with their question');
       drawClusterCounts(rng, nc, counts);
       for (let c = 0; c < nc; c++) {
         const m = counts[c]!;
@@ -532,7 +645,8 @@ export function bootstrapRatingSamples(
     const rc = withPrior(round, prior);
     if (!allOk)
       for (let k = 0; k < np; k++)
-        if (!okFull[rc.i[k]!] || !okFull[rc.j[k]!] || !played[rc.i[k]!] || !played[rc.j[k]!]) (rc.w[k] = 0), (rc.s[k] = 0);
+        if (!okFull[rc.i[k]!] || !okFull[rc.j[k]!] || !played[rc.i[k]!] || !played[rc.j[k]!])
+          ((rc.w[k] = 0), (rc.s[k] = 0));
     const est = estimability(rc, undefined, okFull);
     const clean = est.status.every((st, k) => st === 'ok' || !okFull[k]);
     let r: Float64Array;
@@ -550,7 +664,7 @@ export function bootstrapRatingSamples(
       const st = okFull[k] ? est.status[k]! : 'missing';
       r[k] = valueOf(st, r[k]!);
       if (!okFull[k] || !o.stats) continue;
-      if (st === 'above' || st === 'below') (o.stats.separated[k]! += 1), (sep = true);
+      if (st === 'above' || st === 'below') ((o.stats.separated[k]! += 1), (sep = true));
       else if (st === 'missing') o.stats.missing[k]! += 1;
     }
     if (sep && o.stats) o.stats.separatedRounds++;

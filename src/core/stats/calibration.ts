@@ -24,7 +24,8 @@ export const FAIR_PAIR: PromptScheme = {
   promptTemplate: `[Question]\n{question}\n\n[The Start of Assistant 1's Answer]\n{answer_a}\n[The End of Assistant 1's Answer]\n\n[The Start of Assistant 2's Answer]\n{answer_b}\n[The End of Assistant 2's Answer]\n\n${FAIR_INSTRUCTIONS}`,
   outputFormat: 'Score of the Assistant 1: <score>\nScore of the Assistant 2: <score>',
   category: 'general',
-  description: 'Evidence first, then a 1-10 score for each assistant (Wang et al., "Large Language Models are not Fair Evaluators")',
+  description:
+    'Evidence first, then a 1-10 score for each assistant (Wang et al., "Large Language Models are not Fair Evaluators")',
 };
 
 /** The same for the second turn: both conversations are shown, the second turn is judged. */
@@ -35,7 +36,12 @@ export const FAIR_PAIR_MULTI_TURN: PromptScheme = {
   description: `${FAIR_PAIR.description}; second turn`,
 };
 
-export const FAIR_PROMPT_SET: PromptSet = { default: FAIR_PAIR.name, ref: FAIR_PAIR.name, defaultMultiTurn: FAIR_PAIR_MULTI_TURN.name, refMultiTurn: FAIR_PAIR_MULTI_TURN.name };
+export const FAIR_PROMPT_SET: PromptSet = {
+  default: FAIR_PAIR.name,
+  ref: FAIR_PAIR.name,
+  defaultMultiTurn: FAIR_PAIR_MULTI_TURN.name,
+  refMultiTurn: FAIR_PAIR_MULTI_TURN.name,
+};
 
 export const SCORE_PARSER = 'scores@1';
 export const DEFAULT_SAMPLES = 3;
@@ -56,7 +62,10 @@ function lastMatch(s: string, re: RegExp): number | null {
 }
 
 /** One sample's scores mapped back to the match's models. */
-export function scoresToModels(s: { first: number; second: number }, order: Order): { s1: number; s2: number } {
+export function scoresToModels(
+  s: { first: number; second: number },
+  order: Order,
+): { s1: number; s2: number } {
   return order === 'AB' ? { s1: s.first, s2: s.second } : { s1: s.second, s2: s.first };
 }
 
@@ -103,7 +112,10 @@ export function calibrate(samples: ScoreSample[]): CalibratedMatch {
   const exact = { AB: 0, BA: 0 };
   const votes = { model_1: 0, model_2: 0, tie: 0 };
   let unparsable = 0;
-  const first: Record<Order, { sample: number; v: Verdict }> = { AB: { sample: Infinity, v: 'error' }, BA: { sample: Infinity, v: 'error' } };
+  const first: Record<Order, { sample: number; v: Verdict }> = {
+    AB: { sample: Infinity, v: 'error' },
+    BA: { sample: Infinity, v: 'error' },
+  };
   for (const s of samples) {
     const p = parseScores(s.reply);
     if (!p) {
@@ -122,7 +134,8 @@ export function calibrate(samples: ScoreSample[]): CalibratedMatch {
     // stats/slot.ts's rule: the lowest sample index, the later game among equal ones
     if (s.sample <= first[s.order].sample) first[s.order] = { sample: s.sample, v };
   }
-  const mean = (a: { s1: number; s2: number; n: number }) => (a.n ? { s1: a.s1 / a.n, s2: a.s2 / a.n } : null);
+  const mean = (a: { s1: number; s2: number; n: number }) =>
+    a.n ? { s1: a.s1 / a.n, s2: a.s2 / a.n } : null;
   const ab = mean(acc.AB);
   const ba = mean(acc.BA);
   const out: CalibratedMatch = {
@@ -177,9 +190,12 @@ export interface GapRow {
 
 /** The conflict rate (two orders disagree, first sample of each) as a function of the calibrated score gap. */
 export function conflictByGap(matches: CalibratedMatch[], edges = [0, 0.5, 1, 2, 3, Infinity]): GapRow[] {
-  const rows: GapRow[] = edges.slice(0, -1).map((from, k) => ({ from, to: edges[k + 1]!, matches: 0, conflicts: 0, conflict: null }));
+  const rows: GapRow[] = edges
+    .slice(0, -1)
+    .map((from, k) => ({ from, to: edges[k + 1]!, matches: 0, conflicts: 0, conflict: null }));
   for (const m of matches) {
-    if (m.score1 === null || m.score2 === null || m.single.ab === 'error' || m.single.ba === 'error') continue;
+    if (m.score1 === null || m.score2 === null || m.single.ab === 'error' || m.single.ba === 'error')
+      continue;
     const gap = Math.abs(m.score1 - m.score2);
     const row = rows.find((r) => gap >= r.from && gap < r.to);
     if (!row) continue;

@@ -17,13 +17,18 @@ export interface Interval {
  * A model's score per question against the baseline: win 1, loss 0, tie or inconsistent 1/2 (as
  * FastChat's win_rate_adjusted), averaged over the question's turns; matches with an error are left out.
  */
-export function questionScores(outcomes: Iterable<MatchOutcome>, model: string, baseline: string): Map<number, number> {
+export function questionScores(
+  outcomes: Iterable<MatchOutcome>,
+  model: string,
+  baseline: string,
+): Map<number, number> {
   const acc = new Map<number, { s: number; n: number }>();
   for (const o of outcomes) {
     let v: number;
     if (o.outcome === 'error') continue;
     if (o.model1 === model && o.model2 === baseline) v = scoreOf(o.outcome);
-    else if (o.model2 === model && o.model1 === baseline) v = o.outcome === 'model_2' ? 1 : o.outcome === 'model_1' ? 0 : 0.5;
+    else if (o.model2 === model && o.model1 === baseline)
+      v = o.outcome === 'model_2' ? 1 : o.outcome === 'model_1' ? 0 : 0.5;
     else continue;
     const a = acc.get(o.questionId) ?? { s: 0, n: 0 };
     a.s += v;
@@ -34,7 +39,10 @@ export function questionScores(outcomes: Iterable<MatchOutcome>, model: string, 
 }
 
 /** Mean with a percentile bootstrap interval over questions (seeded: the same data give the same interval). */
-export function bootstrapMean(values: number[], o: { seed?: number; resamples?: number; level?: number } = {}): Interval {
+export function bootstrapMean(
+  values: number[],
+  o: { seed?: number; resamples?: number; level?: number } = {},
+): Interval {
   const n = values.length;
   if (!n) return { mean: NaN, lo: NaN, hi: NaN, n: 0 };
   const mean = values.reduce((s, v) => s + v, 0) / n;
@@ -50,7 +58,11 @@ export function bootstrapMean(values: number[], o: { seed?: number; resamples?: 
 }
 
 /** a - b over the questions both have, with a bootstrap interval of the mean difference. */
-export function pairedDifference(a: Map<number, number>, b: Map<number, number>, o: { seed?: number; resamples?: number } = {}): Interval {
+export function pairedDifference(
+  a: Map<number, number>,
+  b: Map<number, number>,
+  o: { seed?: number; resamples?: number } = {},
+): Interval {
   const d: number[] = [];
   for (const [q, v] of a) {
     const w = b.get(q);
@@ -81,16 +93,35 @@ export interface CheckpointRow {
 }
 
 /** The report of one judge over a series of checkpoints (ordered by step). */
-export function checkpointReport(judge: string, checkpoints: CheckpointInfo[], outcomes: MatchOutcome[], baseline: string, o: { seed?: number; resamples?: number } = {}): CheckpointRow[] {
+export function checkpointReport(
+  judge: string,
+  checkpoints: CheckpointInfo[],
+  outcomes: MatchOutcome[],
+  baseline: string,
+  o: { seed?: number; resamples?: number } = {},
+): CheckpointRow[] {
   const sorted = [...checkpoints].sort((a, b) => a.step - b.step);
   const scores = sorted.map((c) => questionScores(outcomes, c.model, baseline));
   const rows: CheckpointRow[] = [];
   let bestIdx = -1;
   sorted.forEach((c, k) => {
     const winRate = bootstrapMean([...scores[k]!.values()], o);
-    const prev = k > 0 ? { ...pairedDifference(scores[k]!, scores[k - 1]!, o), against: sorted[k - 1]!.name } : null;
-    const best = bestIdx >= 0 ? { ...pairedDifference(scores[k]!, scores[bestIdx]!, o), against: sorted[bestIdx]!.name } : null;
-    rows.push({ judge, checkpoint: c.name, step: c.step, model: c.model, winRate, vsPrevious: prev, vsBest: best, best: false });
+    const prev =
+      k > 0 ? { ...pairedDifference(scores[k]!, scores[k - 1]!, o), against: sorted[k - 1]!.name } : null;
+    const best =
+      bestIdx >= 0
+        ? { ...pairedDifference(scores[k]!, scores[bestIdx]!, o), against: sorted[bestIdx]!.name }
+        : null;
+    rows.push({
+      judge,
+      checkpoint: c.name,
+      step: c.step,
+      model: c.model,
+      winRate,
+      vsPrevious: prev,
+      vsBest: best,
+      best: false,
+    });
     if (winRate.n && (bestIdx < 0 || winRate.mean > rows[bestIdx]!.winRate.mean)) bestIdx = k;
   });
   if (bestIdx >= 0) rows[bestIdx]!.best = true;
@@ -104,7 +135,12 @@ export interface SeriesReport {
 }
 
 /** The report of a series under several judges: each judge's rows (checkpointReport) and its best checkpoint. */
-export function seriesReport(byJudge: { judge: string; outcomes: MatchOutcome[] }[], checkpoints: CheckpointInfo[], baseline: string, o: { seed?: number; resamples?: number } = {}): SeriesReport {
+export function seriesReport(
+  byJudge: { judge: string; outcomes: MatchOutcome[] }[],
+  checkpoints: CheckpointInfo[],
+  baseline: string,
+  o: { seed?: number; resamples?: number } = {},
+): SeriesReport {
   const rows: CheckpointRow[] = [];
   const best: Record<string, string> = {};
   for (const { judge, outcomes } of byJudge) {

@@ -20,7 +20,11 @@ export function verdictLetter(order: 'AB' | 'BA', verdict: string): 'A' | 'B' | 
  * At temperature 0 that is the largest probability; a sampled verdict can be a less likely one, and its
  * confidence is then its own probability, not the maximum. null when unknown (no probabilities, an error).
  */
-export function gameConfidence(p: Record<string, number> | null | undefined, order: 'AB' | 'BA', verdict: string): number | null {
+export function gameConfidence(
+  p: Record<string, number> | null | undefined,
+  order: 'AB' | 'BA',
+  verdict: string,
+): number | null {
   if (!p) return null;
   const letter = verdictLetter(order, verdict);
   if (letter === null) return null;

@@ -41,7 +41,11 @@ const STATS = ['consistency', 'firstPosition', 'errorRate', 'tieRate', 'longerSh
  * Ratios of sums per question: every statistic is (sum of numerators) / (sum of denominators), so a
  * bootstrap round reweights whole questions (all games of a question move together).
  */
-export function ratioRates<K extends string>(names: readonly K[], clusters: Map<number | string, Float64Array>, o: BootstrapOptions = {}): Record<K, Rate> {
+export function ratioRates<K extends string>(
+  names: readonly K[],
+  clusters: Map<number | string, Float64Array>,
+  o: BootstrapOptions = {},
+): Record<K, Rate> {
   const rows = [...clusters.values()];
   const w = names.length;
   const ratio = (weights?: Float64Array) => {
@@ -53,10 +57,18 @@ export function ratioRates<K extends string>(names: readonly K[], clusters: Map<
     return names.map((_, k) => (sum[2 * k + 1]! ? sum[2 * k]! / sum[2 * k + 1]! : NaN));
   };
   const point = ratio();
-  const iv = rows.length ? columnIntervals(clusterBootstrap(rows.length, (c) => ratio(c), o), w, o.level ?? DEFAULT_LEVEL) : [];
+  const iv = rows.length
+    ? columnIntervals(
+        clusterBootstrap(rows.length, (c) => ratio(c), o),
+        w,
+        o.level ?? DEFAULT_LEVEL,
+      )
+    : [];
   const total = (k: number) => rows.reduce((s, r) => s + r[2 * k + 1]!, 0);
   const fin = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : null);
-  return Object.fromEntries(names.map((n, k) => [n, { value: fin(point[k]), lo: fin(iv[k]?.lo), hi: fin(iv[k]?.hi), n: total(k) }])) as Record<K, Rate>;
+  return Object.fromEntries(
+    names.map((n, k) => [n, { value: fin(point[k]), lo: fin(iv[k]?.lo), hi: fin(iv[k]?.hi), n: total(k) }]),
+  ) as Record<K, Rate>;
 }
 
 /** The behaviour rates of one judge's games, with intervals that resample questions. */
@@ -81,9 +93,16 @@ export function behaviourRates(games: BoardGame[], o: BootstrapOptions = {}): Be
     if (g.verdict !== 'error') add(c, 'tieRate', Number(g.verdict === 'tie'));
     const p = pickedPosition(g.order, g.verdict);
     if (p === 'A' || p === 'B') add(c, 'firstPosition', Number(p === 'A'));
-    if (g.len1 !== undefined && g.len2 !== undefined && g.len1 !== g.len2 && (g.verdict === 'model_1' || g.verdict === 'model_2')) {
+    if (
+      g.len1 !== undefined &&
+      g.len2 !== undefined &&
+      g.len1 !== g.len2 &&
+      (g.verdict === 'model_1' || g.verdict === 'model_2')
+    ) {
       // one decisive verdict, as core/stats/length.ts counts a decisive outcome
-      const s = longerShare([{ model1: g.model1, model2: g.model2, len1: g.len1, len2: g.len2, outcome: g.verdict as Outcome }]);
+      const s = longerShare([
+        { model1: g.model1, model2: g.model2, len1: g.len1, len2: g.len2, outcome: g.verdict as Outcome },
+      ]);
       add(c, 'longerShare', s.toLonger);
     }
     const key = matchKey(g);
@@ -100,7 +119,10 @@ export function behaviourRates(games: BoardGame[], o: BootstrapOptions = {}): Be
 }
 
 /** Consistency and the longer-answer share from recorded match outcomes (a judge known only by its combined verdicts). */
-export function recordedRates(outcomes: { questionId: number; outcome: Outcome; len1?: number; len2?: number }[], o: BootstrapOptions = {}): Pick<BehaviourRates, 'consistency' | 'longerShare'> {
+export function recordedRates(
+  outcomes: { questionId: number; outcome: Outcome; len1?: number; len2?: number }[],
+  o: BootstrapOptions = {},
+): Pick<BehaviourRates, 'consistency' | 'longerShare'> {
   const names = ['consistency', 'longerShare'] as const;
   const clusters = new Map<number, Float64Array>();
   for (const m of outcomes) {
@@ -109,7 +131,12 @@ export function recordedRates(outcomes: { questionId: number; outcome: Outcome; 
     if (!c) clusters.set(m.questionId, (c = new Float64Array(4)));
     c[0]! += Number(m.outcome !== 'inconsistent');
     c[1]! += 1;
-    if ((m.outcome === 'model_1' || m.outcome === 'model_2') && m.len1 !== undefined && m.len2 !== undefined && m.len1 !== m.len2) {
+    if (
+      (m.outcome === 'model_1' || m.outcome === 'model_2') &&
+      m.len1 !== undefined &&
+      m.len2 !== undefined &&
+      m.len1 !== m.len2
+    ) {
       c[2]! += Number((m.outcome === 'model_1') === m.len1 > m.len2);
       c[3]! += 1;
     }
@@ -118,6 +145,13 @@ export function recordedRates(outcomes: { questionId: number; outcome: Outcome; 
 }
 
 /** Rank 1 + the number of entries whose interval lies wholly above this one's (null values are unranked). */
-export function ranksWithIntervals(xs: { value: number | null; lo: number | null; hi: number | null }[]): (number | null)[] {
-  return xs.map((x) => (x.value === null ? null : 1 + xs.filter((y) => y !== x && y.value !== null && y.lo !== null && x.hi !== null && y.lo > x.hi).length));
+export function ranksWithIntervals(
+  xs: { value: number | null; lo: number | null; hi: number | null }[],
+): (number | null)[] {
+  return xs.map((x) =>
+    x.value === null
+      ? null
+      : 1 +
+        xs.filter((y) => y !== x && y.value !== null && y.lo !== null && x.hi !== null && y.lo > x.hi).length,
+  );
 }

@@ -39,7 +39,13 @@ export interface QualityRow {
 /** Per turn (and over all turns, turn 0) for one judge. */
 export function qualityRows(judge: string, games: QualityGame[]): QualityRow[] {
   const turns = [...new Set(games.map((g) => g.turn))].sort((a, b) => a - b);
-  const rows = turns.map((t) => qualityRow(judge, t, games.filter((g) => g.turn === t)));
+  const rows = turns.map((t) =>
+    qualityRow(
+      judge,
+      t,
+      games.filter((g) => g.turn === t),
+    ),
+  );
   if (turns.length > 1) rows.push(qualityRow(judge, 0, games));
   return rows;
 }
@@ -53,8 +59,8 @@ function qualityRow(judge: string, turn: number, games: QualityGame[]): QualityR
   let entN = 0;
   for (const g of games) {
     if (!g.reply.trim()) empty++;
-    if (g.confidence != null) (confSum += g.confidence), confN++;
-    if (g.entropy != null) (entSum += g.entropy), entN++;
+    if (g.confidence != null) ((confSum += g.confidence), confN++);
+    if (g.entropy != null) ((entSum += g.entropy), entN++);
     const k = `${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
     const m = byMatch.get(k) ?? {};
     if (g.order === 'AB') {
@@ -62,7 +68,20 @@ function qualityRow(judge: string, turn: number, games: QualityGame[]): QualityR
     } else if (replacesInSlot(m.ba, g)) m.ba = g;
     byMatch.set(k, m);
   }
-  const r: QualityRow = { judge, turn, games: games.length, matches: 0, errorsOneGame: 0, errorsBothGames: 0, emptyReplies: empty, consistent: 0, inconsistent: 0, ties: 0, meanConfidence: confN ? confSum / confN : null, meanEntropy: entN ? entSum / entN : null };
+  const r: QualityRow = {
+    judge,
+    turn,
+    games: games.length,
+    matches: 0,
+    errorsOneGame: 0,
+    errorsBothGames: 0,
+    emptyReplies: empty,
+    consistent: 0,
+    inconsistent: 0,
+    ties: 0,
+    meanConfidence: confN ? confSum / confN : null,
+    meanEntropy: entN ? entSum / entN : null,
+  };
   for (const { ab, ba } of byMatch.values()) {
     if (!ab || !ba) continue;
     r.matches++;
@@ -125,7 +144,13 @@ export interface CorrelationRow {
  * Correlation across models of two judges' win rates, over the matches both judged (so neither judge
  * is rated on matches the other never saw).
  */
-export function winRateCorrelation(judge1: string, o1: MatchOutcome[], judge2: string, o2: MatchOutcome[], turn?: number): CorrelationRow[] {
+export function winRateCorrelation(
+  judge1: string,
+  o1: MatchOutcome[],
+  judge2: string,
+  o2: MatchOutcome[],
+  turn?: number,
+): CorrelationRow[] {
   const key = (o: MatchOutcome) => itemKey(o.questionId, o.turn, o.model1, o.model2);
   const keep = (o: MatchOutcome) => turn === undefined || o.turn === turn;
   const k2 = new Set(o2.filter(keep).map(key));
@@ -139,7 +164,7 @@ export function winRateCorrelation(judge1: string, o1: MatchOutcome[], judge2: s
     for (const m of models) {
       const a = winRate(s1.get(m)!, variant);
       const b = winRate(s2.get(m)!, variant);
-      if (a !== null && b !== null) x.push(a), y.push(b);
+      if (a !== null && b !== null) (x.push(a), y.push(b));
     }
     return { judge1, judge2, variant, models: x.length, matches: common.size, r: pearson(x, y) };
   });
@@ -152,7 +177,16 @@ export interface PairedMatch<G> {
   ba?: G;
 }
 
-export function pairGames<G extends { questionId: number; turn: number; model1: string; model2: string; order: Order; sample?: number }>(games: G[]): Map<string, PairedMatch<G>> {
+export function pairGames<
+  G extends {
+    questionId: number;
+    turn: number;
+    model1: string;
+    model2: string;
+    order: Order;
+    sample?: number;
+  },
+>(games: G[]): Map<string, PairedMatch<G>> {
   const out = new Map<string, PairedMatch<G>>();
   for (const g of games) {
     const key = `${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
@@ -166,7 +200,11 @@ export function pairGames<G extends { questionId: number; turn: number; model1: 
 }
 
 /** Why a match goes to the second judge, or null when the local verdict stands. */
-export function escalationReason(ab: { verdict: Verdict; confidence?: number | null } | undefined, ba: { verdict: Verdict; confidence?: number | null } | undefined, below: number): 'missing' | 'error' | 'inconsistent' | 'low-confidence' | null {
+export function escalationReason(
+  ab: { verdict: Verdict; confidence?: number | null } | undefined,
+  ba: { verdict: Verdict; confidence?: number | null } | undefined,
+  below: number,
+): 'missing' | 'error' | 'inconsistent' | 'low-confidence' | null {
   if (!ab || !ba) return 'missing';
   const o = combineGames(ab.verdict, ba.verdict);
   if (o === 'error') return 'error';

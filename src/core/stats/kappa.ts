@@ -109,7 +109,10 @@ export const MIN_KAPPA_QUESTIONS = 30;
  * Agreement and kappa per turn (and per category when `categoryOf` is given, plus an "all" row), with
  * question-level bootstrap intervals. S2 ("without-tie") drops comparisons in which either side is a tie.
  */
-export function kappaTable(comps: Comparison[], o: BootstrapOptions & { categoryOf?: (questionId: number) => string | undefined; same?: boolean } = {}): KappaRow[] {
+export function kappaTable(
+  comps: Comparison[],
+  o: BootstrapOptions & { categoryOf?: (questionId: number) => string | undefined; same?: boolean } = {},
+): KappaRow[] {
   const level = o.level ?? 0.95;
   const groups = new Map<string, { turn: number; category: string; comps: Comparison[] }>();
   const push = (turn: number, category: string, c: Comparison) => {
@@ -124,7 +127,11 @@ export function kappaTable(comps: Comparison[], o: BootstrapOptions & { category
     if (cat !== undefined) push(c.turn, cat, c);
   }
   const rows: KappaRow[] = [];
-  const sorted = [...groups.values()].sort((a, b) => a.turn - b.turn || (a.category === 'all' ? -1 : b.category === 'all' ? 1 : a.category < b.category ? -1 : 1));
+  const sorted = [...groups.values()].sort(
+    (a, b) =>
+      a.turn - b.turn ||
+      (a.category === 'all' ? -1 : b.category === 'all' ? 1 : a.category < b.category ? -1 : 1),
+  );
   for (const g of sorted) {
     for (const setup of ['with-tie', 'without-tie'] as const) {
       const used = setup === 'with-tie' ? g.comps : g.comps.filter((c) => c.x !== 'tie' && c.y !== 'tie');
@@ -132,7 +139,8 @@ export function kappaTable(comps: Comparison[], o: BootstrapOptions & { category
       const qIndex = new Map<number, number>();
       for (const c of used) if (!qIndex.has(c.questionId)) qIndex.set(c.questionId, qIndex.size);
       const per = new Float64Array(qIndex.size * 9);
-      for (const c of used) per[qIndex.get(c.questionId)! * 9 + LABELS.indexOf(c.x) * 3 + LABELS.indexOf(c.y)]!++;
+      for (const c of used)
+        per[qIndex.get(c.questionId)! * 9 + LABELS.indexOf(c.x) * 3 + LABELS.indexOf(c.y)]!++;
       const kappaOf = (weights?: Float64Array) => {
         const m = new Float64Array(9);
         for (let q = 0; q < qIndex.size; q++) {
@@ -150,16 +158,33 @@ export function kappaTable(comps: Comparison[], o: BootstrapOptions & { category
       let nanRounds = 0;
       let note: string | undefined;
       if (!used.length) note = 'no comparisons';
-      else if (Number.isNaN(kappa)) note = 'kappa undefined: chance agreement is 1 (both sides gave one and the same label throughout)';
-      else if (nq < MIN_KAPPA_QUESTIONS) note = `${nq} questions (fewer than ${MIN_KAPPA_QUESTIONS}): too few for an interval`;
+      else if (Number.isNaN(kappa))
+        note = 'kappa undefined: chance agreement is 1 (both sides gave one and the same label throughout)';
+      else if (nq < MIN_KAPPA_QUESTIONS)
+        note = `${nq} questions (fewer than ${MIN_KAPPA_QUESTIONS}): too few for an interval`;
       else {
         const rounds = clusterBootstrap(nq, (w) => [kappaOf(w)], o);
         nanRounds = rounds.filter((r) => Number.isNaN(r[0]!)).length;
         const iv = columnIntervals(rounds, 1, level)[0]!;
         [lo, hi] = [iv.lo, iv.hi];
-        if (nanRounds) note = `${nanRounds} of ${rounds.length} bootstrap rounds had kappa undefined and were left out`;
+        if (nanRounds)
+          note = `${nanRounds} of ${rounds.length} bootstrap rounds had kappa undefined and were left out`;
       }
-      rows.push({ turn: g.turn, category: g.category, setup, total: used.length / div, agree: agree / div, ratio: used.length ? agree / used.length : 0, kappa, lo, hi, level, questions: nq, nanRounds, ...(note ? { note } : {}) });
+      rows.push({
+        turn: g.turn,
+        category: g.category,
+        setup,
+        total: used.length / div,
+        agree: agree / div,
+        ratio: used.length ? agree / used.length : 0,
+        kappa,
+        lo,
+        hi,
+        level,
+        questions: nq,
+        nanRounds,
+        ...(note ? { note } : {}),
+      });
     }
   }
   return rows;

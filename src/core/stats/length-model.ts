@@ -65,10 +65,16 @@ export function deltaSd(obs: LengthObs[]): number {
  * mean 0 and sd 1 over the observations (population sd). 0 where the question has no other match, and
  * everywhere when it does not vary.
  */
-export function questionDifficulty(obs: LengthObs[], nQuestions: number, rating: ArrayLike<number>): Float64Array {
+export function questionDifficulty(
+  obs: LengthObs[],
+  nQuestions: number,
+  rating: ArrayLike<number>,
+): Float64Array {
   const sum = new Float64Array(nQuestions);
   const n = new Float64Array(nQuestions);
-  const own = obs.map((o) => (rating[o.i] === rating[o.j] ? NaN : rating[o.i]! > rating[o.j]! ? o.y : 1 - o.y));
+  const own = obs.map((o) =>
+    rating[o.i] === rating[o.j] ? NaN : rating[o.i]! > rating[o.j]! ? o.y : 1 - o.y,
+  );
   obs.forEach((o, k) => {
     if (Number.isNaN(own[k]!)) return;
     sum[o.q]! += own[k]!;
@@ -81,7 +87,7 @@ export function questionDifficulty(obs: LengthObs[], nQuestions: number, rating:
   });
   let mean = 0;
   let c = 0;
-  for (const x of raw) if (!Number.isNaN(x)) (mean += x), c++;
+  for (const x of raw) if (!Number.isNaN(x)) ((mean += x), c++);
   mean = c ? mean / c : 0;
   let v = 0;
   for (const x of raw) if (!Number.isNaN(x)) v += (x - mean) ** 2;
@@ -96,7 +102,15 @@ export function questionDifficulty(obs: LengthObs[], nQuestions: number, rating:
 export function fitLengthModel(
   obs: LengthObs[],
   nModels: number,
-  o: { sigma: number; gamma: Float64Array; lambda: number; weights?: Float64Array; init?: { theta: Float64Array; beta: number; psi: Float64Array }; tol?: number; maxIter?: number },
+  o: {
+    sigma: number;
+    gamma: Float64Array;
+    lambda: number;
+    weights?: Float64Array;
+    init?: { theta: Float64Array; beta: number; psi: Float64Array };
+    tol?: number;
+    maxIter?: number;
+  },
 ): LengthModelFit {
   const M = nModels;
   const P = M - 1 + 1 + M; // θ_1..θ_{M-1}, β, ψ_0..ψ_{M-1}
@@ -130,8 +144,8 @@ export function fitLengthModel(
       const ob = obs[k]!;
       const gq = o.gamma[k]!;
       let nnz = 0;
-      if (ob.i > 0) (idx[nnz] = ob.i - 1), (val[nnz++] = 1);
-      if (ob.j > 0) (idx[nnz] = ob.j - 1), (val[nnz++] = -1);
+      if (ob.i > 0) ((idx[nnz] = ob.i - 1), (val[nnz++] = 1));
+      if (ob.j > 0) ((idx[nnz] = ob.j - 1), (val[nnz++] = -1));
       idx[nnz] = B;
       val[nnz++] = x[k]!;
       if (gq !== 0) {
@@ -166,11 +180,26 @@ export function fitLengthModel(
   const inv = inverseDiag(H, P, B);
   const theta = new Float64Array(M);
   for (let m = 1; m < M; m++) theta[m] = b[m - 1]!;
-  return { theta, beta: b[B]!, psi: b.slice(B + 1), seBeta: Math.sqrt(inv), sigma: o.sigma, gamma: o.gamma, lambda: o.lambda, iterations: iter, converged };
+  return {
+    theta,
+    beta: b[B]!,
+    psi: b.slice(B + 1),
+    seBeta: Math.sqrt(inv),
+    sigma: o.sigma,
+    gamma: o.gamma,
+    lambda: o.lambda,
+    iterations: iter,
+    converged,
+  };
 }
 
 /** Predicted win rate of every model at zero length difference, over the observations it took part in. */
-export function lcWinRates(obs: LengthObs[], nModels: number, f: LengthModelFit, weights?: Float64Array): Float64Array {
+export function lcWinRates(
+  obs: LengthObs[],
+  nModels: number,
+  f: LengthModelFit,
+  weights?: Float64Array,
+): Float64Array {
   const s = new Float64Array(nModels);
   const n = new Float64Array(nModels);
   obs.forEach((ob, k) => {

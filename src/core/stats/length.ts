@@ -1,8 +1,21 @@
 // Length awareness: does the judge prefer the longer answer, and what is a model's win rate once the
 // length difference is accounted for?
-import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, DEFAULT_ROUNDS, type BootstrapOptions } from './bootstrap.ts';
+import {
+  clusterBootstrap,
+  columnIntervals,
+  DEFAULT_LEVEL,
+  DEFAULT_ROUNDS,
+  type BootstrapOptions,
+} from './bootstrap.ts';
 import { collapseBattles, fitBradleyTerry } from '../ratings.ts';
-import { deltaSd, fitLengthModel, LAMBDA, lcWinRates, questionDifficulty, type LengthObs } from './length-model.ts';
+import {
+  deltaSd,
+  fitLengthModel,
+  LAMBDA,
+  lcWinRates,
+  questionDifficulty,
+  type LengthObs,
+} from './length-model.ts';
 import type { Outcome } from '../types.ts';
 import { scoreOf } from '../verdict.ts';
 
@@ -46,7 +59,11 @@ export function longerShare(matches: Iterable<LengthMatch>): LongerShare {
  * likelihood) on one covariate x: P(y) = sigmoid(b0 + b1 x), by Newton's method. A small ridge keeps
  * separable data (a model that always wins) finite.
  */
-export function logistic1(x: ArrayLike<number>, y: ArrayLike<number>, ridge = 1e-6): { b0: number; b1: number } {
+export function logistic1(
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  ridge = 1e-6,
+): { b0: number; b1: number } {
   let b0 = 0;
   let b1 = 0;
   for (let iter = 0; iter < 100; iter++) {
@@ -127,7 +144,10 @@ export interface LengthControlled {
  * its L2 penalty), with percentile intervals from resampling questions (`questionId` of each match;
  * without it, matches are resampled one by one).
  */
-export function lengthControlledWinRates(matches: Iterable<LengthMatch & { questionId?: number }>, o: BootstrapOptions = {}): LengthControlled {
+export function lengthControlledWinRates(
+  matches: Iterable<LengthMatch & { questionId?: number }>,
+  o: BootstrapOptions = {},
+): LengthControlled {
   const level = o.level ?? DEFAULT_LEVEL;
   const rounds = o.rounds ?? DEFAULT_ROUNDS;
   const models = new Map<string, number>();
@@ -143,7 +163,13 @@ export function lengthControlledWinRates(matches: Iterable<LengthMatch & { quest
     k++;
     if (m.outcome === 'error') continue;
     const y = scoreOf(m.outcome);
-    obs.push({ i: id(models, m.model1), j: id(models, m.model2), q: id(questions, m.questionId ?? `#${k}`), delta: m.len1 - m.len2, y });
+    obs.push({
+      i: id(models, m.model1),
+      j: id(models, m.model2),
+      q: id(questions, m.questionId ?? `#${k}`),
+      delta: m.len1 - m.len2,
+      y,
+    });
   }
   const names = [...models.keys()];
   const M = names.length;
@@ -156,9 +182,11 @@ export function lengthControlledWinRates(matches: Iterable<LengthMatch & { quest
     raw[ob.j]!.n++;
     raw[ob.j]!.d -= ob.delta;
   }
-  const measure = 'characters of the judged turn\'s answer';
+  const measure = "characters of the judged turn's answer";
   if (M < 2 || !obs.length) return { effect: null, models: [], measure, level, rounds, failedRounds: 0 };
-  const c = collapseBattles(obs.map((ob) => ({ a: names[ob.i]!, b: names[ob.j]!, score: ob.y as 0 | 0.5 | 1 })));
+  const c = collapseBattles(
+    obs.map((ob) => ({ a: names[ob.i]!, b: names[ob.j]!, score: ob.y as 0 | 0.5 | 1 })),
+  );
   const bt = fitBradleyTerry(c);
   const plain = names.map((n) => bt[c.models.indexOf(n)]!);
   const sigma = deltaSd(obs);
@@ -203,5 +231,12 @@ export function lengthControlledWinRates(matches: Iterable<LengthMatch & { quest
     hi: Number.isFinite(iv[m]!.hi) ? iv[m]!.hi : null,
     meanLengthDiff: raw[m]!.d / raw[m]!.n,
   }));
-  return { effect, models: rows.sort((a, b) => b.lcWinRate - a.lcWinRate || (a.model < b.model ? -1 : 1)), measure, level, rounds, failedRounds };
+  return {
+    effect,
+    models: rows.sort((a, b) => b.lcWinRate - a.lcWinRate || (a.model < b.model ? -1 : 1)),
+    measure,
+    level,
+    rounds,
+    failedRounds,
+  };
 }

@@ -1,6 +1,12 @@
 // Accuracy of a judge on a labelled pair set (LLMBar's shape): each item has a gold label (which output
 // is better) and the judge's two games (AB: output_1 shown first; BA: swapped, verdict mapped back). Pure.
-import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions, type Interval } from './bootstrap.ts';
+import {
+  clusterBootstrap,
+  columnIntervals,
+  DEFAULT_LEVEL,
+  type BootstrapOptions,
+  type Interval,
+} from './bootstrap.ts';
 import { kappaFromConfusion } from './kappa.ts';
 import type { Order, Verdict } from '../types.ts';
 
@@ -50,7 +56,17 @@ export interface AccuracyRow {
   accuracyBoth: number | null;
   agreeRate: number | null;
   /** percentile bootstrap intervals over items, at `level` */
-  intervals: Record<'accuracyAB' | 'accuracyBA' | 'accuracy' | 'accuracyBoth' | 'agreeRate' | 'kappaAB' | 'kappaBA' | 'kappaOrders', Interval>;
+  intervals: Record<
+    | 'accuracyAB'
+    | 'accuracyBA'
+    | 'accuracy'
+    | 'accuracyBoth'
+    | 'agreeRate'
+    | 'kappaAB'
+    | 'kappaBA'
+    | 'kappaOrders',
+    Interval
+  >;
   level: number;
 }
 
@@ -88,7 +104,16 @@ function stats(items: Paired[], w?: Float64Array): number[] {
     if (it.ab === it.gold && it.ba === it.gold) both += x;
     if (it.ab === it.ba) agree += x;
   }
-  return [cAB / n, cBA / n, (cAB + cBA) / 2 / n, both / n, agree / n, kappaFromConfusion(ab, K), kappaFromConfusion(ba, K), kappaFromConfusion(ord, K)];
+  return [
+    cAB / n,
+    cBA / n,
+    (cAB + cBA) / 2 / n,
+    both / n,
+    agree / n,
+    kappaFromConfusion(ab, K),
+    kappaFromConfusion(ba, K),
+    kappaFromConfusion(ord, K),
+  ];
 }
 
 const finite = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : null);
@@ -97,7 +122,14 @@ const finite = (x: number | undefined) => (x !== undefined && Number.isFinite(x)
  * One row for a judge on a set. The latest game of each order counts (as outcomes do); an item
  * without both games is `missing`, not wrong.
  */
-export function accuracyRow(set: string, judge: string, prompt: string, items: LabelledItem[], games: Iterable<PairGame>, o: BootstrapOptions = {}): AccuracyRow {
+export function accuracyRow(
+  set: string,
+  judge: string,
+  prompt: string,
+  items: LabelledItem[],
+  games: Iterable<PairGame>,
+  o: BootstrapOptions = {},
+): AccuracyRow {
   const level = o.level ?? DEFAULT_LEVEL;
   const byItem = new Map<number, { ab?: Verdict; ba?: Verdict }>();
   for (const g of games) {
@@ -121,8 +153,23 @@ export function accuracyRow(set: string, judge: string, prompt: string, items: L
   const total = paired.length;
   const count = (f: (p: Paired) => boolean) => paired.filter(f).length;
   const point = total ? stats(paired) : [];
-  const names = ['accuracyAB', 'accuracyBA', 'accuracy', 'accuracyBoth', 'agreeRate', 'kappaAB', 'kappaBA', 'kappaOrders'] as const;
-  const iv = total ? columnIntervals(clusterBootstrap(total, (w) => stats(paired, w), o), names.length, level) : names.map(() => ({ lo: NaN, hi: NaN }));
+  const names = [
+    'accuracyAB',
+    'accuracyBA',
+    'accuracy',
+    'accuracyBoth',
+    'agreeRate',
+    'kappaAB',
+    'kappaBA',
+    'kappaOrders',
+  ] as const;
+  const iv = total
+    ? columnIntervals(
+        clusterBootstrap(total, (w) => stats(paired, w), o),
+        names.length,
+        level,
+      )
+    : names.map(() => ({ lo: NaN, hi: NaN }));
   const intervals = Object.fromEntries(names.map((n, i) => [n, iv[i]!])) as AccuracyRow['intervals'];
   return {
     set,

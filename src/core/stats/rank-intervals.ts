@@ -37,11 +37,17 @@ export interface SimultaneousOptions {
  * and that covariance; the interval is d_ij ± c se_ij. All of them hold together in about `level` of
  * repeated experiments (checked by simulation in tests/analytics/bt-bootstrap-sim.test.ts).
  */
-export function simultaneousDifferences(estimate: ArrayLike<number>, cov: Float64Array, level: number, o: SimultaneousOptions = {}): DifferenceIntervals {
+export function simultaneousDifferences(
+  estimate: ArrayLike<number>,
+  cov: Float64Array,
+  level: number,
+  o: SimultaneousOptions = {},
+): DifferenceIntervals {
   const n = estimate.length;
   const se = new Float64Array(n * n);
   for (let i = 0; i < n; i++)
-    for (let j = 0; j < n; j++) se[i * n + j] = Math.sqrt(Math.max(0, cov[i * n + i]! + cov[j * n + j]! - 2 * cov[i * n + j]!));
+    for (let j = 0; j < n; j++)
+      se[i * n + j] = Math.sqrt(Math.max(0, cov[i * n + i]! + cov[j * n + j]! - 2 * cov[i * n + j]!));
   const zero = new Float64Array(n);
   const draws = normalDraws(zero, cov, o.draws ?? MAX_T_DRAWS, o.seed ?? 1, o.df);
   const T = new Float64Array(draws.length);
@@ -84,7 +90,9 @@ export function sampleCovariance(samples: ArrayLike<number>[], n: number, cluste
   const mean = new Float64Array(n);
   for (const r of rows) for (let k = 0; k < n; k++) mean[k]! += r[k]! / B;
   const cov = new Float64Array(n * n);
-  const f = (B > 1 ? 1 / (B - 1) : 0) * (clusters && clusters > 1 && Number.isFinite(clusters) ? clusters / (clusters - 1) : 1);
+  const f =
+    (B > 1 ? 1 / (B - 1) : 0) *
+    (clusters && clusters > 1 && Number.isFinite(clusters) ? clusters / (clusters - 1) : 1);
   for (const r of rows)
     for (let a = 0; a < n; a++) {
       const da = r[a]! - mean[a]!;
@@ -133,19 +141,36 @@ export interface PreliminaryRule {
 }
 
 /** Rank bounds and the preliminary mark for every model (in the order of `estimate`). */
-export function rankAnnotations(estimate: ArrayLike<number>, cov: Float64Array, intervals: { lo: number; hi: number }[], battles: ArrayLike<number>, level: number, rule: PreliminaryRule & SimultaneousOptions = {}): RankAnnotation[] {
+export function rankAnnotations(
+  estimate: ArrayLike<number>,
+  cov: Float64Array,
+  intervals: { lo: number; hi: number }[],
+  battles: ArrayLike<number>,
+  level: number,
+  rule: PreliminaryRule & SimultaneousOptions = {},
+): RankAnnotation[] {
   const minBattles = rule.minBattles ?? PRELIMINARY_MIN_BATTLES;
   const maxWidth = rule.maxWidth ?? PRELIMINARY_MAX_WIDTH;
   const bounds = rankBounds(simultaneousDifferences(estimate, cov, level, rule));
   return bounds.map((b, k) => {
     const iv = intervals[k]!;
     const width = iv.hi - iv.lo;
-    return { rankBest: b.best, rankWorst: b.worst, battles: battles[k]!, preliminary: battles[k]! < minBattles || !(width <= maxWidth) };
+    return {
+      rankBest: b.best,
+      rankWorst: b.worst,
+      battles: battles[k]!,
+      preliminary: battles[k]! < minBattles || !(width <= maxWidth),
+    };
   });
 }
 
 /** Battles per model of collapsed pairs (i, j, w). */
-export function battlesPerModel(n: number, i: ArrayLike<number>, j: ArrayLike<number>, w: ArrayLike<number>): Float64Array {
+export function battlesPerModel(
+  n: number,
+  i: ArrayLike<number>,
+  j: ArrayLike<number>,
+  w: ArrayLike<number>,
+): Float64Array {
   const out = new Float64Array(n);
   for (let k = 0; k < i.length; k++) {
     out[i[k]!]! += w[k]!;
@@ -153,4 +178,3 @@ export function battlesPerModel(n: number, i: ArrayLike<number>, j: ArrayLike<nu
   }
   return out;
 }
-

@@ -7,7 +7,20 @@ import type { MatchOutcome } from '../types.ts';
 export function qualityRowsFromOutcomes(judge: string, outcomes: MatchOutcome[]): QualityRow[] {
   const turns = [...new Set(outcomes.map((o) => o.turn))].sort((a, b) => a - b);
   const row = (turn: number, os: MatchOutcome[]): QualityRow => {
-    const r: QualityRow = { judge, turn, games: 0, matches: os.length, errorsOneGame: 0, errorsBothGames: 0, emptyReplies: 0, consistent: 0, inconsistent: 0, ties: 0, meanConfidence: null, meanEntropy: null };
+    const r: QualityRow = {
+      judge,
+      turn,
+      games: 0,
+      matches: os.length,
+      errorsOneGame: 0,
+      errorsBothGames: 0,
+      emptyReplies: 0,
+      consistent: 0,
+      inconsistent: 0,
+      ties: 0,
+      meanConfidence: null,
+      meanEntropy: null,
+    };
     for (const o of os) {
       if (o.outcome === 'error') r.errorsBothGames++;
       else if (o.outcome === 'inconsistent') r.inconsistent++;
@@ -18,7 +31,12 @@ export function qualityRowsFromOutcomes(judge: string, outcomes: MatchOutcome[])
     }
     return r;
   };
-  const rows = turns.map((t) => row(t, outcomes.filter((o) => o.turn === t)));
+  const rows = turns.map((t) =>
+    row(
+      t,
+      outcomes.filter((o) => o.turn === t),
+    ),
+  );
   if (turns.length > 1) rows.push(row(0, outcomes));
   return rows;
 }

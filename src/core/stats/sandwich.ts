@@ -4,7 +4,19 @@
 // number of clusters (questions, or single battles with unit 'game'). One fit and one m×m inverse
 // instead of a refit per bootstrap round. Pure.
 import { battlesPerModel, MAX_T_DRAWS, type PreliminaryRule } from './rank-intervals.ts';
-import { annotateRanks, comparisonGroups, DEFAULT_LEVEL, DEFAULT_SEED, MIN_QUESTIONS, questionsPerModel, setRankUB, type BattleTable, type BootstrapRatings, type RatingWithInterval, type ResampleUnit } from './bootstrap.ts';
+import {
+  annotateRanks,
+  comparisonGroups,
+  DEFAULT_LEVEL,
+  DEFAULT_SEED,
+  MIN_QUESTIONS,
+  questionsPerModel,
+  setRankUB,
+  type BattleTable,
+  type BootstrapRatings,
+  type RatingWithInterval,
+  type ResampleUnit,
+} from './bootstrap.ts';
 import { tQuantile } from './normal.ts';
 import { estimability, withPrior } from './separation.ts';
 import { ArenaError } from '../types.ts';
@@ -39,7 +51,12 @@ export interface SandwichFit {
  * scores only. `anchor`: the models the ratings are centred on (mean 1000 over them; default all), as
  * the bootstrap centres on the models seen on enough questions.
  */
-export function sandwichCovariance(t: BattleTable, unit: ResampleUnit = 'question', prior = 0, anchor?: ArrayLike<boolean>): SandwichFit {
+export function sandwichCovariance(
+  t: BattleTable,
+  unit: ResampleUnit = 'question',
+  prior = 0,
+  anchor?: ArrayLike<boolean>,
+): SandwichFit {
   const c = withPrior(t.pairs, prior);
   const n = c.models.length;
   const ratings = fitBradleyTerry(c);
@@ -58,7 +75,8 @@ export function sandwichCovariance(t: BattleTable, unit: ResampleUnit = 'questio
   const g = new Float64Array(m);
   let clusters = 0;
   if (unit === 'question') {
-    if (!t.clusters.length) throw new Error('[sandwich] question clusters need battles tagged with their question');
+    if (!t.clusters.length)
+      throw new Error('[sandwich] question clusters need battles tagged with their question');
     for (let q = 0; q < t.clusters.length; q++) {
       g.fill(0);
       for (let e = t.start[q]!; e < t.start[q + 1]!; e++) {
@@ -87,9 +105,12 @@ export function sandwichCovariance(t: BattleTable, unit: ResampleUnit = 'questio
   const corr = clusters > 1 ? clusters / (clusters - 1) : 1;
   // model 0 was pinned at 0: embed, centre (P W P with P = I − 11ᵀ/n), and scale to rating points
   const W = new Float64Array(n * n);
-  for (let a = 0; a < m; a++) for (let b = 0; b < m; b++) W[(a + 1) * n + (b + 1)] = Vfree[a * m + b]! * corr * SCALE * SCALE;
+  for (let a = 0; a < m; a++)
+    for (let b = 0; b < m; b++) W[(a + 1) * n + (b + 1)] = Vfree[a * m + b]! * corr * SCALE * SCALE;
   // centring on the anchored models A: r − 1·(aᵀr) with a = 1_A/|A|, so V ↦ P W Pᵀ with P = I − 1aᵀ
-  const inA = Array.from({ length: n }, (_, k) => (anchor && Array.from(anchor).some(Boolean) ? Boolean(anchor[k]) : true));
+  const inA = Array.from({ length: n }, (_, k) =>
+    anchor && Array.from(anchor).some(Boolean) ? Boolean(anchor[k]) : true,
+  );
   const nA = inA.filter(Boolean).length;
   const rowMean = new Float64Array(n);
   let all = 0;
@@ -101,7 +122,8 @@ export function sandwichCovariance(t: BattleTable, unit: ResampleUnit = 'questio
   for (let k = 0; k < n; k++) if (inA[k]) shift += (ratings[k]! - INIT) / nA;
   for (let k = 0; k < n; k++) ratings[k]! -= shift;
   const covariance = new Float64Array(n * n);
-  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) covariance[a * n + b] = W[a * n + b]! - rowMean[a]! - rowMean[b]! + all;
+  for (let a = 0; a < n; a++)
+    for (let b = 0; b < n; b++) covariance[a * n + b] = W[a * n + b]! - rowMean[a]! - rowMean[b]! + all;
   return { ratings, covariance, clusters };
 }
 
@@ -120,8 +142,12 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
   // the sandwich rests on one finite fit: a model that won or lost everything has none (use the bootstrap, which says so per model, or a prior)
   const est = estimability(withPrior(t.pairs, prior));
   if (est.separated) {
-    const bad = t.pairs.models.filter((_, k) => est.status[k] === 'above' || est.status[k] === 'below' || est.status[k] === 'apart');
-    throw new ArenaError(`sandwich intervals need a finite Bradley–Terry fit, but ${bad.join(', ')} won or lost every game against the rest (not estimable); use the bootstrap (--method bootstrap), which marks such models, or a prior (--prior 1)`);
+    const bad = t.pairs.models.filter(
+      (_, k) => est.status[k] === 'above' || est.status[k] === 'below' || est.status[k] === 'apart',
+    );
+    throw new ArenaError(
+      `sandwich intervals need a finite Bradley–Terry fit, but ${bad.join(', ')} won or lost every game against the rest (not estimable); use the bootstrap (--method bootstrap), which marks such models, or a prior (--prior 1)`,
+    );
   }
   const questions = t.clusters.length ? questionsPerModel(t) : undefined;
   const anchor = questions?.map((q) => q >= minQuestions);
@@ -132,7 +158,17 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
   const z = tQuantile(1 - (1 - level) / 2, df);
   const battles = battlesPerModel(n, t.pairs.i, t.pairs.j, t.pairs.w);
   const rows: RatingWithInterval[] = t.pairs.models.map((model, k) => {
-    const row: RatingWithInterval = { model, rating: ratings[k]!, lo: null, hi: null, rank: 0, rankBest: 1, rankWorst: n, battles: battles[k]!, preliminary: true };
+    const row: RatingWithInterval = {
+      model,
+      rating: ratings[k]!,
+      lo: null,
+      hi: null,
+      rank: 0,
+      rankBest: 1,
+      rankWorst: n,
+      battles: battles[k]!,
+      preliminary: true,
+    };
     if (questions) row.questions = questions[k]!;
     if (questions && questions[k]! < minQuestions) {
       row.sparse = true;
@@ -145,10 +181,33 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
     return Object.assign(row, { lo: ratings[k]! - z * se, hi: ratings[k]! + z * se });
   });
   setRankUB(rows, est.status);
-  annotateRanks(rows, (e) => Float64Array.from({ length: e.length * e.length }, (_, x) => covariance[e[Math.floor(x / e.length)]! * n + e[x % e.length]!]!), est.status, battles, level, { ...o, seed, draws, clusters });
+  annotateRanks(
+    rows,
+    (e) =>
+      Float64Array.from(
+        { length: e.length * e.length },
+        (_, x) => covariance[e[Math.floor(x / e.length)]! * n + e[x % e.length]!]!,
+      ),
+    est.status,
+    battles,
+    level,
+    { ...o, seed, draws, clusters },
+  );
   rows.sort((a, b) => b.rating! - a.rating! || (a.model < b.model ? -1 : 1));
   const groups = comparisonGroups(t.pairs);
-  return { method: 'sandwich', unit, level, rounds: draws, seed, rows, ...(groups.length > 1 ? { disconnected: groups } : {}), prior, minQuestions, separatedRounds: 0, separated: [] };
+  return {
+    method: 'sandwich',
+    unit,
+    level,
+    rounds: draws,
+    seed,
+    rows,
+    ...(groups.length > 1 ? { disconnected: groups } : {}),
+    prior,
+    minQuestions,
+    separatedRounds: 0,
+    separated: [],
+  };
 }
 
 function addOuter(M: Float64Array, m: number, i: number, j: number, h: number): void {

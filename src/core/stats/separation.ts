@@ -19,7 +19,11 @@ export interface EstimabilityResult {
  * does). `only` restricts the analysis to these models (others are 'missing' and their pairs ignored).
  * A model with no games is 'missing'.
  */
-export function estimability(c: CollapsedBattles, weights?: Float64Array, only?: Uint8Array): EstimabilityResult {
+export function estimability(
+  c: CollapsedBattles,
+  weights?: Float64Array,
+  only?: Uint8Array,
+): EstimabilityResult {
   const quick = twoWayConnected(c, weights, only);
   if (quick) return quick;
   const n = c.models.length;
@@ -44,7 +48,7 @@ export function estimability(c: CollapsedBattles, weights?: Float64Array, only?:
     group[s] = ng;
     while (stack.length) {
       const x = stack.pop()!;
-      for (const y of und[x]!) if (group[y]! < 0) (group[y] = ng), stack.push(y);
+      for (const y of und[x]!) if (group[y]! < 0) ((group[y] = ng), stack.push(y));
     }
     ng++;
   }
@@ -75,7 +79,11 @@ export function estimability(c: CollapsedBattles, weights?: Float64Array, only?:
  * played, the scored-against graph is strongly connected and every such model is estimable. null when
  * that does not settle it (then the full analysis runs).
  */
-function twoWayConnected(c: CollapsedBattles, weights?: Float64Array, only?: Uint8Array): EstimabilityResult | null {
+function twoWayConnected(
+  c: CollapsedBattles,
+  weights?: Float64Array,
+  only?: Uint8Array,
+): EstimabilityResult | null {
   const n = c.models.length;
   const parent = new Int32Array(n);
   for (let x = 0; x < n; x++) parent[x] = x;
@@ -102,7 +110,12 @@ function twoWayConnected(c: CollapsedBattles, weights?: Float64Array, only?: Uin
  * Every pair that met (games > 0 after rescaling by `weights`) among the `only` models: `visit(i, j, w, s)`
  * with its games and i's score against j, both rescaled.
  */
-function pairsThatMet(c: CollapsedBattles, weights: Float64Array | undefined, only: Uint8Array | undefined, visit: (i: number, j: number, w: number, s: number) => void): void {
+function pairsThatMet(
+  c: CollapsedBattles,
+  weights: Float64Array | undefined,
+  only: Uint8Array | undefined,
+  visit: (i: number, j: number, w: number, s: number) => void,
+): void {
   for (let k = 0; k < c.i.length; k++) {
     const i = c.i[k]!;
     const j = c.j[k]!;
@@ -115,7 +128,12 @@ function pairsThatMet(c: CollapsedBattles, weights: Float64Array | undefined, on
 }
 
 /** Models that reach (`to`) or are reached from (`from`) the target set along `adj`. */
-function reach(members: number[], adj: number[][], target: (x: number) => boolean, dir: 'to' | 'from'): Set<number> {
+function reach(
+  members: number[],
+  adj: number[][],
+  target: (x: number) => boolean,
+  dir: 'to' | 'from',
+): Set<number> {
   const n = adj.length;
   const next: number[][] = dir === 'from' ? adj : Array.from({ length: n }, () => []);
   if (dir === 'to') for (const x of members) for (const y of adj[x]!) next[y]!.push(x);
@@ -124,7 +142,7 @@ function reach(members: number[], adj: number[][], target: (x: number) => boolea
   for (const x of stack) seen.add(x);
   while (stack.length) {
     const x = stack.pop()!;
-    for (const y of next[x]!) if (!seen.has(y)) seen.add(y), stack.push(y);
+    for (const y of next[x]!) if (!seen.has(y)) (seen.add(y), stack.push(y));
   }
   return seen;
 }
@@ -192,5 +210,9 @@ export function records(c: CollapsedBattles): { games: number; score: number }[]
 /** The pair totals with `prior` tie games added to every pair that met (a weak pull towards equal ratings). */
 export function withPrior(c: CollapsedBattles, prior: number): CollapsedBattles {
   if (!(prior > 0)) return c;
-  return { ...c, w: c.w.map((w) => (w > 0 ? w + prior : w)), s: c.s.map((s, k) => (c.w[k]! > 0 ? s + prior / 2 : s)) };
+  return {
+    ...c,
+    w: c.w.map((w) => (w > 0 ? w + prior : w)),
+    s: c.s.map((s, k) => (c.w[k]! > 0 ? s + prior / 2 : s)),
+  };
 }

@@ -6,7 +6,16 @@
 // penalty FastChat documents: loss + (reg/2)·‖θ‖² over all parameters, reg = 0.5 (half of
 // scikit-learn's C = 1, because FastChat no longer duplicates every battle). Solved exactly by Newton's
 // method (the penalty makes the problem strictly convex). Pure.
-import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, MIN_QUESTIONS, ranksFromIntervals, type Interval } from './bootstrap.ts';
+import {
+  clusterBootstrap,
+  columnIntervals,
+  DEFAULT_LEVEL,
+  DEFAULT_ROUNDS,
+  DEFAULT_SEED,
+  MIN_QUESTIONS,
+  ranksFromIntervals,
+  type Interval,
+} from './bootstrap.ts';
 import { INIT, SCALE } from '../ratings.ts';
 
 const ALPHA = Math.LN10;
@@ -87,7 +96,9 @@ export function styleDesign(battles: StyleBattle[], features: StyleFeature[]): S
   const models = [...new Set(battles.flatMap((b) => [b.a, b.b]))].sort();
   const mi = new Map(models.map((m, k) => [m, k]));
   const N = battles.length;
-  const raw = features.map((f) => Float64Array.from(battles, (bt) => (bt.styleA[f] - bt.styleB[f]) / (bt.styleA[f] + bt.styleB[f] + 1)));
+  const raw = features.map((f) =>
+    Float64Array.from(battles, (bt) => (bt.styleA[f] - bt.styleB[f]) / (bt.styleA[f] + bt.styleB[f] + 1)),
+  );
   const kept: StyleFeature[] = [];
   const constant: StyleFeature[] = [];
   const cols: Float64Array[] = [];
@@ -131,7 +142,10 @@ export function styleDesign(battles: StyleBattle[], features: StyleFeature[]): S
  * The penalised contextual Bradley–Terry fit. `weights` (one per battle, e.g. its question's bootstrap
  * multiplicity) rescale the likelihood terms, never the penalty. `init` warm-starts Newton.
  */
-export function fitStyle(d: StyleDesign, o: { reg?: number; weights?: Float64Array; init?: Float64Array; tol?: number; maxIter?: number } = {}): Float64Array {
+export function fitStyle(
+  d: StyleDesign,
+  o: { reg?: number; weights?: Float64Array; init?: Float64Array; tol?: number; maxIter?: number } = {},
+): Float64Array {
   const n = d.models.length;
   const k = d.features.length;
   const P = n + k;
@@ -261,7 +275,11 @@ export interface StyleResult {
  * from the same question-level bootstrap (all battles of a question move together; features keep
  * their full-data standardisation, as FastChat's bootstrap does).
  */
-export function styleControl(battles: StyleBattle[], groups: StyleGroup[], o: { reg?: number; rounds?: number; level?: number; seed?: number } = {}): StyleResult {
+export function styleControl(
+  battles: StyleBattle[],
+  groups: StyleGroup[],
+  o: { reg?: number; rounds?: number; level?: number; seed?: number } = {},
+): StyleResult {
   const features = [...new Set(groups.flatMap((g) => STYLE_GROUPS[g]))] as StyleFeature[];
   const d = styleDesign(battles, features);
   const raw: StyleDesign = { ...d, features: [], x: new Float64Array(0) };
@@ -288,7 +306,7 @@ export function styleControl(battles: StyleBattle[], groups: StyleGroup[], o: { 
   const shiftOf = (x: Float64Array) => {
     let sum = 0;
     let c = 0;
-    for (let m = 0; m < n; m++) if (anchor[m]) (sum += x[m]!), c++;
+    for (let m = 0; m < n; m++) if (anchor[m]) ((sum += x[m]!), c++);
     return sum / c;
   };
   const fullShift = shiftOf(full);
@@ -330,7 +348,12 @@ export function styleControl(battles: StyleBattle[], groups: StyleGroup[], o: { 
   }));
   rows.sort((x, y) => y.rating - x.rating || (x.model < y.model ? -1 : 1));
   return {
-    features: d.features.map((feature, f) => ({ feature, coefficient: full[n + f]!, lo: iv[n + f]!.lo, hi: iv[n + f]!.hi })),
+    features: d.features.map((feature, f) => ({
+      feature,
+      coefficient: full[n + f]!,
+      lo: iv[n + f]!.lo,
+      hi: iv[n + f]!.hi,
+    })),
     constant: d.constant,
     rows,
     battles: battles.length,

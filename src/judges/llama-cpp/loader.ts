@@ -24,7 +24,10 @@ export async function importNodeLlamaCpp(fail: Fail): Promise<NodeLlamaCpp> {
   try {
     mod = await import('node-llama-cpp');
   } catch (e) {
-    throw fail('node-llama-cpp is not installed (it is an optional dependency): npm install node-llama-cpp', e);
+    throw fail(
+      'node-llama-cpp is not installed (it is an optional dependency): npm install node-llama-cpp',
+      e,
+    );
   }
   try {
     if (versionProblem === null) versionProblem = unsupportedVersion(installedNodeLlamaCppVersion());
@@ -59,8 +62,16 @@ export interface LoadedModel {
 export async function loadModel(o: LoadModelOptions, fail: Fail): Promise<LoadedModel> {
   const mod = await importNodeLlamaCpp(fail);
   try {
-    const llama = await mod.getLlama({ gpu: o.gpu === false ? false : 'auto', build: 'never', logLevel: mod.LlamaLogLevel.error, progressLogs: false });
-    const model = await llama.loadModel({ modelPath: o.modelPath, gpuLayers: llama.gpu === false ? 0 : (o.gpuLayers ?? 'auto') });
+    const llama = await mod.getLlama({
+      gpu: o.gpu === false ? false : 'auto',
+      build: 'never',
+      logLevel: mod.LlamaLogLevel.error,
+      progressLogs: false,
+    });
+    const model = await llama.loadModel({
+      modelPath: o.modelPath,
+      gpuLayers: llama.gpu === false ? 0 : (o.gpuLayers ?? 'auto'),
+    });
     const contextSize = Math.min(o.contextSize, model.trainContextSize);
     const context = await model.createContext({
       contextSize,

@@ -1,5 +1,15 @@
 import { availableParallelism } from 'node:os';
-import type { BatchItem, ChatWrapper, Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, PrioritizedBatchItem, Token } from 'node-llama-cpp';
+import type {
+  BatchItem,
+  ChatWrapper,
+  Llama,
+  LlamaContext,
+  LlamaContextSequence,
+  LlamaGrammar,
+  LlamaModel,
+  PrioritizedBatchItem,
+  Token,
+} from 'node-llama-cpp';
 import { modelIdentity } from '../gguf-identity.ts';
 import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest } from '../judge.ts';
 import { checkModelFiles, loadModel } from './loader.ts';
@@ -60,7 +70,11 @@ export function parseLlamaSpec(model: string): LlamaCppOptions {
   const params = new URLSearchParams(q < 0 ? '' : model.slice(q + 1));
   const int = (k: string, v: string) => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new JudgeCallError(`[judge:llama-cpp] option "${k}": expected a non-negative integer, got "${v}"`, false);
+    if (!Number.isInteger(n) || n < 0)
+      throw new JudgeCallError(
+        `[judge:llama-cpp] option "${k}": expected a non-negative integer, got "${v}"`,
+        false,
+      );
     return n;
   };
   const bool = (k: string, v: string) => {
@@ -105,7 +119,10 @@ export function parseLlamaSpec(model: string): LlamaCppOptions {
         o.gpu = bool(k, v) ? 'auto' : false;
         break;
       default:
-        throw new JudgeCallError(`[judge:llama-cpp] unknown option "${k}" (known: threads, ctx, gpuLayers, sequences, seed, grammar, reuse, lora, batch, gpu)`, false);
+        throw new JudgeCallError(
+          `[judge:llama-cpp] unknown option "${k}" (known: threads, ctx, gpuLayers, sequences, seed, grammar, reuse, lora, batch, gpu)`,
+          false,
+        );
     }
   }
   return o;
@@ -156,25 +173,50 @@ interface Loaded {
 
 export interface LlamaCppJudge extends JudgeProvider {
   /** load the model now (otherwise on the first call); resolves to what was loaded */
-  load(): Promise<{ chatWrapper: string; contextSize: number; sequences: number; threads: number; gpuLayers: number }>;
+  load(): Promise<{
+    chatWrapper: string;
+    contextSize: number;
+    sequences: number;
+    threads: number;
+    gpuLayers: number;
+  }>;
   complete(req: JudgeRequest): Promise<JudgeReply & LlamaReplyExtras>;
   /** the prompt as the model sees it (chat template applied) and its tokens */
   render(system: string, user: string): Promise<{ text: string; tokens: Token[] }>;
   close(): Promise<void>;
   /** tokens evaluated so far (prompt tokens actually run through the model, not reused) */
-  readonly stats: { promptTokens: number; reusedTokens: number; copiedTokens: number; generatedTokens: number; games: number; batches: number; batchItems: number; ms: { render: number; explanation: number; verdict: number } };
+  readonly stats: {
+    promptTokens: number;
+    reusedTokens: number;
+    copiedTokens: number;
+    generatedTokens: number;
+    games: number;
+    batches: number;
+    batchItems: number;
+    ms: { render: number; explanation: number; verdict: number };
+  };
 }
 
 export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   checkModelFiles(o.modelPath, o.lora, (m) => new JudgeCallError(`[judge:llama-cpp] ${m}`, false));
   const id = llamaJudgeId(o);
-  const fail = (m: string, cause?: unknown) => new JudgeCallError(`[judge:${id}] ${m}`, false, undefined, undefined, cause ? { cause } : undefined);
+  const fail = (m: string, cause?: unknown) =>
+    new JudgeCallError(`[judge:${id}] ${m}`, false, undefined, undefined, cause ? { cause } : undefined);
   const threads = o.threads ?? defaultThreads();
   const nSeq = o.sequences ?? 4;
   const grammarOn = o.grammar !== false;
   const reuse = o.prefixReuse !== false;
   const seed = o.seed ?? DEFAULT_SEED;
-  const stats = { promptTokens: 0, reusedTokens: 0, copiedTokens: 0, generatedTokens: 0, games: 0, batches: 0, batchItems: 0, ms: { render: 0, explanation: 0, verdict: 0 } };
+  const stats = {
+    promptTokens: 0,
+    reusedTokens: 0,
+    copiedTokens: 0,
+    generatedTokens: 0,
+    games: 0,
+    batches: 0,
+    batchItems: 0,
+    ms: { render: 0, explanation: 0, verdict: 0 },
+  };
   let loading: Promise<Loaded> | undefined;
   /** set once the context and its sequences exist (the batching callbacks below run only after that) */
   let gathering: { context: LlamaContext; scheduler: Scheduler<LlamaContextSequence> } | undefined;
@@ -205,7 +247,17 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
         gathering = { context, scheduler };
         const pairGrammar = await llama.createGrammar({ grammar: PAIR_GRAMMAR });
         const ratingGrammar = await llama.createGrammar({ grammar: RATING_GRAMMAR });
-        return { llama, model, context, wrapper, scheduler, pairGrammar, ratingGrammar, GrammarState: mod.LlamaGrammarEvaluationState, letters: letterTokens(model) };
+        return {
+          llama,
+          model,
+          context,
+          wrapper,
+          scheduler,
+          pairGrammar,
+          ratingGrammar,
+          GrammarState: mod.LlamaGrammarEvaluationState,
+          letters: letterTokens(model),
+        };
       } catch (e) {
         throw fail(`cannot load ${o.modelPath}: ${(e as Error)?.message ?? e}`, e);
       }
@@ -218,7 +270,13 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   );
 
   /** node-llama-cpp's batch prioritization strategy: the items by sequence id (see orderBatch), counted. */
-  function inSequenceOrder({ items, size }: { items: readonly BatchItem[]; size: number }): PrioritizedBatchItem[] {
+  function inSequenceOrder({
+    items,
+    size,
+  }: {
+    items: readonly BatchItem[];
+    size: number;
+  }): PrioritizedBatchItem[] {
     const batch = orderBatch(items, size, (item, i) => batchItemSequence(gathering?.context, item, i));
     stats.batches++;
     stats.batchItems += batch.length;
@@ -228,7 +286,11 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   /** The prompt in the model's chat template: system, user, and the start of the model's turn. */
   function render(L: Loaded, system: string, user: string) {
     return L.wrapper.generateContextState({
-      chatHistory: [...(system ? [{ type: 'system' as const, text: system }] : []), { type: 'user', text: user }, { type: 'model', response: [] }],
+      chatHistory: [
+        ...(system ? [{ type: 'system' as const, text: system }] : []),
+        { type: 'user', text: user },
+        { type: 'model', response: [] },
+      ],
     });
   }
 
@@ -243,8 +305,13 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     const prompt = state.contextText.tokenize(model.tokenizer);
     const ctxSize = L.context.contextSize;
     if (prompt.length + VERDICT_RESERVE > ctxSize)
-      throw fail(`the prompt is ${prompt.length} tokens and does not fit the context of ${ctxSize} tokens (${VERDICT_RESERVE} more are needed for the verdict); raise ?ctx= (the model was trained on ${model.trainContextSize})`);
-    const budget = Math.max(0, Math.min(req.maxTokens - (constrain ? VERDICT_RESERVE : 0), ctxSize - prompt.length - VERDICT_RESERVE));
+      throw fail(
+        `the prompt is ${prompt.length} tokens and does not fit the context of ${ctxSize} tokens (${VERDICT_RESERVE} more are needed for the verdict); raise ?ctx= (the model was trained on ${model.trainContextSize})`,
+      );
+    const budget = Math.max(
+      0,
+      Math.min(req.maxTokens - (constrain ? VERDICT_RESERVE : 0), ctxSize - prompt.length - VERDICT_RESERVE),
+    );
     const stops = stopStrings(state.stopGenerationTriggers);
     // temperature 0 is greedy in node-llama-cpp; the seed matters only above 0
     const sampling = { temperature: req.temperature, seed };
@@ -294,8 +361,18 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
 
       // 2. the verdict, constrained by the grammar: keep the explanation's tokens before any "[[" or stop text
       let keep = generated.length;
-      const limit = cut === 'verdict' || cut === 'stop' ? (cut === 'verdict' ? text.indexOf('[[') : text.length) : text.length;
-      while (keep > 0 && (model.detokenize(generated.slice(0, keep)).length > limit || /\[$/.test(model.detokenize(generated.slice(0, keep))))) keep--;
+      const limit =
+        cut === 'verdict' || cut === 'stop'
+          ? cut === 'verdict'
+            ? text.indexOf('[[')
+            : text.length
+          : text.length;
+      while (
+        keep > 0 &&
+        (model.detokenize(generated.slice(0, keep)).length > limit ||
+          /\[$/.test(model.detokenize(generated.slice(0, keep))))
+      )
+        keep--;
       const explanation = model.detokenize(generated.slice(0, keep));
       const opener = model.tokenize(explanation.trim() ? '\n[[' : '[[', false, 'trimLeadingSpace');
       const target = [...prompt, ...generated.slice(0, keep), ...opener];
@@ -307,7 +384,10 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
         // the probabilities: raw logits of every token the grammar allows first (the letter alone, or with
         // "]" / "]]" attached, byte-fallback tokens included), read at the verdict position
         const last = pending2.at(-1)!;
-        const out = await s.controlledEvaluate([...pending2.slice(0, -1), [last, { generateNext: { logits: { filter: { tokens: L.letters.tokens } } } }]]);
+        const out = await s.controlledEvaluate([
+          ...pending2.slice(0, -1),
+          [last, { generateNext: { logits: { filter: { tokens: L.letters.tokens } } } }],
+        ]);
         const logits = out.at(-1)?.next.logits;
         probs = letterProbs(L.letters, logits);
         if (req.temperature > 0) {
@@ -320,11 +400,17 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
           pending2 = [];
         }
       }
-      if (pending2.length) for await (const t of s.evaluate(pending2, { ...sampling, grammarEvaluationState: grammarState })) {
-        verdictTokens.push(t);
-        // the letter decides a pairwise verdict: its "]]" is written, not generated (the game ends here)
-        if (!rating || model.detokenize(verdictTokens).endsWith(']]') || verdictTokens.length >= VERDICT_RESERVE) break;
-      }
+      if (pending2.length)
+        for await (const t of s.evaluate(pending2, { ...sampling, grammarEvaluationState: grammarState })) {
+          verdictTokens.push(t);
+          // the letter decides a pairwise verdict: its "]]" is written, not generated (the game ends here)
+          if (
+            !rating ||
+            model.detokenize(verdictTokens).endsWith(']]') ||
+            verdictTokens.length >= VERDICT_RESERVE
+          )
+            break;
+        }
       stats.generatedTokens += verdictTokens.length;
       stats.ms.verdict += performance.now() - t0;
       let verdict = model.detokenize(verdictTokens);
@@ -347,7 +433,13 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     stats,
     async load() {
       const L = await load();
-      return { chatWrapper: L.wrapper.wrapperName, contextSize: L.context.contextSize, sequences: nSeq, threads, gpuLayers: L.model.gpuLayers };
+      return {
+        chatWrapper: L.wrapper.wrapperName,
+        contextSize: L.context.contextSize,
+        sequences: nSeq,
+        threads,
+        gpuLayers: L.model.gpuLayers,
+      };
     },
     async render(system, user) {
       const L = await load();
@@ -395,7 +487,10 @@ interface LetterTokens {
 }
 
 function letterTokens(model: LlamaModel): LetterTokens {
-  const n = ((model.fileInfo.metadata as unknown as { tokenizer?: { ggml?: { tokens?: unknown[] } } }).tokenizer?.ggml?.tokens ?? []).length;
+  const n = (
+    (model.fileInfo.metadata as unknown as { tokenizer?: { ggml?: { tokens?: unknown[] } } }).tokenizer?.ggml
+      ?.tokens ?? []
+  ).length;
   // detokenized after "[[" so that a leading-space token reads " A", not "A"
   const before = model.tokenize('[[', false, 'trimLeadingSpace');
   const letter = new Map<Token, string>();

@@ -100,7 +100,13 @@ export class Scheduler<S extends CacheSequence> {
   private readonly defer: (fn: () => void) => void;
 
   constructor(private readonly o: SchedulerOptions<S>) {
-    this.slots = o.sequences.map((seq): Slot<S> => ({ seq, prompt: [], busy: false, ticket: 0, waiting: false }));
+    this.slots = o.sequences.map((seq): Slot<S> => ({
+      seq,
+      prompt: [],
+      busy: false,
+      ticket: 0,
+      waiting: false,
+    }));
     this.defer = o.defer ?? ((fn) => void setImmediate(fn));
   }
 
@@ -118,7 +124,7 @@ export class Scheduler<S extends CacheSequence> {
         'abort',
         () => {
           const i = this.waiters.indexOf(w);
-          if (i >= 0) this.waiters.splice(i, 1), reject(signal.reason);
+          if (i >= 0) (this.waiters.splice(i, 1), reject(signal.reason));
         },
         { once: true },
       );
@@ -196,7 +202,8 @@ export class Scheduler<S extends CacheSequence> {
     // question that start together): wait for it and copy, rather than evaluate the same tokens twice
     for (;;) {
       let held = Math.min(s.compareContextTokens(tokens).firstDifferentIndex, limit);
-      for (const o of this.slots) if (o !== slot) held = Math.max(held, Math.min(commonPrefix(o.seq.contextTokens, tokens), limit));
+      for (const o of this.slots)
+        if (o !== slot) held = Math.max(held, Math.min(commonPrefix(o.seq.contextTokens, tokens), limit));
       let wait: Slot<S> | undefined;
       let best = held + MIN_COPY - 1;
       for (const o of this.slots) {
@@ -275,7 +282,11 @@ export class Lockstep<K> {
  * batches for the rest of the game. Instead, wait (a few turns, at most `maxMs`) until every active
  * sequence has queued its tokens. `queued` undefined (unknown): dispatch at once, the default schedule.
  */
-export function gatherSchedule(queued: () => number | undefined, active: () => number, maxMs = MAX_GATHER_MS): (dispatch: () => void) => void {
+export function gatherSchedule(
+  queued: () => number | undefined,
+  active: () => number,
+  maxMs = MAX_GATHER_MS,
+): (dispatch: () => void) => void {
   return (dispatch) => {
     const t0 = performance.now();
     const check = () => {
@@ -297,7 +308,11 @@ export function gatherSchedule(queued: () => number | undefined, active: () => n
  * unordered. On this CPU a pass costs what its tokens cost, so it changed no timing here; where decoding
  * is bound by reading the weights (a GPU, a model larger than the caches), every extra pass reads them again.
  */
-export function orderBatch<T extends { tokens: readonly unknown[] }>(items: readonly T[], size: number, sequenceOf: (item: T, index: number) => number): { item: T; processAmount: number }[] {
+export function orderBatch<T extends { tokens: readonly unknown[] }>(
+  items: readonly T[],
+  size: number,
+  sequenceOf: (item: T, index: number) => number,
+): { item: T; processAmount: number }[] {
   const sorted = items.map((item, i) => ({ item, id: sequenceOf(item, i) })).sort((a, b) => a.id - b.id);
   let left = size;
   const share = Math.max(1, Math.floor(size / Math.max(1, items.length)));

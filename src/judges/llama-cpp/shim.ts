@@ -18,13 +18,17 @@ export function installedNodeLlamaCppVersion(): string {
   let dir = dirname(require.resolve('node-llama-cpp'));
   for (;;) {
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
       if (pkg.name === 'node-llama-cpp' && typeof pkg.version === 'string') return pkg.version;
     } catch {
       // no package.json here: look further up
     }
     const up = dirname(dir);
-    if (up === dir) throw new Error(`cannot find node-llama-cpp's package.json above ${require.resolve('node-llama-cpp')}`);
+    if (up === dir)
+      throw new Error(`cannot find node-llama-cpp's package.json above ${require.resolve('node-llama-cpp')}`);
     dir = up;
   }
 }
@@ -74,14 +78,23 @@ const internals = (c: LlamaContext) => c as unknown as Partial<ContextInternals>
  * version in the range always has them; this catches a patched or mislabelled install at load time rather
  * than as silently smaller batches later).
  */
-export function assertInternals(context: LlamaContext, sequence: LlamaContextSequence, version = installedNodeLlamaCppVersion()): void {
+export function assertInternals(
+  context: LlamaContext,
+  sequence: LlamaContextSequence,
+  version = installedNodeLlamaCppVersion(),
+): void {
   const c = internals(context);
   const missing = [
     ...(c._queuedDecodeSequenceIds instanceof Set ? [] : ['LlamaContext._queuedDecodeSequenceIds']),
     ...(Array.isArray(c._queuedDecodes) ? [] : ['LlamaContext._queuedDecodes']),
-    ...(typeof (sequence as unknown as Partial<SequenceInternals>)._copyStateFromOtherSequence === 'function' ? [] : ['LlamaContextSequence._copyStateFromOtherSequence']),
+    ...(typeof (sequence as unknown as Partial<SequenceInternals>)._copyStateFromOtherSequence === 'function'
+      ? []
+      : ['LlamaContextSequence._copyStateFromOtherSequence']),
   ];
-  if (missing.length) throw new Error(`node-llama-cpp ${version} lacks ${missing.join(', ')} (supported: ${SUPPORTED_NODE_LLAMA_CPP.range})`);
+  if (missing.length)
+    throw new Error(
+      `node-llama-cpp ${version} lacks ${missing.join(', ')} (supported: ${SUPPORTED_NODE_LLAMA_CPP.range})`,
+    );
 }
 
 /**
@@ -89,7 +102,11 @@ export function assertInternals(context: LlamaContext, sequence: LlamaContextSeq
  * node-llama-cpp's own `_copyStateFromOtherSequence`. Resolves false when the copy did not leave exactly
  * those tokens.
  */
-export async function copySequence(target: LlamaContextSequence, source: LlamaContextSequence, upTo: number): Promise<boolean> {
+export async function copySequence(
+  target: LlamaContextSequence,
+  source: LlamaContextSequence,
+  upTo: number,
+): Promise<boolean> {
   const copy = (target as unknown as Partial<SequenceInternals>)._copyStateFromOtherSequence;
   if (typeof copy !== 'function') return false;
   return (await copy.call(target, source, upTo)) === true && target.nextTokenIndex === upTo;

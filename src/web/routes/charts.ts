@@ -2,7 +2,14 @@
 // next to them. `?size=narrow` is the phone variant (360 px wide, labels kept readable), chosen by <picture>.
 import type { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { categoryBars, checkpointChart, judgeLines, matrixHeatmap, ratingBars, winRateBars } from '../../reports/charts.ts';
+import {
+  categoryBars,
+  checkpointChart,
+  judgeLines,
+  matrixHeatmap,
+  ratingBars,
+  winRateBars,
+} from '../../reports/charts.ts';
 import { query, QUERY, validQuery } from '../params.ts';
 import type { Site } from '../site.ts';
 
@@ -19,7 +26,10 @@ export function chartRoutes(app: Hono, s: Site): void {
       const q = query(c);
       const rows = await data.leaderboard(await check.judge(q), await check.filter(q));
       // ratings of groups that never met are not comparable: one group's chart, as its table
-      const shown = q.group === undefined ? rows.filter((r) => (r.group ?? 1) === 1) : rows.filter((r) => (r.group ?? 1) === q.group);
+      const shown =
+        q.group === undefined
+          ? rows.filter((r) => (r.group ?? 1) === 1)
+          : rows.filter((r) => (r.group ?? 1) === q.group);
       if (!shown.length) throw new HTTPException(404, { message: `no group ${q.group} under this judge` });
       return ratingBars(shown, { narrow: q.size });
     }),
@@ -42,13 +52,19 @@ export function chartRoutes(app: Hono, s: Site): void {
       const q = query(c);
       if (!q.series) throw new HTTPException(400, { message: 'query parameter "series" is required' });
       const [x] = await check.series(q);
-      return checkpointChart({ series: x!.series, baseline: x!.baseline ?? '?', rows: x!.rows }, { narrow: q.size });
+      return checkpointChart(
+        { series: x!.series, baseline: x!.baseline ?? '?', rows: x!.rows },
+        { narrow: q.size },
+      );
     }),
   );
   app.get('/charts/model.svg', validQuery(QUERY.modelChart), (c) =>
     send(c, 'svg', async () => {
       const q = query(c);
-      return categoryBars((await data.model(await check.judge(q), await check.model('model', q.model))).byCategory, q.size);
+      return categoryBars(
+        (await data.model(await check.judge(q), await check.model('model', q.model))).byCategory,
+        q.size,
+      );
     }),
   );
 }
