@@ -46,6 +46,13 @@ describe('sqlite file specifics', () => {
     });
     await store.insertGame(without); // the prepared insert: a null JSON column stays NULL
     await store.insertGame(makeGame({ verdictProbs: probs }));
+    // the group commit's multi-row insert (engine/play.ts): the same text, and NULL for a game without probabilities
+    const grouped = [
+      makeGame({ judgeSettings: settings }),
+      makeGame({ judgeSettings: settings, verdictProbs: probs }),
+    ];
+    expect(await store.insertGames(grouped)).toEqual([true, true]);
+    expect(await store.insertGames(grouped)).toEqual([false, false]);
     const runConfig = { models: ['alpha', 'beta'], baseline: undefined, turns: [1, 2], settings };
     await store.saveRun({
       id: 'run-1',
@@ -117,11 +124,24 @@ describe('sqlite file specifics', () => {
       ANSWERS.map((a) => [JSON.stringify(a.turns)]),
     );
     expect(
-      raw('SELECT judge_settings, verdict_probs, typeof(verdict_probs) FROM games ORDER BY created_at'),
+      raw(
+        `SELECT judge_settings, verdict_probs, typeof(verdict_probs) FROM games WHERE id NOT IN ('${grouped[0]!.id}', '${grouped[1]!.id}') ORDER BY created_at`,
+      ),
     ).toEqual([
       [JSON.stringify(settings), JSON.stringify(probs), 'text'],
       [JSON.stringify(settings), null, 'null'],
       ['{"temperature":0,"maxTokens":2048,"seed":7}', '{"A":0.125,"B":0.75,"C":0.125}', 'text'],
+    ]);
+    expect(
+      store.sqlite
+        .prepare(
+          'SELECT judge_settings, verdict_probs, typeof(verdict_probs) FROM games WHERE id IN (?, ?) ORDER BY id',
+        )
+        .raw()
+        .all(grouped[0]!.id, grouped[1]!.id),
+    ).toEqual([
+      [JSON.stringify(settings), null, 'null'],
+      [JSON.stringify(settings), JSON.stringify(probs), 'text'],
     ]);
     expect(raw('SELECT config FROM runs')).toEqual([[JSON.stringify(runConfig)]]);
     expect(raw('SELECT config, summary, degraded, typeof(degraded) FROM refreshes ORDER BY id')).toEqual([

@@ -796,6 +796,24 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
       expect((await store.listGames()).map((x) => x.reply)).toEqual([g.reply]);
     });
 
+    it('insertGames stores a group in one statement and says which games were new (the play loop group commit)', async () => {
+      const old = makeGame();
+      await store.insertGame(old);
+      const fresh = [makeGame(), makeGame({ verdictProbs: { A: 0.5, B: 0.25, C: 0.25 } })];
+      expect(await store.insertGames([fresh[0]!, { ...old, reply: 'again [[A]]' }, fresh[1]!])).toEqual([
+        true,
+        false,
+        true,
+      ]);
+      expect(await store.insertGames(fresh)).toEqual([false, false]);
+      expect(await store.insertGames([])).toEqual([]);
+      const stored = await store.listGames();
+      expect(stored.map((g) => g.id).sort()).toEqual([old.id, ...fresh.map((g) => g.id)].sort());
+      expect(stored.find((g) => g.id === old.id)!.reply).toBe(old.reply);
+      expect(stored.find((g) => g.id === fresh[1]!.id)!.verdictProbs).toEqual({ A: 0.5, B: 0.25, C: 0.25 });
+      expect(stored.find((g) => g.id === fresh[0]!.id)!.verdictProbs ?? null).toBeNull();
+    });
+
     it('claimGames leases games that are neither stored nor leased to another run; an expired lease is taken over', async () => {
       const stored = makeGame();
       await store.insertGame(stored);
