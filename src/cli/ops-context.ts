@@ -4,10 +4,11 @@
 import { existsSync } from 'node:fs';
 import { ArenaError } from '../core/types.ts';
 import { publishToD1 } from '../entry/publish.ts';
+import { openaiBatchClient } from '../judges/openai-batch.ts';
 import { apiKeyOf, openJudge } from '../judges/registry.ts';
 import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints.ts';
 import { loadRefreshConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
-import type { OpenJudge, Publisher } from '../ops/deps.ts';
+import type { OpenBatchClient, OpenJudge, Publisher } from '../ops/deps.ts';
 import { answerFiles } from '../ops/refresh.ts';
 import { takeLock } from '../storage/lock.ts';
 import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
@@ -32,6 +33,8 @@ export function sqlitePublisher(store: SqliteStore, log: (m: string) => void = (
 export interface RefreshContext {
   store: SqliteStore;
   judges: OpenJudge;
+  /** the Batch API of a `batch: true` judge's server */
+  batches: OpenBatchClient;
   config: Loaded<RefreshConfig>;
   publish: Publisher;
 }
@@ -55,7 +58,8 @@ export async function withRefreshContext<T>(
     const store = openForDryRun(db, o.dryRun);
     try {
       const judges = judgeOpener(o.env ?? process.env, o.log);
-      return await fn({ store, judges, config, publish: sqlitePublisher(store, o.log) });
+      const batches: OpenBatchClient = (j, apiKey) => openaiBatchClient({ baseURL: j.baseURL, apiKey });
+      return await fn({ store, judges, batches, config, publish: sqlitePublisher(store, o.log) });
     } finally {
       await store.close();
     }

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { httpFetch, ReplyTooLargeError } from './http-fetch.ts';
+import { cappedFetch, httpFetch, ReplyTooLargeError } from './http-fetch.ts';
 import { redactSecrets } from './redact.ts';
 import {
   JudgeCallError,
@@ -26,6 +26,8 @@ export function openaiClient(o: {
   baseURL?: string | undefined;
   maxRetries?: number;
   timeoutMs?: number;
+  /** the cap on a reply body (default MAX_REPLY_BYTES) */
+  maxReplyBytes?: number;
 }): OpenAI {
   // a local server may need no key; the SDK needs some string (never shown: see toCallError)
   return new OpenAI({
@@ -33,7 +35,7 @@ export function openaiClient(o: {
     ...(o.baseURL ? { baseURL: o.baseURL } : {}),
     maxRetries: o.maxRetries ?? 0,
     timeout: o.timeoutMs ?? 24 * 3600_000,
-    fetch: httpFetch,
+    fetch: o.maxReplyBytes ? (input, init) => cappedFetch(input, init, o.maxReplyBytes) : httpFetch,
   });
 }
 

@@ -1,13 +1,13 @@
 // OpenAI Batch API mode (half price, results within 24 h): submit the games to play as one JSONL file,
 // persist the batch id, poll, and import the results as games. A restarted refresh first polls the
 // batches it left pending and never submits a game twice while its batch is pending.
-import OpenAI, { toFile } from 'openai';
 import { randomUUID } from 'node:crypto';
 import type { GameSpec, JudgeSettings } from '../core/types.ts';
 import type { ParserMode } from '../core/verdict.ts';
 import { parserFor, verdictOf } from '../core/verdict-of.ts';
 import { newRun, playGames, type PlayItem } from '../engine/play.ts';
 import type { JudgeReply } from '../judges/judge.ts';
+import type { BatchClient } from '../judges/openai-batch.ts';
 import type { Store } from '../storage/store.ts';
 import type { Price } from './config.ts';
 import { costOf } from './prices.ts';
@@ -18,8 +18,8 @@ export interface BatchOptions {
   judgeId: string;
   /** the model name sent to the API */
   model: string;
-  baseURL?: string;
-  apiKey?: string;
+  /** the Batch API of the judge's server (judges/openai-batch.ts) */
+  client: BatchClient;
   /** every planned game of this judge (the ones already stored are skipped) */
   games: { spec: GameSpec; id: string }[];
   settings: JudgeSettings;
@@ -49,15 +49,17 @@ export interface BatchReport {
   runId: string | null;
 }
 
+/** What a result line's body is read for (an OpenAI chat completion; nothing in it is trusted). */
+interface ChatCompletion {
+  choices?: { message?: { content?: unknown } }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+}
+
 const DONE = new Set(['completed', 'failed', 'expired', 'cancelled']);
 
 export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   const log = o.log ?? (() => {});
-  const client = new OpenAI({
-    apiKey: o.apiKey ?? 'sk-none',
-    ...(o.baseURL ? { baseURL: o.baseURL } : {}),
-    maxRetries: 4,
-  });
+  const client = o.client;
   const store = o.store;
   const report: BatchReport = {
     judge: o.judgeId,
@@ -87,13 +89,13 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   const recoverSubmissions = async () => {
     const orphans = await store.listBatches({ judge: o.judgeId, status: 'submitting' });
     if (!orphans.length) return;
-    const page = await client.batches.list({ limit: 100 });
+    const page = await client.list();
     for (const row of orphans) {
-      const remote = page.data.find((b) => b.metadata?.arena_submission === row.id);
+      const remote = page.find((b) => b.metadata?.arena_submission === row.id);
       if (remote) {
         await store.updateBatch(row.id, {
           id: remote.id,
-          inputFileId: remote.input_file_id,
+          inputFileId: remote.inputFileId,
           status: 'submitted',
         });
         log(`[${o.judgeId}] recovered batch ${remote.id} of an interrupted submission`);
@@ -112,14 +114,14 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   const pollOnce = async (): Promise<number> => {
     let pending = 0;
     for (const b of await pendingRows()) {
-      const remote = await client.batches.retrieve(b.id, o.signal ? { signal: o.signal } : {});
+      const remote = await client.retrieve(b.id, o.signal);
       if (!DONE.has(remote.status)) {
         pending += b.gameIds.length;
         continue;
       }
       const before = { cost: run.cost ?? 0, played: run.played };
-      if (remote.output_file_id) {
-        const text = await (await client.files.content(remote.output_file_id)).text();
+      if (remote.outputFileId) {
+        const text = await client.outputText(remote.outputFileId);
         const prompts = new Map((await o.store.listPrompts()).map((p) => [p.name, parserFor(p, o.parser)]));
         const plain = parserFor(undefined, o.parser);
         // each result line is one game's call, already made: a reply, or a failure (an attempt, never a verdict)
@@ -129,7 +131,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
           if (!line.trim()) continue;
           const r = JSON.parse(line) as {
             custom_id: string;
-            response?: { status_code: number; body: OpenAI.Chat.ChatCompletion } | null;
+            response?: { status_code: number; body: ChatCompletion } | null;
             error?: { message?: string } | null;
           };
           const spec = bySpec.get(r.custom_id);
@@ -225,31 +227,27 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
       finishedAt: null,
       cost: null,
     });
-    let batch: OpenAI.Batches.Batch;
-    let file: OpenAI.Files.FileObject;
+    let created: { fileId: string; batchId: string };
     try {
-      file = await client.files.create({
-        file: await toFile(Buffer.from(`${lines.join('\n')}\n`), `arena-${o.refreshId}.jsonl`),
-        purpose: 'batch',
-      });
-      batch = await client.batches.create({
-        input_file_id: file.id,
-        endpoint: '/v1/chat/completions',
-        completion_window: '24h',
-        metadata: { arena_refresh: o.refreshId, arena_submission: submission },
+      created = await client.submit(lines, `arena-${o.refreshId}.jsonl`, {
+        arena_refresh: o.refreshId,
+        arena_submission: submission,
       });
     } catch (e) {
       // an HTTP error answer means no batch was created; anything else (a dropped connection) is left to recovery
-      if (e instanceof OpenAI.APIError && e.status !== undefined && e.status < 500)
-        await store.deleteBatch(submission);
+      if (client.isRejected(e)) await store.deleteBatch(submission);
       throw new Error(`[ops:batch] ${o.judgeId}: submitting the batch failed: ${(e as Error).message}`, {
         cause: e,
       });
     }
-    await store.updateBatch(submission, { id: batch.id, inputFileId: file.id, status: 'submitted' });
+    await store.updateBatch(submission, {
+      id: created.batchId,
+      inputFileId: created.fileId,
+      status: 'submitted',
+    });
     report.submitted = todo.length;
     pending += todo.length;
-    log(`[${o.judgeId}] submitted batch ${batch.id} with ${todo.length} games`);
+    log(`[${o.judgeId}] submitted batch ${created.batchId} with ${todo.length} games`);
   }
   const deadline = Date.now() + (o.waitS ?? 0) * 1000;
   while (pending && Date.now() < deadline && !o.signal?.aborted) {

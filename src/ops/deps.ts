@@ -2,6 +2,7 @@
 // open the judges its config names, its parsed config, and (refresh) the publishing targets that need the
 // database file. The CLI wires them (src/cli/ops-context.ts); a library caller passes its own.
 import type { JudgeCallError, JudgeProvider } from '../judges/judge.ts';
+import type { BatchClient } from '../judges/openai-batch.ts';
 import type { JudgeConfig } from './config.ts';
 
 /**
@@ -13,6 +14,12 @@ export type OpenJudge = (
   j: JudgeConfig,
   o?: { onAuthFailure?: (e: JudgeCallError) => void; planOnly?: boolean },
 ) => Promise<JudgeProvider>;
+
+/**
+ * The Batch API client for a config entry with `batch: true` (the CLI passes judges/openai-batch.ts
+ * openaiBatchClient), with the API key the job read for it (undefined: none).
+ */
+export type OpenBatchClient = (j: JudgeConfig, apiKey: string | undefined) => BatchClient;
 
 /** Publishing targets that work on the database file itself rather than through the Store. */
 export interface Publisher {

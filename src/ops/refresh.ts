@@ -16,7 +16,7 @@ import { apiKeyOf } from '../judges/registry.ts';
 import { bundleCounts, pendingView, type StoreReader } from '../storage/pending.ts';
 import { CANARY_SOURCE, type RefreshRecord, type RefreshStatus, type Store } from '../storage/store.ts';
 import { resolvePath, type JudgeConfig, type Loaded, type RefreshConfig } from './config.ts';
-import type { OpenJudge, Publisher } from './deps.ts';
+import type { OpenBatchClient, OpenJudge, Publisher } from './deps.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';
 import type { BatchReport } from './batch.ts';
 import {
@@ -38,6 +38,8 @@ export interface RefreshOptions {
   store: Store;
   /** opens the judges of the config (the CLI: src/cli/ops-context.ts) */
   judges: OpenJudge;
+  /** opens the Batch API client of a `batch: true` judge (the CLI: src/cli/ops-context.ts); needed only by those */
+  batches?: OpenBatchClient;
   /** the refresh config, checked, with its paths resolved (loadRefreshConfig) */
   config: Loaded<RefreshConfig>;
   /** the targets of `publish.sqlite` and `publish.d1` (they copy the database file); without it they are refused */
@@ -131,6 +133,11 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const { config: c, text, file: configFile } = o.config;
   const store = o.store;
   if (!o.dryRun) for (const j of c.judges) apiKeyOf(j, env); // a missing key is said before anything is imported
+  const batchJudge = c.judges.find((j) => j.batch);
+  if (!o.dryRun && batchJudge && !o.batches)
+    throw new ArenaError(
+      `judge ${batchJudge.id}: batch mode needs a Batch API client (RefreshOptions.batches: judges/openai-batch.ts)`,
+    );
   const files = answerFiles(c.answers);
   // a dry run writes nothing: it reads the store and plans on a view of it with the import applied
   // (src/storage/pending.ts)
@@ -297,16 +304,13 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
         };
         if (jp.cfg.batch) {
           const { runBatches } = await import('./batch.ts');
-          const baseURL = jp.cfg.baseURL;
-          const apiKey = apiKeyOf(jp.cfg, env);
           const games = jp.modes.flatMap((m) => m.games);
           const gate = budget?.gate((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
           const b = await runBatches({
             store,
             judgeId: jp.judge.id,
             model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1),
-            ...(baseURL ? { baseURL } : {}),
-            ...(apiKey ? { apiKey } : {}),
+            client: o.batches!(jp.cfg, apiKeyOf(jp.cfg, env)),
             games,
             settings: c.settings,
             parser: c.parser,

@@ -1,0 +1,100 @@
+// The OpenAI Batch API (files + batches endpoints) behind the few calls batch mode needs (src/ops/batch.ts):
+// the one place it touches the SDK. The client is the judges' own (openaiClient: key handling, httpFetch).
+import OpenAI, { toFile } from 'openai';
+import { openaiClient } from './openai.ts';
+import { redactSecrets } from './redact.ts';
+
+/** A batch as the server describes it. */
+export interface BatchInfo {
+  id: string;
+  status: string;
+  inputFileId: string;
+  outputFileId: string | null;
+  metadata: Record<string, string> | null;
+}
+
+export interface BatchClient {
+  /** the most recent batches (one page of up to 100) */
+  list(): Promise<BatchInfo[]>;
+  retrieve(id: string, signal?: AbortSignal): Promise<BatchInfo>;
+  /** the text of a file (a batch's output: one JSON line per request) */
+  outputText(fileId: string): Promise<string>;
+  /** upload `lines` as a JSONL file and create a 24 h chat-completions batch of it */
+  submit(
+    lines: string[],
+    fileName: string,
+    metadata: Record<string, string>,
+  ): Promise<{ fileId: string; batchId: string }>;
+  /** the server answered with an HTTP error (not a 5xx): nothing was created */
+  isRejected(e: unknown): boolean;
+}
+
+/**
+ * A batch output file holds every game's reply: far above a judge reply's cap. Bounded at what V8 can hold
+ * as one string (about 512 Mi characters) anyway.
+ */
+const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+
+/** An SDK error whose message carried the key, redacted (its HTTP status kept). */
+class BatchApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** The Batch API of an OpenAI-compatible server. Errors never carry the key (a server may echo it back). */
+export function openaiBatchClient(o: {
+  apiKey?: string | undefined;
+  baseURL?: string | undefined;
+}): BatchClient {
+  // the SDK's own retries (a batch call has no retry wrapper) and its default timeout (10 min)
+  const client = openaiClient({ ...o, maxRetries: 4, timeoutMs: 600_000, maxReplyBytes: MAX_OUTPUT_BYTES });
+  const info = (b: OpenAI.Batches.Batch): BatchInfo => ({
+    id: b.id,
+    status: b.status,
+    inputFileId: b.input_file_id,
+    outputFileId: b.output_file_id ?? null,
+    metadata: (b.metadata as Record<string, string> | null | undefined) ?? null,
+  });
+  const clean = (e: unknown): unknown => {
+    if (!(e instanceof Error) || e instanceof OpenAI.APIUserAbortError) return e;
+    const message = redactSecrets(e.message, [o.apiKey]);
+    if (message === e.message) return e;
+    // no `cause`: the SDK's error holds the raw body and the request headers
+    return new BatchApiError(message, e instanceof OpenAI.APIError ? e.status : undefined);
+  };
+  const guard = async <T>(f: () => Promise<T>): Promise<T> => {
+    try {
+      return await f();
+    } catch (e) {
+      throw clean(e);
+    }
+  };
+  return {
+    list: () => guard(async () => (await client.batches.list({ limit: 100 })).data.map(info)),
+    retrieve: (id, signal) =>
+      guard(async () => info(await client.batches.retrieve(id, signal ? { signal } : {}))),
+    outputText: (fileId) => guard(async () => (await client.files.content(fileId)).text()),
+    submit: (lines, fileName, metadata) =>
+      guard(async () => {
+        const file = await client.files.create({
+          file: await toFile(Buffer.from(`${lines.join('\n')}\n`), fileName),
+          purpose: 'batch',
+        });
+        const batch = await client.batches.create({
+          input_file_id: file.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+          metadata,
+        });
+        return { fileId: file.id, batchId: batch.id };
+      }),
+    isRejected: (e) =>
+      (e instanceof OpenAI.APIError || e instanceof BatchApiError) &&
+      e.status !== undefined &&
+      e.status < 500,
+  };
+}
