@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import type { BiasDimension } from '../../core/stats/bias.ts';
-import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, MIN_QUESTIONS } from '../../core/stats/bootstrap.ts';
+import { MIN_QUESTIONS } from '../../core/stats/bootstrap.ts';
+import { bootArgs, bootOptions } from '../boot-args.ts';
 import { PRELIMINARY_MAX_WIDTH, PRELIMINARY_MIN_BATTLES } from '../../core/stats/rank-intervals.ts';
 import type { GapRow } from '../../core/stats/calibration.ts';
 import { MIN_KAPPA_QUESTIONS } from '../../core/stats/kappa.ts';
@@ -28,20 +29,6 @@ const gapTable = (rows: GapRow[]) =>
     })),
   );
 
-const bootArgs = {
-  rounds: { type: 'string', default: String(DEFAULT_ROUNDS), description: 'bootstrap rounds' },
-  level: {
-    type: 'string',
-    default: String(DEFAULT_LEVEL),
-    description: 'interval level (0.95: the 2.5% and 97.5% percentiles)',
-  },
-  seed: {
-    type: 'string',
-    default: String(DEFAULT_SEED),
-    description: 'seed of the resampling (same seed, same intervals)',
-  },
-} as const;
-
 export const priorArg = {
   prior: {
     type: 'string',
@@ -56,14 +43,6 @@ export function priorOption(v: string | undefined): number {
   if (!(prior >= 0) || !Number.isFinite(prior))
     throw new UsageError(`--prior must be a number of pseudo-games >= 0, got ${v}`);
   return prior;
-}
-
-function bootOptions(args: { rounds?: string; level?: string; seed?: string }) {
-  const rounds = int(args.rounds, 'rounds')!;
-  const level = num(args.level, 'level')!;
-  if (rounds < 1) throw new UsageError(`--rounds must be at least 1, got ${rounds}`);
-  if (!(level > 0 && level < 1)) throw new UsageError(`--level must lie between 0 and 1, got ${level}`);
-  return { rounds, level, seed: int(args.seed, 'seed')! };
 }
 
 export const biasCommand = defineCommand({

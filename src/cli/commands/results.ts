@@ -6,6 +6,7 @@ import { arenaHardRatings, arenaHardStandings } from '../../reports/weighted.ts'
 import { WEIGHTINGS } from '../../core/schemes/weighting.ts';
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
+import { checkRoundsLevel } from '../boot-args.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { priorArg, priorOption } from './analytics.ts';
 import { checkCategory, checkJudge, checkModels, checkTurns } from '../validate.ts';
@@ -220,8 +221,7 @@ export const ratingsCommand = defineCommand({
       const rounds = int(args.rounds, 'rounds')!;
       const level = num(args.level, 'level')!;
       if (!(reg >= 0)) throw new UsageError(`--reg must be at least 0, got ${reg}`);
-      if (rounds < 1) throw new UsageError(`--rounds must be at least 1, got ${rounds}`);
-      if (!(level > 0 && level < 1)) throw new UsageError(`--level must lie between 0 and 1, got ${level}`);
+      checkRoundsLevel(rounds, level);
       const { styleReport } = await import('../../reports/style.ts');
       if (weight !== 'none' || prior)
         throw new UsageError('--style fits its own unweighted model: drop --weight and --prior');
