@@ -48,27 +48,16 @@ export async function judgeData(store: Store, judge: string): Promise<JudgeData>
   const have = new Set(fromGames.map((o) => itemKey(o.questionId, o.turn, o.model1, o.model2)));
   const votes = await store.listVotes(judge);
   const outcomes = [...fromGames];
-  if (judge !== HUMAN) {
-    for (const v of votes) {
-      const k = itemKey(v.questionId, v.turn, v.model1, v.model2);
-      if (have.has(k)) continue;
-      outcomes.push({
-        questionId: v.questionId,
-        turn: v.turn,
-        model1: v.model1,
-        model2: v.model2,
-        outcome: v.winner,
-      });
-    }
-  } else {
-    for (const v of votes)
-      outcomes.push({
-        questionId: v.questionId,
-        turn: v.turn,
-        model1: v.model1,
-        model2: v.model2,
-        outcome: v.winner,
-      });
+  // a judge's recorded verdicts fill in only the items it has no games for; human votes all count
+  for (const v of votes) {
+    if (judge !== HUMAN && have.has(itemKey(v.questionId, v.turn, v.model1, v.model2))) continue;
+    outcomes.push({
+      questionId: v.questionId,
+      turn: v.turn,
+      model1: v.model1,
+      model2: v.model2,
+      outcome: v.winner,
+    });
   }
   const allVotes: Vote[] =
     judge === HUMAN
