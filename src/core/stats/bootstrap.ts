@@ -418,12 +418,8 @@ export function bootstrapBradleyTerry(
   t: BattleTable,
   o: BootstrapOptions & PreliminaryRule & { unit?: ResampleUnit; prior?: number; minQuestions?: number } = {},
 ): BootstrapRatings {
-  const unit = o.unit ?? 'question';
+  const { unit, level, seed, prior, minQuestions } = intervalDefaults(o);
   const rounds = o.rounds ?? DEFAULT_ROUNDS;
-  const level = o.level ?? DEFAULT_LEVEL;
-  const seed = o.seed ?? DEFAULT_SEED;
-  const prior = o.prior ?? 0;
-  const minQuestions = o.minQuestions ?? MIN_QUESTIONS;
   const questions = t.clusters.length ? questionsPerModel(t) : undefined;
   // ratings are centred on the models seen on enough questions: a sparse model's noise never shifts the others
   const anchor = questions?.map((q) => q >= minQuestions);
@@ -495,6 +491,23 @@ export function bootstrapBradleyTerry(
     minQuestions,
     separatedRounds: stats.separatedRounds,
     separated: t.pairs.models.filter((_, k) => fit.status[k] !== 'ok'),
+  };
+}
+
+/** The defaults the bootstrap and the sandwich share: question clusters, 95%, seed 1, no prior, MIN_QUESTIONS. */
+export function intervalDefaults(o: {
+  unit?: ResampleUnit;
+  level?: number;
+  seed?: number;
+  prior?: number;
+  minQuestions?: number;
+}) {
+  return {
+    unit: o.unit ?? 'question',
+    level: o.level ?? DEFAULT_LEVEL,
+    seed: o.seed ?? DEFAULT_SEED,
+    prior: o.prior ?? 0,
+    minQuestions: o.minQuestions ?? MIN_QUESTIONS,
   };
 }
 

@@ -7,10 +7,8 @@ import { battlesPerModel, MAX_T_DRAWS, type PreliminaryRule } from './rank-inter
 import {
   annotateRanks,
   comparisonGroups,
-  DEFAULT_LEVEL,
-  DEFAULT_SEED,
+  intervalDefaults,
   markSparse,
-  MIN_QUESTIONS,
   openRow,
   questionsPerModel,
   setRankUB,
@@ -135,12 +133,8 @@ export function sandwichCovariance(
  * questions (its rank spans the ranks it could take).
  */
 export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): BootstrapRatings {
-  const unit = o.unit ?? 'question';
-  const level = o.level ?? DEFAULT_LEVEL;
-  const seed = o.seed ?? DEFAULT_SEED;
+  const { unit, level, seed, prior, minQuestions } = intervalDefaults(o);
   const draws = o.draws ?? MAX_T_DRAWS;
-  const prior = o.prior ?? 0;
-  const minQuestions = o.minQuestions ?? MIN_QUESTIONS;
   // the sandwich rests on one finite fit: a model that won or lost everything has none (use the bootstrap, which says so per model, or a prior)
   const est = estimability(withPrior(t.pairs, prior));
   if (est.separated) {
