@@ -191,6 +191,15 @@ export const refreshesCommand = defineCommand({
   },
 });
 
+const checkpointsConfigArg = {
+  config: {
+    type: 'string',
+    required: true,
+    description: 'checkpoints config (JSON; see examples/checkpoints.json)',
+    valueHint: 'FILE',
+  },
+} as const;
+
 const checkpointsRun = defineCommand({
   meta: {
     name: 'run',
@@ -198,12 +207,7 @@ const checkpointsRun = defineCommand({
       "import or generate each checkpoint's answers (resumable), judge them against the baseline, print the report",
   },
   args: {
-    config: {
-      type: 'string',
-      required: true,
-      description: 'checkpoints config (JSON; see examples/checkpoints.json)',
-      valueHint: 'FILE',
-    },
+    ...checkpointsConfigArg,
     json: { type: 'boolean', description: 'print the report as JSON' },
     'dry-run': { type: 'boolean', description: 'print the plan and its estimated cost; change nothing' },
   },
@@ -314,12 +318,7 @@ const checkpointsReportCommand = defineCommand({
       'per checkpoint and judge: win rate vs baseline with a 95% interval, paired differences vs previous and best so far; chart',
   },
   args: {
-    config: {
-      type: 'string',
-      required: true,
-      description: 'checkpoints config (JSON; see examples/checkpoints.json)',
-      valueHint: 'FILE',
-    },
+    ...checkpointsConfigArg,
     chart: {
       type: 'string',
       description: "write the SVG chart here (default: the config's chart)",
