@@ -62,6 +62,14 @@ function chunk<T extends object>(rows: T[], maxParams: number): T[][] {
   return rows.length ? slices(rows, Math.floor(maxParams / Object.keys(rows[0]!).length)) : [];
 }
 
+/** An upsert's SET: each listed column takes the value the conflicting row brought (`excluded.<column>`). */
+function fromExcluded<C extends Record<K, { name: string }>, K extends keyof C & string>(
+  table: C,
+  keys: K[],
+): Record<K, SQL> {
+  return Object.fromEntries(keys.map((k) => [k, sql.raw(`excluded.${table[k].name}`)])) as Record<K, SQL>;
+}
+
 function slices<T>(items: T[], size: number): T[][] {
   const n = Math.max(1, size);
   const out: T[][] = [];
@@ -157,13 +165,7 @@ export class DrizzleStore implements Store {
             .values(c)
             .onConflictDoUpdate({
               target: t.questions.id,
-              set: {
-                category: sql`excluded.category`,
-                turns: sql`excluded.turns`,
-                reference: sql`excluded.reference`,
-                source: sql`excluded.source`,
-                set: sql`excluded.pair_set`,
-              },
+              set: fromExcluded(t.questions, ['category', 'turns', 'reference', 'source', 'set']),
             }),
         );
       counts.questions = rows.length;
@@ -177,7 +179,7 @@ export class DrizzleStore implements Store {
             .values(c)
             .onConflictDoUpdate({
               target: [t.referenceAnswers.source, t.referenceAnswers.questionId],
-              set: { turns: sql`excluded.turns` },
+              set: fromExcluded(t.referenceAnswers, ['turns']),
             }),
         );
       counts.references = rows.length;
@@ -197,11 +199,7 @@ export class DrizzleStore implements Store {
             .values(c)
             .onConflictDoUpdate({
               target: [t.answers.model, t.answers.questionId],
-              set: {
-                turns: sql`excluded.turns`,
-                answerId: sql`excluded.answer_id`,
-                source: sql`excluded.source`,
-              },
+              set: fromExcluded(t.answers, ['turns', 'answerId', 'source']),
             }),
         );
       counts.answers += rows.length;
@@ -223,14 +221,14 @@ export class DrizzleStore implements Store {
             .values(c)
             .onConflictDoUpdate({
               target: t.prompts.name,
-              set: {
-                type: sql`excluded.type`,
-                systemPrompt: sql`excluded.system_prompt`,
-                promptTemplate: sql`excluded.prompt_template`,
-                outputFormat: sql`excluded.output_format`,
-                category: sql`excluded.category`,
-                description: sql`excluded.description`,
-              },
+              set: fromExcluded(t.prompts, [
+                'type',
+                'systemPrompt',
+                'promptTemplate',
+                'outputFormat',
+                'category',
+                'description',
+              ]),
             }),
         );
       counts.prompts = rows.length;
