@@ -149,6 +149,11 @@ export class DrizzleStore implements Store {
     const q: Query[] = [];
     const counts: ImportCounts = { questions: 0, references: 0, answers: 0, prompts: 0, games: 0, votes: 0 };
     const mp = this.o.maxParams;
+    // one statement per chunk of rows that stays under the parameter limit; says how many rows
+    const write = <R extends object>(rows: R[], statement: (c: R[]) => Query): number => {
+      for (const c of chunk(rows, mp)) q.push(statement(c));
+      return rows.length;
+    };
     if (b.questions) {
       const rows = b.questions.items.map((x) => ({
         id: x.id,
@@ -158,31 +163,27 @@ export class DrizzleStore implements Store {
         source: b.questions!.source,
         set: x.set ?? null,
       }));
-      for (const c of chunk(rows, mp))
-        q.push(
-          db
-            .insert(t.questions)
-            .values(c)
-            .onConflictDoUpdate({
-              target: t.questions.id,
-              set: fromExcluded(t.questions, ['category', 'turns', 'reference', 'source', 'set']),
-            }),
-        );
-      counts.questions = rows.length;
+      counts.questions = write(rows, (c) =>
+        db
+          .insert(t.questions)
+          .values(c)
+          .onConflictDoUpdate({
+            target: t.questions.id,
+            set: fromExcluded(t.questions, ['category', 'turns', 'reference', 'source', 'set']),
+          }),
+      );
     }
     if (b.references?.length) {
       const rows = b.references.map((r) => ({ source: r.source, questionId: r.questionId, turns: r.turns }));
-      for (const c of chunk(rows, mp))
-        q.push(
-          db
-            .insert(t.referenceAnswers)
-            .values(c)
-            .onConflictDoUpdate({
-              target: [t.referenceAnswers.source, t.referenceAnswers.questionId],
-              set: fromExcluded(t.referenceAnswers, ['turns']),
-            }),
-        );
-      counts.references = rows.length;
+      counts.references = write(rows, (c) =>
+        db
+          .insert(t.referenceAnswers)
+          .values(c)
+          .onConflictDoUpdate({
+            target: [t.referenceAnswers.source, t.referenceAnswers.questionId],
+            set: fromExcluded(t.referenceAnswers, ['turns']),
+          }),
+      );
     }
     for (const file of b.answers ?? []) {
       const rows = file.items.map((a) => ({
@@ -192,17 +193,15 @@ export class DrizzleStore implements Store {
         answerId: a.answerId ?? null,
         source: file.source,
       }));
-      for (const c of chunk(rows, mp))
-        q.push(
-          db
-            .insert(t.answers)
-            .values(c)
-            .onConflictDoUpdate({
-              target: [t.answers.model, t.answers.questionId],
-              set: fromExcluded(t.answers, ['turns', 'answerId', 'source']),
-            }),
-        );
-      counts.answers += rows.length;
+      counts.answers += write(rows, (c) =>
+        db
+          .insert(t.answers)
+          .values(c)
+          .onConflictDoUpdate({
+            target: [t.answers.model, t.answers.questionId],
+            set: fromExcluded(t.answers, ['turns', 'answerId', 'source']),
+          }),
+      );
     }
     if (b.prompts?.length) {
       const rows = b.prompts.map((p) => ({
@@ -214,29 +213,25 @@ export class DrizzleStore implements Store {
         category: p.category ?? null,
         description: p.description ?? null,
       }));
-      for (const c of chunk(rows, mp))
-        q.push(
-          db
-            .insert(t.prompts)
-            .values(c)
-            .onConflictDoUpdate({
-              target: t.prompts.name,
-              set: fromExcluded(t.prompts, [
-                'type',
-                'systemPrompt',
-                'promptTemplate',
-                'outputFormat',
-                'category',
-                'description',
-              ]),
-            }),
-        );
-      counts.prompts = rows.length;
+      counts.prompts = write(rows, (c) =>
+        db
+          .insert(t.prompts)
+          .values(c)
+          .onConflictDoUpdate({
+            target: t.prompts.name,
+            set: fromExcluded(t.prompts, [
+              'type',
+              'systemPrompt',
+              'promptTemplate',
+              'outputFormat',
+              'category',
+              'description',
+            ]),
+          }),
+      );
     }
     if (b.games?.length) {
-      for (const c of chunk(b.games.map(gameRow), mp))
-        q.push(db.insert(t.games).values(c).onConflictDoNothing());
-      counts.games = b.games.length;
+      counts.games = write(b.games.map(gameRow), (c) => db.insert(t.games).values(c).onConflictDoNothing());
     }
     for (const file of b.votes ?? []) {
       q.push(db.delete(t.votes).where(eq(t.votes.source, file.source)));
@@ -251,8 +246,7 @@ export class DrizzleStore implements Store {
         source: file.source,
         line: v.line,
       }));
-      for (const c of chunk(rows, mp)) q.push(db.insert(t.votes).values(c));
-      counts.votes += rows.length;
+      counts.votes += write(rows, (c) => db.insert(t.votes).values(c));
     }
     if (q.length) await this.o.atomic(q);
     return counts;
