@@ -9,7 +9,7 @@ import { biasReport, intervalReport, kappaReport, lengthReport } from '../../rep
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
-import { checkJudge, checkTurns } from '../validate.ts';
+import { checkJudge, checkJudgeTurn } from '../validate.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { setMaxListeners } from 'node:events';
@@ -242,8 +242,7 @@ export const intervalsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        await checkTurns(store, turn !== undefined ? [turn] : []);
+        await checkJudgeTurn(store, args.judge, turn);
         const r = await intervalReport(store, args.judge, {
           ...o,
           unit,
@@ -325,8 +324,7 @@ export const lengthCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        await checkTurns(store, turn !== undefined ? [turn] : []);
+        await checkJudgeTurn(store, args.judge, turn);
         const r = await lengthReport(store, args.judge, { ...o, ...(turn !== undefined ? { turn } : {}) });
         if (args.json) return printJson(r);
         const l = r.longer;

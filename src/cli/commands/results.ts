@@ -9,7 +9,7 @@ import * as figures from '../../core/format.ts';
 import { checkRoundsLevel } from '../boot-args.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { priorArg, priorOption } from './analytics.ts';
-import { checkCategory, checkJudge, checkModels, checkTurns } from '../validate.ts';
+import { checkCategory, checkJudge, checkJudgeTurn, checkModels } from '../validate.ts';
 import { DEFAULT_BASELINE } from '../../core/constants.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
@@ -50,8 +50,7 @@ export const standingsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        await checkTurns(store, turn !== undefined ? [turn] : []);
+        await checkJudgeTurn(store, args.judge, turn);
         await checkCategory(store, args.category);
         if (models) await checkModels(store, models, 'models', { judge: args.judge });
         if (mode === 'pairwise-baseline')
@@ -284,8 +283,7 @@ export const ratingsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        await checkTurns(store, turn !== undefined ? [turn] : []);
+        await checkJudgeTurn(store, args.judge, turn);
         if (weight === 'arena-hard' && prior)
           throw new UsageError(
             '--prior applies to unweighted ratings only (drop --weight arena-hard or --prior)',
