@@ -69,3 +69,9 @@ export async function checkPairSet(store: Pick<Store, 'listPairSets'>, set: stri
       `--set: ${unknownValueMessage('labelled pair set', set, known)} (import sets with \`arena import pairs DIR\`)`,
     );
 }
+
+/** --judge names a known judge (see `arena judges`), and --turn (when given) a turn the questions have. */
+export async function checkJudgeTurn(store: Store, judge: string, turn: number | undefined): Promise<void> {
+  await checkJudge(store, judge);
+  await checkTurns(store, turn !== undefined ? [turn] : []);
+}

@@ -1,6 +1,6 @@
 import { parseLenientPair } from './lenient.ts';
-import { replacesInSlot } from './stats/slot.ts';
-import type { MatchOutcome, Order, Outcome, PairGame, PositionVerdict, Verdict } from './types.ts';
+import { replacesInSlot, sampleOf } from './stats/slot.ts';
+import type { Game, MatchOutcome, Order, Outcome, PairGame, PositionVerdict, Verdict } from './types.ts';
 
 /**
  * Verdict parsers. Every parsed verdict is stored with the parser's version so that
@@ -113,6 +113,23 @@ export function itemKey(questionId: number, turn: number, a: string, b: string):
 export interface StoredVerdict extends PairGame {
   /** MEC sample index (absent: 0) */
   sample?: number;
+}
+
+/** A stored pairwise game (its match has a model2) as its verdict about the match's models. */
+export function pairGameOf(g: Game): PairGame {
+  return {
+    questionId: g.match.questionId,
+    turn: g.match.turn,
+    model1: g.match.model1,
+    model2: g.match.model2!,
+    order: g.order,
+    verdict: g.verdict as Verdict,
+  };
+}
+
+/** pairGameOf plus the game's MEC sample index, as pairing and outcomes read it. */
+export function storedVerdictOf(g: Game): StoredVerdict & { sample: number } {
+  return { ...pairGameOf(g), sample: sampleOf(g.judgeSettings) };
 }
 
 /** A match's two games, one per order (absent: not stored). */

@@ -2,10 +2,9 @@
 // second judge only the matches whose local verdict is unsure (low confidence), inconsistent across the
 // two orders, unparsable or missing.
 import { gameConfidence } from '../core/stats/confidence.ts';
-import { sampleOf } from '../core/stats/slot.ts';
 import { escalationReason, pairGames } from '../core/stats/judge-quality.ts';
-import type { MatchOutcome, Verdict } from '../core/types.ts';
-import { combineGames } from '../core/verdict.ts';
+import type { MatchOutcome } from '../core/types.ts';
+import { combineGames, storedVerdictOf } from '../core/verdict.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import { planRun, runTournament, type RunOptions, type RunSummary } from './run.ts';
 import { judgeData } from '../reports/results.ts';
@@ -56,13 +55,7 @@ export async function runEscalation(o: EscalationOptions): Promise<EscalationSum
   ).filter((g) => ids.has(g.id));
   const paired = pairGames(
     stored.map((g) => ({
-      questionId: g.match.questionId,
-      turn: g.match.turn,
-      model1: g.match.model1,
-      model2: g.match.model2!,
-      order: g.order,
-      verdict: g.verdict as Verdict,
-      sample: sampleOf(g.judgeSettings),
+      ...storedVerdictOf(g),
       confidence: gameConfidence(g.verdictProbs, g.order, g.verdict),
     })),
   );

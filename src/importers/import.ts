@@ -43,7 +43,8 @@ export const ANSWER_PART_CHARS = 8 << 20;
 /** The judge settings FastChat used for every recorded judgment (temperature 0, max_tokens 2048). */
 export const FASTCHAT_SETTINGS = { temperature: 0, maxTokens: 2048 } as const;
 
-function read(path: string): Uint8Array {
+/** A file's bytes, or an ArenaError naming the file and why it cannot be read. */
+export function readImportFile(path: string): Uint8Array {
   try {
     return readFileSync(path);
   } catch (e) {
@@ -229,7 +230,7 @@ export async function readImport(
     // a vote's models must have answers, or games (a FastChat judgment carries the answers it judged)
     const parsed = src.votes.map((v) => ({
       path: v.path,
-      items: parseVotes(v.path, read(v.path), v.turn !== undefined ? { turn: v.turn } : {}),
+      items: parseVotes(v.path, readImportFile(v.path), v.turn !== undefined ? { turn: v.turn } : {}),
     }));
     const models = new Set(await store.listModels());
     for (const f of bundle.answers ?? []) for (const a of f.items) models.add(a.model);

@@ -3,7 +3,7 @@
 // every `<set>/evaluators/<LLM>/<strategy>/result.json` holds the games of judge `<LLM>/<strategy>` in both
 // orders. Everything is parsed and checked first and written in one atomic store operation.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import { LLMBAR_VANILLA } from '../core/llmbar.ts';
 import { renderPrompt } from '../core/prompts.ts';
@@ -19,7 +19,7 @@ import {
 import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { decodeUtf8 } from './formats.ts';
-import { newGames } from './import.ts';
+import { newGames, readImportFile } from './import.ts';
 
 import { GOLD, OUTPUT_1, OUTPUT_2 } from '../core/stats/pair-accuracy.ts';
 /** LLMBar's final comparison call: greedy, at most 50 new tokens (its evaluators/config/*.json). */
@@ -248,18 +248,6 @@ function findResults(setDir: string): [string, string][] {
   return out;
 }
 
-function read(path: string): Uint8Array {
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    throw new ArenaError(
-      `${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-      { file: path },
-      { cause: e },
-    );
-  }
-}
-
 export interface PairImportSummary {
   sets: { set: string; items: number; judges: string[] }[];
   counts: ImportCounts;
@@ -279,7 +267,7 @@ export async function importPairs(store: Store, dir: string): Promise<PairImport
   const now = Date.now();
   for (const [set, setDir] of findPairSets(dir)) {
     const dsFile = join(setDir, 'dataset.json');
-    const items = parsePairDataset(dsFile, read(dsFile));
+    const items = parsePairDataset(dsFile, readImportFile(dsFile));
     const ids = items.map((_, i) => pairQuestionId(set, i));
     // the same set imported from another directory level (judge_sets, then judge_sets/llmbar) would be stored
     // twice under two names, and every judge's accuracy would count each item twice
@@ -325,7 +313,7 @@ export async function importPairs(store: Store, dir: string): Promise<PairImport
     votes.push({ source: `pairs:${set}/dataset.json`, items: goldVotes });
     const judges: string[] = [];
     for (const [judge, file] of findResults(setDir)) {
-      const results = parsePairResults(file, read(file), items, dsFile);
+      const results = parsePairResults(file, readImportFile(file), items, dsFile);
       const strategy = judge.split('/')[1]!;
       results.forEach((r, i) => {
         const it = items[i]!;

@@ -7,7 +7,7 @@ import { readImport } from '../importers/import.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import { pendingView } from '../storage/pending.ts';
 import type { Store } from '../storage/store.ts';
-import type { CheckpointsConfig } from './checkpoints.ts';
+import { seriesTournament, type CheckpointsConfig } from './checkpoints.ts';
 import type { Loaded } from './config.ts';
 import { calibrate, planEstimate, priceFor, type PlanEstimate } from './prices.ts';
 
@@ -60,14 +60,7 @@ export async function planCheckpoints(o: {
       ? await planRun({
           store: reader,
           judge,
-          mode: 'pairwise-baseline',
-          models,
-          baseline: c.baseline.model,
-          ...(c.questionIds ? { questionIds: c.questionIds } : {}),
-          turns: c.turns,
-          ...(c.promptSet ? { promptSet: c.promptSet } : {}),
-          referenceSource: c.referenceSource,
-          settings: c.settings,
+          ...seriesTournament(c, models),
         })
       : { games: [] };
     const stored = await store.existingGameIds(games.map((g) => g.id));

@@ -132,6 +132,38 @@ export function temperatureFor(category: string, overrides: Record<string, numbe
   return overrides[category] ?? CATEGORY_TEMPERATURES[category] ?? DEFAULT_TEMPERATURE;
 }
 
+/** The series' tournament as the plan and the run both play it: every checkpoint's model against the baseline. */
+export function seriesTournament(c: CheckpointsConfig, models: string[]) {
+  return {
+    mode: 'pairwise-baseline' as const,
+    models,
+    baseline: c.baseline.model,
+    ...(c.questionIds ? { questionIds: c.questionIds } : {}),
+    turns: c.turns,
+    ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+    referenceSource: c.referenceSource,
+    settings: c.settings,
+  };
+}
+
+/** Records checkpoint `k` of the series under `model`, with how its answers came to be. */
+function saveCheckpoint(
+  store: Store,
+  c: CheckpointsConfig,
+  k: CheckpointsConfig['checkpoints'][number],
+  model: string,
+  generation: CheckpointGeneration,
+) {
+  return store.saveCheckpoint({
+    series: c.series,
+    name: k.name,
+    step: k.step,
+    model,
+    baseline: c.baseline.model,
+    generation,
+  });
+}
+
 export interface CheckpointsOptions {
   store: Store;
   /** opens the judges of the config (the CLI: src/cli/ops-context.ts) */
@@ -175,14 +207,7 @@ export async function runCheckpoints(
         throw new ArenaError(
           `[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`,
         );
-      await store.saveCheckpoint({
-        series: c.series,
-        name: k.name,
-        step: k.step,
-        model,
-        baseline: c.baseline.model,
-        generation: { kind: 'imported', file: k.answers },
-      });
+      await saveCheckpoint(store, c, k, model, { kind: 'imported', file: k.answers });
       continue;
     }
     const temperatures = Object.fromEntries(
@@ -206,14 +231,7 @@ export async function runCheckpoints(
           seed: c.generation.seed,
           temperatures,
         };
-    await store.saveCheckpoint({
-      series: c.series,
-      name: k.name,
-      step: k.step,
-      model,
-      baseline: c.baseline.model,
-      generation,
-    });
+    await saveCheckpoint(store, c, k, model, generation);
     const have = new Set((await store.listAnswers([model])).map((a) => a.questionId));
     const todo = questions.filter((q) => !have.has(q.id));
     if (!todo.length) continue;
@@ -284,14 +302,7 @@ export async function runCheckpoints(
       const r = await runTournament({
         store,
         judge,
-        mode: 'pairwise-baseline',
-        models,
-        baseline: c.baseline.model,
-        ...(c.questionIds ? { questionIds: c.questionIds } : {}),
-        turns: c.turns,
-        ...(c.promptSet ? { promptSet: c.promptSet } : {}),
-        referenceSource: c.referenceSource,
-        settings: c.settings,
+        ...seriesTournament(c, models),
         parser: c.parser,
         concurrency: j.concurrency,
         costOf: (tin, tout) => costOf(price, tin, tout),

@@ -259,28 +259,24 @@ export function checkpointChart(
   const series = judges.flatMap((j, k) => {
     const rows = report.rows.filter((r) => r.judge === j && r.winRate.n);
     const color = COLORS[k % COLORS.length];
+    // the interval is an invisible line at its low end with the band's width stacked on it, filled
+    const band = (data: (number | null)[][], areaStyle?: { color: string | undefined; opacity: number }) => ({
+      name: `${j} (95% interval)`,
+      type: 'line',
+      stack: `band-${j}`,
+      symbol: 'none',
+      color,
+      lineStyle: { opacity: 0 },
+      ...(areaStyle ? { areaStyle } : {}),
+      data,
+      silent: true,
+    });
     return [
-      {
-        name: `${j} (95% interval)`,
-        type: 'line',
-        stack: `band-${j}`,
-        symbol: 'none',
-        color,
-        lineStyle: { opacity: 0 },
-        data: rows.map((r) => [r.step, round(r.winRate.lo)]),
-        silent: true,
-      },
-      {
-        name: `${j} (95% interval)`,
-        type: 'line',
-        stack: `band-${j}`,
-        symbol: 'none',
-        color,
-        lineStyle: { opacity: 0 },
-        areaStyle: { color, opacity: 0.12 },
-        data: rows.map((r) => [r.step, round(r.winRate.hi - r.winRate.lo)]),
-        silent: true,
-      },
+      band(rows.map((r) => [r.step, round(r.winRate.lo)])),
+      band(
+        rows.map((r) => [r.step, round(r.winRate.hi - r.winRate.lo)]),
+        { color, opacity: 0.12 },
+      ),
       {
         name: j,
         type: 'line',

@@ -19,7 +19,8 @@ import {
   type LabelledItem,
   type PairGame,
 } from '../core/stats/pair-accuracy.ts';
-import { ArenaError, type Verdict } from '../core/types.ts';
+import { ArenaError } from '../core/types.ts';
+import { pairGameOf } from '../core/verdict.ts';
 import type { Store } from '../storage/store.ts';
 import { pairSetData } from './accuracy.ts';
 import { HUMAN, judgeData } from './results.ts';
@@ -119,12 +120,7 @@ export async function judgeBoard(
   for (const judge of names) {
     const games = await store.listGames({ judge, kind: 'pairwise', withSets: true });
     const board: BoardGame[] = games.map((g) => ({
-      questionId: g.match.questionId,
-      turn: g.match.turn,
-      model1: g.match.model1,
-      model2: g.match.model2!,
-      order: g.order,
-      verdict: g.verdict as Verdict,
+      ...pairGameOf(g),
       len1: len(g.match.model1, g.match.questionId, g.match.turn),
       len2: len(g.match.model2!, g.match.questionId, g.match.turn),
     }));

@@ -1,7 +1,6 @@
 // `arena judges`: the judgment-quality report, derived on read from stored games and votes.
 import type { AgreementRow } from '../core/stats/agreement.ts';
 import { gameConfidence } from '../core/stats/confidence.ts';
-import { sampleOf } from '../core/stats/slot.ts';
 import {
   qualityRows,
   winRateCorrelation,
@@ -10,7 +9,8 @@ import {
   type QualityRow,
 } from '../core/stats/judge-quality.ts';
 import { qualityRowsFromOutcomes } from '../core/stats/recorded-quality.ts';
-import type { Game, Verdict } from '../core/types.ts';
+import type { Game } from '../core/types.ts';
+import { storedVerdictOf } from '../core/verdict.ts';
 import type { Store } from '../storage/store.ts';
 import { agreementBetween, HUMAN, judgeData } from './results.ts';
 
@@ -23,14 +23,8 @@ export interface JudgesReport {
 
 export function toQualityGame(g: Game): QualityGame {
   return {
-    questionId: g.match.questionId,
-    turn: g.match.turn,
-    model1: g.match.model1,
-    model2: g.match.model2!,
-    order: g.order,
-    verdict: g.verdict as Verdict,
+    ...storedVerdictOf(g),
     reply: g.reply,
-    sample: sampleOf(g.judgeSettings),
     confidence: gameConfidence(g.verdictProbs, g.order, g.verdict),
     entropy: g.entropy ?? null,
   };

@@ -18,11 +18,9 @@ import type {
   SingleScore,
   SingleStanding,
   Standing,
-  Verdict,
   Vote,
 } from '../core/types.ts';
-import { itemKey, outcomesFromGames } from '../core/verdict.ts';
-import { sampleOf } from '../core/stats/slot.ts';
+import { itemKey, outcomesFromGames, storedVerdictOf } from '../core/verdict.ts';
 import type { Store } from '../storage/store.ts';
 import { DEFAULT_BASELINE, HUMAN } from '../core/constants.ts';
 
@@ -46,41 +44,20 @@ export interface JudgeData {
 export async function judgeData(store: Store, judge: string): Promise<JudgeData> {
   // drift-canary re-judgments are left out by listGames: they measure the judge, never move the leaderboard
   const games = await store.listGames({ judge, kind: 'pairwise' });
-  const fromGames = outcomesFromGames(
-    games.map((g) => ({
-      questionId: g.match.questionId,
-      turn: g.match.turn,
-      model1: g.match.model1,
-      model2: g.match.model2!,
-      order: g.order,
-      verdict: g.verdict as Verdict,
-      sample: sampleOf(g.judgeSettings),
-    })),
-  );
+  const fromGames = outcomesFromGames(games.map(storedVerdictOf));
   const have = new Set(fromGames.map((o) => itemKey(o.questionId, o.turn, o.model1, o.model2)));
   const votes = await store.listVotes(judge);
   const outcomes = [...fromGames];
-  if (judge !== HUMAN) {
-    for (const v of votes) {
-      const k = itemKey(v.questionId, v.turn, v.model1, v.model2);
-      if (have.has(k)) continue;
-      outcomes.push({
-        questionId: v.questionId,
-        turn: v.turn,
-        model1: v.model1,
-        model2: v.model2,
-        outcome: v.winner,
-      });
-    }
-  } else {
-    for (const v of votes)
-      outcomes.push({
-        questionId: v.questionId,
-        turn: v.turn,
-        model1: v.model1,
-        model2: v.model2,
-        outcome: v.winner,
-      });
+  // a judge's recorded verdicts fill in only the items it has no games for; human votes all count
+  for (const v of votes) {
+    if (judge !== HUMAN && have.has(itemKey(v.questionId, v.turn, v.model1, v.model2))) continue;
+    outcomes.push({
+      questionId: v.questionId,
+      turn: v.turn,
+      model1: v.model1,
+      model2: v.model2,
+      outcome: v.winner,
+    });
   }
   const allVotes: Vote[] =
     judge === HUMAN

@@ -13,6 +13,7 @@ import { ArenaError, type Standing, type Verdict } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import type { StandingsQuery } from './results.ts';
 import { DEFAULT_BASELINE } from '../core/constants.ts';
+import { pairGameOf } from '../core/verdict.ts';
 
 /**
  * A judge's pairwise games with the strength of each verdict. Every game must have been read by the
@@ -37,15 +38,7 @@ export async function arenaHardGames(store: Store, judge: string): Promise<Weigh
     // the stored verdict is the fact; its strength is read again from the raw reply (the same parser wrote it)
     const r = parseArenaHard(g.reply);
     const strong = verdict !== 'tie' && verdict !== 'error' && r.strong === true;
-    return {
-      questionId: g.match.questionId,
-      turn: g.match.turn,
-      model1: g.match.model1,
-      model2: g.match.model2!,
-      order: g.order,
-      verdict,
-      strong,
-    };
+    return { ...pairGameOf(g), strong };
   });
 }
 

@@ -62,6 +62,14 @@ function chunk<T extends object>(rows: T[], maxParams: number): T[][] {
   return rows.length ? slices(rows, Math.floor(maxParams / Object.keys(rows[0]!).length)) : [];
 }
 
+/** An upsert's SET: each listed column takes the value the conflicting row brought (`excluded.<column>`). */
+function fromExcluded<C extends Record<K, { name: string }>, K extends keyof C & string>(
+  table: C,
+  keys: K[],
+): Record<K, SQL> {
+  return Object.fromEntries(keys.map((k) => [k, sql.raw(`excluded.${table[k].name}`)])) as Record<K, SQL>;
+}
+
 function slices<T>(items: T[], size: number): T[][] {
   const n = Math.max(1, size);
   const out: T[][] = [];
@@ -141,6 +149,11 @@ export class DrizzleStore implements Store {
     const q: Query[] = [];
     const counts: ImportCounts = { questions: 0, references: 0, answers: 0, prompts: 0, games: 0, votes: 0 };
     const mp = this.o.maxParams;
+    // one statement per chunk of rows that stays under the parameter limit; says how many rows
+    const write = <R extends object>(rows: R[], statement: (c: R[]) => Query): number => {
+      for (const c of chunk(rows, mp)) q.push(statement(c));
+      return rows.length;
+    };
     if (b.questions) {
       const rows = b.questions.items.map((x) => ({
         id: x.id,
@@ -150,37 +163,27 @@ export class DrizzleStore implements Store {
         source: b.questions!.source,
         set: x.set ?? null,
       }));
-      for (const c of chunk(rows, mp))
-        q.push(
-          db
-            .insert(t.questions)
-            .values(c)
-            .onConflictDoUpdate({
-              target: t.questions.id,
-              set: {
-                category: sql`excluded.category`,
-                turns: sql`excluded.turns`,
-                reference: sql`excluded.reference`,
-                source: sql`excluded.source`,
-                set: sql`excluded.pair_set`,
-              },
-            }),
-        );
-      counts.questions = rows.length;
+      counts.questions = write(rows, (c) =>
+        db
+          .insert(t.questions)
+          .values(c)
+          .onConflictDoUpdate({
+            target: t.questions.id,
+            set: fromExcluded(t.questions, ['category', 'turns', 'reference', 'source', 'set']),
+          }),
+      );
     }
     if (b.references?.length) {
       const rows = b.references.map((r) => ({ source: r.source, questionId: r.questionId, turns: r.turns }));
-      for (const c of chunk(rows, mp))
-        q.push(
-          db
-            .insert(t.referenceAnswers)
-            .values(c)
-            .onConflictDoUpdate({
-              target: [t.referenceAnswers.source, t.referenceAnswers.questionId],
-              set: { turns: sql`excluded.turns` },
-            }),
-        );
-      counts.references = rows.length;
+      counts.references = write(rows, (c) =>
+        db
+          .insert(t.referenceAnswers)
+          .values(c)
+          .onConflictDoUpdate({
+            target: [t.referenceAnswers.source, t.referenceAnswers.questionId],
+            set: fromExcluded(t.referenceAnswers, ['turns']),
+          }),
+      );
     }
     for (const file of b.answers ?? []) {
       const rows = file.items.map((a) => ({
@@ -190,21 +193,15 @@ export class DrizzleStore implements Store {
         answerId: a.answerId ?? null,
         source: file.source,
       }));
-      for (const c of chunk(rows, mp))
-        q.push(
-          db
-            .insert(t.answers)
-            .values(c)
-            .onConflictDoUpdate({
-              target: [t.answers.model, t.answers.questionId],
-              set: {
-                turns: sql`excluded.turns`,
-                answerId: sql`excluded.answer_id`,
-                source: sql`excluded.source`,
-              },
-            }),
-        );
-      counts.answers += rows.length;
+      counts.answers += write(rows, (c) =>
+        db
+          .insert(t.answers)
+          .values(c)
+          .onConflictDoUpdate({
+            target: [t.answers.model, t.answers.questionId],
+            set: fromExcluded(t.answers, ['turns', 'answerId', 'source']),
+          }),
+      );
     }
     if (b.prompts?.length) {
       const rows = b.prompts.map((p) => ({
@@ -216,29 +213,25 @@ export class DrizzleStore implements Store {
         category: p.category ?? null,
         description: p.description ?? null,
       }));
-      for (const c of chunk(rows, mp))
-        q.push(
-          db
-            .insert(t.prompts)
-            .values(c)
-            .onConflictDoUpdate({
-              target: t.prompts.name,
-              set: {
-                type: sql`excluded.type`,
-                systemPrompt: sql`excluded.system_prompt`,
-                promptTemplate: sql`excluded.prompt_template`,
-                outputFormat: sql`excluded.output_format`,
-                category: sql`excluded.category`,
-                description: sql`excluded.description`,
-              },
-            }),
-        );
-      counts.prompts = rows.length;
+      counts.prompts = write(rows, (c) =>
+        db
+          .insert(t.prompts)
+          .values(c)
+          .onConflictDoUpdate({
+            target: t.prompts.name,
+            set: fromExcluded(t.prompts, [
+              'type',
+              'systemPrompt',
+              'promptTemplate',
+              'outputFormat',
+              'category',
+              'description',
+            ]),
+          }),
+      );
     }
     if (b.games?.length) {
-      for (const c of chunk(b.games.map(gameRow), mp))
-        q.push(db.insert(t.games).values(c).onConflictDoNothing());
-      counts.games = b.games.length;
+      counts.games = write(b.games.map(gameRow), (c) => db.insert(t.games).values(c).onConflictDoNothing());
     }
     for (const file of b.votes ?? []) {
       q.push(db.delete(t.votes).where(eq(t.votes.source, file.source)));
@@ -253,8 +246,7 @@ export class DrizzleStore implements Store {
         source: file.source,
         line: v.line,
       }));
-      for (const c of chunk(rows, mp)) q.push(db.insert(t.votes).values(c));
-      counts.votes += rows.length;
+      counts.votes += write(rows, (c) => db.insert(t.votes).values(c));
     }
     if (q.length) await this.o.atomic(q);
     return counts;

@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import type { BiasDimension } from '../../core/stats/bias.ts';
-import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, MIN_QUESTIONS } from '../../core/stats/bootstrap.ts';
+import { MIN_QUESTIONS } from '../../core/stats/bootstrap.ts';
+import { bootArgs, bootOptions } from '../boot-args.ts';
 import { PRELIMINARY_MAX_WIDTH, PRELIMINARY_MIN_BATTLES } from '../../core/stats/rank-intervals.ts';
 import type { GapRow } from '../../core/stats/calibration.ts';
 import { MIN_KAPPA_QUESTIONS } from '../../core/stats/kappa.ts';
@@ -8,7 +9,7 @@ import { biasReport, intervalReport, kappaReport, lengthReport } from '../../rep
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
-import { checkJudge, checkTurns } from '../validate.ts';
+import { checkJudge, checkJudgeTurn } from '../validate.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { setMaxListeners } from 'node:events';
@@ -28,20 +29,6 @@ const gapTable = (rows: GapRow[]) =>
     })),
   );
 
-const bootArgs = {
-  rounds: { type: 'string', default: String(DEFAULT_ROUNDS), description: 'bootstrap rounds' },
-  level: {
-    type: 'string',
-    default: String(DEFAULT_LEVEL),
-    description: 'interval level (0.95: the 2.5% and 97.5% percentiles)',
-  },
-  seed: {
-    type: 'string',
-    default: String(DEFAULT_SEED),
-    description: 'seed of the resampling (same seed, same intervals)',
-  },
-} as const;
-
 export const priorArg = {
   prior: {
     type: 'string',
@@ -56,14 +43,6 @@ export function priorOption(v: string | undefined): number {
   if (!(prior >= 0) || !Number.isFinite(prior))
     throw new UsageError(`--prior must be a number of pseudo-games >= 0, got ${v}`);
   return prior;
-}
-
-function bootOptions(args: { rounds?: string; level?: string; seed?: string }) {
-  const rounds = int(args.rounds, 'rounds')!;
-  const level = num(args.level, 'level')!;
-  if (rounds < 1) throw new UsageError(`--rounds must be at least 1, got ${rounds}`);
-  if (!(level > 0 && level < 1)) throw new UsageError(`--level must lie between 0 and 1, got ${level}`);
-  return { rounds, level, seed: int(args.seed, 'seed')! };
 }
 
 export const biasCommand = defineCommand({
@@ -263,8 +242,7 @@ export const intervalsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        await checkTurns(store, turn !== undefined ? [turn] : []);
+        await checkJudgeTurn(store, args.judge, turn);
         const r = await intervalReport(store, args.judge, {
           ...o,
           unit,
@@ -346,8 +324,7 @@ export const lengthCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        await checkTurns(store, turn !== undefined ? [turn] : []);
+        await checkJudgeTurn(store, args.judge, turn);
         const r = await lengthReport(store, args.judge, { ...o, ...(turn !== undefined ? { turn } : {}) });
         if (args.json) return printJson(r);
         const l = r.longer;

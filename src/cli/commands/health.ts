@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/stats/bootstrap.ts';
 import { int, list, num, table, UsageError } from '../format.ts';
+import { checkRoundsLevel } from '../boot-args.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { HUMAN } from '../../core/constants.ts';
 
@@ -36,8 +37,7 @@ export const healthCommand = defineCommand({
     if (!judges.length) throw new UsageError('--judge expects at least one judge');
     const rounds = int(args.rounds, 'rounds')!;
     const level = num(args.level, 'level')!;
-    if (rounds < 2) throw new UsageError(`--rounds must be at least 2, got ${rounds}`);
-    if (!(level > 0 && level < 1)) throw new UsageError(`--level must lie between 0 and 1, got ${level}`);
+    checkRoundsLevel(rounds, level, 2);
     const turn = int(args.turn, 'turn');
     const { healthReport } = await import('../../reports/benchmark-health.ts');
     await withStore(

@@ -1,7 +1,8 @@
 // Operations: `arena refresh` (the nightly job), `arena cost` (the ledger), `arena refreshes` (history),
 // `arena checkpoints` (win rate of a fine-tuning run's checkpoints).
 import { defineCommand } from 'citty';
-import cliProgress from 'cli-progress';
+import type cliProgress from 'cli-progress';
+import { progressBar } from '../progress-bar.ts';
 import { setMaxListeners } from 'node:events';
 import { int, oneOf, table } from '../format.ts';
 import { dbArg, exitStatus, jsonArg, print, printJson, withStore } from '../shared.ts';
@@ -37,16 +38,8 @@ function progressBars() {
       log(`${label}: ${total} games to play`);
       if (!total) return;
       t0 = Date.now();
-      bar = new cliProgress.SingleBar(
-        {
-          format: `${label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | $ {cost}`,
-          stream: process.stderr,
-          noTTYOutput: true,
-          notTTYSchedule: 5000,
-          etaBuffer: 50,
-          hideCursor: true,
-        },
-        cliProgress.Presets.shades_classic,
+      bar = progressBar(
+        `${label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | $ {cost}`,
       );
       bar.start(total, 0, { rate: '0.0', failed: 0, cost: '0' });
     },
@@ -198,6 +191,15 @@ export const refreshesCommand = defineCommand({
   },
 });
 
+const checkpointsConfigArg = {
+  config: {
+    type: 'string',
+    required: true,
+    description: 'checkpoints config (JSON; see examples/checkpoints.json)',
+    valueHint: 'FILE',
+  },
+} as const;
+
 const checkpointsRun = defineCommand({
   meta: {
     name: 'run',
@@ -205,12 +207,7 @@ const checkpointsRun = defineCommand({
       "import or generate each checkpoint's answers (resumable), judge them against the baseline, print the report",
   },
   args: {
-    config: {
-      type: 'string',
-      required: true,
-      description: 'checkpoints config (JSON; see examples/checkpoints.json)',
-      valueHint: 'FILE',
-    },
+    ...checkpointsConfigArg,
     json: { type: 'boolean', description: 'print the report as JSON' },
     'dry-run': { type: 'boolean', description: 'print the plan and its estimated cost; change nothing' },
   },
@@ -321,12 +318,7 @@ const checkpointsReportCommand = defineCommand({
       'per checkpoint and judge: win rate vs baseline with a 95% interval, paired differences vs previous and best so far; chart',
   },
   args: {
-    config: {
-      type: 'string',
-      required: true,
-      description: 'checkpoints config (JSON; see examples/checkpoints.json)',
-      valueHint: 'FILE',
-    },
+    ...checkpointsConfigArg,
     chart: {
       type: 'string',
       description: "write the SVG chart here (default: the config's chart)",

@@ -1,8 +1,8 @@
 // Labelled pair sets: `arena import pairs DIR`, `arena accuracy`, and the judge leaderboard (`arena judges --board`).
 import { defineCommand } from 'citty';
 import { existsSync, rmSync } from 'node:fs';
-import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/stats/bootstrap.ts';
-import { int, num, table, UsageError } from '../format.ts';
+import { bootArgs, bootOptions } from '../boot-args.ts';
+import { table } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
 
@@ -11,28 +11,6 @@ const pct = figures.pct;
 const fix = figures.kappa;
 const range = (iv: { lo: number; hi: number } | undefined, f: (x: number) => string) =>
   iv && Number.isFinite(iv.lo) ? figures.interval(iv.lo, iv.hi, f) : figures.MISSING;
-
-export const bootArgs = {
-  rounds: { type: 'string', default: String(DEFAULT_ROUNDS), description: 'bootstrap rounds' },
-  level: {
-    type: 'string',
-    default: String(DEFAULT_LEVEL),
-    description: 'interval level (0.95: the 2.5% and 97.5% percentiles)',
-  },
-  seed: {
-    type: 'string',
-    default: String(DEFAULT_SEED),
-    description: 'seed of the resampling (same seed, same intervals)',
-  },
-} as const;
-
-export function bootOptions(args: { rounds?: string; level?: string; seed?: string }) {
-  const rounds = int(args.rounds, 'rounds')!;
-  const level = num(args.level, 'level')!;
-  if (rounds < 1) throw new UsageError(`--rounds must be at least 1, got ${rounds}`);
-  if (!(level > 0 && level < 1)) throw new UsageError(`--level must lie between 0 and 1, got ${level}`);
-  return { rounds, level, seed: int(args.seed, 'seed')! };
-}
 
 export const importPairsCommand = defineCommand({
   meta: {

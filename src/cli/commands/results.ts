@@ -6,9 +6,10 @@ import { arenaHardRatings, arenaHardStandings } from '../../reports/weighted.ts'
 import { WEIGHTINGS } from '../../core/schemes/weighting.ts';
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
+import { checkRoundsLevel } from '../boot-args.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { priorArg, priorOption } from './analytics.ts';
-import { checkCategory, checkJudge, checkModels, checkTurns } from '../validate.ts';
+import { checkCategory, checkJudge, checkJudgeTurn, checkModels } from '../validate.ts';
 import { DEFAULT_BASELINE } from '../../core/constants.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
@@ -49,8 +50,7 @@ export const standingsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        await checkTurns(store, turn !== undefined ? [turn] : []);
+        await checkJudgeTurn(store, args.judge, turn);
         await checkCategory(store, args.category);
         if (models) await checkModels(store, models, 'models', { judge: args.judge });
         if (mode === 'pairwise-baseline')
@@ -220,8 +220,7 @@ export const ratingsCommand = defineCommand({
       const rounds = int(args.rounds, 'rounds')!;
       const level = num(args.level, 'level')!;
       if (!(reg >= 0)) throw new UsageError(`--reg must be at least 0, got ${reg}`);
-      if (rounds < 1) throw new UsageError(`--rounds must be at least 1, got ${rounds}`);
-      if (!(level > 0 && level < 1)) throw new UsageError(`--level must lie between 0 and 1, got ${level}`);
+      checkRoundsLevel(rounds, level);
       const { styleReport } = await import('../../reports/style.ts');
       if (weight !== 'none' || prior)
         throw new UsageError('--style fits its own unweighted model: drop --weight and --prior');
@@ -284,8 +283,7 @@ export const ratingsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        await checkTurns(store, turn !== undefined ? [turn] : []);
+        await checkJudgeTurn(store, args.judge, turn);
         if (weight === 'arena-hard' && prior)
           throw new UsageError(
             '--prior applies to unweighted ratings only (drop --weight arena-hard or --prior)',

@@ -1,5 +1,6 @@
 import { defineCommand } from 'citty';
-import cliProgress from 'cli-progress';
+import type cliProgress from 'cli-progress';
+import { progressBar } from '../progress-bar.ts';
 import { planRun, runTournament } from '../../engine/run.ts';
 import { setMaxListeners } from 'node:events';
 import v8 from 'node:v8';
@@ -248,17 +249,8 @@ export default defineCommand({
             `${planned} games planned, ${stored} already stored: ${toPlay} judge calls to make with ${judge.id} (concurrency ${concurrency})\n`,
           );
           if (!toPlay) return;
-          bar = new cliProgress.SingleBar(
-            {
-              format:
-                'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens}',
-              stream: process.stderr,
-              noTTYOutput: true,
-              notTTYSchedule: 5000,
-              etaBuffer: 50,
-              hideCursor: true,
-            },
-            cliProgress.Presets.shades_classic,
+          bar = progressBar(
+            'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens}',
           );
           bar.start(toPlay, 0, { rate: '0.0', failed: 0, tokens: 0 });
         },

@@ -418,12 +418,8 @@ export function bootstrapBradleyTerry(
   t: BattleTable,
   o: BootstrapOptions & PreliminaryRule & { unit?: ResampleUnit; prior?: number; minQuestions?: number } = {},
 ): BootstrapRatings {
-  const unit = o.unit ?? 'question';
+  const { unit, level, seed, prior, minQuestions } = intervalDefaults(o);
   const rounds = o.rounds ?? DEFAULT_ROUNDS;
-  const level = o.level ?? DEFAULT_LEVEL;
-  const seed = o.seed ?? DEFAULT_SEED;
-  const prior = o.prior ?? 0;
-  const minQuestions = o.minQuestions ?? MIN_QUESTIONS;
   const questions = t.clusters.length ? questionsPerModel(t) : undefined;
   // ratings are centred on the models seen on enough questions: a sparse model's noise never shifts the others
   const anchor = questions?.map((q) => q >= minQuestions);
@@ -448,29 +444,14 @@ export function bootstrapBradleyTerry(
   const battles = battlesPerModel(n, t.pairs.i, t.pairs.j, t.pairs.w);
   const rows: RatingWithInterval[] = t.pairs.models.map((model, k) => {
     const st = fit.status[k]!;
-    const row: RatingWithInterval = {
-      model,
-      rating: st === 'ok' ? fit.ratings[k]! : null,
-      lo: null,
-      hi: null,
-      rank: 0,
-      rankBest: 1,
-      rankWorst: n,
-      battles: battles[k]!,
-      preliminary: true,
-    };
-    if (questions) row.questions = questions[k]!;
+    const row = openRow(model, st === 'ok' ? fit.ratings[k]! : null, n, battles[k]!, questions?.[k]);
     if (stats.separated[k]) row.separatedRounds = stats.separated[k]!;
     if (stats.missing[k]) row.missingRounds = stats.missing[k]!;
     if (st !== 'ok') {
       row.note = separationNote(st, recs[k]!);
       return row;
     }
-    if (questions && questions[k]! < minQuestions) {
-      row.sparse = true;
-      row.note = `seen on ${questions[k]} question${questions[k] === 1 ? '' : 's'} (fewer than ${minQuestions}): interval not estimated`;
-      return row;
-    }
+    if (markSparse(row, minQuestions)) return row;
     const { lo, hi } = iv[k]!;
     row.lo = Number.isFinite(lo) ? lo : null;
     row.hi = Number.isFinite(hi) ? hi : null;
@@ -511,6 +492,58 @@ export function bootstrapBradleyTerry(
     separatedRounds: stats.separatedRounds,
     separated: t.pairs.models.filter((_, k) => fit.status[k] !== 'ok'),
   };
+}
+
+/** The defaults the bootstrap and the sandwich share: question clusters, 95%, seed 1, no prior, MIN_QUESTIONS. */
+export function intervalDefaults(o: {
+  unit?: ResampleUnit;
+  level?: number;
+  seed?: number;
+  prior?: number;
+  minQuestions?: number;
+}) {
+  return {
+    unit: o.unit ?? 'question',
+    level: o.level ?? DEFAULT_LEVEL,
+    seed: o.seed ?? DEFAULT_SEED,
+    prior: o.prior ?? 0,
+    minQuestions: o.minQuestions ?? MIN_QUESTIONS,
+  };
+}
+
+/**
+ * A model's row before its interval: none yet, ranks spanning the whole field of `n`, preliminary until
+ * annotateRanks says otherwise; `questions` (when counted) how many questions it was seen on.
+ */
+export function openRow(
+  model: string,
+  rating: number | null,
+  n: number,
+  battles: number,
+  questions: number | undefined,
+): RatingWithInterval {
+  const row: RatingWithInterval = {
+    model,
+    rating,
+    lo: null,
+    hi: null,
+    rank: 0,
+    rankBest: 1,
+    rankWorst: n,
+    battles,
+    preliminary: true,
+  };
+  if (questions !== undefined) row.questions = questions;
+  return row;
+}
+
+/** Marks a row seen on fewer than `minQuestions` questions sparse, with its note (no interval); says whether it did. */
+export function markSparse(row: RatingWithInterval, minQuestions: number): boolean {
+  const q = row.questions;
+  if (q === undefined || q >= minQuestions) return false;
+  row.sparse = true;
+  row.note = `seen on ${q} question${q === 1 ? '' : 's'} (fewer than ${minQuestions}): interval not estimated`;
+  return true;
 }
 
 /**

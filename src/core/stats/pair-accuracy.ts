@@ -118,6 +118,18 @@ function stats(items: Paired[], w?: Float64Array): number[] {
 
 const finite = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : null);
 
+/** The rates and kappas of an accuracy row, in its column order; each has an interval in `intervals`. */
+export const ACCURACY_STATS = [
+  'accuracyAB',
+  'accuracyBA',
+  'accuracy',
+  'accuracyBoth',
+  'agreeRate',
+  'kappaAB',
+  'kappaBA',
+  'kappaOrders',
+] as const;
+
 /**
  * One row for a judge on a set. The latest game of each order counts (as outcomes do); an item
  * without both games is `missing`, not wrong.
@@ -153,16 +165,7 @@ export function accuracyRow(
   const total = paired.length;
   const count = (f: (p: Paired) => boolean) => paired.filter(f).length;
   const point = total ? stats(paired) : [];
-  const names = [
-    'accuracyAB',
-    'accuracyBA',
-    'accuracy',
-    'accuracyBoth',
-    'agreeRate',
-    'kappaAB',
-    'kappaBA',
-    'kappaOrders',
-  ] as const;
+  const names = ACCURACY_STATS;
   const iv = total
     ? columnIntervals(
         clusterBootstrap(total, (w) => stats(paired, w), o),

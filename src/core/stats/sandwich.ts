@@ -7,9 +7,9 @@ import { battlesPerModel, MAX_T_DRAWS, type PreliminaryRule } from './rank-inter
 import {
   annotateRanks,
   comparisonGroups,
-  DEFAULT_LEVEL,
-  DEFAULT_SEED,
-  MIN_QUESTIONS,
+  intervalDefaults,
+  markSparse,
+  openRow,
   questionsPerModel,
   setRankUB,
   type BattleTable,
@@ -133,12 +133,8 @@ export function sandwichCovariance(
  * questions (its rank spans the ranks it could take).
  */
 export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): BootstrapRatings {
-  const unit = o.unit ?? 'question';
-  const level = o.level ?? DEFAULT_LEVEL;
-  const seed = o.seed ?? DEFAULT_SEED;
+  const { unit, level, seed, prior, minQuestions } = intervalDefaults(o);
   const draws = o.draws ?? MAX_T_DRAWS;
-  const prior = o.prior ?? 0;
-  const minQuestions = o.minQuestions ?? MIN_QUESTIONS;
   // the sandwich rests on one finite fit: a model that won or lost everything has none (use the bootstrap, which says so per model, or a prior)
   const est = estimability(withPrior(t.pairs, prior));
   if (est.separated) {
@@ -158,23 +154,8 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
   const z = tQuantile(1 - (1 - level) / 2, df);
   const battles = battlesPerModel(n, t.pairs.i, t.pairs.j, t.pairs.w);
   const rows: RatingWithInterval[] = t.pairs.models.map((model, k) => {
-    const row: RatingWithInterval = {
-      model,
-      rating: ratings[k]!,
-      lo: null,
-      hi: null,
-      rank: 0,
-      rankBest: 1,
-      rankWorst: n,
-      battles: battles[k]!,
-      preliminary: true,
-    };
-    if (questions) row.questions = questions[k]!;
-    if (questions && questions[k]! < minQuestions) {
-      row.sparse = true;
-      row.note = `seen on ${questions[k]} question${questions[k] === 1 ? '' : 's'} (fewer than ${minQuestions}): interval not estimated`;
-      return row;
-    }
+    const row = openRow(model, ratings[k]!, n, battles[k]!, questions?.[k]);
+    if (markSparse(row, minQuestions)) return row;
     // one cluster carries no information about the spread (its score is 0 at the fit): no interval, not a zero-width one
     if (clusters < 2) return row;
     const se = Math.sqrt(Math.max(0, covariance[k * n + k]!));

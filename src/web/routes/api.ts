@@ -2,6 +2,7 @@
 // standings, one match with everything, and the index of all of them.
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { ACCURACY_STATS } from '../../core/stats/pair-accuracy.ts';
 import { BOARD_COLUMNS, flatBoardRow } from '../../reports/judge-board.ts';
 import { standings } from '../../reports/results.ts';
 import { checkpointTableRow } from '../../reports/site-data.ts';
@@ -211,14 +212,7 @@ function tables(s: Site): Record<string, Table> {
         'correctBoth',
         'agreeOrders',
         'errors',
-        'accuracyAB',
-        'accuracyBA',
-        'accuracy',
-        'accuracyBoth',
-        'agreeRate',
-        'kappaAB',
-        'kappaBA',
-        'kappaOrders',
+        ...ACCURACY_STATS,
         'intervals',
         'level',
       ],
