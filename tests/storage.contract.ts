@@ -1,9 +1,9 @@
 // The one Store contract: every adapter (SQLite file, SQLite memory, D1) must pass the same suite.
 // Usage: describeStoreContract('sqlite file', async () => openSqliteStore(path));
+import { CANARY_SOURCE } from '../src/core/constants.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../src/core/types.ts';
 import {
-  CANARY_SOURCE,
   type BatchRecord,
   type CheckpointRecord,
   type ImportBundle,

@@ -42,8 +42,6 @@ import { newRun, playGames, type PlayRun } from './play.ts';
 import { planRun } from './run.ts';
 import { FAIR_SUFFIX, HUMAN, REVIEW_JUDGE } from '../core/constants.ts';
 
-export { FAIR_SUFFIX, REVIEW_JUDGE };
-
 export function fairJudgeName(judgeId: string): string {
   return judgeId.endsWith(FAIR_SUFFIX) ? judgeId : `${judgeId}${FAIR_SUFFIX}`;
 }

@@ -56,7 +56,6 @@ export interface RunOptions {
 
 export type { RunProgress } from './play.ts';
 import type { RunProgress } from './play.ts';
-export { DEFAULT_LEASE_MS, newRun, reapDeadRuns } from './play.ts';
 
 /** A finished run as `runTournament` returns it (the record and the loop's counters). */
 export type RunSummary = PlayRun;

@@ -2,6 +2,7 @@
 // set named by its path (`Natural`, `Adversarial/Neighbor`); its gold labels are votes of the judge `gold`;
 // every `<set>/evaluators/<LLM>/<strategy>/result.json` holds the games of judge `<LLM>/<strategy>` in both
 // orders. Everything is parsed and checked first and written in one atomic store operation.
+import { GOLD, OUTPUT_1, OUTPUT_2 } from '../core/constants.ts';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
@@ -21,7 +22,6 @@ import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { decodeUtf8 } from './formats.ts';
 import { newGames, readImportFile } from './import.ts';
 
-import { GOLD, OUTPUT_1, OUTPUT_2 } from '../core/stats/pair-accuracy.ts';
 /** LLMBar's final comparison call: greedy, at most 50 new tokens (its evaluators/config/*.json). */
 export const LLMBAR_SETTINGS = { temperature: 0, maxTokens: 50 } as const;
 export const LLMBAR_RECORDED_PARSER = 'llmbar-recorded';

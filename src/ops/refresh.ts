@@ -1,5 +1,6 @@
 // `arena refresh`: the nightly job. Import what changed, play only the games that do not exist yet,
 // re-judge the drift canary, check the judges' health against the last refresh, record the cost, publish.
+import { CANARY_SOURCE } from '../core/constants.ts';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { execFileSync } from 'node:child_process';
@@ -14,7 +15,7 @@ import { authStopError } from '../judges/auth-stop.ts';
 import type { JudgeCallError, JudgeProvider } from '../judges/judge.ts';
 import { apiKeyOf } from '../judges/registry.ts';
 import { bundleCounts, pendingView, type StoreReader } from '../storage/pending.ts';
-import { CANARY_SOURCE, type RefreshRecord, type RefreshStatus, type Store } from '../storage/store.ts';
+import { type RefreshRecord, type RefreshStatus, type Store } from '../storage/store.ts';
 import { resolvePath, type JudgeConfig, type Loaded, type RefreshConfig } from './config.ts';
 import type { OpenBatchClient, OpenJudge, Publisher } from './deps.ts';
 import { canaryDrift, healthJumps, judgeHealth, type Drift, type JudgeHealth } from './health.ts';

@@ -1,7 +1,7 @@
 // `arena accuracy`: every judge's accuracy on every labelled pair set (arena import pairs), read from the store.
+import { GOLD } from '../core/constants.ts';
 import {
   accuracyRow,
-  GOLD,
   type AccuracyRow,
   type LabelledItem,
   type PairGame,

@@ -1,4 +1,5 @@
 // Judge-quality analytics read from the store: position bias, kappa, bootstrap intervals, length.
+import { HUMAN } from '../core/constants.ts';
 import {
   positionBias,
   conflictFromOutcomes,
@@ -44,7 +45,7 @@ import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import type { MatchOutcome, Verdict, Vote } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
-import { HUMAN, judgeData } from './results.ts';
+import { judgeData } from './results.ts';
 import { scoreOf } from '../core/verdict.ts';
 
 async function categories(store: Store): Promise<Map<number, string>> {

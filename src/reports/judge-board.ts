@@ -11,20 +11,13 @@ import {
   type Rate,
 } from '../core/stats/judge-board.ts';
 import { comparisons, kappaTable } from '../core/stats/kappa.ts';
-import {
-  accuracyRow,
-  GOLD,
-  OUTPUT_1,
-  OUTPUT_2,
-  type LabelledItem,
-  type PairGame,
-} from '../core/stats/pair-accuracy.ts';
+import { accuracyRow, type LabelledItem, type PairGame } from '../core/stats/pair-accuracy.ts';
 import { ArenaError } from '../core/types.ts';
 import { pairGameOf } from '../core/verdict.ts';
 import type { Store } from '../storage/store.ts';
 import { pairSetData } from './accuracy.ts';
-import { HUMAN, judgeData } from './results.ts';
-import { AUTHOR } from '../core/constants.ts';
+import { judgeData } from './results.ts';
+import { AUTHOR, GOLD, HUMAN, OUTPUT_1, OUTPUT_2 } from '../core/constants.ts';
 
 /** Judges that are references, not judges to rank: the experts, the paper's authors, the gold labels. */
 export const NOT_ON_BOARD = new Set([HUMAN, AUTHOR, GOLD]);

@@ -6,8 +6,8 @@ import { judgeFigures, readTwoJudges, type JudgeFigures, type JudgeSide } from '
 import { qualityRowsFromOutcomes } from '../core/stats/recorded-quality.ts';
 import type { Store } from '../storage/store.ts';
 import { toQualityGame } from './judges-report.ts';
-import { HUMAN, judgeData, type JudgeData } from './results.ts';
-import { REFERENCE_JUDGE } from '../core/constants.ts';
+import { judgeData, type JudgeData } from './results.ts';
+import { HUMAN, REFERENCE_JUDGE } from '../core/constants.ts';
 
 /** The name `arena start` gives the Judge Llama 2 study's judge (upstage/Llama-2-70b-instruct-v2). */
 export const STUDY_JUDGE = 'llama-2-70b-instruct-v2';

@@ -1,4 +1,5 @@
 // `arena judges`: the judgment-quality report, derived on read from stored games and votes.
+import { HUMAN } from '../core/constants.ts';
 import type { AgreementRow } from '../core/stats/agreement.ts';
 import { gameConfidence } from '../core/stats/confidence.ts';
 import {
@@ -12,7 +13,7 @@ import { qualityRowsFromOutcomes } from '../core/stats/recorded-quality.ts';
 import type { Game } from '../core/types.ts';
 import { storedVerdictOf } from '../core/verdict.ts';
 import type { Store } from '../storage/store.ts';
-import { agreementBetween, HUMAN, judgeData } from './results.ts';
+import { agreementBetween, judgeData } from './results.ts';
 
 export interface JudgesReport {
   judges: { judge: string; games: number; votes: number }[];

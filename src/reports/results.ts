@@ -27,9 +27,6 @@ import { DEFAULT_BASELINE, HUMAN } from '../core/constants.ts';
 /** A combined outcome as a vote's winner: every outcome but `error` is one (the same spelling). */
 const voteWinner = (o: Outcome): Vote['winner'] | undefined => (o === 'error' ? undefined : o);
 
-/** The human judge is the experts' votes; everything else is a judge's games or recorded verdicts. */
-export { HUMAN };
-
 export interface JudgeData {
   /** one outcome per match: from played games, else from a recorded verdict */
   outcomes: MatchOutcome[];

@@ -10,13 +10,13 @@ import { connectedModelGroups, splitByGroup } from '../core/groups.ts';
 import { estimability } from '../core/stats/separation.ts';
 import { pairwiseStandings } from '../core/standings.ts';
 import type { Game, MatchOutcome, Question, SingleStanding, Standing } from '../core/types.ts';
-import { HUMAN, judgeData, singleResults, type JudgeData } from './results.ts';
+import { judgeData, singleResults, type JudgeData } from './results.ts';
 import { judgeBoard, type BoardRow } from './judge-board.ts';
 import { accuracyReport } from './accuracy.ts';
 import type { AccuracyRow } from '../core/stats/pair-accuracy.ts';
 import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import type { CheckpointRecord, RefreshRecord, RefreshStatus, RunRecord, Store } from '../storage/store.ts';
-import { AUTHOR } from '../core/constants.ts';
+import { AUTHOR, HUMAN } from '../core/constants.ts';
 import { voteToFile, type FileVote } from '../core/sides.ts';
 
 /**

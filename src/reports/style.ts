@@ -1,5 +1,6 @@
 // Style-controlled ratings of one judge, read from the store: its outcomes (or the expert votes) with
 // the style of both answers as the judge read them (the answer's turns up to the one judged).
+import { HUMAN } from '../core/constants.ts';
 import {
   addCounts,
   styleControl,
@@ -12,7 +13,7 @@ import {
 import { battleTable, separationNote, tableRecords } from '../core/stats/bootstrap.ts';
 import { estimability } from '../core/stats/separation.ts';
 import type { Store } from '../storage/store.ts';
-import { HUMAN, judgeData } from './results.ts';
+import { judgeData } from './results.ts';
 import { scoreOf } from '../core/verdict.ts';
 
 export interface StyleReport extends StyleResult {

@@ -1,3 +1,4 @@
+import { CANARY_SOURCE } from '../core/constants.ts';
 import {
   and,
   asc,
@@ -16,7 +17,6 @@ import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import * as t from '../../db/schema.ts';
 import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../core/types.ts';
 import {
-  CANARY_SOURCE,
   type BatchRecord,
   type CheckpointRecord,
   type GameCost,

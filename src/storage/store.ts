@@ -47,9 +47,6 @@ export interface PairSetSummary {
   judges: { judge: string; games: number }[];
 }
 
-/** The source of drift-canary games (src/ops): re-judged anchors, excluded from results by default. */
-export { CANARY_SOURCE } from '../core/constants.ts';
-
 export interface RunRecord {
   id: string;
   startedAt: number;

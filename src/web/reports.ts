@@ -4,11 +4,10 @@
 import type { HealthRow } from '../core/stats/benchmark-health.ts';
 import type { StyleGroup } from '../core/stats/style.ts';
 import { healthReport } from '../reports/benchmark-health.ts';
-import { HUMAN } from '../reports/results.ts';
 import { styleReport, type StyleReport } from '../reports/style.ts';
 import type { Store } from '../storage/store.ts';
 import type { ResultCache } from './cache.ts';
-import { AUTHOR } from '../core/constants.ts';
+import { AUTHOR, HUMAN } from '../core/constants.ts';
 
 /** Judges never assessed: the experts are the reference, the paper's authors voted on a subset only. */
 const NOT_ASSESSED = new Set([HUMAN, AUTHOR]);

@@ -10,9 +10,6 @@ import {
 import { kappaFromConfusion } from './kappa.ts';
 import type { Order, Verdict } from '../types.ts';
 
-/** The judge whose votes are a set's gold labels; the two sides of every labelled item, stored as answers of pseudo-models. */
-export { GOLD, OUTPUT_1, OUTPUT_2 } from '../constants.ts';
-
 /** One labelled item: its id and which output is better. */
 export interface LabelledItem {
   questionId: number;
