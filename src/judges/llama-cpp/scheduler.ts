@@ -3,6 +3,8 @@
 // (its own cache or a copy of another's), the lockstep that keeps generating games in one decode batch, when
 // a decode batch is dispatched, and the order of its items.
 
+import pDefer, { type DeferredPromise } from 'p-defer';
+
 /** Tokens are numbers (node-llama-cpp's `Token` is a branded number). */
 export type TokenLike = number;
 
@@ -23,17 +25,8 @@ export const MIN_COPY = 16;
 /** the longest a decode batch waits for the other games' tokens (see gatherSchedule) */
 export const MAX_GATHER_MS = 2;
 
-/** A promise and the function that resolves it. */
-export interface Deferred {
-  done: Promise<void>;
-  resolve(): void;
-}
-
-export function deferred(): Deferred {
-  let resolve!: () => void;
-  const done = new Promise<void>((r) => (resolve = r));
-  return { done, resolve };
-}
+/** A promise and the function that resolves it (p-defer: Node 20 has no Promise.withResolvers). */
+export type Deferred = DeferredPromise<void>;
 
 export function commonPrefix(a: readonly TokenLike[], b: readonly TokenLike[]): number {
   const n = Math.min(a.length, b.length);
@@ -163,7 +156,7 @@ export class Scheduler<S extends CacheSequence> {
       slot.busy = true;
       slot.prompt = w.tokens;
       slot.ticket = ++this.tickets;
-      slot.evaluating = deferred();
+      slot.evaluating = pDefer<void>();
       w.resolve(slot);
     }
   }
@@ -213,7 +206,7 @@ export class Scheduler<S extends CacheSequence> {
       }
       if (!wait) break;
       slot.waiting = true;
-      await wait.evaluating!.done.finally(() => (slot.waiting = false));
+      await wait.evaluating!.promise.finally(() => (slot.waiting = false));
     }
     let keep = Math.min(s.compareContextTokens(tokens).firstDifferentIndex, limit);
     let from: Slot<S> | undefined;
@@ -249,13 +242,13 @@ export async function alignFull<T extends TokenLike>(s: CacheSequence, tokens: T
 export class Lockstep<K> {
   private readonly generating = new Set<K>();
   private readonly arrived = new Set<K>();
-  private next = deferred();
+  private next = pDefer<void>();
 
   /** This game has its next token: wait for the other generating games to have theirs (undefined: go on now). */
   arrive(game: K): Promise<void> | undefined {
     this.generating.add(game);
     this.arrived.add(game);
-    return this.complete() ? undefined : this.next.done;
+    return this.complete() ? undefined : this.next.promise;
   }
 
   /** This game stops generating (its explanation is over, or it failed): the others need not wait for it. */
@@ -269,7 +262,7 @@ export class Lockstep<K> {
     for (const s of this.generating) if (!this.arrived.has(s)) return false;
     this.arrived.clear();
     const { resolve } = this.next;
-    this.next = deferred();
+    this.next = pDefer<void>();
     resolve();
     return true;
   }
