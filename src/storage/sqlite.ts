@@ -1,11 +1,21 @@
 import Database from 'better-sqlite3';
+import {
+  getTableColumns,
+  getTableName,
+  is,
+  Param,
+  Placeholder,
+  sql,
+  type Column,
+  type Table,
+} from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as schema from '../../db/schema.ts';
 import { ArenaError } from '../core/types.ts';
-import { DrizzleStore, type AnyDb, type Query } from './drizzle-store.ts';
+import { DrizzleStore, type AnyDb, type GameRow, type Query } from './drizzle-store.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../db/migrations', import.meta.url));
 
@@ -40,9 +50,13 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
   if (!opts.readonly) migrate(db, { migrationsFolder: MIGRATIONS_DIR });
   // from here on a lock never blocks the event loop: a busy statement fails at once and is retried on a timer
   sqlite.pragma('busy_timeout = 0');
+  const insertGameRows = opts.readonly
+    ? undefined
+    : preparedInsert(sqlite, db as unknown as AnyDb, schema.games);
   const store = new DrizzleStore({
     db: db as unknown as AnyDb,
     maxParams: 30000,
+    ...(insertGameRows ? { insertGameRows: async (rows: GameRow[]) => insertGameRows(rows) } : {}),
     atomic: async (queries: Query[]) => {
       sqlite
         .transaction(() => {
@@ -55,6 +69,44 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
     },
   });
   return Object.assign(retryWhenBusy(store, file, opts), { sqlite }) as SqliteStore;
+}
+
+/**
+ * `INSERT … ON CONFLICT DO NOTHING` of one row into `table`, prepared once, run per row in one immediate
+ * transaction; true where the row was new. The statement and the column order come from drizzle (the
+ * schema stays the one source), and each value is encoded by its column as drizzle would (JSON columns
+ * stringified), except null, which stays NULL (drizzle's prepared inserts would store the text 'null').
+ */
+function preparedInsert<T extends Table>(
+  sqlite: Database.Database,
+  db: AnyDb,
+  table: T,
+): (rows: T['$inferInsert'][]) => boolean[] {
+  const columns = getTableColumns(table);
+  const keys = Object.keys(columns);
+  const built = db
+    .insert(table as never)
+    .values(Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)])) as never)
+    .onConflictDoNothing()
+    .toSQL();
+  // each parameter is a Param holding its Placeholder (the row's key) and its column (the encoder)
+  const params = built.params.map((p) => (is(p, Param) && is(p.value, Placeholder) ? p : undefined));
+  if (params.length !== keys.length || params.some((p) => !p))
+    throw new Error(`storage: cannot prepare the insert into ${getTableName(table)} (${built.sql})`);
+  const order = params.map((p) => (p!.value as Placeholder).name as string);
+  const encoders = params.map((p) => p!.encoder as Column);
+  const stmt = sqlite.prepare(built.sql);
+  const args = new Array<unknown>(order.length);
+  return sqlite.transaction((rows: T['$inferInsert'][]) =>
+    rows.map((r) => {
+      const row = r as Record<string, unknown>;
+      for (let i = 0; i < order.length; i++) {
+        const v = row[order[i]!];
+        args[i] = v === null || v === undefined ? null : encoders[i]!.mapToDriverValue(v);
+      }
+      return stmt.run(args).changes === 1;
+    }),
+  ).immediate;
 }
 
 export interface BusyOptions {
