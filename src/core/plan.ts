@@ -1,5 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { sha256Hex } from './sha256.ts';
 import { NEED_REF_CATS, PROMPT_SETS, renderPrompt, schemeNameFor, type PromptSet } from './prompts.ts';
 import {
   ArenaError,
@@ -163,11 +162,12 @@ export function gameIdentity(judge: string, settings: object, g: GameSpec): stri
 }
 
 /**
- * A game's id: the first 128 bits of the SHA-256 of its content (gameIdentity), in hex. Pure (@noble/hashes,
- * no node:crypto), so importers, the engine and a Worker compute the same ids; tests/game-ids.test.ts pins them.
+ * A game's id: the first 128 bits of the SHA-256 of its content (gameIdentity), in hex. Core imports no
+ * platform module (core/sha256.ts), so importers, the engine and a Worker compute the same ids;
+ * tests/game-ids.test.ts pins them.
  */
 export function gameId(judge: string, settings: object, spec: GameSpec): string {
-  return bytesToHex(sha256(utf8ToBytes(gameIdentity(judge, settings, spec)))).slice(0, 32);
+  return sha256Hex(gameIdentity(judge, settings, spec)).slice(0, 32);
 }
 
 /** Choose the prompt set: MT-Bench's prompts when they are imported (`promptNames`), otherwise our own. */
