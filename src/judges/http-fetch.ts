@@ -102,9 +102,7 @@ export function cappedFetch(
       });
       res.on('end', () => {
         done();
-        const h = new Headers();
-        for (let i = 0; i < res.rawHeaders.length; i += 2)
-          h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        const h = new ReplyHeaders(res.rawHeaders);
         const status = res.statusCode ?? 0;
         const nullBody = status === 204 || status === 304 || init.method === 'HEAD';
         resolve(
@@ -123,6 +121,52 @@ export function cappedFetch(
 }
 
 /**
+ * A reply's headers, read-only, with the reading half of `Headers` (get, has, iteration in sorted order,
+ * getSetCookie): names lowercased, repeated headers joined with ', ' (each set-cookie its own entry), as fetch does.
+ * undici's `Headers` validates and re-sorts on each iteration, and the SDK iterates a reply's headers twice a
+ * call for its debug log (built whether or not it logs): a tenth of the SDK's CPU per call (bench/run.ts).
+ */
+export class ReplyHeaders implements Iterable<[string, string]> {
+  readonly #map = new Map<string, string>();
+  readonly #cookies: string[] = [];
+  constructor(raw: readonly string[]) {
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      const value = raw[i + 1]!;
+      if (name === 'set-cookie') this.#cookies.push(value);
+      const had = this.#map.get(name);
+      this.#map.set(name, had === undefined ? value : `${had}, ${value}`);
+    }
+  }
+  get(name: string): string | null {
+    return this.#map.get(name.toLowerCase()) ?? null;
+  }
+  has(name: string): boolean {
+    return this.#map.has(name.toLowerCase());
+  }
+  getSetCookie(): string[] {
+    return [...this.#cookies];
+  }
+  *entries(): IterableIterator<[string, string]> {
+    for (const k of [...this.#map.keys()].sort())
+      if (k === 'set-cookie') for (const c of this.#cookies) yield [k, c];
+      else yield [k, this.#map.get(k)!];
+  }
+  *keys(): IterableIterator<string> {
+    for (const [k] of this.entries()) yield k;
+  }
+  *values(): IterableIterator<string> {
+    for (const [, v] of this.entries()) yield v;
+  }
+  forEach(f: (value: string, name: string, parent: ReplyHeaders) => void): void {
+    for (const [k, v] of this.entries()) f(v, k, this);
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+}
+
+/**
  * The reply as the SDK reads it (status, headers, `json()`, `text()`), on the body already buffered here. A
  * `Response` built from a Buffer wraps it in a web stream and reads it back through that stream: about a tenth
  * of a tournament's CPU (bench/run.ts, profiled), for bytes that are already in memory.
@@ -138,7 +182,7 @@ class BufferedResponse {
     private readonly bytes: Buffer | null,
     readonly status: number,
     readonly statusText: string,
-    readonly headers: Headers,
+    readonly headers: ReplyHeaders,
     readonly url: string,
   ) {
     this.ok = status >= 200 && status <= 299;
