@@ -13,7 +13,14 @@ export interface ReparseResult {
   errorsByParser: { stored: number } & Record<ParserMode, number>;
   /** how many of these games each stored parser version had produced (e.g. recorded, fastchat@1) */
   storedParsers: Record<string, number>;
-  changes: { id: string; questionId: number; turn: number; order: string; from: string; to: string }[];
+  changes: {
+    id: string;
+    questionId: number;
+    turn: number;
+    order: string;
+    from: GameVerdict;
+    to: GameVerdict;
+  }[];
 }
 
 /** Is this game's verdict one of ours ([[A]]/[[B]]/[[C]] or [[rating]]), or a recorded one? Score-based samples (calibration) are not. */
