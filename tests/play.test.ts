@@ -4,7 +4,7 @@
 // it cleanly; a budget's refusal and another run's games are counted as such.
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { GameSpec } from '../src/core/types.ts';
+import type { Game, GameSpec } from '../src/core/types.ts';
 import { parserFor, verdictOf } from '../src/core/verdict-of.ts';
 import { newRun, playGames, type PlayItem, type PlayOptions, type RunProgress } from '../src/engine/play.ts';
 import { openaiJudge } from '../src/judges/openai.ts';
@@ -259,7 +259,7 @@ describe('playGames', () => {
     const judge = await judgeAt({ verdict: 'longer' });
     const todo = items(5);
     // a game stored after this run leased it (another run whose lease had expired, say): the insert finds it there
-    const twin = {
+    const twin: Game = {
       ...todo[3]!.spec,
       id: 'game-3',
       judge: 'openai/judge',

@@ -159,4 +159,37 @@ describe('sqlite file specifics', () => {
     ]);
     await store.close();
   });
+
+  it("a games row's verdict is checked against its game's kind where it is read (written behind the store's back)", async () => {
+    const store = openSqliteStore(join(dir, 'verdict-check.db'));
+    const pair = makeGame({ verdict: 'model_2' });
+    const single = makeGame({
+      promptName: 'single-v1',
+      match: { questionId: 81, category: 'writing', turn: 1, model1: 'alpha' },
+      verdict: '7.5',
+    });
+    await store.importBundle({ games: [pair, single] });
+    // the bytes stored are the verdict's text, as before the column was typed
+    const stored = () => store.sqlite.prepare('SELECT verdict FROM games ORDER BY id').raw().all();
+    expect(stored()).toEqual([['model_2'], ['7.5']]);
+    expect(await store.listGames()).toEqual([pair, single]);
+    const set = (id: string, verdict: string) =>
+      store.sqlite.prepare('UPDATE games SET verdict = ? WHERE id = ?').run(verdict, id);
+    for (const [id, bad, what] of [
+      [pair.id, '7', 'a pairwise verdict (model_1, model_2, tie or error)'],
+      [pair.id, 'A', 'a pairwise verdict (model_1, model_2, tie or error)'],
+      [single.id, 'model_1', 'a score (a number) or error'],
+      [single.id, 'seven', 'a score (a number) or error'],
+    ] as const) {
+      set(id, bad);
+      const message = `game ${id}: verdict "${bad}" is not ${what}`;
+      await expect(store.listGames()).rejects.toThrow(message);
+      await expect(store.gamesOfRuns('judge-x', ['run-1'])).rejects.toThrow(message);
+      set(pair.id, 'model_2');
+      set(single.id, '7.5');
+    }
+    set(single.id, 'error');
+    expect((await store.listGames({ kind: 'single' }))[0]!.verdict).toBe('error');
+    await store.close();
+  });
 });

@@ -53,6 +53,14 @@ export type Side = 'model_1' | 'model_2';
 export type PositionVerdict = 'A' | 'B' | 'tie' | 'error';
 /** What one pairwise game says, mapped back to the match's models. */
 export type Verdict = Side | 'tie' | 'error';
+/** A single-grading game's score as stored: the number's text (`String(7.5)`: '7.5', '10'). */
+export type ScoreText = `${number}`;
+/**
+ * What a stored game says (Game.verdict): a pairwise game's Verdict, or a single-grading game's score as
+ * text; `error` when the reply gave neither. Which one a game holds follows from its match (model2 present
+ * or absent); core/game-verdict.ts checks a string against that once, where it enters, and reads it back.
+ */
+export type GameVerdict = Verdict | ScoreText;
 /** Two games of a match combined. `inconsistent` counts as a tie everywhere. */
 export type Outcome = Side | 'tie' | 'inconsistent' | 'error';
 /** A recorded vote's winner: a side, a tie, or two disagreeing orders. */
@@ -83,8 +91,8 @@ export interface Game extends GameSpec {
   judge: string;
   judgeSettings: JudgeSettings;
   reply: string;
-  /** pairwise: a Verdict; single: the score as text, or 'error' */
-  verdict: string;
+  /** pairwise: a Verdict; single: the score as text, or 'error'. Read it with core/game-verdict.ts. */
+  verdict: GameVerdict;
   parser: string;
   tokensIn?: number | null;
   tokensOut?: number | null;

@@ -2,7 +2,8 @@
 // through the tournament, calibrated runs, escalation and batch import) and when stored replies are
 // re-read (engine/reparse.ts). Pure: no I/O.
 import { outputFormatOf, type OutputFormat } from './schemes/index.ts';
-import type { GameSpec, PromptScheme } from './types.ts';
+import { scoreText } from './game-verdict.ts';
+import type { GameSpec, GameVerdict, PromptScheme } from './types.ts';
 import { PARSER_VERSIONS, parseGameVerdict, parseRating, toVerdict, type ParserMode } from './verdict.ts';
 
 /** How to read a reply: the `[[A]]` / `[[n]]` parser mode, and the scheme's own output format where it has one. */
@@ -14,7 +15,7 @@ export interface ReplyParser {
 
 /** A reading: the verdict to store (a Verdict for a pair, the score as text for a rating, or `error`) and its parser version. */
 export interface ReadVerdict {
-  verdict: string;
+  verdict: GameVerdict;
   parser: string;
 }
 
@@ -37,11 +38,12 @@ export function verdictOf(
   text: string,
   parser: ReplyParser,
 ): ReadVerdict {
-  if (spec.match.model2 === undefined)
-    return {
-      verdict: String(parseRating(text, parser.mode) ?? 'error'),
-      parser: PARSER_VERSIONS[parser.mode],
-    };
+  if (spec.match.model2 === undefined) {
+    // a numeral past a double's range (309 digits and more) reads as Infinity: no rating either
+    const rating = parseRating(text, parser.mode);
+    const verdict = rating === null || !Number.isFinite(rating) ? 'error' : scoreText(rating);
+    return { verdict, parser: PARSER_VERSIONS[parser.mode] };
+  }
   const f = parser.format;
   if (f) return { verdict: toVerdict(f.parse(text).verdict, spec.order), parser: f.version };
   return { verdict: parseGameVerdict(text, spec.order, parser.mode), parser: PARSER_VERSIONS[parser.mode] };

@@ -1,3 +1,4 @@
+import { pairVerdict } from './game-verdict.ts';
 import { parseLenientPair } from './lenient.ts';
 import { replacesInSlot, sampleOf } from './stats/slot.ts';
 import type { Game, MatchOutcome, Order, Outcome, PairGame, PositionVerdict, Verdict } from './types.ts';
@@ -123,7 +124,7 @@ export function pairGameOf(g: Game): PairGame {
     model1: g.match.model1,
     model2: g.match.model2!,
     order: g.order,
-    verdict: g.verdict as Verdict,
+    verdict: pairVerdict(g.verdict),
   };
 }
 

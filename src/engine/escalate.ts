@@ -3,6 +3,7 @@
 // two orders, unparsable or missing.
 import { gameConfidence } from '../core/stats/confidence.ts';
 import { escalationReason, pairGames } from '../core/stats/judge-quality.ts';
+import { pairVerdict } from '../core/game-verdict.ts';
 import type { MatchOutcome } from '../core/types.ts';
 import { combineGames, storedVerdictOf } from '../core/verdict.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
@@ -56,7 +57,7 @@ export async function runEscalation(o: EscalationOptions): Promise<EscalationSum
   const paired = pairGames(
     stored.map((g) => ({
       ...storedVerdictOf(g),
-      confidence: gameConfidence(g.verdictProbs, g.order, g.verdict),
+      confidence: gameConfidence(g.verdictProbs, g.order, pairVerdict(g.verdict)),
     })),
   );
   const planned = new Set(

@@ -1,7 +1,7 @@
 import { PARSER_VERSIONS, RECORDED_PARSER, parserFromVersion, type ParserMode } from '../core/verdict.ts';
 import { verdictOf } from '../core/verdict-of.ts';
 import { outputFormatOfVersion } from '../core/schemes/index.ts';
-import type { Game } from '../core/types.ts';
+import type { Game, GameVerdict } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 
 export interface ReparseResult {
@@ -13,7 +13,14 @@ export interface ReparseResult {
   errorsByParser: { stored: number } & Record<ParserMode, number>;
   /** how many of these games each stored parser version had produced (e.g. recorded, fastchat@1) */
   storedParsers: Record<string, number>;
-  changes: { id: string; questionId: number; turn: number; order: string; from: string; to: string }[];
+  changes: {
+    id: string;
+    questionId: number;
+    turn: number;
+    order: string;
+    from: GameVerdict;
+    to: GameVerdict;
+  }[];
 }
 
 /** Is this game's verdict one of ours ([[A]]/[[B]]/[[C]] or [[rating]]), or a recorded one? Score-based samples (calibration) are not. */
@@ -28,7 +35,7 @@ function reparsable(parser: string): boolean {
 }
 
 /** A stored game's verdict under a parser mode; a scheme with its own output format (JudgeLM, Arena-Hard, ...) is always read by that format's parser. */
-function reread(g: Game, mode: ParserMode): string {
+function reread(g: Game, mode: ParserMode): GameVerdict {
   return verdictOf(g, g.reply, { mode, format: outputFormatOfVersion(g.parser) }).verdict;
 }
 
@@ -56,7 +63,7 @@ export async function reparse(
     storedParsers: {},
     changes: [],
   };
-  const updates: { id: string; verdict: string; parser: string }[] = [];
+  const updates: { id: string; verdict: GameVerdict; parser: string }[] = [];
   for (const g of games) {
     res.storedParsers[g.parser] = (res.storedParsers[g.parser] ?? 0) + 1;
     if (g.verdict === 'error') res.errorsByParser.stored++;

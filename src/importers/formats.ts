@@ -12,6 +12,7 @@ import { OUTPUT_FORMATS } from '../core/schemes/index.ts';
 import {
   ArenaError,
   type Answer,
+  type GameVerdict,
   type PromptScheme,
   type Question,
   type ReferenceAnswer,
@@ -20,6 +21,7 @@ import {
 import { AUTHOR, HUMAN, REFERENCE_JUDGE } from '../core/constants.ts';
 import { WINNER_FROM_FILE } from '../core/sides.ts';
 import { fieldPath } from '../core/zod-issues.ts';
+import { scoreText } from '../core/game-verdict.ts';
 
 export interface Located<T> {
   line: number;
@@ -406,7 +408,7 @@ export interface RecordedGame {
   systemPrompt?: string;
   userPrompt: string;
   reply: string;
-  verdict: string;
+  verdict: GameVerdict;
   /** 'fastchat@1' when FastChat's parser reads the recorded verdict from the text, else 'recorded' */
   parser: string;
   createdAt: number;
@@ -478,7 +480,7 @@ export function recordedGamesOfLine(
       order: 'AB',
       userPrompt: j.user_prompt,
       reply: j.judgment,
-      verdict: recorded === null ? 'error' : String(recorded),
+      verdict: recorded === null ? 'error' : scoreText(recorded),
       parser: parsed === recorded ? FASTCHAT_PARSER : RECORDED_PARSER,
       createdAt: Math.round((j.tstamp ?? 0) * 1000),
     },

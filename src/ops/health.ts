@@ -1,5 +1,5 @@
 // A judge's health over one refresh (error and inconsistency rates) and the drift canary's comparison.
-import type { Verdict } from '../core/types.ts';
+import { pairVerdict } from '../core/game-verdict.ts';
 import { outcomesFromGames } from '../core/verdict.ts';
 import type { GameVerdictRow } from '../storage/store.ts';
 
@@ -33,7 +33,7 @@ export function judgeHealth(games: HealthGame[], failed: number, minGames: numbe
       model1: g.model1,
       model2: g.model2!,
       order: g.order,
-      verdict: g.verdict as Verdict,
+      verdict: pairVerdict(g.verdict),
     })),
   ).filter((o) => o.outcome !== 'error');
   const inconsistent = outcomes.filter((o) => o.outcome === 'inconsistent').length;

@@ -7,7 +7,8 @@ import {
   type PairGame,
 } from '../core/stats/pair-accuracy.ts';
 import type { BootstrapOptions } from '../core/stats/bootstrap.ts';
-import { ArenaError, type Verdict } from '../core/types.ts';
+import { pairVerdict } from '../core/game-verdict.ts';
+import { ArenaError } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 
 /** The gold labels of a set, from the `gold` judge's votes. */
@@ -50,7 +51,11 @@ export async function pairSetData(
           prompt,
           games: games
             .filter((g) => g.promptName === prompt)
-            .map((g) => ({ questionId: g.match.questionId, order: g.order, verdict: g.verdict as Verdict })),
+            .map((g) => ({
+              questionId: g.match.questionId,
+              order: g.order,
+              verdict: pairVerdict(g.verdict),
+            })),
         });
     }
     out.push(d);

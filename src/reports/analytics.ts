@@ -44,6 +44,7 @@ import { sampleOf } from '../core/stats/slot.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import type { MatchOutcome, Verdict, Vote } from '../core/types.ts';
+import { pairVerdict } from '../core/game-verdict.ts';
 import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
 import { scoreOf } from '../core/verdict.ts';
@@ -90,7 +91,7 @@ export async function biasReport(
     model2: g.match.model2!,
     order: g.order,
     sample: sampleOf(g.judgeSettings),
-    verdict: SCORE_SCHEMES.has(g.promptName) ? scoreVerdict(g.reply, g.order) : (g.verdict as Verdict),
+    verdict: SCORE_SCHEMES.has(g.promptName) ? scoreVerdict(g.reply, g.order) : pairVerdict(g.verdict),
   }));
   const scored = new Map<string, ScoreSample[]>();
   for (const g of games) {

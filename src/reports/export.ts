@@ -1,3 +1,4 @@
+import { pairVerdict, ratingOf } from '../core/game-verdict.ts';
 import type { Game } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 
@@ -24,7 +25,7 @@ export async function exportFastchat(
           judge: [model, g.promptName],
           user_prompt: g.userPrompt,
           judgment: g.reply,
-          score: g.verdict === 'error' ? -1 : Number(g.verdict),
+          score: ratingOf(g.verdict) ?? -1,
           turn: g.match.turn,
           tstamp: g.createdAt / 1000,
         }),
@@ -44,8 +45,8 @@ export async function exportFastchat(
         question_id: ab.match.questionId,
         model_1: ab.match.model1,
         model_2: ab.match.model2,
-        g1_winner: ab.verdict,
-        g2_winner: ba.verdict,
+        g1_winner: pairVerdict(ab.verdict),
+        g2_winner: pairVerdict(ba.verdict),
         judge: [model, ab.promptName],
         g1_user_prompt: ab.userPrompt,
         g1_judgment: ab.reply,

@@ -10,6 +10,7 @@ import {
   type QualityRow,
 } from '../core/stats/judge-quality.ts';
 import { qualityRowsFromOutcomes } from '../core/stats/recorded-quality.ts';
+import { pairVerdict } from '../core/game-verdict.ts';
 import type { Game } from '../core/types.ts';
 import { storedVerdictOf } from '../core/verdict.ts';
 import type { Store } from '../storage/store.ts';
@@ -26,7 +27,7 @@ export function toQualityGame(g: Game): QualityGame {
   return {
     ...storedVerdictOf(g),
     reply: g.reply,
-    confidence: gameConfidence(g.verdictProbs, g.order, g.verdict),
+    confidence: gameConfidence(g.verdictProbs, g.order, pairVerdict(g.verdict)),
     entropy: g.entropy ?? null,
   };
 }
@@ -71,7 +72,7 @@ export async function gameConfidences(store: Store, judge: string) {
     model1: g.match.model1,
     model2: g.match.model2!,
     order: g.order,
-    verdict: g.verdict,
+    verdict: pairVerdict(g.verdict),
     pA: g.verdictProbs?.A ?? null,
     pB: g.verdictProbs?.B ?? null,
     pC: g.verdictProbs?.C ?? null,

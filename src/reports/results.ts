@@ -21,6 +21,7 @@ import type {
   Vote,
 } from '../core/types.ts';
 import { itemKey, outcomesFromGames, storedVerdictOf } from '../core/verdict.ts';
+import { ratingOf } from '../core/game-verdict.ts';
 import type { Store } from '../storage/store.ts';
 import { DEFAULT_BASELINE, HUMAN } from '../core/constants.ts';
 
@@ -139,7 +140,7 @@ export function singleScores(games: Game[]): SingleScore[] {
     questionId: g.match.questionId,
     turn: g.match.turn,
     model: g.match.model1,
-    score: g.verdict === 'error' ? null : Number(g.verdict),
+    score: ratingOf(g.verdict),
   }));
 }
 

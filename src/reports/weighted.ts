@@ -9,7 +9,8 @@ import {
   weightedStandings,
   type WeightedGame,
 } from '../core/schemes/weighting.ts';
-import { ArenaError, type Standing, type Verdict } from '../core/types.ts';
+import { pairVerdict } from '../core/game-verdict.ts';
+import { ArenaError, type Standing } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import type { StandingsQuery } from './results.ts';
 import { DEFAULT_BASELINE } from '../core/constants.ts';
@@ -34,7 +35,7 @@ export async function arenaHardGames(store: Store, judge: string): Promise<Weigh
     );
   }
   return games.map((g) => {
-    const verdict = g.verdict as Verdict;
+    const verdict = pairVerdict(g.verdict);
     // the stored verdict is the fact; its strength is read again from the raw reply (the same parser wrote it)
     const r = parseArenaHard(g.reply);
     const strong = verdict !== 'tie' && verdict !== 'error' && r.strong === true;

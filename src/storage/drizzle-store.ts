@@ -1,4 +1,5 @@
 import { CANARY_SOURCE } from '../core/constants.ts';
+import { gameVerdictOf } from '../core/game-verdict.ts';
 import {
   and,
   asc,
@@ -104,7 +105,7 @@ function toGame(r: typeof t.games.$inferSelect): Game {
     systemPrompt: r.systemPrompt,
     userPrompt: r.userPrompt,
     reply: r.reply,
-    verdict: r.verdict,
+    verdict: gameVerdictOf(r.verdict, r.model2 !== null, `game ${r.id}`),
     parser: r.parser,
     tokensIn: r.tokensIn,
     tokensOut: r.tokensOut,
@@ -680,7 +681,7 @@ export class DrizzleStore implements Store {
 
   async gamesOfRuns(judge: string, runIds: string[]): Promise<GameVerdictRow[]> {
     if (!runIds.length) return [];
-    return this.db
+    const rows = await this.db
       .select({
         id: t.games.id,
         questionId: t.games.questionId,
@@ -694,6 +695,7 @@ export class DrizzleStore implements Store {
       .from(t.games)
       .where(and(eq(t.games.judge, judge), inJson(t.games.runId, runIds)))
       .orderBy(asc(t.games.createdAt), asc(t.games.id));
+    return rows.map((r) => ({ ...r, verdict: gameVerdictOf(r.verdict, r.model2 !== null, `game ${r.id}`) }));
   }
 
   async tokenTotals(judge: string): Promise<TokenTotals> {

@@ -1,4 +1,12 @@
-import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../core/types.ts';
+import type {
+  Answer,
+  Game,
+  GameVerdict,
+  PromptScheme,
+  Question,
+  ReferenceAnswer,
+  Vote,
+} from '../core/types.ts';
 
 /** Everything one import writes, applied atomically: all of it or none of it. */
 export interface ImportBundle {
@@ -200,7 +208,7 @@ export interface GameVerdictRow {
   model1: string;
   model2: string | null;
   order: 'AB' | 'BA';
-  verdict: string;
+  verdict: GameVerdict;
   source: string;
 }
 
@@ -244,7 +252,7 @@ export interface Store {
   listJudges(): Promise<JudgeSummary[]>;
   /** the labelled pair sets, by name, with their judges */
   listPairSets(): Promise<PairSetSummary[]>;
-  updateVerdicts(updates: { id: string; verdict: string; parser: string }[]): Promise<void>;
+  updateVerdicts(updates: { id: string; verdict: GameVerdict; parser: string }[]): Promise<void>;
   /** votes on tournament questions; with `set`, on that labelled set's items instead (the gold labels) */
   listVotes(judge?: string, filter?: { set?: string }): Promise<Vote[]>;
   saveRun(run: RunRecord): Promise<void>;

@@ -3,6 +3,7 @@
 // server judge for exactly the low-confidence and order-inconsistent matches.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pairVerdict } from '../../src/core/game-verdict.ts';
 import { gameConfidence } from '../../src/core/stats/confidence.ts';
 import type { Game } from '../../src/core/types.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
@@ -65,8 +66,8 @@ function localMatches(games: Game[]) {
       ba: ba!,
       outcome,
       confidence: Math.min(
-        gameConfidence(ab!.verdictProbs, 'AB', ab!.verdict)!,
-        gameConfidence(ba!.verdictProbs, 'BA', ba!.verdict)!,
+        gameConfidence(ab!.verdictProbs, 'AB', pairVerdict(ab!.verdict))!,
+        gameConfidence(ba!.verdictProbs, 'BA', pairVerdict(ba!.verdict))!,
       ),
     };
   });

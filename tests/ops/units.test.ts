@@ -7,7 +7,7 @@ import {
   questionScores,
 } from '../../src/core/stats/checkpoints.ts';
 import { normal, seededRng } from '../../src/core/stats/random.ts';
-import type { MatchOutcome } from '../../src/core/types.ts';
+import type { MatchOutcome, Verdict } from '../../src/core/types.ts';
 import { jsonLines } from '../../src/ops/config.ts';
 import { canaryDrift, healthJumps, judgeHealth } from '../../src/ops/health.ts';
 import { Budget, calibrate, costOf, priceFor } from '../../src/ops/prices.ts';
@@ -140,7 +140,7 @@ describe('prices and budget', () => {
 });
 
 describe('health and drift', () => {
-  const game = (q: number, order: 'AB' | 'BA', verdict: string) => ({
+  const game = (q: number, order: 'AB' | 'BA', verdict: Verdict) => ({
     questionId: q,
     turn: 1,
     model1: 'x',
@@ -189,7 +189,7 @@ describe('health and drift', () => {
   });
 
   it('compares a canary with the latest earlier one, slot by slot', () => {
-    const c = (nonce: string, createdAt: number, q: number, verdict: string) => ({
+    const c = (nonce: string, createdAt: number, q: number, verdict: Verdict) => ({
       ...game(q, 'AB', verdict),
       promptName: 'p',
       nonce,

@@ -1,4 +1,5 @@
 // Verdict confidence from a judge's token probabilities. Pure.
+import type { Verdict } from '../types.ts';
 import { toPosition } from '../verdict.ts';
 
 /** Shannon entropy in bits of a probability distribution (0: certain; log2(3) ≈ 1.585 over A/B/C: no idea). */
@@ -9,7 +10,7 @@ export function entropyBits(p: Record<string, number>): number {
 }
 
 /** The verdict letter a game picked: A or B by position (model 1 is A in order AB), C for a tie. */
-export function verdictLetter(order: 'AB' | 'BA', verdict: string): 'A' | 'B' | 'C' | null {
+export function verdictLetter(order: 'AB' | 'BA', verdict: Verdict): 'A' | 'B' | 'C' | null {
   if (verdict === 'tie') return 'C';
   if (verdict !== 'model_1' && verdict !== 'model_2') return null;
   return toPosition(verdict, order) as 'A' | 'B';
@@ -23,7 +24,7 @@ export function verdictLetter(order: 'AB' | 'BA', verdict: string): 'A' | 'B' | 
 export function gameConfidence(
   p: Record<string, number> | null | undefined,
   order: 'AB' | 'BA',
-  verdict: string,
+  verdict: Verdict,
 ): number | null {
   if (!p) return null;
   const letter = verdictLetter(order, verdict);

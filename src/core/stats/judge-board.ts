@@ -101,7 +101,7 @@ export function behaviourRates(games: BoardGame[], o: BootstrapOptions = {}): Be
     ) {
       // one decisive verdict, as core/stats/length.ts counts a decisive outcome
       const s = longerShare([
-        { model1: g.model1, model2: g.model2, len1: g.len1, len2: g.len2, outcome: g.verdict as Outcome },
+        { model1: g.model1, model2: g.model2, len1: g.len1, len2: g.len2, outcome: g.verdict },
       ]);
       add(c, 'longerShare', s.toLonger);
     }
