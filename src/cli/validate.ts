@@ -3,7 +3,7 @@
 // "did you mean" for near misses, instead of an empty table or a silently dropped filter.
 import { unknownValueMessage } from '../core/suggest.ts';
 import type { Store } from '../storage/store.ts';
-import { UsageError } from './format.ts';
+import { list, UsageError } from './format.ts';
 
 /** The judges with games or recorded votes ("human" when expert votes are imported). */
 export async function checkJudge(store: Store, judge: string, option = 'judge'): Promise<void> {
@@ -74,4 +74,21 @@ export async function checkPairSet(store: Pick<Store, 'listPairSets'>, set: stri
 export async function checkJudgeTurn(store: Store, judge: string, turn: number | undefined): Promise<void> {
   await checkJudge(store, judge);
   await checkTurns(store, turn !== undefined ? [turn] : []);
+}
+
+/** `--judge A,B` of the commands that compare two judges (agreement, kappa). */
+export const twoJudgesArg = {
+  judge: {
+    type: 'string',
+    required: true,
+    description: 'two judges, comma-separated, e.g. gpt-4,human or human,human (--judges: the old spelling)',
+  },
+} as const;
+
+/** The two judges of `--judge A,B`, each checked against the store (a typo gets a suggestion). */
+export async function checkTwoJudges(store: Store, arg: string): Promise<[string, string]> {
+  const judges = list(arg) ?? [];
+  if (judges.length !== 2) throw new UsageError(`--judge expects two comma-separated judges, got "${arg}"`);
+  for (const j of judges) await checkJudge(store, j);
+  return [judges[0]!, judges[1]!];
 }

@@ -14,7 +14,7 @@ import {
   sql,
   type SQL,
 } from 'drizzle-orm';
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import type { BaseSQLiteDatabase, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as t from '../../db/schema.ts';
 import type { Answer, Game, PromptScheme, Question, ReferenceAnswer, Vote } from '../core/types.ts';
 import {
@@ -71,6 +71,8 @@ const inJson = (column: typeof t.games.runId, ids: string[]): SQL =>
 function chunk<T extends object>(rows: T[], maxParams: number): T[][] {
   return rows.length ? slices(rows, Math.floor(maxParams / Object.keys(rows[0]!).length)) : [];
 }
+
+type Columns = Record<string, { name: string }>;
 
 /** An upsert's SET: each listed column takes the value the conflicting row brought (`excluded.<column>`). */
 function fromExcluded<C extends Record<K, { name: string }>, K extends keyof C & string>(
@@ -164,6 +166,21 @@ export class DrizzleStore implements Store {
       for (const c of chunk(rows, mp)) q.push(statement(c));
       return rows.length;
     };
+    // an import replaces what it brings: a row that exists takes the listed columns from the file
+    const upsert =
+      <T extends SQLiteTable>(
+        table: T,
+        target: SQLiteColumn | SQLiteColumn[],
+        keys: (keyof T['$inferInsert'] & string)[],
+      ) =>
+      (c: T['$inferInsert'][]): Query =>
+        db
+          .insert(table)
+          .values(c as never) // drizzle cannot infer a generic table's insert type
+          .onConflictDoUpdate({
+            target,
+            set: fromExcluded(table as unknown as Columns, keys as string[]) as never,
+          });
     if (b.questions) {
       const rows = b.questions.items.map((x) => ({
         id: x.id,
@@ -173,26 +190,16 @@ export class DrizzleStore implements Store {
         source: b.questions!.source,
         set: x.set ?? null,
       }));
-      counts.questions = write(rows, (c) =>
-        db
-          .insert(t.questions)
-          .values(c)
-          .onConflictDoUpdate({
-            target: t.questions.id,
-            set: fromExcluded(t.questions, ['category', 'turns', 'reference', 'source', 'set']),
-          }),
+      counts.questions = write(
+        rows,
+        upsert(t.questions, t.questions.id, ['category', 'turns', 'reference', 'source', 'set']),
       );
     }
     if (b.references?.length) {
       const rows = b.references.map((r) => ({ source: r.source, questionId: r.questionId, turns: r.turns }));
-      counts.references = write(rows, (c) =>
-        db
-          .insert(t.referenceAnswers)
-          .values(c)
-          .onConflictDoUpdate({
-            target: [t.referenceAnswers.source, t.referenceAnswers.questionId],
-            set: fromExcluded(t.referenceAnswers, ['turns']),
-          }),
+      counts.references = write(
+        rows,
+        upsert(t.referenceAnswers, [t.referenceAnswers.source, t.referenceAnswers.questionId], ['turns']),
       );
     }
     for (const file of b.answers ?? []) {
@@ -203,14 +210,9 @@ export class DrizzleStore implements Store {
         answerId: a.answerId ?? null,
         source: file.source,
       }));
-      counts.answers += write(rows, (c) =>
-        db
-          .insert(t.answers)
-          .values(c)
-          .onConflictDoUpdate({
-            target: [t.answers.model, t.answers.questionId],
-            set: fromExcluded(t.answers, ['turns', 'answerId', 'source']),
-          }),
+      counts.answers += write(
+        rows,
+        upsert(t.answers, [t.answers.model, t.answers.questionId], ['turns', 'answerId', 'source']),
       );
     }
     if (b.prompts?.length) {
@@ -223,21 +225,16 @@ export class DrizzleStore implements Store {
         category: p.category ?? null,
         description: p.description ?? null,
       }));
-      counts.prompts = write(rows, (c) =>
-        db
-          .insert(t.prompts)
-          .values(c)
-          .onConflictDoUpdate({
-            target: t.prompts.name,
-            set: fromExcluded(t.prompts, [
-              'type',
-              'systemPrompt',
-              'promptTemplate',
-              'outputFormat',
-              'category',
-              'description',
-            ]),
-          }),
+      counts.prompts = write(
+        rows,
+        upsert(t.prompts, t.prompts.name, [
+          'type',
+          'systemPrompt',
+          'promptTemplate',
+          'outputFormat',
+          'category',
+          'description',
+        ]),
       );
     }
     if (b.games?.length) {

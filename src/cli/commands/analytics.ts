@@ -9,7 +9,7 @@ import { biasReport, intervalReport, kappaReport, lengthReport } from '../../rep
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
-import { checkJudge, checkJudgeTurn } from '../validate.ts';
+import { checkJudge, checkJudgeTurn, checkTwoJudges, twoJudgesArg } from '../validate.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { setMaxListeners } from 'node:events';
@@ -144,25 +144,17 @@ export const kappaCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: {
-      type: 'string',
-      required: true,
-      description:
-        'two judges, comma-separated, e.g. gpt-4,human or human,human (--judges: the old spelling)',
-    },
+    ...twoJudgesArg,
     category: { type: 'boolean', description: 'also one row per category' },
     ...bootArgs,
   },
   async run({ args }) {
-    const judges = list(args.judge) ?? [];
-    if (judges.length !== 2)
-      throw new UsageError(`--judge expects two comma-separated judges, got "${args.judge}"`);
     const o = bootOptions(args);
     await withStore(
       args.db,
       async (store) => {
-        for (const j of judges) await checkJudge(store, j);
-        const rows = await kappaReport(store, judges[0]!, judges[1]!, {
+        const [a, b] = await checkTwoJudges(store, args.judge);
+        const rows = await kappaReport(store, a, b, {
           ...o,
           byCategory: Boolean(args.category),
         });

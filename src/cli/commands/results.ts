@@ -9,7 +9,7 @@ import * as figures from '../../core/format.ts';
 import { checkRoundsLevel } from '../boot-args.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { priorArg, priorOption } from './analytics.ts';
-import { checkCategory, checkJudge, checkJudgeTurn, checkModels } from '../validate.ts';
+import { checkCategory, checkJudgeTurn, checkModels, checkTwoJudges, twoJudgesArg } from '../validate.ts';
 import { DEFAULT_BASELINE } from '../../core/constants.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
@@ -149,22 +149,14 @@ export const agreementCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: {
-      type: 'string',
-      description:
-        'two judges, comma-separated, e.g. gpt-4,human or human,human (--judges: the old spelling)',
-      required: true,
-    },
+    ...twoJudgesArg,
   },
   async run({ args }) {
-    const judges = list(args.judge) ?? [];
-    if (judges.length !== 2)
-      throw new UsageError(`--judge expects two comma-separated judges, got "${args.judge}"`);
     await withStore(
       args.db,
       async (store) => {
-        for (const j of judges) await checkJudge(store, j);
-        const rows = await agreementBetween(store, judges[0]!, judges[1]!);
+        const [a, b] = await checkTwoJudges(store, args.judge);
+        const rows = await agreementBetween(store, a, b);
         if (args.json) return printJson(rows);
         print(table(rows.map((r) => ({ ...r, ratio: figures.pct(r.ratio) }))));
       },
