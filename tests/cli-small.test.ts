@@ -6,9 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer } from './support/openai-server.ts';
-import { ARENA_BIN, arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
-
-const OWN = ['--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--prompts', 'arena'];
+import { ARENA_BIN, arenaJson, arenaOk, playOwn, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
 
 type Cmd = { args?: unknown; subCommands?: unknown; meta?: unknown };
 const resolveValue = async <T>(v: unknown): Promise<T> =>
@@ -63,18 +61,7 @@ describe('on a database', { timeout: 300_000 }, () => {
   let db: string;
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
-    await arenaOk([
-      'run',
-      '--db',
-      db,
-      '--judge',
-      'mock/a',
-      '--models',
-      'arena-sage,arena-echo',
-      ...OWN,
-      '--turn',
-      '1',
-    ]);
+    await playOwn(db, 'mock/a', 'arena-sage,arena-echo', ['--turn', '1']);
   }, 120_000);
 
   it('--turn and --judge are the spellings everywhere; --turns and --judges still work', async () => {

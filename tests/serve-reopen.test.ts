@@ -7,18 +7,7 @@ import { readFileSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ARENA_BIN, arenaOk, REPO_ROOT, tmpDir } from './support/cli.ts';
-
-const OWN = [
-  '--questions',
-  'questions/arena.jsonl',
-  '--answers',
-  'questions/answers',
-  '--prompts',
-  'arena',
-  '--turns',
-  '1',
-];
+import { ARENA_BIN, playOwn, REPO_ROOT, tmpDir } from './support/cli.ts';
 
 const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
 
@@ -34,7 +23,7 @@ describe('arena serve follows a republished database', { timeout: 240_000 }, () 
     const site = tmpDir();
     const db = join(work, 'arena.db');
     const live = join(site, 'live.db');
-    await arenaOk(['run', '--db', db, '--judge', 'mock/longer', '--models', 'arena-sage,arena-echo', ...OWN]);
+    await playOwn(db, 'mock/longer', 'arena-sage,arena-echo', ['--turns', '1']);
     publish(db, live);
 
     const child = spawn(process.execPath, [ARENA_BIN, 'serve', '--db', live, '--port', '0'], {
@@ -61,16 +50,7 @@ describe('arena serve follows a republished database', { timeout: 240_000 }, () 
       expect(await models()).toEqual(['arena-echo', 'arena-sage']);
 
       // a refresh plays more games in its working copy, then publishes it over the served file
-      await arenaOk([
-        'run',
-        '--db',
-        db,
-        '--judge',
-        'mock/longer',
-        '--models',
-        'arena-sage,arena-echo,arena-swift',
-        ...OWN,
-      ]);
+      await playOwn(db, 'mock/longer', 'arena-sage,arena-echo,arena-swift', ['--turns', '1']);
       publish(db, join(site, 'next.db'));
       const published = sha(join(site, 'next.db'));
       renameSync(join(site, 'next.db'), live);

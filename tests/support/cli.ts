@@ -9,6 +9,11 @@ import { afterAll } from 'vitest';
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const ARENA_BIN = join(REPO_ROOT, 'bin', 'arena.mjs');
 
+/** Our own tournament's questions and answers (questions/), as `arena run` takes them (relative to REPO_ROOT). */
+export const OWN_QA = ['--questions', 'questions/arena.jsonl', '--answers', 'questions/answers'];
+/** The same, judged with our own judge prompts (`--prompts arena`). */
+export const OWN = [...OWN_QA, '--prompts', 'arena'];
+
 export interface RunResult {
   code: number | null;
   /** set when the process was ended by a signal (e.g. the timeout's SIGKILL) */
@@ -73,6 +78,20 @@ export async function arenaOk(args: string[], opts: RunOptions = {}): Promise<st
   const r = await runArena(args, opts);
   if (r.code !== 0) throw new Error(`arena ${args.join(' ')} exited ${r.code ?? r.signal}:\n${r.stderr}`);
   return r.stdout;
+}
+
+/**
+ * `arena run --db db --judge judge --models models` on our own tournament (OWN), then `extra`; expects exit 0
+ * and returns stdout.
+ */
+export function playOwn(
+  db: string,
+  judge: string,
+  models: string,
+  extra: string[] = [],
+  opts: RunOptions = {},
+): Promise<string> {
+  return arenaOk(['run', '--db', db, '--judge', judge, '--models', models, ...OWN, ...extra], opts);
 }
 
 const made: string[] = [];
