@@ -6,11 +6,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from './support/cli.ts';
+import { MTBENCH_DIR, noMtbench, skipWhy } from './support/materials.ts';
 
-const DIR = process.env.MTBENCH_DIR;
-const SKIP_REASON =
-  'MTBENCH_DIR is not set: set it to ../shared/mt_bench (questions, answers and prompts to play games on)';
-if (!DIR) console.warn(`[reparse] skipped: ${SKIP_REASON}`);
+const DIR = MTBENCH_DIR;
+skipWhy('reparse', noMtbench('questions, answers and prompts to play games on'));
 
 interface GameRow {
   id: string;
