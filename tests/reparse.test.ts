@@ -68,33 +68,24 @@ describe.skipIf(!DIR)('arena reparse', { timeout: 240_000 }, () => {
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
     await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', db]);
-    await arenaOk([
-      'run',
-      '--judge',
-      'mock/quoting',
-      '--parser',
-      'fastchat',
-      '--models',
-      MODELS,
-      '--turns',
-      '1',
-      '--db',
-      db,
-    ]);
+    /** turn 1 of MODELS judged by `judge`, its replies parsed by the fastchat parser */
+    const play = (judge: string) =>
+      arenaOk([
+        'run',
+        '--judge',
+        judge,
+        '--parser',
+        'fastchat',
+        '--models',
+        MODELS,
+        '--turns',
+        '1',
+        '--db',
+        db,
+      ]);
+    await play('mock/quoting');
     // another judge's games, also parsed with fastchat: `--judge` must leave them alone
-    await arenaOk([
-      'run',
-      '--judge',
-      'mock/random',
-      '--parser',
-      'fastchat',
-      '--models',
-      MODELS,
-      '--turns',
-      '1',
-      '--db',
-      db,
-    ]);
+    await play('mock/random');
     quoting = games(db, 'mock/quoting');
   }, 240_000);
 
