@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
+import { arenaJson, arenaOk, OWN, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
 
 function distFresh(): boolean {
   let t: number;
@@ -41,12 +41,7 @@ describe.skipIf(!FRESH)(
             'run',
             '--db',
             db,
-            '--questions',
-            'questions/arena.jsonl',
-            '--answers',
-            'questions/answers',
-            '--prompts',
-            'arena',
+            ...OWN,
             '--judge',
             'mock/random',
             '--models',

@@ -5,9 +5,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ARENA_BIN, arenaOk, REPO_ROOT, tmpDir } from './support/cli.ts';
-
-const OWN = ['--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--prompts', 'arena'];
+import { ARENA_BIN, arenaOk, playOwn, REPO_ROOT, tmpDir } from './support/cli.ts';
 
 /**
  * `arena ...args | head -c keep` run by a real shell; resolves with arena's own exit status (bash's PIPESTATUS),
@@ -45,16 +43,7 @@ describe('a reader that closes the pipe early', { timeout: 300_000 }, () => {
   let db: string;
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
-    await arenaOk([
-      'run',
-      '--db',
-      db,
-      '--judge',
-      'mock/a',
-      '--models',
-      'arena-sage,arena-echo,arena-drift,arena-swift',
-      ...OWN,
-    ]);
+    await playOwn(db, 'mock/a', 'arena-sage,arena-echo,arena-drift,arena-swift');
   }, 200_000);
 
   it('ends the command quietly with exit status 0 (no stack trace), for JSON and for tables', async () => {

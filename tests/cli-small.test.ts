@@ -1,14 +1,11 @@
 // The smaller first-hour items of issue 12 (item 20): one spelling per option (the old one still works), help
 // text for every option and the --db default, `arena runs` newest first, a no-op rerun adds no run record,
 // Ctrl-C prints an "interrupted" summary and no progress after it, `refresh --dry-run` never says "imported".
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer } from './support/openai-server.ts';
-import { ARENA_BIN, arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
-
-const OWN = ['--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--prompts', 'arena'];
+import { arenaJson, arenaOk, playOwn, REPO_ROOT, runArena, spawnArena, tmpDir } from './support/cli.ts';
 
 type Cmd = { args?: unknown; subCommands?: unknown; meta?: unknown };
 const resolveValue = async <T>(v: unknown): Promise<T> =>
@@ -63,18 +60,7 @@ describe('on a database', { timeout: 300_000 }, () => {
   let db: string;
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
-    await arenaOk([
-      'run',
-      '--db',
-      db,
-      '--judge',
-      'mock/a',
-      '--models',
-      'arena-sage,arena-echo',
-      ...OWN,
-      '--turn',
-      '1',
-    ]);
+    await playOwn(db, 'mock/a', 'arena-sage,arena-echo', ['--turn', '1']);
   }, 120_000);
 
   it('--turn and --judge are the spellings everywhere; --turns and --judges still work', async () => {
@@ -145,10 +131,8 @@ describe('on a database', { timeout: 300_000 }, () => {
   it('Ctrl-C: the summary says interrupted (exit 130) and no progress is printed after it', async () => {
     const srv = await startOpenAIServer({ latencyMs: 300 });
     try {
-      const child = spawn(
-        process.execPath,
+      const { child, done } = spawnArena(
         [
-          ARENA_BIN,
           'run',
           '--db',
           db,
@@ -163,20 +147,12 @@ describe('on a database', { timeout: 300_000 }, () => {
           '--concurrency',
           '2',
         ],
-        {
-          cwd: REPO_ROOT,
-          env: { ...process.env, OPENAI_API_KEY: 'sk-test' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
+        { env: { OPENAI_API_KEY: 'sk-test' } },
       );
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
       while (srv.completions() < 4) await new Promise((r) => setTimeout(r, 50));
-      const code = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
       child.kill('SIGINT');
-      expect(await code).toBe(130);
+      const { code, stdout: out, stderr: err } = await done;
+      expect(code).toBe(130);
       expect(out).toMatch(/^run \S+ interrupted: \d+ played/m);
       const after = err.slice(err.indexOf('interrupted:'));
       expect(after).not.toMatch(/games .*\d+\/48/);

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
+import { OWN, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
 
 describe('one spelling per option', { timeout: 120_000 }, () => {
   it('no command defines --judges or --turns as its own option', () => {
@@ -18,14 +18,6 @@ describe('one spelling per option', { timeout: 120_000 }, () => {
 
   it('arena health takes --judge, and --judges as the old spelling', async () => {
     const db = join(tmpDir(), 'arena.db');
-    const own = [
-      '--questions',
-      'questions/arena.jsonl',
-      '--answers',
-      'questions/answers',
-      '--prompts',
-      'arena',
-    ];
     expect(
       (
         await runArena([
@@ -38,7 +30,7 @@ describe('one spelling per option', { timeout: 120_000 }, () => {
           'arena-sage,arena-echo',
           '--turn',
           '1',
-          ...own,
+          ...OWN,
         ])
       ).code,
     ).toBe(0);

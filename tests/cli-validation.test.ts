@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nearMisses, unknownValueMessage } from '../src/core/suggest.ts';
-import { arenaOk, runArena, tmpDir } from './support/cli.ts';
+import { arenaOk, playOwn, runArena, tmpDir } from './support/cli.ts';
 
 describe('nearMisses', () => {
   it('finds case slips, one-letter slips and missing hyphens, and nothing for unrelated words', () => {
@@ -20,23 +20,7 @@ describe('the CLI checks what it is asked for against the database', { timeout: 
   let db: string;
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
-    await arenaOk([
-      'run',
-      '--db',
-      db,
-      '--judge',
-      'mock/longer',
-      '--models',
-      'arena-sage,arena-echo,arena-swift',
-      '--questions',
-      'questions/arena.jsonl',
-      '--answers',
-      'questions/answers',
-      '--prompts',
-      'arena',
-      '--turns',
-      '1',
-    ]);
+    await playOwn(db, 'mock/longer', 'arena-sage,arena-echo,arena-swift', ['--turns', '1']);
   }, 180_000);
 
   const usageError = async (args: string[], ...says: RegExp[]) => {

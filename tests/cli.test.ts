@@ -5,12 +5,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer } from './support/openai-server.ts';
-import { arenaJson, arenaOk, runArena, tmpDir } from './support/cli.ts';
+import { arenaJson, arenaOk, OWN_QA, runArena, tmpDir } from './support/cli.ts';
+import { MTBENCH_DIR, noMtbench, skipWhy } from './support/materials.ts';
 
-const DIR = process.env.MTBENCH_DIR;
-const SKIP_REASON =
-  'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the real MT-Bench release) to run the CLI tests that need a database';
-if (!DIR) console.warn(`[cli] database cases skipped: ${SKIP_REASON}`);
+const DIR = MTBENCH_DIR;
+skipWhy('cli', noMtbench('the real MT-Bench release, to run the CLI tests that need a database'));
 
 const COMMANDS = [
   'import',
@@ -326,10 +325,7 @@ describe.skipIf(!DIR)('with the MT-Bench release imported', { timeout: 240_000 }
       'mock/b',
       '--models',
       'arena-sage,arena-echo',
-      '--questions',
-      'questions/arena.jsonl',
-      '--answers',
-      'questions/answers',
+      ...OWN_QA,
       '--dry-run',
     ]);
     const questions = readFileSync('questions/arena.jsonl', 'utf8')

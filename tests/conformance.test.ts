@@ -5,11 +5,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from './support/cli.ts';
+import { MTBENCH_DIR, noMtbench, skipWhy } from './support/materials.ts';
 
-const DIR = process.env.MTBENCH_DIR;
-const SKIP_REASON =
-  'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the real MT-Bench release) to run the conformance suite';
-if (!DIR) console.warn(`[conformance] skipped: ${SKIP_REASON}`);
+const DIR = MTBENCH_DIR;
+skipWhy('conformance', noMtbench('the real MT-Bench release, to run the conformance suite'));
 
 interface StandingRow {
   model: string;

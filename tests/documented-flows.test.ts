@@ -2,39 +2,20 @@
 // commands (read from the README, run as written) and `arena refresh --config examples/refresh.json` on a
 // database that already holds the MT-Bench release. A plan defaults to the question set the models have
 // answers for, not every question in the database.
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ARENA_BIN, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
+import { REPO_ROOT, runArena, serveArena, tmpDir } from './support/cli.ts';
+import { MTBENCH_DIR, noMtbench, skipWhy } from './support/materials.ts';
 
-const DIR = process.env.MTBENCH_DIR;
-if (!DIR)
-  console.warn(
-    '[documented-flows] skipped: MTBENCH_DIR is not set (set it to ../shared/mt_bench: the release `npm start` imports)',
-  );
+const DIR = MTBENCH_DIR;
+skipWhy('documented-flows', noMtbench('the release `npm start` imports'));
 
 /** `arena start` until it listens (it has imported the release by then), then stop it. */
 async function npmStartDatabase(db: string): Promise<void> {
-  const child = spawn(process.execPath, [ARENA_BIN, 'start', '--db', db, '--port', '0'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, MTBENCH_DIR: DIR },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  await new Promise<void>((ok, fail) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      if (/leaderboard on http/.test(out)) ok();
-    });
-    child.once('exit', (code) => fail(new Error(`arena start exited ${code}: ${err}`)));
-  });
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
+  const served = await serveArena(['start', '--db', db, '--port', '0'], { env: { MTBENCH_DIR: DIR } });
+  await served.stop();
 }
 
 /** The ```sh block of questions/README.md's "Import and a dry run" section, one command per line. */

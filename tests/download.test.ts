@@ -9,11 +9,10 @@ import { join, normalize } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MTBENCH_RELEASE } from '../src/importers/download.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from './support/cli.ts';
+import { MTBENCH_DIR, noMtbench, skipWhy } from './support/materials.ts';
 
-const DIR = process.env.MTBENCH_DIR;
-const SKIP_REASON =
-  'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the real MT-Bench release) for the mirror to serve';
-if (!DIR) console.warn(`[download] skipped: ${SKIP_REASON}`);
+const DIR = MTBENCH_DIR;
+skipWhy('download', noMtbench('the real MT-Bench release, for the mirror to serve'));
 
 interface Mirror {
   url: string;
@@ -65,20 +64,25 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
   }, 240_000);
   afterAll(() => mirror?.close());
 
-  it('downloads every pinned file from the mirror, imports it like --dir, and a second run uses only the cache', async () => {
-    const cache = tmpDir('arena-cache-');
-    const db = join(tmpDir(), 'dl.db');
-    mirror.requests.length = 0;
-    const first = await runArena([
+  /** `arena import mtbench` from the mirror into `db`, with its own cache unless given one. */
+  const fromMirror = (db: string, o: { cache?: string; manifest?: string } = {}) =>
+    runArena([
       'import',
       'mtbench',
       '--base-url',
       mirror.url,
+      ...(o.manifest ? ['--manifest', o.manifest] : []),
       '--cache',
-      cache,
+      o.cache ?? tmpDir('arena-cache-'),
       '--db',
       db,
     ]);
+
+  it('downloads every pinned file from the mirror, imports it like --dir, and a second run uses only the cache', async () => {
+    const cache = tmpDir('arena-cache-');
+    const db = join(tmpDir(), 'dl.db');
+    mirror.requests.length = 0;
+    const first = await fromMirror(db, { cache });
     expect(first.code, first.stderr).toBe(0);
     // one request per file of the pinned release, in the release layout
     expect([...mirror.requests].sort()).toEqual(MTBENCH_RELEASE.map((f) => `/release/${f.path}`).sort());
@@ -104,16 +108,7 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
     expect(rows.find((r) => r.model === 'gpt-4')).toMatchObject({ win: 617, loss: 45, tie: 138 });
 
     mirror.requests.length = 0;
-    const second = await runArena([
-      'import',
-      'mtbench',
-      '--base-url',
-      mirror.url,
-      '--cache',
-      cache,
-      '--db',
-      join(tmpDir(), 'again.db'),
-    ]);
+    const second = await fromMirror(join(tmpDir(), 'again.db'), { cache });
     expect(second.code, second.stderr).toBe(0);
     expect(mirror.requests).toEqual([]);
     expect(second.stderr).not.toMatch(/downloading/);
@@ -158,16 +153,7 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
     mirror.requests.length = 0;
     try {
       const db = join(tmpDir(), 'retry.db');
-      const r = await runArena([
-        'import',
-        'mtbench',
-        '--base-url',
-        mirror.url,
-        '--cache',
-        tmpDir('arena-cache-'),
-        '--db',
-        db,
-      ]);
+      const r = await fromMirror(db);
       expect(r.code, r.stderr).toBe(0);
       expect(mirror.requests.filter((p) => p === '/release/judge_prompts.jsonl')).toHaveLength(3);
       expect(r.stderr).toMatch(/judge_prompts\.jsonl: HTTP 500; retry 1\//);
@@ -183,16 +169,7 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
     mirror.requests.length = 0;
     try {
       const db = join(tmpDir(), 'nf.db');
-      const r = await runArena([
-        'import',
-        'mtbench',
-        '--base-url',
-        mirror.url,
-        '--cache',
-        tmpDir('arena-cache-'),
-        '--db',
-        db,
-      ]);
+      const r = await fromMirror(db);
       expect(r.code).toBe(1);
       const lines = r.stderr.split('\n').filter((l) => l.startsWith('arena: '));
       expect(lines).toEqual([
@@ -214,18 +191,7 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
       writeFileSync(manifest, JSON.stringify({ 'question.jsonl': `${other.url}question.jsonl` }));
       mirror.requests.length = 0;
       const db = join(dir, 'm.db');
-      const r = await runArena([
-        'import',
-        'mtbench',
-        '--base-url',
-        mirror.url,
-        '--manifest',
-        manifest,
-        '--cache',
-        tmpDir('arena-cache-'),
-        '--db',
-        db,
-      ]);
+      const r = await fromMirror(db, { manifest });
       expect(r.code, r.stderr).toBe(0);
       expect(other.requests).toEqual(['/elsewhere/question.jsonl']);
       expect(mirror.requests).not.toContain('/release/question.jsonl');
@@ -236,18 +202,7 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
 
       // a manifest pointing a file at the wrong content fails on the pinned hash
       writeFileSync(manifest, JSON.stringify({ 'question.jsonl': `${other.url}judge_prompts.jsonl` }));
-      const bad = await runArena([
-        'import',
-        'mtbench',
-        '--base-url',
-        mirror.url,
-        '--manifest',
-        manifest,
-        '--cache',
-        tmpDir('arena-cache-'),
-        '--db',
-        join(dir, 'bad.db'),
-      ]);
+      const bad = await fromMirror(join(dir, 'bad.db'), { manifest });
       expect(bad.code).toBe(1);
       expect(bad.stderr).toMatch(
         /arena: question\.jsonl .*hash mismatch .*expected 464e2c22f7a021a0f9a584d232338a9a17c40066/,

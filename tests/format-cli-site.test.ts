@@ -7,9 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as figures from '../src/core/format.ts';
 import { openSqliteStore, type SqliteStore } from '../src/storage/sqlite.ts';
 import { createApp } from '../src/web/app.ts';
-import { arenaOk, tmpDir } from './support/cli.ts';
+import { arenaOk, playOwn, tmpDir } from './support/cli.ts';
 
-const OWN = ['--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--prompts', 'arena'];
 const MODELS = ['arena-sage', 'arena-echo', 'arena-drift', 'arena-swift'];
 const ROUNDS = 1000; // the CLI's default, which `arena judges --board` uses
 
@@ -43,7 +42,7 @@ describe('the CLI and the site spell the same figures identically', { timeout: 3
   };
   beforeAll(async () => {
     db = join(tmpDir('arena-format-'), 'arena.db');
-    await arenaOk(['run', '--db', db, '--judge', 'mock/longer', '--models', MODELS.join(','), ...OWN]);
+    await playOwn(db, 'mock/longer', MODELS.join(','));
     store = openSqliteStore(db, { readonly: true });
     app = createApp({ store, bootstrapRounds: ROUNDS });
   }, 200_000);

@@ -11,12 +11,10 @@ import { importFiles, mtbenchSources } from '../src/importers/import.ts';
 import { SCHEME_PROMPT_NAMES } from '../src/core/schemes/index.ts';
 import type { JudgeProvider } from '../src/judges/judge.ts';
 import { openMemoryStore, type SqliteStore } from '../src/storage/sqlite.ts';
+import { MTBENCH_DIR, noMtbench, skipWhy } from './support/materials.ts';
 
-const DIR = process.env.MTBENCH_DIR;
-if (!DIR)
-  console.warn(
-    '[game-ids] skipped: MTBENCH_DIR is not set (set it to ../shared/mt_bench, the real MT-Bench release)',
-  );
+const DIR = MTBENCH_DIR;
+skipWhy('game-ids', noMtbench('the real MT-Bench release'));
 
 const MODELS = ['gpt-4', 'claude-v1', 'gpt-3.5-turbo', 'vicuna-13b-v1.2', 'alpaca-13b', 'llama-13b'];
 

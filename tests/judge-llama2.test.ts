@@ -7,18 +7,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, REPO_ROOT, tmpDir } from './support/cli.ts';
+import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from './support/materials.ts';
 
-const MT = process.env.MTBENCH_DIR;
-const JL = process.env.JUDGE_LLAMA2_DIR;
+const MT = MTBENCH_DIR;
+const JL = JUDGE_LLAMA2_DIR;
 const PYTHON = '/usr/bin/python3';
 const numpy = spawnSync(PYTHON, ['-c', 'import numpy'], { encoding: 'utf8' });
-const SKIP =
-  !MT || !JL
-    ? 'MTBENCH_DIR and JUDGE_LLAMA2_DIR must be set (../shared/mt_bench, ../shared/judge_llama2)'
-    : numpy.status !== 0
-      ? `${PYTHON} cannot import numpy`
-      : '';
-if (SKIP) console.warn(`[judge-llama2] skipped: ${SKIP}`);
+const SKIP = skipWhy(
+  'judge-llama2',
+  noMtbenchOrJudgeLlama2(),
+  numpy.status !== 0 ? `${PYTHON} cannot import numpy` : undefined,
+);
 
 const JUDGE = 'llama-2-70b-instruct-v2';
 const FILE = JL ? join(JL, 'model_judgment', 'L40-Llama-2-70b-instruct-v2.jsonl.gz') : '';

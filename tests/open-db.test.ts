@@ -15,7 +15,7 @@ import {
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { arenaOk, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
+import { arenaOk, playOwn, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
 
 const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
 
@@ -36,23 +36,7 @@ describe('the database file', { timeout: 180_000 }, () => {
   beforeAll(async () => {
     dir = tmpDir();
     db = join(dir, 'arena.db');
-    await arenaOk([
-      'run',
-      '--db',
-      db,
-      '--judge',
-      'mock/longer',
-      '--models',
-      'arena-sage,arena-echo',
-      '--questions',
-      'questions/arena.jsonl',
-      '--answers',
-      'questions/answers',
-      '--prompts',
-      'arena',
-      '--turns',
-      '1',
-    ]);
+    await playOwn(db, 'mock/longer', 'arena-sage,arena-echo', ['--turns', '1']);
   }, 180_000);
 
   it('`--db README.md` (not a database) is named, for reading and writing commands alike', async () => {

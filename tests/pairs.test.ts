@@ -12,7 +12,7 @@ import type { AccuracyRow } from '../src/core/stats/pair-accuracy.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
 import { createApp } from '../src/web/app.ts';
 import { judgeText, startOpenAIServer, type OpenAIServer } from './support/openai-server.ts';
-import { arenaJson, arenaOk, runArena, tmpDir } from './support/cli.ts';
+import { arenaJson, arenaOk, OWN_QA, runArena, tmpDir } from './support/cli.ts';
 
 const PYTHON = '/usr/bin/python3';
 const REF = fileURLToPath(new URL('./reference/llmbar_accuracy.py', import.meta.url));
@@ -310,10 +310,7 @@ describe.skipIf(!!skipReason)('LLMBar labelled pairs', () => {
           srv.url,
           '--models',
           'arena-sage,arena-echo',
-          '--questions',
-          'questions/arena.jsonl',
-          '--answers',
-          'questions/answers',
+          ...OWN_QA,
           '--turns',
           '1',
           '--concurrency',

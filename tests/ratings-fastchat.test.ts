@@ -2,46 +2,26 @@
 // (tests/reference/*.py; protocol §7): compute_bt (scipy L-BFGS-B with FastChat's settings) and
 // compute_elo (online, K=4), on the MT-Bench release's expert votes and
 // GPT-4 pair outcomes. The battles are read here straight from the release's CSV files, not from our database.
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, tmpDir } from './support/cli.ts';
+import { MTBENCH_DIR, noMtbench, readCsv, skipWhy } from './support/materials.ts';
+import { python, pythonSkip } from './support/python.ts';
 
-const PYTHON = '/usr/bin/python3';
-const REF = fileURLToPath(new URL('./reference/', import.meta.url));
-const DIR = process.env.MTBENCH_DIR;
-
-const scipy = spawnSync(PYTHON, ['-c', 'import numpy, scipy.optimize'], { encoding: 'utf8' });
-const skipReason = !DIR
-  ? 'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the real MT-Bench release)'
-  : scipy.status !== 0
-    ? `${PYTHON} cannot import scipy (${(scipy.stderr || scipy.error?.message || '').trim().split('\n').pop()}): run \`apt-get install python3-scipy\` (.ci/run does this as root)`
-    : undefined;
-if (skipReason) console.warn(`[ratings-fastchat] skipped: ${skipReason}`);
+const DIR = MTBENCH_DIR;
+const skipReason = skipWhy('ratings-fastchat', noMtbench('the real MT-Bench release'), pythonSkip);
 
 type Battle = [modelA: string, modelB: string, winner: string];
 
 /** The release's vote CSV (question_id,model_a,model_b,winner,judge,turn), in file order. No quoted fields occur. */
-function readVotes(file: string, keep: (row: Record<string, string>) => boolean): Battle[] {
-  const [header, ...lines] = readFileSync(file, 'utf8').split(/\r?\n/).filter(Boolean);
-  const names = header!.split(',');
-  const rows = lines.map(
-    (l) => Object.fromEntries(l.split(',').map((v, k) => [names[k]!, v])) as Record<string, string>,
-  );
-  return rows.filter(keep).map((r) => [r.model_a!, r.model_b!, r.winner!]);
-}
+const readVotes = (file: string, keep: (row: Record<string, string>) => boolean): Battle[] =>
+  readCsv(file)
+    .filter(keep)
+    .map((r) => [r.model_a!, r.model_b!, r.winner!]);
 
-function python<T = Record<string, number>>(script: string, battles: Battle[]): T {
-  const r = spawnSync(PYTHON, [join(REF, script)], {
-    input: JSON.stringify(battles),
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  if (r.status !== 0) throw new Error(`${script} failed: ${r.stderr || r.error?.message}`);
-  return JSON.parse(r.stdout) as T;
-}
+/** One of FastChat's rating methods (tests/reference/compute_bt.py, compute_elo.py) on `battles`. */
+const fastchat = <T = Record<string, number>>(script: string, battles: Battle[]): T =>
+  python<T>(script, battles, 120_000);
 
 type Ratings = { model: string; rating: number }[];
 type Reference = Record<string, number>;
@@ -102,21 +82,21 @@ describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo
   it('Bradley–Terry on the expert votes equals compute_bt (to its stopping error)', async () => {
     expectBt(
       await arenaJson(['ratings', '--judge', 'human', '--method', 'bt', '--db', db]),
-      python('compute_bt.py', human),
+      fastchat('compute_bt.py', human),
     );
   });
 
   it('Bradley–Terry on the GPT-4 pair outcomes equals compute_bt (to its stopping error)', async () => {
     expectBt(
       await arenaJson(['ratings', '--judge', 'gpt-4', '--method', 'bt', '--db', db]),
-      python('compute_bt.py', gpt4),
+      fastchat('compute_bt.py', gpt4),
     );
   });
 
   it('online Elo (K=4, file order) on the expert votes equals compute_elo', async () => {
     expectRatings(
       await arenaJson(['ratings', '--judge', 'human', '--method', 'elo', '--db', db]),
-      python('compute_elo.py', human),
+      fastchat('compute_elo.py', human),
       1e-9,
     );
   });
@@ -124,7 +104,7 @@ describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo
   it('online Elo on the GPT-4 pair outcomes equals compute_elo', async () => {
     expectRatings(
       await arenaJson(['ratings', '--judge', 'gpt-4', '--method', 'elo', '--db', db]),
-      python('compute_elo.py', gpt4),
+      fastchat('compute_elo.py', gpt4),
       1e-9,
     );
   });
@@ -137,7 +117,7 @@ describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo
     expect(turn2.length).toBe(1325);
     expectBt(
       await arenaJson(['ratings', '--judge', 'human', '--method', 'bt', '--turn', '2', '--db', db]),
-      python('compute_bt.py', turn2),
+      fastchat('compute_bt.py', turn2),
     );
   });
 });

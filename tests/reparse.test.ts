@@ -6,11 +6,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from './support/cli.ts';
+import { MTBENCH_DIR, noMtbench, skipWhy } from './support/materials.ts';
 
-const DIR = process.env.MTBENCH_DIR;
-const SKIP_REASON =
-  'MTBENCH_DIR is not set: set it to ../shared/mt_bench (questions, answers and prompts to play games on)';
-if (!DIR) console.warn(`[reparse] skipped: ${SKIP_REASON}`);
+const DIR = MTBENCH_DIR;
+skipWhy('reparse', noMtbench('questions, answers and prompts to play games on'));
 
 interface GameRow {
   id: string;
@@ -69,33 +68,24 @@ describe.skipIf(!DIR)('arena reparse', { timeout: 240_000 }, () => {
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
     await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', db]);
-    await arenaOk([
-      'run',
-      '--judge',
-      'mock/quoting',
-      '--parser',
-      'fastchat',
-      '--models',
-      MODELS,
-      '--turns',
-      '1',
-      '--db',
-      db,
-    ]);
+    /** turn 1 of MODELS judged by `judge`, its replies parsed by the fastchat parser */
+    const play = (judge: string) =>
+      arenaOk([
+        'run',
+        '--judge',
+        judge,
+        '--parser',
+        'fastchat',
+        '--models',
+        MODELS,
+        '--turns',
+        '1',
+        '--db',
+        db,
+      ]);
+    await play('mock/quoting');
     // another judge's games, also parsed with fastchat: `--judge` must leave them alone
-    await arenaOk([
-      'run',
-      '--judge',
-      'mock/random',
-      '--parser',
-      'fastchat',
-      '--models',
-      MODELS,
-      '--turns',
-      '1',
-      '--db',
-      db,
-    ]);
+    await play('mock/random');
     quoting = games(db, 'mock/quoting');
   }, 240_000);
 

@@ -7,9 +7,8 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets } from '../src/judges/redact.ts';
 import { startOpenAIServer } from './support/openai-server.ts';
-import { runArena, tmpDir } from './support/cli.ts';
+import { OWN, runArena, tmpDir } from './support/cli.ts';
 
-const OWN = ['--questions', 'questions/arena.jsonl', '--answers', 'questions/answers', '--prompts', 'arena'];
 const MODELS = ['--models', 'arena-sage,arena-swift,arena-echo'];
 
 describe('redactSecrets', () => {

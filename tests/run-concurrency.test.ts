@@ -3,11 +3,11 @@
 // record counts only the games it stored, updated while they land. The CLI runs in child processes, the
 // OpenAI-compatible test server in another one, whose request log is the independent count of calls.
 import Database from 'better-sqlite3';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ARENA_BIN, REPO_ROOT, arenaOk, tmpDir, type RunResult } from './support/cli.ts';
+import { REPO_ROOT, arenaOk, spawnArena, tmpDir, type RunResult } from './support/cli.ts';
 import {
   spawnOpenAIServer,
   type OpenAIServerOptions,
@@ -79,22 +79,9 @@ function start(
     '20',
     ...extra,
   ];
-  const child = spawn(process.execPath, [ARENA_BIN, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return {
-    child,
-    done: new Promise((resolve) =>
-      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-    ),
-  };
+  const p = spawnArena(args);
+  children.push(p.child);
+  return p;
 }
 
 async function until(cond: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {

@@ -2,13 +2,13 @@
 // test server in another process injecting 429s (with Retry-After), 500s and hangs. The fake judge
 // prefers the longer answer, so every stored verdict can be checked against the answer files themselves.
 import Database from 'better-sqlite3';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { planRun } from '../src/engine/run.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
-import { ARENA_BIN, REPO_ROOT, arenaOk, runArena, tmpDir, type RunResult } from './support/cli.ts';
+import { REPO_ROOT, arenaOk, runArena, spawnArena, tmpDir, type RunResult } from './support/cli.ts';
 import {
   promptHash,
   spawnOpenAIServer,
@@ -134,20 +134,9 @@ function runArgs(db: string, url: string, over: Record<string, string> = {}): st
 
 /** `arena ...args` in a child process we can signal */
 function startArena(args: string[]): { child: ChildProcess; done: Promise<RunResult> } {
-  const child = spawn(process.execPath, [ARENA_BIN, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const done = new Promise<RunResult>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-  return { child, done };
+  const p = spawnArena(args);
+  children.push(p.child);
+  return p;
 }
 
 function query<T = Record<string, unknown>>(db: string, sql: string, ...params: unknown[]): T[] {

@@ -1,24 +1,12 @@
 // `arena serve` over a database that is republished by VACUUM INTO + rename (issue 12, item 12): the server
 // notices that the path names a new file and serves it, and it serves a read-only published copy without
 // changing it. Real bin/arena.mjs serving a real SQLite file over HTTP.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ARENA_BIN, arenaOk, REPO_ROOT, tmpDir } from './support/cli.ts';
-
-const OWN = [
-  '--questions',
-  'questions/arena.jsonl',
-  '--answers',
-  'questions/answers',
-  '--prompts',
-  'arena',
-  '--turns',
-  '1',
-];
+import { playOwn, serveArena, tmpDir } from './support/cli.ts';
 
 const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
 
@@ -34,25 +22,12 @@ describe('arena serve follows a republished database', { timeout: 240_000 }, () 
     const site = tmpDir();
     const db = join(work, 'arena.db');
     const live = join(site, 'live.db');
-    await arenaOk(['run', '--db', db, '--judge', 'mock/longer', '--models', 'arena-sage,arena-echo', ...OWN]);
+    await playOwn(db, 'mock/longer', 'arena-sage,arena-echo', ['--turns', '1']);
     publish(db, live);
 
-    const child = spawn(process.execPath, [ARENA_BIN, 'serve', '--db', live, '--port', '0'], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const served = await serveArena(['serve', '--db', live, '--port', '0']);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.setEncoding('utf8').on('data', (d: string) => {
-          out += d;
-          const m = out.match(/leaderboard on (http:\/\/\S+)/);
-          if (m) resolve(m[1]!.replace(/\/$/, ''));
-        });
-        child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-      });
+      const url = served.url;
       const models = async () => {
         const r = await fetch(`${url}/api/leaderboard?judge=${encodeURIComponent('mock/longer')}`);
         expect(r.status).toBe(200);
@@ -61,16 +36,7 @@ describe('arena serve follows a republished database', { timeout: 240_000 }, () 
       expect(await models()).toEqual(['arena-echo', 'arena-sage']);
 
       // a refresh plays more games in its working copy, then publishes it over the served file
-      await arenaOk([
-        'run',
-        '--db',
-        db,
-        '--judge',
-        'mock/longer',
-        '--models',
-        'arena-sage,arena-echo,arena-swift',
-        ...OWN,
-      ]);
+      await playOwn(db, 'mock/longer', 'arena-sage,arena-echo,arena-swift', ['--turns', '1']);
       publish(db, join(site, 'next.db'));
       const published = sha(join(site, 'next.db'));
       renameSync(join(site, 'next.db'), live);
@@ -82,13 +48,12 @@ describe('arena serve follows a republished database', { timeout: 240_000 }, () 
         await new Promise((r) => setTimeout(r, 250));
       }
       expect(seen).toEqual(['arena-echo', 'arena-sage', 'arena-swift']);
-      expect(err).toMatch(/live\.db was replaced: reopened it/);
+      expect(served.stderr()).toMatch(/live\.db was replaced: reopened it/);
       // served read-only: no -wal/-shm beside the published file
       expect(readdirSync(site)).toEqual(['live.db']);
       expect(sha(live)).toBe(published);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      await served.stop();
     }
   });
 });

@@ -2,56 +2,24 @@
 // and JUDGE_LLAMA2_DIR, so nothing is downloaded): the home page shows GPT-4's and the Llama-2-70B judge's
 // leaderboards side by side with each one's agreement with the experts and a reading computed from the data.
 // Every figure is checked against tests/reference/judge_llama2.py, which reads the raw files.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { ARENA_BIN, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
+import { REPO_ROOT, runArena, serveArena, tmpDir } from './support/cli.ts';
+import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from './support/materials.ts';
 
-const MT = process.env.MTBENCH_DIR;
-const JL = process.env.JUDGE_LLAMA2_DIR;
+const MT = MTBENCH_DIR;
+const JL = JUDGE_LLAMA2_DIR;
 const PYTHON = '/usr/bin/python3';
-const SKIP =
-  !MT || !JL
-    ? 'MTBENCH_DIR and JUDGE_LLAMA2_DIR must be set (../shared/mt_bench, ../shared/judge_llama2)'
-    : spawnSync(PYTHON, ['-c', 'import numpy']).status !== 0
-      ? `${PYTHON} cannot import numpy`
-      : '';
-if (SKIP) console.warn(`[start-judges] skipped: ${SKIP}`);
+const SKIP = skipWhy(
+  'start-judges',
+  noMtbenchOrJudgeLlama2(),
+  spawnSync(PYTHON, ['-c', 'import numpy']).status !== 0 ? `${PYTHON} cannot import numpy` : undefined,
+);
 
-const running = new Set<ChildProcess>();
-afterAll(() => {
-  for (const c of running) c.kill('SIGKILL');
-});
-
-function start(db: string): Promise<{ url: string; out: () => string; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, [ARENA_BIN, 'start', '--db', db, '--port', '0'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(child);
-  let out = '';
-  let err = '';
-  const exited = new Promise<number | null>((r) =>
-    child.once('exit', (code) => (running.delete(child), r(code))),
-  );
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => (child.kill('SIGKILL'), reject(new Error(`no URL:\n${out}\n${err}`))),
-      180_000,
-    );
-    child.stdout!.on('data', () => {
-      const url = out.match(/leaderboard on (http:\/\/\S+?)\/?\s/)?.[1];
-      if (!url) return;
-      clearTimeout(timer);
-      resolve({ url, out: () => out, stop: async () => (child.kill('SIGTERM'), await exited) });
-    });
-    void exited.then((code) => (clearTimeout(timer), reject(new Error(`exited ${code}:\n${out}\n${err}`))));
-  });
-}
+/** `arena start` over `db` until it prints the URL it listens on. */
+const start = (db: string) => serveArena(['start', '--db', db, '--port', '0'], { timeoutMs: 180_000 });
 
 const cells = (table: string) =>
   [...table.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)]
@@ -98,15 +66,15 @@ describe.skipIf(!!SKIP)(
       const db = join(tmpDir('arena-start-judges-'), 'arena.db');
       const s = await start(db);
       try {
-        expect(s.out()).toMatch(
+        expect(s.stdout()).toMatch(
           /imported the MT-Bench release from .*: 80 questions, 480 answers, 5755 votes/,
         );
-        expect(s.out()).toMatch(
+        expect(s.stdout()).toMatch(
           /imported the Judge Llama 2 study's judgments from .*L40-Llama-2-70b-instruct-v2\.jsonl\.gz: 4800 games as judge llama-2-70b-instruct-v2/,
         );
         if (process.env.JUDGE_SETS_DIR) {
           // LLMBar's five labelled sets (419 items) come in beside the tournament and its judges reach /judges
-          expect(s.out()).toMatch(
+          expect(s.stdout()).toMatch(
             /imported 5 labelled pair sets from .*llmbar: 419 items, judges .*GPT-4\/Vanilla/,
           );
           const board = await (await fetch(`${s.url}/judges`)).text();

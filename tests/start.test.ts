@@ -2,86 +2,26 @@
 // so nothing is downloaded), then serves the leaderboard. The server is a real process on a free port
 // (--port 0), asked over real HTTP, and stopped with SIGTERM at the end.
 import Database from 'better-sqlite3';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { ARENA_BIN, REPO_ROOT, tmpDir } from './support/cli.ts';
+import { describe, expect, it } from 'vitest';
+import { serveArena, spawnArena, tmpDir, type ServingArena } from './support/cli.ts';
+import { MTBENCH_DIR, noMtbench, skipWhy } from './support/materials.ts';
 
-const DIR = process.env.MTBENCH_DIR;
-const SKIP_REASON =
-  'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the release `arena start` imports)';
-if (!DIR) console.warn(`[start] skipped: ${SKIP_REASON}`);
-
-interface Started {
-  url: string;
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  /** SIGTERM, then wait for the exit; resolves with the exit code */
-  stop(): Promise<number | null>;
-}
-
-const running = new Set<ChildProcess>();
-afterAll(() => {
-  for (const c of running) c.kill('SIGKILL');
-});
+const DIR = MTBENCH_DIR;
+skipWhy('start', noMtbench('the release `arena start` imports'));
 
 /** `arena start ...args` until it prints the URL it listens on. */
-function start(args: string[], timeoutMs = 120_000): Promise<Started> {
+function start(args: string[], timeoutMs = 120_000): Promise<ServingArena> {
   // LLMBar's sets are left out here (tests/start-judges.test.ts covers them): this test counts the release's rows
-  const child = spawn(process.execPath, [ARENA_BIN, 'start', ...args], {
-    cwd: REPO_ROOT,
+  return serveArena(['start', ...args], {
     env: {
-      ...process.env,
       MTBENCH_DIR: DIR,
       JUDGE_LLAMA2_DIR: process.env.JUDGE_LLAMA2_DIR ?? 'none',
       JUDGE_SETS_DIR: 'none',
-      NO_COLOR: '1',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(child);
-  let out = '';
-  let err = '';
-  const exited = new Promise<number | null>((r) =>
-    child.once('exit', (code) => (running.delete(child), r(code))),
-  );
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => (
-        child.kill('SIGKILL'),
-        reject(new Error(`arena start printed no URL within ${timeoutMs} ms:\n${out}\n${err}`))
-      ),
-      timeoutMs,
-    );
-    const check = () => {
-      const url = out.match(/leaderboard on (http:\/\/\S+?)\/?\s/)?.[1];
-      if (!url) return;
-      clearTimeout(timer);
-      child.stdout!.off('data', check);
-      resolve({
-        url,
-        child,
-        stdout: () => out,
-        stderr: () => err,
-        stop: async () => {
-          child.kill('SIGTERM');
-          const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-          const code = await exited;
-          clearTimeout(kill);
-          return code;
-        },
-      });
-    };
-    child.stdout!.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`arena start exited (${code}) before listening:\n${out}\n${err}`));
-    });
+    timeoutMs,
   });
 }
 
@@ -211,17 +151,7 @@ describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
     const { port } = taken.address() as AddressInfo;
     try {
-      const child = spawn(process.execPath, [ARENA_BIN, 'serve', '--db', db, '--port', String(port)], {
-        cwd: REPO_ROOT,
-        env: { ...process.env, NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      running.add(child);
-      let err = '';
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-      const code = await new Promise<number | null>((r) =>
-        child.once('exit', (c) => (running.delete(child), r(c))),
-      );
+      const { code, stderr: err } = await spawnArena(['serve', '--db', db, '--port', String(port)]).done;
       expect(code).toBe(1);
       expect(err.trim().split('\n')).toHaveLength(1);
       expect(err).toMatch(

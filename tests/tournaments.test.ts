@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { connectedModelGroups } from '../src/core/groups.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
 import { createApp } from '../src/web/app.ts';
-import { arenaJson, arenaOk, tmpDir } from './support/cli.ts';
+import { arenaJson, arenaOk, playOwn, tmpDir } from './support/cli.ts';
 
 const DIR = process.env.MTBENCH_DIR;
 if (!DIR) console.warn('[tournaments] skipped: MTBENCH_DIR is not set (set it to ../shared/mt_bench)');
@@ -35,23 +35,7 @@ describe.skipIf(!DIR)('one judge, two tournaments that never met', { timeout: 30
     db = join(tmpDir(), 'arena.db');
     await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', db]);
     await arenaOk(['run', '--db', db, '--judge', 'mock/longer', '--models', MT.join(','), '--turn', '1']);
-    await arenaOk([
-      'run',
-      '--db',
-      db,
-      '--judge',
-      'mock/longer',
-      '--models',
-      OURS.join(','),
-      '--questions',
-      'questions/arena.jsonl',
-      '--answers',
-      'questions/answers',
-      '--prompts',
-      'arena',
-      '--turn',
-      '1',
-    ]);
+    await playOwn(db, 'mock/longer', OURS.join(','), ['--turn', '1']);
   }, 300_000);
 
   it('standings: one table per group; rows name their group', async () => {

@@ -3,6 +3,7 @@
 // model effects shared by both turns and both orders, so games of a question are correlated: resampling
 // questions should cover about 95%, resampling single games (which ignores that) visibly less.
 import { describe, expect, it } from 'vitest';
+import { expectedLogistic, sigmoid } from '../support/logistic.ts';
 import {
   battleTable,
   bootstrapRatingSamples,
@@ -25,21 +26,6 @@ const EFFECT_SD = 0.7; // per (question, model) effect, natural logit units
 const TIE_MIN = 0.05;
 const TIE_MAX = 0.45;
 const names = THETA.map((_, k) => `m${k}`);
-
-const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
-
-/** E[sigmoid(a + e)] for e ~ N(0, sd^2), by the trapezoid rule on ±10 sd (independent of the code under test). */
-function expectedLogistic(a: number, sd: number): number {
-  const steps = 4000;
-  const h = (20 * sd) / steps;
-  let sum = 0;
-  for (let k = 0; k <= steps; k++) {
-    const e = -10 * sd + k * h;
-    const wgt = k === 0 || k === steps ? 0.5 : 1;
-    sum += wgt * sigmoid(a + e) * Math.exp((-e * e) / (2 * sd * sd));
-  }
-  return (sum * h) / (sd * Math.sqrt(2 * Math.PI));
-}
 
 /** The population Bradley–Terry ratings this generator implies: the estimand of the fit. */
 function trueRatings(): Float64Array {

@@ -65,6 +65,20 @@ describe.skipIf(!MT)(
     afterAll(async () => {
       await srv?.close();
     });
+    /** `arena calibrate` of MODELS on QUESTIONS, turn 1, with `--samples samples` and then `extra` */
+    const calibrate = (samples: string, ...extra: string[]) => [
+      'calibrate',
+      ...judge,
+      '--models',
+      MODELS.join(','),
+      '--questions',
+      QUESTIONS.join(','),
+      '--turns',
+      '1',
+      '--samples',
+      samples,
+      ...extra,
+    ];
 
     it('plays 2 orders x k samples per match, counts unparsable samples, and makes a match with no valid sample an error', async () => {
       const r = await arenaJson<{
@@ -76,25 +90,7 @@ describe.skipIf(!MT)(
           validSamples: number;
           errorReasons: string[];
         };
-      }>(
-        [
-          'calibrate',
-          ...judge,
-          '--models',
-          MODELS.join(','),
-          '--questions',
-          QUESTIONS.join(','),
-          '--turns',
-          '1',
-          '--samples',
-          '3',
-          '--concurrency',
-          '1',
-          '--retries',
-          '0',
-        ],
-        { env: { OPENAI_API_KEY: 'test' } },
-      );
+      }>(calibrate('3', '--concurrency', '1', '--retries', '0'), { env: { OPENAI_API_KEY: 'test' } });
       const matches = QUESTIONS.length * 3;
       expect(r.run.planned).toBe(matches * 2 * 3);
       expect(r.run.played).toBe(matches * 2 * 3);
@@ -111,43 +107,15 @@ describe.skipIf(!MT)(
 
     it('a rerun plays nothing; raising k plays only the new samples (the sample index is part of the game id)', async () => {
       const before = srv.completions();
-      const again = await arenaJson<{ run: { played: number } }>(
-        [
-          'calibrate',
-          ...judge,
-          '--models',
-          MODELS.join(','),
-          '--questions',
-          QUESTIONS.join(','),
-          '--turns',
-          '1',
-          '--samples',
-          '3',
-        ],
-        { env: { OPENAI_API_KEY: 'test' } },
-      );
+      const again = await arenaJson<{ run: { played: number } }>(calibrate('3'), {
+        env: { OPENAI_API_KEY: 'test' },
+      });
       expect(again.run.played).toBe(0);
       expect(srv.completions()).toBe(before);
       const more = await arenaJson<{
         run: { played: number; planned: number };
         report: { validSamples: number; unparsableSamples: number };
-      }>(
-        [
-          'calibrate',
-          ...judge,
-          '--models',
-          MODELS.join(','),
-          '--questions',
-          QUESTIONS.join(','),
-          '--turns',
-          '1',
-          '--samples',
-          '4',
-          '--concurrency',
-          '1',
-        ],
-        { env: { OPENAI_API_KEY: 'test' } },
-      );
+      }>(calibrate('4', '--concurrency', '1'), { env: { OPENAI_API_KEY: 'test' } });
       const matches = QUESTIONS.length * 3;
       expect(more.run.planned).toBe(matches * 2 * 4);
       expect(more.run.played).toBe(matches * 2);

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, tmpDir } from '../support/cli.ts';
+import { answerLengths, MTBENCH_MODELS } from '../support/materials.ts';
 
 const MT = process.env.MTBENCH_DIR;
 const PHI = 'format_samples/phi-3_vs_phi-3-dpo/gpt-4_pair.jsonl';
@@ -201,17 +202,7 @@ describe.skipIf(!MT)('analytics on the MT-Bench release (MTBENCH_DIR)', () => {
   });
 
   it('arena length: the share of decisive GPT-4 verdicts that went to the longer answer equals a count from the release files', async () => {
-    const len = new Map<string, number[]>();
-    for (const m of ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo', 'gpt-4', 'llama-13b', 'vicuna-13b-v1.2'])
-      for (const l of readFileSync(join(MT!, 'model_answer', `${m}.jsonl`), 'utf8')
-        .split('\n')
-        .filter(Boolean)) {
-        const a = JSON.parse(l) as { question_id: number; choices: { turns: string[] }[] };
-        len.set(
-          `${m}/${a.question_id}`,
-          a.choices[0]!.turns.map((t) => t.length),
-        );
-      }
+    const len = answerLengths(MT!, MTBENCH_MODELS);
     let decisive = 0;
     let longer = 0;
     for (const l of readFileSync(join(MT!, 'human_judgments', 'mt_bench_gpt4_pair.csv'), 'utf8')

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ggufName, modelIdentity } from '../../src/judges/gguf-identity.ts';
 import { llamaJudgeId } from '../../src/judges/llama-cpp/provider.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
-import { arenaOk, runArena, tmpDir } from '../support/cli.ts';
+import { arenaOk, playOwn, runArena, tmpDir } from '../support/cli.ts';
 import { writeTinyLlama } from './gguf-writer.ts';
 
 const SHARED = join(import.meta.dirname, '..', '..', '..', 'shared', 'models', 'llama-2-tiny-random.gguf');
@@ -57,28 +57,11 @@ describe('arena export fastchat of a local judge', { timeout: 300_000 }, () => {
     const model = existsSync(REAL) ? REAL : join(dir, 'tiny.gguf');
     if (!existsSync(model)) writeTinyLlama(model, { seed: 5 });
     const db = join(tmpDir(), 'arena.db');
-    await arenaOk(
-      [
-        'run',
-        '--db',
-        db,
-        '--judge',
-        `llama-cpp/${model}?threads=1&sequences=2`,
-        '--models',
-        'arena-sage,arena-echo',
-        '--questions',
-        'questions/arena.jsonl',
-        '--answers',
-        'questions/answers',
-        '--prompts',
-        'arena',
-        '--turns',
-        '1',
-        '--max-tokens',
-        '8',
-        '--concurrency',
-        '4',
-      ],
+    await playOwn(
+      db,
+      `llama-cpp/${model}?threads=1&sequences=2`,
+      'arena-sage,arena-echo',
+      ['--turns', '1', '--max-tokens', '8', '--concurrency', '4'],
       { timeoutMs: 240_000 },
     );
     const id = llamaJudgeId({ modelPath: model });

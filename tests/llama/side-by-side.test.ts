@@ -254,6 +254,25 @@ describe('escalation: --escalate-to sends exactly the low-confidence and inconsi
   const db = join(dir, 'esc.db');
   let below = 0.5;
   let expected: ReturnType<typeof localMatches> = [];
+  /** `arena run` judged locally, escalating the matches below `below` to `judge` at `baseURL` */
+  const escalate = (judge: string, baseURL: string) =>
+    runArena(
+      [
+        'run',
+        '--db',
+        db,
+        ...common,
+        '--judge',
+        `${LOCAL}?threads=1`,
+        '--escalate-to',
+        judge,
+        '--base-url',
+        baseURL,
+        '--below',
+        String(below),
+      ],
+      { env, timeoutMs: TIMEOUT },
+    );
 
   it(
     'judges locally, then escalates only the matches it should, and reports count and cost',
@@ -280,23 +299,7 @@ describe('escalation: --escalate-to sends exactly the low-confidence and inconsi
 
       const srv2 = await startOpenAIServer({ verdict: 'longer' });
       try {
-        const r = await runArena(
-          [
-            'run',
-            '--db',
-            db,
-            ...common,
-            '--judge',
-            `${LOCAL}?threads=1`,
-            '--escalate-to',
-            SERVER,
-            '--base-url',
-            srv2.url,
-            '--below',
-            String(below),
-          ],
-          { env, timeoutMs: TIMEOUT },
-        );
+        const r = await escalate(SERVER, srv2.url);
         expect(r.code).toBe(0);
         expect(r.stdout).toContain(`escalated ${expected.length} of ${2 * MATCHES_PER_TURN} matches`);
         expect(r.stdout).toMatch(new RegExp(`cost of escalation: ${2 * expected.length} calls, \\d+ tokens`));
@@ -330,23 +333,7 @@ describe('escalation: --escalate-to sends exactly the low-confidence and inconsi
         timeoutMs: TIMEOUT,
       });
       expect(all.code).toBe(0);
-      const r = await runArena(
-        [
-          'run',
-          '--db',
-          db,
-          ...common,
-          '--judge',
-          `${LOCAL}?threads=1`,
-          '--escalate-to',
-          SERVER,
-          '--base-url',
-          srv.url,
-          '--below',
-          String(below),
-        ],
-        { env, timeoutMs: TIMEOUT },
-      );
+      const r = await escalate(SERVER, srv.url);
       expect(r.code).toBe(0);
       const esc = new Set(expected.map((m) => m.key));
       const store = openSqliteStore(db);
@@ -370,23 +357,7 @@ describe('escalation: --escalate-to sends exactly the low-confidence and inconsi
     async () => {
       const srv3 = await startOpenAIServer({ verdict: 'longer' });
       try {
-        const r = await runArena(
-          [
-            'run',
-            '--db',
-            db,
-            ...common,
-            '--judge',
-            `${LOCAL}?threads=1`,
-            '--escalate-to',
-            'openai/gpt-4',
-            '--base-url',
-            srv3.url,
-            '--below',
-            String(below),
-          ],
-          { env, timeoutMs: TIMEOUT },
-        );
+        const r = await escalate('openai/gpt-4', srv3.url);
         expect(r.code).toBe(0);
         const store = openSqliteStore(db);
         const games = await store.listGames({ judge: 'openai/gpt-4' });

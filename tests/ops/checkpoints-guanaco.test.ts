@@ -6,15 +6,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
 
-const MT = process.env.MTBENCH_DIR;
-const JL = process.env.JUDGE_LLAMA2_DIR;
-const SKIP =
-  !MT || !JL
-    ? 'MTBENCH_DIR and JUDGE_LLAMA2_DIR must be set (../shared/mt_bench, ../shared/judge_llama2)'
-    : '';
-if (SKIP) console.warn(`[checkpoints-guanaco] skipped: ${SKIP}`);
+const MT = MTBENCH_DIR;
+const JL = JUDGE_LLAMA2_DIR;
+const SKIP = skipWhy('checkpoints-guanaco', noMtbenchOrJudgeLlama2());
 const EXAMPLE = join(REPO_ROOT, 'examples', 'checkpoints-guanaco.json');
 
 /** The example with ../../shared/... mapped to the env dirs, its outputs in `dir`, and `over` applied. */

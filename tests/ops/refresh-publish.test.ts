@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { openD1Store } from '../../src/storage/d1.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
-import { exec, WRANGLER_ENV } from '../web/support.ts';
+import { localD1, WRANGLER_ENV } from '../web/support.ts';
 import { HAVE_MTBENCH, writeConfig } from './helpers.ts';
 
 Object.assign(process.env, WRANGLER_ENV);
@@ -15,17 +15,7 @@ Object.assign(process.env, WRANGLER_ENV);
 describe.skipIf(!HAVE_MTBENCH)('arena refresh with publish.d1', () => {
   it('pushes the refreshed database to a local D1: games and the refresh record read back equal', async () => {
     const dir = tmpDir('arena-refresh-d1-');
-    const persist = join(dir, 'wrangler');
-    await exec('npx', [
-      'wrangler',
-      'd1',
-      'migrations',
-      'apply',
-      'mt-arena',
-      '--local',
-      '--persist-to',
-      persist,
-    ]);
+    const persist = await localD1(dir);
     const cfg = writeConfig(dir, {
       url: 'http://127.0.0.1:9/v1',
       models: ['alpaca-13b', 'claude-v1'],

@@ -1,9 +1,8 @@
 // `arena refresh` against the OpenAI-compatible test server (its own process; calls counted from its request log).
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARENA_BIN, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { runArena, spawnArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
 import { answerFile, chats, games, HAVE_MTBENCH, hashOf, refreshes, writeConfig } from './helpers.ts';
 
@@ -118,11 +117,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
     });
     try {
       const cfg = writeConfig(d, { url: slow.url, models: MODELS, judge: { concurrency: 2 } });
-      const child = spawn(process.execPath, [ARENA_BIN, 'refresh', '--config', cfg], {
-        cwd: REPO_ROOT,
-        stdio: 'ignore',
-      });
-      const exited = new Promise((r) => child.once('exit', r));
+      const { child, done: exited } = spawnArena(['refresh', '--config', cfg]);
       const t0 = Date.now();
       while (chats(slow.logFile).length < 10 && Date.now() - t0 < 60_000)
         await new Promise((r) => setTimeout(r, 50));
@@ -158,18 +153,13 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
     });
     try {
       const cfg = writeConfig(d, { url: slow.url, models: MODELS, judge: { concurrency: 2 } });
-      const child = spawn(process.execPath, [ARENA_BIN, 'refresh', '--config', cfg], {
-        cwd: REPO_ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => (out += c));
-      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      const { child, done } = spawnArena(['refresh', '--config', cfg]);
       const t0 = Date.now();
       while (chats(slow.logFile).length < 6 && Date.now() - t0 < 60_000)
         await new Promise((r) => setTimeout(r, 50));
       child.kill('SIGINT');
-      expect(await exited).toBe(130);
+      const { code, stdout: out } = await done;
+      expect(code).toBe(130);
       expect(out).toMatch(/INTERRUPTED/);
       const db = join(d, 'arena.db');
       expect(refreshes(db).map((x) => x.status)).toEqual(['interrupted']);

@@ -2,10 +2,8 @@
 // (tests/reference/benchmark_health.py), for GPT-4 (the release's gpt4_pair outcomes) and a second,
 // synthetic judge (GPT-4's verdicts with 30% of the decisive ones flipped, imported as votes), both
 // against the expert votes; plus the rank correlations on their own.
-import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seededRng } from '../../src/core/stats/random.ts';
 import {
@@ -17,33 +15,20 @@ import {
   type HealthRow,
 } from '../../src/core/stats/benchmark-health.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
+import { MTBENCH_DIR, noMtbench, readCsv, scoreOfA, skipWhy } from '../support/materials.ts';
+import { python, pythonSkip } from '../support/python.ts';
 
-const PYTHON = '/usr/bin/python3';
-const REF = fileURLToPath(new URL('../reference/', import.meta.url));
-const DIR = process.env.MTBENCH_DIR;
-const scipy = spawnSync(PYTHON, ['-c', 'import numpy, scipy.optimize, scipy.stats'], { encoding: 'utf8' });
-const skipReason = !DIR
-  ? 'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the real MT-Bench release)'
-  : scipy.status !== 0
-    ? `${PYTHON} cannot import numpy/scipy: run \`apt-get install python3-scipy\``
-    : undefined;
-if (skipReason) console.warn(`[benchmark-health] MT-Bench comparisons skipped: ${skipReason}`);
+const DIR = MTBENCH_DIR;
+const skipReason = skipWhy('benchmark-health', noMtbench('the real MT-Bench release'), pythonSkip);
 
 type Battle = { cluster: number; a: string; b: string; score: 0 | 0.5 | 1 };
 const ROUNDS = 200;
 
-function readCsv(file: string): Record<string, string>[] {
-  const [header, ...lines] = readFileSync(file, 'utf8').split(/\r?\n/).filter(Boolean);
-  const names = header!.split(',');
-  return lines.map(
-    (l) => Object.fromEntries(l.split(',').map((v, k) => [names[k]!, v])) as Record<string, string>,
-  );
-}
 const battle = (r: Record<string, string>): Battle => ({
   cluster: Number(r.question_id),
   a: r.model_a!,
   b: r.model_b!,
-  score: r.winner === 'model_a' ? 1 : r.winner === 'model_b' ? 0 : 0.5,
+  score: scoreOfA(r) as Battle['score'],
 });
 
 describe('rank correlations', () => {
@@ -164,23 +149,17 @@ describe.skipIf(!!skipReason)(
       ] as const) {
         const clusters = healthClusters(jb, human);
         const draws = healthDraws(clusters.length, ROUNDS, 1);
-        const r = spawnSync(PYTHON, [join(REF, 'benchmark_health.py')], {
-          input: JSON.stringify({
+        const ref = python<Omit<HealthRow, 'judge' | 'reference' | 'level' | 'rounds' | 'seed'>>(
+          'benchmark_health.py',
+          {
             judge: jb.map((b) => [b.cluster, b.a, b.b, b.score]),
             reference: human.map((b) => [b.cluster, b.a, b.b, b.score]),
             clusters,
             draws: draws.map((d) => Array.from(d)),
             level: 0.95,
-          }),
-          encoding: 'utf8',
-          timeout: 300_000,
-          maxBuffer: 1 << 26,
-        });
-        if (r.status !== 0) throw new Error(`benchmark_health.py failed: ${r.stderr || r.error?.message}`);
-        const ref = JSON.parse(r.stdout) as Omit<
-          HealthRow,
-          'judge' | 'reference' | 'level' | 'rounds' | 'seed'
-        >;
+          },
+          300_000,
+        );
         expect(row.models).toEqual(ref.models);
         expect(row).toMatchObject({ pairs: ref.pairs, separated: ref.separated, reference: 'human' });
         expect(row.separability).toBeCloseTo(ref.separability!, 12);

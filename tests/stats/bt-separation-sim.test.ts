@@ -3,6 +3,7 @@
 // their question-level 95% intervals should still cover the truth 93–97% of the time. Generator as in
 // tests/analytics/bt-bootstrap-sim.test.ts (question-level effects shared by both turns and both orders).
 import { describe, expect, it } from 'vitest';
+import { expectedLogistic, sigmoid } from '../support/logistic.ts';
 import { battleTable, bootstrapBradleyTerry, type ClusteredBattle } from '../../src/core/stats/bootstrap.ts';
 import { normal, seededRng, type Rng } from '../../src/core/stats/random.ts';
 import { fitBradleyTerry, type CollapsedBattles } from '../../src/core/ratings.ts';
@@ -15,18 +16,6 @@ const TOURNAMENTS = 150;
 const EFFECT_SD = 0.5;
 const TIE = 0.2;
 const names = THETA.map((_, k) => (k === W ? 'w' : `m${k}`));
-const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
-
-function expectedLogistic(a: number, sd: number): number {
-  const steps = 4000;
-  const h = (20 * sd) / steps;
-  let sum = 0;
-  for (let k = 0; k <= steps; k++) {
-    const e = -10 * sd + k * h;
-    sum += (k === 0 || k === steps ? 0.5 : 1) * sigmoid(a + e) * Math.exp((-e * e) / (2 * sd * sd));
-  }
-  return (sum * h) / (sd * Math.sqrt(2 * Math.PI));
-}
 
 /** The population ratings: each pair weighted by how often it meets (w's pairs on a third of the questions). */
 function trueRatings(): Float64Array {

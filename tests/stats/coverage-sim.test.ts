@@ -5,23 +5,10 @@
 // (b) the length-controlled win rates and the length coefficient of `arena length` (question bootstrap of
 //     the joint model), data drawn from that model with known strengths and length effect.
 import { describe, expect, it } from 'vitest';
+import { expectedLogistic, sigmoid } from '../support/logistic.ts';
 import { positionBias, type BiasGame } from '../../src/core/stats/bias.ts';
 import { lengthControlledWinRates, type LengthMatch } from '../../src/core/stats/length.ts';
 import { normal, seededRng } from '../../src/core/stats/random.ts';
-
-const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
-
-/** E[sigmoid(a + e)] for e ~ N(0, sd^2), trapezoid rule on ±10 sd (independent of the code under test). */
-function expectedLogistic(a: number, sd: number): number {
-  const steps = 4000;
-  const h = (20 * sd) / steps;
-  let sum = 0;
-  for (let k = 0; k <= steps; k++) {
-    const e = -10 * sd + k * h;
-    sum += (k === 0 || k === steps ? 0.5 : 1) * sigmoid(a + e) * Math.exp((-e * e) / (2 * sd * sd));
-  }
-  return (sum * h) / (sd * Math.sqrt(2 * Math.PI));
-}
 
 describe('coverage of the new intervals (simulation)', () => {
   it('position bias: per-order win-rate intervals (questions resampled) cover the truth 93–97% of the time', () => {

@@ -7,10 +7,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { lengthControlledWinRates, type LengthMatch } from '../../src/core/stats/length.ts';
 import { LAMBDA } from '../../src/core/stats/length-model.ts';
 import { arenaJson, arenaOk, tmpDir } from '../support/cli.ts';
-import { python, pythonSkip } from './python.ts';
+import { answerLengths, MTBENCH_MODELS } from '../support/materials.ts';
+import { python, pythonSkip } from '../support/python.ts';
 
 const MT = process.env.MTBENCH_DIR;
-const MODELS = ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo', 'gpt-4', 'llama-13b', 'vicuna-13b-v1.2'];
+const MODELS = MTBENCH_MODELS;
 
 interface Ref {
   sigma: number;
@@ -23,17 +24,7 @@ interface Ref {
 
 /** The release's GPT-4 pair verdicts as matches with the judged turn's answer lengths (characters). */
 function releaseMatches(): (LengthMatch & { questionId: number })[] {
-  const len = new Map<string, number[]>();
-  for (const m of MODELS)
-    for (const l of readFileSync(join(MT!, 'model_answer', `${m}.jsonl`), 'utf8')
-      .split('\n')
-      .filter(Boolean)) {
-      const a = JSON.parse(l) as { question_id: number; choices: { turns: string[] }[] };
-      len.set(
-        `${m}/${a.question_id}`,
-        a.choices[0]!.turns.map((t) => t.length),
-      );
-    }
+  const len = answerLengths(MT!, MODELS);
   return readFileSync(join(MT!, 'human_judgments', 'mt_bench_gpt4_pair.csv'), 'utf8')
     .trim()
     .split('\n')

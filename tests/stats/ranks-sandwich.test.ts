@@ -2,10 +2,7 @@
 // (tests/reference/sandwich_bt.py: scipy fit with a pseudo-inverse instead of a pinned model, numpy's
 // own multivariate-t draws for the max-t critical value), on the MT-Bench release's expert votes and
 // GPT-4 pair outcomes read straight from the CSV files; plus unit checks of the rank bounds.
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { battleTable, bootstrapBradleyTerry } from '../../src/core/stats/bootstrap.ts';
 import {
@@ -16,33 +13,18 @@ import {
 import { sandwichBradleyTerry, sandwichCovariance } from '../../src/core/stats/sandwich.ts';
 import { normalQuantile, tQuantile } from '../../src/core/stats/normal.ts';
 import { arenaJson, arenaOk, tmpDir } from '../support/cli.ts';
+import { MTBENCH_DIR, noMtbench, readCsv, scoreOfA, skipWhy } from '../support/materials.ts';
+import { python, pythonSkip } from '../support/python.ts';
 
-const PYTHON = '/usr/bin/python3';
-const REF = fileURLToPath(new URL('../reference/', import.meta.url));
-const DIR = process.env.MTBENCH_DIR;
-const scipy = spawnSync(PYTHON, ['-c', 'import numpy, scipy.optimize, scipy.stats'], { encoding: 'utf8' });
-const skipReason = !DIR
-  ? 'MTBENCH_DIR is not set: set it to ../shared/mt_bench (the real MT-Bench release)'
-  : scipy.status !== 0
-    ? `${PYTHON} cannot import numpy/scipy: run \`apt-get install python3-scipy\``
-    : undefined;
-if (skipReason) console.warn(`[ranks-sandwich] MT-Bench comparisons skipped: ${skipReason}`);
+const DIR = MTBENCH_DIR;
+const skipReason = skipWhy('ranks-sandwich', noMtbench('the real MT-Bench release'), pythonSkip);
 
 type Battle = [cluster: number, a: string, b: string, score: number];
 
-function readBattles(file: string, keep: (r: Record<string, string>) => boolean): Battle[] {
-  const [header, ...lines] = readFileSync(file, 'utf8').split(/\r?\n/).filter(Boolean);
-  const names = header!.split(',');
-  return lines
-    .map((l) => Object.fromEntries(l.split(',').map((v, k) => [names[k]!, v])) as Record<string, string>)
+const readBattles = (file: string, keep: (r: Record<string, string>) => boolean): Battle[] =>
+  readCsv(file)
     .filter(keep)
-    .map((r) => [
-      Number(r.question_id),
-      r.model_a!,
-      r.model_b!,
-      r.winner === 'model_a' ? 1 : r.winner === 'model_b' ? 0 : 0.5,
-    ]);
-}
+    .map((r) => [Number(r.question_id), r.model_a!, r.model_b!, scoreOfA(r)]);
 
 interface PyResult {
   models: Record<
@@ -53,16 +35,8 @@ interface PyResult {
   clusters: number;
 }
 
-function python(battles: Battle[], level = 0.95): PyResult {
-  const r = spawnSync(PYTHON, [join(REF, 'sandwich_bt.py')], {
-    input: JSON.stringify({ battles, level }),
-    encoding: 'utf8',
-    timeout: 120_000,
-    maxBuffer: 1 << 26,
-  });
-  if (r.status !== 0) throw new Error(`sandwich_bt.py failed: ${r.stderr || r.error?.message}`);
-  return JSON.parse(r.stdout) as PyResult;
-}
+const sandwichReference = (battles: Battle[], level = 0.95) =>
+  python<PyResult>('sandwich_bt.py', { battles, level }, 120_000);
 
 describe('rank bounds from simultaneous difference intervals', () => {
   it('best = 1 + models significantly above, worst = n − models significantly below', () => {
@@ -171,7 +145,7 @@ describe.skipIf(!!skipReason)(
       ['gpt-4', () => gpt4],
     ] as const) {
       it(`${judge}: ratings, sandwich standard errors, t intervals, max-t critical value and rank bounds`, async () => {
-        const ref = python(get());
+        const ref = sandwichReference(get());
         const ours = await arenaJson<{
           ratings: {
             method: string;

@@ -15,7 +15,7 @@ import { seededRng } from '../../src/core/stats/random.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
 import { arenaJson, arenaOk, tmpDir } from '../support/cli.ts';
-import { python, pythonSkip } from './python.ts';
+import { python, pythonSkip } from '../support/python.ts';
 import { importVotesWithContext } from '../support/votes.ts';
 
 /** Three models that split their games over 20 questions (both turns), deterministic. */

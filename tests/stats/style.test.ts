@@ -2,10 +2,8 @@
 // (tests/reference/style_bt.py: its own feature extraction with Python's regexes, scipy's L-BFGS-B),
 // on the MT-Bench release (answers and GPT-4 / expert verdicts read straight from the release files)
 // and on synthetic answers that use every markdown element; plus what style control must do.
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { normal, seededRng } from '../../src/core/stats/random.ts';
 import {
@@ -16,16 +14,11 @@ import {
   type StyleFeature,
 } from '../../src/core/stats/style.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
+import { readCsv, scoreOfA } from '../support/materials.ts';
+import { python, pythonSkip } from '../support/python.ts';
 
-const PYTHON = '/usr/bin/python3';
-const REF = fileURLToPath(new URL('../reference/', import.meta.url));
 const DIR = process.env.MTBENCH_DIR;
-const scipy = spawnSync(PYTHON, ['-c', 'import numpy, scipy.optimize'], { encoding: 'utf8' });
-const noPython =
-  scipy.status !== 0
-    ? `${PYTHON} cannot import numpy/scipy: run \`apt-get install python3-scipy\``
-    : undefined;
-if (noPython) console.warn(`[style] Python comparisons skipped: ${noPython}`);
+const noPython = pythonSkip;
 if (!DIR) console.warn('[style] MT-Bench comparisons skipped: MTBENCH_DIR is not set (../shared/mt_bench)');
 
 type Answers = Record<string, Record<string, string[]>>;
@@ -36,16 +29,8 @@ interface PyResult {
   constant: string[];
 }
 
-function python(answers: Answers, battles: PyBattle[], elements: string[], reg = 0.5): PyResult {
-  const r = spawnSync(PYTHON, [join(REF, 'style_bt.py')], {
-    input: JSON.stringify({ answers, battles, elements, reg }),
-    encoding: 'utf8',
-    timeout: 180_000,
-    maxBuffer: 1 << 26,
-  });
-  if (r.status !== 0) throw new Error(`style_bt.py failed: ${r.stderr || r.error?.message}`);
-  return JSON.parse(r.stdout) as PyResult;
-}
+const styleReference = (answers: Answers, battles: PyBattle[], elements: string[], reg = 0.5) =>
+  python<PyResult>('style_bt.py', { answers, battles, elements, reg }, 180_000);
 
 const ELEMENTS: Record<string, StyleFeature[]> = {
   length: ['length'],
@@ -145,7 +130,7 @@ describe.skipIf(!!noPython)('style control equals an independent Python computat
             const u = rng();
             battles.push([q, turn, models[i]!, models[j]!, u < 0.45 ? 1 : u < 0.6 ? 0.5 : 0]);
           }
-    const ref = python(answers, battles, ['length', 'headers', 'lists', 'bold']);
+    const ref = styleReference(answers, battles, ['length', 'headers', 'lists', 'bold']);
     const style = (m: string, q: number, t: number) =>
       addCounts(answers[m]![String(q)]!.slice(0, t).map(styleCounts));
     const ours = styleControl(
@@ -171,22 +156,10 @@ describe.skipIf(!!noPython)('style control equals an independent Python computat
     const dir = DIR ?? '';
     const db = join(tmpDir('arena-style-'), 'release.db');
     const answers: Answers = {};
-    const csv = (file: string, keep: (r: Record<string, string>) => boolean): PyBattle[] => {
-      const [header, ...lines] = readFileSync(join(dir, 'human_judgments', file), 'utf8')
-        .split(/\r?\n/)
-        .filter(Boolean);
-      const names = header!.split(',');
-      return lines
-        .map((l) => Object.fromEntries(l.split(',').map((v, k) => [names[k]!, v])) as Record<string, string>)
+    const csv = (file: string, keep: (r: Record<string, string>) => boolean): PyBattle[] =>
+      readCsv(join(dir, 'human_judgments', file))
         .filter(keep)
-        .map((r) => [
-          Number(r.question_id),
-          Number(r.turn),
-          r.model_a!,
-          r.model_b!,
-          r.winner === 'model_a' ? 1 : r.winner === 'model_b' ? 0 : 0.5,
-        ]);
-    };
+        .map((r) => [Number(r.question_id), Number(r.turn), r.model_a!, r.model_b!, scoreOfA(r)]);
     beforeAll(async () => {
       for (const f of readdirSync(join(dir, 'model_answer')).filter((x) => x.endsWith('.jsonl'))) {
         const model = f.replace(/\.jsonl$/, '');
@@ -216,7 +189,7 @@ describe.skipIf(!!noPython)('style control equals an independent Python computat
       ],
     ] as const) {
       it(`${judge}: ratings and coefficients of \`arena ratings --style ${groups.join(',')}\``, async () => {
-        const ref = python(
+        const ref = styleReference(
           answers,
           csv(file, keep),
           groups.flatMap((g) => ELEMENTS[g]!),

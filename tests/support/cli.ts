@@ -1,5 +1,6 @@
-// Run the real `arena` command (bin/arena.mjs) in a child process, and make scratch directories.
-import { spawn } from 'node:child_process';
+// Run the real `arena` command (bin/arena.mjs) in a child process (to completion, or one the test signals or
+// serves from), and make scratch directories.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,11 @@ import { afterAll } from 'vitest';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const ARENA_BIN = join(REPO_ROOT, 'bin', 'arena.mjs');
+
+/** Our own tournament's questions and answers (questions/), as `arena run` takes them (relative to REPO_ROOT). */
+export const OWN_QA = ['--questions', 'questions/arena.jsonl', '--answers', 'questions/answers'];
+/** The same, judged with our own judge prompts (`--prompts arena`). */
+export const OWN = [...OWN_QA, '--prompts', 'arena'];
 
 export interface RunResult {
   code: number | null;
@@ -75,8 +81,103 @@ export async function arenaOk(args: string[], opts: RunOptions = {}): Promise<st
   return r.stdout;
 }
 
+/**
+ * `arena run --db db --judge judge --models models` on our own tournament (OWN), then `extra`; expects exit 0
+ * and returns stdout.
+ */
+export function playOwn(
+  db: string,
+  judge: string,
+  models: string,
+  extra: string[] = [],
+  opts: RunOptions = {},
+): Promise<string> {
+  return arenaOk(['run', '--db', db, '--judge', judge, '--models', models, ...OWN, ...extra], opts);
+}
+
+export interface SpawnedArena {
+  child: ChildProcess;
+  /** everything printed so far */
+  stdout(): string;
+  stderr(): string;
+  /** resolves once the process has exited and its output is read (never rejects) */
+  done: Promise<RunResult>;
+}
+
+const running = new Set<ChildProcess>();
+
+/**
+ * `arena ...args` in a child process the test can signal (stdin closed). One still running when the test file
+ * is done is SIGKILLed.
+ */
+export function spawnArena(args: string[], opts: Pick<RunOptions, 'env' | 'cwd'> = {}): SpawnedArena {
+  const child = spawn(process.execPath, [ARENA_BIN, ...args], {
+    cwd: opts.cwd ?? REPO_ROOT,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const done = new Promise<RunResult>((resolve) =>
+    child.on('close', (code, signal) => {
+      running.delete(child);
+      resolve({ code, signal, stdout, stderr });
+    }),
+  );
+  return { child, stdout: () => stdout, stderr: () => stderr, done };
+}
+
+export interface ServingArena extends SpawnedArena {
+  /** the URL it serves the leaderboard on, without a trailing slash */
+  url: string;
+  /** SIGTERM (SIGKILL if it has not exited 15 s later); resolves with the exit code */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * `arena start|serve ...args` until it prints the URL it serves the leaderboard on. Rejects when it exits
+ * first, or prints no URL within `timeoutMs` (then it is killed).
+ */
+export function serveArena(
+  args: string[],
+  opts: Pick<RunOptions, 'env' | 'cwd' | 'timeoutMs'> = {},
+): Promise<ServingArena> {
+  const p = spawnArena(args, opts);
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  const what = `arena ${args[0]}`;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      p.child.kill('SIGKILL');
+      reject(new Error(`${what} printed no URL within ${timeoutMs} ms:\n${p.stdout()}\n${p.stderr()}`));
+    }, timeoutMs);
+    const check = () => {
+      const url = /leaderboard on (http:\/\/\S+?)\/?\s/.exec(p.stdout())?.[1];
+      if (!url) return;
+      clearTimeout(timer);
+      p.child.stdout!.off('data', check);
+      const stop = async () => {
+        p.child.kill('SIGTERM');
+        const kill = setTimeout(() => p.child.kill('SIGKILL'), 15_000);
+        const { code } = await p.done;
+        clearTimeout(kill);
+        return code;
+      };
+      resolve({ ...p, url, stop });
+    };
+    p.child.stdout!.on('data', check);
+    void p.done.then((r) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited (${r.code ?? r.signal}) before listening:\n${r.stdout}\n${r.stderr}`));
+    });
+  });
+}
+
 const made: string[] = [];
 const cleanUp = () => {
+  for (const child of running) child.kill('SIGKILL');
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 };
 // Registered while the importing test file is collected, so it runs when that file is done

@@ -3,24 +3,12 @@
 // counts on request; at 1,280 px every column shows and the runs table needs no sideways scrolling. Charts at
 // both widths: shown at their own size (a phone gets the 360 px variant, never a wide chart scaled down), so
 // their texts are as large on screen as in the SVG (11 px or more).
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveNode, type NodeServer } from '../../src/entry/node.ts';
-import type { SqliteStore } from '../../src/storage/sqlite.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { CHROMIUM, HAVE_CHROMIUM, siteInChromium } from '../support/chromium.ts';
 import { buildFixture } from './fixture.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const ok = existsSync(CHROMIUM) && !!process.env.MTBENCH_DIR;
+const ok = HAVE_CHROMIUM && !!process.env.MTBENCH_DIR;
 if (!ok)
   console.warn(
     `[browser widths] skipped: needs Chromium at ${CHROMIUM} and MTBENCH_DIR (the fixture imports the release)`,
@@ -50,28 +38,19 @@ const tableOverflow = (page: Page, pairwise = false) =>
   );
 
 describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
-  let store: SqliteStore;
-  let server: NodeServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    store = (await buildFixture()).store;
-    server = await serveNode(store, { port: 0, bootstrapRounds: 100 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 60_000 });
-  }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await store?.close();
+  const site = siteInChromium(async () => (await buildFixture()).store, {
+    bootstrapRounds: 100,
+    timeoutMs: 180_000,
   });
 
   const open = async (width: number) => {
-    const ctx = await browser.newContext({ viewport: { width, height: 900 } });
+    const ctx = await site.browser.newContext({ viewport: { width, height: 900 } });
     return { page: await ctx.newPage(), close: () => ctx.close() };
   };
 
   it('390 px: the leaderboard shows the columns that matter without sideways scrolling; the rest expand on request', async () => {
     const { page, close } = await open(390);
-    await page.goto(`${server.url}/`);
+    await page.goto(`${site.server.url}/`);
     expect(await shownHeaders(page)).toEqual([
       '#',
       'model',
@@ -103,10 +82,10 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
 
   it('1,280 px: every leaderboard column shows, with no toggle; /runs fits without scrolling sideways', async () => {
     const { page, close } = await open(1280);
-    await page.goto(`${server.url}/`);
+    await page.goto(`${site.server.url}/`);
     expect(await shownHeaders(page)).toHaveLength(12);
     expect(await page.locator('.allcols').first().isVisible()).toBe(false);
-    await page.goto(`${server.url}/runs`);
+    await page.goto(`${site.server.url}/runs`);
     expect(await page.locator('table').count()).toBeGreaterThan(0);
     expect(await tableOverflow(page)).toBeLessThanOrEqual(0);
     await close();
@@ -143,7 +122,7 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
     it(`${width.toLocaleString('en-US')} px: every chart shows at its own size, inside the screen, with texts of 11 px or more`, async () => {
       const { page, close } = await open(width);
       for (const path of ['/', '/judges', '/matrix?judge=gpt-4', '/models/gpt-4?judge=gpt-4']) {
-        await page.goto(`${server.url}${path}`);
+        await page.goto(`${site.server.url}${path}`);
         const found = await charts(page);
         expect(found.length, path).toBeGreaterThan(0);
         for (const c of found) {

@@ -2,52 +2,28 @@
 // the release's numbers on the leaderboard, both games' texts in the match browser, injected script
 // that never runs, pages that work without JavaScript, and screenshots at desktop and phone widths
 // (written to screenshots/, gitignored).
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NodeServer } from '../../src/entry/node.ts';
-import { serveNode } from '../../src/entry/node.ts';
-import type { SqliteStore } from '../../src/storage/sqlite.ts';
-import { REPO_ROOT } from '../support/cli.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { CHROMIUM, HAVE_CHROMIUM, SHOTS, siteInChromium, tablesWithoutHeaders } from '../support/chromium.ts';
 import { buildFixture, EVIL_MODEL } from './fixture.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const SHOTS = join(REPO_ROOT, 'screenshots');
-const haveChromium = existsSync(CHROMIUM);
+const haveChromium = HAVE_CHROMIUM;
 if (!haveChromium)
   console.warn(
     `[browser tests] skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does it as root)`,
   );
 
 describe.skipIf(!haveChromium)('the site in Chromium', () => {
-  let store: SqliteStore;
-  let server: NodeServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    store = (await buildFixture()).store;
-    server = await serveNode(store, { port: 0, bootstrapRounds: 200 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 60_000 });
-    mkdirSync(SHOTS, { recursive: true });
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await store?.close();
+  const site = siteInChromium(async () => (await buildFixture()).store, {
+    bootstrapRounds: 200,
+    timeoutMs: 120_000,
   });
 
   /** A page that records every dialog, every request and every CSP complaint. */
   async function open(opts: { width?: number; height?: number; javaScriptEnabled?: boolean } = {}) {
-    const ctx = await browser.newContext({
+    const ctx = await site.browser.newContext({
       viewport: { width: opts.width ?? 1280, height: opts.height ?? 900 },
       javaScriptEnabled: opts.javaScriptEnabled ?? true,
     });
@@ -66,7 +42,7 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
 
   it('the leaderboard shows the MT-Bench release numbers', async () => {
     const { page, close } = await open();
-    await page.goto(`${server.url}/`);
+    await page.goto(`${site.server.url}/`);
     const row = page
       .locator('section', { has: page.getByRole('heading', { name: 'Judge: gpt-4' }) })
       .getByRole('row', { name: /^1 gpt-4 / });
@@ -89,7 +65,7 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
 
   it('the filters work without JavaScript (a plain GET form)', async () => {
     const { page, close } = await open({ javaScriptEnabled: false });
-    await page.goto(`${server.url}/`);
+    await page.goto(`${site.server.url}/`);
     await page.getByLabel('Judge', { exact: true }).selectOption('gpt-4');
     await page.getByLabel('Turn', { exact: true }).selectOption('1');
     await page.getByRole('button', { name: 'Show' }).click();
@@ -104,7 +80,7 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
 
   it("the match browser shows the question, both answers and both games' texts with their verdicts", async () => {
     const { page, close } = await open();
-    await page.goto(`${server.url}/matches`);
+    await page.goto(`${site.server.url}/matches`);
     await page.getByLabel('Question').selectOption('81');
     await page.getByLabel('Model A').selectOption('gpt-4');
     await page.getByLabel('Model B').selectOption('claude-v1');
@@ -126,7 +102,7 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
 
   it('injected <script>, onerror handlers and javascript: links execute nothing: no dialog, no request', async () => {
     const { page, dialogs, requests, close } = await open();
-    await page.goto(`${server.url}/matches?question=81&a=${EVIL_MODEL}&b=gpt-4`);
+    await page.goto(`${site.server.url}/matches?question=81&a=${EVIL_MODEL}&b=gpt-4`);
     await page.waitForLoadState('networkidle');
     // the text is on the page, as text
     await expect(page.locator('.answer').first().textContent()).resolves.toContain(
@@ -147,7 +123,7 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
     ).resolves.toBe(0);
     await page.waitForTimeout(300);
     expect(dialogs).toEqual([]);
-    const origin = new URL(server.url).origin;
+    const origin = new URL(site.server.url).origin;
     for (const u of requests) {
       const url = new URL(u);
       expect(url.origin, u).toBe(origin);
@@ -173,7 +149,7 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
     for (const [size, width, height] of SIZES) {
       const { page, close } = await open({ width, height });
       for (const [name, path] of PAGES) {
-        await page.goto(server.url + path);
+        await page.goto(site.server.url + path);
         await page.waitForLoadState('networkidle');
         await settleImages(page);
         // tables scroll inside their own box; the page itself never scrolls sideways
@@ -192,7 +168,7 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
   it('every form control has a label and every table a caption and column headers', async () => {
     const { page, close } = await open();
     for (const [, path] of PAGES) {
-      await page.goto(server.url + path);
+      await page.goto(site.server.url + path);
       const unlabeled = await page.evaluate(
         () =>
           Array.from(document.querySelectorAll('select, input')).filter(
@@ -200,12 +176,7 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
           ).length,
       );
       expect(unlabeled, path).toBe(0);
-      const bad = await page.evaluate(
-        () =>
-          Array.from(document.querySelectorAll('table')).filter(
-            (t) => !t.caption || !t.querySelector('thead th[scope=col]'),
-          ).length,
-      );
+      const bad = await tablesWithoutHeaders(page);
       expect(bad, path).toBe(0);
       await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
     }

@@ -1,30 +1,18 @@
 // The home page's GPT-4 vs Llama-2-70B block in real Chromium over the Node server, on the MT-Bench release and
 // the Judge Llama 2 study's judgments: both boards side by side on a desktop, stacked on a phone, the reading
 // visible, no request leaving the site. Screenshots go to screenshots/ (gitignored).
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { STUDY_JUDGE } from '../../src/reports/judge-duel.ts';
-import { serveNode, type NodeServer } from '../../src/entry/node.ts';
 import { STUDY_JUDGMENTS } from '../../src/importers/judge-llama2.ts';
 import { importFiles, mtbenchSources } from '../../src/importers/import.ts';
-import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
-import { REPO_ROOT, tmpDir } from '../support/cli.ts';
+import { openSqliteStore } from '../../src/storage/sqlite.ts';
+import { CHROMIUM, HAVE_CHROMIUM, SHOTS, siteInChromium } from '../support/chromium.ts';
+import { tmpDir } from '../support/cli.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const MT = process.env.MTBENCH_DIR;
 const JL = process.env.JUDGE_LLAMA2_DIR;
-const SKIP = !existsSync(CHROMIUM)
+const SKIP = !HAVE_CHROMIUM
   ? `no Chromium at ${CHROMIUM} (apt-get install -y chromium)`
   : !MT || !JL
     ? 'MTBENCH_DIR and JUDGE_LLAMA2_DIR must be set'
@@ -32,33 +20,26 @@ const SKIP = !existsSync(CHROMIUM)
 if (SKIP) console.warn(`[duel-browser] skipped: ${SKIP}`);
 
 describe.skipIf(!!SKIP)('GPT-4 and the Llama-2-70B judge side by side, in Chromium', () => {
-  let store: SqliteStore;
-  let server: NodeServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    store = openSqliteStore(join(tmpDir('arena-duel-'), 'site.db'));
-    await importFiles(store, mtbenchSources(MT!));
-    await importFiles(store, { judgments: [join(JL!, STUDY_JUDGMENTS)], judgmentsJudge: STUDY_JUDGE });
-    server = await serveNode(store, { port: 0, bootstrapRounds: 50 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 60_000 });
-    mkdirSync(join(REPO_ROOT, 'screenshots'), { recursive: true });
-  }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await store?.close();
-  });
+  const site = siteInChromium(
+    async () => {
+      const store = openSqliteStore(join(tmpDir('arena-duel-'), 'site.db'));
+      await importFiles(store, mtbenchSources(MT!));
+      await importFiles(store, { judgments: [join(JL!, STUDY_JUDGMENTS)], judgmentsJudge: STUDY_JUDGE });
+      return store;
+    },
+    { bootstrapRounds: 50, timeoutMs: 180_000 },
+  );
 
   for (const [name, width] of [
     ['desktop', 1280],
     ['phone', 390],
   ] as const) {
     it(`${name}: both boards, the reading, nothing fetched from elsewhere`, async () => {
-      const ctx = await browser.newContext({ viewport: { width, height: 900 } });
+      const ctx = await site.browser.newContext({ viewport: { width, height: 900 } });
       const page = await ctx.newPage();
       const requests: string[] = [];
       page.on('request', (r) => requests.push(r.url()));
-      await page.goto(`${server.url}/`);
+      await page.goto(`${site.server.url}/`);
       const section = page.locator('section.duel');
       await expect(
         section.getByRole('heading', { name: `gpt-4 and ${STUDY_JUDGE} side by side` }).isVisible(),
@@ -78,8 +59,8 @@ describe.skipIf(!!SKIP)('GPT-4 and the Llama-2-70B judge side by side, in Chromi
       await expect(
         section.getByRole('row', { name: /^1 gpt-4 617 45 138 0 0\.8575$/ }).count(),
       ).resolves.toBe(1);
-      await section.screenshot({ path: join(REPO_ROOT, 'screenshots', `duel-${name}.png`) });
-      expect(requests.filter((u) => !u.startsWith(server.url))).toEqual([]);
+      await section.screenshot({ path: join(SHOTS, `duel-${name}.png`) });
+      expect(requests.filter((u) => !u.startsWith(site.server.url))).toEqual([]);
       await ctx.close();
     }, 120_000);
   }

@@ -1,17 +1,17 @@
 // The site's operations pages (/refreshes, /checkpoints, the leaderboard's refresh banner) in-process
 // over a real SQLite file written by the real commands: `arena refresh` and `arena checkpoints run`
 // against spawned test servers. The numbers must equal what the CLI reports and what the servers logged.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
 import { serveNode } from '../../src/entry/node.ts';
-import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { HAVE_CHROMIUM, launchChromium, SHOTS, tablesWithoutHeaders } from '../support/chromium.ts';
+import { runArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer, type VerdictPolicy } from '../support/openai-server.ts';
 import { answerFile, chats, HAVE_MTBENCH, MTBENCH, writeConfig } from '../ops/helpers.ts';
-import { exec, wranglerDev } from './support.ts';
+import { localD1, wranglerDev } from './support.ts';
 
 interface RefreshApiRow {
   id: string;
@@ -42,9 +42,6 @@ interface CliRow {
   best: boolean;
 }
 type ApiCheckpointRow = Record<string, string | number | boolean | null>;
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = join(REPO_ROOT, 'screenshots');
 
 // the checkpoints: four MT-Bench models stand in for four checkpoints of one run
 const CKPTS = [
@@ -167,15 +164,11 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     expect(csv).toContain('error rate 0.0% -> 100.0%');
   });
 
-  it.skipIf(!existsSync(CHROMIUM))(
+  it.skipIf(!HAVE_CHROMIUM)(
     'in Chromium: screenshots at desktop and phone widths; nothing overflows the phone screen; tables have captions',
     async () => {
       const server = await serveNode(store, { port: 0, bootstrapRounds: 50 });
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-        timeout: 60_000,
-      });
+      const browser = await launchChromium();
       mkdirSync(SHOTS, { recursive: true });
       try {
         for (const [size, width, height] of [
@@ -195,12 +188,7 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
               () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
             );
             expect(overflow, `${name} at ${size}`).toBeLessThanOrEqual(0);
-            const bad = await page.evaluate(
-              () =>
-                Array.from(document.querySelectorAll('table')).filter(
-                  (t) => !t.caption || !t.querySelector('thead th[scope=col]'),
-                ).length,
-            );
+            const bad = await tablesWithoutHeaders(page);
             expect(bad, path).toBe(0);
             if (name === 'ops-checkpoints') {
               // the chart loaded: the SVG from the app itself, the narrow one on the phone
@@ -223,17 +211,7 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
   );
 
   it('the same on the Worker under wrangler dev, over a local D1 filled by `arena publish`', async () => {
-    const persist = join(dir, 'wrangler');
-    await exec('npx', [
-      'wrangler',
-      'd1',
-      'migrations',
-      'apply',
-      'mt-arena',
-      '--local',
-      '--persist-to',
-      persist,
-    ]);
+    const persist = await localD1(dir);
     const pub = await runArena(['publish', '--db', db, '--persist-to', persist], { timeoutMs: 180_000 });
     expect(pub.code, pub.stderr).toBe(0);
     const dev = await wranglerDev(persist, { BOOTSTRAP_ROUNDS: '50' });

@@ -8,7 +8,7 @@ import { openD1Store } from '../../src/storage/d1.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { ANSWERS, makeGame, PROMPTS, QUESTIONS } from '../storage.contract.ts';
-import { exec, WRANGLER_ENV } from './support.ts';
+import { localD1, WRANGLER_ENV } from './support.ts';
 
 Object.assign(process.env, WRANGLER_ENV);
 
@@ -97,17 +97,7 @@ describe('arena publish to D1 and back', () => {
     await src.close();
     expect(listed.games.map((g) => g.userPrompt)).toEqual([...HOSTILE, 'big']); // SQLite itself keeps them
 
-    const persist = join(dir, 'wrangler');
-    await exec('npx', [
-      'wrangler',
-      'd1',
-      'migrations',
-      'apply',
-      'mt-arena',
-      '--local',
-      '--persist-to',
-      persist,
-    ]);
+    const persist = await localD1(dir);
     for (let round = 0; round < 2; round++) {
       // twice: a publish over an already published database replaces it
       const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 180_000 });

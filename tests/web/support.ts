@@ -1,6 +1,8 @@
-// Start real servers for the site tests: `wrangler dev` (the Worker over a local D1) and free ports.
+// Start real servers for the site tests: `wrangler dev` (the Worker over a local D1, migrated by localD1) and
+// free ports.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { REPO_ROOT } from '../support/cli.ts';
 
 export const WRANGLER_ENV = {
@@ -39,6 +41,25 @@ export function exec(cmd: string, args: string[], timeoutMs = 180_000): Promise<
       else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${out.slice(-4000)}`));
     });
   });
+}
+
+/**
+ * A local D1 (database mt-arena) in `<dir>/wrangler`, built by `wrangler d1 migrations apply --local`;
+ * returns that folder, to pass as `--persist-to`.
+ */
+export async function localD1(dir: string): Promise<string> {
+  const persist = join(dir, 'wrangler');
+  await exec('npx', [
+    'wrangler',
+    'd1',
+    'migrations',
+    'apply',
+    'mt-arena',
+    '--local',
+    '--persist-to',
+    persist,
+  ]);
+  return persist;
 }
 
 export interface DevServer {

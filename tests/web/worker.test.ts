@@ -7,23 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
 import { buildFixture } from './fixture.ts';
 import { describeRoutes } from './routes.ts';
-import { exec, wranglerDev } from './support.ts';
+import { exec, localD1, wranglerDev } from './support.ts';
 
 describeRoutes('Worker under wrangler dev over local D1', async () => {
   const dir = tmpDir('arena-worker-');
   const { file, store } = await buildFixture(dir);
   await store.close();
-  const persist = join(dir, 'wrangler');
-  await exec('npx', [
-    'wrangler',
-    'd1',
-    'migrations',
-    'apply',
-    'mt-arena',
-    '--local',
-    '--persist-to',
-    persist,
-  ]);
+  const persist = await localD1(dir);
   const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 360_000 });
   expect(pub.code, pub.stderr).toBe(0);
   expect(pub.stdout).toMatch(/published .* to D1 mt-arena \(local\)/);
