@@ -18,7 +18,12 @@ interface NativeHash {
 /** node:crypto's digest when the runtime offers it without an import, else undefined. */
 export function nativeSha256Hex(): Sha256Hex | undefined {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const crypto = proc?.getBuiltinModule?.('node:crypto') as NativeHash | undefined;
+  let crypto: NativeHash | undefined;
+  try {
+    crypto = proc?.getBuiltinModule?.('node:crypto') as NativeHash | undefined;
+  } catch {
+    return undefined; // a runtime that has the function but refuses the module
+  }
   if (typeof crypto?.createHash !== 'function') return undefined;
   return (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 }
