@@ -54,4 +54,22 @@ describe('sha256Hex', () => {
     const text = randomText(7, 1 << 20);
     expect(sha256Hex(text)).toBe(portableSha256Hex(text));
   });
+
+  it('falls back to the portable digest where the runtime has no getBuiltinModule, or refuses node:crypto', () => {
+    const proc = process as unknown as { getBuiltinModule?: unknown };
+    const orig = proc.getBuiltinModule;
+    try {
+      proc.getBuiltinModule = undefined;
+      expect(nativeSha256Hex()).toBeUndefined();
+      proc.getBuiltinModule = () => {
+        throw new Error('No such module: node:crypto');
+      };
+      expect(nativeSha256Hex()).toBeUndefined();
+      proc.getBuiltinModule = () => undefined;
+      expect(nativeSha256Hex()).toBeUndefined();
+    } finally {
+      proc.getBuiltinModule = orig;
+    }
+    expect(nativeSha256Hex()).toBeDefined();
+  });
 });
