@@ -190,6 +190,11 @@ describe('sqlite file specifics', () => {
     }
     set(single.id, 'error');
     expect((await store.listGames({ kind: 'single' }))[0]!.verdict).toBe('error');
+    // an earlier version stored String(rating) of a 309+ digit rating: it reads as error, and the listing loads
+    set(single.id, 'Infinity');
+    expect((await store.listGames({ kind: 'single' }))[0]!.verdict).toBe('error');
+    const runRows = await store.gamesOfRuns('judge-x', ['run-1']);
+    expect(runRows.find((r) => r.id === single.id)?.verdict).toBe('error');
     await store.close();
   });
 });

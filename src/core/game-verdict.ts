@@ -7,6 +7,8 @@ import { ArenaError, type GameVerdict, type ScoreText, type Verdict } from './ty
 const VERDICTS: ReadonlySet<string> = new Set<Verdict>(['model_1', 'model_2', 'tie', 'error']);
 /** A finite number as String(n) writes it (and any plain decimal numeral): '7', '7.5', '-1', '1e-7'. */
 const NUMERAL = /^-?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/;
+/** What String(n) writes for a rating that is not a finite number. */
+const NOT_FINITE: ReadonlySet<string> = new Set(['Infinity', '-Infinity', 'NaN']);
 
 export function isVerdict(v: string): v is Verdict {
   return VERDICTS.has(v);
@@ -31,6 +33,9 @@ export function gameVerdictOf(v: string, pairwise: boolean, where: string): Game
   if (pairwise) {
     if (isVerdict(v)) return v;
   } else if (v === 'error' || isScoreText(v)) return v;
+  // versions before the typed verdict stored String(rating) of a rating too long to be a finite number
+  // ('Infinity'); today's parser stores `error` for that reply, and so it reads
+  else if (NOT_FINITE.has(v)) return 'error';
   throw new ArenaError(
     `${where}: verdict ${JSON.stringify(v)} is not ${pairwise ? 'a pairwise verdict (model_1, model_2, tie or error)' : 'a score (a number) or error'}`,
   );

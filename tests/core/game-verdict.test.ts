@@ -54,10 +54,18 @@ describe('gameVerdictOf (the check where a stored string enters)', () => {
 
   it('a single-grading game holds a score or error', () => {
     for (const v of ['7.5', '10', '1', '0', 'error']) expect(gameVerdictOf(v, false, 'game s1')).toBe(v);
-    for (const bad of ['model_1', 'model_2', 'tie', 'NaN', 'seven', ''])
+    for (const bad of ['model_1', 'model_2', 'tie', 'seven', '', 'infinity', 'nan'])
       expect(() => gameVerdictOf(bad, false, 'game s1')).toThrow(
         `game s1: verdict ${JSON.stringify(bad)} is not a score (a number) or error`,
       );
+  });
+
+  it("a single-grading game stored by an earlier version as String() of a non-finite rating reads as error, as today's parser stores it", () => {
+    // before the typed verdict, a rating of 309+ digits was stored as String(Infinity)
+    expect(String(Number('9'.repeat(400)))).toBe('Infinity');
+    for (const v of ['Infinity', '-Infinity', 'NaN'])
+      expect(gameVerdictOf(v, false, 'game s1')).toBe('error');
+    expect(() => gameVerdictOf('Infinity', true, 'game g1')).toThrow(ArenaError);
   });
 });
 
