@@ -5,6 +5,7 @@ import {
   is,
   Param,
   Placeholder,
+  SQL,
   sql,
   type Column,
   type Table,
@@ -77,7 +78,7 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
  * schema stays the one source), and each value is encoded by its column as drizzle would (JSON columns
  * stringified), except null, which stays NULL (drizzle's prepared inserts would store the text 'null').
  */
-function preparedInsert<T extends Table>(
+export function preparedInsert<T extends Table>(
   sqlite: Database.Database,
   db: AnyDb,
   table: T,
@@ -95,13 +96,25 @@ function preparedInsert<T extends Table>(
     throw new Error(`storage: cannot prepare the insert into ${getTableName(table)} (${built.sql})`);
   const order = params.map((p) => (p!.value as Placeholder).name as string);
   const encoders = params.map((p) => p!.encoder as Column);
+  // a value left out takes its column's default, as drizzle's insert gives it: $defaultFn or a literal
+  // .default(); an SQL default cannot be bound, so such a column is refused here, at open
+  const defaults = encoders.map((c) => {
+    if (c.defaultFn) return c.defaultFn as () => unknown;
+    if (c.default === undefined) return () => null;
+    if (is(c.default, SQL))
+      throw new Error(
+        `storage: ${getTableName(table)}.${c.name} has an SQL default, which the prepared insert cannot bind`,
+      );
+    return () => c.default;
+  });
   const stmt = sqlite.prepare(built.sql);
   const args = new Array<unknown>(order.length);
   return sqlite.transaction((rows: T['$inferInsert'][]) =>
     rows.map((r) => {
       const row = r as Record<string, unknown>;
       for (let i = 0; i < order.length; i++) {
-        const v = row[order[i]!];
+        const given = row[order[i]!];
+        const v = given === undefined ? defaults[i]!() : given;
         args[i] = v === null || v === undefined ? null : encoders[i]!.mapToDriverValue(v);
       }
       return stmt.run(args).changes === 1;
