@@ -1,7 +1,7 @@
 // Mistyped filters on the command line (issue 12, item 13): an unknown judge, model, category, turn, mode or
 // mock behaviour is a usage error (exit 1) that lists the valid values, with "did you mean" for near misses,
 // never an empty table with exit 0 or a silently dropped filter. Real bin/arena.mjs on a real SQLite file.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nearMisses, unknownValueMessage } from '../src/core/suggest.ts';
 import { arenaOk, playOwn, runArena, tmpDir } from './support/cli.ts';
@@ -50,6 +50,15 @@ describe('the CLI checks what it is asked for against the database', { timeout: 
         /unknown judge "mock\/longers"/,
         /did you mean "mock\/longer"/,
       );
+  });
+
+  it('one judge where two are expected (agreement, kappa) is a usage error, before the database is opened', async () => {
+    for (const cmd of ['agreement', 'kappa'])
+      for (const file of [db, join(dirname(db), 'no-such.db')])
+        await usageError(
+          [cmd, '--db', file, '--judge', 'mock/longer'],
+          /--judge expects two comma-separated judges, got "mock\/longer"/,
+        );
   });
 
   it('a turn the questions do not have, an unknown category, model or baseline', async () => {

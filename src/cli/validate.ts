@@ -85,10 +85,14 @@ export const twoJudgesArg = {
   },
 } as const;
 
-/** The two judges of `--judge A,B`, each checked against the store (a typo gets a suggestion). */
-export async function checkTwoJudges(store: Store, arg: string): Promise<[string, string]> {
+/** The two judges of `--judge A,B` (a usage error before anything is opened). */
+export function twoJudges(arg: string): [string, string] {
   const judges = list(arg) ?? [];
   if (judges.length !== 2) throw new UsageError(`--judge expects two comma-separated judges, got "${arg}"`);
-  for (const j of judges) await checkJudge(store, j);
   return [judges[0]!, judges[1]!];
+}
+
+/** Each judge checked against the store (a typo gets a suggestion). */
+export async function checkJudges(store: Store, judges: readonly string[]): Promise<void> {
+  for (const j of judges) await checkJudge(store, j);
 }

@@ -9,7 +9,7 @@ import { biasReport, intervalReport, kappaReport, lengthReport } from '../../rep
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
-import { checkJudge, checkJudgeTurn, checkTwoJudges, twoJudgesArg } from '../validate.ts';
+import { checkJudge, checkJudgeTurn, checkJudges, twoJudges, twoJudgesArg } from '../validate.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { setMaxListeners } from 'node:events';
@@ -149,11 +149,12 @@ export const kappaCommand = defineCommand({
     ...bootArgs,
   },
   async run({ args }) {
+    const [a, b] = twoJudges(args.judge);
     const o = bootOptions(args);
     await withStore(
       args.db,
       async (store) => {
-        const [a, b] = await checkTwoJudges(store, args.judge);
+        await checkJudges(store, [a, b]);
         const rows = await kappaReport(store, a, b, {
           ...o,
           byCategory: Boolean(args.category),

@@ -9,7 +9,14 @@ import * as figures from '../../core/format.ts';
 import { checkRoundsLevel } from '../boot-args.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { priorArg, priorOption } from './analytics.ts';
-import { checkCategory, checkJudgeTurn, checkModels, checkTwoJudges, twoJudgesArg } from '../validate.ts';
+import {
+  checkCategory,
+  checkJudgeTurn,
+  checkModels,
+  checkJudges,
+  twoJudges,
+  twoJudgesArg,
+} from '../validate.ts';
 import { DEFAULT_BASELINE } from '../../core/constants.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
@@ -152,10 +159,11 @@ export const agreementCommand = defineCommand({
     ...twoJudgesArg,
   },
   async run({ args }) {
+    const [a, b] = twoJudges(args.judge);
     await withStore(
       args.db,
       async (store) => {
-        const [a, b] = await checkTwoJudges(store, args.judge);
+        await checkJudges(store, [a, b]);
         const rows = await agreementBetween(store, a, b);
         if (args.json) return printJson(rows);
         print(table(rows.map((r) => ({ ...r, ratio: figures.pct(r.ratio) }))));
