@@ -14,7 +14,15 @@ function distFresh(): boolean {
   } catch {
     return false;
   }
+  // bin/arena.mjs's rule: newer than every file under src/, and than the last npm install
+  let installed = 0;
+  try {
+    installed = statSync(join(REPO_ROOT, 'node_modules/.package-lock.json')).mtimeMs;
+  } catch {
+    // not installed by npm
+  }
   return (
+    installed < t &&
     statSync(join(REPO_ROOT, 'src')).mtimeMs < t &&
     readdirSync(join(REPO_ROOT, 'src'), { recursive: true, withFileTypes: true }).every(
       (e) => statSync(join(e.parentPath, e.name)).mtimeMs < t,
@@ -27,7 +35,7 @@ const SOURCES = { ARENA_NO_DIST: '1' };
 
 // skipped (say so) when dist/ is missing or older than src/: `npm test`'s pretest builds it
 describe.skipIf(!FRESH)(
-  `the bundled command (dist/) and the sources (tsx) behave the same${FRESH ? '' : ' (skipped: dist/ is missing or older than src/; npm test builds it)'}`,
+  `the bundled command (dist/) and the sources (tsx) behave the same${FRESH ? '' : ' (skipped: dist/ is missing or older than src/ or the last npm install; npm test builds it)'}`,
   () => {
     it('help, a tournament on our own files, its standings, the games it exports, and a typo', async () => {
       const results = [];

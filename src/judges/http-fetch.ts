@@ -125,6 +125,8 @@ export function cappedFetch(
  * getSetCookie): names lowercased, repeated headers joined with ', ' (each set-cookie its own entry), as fetch does.
  * undici's `Headers` validates and re-sorts on each iteration, and the SDK iterates a reply's headers twice a
  * call for its debug log (built whether or not it logs): a tenth of the SDK's CPU per call (bench/run.ts).
+ * One thing is lost: that debug log (OPENAI_LOG=debug) reads a non-`Headers` object with Object.entries, so
+ * it shows a reply's headers as {}; retries, request ids and Retry-After read them through get().
  */
 export class ReplyHeaders implements Iterable<[string, string]> {
   readonly #map = new Map<string, string>();
