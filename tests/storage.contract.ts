@@ -812,6 +812,10 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
       expect(stored.find((g) => g.id === old.id)!.reply).toBe(old.reply);
       expect(stored.find((g) => g.id === fresh[1]!.id)!.verdictProbs).toEqual({ A: 0.5, B: 0.25, C: 0.25 });
       expect(stored.find((g) => g.id === fresh[0]!.id)!.verdictProbs ?? null).toBeNull();
+      // an id twice in one group is new once, at its first place; the first one's content is what stays
+      const twice = makeGame();
+      expect(await store.insertGames([twice, { ...twice, reply: 'second [[B]]' }])).toEqual([true, false]);
+      expect((await store.listGames()).find((g) => g.id === twice.id)!.reply).toBe(twice.reply);
     });
 
     it('claimGames leases games that are neither stored nor leased to another run; an expired lease is taken over', async () => {

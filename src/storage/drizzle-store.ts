@@ -375,7 +375,8 @@ export class DrizzleStore implements Store {
         .onConflictDoNothing()
         .returning({ id: t.games.id }))
         fresh.add(r.id);
-    return games.map((g) => fresh.has(g.id));
+    // an id given twice is new once, at its first place (as the prepared path of sqlite.ts says)
+    return games.map((g) => fresh.delete(g.id));
   }
 
   async listGames(f: GameFilter = {}): Promise<Game[]> {
