@@ -2,35 +2,13 @@
 // is newer than every file under src/, else the sources through tsx. Both ways must be the same command: the
 // bundle resolves the files its sources read beside themselves (db/migrations, questions/) from the package,
 // loads the lazily imported commands, and stores the same games. Real processes, real SQLite files.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { distFresh } from '../bin/dist-fresh.mjs';
 import { arenaJson, arenaOk, OWN, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
 
-function distFresh(): boolean {
-  let t: number;
-  try {
-    t = statSync(join(REPO_ROOT, 'dist', 'arena.mjs')).mtimeMs;
-  } catch {
-    return false;
-  }
-  // bin/arena.mjs's rule: newer than every file under src/, and than the last npm install
-  let installed = 0;
-  try {
-    installed = statSync(join(REPO_ROOT, 'node_modules/.package-lock.json')).mtimeMs;
-  } catch {
-    // not installed by npm
-  }
-  return (
-    installed < t &&
-    statSync(join(REPO_ROOT, 'src')).mtimeMs < t &&
-    readdirSync(join(REPO_ROOT, 'src'), { recursive: true, withFileTypes: true }).every(
-      (e) => statSync(join(e.parentPath, e.name)).mtimeMs < t,
-    )
-  );
-}
-
-const FRESH = distFresh();
+const FRESH = distFresh(REPO_ROOT);
 const SOURCES = { ARENA_NO_DIST: '1' };
 
 // skipped (say so) when dist/ is missing or older than src/: `npm test`'s pretest builds it
