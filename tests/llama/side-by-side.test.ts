@@ -1,6 +1,7 @@
 // A local llama.cpp judge and an OpenAI-compatible judge (our test server, over real HTTP) side by side
 // through the real `arena` CLI, the judgment-quality report, and escalation from the local judge to the
 // server judge for exactly the low-confidence and order-inconsistent matches.
+import type { JudgesReport } from '../../src/reports/judges-report.ts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairVerdict } from '../../src/core/game-verdict.ts';
@@ -119,39 +120,7 @@ describe('side by side: llama-cpp and an OpenAI-compatible judge', () => {
   it(
     '`arena judges` reports judgment quality per judge and turn, agreement and win-rate correlation',
     async () => {
-      type Report = {
-        quality: {
-          judge: string;
-          turn: number;
-          games: number;
-          matches: number;
-          errorsOneGame: number;
-          errorsBothGames: number;
-          emptyReplies: number;
-          consistent: number;
-          inconsistent: number;
-          ties: number;
-          meanConfidence: number | null;
-          meanEntropy: number | null;
-        }[];
-        agreement: {
-          judge1: string;
-          judge2: string;
-          turn: number;
-          setup: string;
-          total: number;
-          agree: number;
-        }[];
-        correlation: {
-          judge1: string;
-          judge2: string;
-          variant: string;
-          models: number;
-          matches: number;
-          r: number | null;
-        }[];
-      };
-      const rep = await arenaJson<Report>(['judges', '--db', db, '--json', '--report']);
+      const rep = await arenaJson<JudgesReport>(['judges', '--db', db, '--json', '--report']);
       const store = openSqliteStore(db);
       const local = localMatches(await store.listGames({ judge: LOCAL_ID }));
       await store.close();
