@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { planRun } from '../src/engine/run.ts';
 import { createJudge } from '../src/judges/registry.ts';
 import { withRefreshContext } from '../src/cli/ops-context.ts';
-import { refresh as refreshWith } from '../src/ops/refresh.ts';
+import { refresh as refreshWith } from '../src/ops/refresh/index.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
 
 const MT = process.env.MTBENCH_DIR ?? join(import.meta.dirname, '..', '..', 'shared', 'mt_bench');

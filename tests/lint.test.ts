@@ -129,14 +129,14 @@ describe('lint (eslint.config.js)', { timeout: 600_000 }, () => {
     expect(
       await rules(
         'src/web/probe.ts',
-        "import { refresh } from '../ops/refresh.ts';\nexport const f = refresh;\n",
+        "import { refresh } from '../ops/refresh/index.ts';\nexport const f = refresh;\n",
       ),
     ).toEqual(['import-x/no-restricted-paths']);
     // the CLI composes everything
     expect(
       await rules(
         'src/cli/probe.ts',
-        "import { refresh } from '../ops/refresh.ts';\nimport { createApp } from '../web/app.ts';\nimport { openSqliteStore } from '../storage/sqlite.ts';\nexport const f = [refresh, createApp, openSqliteStore];\n",
+        "import { refresh } from '../ops/refresh/index.ts';\nimport { createApp } from '../web/app.ts';\nimport { openSqliteStore } from '../storage/sqlite.ts';\nexport const f = [refresh, createApp, openSqliteStore];\n",
       ),
     ).toEqual([]);
   });

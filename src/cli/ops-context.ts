@@ -1,19 +1,21 @@
 // Wiring of the ops jobs (src/ops: refresh, checkpoints) for the CLI: config file -> parsed config, the
 // database -> a Store (read as it is for a dry run, which writes nothing), the refresh lock, the judges, the publishers.
-// The jobs themselves only get `{ store, judges, config }`.
+// The jobs themselves only get `{ store, judges, config }`, plus what touches the process: the environment
+// (API keys) and the runner of a refresh's publish command.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 import { publishToD1 } from '../entry/publish.ts';
 import { openaiBatchClient } from '../judges/openai-batch.ts';
-import { apiKeyOf, openJudge } from '../judges/registry.ts';
-import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints.ts';
+import { openJudge } from '../judges/registry.ts';
+import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints-config.ts';
 import { loadRefreshConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
-import type { OpenBatchClient, OpenJudge, Publisher } from '../ops/deps.ts';
-import { answerFiles } from '../ops/refresh.ts';
+import type { Env, OpenBatchClient, OpenJudge, Publisher, RunHook } from '../ops/deps.ts';
+import { requireApiKeys } from '../ops/keys.ts';
+import { answerFiles } from '../ops/refresh/index.ts';
 import { takeLock } from '../storage/lock.ts';
 import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
-
-type Env = Record<string, string | undefined>;
 
 /** Opens a judge of an ops config through judges/registry.ts openJudge (key check, retries, auth stop), logging retries. */
 export function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
@@ -30,6 +32,11 @@ export function sqlitePublisher(store: SqliteStore, log: (m: string) => void = (
   };
 }
 
+/** Runs a refresh's publish command as a child process, its output on ours, its stdin closed. */
+export const runHook: RunHook = (cmd, args, o) => {
+  execFileSync(cmd, args, { cwd: resolve(o.cwd), stdio: ['ignore', 'inherit', 'inherit'], env: o.env });
+};
+
 export interface RefreshContext {
   store: SqliteStore;
   judges: OpenJudge;
@@ -37,6 +44,9 @@ export interface RefreshContext {
   batches: OpenBatchClient;
   config: Loaded<RefreshConfig>;
   publish: Publisher;
+  runHook: RunHook;
+  /** the process's environment (or the caller's `env`): API keys, and the publish command's environment */
+  env: Env;
 }
 
 /**
@@ -49,17 +59,26 @@ export async function withRefreshContext<T>(
   fn: (ctx: RefreshContext) => Promise<T>,
 ): Promise<T> {
   const config = loadRefreshConfig(configFile);
+  const env = o.env ?? process.env;
   // a missing answer file or API key is reported before the database is touched (a dry run calls no judge)
-  if (!o.dryRun) for (const j of config.config.judges) apiKeyOf(j, o.env ?? process.env);
+  if (!o.dryRun) requireApiKeys(config.config.judges, env);
   answerFiles(config.config.answers);
   const db = config.config.db;
   const unlock = o.dryRun ? () => {} : takeLock(db, 'refresh');
   try {
     const store = openForDryRun(db, o.dryRun);
     try {
-      const judges = judgeOpener(o.env ?? process.env, o.log);
+      const judges = judgeOpener(env, o.log);
       const batches: OpenBatchClient = (j, apiKey) => openaiBatchClient({ baseURL: j.baseURL, apiKey });
-      return await fn({ store, judges, batches, config, publish: sqlitePublisher(store, o.log) });
+      return await fn({
+        store,
+        judges,
+        batches,
+        config,
+        publish: sqlitePublisher(store, o.log),
+        runHook,
+        env,
+      });
     } finally {
       await store.close();
     }
@@ -72,6 +91,8 @@ export interface CheckpointsContext {
   store: SqliteStore;
   judges: OpenJudge;
   config: Loaded<CheckpointsConfig>;
+  /** the process's environment (or the caller's `env`): the judges' and the generators' API keys */
+  env: Env;
 }
 
 /**
@@ -85,15 +106,16 @@ export async function withCheckpointsContext<T>(
 ): Promise<T> {
   const config = loadCheckpointsConfig(configFile);
   const db = config.config.db;
+  const env = o.env ?? process.env;
   // `play`: a missing API key is reported before the database is touched
-  if (o.play) for (const j of config.config.judges) apiKeyOf(j, o.env ?? process.env);
+  if (o.play) requireApiKeys(config.config.judges, env);
   if (o.report && !existsSync(db))
     throw new ArenaError(
       `${db}: no such database (run \`arena checkpoints run --config ${configFile}\` first)`,
     );
   const store = openForDryRun(db, o.dryRun);
   try {
-    return await fn({ store, judges: judgeOpener(o.env ?? process.env, o.log), config });
+    return await fn({ store, judges: judgeOpener(env, o.log), config, env });
   } finally {
     await store.close();
   }

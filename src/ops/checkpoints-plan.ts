@@ -7,7 +7,7 @@ import { readImport } from '../importers/import.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import { pendingView } from '../storage/pending.ts';
 import type { Store } from '../storage/store.ts';
-import { seriesTournament, type CheckpointsConfig } from './checkpoints.ts';
+import { seriesTournament, type CheckpointsConfig } from './checkpoints-config.ts';
 import type { Loaded } from './config.ts';
 import { calibrate, planEstimate, priceFor, type PlanEstimate } from './prices.ts';
 

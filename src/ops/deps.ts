@@ -1,9 +1,14 @@
 // What an ops job (refresh, checkpoints) is given instead of opening things itself: the Store, a way to
 // open the judges its config names, its parsed config, and (refresh) the publishing targets that need the
-// database file. The CLI wires them (src/cli/ops-context.ts); a library caller passes its own.
+// database file. The jobs never touch the process: the environment they read keys from and the runner of a
+// refresh's publish command are given too. The CLI wires them (src/cli/ops-context.ts); a library caller
+// passes its own.
 import type { JudgeCallError, JudgeProvider } from '../judges/judge.ts';
 import type { BatchClient } from '../judges/openai-batch.ts';
 import type { JudgeConfig } from './config.ts';
+
+/** Environment variables, as a job reads them (the CLI passes its process's own). */
+export type Env = Record<string, string | undefined>;
 
 /**
  * Open the judge a config entry names (retry, timeout and the auth stop included; judges/registry.ts
@@ -28,3 +33,9 @@ export interface Publisher {
   /** make the site's D1 database hold exactly the rows of this one */
   d1(target: { database: string; remote: boolean; persistTo?: string | undefined }): Promise<void>;
 }
+
+/**
+ * Run a command to its end (a refresh's `publish.command`) in directory `cwd` (relative: to the caller's
+ * working directory) with exactly the environment `env`; a failure (non-zero exit) throws.
+ */
+export type RunHook = (cmd: string, args: string[], o: { cwd: string; env: Env }) => void | Promise<void>;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { JudgeProvider } from '../../src/judges/judge.ts';
 import { createJudge } from '../../src/judges/registry.ts';
 import { loadRefreshConfig, type JudgeConfig } from '../../src/ops/config.ts';
-import { refresh } from '../../src/ops/refresh.ts';
+import { refresh } from '../../src/ops/refresh/index.ts';
 import { openMemoryStore } from '../../src/storage/sqlite.ts';
 import { tmpDir } from '../support/cli.ts';
 import { HAVE_MTBENCH, writeConfig } from './helpers.ts';

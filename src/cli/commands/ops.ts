@@ -77,7 +77,7 @@ export const refreshCommand = defineCommand({
     },
   },
   async run({ args }) {
-    const { refresh } = await import('../../ops/refresh.ts');
+    const { refresh } = await import('../../ops/refresh/index.ts');
     const { withRefreshContext } = await import('../ops-context.ts');
     const bars = progressBars();
     const irq = interruptible(bars.log);

@@ -1,0 +1,72 @@
+// Step 1 of a refresh: import the config's files. Imports are upserts; a changed answer has new content,
+// hence new game ids. A dry run writes nothing: it reads the store and plans on a view of it with the import
+// applied (src/storage/pending.ts).
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ArenaError } from '../../core/types.ts';
+import { ensureRunPrompts, missingRunPrompts } from '../../importers/builtin.ts';
+import { modelFromFile } from '../../importers/formats.ts';
+import { importFiles, readImport } from '../../importers/import.ts';
+import { bundleCounts, pendingView, type StoreReader } from '../../storage/pending.ts';
+import type { ImportCounts, Store } from '../../storage/store.ts';
+import type { RefreshConfig } from '../config.ts';
+
+/** The answer files of the config's `answers` (a directory: its .jsonl files); a missing path is an error naming it. */
+export function answerFiles(paths: string[]): string[] {
+  return paths.flatMap((p) => {
+    if (!existsSync(p)) throw new ArenaError(`${p}: no such answer file or directory`, { file: p });
+    return statSync(p).isDirectory()
+      ? readdirSync(p)
+          .filter((f) => f.endsWith('.jsonl'))
+          .sort()
+          .map((f) => join(p, f))
+      : [p];
+  });
+}
+
+export interface Imported {
+  /** what planning reads: the store, or (dry run) a view of it with the import and the prompts applied */
+  reader: StoreReader;
+  counts: ImportCounts;
+  changedAnswers: number;
+  /** the models the refresh plays (the config's, else those of the answer files) */
+  models: string[];
+  /** of those, the ones the store did not know before */
+  newModels: string[];
+}
+
+export async function importAnswers(
+  store: Store,
+  c: RefreshConfig,
+  files: string[],
+  dryRun: boolean,
+  log: (m: string) => void,
+): Promise<Imported> {
+  const before = new Map(
+    (await store.listAnswers()).map((a) => [`${a.model}\u0000${a.questionId}`, JSON.stringify(a.turns)]),
+  );
+  const oldModels = new Set(await store.listModels());
+  const sources = { questions: c.questions, references: c.references, prompts: c.prompts, answers: files };
+  let reader: StoreReader = store;
+  const pending = dryRun ? (await readImport(store, sources)).bundle : undefined;
+  if (pending) reader = pendingView(store, pending);
+  const counts = pending ? bundleCounts(pending) : await importFiles(store, sources);
+  const after = await reader.listAnswers();
+  const changedAnswers = after.filter((a) => {
+    const b = before.get(`${a.model}\u0000${a.questionId}`);
+    return b !== undefined && b !== JSON.stringify(a.turns);
+  }).length;
+  // planning reads only: the shipped prompts the modes (and the canary) need are imported here
+  const runModes = [...c.modes.map((m) => m.mode), ...(c.canary ? ['pairwise-all' as const] : [])];
+  if (dryRun)
+    for (const mode of new Set(runModes))
+      reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, c.promptSet) });
+  else await ensureRunPrompts(store, runModes, c.promptSet);
+  const fileModels = files.map(modelFromFile);
+  const models = c.models ?? [...new Set(fileModels)].sort();
+  const newModels = models.filter((m) => !oldModels.has(m));
+  log(
+    `${dryRun ? 'would import' : 'imported'} ${counts.answers} answers of ${fileModels.length} models (${newModels.length} new: ${newModels.join(', ') || '-'}; ${changedAnswers} changed answers)`,
+  );
+  return { reader, counts, changedAnswers, models, newModels };
+}

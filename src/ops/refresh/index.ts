@@ -1,0 +1,155 @@
+// `arena refresh`: the nightly job. Import what changed, play only the games that do not exist yet,
+// re-judge the drift canary, check the judges' health against the last refresh, record the cost, publish.
+// One file per step (import, plan, play, report, publish); `refresh` composes them and keeps the record.
+import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { ArenaError } from '../../core/types.ts';
+import { authStopError } from '../../judges/auth-stop.ts';
+import type { JudgeCallError } from '../../judges/judge.ts';
+import type { RefreshRecord } from '../../storage/store.ts';
+import type { RefreshConfig } from '../config.ts';
+import { requireApiKeys } from '../keys.ts';
+import { answerFiles, importAnswers } from './import.ts';
+import { planJudges } from './plan.ts';
+import { playJudges } from './play.ts';
+import { publishRefresh } from './publish.ts';
+import { judgeHealthReport, summarize, summaryLine } from './report.ts';
+import { EXIT, type JudgePlan, type RefreshOptions, type RefreshSummary } from './types.ts';
+
+export { answerFiles } from './import.ts';
+export { EXIT, type PlanLine, type RefreshOptions, type RefreshSummary } from './types.ts';
+
+export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
+  const t0 = Date.now();
+  const log = o.log ?? (() => {});
+  const env = o.env ?? {};
+  // the first 401/403 of any judge stops the whole refresh: no retries, no further calls, one message
+  let refused: JudgeCallError | undefined;
+  const authStop = new AbortController();
+  const onAuthFailure = (e: JudgeCallError) => {
+    refused = e;
+    setImmediate(() => authStop.abort(e));
+  };
+  o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
+  setMaxListeners(0, o.signal!);
+  const { config: c, text, file: configFile } = o.config;
+  const store = o.store;
+  if (!o.dryRun) requireApiKeys(c.judges, env); // a missing key is said before anything is imported
+  const batchJudge = c.judges.find((j) => j.batch);
+  if (!o.dryRun && batchJudge && !o.batches)
+    throw new ArenaError(
+      `judge ${batchJudge.id}: batch mode needs a Batch API client (RefreshOptions.batches: judges/openai-batch.ts)`,
+    );
+  const files = answerFiles(c.answers);
+  const id = randomUUID();
+  const judges: JudgePlan[] = [];
+  try {
+    if (!o.dryRun) {
+      const stale = await store.markRefreshesInterrupted();
+      if (stale)
+        log(`${stale} earlier refresh(es) had been killed; marked interrupted (their stored games are kept)`);
+    }
+    const dryRun = !!o.dryRun;
+    const { reader, counts, changedAnswers, models, newModels } = await importAnswers(
+      store,
+      c,
+      files,
+      dryRun,
+      log,
+    );
+    const plan = await planJudges(
+      { store, reader, open: o.judges, c, models, id, dryRun, onAuthFailure },
+      judges,
+    );
+    const estCost = plan.reduce((s, p) => s + p.estCost, 0);
+    const base = {
+      id,
+      imported: { answers: counts.answers, newModels, changedAnswers, questions: counts.questions },
+      plan,
+      estCost,
+    };
+    if (o.dryRun) return dryRunSummary(base, c, t0);
+    const record: RefreshRecord = {
+      id,
+      startedAt: t0,
+      finishedAt: null,
+      status: 'running',
+      config: { file: configFile, config: JSON.parse(text) },
+      summary: base,
+      degraded: null,
+      cost: 0,
+    };
+    await store.saveRefresh(record);
+
+    try {
+      const played = await playJudges({ o, c, store, id, env, log, refused: () => !!refused }, judges);
+      if (refused) throw authStopError(refused, `the judge's apiKeyEnv and baseURL in ${configFile}`);
+      const { health, degraded } = await judgeHealthReport(store, c, id, judges, played);
+      const interrupted = !!o.signal?.aborted;
+      const summary = summarize(base, played, health, degraded, interrupted);
+      const { status, cost } = summary;
+      const finish = async () => {
+        summary.seconds = (Date.now() - t0) / 1000;
+        summary.line = summaryLine(summary);
+        await store.saveRefresh({
+          ...record,
+          finishedAt: Date.now(),
+          status,
+          summary,
+          degraded: degraded.length ? degraded : null,
+          cost,
+        });
+      };
+      // the final record first, so that what is published carries this refresh's status (the site shows it)
+      await finish();
+
+      // publish what is judged (also after a budget stop or a degraded mark: everything judged so far is kept)
+      if (!interrupted && c.publish) {
+        const publish = { publish: o.publish, runHook: o.runHook, env, c, configFile, id, log };
+        summary.published.push(...(await publishRefresh(publish)));
+        await finish();
+      }
+      return summary;
+    } catch (e) {
+      // a planning or storage error after the record was opened: the refresh failed, say so in the history
+      await store
+        .saveRefresh({
+          ...record,
+          finishedAt: Date.now(),
+          status: 'failed',
+          degraded: [`error: ${(e as Error)?.message ?? e}`],
+        })
+        .catch(() => {});
+      throw e;
+    }
+  } finally {
+    for (const jp of judges) await jp.judge.close?.();
+  }
+}
+
+/** What a dry run gives back: the plan and its estimated cost; nothing was played or written. */
+function dryRunSummary(
+  base: Pick<RefreshSummary, 'id' | 'imported' | 'plan' | 'estCost'>,
+  c: RefreshConfig,
+  t0: number,
+): RefreshSummary {
+  const toPlay = base.plan.reduce((s, p) => s + p.toPlay, 0);
+  const line = `refresh dry run: ${toPlay} games to play, estimated $${base.estCost.toFixed(4)}${c.budget ? ` (budget $${c.budget.maxUsd})` : ''}; nothing was changed`;
+  return {
+    ...base,
+    status: 'dry-run',
+    exitCode: EXIT.ok,
+    runs: [],
+    played: 0,
+    failed: 0,
+    skipped: 0,
+    cost: 0,
+    judges: {},
+    drift: {},
+    degraded: [],
+    batches: [],
+    published: [],
+    seconds: (Date.now() - t0) / 1000,
+    line,
+  };
+}

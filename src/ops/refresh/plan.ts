@@ -1,0 +1,108 @@
+// Step 2 of a refresh: plan every judge x mode (and the drift canary), and estimate what the games not
+// stored yet will cost. Planning only reads.
+import type { GameSpec } from '../../core/types.ts';
+import { planRun } from '../../engine/run.ts';
+import type { JudgeCallError, JudgeProvider } from '../../judges/judge.ts';
+import type { StoreReader } from '../../storage/pending.ts';
+import type { Store } from '../../storage/store.ts';
+import type { RefreshConfig } from '../config.ts';
+import type { OpenJudge } from '../deps.ts';
+import { calibrate, planEstimate, priceFor, type TokenModel } from '../prices.ts';
+import type { JudgePlan, PlanLine } from './types.ts';
+
+export interface PlanInput {
+  store: Store;
+  /** the store, or (dry run) a view of it with the import applied */
+  reader: StoreReader;
+  open: OpenJudge;
+  c: RefreshConfig;
+  /** the models of the refresh (a mode's own `models` overrides them) */
+  models: string[];
+  /** the refresh id, the canary's nonce */
+  id: string;
+  dryRun: boolean;
+  onAuthFailure(e: JudgeCallError): void;
+}
+
+/**
+ * Opens each judge and plans its games. Each judge opened is pushed to `judges` as soon as it is open,
+ * so that the caller closes it even if planning a later one fails.
+ */
+export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<PlanLine[]> {
+  const { store, c } = p;
+  const plan: PlanLine[] = [];
+  for (const j of c.judges) {
+    const judge = await p.open(j, { onAuthFailure: p.onAuthFailure, planOnly: p.dryRun });
+    const price = priceFor(judge.id, { price: j.price, batch: j.batch });
+    const tokens = calibrate(await store.tokenTotals(judge.id), {
+      charsPerToken: c.estimate.charsPerToken,
+      outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens,
+    });
+    const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
+    judges.push(jp);
+    for (const m of c.modes) {
+      const mModels = m.models ?? p.models;
+      const baseline = m.mode === 'pairwise-baseline' ? m.baseline : undefined;
+      const { games } = await planRun({
+        store: p.reader,
+        judge,
+        mode: m.mode,
+        models: mModels,
+        ...(baseline ? { baseline } : {}),
+        ...(c.questionIds ? { questionIds: c.questionIds } : {}),
+        turns: c.turns,
+        ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+        referenceSource: c.referenceSource,
+        settings: c.settings,
+      });
+      const stored = await store.existingGameIds(games.map((g) => g.id));
+      const todo = uniq(games.filter((g) => !stored.has(g.id)));
+      jp.modes.push({
+        mode: m.mode,
+        models: mModels,
+        ...(baseline ? { baseline } : {}),
+        games,
+        toPlay: todo.length,
+      });
+      plan.push(planLine(judge.id, m.mode, games.length, games.length - todo.length, todo, tokens, price));
+    }
+    if (c.canary) {
+      const { games } = await canaryPlan(p.reader, judge, c, p.id);
+      plan.push(planLine(judge.id, 'canary', games.length, 0, games, tokens, price));
+    }
+  }
+  return plan;
+}
+
+function uniq<T extends { id: string }>(games: T[]): T[] {
+  const seen = new Set<string>();
+  return games.filter((g) => !seen.has(g.id) && seen.add(g.id));
+}
+
+function planLine(
+  judge: string,
+  mode: string,
+  planned: number,
+  stored: number,
+  todo: { spec: GameSpec }[],
+  tokens: TokenModel,
+  price: ReturnType<typeof priceFor>,
+): PlanLine {
+  const { judge: id, ...e } = planEstimate(judge, planned, stored, todo, tokens, price);
+  return { judge: id, mode, ...e };
+}
+
+function canaryPlan(store: StoreReader, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
+  const k = c.canary!;
+  return planRun({
+    store,
+    judge,
+    mode: 'pairwise-all',
+    models: k.models,
+    questionIds: k.questionIds,
+    turns: k.turns,
+    ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+    referenceSource: c.referenceSource,
+    settings: { ...c.settings, canary: nonce },
+  });
+}

@@ -1,0 +1,165 @@
+// Step 3 of a refresh: play each judge's planned games (a batch judge through the Batch API), then its
+// drift canary, under the refresh's budget.
+import { CANARY_SOURCE } from '../../core/constants.ts';
+import type { GameSpec } from '../../core/types.ts';
+import { runTournament, type RunSummary } from '../../engine/run.ts';
+import { apiKeyOf } from '../../judges/registry.ts';
+import type { Store } from '../../storage/store.ts';
+import type { RefreshConfig } from '../config.ts';
+import type { Env } from '../deps.ts';
+import { canaryDrift, type Drift } from '../health.ts';
+import { Budget, costOf, estimateCost } from '../prices.ts';
+import type { JudgePlan, RefreshOptions, RefreshSummary } from './types.ts';
+
+export interface PlayInput {
+  /** the refresh's options (its signal already includes the auth stop) */
+  o: RefreshOptions;
+  c: RefreshConfig;
+  store: Store;
+  /** the refresh id, the canary's nonce and the batches' owner */
+  id: string;
+  env: Env;
+  log(m: string): void;
+  /** whether a judge refused its key (its failures are then said once, by the caller) */
+  refused(): boolean;
+}
+
+export interface Played {
+  runs: RefreshSummary['runs'];
+  batches: RefreshSummary['batches'];
+  drift: Record<string, Drift>;
+}
+
+type TournamentOptions = Parameters<typeof runTournament>[0];
+
+export async function playJudges(p: PlayInput, judges: JudgePlan[]): Promise<Played> {
+  const { o, c, store } = p;
+  const budget = c.budget ? new Budget(c.budget.maxUsd) : undefined;
+  const played: Played = { runs: [], batches: [], drift: {} };
+  for (const jp of judges) {
+    if (o.signal?.aborted) break;
+    const common = {
+      store,
+      judge: jp.judge,
+      ...(c.questionIds ? { questionIds: c.questionIds } : {}),
+      turns: c.turns,
+      ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+      referenceSource: c.referenceSource,
+      settings: c.settings,
+    };
+    if (jp.cfg.batch) {
+      await playBatch(p, played, jp, budget);
+    } else {
+      for (const m of jp.modes) {
+        if (o.signal?.aborted) break;
+        await playRun(p, played, budget, jp, m.mode, {
+          ...common,
+          mode: m.mode,
+          models: m.models,
+          ...(m.baseline ? { baseline: m.baseline } : {}),
+        });
+      }
+    }
+    if (c.canary && !o.signal?.aborted) {
+      await playRun(p, played, budget, jp, 'canary', {
+        ...common,
+        mode: 'pairwise-all',
+        models: c.canary.models,
+        questionIds: c.canary.questionIds,
+        turns: c.canary.turns,
+        settings: { ...c.settings, canary: p.id },
+        source: CANARY_SOURCE,
+      });
+      played.drift[jp.judge.id] = canaryDrift(await canaryGames(store, jp.judge.id), p.id);
+    }
+  }
+  return played;
+}
+
+/** One tournament of a judge (a mode, or the canary), recorded in `played.runs`. */
+async function playRun(
+  p: PlayInput,
+  played: Played,
+  budget: Budget | undefined,
+  jp: JudgePlan,
+  mode: string,
+  opts: TournamentOptions,
+): Promise<RunSummary> {
+  const { o, c } = p;
+  const est = (_id: string, spec: GameSpec) => estimateCost(spec, jp.tokens, jp.price);
+  const r: RunSummary = await runTournament({
+    ...opts,
+    parser: c.parser,
+    concurrency: jp.cfg.concurrency,
+    costOf: (tin, tout) => costOf(jp.price, tin, tout),
+    ...(budget ? { budget: budget.gate(est) } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),
+    onProgress: (pr) => o.onProgress?.({ ...pr, judge: jp.judge.id }),
+  });
+  played.runs.push({
+    id: r.id,
+    judge: jp.judge.id,
+    mode,
+    played: r.played,
+    failed: r.failed,
+    skipped: r.skipped,
+    cost: r.cost ?? null,
+    status: r.status,
+  });
+  if (r.errors.length && !p.refused())
+    for (const e of r.errors.slice(0, 3)) p.log(`[${jp.judge.id}] failed: ${e}`);
+  return r;
+}
+
+/** A `batch: true` judge: every mode's games through the Batch API (src/ops/batch.ts), as one run. */
+async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Budget | undefined) {
+  const { o, c, store } = p;
+  const { runBatches } = await import('../batch.ts');
+  const games = jp.modes.flatMap((m) => m.games);
+  const gate = budget?.gate((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
+  const b = await runBatches({
+    store,
+    judgeId: jp.judge.id,
+    model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1),
+    client: o.batches!(jp.cfg, apiKeyOf(jp.cfg, p.env)),
+    games,
+    settings: c.settings,
+    parser: c.parser,
+    price: jp.price,
+    refreshId: p.id,
+    ...(gate ? { admit: gate.reserve } : {}),
+    waitS: jp.cfg.batchWaitS,
+    pollS: jp.cfg.batchPollS,
+    log: p.log,
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+  played.batches.push(b);
+  if (b.runId || b.skipped)
+    played.runs.push({
+      id: b.runId ?? '',
+      judge: jp.judge.id,
+      mode: 'batch',
+      played: b.imported,
+      failed: b.failed,
+      skipped: b.skipped,
+      cost: b.cost,
+      status: b.failed ? 'failed' : b.skipped ? 'budget' : 'done',
+    });
+}
+
+async function canaryGames(store: Store, judge: string) {
+  return (await store.listGames({ judge, kind: 'pairwise', source: CANARY_SOURCE }))
+    .filter((g) => typeof g.judgeSettings.canary === 'string')
+    .map((g) => ({
+      questionId: g.match.questionId,
+      turn: g.match.turn,
+      model1: g.match.model1,
+      model2: g.match.model2 ?? null,
+      order: g.order,
+      verdict: g.verdict,
+      promptName: g.promptName,
+      nonce: g.judgeSettings.canary as string,
+      createdAt: g.createdAt,
+    }));
+}
