@@ -10,6 +10,8 @@ import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoint
 import { loadRefreshConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
 import type { OpenBatchClient, OpenJudge, Publisher } from '../ops/deps.ts';
 import { answerFiles } from '../ops/refresh.ts';
+import type { Liveness } from '../engine/play/index.ts';
+import { processLiveness } from './liveness.ts';
 import { takeLock } from '../storage/lock.ts';
 import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 
@@ -37,6 +39,7 @@ export interface RefreshContext {
   batches: OpenBatchClient;
   config: Loaded<RefreshConfig>;
   publish: Publisher;
+  liveness: Liveness;
 }
 
 /**
@@ -59,7 +62,8 @@ export async function withRefreshContext<T>(
     try {
       const judges = judgeOpener(o.env ?? process.env, o.log);
       const batches: OpenBatchClient = (j, apiKey) => openaiBatchClient({ baseURL: j.baseURL, apiKey });
-      return await fn({ store, judges, batches, config, publish: sqlitePublisher(store, o.log) });
+      const publish = sqlitePublisher(store, o.log);
+      return await fn({ store, judges, batches, config, publish, liveness: processLiveness() });
     } finally {
       await store.close();
     }
@@ -72,6 +76,7 @@ export interface CheckpointsContext {
   store: SqliteStore;
   judges: OpenJudge;
   config: Loaded<CheckpointsConfig>;
+  liveness: Liveness;
 }
 
 /**
@@ -93,7 +98,8 @@ export async function withCheckpointsContext<T>(
     );
   const store = openForDryRun(db, o.dryRun);
   try {
-    return await fn({ store, judges: judgeOpener(o.env ?? process.env, o.log), config });
+    const judges = judgeOpener(o.env ?? process.env, o.log);
+    return await fn({ store, judges, config, liveness: processLiveness() });
   } finally {
     await store.close();
   }

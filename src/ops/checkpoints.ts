@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import { ArenaError, type Answer, type Question } from '../core/types.ts';
 import { runTournament, type RunProgress } from '../engine/run.ts';
+import type { Liveness } from '../engine/play/index.ts';
 import { judgeData } from '../reports/results.ts';
 import { llamaCppGenerator } from '../generators/llama-cpp.ts';
 import { openaiGenerator } from '../generators/openai.ts';
@@ -173,6 +174,8 @@ export interface CheckpointsOptions {
   log?(m: string): void;
   onProgress?(p: { stage: string; done: number; total: number }): void;
   signal?: AbortSignal;
+  /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
+  liveness?: Liveness;
 }
 
 /** Generate what is missing (answers are stored one question at a time, so a rerun resumes), then judge. */
@@ -310,6 +313,7 @@ export async function runCheckpoints(
         ...(o.signal ? { signal: o.signal } : {}),
         onProgress: (p: RunProgress) =>
           o.onProgress?.({ stage: `judge ${judge.id}`, done: p.done + p.failed, total: p.total }),
+        ...o.liveness,
       });
       played += r.played;
       failed += r.failed;

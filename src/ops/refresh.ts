@@ -8,6 +8,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ArenaError, type GameSpec, type Mode } from '../core/types.ts';
 import { planRun, runTournament, type RunProgress, type RunSummary } from '../engine/run.ts';
+import type { Liveness } from '../engine/play/index.ts';
 import { modelFromFile } from '../importers/formats.ts';
 import { ensureRunPrompts, missingRunPrompts } from '../importers/builtin.ts';
 import { importFiles, readImport } from '../importers/import.ts';
@@ -54,6 +55,8 @@ export interface RefreshOptions {
   onProgress?(p: RunProgress & { judge: string }): void;
   /** where a batch judge's API key is read (`judges[].apiKeyEnv`); default process.env */
   env?: Record<string, string | undefined>;
+  /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
+  liveness?: Liveness;
 }
 
 export interface PlanLine extends PlanEstimate {
@@ -277,6 +280,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           ...(o.signal ? { signal: o.signal } : {}),
           onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),
           onProgress: (p) => o.onProgress?.({ ...p, judge: jp.judge.id }),
+          ...o.liveness,
         });
         runs.push({
           id: r.id,
@@ -322,6 +326,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
             pollS: jp.cfg.batchPollS,
             log,
             ...(o.signal ? { signal: o.signal } : {}),
+            ...(o.liveness ? { liveness: o.liveness } : {}),
           });
           batches.push(b);
           if (b.runId || b.skipped)
