@@ -1,4 +1,4 @@
-// engine/play.ts, the one loop that plays games, on a real SQLite file and through the real OpenAI judge
+// engine/play/, the one loop that plays games, on a real SQLite file and through the real OpenAI judge
 // (SDK + retry) against the OpenAI-compatible test server over HTTP. What it must hold: a failed call is
 // an attempt on record and never a verdict; the counters equal what the database holds; an abort stops
 // it cleanly; a budget's refusal and another run's games are counted as such.
@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Game, GameSpec } from '../src/core/types.ts';
 import { parserFor, verdictOf } from '../src/core/verdict-of.ts';
-import { newRun, playGames, type PlayItem, type PlayOptions, type RunProgress } from '../src/engine/play.ts';
+import {
+  newRun,
+  playGames,
+  type PlayItem,
+  type PlayOptions,
+  type RunProgress,
+} from '../src/engine/play/index.ts';
 import { openaiJudge } from '../src/judges/openai.ts';
 import { withRetry } from '../src/judges/retry.ts';
 import { openSqliteStore, type SqliteStore } from '../src/storage/sqlite.ts';

@@ -46,7 +46,7 @@ describe('sqlite file specifics', () => {
     });
     await store.insertGame(without); // the prepared insert: a null JSON column stays NULL
     await store.insertGame(makeGame({ verdictProbs: probs }));
-    // the group commit's multi-row insert (engine/play.ts): the same text, and NULL for a game without probabilities
+    // the group commit's multi-row insert (engine/play/): the same text, and NULL for a game without probabilities
     const grouped = [
       makeGame({ judgeSettings: settings }),
       makeGame({ judgeSettings: settings, verdictProbs: probs }),

@@ -14,6 +14,8 @@ import { loadRefreshConfig, type Loaded, type RefreshConfig } from '../ops/confi
 import type { Env, OpenBatchClient, OpenJudge, Publisher, RunHook } from '../ops/deps.ts';
 import { requireApiKeys } from '../ops/keys.ts';
 import { answerFiles } from '../ops/refresh/index.ts';
+import type { Liveness } from '../engine/play/index.ts';
+import { processLiveness } from './liveness.ts';
 import { takeLock } from '../storage/lock.ts';
 import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 
@@ -47,6 +49,7 @@ export interface RefreshContext {
   runHook: RunHook;
   /** the process's environment (or the caller's `env`): API keys, and the publish command's environment */
   env: Env;
+  liveness: Liveness;
 }
 
 /**
@@ -78,6 +81,7 @@ export async function withRefreshContext<T>(
         publish: sqlitePublisher(store, o.log),
         runHook,
         env,
+        liveness: processLiveness(),
       });
     } finally {
       await store.close();
@@ -93,6 +97,7 @@ export interface CheckpointsContext {
   config: Loaded<CheckpointsConfig>;
   /** the process's environment (or the caller's `env`): the judges' and the generators' API keys */
   env: Env;
+  liveness: Liveness;
 }
 
 /**
@@ -115,7 +120,7 @@ export async function withCheckpointsContext<T>(
     );
   const store = openForDryRun(db, o.dryRun);
   try {
-    return await fn({ store, judges: judgeOpener(env, o.log), config, env });
+    return await fn({ store, judges: judgeOpener(env, o.log), config, env, liveness: processLiveness() });
   } finally {
     await store.close();
   }

@@ -1,4 +1,4 @@
-// The one reading of a judge's reply into a stored verdict: used when a game is played (engine/play.ts,
+// The one reading of a judge's reply into a stored verdict: used when a game is played (engine/play/,
 // through the tournament, calibrated runs, escalation and batch import) and when stored replies are
 // re-read (engine/reparse.ts). Pure: no I/O.
 import { outputFormatOf, type OutputFormat } from './schemes/index.ts';

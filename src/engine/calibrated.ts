@@ -38,7 +38,7 @@ import {
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
 import { gameId } from '../core/plan.ts';
-import { newRun, playGames, type PlayRun } from './play.ts';
+import { newRun, playGames, type PlayRun } from './play/index.ts';
 import { planRun } from './run.ts';
 import { FAIR_SUFFIX, HUMAN, REVIEW_JUDGE } from '../core/constants.ts';
 
@@ -62,6 +62,10 @@ export interface CalibratedRunOptions {
   concurrency?: number;
   signal?: AbortSignal;
   onProgress?(p: { done: number; failed: number; total: number }): void;
+  /** this process, e.g. "host:pid" (stored on the run record while it runs) */
+  owner?: string;
+  /** whether the process named by another running run's `owner` is alive (undefined: cannot tell; its heartbeat decides) */
+  isAlive?(owner: string): boolean | undefined;
 }
 
 export type CalibratedRunSummary = PlayRun;
@@ -113,6 +117,7 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
     },
     planned: all.length,
     toPlay: todo.length,
+    ...(o.owner ? { owner: o.owner } : {}),
   });
   return playGames(todo, {
     store: o.store,
@@ -131,6 +136,7 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
     ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    ...(o.isAlive ? { isAlive: o.isAlive } : {}),
   });
 }
 

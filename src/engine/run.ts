@@ -5,7 +5,7 @@ import type { ParserMode } from '../core/verdict.ts';
 import { parserFor, verdictOf } from '../core/verdict-of.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
-import { newRun, playGames, type PlayRun } from './play.ts';
+import { newRun, playGames, type PlayRun } from './play/index.ts';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
 export interface RunOptions {
@@ -54,8 +54,8 @@ export interface RunOptions {
   flushMs?: number;
 }
 
-export type { RunProgress } from './play.ts';
-import type { RunProgress } from './play.ts';
+export type { RunProgress } from './play/index.ts';
+import type { RunProgress } from './play/index.ts';
 
 /** A finished run as `runTournament` returns it (the record and the loop's counters). */
 export type RunSummary = PlayRun;
@@ -143,7 +143,7 @@ export async function planRun(
 }
 
 /**
- * Plan, skip what is stored, play the rest through the one play loop (engine/play.ts): every finished game
+ * Plan, skip what is stored, play the rest through the one play loop (engine/play/): every finished game
  * is committed as it completes, and a call that fails after its retries is a failed attempt, never a verdict.
  */
 export async function runTournament(o: RunOptions): Promise<RunSummary> {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { GameSpec, JudgeSettings } from '../core/types.ts';
 import type { ParserMode } from '../core/verdict.ts';
 import { parserFor, verdictOf } from '../core/verdict-of.ts';
-import { newRun, playGames, type PlayItem } from '../engine/play.ts';
+import { newRun, playGames, type Liveness, type PlayItem } from '../engine/play/index.ts';
 import type { JudgeReply } from '../judges/judge.ts';
 import type { BatchClient } from '../judges/openai-batch.ts';
 import type { Store } from '../storage/store.ts';
@@ -34,6 +34,8 @@ export interface BatchOptions {
   signal?: AbortSignal;
   /** a budget gate: a game it refuses is not submitted (what a submitted game costs is committed) */
   admit?(id: string, spec: GameSpec): boolean;
+  /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
+  liveness?: Liveness;
 }
 
 export interface BatchReport {
@@ -90,6 +92,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
       planned: o.games.length,
       toPlay: 0,
       cost: 0,
+      ...(o.liveness ? { owner: o.liveness.owner } : {}),
     }),
   };
   await recoverSubmissions(job);
@@ -173,6 +176,7 @@ async function importResults(job: BatchJob, batchId: string, text: string): Prom
     concurrency: 64,
     costOf: (tin, tout) => costOf(o.price, tin, tout),
     ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.liveness ? { isAlive: o.liveness.isAlive } : {}),
     call: async ({ id }) => {
       const r = replies.get(id)!;
       if (r instanceof Error) throw r;

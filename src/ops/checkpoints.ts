@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import pLimit from 'p-limit';
 import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import { ArenaError, type Answer, type Question } from '../core/types.ts';
+import type { Liveness } from '../engine/play/index.ts';
 import { runTournament, type RunProgress } from '../engine/run.ts';
 import { judgeData } from '../reports/results.ts';
 import { llamaCppGenerator } from '../generators/llama-cpp.ts';
@@ -67,6 +68,8 @@ export interface CheckpointsOptions {
    * Default: none (a judge that needs a key is refused).
    */
   env?: Env;
+  /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
+  liveness?: Liveness;
 }
 
 export interface CheckpointsRun {
@@ -255,6 +258,7 @@ async function judgeSeries(
         ...(o.signal ? { signal: o.signal } : {}),
         onProgress: (p: RunProgress) =>
           o.onProgress?.({ stage: `judge ${judge.id}`, done: p.done + p.failed, total: p.total }),
+        ...o.liveness,
       });
       played += r.played;
       failed += r.failed;

@@ -11,6 +11,7 @@ import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
 import { checkJudge, checkJudgeTurn, checkJudges, twoJudges, twoJudgesArg } from '../validate.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
+import { processLiveness } from '../liveness.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { setMaxListeners } from 'node:events';
 import { HUMAN } from '../../core/constants.ts';
@@ -418,6 +419,7 @@ export const calibrateCommand = defineCommand({
         maxTokens: int(args['max-tokens'], 'max-tokens')!,
         concurrency: int(args.concurrency, 'concurrency')!,
         signal: ctl.signal,
+        ...processLiveness(),
       });
       if (refused) {
         const { errors: _e, ...record } = run;

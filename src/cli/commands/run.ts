@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import type cliProgress from 'cli-progress';
 import { progressBar } from '../progress-bar.ts';
+import { processLiveness } from '../liveness.ts';
 import { planRun, runTournament } from '../../engine/run.ts';
 import { setMaxListeners } from 'node:events';
 import v8 from 'node:v8';
@@ -212,6 +213,7 @@ export default defineCommand({
           temperature: num(args.temperature, 'temperature')!,
           maxTokens: int(args['max-tokens'], 'max-tokens')!,
         },
+        ...processLiveness(),
       };
       if (args['dry-run']) {
         for (const spec of judgeSpecs) {

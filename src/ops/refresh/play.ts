@@ -96,6 +96,7 @@ async function playRun(
     ...(o.signal ? { signal: o.signal } : {}),
     onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),
     onProgress: (pr) => o.onProgress?.({ ...pr, judge: jp.judge.id }),
+    ...o.liveness,
   });
   played.runs.push({
     id: r.id,
@@ -133,6 +134,7 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
     pollS: jp.cfg.batchPollS,
     log: p.log,
     ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.liveness ? { liveness: o.liveness } : {}),
   });
   played.batches.push(b);
   if (b.runId || b.skipped)

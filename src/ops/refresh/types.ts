@@ -6,6 +6,7 @@ import type { RefreshStatus, Store } from '../../storage/store.ts';
 import type { BatchReport } from '../batch.ts';
 import type { JudgeConfig, Loaded, RefreshConfig } from '../config.ts';
 import type { Env, OpenBatchClient, OpenJudge, Publisher, RunHook } from '../deps.ts';
+import type { Liveness } from '../../engine/play/index.ts';
 import type { Drift, JudgeHealth } from '../health.ts';
 import type { PlanEstimate, priceFor, TokenModel } from '../prices.ts';
 
@@ -37,6 +38,8 @@ export interface RefreshOptions {
    * with; the CLI passes its process's. Default: none (a judge that needs a key is refused).
    */
   env?: Env;
+  /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
+  liveness?: Liveness;
 }
 
 export interface PlanLine extends PlanEstimate {

@@ -1,4 +1,7 @@
+// This process as the engine's runs see it. The engine never reads the host or the process itself: the CLI
+// passes an owner ("host:pid") for the runs it plays and a way to tell whether another run's owner is alive.
 import { hostname } from 'node:os';
+import type { Liveness } from '../engine/play/index.ts';
 
 /** This process as a run's owner: "host:pid". */
 export function thisProcess(): string {
@@ -19,4 +22,9 @@ export function processAlive(owner: string): boolean | undefined {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The runs this process plays: owned by it, and told apart from runs whose process died on this host. */
+export function processLiveness(): Liveness {
+  return { owner: thisProcess(), isAlive: processAlive };
 }

@@ -1,0 +1,52 @@
+// Storing finished games, and failures as attempts. Group commit: the games that finish in the same turn of
+// the event loop are stored in one statement (one transaction instead of one per game, which was a large
+// share of a tournament's CPU). Only a game this run stored counts as played (with its tokens and cost); one
+// another run stored meanwhile counts as elsewhere. A failed call is an attempt on record, never a verdict.
+import type { Game } from '../../core/types.ts';
+import type { LiveRun } from './live-run.ts';
+
+/** Count a failed game, put it on record as an attempt and give back its lease, so that another run may take it. */
+export async function failGame(live: LiveRun, id: string, e: unknown): Promise<void> {
+  const msg = (e as Error)?.message ?? String(e);
+  live.countFailed(msg);
+  await live.attempt(id, msg);
+  live.progress({ error: msg });
+  await live.leases.release([id]);
+}
+
+export class GroupCommit {
+  private unwritten: { game: Game; cost: number | null; done(): void }[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
+
+  constructor(private readonly live: LiveRun) {}
+
+  /** Store `game` with the others that finish in this turn of the event loop; resolves once it is stored (or failed). */
+  commit(game: Game, cost: number | null): Promise<void> {
+    return new Promise<void>((done) => {
+      this.unwritten.push({ game, cost, done });
+      this.scheduled ??= setImmediate(this.write);
+    });
+  }
+
+  private readonly write = () => {
+    const { live } = this;
+    this.scheduled = undefined;
+    const batch = this.unwritten;
+    this.unwritten = [];
+    if (!batch.length) return;
+    void live.store.insertGames(batch.map((b) => b.game)).then(
+      async (stored) => {
+        batch.forEach(({ game, cost }, i) => {
+          if (stored[i]) live.countStored(game, cost);
+          else live.countElsewhere(1);
+          live.progress({ game });
+        });
+        for (const b of batch) b.done();
+      },
+      async (e: unknown) => {
+        for (const b of batch) await failGame(live, b.game.id, e).catch(() => {});
+        for (const b of batch) b.done();
+      },
+    );
+  };
+}

@@ -1,0 +1,64 @@
+// One Game: ask the budget, call the judge (or take a reply fetched earlier), read the reply into a verdict,
+// and hand the game to the group commit. Every failed call is an attempt on record, never a verdict: the
+// retried ones as they happen, the last one when the call gives up.
+import { entropyBits } from '../../core/stats/confidence.ts';
+import type { Game } from '../../core/types.ts';
+import { failGame, type GroupCommit } from './commit.ts';
+import type { LiveRun } from './live-run.ts';
+import type { PlayItem, PlayOptions } from './types.ts';
+
+export async function playGame(
+  item: PlayItem,
+  o: PlayOptions,
+  live: LiveRun,
+  group: GroupCommit,
+): Promise<void> {
+  const { spec, id } = item;
+  const { run, signal } = live;
+  if (signal?.aborted) return;
+  if (o.budget && !o.budget.reserve(id, spec)) {
+    run.skipped++;
+    return;
+  }
+  let cost: number | null = null;
+  const settings = item.settings ?? o.settings;
+  const t0 = performance.now();
+  const retried: Promise<void>[] = [];
+  const onRetry = ({ error }: { error: Error }) => void retried.push(live.attempt(id, error.message));
+  try {
+    const reply = await o.call(item, { settings, onRetry, ...(signal ? { signal } : {}) });
+    const latencyMs = o.timed === false ? null : Math.round((performance.now() - t0) * 10) / 10;
+    const tokensIn = reply.tokensIn ?? null;
+    const tokensOut = reply.tokensOut ?? null;
+    cost = o.costOf ? o.costOf(tokensIn, tokensOut) : null;
+    const { verdict, parser } = o.read(spec, reply.text);
+    const game: Game = {
+      ...spec,
+      id,
+      judge: run.judge,
+      judgeSettings: settings,
+      reply: reply.text,
+      verdict,
+      parser,
+      tokensIn,
+      tokensOut,
+      latencyMs,
+      createdAt: Date.now(),
+      runId: run.id,
+      source: o.source ?? 'run',
+      cost,
+      ...(reply.verdictProbs
+        ? { verdictProbs: reply.verdictProbs, entropy: entropyBits(reply.verdictProbs) }
+        : {}),
+    };
+    // stored with the games that finished in the same turn of the event loop, before this worker takes
+    // another (so that a crash loses at most the games in flight)
+    await group.commit(game, cost);
+  } catch (e) {
+    if (signal?.aborted) return;
+    await failGame(live, id, e);
+  } finally {
+    o.budget?.settle(id, cost);
+    await Promise.all(retried);
+  }
+}

@@ -1,0 +1,52 @@
+// The live run record. Progress reaches the run record in batches (at most once per flush interval),
+// together with the heartbeat that keeps the run's leases and the release of the leases of finished games
+// (a stored game needs no lease: claims skip stored games; releasing them one by one cost a write per game).
+// A run whose heartbeat stops is taken for dead by the other runs on the database (leases.ts reapDeadRuns).
+import type { LiveRun } from './live-run.ts';
+import { runRecord } from './record.ts';
+
+export class Heartbeat {
+  private lastBeat = Date.now();
+  private beating: Promise<void> | undefined;
+  private readonly timer: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly live: LiveRun,
+    flushMs: number,
+  ) {
+    this.timer = setInterval(
+      () => void this.beat().catch((e) => live.noteError(`progress not saved: ${(e as Error).message}`)),
+      Math.min(flushMs, live.leaseMs / 4),
+    );
+  }
+
+  /**
+   * Write the run record, give back the finished games' leases and renew the others, when the counters
+   * changed or a quarter of a lease has passed since the last beat. One beat at a time.
+   */
+  beat(): Promise<void> {
+    const { live } = this;
+    if (this.beating) return this.beating;
+    if (!live.dirty && Date.now() - this.lastBeat < live.leaseMs / 4) return Promise.resolve();
+    live.dirty = false;
+    this.lastBeat = live.run.heartbeatAt = Date.now();
+    const release = live.finished;
+    live.finished = [];
+    this.beating = (async () => {
+      try {
+        await live.store.saveRun(runRecord(live.run));
+        if (release.length) await live.leases.release(release);
+        await live.leases.renew(this.lastBeat);
+      } finally {
+        this.beating = undefined;
+      }
+    })();
+    return this.beating;
+  }
+
+  /** Stop beating, once the beat under way (if any) is written. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.beating;
+  }
+}

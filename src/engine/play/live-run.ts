@@ -1,0 +1,89 @@
+// The one piece of state the parts of the play loop share: the Run being played, its counters, and what its
+// next heartbeat must write (whether the counters changed, which finished games' leases to give back). The
+// queue, the games, the group commit and the heartbeat each get this object instead of sharing closures.
+import type { Game } from '../../core/types.ts';
+import type { Store } from '../../storage/store.ts';
+import { Leases } from './leases.ts';
+import type { PlayOptions, PlayRun, RunProgress } from './types.ts';
+
+/** At most this many error messages are kept on a run (the attempts table has them all). */
+const KEEP_ERRORS = 20;
+
+export class LiveRun {
+  readonly store: Store;
+  readonly run: PlayRun;
+  readonly leases: Leases;
+  readonly leaseMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly isAlive: PlayOptions['isAlive'];
+  /** how many games the run set out to play */
+  readonly total: number;
+  /** the counters changed since the heartbeat last wrote the run record */
+  dirty = false;
+  /** stored games whose leases go with the next heartbeat (a stored game needs no lease: claims skip it) */
+  finished: string[] = [];
+  private readonly onProgress: PlayOptions['onProgress'];
+
+  constructor(o: PlayOptions & { leaseMs: number; total: number }) {
+    this.store = o.store;
+    this.run = o.run;
+    this.leaseMs = o.leaseMs;
+    this.leases = new Leases(o.store, o.run.id, o.leaseMs);
+    this.signal = o.signal;
+    this.isAlive = o.isAlive;
+    this.total = o.total;
+    this.onProgress = o.onProgress;
+  }
+
+  get aborted(): boolean {
+    return !!this.signal?.aborted;
+  }
+
+  /** Tell the caller where the run stands, with the game that just landed or the error that just happened. */
+  progress(last?: RunProgress['last']): void {
+    const { run } = this;
+    this.onProgress?.({
+      done: run.played,
+      failed: run.failed,
+      total: this.total,
+      tokensIn: run.tokensIn,
+      tokensOut: run.tokensOut,
+      ...(last ? { last } : {}),
+    });
+  }
+
+  noteError(msg: string): void {
+    if (this.run.errors.length < KEEP_ERRORS) this.run.errors.push(msg);
+  }
+
+  /** Put a failed call on record as an attempt (never a verdict). */
+  attempt(id: string, error: string): Promise<void> {
+    const { run } = this;
+    return this.store.recordAttempt({ runId: run.id, gameId: id, judge: run.judge, error, at: Date.now() });
+  }
+
+  /** Count a game this run stored: played, with its tokens and cost; its lease goes with the next heartbeat. */
+  countStored(game: Game, cost: number | null): void {
+    const { run } = this;
+    run.played++;
+    run.tokensIn += game.tokensIn ?? 0;
+    run.tokensOut += game.tokensOut ?? 0;
+    if (cost !== null) run.cost = (run.cost ?? 0) + cost;
+    if (game.tokensIn == null || game.tokensOut == null) run.usageUnknown++;
+    this.finished.push(game.id);
+    this.dirty = true;
+  }
+
+  /** Count planned games another run stored meanwhile. */
+  countElsewhere(n: number): void {
+    this.run.elsewhere += n;
+    if (n) this.dirty = true;
+  }
+
+  /** Count a failed game. */
+  countFailed(msg: string): void {
+    this.run.failed++;
+    this.dirty = true;
+    this.noteError(msg);
+  }
+}

@@ -1,0 +1,76 @@
+// The ready queue: which game a worker plays next. Games are leased a few at a time, in plan order, just
+// before they are played. Those another live run holds are put aside and polled after the rest: stored by
+// the other run -> done (counted as elsewhere); its lease expired or its process died -> leased here and played.
+import { reapDeadRuns } from './leases.ts';
+import type { LiveRun } from './live-run.ts';
+import type { PlayItem } from './types.ts';
+
+export class ReadyQueue {
+  /** leased to this run, to play */
+  private readonly ready: PlayItem[] = [];
+  /** held by another live run: polled until stored or free */
+  private waiting: PlayItem[] = [];
+  /** how far the plan has been taken; taken items are dropped from `todo` (so their prompts can be collected) */
+  private cursor = 0;
+  private polling: Promise<void> | undefined;
+  /** claims under way (a worker awaiting the store in claimNextBatch) */
+  private claiming = 0;
+
+  constructor(
+    private readonly todo: (PlayItem | undefined)[],
+    private readonly live: LiveRun,
+    /** how many games one claim leases */
+    private readonly batchSize: number,
+  ) {}
+
+  /** The next game to play, leased to this run; undefined when there is none left (or the run was aborted). */
+  async next(): Promise<PlayItem | undefined> {
+    for (;;) {
+      if (this.live.aborted) return undefined;
+      if (this.ready.length) return this.ready.shift();
+      if (this.cursor < this.todo.length) {
+        await this.claimNextBatch();
+        continue;
+      }
+      // Nothing left to take and nothing held by others: this worker stops, even while another worker's claim
+      // is under way (`claiming`) and may yet bring games to play or to wait for.
+      if (!this.waiting.length) return undefined;
+      await (this.polling ??= this.poll().finally(() => (this.polling = undefined)));
+    }
+  }
+
+  /** Lease the next batch of the plan: what this run got is ready, what another live run holds waits. */
+  private async claimNextBatch(): Promise<void> {
+    const batch = this.todo.slice(this.cursor, this.cursor + this.batchSize) as PlayItem[];
+    this.todo.fill(undefined, this.cursor, (this.cursor += this.batchSize));
+    this.claiming++;
+    try {
+      const mine = await this.live.leases.claim(batch);
+      const ids = new Set(mine.map((g) => g.id));
+      this.ready.push(...mine);
+      this.waiting.push(...(await this.settleOthers(batch.filter((g) => !ids.has(g.id)))));
+    } finally {
+      this.claiming--;
+    }
+  }
+
+  /** Drop (and count as elsewhere) the games another run has stored; returns the rest. */
+  private async settleOthers(items: PlayItem[]): Promise<PlayItem[]> {
+    if (!items.length) return items;
+    const stored = await this.live.store.existingGameIds(items.map((g) => g.id));
+    this.live.countElsewhere(stored.size);
+    return items.filter((g) => !stored.has(g.id));
+  }
+
+  /** After a pause, reap dead runs, drop what others stored, and lease what has come free. */
+  private async poll(): Promise<void> {
+    const { live } = this;
+    await new Promise((r) => setTimeout(r, Math.min(1000, live.leaseMs / 4)));
+    if (live.aborted) return;
+    await reapDeadRuns(live.store, { leaseMs: live.leaseMs, except: live.run.id, isAlive: live.isAlive });
+    const open = await this.settleOthers(this.waiting);
+    const mine = new Set((await live.leases.claim(open)).map((g) => g.id));
+    this.waiting = open.filter((g) => !mine.has(g.id));
+    this.ready.push(...open.filter((g) => mine.has(g.id)));
+  }
+}
