@@ -130,7 +130,7 @@ describe("the README's recipes run as written", { timeout: 600_000 }, () => {
     ]);
   });
 
-  it('1. the nightly refresh: plans, plays, publishes a copy, and a second run plays nothing', async () => {
+  it('1. the nightly refresh: plans, plays, publishes a copy, and a second run plays only the canary', async () => {
     const dir = tmpDir('arena-docs-');
     const script = localise(recipes[0]!, dir);
     const first = await bash(script, {});
@@ -139,7 +139,8 @@ describe("the README's recipes run as written", { timeout: 600_000 }, () => {
     expect(existsSync(join(dir, 'mt-arena-nightly', 'public.db'))).toBe(true);
     const again = await bash(script, {});
     expect(again.code, again.out).toBe(0);
-    expect(again.out).toMatch(/ 0 played, 0 failed/);
+    expect(again.out).toMatch(/pairwise-all: 0 games to play/);
+    expect(again.out).toMatch(/: OK; 0 new model\(s\), 0 changed answer\(s\); 4 played, 0 failed/);
   });
 
   it("2. checkpoints: each checkpoint's win rate, and the chart", async () => {
