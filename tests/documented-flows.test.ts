@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runArena, serveArena, tmpDir } from './support/cli.ts';
+import { docBlocks } from './support/doc-blocks.ts';
 import { MTBENCH_DIR, noMtbench, skipWhy } from './support/materials.ts';
 
 const DIR = MTBENCH_DIR;
@@ -20,13 +21,10 @@ async function npmStartDatabase(db: string): Promise<void> {
 
 /** The ```sh block of questions/README.md's "Import and a dry run" section, one command per line. */
 function readmeCommands(): string[][] {
-  const text = readFileSync(join(REPO_ROOT, 'questions', 'README.md'), 'utf8');
-  const section = text.slice(text.indexOf('## Import and a dry run'));
-  const block = section.slice(
-    section.indexOf('```sh') + 5,
-    section.indexOf('```', section.indexOf('```sh') + 5),
-  );
-  return block
+  const block = docBlocks(join(REPO_ROOT, 'questions', 'README.md')).find(
+    (b) => b.lang === 'sh' && b.heading === 'Import and a dry run',
+  )!;
+  return block.text
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'))

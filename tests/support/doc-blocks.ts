@@ -1,0 +1,51 @@
+// Code blocks read out of the project's markdown, so that what the docs show is what the tests run. A fenced
+// block may be preceded by a marker line that says what the tests do with it:
+//   <!-- doc-test: run -->             run as written (tests/docs.test.ts)
+//   <!-- doc-test: json -->            parsed as JSON
+//   <!-- doc-test: skip: <why> -->     not run, and why (a real API key, a GPU, a Cloudflare account, ...)
+import { readFileSync } from 'node:fs';
+
+export interface DocBlock {
+  file: string;
+  /** 1-based line of the opening fence */
+  line: number;
+  /** the fence's language (`sh`, `json`, ...) */
+  lang: string;
+  /** `run`, `json`, `skip`, or '' when the block has no marker */
+  marker: string;
+  /** the reason given after `skip:` */
+  why: string;
+  /** the block's text, without the fences */
+  text: string;
+  /** the nearest heading above the block */
+  heading: string;
+}
+
+const MARKER = /^<!-- doc-test: (run|json|skip)(?::\s*(.*?))?\s*-->$/;
+
+/** Every fenced block of a markdown file, in order. */
+export function docBlocks(file: string): DocBlock[] {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const blocks: DocBlock[] = [];
+  let heading = '';
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.startsWith('#')) heading = l.replace(/^#+\s*/, '');
+    const open = /^```(\S*)\s*$/.exec(l);
+    if (!open) continue;
+    let end = i + 1;
+    while (end < lines.length && !lines[end]!.startsWith('```')) end++;
+    const m = MARKER.exec(lines[i - 1]?.trim() ?? '');
+    blocks.push({
+      file,
+      line: i + 1,
+      lang: open[1] ?? '',
+      marker: m?.[1] ?? '',
+      why: m?.[2] ?? '',
+      text: lines.slice(i + 1, end).join('\n'),
+      heading,
+    });
+    i = end;
+  }
+  return blocks;
+}
