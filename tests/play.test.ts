@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Game, GameSpec } from '../src/core/types.ts';
-import { parserFor, verdictOf } from '../src/core/verdict-of.ts';
+import { parserFor, verdictOf } from '../src/core/verdict/of-reply.ts';
 import { newRun, playGames, type PlayItem, type PlayOptions, type RunProgress } from '../src/engine/play.ts';
 import { openaiJudge } from '../src/judges/openai.ts';
 import { withRetry } from '../src/judges/retry.ts';

@@ -4,7 +4,7 @@
 // and its live record. A call that fails (after its retries) is an attempt on record, never a verdict:
 // that rule lives here and nowhere else. It prints nothing: progress goes to `onProgress`.
 import type { Game, GameSpec, JudgeSettings } from '../core/types.ts';
-import type { ReadVerdict } from '../core/verdict-of.ts';
+import type { ReadVerdict } from '../core/verdict/of-reply.ts';
 import { entropyBits } from '../core/stats/confidence.ts';
 import type { JudgeReply, JudgeRequest } from '../judges/judge.ts';
 import type { RunRecord, Store } from '../storage/store.ts';
@@ -49,7 +49,7 @@ export interface PlayOptions {
     item: PlayItem,
     ctx: { settings: JudgeSettings; onRetry: NonNullable<JudgeRequest['onRetry']>; signal?: AbortSignal },
   ): Promise<JudgeReply>;
-  /** the reply's verdict (core/verdict-of.ts `verdictOf`, or a scheme's own reader) */
+  /** the reply's verdict (core/verdict/of-reply.ts `verdictOf`, or a scheme's own reader) */
   read(spec: GameSpec, text: string): ReadVerdict;
   /** the games' judge settings (an item's own settings win) */
   settings: JudgeSettings;

@@ -44,10 +44,10 @@ import { sampleOf } from '../core/stats/slot.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import type { MatchOutcome, Verdict, Vote } from '../core/types.ts';
-import { pairVerdict } from '../core/game-verdict.ts';
+import { pairVerdict } from '../core/verdict/stored.ts';
 import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
-import { scoreOf } from '../core/verdict.ts';
+import { scoreOf } from '../core/outcomes.ts';
 
 async function categories(store: Store): Promise<Map<number, string>> {
   return new Map((await store.listQuestions()).map((q) => [q.id, q.category]));

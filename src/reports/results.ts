@@ -20,8 +20,8 @@ import type {
   Standing,
   Vote,
 } from '../core/types.ts';
-import { itemKey, outcomesFromGames, storedVerdictOf } from '../core/verdict.ts';
-import { ratingOf } from '../core/game-verdict.ts';
+import { itemKey, outcomesFromGames, storedVerdictOf } from '../core/outcomes.ts';
+import { ratingOf } from '../core/verdict/stored.ts';
 import type { Store } from '../storage/store.ts';
 import { DEFAULT_BASELINE, HUMAN } from '../core/constants.ts';
 

@@ -14,7 +14,7 @@ import { battleTable, separationNote, tableRecords } from '../core/stats/bootstr
 import { estimability } from '../core/stats/separation.ts';
 import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
-import { scoreOf } from '../core/verdict.ts';
+import { scoreOf } from '../core/outcomes.ts';
 
 export interface StyleReport extends StyleResult {
   judge: string;

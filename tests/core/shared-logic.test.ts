@@ -8,7 +8,7 @@ import { pairwiseStandings, tallyStandings } from '../../src/core/standings.ts';
 import { battleTable, type ClusteredBattle } from '../../src/core/stats/bootstrap.ts';
 import { seededRng } from '../../src/core/stats/random.ts';
 import type { MatchOutcome, Verdict } from '../../src/core/types.ts';
-import { matchKey, outcomesFromGames, pairGames, scoreOf } from '../../src/core/verdict.ts';
+import { matchKey, outcomesFromGames, pairGames, scoreOf } from '../../src/core/outcomes.ts';
 
 describe('battleTable over a fixed model and cluster list', () => {
   const rng = seededRng(7);

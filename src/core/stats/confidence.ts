@@ -1,6 +1,6 @@
 // Verdict confidence from a judge's token probabilities. Pure.
 import type { Verdict } from '../types.ts';
-import { toPosition } from '../verdict.ts';
+import { toPosition } from '../verdict/parse.ts';
 
 /** Shannon entropy in bits of a probability distribution (0: certain; log2(3) ≈ 1.585 over A/B/C: no idea). */
 export function entropyBits(p: Record<string, number>): number {

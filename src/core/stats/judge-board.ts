@@ -6,7 +6,7 @@ import { pickedPosition } from './bias.ts';
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
 import { longerShare } from './length.ts';
 import type { Outcome, PairGame, Verdict } from '../types.ts';
-import { matchKey } from '../verdict.ts';
+import { matchKey } from '../outcomes.ts';
 
 /** One stored pairwise game as the board needs it. */
 export interface BoardGame extends PairGame {
