@@ -9,18 +9,15 @@ import {
   type ConflictRow,
 } from '../core/stats/bias.ts';
 import { connectedModelGroups } from '../core/groups.ts';
+import { battleTable, type ClusteredBattle } from '../core/stats/battle-table.ts';
+import { bootstrapBradleyTerry } from '../core/stats/rating-bootstrap.ts';
 import {
-  battleTable,
-  bootstrapBradleyTerry,
   clusterBootstrap,
   columnIntervals,
   DEFAULT_LEVEL,
-  MIN_QUESTIONS,
   type BootstrapOptions,
-  type BootstrapRatings,
-  type ClusteredBattle,
-  type ResampleUnit,
 } from '../core/stats/bootstrap.ts';
+import { MIN_QUESTIONS, type BootstrapRatings, type ResampleUnit } from '../core/stats/rating-rows.ts';
 import {
   calibrate,
   conflictByGap,

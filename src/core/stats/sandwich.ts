@@ -6,17 +6,16 @@
 import { battlesPerModel, MAX_T_DRAWS, type PreliminaryRule } from './rank-intervals.ts';
 import {
   annotateRanks,
-  comparisonGroups,
   intervalDefaults,
   markSparse,
   openRow,
-  questionsPerModel,
   setRankUB,
-  type BattleTable,
   type BootstrapRatings,
   type RatingWithInterval,
   type ResampleUnit,
-} from './bootstrap.ts';
+} from './rating-rows.ts';
+import { comparisonGroups } from './estimable-fit.ts';
+import { questionsPerModel, type BattleTable } from './battle-table.ts';
 import { tQuantile } from './normal.ts';
 import { estimability, withPrior } from './separation.ts';
 import { ArenaError } from '../types.ts';

@@ -12,10 +12,10 @@ import {
   DEFAULT_LEVEL,
   DEFAULT_ROUNDS,
   DEFAULT_SEED,
-  MIN_QUESTIONS,
   ranksFromIntervals,
   type Interval,
 } from './bootstrap.ts';
+import { MIN_QUESTIONS } from './rating-rows.ts';
 import { INIT, SCALE } from '../ratings.ts';
 
 const ALPHA = Math.LN10;
