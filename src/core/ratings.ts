@@ -14,7 +14,7 @@ export interface Rating {
 }
 
 export const SCALE = 400;
-export const BASE = 10;
+const BASE = 10;
 export const INIT = 1000;
 const ALPHA = Math.log(BASE);
 

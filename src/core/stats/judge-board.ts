@@ -41,7 +41,7 @@ const STATS = ['consistency', 'firstPosition', 'errorRate', 'tieRate', 'longerSh
  * Ratios of sums per question: every statistic is (sum of numerators) / (sum of denominators), so a
  * bootstrap round reweights whole questions (all games of a question move together).
  */
-export function ratioRates<K extends string>(
+function ratioRates<K extends string>(
   names: readonly K[],
   clusters: Map<number | string, Float64Array>,
   o: BootstrapOptions = {},
