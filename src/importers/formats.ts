@@ -7,7 +7,7 @@ import {
   parsePairVerdict,
   parseRating,
   toVerdict,
-} from '../core/verdict.ts';
+} from '../core/verdict/parse.ts';
 import { OUTPUT_FORMATS } from '../core/schemes/index.ts';
 import {
   ArenaError,
@@ -21,7 +21,7 @@ import {
 import { AUTHOR, HUMAN, REFERENCE_JUDGE } from '../core/constants.ts';
 import { WINNER_FROM_FILE } from '../core/sides.ts';
 import { fieldPath } from '../core/zod-issues.ts';
-import { scoreText } from '../core/game-verdict.ts';
+import { scoreText } from '../core/verdict/stored.ts';
 
 export interface Located<T> {
   line: number;

@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { ArenaError, type Answer, type Game, type PromptScheme } from '../core/types.ts';
 import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
-import { RECORDED_PARSER } from '../core/verdict.ts';
+import { RECORDED_PARSER } from '../core/verdict/parse.ts';
 import {
   answerChecker,
   modelFromFile,

@@ -13,7 +13,7 @@ import {
 import { comparisons, kappaTable } from '../core/stats/kappa.ts';
 import { accuracyRow, type LabelledItem, type PairGame } from '../core/stats/pair-accuracy.ts';
 import { ArenaError } from '../core/types.ts';
-import { pairGameOf } from '../core/verdict.ts';
+import { pairGameOf } from '../core/outcomes.ts';
 import type { Store } from '../storage/store.ts';
 import { pairSetData } from './accuracy.ts';
 import { judgeData } from './results.ts';

@@ -10,9 +10,9 @@ import {
   type QualityRow,
 } from '../core/stats/judge-quality.ts';
 import { qualityRowsFromOutcomes } from '../core/stats/recorded-quality.ts';
-import { pairVerdict } from '../core/game-verdict.ts';
+import { pairVerdict } from '../core/verdict/stored.ts';
 import type { Game } from '../core/types.ts';
-import { storedVerdictOf } from '../core/verdict.ts';
+import { storedVerdictOf } from '../core/outcomes.ts';
 import type { Store } from '../storage/store.ts';
 import { agreementBetween, judgeData } from './results.ts';
 

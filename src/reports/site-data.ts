@@ -4,7 +4,8 @@
 // Shared by the CLI and the site, so it imports nothing from src/web.
 import { comparisons, kappaTable, type KappaRow } from '../core/stats/kappa.ts';
 import { biasReport } from './analytics.ts';
-import { battleTable, bootstrapBradleyTerry } from '../core/stats/bootstrap.ts';
+import { battleTable } from '../core/stats/battle-table.ts';
+import { bootstrapBradleyTerry } from '../core/stats/rating-bootstrap.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import { connectedModelGroups, splitByGroup } from '../core/groups.ts';
 import { estimability } from '../core/stats/separation.ts';

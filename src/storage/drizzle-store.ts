@@ -1,5 +1,5 @@
 import { CANARY_SOURCE } from '../core/constants.ts';
-import { gameVerdictOf } from '../core/game-verdict.ts';
+import { gameVerdictOf } from '../core/verdict/stored.ts';
 import {
   and,
   asc,

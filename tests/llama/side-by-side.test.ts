@@ -4,7 +4,7 @@
 import type { JudgesReport } from '../../src/reports/judges-report.ts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pairVerdict } from '../../src/core/game-verdict.ts';
+import { pairVerdict } from '../../src/core/verdict/stored.ts';
 import { gameConfidence } from '../../src/core/stats/confidence.ts';
 import type { Game } from '../../src/core/types.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';

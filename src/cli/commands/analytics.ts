@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
 import type { BiasDimension } from '../../core/stats/bias.ts';
-import { MIN_QUESTIONS } from '../../core/stats/bootstrap.ts';
+import { MIN_QUESTIONS } from '../../core/stats/rating-rows.ts';
 import { bootArgs, bootOptions } from '../boot-args.ts';
 import { PRELIMINARY_MAX_WIDTH, PRELIMINARY_MIN_BATTLES } from '../../core/stats/rank-intervals.ts';
 import type { GapRow } from '../../core/stats/calibration.ts';

@@ -6,7 +6,7 @@ import { pickedPosition } from './bias.ts';
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
 import { longerShare } from './length.ts';
 import type { Outcome, PairGame, Verdict } from '../types.ts';
-import { matchKey } from '../verdict.ts';
+import { matchKey } from '../outcomes.ts';
 
 /** One stored pairwise game as the board needs it. */
 export interface BoardGame extends PairGame {
@@ -41,7 +41,7 @@ const STATS = ['consistency', 'firstPosition', 'errorRate', 'tieRate', 'longerSh
  * Ratios of sums per question: every statistic is (sum of numerators) / (sum of denominators), so a
  * bootstrap round reweights whole questions (all games of a question move together).
  */
-export function ratioRates<K extends string>(
+function ratioRates<K extends string>(
   names: readonly K[],
   clusters: Map<number | string, Float64Array>,
   o: BootstrapOptions = {},

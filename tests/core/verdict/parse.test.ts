@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { Verdict } from '../../src/core/types.ts';
+import type { Verdict } from '../../../src/core/types.ts';
+import { combineGames, outcomesFromGames, type StoredVerdict } from '../../../src/core/outcomes.ts';
 import {
-  combineGames,
-  outcomesFromGames,
   parseGameVerdict,
   parsePairVerdict,
   parseRating,
   parserFromVersion,
   PARSER_VERSIONS,
   toVerdict,
-  type StoredVerdict,
-} from '../../src/core/verdict.ts';
+} from '../../../src/core/verdict/parse.ts';
 
 // A reply that quotes the output format before giving its verdict: FastChat's fixed precedence
 // ("[[A]]" before "[[B]]", protocol §3.3 step 5) misreads it as A.

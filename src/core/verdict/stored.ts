@@ -2,7 +2,7 @@
 // text. A string from outside (a database row) is checked against its game's kind once, where it enters
 // (gameVerdictOf); parsers and importers build it typed (scoreText). Readers narrow with pairVerdict and
 // ratingOf instead of casting or parsing. Pure: no I/O.
-import { ArenaError, type GameVerdict, type ScoreText, type Verdict } from './types.ts';
+import { ArenaError, type GameVerdict, type ScoreText, type Verdict } from '../types.ts';
 
 const VERDICTS: ReadonlySet<string> = new Set<Verdict>(['model_1', 'model_2', 'tie', 'error']);
 /** A finite number as String(n) writes it (and any plain decimal numeral): '7', '7.5', '-1', '1e-7'. */

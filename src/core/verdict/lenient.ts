@@ -1,4 +1,4 @@
-import type { PositionVerdict } from './types.ts';
+import type { PositionVerdict } from '../types.ts';
 
 /**
  * The "Judge Llama 2" study's lenient reading of a pairwise reply, as a ladder of verdict marks tried

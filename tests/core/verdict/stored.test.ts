@@ -1,4 +1,4 @@
-// core/game-verdict.ts: Game.verdict is a pairwise Verdict or a single-grading score as text; checked where it
+// core/verdict/stored.ts: Game.verdict is a pairwise Verdict or a single-grading score as text; checked where it
 // enters (gameVerdictOf), read back by pairVerdict and ratingOf.
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,11 +8,11 @@ import {
   pairVerdict,
   ratingOf,
   scoreText,
-} from '../../src/core/game-verdict.ts';
-import { ArenaError, type GameVerdict } from '../../src/core/types.ts';
-import { parseRating } from '../../src/core/verdict.ts';
-import { parserFor, verdictOf } from '../../src/core/verdict-of.ts';
-import { recordedGamesOfLine } from '../../src/importers/formats.ts';
+} from '../../../src/core/verdict/stored.ts';
+import { ArenaError, type GameVerdict } from '../../../src/core/types.ts';
+import { parseRating } from '../../../src/core/verdict/parse.ts';
+import { parserFor, verdictOf } from '../../../src/core/verdict/of-reply.ts';
+import { recordedGamesOfLine } from '../../../src/importers/formats.ts';
 
 const VERDICTS = ['model_1', 'model_2', 'tie', 'error'] as const;
 const single = { match: { questionId: 1, category: 'writing', turn: 1, model1: 'm1' }, order: 'AB' as const };

@@ -1,7 +1,7 @@
-// core/verdict-of.ts: the one reading of a reply into a stored verdict (play loop, batch import, reparse).
+// core/verdict/of-reply.ts: the one reading of a reply into a stored verdict (play loop, batch import, reparse).
 import { describe, expect, it } from 'vitest';
-import { OUTPUT_FORMATS } from '../../src/core/schemes/index.ts';
-import { parserFor, verdictOf } from '../../src/core/verdict-of.ts';
+import { OUTPUT_FORMATS } from '../../../src/core/schemes/index.ts';
+import { parserFor, verdictOf } from '../../../src/core/verdict/of-reply.ts';
 
 const pair = (order: 'AB' | 'BA') => ({
   match: { questionId: 1, category: 'writing', turn: 1, model1: 'm1', model2: 'm2' },

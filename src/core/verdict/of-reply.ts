@@ -1,10 +1,10 @@
 // The one reading of a judge's reply into a stored verdict: used when a game is played (engine/play/,
 // through the tournament, calibrated runs, escalation and batch import) and when stored replies are
 // re-read (engine/reparse.ts). Pure: no I/O.
-import { outputFormatOf, type OutputFormat } from './schemes/index.ts';
-import { scoreText } from './game-verdict.ts';
-import type { GameSpec, GameVerdict, PromptScheme } from './types.ts';
-import { PARSER_VERSIONS, parseGameVerdict, parseRating, toVerdict, type ParserMode } from './verdict.ts';
+import { outputFormatOf, type OutputFormat } from '../schemes/index.ts';
+import { scoreText } from './stored.ts';
+import type { GameSpec, GameVerdict, PromptScheme } from '../types.ts';
+import { PARSER_VERSIONS, parseGameVerdict, parseRating, toVerdict, type ParserMode } from './parse.ts';
 
 /** How to read a reply: the `[[A]]` / `[[n]]` parser mode, and the scheme's own output format where it has one. */
 export interface ReplyParser {

@@ -1,6 +1,6 @@
 // The "Judge Llama 2" study's lenient ladder, on replies written to hit each rung and its edges.
 import { describe, expect, it } from 'vitest';
-import { parseGameVerdict, parsePairVerdict } from '../../src/core/verdict.ts';
+import { parseGameVerdict, parsePairVerdict } from '../../../src/core/verdict/parse.ts';
 
 describe('lenient parser (the study ladder)', () => {
   it.each([
