@@ -1,16 +1,19 @@
-// Self-contained site reports for benchmark health (every judge against the experts) and style control,
+// The health and style pages' data: benchmark health (every judge against the experts) and style control,
 // each with its own view fragment (views/health-table.ejs, views/style-table.ejs) so any page can show
 // them: `/health` and `/style` do, and `/judges` can `include('health-table', { health })`.
-import type { HealthRow } from '../core/stats/benchmark-health.ts';
-import type { StyleGroup } from '../core/stats/style.ts';
-import { healthReport } from '../reports/benchmark-health.ts';
-import { styleReport, type StyleReport } from '../reports/style.ts';
-import type { Store } from '../storage/store.ts';
-import type { ResultCache } from './cache.ts';
-import { AUTHOR, HUMAN } from '../core/constants.ts';
+import type { HealthRow } from '../../core/stats/benchmark-health.ts';
+import type { StyleGroup } from '../../core/stats/style.ts';
+import { healthReport } from '../benchmark-health.ts';
+import { styleReport, type StyleReport } from '../style.ts';
+import type { Store } from '../../storage/store.ts';
+import type { Memo, SiteOptions } from './catalog.ts';
+import { AUTHOR, HUMAN } from '../../core/constants.ts';
 
 /** Judges never assessed: the experts are the reference, the paper's authors voted on a subset only. */
 const NOT_ASSESSED = new Set([HUMAN, AUTHOR]);
+
+/** The style features the site controls for. */
+const STYLE_GROUPS_SHOWN: StyleGroup[] = ['length', 'markdown'];
 
 export interface HealthSection {
   reference: string;
@@ -18,22 +21,37 @@ export interface HealthSection {
   rounds: number;
 }
 
-/** Every judge's health against the experts (undefined when the database has no expert votes). */
-export function healthSection(
-  store: Store,
-  cache: ResultCache,
-  o: { rounds: number },
-): Promise<HealthSection | undefined> {
-  return cache.get('health', async () => {
-    const judges = (await store.listJudges()).map((j) => j.judge);
-    if (!judges.includes(HUMAN)) return undefined;
-    const assessed = judges.filter((j) => !NOT_ASSESSED.has(j)).sort();
-    return {
-      reference: HUMAN,
-      rows: assessed.length ? await healthReport(store, assessed, HUMAN, { rounds: o.rounds }) : [],
-      rounds: o.rounds,
-    };
-  });
+export class HealthAndStyle {
+  private readonly rounds: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly cache: Memo,
+    o: SiteOptions,
+  ) {
+    this.rounds = o.bootstrapRounds;
+  }
+
+  /** Every judge's health against the experts (undefined when the database has no expert votes). */
+  health(): Promise<HealthSection | undefined> {
+    return this.cache.get('health', async () => {
+      const judges = (await this.store.listJudges()).map((j) => j.judge);
+      if (!judges.includes(HUMAN)) return undefined;
+      const assessed = judges.filter((j) => !NOT_ASSESSED.has(j)).sort();
+      return {
+        reference: HUMAN,
+        rows: assessed.length ? await healthReport(this.store, assessed, HUMAN, { rounds: this.rounds }) : [],
+        rounds: this.rounds,
+      };
+    });
+  }
+
+  /** One judge's ratings controlled for length and markdown, beside plain Bradley–Terry. */
+  style(judge: string): Promise<StyleReport> {
+    return this.cache.get(`style:${judge}`, () =>
+      styleReport(this.store, judge, STYLE_GROUPS_SHOWN, { rounds: this.rounds }),
+    );
+  }
 }
 
 /** The rows of /api/health: one per judge, intervals flattened into columns. */
@@ -80,20 +98,6 @@ export const HEALTH_COLUMNS = [
 ] as const;
 
 const nullIfNaN = (x: number) => (Number.isFinite(x) ? x : null);
-
-export const STYLE_GROUPS_SHOWN: StyleGroup[] = ['length', 'markdown'];
-
-/** One judge's ratings controlled for length and markdown, beside plain Bradley–Terry. */
-export function styleSection(
-  store: Store,
-  cache: ResultCache,
-  judge: string,
-  o: { rounds: number },
-): Promise<StyleReport> {
-  return cache.get(`style:${judge}`, () =>
-    styleReport(store, judge, STYLE_GROUPS_SHOWN, { rounds: o.rounds }),
-  );
-}
 
 export const STYLE_COLUMNS = [
   'model',

@@ -1,20 +1,20 @@
 // `arena judges`: the judgment-quality report, derived on read from stored games and votes.
-import { HUMAN } from '../core/constants.ts';
-import type { AgreementRow } from '../core/stats/agreement.ts';
-import { gameConfidence } from '../core/stats/confidence.ts';
+import { HUMAN } from '../../core/constants.ts';
+import type { AgreementRow } from '../../core/stats/agreement.ts';
+import { gameConfidence } from '../../core/stats/confidence.ts';
 import {
   qualityRows,
   winRateCorrelation,
   type CorrelationRow,
   type QualityGame,
   type QualityRow,
-} from '../core/stats/judge-quality.ts';
-import { qualityRowsFromOutcomes } from '../core/stats/recorded-quality.ts';
-import { pairVerdict } from '../core/verdict/stored.ts';
-import type { Game } from '../core/types.ts';
-import { storedVerdictOf } from '../core/outcomes.ts';
-import type { Store } from '../storage/store.ts';
-import { agreementBetween, judgeData } from './results.ts';
+} from '../../core/stats/judge-quality.ts';
+import { qualityRowsFromOutcomes } from '../../core/stats/recorded-quality.ts';
+import { pairVerdict } from '../../core/verdict/stored.ts';
+import type { Game } from '../../core/types.ts';
+import { storedVerdictOf } from '../../core/outcomes.ts';
+import type { Store } from '../../storage/store.ts';
+import { agreementBetween, judgeData } from '../results.ts';
 
 export interface JudgesReport {
   judges: { judge: string; games: number; votes: number }[];

@@ -1,13 +1,13 @@
 // Two judges side by side (the home page's GPT-4 vs Llama-2-70B block): quality per turn, agreement
 // with the experts, the correlation of their leaderboards, and a reading of the difference.
-import { agreement, type AgreementRow } from '../core/stats/agreement.ts';
-import { qualityRows, winRateCorrelation } from '../core/stats/judge-quality.ts';
-import { judgeFigures, readTwoJudges, type JudgeFigures, type JudgeSide } from '../core/judge-reading.ts';
-import { qualityRowsFromOutcomes } from '../core/stats/recorded-quality.ts';
-import type { Store } from '../storage/store.ts';
-import { toQualityGame } from './judges-report.ts';
-import { judgeData, type JudgeData } from './results.ts';
-import { HUMAN, REFERENCE_JUDGE } from '../core/constants.ts';
+import { agreement, type AgreementRow } from '../../core/stats/agreement.ts';
+import { qualityRows, winRateCorrelation } from '../../core/stats/judge-quality.ts';
+import { judgeFigures, readTwoJudges, type JudgeFigures, type JudgeSide } from '../../core/judge-reading.ts';
+import { qualityRowsFromOutcomes } from '../../core/stats/recorded-quality.ts';
+import type { Store } from '../../storage/store.ts';
+import { toQualityGame } from './quality-report.ts';
+import { judgeData, type JudgeData } from '../results.ts';
+import { HUMAN, REFERENCE_JUDGE } from '../../core/constants.ts';
 
 /** The name `arena start` gives the Judge Llama 2 study's judge (upstage/Llama-2-70b-instruct-v2). */
 export const STUDY_JUDGE = 'llama-2-70b-instruct-v2';
