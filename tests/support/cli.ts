@@ -48,8 +48,20 @@ export interface RunOptions {
  * child process, to compare).
  */
 export function runArena(args: string[], opts: RunOptions = {}): Promise<RunResult> {
-  const spawned = opts.spawn || opts.input !== undefined || process.env.ARENA_TEST_SPAWN === '1';
+  const spawned =
+    opts.spawn || opts.input !== undefined || allSpawned || process.env.ARENA_TEST_SPAWN === '1';
   return spawned ? runArenaProcess(args, opts) : runArenaHere(args, opts);
+}
+
+let allSpawned = false;
+
+/**
+ * Every runArena/arenaOk/arenaJson of the calling test file in a child process: for files about processes
+ * (runs racing on one database, a killed run's leases, a judge server's timing under the run's own load).
+ * Each test file has its own copy of this module, so it holds for that file only.
+ */
+export function spawnEveryRun(): void {
+  allSpawned = true;
 }
 
 /** The environment a run sees: this process's, without colours, with `extra` over it (undefined unsets). */
