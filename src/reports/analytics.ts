@@ -11,12 +11,7 @@ import {
 import { connectedModelGroups } from '../core/groups.ts';
 import { battleTable, type ClusteredBattle } from '../core/stats/battle-table.ts';
 import { bootstrapBradleyTerry } from '../core/stats/rating-bootstrap.ts';
-import {
-  clusterBootstrap,
-  columnIntervals,
-  DEFAULT_LEVEL,
-  type BootstrapOptions,
-} from '../core/stats/bootstrap.ts';
+import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from '../core/stats/bootstrap.ts';
 import { MIN_QUESTIONS, type BootstrapRatings, type ResampleUnit } from '../core/stats/rating-rows.ts';
 import {
   calibrate,
