@@ -82,7 +82,7 @@ try {
       referenceSource: 'gpt-4',
       settings: { temperature: 0, maxTokens: 2048 },
     });
-    await store.existingGameIds(games.map((g) => g.id));
+    await store.games.existingIds(games.map((g) => g.id));
   });
   await store.close();
   // the budget cap on a fresh database: 30% of the estimated cost of all 4,800 games
