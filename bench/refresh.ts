@@ -6,7 +6,7 @@
 //  - the dry run's cost estimate vs the cost actually recorded, before any game is stored (chars/4 and a
 //    configured reply length) and calibrated from stored games (a sixth model added), in % error;
 //  - a refresh with nothing to do, against the ideal measured in the same run: planning alone
-//    (planRun + existingGameIds on the same database), as a ratio;
+//    (planRun + games.existingIds on the same database), as a ratio;
 //  - games per second of a full refresh with a judge that answers instantly (the orchestration's overhead).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -261,7 +261,7 @@ describe('playGames', () => {
     expect(server!.completions()).toBe(5);
   });
 
-  it("group commit: the store's insertGames says which games it stored; a game another run stored counts as elsewhere", async () => {
+  it("group commit: the store's games.insertMany says which games it stored; a game another run stored counts as elsewhere", async () => {
     const judge = await judgeAt({ verdict: 'longer' });
     const todo = items(5);
     // a game stored after this run leased it (another run whose lease had expired, say): the insert finds it there

@@ -35,7 +35,7 @@ export interface JudgeData {
  * in the same slot), plus recorded verdicts (the HF gpt4_pair split) for items it has no games for.
  */
 export async function judgeData(store: Store, judge: string): Promise<JudgeData> {
-  // drift-canary re-judgments are left out by listGames: they measure the judge, never move the leaderboard
+  // drift-canary re-judgments are left out by store.games.list: they measure the judge, never move the leaderboard
   const games = await store.games.list({ judge, kind: 'pairwise' });
   const fromGames = outcomesFromGames(games.map(storedVerdictOf));
   const have = new Set(fromGames.map((o) => itemKey(o.questionId, o.turn, o.model1, o.model2)));
