@@ -1,4 +1,4 @@
-// The Store contract (tests/storage.contract.ts) over the D1 adapter: a real local D1 (workerd through
+// The Store contract (tests/storage/contract.ts) over the D1 adapter: a real local D1 (workerd through
 // wrangler's getPlatformProxy, the same engine `wrangler dev` runs), migrated with db/migrations.
 import { drizzle } from 'drizzle-orm/d1';
 import { migrate } from 'drizzle-orm/d1/migrator';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openD1Store, D1_MAX_PARAMS } from '../../src/storage/d1.ts';
 import { MIGRATIONS_DIR } from '../../src/storage/sqlite.ts';
 import { REPO_ROOT, tmpDir } from '../support/cli.ts';
-import { describeStoreContract, makeGame, QUESTIONS } from '../storage.contract.ts';
+import { describeStoreContract, makeGame, QUESTIONS } from '../storage/contract.ts';
 
 process.env.WRANGLER_SEND_METRICS = 'false';
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { openD1Store } from '../../src/storage/d1.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
-import { ANSWERS, makeGame, PROMPTS, QUESTIONS } from '../storage.contract.ts';
+import { ANSWERS, makeGame, PROMPTS, QUESTIONS } from '../storage/contract.ts';
 import { localD1, WRANGLER_ENV } from './support.ts';
 
 Object.assign(process.env, WRANGLER_ENV);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { publishSql, sqlLiteral } from '../../src/entry/publish.ts';
 import { openMemoryStore } from '../../src/storage/sqlite.ts';
-import { ANSWERS, makeGame, PROMPTS, QUESTIONS, REFERENCES } from '../storage.contract.ts';
+import { ANSWERS, makeGame, PROMPTS, QUESTIONS, REFERENCES } from '../storage/contract.ts';
 
 describe('publish SQL', () => {
   it('quotes strings, keeps numbers and NULL', () => {
