@@ -288,8 +288,8 @@ function tables(s: Site): Record<string, Table> {
     'style-features': {
       query: QUERY.judge,
       describe:
-        'the style coefficients of one judge (log-odds per standard deviation) with 95% intervals; ?judge=',
-      columns: ['feature', 'coefficient', 'lo', 'hi'],
+        'the style coefficients of one judge (log-odds per standard deviation) with their question-clustered standard errors and 95% intervals; features with too little support are left out (see /style); ?judge=',
+      columns: ['feature', 'coefficient', 'se', 'lo', 'hi'],
       rows: async (q) => (await styleSection(store, cache, await check.judge(q), { rounds })).features,
     },
   };
