@@ -10,6 +10,7 @@ import { arenaJson, arenaOk, OWN, REPO_ROOT, runArena, tmpDir } from './support/
 
 const FRESH = distFresh(REPO_ROOT);
 const SOURCES = { ARENA_NO_DIST: '1' };
+// bin/arena.mjs in a child process each time: it is what picks the bundle or the sources
 
 // skipped (say so) when dist/ is missing or older than src/: `npm test`'s pretest builds it
 describe.skipIf(!FRESH)(
@@ -20,7 +21,7 @@ describe.skipIf(!FRESH)(
       for (const env of [{}, SOURCES]) {
         const dir = tmpDir('arena-dist-');
         const db = join(dir, 'a.db');
-        const help = await arenaOk(['run', '--help'], { env });
+        const help = await arenaOk(['run', '--help'], { env, spawn: true });
         // --questions/--answers import through src/importers; --prompts arena reads questions/ beside the package
         await arenaOk(
           [
@@ -35,15 +36,15 @@ describe.skipIf(!FRESH)(
             '--turns',
             '1',
           ],
-          { env },
+          { env, spawn: true },
         );
         const standings = await arenaJson<{ model: string; win: number; loss: number; tie: number }[]>(
           ['standings', '--db', db, '--judge', 'mock/random'],
-          { env },
+          { env, spawn: true },
         );
         await arenaOk(
           ['export', 'fastchat', '--db', db, '--judge', 'mock/random', '--out', join(dir, 'out')],
-          { env },
+          { env, spawn: true },
         );
         const exported = readdirSync(join(dir, 'out'), { recursive: true, withFileTypes: true })
           .filter((e) => e.isFile())
@@ -54,7 +55,7 @@ describe.skipIf(!FRESH)(
               .split('\n')
               .sort(),
           })); // the export's time; games in the order they finished
-        const typo = await runArena(['standigns', '--db', db], { env });
+        const typo = await runArena(['standigns', '--db', db], { env, spawn: true });
         results.push({ help, standings, exported, typo: { code: typo.code, stderr: typo.stderr } });
       }
       const [dist, sources] = results;

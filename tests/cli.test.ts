@@ -1,5 +1,5 @@
 // The `arena` command as a user meets it: help, mistakes, missing databases, unknown judges, --json, --dry-run.
-// Every case runs the real bin/arena.mjs in a child process against a real SQLite file.
+// Every case runs the real command (its CLI entry, in-process: tests/support/cli.ts) against a real SQLite file.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';

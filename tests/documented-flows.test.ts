@@ -15,7 +15,14 @@ skipWhy('documented-flows', noMtbench('the release `npm start` imports'));
 
 /** `arena start` until it listens (it has imported the release by then), then stop it. */
 async function npmStartDatabase(db: string): Promise<void> {
-  const served = await serveArena(['start', '--db', db, '--port', '0'], { env: { MTBENCH_DIR: DIR } });
+  // the study's judgments and the labelled sets as the environment gives them, none when it gives none
+  // (never a download: the tests run offline)
+  const env = {
+    MTBENCH_DIR: DIR,
+    JUDGE_LLAMA2_DIR: process.env.JUDGE_LLAMA2_DIR ?? 'none',
+    JUDGE_SETS_DIR: process.env.JUDGE_SETS_DIR ?? 'none',
+  };
+  const served = await serveArena(['start', '--db', db, '--port', '0'], { env });
   await served.stop();
 }
 

@@ -1,7 +1,7 @@
 // One way to set up a judge (issue 11 problem 4, issue 12 item 14): openJudge reads the key, checks it up front,
 // adds retries and stops at the first refused key, for `arena run`, `arena calibrate`, `arena refresh` and
 // `arena checkpoints` alike; the call options are declared once and parsed by the same zod schema as config files.
-// Real bin/arena.mjs and real HTTP against the local OpenAI-compatible test server.
+// The real command and real HTTP against the local OpenAI-compatible test server.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Game, GameSpec } from '../src/core/types.ts';
-import { parserFor, verdictOf } from '../src/core/verdict-of.ts';
+import { parserFor, verdictOf } from '../src/core/verdict/of-reply.ts';
 import {
   newRun,
   playGames,

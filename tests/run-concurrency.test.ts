@@ -7,13 +7,17 @@ import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, arenaOk, spawnArena, tmpDir, type RunResult } from './support/cli.ts';
+import { arenaOk, REPO_ROOT, spawnArena, spawnEveryRun, tmpDir, type RunResult } from './support/cli.ts';
 import {
   spawnOpenAIServer,
   type OpenAIServerOptions,
   type RequestLogEntry,
   type SpawnedOpenAIServer,
 } from './support/openai-server.ts';
+
+// real processes, as before: runs racing on one database or killed, judge calls on tight timeouts, large
+// imports; run in the test worker some of these missed their timings
+spawnEveryRun();
 
 const dir = tmpDir('arena-concurrency-test-');
 const OWN = join(REPO_ROOT, 'questions');

@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { planRun } from '../src/engine/run.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
-import { REPO_ROOT, arenaOk, runArena, spawnArena, tmpDir, type RunResult } from './support/cli.ts';
+import {
+  arenaOk,
+  REPO_ROOT,
+  runArena,
+  spawnArena,
+  spawnEveryRun,
+  tmpDir,
+  type RunResult,
+} from './support/cli.ts';
 import {
   promptHash,
   spawnOpenAIServer,
@@ -16,6 +24,10 @@ import {
   type RequestLogEntry,
   type SpawnedOpenAIServer,
 } from './support/openai-server.ts';
+
+// real processes, as before: runs racing on one database or killed, judge calls on tight timeouts, large
+// imports; run in the test worker some of these missed their timings
+spawnEveryRun();
 
 const JUDGE = 'openai/judge';
 const dir = tmpDir('arena-run-test-');

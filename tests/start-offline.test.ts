@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from './support/cli.ts';
 
+// only the release is under test: the study's judgments and the labelled sets are not looked for (whatever
+// the environment running the tests says), so nothing else is downloaded or read
+const ONLY_RELEASE = { JUDGE_LLAMA2_DIR: 'none', JUDGE_SETS_DIR: 'none' };
+
 /** A port nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
   const srv = createServer();
@@ -22,7 +26,7 @@ describe('arena start without the release', { timeout: 120_000 }, () => {
     const db = join(dir, 'arena.db');
     const r = await runArena(
       ['start', '--db', db, '--port', '0', '--base-url', `http://127.0.0.1:${await closedPort()}/mt_bench`],
-      { env: { MTBENCH_DIR: undefined, XDG_CACHE_HOME: tmpDir() } },
+      { env: { ...ONLY_RELEASE, MTBENCH_DIR: undefined, XDG_CACHE_HOME: tmpDir() } },
     );
     expect(r.code).toBe(1);
     const last = r.stderr.trimEnd().split('\n').at(-1)!;
@@ -37,14 +41,18 @@ describe('arena start without the release', { timeout: 120_000 }, () => {
     const dir = tmpDir();
     const db = join(dir, 'arena.db');
     const missing = join(dir, 'nope');
-    let r = await runArena(['start', '--db', db, '--port', '0'], { env: { MTBENCH_DIR: missing } });
+    let r = await runArena(['start', '--db', db, '--port', '0'], {
+      env: { ...ONLY_RELEASE, MTBENCH_DIR: missing },
+    });
     expect(r.code).toBe(1);
     expect(r.stderr.trimEnd()).toBe(
       `arena: MTBENCH_DIR=${missing}: no such folder; fix it or unset it to download the release`,
     );
     const empty = join(dir, 'empty');
     mkdirSync(empty);
-    r = await runArena(['start', '--db', db, '--port', '0'], { env: { MTBENCH_DIR: empty } });
+    r = await runArena(['start', '--db', db, '--port', '0'], {
+      env: { ...ONLY_RELEASE, MTBENCH_DIR: empty },
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/MTBENCH_DIR=.*empty: not an MT-Bench release \(no question\.jsonl/);
     expect(readdirSync(dir)).toEqual(['empty']);
@@ -59,7 +67,7 @@ describe('arena start without the release', { timeout: 120_000 }, () => {
       '{"question_id": 81, "category": "writing", "turns": ["hi"]}\n{oops\n',
     );
     const r = await runArena(['start', '--db', join(dir, 'arena.db'), '--port', '0'], {
-      env: { MTBENCH_DIR: rel },
+      env: { ...ONLY_RELEASE, MTBENCH_DIR: rel },
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/question\.jsonl:2/);

@@ -193,7 +193,7 @@ export function resolvePromptSet(
   return Object.values(mt).every((n) => promptNames.has(n)) ? mt : PROMPT_SETS.arena![type]!;
 }
 
-export function stableJson(v: unknown): string {
+function stableJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
   const o = v as Record<string, unknown>;

@@ -1,5 +1,10 @@
-import { PARSER_VERSIONS, RECORDED_PARSER, parserFromVersion, type ParserMode } from '../core/verdict.ts';
-import { verdictOf } from '../core/verdict-of.ts';
+import {
+  PARSER_VERSIONS,
+  RECORDED_PARSER,
+  parserFromVersion,
+  type ParserMode,
+} from '../core/verdict/parse.ts';
+import { verdictOf } from '../core/verdict/of-reply.ts';
 import { outputFormatOfVersion } from '../core/schemes/index.ts';
 import type { Game, GameVerdict } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';

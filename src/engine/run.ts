@@ -1,8 +1,8 @@
 import { gameId, planGames, resolvePromptSet } from '../core/plan.ts';
 import type { PromptSet } from '../core/prompts.ts';
 import { ArenaError, type GameSpec, type JudgeSettings, type Mode, type Question } from '../core/types.ts';
-import type { ParserMode } from '../core/verdict.ts';
-import { parserFor, verdictOf } from '../core/verdict-of.ts';
+import type { ParserMode } from '../core/verdict/parse.ts';
+import { parserFor, verdictOf } from '../core/verdict/of-reply.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
 import { newRun, playGames, type PlayRun } from './play/index.ts';

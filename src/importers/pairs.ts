@@ -20,7 +20,8 @@ import {
 import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { decodeUtf8 } from './formats.ts';
-import { newGames, readImportFile } from './import.ts';
+import { newGames } from './import.ts';
+import { readImportFile } from './lines.ts';
 
 /** LLMBar's final comparison call: greedy, at most 50 new tokens (its evaluators/config/*.json). */
 export const LLMBAR_SETTINGS = { temperature: 0, maxTokens: 50 } as const;

@@ -3,8 +3,8 @@
 // batches it left pending and never submits a game twice while its batch is pending.
 import { randomUUID } from 'node:crypto';
 import type { GameSpec, JudgeSettings } from '../core/types.ts';
-import type { ParserMode } from '../core/verdict.ts';
-import { parserFor, verdictOf } from '../core/verdict-of.ts';
+import type { ParserMode } from '../core/verdict/parse.ts';
+import { parserFor, verdictOf } from '../core/verdict/of-reply.ts';
 import { newRun, playGames, type Liveness, type PlayItem } from '../engine/play/index.ts';
 import type { JudgeReply } from '../judges/judge.ts';
 import type { BatchClient } from '../judges/openai-batch.ts';

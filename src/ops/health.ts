@@ -1,6 +1,6 @@
 // A judge's health over one refresh (error and inconsistency rates) and the drift canary's comparison.
-import { pairVerdict } from '../core/game-verdict.ts';
-import { outcomesFromGames } from '../core/verdict.ts';
+import { pairVerdict } from '../core/verdict/stored.ts';
+import { outcomesFromGames } from '../core/outcomes.ts';
 import type { GameVerdictRow } from '../storage/store.ts';
 
 export interface JudgeHealth {

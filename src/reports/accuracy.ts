@@ -7,7 +7,7 @@ import {
   type PairGame,
 } from '../core/stats/pair-accuracy.ts';
 import type { BootstrapOptions } from '../core/stats/bootstrap.ts';
-import { pairVerdict } from '../core/game-verdict.ts';
+import { pairVerdict } from '../core/verdict/stored.ts';
 import { ArenaError } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 

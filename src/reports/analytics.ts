@@ -9,18 +9,10 @@ import {
   type ConflictRow,
 } from '../core/stats/bias.ts';
 import { connectedModelGroups } from '../core/groups.ts';
-import {
-  battleTable,
-  bootstrapBradleyTerry,
-  clusterBootstrap,
-  columnIntervals,
-  DEFAULT_LEVEL,
-  MIN_QUESTIONS,
-  type BootstrapOptions,
-  type BootstrapRatings,
-  type ClusteredBattle,
-  type ResampleUnit,
-} from '../core/stats/bootstrap.ts';
+import { battleTable, type ClusteredBattle } from '../core/stats/battle-table.ts';
+import { bootstrapBradleyTerry } from '../core/stats/rating-bootstrap.ts';
+import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from '../core/stats/bootstrap.ts';
+import { MIN_QUESTIONS, type BootstrapRatings, type ResampleUnit } from '../core/stats/rating-rows.ts';
 import {
   calibrate,
   conflictByGap,
@@ -44,10 +36,10 @@ import { sampleOf } from '../core/stats/slot.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import type { MatchOutcome, Verdict, Vote } from '../core/types.ts';
-import { pairVerdict } from '../core/game-verdict.ts';
+import { pairVerdict } from '../core/verdict/stored.ts';
 import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
-import { scoreOf } from '../core/verdict.ts';
+import { scoreOf } from '../core/outcomes.ts';
 
 async function categories(store: Store): Promise<Map<number, string>> {
   return new Map((await store.listQuestions()).map((q) => [q.id, q.category]));

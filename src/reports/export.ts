@@ -1,4 +1,4 @@
-import { pairVerdict, ratingOf } from '../core/game-verdict.ts';
+import { pairVerdict, ratingOf } from '../core/verdict/stored.ts';
 import type { Game } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 

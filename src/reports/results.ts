@@ -1,14 +1,9 @@
 // Results derived on read from stored games and votes.
 import { agreement, type AgreementRow } from '../core/stats/agreement.ts';
 import { battlesFromOutcomes, battlesFromVotes, onlineElo, type Battle } from '../core/ratings.ts';
-import {
-  battleTable,
-  fitEstimable,
-  MIN_QUESTIONS,
-  questionsPerModel,
-  separationNote,
-  tableRecords,
-} from '../core/stats/bootstrap.ts';
+import { battleTable, questionsPerModel, tableRecords } from '../core/stats/battle-table.ts';
+import { fitEstimable, separationNote } from '../core/stats/estimable-fit.ts';
+import { MIN_QUESTIONS } from '../core/stats/rating-rows.ts';
 import { pairwiseStandings, singleStandings } from '../core/standings.ts';
 import { connectedModelGroups, splitByGroup } from '../core/groups.ts';
 import type {
@@ -20,8 +15,8 @@ import type {
   Standing,
   Vote,
 } from '../core/types.ts';
-import { itemKey, outcomesFromGames, storedVerdictOf } from '../core/verdict.ts';
-import { ratingOf } from '../core/game-verdict.ts';
+import { itemKey, outcomesFromGames, storedVerdictOf } from '../core/outcomes.ts';
+import { ratingOf } from '../core/verdict/stored.ts';
 import type { Store } from '../storage/store.ts';
 import { DEFAULT_BASELINE, HUMAN } from '../core/constants.ts';
 

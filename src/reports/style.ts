@@ -10,11 +10,12 @@ import {
   type StyleGroup,
   type StyleResult,
 } from '../core/stats/style.ts';
-import { battleTable, separationNote, tableRecords } from '../core/stats/bootstrap.ts';
+import { battleTable, tableRecords } from '../core/stats/battle-table.ts';
+import { separationNote } from '../core/stats/estimable-fit.ts';
 import { estimability } from '../core/stats/separation.ts';
 import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
-import { scoreOf } from '../core/verdict.ts';
+import { scoreOf } from '../core/outcomes.ts';
 
 export interface StyleReport extends StyleResult {
   judge: string;

@@ -9,12 +9,12 @@ import {
   weightedStandings,
   type WeightedGame,
 } from '../core/schemes/weighting.ts';
-import { pairVerdict } from '../core/game-verdict.ts';
+import { pairVerdict } from '../core/verdict/stored.ts';
 import { ArenaError, type Standing } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import type { StandingsQuery } from './results.ts';
 import { DEFAULT_BASELINE } from '../core/constants.ts';
-import { pairGameOf } from '../core/verdict.ts';
+import { pairGameOf } from '../core/outcomes.ts';
 
 /**
  * A judge's pairwise games with the strength of each verdict. Every game must have been read by the

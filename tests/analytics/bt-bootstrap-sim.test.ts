@@ -4,12 +4,9 @@
 // questions should cover about 95%, resampling single games (which ignores that) visibly less.
 import { describe, expect, it } from 'vitest';
 import { expectedLogistic, sigmoid } from '../support/logistic.ts';
-import {
-  battleTable,
-  bootstrapRatingSamples,
-  columnIntervals,
-  type ClusteredBattle,
-} from '../../src/core/stats/bootstrap.ts';
+import { battleTable, type ClusteredBattle } from '../../src/core/stats/battle-table.ts';
+import { bootstrapRatingSamples } from '../../src/core/stats/rating-bootstrap.ts';
+import { columnIntervals } from '../../src/core/stats/bootstrap.ts';
 import { normal, seededRng, type Rng } from '../../src/core/stats/random.ts';
 import { fitBradleyTerry, type CollapsedBattles } from '../../src/core/ratings.ts';
 import { sampleCovariance, simultaneousDifferences } from '../../src/core/stats/rank-intervals.ts';

@@ -7,14 +7,10 @@ import {
   pickedPosition,
   type BiasGame,
 } from '../../src/core/stats/bias.ts';
-import {
-  battleTable,
-  bootstrapBradleyTerry,
-  comparisonGroups,
-  percentileInterval,
-  quantileSorted,
-  ranksFromIntervals,
-} from '../../src/core/stats/bootstrap.ts';
+import { battleTable } from '../../src/core/stats/battle-table.ts';
+import { bootstrapBradleyTerry } from '../../src/core/stats/rating-bootstrap.ts';
+import { comparisonGroups } from '../../src/core/stats/estimable-fit.ts';
+import { percentileInterval, quantileSorted, ranksFromIntervals } from '../../src/core/stats/bootstrap.ts';
 import { calibrate, conflictByGap, entropy, parseScores } from '../../src/core/stats/calibration.ts';
 import { cohensKappa, comparisons, kappaTable } from '../../src/core/stats/kappa.ts';
 import { lengthControlledWinRates, logistic1, longerShare } from '../../src/core/stats/length.ts';

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entropyBits } from '../../src/core/stats/confidence.ts';
-import { parsePairVerdict } from '../../src/core/verdict.ts';
+import { parsePairVerdict } from '../../src/core/verdict/parse.ts';
 import { runTournament } from '../../src/engine/run.ts';
 import { JudgeCallError } from '../../src/judges/judge.ts';
 import { llamaCppJudge, parseLlamaSpec, type LlamaCppJudge } from '../../src/judges/llama-cpp/provider.ts';

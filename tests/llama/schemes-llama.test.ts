@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTPUT_FORMATS } from '../../src/core/schemes/index.ts';
-import { toVerdict } from '../../src/core/verdict.ts';
+import { toVerdict } from '../../src/core/verdict/parse.ts';
 import { runTournament } from '../../src/engine/run.ts';
 import { llamaCppJudge, llamaJudgeId, type LlamaCppJudge } from '../../src/judges/llama-cpp/provider.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';

@@ -1,10 +1,10 @@
 // A local llama.cpp judge and an OpenAI-compatible judge (our test server, over real HTTP) side by side
 // through the real `arena` CLI, the judgment-quality report, and escalation from the local judge to the
 // server judge for exactly the low-confidence and order-inconsistent matches.
-import type { JudgesReport } from '../../src/reports/judges-report.ts';
+import type { JudgesReport } from '../../src/reports/judges/quality-report.ts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pairVerdict } from '../../src/core/game-verdict.ts';
+import { pairVerdict } from '../../src/core/verdict/stored.ts';
 import { gameConfidence } from '../../src/core/stats/confidence.ts';
 import type { Game } from '../../src/core/types.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';

@@ -8,7 +8,7 @@ import { gameConfidence } from '../../src/core/stats/confidence.ts';
 import { qualityRows } from '../../src/core/stats/judge-quality.ts';
 import { normal, seededRng } from '../../src/core/stats/random.ts';
 import { signTestP } from '../../src/core/stats/sign-test.ts';
-import { outcomesFromGames } from '../../src/core/verdict.ts';
+import { outcomesFromGames } from '../../src/core/outcomes.ts';
 import { python, pythonSkip } from '../support/python.ts';
 
 describe('confidence of a sampled verdict (issue #13, defect 6)', () => {

@@ -4,7 +4,8 @@
 // tests/analytics/bt-bootstrap-sim.test.ts (question-level effects shared by both turns and both orders).
 import { describe, expect, it } from 'vitest';
 import { expectedLogistic, sigmoid } from '../support/logistic.ts';
-import { battleTable, bootstrapBradleyTerry, type ClusteredBattle } from '../../src/core/stats/bootstrap.ts';
+import { battleTable, type ClusteredBattle } from '../../src/core/stats/battle-table.ts';
+import { bootstrapBradleyTerry } from '../../src/core/stats/rating-bootstrap.ts';
 import { normal, seededRng, type Rng } from '../../src/core/stats/random.ts';
 import { fitBradleyTerry, type CollapsedBattles } from '../../src/core/ratings.ts';
 

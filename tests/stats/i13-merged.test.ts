@@ -4,7 +4,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { battleTable, bootstrapBradleyTerry, type ClusteredBattle } from '../../src/core/stats/bootstrap.ts';
+import { battleTable, type ClusteredBattle } from '../../src/core/stats/battle-table.ts';
+import { bootstrapBradleyTerry } from '../../src/core/stats/rating-bootstrap.ts';
 import { fitBradleyTerry } from '../../src/core/ratings.ts';
 import { seededRng } from '../../src/core/stats/random.ts';
 import { sandwichBradleyTerry } from '../../src/core/stats/sandwich.ts';

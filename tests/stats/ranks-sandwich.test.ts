@@ -4,7 +4,8 @@
 // GPT-4 pair outcomes read straight from the CSV files; plus unit checks of the rank bounds.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { battleTable, bootstrapBradleyTerry } from '../../src/core/stats/bootstrap.ts';
+import { battleTable } from '../../src/core/stats/battle-table.ts';
+import { bootstrapBradleyTerry } from '../../src/core/stats/rating-bootstrap.ts';
 import {
   rankBounds,
   sampleCovariance,

@@ -4,13 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  battleTable,
-  bootstrapBradleyTerry,
-  bootstrapRatingSamples,
-  drawClusterCounts,
-  type ClusteredBattle,
-} from '../../src/core/stats/bootstrap.ts';
+import { battleTable, type ClusteredBattle } from '../../src/core/stats/battle-table.ts';
+import { bootstrapBradleyTerry, bootstrapRatingSamples } from '../../src/core/stats/rating-bootstrap.ts';
+import { drawClusterCounts } from '../../src/core/stats/bootstrap.ts';
 import { seededRng } from '../../src/core/stats/random.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';

@@ -1,6 +1,6 @@
 // The site in-process (`app.request`) over a real SQLite file with the MT-Bench release and played games.
 import { describe, expect, it } from 'vitest';
-import { fnv1a } from '../../src/web/cache.ts';
+import { fnv1a } from '../../src/web/result-cache.ts';
 import { toCsv } from '../../src/web/csv.ts';
 import { markdown } from '../../src/web/markdown.ts';
 import { createApp } from '../../src/web/app.ts';

@@ -157,7 +157,7 @@ export const judgesCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        const { gameConfidences, judgesReport } = await import('../../reports/judges-report.ts');
+        const { gameConfidences, judgesReport } = await import('../../reports/judges/quality-report.ts');
         if (args.games) {
           const rows = await gameConfidences(store, args.games);
           if (args.json) return printJson(rows);

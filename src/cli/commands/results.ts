@@ -8,7 +8,7 @@ import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { checkRoundsLevel } from '../boot-args.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
-import { priorArg, priorOption } from './analytics.ts';
+import { priorArg, priorOption } from './analytics-shared.ts';
 import {
   checkCategory,
   checkJudgeTurn,
