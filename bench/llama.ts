@@ -108,7 +108,7 @@ async function play(path: string, sequences: number, reuse: boolean) {
     });
     const secs = (performance.now() - t0) / 1000;
     if (s.failed) throw new Error(`${s.failed} games failed: ${s.errors[0]}`);
-    const games = await store.listGames({ judge: judge.id });
+    const games = await store.games.list({ judge: judge.id });
     const verdicts = new Map(
       games.map((g) => [
         `${g.match.questionId}/${g.match.turn}/${g.match.model1}/${g.match.model2}/${g.order}`,

@@ -101,7 +101,7 @@ describe('the CLI and the site spell the same figures identically', { timeout: 3
   it('runs: counts with thousands separators and the cost, as on /runs', async () => {
     const html = await page('/runs');
     const text = await arenaOk(['runs', '--db', db]);
-    const [run] = await store.listRuns();
+    const [run] = await store.runs.list();
     expect(run!.tokensIn).toBeGreaterThan(999);
     const site = siteRow(html, figures.time(run!.startedAt).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
     const cli = text.split('\n')[2]!;

@@ -59,8 +59,8 @@ describe('questions, references and prompts are streamed', () => {
     const a = openSqliteStore(plainDb, { readonly: true });
     const b = openSqliteStore(gzDb, { readonly: true });
     try {
-      expect(await b.listQuestions()).toEqual(await a.listQuestions());
-      expect(await b.listPrompts()).toEqual(await a.listPrompts());
+      expect(await b.catalog.questions()).toEqual(await a.catalog.questions());
+      expect(await b.catalog.prompts()).toEqual(await a.catalog.prompts());
     } finally {
       await a.close();
       await b.close();
@@ -124,7 +124,7 @@ describe('a large answers file', () => {
       expect(parts.flatMap((p) => p.items.map((a) => a.questionId))).toEqual(
         questions.map((q) => q.question_id),
       );
-      const stored = await store.listAnswers(['big-model']);
+      const stored = await store.catalog.answers(['big-model']);
       expect(stored).toHaveLength(24);
       expect(stored.every((a) => a.turns.every((t) => t === text))).toBe(true);
     } finally {
@@ -144,7 +144,7 @@ describe('a large answers file', () => {
     expect(r.stderr).toMatch(/big-model\.jsonl:24: field "choices\[0\]\.turns\[0\]"/);
     const store = openSqliteStore(db, { readonly: true });
     try {
-      expect(await store.listModels()).toEqual([]);
+      expect(await store.catalog.models()).toEqual([]);
     } finally {
       await store.close();
     }

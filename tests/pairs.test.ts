@@ -351,8 +351,8 @@ describe.skipIf(!!skipReason)('LLMBar labelled pairs', () => {
       expect(JSON.parse(gpt.stdout || '[]')).toEqual([]);
       const store = openSqliteStore(db);
       try {
-        expect(await store.listModels()).not.toContain('output_1');
-        expect((await store.listQuestions()).length).toBe(questions);
+        expect(await store.catalog.models()).not.toContain('output_1');
+        expect((await store.catalog.questions()).length).toBe(questions);
         const app = createApp({ store, bootstrapRounds: 50 });
         const lb = (await (await app.request('/api/leaderboard?judge=openai/judge')).json()) as {
           model: string;

@@ -48,22 +48,22 @@ async function readAll(r: StoreReader) {
   const byKey = <T>(xs: T[], k: (x: T) => string) =>
     [...xs].sort((a, b) => (k(a) < k(b) ? -1 : k(a) > k(b) ? 1 : 0));
   return {
-    questions: await r.listQuestions(),
-    natural: await r.listQuestions({ set: 'Natural' }),
-    answers: await r.listAnswers(),
-    someAnswers: await r.listAnswers(['arena-swift', 'arena-drift']),
-    naturalAnswers: await r.listAnswers(undefined, { set: 'Natural' }),
-    models: await r.listModels(),
-    references: byKey(await r.listReferences(), (x) => `${x.source} ${x.questionId}`),
-    prompts: await r.listPrompts(),
-    sets: await r.listPairSets(),
+    questions: await r.catalog.questions(),
+    natural: await r.catalog.questions({ set: 'Natural' }),
+    answers: await r.catalog.answers(),
+    someAnswers: await r.catalog.answers(['arena-swift', 'arena-drift']),
+    naturalAnswers: await r.catalog.answers(undefined, { set: 'Natural' }),
+    models: await r.catalog.models(),
+    references: byKey(await r.catalog.references(), (x) => `${x.source} ${x.questionId}`),
+    prompts: await r.catalog.prompts(),
+    sets: await r.catalog.pairSets(),
   };
 }
 
 describe('pendingView: a store as it would read after an import that is not written', () => {
   it('reads as the store after importing the same bundle: upserts by key, new rows, labelled sets kept apart', async () => {
     const [viewed, written] = [await base(), await base()];
-    const [q1001] = await viewed.listQuestions().then((qs) => qs.filter((q) => q.id === 1001));
+    const [q1001] = await viewed.catalog.questions().then((qs) => qs.filter((q) => q.id === 1001));
     const bundle: PendingBundle = {
       questions: {
         source: 'more.jsonl',
@@ -135,7 +135,7 @@ describe('pendingView: a store as it would read after an import that is not writ
     expect(ids.length).toBeGreaterThan(0);
     expect(ids).toEqual(await plan(written));
     // nothing was written to the viewed store
-    expect(await viewed.listQuestions()).toEqual([]);
-    expect(await viewed.listPrompts()).toEqual([]);
+    expect(await viewed.catalog.questions()).toEqual([]);
+    expect(await viewed.catalog.prompts()).toEqual([]);
   });
 });

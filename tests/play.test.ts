@@ -261,7 +261,7 @@ describe('playGames', () => {
     expect(server!.completions()).toBe(5);
   });
 
-  it("group commit: the store's insertGames says which games it stored; a game another run stored counts as elsewhere", async () => {
+  it("group commit: the store's games.insertMany says which games it stored; a game another run stored counts as elsewhere", async () => {
     const judge = await judgeAt({ verdict: 'longer' });
     const todo = items(5);
     // a game stored after this run leased it (another run whose lease had expired, say): the insert finds it there
@@ -281,13 +281,13 @@ describe('playGames', () => {
     const run = await playGames(todo, {
       ...opts,
       call: async (item, c) => {
-        if (item.id === 'game-3') expect(await store.insertGames([twin])).toEqual([true]);
+        if (item.id === 'game-3') expect(await store.games.insertMany([twin])).toEqual([true]);
         return call(item, c);
       },
     });
     expect(run).toMatchObject({ played: 4, elsewhere: 1, failed: 0, status: 'done' });
     expect(rows('SELECT reply FROM games WHERE id = ?', 'game-3')).toEqual([{ reply: 'other [[B]]' }]);
-    expect(await store.insertGames([twin, { ...twin, id: 'game-new' }])).toEqual([false, true]);
+    expect(await store.games.insertMany([twin, { ...twin, id: 'game-new' }])).toEqual([false, true]);
   });
 
   it('leaves no record when there is nothing to play', async () => {

@@ -261,7 +261,7 @@ describe(
         expect(srv.completions() - before).toBe(96);
 
         const store = openSqliteStore(db, { readonly: true });
-        const games = await store.listGames({ judge: judge(scheme) });
+        const games = await store.games.list({ judge: judge(scheme) });
         await store.close();
         expect(games).toHaveLength(96);
         const version = {

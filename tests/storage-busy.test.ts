@@ -41,14 +41,14 @@ describe('a database locked by another connection', () => {
     const release = setTimeout(() => other.exec('COMMIT'), 1500);
     const g = makeGame();
     const t0 = performance.now();
-    const { value, gapMs } = await maxTickGap(() => store.insertGame(g));
+    const { value, gapMs } = await maxTickGap(() => store.games.insert(g));
     const waited = performance.now() - t0;
     clearTimeout(release);
     expect(value).toBe(true);
     expect(waited).toBeGreaterThanOrEqual(1400); // it did wait for the lock ...
     expect(gapMs).toBeLessThan(300); // ... without freezing the process (busy_timeout blocked it for the whole 1.5 s)
-    expect((await store.listGames()).map((x) => x.id)).toEqual([g.id]);
-    expect((await store.listRuns()).map((r) => r.id)).toEqual(['other']);
+    expect((await store.games.list()).map((x) => x.id)).toEqual([g.id]);
+    expect((await store.runs.list()).map((r) => r.id)).toEqual(['other']);
     other.close();
     await store.close();
   });
@@ -60,9 +60,9 @@ describe('a database locked by another connection', () => {
     other.exec('BEGIN IMMEDIATE');
     const release = setTimeout(() => other.exec('COMMIT'), 6000);
     const g = makeGame();
-    await expect(store.insertGame(g)).resolves.toBe(true);
+    await expect(store.games.insert(g)).resolves.toBe(true);
     clearTimeout(release);
-    expect(await store.existingGameIds([g.id])).toEqual(new Set([g.id]));
+    expect(await store.games.existingIds([g.id])).toEqual(new Set([g.id]));
     other.close();
     await store.close();
   }, 30_000);

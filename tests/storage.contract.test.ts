@@ -22,8 +22,8 @@ describe('sqlite file specifics', () => {
     await a.close();
     expect(existsSync(file)).toBe(true);
     const b = openSqliteStore(file, { readonly: true });
-    expect(await b.listQuestions()).toEqual(QUESTIONS);
-    expect(await b.listGames()).toEqual([g]);
+    expect(await b.catalog.questions()).toEqual(QUESTIONS);
+    expect(await b.games.list()).toEqual([g]);
     await b.close();
   });
 
@@ -44,17 +44,17 @@ describe('sqlite file specifics', () => {
       answers: [{ source: 'a.jsonl', items: ANSWERS }],
       games: [withProbs],
     });
-    await store.insertGame(without); // the prepared insert: a null JSON column stays NULL
-    await store.insertGame(makeGame({ verdictProbs: probs }));
+    await store.games.insert(without); // the prepared insert: a null JSON column stays NULL
+    await store.games.insert(makeGame({ verdictProbs: probs }));
     // the group commit's multi-row insert (engine/play/): the same text, and NULL for a game without probabilities
     const grouped = [
       makeGame({ judgeSettings: settings }),
       makeGame({ judgeSettings: settings, verdictProbs: probs }),
     ];
-    expect(await store.insertGames(grouped)).toEqual([true, true]);
-    expect(await store.insertGames(grouped)).toEqual([false, false]);
+    expect(await store.games.insertMany(grouped)).toEqual([true, true]);
+    expect(await store.games.insertMany(grouped)).toEqual([false, false]);
     const runConfig = { models: ['alpha', 'beta'], baseline: undefined, turns: [1, 2], settings };
-    await store.saveRun({
+    await store.runs.save({
       id: 'run-1',
       startedAt: 1,
       judge: 'j',
@@ -73,7 +73,7 @@ describe('sqlite file specifics', () => {
       played: 3,
       judges: { j: { errorRate: 0.5, inconsistencyRate: null } },
     };
-    await store.saveRefresh({
+    await store.refreshes.save({
       id: 'r',
       startedAt: 1,
       finishedAt: null,
@@ -83,7 +83,7 @@ describe('sqlite file specifics', () => {
       degraded: ['a "quoted" reason'],
       cost: 0,
     });
-    await store.saveRefresh({
+    await store.refreshes.save({
       id: 'r2',
       startedAt: 2,
       finishedAt: null,
@@ -101,8 +101,15 @@ describe('sqlite file specifics', () => {
       seed: 42,
       temperatures: { math: 0, writing: 0.7 },
     };
-    await store.saveCheckpoint({ series: 's', name: 'n', step: 1, model: 's@n', baseline: 'b', generation });
-    await store.saveBatch({
+    await store.checkpoints.save({
+      series: 's',
+      name: 'n',
+      step: 1,
+      model: 's@n',
+      baseline: 'b',
+      generation,
+    });
+    await store.batches.save({
       id: 'b',
       refreshId: null,
       judge: 'j',
@@ -172,7 +179,7 @@ describe('sqlite file specifics', () => {
     // the bytes stored are the verdict's text, as before the column was typed
     const stored = () => store.sqlite.prepare('SELECT verdict FROM games ORDER BY id').raw().all();
     expect(stored()).toEqual([['model_2'], ['7.5']]);
-    expect(await store.listGames()).toEqual([pair, single]);
+    expect(await store.games.list()).toEqual([pair, single]);
     const set = (id: string, verdict: string) =>
       store.sqlite.prepare('UPDATE games SET verdict = ? WHERE id = ?').run(verdict, id);
     for (const [id, bad, what] of [
@@ -183,17 +190,17 @@ describe('sqlite file specifics', () => {
     ] as const) {
       set(id, bad);
       const message = `game ${id}: verdict "${bad}" is not ${what}`;
-      await expect(store.listGames()).rejects.toThrow(message);
-      await expect(store.gamesOfRuns('judge-x', ['run-1'])).rejects.toThrow(message);
+      await expect(store.games.list()).rejects.toThrow(message);
+      await expect(store.games.ofRuns('judge-x', ['run-1'])).rejects.toThrow(message);
       set(pair.id, 'model_2');
       set(single.id, '7.5');
     }
     set(single.id, 'error');
-    expect((await store.listGames({ kind: 'single' }))[0]!.verdict).toBe('error');
+    expect((await store.games.list({ kind: 'single' }))[0]!.verdict).toBe('error');
     // an earlier version stored String(rating) of a 309+ digit rating: it reads as error, and the listing loads
     set(single.id, 'Infinity');
-    expect((await store.listGames({ kind: 'single' }))[0]!.verdict).toBe('error');
-    const runRows = await store.gamesOfRuns('judge-x', ['run-1']);
+    expect((await store.games.list({ kind: 'single' }))[0]!.verdict).toBe('error');
+    const runRows = await store.games.ofRuns('judge-x', ['run-1']);
     expect(runRows.find((r) => r.id === single.id)?.verdict).toBe('error');
     await store.close();
   });

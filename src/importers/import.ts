@@ -85,10 +85,10 @@ export async function readImport(
 
 /** The games not stored yet (each id once), and how many of the given ones are already stored or repeated. */
 export async function newGames(
-  store: Pick<Store, 'existingGameIds'>,
+  store: { games: Pick<Store['games'], 'existingIds'> },
   games: Game[],
 ): Promise<{ fresh: Game[]; known: number }> {
-  const stored = await store.existingGameIds([...new Set(games.map((g) => g.id))]);
+  const stored = await store.games.existingIds([...new Set(games.map((g) => g.id))]);
   const seen = new Set<string>();
   const fresh = games.filter((g) => !stored.has(g.id) && !seen.has(g.id) && seen.add(g.id));
   return { fresh, known: games.length - fresh.length };

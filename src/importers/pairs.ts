@@ -258,8 +258,8 @@ export interface PairImportSummary {
 
 /** Read every set and result below dir, check everything, then write it all at once. */
 export async function importPairs(store: Store, dir: string): Promise<PairImportSummary> {
-  const tournamentIds = new Set((await store.listQuestions()).map((q) => q.id));
-  const storedSets = await store.listPairSets();
+  const tournamentIds = new Set((await store.catalog.questions()).map((q) => q.id));
+  const storedSets = await store.catalog.pairSets();
   const questions: Question[] = [];
   const answers: Answer[] = [];
   const votes: NonNullable<ImportBundle['votes']> = [];
@@ -280,7 +280,7 @@ export async function importPairs(store: Store, dir: string): Promise<PairImport
       )
         continue;
       const firstId = pairQuestionId(other.set, 0);
-      const first = (await store.listQuestions({ set: other.set })).find((q) => q.id === firstId);
+      const first = (await store.catalog.questions({ set: other.set })).find((q) => q.id === firstId);
       if (first?.turns[0] === items[0]?.input)
         fail(
           dsFile,

@@ -70,7 +70,7 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
       });
       expect(s.failed).toBe(0);
       expect(s.played).toBe(200); // 10 pairs x 10 questions x 2 orders
-      const games = await store.listGames({ judge: judge.id });
+      const games = await store.games.list({ judge: judge.id });
       expect(games).toHaveLength(200);
       for (const g of games) {
         expect(g.verdict).not.toBe('error');
@@ -169,7 +169,7 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
       });
       expect(s.failed).toBe(0);
       expect(s.played).toBe(12); // 3 pairs x 2 questions x 2 orders
-      for (const g of await store.listGames({ judge: judge.id })) {
+      for (const g of await store.games.list({ judge: judge.id })) {
         expect(g.reply).toMatch(/\[\[[ABC]\]\]$/);
         expect(g.reply.split('[[').length).toBe(2);
         expect(Math.abs(Object.values(g.verdictProbs!).reduce((a, v) => a + v, 0) - 1)).toBeLessThan(1e-6);
@@ -194,7 +194,7 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
         concurrency: 4,
       });
       expect(s).toMatchObject({ played: 20, failed: 0 });
-      for (const g of await store.listGames({ judge: judge.id })) {
+      for (const g of await store.games.list({ judge: judge.id })) {
         expect(g.reply).toMatch(/\[\[(10|[1-9])\]\]$/);
         expect(Number(g.verdict)).toBeGreaterThanOrEqual(1);
         expect(Number(g.verdict)).toBeLessThanOrEqual(10);
@@ -222,7 +222,7 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
       });
       expect(s.played).toBe(60);
       expect(s.failed).toBe(0);
-      const games = await store.listGames({ judge: raw.id });
+      const games = await store.games.list({ judge: raw.id });
       const errors = games.filter((g) => g.verdict === 'error');
       // a random-weight model does not write "[[A]]" on its own
       expect(errors.length).toBeGreaterThan(0);

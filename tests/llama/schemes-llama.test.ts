@@ -54,7 +54,7 @@ describe.each(MODELS)('scheme games on a llama-cpp judge: %s', (_name, path) => 
         });
         expect(s.played).toBe(24);
         expect(s.failed).toBe(0);
-        const games = (await store.listGames({ judge: judge.id })).filter(
+        const games = (await store.games.list({ judge: judge.id })).filter(
           (g) => g.parser === OUTPUT_FORMATS[format]!.version,
         );
         expect(games).toHaveLength(24);
@@ -78,7 +78,7 @@ describe.each(MODELS)('scheme games on a llama-cpp judge: %s', (_name, path) => 
         concurrency: 4,
       });
       expect(arena.played).toBe(24);
-      const letters = (await store.listGames({ judge: judge.id })).filter((g) => g.parser === 'last@1');
+      const letters = (await store.games.list({ judge: judge.id })).filter((g) => g.parser === 'last@1');
       expect(letters).toHaveLength(24);
       for (const g of letters) {
         expect(g.reply).toMatch(/\[\[[ABC]\]\]$/);

@@ -107,8 +107,8 @@ describe('side by side: llama-cpp and an OpenAI-compatible judge', () => {
       expect(r.code).toBe(0);
       const store = openSqliteStore(db);
       try {
-        expect(await store.listGames({ judge: LOCAL_ID })).toHaveLength(4 * MATCHES_PER_TURN);
-        expect(await store.listGames({ judge: SERVER })).toHaveLength(4 * MATCHES_PER_TURN);
+        expect(await store.games.list({ judge: LOCAL_ID })).toHaveLength(4 * MATCHES_PER_TURN);
+        expect(await store.games.list({ judge: SERVER })).toHaveLength(4 * MATCHES_PER_TURN);
         expect(srv.completions()).toBe(4 * MATCHES_PER_TURN);
       } finally {
         await store.close();
@@ -122,7 +122,7 @@ describe('side by side: llama-cpp and an OpenAI-compatible judge', () => {
     async () => {
       const rep = await arenaJson<JudgesReport>(['judges', '--db', db, '--json', '--report']);
       const store = openSqliteStore(db);
-      const local = localMatches(await store.listGames({ judge: LOCAL_ID }));
+      const local = localMatches(await store.games.list({ judge: LOCAL_ID }));
       await store.close();
       for (const turn of [1, 2]) {
         const s = rep.quality.find((q) => q.judge === SERVER && q.turn === turn)!;
@@ -252,7 +252,7 @@ describe('escalation: --escalate-to sends exactly the low-confidence and inconsi
       });
       expect(first.code).toBe(0);
       let store = openSqliteStore(db);
-      const local = localMatches(await store.listGames({ judge: LOCAL_ID }));
+      const local = localMatches(await store.games.list({ judge: LOCAL_ID }));
       await store.close();
       expect(local).toHaveLength(2 * MATCHES_PER_TURN);
       // a threshold in the middle of the consistent matches' confidences, so some go on and some stay
@@ -288,7 +288,7 @@ describe('escalation: --escalate-to sends exactly the low-confidence and inconsi
         await srv2.close();
       }
       store = openSqliteStore(db);
-      expect(await store.listGames({ judge: SERVER })).toHaveLength(2 * expected.length);
+      expect(await store.games.list({ judge: SERVER })).toHaveLength(2 * expected.length);
       await store.close();
     },
     TIMEOUT,
@@ -306,7 +306,7 @@ describe('escalation: --escalate-to sends exactly the low-confidence and inconsi
       expect(r.code).toBe(0);
       const esc = new Set(expected.map((m) => m.key));
       const store = openSqliteStore(db);
-      const local = localMatches(await store.listGames({ judge: LOCAL_ID }));
+      const local = localMatches(await store.games.list({ judge: LOCAL_ID }));
       await store.close();
       const tieish = (o: string) => (o === 'inconsistent' ? 'tie' : o);
       const agree = local.filter((m) => {
@@ -329,7 +329,7 @@ describe('escalation: --escalate-to sends exactly the low-confidence and inconsi
         const r = await escalate('openai/gpt-4', srv3.url);
         expect(r.code).toBe(0);
         const store = openSqliteStore(db);
-        const games = await store.listGames({ judge: 'openai/gpt-4' });
+        const games = await store.games.list({ judge: 'openai/gpt-4' });
         await store.close();
         expect(games).toHaveLength(2 * expected.length);
         const usd = games.reduce((a, g) => a + (g.tokensIn! * 30 + g.tokensOut! * 60) / 1e6, 0);

@@ -51,10 +51,10 @@ describe('d1 specifics', () => {
     const store = await freshD1();
     const games = Array.from({ length: 40 }, () => makeGame());
     await store.importBundle({ questions: { source: 'q.jsonl', items: QUESTIONS }, games });
-    expect((await store.listGames()).map((g) => g.id).sort()).toEqual(games.map((g) => g.id).sort());
+    expect((await store.games.list()).map((g) => g.id).sort()).toEqual(games.map((g) => g.id).sort());
     expect(D1_MAX_PARAMS).toBe(100);
     // a bundle whose last statement fails leaves nothing behind (D1 batch = one transaction)
-    const before = await store.listQuestions();
+    const before = await store.catalog.questions();
     const bad = { ...makeGame(), id: null as unknown as string };
     await expect(
       store.importBundle({
@@ -62,6 +62,6 @@ describe('d1 specifics', () => {
         games: [bad],
       }),
     ).rejects.toThrow(/\[storage:d1\]/);
-    expect(await store.listQuestions()).toEqual(before);
+    expect(await store.catalog.questions()).toEqual(before);
   });
 });

@@ -77,7 +77,7 @@ export const calibrateCommand = defineCommand({
       });
       if (refused) {
         const { errors: _e, ...record } = run;
-        await store.saveRun({ ...record, status: 'failed' });
+        await store.runs.save({ ...record, status: 'failed' });
         throw authStopError(refused);
       }
       const report = await calibratedReport(store, judge.id, { samples });

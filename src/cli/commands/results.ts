@@ -140,7 +140,7 @@ async function noResults(
   mode: string,
   json: boolean,
 ): Promise<void> {
-  const known = (await store.listJudges()).map((j) => j.judge);
+  const known = (await store.games.judges()).map((j) => j.judge);
   const msg = `no ${mode} results for judge "${judge}" in ${db} (judges there: ${known.join(', ') || 'none yet'}; see \`arena judges\`)`;
   if (!known.includes(judge)) throw new ArenaError(msg);
   if (json) return printJson([]);

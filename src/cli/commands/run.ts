@@ -188,7 +188,7 @@ export default defineCommand({
         for (const spec of judgeSpecs) {
           const j = spec === judgeSpecs[0] ? judge : await makeJudge(spec);
           const { games } = await planRun({ ...common, store: reader, judge: j });
-          const stored = await store.existingGameIds(games.map((g) => g.id));
+          const stored = await store.games.existingIds(games.map((g) => g.id));
           print(
             `${games.length} games planned, ${stored.size} already stored: ${games.length - stored.size} judge calls to make with ${j.id}`,
           );
@@ -218,7 +218,7 @@ export default defineCommand({
       ui.bar?.stop();
       if (fatal) {
         const { errors: _e, skipped: _s, ...record } = summary;
-        await store.saveRun({ ...record, status: 'failed' });
+        await store.runs.save({ ...record, status: 'failed' });
         throw authStopError(fatal);
       }
       reportRun(summary, args.db);

@@ -111,8 +111,8 @@ export const startCommand = defineCommand({
     const existed = existsSync(args.db);
     const judges = existed
       ? await withStore(args.db, async (s) => ({
-          empty: (await s.listQuestions()).length === 0,
-          names: (await s.listJudges()).map((j) => j.judge),
+          empty: (await s.catalog.questions()).length === 0,
+          names: (await s.games.judges()).map((j) => j.judge),
         }))
       : { empty: true, names: [] as string[] };
     const empty = judges.empty;
@@ -200,7 +200,7 @@ export const startCommand = defineCommand({
       }
       // LLMBar's labelled pair sets, when JUDGE_SETS_DIR names them (../shared/judge_sets, with llmbar/ below it) and none are stored yet
       const setsDir = process.env.JUDGE_SETS_DIR;
-      if (setsDir && setsDir !== 'none' && (await store.listPairSets()).length === 0) {
+      if (setsDir && setsDir !== 'none' && (await store.catalog.pairSets()).length === 0) {
         const llmbar = existsSync(join(setsDir, 'llmbar')) ? join(setsDir, 'llmbar') : setsDir;
         const { importPairs } = await import('../../importers/pairs.ts');
         const { sets } = await importPairs(store, llmbar);

@@ -5,10 +5,10 @@ import type { ImportBundle, Store } from '../../storage/store.ts';
 import type { ImportSources } from '../import.ts';
 
 /** The store reads an import needs (a dry run passes the store with a pending bundle applied). */
-export type ImportStore = Pick<
-  Store,
-  'listQuestions' | 'listPrompts' | 'existingGameIds' | 'listModels' | 'listJudges' | 'listGames'
->;
+export type ImportStore = {
+  catalog: Pick<Store['catalog'], 'questions' | 'prompts' | 'models'>;
+  games: Pick<Store['games'], 'existingIds' | 'judges' | 'list'>;
+};
 
 export interface ImportContext {
   store: ImportStore;
@@ -32,7 +32,7 @@ export async function importContext(
   const warnings: string[] = [];
   const turnsByQuestion = new Map<number, number>();
   const categoryByQuestion = new Map<number, string>();
-  for (const q of await store.listQuestions()) {
+  for (const q of await store.catalog.questions()) {
     turnsByQuestion.set(q.id, q.turns.length);
     categoryByQuestion.set(q.id, q.category);
   }

@@ -14,11 +14,11 @@ export const FASTCHAT_SETTINGS = { temperature: 0, maxTokens: 2048 } as const;
 /** Every judgment file's games into the bundle, each checked against the known questions and models. */
 export async function readJudgments(c: ImportContext, paths: readonly string[]): Promise<void> {
   const { store, bundle } = c;
-  const systems = new Map<string, PromptScheme>((await store.listPrompts()).map((p) => [p.name, p]));
+  const systems = new Map<string, PromptScheme>((await store.catalog.prompts()).map((p) => [p.name, p]));
   for (const p of bundle.prompts ?? []) systems.set(p.name, p);
   // a judgment's models should have answers: an error in a whole release; in a single file a located note (the
   // games are kept: a FastChat judgment carries the answers it judged, so standings and exports need no more)
-  const answered = new Set(await store.listModels());
+  const answered = new Set(await store.catalog.models());
   for (const f of bundle.answers ?? []) for (const a of f.items) answered.add(a.model);
   for (const path of paths) await readJudgmentFile(c, path, systems, answered);
 }
@@ -68,7 +68,7 @@ async function readJudgmentFile(
     );
   // only those this import stores: a second import of the file keeps nothing, so it says nothing about them
   const recorded = recordedIds.length
-    ? recordedIds.length - (await c.store.existingGameIds(recordedIds)).size
+    ? recordedIds.length - (await c.store.games.existingIds(recordedIds)).size
     : 0;
   if (recorded) {
     const j = [...judges].join(',');

@@ -13,14 +13,14 @@ export async function readVotes(c: ImportContext, votes: NonNullable<ImportSourc
     path: v.path,
     items: parseVotes(v.path, readImportFile(v.path), v.turn !== undefined ? { turn: v.turn } : {}),
   }));
-  const models = new Set(await store.listModels());
+  const models = new Set(await store.catalog.models());
   for (const f of bundle.answers ?? []) for (const a of f.items) models.add(a.model);
   for (const g of bundle.games ?? [])
     [g.match.model1, g.match.model2].forEach((m) => m !== undefined && models.add(m));
   if (parsed.some((p) => p.items.some((x) => !models.has(x.model1) || !models.has(x.model2))))
-    for (const j of await store.listJudges())
+    for (const j of await store.games.judges())
       if (j.games)
-        for (const g of await store.listGames({ judge: j.judge }))
+        for (const g of await store.games.list({ judge: j.judge }))
           [g.match.model1, g.match.model2].forEach((m) => m !== undefined && models.add(m));
   for (const p of parsed) {
     const items = p.items.filter((x) => {
