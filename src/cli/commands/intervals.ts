@@ -80,8 +80,12 @@ export const intervalsCommand = defineCommand({
               return {
                 ...(group ? { group } : {}),
                 'rank (UB)': x.rank,
-                'rank range':
+                'rank range (joint)':
                   x.rankBest === x.rankWorst ? String(x.rankBest) : `${x.rankBest}–${x.rankWorst}`,
+                'rank range (marginal)':
+                  x.marginalRankBest === x.marginalRankWorst
+                    ? String(x.marginalRankBest)
+                    : `${x.marginalRankBest}–${x.marginalRankWorst}`,
                 model: `${x.model}${x.preliminary ? ' *' : ''}`,
                 rating: figures.rating(x.rating),
                 [`${lvl} lo`]: figures.rating(x.lo),
@@ -108,7 +112,7 @@ export const intervalsCommand = defineCommand({
             ? `${lvl} sandwich (robust CLT) intervals, ${unit === 'question' ? 'clustered by question' : 'one cluster per game'}`
             : `${lvl} bootstrap percentile intervals, ${unit === 'question' ? 'questions resampled (both turns and both orders move together)' : 'single games resampled'}, ${o.rounds} rounds, seed ${o.seed}`;
         print(
-          `\n${how}; rank (UB) = 1 + models whose interval lies wholly above; rank range = best and worst rank consistent with simultaneous ${lvl} intervals of all rating differences; no interval for a model seen on fewer than ${r.ratings.minQuestions ?? MIN_QUESTIONS} questions${prior ? `; prior: ${prior} tie pseudo-game(s) per pair that met` : ''}`,
+          `\n${how}; rank (UB) = 1 + models whose interval lies wholly above; rank range (joint) = best and worst rank consistent with simultaneous ${lvl} intervals of all rating differences; (marginal) = of this model's own differences only (Mogstad et al.); no interval for a model seen on fewer than ${r.ratings.minQuestions ?? MIN_QUESTIONS} questions${prior ? `; prior: ${prior} tie pseudo-game(s) per pair that met` : ''}`,
         );
         if (r.ratings.rows.some((x) => x.preliminary))
           print(

@@ -261,6 +261,7 @@ export const ratingsCommand = defineCommand({
               r.features.map((f) => ({
                 feature: f.feature,
                 coefficient: figures.kappa(f.coefficient),
+                'SE (clustered)': figures.kappa(f.se),
                 [`${lvl} lo`]: figures.kappa(f.lo),
                 [`${lvl} hi`]: figures.kappa(f.hi),
               })),
@@ -268,6 +269,8 @@ export const ratingsCommand = defineCommand({
           );
           if (r.constant.length)
             print(`left out (the same for every battle here, so no coefficient): ${r.constant.join(', ')}`);
+          for (const x of r.notEstimableFeatures)
+            print(`${x.feature}: not estimable, ${x.reason}; left out of the style fit`);
           for (const x of r.notEstimable)
             print(`${x.model}: ${x.note}; its battles are left out of the style fit`);
           print(

@@ -110,4 +110,4 @@ export const STYLE_COLUMNS = [
   'rawHi',
   'rawRank',
 ] as const;
-export const STYLE_FEATURE_COLUMNS = ['feature', 'coefficient', 'lo', 'hi'] as const;
+export const STYLE_FEATURE_COLUMNS = ['feature', 'coefficient', 'se', 'lo', 'hi'] as const;

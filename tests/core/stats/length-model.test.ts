@@ -17,6 +17,7 @@ interface Ref {
   sigma: number;
   beta: number;
   se_beta: number;
+  se_beta_cluster: number;
   per_thousand: number;
   lc: Record<string, number>;
   linear: { beta: number; se: number; by: string };
@@ -76,7 +77,11 @@ describe.skipIf(!MT || pythonSkip)(
       const r = lengthControlledWinRates(matches, { rounds: 100 });
       expect(r.effect!.sigma).toBeCloseTo(ref.sigma, 9);
       expect(r.effect!.coefficient).toBeCloseTo(ref.beta, 6);
-      expect(r.effect!.se).toBeCloseTo(ref.se_beta, 6);
+      // the standard error is clustered by question (the audit: 0.127 from the observed information, 0.180 clustered)
+      expect(r.effect!.seIndependent).toBeCloseTo(ref.se_beta, 6);
+      expect(r.effect!.se).toBeCloseTo(ref.se_beta_cluster, 6);
+      expect(r.effect!.seIndependent).toBeCloseTo(0.127, 3);
+      expect(r.effect!.se).toBeCloseTo(0.18, 3);
       expect(r.effect!.perThousandChars).toBeCloseTo(ref.per_thousand, 5);
       for (const m of r.models) expect(m.lcWinRate).toBeCloseTo(ref.lc[m.model]!, 6);
       const alpaca = r.models.find((m) => m.model === 'alpaca-13b')!;
@@ -92,12 +97,20 @@ describe.skipIf(!MT || pythonSkip)(
 
     it('arena length --json: lengthEffect {coefficient, lo, hi, unit} and rows with lcWinRate, lo, hi; the headline says what length is', async () => {
       const r = await arenaJson<{
-        lengthEffect: { coefficient: number; se: number; lo: number; hi: number; unit: string };
+        lengthEffect: {
+          coefficient: number;
+          se: number;
+          seIndependent: number;
+          lo: number;
+          hi: number;
+          unit: string;
+        };
         measure: string;
         models: { model: string; lcWinRate: number; lo: number; hi: number }[];
       }>(['length', '--db', db, '--judge', 'gpt-4', '--rounds', '100']);
       expect(r.lengthEffect.coefficient).toBeCloseTo(ref.beta, 6);
-      expect(r.lengthEffect.se).toBeCloseTo(ref.se_beta, 6);
+      expect(r.lengthEffect.se).toBeCloseTo(ref.se_beta_cluster, 6);
+      expect(r.lengthEffect.seIndependent).toBeCloseTo(ref.se_beta, 6);
       expect(r.lengthEffect.lo).toBeLessThan(r.lengthEffect.coefficient);
       expect(r.lengthEffect.hi).toBeGreaterThan(r.lengthEffect.coefficient);
       expect(r.lengthEffect.unit).toMatch(/tanh\(length difference \/ \d+ characters\)/);
@@ -107,7 +120,20 @@ describe.skipIf(!MT || pythonSkip)(
         expect(m.lo).toBeLessThanOrEqual(m.lcWinRate);
         expect(m.hi).toBeGreaterThanOrEqual(m.lcWinRate);
       }
+      // the experts: matches of one question are correlated here too (the audit: 0.105 independent, 0.160 clustered)
+      const h = await arenaJson<{ lengthEffect: { se: number; seIndependent: number } }>([
+        'length',
+        '--db',
+        db,
+        '--judge',
+        'human',
+        '--rounds',
+        '20',
+      ]);
+      expect(h.lengthEffect.seIndependent).toBeCloseTo(0.105, 3);
+      expect(h.lengthEffect.se).toBeCloseTo(0.16, 3);
       const text = await arenaOk(['length', '--db', db, '--judge', 'gpt-4', '--rounds', '50']);
+      expect(text).toContain('SE 0.18 clustered by question; 0.127 if matches were independent');
       expect(text).toContain("length = characters of the judged turn's answer");
       expect(text).toContain('log-odds per 1,000 characters');
     }, 120_000);

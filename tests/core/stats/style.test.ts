@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { normal, seededRng } from '../../../src/core/stats/random.ts';
 import {
   addCounts,
+  MIN_FEATURE_SUPPORT,
   styleControl,
   styleCounts,
   type StyleBattle,
@@ -26,11 +27,18 @@ type PyBattle = [qid: number, turn: number, a: string, b: string, y: number];
 interface PyResult {
   ratings: Record<string, number>;
   coefficients: Record<string, number>;
+  se: Record<string, number>;
   constant: string[];
+  not_estimable: string[];
 }
 
-const styleReference = (answers: Answers, battles: PyBattle[], elements: string[], reg = 0.5) =>
-  python<PyResult>('style_bt.py', { answers, battles, elements, reg }, 180_000);
+const styleReference = (
+  answers: Answers,
+  battles: PyBattle[],
+  elements: string[],
+  reg = 0.5,
+  minSupport: Record<string, number> | null = null,
+) => python<PyResult>('style_bt.py', { answers, battles, elements, reg, min_support: minSupport }, 180_000);
 
 const ELEMENTS: Record<string, StyleFeature[]> = {
   length: ['length'],
@@ -147,8 +155,12 @@ describe.skipIf(!!noPython)('style control equals an independent Python computat
     );
     expect(ours.constant).toEqual(ref.constant);
     expect(ours.features.map((f) => f.feature)).toEqual(['length', 'headers', 'lists', 'bold']);
-    for (const f of ours.features)
+    expect(ours.notEstimableFeatures).toEqual([]);
+    for (const f of ours.features) {
       expect(Math.abs(f.coefficient - ref.coefficients[f.feature]!), f.feature).toBeLessThan(1e-5);
+      // the question-clustered sandwich standard error
+      expect(Math.abs(f.se - ref.se[f.feature]!), f.feature).toBeLessThan(1e-5);
+    }
     for (const r of ours.rows) expect(Math.abs(r.rating - ref.ratings[r.model]!), r.model).toBeLessThan(1e-3);
   });
 
@@ -193,19 +205,29 @@ describe.skipIf(!!noPython)('style control equals an independent Python computat
           answers,
           csv(file, keep),
           groups.flatMap((g) => ELEMENTS[g]!),
+          0.5,
+          { ...MIN_FEATURE_SUPPORT },
         );
         const ours = await arenaJson<{
-          features: { feature: string; coefficient: number; lo: number; hi: number }[];
+          features: { feature: string; coefficient: number; se: number; lo: number; hi: number }[];
           constant: string[];
+          notEstimableFeatures: { feature: string; reason: string; support: { answers: number } }[];
           rows: { model: string; rating: number; rawRating: number }[];
           battles: number;
         }>(['ratings', '--db', db, '--judge', judge, '--style', groups.join(','), '--rounds', '50']);
         expect(ours.constant).toEqual(ref.constant);
         expect(ours.features.map((f) => f.feature).sort()).toEqual(Object.keys(ref.coefficients).sort());
-        for (const f of ours.features)
+        for (const f of ours.features) {
           expect(Math.abs(f.coefficient - ref.coefficients[f.feature]!), f.feature).toBeLessThan(1e-5);
+          expect(Math.abs(f.se - ref.se[f.feature]!), f.feature).toBeLessThan(1e-5);
+        }
         for (const r of ours.rows)
           expect(Math.abs(r.rating - ref.ratings[r.model]!), r.model).toBeLessThan(1e-3);
+        // headers rest on one answer (llama-13b, question 145, turn 2) once code blocks are removed: no coefficient
+        expect(ours.notEstimableFeatures.map((x) => x.feature)).toEqual(ref.not_estimable);
+        expect(ref.not_estimable).toEqual(['headers']);
+        expect(ours.notEstimableFeatures[0]!.support.answers).toBe(1);
+        expect(ours.notEstimableFeatures[0]!.reason).toMatch(/1 answer carries it/);
         console.info(
           `[style] ${judge}: ${ours.features.map((f) => `${f.feature} ${f.coefficient.toFixed(4)} [${f.lo.toFixed(3)}, ${f.hi.toFixed(3)}]`).join('; ')}; constant: ${ours.constant.join(', ') || 'none'}`,
         );
