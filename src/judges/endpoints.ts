@@ -78,8 +78,8 @@ export function endpointPool(
     async admit(req: JudgeRequest): Promise<GateTicket> {
       const s = pick(req);
       const g = s.e.governor;
-      const a = await g.admit(g.cost(req), req.signal);
       s.sent++;
+      const a = await g.admit(g.cost(req), req.signal);
       let done = false;
       return {
         provider: {
@@ -98,7 +98,7 @@ export function endpointPool(
           }
           const e = outcome.error as JudgeCallError;
           if (e.status === 429 || req.signal?.aborted) return;
-          if (++s.faults >= faultsToCool) {
+          if (++s.faults >= faultsToCool && s.coolUntil <= clock.now()) {
             const ms = coolMs * 2 ** Math.min(s.coolings++, 5);
             s.coolUntil = clock.now() + ms;
             s.faults = 0;

@@ -88,6 +88,8 @@ export interface RequestLogEntry {
   hash?: string;
   /** what was (or will be, after the latency) answered; `hang` never is */
   status: number | 'hang';
+  /** with `rateLimit`: the tokens this request was charged (prompt + max_tokens; 0 when refused) */
+  charged?: number;
 }
 
 export interface OpenAIServer {
@@ -225,9 +227,10 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           .join('\n');
         const hash = promptHash(system, user);
         const maxTokens = Number((body as { max_tokens?: unknown }).max_tokens) || 0;
-        const limited = limiter?.charge(Math.ceil((system.length + user.length) / 4) + maxTokens);
+        const cost = Math.ceil((system.length + user.length) / 4) + maxTokens;
+        const limited = limiter?.charge(cost);
         if (limited?.retryAfterMs !== undefined) {
-          record({ n, at, method: 'POST', path, model: body.model, hash, status: 429 });
+          record({ n, at, method: 'POST', path, model: body.model, hash, status: 429, charged: 0 });
           return send(
             res,
             429,
@@ -243,7 +246,16 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
         }
         const fault = pickFault(n, hash, `${system}\n\n${user}`);
         const status = fault ? fault.status : 200;
-        record({ n, at, method: 'POST', path, model: body.model, hash, status });
+        record({
+          n,
+          at,
+          method: 'POST',
+          path,
+          model: body.model,
+          hash,
+          status,
+          ...(limited ? { charged: cost } : {}),
+        });
         if (status === 'hang') return; // the socket stays open until the client gives up or close()
         later(() => {
           if (res.destroyed) return;
