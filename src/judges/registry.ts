@@ -119,7 +119,7 @@ export function apiKeyOf(setup: JudgeSetup, env: Record<string, string | undefin
   if (apiKey) return apiKey;
   if (setup.apiKeyEnv)
     throw new ArenaError(`judge ${setup.id}: the environment variable ${keyEnv} (apiKeyEnv) is not set`);
-  if (setup.id.startsWith('openai/') && !setup.baseURL)
+  if (setup.id.startsWith('openai/') && !setup.baseURL && !setup.endpoints)
     throw new ArenaError(
       `${keyEnv} is not set, and ${setup.id} would call OpenAI with no key: \`export ${keyEnv}=...\`, or pass --base-url (baseURL in a config file) for an OpenAI-compatible server (vLLM, llama.cpp server, Ollama) that needs none`,
     );
