@@ -143,3 +143,19 @@ export class Bucket {
     this.perMs = perMs;
   }
 }
+
+/**
+ * The least time `tokens` and `requests` can take under limits per minute, each bucket full at the start (as
+ * `arena run --dry-run` prints it): undefined when no limit is known.
+ */
+export function expectedWallS(o: {
+  tokens: number;
+  requests: number;
+  tpm?: number;
+  rpm?: number;
+}): number | undefined {
+  if (!o.tpm && !o.rpm) return undefined;
+  const under = (n: number, perMin: number | undefined) =>
+    perMin ? (Math.max(0, n - perMin) * 60) / perMin : 0;
+  return Math.max(under(o.tokens, o.tpm), under(o.requests, o.rpm));
+}

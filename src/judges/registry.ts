@@ -96,6 +96,13 @@ export const JudgeSetup = z.strictObject({
 });
 export type JudgeSetup = z.infer<typeof JudgeSetup>;
 
+/** A judge as openJudge opens it: with the limits its endpoints' governors know now (declared or announced). */
+export type GovernedJudge = JudgeProvider & {
+  limits(): { tpm?: number; rpm?: number };
+  /** the tokens charged so far as a limit counts them (prompt + max_tokens per call sent) */
+  tokensCharged(): number;
+};
+
 export interface OpenJudgeOptions {
   /** told of each retry, as one line (`[openai/gpt-4] retry 1 in 1.0 s: ...`) */
   log?(line: string): void;
@@ -135,7 +142,7 @@ export async function openJudge(
   setup: JudgeSetup,
   env: Record<string, string | undefined>,
   o: OpenJudgeOptions = {},
-): Promise<JudgeProvider> {
+): Promise<GovernedJudge> {
   if (setup.endpoints && setup.baseURL)
     throw new ArenaError(`judge ${setup.id}: give baseURL or endpoints, not both`);
   const eps = setup.endpoints ?? [
@@ -194,5 +201,16 @@ export async function openJudge(
         : {}),
     },
   );
-  return stopOnAuthFailure(retrying, o.onAuthFailure ?? (() => {}));
+  const judge = stopOnAuthFailure(retrying, o.onAuthFailure ?? (() => {}));
+  return Object.assign(judge, {
+    tokensCharged: () => endpoints.reduce((s, e) => s + e.governor.stats.tokensCharged, 0),
+    limits: () => {
+      const each = endpoints.map((e) => e.governor.limits());
+      const sum = (k: 'tpm' | 'rpm') =>
+        each.every((l) => l[k] !== undefined) ? each.reduce((s, l) => s + l[k]!, 0) : undefined;
+      const tpm = sum('tpm');
+      const rpm = sum('rpm');
+      return { ...(tpm ? { tpm } : {}), ...(rpm ? { rpm } : {}) };
+    },
+  });
 }

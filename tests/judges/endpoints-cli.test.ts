@@ -45,4 +45,19 @@ describe('arena run over several endpoints', () => {
     expect(Object.keys(by).sort()).toEqual([a.url, b.url].sort());
     expect(Object.values(by).flat().sort()).toEqual(several.games.map((g) => g.id));
   });
+
+  it('--dry-run prints the tokens a limit counts and the least time under the declared limit', async () => {
+    const db = join(tmpDir(), 'dry.db');
+    const base = ['run', '--db', db, '--judge', 'openai/judge', '--base-url', 'http://127.0.0.1:9/v1'];
+    const args = ['--models', 'arena-sage,arena-swift', '--turn', '1', ...OWN, '--dry-run'];
+    const out = await arenaOk([...base, '--tpm', '6000', ...args]);
+    const m = out.match(
+      /about (\d+) tokens .* under 6000 tokens\/min that takes at least (\d+(\.\d+)?) (s|min|h)/,
+    );
+    expect(m, out).not.toBeNull();
+    const tokens = Number(m![1]);
+    const mins = Number(m![2]) * { s: 1 / 60, min: 1, h: 60 }[m![4] as 's' | 'min' | 'h'];
+    expect(mins).toBeCloseTo((tokens - 6000) / 6000, 0);
+    expect(await arenaOk([...base, ...args])).toMatch(/no limit known/);
+  });
 });

@@ -9,6 +9,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mode } from '../../core/types.ts';
 import { apiKeyOf, openJudge } from '../../judges/registry.ts';
+import { expectedWallS, requestCost } from '../../judges/rate-limit.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
@@ -223,6 +224,24 @@ export default defineCommand({
           print(
             `${games.length} games planned, ${stored.size} already stored: ${games.length - stored.size} judge calls to make with ${j.id}`,
           );
+          const toPlay = games.filter((g) => !stored.has(g.id));
+          const tokens = toPlay.reduce(
+            (s, g) =>
+              s +
+              requestCost({
+                system: g.spec.systemPrompt,
+                user: g.spec.userPrompt,
+                maxTokens: common.settings.maxTokens,
+              }),
+            0,
+          );
+          const limits = j.limits();
+          const wall = expectedWallS({ tokens, requests: toPlay.length, ...limits });
+          print(
+            wall === undefined
+              ? `about ${tokens} tokens as a rate limit counts them (prompt + max_tokens); no limit known (declare --tpm/--rpm for an expected time)`
+              : `about ${tokens} tokens as a rate limit counts them (prompt + max_tokens); under ${[limits.tpm ? `${limits.tpm} tokens/min` : '', limits.rpm ? `${limits.rpm} requests/min` : ''].filter(Boolean).join(' and ')} that takes at least ${formatDuration(wall)} (plus the answers' own latency)`,
+          );
           if (j !== judge) await j.close?.();
         }
         return;
@@ -252,9 +271,9 @@ export default defineCommand({
           );
           if (!toPlay) return;
           bar = progressBar(
-            'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens}',
+            'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {tpm}',
           );
-          bar.start(toPlay, 0, { rate: '0.0', failed: 0, tokens: 0 });
+          bar.start(toPlay, 0, { rate: '0.0', failed: 0, tokens: 0, tpm: '' });
         },
         onProgress: (p) => {
           if (interrupted) return;
@@ -263,6 +282,7 @@ export default defineCommand({
             rate: (p.done / Math.max(secs, 1e-3)).toFixed(1),
             failed: p.failed,
             tokens: p.tokensIn + p.tokensOut,
+            tpm: tokensPerMinute(judge.tokensCharged(), secs, judge.limits().tpm),
           });
         },
       });
@@ -301,3 +321,16 @@ export default defineCommand({
     }
   },
 });
+
+/** `12.3k tokens/min of 90k`: the tokens charged per minute so far (prompt + max_tokens), against the known limit. */
+function tokensPerMinute(tokens: number, secs: number, tpm: number | undefined): string {
+  const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0));
+  const rate = `${k((tokens * 60) / Math.max(secs, 1))} tokens/min`;
+  return tpm ? `${rate} of ${k(tpm)}` : rate;
+}
+
+function formatDuration(s: number): string {
+  if (s < 90) return `${s.toFixed(0)} s`;
+  if (s < 5400) return `${(s / 60).toFixed(1)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
