@@ -10,7 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { battleTable, bootstrapRatingSamples, columnIntervals } from '../src/core/stats/bootstrap.ts';
+import { battleTable } from '../src/core/stats/battle-table.ts';
+import { bootstrapRatingSamples } from '../src/core/stats/rating-bootstrap.ts';
+import { columnIntervals } from '../src/core/stats/bootstrap.ts';
 import { normal, seededRng } from '../src/core/stats/random.ts';
 import { fitBradleyTerry, type Battle } from '../src/core/ratings.ts';
 

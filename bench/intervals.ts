@@ -5,7 +5,8 @@
 //   node --import tsx bench/intervals.ts [--rounds 1000] [--repeats 3]
 //
 // Prints measured figures only (best of the repeats, and the ratio); no pass/fail.
-import { battleTable, bootstrapBradleyTerry, type ClusteredBattle } from '../src/core/stats/bootstrap.ts';
+import { battleTable, type ClusteredBattle } from '../src/core/stats/battle-table.ts';
+import { bootstrapBradleyTerry } from '../src/core/stats/rating-bootstrap.ts';
 import { normal, seededRng } from '../src/core/stats/random.ts';
 import { sandwichBradleyTerry } from '../src/core/stats/sandwich.ts';
 

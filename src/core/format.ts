@@ -1,4 +1,4 @@
-// One spelling per kind of figure, for the terminal and the site alike (issue 12, item 20): the CLI's tables
+// One spelling per kind of figure, for the terminal and the site alike: the CLI's tables
 // and the site's pages call these, so a win rate, a rating or a cost reads the same in both. JSON output keeps
 // full precision; these are for people. A missing value (null, undefined, NaN) is "–". Pure.
 

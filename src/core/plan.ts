@@ -164,7 +164,7 @@ export function gameIdentity(judge: string, settings: object, g: GameSpec): stri
 /**
  * A game's id: the first 128 bits of the SHA-256 of its content (gameIdentity), in hex. Core imports no
  * platform module (core/sha256.ts), so importers, the engine and a Worker compute the same ids;
- * tests/game-ids.test.ts pins them.
+ * tests/core/game-ids.test.ts pins them.
  */
 export function gameId(judge: string, settings: object, spec: GameSpec): string {
   return sha256Hex(gameIdentity(judge, settings, spec)).slice(0, 32);
@@ -193,7 +193,7 @@ export function resolvePromptSet(
   return Object.values(mt).every((n) => promptNames.has(n)) ? mt : PROMPT_SETS.arena![type]!;
 }
 
-export function stableJson(v: unknown): string {
+function stableJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
   const o = v as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { MatchOutcome, Vote } from './types.ts';
-import { scoreOf } from './verdict.ts';
+import { scoreOf } from './outcomes.ts';
 
 /** One battle: `score` is 1 if a won, 0 if b won, 0.5 for a tie. */
 export interface Battle {
@@ -14,7 +14,7 @@ export interface Rating {
 }
 
 export const SCALE = 400;
-export const BASE = 10;
+const BASE = 10;
 export const INIT = 1000;
 const ALPHA = Math.log(BASE);
 

@@ -1,5 +1,5 @@
 import type { MatchOutcome, SingleScore, SingleStanding, Standing } from './types.ts';
-import { scoreOf } from './verdict.ts';
+import { scoreOf } from './outcomes.ts';
 
 export interface StandingsOptions {
   /** pairwise-baseline: only matches that involve this model count, and its own row is dropped */

@@ -1,7 +1,7 @@
 /** "Did you mean ...?" for mistyped names: the valid values closest to what was typed. Pure. */
 
 /** Levenshtein distance (insertions, deletions, substitutions), case-insensitive. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
   let prev = Array.from({ length: t.length + 1 }, (_, j) => j);

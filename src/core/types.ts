@@ -58,7 +58,7 @@ export type ScoreText = `${number}`;
 /**
  * What a stored game says (Game.verdict): a pairwise game's Verdict, or a single-grading game's score as
  * text; `error` when the reply gave neither. Which one a game holds follows from its match (model2 present
- * or absent); core/game-verdict.ts checks a string against that once, where it enters, and reads it back.
+ * or absent); core/verdict/stored.ts checks a string against that once, where it enters, and reads it back.
  */
 export type GameVerdict = Verdict | ScoreText;
 /** Two games of a match combined. `inconsistent` counts as a tie everywhere. */
@@ -91,7 +91,7 @@ export interface Game extends GameSpec {
   judge: string;
   judgeSettings: JudgeSettings;
   reply: string;
-  /** pairwise: a Verdict; single: the score as text, or 'error'. Read it with core/game-verdict.ts. */
+  /** pairwise: a Verdict; single: the score as text, or 'error'. Read it with core/verdict/stored.ts. */
   verdict: GameVerdict;
   parser: string;
   tokensIn?: number | null;

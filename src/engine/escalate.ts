@@ -3,9 +3,9 @@
 // two orders, unparsable or missing.
 import { gameConfidence } from '../core/stats/confidence.ts';
 import { escalationReason, pairGames } from '../core/stats/judge-quality.ts';
-import { pairVerdict } from '../core/game-verdict.ts';
+import { pairVerdict } from '../core/verdict/stored.ts';
 import type { MatchOutcome } from '../core/types.ts';
-import { combineGames, storedVerdictOf } from '../core/verdict.ts';
+import { combineGames, storedVerdictOf } from '../core/outcomes.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import { planRun, runTournament, type RunOptions, type RunSummary } from './run.ts';
 import { judgeData } from '../reports/results.ts';
@@ -48,7 +48,7 @@ export async function runEscalation(o: EscalationOptions): Promise<EscalationSum
   const { games } = await planRun({ ...rest, judge: local });
   const ids = new Set(games.map((g) => g.id));
   const stored = (
-    await rest.store.listGames({
+    await rest.store.games.list({
       judge: local.id,
       kind: 'pairwise',
       ...(rest.set !== undefined ? { set: rest.set } : {}),

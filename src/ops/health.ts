@@ -1,6 +1,6 @@
 // A judge's health over one refresh (error and inconsistency rates) and the drift canary's comparison.
-import { pairVerdict } from '../core/game-verdict.ts';
-import { outcomesFromGames } from '../core/verdict.ts';
+import { pairVerdict } from '../core/verdict/stored.ts';
+import { outcomesFromGames } from '../core/outcomes.ts';
 import type { GameVerdictRow } from '../storage/store.ts';
 
 export interface JudgeHealth {
@@ -16,7 +16,7 @@ export interface JudgeHealth {
   inconsistencyRate: number | null;
 }
 
-/** What health reads of a game (Store.gamesOfRuns returns it). */
+/** What health reads of a game (Store.games.ofRuns returns it). */
 export type HealthGame = Pick<
   GameVerdictRow,
   'questionId' | 'turn' | 'model1' | 'model2' | 'order' | 'verdict'

@@ -9,18 +9,15 @@ import {
   type ConflictRow,
 } from '../core/stats/bias.ts';
 import { connectedModelGroups } from '../core/groups.ts';
+import { battleTable, type ClusteredBattle } from '../core/stats/battle-table.ts';
+import { bootstrapBradleyTerry } from '../core/stats/rating-bootstrap.ts';
 import {
-  battleTable,
-  bootstrapBradleyTerry,
   clusterBootstrap,
   columnIntervals,
   DEFAULT_LEVEL,
-  MIN_QUESTIONS,
   type BootstrapOptions,
-  type BootstrapRatings,
-  type ClusteredBattle,
-  type ResampleUnit,
 } from '../core/stats/bootstrap.ts';
+import { MIN_QUESTIONS, type BootstrapRatings, type ResampleUnit } from '../core/stats/rating-rows.ts';
 import {
   calibrate,
   conflictByGap,
@@ -44,13 +41,13 @@ import { sampleOf } from '../core/stats/slot.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import type { MatchOutcome, Verdict, Vote } from '../core/types.ts';
-import { pairVerdict } from '../core/game-verdict.ts';
+import { pairVerdict } from '../core/verdict/stored.ts';
 import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
-import { scoreOf } from '../core/verdict.ts';
+import { scoreOf } from '../core/outcomes.ts';
 
 async function categories(store: Store): Promise<Map<number, string>> {
-  return new Map((await store.listQuestions()).map((q) => [q.id, q.category]));
+  return new Map((await store.catalog.questions()).map((q) => [q.id, q.category]));
 }
 
 export interface BiasReport {
@@ -82,7 +79,7 @@ export async function biasReport(
   judge: string,
   by: BiasDimension[] = ['pair'],
 ): Promise<BiasReport> {
-  const games = await store.listGames({ judge, kind: 'pairwise' });
+  const games = await store.games.list({ judge, kind: 'pairwise' });
   const bias: BiasGame[] = games.map((g) => ({
     questionId: g.match.questionId,
     category: g.match.category,
@@ -109,7 +106,7 @@ export async function biasReport(
   const recorded =
     judge === HUMAN
       ? []
-      : (await store.listVotes(judge)).filter(
+      : (await store.votes.list(judge)).filter(
           (v) =>
             !gameItems.has(
               `${v.questionId}\u0000${v.turn}\u0000${[v.model1, v.model2].sort().join('\u0000')}`,
@@ -312,7 +309,7 @@ export async function lengthReport(
 ): Promise<LengthReport> {
   const d = await judgeData(store, judge);
   const lengths = new Map<string, number[]>();
-  for (const a of await store.listAnswers())
+  for (const a of await store.catalog.answers())
     lengths.set(
       `${a.model}\u0000${a.questionId}`,
       a.turns.map((t) => t.length),

@@ -9,7 +9,7 @@ import { BarChart, CustomChart, HeatmapChart, LineChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TitleComponent, VisualMapComponent } from 'echarts/components';
 import { SVGRenderer } from 'echarts/renderers';
 import type { CheckpointRow } from '../core/stats/checkpoints.ts';
-import type { LeaderRow, MatrixCell } from './site-data.ts';
+import type { LeaderRow, MatrixCell } from './site/leaderboards.ts';
 
 echarts.use([
   BarChart,

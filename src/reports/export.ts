@@ -1,4 +1,4 @@
-import { pairVerdict, ratingOf } from '../core/game-verdict.ts';
+import { pairVerdict, ratingOf } from '../core/verdict/stored.ts';
 import type { Game } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 
@@ -11,7 +11,7 @@ export async function exportFastchat(
   store: Store,
   judge: string,
 ): Promise<{ name: string; lines: string[] }[]> {
-  const games = await store.listGames({ judge });
+  const games = await store.games.list({ judge });
   const model = judge.includes('/') ? judge.slice(judge.indexOf('/') + 1) : judge;
   const pair: string[] = [];
   const single: string[] = [];

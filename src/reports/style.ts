@@ -10,11 +10,12 @@ import {
   type StyleGroup,
   type StyleResult,
 } from '../core/stats/style.ts';
-import { battleTable, separationNote, tableRecords } from '../core/stats/bootstrap.ts';
+import { battleTable, tableRecords } from '../core/stats/battle-table.ts';
+import { separationNote } from '../core/stats/estimable-fit.ts';
 import { estimability } from '../core/stats/separation.ts';
 import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
-import { scoreOf } from '../core/verdict.ts';
+import { scoreOf } from '../core/outcomes.ts';
 
 export interface StyleReport extends StyleResult {
   judge: string;
@@ -32,7 +33,7 @@ export async function styleReport(
 ): Promise<StyleReport> {
   const d = await judgeData(store, judge);
   const style = new Map<string, StyleCounts[]>();
-  for (const a of await store.listAnswers()) {
+  for (const a of await store.catalog.answers()) {
     const per = a.turns.map(styleCounts);
     // cumulative: turn t shows the judge the answer's turns 1..t
     style.set(

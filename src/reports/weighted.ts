@@ -9,12 +9,12 @@ import {
   weightedStandings,
   type WeightedGame,
 } from '../core/schemes/weighting.ts';
-import { pairVerdict } from '../core/game-verdict.ts';
+import { pairVerdict } from '../core/verdict/stored.ts';
 import { ArenaError, type Standing } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import type { StandingsQuery } from './results.ts';
 import { DEFAULT_BASELINE } from '../core/constants.ts';
-import { pairGameOf } from '../core/verdict.ts';
+import { pairGameOf } from '../core/outcomes.ts';
 
 /**
  * A judge's pairwise games with the strength of each verdict. Every game must have been read by the
@@ -22,7 +22,7 @@ import { pairGameOf } from '../core/verdict.ts';
  * without strong labels, so other games are an error, not silently weighted 1.
  */
 export async function arenaHardGames(store: Store, judge: string): Promise<WeightedGame[]> {
-  const games = await store.listGames({ judge, kind: 'pairwise' });
+  const games = await store.games.list({ judge, kind: 'pairwise' });
   const other = games.filter((g) => outputFormatOfVersion(g.parser)?.name !== 'arena-hard');
   if (!games.length)
     throw new ArenaError(
@@ -45,7 +45,7 @@ export async function arenaHardGames(store: Store, judge: string): Promise<Weigh
 
 async function questionIdsOf(store: Store, category?: string): Promise<Set<number> | undefined> {
   if (!category) return undefined;
-  return new Set((await store.listQuestions()).filter((q) => q.category === category).map((q) => q.id));
+  return new Set((await store.catalog.questions()).filter((q) => q.category === category).map((q) => q.id));
 }
 
 /** `arena standings --weight arena-hard`: battle counts, each game on its own, a strong verdict counting 3. */

@@ -1,14 +1,14 @@
 // The read-only leaderboard site over any Store: SQLite on Node (src/entry/node.ts, `arena serve`),
 // D1 on Workers (src/entry/worker.ts). This file composes it: security headers, the read-only rule and the
 // admin endpoint, conditional requests, then the routes (src/web/routes/{api,pages,charts}.ts), the static
-// assets and the error pages. Parameters: src/web/params.ts; caching: src/web/http-cache.ts and cache.ts.
+// assets and the error pages. Parameters: src/web/params.ts; caching: src/web/http-cache.ts and result-cache.ts.
 import { Hono } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
-import { SiteData } from '../reports/site-data.ts';
+import { SiteData } from '../reports/site/site-data.ts';
 import type { Store } from '../storage/store.ts';
-import { ResultCache, type CacheOptions } from './cache.ts';
+import { ResultCache, type CacheOptions } from './result-cache.ts';
 import { conditional, httpCache, TYPES } from './http-cache.ts';
 import { lookups } from './params.ts';
 import { apiRoutes } from './routes/api.ts';
@@ -66,7 +66,6 @@ export function createApp(o: AppOptions) {
     data,
     check: lookups(data, cache),
     send: http.send,
-    rounds: o.bootstrapRounds ?? 1000,
   };
   const app = new Hono();
 

@@ -1,5 +1,5 @@
 // The site's HTTP caching: every page and endpoint is computed once per data version and validated query, kept
-// in the byte-bounded result cache (cache.ts) as encoded bytes with their headers and ETag, and handed to every
+// in the byte-bounded result cache (result-cache.ts) as encoded bytes with their headers and ETag, and handed to every
 // later request as they are. Conditional requests (If-None-Match -> 304) are hono/etag's: it finds the ETag set
 // here and never hashes a body again.
 //
@@ -14,7 +14,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { etag } from 'hono/etag';
 import { LRUCache } from 'lru-cache';
-import { fnv1a, type ResultCache } from './cache.ts';
+import { fnv1a, type ResultCache } from './result-cache.ts';
 
 export const TYPES = {
   html: 'text/html; charset=utf-8',

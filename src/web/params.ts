@@ -9,8 +9,11 @@ import { zValidator } from '@hono/zod-validator';
 import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
-import type { CheckpointSeries, Filter, MatchView, SiteData } from '../reports/site-data.ts';
-import type { ResultCache } from './cache.ts';
+import type { Filter } from '../reports/site/catalog.ts';
+import type { CheckpointSeries } from '../reports/site/checkpoints.ts';
+import type { MatchView } from '../reports/site/matches.ts';
+import type { SiteData } from '../reports/site/site-data.ts';
+import type { ResultCache } from './result-cache.ts';
 
 /** One value of a query parameter: given twice is an error (hono hands a repeated parameter over as an array). */
 const one = (expected?: string) =>
@@ -127,17 +130,19 @@ export function validQuery(schema: QuerySchema): MiddlewareHandler {
 /** The data-dependent checks: names that must exist in the database (404 otherwise, listing what exists). */
 export function lookups(data: SiteData, cache: ResultCache) {
   /** Models with answers, plus models that appear only in recorded verdicts. */
+  const { catalog, leaderboards } = data;
   const allModels = () =>
     cache.get('allModels', async () => {
-      const set = new Set(await data.models());
-      for (const j of await data.rankedJudges()) for (const r of await data.leaderboard(j)) set.add(r.model);
+      const set = new Set(await catalog.models());
+      for (const j of await catalog.rankedJudges())
+        for (const r of await leaderboards.leaderboard(j)) set.add(r.model);
       return [...set].sort();
     });
 
   const l = {
     /** ?judge= (default: gpt-4 when there is one, else the first judge; `fallback: false` makes it required) */
     async judge(q: Query, fallback = true): Promise<string> {
-      const judges = await data.rankedJudges();
+      const judges = await catalog.rankedJudges();
       const j = q.judge;
       if (j === undefined || j === '') {
         const first = judges.includes(REFERENCE_JUDGE) ? REFERENCE_JUDGE : judges[0];
@@ -155,7 +160,7 @@ export function lookups(data: SiteData, cache: ResultCache) {
       const f: Filter = {};
       if (q.turn !== undefined) f.turn = q.turn;
       if (q.category) {
-        const cats = await data.categories();
+        const cats = await catalog.categories();
         if (!cats.includes(q.category))
           throw new HTTPException(404, {
             message: `no category named "${q.category}" (categories: ${cats.join(', ')})`,
@@ -177,13 +182,13 @@ export function lookups(data: SiteData, cache: ResultCache) {
         throw new HTTPException(400, { message: 'query parameter "question": expected a question id' });
       const a = await l.model('a', q.a);
       const b = await l.model('b', q.b);
-      const m = await data.match(q.question, a, b);
+      const m = await data.matches.match(q.question, a, b);
       if (!m) throw new HTTPException(404, { message: `no question ${q.question}` });
       return m;
     },
     /** All checkpoint series, or the one named by ?series= (404 when there is none of that name). */
     async series(q: Query): Promise<CheckpointSeries[]> {
-      const all = await data.checkpoints();
+      const all = await data.checkpoints.series();
       if (q.series === undefined || q.series === '') return all;
       const one = all.filter((x) => x.series === q.series);
       if (!one.length)

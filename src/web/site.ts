@@ -1,9 +1,9 @@
 // What the route modules (src/web/routes/*) share: the site's context and the frame every page is rendered in.
 import * as figures from '../core/format.ts';
 import type { Context } from 'hono';
-import type { SiteData } from '../reports/site-data.ts';
+import type { SiteData } from '../reports/site/site-data.ts';
 import type { Store } from '../storage/store.ts';
-import type { ResultCache } from './cache.ts';
+import type { ResultCache } from './result-cache.ts';
 import { clip } from './clip.ts';
 import type { Send } from './http-cache.ts';
 import { markdown } from './markdown.ts';
@@ -17,8 +17,6 @@ export interface Site {
   /** the data-dependent parameter checks (404 for names the database does not know) */
   check: Lookups;
   send: Send;
-  /** bootstrap rounds behind the health and style intervals */
-  rounds: number;
 }
 
 const NAV = [

@@ -1,4 +1,4 @@
-import { fnv1a } from './cache.ts';
+import { fnv1a } from './result-cache.ts';
 import { assets as rawAssets, views } from './views.gen.ts';
 
 type ViewFn = (it: object, escapeFn: undefined, include: (name: string, data?: object) => string) => string;

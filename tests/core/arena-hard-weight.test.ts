@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { bradleyTerry } from '../../src/core/ratings.ts';
 import { pairwiseStandings } from '../../src/core/standings.ts';
 import { arenaHardBattles, weightedStandings, type WeightedGame } from '../../src/core/schemes/weighting.ts';
-import { outcomesFromGames } from '../../src/core/verdict.ts';
+import { outcomesFromGames } from '../../src/core/outcomes.ts';
 
 // x is model_1 and y model_2 throughout. In AB, x is shown as A; in BA, y is shown as A.
 const g = (

@@ -1,7 +1,7 @@
 // Pure pieces of labelled pair sets and the judge board: LLMBar's verdict format, located JSON items,
 // accuracy and kappa on a hand-computed example, behaviour rates and interval-respecting ranks.
 import { describe, expect, it } from 'vitest';
-import { behaviourRates, ranksWithIntervals } from '../../src/core/stats/judge-board.ts';
+import { behaviourRates, ranksWithIntervals } from '../../src/core/stats/judge-behaviour.ts';
 import { LLMBAR_VANILLA, parseLlmbarVerdict } from '../../src/core/llmbar.ts';
 import { accuracyRow } from '../../src/core/stats/pair-accuracy.ts';
 import { renderPrompt } from '../../src/core/prompts.ts';

@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { arenaHardBattles, weightedStandings, type WeightedGame } from '../../src/core/schemes/weighting.ts';
 import { pairwiseStandings, tallyStandings } from '../../src/core/standings.ts';
-import { battleTable, type ClusteredBattle } from '../../src/core/stats/bootstrap.ts';
+import { battleTable, type ClusteredBattle } from '../../src/core/stats/battle-table.ts';
 import { seededRng } from '../../src/core/stats/random.ts';
 import type { MatchOutcome, Verdict } from '../../src/core/types.ts';
-import { matchKey, outcomesFromGames, pairGames, scoreOf } from '../../src/core/verdict.ts';
+import { matchKey, outcomesFromGames, pairGames, scoreOf } from '../../src/core/outcomes.ts';
 
 describe('battleTable over a fixed model and cluster list', () => {
   const rng = seededRng(7);

@@ -1,6 +1,6 @@
 // The site in-process (`app.request`) over a real SQLite file with the MT-Bench release and played games.
 import { describe, expect, it } from 'vitest';
-import { fnv1a } from '../../src/web/cache.ts';
+import { fnv1a } from '../../src/web/result-cache.ts';
 import { toCsv } from '../../src/web/csv.ts';
 import { markdown } from '../../src/web/markdown.ts';
 import { createApp } from '../../src/web/app.ts';
@@ -25,7 +25,7 @@ describe('single-answer grading against the stored games', () => {
       score: number;
       n: number;
     }[];
-    const games = await store.listGames({ judge: 'mock/longer', kind: 'single' });
+    const games = await store.games.list({ judge: 'mock/longer', kind: 'single' });
     for (const model of ['gpt-4', 'claude-v1']) {
       const grades = games
         .filter((g) => g.match.model1 === model && g.match.turn === 1)

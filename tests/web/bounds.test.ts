@@ -3,10 +3,10 @@
 // characters of one text while the JSON keeps all of it.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/web/app.ts';
-import { ResultCache } from '../../src/web/cache.ts';
+import { ResultCache } from '../../src/web/result-cache.ts';
 import { MAX_PAGE_TEXT } from '../../src/web/clip.ts';
 import { openMemoryStore } from '../../src/storage/sqlite.ts';
-import { ANSWERS, makeGame, PROMPTS, QUESTIONS } from '../storage.contract.ts';
+import { ANSWERS, makeGame, PROMPTS, QUESTIONS } from '../storage/contract.ts';
 
 async function site(o: { maxBytes?: number; reply?: string } = {}) {
   const store = openMemoryStore();

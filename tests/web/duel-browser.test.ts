@@ -3,7 +3,7 @@
 // visible, no request leaving the site. Screenshots go to screenshots/ (gitignored).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STUDY_JUDGE } from '../../src/reports/judge-duel.ts';
+import { STUDY_JUDGE } from '../../src/reports/judges/duel.ts';
 import { STUDY_JUDGMENTS } from '../../src/importers/judge-llama2.ts';
 import { importFiles, mtbenchSources } from '../../src/importers/import.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { serveNode } from '../../src/entry/node.ts';
 import { openMemoryStore } from '../../src/storage/sqlite.ts';
-import { ResultCache } from '../../src/web/cache.ts';
+import { ResultCache } from '../../src/web/result-cache.ts';
 import { createApp } from '../../src/web/app.ts';
 
 const vote = (judge: string, questionId: number) => ({

@@ -38,8 +38,8 @@ export const reparseCommand = defineCommand({
         if (args.judge) {
           // a misspelled judge would re-parse nothing and say so with exit 0: name the judges that have games instead
           const known = new Set([
-            ...(await store.listJudges()).filter((j) => j.games > 0).map((j) => j.judge),
-            ...(await store.listPairSets()).flatMap((s) => s.judges.map((j) => j.judge)),
+            ...(await store.games.judges()).filter((j) => j.games > 0).map((j) => j.judge),
+            ...(await store.catalog.pairSets()).flatMap((s) => s.judges.map((j) => j.judge)),
           ]);
           if (!known.has(args.judge))
             throw new UsageError(
@@ -100,7 +100,7 @@ const exportFastchatCommand = defineCommand({
         // nothing to write is an error, not an empty folder
         if (!files.length)
           throw new ArenaError(
-            `judge "${args.judge}" has no ${(await store.listJudges()).find((j) => j.judge === args.judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
+            `judge "${args.judge}" has no ${(await store.games.judges()).find((j) => j.judge === args.judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
           );
         mkdirSync(args.out, { recursive: true });
         for (const f of files) {
@@ -157,16 +157,16 @@ export const judgesCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        const { gameConfidences, judgesReport } = await import('../../reports/judges-report.ts');
+        const { gameConfidences, judgesReport } = await import('../../reports/judges/quality-report.ts');
         if (args.games) {
           const rows = await gameConfidences(store, args.games);
           if (args.json) return printJson(rows);
           return print(table(rows));
         }
-        if (args.json && !args.report) return printJson(await store.listJudges());
+        if (args.json && !args.report) return printJson(await store.games.judges());
         if (args.judge) {
           // a misspelled judge was left out silently (the report of "llama2,gpt-4" was gpt-4's alone)
-          const known = (await store.listJudges()).map((j) => j.judge);
+          const known = (await store.games.judges()).map((j) => j.judge);
           const unknown = list(args.judge)!.filter((j) => !known.includes(j));
           if (unknown.length)
             throw new UsageError(
@@ -175,7 +175,7 @@ export const judgesCommand = defineCommand({
         }
         const r = await judgesReport(store, list(args.judge));
         if (args.json) return printJson(r);
-        const rows = args.judge ? r.judges : await store.listJudges();
+        const rows = args.judge ? r.judges : await store.games.judges();
         print(table(rows as never));
         if (!r.quality.length) return;
         print('\njudgment quality (turn 0 = all turns; errors counted per match: one game / both games)');
@@ -242,7 +242,7 @@ export const runsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        const rows = (await store.listRuns()).sort((a, b) => b.startedAt - a.startedAt);
+        const rows = (await store.runs.list()).sort((a, b) => b.startedAt - a.startedAt);
         if (args.json) return printJson(rows);
         // figures spelled as the site's /runs page spells them (core/format.ts)
         print(

@@ -2,7 +2,7 @@
 // The templates are data (questions/judge_schemes.jsonl); a scheme's `outputFormat` names its parser here.
 import type { PromptSet } from '../prompts.ts';
 import type { Order, PromptScheme, Verdict } from '../types.ts';
-import { PARSER_VERSIONS, parseGameVerdict, toVerdict, type ParserMode } from '../verdict.ts';
+import { PARSER_VERSIONS, parseGameVerdict, toVerdict, type ParserMode } from '../verdict/parse.ts';
 import { LLMBAR_VANILLA, parseLlmbar } from '../llmbar.ts';
 import { parseArenaHard } from './arena-hard.ts';
 import { parseAutoJ } from './autoj.ts';

@@ -2,7 +2,7 @@
 import type { Battle } from '../ratings.ts';
 import { tallyScore, tallyStandings, type StandingsOptions } from '../standings.ts';
 import type { Standing } from '../types.ts';
-import { pairGames, scoreOf, type PairedGames, type StoredVerdict } from '../verdict.ts';
+import { pairGames, scoreOf, type PairedGames, type StoredVerdict } from '../outcomes.ts';
 
 export type Weighting = 'none' | 'arena-hard';
 export const WEIGHTINGS: readonly Weighting[] = ['none', 'arena-hard'];

@@ -2,14 +2,8 @@
 // "agreement with confidence" and pair-rank Brier score; Spearman and Kendall correlation of the
 // ratings), all from one paired question-level bootstrap: each round draws the questions once and
 // refits Bradley–Terry for the judge and for the reference on the same draw. Pure.
-import {
-  battleTable,
-  drawClusterCounts,
-  percentileInterval,
-  type BattleTable,
-  type ClusteredBattle,
-  type Interval,
-} from './bootstrap.ts';
+import { battleTable, type BattleTable, type ClusteredBattle } from './battle-table.ts';
+import { drawClusterCounts, percentileInterval, type Interval } from './bootstrap.ts';
 import { seededRng } from './random.ts';
 import { bradleyTerryFactor, fitBradleyTerry, type CollapsedBattles } from '../ratings.ts';
 

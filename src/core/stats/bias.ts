@@ -3,7 +3,8 @@ import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions
 import { replacesInSlot } from './slot.ts';
 import { signTestP } from './sign-test.ts';
 import type { MatchOutcome, Order, PairGame, PositionVerdict, Verdict } from '../types.ts';
-import { matchKey, toPosition } from '../verdict.ts';
+import { matchKey } from '../outcomes.ts';
+import { toPosition } from '../verdict/parse.ts';
 
 /** One stored pairwise game as the bias report needs it. */
 export interface BiasGame extends PairGame {

@@ -4,7 +4,7 @@
 import type { PromptSet } from '../prompts.ts';
 import type { Order, PromptScheme, Verdict } from '../types.ts';
 
-export const FAIR_SYSTEM = 'You are a helpful and precise assistant for checking the quality of the answer.';
+const FAIR_SYSTEM = 'You are a helpful and precise assistant for checking the quality of the answer.';
 
 const FAIR_INSTRUCTIONS = `[System]
 We would like to request your feedback on the performance of two AI assistants in response to the user question displayed above.

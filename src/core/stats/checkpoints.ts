@@ -3,7 +3,7 @@
 import { percentileInterval } from './bootstrap.ts';
 import { randInt, seededRng } from './random.ts';
 import type { MatchOutcome } from '../types.ts';
-import { scoreOf } from '../verdict.ts';
+import { scoreOf } from '../outcomes.ts';
 
 export interface Interval {
   mean: number;

@@ -1,6 +1,6 @@
 // Verdict confidence from a judge's token probabilities. Pure.
 import type { Verdict } from '../types.ts';
-import { toPosition } from '../verdict.ts';
+import { toPosition } from '../verdict/parse.ts';
 
 /** Shannon entropy in bits of a probability distribution (0: certain; log2(3) ≈ 1.585 over A/B/C: no idea). */
 export function entropyBits(p: Record<string, number>): number {
@@ -10,7 +10,7 @@ export function entropyBits(p: Record<string, number>): number {
 }
 
 /** The verdict letter a game picked: A or B by position (model 1 is A in order AB), C for a tie. */
-export function verdictLetter(order: 'AB' | 'BA', verdict: Verdict): 'A' | 'B' | 'C' | null {
+function verdictLetter(order: 'AB' | 'BA', verdict: Verdict): 'A' | 'B' | 'C' | null {
   if (verdict === 'tie') return 'C';
   if (verdict !== 'model_1' && verdict !== 'model_2') return null;
   return toPosition(verdict, order) as 'A' | 'B';

@@ -3,7 +3,7 @@
 import { pairwiseStandings } from '../standings.ts';
 import type { MatchOutcome, Order, Standing, Verdict } from '../types.ts';
 import { replacesInSlot } from './slot.ts';
-import { combineGames, itemKey, type StoredVerdict } from '../verdict.ts';
+import { combineGames, itemKey, type StoredVerdict } from '../outcomes.ts';
 
 /** One stored pairwise game, as this report needs it. */
 export interface QualityGame extends StoredVerdict {

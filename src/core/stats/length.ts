@@ -17,7 +17,7 @@ import {
   type LengthObs,
 } from './length-model.ts';
 import type { Outcome } from '../types.ts';
-import { scoreOf } from '../verdict.ts';
+import { scoreOf } from '../outcomes.ts';
 
 export interface LengthMatch {
   model1: string;

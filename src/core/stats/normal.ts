@@ -50,7 +50,7 @@ function choleskyPsd(A: Float64Array, n: number): Float64Array {
 }
 
 /** Gamma(shape, 1) by Marsaglia and Tsang's squeeze method (shape < 1 boosted by U^(1/shape)). */
-export function gamma(rng: () => number, shape: number): number {
+function gamma(rng: () => number, shape: number): number {
   if (shape < 1) {
     let u = 0;
     while (u === 0) u = rng();

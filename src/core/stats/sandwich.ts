@@ -6,17 +6,16 @@
 import { battlesPerModel, MAX_T_DRAWS, type PreliminaryRule } from './rank-intervals.ts';
 import {
   annotateRanks,
-  comparisonGroups,
   intervalDefaults,
   markSparse,
   openRow,
-  questionsPerModel,
   setRankUB,
-  type BattleTable,
   type BootstrapRatings,
   type RatingWithInterval,
   type ResampleUnit,
-} from './bootstrap.ts';
+} from './rating-rows.ts';
+import { comparisonGroups } from './estimable-fit.ts';
+import { questionsPerModel, type BattleTable } from './battle-table.ts';
 import { tQuantile } from './normal.ts';
 import { estimability, withPrior } from './separation.ts';
 import { ArenaError } from '../types.ts';
@@ -212,7 +211,7 @@ function mul(A: Float64Array, B: Float64Array, m: number): Float64Array {
 }
 
 /** Inverse by Gauss–Jordan with partial pivoting (m is the number of models − 1: small). */
-export function invert(A: Float64Array, m: number): Float64Array {
+function invert(A: Float64Array, m: number): Float64Array {
   const a = Float64Array.from(A);
   const inv = new Float64Array(m * m);
   for (let d = 0; d < m; d++) inv[d * m + d] = 1;

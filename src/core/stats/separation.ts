@@ -195,18 +195,6 @@ function tarjan(n: number, adj: number[][], has: Uint8Array): Int32Array {
   return comp;
 }
 
-/** Wins, losses and ties of every model from the pair totals (a tie is a score of 1/2 in a pair's sum). */
-export function records(c: CollapsedBattles): { games: number; score: number }[] {
-  const r = c.models.map(() => ({ games: 0, score: 0 }));
-  for (let k = 0; k < c.i.length; k++) {
-    r[c.i[k]!]!.games += c.w[k]!;
-    r[c.i[k]!]!.score += c.s[k]!;
-    r[c.j[k]!]!.games += c.w[k]!;
-    r[c.j[k]!]!.score += c.w[k]! - c.s[k]!;
-  }
-  return r;
-}
-
 /** The pair totals with `prior` tie games added to every pair that met (a weak pull towards equal ratings). */
 export function withPrior(c: CollapsedBattles, prior: number): CollapsedBattles {
   if (!(prior > 0)) return c;

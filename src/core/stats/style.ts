@@ -12,15 +12,15 @@ import {
   DEFAULT_LEVEL,
   DEFAULT_ROUNDS,
   DEFAULT_SEED,
-  MIN_QUESTIONS,
   ranksFromIntervals,
   type Interval,
 } from './bootstrap.ts';
+import { MIN_QUESTIONS } from './rating-rows.ts';
 import { INIT, SCALE } from '../ratings.ts';
 
 const ALPHA = Math.LN10;
 /** FastChat's default L2 strength (rating_systems.py fit_contextual_bt) */
-export const STYLE_REG = 0.5;
+const STYLE_REG = 0.5;
 
 /** The style groups a user asks for (`--style length,markdown`) and the features each one adds. */
 export const STYLE_GROUPS = { length: ['length'], markdown: ['headers', 'lists', 'bold'] } as const;
@@ -68,17 +68,8 @@ export interface StyleBattle {
   styleB: StyleCounts;
 }
 
-export interface StyleFit {
-  models: string[];
-  features: StyleFeature[];
-  /** ratings on the rating scale (mean 1000) */
-  ratings: Float64Array;
-  /** β per feature: log-odds per standard deviation of the feature's normalised difference */
-  coefficients: Float64Array;
-}
-
 /** The z-scored design: per battle, the normalised style difference of each feature. */
-export interface StyleDesign {
+interface StyleDesign {
   models: string[];
   features: StyleFeature[];
   /** features that were asked for but never vary (zero standard deviation), left out */
@@ -92,7 +83,7 @@ export interface StyleDesign {
   cluster: Int32Array;
 }
 
-export function styleDesign(battles: StyleBattle[], features: StyleFeature[]): StyleDesign {
+function styleDesign(battles: StyleBattle[], features: StyleFeature[]): StyleDesign {
   const models = [...new Set(battles.flatMap((b) => [b.a, b.b]))].sort();
   const mi = new Map(models.map((m, k) => [m, k]));
   const N = battles.length;
@@ -142,7 +133,7 @@ export function styleDesign(battles: StyleBattle[], features: StyleFeature[]): S
  * The penalised contextual Bradley–Terry fit. `weights` (one per battle, e.g. its question's bootstrap
  * multiplicity) rescale the likelihood terms, never the penalty. `init` warm-starts Newton.
  */
-export function fitStyle(
+function fitStyle(
   d: StyleDesign,
   o: { reg?: number; weights?: Float64Array; init?: Float64Array; tol?: number; maxIter?: number } = {},
 ): Float64Array {
@@ -221,7 +212,7 @@ export function fitStyle(
 }
 
 /** The penalised negative log-likelihood that fitStyle minimises. */
-export function objective(d: StyleDesign, theta: Float64Array, reg: number, weights?: Float64Array): number {
+function objective(d: StyleDesign, theta: Float64Array, reg: number, weights?: Float64Array): number {
   const n = d.models.length;
   const k = d.features.length;
   let loss = 0;

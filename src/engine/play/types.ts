@@ -1,7 +1,7 @@
 // The words of the play loop: a game to play (PlayItem), the run that plays it (PlayRun), what it reports as
 // it goes (RunProgress), what it is given (PlayOptions), and who plays (Liveness, wired by the CLI).
 import type { GameSpec, Game, JudgeSettings } from '../../core/types.ts';
-import type { ReadVerdict } from '../../core/verdict-of.ts';
+import type { ReadVerdict } from '../../core/verdict/of-reply.ts';
 import type { JudgeReply, JudgeRequest } from '../../judges/judge.ts';
 import type { RunRecord, Store } from '../../storage/store.ts';
 

@@ -14,17 +14,18 @@ import { query, QUERY, validQuery } from '../params.ts';
 import type { Site } from '../site.ts';
 
 export function chartRoutes(app: Hono, s: Site): void {
-  const { send, check, data } = s;
+  const { send, check } = s;
+  const { leaderboards } = s.data;
   app.get('/charts/winrate.svg', validQuery(QUERY.filterChart), (c) =>
     send(c, 'svg', async () => {
       const q = query(c);
-      return winRateBars(await data.leaderboard(await check.judge(q), await check.filter(q)), q.size);
+      return winRateBars(await leaderboards.leaderboard(await check.judge(q), await check.filter(q)), q.size);
     }),
   );
   app.get('/charts/ratings.svg', validQuery(QUERY.ratingsChart), (c) =>
     send(c, 'svg', async () => {
       const q = query(c);
-      const rows = await data.leaderboard(await check.judge(q), await check.filter(q));
+      const rows = await leaderboards.leaderboard(await check.judge(q), await check.filter(q));
       // ratings of groups that never met are not comparable: one group's chart, as its table
       const shown =
         q.group === undefined
@@ -37,13 +38,13 @@ export function chartRoutes(app: Hono, s: Site): void {
   app.get('/charts/matrix.svg', validQuery(QUERY.filterChart), (c) =>
     send(c, 'svg', async () => {
       const q = query(c);
-      const m = await data.matrix(await check.judge(q), await check.filter(q));
+      const m = await leaderboards.matrix(await check.judge(q), await check.filter(q));
       return matrixHeatmap(m.models, m.cells, q.size);
     }),
   );
   app.get('/charts/judges.svg', validQuery(QUERY.size), (c) =>
     send(c, 'svg', async () => {
-      const { models, boards } = await data.judgeBoards();
+      const { models, boards } = await leaderboards.judgeBoards();
       return judgeLines(models, boards, query(c).size);
     }),
   );
@@ -62,7 +63,7 @@ export function chartRoutes(app: Hono, s: Site): void {
     send(c, 'svg', async () => {
       const q = query(c);
       return categoryBars(
-        (await data.model(await check.judge(q), await check.model('model', q.model))).byCategory,
+        (await leaderboards.model(await check.judge(q), await check.model('model', q.model))).byCategory,
         q.size,
       );
     }),

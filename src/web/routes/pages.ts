@@ -1,19 +1,32 @@
 // The HTML pages: server-rendered from the compiled views (views/*.ejs), each with the numbers in tables and
-// its charts as <img> of /charts/*.svg.
+// its charts as <img> of /charts/*.svg. One function per family of pages, as the site's data is split
+// (src/reports/site/).
 import { HUMAN } from '../../core/constants.ts';
 import type { Hono } from 'hono';
-import { duelPair, judgeDuel } from '../../reports/judge-duel.ts';
-import type { Filter } from '../../reports/site-data.ts';
+import { duelPair, judgeDuel } from '../../reports/judges/duel.ts';
+import type { Filter } from '../../reports/site/catalog.ts';
 import { query, QUERY, validQuery } from '../params.ts';
-import { healthSection, styleSection } from '../reports.ts';
 import { ALERT, page, qs, type Site } from '../site.ts';
 
 export function pageRoutes(app: Hono, s: Site): void {
-  const { send, check, data, store, cache, rounds } = s;
+  leaderboardPages(app, s);
+  judgePages(app, s);
+  matrixAndModelPages(app, s);
+  matchPages(app, s);
+  healthStylePages(app, s);
+  runPages(app, s);
+}
+
+/** `/`: the leaderboards, single-answer grading and, when the database has both, GPT-4 beside the study's judge. */
+function leaderboardPages(app: Hono, s: Site): void {
+  const { send, check, store, cache } = s;
+  const { catalog, leaderboards, history } = s.data;
 
   /** What the leaderboard's introduction says about the data shown (never a hard-coded description). */
   async function introFacts(shown: { judge: string; rows: { model: string }[] }[], f: Filter) {
-    const questions = (await data.questions()).filter((q) => !f.category || q.category === f.category).length;
+    const questions = (await catalog.questions()).filter(
+      (q) => !f.category || q.category === f.category,
+    ).length;
     const judges = [...new Set(shown.map((t) => t.judge))];
     return {
       models: new Set(shown.flatMap((t) => t.rows.map((r) => r.model))).size,
@@ -29,18 +42,18 @@ export function pageRoutes(app: Hono, s: Site): void {
       const q = query(c);
       const f = await check.filter(q);
       const judge = q.judge ? await check.judge(q) : undefined;
-      const tablesShown = await data.boards(f, judge);
-      const [latest] = await data.refreshes(1);
-      // GPT-4 beside the Llama-2-70B judge (issue #10), when the database has both
-      const pair = judge ? undefined : duelPair(await data.rankedJudges());
+      const tablesShown = await leaderboards.boards(f, judge);
+      const [latest] = await history.refreshes(1);
+      // GPT-4 beside the Llama-2-70B judge, when the database has both
+      const pair = judge ? undefined : duelPair(await catalog.rankedJudges());
       const duel = pair
         ? await cache.get(`duel:${pair.join(':')}`, () =>
-            judgeDuel(store, ...pair, { judgeData: (j) => data.judgeData(j) }),
+            judgeDuel(store, ...pair, { judgeData: (j) => catalog.judgeData(j) }),
           )
         : undefined;
       const duelBoards = pair
         ? Object.fromEntries(
-            await Promise.all(pair.map(async (j) => [j, await data.leaderboard(j, f)] as const)),
+            await Promise.all(pair.map(async (j) => [j, await leaderboards.leaderboard(j, f)] as const)),
           )
         : {};
       return page(c, 'leaderboard', 'Leaderboard', {
@@ -49,50 +62,62 @@ export function pageRoutes(app: Hono, s: Site): void {
         refresh: latest && ALERT.has(latest.status) ? latest : undefined,
         tables: tablesShown,
         intro: await introFacts(tablesShown, f),
-        single: (await data.single(f)).filter((t) => !judge || t.judge === judge),
-        judges: await data.rankedJudges(),
-        categories: await data.categories(),
+        single: (await leaderboards.single(f)).filter((t) => !judge || t.judge === judge),
+        judges: await catalog.rankedJudges(),
+        categories: await catalog.categories(),
         sel: { judge: judge ?? '', turn: f.turn ?? '', category: f.category ?? '' },
         chartQuery: qs({ turn: f.turn, category: f.category }),
         qs,
       });
     }),
   );
+}
+
+/** `/judges`: the judge leaderboard, health, every judge's leaderboard side by side, consistency, agreement, bias. */
+function judgePages(app: Hono, s: Site): void {
+  const { send } = s;
+  const { leaderboards, judges, health } = s.data;
   app.get('/judges', validQuery(QUERY.none), (c) =>
     send(c, 'html', async () => {
-      const { models, boards } = await data.judgeBoards();
+      const { models, boards } = await leaderboards.judgeBoards();
       // the page's sections before the side-by-side tables: each a view and its data (add one here)
       const sections = [
         {
           id: 'board',
           title: 'Judge leaderboard',
           view: 'judge-board',
-          data: { board: await data.judgeBoard() },
+          data: { board: await judges.judgeBoard() },
         },
       ];
       return page(c, 'judges', 'Judges', {
         sections,
-        health: await healthSection(store, cache, { rounds }),
+        health: await health.health(),
         boards,
         models,
-        consistency: await data.consistency(),
-        agreement: await data.agreement(),
-        bias: await data.bias(),
+        consistency: await judges.consistency(),
+        agreement: await judges.agreement(),
+        bias: await judges.bias(),
         qs,
       });
     }),
   );
+}
+
+/** `/matrix` (one judge's win matrix) and `/models/:model` (one model under one judge). */
+function matrixAndModelPages(app: Hono, s: Site): void {
+  const { send, check } = s;
+  const { catalog, leaderboards } = s.data;
   app.get('/matrix', validQuery(QUERY.filter), (c) =>
     send(c, 'html', async () => {
       const q = query(c);
       const judge = await check.judge(q);
       const f = await check.filter(q);
-      const m = await data.matrix(judge, f);
+      const m = await leaderboards.matrix(judge, f);
       return page(c, 'matrix', `Win matrix · ${judge}`, {
         judge,
         ...m,
-        judges: await data.rankedJudges(),
-        categories: await data.categories(),
+        judges: await catalog.rankedJudges(),
+        categories: await catalog.categories(),
         sel: { judge, turn: f.turn ?? '', category: f.category ?? '' },
         chartQuery: qs({ judge, turn: f.turn, category: f.category }),
         qs,
@@ -103,12 +128,12 @@ export function pageRoutes(app: Hono, s: Site): void {
     send(c, 'html', async () => {
       const model = await check.model('model', c.req.param('model'));
       const judge = await check.judge(query(c));
-      const m = await data.model(judge, model);
+      const m = await leaderboards.model(judge, model);
       const rated = m.opponents.filter((x) => x.winRateAdjusted !== null);
       return page(c, 'model', model, {
         model,
         judge,
-        judges: await data.rankedJudges(),
+        judges: await catalog.rankedJudges(),
         ...m,
         strongest: rated.at(-1),
         weakest: rated[0],
@@ -117,11 +142,17 @@ export function pageRoutes(app: Hono, s: Site): void {
       });
     }),
   );
+}
+
+/** `/matches`: the match browser. */
+function matchPages(app: Hono, s: Site): void {
+  const { send, check } = s;
+  const { catalog } = s.data;
   app.get('/matches', validQuery(QUERY.matches), (c) =>
     send(c, 'html', async () => {
       const q = query(c);
-      const questions = await data.questions();
-      const models = await data.models();
+      const questions = await catalog.questions();
+      const models = await catalog.models();
       const match = q.question !== undefined ? await check.match(q) : undefined;
       // without a question, a model named in a or b must still exist
       if (!match) for (const k of ['a', 'b'] as const) if (q[k]) await check.model(k, q[k]);
@@ -138,27 +169,37 @@ export function pageRoutes(app: Hono, s: Site): void {
       );
     }),
   );
+}
+
+/** `/health` (benchmark health) and `/style` (style control). */
+function healthStylePages(app: Hono, s: Site): void {
+  const { send, check } = s;
+  const { catalog, health } = s.data;
   app.get('/health', validQuery(QUERY.none), (c) =>
-    send(c, 'html', async () =>
-      page(c, 'health', 'Benchmark health', { health: await healthSection(store, cache, { rounds }) }),
-    ),
+    send(c, 'html', async () => page(c, 'health', 'Benchmark health', { health: await health.health() })),
   );
   app.get('/style', validQuery(QUERY.judge), (c) =>
     send(c, 'html', async () => {
       const judge = await check.judge(query(c));
       return page(c, 'style', `Style control · ${judge}`, {
-        style: await styleSection(store, cache, judge, { rounds }),
-        judges: await data.rankedJudges(),
+        style: await health.style(judge),
+        judges: await catalog.rankedJudges(),
         qs,
       });
     }),
   );
+}
+
+/** `/runs`, `/refreshes` and `/checkpoints`. */
+function runPages(app: Hono, s: Site): void {
+  const { send, check } = s;
+  const { history } = s.data;
   app.get('/runs', validQuery(QUERY.none), (c) =>
-    send(c, 'html', async () => page(c, 'runs', 'Runs', { runs: await data.runs() })),
+    send(c, 'html', async () => page(c, 'runs', 'Runs', { runs: await history.runs() })),
   );
   app.get('/refreshes', validQuery(QUERY.limit), (c) =>
     send(c, 'html', async () =>
-      page(c, 'refreshes', 'Refreshes', { refreshes: await data.refreshes(query(c).limit), alert: ALERT }),
+      page(c, 'refreshes', 'Refreshes', { refreshes: await history.refreshes(query(c).limit), alert: ALERT }),
     ),
   );
   app.get('/checkpoints', validQuery(QUERY.series), (c) =>

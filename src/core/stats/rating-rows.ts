@@ -1,0 +1,170 @@
+// The rows of a rating table with intervals, shared by the bootstrap (rating-bootstrap.ts) and the sandwich
+// (sandwich.ts): the defaults, the sparse rule, Rank (UB) and the rank bounds.
+import { rankAnnotations, type PreliminaryRule } from './rank-intervals.ts';
+import { DEFAULT_LEVEL, DEFAULT_SEED, ranksFromIntervals } from './bootstrap.ts';
+
+export type ResampleUnit = 'question' | 'game';
+
+export interface RatingWithInterval {
+  model: string;
+  /** null when no finite rating fits (separated: see `note`) */
+  rating: number | null;
+  /** null when the interval is not estimated (a sparse or separated model) or unbounded */
+  lo: number | null;
+  hi: number | null;
+  /** 1 + the number of models whose interval lies wholly above this one's (an unknown bound is unbounded) */
+  rank: number;
+  /** distinct questions the model was judged on (when battles carry their question) */
+  questions?: number;
+  /** seen on fewer than `minQuestions` questions: its interval is not shown as if estimated */
+  sparse?: boolean;
+  /** bootstrap rounds in which this model was separated (no finite rating) or had no game at all */
+  separatedRounds?: number;
+  missingRounds?: number;
+  /** why rating or bounds are null */
+  note?: string;
+  /** best and worst rank consistent with simultaneous intervals of all rating differences (stats/rank-intervals.ts);
+   * a model without an estimated interval (separated, sparse) spans the ranks it could take */
+  rankBest: number;
+  rankWorst: number;
+  /** decided battles of the model */
+  battles: number;
+  /** fewer battles than the documented minimum, an interval wider than the documented threshold, or no interval */
+  preliminary: boolean;
+}
+
+/** A model below this many distinct questions is marked sparse and gets no interval (documented in the README). */
+export const MIN_QUESTIONS = 10;
+
+export interface BootstrapRatings {
+  /** how the intervals were made (default: the bootstrap); 'sandwich': stats/sandwich.ts */
+  method?: 'bootstrap' | 'sandwich';
+  unit: ResampleUnit;
+  level: number;
+  rounds: number;
+  seed: number;
+  rows: RatingWithInterval[];
+  /** groups of models never compared with each other's group (only set when there are several): ratings across groups mean nothing */
+  disconnected?: string[][];
+  /** tie pseudo-games added to every pair that met (0: none) */
+  prior: number;
+  /** the minimum of distinct questions for an interval */
+  minQuestions: number;
+  /** rounds in which some estimable model was separated (its rating in that round is infinite, not a number) */
+  separatedRounds: number;
+  /** models with no finite rating on the full data */
+  separated: string[];
+}
+
+/** The defaults the bootstrap and the sandwich share: question clusters, 95%, seed 1, no prior, MIN_QUESTIONS. */
+export function intervalDefaults(o: {
+  unit?: ResampleUnit;
+  level?: number;
+  seed?: number;
+  prior?: number;
+  minQuestions?: number;
+}) {
+  return {
+    unit: o.unit ?? 'question',
+    level: o.level ?? DEFAULT_LEVEL,
+    seed: o.seed ?? DEFAULT_SEED,
+    prior: o.prior ?? 0,
+    minQuestions: o.minQuestions ?? MIN_QUESTIONS,
+  };
+}
+
+/**
+ * A model's row before its interval: none yet, ranks spanning the whole field of `n`, preliminary until
+ * annotateRanks says otherwise; `questions` (when counted) how many questions it was seen on.
+ */
+export function openRow(
+  model: string,
+  rating: number | null,
+  n: number,
+  battles: number,
+  questions: number | undefined,
+): RatingWithInterval {
+  const row: RatingWithInterval = {
+    model,
+    rating,
+    lo: null,
+    hi: null,
+    rank: 0,
+    rankBest: 1,
+    rankWorst: n,
+    battles,
+    preliminary: true,
+  };
+  if (questions !== undefined) row.questions = questions;
+  return row;
+}
+
+/** Marks a row seen on fewer than `minQuestions` questions sparse, with its note (no interval); says whether it did. */
+export function markSparse(row: RatingWithInterval, minQuestions: number): boolean {
+  const q = row.questions;
+  if (q === undefined || q >= minQuestions) return false;
+  row.sparse = true;
+  row.note = `seen on ${q} question${q === 1 ? '' : 's'} (fewer than ${minQuestions}): interval not estimated`;
+  return true;
+}
+
+/**
+ * Rank (UB) of every row: 1 + the models whose interval lies wholly above. A model without an interval
+ * is unbounded (a model separated above lies above every other, one separated below under every other),
+ * so a sparse model's Rank (UB) is 1 + the models separated above, never 1 above them.
+ */
+export function setRankUB(rows: RatingWithInterval[], status: readonly string[]): void {
+  const above = status.filter((st) => st === 'above').length;
+  const ranks = ranksFromIntervals(
+    rows.map((r, k) => ({
+      lo: r.lo ?? (status[k] === 'above' ? Infinity : -Infinity),
+      hi: r.hi ?? (status[k] === 'below' ? -Infinity : Infinity),
+    })),
+  );
+  rows.forEach((r, k) => (r.rank = status[k] === 'above' ? ranks[k]! : Math.max(ranks[k]!, above + 1)));
+}
+
+/**
+ * Rank bounds and the preliminary mark (stats/rank-intervals.ts) over the models with an estimated
+ * interval (`covOf(est)`: the covariance of their ratings, in the order of `est`); the others span the
+ * ranks they could take: a model separated above ranks among the separated-above ones, one separated
+ * below among the last, a sparse one anywhere between. Estimated models are shifted down by the models
+ * separated above, and their worst rank by the sparse ones too. Rows are in the table's model order.
+ */
+export function annotateRanks(
+  rows: RatingWithInterval[],
+  covOf: (est: number[]) => Float64Array,
+  status: readonly string[],
+  battles: Float64Array,
+  level: number,
+  o: PreliminaryRule & { seed: number; clusters: number; draws?: number },
+): void {
+  const n = rows.length;
+  const above = status.filter((st) => st === 'above').length;
+  const below = status.filter((st) => st === 'below').length;
+  const est = rows.flatMap((r, k) => (r.rating !== null && r.lo !== null && r.hi !== null ? [k] : []));
+  const sparse = n - above - below - est.length;
+  if (est.length) {
+    const ann = rankAnnotations(
+      Float64Array.from(est, (k) => rows[k]!.rating!),
+      covOf(est),
+      est.map((k) => ({ lo: rows[k]!.lo!, hi: rows[k]!.hi! })),
+      Float64Array.from(est, (k) => battles[k]!),
+      level,
+      { ...o, df: o.clusters - 1 },
+    );
+    est.forEach((k, e) =>
+      Object.assign(rows[k]!, {
+        rankBest: ann[e]!.rankBest + above,
+        rankWorst: ann[e]!.rankWorst + above + sparse,
+        preliminary: ann[e]!.preliminary,
+      }),
+    );
+  }
+  rows.forEach((r, k) => {
+    if (status[k] === 'above') Object.assign(r, { rankBest: 1, rankWorst: above });
+    else if (status[k] === 'below') Object.assign(r, { rankBest: n - below + 1, rankWorst: n });
+    else if (status[k] === 'ok' && !est.includes(k))
+      Object.assign(r, { rankBest: above + 1, rankWorst: n - below });
+  });
+}

@@ -1,0 +1,81 @@
+// `arena judges`: the judgment-quality report, derived on read from stored games and votes.
+import { HUMAN } from '../../core/constants.ts';
+import type { AgreementRow } from '../../core/stats/agreement.ts';
+import { gameConfidence } from '../../core/stats/confidence.ts';
+import {
+  qualityRows,
+  winRateCorrelation,
+  type CorrelationRow,
+  type QualityGame,
+  type QualityRow,
+} from '../../core/stats/judge-quality.ts';
+import { qualityRowsFromOutcomes } from '../../core/stats/recorded-quality.ts';
+import { pairVerdict } from '../../core/verdict/stored.ts';
+import type { Game } from '../../core/types.ts';
+import { storedVerdictOf } from '../../core/outcomes.ts';
+import type { Store } from '../../storage/store.ts';
+import { agreementBetween, judgeData } from '../results.ts';
+
+export interface JudgesReport {
+  judges: { judge: string; games: number; votes: number }[];
+  quality: QualityRow[];
+  agreement: ({ judge1: string; judge2: string } & AgreementRow)[];
+  correlation: CorrelationRow[];
+}
+
+export function toQualityGame(g: Game): QualityGame {
+  return {
+    ...storedVerdictOf(g),
+    reply: g.reply,
+    confidence: gameConfidence(g.verdictProbs, g.order, pairVerdict(g.verdict)),
+    entropy: g.entropy ?? null,
+  };
+}
+
+/**
+ * The report over `judges` (default: every judge with pairwise games). Agreement and correlation are
+ * computed for every pair of the listed judges; name `human` among them to compare with the experts'
+ * votes exactly as `arena agreement` does.
+ */
+export async function judgesReport(store: Store, judges?: string[]): Promise<JudgesReport> {
+  const all = await store.games.judges();
+  const names = judges ?? all.filter((j) => j.games > 0).map((j) => j.judge);
+  const quality: QualityRow[] = [];
+  for (const j of names) {
+    if (j === HUMAN) continue;
+    const games = await store.games.list({ judge: j, kind: 'pairwise' });
+    // a judge with no games of its own (GPT-4 from the gpt4_pair split) is measured on its recorded outcomes
+    if (games.length) quality.push(...qualityRows(j, games.map(toQualityGame)));
+    else quality.push(...qualityRowsFromOutcomes(j, (await judgeData(store, j)).outcomes));
+  }
+  const agreement: JudgesReport['agreement'] = [];
+  const correlation: CorrelationRow[] = [];
+  const data = new Map<string, Awaited<ReturnType<typeof judgeData>>>();
+  for (const j of names) data.set(j, await judgeData(store, j));
+  for (let i = 0; i < names.length; i++)
+    for (let k = i + 1; k < names.length; k++) {
+      const [j1, j2] = [names[i]!, names[k]!];
+      for (const row of await agreementBetween(store, j1, j2))
+        agreement.push({ judge1: j1, judge2: j2, ...row });
+      correlation.push(...winRateCorrelation(j1, data.get(j1)!.outcomes, j2, data.get(j2)!.outcomes));
+    }
+  return { judges: all.filter((j) => names.includes(j.judge)), quality, agreement, correlation };
+}
+
+/** Per-game confidence rows of a judge (the games that carry verdict probabilities). */
+export async function gameConfidences(store: Store, judge: string) {
+  const games = await store.games.list({ judge, kind: 'pairwise' });
+  return games.map((g) => ({
+    game: g.id.slice(0, 12),
+    question: g.match.questionId,
+    turn: g.match.turn,
+    model1: g.match.model1,
+    model2: g.match.model2!,
+    order: g.order,
+    verdict: pairVerdict(g.verdict),
+    pA: g.verdictProbs?.A ?? null,
+    pB: g.verdictProbs?.B ?? null,
+    pC: g.verdictProbs?.C ?? null,
+    entropy: g.entropy ?? null,
+  }));
+}

@@ -1,0 +1,113 @@
+// The health and style pages' data: benchmark health (every judge against the experts) and style control,
+// each with its own view fragment (views/health-table.ejs, views/style-table.ejs) so any page can show
+// them: `/health` and `/style` do, and `/judges` can `include('health-table', { health })`.
+import type { HealthRow } from '../../core/stats/benchmark-health.ts';
+import type { StyleGroup } from '../../core/stats/style.ts';
+import { healthReport } from '../benchmark-health.ts';
+import { styleReport, type StyleReport } from '../style.ts';
+import type { Store } from '../../storage/store.ts';
+import type { Memo, SiteOptions } from './catalog.ts';
+import { AUTHOR, HUMAN } from '../../core/constants.ts';
+
+/** Judges never assessed: the experts are the reference, the paper's authors voted on a subset only. */
+const NOT_ASSESSED = new Set([HUMAN, AUTHOR]);
+
+/** The style features the site controls for. */
+const STYLE_GROUPS_SHOWN: StyleGroup[] = ['length', 'markdown'];
+
+export interface HealthSection {
+  reference: string;
+  rows: HealthRow[];
+  rounds: number;
+}
+
+export class HealthAndStyle {
+  private readonly rounds: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly cache: Memo,
+    o: SiteOptions,
+  ) {
+    this.rounds = o.bootstrapRounds;
+  }
+
+  /** Every judge's health against the experts (undefined when the database has no expert votes). */
+  health(): Promise<HealthSection | undefined> {
+    return this.cache.get('health', async () => {
+      const judges = (await this.store.games.judges()).map((j) => j.judge);
+      if (!judges.includes(HUMAN)) return undefined;
+      const assessed = judges.filter((j) => !NOT_ASSESSED.has(j)).sort();
+      return {
+        reference: HUMAN,
+        rows: assessed.length ? await healthReport(this.store, assessed, HUMAN, { rounds: this.rounds }) : [],
+        rounds: this.rounds,
+      };
+    });
+  }
+
+  /** One judge's ratings controlled for length and markdown, beside plain Bradley–Terry. */
+  style(judge: string): Promise<StyleReport> {
+    return this.cache.get(`style:${judge}`, () =>
+      styleReport(this.store, judge, STYLE_GROUPS_SHOWN, { rounds: this.rounds }),
+    );
+  }
+}
+
+/** The rows of /api/health: one per judge, intervals flattened into columns. */
+export function healthTableRows(s: HealthSection | undefined): object[] {
+  return (s?.rows ?? []).map((r) => ({
+    judge: r.judge,
+    reference: r.reference,
+    models: r.models.length,
+    pairs: r.pairs,
+    separated: r.separated,
+    separability: r.separability,
+    agreementWithConfidence: r.agreementWithConfidence,
+    brier: r.brier,
+    spearman: r.spearman.value,
+    spearmanLo: nullIfNaN(r.spearman.lo),
+    spearmanHi: nullIfNaN(r.spearman.hi),
+    kendall: r.kendall.value,
+    kendallLo: nullIfNaN(r.kendall.lo),
+    kendallHi: nullIfNaN(r.kendall.hi),
+    referenceSeparability: r.referenceSeparability,
+    level: r.level,
+    rounds: r.rounds,
+  }));
+}
+
+export const HEALTH_COLUMNS = [
+  'judge',
+  'reference',
+  'models',
+  'pairs',
+  'separated',
+  'separability',
+  'agreementWithConfidence',
+  'brier',
+  'spearman',
+  'spearmanLo',
+  'spearmanHi',
+  'kendall',
+  'kendallLo',
+  'kendallHi',
+  'referenceSeparability',
+  'level',
+  'rounds',
+] as const;
+
+const nullIfNaN = (x: number) => (Number.isFinite(x) ? x : null);
+
+export const STYLE_COLUMNS = [
+  'model',
+  'rating',
+  'lo',
+  'hi',
+  'rank',
+  'rawRating',
+  'rawLo',
+  'rawHi',
+  'rawRank',
+] as const;
+export const STYLE_FEATURE_COLUMNS = ['feature', 'coefficient', 'lo', 'hi'] as const;

@@ -1,0 +1,163 @@
+// The judges page's data: the judge leaderboard, accuracy on labelled pair sets, each judge's consistency
+// across the two orders, agreement of every pair of judges (with the experts too) and position bias.
+import { comparisons, kappaTable, type KappaRow } from '../../core/stats/kappa.ts';
+import type { AccuracyRow } from '../../core/stats/pair-accuracy.ts';
+import { AUTHOR, HUMAN } from '../../core/constants.ts';
+import type { Store } from '../../storage/store.ts';
+import { accuracyReport } from '../accuracy.ts';
+import { biasReport } from '../analytics.ts';
+import { judgeBoard, type BoardRow } from '../judges/board.ts';
+import type { Catalog, Memo, SiteOptions } from './catalog.ts';
+
+export interface ConsistencyRow {
+  judge: string;
+  matches: number;
+  consistent: number;
+  inconsistent: number;
+  error: number;
+  consistency: number;
+}
+
+export interface AgreementEntry extends Omit<
+  KappaRow,
+  'lo' | 'hi' | 'category' | 'questions' | 'nanRounds' | 'note'
+> {
+  judge1: string;
+  judge2: string;
+  /** Cohen's kappa's bootstrap interval (questions resampled); null with too few questions or kappa undefined */
+  kappaLo: number | null;
+  kappaHi: number | null;
+}
+
+export interface BiasEntry {
+  judge: string;
+  /** games: played in both orders (per-order figures known); recorded: combined verdicts only */
+  source: 'games' | 'recorded';
+  games: number | null;
+  errors: number | null;
+  /** of the decisive games, the share that picked the answer shown first */
+  positionA: number | null;
+  matches: number;
+  conflicts: number;
+  conflict: number | null;
+  favoursFirst: number | null;
+  favoursSecond: number | null;
+  withTie: number | null;
+  /** exact two-sided sign test of favoursFirst against favoursSecond (null: none, or recorded verdicts) */
+  signTestP: number | null;
+}
+
+export class JudgeTables {
+  constructor(
+    private readonly store: Store,
+    private readonly cache: Memo,
+    private readonly catalog: Catalog,
+    private readonly o: SiteOptions,
+  ) {}
+
+  /** The judge leaderboard (src/reports/judges/board.ts): every judge, with intervals. */
+  judgeBoard(): Promise<BoardRow[]> {
+    return this.cache.get('judgeBoard', () => judgeBoard(this.store, { rounds: this.o.bootstrapRounds }));
+  }
+
+  /** Accuracy of every judge on every labelled pair set (`arena accuracy`). */
+  accuracy(): Promise<AccuracyRow[]> {
+    return this.cache.get('accuracy', () => accuracyReport(this.store, { rounds: this.o.bootstrapRounds }));
+  }
+
+  /** How often a judge's two orders agree (recorded verdicts carry their inconsistent count too). */
+  consistency(): Promise<ConsistencyRow[]> {
+    return this.cache.get('consistency', async () => {
+      const out: ConsistencyRow[] = [];
+      for (const judge of await this.catalog.rankedJudges()) {
+        if (judge === HUMAN) continue;
+        const { outcomes } = await this.catalog.judgeData(judge);
+        let inconsistent = 0;
+        let error = 0;
+        for (const o of outcomes) {
+          if (o.outcome === 'inconsistent') inconsistent++;
+          else if (o.outcome === 'error') error++;
+        }
+        const consistent = outcomes.length - inconsistent - error;
+        out.push({
+          judge,
+          matches: outcomes.length,
+          consistent,
+          inconsistent,
+          error,
+          consistency: outcomes.length ? consistent / outcomes.length : 0,
+        });
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Agreement (S1 with ties, S2 without) per turn of every judge with the human experts and with each
+   * other, with Cohen's kappa and its question-bootstrap interval (core/stats/kappa.ts).
+   */
+  agreement(): Promise<AgreementEntry[]> {
+    return this.cache.get('agreement', async () => {
+      const judges = (await this.catalog.judges()).map((j) => j.judge);
+      const out: AgreementEntry[] = [];
+      for (let i = 0; i < judges.length; i++)
+        for (let j = i; j < judges.length; j++) {
+          const j1 = judges[i]!;
+          const j2 = judges[j]!;
+          const same = j1 === j2;
+          // a judge against itself is meaningful only for several voters per item (the humans)
+          if (same && j1 !== HUMAN && j1 !== AUTHOR) continue;
+          const a = await this.catalog.judgeData(j1);
+          const comps = comparisons(a.votes, same ? 'same' : (await this.catalog.judgeData(j2)).votes);
+          for (const r of kappaTable(comps, { same, rounds: this.o.bootstrapRounds })) {
+            if (!r.total) continue;
+            const { lo, hi, category: _c, questions: _q, nanRounds: _n, note: _t, ...rest } = r;
+            out.push({ judge1: j1, judge2: j2, ...rest, kappaLo: lo, kappaHi: hi });
+          }
+        }
+      return out;
+    });
+  }
+
+  /** Position bias of every judge with games (per-order figures), or with recorded verdicts (conflict rate only). */
+  bias(): Promise<BiasEntry[]> {
+    return this.cache.get('bias', async () => {
+      const out: BiasEntry[] = [];
+      for (const judge of await this.catalog.rankedJudges()) {
+        if (judge === HUMAN) continue;
+        const r = await biasReport(this.store, judge, []);
+        for (const g of r.games)
+          out.push({
+            judge,
+            source: 'games',
+            games: g.games,
+            errors: g.errors,
+            positionA: g.positionA,
+            matches: g.matches,
+            conflicts: g.favoursFirst + g.favoursSecond + g.withTie,
+            conflict: g.conflict,
+            favoursFirst: g.favoursFirst,
+            favoursSecond: g.favoursSecond,
+            withTie: g.withTie,
+            signTestP: g.signTestP,
+          });
+        for (const c of r.recorded)
+          out.push({
+            judge,
+            source: 'recorded',
+            games: null,
+            errors: null,
+            positionA: null,
+            matches: c.matches,
+            conflicts: c.inconsistent,
+            conflict: c.conflict,
+            favoursFirst: null,
+            favoursSecond: null,
+            withTie: null,
+            signTestP: null,
+          });
+      }
+      return out;
+    });
+  }
+}

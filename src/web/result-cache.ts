@@ -1,0 +1,154 @@
+// A result cache for the read-only site. Results are derived from stored games and votes, which change
+// only when someone imports or plays; so every cached value is tied to a data fingerprint (game and
+// vote counts per judge, the runs' progress, the newest refresh, the checkpoints) that is re-read at most once per `checkMs`. A fingerprint
+// change, or `maxAgeMs` without one, drops everything. Bounded by bytes: at most `maxBytes` of values
+// (lru-cache with maxSize; a response counts its body, any other value its JSON length), and at most
+// `maxEntries` values.
+import { LRUCache } from 'lru-cache';
+import type { Store } from '../storage/store.ts';
+
+export interface CacheOptions {
+  /** how often the data fingerprint is re-read (ms); 0 = on every request */
+  checkMs?: number;
+  /** drop everything at least this often, even with an unchanged fingerprint (catches re-parses) */
+  maxAgeMs?: number;
+  maxEntries?: number;
+  /** the most bytes the cached values may take (default 128 MiB, DEFAULT_CACHE_BYTES); the least recently used go first */
+  maxBytes?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
+/** what a value counts while it is being computed */
+const PENDING_BYTES = 1024;
+
+/** About how many bytes a cached value holds: a response its body, anything else its JSON (2 bytes a character). */
+function sizeOf(v: unknown): number {
+  if (v && typeof v === 'object' && 'body' in v && v.body instanceof Uint8Array)
+    return v.body.byteLength + 1024;
+  try {
+    return Math.max(PENDING_BYTES, 2 * (JSON.stringify(v)?.length ?? 0));
+  } catch {
+    return PENDING_BYTES;
+  }
+}
+
+/** a value being computed (`p`), and once it is, the value itself (`done`, `v`) */
+type Entry = { p: Promise<unknown>; done?: true; v?: unknown };
+
+export class ResultCache {
+  private readonly entries: LRUCache<string, Entry>;
+  private fingerprint = '';
+  private checkedAt = -Infinity;
+  private filledAt = -Infinity;
+  private checking: Promise<void> | undefined;
+  private readonly checkMs: number;
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: Store,
+    o: CacheOptions = {},
+  ) {
+    this.checkMs = o.checkMs ?? 1000;
+    this.maxAgeMs = o.maxAgeMs ?? 5 * 60_000;
+    this.entries = new LRUCache<string, Entry>({
+      max: o.maxEntries ?? 2000,
+      maxSize: o.maxBytes ?? DEFAULT_CACHE_BYTES,
+    });
+    this.now = o.now ?? (() => Date.now());
+  }
+
+  /** The data version the cached values belong to (changes whenever the cache is dropped). */
+  get version(): string {
+    return this.fingerprint;
+  }
+
+  /** Whether `fresh()` would re-read the fingerprint now (until then, what the cache holds is current). */
+  get due(): boolean {
+    const t = this.now();
+    return t - this.checkedAt >= this.checkMs || t - this.filledAt >= this.maxAgeMs;
+  }
+
+  /** Re-read the fingerprint if it is due; drop every value when the data changed. */
+  async fresh(): Promise<void> {
+    if (!this.due) return;
+    this.checking ??= (async () => {
+      try {
+        const [judges, runs, refreshes, checkpoints] = await Promise.all([
+          this.store.games.judges(),
+          this.store.runs.list(),
+          this.store.refreshes.list(1),
+          this.store.checkpoints.list(),
+        ]);
+        const fp = fnv1a(
+          JSON.stringify([
+            judges,
+            runs.map((r) => [r.id, r.played, r.failed, r.status, r.finishedAt]),
+            refreshes.map((r) => [r.id, r.status, r.finishedAt]),
+            checkpoints,
+          ]),
+        );
+        const t2 = this.now();
+        if (fp !== this.fingerprint || t2 - this.filledAt >= this.maxAgeMs) {
+          this.entries.clear();
+          this.fingerprint = fp;
+          this.filledAt = t2;
+        }
+        this.checkedAt = t2;
+      } finally {
+        this.checking = undefined;
+      }
+    })();
+    await this.checking;
+  }
+
+  /** The cached value for `key`, computing it once (concurrent callers share the same promise). */
+  get<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const hit = this.entries.get(key);
+    if (hit) return hit.p as Promise<T>;
+    const p = compute();
+    this.entries.set(key, { p }, { size: PENDING_BYTES });
+    // once known, the value's real size replaces the placeholder (a new entry object, so lru-cache re-counts it)
+    p.then(
+      (v) =>
+        this.entries.peek(key)?.p === p && this.entries.set(key, { p, done: true, v }, { size: sizeOf(v) }),
+      () => this.entries.peek(key)?.p === p && this.entries.delete(key),
+    );
+    return p;
+  }
+
+  /** The value for `key` when it is computed and still held, without computing or waiting (counts as a use). */
+  peek<T>(key: string): T | undefined {
+    const e = this.entries.get(key);
+    return e?.done ? (e.v as T) : undefined;
+  }
+
+  /** how many values and about how many bytes the cache holds */
+  get stats(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.entries.calculatedSize };
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.checkedAt = -Infinity;
+  }
+}
+
+/** FNV-1a (64-bit, as 16 hex digits) of a string's UTF-16 code units: a fast, stable content hash for ETags. */
+export function fnv1a(s: string): string {
+  let h = 0xcbf29ce484222325n;
+  // two 32-bit halves keep it fast without BigInt in the loop
+  let lo = Number(h & 0xffffffffn);
+  let hi = Number(h >> 32n);
+  for (let i = 0; i < s.length; i++) {
+    lo = (lo ^ s.charCodeAt(i)) >>> 0;
+    // multiply by the 64-bit FNV prime 0x100000001b3 = 2^40 + 0x1b3
+    const l = lo * 0x1b3;
+    const hh = hi * 0x1b3 + (lo << 8) + Math.floor(l / 0x100000000);
+    lo = l >>> 0;
+    hi = hh >>> 0;
+  }
+  h = (BigInt(hi) << 32n) | BigInt(lo);
+  return h.toString(16).padStart(16, '0');
+}
