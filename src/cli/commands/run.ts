@@ -7,9 +7,10 @@ import { setMaxListeners } from 'node:events';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mode } from '../../core/types.ts';
-import { apiKeyOf, openJudge } from '../../judges/registry.ts';
+import { apiKeyOf, openJudge, type GovernedJudge } from '../../judges/registry.ts';
+import { expectedWallS, requestCost } from '../../judges/rate-limit.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
-import type { JudgeCallError, JudgeProvider } from '../../judges/judge.ts';
+import type { JudgeCallError } from '../../judges/judge.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import { dbArg, exitStatus, openStore, print } from '../shared.ts';
@@ -192,6 +193,24 @@ export default defineCommand({
           print(
             `${games.length} games planned, ${stored.size} already stored: ${games.length - stored.size} judge calls to make with ${j.id}`,
           );
+          const toPlay = games.filter((g) => !stored.has(g.id));
+          const tokens = toPlay.reduce(
+            (s, g) =>
+              s +
+              requestCost({
+                system: g.spec.systemPrompt,
+                user: g.spec.userPrompt,
+                maxTokens: common.settings.maxTokens,
+              }),
+            0,
+          );
+          const limits = j.limits();
+          const wall = expectedWallS({ tokens, requests: toPlay.length, ...limits });
+          print(
+            wall === undefined
+              ? `about ${tokens} tokens as a rate limit counts them (prompt + max_tokens); no limit known (declare --tpm/--rpm for an expected time)`
+              : `about ${tokens} tokens as a rate limit counts them (prompt + max_tokens); under ${[limits.tpm ? `${limits.tpm} tokens/min` : '', limits.rpm ? `${limits.rpm} requests/min` : ''].filter(Boolean).join(' and ')} that takes at least ${formatDuration(wall)} (plus the answers' own latency)`,
+          );
           if (j !== judge) await j.close?.();
         }
         return;
@@ -284,7 +303,7 @@ async function prepareStore(
 /** One judge's tournament, with its plan on stderr and a progress bar while it plays. */
 async function playWithProgress(
   o: Parameters<typeof runTournament>[0],
-  judge: JudgeProvider,
+  judge: GovernedJudge,
   concurrency: number,
   ui: RunUi,
 ): Promise<RunSummary> {
@@ -297,9 +316,9 @@ async function playWithProgress(
       );
       if (!toPlay) return;
       ui.bar = progressBar(
-        'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens}',
+        'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {tpm}',
       );
-      ui.bar.start(toPlay, 0, { rate: '0.0', failed: 0, tokens: 0 });
+      ui.bar.start(toPlay, 0, { rate: '0.0', failed: 0, tokens: 0, tpm: '' });
     },
     onProgress: (p) => {
       if (ui.interrupted) return;
@@ -308,6 +327,7 @@ async function playWithProgress(
         rate: (p.done / Math.max(secs, 1e-3)).toFixed(1),
         failed: p.failed,
         tokens: p.tokensIn + p.tokensOut,
+        tpm: tokensPerMinute(judge.tokensCharged(), secs, judge.limits().tpm),
       });
     },
   });
@@ -335,4 +355,17 @@ function reportRun(summary: RunSummary, db: string): void {
     exitStatus.code = 2;
   }
   if (summary.status === 'interrupted') exitStatus.code = 130;
+}
+
+/** `12.3k tokens/min of 90k`: the tokens charged per minute so far (prompt + max_tokens), against the known limit. */
+function tokensPerMinute(tokens: number, secs: number, tpm: number | undefined): string {
+  const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0));
+  const rate = `${k((tokens * 60) / Math.max(secs, 1))} tokens/min`;
+  return tpm ? `${rate} of ${k(tpm)}` : rate;
+}
+
+function formatDuration(s: number): string {
+  if (s < 90) return `${s.toFixed(0)} s`;
+  if (s < 5400) return `${(s / 60).toFixed(1)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
 }
