@@ -6,9 +6,12 @@ computations can be compared number for number).
 Per round, each judge's battles are weighted by their question's multiplicity and Bradley-Terry is
 refitted by maximum likelihood (scipy L-BFGS-B, ties as half a win, rating = 400 r + 1000 with mean
 1000). Percentile intervals: numpy.quantile (linear). Separability: share of model pairs whose judge
-intervals do not overlap; agreement with confidence: of those, the share ordered as the reference's
-full-data ratings; Brier: mean over pairs of (share of judge rounds with r_i > r_j - [ref r_i > r_j])^2;
-Spearman and Kendall tau-b: scipy.stats on the full-data ratings, intervals over the rounds.
+intervals do not overlap; agreement with confidence (Arena-Hard's definition): over all pairs, +1 where the
+judge's and the reference's intervals both separate the pair in the same order, -1 where both separate it in
+opposite orders, 0 otherwise, divided by the number of pairs; Brier: mean over pairs of (share of judge rounds
+with r_i > r_j - t)^2 with t = [reference's full-data r_i > r_j] (point order) or t = share of the
+reference's rounds with r_i > r_j (bootstrap); Spearman and Kendall tau-b: scipy.stats on the full-data
+ratings, intervals over the rounds.
 
 stdin: JSON {"judge": [[cluster, a, b, score]...], "reference": [...], "clusters": [...], "draws": [[...]...], "level": 0.95}
 stdout: JSON with the fields of a health row
@@ -66,8 +69,11 @@ def main():
         return iv[0, a] > iv[1, b] or iv[0, b] > iv[1, a]
 
     sep = [p for p in pairs if apart(ij, *p)]
-    agree = [p for p in sep if np.sign(fj[p[0]] - fj[p[1]]) == np.sign(fr[p[0]] - fr[p[1]])]
+    both = [p for p in sep if apart(ir, *p)]
+    same = sum(1 for a, b in both if np.sign(fj[a] - fj[b]) == np.sign(fr[a] - fr[b]))
+    opposite = len(both) - same
     brier = np.mean([(np.mean(sj[:, a] > sj[:, b]) - (1.0 if fr[a] > fr[b] else 0.0)) ** 2 for a, b in pairs])
+    brier_boot = np.mean([(np.mean(sj[:, a] > sj[:, b]) - np.mean(sr[:, a] > sr[:, b])) ** 2 for a, b in pairs])
     sp = [spearmanr(sj[k], sr[k])[0] for k in range(len(draws))]
     kt = [kendalltau(sj[k], sr[k])[0] for k in range(len(draws))]
     json.dump(
@@ -76,10 +82,14 @@ def main():
             "pairs": len(pairs),
             "separated": len(sep),
             "separability": len(sep) / len(pairs),
-            "agreementWithConfidence": len(agree) / len(sep) if sep else None,
+            "agreedPairs": same,
+            "opposedPairs": opposite,
+            "agreementWithConfidence": (same - opposite) / len(pairs),
             "brier": float(brier),
+            "brierReferenceBootstrap": float(brier_boot),
             "spearman": {"value": float(spearmanr(fj, fr)[0]), "lo": float(np.quantile(sp, q[0])), "hi": float(np.quantile(sp, q[1]))},
             "kendall": {"value": float(kendalltau(fj, fr)[0]), "lo": float(np.quantile(kt, q[0])), "hi": float(np.quantile(kt, q[1]))},
+            "referenceSeparated": sum(1 for p in pairs if apart(ir, *p)),
             "referenceSeparability": sum(1 for p in pairs if apart(ir, *p)) / len(pairs),
             "judgeRatings": dict(zip(models, map(float, fj))),
         },

@@ -106,6 +106,9 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
           separated: number;
           agreementWithConfidence: number;
           brier: number;
+          brierReferenceBootstrap: number;
+          referenceSeparated: number;
+          referenceSeparability: number;
           spearman: { value: number; lo: number; hi: number };
           kendall: { value: number; lo: number };
         }[]
@@ -119,17 +122,22 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
         separability: cli!.separability,
         agreementWithConfidence: cli!.agreementWithConfidence,
         brier: cli!.brier,
+        brierReferenceBootstrap: cli!.brierReferenceBootstrap,
+        referenceSeparated: cli!.referenceSeparated,
         spearman: cli!.spearman.value,
         spearmanLo: cli!.spearman.lo,
         kendallLo: cli!.kendall.lo,
       });
       const csv = await (await app.request('/api/health.csv')).text();
       expect(csv.split('\r\n')[0]).toMatch(
-        /^judge,reference,models,pairs,separated,separability,agreementWithConfidence,brier,spearman/,
+        /^judge,reference,models,pairs,separated,separability,referenceSeparated,referenceSeparability,agreedPairs,opposedPairs,agreementWithConfidence,brier,brierReferenceBootstrap,spearman/,
       );
       const page = await html('/health');
       expect(page).toContain('Benchmark health against the experts');
-      expect(page).toContain(`${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15)`);
+      // the judge's separability, then the experts' own beside it; agreement in Arena-Hard's [−1, 1]; both Briers
+      expect(page).toContain(
+        `${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15)</td><td>${(100 * cli!.referenceSeparability).toFixed(1)}% (${cli!.referenceSeparated}/15)</td><td>${cli!.agreementWithConfidence.toFixed(3)}</td><td>${cli!.brier.toFixed(4)}</td><td>${cli!.brierReferenceBootstrap.toFixed(4)}</td>`,
+      );
       expect(page).toMatch(/<a href="\/health"[^>]*>Health<\/a>/);
       // the same table on /judges, beside the judge board
       const judges = await html('/judges');

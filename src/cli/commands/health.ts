@@ -59,16 +59,18 @@ export const healthCommand = defineCommand({
               models: r.models.length,
               pairs: r.pairs,
               separability: `${pct(r.separability)} (${r.separated})`,
-              'agreement w/ confidence': pct(r.agreementWithConfidence),
-              brier: r.brier === null ? '–' : r.brier.toFixed(4),
+              'reference separability': `${pct(r.referenceSeparability)} (${r.referenceSeparated})`,
+              'agreement w/ confidence': `${f3(r.agreementWithConfidence)} (+${r.agreedPairs} −${r.opposedPairs})`,
+              'brier (ref. order)': r.brier === null ? '–' : r.brier.toFixed(4),
+              'brier (ref. rounds)':
+                r.brierReferenceBootstrap === null ? '–' : r.brierReferenceBootstrap.toFixed(4),
               spearman: `${f3(r.spearman.value)} [${f3(r.spearman.lo)}, ${f3(r.spearman.hi)}]`,
               kendall: `${f3(r.kendall.value)} [${f3(r.kendall.lo)}, ${f3(r.kendall.hi)}]`,
-              'reference separability': pct(r.referenceSeparability),
             })),
           ),
         );
         print(
-          `\nover the models both judged; separability: model pairs whose ${lvl} intervals (the judge's) do not overlap; agreement with confidence: of those, the share ordered as the reference's ratings; brier: the judge's bootstrap probability that one model ranks above the other, scored against the reference's order (0 is perfect, 0.25 a coin); [${lvl} intervals] from ${rounds} paired question-bootstrap rounds, seed ${args.seed}`,
+          `\nover the models both judged; separability: model pairs whose ${lvl} intervals do not overlap, the judge's and the reference's own; agreement with confidence (Arena-Hard): +1 per pair both separate the same way, −1 per pair both separate opposite ways, 0 otherwise, over all pairs (at most the reference's separability); brier: the judge's bootstrap probability that one model ranks above the other, scored against the reference's point order (ref. order, Arena-Hard's choice, blind to the reference's doubt) and against the reference's own share of rounds (ref. rounds); 0 is perfect, 0.25 a coin; [${lvl} intervals] from ${rounds} paired question-bootstrap rounds, seed ${args.seed}`,
         );
       },
       { mustExist: true },

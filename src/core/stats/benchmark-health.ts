@@ -1,7 +1,8 @@
 // Benchmark health of a judge against a reference judge (Arena-Hard's "separability with confidence",
 // "agreement with confidence" and pair-rank Brier score; Spearman and Kendall correlation of the
 // ratings), all from one paired question-level bootstrap: each round draws the questions once and
-// refits Bradley–Terry for the judge and for the reference on the same draw. Pure.
+// refits Bradley–Terry for the judge and for the reference on the same draw, so the reference's own
+// uncertainty is counted: a pair it cannot separate is no evidence for or against the judge. Pure.
 import { battleTable, type BattleTable, type ClusteredBattle } from './battle-table.ts';
 import { drawClusterCounts, percentileInterval, type Interval } from './bootstrap.ts';
 import { seededRng } from './random.ts';
@@ -21,14 +22,27 @@ export interface HealthRow {
   separated: number;
   /** separated / pairs: how many pairs the judge tells apart with confidence */
   separability: number | null;
-  /** of the separated pairs, the share the judge orders as the reference's ratings do (null: none separated) */
+  /** pairs both the judge and the reference separate, in the same order / in opposite orders */
+  agreedPairs: number;
+  opposedPairs: number;
+  /**
+   * Arena-Hard's agreement with confidence: over all pairs, +1 where both separate the pair the same way,
+   * −1 where both separate it opposite ways, 0 otherwise, divided by the pairs: (agreed − opposed) / pairs,
+   * in [−1, 1]; a perfect copy of the reference scores the reference's own separability
+   */
   agreementWithConfidence: number | null;
-  /** mean over pairs of (P_judge(i above j) − [reference puts i above j])², P from the judge's bootstrap rounds */
+  /**
+   * Brier against the reference's point order (Arena-Hard's choice): mean over pairs of
+   * (P_judge(i above j) − [reference's ratings put i above j])², P from the judge's bootstrap rounds
+   */
   brier: number | null;
+  /** Brier against the reference's bootstrap probabilities: mean over pairs of (P_judge − P_reference)² */
+  brierReferenceBootstrap: number | null;
   /** rank correlations of the judge's ratings with the reference's, with paired-bootstrap percentile intervals */
   spearman: Estimate;
   kendall: Estimate;
   /** the same separability for the reference itself: how sharp the yardstick is */
+  referenceSeparated: number;
   referenceSeparability: number | null;
   level: number;
   rounds: number;
@@ -137,6 +151,13 @@ export function kendallTauB(a: ArrayLike<number>, b: ArrayLike<number>): number 
   return d > 0 ? (concordant - discordant) / d : NaN;
 }
 
+/** The share of rounds in which model a rates above model b (a tie counts half). */
+function shareAbove(rounds: Float64Array[], a: number, b: number): number {
+  let above = 0;
+  for (const r of rounds) above += r[a]! > r[b]! ? 1 : r[a]! === r[b]! ? 0.5 : 0;
+  return above / rounds.length;
+}
+
 function estimate(value: number, samples: number[], level: number): Estimate {
   if (!Number.isFinite(value)) return { value: null, lo: NaN, hi: NaN };
   return { value, ...percentileInterval(samples, level) };
@@ -153,9 +174,10 @@ export interface HealthOptions {
 /**
  * Health of `judge` against `reference` over the models both judged. Separability: the share of
  * model pairs whose `level` bootstrap percentile intervals (the judge's) do not overlap. Agreement
- * with confidence: of those pairs, the share ordered as the reference's point ratings order them.
- * Brier: for each pair the judge's probability that i ranks above j (its share of bootstrap rounds)
- * against the reference's order (1, 0, or 1/2 for equal ratings), squared error averaged over pairs.
+ * with confidence (Arena-Hard): +1 per pair both separate in the same order, −1 per pair both
+ * separate in opposite orders, over all pairs. Brier: for each pair the judge's probability that i
+ * ranks above j (its share of bootstrap rounds) against the reference's point order (1, 0, or 1/2
+ * for equal ratings) and against the reference's own share of rounds, squared error averaged over pairs.
  */
 export function benchmarkHealth(
   judge: string,
@@ -181,10 +203,14 @@ export function benchmarkHealth(
     pairs,
     separated: 0,
     separability: null,
+    agreedPairs: 0,
+    opposedPairs: 0,
     agreementWithConfidence: null,
     brier: null,
+    brierReferenceBootstrap: null,
     spearman: { value: null, lo: NaN, hi: NaN },
     kendall: { value: null, lo: NaN, hi: NaN },
+    referenceSeparated: 0,
     referenceSeparability: null,
     level,
     rounds,
@@ -208,21 +234,26 @@ export function benchmarkHealth(
   const ir = intervals(sr);
   const apart = (iv: Interval[], a: number, b: number) => iv[a]!.lo > iv[b]!.hi || iv[b]!.lo > iv[a]!.hi;
   let separated = 0;
-  let agree = 0;
+  let agreed = 0;
+  let opposed = 0;
   let refSeparated = 0;
   let brier = 0;
+  let brierBoot = 0;
   for (let a = 0; a < n; a++)
     for (let b = a + 1; b < n; b++) {
-      if (apart(ir, a, b)) refSeparated++;
+      const judgeApart = apart(ij, a, b);
+      const refApart = apart(ir, a, b);
+      if (refApart) refSeparated++;
+      if (judgeApart) separated++;
       const refOrder = Math.sign(fr[a]! - fr[b]!);
-      if (apart(ij, a, b)) {
-        separated++;
-        if (Math.sign(fj[a]! - fj[b]!) === refOrder) agree++;
+      if (judgeApart && refApart) {
+        if (Math.sign(fj[a]! - fj[b]!) === refOrder) agreed++;
+        else opposed++;
       }
-      let above = 0;
-      for (const r of sj) above += r[a]! > r[b]! ? 1 : r[a]! === r[b]! ? 0.5 : 0;
+      const pj = shareAbove(sj, a, b);
       const truth = refOrder > 0 ? 1 : refOrder < 0 ? 0 : 0.5;
-      brier += (above / rounds - truth) ** 2;
+      brier += (pj - truth) ** 2;
+      brierBoot += (pj - shareAbove(sr, a, b)) ** 2;
     }
   const sp: number[] = [];
   const kt: number[] = [];
@@ -234,10 +265,14 @@ export function benchmarkHealth(
     ...empty,
     separated,
     separability: separated / pairs,
-    agreementWithConfidence: separated ? agree / separated : null,
+    agreedPairs: agreed,
+    opposedPairs: opposed,
+    agreementWithConfidence: (agreed - opposed) / pairs,
     brier: brier / pairs,
+    brierReferenceBootstrap: brierBoot / pairs,
     spearman: estimate(spearman(fj, fr), sp, level),
     kendall: estimate(kendallTauB(fj, fr), kt, level),
+    referenceSeparated: refSeparated,
     referenceSeparability: refSeparated / pairs,
   };
 }

@@ -15,7 +15,15 @@ import {
   type HealthRow,
 } from '../../../src/core/stats/benchmark-health.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../../support/cli.ts';
-import { MTBENCH_DIR, noMtbench, readCsv, scoreOfA, skipWhy } from '../../support/materials.ts';
+import {
+  JUDGE_LLAMA2_DIR,
+  MTBENCH_DIR,
+  noMtbench,
+  noMtbenchOrJudgeLlama2,
+  readCsv,
+  scoreOfA,
+  skipWhy,
+} from '../../support/materials.ts';
 import { python, pythonSkip } from '../../support/python.ts';
 
 const DIR = MTBENCH_DIR;
@@ -66,10 +74,16 @@ describe('rank correlations', () => {
     const same = benchmarkHealth('same', ref, 'ref', ref, { rounds: 100 });
     expect(same).toMatchObject({
       pairs: 6,
-      agreementWithConfidence: 1,
       spearman: { value: 1 },
       kendall: { value: 1 },
+      opposedPairs: 0,
+      brierReferenceBootstrap: 0,
     });
+    // Arena-Hard's agreement: +1 for each pair both separate the same way, over all pairs; a pair the
+    // reference itself leaves open counts 0, so a perfect copy scores the reference's own separability
+    expect(same.referenceSeparated).toBe(same.separated);
+    expect(same.agreedPairs).toBe(same.separated);
+    expect(same.agreementWithConfidence).toBeCloseTo(same.referenceSeparability!, 12);
     expect(same.brier!).toBeLessThan(0.05);
     const reversed = benchmarkHealth(
       'reversed',
@@ -79,12 +93,42 @@ describe('rank correlations', () => {
       { rounds: 100 },
     );
     expect(reversed).toMatchObject({
-      agreementWithConfidence: 0,
+      agreedPairs: 0,
+      opposedPairs: same.separated,
       spearman: { value: -1 },
       kendall: { value: -1 },
     });
+    expect(reversed.agreementWithConfidence).toBeCloseTo(-same.referenceSeparability!, 12);
     expect(reversed.brier!).toBeGreaterThan(0.9);
+    expect(reversed.brierReferenceBootstrap!).toBeGreaterThan(0.8);
     expect(reversed.separability).toBe(same.separability);
+  });
+
+  it('a pair the reference cannot separate scores 0 in agreement, and its Brier rests on the reference rounds', () => {
+    // the reference: a and b equally strong (coin flips), both far above c; the judge: a clearly above b
+    const rng = seededRng(5);
+    const ref: Battle[] = [];
+    const judge: Battle[] = [];
+    for (let q = 0; q < 80; q++) {
+      ref.push({ cluster: q, a: 'a', b: 'b', score: rng() < 0.5 ? 1 : 0 });
+      judge.push({ cluster: q, a: 'a', b: 'b', score: rng() < 0.85 ? 1 : 0 });
+      for (const m of ['a', 'b']) {
+        ref.push({ cluster: q, a: m, b: 'c', score: rng() < 0.9 ? 1 : 0 });
+        judge.push({ cluster: q, a: m, b: 'c', score: rng() < 0.9 ? 1 : 0 });
+      }
+    }
+    const h = benchmarkHealth('judge', judge, 'ref', ref, { rounds: 200 });
+    expect(h).toMatchObject({
+      pairs: 3,
+      separated: 3,
+      referenceSeparated: 2,
+      agreedPairs: 2,
+      opposedPairs: 0,
+    });
+    expect(h.agreementWithConfidence).toBeCloseTo(2 / 3, 12);
+    // against the reference's point order the a/b pair counts as settled one way; against its rounds,
+    // as the coin it is, so the second score is the kinder one here
+    expect(h.brierReferenceBootstrap!).toBeLessThan(h.brier!);
   });
 });
 
@@ -161,21 +205,30 @@ describe.skipIf(!!skipReason)(
           300_000,
         );
         expect(row.models).toEqual(ref.models);
-        expect(row).toMatchObject({ pairs: ref.pairs, separated: ref.separated, reference: 'human' });
+        expect(row).toMatchObject({
+          pairs: ref.pairs,
+          separated: ref.separated,
+          referenceSeparated: ref.referenceSeparated,
+          agreedPairs: ref.agreedPairs,
+          opposedPairs: ref.opposedPairs,
+          reference: 'human',
+        });
         expect(row.separability).toBeCloseTo(ref.separability!, 12);
         expect(row.referenceSeparability).toBeCloseTo(ref.referenceSeparability!, 12);
-        if (ref.agreementWithConfidence === null) expect(row.agreementWithConfidence).toBeNull();
-        else expect(row.agreementWithConfidence).toBeCloseTo(ref.agreementWithConfidence, 12);
+        expect(row.agreementWithConfidence).toBeCloseTo(ref.agreementWithConfidence!, 12);
         // a round in which two models' ratings nearly coincide may order them differently under the two
         // solvers' stopping rules: one such round moves the Brier score by at most 2/rounds/pairs
         expect(Math.abs(row.brier! - ref.brier!)).toBeLessThan(2 / ROUNDS / row.pairs);
+        expect(Math.abs(row.brierReferenceBootstrap! - ref.brierReferenceBootstrap!)).toBeLessThan(
+          4 / ROUNDS / row.pairs,
+        );
         for (const k of ['spearman', 'kendall'] as const) {
           expect(row[k].value!).toBeCloseTo(ref[k].value!, 9);
           expect(row[k].lo).toBeCloseTo(ref[k].lo, 9);
           expect(row[k].hi).toBeCloseTo(ref[k].hi, 9);
         }
         console.info(
-          `[benchmark-health] ${row.judge} vs human: separability ${(100 * row.separability!).toFixed(1)}% (${row.separated}/${row.pairs}), agreement with confidence ${row.agreementWithConfidence === null ? '–' : (100 * row.agreementWithConfidence).toFixed(1) + '%'}, brier ${row.brier!.toFixed(4)}, spearman ${row.spearman.value!.toFixed(3)} [${row.spearman.lo.toFixed(3)}, ${row.spearman.hi.toFixed(3)}], kendall ${row.kendall.value!.toFixed(3)} [${row.kendall.lo.toFixed(3)}, ${row.kendall.hi.toFixed(3)}]`,
+          `[benchmark-health] ${row.judge} vs human: separability ${(100 * row.separability!).toFixed(1)}% (${row.separated}/${row.pairs}), agreement with confidence ${row.agreementWithConfidence!.toFixed(3)}, brier ${row.brier!.toFixed(4)} (vs reference rounds ${row.brierReferenceBootstrap!.toFixed(4)}), spearman ${row.spearman.value!.toFixed(3)} [${row.spearman.lo.toFixed(3)}, ${row.spearman.hi.toFixed(3)}], kendall ${row.kendall.value!.toFixed(3)} [${row.kendall.lo.toFixed(3)}, ${row.kendall.hi.toFixed(3)}]`,
         );
       }
       // the noisy judge is the worse yardstick: it separates fewer pairs
@@ -187,5 +240,44 @@ describe.skipIf(!!skipReason)(
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/no judge named "gpt-5".*gpt-4/);
     });
+  },
+);
+
+const auditSkip = skipWhy('benchmark-health audit', noMtbenchOrJudgeLlama2());
+
+describe.skipIf(!!auditSkip)(
+  "agreement with confidence reproduces the audit's figures (GPT-4 and the Llama-2 judge against the experts)",
+  () => {
+    const tmp = tmpDir('arena-health-audit-');
+    const db = join(tmp, 'study.db');
+    const LLAMA = 'llama-2-70b-instruct-v2';
+    beforeAll(async () => {
+      await arenaOk(['import', 'mtbench', '--dir', MTBENCH_DIR!, '--db', db]);
+      const file = join(JUDGE_LLAMA2_DIR!, 'model_judgment', 'L40-Llama-2-70b-instruct-v2.jsonl.gz');
+      await arenaOk(['import', 'judgments', file, '--judge', LLAMA, '--db', db]);
+    }, 300_000);
+
+    it('GPT-4 0.933 (14 of 15 pairs), Llama-2 0.800 (12 of 15); the experts separate 14 of 15', async () => {
+      const rows = await arenaJson<HealthRow[]>([
+        'health',
+        '--db',
+        db,
+        '--judge',
+        `gpt-4,${LLAMA}`,
+        '--reference',
+        'human',
+        '--rounds',
+        '1000',
+      ]);
+      const [gpt4, llama] = rows;
+      expect(gpt4).toMatchObject({ judge: 'gpt-4', pairs: 15, referenceSeparated: 14, agreedPairs: 14 });
+      expect(llama).toMatchObject({ judge: LLAMA, pairs: 15, referenceSeparated: 14, agreedPairs: 12 });
+      expect(gpt4!.agreementWithConfidence).toBeCloseTo(0.933, 3);
+      expect(llama!.agreementWithConfidence).toBeCloseTo(0.8, 3);
+      for (const r of rows)
+        console.info(
+          `[benchmark-health audit] ${r.judge}: agreement ${r.agreementWithConfidence!.toFixed(3)}, brier vs point order ${r.brier!.toFixed(4)}, vs the experts' rounds ${r.brierReferenceBootstrap!.toFixed(4)}, separated ${r.separated}/15, experts ${r.referenceSeparated}/15`,
+        );
+    }, 300_000);
   },
 );
