@@ -46,22 +46,39 @@ interface Ref {
   kappaBA: number;
   kappaOrders: number;
   llmbarKappaAB: number;
+  llmbarKappaOrders: number;
   accuracyLo: number;
   accuracyHi: number;
   kappaABLo: number;
   kappaABHi: number;
 }
 
+/** A family of sets (Adversarial/*) for one judge, as the reference computes it. */
+interface RefFamily {
+  set: string;
+  judge: string;
+  family: true;
+  sets: number;
+  total: number;
+  accuracy: number;
+  pooledAccuracy: number;
+  accuracyLo: number;
+  accuracyHi: number;
+}
+
 describe.skipIf(!!skipReason)('LLMBar labelled pairs', () => {
   let rows: AccuracyRow[];
   let ref: Ref[];
+  let families: RefFamily[];
   beforeAll(async () => {
     const out = await arenaOk(['import', 'pairs', LLMBAR, '--db', db]);
     expect(out).toContain('5 set(s), 419 items, 419 gold labels, 3352 games');
     rows = await arenaJson<AccuracyRow[]>(['accuracy', '--db', db]);
     const r = spawnSync(PYTHON, [REF, LLMBAR], { encoding: 'utf8', timeout: 120_000 });
     if (r.status !== 0) throw new Error(`llmbar_accuracy.py failed: ${r.stderr}`);
-    ref = JSON.parse(r.stdout) as Ref[];
+    const all = JSON.parse(r.stdout) as (Ref | RefFamily)[];
+    ref = all.filter((x): x is Ref => !('family' in x));
+    families = all.filter((x): x is RefFamily => 'family' in x);
   }, 180_000);
 
   it('one row per set and judge; counts and kappas equal the Python reference computed from the files', () => {
@@ -116,6 +133,20 @@ describe.skipIf(!!skipReason)('LLMBar labelled pairs', () => {
     expect(row.kappaAB! - e.llmbarKappaAB).toBeGreaterThan(0.5);
   });
 
+  it("between orders, an unparsed verdict is its own category here; LLMBar's code counts it as Output (b)", () => {
+    for (const e of ref) {
+      const row = rows.find((x) => x.set === e.set && x.judge === e.judge)!;
+      if (row.errors) expect(row.kappaOrders, `${e.set} ${e.judge}`).not.toBeCloseTo(e.llmbarKappaOrders, 3);
+      else expect(row.kappaOrders, `${e.set} ${e.judge}`).toBeCloseTo(e.llmbarKappaOrders, 12);
+    }
+    const two = (set: string) => [
+      rows.find((x) => x.set === set && x.judge === 'LLaMA2/Vanilla')!.kappaOrders!.toFixed(3),
+      ref.find((x) => x.set === set && x.judge === 'LLaMA2/Vanilla')!.llmbarKappaOrders.toFixed(3),
+    ];
+    expect(two('Adversarial/GPTInst')).toEqual(['0.475', '0.489']);
+    expect(two('Adversarial/GPTOut')).toEqual(['0.482', '0.475']);
+  });
+
   it("the judge board (arena judges --board --json) ranks LLMBar's judges by accuracy over all 419 items", async () => {
     const board = await arenaJson<
       {
@@ -140,6 +171,40 @@ describe.skipIf(!!skipReason)('LLMBar labelled pairs', () => {
       expect(b.source).toBe('games');
     }
     expect(board.map((b) => b.rank)).toEqual([1, 1, 3, 3]);
+  });
+
+  it('the board\'s "Adversarial" figure is the mean of its four sets (as LLMBar\'s paper reports it), not the pooled items', async () => {
+    const board = await arenaJson<
+      {
+        judge: string;
+        accuracy: {
+          set: string;
+          group: boolean;
+          total: number;
+          sets?: number;
+          accuracy: number;
+          pooledAccuracy?: number;
+          lo: number;
+          hi: number;
+        }[];
+      }[]
+    >(['judges', '--board', '--db', db]);
+    expect(families).toHaveLength(4);
+    for (const e of families) {
+      const adv = board
+        .find((b) => b.judge === e.judge)!
+        .accuracy.find((a) => a.group && a.set === 'Adversarial')!;
+      expect(adv).toMatchObject({ total: e.total, sets: 4 });
+      expect(adv.accuracy).toBeCloseTo(e.accuracy, 12);
+      expect(adv.pooledAccuracy).toBeCloseTo(e.pooledAccuracy, 12);
+      // a stratified bootstrap (each set's items drawn on their own); numpy draws others: within Monte Carlo noise
+      expect(Math.abs(adv.lo - e.accuracyLo)).toBeLessThan(0.02);
+      expect(Math.abs(adv.hi - e.accuracyHi)).toBeLessThan(0.02);
+    }
+    // the paper's GPT-4/Metrics_Reference Adversarial figure, 82.8%; the pooled items give 84.5%
+    const gpt4 = board.find((b) => b.judge === 'GPT-4/Metrics_Reference')!.accuracy.find((a) => a.group)!;
+    expect(gpt4.accuracy.toFixed(3)).toBe('0.828');
+    expect(gpt4.pooledAccuracy!.toFixed(3)).toBe('0.845');
   });
 
   it('--judge and --set pick rows; an unknown set or judge is an error naming what exists', async () => {

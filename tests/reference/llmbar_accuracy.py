@@ -4,6 +4,9 @@ Reads <dir>/<set>/dataset.json and <set>/evaluators/<LLM>/<strategy>/result.json
 (never from our database) and prints one JSON row per set and judge: LLMBar's counts (its evaluate.py rule),
 Cohen's kappa by hand with an unparsed verdict as its own category, the kappa LLMBar's code prints
 (it maps a "2" verdict to 0 but keeps the labels 1/2), and numpy percentile-bootstrap intervals over items.
+Then one row per family of sets (the sets under a top-level folder, e.g. Adversarial/*) and judge, marked
+"family": the mean of its sets' accuracies (LLMBar's paper reports a family so), the pooled items' accuracy,
+and a stratified numpy bootstrap (each set's items drawn on their own, the set accuracies averaged).
 Usage: python3 llmbar_accuracy.py DIR
 """
 import glob
@@ -25,6 +28,7 @@ def kappa(x, y):
 
 def main(root):
     rows = []
+    per_item = {}  # (family, judge) -> [per set: array of item scores (correct AB + correct BA) / 2]
     for ds in sorted(glob.glob(os.path.join(root, '**', 'dataset.json'), recursive=True)):
         set_dir = os.path.dirname(ds)
         name = os.path.relpath(set_dir, root).replace(os.sep, '/')
@@ -48,6 +52,7 @@ def main(root):
             int_labels = [int(l) for l in labels]
             llmbar_kappa_ab = kappa([bug(w) for w in ab], int_labels)
             llmbar_kappa_ba = kappa([bug(w) for w in ba], int_labels)
+            llmbar_kappa_orders = kappa([bug(w) for w in ab], [bug(w) for w in ba])
             # bootstrap over items (numpy's generator; different draws from ours, so only close, not equal)
             rng = np.random.default_rng(12345)
             acc, kab = [], []
@@ -56,15 +61,29 @@ def main(root):
                 acc.append(np.mean([(cab[i] == labels[i]) + (cba[i] == labels[i]) for i in idx]) / 2)
                 kab.append(kappa([cab[i] for i in idx], [labels[i] for i in idx]))
             kab = [k for k in kab if k is not None]
+            if '/' in name:
+                scores = np.array([((a == l) + (b == l)) / 2 for a, b, l in zip(cab, cba, labels)], dtype=float)
+                per_item.setdefault((name.split('/')[0], judge), []).append(scores)
             rows.append({
                 'set': name, 'judge': judge, 'total': n,
                 'correctAB': correct_ab, 'correctBA': correct_ba, 'correctBoth': both, 'agreeOrders': equal,
                 'errors': sum(c == 'error' for c in cab + cba),
                 'kappaAB': kappa(cab, labels), 'kappaBA': kappa(cba, labels), 'kappaOrders': kappa(cab, cba),
                 'llmbarKappaAB': llmbar_kappa_ab, 'llmbarKappaBA': llmbar_kappa_ba,
+                'llmbarKappaOrders': llmbar_kappa_orders,
                 'accuracyLo': float(np.percentile(acc, 2.5)), 'accuracyHi': float(np.percentile(acc, 97.5)),
                 'kappaABLo': float(np.percentile(kab, 2.5)), 'kappaABHi': float(np.percentile(kab, 97.5)),
             })
+    for (family, judge), sets in sorted(per_item.items()):
+        rng = np.random.default_rng(54321)
+        boot = [np.mean([np.mean(x[rng.integers(0, len(x), len(x))]) for x in sets]) for _ in range(2000)]
+        rows.append({
+            'set': family, 'judge': judge, 'family': True, 'sets': len(sets),
+            'total': int(sum(len(x) for x in sets)),
+            'accuracy': float(np.mean([np.mean(x) for x in sets])),
+            'pooledAccuracy': float(np.mean(np.concatenate(sets))),
+            'accuracyLo': float(np.percentile(boot, 2.5)), 'accuracyHi': float(np.percentile(boot, 97.5)),
+        })
     json.dump(rows, sys.stdout)
 
 

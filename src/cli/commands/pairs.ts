@@ -150,6 +150,10 @@ export async function printBoard(db: string, o: { json?: boolean; judges?: strin
           }),
         ),
       );
+      if (rows.some((r) => r.accuracy.some((a) => a.group)))
+        print(
+          "a family of sets (e.g. Adversarial): the mean of its sets' accuracies, as LLMBar's paper reports it (--json: pooledAccuracy over the items pooled)",
+        );
       print('\nbehaviour (from games; "recorded": from combined verdicts only)');
       print(
         table(

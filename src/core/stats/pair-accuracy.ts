@@ -4,9 +4,14 @@ import {
   clusterBootstrap,
   columnIntervals,
   DEFAULT_LEVEL,
+  DEFAULT_ROUNDS,
+  DEFAULT_SEED,
+  drawClusterCounts,
+  percentileInterval,
   type BootstrapOptions,
   type Interval,
 } from './bootstrap.ts';
+import { seededRng } from './random.ts';
 import { kappaFromConfusion } from './kappa.ts';
 import type { Order, Verdict } from '../types.ts';
 
@@ -127,19 +132,11 @@ export const ACCURACY_STATS = [
   'kappaOrders',
 ] as const;
 
-/**
- * One row for a judge on a set. The latest game of each order counts (as outcomes do); an item
- * without both games is `missing`, not wrong.
- */
-export function accuracyRow(
-  set: string,
-  judge: string,
-  prompt: string,
+/** Each item with both orders judged, paired with its label; the rest counted as missing. */
+function pairItems(
   items: LabelledItem[],
   games: Iterable<PairGame>,
-  o: BootstrapOptions = {},
-): AccuracyRow {
-  const level = o.level ?? DEFAULT_LEVEL;
+): { paired: Paired[]; missing: number; errors: number } {
   const byItem = new Map<number, { ab?: Verdict; ba?: Verdict }>();
   for (const g of games) {
     const e = byItem.get(g.questionId) ?? {};
@@ -159,6 +156,76 @@ export function accuracyRow(
     errors += Number(e.ab === 'error') + Number(e.ba === 'error');
     paired.push({ gold: idx(it.gold), ab: idx(e.ab), ba: idx(e.ba) });
   }
+  return { paired, missing, errors };
+}
+
+/** Accuracy (the mean of the two orders) of paired items, each weighted by w (its bootstrap multiplicity). */
+function meanAccuracy(items: Paired[], w?: Float64Array): number {
+  let n = 0;
+  let c = 0;
+  for (let i = 0; i < items.length; i++) {
+    const x = w ? w[i]! : 1;
+    const it = items[i]!;
+    n += x;
+    c += (x * (Number(it.ab === it.gold) + Number(it.ba === it.gold))) / 2;
+  }
+  return n ? c / n : NaN;
+}
+
+export interface FamilyAccuracy {
+  /** items with both orders judged, over the family's sets */
+  total: number;
+  /** sets with at least one such item: the sets averaged */
+  sets: number;
+  /** the mean of the sets' accuracies, each set weighing the same (how LLMBar's paper reports a family) */
+  accuracy: number | null;
+  /** the accuracy over the family's items pooled (a large set weighs more) */
+  pooledAccuracy: number | null;
+  /** percentile interval of `accuracy` from a stratified bootstrap: each set's items drawn on their own */
+  lo: number;
+  hi: number;
+}
+
+/**
+ * A family of sets (LLMBar's Adversarial: Neighbor, GPTInst, GPTOut, Manual) as its paper reports it: the
+ * mean of the sets' accuracies, with a stratified item bootstrap, and the pooled accuracy beside it.
+ */
+export function familyAccuracy(
+  members: { items: LabelledItem[]; games: Iterable<PairGame> }[],
+  o: BootstrapOptions = {},
+): FamilyAccuracy {
+  const strata = members.map((m) => pairItems(m.items, m.games).paired).filter((p) => p.length);
+  const total = strata.reduce((n, p) => n + p.length, 0);
+  if (!strata.length) return { total, sets: 0, accuracy: null, pooledAccuracy: null, lo: NaN, hi: NaN };
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const rng = seededRng(o.seed ?? DEFAULT_SEED);
+  const buffers = strata.map((p) => new Float64Array(p.length));
+  const rounds: number[] = [];
+  for (let b = 0; b < (o.rounds ?? DEFAULT_ROUNDS); b++)
+    rounds.push(mean(strata.map((p, k) => meanAccuracy(p, drawClusterCounts(rng, p.length, buffers[k]!)))));
+  return {
+    total,
+    sets: strata.length,
+    accuracy: mean(strata.map((p) => meanAccuracy(p))),
+    pooledAccuracy: meanAccuracy(strata.flat()),
+    ...percentileInterval(rounds, o.level ?? DEFAULT_LEVEL),
+  };
+}
+
+/**
+ * One row for a judge on a set. The latest game of each order counts (as outcomes do); an item
+ * without both games is `missing`, not wrong.
+ */
+export function accuracyRow(
+  set: string,
+  judge: string,
+  prompt: string,
+  items: LabelledItem[],
+  games: Iterable<PairGame>,
+  o: BootstrapOptions = {},
+): AccuracyRow {
+  const level = o.level ?? DEFAULT_LEVEL;
+  const { paired, missing, errors } = pairItems(items, games);
   const total = paired.length;
   const count = (f: (p: Paired) => boolean) => paired.filter(f).length;
   const point = total ? stats(paired) : [];

@@ -12,7 +12,12 @@ import {
   type Rate,
 } from '../../core/stats/judge-behaviour.ts';
 import { comparisons, kappaTable } from '../../core/stats/kappa.ts';
-import { accuracyRow, type LabelledItem, type PairGame } from '../../core/stats/pair-accuracy.ts';
+import {
+  accuracyRow,
+  familyAccuracy,
+  type LabelledItem,
+  type PairGame,
+} from '../../core/stats/pair-accuracy.ts';
 import { ArenaError, type Game, type Vote } from '../../core/types.ts';
 import { pairGameOf } from '../../core/outcomes.ts';
 import type { Store } from '../../storage/store.ts';
@@ -36,14 +41,18 @@ export interface ExpertAgreement {
 }
 
 export interface SetAccuracy {
-  /** a set (`Natural`, `Adversarial/Neighbor`) or, with `group`, a family of sets pooled (`Adversarial`) */
+  /** a set (`Natural`, `Adversarial/Neighbor`) or, with `group`, a family of sets (`Adversarial`) */
   set: string;
   group: boolean;
   prompt: string;
   total: number;
+  /** a family's: the mean of its sets' accuracies, as LLMBar's paper reports it (interval: stratified bootstrap) */
   accuracy: number | null;
   lo: number | null;
   hi: number | null;
+  /** a family only: how many sets it averages, and the accuracy over their items pooled */
+  sets?: number;
+  pooledAccuracy?: number | null;
 }
 
 export interface BoardRow {
@@ -218,12 +227,14 @@ function setAccuracy(
   o: Options,
 ): Pick<BoardRow, 'accuracy' | 'accuracyOverall'> {
   const accuracy: SetAccuracy[] = [];
-  const pooled = new Map<string, { items: LabelledItem[]; games: PairGame[]; prompt: string }>();
-  const pool = (key: string, items: LabelledItem[], g: PairGame[], prompt: string) => {
-    const p = pooled.get(key) ?? { items: [], games: [], prompt };
-    p.items.push(...items);
-    p.games.push(...g);
-    pooled.set(key, p);
+  const families = new Map<
+    string,
+    { members: { items: LabelledItem[]; games: PairGame[] }[]; prompt: string }
+  >();
+  const everything: { items: LabelledItem[]; games: PairGame[]; prompt: string } = {
+    items: [],
+    games: [],
+    prompt: '',
   };
   for (const s of sets) {
     // a judge run on a set with several prompt schemes: the scheme with the most games speaks for it
@@ -239,29 +250,39 @@ function setAccuracy(
       lo: fin(r.intervals.accuracy.lo),
       hi: fin(r.intervals.accuracy.hi),
     });
-    if (topLevel(s.set) !== s.set) pool(topLevel(s.set), s.items, mine.games, mine.prompt);
-    pool(ALL_SETS, s.items, mine.games, mine.prompt);
+    const family = topLevel(s.set);
+    if (family !== s.set) {
+      const f = families.get(family) ?? { members: [], prompt: mine.prompt };
+      f.members.push({ items: s.items, games: mine.games });
+      families.set(family, f);
+    }
+    everything.items.push(...s.items);
+    everything.games.push(...mine.games);
+    everything.prompt ||= mine.prompt;
+  }
+  for (const [family, f] of families) {
+    const a = familyAccuracy(f.members, o);
+    accuracy.push({
+      set: family,
+      group: true,
+      prompt: f.prompt,
+      total: a.total,
+      accuracy: a.accuracy,
+      lo: fin(a.lo),
+      hi: fin(a.hi),
+      sets: a.sets,
+      pooledAccuracy: a.pooledAccuracy,
+    });
   }
   let accuracyOverall: Rate | null = null;
-  for (const [key, p] of pooled) {
-    const r = accuracyRow(key, judge, p.prompt, p.items, p.games, o);
-    const rate = {
+  if (everything.items.length) {
+    const r = accuracyRow(ALL_SETS, judge, everything.prompt, everything.items, everything.games, o);
+    accuracyOverall = {
       value: r.accuracy,
       lo: fin(r.intervals.accuracy.lo),
       hi: fin(r.intervals.accuracy.hi),
       n: r.total,
     };
-    if (key === ALL_SETS) accuracyOverall = rate;
-    else
-      accuracy.push({
-        set: key,
-        group: true,
-        prompt: p.prompt,
-        total: r.total,
-        accuracy: r.accuracy,
-        lo: rate.lo,
-        hi: rate.hi,
-      });
   }
   return { accuracy, accuracyOverall };
 }
