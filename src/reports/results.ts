@@ -172,6 +172,24 @@ export interface RatingRow {
 }
 
 /**
+ * How a match whose two orders disagree ("tie (inconsistent)" in FastChat's files) enters the ratings: as a tie
+ * (ours, the default, as everywhere here) or not at all (`drop`: FastChat's `compute_mle_elo`, whose win and
+ * tie tables hold only model_a, model_b, "tie" and "tie (bothbad)").
+ */
+export const INCONSISTENT_AS = ['tie', 'drop'] as const;
+export type InconsistentAs = (typeof INCONSISTENT_AS)[number];
+
+/** The judge's data without its inconsistent matches and votes when they are to be dropped. */
+function withoutInconsistent(d: JudgeData, as: InconsistentAs): JudgeData {
+  if (as === 'tie') return d;
+  return {
+    ...d,
+    outcomes: d.outcomes.filter((o) => o.outcome !== 'inconsistent'),
+    votes: d.votes.filter((v) => v.winner !== 'inconsistent'),
+  };
+}
+
+/**
  * Bradley–Terry (`prior`: tie pseudo-games per pair that met) or online Elo. A separated model (it won or
  * lost every game against the rest) has no finite Bradley–Terry rating: null with a note, and the others
  * are fitted and centred without it; ratings are centred (mean 1000) on the models seen on at least
@@ -182,9 +200,9 @@ export async function ratings(
   store: Store,
   judge: string,
   method: 'bt' | 'elo',
-  opts: { turn?: number; prior?: number } = {},
+  opts: { turn?: number; prior?: number; inconsistent?: InconsistentAs } = {},
 ): Promise<RatingRow[]> {
-  const d = await judgeData(store, judge);
+  const d = withoutInconsistent(await judgeData(store, judge), opts.inconsistent ?? 'tie');
   let battles: Battle[] = judge === HUMAN ? battlesFromVotes(d.votes) : battlesFromOutcomes(d.outcomes);
   if (opts.turn !== undefined) {
     const src = judge === HUMAN ? d.votes.filter((v) => v.turn === opts.turn) : null;

@@ -4,7 +4,7 @@
 // GPT-4 pair outcomes. The battles are read here straight from the release's CSV files, not from our database.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { arenaJson, arenaOk, tmpDir } from '../support/cli.ts';
+import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 import { MTBENCH_DIR, noMtbench, readCsv, skipWhy } from '../support/materials.ts';
 import { python, pythonSkip } from '../support/python.ts';
 
@@ -107,6 +107,34 @@ describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo
       fastchat('compute_elo.py', gpt4),
       1e-9,
     );
+  });
+
+  it('--inconsistent drop is FastChat\'s compute_mle_elo convention; by default a "tie (inconsistent)" counts as a tie', async () => {
+    const gpt4Rows = readCsv(join(dir, 'human_judgments', 'mt_bench_gpt4_pair.csv')).filter(
+      (r) => r.judge === 'gpt4_pair',
+    );
+    expect(gpt4Rows.filter((r) => r.winner === 'tie (inconsistent)').length).toBeGreaterThan(0);
+    const ref = fastchat('compute_mle_elo.py', gpt4);
+    const dropped = await arenaJson<Ratings>([
+      'ratings',
+      '--judge',
+      'gpt-4',
+      '--inconsistent',
+      'drop',
+      '--db',
+      db,
+    ]);
+    expectRatings(dropped, ref, 1e-4);
+    const byDefault = await arenaJson<Ratings>(['ratings', '--judge', 'gpt-4', '--db', db]);
+    const gpt4Of = (r: Ratings) => r.find((x) => x.model === 'gpt-4')!.rating.toFixed(1);
+    expect([gpt4Of(byDefault), gpt4Of(dropped)]).toEqual(['1314.5', '1407.5']);
+    // the expert votes have no inconsistent ties: the option changes nothing there
+    expect(await arenaJson(['ratings', '--judge', 'human', '--inconsistent', 'drop', '--db', db])).toEqual(
+      await arenaJson(['ratings', '--judge', 'human', '--db', db]),
+    );
+    const bad = await runArena(['ratings', '--judge', 'gpt-4', '--inconsistent', 'skip', '--db', db]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--inconsistent must be one of tie, drop; got "skip"');
   });
 
   it('per turn: Bradley–Terry on turn-2 expert votes equals compute_bt (to its stopping error)', async () => {

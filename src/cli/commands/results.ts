@@ -1,7 +1,13 @@
 import { defineCommand } from 'citty';
 import { ArenaError } from '../../core/types.ts';
 import type { Store } from '../../storage/store.ts';
-import { agreementBetween, ratings, singleResults, standingGroups } from '../../reports/results.ts';
+import {
+  agreementBetween,
+  INCONSISTENT_AS,
+  ratings,
+  singleResults,
+  standingGroups,
+} from '../../reports/results.ts';
 import { arenaHardRatings, arenaHardStandings } from '../../reports/weighted.ts';
 import { WEIGHTINGS } from '../../core/schemes/weighting.ts';
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
@@ -192,6 +198,12 @@ export const ratingsCommand = defineCommand({
         'none | arena-hard (battles as Arena-Hard builds them: each game on its own, a strong verdict 3 times)',
     },
     ...priorArg,
+    inconsistent: {
+      type: 'string',
+      default: 'tie',
+      description:
+        'tie | drop: a match whose two orders disagree ("tie (inconsistent)") counts as a tie, or is left out as FastChat\'s compute_mle_elo does',
+    },
     style: {
       type: 'string',
       description:
@@ -211,6 +223,11 @@ export const ratingsCommand = defineCommand({
     const weight = oneOf(args.weight, 'weight', WEIGHTINGS)!;
     const turn = int(args.turn, 'turn');
     const prior = priorOption(args.prior);
+    const inconsistent = oneOf(args.inconsistent, 'inconsistent', INCONSISTENT_AS)!;
+    if (inconsistent !== 'tie' && (args.style !== undefined || weight !== 'none'))
+      throw new UsageError(
+        '--inconsistent drop applies to plain ratings: drop --style and --weight, or --inconsistent',
+      );
     if (args.style !== undefined) {
       const groups = (list(args.style) ?? []).map((g) => oneOf(g, 'style', ['length', 'markdown'] as const)!);
       if (!groups.length) throw new UsageError('--style expects length, markdown or both (comma-separated)');
@@ -294,7 +311,11 @@ export const ratingsCommand = defineCommand({
         const rows: { model: string; rating: number | null; note?: string; group?: number }[] =
           weight === 'arena-hard'
             ? await arenaHardRatings(store, args.judge, method, turn !== undefined ? { turn } : {})
-            : await ratings(store, args.judge, method, { prior, ...(turn !== undefined ? { turn } : {}) });
+            : await ratings(store, args.judge, method, {
+                prior,
+                inconsistent,
+                ...(turn !== undefined ? { turn } : {}),
+              });
         if (args.json) return printJson(rows);
         const notes = rows.some((r) => r.note);
         print(
