@@ -45,6 +45,7 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
         rankWorst: number;
         preliminary: boolean;
         ratingLo: number;
+        ratingHi: number;
       };
       const cli = await arenaJson<{
         ratings: {
@@ -73,6 +74,16 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
       expect(site.find((r) => r.model === 'claude-v1')!.rankWorst).toBeGreaterThan(
         site.find((r) => r.model === 'claude-v1')!.rankBest,
       );
+      // a category has 10 questions: too few for the question bootstrap, so no interval and no rank range, saying why
+      const writing = await json<Row[]>('/api/leaderboard?judge=human&category=writing');
+      expect(writing.length).toBe(6);
+      for (const r of writing) {
+        expect([r.ratingLo, r.ratingHi, r.rankBest, r.rankWorst], r.model).toEqual([null, null, null, null]);
+        expect((r as unknown as { ratingNote: string }).ratingNote).toMatch(
+          /^rated on 10 questions \(fewer than 30\): the question bootstrap needs about 30/,
+        );
+      }
+      expect(await html('/?judge=human&category=writing')).toContain('not estimated');
       const page = await html('/?judge=human');
       expect(page).toContain('rank range');
       expect(page).toMatch(/<td class="opt nowrap">1–3<\/td>/);

@@ -1,5 +1,5 @@
 import { defineCommand } from 'citty';
-import { MIN_QUESTIONS } from '../../core/stats/rating-rows.ts';
+import { fewQuestionsNote, MIN_QUESTIONS } from '../../core/stats/rating-rows.ts';
 import { bootArgs, bootOptions } from '../boot-args.ts';
 import { PRELIMINARY_MAX_WIDTH, PRELIMINARY_MIN_BATTLES } from '../../core/stats/rank-intervals.ts';
 import { intervalReport } from '../../reports/analytics.ts';
@@ -80,12 +80,8 @@ export const intervalsCommand = defineCommand({
               return {
                 ...(group ? { group } : {}),
                 'rank (UB)': x.rank,
-                'rank range (joint)':
-                  x.rankBest === x.rankWorst ? String(x.rankBest) : `${x.rankBest}–${x.rankWorst}`,
-                'rank range (marginal)':
-                  x.marginalRankBest === x.marginalRankWorst
-                    ? String(x.marginalRankBest)
-                    : `${x.marginalRankBest}–${x.marginalRankWorst}`,
+                'rank range (joint)': rankRange(x.rankBest, x.rankWorst),
+                'rank range (marginal)': rankRange(x.marginalRankBest, x.marginalRankWorst),
                 model: `${x.model}${x.preliminary ? ' *' : ''}`,
                 rating: figures.rating(x.rating),
                 [`${lvl} lo`]: figures.rating(x.lo),
@@ -114,6 +110,7 @@ export const intervalsCommand = defineCommand({
         print(
           `\n${how}; rank (UB) = 1 + models whose interval lies wholly above; rank range (joint) = best and worst rank consistent with simultaneous ${lvl} intervals of all rating differences; (marginal) = of this model's own differences only (Mogstad et al.); no interval for a model seen on fewer than ${r.ratings.minQuestions ?? MIN_QUESTIONS} questions${prior ? `; prior: ${prior} tie pseudo-game(s) per pair that met` : ''}`,
         );
+        if (r.ratings.fewQuestions !== undefined) print(`\n${fewQuestionsNote(r.ratings.fewQuestions)}`);
         if (r.ratings.rows.some((x) => x.preliminary))
           print(
             `* preliminary: fewer than ${minBattles} decided battles, an interval wider than ${maxWidth} rating points, or no interval`,
@@ -123,3 +120,8 @@ export const intervalsCommand = defineCommand({
     );
   },
 });
+
+/** A rank range as printed: "2", "1–3", or "–" where none is shown (too few questions). */
+function rankRange(best: number | null, worst: number | null): string {
+  return best === null || worst === null ? '–' : best === worst ? String(best) : `${best}–${worst}`;
+}

@@ -18,6 +18,9 @@ import {
 import {
   annotateRanks,
   intervalDefaults,
+  tooFewQuestions,
+  withholdIntervals,
+  withholdRankRanges,
   markSparse,
   openRow,
   setRankUB,
@@ -81,6 +84,8 @@ export function bootstrapBradleyTerry(
       row.note = `interval unbounded ${row.hi === null ? 'above' : 'below'}: separated in ${stats.separated[k]} of ${rounds} rounds`;
     return row;
   });
+  const few = tooFewQuestions(unit, t.clusters.length);
+  if (few !== undefined) withholdIntervals(rows, few);
   setRankUB(rows, fit.status);
   const clusters = unit === 'question' ? t.clusters.length : t.battles;
   annotateRanks(
@@ -96,6 +101,7 @@ export function bootstrapBradleyTerry(
     level,
     { ...o, seed, clusters },
   );
+  if (few !== undefined) withholdRankRanges(rows);
   const key = (r: RatingWithInterval, k: number) =>
     r.rating ?? (fit.status[k] === 'above' ? Infinity : -Infinity);
   const order = rows
@@ -111,6 +117,7 @@ export function bootstrapBradleyTerry(
     ...(groups.length > 1 ? { disconnected: groups } : {}),
     prior,
     minQuestions,
+    ...(few !== undefined ? { fewQuestions: few } : {}),
     separatedRounds: stats.separatedRounds,
     separated: t.pairs.models.filter((_, k) => fit.status[k] !== 'ok'),
   };

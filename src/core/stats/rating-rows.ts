@@ -25,12 +25,13 @@ export interface RatingWithInterval {
   note?: string;
   /** best and worst rank consistent with simultaneous intervals of all rating differences (stats/rank-intervals.ts);
    * a model without an estimated interval (separated, sparse) spans the ranks it could take */
-  rankBest: number;
-  rankWorst: number;
+  rankBest: number | null;
+  rankWorst: number | null;
   /** the marginal rank range: consistent with simultaneous intervals of this model's own differences only
-   * (Mogstad et al.); it answers "what rank is this model", the joint one above holds for all models at once */
-  marginalRankBest: number;
-  marginalRankWorst: number;
+   * (Mogstad et al.); it answers "what rank is this model", the joint one above holds for all models at once.
+   * Both ranges are null when the table has too few questions for intervals (MIN_QUESTIONS_FOR_INTERVALS) */
+  marginalRankBest: number | null;
+  marginalRankWorst: number | null;
   /** decided battles of the model */
   battles: number;
   /** fewer battles than the documented minimum, an interval wider than the documented threshold, or no interval */
@@ -39,6 +40,39 @@ export interface RatingWithInterval {
 
 /** A model below this many distinct questions is marked sparse and gets no interval (documented in the README). */
 export const MIN_QUESTIONS = 10;
+
+/**
+ * Below this many questions in a table resampled by question, no interval and no rank range is shown: the
+ * question bootstrap needs about 30 (simulation: 87.8% coverage of a nominal 95% at 10 questions, 93.6% at
+ * 80), and the cluster sandwich rests on as few clusters. MT-Bench's categories have 10 questions each.
+ */
+export const MIN_QUESTIONS_FOR_INTERVALS = 30;
+
+/** Why a table of `questions` questions shows no interval or rank range. */
+export function fewQuestionsNote(questions: number): string {
+  return `rated on ${questions} question${questions === 1 ? '' : 's'} (fewer than ${MIN_QUESTIONS_FOR_INTERVALS}): the question bootstrap needs about ${MIN_QUESTIONS_FOR_INTERVALS} for a 95% interval to hold, so no interval or rank range is shown`;
+}
+
+/** The table's question count when it is resampled by question and has too few for intervals; else undefined. */
+export function tooFewQuestions(unit: ResampleUnit, questions: number): number | undefined {
+  return unit === 'question' && questions > 0 && questions < MIN_QUESTIONS_FOR_INTERVALS ? questions : undefined;
+}
+
+/** Takes the interval off every rated row of a table with too few questions, with the note saying why. */
+export function withholdIntervals(rows: RatingWithInterval[], questions: number): void {
+  for (const r of rows) {
+    if (r.rating === null) continue;
+    r.lo = null;
+    r.hi = null;
+    r.note = fewQuestionsNote(questions);
+  }
+}
+
+/** Takes the rank ranges off every row (after the ranks were annotated): they rest on the intervals. */
+export function withholdRankRanges(rows: RatingWithInterval[]): void {
+  for (const r of rows)
+    Object.assign(r, { rankBest: null, rankWorst: null, marginalRankBest: null, marginalRankWorst: null });
+}
 
 export interface BootstrapRatings {
   /** how the intervals were made (default: the bootstrap); 'sandwich': stats/sandwich.ts */
@@ -54,6 +88,8 @@ export interface BootstrapRatings {
   prior: number;
   /** the minimum of distinct questions for an interval */
   minQuestions: number;
+  /** set (to the table's question count) when it has fewer than MIN_QUESTIONS_FOR_INTERVALS: no interval, no rank range */
+  fewQuestions?: number;
   /** rounds in which some estimable model was separated (its rating in that round is infinite, not a number) */
   separatedRounds: number;
   /** models with no finite rating on the full data */

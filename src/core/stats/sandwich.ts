@@ -7,6 +7,9 @@ import { battlesPerModel, MAX_T_DRAWS, type PreliminaryRule } from './rank-inter
 import {
   annotateRanks,
   intervalDefaults,
+  tooFewQuestions,
+  withholdIntervals,
+  withholdRankRanges,
   markSparse,
   openRow,
   setRankUB,
@@ -160,6 +163,8 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
     const se = Math.sqrt(Math.max(0, covariance[k * n + k]!));
     return Object.assign(row, { lo: ratings[k]! - z * se, hi: ratings[k]! + z * se });
   });
+  const few = tooFewQuestions(unit, t.clusters.length);
+  if (few !== undefined) withholdIntervals(rows, few);
   setRankUB(rows, est.status);
   annotateRanks(
     rows,
@@ -173,6 +178,7 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
     level,
     { ...o, seed, draws, clusters },
   );
+  if (few !== undefined) withholdRankRanges(rows);
   rows.sort((a, b) => b.rating! - a.rating! || (a.model < b.model ? -1 : 1));
   const groups = comparisonGroups(t.pairs);
   return {
@@ -185,6 +191,7 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
     ...(groups.length > 1 ? { disconnected: groups } : {}),
     prior,
     minQuestions,
+    ...(few !== undefined ? { fewQuestions: few } : {}),
     separatedRounds: 0,
     separated: [],
   };

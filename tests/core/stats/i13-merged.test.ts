@@ -89,7 +89,7 @@ describe('a sparse model keeps its place relative to the others (centring on the
     for (const y of sand.rows.filter((r) => r.model !== 'rare')) {
       expect(y.lo).toEqual(expect.any(Number));
       // the sparse model could sit anywhere: every other model's worst rank allows for it
-      expect(y.rankWorst).toBeGreaterThanOrEqual(y.rankBest + 1);
+      expect(y.rankWorst).toBeGreaterThanOrEqual(y.rankBest! + 1);
     }
   });
 });

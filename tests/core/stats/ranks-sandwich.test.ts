@@ -100,12 +100,12 @@ describe('rank bounds from simultaneous difference intervals', () => {
     );
     const n = r2.rows.find((x) => x.model === 'new')!;
     expect(n).toMatchObject({ battles: 2, preliminary: true });
-    expect(n.rankWorst - n.rankBest).toBeGreaterThanOrEqual(2);
+    expect(n.rankWorst! - n.rankBest!).toBeGreaterThanOrEqual(2);
     // the thresholds are options: 2 battles suffice and any width passes
     const r3 = bootstrapBradleyTerry(battleTable(battles), { rounds: 200, minBattles: 400 });
     expect(r3.rows.every((x) => x.preliminary)).toBe(true);
     for (const x of [...r.rows, ...r2.rows]) {
-      expect(x.rankBest).toBeLessThanOrEqual(x.rankWorst);
+      expect(x.rankBest).toBeLessThanOrEqual(x.rankWorst!);
     }
   });
 });
