@@ -41,7 +41,14 @@ import {
  */
 export function bootstrapBradleyTerry(
   t: BattleTable,
-  o: BootstrapOptions & PreliminaryRule & { unit?: ResampleUnit; prior?: number; minQuestions?: number } = {},
+  o: BootstrapOptions &
+    PreliminaryRule & {
+      unit?: ResampleUnit;
+      prior?: number;
+      minQuestions?: number;
+      /** below this many questions no interval or rank range (default MIN_QUESTIONS_FOR_INTERVALS) */
+      minQuestionsForIntervals?: number;
+    } = {},
 ): BootstrapRatings {
   const { unit, level, seed, prior, minQuestions } = intervalDefaults(o);
   const rounds = o.rounds ?? DEFAULT_ROUNDS;
@@ -84,7 +91,7 @@ export function bootstrapBradleyTerry(
       row.note = `interval unbounded ${row.hi === null ? 'above' : 'below'}: separated in ${stats.separated[k]} of ${rounds} rounds`;
     return row;
   });
-  const few = tooFewQuestions(unit, t.clusters.length);
+  const few = tooFewQuestions(unit, t.clusters.length, o.minQuestionsForIntervals);
   if (few !== undefined) withholdIntervals(rows, few);
   setRankUB(rows, fit.status);
   const clusters = unit === 'question' ? t.clusters.length : t.battles;

@@ -54,14 +54,21 @@ export function fewQuestionsNote(questions: number): string {
 }
 
 /** The table's question count when it is resampled by question and has too few for intervals; else undefined. */
-export function tooFewQuestions(unit: ResampleUnit, questions: number): number | undefined {
-  return unit === 'question' && questions > 0 && questions < MIN_QUESTIONS_FOR_INTERVALS ? questions : undefined;
+export function tooFewQuestions(
+  unit: ResampleUnit,
+  questions: number,
+  minimum = MIN_QUESTIONS_FOR_INTERVALS,
+): number | undefined {
+  return unit === 'question' && questions > 0 && questions < minimum ? questions : undefined;
 }
 
-/** Takes the interval off every rated row of a table with too few questions, with the note saying why. */
+/**
+ * Takes the interval off every rated row of a table with too few questions, with the note saying why (a sparse
+ * row keeps its own reason; an unrated one, separated, has no interval to take).
+ */
 export function withholdIntervals(rows: RatingWithInterval[], questions: number): void {
   for (const r of rows) {
-    if (r.rating === null) continue;
+    if (r.rating === null || r.sparse) continue;
     r.lo = null;
     r.hi = null;
     r.note = fewQuestionsNote(questions);

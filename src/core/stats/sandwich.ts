@@ -37,6 +37,8 @@ export interface SandwichOptions extends PreliminaryRule {
   prior?: number;
   /** a model seen on fewer questions gets no interval (default MIN_QUESTIONS) */
   minQuestions?: number;
+  /** below this many questions no interval or rank range (default MIN_QUESTIONS_FOR_INTERVALS) */
+  minQuestionsForIntervals?: number;
 }
 
 export interface SandwichFit {
@@ -163,7 +165,7 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
     const se = Math.sqrt(Math.max(0, covariance[k * n + k]!));
     return Object.assign(row, { lo: ratings[k]! - z * se, hi: ratings[k]! + z * se });
   });
-  const few = tooFewQuestions(unit, t.clusters.length);
+  const few = tooFewQuestions(unit, t.clusters.length, o.minQuestionsForIntervals);
   if (few !== undefined) withholdIntervals(rows, few);
   setRankUB(rows, est.status);
   annotateRanks(

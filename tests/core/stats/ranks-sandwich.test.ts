@@ -117,7 +117,10 @@ describe('sandwich on degenerate data', () => {
       { cluster: 1, a: 'x', b: 'y', score: 0 },
     ]);
     // minQuestions 0: not marked sparse, so the missing interval comes from the single cluster itself
-    for (const r of [sandwichBradleyTerry(t, { minQuestions: 0 }), sandwichBradleyTerry(t)])
+    for (const r of [
+      sandwichBradleyTerry(t, { minQuestions: 0, minQuestionsForIntervals: 0 }),
+      sandwichBradleyTerry(t, { minQuestionsForIntervals: 0 }),
+    ])
       for (const row of r.rows)
         expect(row).toMatchObject({ lo: null, hi: null, rankBest: 1, rankWorst: 2, preliminary: true });
   });
