@@ -9,7 +9,8 @@ import { biasReport, intervalReport, kappaReport, lengthReport } from '../../rep
 import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
-import { checkJudge, checkJudgeTurn, checkJudges, twoJudges, twoJudgesArg } from '../validate.ts';
+import { checkJudges, checkTurns, twoJudges, twoJudgesArg } from '../validate.ts';
+import { resolveJudge } from '../judge-choice.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import { processLiveness } from '../liveness.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
@@ -55,7 +56,7 @@ export const biasCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: { type: 'string', required: true, description: 'judge name (see `arena judges`)' },
+    judge: { type: 'string', description: 'judge name (see `arena judges`; default: the only judge)' },
     by: {
       type: 'string',
       default: 'pair',
@@ -69,15 +70,13 @@ export const biasCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        const r = await biasReport(store, args.judge, by);
+        const judge = await resolveJudge(store, args.judge);
+        const r = await biasReport(store, judge, by);
         if (args.json) return printJson(r);
         if (!r.games.length && !r.recorded.length)
-          return print(
-            `no pairwise games or recorded verdicts for judge "${args.judge}" (see \`arena judges\`)`,
-          );
+          return print(`no pairwise games or recorded verdicts for judge "${judge}" (see \`arena judges\`)`);
         if (r.games.length) {
-          print(`position bias of ${args.judge}, from games judged in both orders:`);
+          print(`position bias of ${judge}, from games judged in both orders:`);
           print(
             table(
               r.games.map((g) => ({
@@ -114,7 +113,7 @@ export const biasCommand = defineCommand({
           );
         if (r.recorded.length) {
           print(
-            `${r.games.length ? '\n' : ''}conflict rate of ${args.judge}'s recorded verdicts (combined outcomes only: no per-order games, so no per-order win rates):`,
+            `${r.games.length ? '\n' : ''}conflict rate of ${judge}'s recorded verdicts (combined outcomes only: no per-order games, so no per-order win rates):`,
           );
           print(
             table(
@@ -197,7 +196,7 @@ export const intervalsCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: { type: 'string', required: true, description: 'judge name (human = expert votes)' },
+    judge: { type: 'string', description: 'judge name (human = expert votes; default: the only judge)' },
     unit: {
       type: 'string',
       default: 'question',
@@ -236,8 +235,9 @@ export const intervalsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudgeTurn(store, args.judge, turn);
-        const r = await intervalReport(store, args.judge, {
+        const judge = await resolveJudge(store, args.judge);
+        await checkTurns(store, turn !== undefined ? [turn] : []);
+        const r = await intervalReport(store, judge, {
           ...o,
           unit,
           method,
@@ -248,7 +248,7 @@ export const intervalsCommand = defineCommand({
         });
         if (args.json) return printJson(r);
         if (!r.ratings.rows.length)
-          return print(`no pairwise results for judge "${args.judge}" (see \`arena judges\`)`);
+          return print(`no pairwise results for judge "${judge}" (see \`arena judges\`)`);
         const lvl = `${Math.round(o.level * 100)}%`;
         const wr = new Map(r.winRates.map((w) => [w.model, w]));
         print(
@@ -308,7 +308,7 @@ export const lengthCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: { type: 'string', required: true, description: 'judge name (human = expert votes)' },
+    judge: { type: 'string', description: 'judge name (human = expert votes; default: the only judge)' },
     turn: { type: 'string', description: '1 or 2 (default: both)' },
     ...bootArgs,
   },
@@ -318,13 +318,14 @@ export const lengthCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudgeTurn(store, args.judge, turn);
-        const r = await lengthReport(store, args.judge, { ...o, ...(turn !== undefined ? { turn } : {}) });
+        const judge = await resolveJudge(store, args.judge);
+        await checkTurns(store, turn !== undefined ? [turn] : []);
+        const r = await lengthReport(store, judge, { ...o, ...(turn !== undefined ? { turn } : {}) });
         if (args.json) return printJson(r);
         const l = r.longer;
         const lvl = `${Math.round(o.level * 100)}%`;
         print(
-          `${args.judge}: ${l.toLonger} of ${l.decisive} decisive verdicts (${pct(l.share)}) went to the longer answer (length = ${r.measure})${l.equalLength ? ` (${l.equalLength} between equal lengths left out)` : ''}${r.missingAnswers ? `; ${r.missingAnswers} matches left out: answers not in the database` : ''}`,
+          `${judge}: ${l.toLonger} of ${l.decisive} decisive verdicts (${pct(l.share)}) went to the longer answer (length = ${r.measure})${l.equalLength ? ` (${l.equalLength} between equal lengths left out)` : ''}${r.missingAnswers ? `; ${r.missingAnswers} matches left out: answers not in the database` : ''}`,
         );
         const e = r.lengthEffect;
         if (e)

@@ -7,7 +7,7 @@ import { reparse } from '../../engine/reparse.ts';
 import { list, oneOf, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { ArenaError } from '../../core/types.ts';
-import { checkJudge } from '../validate.ts';
+import { resolveJudge } from '../judge-choice.ts';
 
 export const reparseCommand = defineCommand({
   meta: {
@@ -88,19 +88,19 @@ const exportFastchatCommand = defineCommand({
   },
   args: {
     ...dbArg,
-    judge: { type: 'string', required: true, description: 'judge to export (see `arena judges`)' },
+    judge: { type: 'string', description: 'judge to export (see `arena judges`; default: the only judge)' },
     out: { type: 'string', required: true, description: 'output directory', valueHint: 'DIR' },
   },
   async run({ args }) {
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        const files = await exportFastchat(store, args.judge);
+        const judge = await resolveJudge(store, args.judge);
+        const files = await exportFastchat(store, judge);
         // nothing to write is an error, not an empty folder
         if (!files.length)
           throw new ArenaError(
-            `judge "${args.judge}" has no ${(await store.listJudges()).find((j) => j.judge === args.judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
+            `judge "${judge}" has no ${(await store.listJudges()).find((j) => j.judge === judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
           );
         mkdirSync(args.out, { recursive: true });
         for (const f of files) {
