@@ -3,9 +3,10 @@
 // them, figures are spelled one way, examples run from anywhere. Real bin/arena.mjs on real SQLite files.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { userMessage } from '../src/cli/errors.ts';
 import { chooseJudge } from '../src/cli/judge-choice.ts';
 import { nearMisses } from '../src/core/suggest.ts';
-import { playOwn, runArena, tmpDir } from './support/cli.ts';
+import { OWN, playOwn, runArena, tmpDir } from './support/cli.ts';
 
 describe('choosing the judge of a one-judge command', () => {
   it('uses the only judge when --judge is left out, and says so', () => {
@@ -48,5 +49,29 @@ describe('the CLI on a database with one judge', { timeout: 180_000 }, () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('arena: --judge longer: using mock/longer\n');
     expect(JSON.parse(r.stdout)).toHaveLength(2);
+  });
+});
+
+describe('error lines a user reads', () => {
+  it('leave out origin tags such as [ops:prices], which --verbose keeps', () => {
+    const msg = '[ops:prices] no price known for judge "openai/mock-judge": give one';
+    expect(userMessage(msg, false)).toBe('no price known for judge "openai/mock-judge": give one');
+    expect(userMessage(`runner 2: [judge:openai] HTTP 500: boom`, false)).toBe('runner 2: HTTP 500: boom');
+    expect(userMessage('verdict [[A>B]] at [1:2]', false)).toBe('verdict [[A>B]] at [1:2]');
+    expect(userMessage(msg, true)).toBe(msg);
+  });
+
+  it('in the real CLI: no tag by default, the tag and a stack with --verbose', async () => {
+    const db = join(tmpDir(), 'tags.db');
+    const args = ['run', '--db', db, '--judge', 'mock/zzz', '--models', 'arena-sage,arena-echo', ...OWN];
+    const plain = await runArena(args);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toBe(
+      'arena: unknown behaviour "zzz"; valid: random, a, b, tie, longer, unparsable, quoting\n',
+    );
+    const verbose = await runArena([...args, '--verbose']);
+    expect(verbose.code).toBe(1);
+    expect(verbose.stderr).toMatch(/^arena: ArenaError: \[judge:mock\] unknown behaviour "zzz"/);
+    expect(verbose.stderr).toMatch(/\n +at /);
   });
 });

@@ -1,5 +1,6 @@
 import { defineCommand, renderUsage, runCommand, type showUsage } from 'citty';
 import { ArenaError } from '../core/types.ts';
+import { userMessage, verboseSwitch } from './errors.ts';
 import { UsageError } from './format.ts';
 import { exitStatus } from './shared.ts';
 
@@ -50,7 +51,7 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const rawArgs = process.argv.slice(2);
+const { verbose, args: rawArgs } = verboseSwitch(process.argv.slice(2), process.env);
 try {
   if (!rawArgs.length || rawArgs.includes('--help') || rawArgs.includes('-h')) {
     // rendered and written here, not with citty's showUsage: that prints through consola, which is
@@ -68,7 +69,9 @@ try {
   const err = e as Error;
   const usage = err instanceof UsageError || err.name === 'CLIError';
   const known = usage || err instanceof ArenaError;
-  process.stderr.write(`arena: ${known ? err.message : (err.stack ?? String(err))}\n`);
+  process.stderr.write(
+    `arena: ${known && !verbose ? userMessage(err.message, false) : (err.stack ?? String(err))}\n`,
+  );
   if (usage)
     process.stderr.write(
       `run \`${['arena', ...(await resolveForUsage(rawArgs))[2]].join(' ')} --help\` for usage\n`,
