@@ -1,12 +1,15 @@
 // What a new user tripped on in the first week: a one-judge database needs no --judge, a judge named without its
 // provider is understood, internal tags stay out of error lines, prices are asked for only where a budget needs
 // them, figures are spelled one way, examples run from anywhere. Real bin/arena.mjs on real SQLite files.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userMessage } from '../src/cli/errors.ts';
 import { chooseJudge } from '../src/cli/judge-choice.ts';
 import { nearMisses } from '../src/core/suggest.ts';
-import { OWN, playOwn, runArena, tmpDir } from './support/cli.ts';
+import { priceFor } from '../src/ops/prices.ts';
+import { OWN, playOwn, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
+import { spawnOpenAIServer, type SpawnedOpenAIServer } from './support/openai-server.ts';
 
 describe('choosing the judge of a one-judge command', () => {
   it('uses the only judge when --judge is left out, and says so', () => {
@@ -73,5 +76,72 @@ describe('error lines a user reads', () => {
     expect(verbose.code).toBe(1);
     expect(verbose.stderr).toMatch(/^arena: ArenaError: \[judge:mock\] unknown behaviour "zzz"/);
     expect(verbose.stderr).toMatch(/\n +at /);
+  });
+});
+
+describe('a judge without a price', { timeout: 180_000 }, () => {
+  let srv: SpawnedOpenAIServer;
+  beforeAll(async () => {
+    srv = await spawnOpenAIServer({ verdict: 'longer', logFile: join(tmpDir(), 'judge.log') });
+  });
+  afterAll(async () => srv?.close());
+
+  const config = (dir: string, extra: object) => {
+    const file = join(dir, 'checkpoints.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        db: 'checkpoints.db',
+        series: 'sft',
+        questions: [join(REPO_ROOT, 'questions/arena.jsonl')],
+        prompts: [join(REPO_ROOT, 'questions/judge_prompts.jsonl')],
+        promptSet: 'arena',
+        questionIds: [1001, 1002],
+        baseline: { model: 'arena-sage', answers: join(REPO_ROOT, 'questions/answers/arena-sage.jsonl') },
+        checkpoints: [
+          {
+            name: 'step-1',
+            step: 1,
+            model: 'arena-echo',
+            answers: join(REPO_ROOT, 'questions/answers/arena-echo.jsonl'),
+          },
+        ],
+        judges: [{ id: 'openai/mock-judge', baseURL: srv.url }],
+        resamples: 100,
+        ...extra,
+      }),
+    );
+    return file;
+  };
+
+  it('costs $0 in checkpoints, as in `arena run`, when no budget is set', async () => {
+    const dir = tmpDir();
+    const r = await runArena(['checkpoints', 'run', '--config', config(dir, {})], {
+      env: { OPENAI_API_KEY: undefined },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/no price/);
+  });
+
+  it('with a budget, is an error that says where to give the price, and judges nothing', async () => {
+    const dir = tmpDir();
+    const before = srv.readLog().length;
+    const r = await runArena(['checkpoints', 'run', '--config', config(dir, { budget: { maxUsd: 1 } })], {
+      env: { OPENAI_API_KEY: undefined },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^arena: no price known for judge "openai\/mock-judge", and the config sets a budget: give one in the config as judges\[0\]\.price = \{ "input": USD per 1M tokens, "output": USD per 1M tokens \}/,
+    );
+    expect(srv.readLog().length).toBe(before);
+  });
+});
+
+describe('priceFor without a price', () => {
+  it('is free unless a budget requires one, and then names the field', () => {
+    expect(priceFor('openai/my-vllm', { required: false })).toEqual({ input: 0, output: 0 });
+    expect(() => priceFor('openai/my-vllm', { required: true, field: 'judges[1].price' })).toThrow(
+      /no price known for judge "openai\/my-vllm", and the config sets a budget: give one in the config as judges\[1\]\.price/,
+    );
   });
 });

@@ -238,10 +238,10 @@ async function judgeSeries(
   let failed = 0;
   let cost = 0;
   let skipped = 0;
-  for (const j of c.judges) {
+  for (const [k, j] of c.judges.entries()) {
     if (o.signal?.aborted) break;
+    const price = priceFor(j.id, { price: j.price, required: !!c.budget, field: `judges[${k}].price` });
     const judge = await o.judges(j, { onAuthFailure });
-    const price = priceFor(judge.id, { price: j.price });
     const tokens = calibrate(await store.tokenTotals(judge.id), {
       charsPerToken: 4,
       outputTokens: c.settings.maxTokens,

@@ -22,8 +22,15 @@ export const OPENAI_PRICES: Record<string, Price> = {
 /** Providers that run locally and cost nothing per token. */
 const LOCAL = new Set(['mock', 'llama-cpp']);
 
-/** The price of a judge: the config's, else the table's; local judges are free. Batch mode halves it. */
-export function priceFor(judgeId: string, o: { price?: Price | undefined; batch?: boolean } = {}): Price {
+/**
+ * The price of a judge: the config's, else the table's; local judges are free. Batch mode halves it. A judge
+ * with neither (an OpenAI-compatible local server) costs nothing unless `required` (a budget is set, and the
+ * budget needs a price to gate on); `field` names where the config gives it (`judges[0].price`).
+ */
+export function priceFor(
+  judgeId: string,
+  o: { price?: Price | undefined; batch?: boolean; required?: boolean; field?: string } = {},
+): Price {
   const [provider, ...rest] = judgeId.split('/');
   const model = rest.join('/');
   let p =
@@ -33,9 +40,11 @@ export function priceFor(judgeId: string, o: { price?: Price | undefined; batch?
       : provider === 'openai'
         ? OPENAI_PRICES[model]
         : undefined);
+  if (!p && o.required === false) return { input: 0, output: 0 };
   if (!p)
     throw new ArenaError(
-      `[ops:prices] no price known for judge "${judgeId}": give one in the config as judges[].price = { "input": USD per 1M tokens, "output": ... }`,
+      `[ops:prices] no price known for judge "${judgeId}"${o.required ? ', and the config sets a budget' : ''}: give one in the config as ${o.field ?? 'judges[].price'} = { "input": USD per 1M tokens, "output": USD per 1M tokens } ({ "input": 0, "output": 0 } for a free local server)`,
+      o.field ? { field: o.field } : undefined,
     );
   if (o.batch) p = { input: p.input / 2, output: p.output / 2 };
   return p;
