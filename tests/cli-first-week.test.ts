@@ -123,6 +123,27 @@ describe('a judge without a price', { timeout: 180_000 }, () => {
     expect(r.stderr).not.toMatch(/no price/);
   });
 
+  it("checkpoints' progress ends with the summary's cost, printed before the lines that follow it", async () => {
+    const dir = tmpDir();
+    const judges = [{ id: 'openai/mock-judge', baseURL: srv.url, price: { input: 1000, output: 2000 } }];
+    const r = await runArena(['checkpoints', 'run', '--config', config(dir, { judges })], {
+      env: { OPENAI_API_KEY: undefined },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.split('\n');
+    const summary = lines.findIndex((l) => l.startsWith('checkpoints: '));
+    const spent = /(\$\d[\d,]*\.\d{4})$/.exec(lines[summary]!)![1]!;
+    expect(Number(spent.slice(1))).toBeGreaterThan(0);
+    const frames = lines
+      .map((l, i) => [l, i] as const)
+      .filter(([l]) => l.startsWith('judge openai/mock-judge '));
+    const [last, at] = frames.at(-1)!;
+    expect(last).toMatch(/ 8\/8 \|.*\| failed 0 \| \$\d/);
+    expect(last.endsWith(`| ${spent}`), `${last} vs ${spent}`).toBe(true);
+    // the judge's own line and the summary come after the bar's last frame
+    expect(at).toBeLessThan(lines.findIndex((l) => l.startsWith('openai/mock-judge: ')));
+  });
+
   it('with a budget, is an error that says where to give the price, and judges nothing', async () => {
     const dir = tmpDir();
     const before = srv.readLog().length;

@@ -61,7 +61,8 @@ export interface CheckpointsOptions {
   /** the checkpoints config, checked, with its paths resolved (loadCheckpointsConfig) */
   config: Loaded<CheckpointsConfig>;
   log?(m: string): void;
-  onProgress?(p: { stage: string; done: number; total: number }): void;
+  /** `failed` and `cost` (USD spent so far in this job, the figure its summary ends with) while judging */
+  onProgress?(p: { stage: string; done: number; total: number; failed?: number; cost?: number }): void;
   signal?: AbortSignal;
   /**
    * where the judges' and the endpoints' API keys are read (`apiKeyEnv`); the CLI passes its process's.
@@ -246,6 +247,7 @@ async function judgeSeries(
       charsPerToken: 4,
       outputTokens: c.settings.maxTokens,
     });
+    let runCost = 0;
     try {
       const r = await runTournament({
         store,
@@ -256,8 +258,16 @@ async function judgeSeries(
         costOf: (tin, tout) => costOf(price, tin, tout),
         ...(budget ? { budget: budget.gate((_id, spec) => estimateCost(spec, tokens, price)) } : {}),
         ...(o.signal ? { signal: o.signal } : {}),
-        onProgress: (p: RunProgress) =>
-          o.onProgress?.({ stage: `judge ${judge.id}`, done: p.done + p.failed, total: p.total }),
+        onProgress: (p: RunProgress) => {
+          if (p.last && 'game' in p.last) runCost += p.last.game.cost ?? 0;
+          o.onProgress?.({
+            stage: `judge ${judge.id}`,
+            done: p.done,
+            failed: p.failed,
+            total: p.total,
+            cost: cost + runCost,
+          });
+        },
         ...o.liveness,
       });
       played += r.played;

@@ -29,7 +29,14 @@ function interruptible(log: (m: string) => void) {
 function progressBars() {
   let bar: cliProgress.SingleBar | undefined;
   let t0 = Date.now();
-  const log = (m: string) => process.stderr.write(`${bar ? '\n' : ''}${m}\n`);
+  const log = (m: string) => {
+    // a finished bar prints its last frame before what follows it, not after
+    if (bar && bar.getProgress() >= 1) {
+      bar.stop();
+      bar = undefined;
+    }
+    process.stderr.write(`${bar ? '\n' : ''}${m}\n`);
+  };
   return {
     log,
     start(label: string, total: number) {
@@ -39,15 +46,15 @@ function progressBars() {
       if (!total) return;
       t0 = Date.now();
       bar = progressBar(
-        `${label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | $ {cost}`,
+        `${label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | {cost}`,
       );
-      bar.start(total, 0, { rate: '0.0', failed: 0, cost: '0' });
+      bar.start(total, 0, { rate: '0.0', failed: 0, cost: figures.usd(0) });
     },
     update(done: number, failed: number, cost: number) {
       bar?.update(done + failed, {
         rate: (done / Math.max((Date.now() - t0) / 1000, 1e-3)).toFixed(1),
         failed,
-        cost: cost.toFixed(4),
+        cost: figures.usd(cost),
       });
     },
     stop() {
@@ -226,7 +233,7 @@ const checkpointsRun = defineCommand({
           signal: irq.signal,
           onProgress: (p) => {
             if (p.stage !== stage) bars.start((stage = p.stage), p.total);
-            bars.update(p.done, 0, 0);
+            bars.update(p.done, p.failed ?? 0, p.cost ?? 0);
           },
         }),
       );
