@@ -142,6 +142,18 @@ describe('a judge without a price', { timeout: 180_000 }, () => {
     expect(last.endsWith(`| ${spent}`), `${last} vs ${spent}`).toBe(true);
     // the judge's own line and the summary come after the bar's last frame
     expect(at).toBeLessThan(lines.findIndex((l) => l.startsWith('openai/mock-judge: ')));
+
+    // the ledger spells the same figure the same way: dollars with four decimals, times to the minute
+    const db = join(dir, 'checkpoints.db');
+    const byJudge = await runArena(['cost', '--db', db, '--by', 'judge']);
+    expect(byJudge.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      new RegExp(`^openai/mock-judge .* \\${spent}$`),
+    );
+    const byRun = await runArena(['cost', '--db', db, '--by', 'run']);
+    const row = byRun.stdout.trimEnd().split('\n').at(-1)!;
+    expect(row).toMatch(/ \d{4}-\d\d-\d\d \d\d:\d\d UTC /);
+    expect(row).toContain(` ${spent} `);
+    expect(byRun.stdout).not.toMatch(/\.\d{3}Z/);
   });
 
   it('with a budget, is an error that says where to give the price, and judges nothing', async () => {

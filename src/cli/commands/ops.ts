@@ -165,12 +165,22 @@ export const costCommand = defineCommand({
           }));
         else rows = (await store.costByJudge()).map((r) => ({ ...r }));
         if (args.json) printJson(rows);
-        else print(table(rows));
+        else print(table(rows.map(spelled)));
       },
       { readonly: true },
     );
   },
 });
+
+/** A ledger row as the tables spell it (core/format.ts): dollars to four decimals, times to the minute; --json keeps
+ * full precision and ISO times. */
+function spelled(r: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...r,
+    ...('cost' in r ? { cost: figures.usd(r.cost as number | null) } : {}),
+    ...(typeof r.startedAt === 'string' ? { startedAt: figures.time(Date.parse(r.startedAt)) } : {}),
+  };
+}
 
 export const refreshesCommand = defineCommand({
   meta: {
@@ -191,7 +201,7 @@ export const refreshesCommand = defineCommand({
           line: r.summary.line ?? '',
         }));
         if (args.json) printJson(rows);
-        else print(table(rows));
+        else print(table(rows.map(spelled)));
       },
       { readonly: true },
     );
