@@ -2,11 +2,13 @@
 // provider is understood, internal tags stay out of error lines, prices are asked for only where a budget needs
 // them, figures are spelled one way, examples run from anywhere. Real bin/arena.mjs on real SQLite files.
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userMessage } from '../src/cli/errors.ts';
 import { chooseJudge } from '../src/cli/judge-choice.ts';
 import { nearMisses } from '../src/core/suggest.ts';
+import { loadCheckpointsConfig } from '../src/ops/checkpoints-config.ts';
+import { expandVariable, loadRefreshConfig } from '../src/ops/config.ts';
 import { priceFor } from '../src/ops/prices.ts';
 import { OWN, playOwn, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer } from './support/openai-server.ts';
@@ -175,6 +177,36 @@ describe('priceFor without a price', () => {
     expect(priceFor('openai/my-vllm', { required: false })).toEqual({ input: 0, output: 0 });
     expect(() => priceFor('openai/my-vllm', { required: true, field: 'judges[1].price' })).toThrow(
       /no price known for judge "openai\/my-vllm", and the config sets a budget: give one in the config as judges\[1\]\.price/,
+    );
+  });
+});
+
+describe('the examples run from anywhere', () => {
+  it('config paths take ${NAME} and ${NAME:-default} from the environment', () => {
+    expect(expandVariable('c.json', '${MTBENCH_DIR:-../shared/mt_bench}/q.jsonl', {})).toBe(
+      '../shared/mt_bench/q.jsonl',
+    );
+    expect(expandVariable('c.json', '${MTBENCH_DIR:-../x}/q.jsonl', { MTBENCH_DIR: '/data/mt' })).toBe(
+      '/data/mt/q.jsonl',
+    );
+    expect(() => expandVariable('c.json', '${NOPE}/q.jsonl', {})).toThrow(
+      'c.json: the path "${NOPE}/q.jsonl" names ${NOPE}, which is not set',
+    );
+  });
+
+  it('the guanaco example reads MTBENCH_DIR and JUDGE_LLAMA2_DIR; examples never write ./arena.db or into bench/', () => {
+    const c = loadCheckpointsConfig(join(REPO_ROOT, 'examples/checkpoints-guanaco.json'), {
+      MTBENCH_DIR: '/data/mt',
+      JUDGE_LLAMA2_DIR: '/data/jl',
+    }).config;
+    expect(c.questions).toEqual(['/data/mt/question.jsonl']);
+    expect(c.checkpoints.every((k) => k.answers!.startsWith('/data/jl/checkpoint_answers/'))).toBe(true);
+    for (const name of ['checkpoints.json', 'checkpoints-guanaco.json']) {
+      const k = loadCheckpointsConfig(join(REPO_ROOT, 'examples', name)).config;
+      expect(dirname(k.chart!), name).toBe(dirname(k.db));
+    }
+    expect(loadRefreshConfig(join(REPO_ROOT, 'examples/refresh.json')).config.db).not.toBe(
+      join(REPO_ROOT, 'arena.db'),
     );
   });
 });

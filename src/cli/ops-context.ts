@@ -61,8 +61,8 @@ export async function withRefreshContext<T>(
   o: { dryRun?: boolean; env?: Env; log?: (m: string) => void },
   fn: (ctx: RefreshContext) => Promise<T>,
 ): Promise<T> {
-  const config = loadRefreshConfig(configFile);
   const env = o.env ?? process.env;
+  const config = loadRefreshConfig(configFile, env);
   // a missing answer file or API key is reported before the database is touched (a dry run calls no judge)
   if (!o.dryRun) requireApiKeys(config.config.judges, env);
   answerFiles(config.config.answers);
@@ -109,9 +109,9 @@ export async function withCheckpointsContext<T>(
   o: { dryRun?: boolean; report?: boolean; play?: boolean; env?: Env; log?: (m: string) => void },
   fn: (ctx: CheckpointsContext) => Promise<T>,
 ): Promise<T> {
-  const config = loadCheckpointsConfig(configFile);
-  const db = config.config.db;
   const env = o.env ?? process.env;
+  const config = loadCheckpointsConfig(configFile, env);
+  const db = config.config.db;
   // `play`: a missing API key is reported before the database is touched
   if (o.play) requireApiKeys(config.config.judges, env);
   if (o.report && !existsSync(db))

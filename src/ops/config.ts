@@ -164,10 +164,13 @@ export function loadJsonConfig<S extends z.ZodType>(file: string, schema: S): Lo
   return { file, text, config: r.data };
 }
 
-/** Load a refresh config; relative paths are taken from the config file's directory. */
-export function loadRefreshConfig(file: string): Loaded<RefreshConfig> {
+/**
+ * Load a refresh config; relative paths are taken from the config file's directory, after a leading
+ * `${NAME}` or `${NAME:-default}` is replaced from `env` (e.g. `${MTBENCH_DIR:-../shared/mt_bench}/question.jsonl`).
+ */
+export function loadRefreshConfig(file: string, env: Env = {}): Loaded<RefreshConfig> {
   const l = loadJsonConfig(file, RefreshConfig);
-  const at = (p: string) => resolvePath(file, p);
+  const at = (p: string) => resolvePath(file, expandVariable(file, p, env));
   const c = l.config;
   c.db = c.db === ':memory:' ? c.db : at(c.db);
   c.questions = c.questions.map(at);
@@ -176,6 +179,22 @@ export function loadRefreshConfig(file: string): Loaded<RefreshConfig> {
   c.answers = c.answers.map(at);
   if (c.publish?.sqlite) c.publish.sqlite = at(c.publish.sqlite);
   return l;
+}
+
+type Env = Record<string, string | undefined>;
+
+const LEADING_VARIABLE = /^\$\{([A-Z_][A-Z0-9_]*)(?::-([^}]*))?\}/;
+
+/** A path's leading `${NAME}` (or `${NAME:-default}` when NAME is unset or empty) replaced from `env`. */
+export function expandVariable(configFile: string, p: string, env: Env): string {
+  const m = LEADING_VARIABLE.exec(p);
+  if (!m) return p;
+  const value = env[m[1]!] || m[2];
+  if (value === undefined || value === '')
+    throw new ArenaError(`${configFile}: the path "${p}" names \${${m[1]}}, which is not set`, {
+      file: configFile,
+    });
+  return value + p.slice(m[0].length);
 }
 
 export function resolvePath(configFile: string, p: string): string {
