@@ -49,6 +49,16 @@ describe('the CLI on a database with one judge', { timeout: 180_000 }, () => {
     }
   });
 
+  it('`arena start` on an existing database says it serves it as it is, and how to re-import', async () => {
+    const r = await runArena(['start', '--db', db, '--port', '0'], {
+      env: { JUDGE_LLAMA2_DIR: 'none' },
+      timeoutMs: 20_000,
+    });
+    expect(r.stderr).toContain(
+      `serving ${db} as it is (judges: mock/longer); to import the release again, remove it first (rm ${db})`,
+    );
+  });
+
   it('--judge longer means mock/longer', async () => {
     const r = await runArena(['standings', '--db', db, '--judge', 'longer', '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -208,5 +218,20 @@ describe('the examples run from anywhere', () => {
     expect(loadRefreshConfig(join(REPO_ROOT, 'examples/refresh.json')).config.db).not.toBe(
       join(REPO_ROOT, 'arena.db'),
     );
+  });
+});
+
+describe('help and typos', () => {
+  it('help lines carry no padding, and --judgee suggests --judge', async () => {
+    for (const args of [['--help'], ['run', '--help'], ['standings', '--help']]) {
+      const r = await runArena(args);
+      expect(
+        r.stdout.split('\n').filter((l) => / $/.test(l)),
+        args.join(' '),
+      ).toEqual([]);
+    }
+    const r = await runArena(['run', '--judgee', 'mock/longer']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^arena: unknown option --judgee for `arena run` \(did you mean --judge\?\)\n/);
   });
 });

@@ -1,5 +1,6 @@
 import { defineCommand, renderUsage, runCommand, type showUsage } from 'citty';
 import { ArenaError } from '../core/types.ts';
+import { nearMisses } from '../core/suggest.ts';
 import { userMessage, verboseSwitch } from './errors.ts';
 import { UsageError } from './format.ts';
 import { exitStatus } from './shared.ts';
@@ -57,7 +58,9 @@ try {
     // rendered and written here, not with citty's showUsage: that prints through consola, which is
     // silent when NODE_ENV=test or CI-like environments turn its level down
     const [cmd, parent] = await resolveForUsage(rawArgs);
-    process.stdout.write(`${(await renderUsage(cmd, parent)).replace(/`([^`\n]*)`/g, '$1')}\n`);
+    // citty pads every line to the widest one; a terminal needs no trailing blanks
+    const usage = (await renderUsage(cmd, parent)).replace(/`([^`\n]*)`/g, '$1').replace(/[ \t]+$/gm, '');
+    process.stdout.write(`${usage}\n`);
   } else if (rawArgs[0] === '--version') {
     process.stdout.write('0.1.0\n');
   } else {
@@ -137,7 +140,14 @@ async function checkOptions(args: string[]): Promise<void> {
     if (a === '--') break;
     if (!a.startsWith('--')) continue;
     const name = a.slice(2).split('=')[0]!;
-    if (!known.has(name))
-      throw new UsageError(`unknown option --${name} for \`${['arena', ...path].join(' ')}\``);
+    if (!known.has(name)) {
+      const near = nearMisses(
+        name,
+        [...known].filter((k) => !/[A-Z]/.test(k)),
+      );
+      throw new UsageError(
+        `unknown option --${name} for \`${['arena', ...path].join(' ')}\`${near.length ? ` (did you mean ${near.map((n) => `--${n}`).join(' or ')}?)` : ''}`,
+      );
+    }
   }
 }

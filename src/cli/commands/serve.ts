@@ -115,6 +115,10 @@ export const startCommand = defineCommand({
         }))
       : { empty: true, names: [] as string[] };
     const empty = judges.empty;
+    if (!empty)
+      log(
+        `serving ${args.db} as it is (judges: ${judges.names.join(', ') || 'none'}); to import the release again, remove it first (rm ${args.db}) or run \`arena import mtbench --db ${args.db}\``,
+      );
     let study: string | undefined;
     let sources: ReturnType<typeof mtbenchSources> | undefined;
     let dir: string | undefined;
