@@ -32,13 +32,13 @@ export function chooseJudge(
 
 /** `chooseJudge` over the store's judges, printing its note (if any) on stderr. */
 export async function resolveJudge(
-  store: Pick<Store, 'listJudges'>,
+  store: { games: Pick<Store['games'], 'judges'> },
   given: string | undefined,
   option = 'judge',
 ): Promise<string> {
   const { judge, note } = chooseJudge(
     given,
-    (await store.listJudges()).map((j) => j.judge),
+    (await store.games.judges()).map((j) => j.judge),
     option,
   );
   if (note) process.stderr.write(`arena: ${note}\n`);

@@ -39,7 +39,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
       required: !!c.budget,
       field: `judges[${k}].price`,
     });
-    const tokens = calibrate(await store.tokenTotals(judge.id), {
+    const tokens = calibrate(await store.ledger.tokenTotals(judge.id), {
       charsPerToken: c.estimate.charsPerToken,
       outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens,
     });
@@ -60,7 +60,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
         referenceSource: c.referenceSource,
         settings: c.settings,
       });
-      const stored = await store.existingGameIds(games.map((g) => g.id));
+      const stored = await store.games.existingIds(games.map((g) => g.id));
       const todo = uniq(games.filter((g) => !stored.has(g.id)));
       jp.modes.push({
         mode: m.mode,
