@@ -10,7 +10,7 @@ import { nearMisses } from '../src/core/suggest.ts';
 import { loadCheckpointsConfig } from '../src/ops/checkpoints-config.ts';
 import { expandVariable, loadRefreshConfig } from '../src/ops/config.ts';
 import { priceFor } from '../src/ops/prices.ts';
-import { OWN, playOwn, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
+import { OWN, playOwn, REPO_ROOT, runArena, runArenaProcess, tmpDir } from './support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer } from './support/openai-server.ts';
 
 describe('choosing the judge of a one-judge command', () => {
@@ -50,7 +50,7 @@ describe('the CLI on a database with one judge', { timeout: 180_000 }, () => {
   });
 
   it('`arena start` on an existing database says it serves it as it is, and how to re-import', async () => {
-    const r = await runArena(['start', '--db', db, '--port', '0'], {
+    const r = await runArenaProcess(['start', '--db', db, '--port', '0'], {
       env: { JUDGE_LLAMA2_DIR: 'none' },
       timeoutMs: 20_000,
     });
