@@ -4,14 +4,14 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userMessage } from '../src/cli/errors.ts';
-import { chooseJudge } from '../src/cli/judge-choice.ts';
-import { nearMisses } from '../src/core/suggest.ts';
-import { loadCheckpointsConfig } from '../src/ops/checkpoints-config.ts';
-import { expandVariable, loadRefreshConfig } from '../src/ops/config.ts';
-import { priceFor } from '../src/ops/prices.ts';
-import { OWN, playOwn, REPO_ROOT, runArena, runArenaProcess, tmpDir } from './support/cli.ts';
-import { spawnOpenAIServer, type SpawnedOpenAIServer } from './support/openai-server.ts';
+import { userMessage } from '../../src/cli/errors.ts';
+import { chooseJudge } from '../../src/cli/judge-choice.ts';
+import { nearMisses } from '../../src/core/suggest.ts';
+import { loadCheckpointsConfig } from '../../src/ops/checkpoints-config.ts';
+import { expandVariable, loadRefreshConfig } from '../../src/ops/config.ts';
+import { priceFor } from '../../src/ops/prices.ts';
+import { OWN, playOwn, REPO_ROOT, runArena, runArenaProcess, tmpDir } from '../support/cli.ts';
+import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
 
 describe('choosing the judge of a one-judge command', () => {
   it('uses the only judge when --judge is left out, and says so', () => {
