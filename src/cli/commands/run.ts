@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mode } from '../../core/types.ts';
-import { apiKeyOf, openJudge, type GovernedJudge } from '../../judges/registry.ts';
+import { checkApiKeys, openJudge, type GovernedJudge } from '../../judges/registry.ts';
 import { expectedWallS, requestCost } from '../../judges/rate-limit.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
@@ -144,7 +144,7 @@ export default defineCommand({
       setImmediate(() => ctl.abort(e));
     };
     // without a key OpenAI answers every call with 401: say so before the database is opened
-    if (!args['dry-run']) for (const setup of setups.values()) apiKeyOf(setup, process.env);
+    if (!args['dry-run']) checkApiKeys(setups.values(), process.env);
     const ui: RunUi = { bar: undefined, interrupted: false };
     const log = (m: string) => process.stderr.write(`${ui.bar ? '\n' : ''}${m}\n`);
     const makeJudge = (spec: string) =>
