@@ -200,6 +200,7 @@ export async function readImport(
             reply: r.reply,
             verdict: r.verdict,
             parser: r.parser,
+            recordedVerdict: r.verdict,
             createdAt: r.createdAt,
             runId: null,
             source: `fastchat:${basename(path)}`,

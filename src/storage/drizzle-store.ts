@@ -117,6 +117,9 @@ function toGame(r: typeof t.games.$inferSelect): Game {
     ...(r.cost !== null ? { cost: r.cost } : {}),
     ...(r.verdictProbs !== null ? { verdictProbs: r.verdictProbs } : {}),
     ...(r.entropy !== null ? { entropy: r.entropy } : {}),
+    ...(r.recordedVerdict !== null
+      ? { recordedVerdict: gameVerdictOf(r.recordedVerdict, r.model2 !== null, `game ${r.id}`) }
+      : {}),
   };
 }
 
@@ -146,6 +149,7 @@ function gameRow(g: Game): GameRow {
     cost: g.cost ?? null,
     verdictProbs: g.verdictProbs ?? null,
     entropy: g.entropy ?? null,
+    recordedVerdict: g.recordedVerdict ?? null,
   };
 }
 
@@ -425,11 +429,20 @@ export class DrizzleStore implements Store {
     return [...out.values()].sort((a, b) => (a.judge < b.judge ? -1 : 1));
   }
 
-  async updateVerdicts(updates: { id: string; verdict: string; parser: string }[]): Promise<void> {
+  async updateVerdicts(
+    updates: { id: string; verdict: string; parser: string; recordedVerdict?: string }[],
+  ): Promise<void> {
     if (!updates.length) return;
     await this.o.atomic(
       updates.map((u) =>
-        this.db.update(t.games).set({ verdict: u.verdict, parser: u.parser }).where(eq(t.games.id, u.id)),
+        this.db
+          .update(t.games)
+          .set({
+            verdict: u.verdict,
+            parser: u.parser,
+            ...(u.recordedVerdict !== undefined ? { recordedVerdict: u.recordedVerdict } : {}),
+          })
+          .where(eq(t.games.id, u.id)),
       ),
     );
   }

@@ -252,7 +252,10 @@ export interface Store {
   listJudges(): Promise<JudgeSummary[]>;
   /** the labelled pair sets, by name, with their judges */
   listPairSets(): Promise<PairSetSummary[]>;
-  updateVerdicts(updates: { id: string; verdict: GameVerdict; parser: string }[]): Promise<void>;
+  /** a game's verdict and parser replaced (reparse); `recordedVerdict` where given, else that column untouched */
+  updateVerdicts(
+    updates: { id: string; verdict: GameVerdict; parser: string; recordedVerdict?: GameVerdict }[],
+  ): Promise<void>;
   /** votes on tournament questions; with `set`, on that labelled set's items instead (the gold labels) */
   listVotes(judge?: string, filter?: { set?: string }): Promise<Vote[]>;
   saveRun(run: RunRecord): Promise<void>;
