@@ -61,7 +61,7 @@ export async function reparse(
   // games on labelled sets too (arena import pairs / run --set): a parser fix applies to every stored reply;
   // games of a scheme with its own output format (JudgeLM, Arena-Hard, LLMBar, ...) are re-read by that format's current parser
   const games = (
-    await store.listGames({ ...(o.judge !== undefined ? { judge: o.judge } : {}), withSets: true })
+    await store.games.list({ ...(o.judge !== undefined ? { judge: o.judge } : {}), withSets: true })
   ).filter((g) => reparsable(g.parser) || outputFormatOfVersion(g.parser));
   const mode = o.parser;
   const version = mode === RECORDED_PARSER ? RECORDED_PARSER : PARSER_VERSIONS[mode];
@@ -117,6 +117,6 @@ export async function reparse(
         ...(recorded !== undefined && g.recordedVerdict == null ? { recordedVerdict: recorded } : {}),
       });
   }
-  if (!o.dryRun) await store.updateVerdicts(updates);
+  if (!o.dryRun) await store.games.updateVerdicts(updates);
   return res;
 }

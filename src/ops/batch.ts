@@ -127,7 +127,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
  */
 async function recoverSubmissions({ o, log }: BatchJob): Promise<void> {
   const store = o.store;
-  const orphans = await store.listBatches({ judge: o.judgeId, status: 'submitting' });
+  const orphans = await store.batches.list({ judge: o.judgeId, status: 'submitting' });
   if (!orphans.length) return;
   // page through the organisation's batches (newest first) until every orphan is found, or the batches
   // listed are older than the oldest orphan (with an hour's slack for the clocks)
@@ -142,14 +142,14 @@ async function recoverSubmissions({ o, log }: BatchJob): Promise<void> {
   for (const row of orphans) {
     const remote = found.get(row.id);
     if (remote) {
-      await store.updateBatch(row.id, {
+      await store.batches.update(row.id, {
         id: remote.id,
         inputFileId: remote.inputFileId,
         status: 'submitted',
       });
       log(`[${o.judgeId}] recovered batch ${remote.id} of an interrupted submission`);
     } else {
-      await store.deleteBatch(row.id);
+      await store.batches.delete(row.id);
       log(
         `[${o.judgeId}] an interrupted submission never reached the server; its games will be submitted again`,
       );
@@ -157,7 +157,7 @@ async function recoverSubmissions({ o, log }: BatchJob): Promise<void> {
   }
 }
 
-const pendingRows = (o: BatchOptions) => o.store.listBatches({ judge: o.judgeId, status: 'submitted' });
+const pendingRows = (o: BatchOptions) => o.store.batches.list({ judge: o.judgeId, status: 'submitted' });
 
 /** Poll every pending batch once; import the finished ones. Returns how many games are still pending. */
 async function pollOnce(job: BatchJob): Promise<number> {
@@ -190,7 +190,7 @@ async function pollOnce(job: BatchJob): Promise<number> {
     await importResults(job, results);
     const cost = (run.cost ?? 0) - before.cost;
     report.cost += cost;
-    await o.store.updateBatch(b.id, {
+    await o.store.batches.update(b.id, {
       status: remote.status === 'completed' ? 'imported' : remote.status,
       finishedAt: Date.now(),
       cost,
@@ -208,7 +208,7 @@ async function importResults(
   const { o, report, run } = job;
   if (!items.length) return;
   const played = run.played;
-  const prompts = new Map((await o.store.listPrompts()).map((p) => [p.name, parserFor(p, o.parser)]));
+  const prompts = new Map((await o.store.catalog.prompts()).map((p) => [p.name, parserFor(p, o.parser)]));
   const plain = parserFor(undefined, o.parser);
   const failed = run.failed;
   run.toPlay += items.length;
@@ -300,14 +300,14 @@ function errorOfBody(body: unknown): string | undefined {
 /** Submits what is neither stored nor in a pending batch (and the budget admits); how many games it submitted. */
 async function submitNew(job: BatchJob): Promise<number> {
   const { o, log, report } = job;
-  const rows = await o.store.listBatches({ judge: o.judgeId });
+  const rows = await o.store.batches.list({ judge: o.judgeId });
   const inFlight = new Set(rows.filter((b) => b.status === 'submitted').flatMap((b) => b.gameIds));
   // how many finished batches each game was in: still not stored after MAX_BATCH_TRIES, its request fails
   const tries = new Map<string, number>();
   for (const b of rows)
     if (b.status !== 'submitted' && b.status !== 'submitting')
       for (const id of b.gameIds) tries.set(id, (tries.get(id) ?? 0) + 1);
-  const stored = await o.store.existingGameIds(o.games.map((g) => g.id));
+  const stored = await o.store.games.existingIds(o.games.map((g) => g.id));
   const seen = new Set<string>();
   const open = o.games.filter(
     (g) => !stored.has(g.id) && !inFlight.has(g.id) && !seen.has(g.id) && seen.add(g.id),
@@ -358,7 +358,7 @@ async function submitOne(
 ): Promise<number> {
   const store = o.store;
   const submission = `submission-${randomUUID()}`;
-  await store.saveBatch({
+  await store.batches.save({
     id: submission,
     refreshId: o.refreshId,
     judge: o.judgeId,
@@ -377,12 +377,12 @@ async function submitOne(
     });
   } catch (e) {
     // an HTTP error answer means no batch was created; anything else (a dropped connection) is left to recovery
-    if (o.client.isRejected(e)) await store.deleteBatch(submission);
+    if (o.client.isRejected(e)) await store.batches.delete(submission);
     throw new Error(`[ops:batch] ${o.judgeId}: submitting the batch failed: ${(e as Error).message}`, {
       cause: e,
     });
   }
-  await store.updateBatch(submission, {
+  await store.batches.update(submission, {
     id: created.batchId,
     inputFileId: created.fileId,
     status: 'submitted',

@@ -8,7 +8,7 @@ import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { checkRoundsLevel } from '../boot-args.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
-import { priorArg, priorOption } from './analytics.ts';
+import { priorArg, priorOption } from './analytics-shared.ts';
 import {
   checkCategory,
   checkJudgeTurn,
@@ -140,7 +140,7 @@ async function noResults(
   mode: string,
   json: boolean,
 ): Promise<void> {
-  const known = (await store.listJudges()).map((j) => j.judge);
+  const known = (await store.games.judges()).map((j) => j.judge);
   const msg = `no ${mode} results for judge "${judge}" in ${db} (judges there: ${known.join(', ') || 'none yet'}; see \`arena judges\`)`;
   if (!known.includes(judge)) throw new ArenaError(msg);
   if (json) return printJson([]);

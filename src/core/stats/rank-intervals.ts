@@ -35,7 +35,7 @@ export interface SimultaneousOptions {
  * covariance, c is the `level` quantile of max over pairs of |d_ij| / se_ij when the ratings' errors
  * follow a multivariate t with `df` degrees of freedom (clusters − 1, as cluster-robust inference uses)
  * and that covariance; the interval is d_ij ± c se_ij. All of them hold together in about `level` of
- * repeated experiments (checked by simulation in tests/analytics/bt-bootstrap-sim.test.ts).
+ * repeated experiments (checked by simulation in tests/reports/analytics/bt-bootstrap-sim.test.ts).
  */
 export function simultaneousDifferences(
   estimate: ArrayLike<number>,

@@ -59,7 +59,13 @@ export class LiveRun {
   /** Put a failed call on record as an attempt (never a verdict). */
   attempt(id: string, error: string): Promise<void> {
     const { run } = this;
-    return this.store.recordAttempt({ runId: run.id, gameId: id, judge: run.judge, error, at: Date.now() });
+    return this.store.runs.recordAttempt({
+      runId: run.id,
+      gameId: id,
+      judge: run.judge,
+      error,
+      at: Date.now(),
+    });
   }
 
   /** Count a game this run stored: played, with its tokens and cost; its lease goes with the next heartbeat. */

@@ -32,7 +32,7 @@ export class RunHistory {
 
   runs(): Promise<(RunRecord & { games: number })[]> {
     return this.cache.get('runs', async () => {
-      const runs = await this.store.listRuns();
+      const runs = await this.store.runs.list();
       return runs.reverse().map((r) => ({ ...r, games: r.played }));
     });
   }
@@ -40,7 +40,7 @@ export class RunHistory {
   /** The last refreshes, newest first. */
   refreshes(limit = 30): Promise<RefreshRow[]> {
     return this.cache.get(`refreshes:${limit}`, async () =>
-      (await this.store.listRefreshes(limit)).map(refreshRow),
+      (await this.store.refreshes.list(limit)).map(refreshRow),
     );
   }
 }
