@@ -14,6 +14,8 @@ import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import { processLiveness } from '../liveness.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { setMaxListeners } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { HUMAN } from '../../core/constants.ts';
 
 // one spelling per kind of figure, shared with the site (core/format.ts)
@@ -539,13 +541,13 @@ export const reviewCommand = defineCommand({
       } as const,
       async run({ args }) {
         const { exportReview } = await import('../../engine/calibrated.ts');
+        if (args.out) refuseDatabaseOutput(args.out, args.db);
         await withStore(
           args.db,
           async (store) => {
             const text = await exportReview(store, args.judge, reviewOptions(args));
             if (!args.out) return process.stdout.write(text);
-            const { writeFileSync } = await import('node:fs');
-            writeFileSync(args.out, text);
+            await writeOutputFile(args.out, args.db, (tmp) => writeFileSync(tmp, text));
             print(`wrote ${text ? text.trimEnd().split('\n').length : 0} matches to ${args.out}`);
           },
           { readonly: true },
