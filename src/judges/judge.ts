@@ -20,6 +20,8 @@ export interface JudgeReply {
   tokensOut?: number;
   /** positional verdict probabilities, e.g. {A: 0.7, B: 0.2, C: 0.1}, from providers that see token probabilities */
   verdictProbs?: Record<string, number>;
+  /** how many occurrences of a configured secret (the API key) were taken out of `text` */
+  redactions?: number;
 }
 
 /**

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { cappedFetch, httpFetch, ReplyTooLargeError } from './http-fetch.ts';
-import { redactSecrets } from './redact.ts';
+import { redactReply, redactSecrets } from './redact.ts';
 import {
   JudgeCallError,
   parseRetryAfter,
@@ -67,8 +67,10 @@ export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
           throw new JudgeCallError('[judge:openai] the response has no message content', true);
         const tokensIn = tokenCount(r.usage?.prompt_tokens);
         const tokensOut = tokenCount(r.usage?.completion_tokens);
+        const clean = redactReply(text, [o.apiKey]);
         return {
-          text,
+          text: clean.text,
+          ...(clean.redactions ? { redactions: clean.redactions } : {}),
           ...(tokensIn !== undefined ? { tokensIn } : {}),
           ...(tokensOut !== undefined ? { tokensOut } : {}),
         };
