@@ -113,6 +113,35 @@ const int = z
     error: (i) => (i.input === undefined ? 'is missing' : `expected an integer, got ${describe(i.input)}`),
   })
   .int({ error: (i) => `expected an integer, got ${describe(i.input)}` });
+/** The largest question id: the site's addresses take up to 9 digits (web/params.ts). */
+export const MAX_QUESTION_ID = 999_999_999;
+const questionIdOf = int
+  .nonnegative({ error: (i) => `expected a question id ≥ 0, got ${describe(i.input)}` })
+  .max(MAX_QUESTION_ID, {
+    error: (i) => `question id ${describe(i.input)} has more than 9 digits (the site cannot show it)`,
+  });
+/** MT-Bench questions have one or two turns. */
+const turnOf = int
+  .min(1, { error: 'expected turn 1 or 2' })
+  .max(2, { error: (i) => `expected turn 1 or 2, got ${describe(i.input)}` });
+/**
+ * A model name as the commands take it: not empty, no surrounding spaces, no comma (`--models a,b` splits at
+ * commas), no control characters.
+ */
+export function modelNameProblem(name: string): string | undefined {
+  if (!name) return 'a model name must not be empty';
+  if (name.trim() !== name) return `model name ${JSON.stringify(name)} has leading or trailing spaces`;
+  if (name.includes(','))
+    return `model name ${JSON.stringify(name)} contains a comma (--models splits at commas)`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name))
+    return `model name ${JSON.stringify(name)} contains a control character`;
+  return undefined;
+}
+const modelName = str.superRefine((v, ctx) => {
+  const p = modelNameProblem(v);
+  if (p) ctx.addIssue({ code: 'custom', message: p });
+});
 const turnsArray = z.array(str, {
   error: (i) =>
     i.input === undefined ? 'is missing' : `expected an array of strings, got ${describe(i.input)}`,
@@ -126,7 +155,9 @@ function describe(v: unknown): string {
 }
 
 const QuestionLine = z.object({
-  question_id: int.positive({ error: 'expected a positive integer' }),
+  question_id: int.positive({ error: 'expected a positive integer' }).max(MAX_QUESTION_ID, {
+    error: (i) => `question id ${describe(i.input)} has more than 9 digits (the site cannot show it)`,
+  }),
   category: str.min(1, { error: 'must not be empty' }),
   turns: turnsArray.min(1, { error: 'needs at least one turn' }),
   reference: turnsArray.optional(),
@@ -155,7 +186,7 @@ export function questionsFrom(file: string, rows: Iterable<Located<unknown>>): Q
 }
 
 const AnswerLine = z.object({
-  question_id: int,
+  question_id: questionIdOf,
   answer_id: str.optional(),
   model_id: str.optional(),
   choices: z
@@ -200,6 +231,14 @@ export function answerChecker(
   questions: Map<number, number>,
   model = modelFromFile(file),
 ): (line: number, value: unknown) => Answer {
+  const bad = modelNameProblem(model);
+  if (bad)
+    fail(
+      file,
+      undefined,
+      'model',
+      `${bad}: the model is named after the file (<model>.jsonl); rename the file`,
+    );
   const seen = new Map<number, number>();
   return (line, value) => {
     const a = check(AnswerLine, value, file, line);
@@ -369,9 +408,9 @@ const pairWinner = z.enum(['model_1', 'model_2', 'tie', 'error'], {
 });
 
 const PairJudgmentLine = z.object({
-  question_id: int,
-  model_1: str,
-  model_2: str,
+  question_id: questionIdOf,
+  model_1: modelName,
+  model_2: modelName,
   g1_winner: pairWinner,
   g2_winner: pairWinner,
   judge: judgeTuple,
@@ -379,18 +418,18 @@ const PairJudgmentLine = z.object({
   g1_judgment: str,
   g2_user_prompt: str,
   g2_judgment: str,
-  turn: int.min(1),
+  turn: turnOf,
   tstamp: z.number().optional(),
 });
 
 const SingleJudgmentLine = z.object({
-  question_id: int,
-  model: str,
+  question_id: questionIdOf,
+  model: modelName,
   judge: judgeTuple,
   user_prompt: str,
   judgment: str,
   score: z.number({ error: (i) => `expected a number, got ${describe(i.input)}` }),
-  turn: int.min(1),
+  turn: turnOf,
   tstamp: z.number().optional(),
 });
 
@@ -437,6 +476,7 @@ export function recordedGamesOfLine(
   const isPair = typeof value === 'object' && value !== null && 'model_1' in value;
   if (isPair) {
     const j = check(PairJudgmentLine, value, file, line);
+    if (j.model_1 === j.model_2) fail(file, line, 'model_2', `same model on both sides (${j.model_1})`);
     const extra = value as { orig_prompt1?: unknown; orig_prompt2?: unknown };
     const createdAt = Math.round((j.tstamp ?? 0) * 1000);
     const out: RecordedGame[] = [];
@@ -516,20 +556,21 @@ export function judgeOfVoter(voter: unknown): { judge: string; voter: string } |
   return { judge: voter, voter };
 }
 
-/** CSV cells are strings: a numeric one is read as a number; a blank or other one stays a (rejected) string, never 0. */
+/**
+ * CSV cells are strings: one written as a plain integer (digits only) is read as a number; any other (blank,
+ * `0x51`, `81.0`, ` 81 `) stays a (rejected) string, never 0 or a guess.
+ */
 function fromCell(v: unknown): unknown {
-  if (typeof v !== 'string' || v.trim() === '') return v;
-  const n = Number(v);
-  return Number.isFinite(n) ? n : v;
+  return typeof v === 'string' && /^(0|[1-9][0-9]*)$/.test(v) ? Number(v) : v;
 }
 
 const VoteRow = z.object({
-  question_id: z.preprocess(fromCell, int),
-  model_a: str.min(1),
-  model_b: str.min(1),
+  question_id: z.preprocess(fromCell, questionIdOf),
+  model_a: modelName,
+  model_b: modelName,
   winner: str,
   judge: z.union([str, z.array(str)]),
-  turn: z.preprocess(fromCell, int.min(1, { error: 'expected a turn number ≥ 1' })),
+  turn: z.preprocess(fromCell, turnOf),
 });
 
 /** One vote row (from CSV, JSON or JSONL) to a Vote. */
