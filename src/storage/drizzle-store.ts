@@ -487,8 +487,13 @@ export class DrizzleStore implements Store {
     await this.db.insert(t.runs).values(row).onConflictDoUpdate({ target: t.runs.id, set: row });
   }
 
-  async listRuns(): Promise<RunRecord[]> {
-    const rows = await this.db.select().from(t.runs).orderBy(asc(t.runs.startedAt));
+  async listRuns(limit?: number): Promise<RunRecord[]> {
+    const rows =
+      limit === undefined
+        ? await this.db.select().from(t.runs).orderBy(asc(t.runs.startedAt))
+        : (
+            await this.db.select().from(t.runs).orderBy(desc(t.runs.startedAt), desc(t.runs.id)).limit(limit)
+          ).reverse();
     // owner and heartbeat are left out where null (the heartbeat of a finished run, rows from before them)
     return rows.map(({ owner, heartbeatAt, ...r }) => ({
       ...r,

@@ -256,7 +256,8 @@ export interface Store {
   /** votes on tournament questions; with `set`, on that labelled set's items instead (the gold labels) */
   listVotes(judge?: string, filter?: { set?: string }): Promise<Vote[]>;
   saveRun(run: RunRecord): Promise<void>;
-  listRuns(): Promise<RunRecord[]>;
+  /** in start order; with `limit`, only the newest `limit` runs (still in start order) */
+  listRuns(limit?: number): Promise<RunRecord[]>;
   recordAttempt(a: {
     runId: string;
     gameId: string;
