@@ -34,7 +34,7 @@ export class GroupCommit {
     const batch = this.unwritten;
     this.unwritten = [];
     if (!batch.length) return;
-    void live.store.insertGames(batch.map((b) => b.game)).then(
+    void live.store.games.insertMany(batch.map((b) => b.game)).then(
       async (stored) => {
         batch.forEach(({ game, cost }, i) => {
           if (stored[i]) live.countStored(game, cost);

@@ -33,7 +33,7 @@ export class RunHistory {
   /** The last runs, newest first. */
   runs(limit = 30): Promise<(RunRecord & { games: number })[]> {
     return this.cache.get(`runs:${limit}`, async () => {
-      const runs = await this.store.listRuns(limit);
+      const runs = await this.store.runs.list(limit);
       return runs.reverse().map((r) => ({ ...r, games: r.played }));
     });
   }
@@ -41,7 +41,7 @@ export class RunHistory {
   /** The last refreshes, newest first. */
   refreshes(limit = 30): Promise<RefreshRow[]> {
     return this.cache.get(`refreshes:${limit}`, async () =>
-      (await this.store.listRefreshes(limit)).map(refreshRow),
+      (await this.store.refreshes.list(limit)).map(refreshRow),
     );
   }
 }
