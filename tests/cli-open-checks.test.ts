@@ -11,7 +11,8 @@ import { arenaOk, runArena, tmpDir } from './support/cli.ts';
 const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
 
 async function refused(args: string[], says: RegExp, env: Record<string, string> = {}) {
-  const r = await runArena(args, { env });
+  // $PORT is read when the command module loads: a process of its own
+  const r = await runArena(args, { env, spawn: true });
   expect(r.code, r.stderr).toBe(1);
   expect(r.stderr.split('\n')[0]).toMatch(says);
   expect(r.stderr).not.toMatch(/\n\s+at /);
