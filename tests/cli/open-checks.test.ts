@@ -6,7 +6,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { arenaOk, runArena, tmpDir } from './support/cli.ts';
+import { arenaOk, runArena, tmpDir } from '../support/cli.ts';
 
 const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
 

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { arenaOk, tmpDir } from './support/cli.ts';
+import { arenaOk, tmpDir } from '../support/cli.ts';
 
 const items = [1, 2, 3, 4].map((i) => ({
   input: `question ${i}`,

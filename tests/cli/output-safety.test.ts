@@ -15,8 +15,8 @@ import {
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyDatabase, openSqliteStore } from '../src/storage/sqlite.ts';
-import { arenaOk, playOwn, REPO_ROOT, runArena, tmpDir } from './support/cli.ts';
+import { copyDatabase, openSqliteStore } from '../../src/storage/sqlite.ts';
+import { arenaOk, playOwn, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 
 const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
 

@@ -4,9 +4,9 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { redactReply } from '../src/judges/redact.ts';
-import { startOpenAIServer } from './support/openai-server.ts';
-import { OWN, runArena, tmpDir } from './support/cli.ts';
+import { redactReply } from '../../src/judges/redact.ts';
+import { startOpenAIServer } from '../support/openai-server.ts';
+import { OWN, runArena, tmpDir } from '../support/cli.ts';
 
 describe('redactReply', () => {
   it('replaces the configured key (and so `Bearer <key>`) and counts it; nothing else in a reply changes', () => {

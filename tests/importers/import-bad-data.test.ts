@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { arenaOk, runArena, tmpDir } from './support/cli.ts';
+import { arenaOk, runArena, tmpDir } from '../support/cli.ts';
 
 const dir = tmpDir('arena-bad-data-');
 const db = join(dir, 'arena.db');
