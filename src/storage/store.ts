@@ -215,7 +215,8 @@ export interface VoteStore {
 export interface RunStore {
   /** insert or replace (by id) */
   save(run: RunRecord): Promise<void>;
-  list(): Promise<RunRecord[]>;
+  /** in start order; with `limit`, only the newest `limit` runs (still in start order) */
+  list(limit?: number): Promise<RunRecord[]>;
   recordAttempt(a: {
     runId: string;
     gameId: string;

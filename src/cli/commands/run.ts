@@ -343,6 +343,10 @@ function reportRun(summary: RunSummary, db: string): void {
     process.stderr.write(
       `${summary.elsewhere} planned game(s) were played by another run on ${db} meanwhile\n`,
     );
+  if (summary.redacted)
+    process.stderr.write(
+      `warning: the judge's server put the API key in ${summary.redacted} place(s) of its replies; it was replaced by [redacted] before they were stored\n`,
+    );
   if (summary.usageUnknown)
     process.stderr.write(
       `${summary.usageUnknown} game(s) came without valid token counts (usage); their tokens are unknown and not in the total\n`,

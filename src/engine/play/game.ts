@@ -32,6 +32,7 @@ export async function playGame(
     const tokensIn = reply.tokensIn ?? null;
     const tokensOut = reply.tokensOut ?? null;
     cost = o.costOf ? o.costOf(tokensIn, tokensOut) : null;
+    if (reply.redactions) run.redacted += reply.redactions;
     const { verdict, parser } = o.read(spec, reply.text);
     const game: Game = {
       ...spec,

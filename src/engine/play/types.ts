@@ -21,6 +21,8 @@ export interface PlayRun extends RunRecord {
   elsewhere: number;
   /** stored games whose reply came without valid token counts (left unknown, not counted in the tokens) */
   usageUnknown: number;
+  /** occurrences of the judge's API key taken out of stored replies (a server echoed it) */
+  redacted: number;
 }
 
 export interface RunProgress {

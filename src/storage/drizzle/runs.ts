@@ -1,5 +1,5 @@
 // Runs of the play loop and their failed judge calls (attempts).
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import type { RunRecord, RunStore } from '../store.ts';
 import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
@@ -20,8 +20,13 @@ export class DrizzleRuns implements RunStore {
     await this.db.insert(t.runs).values(row).onConflictDoUpdate({ target: t.runs.id, set: row });
   }
 
-  async list(): Promise<RunRecord[]> {
-    const rows = await this.db.select().from(t.runs).orderBy(asc(t.runs.startedAt));
+  async list(limit?: number): Promise<RunRecord[]> {
+    const rows =
+      limit === undefined
+        ? await this.db.select().from(t.runs).orderBy(asc(t.runs.startedAt))
+        : (
+            await this.db.select().from(t.runs).orderBy(desc(t.runs.startedAt), desc(t.runs.id)).limit(limit)
+          ).reverse();
     // owner and heartbeat are left out where null (the heartbeat of a finished run, rows from before them)
     return rows.map(({ owner, heartbeatAt, ...r }) => ({
       ...r,
