@@ -68,6 +68,8 @@ export interface OpenAIServerOptions {
   port?: number;
   /** also serve the Batch API (files + batches; tests/support/openai-batch.ts) */
   batch?: BatchServerOptions;
+  /** false: replies carry no `usage` (as some OpenAI-compatible servers do); default true */
+  usage?: boolean;
 }
 
 export interface RequestLogEntry {
@@ -225,7 +227,8 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           if (res.destroyed) return;
           if (status === 200) {
             ok++;
-            return send(res, 200, completion(body.model as string, system, user, o.verdict ?? 'longer', n));
+            const reply = completion(body.model as string, system, user, o.verdict ?? 'longer', n);
+            return send(res, 200, o.usage === false ? { ...reply, usage: undefined } : reply);
           }
           const headers: Record<string, string> =
             status === 429 ? { 'retry-after': String(fault!.retryAfter ?? 1) } : {};

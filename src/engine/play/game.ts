@@ -58,7 +58,8 @@ export async function playGame(
     if (signal?.aborted) return;
     await failGame(live, id, e);
   } finally {
-    o.budget?.settle(id, cost);
+    const estimated = o.budget?.settle(id, cost);
+    if (estimated) run.costEstimated += estimated;
     await Promise.all(retried);
   }
 }
