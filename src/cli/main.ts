@@ -68,7 +68,9 @@ try {
   const err = e as Error;
   const usage = err instanceof UsageError || err.name === 'CLIError';
   const known = usage || err instanceof ArenaError;
-  process.stderr.write(`arena: ${known ? err.message : (err.stack ?? String(err))}\n`);
+  process.stderr.write(
+    `arena: ${known ? err.message : diskFull(err) ? diskFullLine(err) : (err.stack ?? String(err))}\n`,
+  );
   if (usage)
     process.stderr.write(
       `run \`${['arena', ...(await resolveForUsage(rawArgs))[2]].join(' ')} --help\` for usage\n`,
@@ -137,4 +139,14 @@ async function checkOptions(args: string[]): Promise<void> {
     if (!known.has(name))
       throw new UsageError(`unknown option --${name} for \`${['arena', ...path].join(' ')}\``);
   }
+}
+
+/** A write the disk had no room for (SQLite's SQLITE_FULL, or the system's ENOSPC). */
+function diskFull(e: Error): boolean {
+  const code = (e as { code?: unknown }).code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC';
+}
+
+function diskFullLine(e: Error): string {
+  return `the disk is full (${e.message}): the write under way was not stored (its transaction rolled back); free some space and run the command again`;
 }

@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import v8 from 'node:v8';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Mode } from '../../core/types.ts';
+import type { Game, Mode } from '../../core/types.ts';
 import { apiKeyOf, openJudge } from '../../judges/registry.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
@@ -19,6 +19,8 @@ import { DEFAULT_BASELINE, DEFAULT_REFERENCE_SOURCE } from '../../core/constants
 import { ensureRunPrompts, missingRunPrompts } from '../../importers/builtin.ts';
 import type { ImportSources } from '../../importers/import.ts';
 import { pendingView, type StoreReader } from '../../storage/pending.ts';
+import { restoreSpilled, spillGames } from '../../storage/recovery.ts';
+import type { RunRecord } from '../../storage/store.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
 
@@ -172,6 +174,12 @@ export default defineCommand({
       // a dry run writes nothing: it checks and plans on a view of the database with what a run would
       // import (--questions, --answers, the shipped prompts) applied (src/storage/pending.ts)
       const dry = !!args['dry-run'];
+      // verdicts an earlier run paid for but could not store (a full disk) are stored first
+      if (!dry)
+        for (const r of await restoreSpilled(store, args.db))
+          process.stderr.write(
+            `stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})\n`,
+          );
       let reader: StoreReader = store;
       if (args.questions || args.answers) {
         const sources: ImportSources = {
@@ -214,6 +222,7 @@ export default defineCommand({
           maxTokens: int(args['max-tokens'], 'max-tokens')!,
         },
         ...processLiveness(),
+        spill: (games: Game[], run: RunRecord) => spillGames(args.db, games, run),
       };
       if (args['dry-run']) {
         for (const spec of judgeSpecs) {

@@ -15,7 +15,7 @@ export async function playGame(
 ): Promise<void> {
   const { spec, id } = item;
   const { run, signal } = live;
-  if (signal?.aborted) return;
+  if (live.stopped) return;
   if (o.budget && !o.budget.reserve(id, spec)) {
     run.skipped++;
     return;

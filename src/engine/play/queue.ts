@@ -25,8 +25,18 @@ export class ReadyQueue {
 
   /** The next game to play, leased to this run; undefined when there is none left (or the run was aborted). */
   async next(): Promise<PlayItem | undefined> {
+    try {
+      return await this.take();
+    } catch (e) {
+      // a claim the database refused (a full disk): the run stops calling
+      this.live.storageFailed(e);
+      return undefined;
+    }
+  }
+
+  private async take(): Promise<PlayItem | undefined> {
     for (;;) {
-      if (this.live.aborted) return undefined;
+      if (this.live.stopped) return undefined;
       if (this.ready.length) return this.ready.shift();
       if (this.cursor < this.todo.length) {
         await this.claimNextBatch();
@@ -70,7 +80,7 @@ export class ReadyQueue {
   private async poll(): Promise<void> {
     const { live } = this;
     await new Promise((r) => setTimeout(r, Math.min(1000, live.leaseMs / 4)));
-    if (live.aborted) return;
+    if (live.stopped) return;
     await reapDeadRuns(live.store, { leaseMs: live.leaseMs, except: live.run.id, isAlive: live.isAlive });
     const polled = [...this.waiting];
     const open = await this.settleOthers(polled);

@@ -86,4 +86,9 @@ export interface PlayOptions {
   isAlive?(owner: string): boolean | undefined;
   /** how often progress is written to the run record while games land (default 1 s) */
   flushMs?: number;
+  /**
+   * Where paid replies go when the database refuses a write (a full disk): the games and the failed run's
+   * record, kept elsewhere (storage/recovery.ts) for the next run to store; returns where they are.
+   */
+  spill?(games: Game[], run: RunRecord): Promise<string>;
 }
