@@ -64,6 +64,17 @@ export type GameRow = typeof t.games.$inferInsert;
  * `column IN (the ids)` with the ids bound as one JSON parameter (json_each), so that any number of ids
  * is one statement under D1's parameter limit.
  */
+/** A run's played games, tokens and cost as its stored games say (failed: its counter, or more failed games on record). */
+const LEDGER_FROM_GAMES = {
+  played: sql<number>`(SELECT count(*) FROM games g WHERE g.run_id = runs.id)`,
+  tokensIn: sql<number>`(SELECT coalesce(sum(g.tokens_in), 0) FROM games g WHERE g.run_id = runs.id)`,
+  tokensOut: sql<number>`(SELECT coalesce(sum(g.tokens_out), 0) FROM games g WHERE g.run_id = runs.id)`,
+  cost: sql<
+    number | null
+  >`(CASE WHEN runs.cost IS NULL AND NOT EXISTS (SELECT 1 FROM games g WHERE g.run_id = runs.id AND g.cost IS NOT NULL) THEN NULL ELSE (SELECT coalesce(sum(g.cost), 0) FROM games g WHERE g.run_id = runs.id) END)`,
+  failed: sql<number>`max(runs.failed, (SELECT count(DISTINCT a.game_id) FROM attempts a WHERE a.run_id = runs.id AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = a.game_id AND g.run_id = runs.id)))`,
+};
+
 const inJson = (column: typeof t.games.runId, ids: string[]): SQL =>
   sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
@@ -488,10 +499,15 @@ export class DrizzleStore implements Store {
   }
 
   async listRuns(): Promise<RunRecord[]> {
-    const rows = await this.db.select().from(t.runs).orderBy(asc(t.runs.startedAt));
-    // owner and heartbeat are left out where null (the heartbeat of a finished run, rows from before them)
-    return rows.map(({ owner, heartbeatAt, ...r }) => ({
+    const rows = await this.db
+      .select({ run: t.runs, ...LEDGER_FROM_GAMES })
+      .from(t.runs)
+      .orderBy(asc(t.runs.startedAt));
+    // owner and heartbeat are left out where null (the heartbeat of a finished run, rows from before them);
+    // a running run's counters are what its stored games say (its progress writes lag, and stop when killed)
+    return rows.map(({ run: { owner, heartbeatAt, ...r }, ...stored }) => ({
       ...r,
+      ...(r.status === 'running' ? stored : {}),
       status: r.status as RunRecord['status'],
       ...(owner !== null ? { owner } : {}),
       ...(heartbeatAt !== null ? { heartbeatAt } : {}),
@@ -538,7 +554,8 @@ export class DrizzleStore implements Store {
     await this.o.atomic([
       this.db
         .update(t.runs)
-        .set({ status: 'interrupted', finishedAt: at, heartbeatAt: null })
+        // its counters as its stored games say (a killed run's last progress write lags behind them)
+        .set({ status: 'interrupted', finishedAt: at, heartbeatAt: null, ...LEDGER_FROM_GAMES })
         .where(and(inArray(t.runs.id, dead), eq(t.runs.status, 'running'))),
       this.db.delete(t.leases).where(inArray(t.leases.owner, dead)),
     ]);

@@ -1,4 +1,5 @@
 import * as figures from '../../core/format.ts';
+import { runSeen } from '../../core/run-seen.ts';
 import { defineCommand } from 'citty';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -242,7 +243,10 @@ export const runsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        const rows = (await store.listRuns()).sort((a, b) => b.startedAt - a.startedAt);
+        const now = Date.now();
+        const rows = (await store.listRuns())
+          .map((r) => runSeen(r, now))
+          .sort((a, b) => b.startedAt - a.startedAt);
         if (args.json) return printJson(rows);
         // figures spelled as the site's /runs page spells them (core/format.ts)
         print(
