@@ -10,7 +10,7 @@
  *
  * Both play the same games through the real engine (runTournament, in-memory SQLite), grammar on, greedy;
  * the bench also checks that both ways gave the same verdicts. Default model: a tiny random-weight llama
- * written by tests/llama/gguf-writer.ts and, when present, ../shared/models/llama-2-tiny-random.gguf.
+ * written by tests/judges/llama-cpp/gguf-writer.ts and, when present, ../shared/models/llama-2-tiny-random.gguf.
  * On a real model pass --model /path/to/llama-2-70b-chat.Q4_K_M.gguf --gpu-layers max (GPU machine).
  *
  * The machine this runs on is shared and noisy (2 cores, often a load of 10+), so the two ways are played
@@ -32,8 +32,8 @@ import { parseArgs } from 'node:util';
 import { runTournament } from '../src/engine/run.ts';
 import { defaultThreads, llamaCppJudge } from '../src/judges/llama-cpp/provider.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
-import { seed } from '../tests/llama/fixtures.ts';
-import { writeTinyLlama } from '../tests/llama/gguf-writer.ts';
+import { seed } from '../tests/judges/llama-cpp/fixtures.ts';
+import { writeTinyLlama } from '../tests/judges/llama-cpp/gguf-writer.ts';
 
 const { values } = parseArgs({
   options: {
@@ -108,7 +108,7 @@ async function play(path: string, sequences: number, reuse: boolean) {
     });
     const secs = (performance.now() - t0) / 1000;
     if (s.failed) throw new Error(`${s.failed} games failed: ${s.errors[0]}`);
-    const games = await store.listGames({ judge: judge.id });
+    const games = await store.games.list({ judge: judge.id });
     const verdicts = new Map(
       games.map((g) => [
         `${g.match.questionId}/${g.match.turn}/${g.match.model1}/${g.match.model2}/${g.order}`,

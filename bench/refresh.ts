@@ -6,7 +6,7 @@
 //  - the dry run's cost estimate vs the cost actually recorded, before any game is stored (chars/4 and a
 //    configured reply length) and calibrated from stored games (a sixth model added), in % error;
 //  - a refresh with nothing to do, against the ideal measured in the same run: planning alone
-//    (planRun + existingGameIds on the same database), as a ratio;
+//    (planRun + games.existingIds on the same database), as a ratio;
 //  - games per second of a full refresh with a judge that answers instantly (the orchestration's overhead).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,7 +82,7 @@ try {
       referenceSource: 'gpt-4',
       settings: { temperature: 0, maxTokens: 2048 },
     });
-    await store.existingGameIds(games.map((g) => g.id));
+    await store.games.existingIds(games.map((g) => g.id));
   });
   await store.close();
   // the budget cap on a fresh database: 30% of the estimated cost of all 4,800 games

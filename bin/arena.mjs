@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { distFresh } from './dist-fresh.mjs';
 
 if (process.env.ARENA_NO_DIST !== '1' && distFresh(fileURLToPath(new URL('..', import.meta.url)))) {
-  await import(new URL('../dist/arena.mjs', import.meta.url).href);
+  await (await import(new URL('../dist/arena.mjs', import.meta.url).href)).runAsProcess();
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/cli/main.ts');
+  await (await import('../src/cli/main.ts')).runAsProcess();
 }

@@ -3,7 +3,7 @@
 // hands out typed values, the SQL is plain TEXT (no migration).
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { JudgeSettings } from '../src/core/types.ts';
-import type { CheckpointGeneration, RefreshRecord } from '../src/storage/store.ts';
+import type { CheckpointGeneration, RefreshRecord } from '../src/core/records.ts';
 
 export const questions = sqliteTable('questions', {
   id: integer('id').primaryKey(),

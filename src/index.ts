@@ -89,7 +89,6 @@ export {
   parseJsonl,
   parsePrompts,
   parseQuestions,
-  parseReferences,
   parseVotes,
   type Located,
 } from './importers/formats.ts';

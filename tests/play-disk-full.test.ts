@@ -39,16 +39,19 @@ function items(count: number): PlayItem[] {
 /** The store, except that game inserts fail as SQLite does on a full disk once `room` games are stored. */
 function fillsUp(s: Store, room: number): Store {
   let stored = 0;
-  return new Proxy(s, {
+  const games = new Proxy(s.games, {
     get(target, key, recv) {
-      if (key !== 'insertGames') return Reflect.get(target, key, recv) as unknown;
-      return async (games: Game[]) => {
-        if (stored + games.length > room)
+      if (key !== 'insertMany') return Reflect.get(target, key, recv) as unknown;
+      return async (rows: Game[]) => {
+        if (stored + rows.length > room)
           throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
-        stored += games.length;
-        return target.insertGames(games);
+        stored += rows.length;
+        return target.insertMany(rows);
       };
     },
+  });
+  return new Proxy(s, {
+    get: (target, key, recv) => (key === 'games' ? games : (Reflect.get(target, key, recv) as unknown)),
   });
 }
 

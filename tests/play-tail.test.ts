@@ -98,17 +98,20 @@ describe('playGames at the tail of a plan', () => {
   it('a claim still waiting on the store when the others find the queue empty: its games are shared out', async () => {
     // the store answers the first claim late, so that every other worker reaches the empty queue first
     let first = true;
-    const slow: Store = new Proxy(store, {
+    const leases = new Proxy(store.leases, {
       get(target, key, recv) {
-        if (key !== 'claimGames') return Reflect.get(target, key, recv) as unknown;
-        return async (...args: Parameters<Store['claimGames']>) => {
+        if (key !== 'claim') return Reflect.get(target, key, recv) as unknown;
+        return async (...args: Parameters<Store['leases']['claim']>) => {
           if (first) {
             first = false;
             await new Promise((r) => setTimeout(r, 200));
           }
-          return target.claimGames(...args);
+          return target.claim(...args);
         };
       },
+    });
+    const slow: Store = new Proxy(store, {
+      get: (target, key, recv) => (key === 'leases' ? leases : (Reflect.get(target, key, recv) as unknown)),
     });
     const latencyMs = 600;
     const o = await options(

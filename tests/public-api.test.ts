@@ -78,7 +78,7 @@ describe('the package entry (import from "mt-arena")', () => {
     expect(first.planned).toBe(36);
     expect(first.toPlay).toBe(36);
 
-    const games = await store.listGames({ judge: 'mock/longer' });
+    const games = await store.games.list({ judge: 'mock/longer' });
     expect(games).toHaveLength(36);
     // a game's id is its content's address
     const g = games[0]!;

@@ -51,9 +51,9 @@ describe('a run found dead', () => {
       cost: 0.003,
       heartbeatAt: Date.now() - 120_000,
     });
-    await store.saveRun(runRecord(run));
+    await store.runs.save(runRecord(run));
     const games = Array.from({ length: 7 }, (_, i) => game(i, run.id));
-    await store.insertGames(games);
+    await store.games.insertMany(games);
     const want = {
       played: 7,
       tokensIn: games.reduce((s, g) => s + g.tokensIn!, 0),

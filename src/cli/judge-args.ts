@@ -9,7 +9,19 @@ export const judgeCallArgs = {
   'base-url': {
     type: 'string',
     description:
-      'OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...); default: OpenAI, with the key in OPENAI_API_KEY',
+      'OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...); several, comma-separated, serve one judge together; default: OpenAI, with the key in OPENAI_API_KEY',
+  },
+  tpm: {
+    type: 'string',
+    description:
+      "the judge server's tokens per minute, for a server that sends no x-ratelimit-* headers (each of several)",
+    valueHint: 'TOKENS',
+  },
+  rpm: {
+    type: 'string',
+    description:
+      "the judge server's requests per minute, for a server that sends no x-ratelimit-* headers (each of several)",
+    valueHint: 'REQUESTS',
   },
   timeout: {
     type: 'string',
@@ -43,6 +55,9 @@ const FLAG: Record<keyof JudgeSetup, string> = {
   retries: 'retries',
   backoffMs: 'backoff',
   retryBudgetS: 'retry-budget',
+  tpm: 'tpm',
+  rpm: 'rpm',
+  endpoints: 'base-url',
 };
 
 /** A number where the text is one; anything else is left for the schema to reject with the text it got. */
@@ -51,10 +66,18 @@ const numeric = (v: string | undefined) =>
 
 /** `--judge spec` and the call options, as the schema every judge is set up from; a bad value is a usage error naming its option. */
 export function judgeSetupOf(spec: string, args: CallArgs): JudgeSetup {
+  const urls = (args['base-url'] ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
   const raw = Object.fromEntries(
     Object.entries({
       id: spec,
-      baseURL: args['base-url'],
+      ...(urls.length > 1
+        ? { endpoints: urls.map((baseURL) => ({ baseURL })) }
+        : { baseURL: args['base-url'] }),
+      tpm: numeric(args.tpm),
+      rpm: numeric(args.rpm),
       timeoutS: numeric(args.timeout),
       retries: numeric(args.retries),
       backoffMs: numeric(args.backoff),

@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import { defineCommand, renderUsage, runCommand, type showUsage } from 'citty';
 import { ArenaError } from '../core/types.ts';
 import { UsageError } from './format.ts';
@@ -14,22 +15,22 @@ const main = defineCommand({
   subCommands: {
     import: () => import('./commands/import.ts').then((m) => m.default),
     run: () => import('./commands/run.ts').then((m) => m.default),
-    reparse: () => import('./commands/maintain.ts').then((m) => m.reparseCommand),
+    reparse: () => import('./commands/reparse.ts').then((m) => m.reparseCommand),
     standings: () => import('./commands/results.ts').then((m) => m.standingsCommand),
     agreement: () => import('./commands/results.ts').then((m) => m.agreementCommand),
     ratings: () => import('./commands/results.ts').then((m) => m.ratingsCommand),
-    judges: () => import('./commands/maintain.ts').then((m) => m.judgesCommand),
-    runs: () => import('./commands/maintain.ts').then((m) => m.runsCommand),
-    export: () => import('./commands/maintain.ts').then((m) => m.exportCommand),
+    judges: () => import('./commands/judges.ts').then((m) => m.judgesCommand),
+    runs: () => import('./commands/runs.ts').then((m) => m.runsCommand),
+    export: () => import('./commands/export.ts').then((m) => m.exportCommand),
     serve: () => import('./commands/serve.ts').then((m) => m.serveCommand),
     start: () => import('./commands/serve.ts').then((m) => m.startCommand),
-    bias: () => import('./commands/analytics.ts').then((m) => m.biasCommand),
-    kappa: () => import('./commands/analytics.ts').then((m) => m.kappaCommand),
-    intervals: () => import('./commands/analytics.ts').then((m) => m.intervalsCommand),
-    length: () => import('./commands/analytics.ts').then((m) => m.lengthCommand),
+    bias: () => import('./commands/bias.ts').then((m) => m.biasCommand),
+    kappa: () => import('./commands/kappa.ts').then((m) => m.kappaCommand),
+    intervals: () => import('./commands/intervals.ts').then((m) => m.intervalsCommand),
+    length: () => import('./commands/length.ts').then((m) => m.lengthCommand),
     health: () => import('./commands/health.ts').then((m) => m.healthCommand),
-    calibrate: () => import('./commands/analytics.ts').then((m) => m.calibrateCommand),
-    review: () => import('./commands/analytics.ts').then((m) => m.reviewCommand),
+    calibrate: () => import('./commands/calibrate.ts').then((m) => m.calibrateCommand),
+    review: () => import('./commands/review.ts').then((m) => m.reviewCommand),
     publish: () => import('./commands/publish.ts').then((m) => m.publishCommand),
     refresh: () => import('./commands/ops.ts').then((m) => m.refreshCommand),
     refreshes: () => import('./commands/ops.ts').then((m) => m.refreshesCommand),
@@ -42,42 +43,111 @@ const main = defineCommand({
 /** Options renamed to one spelling across commands (--turn, --judge); the old spelling still works where the new one exists. */
 const OLD_SPELLINGS: Record<string, string> = { turns: 'turn', judges: 'judge' };
 
-// `arena … | head`: once the reader has gone, nothing more can be shown; end quietly with the status so far
-// (what a SIGPIPE does to a C program, without Node's EPIPE stack trace)
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e;
-    process.exit(exitStatus.code);
-  });
+/** Where one run of the command reads and writes: the process's own unless given. */
+export interface CliIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  /** the directory relative paths (`--db arena.db`) are read from */
+  cwd: string;
 }
 
-const rawArgs = process.argv.slice(2);
-try {
-  if (!rawArgs.length || rawArgs.includes('--help') || rawArgs.includes('-h')) {
-    // rendered and written here, not with citty's showUsage: that prints through consola, which is
-    // silent when NODE_ENV=test or CI-like environments turn its level down
-    const [cmd, parent] = await resolveForUsage(rawArgs);
-    process.stdout.write(`${(await renderUsage(cmd, parent)).replace(/`([^`\n]*)`/g, '$1')}\n`);
-  } else if (rawArgs[0] === '--version') {
-    process.stdout.write('0.1.0\n');
-  } else {
-    const args = await checkOptions(await oldSpellings(rawArgs));
-    await runCommand(main, { rawArgs: args });
+/**
+ * `arena ...args` as the process that runs it: writes through the process's streams, and ends quietly when the
+ * reader of its output goes away. The only place the command sets the process's exit status.
+ */
+export async function runAsProcess(args: string[] = process.argv.slice(2)): Promise<void> {
+  // `arena … | head`: once the reader has gone, nothing more can be shown; end quietly with the status so far
+  // (what a SIGPIPE does to a C program, without Node's EPIPE stack trace)
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      process.exit(exitStatus.code);
+    });
   }
-} catch (e) {
-  const err = e as Error;
-  const usage = err instanceof UsageError || err.name === 'CLIError';
-  const known = usage || err instanceof ArenaError;
-  process.stderr.write(
-    `arena: ${known ? err.message : diskFull(err) ? diskFullLine(err) : (err.stack ?? String(err))}\n`,
-  );
-  if (usage)
-    process.stderr.write(
-      `run \`${['arena', ...(await resolveForUsage(rawArgs))[2]].join(' ')} --help\` for usage\n`,
-    );
-  exitStatus.code = exitStatus.code || 1;
+  // Between full collections V8 lets the old generation grow to several times the live data; a tournament's
+  // requests in flight are promoted and die there. A small growth step keeps `run`'s heap near its live data
+  // (docs/performance.md). V8 reads the flag at every collection, so setting it before the command runs takes
+  // effect without a node option that the bundle and tsx would both need.
+  if (args[0] === 'run') v8.setFlagsFromString('--heap-growing-percent=15');
+  process.exitCode = await runCli(args);
 }
-process.exitCode = exitStatus.code;
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * `arena ...args`, resolving with its exit status; it never exits the process. Given `io`, the run sees
+ * those streams as process.stdout and process.stderr, that environment as process.env and that directory as
+ * its working directory, and the process's own are put back when it ends: the commands read them where they
+ * need them, so a run in another's process (a test) is the command as a user runs it. Runs given `io` take
+ * turns, one at a time.
+ */
+export function runCli(args: string[], io?: Partial<CliIO>): Promise<number> {
+  if (!io) return runArgs(args);
+  const turn = queue.then(() => borrowProcess(io, () => runArgs(args)));
+  queue = turn.catch(() => undefined);
+  return turn;
+}
+
+async function borrowProcess(io: Partial<CliIO>, fn: () => Promise<number>): Promise<number> {
+  const own = {
+    stdout: Object.getOwnPropertyDescriptor(process, 'stdout')!,
+    stderr: Object.getOwnPropertyDescriptor(process, 'stderr')!,
+    env: process.env,
+    cwd: process.cwd(),
+  };
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const listeners = signals.map((s) => process.listeners(s));
+  for (const name of ['stdout', 'stderr'] as const) {
+    const stream = io[name];
+    if (stream)
+      Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => stream });
+  }
+  if (io.env) process.env = io.env;
+  if (io.cwd) process.chdir(io.cwd);
+  try {
+    return await fn();
+  } finally {
+    Object.defineProperty(process, 'stdout', own.stdout);
+    Object.defineProperty(process, 'stderr', own.stderr);
+    process.env = own.env;
+    process.chdir(own.cwd);
+    // a handler a command left on the process would outlive its run
+    signals.forEach((s, i) => {
+      for (const l of process.listeners(s)) if (!listeners[i]!.includes(l)) process.off(s, l);
+    });
+  }
+}
+
+async function runArgs(rawArgs: string[]): Promise<number> {
+  exitStatus.code = 0;
+  try {
+    if (!rawArgs.length || rawArgs.includes('--help') || rawArgs.includes('-h')) {
+      // rendered and written here, not with citty's showUsage: that prints through consola, which is
+      // silent when NODE_ENV=test or CI-like environments turn its level down
+      const [cmd, parent] = await resolveForUsage(rawArgs);
+      process.stdout.write(`${(await renderUsage(cmd, parent)).replace(/`([^`\n]*)`/g, '$1')}\n`);
+    } else if (rawArgs[0] === '--version') {
+      process.stdout.write('0.1.0\n');
+    } else {
+      const args = await checkOptions(await oldSpellings(rawArgs));
+      await runCommand(main, { rawArgs: args });
+    }
+  } catch (e) {
+    const err = e as Error;
+    const usage = err instanceof UsageError || err.name === 'CLIError';
+    const known = usage || err instanceof ArenaError;
+    process.stderr.write(
+      `arena: ${known ? err.message : diskFull(err) ? diskFullLine(err) : (err.stack ?? String(err))}\n`,
+    );
+    if (usage)
+      process.stderr.write(
+        `run \`${['arena', ...(await resolveForUsage(rawArgs))[2]].join(' ')} --help\` for usage\n`,
+      );
+    exitStatus.code = exitStatus.code || 1;
+  }
+  return exitStatus.code;
+}
 
 /** Find the sub-command that --help is about, and the words that name it (only known commands). */
 async function resolveForUsage(

@@ -8,27 +8,35 @@ import { list, UsageError } from './format.ts';
 
 /** The judges with games or recorded votes ("human" when expert votes are imported). */
 export async function checkJudge(store: Store, judge: string, option = 'judge'): Promise<void> {
-  const known = (await store.listJudges()).map((j) => j.judge);
+  const known = (await store.games.judges()).map((j) => j.judge);
   if (!known.includes(judge))
     throw new UsageError(`--${option}: ${unknownValueMessage('judge', judge, known)} (see \`arena judges\`)`);
 }
 
 /** Models with answers, plus models that appear only in recorded votes or in `judge`'s games (imported judgments). */
 export async function knownModels(
-  store: Pick<Store, 'listModels' | 'listVotes' | 'listGames'>,
+  store: {
+    catalog: Pick<Store['catalog'], 'models'>;
+    votes: Pick<Store['votes'], 'list'>;
+    games: Pick<Store['games'], 'list'>;
+  },
   opts: { withVotes?: boolean; judge?: string } = {},
 ): Promise<string[]> {
-  const set = new Set(await store.listModels());
-  if (opts.withVotes ?? true) for (const v of await store.listVotes()) set.add(v.model1).add(v.model2);
+  const set = new Set(await store.catalog.models());
+  if (opts.withVotes ?? true) for (const v of await store.votes.list()) set.add(v.model1).add(v.model2);
   if (opts.judge)
-    for (const g of await store.listGames({ judge: opts.judge }))
+    for (const g of await store.games.list({ judge: opts.judge }))
       [g.match.model1, g.match.model2].forEach((m) => m !== undefined && set.add(m));
   return [...set].sort();
 }
 
 /** Every model named must be known; `withVotes: false` (a run) needs models with answers. */
 export async function checkModels(
-  store: Pick<Store, 'listModels' | 'listVotes' | 'listGames'>,
+  store: {
+    catalog: Pick<Store['catalog'], 'models'>;
+    votes: Pick<Store['votes'], 'list'>;
+    games: Pick<Store['games'], 'list'>;
+  },
   models: readonly string[],
   option = 'models',
   opts: { withVotes?: boolean; judge?: string } = {},
@@ -43,19 +51,19 @@ export async function checkModels(
 
 export async function checkCategory(store: Store, category: string | undefined): Promise<void> {
   if (category === undefined || category === '') return;
-  const cats = [...new Set((await store.listQuestions()).map((q) => q.category))].sort();
+  const cats = [...new Set((await store.catalog.questions()).map((q) => q.category))].sort();
   if (!cats.includes(category))
     throw new UsageError(`--category: ${unknownValueMessage('category', category, cats)}`);
 }
 
 /** Turns run from 1 to the most turns any question has. */
 export async function checkTurns(
-  store: Pick<Store, 'listQuestions'>,
+  store: { catalog: Pick<Store['catalog'], 'questions'> },
   turns: readonly number[],
   option = 'turn',
 ): Promise<void> {
   if (!turns.length) return;
-  const max = Math.max(0, ...(await store.listQuestions()).map((q) => q.turns.length));
+  const max = Math.max(0, ...(await store.catalog.questions()).map((q) => q.turns.length));
   const valid = Array.from({ length: max }, (_, i) => String(i + 1));
   for (const t of turns)
     if (!valid.includes(String(t)))
@@ -63,8 +71,11 @@ export async function checkTurns(
 }
 
 /** A labelled pair set stored by `arena import pairs` (e.g. Natural, Adversarial/Neighbor). */
-export async function checkPairSet(store: Pick<Store, 'listPairSets'>, set: string): Promise<void> {
-  const known = (await store.listPairSets()).map((s) => s.set).sort();
+export async function checkPairSet(
+  store: { catalog: Pick<Store['catalog'], 'pairSets'> },
+  set: string,
+): Promise<void> {
+  const known = (await store.catalog.pairSets()).map((s) => s.set).sort();
   if (!known.includes(set))
     throw new UsageError(
       `--set: ${unknownValueMessage('labelled pair set', set, known)} (import sets with \`arena import pairs DIR\`)`,

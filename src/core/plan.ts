@@ -164,7 +164,7 @@ export function gameIdentity(judge: string, settings: object, g: GameSpec): stri
 /**
  * A game's id: the first 128 bits of the SHA-256 of its content (gameIdentity), in hex. Core imports no
  * platform module (core/sha256.ts), so importers, the engine and a Worker compute the same ids;
- * tests/game-ids.test.ts pins them.
+ * tests/core/game-ids.test.ts pins them.
  */
 export function gameId(judge: string, settings: object, spec: GameSpec): string {
   return sha256Hex(gameIdentity(judge, settings, spec)).slice(0, 32);

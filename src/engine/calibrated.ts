@@ -80,7 +80,7 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
   if (!Number.isInteger(k) || k < 1)
     throw new ArenaError(`[calibrate] samples must be a positive integer, got ${k}`);
   const judgeName = fairJudgeName(o.judge.id);
-  const have = new Set((await o.store.listPrompts()).map((p) => p.name));
+  const have = new Set((await o.store.catalog.prompts()).map((p) => p.name));
   const missing = [FAIR_PAIR, FAIR_PAIR_MULTI_TURN].filter((p) => !have.has(p.name));
   if (missing.length) await o.store.importBundle({ prompts: missing });
   const base: JudgeSettings = { temperature: o.temperature ?? 1, maxTokens: o.maxTokens ?? 2048 };
@@ -102,7 +102,7 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
       id: gameId(judgeName, { ...base, sample }, spec),
     })),
   );
-  const stored = await o.store.existingGameIds(all.map((g) => g.id));
+  const stored = await o.store.games.existingIds(all.map((g) => g.id));
   const todo = all.filter((g) => !stored.has(g.id));
   const run = newRun({
     judge: judgeName,
@@ -165,7 +165,7 @@ export async function calibratedMatches(
   const name = fairJudgeName(judge);
   // by prompt, not by parser version: the scores are re-read from the stored replies every time
   const schemes = new Set([FAIR_PAIR.name, FAIR_PAIR_MULTI_TURN.name]);
-  const games = (await store.listGames({ judge: name, kind: 'pairwise' })).filter((g) =>
+  const games = (await store.games.list({ judge: name, kind: 'pairwise' })).filter((g) =>
     schemes.has(g.promptName),
   );
   const byMatch = new Map<string, { g: Game; samples: ScoreSample[] }>();
@@ -255,10 +255,10 @@ export async function exportReview(
   o: { beta?: number; samples?: number } = {},
 ): Promise<string> {
   const queue = await reviewQueue(store, judge, o);
-  const questions = new Map((await store.listQuestions()).map((q) => [q.id, q]));
+  const questions = new Map((await store.catalog.questions()).map((q) => [q.id, q]));
   const models = [...new Set(queue.flatMap((r) => [r.model1, r.model2]))];
   const answers = new Map(
-    (await store.listAnswers(models)).map((a) => [`${a.model}\u0000${a.questionId}`, a.turns]),
+    (await store.catalog.answers(models)).map((a) => [`${a.model}\u0000${a.questionId}`, a.turns]),
   );
   return queue
     .map((r) =>
@@ -336,12 +336,12 @@ export async function reviewReport(
   const key = (q: number, t: number, a: string, b: string) =>
     `${q}\u0000${t}\u0000${a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`}`;
   const truthVotes = new Map<string, Vote[]>();
-  for (const v of await store.listVotes(truth)) {
+  for (const v of await store.votes.list(truth)) {
     const k = key(v.questionId, v.turn, v.model1, v.model2);
     truthVotes.set(k, [...(truthVotes.get(k) ?? []), v]);
   }
   const reviewed = new Map<string, Vote>();
-  for (const v of await store.listVotes(REVIEW_JUDGE))
+  for (const v of await store.votes.list(REVIEW_JUDGE))
     reviewed.set(key(v.questionId, v.turn, v.model1, v.model2), v);
   // labels on the sorted pair, as agreement does
   const asLabel = (r: CalibratedRow, v: Verdict) =>

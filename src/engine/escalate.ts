@@ -48,7 +48,7 @@ export async function runEscalation(o: EscalationOptions): Promise<EscalationSum
   const { games } = await planRun({ ...rest, judge: local });
   const ids = new Set(games.map((g) => g.id));
   const stored = (
-    await rest.store.listGames({
+    await rest.store.games.list({
       judge: local.id,
       kind: 'pairwise',
       ...(rest.set !== undefined ? { set: rest.set } : {}),

@@ -56,7 +56,7 @@ export async function reparse(
   // games on labelled sets too (arena import pairs / run --set): a parser fix applies to every stored reply;
   // games of a scheme with its own output format (JudgeLM, Arena-Hard, LLMBar, ...) are re-read by that format's current parser
   const games = (
-    await store.listGames({ ...(o.judge !== undefined ? { judge: o.judge } : {}), withSets: true })
+    await store.games.list({ ...(o.judge !== undefined ? { judge: o.judge } : {}), withSets: true })
   ).filter((g) => reparsable(g.parser) || outputFormatOfVersion(g.parser));
   const version = PARSER_VERSIONS[o.parser];
   const res: ReparseResult = {
@@ -90,6 +90,6 @@ export async function reparse(
     }
     if (verdict !== g.verdict || g.parser !== parser) updates.push({ id: g.id, verdict, parser });
   }
-  if (!o.dryRun) await store.updateVerdicts(updates);
+  if (!o.dryRun) await store.games.updateVerdicts(updates);
   return res;
 }

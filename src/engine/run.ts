@@ -65,10 +65,9 @@ export type RunSummary = PlayRun;
 export const DEFAULT_SETTINGS: JudgeSettings = { temperature: 0, maxTokens: 2048 };
 
 /** What planning reads: a Store, or a view of one with an import not yet written (src/storage/pending.ts). */
-export type PlanSource = Pick<
-  Store,
-  'listQuestions' | 'listPairSets' | 'listAnswers' | 'listReferences' | 'listPrompts'
->;
+export type PlanSource = {
+  catalog: Pick<Store['catalog'], 'questions' | 'pairSets' | 'answers' | 'references' | 'prompts'>;
+};
 
 /** Load what a plan needs from the store and plan the games (with their ids). Reads only: it writes nothing. */
 export async function planRun(
@@ -88,7 +87,7 @@ export async function planRun(
 ) {
   const { store } = o;
   const inSet = o.set !== undefined ? { set: o.set } : undefined;
-  let questions: Question[] = await store.listQuestions(inSet);
+  let questions: Question[] = await store.catalog.questions(inSet);
   if (o.questionIds) {
     const want = new Set(o.questionIds);
     const unknown = o.questionIds.filter((id) => !questions.some((q) => q.id === id));
@@ -97,7 +96,7 @@ export async function planRun(
   }
   if (!questions.length && o.set !== undefined) {
     // name the sets there are, as `arena accuracy --set` does (a misspelled "natural" must not read as "import it")
-    const sets = (await store.listPairSets()).map((s) => s.set);
+    const sets = (await store.catalog.pairSets()).map((s) => s.set);
     throw new ArenaError(
       `no labelled set named "${o.set}" (sets: ${sets.join(', ') || 'none; import some with `arena import pairs DIR`'})`,
     );
@@ -109,7 +108,7 @@ export async function planRun(
       ? [...o.models, o.baseline]
       : o.models;
   const answers = new Map<string, Map<number, string[]>>();
-  for (const a of await store.listAnswers(allModels, inSet)) {
+  for (const a of await store.catalog.answers(allModels, inSet)) {
     let m = answers.get(a.model);
     if (!m) answers.set(a.model, (m = new Map()));
     m.set(a.questionId, a.turns);
@@ -123,10 +122,10 @@ export async function planRun(
   const refSource = o.referenceSource ?? DEFAULT_REFERENCE_SOURCE;
   const references = new Map<number, string[]>();
   for (const q of questions) if (q.reference) references.set(q.id, q.reference);
-  for (const r of await store.listReferences())
+  for (const r of await store.catalog.references())
     if (r.source === refSource) references.set(r.questionId, r.turns);
   // read-only: the shipped prompts are ensured by whoever prepares the store for a run (src/importers/builtin.ts)
-  const prompts = new Map((await store.listPrompts()).map((p) => [p.name, p]));
+  const prompts = new Map((await store.catalog.prompts()).map((p) => [p.name, p]));
   const promptSet = resolvePromptSet(o.promptSet, o.mode, new Set(prompts.keys()));
   const specs = planGames({
     mode: o.mode,
@@ -152,7 +151,7 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
   const { store, judge } = o;
   const parser = o.parser ?? 'last';
   const { games, settings, promptSet, prompts } = await planRun(o);
-  const stored = await store.existingGameIds(games.map((g) => g.id));
+  const stored = await store.games.existingIds(games.map((g) => g.id));
   const seen = new Set<string>();
   const todo = games.filter(
     (g) => !stored.has(g.id) && !seen.has(g.id) && seen.add(g.id) && (!o.only || o.only(g.spec)),

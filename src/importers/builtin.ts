@@ -22,10 +22,10 @@ export const BUILTIN = {
  * (questions/judge_schemes.jsonl) when `wanted` names one of its schemes that is missing. Reads only.
  */
 export async function missingBuiltinPrompts(
-  store: Pick<Store, 'listPrompts'>,
+  store: { catalog: Pick<Store['catalog'], 'prompts'> },
   wanted: string[] = [],
 ): Promise<PromptScheme[]> {
-  const have = new Set((await store.listPrompts()).map((p) => p.name));
+  const have = new Set((await store.catalog.prompts()).map((p) => p.name));
   const code = CODE_SCHEMES.filter((p) => !have.has(p.name));
   const needed = Object.values(PROMPT_SETS.arena!).flatMap((s) => Object.values(s));
   const files = [
@@ -50,11 +50,11 @@ export async function ensureBuiltinPrompts(store: Store, wanted: string[] = []):
  * first (runPrompts), and a dry run plans on a view with them (src/storage/pending.ts).
  */
 export async function missingRunPrompts(
-  store: Pick<Store, 'listPrompts'>,
+  store: { catalog: Pick<Store['catalog'], 'prompts'> },
   mode: Mode,
   promptSet?: string | PromptSet,
 ): Promise<PromptScheme[]> {
-  const have = new Set((await store.listPrompts()).map((p) => p.name));
+  const have = new Set((await store.catalog.prompts()).map((p) => p.name));
   const names = Object.values(resolvePromptSet(promptSet, mode, have));
   return names.every((n) => have.has(n)) ? [] : missingBuiltinPrompts(store, names);
 }

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 
@@ -101,6 +100,9 @@ export function gitBlobSha1(bytes: Uint8Array): string {
   return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
+/** The cache folder of the pinned release, named for its FastChat commit. */
+export const MTBENCH_CACHE = 'mt_bench-0e6d3e4';
+
 export interface DownloadOptions {
   /** fetch every file as `${baseUrl}/${path}` (a mirror in the same layout) instead of its pinned URL */
   baseUrl?: string;
@@ -108,7 +110,8 @@ export interface DownloadOptions {
   urls?: Record<string, string>;
   /** files to fetch (default: MTBENCH_RELEASE) */
   files?: ReleaseFile[];
-  cacheDir?: string;
+  /** where the files are kept (the CLI's default: cacheDir(MTBENCH_CACHE), src/cli/cache-dir.ts) */
+  cacheDir: string;
   /** check the git blob hashes (default true) */
   verify?: boolean;
   retries?: number;
@@ -120,11 +123,9 @@ export interface DownloadOptions {
  * and return the directory, ready for `mtbenchSources`. Writes go to a temporary name first, so an
  * interrupted download never leaves a half file that looks complete.
  */
-export async function downloadMtbench(o: DownloadOptions = {}): Promise<string> {
+export async function downloadMtbench(o: DownloadOptions): Promise<string> {
   const files = o.files ?? MTBENCH_RELEASE;
-  const dir =
-    o.cacheDir ??
-    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'mt-arena', 'mt_bench-0e6d3e4');
+  const dir = o.cacheDir;
   const verify = o.verify ?? true;
   for (const f of files) {
     const target = join(dir, f.path);

@@ -2,7 +2,6 @@
 // matches), pinned like the release: from $JUDGE_LLAMA2_DIR when given, else downloaded and checked.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { ArenaError } from '../core/types.ts';
@@ -81,16 +80,20 @@ export function verifiedStudyGzip(bytes: Buffer, where: string, o: { gzipBytes?:
   return isGzip ? bytes : gzipSync(jsonl, { level: 9 });
 }
 
+/** The cache folder of the study's judgments, named for the pinned commit. */
+export const STUDY_CACHE = 'judge_llama2-dc8b7e6';
+
 /**
  * Download the study's judgments into a cache directory laid out as ../shared/judge_llama2 and return
  * the file. A cached file is kept when its content still matches the pin.
  */
-export async function downloadStudyJudgments(
-  o: { url?: string; cacheDir?: string; retries?: number; log?(m: string): void } = {},
-): Promise<string> {
-  const dir =
-    o.cacheDir ??
-    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'mt-arena', 'judge_llama2-dc8b7e6');
+export async function downloadStudyJudgments(o: {
+  url?: string;
+  cacheDir: string;
+  retries?: number;
+  log?(m: string): void;
+}): Promise<string> {
+  const dir = o.cacheDir;
   const target = join(dir, STUDY_JUDGMENTS);
   if (existsSync(target)) {
     try {

@@ -1,6 +1,6 @@
 // Stream the lines of a plain or gzip-compressed text file (gzip is recognised by its magic bytes),
 // so a large judgment file is never held as one string. Errors name the file and the line.
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { ArenaError } from '../core/types.ts';
@@ -116,4 +116,17 @@ export async function readJsonlFile(path: string): Promise<{ line: number; value
   const out: { line: number; value: unknown }[] = [];
   for await (const v of readJsonl(path)) out.push(v);
   return out;
+}
+
+/** A file's bytes, or an ArenaError naming the file and why it cannot be read. */
+export function readImportFile(path: string): Uint8Array {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new ArenaError(
+      `${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      { file: path },
+      { cause: e },
+    );
+  }
 }

@@ -20,7 +20,8 @@ import {
 import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { decodeUtf8 } from './formats.ts';
-import { newGames, readImportFile } from './import.ts';
+import { newGames } from './import.ts';
+import { readImportFile } from './lines.ts';
 
 /** LLMBar's final comparison call: greedy, at most 50 new tokens (its evaluators/config/*.json). */
 export const LLMBAR_SETTINGS = { temperature: 0, maxTokens: 50 } as const;
@@ -257,8 +258,8 @@ export interface PairImportSummary {
 
 /** Read every set and result below dir, check everything, then write it all at once. */
 export async function importPairs(store: Store, dir: string): Promise<PairImportSummary> {
-  const tournamentIds = new Set((await store.listQuestions()).map((q) => q.id));
-  const storedSets = await store.listPairSets();
+  const tournamentIds = new Set((await store.catalog.questions()).map((q) => q.id));
+  const storedSets = await store.catalog.pairSets();
   const questions: Question[] = [];
   const answers: Answer[] = [];
   const votes: NonNullable<ImportBundle['votes']> = [];
@@ -279,7 +280,7 @@ export async function importPairs(store: Store, dir: string): Promise<PairImport
       )
         continue;
       const firstId = pairQuestionId(other.set, 0);
-      const first = (await store.listQuestions({ set: other.set })).find((q) => q.id === firstId);
+      const first = (await store.catalog.questions({ set: other.set })).find((q) => q.id === firstId);
       if (first?.turns[0] === items[0]?.input)
         fail(
           dsFile,

@@ -1,3 +1,5 @@
+import type { RateLimitInfo } from './rate-limit.ts';
+
 /** What a judge is asked: the two chat messages and the sampling settings. */
 export interface JudgeRequest {
   system: string;
@@ -20,6 +22,10 @@ export interface JudgeReply {
   tokensOut?: number;
   /** positional verdict probabilities, e.g. {A: 0.7, B: 0.2, C: 0.1}, from providers that see token probabilities */
   verdictProbs?: Record<string, number>;
+  /** what the answer's x-ratelimit-* headers said (providers that see headers; the rate governor reads it) */
+  rateLimit?: RateLimitInfo;
+  /** the endpoint that answered, when a judge is served by several (judges/endpoints.ts) */
+  endpoint?: string;
 }
 
 /**
@@ -49,6 +55,8 @@ export class JudgeCallError extends Error {
     super(message, options);
     this.name = 'JudgeCallError';
   }
+  /** what the failed answer's x-ratelimit-* headers said, when it had any */
+  rateLimit?: RateLimitInfo;
 }
 
 /** Parse Retry-After (seconds or an HTTP date) or retry-after-ms into milliseconds. */

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { cappedFetch, httpFetch, ReplyTooLargeError } from './http-fetch.ts';
+import { readRateLimit } from './rate-limit.ts';
 import { redactSecrets } from './redact.ts';
 import {
   JudgeCallError,
@@ -49,19 +50,22 @@ export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
     id: `openai/${o.model}`,
     async complete(req: JudgeRequest): Promise<JudgeReply> {
       try {
-        const r = await client.chat.completions.create(
-          {
-            model: o.model,
-            messages: [
-              { role: 'system', content: req.system },
-              { role: 'user', content: req.user },
-            ],
-            n: 1,
-            temperature: req.temperature,
-            max_tokens: req.maxTokens,
-          },
-          req.signal ? { signal: req.signal } : {},
-        );
+        const { data: r, response } = await client.chat.completions
+          .create(
+            {
+              model: o.model,
+              messages: [
+                { role: 'system', content: req.system },
+                { role: 'user', content: req.user },
+              ],
+              n: 1,
+              temperature: req.temperature,
+              max_tokens: req.maxTokens,
+            },
+            req.signal ? { signal: req.signal } : {},
+          )
+          .withResponse();
+        const rateLimit = readRateLimit(response.headers);
         const text = r.choices?.[0]?.message?.content;
         if (typeof text !== 'string')
           throw new JudgeCallError('[judge:openai] the response has no message content', true);
@@ -71,6 +75,7 @@ export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
           text,
           ...(tokensIn !== undefined ? { tokensIn } : {}),
           ...(tokensOut !== undefined ? { tokensOut } : {}),
+          ...(rateLimit.tokens || rateLimit.requests ? { rateLimit } : {}),
         };
       } catch (e) {
         throw toCallError(e, o.apiKey);
@@ -109,12 +114,15 @@ function toCallError(e: unknown, apiKey: string | undefined): Error {
           : ' (no API key was sent: set OPENAI_API_KEY)'
         : '';
     // no `cause`: the SDK's error holds the raw body and the request headers
-    return new JudgeCallError(
+    const err = new JudgeCallError(
       clean(`[judge:openai] HTTP ${status ?? '?'}: ${e.message}${hint}`),
       retryable,
       status,
       parseRetryAfter(e.headers as Headers | undefined),
     );
+    const rateLimit = readRateLimit(e.headers as Headers | undefined);
+    if (rateLimit.tokens || rateLimit.requests) err.rateLimit = rateLimit;
+    return err;
   }
   return new JudgeCallError(clean(`[judge:openai] ${(e as Error)?.message ?? String(e)}`), false);
 }

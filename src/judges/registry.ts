@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
 import { stopOnAuthFailure } from './auth-stop.ts';
 import type { JudgeCallError, JudgeProvider } from './judge.ts';
+import { endpointPool, governorGate, type Endpoint } from './endpoints.ts';
+import { RateGovernor } from './governor.ts';
 import { withRetry } from './retry.ts';
 
 export interface JudgeOptions {
@@ -50,6 +52,19 @@ export const CALL_DEFAULTS = { timeoutS: 120, retries: 8, backoffMs: 1000, retry
 /** Where an OpenAI judge's key is read when nothing else is said. */
 export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
 
+/** One server of a judge served by several; its limits default to the judge's. */
+export const EndpointSetup = z.strictObject({
+  baseURL: z.url(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
+    .optional(),
+  tpm: z.number().positive().optional(),
+  rpm: z.number().positive().optional(),
+  /** a share of the calls when several endpoints could take one at once (default 1) */
+  weight: z.number().positive().optional(),
+});
+
 /**
  * How to reach a judge and how to call it. `arena run`/`calibrate` flags and the `judges[]` of refresh and
  * checkpoints configs are parsed into this one schema (ops/config.ts extends it with price and concurrency).
@@ -72,8 +87,21 @@ export const JudgeSetup = z.strictObject({
   backoffMs: z.number().nonnegative().default(CALL_DEFAULTS.backoffMs),
   /** seconds one call may spend retrying, waits included; a wait past it fails the call */
   retryBudgetS: z.number().positive().default(CALL_DEFAULTS.retryBudgetS),
+  /** declared tokens per minute, for a server that sends no x-ratelimit-* headers */
+  tpm: z.number().positive().optional(),
+  /** declared requests per minute */
+  rpm: z.number().positive().optional(),
+  /** several servers for this one judge (instead of baseURL): each call goes to the one that can take it soonest */
+  endpoints: z.array(EndpointSetup).min(1).optional(),
 });
 export type JudgeSetup = z.infer<typeof JudgeSetup>;
+
+/** A judge as openJudge opens it: with the limits its endpoints' governors know now (declared or announced). */
+export type GovernedJudge = JudgeProvider & {
+  limits(): { tpm?: number; rpm?: number };
+  /** the tokens charged so far as a limit counts them (prompt + max_tokens per call sent) */
+  tokensCharged(): number;
+};
 
 export interface OpenJudgeOptions {
   /** told of each retry, as one line (`[openai/gpt-4] retry 1 in 1.0 s: ...`) */
@@ -98,7 +126,7 @@ export function apiKeyOf(setup: JudgeSetup, env: Record<string, string | undefin
   if (apiKey) return apiKey;
   if (setup.apiKeyEnv)
     throw new ArenaError(`judge ${setup.id}: the environment variable ${keyEnv} (apiKeyEnv) is not set`);
-  if (setup.id.startsWith('openai/') && !setup.baseURL)
+  if (setup.id.startsWith('openai/') && !setup.baseURL && !setup.endpoints)
     throw new ArenaError(
       `${keyEnv} is not set, and ${setup.id} would call OpenAI with no key: \`export ${keyEnv}=...\`, or pass --base-url (baseURL in a config file) for an OpenAI-compatible server (vLLM, llama.cpp server, Ollama) that needs none`,
     );
@@ -114,26 +142,75 @@ export async function openJudge(
   setup: JudgeSetup,
   env: Record<string, string | undefined>,
   o: OpenJudgeOptions = {},
-): Promise<JudgeProvider> {
-  const apiKey = o.planOnly ? env[setup.apiKeyEnv ?? DEFAULT_API_KEY_ENV] || undefined : apiKeyOf(setup, env);
-  const provider = await createJudge(setup.id, {
-    ...(setup.baseURL ? { baseURL: setup.baseURL } : {}),
-    ...(apiKey ? { apiKey } : {}),
-  });
+): Promise<GovernedJudge> {
+  if (setup.endpoints && setup.baseURL)
+    throw new ArenaError(`judge ${setup.id}: give baseURL or endpoints, not both`);
+  const eps = setup.endpoints ?? [
+    {
+      ...(setup.baseURL ? { baseURL: setup.baseURL } : {}),
+      ...(setup.apiKeyEnv ? { apiKeyEnv: setup.apiKeyEnv } : {}),
+    },
+  ];
   const log = o.log;
-  const retrying = withRetry(provider, {
-    retries: setup.retries,
-    baseDelayMs: setup.backoffMs,
-    timeoutMs: setup.timeoutS * 1000,
-    maxRetryMs: setup.retryBudgetS * 1000,
-    ...(log
-      ? {
-          onRetry: ({ attempt, delayMs, error, retryAfterMs }) =>
-            log(
-              `[${provider.id}] retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`,
-            ),
-        }
-      : {}),
+  const endpoints: Endpoint[] = [];
+  for (const ep of eps) {
+    const one = {
+      ...setup,
+      ...(ep.baseURL ? { baseURL: ep.baseURL } : {}),
+      ...((ep.apiKeyEnv ?? setup.apiKeyEnv) ? { apiKeyEnv: ep.apiKeyEnv ?? setup.apiKeyEnv } : {}),
+    };
+    const apiKey = o.planOnly ? env[one.apiKeyEnv ?? DEFAULT_API_KEY_ENV] || undefined : apiKeyOf(one, env);
+    const provider = await createJudge(setup.id, {
+      ...(one.baseURL ? { baseURL: one.baseURL } : {}),
+      ...(apiKey ? { apiKey } : {}),
+    });
+    const tpm = ('tpm' in ep ? ep.tpm : undefined) ?? setup.tpm;
+    const rpm = ('rpm' in ep ? ep.rpm : undefined) ?? setup.rpm;
+    endpoints.push({
+      name: one.baseURL ?? 'default',
+      provider,
+      governor: new RateGovernor({ ...(tpm ? { tpm } : {}), ...(rpm ? { rpm } : {}) }),
+      ...('weight' in ep && ep.weight ? { weight: ep.weight } : {}),
+    });
+  }
+  const provider = endpoints[0]!.provider;
+  const gate =
+    endpoints.length === 1
+      ? governorGate(endpoints[0]!.governor)
+      : endpointPool(endpoints, log ? { log } : {});
+  const closeAll = async () => {
+    for (const e of endpoints) await e.provider.close?.();
+  };
+  const retrying = withRetry(
+    endpoints.length === 1
+      ? provider
+      : { id: provider.id, complete: (r) => provider.complete(r), close: closeAll },
+    {
+      gate,
+      retries: setup.retries,
+      baseDelayMs: setup.backoffMs,
+      timeoutMs: setup.timeoutS * 1000,
+      maxRetryMs: setup.retryBudgetS * 1000,
+      ...(log
+        ? {
+            onRetry: ({ attempt, delayMs, error, retryAfterMs }) =>
+              log(
+                `[${provider.id}] retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`,
+              ),
+          }
+        : {}),
+    },
+  );
+  const judge = stopOnAuthFailure(retrying, o.onAuthFailure ?? (() => {}));
+  return Object.assign(judge, {
+    tokensCharged: () => endpoints.reduce((s, e) => s + e.governor.stats.tokensCharged, 0),
+    limits: () => {
+      const each = endpoints.map((e) => e.governor.limits());
+      const sum = (k: 'tpm' | 'rpm') =>
+        each.every((l) => l[k] !== undefined) ? each.reduce((s, l) => s + l[k]!, 0) : undefined;
+      const tpm = sum('tpm');
+      const rpm = sum('rpm');
+      return { ...(tpm ? { tpm } : {}), ...(rpm ? { rpm } : {}) };
+    },
   });
-  return stopOnAuthFailure(retrying, o.onAuthFailure ?? (() => {}));
 }

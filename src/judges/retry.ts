@@ -18,6 +18,22 @@ export interface RetryOptions {
   /** told of each retry before its wait; `retryAfterMs` when the server asked for the wait */
   onRetry?(info: { attempt: number; delayMs: number; error: JudgeCallError; retryAfterMs?: number }): void;
   random?: () => number;
+  /**
+   * admits each attempt (a rate governor, or several endpoints' governors): its wait comes before the attempt's
+   * timeout starts, and its ticket may name the provider to call. With a gate a 429 is not counted against
+   * `retries`: the gate holds every call until the server's Retry-After has passed, within `maxRetryMs`.
+   */
+  gate?: CallGate;
+}
+
+/** The right to make one attempt, and where: settle it with the attempt's outcome. */
+export interface GateTicket {
+  provider?: JudgeProvider;
+  settle(outcome: { reply: JudgeReply } | { error: JudgeCallError | Error }): void;
+}
+
+export interface CallGate {
+  admit(req: JudgeRequest): Promise<GateTicket>;
 }
 
 export const DEFAULT_RETRY_BUDGET_MS = 10 * 60_000;
@@ -54,9 +70,15 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
     ...(p.close ? { close: () => p.close!() } : {}),
     async complete(req: JudgeRequest): Promise<JudgeReply> {
       const started = Date.now();
-      for (let attempt = 0; ; attempt++) {
+      let rateLimited = 0;
+      for (let n = 0; ; n++) {
+        // 429s waited out at a gate are not faults of the server: they keep their own count
+        const attempt = n - rateLimited;
         // an 'abort' listener added to an already aborted signal never fires
         req.signal?.throwIfAborted();
+        const ticket = o.gate ? await o.gate.admit(req) : undefined;
+        const target = ticket?.provider ?? p;
+        let outcome: Parameters<GateTicket['settle']>[0] | undefined;
         const ctl = new AbortController();
         const onOuter = () => ctl.abort(req.signal!.reason);
         req.signal?.addEventListener('abort', onOuter, { once: true });
@@ -66,7 +88,9 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
           ctl.abort(new Error('timeout'));
         }, timeout);
         try {
-          return await p.complete({ ...req, signal: ctl.signal });
+          const reply = await target.complete({ ...req, signal: ctl.signal });
+          outcome = { reply };
+          return reply;
         } catch (e) {
           if (req.signal?.aborted) throw req.signal.reason ?? e;
           const err = timedOut
@@ -86,7 +110,11 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
                   undefined,
                   { cause: e },
                 );
-          if (!err.retryable || attempt >= retries) throw err;
+          outcome = { error: err };
+          ticket?.settle(outcome);
+          const gated429 = ticket !== undefined && err.status === 429;
+          if (gated429) rateLimited++;
+          if (!err.retryable || (!gated429 && attempt >= retries)) throw err;
           const backoff = Math.min(max, base * 2 ** attempt) * (0.5 + random() / 2);
           const delayMs = err.retryAfterMs !== undefined ? err.retryAfterMs : backoff;
           const spent = Date.now() - started;
@@ -110,8 +138,10 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
             ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
           });
           req.onRetry?.({ attempt: attempt + 1, delayMs, error: err });
-          await sleep(delayMs, req.signal);
+          // the gate holds this call (and every other) until the server's wait is over
+          if (!gated429) await sleep(delayMs, req.signal);
         } finally {
+          ticket?.settle(outcome ?? { error: new Error('aborted') });
           clearTimeout(timer);
           req.signal?.removeEventListener('abort', onOuter);
         }

@@ -111,20 +111,20 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
  */
 async function recoverSubmissions({ o, log }: BatchJob): Promise<void> {
   const store = o.store;
-  const orphans = await store.listBatches({ judge: o.judgeId, status: 'submitting' });
+  const orphans = await store.batches.list({ judge: o.judgeId, status: 'submitting' });
   if (!orphans.length) return;
   const page = await o.client.list();
   for (const row of orphans) {
     const remote = page.find((b) => b.metadata?.arena_submission === row.id);
     if (remote) {
-      await store.updateBatch(row.id, {
+      await store.batches.update(row.id, {
         id: remote.id,
         inputFileId: remote.inputFileId,
         status: 'submitted',
       });
       log(`[${o.judgeId}] recovered batch ${remote.id} of an interrupted submission`);
     } else {
-      await store.deleteBatch(row.id);
+      await store.batches.delete(row.id);
       log(
         `[${o.judgeId}] an interrupted submission never reached the server; its games will be submitted again`,
       );
@@ -132,7 +132,7 @@ async function recoverSubmissions({ o, log }: BatchJob): Promise<void> {
   }
 }
 
-const pendingRows = (o: BatchOptions) => o.store.listBatches({ judge: o.judgeId, status: 'submitted' });
+const pendingRows = (o: BatchOptions) => o.store.batches.list({ judge: o.judgeId, status: 'submitted' });
 
 /** Poll every pending batch once; import the finished ones. Returns how many games are still pending. */
 async function pollOnce(job: BatchJob): Promise<number> {
@@ -148,7 +148,7 @@ async function pollOnce(job: BatchJob): Promise<number> {
     if (remote.outputFileId) await importResults(job, b.id, await o.client.outputText(remote.outputFileId));
     const cost = (run.cost ?? 0) - before.cost;
     report.cost += cost;
-    await o.store.updateBatch(b.id, {
+    await o.store.batches.update(b.id, {
       status: remote.status === 'completed' ? 'imported' : remote.status,
       finishedAt: Date.now(),
       cost,
@@ -162,7 +162,7 @@ async function pollOnce(job: BatchJob): Promise<number> {
 async function importResults(job: BatchJob, batchId: string, text: string): Promise<void> {
   const { o, report, run } = job;
   const played = run.played;
-  const prompts = new Map((await o.store.listPrompts()).map((p) => [p.name, parserFor(p, o.parser)]));
+  const prompts = new Map((await o.store.catalog.prompts()).map((p) => [p.name, parserFor(p, o.parser)]));
   const plain = parserFor(undefined, o.parser);
   const { replies, items } = readResults(text, job.bySpec, batchId);
   const failed = run.failed;
@@ -228,7 +228,7 @@ function readResults(text: string, bySpec: Map<string, GameSpec>, batchId: strin
 async function submitNew({ o, log, report }: BatchJob): Promise<number> {
   const store = o.store;
   const inFlight = new Set((await pendingRows(o)).flatMap((b) => b.gameIds));
-  const stored = await o.store.existingGameIds(o.games.map((g) => g.id));
+  const stored = await o.store.games.existingIds(o.games.map((g) => g.id));
   const seen = new Set<string>();
   const candidates = o.games.filter(
     (g) => !stored.has(g.id) && !inFlight.has(g.id) && !seen.has(g.id) && seen.add(g.id),
@@ -238,7 +238,7 @@ async function submitNew({ o, log, report }: BatchJob): Promise<number> {
   if (!todo.length) return 0;
   const lines = todo.map((g) => requestLine(o, g));
   const submission = `submission-${randomUUID()}`;
-  await store.saveBatch({
+  await store.batches.save({
     id: submission,
     refreshId: o.refreshId,
     judge: o.judgeId,
@@ -257,12 +257,12 @@ async function submitNew({ o, log, report }: BatchJob): Promise<number> {
     });
   } catch (e) {
     // an HTTP error answer means no batch was created; anything else (a dropped connection) is left to recovery
-    if (o.client.isRejected(e)) await store.deleteBatch(submission);
+    if (o.client.isRejected(e)) await store.batches.delete(submission);
     throw new Error(`[ops:batch] ${o.judgeId}: submitting the batch failed: ${(e as Error).message}`, {
       cause: e,
     });
   }
-  await store.updateBatch(submission, {
+  await store.batches.update(submission, {
     id: created.batchId,
     inputFileId: created.fileId,
     status: 'submitted',

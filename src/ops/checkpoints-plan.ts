@@ -52,7 +52,7 @@ export async function planCheckpoints(o: {
       complete: () => Promise.reject(new Error('a dry run calls no judge')),
     };
     const price = priceFor(j.id, { price: j.price });
-    const tokens = calibrate(await store.tokenTotals(j.id), {
+    const tokens = calibrate(await store.ledger.tokenTotals(j.id), {
       charsPerToken: c.estimate?.charsPerToken ?? 4,
       outputTokens: c.estimate?.outputTokens ?? c.settings.maxTokens,
     });
@@ -63,7 +63,7 @@ export async function planCheckpoints(o: {
           ...seriesTournament(c, models),
         })
       : { games: [] };
-    const stored = await store.existingGameIds(games.map((g) => g.id));
+    const stored = await store.games.existingIds(games.map((g) => g.id));
     const todo = games.filter((g) => !stored.has(g.id));
     lines.push({
       ...planEstimate(j.id, games.length, stored.size, todo, tokens, price),

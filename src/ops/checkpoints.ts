@@ -44,7 +44,7 @@ function saveCheckpoint(
   model: string,
   generation: CheckpointGeneration,
 ) {
-  return store.saveCheckpoint({
+  return store.checkpoints.save({
     series: c.series,
     name: k.name,
     step: k.step,
@@ -115,7 +115,7 @@ async function importInputs(store: Store, c: CheckpointsConfig): Promise<Questio
     answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))],
   });
   await ensureRunPrompts(store, ['pairwise-baseline'], c.promptSet);
-  let questions: Question[] = await store.listQuestions();
+  let questions: Question[] = await store.catalog.questions();
   if (c.questionIds) questions = questions.filter((q) => c.questionIds!.includes(q.id));
   return questions;
 }
@@ -162,7 +162,7 @@ async function prepareCheckpoint(
         temperatures,
       };
   await saveCheckpoint(store, c, k, model, generation);
-  const have = new Set((await store.listAnswers([model])).map((a) => a.questionId));
+  const have = new Set((await store.catalog.answers([model])).map((a) => a.questionId));
   const todo = questions.filter((q) => !have.has(q.id));
   return todo.length ? { generation, questions: todo } : undefined;
 }
@@ -242,7 +242,7 @@ async function judgeSeries(
     if (o.signal?.aborted) break;
     const judge = await o.judges(j, { onAuthFailure });
     const price = priceFor(judge.id, { price: j.price });
-    const tokens = calibrate(await store.tokenTotals(judge.id), {
+    const tokens = calibrate(await store.ledger.tokenTotals(judge.id), {
       charsPerToken: 4,
       outputTokens: c.settings.maxTokens,
     });
@@ -288,7 +288,7 @@ export async function checkpointsReport(o: {
 }): Promise<CheckpointsReport> {
   const c = o.config.config;
   const store = o.store;
-  const stored = await store.listCheckpoints(c.series);
+  const stored = await store.checkpoints.list(c.series);
   const infos = c.checkpoints.map((k) => {
     const s = stored.find((r) => r.name === k.name);
     return { name: k.name, step: k.step, model: modelOf(c, k), generation: s ? s.generation : null };

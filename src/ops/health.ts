@@ -16,7 +16,7 @@ export interface JudgeHealth {
   inconsistencyRate: number | null;
 }
 
-/** What health reads of a game (Store.gamesOfRuns returns it). */
+/** What health reads of a game (Store.games.ofRuns returns it). */
 export type HealthGame = Pick<
   GameVerdictRow,
   'questionId' | 'turn' | 'model1' | 'model2' | 'order' | 'verdict'

@@ -60,7 +60,7 @@ export interface TokenModel {
   basis: string;
 }
 
-/** From the totals of a judge's stored games with token counts (Store.tokenTotals). */
+/** From the totals of a judge's stored games with token counts (Store.ledger.tokenTotals). */
 export function calibrate(
   totals: { games: number; chars: number; tokensIn: number; tokensOut: number },
   fallback: { charsPerToken: number; outputTokens: number },

@@ -13,7 +13,7 @@ import type { Store } from '../storage/store.ts';
 
 /** The gold labels of a set, from the `gold` judge's votes. */
 export async function labelledItems(store: Store, set: string): Promise<LabelledItem[]> {
-  return (await store.listVotes(GOLD, { set })).flatMap((v) =>
+  return (await store.votes.list(GOLD, { set })).flatMap((v) =>
     v.winner === 'model_1' || v.winner === 'model_2' ? [{ questionId: v.questionId, gold: v.winner }] : [],
   );
 }
@@ -29,7 +29,7 @@ export async function pairSetData(
   store: Store,
   o: { judge?: string; set?: string } = {},
 ): Promise<SetData[]> {
-  const sets = await store.listPairSets();
+  const sets = await store.catalog.pairSets();
   if (o.set !== undefined && !sets.some((s) => s.set === o.set))
     throw new ArenaError(
       `no labelled set named "${o.set}" (sets: ${sets.map((s) => s.set).join(', ') || 'none; import some with `arena import pairs DIR`'})`,
@@ -44,7 +44,7 @@ export async function pairSetData(
     const d: SetData = { set: s.set, items: await labelledItems(store, s.set), games: [] };
     for (const { judge } of s.judges) {
       if (judge === GOLD || (o.judge !== undefined && judge !== o.judge)) continue;
-      const games = await store.listGames({ judge, set: s.set, kind: 'pairwise' });
+      const games = await store.games.list({ judge, set: s.set, kind: 'pairwise' });
       for (const prompt of [...new Set(games.map((g) => g.promptName))].sort())
         d.games.push({
           judge,

@@ -47,7 +47,7 @@ import { judgeData } from './results.ts';
 import { scoreOf } from '../core/outcomes.ts';
 
 async function categories(store: Store): Promise<Map<number, string>> {
-  return new Map((await store.listQuestions()).map((q) => [q.id, q.category]));
+  return new Map((await store.catalog.questions()).map((q) => [q.id, q.category]));
 }
 
 export interface BiasReport {
@@ -79,7 +79,7 @@ export async function biasReport(
   judge: string,
   by: BiasDimension[] = ['pair'],
 ): Promise<BiasReport> {
-  const games = await store.listGames({ judge, kind: 'pairwise' });
+  const games = await store.games.list({ judge, kind: 'pairwise' });
   const bias: BiasGame[] = games.map((g) => ({
     questionId: g.match.questionId,
     category: g.match.category,
@@ -106,7 +106,7 @@ export async function biasReport(
   const recorded =
     judge === HUMAN
       ? []
-      : (await store.listVotes(judge)).filter(
+      : (await store.votes.list(judge)).filter(
           (v) =>
             !gameItems.has(
               `${v.questionId}\u0000${v.turn}\u0000${[v.model1, v.model2].sort().join('\u0000')}`,
@@ -309,7 +309,7 @@ export async function lengthReport(
 ): Promise<LengthReport> {
   const d = await judgeData(store, judge);
   const lengths = new Map<string, number[]>();
-  for (const a of await store.listAnswers())
+  for (const a of await store.catalog.answers())
     lengths.set(
       `${a.model}\u0000${a.questionId}`,
       a.turns.map((t) => t.length),

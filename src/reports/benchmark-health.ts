@@ -11,7 +11,7 @@ export async function healthReport(
   reference: string,
   o: HealthOptions & { turn?: number } = {},
 ): Promise<HealthRow[]> {
-  const known = new Set((await store.listJudges()).map((j) => j.judge));
+  const known = new Set((await store.games.judges()).map((j) => j.judge));
   for (const j of [...judges, reference])
     if (!known.has(j))
       throw new ArenaError(

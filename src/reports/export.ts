@@ -11,7 +11,7 @@ export async function exportFastchat(
   store: Store,
   judge: string,
 ): Promise<{ name: string; lines: string[] }[]> {
-  const games = await store.listGames({ judge });
+  const games = await store.games.list({ judge });
   const model = judge.includes('/') ? judge.slice(judge.indexOf('/') + 1) : judge;
   const pair: string[] = [];
   const single: string[] = [];

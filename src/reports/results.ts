@@ -35,11 +35,11 @@ export interface JudgeData {
  * in the same slot), plus recorded verdicts (the HF gpt4_pair split) for items it has no games for.
  */
 export async function judgeData(store: Store, judge: string): Promise<JudgeData> {
-  // drift-canary re-judgments are left out by listGames: they measure the judge, never move the leaderboard
-  const games = await store.listGames({ judge, kind: 'pairwise' });
+  // drift-canary re-judgments are left out by store.games.list: they measure the judge, never move the leaderboard
+  const games = await store.games.list({ judge, kind: 'pairwise' });
   const fromGames = outcomesFromGames(games.map(storedVerdictOf));
   const have = new Set(fromGames.map((o) => itemKey(o.questionId, o.turn, o.model1, o.model2)));
-  const votes = await store.listVotes(judge);
+  const votes = await store.votes.list(judge);
   const outcomes = [...fromGames];
   // a judge's recorded verdicts fill in only the items it has no games for; human votes all count
   for (const v of votes) {
@@ -85,7 +85,7 @@ export interface StandingsQuery {
 
 async function questionFilter(store: Store, category?: string): Promise<Set<number> | undefined> {
   if (!category) return undefined;
-  return new Set((await store.listQuestions()).filter((q) => q.category === category).map((q) => q.id));
+  return new Set((await store.catalog.questions()).filter((q) => q.category === category).map((q) => q.id));
 }
 
 export async function standings(store: Store, q: StandingsQuery): Promise<Standing[]> {
@@ -144,7 +144,7 @@ export async function singleResults(
   q: Omit<StandingsQuery, 'mode'>,
 ): Promise<SingleStanding[]> {
   const questionIds = await questionFilter(store, q.category);
-  let scores = singleScores(await store.listGames({ judge: q.judge, kind: 'single' }));
+  let scores = singleScores(await store.games.list({ judge: q.judge, kind: 'single' }));
   if (q.turn !== undefined) scores = scores.filter((s) => s.turn === q.turn);
   return singleStandings(scores, {
     ...(q.models ? { models: q.models } : {}),

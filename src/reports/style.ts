@@ -33,7 +33,7 @@ export async function styleReport(
 ): Promise<StyleReport> {
   const d = await judgeData(store, judge);
   const style = new Map<string, StyleCounts[]>();
-  for (const a of await store.listAnswers()) {
+  for (const a of await store.catalog.answers()) {
     const per = a.turns.map(styleCounts);
     // cumulative: turn t shows the judge the answer's turns 1..t
     style.set(

@@ -22,7 +22,7 @@ import { pairGameOf } from '../core/outcomes.ts';
  * without strong labels, so other games are an error, not silently weighted 1.
  */
 export async function arenaHardGames(store: Store, judge: string): Promise<WeightedGame[]> {
-  const games = await store.listGames({ judge, kind: 'pairwise' });
+  const games = await store.games.list({ judge, kind: 'pairwise' });
   const other = games.filter((g) => outputFormatOfVersion(g.parser)?.name !== 'arena-hard');
   if (!games.length)
     throw new ArenaError(
@@ -45,7 +45,7 @@ export async function arenaHardGames(store: Store, judge: string): Promise<Weigh
 
 async function questionIdsOf(store: Store, category?: string): Promise<Set<number> | undefined> {
   if (!category) return undefined;
-  return new Set((await store.listQuestions()).filter((q) => q.category === category).map((q) => q.id));
+  return new Set((await store.catalog.questions()).filter((q) => q.category === category).map((q) => q.id));
 }
 
 /** `arena standings --weight arena-hard`: battle counts, each game on its own, a strong verdict counting 3. */

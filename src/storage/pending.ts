@@ -1,25 +1,24 @@
 // A dry run writes nothing: it plans on a view of the store as it would read after an import that is
 // not written. The view applies an ImportBundle's questions, references, answers and prompts over what the
 // store holds, with importBundle's rules (an upsert by key: question id, (source, question), (model,
-// question), prompt name), and reads everything else from the store. tests/pending.test.ts checks it
+// question), prompt name), and reads everything else from the store. tests/storage/pending.test.ts checks it
 // against the store after really importing the same bundle.
 import type { Answer, PromptScheme, Question, ReferenceAnswer } from '../core/types.ts';
-import type { ImportBundle, ImportCounts, PairSetSummary, Store } from './store.ts';
+import type {
+  CatalogStore,
+  GameStore,
+  ImportBundle,
+  ImportCounts,
+  PairSetSummary,
+  VoteStore,
+} from './store.ts';
 
 /** What planning and the run's checks read. */
-export type StoreReader = Pick<
-  Store,
-  | 'listQuestions'
-  | 'listAnswers'
-  | 'listModels'
-  | 'listReferences'
-  | 'listPrompts'
-  | 'listPairSets'
-  | 'existingGameIds'
-  | 'listGames'
-  | 'listVotes'
-  | 'listJudges'
->;
+export interface StoreReader {
+  readonly catalog: CatalogStore;
+  readonly games: Pick<GameStore, 'existingIds' | 'list' | 'judges'>;
+  readonly votes: VoteStore;
+}
 
 /** The part of an import a dry run can preview: what plans read (games and votes are not previewed). */
 export type PendingBundle = Pick<ImportBundle, 'questions' | 'references' | 'answers' | 'prompts'>;
@@ -46,9 +45,9 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
   let questions: Promise<Map<number, Question>> | undefined;
   const allQuestions = () =>
     (questions ??= (async () => {
-      const sets = (await base.listPairSets()).map((s) => s.set);
+      const sets = (await base.catalog.pairSets()).map((s) => s.set);
       const stored = (
-        await Promise.all([base.listQuestions(), ...sets.map((set) => base.listQuestions({ set }))])
+        await Promise.all([base.catalog.questions(), ...sets.map((set) => base.catalog.questions({ set }))])
       ).flat();
       const m = new Map(stored.map((q) => [q.id, q]));
       for (const q of newQuestions)
@@ -64,11 +63,14 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
   /** whether question `id` belongs to `set` (undefined: the tournament, i.e. no labelled set) */
   const inSet = (qs: Map<number, Question>, id: number, set: string | undefined) =>
     set === undefined ? qs.get(id)?.set === undefined : qs.get(id)?.set === set;
-  const answers = async (models?: string[]): Promise<Answer[]> => {
+  const answersOf = async (models?: string[]): Promise<Answer[]> => {
     // the stored answers of every question (tournament and sets), with the bundle's over them
-    const sets = (await base.listPairSets()).map((s) => s.set);
+    const sets = (await base.catalog.pairSets()).map((s) => s.set);
     const stored = (
-      await Promise.all([base.listAnswers(models), ...sets.map((set) => base.listAnswers(models, { set }))])
+      await Promise.all([
+        base.catalog.answers(models),
+        ...sets.map((set) => base.catalog.answers(models, { set })),
+      ])
     ).flat();
     const m = new Map(stored.map((a) => [`${a.model}\u0000${a.questionId}`, a]));
     for (const a of newAnswers)
@@ -81,27 +83,27 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
         });
     return [...m.values()].sort((a, b) => byString(a.model, b.model) || a.questionId - b.questionId);
   };
-  return {
-    async listQuestions(f = {}) {
-      if (!newQuestions.length) return base.listQuestions(f);
+  const catalog: CatalogStore = {
+    async questions(f = {}) {
+      if (!newQuestions.length) return base.catalog.questions(f);
       const qs = await allQuestions();
       return [...qs.values()].filter((q) => inSet(qs, q.id, f.set)).sort((a, b) => a.id - b.id);
     },
-    async listAnswers(models, f = {}) {
-      if (!newQuestions.length && !newAnswers.length) return base.listAnswers(models, f);
+    async answers(models, f = {}) {
+      if (!newQuestions.length && !newAnswers.length) return base.catalog.answers(models, f);
       const qs = await allQuestions();
-      return (await answers(models)).filter((a) => inSet(qs, a.questionId, f.set));
+      return (await answersOf(models)).filter((a) => inSet(qs, a.questionId, f.set));
     },
-    async listModels() {
-      if (!newQuestions.length && !newAnswers.length) return base.listModels();
+    async models() {
+      if (!newQuestions.length && !newAnswers.length) return base.catalog.models();
       const qs = await allQuestions();
       return [
-        ...new Set((await answers()).filter((a) => inSet(qs, a.questionId, undefined)).map((a) => a.model)),
+        ...new Set((await answersOf()).filter((a) => inSet(qs, a.questionId, undefined)).map((a) => a.model)),
       ].sort(byString);
     },
-    async listReferences() {
+    async references() {
       const m = new Map<string, ReferenceAnswer>(
-        (await base.listReferences()).map((r) => [`${r.source}\u0000${r.questionId}`, r]),
+        (await base.catalog.references()).map((r) => [`${r.source}\u0000${r.questionId}`, r]),
       );
       for (const r of bundle.references ?? [])
         m.set(`${r.source}\u0000${r.questionId}`, {
@@ -111,8 +113,8 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
         });
       return [...m.values()];
     },
-    async listPrompts() {
-      const m = new Map<string, PromptScheme>((await base.listPrompts()).map((p) => [p.name, p]));
+    async prompts() {
+      const m = new Map<string, PromptScheme>((await base.catalog.prompts()).map((p) => [p.name, p]));
       for (const p of bundle.prompts ?? [])
         m.set(p.name, {
           name: p.name,
@@ -125,8 +127,8 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
         });
       return [...m.values()].sort((a, b) => byString(a.name, b.name));
     },
-    async listPairSets(): Promise<PairSetSummary[]> {
-      const stored = await base.listPairSets();
+    async pairSets(): Promise<PairSetSummary[]> {
+      const stored = await base.catalog.pairSets();
       if (!newQuestions.length) return stored;
       // the items each set would hold; its judges' games as stored
       const counts = new Map<string, number>();
@@ -136,9 +138,14 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
         .sort(([a], [b]) => byString(a, b))
         .map(([set, items]) => ({ set, items, judges: stored.find((s) => s.set === set)?.judges ?? [] }));
     },
-    existingGameIds: (ids) => base.existingGameIds(ids),
-    listGames: (f) => base.listGames(f),
-    listVotes: (judge, f) => base.listVotes(judge, f),
-    listJudges: () => base.listJudges(),
+  };
+  return {
+    catalog,
+    games: {
+      existingIds: (ids) => base.games.existingIds(ids),
+      list: (f) => base.games.list(f),
+      judges: () => base.games.judges(),
+    },
+    votes: { list: (judge, f) => base.votes.list(judge, f) },
   };
 }

@@ -90,8 +90,8 @@ export async function restoreSpilled(
       else if (v.run) runs.push(v.run);
     });
     try {
-      if (games.length) await store.insertGames(games);
-      for (const r of runs) await store.saveRun(r);
+      if (games.length) await store.games.insertMany(games);
+      for (const r of runs) await store.runs.save(r);
     } catch (e) {
       throw new ArenaError(
         `the ${games.length} paid verdict(s) in ${file} could not be stored (${(e as Error).message}); the file is kept: free some space and rerun`,

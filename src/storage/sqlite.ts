@@ -16,7 +16,7 @@ import { renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as schema from '../../db/schema.ts';
 import { ArenaError } from '../core/types.ts';
-import { DrizzleStore, type AnyDb, type GameRow, type Query } from './drizzle-store.ts';
+import { DrizzleStore, STORE_GROUPS, type AnyDb, type GameRow, type Query } from './drizzle-store.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../db/migrations', import.meta.url));
 
@@ -143,26 +143,38 @@ function lockedError(file: string, waitedMs: number, cause: unknown): ArenaError
  * Every Store call retried while SQLite answers SQLITE_BUSY, on a timer with jittered backoff (5 ms
  * doubling to 250 ms), so that a finished game's write waits out another process's transaction without
  * blocking the event loop and is never lost to contention. Each call is one statement or one
- * transaction, so a busy call changed nothing and retrying it is safe.
+ * transaction, so a busy call changed nothing and retrying it is safe. The methods of every group
+ * (`store.games`, `store.runs`, ...) are retried alike.
  */
 function retryWhenBusy<S extends DrizzleStore>(store: S, file: string, o: BusyOptions): S {
   const limit = o.busyRetryMs ?? 600_000;
+  const retried =
+    (fn: (...args: unknown[]) => unknown, self: object) =>
+    async (...args: unknown[]) => {
+      const t0 = Date.now();
+      for (let delay = 5; ; delay = Math.min(250, delay * 2)) {
+        try {
+          return await fn.apply(self, args);
+        } catch (e) {
+          if (!isBusy(e)) throw e;
+          if (Date.now() - t0 > limit) throw lockedError(file, Date.now() - t0, e);
+          await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random())));
+        }
+      }
+    };
+  const wrap = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(t, key, receiver) {
+        const v = Reflect.get(t, key, receiver);
+        if (typeof v !== 'function' || key === 'close' || key === 'constructor') return v;
+        return retried(v as (...args: unknown[]) => unknown, t);
+      },
+    });
+  const groups = new Map<PropertyKey, object>(STORE_GROUPS.map((g) => [g, wrap(store[g])]));
+  const top = wrap(store);
   return new Proxy(store, {
     get(target, key, receiver) {
-      const v = Reflect.get(target, key, receiver);
-      if (typeof v !== 'function' || key === 'close' || key === 'constructor') return v;
-      return async (...args: unknown[]) => {
-        const t0 = Date.now();
-        for (let delay = 5; ; delay = Math.min(250, delay * 2)) {
-          try {
-            return await v.apply(target, args);
-          } catch (e) {
-            if (!isBusy(e)) throw e;
-            if (Date.now() - t0 > limit) throw lockedError(file, Date.now() - t0, e);
-            await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random())));
-          }
-        }
-      };
+      return groups.get(key) ?? Reflect.get(top, key, receiver);
     },
   });
 }

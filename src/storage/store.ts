@@ -7,6 +7,15 @@ import type {
   ReferenceAnswer,
   Vote,
 } from '../core/types.ts';
+import type { CheckpointRecord, RefreshRecord } from '../core/records.ts';
+
+export type {
+  CheckpointGeneration,
+  CheckpointRecord,
+  RefreshRecord,
+  RefreshStatus,
+  RefreshSummaryRecord,
+} from '../core/records.ts';
 
 /** Everything one import writes, applied atomically: all of it or none of it. */
 export interface ImportBundle {
@@ -76,70 +85,6 @@ export interface RunRecord {
   owner?: string | null;
   /** when its process last wrote progress (ms); a running run with a stale heartbeat is dead */
   heartbeatAt?: number | null;
-}
-
-export type RefreshStatus = 'running' | 'ok' | 'degraded' | 'budget' | 'failed' | 'interrupted';
-
-/**
- * What readers outside src/ops use of a refresh's summary. The stored value is the whole
- * src/ops/refresh.ts RefreshSummary (stored as JSON); every field is optional because a running
- * refresh has only its plan, and older rows may lack newer fields.
- */
-export interface RefreshSummaryRecord {
-  line?: string;
-  played?: number;
-  failed?: number;
-  skipped?: number;
-  estCost?: number;
-  imported?: { newModels?: string[]; changedAnswers?: number };
-  /** per judge: its error and inconsistency rates in this refresh (null: too few games) */
-  judges?: Record<string, { errorRate: number | null; inconsistencyRate: number | null }>;
-}
-
-/** One `arena refresh` (src/ops/refresh.ts): the site shows the newest one's status. */
-export interface RefreshRecord {
-  id: string;
-  startedAt: number;
-  finishedAt: number | null;
-  status: RefreshStatus;
-  /** the config file's path and its parsed JSON */
-  config: { file: string; config: unknown };
-  /** the refresh's summary (src/ops/refresh.ts RefreshSummary) */
-  summary: RefreshSummaryRecord;
-  /** reasons it is degraded (or the error of a failed refresh), or null */
-  degraded: string[] | null;
-  cost: number;
-}
-
-/** How a checkpoint's answers were made (src/ops/checkpoints.ts). */
-export type CheckpointGeneration =
-  | { kind: 'imported'; file: string }
-  | {
-      kind: 'openai';
-      baseURL: string;
-      model: string;
-      maxTokens: number;
-      temperatures: Record<string, number>;
-    }
-  | {
-      kind: 'llama-cpp';
-      gguf: string;
-      lora: string | null;
-      maxTokens: number;
-      seed: number;
-      temperatures: Record<string, number>;
-    };
-
-/** One checkpoint of a fine-tuning run (src/ops/checkpoints.ts); its answers are stored as `model`. */
-export interface CheckpointRecord {
-  series: string;
-  name: string;
-  step: number;
-  model: string;
-  /** the model it is judged against (null when not recorded) */
-  baseline: string | null;
-  /** how its answers were made (stored as JSON) */
-  generation: CheckpointGeneration;
 }
 
 /**
@@ -227,36 +172,47 @@ export interface JudgeSummary {
   votes: number;
 }
 
-/**
- * The one storage interface. Every method is async so that the same calling code runs on
- * better-sqlite3 (Node) and D1 (Workers). Writes are coarse and atomic.
- */
-export interface Store {
-  importBundle(bundle: ImportBundle): Promise<ImportCounts>;
+/** Questions, answers, references and judge prompts: what an import brings and a plan reads. */
+export interface CatalogStore {
   /** tournament questions; with `set`, that labelled pair set's items instead */
-  listQuestions(filter?: { set?: string }): Promise<Question[]>;
+  questions(filter?: { set?: string }): Promise<Question[]>;
   /** answers to tournament questions; with `set`, to that labelled set's items instead */
-  listAnswers(models?: string[], filter?: { set?: string }): Promise<Answer[]>;
+  answers(models?: string[], filter?: { set?: string }): Promise<Answer[]>;
   /** models with answers to tournament questions */
-  listModels(): Promise<string[]>;
-  listReferences(): Promise<ReferenceAnswer[]>;
-  listPrompts(): Promise<PromptScheme[]>;
-  /** which of these game ids are already stored */
-  existingGameIds(ids: string[]): Promise<Set<string>>;
-  /** insert unless a game with its id is stored; true when this call stored it */
-  insertGame(game: Game): Promise<boolean>;
-  /** insert many (the play loop's group commit); for each, true when it was stored, false when its id was already there */
-  insertGames(games: Game[]): Promise<boolean[]>;
-  listGames(filter?: GameFilter): Promise<Game[]>;
-  /** the judges that have games or recorded votes on tournament questions */
-  listJudges(): Promise<JudgeSummary[]>;
+  models(): Promise<string[]>;
+  references(): Promise<ReferenceAnswer[]>;
+  prompts(): Promise<PromptScheme[]>;
   /** the labelled pair sets, by name, with their judges */
-  listPairSets(): Promise<PairSetSummary[]>;
+  pairSets(): Promise<PairSetSummary[]>;
+}
+
+/** Judged games, keyed by their content-addressed id. */
+export interface GameStore {
+  /** which of these game ids are already stored */
+  existingIds(ids: string[]): Promise<Set<string>>;
+  /** insert unless a game with its id is stored; true when this call stored it */
+  insert(game: Game): Promise<boolean>;
+  /** insert many (the play loop's group commit); for each, true when it was stored, false when its id was already there */
+  insertMany(games: Game[]): Promise<boolean[]>;
+  list(filter?: GameFilter): Promise<Game[]>;
+  /** the judges that have games or recorded votes on tournament questions */
+  judges(): Promise<JudgeSummary[]>;
   updateVerdicts(updates: { id: string; verdict: GameVerdict; parser: string }[]): Promise<void>;
+  /** the games of some runs of one judge (a refresh's games), canary games included */
+  ofRuns(judge: string, runIds: string[]): Promise<GameVerdictRow[]>;
+}
+
+/** Recorded votes (human or judge verdicts imported from files). */
+export interface VoteStore {
   /** votes on tournament questions; with `set`, on that labelled set's items instead (the gold labels) */
-  listVotes(judge?: string, filter?: { set?: string }): Promise<Vote[]>;
-  saveRun(run: RunRecord): Promise<void>;
-  listRuns(): Promise<RunRecord[]>;
+  list(judge?: string, filter?: { set?: string }): Promise<Vote[]>;
+}
+
+/** Runs of the play loop, and their failed judge calls. */
+export interface RunStore {
+  /** insert or replace (by id) */
+  save(run: RunRecord): Promise<void>;
+  list(): Promise<RunRecord[]>;
   recordAttempt(a: {
     runId: string;
     gameId: string;
@@ -264,44 +220,85 @@ export interface Store {
     error: string;
     at: number;
   }): Promise<void>;
+  /** mark these runs `interrupted` if still `running` (heartbeat cleared), and free their leases (one atomic write); returns how many were marked */
+  markInterrupted(ids: string[], at: number): Promise<number>;
+}
+
+/** Leases on games not yet stored, so that two runs never pay for the same game. */
+export interface LeaseStore {
   /**
    * Lease games to run `owner` until `expiresAt`, in one atomic statement: of `ids`, those neither stored
    * nor leased to another run (a lease that expired at or before `now` is taken over). Returns the ids
    * now leased to `owner` (its own earlier leases included, and extended).
    */
-  claimGames(owner: string, ids: string[], expiresAt: number, now: number): Promise<string[]>;
+  claim(owner: string, ids: string[], expiresAt: number, now: number): Promise<string[]>;
   /** extend every lease `owner` holds */
-  renewClaims(owner: string, expiresAt: number): Promise<void>;
+  renew(owner: string, expiresAt: number): Promise<void>;
   /** give back these leases of `owner` (all of them without ids) */
-  releaseClaims(owner: string, ids?: string[]): Promise<void>;
-  /** mark these runs `interrupted` if still `running` (heartbeat cleared), and free their leases (one atomic write); returns how many were marked */
-  markRunsInterrupted(ids: string[], at: number): Promise<number>;
+  release(owner: string, ids?: string[]): Promise<void>;
+}
+
+/** `arena refresh` records. */
+export interface RefreshStore {
   /** insert or replace (by id) */
-  saveRefresh(r: RefreshRecord): Promise<void>;
+  save(r: RefreshRecord): Promise<void>;
   /** newest first */
-  listRefreshes(limit?: number): Promise<RefreshRecord[]>;
+  list(limit?: number): Promise<RefreshRecord[]>;
   /** mark every refresh still `running` as `interrupted` (its process is gone); returns how many were marked */
-  markRefreshesInterrupted(): Promise<number>;
+  markInterrupted(): Promise<number>;
+}
+
+/** Checkpoints of fine-tuning runs. */
+export interface CheckpointStore {
   /** insert or replace (by series and name) */
-  saveCheckpoint(c: CheckpointRecord): Promise<void>;
+  save(c: CheckpointRecord): Promise<void>;
   /** ordered by series, then step */
-  listCheckpoints(series?: string): Promise<CheckpointRecord[]>;
+  list(series?: string): Promise<CheckpointRecord[]>;
+}
+
+/** OpenAI Batch API jobs. */
+export interface BatchStore {
   /** insert or replace (by id) */
-  saveBatch(b: BatchRecord): Promise<void>;
+  save(b: BatchRecord): Promise<void>;
   /** oldest first; optionally only one judge's, or those with one status */
-  listBatches(filter?: { judge?: string; status?: string }): Promise<BatchRecord[]>;
+  list(filter?: { judge?: string; status?: string }): Promise<BatchRecord[]>;
   /** change fields of the batch `id` (its id too: a submission gets the server's batch id); no-op when absent */
-  updateBatch(id: string, patch: Partial<BatchRecord>): Promise<void>;
-  deleteBatch(id: string): Promise<void>;
+  update(id: string, patch: Partial<BatchRecord>): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+/** The cost ledger: what judges, runs and games spent. */
+export interface LedgerStore {
   /** spending per judge, over all games or those of some runs; ordered by judge */
-  costByJudge(runIds?: string[]): Promise<JudgeCost[]>;
+  byJudge(runIds?: string[]): Promise<JudgeCost[]>;
   /** runs with their cost, newest first */
-  costByRun(limit?: number): Promise<RunCost[]>;
+  byRun(limit?: number): Promise<RunCost[]>;
   /** the most recent games with their cost, newest first */
-  costByGame(limit?: number): Promise<GameCost[]>;
-  /** the games of some runs of one judge (a refresh's games), canary games included */
-  gamesOfRuns(judge: string, runIds: string[]): Promise<GameVerdictRow[]>;
+  byGame(limit?: number): Promise<GameCost[]>;
   /** a judge's stored games that have both token counts, summed */
   tokenTotals(judge: string): Promise<TokenTotals>;
+}
+
+/**
+ * The one storage interface, one group per kind of record. Every method is async so that the same
+ * calling code runs on better-sqlite3 (Node) and D1 (Workers). Writes are coarse and atomic.
+ */
+export interface Store {
+  readonly catalog: CatalogStore;
+  readonly games: GameStore;
+  readonly votes: VoteStore;
+  readonly runs: RunStore;
+  readonly leases: LeaseStore;
+  readonly refreshes: RefreshStore;
+  readonly checkpoints: CheckpointStore;
+  readonly batches: BatchStore;
+  readonly ledger: LedgerStore;
+  /** write an import (questions, answers, prompts, games, votes, ...) all or nothing */
+  importBundle(bundle: ImportBundle): Promise<ImportCounts>;
   close(): Promise<void>;
 }
+
+/** The names of the Store's groups. */
+export type StoreGroup = {
+  [K in keyof Store]: Store[K] extends (...a: never[]) => unknown ? never : K;
+}[keyof Store];

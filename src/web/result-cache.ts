@@ -76,10 +76,10 @@ export class ResultCache {
     this.checking ??= (async () => {
       try {
         const [judges, runs, refreshes, checkpoints] = await Promise.all([
-          this.store.listJudges(),
-          this.store.listRuns(),
-          this.store.listRefreshes(1),
-          this.store.listCheckpoints(),
+          this.store.games.judges(),
+          this.store.runs.list(),
+          this.store.refreshes.list(1),
+          this.store.checkpoints.list(),
         ]);
         const fp = fnv1a(
           JSON.stringify([

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeTinyLlama } from '../llama/gguf-writer.ts';
+import { writeTinyLlama } from '../judges/llama-cpp/gguf-writer.ts';
 import { runArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
 import { answerFile, HAVE_MTBENCH, MTBENCH, readDb } from './helpers.ts';

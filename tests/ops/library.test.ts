@@ -38,10 +38,10 @@ describe.skipIf(!HAVE_MTBENCH)('refresh as a library function ({ store, judges, 
       const dry = await refresh({ store, judges, config, dryRun: true });
       // 6 questions x 1 turn x 3 pairs x 2 orders
       expect(dry.plan.map((p) => p.toPlay)).toEqual([36]);
-      expect(await store.listRefreshes()).toEqual([]);
+      expect(await store.refreshes.list()).toEqual([]);
       const first = await refresh({ store, judges, config });
       expect([first.status, first.played, first.failed]).toEqual(['ok', 36, 0]);
-      const [record] = await store.listRefreshes();
+      const [record] = await store.refreshes.list();
       expect(record).toMatchObject({ id: first.id, status: 'ok', degraded: null, config: { file } });
       // the summary comes back parsed, as it was written
       expect(record!.summary).toMatchObject({
@@ -49,7 +49,7 @@ describe.skipIf(!HAVE_MTBENCH)('refresh as a library function ({ store, judges, 
         line: first.line,
         judges: { 'mock/longer': { errorRate: 0 } },
       });
-      expect((await store.costByJudge()).map((c) => [c.judge, c.games])).toEqual([['mock/longer', 36]]);
+      expect((await store.ledger.byJudge()).map((c) => [c.judge, c.games])).toEqual([['mock/longer', 36]]);
       const again = await refresh({ store, judges, config });
       expect([again.status, again.played]).toEqual(['ok', 0]);
       expect(seen.opened).toEqual(['mock/longer', 'mock/longer', 'mock/longer']);
@@ -73,10 +73,10 @@ describe.skipIf(!HAVE_MTBENCH)('refresh as a library function ({ store, judges, 
       await expect(refresh({ store, judges, config: loadRefreshConfig(file) })).rejects.toThrow(
         /given no publisher/,
       );
-      const [record] = await store.listRefreshes();
+      const [record] = await store.refreshes.list();
       expect(record!.status).toBe('failed');
       expect(record!.degraded![0]).toMatch(/^error: .*given no publisher/);
-      expect(await store.listGames()).toHaveLength(36); // what was judged is kept
+      expect(await store.games.list()).toHaveLength(36); // what was judged is kept
     } finally {
       await store.close();
     }

@@ -1,4 +1,4 @@
-// A LoRA adapter GGUF for the tiny random llama of tests/llama/gguf-writer.ts: llama.cpp's adapter format
+// A LoRA adapter GGUF for the tiny random llama of tests/judges/llama-cpp/gguf-writer.ts: llama.cpp's adapter format
 // (general.type = adapter, adapter.type = lora, adapter.lora.alpha; tensors <base>.lora_a [in, r] and
 // <base>.lora_b [r, out], F32). Each "checkpoint" of the tests is the base model plus one of these.
 import { writeFileSync } from 'node:fs';

@@ -30,9 +30,9 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh with publish.d1', () => {
 
     const local = openSqliteStore(join(dir, 'arena.db'), { readonly: true });
     const want = {
-      games: await local.listGames(),
-      refreshes: await local.listRefreshes(),
-      runs: await local.listRuns(),
+      games: await local.games.list(),
+      refreshes: await local.refreshes.list(),
+      runs: await local.runs.list(),
     };
     await local.close();
     const { getPlatformProxy } = await import('wrangler');
@@ -42,10 +42,10 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh with publish.d1', () => {
     });
     try {
       const d1 = openD1Store(proxy.env.DB);
-      expect(await d1.listGames()).toEqual(want.games);
+      expect(await d1.games.list()).toEqual(want.games);
       expect(want.games).toHaveLength(12);
       // the refresh record as it was when published: its final status (the local one then adds where it was published)
-      const [pub] = await d1.listRefreshes();
+      const [pub] = await d1.refreshes.list();
       expect([pub!.id, pub!.status, pub!.cost, pub!.config]).toEqual([
         want.refreshes[0]!.id,
         'ok',
@@ -54,7 +54,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh with publish.d1', () => {
       ]);
       expect(pub!.summary).toMatchObject({ played: 12, published: [] });
       expect(want.refreshes[0]!.summary).toMatchObject({ played: 12, published: ['d1:mt-arena (local)'] });
-      expect(await d1.listRuns()).toEqual(want.runs);
+      expect(await d1.runs.list()).toEqual(want.runs);
     } finally {
       await proxy.dispose();
     }

@@ -4,7 +4,7 @@ src/core with numpy/scipy (and statsmodels for the plain linear comparison when 
 
 stdin: JSON {"matches": [[question, model_1, model_2, len_1, len_2, y], ...], "lambda_per_match": 0.2}
   y: 1 model_1 won, 0 model_2 won, 0.5 tie or inconsistent (errors already left out)
-stdout: JSON {"sigma", "beta", "se_beta", "per_thousand", "lc": {model: rate}, "linear": {"beta", "se"}}
+stdout: JSON {"sigma", "beta", "se_beta", "se_beta_cluster", "per_thousand", "lc": {model: rate}, "linear": {"beta", "se"}}
 
 Model: logit P(model_1 wins) = theta_1 - theta_2 + beta * tanh(delta / sigma) + (psi_1 - psi_2) * gamma_q
 - sigma: sample standard deviation (ddof 1) of delta = len_1 - len_2 over the matches
@@ -15,6 +15,8 @@ Model: logit P(model_1 wins) = theta_1 - theta_2 + beta * tanh(delta / sigma) + 
   (theta of the first model, in order of first appearance, fixed at 0)
 - objective: the fractional-response binomial log-likelihood; minimised by scipy's L-BFGS-B to gtol 1e-11
 - se_beta: sqrt of the beta entry of the inverse penalised Hessian (X' W X + P), built here with numpy
+- se_beta_cluster: the question-clustered sandwich, H^-1 (sum_q s_q s_q') H^-1 * Q / (Q - 1), with s_q the sum
+  over question q's matches of the unpenalised score x (y - p) and H the penalised Hessian above
 - lc: per model, the mean over its matches of the predicted win probability at delta = 0
 - linear: an unpenalised Bradley-Terry + (delta / 1000) logistic fit without the difficulty term
   (statsmodels GLM Binomial when available, else scipy), for comparison with the per-1,000-character slope
@@ -56,7 +58,7 @@ def logistic_fit(X, y, penalty):
     b = res.x
     p = expit(X @ b)
     H = X.T @ (X * (p * (1 - p))[:, None]) + np.diag(penalty)
-    return b, np.linalg.inv(H)
+    return b, np.linalg.inv(H), p
 
 
 # plain Bradley-Terry (natural-log units), theta_0 = 0
@@ -66,7 +68,7 @@ for k in range(N):
         Xbt[k, i[k] - 1] += 1
     if j[k] > 0:
         Xbt[k, j[k] - 1] -= 1
-bt, _ = logistic_fit(Xbt, y, np.zeros(M - 1))
+bt, _, _ = logistic_fit(Xbt, y, np.zeros(M - 1))
 plain = np.concatenate([[0.0], bt])
 
 sigma = float(np.std(delta, ddof=1))
@@ -95,7 +97,11 @@ for k in range(N):
     X[k, M + i[k]] += gamma[k]
     X[k, M + j[k]] -= gamma[k]
 pen = np.concatenate([np.zeros(M), np.full(M, lam)])
-b, inv = logistic_fit(X, y, pen)
+b, inv, pfit = logistic_fit(X, y, pen)
+scores = X * (y - pfit)[:, None]
+S = np.zeros((Q, X.shape[1]))
+np.add.at(S, q, scores)
+Vc = inv @ (S.T @ S) @ inv * Q / (Q - 1)
 theta = np.concatenate([[0.0], b[: M - 1]])
 beta = b[M - 1]
 psi = b[M:]
@@ -111,7 +117,7 @@ try:
     res = sm.GLM(y, Xlin, family=sm.families.Binomial()).fit()
     linear = {"beta": float(res.params[-1]), "se": float(res.bse[-1]), "by": "statsmodels"}
 except ImportError:
-    bl, invl = logistic_fit(Xlin, y, np.zeros(Xlin.shape[1]))
+    bl, invl, _ = logistic_fit(Xlin, y, np.zeros(Xlin.shape[1]))
     linear = {"beta": float(bl[-1]), "se": float(math.sqrt(invl[-1, -1])), "by": "scipy"}
 
-print(json.dumps({"sigma": sigma, "beta": float(beta), "se_beta": float(math.sqrt(inv[M - 1, M - 1])), "per_thousand": float(beta / sigma * 1000), "lc": lc, "linear": linear}))
+print(json.dumps({"sigma": sigma, "beta": float(beta), "se_beta": float(math.sqrt(inv[M - 1, M - 1])), "se_beta_cluster": float(math.sqrt(Vc[M - 1, M - 1])), "per_thousand": float(beta / sigma * 1000), "lc": lc, "linear": linear}))

@@ -1,4 +1,4 @@
-"""Independent reference for `arena accuracy` on LLMBar (tests/pairs.test.ts).
+"""Independent reference for `arena accuracy` on LLMBar (tests/importers/pairs.test.ts).
 
 Reads <dir>/<set>/dataset.json and <set>/evaluators/<LLM>/<strategy>/result.json straight from the files
 (never from our database) and prints one JSON row per set and judge: LLMBar's counts (its evaluate.py rule),

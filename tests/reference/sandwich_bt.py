@@ -57,19 +57,36 @@ def main():
     G = np.zeros((C, n))
     np.add.at(G, cl, U)
     meat = G.T @ G * C / (C - 1)
-    Hp = np.linalg.pinv(H)
-    V = Hp @ meat @ Hp * 400.0**2
+    # The ratings are identified only up to a common shift: H and the meat both have the all-ones vector in
+    # their null space, so their inverse exists only on the sum-to-zero subspace. Work there, in an explicit
+    # orthonormal basis B of it (Helmert contrasts): V = B Hs^-1 (B' meat B) Hs^-1 B' with Hs = B' H B, which
+    # is positive definite. A pseudo-inverse of H or a Cholesky of the singular V (even with a small ridge)
+    # instead depends on how the BLAS rounds the null direction: on the reference BLAS pinv kept a 1e-12
+    # singular value and V came out 1e15 large.
+    B = np.zeros((n, n - 1))
+    for k in range(1, n):
+        B[:k, k - 1] = 1.0
+        B[k, k - 1] = -float(k)
+        B[:, k - 1] /= math.sqrt(k * (k + 1))
+    Hs = B.T @ H @ B
+    Hs_inv_Bt = np.linalg.solve(Hs, B.T)
+    Vs = Hs_inv_Bt @ meat @ Hs_inv_Bt.T * 400.0**2
+    Vs = (Vs + Vs.T) / 2
+    # factor the subspace covariance by its eigen-decomposition, rounding-level negatives clipped to zero
+    w, Q = np.linalg.eigh(Vs)
+    w = np.clip(w, 0.0, None)
+    L = B @ (Q * np.sqrt(w))  # L @ L.T == V, zero along the all-ones direction
+    V = L @ L.T
     rating = 400.0 * r + 1000.0
-    se = np.sqrt(np.diag(V))
+    se = np.sqrt(np.clip(np.diag(V), 0.0, None))
     q = student_t.ppf(1 - (1 - level) / 2, C - 1)
     # simultaneous max-t over all pairs, multivariate t with C - 1 degrees of freedom
     rng = np.random.default_rng(12345)
     draws = 200000
-    L = np.linalg.cholesky(V + 1e-9 * np.eye(n))
-    Z = rng.standard_normal((draws, n)) @ L.T
+    Z = rng.standard_normal((draws, n - 1)) @ L.T
     Z /= np.sqrt(rng.chisquare(C - 1, size=draws) / (C - 1))[:, None]
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
-    se_d = np.array([math.sqrt(V[i, i] + V[j, j] - 2 * V[i, j]) for i, j in pairs])
+    se_d = np.array([math.sqrt(max(V[i, i] + V[j, j] - 2 * V[i, j], 0.0)) for i, j in pairs])
     D = np.stack([Z[:, i] - Z[:, j] for i, j in pairs], axis=1)
     T = np.max(np.abs(D) / se_d[None, :], axis=1)
     c = float(np.quantile(T, level))

@@ -8,11 +8,17 @@ when sides are random as in Chatbot Arena; MT-Bench's model 1 of a pair is fixed
 headers, lists, bold = Arena-Hard's markdown patterns (count_markdown_elements) over the same turns with
 fenced code blocks (```...```) removed first. Objective: -sum [y log p + (1-y) log(1-p)] + (reg/2)|theta|^2,
 p = expit(ln10 (r_a - r_b) + x . beta), ties y = 0.5, minimised with L-BFGS-B to full precision.
-A feature that never varies is left out.
+A feature that never varies is left out. With "min_support" given ({"answers", "questions", "won", "lost"}), a feature
+that varies but rests on fewer distinct answers (model, question) carrying it, fewer questions whose battles differ
+in it, or fewer decisive battles won (lost) by the answer with more of it, is left out as not estimable.
+se: per coefficient, the question-clustered sandwich sqrt(diag(H^-1 B H^-1) * Q / (Q - 1)) with the full design
+matrix Z (ln10 (e_a - e_b), features), H = Z' diag(p (1 - p)) Z + reg I, B = sum over questions of the summed
+scores Z' (y - p) outer themselves.
 
 stdin: JSON {"answers": {model: {question_id: [turn texts]}}, "battles": [[qid, turn, model_a, model_b, y]],
              "elements": ["length", "headers", ...], "reg": 0.5}
-stdout: JSON {"ratings": {model: 400 r + 1000}, "coefficients": {element: beta}, "constant": [...]}
+stdout: JSON {"ratings": {model: 400 r + 1000}, "coefficients": {element: beta}, "se": {element: se},
+              "constant": [...], "not_estimable": [...]}
 """
 import json
 import math
@@ -51,7 +57,8 @@ def main():
     ia = np.array([idx[b[2]] for b in battles])
     ib = np.array([idx[b[3]] for b in battles])
     y = np.array([float(b[4]) for b in battles])
-    cols, kept, constant = [], [], []
+    cols, kept, constant, not_estimable = [], [], [], []
+    ms = data.get("min_support")
     sa = [style(b[2], b[0], b[1]) for b in battles]
     sb = [style(b[3], b[0], b[1]) for b in battles]
     for e in elements:
@@ -62,6 +69,16 @@ def main():
         if both.std() <= 1e-12:
             constant.append(e)
             continue
+        if ms:
+            carriers = {(bt[2], bt[0]) for bt, v in zip(battles, a) if v > 0} | {(bt[3], bt[0]) for bt, v in zip(battles, b) if v > 0}
+            qs = {bt[0] for bt, x in zip(battles, a - b) if x != 0}
+            dec = (a != b) & (y != 0.5)
+            more_won = ((a > b) & (y == 1)) | ((a < b) & (y == 0))
+            won = int(np.sum(dec & more_won))
+            lost = int(np.sum(dec & ~more_won))
+            if len(carriers) < ms["answers"] or len(qs) < ms["questions"] or won < ms["won"] or lost < ms["lost"]:
+                not_estimable.append(e)
+                continue
         kept.append(e)
         cols.append((d - both.mean()) / both.std())
     X = np.array(cols).T if cols else np.zeros((len(battles), 0))
@@ -79,7 +96,19 @@ def main():
 
     res = minimize(loss, np.zeros(n + len(kept)), jac=True, method="L-BFGS-B", options={"maxiter": 100000, "gtol": 1e-11, "ftol": 0.0})
     theta = res.x
-    json.dump({"ratings": {m: float(400 * theta[k] + 1000) for m, k in idx.items()}, "coefficients": {e: float(theta[n + k]) for k, e in enumerate(kept)}, "constant": constant}, sys.stdout)
+    Z = np.zeros((len(battles), n + len(kept)))
+    Z[np.arange(len(battles)), ia] += A
+    Z[np.arange(len(battles)), ib] -= A
+    Z[:, n:] = X
+    p = expit(Z @ theta)
+    H = Z.T @ (Z * (p * (1 - p))[:, None]) + reg * np.eye(Z.shape[1])
+    qids = sorted({bt[0] for bt in battles})
+    qi = {qq: k for k, qq in enumerate(qids)}
+    S = np.zeros((len(qids), Z.shape[1]))
+    np.add.at(S, np.array([qi[bt[0]] for bt in battles]), Z * (y - p)[:, None])
+    Hi = np.linalg.inv(H)
+    V = Hi @ (S.T @ S) @ Hi * len(qids) / (len(qids) - 1)
+    json.dump({"ratings": {m: float(400 * theta[k] + 1000) for m, k in idx.items()}, "coefficients": {e: float(theta[n + k]) for k, e in enumerate(kept)}, "se": {e: float(math.sqrt(V[n + k, n + k])) for k, e in enumerate(kept)}, "constant": constant, "not_estimable": not_estimable}, sys.stdout)
 
 
 if __name__ == "__main__":

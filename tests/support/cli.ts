@@ -1,9 +1,11 @@
-// Run the real `arena` command (bin/arena.mjs) in a child process (to completion, or one the test signals or
-// serves from), and make scratch directories.
+// Run the real `arena` command: in this process through the CLI's own entry (runCli: the same argument
+// parsing, commands and exit status, without a node start per call), or as bin/arena.mjs in a child process
+// where the process itself is under test (signals, its exit, the bundle, servers); and make scratch directories.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 
@@ -28,21 +30,72 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** working directory (default: the repository root) */
   cwd?: string;
-  /** kill the process after this long (default 120 s; the machine is slow and shared) */
+  /** kill the process after this long (default 120 s; the machine is slow and shared); spawned runs only */
   timeoutMs?: number;
-  /** text written to the child's stdin */
+  /** text written to the child's stdin (spawns the process) */
   input?: string;
+  /**
+   * run bin/arena.mjs in a child process instead of in this one: for what only a process shows (the bundle
+   * against the sources, ARENA_NO_DIST, stdin, being killed)
+   */
+  spawn?: boolean;
 }
 
 /**
  * `arena ...args` as a user would run it. Resolves with the exit code and everything printed;
  * never rejects on a non-zero exit (tests assert the code). Rejects only if the process cannot start.
+ * In this process unless `opts.spawn` or `opts.input` asks for a child process (ARENA_TEST_SPAWN=1: always a
+ * child process, to compare).
  */
 export function runArena(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const spawned =
+    opts.spawn || opts.input !== undefined || allSpawned || process.env.ARENA_TEST_SPAWN === '1';
+  return spawned ? runArenaProcess(args, opts) : runArenaHere(args, opts);
+}
+
+let allSpawned = false;
+
+/**
+ * Every runArena/arenaOk/arenaJson of the calling test file in a child process: for files about processes
+ * (runs racing on one database, a killed run's leases, a judge server's timing under the run's own load).
+ * Each test file has its own copy of this module, so it holds for that file only.
+ */
+export function spawnEveryRun(): void {
+  allSpawned = true;
+}
+
+/** The environment a run sees: this process's, without colours, with `extra` over it (undefined unsets). */
+function envFor(extra: RunOptions['env'] = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...extra };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  return env;
+}
+
+/** A stream that keeps what is written to it, as a pipe would (not a terminal). */
+class Collect extends Writable {
+  text = '';
+  readonly isTTY = false;
+  override _write(chunk: Buffer | string, _enc: BufferEncoding, done: () => void): void {
+    this.text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    done();
+  }
+}
+
+/** `arena ...args` through the CLI's entry in this process (runs take turns; see runCli). */
+async function runArenaHere(args: string[], opts: RunOptions): Promise<RunResult> {
+  const { runCli } = await import('../../src/cli/main.ts');
+  const stdout = new Collect({ decodeStrings: false });
+  const stderr = new Collect({ decodeStrings: false });
+  const code = await runCli(args, { stdout, stderr, env: envFor(opts.env), cwd: opts.cwd ?? REPO_ROOT });
+  return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** `arena ...args` as bin/arena.mjs in a child process, to completion (or `opts.timeoutMs`). */
+export function runArenaProcess(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [ARENA_BIN, ...args], {
       cwd: opts.cwd ?? REPO_ROOT,
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...opts.env },
+      env: envFor(opts.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -113,7 +166,7 @@ const running = new Set<ChildProcess>();
 export function spawnArena(args: string[], opts: Pick<RunOptions, 'env' | 'cwd'> = {}): SpawnedArena {
   const child = spawn(process.execPath, [ARENA_BIN, ...args], {
     cwd: opts.cwd ?? REPO_ROOT,
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...opts.env },
+    env: envFor(opts.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

@@ -66,6 +66,12 @@ export interface OpenAIServerOptions {
   /** append every request as one JSON line to this file (written synchronously, as it arrives) */
   logFile?: string;
   port?: number;
+  /**
+   * enforce OpenAI-style limits: a request costs its prompt tokens (characters / 4) plus max_tokens, charged on
+   * arrival from buckets refilled continuously (per minute); over either, 429 with retry-after-ms. Every chat
+   * answer carries x-ratelimit-{limit,remaining,reset}-{requests,tokens} unless `headers` is false.
+   */
+  rateLimit?: { tpm?: number; rpm?: number; headers?: boolean };
   /** also serve the Batch API (files + batches; tests/support/openai-batch.ts) */
   batch?: BatchServerOptions;
   /** false: replies carry no `usage` (as some OpenAI-compatible servers do); default true */
@@ -84,6 +90,8 @@ export interface RequestLogEntry {
   hash?: string;
   /** what was (or will be, after the latency) answered; `hang` never is */
   status: number | 'hang';
+  /** with `rateLimit`: the tokens this request was charged (prompt + max_tokens; 0 when refused) */
+  charged?: number;
 }
 
 export interface OpenAIServer {
@@ -112,6 +120,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
   const timers = new Set<NodeJS.Timeout>();
   let chatN = 0;
   let ok = 0;
+  const limiter = o.rateLimit ? serverLimiter(o.rateLimit) : undefined;
 
   const record = (e: RequestLogEntry) => {
     log.push(e);
@@ -219,16 +228,48 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           .map((m) => m.content)
           .join('\n');
         const hash = promptHash(system, user);
+        const maxTokens = Number((body as { max_tokens?: unknown }).max_tokens) || 0;
+        const cost = Math.ceil((system.length + user.length) / 4) + maxTokens;
+        const limited = limiter?.charge(cost);
+        if (limited?.retryAfterMs !== undefined) {
+          record({ n, at, method: 'POST', path, model: body.model, hash, status: 429, charged: 0 });
+          return send(
+            res,
+            429,
+            {
+              error: {
+                message: 'Rate limit reached for tokens',
+                type: 'tokens',
+                code: 'rate_limit_exceeded',
+              },
+            },
+            { ...limited.headers, 'retry-after-ms': String(Math.ceil(limited.retryAfterMs)) },
+          );
+        }
         const fault = pickFault(n, hash, `${system}\n\n${user}`);
         const status = fault ? fault.status : 200;
-        record({ n, at, method: 'POST', path, model: body.model, hash, status });
+        record({
+          n,
+          at,
+          method: 'POST',
+          path,
+          model: body.model,
+          hash,
+          status,
+          ...(limited ? { charged: cost } : {}),
+        });
         if (status === 'hang') return; // the socket stays open until the client gives up or close()
         later(() => {
           if (res.destroyed) return;
           if (status === 200) {
             ok++;
             const reply = completion(body.model as string, system, user, o.verdict ?? 'longer', n);
-            return send(res, 200, o.usage === false ? { ...reply, usage: undefined } : reply);
+            return send(
+              res,
+              200,
+              o.usage === false ? { ...reply, usage: undefined } : reply,
+              limited?.headers,
+            );
           }
           const headers: Record<string, string> =
             status === 429 ? { 'retry-after': String(fault!.retryAfter ?? 1) } : {};
@@ -271,6 +312,47 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
       server.closeAllConnections();
       await closed;
       if (fd !== undefined) closeSync(fd);
+    },
+  };
+}
+
+/** Go-style duration, as OpenAI writes x-ratelimit-reset-*: `6m0s`, `1.5s`, `20ms`. */
+export function goDuration(ms: number): string {
+  if (ms < 1000) return `${Math.ceil(ms)}ms`;
+  const m = Math.floor(ms / 60_000);
+  const s = Number(((ms - m * 60_000) / 1000).toFixed(3));
+  return m ? `${m}m${s}s` : `${s}s`;
+}
+
+/** The server's own buckets (what a real provider enforces), with the headers it announces them in. */
+function serverLimiter(o: { tpm?: number; rpm?: number; headers?: boolean }) {
+  const now = () => performance.now();
+  const buckets = (['tokens', 'requests'] as const)
+    .map((kind) => ({ kind, perMin: kind === 'tokens' ? o.tpm : o.rpm }))
+    .filter((b): b is { kind: 'tokens' | 'requests'; perMin: number } => !!b.perMin)
+    .map((b) => ({ ...b, level: b.perMin, at: now() }));
+  const refill = (b: (typeof buckets)[number], t: number) => {
+    b.level = Math.min(b.perMin, b.level + ((t - b.at) * b.perMin) / 60_000);
+    b.at = t;
+  };
+  return {
+    charge(tokens: number): { retryAfterMs?: number; headers: Record<string, string> } {
+      const t = now();
+      let wait = 0;
+      for (const b of buckets) {
+        refill(b, t);
+        const need = (b.kind === 'tokens' ? tokens : 1) - b.level;
+        if (need > 0) wait = Math.max(wait, (need * 60_000) / b.perMin);
+      }
+      if (!wait) for (const b of buckets) b.level -= b.kind === 'tokens' ? tokens : 1;
+      const headers: Record<string, string> = {};
+      if (o.headers !== false)
+        for (const b of buckets) {
+          headers[`x-ratelimit-limit-${b.kind}`] = String(b.perMin);
+          headers[`x-ratelimit-remaining-${b.kind}`] = String(Math.max(0, Math.floor(b.level)));
+          headers[`x-ratelimit-reset-${b.kind}`] = goDuration(((b.perMin - b.level) * 60_000) / b.perMin);
+        }
+      return wait ? { retryAfterMs: wait, headers } : { headers };
     },
   };
 }

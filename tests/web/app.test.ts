@@ -25,7 +25,7 @@ describe('single-answer grading against the stored games', () => {
       score: number;
       n: number;
     }[];
-    const games = await store.listGames({ judge: 'mock/longer', kind: 'single' });
+    const games = await store.games.list({ judge: 'mock/longer', kind: 'single' });
     for (const model of ['gpt-4', 'claude-v1']) {
       const grades = games
         .filter((g) => g.match.model1 === model && g.match.turn === 1)

@@ -6,7 +6,7 @@ import { createApp } from '../../src/web/app.ts';
 import { ResultCache } from '../../src/web/result-cache.ts';
 import { MAX_PAGE_TEXT } from '../../src/web/clip.ts';
 import { openMemoryStore } from '../../src/storage/sqlite.ts';
-import { ANSWERS, makeGame, PROMPTS, QUESTIONS } from '../storage.contract.ts';
+import { ANSWERS, makeGame, PROMPTS, QUESTIONS } from '../storage/contract.ts';
 
 async function site(o: { maxBytes?: number; reply?: string } = {}) {
   const store = openMemoryStore();

@@ -1,4 +1,4 @@
-// The Store contract (tests/storage.contract.ts) over the D1 adapter: a real local D1 (workerd through
+// The Store contract (tests/storage/contract.ts) over the D1 adapter: a real local D1 (workerd through
 // wrangler's getPlatformProxy, the same engine `wrangler dev` runs), migrated with db/migrations.
 import { drizzle } from 'drizzle-orm/d1';
 import { migrate } from 'drizzle-orm/d1/migrator';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openD1Store, D1_MAX_PARAMS } from '../../src/storage/d1.ts';
 import { MIGRATIONS_DIR } from '../../src/storage/sqlite.ts';
 import { REPO_ROOT, tmpDir } from '../support/cli.ts';
-import { describeStoreContract, makeGame, QUESTIONS } from '../storage.contract.ts';
+import { describeStoreContract, makeGame, QUESTIONS } from '../storage/contract.ts';
 
 process.env.WRANGLER_SEND_METRICS = 'false';
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
@@ -51,10 +51,10 @@ describe('d1 specifics', () => {
     const store = await freshD1();
     const games = Array.from({ length: 40 }, () => makeGame());
     await store.importBundle({ questions: { source: 'q.jsonl', items: QUESTIONS }, games });
-    expect((await store.listGames()).map((g) => g.id).sort()).toEqual(games.map((g) => g.id).sort());
+    expect((await store.games.list()).map((g) => g.id).sort()).toEqual(games.map((g) => g.id).sort());
     expect(D1_MAX_PARAMS).toBe(100);
     // a bundle whose last statement fails leaves nothing behind (D1 batch = one transaction)
-    const before = await store.listQuestions();
+    const before = await store.catalog.questions();
     const bad = { ...makeGame(), id: null as unknown as string };
     await expect(
       store.importBundle({
@@ -62,6 +62,6 @@ describe('d1 specifics', () => {
         games: [bad],
       }),
     ).rejects.toThrow(/\[storage:d1\]/);
-    expect(await store.listQuestions()).toEqual(before);
+    expect(await store.catalog.questions()).toEqual(before);
   });
 });

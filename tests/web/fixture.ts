@@ -58,7 +58,7 @@ export async function buildFixture(dir = tmpDir('arena-web-')): Promise<Fixture>
     questionIds: [81, 82],
     concurrency: 2,
   });
-  const q81 = (await store.listQuestions()).find((q) => q.id === 81)!;
+  const q81 = (await store.catalog.questions()).find((q) => q.id === 81)!;
   await store.importBundle({
     answers: [
       {

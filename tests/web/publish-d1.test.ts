@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { openD1Store } from '../../src/storage/d1.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
-import { ANSWERS, makeGame, PROMPTS, QUESTIONS } from '../storage.contract.ts';
+import { ANSWERS, makeGame, PROMPTS, QUESTIONS } from '../storage/contract.ts';
 import { localD1, WRANGLER_ENV } from './support.ts';
 
 Object.assign(process.env, WRANGLER_ENV);
@@ -62,7 +62,7 @@ describe('arena publish to D1 and back', () => {
       prompts: PROMPTS,
       games,
     });
-    await src.saveRun({
+    await src.runs.save({
       id: 'run-1',
       startedAt: 1,
       finishedAt: 2,
@@ -90,9 +90,9 @@ describe('arena publish to D1 and back', () => {
         .all(),
     };
     const listed = {
-      games: await src.listGames(),
-      answers: await src.listAnswers(),
-      runs: await src.listRuns(),
+      games: await src.games.list(),
+      answers: await src.catalog.answers(),
+      runs: await src.runs.list(),
     };
     await src.close();
     expect(listed.games.map((g) => g.userPrompt)).toEqual([...HOSTILE, 'big']); // SQLite itself keeps them
@@ -123,9 +123,9 @@ describe('arena publish to D1 and back', () => {
       );
       // and the site's Store over D1 reads the same strings as the Store over the SQLite file
       const store = openD1Store(d1);
-      expect(await store.listGames()).toEqual(listed.games);
-      expect(await store.listAnswers()).toEqual(listed.answers);
-      expect(await store.listRuns()).toEqual(listed.runs);
+      expect(await store.games.list()).toEqual(listed.games);
+      expect(await store.catalog.answers()).toEqual(listed.answers);
+      expect(await store.runs.list()).toEqual(listed.runs);
     } finally {
       await proxy.dispose();
     }

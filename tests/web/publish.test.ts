@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { publishSql, sqlLiteral } from '../../src/entry/publish.ts';
 import { openMemoryStore } from '../../src/storage/sqlite.ts';
-import { ANSWERS, makeGame, PROMPTS, QUESTIONS, REFERENCES } from '../storage.contract.ts';
+import { ANSWERS, makeGame, PROMPTS, QUESTIONS, REFERENCES } from '../storage/contract.ts';
 
 describe('publish SQL', () => {
   it('quotes strings, keeps numbers and NULL', () => {
@@ -45,7 +45,7 @@ describe('publish SQL', () => {
         },
       ],
     });
-    await src.saveRun({
+    await src.runs.save({
       id: 'run-1',
       startedAt: 1,
       finishedAt: 2,
@@ -69,13 +69,13 @@ describe('publish SQL', () => {
       questions: { source: 'old.jsonl', items: [{ id: 1, category: 'old', turns: ['old'] }] },
     });
     dst.sqlite.exec(stmts.join(''));
-    expect(await dst.listQuestions()).toEqual(await src.listQuestions());
-    expect(await dst.listAnswers()).toEqual(await src.listAnswers());
-    expect(await dst.listReferences()).toEqual(await src.listReferences());
-    expect(await dst.listPrompts()).toEqual(await src.listPrompts());
-    expect(await dst.listGames()).toEqual(await src.listGames());
-    expect(await dst.listVotes()).toEqual(await src.listVotes());
-    expect(await dst.listRuns()).toEqual(await src.listRuns());
+    expect(await dst.catalog.questions()).toEqual(await src.catalog.questions());
+    expect(await dst.catalog.answers()).toEqual(await src.catalog.answers());
+    expect(await dst.catalog.references()).toEqual(await src.catalog.references());
+    expect(await dst.catalog.prompts()).toEqual(await src.catalog.prompts());
+    expect(await dst.games.list()).toEqual(await src.games.list());
+    expect(await dst.votes.list()).toEqual(await src.votes.list());
+    expect(await dst.runs.list()).toEqual(await src.runs.list());
     await src.close();
     await dst.close();
   });

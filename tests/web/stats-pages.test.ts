@@ -140,7 +140,7 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
     it('/style and /api/style show `arena ratings --style length,markdown`, ranks side by side, coefficients with intervals', async () => {
       const cli = await arenaJson<{
         rows: { model: string; rating: number; rank: number; rawRank: number }[];
-        features: { feature: string; coefficient: number; lo: number; hi: number }[];
+        features: { feature: string; coefficient: number; se: number; lo: number; hi: number }[];
       }>([
         'ratings',
         '--db',
@@ -164,13 +164,20 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
       const features = await json<{ feature: string; coefficient: number; lo: number; hi: number }[]>(
         '/api/style-features?judge=gpt-4',
       );
-      expect(features).toEqual(cli.features);
+      expect(features).toEqual(
+        cli.features.map(({ feature, coefficient, se, lo, hi }) => ({ feature, coefficient, se, lo, hi })),
+      );
       const page = await html('/style?judge=gpt-4');
       expect(page).toContain('rank (UB), style-controlled');
       expect(page).toContain('rank (UB), raw');
       for (const f of cli.features)
         expect(page).toContain(`<th scope="row">${f.feature}</th><td>${f.coefficient.toFixed(3)}</td>`);
       expect(page).toContain('Left out (the same in every battle): bold');
+      // headers rest on a single answer under GPT-4: listed as not estimable, with the reason
+      expect(page).toContain(
+        '<th scope="row">headers</th><td colspan="4">not estimable: 1 answer carries it',
+      );
+      expect(cli.features.map((f) => f.feature)).not.toContain('headers');
       expect((await app.request('/style?judge=nobody')).status).toBe(404);
     }, 180_000);
   },

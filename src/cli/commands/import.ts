@@ -2,6 +2,7 @@ import { defineCommand } from 'citty';
 import { existsSync, rmSync } from 'node:fs';
 import { importFiles, mtbenchSources, type ImportSources } from '../../importers/import.ts';
 import { int } from '../format.ts';
+import { cacheDir } from '../cache-dir.ts';
 import { dbArg, openStore, print } from '../shared.ts';
 
 function files(args: { _: string[] }): string[] {
@@ -111,11 +112,11 @@ const mtbenchCommand = defineCommand({
   async run({ args }) {
     let dir = args.dir;
     if (!dir) {
-      const { downloadMtbench, loadManifest } = await import('../../importers/download.ts');
+      const { downloadMtbench, loadManifest, MTBENCH_CACHE } = await import('../../importers/download.ts');
       dir = await downloadMtbench({
         ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
         ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
-        ...(args.cache ? { cacheDir: args.cache } : {}),
+        cacheDir: args.cache ?? cacheDir(MTBENCH_CACHE),
         log: (m: string) => process.stderr.write(`${m}\n`),
       });
     }

@@ -144,19 +144,19 @@ export const costCommand = defineCommand({
       async (store) => {
         let rows: Record<string, unknown>[];
         if (by === 'run')
-          rows = (await store.costByRun(limit)).map((r) => ({
+          rows = (await store.ledger.byRun(limit)).map((r) => ({
             ...r,
             startedAt: new Date(r.startedAt).toISOString(),
           }));
-        else if (by === 'game') rows = (await store.costByGame(limit)).map((r) => ({ ...r }));
+        else if (by === 'game') rows = (await store.ledger.byGame(limit)).map((r) => ({ ...r }));
         else if (by === 'refresh')
-          rows = (await store.listRefreshes(limit)).map((r) => ({
+          rows = (await store.refreshes.list(limit)).map((r) => ({
             id: r.id,
             startedAt: new Date(r.startedAt).toISOString(),
             status: r.status,
             cost: r.cost,
           }));
-        else rows = (await store.costByJudge()).map((r) => ({ ...r }));
+        else rows = (await store.ledger.byJudge()).map((r) => ({ ...r }));
         if (args.json) printJson(rows);
         else print(table(rows));
       },
@@ -175,7 +175,7 @@ export const refreshesCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        const rows = (await store.listRefreshes()).map((r) => ({
+        const rows = (await store.refreshes.list()).map((r) => ({
           id: r.id,
           startedAt: new Date(r.startedAt).toISOString(),
           status: r.status,

@@ -8,7 +8,7 @@ import { int, list, num, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { checkRoundsLevel } from '../boot-args.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
-import { priorArg, priorOption } from './analytics.ts';
+import { priorArg, priorOption } from './analytics-shared.ts';
 import {
   checkCategory,
   checkJudgeTurn,
@@ -140,7 +140,7 @@ async function noResults(
   mode: string,
   json: boolean,
 ): Promise<void> {
-  const known = (await store.listJudges()).map((j) => j.judge);
+  const known = (await store.games.judges()).map((j) => j.judge);
   const msg = `no ${mode} results for judge "${judge}" in ${db} (judges there: ${known.join(', ') || 'none yet'}; see \`arena judges\`)`;
   if (!known.includes(judge)) throw new ArenaError(msg);
   if (json) return printJson([]);
@@ -261,6 +261,7 @@ export const ratingsCommand = defineCommand({
               r.features.map((f) => ({
                 feature: f.feature,
                 coefficient: figures.kappa(f.coefficient),
+                'SE (clustered)': figures.kappa(f.se),
                 [`${lvl} lo`]: figures.kappa(f.lo),
                 [`${lvl} hi`]: figures.kappa(f.hi),
               })),
@@ -268,6 +269,8 @@ export const ratingsCommand = defineCommand({
           );
           if (r.constant.length)
             print(`left out (the same for every battle here, so no coefficient): ${r.constant.join(', ')}`);
+          for (const x of r.notEstimableFeatures)
+            print(`${x.feature}: not estimable, ${x.reason}; left out of the style fit`);
           for (const x of r.notEstimable)
             print(`${x.model}: ${x.note}; its battles are left out of the style fit`);
           print(

@@ -1,14 +1,14 @@
-import { defineCommand } from 'citty';
+import { defineCommand, type ArgsDef, type ParsedArgs } from 'citty';
 import type cliProgress from 'cli-progress';
 import { progressBar } from '../progress-bar.ts';
 import { processLiveness } from '../liveness.ts';
-import { planRun, runTournament } from '../../engine/run.ts';
+import { planRun, runTournament, type RunSummary } from '../../engine/run.ts';
 import { setMaxListeners } from 'node:events';
-import v8 from 'node:v8';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Game, Mode } from '../../core/types.ts';
-import { apiKeyOf, openJudge } from '../../judges/registry.ts';
+import { apiKeyOf, openJudge, type GovernedJudge } from '../../judges/registry.ts';
+import { expectedWallS, requestCost } from '../../judges/rate-limit.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
@@ -19,6 +19,7 @@ import { DEFAULT_BASELINE, DEFAULT_REFERENCE_SOURCE } from '../../core/constants
 import { ensureRunPrompts, missingRunPrompts } from '../../importers/builtin.ts';
 import type { ImportSources } from '../../importers/import.ts';
 import { pendingView, type StoreReader } from '../../storage/pending.ts';
+import type { SqliteStore } from '../../storage/sqlite.ts';
 import { restoreSpilled, spillGames } from '../../storage/recovery.ts';
 import type { RunRecord } from '../../storage/store.ts';
 
@@ -35,93 +36,92 @@ function answerFiles(paths: string[]): string[] {
   );
 }
 
+const runArgs = {
+  ...dbArg,
+  judge: {
+    type: 'string',
+    required: true,
+    description:
+      'openai/<model>, llama-cpp/<path.gguf>[?threads=1&ctx=4096&gpuLayers=auto&sequences=4&grammar=on] or mock/<behaviour>; repeat --judge to play every match with each judge (side by side)',
+  },
+  'escalate-to': {
+    type: 'string',
+    description:
+      'second judge for the matches the (local) --judge is unsure of: low confidence, inconsistent orders, unparsable',
+  },
+  below: {
+    type: 'string',
+    default: '0.6',
+    description: "with --escalate-to: escalate a match when a game's verdict probability is below this",
+  },
+  models: {
+    type: 'string',
+    description:
+      'comma-separated models (pairwise-all pairs them in this order); with --set: output_1,output_2',
+  },
+  set: {
+    type: 'string',
+    description:
+      'judge a labelled pair set (arena import pairs; e.g. Natural) instead of the tournament: read its accuracy with `arena accuracy`',
+  },
+  mode: { type: 'string', default: 'pairwise-all', description: MODES.join(' | ') },
+  baseline: {
+    type: 'string',
+    default: DEFAULT_BASELINE,
+    description: 'baseline model for pairwise-baseline',
+  },
+  questions: {
+    type: 'string',
+    description: 'question.jsonl to import and judge (default: the questions the models have answers for)',
+  },
+  answers: {
+    type: 'string',
+    description: 'comma-separated model_answer files or directories to import first',
+  },
+  turn: {
+    type: 'string',
+    default: '1,2',
+    description: 'turns to judge, comma-separated (--turns: the old spelling)',
+  },
+  prompts: {
+    type: 'string',
+    description:
+      "prompt set: mt-bench | arena (default: mt-bench when imported); pairwise only, each with its own parser: judgelm | pandalm | autoj | prometheus | arena-hard | llmbar (LLMBar's plain prompt)",
+  },
+  reference: {
+    type: 'string',
+    default: DEFAULT_REFERENCE_SOURCE,
+    description: 'reference answer source for math/reasoning/coding',
+  },
+  parser: {
+    type: 'string',
+    default: 'last',
+    description: 'last (the verdict given last) | fastchat (FastChat precedence)',
+  },
+  temperature: {
+    type: 'string',
+    default: '0',
+    description: "sampling temperature of the judge (part of each game's identity)",
+  },
+  'max-tokens': {
+    type: 'string',
+    default: '2048',
+    description: "most tokens a judge reply may have (part of each game's identity)",
+  },
+  concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
+  ...judgeCallArgs,
+  'dry-run': { type: 'boolean', description: 'print the plan and exit' },
+} satisfies ArgsDef;
+
+type RunArgs = ParsedArgs<typeof runArgs>;
+
 export default defineCommand({
   meta: {
     name: 'run',
     description: 'plan and play the games that are not stored yet (resumable; never pays twice for a game)',
   },
-  args: {
-    ...dbArg,
-    judge: {
-      type: 'string',
-      required: true,
-      description:
-        'openai/<model>, llama-cpp/<path.gguf>[?threads=1&ctx=4096&gpuLayers=auto&sequences=4&grammar=on] or mock/<behaviour>; repeat --judge to play every match with each judge (side by side)',
-    },
-    'escalate-to': {
-      type: 'string',
-      description:
-        'second judge for the matches the (local) --judge is unsure of: low confidence, inconsistent orders, unparsable',
-    },
-    below: {
-      type: 'string',
-      default: '0.6',
-      description: "with --escalate-to: escalate a match when a game's verdict probability is below this",
-    },
-    models: {
-      type: 'string',
-      description:
-        'comma-separated models (pairwise-all pairs them in this order); with --set: output_1,output_2',
-    },
-    set: {
-      type: 'string',
-      description:
-        'judge a labelled pair set (arena import pairs; e.g. Natural) instead of the tournament: read its accuracy with `arena accuracy`',
-    },
-    mode: { type: 'string', default: 'pairwise-all', description: MODES.join(' | ') },
-    baseline: {
-      type: 'string',
-      default: DEFAULT_BASELINE,
-      description: 'baseline model for pairwise-baseline',
-    },
-    questions: {
-      type: 'string',
-      description: 'question.jsonl to import and judge (default: the questions the models have answers for)',
-    },
-    answers: {
-      type: 'string',
-      description: 'comma-separated model_answer files or directories to import first',
-    },
-    turn: {
-      type: 'string',
-      default: '1,2',
-      description: 'turns to judge, comma-separated (--turns: the old spelling)',
-    },
-    prompts: {
-      type: 'string',
-      description:
-        "prompt set: mt-bench | arena (default: mt-bench when imported); pairwise only, each with its own parser: judgelm | pandalm | autoj | prometheus | arena-hard | llmbar (LLMBar's plain prompt)",
-    },
-    reference: {
-      type: 'string',
-      default: DEFAULT_REFERENCE_SOURCE,
-      description: 'reference answer source for math/reasoning/coding',
-    },
-    parser: {
-      type: 'string',
-      default: 'last',
-      description: 'last (the verdict given last) | fastchat (FastChat precedence)',
-    },
-    temperature: {
-      type: 'string',
-      default: '0',
-      description: "sampling temperature of the judge (part of each game's identity)",
-    },
-    'max-tokens': {
-      type: 'string',
-      default: '2048',
-      description: "most tokens a judge reply may have (part of each game's identity)",
-    },
-    concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
-    ...judgeCallArgs,
-    'dry-run': { type: 'boolean', description: 'print the plan and exit' },
-  },
+  args: runArgs,
   async run({ args }) {
-    // Between full collections V8 lets the old generation grow to several times the live data. A tournament's
-    // requests in flight are promoted and die there: the heap reached ~190 MiB for ~45 MiB live, the process
-    // ~300 MiB. A 15% growth step keeps it under 200 MiB at no CPU cost we could measure (bench/run.ts). The
-    // flag is read at every collection, so setting it here (and not on the command line) takes effect.
-    v8.setFlagsFromString('--heap-growing-percent=15');
     const mode = oneOf(args.mode, 'mode', MODES)! as Mode;
     const parser = oneOf(args.parser, 'parser', ['last', 'fastchat'] as const)!;
     const models = list(args.models) ?? (args.set ? ['output_1', 'output_2'] : undefined);
@@ -147,8 +147,8 @@ export default defineCommand({
     };
     // without a key OpenAI answers every call with 401: say so before the database is opened
     if (!args['dry-run']) for (const setup of setups.values()) apiKeyOf(setup, process.env);
-    let bar: cliProgress.SingleBar | undefined;
-    const log = (m: string) => process.stderr.write(`${bar ? '\n' : ''}${m}\n`);
+    const ui: RunUi = { bar: undefined, interrupted: false };
+    const log = (m: string) => process.stderr.write(`${ui.bar ? '\n' : ''}${m}\n`);
     const makeJudge = (spec: string) =>
       openJudge(setups.get(spec) ?? judgeSetupOf(spec, args), process.env, {
         log,
@@ -158,54 +158,24 @@ export default defineCommand({
     const store = openStore(args.db);
     const judge = await makeJudge(judgeSpecs[0]!);
     setMaxListeners(0, ctl.signal); // one listener per game in flight
-    let interrupted = false;
     const onSignal = () => {
       if (ctl.signal.aborted && !fatal) process.exit(130);
-      bar?.stop();
-      bar = undefined; // not redrawn after the interruption
-      interrupted = true;
+      ui.bar?.stop();
+      ui.bar = undefined; // not redrawn after the interruption
+      ui.interrupted = true;
       log('interrupted: finishing the games in flight is not waited for; rerun to resume');
       ctl.abort(new Error('interrupted'));
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
-      let questionIds: number[] | undefined;
-      // a dry run writes nothing: it checks and plans on a view of the database with what a run would
-      // import (--questions, --answers, the shipped prompts) applied (src/storage/pending.ts)
-      const dry = !!args['dry-run'];
       // verdicts an earlier run paid for but could not store (a full disk) are stored first
-      if (!dry)
+      if (!args['dry-run'])
         for (const r of await restoreSpilled(store, args.db))
           process.stderr.write(
             `stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})\n`,
           );
-      let reader: StoreReader = store;
-      if (args.questions || args.answers) {
-        const sources: ImportSources = {
-          ...(args.questions ? { questions: [args.questions] } : {}),
-          ...(args.answers ? { answers: answerFiles(list(args.answers)!) } : {}),
-        };
-        // the importers load only for a run that imports files
-        const { importFiles, readImport } = await import('../../importers/import.ts');
-        if (dry) reader = pendingView(store, (await readImport(store, sources)).bundle);
-        else await importFiles(store, sources);
-      }
-      if (args.questions)
-        questionIds = (await import('../../importers/formats.ts'))
-          .parseQuestions(args.questions, readFileSync(args.questions))
-          .map((q) => q.id);
-      if (args.set)
-        await checkPairSet(reader, args.set); // its items are single-turn pairs of output_1 and output_2
-      else {
-        await checkModels(reader, models, 'models', { withVotes: false });
-        if (mode === 'pairwise-baseline')
-          await checkModels(reader, [args.baseline], 'baseline', { withVotes: false });
-        await checkTurns(reader, turns, 'turn');
-      }
-      // planning reads only: the shipped prompts the prompt set needs are imported here, once
-      if (dry) reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, args.prompts) });
-      else await ensureRunPrompts(store, [mode], args.prompts);
+      const { reader, questionIds } = await prepareStore(store, args, mode, models, turns);
       const common = {
         store,
         judge,
@@ -228,9 +198,27 @@ export default defineCommand({
         for (const spec of judgeSpecs) {
           const j = spec === judgeSpecs[0] ? judge : await makeJudge(spec);
           const { games } = await planRun({ ...common, store: reader, judge: j });
-          const stored = await store.existingGameIds(games.map((g) => g.id));
+          const stored = await store.games.existingIds(games.map((g) => g.id));
           print(
             `${games.length} games planned, ${stored.size} already stored: ${games.length - stored.size} judge calls to make with ${j.id}`,
+          );
+          const toPlay = games.filter((g) => !stored.has(g.id));
+          const tokens = toPlay.reduce(
+            (s, g) =>
+              s +
+              requestCost({
+                system: g.spec.systemPrompt,
+                user: g.spec.userPrompt,
+                maxTokens: common.settings.maxTokens,
+              }),
+            0,
+          );
+          const limits = j.limits();
+          const wall = expectedWallS({ tokens, requests: toPlay.length, ...limits });
+          print(
+            wall === undefined
+              ? `about ${tokens} tokens as a rate limit counts them (prompt + max_tokens); no limit known (declare --tpm/--rpm for an expected time)`
+              : `about ${tokens} tokens as a rate limit counts them (prompt + max_tokens); under ${[limits.tpm ? `${limits.tpm} tokens/min` : '', limits.rpm ? `${limits.rpm} requests/min` : ''].filter(Boolean).join(' and ')} that takes at least ${formatDuration(wall)} (plus the answers' own latency)`,
           );
           if (j !== judge) await j.close?.();
         }
@@ -249,60 +237,21 @@ export default defineCommand({
         if (fatal) throw authStopError(fatal);
         return;
       }
-      const t0 = Date.now();
-      const summary = await runTournament({
-        ...common,
-        parser,
+      const summary = await playWithProgress(
+        { ...common, parser, concurrency, signal: ctl.signal },
+        judge,
         concurrency,
-        signal: ctl.signal,
-        onPlan: ({ planned, stored, toPlay }) => {
-          process.stderr.write(
-            `${planned} games planned, ${stored} already stored: ${toPlay} judge calls to make with ${judge.id} (concurrency ${concurrency})\n`,
-          );
-          if (!toPlay) return;
-          bar = progressBar(
-            'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens}',
-          );
-          bar.start(toPlay, 0, { rate: '0.0', failed: 0, tokens: 0 });
-        },
-        onProgress: (p) => {
-          if (interrupted) return;
-          const secs = (Date.now() - t0) / 1000;
-          bar?.update(p.done + p.failed, {
-            rate: (p.done / Math.max(secs, 1e-3)).toFixed(1),
-            failed: p.failed,
-            tokens: p.tokensIn + p.tokensOut,
-          });
-        },
-      });
-      bar?.stop();
+        ui,
+      );
+      ui.bar?.stop();
       if (fatal) {
         const { errors: _e, skipped: _s, ...record } = summary;
-        await store.saveRun({ ...record, status: 'failed' });
+        await store.runs.save({ ...record, status: 'failed' });
         throw authStopError(fatal);
       }
-      const secs = ((summary.finishedAt! - summary.startedAt) / 1000).toFixed(1);
-      print(
-        `run ${summary.id}${summary.status === 'interrupted' ? ' interrupted' : ''}: ${summary.played} played, ${summary.failed} failed, ${summary.planned - summary.toPlay} already stored, ${summary.tokensIn + summary.tokensOut} tokens, ${secs} s`,
-      );
-      if (summary.elsewhere)
-        process.stderr.write(
-          `${summary.elsewhere} planned game(s) were played by another run on ${args.db} meanwhile\n`,
-        );
-      if (summary.usageUnknown)
-        process.stderr.write(
-          `${summary.usageUnknown} game(s) came without valid token counts (usage); their tokens are unknown and not in the total\n`,
-        );
-      if (summary.failed) {
-        for (const e of summary.errors.slice(0, 5)) process.stderr.write(`  failed: ${e}\n`);
-        process.stderr.write(
-          `${summary.failed} game(s) not played (no verdict stored); rerun the same command to retry them\n`,
-        );
-        exitStatus.code = 2;
-      }
-      if (summary.status === 'interrupted') exitStatus.code = 130;
+      reportRun(summary, args.db);
     } finally {
-      bar?.stop();
+      ui.bar?.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await judge.close?.();
@@ -310,3 +259,122 @@ export default defineCommand({
     }
   },
 });
+
+/** The progress bar (none before the plan, nor after an interruption) and whether the run was interrupted. */
+interface RunUi {
+  bar: cliProgress.SingleBar | undefined;
+  interrupted: boolean;
+}
+
+/**
+ * The store made ready for the run: --questions and --answers imported, the models, turns or pair set checked,
+ * the shipped prompts the run needs imported. A dry run writes nothing: it checks and plans on a view of the
+ * database with what a run would import applied (src/storage/pending.ts).
+ */
+async function prepareStore(
+  store: SqliteStore,
+  args: RunArgs,
+  mode: Mode,
+  models: string[],
+  turns: number[],
+): Promise<{ reader: StoreReader; questionIds: number[] | undefined }> {
+  let questionIds: number[] | undefined;
+  const dry = !!args['dry-run'];
+  let reader: StoreReader = store;
+  if (args.questions || args.answers) {
+    const sources: ImportSources = {
+      ...(args.questions ? { questions: [args.questions] } : {}),
+      ...(args.answers ? { answers: answerFiles(list(args.answers)!) } : {}),
+    };
+    // the importers load only for a run that imports files
+    const { importFiles, readImport } = await import('../../importers/import.ts');
+    if (dry) reader = pendingView(store, (await readImport(store, sources)).bundle);
+    else await importFiles(store, sources);
+  }
+  if (args.questions)
+    questionIds = (await import('../../importers/formats.ts'))
+      .parseQuestions(args.questions, readFileSync(args.questions))
+      .map((q) => q.id);
+  if (args.set)
+    await checkPairSet(reader, args.set); // its items are single-turn pairs of output_1 and output_2
+  else {
+    await checkModels(reader, models, 'models', { withVotes: false });
+    if (mode === 'pairwise-baseline')
+      await checkModels(reader, [args.baseline], 'baseline', { withVotes: false });
+    await checkTurns(reader, turns, 'turn');
+  }
+  // planning reads only: the shipped prompts the prompt set needs are imported here, once
+  if (dry) reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, args.prompts) });
+  else await ensureRunPrompts(store, [mode], args.prompts);
+  return { reader, questionIds };
+}
+
+/** One judge's tournament, with its plan on stderr and a progress bar while it plays. */
+async function playWithProgress(
+  o: Parameters<typeof runTournament>[0],
+  judge: GovernedJudge,
+  concurrency: number,
+  ui: RunUi,
+): Promise<RunSummary> {
+  const t0 = Date.now();
+  return runTournament({
+    ...o,
+    onPlan: ({ planned, stored, toPlay }) => {
+      process.stderr.write(
+        `${planned} games planned, ${stored} already stored: ${toPlay} judge calls to make with ${judge.id} (concurrency ${concurrency})\n`,
+      );
+      if (!toPlay) return;
+      ui.bar = progressBar(
+        'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {tpm}',
+      );
+      ui.bar.start(toPlay, 0, { rate: '0.0', failed: 0, tokens: 0, tpm: '' });
+    },
+    onProgress: (p) => {
+      if (ui.interrupted) return;
+      const secs = (Date.now() - t0) / 1000;
+      ui.bar?.update(p.done + p.failed, {
+        rate: (p.done / Math.max(secs, 1e-3)).toFixed(1),
+        failed: p.failed,
+        tokens: p.tokensIn + p.tokensOut,
+        tpm: tokensPerMinute(judge.tokensCharged(), secs, judge.limits().tpm),
+      });
+    },
+  });
+}
+
+/** The run's summary line, its warnings and failures; sets the exit status (2: games failed, 130: interrupted). */
+function reportRun(summary: RunSummary, db: string): void {
+  const secs = ((summary.finishedAt! - summary.startedAt) / 1000).toFixed(1);
+  print(
+    `run ${summary.id}${summary.status === 'interrupted' ? ' interrupted' : ''}: ${summary.played} played, ${summary.failed} failed, ${summary.planned - summary.toPlay} already stored, ${summary.tokensIn + summary.tokensOut} tokens, ${secs} s`,
+  );
+  if (summary.elsewhere)
+    process.stderr.write(
+      `${summary.elsewhere} planned game(s) were played by another run on ${db} meanwhile\n`,
+    );
+  if (summary.usageUnknown)
+    process.stderr.write(
+      `${summary.usageUnknown} game(s) came without valid token counts (usage); their tokens are unknown and not in the total\n`,
+    );
+  if (summary.failed) {
+    for (const e of summary.errors.slice(0, 5)) process.stderr.write(`  failed: ${e}\n`);
+    process.stderr.write(
+      `${summary.failed} game(s) not played (no verdict stored); rerun the same command to retry them\n`,
+    );
+    exitStatus.code = 2;
+  }
+  if (summary.status === 'interrupted') exitStatus.code = 130;
+}
+
+/** `12.3k tokens/min of 90k`: the tokens charged per minute so far (prompt + max_tokens), against the known limit. */
+function tokensPerMinute(tokens: number, secs: number, tpm: number | undefined): string {
+  const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0));
+  const rate = `${k((tokens * 60) / Math.max(secs, 1))} tokens/min`;
+  return tpm ? `${rate} of ${k(tpm)}` : rate;
+}
+
+function formatDuration(s: number): string {
+  if (s < 90) return `${s.toFixed(0)} s`;
+  if (s < 5400) return `${(s / 60).toFixed(1)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}

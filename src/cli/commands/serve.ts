@@ -5,6 +5,7 @@ import { STUDY_JUDGE } from '../../reports/judges/duel.ts';
 import { ArenaError } from '../../core/types.ts';
 import { importFiles, mtbenchSources } from '../../importers/import.ts';
 import { int, oneOf } from '../format.ts';
+import { cacheDir } from '../cache-dir.ts';
 import { dbArg, openStore, print, withStore } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 
@@ -110,8 +111,8 @@ export const startCommand = defineCommand({
     const existed = existsSync(args.db);
     const judges = existed
       ? await withStore(args.db, async (s) => ({
-          empty: (await s.listQuestions()).length === 0,
-          names: (await s.listJudges()).map((j) => j.judge),
+          empty: (await s.catalog.questions()).length === 0,
+          names: (await s.games.judges()).map((j) => j.judge),
         }))
       : { empty: true, names: [] as string[] };
     const empty = judges.empty;
@@ -132,11 +133,12 @@ export const startCommand = defineCommand({
           );
         }
       } else {
-        const { downloadMtbench, loadManifest } = await import('../../importers/download.ts');
+        const { downloadMtbench, loadManifest, MTBENCH_CACHE } = await import('../../importers/download.ts');
         try {
           dir = await downloadMtbench({
             ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
             ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
+            cacheDir: cacheDir(MTBENCH_CACHE),
             log,
           });
         } catch (e) {
@@ -152,12 +154,14 @@ export const startCommand = defineCommand({
     }
     const studyDir = process.env.JUDGE_LLAMA2_DIR;
     if (!judges.names.includes(STUDY_JUDGE) && studyDir !== 'none') {
-      const { STUDY_JUDGMENTS, downloadStudyJudgments } = await import('../../importers/judge-llama2.ts');
+      const { STUDY_CACHE, STUDY_JUDGMENTS, downloadStudyJudgments } =
+        await import('../../importers/judge-llama2.ts');
       try {
         study = studyDir
           ? join(studyDir, STUDY_JUDGMENTS)
           : await downloadStudyJudgments({
               ...(process.env.JUDGE_LLAMA2_URL ? { url: process.env.JUDGE_LLAMA2_URL } : {}),
+              cacheDir: cacheDir(STUDY_CACHE),
               log,
             });
       } catch (e) {
@@ -196,7 +200,7 @@ export const startCommand = defineCommand({
       }
       // LLMBar's labelled pair sets, when JUDGE_SETS_DIR names them (../shared/judge_sets, with llmbar/ below it) and none are stored yet
       const setsDir = process.env.JUDGE_SETS_DIR;
-      if (setsDir && setsDir !== 'none' && (await store.listPairSets()).length === 0) {
+      if (setsDir && setsDir !== 'none' && (await store.catalog.pairSets()).length === 0) {
         const llmbar = existsSync(join(setsDir, 'llmbar')) ? join(setsDir, 'llmbar') : setsDir;
         const { importPairs } = await import('../../importers/pairs.ts');
         const { sets } = await importPairs(store, llmbar);

@@ -193,6 +193,60 @@ export function fitLengthModel(
   };
 }
 
+/**
+ * The question-clustered sandwich standard error of β: H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ · Q/(Q − 1), with s_q the
+ * likelihood's score summed over the matches of question q (`ob.q`) and H the penalised information at
+ * the fit, as stats/sandwich.ts does for Bradley–Terry. Matches of one question share the question, so
+ * their outcomes are correlated; the observed information alone (`seBeta`) treats them as independent.
+ */
+export function clusteredSeBeta(obs: LengthObs[], nModels: number, f: LengthModelFit): number {
+  const M = nModels;
+  const P = M - 1 + 1 + M;
+  const B = M - 1;
+  const H = new Float64Array(P * P);
+  for (let m = 0; m < M; m++) H[(B + 1 + m) * P + B + 1 + m] = f.lambda;
+  const nQ = obs.reduce((mx, ob) => Math.max(mx, ob.q + 1), 0);
+  const S = new Float64Array(nQ * P);
+  const idx = new Int32Array(5);
+  const val = new Float64Array(5);
+  const present = new Uint8Array(nQ);
+  obs.forEach((ob, k) => {
+    present[ob.q] = 1;
+    const gq = f.gamma[k]!;
+    const x = Math.tanh(ob.delta / f.sigma);
+    let nnz = 0;
+    if (ob.i > 0) ((idx[nnz] = ob.i - 1), (val[nnz++] = 1));
+    if (ob.j > 0) ((idx[nnz] = ob.j - 1), (val[nnz++] = -1));
+    idx[nnz] = B;
+    val[nnz++] = x;
+    if (gq !== 0) {
+      ((idx[nnz] = B + 1 + ob.i), (val[nnz++] = gq));
+      ((idx[nnz] = B + 1 + ob.j), (val[nnz++] = -gq));
+    }
+    const eta = f.theta[ob.i]! - f.theta[ob.j]! + f.beta * x + (f.psi[ob.i]! - f.psi[ob.j]!) * gq;
+    const p = 1 / (1 + Math.exp(-eta));
+    for (let a = 0; a < nnz; a++) {
+      S[ob.q * P + idx[a]!]! += (ob.y - p) * val[a]!;
+      for (let c = 0; c < nnz; c++) H[idx[a]! * P + idx[c]!]! += p * (1 - p) * val[a]! * val[c]!;
+    }
+  });
+  for (let d = 0; d < P; d++) H[d * P + d]! += 1e-12;
+  // the β row of H⁻¹ (H symmetric): h = H⁻¹ e_β; Var β = Σ_q (hᵀ s_q)² · Q/(Q − 1)
+  const e = new Float64Array(P);
+  e[B] = 1;
+  const h = solve(H, e, P);
+  let clusters = 0;
+  let v = 0;
+  for (let q = 0; q < nQ; q++) {
+    if (!present[q]) continue;
+    clusters++;
+    let u = 0;
+    for (let d = 0; d < P; d++) u += h[d]! * S[q * P + d]!;
+    v += u * u;
+  }
+  return clusters > 1 ? Math.sqrt((v * clusters) / (clusters - 1)) : NaN;
+}
+
 /** Predicted win rate of every model at zero length difference, over the observations it took part in. */
 export function lcWinRates(
   obs: LengthObs[],

@@ -9,6 +9,7 @@ import {
 } from './bootstrap.ts';
 import { collapseBattles, fitBradleyTerry } from '../ratings.ts';
 import {
+  clusteredSeBeta,
   deltaSd,
   fitLengthModel,
   LAMBDA,
@@ -115,8 +116,13 @@ export interface LengthControlledRow {
 export interface LengthEffect {
   /** β: log-odds of winning per unit of tanh(Δ / σ) */
   coefficient: number;
-  /** its standard error (inverse of the penalised observed information, independent games assumed) */
+  /**
+   * its standard error, clustered by question (the sandwich of stats/length-model.ts: matches of one
+   * question are correlated); matches without a question are their own clusters
+   */
   se: number;
+  /** the standard error from the penalised observed information alone (matches assumed independent) */
+  seIndependent: number;
   /** percentile interval of β with questions resampled */
   lo: number;
   hi: number;
@@ -215,7 +221,8 @@ export function lengthControlledWinRates(
   const b = iv[M]!;
   const effect: LengthEffect = {
     coefficient: fit.beta,
-    se: fit.seBeta,
+    se: clusteredSeBeta(obs, M, fit),
+    seIndependent: fit.seBeta,
     lo: b.lo,
     hi: b.hi,
     unit: `log-odds of winning per unit of tanh(length difference / ${sigma.toFixed(0)} characters)`,

@@ -35,7 +35,7 @@ export interface SimultaneousOptions {
  * covariance, c is the `level` quantile of max over pairs of |d_ij| / se_ij when the ratings' errors
  * follow a multivariate t with `df` degrees of freedom (clusters − 1, as cluster-robust inference uses)
  * and that covariance; the interval is d_ij ± c se_ij. All of them hold together in about `level` of
- * repeated experiments (checked by simulation in tests/analytics/bt-bootstrap-sim.test.ts).
+ * repeated experiments (checked by simulation in tests/reports/analytics/bt-bootstrap-sim.test.ts).
  */
 export function simultaneousDifferences(
   estimate: ArrayLike<number>,
@@ -126,9 +126,61 @@ export function rankBounds(d: DifferenceIntervals): { best: number; worst: numbe
   return out;
 }
 
+/**
+ * Marginal rank bounds (Mogstad, Romano, Shaikh and Wilhelm 2024, "Inference for ranks"): for each model
+ * i, intervals of its own n − 1 differences r_i − r_j that hold together at `level` (max-t over j only,
+ * from the same multivariate t draws as simultaneousDifferences); its best rank is 1 + the models
+ * significantly above it, its worst n − those significantly below. They answer "what rank is this model"
+ * for one model; the joint bounds (rankBounds) hold for all models at once and are wider.
+ */
+export function marginalRankBounds(
+  estimate: ArrayLike<number>,
+  cov: Float64Array,
+  level: number,
+  o: SimultaneousOptions = {},
+): { best: number; worst: number }[] {
+  const n = estimate.length;
+  const se = new Float64Array(n * n);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++)
+      se[i * n + j] = Math.sqrt(Math.max(0, cov[i * n + i]! + cov[j * n + j]! - 2 * cov[i * n + j]!));
+  const draws = normalDraws(new Float64Array(n), cov, o.draws ?? MAX_T_DRAWS, o.seed ?? 1, o.df);
+  const out = [];
+  const T = new Float64Array(draws.length);
+  for (let i = 0; i < n; i++) {
+    draws.forEach((r, b) => {
+      let t = 0;
+      for (let j = 0; j < n; j++) {
+        const s = se[i * n + j]!;
+        if (j === i || !(s > 0)) continue;
+        const z = Math.abs(r[i]! - r[j]!) / s;
+        if (z > t) t = z;
+      }
+      T[b] = t;
+    });
+    const sorted = Float64Array.from(T).sort();
+    const c = quantileSorted(sorted, level);
+    let above = 0;
+    let below = 0;
+    for (let j = 0; j < n; j++) {
+      if (j === i) continue;
+      const d = estimate[i]! - estimate[j]!;
+      const h = c * se[i * n + j]!;
+      if (d + h < 0) above++;
+      if (d - h > 0) below++;
+    }
+    out.push({ best: 1 + above, worst: n - below });
+  }
+  return out;
+}
+
 export interface RankAnnotation {
+  /** joint: consistent with simultaneous intervals of all pairwise differences */
   rankBest: number;
   rankWorst: number;
+  /** marginal: consistent with simultaneous intervals of this model's own differences only */
+  marginalRankBest: number;
+  marginalRankWorst: number;
   /** decided battles the model took part in (ties count) */
   battles: number;
   /** fewer than minBattles battles, or an interval wider than maxWidth rating points */
@@ -152,12 +204,15 @@ export function rankAnnotations(
   const minBattles = rule.minBattles ?? PRELIMINARY_MIN_BATTLES;
   const maxWidth = rule.maxWidth ?? PRELIMINARY_MAX_WIDTH;
   const bounds = rankBounds(simultaneousDifferences(estimate, cov, level, rule));
+  const marginal = marginalRankBounds(estimate, cov, level, rule);
   return bounds.map((b, k) => {
     const iv = intervals[k]!;
     const width = iv.hi - iv.lo;
     return {
       rankBest: b.best,
       rankWorst: b.worst,
+      marginalRankBest: marginal[k]!.best,
+      marginalRankWorst: marginal[k]!.worst,
       battles: battles[k]!,
       preliminary: battles[k]! < minBattles || !(width <= maxWidth),
     };

@@ -27,6 +27,10 @@ export interface RatingWithInterval {
    * a model without an estimated interval (separated, sparse) spans the ranks it could take */
   rankBest: number;
   rankWorst: number;
+  /** the marginal rank range: consistent with simultaneous intervals of this model's own differences only
+   * (Mogstad et al.); it answers "what rank is this model", the joint one above holds for all models at once */
+  marginalRankBest: number;
+  marginalRankWorst: number;
   /** decided battles of the model */
   battles: number;
   /** fewer battles than the documented minimum, an interval wider than the documented threshold, or no interval */
@@ -92,6 +96,8 @@ export function openRow(
     rank: 0,
     rankBest: 1,
     rankWorst: n,
+    marginalRankBest: 1,
+    marginalRankWorst: n,
     battles,
     preliminary: true,
   };
@@ -157,14 +163,22 @@ export function annotateRanks(
       Object.assign(rows[k]!, {
         rankBest: ann[e]!.rankBest + above,
         rankWorst: ann[e]!.rankWorst + above + sparse,
+        marginalRankBest: ann[e]!.marginalRankBest + above,
+        marginalRankWorst: ann[e]!.marginalRankWorst + above + sparse,
         preliminary: ann[e]!.preliminary,
       }),
     );
   }
   rows.forEach((r, k) => {
-    if (status[k] === 'above') Object.assign(r, { rankBest: 1, rankWorst: above });
-    else if (status[k] === 'below') Object.assign(r, { rankBest: n - below + 1, rankWorst: n });
-    else if (status[k] === 'ok' && !est.includes(k))
-      Object.assign(r, { rankBest: above + 1, rankWorst: n - below });
+    const span = (best: number, worst: number) =>
+      Object.assign(r, {
+        rankBest: best,
+        rankWorst: worst,
+        marginalRankBest: best,
+        marginalRankWorst: worst,
+      });
+    if (status[k] === 'above') span(1, above);
+    else if (status[k] === 'below') span(n - below + 1, n);
+    else if (status[k] === 'ok' && !est.includes(k)) span(above + 1, n - below);
   });
 }

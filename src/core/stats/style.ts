@@ -247,12 +247,122 @@ export interface StyleCoefficient extends Interval {
   feature: StyleFeature;
   /** log-odds of winning per standard deviation of the feature's normalised difference */
   coefficient: number;
+  /** its standard error, clustered by question (sandwich; see styleSandwichSe) */
+  se: number;
+  support: FeatureSupport;
+}
+
+/** How much of the data carries a feature: what its coefficient rests on. */
+export interface FeatureSupport {
+  /** distinct answers (model and question) with the feature */
+  answers: number;
+  /** distinct questions with a battle whose two answers differ in the feature */
+  questions: number;
+  /** decisive battles that differ in the feature, won (lost) by the answer with more of it */
+  won: number;
+  lost: number;
+}
+
+/**
+ * The least support a feature needs for a coefficient: with fewer answers, questions, or decisive battles
+ * on either side of the difference, the estimate is set by a handful of verdicts (or by the penalty alone,
+ * when the answers carrying it all won or all lost) and is reported as not estimable instead.
+ */
+export const MIN_FEATURE_SUPPORT = { answers: 10, questions: 5, won: 5, lost: 5 } as const;
+
+/** The support of each feature over the battles. */
+export function featureSupport(battles: StyleBattle[], f: StyleFeature): FeatureSupport {
+  const answers = new Set<string>();
+  const questions = new Set<string | number>();
+  let won = 0;
+  let lost = 0;
+  for (const bt of battles) {
+    if (bt.styleA[f] > 0) answers.add(`${bt.a}\u0000${bt.cluster}`);
+    if (bt.styleB[f] > 0) answers.add(`${bt.b}\u0000${bt.cluster}`);
+    const d = bt.styleA[f] - bt.styleB[f];
+    if (!d) continue;
+    questions.add(bt.cluster);
+    if (bt.score === 0.5) continue;
+    if (d > 0 === (bt.score === 1)) won++;
+    else lost++;
+  }
+  return { answers: answers.size, questions: questions.size, won, lost };
+}
+
+/** Why a feature with this support is not estimable, or undefined when it is. */
+export function supportShortfall(s: FeatureSupport, min = MIN_FEATURE_SUPPORT): string | undefined {
+  const short: string[] = [];
+  if (s.answers < min.answers)
+    short.push(
+      `${s.answers} ${s.answers === 1 ? 'answer carries' : 'answers carry'} it (needs ${min.answers})`,
+    );
+  if (s.questions < min.questions)
+    short.push(
+      `${s.questions} ${s.questions === 1 ? 'question differs' : 'questions differ'} in it (needs ${min.questions})`,
+    );
+  if (s.won < min.won || s.lost < min.lost)
+    short.push(
+      `the answer with more of it won ${s.won} and lost ${s.lost} decisive battles (needs ${min.won} each)`,
+    );
+  return short.length ? short.join('; ') : undefined;
+}
+
+/**
+ * Question-clustered sandwich standard errors of the style coefficients at the fit `theta`:
+ * H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ · Q/(Q − 1), H the penalised information (the penalty makes it invertible along
+ * the ratings' common shift), s_q the likelihood's score summed over question q's battles.
+ */
+export function styleSandwichSe(d: StyleDesign, theta: Float64Array, reg: number): Float64Array {
+  const n = d.models.length;
+  const k = d.features.length;
+  const P = n + k;
+  const H = new Float64Array(P * P);
+  for (let p = 0; p < P; p++) H[p * P + p] = reg;
+  const C = d.clusters.length;
+  const S = new Float64Array(C * P);
+  const row = new Float64Array(P);
+  for (let r = 0; r < d.y.length; r++) {
+    const a = d.a[r]!;
+    const b = d.b[r]!;
+    row.fill(0);
+    row[a]! += ALPHA;
+    row[b]! -= ALPHA;
+    let eta = ALPHA * (theta[a]! - theta[b]!);
+    for (let f = 0; f < k; f++) {
+      row[n + f] = d.x[r * k + f]!;
+      eta += row[n + f]! * theta[n + f]!;
+    }
+    const pr = 1 / (1 + Math.exp(-eta));
+    const e = d.y[r]! - pr;
+    const h = pr * (1 - pr);
+    const c = d.cluster[r]!;
+    for (let u = 0; u < P; u++) {
+      if (!row[u]) continue;
+      S[c * P + u]! += e * row[u]!;
+      for (let v = 0; v < P; v++) if (row[v]) H[u * P + v]! += h * row[u]! * row[v]!;
+    }
+  }
+  const corr = C > 1 ? C / (C - 1) : NaN;
+  return Float64Array.from({ length: k }, (_, f) => {
+    const e = new Float64Array(P);
+    e[n + f] = 1;
+    const hrow = solveSpd(H, e, P);
+    let v = 0;
+    for (let c = 0; c < C; c++) {
+      let u = 0;
+      for (let p = 0; p < P; p++) u += hrow[p]! * S[c * P + p]!;
+      v += u * u;
+    }
+    return Math.sqrt(v * corr);
+  });
 }
 
 export interface StyleResult {
   features: StyleCoefficient[];
   /** asked for but constant over these battles: no coefficient */
   constant: StyleFeature[];
+  /** asked for but with too little support (MIN_FEATURE_SUPPORT): left out of the fit, with the reason */
+  notEstimableFeatures: { feature: StyleFeature; reason: string; support: FeatureSupport }[];
   rows: StyleRow[];
   battles: number;
   reg: number;
@@ -271,7 +381,16 @@ export function styleControl(
   groups: StyleGroup[],
   o: { reg?: number; rounds?: number; level?: number; seed?: number } = {},
 ): StyleResult {
-  const features = [...new Set(groups.flatMap((g) => STYLE_GROUPS[g]))] as StyleFeature[];
+  const asked = [...new Set(groups.flatMap((g) => STYLE_GROUPS[g]))] as StyleFeature[];
+  const support = new Map(asked.map((f) => [f, featureSupport(battles, f)]));
+  const notEstimableFeatures = asked.flatMap((f) => {
+    const s = support.get(f)!;
+    // a feature that never differs is reported as constant, not as unsupported
+    if (!s.questions) return [];
+    const reason = supportShortfall(s);
+    return reason ? [{ feature: f, reason, support: s }] : [];
+  });
+  const features = asked.filter((f) => !notEstimableFeatures.some((x) => x.feature === f));
   const d = styleDesign(battles, features);
   const raw: StyleDesign = { ...d, features: [], x: new Float64Array(0) };
   const reg = o.reg ?? STYLE_REG;
@@ -284,6 +403,7 @@ export function styleControl(
   // keeps the solve well posed; the ratings equal the unpenalised maximum-likelihood fit to ~1e-5 points)
   const RAW_REG = 1e-8;
   const full = fitStyle(d, { reg });
+  const se = styleSandwichSe(d, full, reg);
   const fullRaw = fitStyle(raw, { reg: RAW_REG });
   // ratings are shown centred on the models seen on >= MIN_QUESTIONS questions (as arena intervals centres
   // them): a sparse model that runs off in a round (it won or lost all its games there) drags no one else
@@ -342,10 +462,13 @@ export function styleControl(
     features: d.features.map((feature, f) => ({
       feature,
       coefficient: full[n + f]!,
+      se: se[f]!,
       lo: iv[n + f]!.lo,
       hi: iv[n + f]!.hi,
+      support: support.get(feature)!,
     })),
     constant: d.constant,
+    notEstimableFeatures,
     rows,
     battles: battles.length,
     reg,

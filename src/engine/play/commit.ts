@@ -45,10 +45,10 @@ export class GroupCommit {
     // a refused write is tried once more; if it fails again, the run stops calling and the games (paid for)
     // are kept for the spill (the play loop's end), never counted as failed calls
     const insert = () =>
-      live.store
-        .insertGames(games)
+      live.store.games
+        .insertMany(games)
         .catch(() =>
-          new Promise((r) => setTimeout(r, RETRY_WRITE_MS)).then(() => live.store.insertGames(games)),
+          new Promise((r) => setTimeout(r, RETRY_WRITE_MS)).then(() => live.store.games.insertMany(games)),
         );
     void insert().then(
       async (stored) => {

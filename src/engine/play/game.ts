@@ -28,6 +28,7 @@ export async function playGame(
   try {
     const reply = await o.call(item, { settings, onRetry, ...(signal ? { signal } : {}) });
     const latencyMs = o.timed === false ? null : Math.round((performance.now() - t0) * 10) / 10;
+    if (reply.endpoint) live.noteEndpoint(id, reply.endpoint);
     const tokensIn = reply.tokensIn ?? null;
     const tokensOut = reply.tokensOut ?? null;
     cost = o.costOf ? o.costOf(tokensIn, tokensOut) : null;

@@ -34,7 +34,7 @@ export class Heartbeat {
     live.finished = [];
     this.beating = (async () => {
       try {
-        await live.store.saveRun(runRecord(live.run));
+        await live.store.runs.save(runRecord(live.run));
         if (release.length) await live.leases.release(release);
         await live.leases.renew(this.lastBeat);
       } finally {

@@ -43,7 +43,7 @@ async function play(todo: (PlayItem | undefined)[], o: PlayOptions): Promise<Pla
   await reapDeadRuns(store, { leaseMs, isAlive: o.isAlive, except: run.id });
   // a run with nothing to play leaves no record (a no-op rerun is not a run)
   if (!todo.length) return Object.assign(run, { status: 'done', finishedAt: Date.now(), heartbeatAt: null });
-  await store.saveRun(runRecord(run));
+  await store.runs.save(runRecord(run));
 
   const live = new LiveRun({ ...o, leaseMs, total: todo.length });
   const heartbeat = new Heartbeat(live, o.flushMs ?? 1000);
@@ -63,6 +63,6 @@ async function play(todo: (PlayItem | undefined)[], o: PlayOptions): Promise<Pla
   run.finishedAt = Date.now();
   run.status = o.signal?.aborted ? 'interrupted' : run.skipped ? 'budget' : run.failed ? 'failed' : 'done';
   run.heartbeatAt = null; // the owner stays: which process played it
-  await store.saveRun(runRecord(run));
+  await store.runs.save(runRecord(run));
   return run;
 }

@@ -22,7 +22,7 @@ export async function reapDeadRuns(
 ): Promise<number> {
   const now = o.now ?? Date.now();
   const lease = o.leaseMs ?? DEFAULT_LEASE_MS;
-  const dead = (await store.listRuns()).filter(
+  const dead = (await store.runs.list()).filter(
     // only runs that keep a heartbeat (played by this loop); other kinds of run record their own ends
     (r) =>
       r.status === 'running' &&
@@ -31,7 +31,7 @@ export async function reapDeadRuns(
       ((r.owner && o.isAlive?.(r.owner) === false) || r.heartbeatAt < now - lease),
   );
   return dead.length
-    ? store.markRunsInterrupted(
+    ? store.runs.markInterrupted(
         dead.map((r) => r.id),
         now,
       )
@@ -50,7 +50,7 @@ export class Leases {
   async claim(items: PlayItem[]): Promise<PlayItem[]> {
     const now = Date.now();
     const got = new Set(
-      await this.store.claimGames(
+      await this.store.leases.claim(
         this.runId,
         items.map((g) => g.id),
         now + this.leaseMs,
@@ -62,16 +62,16 @@ export class Leases {
 
   /** Extend every lease of the run by a lease's length from `from`. */
   renew(from: number): Promise<void> {
-    return this.store.renewClaims(this.runId, from + this.leaseMs);
+    return this.store.leases.renew(this.runId, from + this.leaseMs);
   }
 
   /** Give back these leases (a failed game's, so that another run may take it; finished games'). */
   release(ids: string[]): Promise<void> {
-    return this.store.releaseClaims(this.runId, ids);
+    return this.store.leases.release(this.runId, ids);
   }
 
   /** Give back every lease the run still holds (at its end). */
   releaseAll(): Promise<void> {
-    return this.store.releaseClaims(this.runId);
+    return this.store.leases.release(this.runId);
   }
 }

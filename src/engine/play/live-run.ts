@@ -74,7 +74,13 @@ export class LiveRun {
   /** Put a failed call on record as an attempt (never a verdict). */
   attempt(id: string, error: string): Promise<void> {
     const { run } = this;
-    return this.store.recordAttempt({ runId: run.id, gameId: id, judge: run.judge, error, at: Date.now() });
+    return this.store.runs.recordAttempt({
+      runId: run.id,
+      gameId: id,
+      judge: run.judge,
+      error,
+      at: Date.now(),
+    });
   }
 
   /** Count a game this run stored: played, with its tokens and cost; its lease goes with the next heartbeat. */
@@ -86,6 +92,16 @@ export class LiveRun {
     if (cost !== null) run.cost = (run.cost ?? 0) + cost;
     if (game.tokensIn == null || game.tokensOut == null) run.usageUnknown++;
     this.finished.push(game.id);
+    this.dirty = true;
+  }
+
+  /**
+   * Put on the run's record which endpoint answered a game, for a judge served by several: the games table has
+   * no column for it, so the run's config keeps `answeredBy: { endpoint: [game ids] }` (saved with the heartbeat).
+   */
+  noteEndpoint(gameId: string, endpoint: string): void {
+    const by = (this.run.config.answeredBy ??= {}) as Record<string, string[]>;
+    (by[endpoint] ??= []).push(gameId);
     this.dirty = true;
   }
 

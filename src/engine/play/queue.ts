@@ -71,7 +71,7 @@ export class ReadyQueue {
   /** Drop (and count as elsewhere) the games another run has stored; returns the rest. */
   private async settleOthers(items: PlayItem[]): Promise<PlayItem[]> {
     if (!items.length) return items;
-    const stored = await this.live.store.existingGameIds(items.map((g) => g.id));
+    const stored = await this.live.store.games.existingIds(items.map((g) => g.id));
     this.live.countElsewhere(stored.size);
     return items.filter((g) => !stored.has(g.id));
   }

@@ -14,7 +14,7 @@ export async function storageStop(live: LiveRun, o: PlayOptions): Promise<never>
   run.config = { ...run.config, stoppedBy: reason };
   live.noteError(reason);
   // on a full disk this may fail too: the spilled record says it, and the next run stores it
-  const saved = await store.saveRun(runRecord(run)).then(
+  const saved = await store.runs.save(runRecord(run)).then(
     () => true,
     () => false,
   );

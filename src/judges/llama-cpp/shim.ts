@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { BatchItem, LlamaContext, LlamaContextSequence } from 'node-llama-cpp';
 
-/** The node-llama-cpp versions whose internals below were verified (tests/llama run on them). */
+/** The node-llama-cpp versions whose internals below were verified (tests/judges/llama-cpp run on them). */
 export const SUPPORTED_NODE_LLAMA_CPP = { min: '3.22.0', below: '4.0.0', range: '>=3.22.0 <4.0.0' } as const;
 
 /** The installed node-llama-cpp's version, read from its package.json (which its exports do not expose). */

@@ -43,15 +43,15 @@ export async function importAnswers(
   log: (m: string) => void,
 ): Promise<Imported> {
   const before = new Map(
-    (await store.listAnswers()).map((a) => [`${a.model}\u0000${a.questionId}`, JSON.stringify(a.turns)]),
+    (await store.catalog.answers()).map((a) => [`${a.model}\u0000${a.questionId}`, JSON.stringify(a.turns)]),
   );
-  const oldModels = new Set(await store.listModels());
+  const oldModels = new Set(await store.catalog.models());
   const sources = { questions: c.questions, references: c.references, prompts: c.prompts, answers: files };
   let reader: StoreReader = store;
   const pending = dryRun ? (await readImport(store, sources)).bundle : undefined;
   if (pending) reader = pendingView(store, pending);
   const counts = pending ? bundleCounts(pending) : await importFiles(store, sources);
-  const after = await reader.listAnswers();
+  const after = await reader.catalog.answers();
   const changedAnswers = after.filter((a) => {
     const b = before.get(`${a.model}\u0000${a.questionId}`);
     return b !== undefined && b !== JSON.stringify(a.turns);

@@ -45,7 +45,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const judges: JudgePlan[] = [];
   try {
     if (!o.dryRun) {
-      const stale = await store.markRefreshesInterrupted();
+      const stale = await store.refreshes.markInterrupted();
       if (stale)
         log(`${stale} earlier refresh(es) had been killed; marked interrupted (their stored games are kept)`);
     }
@@ -79,7 +79,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       degraded: null,
       cost: 0,
     };
-    await store.saveRefresh(record);
+    await store.refreshes.save(record);
 
     try {
       const played = await playJudges({ o, c, store, id, env, log, refused: () => !!refused }, judges);
@@ -91,7 +91,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       const finish = async () => {
         summary.seconds = (Date.now() - t0) / 1000;
         summary.line = summaryLine(summary);
-        await store.saveRefresh({
+        await store.refreshes.save({
           ...record,
           finishedAt: Date.now(),
           status,
@@ -112,8 +112,8 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       return summary;
     } catch (e) {
       // a planning or storage error after the record was opened: the refresh failed, say so in the history
-      await store
-        .saveRefresh({
+      await store.refreshes
+        .save({
           ...record,
           finishedAt: Date.now(),
           status: 'failed',

@@ -34,7 +34,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
   for (const j of c.judges) {
     const judge = await p.open(j, { onAuthFailure: p.onAuthFailure, planOnly: p.dryRun });
     const price = priceFor(judge.id, { price: j.price, batch: j.batch });
-    const tokens = calibrate(await store.tokenTotals(judge.id), {
+    const tokens = calibrate(await store.ledger.tokenTotals(judge.id), {
       charsPerToken: c.estimate.charsPerToken,
       outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens,
     });
@@ -55,7 +55,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
         referenceSource: c.referenceSource,
         settings: c.settings,
       });
-      const stored = await store.existingGameIds(games.map((g) => g.id));
+      const stored = await store.games.existingIds(games.map((g) => g.id));
       const todo = uniq(games.filter((g) => !stored.has(g.id)));
       jp.modes.push({
         mode: m.mode,

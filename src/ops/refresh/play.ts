@@ -153,7 +153,7 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
 }
 
 async function canaryGames(store: Store, judge: string) {
-  return (await store.listGames({ judge, kind: 'pairwise', source: CANARY_SOURCE }))
+  return (await store.games.list({ judge, kind: 'pairwise', source: CANARY_SOURCE }))
     .filter((g) => typeof g.judgeSettings.canary === 'string')
     .map((g) => ({
       questionId: g.match.questionId,

@@ -14,13 +14,13 @@ export async function judgeHealthReport(
   judges: JudgePlan[],
   { runs, drift }: Played,
 ): Promise<{ health: Record<string, JudgeHealth>; degraded: string[] }> {
-  const previous = (await store.listRefreshes(100)).filter((r) => r.id !== id && r.status !== 'running');
+  const previous = (await store.refreshes.list(100)).filter((r) => r.id !== id && r.status !== 'running');
   const health: Record<string, JudgeHealth> = {};
   const degraded: string[] = [];
   for (const jp of judges) {
     const jr = runs.filter((r) => r.judge === jp.judge.id);
     const h = judgeHealth(
-      await store.gamesOfRuns(
+      await store.games.ofRuns(
         jp.judge.id,
         jr.map((r) => r.id),
       ),

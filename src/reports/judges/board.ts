@@ -83,7 +83,7 @@ const ALL_SETS = '\u0000all';
 /** The board, ranked: judges with labelled-set accuracy first (by it), then by agreement with the experts. */
 export async function judgeBoard(store: Store, o: Options = {}): Promise<BoardRow[]> {
   const level = o.level ?? 0.95;
-  const tournament = await store.listJudges();
+  const tournament = await store.games.judges();
   const sets = await pairSetData(store);
   const names = boardJudges(tournament, sets, o.judges);
   const len = await answerLengths(store, sets);
@@ -93,7 +93,7 @@ export async function judgeBoard(store: Store, o: Options = {}): Promise<BoardRo
 
   const rows: BoardRow[] = [];
   for (const judge of names) {
-    const games = await store.listGames({ judge, kind: 'pairwise', withSets: true });
+    const games = await store.games.list({ judge, kind: 'pairwise', withSets: true });
     const data = tournament.some((j) => j.judge === judge)
       ? await judgeData(store, judge)
       : { outcomes: [], votes: [] };
@@ -137,13 +137,13 @@ function boardJudges(tournament: { judge: string }[], sets: SetData[], only: str
 /** The lengths of every stored answer: the tournament's and the labelled sets' (for the longer-answer share). */
 async function answerLengths(store: Store, sets: SetData[]): Promise<Lengths> {
   const lengths = new Map<string, number[]>();
-  for (const a of await store.listAnswers())
+  for (const a of await store.catalog.answers())
     lengths.set(
       `${a.model}\u0000${a.questionId}`,
       a.turns.map((t) => t.length),
     );
   for (const s of sets)
-    for (const a of await store.listAnswers([OUTPUT_1, OUTPUT_2], { set: s.set }))
+    for (const a of await store.catalog.answers([OUTPUT_1, OUTPUT_2], { set: s.set }))
       lengths.set(
         `${a.model}\u0000${a.questionId}`,
         a.turns.map((t) => t.length),

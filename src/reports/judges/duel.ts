@@ -38,10 +38,10 @@ export async function judgeDuel(
   o: { judgeData?: (judge: string) => Promise<JudgeData> } = {},
 ): Promise<JudgeDuel> {
   const read = o.judgeData ?? ((j: string) => judgeData(store, j));
-  const withExperts = (await store.listJudges()).some((j) => j.judge === HUMAN);
+  const withExperts = (await store.games.judges()).some((j) => j.judge === HUMAN);
   const experts = withExperts ? await read(HUMAN) : undefined;
   const side = async (judge: string) => {
-    const games = await store.listGames({ judge, kind: 'pairwise' });
+    const games = await store.games.list({ judge, kind: 'pairwise' });
     const d = await read(judge);
     // a judge with no games of its own (GPT-4 from the gpt4_pair split) is measured on its recorded outcomes
     const quality = games.length

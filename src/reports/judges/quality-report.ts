@@ -38,12 +38,12 @@ export function toQualityGame(g: Game): QualityGame {
  * votes exactly as `arena agreement` does.
  */
 export async function judgesReport(store: Store, judges?: string[]): Promise<JudgesReport> {
-  const all = await store.listJudges();
+  const all = await store.games.judges();
   const names = judges ?? all.filter((j) => j.games > 0).map((j) => j.judge);
   const quality: QualityRow[] = [];
   for (const j of names) {
     if (j === HUMAN) continue;
-    const games = await store.listGames({ judge: j, kind: 'pairwise' });
+    const games = await store.games.list({ judge: j, kind: 'pairwise' });
     // a judge with no games of its own (GPT-4 from the gpt4_pair split) is measured on its recorded outcomes
     if (games.length) quality.push(...qualityRows(j, games.map(toQualityGame)));
     else quality.push(...qualityRowsFromOutcomes(j, (await judgeData(store, j)).outcomes));
@@ -64,7 +64,7 @@ export async function judgesReport(store: Store, judges?: string[]): Promise<Jud
 
 /** Per-game confidence rows of a judge (the games that carry verdict probabilities). */
 export async function gameConfidences(store: Store, judge: string) {
-  const games = await store.listGames({ judge, kind: 'pairwise' });
+  const games = await store.games.list({ judge, kind: 'pairwise' });
   return games.map((g) => ({
     game: g.id.slice(0, 12),
     question: g.match.questionId,

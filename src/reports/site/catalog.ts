@@ -35,7 +35,7 @@ export class Catalog {
 
   judges(): Promise<{ judge: string; games: number; votes: number }[]> {
     return this.cache.get('judges', async () => {
-      const js = await this.store.listJudges();
+      const js = await this.store.games.judges();
       // the human experts first, then the judges by name
       return js.sort((a, b) => (a.judge === HUMAN ? -1 : b.judge === HUMAN ? 1 : a.judge < b.judge ? -1 : 1));
     });
@@ -46,11 +46,11 @@ export class Catalog {
   }
 
   questions(): Promise<Question[]> {
-    return this.cache.get('questions', () => this.store.listQuestions());
+    return this.cache.get('questions', () => this.store.catalog.questions());
   }
 
   models(): Promise<string[]> {
-    return this.cache.get('models', () => this.store.listModels());
+    return this.cache.get('models', () => this.store.catalog.models());
   }
 
   async categories(): Promise<string[]> {

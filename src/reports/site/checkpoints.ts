@@ -28,7 +28,7 @@ export class Checkpoints {
   series(): Promise<CheckpointSeries[]> {
     return this.cache.get('checkpoints', async () => {
       const bySeries = new Map<string, CheckpointRecord[]>();
-      for (const c of await this.store.listCheckpoints())
+      for (const c of await this.store.checkpoints.list())
         bySeries.set(c.series, [...(bySeries.get(c.series) ?? []), c]);
       const out: CheckpointSeries[] = [];
       for (const [series, list] of bySeries) {

@@ -35,7 +35,7 @@ export class HealthAndStyle {
   /** Every judge's health against the experts (undefined when the database has no expert votes). */
   health(): Promise<HealthSection | undefined> {
     return this.cache.get('health', async () => {
-      const judges = (await this.store.listJudges()).map((j) => j.judge);
+      const judges = (await this.store.games.judges()).map((j) => j.judge);
       if (!judges.includes(HUMAN)) return undefined;
       const assessed = judges.filter((j) => !NOT_ASSESSED.has(j)).sort();
       return {
@@ -110,4 +110,4 @@ export const STYLE_COLUMNS = [
   'rawHi',
   'rawRank',
 ] as const;
-export const STYLE_FEATURE_COLUMNS = ['feature', 'coefficient', 'lo', 'hi'] as const;
+export const STYLE_FEATURE_COLUMNS = ['feature', 'coefficient', 'se', 'lo', 'hi'] as const;

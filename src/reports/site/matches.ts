@@ -28,16 +28,16 @@ export class Matches {
     return this.cache.get(`match:${questionId}:${modelA}:${modelB}`, async () => {
       const question = (await this.catalog.questions()).find((q) => q.id === questionId);
       if (!question) return undefined;
-      const answers = (await this.store.listAnswers([modelA, modelB])).filter(
+      const answers = (await this.store.catalog.answers([modelA, modelB])).filter(
         (a) => a.questionId === questionId,
       );
-      const refs = (await this.store.listReferences()).filter((r) => r.questionId === questionId);
+      const refs = (await this.store.catalog.references()).filter((r) => r.questionId === questionId);
       const references = [
         ...(question.reference ? [{ source: 'question', turns: question.reference }] : []),
         ...refs.map((r) => ({ source: r.source, turns: r.turns })),
       ];
       const games = (
-        await this.store.listGames({ questionId, models: [modelA, modelB], kind: 'pairwise' })
+        await this.store.games.list({ questionId, models: [modelA, modelB], kind: 'pairwise' })
       ).sort(
         (a, b) =>
           a.judge.localeCompare(b.judge) ||
@@ -64,7 +64,7 @@ export class Matches {
   private async votes(questionId: number, modelA: string, modelB: string): Promise<FileVote[]> {
     const votes: FileVote[] = [];
     for (const j of (await this.catalog.judges()).filter((x) => x.votes > 0)) {
-      for (const v of await this.cache.get(`votes:${j.judge}`, () => this.store.listVotes(j.judge)))
+      for (const v of await this.cache.get(`votes:${j.judge}`, () => this.store.votes.list(j.judge)))
         if (
           v.questionId === questionId &&
           ((v.model1 === modelA && v.model2 === modelB) || (v.model1 === modelB && v.model2 === modelA))

@@ -33,7 +33,7 @@ export class RunHistory {
 
   runs(): Promise<(RunRecord & { games: number })[]> {
     return this.cache.get('runs', async () => {
-      const runs = await this.store.listRuns();
+      const runs = await this.store.runs.list();
       const now = Date.now();
       return runs.reverse().map((r) => ({ ...runSeen(r, now), games: r.played }));
     });
@@ -42,7 +42,7 @@ export class RunHistory {
   /** The last refreshes, newest first. */
   refreshes(limit = 30): Promise<RefreshRow[]> {
     return this.cache.get(`refreshes:${limit}`, async () =>
-      (await this.store.listRefreshes(limit)).map(refreshRow),
+      (await this.store.refreshes.list(limit)).map(refreshRow),
     );
   }
 }

@@ -31,7 +31,7 @@ export function healthStyleTables(s: Site): Tables {
     'style-features': {
       query: QUERY.judge,
       describe:
-        'the style coefficients of one judge (log-odds per standard deviation) with 95% intervals; ?judge=',
+        'the style coefficients of one judge (log-odds per standard deviation) with their question-clustered standard errors and 95% intervals; features with too little support are left out (see /style); ?judge=',
       columns: STYLE_FEATURE_COLUMNS,
       rows: async (q) => (await health.style(await check.judge(q))).features,
     },

@@ -1,0 +1,9 @@
+// Where downloads are kept: $XDG_CACHE_HOME/mt-arena (default ~/.cache/mt-arena), one folder per pinned
+// download. Read here, in the CLI, so the downloaders below it take the folder as a parameter.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** The folder a pinned download is kept in (`name`: the download's folder, named for its pin). */
+export function cacheDir(name: string, env: Record<string, string | undefined> = process.env): string {
+  return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'mt-arena', name);
+}

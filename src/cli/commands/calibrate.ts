@@ -1,0 +1,123 @@
+import { defineCommand } from 'citty';
+import { int, list, num, table, UsageError } from '../format.ts';
+import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
+import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
+import type { JudgeCallError } from '../../judges/judge.ts';
+import { setMaxListeners } from 'node:events';
+import { pct, gapTable } from './analytics-shared.ts';
+import { processLiveness } from '../liveness.ts';
+
+export const calibrateArgs = {
+  samples: { type: 'string', default: '3', description: 'MEC: samples per order (k)' },
+} as const;
+
+export const calibrateCommand = defineCommand({
+  meta: {
+    name: 'calibrate',
+    description:
+      'score-based evidence-first pairwise judging with MEC (k samples at temperature 1) and BPC (both orders); plays what is not stored, then reports',
+  },
+  args: {
+    ...dbArg,
+    ...jsonArg,
+    judge: {
+      type: 'string',
+      required: true,
+      description: 'openai/<model> or mock/<behaviour>; games are stored as <judge>+fair',
+    },
+    models: { type: 'string', required: true, description: 'comma-separated models (every pair is judged)' },
+    questions: { type: 'string', description: 'comma-separated question ids (default: all)' },
+    turn: {
+      type: 'string',
+      default: '1,2',
+      description: 'turns to judge, comma-separated (--turns: the old spelling)',
+    },
+    ...calibrateArgs,
+    temperature: { type: 'string', default: '1', description: 'sampling temperature of the MEC samples' },
+    'max-tokens': { type: 'string', default: '2048', description: 'most tokens a judge reply may have' },
+    concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
+    ...judgeCallArgs,
+  },
+  async run({ args }) {
+    const { runCalibrated, calibratedReport } = await import('../../engine/calibrated.ts');
+    const { openJudge } = await import('../../judges/registry.ts');
+    const { authStopError } = await import('../../judges/auth-stop.ts');
+    const { exitStatus } = await import('../shared.ts');
+    const models = list(args.models);
+    if (!models || models.length < 2) throw new UsageError('--models needs at least two models');
+    const samples = int(args.samples, 'samples')!;
+    if (samples < 1) throw new UsageError(`--samples must be at least 1, got ${samples}`);
+    const setup = judgeSetupOf(args.judge, args);
+    // the key is checked before the database is opened; the first 401/403 stops the whole run
+    const ctl = new AbortController();
+    setMaxListeners(0, ctl.signal);
+    let refused: JudgeCallError | undefined;
+    const judge = await openJudge(setup, process.env, {
+      log: (m) => process.stderr.write(`${m}\n`),
+      onAuthFailure: (e) => {
+        refused = e;
+        setImmediate(() => ctl.abort(e));
+      },
+    });
+    const store = openStore(args.db, { mustExist: true });
+    try {
+      const questionIds = list(args.questions)?.map((q) => int(q, 'questions')!);
+      const run = await runCalibrated({
+        store,
+        judge,
+        models,
+        ...(questionIds ? { questionIds } : {}),
+        turns: list(args.turn)!.map((t) => int(t, 'turn')!),
+        samples,
+        temperature: num(args.temperature, 'temperature')!,
+        maxTokens: int(args['max-tokens'], 'max-tokens')!,
+        concurrency: int(args.concurrency, 'concurrency')!,
+        signal: ctl.signal,
+        ...processLiveness(),
+      });
+      if (refused) {
+        const { errors: _e, ...record } = run;
+        await store.runs.save({ ...record, status: 'failed' });
+        throw authStopError(refused);
+      }
+      const report = await calibratedReport(store, judge.id, { samples });
+      if (args.json) return printJson({ run, report });
+      print(
+        `run ${run.id}: ${run.played} played, ${run.failed} failed, ${run.planned - run.toPlay} already stored (${run.planned} games = matches x 2 orders x ${samples} samples)`,
+      );
+      if (run.failed) {
+        for (const e of run.errors.slice(0, 5)) process.stderr.write(`  failed: ${e}\n`);
+        exitStatus.code = 2;
+      }
+      printCalibrated(report);
+    } finally {
+      await judge.close?.();
+      await store.close();
+    }
+  },
+});
+
+function printCalibrated(
+  r: Awaited<ReturnType<typeof import('../../engine/calibrated.ts').calibratedReport>>,
+) {
+  print(
+    `\n${r.judge}: ${r.matches} matches, ${r.validSamples} valid samples, ${r.unparsableSamples} unparsable (excluded), ${r.errors} matches with no valid sample in an order (errors)`,
+  );
+  for (const e of r.errorReasons) print(`  error: ${e}`);
+  const first = new Map(r.firstSample.map((s) => [s.model, s]));
+  print(
+    `\n${table(
+      r.calibrated.map((s) => ({
+        model: s.model,
+        win: s.win,
+        loss: s.loss,
+        tie: s.tie,
+        error: s.error,
+        'win rate (MEC+BPC)': pct(s.winRateAdjusted),
+        'first sample only': pct(first.get(s.model)?.winRateAdjusted),
+        'its conflicts': first.get(s.model)?.inconsistent ?? 0,
+      })),
+    )}`,
+  );
+  print(`\nconflict rate of the first samples by calibrated score gap:\n${gapTable(r.byGap)}`);
+}

@@ -1,0 +1,46 @@
+import { defineCommand } from 'citty';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { exportFastchat } from '../../reports/export.ts';
+import { dbArg, print, withStore } from '../shared.ts';
+import { ArenaError } from '../../core/types.ts';
+import { checkJudge } from '../validate.ts';
+
+const exportFastchatCommand = defineCommand({
+  meta: {
+    name: 'fastchat',
+    description: "FastChat's <judge>_pair.jsonl / <judge>_single.jsonl (model_judgment shape)",
+  },
+  args: {
+    ...dbArg,
+    judge: { type: 'string', required: true, description: 'judge to export (see `arena judges`)' },
+    out: { type: 'string', required: true, description: 'output directory', valueHint: 'DIR' },
+  },
+  async run({ args }) {
+    await withStore(
+      args.db,
+      async (store) => {
+        await checkJudge(store, args.judge);
+        const files = await exportFastchat(store, args.judge);
+        // nothing to write is an error, not an empty folder
+        if (!files.length)
+          throw new ArenaError(
+            `judge "${args.judge}" has no ${(await store.games.judges()).find((j) => j.judge === args.judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
+          );
+        mkdirSync(args.out, { recursive: true });
+        for (const f of files) {
+          writeFileSync(join(args.out, f.name), f.lines.map((l) => `${l}\n`).join(''));
+          print(`${join(args.out, f.name)}: ${f.lines.length} lines`);
+        }
+      },
+      { readonly: true },
+    );
+  },
+});
+
+export const exportCommand = defineCommand({
+  meta: { name: 'export', description: "write games back out in other tools' formats" },
+  subCommands: {
+    fastchat: exportFastchatCommand,
+  },
+});

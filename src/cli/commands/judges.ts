@@ -1,0 +1,115 @@
+import { defineCommand } from 'citty';
+import { list, table, UsageError } from '../format.ts';
+import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+
+export const judgesCommand = defineCommand({
+  meta: {
+    name: 'judges',
+    description:
+      'the judges in the database, and the judgment-quality report: per judge and turn errors, empty replies, consistency, ties; agreement and win-rate correlation between judges',
+  },
+  args: {
+    ...dbArg,
+    ...jsonArg,
+    judge: {
+      type: 'string',
+      description:
+        'comma-separated judges to report on and compare (default: every judge with games; name "human" to compare with the experts\' votes)',
+    },
+    report: {
+      type: 'boolean',
+      description: 'with --json: print the full report object instead of the judge list',
+    },
+    games: {
+      type: 'string',
+      description: "list this judge's games with their verdict probabilities and entropy",
+    },
+    board: {
+      type: 'boolean',
+      description:
+        'the judge leaderboard: agreement with the experts, accuracy on labelled sets, consistency, position preference, errors, ties, longer-answer share, cost and time, with intervals',
+    },
+  },
+  async run({ args }) {
+    if (args.board)
+      return (await import('./pairs.ts')).printBoard(args.db, {
+        ...(args.json ? { json: true } : {}),
+        ...(args.judge ? { judges: list(args.judge)! } : {}),
+      });
+    await withStore(
+      args.db,
+      async (store) => {
+        const { gameConfidences, judgesReport } = await import('../../reports/judges/quality-report.ts');
+        if (args.games) {
+          const rows = await gameConfidences(store, args.games);
+          if (args.json) return printJson(rows);
+          return print(table(rows));
+        }
+        if (args.json && !args.report) return printJson(await store.games.judges());
+        if (args.judge) {
+          // a misspelled judge was left out silently (the report of "llama2,gpt-4" was gpt-4's alone)
+          const known = (await store.games.judges()).map((j) => j.judge);
+          const unknown = list(args.judge)!.filter((j) => !known.includes(j));
+          if (unknown.length)
+            throw new UsageError(
+              `--judge: no tournament games or votes for ${unknown.map((j) => `"${j}"`).join(', ')} (judges: ${known.join(', ') || 'none'}); a judge of labelled pair sets is read with \`arena accuracy\` or \`arena judges --board\``,
+            );
+        }
+        const r = await judgesReport(store, list(args.judge));
+        if (args.json) return printJson(r);
+        const rows = args.judge ? r.judges : await store.games.judges();
+        print(table(rows as never));
+        if (!r.quality.length) return;
+        print('\njudgment quality (turn 0 = all turns; errors counted per match: one game / both games)');
+        print(
+          table(
+            r.quality.map((q) => ({
+              judge: q.judge,
+              turn: q.turn,
+              games: q.games,
+              matches: q.matches,
+              'err 1 game': q.errorsOneGame,
+              'err both': q.errorsBothGames,
+              empty: q.emptyReplies,
+              consistent: q.consistent,
+              inconsistent: q.inconsistent,
+              ties: q.ties,
+              'mean conf': q.meanConfidence,
+              'mean entropy': q.meanEntropy,
+            })),
+          ),
+        );
+        if (r.agreement.length) {
+          print('\nagreement between judges');
+          print(
+            table(
+              r.agreement.map((a) => ({
+                judge1: a.judge1,
+                judge2: a.judge2,
+                turn: a.turn,
+                setup: a.setup,
+                total: a.total,
+                agree: a.agree,
+                ratio: a.ratio,
+              })),
+            ),
+          );
+          print('\nPearson correlation of win rates across models (matches both judged)');
+          print(
+            table(
+              r.correlation.map((c) => ({
+                judge1: c.judge1,
+                judge2: c.judge2,
+                'win rate': c.variant,
+                models: c.models,
+                matches: c.matches,
+                r: c.r,
+              })),
+            ),
+          );
+        }
+      },
+      { readonly: true },
+    );
+  },
+});

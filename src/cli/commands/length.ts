@@ -1,0 +1,61 @@
+import { defineCommand } from 'citty';
+import { bootArgs, bootOptions } from '../boot-args.ts';
+import { lengthReport } from '../../reports/analytics.ts';
+import { int, table } from '../format.ts';
+import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { checkJudgeTurn } from '../validate.ts';
+import { pct, fix } from './analytics-shared.ts';
+
+export const lengthCommand = defineCommand({
+  meta: {
+    name: 'length',
+    description:
+      'length awareness: share of decisive verdicts that went to the longer answer; length-controlled win rates beside the raw ones',
+  },
+  args: {
+    ...dbArg,
+    ...jsonArg,
+    judge: { type: 'string', required: true, description: 'judge name (human = expert votes)' },
+    turn: { type: 'string', description: '1 or 2 (default: both)' },
+    ...bootArgs,
+  },
+  async run({ args }) {
+    const turn = int(args.turn, 'turn');
+    const o = bootOptions(args);
+    await withStore(
+      args.db,
+      async (store) => {
+        await checkJudgeTurn(store, args.judge, turn);
+        const r = await lengthReport(store, args.judge, { ...o, ...(turn !== undefined ? { turn } : {}) });
+        if (args.json) return printJson(r);
+        const l = r.longer;
+        const lvl = `${Math.round(o.level * 100)}%`;
+        print(
+          `${args.judge}: ${l.toLonger} of ${l.decisive} decisive verdicts (${pct(l.share)}) went to the longer answer (length = ${r.measure})${l.equalLength ? ` (${l.equalLength} between equal lengths left out)` : ''}${r.missingAnswers ? `; ${r.missingAnswers} matches left out: answers not in the database` : ''}`,
+        );
+        const e = r.lengthEffect;
+        if (e)
+          print(
+            `length effect: ${fix(e.coefficient, 3)} (SE ${fix(e.se, 3)} clustered by question; ${fix(e.seIndependent, 3)} if matches were independent; ${lvl} ${fix(e.lo, 3)} to ${fix(e.hi, 3)}) log-odds per unit of tanh(Δ / ${fix(e.sigma, 0)} chars); at equal lengths ${fix(e.perThousandChars, 3)} log-odds per 1,000 characters\n`,
+          );
+        print(
+          table(
+            r.models.map((m) => ({
+              model: m.model,
+              matches: m.n,
+              'win rate': pct(m.winRate),
+              'length-controlled': pct(m.lcWinRate),
+              [`${lvl} lo`]: m.lo === null ? '–' : pct(m.lo),
+              [`${lvl} hi`]: m.hi === null ? '–' : pct(m.hi),
+              'mean length diff (chars)': fix(m.meanLengthDiff, 0),
+            })),
+          ),
+        );
+        print(
+          `\nlength-controlled: one joint model of all matches (model strengths + β·tanh(length difference / σ) + a question-difficulty term, L2-penalised, after AlpacaEval 2), predicted at equal lengths against the same opponents on the same questions (ties count half). Intervals: ${lvl} percentile, questions resampled, ${o.rounds} rounds, seed ${o.seed}${r.failedRounds ? `; ${r.failedRounds} rounds failed to fit and were left out` : ''}. SE: from the observed information.`,
+        );
+      },
+      { readonly: true },
+    );
+  },
+});

@@ -1,0 +1,222 @@
+// A rate governor for one endpoint: admits calls so neither the token nor the request bucket is overdrawn, learns
+// the limits from each answer's x-ratelimit-* headers (or takes declared ones), waits out 429s for everyone at
+// once, and narrows its window of calls in flight when 429s come anyway (additive increase, multiplicative decrease).
+import type { JudgeCallError, JudgeReply, JudgeRequest } from './judge.ts';
+import { Bucket, CHARS_PER_TOKEN, readRateLimit, requestCost, type RateLimitInfo } from './rate-limit.ts';
+
+/** Time as the governor sees it: real by default, a fake one in tests. */
+export interface Clock {
+  now(): number;
+  /** call `fn` after `ms`; returns a cancel */
+  setTimer(fn: () => void, ms: number): () => void;
+}
+
+export const realClock: Clock = {
+  now: () => performance.now(),
+  setTimer(fn, ms) {
+    const t = setTimeout(fn, Math.max(0, ms));
+    return () => clearTimeout(t);
+  },
+};
+
+export interface GovernorOptions {
+  /** declared tokens per minute, for a server that announces none (the smaller wins when both are known) */
+  tpm?: number;
+  /** declared requests per minute */
+  rpm?: number;
+  clock?: Clock;
+  /** the most calls in flight the window may grow to (default 256) */
+  maxWindow?: number;
+}
+
+/** One admitted call: settle it with its outcome (a reply, or the error it failed with). */
+export interface Admission {
+  readonly cost: number;
+  settle(outcome: { reply: JudgeReply } | { error: JudgeCallError | Error }): void;
+}
+
+/** How long to wait on a 429 that says nothing about when to come back. */
+const DEFAULT_429_WAIT_MS = 1000;
+
+interface Waiter {
+  cost: number;
+  resolve(a: Admission): void;
+  reject(e: unknown): void;
+  signal?: AbortSignal | undefined;
+  onAbort?: () => void;
+}
+
+export class RateGovernor {
+  readonly clock: Clock;
+  #tokens?: Bucket;
+  #requests?: Bucket;
+  readonly #declared: { tpm?: number | undefined; rpm?: number | undefined };
+  #heard = false;
+  #window: number;
+  readonly #maxWindow: number;
+  #inFlight = 0;
+  #pausedUntil = 0;
+  #queue: Waiter[] = [];
+  #cancelTimer?: (() => void) | undefined;
+  #timerAt = Infinity;
+  #charsPerToken = CHARS_PER_TOKEN;
+  /** counters for reports and benches */
+  readonly stats = { admitted: 0, rateLimited: 0, tokensCharged: 0 };
+
+  constructor(o: GovernorOptions = {}) {
+    this.clock = o.clock ?? realClock;
+    this.#declared = { tpm: o.tpm, rpm: o.rpm };
+    this.#maxWindow = o.maxWindow ?? 256;
+    this.#window = this.#maxWindow;
+    const now = this.clock.now();
+    if (o.tpm) this.#tokens = new Bucket(o.tpm, o.tpm / 60_000, now);
+    if (o.rpm) this.#requests = new Bucket(o.rpm, o.rpm / 60_000, now);
+  }
+
+  /** the cost this governor charges a request (prompt tokens estimated at the learned ratio, plus max_tokens) */
+  cost(req: Pick<JudgeRequest, 'system' | 'user' | 'maxTokens'>): number {
+    return requestCost(req, this.#charsPerToken);
+  }
+
+  /** the calls in flight the governor allows now */
+  get window(): number {
+    return Math.floor(this.#window);
+  }
+
+  /** the known limits per minute (declared or announced) */
+  limits(): { tpm?: number; rpm?: number } {
+    return {
+      ...(this.#tokens ? { tpm: Math.round(this.#tokens.perMs * 60_000) } : {}),
+      ...(this.#requests ? { rpm: Math.round(this.#requests.perMs * 60_000) } : {}),
+    };
+  }
+
+  /** ms until a call of `cost` could be admitted, were it first in line (for choosing an endpoint) */
+  estimateWaitMs(cost: number): number {
+    const now = this.clock.now();
+    let wait = Math.max(0, this.#pausedUntil - now);
+    const queued = this.#queue.reduce((s, w) => s + w.cost, 0) + cost;
+    if (this.#tokens) wait = Math.max(wait, this.#tokens.waitMs(queued, now));
+    if (this.#requests) wait = Math.max(wait, this.#requests.waitMs(this.#queue.length + 1, now));
+    if (this.#inFlight >= this.window) wait += 1; // a slot must free first: after anything that can go now
+    return wait;
+  }
+
+  /** wait for the right to make one call of `cost` tokens; rejects when `signal` aborts */
+  admit(cost: number, signal?: AbortSignal): Promise<Admission> {
+    signal?.throwIfAborted();
+    return new Promise<Admission>((resolve, reject) => {
+      const w: Waiter = { cost, resolve, reject, signal };
+      if (signal) {
+        w.onAbort = () => {
+          const i = this.#queue.indexOf(w);
+          if (i >= 0) this.#queue.splice(i, 1);
+          reject(signal.reason);
+          this.#pump();
+        };
+        signal.addEventListener('abort', w.onAbort, { once: true });
+      }
+      this.#queue.push(w);
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#queue.length) {
+      const now = this.clock.now();
+      // until the first answer says whether the server announces limits, one call at a time
+      if (!this.#heard && !this.#tokens && !this.#requests && this.#inFlight > 0) return;
+      if (this.#inFlight >= this.window) return; // a settle pumps again
+      const w = this.#queue[0]!;
+      const wait = Math.max(
+        this.#pausedUntil - now,
+        this.#tokens?.waitMs(w.cost, now) ?? 0,
+        this.#requests?.waitMs(1, now) ?? 0,
+      );
+      if (wait > 0) return this.#wake(now + wait);
+      this.#queue.shift();
+      if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
+      this.#tokens?.take(w.cost, now);
+      this.#requests?.take(1, now);
+      this.#inFlight++;
+      this.stats.admitted++;
+      this.stats.tokensCharged += w.cost;
+      let settled = false;
+      w.resolve({
+        cost: w.cost,
+        settle: (outcome) => {
+          if (settled) return;
+          settled = true;
+          this.#inFlight--;
+          this.#settle(outcome);
+          this.#pump();
+        },
+      });
+    }
+  }
+
+  #wake(at: number): void {
+    if (this.#cancelTimer && this.#timerAt <= at) return;
+    this.#cancelTimer?.();
+    this.#timerAt = at;
+    // a timer may fire a hair early; wait at least 1 ms so the pump is not spun
+    this.#cancelTimer = this.clock.setTimer(
+      () => {
+        this.#cancelTimer = undefined;
+        this.#timerAt = Infinity;
+        this.#pump();
+      },
+      Math.max(1, Math.ceil(at - this.clock.now())),
+    );
+  }
+
+  #settle(outcome: { reply: JudgeReply } | { error: JudgeCallError | Error }): void {
+    const now = this.clock.now();
+    if ('reply' in outcome) {
+      this.#heard = true;
+      this.#learn(outcome.reply.rateLimit, now);
+      // additive increase: one more call in flight per window's worth of successes
+      if (this.#window < this.#maxWindow)
+        this.#window = Math.min(this.#maxWindow, this.#window + 1 / this.#window);
+      return;
+    }
+    const e = outcome.error as JudgeCallError;
+    if (e.status !== 429) return;
+    this.#heard = true;
+    this.stats.rateLimited++;
+    const info = e.rateLimit;
+    this.#learn(info, now);
+    // multiplicative decrease, and everyone waits what the server asked
+    this.#window = Math.max(1, Math.min(this.#window, this.#inFlight + 1) / 2);
+    const resetMs = info?.tokens?.remaining === 0 ? info.tokens.resetMs : undefined;
+    const waitMs = e.retryAfterMs ?? resetMs ?? DEFAULT_429_WAIT_MS;
+    this.#pausedUntil = Math.max(this.#pausedUntil, now + waitMs);
+    if (this.#tokens && info?.tokens?.remaining === undefined) this.#tokens.observe(0, now);
+  }
+
+  #learn(info: RateLimitInfo | undefined, now: number): void {
+    if (!info) return;
+    const fit = (b: Bucket | undefined, declared: number | undefined, limit: number | undefined) => {
+      const perMin = Math.min(declared ?? Infinity, limit ?? Infinity);
+      if (!Number.isFinite(perMin)) return b;
+      if (!b) return new Bucket(perMin, perMin / 60_000, now, perMin);
+      b.resize(perMin, perMin / 60_000, now);
+      return b;
+    };
+    this.#tokens = fit(this.#tokens, this.#declared.tpm, info.tokens?.limit);
+    this.#requests = fit(this.#requests, this.#declared.rpm, info.requests?.limit);
+    if (info.tokens?.remaining !== undefined) this.#tokens?.observe(info.tokens.remaining, now);
+    if (info.requests?.remaining !== undefined) this.#requests?.observe(info.requests.remaining, now);
+  }
+
+  /** learn the prompt's characters per token from a reply's counted prompt tokens (a moving average) */
+  calibrate(req: Pick<JudgeRequest, 'system' | 'user'>, tokensIn: number | undefined): void {
+    if (!tokensIn || tokensIn <= 0) return;
+    const ratio = (req.system.length + req.user.length) / tokensIn;
+    if (!Number.isFinite(ratio) || ratio < 0.5 || ratio > 20) return;
+    this.#charsPerToken = 0.8 * this.#charsPerToken + 0.2 * ratio;
+  }
+
+  /** parse an answer's headers (for providers that hand them over raw) */
+  static read = readRateLimit;
+}

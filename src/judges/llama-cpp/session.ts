@@ -1,0 +1,115 @@
+// The judge's loaded model: the runtime, the model, one context with its sequences (and the scheduler that
+// places games on them), the chat wrapper and the verdict grammars. node-llama-cpp calls back into the
+// scheduler for each decode batch (when to dispatch it, in which order); those callbacks are wired here.
+import type {
+  BatchItem,
+  ChatWrapper,
+  Llama,
+  LlamaContext,
+  LlamaContextSequence,
+  LlamaGrammar,
+  LlamaModel,
+  PrioritizedBatchItem,
+} from 'node-llama-cpp';
+import { loadModel, type Fail } from './loader.ts';
+import type { LlamaCppOptions } from './options.ts';
+import { gatherSchedule, orderBatch, Scheduler, type PromptCounters } from './scheduler.ts';
+import { assertInternals, batchItemSequence, copySequence, queuedDecodeCount } from './shim.ts';
+import { letterTokens, PAIR_GRAMMAR, RATING_GRAMMAR, type LetterTokens } from './verdict.ts';
+
+export interface Session {
+  llama: Llama;
+  model: LlamaModel;
+  context: LlamaContext;
+  wrapper: ChatWrapper;
+  scheduler: Scheduler<LlamaContextSequence>;
+  pairGrammar: LlamaGrammar;
+  ratingGrammar: LlamaGrammar;
+  letters: LetterTokens;
+  /** constructor of the grammar state (kept so the module is imported once, lazily) */
+  GrammarState: typeof import('node-llama-cpp').LlamaGrammarEvaluationState;
+}
+
+export interface SessionSettings {
+  threads: number;
+  sequences: number;
+  reuse: boolean;
+}
+
+/** The counters a session adds to: the scheduler's, and the decode batches node-llama-cpp ran. */
+export type SessionCounters = PromptCounters & { batches: number; batchItems: number };
+
+/** Loads the model and builds everything a game needs on it (a failure is `cannot load <path>: <why>`). */
+export async function openSession(
+  o: LlamaCppOptions,
+  settings: SessionSettings,
+  stats: SessionCounters,
+  fail: Fail,
+): Promise<Session> {
+  /** set once the context and its sequences exist (the batching callbacks below run only after that) */
+  let gathering: { context: LlamaContext; scheduler: Scheduler<LlamaContextSequence> } | undefined;
+
+  /** node-llama-cpp's dispatch schedule: wait until every active sequence has queued its decode (see gatherSchedule) */
+  const gather = gatherSchedule(
+    () => queuedDecodeCount(gathering?.context),
+    () => gathering?.scheduler.active() ?? 0,
+  );
+
+  /** node-llama-cpp's batch prioritization strategy: the items by sequence id (see orderBatch), counted. */
+  function inSequenceOrder({
+    items,
+    size,
+  }: {
+    items: readonly BatchItem[];
+    size: number;
+  }): PrioritizedBatchItem[] {
+    const batch = orderBatch(items, size, (item, i) => batchItemSequence(gathering?.context, item, i));
+    stats.batches++;
+    stats.batchItems += batch.length;
+    return batch;
+  }
+
+  const { mod, llama, model, context } = await loadModel(
+    {
+      modelPath: o.modelPath,
+      lora: o.lora,
+      gpu: o.gpu,
+      gpuLayers: o.gpuLayers,
+      contextSize: o.contextSize ?? 4096,
+      context: (contextSize) => ({
+        sequences: settings.sequences,
+        threads: settings.threads,
+        batchSize: o.batchSize ?? Math.min(512, contextSize),
+        batching: { dispatchSchedule: gather, itemPrioritizationStrategy: inSequenceOrder },
+      }),
+    },
+    fail,
+  );
+  try {
+    const wrapper = mod.resolveChatWrapper(model);
+    const sequences = Array.from({ length: settings.sequences }, () => context.getSequence());
+    assertInternals(context, sequences[0]!);
+    const scheduler = new Scheduler({
+      sequences,
+      reuse: settings.reuse,
+      copy: copySequence,
+      counters: stats,
+    });
+    gathering = { context, scheduler };
+    const pairGrammar = await llama.createGrammar({ grammar: PAIR_GRAMMAR });
+    const ratingGrammar = await llama.createGrammar({ grammar: RATING_GRAMMAR });
+    return {
+      llama,
+      model,
+      context,
+      wrapper,
+      scheduler,
+      pairGrammar,
+      ratingGrammar,
+      GrammarState: mod.LlamaGrammarEvaluationState,
+      letters: letterTokens(model),
+    };
+  } catch (e) {
+    throw fail(`cannot load ${o.modelPath}: ${(e as Error)?.message ?? e}`, e);
+  }
+}

@@ -1,0 +1,137 @@
+// Judged games: the prepared-insert fast path (SQLite) and multi-row inserts (D1), the filters of a listing,
+// verdict updates, and the judges that have games or votes.
+import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import * as t from '../../../db/schema.ts';
+import { CANARY_SOURCE } from '../../core/constants.ts';
+import { gameVerdictOf } from '../../core/verdict/stored.ts';
+import type { Game } from '../../core/types.ts';
+import type { GameFilter, GameStore, GameVerdictRow, JudgeSummary } from '../store.ts';
+import { gameRow, toGame } from './game-rows.ts';
+import { chunk, inJson, inSet, slices, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
+
+export class DrizzleGames implements GameStore {
+  private readonly db: AnyDb;
+  constructor(private readonly o: DrizzleStoreOptions) {
+    this.db = o.db;
+  }
+
+  async existingIds(ids: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (const c of slices(ids, this.o.maxParams)) {
+      const rows = await this.db.select({ id: t.games.id }).from(t.games).where(inArray(t.games.id, c));
+      for (const r of rows) found.add(r.id);
+    }
+    return found;
+  }
+
+  /**
+   * One prepared insert per set of columns: building and preparing it per game cost more than running it.
+   * A placeholder goes through its column's encoder even when the value is null (a JSON column would
+   * store the text 'null'), so null columns are left out of the statement instead (they default to NULL).
+   */
+  private insertQueries = new Map<string, (row: Record<string, unknown>) => unknown>();
+
+  async insert(g: Game): Promise<boolean> {
+    const row = Object.fromEntries(Object.entries(gameRow(g)).filter(([, v]) => v !== null));
+    const keys = Object.keys(row).join(',');
+    let run = this.insertQueries.get(keys);
+    if (!run) {
+      const values = Object.fromEntries(
+        Object.keys(row).map((k) => [k, sql.placeholder(k)]),
+      ) as unknown as typeof t.games.$inferInsert;
+      const prepared = this.db.insert(t.games).values(values).onConflictDoNothing().prepare();
+      this.insertQueries.set(keys, (run = (r) => prepared.run(r)));
+    }
+    const r = (await run(row)) as { changes?: number; meta?: { changes?: number } };
+    return (r.changes ?? r.meta?.changes ?? 0) > 0;
+  }
+
+  async insertMany(games: Game[]): Promise<boolean[]> {
+    if (this.o.insertGameRows) return this.o.insertGameRows(games.map(gameRow));
+    // one INSERT per chunk (a statement is atomic); RETURNING names the rows that were new
+    const fresh = new Set<string>();
+    for (const c of chunk(games.map(gameRow), this.o.maxParams))
+      for (const r of await this.db
+        .insert(t.games)
+        .values(c)
+        .onConflictDoNothing()
+        .returning({ id: t.games.id }))
+        fresh.add(r.id);
+    // an id given twice is new once, at its first place (as the prepared path of sqlite.ts says)
+    return games.map((g) => fresh.delete(g.id));
+  }
+
+  async list(f: GameFilter = {}): Promise<Game[]> {
+    const where: SQL[] = [];
+    if (f.judge !== undefined) where.push(eq(t.games.judge, f.judge));
+    if (f.kind === 'pairwise') where.push(isNotNull(t.games.model2));
+    if (f.kind === 'single') where.push(isNull(t.games.model2));
+    if (f.questionId !== undefined) where.push(eq(t.games.questionId, f.questionId));
+    where.push(f.source !== undefined ? eq(t.games.source, f.source) : ne(t.games.source, CANARY_SOURCE));
+    if (f.set !== undefined || !f.withSets) where.push(inSet(this.db, t.games.questionId, f.set));
+    if (f.models) {
+      const [a, b] = f.models;
+      where.push(
+        or(
+          and(eq(t.games.model1, a), eq(t.games.model2, b)),
+          and(eq(t.games.model1, b), eq(t.games.model2, a)),
+        )!,
+      );
+    }
+    const rows = await this.db
+      .select()
+      .from(t.games)
+      .where(where.length ? and(...where) : undefined)
+      .orderBy(asc(t.games.createdAt), asc(t.games.id));
+    return rows.map(toGame);
+  }
+
+  async judges(): Promise<JudgeSummary[]> {
+    const g = await this.db
+      .select({ judge: t.games.judge, n: sql<number>`count(*)` })
+      .from(t.games)
+      .where(inSet(this.db, t.games.questionId, undefined))
+      .groupBy(t.games.judge);
+    const v = await this.db
+      .select({ judge: t.votes.judge, n: sql<number>`count(*)` })
+      .from(t.votes)
+      .where(inSet(this.db, t.votes.questionId, undefined))
+      .groupBy(t.votes.judge);
+    const out = new Map<string, JudgeSummary>();
+    for (const r of g) out.set(r.judge, { judge: r.judge, games: Number(r.n), votes: 0 });
+    for (const r of v) {
+      const e = out.get(r.judge) ?? { judge: r.judge, games: 0, votes: 0 };
+      e.votes = Number(r.n);
+      out.set(r.judge, e);
+    }
+    return [...out.values()].sort((a, b) => (a.judge < b.judge ? -1 : 1));
+  }
+
+  async updateVerdicts(updates: { id: string; verdict: string; parser: string }[]): Promise<void> {
+    if (!updates.length) return;
+    await this.o.atomic(
+      updates.map((u) =>
+        this.db.update(t.games).set({ verdict: u.verdict, parser: u.parser }).where(eq(t.games.id, u.id)),
+      ),
+    );
+  }
+
+  async ofRuns(judge: string, runIds: string[]): Promise<GameVerdictRow[]> {
+    if (!runIds.length) return [];
+    const rows = await this.db
+      .select({
+        id: t.games.id,
+        questionId: t.games.questionId,
+        turn: t.games.turn,
+        model1: t.games.model1,
+        model2: t.games.model2,
+        order: t.games.order,
+        verdict: t.games.verdict,
+        source: t.games.source,
+      })
+      .from(t.games)
+      .where(and(eq(t.games.judge, judge), inJson(t.games.runId, runIds)))
+      .orderBy(asc(t.games.createdAt), asc(t.games.id));
+    return rows.map((r) => ({ ...r, verdict: gameVerdictOf(r.verdict, r.model2 !== null, `game ${r.id}`) }));
+  }
+}

@@ -1,0 +1,122 @@
+// An import written all or nothing: every row of a bundle in one atomic list of statements, each statement
+// under the adapter's bound-parameter limit.
+import { eq, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import * as t from '../../../db/schema.ts';
+import { WINNER_TO_FILE } from '../../core/sides.ts'; // the votes table keeps FastChat's spelling
+import type { ImportBundle, ImportCounts } from '../store.ts';
+import { gameRow } from './game-rows.ts';
+import { chunk, type DrizzleStoreOptions, type Query } from './shared.ts';
+
+type Columns = Record<string, { name: string }>;
+
+/** An upsert's SET: each listed column takes the value the conflicting row brought (`excluded.<column>`). */
+function fromExcluded<C extends Record<K, { name: string }>, K extends keyof C & string>(
+  table: C,
+  keys: K[],
+): Record<K, SQL> {
+  return Object.fromEntries(keys.map((k) => [k, sql.raw(`excluded.${table[k].name}`)])) as Record<K, SQL>;
+}
+
+export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Promise<ImportCounts> {
+  const db = o.db;
+  const q: Query[] = [];
+  const counts: ImportCounts = { questions: 0, references: 0, answers: 0, prompts: 0, games: 0, votes: 0 };
+  const mp = o.maxParams;
+  // one statement per chunk of rows that stays under the parameter limit; says how many rows
+  const write = <R extends object>(rows: R[], statement: (c: R[]) => Query): number => {
+    for (const c of chunk(rows, mp)) q.push(statement(c));
+    return rows.length;
+  };
+  // an import replaces what it brings: a row that exists takes the listed columns from the file
+  const upsert =
+    <T extends SQLiteTable>(
+      table: T,
+      target: SQLiteColumn | SQLiteColumn[],
+      keys: (keyof T['$inferInsert'] & string)[],
+    ) =>
+    (c: T['$inferInsert'][]): Query =>
+      db
+        .insert(table)
+        .values(c as never) // drizzle cannot infer a generic table's insert type
+        .onConflictDoUpdate({
+          target,
+          set: fromExcluded(table as unknown as Columns, keys as string[]) as never,
+        });
+  if (b.questions) {
+    const rows = b.questions.items.map((x) => ({
+      id: x.id,
+      category: x.category,
+      turns: x.turns,
+      reference: x.reference ?? null,
+      source: b.questions!.source,
+      set: x.set ?? null,
+    }));
+    counts.questions = write(
+      rows,
+      upsert(t.questions, t.questions.id, ['category', 'turns', 'reference', 'source', 'set']),
+    );
+  }
+  if (b.references?.length) {
+    const rows = b.references.map((r) => ({ source: r.source, questionId: r.questionId, turns: r.turns }));
+    counts.references = write(
+      rows,
+      upsert(t.referenceAnswers, [t.referenceAnswers.source, t.referenceAnswers.questionId], ['turns']),
+    );
+  }
+  for (const file of b.answers ?? []) {
+    const rows = file.items.map((a) => ({
+      model: a.model,
+      questionId: a.questionId,
+      turns: a.turns,
+      answerId: a.answerId ?? null,
+      source: file.source,
+    }));
+    counts.answers += write(
+      rows,
+      upsert(t.answers, [t.answers.model, t.answers.questionId], ['turns', 'answerId', 'source']),
+    );
+  }
+  if (b.prompts?.length) {
+    const rows = b.prompts.map((p) => ({
+      name: p.name,
+      type: p.type,
+      systemPrompt: p.systemPrompt,
+      promptTemplate: p.promptTemplate,
+      outputFormat: p.outputFormat,
+      category: p.category ?? null,
+      description: p.description ?? null,
+    }));
+    counts.prompts = write(
+      rows,
+      upsert(t.prompts, t.prompts.name, [
+        'type',
+        'systemPrompt',
+        'promptTemplate',
+        'outputFormat',
+        'category',
+        'description',
+      ]),
+    );
+  }
+  if (b.games?.length) {
+    counts.games = write(b.games.map(gameRow), (c) => db.insert(t.games).values(c).onConflictDoNothing());
+  }
+  for (const file of b.votes ?? []) {
+    q.push(db.delete(t.votes).where(eq(t.votes.source, file.source)));
+    const rows = file.items.map((v) => ({
+      judge: v.judge,
+      voter: v.voter,
+      questionId: v.questionId,
+      turn: v.turn,
+      modelA: v.model1,
+      modelB: v.model2,
+      winner: WINNER_TO_FILE[v.winner],
+      source: file.source,
+      line: v.line,
+    }));
+    counts.votes += write(rows, (c) => db.insert(t.votes).values(c));
+  }
+  if (q.length) await o.atomic(q);
+  return counts;
+}

@@ -1,0 +1,90 @@
+// The cost ledger: spending per judge, per run and per game, and a judge's token totals (cost estimates).
+import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
+import * as t from '../../../db/schema.ts';
+import type { GameCost, JudgeCost, LedgerStore, RunCost, TokenTotals } from '../store.ts';
+import { inJson, type AnyDb } from './shared.ts';
+
+export class DrizzleLedger implements LedgerStore {
+  constructor(private readonly db: AnyDb) {}
+
+  async byJudge(runIds?: string[]): Promise<JudgeCost[]> {
+    if (runIds && !runIds.length) return [];
+    const rows = await this.db
+      .select({
+        judge: t.games.judge,
+        games: sql<number>`count(*)`,
+        tokensIn: sql<number>`coalesce(sum(${t.games.tokensIn}), 0)`,
+        tokensOut: sql<number>`coalesce(sum(${t.games.tokensOut}), 0)`,
+        cost: sql<number | null>`sum(${t.games.cost})`,
+      })
+      .from(t.games)
+      .where(runIds ? inJson(t.games.runId, runIds) : undefined)
+      .groupBy(t.games.judge)
+      .orderBy(asc(t.games.judge));
+    return rows.map((r) => ({
+      judge: r.judge,
+      games: Number(r.games),
+      tokensIn: Number(r.tokensIn),
+      tokensOut: Number(r.tokensOut),
+      cost: r.cost === null ? null : Number(r.cost),
+    }));
+  }
+
+  async byRun(limit = 50): Promise<RunCost[]> {
+    return this.db
+      .select({
+        id: t.runs.id,
+        startedAt: t.runs.startedAt,
+        judge: t.runs.judge,
+        mode: t.runs.mode,
+        played: t.runs.played,
+        failed: t.runs.failed,
+        tokensIn: t.runs.tokensIn,
+        tokensOut: t.runs.tokensOut,
+        cost: t.runs.cost,
+        status: t.runs.status,
+      })
+      .from(t.runs)
+      .orderBy(desc(t.runs.startedAt), asc(t.runs.id))
+      .limit(limit);
+  }
+
+  async byGame(limit = 50): Promise<GameCost[]> {
+    return this.db
+      .select({
+        id: t.games.id,
+        runId: t.games.runId,
+        judge: t.games.judge,
+        questionId: t.games.questionId,
+        turn: t.games.turn,
+        model1: t.games.model1,
+        model2: t.games.model2,
+        order: t.games.order,
+        tokensIn: t.games.tokensIn,
+        tokensOut: t.games.tokensOut,
+        cost: t.games.cost,
+        source: t.games.source,
+      })
+      .from(t.games)
+      .orderBy(desc(t.games.createdAt), asc(t.games.id))
+      .limit(limit);
+  }
+
+  async tokenTotals(judge: string): Promise<TokenTotals> {
+    const [r] = await this.db
+      .select({
+        games: sql<number>`count(*)`,
+        chars: sql<number>`coalesce(sum(length(${t.games.systemPrompt}) + length(${t.games.userPrompt})), 0)`,
+        tokensIn: sql<number>`coalesce(sum(${t.games.tokensIn}), 0)`,
+        tokensOut: sql<number>`coalesce(sum(${t.games.tokensOut}), 0)`,
+      })
+      .from(t.games)
+      .where(and(eq(t.games.judge, judge), isNotNull(t.games.tokensIn), isNotNull(t.games.tokensOut)));
+    return {
+      games: Number(r?.games ?? 0),
+      chars: Number(r?.chars ?? 0),
+      tokensIn: Number(r?.tokensIn ?? 0),
+      tokensOut: Number(r?.tokensOut ?? 0),
+    };
+  }
+}

@@ -1,0 +1,77 @@
+// Runs of the play loop and their failed judge calls (attempts).
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import * as t from '../../../db/schema.ts';
+import type { RunRecord, RunStore } from '../store.ts';
+import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
+
+/** A run's played games, tokens and cost as its stored games say (failed: its counter, or more failed games on record). */
+const LEDGER_FROM_GAMES = {
+  played: sql<number>`(SELECT count(*) FROM games g WHERE g.run_id = runs.id)`,
+  tokensIn: sql<number>`(SELECT coalesce(sum(g.tokens_in), 0) FROM games g WHERE g.run_id = runs.id)`,
+  tokensOut: sql<number>`(SELECT coalesce(sum(g.tokens_out), 0) FROM games g WHERE g.run_id = runs.id)`,
+  cost: sql<
+    number | null
+  >`(CASE WHEN runs.cost IS NULL AND NOT EXISTS (SELECT 1 FROM games g WHERE g.run_id = runs.id AND g.cost IS NOT NULL) THEN NULL ELSE (SELECT coalesce(sum(g.cost), 0) FROM games g WHERE g.run_id = runs.id) END)`,
+  failed: sql<number>`max(runs.failed, (SELECT count(DISTINCT a.game_id) FROM attempts a WHERE a.run_id = runs.id AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = a.game_id AND g.run_id = runs.id)))`,
+};
+export class DrizzleRuns implements RunStore {
+  private readonly db: AnyDb;
+  constructor(private readonly o: DrizzleStoreOptions) {
+    this.db = o.db;
+  }
+
+  async save(r: RunRecord): Promise<void> {
+    const row = {
+      ...r,
+      finishedAt: r.finishedAt ?? null,
+      owner: r.owner ?? null,
+      heartbeatAt: r.heartbeatAt ?? null,
+    };
+    await this.db.insert(t.runs).values(row).onConflictDoUpdate({ target: t.runs.id, set: row });
+  }
+
+  async list(): Promise<RunRecord[]> {
+    const rows = await this.db
+      .select({ run: t.runs, ...LEDGER_FROM_GAMES })
+      .from(t.runs)
+      .orderBy(asc(t.runs.startedAt));
+    // owner and heartbeat are left out where null (the heartbeat of a finished run, rows from before them);
+    // a running run's counters are what its stored games say (its progress writes lag, and stop when killed)
+    return rows.map(({ run: { owner, heartbeatAt, ...r }, ...stored }) => ({
+      ...r,
+      ...(r.status === 'running' ? stored : {}),
+      status: r.status as RunRecord['status'],
+      ...(owner !== null ? { owner } : {}),
+      ...(heartbeatAt !== null ? { heartbeatAt } : {}),
+    }));
+  }
+
+  async recordAttempt(a: {
+    runId: string;
+    gameId: string;
+    judge: string;
+    error: string;
+    at: number;
+  }): Promise<void> {
+    await this.db.insert(t.attempts).values(a);
+  }
+
+  async markInterrupted(ids: string[], at: number): Promise<number> {
+    if (!ids.length) return 0;
+    const before = await this.db
+      .select({ id: t.runs.id })
+      .from(t.runs)
+      .where(and(inArray(t.runs.id, ids), eq(t.runs.status, 'running')));
+    if (!before.length) return 0;
+    const dead = before.map((r) => r.id);
+    await this.o.atomic([
+      this.db
+        .update(t.runs)
+        // its counters as its stored games say (a killed run's last progress write lags behind them)
+        .set({ status: 'interrupted', finishedAt: at, heartbeatAt: null, ...LEDGER_FROM_GAMES })
+        .where(and(inArray(t.runs.id, dead), eq(t.runs.status, 'running'))),
+      this.db.delete(t.leases).where(inArray(t.leases.owner, dead)),
+    ]);
+    return dead.length;
+  }
+}

@@ -1,0 +1,64 @@
+// What every drizzle group shares: the database handle and its adapter's options, and the helpers that keep
+// statements under the bound-parameter limit.
+import { eq, inArray, isNotNull, notInArray, sql, type SQL } from 'drizzle-orm';
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import * as t from '../../../db/schema.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyDb = BaseSQLiteDatabase<'sync' | 'async', any, typeof t>;
+/** A query built but not yet run; the adapter runs a list of them atomically. */
+export type Query = { run(): unknown } & object;
+
+/** A games row as drizzle inserts it. */
+export type GameRow = typeof t.games.$inferInsert;
+
+export interface DrizzleStoreOptions {
+  db: AnyDb;
+  /** run the queries all-or-nothing (a better-sqlite3 transaction, a D1 batch) */
+  atomic(queries: Query[]): Promise<void>;
+  /** the most bound parameters one statement may carry (D1: 100) */
+  maxParams: number;
+  /**
+   * The driver's own insert of played games, returning which rows were new (better-sqlite3: one statement
+   * prepared once and run per row in a transaction). Without it, multi-row INSERTs: drizzle builds and SQLite
+   * compiles a new statement for every group commit, several times the CPU of the cached statement (bench/run.ts).
+   */
+  insertGameRows?(rows: GameRow[]): Promise<boolean[]>;
+  close?(): Promise<void>;
+}
+
+/**
+ * `column IN (the ids)` with the ids bound as one JSON parameter (json_each), so that any number of ids
+ * is one statement under D1's parameter limit.
+ */
+export const inJson = (column: typeof t.games.runId, ids: string[]): SQL =>
+  sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+
+/** Split rows into statements that stay under the bound-parameter limit (one parameter per column of a row). */
+export function chunk<T extends object>(rows: T[], maxParams: number): T[][] {
+  return rows.length ? slices(rows, Math.floor(maxParams / Object.keys(rows[0]!).length)) : [];
+}
+
+export function slices<T>(items: T[], size: number): T[][] {
+  const n = Math.max(1, size);
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
+  return out;
+}
+
+/** `questionId` restricted to tournament questions, or to one labelled set's items */
+export function inSet(
+  db: AnyDb,
+  column: typeof t.games.questionId | typeof t.answers.questionId | typeof t.votes.questionId,
+  set: string | undefined,
+): SQL {
+  if (set !== undefined)
+    return inArray(
+      column,
+      db.select({ id: t.questions.id }).from(t.questions).where(eq(t.questions.set, set)),
+    );
+  return notInArray(
+    column,
+    db.select({ id: t.questions.id }).from(t.questions).where(isNotNull(t.questions.set)),
+  );
+}

@@ -1,0 +1,123 @@
+// `arena ratings` against Python reference implementations of FastChat's rating methods
+// (tests/reference/*.py; protocol §7): compute_bt (scipy L-BFGS-B with FastChat's settings) and
+// compute_elo (online, K=4), on the MT-Bench release's expert votes and
+// GPT-4 pair outcomes. The battles are read here straight from the release's CSV files, not from our database.
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { arenaJson, arenaOk, tmpDir } from '../support/cli.ts';
+import { MTBENCH_DIR, noMtbench, readCsv, skipWhy } from '../support/materials.ts';
+import { python, pythonSkip } from '../support/python.ts';
+
+const DIR = MTBENCH_DIR;
+const skipReason = skipWhy('ratings-fastchat', noMtbench('the real MT-Bench release'), pythonSkip);
+
+type Battle = [modelA: string, modelB: string, winner: string];
+
+/** The release's vote CSV (question_id,model_a,model_b,winner,judge,turn), in file order. No quoted fields occur. */
+const readVotes = (file: string, keep: (row: Record<string, string>) => boolean): Battle[] =>
+  readCsv(file)
+    .filter(keep)
+    .map((r) => [r.model_a!, r.model_b!, r.winner!]);
+
+/** One of FastChat's rating methods (tests/reference/compute_bt.py, compute_elo.py) on `battles`. */
+const fastchat = <T = Record<string, number>>(script: string, battles: Battle[]): T =>
+  python<T>(script, battles, 120_000);
+
+type Ratings = { model: string; rating: number }[];
+type Reference = Record<string, number>;
+
+/**
+ * FastChat's compute_bt stops on scipy's default relative-reduction test (ftol), 2e-4 to 6e-3 rating
+ * points short of the maximum-likelihood optimum on these data; we solve to full precision. So: ours
+ * equals the same likelihood minimised to convergence (1e-6), and differs from compute_bt's printed
+ * numbers by no more than compute_bt's own distance from that optimum (and by less than 1e-2).
+ */
+function expectBt(ours: Ratings, ref: { fastchat: Reference; converged: Reference }) {
+  expectRatings(ours, ref.converged, 1e-6);
+  expectRatings(ours, ref.fastchat, 1e-2);
+  let worst = 0;
+  for (const { model, rating } of ours) {
+    const stop = Math.abs(ref.fastchat[model]! - ref.converged[model]!);
+    worst = Math.max(worst, Math.abs(rating - ref.fastchat[model]!));
+    expect(Math.abs(rating - ref.fastchat[model]!)).toBeLessThanOrEqual(stop + 1e-6);
+  }
+  console.info(`[ratings-fastchat] largest gap to compute_bt: ${worst.toExponential(2)} rating points`);
+}
+
+function expectRatings(ours: Ratings, reference: Reference, tolerance: number) {
+  expect(ours.map((r) => r.model).sort()).toEqual(Object.keys(reference).sort());
+  for (const { model, rating } of ours)
+    expect(
+      Math.abs(rating - reference[model]!),
+      `${model}: ours ${rating}, FastChat ${reference[model]}`,
+    ).toBeLessThanOrEqual(tolerance);
+  // and the order is FastChat's (sorted by rating, descending)
+  expect(ours.map((r) => r.model)).toEqual(
+    Object.entries(reference)
+      .sort((a, b) => b[1] - a[1])
+      .map(([m]) => m),
+  );
+}
+
+describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo (protocol §7)", () => {
+  const dir = DIR ?? '';
+  const db = join(tmpDir('arena-ratings-'), 'release.db');
+  let human: Battle[] = [];
+  let gpt4: Battle[] = [];
+
+  beforeAll(async () => {
+    // experts only: authors are not the "human" judge (protocol §1.7, §5)
+    human = readVotes(join(dir, 'human_judgments', 'mt_bench_human.csv'), (r) =>
+      r.judge!.startsWith('expert'),
+    );
+    gpt4 = readVotes(join(dir, 'human_judgments', 'mt_bench_gpt4_pair.csv'), (r) => r.judge === 'gpt4_pair');
+    await arenaOk(['import', 'mtbench', '--dir', dir, '--db', db]);
+  }, 180_000);
+
+  it('battle counts: 2,668 expert votes and 2,400 GPT-4 pair outcomes', () => {
+    expect(human.length).toBe(1343 + 1325); // protocol §5.1: S1 totals of G4-pair vs human per turn
+    expect(gpt4.length).toBe(2400); // 80 questions × 15 pairs × 2 turns
+  });
+
+  it('Bradley–Terry on the expert votes equals compute_bt (to its stopping error)', async () => {
+    expectBt(
+      await arenaJson(['ratings', '--judge', 'human', '--method', 'bt', '--db', db]),
+      fastchat('compute_bt.py', human),
+    );
+  });
+
+  it('Bradley–Terry on the GPT-4 pair outcomes equals compute_bt (to its stopping error)', async () => {
+    expectBt(
+      await arenaJson(['ratings', '--judge', 'gpt-4', '--method', 'bt', '--db', db]),
+      fastchat('compute_bt.py', gpt4),
+    );
+  });
+
+  it('online Elo (K=4, file order) on the expert votes equals compute_elo', async () => {
+    expectRatings(
+      await arenaJson(['ratings', '--judge', 'human', '--method', 'elo', '--db', db]),
+      fastchat('compute_elo.py', human),
+      1e-9,
+    );
+  });
+
+  it('online Elo on the GPT-4 pair outcomes equals compute_elo', async () => {
+    expectRatings(
+      await arenaJson(['ratings', '--judge', 'gpt-4', '--method', 'elo', '--db', db]),
+      fastchat('compute_elo.py', gpt4),
+      1e-9,
+    );
+  });
+
+  it('per turn: Bradley–Terry on turn-2 expert votes equals compute_bt (to its stopping error)', async () => {
+    const turn2 = readVotes(
+      join(dir, 'human_judgments', 'mt_bench_human.csv'),
+      (r) => r.judge!.startsWith('expert') && r.turn === '2',
+    );
+    expect(turn2.length).toBe(1325);
+    expectBt(
+      await arenaJson(['ratings', '--judge', 'human', '--method', 'bt', '--turn', '2', '--db', db]),
+      fastchat('compute_bt.py', turn2),
+    );
+  });
+});

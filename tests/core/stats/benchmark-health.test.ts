@@ -1,0 +1,191 @@
+// `arena health` against an independent numpy/scipy computation on the same bootstrap draws
+// (tests/reference/benchmark_health.py), for GPT-4 (the release's gpt4_pair outcomes) and a second,
+// synthetic judge (GPT-4's verdicts with 30% of the decisive ones flipped, imported as votes), both
+// against the expert votes; plus the rank correlations on their own.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { seededRng } from '../../../src/core/stats/random.ts';
+import {
+  benchmarkHealth,
+  healthClusters,
+  healthDraws,
+  kendallTauB,
+  spearman,
+  type HealthRow,
+} from '../../../src/core/stats/benchmark-health.ts';
+import { arenaJson, arenaOk, runArena, tmpDir } from '../../support/cli.ts';
+import { MTBENCH_DIR, noMtbench, readCsv, scoreOfA, skipWhy } from '../../support/materials.ts';
+import { python, pythonSkip } from '../../support/python.ts';
+
+const DIR = MTBENCH_DIR;
+const skipReason = skipWhy('benchmark-health', noMtbench('the real MT-Bench release'), pythonSkip);
+
+type Battle = { cluster: number; a: string; b: string; score: 0 | 0.5 | 1 };
+const ROUNDS = 200;
+
+const battle = (r: Record<string, string>): Battle => ({
+  cluster: Number(r.question_id),
+  a: r.model_a!,
+  b: r.model_b!,
+  score: scoreOfA(r) as Battle['score'],
+});
+
+describe('rank correlations', () => {
+  it('Spearman and Kendall tau-b, with ties, equal the textbook values', () => {
+    expect(spearman([1, 2, 3, 4], [10, 20, 30, 40])).toBeCloseTo(1, 12);
+    expect(spearman([1, 2, 3, 4], [4, 3, 2, 1])).toBeCloseTo(-1, 12);
+    // scipy.stats.spearmanr([1,2,3,4,5],[2,1,4,3,5]) = 0.8; kendalltau = 0.6
+    expect(spearman([1, 2, 3, 4, 5], [2, 1, 4, 3, 5])).toBeCloseTo(0.8, 12);
+    expect(kendallTauB([1, 2, 3, 4, 5], [2, 1, 4, 3, 5])).toBeCloseTo(0.6, 12);
+    // with ties: scipy.stats.kendalltau([1,1,2,3],[1,2,2,3]) = 0.8 (tau-b); spearmanr = 0.8333 (average ranks)
+    expect(kendallTauB([1, 1, 2, 3], [1, 2, 2, 3])).toBeCloseTo(0.8, 12);
+    expect(spearman([1, 1, 2, 3], [1, 2, 2, 3])).toBeCloseTo(5 / 6, 12);
+  });
+
+  it('a judge identical to the reference is perfectly healthy; one that reverses it agrees with it on nothing', () => {
+    const rng = seededRng(2);
+    const ref: Battle[] = [];
+    const strength = { a: 1.5, b: 0.5, c: -0.5, d: -1.5 } as Record<string, number>;
+    for (let q = 0; q < 60; q++)
+      for (const [x, y] of [
+        ['a', 'b'],
+        ['a', 'c'],
+        ['a', 'd'],
+        ['b', 'c'],
+        ['b', 'd'],
+        ['c', 'd'],
+      ])
+        for (let g = 0; g < 2; g++)
+          ref.push({
+            cluster: q,
+            a: x!,
+            b: y!,
+            score: rng() < 1 / (1 + Math.exp(-(strength[x!]! - strength[y!]!))) ? 1 : 0,
+          });
+    const same = benchmarkHealth('same', ref, 'ref', ref, { rounds: 100 });
+    expect(same).toMatchObject({
+      pairs: 6,
+      agreementWithConfidence: 1,
+      spearman: { value: 1 },
+      kendall: { value: 1 },
+    });
+    expect(same.brier!).toBeLessThan(0.05);
+    const reversed = benchmarkHealth(
+      'reversed',
+      ref.map((b) => ({ ...b, score: (1 - b.score) as 0 | 1 })),
+      'ref',
+      ref,
+      { rounds: 100 },
+    );
+    expect(reversed).toMatchObject({
+      agreementWithConfidence: 0,
+      spearman: { value: -1 },
+      kendall: { value: -1 },
+    });
+    expect(reversed.brier!).toBeGreaterThan(0.9);
+    expect(reversed.separability).toBe(same.separability);
+  });
+});
+
+describe.skipIf(!!skipReason)(
+  'arena health equals an independent numpy/scipy computation on the same draws (MT-Bench release)',
+  () => {
+    const dir = DIR ?? '';
+    const tmp = tmpDir('arena-health-');
+    const db = join(tmp, 'release.db');
+    let human: Battle[] = [];
+    let gpt4: Battle[] = [];
+    let noisy: Battle[] = [];
+    beforeAll(async () => {
+      human = readCsv(join(dir, 'human_judgments', 'mt_bench_human.csv'))
+        .filter((r) => r.judge!.startsWith('expert'))
+        .map(battle);
+      const gpt4Rows = readCsv(join(dir, 'human_judgments', 'mt_bench_gpt4_pair.csv')).filter(
+        (r) => r.judge === 'gpt4_pair',
+      );
+      gpt4 = gpt4Rows.map(battle);
+      // a second judge: GPT-4 with 30% of its decisive verdicts flipped, imported as the votes of "noisy-judge"
+      const rng = seededRng(77);
+      const flipped = gpt4Rows.map((r): Record<string, string> => ({
+        ...r,
+        judge: 'noisy-judge',
+        winner:
+          r.winner !== 'tie' && r.winner !== 'tie (inconsistent)' && rng() < 0.3
+            ? r.winner === 'model_a'
+              ? 'model_b'
+              : 'model_a'
+            : r.winner!,
+      }));
+      noisy = flipped.map(battle);
+      const file = join(tmp, 'noisy.csv');
+      writeFileSync(
+        file,
+        [
+          'question_id,model_a,model_b,winner,judge,turn',
+          ...flipped.map((r) => [r.question_id, r.model_a, r.model_b, r.winner, r.judge, r.turn].join(',')),
+        ].join('\n') + '\n',
+      );
+      await arenaOk(['import', 'mtbench', '--dir', dir, '--db', db]);
+      await arenaOk(['import', 'votes', file, '--db', db]);
+    }, 180_000);
+
+    it(`gpt-4 and a synthetic noisy judge against the experts (${ROUNDS} rounds)`, async () => {
+      const rows = await arenaJson<HealthRow[]>([
+        'health',
+        '--db',
+        db,
+        '--judges',
+        'gpt-4,noisy-judge',
+        '--reference',
+        'human',
+        '--rounds',
+        String(ROUNDS),
+      ]);
+      expect(rows.map((r) => r.judge)).toEqual(['gpt-4', 'noisy-judge']);
+      for (const [row, jb] of [
+        [rows[0]!, gpt4],
+        [rows[1]!, noisy],
+      ] as const) {
+        const clusters = healthClusters(jb, human);
+        const draws = healthDraws(clusters.length, ROUNDS, 1);
+        const ref = python<Omit<HealthRow, 'judge' | 'reference' | 'level' | 'rounds' | 'seed'>>(
+          'benchmark_health.py',
+          {
+            judge: jb.map((b) => [b.cluster, b.a, b.b, b.score]),
+            reference: human.map((b) => [b.cluster, b.a, b.b, b.score]),
+            clusters,
+            draws: draws.map((d) => Array.from(d)),
+            level: 0.95,
+          },
+          300_000,
+        );
+        expect(row.models).toEqual(ref.models);
+        expect(row).toMatchObject({ pairs: ref.pairs, separated: ref.separated, reference: 'human' });
+        expect(row.separability).toBeCloseTo(ref.separability!, 12);
+        expect(row.referenceSeparability).toBeCloseTo(ref.referenceSeparability!, 12);
+        if (ref.agreementWithConfidence === null) expect(row.agreementWithConfidence).toBeNull();
+        else expect(row.agreementWithConfidence).toBeCloseTo(ref.agreementWithConfidence, 12);
+        // a round in which two models' ratings nearly coincide may order them differently under the two
+        // solvers' stopping rules: one such round moves the Brier score by at most 2/rounds/pairs
+        expect(Math.abs(row.brier! - ref.brier!)).toBeLessThan(2 / ROUNDS / row.pairs);
+        for (const k of ['spearman', 'kendall'] as const) {
+          expect(row[k].value!).toBeCloseTo(ref[k].value!, 9);
+          expect(row[k].lo).toBeCloseTo(ref[k].lo, 9);
+          expect(row[k].hi).toBeCloseTo(ref[k].hi, 9);
+        }
+        console.info(
+          `[benchmark-health] ${row.judge} vs human: separability ${(100 * row.separability!).toFixed(1)}% (${row.separated}/${row.pairs}), agreement with confidence ${row.agreementWithConfidence === null ? '–' : (100 * row.agreementWithConfidence).toFixed(1) + '%'}, brier ${row.brier!.toFixed(4)}, spearman ${row.spearman.value!.toFixed(3)} [${row.spearman.lo.toFixed(3)}, ${row.spearman.hi.toFixed(3)}], kendall ${row.kendall.value!.toFixed(3)} [${row.kendall.lo.toFixed(3)}, ${row.kendall.hi.toFixed(3)}]`,
+        );
+      }
+      // the noisy judge is the worse yardstick: it separates fewer pairs
+      expect(rows[1]!.separability!).toBeLessThan(rows[0]!.separability!);
+    }, 300_000);
+
+    it('an unknown judge is an error naming the judges there are', async () => {
+      const r = await runArena(['health', '--db', db, '--judges', 'gpt-5', '--reference', 'human']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/no judge named "gpt-5".*gpt-4/);
+    });
+  },
+);

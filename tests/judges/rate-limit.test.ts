@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { RateGovernor, type Clock } from '../../src/judges/governor.ts';
+import { JudgeCallError } from '../../src/judges/judge.ts';
+import { Bucket, parseResetMs, readRateLimit, requestCost } from '../../src/judges/rate-limit.ts';
+
+function fakeClock() {
+  let t = 0;
+  const timers: { at: number; fn: () => void; live: boolean }[] = [];
+  const clock: Clock & { advance(ms: number): void } = {
+    now: () => t,
+    setTimer(fn, ms) {
+      const x = { at: t + ms, fn, live: true };
+      timers.push(x);
+      return () => (x.live = false);
+    },
+    advance(ms) {
+      const end = t + ms;
+      for (;;) {
+        const next = timers.filter((x) => x.live && x.at <= end).sort((a, b) => a.at - b.at)[0];
+        if (!next) break;
+        next.live = false;
+        t = next.at;
+        next.fn();
+      }
+      t = end;
+    },
+  };
+  return clock;
+}
+
+const headers = (h: Record<string, string>) => ({ get: (n: string) => h[n.toLowerCase()] ?? null });
+const flush = () => new Promise((r) => setImmediate(r));
+
+describe('reset durations', () => {
+  it.each([
+    ['6m0s', 360_000],
+    ['1.5s', 1500],
+    ['20ms', 20],
+    ['1h2m3.5s', 3_723_500],
+    ['12', 12_000],
+    ['0.25', 250],
+    ['0s', 0],
+  ])('%s is %d ms', (v, ms) => expect(parseResetMs(v)).toBeCloseTo(ms, 6));
+  it.each(['', 'soon', '-1s', '5x', '1s2', '99999h', 'm'])('%j is not a duration', (v) =>
+    expect(parseResetMs(v)).toBeUndefined(),
+  );
+});
+
+describe('x-ratelimit-* headers', () => {
+  it('reads both families and both spellings', () => {
+    expect(
+      readRateLimit(
+        headers({
+          'x-ratelimit-limit-tokens': '40000',
+          'x-ratelimit-remaining-tokens': '39000',
+          'x-ratelimit-reset-tokens': '1.5s',
+          'ratelimit-limit-requests': '500',
+          'ratelimit-remaining-requests': '499',
+          'ratelimit-reset-requests': '120ms',
+        }),
+      ),
+    ).toEqual({
+      tokens: { limit: 40000, remaining: 39000, resetMs: 1500 },
+      requests: { limit: 500, remaining: 499, resetMs: 120 },
+    });
+  });
+  it('leaves out missing and unreadable values, and cuts a remaining above its limit', () => {
+    expect(readRateLimit(headers({}))).toEqual({});
+    expect(
+      readRateLimit(
+        headers({
+          'x-ratelimit-limit-tokens': '1000',
+          'x-ratelimit-remaining-tokens': '5000',
+          'x-ratelimit-reset-tokens': 'later',
+          'x-ratelimit-limit-requests': '-3',
+          'x-ratelimit-remaining-requests': '1e99',
+        }),
+      ),
+    ).toEqual({ tokens: { limit: 1000, remaining: 1000 } });
+  });
+});
+
+describe('cost and bucket', () => {
+  it('charges prompt tokens plus max_tokens', () => {
+    expect(requestCost({ system: 'abcd', user: 'efghi', maxTokens: 100 })).toBe(3 + 100);
+  });
+  it('refills continuously up to its capacity and lets a request larger than the bucket through when full', () => {
+    const b = new Bucket(600, 600 / 60_000, 0);
+    b.take(600, 0);
+    expect(b.waitMs(300, 0)).toBe(30_000);
+    expect(b.level(30_000)).toBe(300);
+    expect(b.level(1e9)).toBe(600);
+    expect(b.waitMs(10_000, 1e9)).toBe(0);
+    b.take(1000, 1e9);
+    expect(b.level(1e9)).toBe(-400);
+  });
+});
+
+describe('the governor on a fake clock', () => {
+  it('admits no more than the declared tokens per minute allow', async () => {
+    const clock = fakeClock();
+    const g = new RateGovernor({ tpm: 6000, clock });
+    const admitted: number[] = [];
+    for (let i = 0; i < 5; i++)
+      void g.admit(2000).then((a) => {
+        admitted.push(clock.now());
+        a.settle({ reply: { text: 'ok' } });
+      });
+    await flush();
+    expect(admitted).toEqual([0, 0, 0]);
+    clock.advance(19_999);
+    await flush();
+    expect(admitted.length).toBe(3);
+    clock.advance(1);
+    await flush();
+    expect(admitted).toEqual([0, 0, 0, 20_000]);
+    clock.advance(20_000);
+    await flush();
+    expect(admitted).toEqual([0, 0, 0, 20_000, 40_000]);
+  });
+
+  it('learns the limit from headers, and a remaining the server reports lowers the bucket', async () => {
+    const clock = fakeClock();
+    const g = new RateGovernor({ clock });
+    const first = await g.admit(100);
+    // until the first answer, one call at a time
+    let second = false;
+    void g.admit(100).then(() => (second = true));
+    await flush();
+    expect(second).toBe(false);
+    first.settle({
+      reply: {
+        text: 'ok',
+        rateLimit: { tokens: { limit: 60_000, remaining: 0 }, requests: { limit: 600, remaining: 599 } },
+      },
+    });
+    await flush();
+    expect(second).toBe(false); // another process spent the bucket: wait for 100 tokens = 100 ms
+    expect(g.limits()).toEqual({ tpm: 60_000, rpm: 600 });
+    clock.advance(100);
+    await flush();
+    expect(second).toBe(true);
+  });
+
+  it('on a 429 everyone waits the Retry-After and the window halves, then grows by one per window', async () => {
+    const clock = fakeClock();
+    const g = new RateGovernor({ clock, maxWindow: 64 });
+    const a = await g.admit(1);
+    a.settle({ reply: { text: 'ok' } });
+    const held = await Promise.all(Array.from({ length: 8 }, () => g.admit(1)));
+    const e = new JudgeCallError('429', true, 429, 2000);
+    held[0]!.settle({ error: e });
+    expect(g.window).toBe(4);
+    for (const h of held.slice(1)) h.settle({ reply: { text: 'ok' } });
+    let got = false;
+    void g.admit(1).then(() => (got = true));
+    clock.advance(1999);
+    await flush();
+    expect(got).toBe(false);
+    clock.advance(1);
+    await flush();
+    expect(got).toBe(true);
+    expect(g.stats.rateLimited).toBe(1);
+  });
+
+  it('a waiting call whose signal aborts leaves the queue with the abort reason', async () => {
+    const clock = fakeClock();
+    const g = new RateGovernor({ tpm: 60, clock });
+    await g.admit(60);
+    const ctl = new AbortController();
+    const p = g.admit(60, ctl.signal);
+    ctl.abort(new Error('stop'));
+    await expect(p).rejects.toThrow('stop');
+  });
+});
