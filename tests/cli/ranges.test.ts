@@ -1,7 +1,7 @@
 // Numbers out of range and unknown short flags on the command line are usage errors naming the option
 // (exit 1, nothing run), never dropped in favour of a default. Each case ran (or was ignored) before.
 import { describe, expect, it } from 'vitest';
-import { runArena } from './support/cli.ts';
+import { runArena } from '../support/cli.ts';
 
 const RUN = ['run', '--judge', 'mock', '--models', 'a,b', '--db', ':memory:'];
 

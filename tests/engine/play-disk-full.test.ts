@@ -5,15 +5,15 @@
 // request log is the independent count of paid calls.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ArenaError, type Game, type GameSpec } from '../src/core/types.ts';
-import { parserFor, verdictOf } from '../src/core/verdict/of-reply.ts';
-import { newRun, playGames, type PlayItem } from '../src/engine/play/index.ts';
-import { openaiJudge } from '../src/judges/openai.ts';
-import { withRetry } from '../src/judges/retry.ts';
-import { openSqliteStore, type SqliteStore } from '../src/storage/sqlite.ts';
-import type { RunRecord, Store } from '../src/storage/store.ts';
-import { tmpDir } from './support/cli.ts';
-import { startOpenAIServer, type OpenAIServer } from './support/openai-server.ts';
+import { ArenaError, type Game, type GameSpec } from '../../src/core/types.ts';
+import { parserFor, verdictOf } from '../../src/core/verdict/of-reply.ts';
+import { newRun, playGames, type PlayItem } from '../../src/engine/play/index.ts';
+import { openaiJudge } from '../../src/judges/openai.ts';
+import { withRetry } from '../../src/judges/retry.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import type { RunRecord, Store } from '../../src/storage/store.ts';
+import { tmpDir } from '../support/cli.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 
 const dir = tmpDir('arena-play-full-');
 let store: SqliteStore | undefined;

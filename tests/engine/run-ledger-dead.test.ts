@@ -4,10 +4,10 @@
 // reaped, in the stored record. Real SQLite file; the expected figures are summed from the games themselves.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Game } from '../src/core/types.ts';
-import { newRun, reapDeadRuns, runRecord } from '../src/engine/play/index.ts';
-import { openSqliteStore, type SqliteStore } from '../src/storage/sqlite.ts';
-import { arenaJson, tmpDir } from './support/cli.ts';
+import type { Game } from '../../src/core/types.ts';
+import { newRun, reapDeadRuns, runRecord } from '../../src/engine/play/index.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import { arenaJson, tmpDir } from '../support/cli.ts';
 
 const dir = tmpDir('arena-ledger-dead-');
 let store: SqliteStore | undefined;

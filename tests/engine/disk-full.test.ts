@@ -1,5 +1,5 @@
 // A full disk under `arena run` and `arena import`, on a real small filesystem (a tmpfs mounted for the test:
-// it needs root; elsewhere these tests are skipped and tests/play-disk-full.test.ts covers the play loop with
+// it needs root; elsewhere these tests are skipped and tests/engine/play-disk-full.test.ts covers the play loop with
 // a Store whose writes fail as SQLITE_FULL does). What must hold: once the database refuses a write no more
 // judge calls are made, the replies already paid for are kept (spilled) and stored by the next run, the run
 // is marked failed with the reason, and the command ends non-zero with one line, no stack trace. The test
@@ -9,9 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { spilledFiles } from '../src/storage/recovery.ts';
-import { REPO_ROOT, arenaOk, runArena, tmpDir } from './support/cli.ts';
-import { spawnOpenAIServer, type SpawnedOpenAIServer } from './support/openai-server.ts';
+import { spilledFiles } from '../../src/storage/recovery.ts';
+import { REPO_ROOT, arenaOk, runArena, tmpDir } from '../support/cli.ts';
+import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
 
 const dir = tmpDir('arena-disk-full-');
 const mnt = join(dir, 'small');

@@ -4,15 +4,15 @@
 // server's request log (arrival times) is the independent witness of how many calls were in flight.
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { GameSpec } from '../src/core/types.ts';
-import { parserFor, verdictOf } from '../src/core/verdict/of-reply.ts';
-import { newRun, playGames, type PlayItem, type PlayOptions } from '../src/engine/play/index.ts';
-import { openaiJudge } from '../src/judges/openai.ts';
-import { withRetry } from '../src/judges/retry.ts';
-import { openSqliteStore, type SqliteStore } from '../src/storage/sqlite.ts';
-import type { Store } from '../src/storage/store.ts';
-import { tmpDir } from './support/cli.ts';
-import { startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from './support/openai-server.ts';
+import type { GameSpec } from '../../src/core/types.ts';
+import { parserFor, verdictOf } from '../../src/core/verdict/of-reply.ts';
+import { newRun, playGames, type PlayItem, type PlayOptions } from '../../src/engine/play/index.ts';
+import { openaiJudge } from '../../src/judges/openai.ts';
+import { withRetry } from '../../src/judges/retry.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import type { Store } from '../../src/storage/store.ts';
+import { tmpDir } from '../support/cli.ts';
+import { startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from '../support/openai-server.ts';
 
 const dir = tmpDir('arena-play-tail-test-');
 let store: SqliteStore;
