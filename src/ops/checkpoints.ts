@@ -263,7 +263,7 @@ async function judgeSeries(
       played += r.played;
       failed += r.failed;
       skipped += r.skipped;
-      cost += r.cost ?? 0;
+      cost += (r.cost ?? 0) + r.costEstimated;
       log(`${judge.id}: ${r.played} played, ${r.failed} failed, ${r.planned - r.toPlay} already stored`);
     } finally {
       await judge.close?.();

@@ -76,6 +76,8 @@ export interface OpenAIServerOptions {
   rateLimit?: { tpm?: number; rpm?: number; headers?: boolean };
   /** also serve the Batch API (files + batches; tests/support/openai-batch.ts) */
   batch?: BatchServerOptions;
+  /** false: replies carry no `usage` (as some OpenAI-compatible servers do); default true */
+  usage?: boolean;
 }
 
 export interface RequestLogEntry {
@@ -266,7 +268,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
             const c = completion(body.model as string, system, user, o.verdict ?? 'longer', n);
             if (o.echoKeyInReply)
               c.choices[0]!.message.content = `You sent Authorization: ${req.headers.authorization ?? '(none)'}\n${c.choices[0]!.message.content}`;
-            return send(res, 200, c, limited?.headers);
+            return send(res, 200, o.usage === false ? { ...c, usage: undefined } : c, limited?.headers);
           }
           const headers: Record<string, string> =
             status === 429 ? { 'retry-after': String(fault!.retryAfter ?? 1) } : {};

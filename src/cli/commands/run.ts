@@ -6,7 +6,7 @@ import { planRun, runTournament, type RunSummary } from '../../engine/run.ts';
 import { setMaxListeners } from 'node:events';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Mode } from '../../core/types.ts';
+import type { Game, Mode } from '../../core/types.ts';
 import { checkApiKeys, openJudge, type GovernedJudge } from '../../judges/registry.ts';
 import { expectedWallS, requestCost } from '../../judges/rate-limit.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
@@ -20,6 +20,8 @@ import { ensureRunPrompts, missingRunPrompts } from '../../importers/builtin.ts'
 import type { ImportSources } from '../../importers/import.ts';
 import { pendingView, type StoreReader } from '../../storage/pending.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
+import { restoreSpilled, spillGames } from '../../storage/recovery.ts';
+import type { RunRecord } from '../../storage/store.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
 
@@ -167,6 +169,12 @@ export default defineCommand({
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
+      // verdicts an earlier run paid for but could not store (a full disk) are stored first
+      if (!args['dry-run'])
+        for (const r of await restoreSpilled(store, args.db))
+          process.stderr.write(
+            `stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})\n`,
+          );
       const { reader, questionIds } = await prepareStore(store, args, mode, models, turns);
       const common = {
         store,
@@ -184,6 +192,7 @@ export default defineCommand({
           maxTokens: int(args['max-tokens'], 'max-tokens')!,
         },
         ...processLiveness(),
+        spill: (games: Game[], run: RunRecord) => spillGames(args.db, games, run),
       };
       if (args['dry-run']) {
         for (const spec of judgeSpecs) {

@@ -15,7 +15,7 @@ export async function playGame(
 ): Promise<void> {
   const { spec, id } = item;
   const { run, signal } = live;
-  if (signal?.aborted) return;
+  if (live.stopped) return;
   if (o.budget && !o.budget.reserve(id, spec)) {
     run.skipped++;
     return;
@@ -60,7 +60,8 @@ export async function playGame(
     if (signal?.aborted) return;
     await failGame(live, id, e);
   } finally {
-    o.budget?.settle(id, cost);
+    const estimated = o.budget?.settle(id, cost);
+    if (estimated) run.costEstimated += estimated;
     await Promise.all(retried);
   }
 }

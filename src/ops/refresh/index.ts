@@ -144,6 +144,7 @@ function dryRunSummary(
     failed: 0,
     skipped: 0,
     cost: 0,
+    costEstimated: 0,
     judges: {},
     drift: {},
     degraded: [],

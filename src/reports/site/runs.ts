@@ -1,6 +1,7 @@
 // The runs and refreshes pages' data: the last runs (newest first) and the last nightly refreshes, each refresh as
 // a flat row (status, why it is degraded, games played, calls, cost).
 import type { RefreshRecord, RefreshStatus, RunRecord, Store } from '../../storage/store.ts';
+import { runSeen } from '../../core/run-seen.ts';
 import type { Memo } from './catalog.ts';
 
 export interface RefreshRow {
@@ -34,7 +35,8 @@ export class RunHistory {
   runs(limit = 30): Promise<(RunRecord & { games: number })[]> {
     return this.cache.get(`runs:${limit}`, async () => {
       const runs = await this.store.runs.list(limit);
-      return runs.reverse().map((r) => ({ ...r, games: r.played }));
+      const now = Date.now();
+      return runs.reverse().map((r) => ({ ...runSeen(r, now), games: r.played }));
     });
   }
 
