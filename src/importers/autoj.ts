@@ -29,7 +29,7 @@ export const AUTOJ_SCHEME_NAMES = ['autoj-pair-v1', 'autoj-pair-v1-multi-turn'] 
 
 /** How to get the template, for errors that find it missing. */
 export const AUTOJ_HOW_TO =
-  'run `arena import autoj` once (downloads GAIR-NLP/auto-j codes/usage/constants_prompt.py at the pinned ' +
+  'run `arena import autoj --db DB` once for the database (downloads GAIR-NLP/auto-j codes/usage/constants_prompt.py at the pinned ' +
   `commit ${AUTOJ_COMMIT.slice(0, 7)}; offline: fetch that file elsewhere and give its folder with --dir, ` +
   'or a mirror with --base-url); see docs/judges.md, "Provenance"';
 
