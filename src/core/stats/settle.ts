@@ -1,0 +1,169 @@
+// Adaptive match scheduling: from the full plan's matches and the outcomes played so far, fit the ratings
+// with sandwich (question-clustered) covariance, find the model pairs whose order the simultaneous
+// intervals leave open, and choose the next round of matches among theirs, plus a small uniform share
+// over every pair that still has matches, so no pair is left unsampled. Pure: the engine plays the round.
+import type { ClusteredBattle } from './battle-table.ts';
+import { battleTable } from './battle-table.ts';
+import { connectedModelGroups } from '../groups.ts';
+import { rankBounds, simultaneousDifferences } from './rank-intervals.ts';
+import { sandwichCovariance } from './sandwich.ts';
+
+/** One match of the plan: both orders of (question, turn, pair) are played together. */
+export interface SettleMatch {
+  key: string;
+  a: string;
+  b: string;
+  /** the question: the cluster of the intervals, and what the round spreads a pair's matches over */
+  cluster: number;
+}
+
+export interface SettleInput {
+  models: string[];
+  /** every match of the full plan */
+  matches: SettleMatch[];
+  /** keys of the matches played (both orders stored); the rest are still to play */
+  played: ReadonlySet<string>;
+  /** the played matches' outcomes (errors left out), clustered by question */
+  battles: ClusteredBattle[];
+  /** matches per round */
+  round: number;
+  level?: number;
+  /** share of a round spread over every pair with matches left (default 0.1) */
+  explore?: number;
+  /** stop once the rank intervals' widths (worst − best) sum to at most this */
+  target?: number;
+}
+
+export type SettleStop = 'settled' | 'exhausted' | 'target';
+
+export interface SettleStep {
+  /** keys of the matches to play next (empty when stopping) */
+  next: string[];
+  stop?: SettleStop;
+  /** each model's rank interval after the outcomes so far (undefined before a fit is possible) */
+  ranks?: { model: string; best: number; worst: number }[];
+  /** model pairs whose order the intervals leave open, as "a\u0000b" (a < b) */
+  open: string[];
+}
+
+/** Tie pseudo-games per pair that met: keeps the fit finite when a pair has only won or only lost so far. */
+export const SETTLE_PRIOR = 1;
+/** Fewer questions than this give no interval worth acting on: every pair counts as open. */
+export const SETTLE_MIN_CLUSTERS = 5;
+
+const pairKey = (a: string, b: string) => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
+
+/**
+ * The next round, or why there is none: `settled` when every pair's order is decided by the simultaneous
+ * intervals, `exhausted` when the open pairs have no match left to play, `target` when the rank intervals'
+ * total width is within the target.
+ */
+export function nextRound(o: SettleInput): SettleStep {
+  const level = o.level ?? 0.95;
+  const fit = fitRanks(o.models, o.battles, level);
+  const open = fit ? fit.open : allPairs(o.models);
+  const ranks = fit?.ranks;
+  if (ranks && o.target !== undefined && ranks.reduce((s, r) => s + r.worst - r.best, 0) <= o.target)
+    return { next: [], stop: 'target', ranks, open: [...open] };
+  if (fit && !open.size) return { next: [], stop: 'settled', ranks, open: [] };
+  const left = remainingByPair(o.matches, o.played);
+  const openLeft = [...open].filter((p) => left.get(p)?.length);
+  if (!openLeft.length) return { next: [], stop: 'exhausted', ...(ranks ? { ranks } : {}), open: [...open] };
+  const playedPerPair = countPlayed(o.matches, o.played);
+  const explore = Math.max(1, Math.round(o.round * (o.explore ?? 0.1)));
+  const chosen = new Set<string>();
+  // the open pairs first (fewest games first), then a small share over every pair with matches left
+  waterFill(openLeft, left, playedPerPair, Math.max(1, o.round - explore), chosen);
+  waterFill([...left.keys()], left, playedPerPair, o.round - chosen.size, chosen);
+  return { next: [...chosen], ...(ranks ? { ranks } : {}), open: [...open] };
+}
+
+/**
+ * Ratings with question-clustered sandwich covariance (with SETTLE_PRIOR tie pseudo-games per pair that met),
+ * simultaneous intervals of the differences, the rank intervals they imply and the pairs left open. Undefined
+ * while the played matches do not link every model or span too few questions.
+ */
+export function fitRanks(
+  models: string[],
+  battles: ClusteredBattle[],
+  level: number,
+): { ranks: { model: string; best: number; worst: number }[]; open: Set<string> } | undefined {
+  const groups = connectedModelGroups(battles.map((b) => ({ model1: b.a, model2: b.b })));
+  if (groups.length !== 1 || groups[0]!.length !== models.length) return undefined;
+  const t = battleTable(battles, { models });
+  if (t.clusters.length < SETTLE_MIN_CLUSTERS) return undefined;
+  const { ratings, covariance, clusters } = sandwichCovariance(t, 'question', SETTLE_PRIOR);
+  const d = simultaneousDifferences(ratings, covariance, level, { df: Math.max(1, clusters - 1) });
+  const n = models.length;
+  const open = new Set<string>();
+  for (let i = 0; i < n; i++)
+    for (let j = i + 1; j < n; j++)
+      if (!(d.lo[i * n + j]! > 0 || d.hi[i * n + j]! < 0)) open.add(pairKey(models[i]!, models[j]!));
+  const ranks = rankBounds(d).map((r, k) => ({ model: models[k]!, ...r }));
+  return { ranks, open };
+}
+
+function allPairs(models: string[]): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i < models.length; i++)
+    for (let j = i + 1; j < models.length; j++) out.add(pairKey(models[i]!, models[j]!));
+  return out;
+}
+
+/** Unplayed matches per pair, each pair's spread over its questions in a fixed order (by a hash of the key). */
+function remainingByPair(matches: SettleMatch[], played: ReadonlySet<string>): Map<string, SettleMatch[]> {
+  const out = new Map<string, SettleMatch[]>();
+  for (const m of matches) {
+    if (played.has(m.key)) continue;
+    const p = pairKey(m.a, m.b);
+    let l = out.get(p);
+    if (!l) out.set(p, (l = []));
+    l.push(m);
+  }
+  for (const l of out.values()) l.sort((x, y) => hash(x.key) - hash(y.key) || (x.key < y.key ? -1 : 1));
+  return out;
+}
+
+function countPlayed(matches: SettleMatch[], played: ReadonlySet<string>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of matches)
+    if (played.has(m.key)) out.set(pairKey(m.a, m.b), (out.get(pairKey(m.a, m.b)) ?? 0) + 1);
+  return out;
+}
+
+/** Give `k` matches to `pairs` one at a time, always to the pair with the fewest played + chosen matches. */
+function waterFill(
+  pairs: string[],
+  left: Map<string, SettleMatch[]>,
+  played: Map<string, number>,
+  k: number,
+  chosen: Set<string>,
+): void {
+  const count = new Map(pairs.map((p) => [p, (played.get(p) ?? 0) + taken(left.get(p)!, chosen)]));
+  for (let n = 0; n < k; n++) {
+    let best: string | undefined;
+    for (const p of pairs) {
+      const next = left.get(p)!.find((m) => !chosen.has(m.key));
+      if (!next) continue;
+      if (
+        best === undefined ||
+        count.get(p)! < count.get(best)! ||
+        (count.get(p) === count.get(best) && p < best)
+      )
+        best = p;
+    }
+    if (best === undefined) return;
+    chosen.add(left.get(best)!.find((m) => !chosen.has(m.key))!.key);
+    count.set(best, count.get(best)! + 1);
+  }
+}
+
+function taken(l: SettleMatch[], chosen: Set<string>): number {
+  return l.reduce((s, m) => s + (chosen.has(m.key) ? 1 : 0), 0);
+}
+
+function hash(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
