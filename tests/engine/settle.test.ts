@@ -1,6 +1,6 @@
 // `--until-settled` through the real engine and a real SQLite file: a league whose models differ clearly
 // (the mock judge prefers the longer answer, and the models' answers differ in length by a wide margin).
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runTournament } from '../../src/engine/run.ts';
@@ -10,7 +10,7 @@ import { importFiles } from '../../src/importers/import.ts';
 import type { JudgeProvider, JudgeRequest } from '../../src/judges/judge.ts';
 import { mockJudge } from '../../src/judges/mock.ts';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
-import { tmpDir } from '../support/cli.ts';
+import { OWN, runArena, tmpDir } from '../support/cli.ts';
 
 const MODELS = ['m-short', 'm-mid', 'm-long', 'm-longest'];
 const QUESTIONS = 40;
@@ -122,8 +122,51 @@ describe('runUntilSettled', { timeout: 120_000 }, () => {
   it('refuses a mode it cannot schedule', async () => {
     const { store } = await league();
     await expect(
-      runUntilSettled({ ...common(store, mockJudge('longer')), mode: 'pairwise-baseline', baseline: 'm-short' }),
+      runUntilSettled({
+        ...common(store, mockJudge('longer')),
+        mode: 'pairwise-baseline',
+        baseline: 'm-short',
+      }),
     ).rejects.toThrow(/pairwise-all/);
     await store.close();
+  });
+});
+
+describe('arena run --until-settled', { timeout: 120_000 }, () => {
+  const models = ['--models', 'arena-drift,arena-echo,arena-sage,arena-swift'];
+  it('says why it stopped and what the full plan costs; the full run then plays only the skipped games', async () => {
+    const db = join(tmpDir('arena-settle-cli-'), 'a.db');
+    const base = ['run', '--db', db, '--judge', 'mock/longer', ...models, ...OWN];
+    const s = await runArena([...base, '--until-settled', '--round', '20']);
+    expect(s.code, s.stderr).toBe(0);
+    expect(s.stdout).toMatch(/^settled: every pair's order is decided/m);
+    expect(s.stdout).toMatch(/rank intervals: arena-sage 1, arena-drift 2, arena-swift 3, arena-echo 4/);
+    const m = s.stdout.match(/(\d+) judge calls paid now; (\d+) of the full plan's 576 games stored/)!;
+    expect(m, s.stdout).not.toBeNull();
+    const paid = Number(m[1]);
+    expect(paid).toBe(Number(m[2]));
+    expect(paid).toBeLessThan(576 / 2);
+    expect(s.stderr).toMatch(/^round 1: 20 match\(es\) \(both orders\) over 6 open pair\(s\)/m);
+    // settled again: nothing left to do, nothing paid
+    const again = await runArena([...base, '--until-settled', '--round', '20']);
+    expect(again.stdout).toMatch(/0 round\(s\), 0 judge calls paid now/);
+    const full = await runArena(base);
+    expect(full.code, full.stderr).toBe(0);
+    expect(full.stdout).toMatch(new RegExp(`: ${576 - paid} played, 0 failed, ${paid} already stored`));
+  });
+
+  it('refuses what it cannot schedule, before touching the database', async () => {
+    const db = join(tmpDir('arena-settle-cli-'), 'a.db');
+    for (const [extra, msg] of [
+      [['--mode', 'pairwise-baseline', '--until-settled'], /pairwise-all only/],
+      [['--round', '5'], /go with --until-settled/],
+      [['--until-settled', '--round', '0'], /--round must be at least 1/],
+      [['--until-settled', '--dry-run'], /no dry run/],
+    ] as const) {
+      const r = await runArena(['run', '--db', db, '--judge', 'mock/longer', ...models, ...OWN, ...extra]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(msg);
+      expect(existsSync(db)).toBe(false);
+    }
   });
 });
