@@ -18,11 +18,17 @@ function plan(): SettleMatch[] {
   return out;
 }
 
-/** Play `keys` with a fixed rule: the model earlier in `order` wins, except `tied` pairs alternate. */
+/** Play `keys` with a fixed rule: the model earlier in `order` wins, except `close` pairs' first wins 4 in 5. */
 function play(keys: string[], order: string[], tied: string[] = []): ClusteredBattle[] {
-  return keys.map((k, n) => {
+  return keys.map((k) => {
     const [q, a, b] = k.split(':') as [string, string, string];
-    const score = tied.includes(`${a}${b}`) ? (n % 2 ? 1 : 0) : order.indexOf(a) < order.indexOf(b) ? 1 : 0;
+    const score = tied.includes(`${a}${b}`)
+      ? Number(q) % 5
+        ? 1
+        : 0
+      : order.indexOf(a) < order.indexOf(b)
+        ? 1
+        : 0;
     return { a, b, score, cluster: Number(q) };
   });
 }
@@ -59,8 +65,8 @@ describe('nextRound', () => {
   });
 
   it('gives most of the round to the open pair and a small share to the decided ones', () => {
-    // half the plan played: c beats everyone, a and b split their games
-    const half = plan().filter((m) => m.cluster < Q / 2);
+    // a third of the plan played: c beats everyone, a beats b 4 games in 5
+    const half = plan().filter((m) => m.cluster < Q / 3);
     const keys = half.map((m) => m.key);
     const step = nextRound({
       models: MODELS,
@@ -70,15 +76,19 @@ describe('nextRound', () => {
       round: 10,
     });
     expect(step.open).toEqual(['a\u0000b']);
+    expect(step.futile).toEqual([]);
     const pairs = step.next.map(pairOf);
-    expect(pairs.filter((p) => p === 'ab')).toHaveLength(9);
-    expect(pairs.filter((p) => p !== 'ab')).toHaveLength(1);
+    expect(pairs).toHaveLength(10);
+    expect(pairs.filter((p) => p === 'ab').length).toBeGreaterThanOrEqual(8);
+    expect(pairs.filter((p) => p !== 'ab').length).toBeGreaterThanOrEqual(1);
     expect(step.next.every((k) => !keys.includes(k))).toBe(true);
   });
 
   it('stops as exhausted when the open pairs have no match left, and at the target', () => {
     const keys = plan().map((m) => m.key);
-    const battles = play(keys, ['c', 'a', 'b'], ['ab']);
+    const battles = play(keys, ['c', 'a', 'b']).map((b) =>
+      b.a === 'a' && b.b === 'b' ? { ...b, score: (Number(b.cluster) % 2) as 0 | 1 } : b,
+    );
     const full = { models: MODELS, matches: plan(), played: new Set(keys), battles, round: 10 };
     const step = nextRound(full);
     expect(step.stop).toBe('exhausted');
@@ -86,6 +96,20 @@ describe('nextRound', () => {
     expect(step.ranks!.find((r) => r.model === 'a')).toEqual({ model: 'a', best: 2, worst: 3 });
     // widths: a 1, b 1, c 0
     expect(nextRound({ ...full, played: new Set(), target: 2 }).stop).toBe('target');
-    expect(nextRound({ ...full, played: new Set(), target: 1 }).stop).toBeUndefined();
+    expect(nextRound({ ...full, played: new Set(), target: 1 }).stop).not.toBe('target');
+  });
+
+  it('stops as futile when the open pair could not be separated even with every match left', () => {
+    // two thirds played: a and b have won exactly as often as each other
+    const keys = plan()
+      .filter((m) => m.cluster < (2 * Q) / 3)
+      .map((m) => m.key);
+    const battles = play(keys, ['c', 'a', 'b']).map((b) =>
+      b.a === 'a' && b.b === 'b' ? { ...b, score: (Number(b.cluster) % 2) as 0 | 1 } : b,
+    );
+    const step = nextRound({ models: MODELS, matches: plan(), played: new Set(keys), battles, round: 10 });
+    expect(step.stop).toBe('futile');
+    expect(step.futile).toEqual(['a\u0000b']);
+    expect(step.next).toEqual([]);
   });
 });

@@ -6,8 +6,9 @@ import { exitStatus, print } from '../shared.ts';
 
 const WHY: Record<SettleSummary['stop'], string> = {
   settled: "settled: every pair's order is decided by the simultaneous intervals",
-  exhausted:
-    'exhausted: the pairs still open have no match left to play (they are as settled as the plan allows)',
+  futile:
+    'settled as far as the plan allows: the pairs still open could not be separated even with every match left',
+  exhausted: 'exhausted: every match of the plan is played',
   target: "target reached: the rank intervals' widths sum to at most --target",
   interrupted: 'interrupted: rerun the same command to resume (nothing stored is paid again)',
   failed: 'stopped: some games failed (no verdict stored); rerun the same command to retry them',
