@@ -3,7 +3,7 @@
 // match's outcome is drawn once (a judge at temperature 0), so the settled run and the full plan see the same
 // games. The scheduler is the one the command uses (src/core/stats/settle.ts), played without a database.
 //
-//   node --import tsx bench/fewer-calls.ts [--seeds 3] [--questions 80]
+//   node --import tsx bench/fewer-calls.ts [--seeds 3] [--questions 80] [--round-share 0.1] [--six]
 //
 // Per league and seed: calls as a share of the full plan; whether the settled run's rank intervals are no wider
 // in total than the full plan's and each lies inside the full plan's; the same for a uniform sample of the same
@@ -19,6 +19,9 @@ const arg = (name: string, def: number) => {
 const SEEDS = arg('seeds', 3);
 const QUESTIONS = arg('questions', 80);
 const TURNS = 2;
+/** matches per round as a share of the plan (the command's default: a tenth) */
+const ROUND_SHARE = arg('round-share', 0.1);
+const LEAGUES = process.argv.includes('--six') ? [6] : [6, 20];
 /** logit spread of the latent strengths, sd of a model's per-question effect, the judge's pull towards A */
 const SPREAD = 1.0;
 const QUESTION_SD = 0.7;
@@ -68,7 +71,7 @@ function league(n: number, seed: number): League {
 
 function settledRun(l: League): { played: Set<string>; ranks: Ranks | undefined; stop: string } {
   const played = new Set<string>();
-  const round = Math.max(10, Math.ceil(l.matches.length / 10));
+  const round = Math.max(10, Math.ceil(l.matches.length * ROUND_SHARE));
   for (;;) {
     const battles = [...played].map((k) => l.outcome.get(k)!);
     const step = nextRound({ models: l.models, matches: l.matches, played, battles, round, level: LEVEL });
@@ -95,7 +98,7 @@ function covers(l: League, r: Ranks): boolean {
   return r.every((x) => rank.get(x.model)! >= x.best && rank.get(x.model)! <= x.worst);
 }
 
-for (const n of [6, 20]) {
+for (const n of LEAGUES) {
   const rows: Record<string, string | number>[] = [];
   for (let seed = 1; seed <= SEEDS; seed++) {
     const l = league(n, seed);
