@@ -3,7 +3,7 @@
 // match's outcome is drawn once (a judge at temperature 0), so the settled run and the full plan see the same
 // games. The scheduler is the one the command uses (src/core/stats/settle.ts), played without a database.
 //
-//   node --import tsx bench/fewer-calls.ts [--seeds 3] [--questions 80] [--round-share 0.1] [--six]
+//   node --import tsx bench/fewer-calls.ts [--seeds 3] [--questions 80] [--round-share 0.1] [--six] [--coverage N]
 //
 // Per league and seed: calls as a share of the full plan; whether the settled run's rank intervals are no wider
 // in total than the full plan's and each lies inside the full plan's; the same for a uniform sample of the same
@@ -22,6 +22,8 @@ const TURNS = 2;
 /** matches per round as a share of the plan (the command's default: a tenth) */
 const ROUND_SHARE = arg('round-share', 0.1);
 const LEAGUES = process.argv.includes('--six') ? [6] : [6, 20];
+/** with --coverage N: N more seeds of the 6-model league, counting runs whose rank ranges hold every true rank */
+const COVERAGE = arg('coverage', 0);
 /** logit spread of the latent strengths, sd of a model's per-question effect, the judge's pull towards A */
 const SPREAD = 1.0;
 const QUESTION_SD = 0.7;
@@ -127,8 +129,36 @@ for (const n of LEAGUES) {
       'scheduler ms': Math.round(ms),
     });
   }
+  if (!rows.length) continue;
   console.log(
     `\n${n} models, ${QUESTIONS} questions × ${TURNS} turns: ${(n * (n - 1) * QUESTIONS * TURNS) / 2} matches, ${n * (n - 1) * QUESTIONS * TURNS} calls in the full plan`,
   );
   console.table(rows);
+}
+
+if (COVERAGE) {
+  // simultaneous 95% intervals of the differences hold all together in >= 95% of runs when they are valid, and then
+  // every true rank lies in its range: the share of runs where that holds is a lower bound on their coverage
+  let full = 0;
+  let settled = 0;
+  let share = 0;
+  for (let seed = 101; seed < 101 + COVERAGE; seed++) {
+    const l = league(6, seed);
+    if (
+      covers(
+        l,
+        ranksOf(
+          l,
+          l.matches.map((m) => m.key),
+        )!,
+      )
+    )
+      full++;
+    const s = settledRun(l);
+    if (covers(l, s.ranks ?? ranksOf(l, s.played)!)) settled++;
+    share += s.played.size / l.matches.length / COVERAGE;
+  }
+  console.log(
+    `\ncoverage over ${COVERAGE} leagues of 6 models: every true rank inside its range in ${((100 * full) / COVERAGE).toFixed(1)}% of full plans, ${((100 * settled) / COVERAGE).toFixed(1)}% of settled runs (which took ${(100 * share).toFixed(0)}% of the calls on average)`,
+  );
 }
