@@ -111,6 +111,20 @@ const runArgs = {
   concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
   ...judgeCallArgs,
   'dry-run': { type: 'boolean', description: 'print the plan and exit' },
+  'until-settled': {
+    type: 'boolean',
+    description:
+      "pairwise-all: play the plan's matches in rounds, each chosen where the rank intervals are still open; stop once every pair's order is decided (a later full run pays only what was skipped)",
+  },
+  round: {
+    type: 'string',
+    description: 'with --until-settled: matches per round (default: a tenth of the plan)',
+  },
+  target: {
+    type: 'string',
+    description:
+      "with --until-settled: also stop once the rank intervals' widths (worst − best) sum to at most this",
+  },
 } satisfies ArgsDef;
 
 type RunArgs = ParsedArgs<typeof runArgs>;
@@ -131,6 +145,7 @@ export default defineCommand({
     const turns = list(args.turn)!.map((t) => int(t, 'turn')!);
     const concurrency = int(args.concurrency, 'concurrency')!;
     const judgeSpecs = [args.judge as string | string[]].flat();
+    const settle = settleArgs(args, mode, judgeSpecs.length);
     // every judge's setup is checked (options, API key) before anything is opened or imported
     const setups = new Map(
       [...judgeSpecs, ...(args['escalate-to'] ? [args['escalate-to']] : [])].map((spec) => [
@@ -237,6 +252,12 @@ export default defineCommand({
         if (fatal) throw authStopError(fatal);
         return;
       }
+      if (settle) {
+        const { playUntilSettled } = await import('./run-settled.ts');
+        await playUntilSettled({ ...common, parser, concurrency, signal: ctl.signal, ...settle }, judge);
+        if (fatal) throw authStopError(fatal);
+        return;
+      }
       const summary = await playWithProgress(
         { ...common, parser, concurrency, signal: ctl.signal },
         judge,
@@ -259,6 +280,29 @@ export default defineCommand({
     }
   },
 });
+
+/** --until-settled's options, checked: undefined without the flag. */
+function settleArgs(
+  args: RunArgs,
+  mode: Mode,
+  judges: number,
+): { round?: number; target?: number } | undefined {
+  if (!args['until-settled']) {
+    if (args.round !== undefined || args.target !== undefined)
+      throw new UsageError('--round and --target go with --until-settled');
+    return undefined;
+  }
+  if (mode !== 'pairwise-all') throw new UsageError('--until-settled schedules --mode pairwise-all only');
+  if (judges > 1 || args['escalate-to'])
+    throw new UsageError('--until-settled plays one judge (no repeated --judge, no --escalate-to)');
+  if (args['dry-run'])
+    throw new UsageError('--until-settled has no dry run (see how many calls with --dry-run alone)');
+  const round = int(args.round, 'round');
+  const target = num(args.target, 'target');
+  if (round !== undefined && round < 1) throw new UsageError('--round must be at least 1');
+  if (target !== undefined && target < 0) throw new UsageError('--target must be at least 0');
+  return { ...(round !== undefined ? { round } : {}), ...(target !== undefined ? { target } : {}) };
+}
 
 /** The progress bar (none before the plan, nor after an interruption) and whether the run was interrupted. */
 interface RunUi {
