@@ -143,7 +143,7 @@ async function runArgs(given: string[]): Promise<number> {
     const usage = err instanceof UsageError || err.name === 'CLIError';
     const known = usage || err instanceof ArenaError;
     process.stderr.write(
-      `arena: ${known && !verbose ? userMessage(err.message, false) : known ? err.message : diskFull(err) ? diskFullLine(err) : (err.stack ?? String(err))}\n`,
+      `arena: ${known && !verbose ? userMessage(err.message, false) : !known && diskFull(err) ? diskFullLine(err) : (err.stack ?? String(err))}\n`,
     );
     if (usage)
       process.stderr.write(
