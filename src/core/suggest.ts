@@ -16,16 +16,18 @@ function editDistance(a: string, b: string): number {
 
 /**
  * The valid values near `value`: same spelling in another case, or within an edit distance of a third of
- * the length (at most 3), or one a prefix of the other; the closest first. Empty when nothing is near.
+ * the length (at most 3), one a prefix of the other, or `value` after a provider's slash; the closest first. Empty when nothing is near.
  */
 export function nearMisses(value: string, valid: readonly string[], max = 3): string[] {
   const limit = Math.min(3, Math.floor(value.length / 3));
   const low = value.toLowerCase();
   const prefix = (v: string) =>
     value.length >= 3 && (v.toLowerCase().startsWith(low) || low.startsWith(v.toLowerCase()));
+  // a provider-qualified id named without its provider ("mock-judge" for "openai/mock-judge")
+  const suffix = (v: string) => v.toLowerCase().endsWith(`/${low}`);
   return valid
     .map((v) => ({ v, d: v.toLowerCase() === value.toLowerCase() ? 0 : editDistance(value, v) }))
-    .filter((x) => x.d <= limit || prefix(x.v))
+    .filter((x) => x.d <= limit || prefix(x.v) || suffix(x.v))
     .sort((x, y) => x.d - y.d || (x.v < y.v ? -1 : 1))
     .slice(0, max)
     .map((x) => x.v);

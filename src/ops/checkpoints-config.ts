@@ -3,7 +3,7 @@
 // that the plan and the run share.
 import { z } from 'zod';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
-import { JudgeConfig, loadJsonConfig, resolvePath } from './config.ts';
+import { expandVariable, JudgeConfig, loadJsonConfig, refuseDatabaseTarget, resolvePath } from './config.ts';
 
 /** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
 export const CATEGORY_TEMPERATURES: Record<string, number> = {
@@ -88,10 +88,11 @@ export const CheckpointsConfig = z.strictObject({
 });
 export type CheckpointsConfig = z.infer<typeof CheckpointsConfig>;
 
-export function loadCheckpointsConfig(file: string) {
+/** Load a checkpoints config: paths as `loadRefreshConfig` takes them (`${NAME}` from `env`, then relative to the file). */
+export function loadCheckpointsConfig(file: string, env: Record<string, string | undefined> = {}) {
   const l = loadJsonConfig(file, CheckpointsConfig);
   const c = l.config;
-  const at = (p: string) => resolvePath(file, p);
+  const at = (p: string) => resolvePath(file, expandVariable(file, p, env));
   c.db = c.db === ':memory:' ? c.db : at(c.db);
   c.questions = c.questions.map(at);
   c.references = c.references.map(at);
@@ -103,6 +104,7 @@ export function loadCheckpointsConfig(file: string) {
     if (k.lora) k.lora = at(k.lora);
   }
   if (c.chart) c.chart = at(c.chart);
+  refuseDatabaseTarget(l, ['chart'], c.chart, c.db);
   return l;
 }
 

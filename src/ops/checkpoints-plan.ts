@@ -45,13 +45,13 @@ export async function planCheckpoints(o: {
   const withAnswers = c.checkpoints.filter((k) => k.answers);
   const models = withAnswers.map((k) => k.model ?? `${c.series}@${k.name}`);
   const lines: CheckpointsPlanLine[] = [];
-  for (const j of c.judges) {
+  for (const [k, j] of c.judges.entries()) {
     // planning needs only the judge's id: nothing is called
     const judge: JudgeProvider = {
       id: j.id,
       complete: () => Promise.reject(new Error('a dry run calls no judge')),
     };
-    const price = priceFor(j.id, { price: j.price });
+    const price = priceFor(j.id, { price: j.price, required: !!c.budget, field: `judges[${k}].price` });
     const tokens = calibrate(await store.ledger.tokenTotals(j.id), {
       charsPerToken: c.estimate?.charsPerToken ?? 4,
       outputTokens: c.estimate?.outputTokens ?? c.settings.maxTokens,

@@ -22,7 +22,7 @@ import { checkpointChart } from '../reports/charts.ts';
 import { modelOf, seriesTournament, temperatureFor, type CheckpointsConfig } from './checkpoints-config.ts';
 import type { JudgeConfig, Loaded } from './config.ts';
 import type { Env, OpenJudge } from './deps.ts';
-import { requireApiKeys } from './keys.ts';
+import { checkApiKeys } from '../judges/registry.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
 
 export {
@@ -61,7 +61,8 @@ export interface CheckpointsOptions {
   /** the checkpoints config, checked, with its paths resolved (loadCheckpointsConfig) */
   config: Loaded<CheckpointsConfig>;
   log?(m: string): void;
-  onProgress?(p: { stage: string; done: number; total: number }): void;
+  /** `failed` and `cost` (USD spent so far in this job, the figure its summary ends with) while judging */
+  onProgress?(p: { stage: string; done: number; total: number; failed?: number; cost?: number }): void;
   signal?: AbortSignal;
   /**
    * where the judges' and the endpoints' API keys are read (`apiKeyEnv`); the CLI passes its process's.
@@ -85,7 +86,7 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<Checkpoints
   const log = o.log ?? (() => {});
   const c = o.config.config;
   const env = o.env ?? {};
-  requireApiKeys(c.judges, env); // a missing key is said before anything is generated
+  checkApiKeys(c.judges, env); // a missing key is said before anything is generated
   // the first 401/403 of any judge stops the whole run: no retries, no further calls, one message
   let refused: JudgeCallError | undefined;
   const authStop = new AbortController();
@@ -238,14 +239,15 @@ async function judgeSeries(
   let failed = 0;
   let cost = 0;
   let skipped = 0;
-  for (const j of c.judges) {
+  for (const [k, j] of c.judges.entries()) {
     if (o.signal?.aborted) break;
+    const price = priceFor(j.id, { price: j.price, required: !!c.budget, field: `judges[${k}].price` });
     const judge = await o.judges(j, { onAuthFailure });
-    const price = priceFor(judge.id, { price: j.price });
     const tokens = calibrate(await store.ledger.tokenTotals(judge.id), {
       charsPerToken: 4,
       outputTokens: c.settings.maxTokens,
     });
+    let runCost = 0;
     try {
       const r = await runTournament({
         store,
@@ -256,14 +258,22 @@ async function judgeSeries(
         costOf: (tin, tout) => costOf(price, tin, tout),
         ...(budget ? { budget: budget.gate((_id, spec) => estimateCost(spec, tokens, price)) } : {}),
         ...(o.signal ? { signal: o.signal } : {}),
-        onProgress: (p: RunProgress) =>
-          o.onProgress?.({ stage: `judge ${judge.id}`, done: p.done + p.failed, total: p.total }),
+        onProgress: (p: RunProgress) => {
+          if (p.last && 'game' in p.last) runCost += p.last.game.cost ?? 0;
+          o.onProgress?.({
+            stage: `judge ${judge.id}`,
+            done: p.done,
+            failed: p.failed,
+            total: p.total,
+            cost: cost + runCost,
+          });
+        },
         ...o.liveness,
       });
       played += r.played;
       failed += r.failed;
       skipped += r.skipped;
-      cost += r.cost ?? 0;
+      cost += (r.cost ?? 0) + r.costEstimated;
       log(`${judge.id}: ${r.played} played, ${r.failed} failed, ${r.planned - r.toPlay} already stored`);
     } finally {
       await judge.close?.();

@@ -7,6 +7,7 @@ import { ArenaError } from '../core/types.ts';
 import { fieldPath, formatIssueLine, issueLines } from '../core/zod-issues.ts';
 import { JudgeSetup } from '../judges/registry.ts';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
+import { databaseFileOf } from '../storage/same-file.ts';
 
 /** USD per 1M tokens. */
 export const Price = z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() });
@@ -164,10 +165,13 @@ export function loadJsonConfig<S extends z.ZodType>(file: string, schema: S): Lo
   return { file, text, config: r.data };
 }
 
-/** Load a refresh config; relative paths are taken from the config file's directory. */
-export function loadRefreshConfig(file: string): Loaded<RefreshConfig> {
+/**
+ * Load a refresh config; relative paths are taken from the config file's directory, after a leading
+ * `${NAME}` or `${NAME:-default}` is replaced from `env` (e.g. `${MTBENCH_DIR:-../shared/mt_bench}/question.jsonl`).
+ */
+export function loadRefreshConfig(file: string, env: Env = {}): Loaded<RefreshConfig> {
   const l = loadJsonConfig(file, RefreshConfig);
-  const at = (p: string) => resolvePath(file, p);
+  const at = (p: string) => resolvePath(file, expandVariable(file, p, env));
   const c = l.config;
   c.db = c.db === ':memory:' ? c.db : at(c.db);
   c.questions = c.questions.map(at);
@@ -175,7 +179,50 @@ export function loadRefreshConfig(file: string): Loaded<RefreshConfig> {
   c.prompts = c.prompts.map(at);
   c.answers = c.answers.map(at);
   if (c.publish?.sqlite) c.publish.sqlite = at(c.publish.sqlite);
+  refuseDatabaseTarget(l, ['publish', 'sqlite'], c.publish?.sqlite, c.db);
   return l;
+}
+
+type Env = Record<string, string | undefined>;
+
+const LEADING_VARIABLE = /^\$\{([A-Z_][A-Z0-9_]*)(?::-([^}]*))?\}/;
+
+/** A path's leading `${NAME}` (or `${NAME:-default}` when NAME is unset or empty) replaced from `env`. */
+export function expandVariable(configFile: string, p: string, env: Env): string {
+  const m = LEADING_VARIABLE.exec(p);
+  if (!m) return p;
+  const value = env[m[1]!] || m[2];
+  if (value === undefined || value === '')
+    throw new ArenaError(`${configFile}: the path "${p}" names \${${m[1]}}, which is not set`, {
+      file: configFile,
+    });
+  return value + p.slice(m[0].length);
+}
+
+/**
+ * Refuse a config whose output file (`path` in it, resolved to `target`) is the database `db` or its
+ * -wal/-shm: a copy renamed over a live database corrupts it.
+ */
+export function refuseDatabaseTarget(
+  l: { file: string; text: string },
+  path: string[],
+  target: string | undefined,
+  db: string,
+): void {
+  if (target === undefined) return;
+  const hit = databaseFileOf(target, db);
+  if (!hit) return;
+  let line: number | undefined;
+  try {
+    line = jsonLines(l.text).get(JSON.stringify(path));
+  } catch {
+    line = undefined;
+  }
+  const field = path.join('.');
+  throw new ArenaError(
+    `${l.file}${line ? `:${line}` : ''}: field "${field}": ${target} is ${hit === db ? 'the database (db)' : `the database's ${hit.slice(db.length + 1)} file`} itself; writing there would destroy it: choose another file`,
+    { file: l.file, ...(line ? { line } : {}), field },
+  );
 }
 
 export function resolvePath(configFile: string, p: string): string {

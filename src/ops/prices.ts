@@ -22,8 +22,15 @@ export const OPENAI_PRICES: Record<string, Price> = {
 /** Providers that run locally and cost nothing per token. */
 const LOCAL = new Set(['mock', 'llama-cpp']);
 
-/** The price of a judge: the config's, else the table's; local judges are free. Batch mode halves it. */
-export function priceFor(judgeId: string, o: { price?: Price | undefined; batch?: boolean } = {}): Price {
+/**
+ * The price of a judge: the config's, else the table's; local judges are free. Batch mode halves it. A judge
+ * with neither (an OpenAI-compatible local server) costs nothing unless `required` (a budget is set, and the
+ * budget needs a price to gate on); `field` names where the config gives it (`judges[0].price`).
+ */
+export function priceFor(
+  judgeId: string,
+  o: { price?: Price | undefined; batch?: boolean; required?: boolean; field?: string } = {},
+): Price {
   const [provider, ...rest] = judgeId.split('/');
   const model = rest.join('/');
   let p =
@@ -33,9 +40,11 @@ export function priceFor(judgeId: string, o: { price?: Price | undefined; batch?
       : provider === 'openai'
         ? OPENAI_PRICES[model]
         : undefined);
+  if (!p && o.required === false) return { input: 0, output: 0 };
   if (!p)
     throw new ArenaError(
-      `[ops:prices] no price known for judge "${judgeId}": give one in the config as judges[].price = { "input": USD per 1M tokens, "output": ... }`,
+      `[ops:prices] no price known for judge "${judgeId}"${o.required ? ', and the config sets a budget' : ''}: give one in the config as ${o.field ?? 'judges[].price'} = { "input": USD per 1M tokens, "output": USD per 1M tokens } ({ "input": 0, "output": 0 } for a free local server)`,
+      o.field ? { field: o.field } : undefined,
     );
   if (o.batch) p = { input: p.input / 2, output: p.output / 2 };
   return p;
@@ -139,10 +148,14 @@ export function planEstimate(
  * A hard spending cap shared by every judge of a refresh. A game starts only when what is spent,
  * plus the estimates of the games in flight, plus its own estimate stays within the cap; after the
  * first refusal nothing more starts. So the cap is overrun only by the estimates' error, and what
- * is left unspent is less than one game's cost.
+ * is left unspent is less than one game's cost. A call whose cost is unknown (a reply without usage, a
+ * failed or timed-out call, which may still have been billed) is charged at its reservation, and counted
+ * in `estimated`.
  */
 export class Budget {
   spent = 0;
+  /** USD of `spent` charged at the estimate (calls whose cost was not known) */
+  estimated = 0;
   private reserved = 0;
   private readonly held = new Map<string, number>();
   exhausted = false;
@@ -167,11 +180,15 @@ export class Budget {
         this.held.set(id, est);
         return true;
       },
-      settle: (id: string, cost: number | null): void => {
+      /** Charge a finished call: its cost, or its reservation when the cost is unknown (returned: the USD charged so). */
+      settle: (id: string, cost: number | null): number => {
         const est = this.held.get(id) ?? 0;
         this.held.delete(id);
         this.reserved -= est;
-        this.spent += cost ?? 0;
+        this.spent += cost ?? est;
+        if (cost !== null) return 0;
+        this.estimated += est;
+        return est;
       },
     };
   }

@@ -17,8 +17,8 @@ const EXAMPLE = join(REPO_ROOT, 'examples', 'checkpoints-guanaco.json');
 /** The example with ../../shared/... mapped to the env dirs, its outputs in `dir`, and `over` applied. */
 function relocate(dir: string, over: Record<string, unknown> = {}): string {
   const text = readFileSync(EXAMPLE, 'utf8')
-    .replaceAll('../../shared/mt_bench/', `${MT}/`)
-    .replaceAll('../../shared/judge_llama2/', `${JL}/`);
+    .replaceAll('${MTBENCH_DIR:-../../shared/mt_bench}/', `${MT}/`)
+    .replaceAll('${JUDGE_LLAMA2_DIR:-../../shared/judge_llama2}/', `${JL}/`);
   const c = JSON.parse(text);
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(join(REPO_ROOT, 'examples'), p));
   for (const k of ['questions', 'references', 'prompts']) c[k] = c[k].map(abs);
@@ -61,7 +61,9 @@ describe.skipIf(!!SKIP)('examples/checkpoints-guanaco.json', { timeout: 600_000 
     expect(c.baseline.model).toBe('gpt-3.5-turbo');
     expect(c.judges.map((j: { id: string }) => j.id)).toEqual(['openai/gpt-4']);
     for (const k of c.checkpoints)
-      expect(existsSync(k.answers.replace('../../shared/judge_llama2/', `${JL}/`))).toBe(true);
+      expect(existsSync(k.answers.replace('${JUDGE_LLAMA2_DIR:-../../shared/judge_llama2}/', `${JL}/`))).toBe(
+        true,
+      );
   });
 
   it('--dry-run prints the plan and its GPT-4 cost, creates nothing; the run then plays exactly that plan on the test server', async () => {

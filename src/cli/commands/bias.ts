@@ -3,7 +3,7 @@ import type { BiasDimension } from '../../core/stats/bias.ts';
 import { biasReport } from '../../reports/analytics.ts';
 import { list, oneOf, table } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
-import { checkJudge } from '../validate.ts';
+import { resolveJudge } from '../judge-choice.ts';
 import { pct, fix, gapTable } from './analytics-shared.ts';
 
 export const biasCommand = defineCommand({
@@ -15,7 +15,7 @@ export const biasCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: { type: 'string', required: true, description: 'judge name (see `arena judges`)' },
+    judge: { type: 'string', description: 'judge name (see `arena judges`; default: the only judge)' },
     by: {
       type: 'string',
       default: 'pair',
@@ -29,15 +29,13 @@ export const biasCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        const r = await biasReport(store, args.judge, by);
+        const judge = await resolveJudge(store, args.judge);
+        const r = await biasReport(store, judge, by);
         if (args.json) return printJson(r);
         if (!r.games.length && !r.recorded.length)
-          return print(
-            `no pairwise games or recorded verdicts for judge "${args.judge}" (see \`arena judges\`)`,
-          );
+          return print(`no pairwise games or recorded verdicts for judge "${judge}" (see \`arena judges\`)`);
         if (r.games.length) {
-          print(`position bias of ${args.judge}, from games judged in both orders:`);
+          print(`position bias of ${judge}, from games judged in both orders:`);
           print(
             table(
               r.games.map((g) => ({
@@ -74,7 +72,7 @@ export const biasCommand = defineCommand({
           );
         if (r.recorded.length) {
           print(
-            `${r.games.length ? '\n' : ''}conflict rate of ${args.judge}'s recorded verdicts (combined outcomes only: no per-order games, so no per-order win rates):`,
+            `${r.games.length ? '\n' : ''}conflict rate of ${judge}'s recorded verdicts (combined outcomes only: no per-order games, so no per-order win rates):`,
           );
           print(
             table(

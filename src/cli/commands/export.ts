@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { exportFastchat } from '../../reports/export.ts';
 import { dbArg, print, withStore } from '../shared.ts';
 import { ArenaError } from '../../core/types.ts';
-import { checkJudge } from '../validate.ts';
+import { resolveJudge } from '../judge-choice.ts';
+import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 
 const exportFastchatCommand = defineCommand({
   meta: {
@@ -13,23 +14,25 @@ const exportFastchatCommand = defineCommand({
   },
   args: {
     ...dbArg,
-    judge: { type: 'string', required: true, description: 'judge to export (see `arena judges`)' },
+    judge: { type: 'string', description: 'judge to export (see `arena judges`; default: the only judge)' },
     out: { type: 'string', required: true, description: 'output directory', valueHint: 'DIR' },
   },
   async run({ args }) {
     await withStore(
       args.db,
       async (store) => {
-        await checkJudge(store, args.judge);
-        const files = await exportFastchat(store, args.judge);
+        const judge = await resolveJudge(store, args.judge);
+        const files = await exportFastchat(store, judge);
         // nothing to write is an error, not an empty folder
         if (!files.length)
           throw new ArenaError(
-            `judge "${args.judge}" has no ${(await store.games.judges()).find((j) => j.judge === args.judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
+            `judge "${judge}" has no ${(await store.games.judges()).find((j) => j.judge === judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
           );
+        for (const f of files) refuseDatabaseOutput(join(args.out, f.name), args.db);
         mkdirSync(args.out, { recursive: true });
         for (const f of files) {
-          writeFileSync(join(args.out, f.name), f.lines.map((l) => `${l}\n`).join(''));
+          const text = f.lines.map((l) => `${l}\n`).join('');
+          await writeOutputFile(join(args.out, f.name), args.db, (tmp) => writeFileSync(tmp, text));
           print(`${join(args.out, f.name)}: ${f.lines.length} lines`);
         }
       },

@@ -6,7 +6,8 @@ import { intervalReport } from '../../reports/analytics.ts';
 import { int, num, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
-import { checkJudgeTurn } from '../validate.ts';
+import { checkTurns } from '../validate.ts';
+import { resolveJudge } from '../judge-choice.ts';
 import { pct, priorArg, priorOption } from './analytics-shared.ts';
 
 export const intervalsCommand = defineCommand({
@@ -18,7 +19,7 @@ export const intervalsCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: { type: 'string', required: true, description: 'judge name (human = expert votes)' },
+    judge: { type: 'string', description: 'judge name (human = expert votes; default: the only judge)' },
     unit: {
       type: 'string',
       default: 'question',
@@ -57,8 +58,9 @@ export const intervalsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudgeTurn(store, args.judge, turn);
-        const r = await intervalReport(store, args.judge, {
+        const judge = await resolveJudge(store, args.judge);
+        await checkTurns(store, turn !== undefined ? [turn] : []);
+        const r = await intervalReport(store, judge, {
           ...o,
           unit,
           method,
@@ -69,7 +71,7 @@ export const intervalsCommand = defineCommand({
         });
         if (args.json) return printJson(r);
         if (!r.ratings.rows.length)
-          return print(`no pairwise results for judge "${args.judge}" (see \`arena judges\`)`);
+          return print(`no pairwise results for judge "${judge}" (see \`arena judges\`)`);
         const lvl = `${Math.round(o.level * 100)}%`;
         const wr = new Map(r.winRates.map((w) => [w.model, w]));
         print(

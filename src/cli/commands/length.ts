@@ -3,7 +3,8 @@ import { bootArgs, bootOptions } from '../boot-args.ts';
 import { lengthReport } from '../../reports/analytics.ts';
 import { int, table } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
-import { checkJudgeTurn } from '../validate.ts';
+import { checkTurns } from '../validate.ts';
+import { resolveJudge } from '../judge-choice.ts';
 import { pct, fix } from './analytics-shared.ts';
 
 export const lengthCommand = defineCommand({
@@ -15,7 +16,7 @@ export const lengthCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: { type: 'string', required: true, description: 'judge name (human = expert votes)' },
+    judge: { type: 'string', description: 'judge name (human = expert votes; default: the only judge)' },
     turn: { type: 'string', description: '1 or 2 (default: both)' },
     ...bootArgs,
   },
@@ -25,13 +26,14 @@ export const lengthCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudgeTurn(store, args.judge, turn);
-        const r = await lengthReport(store, args.judge, { ...o, ...(turn !== undefined ? { turn } : {}) });
+        const judge = await resolveJudge(store, args.judge);
+        await checkTurns(store, turn !== undefined ? [turn] : []);
+        const r = await lengthReport(store, judge, { ...o, ...(turn !== undefined ? { turn } : {}) });
         if (args.json) return printJson(r);
         const l = r.longer;
         const lvl = `${Math.round(o.level * 100)}%`;
         print(
-          `${args.judge}: ${l.toLonger} of ${l.decisive} decisive verdicts (${pct(l.share)}) went to the longer answer (length = ${r.measure})${l.equalLength ? ` (${l.equalLength} between equal lengths left out)` : ''}${r.missingAnswers ? `; ${r.missingAnswers} matches left out: answers not in the database` : ''}`,
+          `${judge}: ${l.toLonger} of ${l.decisive} decisive verdicts (${pct(l.share)}) went to the longer answer (length = ${r.measure})${l.equalLength ? ` (${l.equalLength} between equal lengths left out)` : ''}${r.missingAnswers ? `; ${r.missingAnswers} matches left out: answers not in the database` : ''}`,
         );
         const e = r.lengthEffect;
         if (e)

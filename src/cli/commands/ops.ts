@@ -1,6 +1,9 @@
 // Operations: `arena refresh` (the nightly job), `arena cost` (the ledger), `arena refreshes` (history),
 // `arena checkpoints` (win rate of a fine-tuning run's checkpoints).
 import { defineCommand } from 'citty';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import type cliProgress from 'cli-progress';
 import { progressBar } from '../progress-bar.ts';
 import { setMaxListeners } from 'node:events';
@@ -29,7 +32,14 @@ function interruptible(log: (m: string) => void) {
 function progressBars() {
   let bar: cliProgress.SingleBar | undefined;
   let t0 = Date.now();
-  const log = (m: string) => process.stderr.write(`${bar ? '\n' : ''}${m}\n`);
+  const log = (m: string) => {
+    // a finished bar prints its last frame before what follows it, not after
+    if (bar && bar.getProgress() >= 1) {
+      bar.stop();
+      bar = undefined;
+    }
+    process.stderr.write(`${bar ? '\n' : ''}${m}\n`);
+  };
   return {
     log,
     start(label: string, total: number) {
@@ -39,15 +49,15 @@ function progressBars() {
       if (!total) return;
       t0 = Date.now();
       bar = progressBar(
-        `${label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | $ {cost}`,
+        `${label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | {cost}`,
       );
-      bar.start(total, 0, { rate: '0.0', failed: 0, cost: '0' });
+      bar.start(total, 0, { rate: '0.0', failed: 0, cost: figures.usd(0) });
     },
     update(done: number, failed: number, cost: number) {
       bar?.update(done + failed, {
         rate: (done / Math.max((Date.now() - t0) / 1000, 1e-3)).toFixed(1),
         failed,
-        cost: cost.toFixed(4),
+        cost: figures.usd(cost),
       });
     },
     stop() {
@@ -158,12 +168,22 @@ export const costCommand = defineCommand({
           }));
         else rows = (await store.ledger.byJudge()).map((r) => ({ ...r }));
         if (args.json) printJson(rows);
-        else print(table(rows));
+        else print(table(rows.map(spelled)));
       },
       { readonly: true },
     );
   },
 });
+
+/** A ledger row as the tables spell it (core/format.ts): dollars to four decimals, times to the minute; --json keeps
+ * full precision and ISO times. */
+function spelled(r: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...r,
+    ...('cost' in r ? { cost: figures.usd(r.cost as number | null) } : {}),
+    ...(typeof r.startedAt === 'string' ? { startedAt: figures.time(Date.parse(r.startedAt)) } : {}),
+  };
+}
 
 export const refreshesCommand = defineCommand({
   meta: {
@@ -184,7 +204,7 @@ export const refreshesCommand = defineCommand({
           line: r.summary.line ?? '',
         }));
         if (args.json) printJson(rows);
-        else print(table(rows));
+        else print(table(rows.map(spelled)));
       },
       { readonly: true },
     );
@@ -226,7 +246,7 @@ const checkpointsRun = defineCommand({
           signal: irq.signal,
           onProgress: (p) => {
             if (p.stage !== stage) bars.start((stage = p.stage), p.total);
-            bars.update(p.done, 0, 0);
+            bars.update(p.done, p.failed ?? 0, p.cost ?? 0);
           },
         }),
       );
@@ -279,11 +299,16 @@ async function printCheckpointsPlan(configFile: string, json: boolean) {
 async function printReport(configFile: string, json: boolean, chart?: string) {
   const { checkpointsReport, renderChart, writeChart } = await import('../../ops/checkpoints.ts');
   const { withCheckpointsContext } = await import('../ops-context.ts');
-  const { report, file } = await withCheckpointsContext(configFile, { report: true }, async (ctx) => ({
-    report: await checkpointsReport(ctx),
-    file: chart ?? ctx.config.config.chart,
-  }));
-  if (file) writeChart(file, await renderChart(report));
+  const { report, file, db } = await withCheckpointsContext(configFile, { report: true }, async (ctx) => {
+    const file = chart ?? ctx.config.config.chart;
+    if (file) refuseDatabaseOutput(file, ctx.config.config.db, chart ? '--chart' : 'chart');
+    return { report: await checkpointsReport(ctx), file, db: ctx.config.config.db };
+  });
+  if (file) {
+    const svg = await renderChart(report);
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    await writeOutputFile(file, db, (tmp) => writeChart(tmp, svg), chart ? '--chart' : 'chart');
+  }
   if (json) return printJson({ ...report, chart: file ?? null });
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '-');
   const iv = (i: { mean: number; lo: number; hi: number } | null) =>

@@ -15,14 +15,8 @@ import * as figures from '../../core/format.ts';
 import { checkRoundsLevel } from '../boot-args.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { priorArg, priorOption } from './analytics-shared.ts';
-import {
-  checkCategory,
-  checkJudgeTurn,
-  checkModels,
-  checkJudges,
-  twoJudges,
-  twoJudgesArg,
-} from '../validate.ts';
+import { checkCategory, checkModels, checkTurns, checkJudges, twoJudges, twoJudgesArg } from '../validate.ts';
+import { resolveJudge } from '../judge-choice.ts';
 import { DEFAULT_BASELINE } from '../../core/constants.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
@@ -36,7 +30,10 @@ export const standingsCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: { type: 'string', description: 'judge name (e.g. gpt-4, openai/gpt-4, human)', required: true },
+    judge: {
+      type: 'string',
+      description: 'judge name (e.g. gpt-4, openai/gpt-4, human; default: the only judge)',
+    },
     mode: { type: 'string', description: MODES.join(' | '), default: 'pairwise-all' },
     baseline: {
       type: 'string',
@@ -63,20 +60,20 @@ export const standingsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudgeTurn(store, args.judge, turn);
+        const judge = await resolveJudge(store, args.judge);
+        await checkTurns(store, turn !== undefined ? [turn] : []);
         await checkCategory(store, args.category);
-        if (models) await checkModels(store, models, 'models', { judge: args.judge });
-        if (mode === 'pairwise-baseline')
-          await checkModels(store, [args.baseline], 'baseline', { judge: args.judge });
+        if (models) await checkModels(store, models, 'models', { judge });
+        if (mode === 'pairwise-baseline') await checkModels(store, [args.baseline], 'baseline', { judge });
         const q = {
-          judge: args.judge,
+          judge,
           ...(turn !== undefined ? { turn } : {}),
           ...(args.category ? { category: args.category } : {}),
           ...(models ? { models } : {}),
         };
         if (mode === 'single') {
           const rows = await singleResults(store, q);
-          if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
+          if (!rows.length) return await noResults(store, args.db, judge, mode, !!args.json);
           if (args.json) return printJson(rows);
           return print(table(rows as never, ['model', 'turn1', 'turn2', 'score', 'n', 'error']));
         }
@@ -93,7 +90,7 @@ export const standingsCommand = defineCommand({
         ];
         if (weight === 'arena-hard') {
           const rows = await arenaHardStandings(store, { ...q, mode, baseline: args.baseline });
-          if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
+          if (!rows.length) return await noResults(store, args.db, judge, mode, !!args.json);
           if (args.json) return printJson(rows);
           print(
             'Arena-Hard weighting: win/loss/tie count battles (each game on its own; a strong verdict 3, a slight one or a tie 1); inconsistent = matches whose two orders disagree.\n',
@@ -105,7 +102,7 @@ export const standingsCommand = defineCommand({
         const rows = groups.flatMap((g, k) =>
           groups.length > 1 ? g.rows.map((r) => ({ ...r, group: k + 1 })) : g.rows,
         );
-        if (!rows.length) return await noResults(store, args.db, args.judge, mode, !!args.json);
+        if (!rows.length) return await noResults(store, args.db, judge, mode, !!args.json);
         if (args.json) return printJson(rows);
         if (groups.length === 1) print(table(rows.map(shownStanding) as never, columns));
         else
@@ -188,7 +185,7 @@ export const ratingsCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: { type: 'string', required: true, description: 'judge name (human = expert votes)' },
+    judge: { type: 'string', description: 'judge name (human = expert votes; default: the only judge)' },
     method: { type: 'string', default: 'bt', description: 'bt | elo' },
     turn: { type: 'string', description: '1 or 2 (default: both)' },
     weight: {
@@ -244,14 +241,15 @@ export const ratingsCommand = defineCommand({
       await withStore(
         args.db,
         async (store) => {
-          const r = await styleReport(store, args.judge, groups, {
+          const judge = await resolveJudge(store, args.judge);
+          const r = await styleReport(store, judge, groups, {
             reg,
             rounds,
             level,
             seed: int(args.seed, 'seed')!,
             ...(turn !== undefined ? { turn } : {}),
           });
-          if (!r.rows.length) return await noResults(store, args.db, args.judge, 'pairwise', !!args.json);
+          if (!r.rows.length) return await noResults(store, args.db, judge, 'pairwise', !!args.json);
           if (args.json) return printJson(r);
           const lvl = `${Math.round(level * 100)}%`;
           const f1 = figures.rating;
@@ -303,15 +301,16 @@ export const ratingsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        await checkJudgeTurn(store, args.judge, turn);
+        const judge = await resolveJudge(store, args.judge);
+        await checkTurns(store, turn !== undefined ? [turn] : []);
         if (weight === 'arena-hard' && prior)
           throw new UsageError(
             '--prior applies to unweighted ratings only (drop --weight arena-hard or --prior)',
           );
         const rows: { model: string; rating: number | null; note?: string; group?: number }[] =
           weight === 'arena-hard'
-            ? await arenaHardRatings(store, args.judge, method, turn !== undefined ? { turn } : {})
-            : await ratings(store, args.judge, method, {
+            ? await arenaHardRatings(store, judge, method, turn !== undefined ? { turn } : {})
+            : await ratings(store, judge, method, {
                 prior,
                 inconsistent,
                 ...(turn !== undefined ? { turn } : {}),

@@ -5,6 +5,7 @@ import { runTournament, type RunOptions, type RunSummary } from '../../engine/ru
 import type { JudgeProvider } from '../../judges/judge.ts';
 import type { Price } from '../../ops/config.ts';
 import { costOf, priceFor } from '../../ops/prices.ts';
+import { usd } from '../../core/format.ts';
 import { UsageError } from '../format.ts';
 import { exitStatus, print } from '../shared.ts';
 
@@ -21,7 +22,7 @@ export interface RunManyOptions {
 function report(s: RunSummary): void {
   const secs = ((s.finishedAt! - s.startedAt) / 1000).toFixed(1);
   print(
-    `run ${s.id} (${s.judge}): ${s.played} played, ${s.failed} failed, ${s.planned - s.toPlay} already stored or not asked for, ${s.tokensIn + s.tokensOut} tokens${s.cost != null ? `, $${s.cost.toFixed(4)}` : ''}, ${secs} s`,
+    `run ${s.id} (${s.judge}): ${s.played} played, ${s.failed} failed, ${s.planned - s.toPlay} already stored or not asked for, ${s.tokensIn + s.tokensOut} tokens${s.cost != null ? `, ${usd(s.cost)}` : ''}, ${secs} s`,
   );
   if (s.failed) {
     for (const e of s.errors.slice(0, 5)) process.stderr.write(`  failed: ${e}\n`);
@@ -67,7 +68,7 @@ export async function runMany(o: RunManyOptions): Promise<void> {
         `escalated ${r.escalated} of ${r.matches} matches (${r.matches ? ((100 * r.escalated) / r.matches).toFixed(1) : '0'}%) to ${second.id}: ${reasons}`,
       );
       print(
-        `cost of escalation: ${r.second.played} calls, ${r.tokens} tokens${r.cost != null ? `, $${r.cost.toFixed(4)}` : ''}${r.escalated && r.second.played ? `; judging all ${r.matches} matches with ${second.id} would take about ${Math.round((r.second.played * r.matches) / r.escalated)} calls${r.cost != null ? ` and $${((r.cost * r.matches) / r.escalated).toFixed(4)}` : ''}` : ''}`,
+        `cost of escalation: ${r.second.played} calls, ${r.tokens} tokens${r.cost != null ? `, ${usd(r.cost)}` : ''}${r.escalated && r.second.played ? `; judging all ${r.matches} matches with ${second.id} would take about ${Math.round((r.second.played * r.matches) / r.escalated)} calls${r.cost != null ? ` and ${usd((r.cost * r.matches) / r.escalated)}` : ''}` : ''}`,
       );
       if (r.vsSecondEverywhere)
         print(

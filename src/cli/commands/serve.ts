@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { STUDY_JUDGE } from '../../reports/judges/duel.ts';
 import { ArenaError } from '../../core/types.ts';
 import { importFiles, mtbenchSources } from '../../importers/import.ts';
-import { int, oneOf } from '../format.ts';
+import { oneOf, UsageError } from '../format.ts';
 import { cacheDir } from '../cache-dir.ts';
 import { dbArg, openStore, print, withStore } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
@@ -49,6 +49,15 @@ async function listen(
   }
 }
 
+/** The port to listen on: an integer from 0 (a free one) to 65535, from --port or $PORT. */
+function portOf(v: string): number {
+  const from = process.env.PORT !== undefined && v === process.env.PORT ? `PORT=${v}` : `--port ${v}`;
+  const n = /^\d{1,5}$/.test(v.trim()) ? Number(v) : NaN;
+  if (!(n >= 0 && n <= 65535))
+    throw new UsageError(`${from}: a port is an integer from 0 to 65535 (0 picks a free one)`);
+  return n;
+}
+
 const serveArgs = {
   ...dbArg,
   port: {
@@ -72,13 +81,14 @@ export const serveCommand = defineCommand({
   meta: { name: 'serve', description: 'serve the leaderboard site over a database' },
   args: serveArgs,
   async run({ args }) {
+    const port = portOf(args.port);
     const intervals = oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const);
     const { reopeningStore } = await import('../reopen.ts');
     // a refresh republishes by VACUUM INTO + rename: follow the path, not the file first opened
     const store = reopeningStore(args.db, () => openStore(args.db, { readonly: true }), {
       log: (m) => process.stderr.write(`${m}\n`),
     });
-    await listen(store, int(args.port, 'port')!, args.host, intervals);
+    await listen(store, port, args.host, intervals);
   },
 });
 
@@ -107,6 +117,7 @@ export const startCommand = defineCommand({
     },
   },
   async run({ args }) {
+    const port = portOf(args.port);
     const log = (m: string) => process.stderr.write(`${m}\n`);
     const existed = existsSync(args.db);
     const judges = existed
@@ -116,6 +127,10 @@ export const startCommand = defineCommand({
         }))
       : { empty: true, names: [] as string[] };
     const empty = judges.empty;
+    if (!empty)
+      log(
+        `serving ${args.db} as it is (judges: ${judges.names.join(', ') || 'none'}); to import the release again, remove it first (rm ${args.db}) or run \`arena import mtbench --db ${args.db}\``,
+      );
     let study: string | undefined;
     let sources: ReturnType<typeof mtbenchSources> | undefined;
     let dir: string | undefined;
@@ -215,7 +230,7 @@ export const startCommand = defineCommand({
     }
     await listen(
       store,
-      int(args.port, 'port')!,
+      port,
       args.host,
       oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const),
     );

@@ -31,9 +31,14 @@ export interface PlanInput {
 export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<PlanLine[]> {
   const { store, c } = p;
   const plan: PlanLine[] = [];
-  for (const j of c.judges) {
+  for (const [k, j] of c.judges.entries()) {
     const judge = await p.open(j, { onAuthFailure: p.onAuthFailure, planOnly: p.dryRun });
-    const price = priceFor(judge.id, { price: j.price, batch: j.batch });
+    const price = priceFor(judge.id, {
+      price: j.price,
+      batch: j.batch,
+      required: !!c.budget,
+      field: `judges[${k}].price`,
+    });
     const tokens = calibrate(await store.ledger.tokenTotals(judge.id), {
       charsPerToken: c.estimate.charsPerToken,
       outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens,

@@ -194,8 +194,11 @@ function healthStylePages(app: Hono, s: Site): void {
 function runPages(app: Hono, s: Site): void {
   const { send, check } = s;
   const { history } = s.data;
-  app.get('/runs', validQuery(QUERY.none), (c) =>
-    send(c, 'html', async () => page(c, 'runs', 'Runs', { runs: await history.runs() })),
+  app.get('/runs', validQuery(QUERY.limit), (c) =>
+    send(c, 'html', async () => {
+      const { limit } = query(c);
+      return page(c, 'runs', 'Runs', { runs: await history.runs(limit), limit });
+    }),
   );
   app.get('/refreshes', validQuery(QUERY.limit), (c) =>
     send(c, 'html', async () =>

@@ -1,0 +1,23 @@
+// What a user reads when a command fails. Messages from below the CLI carry an origin tag such as
+// "[ops:prices]" or "[judge:openai]" for whoever debugs them; the user's line leaves the tags out unless
+// --verbose (or ARENA_DEBUG=1) asks for them, and then an unexpected error's stack is shown too.
+
+/** An origin tag: "[layer:part] " as the layers below the CLI prefix their messages. */
+const ORIGIN_TAG = /\[[a-z]+(?:-[a-z]+)*:[a-z0-9.-]+\] ?/g;
+
+/** The message as a user reads it: origin tags dropped unless `verbose`. */
+export function userMessage(message: string, verbose: boolean): string {
+  return verbose ? message : message.replace(ORIGIN_TAG, '');
+}
+
+/** The global --verbose switch: whether it was given, and the arguments without it. */
+export function verboseSwitch(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+): {
+  verbose: boolean;
+  args: string[];
+} {
+  const rest = args.filter((a) => a !== '--verbose');
+  return { verbose: rest.length < args.length || env.ARENA_DEBUG === '1', args: rest };
+}
