@@ -31,3 +31,19 @@ describe('arena prune', () => {
     expect(none.stderr).toContain('give exactly one of --judge J, --model M or --run R');
   });
 });
+
+describe('arena serve --site-url', () => {
+  it('refuses an address that is not http(s)', async () => {
+    const r = await runArena([
+      'serve',
+      '--db',
+      join(tmpDir('arena-site-url-'), 'x.db'),
+      '--site-url',
+      'arena.example',
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(
+      '--site-url expects an address like https://arena.example.org, got "arena.example"',
+    );
+  });
+});
