@@ -84,6 +84,11 @@ export const games = sqliteTable(
     verdictProbs: text('verdict_probs', { mode: 'json' }).$type<Record<string, number>>(),
     /** entropy in bits of verdict_probs (0 = certain, log2(3) = 1.585 = no idea) */
     entropy: real('entropy'),
+    /**
+     * the verdict an imported judgment file recorded (as `verdict`), kept when `arena reparse` replaces the
+     * verdict so that `--parser recorded` restores it; null for games played here
+     */
+    recordedVerdict: text('recorded_verdict'),
   },
   (t) => [index('games_judge').on(t.judge, t.questionId, t.turn)],
 );

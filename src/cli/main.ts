@@ -3,6 +3,7 @@ import { defineCommand, renderUsage, runCommand, type showUsage } from 'citty';
 import { ArenaError } from '../core/types.ts';
 import { UsageError } from './format.ts';
 import { exitStatus } from './shared.ts';
+import { checkNumericOptions } from './validate.ts';
 
 // Commands load lazily: `arena standings` never loads the OpenAI SDK or the web server.
 const main = defineCommand({
@@ -130,15 +131,16 @@ async function runArgs(rawArgs: string[]): Promise<number> {
     } else if (rawArgs[0] === '--version') {
       process.stdout.write('0.1.0\n');
     } else {
-      const args = await oldSpellings(rawArgs);
-      await checkOptions(args);
+      const args = await checkOptions(await oldSpellings(rawArgs));
       await runCommand(main, { rawArgs: args });
     }
   } catch (e) {
     const err = e as Error;
     const usage = err instanceof UsageError || err.name === 'CLIError';
     const known = usage || err instanceof ArenaError;
-    process.stderr.write(`arena: ${known ? err.message : (err.stack ?? String(err))}\n`);
+    process.stderr.write(
+      `arena: ${known ? err.message : diskFull(err) ? diskFullLine(err) : (err.stack ?? String(err))}\n`,
+    );
     if (usage)
       process.stderr.write(
         `run \`${['arena', ...(await resolveForUsage(rawArgs))[2]].join(' ')} --help\` for usage\n`,
@@ -185,9 +187,9 @@ async function oldSpellings(args: string[]): Promise<string[]> {
 }
 
 /** citty ignores options it does not know; a typo such as `--dry-rn` must not run a paid tournament. */
-async function checkOptions(args: string[]): Promise<void> {
+async function checkOptions(args: string[]): Promise<string[]> {
   const [cmd, , path] = await resolveForUsage(args);
-  if (cmd.subCommands) return; // citty itself reports a missing or unknown sub-command
+  if (cmd.subCommands) return args; // citty itself reports a missing or unknown sub-command
   const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<
     string,
     { type?: string; alias?: string | string[] }
@@ -201,11 +203,51 @@ async function checkOptions(args: string[]): Promise<void> {
       if (def.type === 'boolean') for (const v of [`no-${n}`, camel(`no-${n}`)]) known.add(v);
     }
   }
-  for (const a of args.slice(path.length)) {
-    if (a === '--') break;
-    if (!a.startsWith('--')) continue;
-    const name = a.slice(2).split('=')[0]!;
-    if (!known.has(name))
+  const out = args.slice(0, path.length);
+  const numbers: Record<string, string> = {};
+  const rest = args.slice(path.length);
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]!;
+    if (a === '--') {
+      out.push(...rest.slice(i));
+      break;
+    }
+    // a short flag (not a negative number): only the aliases a command declares
+    if (/^-[^-\d.]/.test(a)) {
+      if (!known.has(a.slice(1).split('=')[0]!))
+        throw new UsageError(`unknown option ${a} for \`${['arena', ...path].join(' ')}\``);
+      out.push(a);
+      continue;
+    }
+    if (!a.startsWith('--')) {
+      out.push(a);
+      continue;
+    }
+    const [name, ...eq] = a.slice(2).split('=');
+    if (!known.has(name!))
       throw new UsageError(`unknown option --${name} for \`${['arena', ...path].join(' ')}\``);
+    const def = defs[name!];
+    // a value that looks like an option (`--retries -3`) is still this option's value
+    const next = rest[i + 1];
+    const value = eq.length
+      ? eq.join('=')
+      : def?.type === 'string' && next !== undefined && !next.startsWith('--')
+        ? next
+        : undefined;
+    if (!eq.length && value !== undefined && def?.type === 'string') i++;
+    if (value !== undefined) numbers[name!] = value;
+    out.push(value !== undefined ? `--${name}=${value}` : a);
   }
+  checkNumericOptions(numbers);
+  return out;
+}
+
+/** A write the disk had no room for (SQLite's SQLITE_FULL, or the system's ENOSPC). */
+function diskFull(e: Error): boolean {
+  const code = (e as { code?: unknown }).code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC';
+}
+
+function diskFullLine(e: Error): string {
+  return `the disk is full (${e.message}): the write under way was not stored (its transaction rolled back); free some space and run the command again`;
 }

@@ -88,7 +88,7 @@ function describe(file: string, e: unknown): ArenaError {
   return new ArenaError(`${file}: ${what}`, { file }, { cause: e });
 }
 
-/** Migrations this file has not had yet (a read-only open cannot apply them). */
+/** Migrations this file has not had yet (a read-only open cannot apply them); negative: it has more than we know. */
 function pendingMigrations(store: SqliteStore): number {
   const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as {
     entries: unknown[];
@@ -112,12 +112,29 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
     const bad = checkFile(file);
     if (bad) throw new ArenaError(`${file} ${bad}`, { file });
   }
+  const empty = exists && statSync(file).size === 0;
+  // a read command never writes: not even the schema into an empty file
+  if (empty && opts.readonly)
+    throw new ArenaError(
+      `${file} is empty (0 bytes), not an mt-arena database yet; create it with \`arena import ...\``,
+      { file },
+    );
   let readonly = !!opts.readonly;
   let store: SqliteStore | undefined;
   try {
+    if (!readonly && exists && !empty) {
+      // a newer schema is refused before this version's migrations touch it
+      const peek = openSqliteStore(file, { readonly: true });
+      try {
+        refuseNewer(file, pendingMigrations(peek));
+      } finally {
+        peek.sqlite.close();
+      }
+    }
     if (readonly) {
       store = openSqliteStore(file, { readonly: true });
       const pending = pendingMigrations(store);
+      refuseNewer(file, pending);
       if (pending > 0) {
         // an older file: migrate it when it may be written, else say what to do
         store.sqlite.close();
@@ -162,6 +179,14 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
     if (e instanceof ArenaError) throw e;
     throw describe(file, e);
   }
+}
+
+function refuseNewer(file: string, pending: number): void {
+  if (pending < 0)
+    throw new ArenaError(
+      `${file} was written by a newer mt-arena (its schema has ${-pending} migration(s) this version does not know); use that newer mt-arena (git pull && npm install), or open a database this version wrote`,
+      { file },
+    );
 }
 
 function writable(file: string): boolean {

@@ -12,7 +12,7 @@ import { openJudge } from '../judges/registry.ts';
 import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints-config.ts';
 import { loadRefreshConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
 import type { Env, OpenBatchClient, OpenJudge, Publisher, RunHook } from '../ops/deps.ts';
-import { requireApiKeys } from '../ops/keys.ts';
+import { checkApiKeys } from '../judges/registry.ts';
 import { answerFiles } from '../ops/refresh/index.ts';
 import type { Liveness } from '../engine/play/index.ts';
 import { processLiveness } from './liveness.ts';
@@ -64,7 +64,7 @@ export async function withRefreshContext<T>(
   const config = loadRefreshConfig(configFile);
   const env = o.env ?? process.env;
   // a missing answer file or API key is reported before the database is touched (a dry run calls no judge)
-  if (!o.dryRun) requireApiKeys(config.config.judges, env);
+  if (!o.dryRun) checkApiKeys(config.config.judges, env);
   answerFiles(config.config.answers);
   const db = config.config.db;
   const unlock = o.dryRun ? () => {} : takeLock(db, 'refresh');
@@ -113,7 +113,7 @@ export async function withCheckpointsContext<T>(
   const db = config.config.db;
   const env = o.env ?? process.env;
   // `play`: a missing API key is reported before the database is touched
-  if (o.play) requireApiKeys(config.config.judges, env);
+  if (o.play) checkApiKeys(config.config.judges, env);
   if (o.report && !existsSync(db))
     throw new ArenaError(
       `${db}: no such database (run \`arena checkpoints run --config ${configFile}\` first)`,

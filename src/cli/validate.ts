@@ -3,6 +3,7 @@
 // "did you mean" for near misses, instead of an empty table or a silently dropped filter.
 import { unknownValueMessage } from '../core/suggest.ts';
 import type { Store } from '../storage/store.ts';
+import { z } from 'zod';
 import { list, UsageError } from './format.ts';
 
 /** The judges with games or recorded votes ("human" when expert votes are imported). */
@@ -106,4 +107,46 @@ export function twoJudges(arg: string): [string, string] {
 /** Each judge checked against the store (a typo gets a suggestion). */
 export async function checkJudges(store: Store, judges: readonly string[]): Promise<void> {
   for (const j of judges) await checkJudge(store, j);
+}
+
+const count = (max: number) => z.number().int().min(1).max(max);
+/**
+ * The range of every numeric option, whichever command takes it (the one schema): a value out of range is a
+ * usage error naming its option, never a silent fall-back to the default. `--turn` may be a list.
+ */
+export const NumericOptions = z
+  .object({
+    concurrency: count(1024),
+    'max-tokens': count(1_000_000),
+    rounds: count(100_000),
+    samples: count(1_000_000),
+    turn: count(100),
+    limit: count(1_000_000),
+    retries: z.number().int().min(0).max(100),
+    timeout: z.number().positive().max(86_400),
+    backoff: z.number().min(0).max(3_600_000),
+    'retry-budget': z.number().positive().max(86_400),
+    prior: z.number().min(0),
+    temperature: z.number().min(0).max(2),
+    port: z.number().int().min(0).max(65_535),
+    seed: z.number().int(),
+  })
+  .partial();
+
+/** Check the numeric options given (`name` -> the text after it) against NumericOptions. */
+export function checkNumericOptions(given: Record<string, string>): void {
+  const shape = NumericOptions.shape as Record<string, z.ZodType | undefined>;
+  for (const [name, text] of Object.entries(given)) {
+    const schema = shape[name];
+    if (!schema) continue;
+    const parts = name === 'turn' ? text.split(',') : [text];
+    for (const p of parts) {
+      const n = p.trim() === '' ? NaN : Number(p);
+      const r = schema.safeParse(Number.isFinite(n) ? n : p);
+      if (!r.success)
+        throw new UsageError(
+          `--${name}: ${Number.isFinite(n) ? (r.error.issues[0]?.message ?? 'out of range') : 'expected a number'}, got "${p}"`,
+        );
+    }
+  }
 }

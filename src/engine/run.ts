@@ -5,7 +5,7 @@ import type { ParserMode } from '../core/verdict/parse.ts';
 import { parserFor, verdictOf } from '../core/verdict/of-reply.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
-import { newRun, playGames, type PlayRun } from './play/index.ts';
+import { newRun, playGames, type PlayOptions, type PlayRun } from './play/index.ts';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
 export interface RunOptions {
@@ -37,7 +37,9 @@ export interface RunOptions {
   /** one call's USD cost from its token counts (src/ops/prices.ts); without it costs are unknown (null) */
   costOf?(tokensIn: number | null, tokensOut: number | null): number | null;
   /** a budget cap (src/ops/budget.ts): asked before each call, a game it refuses is not played; told each call's cost */
-  budget?: { reserve(id: string, spec: GameSpec): boolean; settle(id: string, cost: number | null): void };
+  budget?: PlayOptions['budget'];
+  /** where paid replies go when the database refuses a write (storage/recovery.ts spillGames) */
+  spill?: PlayOptions['spill'];
   /** play only the planned games this accepts (escalation sends a second judge only some matches) */
   only?(spec: GameSpec): boolean;
   /**
@@ -203,6 +205,7 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
       'leaseMs',
       'isAlive',
       'flushMs',
+      'spill',
     ]),
   });
 }

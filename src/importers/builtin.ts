@@ -3,8 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { resolvePromptSet } from '../core/plan.ts';
 import { PROMPT_SETS, type PromptSet } from '../core/prompts.ts';
 import { CODE_SCHEMES, SCHEME_PROMPT_NAMES } from '../core/schemes/index.ts';
-import type { Mode, PromptScheme } from '../core/types.ts';
+import { ArenaError, type Mode, type PromptScheme } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
+import { AUTOJ_HOW_TO, AUTOJ_SCHEME_NAMES } from './autoj.ts';
 import { parsePrompts } from './formats.ts';
 
 /** The project's own data, shipped in questions/ (see questions/README.md). */
@@ -20,6 +21,7 @@ export const BUILTIN = {
  * The shipped prompts a database lacks: the schemes defined in code (LLMBar's plain prompt), our own judge
  * prompt schemes (the `arena` prompt set) when any of them is missing, and the shipped scheme file
  * (questions/judge_schemes.jsonl) when `wanted` names one of its schemes that is missing. Reads only.
+ * Auto-J's schemes are not shipped (`arena import autoj` loads them from the project: src/importers/autoj.ts).
  */
 export async function missingBuiltinPrompts(
   store: { catalog: Pick<Store['catalog'], 'prompts'> },
@@ -56,6 +58,11 @@ export async function missingRunPrompts(
 ): Promise<PromptScheme[]> {
   const have = new Set((await store.catalog.prompts()).map((p) => p.name));
   const names = Object.values(resolvePromptSet(promptSet, mode, have));
+  const notShipped = names.find((n) => (AUTOJ_SCHEME_NAMES as readonly string[]).includes(n) && !have.has(n));
+  if (notShipped)
+    throw new ArenaError(
+      `prompt "${notShipped}" is not in the database: Auto-J's template is not shipped (its project has no licence); ${AUTOJ_HOW_TO}`,
+    );
   return names.every((n) => have.has(n)) ? [] : missingBuiltinPrompts(store, names);
 }
 

@@ -31,11 +31,33 @@ async function isGzip(path: string): Promise<boolean> {
   }
 }
 
+/** Bounds on what one import file may expand to; ImportLimits' fields override them (tests use small ones). */
+export const IMPORT_LIMITS = {
+  /** the longest line, in bytes (a judgment or answer line is kilobytes; a few MB is already unusual) */
+  maxLineBytes: 64 << 20,
+  /** the most a gzip file may decompress to */
+  maxDecompressedBytes: 4 * 1024 ** 3,
+  /** decompressed over compressed bytes, checked once more than ratioFromBytes have come out (text is ~3-10:1) */
+  maxRatio: 100,
+  ratioFromBytes: 16 << 20,
+};
+export type ImportLimits = typeof IMPORT_LIMITS;
+
+/** 1.5 MiB, 611 KB, 12 B: a size for messages */
+export function sizeText(bytes: number): string {
+  if (bytes >= 1 << 20) return `${+(bytes / (1 << 20)).toFixed(1)} MiB`;
+  if (bytes >= 1000) return `${+(bytes / 1000).toFixed(0)} KB`;
+  return `${bytes} B`;
+}
+
 /**
  * The non-blank lines of `path` (CRLF or LF), decoded as strict UTF-8. A gzip stream that is truncated
  * or corrupt is reported at the line being read when it broke, with the count of complete lines before.
+ * Bounded: a line longer than maxLineBytes, and gzip data that expands past maxDecompressedBytes or by more
+ * than maxRatio, are located errors saying how much was read (nothing is held beyond one line).
  */
-export async function* readLines(path: string): AsyncGenerator<Line> {
+export async function* readLines(path: string, limits: Partial<ImportLimits> = {}): AsyncGenerator<Line> {
+  const lim = { ...IMPORT_LIMITS, ...limits };
   const gz = await isGzip(path);
   if (!gz && /\.gz$/i.test(path))
     throw new ArenaError(
@@ -48,6 +70,16 @@ export async function* readLines(path: string): AsyncGenerator<Line> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let line = 1;
   let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let read = 0;
+  /** what was read before a bound stopped it */
+  const sofar = () =>
+    `${line - 1} complete line(s), ${sizeText(read)}${gz ? ` from ${sizeText(file.bytesRead)} of gzip` : ''} read`;
+  const tooLong = () =>
+    new ArenaError(
+      `${path}:${line}: line is longer than ${sizeText(lim.maxLineBytes)} (the import limit for one line); ${sofar()}`,
+      { file: path, line },
+    );
   const emit = (bytes: Buffer): Line | undefined => {
     let text: string;
     try {
@@ -60,16 +92,41 @@ export async function* readLines(path: string): AsyncGenerator<Line> {
   };
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
+      read += chunk.length;
+      if (gz) {
+        if (read > lim.maxDecompressedBytes)
+          throw new ArenaError(
+            `${path}:${line}: the gzip data decompresses to more than ${sizeText(lim.maxDecompressedBytes)} (the import limit); ${sofar()}`,
+            { file: path, line },
+          );
+        if (read > lim.ratioFromBytes && read > lim.maxRatio * file.bytesRead)
+          throw new ArenaError(
+            `${path}:${line}: the gzip data expands more than ${lim.maxRatio}:1 (${sizeText(read)} from ${sizeText(file.bytesRead)}), like a decompression bomb; ${sofar()}. If the file is genuine, decompress it and import the plain file`,
+            { file: path, line },
+          );
+      }
       let start = 0;
       for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, start)) {
+        if (pendingBytes === 0 && (i === start || (i === start + 1 && chunk[start] === 0x0d))) {
+          // a blank line: nothing to decode (a file of newlines costs one scan, not a decode per line)
+          line++;
+          start = i + 1;
+          continue;
+        }
+        if (pendingBytes + i - start > lim.maxLineBytes) throw tooLong();
         pending.push(chunk.subarray(start, i));
-        const l = emit(Buffer.concat(pending));
+        const l = emit(pending.length === 1 ? pending[0]! : Buffer.concat(pending));
         pending = [];
+        pendingBytes = 0;
         if (l) yield l;
         line++;
         start = i + 1;
       }
-      if (start < chunk.length) pending.push(chunk.subarray(start));
+      if (start < chunk.length) {
+        pendingBytes += chunk.length - start;
+        if (pendingBytes > lim.maxLineBytes) throw tooLong();
+        pending.push(chunk.subarray(start));
+      }
     }
   } catch (e) {
     if (e instanceof ArenaError) throw e;
@@ -91,6 +148,7 @@ export async function* readLines(path: string): AsyncGenerator<Line> {
     );
   } finally {
     file.destroy();
+    if (stream !== file) stream.destroy();
   }
   if (pending.length) {
     const l = emit(Buffer.concat(pending));
@@ -99,8 +157,11 @@ export async function* readLines(path: string): AsyncGenerator<Line> {
 }
 
 /** JSON Lines, streamed: one parsed value per non-blank line; a malformed line is a located error. */
-export async function* readJsonl(path: string): AsyncGenerator<{ line: number; value: unknown }> {
-  for await (const { line, text } of readLines(path)) {
+export async function* readJsonl(
+  path: string,
+  limits: Partial<ImportLimits> = {},
+): AsyncGenerator<{ line: number; value: unknown }> {
+  for await (const { line, text } of readLines(path, limits)) {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -112,9 +173,12 @@ export async function* readJsonl(path: string): AsyncGenerator<{ line: number; v
 }
 
 /** Every value of a JSON Lines file (plain or gzip), read as it streams: the file's text is never held whole. */
-export async function readJsonlFile(path: string): Promise<{ line: number; value: unknown }[]> {
+export async function readJsonlFile(
+  path: string,
+  limits: Partial<ImportLimits> = {},
+): Promise<{ line: number; value: unknown }[]> {
   const out: { line: number; value: unknown }[] = [];
-  for await (const v of readJsonl(path)) out.push(v);
+  for await (const v of readJsonl(path, limits)) out.push(v);
   return out;
 }
 

@@ -308,7 +308,8 @@ export async function importPairs(store: Store, dir: string): Promise<PairImport
         model1: OUTPUT_1,
         model2: OUTPUT_2,
         winner: it.label === 1 ? 'model_1' : 'model_2',
-        line: it.line,
+        // the vote's key within its file: the item's position, not its line (compact JSON has every item on line 1)
+        line: i + 1,
       });
     });
     votes.push({ source: `pairs:${set}/dataset.json`, items: goldVotes });

@@ -26,6 +26,8 @@ export interface JudgeReply {
   rateLimit?: RateLimitInfo;
   /** the endpoint that answered, when a judge is served by several (judges/endpoints.ts) */
   endpoint?: string;
+  /** how many occurrences of a configured secret (the API key) were taken out of `text` */
+  redactions?: number;
 }
 
 /**
@@ -65,11 +67,14 @@ export function parseRetryAfter(
   now = Date.now(),
 ): number | undefined {
   if (!headers) return undefined;
-  const ms = headers.get('retry-after-ms');
-  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const v = headers.get('retry-after');
+  // only a non-negative number of (milli)seconds, or an HTTP date (it names a month) still to come; anything
+  // else (`-5`, a past date, junk) is no instruction, and the call backs off as for any other fault
+  const ms = headers.get('retry-after-ms')?.trim();
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Number(ms);
+  const v = headers.get('retry-after')?.trim();
   if (!v) return undefined;
-  if (/^\d+(\.\d+)?$/.test(v.trim())) return Number(v) * 1000;
+  if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
+  if (!/[A-Za-z]{3}/.test(v)) return undefined;
   const t = Date.parse(v);
-  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
+  return Number.isNaN(t) || t <= now ? undefined : t - now;
 }

@@ -10,12 +10,18 @@ export interface BatchInfo {
   status: string;
   inputFileId: string;
   outputFileId: string | null;
+  /** the failed requests' lines (same shape as the output's), when any failed */
+  errorFileId: string | null;
+  /** why the whole batch failed (`errors.data`), when it did */
+  errors: string | null;
+  /** when it was created, ms since the epoch */
+  createdAt: number;
   metadata: Record<string, string> | null;
 }
 
 export interface BatchClient {
-  /** the most recent batches (one page of up to 100) */
-  list(): Promise<BatchInfo[]>;
+  /** every batch of the organisation, newest first, a page (100) at a time as the caller reads on */
+  list(): AsyncIterable<BatchInfo>;
   retrieve(id: string, signal?: AbortSignal): Promise<BatchInfo>;
   /** the text of a file (a batch's output: one JSON line per request) */
   outputText(fileId: string): Promise<string>;
@@ -57,6 +63,11 @@ export function openaiBatchClient(o: {
     status: b.status,
     inputFileId: b.input_file_id,
     outputFileId: b.output_file_id ?? null,
+    errorFileId: b.error_file_id ?? null,
+    errors: b.errors?.data?.length
+      ? b.errors.data.map((e) => `${e.code ?? 'error'}: ${e.message ?? ''}`.trim()).join('; ')
+      : null,
+    createdAt: b.created_at * 1000,
     metadata: (b.metadata as Record<string, string> | null | undefined) ?? null,
   });
   const clean = (e: unknown): unknown => {
@@ -74,7 +85,16 @@ export function openaiBatchClient(o: {
     }
   };
   return {
-    list: () => guard(async () => (await client.batches.list({ limit: 100 })).data.map(info)),
+    // the SDK's cursor pages: `after` the last id while `has_more`
+    list: async function* () {
+      let page = await guard(() => client.batches.list({ limit: 100 }));
+      for (;;) {
+        for (const b of page.data) yield info(b);
+        if (!page.hasNextPage()) return;
+        const p = page;
+        page = await guard(() => p.getNextPage());
+      }
+    },
     retrieve: (id, signal) =>
       guard(async () => info(await client.batches.retrieve(id, signal ? { signal } : {}))),
     outputText: (fileId) => guard(async () => (await client.files.content(fileId)).text()),

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { cappedFetch, httpFetch, ReplyTooLargeError } from './http-fetch.ts';
 import { readRateLimit } from './rate-limit.ts';
-import { redactSecrets } from './redact.ts';
+import { redactReply, redactSecrets } from './redact.ts';
 import {
   JudgeCallError,
   parseRetryAfter,
@@ -71,8 +71,10 @@ export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
           throw new JudgeCallError('[judge:openai] the response has no message content', true);
         const tokensIn = tokenCount(r.usage?.prompt_tokens);
         const tokensOut = tokenCount(r.usage?.completion_tokens);
+        const clean = redactReply(text, [o.apiKey]);
         return {
-          text,
+          text: clean.text,
+          ...(clean.redactions ? { redactions: clean.redactions } : {}),
           ...(tokensIn !== undefined ? { tokensIn } : {}),
           ...(tokensOut !== undefined ? { tokensOut } : {}),
           ...(rateLimit.tokens || rateLimit.requests ? { rateLimit } : {}),

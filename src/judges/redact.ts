@@ -10,3 +10,24 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
     .replace(/\b(sk|rk|pk)-[A-Za-z0-9_*.-]{6,}/g, '$1-[redacted]')
     .replace(/\b(Bearer|Basic)\s+(?!\[redacted\])[^\s"',;}]+/gi, '$1 [redacted]');
 }
+
+/**
+ * A judge's reply with every configured secret (an API key, and so `Bearer <key>`) replaced by `[redacted]`,
+ * and how many were replaced. Only the exact secrets: a reply's own words ("Basic arithmetic", "sk-learn")
+ * are its content and stay as they are. A server that echoes the request's Authorization header into its
+ * reply would otherwise have the key stored with the game, published and shown on the site.
+ */
+export function redactReply(
+  text: string,
+  secrets: readonly (string | undefined)[],
+): { text: string; redactions: number } {
+  let out = text;
+  let redactions = 0;
+  for (const s of secrets) {
+    if (!s || s.length < 4) continue;
+    const parts = out.split(s);
+    redactions += parts.length - 1;
+    out = parts.join('[redacted]');
+  }
+  return { text: out, redactions };
+}

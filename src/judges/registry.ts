@@ -133,6 +133,35 @@ export function apiKeyOf(setup: JudgeSetup, env: Record<string, string | undefin
   return undefined;
 }
 
+/** The setup of each endpoint that serves one judge (one, unless `endpoints` lists several). */
+function endpointSetups(setup: JudgeSetup) {
+  if (setup.endpoints && setup.baseURL)
+    throw new ArenaError(`judge ${setup.id}: give baseURL or endpoints, not both`);
+  const eps = setup.endpoints ?? [
+    {
+      ...(setup.baseURL ? { baseURL: setup.baseURL } : {}),
+      ...(setup.apiKeyEnv ? { apiKeyEnv: setup.apiKeyEnv } : {}),
+    },
+  ];
+  return eps.map((ep) => ({
+    ep,
+    one: {
+      ...setup,
+      ...(ep.baseURL ? { baseURL: ep.baseURL } : {}),
+      ...((ep.apiKeyEnv ?? setup.apiKeyEnv) ? { apiKeyEnv: ep.apiKeyEnv ?? setup.apiKeyEnv } : {}),
+    },
+  }));
+}
+
+/**
+ * The one API-key check: every endpoint of every judge has its key in `env` (see apiKeyOf). openJudge runs it
+ * for the judge it opens; the CLI and the ops jobs run it first, so that a missing key is said before a
+ * database is opened or anything imported or generated.
+ */
+export function checkApiKeys(setups: Iterable<JudgeSetup>, env: Record<string, string | undefined>): void {
+  for (const setup of setups) for (const { one } of endpointSetups(setup)) apiKeyOf(one, env);
+}
+
 /**
  * The one way a judge is set up: the provider, with its API key read from `env`, checked before anything starts
  * (an OpenAI judge with no key and no baseURL would be refused every call), wrapped with timeouts and retries, and
@@ -143,22 +172,9 @@ export async function openJudge(
   env: Record<string, string | undefined>,
   o: OpenJudgeOptions = {},
 ): Promise<GovernedJudge> {
-  if (setup.endpoints && setup.baseURL)
-    throw new ArenaError(`judge ${setup.id}: give baseURL or endpoints, not both`);
-  const eps = setup.endpoints ?? [
-    {
-      ...(setup.baseURL ? { baseURL: setup.baseURL } : {}),
-      ...(setup.apiKeyEnv ? { apiKeyEnv: setup.apiKeyEnv } : {}),
-    },
-  ];
   const log = o.log;
   const endpoints: Endpoint[] = [];
-  for (const ep of eps) {
-    const one = {
-      ...setup,
-      ...(ep.baseURL ? { baseURL: ep.baseURL } : {}),
-      ...((ep.apiKeyEnv ?? setup.apiKeyEnv) ? { apiKeyEnv: ep.apiKeyEnv ?? setup.apiKeyEnv } : {}),
-    };
+  for (const { ep, one } of endpointSetups(setup)) {
     const apiKey = o.planOnly ? env[one.apiKeyEnv ?? DEFAULT_API_KEY_ENV] || undefined : apiKeyOf(one, env);
     const provider = await createJudge(setup.id, {
       ...(one.baseURL ? { baseURL: one.baseURL } : {}),

@@ -7,7 +7,8 @@ import type { ParserMode } from '../core/verdict/parse.ts';
 import { parserFor, verdictOf } from '../core/verdict/of-reply.ts';
 import { newRun, playGames, type Liveness, type PlayItem } from '../engine/play/index.ts';
 import type { JudgeReply } from '../judges/judge.ts';
-import type { BatchClient } from '../judges/openai-batch.ts';
+import type { BatchClient, BatchInfo } from '../judges/openai-batch.ts';
+import { ArenaError } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import type { Price } from './config.ts';
 import { costOf } from './prices.ts';
@@ -36,7 +37,16 @@ export interface BatchOptions {
   admit?(id: string, spec: GameSpec): boolean;
   /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
   liveness?: Liveness;
+  /** the most requests and input-file bytes one batch may hold (default: OpenAI's, BATCH_LIMITS) */
+  limits?: Partial<typeof BATCH_LIMITS>;
 }
+
+/** OpenAI's limits on one batch's input file; more games go up as several batches. */
+export const BATCH_LIMITS = { maxRequests: 50_000, maxFileBytes: 200_000_000 };
+/** A game in this many finished batches without a verdict (its request failed each time) is not submitted again. */
+export const MAX_BATCH_TRIES = 3;
+/** How much older than the oldest interrupted submission a listed batch may be before recovery stops paging. */
+const RECOVERY_SLACK_MS = 3_600_000;
 
 export interface BatchReport {
   judge: string;
@@ -46,6 +56,10 @@ export interface BatchReport {
   failed: number;
   /** games the budget refused to submit */
   skipped: number;
+  /** games whose request failed in MAX_BATCH_TRIES batches already: not submitted again */
+  givenUp: number;
+  /** batches that ended failed, expired or cancelled, with the server's reason */
+  failedBatches: string[];
   cost: number;
   /** the run record the imported games belong to (null when nothing was imported) */
   runId: string | null;
@@ -77,6 +91,8 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
     pending: 0,
     failed: 0,
     skipped: 0,
+    givenUp: 0,
+    failedBatches: [],
     cost: 0,
     runId: null,
   };
@@ -113,9 +129,18 @@ async function recoverSubmissions({ o, log }: BatchJob): Promise<void> {
   const store = o.store;
   const orphans = await store.batches.list({ judge: o.judgeId, status: 'submitting' });
   if (!orphans.length) return;
-  const page = await o.client.list();
+  // page through the organisation's batches (newest first) until every orphan is found, or the batches
+  // listed are older than the oldest orphan (with an hour's slack for the clocks)
+  const wanted = new Set(orphans.map((r) => r.id));
+  const found = new Map<string, BatchInfo>();
+  const oldest = Math.min(...orphans.map((r) => r.createdAt)) - RECOVERY_SLACK_MS;
+  for await (const b of o.client.list()) {
+    const sub = b.metadata?.arena_submission;
+    if (sub !== undefined && wanted.has(sub) && !found.has(sub)) found.set(sub, b);
+    if (found.size === wanted.size || b.createdAt < oldest) break;
+  }
   for (const row of orphans) {
-    const remote = page.find((b) => b.metadata?.arena_submission === row.id);
+    const remote = found.get(row.id);
     if (remote) {
       await store.batches.update(row.id, {
         id: remote.id,
@@ -145,7 +170,24 @@ async function pollOnce(job: BatchJob): Promise<number> {
       continue;
     }
     const before = { cost: run.cost ?? 0, played: run.played };
-    if (remote.outputFileId) await importResults(job, b.id, await o.client.outputText(remote.outputFileId));
+    // the output file (replies) and the error file (failed requests: attempts), read before anything is stored
+    let text = '';
+    for (const f of [remote.outputFileId, remote.errorFileId])
+      if (f) text += `${await o.client.outputText(f)}\n`;
+    const results = readResults(text, job.bySpec, b.id);
+    if (remote.status !== 'completed') {
+      const why = `batch ${b.id} ${remote.status}${remote.errors ? `: ${remote.errors}` : ''}`;
+      report.failedBatches.push(why);
+      log(`[${o.judgeId}] ${why}`);
+      // its games with no line are failed attempts too (a failed batch has no output at all)
+      for (const id of b.gameIds) {
+        const spec = job.bySpec.get(id);
+        if (!spec || results.replies.has(id)) continue;
+        results.replies.set(id, new Error(`[judge:openai-batch] ${why}`));
+        results.items.push({ spec, id });
+      }
+    }
+    await importResults(job, results);
     const cost = (run.cost ?? 0) - before.cost;
     report.cost += cost;
     await o.store.batches.update(b.id, {
@@ -159,12 +201,15 @@ async function pollOnce(job: BatchJob): Promise<number> {
 }
 
 /** A finished batch's output file, played as games: each line's reply is read as a verdict, a failure is an attempt. */
-async function importResults(job: BatchJob, batchId: string, text: string): Promise<void> {
+async function importResults(
+  job: BatchJob,
+  { replies, items }: ReturnType<typeof readResults>,
+): Promise<void> {
   const { o, report, run } = job;
+  if (!items.length) return;
   const played = run.played;
   const prompts = new Map((await o.store.catalog.prompts()).map((p) => [p.name, parserFor(p, o.parser)]));
   const plain = parserFor(undefined, o.parser);
-  const { replies, items } = readResults(text, job.bySpec, batchId);
   const failed = run.failed;
   run.toPlay += items.length;
   await playGames(items, {
@@ -195,16 +240,37 @@ async function importResults(job: BatchJob, batchId: string, text: string): Prom
 function readResults(text: string, bySpec: Map<string, GameSpec>, batchId: string) {
   const replies = new Map<string, JudgeReply | Error>();
   const items: PlayItem[] = [];
+  /** each game's line as first read: a repeat must say the same */
+  const seen = new Map<string, string>();
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
-    const r = JSON.parse(line) as {
+    let r: {
       custom_id: string;
       response?: { status_code: number; body: ChatCompletion } | null;
       error?: { message?: string } | null;
     };
+    try {
+      r = JSON.parse(line) as typeof r;
+    } catch {
+      throw new ArenaError(`[ops:batch] batch ${batchId}: a result line is not JSON: ${line.slice(0, 80)}`);
+    }
     const spec = bySpec.get(r.custom_id);
     if (!spec) continue;
     const body = r.response?.status_code === 200 ? r.response.body : undefined;
+    const key = JSON.stringify([
+      r.response?.status_code ?? null,
+      body?.choices?.[0]?.message?.content ?? null,
+    ]);
+    const first = seen.get(r.custom_id);
+    if (first !== undefined) {
+      // the same request answered twice: harmless if the answers agree, an error (nothing imported) if not
+      if (first !== key)
+        throw new ArenaError(
+          `[ops:batch] batch ${batchId}: request ${r.custom_id} has two different results in the output; nothing of this batch was imported`,
+        );
+      continue;
+    }
+    seen.set(r.custom_id, key);
     const reply = body?.choices?.[0]?.message?.content;
     const usage = body?.usage;
     replies.set(
@@ -216,7 +282,7 @@ function readResults(text: string, bySpec: Map<string, GameSpec>, batchId: strin
             ...(usage?.completion_tokens != null ? { tokensOut: usage.completion_tokens } : {}),
           }
         : new Error(
-            `[judge:openai-batch] ${r.error?.message ?? `HTTP ${r.response?.status_code ?? '?'}`} (batch ${batchId})`,
+            `[judge:openai-batch] ${r.error?.message ?? errorOfBody(r.response?.body) ?? `HTTP ${r.response?.status_code ?? '?'}`} (batch ${batchId})`,
           ),
     );
     items.push({ spec, id: r.custom_id });
@@ -224,19 +290,73 @@ function readResults(text: string, bySpec: Map<string, GameSpec>, batchId: strin
   return { replies, items };
 }
 
+/** `error.code: message` of a failed request's body (an OpenAI error object), if it has one */
+function errorOfBody(body: unknown): string | undefined {
+  const e = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  if (typeof e?.message !== 'string') return undefined;
+  return typeof e.code === 'string' ? `${e.code}: ${e.message}` : e.message;
+}
+
 /** Submits what is neither stored nor in a pending batch (and the budget admits); how many games it submitted. */
-async function submitNew({ o, log, report }: BatchJob): Promise<number> {
-  const store = o.store;
-  const inFlight = new Set((await pendingRows(o)).flatMap((b) => b.gameIds));
+async function submitNew(job: BatchJob): Promise<number> {
+  const { o, log, report } = job;
+  const rows = await o.store.batches.list({ judge: o.judgeId });
+  const inFlight = new Set(rows.filter((b) => b.status === 'submitted').flatMap((b) => b.gameIds));
+  // how many finished batches each game was in: still not stored after MAX_BATCH_TRIES, its request fails
+  const tries = new Map<string, number>();
+  for (const b of rows)
+    if (b.status !== 'submitted' && b.status !== 'submitting')
+      for (const id of b.gameIds) tries.set(id, (tries.get(id) ?? 0) + 1);
   const stored = await o.store.games.existingIds(o.games.map((g) => g.id));
   const seen = new Set<string>();
-  const candidates = o.games.filter(
+  const open = o.games.filter(
     (g) => !stored.has(g.id) && !inFlight.has(g.id) && !seen.has(g.id) && seen.add(g.id),
   );
+  const candidates = open.filter((g) => (tries.get(g.id) ?? 0) < MAX_BATCH_TRIES);
+  report.givenUp = open.length - candidates.length;
+  if (report.givenUp)
+    log(
+      `[${o.judgeId}] ${report.givenUp} game(s) failed in ${MAX_BATCH_TRIES} batches already (see \`arena runs\` for the errors): not submitted again`,
+    );
   const todo = o.admit ? candidates.filter((g) => o.admit!(g.id, g.spec)) : candidates;
   report.skipped = candidates.length - todo.length;
-  if (!todo.length) return 0;
-  const lines = todo.map((g) => requestLine(o, g));
+  let submitted = 0;
+  for (const part of splitToLimits(o, todo)) submitted += await submitOne(job, part);
+  return submitted;
+}
+
+/** The games as request lines, in parts within the batch limits (requests, and bytes of the input file). */
+function splitToLimits(o: BatchOptions, todo: { spec: GameSpec; id: string }[]) {
+  const lim = { ...BATCH_LIMITS, ...o.limits };
+  const parts: { games: { spec: GameSpec; id: string }[]; lines: string[] }[] = [];
+  let cur: (typeof parts)[number] = { games: [], lines: [] };
+  let bytes = 0;
+  for (const g of todo) {
+    const line = requestLine(o, g);
+    const n = Buffer.byteLength(line) + 1;
+    if (n > lim.maxFileBytes)
+      throw new ArenaError(
+        `[ops:batch] ${o.judgeId}: game ${g.id}'s request is ${n} bytes, more than a batch file may hold (${lim.maxFileBytes})`,
+      );
+    if (cur.games.length && (cur.games.length >= lim.maxRequests || bytes + n > lim.maxFileBytes)) {
+      parts.push(cur);
+      cur = { games: [], lines: [] };
+      bytes = 0;
+    }
+    cur.games.push(g);
+    cur.lines.push(line);
+    bytes += n;
+  }
+  if (cur.games.length) parts.push(cur);
+  return parts;
+}
+
+/** One batch: recorded as `submitting`, uploaded and created, then recorded with its id; how many games. */
+async function submitOne(
+  { o, log, report }: BatchJob,
+  { games: todo, lines }: { games: { spec: GameSpec; id: string }[]; lines: string[] },
+): Promise<number> {
+  const store = o.store;
   const submission = `submission-${randomUUID()}`;
   await store.batches.save({
     id: submission,
@@ -267,7 +387,7 @@ async function submitNew({ o, log, report }: BatchJob): Promise<number> {
     inputFileId: created.fileId,
     status: 'submitted',
   });
-  report.submitted = todo.length;
+  report.submitted += todo.length;
   log(`[${o.judgeId}] submitted batch ${created.batchId} with ${todo.length} games`);
   return todo.length;
 }

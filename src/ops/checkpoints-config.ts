@@ -3,7 +3,7 @@
 // that the plan and the run share.
 import { z } from 'zod';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
-import { JudgeConfig, loadJsonConfig, resolvePath } from './config.ts';
+import { JudgeConfig, loadJsonConfig, refuseDatabaseTarget, resolvePath } from './config.ts';
 
 /** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
 export const CATEGORY_TEMPERATURES: Record<string, number> = {
@@ -103,6 +103,7 @@ export function loadCheckpointsConfig(file: string) {
     if (k.lora) k.lora = at(k.lora);
   }
   if (c.chart) c.chart = at(c.chart);
+  refuseDatabaseTarget(l, ['chart'], c.chart, c.db);
   return l;
 }
 

@@ -22,7 +22,7 @@ import { checkpointChart } from '../reports/charts.ts';
 import { modelOf, seriesTournament, temperatureFor, type CheckpointsConfig } from './checkpoints-config.ts';
 import type { JudgeConfig, Loaded } from './config.ts';
 import type { Env, OpenJudge } from './deps.ts';
-import { requireApiKeys } from './keys.ts';
+import { checkApiKeys } from '../judges/registry.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
 
 export {
@@ -85,7 +85,7 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<Checkpoints
   const log = o.log ?? (() => {});
   const c = o.config.config;
   const env = o.env ?? {};
-  requireApiKeys(c.judges, env); // a missing key is said before anything is generated
+  checkApiKeys(c.judges, env); // a missing key is said before anything is generated
   // the first 401/403 of any judge stops the whole run: no retries, no further calls, one message
   let refused: JudgeCallError | undefined;
   const authStop = new AbortController();
@@ -263,7 +263,7 @@ async function judgeSeries(
       played += r.played;
       failed += r.failed;
       skipped += r.skipped;
-      cost += r.cost ?? 0;
+      cost += (r.cost ?? 0) + r.costEstimated;
       log(`${judge.id}: ${r.played} played, ${r.failed} failed, ${r.planned - r.toPlay} already stored`);
     } finally {
       await judge.close?.();

@@ -7,6 +7,7 @@ import { ArenaError } from '../core/types.ts';
 import { fieldPath, formatIssueLine, issueLines } from '../core/zod-issues.ts';
 import { JudgeSetup } from '../judges/registry.ts';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
+import { databaseFileOf } from '../storage/same-file.ts';
 
 /** USD per 1M tokens. */
 export const Price = z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() });
@@ -177,7 +178,34 @@ export function loadRefreshConfig(file: string): Loaded<RefreshConfig> {
   c.prompts = c.prompts.map(at);
   c.answers = c.answers.map(at);
   if (c.publish?.sqlite) c.publish.sqlite = at(c.publish.sqlite);
+  refuseDatabaseTarget(l, ['publish', 'sqlite'], c.publish?.sqlite, c.db);
   return l;
+}
+
+/**
+ * Refuse a config whose output file (`path` in it, resolved to `target`) is the database `db` or its
+ * -wal/-shm: a copy renamed over a live database corrupts it.
+ */
+export function refuseDatabaseTarget(
+  l: { file: string; text: string },
+  path: string[],
+  target: string | undefined,
+  db: string,
+): void {
+  if (target === undefined) return;
+  const hit = databaseFileOf(target, db);
+  if (!hit) return;
+  let line: number | undefined;
+  try {
+    line = jsonLines(l.text).get(JSON.stringify(path));
+  } catch {
+    line = undefined;
+  }
+  const field = path.join('.');
+  throw new ArenaError(
+    `${l.file}${line ? `:${line}` : ''}: field "${field}": ${target} is ${hit === db ? 'the database (db)' : `the database's ${hit.slice(db.length + 1)} file`} itself; writing there would destroy it: choose another file`,
+    { file: l.file, ...(line ? { line } : {}), field },
+  );
 }
 
 export function resolvePath(configFile: string, p: string): string {

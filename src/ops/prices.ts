@@ -139,10 +139,14 @@ export function planEstimate(
  * A hard spending cap shared by every judge of a refresh. A game starts only when what is spent,
  * plus the estimates of the games in flight, plus its own estimate stays within the cap; after the
  * first refusal nothing more starts. So the cap is overrun only by the estimates' error, and what
- * is left unspent is less than one game's cost.
+ * is left unspent is less than one game's cost. A call whose cost is unknown (a reply without usage, a
+ * failed or timed-out call, which may still have been billed) is charged at its reservation, and counted
+ * in `estimated`.
  */
 export class Budget {
   spent = 0;
+  /** USD of `spent` charged at the estimate (calls whose cost was not known) */
+  estimated = 0;
   private reserved = 0;
   private readonly held = new Map<string, number>();
   exhausted = false;
@@ -167,11 +171,15 @@ export class Budget {
         this.held.set(id, est);
         return true;
       },
-      settle: (id: string, cost: number | null): void => {
+      /** Charge a finished call: its cost, or its reservation when the cost is unknown (returned: the USD charged so). */
+      settle: (id: string, cost: number | null): number => {
         const est = this.held.get(id) ?? 0;
         this.held.delete(id);
         this.reserved -= est;
-        this.spent += cost ?? 0;
+        this.spent += cost ?? est;
+        if (cost !== null) return 0;
+        this.estimated += est;
+        return est;
       },
     };
   }

@@ -12,10 +12,11 @@ import {
 } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { renameSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as schema from '../../db/schema.ts';
 import { ArenaError } from '../core/types.ts';
+import { databaseFileOf } from './same-file.ts';
 import { DrizzleStore, STORE_GROUPS, type AnyDb, type GameRow, type Query } from './drizzle-store.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../db/migrations', import.meta.url));
@@ -184,10 +185,44 @@ export function openMemoryStore(): SqliteStore {
   return openSqliteStore(':memory:');
 }
 
-/** Copy the database to `file` atomically (VACUUM INTO a temporary file beside it, then rename): a reader never sees half a copy. */
+/**
+ * Copy the database to `file` atomically (VACUUM INTO a temporary file beside it, then rename): a reader never
+ * sees half a copy. `file` must not be the database itself (nor its -wal/-shm). A WAL left beside an older copy
+ * (a server reading it keeps one) is checkpointed and truncated before the rename: SQLite would otherwise apply
+ * its stale frames to the new copy.
+ */
 export function copyDatabase(store: SqliteStore, file: string): void {
+  const own = databaseFileOf(file, store.sqlite.name);
+  if (own)
+    throw new ArenaError(
+      `${file} is the database being copied (${own}); a copy renamed over it would destroy it: choose another file`,
+      { file },
+    );
   const tmp = `${file}.tmp-${process.pid}`;
   rmSync(tmp, { force: true });
-  store.sqlite.prepare('VACUUM INTO ?').run(tmp);
-  renameSync(tmp, file);
+  try {
+    store.sqlite.prepare('VACUUM INTO ?').run(tmp);
+    checkpointTarget(file);
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** Fold the WAL of the copy at `file` (if any) into it and truncate the WAL to 0 bytes; throws if it cannot. */
+function checkpointTarget(file: string): void {
+  if (!existsSync(`${file}-wal`) || statSync(`${file}-wal`).size === 0) return;
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (r?.busy)
+      throw new ArenaError(
+        `${file}: its WAL cannot be checkpointed (a reader holds it open in a transaction); the copy was not replaced, try again`,
+        { file },
+      );
+  } finally {
+    db.close();
+  }
 }

@@ -209,7 +209,10 @@ export interface GameStore {
   list(filter?: GameFilter): Promise<Game[]>;
   /** the judges that have games or recorded votes on tournament questions */
   judges(): Promise<JudgeSummary[]>;
-  updateVerdicts(updates: { id: string; verdict: GameVerdict; parser: string }[]): Promise<void>;
+  /** a game's verdict and parser replaced (reparse); `recordedVerdict` where given, else that column untouched */
+  updateVerdicts(
+    updates: { id: string; verdict: GameVerdict; parser: string; recordedVerdict?: GameVerdict }[],
+  ): Promise<void>;
   /** the games of some runs of one judge (a refresh's games), canary games included */
   ofRuns(judge: string, runIds: string[]): Promise<GameVerdictRow[]>;
   /**
@@ -230,7 +233,8 @@ export interface VoteStore {
 export interface RunStore {
   /** insert or replace (by id) */
   save(run: RunRecord): Promise<void>;
-  list(): Promise<RunRecord[]>;
+  /** in start order; with `limit`, only the newest `limit` runs (still in start order) */
+  list(limit?: number): Promise<RunRecord[]>;
   recordAttempt(a: {
     runId: string;
     gameId: string;

@@ -18,6 +18,8 @@ import { parsePandaLM } from '../../src/core/schemes/pandalm.ts';
 import { parsePrometheusRelative } from '../../src/core/schemes/prometheus.ts';
 import type { SchemeReading } from '../../src/core/schemes/types.ts';
 import type { PromptScheme } from '../../src/core/types.ts';
+import { AUTOJ_FIXTURE, AUTOJ_FIXTURE_START } from '../support/autoj-fixture.ts';
+import { autojSchemes } from '../../src/importers/autoj.ts';
 import { BUILTIN } from '../../src/importers/builtin.ts';
 import { parsePrompts } from '../../src/importers/formats.ts';
 
@@ -257,8 +259,13 @@ describe('importing prompts with a scheme format (arena import prompts)', () => 
 });
 
 describe('the shipped templates (questions/judge_schemes.jsonl)', () => {
+  // Auto-J's are not shipped (no licence): `arena import autoj` assembles them from the project's file; here
+  // from a stand-in of the same shape (tests/importers/autoj.test.ts checks the real one where it is at hand)
   const prompts = new Map(
-    parsePrompts(BUILTIN.schemes, readFileSync(BUILTIN.schemes)).map((p) => [p.name, p]),
+    [
+      ...parsePrompts(BUILTIN.schemes, readFileSync(BUILTIN.schemes)),
+      ...autojSchemes('constants_prompt.py', AUTOJ_FIXTURE),
+    ].map((p) => [p.name, p]),
   );
 
   it('load through the importer, and hold every scheme of every set with a registered pairwise format', () => {
@@ -302,11 +309,11 @@ describe('the shipped templates (questions/judge_schemes.jsonl)', () => {
     );
   });
 
-  it("Auto-J: build_autoj_input's pairwise_tie message (the [INST] wrapper is the model's chat template)", () => {
+  it("Auto-J: pairwise_tie as build_autoj_input fills it (the [INST] wrapper is the model's chat template)", () => {
     const r = render('autoj');
     expect(r.system).toBe('');
     expect(r.user).toBe(
-      'You are assessing two submitted responses on a given user\'s query and judging which response is better or they are tied. Here is the data:\n\n[BEGIN DATA]\n***\n[Query]: what is 1+0?\n***\n[Response 1]: 1+0 is 11\n***\n[Response 2]: the answer is 1\n***\n[END DATA]\n\nHere are the instructions to assess and compare the two responses:\n\n1. Pinpoint the key factors to distinguish these two responses.\n2. Conclude your comparison by providing a final decision on which response is better, or they are tied. Begin your final decision statement with "So, the final decision is Response 1 / Response 2 / Tie". Ensure that your decision aligns coherently with the comprehensive evaluation and comparison you\'ve provided.',
+      `${AUTOJ_FIXTURE_START} It's a "placeholder":\n\n[BEGIN DATA]\n***\n[Query]: what is 1+0?\n***\n[Response 1]: 1+0 is 11\n***\n[Response 2]: the answer is 1\n***\n[END DATA]\n\nFinish with "So, the final decision is Response 1 / Response 2 / Tie".`,
     );
   });
 

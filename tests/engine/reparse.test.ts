@@ -191,7 +191,7 @@ describe.skipIf(!DIR)('arena reparse', { timeout: 240_000 }, () => {
   it('an unknown parser is a usage error, and a missing database is not created', async () => {
     const r = await runArena(['reparse', '--parser', 'first', '--db', db]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/--parser must be one of last, fastchat, lenient; got "first"/);
+    expect(r.stderr).toMatch(/--parser must be one of last, fastchat, lenient, recorded; got "first"/);
     const missing = join(tmpDir(), 'missing.db');
     const m = await runArena(['reparse', '--db', missing]);
     expect(m.code).toBe(1);

@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { autojSchemes } from '../../src/importers/autoj.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
+import { AUTOJ_FIXTURE, AUTOJ_FIXTURE_START } from '../support/autoj-fixture.ts';
 import { arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 
@@ -63,7 +65,7 @@ function shown(system: string, user: string): { scheme: Scheme; a: string; b: st
       a: between(user, '### Response 1:\n', '\n\n### Response 2:\n'),
       b: between(user, '### Response 2:\n', '\n\n### Evaluation:'),
     };
-  if (user.startsWith('You are assessing two submitted responses'))
+  if (user.startsWith(AUTOJ_FIXTURE_START))
     return {
       scheme: 'autoj',
       a: between(user, '[Response 1]: ', '\n***\n[Response 2]: '),
@@ -227,6 +229,10 @@ beforeAll(async () => {
     '--db',
     db,
   ]);
+  // Auto-J's template is not shipped (`arena import autoj` fetches it): a stand-in of the same shape
+  const store = openSqliteStore(db);
+  await store.importBundle({ prompts: autojSchemes('constants_prompt.py', AUTOJ_FIXTURE) });
+  await store.close();
 }, 120_000);
 afterAll(() => srv?.close());
 

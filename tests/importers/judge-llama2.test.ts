@@ -196,6 +196,29 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
       0.85,
     );
   }, 60_000);
+
+  // last: it changes the stored verdicts and puts them back
+  it('reparse --parser lenient replaces the recorded verdicts and --parser recorded restores every one of them', async () => {
+    const rows = () => {
+      const sqlite = new Database(db, { readonly: true });
+      try {
+        return sqlite
+          .prepare('SELECT id, verdict, parser FROM games WHERE judge = ? ORDER BY id')
+          .all(JUDGE) as { id: string; verdict: string; parser: string }[];
+      } finally {
+        sqlite.close();
+      }
+    };
+    const before = rows();
+    const recorded = before.filter((r) => r.parser === 'recorded').length;
+    expect(recorded).toBe(ref.parsers.recordedDiffersFromFastchat);
+    await arenaOk(['reparse', '--judge', JUDGE, '--parser', 'lenient', '--db', db]);
+    expect(rows().filter((r) => r.parser === 'recorded')).toHaveLength(0);
+    expect(rows()).not.toEqual(before);
+    const out = await arenaOk(['reparse', '--judge', JUDGE, '--parser', 'recorded', '--db', db]);
+    expect(out).toContain('4800 games re-parsed with recorded');
+    expect(rows()).toEqual(before);
+  }, 120_000);
 });
 
 describe('recorded judgments in other shapes', () => {

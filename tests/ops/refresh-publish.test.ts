@@ -6,9 +6,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openD1Store } from '../../src/storage/d1.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
-import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { REPO_ROOT, runArena, spawnEveryRun, tmpDir } from '../support/cli.ts';
 import { localD1, WRANGLER_ENV } from '../web/support.ts';
 import { HAVE_MTBENCH, writeConfig } from './helpers.ts';
+
+// publish.d1 hands wrangler the process's own stderr as a file descriptor: these runs need a process of their own
+spawnEveryRun();
 
 Object.assign(process.env, WRANGLER_ENV);
 

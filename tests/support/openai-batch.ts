@@ -14,6 +14,20 @@ export interface BatchServerOptions {
   completeAfterMs?: number;
   /** and not before this many GETs of the batch (default 0), so a test can place a restart deterministically */
   completeAfterPolls?: number;
+  /**
+   * requests whose custom_id ends with one of `idSuffixes` fail every time (e.g. 400 context_length_exceeded):
+   * their lines go to the batch's error file (`error_file_id`), never to the output file
+   */
+  failRequests?: { idSuffixes: string[]; status: number; code: string; message: string };
+  /** the first this many batches end `failed`, with `errors`, and no output file */
+  failBatches?: number;
+  /** OpenAI's limits on one batch's input (default 50,000 requests and 200 MB): over them the batch fails */
+  maxRequests?: number;
+  maxFileBytes?: number;
+  /** output lines in another order than the input's (OpenAI does not keep the order) */
+  shuffle?: boolean;
+  /** the output file repeats its first request with another answer */
+  conflictingDuplicate?: boolean;
 }
 
 export interface BatchContext {
@@ -64,16 +78,67 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
     status: 'processed',
   });
   const batchObject = (b: BatchRec) => ({ object: 'batch', errors: null, error_file_id: null, ...b });
+  let created = 0;
+  const fileOf = (content: string, name: string): FileRec => {
+    const f: FileRec = {
+      id: `file-out-${++seq}`,
+      filename: name,
+      purpose: 'batch_output',
+      content,
+      created_at: Math.floor(Date.now() / 1000),
+    };
+    files.set(f.id, f);
+    return f;
+  };
+  /** the batch fails as OpenAI's validation fails one: status `failed`, `errors.data`, no output */
+  const fail = (b: BatchRec, code: string, message: string) => {
+    Object.assign(b, { status: 'failed', failed_at: Math.floor(Date.now() / 1000) });
+    (b as BatchRec & { errors: unknown }).errors = {
+      object: 'list',
+      data: [{ code, message, param: null, line: null }],
+    };
+  };
 
   const finish = (b: BatchRec) => {
     const input = files.get(b.input_file_id)!;
+    const lines = input.content.split('\n').filter((l) => l.trim());
+    if ((b as BatchRec & { n: number }).n <= (o.failBatches ?? 0))
+      return fail(b, 'invalid_request', 'The batch could not be processed.');
+    if (lines.length > (o.maxRequests ?? 50_000))
+      return fail(b, 'too_many_requests', `A batch may hold at most ${o.maxRequests ?? 50_000} requests.`);
+    if (Buffer.byteLength(input.content) > (o.maxFileBytes ?? 200_000_000))
+      return fail(
+        b,
+        'file_too_large',
+        `The input file is larger than ${o.maxFileBytes ?? 200_000_000} bytes.`,
+      );
     const out: string[] = [];
-    for (const line of input.content.split('\n')) {
-      if (!line.trim()) continue;
+    const errors: string[] = [];
+    for (const line of lines) {
       const r = JSON.parse(line) as {
         custom_id: string;
         body: { model: string; messages: { role: string; content: string }[] };
       };
+      const f = o.failRequests;
+      if (f && f.idSuffixes.some((x) => r.custom_id.endsWith(x))) {
+        ++lineN;
+        errors.push(
+          JSON.stringify({
+            id: `batch_req_${lineN}`,
+            custom_id: r.custom_id,
+            response: {
+              status_code: f.status,
+              request_id: `req_${lineN}`,
+              body: {
+                error: { message: f.message, type: 'invalid_request_error', param: null, code: f.code },
+              },
+            },
+            error: null,
+          }),
+        );
+        b.request_counts.failed++;
+        continue;
+      }
       const { body, hash } = ctx.complete(r.body, ++lineN);
       ctx.record({
         n: 0,
@@ -93,15 +158,20 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
       );
       b.request_counts.completed++;
     }
-    const f: FileRec = {
-      id: `file-out-${++seq}`,
-      filename: `${b.id}_output.jsonl`,
-      purpose: 'batch_output',
-      content: `${out.join('\n')}\n`,
-      created_at: Math.floor(Date.now() / 1000),
-    };
-    files.set(f.id, f);
-    b.output_file_id = f.id;
+    if (o.conflictingDuplicate && out.length) {
+      const first = JSON.parse(out[0]!) as {
+        response: { body: { choices: { message: { content: string } }[] } };
+      };
+      first.response.body.choices[0]!.message.content += ' On reflection: [[C]]';
+      out.push(JSON.stringify(first));
+    }
+    if (o.shuffle) out.reverse();
+    if (out.length) b.output_file_id = fileOf(`${out.join('\n')}\n`, `${b.id}_output.jsonl`).id;
+    if (errors.length)
+      (b as BatchRec & { error_file_id: string }).error_file_id = fileOf(
+        `${errors.join('\n')}\n`,
+        `${b.id}_error.jsonl`,
+      ).id;
     b.status = 'completed';
     b.completed_at = Math.floor(Date.now() / 1000);
   };
@@ -183,6 +253,7 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
           },
         };
         (b as BatchRec & { createdMs: number }).createdMs = Date.now();
+        (b as BatchRec & { n: number }).n = ++created;
         batches.set(b.id, b);
         log(200);
         ctx.send(res, 200, batchObject(b));
@@ -190,17 +261,20 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
       return true;
     }
     if (method === 'GET' && path === '/v1/batches') {
+      // newest first, a page of `limit` (default 20, 1..100) after the batch `after`, and whether more follow
       log(200);
-      const data = [...batches.values()].reverse().map((b) => {
-        const { createdMs: _c, polls: _p, ...rest } = b as BatchRec & { createdMs?: number; polls?: number };
-        return batchObject(rest);
-      });
+      const q = new URL(req.url ?? '/', 'http://local').searchParams;
+      const limit = Math.min(100, Math.max(1, Number(q.get('limit') ?? 20) || 20));
+      const all = [...batches.values()].reverse();
+      const after = q.get('after');
+      const from = after === null ? 0 : all.findIndex((b) => b.id === after) + 1;
+      const data = all.slice(from, from + limit).map(visible);
       ctx.send(res, 200, {
         object: 'list',
         data,
         first_id: data[0]?.id ?? null,
         last_id: data.at(-1)?.id ?? null,
-        has_more: false,
+        has_more: from + limit < all.length,
       });
       return true;
     }
@@ -220,12 +294,22 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
         Date.now() - (b as BatchRec & { createdMs: number }).createdMs >= (o.completeAfterMs ?? 0)
       )
         finish(b);
-      const { createdMs: _c, polls: _p, ...rest } = b as BatchRec & { createdMs?: number; polls?: number };
-      ctx.send(res, 200, batchObject(rest));
+      ctx.send(res, 200, visible(b));
       return true;
     }
     return false;
   };
+}
+
+/** a batch as the API shows it (the imitation's own bookkeeping left out) */
+function visible(b: BatchRec) {
+  const {
+    createdMs: _c,
+    polls: _p,
+    n: _n,
+    ...rest
+  } = b as BatchRec & { createdMs?: number; polls?: number; n?: number };
+  return { object: 'batch', errors: null, error_file_id: null, ...rest };
 }
 
 function readRaw(req: IncomingMessage): Promise<Buffer> {

@@ -63,6 +63,8 @@ export interface OpenAIServerOptions {
   apiKey?: string;
   /** a careless server: the 401 message echoes the Authorization header it received (the key must not reach `attempts`) */
   echoKey?: boolean;
+  /** a hostile server: every reply's content starts with the Authorization header it received */
+  echoKeyInReply?: boolean;
   /** append every request as one JSON line to this file (written synchronously, as it arrives) */
   logFile?: string;
   port?: number;
@@ -74,6 +76,8 @@ export interface OpenAIServerOptions {
   rateLimit?: { tpm?: number; rpm?: number; headers?: boolean };
   /** also serve the Batch API (files + batches; tests/support/openai-batch.ts) */
   batch?: BatchServerOptions;
+  /** false: replies carry no `usage` (as some OpenAI-compatible servers do); default true */
+  usage?: boolean;
 }
 
 export interface RequestLogEntry {
@@ -261,12 +265,10 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           if (res.destroyed) return;
           if (status === 200) {
             ok++;
-            return send(
-              res,
-              200,
-              completion(body.model as string, system, user, o.verdict ?? 'longer', n),
-              limited?.headers,
-            );
+            const c = completion(body.model as string, system, user, o.verdict ?? 'longer', n);
+            if (o.echoKeyInReply)
+              c.choices[0]!.message.content = `You sent Authorization: ${req.headers.authorization ?? '(none)'}\n${c.choices[0]!.message.content}`;
+            return send(res, 200, o.usage === false ? { ...c, usage: undefined } : c, limited?.headers);
           }
           const headers: Record<string, string> =
             status === 429 ? { 'retry-after': String(fault!.retryAfter ?? 1) } : {};

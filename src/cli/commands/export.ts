@@ -5,6 +5,7 @@ import { exportFastchat } from '../../reports/export.ts';
 import { dbArg, print, withStore } from '../shared.ts';
 import { ArenaError } from '../../core/types.ts';
 import { checkJudge } from '../validate.ts';
+import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 
 const exportFastchatCommand = defineCommand({
   meta: {
@@ -27,9 +28,11 @@ const exportFastchatCommand = defineCommand({
           throw new ArenaError(
             `judge "${args.judge}" has no ${(await store.games.judges()).find((j) => j.judge === args.judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
           );
+        for (const f of files) refuseDatabaseOutput(join(args.out, f.name), args.db);
         mkdirSync(args.out, { recursive: true });
         for (const f of files) {
-          writeFileSync(join(args.out, f.name), f.lines.map((l) => `${l}\n`).join(''));
+          const text = f.lines.map((l) => `${l}\n`).join('');
+          await writeOutputFile(join(args.out, f.name), args.db, (tmp) => writeFileSync(tmp, text));
           print(`${join(args.out, f.name)}: ${f.lines.length} lines`);
         }
       },

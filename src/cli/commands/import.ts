@@ -124,6 +124,39 @@ const mtbenchCommand = defineCommand({
   },
 });
 
+const autojCommand = defineCommand({
+  meta: {
+    name: 'autoj',
+    description:
+      "Auto-J's judge template (not shipped: no licence), from its project at a pinned, hash-checked commit",
+  },
+  args: {
+    ...dbArg,
+    dir: { type: 'string', description: 'a folder holding constants_prompt.py (offline; checked by hash)' },
+    'base-url': {
+      type: 'string',
+      description: 'download constants_prompt.py from this mirror instead of the pinned GitHub URL',
+    },
+    cache: { type: 'string', description: 'where the download is kept (default: ~/.cache/mt-arena)' },
+  },
+  async run({ args }) {
+    const { loadAutojSchemes, AUTOJ_CACHE } = await import('../../importers/autoj.ts');
+    const prompts = await loadAutojSchemes({
+      ...(args.dir ? { dir: args.dir } : {}),
+      ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
+      cacheDir: args.cache ?? cacheDir(AUTOJ_CACHE),
+      log: (m: string) => process.stderr.write(`${m}\n`),
+    });
+    const store = openStore(args.db);
+    try {
+      await store.importBundle({ prompts });
+    } finally {
+      await store.close();
+    }
+    print(`imported into ${args.db}: ${prompts.length} prompts (${prompts.map((p) => p.name).join(', ')})`);
+  },
+});
+
 export default defineCommand({
   meta: {
     name: 'import',
@@ -143,6 +176,7 @@ export default defineCommand({
     judgments: judgmentsCommand,
     votes: votesCommand,
     mtbench: mtbenchCommand,
+    autoj: autojCommand,
     pairs: () => import('./pairs.ts').then((m) => m.importPairsCommand),
   },
 });

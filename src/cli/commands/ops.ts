@@ -1,6 +1,9 @@
 // Operations: `arena refresh` (the nightly job), `arena cost` (the ledger), `arena refreshes` (history),
 // `arena checkpoints` (win rate of a fine-tuning run's checkpoints).
 import { defineCommand } from 'citty';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import type cliProgress from 'cli-progress';
 import { progressBar } from '../progress-bar.ts';
 import { setMaxListeners } from 'node:events';
@@ -279,11 +282,16 @@ async function printCheckpointsPlan(configFile: string, json: boolean) {
 async function printReport(configFile: string, json: boolean, chart?: string) {
   const { checkpointsReport, renderChart, writeChart } = await import('../../ops/checkpoints.ts');
   const { withCheckpointsContext } = await import('../ops-context.ts');
-  const { report, file } = await withCheckpointsContext(configFile, { report: true }, async (ctx) => ({
-    report: await checkpointsReport(ctx),
-    file: chart ?? ctx.config.config.chart,
-  }));
-  if (file) writeChart(file, await renderChart(report));
+  const { report, file, db } = await withCheckpointsContext(configFile, { report: true }, async (ctx) => {
+    const file = chart ?? ctx.config.config.chart;
+    if (file) refuseDatabaseOutput(file, ctx.config.config.db, chart ? '--chart' : 'chart');
+    return { report: await checkpointsReport(ctx), file, db: ctx.config.config.db };
+  });
+  if (file) {
+    const svg = await renderChart(report);
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    await writeOutputFile(file, db, (tmp) => writeChart(tmp, svg), chart ? '--chart' : 'chart');
+  }
   if (json) return printJson({ ...report, chart: file ?? null });
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '-');
   const iv = (i: { mean: number; lo: number; hi: number } | null) =>

@@ -1,5 +1,6 @@
 import { defineCommand } from 'citty';
 import { publishToD1, writePublishSql } from '../../entry/publish.ts';
+import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { dbArg, openStore, print } from '../shared.ts';
 
 /** `arena publish`: copy a local database's rows to the site's D1 database through wrangler. */
@@ -19,10 +20,14 @@ export const publishCommand = defineCommand({
     out: { type: 'string', description: 'only write the SQL to this file' },
   },
   async run({ args }) {
+    const out = args.out;
+    if (out) refuseDatabaseOutput(out, args.db);
     const store = openStore(args.db, { readonly: true });
     try {
-      if (args.out)
-        return print(`wrote ${await writePublishSql(store.sqlite, args.out)} statements to ${args.out}`);
+      if (out) {
+        const n = await writeOutputFile(out, args.db, (tmp) => writePublishSql(store.sqlite, tmp));
+        return print(`wrote ${n} statements to ${out}`);
+      }
       const n = await publishToD1(
         store.sqlite,
         { database: args.database, remote: !!args.remote, persistTo: args['persist-to'], output: 'stdout' },

@@ -20,12 +20,12 @@ export const reparseCommand = defineCommand({
       type: 'string',
       default: 'last',
       description:
-        "last | fastchat | lenient (the Judge Llama 2 study's ladder: [[A]], [[Assistant A]], [Assistant A], [A], exact A)",
+        "last | fastchat | lenient (the Judge Llama 2 study's ladder: [[A]], [[Assistant A]], [Assistant A], [A], exact A) | recorded (the verdicts the imported judgment files recorded, restored)",
     },
     'dry-run': { type: 'boolean', description: 'report, change nothing' },
   },
   async run({ args }) {
-    const parser = oneOf(args.parser, 'parser', ['last', 'fastchat', 'lenient'] as const)!;
+    const parser = oneOf(args.parser, 'parser', ['last', 'fastchat', 'lenient', 'recorded'] as const)!;
     await withStore(
       args.db,
       async (store) => {
@@ -49,6 +49,10 @@ export const reparseCommand = defineCommand({
         print(
           `${r.games} games re-parsed with ${r.parser}: ${r.changed} verdict(s) ${args['dry-run'] ? 'would change' : 'changed'}, ${r.errors} unparsable`,
         );
+        if (r.unrecorded)
+          print(
+            `${r.unrecorded} game(s) have no recorded verdict (played here, not imported): left as they are`,
+          );
         const stored = Object.entries(r.storedParsers)
           .map(([p, n]) => `${n} ${p}`)
           .join(', ');

@@ -1,4 +1,6 @@
 import { defineCommand } from 'citty';
+import { writeFileSync } from 'node:fs';
+import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { int, num, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
@@ -77,13 +79,13 @@ export const reviewCommand = defineCommand({
       } as const,
       async run({ args }) {
         const { exportReview } = await import('../../engine/calibrated.ts');
+        if (args.out) refuseDatabaseOutput(args.out, args.db);
         await withStore(
           args.db,
           async (store) => {
             const text = await exportReview(store, args.judge, reviewOptions(args));
             if (!args.out) return process.stdout.write(text);
-            const { writeFileSync } = await import('node:fs');
-            writeFileSync(args.out, text);
+            await writeOutputFile(args.out, args.db, (tmp) => writeFileSync(tmp, text));
             print(`wrote ${text ? text.trimEnd().split('\n').length : 0} matches to ${args.out}`);
           },
           { readonly: true },

@@ -6,8 +6,8 @@ import { planRun, runTournament, type RunSummary } from '../../engine/run.ts';
 import { setMaxListeners } from 'node:events';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Mode } from '../../core/types.ts';
-import { apiKeyOf, openJudge, type GovernedJudge } from '../../judges/registry.ts';
+import type { Game, Mode } from '../../core/types.ts';
+import { checkApiKeys, openJudge, type GovernedJudge } from '../../judges/registry.ts';
 import { expectedWallS, requestCost } from '../../judges/rate-limit.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
@@ -20,6 +20,8 @@ import { ensureRunPrompts, missingRunPrompts } from '../../importers/builtin.ts'
 import type { ImportSources } from '../../importers/import.ts';
 import { pendingView, type StoreReader } from '../../storage/pending.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
+import { restoreSpilled, spillGames } from '../../storage/recovery.ts';
+import type { RunRecord } from '../../storage/store.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
 
@@ -109,6 +111,20 @@ const runArgs = {
   concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
   ...judgeCallArgs,
   'dry-run': { type: 'boolean', description: 'print the plan and exit' },
+  'until-settled': {
+    type: 'boolean',
+    description:
+      "pairwise-all: play the plan's matches in rounds, each chosen where the rank intervals are still open; stop once every pair's order is decided (a later full run pays only what was skipped)",
+  },
+  round: {
+    type: 'string',
+    description: 'with --until-settled: matches per round (default: a tenth of the plan)',
+  },
+  target: {
+    type: 'string',
+    description:
+      "with --until-settled: also stop once the rank intervals' widths (worst − best) sum to at most this",
+  },
 } satisfies ArgsDef;
 
 type RunArgs = ParsedArgs<typeof runArgs>;
@@ -129,6 +145,7 @@ export default defineCommand({
     const turns = list(args.turn)!.map((t) => int(t, 'turn')!);
     const concurrency = int(args.concurrency, 'concurrency')!;
     const judgeSpecs = [args.judge as string | string[]].flat();
+    const settle = settleArgs(args, mode, judgeSpecs.length);
     // every judge's setup is checked (options, API key) before anything is opened or imported
     const setups = new Map(
       [...judgeSpecs, ...(args['escalate-to'] ? [args['escalate-to']] : [])].map((spec) => [
@@ -144,7 +161,7 @@ export default defineCommand({
       setImmediate(() => ctl.abort(e));
     };
     // without a key OpenAI answers every call with 401: say so before the database is opened
-    if (!args['dry-run']) for (const setup of setups.values()) apiKeyOf(setup, process.env);
+    if (!args['dry-run']) checkApiKeys(setups.values(), process.env);
     const ui: RunUi = { bar: undefined, interrupted: false };
     const log = (m: string) => process.stderr.write(`${ui.bar ? '\n' : ''}${m}\n`);
     const makeJudge = (spec: string) =>
@@ -167,6 +184,12 @@ export default defineCommand({
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
+      // verdicts an earlier run paid for but could not store (a full disk) are stored first
+      if (!args['dry-run'])
+        for (const r of await restoreSpilled(store, args.db))
+          process.stderr.write(
+            `stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})\n`,
+          );
       const { reader, questionIds } = await prepareStore(store, args, mode, models, turns);
       const common = {
         store,
@@ -184,6 +207,7 @@ export default defineCommand({
           maxTokens: int(args['max-tokens'], 'max-tokens')!,
         },
         ...processLiveness(),
+        spill: (games: Game[], run: RunRecord) => spillGames(args.db, games, run),
       };
       if (args['dry-run']) {
         for (const spec of judgeSpecs) {
@@ -228,6 +252,12 @@ export default defineCommand({
         if (fatal) throw authStopError(fatal);
         return;
       }
+      if (settle) {
+        const { playUntilSettled } = await import('./run-settled.ts');
+        await playUntilSettled({ ...common, parser, concurrency, signal: ctl.signal, ...settle }, judge);
+        if (fatal) throw authStopError(fatal);
+        return;
+      }
       const summary = await playWithProgress(
         { ...common, parser, concurrency, signal: ctl.signal },
         judge,
@@ -250,6 +280,29 @@ export default defineCommand({
     }
   },
 });
+
+/** --until-settled's options, checked: undefined without the flag. */
+function settleArgs(
+  args: RunArgs,
+  mode: Mode,
+  judges: number,
+): { round?: number; target?: number } | undefined {
+  if (!args['until-settled']) {
+    if (args.round !== undefined || args.target !== undefined)
+      throw new UsageError('--round and --target go with --until-settled');
+    return undefined;
+  }
+  if (mode !== 'pairwise-all') throw new UsageError('--until-settled schedules --mode pairwise-all only');
+  if (judges > 1 || args['escalate-to'])
+    throw new UsageError('--until-settled plays one judge (no repeated --judge, no --escalate-to)');
+  if (args['dry-run'])
+    throw new UsageError('--until-settled has no dry run (see how many calls with --dry-run alone)');
+  const round = int(args.round, 'round');
+  const target = num(args.target, 'target');
+  if (round !== undefined && round < 1) throw new UsageError('--round must be at least 1');
+  if (target !== undefined && target < 0) throw new UsageError('--target must be at least 0');
+  return { ...(round !== undefined ? { round } : {}), ...(target !== undefined ? { target } : {}) };
+}
 
 /** The progress bar (none before the plan, nor after an interruption) and whether the run was interrupted. */
 interface RunUi {
@@ -342,6 +395,10 @@ function reportRun(summary: RunSummary, db: string): void {
   if (summary.elsewhere)
     process.stderr.write(
       `${summary.elsewhere} planned game(s) were played by another run on ${db} meanwhile\n`,
+    );
+  if (summary.redacted)
+    process.stderr.write(
+      `warning: the judge's server put the API key in ${summary.redacted} place(s) of its replies; it was replaced by [redacted] before they were stored\n`,
     );
   if (summary.usageUnknown)
     process.stderr.write(

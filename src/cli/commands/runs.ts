@@ -1,3 +1,4 @@
+import { runSeen } from '../../core/run-seen.ts';
 import * as figures from '../../core/format.ts';
 import { defineCommand } from 'citty';
 import { table } from '../format.ts';
@@ -13,7 +14,10 @@ export const runsCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        const rows = (await store.runs.list()).sort((a, b) => b.startedAt - a.startedAt);
+        const now = Date.now();
+        const rows = (await store.runs.list())
+          .map((r) => runSeen(r, now))
+          .sort((a, b) => b.startedAt - a.startedAt);
         if (args.json) return printJson(rows);
         // figures spelled as the site's /runs page spells them (core/format.ts)
         print(

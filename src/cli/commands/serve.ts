@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { STUDY_JUDGE } from '../../reports/judges/duel.ts';
 import { ArenaError } from '../../core/types.ts';
 import { importFiles, mtbenchSources } from '../../importers/import.ts';
-import { int, oneOf, UsageError } from '../format.ts';
+import { oneOf, UsageError } from '../format.ts';
 import { cacheDir } from '../cache-dir.ts';
 import { dbArg, openStore, print, withStore } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
@@ -51,6 +51,15 @@ async function listen(
   }
 }
 
+/** The port to listen on: an integer from 0 (a free one) to 65535, from --port or $PORT. */
+function portOf(v: string): number {
+  const from = process.env.PORT !== undefined && v === process.env.PORT ? `PORT=${v}` : `--port ${v}`;
+  const n = /^\d{1,5}$/.test(v.trim()) ? Number(v) : NaN;
+  if (!(n >= 0 && n <= 65535))
+    throw new UsageError(`${from}: a port is an integer from 0 to 65535 (0 picks a free one)`);
+  return n;
+}
+
 const serveArgs = {
   ...dbArg,
   port: {
@@ -79,6 +88,7 @@ export const serveCommand = defineCommand({
   meta: { name: 'serve', description: 'serve the leaderboard site over a database' },
   args: serveArgs,
   async run({ args }) {
+    const port = portOf(args.port);
     const intervals = oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const);
     const site = siteUrl(args['site-url']);
     const { reopeningStore } = await import('../reopen.ts');
@@ -86,7 +96,7 @@ export const serveCommand = defineCommand({
     const store = reopeningStore(args.db, () => openStore(args.db, { readonly: true }), {
       log: (m) => process.stderr.write(`${m}\n`),
     });
-    await listen(store, int(args.port, 'port')!, args.host, intervals, site);
+    await listen(store, port, args.host, intervals, site);
   },
 });
 
@@ -115,6 +125,7 @@ export const startCommand = defineCommand({
     },
   },
   async run({ args }) {
+    const port = portOf(args.port);
     const log = (m: string) => process.stderr.write(`${m}\n`);
     const existed = existsSync(args.db);
     const judges = existed
@@ -223,7 +234,7 @@ export const startCommand = defineCommand({
     }
     await listen(
       store,
-      int(args.port, 'port')!,
+      port,
       args.host,
       oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const),
       siteUrl(args['site-url']),

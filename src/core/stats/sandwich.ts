@@ -211,7 +211,7 @@ function mul(A: Float64Array, B: Float64Array, m: number): Float64Array {
 }
 
 /** Inverse by Gauss–Jordan with partial pivoting (m is the number of models − 1: small). */
-function invert(A: Float64Array, m: number): Float64Array {
+export function invert(A: Float64Array, m: number): Float64Array {
   const a = Float64Array.from(A);
   const inv = new Float64Array(m * m);
   for (let d = 0; d < m; d++) inv[d * m + d] = 1;

@@ -9,10 +9,17 @@ import type { LiveRun } from './live-run.ts';
 export async function failGame(live: LiveRun, id: string, e: unknown): Promise<void> {
   const msg = (e as Error)?.message ?? String(e);
   live.countFailed(msg);
-  await live.attempt(id, msg);
   live.progress({ error: msg });
-  await live.leases.release([id]);
+  try {
+    await live.attempt(id, msg);
+    await live.leases.release([id]);
+  } catch (w) {
+    live.storageFailed(w);
+  }
 }
+
+/** How long a refused write waits before its one retry. */
+const RETRY_WRITE_MS = 250;
 
 export class GroupCommit {
   private unwritten: { game: Game; cost: number | null; done(): void }[] = [];
@@ -34,7 +41,16 @@ export class GroupCommit {
     const batch = this.unwritten;
     this.unwritten = [];
     if (!batch.length) return;
-    void live.store.games.insertMany(batch.map((b) => b.game)).then(
+    const games = batch.map((b) => b.game);
+    // a refused write is tried once more; if it fails again, the run stops calling and the games (paid for)
+    // are kept for the spill (the play loop's end), never counted as failed calls
+    const insert = () =>
+      live.store.games
+        .insertMany(games)
+        .catch(() =>
+          new Promise((r) => setTimeout(r, RETRY_WRITE_MS)).then(() => live.store.games.insertMany(games)),
+        );
+    void insert().then(
       async (stored) => {
         batch.forEach(({ game, cost }, i) => {
           if (stored[i]) live.countStored(game, cost);
@@ -43,8 +59,8 @@ export class GroupCommit {
         });
         for (const b of batch) b.done();
       },
-      async (e: unknown) => {
-        for (const b of batch) await failGame(live, b.game.id, e).catch(() => {});
+      (e: unknown) => {
+        live.storageFailed(e, games);
         for (const b of batch) b.done();
       },
     );

@@ -15,7 +15,7 @@ export async function playGame(
 ): Promise<void> {
   const { spec, id } = item;
   const { run, signal } = live;
-  if (signal?.aborted) return;
+  if (live.stopped) return;
   if (o.budget && !o.budget.reserve(id, spec)) {
     run.skipped++;
     return;
@@ -32,6 +32,7 @@ export async function playGame(
     const tokensIn = reply.tokensIn ?? null;
     const tokensOut = reply.tokensOut ?? null;
     cost = o.costOf ? o.costOf(tokensIn, tokensOut) : null;
+    if (reply.redactions) run.redacted += reply.redactions;
     const { verdict, parser } = o.read(spec, reply.text);
     const game: Game = {
       ...spec,
@@ -59,7 +60,8 @@ export async function playGame(
     if (signal?.aborted) return;
     await failGame(live, id, e);
   } finally {
-    o.budget?.settle(id, cost);
+    const estimated = o.budget?.settle(id, cost);
+    if (estimated) run.costEstimated += estimated;
     await Promise.all(retried);
   }
 }

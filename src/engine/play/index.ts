@@ -10,6 +10,7 @@ import { Heartbeat } from './heartbeat.ts';
 import { DEFAULT_LEASE_MS, reapDeadRuns } from './leases.ts';
 import { LiveRun } from './live-run.ts';
 import { ReadyQueue } from './queue.ts';
+import { storageStop } from './storage-stop.ts';
 import { runRecord } from './record.ts';
 import type { PlayItem, PlayOptions, PlayRun } from './types.ts';
 
@@ -54,9 +55,11 @@ async function play(todo: (PlayItem | undefined)[], o: PlayOptions): Promise<Pla
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, todo.length) }, worker));
   } finally {
-    await heartbeat.stop();
-    await live.leases.releaseAll();
+    const fault = (e: unknown) => live.storageFailed(e);
+    await heartbeat.stop().catch(fault);
+    await live.leases.releaseAll().catch(fault);
   }
+  if (live.storageFault) return storageStop(live, o);
   run.finishedAt = Date.now();
   run.status = o.signal?.aborted ? 'interrupted' : run.skipped ? 'budget' : run.failed ? 'failed' : 'done';
   run.heartbeatAt = null; // the owner stays: which process played it

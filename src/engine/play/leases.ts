@@ -1,10 +1,11 @@
 // Leases: every game is leased in the database before its call, so several processes on one database
 // share the work and pay for each game once. A live run renews its leases with its heartbeat; a dead run's
 // leases expire (or are freed when it is reaped) and other runs take them over.
+import { RUN_LEASE_MS } from '../../core/run-seen.ts';
 import type { Store } from '../../storage/store.ts';
 import type { PlayItem } from './types.ts';
 
-export const DEFAULT_LEASE_MS = 60_000;
+export const DEFAULT_LEASE_MS = RUN_LEASE_MS;
 
 /**
  * Mark running runs whose process is gone `interrupted` (and free their leases): the process named by

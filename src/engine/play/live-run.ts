@@ -22,6 +22,10 @@ export class LiveRun {
   dirty = false;
   /** stored games whose leases go with the next heartbeat (a stored game needs no lease: claims skip it) */
   finished: string[] = [];
+  /** the first write to the database that failed (a full disk, say): no call is started after it */
+  storageFault: Error | undefined;
+  /** games whose replies were paid for but could not be stored (they go to `PlayOptions.spill`) */
+  readonly unstored: Game[] = [];
   private readonly onProgress: PlayOptions['onProgress'];
 
   constructor(o: PlayOptions & { leaseMs: number; total: number }) {
@@ -37,6 +41,17 @@ export class LiveRun {
 
   get aborted(): boolean {
     return !!this.signal?.aborted;
+  }
+
+  /** No more calls: the run was aborted, or the database cannot be written. */
+  get stopped(): boolean {
+    return this.aborted || !!this.storageFault;
+  }
+
+  /** The database refused a write: stop calling; `games` (paid for, not stored) are kept for the spill. */
+  storageFailed(e: unknown, games: Game[] = []): void {
+    this.storageFault ??= e instanceof Error ? e : new Error(String(e));
+    this.unstored.push(...games);
   }
 
   /** Tell the caller where the run stands, with the game that just landed or the error that just happened. */

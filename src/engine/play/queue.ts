@@ -9,12 +9,12 @@ export class ReadyQueue {
   /** leased to this run, to play */
   private readonly ready: PlayItem[] = [];
   /** held by another live run: polled until stored or free */
-  private waiting: PlayItem[] = [];
+  private readonly waiting: PlayItem[] = [];
   /** how far the plan has been taken; taken items are dropped from `todo` (so their prompts can be collected) */
   private cursor = 0;
   private polling: Promise<void> | undefined;
-  /** claims under way (a worker awaiting the store in claimNextBatch) */
-  private claiming = 0;
+  /** claims under way (a worker awaiting the store in claimNextBatch): they may yet bring games */
+  private readonly claims = new Set<Promise<void>>();
 
   constructor(
     private readonly todo: (PlayItem | undefined)[],
@@ -25,33 +25,47 @@ export class ReadyQueue {
 
   /** The next game to play, leased to this run; undefined when there is none left (or the run was aborted). */
   async next(): Promise<PlayItem | undefined> {
+    try {
+      return await this.take();
+    } catch (e) {
+      // a claim the database refused (a full disk): the run stops calling
+      this.live.storageFailed(e);
+      return undefined;
+    }
+  }
+
+  private async take(): Promise<PlayItem | undefined> {
     for (;;) {
-      if (this.live.aborted) return undefined;
+      if (this.live.stopped) return undefined;
       if (this.ready.length) return this.ready.shift();
       if (this.cursor < this.todo.length) {
         await this.claimNextBatch();
         continue;
       }
-      // Nothing left to take and nothing held by others: this worker stops, even while another worker's claim
-      // is under way (`claiming`) and may yet bring games to play or to wait for.
+      // the plan is taken, but a claim under way may yet bring games to play or to wait for: wait for it,
+      // so that every worker stays until the plan is exhausted
+      if (this.claims.size) {
+        await Promise.race(this.claims);
+        continue;
+      }
+      // nothing left to take, to wait for, or held by others: this worker stops
       if (!this.waiting.length) return undefined;
       await (this.polling ??= this.poll().finally(() => (this.polling = undefined)));
     }
   }
 
   /** Lease the next batch of the plan: what this run got is ready, what another live run holds waits. */
-  private async claimNextBatch(): Promise<void> {
+  private claimNextBatch(): Promise<void> {
     const batch = this.todo.slice(this.cursor, this.cursor + this.batchSize) as PlayItem[];
     this.todo.fill(undefined, this.cursor, (this.cursor += this.batchSize));
-    this.claiming++;
-    try {
+    const claim = (async () => {
       const mine = await this.live.leases.claim(batch);
       const ids = new Set(mine.map((g) => g.id));
       this.ready.push(...mine);
       this.waiting.push(...(await this.settleOthers(batch.filter((g) => !ids.has(g.id)))));
-    } finally {
-      this.claiming--;
-    }
+    })().finally(() => this.claims.delete(claim));
+    this.claims.add(claim);
+    return claim;
   }
 
   /** Drop (and count as elsewhere) the games another run has stored; returns the rest. */
@@ -66,11 +80,16 @@ export class ReadyQueue {
   private async poll(): Promise<void> {
     const { live } = this;
     await new Promise((r) => setTimeout(r, Math.min(1000, live.leaseMs / 4)));
-    if (live.aborted) return;
+    if (live.stopped) return;
     await reapDeadRuns(live.store, { leaseMs: live.leaseMs, except: live.run.id, isAlive: live.isAlive });
-    const open = await this.settleOthers(this.waiting);
-    const mine = new Set((await live.leases.claim(open)).map((g) => g.id));
-    this.waiting = open.filter((g) => !mine.has(g.id));
-    this.ready.push(...open.filter((g) => mine.has(g.id)));
+    const polled = [...this.waiting];
+    const open = await this.settleOthers(polled);
+    const mine = await live.leases.claim(open);
+    // `waiting` is edited in place: a claim that ended meanwhile may have added games to it
+    const still = new Set(open.map((g) => g.id));
+    const gone = new Set(polled.filter((g) => !still.has(g.id)).map((g) => g.id));
+    for (const g of mine) gone.add(g.id);
+    this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((g) => !gone.has(g.id)));
+    this.ready.push(...mine);
   }
 }

@@ -25,12 +25,22 @@ export function newRun(
     skipped: 0,
     elsewhere: 0,
     usageUnknown: 0,
+    redacted: 0,
+    costEstimated: 0,
     ...r,
   };
 }
 
 /** The stored part of a run (without the loop's own counters). */
 export function runRecord(run: PlayRun): RunRecord {
-  const { errors: _e, skipped: _s, elsewhere: _o, usageUnknown: _u, ...r } = run;
+  const {
+    errors: _e,
+    skipped: _s,
+    elsewhere: _o,
+    usageUnknown: _u,
+    redacted: _r,
+    costEstimated: _c,
+    ...r
+  } = run;
   return r;
 }

@@ -21,6 +21,10 @@ export interface PlayRun extends RunRecord {
   elsewhere: number;
   /** stored games whose reply came without valid token counts (left unknown, not counted in the tokens) */
   usageUnknown: number;
+  /** occurrences of the judge's API key taken out of stored replies (a server echoed it) */
+  redacted: number;
+  /** USD the budget charged at its estimate for calls of unknown cost (no usage, failed); not in `cost` */
+  costEstimated: number;
 }
 
 export interface RunProgress {
@@ -70,12 +74,23 @@ export interface PlayOptions {
   onProgress?(p: RunProgress): void;
   /** one call's USD cost from its token counts; without it costs are unknown (null) */
   costOf?(tokensIn: number | null, tokensOut: number | null): number | null;
-  /** a budget cap: asked before each call, a game it refuses is not played; told each call's cost */
-  budget?: { reserve(id: string, spec: GameSpec): boolean; settle(id: string, cost: number | null): void };
+  /**
+   * a budget cap: asked before each call, a game it refuses is not played; told each call's cost (null:
+   * unknown), it returns what it charged at its estimate instead
+   */
+  budget?: {
+    reserve(id: string, spec: GameSpec): boolean;
+    settle(id: string, cost: number | null): number | void;
+  };
   /** how long a game's lease lasts without renewal (default 60 s) */
   leaseMs?: number;
   /** whether the process named by another running run's `owner` is alive (undefined: cannot tell) */
   isAlive?(owner: string): boolean | undefined;
   /** how often progress is written to the run record while games land (default 1 s) */
   flushMs?: number;
+  /**
+   * Where paid replies go when the database refuses a write (a full disk): the games and the failed run's
+   * record, kept elsewhere (storage/recovery.ts) for the next run to store; returns where they are.
+   */
+  spill?(games: Game[], run: RunRecord): Promise<string>;
 }

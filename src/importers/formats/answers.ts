@@ -1,10 +1,21 @@
 // Answers in FastChat's model_answer/<model>.jsonl shape, and reference answers in the same shape.
 import { z } from 'zod';
 import type { Answer, ReferenceAnswer } from '../../core/types.ts';
-import { check, describe, fail, int, parseJsonl, str, turnsArray, type Located } from './located.ts';
+import {
+  check,
+  describe,
+  fail,
+  int,
+  modelNameProblem,
+  parseJsonl,
+  questionIdOf,
+  str,
+  turnsArray,
+  type Located,
+} from './located.ts';
 
 const AnswerLine = z.object({
-  question_id: int,
+  question_id: questionIdOf,
   answer_id: str.optional(),
   model_id: str.optional(),
   choices: z
@@ -49,6 +60,14 @@ export function answerChecker(
   questions: Map<number, number>,
   model = modelFromFile(file),
 ): (line: number, value: unknown) => Answer {
+  const bad = modelNameProblem(model);
+  if (bad)
+    fail(
+      file,
+      undefined,
+      'model',
+      `${bad}: the model is named after the file (<model>.jsonl); rename the file`,
+    );
   const seen = new Map<number, number>();
   return (line, value) => {
     const a = check(AnswerLine, value, file, line);

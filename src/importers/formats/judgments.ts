@@ -9,7 +9,7 @@ import {
 } from '../../core/verdict/parse.ts';
 import type { GameVerdict } from '../../core/types.ts';
 import { scoreText } from '../../core/verdict/stored.ts';
-import { check, describe, int, str } from './located.ts';
+import { check, describe, fail, modelName, questionIdOf, str, turnOf } from './located.ts';
 
 const FASTCHAT_PARSER = PARSER_VERSIONS.fastchat;
 
@@ -21,9 +21,9 @@ const pairWinner = z.enum(['model_1', 'model_2', 'tie', 'error'], {
 });
 
 const PairJudgmentLine = z.object({
-  question_id: int,
-  model_1: str,
-  model_2: str,
+  question_id: questionIdOf,
+  model_1: modelName,
+  model_2: modelName,
   g1_winner: pairWinner,
   g2_winner: pairWinner,
   judge: judgeTuple,
@@ -31,18 +31,18 @@ const PairJudgmentLine = z.object({
   g1_judgment: str,
   g2_user_prompt: str,
   g2_judgment: str,
-  turn: int.min(1),
+  turn: turnOf,
   tstamp: z.number().optional(),
 });
 
 const SingleJudgmentLine = z.object({
-  question_id: int,
-  model: str,
+  question_id: questionIdOf,
+  model: modelName,
   judge: judgeTuple,
   user_prompt: str,
   judgment: str,
   score: z.number({ error: (i) => `expected a number, got ${describe(i.input)}` }),
-  turn: int.min(1),
+  turn: turnOf,
   tstamp: z.number().optional(),
 });
 
@@ -89,6 +89,7 @@ export function recordedGamesOfLine(
   const isPair = typeof value === 'object' && value !== null && 'model_1' in value;
   if (isPair) {
     const j = check(PairJudgmentLine, value, file, line);
+    if (j.model_1 === j.model_2) fail(file, line, 'model_2', `same model on both sides (${j.model_1})`);
     const extra = value as { orig_prompt1?: unknown; orig_prompt2?: unknown };
     const createdAt = Math.round((j.tstamp ?? 0) * 1000);
     const out: RecordedGame[] = [];

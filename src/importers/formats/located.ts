@@ -94,6 +94,38 @@ export const int = z
     error: (i) => (i.input === undefined ? 'is missing' : `expected an integer, got ${describe(i.input)}`),
   })
   .int({ error: (i) => `expected an integer, got ${describe(i.input)}` });
+/** The largest question id: the site's addresses take up to 9 digits (web/params.ts). */
+export const MAX_QUESTION_ID = 999_999_999;
+const NINE_DIGITS = (i: { input: unknown }) =>
+  `question id ${describe(i.input)} has more than 9 digits (the site cannot show it)`;
+export const questionIdOf = int
+  .nonnegative({ error: (i) => `expected a question id ≥ 0, got ${describe(i.input)}` })
+  .max(MAX_QUESTION_ID, { error: NINE_DIGITS });
+export const positiveQuestionId = int
+  .positive({ error: 'expected a positive integer' })
+  .max(MAX_QUESTION_ID, { error: NINE_DIGITS });
+/** MT-Bench questions have one or two turns. */
+export const turnOf = int
+  .min(1, { error: 'expected turn 1 or 2' })
+  .max(2, { error: (i) => `expected turn 1 or 2, got ${describe(i.input)}` });
+/**
+ * A model name as the commands take it: not empty, no surrounding spaces, no comma (`--models a,b` splits at
+ * commas), no control characters.
+ */
+export function modelNameProblem(name: string): string | undefined {
+  if (!name) return 'a model name must not be empty';
+  if (name.trim() !== name) return `model name ${JSON.stringify(name)} has leading or trailing spaces`;
+  if (name.includes(','))
+    return `model name ${JSON.stringify(name)} contains a comma (--models splits at commas)`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name))
+    return `model name ${JSON.stringify(name)} contains a control character`;
+  return undefined;
+}
+export const modelName = str.superRefine((v, ctx) => {
+  const p = modelNameProblem(v);
+  if (p) ctx.addIssue({ code: 'custom', message: p });
+});
 export const turnsArray = z.array(str, {
   error: (i) =>
     i.input === undefined ? 'is missing' : `expected an array of strings, got ${describe(i.input)}`,

@@ -1,10 +1,10 @@
 // Questions in FastChat's question.jsonl shape.
 import { z } from 'zod';
 import type { Question } from '../../core/types.ts';
-import { check, fail, int, parseJsonl, str, turnsArray, type Located } from './located.ts';
+import { check, fail, parseJsonl, positiveQuestionId, str, turnsArray, type Located } from './located.ts';
 
 const QuestionLine = z.object({
-  question_id: int.positive({ error: 'expected a positive integer' }),
+  question_id: positiveQuestionId,
   category: str.min(1, { error: 'must not be empty' }),
   turns: turnsArray.min(1, { error: 'needs at least one turn' }),
   reference: turnsArray.optional(),

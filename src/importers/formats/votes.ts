@@ -3,7 +3,17 @@ import { z } from 'zod';
 import type { Vote } from '../../core/types.ts';
 import { AUTHOR, HUMAN, REFERENCE_JUDGE } from '../../core/constants.ts';
 import { WINNER_FROM_FILE } from '../../core/sides.ts';
-import { check, decodeUtf8, fail, int, parseJsonl, str, type Located } from './located.ts';
+import {
+  check,
+  decodeUtf8,
+  fail,
+  modelName,
+  parseJsonl,
+  questionIdOf,
+  str,
+  turnOf,
+  type Located,
+} from './located.ts';
 
 const WINNERS: Record<string, Vote['winner']> = {
   ...WINNER_FROM_FILE,
@@ -22,20 +32,18 @@ function judgeOfVoter(voter: unknown): { judge: string; voter: string } | undefi
   return { judge: voter, voter };
 }
 
-/** CSV cells are strings: a numeric one is read as a number; a blank or other one stays a (rejected) string, never 0. */
+/** CSV cells are strings: one written as a plain integer (digits only) is a number; any other (blank, `0x51`, `81.0`, ` 81 `) stays a (rejected) string. */
 function fromCell(v: unknown): unknown {
-  if (typeof v !== 'string' || v.trim() === '') return v;
-  const n = Number(v);
-  return Number.isFinite(n) ? n : v;
+  return typeof v === 'string' && /^(0|[1-9][0-9]*)$/.test(v) ? Number(v) : v;
 }
 
 const VoteRow = z.object({
-  question_id: z.preprocess(fromCell, int),
-  model_a: str.min(1),
-  model_b: str.min(1),
+  question_id: z.preprocess(fromCell, questionIdOf),
+  model_a: modelName,
+  model_b: modelName,
   winner: str,
   judge: z.union([str, z.array(str)]),
-  turn: z.preprocess(fromCell, int.min(1, { error: 'expected a turn number ≥ 1' })),
+  turn: z.preprocess(fromCell, turnOf),
 });
 
 /** One vote row (from CSV, JSON or JSONL) to a Vote. */

@@ -133,6 +133,7 @@ function recordedGame(
     reply: r.reply,
     verdict: r.verdict,
     parser: r.parser,
+    recordedVerdict: r.verdict,
     createdAt: r.createdAt,
     runId: null,
     source: `fastchat:${basename(path)}`,

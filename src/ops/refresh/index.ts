@@ -8,7 +8,7 @@ import { authStopError } from '../../judges/auth-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import type { RefreshRecord } from '../../storage/store.ts';
 import type { RefreshConfig } from '../config.ts';
-import { requireApiKeys } from '../keys.ts';
+import { checkApiKeys } from '../../judges/registry.ts';
 import { answerFiles, importAnswers } from './import.ts';
 import { planJudges } from './plan.ts';
 import { playJudges } from './play.ts';
@@ -34,7 +34,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   setMaxListeners(0, o.signal!);
   const { config: c, text, file: configFile } = o.config;
   const store = o.store;
-  if (!o.dryRun) requireApiKeys(c.judges, env); // a missing key is said before anything is imported
+  if (!o.dryRun) checkApiKeys(c.judges, env); // a missing key is said before anything is imported
   const batchJudge = c.judges.find((j) => j.batch);
   if (!o.dryRun && batchJudge && !o.batches)
     throw new ArenaError(
@@ -144,6 +144,7 @@ function dryRunSummary(
     failed: 0,
     skipped: 0,
     cost: 0,
+    costEstimated: 0,
     judges: {},
     drift: {},
     degraded: [],

@@ -105,7 +105,8 @@ async function playRun(
     played: r.played,
     failed: r.failed,
     skipped: r.skipped,
-    cost: r.cost ?? null,
+    cost: r.cost == null && !r.costEstimated ? null : (r.cost ?? 0) + r.costEstimated,
+    costEstimated: r.costEstimated,
     status: r.status,
   });
   if (r.errors.length && !p.refused())
@@ -146,6 +147,7 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
       failed: b.failed,
       skipped: b.skipped,
       cost: b.cost,
+      costEstimated: 0,
       status: b.failed ? 'failed' : b.skipped ? 'budget' : 'done',
     });
 }

@@ -56,6 +56,7 @@ export function summarize(
 ): RefreshSummary & { status: Exclude<RefreshStatus, 'running'> } {
   const sum = (k: 'played' | 'failed' | 'skipped') => runs.reduce((s, r) => s + r[k], 0);
   const cost = runs.reduce((s, r) => s + (r.cost ?? 0), 0);
+  const costEstimated = runs.reduce((s, r) => s + r.costEstimated, 0);
   const status = refreshStatus(interrupted, degraded, { failed: sum('failed'), skipped: sum('skipped') });
   return {
     ...base,
@@ -66,6 +67,7 @@ export function summarize(
     failed: sum('failed'),
     skipped: sum('skipped'),
     cost,
+    costEstimated,
     judges: health,
     drift,
     degraded,
@@ -100,7 +102,7 @@ export function summaryLine(s: RefreshSummary): string {
   return (
     `refresh ${s.id.slice(0, 8)}: ${status.toUpperCase()}; ${s.imported.newModels.length} new model(s), ${s.imported.changedAnswers} changed answer(s); ` +
     `${s.played} played, ${s.failed} failed${s.skipped ? `, ${s.skipped} not started (budget)` : ''}${pending ? `, ${pending} in pending batches` : ''}; ` +
-    `$${cost.toFixed(4)} spent (est. $${s.estCost.toFixed(4)})` +
+    `$${cost.toFixed(4)} spent${s.costEstimated ? `, $${s.costEstimated.toFixed(4)} of it estimated (cost not reported)` : ''} (est. $${s.estCost.toFixed(4)})` +
     `${
       Object.values(drift).some((d) => d.changeRate !== null)
         ? `; canary change ${Object.values(drift)

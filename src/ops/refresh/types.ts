@@ -60,13 +60,18 @@ export interface RefreshSummary {
     played: number;
     failed: number;
     skipped: number;
+    /** USD, with what was charged at the estimate (calls of unknown cost: no usage, failed) */
     cost: number | null;
+    /** USD of `cost` charged at the estimate */
+    costEstimated: number;
     status: string;
   }[];
   played: number;
   failed: number;
   skipped: number;
   cost: number;
+  /** USD of `cost` charged at the estimate (calls whose cost the server did not report, failed calls) */
+  costEstimated: number;
   judges: Record<string, JudgeHealth>;
   drift: Record<string, Drift>;
   degraded: string[];

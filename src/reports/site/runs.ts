@@ -1,6 +1,7 @@
-// The runs and refreshes pages' data: every run (newest first) and the last nightly refreshes, each refresh as
+// The runs and refreshes pages' data: the last runs (newest first) and the last nightly refreshes, each refresh as
 // a flat row (status, why it is degraded, games played, calls, cost).
 import type { RefreshRecord, RefreshStatus, RunRecord, Store } from '../../storage/store.ts';
+import { runSeen } from '../../core/run-seen.ts';
 import type { Memo } from './catalog.ts';
 
 export interface RefreshRow {
@@ -42,10 +43,12 @@ export class RunHistory {
     private readonly cache: Memo,
   ) {}
 
-  runs(): Promise<(RunRecord & { games: number })[]> {
-    return this.cache.get('runs', async () => {
-      const runs = await this.store.runs.list();
-      return runs.reverse().map((r) => ({ ...r, games: r.played }));
+  /** The last runs, newest first. */
+  runs(limit = 30): Promise<(RunRecord & { games: number })[]> {
+    return this.cache.get(`runs:${limit}`, async () => {
+      const runs = await this.store.runs.list(limit);
+      const now = Date.now();
+      return runs.reverse().map((r) => ({ ...runSeen(r, now), games: r.played }));
     });
   }
 

@@ -32,6 +32,9 @@ export function toGame(r: typeof t.games.$inferSelect): Game {
     ...(r.cost !== null ? { cost: r.cost } : {}),
     ...(r.verdictProbs !== null ? { verdictProbs: r.verdictProbs } : {}),
     ...(r.entropy !== null ? { entropy: r.entropy } : {}),
+    ...(r.recordedVerdict !== null
+      ? { recordedVerdict: gameVerdictOf(r.recordedVerdict, r.model2 !== null, `game ${r.id}`) }
+      : {}),
   };
 }
 
@@ -61,5 +64,6 @@ export function gameRow(g: Game): GameRow {
     cost: g.cost ?? null,
     verdictProbs: g.verdictProbs ?? null,
     entropy: g.entropy ?? null,
+    recordedVerdict: g.recordedVerdict ?? null,
   };
 }

@@ -114,11 +114,20 @@ export class DrizzleGames implements GameStore {
     return [...out.values()].sort((a, b) => (a.judge < b.judge ? -1 : 1));
   }
 
-  async updateVerdicts(updates: { id: string; verdict: string; parser: string }[]): Promise<void> {
+  async updateVerdicts(
+    updates: { id: string; verdict: string; parser: string; recordedVerdict?: string }[],
+  ): Promise<void> {
     if (!updates.length) return;
     await this.o.atomic(
       updates.map((u) =>
-        this.db.update(t.games).set({ verdict: u.verdict, parser: u.parser }).where(eq(t.games.id, u.id)),
+        this.db
+          .update(t.games)
+          .set({
+            verdict: u.verdict,
+            parser: u.parser,
+            ...(u.recordedVerdict !== undefined ? { recordedVerdict: u.recordedVerdict } : {}),
+          })
+          .where(eq(t.games.id, u.id)),
       ),
     );
   }

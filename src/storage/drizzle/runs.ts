@@ -1,9 +1,19 @@
 // Runs of the play loop and their failed judge calls (attempts).
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import type { RunRecord, RunStore } from '../store.ts';
 import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
 
+/** A run's played games, tokens and cost as its stored games say (failed: its counter, or more failed games on record). */
+const LEDGER_FROM_GAMES = {
+  played: sql<number>`(SELECT count(*) FROM games g WHERE g.run_id = runs.id)`,
+  tokensIn: sql<number>`(SELECT coalesce(sum(g.tokens_in), 0) FROM games g WHERE g.run_id = runs.id)`,
+  tokensOut: sql<number>`(SELECT coalesce(sum(g.tokens_out), 0) FROM games g WHERE g.run_id = runs.id)`,
+  cost: sql<
+    number | null
+  >`(CASE WHEN runs.cost IS NULL AND NOT EXISTS (SELECT 1 FROM games g WHERE g.run_id = runs.id AND g.cost IS NOT NULL) THEN NULL ELSE (SELECT coalesce(sum(g.cost), 0) FROM games g WHERE g.run_id = runs.id) END)`,
+  failed: sql<number>`max(runs.failed, (SELECT count(DISTINCT a.game_id) FROM attempts a WHERE a.run_id = runs.id AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = a.game_id AND g.run_id = runs.id)))`,
+};
 export class DrizzleRuns implements RunStore {
   private readonly db: AnyDb;
   constructor(private readonly o: DrizzleStoreOptions) {
@@ -20,11 +30,17 @@ export class DrizzleRuns implements RunStore {
     await this.db.insert(t.runs).values(row).onConflictDoUpdate({ target: t.runs.id, set: row });
   }
 
-  async list(): Promise<RunRecord[]> {
-    const rows = await this.db.select().from(t.runs).orderBy(asc(t.runs.startedAt));
-    // owner and heartbeat are left out where null (the heartbeat of a finished run, rows from before them)
-    return rows.map(({ owner, heartbeatAt, ...r }) => ({
+  async list(limit?: number): Promise<RunRecord[]> {
+    const query = this.db.select({ run: t.runs, ...LEDGER_FROM_GAMES }).from(t.runs);
+    const rows =
+      limit === undefined
+        ? await query.orderBy(asc(t.runs.startedAt))
+        : (await query.orderBy(desc(t.runs.startedAt), desc(t.runs.id)).limit(limit)).reverse();
+    // owner and heartbeat are left out where null (the heartbeat of a finished run, rows from before them);
+    // a running run's counters are what its stored games say (its progress writes lag, and stop when killed)
+    return rows.map(({ run: { owner, heartbeatAt, ...r }, ...stored }) => ({
       ...r,
+      ...(r.status === 'running' ? stored : {}),
       status: r.status as RunRecord['status'],
       ...(owner !== null ? { owner } : {}),
       ...(heartbeatAt !== null ? { heartbeatAt } : {}),
@@ -52,7 +68,8 @@ export class DrizzleRuns implements RunStore {
     await this.o.atomic([
       this.db
         .update(t.runs)
-        .set({ status: 'interrupted', finishedAt: at, heartbeatAt: null })
+        // its counters as its stored games say (a killed run's last progress write lags behind them)
+        .set({ status: 'interrupted', finishedAt: at, heartbeatAt: null, ...LEDGER_FROM_GAMES })
         .where(and(inArray(t.runs.id, dead), eq(t.runs.status, 'running'))),
       this.db.delete(t.leases).where(inArray(t.leases.owner, dead)),
     ]);

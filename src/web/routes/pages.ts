@@ -197,8 +197,11 @@ function healthStylePages(app: Hono, s: Site): void {
 function runPages(app: Hono, s: Site): void {
   const { send, page, check } = s;
   const { history } = s.data;
-  app.get('/runs', validPage(QUERY.none), (c) =>
-    send(c, 'html', async () => page(c, 'runs', 'Runs', { runs: await history.runs() })),
+  app.get('/runs', validPage(QUERY.limit), (c) =>
+    send(c, 'html', async () => {
+      const { limit } = query(c);
+      return page(c, 'runs', 'Runs', { runs: await history.runs(limit), limit });
+    }),
   );
   app.get('/refreshes', validPage(QUERY.limit), (c) =>
     send(c, 'html', async () =>

@@ -7,8 +7,9 @@ export function runTables(s: Site): Tables {
   const { history } = s.data;
   return {
     runs: {
-      query: QUERY.none,
-      describe: 'the runs: when, which judge, how many games, tokens',
+      query: QUERY.limit,
+      describe:
+        'the last runs, newest first: when, which judge, how many games, tokens; ?limit= (default 30)',
       columns: [
         'id',
         'startedAt',
@@ -24,7 +25,7 @@ export function runTables(s: Site): Tables {
         'tokensOut',
         'cost',
       ],
-      rows: () => history.runs(),
+      rows: async (q) => history.runs(q.limit),
     },
     refreshes: {
       query: QUERY.limit,

@@ -1,0 +1,42 @@
+// `arena run --until-settled`: the engine's rounds (engine/settle.ts) with a line per round on stderr,
+// and the reason it stopped with what the full plan would have cost.
+import { runUntilSettled, type SettleOptions, type SettleSummary } from '../../engine/settle.ts';
+import type { GovernedJudge } from '../../judges/registry.ts';
+import { exitStatus, print } from '../shared.ts';
+
+const WHY: Record<SettleSummary['stop'], string> = {
+  settled: "settled: every pair's order is decided by the simultaneous intervals",
+  futile:
+    'settled as far as the plan allows: the pairs still open could not be separated even with every match left',
+  exhausted: 'exhausted: every match of the plan is played',
+  target: "target reached: the rank intervals' widths sum to at most --target",
+  interrupted: 'interrupted: rerun the same command to resume (nothing stored is paid again)',
+  failed: 'stopped: some games failed (no verdict stored); rerun the same command to retry them',
+  budget: 'stopped at the budget',
+};
+
+export async function playUntilSettled(o: SettleOptions, judge: GovernedJudge): Promise<void> {
+  const s = await runUntilSettled({
+    ...o,
+    onRound: (r) =>
+      process.stderr.write(
+        `round ${r.round}: ${r.matches} match(es) (both orders) over ${r.open} open pair(s); ${r.stored} of ${r.planned} planned games stored (${judge.id})\n`,
+      ),
+  });
+  print(WHY[s.stop]);
+  if (s.ranks)
+    print(
+      `rank intervals: ${s.ranks
+        .slice()
+        .sort((a, b) => a.best - b.best || a.worst - b.worst)
+        .map((r) => `${r.model} ${r.best === r.worst ? r.best : `${r.best}–${r.worst}`}`)
+        .join(', ')}`,
+    );
+  if (s.open.length) print(`open pairs: ${s.open.map(([a, b]) => `${a} / ${b}`).join(', ')}`);
+  const share = s.planned ? ((100 * s.stored) / s.planned).toFixed(0) : '0';
+  print(
+    `${s.rounds} round(s), ${s.paid} judge calls paid now; ${s.stored} of the full plan's ${s.planned} games stored (${share}%): the full plan would take ${s.planned} calls, ${s.planned - s.stored} more to complete it with \`arena run\` without --until-settled`,
+  );
+  if (s.stop === 'failed') exitStatus.code = 2;
+  if (s.stop === 'interrupted') exitStatus.code = 130;
+}

@@ -1,0 +1,106 @@
+// Paid verdicts that the database could not take (a full disk): the play loop hands them here, they are
+// written beside the database (or, when that disk is full too, to the system's temporary folder) as JSONL,
+// one file per run, and the next `arena run` on the database stores them before it plans, so that no paid
+// call is lost or paid for again. Each file is written whole (temp file + rename): a half-written one never
+// takes the name.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { ArenaError, type Game } from '../core/types.ts';
+import type { RunRecord, Store } from './store.ts';
+
+interface Place {
+  dir: string;
+  prefix: string;
+}
+
+/** Where the spill files of `dbFile` go: beside it first, then in the temporary folder (named by its path). */
+function places(dbFile: string): Place[] {
+  const abs = resolve(dbFile);
+  const tag = createHash('sha256').update(abs).digest('hex').slice(0, 12);
+  return [
+    { dir: dirname(abs), prefix: `${basename(abs)}.unstored-` },
+    { dir: tmpdir(), prefix: `arena-unstored-${tag}-` },
+  ];
+}
+
+/** Write `games` (paid, not stored) and their run's record where they can be; returns the file. */
+export async function spillGames(dbFile: string, games: Game[], run: RunRecord): Promise<string> {
+  const text = [JSON.stringify({ run }), ...games.map((game) => JSON.stringify({ game }))].join('\n') + '\n';
+  let last: unknown;
+  for (const p of places(dbFile)) {
+    const file = join(p.dir, `${p.prefix}${run.id}.jsonl`);
+    const tmp = `${file}.tmp`;
+    try {
+      writeFileSync(tmp, text);
+      renameSync(tmp, file);
+      return file;
+    } catch (e) {
+      last = e;
+      rmSync(tmp, { force: true });
+    }
+  }
+  throw last;
+}
+
+/** The spill files of `dbFile` not stored yet. */
+export function spilledFiles(dbFile: string): string[] {
+  return places(dbFile).flatMap((p) => {
+    let names: string[];
+    try {
+      names = readdirSync(p.dir);
+    } catch {
+      return [];
+    }
+    return names
+      .filter((n) => n.startsWith(p.prefix) && n.endsWith('.jsonl'))
+      .sort()
+      .map((n) => join(p.dir, n));
+  });
+}
+
+/**
+ * Store what earlier runs spilled: their games (a game stored meanwhile is left as it is) and their run
+ * records (failed, with the reason); each file is removed once stored. Returns how many games each file had.
+ */
+export async function restoreSpilled(
+  store: Store,
+  dbFile: string,
+): Promise<{ file: string; games: number }[]> {
+  const done: { file: string; games: number }[] = [];
+  for (const file of spilledFiles(dbFile)) {
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    const games: Game[] = [];
+    const runs: RunRecord[] = [];
+    lines.forEach((l, i) => {
+      let v: { game?: Game; run?: RunRecord };
+      try {
+        v = JSON.parse(l) as typeof v;
+      } catch (e) {
+        throw new ArenaError(
+          `${file}:${i + 1}: not JSON (${(e as Error).message}); it holds paid verdicts, keep it`,
+          {
+            file,
+            line: i + 1,
+          },
+        );
+      }
+      if (v.game) games.push(v.game);
+      else if (v.run) runs.push(v.run);
+    });
+    try {
+      if (games.length) await store.games.insertMany(games);
+      for (const r of runs) await store.runs.save(r);
+    } catch (e) {
+      throw new ArenaError(
+        `the ${games.length} paid verdict(s) in ${file} could not be stored (${(e as Error).message}); the file is kept: free some space and rerun`,
+        { file },
+        { cause: e },
+      );
+    }
+    rmSync(file, { force: true });
+    done.push({ file, games: games.length });
+  }
+  return done;
+}

@@ -1,0 +1,115 @@
+// The scheduler alone: which matches the next round takes, and when it stops.
+import { describe, expect, it } from 'vitest';
+import type { ClusteredBattle } from '../../src/core/stats/battle-table.ts';
+import { nextRound, type SettleMatch } from '../../src/core/stats/settle.ts';
+
+const MODELS = ['a', 'b', 'c'];
+const Q = 30;
+
+function plan(): SettleMatch[] {
+  const out: SettleMatch[] = [];
+  for (let q = 0; q < Q; q++)
+    for (const [x, y] of [
+      ['a', 'b'],
+      ['a', 'c'],
+      ['b', 'c'],
+    ] as const)
+      out.push({ key: `${q}:${x}:${y}`, a: x, b: y, cluster: q });
+  return out;
+}
+
+/** Play `keys` with a fixed rule: the model earlier in `order` wins, except `close` pairs' first wins 4 in 5. */
+function play(keys: string[], order: string[], tied: string[] = []): ClusteredBattle[] {
+  return keys.map((k) => {
+    const [q, a, b] = k.split(':') as [string, string, string];
+    const score = tied.includes(`${a}${b}`)
+      ? Number(q) % 5
+        ? 1
+        : 0
+      : order.indexOf(a) < order.indexOf(b)
+        ? 1
+        : 0;
+    return { a, b, score, cluster: Number(q) };
+  });
+}
+
+const pairOf = (k: string) => k.split(':').slice(1).join('');
+
+describe('nextRound', () => {
+  it('starts with the round spread evenly over every pair, on distinct questions', () => {
+    const step = nextRound({ models: MODELS, matches: plan(), played: new Set(), battles: [], round: 12 });
+    expect(step.stop).toBeUndefined();
+    expect(step.next).toHaveLength(12);
+    const per = new Map<string, string[]>();
+    for (const k of step.next) per.set(pairOf(k), [...(per.get(pairOf(k)) ?? []), k.split(':')[0]!]);
+    expect([...per.values()].map((qs) => qs.length)).toEqual([4, 4, 4]);
+    for (const qs of per.values()) expect(new Set(qs).size).toBe(4);
+    expect(step.ranks).toBeUndefined();
+  });
+
+  it('stops as settled once every pair is decided, with the ranks', () => {
+    const keys = plan().map((m) => m.key);
+    const step = nextRound({
+      models: MODELS,
+      matches: plan(),
+      played: new Set(keys),
+      battles: play(keys, ['c', 'a', 'b']),
+      round: 12,
+    });
+    expect(step.stop).toBe('settled');
+    expect(step.ranks).toEqual([
+      { model: 'a', best: 2, worst: 2 },
+      { model: 'b', best: 3, worst: 3 },
+      { model: 'c', best: 1, worst: 1 },
+    ]);
+  });
+
+  it('gives most of the round to the open pair and a small share to the decided ones', () => {
+    // a third of the plan played: c beats everyone, a beats b 4 games in 5
+    const half = plan().filter((m) => m.cluster < Q / 3);
+    const keys = half.map((m) => m.key);
+    const step = nextRound({
+      models: MODELS,
+      matches: plan(),
+      played: new Set(keys),
+      battles: play(keys, ['c', 'a', 'b'], ['ab']),
+      round: 10,
+    });
+    expect(step.open).toEqual(['a\u0000b']);
+    expect(step.futile).toEqual([]);
+    const pairs = step.next.map(pairOf);
+    expect(pairs).toHaveLength(10);
+    expect(pairs.filter((p) => p === 'ab').length).toBeGreaterThanOrEqual(8);
+    expect(pairs.filter((p) => p !== 'ab').length).toBeGreaterThanOrEqual(1);
+    expect(step.next.every((k) => !keys.includes(k))).toBe(true);
+  });
+
+  it('stops as exhausted when the open pairs have no match left, and at the target', () => {
+    const keys = plan().map((m) => m.key);
+    const battles = play(keys, ['c', 'a', 'b']).map((b) =>
+      b.a === 'a' && b.b === 'b' ? { ...b, score: (Number(b.cluster) % 2) as 0 | 1 } : b,
+    );
+    const full = { models: MODELS, matches: plan(), played: new Set(keys), battles, round: 10 };
+    const step = nextRound(full);
+    expect(step.stop).toBe('exhausted');
+    expect(step.open).toEqual(['a\u0000b']);
+    expect(step.ranks!.find((r) => r.model === 'a')).toEqual({ model: 'a', best: 2, worst: 3 });
+    // widths: a 1, b 1, c 0
+    expect(nextRound({ ...full, played: new Set(), target: 2 }).stop).toBe('target');
+    expect(nextRound({ ...full, played: new Set(), target: 1 }).stop).not.toBe('target');
+  });
+
+  it('stops as futile when the open pair could not be separated even with every match left', () => {
+    // two thirds played: a and b have won exactly as often as each other
+    const keys = plan()
+      .filter((m) => m.cluster < (2 * Q) / 3)
+      .map((m) => m.key);
+    const battles = play(keys, ['c', 'a', 'b']).map((b) =>
+      b.a === 'a' && b.b === 'b' ? { ...b, score: (Number(b.cluster) % 2) as 0 | 1 } : b,
+    );
+    const step = nextRound({ models: MODELS, matches: plan(), played: new Set(keys), battles, round: 10 });
+    expect(step.stop).toBe('futile');
+    expect(step.futile).toEqual(['a\u0000b']);
+    expect(step.next).toEqual([]);
+  });
+});

@@ -1,0 +1,108 @@
+// The play loop when the database refuses a write (SQLITE_FULL, as on a full disk), with a Store whose game
+// inserts fail after the first few: it runs on any machine (tests/disk-full.test.ts does it on a real small
+// filesystem where it can mount one). No call is started after the refusal, the replies already paid for go
+// to the spill, the run ends failed with the reason, and the error is one ArenaError. The test server's
+// request log is the independent count of paid calls.
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ArenaError, type Game, type GameSpec } from '../../src/core/types.ts';
+import { parserFor, verdictOf } from '../../src/core/verdict/of-reply.ts';
+import { newRun, playGames, type PlayItem } from '../../src/engine/play/index.ts';
+import { openaiJudge } from '../../src/judges/openai.ts';
+import { withRetry } from '../../src/judges/retry.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import type { RunRecord, Store } from '../../src/storage/store.ts';
+import { tmpDir } from '../support/cli.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
+
+const dir = tmpDir('arena-play-full-');
+let store: SqliteStore | undefined;
+let server: OpenAIServer | undefined;
+afterEach(async () => {
+  await store?.close();
+  await server?.close();
+});
+
+function items(count: number): PlayItem[] {
+  return Array.from({ length: count }, (_, i) => {
+    const spec: GameSpec = {
+      match: { questionId: i + 1, category: 'writing', turn: 1, model1: 'm1', model2: 'm2' },
+      order: 'AB',
+      promptName: 'pair-v2',
+      systemPrompt: 'Please act as an impartial judge.',
+      userPrompt: `[User Question]\nq${i}\n\n[The Start of Assistant A's Answer]\n${'a'.repeat(i + 1)}\n[The End of Assistant A's Answer]\n\n[The Start of Assistant B's Answer]\nbbb\n[The End of Assistant B's Answer]`,
+    };
+    return { spec, id: `game-${i}` };
+  });
+}
+
+/** The store, except that game inserts fail as SQLite does on a full disk once `room` games are stored. */
+function fillsUp(s: Store, room: number): Store {
+  let stored = 0;
+  const games = new Proxy(s.games, {
+    get(target, key, recv) {
+      if (key !== 'insertMany') return Reflect.get(target, key, recv) as unknown;
+      return async (rows: Game[]) => {
+        if (stored + rows.length > room)
+          throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+        stored += rows.length;
+        return target.insertMany(rows);
+      };
+    },
+  });
+  return new Proxy(s, {
+    get: (target, key, recv) => (key === 'games' ? games : (Reflect.get(target, key, recv) as unknown)),
+  });
+}
+
+describe('playGames when the database refuses a write', () => {
+  it('stops calling, spills the paid replies, marks the run failed, throws one ArenaError', async () => {
+    store = openSqliteStore(join(dir, 'full.db'));
+    server = await startOpenAIServer({ latencyMs: 20 });
+    const judge = withRetry(openaiJudge({ model: 'judge', baseURL: server.url }), {
+      retries: 0,
+      timeoutMs: 5000,
+    });
+    const spilled: { games: Game[]; run: RunRecord }[] = [];
+    const run = newRun({ judge: judge.id, mode: 'pairwise-all', config: {}, planned: 60, toPlay: 60 });
+    const err = await playGames(items(60), {
+      store: fillsUp(store, 10),
+      run,
+      settings: { temperature: 0, maxTokens: 64 },
+      call: ({ spec }, c) =>
+        judge.complete({
+          system: spec.systemPrompt,
+          user: spec.userPrompt,
+          temperature: 0,
+          maxTokens: 64,
+          onRetry: c.onRetry,
+        }),
+      read: (spec, text) => verdictOf(spec, text, parserFor(undefined, 'last')),
+      concurrency: 4,
+      spill: async (games, r) => {
+        spilled.push({ games, run: r });
+        return '/spill/file.jsonl';
+      },
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ArenaError);
+    expect((err as Error).message).toMatch(/stopped: the database refused a write: database or disk is full/);
+    expect((err as Error).message).toContain('/spill/file.jsonl');
+    const calls = server.log.filter((e) => e.path === '/v1/chat/completions').length;
+    const stored = (store.sqlite.prepare('select count(*) n from games').get() as { n: number }).n;
+    const kept = spilled.flatMap((s) => s.games);
+    // every paid reply is stored or spilled, once; and the run stopped calling (at most the games in flight after)
+    expect(stored).toBe(10);
+    expect(stored + kept.length).toBe(calls);
+    expect(new Set(kept.map((g) => g.id)).size).toBe(kept.length);
+    expect(calls).toBeLessThanOrEqual(10 + 2 * 4);
+    expect(spilled).toHaveLength(1);
+    expect(spilled[0]!.run).toMatchObject({ status: 'failed', played: 10 });
+    expect(spilled[0]!.run.config.stoppedBy).toMatch(/database or disk is full/);
+    // the attempts table holds no failure for a paid reply: a refused write is not a failed call
+    expect(store.sqlite.prepare('select count(*) n from attempts').get()).toEqual({ n: 0 });
+    expect(store.sqlite.prepare('select status from runs').get()).toEqual({ status: 'failed' });
+  });
+});

@@ -1,0 +1,83 @@
+// A run killed with SIGKILL leaves its record `running` with counters from its last progress write. Found
+// dead (its heartbeat older than a lease), its counts and cost are those of its stored games, and it shows
+// as interrupted at once: in `arena runs` (a read-only command, before any other run has reaped it) and once
+// reaped, in the stored record. Real SQLite file; the expected figures are summed from the games themselves.
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Game } from '../../src/core/types.ts';
+import { newRun, reapDeadRuns, runRecord } from '../../src/engine/play/index.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import { arenaJson, tmpDir } from '../support/cli.ts';
+
+const dir = tmpDir('arena-ledger-dead-');
+let store: SqliteStore | undefined;
+afterEach(async () => {
+  await store?.close();
+  store = undefined;
+});
+
+function game(i: number, runId: string): Game {
+  return {
+    match: { questionId: i + 1, category: 'writing', turn: 1, model1: 'm1', model2: 'm2' },
+    order: 'AB',
+    promptName: 'pair-v2',
+    systemPrompt: 'judge',
+    userPrompt: `q${i}`,
+    id: `game-${i}`,
+    judge: 'openai/judge',
+    judgeSettings: { temperature: 0, maxTokens: 64 },
+    reply: '[[A]]',
+    verdict: 'model_1',
+    parser: 'last@1',
+    tokensIn: 100 + i,
+    tokensOut: 10 + i,
+    cost: 0.001 * (i + 1),
+    createdAt: Date.now(),
+    runId,
+    source: 'run',
+  };
+}
+
+describe('a run found dead', () => {
+  it('shows interrupted at once with the counts and cost of its stored games; reaped, its record says the same', async () => {
+    const db = join(dir, 'dead.db');
+    store = openSqliteStore(db);
+    const run = newRun({ judge: 'openai/judge', mode: 'pairwise-all', config: {}, planned: 10, toPlay: 10 });
+    // its last progress write: 2 games; then 5 more stored before the SIGKILL, two minutes ago
+    Object.assign(run, {
+      played: 2,
+      tokensIn: 201,
+      tokensOut: 21,
+      cost: 0.003,
+      heartbeatAt: Date.now() - 120_000,
+    });
+    await store.runs.save(runRecord(run));
+    const games = Array.from({ length: 7 }, (_, i) => game(i, run.id));
+    await store.games.insertMany(games);
+    const want = {
+      played: 7,
+      tokensIn: games.reduce((s, g) => s + g.tokensIn!, 0),
+      tokensOut: games.reduce((s, g) => s + g.tokensOut!, 0),
+    };
+    const cost = games.reduce((s, g) => s + g.cost!, 0);
+    await store.close();
+    store = undefined;
+
+    const [shown] = await arenaJson<{ status: string; played: number; cost: number }[]>([
+      'runs',
+      '--db',
+      db,
+      '--json',
+    ]);
+    expect(shown).toMatchObject({ status: 'interrupted', ...want });
+    expect(shown!.cost).toBeCloseTo(cost, 12);
+
+    store = openSqliteStore(db);
+    expect(await reapDeadRuns(store)).toBe(1);
+    const row = store.sqlite
+      .prepare('select status, played, tokens_in tokensIn, tokens_out tokensOut, cost from runs')
+      .get() as Record<string, unknown>;
+    expect(row).toMatchObject({ status: 'interrupted', ...want });
+    expect(row.cost).toBeCloseTo(cost, 12);
+  });
+});

@@ -1,0 +1,156 @@
+// Data that would be stored wrong is refused: a judgment of a model against itself or of a nameless model, answer
+// files whose name makes no usable model name, votes on a turn MT-Bench does not have or with question ids written
+// as something other than an integer, and question ids the site cannot show (more than 9 digits). Each is one
+// error line naming the file, the line and the field; the database file stays byte-identical.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { arenaOk, runArena, tmpDir } from '../support/cli.ts';
+
+const dir = tmpDir('arena-bad-data-');
+const db = join(dir, 'arena.db');
+const jsonl = (...rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+const ans = (id: number) => ({ question_id: id, choices: [{ index: 0, turns: ['one', 'two'] }] });
+const pairLine = (over: Record<string, unknown> = {}) => ({
+  question_id: 1,
+  model_1: 'm1',
+  model_2: 'm2',
+  g1_winner: 'model_1',
+  g2_winner: 'model_1',
+  judge: ['gpt-4', 'pair-v2'],
+  g1_user_prompt: 'p1',
+  g1_judgment: 'A is better. [[A]]',
+  g2_user_prompt: 'p2',
+  g2_judgment: 'B is better. [[B]]',
+  turn: 1,
+  ...over,
+});
+const csv = (row: string) =>
+  `question_id,model_a,model_b,winner,judge,turn\n1,m1,m2,tie,expert_1,1\n${row}\n`;
+
+interface Case {
+  name: string;
+  kind: 'questions' | 'answers' | 'votes' | 'judgments';
+  file: string;
+  content: string;
+  /** where the message points: `file:line:` (or `file:` for a file whose name is the problem) */
+  line?: number;
+  field: string;
+  says: RegExp;
+}
+
+const CASES: Case[] = [
+  {
+    name: 'a judgment of a model against itself',
+    kind: 'judgments',
+    file: 'self_pair.jsonl',
+    content: jsonl(pairLine(), pairLine({ model_2: 'm1' })),
+    line: 2,
+    field: 'model_2',
+    says: /same model on both sides \(m1\)/,
+  },
+  {
+    name: 'a judgment with model_1 ""',
+    kind: 'judgments',
+    file: 'empty_pair.jsonl',
+    content: jsonl(pairLine({ model_1: '' })),
+    line: 1,
+    field: 'model_1',
+    says: /must not be empty/,
+  },
+  {
+    name: 'an answer file named .jsonl (model "")',
+    kind: 'answers',
+    file: 'noname/.jsonl',
+    content: jsonl(ans(1)),
+    field: 'model',
+    says: /must not be empty.*rename the file/,
+  },
+  {
+    name: 'an answer file named " .jsonl" (model " ")',
+    kind: 'answers',
+    file: 'space/ .jsonl',
+    content: jsonl(ans(1)),
+    field: 'model',
+    says: /leading or trailing spaces/,
+  },
+  {
+    name: 'an answer file named a,b.jsonl (model "a,b")',
+    kind: 'answers',
+    file: 'a,b.jsonl',
+    content: jsonl(ans(1)),
+    field: 'model',
+    says: /contains a comma/,
+  },
+  {
+    name: 'a vote on turn 3',
+    kind: 'votes',
+    file: 'turn3.csv',
+    content: csv('2,m1,m2,tie,expert_1,3'),
+    line: 3,
+    field: 'turn',
+    says: /expected turn 1 or 2/,
+  },
+  ...['0x51', '81.0', ' 81 '].map((id) => ({
+    name: `a vote on question_id "${id}"`,
+    kind: 'votes' as const,
+    file: 'odd-id.csv',
+    content: csv(`${id},m1,m2,tie,expert_1,1`),
+    line: 3,
+    field: 'question_id',
+    says: /expected an integer/,
+  })),
+  {
+    name: 'a question id of 10^15',
+    kind: 'questions',
+    file: 'big-questions.jsonl',
+    content: jsonl({ question_id: 1e15, category: 'writing', turns: ['x'] }),
+    line: 1,
+    field: 'question_id',
+    says: /more than 9 digits/,
+  },
+  {
+    name: 'a vote on question id 1000000000',
+    kind: 'votes',
+    file: 'big-votes.jsonl',
+    content: jsonl({
+      question_id: 1e9,
+      model_a: 'm1',
+      model_b: 'm2',
+      winner: 'tie',
+      judge: 'expert_1',
+      turn: 1,
+    }),
+    line: 1,
+    field: 'question_id',
+    says: /more than 9 digits/,
+  },
+];
+
+const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+describe('arena import refuses data it would store wrong', { timeout: 120_000 }, () => {
+  beforeAll(async () => {
+    const q = (id: number) => ({ question_id: id, category: 'writing', turns: ['first?', 'second?'] });
+    writeFileSync(join(dir, 'questions.jsonl'), jsonl(q(1), q(2)));
+    writeFileSync(join(dir, 'm1.jsonl'), jsonl(ans(1), ans(2)));
+    writeFileSync(join(dir, 'm2.jsonl'), jsonl(ans(1), ans(2)));
+    await arenaOk(['import', 'questions', join(dir, 'questions.jsonl'), '--db', db]);
+    await arenaOk(['import', 'answers', join(dir, 'm1.jsonl'), join(dir, 'm2.jsonl'), '--db', db]);
+  }, 120_000);
+
+  it.each(CASES)('$name', async (c) => {
+    const file = join(dir, c.file);
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, c.content);
+    const before = sha256(db);
+    const r = await runArena(['import', c.kind, file, '--db', db]);
+    expect(r.code, r.stderr).toBe(1);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines, r.stderr).toHaveLength(1);
+    expect(lines[0]).toContain(`${file}${c.line ? `:${c.line}` : ''}: field "${c.field}"`);
+    expect(lines[0]).toMatch(c.says);
+    expect(sha256(db), 'the database file changed').toBe(before);
+  });
+});

@@ -1,0 +1,40 @@
+// `arena import pairs` on a dataset.json written as compact JSON (every item on line 1): the gold votes are keyed
+// by the item's position, not its line, so the import succeeds; the same set pretty-printed imports to the same
+// votes. Real bin/arena.mjs on a real SQLite file.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { arenaOk, tmpDir } from '../support/cli.ts';
+
+const items = [1, 2, 3, 4].map((i) => ({
+  input: `question ${i}`,
+  output_1: `first answer ${i}`,
+  output_2: `second answer ${i}`,
+  label: (i % 2) + 1,
+}));
+
+function goldVotes(db: string) {
+  const s = new Database(db, { readonly: true });
+  try {
+    return s.prepare("select question_id, winner, line from votes where judge = 'gold' order by line").all();
+  } finally {
+    s.close();
+  }
+}
+
+describe('import pairs', { timeout: 120_000 }, () => {
+  it('a compact dataset.json (all items on line 1) imports every item; pretty JSON gives the same votes', async () => {
+    const dir = tmpDir('arena-pairs-compact-');
+    const sets = join(dir, 'sets');
+    mkdirSync(join(sets, 'Tiny'), { recursive: true });
+    writeFileSync(join(sets, 'Tiny', 'dataset.json'), JSON.stringify(items));
+    const db = join(dir, 'a.db');
+    expect(await arenaOk(['import', 'pairs', sets, '--db', db])).toContain('4 gold labels');
+    const compact = goldVotes(db);
+    expect(compact).toHaveLength(4);
+    writeFileSync(join(sets, 'Tiny', 'dataset.json'), JSON.stringify(items, null, 2));
+    await arenaOk(['import', 'pairs', sets, '--db', db]);
+    expect(goldVotes(db)).toEqual(compact);
+  });
+});

@@ -1,0 +1,170 @@
+// Batch mode against an imitation of OpenAI's documented files + batches API (tests/support/openai-batch.ts,
+// real HTTP on 127.0.0.1, a real SQLite file): failed requests in the error file, a batch that ends `failed`,
+// the limits on one batch's input, `GET /batches` in pages, and output files that answer a request twice.
+import Database from 'better-sqlite3';
+import OpenAI, { toFile } from 'openai';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { GameSpec } from '../../src/core/types.ts';
+import { openaiBatchClient } from '../../src/judges/openai-batch.ts';
+import { MAX_BATCH_TRIES, runBatches, type BatchOptions } from '../../src/ops/batch.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import { tmpDir } from '../support/cli.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
+import type { BatchServerOptions } from '../support/openai-batch.ts';
+
+/** n pairwise games with distinct prompts; ids are hex so that a suffix picks about 1 in 16 */
+function plan(n: number): { spec: GameSpec; id: string }[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: (0x1000 + i).toString(16),
+    spec: {
+      match: { questionId: i + 1, category: 'writing', turn: 1, model1: 'm1', model2: 'm2' },
+      order: 'AB',
+      promptName: 'pair-v2',
+      systemPrompt: 'Judge the two answers.',
+      userPrompt: `[Question]\nq${i}\n[The Start of Assistant A's Answer]\nshort\n[The End of Assistant A's Answer]\n[The Start of Assistant B's Answer]\na longer answer ${i}\n[The End of Assistant B's Answer]`,
+    },
+  }));
+}
+
+let srv: OpenAIServer | undefined;
+let store: SqliteStore | undefined;
+afterEach(async () => {
+  await store?.close();
+  await srv?.close();
+  srv = store = undefined;
+});
+
+async function setup(batch: BatchServerOptions) {
+  srv = await startOpenAIServer({ verdict: 'longer', batch });
+  const db = join(tmpDir('arena-batch-contract-'), 'arena.db');
+  store = openSqliteStore(db);
+  const base = (games: { spec: GameSpec; id: string }[], extra: Partial<BatchOptions> = {}) =>
+    runBatches({
+      store: store!,
+      judgeId: 'openai/judge',
+      model: 'judge',
+      client: openaiBatchClient({ apiKey: 'k', baseURL: srv!.url }),
+      games,
+      settings: { temperature: 0, maxTokens: 64 },
+      parser: 'last',
+      price: { input: 5, output: 15 },
+      refreshId: 'r1',
+      ...extra,
+    });
+  return {
+    db,
+    refresh: base,
+    posts: () => srv!.log.filter((e) => e.method === 'POST' && e.path === '/v1/batches'),
+  };
+}
+const rows = (db: string, sql: string) => {
+  const d = new Database(db, { readonly: true });
+  try {
+    return d.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    d.close();
+  }
+};
+
+describe('batch mode against the documented Batch API', () => {
+  it('failed requests (error_file_id) are attempts, and a request that always fails is not resubmitted forever', async () => {
+    const games = plan(32);
+    const failing = games.filter((g) => g.id.endsWith('7'));
+    expect(failing).toHaveLength(2);
+    const s = await setup({
+      failRequests: { idSuffixes: ['7'], status: 400, code: 'context_length_exceeded', message: 'too long' },
+    });
+    const r1 = await s.refresh(games);
+    expect(r1).toMatchObject({ submitted: 32, imported: 0, pending: 32 });
+    const r2 = await s.refresh(games);
+    expect(r2).toMatchObject({ imported: 30, failed: 2 });
+    const attempts = rows(s.db, 'SELECT game_id, error FROM attempts ORDER BY game_id');
+    expect(attempts.map((a) => a.game_id)).toEqual(failing.map((g) => g.id));
+    expect(String(attempts[0]!.error)).toMatch(/context_length_exceeded: too long/);
+    // resubmitted a bounded number of times, then given up (and said so), never again
+    for (let i = 0; i < MAX_BATCH_TRIES + 2; i++) await s.refresh(games);
+    const last = await s.refresh(games);
+    expect(last).toMatchObject({ submitted: 0, givenUp: 2 });
+    expect(s.posts()).toHaveLength(MAX_BATCH_TRIES);
+  });
+
+  it('a batch that ends failed is reported as a failure with its reason, its games failed attempts', async () => {
+    const s = await setup({ failBatches: 1 });
+    const games = plan(6);
+    await s.refresh(games);
+    const r = await s.refresh(games);
+    expect(r.failed).toBe(6);
+    expect(r.imported).toBe(0);
+    expect(r.runId).not.toBeNull();
+    expect(r.failedBatches).toEqual([
+      expect.stringMatching(/batch_\d+ failed: invalid_request: The batch could not be processed/),
+    ]);
+    // the same refresh submits them again (a bounded number of times: MAX_BATCH_TRIES), and they are played
+    expect(r.submitted).toBe(6);
+    expect(rows(s.db, 'SELECT status FROM batches ORDER BY created_at')).toEqual([
+      { status: 'failed' },
+      { status: 'submitted' },
+    ]);
+    expect((await s.refresh(games)).imported).toBe(6);
+  });
+
+  it('splits the games to the limits of one batch (requests and bytes), none over them', async () => {
+    const s = await setup({ maxRequests: 10, maxFileBytes: 4000 });
+    const games = plan(45);
+    const r1 = await s.refresh(games, { limits: { maxRequests: 10, maxFileBytes: 4000 } });
+    expect(r1.submitted).toBe(45);
+    expect(s.posts().length).toBeGreaterThanOrEqual(5);
+    const r2 = await s.refresh(games, { limits: { maxRequests: 10, maxFileBytes: 4000 } });
+    expect(r2).toMatchObject({ imported: 45, failed: 0, failedBatches: [] });
+  });
+
+  it('recovery pages through GET /batches: an orphan behind 100 newer batches is found, not submitted again', async () => {
+    const s = await setup({ completeAfterPolls: 1 });
+    const games = plan(4);
+    await s.refresh(games);
+    const [row] = rows(s.db, 'SELECT id FROM batches');
+    const remoteId = String(row!.id);
+    // 120 newer batches of the organisation
+    const api = new OpenAI({ apiKey: 'k', baseURL: srv!.url });
+    const file = await api.files.create({
+      file: await toFile(Buffer.from('\n'), 'x.jsonl'),
+      purpose: 'batch',
+    });
+    for (let i = 0; i < 120; i++)
+      await api.batches.create({
+        input_file_id: file.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+    // the state a kill right after batches.create leaves: the row carries its submission id, not the batch's
+    const remote = await api.batches.retrieve(remoteId);
+    const d = new Database(s.db);
+    d.prepare("UPDATE batches SET id = ?, status = 'submitting', input_file_id = ''").run(
+      remote.metadata!.arena_submission,
+    );
+    d.close();
+    const posts = s.posts().length;
+    const r = await s.refresh(games);
+    expect(s.posts()).toHaveLength(posts);
+    expect(r).toMatchObject({ submitted: 0, imported: 4 });
+    expect(rows(s.db, 'SELECT id, status FROM batches')).toEqual([{ id: remoteId, status: 'imported' }]);
+  });
+
+  it('shuffled output is matched by custom_id; conflicting duplicate lines are an error, nothing imported', async () => {
+    const a = await setup({ shuffle: true });
+    const games = plan(5);
+    await a.refresh(games);
+    expect(await a.refresh(games)).toMatchObject({ imported: 5, failed: 0 });
+    await store!.close();
+    await srv!.close();
+    srv = store = undefined;
+
+    const b = await setup({ conflictingDuplicate: true });
+    await b.refresh(games);
+    await expect(b.refresh(games)).rejects.toThrow(
+      /has two different results in the output; nothing of this batch was imported/,
+    );
+    expect(rows(b.db, 'SELECT count(*) AS n FROM games')).toEqual([{ n: 0 }]);
+  });
+});
