@@ -23,6 +23,7 @@ const main = defineCommand({
     ratings: () => import('./commands/results.ts').then((m) => m.ratingsCommand),
     judges: () => import('./commands/judges.ts').then((m) => m.judgesCommand),
     runs: () => import('./commands/runs.ts').then((m) => m.runsCommand),
+    prune: () => import('./commands/prune.ts').then((m) => m.pruneCommand),
     export: () => import('./commands/export.ts').then((m) => m.exportCommand),
     serve: () => import('./commands/serve.ts').then((m) => m.serveCommand),
     start: () => import('./commands/serve.ts').then((m) => m.startCommand),

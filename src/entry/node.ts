@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { openSqliteStore } from '../storage/sqlite.ts';
 import type { Store } from '../storage/store.ts';
 import { createApp, type AppOptions } from '../web/app.ts';
+import { takesCompressed } from '../web/http-cache.ts';
 
 export interface NodeServer {
   server: ServerType;
@@ -14,19 +15,24 @@ export interface NodeServer {
 }
 
 /**
- * The site for @hono/node-server's `serve`: hono's fetch, and a `createServer` that puts a plain node:http handler
- * in front of it: a plain GET of a URL the app answered before, in the same data version, gets the recorded bytes
- * and headers without going through hono (src/web/http-cache.ts); anything else goes to the app.
+ * The site for @hono/node-server's `serve`: hono's fetch (with compression), and a `createServer` that puts a
+ * plain node:http handler in front of it: a plain GET of a URL the app answered before, in the same data version,
+ * from a client that does not take compressed bodies, gets the recorded bytes and headers without going through
+ * hono (src/web/http-cache.ts); anything else goes to the app.
  */
 export function nodeSite(o: AppOptions): {
   fetch: ReturnType<typeof createApp>['fetch'];
   createServer: typeof createServer;
 } {
-  const app = createApp(o);
+  const app = createApp({ compress: true, ...o });
   const front = (_: unknown, listener: RequestListener) =>
     createServer((req, res) => {
+      // a client that takes compressed bodies gets them from hono's compress middleware
       const hit =
-        req.method === 'GET' && req.headers['if-none-match'] === undefined && req.url
+        req.method === 'GET' &&
+        req.headers['if-none-match'] === undefined &&
+        !takesCompressed(req.headers['accept-encoding']) &&
+        req.url
           ? app.replayed(req.url)
           : undefined;
       if (hit) res.writeHead(200, hit.headers).end(hit.body);

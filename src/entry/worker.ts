@@ -12,6 +12,8 @@ export interface Env {
   BOOTSTRAP_ROUNDS?: string;
   /** "sandwich": rating intervals from one fit's robust covariance instead of the bootstrap (README: "Sandwich intervals") */
   INTERVALS?: string;
+  /** the site's public address (https://host): canonical links and og:url become absolute */
+  SITE_URL?: string;
 }
 
 let app: ReturnType<typeof createApp> | undefined;
@@ -24,6 +26,7 @@ export default {
       ...(env.ADMIN_TOKEN ? { adminToken: env.ADMIN_TOKEN } : {}),
       ...(env.BOOTSTRAP_ROUNDS ? { bootstrapRounds: Number(env.BOOTSTRAP_ROUNDS) } : {}),
       ...(env.INTERVALS ? { intervals: intervalsVar(env.INTERVALS) } : {}),
+      ...(env.SITE_URL ? { siteUrl: env.SITE_URL } : {}),
     });
     return app.fetch(request, env, ctx as never);
   },

@@ -106,6 +106,8 @@ export const RefreshConfig = z.strictObject({
         .optional(),
       /** run this command (in the config file's directory) after a refresh that was not interrupted; ARENA_DB names the database, ARENA_REFRESH_ID the refresh */
       command: z.array(z.string()).min(1).optional(),
+      /** show what the refresh cost on the public /refreshes page and /api/refreshes (default: hidden) */
+      showCost: z.boolean().default(false),
     })
     .optional(),
 });

@@ -186,6 +186,18 @@ export interface CatalogStore {
   pairSets(): Promise<PairSetSummary[]>;
 }
 
+/** What `arena prune` removes: everything of one judge, one model or one run. */
+export type PruneTarget = { judge: string } | { model: string } | { run: string };
+
+/** Rows removed (or, in a dry run, that would be) per table. */
+export interface PruneCounts {
+  games: number;
+  votes: number;
+  answers: number;
+  runs: number;
+  attempts: number;
+}
+
 /** Judged games, keyed by their content-addressed id. */
 export interface GameStore {
   /** which of these game ids are already stored */
@@ -203,6 +215,12 @@ export interface GameStore {
   ): Promise<void>;
   /** the games of some runs of one judge (a refresh's games), canary games included */
   ofRuns(judge: string, runIds: string[]): Promise<GameVerdictRow[]>;
+  /**
+   * Remove what should not be in the database, all or nothing: a judge's games, votes, runs and failed calls;
+   * a model's answers, the games and votes it is in; a run's games, failed calls and record. Returns what it
+   * removed; with `dryRun`, what it would remove, changing nothing.
+   */
+  prune(target: PruneTarget, o?: { dryRun?: boolean }): Promise<PruneCounts>;
 }
 
 /** Recorded votes (human or judge verdicts imported from files). */

@@ -4,6 +4,7 @@
 // assets and the error pages. Parameters: src/web/params.ts; caching: src/web/http-cache.ts and result-cache.ts.
 import { Hono } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
+import { compress } from 'hono/compress';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import { SiteData } from '../reports/site/site-data.ts';
@@ -16,6 +17,9 @@ import { chartRoutes } from './routes/charts.ts';
 import { pageRoutes } from './routes/pages.ts';
 import { page, type Site } from './site.ts';
 import { assets } from './views.ts';
+import { favicon, ROBOTS } from './favicon.ts';
+
+const icon = favicon();
 
 export interface AppOptions {
   store: Store;
@@ -26,6 +30,10 @@ export interface AppOptions {
   resultCache?: ResultCache;
   /** bootstrap rounds behind the rating intervals (default 1000) */
   bootstrapRounds?: number;
+  /** gzip/deflate responses for clients that accept them (Node; a Worker's responses are compressed for it) */
+  compress?: boolean;
+  /** the site's public address (https://host): makes canonical links and og:url absolute */
+  siteUrl?: string;
   /** how the leaderboard's rating intervals are made: 'bootstrap' (default) or 'sandwich' (one fit, no resampling: for a Worker short of CPU) */
   intervals?: 'bootstrap' | 'sandwich';
 }
@@ -59,18 +67,22 @@ export function createApp(o: AppOptions) {
     bootstrapRounds: o.bootstrapRounds ?? 1000,
     ...(o.intervals ? { intervals: o.intervals } : {}),
   });
-  const http = httpCache(cache);
+  const http = httpCache(cache, { compressing: o.compress ?? false });
   const site: Site = {
     store,
     cache,
     data,
     check: lookups(data, cache),
     send: http.send,
+    page: async (c, view, title, d) =>
+      page(c, view, title, { provenance: await data.history.provenance(), ...d }, o.siteUrl),
   };
   const app = new Hono();
 
   app.use(http.replay);
   app.use(secureHeaders(SECURITY));
+  // Node only (Workers compress by themselves); a client that takes gzip or deflate is never replayed to
+  if (o.compress) app.use(compress());
   // The public site is read-only: only the token-protected admin endpoints accept a write.
   app.use('*', async (c, next) => {
     const m = c.req.method;
@@ -103,11 +115,18 @@ export function createApp(o: AppOptions) {
     });
   });
   app.get('/healthz', (c) => c.text('ok'));
+  app.get('/favicon.ico', (c) =>
+    c.body(icon, 200, { 'Content-Type': 'image/x-icon', 'Cache-Control': 'public, max-age=86400' }),
+  );
+  app.get('/robots.txt', (c) => c.text(ROBOTS, 200, { 'Cache-Control': 'public, max-age=86400' }));
 
   app.notFound((c) =>
     c.req.path.startsWith('/api/')
       ? c.json({ error: `no such endpoint: ${c.req.path} (see /api)` }, 404)
-      : c.html(page(c, 'error', 'Not found', { status: 404, message: `No page at ${c.req.path}.` }), 404),
+      : c.html(
+          page(c, 'error', 'Not found', { status: 404, message: `No page at ${c.req.path}.` }, o.siteUrl),
+          404,
+        ),
   );
   app.onError((e, c) => {
     const status = e instanceof HTTPException ? e.status : 500;
@@ -117,8 +136,8 @@ export function createApp(o: AppOptions) {
     const wantsJson = c.req.path.startsWith('/api') || c.req.path.startsWith('/charts');
     return wantsJson
       ? c.json({ error: message }, status)
-      : c.html(page(c, 'error', `Error ${status}`, { status, message }), status);
+      : c.html(page(c, 'error', `Error ${status}`, { status, message }, o.siteUrl), status);
   });
   // a server in front of hono may answer a repeated GET itself (src/entry/node.ts; see src/web/http-cache.ts)
-  return Object.assign(app, { replayed: http.replayed });
+  return Object.assign(app, { replayed: http.replayed, replayUrls: http.urls });
 }

@@ -14,6 +14,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { etag } from 'hono/etag';
 import { LRUCache } from 'lru-cache';
+import { ignoredParams } from './params.ts';
 import { fnv1a, type ResultCache } from './result-cache.ts';
 
 export const TYPES = {
@@ -65,16 +66,29 @@ export interface HttpCache {
    * and the data version need not be re-read first; synchronous, for a server in front of hono.
    */
   replayed(path: string): Replay | undefined;
+  /** how many URLs the replay path knows (bounded by maxUrls; never one with ignored parameters) */
+  urls(): number;
 }
 
-export function httpCache(cache: ResultCache, o: { maxUrls?: number } = {}): HttpCache {
+/** Whether a request's Accept-Encoding takes a body hono's compress middleware makes. */
+export const takesCompressed = (acceptEncoding: string | undefined): boolean =>
+  /\b(gzip|deflate)\b/.test(acceptEncoding ?? '');
+
+/**
+ * `compressing`: the app compresses (hono/compress, inside this middleware); a request that takes a compressed
+ * body then goes through the whole chain (its bytes still come from the result cache) and is never recorded.
+ */
+export function httpCache(
+  cache: ResultCache,
+  o: { maxUrls?: number; compressing?: boolean } = {},
+): HttpCache {
   /** the cache key of each response `send` made, until the replay path has read it */
-  const keyOf = new WeakMap<Response, string>();
+  const keyOf = new WeakMap<Request, string>(); // by request: a later middleware may replace the response
   const aliases = new LRUCache<string, string>({ max: o.maxUrls ?? 4096 });
 
   /**
    * The cache key is the kind, the path and the route's validated query (never the raw URL: unknown parameters
-   * were refused before, and a value refused by a check throws, so it is never cached).
+   * were refused or, on pages, dropped before, and a value refused by a check throws, so it is never cached).
    */
   const send: Send = async (c, kind, compute, extra = {}) => {
     await cache.fresh();
@@ -92,7 +106,7 @@ export function httpCache(cache: ResultCache, o: { maxUrls?: number } = {}): Htt
       return { body: new TextEncoder().encode(body), headers };
     });
     const res = new Response(entry.body, { status: 200, headers: entry.headers });
-    keyOf.set(res, key);
+    keyOf.set(c.req.raw, key);
     return res;
   };
 
@@ -104,14 +118,20 @@ export function httpCache(cache: ResultCache, o: { maxUrls?: number } = {}): Htt
   };
 
   const replay: MiddlewareHandler = async (c, next) => {
-    if (c.req.method !== 'GET' || c.req.header('If-None-Match') !== undefined) return next();
+    if (
+      c.req.method !== 'GET' ||
+      c.req.header('If-None-Match') !== undefined ||
+      (o.compressing && takesCompressed(c.req.header('Accept-Encoding')))
+    )
+      return next();
     await cache.fresh();
     const path = pathOf(c.req.url);
     const hit = replayed(path);
     if (hit) return new Response(hit.body, { status: 200, headers: hit.headers });
     await next();
-    const key = keyOf.get(c.res);
-    if (key === undefined || c.res.status !== 200 || path.length > MAX_REPLAY_URL) return;
+    const key = keyOf.get(c.req.raw);
+    // a URL whose page ignored some of its parameters is never an alias: junk URLs take no memory
+    if (key === undefined || c.res.status !== 200 || path.length > MAX_REPLAY_URL || ignoredParams(c)) return;
     const entry = cache.peek<Entry>(key);
     if (!entry) return;
     if (!entry.final) {
@@ -122,7 +142,7 @@ export function httpCache(cache: ResultCache, o: { maxUrls?: number } = {}): Htt
     }
     aliases.set(path, key);
   };
-  return { send, replay, replayed };
+  return { send, replay, replayed, urls: () => aliases.size };
 }
 
 /** 304 for a matching If-None-Match (strong or weak); the ETag comes from the response, never from hashing it. */

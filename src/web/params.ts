@@ -1,6 +1,7 @@
 // Query parameters of every page and endpoint, in two steps:
-// 1. their shape, as zod schemas checked by hono's validator (@hono/zod-validator): a parameter an endpoint does
-//    not read is a 400 naming it and the ones it takes; a malformed value is a 400 saying what was expected. The
+// 1. their shape, as zod schemas checked by hono's validator (@hono/zod-validator): a parameter an endpoint or
+//    chart does not read is a 400 naming it and the ones it takes; a page ignores it instead (links people share
+//    carry utm_*, fbclid, ref, ...: `validPage`). A malformed value is a 400 saying what was expected. The
 //    result cache keys on the validated values only (src/web/http-cache.ts), so junk never becomes an entry.
 // 2. their meaning, checked against the data (`lookups`): an unknown judge, category, model, question or checkpoint
 //    series is a 404 listing the valid values.
@@ -113,7 +114,57 @@ export const paramNames = (s: QuerySchema): string[] => Object.keys(s.shape);
 
 /** hono middleware: the request's query checked against `schema`; a failure is a 400 with a message a person can act on. */
 export function validQuery(schema: QuerySchema): MiddlewareHandler {
+  return checked(schema, paramNames(schema));
+}
+
+/** Requests whose query carried parameters the page ignored (never recorded for replay under their own URL). */
+const ignoring = new WeakSet<Request>();
+
+/** Whether this request's query had parameters its page does not read (and ignored). */
+export const ignoredParams = (c: Context): boolean => ignoring.has(c.req.raw);
+
+/**
+ * A page's query check: as validQuery, but a parameter the page does not read is ignored rather than refused,
+ * so a shared link with tracking parameters shows the canonical page (and shares its cache entry).
+ */
+export function validPage(schema: QuerySchema): MiddlewareHandler {
   const names = paramNames(schema);
+  const known = new Set(names);
+  const check = checked(z.object(schema.shape) as unknown as QuerySchema, names);
+  return (c, next) => {
+    if (Object.keys(c.req.queries()).some((k) => !known.has(k))) ignoring.add(c.req.raw);
+    return check(c, async () => {
+      canonical.set(c.req.raw, c.req.path + canonicalQuery(c, schema));
+      await next();
+    });
+  };
+}
+
+const canonical = new WeakMap<Request, string>();
+
+/** The canonical path and query of a page (its path alone where no page check ran: error pages). */
+export const canonicalPath = (c: Context): string => canonical.get(c.req.raw) ?? c.req.path;
+
+/**
+ * The canonical query of this request: its validated parameters in the schema's order, leaving out those at
+ * their default (`?judge=x&turn=1`, or '' when there is none).
+ */
+export function canonicalQuery(c: Context, schema: QuerySchema): string {
+  const q = query(c) as Record<string, unknown>;
+  const shape = schema.shape as Record<string, z.ZodType>;
+  const p = new URLSearchParams();
+  for (const k of paramNames(schema)) {
+    const v = q[k];
+    if (v === undefined || v === '' || v === false) continue;
+    const byDefault = shape[k]!.safeParse(undefined);
+    if (byDefault.success && byDefault.data === v) continue;
+    p.append(k, String(v));
+  }
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+function checked(schema: QuerySchema, names: string[]): MiddlewareHandler {
   const takes = names.length ? names.map((k) => `"${k}"`).join(', ') : 'none';
   return zValidator('query', schema, (r, c) => {
     if (r.success) return;
@@ -140,6 +191,8 @@ export function lookups(data: SiteData, cache: ResultCache) {
     });
 
   const l = {
+    /** every model: with answers, or only in recorded verdicts; sorted */
+    models: allModels,
     /** ?judge= (default: gpt-4 when there is one, else the first judge; `fallback: false` makes it required) */
     async judge(q: Query, fallback = true): Promise<string> {
       const judges = await catalog.rankedJudges();

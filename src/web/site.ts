@@ -7,7 +7,7 @@ import type { ResultCache } from './result-cache.ts';
 import { clip } from './clip.ts';
 import type { Send } from './http-cache.ts';
 import { markdown } from './markdown.ts';
-import type { Lookups } from './params.ts';
+import { canonicalPath, type Lookups } from './params.ts';
 import { assets, render } from './views.ts';
 
 export interface Site {
@@ -17,12 +17,33 @@ export interface Site {
   /** the data-dependent parameter checks (404 for names the database does not know) */
   check: Lookups;
   send: Send;
+  /** a page in the site's frame, its footer saying when the data last changed and what changed it */
+  page(c: Context, view: string, title: string, d: object): Promise<string>;
 }
+
+/** What search engines and link previews show for each view. */
+const DESCRIPTIONS: Record<string, string> = {
+  leaderboard:
+    'Pairwise LLM leaderboard in the manner of MT-Bench: win rates and ratings with intervals, per judge.',
+  judges:
+    'How the LLM judges agree with each other and with human experts, their consistency and position bias.',
+  matrix: 'Head-to-head win rates of every pair of models under one judge.',
+  model: 'One model under one judge: its opponents, categories and turns.',
+  matches: 'Browse one question, two answers and every judgment of them.',
+  runs: 'The tournament runs that produced the games on this leaderboard.',
+  refreshes:
+    'The nightly refreshes of this leaderboard: status, games played and why a refresh was degraded.',
+  checkpoints: 'Fine-tuning checkpoints compared by pairwise win rate.',
+  health: 'Benchmark health: how well each judge separates the models and agrees with the reference.',
+  style: 'Style control: ratings with answer length and formatting held equal.',
+};
+const DEFAULT_DESCRIPTION = 'An MT-Bench-style pairwise tournament and leaderboard of LLMs.';
 
 const NAV = [
   ['/', 'Leaderboard'],
   ['/judges', 'Judges'],
   ['/matrix', 'Win matrix'],
+  ['/models', 'Models'],
   ['/matches', 'Matches'],
   ['/runs', 'Runs'],
   ['/refreshes', 'Refreshes'],
@@ -39,10 +60,17 @@ const FORMAT = {
   int: figures.count,
 };
 
-/** A page: the view `view` (views/<view>.ejs) inside the site's frame (navigation, stylesheet, script). */
-export const page = (c: Context, view: string, title: string, d: object): string =>
+/**
+ * A page: the view `view` (views/<view>.ejs) inside the site's frame (navigation, stylesheet, script, meta
+ * description, Open Graph card, canonical link). `siteUrl` makes the canonical link and og:url absolute; it
+ * never comes from the request (a Host header would otherwise end up in the cached page).
+ */
+export const page = (c: Context, view: string, title: string, d: object, siteUrl = ''): string =>
   render(view, {
     title,
+    description: Object.hasOwn(DESCRIPTIONS, view) ? DESCRIPTIONS[view] : DEFAULT_DESCRIPTION,
+    canonical: siteUrl.replace(/\/+$/, '') + canonicalPath(c),
+    siteUrl,
     nav: NAV,
     path: c.req.path,
     css: assets.path('site.css'),

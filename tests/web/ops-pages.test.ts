@@ -78,7 +78,11 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     const srv = await spawnOpenAIServer({ latencyMs: 2, verdict, logFile });
     try {
       // pairwise-all among models that are never the checkpoints' baseline, so the refresh judge stays off the checkpoint report
-      const r = await runArena(['refresh', '--config', writeConfig(dir, { url: srv.url, models })]);
+      const r = await runArena([
+        'refresh',
+        '--config',
+        writeConfig(dir, { url: srv.url, models, extra: { publish: { showCost: true } } }),
+      ]);
       return { code: r.code, calls: chats(logFile).length };
     } finally {
       await srv.close();

@@ -14,14 +14,16 @@ async function listen(
   port: number,
   host: string,
   intervals: 'bootstrap' | 'sandwich' = 'bootstrap',
+  siteUrl?: string,
 ) {
   // loaded here, not at the top: the site's modules (charts, markdown) would slow down every `arena --help`
   const [{ serve }, { nodeSite }] = await Promise.all([
     import('@hono/node-server'),
     import('../../entry/node.ts'),
   ]);
-  const server = serve({ ...nodeSite({ store, intervals }), port, hostname: host }, (info) =>
-    print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`),
+  const server = serve(
+    { ...nodeSite({ store, intervals, ...(siteUrl ? { siteUrl } : {}) }), port, hostname: host },
+    (info) => print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`),
   );
   try {
     await new Promise<void>((resolve, reject) => {
@@ -75,6 +77,11 @@ const serveArgs = {
     default: 'bootstrap',
     description: 'rating intervals: bootstrap (1,000 refits) | sandwich (robust CLT, one fit)',
   },
+  'site-url': {
+    type: 'string',
+    description: "the site's public address (https://host): canonical links and og:url become absolute",
+    valueHint: 'URL',
+  },
 } as const;
 
 export const serveCommand = defineCommand({
@@ -83,12 +90,13 @@ export const serveCommand = defineCommand({
   async run({ args }) {
     const port = portOf(args.port);
     const intervals = oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const);
+    const site = siteUrl(args['site-url']);
     const { reopeningStore } = await import('../reopen.ts');
     // a refresh republishes by VACUUM INTO + rename: follow the path, not the file first opened
     const store = reopeningStore(args.db, () => openStore(args.db, { readonly: true }), {
       log: (m) => process.stderr.write(`${m}\n`),
     });
-    await listen(store, port, args.host, intervals);
+    await listen(store, port, args.host, intervals, site);
   },
 });
 
@@ -233,6 +241,15 @@ export const startCommand = defineCommand({
       port,
       args.host,
       oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const),
+      siteUrl(args['site-url']),
     );
   },
 });
+
+/** --site-url: an http(s) address, or nothing. */
+function siteUrl(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  if (!/^https?:\/\/[^/\s]+(\/\S*)?$/.test(v))
+    throw new UsageError(`--site-url expects an address like https://arena.example.org, got "${v}"`);
+  return v;
+}

@@ -19,11 +19,23 @@ export interface RefreshRow {
   skipped: number | null;
   /** judge calls that ended in a game or a failure (played + failed; retries not counted) */
   calls: number | null;
-  cost: number;
+  /** what it spent and was estimated to, in USD: null unless its config opted in (`publish.showCost`) */
+  cost: number | null;
   estCost: number | null;
   /** the refresh's one-line summary (as printed for the cron log) */
   line: string;
 }
+
+/** When the data last changed, and what changed it: the newest run, inside the refresh that played it if any. */
+export interface Provenance {
+  at: number;
+  run?: { id: string; judge: string };
+  refresh?: { id: string; status: RefreshStatus };
+}
+
+/** The moment a run or refresh last wrote: when it finished, else its last heartbeat, else its start. */
+const lastWrite = (r: { startedAt: number; finishedAt?: number | null; heartbeatAt?: number | null }) =>
+  r.finishedAt ?? r.heartbeatAt ?? r.startedAt;
 
 export class RunHistory {
   constructor(
@@ -40,6 +52,24 @@ export class RunHistory {
     });
   }
 
+  /** The newest change recorded by a run or refresh (null when the data was only imported). */
+  provenance(): Promise<Provenance | null> {
+    return this.cache.get('provenance', async () => {
+      const [runs, [refresh]] = await Promise.all([this.store.runs.list(), this.store.refreshes.list(1)]);
+      const run = runs.reduce<RunRecord | undefined>(
+        (a, r) => (!a || lastWrite(r) > lastWrite(a) ? r : a),
+        undefined,
+      );
+      if (!run && !refresh) return null;
+      const p: Provenance = { at: Math.max(run ? lastWrite(run) : 0, refresh ? lastWrite(refresh) : 0) };
+      if (run) p.run = { id: run.id, judge: run.judge };
+      // the refresh is named when it is the newest change or the newest run was played inside it
+      if (refresh && (!run || lastWrite(refresh) >= run.startedAt))
+        p.refresh = { id: refresh.id, status: refresh.status };
+      return p;
+    });
+  }
+
   /** The last refreshes, newest first. */
   refreshes(limit = 30): Promise<RefreshRow[]> {
     return this.cache.get(`refreshes:${limit}`, async () =>
@@ -48,8 +78,15 @@ export class RunHistory {
   }
 }
 
+/** Whether the refresh's config lets the public site show its cost (`publish.showCost: true`). */
+export function showsCost(r: RefreshRecord): boolean {
+  const c = r.config?.config as { publish?: { showCost?: unknown } } | null | undefined;
+  return c?.publish?.showCost === true;
+}
+
 export function refreshRow(r: RefreshRecord): RefreshRow {
   const s = r.summary;
+  const shown = showsCost(r);
   const reasons: unknown = r.degraded ?? [];
   const played = s.played ?? null;
   const failed = s.failed ?? null;
@@ -65,8 +102,8 @@ export function refreshRow(r: RefreshRecord): RefreshRow {
     failed,
     skipped: s.skipped ?? null,
     calls: played === null || failed === null ? null : played + failed,
-    cost: r.cost,
-    estCost: s.estCost ?? null,
+    cost: shown ? r.cost : null,
+    estCost: shown ? (s.estCost ?? null) : null,
     line: s.line ?? '',
   };
 }

@@ -5,7 +5,14 @@ import * as t from '../../../db/schema.ts';
 import { CANARY_SOURCE } from '../../core/constants.ts';
 import { gameVerdictOf } from '../../core/verdict/stored.ts';
 import type { Game } from '../../core/types.ts';
-import type { GameFilter, GameStore, GameVerdictRow, JudgeSummary } from '../store.ts';
+import type {
+  GameFilter,
+  GameStore,
+  GameVerdictRow,
+  JudgeSummary,
+  PruneCounts,
+  PruneTarget,
+} from '../store.ts';
 import { gameRow, toGame } from './game-rows.ts';
 import { chunk, inJson, inSet, slices, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
 
@@ -125,6 +132,25 @@ export class DrizzleGames implements GameStore {
     );
   }
 
+  async prune(target: PruneTarget, o: { dryRun?: boolean } = {}): Promise<PruneCounts> {
+    const where = pruneWhere(target);
+    const tables = { games: t.games, votes: t.votes, answers: t.answers, runs: t.runs, attempts: t.attempts };
+    const counts = { games: 0, votes: 0, answers: 0, runs: 0, attempts: 0 } satisfies PruneCounts;
+    const deletes = [];
+    for (const k of Object.keys(tables) as (keyof PruneCounts)[]) {
+      const w = where[k];
+      if (!w) continue;
+      const [row] = await this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(tables[k])
+        .where(w);
+      counts[k] = Number(row?.n ?? 0);
+      if (counts[k]) deletes.push(this.db.delete(tables[k]).where(w));
+    }
+    if (!o.dryRun && deletes.length) await this.o.atomic(deletes);
+    return counts;
+  }
+
   async ofRuns(judge: string, runIds: string[]): Promise<GameVerdictRow[]> {
     if (!runIds.length) return [];
     const rows = await this.db
@@ -143,4 +169,26 @@ export class DrizzleGames implements GameStore {
       .orderBy(asc(t.games.createdAt), asc(t.games.id));
     return rows.map((r) => ({ ...r, verdict: gameVerdictOf(r.verdict, r.model2 !== null, `game ${r.id}`) }));
   }
+}
+
+/** The rows of each table a prune target names (a table it leaves alone has none). */
+function pruneWhere(x: PruneTarget): Partial<Record<keyof PruneCounts, SQL>> {
+  if ('judge' in x)
+    return {
+      games: eq(t.games.judge, x.judge),
+      votes: eq(t.votes.judge, x.judge),
+      runs: eq(t.runs.judge, x.judge),
+      attempts: eq(t.attempts.judge, x.judge),
+    };
+  if ('model' in x)
+    return {
+      games: or(eq(t.games.model1, x.model), eq(t.games.model2, x.model))!,
+      votes: or(eq(t.votes.modelA, x.model), eq(t.votes.modelB, x.model))!,
+      answers: eq(t.answers.model, x.model),
+    };
+  return {
+    games: eq(t.games.runId, x.run),
+    runs: eq(t.runs.id, x.run),
+    attempts: eq(t.attempts.runId, x.run),
+  };
 }

@@ -68,18 +68,37 @@ export function apiRoutes(app: Hono, s: Site): void {
   /** the table the path names (404 when there is none), its query validated by the table's own schema */
   const table = (c: Context) => {
     const name = c.req.param('table')!.replace(/\.csv$/, '');
-    const t = all[name];
+    // an own property only: /api/constructor names no table
+    const t = Object.hasOwn(all, name) ? all[name] : undefined;
     if (!t) throw new HTTPException(404, { message: `no table named "${name}" (see /api)` });
     return { name, t };
   };
-  const tableQuery = async (c: Context, next: () => Promise<void>) => validators.get(table(c).name)!(c, next);
+  const tableQuery = async (c: Context, next: () => Promise<void>) => {
+    const { name, t } = table(c);
+    if (t.needs) {
+      const missing = t.needs.params.filter((p) => !c.req.query(p));
+      if (missing.length)
+        throw new HTTPException(400, {
+          message:
+            `/api/${name} needs ${t.needs.params.map((p) => `"${p}"`).join(', ')} ` +
+            `(missing: ${missing.join(', ')}): ${t.describe}; for example ${t.needs.example}`,
+        });
+    }
+    return validators.get(name)!(c, next);
+  };
 
   const index = JSON.stringify(
     {
       tables: Object.fromEntries(
         Object.entries(all).map(([k, t]) => [
           k,
-          { json: `/api/${k}`, csv: `/api/${k}.csv`, columns: t.columns, describe: t.describe },
+          {
+            json: `/api/${k}`,
+            csv: `/api/${k}.csv`,
+            columns: t.columns,
+            describe: t.describe,
+            ...(t.needs ? { needs: t.needs.params, example: t.needs.example } : {}),
+          },
         ]),
       ),
       other: {
@@ -101,6 +120,7 @@ export function apiRoutes(app: Hono, s: Site): void {
     send(c, 'json', async () => {
       const q = query(c);
       if (!q.judge) return JSON.stringify(await leaderboards.boards({}));
+      await check.judge(q);
       const baseline = q.baseline ? await check.model('baseline', q.baseline) : undefined;
       return JSON.stringify(
         await standings(store, {

@@ -5,8 +5,8 @@ import { HUMAN } from '../../core/constants.ts';
 import type { Hono } from 'hono';
 import { duelPair, judgeDuel } from '../../reports/judges/duel.ts';
 import type { Filter } from '../../reports/site/catalog.ts';
-import { query, QUERY, validQuery } from '../params.ts';
-import { ALERT, page, qs, type Site } from '../site.ts';
+import { query, QUERY, validPage } from '../params.ts';
+import { ALERT, qs, type Site } from '../site.ts';
 
 export function pageRoutes(app: Hono, s: Site): void {
   leaderboardPages(app, s);
@@ -19,7 +19,7 @@ export function pageRoutes(app: Hono, s: Site): void {
 
 /** `/`: the leaderboards, single-answer grading and, when the database has both, GPT-4 beside the study's judge. */
 function leaderboardPages(app: Hono, s: Site): void {
-  const { send, check, store, cache } = s;
+  const { send, page, check, store, cache } = s;
   const { catalog, leaderboards, history } = s.data;
 
   /** What the leaderboard's introduction says about the data shown (never a hard-coded description). */
@@ -37,7 +37,7 @@ function leaderboardPages(app: Hono, s: Site): void {
     };
   }
 
-  app.get('/', validQuery(QUERY.filter), (c) =>
+  app.get('/', validPage(QUERY.filter), (c) =>
     send(c, 'html', async () => {
       const q = query(c);
       const f = await check.filter(q);
@@ -75,9 +75,9 @@ function leaderboardPages(app: Hono, s: Site): void {
 
 /** `/judges`: the judge leaderboard, health, every judge's leaderboard side by side, consistency, agreement, bias. */
 function judgePages(app: Hono, s: Site): void {
-  const { send } = s;
+  const { send, page } = s;
   const { leaderboards, judges, health } = s.data;
-  app.get('/judges', validQuery(QUERY.none), (c) =>
+  app.get('/judges', validPage(QUERY.none), (c) =>
     send(c, 'html', async () => {
       const { models, boards } = await leaderboards.judgeBoards();
       // the page's sections before the side-by-side tables: each a view and its data (add one here)
@@ -103,11 +103,11 @@ function judgePages(app: Hono, s: Site): void {
   );
 }
 
-/** `/matrix` (one judge's win matrix) and `/models/:model` (one model under one judge). */
+/** `/matrix` (one judge's win matrix), `/models` (every model) and `/models/:model` (one model under one judge). */
 function matrixAndModelPages(app: Hono, s: Site): void {
-  const { send, check } = s;
+  const { send, page, check } = s;
   const { catalog, leaderboards } = s.data;
-  app.get('/matrix', validQuery(QUERY.filter), (c) =>
+  app.get('/matrix', validPage(QUERY.filter), (c) =>
     send(c, 'html', async () => {
       const q = query(c);
       const judge = await check.judge(q);
@@ -124,7 +124,10 @@ function matrixAndModelPages(app: Hono, s: Site): void {
       });
     }),
   );
-  app.get('/models/:model', validQuery(QUERY.judge), (c) =>
+  app.get('/models', validPage(QUERY.none), (c) =>
+    send(c, 'html', async () => page(c, 'models', 'Models', { models: await check.models() })),
+  );
+  app.get('/models/:model', validPage(QUERY.judge), (c) =>
     send(c, 'html', async () => {
       const model = await check.model('model', c.req.param('model'));
       const judge = await check.judge(query(c));
@@ -146,9 +149,9 @@ function matrixAndModelPages(app: Hono, s: Site): void {
 
 /** `/matches`: the match browser. */
 function matchPages(app: Hono, s: Site): void {
-  const { send, check } = s;
+  const { send, page, check } = s;
   const { catalog } = s.data;
-  app.get('/matches', validQuery(QUERY.matches), (c) =>
+  app.get('/matches', validPage(QUERY.matches), (c) =>
     send(c, 'html', async () => {
       const q = query(c);
       const questions = await catalog.questions();
@@ -173,12 +176,12 @@ function matchPages(app: Hono, s: Site): void {
 
 /** `/health` (benchmark health) and `/style` (style control). */
 function healthStylePages(app: Hono, s: Site): void {
-  const { send, check } = s;
+  const { send, page, check } = s;
   const { catalog, health } = s.data;
-  app.get('/health', validQuery(QUERY.none), (c) =>
+  app.get('/health', validPage(QUERY.none), (c) =>
     send(c, 'html', async () => page(c, 'health', 'Benchmark health', { health: await health.health() })),
   );
-  app.get('/style', validQuery(QUERY.judge), (c) =>
+  app.get('/style', validPage(QUERY.judge), (c) =>
     send(c, 'html', async () => {
       const judge = await check.judge(query(c));
       return page(c, 'style', `Style control · ${judge}`, {
@@ -192,20 +195,20 @@ function healthStylePages(app: Hono, s: Site): void {
 
 /** `/runs`, `/refreshes` and `/checkpoints`. */
 function runPages(app: Hono, s: Site): void {
-  const { send, check } = s;
+  const { send, page, check } = s;
   const { history } = s.data;
-  app.get('/runs', validQuery(QUERY.limit), (c) =>
+  app.get('/runs', validPage(QUERY.limit), (c) =>
     send(c, 'html', async () => {
       const { limit } = query(c);
       return page(c, 'runs', 'Runs', { runs: await history.runs(limit), limit });
     }),
   );
-  app.get('/refreshes', validQuery(QUERY.limit), (c) =>
+  app.get('/refreshes', validPage(QUERY.limit), (c) =>
     send(c, 'html', async () =>
       page(c, 'refreshes', 'Refreshes', { refreshes: await history.refreshes(query(c).limit), alert: ALERT }),
     ),
   );
-  app.get('/checkpoints', validQuery(QUERY.series), (c) =>
+  app.get('/checkpoints', validPage(QUERY.series), (c) =>
     send(c, 'html', async () => {
       const q = query(c);
       const series = await check.series(q);

@@ -3,7 +3,7 @@ import { CANARY_SOURCE } from '../../../src/core/constants.ts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Game } from '../../../src/core/types.ts';
 import type { Store } from '../../../src/storage/store.ts';
-import { makeGame, vote } from './fixtures.ts';
+import { ANSWERS, makeGame, QUESTIONS, run, vote } from './fixtures.ts';
 
 export function describeGames(current: () => Store): void {
   describe('games', () => {
@@ -156,6 +156,66 @@ export function describeGames(current: () => Store): void {
       expect(await store.games.ofRuns('j1', ['run-a', 'run-k'])).toEqual([a, single, canary].map(row));
       expect(await store.games.ofRuns('j1', [])).toEqual([]);
       expect(await store.games.ofRuns('nobody', ['run-a'])).toEqual([]);
+    });
+    it('prune removes one judge, model or run in one write and says what it removed; a dry run changes nothing', async () => {
+      const mine = makeGame({ judge: 'mock/longer', runId: 'run-m' });
+      const kept = makeGame();
+      const gamma = makeGame({
+        match: { questionId: 81, category: 'writing', turn: 1, model1: 'gamma', model2: 'alpha' },
+      });
+      await store.importBundle({
+        questions: { source: 'q.jsonl', items: QUESTIONS },
+        answers: [
+          { source: 'a.jsonl', items: [...ANSWERS, { model: 'gamma', questionId: 81, turns: ['g', 'g'] }] },
+        ],
+        games: [mine, kept, gamma],
+        votes: [
+          {
+            source: 'v.csv',
+            items: [vote(2), vote(3, { judge: 'mock/longer' }), vote(4, { model2: 'gamma' })],
+          },
+        ],
+      });
+      await store.runs.save(run({ id: 'run-m', judge: 'mock/longer' }));
+      await store.runs.save(run({ id: 'run-1' }));
+      await store.runs.recordAttempt({
+        runId: 'run-m',
+        gameId: 'g',
+        judge: 'mock/longer',
+        error: 'x',
+        at: 1,
+      });
+      const dry = await store.games.prune({ judge: 'mock/longer' }, { dryRun: true });
+      expect(dry).toEqual({ games: 1, votes: 1, answers: 0, runs: 1, attempts: 1 });
+      expect((await store.games.list()).length).toBe(3);
+      expect(await store.games.prune({ judge: 'mock/longer' })).toEqual(dry);
+      expect((await store.games.list()).map((g) => g.id).sort()).toEqual([kept.id, gamma.id].sort());
+      expect((await store.votes.list()).map((v) => v.judge)).toEqual(['human', 'human']);
+      expect((await store.runs.list()).map((r) => r.id)).toEqual(['run-1']);
+      expect(await store.games.prune({ judge: 'mock/longer' })).toEqual({
+        games: 0,
+        votes: 0,
+        answers: 0,
+        runs: 0,
+        attempts: 0,
+      });
+      expect(await store.games.prune({ model: 'gamma' })).toEqual({
+        games: 1,
+        votes: 1,
+        answers: 1,
+        runs: 0,
+        attempts: 0,
+      });
+      expect(await store.catalog.models()).toEqual(['alpha', 'beta']);
+      expect(await store.games.prune({ run: 'run-1' })).toEqual({
+        games: 1,
+        votes: 0,
+        answers: 0,
+        runs: 1,
+        attempts: 0,
+      });
+      expect(await store.games.list()).toEqual([]);
+      expect((await store.votes.list()).length).toBe(1);
     });
   });
 }

@@ -9,6 +9,7 @@ export function matchTables(s: Site): Tables {
   return {
     games: {
       query: QUERY.match,
+      needs: { params: ['question', 'a', 'b'], example: '/api/games?question=81&a=gpt-4&b=claude-v1' },
       describe: 'the stored games of one question and two models, with full judge texts; ?question=&a=&b=',
       columns: [
         'id',

@@ -4,6 +4,8 @@ import type { Query, QuerySchema } from '../../params.ts';
 export interface Table {
   /** the query parameters it reads (any other is a 400) */
   query: QuerySchema;
+  /** the parameters it cannot answer without (a request missing one is a 400 saying what is needed) */
+  needs?: { params: readonly string[]; example: string };
   columns: readonly string[];
   describe: string;
   rows(q: Query): Promise<object[]>;
