@@ -109,12 +109,13 @@ describe('mistakes in the call', () => {
 
   it("a missing required option exits 1, names the option and hints at the command's help", async () => {
     const dir = tmpDir();
-    const r = await runArena(['standings', '--db', join(dir, 'x.db')]);
+    // (standings takes the only judge when --judge is left out; a run always needs one)
+    const r = await runArena(['run', '--db', join(dir, 'x.db'), '--models', 'a,b']);
     expect(r.code).toBe(1);
     const lines = errorLines(r.stderr);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^arena: .*--judge/);
-    expect(lines[1]).toContain('arena standings --help');
+    expect(lines[1]).toContain('arena run --help');
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -126,7 +127,7 @@ describe('mistakes in the call', () => {
     expect(r.code).toBe(1);
     const lines = errorLines(r.stderr);
     expect(lines).toEqual([
-      'arena: unknown option --dry-rn for `arena run`',
+      'arena: unknown option --dry-rn for `arena run` (did you mean --dry-run?)',
       'run `arena run --help` for usage',
     ]);
     expect(readdirSync(dir)).toEqual([]);
