@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { serveArena, spawnArena, tmpDir, type ServingArena } from '../support/cli.ts';
+import { arenaOk, serveArena, spawnArena, tmpDir, type ServingArena } from '../support/cli.ts';
 import { MTBENCH_DIR, noMtbench, skipWhy } from '../support/materials.ts';
 
 const DIR = MTBENCH_DIR;
@@ -145,8 +145,8 @@ describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
   });
 
   it('a port that is taken is a clear error, exit 1', async () => {
-    const db = join(tmpDir(), 'empty.db');
-    new Database(db).close();
+    const db = join(tmpDir(), 'q.db');
+    await arenaOk(['import', 'questions', 'questions/arena.jsonl', '--db', db]);
     const taken = createServer((_, res) => res.end('taken'));
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
     const { port } = taken.address() as AddressInfo;
