@@ -109,7 +109,13 @@ export async function checkJudges(store: Store, judges: readonly string[]): Prom
   for (const j of judges) await checkJudge(store, j);
 }
 
-const count = (max: number) => z.number().int().min(1).max(max);
+/** A number in [min, max] (whole when `int`), and how to say so in an error. */
+const range = (min: number, max: number, int = true, what = int ? 'a whole number' : 'a number') =>
+  (int ? z.number().int() : z.number())
+    .min(min)
+    .max(max)
+    .describe(`${what} from ${min} to ${max}`);
+const count = (max: number) => range(1, max);
 /**
  * The range of every numeric option, whichever command takes it (the one schema): a value out of range is a
  * usage error naming its option, never a silent fall-back to the default. `--turn` may be a list.
@@ -122,14 +128,14 @@ export const NumericOptions = z
     samples: count(1_000_000),
     turn: count(100),
     limit: count(1_000_000),
-    retries: z.number().int().min(0).max(100),
-    timeout: z.number().positive().max(86_400),
-    backoff: z.number().min(0).max(3_600_000),
-    'retry-budget': z.number().positive().max(86_400),
-    prior: z.number().min(0),
-    temperature: z.number().min(0).max(2),
-    port: z.number().int().min(0).max(65_535),
-    seed: z.number().int(),
+    retries: range(0, 100),
+    timeout: range(0.001, 86_400, false, 'a number of seconds'),
+    backoff: range(0, 3_600_000, false, 'a number of milliseconds'),
+    'retry-budget': range(0.001, 86_400, false, 'a number of seconds'),
+    prior: z.number().min(0).describe('a number from 0 up'),
+    temperature: range(0, 2, false),
+    port: range(0, 65_535, true, 'a port is an integer'),
+    seed: z.number().int().describe('a whole number'),
   })
   .partial();
 
@@ -145,7 +151,7 @@ export function checkNumericOptions(given: Record<string, string>): void {
       const r = schema.safeParse(Number.isFinite(n) ? n : p);
       if (!r.success)
         throw new UsageError(
-          `--${name}: ${Number.isFinite(n) ? (r.error.issues[0]?.message ?? 'out of range') : 'expected a number'}, got "${p}"`,
+          `--${name} ${p}: ${NumericOptions.shape[name as keyof typeof NumericOptions.shape].unwrap().description ?? 'out of range'}`,
         );
     }
   }
