@@ -111,10 +111,7 @@ export async function checkJudges(store: Store, judges: readonly string[]): Prom
 
 /** A number in [min, max] (whole when `int`), and how to say so in an error. */
 const range = (min: number, max: number, int = true, what = int ? 'a whole number' : 'a number') =>
-  (int ? z.number().int() : z.number())
-    .min(min)
-    .max(max)
-    .describe(`${what} from ${min} to ${max}`);
+  (int ? z.number().int() : z.number()).min(min).max(max).describe(`${what} from ${min} to ${max}`);
 const count = (max: number) => range(1, max);
 /**
  * The range of every numeric option, whichever command takes it (the one schema): a value out of range is a
