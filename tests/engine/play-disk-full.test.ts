@@ -94,12 +94,14 @@ describe('playGames when the database refuses a write', () => {
     const stored = (store.sqlite.prepare('select count(*) n from games').get() as { n: number }).n;
     const kept = spilled.flatMap((s) => s.games);
     // every paid reply is stored or spilled, once; and the run stopped calling (at most the games in flight after)
-    expect(stored).toBe(10);
+    // games commit in groups (those finishing together), and a group that would pass the room is refused whole
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThanOrEqual(10);
     expect(stored + kept.length).toBe(calls);
     expect(new Set(kept.map((g) => g.id)).size).toBe(kept.length);
     expect(calls).toBeLessThanOrEqual(10 + 2 * 4);
     expect(spilled).toHaveLength(1);
-    expect(spilled[0]!.run).toMatchObject({ status: 'failed', played: 10 });
+    expect(spilled[0]!.run).toMatchObject({ status: 'failed', played: stored });
     expect(spilled[0]!.run.config.stoppedBy).toMatch(/database or disk is full/);
     // the attempts table holds no failure for a paid reply: a refused write is not a failed call
     expect(store.sqlite.prepare('select count(*) n from attempts').get()).toEqual({ n: 0 });
