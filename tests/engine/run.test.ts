@@ -160,8 +160,11 @@ function query<T = Record<string, unknown>>(db: string, sql: string, ...params: 
   }
 }
 
+// A run creates the file before its schema: until the games table exists, it has stored no game.
 const gameCount = (db: string) =>
-  existsSync(db) ? query<{ n: number }>(db, 'SELECT count(*) AS n FROM games')[0]!.n : 0;
+  existsSync(db) && query(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games'").length
+    ? query<{ n: number }>(db, 'SELECT count(*) AS n FROM games')[0]!.n
+    : 0;
 const chats = (log: RequestLogEntry[]) => log.filter((e) => e.path === '/v1/chat/completions');
 
 async function until(cond: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {

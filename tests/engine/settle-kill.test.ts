@@ -17,20 +17,21 @@ afterEach(async () => {
   srv = undefined;
 });
 
-const games = (db: string) =>
-  existsSync(db)
-    ? (() => {
-        const d = new Database(db, { readonly: true, fileMustExist: true });
-        try {
-          return d.prepare('SELECT system_prompt AS s, user_prompt AS u FROM games').all() as {
-            s: string;
-            u: string;
-          }[];
-        } finally {
-          d.close();
-        }
-      })()
-    : [];
+// The first run creates the file before its schema: until the games table exists, it has stored no game.
+const games = (db: string): { s: string; u: string }[] => {
+  if (!existsSync(db)) return [];
+  const d = new Database(db, { readonly: true, fileMustExist: true });
+  try {
+    const table = d.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games'").get();
+    if (!table) return [];
+    return d.prepare('SELECT system_prompt AS s, user_prompt AS u FROM games').all() as {
+      s: string;
+      u: string;
+    }[];
+  } finally {
+    d.close();
+  }
+};
 const chats = (s: SpawnedOpenAIServer) => s.readLog().filter((e) => e.path === '/v1/chat/completions');
 
 describe('arena run --until-settled after SIGKILL', { timeout: 240_000 }, () => {
