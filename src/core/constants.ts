@@ -22,3 +22,8 @@ export const OUTPUT_1 = 'output_1';
 export const OUTPUT_2 = 'output_2';
 /** The source of drift-canary games (src/ops): re-judged anchors, excluded from results by default. */
 export const CANARY_SOURCE = 'canary';
+/** The judge of the votes a team's own annotators cast on /annotate (voters annotator_<id>, as FastChat's expert_*). */
+export const ANNOTATORS = 'annotators';
+
+/** Judges whose votes come from several people, each vote its own (the experts, the authors, the annotators). */
+export const isHumanJudge = (judge: string): boolean => judge === HUMAN || judge === ANNOTATORS;

@@ -1,6 +1,7 @@
 // The Store over a drizzle SQLite database: one object per group of records (src/storage/drizzle/*.ts), all
 // on the same handle. sqlite.ts and d1.ts only supply the connection, its parameter limit and atomicity.
 import type { ImportBundle, ImportCounts, Store, StoreGroup } from './store.ts';
+import { DrizzleAnnotators } from './drizzle/annotators.ts';
 import { DrizzleBatches } from './drizzle/batches.ts';
 import { DrizzleCatalog } from './drizzle/catalog.ts';
 import { DrizzleCheckpoints } from './drizzle/checkpoints.ts';
@@ -26,6 +27,7 @@ const GROUPS: Record<StoreGroup, true> = {
   checkpoints: true,
   batches: true,
   ledger: true,
+  annotators: true,
 };
 /** The Store's groups by name (the busy retry of sqlite.ts wraps each one's methods). */
 export const STORE_GROUPS = Object.keys(GROUPS) as StoreGroup[];
@@ -41,6 +43,7 @@ export class DrizzleStore implements Store {
   readonly checkpoints: DrizzleCheckpoints;
   readonly batches: DrizzleBatches;
   readonly ledger: DrizzleLedger;
+  readonly annotators: DrizzleAnnotators;
 
   constructor(private readonly o: DrizzleStoreOptions) {
     this.db = o.db;
@@ -53,6 +56,7 @@ export class DrizzleStore implements Store {
     this.checkpoints = new DrizzleCheckpoints(o.db);
     this.batches = new DrizzleBatches(o.db);
     this.ledger = new DrizzleLedger(o.db);
+    this.annotators = new DrizzleAnnotators(o);
   }
 
   async importBundle(b: ImportBundle): Promise<ImportCounts> {
