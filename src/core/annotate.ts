@@ -1,6 +1,7 @@
 // The annotator's vote, in the vocabulary of the votes table: what the blind page showed (which model was A)
 // and what the annotator chose, mapped back to the match's models.
 import { ANNOTATORS } from './constants.ts';
+import { portableSha256Hex } from './sha256.ts';
 import type { VoteWinner } from './types.ts';
 
 /** What an annotator may answer: the answer shown as A, as B, a tie, both bad (a tie), or skip (no vote). */
@@ -28,3 +29,10 @@ export const annotatorOfVoter = (voter: string): { judge: string; voter: string 
 
 /** An annotator's name: what `arena annotators add` accepts (shown in lists, never to visitors). */
 export const ANNOTATOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+/** What is stored of an invite token: its hex SHA-256 (the same function on Node and Workers). */
+export const inviteHash = (token: string): string => portableSha256Hex(token);
+
+/** The login address an invite token opens, under the site's address (`''`: a path). */
+export const inviteLink = (siteUrl: string, token: string): string =>
+  `${siteUrl.replace(/\/+$/, '')}/annotate/login?token=${encodeURIComponent(token)}`;
