@@ -18,6 +18,7 @@ import { pageRoutes } from './routes/pages.ts';
 import { page, type Site } from './site.ts';
 import { assets } from './views.ts';
 import { favicon, ROBOTS } from './favicon.ts';
+import { annotateRoutes, type AnnotateOptions } from './annotate/routes.ts';
 
 const icon = favicon();
 
@@ -36,6 +37,8 @@ export interface AppOptions {
   siteUrl?: string;
   /** how the leaderboard's rating intervals are made: 'bootstrap' (default) or 'sandwich' (one fit, no resampling: for a Worker short of CPU) */
   intervals?: 'bootstrap' | 'sandwich';
+  /** turns on /annotate, the blind voting page for invited annotators (off without it: 404) */
+  annotate?: AnnotateOptions;
 }
 
 /**
@@ -83,7 +86,10 @@ export function createApp(o: AppOptions) {
   app.use(secureHeaders(SECURITY));
   // Node only (Workers compress by themselves); a client that takes gzip or deflate is never replayed to
   if (o.compress) app.use(compress());
-  // The public site is read-only: only the token-protected admin endpoints accept a write.
+  // invited annotators' votes: the only pages that take a form, and only when the operator turned them on
+  if (o.annotate)
+    annotateRoutes(app, { ...o.annotate, store, cache, ...(o.siteUrl ? { siteUrl: o.siteUrl } : {}) });
+  // The public site is read-only: only the token-protected admin endpoints (and /annotate, when on) accept a write.
   app.use('*', async (c, next) => {
     const m = c.req.method;
     if (m === 'GET' || m === 'HEAD' || c.req.path.startsWith('/api/admin/')) return next();
