@@ -1,7 +1,7 @@
 // The HTML pages: server-rendered from the compiled views (views/*.ejs), each with the numbers in tables and
 // its charts as <img> of /charts/*.svg. One function per family of pages, as the site's data is split
 // (src/reports/site/).
-import { HUMAN } from '../../core/constants.ts';
+import { ANNOTATORS, HUMAN } from '../../core/constants.ts';
 import type { Hono } from 'hono';
 import { duelPair, judgeDuel } from '../../reports/judges/duel.ts';
 import type { Filter } from '../../reports/site/catalog.ts';
@@ -81,7 +81,7 @@ function judgePages(app: Hono, s: Site): void {
     send(c, 'html', async () => {
       const { models, boards } = await leaderboards.judgeBoards();
       // the page's sections before the side-by-side tables: each a view and its data (add one here)
-      const sections = [
+      const sections: { id: string; title: string; view: string; data: object }[] = [
         {
           id: 'board',
           title: 'Judge leaderboard',
@@ -89,6 +89,19 @@ function judgePages(app: Hono, s: Site): void {
           data: { board: await judges.judgeBoard() },
         },
       ];
+      const annotators = await judges.annotators();
+      if (annotators.length)
+        sections.push({
+          id: 'annotators',
+          title: 'Annotators',
+          view: 'annotators',
+          data: {
+            annotators,
+            inter: (await judges.agreement()).filter(
+              (r) => r.judge1 === ANNOTATORS && r.judge2 === ANNOTATORS,
+            ),
+          },
+        });
       return page(c, 'judges', 'Judges', {
         sections,
         health: await health.health(),
