@@ -20,9 +20,14 @@ export function expectInert(html: string): void {
   expect(html).not.toMatch(/<img[^>]*src="?https?:/i);
 }
 
-export function describeRoutes(name: string, setup: () => Promise<Target>): void {
+/** `more` adds tests of its own that run against the same target, before it is closed. */
+export function describeRoutes<T extends Target>(
+  name: string,
+  setup: () => Promise<T>,
+  more?: (target: () => T) => void,
+): void {
   describe(`site routes: ${name}`, () => {
-    let t: Target;
+    let t: T;
     beforeAll(async () => {
       t = await setup();
     }, 420_000); // publishing to a local D1 alone took 140 s on the shared 2-core machine (load average 15-20)
@@ -405,5 +410,6 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       const head = await t.request('/', { method: 'HEAD' });
       expect(head.status).toBe(200);
     });
+    more?.(() => t);
   });
 }
