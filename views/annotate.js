@@ -3,7 +3,8 @@
 document.addEventListener('keydown', (e) => {
   if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
   const t = e.target;
-  if (t instanceof HTMLTextAreaElement || t instanceof HTMLInputElement || t instanceof HTMLSelectElement) return;
+  if (t instanceof HTMLTextAreaElement || t instanceof HTMLInputElement || t instanceof HTMLSelectElement)
+    return;
   for (const b of document.querySelectorAll('form.vote button[data-key]')) {
     if (b.dataset.key === e.key.toLowerCase()) {
       e.preventDefault();

@@ -40,106 +40,149 @@ const MAX_REASON = 2000;
 /** The secret's minimum length: a shorter one is refused when the app is made. */
 export const MIN_SECRET = 32;
 
+/** What the annotate routes share: the store, the clock, the limiters, the session settings and the page frame. */
+interface Ctx {
+  store: Store;
+  cache: ResultCache;
+  queue: QueueMode;
+  now: () => number;
+  perAddress: RateLimiter;
+  perLogin: RateLimiter;
+  perVoter: RateLimiter;
+  sessions: SessionOptions;
+  address(c: Context): string;
+  html(
+    c: Context,
+    status: 200 | 400 | 401 | 403 | 404 | 429,
+    view: string,
+    title: string,
+    d: object,
+  ): Response;
+  refuse(c: Context, status: 400 | 401 | 403 | 404 | 429, message: string): Response;
+}
+
 export function annotateRoutes(
   app: Hono,
   o: AnnotateOptions & { store: Store; cache: ResultCache; siteUrl?: string },
 ): void {
   if (o.secret.length < MIN_SECRET)
     throw new Error(`[annotate] the session secret must be at least ${MIN_SECRET} characters long`);
-  const { store } = o;
   const now = o.now ?? (() => Date.now());
   const limits = { ...DEFAULT_LIMITS, ...o.limits };
-  const perAddress = new RateLimiter(limits.address);
-  const perLogin = new RateLimiter(limits.login);
-  const perVoter = new RateLimiter(limits.votes);
-  const sessions: SessionOptions = { secret: o.secret, now, ...(o.siteUrl ? { siteUrl: o.siteUrl } : {}) };
-  const address = (c: Context) => o.address?.(c) ?? 'unknown';
-  const html = (
-    c: Context,
-    status: 200 | 400 | 401 | 403 | 404 | 429,
-    view: string,
-    title: string,
-    d: object,
-  ) => c.html(page(c, view, title, { annotateJs: assets.path('annotate.js'), ...d }, o.siteUrl), status);
-  const refuse = (c: Context, status: 400 | 401 | 403 | 404 | 429, message: string) =>
-    html(c, status, 'error', status === 429 ? 'Slow down' : `Error ${status}`, { status, message });
+  const html: Ctx['html'] = (c, status, view, title, d) =>
+    c.html(
+      page(c, view, title, { annotateJs: assets.path('annotate.js'), ...d }, o.siteUrl),
+      status,
+    ) as Response;
+  const x: Ctx = {
+    store: o.store,
+    cache: o.cache,
+    queue: o.queue ?? 'review',
+    now,
+    perAddress: new RateLimiter(limits.address),
+    perLogin: new RateLimiter(limits.login),
+    perVoter: new RateLimiter(limits.votes),
+    sessions: { secret: o.secret, now, ...(o.siteUrl ? { siteUrl: o.siteUrl } : {}) },
+    address: (c) => o.address?.(c) ?? 'unknown',
+    html,
+    refuse: (c, status, message) =>
+      html(c, status, 'error', status === 429 ? 'Slow down' : `Error ${status}`, { status, message }),
+  };
+  guard(app, x);
+  loginRoutes(app, x);
+  voteRoutes(app, x);
+}
 
+/** Before every annotate route: no-store and noindex, the per-address limit, hono/csrf, a bounded body. */
+function guard(app: Hono, x: Ctx): void {
   // '/annotate/*' matches /annotate itself too
-  {
-    const path = '/annotate/*';
-    app.use(path, async (c, next) => {
-      await next();
-      c.header('Cache-Control', 'no-store');
-      c.header('X-Robots-Tag', 'noindex');
-    });
-    app.use(path, async (c, next) => {
-      const wait = perAddress.hit(address(c), now());
-      if (!wait) return next();
-      c.header('Retry-After', String(wait));
-      return refuse(c, 429, `Too many requests from your address; try again in ${wait} s.`);
-    });
-    app.use(path, csrf());
-    app.use(
-      path,
-      bodyLimit({ maxSize: 16 * 1024, onError: (c) => refuse(c, 400, 'The form is too large.') }),
-    );
-  }
+  const path = '/annotate/*';
+  app.use(path, async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+    c.header('X-Robots-Tag', 'noindex');
+  });
+  app.use(path, async (c, next) => {
+    const wait = x.perAddress.hit(x.address(c), x.now());
+    if (!wait) return next();
+    c.header('Retry-After', String(wait));
+    return x.refuse(c, 429, `Too many requests from your address; try again in ${wait} s.`);
+  });
+  app.use(path, csrf());
+  app.use(
+    path,
+    bodyLimit({ maxSize: 16 * 1024, onError: (c) => x.refuse(c, 400, 'The form is too large.') }),
+  );
+}
 
-  /** The signed-in annotator, still active; else undefined (and the cookie is cleared). */
-  async function who(c: Context): Promise<{ s: Session; a: AnnotatorRecord } | undefined> {
-    const s = await readSession(c, sessions);
-    const a = s && (await store.annotators.get(s.annotatorId));
-    if (s && a && a.revokedAt === null) return { s, a };
-    if (s) endSession(c, sessions);
-    return undefined;
-  }
-  const signedOut = (c: Context) =>
-    refuse(c, 401, 'You are not logged in (or your session ended). Open your invite link to log in.');
+/** The signed-in annotator, still active; else undefined (and the cookie is cleared). */
+async function who(c: Context, x: Ctx): Promise<{ s: Session; a: AnnotatorRecord } | undefined> {
+  const s = await readSession(c, x.sessions);
+  const a = s && (await x.store.annotators.get(s.annotatorId));
+  if (s && a && a.revokedAt === null) return { s, a };
+  if (s) endSession(c, x.sessions);
+  return undefined;
+}
 
+const signedOut = (c: Context, x: Ctx) =>
+  x.refuse(c, 401, 'You are not logged in (or your session ended). Open your invite link to log in.');
+
+/** Logging in with an invite, and out. */
+function loginRoutes(app: Hono, x: Ctx): void {
   app.get('/annotate/login', (c) => {
     const token = c.req.query('token') ?? '';
-    return html(c, 200, 'annotate-login', 'Log in to annotate', { token: token.slice(0, 200) });
+    return x.html(c, 200, 'annotate-login', 'Log in to annotate', { token: token.slice(0, 200) });
   });
 
   app.post('/annotate/login', async (c) => {
-    const wait = perLogin.hit(address(c), now());
+    const wait = x.perLogin.hit(x.address(c), x.now());
     if (wait) {
       c.header('Retry-After', String(wait));
-      return refuse(c, 429, `Too many login attempts; try again in ${wait} s.`);
+      return x.refuse(c, 429, `Too many login attempts; try again in ${wait} s.`);
     }
     const token = (await c.req.parseBody()).token;
     const a =
       typeof token === 'string' && token.length > 0 && token.length <= 200
-        ? await store.annotators.redeem(inviteHash(token), now())
+        ? await x.store.annotators.redeem(inviteHash(token), x.now())
         : undefined;
     if (!a)
-      return refuse(
+      return x.refuse(
         c,
         403,
         'This invite is not valid: it was used already, revoked, or never issued. Ask for a new one.',
       );
-    await startSession(c, a.id, sessions);
+    await startSession(c, a.id, x.sessions);
     return c.redirect('/annotate', 303);
   });
 
+  app.post('/annotate/logout', async (c) => {
+    const me = await who(c, x);
+    if (!me) return signedOut(c, x);
+    if (!(await csrfMatches(me.s, (await c.req.parseBody()).csrf)))
+      return x.refuse(c, 403, 'This form is not from your session (CSRF token missing or wrong).');
+    endSession(c, x.sessions);
+    return c.redirect('/annotate/login', 303);
+  });
+}
+
+/** The blind match page and its vote. */
+function voteRoutes(app: Hono, x: Ctx): void {
   app.get('/annotate', async (c) => {
-    const me = await who(c);
-    if (!me) return signedOut(c);
-    const shown = await store.annotators.shown(me.a.id);
-    await o.cache.fresh();
-    const queue = await o.cache.get(`annotate:queue:${o.queue ?? 'review'}`, () =>
-      annotateQueue(store, o.queue ?? 'review'),
-    );
-    const next = await nextAnnotation(store, me.a.id, shown, queue, now());
+    const me = await who(c, x);
+    if (!me) return signedOut(c, x);
+    const shown = await x.store.annotators.shown(me.a.id);
+    await x.cache.fresh();
+    const queue = await x.cache.get(`annotate:queue:${x.queue}`, () => annotateQueue(x.store, x.queue));
+    const next = await nextAnnotation(x.store, me.a.id, shown, queue, x.now());
     const answered = shown.filter((n) => n.choice !== null);
     const progress = {
       voted: answered.filter((n) => n.choice !== 'skip').length,
       skipped: answered.filter((n) => n.choice === 'skip').length,
       total: queue.length,
     };
-    const texts = next && (await matchTexts(store, next));
+    const texts = next && (await matchTexts(x.store, next));
     const [first, second] = next?.order === 'BA' ? ['answer2', 'answer1'] : ['answer1', 'answer2'];
-    return html(c, 200, 'annotate', 'Annotate', {
+    return x.html(c, 200, 'annotate', 'Annotate', {
       name: me.a.name,
       csrf: me.s.sid,
       progress,
@@ -159,43 +202,38 @@ export function annotateRoutes(
   });
 
   app.post('/annotate/vote', async (c) => {
-    const me = await who(c);
-    if (!me) return signedOut(c);
+    const me = await who(c, x);
+    if (!me) return signedOut(c, x);
     const form = await c.req.parseBody();
     if (!(await csrfMatches(me.s, form.csrf)))
-      return refuse(
+      return x.refuse(
         c,
         403,
         'This form is not from your session (CSRF token missing or wrong). Reload the page.',
       );
-    const wait = perVoter.hit(String(me.a.id), now());
+    const wait = x.perVoter.hit(String(me.a.id), x.now());
     if (wait) {
       c.header('Retry-After', String(wait));
-      return refuse(c, 429, `Too many votes in a minute; try again in ${wait} s.`);
+      return x.refuse(c, 429, `Too many votes in a minute; try again in ${wait} s.`);
     }
     const choice = form.choice;
     if (typeof choice !== 'string' || !CHOICE_SET.has(choice))
-      return refuse(c, 400, 'The choice must be A, B, tie, bothbad or skip.');
+      return x.refuse(c, 400, 'The choice must be A, B, tie, bothbad or skip.');
     const id = typeof form.match === 'string' && /^\d{1,15}$/.test(form.match) ? Number(form.match) : NaN;
-    const n = Number.isSafeInteger(id) ? await store.annotators.annotation(id) : undefined;
-    if (!n || n.annotatorId !== me.a.id) return refuse(c, 404, 'No such match in your queue.');
+    const n = Number.isSafeInteger(id) ? await x.store.annotators.annotation(id) : undefined;
+    if (!n || n.annotatorId !== me.a.id) return x.refuse(c, 404, 'No such match in your queue.');
     const reason =
       typeof form.reason === 'string' && form.reason.trim() ? form.reason.trim().slice(0, MAX_REASON) : null;
     // a second vote on the same match counts nothing; the annotator simply goes on
-    await store.annotators.answer({ annotation: n, choice: choice as AnnotationChoice, reason, at: now() });
+    await x.store.annotators.answer({
+      annotation: n,
+      choice: choice as AnnotationChoice,
+      reason,
+      at: x.now(),
+    });
     return c.redirect('/annotate', 303);
   });
-
-  app.post('/annotate/logout', async (c) => {
-    const me = await who(c);
-    if (!me) return signedOut(c);
-    if (!(await csrfMatches(me.s, (await c.req.parseBody()).csrf)))
-      return refuse(c, 403, 'This form is not from your session (CSRF token missing or wrong).');
-    endSession(c, sessions);
-    return c.redirect('/annotate/login', 303);
-  });
 }
-
 /** The annotator's pending match (shown before, not answered), else the first queued match never shown to them. */
 async function nextAnnotation(
   store: Store,
