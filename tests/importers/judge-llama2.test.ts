@@ -282,6 +282,63 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
     ]);
   }, 120_000);
 
+  it('power: questions needed to separate each model from the next, for both judges = tests/reference/power.py', async () => {
+    const run = (gap: string) => {
+      const py = spawnSync(
+        PYTHON,
+        [
+          join(REPO_ROOT, 'tests/reference/power.py'),
+          FILE,
+          join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'),
+          gap,
+          '0.05',
+          '0.8',
+        ],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
+      if (py.status !== 0) throw new Error(`reference failed: ${py.stderr}`);
+      return JSON.parse(py.stdout) as Record<
+        'gpt-4' | 'llama',
+        Record<string, number | string | boolean | null>[]
+      >;
+    };
+    const close = (got: Record<string, unknown>[], want: Record<string, unknown>[]) => {
+      expect(got.map((r) => [r.model1, r.model2])).toEqual(want.map((r) => [r.model1, r.model2]));
+      got.forEach((r, k) => {
+        const w = want[k]!;
+        for (const f of ['questions', 'matches', 'separated', 'questionsNeeded', 'matchesNeeded'])
+          expect(r[f], `${String(r.model1)} ${f}`).toEqual(w[f]);
+        for (const f of ['winRate', 'sdPerQuestion', 'se', 'gap'])
+          expect(r[f] as number, `${String(r.model1)} ${f}`).toBeCloseTo(w[f] as number, 12);
+      });
+    };
+    const observed = run('observed');
+    const gap = run('0.05');
+    for (const [judge, ref] of [
+      ['gpt-4', 'gpt-4'],
+      [JUDGE, 'llama'],
+    ] as const) {
+      const got = await arenaJson<{ rows: Record<string, unknown>[] }>([
+        'power',
+        '--judge',
+        judge,
+        '--db',
+        db,
+      ]);
+      close(got.rows, observed[ref]);
+      const at = await arenaJson<{ rows: Record<string, unknown>[] }>([
+        ...['power', '--judge', judge, '--gap', '0.05', '--db', db],
+      ]);
+      close(at.rows, gap[ref]);
+    }
+    // one pair by name, either way round
+    const pair = await arenaJson<{ rows: { winRate: number; questionsNeeded: number }[] }>([
+      ...['power', '--judge', 'gpt-4', '--models', 'claude-v1,gpt-4', '--db', db],
+    ]);
+    expect(pair.rows[0]!.winRate).toBeCloseTo(1 - (observed['gpt-4'][0]!.winRate as number), 12);
+    expect(pair.rows[0]!.questionsNeeded).toBe(observed['gpt-4'][0]!.questionsNeeded);
+  }, 120_000);
+
   // last: it changes the stored verdicts and puts them back
   it('reparse --parser lenient replaces the recorded verdicts and --parser recorded restores every one of them', async () => {
     const rows = () => {
