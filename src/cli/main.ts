@@ -8,7 +8,7 @@ import { exitStatus } from './shared.ts';
 import { checkNumericOptions } from './validate.ts';
 
 // Commands load lazily: `arena standings` never loads the OpenAI SDK or the web server.
-const main = defineCommand({
+export const main = defineCommand({
   meta: {
     name: 'arena',
     version: '0.1.0',
