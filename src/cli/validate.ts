@@ -145,6 +145,9 @@ export const NumericOptions = z
     'min-battles': range(0, 1e9),
     'max-width': range(0, 1e9, false),
     beta: range(0, 1, false),
+    gap: range(0.0001, 0.5, false, 'a win-rate gap'),
+    alpha: range(0.0001, 0.5, false),
+    power: range(0.5, 0.9999, false),
   })
   .partial();
 
