@@ -20,6 +20,7 @@ const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const EXTRA = [
   '/models/gpt-4?judge=gpt-4',
   '/matrix?judge=gpt-4',
+  '/matches',
   '/matches?question=81&a=gpt-4&b=claude-v1',
   '/judges',
   '/health',
@@ -53,6 +54,7 @@ async function axe(page: Page): Promise<string[]> {
     (tags) =>
       (window as unknown as { axe: { run(d: Document, o: object): Promise<AxeResult> } }).axe.run(document, {
         runOnly: { type: 'tag', values: tags },
+        resultTypes: ['violations'],
       }),
     TAGS,
   );
@@ -81,8 +83,9 @@ const containers = (page: Page) =>
   );
 
 describe.skipIf(!ok)('accessibility in Chromium at 1,280 and 390 px', () => {
+  // few bootstrap rounds: this file checks how the figures are shown, not the figures
   const site = siteInChromium(async () => (await buildFixture()).store, {
-    bootstrapRounds: 100,
+    bootstrapRounds: 20,
     timeoutMs: 180_000,
   });
 
@@ -97,10 +100,12 @@ describe.skipIf(!ok)('accessibility in Chromium at 1,280 and 390 px', () => {
     const linked = await page.evaluate(() =>
       Array.from(document.querySelectorAll('a[href^="/"]')).map((a) => a.getAttribute('href')!),
     );
-    const html = linked.filter(
-      (h) => !/^\/(api|charts|static)(\/|$|\?)|\.(csv|svg|json)/.test(h) && !h.startsWith('/models/'),
-    );
-    return [...new Set([...html, ...EXTRA])];
+    // one visit per page, whatever its parameters (the home page links to itself sorted by each column)
+    const html = linked
+      .map((h) => h.replace(/[?#].*$/, ''))
+      .filter((h) => !/^\/(api|charts|static)(\/|$)|\.(csv|svg|json)$/.test(h) && !h.startsWith('/models/'));
+    const paths = new Set(EXTRA.map((h) => h.replace(/[?#].*$/, '')));
+    return [...EXTRA, ...new Set(html.filter((h) => !paths.has(h)))];
   }
 
   for (const width of WIDTHS)
@@ -137,13 +142,13 @@ describe.skipIf(!ok)('accessibility in Chromium at 1,280 and 390 px', () => {
       }
       expect(found).toEqual({});
       await close();
-    });
+    }, 240_000); // about 10 s on a quiet machine; the shared CI machine can be 20 times slower
 
   it('the focus ring has 3:1 contrast against the page, on links, buttons and table regions', async () => {
     const { page, close } = await open(site.browser, 390);
-    await page.goto(`${site.server.url}/judges`);
+    await page.goto(`${site.server.url}/`);
     const bg = rgb(await page.evaluate(() => getComputedStyle(document.body).backgroundColor));
-    for (const selector of ['nav a', '.scroll', 'summary']) {
+    for (const selector of ['nav a', '.scroll', 'summary', '#f-show']) {
       const el = page.locator(selector).first();
       await el.focus();
       await page.keyboard.press('Shift+Tab');
@@ -163,7 +168,7 @@ describe.skipIf(!ok)('accessibility in Chromium at 1,280 and 390 px', () => {
       expect(contrast(rgb(ring.color), bg), selector).toBeGreaterThanOrEqual(3);
     }
     await close();
-  });
+  }, 120_000);
 
   it("every chart's text has 4.5:1 contrast against what is drawn behind it (heat-map cells included)", async () => {
     const { page, close } = await open(site.browser, 1280);
@@ -176,7 +181,6 @@ describe.skipIf(!ok)('accessibility in Chromium at 1,280 and 390 px', () => {
       '/charts/judges.svg',
       '/charts/model.svg?judge=gpt-4&model=gpt-4',
     ].flatMap((c) => [c, `${c}&size=narrow`.replace('.svg&', '.svg?')]);
-    const worst: Record<string, number> = {};
     for (const c of charts) {
       const svg = await (await fetch(site.server.url + c)).text();
       expect(svg, c).toMatch(/^<svg/);
@@ -219,10 +223,9 @@ describe.skipIf(!ok)('accessibility in Chromium at 1,280 and 390 px', () => {
       expect(texts.length, c).toBeGreaterThan(0);
       for (const t of texts) {
         const r = contrast(rgb(t.fill), rgb(t.bg));
-        worst[c] = Math.min(worst[c] ?? Infinity, r);
         expect(r, `${c}: "${t.text}" ${t.fill} on ${t.bg}`).toBeGreaterThanOrEqual(4.5);
       }
     }
     await close();
-  });
+  }, 120_000);
 });
