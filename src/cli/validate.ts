@@ -133,6 +133,9 @@ export const NumericOptions = z
     temperature: range(0, 2, false),
     port: range(0, 65_535, true, 'a port is an integer'),
     seed: z.number().int().describe('a whole number'),
+    gap: range(0.0001, 0.5, false, 'a win-rate gap'),
+    alpha: range(0.0001, 0.5, false),
+    power: range(0.5, 0.9999, false),
   })
   .partial();
 
