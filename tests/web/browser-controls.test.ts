@@ -63,7 +63,7 @@ describe.skipIf(!ok)('the site controls in Chromium', () => {
       expect(await page.evaluate(() => document.activeElement?.id), path).toBe('f-show');
     }
     await close();
-  });
+  }, 180_000); // first visits compute the pages: seconds on a quiet machine, 30 s seen on the shared one
 
   it('the /style judge filter works with JavaScript on', async () => {
     const { page, close } = await open();
@@ -143,5 +143,5 @@ describe.skipIf(!ok)('the site controls in Chromium', () => {
       expect(titled, path).toEqual([]);
     }
     await close();
-  });
+  }, 180_000);
 });
