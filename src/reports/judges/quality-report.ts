@@ -1,5 +1,5 @@
 // `arena judges`: the judgment-quality report, derived on read from stored games and votes.
-import { isHumanJudge } from '../../core/constants.ts';
+import { HUMAN, isHumanJudge } from '../../core/constants.ts';
 import type { AgreementRow } from '../../core/stats/agreement.ts';
 import { gameConfidence } from '../../core/stats/confidence.ts';
 import {
