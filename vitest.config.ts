@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './tests/support/sequencer.ts';
 
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    sequence: { sequencer: LongestFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
