@@ -4,6 +4,8 @@ import { LongestFirst } from './tests/support/sequencer.ts';
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    // a folder per run for fixtures that several test files share (tests/support/run-shared.ts)
+    globalSetup: ['tests/support/global-setup.ts'],
     sequence: { sequencer: LongestFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,
