@@ -198,9 +198,9 @@ function refuseDuplicates(l: Loaded<CheckpointsConfig>, listed: number): void {
   const seen = new Map<string, number>();
   c.checkpoints.forEach((k, i) => {
     for (const [field, value] of [
-      ['name', k.name],
+      ['name', JSON.stringify(k.name)],
       ['step', String(k.step)],
-      ['model', modelOf(c, k)],
+      ['model', JSON.stringify(modelOf(c, k))],
     ] as const) {
       const key = `${field}\0${value}`;
       const first = seen.get(key);
@@ -216,7 +216,7 @@ function refuseDuplicates(l: Loaded<CheckpointsConfig>, listed: number): void {
           lines.get(JSON.stringify(['checkpoints', i])))
         : undefined;
       throw new ArenaError(
-        `${l.file}${line ? `:${line}` : ''}: ${at(i)} has the ${field} ${JSON.stringify(value)} of ${at(first)}; each checkpoint needs its own name, step and model`,
+        `${l.file}${line ? `:${line}` : ''}: ${at(i)} has the ${field} ${value} of ${at(first)}; each checkpoint needs its own name, step and model`,
         { file: l.file, ...(line ? { line } : {}), field: `checkpoints.${field}` },
       );
     }
