@@ -80,44 +80,24 @@ describe('arena checkpoints add', () => {
     ).toBe(0);
     const lora = join(dir, 'lora-400.gguf');
     writeFileSync(lora, 'adapter');
-    const g = await runArena(
-      [
-        'checkpoints',
-        'add',
-        '--config',
-        cfg,
-        '--name',
-        's4',
-        '--step',
-        '400',
-        '--gguf',
-        'base.gguf',
-        '--lora',
-        'lora-400.gguf',
-      ],
-      { cwd: dir },
-    );
+    // paths relative to the working directory
+    const gguf = (...extra: string[]) =>
+      runArena(
+        [
+          'checkpoints',
+          'add',
+          '--config',
+          cfg,
+          ...'--name s4 --step 400 --gguf base.gguf --lora lora-400.gguf'.split(' '),
+          ...extra,
+        ],
+        { cwd: dir },
+      );
+    const g = await gguf();
     expect(g.code, g.stderr).toBe(1);
     expect(g.stderr).toBe(`arena: ${join(dir, 'base.gguf')}: no such file\n`);
     writeFileSync(join(dir, 'base.gguf'), 'base');
-    const g2 = await runArena(
-      [
-        'checkpoints',
-        'add',
-        '--config',
-        cfg,
-        '--name',
-        's4',
-        '--step',
-        '400',
-        '--gguf',
-        'base.gguf',
-        '--lora',
-        'lora-400.gguf',
-        '--json',
-      ],
-      { cwd: dir },
-    );
+    const g2 = await gguf('--json');
     expect(g2.code, g2.stderr).toBe(0);
     expect(JSON.parse(g2.stdout)).toEqual({
       name: 's4',

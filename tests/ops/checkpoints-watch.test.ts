@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runArena, spawnArena, tmpDir, type SpawnedArena } from '../support/cli.ts';
 import { startOpenAIServer, type OpenAIServer, type RequestLogEntry } from '../support/openai-server.ts';
 import { games, readDb } from './helpers.ts';
+import { until } from '../support/until.ts';
 
 const Q = join(REPO_ROOT, 'questions');
 const answers = (model: string) => join(Q, 'answers', `${model}.jsonl`);
@@ -16,14 +17,6 @@ const QUESTIONS = [1001, 1002, 1003];
 const GAMES = 12;
 
 const chats = (log: RequestLogEntry[]) => log.filter((e) => e.path === '/v1/chat/completions');
-
-async function until(cond: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 interface Judged {
   checkpoint: string;
