@@ -31,6 +31,7 @@ const main = defineCommand({
     kappa: () => import('./commands/kappa.ts').then((m) => m.kappaCommand),
     intervals: () => import('./commands/intervals.ts').then((m) => m.intervalsCommand),
     length: () => import('./commands/length.ts').then((m) => m.lengthCommand),
+    power: () => import('./commands/power.ts').then((m) => m.powerCommand),
     health: () => import('./commands/health.ts').then((m) => m.healthCommand),
     calibrate: () => import('./commands/calibrate.ts').then((m) => m.calibrateCommand),
     review: () => import('./commands/review.ts').then((m) => m.reviewCommand),

@@ -135,6 +135,9 @@ export const NumericOptions = z
     seed: z.number().int().describe('a whole number'),
     step: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('a whole number from 0 up'),
     poll: range(0.05, 86_400, false, 'a number of seconds'),
+    gap: range(0.0001, 0.5, false, 'a win-rate gap'),
+    alpha: range(0.0001, 0.5, false),
+    power: range(0.5, 0.9999, false),
   })
   .partial();
 
