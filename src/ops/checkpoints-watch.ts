@@ -52,11 +52,12 @@ export async function watchCheckpoints(o: WatchOptions): Promise<WatchResult> {
   const failedAt = new Map<string, string>();
   let config = o.config;
   let lastError = '';
+  let movedTo: string | undefined; // a database the config names now, said once
   for (;;) {
     if (o.signal?.aborted) return r;
     ({ config, lastError } = reloaded(o, config, lastError, log));
-    if (config.config.db !== db)
-      log(`the config now names the database ${config.config.db}; watching ${db} still`);
+    if (config.config.db !== db && config.config.db !== movedTo)
+      log(`the config now names the database ${(movedTo = config.config.db)}; this watcher keeps to ${db}`);
     const todo = config.config.checkpoints
       .filter((k) => !r.judged.includes(k.name) && settled(k, now(), o.intervalMs))
       .filter((k) => failedAt.get(k.name) !== signature(k))
