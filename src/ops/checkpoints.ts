@@ -98,6 +98,10 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<Checkpoints
   const onAuthFailure = (e: JudgeCallError) => ((refused = e), setImmediate(() => authStop.abort(e)));
   o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
   setMaxListeners(0, o.signal!);
+  if (!c.checkpoints.length) {
+    log(`${o.config.file}: no checkpoints yet (add one with \`arena checkpoints add\`)`);
+    return { generated: 0, played: 0, failed: 0, cost: 0, skipped: 0 };
+  }
   const questions = await importInputs(o.store, c);
   let generated = 0;
   for (const k of c.checkpoints) {
@@ -142,6 +146,7 @@ async function prepareCheckpoint(
     if (fileModel !== model)
       throw new ArenaError(
         `[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`,
+        { file: k.answers, field: 'model' },
       );
     await saveCheckpoint(store, c, k, model, { kind: 'imported', file: k.answers });
     return undefined;
