@@ -40,6 +40,7 @@ const main = defineCommand({
     cost: () => import('./commands/ops.ts').then((m) => m.costCommand),
     checkpoints: () => import('./commands/ops.ts').then((m) => m.checkpointsCommand),
     accuracy: () => import('./commands/pairs.ts').then((m) => m.accuracyCommand),
+    reports: () => import('./commands/reports.ts').then((m) => m.reportsCommand),
   },
 });
 

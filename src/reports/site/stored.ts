@@ -73,6 +73,8 @@ export interface StoredReportsOptions {
   mode: ReportMode;
   /** called when a report computed in the background is ready (the site drops its cached pages) */
   updated?: () => void;
+  /** a report computed in the background failed (its pages keep saying so until it is asked again) */
+  failed?: (key: string, e: unknown) => void;
   now?: () => number;
 }
 
@@ -206,7 +208,7 @@ export class StoredReports implements Memo {
         this.counts.computed++;
         this.here.set(key, { digest, value });
       } catch (e) {
-        console.error(`[reports] computing ${key} failed:`, e);
+        this.o.failed?.(key, e);
       }
     });
     this.running ??= this.drain();
