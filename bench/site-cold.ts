@@ -65,7 +65,11 @@ export function coldTable(rows: Cold[], goalMs: number): string {
   const lines = [`page${' '.repeat(52)} status    bytes  median ms   worst ms`];
   for (const c of rows)
     lines.push(
-      `${c.path.slice(0, 55).padEnd(56)} ${String(c.status).padStart(6)} ${String(c.bytes).padStart(8)} ${median(c.ms).toFixed(1).padStart(10)} ${Math.max(...c.ms).toFixed(1).padStart(10)}`,
+      `${c.path.slice(0, 55).padEnd(56)} ${String(c.status).padStart(6)} ${String(c.bytes).padStart(8)} ${median(c.ms).toFixed(1).padStart(10)} ${Math.max(
+        ...c.ms,
+      )
+        .toFixed(1)
+        .padStart(10)}`,
     );
   const over = rows.filter((c) => median(c.ms) > goalMs);
   lines.push(

@@ -53,10 +53,11 @@ export interface AppOptions {
   /** how the leaderboard's rating intervals are made: 'bootstrap' (default) or 'sandwich' (one fit, no resampling) */
   intervals?: 'bootstrap' | 'sandwich';
   /**
-   * How the stored reports are read (src/reports/site/stored.ts): 'serve' (Node, default) computes a missing or
-   * stale one in the background; 'read' (the Worker) never computes, it shows what was published.
+   * How the stored reports are read (src/reports/site/stored.ts): 'compute' (default) computes a missing or stale
+   * one when asked; 'serve' (`arena serve`) computes it in the background and says the page is being updated
+   * meanwhile; 'read' (the Worker) never computes, it shows what was published.
    */
-  reports?: 'serve' | 'read';
+  reports?: 'compute' | 'serve' | 'read';
 }
 
 /**
@@ -90,7 +91,7 @@ export function createApp(o: AppOptions) {
   };
   // a report computed in the background replaces the pages shown meanwhile ("being updated")
   const reports = new StoredReports(store, cache, options, {
-    mode: o.reports ?? 'serve',
+    mode: o.reports ?? 'compute',
     updated: () => cache.clear(),
     failed: (key, e) => console.error(`[reports] computing ${key} failed:`, e),
   });
@@ -133,6 +134,8 @@ export function createApp(o: AppOptions) {
     cache.clear();
     return c.json({ purged: true });
   });
+  // what the stored reports did in this process: computed, read, stale, missing (the Worker's never computes)
+  app.get('/api/admin/reports', (c) => c.json({ mode: o.reports ?? 'compute', ...reports.counts }));
   app.use(conditional());
 
   apiRoutes(app, site);

@@ -23,7 +23,11 @@ async function listen(
     import('../../entry/node.ts'),
   ]);
   const server = serve(
-    { ...nodeSite({ store, intervals, ...(siteUrl ? { siteUrl } : {}) }), port, hostname: host },
+    {
+      ...nodeSite({ store, intervals, reports: 'serve', ...(siteUrl ? { siteUrl } : {}) }),
+      port,
+      hostname: host,
+    },
     (info) => print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`),
   );
   try {

@@ -5,6 +5,7 @@
 // What happens to a missing or stale one depends on who reads:
 //   build  (the CLI after import, run, refresh, reparse, prune, publish; `arena reports --rebuild`): computes it
 //          and stores the row;
+//   compute (a site built as a library, createApp's default): computes it when asked, once, holding it in memory;
 //   serve  (the Node site, read-only): answers with the stale row (`updating` is then true, the page says so) or,
 //          with none, refuses (ReportPending), and computes it in the background, one report at a time,
 //          each key once however many requests ask; the result is held in memory, never written;
@@ -55,7 +56,10 @@ export class ReportMissing extends Error {
   }
 }
 
-export type ReportMode = 'build' | 'serve' | 'read';
+/** How long the Node site waits after a request before reading the content digest (it blocks the thread). */
+const VERIFY_AFTER_MS = 1000;
+
+export type ReportMode = 'build' | 'compute' | 'serve' | 'read';
 
 /** What a site's reports did since it started (tests and `arena reports` read it). */
 export interface ReportCounts {
@@ -147,10 +151,38 @@ export class StoredReports implements Memo {
   digest(): Promise<DataDigest | undefined> {
     return this.inner.get('reports:digest', async () => {
       this.staleShown = false;
-      if (this.o.mode !== 'read') return this.store.reports.digest();
+      if (this.o.mode === 'build' || this.o.mode === 'compute') return this.store.reports.digest();
       const [row] = await this.store.reports.get([STATE]);
-      return row ? decodeReport<DataDigest>(row.body) : undefined;
+      const published = row ? decodeReport<DataDigest>(row.body) : undefined;
+      if (this.o.mode === 'read') return published;
+      // serve: the digest the reports were built for answers at once; the content's (every game read: a second
+      // on a large database) is checked after the request, and a change shows the pages as being updated
+      this.verify();
+      this.published = published;
+      return this.content ?? published;
     });
+  }
+
+  /** the content digest the Node site last read (serve) */
+  private content: DataDigest | undefined;
+  private published: DataDigest | undefined;
+  private verifying: ReturnType<typeof setTimeout> | undefined;
+
+  private verify(): void {
+    this.verifying ??= setTimeout(() => {
+      void this.store.reports.digest().then(
+        (d) => {
+          this.verifying = undefined;
+          const was = this.content ?? this.published;
+          this.content = d;
+          if (JSON.stringify(d) !== JSON.stringify(was)) this.o.updated?.();
+        },
+        (e) => {
+          this.verifying = undefined;
+          this.o.failed?.('digest', e);
+        },
+      );
+    }, VERIFY_AFTER_MS);
   }
 
   get<T>(key: string, compute: () => Promise<T>): Promise<T> {
@@ -171,6 +203,11 @@ export class StoredReports implements Memo {
       return decodeReport<T>(row.body);
     }
     if (this.o.mode === 'build') return this.build(k, want, compute);
+    if (this.o.mode === 'compute') {
+      const value = await compute();
+      this.counts.computed++;
+      return value;
+    }
     if (this.o.mode === 'serve') this.enqueue(key, want, compute);
     if (row && row.version === REPORT_VERSION) {
       this.counts.stale++;
