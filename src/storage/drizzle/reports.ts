@@ -78,7 +78,7 @@ export class DrizzleReports implements ReportStore {
   }
 
   /**
-   * The digest of everything a report reads: per judge, its games (id, verdict, parser) and recorded votes;
+   * The digest of everything a report reads: per judge, its games (id, verdict) and recorded votes;
    * and the catalog (questions, answers, checkpoints). Reads no prompt or reply text.
    */
   async digest(): Promise<DataDigest> {
@@ -90,10 +90,11 @@ export class DrizzleReports implements ReportStore {
       else parts.set(judge, [s]);
     };
     const games = await db
-      .select({ judge: t.games.judge, id: t.games.id, verdict: t.games.verdict, parser: t.games.parser })
+      .select({ judge: t.games.judge, id: t.games.id, verdict: t.games.verdict })
       .from(t.games)
       .orderBy(asc(t.games.judge), asc(t.games.id));
-    for (const g of games) add(g.judge, `g${g.id}\u0001${g.verdict}\u0001${g.parser}`);
+    // the verdict, not the parser that read it: a re-parse that changes no verdict changes no figure
+    for (const g of games) add(g.judge, `g${g.id}\u0001${g.verdict}`);
     const votes = await db.select().from(t.votes).orderBy(asc(t.votes.judge));
     // not the row id: re-importing a file replaces its votes with the same content under new ids
     for (const { id: _id, ...v } of votes) add(v.judge, `v${JSON.stringify(Object.values(v))}`);
