@@ -2,6 +2,7 @@
 // concurrent connections (autocannon), against a static server answering with the same bytes from the
 // same Node process. Prints measured figures; asserts nothing.
 //   node --import tsx bench/site.ts [--db arena.db] [--seconds 5] [--rounds 3] [--warmup 5] [--connections 64] [--paths /,/api/...]
+//   node --import tsx bench/site.ts --cold [--db arena.db] [--cold-rounds 3] [--max-pages 40]: first visits (site-cold.ts)
 // Without --db it imports the release from MTBENCH_DIR into a temporary database first.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
