@@ -14,6 +14,7 @@ import type { JudgeCallError } from '../../judges/judge.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import { dbArg, exitStatus, openStore, print } from '../shared.ts';
+import { updateReportsOf } from '../reports.ts';
 import { checkModels, checkPairSet, checkTurns } from '../validate.ts';
 import { DEFAULT_BASELINE, DEFAULT_REFERENCE_SOURCE } from '../../core/constants.ts';
 import { ensureRunPrompts, missingRunPrompts } from '../../importers/builtin.ts';
@@ -280,6 +281,8 @@ export default defineCommand({
       await judge.close?.();
       await store.close();
     }
+    // the games played so far are stored, also after an interruption or a failure
+    if (!args['dry-run']) await updateReportsOf(args.db);
   },
 });
 
