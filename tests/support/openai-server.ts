@@ -94,6 +94,9 @@ export interface RequestLogEntry {
   status: number | 'hang';
   /** with `rateLimit`: the tokens this request was charged (prompt + max_tokens; 0 when refused) */
   charged?: number;
+  /** an answered chat request: the tokens its reply's usage counts (sent or not), as the server bills them */
+  tokensIn?: number;
+  tokensOut?: number;
 }
 
 export interface OpenAIServer {
@@ -250,6 +253,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
         }
         const fault = pickFault(n, hash, `${system}\n\n${user}`);
         const status = fault ? fault.status : 200;
+        const c = status === 200 ? completion(body.model, system, user, o.verdict ?? 'longer', n) : undefined;
         record({
           n,
           at,
@@ -259,13 +263,13 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           hash,
           status,
           ...(limited ? { charged: cost } : {}),
+          ...(c ? { tokensIn: c.usage.prompt_tokens, tokensOut: c.usage.completion_tokens } : {}),
         });
         if (status === 'hang') return; // the socket stays open until the client gives up or close()
         later(() => {
           if (res.destroyed) return;
-          if (status === 200) {
+          if (c) {
             ok++;
-            const c = completion(body.model as string, system, user, o.verdict ?? 'longer', n);
             if (o.echoKeyInReply)
               c.choices[0]!.message.content = `You sent Authorization: ${req.headers.authorization ?? '(none)'}\n${c.choices[0]!.message.content}`;
             return send(res, 200, o.usage === false ? { ...c, usage: undefined } : c, limited?.headers);
