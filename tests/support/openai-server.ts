@@ -73,7 +73,13 @@ export interface OpenAIServerOptions {
    * arrival from buckets refilled continuously (per minute); over either, 429 with retry-after-ms. Every chat
    * answer carries x-ratelimit-{limit,remaining,reset}-{requests,tokens} unless `headers` is false.
    */
-  rateLimit?: { tpm?: number; rpm?: number; headers?: boolean };
+  rateLimit?: {
+    tpm?: number;
+    rpm?: number;
+    headers?: boolean;
+    /** the limits' window in ms (default 60,000: per minute); the buckets refill over it, `reset` says so */
+    windowMs?: number;
+  };
   /** also serve the Batch API (files + batches; tests/support/openai-batch.ts) */
   batch?: BatchServerOptions;
   /** false: replies carry no `usage` (as some OpenAI-compatible servers do); default true */
@@ -328,14 +334,15 @@ export function goDuration(ms: number): string {
 }
 
 /** The server's own buckets (what a real provider enforces), with the headers it announces them in. */
-function serverLimiter(o: { tpm?: number; rpm?: number; headers?: boolean }) {
+function serverLimiter(o: NonNullable<OpenAIServerOptions['rateLimit']>) {
   const now = () => performance.now();
+  const windowMs = o.windowMs ?? 60_000;
   const buckets = (['tokens', 'requests'] as const)
     .map((kind) => ({ kind, perMin: kind === 'tokens' ? o.tpm : o.rpm }))
     .filter((b): b is { kind: 'tokens' | 'requests'; perMin: number } => !!b.perMin)
     .map((b) => ({ ...b, level: b.perMin, at: now() }));
   const refill = (b: (typeof buckets)[number], t: number) => {
-    b.level = Math.min(b.perMin, b.level + ((t - b.at) * b.perMin) / 60_000);
+    b.level = Math.min(b.perMin, b.level + ((t - b.at) * b.perMin) / windowMs);
     b.at = t;
   };
   return {
@@ -345,7 +352,7 @@ function serverLimiter(o: { tpm?: number; rpm?: number; headers?: boolean }) {
       for (const b of buckets) {
         refill(b, t);
         const need = (b.kind === 'tokens' ? tokens : 1) - b.level;
-        if (need > 0) wait = Math.max(wait, (need * 60_000) / b.perMin);
+        if (need > 0) wait = Math.max(wait, (need * windowMs) / b.perMin);
       }
       if (!wait) for (const b of buckets) b.level -= b.kind === 'tokens' ? tokens : 1;
       const headers: Record<string, string> = {};
@@ -353,7 +360,7 @@ function serverLimiter(o: { tpm?: number; rpm?: number; headers?: boolean }) {
         for (const b of buckets) {
           headers[`x-ratelimit-limit-${b.kind}`] = String(b.perMin);
           headers[`x-ratelimit-remaining-${b.kind}`] = String(Math.max(0, Math.floor(b.level)));
-          headers[`x-ratelimit-reset-${b.kind}`] = goDuration(((b.perMin - b.level) * 60_000) / b.perMin);
+          headers[`x-ratelimit-reset-${b.kind}`] = goDuration(((b.perMin - b.level) * windowMs) / b.perMin);
         }
       return wait ? { retryAfterMs: wait, headers } : { headers };
     },
