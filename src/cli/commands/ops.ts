@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import type cliProgress from 'cli-progress';
-import { progressBar } from '../progress-bar.ts';
+import { drawsBar, progressBar } from '../progress-bar.ts';
 import { setMaxListeners } from 'node:events';
 import { int, oneOf, table } from '../format.ts';
 import { dbArg, exitStatus, jsonArg, print, printJson, withStore } from '../shared.ts';
@@ -38,7 +38,7 @@ function progressBars() {
       bar.stop();
       bar = undefined;
     }
-    process.stderr.write(`${bar ? '\n' : ''}${m}\n`);
+    process.stderr.write(`${bar && drawsBar() ? '\n' : ''}${m}\n`);
   };
   return {
     log,
