@@ -51,8 +51,6 @@ export interface Admission {
 const DEFAULT_429_WAIT_MS = 1000;
 /** The calls in flight a governor starts with once it has heard the server; it doubles each window (slow start). */
 const INITIAL_WINDOW = 8;
-/** A share at or above this is spending alone (the estimate is noisy near 1). */
-const ALONE = 0.9;
 
 type Kind = 'tokens' | 'requests';
 /** When a call was admitted and what this governor had charged then (that call included). */
@@ -265,8 +263,8 @@ export class RateGovernor {
 
   /**
    * What is left for this governor, from what the server said was left after the call `sent`: its share of that,
-   * plus the refill since, less what it has charged since (calls the server had not seen yet). Alone (its share
-   * near 1), the server's `remaining` only lowers its own count.
+   * plus the refill since, less what it has charged since (calls the server had not seen yet). Calls may reach the
+   * server out of order, so one answer may say a little more or less than is left; the next corrects it.
    */
   #observe(kind: Kind, b: Bucket | undefined, remaining: number | undefined, now: number, sent: Sent): void {
     if (!b || remaining === undefined) return;
@@ -281,8 +279,6 @@ export class RateGovernor {
       } else if (sample.at - sh.last.at >= 2 * SHARE_SAMPLE_MS) sh.last = sample;
     }
     const ownSince = (kind === 'tokens' ? this.stats.tokensCharged : this.stats.admitted) - sent[kind];
-    // alone, its own count is the better guide (calls reach the server out of order): the server only lowers it
-    if (sh.share >= ALONE) return b.observe(remaining, now);
     b.set(sh.share * Math.min(b.capacity, remaining + b.perMs * (now - sent.at)) - ownSince, now);
   }
 
