@@ -8,7 +8,7 @@ import { exitStatus } from './shared.ts';
 import { checkNumericOptions } from './validate.ts';
 
 // Commands load lazily: `arena standings` never loads the OpenAI SDK or the web server.
-const main = defineCommand({
+export const main = defineCommand({
   meta: {
     name: 'arena',
     version: '0.1.0',
@@ -24,6 +24,7 @@ const main = defineCommand({
     judges: () => import('./commands/judges.ts').then((m) => m.judgesCommand),
     runs: () => import('./commands/runs.ts').then((m) => m.runsCommand),
     prune: () => import('./commands/prune.ts').then((m) => m.pruneCommand),
+    migrate: () => import('./commands/migrate.ts').then((m) => m.migrateCommand),
     export: () => import('./commands/export.ts').then((m) => m.exportCommand),
     serve: () => import('./commands/serve.ts').then((m) => m.serveCommand),
     start: () => import('./commands/serve.ts').then((m) => m.startCommand),
@@ -31,6 +32,7 @@ const main = defineCommand({
     kappa: () => import('./commands/kappa.ts').then((m) => m.kappaCommand),
     intervals: () => import('./commands/intervals.ts').then((m) => m.intervalsCommand),
     length: () => import('./commands/length.ts').then((m) => m.lengthCommand),
+    power: () => import('./commands/power.ts').then((m) => m.powerCommand),
     health: () => import('./commands/health.ts').then((m) => m.healthCommand),
     calibrate: () => import('./commands/calibrate.ts').then((m) => m.calibrateCommand),
     review: () => import('./commands/review.ts').then((m) => m.reviewCommand),

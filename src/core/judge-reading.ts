@@ -1,6 +1,7 @@
 // A one-paragraph reading of how two judges differ, written from their measured figures. Pure.
 import type { AgreementRow } from './stats/agreement.ts';
 import type { QualityRow } from './stats/judge-quality.ts';
+import type { Estimate, LikeForLike } from './stats/like-for-like.ts';
 
 export interface JudgeSide {
   judge: string;
@@ -54,6 +55,42 @@ export function judgeFigures(s: JudgeSide): JudgeFigures {
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
 const int = (n: number) => n.toLocaleString('en-US');
 
+/** `30.1% [27.2, 33.1]`: a share with its interval in percent (`n/a` when not estimable). */
+export function pctWithInterval(e: Estimate): string {
+  if (e.value === null) return 'n/a';
+  const i = e.interval;
+  return `${pct(e.value)}${i ? ` [${(100 * i.lo).toFixed(1)}, ${(100 * i.hi).toFixed(1)}]` : ''}`;
+}
+
+/** `1.87 [1.63, 2.15]`: a number with its interval. */
+export function numWithInterval(e: Estimate, digits = 2): string {
+  if (e.value === null) return 'n/a';
+  const i = e.interval;
+  return `${e.value.toFixed(digits)}${i ? ` [${i.lo.toFixed(digits)}, ${i.hi.toFixed(digits)}]` : ''}`;
+}
+
+/** The like-for-like sentences: both judges on the same matches, every figure with its interval. */
+export function readLikeForLike(l: LikeForLike): string {
+  const [g, o] = l.judges;
+  const parts = [
+    `Like for like, on the ${int(l.matches)} matches where both judges gave a verdict in both orders ` +
+      `(${Math.round(100 * l.level)}% intervals from ${int(l.rounds)} rounds resampling the ${l.questions} questions): ` +
+      `${o.judge} contradicts itself in ${pctWithInterval(o.inconsistency)} of them and ${g.judge} in ` +
+      `${pctWithInterval(g.inconsistency)}, ${numWithInterval(l.inconsistencyRatio)} times as often.`,
+  ];
+  const s2 = (j: typeof g) => j.agreement.filter((a) => a.setup === 'without-tie' && a.total > 0);
+  const [os, gs] = [s2(o), s2(g)];
+  if (os.length && os.length === gs.length)
+    parts.push(
+      `On the matches both decided, ${o.judge} agrees with the experts' decisive votes on ` +
+        os.map((a) => `${pctWithInterval(a)} of turn-${a.turn} votes (${int(a.total)})`).join(' and ') +
+        `, ${g.judge} on ${gs.map((a) => pctWithInterval(a)).join(' and ')} of the same votes.`,
+    );
+  if (l.r.value !== null)
+    parts.push(`On these matches Pearson's r of the adjusted win rates is ${numWithInterval(l.r, 3)}.`);
+  return parts.join(' ');
+}
+
 /**
  * `reference` is the judge to compare against (GPT-4), `other` the one being read (the Llama-2 judge).
  * `experts` is the experts' agreement among themselves without ties (per turn), when known.
@@ -61,7 +98,7 @@ const int = (n: number) => n.toLocaleString('en-US');
 export function readTwoJudges(
   reference: JudgeSide,
   other: JudgeSide,
-  o: { r?: number | null; experts?: Record<number, number | null> } = {},
+  o: { r?: number | null; experts?: Record<number, number | null>; like?: LikeForLike } = {},
 ): string {
   const g = judgeFigures(reference);
   const l = judgeFigures(other);
@@ -96,5 +133,6 @@ export function readTwoJudges(
     parts.push(
       `The two leaderboards order the models alike: Pearson's r of the adjusted win rates is ${o.r.toFixed(3)}.`,
     );
+  if (o.like?.matches) parts.push(readLikeForLike(o.like));
   return parts.join(' ');
 }

@@ -21,7 +21,7 @@ import type { CheckpointGeneration, Store } from '../storage/store.ts';
 import { checkpointChart } from '../reports/charts.ts';
 import { modelOf, seriesTournament, temperatureFor, type CheckpointsConfig } from './checkpoints-config.ts';
 import type { JudgeConfig, Loaded } from './config.ts';
-import type { Env, OpenJudge } from './deps.ts';
+import type { Env, OpenJudge, Spill } from './deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
 import { Budget, calibrate, costOf, priceFor, upperBoundCost } from './prices.ts';
 
@@ -71,6 +71,11 @@ export interface CheckpointsOptions {
   env?: Env;
   /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
   liveness?: Liveness;
+  /**
+   * where a run puts the replies it paid for but the database refused (a full disk): the CLI writes them to the
+   * recovery file beside the database (storage/recovery.ts), which the next run, refresh or checkpoints run stores
+   */
+  spill?: Spill;
 }
 
 export interface CheckpointsRun {
@@ -271,6 +276,7 @@ async function judgeSeries(
           });
         },
         ...o.liveness,
+        ...(o.spill ? { spill: o.spill } : {}),
       });
       played += r.played;
       failed += r.failed;

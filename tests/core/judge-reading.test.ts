@@ -1,7 +1,14 @@
 // The home page's reading of two judges, from hand-made figures (every number below is worked out by hand).
 import { describe, expect, it } from 'vitest';
 import type { QualityRow } from '../../src/core/stats/judge-quality.ts';
-import { judgeFigures, readTwoJudges, type JudgeSide } from '../../src/core/judge-reading.ts';
+import {
+  judgeFigures,
+  readLikeForLike,
+  readTwoJudges,
+  type JudgeSide,
+} from '../../src/core/judge-reading.ts';
+import { likeForLike } from '../../src/core/stats/like-for-like.ts';
+import type { MatchOutcome, Vote } from '../../src/core/types.ts';
 
 const q = (judge: string, turn: number, o: Partial<QualityRow>): QualityRow => ({
   judge,
@@ -88,6 +95,78 @@ describe('readTwoJudges', () => {
     const text = readTwoJudges(perfect, clean);
     expect(text).toBe(
       'other contradicts itself when the two answers swap places in 20.0% of the matches it judged in both orders (1 of 5), while ref never does (0 of 5). It gave a readable verdict in every game; ref has no errors either.',
+    );
+  });
+});
+
+describe('likeForLike and its reading', () => {
+  // 4 questions x 1 pair x 1 turn; question 4: judge b errs (left out of every figure)
+  const m = (questionId: number, outcome: MatchOutcome['outcome']): MatchOutcome => ({
+    questionId,
+    turn: 1,
+    model1: 'x',
+    model2: 'y',
+    outcome,
+  });
+  const a = [m(1, 'model_1'), m(2, 'inconsistent'), m(3, 'model_2'), m(4, 'model_1')];
+  // judge b names the pair the other way round on question 3: 'model_1' there is y, so it agrees with a
+  const b = [
+    m(1, 'model_1'),
+    m(2, 'model_2'),
+    { ...m(3, 'model_1'), model1: 'y', model2: 'x' },
+    m(4, 'error'),
+  ];
+  const vote = (questionId: number, winner: Vote['winner']): Vote => ({
+    judge: 'human',
+    voter: `expert_${questionId}`,
+    questionId,
+    turn: 1,
+    model1: 'x',
+    model2: 'y',
+    winner,
+  });
+  const experts = [
+    vote(1, 'model_2'),
+    vote(2, 'model_2'),
+    vote(3, 'model_2'),
+    vote(3, 'tie'),
+    vote(4, 'model_1'),
+  ];
+
+  it('counts only the matches both judged, and compares both judges with the same decisive votes', () => {
+    const l = likeForLike(['a', a], ['b', b], experts, { rounds: 200 });
+    expect([l.matches, l.questions]).toEqual([3, 3]);
+    expect(l.judges.map((j) => [j.inconsistency.inconsistent, j.inconsistency.value])).toEqual([
+      [1, 1 / 3],
+      [0, 0],
+    ]);
+    // b is never inconsistent: the ratio b / a is 0
+    expect(l.inconsistencyRatio.value).toBe(0);
+    const s = (j: 0 | 1, setup: string) =>
+      l.judges[j].agreement.filter((x) => x.setup === setup).map((x) => [x.agree, x.total]);
+    // with ties, all 4 expert votes on the 3 common matches; without ties only questions 1 and 3 (both decided),
+    // the expert tie left out: question 1 (both disagree with the expert), question 3 (both agree)
+    expect(s(0, 'with-tie')).toEqual([[1, 4]]);
+    expect(s(1, 'with-tie')).toEqual([[2, 4]]);
+    expect(s(0, 'without-tie')).toEqual([[1, 2]]);
+    expect(s(1, 'without-tie')).toEqual([[1, 2]]);
+    // a rates x and y alike (1.5 of 3 each): a constant series has no correlation
+    expect(l.r).toMatchObject({ value: null, interval: null });
+    for (const e of [l.judges[0].inconsistency, l.judges[0].agreement[0]!])
+      expect(e.interval!.lo <= e.value! && e.value! <= e.interval!.hi).toBe(true);
+  });
+
+  it('reads as one paragraph with the intervals', () => {
+    const l = likeForLike(['gpt-4', a], ['llama', b], experts, { rounds: 0 });
+    expect(readLikeForLike(l)).toBe(
+      'Like for like, on the 3 matches where both judges gave a verdict in both orders (95% intervals from 0 rounds ' +
+        'resampling the 3 questions): llama contradicts itself in 0.0% of them and gpt-4 in 33.3%, 0.00 times as ' +
+        "often. On the matches both decided, llama agrees with the experts' decisive votes on 50.0% of turn-1 votes " +
+        '(2), gpt-4 on 50.0% of the same votes.',
+    );
+    const l2 = likeForLike(['gpt-4', a], ['llama', b], experts, { rounds: 100 });
+    expect(readLikeForLike(l2)).toMatch(
+      /llama contradicts itself in 0\.0% \[0\.0, 0\.0\] of them and gpt-4 in 33\.3% \[/,
     );
   });
 });

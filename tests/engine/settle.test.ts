@@ -160,7 +160,7 @@ describe('arena run --until-settled', { timeout: 120_000 }, () => {
     for (const [extra, msg] of [
       [['--mode', 'pairwise-baseline', '--until-settled'], /pairwise-all only/],
       [['--round', '5'], /go with --until-settled/],
-      [['--until-settled', '--round', '0'], /--round must be at least 1/],
+      [['--until-settled', '--round', '0'], /--round 0: a whole number from 1 /],
       [['--until-settled', '--dry-run'], /no dry run/],
     ] as const) {
       const r = await runArena(['run', '--db', db, '--judge', 'mock/longer', ...models, ...OWN, ...extra]);

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { arenaJson, arenaOk, REPO_ROOT, tmpDir } from '../support/cli.ts';
+import { arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
 
 const MT = MTBENCH_DIR;
@@ -195,6 +195,182 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
     expect((l2.errorsOneGame + l2.errorsBothGames) / (l0.errorsOneGame + l0.errorsBothGames)).toBeGreaterThan(
       0.85,
     );
+  }, 60_000);
+
+  it('judges --report like for like: both judges on the same 2,027 matches, with question-bootstrap intervals, = tests/reference/like_for_like.py', async () => {
+    const py = spawnSync(
+      PYTHON,
+      [
+        join(REPO_ROOT, 'tests/reference/like_for_like.py'),
+        FILE,
+        join(MT!, 'human_judgments/mt_bench_human.csv'),
+        join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'),
+        '4000',
+        '7',
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    if (py.status !== 0) throw new Error(`reference failed: ${py.stderr}`);
+    type Fig = {
+      value: number;
+      lo: number;
+      hi: number;
+      agree?: number;
+      total?: number;
+      inconsistent?: number;
+    };
+    const want = JSON.parse(py.stdout) as {
+      matches: number;
+      questions: number;
+      figures: Record<string, Fig>;
+    };
+    type Est = { value: number; interval: { lo: number; hi: number } };
+    const r = await arenaJson<{
+      likeForLike: {
+        matches: number;
+        questions: number;
+        judges: {
+          judge: string;
+          inconsistency: Est & { inconsistent: number };
+          agreement: (Est & { turn: number; setup: string; agree: number; total: number })[];
+        }[];
+        inconsistencyRatio: Est;
+        r: Est & { models: number };
+      }[];
+    }>(['judges', '--report', '--judge', `gpt-4,${JUDGE}`, '--db', db]);
+    expect(r.likeForLike).toHaveLength(1);
+    const l = r.likeForLike[0]!;
+    expect([l.matches, l.questions, l.r.models]).toEqual([want.matches, want.questions, 6]);
+    // the point figures exactly; the intervals within a tenth of their width (two bootstraps' Monte-Carlo error is
+    // about 2% of the width; a game-level bootstrap, which ignores that a question's matches are correlated, misses
+    // the inconsistency intervals by 10-16% of their width)
+    const same = (got: Est, w: Fig, what: string) => {
+      expect(got.value, what).toBeCloseTo(w.value, 12);
+      const tol = 0.1 * (w.hi - w.lo);
+      expect(Math.abs(got.interval.lo - w.lo), `${what} lo ${got.interval.lo} vs ${w.lo}`).toBeLessThan(tol);
+      expect(Math.abs(got.interval.hi - w.hi), `${what} hi ${got.interval.hi} vs ${w.hi}`).toBeLessThan(tol);
+    };
+    const [g, ll] = l.judges as [(typeof l.judges)[0], (typeof l.judges)[0]];
+    expect([g.judge, ll.judge]).toEqual(['gpt-4', JUDGE]);
+    same(g.inconsistency, want.figures['inc:gpt-4']!, 'gpt-4 inconsistency');
+    same(ll.inconsistency, want.figures['inc:llama']!, 'llama inconsistency');
+    expect([g.inconsistency.inconsistent, ll.inconsistency.inconsistent]).toEqual([
+      want.figures['inc:gpt-4']!.inconsistent,
+      want.figures['inc:llama']!.inconsistent,
+    ]);
+    same(l.inconsistencyRatio, want.figures.ratio!, 'ratio');
+    same(l.r, want.figures.r!, 'r');
+    for (const [j, name] of [
+      [g, 'gpt-4'],
+      [ll, 'llama'],
+    ] as const) {
+      expect(j.agreement).toHaveLength(4);
+      for (const a of j.agreement) {
+        const w = want.figures[`agree:${name}:${a.turn}:${a.setup}`]!;
+        expect([a.agree, a.total]).toEqual([w.agree, w.total]);
+        same(a, w, `${name} agreement turn ${a.turn} ${a.setup}`);
+      }
+    }
+    // the audit's figures: GPT-4's inconsistency on the same matches 16.1%, not 15.8%; both judges on the same
+    // decisive expert votes: GPT-4 87.4% / 89.0%, the Llama-2 judge 87.4% / 87.2%
+    expect(g.inconsistency.value.toFixed(3)).toBe('0.161');
+    const s2 = (j: typeof g) =>
+      j.agreement.filter((a) => a.setup === 'without-tie').map((a) => (100 * a.value).toFixed(1));
+    expect([s2(g), s2(ll)]).toEqual([
+      ['87.4', '89.0'],
+      ['87.4', '87.2'],
+    ]);
+  }, 120_000);
+
+  it('power: questions needed to separate each model from the next, for both judges = tests/reference/power.py', async () => {
+    const run = (gap: string) => {
+      const py = spawnSync(
+        PYTHON,
+        [
+          join(REPO_ROOT, 'tests/reference/power.py'),
+          FILE,
+          join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'),
+          gap,
+          '0.05',
+          '0.8',
+        ],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
+      if (py.status !== 0) throw new Error(`reference failed: ${py.stderr}`);
+      return JSON.parse(py.stdout) as Record<
+        'gpt-4' | 'llama',
+        Record<string, number | string | boolean | null>[]
+      >;
+    };
+    const close = (got: Record<string, unknown>[], want: Record<string, unknown>[]) => {
+      expect(got.map((r) => [r.model1, r.model2])).toEqual(want.map((r) => [r.model1, r.model2]));
+      got.forEach((r, k) => {
+        const w = want[k]!;
+        for (const f of ['questions', 'matches', 'separated', 'questionsNeeded', 'matchesNeeded'])
+          expect(r[f], `${String(r.model1)} ${f}`).toEqual(w[f]);
+        for (const f of ['winRate', 'sdPerQuestion', 'se', 'gap'])
+          expect(r[f] as number, `${String(r.model1)} ${f}`).toBeCloseTo(w[f] as number, 12);
+      });
+    };
+    const observed = run('observed');
+    const gap = run('0.05');
+    for (const [judge, ref] of [
+      ['gpt-4', 'gpt-4'],
+      [JUDGE, 'llama'],
+    ] as const) {
+      const got = await arenaJson<{ rows: Record<string, unknown>[] }>([
+        'power',
+        '--judge',
+        judge,
+        '--db',
+        db,
+      ]);
+      close(got.rows, observed[ref]);
+      const at = await arenaJson<{ rows: Record<string, unknown>[] }>([
+        ...['power', '--judge', judge, '--gap', '0.05', '--db', db],
+      ]);
+      close(at.rows, gap[ref]);
+    }
+    // one pair by name, either way round
+    const pair = await arenaJson<{ rows: { winRate: number; questionsNeeded: number }[] }>([
+      ...['power', '--judge', 'gpt-4', '--models', 'claude-v1,gpt-4', '--db', db],
+    ]);
+    expect(pair.rows[0]!.winRate).toBeCloseTo(1 - (observed['gpt-4'][0]!.winRate as number), 12);
+    expect(pair.rows[0]!.questionsNeeded).toBe(observed['gpt-4'][0]!.questionsNeeded);
+  }, 120_000);
+
+  it('ratings --ties rao-kupper (GPT-4) and --position (the study judge) = tests/reference/bt_variants.py (scipy)', async () => {
+    const py = spawnSync(
+      PYTHON,
+      [
+        join(REPO_ROOT, 'tests/reference/bt_variants.py'),
+        FILE,
+        join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'),
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    if (py.status !== 0) throw new Error(`reference failed: ${py.stderr}`);
+    type Fit = { models: string[]; ratings: number[]; logLik: number } & Record<string, unknown>;
+    const want = JSON.parse(py.stdout) as { raoKupper: Fit; position: Fit };
+    const rk = await arenaJson<Fit>(['ratings', '--judge', 'gpt-4', '--ties', 'rao-kupper', '--db', db]);
+    const pos = await arenaJson<Fit>(['ratings', '--judge', JUDGE, '--position', '--db', db]);
+    for (const [got, w, extra] of [
+      [rk, want.raoKupper, ['theta', 'tieAtEqual']],
+      [pos, want.position, ['position', 'firstAtEqual']],
+    ] as const) {
+      expect(got.models).toEqual(w.models);
+      got.ratings.forEach((r, k) => expect(Math.abs(r - w.ratings[k]!), got.models[k]).toBeLessThan(0.01));
+      expect(got.logLik).toBeCloseTo(w.logLik, 6);
+      for (const f of extra) expect(got[f] as number, f).toBeCloseTo(w[f] as number, 4);
+      expect(got.converged).toBe(true);
+    }
+    // the study judge prefers the answer shown first; a tie under GPT-4 is an outcome of its own (θ > 1)
+    expect(pos.position as number).toBeGreaterThan(10);
+    expect(rk.theta as number).toBeGreaterThan(2);
+    // GPT-4 from the gpt4_pair split has no games: no order to fit a position term on
+    const r = await runArena(['ratings', '--judge', 'gpt-4', '--position', '--db', db]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("--position needs gpt-4's games, each in its order");
   }, 60_000);
 
   // last: it changes the stored verdicts and puts them back

@@ -311,6 +311,31 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       expect(r.headers.get('referrer-policy')).toBe('no-referrer');
     });
 
+    it('HEAD is its GET without the body: same status, security headers, the GET body length (200, 404, 403)', async () => {
+      for (const [path, status] of [
+        ['/', 200],
+        ['/api/leaderboard?judge=human', 200],
+        ['/no-such-page', 404],
+        ['/api/no-such-endpoint', 404],
+        ['/api/admin/purge', 403],
+      ] as const) {
+        const plain = { headers: { 'Accept-Encoding': 'identity' } };
+        const { r: full, body } = await get(path, plain);
+        const head = await t.request(path, { method: 'HEAD', ...plain });
+        expect([full.status, head.status], path).toEqual([status, status]);
+        for (const h of [
+          'content-security-policy',
+          'x-frame-options',
+          'x-content-type-options',
+          'content-type',
+        ])
+          expect(head.headers.get(h), `HEAD ${path} ${h}`).toBe(full.headers.get(h));
+        expect(head.headers.get('x-content-type-options'), path).toBe('nosniff');
+        expect(head.headers.get('content-length'), path).toBe(String(new TextEncoder().encode(body).length));
+        expect(await head.text(), path).toBe('');
+      }
+    });
+
     it('the page loads nothing from elsewhere: its stylesheet and script are served by the app', async () => {
       const { body } = await get('/');
       const refs = [...body.matchAll(/<(?:link|script|img)[^>]*(?:href|src)="([^"]+)"/g)].map((m) => m[1]!);

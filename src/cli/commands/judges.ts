@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import { list, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { pctWithInterval, readLikeForLike } from '../../core/judge-reading.ts';
 
 export const judgesCommand = defineCommand({
   meta: {
@@ -105,6 +106,23 @@ export const judgesCommand = defineCommand({
                 matches: c.matches,
                 r: c.r,
               })),
+            ),
+          );
+        }
+        for (const l of r.likeForLike) {
+          print(`\n${l.judges[0].judge} and ${l.judges[1].judge} like for like`);
+          print(readLikeForLike(l));
+          print(
+            table(
+              l.judges.flatMap((j) =>
+                j.agreement.map((a) => ({
+                  judge: j.judge,
+                  turn: a.turn,
+                  setup: a.setup,
+                  'agree / votes': `${a.agree} / ${a.total}`,
+                  'agreement with the experts': pctWithInterval(a),
+                })),
+              ),
             ),
           );
         }

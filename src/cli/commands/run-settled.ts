@@ -7,7 +7,7 @@ import { exitStatus, print } from '../shared.ts';
 const WHY: Record<SettleSummary['stop'], string> = {
   settled: "settled: every pair's order is decided by the simultaneous intervals",
   futile:
-    'settled as far as the plan allows: the pairs still open could not be separated even with every match left',
+    'settled as far as the plan allows: the pairs still open are unlikely to be separated even with every match left, or only by matches that each add too little',
   exhausted: 'exhausted: every match of the plan is played',
   target: "target reached: the rank intervals' widths sum to at most --target",
   interrupted: 'interrupted: rerun the same command to resume (nothing stored is paid again)',

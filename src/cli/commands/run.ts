@@ -118,10 +118,12 @@ const runArgs = {
   },
   round: {
     type: 'string',
+    valueHint: 'MATCHES',
     description: 'with --until-settled: matches per round (default: a tenth of the plan)',
   },
   target: {
     type: 'string',
+    valueHint: 'WIDTH',
     description:
       "with --until-settled: also stop once the rank intervals' widths (worst − best) sum to at most this",
   },
@@ -299,8 +301,6 @@ function settleArgs(
     throw new UsageError('--until-settled has no dry run (see how many calls with --dry-run alone)');
   const round = int(args.round, 'round');
   const target = num(args.target, 'target');
-  if (round !== undefined && round < 1) throw new UsageError('--round must be at least 1');
-  if (target !== undefined && target < 0) throw new UsageError('--target must be at least 0');
   return { ...(round !== undefined ? { round } : {}), ...(target !== undefined ? { target } : {}) };
 }
 

@@ -1,10 +1,12 @@
 // Adaptive match scheduling: from the full plan's matches and the outcomes played so far, fit the ratings
 // with sandwich (question-clustered) covariance, find the model pairs whose order the simultaneous
 // intervals leave open, and choose the next round where it most shrinks those pairs' variances (a greedy
-// targeted design: a match between k and l adds its Fisher information to the fit, and the covariance is
-// updated by Sherman–Morrison, so games against third models count as they do in the fit), plus a small
-// uniform share over every pair that still has matches. A pair that could not be separated even with every
-// match of the plan is futile and no longer a target. Pure: the engine plays the round.
+// targeted design on the model-based information: a match between k and l adds its Fisher information, and
+// the covariance is updated by Sherman–Morrison, so games against third models count as they do in the fit),
+// each open pair weighted by its chance of still being separated by the rest of the plan, plus a small
+// uniform share over every pair that still has matches. A pair that chance says the plan will not separate
+// is futile; a match whose gain is a small share of an average match's is not worth its call, and a round
+// with no such match stops the run. Pure: the engine plays the round.
 import type { ClusteredBattle } from './battle-table.ts';
 import { battleTable } from './battle-table.ts';
 import { connectedModelGroups } from '../groups.ts';
@@ -56,6 +58,10 @@ export interface SettleStep {
 export const SETTLE_PRIOR = 1;
 /** Fewer questions than this give no interval worth acting on: every pair counts as open. */
 export const SETTLE_MIN_CLUSTERS = 5;
+/** An open pair whose chance of being separated by the rest of the plan is below this is futile. */
+export const FUTILE_CHANCE = 0.16;
+/** A match is worth its call when its gain is at least this share of an average match's (see nextRound). */
+export const WORTH = 0.5;
 
 const pairKey = (a: string, b: string) => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
 
@@ -74,7 +80,8 @@ export function nextRound(o: SettleInput): SettleStep {
   if (ranks && o.target !== undefined && ranks.reduce((s, r) => s + r.worst - r.best, 0) <= o.target)
     return { next: [], stop: 'target', ...base, futile: [] };
   if (fit && !open.size) return { next: [], stop: 'settled', ...base, futile: [] };
-  const futile = fit ? futilePairs(fit, o.models, left) : new Set<string>();
+  const chances = fit ? separationChances(fit, o.models, left) : new Map<string, number>();
+  const futile = new Set([...chances].filter(([, c]) => c < FUTILE_CHANCE).map(([p]) => p));
   const targets = [...open].filter((p) => !futile.has(p));
   if (![...left.values()].some((l) => l.length))
     return { next: [], stop: 'exhausted', ...base, futile: [...futile] };
@@ -83,8 +90,13 @@ export function nextRound(o: SettleInput): SettleStep {
   const explore = Math.max(1, Math.round(o.round * (o.explore ?? 0.1)));
   const chosen = new Set<string>();
   const share = Math.max(1, o.round - explore);
-  if (fit) targetedFill(fit, o.models, targets, left, share, chosen);
-  else
+  // a match is worth playing when it shrinks the targets' (chance-weighted) relative variances by at least
+  // a share of what an average match of the plan adds to the fit: (models − 1) / matches (Foster's theorem)
+  const minGain = (WORTH * (o.models.length - 1)) / o.matches.length;
+  if (fit) {
+    targetedFill(fit, o.models, targets, chances, left, share, minGain, chosen);
+    if (!chosen.size) return { next: [], stop: 'futile', ...base, futile: [...futile] };
+  } else
     waterFill(
       targets.filter((p) => left.get(p)?.length),
       left,
@@ -93,7 +105,7 @@ export function nextRound(o: SettleInput): SettleStep {
       chosen,
     );
   // a small share over every pair with matches left, the fewest played first
-  waterFill([...left.keys()], left, playedPerPair, o.round - chosen.size, chosen);
+  waterFill([...left.keys()], left, playedPerPair, fit ? explore : o.round - chosen.size, chosen);
   return { next: [...chosen], ...base, futile: [...futile] };
 }
 
@@ -113,15 +125,18 @@ function targetedFill(
   fit: Fit,
   models: string[],
   targets: string[],
+  chances: Map<string, number>,
   left: Map<string, SettleMatch[]>,
   k: number,
+  minGain: number,
   chosen: Set<string>,
 ): void {
   const n = models.length;
   const idx = new Map(models.map((m, i) => [m, i]));
-  const V = Float64Array.from(fit.covariance);
+  const V = modelCovariance(fit, models);
   const tg = targets.map((p) => p.split('\u0000').map((m) => idx.get(m)!) as [number, number]);
   const tVar = tg.map(([i, j]) => V[i * n + i]! + V[j * n + j]! - 2 * V[i * n + j]!);
+  const tW = targets.map((p) => chances.get(p) ?? 1);
   const cands = [...left.entries()]
     .filter(([, l]) => l.length)
     .map(([p, l]) => {
@@ -141,11 +156,11 @@ function targetedFill(
       let gain = 0;
       tg.forEach(([i, j], t) => {
         const x = V[i * n + a]! - V[i * n + b]! - V[j * n + a]! + V[j * n + b]!;
-        gain += (x * x * f) / (tVar[t]! || 1);
+        gain += (tW[t]! * x * x * f) / (tVar[t]! || 1);
       });
       if (gain > bestGain) [best, bestGain] = [ci, gain];
     });
-    if (best < 0) return;
+    if (best < 0 || bestGain < minGain) return;
     const c = cands[best]!;
     chosen.add(c.l[c.next]!.key);
     const { a, b, h } = c;
@@ -156,11 +171,16 @@ function targetedFill(
 }
 
 /**
- * Open pairs the rest of the plan cannot separate: even if every remaining match were played, the projected
- * interval (its standard error shrunk as the model-based information grows) would still hold 0 with the
- * estimated gap widened by one standard deviation of the change the remaining matches could make to it.
+ * For each open pair, the chance that the rest of the plan would still separate it: if every remaining match
+ * were played, its standard error would shrink to se_all (as the model-based information grows), and its
+ * estimated gap could still move by about sqrt(se² − se_all²); the chance is that of the moved gap clearing
+ * the critical value times se_all. A pair below FUTILE_CHANCE is futile: no longer a target.
  */
-function futilePairs(fit: Fit, models: string[], left: Map<string, SettleMatch[]>): Set<string> {
+function separationChances(
+  fit: Fit,
+  models: string[],
+  left: Map<string, SettleMatch[]>,
+): Map<string, number> {
   const n = models.length;
   const idx = new Map(models.map((m, i) => [m, i]));
   const now = new Float64Array(n * n);
@@ -183,20 +203,54 @@ function futilePairs(fit: Fit, models: string[], left: Map<string, SettleMatch[]
   }
   const Pnow = pseudoInverse(now, n);
   const Pall = pseudoInverse(all, n);
-  const out = new Set<string>();
+  const out = new Map<string, number>();
   for (const p of fit.open) {
     const [i, j] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
     const v = (P: Float64Array) => P[i * n + i]! + P[j * n + j]! - 2 * P[i * n + j]!;
-    const shrink = v(Pnow) > 0 ? v(Pall) / v(Pnow) : 1;
+    const shrink = v(Pnow) > 0 ? Math.min(1, v(Pall) / v(Pnow)) : 1;
     const se = Math.sqrt(
       Math.max(0, fit.covariance[i * n + i]! + fit.covariance[j * n + j]! - 2 * fit.covariance[i * n + j]!),
     );
     const gap = Math.abs(fit.ratings[i]! - fit.ratings[j]!);
-    // the estimate can still move by about sqrt(se² − se_all²) before the plan is done: allow one such step
     const seAll = se * Math.sqrt(shrink);
-    if (gap + Math.sqrt(Math.max(0, se * se - seAll * seAll)) < fit.critical * seAll) out.add(p);
+    const drift = Math.sqrt(Math.max(0, se * se - seAll * seAll));
+    const need = fit.critical * seAll - gap;
+    out.set(p, drift > 0 ? 1 - normalCdf(need / drift) : need < 0 ? 1 : 0);
   }
   return out;
+}
+
+/** Φ, the standard normal distribution function (Abramowitz and Stegun 7.1.26, error below 1.5e-7). */
+function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const y =
+    1 -
+    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) *
+      t *
+      Math.exp(-x * x);
+  return z >= 0 ? (1 + y) / 2 : (1 - y) / 2;
+}
+
+/**
+ * The model-based covariance of the ratings (rating points²): the pseudo-inverse of the played matches'
+ * Fisher information (with the prior's tie pseudo-games). The design works on it, not on the sandwich:
+ * the sandwich's variance of a model that wins or loses nearly everything is large, and matches against
+ * it would look informative although each carries little information.
+ */
+function modelCovariance(fit: Fit, models: string[]): Float64Array {
+  const n = models.length;
+  const idx = new Map(models.map((m, i) => [m, i]));
+  const L = new Float64Array(n * n);
+  for (const [p, w] of fit.pairGames) {
+    const [a, b] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
+    const h = (w + 2 * SETTLE_PRIOR) * matchInformation(fit, a, b);
+    L[a * n + a]! += h;
+    L[b * n + b]! += h;
+    L[a * n + b]! -= h;
+    L[b * n + a]! -= h;
+  }
+  return pseudoInverse(L, n);
 }
 
 /** The Moore–Penrose inverse of a connected graph's Laplacian: (L + 11ᵀ/n)⁻¹ − 11ᵀ/n. */

@@ -98,6 +98,7 @@ async function playRun(
     onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),
     onProgress: (pr) => o.onProgress?.({ ...pr, judge: jp.judge.id }),
     ...o.liveness,
+    ...(o.spill ? { spill: o.spill } : {}),
   });
   played.runs.push({
     id: r.id,
@@ -137,6 +138,7 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
     log: p.log,
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.liveness ? { liveness: o.liveness } : {}),
+    ...(o.spill ? { spill: o.spill } : {}),
   });
   played.batches.push(b);
   if (b.runId || b.skipped)

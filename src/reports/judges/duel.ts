@@ -4,6 +4,7 @@ import { agreement, type AgreementRow } from '../../core/stats/agreement.ts';
 import { qualityRows, winRateCorrelation } from '../../core/stats/judge-quality.ts';
 import { judgeFigures, readTwoJudges, type JudgeFigures, type JudgeSide } from '../../core/judge-reading.ts';
 import { qualityRowsFromOutcomes } from '../../core/stats/recorded-quality.ts';
+import { likeForLike, type LikeForLike } from '../../core/stats/like-for-like.ts';
 import type { Store } from '../../storage/store.ts';
 import { toQualityGame } from './quality-report.ts';
 import { judgeData, type JudgeData } from '../results.ts';
@@ -17,6 +18,8 @@ export interface JudgeDuel {
   /** Pearson r of the models' adjusted win rates over the matches both judged */
   r: number | null;
   experts: AgreementRow[];
+  /** both judges on the matches both gave a verdict on, with intervals */
+  likeForLike: LikeForLike;
   reading: string;
 }
 
@@ -64,13 +67,16 @@ export async function judgeDuel(
   const r =
     winRateCorrelation(a.judge, a.outcomes, b.judge, b.outcomes).find((c) => c.variant === 'adjusted')?.r ??
     null;
+  const like = likeForLike([a.judge, a.outcomes], [b.judge, b.outcomes], experts?.votes ?? []);
   const sides = [a, b].map(({ judge, quality, agreement: ag }) => ({ judge, quality, agreement: ag }));
   return {
     sides: sides.map((s) => ({ ...s, figures: judgeFigures(s) })),
     r,
     experts: expertRows,
+    likeForLike: like,
     reading: readTwoJudges(sides[0]!, sides[1]!, {
       r,
+      like,
       ...(expertRows.length ? { experts: expertsNoTie } : {}),
     }),
   };

@@ -10,6 +10,7 @@ import {
   type QualityRow,
 } from '../../core/stats/judge-quality.ts';
 import { qualityRowsFromOutcomes } from '../../core/stats/recorded-quality.ts';
+import { likeForLike, type LikeForLike } from '../../core/stats/like-for-like.ts';
 import { pairVerdict } from '../../core/verdict/stored.ts';
 import type { Game } from '../../core/types.ts';
 import { storedVerdictOf } from '../../core/outcomes.ts';
@@ -21,6 +22,8 @@ export interface JudgesReport {
   quality: QualityRow[];
   agreement: ({ judge1: string; judge2: string } & AgreementRow)[];
   correlation: CorrelationRow[];
+  /** every pair of judges (humans aside) on the matches both gave a verdict on, with question-bootstrap intervals */
+  likeForLike: LikeForLike[];
 }
 
 export function toQualityGame(g: Game): QualityGame {
@@ -52,14 +55,24 @@ export async function judgesReport(store: Store, judges?: string[]): Promise<Jud
   const correlation: CorrelationRow[] = [];
   const data = new Map<string, Awaited<ReturnType<typeof judgeData>>>();
   for (const j of names) data.set(j, await judgeData(store, j));
+  const experts = all.some((j) => j.judge === HUMAN) ? (await judgeData(store, HUMAN)).votes : [];
+  const like: LikeForLike[] = [];
   for (let i = 0; i < names.length; i++)
     for (let k = i + 1; k < names.length; k++) {
       const [j1, j2] = [names[i]!, names[k]!];
       for (const row of await agreementBetween(store, j1, j2))
         agreement.push({ judge1: j1, judge2: j2, ...row });
       correlation.push(...winRateCorrelation(j1, data.get(j1)!.outcomes, j2, data.get(j2)!.outcomes));
+      if (j1 !== HUMAN && j2 !== HUMAN)
+        like.push(likeForLike([j1, data.get(j1)!.outcomes], [j2, data.get(j2)!.outcomes], experts));
     }
-  return { judges: all.filter((j) => names.includes(j.judge)), quality, agreement, correlation };
+  return {
+    judges: all.filter((j) => names.includes(j.judge)),
+    quality,
+    agreement,
+    correlation,
+    likeForLike: like.filter((l) => l.matches > 0),
+  };
 }
 
 /** Per-game confidence rows of a judge (the games that carry verdict probabilities). */
