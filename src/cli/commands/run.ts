@@ -1,6 +1,6 @@
 import { defineCommand, type ArgsDef, type ParsedArgs } from 'citty';
 import type cliProgress from 'cli-progress';
-import { progressBar } from '../progress-bar.ts';
+import { drawsBar, progressBar } from '../progress-bar.ts';
 import { processLiveness } from '../liveness.ts';
 import { planRun, runTournament, type RunSummary } from '../../engine/run.ts';
 import { setMaxListeners } from 'node:events';
@@ -166,7 +166,7 @@ export default defineCommand({
     // without a key OpenAI answers every call with 401: say so before the database is opened
     if (!args['dry-run']) checkApiKeys(setups.values(), process.env);
     const ui: RunUi = { bar: undefined, interrupted: false };
-    const log = (m: string) => process.stderr.write(`${ui.bar ? '\n' : ''}${m}\n`);
+    const log = (m: string) => process.stderr.write(`${ui.bar && drawsBar() ? '\n' : ''}${m}\n`);
     const makeJudge = (spec: string) =>
       openJudge(setups.get(spec) ?? judgeSetupOf(spec, args), process.env, {
         log,
@@ -374,7 +374,12 @@ async function playWithProgress(
       ui.bar = progressBar(
         'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {tpm}',
       );
-      ui.bar.start(toPlay, 0, { rate: '0.0', failed: 0, tokens: 0, tpm: '' });
+      ui.bar.start(toPlay, 0, {
+        rate: '0.0',
+        failed: 0,
+        tokens: 0,
+        tpm: tokensPerMinute(0, 0, judge.limits().tpm),
+      });
     },
     onProgress: (p) => {
       if (ui.interrupted) return;
