@@ -23,7 +23,7 @@ import { modelOf, seriesTournament, temperatureFor, type CheckpointsConfig } fro
 import type { JudgeConfig, Loaded } from './config.ts';
 import type { Env, OpenJudge, Spill } from './deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
-import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
+import { Budget, calibrate, costOf, priceFor, upperBoundCost } from './prices.ts';
 
 export {
   CATEGORY_TEMPERATURES,
@@ -98,6 +98,10 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<Checkpoints
   const onAuthFailure = (e: JudgeCallError) => ((refused = e), setImmediate(() => authStop.abort(e)));
   o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
   setMaxListeners(0, o.signal!);
+  if (!c.checkpoints.length) {
+    log(`${o.config.file}: no checkpoints yet (add one with \`arena checkpoints add\`)`);
+    return { generated: 0, played: 0, failed: 0, cost: 0, skipped: 0 };
+  }
   const questions = await importInputs(o.store, c);
   let generated = 0;
   for (const k of c.checkpoints) {
@@ -142,6 +146,7 @@ async function prepareCheckpoint(
     if (fileModel !== model)
       throw new ArenaError(
         `[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`,
+        { file: k.answers, field: 'model' },
       );
     await saveCheckpoint(store, c, k, model, { kind: 'imported', file: k.answers });
     return undefined;
@@ -261,7 +266,9 @@ async function judgeSeries(
         parser: c.parser,
         concurrency: j.concurrency,
         costOf: (tin, tout) => costOf(price, tin, tout),
-        ...(budget ? { budget: budget.gate((_id, spec) => estimateCost(spec, tokens, price)) } : {}),
+        ...(budget
+          ? { budget: budget.gate((_id, spec) => upperBoundCost(spec, tokens, price, c.settings.maxTokens)) }
+          : {}),
         ...(o.signal ? { signal: o.signal } : {}),
         onProgress: (p: RunProgress) => {
           if (p.last && 'game' in p.last) runCost += p.last.game.cost ?? 0;

@@ -9,6 +9,7 @@ import { DrizzleGames } from './drizzle/games.ts';
 import { importBundle } from './drizzle/import.ts';
 import { DrizzleLeases } from './drizzle/leases.ts';
 import { DrizzleLedger } from './drizzle/ledger.ts';
+import { DrizzleReports } from './drizzle/reports.ts';
 import { DrizzleRefreshes } from './drizzle/refreshes.ts';
 import { DrizzleRuns } from './drizzle/runs.ts';
 import type { AnyDb, DrizzleStoreOptions } from './drizzle/shared.ts';
@@ -28,6 +29,7 @@ const GROUPS: Record<StoreGroup, true> = {
   batches: true,
   ledger: true,
   annotators: true,
+  reports: true,
 };
 /** The Store's groups by name (the busy retry of sqlite.ts wraps each one's methods). */
 export const STORE_GROUPS = Object.keys(GROUPS) as StoreGroup[];
@@ -44,6 +46,7 @@ export class DrizzleStore implements Store {
   readonly batches: DrizzleBatches;
   readonly ledger: DrizzleLedger;
   readonly annotators: DrizzleAnnotators;
+  readonly reports: DrizzleReports;
 
   constructor(private readonly o: DrizzleStoreOptions) {
     this.db = o.db;
@@ -57,6 +60,7 @@ export class DrizzleStore implements Store {
     this.batches = new DrizzleBatches(o.db);
     this.ledger = new DrizzleLedger(o.db);
     this.annotators = new DrizzleAnnotators(o);
+    this.reports = new DrizzleReports(o);
   }
 
   async importBundle(b: ImportBundle): Promise<ImportCounts> {

@@ -11,6 +11,7 @@ import type { SqliteStore } from '../../storage/sqlite.ts';
 import type { AnnotateOptions } from '../../web/annotate/routes.ts';
 import type { Context } from 'hono';
 import { randomBytes } from 'node:crypto';
+import { updateReports } from '../reports.ts';
 
 async function listen(
   store: SqliteStore,
@@ -27,7 +28,13 @@ async function listen(
   ]);
   const server = serve(
     {
-      ...nodeSite({ store, intervals, ...(siteUrl ? { siteUrl } : {}), ...(annotate ? { annotate } : {}) }),
+      ...nodeSite({
+        store,
+        intervals,
+        reports: 'serve',
+        ...(siteUrl ? { siteUrl } : {}),
+        ...(annotate ? { annotate } : {}),
+      }),
       port,
       hostname: host,
     },
@@ -167,6 +174,7 @@ export const startCommand = defineCommand({
   },
   async run({ args }) {
     const port = portOf(args.port);
+    const intervals = oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const);
     const log = (m: string) => process.stderr.write(`${m}\n`);
     const existed = existsSync(args.db);
     const judges = existed
@@ -272,18 +280,14 @@ export const startCommand = defineCommand({
           `imported ${sets.length} labelled pair sets from ${llmbar}: ${sets.reduce((n, s) => n + s.items, 0)} items, judges ${[...new Set(sets.flatMap((s) => s.judges))].join(', ')}`,
         );
       }
+      // the site's figures, computed once here (and kept current by every later write) rather than on first visit
+      if (intervals === 'bootstrap') await updateReports(store, { force: true, progress: true });
     } catch (e) {
       await store.close();
       if (!existed) for (const f of [args.db, `${args.db}-wal`, `${args.db}-shm`]) rmSync(f, { force: true });
       throw e;
     }
-    await listen(
-      store,
-      port,
-      args.host,
-      oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const),
-      siteUrl(args['site-url']),
-    );
+    await listen(store, port, args.host, intervals, siteUrl(args['site-url']));
   },
 });
 

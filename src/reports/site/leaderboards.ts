@@ -9,7 +9,7 @@ import { pairwiseStandings } from '../../core/standings.ts';
 import type { MatchOutcome, SingleStanding, Standing } from '../../core/types.ts';
 import { HUMAN } from '../../core/constants.ts';
 import type { Store } from '../../storage/store.ts';
-import { singleResults } from '../results.ts';
+import { singleResults, standings, type StandingsQuery } from '../results.ts';
 import type { Catalog, Filter, Memo, SiteOptions } from './catalog.ts';
 
 export interface LeaderRow extends Standing {
@@ -156,6 +156,15 @@ export class Leaderboards {
       }
       return out;
     });
+  }
+
+  /** FastChat-shaped standings (`arena standings --json`): /api/standings. */
+  standings(
+    q: StandingsQuery & { mode: 'pairwise-all' | 'pairwise-baseline' | 'single' },
+  ): Promise<Standing[]> {
+    return this.cache.get(`standings:${q.judge}:${q.mode}:${q.turn ?? ''}:${q.baseline ?? ''}`, () =>
+      standings(this.store, q),
+    );
   }
 
   /** The pairwise win matrix of one judge: every ordered pair of models that met. */
