@@ -1,11 +1,13 @@
 // `arena run --until-settled`: the engine's rounds (engine/settle.ts) with a line per round on stderr,
 // and the reason it stopped with what the full plan would have cost.
+import type { BaselineModelState } from '../../core/stats/settle-baseline.ts';
 import { runUntilSettled, type SettleOptions, type SettleSummary } from '../../engine/settle.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';
 import { exitStatus, print } from '../shared.ts';
 
 const WHY: Record<SettleSummary['stop'], string> = {
   settled: "settled: every pair's order is decided by the simultaneous intervals",
+  decided: 'settled: every model is decided against the baseline',
   futile:
     'settled as far as the plan allows: the pairs still open are unlikely to be separated even with every match left, or only by matches that each add too little',
   exhausted: 'exhausted: every match of the plan is played',
@@ -32,11 +34,27 @@ export async function playUntilSettled(o: SettleOptions, judge: GovernedJudge): 
         .map((r) => `${r.model} ${r.best === r.worst ? r.best : `${r.best}–${r.worst}`}`)
         .join(', ')}`,
     );
-  if (s.open.length) print(`open pairs: ${s.open.map(([a, b]) => `${a} / ${b}`).join(', ')}`);
+  if (s.models) for (const m of s.models) print(baselineLine(m));
+  else if (s.open.length) print(`open pairs: ${s.open.map(([a, b]) => `${a} / ${b}`).join(', ')}`);
   const share = s.planned ? ((100 * s.stored) / s.planned).toFixed(0) : '0';
   print(
     `${s.rounds} round(s), ${s.paid} judge calls paid now; ${s.stored} of the full plan's ${s.planned} games stored (${share}%): the full plan would take ${s.planned} calls, ${s.planned - s.stored} more to complete it with \`arena run\` without --until-settled`,
   );
   if (s.stop === 'failed') exitStatus.code = 2;
   if (s.stop === 'interrupted') exitStatus.code = 130;
+}
+
+const MODEL_WHY: Record<BaselineModelState['why'], string> = {
+  better: 'better than the baseline: the interval excludes 50%',
+  worse: 'worse than the baseline: the interval excludes 50%',
+  narrow: 'the interval is narrower than --width',
+  exhausted: 'undecided: every match is played',
+  open: 'still open',
+};
+
+/** One model's line against the baseline: its win rate, interval, matches played and why it stopped. */
+function baselineLine(m: BaselineModelState): string {
+  const pct = (x: number) => (Number.isNaN(x) ? '–' : `${(100 * x).toFixed(1)}%`);
+  const i = m.interval;
+  return `${m.model}: win rate ${pct(i.mean)} [${pct(i.lo)}, ${pct(i.hi)}] over ${i.n} question(s), ${m.played} of ${m.planned} matches; ${MODEL_WHY[m.why]}`;
 }

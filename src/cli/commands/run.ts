@@ -114,11 +114,17 @@ const runArgs = {
   'until-settled': {
     type: 'boolean',
     description:
-      "pairwise-all: play the plan's matches in rounds, each chosen where the rank intervals are still open; stop once every pair's order is decided (a later full run pays only what was skipped)",
+      "play the plan's matches in rounds, each chosen where the intervals are still open; pairwise-all: stop once every pair's order is decided; pairwise-baseline: stop each model once its interval against the baseline excludes 50% (or is narrower than --width). A later full run pays only what was skipped",
   },
   round: {
     type: 'string',
-    description: 'with --until-settled: matches per round (default: a tenth of the plan)',
+    description:
+      'with --until-settled: matches per round (pairwise-baseline: per model; default: a tenth of the plan)',
+  },
+  width: {
+    type: 'string',
+    description:
+      "with --until-settled and pairwise-baseline: also stop a model once its win rate's interval is narrower than this (0-1, e.g. 0.1)",
   },
   target: {
     type: 'string',
@@ -286,22 +292,34 @@ function settleArgs(
   args: RunArgs,
   mode: Mode,
   judges: number,
-): { round?: number; target?: number } | undefined {
+): { round?: number; target?: number; width?: number } | undefined {
   if (!args['until-settled']) {
-    if (args.round !== undefined || args.target !== undefined)
-      throw new UsageError('--round and --target go with --until-settled');
+    if (args.round !== undefined || args.target !== undefined || args.width !== undefined)
+      throw new UsageError('--round, --target and --width go with --until-settled');
     return undefined;
   }
-  if (mode !== 'pairwise-all') throw new UsageError('--until-settled schedules --mode pairwise-all only');
+  if (mode === 'single')
+    throw new UsageError('--until-settled schedules --mode pairwise-all or pairwise-baseline only');
+  if (args.width !== undefined && mode !== 'pairwise-baseline')
+    throw new UsageError('--width goes with --mode pairwise-baseline (pairwise-all stops on --target)');
+  if (args.target !== undefined && mode !== 'pairwise-all')
+    throw new UsageError('--target goes with --mode pairwise-all (pairwise-baseline stops on --width)');
   if (judges > 1 || args['escalate-to'])
     throw new UsageError('--until-settled plays one judge (no repeated --judge, no --escalate-to)');
   if (args['dry-run'])
     throw new UsageError('--until-settled has no dry run (see how many calls with --dry-run alone)');
   const round = int(args.round, 'round');
   const target = num(args.target, 'target');
+  const width = num(args.width, 'width');
   if (round !== undefined && round < 1) throw new UsageError('--round must be at least 1');
   if (target !== undefined && target < 0) throw new UsageError('--target must be at least 0');
-  return { ...(round !== undefined ? { round } : {}), ...(target !== undefined ? { target } : {}) };
+  if (width !== undefined && !(width > 0 && width <= 1))
+    throw new UsageError(`--width is a share of wins: a number above 0 and at most 1, not ${args.width}`);
+  return {
+    ...(round !== undefined ? { round } : {}),
+    ...(target !== undefined ? { target } : {}),
+    ...(width !== undefined ? { width } : {}),
+  };
 }
 
 /** The progress bar (none before the plan, nor after an interruption) and whether the run was interrupted. */
