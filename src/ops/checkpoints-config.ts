@@ -3,7 +3,14 @@
 // that the plan and the run share.
 import { z } from 'zod';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
-import { expandVariable, JudgeConfig, loadJsonConfig, refuseDatabaseTarget, resolvePath } from './config.ts';
+import {
+  expandVariable,
+  JudgeConfig,
+  loadJsonConfig,
+  refuseDatabaseTarget,
+  resolvePath,
+  SettleBaseline,
+} from './config.ts';
 
 /** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
 export const CATEGORY_TEMPERATURES: Record<string, number> = {
@@ -52,6 +59,8 @@ export const CheckpointsConfig = z.strictObject({
   baseline: z.strictObject({ model: z.string().min(1), answers: z.string().min(1) }),
   checkpoints: z.array(Checkpoint).min(1),
   judges: z.array(JudgeConfig).min(1),
+  /** play the checkpoints' matches in rounds, each stopping once decided against the baseline (see config.ts) */
+  untilSettled: SettleBaseline.optional(),
   generation: z
     .strictObject({
       maxTokens: z.number().int().positive().default(1024),
