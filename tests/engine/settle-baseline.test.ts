@@ -31,6 +31,16 @@ describe('arena run --mode pairwise-baseline --until-settled', { timeout: 120_00
       'arena-sage,arena-echo',
     );
     const before = calls().length;
+    // the dry run pays nothing; with nothing stored it draws every model alike
+    const dry0 = await runArena([...base, '--until-settled', '--round', '10', '--dry-run']);
+    expect(dry0.code, dry0.stderr).toBe(0);
+    expect(calls().length).toBe(before);
+    const est0 = dry0.stdout.match(
+      /--until-settled: about (\d+) judge calls \((\d+)–(\d+) over 20 simulated runs\) of the 192 the full plan still needs, simulated from the 0 stored games' outcomes \(none yet/,
+    )!;
+    expect(est0, dry0.stdout).not.toBeNull();
+    expect(Number(est0[3])).toBeLessThanOrEqual(FULL);
+    expect(Number(est0[2])).toBeGreaterThan(0);
     const s = await runArena([...base, '--until-settled', '--round', '10']);
     expect(s.code, s.stderr).toBe(0);
     const paid = calls().length - before;
@@ -48,6 +58,15 @@ describe('arena run --mode pairwise-baseline --until-settled', { timeout: 120_00
     expect(Number(m[3])).toBe(FULL);
     expect(paid).toBeLessThan(FULL / 2);
     expect(paid % 4).toBe(0); // whole matches (both orders), the same number for each model
+    // settled: the estimate is no more calls, while the full plan still needs the skipped ones
+    const dry1 = await runArena([...base, '--until-settled', '--round', '10', '--dry-run']);
+    expect(dry1.stdout).toMatch(
+      new RegExp(`^${FULL} games planned, ${paid} already stored: ${FULL - paid} judge calls`, 'm'),
+    );
+    expect(dry1.stdout).toMatch(
+      new RegExp(`about 0 judge calls \\(0–0 over 20 simulated runs\\) of the ${FULL - paid}`),
+    );
+    expect(calls().length - before).toBe(paid);
     // the full plan afterwards: exactly the skipped games, none paid twice
     const full = await runArena(base);
     expect(full.code, full.stderr).toBe(0);

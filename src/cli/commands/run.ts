@@ -2,13 +2,12 @@ import { defineCommand, type ArgsDef, type ParsedArgs } from 'citty';
 import type cliProgress from 'cli-progress';
 import { progressBar } from '../progress-bar.ts';
 import { processLiveness } from '../liveness.ts';
-import { planRun, runTournament, type RunSummary } from '../../engine/run.ts';
+import { runTournament, type RunSummary } from '../../engine/run.ts';
 import { setMaxListeners } from 'node:events';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Game, Mode } from '../../core/types.ts';
 import { checkApiKeys, openJudge, type GovernedJudge } from '../../judges/registry.ts';
-import { expectedWallS, requestCost } from '../../judges/rate-limit.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
@@ -216,33 +215,8 @@ export default defineCommand({
         spill: (games: Game[], run: RunRecord) => spillGames(args.db, games, run),
       };
       if (args['dry-run']) {
-        for (const spec of judgeSpecs) {
-          const j = spec === judgeSpecs[0] ? judge : await makeJudge(spec);
-          const { games } = await planRun({ ...common, store: reader, judge: j });
-          const stored = await store.games.existingIds(games.map((g) => g.id));
-          print(
-            `${games.length} games planned, ${stored.size} already stored: ${games.length - stored.size} judge calls to make with ${j.id}`,
-          );
-          const toPlay = games.filter((g) => !stored.has(g.id));
-          const tokens = toPlay.reduce(
-            (s, g) =>
-              s +
-              requestCost({
-                system: g.spec.systemPrompt,
-                user: g.spec.userPrompt,
-                maxTokens: common.settings.maxTokens,
-              }),
-            0,
-          );
-          const limits = j.limits();
-          const wall = expectedWallS({ tokens, requests: toPlay.length, ...limits });
-          print(
-            wall === undefined
-              ? `about ${tokens} tokens as a rate limit counts them (prompt + max_tokens); no limit known (declare --tpm/--rpm for an expected time)`
-              : `about ${tokens} tokens as a rate limit counts them (prompt + max_tokens); under ${[limits.tpm ? `${limits.tpm} tokens/min` : '', limits.rpm ? `${limits.rpm} requests/min` : ''].filter(Boolean).join(' and ')} that takes at least ${formatDuration(wall)} (plus the answers' own latency)`,
-          );
-          if (j !== judge) await j.close?.();
-        }
+        const { printDryRun } = await import('./run-dry.ts');
+        await printDryRun({ judgeSpecs, judge, makeJudge, common, reader, store, settle });
         return;
       }
       if (judgeSpecs.length > 1 || args['escalate-to']) {
@@ -306,8 +280,6 @@ function settleArgs(
     throw new UsageError('--target goes with --mode pairwise-all (pairwise-baseline stops on --width)');
   if (judges > 1 || args['escalate-to'])
     throw new UsageError('--until-settled plays one judge (no repeated --judge, no --escalate-to)');
-  if (args['dry-run'])
-    throw new UsageError('--until-settled has no dry run (see how many calls with --dry-run alone)');
   const round = int(args.round, 'round');
   const target = num(args.target, 'target');
   const width = num(args.width, 'width');
@@ -437,10 +409,4 @@ function tokensPerMinute(tokens: number, secs: number, tpm: number | undefined):
   const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0));
   const rate = `${k((tokens * 60) / Math.max(secs, 1))} tokens/min`;
   return tpm ? `${rate} of ${k(tpm)}` : rate;
-}
-
-function formatDuration(s: number): string {
-  if (s < 90) return `${s.toFixed(0)} s`;
-  if (s < 5400) return `${(s / 60).toFixed(1)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
 }
