@@ -117,7 +117,7 @@ async function playRounds(
       stored: state.stored,
       planned: games.length,
     });
-    const summary = await runTournament({ ...o, only: (spec) => chosen.has(keyOf(spec)) });
+    const summary = await runTournament({ ...o, untilSettled: r, only: (spec) => chosen.has(keyOf(spec)) });
     runs.push(summary);
     paid += summary.played;
     if (summary.status === 'interrupted' || summary.status === 'budget') return done(summary.status);

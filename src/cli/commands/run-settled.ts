@@ -3,7 +3,7 @@
 import type { BaselineModelState } from '../../core/stats/settle-baseline.ts';
 import { runUntilSettled, type SettleOptions, type SettleSummary } from '../../engine/settle.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';
-import { exitStatus, print } from '../shared.ts';
+import { exitStatus, print, printJson } from '../shared.ts';
 
 const WHY: Record<SettleSummary['stop'], string> = {
   settled: "settled: every pair's order is decided by the simultaneous intervals",
@@ -17,7 +17,7 @@ const WHY: Record<SettleSummary['stop'], string> = {
   budget: 'stopped at the budget',
 };
 
-export async function playUntilSettled(o: SettleOptions, judge: GovernedJudge): Promise<void> {
+export async function playUntilSettled(o: SettleOptions, judge: GovernedJudge, json = false): Promise<void> {
   const s = await runUntilSettled({
     ...o,
     onRound: (r) =>
@@ -25,6 +25,9 @@ export async function playUntilSettled(o: SettleOptions, judge: GovernedJudge): 
         `round ${r.round}: ${r.matches} match(es) (both orders) over ${r.open} open pair(s); ${r.stored} of ${r.planned} planned games stored (${judge.id})\n`,
       ),
   });
+  if (s.stop === 'failed') exitStatus.code = 2;
+  if (s.stop === 'interrupted') exitStatus.code = 130;
+  if (json) return printJson(jsonSummary(s));
   print(WHY[s.stop]);
   if (s.ranks)
     print(
@@ -40,8 +43,6 @@ export async function playUntilSettled(o: SettleOptions, judge: GovernedJudge): 
   print(
     `${s.rounds} round(s), ${s.paid} judge calls paid now; ${s.stored} of the full plan's ${s.planned} games stored (${share}%): the full plan would take ${s.planned} calls, ${s.planned - s.stored} more to complete it with \`arena run\` without --until-settled`,
   );
-  if (s.stop === 'failed') exitStatus.code = 2;
-  if (s.stop === 'interrupted') exitStatus.code = 130;
 }
 
 const MODEL_WHY: Record<BaselineModelState['why'], string> = {
@@ -57,4 +58,17 @@ function baselineLine(m: BaselineModelState): string {
   const pct = (x: number) => (Number.isNaN(x) ? '–' : `${(100 * x).toFixed(1)}%`);
   const i = m.interval;
   return `${m.model}: win rate ${pct(i.mean)} [${pct(i.lo)}, ${pct(i.hi)}] over ${i.n} question(s), ${m.played} of ${m.planned} matches; ${MODEL_WHY[m.why]}`;
+}
+
+/** The summary as JSON: why it stopped, the counts, matches played per pair (the matrix) and the skipped pairs. */
+function jsonSummary(s: SettleSummary) {
+  const { runs, pairs, ...rest } = s;
+  return {
+    ...rest,
+    why: WHY[s.stop],
+    fullPlanCalls: s.planned,
+    pairs,
+    skipped: pairs.filter((p) => !p.played).map((p) => [p.a, p.b]),
+    runs: runs.map((r) => r.id),
+  };
 }

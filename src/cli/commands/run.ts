@@ -110,6 +110,11 @@ const runArgs = {
   concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
   ...judgeCallArgs,
   'dry-run': { type: 'boolean', description: 'print the plan and exit' },
+  json: {
+    type: 'boolean',
+    description:
+      'with --until-settled: print the summary as JSON (why it stopped, matches played per pair, the skipped pairs)',
+  },
   'until-settled': {
     type: 'boolean',
     description:
@@ -234,7 +239,12 @@ export default defineCommand({
       }
       if (settle) {
         const { playUntilSettled } = await import('./run-settled.ts');
-        await playUntilSettled({ ...common, parser, concurrency, signal: ctl.signal, ...settle }, judge);
+        const { json, ...opts } = settle;
+        await playUntilSettled(
+          { ...common, parser, concurrency, signal: ctl.signal, ...opts },
+          judge,
+          !!json,
+        );
         if (fatal) throw authStopError(fatal);
         return;
       }
@@ -266,10 +276,10 @@ function settleArgs(
   args: RunArgs,
   mode: Mode,
   judges: number,
-): { round?: number; target?: number; width?: number } | undefined {
+): { round?: number; target?: number; width?: number; json?: boolean } | undefined {
   if (!args['until-settled']) {
-    if (args.round !== undefined || args.target !== undefined || args.width !== undefined)
-      throw new UsageError('--round, --target and --width go with --until-settled');
+    if (args.round !== undefined || args.target !== undefined || args.width !== undefined || args.json)
+      throw new UsageError('--round, --target, --width and --json go with --until-settled');
     return undefined;
   }
   if (mode === 'single')
@@ -291,6 +301,7 @@ function settleArgs(
     ...(round !== undefined ? { round } : {}),
     ...(target !== undefined ? { target } : {}),
     ...(width !== undefined ? { width } : {}),
+    ...(args.json ? { json: true } : {}),
   };
 }
 
