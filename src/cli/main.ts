@@ -8,7 +8,7 @@ import { exitStatus } from './shared.ts';
 import { checkNumericOptions } from './validate.ts';
 
 // Commands load lazily: `arena standings` never loads the OpenAI SDK or the web server.
-const main = defineCommand({
+export const main = defineCommand({
   meta: {
     name: 'arena',
     version: '0.1.0',
@@ -24,6 +24,7 @@ const main = defineCommand({
     judges: () => import('./commands/judges.ts').then((m) => m.judgesCommand),
     runs: () => import('./commands/runs.ts').then((m) => m.runsCommand),
     prune: () => import('./commands/prune.ts').then((m) => m.pruneCommand),
+    migrate: () => import('./commands/migrate.ts').then((m) => m.migrateCommand),
     export: () => import('./commands/export.ts').then((m) => m.exportCommand),
     serve: () => import('./commands/serve.ts').then((m) => m.serveCommand),
     start: () => import('./commands/serve.ts').then((m) => m.startCommand),
@@ -39,7 +40,7 @@ const main = defineCommand({
     refresh: () => import('./commands/ops.ts').then((m) => m.refreshCommand),
     refreshes: () => import('./commands/ops.ts').then((m) => m.refreshesCommand),
     cost: () => import('./commands/ops.ts').then((m) => m.costCommand),
-    checkpoints: () => import('./commands/ops.ts').then((m) => m.checkpointsCommand),
+    checkpoints: () => import('./commands/checkpoints.ts').then((m) => m.checkpointsCommand),
     accuracy: () => import('./commands/pairs.ts').then((m) => m.accuracyCommand),
   },
 });

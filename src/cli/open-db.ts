@@ -2,19 +2,10 @@
 // truncated, corrupted, locked or read-only gets one message naming the file and what to do, never a stack.
 // Read-only commands open it read-only (nothing written, no -wal/-shm created), so a published read-only
 // copy can be served.
-import {
-  accessSync,
-  closeSync,
-  constants,
-  existsSync,
-  openSync,
-  readFileSync,
-  readSync,
-  statSync,
-} from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { ArenaError } from '../core/types.ts';
-import { MIGRATIONS_DIR, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
+import { schemaVersion } from '../storage/schema-version.ts';
+import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 
 export interface OpenOptions {
   /** refuse a missing file instead of creating an empty database */
@@ -88,19 +79,47 @@ function describe(file: string, e: unknown): ArenaError {
   return new ArenaError(`${file}: ${what}`, { file }, { cause: e });
 }
 
-/** Migrations this file has not had yet (a read-only open cannot apply them); negative: it has more than we know. */
-function pendingMigrations(store: SqliteStore): number {
-  const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as {
-    entries: unknown[];
+/**
+ * How many migrations the file still needs (0: up to date). Refuses what no migration of this version can bring up to
+ * date: a schema with migrations this version does not know (a newer or different mt-arena), and a file with tables
+ * but no migration record (not an mt-arena database, or one written before the schema was versioned).
+ */
+function pendingMigrations(file: string, store: SqliteStore): Pending {
+  const v = schemaVersion(store.sqlite);
+  const ours = `version ${v.ours.version}, ${v.ours.tag}`;
+  if (v.unknown.length) {
+    const ids = v.unknown.map((u) => `${u.hash.slice(0, 12)} of ${when(u.createdAt)}`).join(', ');
+    throw new ArenaError(
+      `${file} was written by a newer mt-arena (its schema has ${v.unknown.length} migration(s) this version does not know: ${ids}; this version's schema is ${ours}): open it with that newer mt-arena (upgrade: git pull && npm install), or re-import its data into a new database`,
+      { file },
+    );
+  }
+  if (v.unrecorded?.length)
+    throw new ArenaError(
+      v.unrecorded.includes('games')
+        ? `${file} has mt-arena tables but no record of its schema version (no __drizzle_migrations table), so it cannot be upgraded safely: re-import its data into a new database`
+        : `${file} is an SQLite database but not an mt-arena one (its tables: ${v.unrecorded.slice(0, 5).join(', ')}); --db names an mt-arena database, e.g. ./arena.db`,
+      { file },
+    );
+  return {
+    count: v.ours.version - v.version,
+    empty: v.version === 0,
+    from: `version ${v.version} (${v.tag || 'empty'})`,
+    to: ours,
   };
-  const has = store.sqlite
-    .prepare("select count(*) n from sqlite_master where type = 'table' and name = '__drizzle_migrations'")
-    .get() as { n: number };
-  const done = has.n
-    ? (store.sqlite.prepare('select count(*) n from __drizzle_migrations').get() as { n: number }).n
-    : 0;
-  return journal.entries.length - done;
 }
+
+interface Pending {
+  count: number;
+  /** no migration applied yet: a new database, not an older one */
+  empty: boolean;
+  /** the file's schema version and this version's, in words */
+  from: string;
+  to: string;
+}
+
+const when = (ms: number) =>
+  Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : String(ms);
 
 /** Open the database for a command, checked; read-only commands refuse a missing file instead of creating one. */
 export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteStore {
@@ -120,22 +139,23 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
       { file },
     );
   let readonly = !!opts.readonly;
+  let upgrade: Pending | undefined;
   let store: SqliteStore | undefined;
   try {
     if (!readonly && exists && !empty) {
       // a newer schema is refused before this version's migrations touch it
       const peek = openSqliteStore(file, { readonly: true });
       try {
-        refuseNewer(file, pendingMigrations(peek));
+        const p = pendingMigrations(file, peek);
+        if (p.count > 0 && !p.empty) upgrade = p;
       } finally {
         peek.sqlite.close();
       }
     }
     if (readonly) {
       store = openSqliteStore(file, { readonly: true });
-      const pending = pendingMigrations(store);
-      refuseNewer(file, pending);
-      if (pending > 0) {
+      const pending = pendingMigrations(file, store);
+      if (pending.count > 0) {
         // an older file: migrate it when it may be written, else say what to do
         store.sqlite.close();
         store = undefined;
@@ -145,9 +165,12 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
             { file },
           );
         readonly = false;
+        upgrade = pending;
       }
     }
     store ??= openSqliteStore(file);
+    if (upgrade)
+      process.stderr.write(`arena: ${file}: upgraded its schema from ${upgrade.from} to ${upgrade.to}\n`);
     // quick_check reads every page (about 15-30 ms per MB here): on a large file only the header checks and
     // SQLite's own errors on use stand guard, so that every command does not pay seconds up front
     const check =
@@ -179,14 +202,6 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
     if (e instanceof ArenaError) throw e;
     throw describe(file, e);
   }
-}
-
-function refuseNewer(file: string, pending: number): void {
-  if (pending < 0)
-    throw new ArenaError(
-      `${file} was written by a newer mt-arena (its schema has ${-pending} migration(s) this version does not know); use that newer mt-arena (git pull && npm install), or open a database this version wrote`,
-      { file },
-    );
 }
 
 function writable(file: string): boolean {

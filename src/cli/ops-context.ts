@@ -11,12 +11,13 @@ import { openaiBatchClient } from '../judges/openai-batch.ts';
 import { openJudge } from '../judges/registry.ts';
 import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints-config.ts';
 import { loadRefreshConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
-import type { Env, OpenBatchClient, OpenJudge, Publisher, RunHook } from '../ops/deps.ts';
+import type { Env, OpenBatchClient, OpenJudge, Publisher, RunHook, Spill } from '../ops/deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
 import { answerFiles } from '../ops/refresh/index.ts';
 import type { Liveness } from '../engine/play/index.ts';
 import { processLiveness } from './liveness.ts';
 import { takeLock } from '../storage/lock.ts';
+import { restoreSpilled, spillGames } from '../storage/recovery.ts';
 import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 
 /** Opens a judge of an ops config through judges/registry.ts openJudge (key check, retries, auth stop), logging retries. */
@@ -50,6 +51,8 @@ export interface RefreshContext {
   /** the process's environment (or the caller's `env`): API keys, and the publish command's environment */
   env: Env;
   liveness: Liveness;
+  /** paid replies the database refused go to the recovery file beside it (storage/recovery.ts) */
+  spill: Spill;
 }
 
 /**
@@ -82,6 +85,7 @@ export async function withRefreshContext<T>(
         runHook,
         env,
         liveness: processLiveness(),
+        spill: await recovered(store, db, o),
       });
     } finally {
       await store.close();
@@ -98,6 +102,7 @@ export interface CheckpointsContext {
   /** the process's environment (or the caller's `env`): the judges' and the generators' API keys */
   env: Env;
   liveness: Liveness;
+  spill: Spill;
 }
 
 /**
@@ -120,11 +125,38 @@ export async function withCheckpointsContext<T>(
     );
   const store = openForDryRun(db, o.dryRun);
   try {
-    return await fn({ store, judges: judgeOpener(env, o.log), config, env, liveness: processLiveness() });
+    const spill = o.dryRun || o.report ? noSpill : await recovered(store, db, o);
+    return await fn({
+      store,
+      judges: judgeOpener(env, o.log),
+      config,
+      env,
+      liveness: processLiveness(),
+      spill,
+    });
   } finally {
     await store.close();
   }
 }
+
+/**
+ * The spill of a job that plays into `db`, once the verdicts earlier runs paid for but could not store (a full
+ * disk) are stored from its recovery files (a dry run stores nothing and spills nothing).
+ */
+async function recovered(
+  store: SqliteStore,
+  db: string,
+  o: { dryRun?: boolean; log?: (m: string) => void },
+): Promise<Spill> {
+  if (o.dryRun) return noSpill;
+  for (const r of await restoreSpilled(store, db))
+    (o.log ?? ((m: string) => process.stderr.write(`${m}\n`)))(
+      `stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})`,
+    );
+  return (games, run) => spillGames(db, games, run);
+}
+
+const noSpill: Spill = () => Promise.reject(new Error('a dry run stores nothing'));
 
 /** The database; for a dry run that finds no file, an empty one in memory (a dry run creates nothing). */
 function openForDryRun(db: string, dryRun: boolean | undefined): SqliteStore {

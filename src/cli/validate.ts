@@ -113,6 +113,8 @@ export async function checkJudges(store: Store, judges: readonly string[]): Prom
 const range = (min: number, max: number, int = true, what = int ? 'a whole number' : 'a number') =>
   (int ? z.number().int() : z.number()).min(min).max(max).describe(`${what} from ${min} to ${max}`);
 const count = (max: number) => range(1, max);
+/** A share or probability strictly between 0 and 1. */
+const open01 = z.number().gt(0).lt(1).describe('a number between 0 and 1 (both excluded)');
 /**
  * The range of every numeric option, whichever command takes it (the one schema): a value out of range is a
  * usage error naming its option, never a silent fall-back to the default. `--turn` may be a list.
@@ -133,6 +135,18 @@ export const NumericOptions = z
     temperature: range(0, 2, false),
     port: range(0, 65_535, true, 'a port is an integer'),
     seed: z.number().int().describe('a whole number'),
+    step: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('a whole number from 0 up'),
+    poll: range(0.05, 86_400, false, 'a number of seconds'),
+    tpm: count(1e12),
+    rpm: count(1e9),
+    round: count(1e9),
+    target: range(0, 1e9, false),
+    below: range(0, 1, false),
+    level: open01,
+    reg: range(0, 1e6, false),
+    'min-battles': range(0, 1e9),
+    'max-width': range(0, 1e9, false),
+    beta: range(0, 1, false),
     gap: range(0.0001, 0.5, false, 'a win-rate gap'),
     alpha: range(0.0001, 0.5, false),
     power: range(0.5, 0.9999, false),

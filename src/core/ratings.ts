@@ -205,7 +205,7 @@ export function bradleyTerry(battles: Iterable<Battle>): Rating[] {
 }
 
 /** Cholesky factor L (lower, row-major) of a positive definite H. */
-function cholesky(H: Float64Array, m: number): Float64Array {
+export function cholesky(H: Float64Array, m: number): Float64Array {
   const L = new Float64Array(m * m);
   for (let i = 0; i < m; i++) {
     const ri = i * m;
@@ -221,7 +221,13 @@ function cholesky(H: Float64Array, m: number): Float64Array {
 }
 
 /** Solve L Lᵀ x = g into `x` (`y` is scratch). */
-function choleskySolve(L: Float64Array, g: Float64Array, m: number, x: Float64Array, y: Float64Array): void {
+export function choleskySolve(
+  L: Float64Array,
+  g: Float64Array,
+  m: number,
+  x: Float64Array,
+  y: Float64Array,
+): void {
   for (let i = 0; i < m; i++) {
     let sum = g[i]!;
     const ri = i * m;

@@ -11,6 +11,7 @@ import type { BatchClient, BatchInfo } from '../judges/openai-batch.ts';
 import { ArenaError } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import type { Price } from './config.ts';
+import type { Spill } from './deps.ts';
 import { costOf } from './prices.ts';
 
 export interface BatchOptions {
@@ -37,6 +38,8 @@ export interface BatchOptions {
   admit?(id: string, spec: GameSpec): boolean;
   /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
   liveness?: Liveness;
+  /** where replies the database refused go (a full disk): the recovery file the next run stores */
+  spill?: Spill;
   /** the most requests and input-file bytes one batch may hold (default: OpenAI's, BATCH_LIMITS) */
   limits?: Partial<typeof BATCH_LIMITS>;
 }
@@ -222,6 +225,7 @@ async function importResults(
     costOf: (tin, tout) => costOf(o.price, tin, tout),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.liveness ? { isAlive: o.liveness.isAlive } : {}),
+    ...(o.spill ? { spill: o.spill } : {}),
     call: async ({ id }) => {
       const r = replies.get(id)!;
       if (r instanceof Error) throw r;

@@ -22,7 +22,7 @@ import type { CheckpointGeneration, Store } from '../storage/store.ts';
 import { checkpointChart } from '../reports/charts.ts';
 import { modelOf, seriesTournament, temperatureFor, type CheckpointsConfig } from './checkpoints-config.ts';
 import { settleOptions, type JudgeConfig, type Loaded } from './config.ts';
-import type { Env, OpenJudge } from './deps.ts';
+import type { Env, OpenJudge, Spill } from './deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
 import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
 
@@ -72,6 +72,11 @@ export interface CheckpointsOptions {
   env?: Env;
   /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
   liveness?: Liveness;
+  /**
+   * where a run puts the replies it paid for but the database refused (a full disk): the CLI writes them to the
+   * recovery file beside the database (storage/recovery.ts), which the next run, refresh or checkpoints run stores
+   */
+  spill?: Spill;
 }
 
 export interface CheckpointsRun {
@@ -94,6 +99,10 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<Checkpoints
   const onAuthFailure = (e: JudgeCallError) => ((refused = e), setImmediate(() => authStop.abort(e)));
   o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
   setMaxListeners(0, o.signal!);
+  if (!c.checkpoints.length) {
+    log(`${o.config.file}: no checkpoints yet (add one with \`arena checkpoints add\`)`);
+    return { generated: 0, played: 0, failed: 0, cost: 0, skipped: 0 };
+  }
   const questions = await importInputs(o.store, c);
   let generated = 0;
   for (const k of c.checkpoints) {
@@ -138,6 +147,7 @@ async function prepareCheckpoint(
     if (fileModel !== model)
       throw new ArenaError(
         `[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`,
+        { file: k.answers, field: 'model' },
       );
     await saveCheckpoint(store, c, k, model, { kind: 'imported', file: k.answers });
     return undefined;
@@ -270,6 +280,7 @@ async function judgeSeries(
           });
         },
         ...o.liveness,
+        ...(o.spill ? { spill: o.spill } : {}),
       });
       played += r.played;
       failed += r.failed;

@@ -155,11 +155,18 @@ export interface Loaded<T> {
   config: T;
 }
 
-/** Read a JSON config file and check it; errors read `FILE:LINE: field "a.b[0].c": message`. */
-export function loadJsonConfig<S extends z.ZodType>(file: string, schema: S): Loaded<z.infer<S>> {
+/**
+ * Read a JSON config file and check it; errors read `FILE:LINE: field "a.b[0].c": message`. Given `given`, that
+ * text is checked as if it were the file's (a change checked before it is written).
+ */
+export function loadJsonConfig<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  given?: string,
+): Loaded<z.infer<S>> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = given ?? readFileSync(file, 'utf8');
   } catch (e) {
     throw new ArenaError(
       `${file}: cannot read the config (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
@@ -277,7 +284,12 @@ function lineAt(text: string, pos: number): number {
  * that is not JSON it throws the number of the line where it went wrong.
  */
 export function jsonLines(text: string): Map<string, number> {
-  const out = new Map<string, number>();
+  return new Map([...jsonSpans(text)].map(([k, v]) => [k, v.line]));
+}
+
+/** Where every value of a JSON text is: its line, and its offsets [start, end), keyed as jsonLines keys them. */
+export function jsonSpans(text: string): Map<string, { line: number; start: number; end: number }> {
+  const out = new Map<string, { line: number; start: number; end: number }>();
   let i = 0;
   let line = 1;
   const ws = () => {
@@ -301,7 +313,12 @@ export function jsonLines(text: string): Map<string, number> {
   };
   const value = (path: (string | number)[]) => {
     ws();
-    out.set(JSON.stringify(path), line);
+    const span = { line, start: i, end: i };
+    out.set(JSON.stringify(path), span);
+    scalarOrNested(path);
+    span.end = i;
+  };
+  const scalarOrNested = (path: (string | number)[]) => {
     const c = text[i];
     if (c === '{') {
       i++;

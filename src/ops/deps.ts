@@ -5,7 +5,11 @@
 // passes its own.
 import type { JudgeCallError, JudgeProvider } from '../judges/judge.ts';
 import type { BatchClient } from '../judges/openai-batch.ts';
+import type { PlayOptions } from '../engine/play/types.ts';
 import type { JudgeConfig } from './config.ts';
+
+/** Where paid replies that the database refused go, for the next run to store (the engine's PlayOptions.spill). */
+export type Spill = NonNullable<PlayOptions['spill']>;
 
 /** Environment variables, as a job reads them (the CLI passes its process's own). */
 export type Env = Record<string, string | undefined>;

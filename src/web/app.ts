@@ -18,6 +18,7 @@ import { pageRoutes } from './routes/pages.ts';
 import { page, type Site } from './site.ts';
 import { assets } from './views.ts';
 import { favicon, ROBOTS } from './favicon.ts';
+import { answerHead } from './head.ts';
 
 const icon = favicon();
 
@@ -138,6 +139,8 @@ export function createApp(o: AppOptions) {
       ? c.json({ error: message }, status)
       : c.html(page(c, 'error', `Error ${status}`, { status, message }, o.siteUrl), status);
   });
+  // every HEAD is its GET without the body, with all the GET's headers (src/web/head.ts)
+  app.fetch = answerHead(app.fetch);
   // a server in front of hono may answer a repeated GET itself (src/entry/node.ts; see src/web/http-cache.ts)
   return Object.assign(app, { replayed: http.replayed, replayUrls: http.urls });
 }

@@ -8,6 +8,7 @@ import { clip } from './clip.ts';
 import type { Send } from './http-cache.ts';
 import { markdown } from './markdown.ts';
 import { canonicalPath, type Lookups } from './params.ts';
+import { tableRegions } from './regions.ts';
 import { assets, render } from './views.ts';
 
 export interface Site {
@@ -66,20 +67,22 @@ const FORMAT = {
  * never comes from the request (a Host header would otherwise end up in the cached page).
  */
 export const page = (c: Context, view: string, title: string, d: object, siteUrl = ''): string =>
-  render(view, {
-    title,
-    description: Object.hasOwn(DESCRIPTIONS, view) ? DESCRIPTIONS[view] : DEFAULT_DESCRIPTION,
-    canonical: siteUrl.replace(/\/+$/, '') + canonicalPath(c),
-    siteUrl,
-    nav: NAV,
-    path: c.req.path,
-    css: assets.path('site.css'),
-    js: assets.path('site.js'),
-    f: FORMAT,
-    md: (t: string) => markdown(clip(t)),
-    clip,
-    ...d,
-  });
+  tableRegions(
+    render(view, {
+      title,
+      description: Object.hasOwn(DESCRIPTIONS, view) ? DESCRIPTIONS[view] : DEFAULT_DESCRIPTION,
+      canonical: siteUrl.replace(/\/+$/, '') + canonicalPath(c),
+      siteUrl,
+      nav: NAV,
+      path: c.req.path,
+      css: assets.path('site.css'),
+      js: assets.path('site.js'),
+      f: FORMAT,
+      md: (t: string) => markdown(clip(t)),
+      clip,
+      ...d,
+    }),
+  );
 
 /** A query string from the given values (empty ones left out): `?a=1&b=x`, or '' when there is none. */
 export const qs = (p: Record<string, string | number | undefined>): string => {

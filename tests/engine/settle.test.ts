@@ -160,7 +160,7 @@ describe('arena run --until-settled', { timeout: 120_000 }, () => {
       [['--mode', 'single', '--until-settled'], /pairwise-all or pairwise-baseline only/],
       [['--until-settled', '--width', '0.1'], /--width goes with --mode pairwise-baseline/],
       [['--round', '5'], /go with --until-settled/],
-      [['--until-settled', '--round', '0'], /--round must be at least 1/],
+      [['--until-settled', '--round', '0'], /--round 0: a whole number from 1 /],
     ] as const) {
       const r = await runArena(['run', '--db', db, '--judge', 'mock/longer', ...models, ...OWN, ...extra]);
       expect(r.code).toBe(1);

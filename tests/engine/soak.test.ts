@@ -3,6 +3,8 @@
 // the suite stays fast; the README's figures are from SOAK_SECONDS=120); then one final run. At the end
 // every planned game is stored once, the calls the servers answered 200 (paid) are at most the games
 // stored plus the calls in flight at the kills, no run is left `running`, and PRAGMA integrity_check is ok.
+// Two servers send no `usage`: the games their answers stored (its own log) are exactly the games without token
+// counts, and every run's ledger (played, tokens), the killed runs' included, equals its stored games.
 //
 // Accounting, exact rather than by timing: each process slot talks to its own server process, so a
 // request's arrival time and slot name the process that sent it (we know when each started and ended);
@@ -24,6 +26,8 @@ const KILL_GRACE_MS = 250;
 const PROCS = 3;
 const CONCURRENCY = 4;
 const OWN = join(REPO_ROOT, 'questions');
+/** the slots whose servers send no `usage`: one of the killed processes' and the final run's */
+const NO_USAGE = [1, PROCS];
 const ANSWERS = readdirSync(join(OWN, 'answers'))
   .filter((f) => f.endsWith('.jsonl'))
   .sort()
@@ -62,6 +66,8 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
             latencyMs: LATENCY_MS,
             seed: 11 + i,
             faults: [{ status: 500, probability: 0.15 }],
+            // one server reports no token usage, as some OpenAI-compatible servers do
+            ...(NO_USAGE.includes(i) ? { usage: false } : {}),
             logFile: join(dir, `server-${i}.jsonl`),
           }),
         );
@@ -149,16 +155,25 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
       expect(await final.done, final.err()).toBe(0);
 
       const d = new Database(db, { readonly: true });
-      const games = d.prepare('SELECT id, run_id, system_prompt, user_prompt FROM games').all() as {
+      const games = d
+        .prepare('SELECT id, run_id, system_prompt, user_prompt, tokens_in, tokens_out FROM games')
+        .all() as {
         id: string;
         run_id: string;
         system_prompt: string;
         user_prompt: string;
+        tokens_in: number | null;
+        tokens_out: number | null;
       }[];
-      const runs = d.prepare('SELECT id, status, played, owner FROM runs').all() as {
+      const runs = d
+        .prepare('SELECT id, status, played, failed, tokens_in, tokens_out, owner FROM runs')
+        .all() as {
         id: string;
         status: string;
         played: number;
+        failed: number;
+        tokens_in: number;
+        tokens_out: number;
         owner: string;
       }[];
       const integrity = d.pragma('integrity_check') as { integrity_check: string }[];
@@ -172,6 +187,10 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
         games.map((g) => [promptHash(g.system_prompt, g.user_prompt), pidOfRun.get(g.run_id)]),
       );
       let inFlightAtKills = 0;
+      const storedVia = Array.from({ length: PROCS + 1 }, () => 0);
+      // a call its own process retried after timing out (the server answered late, and a provider bills it)
+      let retriedByItsProcess = 0;
+      const counted = new Set<string>();
       const unexplained: string[] = [];
       logs.forEach((log, slot) => {
         for (const e of log.filter((x) => x.status === 200)) {
@@ -180,7 +199,11 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
           const sender =
             procs.find((p) => p.slot === slot && p.from <= e.at && e.at <= p.to) ??
             procs.find((p) => p.slot === slot && p.killed && p.to < e.at && e.at <= p.to + KILL_GRACE_MS);
-          if (sender && storer.get(e.hash!) === sender.pid) continue; // the call that stored its game
+          if (sender && storer.get(e.hash!) === sender.pid) {
+            if (counted.has(e.hash!)) retriedByItsProcess++;
+            else (counted.add(e.hash!), storedVia[slot]!++);
+            continue; // the call that stored its game
+          }
           if (sender?.killed)
             inFlightAtKills++; // sent, then its process was killed before storing it
           else
@@ -202,6 +225,9 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
         faults,
         inFlightAtKills,
         paidTwice: paid - games.length,
+        retriedByItsProcess,
+        storedVia,
+        withoutUsage: games.filter((g) => g.tokens_in == null).length,
         leases,
         integrity: integrity.map((r) => r.integrity_check).join(','),
       };
@@ -209,16 +235,30 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
       expect(games).toHaveLength(PLANNED);
       expect(new Set(games.map((g) => g.id)).size).toBe(PLANNED);
       expect(unexplained).toEqual([]);
-      expect(paid).toBeLessThanOrEqual(games.length + inFlightAtKills);
+      expect(paid).toBe(games.length + inFlightAtKills + retriedByItsProcess);
       expect(integrity).toEqual([{ integrity_check: 'ok' }]);
       expect(leases).toBe(0);
       expect(kills.length).toBeGreaterThanOrEqual(3);
       // no run is left `running`: the killed ones were marked interrupted by the runs after them
       expect(runs.filter((r) => r.status === 'running')).toEqual([]);
       expect(runs.filter((r) => r.status === 'interrupted').length).toBeGreaterThanOrEqual(1);
-      // and a finished run's played are the games it stored
-      for (const r of runs.filter((x) => x.status === 'done'))
-        expect(r.played).toBe(games.filter((g) => g.run_id === r.id).length);
+      // every run's ledger, the killed ones' included (derived from their games once found dead), is its games:
+      // how many, and their tokens (a reply without usage counts none)
+      for (const r of runs) {
+        const own = games.filter((g) => g.run_id === r.id);
+        const ledger = { played: r.played, tokensIn: r.tokens_in, tokensOut: r.tokens_out };
+        expect(ledger, `run ${r.id} (${r.status})`).toEqual({
+          played: own.length,
+          tokensIn: own.reduce((n, g) => n + (g.tokens_in ?? 0), 0),
+          tokensOut: own.reduce((n, g) => n + (g.tokens_out ?? 0), 0),
+        });
+      }
+      // the games without token counts are exactly those the usage-less servers' answers stored (its own log)
+      const viaNoUsage = NO_USAGE.reduce((n, slot) => n + storedVia[slot]!, 0);
+      expect(viaNoUsage).toBeGreaterThan(0);
+      expect(games.filter((g) => g.tokens_in == null || g.tokens_out == null).length).toBe(viaNoUsage);
+      expect(games.filter((g) => g.tokens_in != null).length).toBeGreaterThan(0);
+      expect(storedVia.reduce((a, b) => a + b, 0)).toBe(PLANNED);
     },
     SECONDS * 1000 + 400_000,
   );

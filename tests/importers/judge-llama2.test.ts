@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { arenaJson, arenaOk, REPO_ROOT, tmpDir } from '../support/cli.ts';
+import { arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
 
 const MT = MTBENCH_DIR;
@@ -338,6 +338,40 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
     expect(pair.rows[0]!.winRate).toBeCloseTo(1 - (observed['gpt-4'][0]!.winRate as number), 12);
     expect(pair.rows[0]!.questionsNeeded).toBe(observed['gpt-4'][0]!.questionsNeeded);
   }, 120_000);
+
+  it('ratings --ties rao-kupper (GPT-4) and --position (the study judge) = tests/reference/bt_variants.py (scipy)', async () => {
+    const py = spawnSync(
+      PYTHON,
+      [
+        join(REPO_ROOT, 'tests/reference/bt_variants.py'),
+        FILE,
+        join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'),
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    if (py.status !== 0) throw new Error(`reference failed: ${py.stderr}`);
+    type Fit = { models: string[]; ratings: number[]; logLik: number } & Record<string, unknown>;
+    const want = JSON.parse(py.stdout) as { raoKupper: Fit; position: Fit };
+    const rk = await arenaJson<Fit>(['ratings', '--judge', 'gpt-4', '--ties', 'rao-kupper', '--db', db]);
+    const pos = await arenaJson<Fit>(['ratings', '--judge', JUDGE, '--position', '--db', db]);
+    for (const [got, w, extra] of [
+      [rk, want.raoKupper, ['theta', 'tieAtEqual']],
+      [pos, want.position, ['position', 'firstAtEqual']],
+    ] as const) {
+      expect(got.models).toEqual(w.models);
+      got.ratings.forEach((r, k) => expect(Math.abs(r - w.ratings[k]!), got.models[k]).toBeLessThan(0.01));
+      expect(got.logLik).toBeCloseTo(w.logLik, 6);
+      for (const f of extra) expect(got[f] as number, f).toBeCloseTo(w[f] as number, 4);
+      expect(got.converged).toBe(true);
+    }
+    // the study judge prefers the answer shown first; a tie under GPT-4 is an outcome of its own (θ > 1)
+    expect(pos.position as number).toBeGreaterThan(10);
+    expect(rk.theta as number).toBeGreaterThan(2);
+    // GPT-4 from the gpt4_pair split has no games: no order to fit a position term on
+    const r = await runArena(['ratings', '--judge', 'gpt-4', '--position', '--db', db]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("--position needs gpt-4's games, each in its order");
+  }, 60_000);
 
   // last: it changes the stored verdicts and puts them back
   it('reparse --parser lenient replaces the recorded verdicts and --parser recorded restores every one of them', async () => {

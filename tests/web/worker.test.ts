@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
 import { buildFixture } from './fixture.ts';
 import { describeRoutes } from './routes.ts';
-import { exec, localD1, wranglerDev } from './support.ts';
+import { localD1, wrangler, wranglerDev } from './support.ts';
 
 describeRoutes('Worker under wrangler dev over local D1', async () => {
   const dir = tmpDir('arena-worker-');
@@ -27,7 +27,7 @@ describeRoutes('Worker under wrangler dev over local D1', async () => {
 describe('the Worker bundle', () => {
   it('reaches neither better-sqlite3, node-llama-cpp, openai nor the CLI, and generates no code at run time', async () => {
     const out = tmpDir('arena-bundle-');
-    await exec('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', out]);
+    await wrangler(['deploy', '--dry-run', '--outdir', out]);
     const map = JSON.parse(readFileSync(join(out, 'worker.js.map'), 'utf8')) as { sources: string[] };
     const sources = map.sources.join('\n');
     expect(sources).toContain('src/entry/worker.ts');

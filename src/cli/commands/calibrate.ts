@@ -6,6 +6,7 @@ import type { JudgeCallError } from '../../judges/judge.ts';
 import { setMaxListeners } from 'node:events';
 import { pct, gapTable } from './analytics-shared.ts';
 import { processLiveness } from '../liveness.ts';
+import { checkModels, checkTurns } from '../validate.ts';
 
 export const calibrateArgs = {
   samples: { type: 'string', default: '3', description: 'MEC: samples per order (k)' },
@@ -61,13 +62,16 @@ export const calibrateCommand = defineCommand({
     });
     const store = openStore(args.db, { mustExist: true });
     try {
+      const turns = list(args.turn)!.map((t) => int(t, 'turn')!);
+      await checkModels(store, models, 'models', { withVotes: false });
+      await checkTurns(store, turns);
       const questionIds = list(args.questions)?.map((q) => int(q, 'questions')!);
       const run = await runCalibrated({
         store,
         judge,
         models,
         ...(questionIds ? { questionIds } : {}),
-        turns: list(args.turn)!.map((t) => int(t, 'turn')!),
+        turns,
         samples,
         temperature: num(args.temperature, 'temperature')!,
         maxTokens: int(args['max-tokens'], 'max-tokens')!,

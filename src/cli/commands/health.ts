@@ -7,6 +7,9 @@ import { HUMAN } from '../../core/constants.ts';
 
 import { kappa as f3, pct } from '../../core/format.ts';
 
+/** ` MC 14–15` when a count moves with the bootstrap rounds drawn, nothing when it does not. */
+const mc = (r: { lo: number; hi: number }) => (r.lo === r.hi ? '' : `, MC ${r.lo}–${r.hi}`);
+
 export const healthCommand = defineCommand({
   meta: {
     name: 'health',
@@ -58,8 +61,8 @@ export const healthCommand = defineCommand({
               reference: r.reference,
               models: r.models.length,
               pairs: r.pairs,
-              separability: `${pct(r.separability)} (${r.separated})`,
-              'reference separability': `${pct(r.referenceSeparability)} (${r.referenceSeparated})`,
+              separability: `${pct(r.separability)} (${r.separated}${mc(r.separatedMonteCarlo)})`,
+              'reference separability': `${pct(r.referenceSeparability)} (${r.referenceSeparated}${mc(r.referenceSeparatedMonteCarlo)})`,
               'agreement w/ confidence': `${f3(r.agreementWithConfidence)} (+${r.agreedPairs} −${r.opposedPairs})`,
               'brier (ref. order)': r.brier === null ? '–' : r.brier.toFixed(4),
               'brier (ref. rounds)':
@@ -70,7 +73,7 @@ export const healthCommand = defineCommand({
           ),
         );
         print(
-          `\nover the models both judged; separability: model pairs whose ${lvl} intervals do not overlap, the judge's and the reference's own; agreement with confidence (Arena-Hard): +1 per pair both separate the same way, −1 per pair both separate opposite ways, 0 otherwise, over all pairs (at most the reference's separability); brier: the judge's bootstrap probability that one model ranks above the other, scored against the reference's point order (ref. order, Arena-Hard's choice, blind to the reference's doubt) and against the reference's own share of rounds (ref. rounds); 0 is perfect, 0.25 a coin; [${lvl} intervals] from ${rounds} paired question-bootstrap rounds, seed ${args.seed}`,
+          `\nover the models both judged; separability: model pairs whose ${lvl} intervals do not overlap, the judge's and the reference's own; agreement with confidence (Arena-Hard): +1 per pair both separate the same way, −1 per pair both separate opposite ways, 0 otherwise, over all pairs (at most the reference's separability); the count's Monte-Carlo range (over 200 resamples of the rounds) follows it where it is not a single value; brier: the judge's bootstrap probability that one model ranks above the other, scored against the reference's point order (ref. order, Arena-Hard's choice, blind to the reference's doubt) and against the reference's own share of rounds (ref. rounds); 0 is perfect, 0.25 a coin; [${lvl} intervals] from ${rounds} paired question-bootstrap rounds, seed ${args.seed}`,
         );
       },
       { mustExist: true },

@@ -1,3 +1,4 @@
+import { printRatingVariant, TIES } from './ratings-variants.ts';
 import { defineCommand } from 'citty';
 import { ArenaError } from '../../core/types.ts';
 import type { Store } from '../../storage/store.ts';
@@ -217,6 +218,17 @@ export const ratingsCommand = defineCommand({
     },
     level: { type: 'string', default: '0.95', description: 'with --style: interval level' },
     seed: { type: 'string', default: '1', description: 'with --style: seed of the resampling' },
+    ties: {
+      type: 'string',
+      default: 'half',
+      description:
+        'half | rao-kupper: a tie is half a win, or an outcome of its own (Rao–Kupper, with its θ)',
+    },
+    position: {
+      type: 'boolean',
+      description:
+        "fit each game on its own with a term for the answer shown first (the judge's position bias)",
+    },
   },
   async run({ args }) {
     const method = oneOf(args.method, 'method', ['bt', 'elo'] as const)!;
@@ -224,6 +236,20 @@ export const ratingsCommand = defineCommand({
     const turn = int(args.turn, 'turn');
     const prior = priorOption(args.prior);
     const inconsistent = oneOf(args.inconsistent, 'inconsistent', INCONSISTENT_AS)!;
+    const ties = oneOf(args.ties, 'ties', TIES)!;
+    if (ties !== 'half' || args.position) {
+      if (method !== 'bt' || weight !== 'none' || prior || inconsistent !== 'tie' || args.style !== undefined)
+        throw new UsageError(
+          '--ties rao-kupper and --position are Bradley–Terry fits of their own: drop --method elo, --weight, --prior, --inconsistent and --style',
+        );
+      return printRatingVariant(args.db, {
+        ...(args.judge ? { judge: args.judge } : {}),
+        ...(turn !== undefined ? { turn } : {}),
+        ties,
+        position: !!args.position,
+        json: !!args.json,
+      });
+    }
     if (inconsistent !== 'tie' && (args.style !== undefined || weight !== 'none'))
       throw new UsageError(
         '--inconsistent drop applies to plain ratings: drop --style and --weight, or --inconsistent',

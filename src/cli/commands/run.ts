@@ -122,16 +122,19 @@ const runArgs = {
   },
   round: {
     type: 'string',
+    valueHint: 'MATCHES',
     description:
       'with --until-settled: matches per round (pairwise-baseline: per model; default: a tenth of the plan)',
   },
   width: {
     type: 'string',
+    valueHint: 'SHARE',
     description:
       "with --until-settled and pairwise-baseline: also stop a model once its win rate's interval is narrower than this (0-1, e.g. 0.1)",
   },
   target: {
     type: 'string',
+    valueHint: 'WIDTH',
     description:
       "with --until-settled: also stop once the rank intervals' widths (worst − best) sum to at most this",
   },
@@ -293,8 +296,6 @@ function settleArgs(
   const round = int(args.round, 'round');
   const target = num(args.target, 'target');
   const width = num(args.width, 'width');
-  if (round !== undefined && round < 1) throw new UsageError('--round must be at least 1');
-  if (target !== undefined && target < 0) throw new UsageError('--target must be at least 0');
   if (width !== undefined && !(width > 0 && width <= 1))
     throw new UsageError(`--width is a share of wins: a number above 0 and at most 1, not ${args.width}`);
   return {

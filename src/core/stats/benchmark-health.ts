@@ -41,8 +41,15 @@ export interface HealthRow {
   /** rank correlations of the judge's ratings with the reference's, with paired-bootstrap percentile intervals */
   spearman: Estimate;
   kendall: Estimate;
+  /**
+   * Monte-Carlo stability of `separated`: the 2.5% and 97.5% quantiles of the count over resamples of the
+   * bootstrap rounds themselves (no refit). A range wider than one pair says the count depends on the rounds drawn:
+   * use more rounds before reading it.
+   */
+  separatedMonteCarlo: { lo: number; hi: number };
   /** the same separability for the reference itself: how sharp the yardstick is */
   referenceSeparated: number;
+  referenceSeparatedMonteCarlo: { lo: number; hi: number };
   referenceSeparability: number | null;
   level: number;
   rounds: number;
@@ -210,7 +217,9 @@ export function benchmarkHealth(
     brierReferenceBootstrap: null,
     spearman: { value: null, lo: NaN, hi: NaN },
     kendall: { value: null, lo: NaN, hi: NaN },
+    separatedMonteCarlo: { lo: 0, hi: 0 },
     referenceSeparated: 0,
+    referenceSeparatedMonteCarlo: { lo: 0, hi: 0 },
     referenceSeparability: null,
     level,
     rounds,
@@ -272,7 +281,45 @@ export function benchmarkHealth(
     brierReferenceBootstrap: brierBoot / pairs,
     spearman: estimate(spearman(fj, fr), sp, level),
     kendall: estimate(kendallTauB(fj, fr), kt, level),
+    separatedMonteCarlo: monteCarloCount(sj, level, seed),
     referenceSeparated: refSeparated,
+    referenceSeparatedMonteCarlo: monteCarloCount(sr, level, seed),
     referenceSeparability: refSeparated / pairs,
   };
+}
+
+/** Pairs whose percentile intervals over `rounds` do not overlap. */
+function separatedCount(rounds: Float64Array[], level: number): number {
+  const n = rounds[0]?.length ?? 0;
+  const iv = Array.from({ length: n }, (_, k) =>
+    percentileInterval(
+      rounds.map((r) => r[k]!),
+      level,
+    ),
+  );
+  let c = 0;
+  for (let a = 0; a < n; a++)
+    for (let b = a + 1; b < n; b++) if (iv[a]!.lo > iv[b]!.hi || iv[b]!.lo > iv[a]!.hi) c++;
+  return c;
+}
+
+/** The separated count's spread over `resamples` draws (with replacement) of the bootstrap rounds. */
+export function monteCarloCount(
+  rounds: Float64Array[],
+  level: number,
+  seed: number,
+  resamples = 200,
+): { lo: number; hi: number } {
+  if (!rounds.length) return { lo: 0, hi: 0 };
+  const rng = seededRng(seed ^ 0x5eed);
+  const counts: number[] = [];
+  for (let k = 0; k < resamples; k++)
+    counts.push(
+      separatedCount(
+        Array.from(rounds, () => rounds[Math.floor(rng() * rounds.length)]!),
+        level,
+      ),
+    );
+  const iv = percentileInterval(counts, 0.95);
+  return { lo: Math.floor(iv.lo), hi: Math.ceil(iv.hi) };
 }

@@ -28,7 +28,7 @@ export async function storageStop(live: LiveRun, o: PlayOptions): Promise<never>
         })
       : undefined;
     kept = where
-      ? `; the ${n} paid verdict(s) it could not store were saved to ${where}, and the next \`arena run\` on this database stores them`
+      ? `; the ${n} paid verdict(s) it could not store were saved to ${where}, and the next \`arena run\`, \`refresh\` or \`checkpoints run\` on this database stores them`
       : `; ${n} paid verdict(s) could not be stored${kept}`;
   }
   throw new ArenaError(

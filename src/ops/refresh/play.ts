@@ -102,6 +102,7 @@ async function playRun(
     onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),
     onProgress: (pr) => o.onProgress?.({ ...pr, judge: jp.judge.id }),
     ...o.liveness,
+    ...(o.spill ? { spill: o.spill } : {}),
   };
   const runs = settle ? (await runUntilSettled({ ...full, ...settle })).runs : [await runTournament(full)];
   for (const r of runs) record(p, played, jp, mode, r);
@@ -146,6 +147,7 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
     log: p.log,
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.liveness ? { liveness: o.liveness } : {}),
+    ...(o.spill ? { spill: o.spill } : {}),
   });
   played.batches.push(b);
   if (b.runId || b.skipped)

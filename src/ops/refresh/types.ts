@@ -5,7 +5,7 @@ import type { JudgeProvider } from '../../judges/judge.ts';
 import type { RefreshStatus, Store } from '../../storage/store.ts';
 import type { BatchReport } from '../batch.ts';
 import type { JudgeConfig, Loaded, RefreshConfig } from '../config.ts';
-import type { Env, OpenBatchClient, OpenJudge, Publisher, RunHook } from '../deps.ts';
+import type { Env, OpenBatchClient, OpenJudge, Publisher, RunHook, Spill } from '../deps.ts';
 import type { Liveness } from '../../engine/play/index.ts';
 import type { Drift, JudgeHealth } from '../health.ts';
 import type { PlanEstimate, priceFor, TokenModel } from '../prices.ts';
@@ -40,6 +40,11 @@ export interface RefreshOptions {
   env?: Env;
   /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
   liveness?: Liveness;
+  /**
+   * where a run puts the replies it paid for but the database refused (a full disk): the CLI writes them to the
+   * recovery file beside the database (storage/recovery.ts), which the next run, refresh or checkpoints run stores
+   */
+  spill?: Spill;
 }
 
 export interface PlanLine extends PlanEstimate {

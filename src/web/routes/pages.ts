@@ -7,6 +7,7 @@ import { duelPair, judgeDuel } from '../../reports/judges/duel.ts';
 import type { Filter } from '../../reports/site/catalog.ts';
 import { query, QUERY, validPage } from '../params.ts';
 import { ALERT, qs, type Site } from '../site.ts';
+import { matching, sortHeaders, sortRows } from '../sort.ts';
 
 export function pageRoutes(app: Hono, s: Site): void {
   leaderboardPages(app, s);
@@ -37,7 +38,7 @@ function leaderboardPages(app: Hono, s: Site): void {
     };
   }
 
-  app.get('/', validPage(QUERY.filter), (c) =>
+  app.get('/', validPage(QUERY.leaderboard), (c) =>
     send(c, 'html', async () => {
       const q = query(c);
       const f = await check.filter(q);
@@ -56,12 +57,17 @@ function leaderboardPages(app: Hono, s: Site): void {
             await Promise.all(pair.map(async (j) => [j, await leaderboards.leaderboard(j, f)] as const)),
           )
         : {};
+      const base = { judge, turn: f.turn, category: f.category, q: q.q };
       return page(c, 'leaderboard', 'Leaderboard', {
         duel,
         duelBoards,
         refresh: latest && ALERT.has(latest.status) ? latest : undefined,
-        tables: tablesShown,
+        // every table's rows in the order asked for, those matching the search (intro: counted before either)
+        tables: tablesShown.map((t) => ({ ...t, rows: sortRows(matching(t.rows, q.q), q.sort, q.dir) })),
         intro: await introFacts(tablesShown, f),
+        search: q.q ?? '',
+        order: { sort: q.sort ?? '', dir: q.dir ?? '' },
+        sortBy: sortHeaders(q.sort, q.dir, (p) => `/${qs({ ...base, ...p })}`),
         single: (await leaderboards.single(f)).filter((t) => !judge || t.judge === judge),
         judges: await catalog.rankedJudges(),
         categories: await catalog.categories(),

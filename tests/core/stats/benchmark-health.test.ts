@@ -279,5 +279,26 @@ describe.skipIf(!!auditSkip)(
           `[benchmark-health audit] ${r.judge}: agreement ${r.agreementWithConfidence!.toFixed(3)}, brier vs point order ${r.brier!.toFixed(4)}, vs the experts' rounds ${r.brierReferenceBootstrap!.toFixed(4)}, separated ${r.separated}/15, experts ${r.referenceSeparated}/15`,
         );
     }, 300_000);
+
+    it('a bootstrap count says how stable it is: at 200 rounds the separated count moves with the seed, within its Monte-Carlo range', async () => {
+      const at = async (seed: number) =>
+        (
+          await arenaJson<HealthRow[]>([
+            ...['health', '--db', db, '--judge', `gpt-4,${LLAMA}`, '--reference', 'human'],
+            ...['--rounds', '200', '--seed', String(seed)],
+          ])
+        ).map((r) => ({ judge: r.judge, n: r.separated, mc: r.separatedMonteCarlo }));
+      const runs = [await at(1), await at(2), await at(3), await at(4)];
+      for (let j = 0; j < 2; j++) {
+        const counts = runs.map((r) => r[j]!.n);
+        const lo = Math.min(...runs.map((r) => r[j]!.mc.lo));
+        const hi = Math.max(...runs.map((r) => r[j]!.mc.hi));
+        for (const r of runs) expect(r[j]!.mc.lo <= r[j]!.n && r[j]!.n <= r[j]!.mc.hi).toBe(true);
+        for (const c of counts) expect(c >= lo && c <= hi, `${counts} within [${lo}, ${hi}]`).toBe(true);
+        // the count moves with the seed at 200 rounds, and the runs' ranges say so
+        if (new Set(counts).size > 1) expect(runs.some((r) => r[j]!.mc.hi > r[j]!.mc.lo)).toBe(true);
+      }
+      expect(new Set(runs.flatMap((r) => r.map((x) => `${x.judge}:${x.n}`))).size).toBeGreaterThan(2);
+    }, 300_000);
   },
 );

@@ -1,0 +1,210 @@
+// Two Bradley–Terry variants offered beside the plain fit (ties half a win), each fitted by maximum likelihood:
+//  - Rao–Kupper ties: P(i beats j) = π_i / (π_i + θ π_j), P(tie) = (θ² − 1) π_i π_j / ((π_i + θ π_j)(π_j + θ π_i)),
+//    θ ≥ 1, so a tie is an outcome of its own whose chance is largest between equal models;
+//  - a position term: each game on its own, P(the answer shown first wins) = σ(β_first − β_second + h), ties half,
+//    so a judge's preference for the first position is estimated instead of averaged away by the two orders.
+// Ratings on the usual scale (base 10, 400 points, mean 1000). Newton's method with a Hessian from central
+// differences of the analytic gradient and a backtracking line search. Pure.
+import { cholesky, choleskySolve, type Battle } from '../ratings.ts';
+import type { PairGame } from '../types.ts';
+
+const ALPHA = Math.log(10) / 400;
+
+export interface VariantFit {
+  models: string[];
+  /** Elo-scale ratings, mean 1000 */
+  ratings: number[];
+  logLik: number;
+  iterations: number;
+  converged: boolean;
+}
+
+export interface RaoKupperFit extends VariantFit {
+  /** θ ≥ 1 */
+  theta: number;
+  /** the chance of a tie between two equal models: (θ − 1) / (θ + 1) */
+  tieAtEqual: number;
+}
+
+export interface PositionFit extends VariantFit {
+  /** being shown first, in rating points */
+  position: number;
+  /** the chance that the first-shown of two equal models wins (ties half) */
+  firstAtEqual: number;
+}
+
+/** Maximise `ll` (value and gradient) over x, starting at x0. */
+function newton(
+  f: (x: Float64Array, g: Float64Array) => number,
+  x0: Float64Array,
+  maxIter = 200,
+): { x: Float64Array; value: number; iterations: number; converged: boolean } {
+  const n = x0.length;
+  let x = Float64Array.from(x0);
+  const g = new Float64Array(n);
+  let value = f(x, g);
+  const H = new Float64Array(n * n);
+  const gp = new Float64Array(n);
+  const gm = new Float64Array(n);
+  const step = new Float64Array(n);
+  const work = new Float64Array(n);
+  for (let iter = 1; iter <= maxIter; iter++) {
+    // negative Hessian by central differences of the gradient, symmetrised
+    for (let l = 0; l < n; l++) {
+      const e = 1e-5 * Math.max(1, Math.abs(x[l]!));
+      const xl = x[l]!;
+      x[l] = xl + e;
+      f(x, gp);
+      x[l] = xl - e;
+      f(x, gm);
+      x[l] = xl;
+      for (let k = 0; k < n; k++) H[k * n + l] = -(gp[k]! - gm[k]!) / (2 * e);
+    }
+    for (let k = 0; k < n; k++)
+      for (let l = 0; l < k; l++) H[k * n + l] = H[l * n + k] = (H[k * n + l]! + H[l * n + k]!) / 2;
+    for (let k = 0; k < n; k++) H[k * n + k]! += 1e-10;
+    choleskySolve(cholesky(Float64Array.from(H), n), g, n, step, work);
+    let t = 1;
+    const next = new Float64Array(n);
+    const gNext = new Float64Array(n);
+    let v = -Infinity;
+    for (let tries = 0; tries < 40; tries++, t /= 2) {
+      for (let k = 0; k < n; k++) next[k] = x[k]! + t * Math.max(-2, Math.min(2, step[k]!));
+      v = f(next, gNext);
+      if (v >= value - 1e-12) break;
+    }
+    const moved = Math.max(...Array.from(step, (s) => Math.abs(t * s)));
+    x = next;
+    g.set(gNext);
+    const gain = v - value;
+    value = v;
+    if (moved < 1e-9 || (gain >= 0 && gain < 1e-12 && moved < 1e-6))
+      return { x, value, iterations: iter, converged: true };
+  }
+  return { x, value, iterations: maxIter, converged: false };
+}
+
+/** Model 0 pinned at 0 while fitting; ratings centred afterwards. */
+function toRatings(beta: Float64Array, n: number): number[] {
+  const b = [0, ...Array.from(beta.subarray(0, n - 1))];
+  const mean = b.reduce((s, x) => s + x, 0) / n;
+  return b.map((x) => (x - mean) / ALPHA + 1000);
+}
+
+/** Rao–Kupper ties: wins and ties per pair of models. */
+export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
+  const models = [...new Set(battles.flatMap((b) => [b.a, b.b]))].sort();
+  const idx = new Map(models.map((m, k) => [m, k]));
+  const n = models.length;
+  // per unordered pair: [i, j, i won, j won, ties]
+  const pairs = new Map<string, [number, number, number, number, number]>();
+  for (const b of battles) {
+    let i = idx.get(b.a)!;
+    let j = idx.get(b.b)!;
+    let s: number = b.score;
+    if (i > j) [i, j, s] = [j, i, 1 - s];
+    const key = `${i},${j}`;
+    const p = pairs.get(key) ?? [i, j, 0, 0, 0];
+    if (s === 1) p[2]++;
+    else if (s === 0) p[3]++;
+    else p[4]++;
+    pairs.set(key, p);
+  }
+  const rows = [...pairs.values()];
+  const beta = (x: Float64Array, k: number) => (k === 0 ? 0 : x[k - 1]!);
+  // x = (β_1 .. β_{n-1}, ν) with θ = 1 + e^ν
+  const ll = (x: Float64Array, g: Float64Array) => {
+    g.fill(0);
+    const nu = x[n - 1]!;
+    const theta = 1 + Math.exp(nu);
+    let v = 0;
+    let dTheta = 0;
+    for (const [i, j, wi, wj, t] of rows) {
+      const [bi, bj] = [beta(x, i), beta(x, j)];
+      // shift by the larger strength so the exponentials stay finite
+      const m = Math.max(bi, bj);
+      const [ei, ej] = [Math.exp(bi - m), Math.exp(bj - m)];
+      const A = ei + theta * ej;
+      const B = ej + theta * ei;
+      const [lA, lB] = [Math.log(A) + m, Math.log(B) + m];
+      v += wi * (bi - lA) + wj * (bj - lB) + t * (Math.log(theta * theta - 1) + bi + bj - lA - lB);
+      // d/dβ_i, d/dβ_j, d/dθ
+      const dAi = ei / A;
+      const dAj = (theta * ej) / A;
+      const dBi = (theta * ei) / B;
+      const dBj = ej / B;
+      const gi = wi * (1 - dAi) - wj * dBi + t * (1 - dAi - dBi);
+      const gj = -wi * dAj + wj * (1 - dBj) + t * (1 - dAj - dBj);
+      dTheta += -wi * (ej / A) - wj * (ei / B) + t * ((2 * theta) / (theta * theta - 1) - ej / A - ei / B);
+      if (i > 0) g[i - 1]! += gi;
+      if (j > 0) g[j - 1]! += gj;
+    }
+    g[n - 1] = dTheta * (theta - 1);
+    return v;
+  };
+  const x0 = new Float64Array(n);
+  x0[n - 1] = Math.log(0.5);
+  const r = newton(ll, x0);
+  const theta = 1 + Math.exp(r.x[n - 1]!);
+  return {
+    models,
+    ratings: toRatings(r.x, n),
+    theta,
+    tieAtEqual: (theta - 1) / (theta + 1),
+    logLik: r.value,
+    iterations: r.iterations,
+    converged: r.converged,
+  };
+}
+
+/** A position term: every game on its own, the first-shown answer's score (ties half). */
+export function fitPositionBT(games: readonly PairGame[]): PositionFit {
+  const played = games.filter((g) => g.verdict !== 'error');
+  const models = [...new Set(played.flatMap((g) => [g.model1, g.model2]))].sort();
+  const idx = new Map(models.map((m, k) => [m, k]));
+  const n = models.length;
+  // per ordered (first, second): [first, second, first's score, games]
+  const cells = new Map<string, [number, number, number, number]>();
+  for (const g of played) {
+    const [first, second] = g.order === 'AB' ? [g.model1, g.model2] : [g.model2, g.model1];
+    const s1 = g.verdict === 'model_1' ? 1 : g.verdict === 'model_2' ? 0 : 0.5;
+    const s = g.order === 'AB' ? s1 : 1 - s1;
+    const [f, sc] = [idx.get(first)!, idx.get(second)!];
+    const key = `${f},${sc}`;
+    const c = cells.get(key) ?? [f, sc, 0, 0];
+    c[2] += s;
+    c[3]++;
+    cells.set(key, c);
+  }
+  const rows = [...cells.values()];
+  const beta = (x: Float64Array, k: number) => (k === 0 ? 0 : x[k - 1]!);
+  // x = (β_1 .. β_{n-1}, h)
+  const ll = (x: Float64Array, g: Float64Array) => {
+    g.fill(0);
+    const h = x[n - 1]!;
+    let v = 0;
+    for (const [f, s, score, count] of rows) {
+      const z = beta(x, f) - beta(x, s) + h;
+      // log σ(z) and log σ(−z), stably
+      const lp = -Math.log1p(Math.exp(-Math.abs(z))) + Math.min(0, z);
+      const lq = lp - z;
+      v += score * lp + (count - score) * lq;
+      const d = score - count / (1 + Math.exp(-z));
+      if (f > 0) g[f - 1]! += d;
+      if (s > 0) g[s - 1]! -= d;
+      g[n - 1]! += d;
+    }
+    return v;
+  };
+  const r = newton(ll, new Float64Array(n));
+  const h = r.x[n - 1]!;
+  return {
+    models,
+    ratings: toRatings(r.x, n),
+    position: h / ALPHA,
+    firstAtEqual: 1 / (1 + Math.exp(-h)),
+    logLik: r.value,
+    iterations: r.iterations,
+    converged: r.converged,
+  };
+}

@@ -1,0 +1,43 @@
+// `arena ratings --ties rao-kupper` and `--position`: the Bradley–Terry variants over a judge's stored data.
+import { HUMAN } from '../core/constants.ts';
+import { pairGameOf } from '../core/outcomes.ts';
+import { battlesFromOutcomes, battlesFromVotes } from '../core/ratings.ts';
+import {
+  fitPositionBT,
+  fitRaoKupper,
+  type PositionFit,
+  type RaoKupperFit,
+} from '../core/stats/bt-variants.ts';
+import type { Store } from '../storage/store.ts';
+import { judgeData } from './results.ts';
+
+export type VariantReport =
+  | ({ variant: 'rao-kupper'; judge: string; battles: number } & RaoKupperFit)
+  | ({ variant: 'position'; judge: string; games: number } & PositionFit);
+
+/** Rao–Kupper ties over the judge's match outcomes (the experts: their votes). */
+export async function raoKupperReport(store: Store, judge: string, turn?: number): Promise<VariantReport> {
+  const d = await judgeData(store, judge);
+  const keep = (t: number) => turn === undefined || t === turn;
+  const battles =
+    judge === HUMAN
+      ? battlesFromVotes(d.votes.filter((v) => keep(v.turn)))
+      : battlesFromOutcomes(d.outcomes.filter((o) => keep(o.turn)));
+  return { variant: 'rao-kupper', judge, battles: battles.length, ...fitRaoKupper(battles) };
+}
+
+/**
+ * A position term over the judge's stored games, each on its own. Undefined when the judge has no games (a judge
+ * known only from recorded match outcomes, such as GPT-4's gpt4_pair split, or the experts' votes).
+ */
+export async function positionReport(
+  store: Store,
+  judge: string,
+  turn?: number,
+): Promise<VariantReport | undefined> {
+  const games = (await store.games.list({ judge, kind: 'pairwise' }))
+    .map(pairGameOf)
+    .filter((g) => (turn === undefined || g.turn === turn) && g.verdict !== 'error');
+  if (!games.length) return undefined;
+  return { variant: 'position', judge, games: games.length, ...fitPositionBT(games) };
+}
