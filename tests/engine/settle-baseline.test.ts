@@ -83,7 +83,7 @@ describe('arena run --mode pairwise-baseline --until-settled', { timeout: 120_00
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--width is a share of wins: a number above 0 and at most 1, not 1\.5/);
     const wrong = await runArena([...base, '--width', '0.5']);
-    expect(wrong.stderr).toMatch(/--width go with --until-settled/);
+    expect(wrong.stderr).toMatch(/--width and --json go with --until-settled/);
     const s = await runArena([...base, '--until-settled', '--round', '10', '--width', '1']);
     expect(s.code, s.stderr).toBe(0);
     expect(s.stdout).toMatch(
