@@ -204,3 +204,27 @@ export const checkpoints = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.series, t.name] })],
 );
+
+/**
+ * What the site shows, computed when the games change (src/reports/site/stored.ts): one row per view and its
+ * parameters, with the digest of the data it was computed from and the format version of its JSON body.
+ */
+export const reports = sqliteTable(
+  'reports',
+  {
+    /** the family of figures: leaderboard, matrix, judge-board, ... */
+    view: text('view').notNull(),
+    /** the view's parameters (judge, turn, category, options), '' when it takes none */
+    params: text('params').notNull(),
+    /** the digest of the games, votes and answers it was computed from */
+    digest: text('digest').notNull(),
+    /** the format of `body` (REPORT_VERSION); a row of another version is recomputed */
+    version: integer('version').notNull(),
+    /** JSON */
+    body: text('body').notNull(),
+    builtAt: integer('built_at').notNull(),
+    /** how long computing it took (ms) */
+    ms: integer('ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.view, t.params] })],
+);

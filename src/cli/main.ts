@@ -42,6 +42,7 @@ export const main = defineCommand({
     cost: () => import('./commands/ops.ts').then((m) => m.costCommand),
     checkpoints: () => import('./commands/checkpoints.ts').then((m) => m.checkpointsCommand),
     accuracy: () => import('./commands/pairs.ts').then((m) => m.accuracyCommand),
+    reports: () => import('./commands/reports.ts').then((m) => m.reportsCommand),
   },
 });
 

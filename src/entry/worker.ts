@@ -8,9 +8,10 @@ export interface Env {
   DB: AnyD1Database;
   /** enables the token-protected write endpoints (cache purge) when set: `wrangler secret put ADMIN_TOKEN` */
   ADMIN_TOKEN?: string;
-  /** bootstrap rounds behind rating and kappa intervals (default 1000); fewer spend less CPU per cold isolate */
-  BOOTSTRAP_ROUNDS?: string;
-  /** "sandwich": rating intervals from one fit's robust covariance instead of the bootstrap (README: "Sandwich intervals") */
+  /**
+   * "sandwich": show the reports built with sandwich intervals (`arena reports --rebuild --intervals sandwich`
+   * before `arena publish`) instead of the bootstrap's (README: "Sandwich intervals")
+   */
   INTERVALS?: string;
   /** the site's public address (https://host): canonical links and og:url become absolute */
   SITE_URL?: string;
@@ -23,8 +24,9 @@ export default {
     // one app per isolate: its result cache lives as long as the isolate does
     app ??= createApp({
       store: openD1Store(env.DB),
+      // the Worker shows the reports `arena publish` shipped with the rows; it never computes one
+      reports: 'read',
       ...(env.ADMIN_TOKEN ? { adminToken: env.ADMIN_TOKEN } : {}),
-      ...(env.BOOTSTRAP_ROUNDS ? { bootstrapRounds: Number(env.BOOTSTRAP_ROUNDS) } : {}),
       ...(env.INTERVALS ? { intervals: intervalsVar(env.INTERVALS) } : {}),
       ...(env.SITE_URL ? { siteUrl: env.SITE_URL } : {}),
     });

@@ -103,7 +103,7 @@ export const CheckpointsConfig = z.strictObject({
   referenceSource: z.string().default(DEFAULT_REFERENCE_SOURCE),
   parser: z.enum(['last', 'fastchat']).default('last'),
   budget: z.strictObject({ maxUsd: z.number().nonnegative() }).optional(),
-  /** the dry run's cost estimate before a judge has stored games: characters per input token, output tokens per game (default: settings.maxTokens) */
+  /** the dry run's cost estimate before a judge has stored games: characters per input token, output tokens per game (default: TYPICAL_JUDGMENT_TOKENS, at most settings.maxTokens) */
   estimate: z
     .strictObject({
       charsPerToken: z.number().positive().default(4),

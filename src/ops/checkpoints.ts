@@ -24,7 +24,7 @@ import { modelOf, seriesTournament, temperatureFor, type CheckpointsConfig } fro
 import { settleOptions, type JudgeConfig, type Loaded } from './config.ts';
 import type { Env, OpenJudge, Spill } from './deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
-import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
+import { Budget, calibrate, costOf, priceFor, upperBoundCost } from './prices.ts';
 
 export {
   CATEGORY_TEMPERATURES,
@@ -267,7 +267,9 @@ async function judgeSeries(
         parser: c.parser,
         concurrency: j.concurrency,
         costOf: (tin, tout) => costOf(price, tin, tout),
-        ...(budget ? { budget: budget.gate((_id, spec) => estimateCost(spec, tokens, price)) } : {}),
+        ...(budget
+          ? { budget: budget.gate((_id, spec) => upperBoundCost(spec, tokens, price, c.settings.maxTokens)) }
+          : {}),
         ...(o.signal ? { signal: o.signal } : {}),
         onProgress: (p: RunProgress) => {
           if (p.last && 'game' in p.last) runCost += p.last.game.cost ?? 0;

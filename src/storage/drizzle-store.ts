@@ -8,6 +8,7 @@ import { DrizzleGames } from './drizzle/games.ts';
 import { importBundle } from './drizzle/import.ts';
 import { DrizzleLeases } from './drizzle/leases.ts';
 import { DrizzleLedger } from './drizzle/ledger.ts';
+import { DrizzleReports } from './drizzle/reports.ts';
 import { DrizzleRefreshes } from './drizzle/refreshes.ts';
 import { DrizzleRuns } from './drizzle/runs.ts';
 import type { AnyDb, DrizzleStoreOptions } from './drizzle/shared.ts';
@@ -26,6 +27,7 @@ const GROUPS: Record<StoreGroup, true> = {
   checkpoints: true,
   batches: true,
   ledger: true,
+  reports: true,
 };
 /** The Store's groups by name (the busy retry of sqlite.ts wraps each one's methods). */
 export const STORE_GROUPS = Object.keys(GROUPS) as StoreGroup[];
@@ -41,6 +43,7 @@ export class DrizzleStore implements Store {
   readonly checkpoints: DrizzleCheckpoints;
   readonly batches: DrizzleBatches;
   readonly ledger: DrizzleLedger;
+  readonly reports: DrizzleReports;
 
   constructor(private readonly o: DrizzleStoreOptions) {
     this.db = o.db;
@@ -53,6 +56,7 @@ export class DrizzleStore implements Store {
     this.checkpoints = new DrizzleCheckpoints(o.db);
     this.batches = new DrizzleBatches(o.db);
     this.ledger = new DrizzleLedger(o.db);
+    this.reports = new DrizzleReports(o);
   }
 
   async importBundle(b: ImportBundle): Promise<ImportCounts> {

@@ -2,6 +2,7 @@
 import * as figures from '../core/format.ts';
 import type { Context } from 'hono';
 import type { SiteData } from '../reports/site/site-data.ts';
+import type { StoredReports } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
 import type { ResultCache } from './result-cache.ts';
 import { clip } from './clip.ts';
@@ -18,6 +19,8 @@ export interface Site {
   /** the data-dependent parameter checks (404 for names the database does not know) */
   check: Lookups;
   send: Send;
+  /** the stored reports the site's data reads (src/reports/site/stored.ts) */
+  reports: StoredReports;
   /** a page in the site's frame, its footer saying when the data last changed and what changed it */
   page(c: Context, view: string, title: string, d: object): Promise<string>;
 }

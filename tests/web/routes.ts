@@ -21,7 +21,15 @@ export function expectInert(html: string): void {
   expect(html).not.toMatch(/<img[^>]*src="?https?:/i);
 }
 
-export function describeRoutes(name: string, setup: () => Promise<Target>): void {
+/**
+ * The route tests against the target `setup` starts; `more` adds tests of that target's own (they share its
+ * server, started once).
+ */
+export function describeRoutes(
+  name: string,
+  setup: () => Promise<Target>,
+  more?: (target: () => Target) => void,
+): void {
   describe(`site routes: ${name}`, () => {
     let t: Target;
     beforeAll(async () => {
@@ -451,5 +459,6 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       const head = await t.request('/', { method: 'HEAD' });
       expect(head.status).toBe(200);
     });
+    more?.(() => t);
   });
 }

@@ -6,23 +6,89 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
 import { buildFixture } from './fixture.ts';
-import { describeRoutes } from './routes.ts';
+import { createApp } from '../../src/web/app.ts';
+import { openSqliteStore } from '../../src/storage/sqlite.ts';
+import { describeRoutes, type Target } from './routes.ts';
 import { localD1, wrangler, wranglerDev } from './support.ts';
 
-describeRoutes('Worker under wrangler dev over local D1', async () => {
-  const dir = tmpDir('arena-worker-');
-  const { file, store } = await buildFixture(dir);
-  await store.close();
-  const persist = await localD1(dir);
-  const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 360_000 });
-  expect(pub.code, pub.stderr).toBe(0);
-  expect(pub.stdout).toMatch(/published .* to D1 mt-arena \(local\)/);
-  const dev = await wranglerDev(persist, { BOOTSTRAP_ROUNDS: '200' });
-  return {
-    request: (path, init) => fetch(dev.url + path, { ...init, redirect: 'manual' }),
-    close: () => dev.stop(),
-  };
-});
+/** the token of the Worker's admin endpoints in these tests (what its stored reports did: /api/admin/reports) */
+const ADMIN = 'worker-test-token';
+/** the published database file, and the in-process site over it (SQLite) */
+let file = '';
+
+describeRoutes(
+  'Worker under wrangler dev over local D1',
+  async () => {
+    const dir = tmpDir('arena-worker-');
+    const fx = await buildFixture(dir);
+    file = fx.file;
+    await fx.store.close();
+    const persist = await localD1(dir);
+    const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 360_000 });
+    expect(pub.code, pub.stderr).toBe(0);
+    expect(pub.stdout).toMatch(/published .* to D1 mt-arena \(local\)/);
+    const dev = await wranglerDev(persist, { ADMIN_TOKEN: ADMIN });
+    return {
+      request: (path, init) => fetch(dev.url + path, { ...init, redirect: 'manual' }),
+      close: () => dev.stop(),
+    };
+  },
+  workerReports,
+);
+
+/** Every page linked from the home page and every /api table: the same bytes from D1 as from SQLite, none computed. */
+function workerReports(target: () => Target): void {
+  const auth = { headers: { Authorization: `Bearer ${ADMIN}` } };
+  /** the site's own pages the home page links to, with their query */
+  const linked = (html: string) => [
+    '/',
+    ...new Set(
+      [...html.matchAll(/href="(\/[^"]*)"/g)]
+        .map((m) => m[1]!.replace(/&amp;/g, '&'))
+        .filter((h) => !/^\/(static|charts|favicon|api|#)/.test(h) && h !== '/'),
+    ),
+  ];
+
+  it('renders every page linked from / from the published reports, computing none', async () => {
+    const w = target();
+    const pages = linked(await (await w.request('/')).text());
+    expect(pages).toEqual(
+      expect.arrayContaining(['/judges', '/matrix', '/health', '/style', '/checkpoints']),
+    );
+    expect(pages.some((p) => p.startsWith('/models/'))).toBe(true);
+    for (const p of pages) {
+      const r = await w.request(p);
+      expect(r.status, p).toBe(200);
+      expect(await r.text(), p).not.toMatch(/being updated/);
+    }
+    const counts = (await (await w.request('/api/admin/reports', auth)).json()) as Record<string, unknown>;
+    expect(counts).toMatchObject({ mode: 'read', computed: 0, missing: 0, stale: 0 });
+    expect(counts.read as number).toBeGreaterThan(10);
+  });
+
+  it('serves byte-identical JSON to the SQLite site for every /api table after a publish', async () => {
+    const w = target();
+    const store = openSqliteStore(file, { readonly: true });
+    try {
+      const local = createApp({ store, reports: 'serve' });
+      const idx = JSON.parse(await (await local.request('/api')).text()) as {
+        tables: Record<string, { example?: string }>;
+      };
+      const paths = Object.entries(idx.tables).flatMap(([name, t]) => {
+        const q = t.example ? t.example.slice(t.example.indexOf('?')) : '';
+        return [`/api/${name}${q}`, `/api/${name}?judge=human`].filter((p, k) => k === 0 || !t.example);
+      });
+      expect(paths.length).toBeGreaterThanOrEqual(Object.keys(idx.tables).length);
+      for (const p of ['/api', '/api/standings?judge=gpt-4', ...paths]) {
+        const [a, b] = [await w.request(p), await local.request(p)];
+        expect(b.status, p).toBe(a.status);
+        expect(await a.text(), p).toBe(await b.text());
+      }
+    } finally {
+      await store.close();
+    }
+  });
+}
 
 describe('the Worker bundle', () => {
   it('reaches neither better-sqlite3, node-llama-cpp, openai nor the CLI, and generates no code at run time', async () => {

@@ -2,7 +2,7 @@
 // interrupt handling and progress bars the long jobs share (`arena checkpoints`: checkpoints.ts).
 import { defineCommand } from 'citty';
 import type cliProgress from 'cli-progress';
-import { progressBar } from '../progress-bar.ts';
+import { drawsBar, progressBar } from '../progress-bar.ts';
 import { setMaxListeners } from 'node:events';
 import { int, oneOf, table } from '../format.ts';
 import { dbArg, exitStatus, jsonArg, print, printJson, withStore } from '../shared.ts';
@@ -38,7 +38,7 @@ export function progressBars() {
       bar.stop();
       bar = undefined;
     }
-    process.stderr.write(`${bar ? '\n' : ''}${m}\n`);
+    process.stderr.write(`${bar && drawsBar() ? '\n' : ''}${m}\n`);
   };
   return {
     log,

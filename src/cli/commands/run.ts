@@ -1,6 +1,6 @@
 import { defineCommand, type ArgsDef, type ParsedArgs } from 'citty';
 import type cliProgress from 'cli-progress';
-import { progressBar } from '../progress-bar.ts';
+import { drawsBar, progressBar } from '../progress-bar.ts';
 import { processLiveness } from '../liveness.ts';
 import { runTournament, type RunSummary } from '../../engine/run.ts';
 import { setMaxListeners } from 'node:events';
@@ -13,6 +13,7 @@ import type { JudgeCallError } from '../../judges/judge.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import { dbArg, exitStatus, openStore, print } from '../shared.ts';
+import { updateReportsOf } from '../reports.ts';
 import { checkModels, checkPairSet, checkTurns } from '../validate.ts';
 import { DEFAULT_BASELINE, DEFAULT_REFERENCE_SOURCE } from '../../core/constants.ts';
 import { ensureRunPrompts, missingRunPrompts } from '../../importers/builtin.ts';
@@ -176,7 +177,7 @@ export default defineCommand({
     // without a key OpenAI answers every call with 401: say so before the database is opened
     if (!args['dry-run']) checkApiKeys(setups.values(), process.env);
     const ui: RunUi = { bar: undefined, interrupted: false };
-    const log = (m: string) => process.stderr.write(`${ui.bar ? '\n' : ''}${m}\n`);
+    const log = (m: string) => process.stderr.write(`${ui.bar && drawsBar() ? '\n' : ''}${m}\n`);
     const makeJudge = (spec: string) =>
       openJudge(setups.get(spec) ?? judgeSetupOf(spec, args), process.env, {
         log,
@@ -271,6 +272,8 @@ export default defineCommand({
       await judge.close?.();
       await store.close();
     }
+    // the games played so far are stored, also after an interruption or a failure
+    if (!args['dry-run']) await updateReportsOf(args.db);
   },
 });
 
@@ -373,7 +376,12 @@ async function playWithProgress(
       ui.bar = progressBar(
         'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {tpm}',
       );
-      ui.bar.start(toPlay, 0, { rate: '0.0', failed: 0, tokens: 0, tpm: '' });
+      ui.bar.start(toPlay, 0, {
+        rate: '0.0',
+        failed: 0,
+        tokens: 0,
+        tpm: tokensPerMinute(0, 0, judge.limits().tpm),
+      });
     },
     onProgress: (p) => {
       if (ui.interrupted) return;

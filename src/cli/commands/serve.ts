@@ -8,6 +8,7 @@ import { oneOf, UsageError } from '../format.ts';
 import { cacheDir } from '../cache-dir.ts';
 import { dbArg, openStore, print, withStore } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
+import { updateReports } from '../reports.ts';
 
 async function listen(
   store: SqliteStore,
@@ -22,7 +23,11 @@ async function listen(
     import('../../entry/node.ts'),
   ]);
   const server = serve(
-    { ...nodeSite({ store, intervals, ...(siteUrl ? { siteUrl } : {}) }), port, hostname: host },
+    {
+      ...nodeSite({ store, intervals, reports: 'serve', ...(siteUrl ? { siteUrl } : {}) }),
+      port,
+      hostname: host,
+    },
     (info) => print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`),
   );
   try {
@@ -126,6 +131,7 @@ export const startCommand = defineCommand({
   },
   async run({ args }) {
     const port = portOf(args.port);
+    const intervals = oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const);
     const log = (m: string) => process.stderr.write(`${m}\n`);
     const existed = existsSync(args.db);
     const judges = existed
@@ -231,18 +237,14 @@ export const startCommand = defineCommand({
           `imported ${sets.length} labelled pair sets from ${llmbar}: ${sets.reduce((n, s) => n + s.items, 0)} items, judges ${[...new Set(sets.flatMap((s) => s.judges))].join(', ')}`,
         );
       }
+      // the site's figures, computed once here (and kept current by every later write) rather than on first visit
+      if (intervals === 'bootstrap') await updateReports(store, { force: true, progress: true });
     } catch (e) {
       await store.close();
       if (!existed) for (const f of [args.db, `${args.db}-wal`, `${args.db}-shm`]) rmSync(f, { force: true });
       throw e;
     }
-    await listen(
-      store,
-      port,
-      args.host,
-      oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const),
-      siteUrl(args['site-url']),
-    );
+    await listen(store, port, args.host, intervals, siteUrl(args['site-url']));
   },
 });
 

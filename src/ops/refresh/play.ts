@@ -9,7 +9,7 @@ import type { Store } from '../../storage/store.ts';
 import type { RefreshConfig } from '../config.ts';
 import type { Env } from '../deps.ts';
 import { canaryDrift, type Drift } from '../health.ts';
-import { Budget, costOf, estimateCost } from '../prices.ts';
+import { Budget, costOf, estimateCost, upperBoundCost } from '../prices.ts';
 import type { JudgePlan, RefreshOptions, RefreshSummary } from './types.ts';
 
 export interface PlayInput {
@@ -91,13 +91,14 @@ async function playRun(
   settle?: JudgePlan['modes'][number]['settle'],
 ): Promise<void> {
   const { o, c } = p;
-  const est = (_id: string, spec: GameSpec) => estimateCost(spec, jp.tokens, jp.price);
+  const bound = (_id: string, spec: GameSpec) =>
+    upperBoundCost(spec, jp.tokens, jp.price, c.settings.maxTokens);
   const full: TournamentOptions = {
     ...opts,
     parser: c.parser,
     concurrency: jp.cfg.concurrency,
     costOf: (tin, tout) => costOf(jp.price, tin, tout),
-    ...(budget ? { budget: budget.gate(est) } : {}),
+    ...(budget ? { budget: budget.gate(bound) } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),
     onProgress: (pr) => o.onProgress?.({ ...pr, judge: jp.judge.id }),
@@ -130,7 +131,7 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
   const { o, c, store } = p;
   const { runBatches } = await import('../batch.ts');
   const games = jp.modes.flatMap((m) => m.games);
-  const gate = budget?.gate((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
+  const gate = budget?.all((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
   const b = await runBatches({
     store,
     judgeId: jp.judge.id,

@@ -7,6 +7,7 @@ import type { Store } from '../../storage/store.ts';
 import { accuracyReport } from '../accuracy.ts';
 import { biasReport } from '../analytics.ts';
 import { judgeBoard, type BoardRow } from '../judges/board.ts';
+import { judgeDuel, type JudgeDuel } from '../judges/duel.ts';
 import type { Catalog, Memo, SiteOptions } from './catalog.ts';
 
 export interface ConsistencyRow {
@@ -58,6 +59,13 @@ export class JudgeTables {
   /** The judge leaderboard (src/reports/judges/board.ts): every judge, with intervals. */
   judgeBoard(): Promise<BoardRow[]> {
     return this.cache.get('judgeBoard', () => judgeBoard(this.store, { rounds: this.o.bootstrapRounds }));
+  }
+
+  /** GPT-4 beside the study's judge (src/reports/judges/duel.ts): the leaderboard's comparison. */
+  duel(pair: [string, string]): Promise<JudgeDuel> {
+    return this.cache.get(`duel:${pair.join(':')}`, () =>
+      judgeDuel(this.store, ...pair, { judgeData: (j) => this.catalog.judgeData(j) }),
+    );
   }
 
   /** Accuracy of every judge on every labelled pair set (`arena accuracy`). */

@@ -10,7 +10,7 @@ import type { MatchOutcome, SingleStanding, Standing } from '../../core/types.ts
 import { HUMAN } from '../../core/constants.ts';
 import type { Store } from '../../storage/store.ts';
 import { adaptiveNote, adaptiveRounds } from '../adaptive.ts';
-import { singleResults } from '../results.ts';
+import { singleResults, standings, type StandingsQuery } from '../results.ts';
 import type { Catalog, Filter, Memo, SiteOptions } from './catalog.ts';
 
 export interface LeaderRow extends Standing {
@@ -163,6 +163,15 @@ export class Leaderboards {
   adaptive(judge: string): Promise<string | undefined> {
     return this.cache.get(`adaptive:${judge}`, async () =>
       adaptiveNote(await adaptiveRounds(this.store, judge)),
+    );
+  }
+
+  /** FastChat-shaped standings (`arena standings --json`): /api/standings. */
+  standings(
+    q: StandingsQuery & { mode: 'pairwise-all' | 'pairwise-baseline' | 'single' },
+  ): Promise<Standing[]> {
+    return this.cache.get(`standings:${q.judge}:${q.mode}:${q.turn ?? ''}:${q.baseline ?? ''}`, () =>
+      standings(this.store, q),
     );
   }
 

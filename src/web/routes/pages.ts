@@ -3,7 +3,7 @@
 // (src/reports/site/).
 import { HUMAN } from '../../core/constants.ts';
 import type { Hono } from 'hono';
-import { duelPair, judgeDuel } from '../../reports/judges/duel.ts';
+import { duelPair } from '../../reports/judges/duel.ts';
 import type { Filter } from '../../reports/site/catalog.ts';
 import { query, QUERY, validPage } from '../params.ts';
 import { ALERT, qs, type Site } from '../site.ts';
@@ -20,7 +20,7 @@ export function pageRoutes(app: Hono, s: Site): void {
 
 /** `/`: the leaderboards, single-answer grading and, when the database has both, GPT-4 beside the study's judge. */
 function leaderboardPages(app: Hono, s: Site): void {
-  const { send, page, check, store, cache } = s;
+  const { send, page, check } = s;
   const { catalog, leaderboards, history } = s.data;
 
   /** What the leaderboard's introduction says about the data shown (never a hard-coded description). */
@@ -47,11 +47,7 @@ function leaderboardPages(app: Hono, s: Site): void {
       const [latest] = await history.refreshes(1);
       // GPT-4 beside the Llama-2-70B judge, when the database has both
       const pair = judge ? undefined : duelPair(await catalog.rankedJudges());
-      const duel = pair
-        ? await cache.get(`duel:${pair.join(':')}`, () =>
-            judgeDuel(store, ...pair, { judgeData: (j) => catalog.judgeData(j) }),
-          )
-        : undefined;
+      const duel = pair ? await s.data.judges.duel(pair) : undefined;
       const duelBoards = pair
         ? Object.fromEntries(
             await Promise.all(pair.map(async (j) => [j, await leaderboards.leaderboard(j, f)] as const)),
