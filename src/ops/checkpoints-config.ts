@@ -13,6 +13,7 @@ import {
   loadJsonConfig,
   refuseDatabaseTarget,
   resolvePath,
+  SettleBaseline,
   type Loaded,
 } from './config.ts';
 
@@ -78,6 +79,8 @@ export const CheckpointsConfig = z.strictObject({
     })
     .optional(),
   judges: z.array(JudgeConfig).min(1),
+  /** play the checkpoints' matches in rounds, each stopping once decided against the baseline (see config.ts) */
+  untilSettled: SettleBaseline.optional(),
   generation: z
     .strictObject({
       maxTokens: z.number().int().positive().default(1024),

@@ -9,7 +9,8 @@ import pLimit from 'p-limit';
 import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import { ArenaError, type Answer, type Question } from '../core/types.ts';
 import type { Liveness } from '../engine/play/index.ts';
-import { runTournament, type RunProgress } from '../engine/run.ts';
+import { runTournament, type RunProgress, type RunSummary } from '../engine/run.ts';
+import { runUntilSettled } from '../engine/settle.ts';
 import { judgeData } from '../reports/results.ts';
 import { llamaCppGenerator } from '../generators/llama-cpp.ts';
 import { openaiGenerator } from '../generators/openai.ts';
@@ -20,7 +21,7 @@ import type { JudgeCallError } from '../judges/judge.ts';
 import type { CheckpointGeneration, Store } from '../storage/store.ts';
 import { checkpointChart } from '../reports/charts.ts';
 import { modelOf, seriesTournament, temperatureFor, type CheckpointsConfig } from './checkpoints-config.ts';
-import type { JudgeConfig, Loaded } from './config.ts';
+import { settleOptions, type JudgeConfig, type Loaded } from './config.ts';
 import type { Env, OpenJudge, Spill } from './deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
 import { Budget, calibrate, costOf, priceFor, upperBoundCost } from './prices.ts';
@@ -259,7 +260,7 @@ async function judgeSeries(
     });
     let runCost = 0;
     try {
-      const r = await runTournament({
+      const r = await playSeries(c, {
         store,
         judge,
         ...seriesTournament(c, models),
@@ -287,13 +288,40 @@ async function judgeSeries(
       failed += r.failed;
       skipped += r.skipped;
       cost += (r.cost ?? 0) + r.costEstimated;
-      log(`${judge.id}: ${r.played} played, ${r.failed} failed, ${r.planned - r.toPlay} already stored`);
+      log(`${judge.id}: ${r.played} played, ${r.failed} failed, ${r.stored} already stored`);
+      if (r.settled) log(`${judge.id}: ${r.settled}`);
     } finally {
       await judge.close?.();
     }
   }
   return { played, failed, cost, skipped };
 }
+
+/**
+ * The series' tournament for one judge: the whole plan, or with `untilSettled` the plan's matches in rounds
+ * until every checkpoint is decided against the baseline (engine/settle.ts); its figures summed over rounds.
+ */
+async function playSeries(c: CheckpointsConfig, t: TournamentOptions) {
+  const settle = settleOptions(c.untilSettled);
+  if (!settle) {
+    const r = await runTournament(t);
+    return { ...r, stored: r.planned - r.toPlay, settled: undefined };
+  }
+  const s = await runUntilSettled({ ...t, ...settle });
+  const sum = (f: (r: RunSummary) => number) => s.runs.reduce((a, r) => a + f(r), 0);
+  const why = (s.models ?? []).map((m) => `${m.model} ${m.why}`).join(', ');
+  return {
+    played: sum((r) => r.played),
+    failed: sum((r) => r.failed),
+    skipped: sum((r) => r.skipped),
+    cost: sum((r) => r.cost ?? 0),
+    costEstimated: sum((r) => r.costEstimated),
+    stored: s.stored - sum((r) => r.played),
+    settled: `until settled: ${s.stop} after ${s.rounds} round(s) (${why}); ${s.stored} of the full plan's ${s.planned} games stored`,
+  };
+}
+
+type TournamentOptions = Parameters<typeof runTournament>[0];
 
 export interface CheckpointsReport {
   series: string;

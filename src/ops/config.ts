@@ -27,12 +27,47 @@ export const JudgeConfig = JudgeSetup.extend({
 });
 export type JudgeConfig = z.infer<typeof JudgeConfig>;
 
+/** matches (both orders) per round of an adaptive run */
+const Round = z.number().int().min(1);
+
+/**
+ * `untilSettled` of a pairwise-all mode: `true`, or its options. The plan's matches are played in rounds
+ * where the rank intervals are still open (`arena run --until-settled`); `target`: also stop once the rank
+ * intervals' widths sum to at most this.
+ */
+export const SettleAll = z.union([
+  z.boolean(),
+  z.strictObject({ round: Round.optional(), target: z.number().min(0).optional() }),
+]);
+
+/**
+ * `untilSettled` of a pairwise-baseline mode (a checkpoint config's too): each model stops once its interval
+ * against the baseline excludes 50% or is narrower than `width` (a share of wins, above 0 and at most 1).
+ */
+export const SettleBaseline = z.union([
+  z.boolean(),
+  z.strictObject({ round: Round.optional(), width: z.number().gt(0).max(1).optional() }),
+]);
+
+/** An `untilSettled` value as the engine's options (undefined: play the whole plan). */
+export function settleOptions(
+  v: z.infer<typeof SettleAll> | z.infer<typeof SettleBaseline> | undefined,
+): { round?: number; target?: number; width?: number } | undefined {
+  if (!v) return undefined;
+  return v === true ? {} : v;
+}
+
 const ModeConfig = z.discriminatedUnion('mode', [
-  z.strictObject({ mode: z.literal('pairwise-all'), models: z.array(z.string().min(1)).optional() }),
+  z.strictObject({
+    mode: z.literal('pairwise-all'),
+    models: z.array(z.string().min(1)).optional(),
+    untilSettled: SettleAll.optional(),
+  }),
   z.strictObject({
     mode: z.literal('pairwise-baseline'),
     baseline: z.string().min(1),
     models: z.array(z.string().min(1)).optional(),
+    untilSettled: SettleBaseline.optional(),
   }),
   z.strictObject({ mode: z.literal('single'), models: z.array(z.string().min(1)).optional() }),
 ]);

@@ -6,7 +6,7 @@ import { planRun } from '../../engine/run.ts';
 import type { JudgeCallError, JudgeProvider } from '../../judges/judge.ts';
 import type { StoreReader } from '../../storage/pending.ts';
 import type { Store } from '../../storage/store.ts';
-import type { RefreshConfig } from '../config.ts';
+import { settleOptions, type RefreshConfig } from '../config.ts';
 import type { OpenJudge } from '../deps.ts';
 import { calibrate, planEstimate, priceFor, type TokenModel } from '../prices.ts';
 import type { JudgePlan, PlanLine } from './types.ts';
@@ -67,6 +67,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
         mode: m.mode,
         models: mModels,
         ...(baseline ? { baseline } : {}),
+        ...(m.mode !== 'single' && m.untilSettled ? { settle: settleOptions(m.untilSettled)! } : {}),
         games,
         toPlay: todo.length,
       });

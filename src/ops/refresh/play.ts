@@ -3,6 +3,7 @@
 import { CANARY_SOURCE } from '../../core/constants.ts';
 import type { GameSpec } from '../../core/types.ts';
 import { runTournament, type RunSummary } from '../../engine/run.ts';
+import { runUntilSettled } from '../../engine/settle.ts';
 import { apiKeyOf } from '../../judges/registry.ts';
 import type { Store } from '../../storage/store.ts';
 import type { RefreshConfig } from '../config.ts';
@@ -52,12 +53,15 @@ export async function playJudges(p: PlayInput, judges: JudgePlan[]): Promise<Pla
     } else {
       for (const m of jp.modes) {
         if (o.signal?.aborted) break;
-        await playRun(p, played, budget, jp, m.mode, {
-          ...common,
-          mode: m.mode,
-          models: m.models,
-          ...(m.baseline ? { baseline: m.baseline } : {}),
-        });
+        await playRun(
+          p,
+          played,
+          budget,
+          jp,
+          m.mode,
+          { ...common, mode: m.mode, models: m.models, ...(m.baseline ? { baseline: m.baseline } : {}) },
+          m.settle,
+        );
       }
     }
     if (c.canary && !o.signal?.aborted) {
@@ -84,11 +88,12 @@ async function playRun(
   jp: JudgePlan,
   mode: string,
   opts: TournamentOptions,
-): Promise<RunSummary> {
+  settle?: JudgePlan['modes'][number]['settle'],
+): Promise<void> {
   const { o, c } = p;
   const bound = (_id: string, spec: GameSpec) =>
     upperBoundCost(spec, jp.tokens, jp.price, c.settings.maxTokens);
-  const r: RunSummary = await runTournament({
+  const full: TournamentOptions = {
     ...opts,
     parser: c.parser,
     concurrency: jp.cfg.concurrency,
@@ -99,7 +104,13 @@ async function playRun(
     onProgress: (pr) => o.onProgress?.({ ...pr, judge: jp.judge.id }),
     ...o.liveness,
     ...(o.spill ? { spill: o.spill } : {}),
-  });
+  };
+  const runs = settle ? (await runUntilSettled({ ...full, ...settle })).runs : [await runTournament(full)];
+  for (const r of runs) record(p, played, jp, mode, r);
+}
+
+/** One run's line in the refresh's summary, and its first errors in the log. */
+function record(p: PlayInput, played: Played, jp: JudgePlan, mode: string, r: RunSummary): void {
   played.runs.push({
     id: r.id,
     judge: jp.judge.id,
@@ -113,7 +124,6 @@ async function playRun(
   });
   if (r.errors.length && !p.refused())
     for (const e of r.errors.slice(0, 3)) p.log(`[${jp.judge.id}] failed: ${e}`);
-  return r;
 }
 
 /** A `batch: true` judge: every mode's games through the Batch API (src/ops/batch.ts), as one run. */

@@ -9,6 +9,7 @@ import { pairwiseStandings } from '../../core/standings.ts';
 import type { MatchOutcome, SingleStanding, Standing } from '../../core/types.ts';
 import { HUMAN } from '../../core/constants.ts';
 import type { Store } from '../../storage/store.ts';
+import { adaptiveNote, adaptiveRounds } from '../adaptive.ts';
 import { singleResults, standings, type StandingsQuery } from '../results.ts';
 import type { Catalog, Filter, Memo, SiteOptions } from './catalog.ts';
 
@@ -156,6 +157,13 @@ export class Leaderboards {
       }
       return out;
     });
+  }
+
+  /** The note for a judge whose games come partly from adaptive runs (reports/adaptive.ts), else undefined. */
+  adaptive(judge: string): Promise<string | undefined> {
+    return this.cache.get(`adaptive:${judge}`, async () =>
+      adaptiveNote(await adaptiveRounds(this.store, judge)),
+    );
   }
 
   /** FastChat-shaped standings (`arena standings --json`): /api/standings. */

@@ -131,6 +131,7 @@ function matrixAndModelPages(app: Hono, s: Site): void {
       return page(c, 'matrix', `Win matrix · ${judge}`, {
         judge,
         ...m,
+        adaptive: (await leaderboards.adaptive(judge)) ?? '',
         judges: await catalog.rankedJudges(),
         categories: await catalog.categories(),
         sel: { judge, turn: f.turn ?? '', category: f.category ?? '' },
