@@ -6,9 +6,10 @@
 //   build  (the CLI after import, run, refresh, reparse, prune, publish; `arena reports --rebuild`): computes it
 //          and stores the row;
 //   compute (a site built as a library, createApp's default): computes it when asked, once, holding it in memory;
-//   serve  (the Node site, read-only): answers with the stale row (`updating` is then true, the page says so) or,
-//          with none, refuses (ReportPending), and computes it in the background, one report at a time,
-//          each key once however many requests ask; the result is held in memory, never written;
+//   serve  (the Node site, read-only): answers with the stale row (`updating` is then true, the page says so) and
+//          computes it in the background, one report at a time, each key once however many requests ask; with no
+//          row at all the request waits for that one computation (ReportPending only if it failed); the result is
+//          held in memory, never written;
 //   read   (the Worker): never computes; a missing row is refused (ReportMissing), a stale one shown as such.
 import type { DataDigest, ReportKey, Store, StoredReport } from '../../storage/store.ts';
 import { sha256Hex } from '../../core/sha256.ts';
@@ -130,6 +131,8 @@ export class StoredReports implements Memo {
   /** reports the Node site computed in the background: key -> digest and value */
   private readonly here = new Map<string, { digest: string; value: unknown }>();
   private readonly queued = new Map<string, () => Promise<void>>();
+  /** the end of each queued or running computation, by key */
+  private readonly waits = new Map<string, Promise<void>>();
   private running: Promise<void> | undefined;
   private staleShown = false;
   /** keys read or built (build mode: what `arena reports --rebuild` keeps) */
@@ -208,14 +211,19 @@ export class StoredReports implements Memo {
       this.counts.computed++;
       return value;
     }
-    if (this.o.mode === 'serve') this.enqueue(key, want, compute);
+    const done = this.o.mode === 'serve' ? this.enqueue(key, want, compute) : undefined;
     if (row && row.version === REPORT_VERSION) {
       this.counts.stale++;
       this.staleShown = true;
       return decodeReport<T>(row.body);
     }
     this.counts.missing++;
-    throw this.o.mode === 'serve' ? new ReportPending(key) : new ReportMissing(key);
+    if (!done) throw new ReportMissing(key);
+    // nothing to show yet: wait for the one computation of it, however many requests ask, rather than refuse
+    await done;
+    const mineNow = this.here.get(key);
+    if (mineNow && mineNow.digest === want) return mineNow.value as T;
+    throw new ReportPending(key);
   }
 
   private async build<T>(k: ReportKey, digest: string, compute: () => Promise<T>): Promise<T> {
@@ -236,9 +244,16 @@ export class StoredReports implements Memo {
     return decodeReport<T>(row.body);
   }
 
-  /** Compute `key` in the background, after those queued before it; once per key however often asked. */
-  private enqueue(key: string, digest: string, compute: () => Promise<unknown>): void {
-    if (this.queued.has(key)) return;
+  /**
+   * Compute `key` in the background, after those queued before it; once per key however often asked. Resolves when
+   * that computation has ended (stored in `here`, or failed and reported).
+   */
+  private enqueue(key: string, digest: string, compute: () => Promise<unknown>): Promise<void> {
+    const waiting = this.waits.get(key);
+    if (waiting) return waiting;
+    let ended!: () => void;
+    const done = new Promise<void>((r) => (ended = r));
+    this.waits.set(key, done);
     this.queued.set(key, async () => {
       try {
         const value = decodeReport<unknown>(encodeReport(await compute()));
@@ -246,9 +261,13 @@ export class StoredReports implements Memo {
         this.here.set(key, { digest, value });
       } catch (e) {
         this.o.failed?.(key, e);
+      } finally {
+        this.waits.delete(key);
+        ended();
       }
     });
     this.running ??= this.drain();
+    return done;
   }
 
   private async drain(): Promise<void> {
