@@ -17,8 +17,8 @@ import {
 } from './bootstrap.ts';
 import { MIN_QUESTIONS } from './rating-rows.ts';
 import { INIT, SCALE } from '../ratings.ts';
+import { fitStyle, styleSandwichSe, type FitDesign } from './style-fit.ts';
 
-const ALPHA = Math.LN10;
 /** FastChat's default L2 strength (rating_systems.py fit_contextual_bt) */
 const STYLE_REG = 0.5;
 
@@ -69,18 +69,12 @@ export interface StyleBattle {
 }
 
 /** The z-scored design: per battle, the normalised style difference of each feature. */
-interface StyleDesign {
+interface StyleDesign extends FitDesign {
   models: string[];
   features: StyleFeature[];
   /** features that were asked for but never vary (zero standard deviation), left out */
   constant: StyleFeature[];
-  a: Int32Array;
-  b: Int32Array;
-  y: Float64Array;
-  /** row-major battles × features */
-  x: Float64Array;
   clusters: (string | number)[];
-  cluster: Int32Array;
 }
 
 function styleDesign(battles: StyleBattle[], features: StyleFeature[]): StyleDesign {
@@ -127,106 +121,6 @@ function styleDesign(battles: StyleBattle[], features: StyleFeature[]): StyleDes
     clusters: [...clusterIndex.keys()],
     cluster,
   };
-}
-
-/**
- * The penalised contextual Bradley–Terry fit. `weights` (one per battle, e.g. its question's bootstrap
- * multiplicity) rescale the likelihood terms, never the penalty. `init` warm-starts Newton.
- */
-function fitStyle(
-  d: StyleDesign,
-  o: { reg?: number; weights?: Float64Array; init?: Float64Array; tol?: number; maxIter?: number } = {},
-): Float64Array {
-  const n = d.models.length;
-  const k = d.features.length;
-  const P = n + k;
-  const reg = o.reg ?? STYLE_REG;
-  const theta = o.init ? Float64Array.from(o.init) : new Float64Array(P);
-  const g = new Float64Array(P);
-  const H = new Float64Array(P * P);
-  const z = new Float64Array(k);
-  let current = objective(d, theta, reg, o.weights);
-  for (let iter = 0; iter < (o.maxIter ?? 100); iter++) {
-    for (let p = 0; p < P; p++) g[p] = reg * theta[p]!;
-    H.fill(0);
-    for (let p = 0; p < P; p++) H[p * P + p] = reg;
-    for (let r = 0; r < d.y.length; r++) {
-      const w = o.weights ? o.weights[r]! : 1;
-      if (!w) continue;
-      const a = d.a[r]!;
-      const b = d.b[r]!;
-      let eta = ALPHA * (theta[a]! - theta[b]!);
-      for (let f = 0; f < k; f++) {
-        z[f] = d.x[r * k + f]!;
-        eta += z[f]! * theta[n + f]!;
-      }
-      const pr = 1 / (1 + Math.exp(-eta));
-      const e = w * (d.y[r]! - pr);
-      const h = w * pr * (1 - pr);
-      // gradient of the loss (negative log-likelihood): −e · row, row = (α e_a − α e_b, z)
-      g[a]! -= ALPHA * e;
-      g[b]! += ALPHA * e;
-      for (let f = 0; f < k; f++) g[n + f]! -= e * z[f]!;
-      // Hessian: h · row rowᵀ
-      const aa = ALPHA * ALPHA * h;
-      H[a * P + a]! += aa;
-      H[b * P + b]! += aa;
-      H[a * P + b]! -= aa;
-      H[b * P + a]! -= aa;
-      for (let f = 0; f < k; f++) {
-        const af = ALPHA * h * z[f]!;
-        H[a * P + n + f]! += af;
-        H[(n + f) * P + a]! += af;
-        H[b * P + n + f]! -= af;
-        H[(n + f) * P + b]! -= af;
-        for (let f2 = 0; f2 < k; f2++) H[(n + f) * P + n + f2]! += h * z[f]! * z[f2]!;
-      }
-    }
-    const step = solveSpd(H, g, P);
-    // the likelihood is flat along "all ratings + c"; there the exact step is −mean(θ_r), and θ_r starts
-    // and stays at mean 0, so drop the (rounding-only) mean of the rating step: with a tiny penalty it
-    // would otherwise keep the iteration from converging
-    let mean = 0;
-    for (let m = 0; m < n; m++) mean += step[m]! / n;
-    for (let m = 0; m < n; m++) step[m]! -= mean;
-    // backtracking: a full Newton step can overshoot when a rare feature has large z-scores
-    let t = 1;
-    const next = new Float64Array(P);
-    for (;;) {
-      for (let p = 0; p < P; p++) next[p] = theta[p]! - t * step[p]!;
-      const value = objective(d, next, reg, o.weights);
-      if (value <= current + 1e-12 * Math.abs(current) || t < 1e-6) {
-        current = value;
-        break;
-      }
-      t /= 2;
-    }
-    let max = 0;
-    for (let p = 0; p < P; p++) {
-      max = Math.max(max, Math.abs(next[p]! - theta[p]!));
-      theta[p] = next[p]!;
-    }
-    if (max < (o.tol ?? 1e-10)) break;
-  }
-  return theta;
-}
-
-/** The penalised negative log-likelihood that fitStyle minimises. */
-function objective(d: StyleDesign, theta: Float64Array, reg: number, weights?: Float64Array): number {
-  const n = d.models.length;
-  const k = d.features.length;
-  let loss = 0;
-  for (let p = 0; p < theta.length; p++) loss += (reg / 2) * theta[p]! ** 2;
-  for (let r = 0; r < d.y.length; r++) {
-    const w = weights ? weights[r]! : 1;
-    if (!w) continue;
-    let eta = ALPHA * (theta[d.a[r]!]! - theta[d.b[r]!]!);
-    for (let f = 0; f < k; f++) eta += d.x[r * k + f]! * theta[n + f]!;
-    // −[y log σ(η) + (1 − y) log(1 − σ(η))] = log(1 + e^η) − y η, computed without overflow
-    const y = d.y[r]!;
-    loss += w * ((eta > 0 ? eta + Math.log1p(Math.exp(-eta)) : Math.log1p(Math.exp(eta))) - y * eta);
-  }
-  return loss;
 }
 
 export interface StyleRow {
@@ -305,56 +199,6 @@ export function supportShortfall(s: FeatureSupport, min = MIN_FEATURE_SUPPORT): 
       `the answer with more of it won ${s.won} and lost ${s.lost} decisive battles (needs ${min.won} each)`,
     );
   return short.length ? short.join('; ') : undefined;
-}
-
-/**
- * Question-clustered sandwich standard errors of the style coefficients at the fit `theta`:
- * H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ · Q/(Q − 1), H the penalised information (the penalty makes it invertible along
- * the ratings' common shift), s_q the likelihood's score summed over question q's battles.
- */
-export function styleSandwichSe(d: StyleDesign, theta: Float64Array, reg: number): Float64Array {
-  const n = d.models.length;
-  const k = d.features.length;
-  const P = n + k;
-  const H = new Float64Array(P * P);
-  for (let p = 0; p < P; p++) H[p * P + p] = reg;
-  const C = d.clusters.length;
-  const S = new Float64Array(C * P);
-  const row = new Float64Array(P);
-  for (let r = 0; r < d.y.length; r++) {
-    const a = d.a[r]!;
-    const b = d.b[r]!;
-    row.fill(0);
-    row[a]! += ALPHA;
-    row[b]! -= ALPHA;
-    let eta = ALPHA * (theta[a]! - theta[b]!);
-    for (let f = 0; f < k; f++) {
-      row[n + f] = d.x[r * k + f]!;
-      eta += row[n + f]! * theta[n + f]!;
-    }
-    const pr = 1 / (1 + Math.exp(-eta));
-    const e = d.y[r]! - pr;
-    const h = pr * (1 - pr);
-    const c = d.cluster[r]!;
-    for (let u = 0; u < P; u++) {
-      if (!row[u]) continue;
-      S[c * P + u]! += e * row[u]!;
-      for (let v = 0; v < P; v++) if (row[v]) H[u * P + v]! += h * row[u]! * row[v]!;
-    }
-  }
-  const corr = C > 1 ? C / (C - 1) : NaN;
-  return Float64Array.from({ length: k }, (_, f) => {
-    const e = new Float64Array(P);
-    e[n + f] = 1;
-    const hrow = solveSpd(H, e, P);
-    let v = 0;
-    for (let c = 0; c < C; c++) {
-      let u = 0;
-      for (let p = 0; p < P; p++) u += hrow[p]! * S[c * P + p]!;
-      v += u * u;
-    }
-    return Math.sqrt(v * corr);
-  });
 }
 
 export interface StyleResult {
@@ -476,28 +320,4 @@ export function styleControl(
     rounds,
     seed,
   };
-}
-
-/** Solve H s = g for a symmetric positive definite H (Cholesky). */
-function solveSpd(H: Float64Array, g: Float64Array, m: number): Float64Array {
-  const L = new Float64Array(m * m);
-  for (let i = 0; i < m; i++)
-    for (let j = 0; j <= i; j++) {
-      let s = H[i * m + j]!;
-      for (let k = 0; k < j; k++) s -= L[i * m + k]! * L[j * m + k]!;
-      L[i * m + j] = i === j ? Math.sqrt(Math.max(s, 1e-300)) : s / L[j * m + j]!;
-    }
-  const y = new Float64Array(m);
-  for (let i = 0; i < m; i++) {
-    let s = g[i]!;
-    for (let k = 0; k < i; k++) s -= L[i * m + k]! * y[k]!;
-    y[i] = s / L[i * m + i]!;
-  }
-  const x = new Float64Array(m);
-  for (let i = m - 1; i >= 0; i--) {
-    let s = y[i]!;
-    for (let k = i + 1; k < m; k++) s -= L[k * m + i]! * x[k]!;
-    x[i] = s / L[i * m + i]!;
-  }
-  return x;
 }
