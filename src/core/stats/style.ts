@@ -78,12 +78,20 @@ interface StyleDesign extends FitDesign {
 }
 
 function styleDesign(battles: StyleBattle[], features: StyleFeature[]): StyleDesign {
-  const models = [...new Set(battles.flatMap((b) => [b.a, b.b]))].sort();
-  const mi = new Map(models.map((m, k) => [m, k]));
   const N = battles.length;
-  const raw = features.map((f) =>
-    Float64Array.from(battles, (bt) => (bt.styleA[f] - bt.styleB[f]) / (bt.styleA[f] + bt.styleB[f] + 1)),
-  );
+  const names = new Set<string>();
+  for (const bt of battles) names.add(bt.a).add(bt.b);
+  const models = [...names].sort();
+  const mi = new Map(models.map((m, k) => [m, k]));
+  const raw = features.map((f) => {
+    const v = new Float64Array(N);
+    for (let n = 0; n < N; n++) {
+      const sa = battles[n]!.styleA[f];
+      const sb = battles[n]!.styleB[f];
+      v[n] = (sa - sb) / (sa + sb + 1);
+    }
+    return v;
+  });
   const kept: StyleFeature[] = [];
   const constant: StyleFeature[] = [];
   const cols: Float64Array[] = [];
@@ -93,7 +101,9 @@ function styleDesign(battles: StyleBattle[], features: StyleFeature[]): StyleDes
     // square. FastChat centres on the observed mean, which is ~0 only because Chatbot Arena's sides are
     // random; here a pair's model 1 is always the same model, so centring would turn "equal style" into
     // "the average style gap" and credit that gap to the ratings.
-    const sd = Math.sqrt(v.reduce((s, x) => s + x * x, 0) / N);
+    let ss = 0;
+    for (let n = 0; n < N; n++) ss += v[n]! * v[n]!;
+    const sd = Math.sqrt(ss / N);
     if (!(sd > 1e-12)) {
       constant.push(f);
       return;
@@ -166,21 +176,55 @@ export const MIN_FEATURE_SUPPORT = { answers: 10, questions: 5, won: 5, lost: 5 
 
 /** The support of each feature over the battles. */
 export function featureSupport(battles: StyleBattle[], f: StyleFeature): FeatureSupport {
-  const answers = new Set<string>();
-  const questions = new Set<string | number>();
-  let won = 0;
-  let lost = 0;
-  for (const bt of battles) {
-    if (bt.styleA[f] > 0) answers.add(`${bt.a}\u0000${bt.cluster}`);
-    if (bt.styleB[f] > 0) answers.add(`${bt.b}\u0000${bt.cluster}`);
-    const d = bt.styleA[f] - bt.styleB[f];
-    if (!d) continue;
-    questions.add(bt.cluster);
-    if (bt.score === 0.5) continue;
-    if (d > 0 === (bt.score === 1)) won++;
-    else lost++;
+  return featureSupports(battles, [f])[0]!;
+}
+
+/** featureSupport of several features, indexing the battles' models and questions once. */
+function featureSupports(battles: StyleBattle[], features: StyleFeature[]): FeatureSupport[] {
+  const N = battles.length;
+  const modelIx = new Map<string, number>();
+  const qIx = new Map<string | number, number>();
+  const am = new Int32Array(N);
+  const bm = new Int32Array(N);
+  const q = new Int32Array(N);
+  const ix = <K>(m: Map<K, number>, key: K) => {
+    let v = m.get(key);
+    if (v === undefined) m.set(key, (v = m.size));
+    return v;
+  };
+  for (let r = 0; r < N; r++) {
+    const bt = battles[r]!;
+    am[r] = ix(modelIx, bt.a);
+    bm[r] = ix(modelIx, bt.b);
+    q[r] = ix(qIx, bt.cluster);
   }
-  return { answers: answers.size, questions: questions.size, won, lost };
+  // an answer is (model, question as text): question 1 and question "1" are one answer's question
+  const textIx = new Map<string, number>();
+  const qText = Int32Array.from(qIx.keys(), (c) => ix(textIx, String(c)));
+  const T = textIx.size;
+  return features.map((f) => {
+    const answers = new Uint8Array(modelIx.size * T);
+    const questions = new Uint8Array(qIx.size);
+    let nAnswers = 0;
+    let nQuestions = 0;
+    let won = 0;
+    let lost = 0;
+    for (let r = 0; r < N; r++) {
+      const bt = battles[r]!;
+      const sa = bt.styleA[f];
+      const sb = bt.styleB[f];
+      const t = qText[q[r]!]!;
+      if (sa > 0 && !answers[am[r]! * T + t]) ((answers[am[r]! * T + t] = 1), nAnswers++);
+      if (sb > 0 && !answers[bm[r]! * T + t]) ((answers[bm[r]! * T + t] = 1), nAnswers++);
+      const d = sa - sb;
+      if (!d) continue;
+      if (!questions[q[r]!]) ((questions[q[r]!] = 1), nQuestions++);
+      if (bt.score === 0.5) continue;
+      if (d > 0 === (bt.score === 1)) won++;
+      else lost++;
+    }
+    return { answers: nAnswers, questions: nQuestions, won, lost };
+  });
 }
 
 /** Why a feature with this support is not estimable, or undefined when it is. */
@@ -226,7 +270,8 @@ export function styleControl(
   o: { reg?: number; rounds?: number; level?: number; seed?: number } = {},
 ): StyleResult {
   const asked = [...new Set(groups.flatMap((g) => STYLE_GROUPS[g]))] as StyleFeature[];
-  const support = new Map(asked.map((f) => [f, featureSupport(battles, f)]));
+  const supports = featureSupports(battles, asked);
+  const support = new Map(asked.map((f, k) => [f, supports[k]!]));
   const notEstimableFeatures = asked.flatMap((f) => {
     const s = support.get(f)!;
     // a feature that never differs is reported as constant, not as unsupported
@@ -251,12 +296,14 @@ export function styleControl(
   const fullRaw = fitStyle(raw, { reg: RAW_REG });
   // ratings are shown centred on the models seen on >= MIN_QUESTIONS questions (as arena intervals centres
   // them): a sparse model that runs off in a round (it won or lost all its games there) drags no one else
-  const seen = d.models.map(() => new Set<number>());
-  for (let r = 0; r < d.a.length; r++) {
-    seen[d.a[r]!]!.add(d.cluster[r]!);
-    seen[d.b[r]!]!.add(d.cluster[r]!);
-  }
-  const anchored = d.models.map((_, m) => seen[m]!.size >= MIN_QUESTIONS);
+  const C = d.clusters.length;
+  const seen = new Uint8Array(n * C);
+  const seenCount = new Int32Array(n);
+  const see = (m: number, c: number) => {
+    if (!seen[m * C + c]) ((seen[m * C + c] = 1), seenCount[m]!++);
+  };
+  for (let r = 0; r < d.a.length; r++) (see(d.a[r]!, d.cluster[r]!), see(d.b[r]!, d.cluster[r]!));
+  const anchored = d.models.map((_, m) => seenCount[m]! >= MIN_QUESTIONS);
   const anchor = anchored.some(Boolean) ? anchored : anchored.map(() => true);
   const shiftOf = (x: Float64Array) => {
     let sum = 0;
