@@ -102,7 +102,6 @@ console.log(
   `mt-arena, question-cluster bootstrap (${Q} questions, ${qTable.clusters.length} tagged): table ${tQTable.toFixed(2)} s, bootstrap ${tQBoot.toFixed(2)} s wall, ${cpuQBoot.toFixed(2)} s CPU (${((tQBoot / ROUNDS) * 1000).toFixed(2)} ms/round); mean 95% width ${qWidth.toFixed(2)} points`,
 );
 
-
 // style counts per answer: each model has its own verbosity and markdown habit; lengths log-normal around
 // ~600 characters, headers / list items / bold spans Poisson (deterministic seed)
 const sRng = seededRng(44);
@@ -121,7 +120,11 @@ const answer = (m: number): StyleCounts => ({
   lists: poisson(3 * habit[m]!.md),
   bold: poisson(1.5 * habit[m]!.md),
 });
-const styled: StyleBattle[] = clustered.map((bt, k) => ({ ...bt, styleA: answer(a[k]!), styleB: answer(b[k]!) }));
+const styled: StyleBattle[] = clustered.map((bt, k) => ({
+  ...bt,
+  styleA: answer(a[k]!),
+  styleB: answer(b[k]!),
+}));
 const styleRun = (rounds: number) => {
   const t = performance.now();
   const c = process.cpuUsage();

@@ -109,28 +109,26 @@ function styleDesign(battles: StyleBattle[], features: StyleFeature[]): StyleDes
       return;
     }
     kept.push(f);
-    cols.push(v.map((x) => x / sd));
+    const col = new Float64Array(N);
+    for (let n = 0; n < N; n++) col[n] = v[n]! / sd;
+    cols.push(col);
   });
   const k = kept.length;
   const x = new Float64Array(N * k);
   for (let n = 0; n < N; n++) for (let f = 0; f < k; f++) x[n * k + f] = cols[f]![n]!;
   const clusterIndex = new Map<string | number, number>();
-  const cluster = Int32Array.from(battles, (bt) => {
+  const [a, b, cluster] = [new Int32Array(N), new Int32Array(N), new Int32Array(N)];
+  const y = new Float64Array(N);
+  for (let n = 0; n < N; n++) {
+    const bt = battles[n]!;
     let c = clusterIndex.get(bt.cluster);
     if (c === undefined) clusterIndex.set(bt.cluster, (c = clusterIndex.size));
-    return c;
-  });
-  return {
-    models,
-    features: kept,
-    constant,
-    a: Int32Array.from(battles, (bt) => mi.get(bt.a)!),
-    b: Int32Array.from(battles, (bt) => mi.get(bt.b)!),
-    y: Float64Array.from(battles, (bt) => bt.score),
-    x,
-    clusters: [...clusterIndex.keys()],
-    cluster,
-  };
+    cluster[n] = c;
+    a[n] = mi.get(bt.a)!;
+    b[n] = mi.get(bt.b)!;
+    y[n] = bt.score;
+  }
+  return { models, features: kept, constant, a, b, y, x, clusters: [...clusterIndex.keys()], cluster };
 }
 
 export interface StyleRow {
