@@ -77,26 +77,57 @@ interface StyleDesign extends FitDesign {
   clusters: (string | number)[];
 }
 
-function styleDesign(battles: StyleBattle[], features: StyleFeature[]): StyleDesign {
+/** The battles as columns: models and questions indexed, each asked-for feature's counts for both answers. */
+interface BattleColumns {
+  models: string[];
+  a: Int32Array;
+  b: Int32Array;
+  y: Float64Array;
+  clusters: (string | number)[];
+  cluster: Int32Array;
+  features: StyleFeature[];
+  /** per feature, per battle: the counts of answer a and of answer b */
+  sa: Float64Array[];
+  sb: Float64Array[];
+}
+
+function battleColumns(battles: StyleBattle[], features: StyleFeature[]): BattleColumns {
   const N = battles.length;
   const names = new Set<string>();
   for (const bt of battles) names.add(bt.a).add(bt.b);
   const models = [...names].sort();
   const mi = new Map(models.map((m, k) => [m, k]));
-  const raw = features.map((f) => {
-    const v = new Float64Array(N);
-    for (let n = 0; n < N; n++) {
-      const sa = battles[n]!.styleA[f];
-      const sb = battles[n]!.styleB[f];
-      v[n] = (sa - sb) / (sa + sb + 1);
+  const clusterIndex = new Map<string | number, number>();
+  const [a, b, cluster] = [new Int32Array(N), new Int32Array(N), new Int32Array(N)];
+  const y = new Float64Array(N);
+  const sa = features.map(() => new Float64Array(N));
+  const sb = features.map(() => new Float64Array(N));
+  for (let n = 0; n < N; n++) {
+    const bt = battles[n]!;
+    let c = clusterIndex.get(bt.cluster);
+    if (c === undefined) clusterIndex.set(bt.cluster, (c = clusterIndex.size));
+    cluster[n] = c;
+    a[n] = mi.get(bt.a)!;
+    b[n] = mi.get(bt.b)!;
+    y[n] = bt.score;
+    for (let k = 0; k < features.length; k++) {
+      sa[k]![n] = bt.styleA[features[k]!];
+      sb[k]![n] = bt.styleB[features[k]!];
     }
-    return v;
-  });
+  }
+  return { models, a, b, y, clusters: [...clusterIndex.keys()], cluster, features, sa, sb };
+}
+
+function styleDesign(cols: BattleColumns, features: StyleFeature[]): StyleDesign {
+  const N = cols.y.length;
   const kept: StyleFeature[] = [];
   const constant: StyleFeature[] = [];
-  const cols: Float64Array[] = [];
-  features.forEach((f, k) => {
-    const v = raw[k]!;
+  const zs: Float64Array[] = [];
+  for (const f of features) {
+    const sa = cols.sa[cols.features.indexOf(f)]!;
+    const sb = cols.sb[cols.features.indexOf(f)]!;
+    const v = new Float64Array(N);
+    for (let n = 0; n < N; n++) v[n] = (sa[n]! - sb[n]!) / (sa[n]! + sb[n]! + 1);
     // standardised over both orientations of every battle (a vs b and b vs a): mean 0, sd = the root mean
     // square. FastChat centres on the observed mean, which is ~0 only because Chatbot Arena's sides are
     // random; here a pair's model 1 is always the same model, so centring would turn "equal style" into
@@ -106,29 +137,17 @@ function styleDesign(battles: StyleBattle[], features: StyleFeature[]): StyleDes
     const sd = Math.sqrt(ss / N);
     if (!(sd > 1e-12)) {
       constant.push(f);
-      return;
+      continue;
     }
     kept.push(f);
-    const col = new Float64Array(N);
-    for (let n = 0; n < N; n++) col[n] = v[n]! / sd;
-    cols.push(col);
-  });
+    for (let n = 0; n < N; n++) v[n] = v[n]! / sd;
+    zs.push(v);
+  }
   const k = kept.length;
   const x = new Float64Array(N * k);
-  for (let n = 0; n < N; n++) for (let f = 0; f < k; f++) x[n * k + f] = cols[f]![n]!;
-  const clusterIndex = new Map<string | number, number>();
-  const [a, b, cluster] = [new Int32Array(N), new Int32Array(N), new Int32Array(N)];
-  const y = new Float64Array(N);
-  for (let n = 0; n < N; n++) {
-    const bt = battles[n]!;
-    let c = clusterIndex.get(bt.cluster);
-    if (c === undefined) clusterIndex.set(bt.cluster, (c = clusterIndex.size));
-    cluster[n] = c;
-    a[n] = mi.get(bt.a)!;
-    b[n] = mi.get(bt.b)!;
-    y[n] = bt.score;
-  }
-  return { models, features: kept, constant, a, b, y, x, clusters: [...clusterIndex.keys()], cluster };
+  for (let n = 0; n < N; n++) for (let f = 0; f < k; f++) x[n * k + f] = zs[f]![n]!;
+  const { models, a, b, y, clusters, cluster } = cols;
+  return { models, features: kept, constant, a, b, y, x, clusters, cluster };
 }
 
 export interface StyleRow {
@@ -174,54 +193,43 @@ export const MIN_FEATURE_SUPPORT = { answers: 10, questions: 5, won: 5, lost: 5 
 
 /** The support of each feature over the battles. */
 export function featureSupport(battles: StyleBattle[], f: StyleFeature): FeatureSupport {
-  return featureSupports(battles, [f])[0]!;
+  return featureSupports(battleColumns(battles, [f]))[0]!;
 }
 
-/** featureSupport of several features, indexing the battles' models and questions once. */
-function featureSupports(battles: StyleBattle[], features: StyleFeature[]): FeatureSupport[] {
-  const N = battles.length;
-  const modelIx = new Map<string, number>();
-  const qIx = new Map<string | number, number>();
-  const am = new Int32Array(N);
-  const bm = new Int32Array(N);
-  const q = new Int32Array(N);
-  const ix = <K>(m: Map<K, number>, key: K) => {
-    let v = m.get(key);
-    if (v === undefined) m.set(key, (v = m.size));
-    return v;
-  };
-  for (let r = 0; r < N; r++) {
-    const bt = battles[r]!;
-    am[r] = ix(modelIx, bt.a);
-    bm[r] = ix(modelIx, bt.b);
-    q[r] = ix(qIx, bt.cluster);
-  }
+/** featureSupport of each of the columns' features. */
+function featureSupports(cols: BattleColumns): FeatureSupport[] {
+  const N = cols.y.length;
+  const M = cols.models.length;
+  const Q = cols.clusters.length;
   // an answer is (model, question as text): question 1 and question "1" are one answer's question
   const textIx = new Map<string, number>();
-  const qText = Int32Array.from(qIx.keys(), (c) => ix(textIx, String(c)));
+  const qText = Int32Array.from(cols.clusters, (c) => {
+    let v = textIx.get(String(c));
+    if (v === undefined) textIx.set(String(c), (v = textIx.size));
+    return v;
+  });
   const T = textIx.size;
-  return features.map((f) => {
-    const answers = new Uint8Array(modelIx.size * T);
-    const questions = new Uint8Array(qIx.size);
-    let nAnswers = 0;
-    let nQuestions = 0;
-    let won = 0;
-    let lost = 0;
+  return cols.features.map((_, i) => {
+    const [sa, sb] = [cols.sa[i]!, cols.sb[i]!];
+    const answers = new Uint8Array(M * T);
+    const questions = new Uint8Array(Q);
+    const o = { answers: 0, questions: 0, won: 0, lost: 0 };
     for (let r = 0; r < N; r++) {
-      const bt = battles[r]!;
-      const sa = bt.styleA[f];
-      const sb = bt.styleB[f];
-      const t = qText[q[r]!]!;
-      if (sa > 0 && !answers[am[r]! * T + t]) ((answers[am[r]! * T + t] = 1), nAnswers++);
-      if (sb > 0 && !answers[bm[r]! * T + t]) ((answers[bm[r]! * T + t] = 1), nAnswers++);
-      const d = sa - sb;
+      const t = qText[cols.cluster[r]!]!;
+      const ka = cols.a[r]! * T + t;
+      const kb = cols.b[r]! * T + t;
+      if (sa[r]! > 0 && !answers[ka]) ((answers[ka] = 1), o.answers++);
+      if (sb[r]! > 0 && !answers[kb]) ((answers[kb] = 1), o.answers++);
+      const d = sa[r]! - sb[r]!;
       if (!d) continue;
-      if (!questions[q[r]!]) ((questions[q[r]!] = 1), nQuestions++);
-      if (bt.score === 0.5) continue;
-      if (d > 0 === (bt.score === 1)) won++;
-      else lost++;
+      const q = cols.cluster[r]!;
+      if (!questions[q]) ((questions[q] = 1), o.questions++);
+      const y = cols.y[r]!;
+      if (y === 0.5) continue;
+      if (d > 0 === (y === 1)) o.won++;
+      else o.lost++;
     }
-    return { answers: nAnswers, questions: nQuestions, won, lost };
+    return o;
   });
 }
 
@@ -268,7 +276,8 @@ export function styleControl(
   o: { reg?: number; rounds?: number; level?: number; seed?: number } = {},
 ): StyleResult {
   const asked = [...new Set(groups.flatMap((g) => STYLE_GROUPS[g]))] as StyleFeature[];
-  const supports = featureSupports(battles, asked);
+  const cols = battleColumns(battles, asked);
+  const supports = featureSupports(cols);
   const support = new Map(asked.map((f, k) => [f, supports[k]!]));
   const notEstimableFeatures = asked.flatMap((f) => {
     const s = support.get(f)!;
@@ -278,7 +287,7 @@ export function styleControl(
     return reason ? [{ feature: f, reason, support: s }] : [];
   });
   const features = asked.filter((f) => !notEstimableFeatures.some((x) => x.feature === f));
-  const d = styleDesign(battles, features);
+  const d = styleDesign(cols, features);
   const raw: StyleDesign = { ...d, features: [], x: new Float64Array(0) };
   const reg = o.reg ?? STYLE_REG;
   const level = o.level ?? DEFAULT_LEVEL;
