@@ -1,8 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './tests/support/sequencer.ts';
 
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    // a folder per run for fixtures that several test files share (tests/support/run-shared.ts)
+    globalSetup: ['tests/support/global-setup.ts'],
+    sequence: { sequencer: LongestFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

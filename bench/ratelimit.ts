@@ -13,6 +13,8 @@
  *   every game played (exit 0, 480 games stored)
  *
  * Options: --endpoints 1 (several: each its own server and limit; the floor is then the combined limits')
+ *          --processes 1 (several: that many `arena run`s on one database against one endpoint, started together;
+ *            each game must be paid once, goal <= 5% 429s)
  *          --over 1.3  --latency 200 (ms)  --concurrency 64  --dir MTBENCH_DIR
  */
 import { spawn } from 'node:child_process';
@@ -24,13 +26,14 @@ import { parseArgs } from 'node:util';
 import { planRun } from '../src/engine/run.ts';
 import { importFiles, mtbenchSources } from '../src/importers/import.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
-import { spawnOpenAIServer } from '../tests/support/openai-server.ts';
+import { promptHash, spawnOpenAIServer } from '../tests/support/openai-server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHARED = fileURLToPath(new URL('../../shared/mt_bench', import.meta.url));
 const { values } = parseArgs({
   options: {
     endpoints: { type: 'string', default: '1' },
+    processes: { type: 'string', default: '1' },
     over: { type: 'string', default: '1.3' },
     latency: { type: 'string', default: '200' },
     concurrency: { type: 'string', default: '64' },
@@ -42,7 +45,15 @@ if (!values.dir) {
   process.exit(1);
 }
 const MODELS = ['gpt-4', 'claude-v1', 'gpt-3.5-turbo'];
-const GOAL = { share429: 0.02, wallToMinimum: Number(values.endpoints) > 1 ? 1.2 : 1.15 };
+const processes = Number(values.processes);
+if (processes > 1 && Number(values.endpoints) > 1) {
+  process.stderr.write('bench:ratelimit: --processes goes with one endpoint\n');
+  process.exit(1);
+}
+const GOAL = {
+  share429: processes > 1 ? 0.05 : 0.02,
+  wallToMinimum: Number(values.endpoints) > 1 || processes > 1 ? 1.2 : 1.15,
+};
 const MAX_TOKENS = 2048;
 
 const work = mkdtempSync(join(tmpdir(), 'bench-ratelimit-'));
@@ -82,32 +93,39 @@ const servers = await Promise.all(
 );
 
 const t0 = performance.now();
-const child = spawn(
-  process.execPath,
-  [
-    join(ROOT, 'bin/arena.mjs'),
-    'run',
-    '--db',
-    db,
-    '--judge',
-    'openai/judge',
-    '--base-url',
-    servers.map((s) => s.url).join(','),
-    '--models',
-    MODELS.join(','),
-    '--prompts',
-    'mt-bench',
-    '--turn',
-    '1',
-    '--concurrency',
-    values.concurrency!,
-  ],
-  { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPENAI_API_KEY: 'sk-bench' } },
-);
-let out = '';
-child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+const runOne = () => {
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin/arena.mjs'),
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'openai/judge',
+      '--base-url',
+      servers.map((s) => s.url).join(','),
+      '--models',
+      MODELS.join(','),
+      '--prompts',
+      'mt-bench',
+      '--turn',
+      '1',
+      '--concurrency',
+      values.concurrency!,
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPENAI_API_KEY: 'sk-bench' } },
+  );
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  return new Promise<{ code: number | null; out: string }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, out })),
+  );
+};
+const runs = await Promise.all(Array.from({ length: processes }, runOne));
+const code = runs.every((r) => r.code === 0) ? 0 : (runs.find((r) => r.code !== 0)!.code ?? 1);
+const out = runs.map((r) => r.out).join('\n');
 const wallS = (performance.now() - t0) / 1000;
 for (const s of servers) await s.close();
 
@@ -115,6 +133,13 @@ const log = servers.flatMap((s) => s.readLog()).filter((e) => e.path === '/v1/ch
 const requests = log.length;
 const limited = log.filter((e) => e.status === 429).length;
 const charged = log.reduce((s, e) => s + (e.charged ?? 0), 0);
+const answered = log.filter((e) => e.status === 200);
+// each game paid once: a prompt is answered as many times as games have it (two games may share one)
+const count = (hashes: string[]) =>
+  hashes.reduce((m, h) => m.set(h, (m.get(h) ?? 0) + 1), new Map<string, number>());
+const planned = count(games.map((g) => promptHash(g.spec.systemPrompt, g.spec.userPrompt)));
+const paid = count(answered.map((e) => e.hash!));
+const paidOnce = paid.size === planned.size && [...planned].every(([h, k]) => paid.get(h) === k);
 // the whole bucket is there at the start; the rest comes at the refill rate (tpm / 60 per second, per server)
 const minimumS = Math.max(0, charged - tpm * n) / ((tpm * n) / 60);
 const check = openSqliteStore(db);
@@ -135,6 +160,8 @@ console.log(
       stored,
       exit: code,
       endpoints: n,
+      processes,
+      paidOnce,
       tpmEach: tpm,
       requests,
       rateLimited: limited,
@@ -150,9 +177,13 @@ console.log(
   ),
 );
 const ok =
-  code === 0 && stored === games.length && share429 <= GOAL.share429 && wallToMinimum <= GOAL.wallToMinimum;
+  code === 0 &&
+  stored === games.length &&
+  paidOnce &&
+  share429 <= GOAL.share429 &&
+  wallToMinimum <= GOAL.wallToMinimum;
 console.log(
-  `every game played: ${stored === games.length && code === 0 ? 'yes' : 'NO'}; 429 share ${(share429 * 100).toFixed(1)}% (goal <= ${GOAL.share429 * 100}%); wall/minimum ${wallToMinimum.toFixed(3)} (goal <= ${GOAL.wallToMinimum})`,
+  `every game played: ${stored === games.length && code === 0 ? 'yes' : 'NO'}, each paid once: ${paidOnce ? 'yes' : 'NO'}; 429 share ${(share429 * 100).toFixed(1)}% (goal <= ${GOAL.share429 * 100}%); wall/minimum ${wallToMinimum.toFixed(3)} (goal <= ${GOAL.wallToMinimum})`,
 );
 if (!ok) {
   console.log(out.slice(-3000));

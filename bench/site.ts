@@ -2,6 +2,7 @@
 // concurrent connections (autocannon), against a static server answering with the same bytes from the
 // same Node process. Prints measured figures; asserts nothing.
 //   node --import tsx bench/site.ts [--db arena.db] [--seconds 5] [--rounds 3] [--warmup 5] [--connections 64] [--paths /,/api/...]
+//   node --import tsx bench/site.ts --cold [--db arena.db] [--cold-rounds 3] [--max-pages 40]: first visits (site-cold.ts)
 // Without --db it imports the release from MTBENCH_DIR into a temporary database first.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -10,6 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { coldTable, coldVisits, linkedPages } from './site-cold.ts';
 import { importFiles, mtbenchSources } from '../src/importers/import.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
 
@@ -21,6 +23,7 @@ const seconds = Number(arg('seconds', '5'));
 const rounds = Number(arg('rounds', '3'));
 const warmup = Number(arg('warmup', '5'));
 const connections = Number(arg('connections', '64'));
+const coldRounds = Number(arg('cold-rounds', '3'));
 const PATHS = arg('paths', '/,/api/leaderboard?judge=gpt-4,/api/standings?judge=gpt-4').split(',');
 
 let db = arg('db', '');
@@ -32,6 +35,19 @@ if (!db) {
   const store = openSqliteStore(db);
   await importFiles(store, mtbenchSources(dir));
   await store.close();
+}
+
+if (process.argv.includes('--cold')) {
+  // cold first visits only: a new server process per page (bench/site-cold.ts)
+  const pages = await linkedPages(db, Number(arg('max-pages', '40')));
+  console.log(
+    `bench/site --cold: first visit of each of ${pages.length} pages linked from / after a restart, ${coldRounds} round(s), node ${process.version}, ${cpus().length} cores, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}, database ${db}`,
+  );
+  console.log(coldTable(await coldVisits(db, pages, coldRounds), 200));
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
 }
 
 const server = spawn(

@@ -1,6 +1,7 @@
 // One drizzle schema for better-sqlite3 (Node) and D1 (Workers). Migrations: `npm run db:generate`.
 // JSON values are TEXT columns in JSON mode (drizzle writes JSON.stringify, reads JSON.parse): the Store
 // hands out typed values, the SQL is plain TEXT (no migration).
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { JudgeSettings } from '../src/core/types.ts';
 import type { CheckpointGeneration, RefreshRecord } from '../src/core/records.ts';
@@ -109,7 +110,54 @@ export const votes = sqliteTable(
     source: text('source').notNull(),
     line: integer('line').notNull(),
   },
-  (t) => [index('votes_judge').on(t.judge), uniqueIndex('votes_source_line').on(t.source, t.line)],
+  (t) => [
+    index('votes_judge').on(t.judge),
+    uniqueIndex('votes_source_line').on(t.source, t.line),
+    // one vote per annotator, match and turn: a second POST of the same vote is counted once
+    uniqueIndex('votes_annotator_match')
+      .on(t.voter, t.questionId, t.turn, t.modelA, t.modelB)
+      .where(sql`judge = 'annotators'`),
+  ],
+);
+
+/** People invited to vote on /annotate (`arena annotators add`); the invite token is kept only as its SHA-256. */
+export const annotators = sqliteTable(
+  'annotators',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    /** hex SHA-256 of the one-time invite token */
+    tokenHash: text('token_hash').notNull(),
+    createdAt: integer('created_at').notNull(),
+    /** when the invite was redeemed (a second use is refused); null while unused */
+    usedAt: integer('used_at'),
+    /** when the annotator was revoked (every session stops at once); null while active */
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [uniqueIndex('annotators_name').on(t.name), uniqueIndex('annotators_token').on(t.tokenHash)],
+);
+
+/**
+ * A match shown to one annotator: the side shown first (chosen at random when first shown, then kept), and the
+ * answer once given (A, B, tie, bothbad or skip; null while pending). One row per annotator and match.
+ */
+export const annotations = sqliteTable(
+  'annotations',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    annotatorId: integer('annotator_id').notNull(),
+    questionId: integer('question_id').notNull(),
+    turn: integer('turn').notNull(),
+    model1: text('model_1').notNull(),
+    model2: text('model_2').notNull(),
+    /** AB: model_1 shown as A; BA: model_2 shown as A */
+    order: text('order', { enum: ['AB', 'BA'] }).notNull(),
+    shownAt: integer('shown_at').notNull(),
+    choice: text('choice', { enum: ['A', 'B', 'tie', 'bothbad', 'skip'] }),
+    reason: text('reason'),
+    answeredAt: integer('answered_at'),
+  },
+  (t) => [uniqueIndex('annotations_match').on(t.annotatorId, t.questionId, t.turn, t.model1, t.model2)],
 );
 
 export const runs = sqliteTable('runs', {
@@ -203,4 +251,28 @@ export const checkpoints = sqliteTable(
     generation: text('generation', { mode: 'json' }).$type<CheckpointGeneration>().notNull(),
   },
   (t) => [primaryKey({ columns: [t.series, t.name] })],
+);
+
+/**
+ * What the site shows, computed when the games change (src/reports/site/stored.ts): one row per view and its
+ * parameters, with the digest of the data it was computed from and the format version of its JSON body.
+ */
+export const reports = sqliteTable(
+  'reports',
+  {
+    /** the family of figures: leaderboard, matrix, judge-board, ... */
+    view: text('view').notNull(),
+    /** the view's parameters (judge, turn, category, options), '' when it takes none */
+    params: text('params').notNull(),
+    /** the digest of the games, votes and answers it was computed from */
+    digest: text('digest').notNull(),
+    /** the format of `body` (REPORT_VERSION); a row of another version is recomputed */
+    version: integer('version').notNull(),
+    /** JSON */
+    body: text('body').notNull(),
+    builtAt: integer('built_at').notNull(),
+    /** how long computing it took (ms) */
+    ms: integer('ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.view, t.params] })],
 );

@@ -40,8 +40,10 @@ export const main = defineCommand({
     refresh: () => import('./commands/ops.ts').then((m) => m.refreshCommand),
     refreshes: () => import('./commands/ops.ts').then((m) => m.refreshesCommand),
     cost: () => import('./commands/ops.ts').then((m) => m.costCommand),
-    checkpoints: () => import('./commands/ops.ts').then((m) => m.checkpointsCommand),
+    checkpoints: () => import('./commands/checkpoints.ts').then((m) => m.checkpointsCommand),
     accuracy: () => import('./commands/pairs.ts').then((m) => m.accuracyCommand),
+    annotators: () => import('./commands/annotators.ts').then((m) => m.annotatorsCommand),
+    reports: () => import('./commands/reports.ts').then((m) => m.reportsCommand),
   },
 });
 

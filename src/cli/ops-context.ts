@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 import { publishToD1 } from '../entry/publish.ts';
+import { updateReports } from './reports.ts';
 import { openaiBatchClient } from '../judges/openai-batch.ts';
 import { openJudge } from '../judges/registry.ts';
 import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints-config.ts';
@@ -28,8 +29,13 @@ export function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
 /** The publishers of a refresh on an SQLite file: an atomic copy, and D1 through wrangler. */
 export function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}): Publisher {
   return {
-    sqliteCopy: async (file) => copyDatabase(store, file),
+    // what is published carries its reports, current (src/cli/reports.ts)
+    sqliteCopy: async (file) => {
+      await updateReports(store, { force: true, log });
+      await copyDatabase(store, file);
+    },
     d1: async (t) => {
+      await updateReports(store, { force: true, log });
       await publishToD1(store.sqlite, t, log);
     },
   };
@@ -76,7 +82,7 @@ export async function withRefreshContext<T>(
     try {
       const judges = judgeOpener(env, o.log);
       const batches: OpenBatchClient = (j, apiKey) => openaiBatchClient({ baseURL: j.baseURL, apiKey });
-      return await fn({
+      const out = await fn({
         store,
         judges,
         batches,
@@ -87,6 +93,8 @@ export async function withRefreshContext<T>(
         liveness: processLiveness(),
         spill: await recovered(store, db, o),
       });
+      if (!o.dryRun) await updateReports(store, o.log ? { log: o.log } : {});
+      return out;
     } finally {
       await store.close();
     }

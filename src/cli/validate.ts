@@ -135,6 +135,8 @@ export const NumericOptions = z
     temperature: range(0, 2, false),
     port: range(0, 65_535, true, 'a port is an integer'),
     seed: z.number().int().describe('a whole number'),
+    step: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('a whole number from 0 up'),
+    poll: range(0.05, 86_400, false, 'a number of seconds'),
     tpm: count(1e12),
     rpm: count(1e9),
     round: count(1e9),

@@ -22,3 +22,15 @@ export const OUTPUT_1 = 'output_1';
 export const OUTPUT_2 = 'output_2';
 /** The source of drift-canary games (src/ops): re-judged anchors, excluded from results by default. */
 export const CANARY_SOURCE = 'canary';
+/** The judge of the votes a team's own annotators cast on /annotate (voters annotator_<id>, as FastChat's expert_*). */
+export const ANNOTATORS = 'annotators';
+
+/** Judges whose votes come from several people, each vote its own (the experts, the authors, the annotators). */
+export const isHumanJudge = (judge: string): boolean => judge === HUMAN || judge === ANNOTATORS;
+
+/**
+ * Output tokens a judgment is estimated at before a judge has stored any (then its own replies' mean is used):
+ * the mean length of GPT-4's 150 pairwise MT-Bench judgments in FastChat's own output (`format_samples`, 731.8
+ * characters at 4 characters per token). Only estimates use it; a budget reserves max_tokens for calls in flight.
+ */
+export const TYPICAL_JUDGMENT_TOKENS = 183;

@@ -40,6 +40,8 @@ export interface RunOptions {
   budget?: PlayOptions['budget'];
   /** where paid replies go when the database refuses a write (storage/recovery.ts spillGames) */
   spill?: PlayOptions['spill'];
+  /** an adaptive run's round (engine/settle.ts): recorded in the run's config, read by reports/adaptive.ts */
+  untilSettled?: number;
   /** play only the planned games this accepts (escalation sends a second judge only some matches) */
   only?(spec: GameSpec): boolean;
   /**
@@ -170,6 +172,7 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
       parser,
       settings,
       concurrency: o.concurrency,
+      ...(o.untilSettled !== undefined ? { untilSettled: o.untilSettled } : {}),
     },
     planned: games.length,
     toPlay: todo.length,

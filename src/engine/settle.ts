@@ -1,17 +1,23 @@
-// `arena run --until-settled`: a pairwise-all plan played in rounds. After each round the ratings are refit
-// and the scheduler (core/stats/settle.ts) picks the next matches among the plan's own, so every game keeps
-// its id: a later full run pays only what was skipped, and a rerun after an interruption pays nothing twice.
-import { matchKey, outcomesFromGames, scoreOf, storedVerdictOf } from '../core/outcomes.ts';
+// `arena run --until-settled`: a pairwise plan played in rounds. After each round the outcomes are read again
+// and a scheduler picks the next matches among the plan's own, so every game keeps its id: a later full run
+// pays only what was skipped, and a rerun after an interruption pays nothing twice. pairwise-all refits the
+// ratings (core/stats/settle.ts); pairwise-baseline reads each model's interval against the baseline
+// (core/stats/settle-baseline.ts).
+import { scoreOf } from '../core/outcomes.ts';
 import type { ClusteredBattle } from '../core/stats/battle-table.ts';
-import { nextRound, type SettleMatch, type SettleStep, type SettleStop } from '../core/stats/settle.ts';
-import { ArenaError, type GameSpec } from '../core/types.ts';
+import { nextBaselineRound, type BaselineModelState } from '../core/stats/settle-baseline.ts';
+import { nextRound, type SettleMatch, type SettleStop } from '../core/stats/settle.ts';
+import { ArenaError, type MatchOutcome } from '../core/types.ts';
 import { planRun, runTournament, type RunOptions, type RunSummary } from './run.ts';
+import { keyOf, planMatches, playedState } from './settle-state.ts';
 
 export interface SettleOptions extends RunOptions {
   /** matches (both orders) per round (default: a tenth of the plan's matches, at least 10) */
   round?: number;
   /** stop once the rank intervals' widths sum to at most this */
   target?: number;
+  /** pairwise-baseline: a model also stops once its interval against the baseline is narrower than this */
+  width?: number;
   level?: number;
   explore?: number;
   /** after every round is chosen, before it is played */
@@ -22,7 +28,7 @@ export interface SettleRound {
   round: number;
   /** matches chosen for this round */
   matches: number;
-  /** model pairs whose order is still open */
+  /** model pairs whose order is still open (pairwise-baseline: models still open) */
   open: number;
   /** the plan's games stored before the round */
   stored: number;
@@ -31,7 +37,7 @@ export interface SettleRound {
 
 export interface SettleSummary {
   /** why it stopped: the scheduler's reason, or the last round's run status when it did not finish */
-  stop: SettleStop | 'interrupted' | 'failed' | 'budget';
+  stop: SettleStop | 'decided' | 'interrupted' | 'failed' | 'budget';
   rounds: number;
   /** games of the full plan (its judge calls when nothing is stored) */
   planned: number;
@@ -42,50 +48,54 @@ export interface SettleSummary {
   ranks?: { model: string; best: number; worst: number }[];
   /** model pairs still open, as [a, b] */
   open: [string, string][];
+  /** pairwise-baseline: each model's interval against the baseline and why it stopped */
+  models?: BaselineModelState[];
+  /** the plan's matches (both orders) per model pair, played and planned; a pair with none played was skipped */
+  pairs: { a: string; b: string; played: number; planned: number }[];
   /** the rounds' runs */
   runs: RunSummary[];
 }
 
-/** The key of a planned pairwise game's match (both orders share it). */
-function keyOf(spec: GameSpec): string {
-  return matchKey({ ...spec.match, model2: spec.match.model2! });
+/** What a scheduler decides from the stored state: the next matches, or why it stops. */
+interface Decision {
+  next: string[];
+  stop?: SettleStop | 'decided';
+  open: number;
+  report: Pick<SettleSummary, 'open'> & Partial<Pick<SettleSummary, 'ranks' | 'models'>>;
 }
 
-/** Play the pairwise-all plan round by round until the scheduler stops (see core/stats/settle.ts). */
+type Schedule = (played: ReadonlySet<string>, outcomes: MatchOutcome[]) => Decision;
+
+/** Play the plan round by round until its scheduler stops (pairwise-all or pairwise-baseline). */
 export async function runUntilSettled(o: SettleOptions): Promise<SettleSummary> {
-  if (o.mode !== 'pairwise-all')
-    throw new ArenaError('--until-settled schedules pairwise-all tournaments only');
+  if (o.mode === 'single') throw new ArenaError('--until-settled schedules pairwise plans only');
   if (o.only) throw new ArenaError('--until-settled chooses its own matches (no `only`)');
   const { games } = await planRun(o);
-  const matches = new Map<string, SettleMatch>();
-  const gameIds = new Map<string, string[]>();
-  for (const g of games) {
-    const k = keyOf(g.spec);
-    if (!matches.has(k))
-      matches.set(k, {
-        key: k,
-        a: g.spec.match.model1,
-        b: g.spec.match.model2!,
-        cluster: g.spec.match.questionId,
-      });
-    gameIds.set(k, [...(gameIds.get(k) ?? []), g.id]);
-  }
+  const { matches, gameIds } = planMatches(games);
+  const list = [...matches.values()];
+  const models = o.mode === 'pairwise-baseline' ? o.models.filter((m) => m !== o.baseline) : o.models;
+  const round =
+    o.round ?? Math.max(10, Math.ceil(list.length / (10 * (o.mode === 'pairwise-all' ? 1 : models.length))));
+  const schedule: Schedule =
+    o.mode === 'pairwise-all'
+      ? (played, outcomes) => allPairsDecision(o, list, played, outcomes, round)
+      : (played, outcomes) => baselineDecision(o, models, list, played, outcomes, round);
+  return playRounds(o, games, list, gameIds, schedule);
+}
+
+async function playRounds(
+  o: SettleOptions,
+  games: { id: string }[],
+  list: SettleMatch[],
+  gameIds: Map<string, string[]>,
+  schedule: Schedule,
+): Promise<SettleSummary> {
   const planIds = new Set(games.map((g) => g.id));
-  const round = o.round ?? Math.max(10, Math.ceil(matches.size / 10));
   const runs: RunSummary[] = [];
   let paid = 0;
   for (let r = 1; ; r++) {
     const state = await playedState(o, planIds, gameIds);
-    const step: SettleStep = nextRound({
-      models: o.models,
-      matches: [...matches.values()],
-      played: state.played,
-      battles: state.battles,
-      round,
-      ...(o.level !== undefined ? { level: o.level } : {}),
-      ...(o.explore !== undefined ? { explore: o.explore } : {}),
-      ...(o.target !== undefined ? { target: o.target } : {}),
-    });
+    const step = schedule(state.played, state.outcomes);
     // a match with one order stored (an interrupted round) is finished first, whatever the scheduler says
     const chosen = new Set([...state.half, ...step.next]);
     const done = (stop: SettleSummary['stop']): SettleSummary => ({
@@ -94,8 +104,8 @@ export async function runUntilSettled(o: SettleOptions): Promise<SettleSummary> 
       planned: games.length,
       stored: state.stored,
       paid,
-      ...(step.ranks ? { ranks: step.ranks } : {}),
-      open: step.open.map((p) => p.split('\u0000') as [string, string]),
+      ...step.report,
+      pairs: pairCounts(list, state.played),
       runs,
     });
     if (step.stop && !state.half.size) return done(step.stop);
@@ -103,11 +113,11 @@ export async function runUntilSettled(o: SettleOptions): Promise<SettleSummary> 
     o.onRound?.({
       round: r,
       matches: chosen.size,
-      open: step.open.length,
+      open: step.open,
       stored: state.stored,
       planned: games.length,
     });
-    const summary = await runTournament({ ...o, only: (spec) => chosen.has(keyOf(spec)) });
+    const summary = await runTournament({ ...o, untilSettled: r, only: (spec) => chosen.has(keyOf(spec)) });
     runs.push(summary);
     paid += summary.played;
     if (summary.status === 'interrupted' || summary.status === 'budget') return done(summary.status);
@@ -115,28 +125,79 @@ export async function runUntilSettled(o: SettleOptions): Promise<SettleSummary> 
   }
 }
 
-/** The plan's games stored now: matches with both orders, those with one, and the played matches' battles. */
-async function playedState(o: SettleOptions, planIds: Set<string>, gameIds: Map<string, string[]>) {
-  const stored = await o.store.games.existingIds([...planIds]);
-  const played = new Set<string>();
-  const half = new Set<string>();
-  for (const [k, ids] of gameIds) {
-    const n = ids.filter((id) => stored.has(id)).length;
-    if (n === ids.length) played.add(k);
-    else if (n) half.add(k);
-  }
-  const mine = (
-    await o.store.games.list({ judge: o.judge.id, kind: 'pairwise', ...(o.set ? { set: o.set } : {}) })
-  )
-    .filter((g) => planIds.has(g.id))
-    .map(storedVerdictOf);
-  const battles: ClusteredBattle[] = outcomesFromGames(mine)
+function allPairsDecision(
+  o: SettleOptions,
+  matches: SettleMatch[],
+  played: ReadonlySet<string>,
+  outcomes: MatchOutcome[],
+  round: number,
+): Decision {
+  const step = nextRound({
+    models: o.models,
+    matches,
+    played,
+    battles: battlesOf(outcomes),
+    round,
+    ...(o.level !== undefined ? { level: o.level } : {}),
+    ...(o.explore !== undefined ? { explore: o.explore } : {}),
+    ...(o.target !== undefined ? { target: o.target } : {}),
+  });
+  return {
+    next: step.next,
+    ...(step.stop ? { stop: step.stop } : {}),
+    open: step.open.length,
+    report: {
+      ...(step.ranks ? { ranks: step.ranks } : {}),
+      open: step.open.map((p) => p.split('\u0000') as [string, string]),
+    },
+  };
+}
+
+function baselineDecision(
+  o: SettleOptions,
+  models: string[],
+  matches: SettleMatch[],
+  played: ReadonlySet<string>,
+  outcomes: MatchOutcome[],
+  round: number,
+): Decision {
+  const step = nextBaselineRound({
+    models,
+    baseline: o.baseline!,
+    matches,
+    played,
+    outcomes,
+    round,
+    ...(o.width !== undefined ? { width: o.width } : {}),
+    ...(o.level !== undefined ? { level: o.level } : {}),
+  });
+  const open = step.models
+    .filter((m) => m.why === 'open')
+    .map((m): [string, string] => [m.model, o.baseline!]);
+  return {
+    next: step.next,
+    ...(step.stop ? { stop: step.stop === 'settled' ? 'decided' : step.stop } : {}),
+    open: open.length,
+    report: { open, models: step.models },
+  };
+}
+
+/** The played matches' outcomes as battles for the fit (errors left out), clustered by question. */
+function battlesOf(outcomes: MatchOutcome[]): ClusteredBattle[] {
+  return outcomes
     .filter((m) => m.outcome !== 'error')
-    .map((m) => ({
-      a: m.model1,
-      b: m.model2,
-      score: scoreOf(m.outcome),
-      cluster: m.questionId,
-    }));
-  return { stored: stored.size, played, half, battles };
+    .map((m) => ({ a: m.model1, b: m.model2, score: scoreOf(m.outcome), cluster: m.questionId }));
+}
+
+/** Matches played and planned per model pair, in the plan's order. */
+function pairCounts(matches: SettleMatch[], played: ReadonlySet<string>): SettleSummary['pairs'] {
+  const out = new Map<string, SettleSummary['pairs'][number]>();
+  for (const m of matches) {
+    const k = `${m.a}\u0000${m.b}`;
+    const c = out.get(k) ?? { a: m.a, b: m.b, played: 0, planned: 0 };
+    c.planned++;
+    if (played.has(m.key)) c.played++;
+    out.set(k, c);
+  }
+  return [...out.values()];
 }

@@ -3,17 +3,25 @@
 import type { AnyD1Database } from 'drizzle-orm/d1';
 import { openD1Store } from '../storage/d1.ts';
 import { createApp } from '../web/app.ts';
+import { MIN_SECRET, type AnnotateOptions } from '../web/annotate/routes.ts';
 
 export interface Env {
   DB: AnyD1Database;
   /** enables the token-protected write endpoints (cache purge) when set: `wrangler secret put ADMIN_TOKEN` */
   ADMIN_TOKEN?: string;
-  /** bootstrap rounds behind rating and kappa intervals (default 1000); fewer spend less CPU per cold isolate */
-  BOOTSTRAP_ROUNDS?: string;
-  /** "sandwich": rating intervals from one fit's robust covariance instead of the bootstrap (README: "Sandwich intervals") */
+  /**
+   * "sandwich": show the reports built with sandwich intervals (`arena reports --rebuild --intervals sandwich`
+   * before `arena publish`) instead of the bootstrap's (README: "Sandwich intervals")
+   */
   INTERVALS?: string;
   /** the site's public address (https://host): canonical links and og:url become absolute */
   SITE_URL?: string;
+  /** "on" turns on /annotate, the blind voting page for invited annotators (default "off") */
+  ANNOTATE?: string;
+  /** signs the annotators' session cookies (32+ characters): `wrangler secret put ANNOTATE_SECRET`; needed with ANNOTATE=on */
+  ANNOTATE_SECRET?: string;
+  /** where annotators start: "review" (the matches the judges disagree on most; default) or "uniform" */
+  ANNOTATE_QUEUE?: string;
 }
 
 let app: ReturnType<typeof createApp> | undefined;
@@ -23,10 +31,12 @@ export default {
     // one app per isolate: its result cache lives as long as the isolate does
     app ??= createApp({
       store: openD1Store(env.DB),
+      // the Worker shows the reports `arena publish` shipped with the rows; it never computes one
+      reports: 'read',
       ...(env.ADMIN_TOKEN ? { adminToken: env.ADMIN_TOKEN } : {}),
-      ...(env.BOOTSTRAP_ROUNDS ? { bootstrapRounds: Number(env.BOOTSTRAP_ROUNDS) } : {}),
       ...(env.INTERVALS ? { intervals: intervalsVar(env.INTERVALS) } : {}),
       ...(env.SITE_URL ? { siteUrl: env.SITE_URL } : {}),
+      ...annotateVars(env),
     });
     return app.fetch(request, env, ctx as never);
   },
@@ -36,4 +46,27 @@ function intervalsVar(v: string): 'bootstrap' | 'sandwich' {
   if (v !== 'bootstrap' && v !== 'sandwich')
     throw new Error(`[worker] the var INTERVALS must be "bootstrap" or "sandwich", got "${v}"`);
   return v;
+}
+
+/** ANNOTATE=on: the annotate page's options from the Worker's variables and secret. */
+function annotateVars(env: Env): { annotate?: AnnotateOptions } {
+  const on = env.ANNOTATE ?? 'off';
+  if (on !== 'on' && on !== 'off')
+    throw new Error(`[worker] the var ANNOTATE must be "on" or "off", got "${on}"`);
+  if (on === 'off') return {};
+  if (!env.ANNOTATE_SECRET || env.ANNOTATE_SECRET.length < MIN_SECRET)
+    throw new Error(
+      `[worker] ANNOTATE=on needs the secret ANNOTATE_SECRET of at least ${MIN_SECRET} characters (wrangler secret put ANNOTATE_SECRET)`,
+    );
+  const queue = env.ANNOTATE_QUEUE ?? 'review';
+  if (queue !== 'review' && queue !== 'uniform')
+    throw new Error(`[worker] the var ANNOTATE_QUEUE must be "review" or "uniform", got "${queue}"`);
+  return {
+    annotate: {
+      secret: env.ANNOTATE_SECRET,
+      queue,
+      // Cloudflare sets it to the client's address; a client cannot forge it through Cloudflare
+      address: (c) => c.req.header('cf-connecting-ip'),
+    },
+  };
 }

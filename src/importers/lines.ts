@@ -23,6 +23,10 @@ async function isGzip(path: string): Promise<boolean> {
     );
   }
   try {
+    if ((await fh.stat()).isDirectory())
+      throw new ArenaError(`${path}: a directory, not a file (name the .jsonl file inside it)`, {
+        file: path,
+      });
     const head = Buffer.alloc(2);
     const { bytesRead } = await fh.read(head, 0, 2, 0);
     return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;

@@ -1,8 +1,20 @@
 // A rate governor for one endpoint: admits calls so neither the token nor the request bucket is overdrawn, learns
 // the limits from each answer's x-ratelimit-* headers (or takes declared ones), waits out 429s for everyone at
 // once, and narrows its window of calls in flight when 429s come anyway (additive increase, multiplicative decrease).
+// Other processes may spend from the same limit: each answer's `remaining`, with this governor's own charges since
+// that call, tells how much of what was spent was its own, and the governor keeps to that share of the bucket.
 import type { JudgeCallError, JudgeReply, JudgeRequest } from './judge.ts';
-import { Bucket, CHARS_PER_TOKEN, readRateLimit, requestCost, type RateLimitInfo } from './rate-limit.ts';
+import {
+  Bucket,
+  CHARS_PER_TOKEN,
+  readRateLimit,
+  requestCost,
+  SHARE_SAMPLE_MS,
+  shareBetween,
+  type AnnouncedLimit,
+  type RateLimitInfo,
+  type ShareSample,
+} from './rate-limit.ts';
 
 /** Time as the governor sees it: real by default, a fake one in tests. */
 export interface Clock {
@@ -37,6 +49,16 @@ export interface Admission {
 
 /** How long to wait on a 429 that says nothing about when to come back. */
 const DEFAULT_429_WAIT_MS = 1000;
+/** The calls in flight a governor starts with once it has heard the server; it doubles each window (slow start). */
+const INITIAL_WINDOW = 8;
+
+type Kind = 'tokens' | 'requests';
+/** When a call was admitted and what this governor had charged then (that call included). */
+interface Sent {
+  at: number;
+  tokens: number;
+  requests: number;
+}
 
 interface Waiter {
   cost: number;
@@ -44,6 +66,20 @@ interface Waiter {
   reject(e: unknown): void;
   signal?: AbortSignal | undefined;
   onAbort?: () => void;
+}
+
+/**
+ * A bucket's refill rate as one answer tells it: the part missing from the limit over the time until it is full.
+ * Undefined when the answer does not say, or too little is missing to measure (under 5%), or the window it implies
+ * is shorter than 1 s or longer than a day (contradictory headers).
+ */
+export function refillPerMs(l: AnnouncedLimit | undefined): number | undefined {
+  if (!l?.limit || l.remaining === undefined || !l.resetMs) return undefined;
+  const missing = l.limit - l.remaining;
+  if (missing < 0.05 * l.limit) return undefined;
+  const perMs = missing / l.resetMs;
+  const windowMs = l.limit / perMs;
+  return windowMs >= 1000 && windowMs <= 24 * 3600_000 ? perMs : undefined;
 }
 
 export class RateGovernor {
@@ -60,6 +96,13 @@ export class RateGovernor {
   #cancelTimer?: (() => void) | undefined;
   #timerAt = Infinity;
   #charsPerToken = CHARS_PER_TOKEN;
+  /** until the first 429, the window grows by one per success (doubling each window), then by one per window */
+  #slowStart = true;
+  /** this governor's share of each bucket's spending, and the answer it was last measured at */
+  readonly #shared: Record<Kind, { share: number; last?: ShareSample }> = {
+    tokens: { share: 1 },
+    requests: { share: 1 },
+  };
   /** counters for reports and benches */
   readonly stats = { admitted: 0, rateLimited: 0, tokensCharged: 0 };
 
@@ -67,7 +110,7 @@ export class RateGovernor {
     this.clock = o.clock ?? realClock;
     this.#declared = { tpm: o.tpm, rpm: o.rpm };
     this.#maxWindow = o.maxWindow ?? 256;
-    this.#window = this.#maxWindow;
+    this.#window = Math.min(INITIAL_WINDOW, this.#maxWindow);
     const now = this.clock.now();
     if (o.tpm) this.#tokens = new Bucket(o.tpm, o.tpm / 60_000, now);
     if (o.rpm) this.#requests = new Bucket(o.rpm, o.rpm / 60_000, now);
@@ -76,6 +119,11 @@ export class RateGovernor {
   /** the cost this governor charges a request (prompt tokens estimated at the learned ratio, plus max_tokens) */
   cost(req: Pick<JudgeRequest, 'system' | 'user' | 'maxTokens'>): number {
     return requestCost(req, this.#charsPerToken);
+  }
+
+  /** this governor's share of the token bucket's spending, as the server's answers tell it (1: it spends alone) */
+  get share(): number {
+    return this.#shared.tokens.share;
   }
 
   /** the calls in flight the governor allows now */
@@ -141,6 +189,7 @@ export class RateGovernor {
       this.#inFlight++;
       this.stats.admitted++;
       this.stats.tokensCharged += w.cost;
+      const sent: Sent = { at: now, tokens: this.stats.tokensCharged, requests: this.stats.admitted };
       let settled = false;
       w.resolve({
         cost: w.cost,
@@ -148,7 +197,7 @@ export class RateGovernor {
           if (settled) return;
           settled = true;
           this.#inFlight--;
-          this.#settle(outcome);
+          this.#settle(outcome, sent);
           this.#pump();
         },
       });
@@ -170,22 +219,23 @@ export class RateGovernor {
     );
   }
 
-  #settle(outcome: { reply: JudgeReply } | { error: JudgeCallError | Error }): void {
+  #settle(outcome: { reply: JudgeReply } | { error: JudgeCallError | Error }, sent: Sent): void {
     const now = this.clock.now();
     if ('reply' in outcome) {
       this.#heard = true;
-      this.#learn(outcome.reply.rateLimit, now);
-      // additive increase: one more call in flight per window's worth of successes
+      this.#learn(outcome.reply.rateLimit, now, sent);
+      // slow start, then additive increase: one more call in flight per window's worth of successes
       if (this.#window < this.#maxWindow)
-        this.#window = Math.min(this.#maxWindow, this.#window + 1 / this.#window);
+        this.#window = Math.min(this.#maxWindow, this.#window + (this.#slowStart ? 1 : 1 / this.#window));
       return;
     }
     const e = outcome.error as JudgeCallError;
     if (e.status !== 429) return;
     this.#heard = true;
     this.stats.rateLimited++;
+    this.#slowStart = false;
     const info = e.rateLimit;
-    this.#learn(info, now);
+    this.#learn(info, now, sent);
     // multiplicative decrease, and everyone waits what the server asked
     this.#window = Math.max(1, Math.min(this.#window, this.#inFlight + 1) / 2);
     const resetMs = info?.tokens?.remaining === 0 ? info.tokens.resetMs : undefined;
@@ -194,19 +244,42 @@ export class RateGovernor {
     if (this.#tokens && info?.tokens?.remaining === undefined) this.#tokens.observe(0, now);
   }
 
-  #learn(info: RateLimitInfo | undefined, now: number): void {
+  #learn(info: RateLimitInfo | undefined, now: number, sent: Sent): void {
     if (!info) return;
-    const fit = (b: Bucket | undefined, declared: number | undefined, limit: number | undefined) => {
-      const perMin = Math.min(declared ?? Infinity, limit ?? Infinity);
-      if (!Number.isFinite(perMin)) return b;
-      if (!b) return new Bucket(perMin, perMin / 60_000, now, perMin);
-      b.resize(perMin, perMin / 60_000, now);
+    const fit = (b: Bucket | undefined, declared: number | undefined, l: AnnouncedLimit | undefined) => {
+      const size = Math.min(declared ?? Infinity, l?.limit ?? Infinity);
+      if (!Number.isFinite(size)) return b;
+      // the refill rate: what the reset says (the bucket's missing part over the time to fill it), else per minute
+      const perMs = Math.min((declared ?? Infinity) / 60_000, refillPerMs(l) ?? size / 60_000);
+      if (!b) return new Bucket(size, perMs, now, size);
+      b.resize(size, perMs, now);
       return b;
     };
-    this.#tokens = fit(this.#tokens, this.#declared.tpm, info.tokens?.limit);
-    this.#requests = fit(this.#requests, this.#declared.rpm, info.requests?.limit);
-    if (info.tokens?.remaining !== undefined) this.#tokens?.observe(info.tokens.remaining, now);
-    if (info.requests?.remaining !== undefined) this.#requests?.observe(info.requests.remaining, now);
+    this.#tokens = fit(this.#tokens, this.#declared.tpm, info.tokens);
+    this.#requests = fit(this.#requests, this.#declared.rpm, info.requests);
+    this.#observe('tokens', this.#tokens, info.tokens?.remaining, now, sent);
+    this.#observe('requests', this.#requests, info.requests?.remaining, now, sent);
+  }
+
+  /**
+   * What is left for this governor, from what the server said was left after the call `sent`: its share of that,
+   * plus the refill since, less what it has charged since (calls the server had not seen yet). Calls may reach the
+   * server out of order, so one answer may say a little more or less than is left; the next corrects it.
+   */
+  #observe(kind: Kind, b: Bucket | undefined, remaining: number | undefined, now: number, sent: Sent): void {
+    if (!b || remaining === undefined) return;
+    const sh = this.#shared[kind];
+    const sample: ShareSample = { at: sent.at, remaining, own: sent[kind] };
+    if (!sh.last) sh.last = sample;
+    else if (sample.at > sh.last.at) {
+      const share = shareBetween(sh.last, sample, b);
+      if (share !== undefined) {
+        sh.share = 0.5 * sh.share + 0.5 * share;
+        sh.last = sample;
+      } else if (sample.at - sh.last.at >= 2 * SHARE_SAMPLE_MS) sh.last = sample;
+    }
+    const ownSince = (kind === 'tokens' ? this.stats.tokensCharged : this.stats.admitted) - sent[kind];
+    b.set(sh.share * Math.min(b.capacity, remaining + b.perMs * (now - sent.at)) - ownSince, now);
   }
 
   /** learn the prompt's characters per token from a reply's counted prompt tokens (a moving average) */

@@ -134,6 +134,11 @@ export class Bucket {
   observe(remaining: number, now: number): void {
     this.#level = Math.min(this.level(now), remaining);
   }
+  /** set the level from what the server said (never above the capacity) */
+  set(level: number, now: number): void {
+    this.level(now);
+    this.#level = Math.min(this.capacity, level);
+  }
   /** a new size (and refill rate), from a header or a declaration; the level keeps its share of the old size */
   resize(capacity: number, perMs: number, now: number): void {
     if (capacity === this.capacity && perMs === this.perMs) return;
@@ -142,6 +147,39 @@ export class Bucket {
     this.capacity = capacity;
     this.perMs = perMs;
   }
+}
+
+/** What a governor last learned of one bucket from the server, to tell its own spending from others'. */
+export interface ShareSample {
+  /** when the call whose answer said it was admitted */
+  at: number;
+  /** what the server said was left after that call */
+  remaining: number;
+  /** what this governor had charged in all, that call included */
+  own: number;
+}
+
+/** The shortest interval between two samples that a share is measured over (shorter ones are mostly noise). */
+export const SHARE_SAMPLE_MS = 500;
+/** The least share a governor keeps of a bucket others spend from (it still learns when they stop). */
+export const MIN_SHARE = 0.05;
+
+/**
+ * This governor's share of what a bucket's spenders spent between two answers' samples: its own charges over the
+ * server's drop in `remaining` plus the refill in between. Undefined when the interval is too short, or the bucket
+ * may have been full meanwhile (refill lost, so the total is unknown).
+ */
+export function shareBetween(
+  a: ShareSample,
+  b: ShareSample,
+  bucket: { capacity: number; perMs: number },
+): number | undefined {
+  const dt = b.at - a.at;
+  if (dt < SHARE_SAMPLE_MS) return undefined;
+  if (a.remaining + bucket.perMs * dt >= bucket.capacity) return undefined;
+  const total = a.remaining - b.remaining + bucket.perMs * dt;
+  if (total <= 0) return undefined;
+  return Math.min(1, Math.max(MIN_SHARE, (b.own - a.own) / total));
 }
 
 /**

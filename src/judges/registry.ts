@@ -5,6 +5,7 @@ import type { JudgeCallError, JudgeProvider } from './judge.ts';
 import { endpointPool, governorGate, type Endpoint } from './endpoints.ts';
 import { RateGovernor } from './governor.ts';
 import { withRetry } from './retry.ts';
+import { faultKind, retryLog } from './retry-log.ts';
 
 export interface JudgeOptions {
   baseURL?: string;
@@ -197,6 +198,8 @@ export async function openJudge(
   const closeAll = async () => {
     for (const e of endpoints) await e.provider.close?.();
   };
+  // the first retry of each kind of fault is told at once, the rest once a minute (and at close)
+  const retries = log ? retryLog(`[${provider.id}]`, log) : undefined;
   const retrying = withRetry(
     endpoints.length === 1
       ? provider
@@ -207,18 +210,24 @@ export async function openJudge(
       baseDelayMs: setup.backoffMs,
       timeoutMs: setup.timeoutS * 1000,
       maxRetryMs: setup.retryBudgetS * 1000,
-      ...(log
+      ...(retries
         ? {
             onRetry: ({ attempt, delayMs, error, retryAfterMs }) =>
-              log(
-                `[${provider.id}] retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`,
+              retries.retry(
+                faultKind(error),
+                `retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`,
               ),
           }
         : {}),
     },
   );
   const judge = stopOnAuthFailure(retrying, o.onAuthFailure ?? (() => {}));
+  const close = judge.close?.bind(judge);
   return Object.assign(judge, {
+    close: async () => {
+      retries?.flush();
+      await close?.();
+    },
     tokensCharged: () => endpoints.reduce((s, e) => s + e.governor.stats.tokensCharged, 0),
     limits: () => {
       const each = endpoints.map((e) => e.governor.limits());

@@ -1,9 +1,21 @@
 // The checkpoints config (`arena checkpoints`): the fine-tuning run's checkpoints, each with answers imported
 // or generated, the baseline and the judges; with the generation temperatures and the series' tournament
 // that the plan and the run share.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
-import { expandVariable, JudgeConfig, loadJsonConfig, refuseDatabaseTarget, resolvePath } from './config.ts';
+import { ArenaError } from '../core/types.ts';
+import {
+  expandVariable,
+  JudgeConfig,
+  jsonLines,
+  loadJsonConfig,
+  refuseDatabaseTarget,
+  resolvePath,
+  SettleBaseline,
+  type Loaded,
+} from './config.ts';
 
 /** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
 export const CATEGORY_TEMPERATURES: Record<string, number> = {
@@ -19,7 +31,7 @@ export const CATEGORY_TEMPERATURES: Record<string, number> = {
 };
 export const DEFAULT_TEMPERATURE = 0.7;
 
-const Checkpoint = z
+export const Checkpoint = z
   .strictObject({
     name: z.string().min(1),
     step: z.number().int().nonnegative(),
@@ -50,8 +62,25 @@ export const CheckpointsConfig = z.strictObject({
   questionIds: z.array(z.number().int()).optional(),
   turns: z.array(z.number().int().min(1).max(2)).default([1, 2]),
   baseline: z.strictObject({ model: z.string().min(1), answers: z.string().min(1) }),
-  checkpoints: z.array(Checkpoint).min(1),
+  /** may start empty: checkpoints come later (`arena checkpoints add`, or files in `watch.dir`) */
+  checkpoints: z.array(Checkpoint).default([]),
+  /**
+   * a directory where checkpoints appear as files: each file whose name matches `pattern` is a checkpoint named
+   * after the file (without its extension), its step the pattern's first group; an answers file (model = its
+   * file name), or, with `gguf`, a LoRA adapter on that base model
+   */
+  watch: z
+    .strictObject({
+      dir: z.string().min(1),
+      pattern: z.string().refine(isStepPattern, {
+        message: 'a regular expression with a group that captures the step, e.g. "^step-(\\d+)\\.jsonl$"',
+      }),
+      gguf: z.string().min(1).optional(),
+    })
+    .optional(),
   judges: z.array(JudgeConfig).min(1),
+  /** play the checkpoints' matches in rounds, each stopping once decided against the baseline (see config.ts) */
+  untilSettled: SettleBaseline.optional(),
   generation: z
     .strictObject({
       maxTokens: z.number().int().positive().default(1024),
@@ -74,7 +103,7 @@ export const CheckpointsConfig = z.strictObject({
   referenceSource: z.string().default(DEFAULT_REFERENCE_SOURCE),
   parser: z.enum(['last', 'fastchat']).default('last'),
   budget: z.strictObject({ maxUsd: z.number().nonnegative() }).optional(),
-  /** the dry run's cost estimate before a judge has stored games: characters per input token, output tokens per game (default: settings.maxTokens) */
+  /** the dry run's cost estimate before a judge has stored games: characters per input token, output tokens per game (default: TYPICAL_JUDGMENT_TOKENS, at most settings.maxTokens) */
   estimate: z
     .strictObject({
       charsPerToken: z.number().positive().default(4),
@@ -88,9 +117,25 @@ export const CheckpointsConfig = z.strictObject({
 });
 export type CheckpointsConfig = z.infer<typeof CheckpointsConfig>;
 
-/** Load a checkpoints config: paths as `loadRefreshConfig` takes them (`${NAME}` from `env`, then relative to the file). */
-export function loadCheckpointsConfig(file: string, env: Record<string, string | undefined> = {}) {
-  const l = loadJsonConfig(file, CheckpointsConfig);
+function isStepPattern(p: string): boolean {
+  try {
+    return new RegExp(`${p}|`).exec('')!.length > 1;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Load a checkpoints config: paths as `loadRefreshConfig` takes them (`${NAME}` from `env`, then relative to the
+ * file); the files in `watch.dir` are checkpoints after those of the list. Names, steps and models are unique.
+ * `text`: check this text as the file's (a change before it is written).
+ */
+export function loadCheckpointsConfig(
+  file: string,
+  env: Record<string, string | undefined> = {},
+  text?: string,
+): Loaded<CheckpointsConfig> {
+  const l = loadJsonConfig(file, CheckpointsConfig, text);
   const c = l.config;
   const at = (p: string) => resolvePath(file, expandVariable(file, p, env));
   c.db = c.db === ':memory:' ? c.db : at(c.db);
@@ -105,7 +150,80 @@ export function loadCheckpointsConfig(file: string, env: Record<string, string |
   }
   if (c.chart) c.chart = at(c.chart);
   refuseDatabaseTarget(l, ['chart'], c.chart, c.db);
+  if (c.watch) {
+    c.watch.dir = at(c.watch.dir);
+    if (c.watch.gguf) c.watch.gguf = at(c.watch.gguf);
+  }
+  const listed = c.checkpoints.length;
+  if (c.watch) c.checkpoints.push(...watchedCheckpoints(file, c.watch));
+  refuseDuplicates(l, listed);
   return l;
+}
+
+/** The checkpoints that are files in the watched directory, by step (none while the directory does not exist). */
+function watchedCheckpoints(file: string, w: NonNullable<CheckpointsConfig['watch']>) {
+  let names: string[];
+  try {
+    names = readdirSync(w.dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new ArenaError(`${file}: field "watch.dir": cannot read ${w.dir} (${(e as Error).message})`, {
+      file,
+      field: 'watch.dir',
+    });
+  }
+  const re = new RegExp(w.pattern);
+  const out: CheckpointsConfig['checkpoints'] = [];
+  for (const name of names.sort()) {
+    const m = re.exec(name);
+    if (!m) continue;
+    const step = Number(m[1]);
+    if (!/^\d+$/.test(m[1] ?? '') || !Number.isSafeInteger(step))
+      throw new ArenaError(
+        `${file}: field "watch.pattern": ${join(w.dir, name)} matches, but its step "${m[1] ?? ''}" is not a whole number`,
+        { file, field: 'watch.pattern' },
+      );
+    const stem = name.replace(/\.[^.]*$/, '');
+    const path = join(w.dir, name);
+    out.push(
+      w.gguf
+        ? { name: stem, step, gguf: w.gguf, lora: path }
+        : { name: stem, step, model: stem, answers: path },
+    );
+  }
+  return out.sort((a, b) => a.step - b.step);
+}
+
+/** Two checkpoints with one name, step or model would be one checkpoint judged twice, or a report of neither. */
+function refuseDuplicates(l: Loaded<CheckpointsConfig>, listed: number): void {
+  const c = l.config;
+  const where = (i: number) => (i < listed ? `checkpoints[${i}]` : undefined);
+  const seen = new Map<string, number>();
+  c.checkpoints.forEach((k, i) => {
+    for (const [field, value] of [
+      ['name', JSON.stringify(k.name)],
+      ['step', String(k.step)],
+      ['model', JSON.stringify(modelOf(c, k))],
+    ] as const) {
+      const key = `${field}\0${value}`;
+      const first = seen.get(key);
+      if (first === undefined) {
+        seen.set(key, i);
+        continue;
+      }
+      const at = (n: number) =>
+        where(n) ?? `${c.checkpoints[n]!.answers ?? c.checkpoints[n]!.lora} in watch.dir`;
+      const lines = jsonLines(l.text);
+      const line = where(i)
+        ? (lines.get(JSON.stringify(['checkpoints', i, field])) ??
+          lines.get(JSON.stringify(['checkpoints', i])))
+        : undefined;
+      throw new ArenaError(
+        `${l.file}${line ? `:${line}` : ''}: ${at(i)} has the ${field} ${value} of ${at(first)}; each checkpoint needs its own name, step and model`,
+        { file: l.file, ...(line ? { line } : {}), field: `checkpoints.${field}` },
+      );
+    }
+  });
 }
 
 /** The model name a checkpoint's answers are stored under. */

@@ -1,6 +1,7 @@
 // `arena checkpoints run --dry-run`: the games a checkpoints config would play and what they would cost,
 // planned on a view of the store it is given with the config's import applied (src/storage/pending.ts): nothing
 // is written.
+import { TYPICAL_JUDGMENT_TOKENS } from '../core/constants.ts';
 import { planRun } from '../engine/run.ts';
 import { missingRunPrompts } from '../importers/builtin.ts';
 import { readImport } from '../importers/import.ts';
@@ -54,7 +55,7 @@ export async function planCheckpoints(o: {
     const price = priceFor(j.id, { price: j.price, required: !!c.budget, field: `judges[${k}].price` });
     const tokens = calibrate(await store.ledger.tokenTotals(j.id), {
       charsPerToken: c.estimate?.charsPerToken ?? 4,
-      outputTokens: c.estimate?.outputTokens ?? c.settings.maxTokens,
+      outputTokens: c.estimate?.outputTokens ?? Math.min(TYPICAL_JUDGMENT_TOKENS, c.settings.maxTokens),
     });
     const { games } = models.length
       ? await planRun({

@@ -9,7 +9,8 @@ import pLimit from 'p-limit';
 import { seriesReport, type CheckpointRow } from '../core/stats/checkpoints.ts';
 import { ArenaError, type Answer, type Question } from '../core/types.ts';
 import type { Liveness } from '../engine/play/index.ts';
-import { runTournament, type RunProgress } from '../engine/run.ts';
+import { runTournament, type RunProgress, type RunSummary } from '../engine/run.ts';
+import { runUntilSettled } from '../engine/settle.ts';
 import { judgeData } from '../reports/results.ts';
 import { llamaCppGenerator } from '../generators/llama-cpp.ts';
 import { openaiGenerator } from '../generators/openai.ts';
@@ -20,10 +21,10 @@ import type { JudgeCallError } from '../judges/judge.ts';
 import type { CheckpointGeneration, Store } from '../storage/store.ts';
 import { checkpointChart } from '../reports/charts.ts';
 import { modelOf, seriesTournament, temperatureFor, type CheckpointsConfig } from './checkpoints-config.ts';
-import type { JudgeConfig, Loaded } from './config.ts';
+import { settleOptions, type JudgeConfig, type Loaded } from './config.ts';
 import type { Env, OpenJudge, Spill } from './deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
-import { Budget, calibrate, costOf, estimateCost, priceFor } from './prices.ts';
+import { Budget, calibrate, costOf, priceFor, upperBoundCost } from './prices.ts';
 
 export {
   CATEGORY_TEMPERATURES,
@@ -98,6 +99,10 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<Checkpoints
   const onAuthFailure = (e: JudgeCallError) => ((refused = e), setImmediate(() => authStop.abort(e)));
   o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
   setMaxListeners(0, o.signal!);
+  if (!c.checkpoints.length) {
+    log(`${o.config.file}: no checkpoints yet (add one with \`arena checkpoints add\`)`);
+    return { generated: 0, played: 0, failed: 0, cost: 0, skipped: 0 };
+  }
   const questions = await importInputs(o.store, c);
   let generated = 0;
   for (const k of c.checkpoints) {
@@ -142,6 +147,7 @@ async function prepareCheckpoint(
     if (fileModel !== model)
       throw new ArenaError(
         `[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`,
+        { file: k.answers, field: 'model' },
       );
     await saveCheckpoint(store, c, k, model, { kind: 'imported', file: k.answers });
     return undefined;
@@ -254,14 +260,16 @@ async function judgeSeries(
     });
     let runCost = 0;
     try {
-      const r = await runTournament({
+      const r = await playSeries(c, {
         store,
         judge,
         ...seriesTournament(c, models),
         parser: c.parser,
         concurrency: j.concurrency,
         costOf: (tin, tout) => costOf(price, tin, tout),
-        ...(budget ? { budget: budget.gate((_id, spec) => estimateCost(spec, tokens, price)) } : {}),
+        ...(budget
+          ? { budget: budget.gate((_id, spec) => upperBoundCost(spec, tokens, price, c.settings.maxTokens)) }
+          : {}),
         ...(o.signal ? { signal: o.signal } : {}),
         onProgress: (p: RunProgress) => {
           if (p.last && 'game' in p.last) runCost += p.last.game.cost ?? 0;
@@ -280,13 +288,40 @@ async function judgeSeries(
       failed += r.failed;
       skipped += r.skipped;
       cost += (r.cost ?? 0) + r.costEstimated;
-      log(`${judge.id}: ${r.played} played, ${r.failed} failed, ${r.planned - r.toPlay} already stored`);
+      log(`${judge.id}: ${r.played} played, ${r.failed} failed, ${r.stored} already stored`);
+      if (r.settled) log(`${judge.id}: ${r.settled}`);
     } finally {
       await judge.close?.();
     }
   }
   return { played, failed, cost, skipped };
 }
+
+/**
+ * The series' tournament for one judge: the whole plan, or with `untilSettled` the plan's matches in rounds
+ * until every checkpoint is decided against the baseline (engine/settle.ts); its figures summed over rounds.
+ */
+async function playSeries(c: CheckpointsConfig, t: TournamentOptions) {
+  const settle = settleOptions(c.untilSettled);
+  if (!settle) {
+    const r = await runTournament(t);
+    return { ...r, stored: r.planned - r.toPlay, settled: undefined };
+  }
+  const s = await runUntilSettled({ ...t, ...settle });
+  const sum = (f: (r: RunSummary) => number) => s.runs.reduce((a, r) => a + f(r), 0);
+  const why = (s.models ?? []).map((m) => `${m.model} ${m.why}`).join(', ');
+  return {
+    played: sum((r) => r.played),
+    failed: sum((r) => r.failed),
+    skipped: sum((r) => r.skipped),
+    cost: sum((r) => r.cost ?? 0),
+    costEstimated: sum((r) => r.costEstimated),
+    stored: s.stored - sum((r) => r.played),
+    settled: `until settled: ${s.stop} after ${s.rounds} round(s) (${why}); ${s.stored} of the full plan's ${s.planned} games stored`,
+  };
+}
+
+type TournamentOptions = Parameters<typeof runTournament>[0];
 
 export interface CheckpointsReport {
   series: string;

@@ -27,12 +27,47 @@ export const JudgeConfig = JudgeSetup.extend({
 });
 export type JudgeConfig = z.infer<typeof JudgeConfig>;
 
+/** matches (both orders) per round of an adaptive run */
+const Round = z.number().int().min(1);
+
+/**
+ * `untilSettled` of a pairwise-all mode: `true`, or its options. The plan's matches are played in rounds
+ * where the rank intervals are still open (`arena run --until-settled`); `target`: also stop once the rank
+ * intervals' widths sum to at most this.
+ */
+export const SettleAll = z.union([
+  z.boolean(),
+  z.strictObject({ round: Round.optional(), target: z.number().min(0).optional() }),
+]);
+
+/**
+ * `untilSettled` of a pairwise-baseline mode (a checkpoint config's too): each model stops once its interval
+ * against the baseline excludes 50% or is narrower than `width` (a share of wins, above 0 and at most 1).
+ */
+export const SettleBaseline = z.union([
+  z.boolean(),
+  z.strictObject({ round: Round.optional(), width: z.number().gt(0).max(1).optional() }),
+]);
+
+/** An `untilSettled` value as the engine's options (undefined: play the whole plan). */
+export function settleOptions(
+  v: z.infer<typeof SettleAll> | z.infer<typeof SettleBaseline> | undefined,
+): { round?: number; target?: number; width?: number } | undefined {
+  if (!v) return undefined;
+  return v === true ? {} : v;
+}
+
 const ModeConfig = z.discriminatedUnion('mode', [
-  z.strictObject({ mode: z.literal('pairwise-all'), models: z.array(z.string().min(1)).optional() }),
+  z.strictObject({
+    mode: z.literal('pairwise-all'),
+    models: z.array(z.string().min(1)).optional(),
+    untilSettled: SettleAll.optional(),
+  }),
   z.strictObject({
     mode: z.literal('pairwise-baseline'),
     baseline: z.string().min(1),
     models: z.array(z.string().min(1)).optional(),
+    untilSettled: SettleBaseline.optional(),
   }),
   z.strictObject({ mode: z.literal('single'), models: z.array(z.string().min(1)).optional() }),
 ]);
@@ -120,11 +155,18 @@ export interface Loaded<T> {
   config: T;
 }
 
-/** Read a JSON config file and check it; errors read `FILE:LINE: field "a.b[0].c": message`. */
-export function loadJsonConfig<S extends z.ZodType>(file: string, schema: S): Loaded<z.infer<S>> {
+/**
+ * Read a JSON config file and check it; errors read `FILE:LINE: field "a.b[0].c": message`. Given `given`, that
+ * text is checked as if it were the file's (a change checked before it is written).
+ */
+export function loadJsonConfig<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  given?: string,
+): Loaded<z.infer<S>> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = given ?? readFileSync(file, 'utf8');
   } catch (e) {
     throw new ArenaError(
       `${file}: cannot read the config (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
@@ -242,7 +284,12 @@ function lineAt(text: string, pos: number): number {
  * that is not JSON it throws the number of the line where it went wrong.
  */
 export function jsonLines(text: string): Map<string, number> {
-  const out = new Map<string, number>();
+  return new Map([...jsonSpans(text)].map(([k, v]) => [k, v.line]));
+}
+
+/** Where every value of a JSON text is: its line, and its offsets [start, end), keyed as jsonLines keys them. */
+export function jsonSpans(text: string): Map<string, { line: number; start: number; end: number }> {
+  const out = new Map<string, { line: number; start: number; end: number }>();
   let i = 0;
   let line = 1;
   const ws = () => {
@@ -266,7 +313,12 @@ export function jsonLines(text: string): Map<string, number> {
   };
   const value = (path: (string | number)[]) => {
     ws();
-    out.set(JSON.stringify(path), line);
+    const span = { line, start: i, end: i };
+    out.set(JSON.stringify(path), span);
+    scalarOrNested(path);
+    span.end = i;
+  };
+  const scalarOrNested = (path: (string | number)[]) => {
     const c = text[i];
     if (c === '{') {
       i++;

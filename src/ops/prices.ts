@@ -60,7 +60,7 @@ export function costOf(price: Price, tokensIn: number | null, tokensOut: number 
  * by chars-per-token; output: an expected reply length. Both are calibrated from the judge's stored
  * games (their recorded prompt characters vs tokens_in, their mean tokens_out) when it has any;
  * otherwise the config's `estimate.charsPerToken` (default 4) and `estimate.outputTokens` (default:
- * the judge's max_tokens, an upper bound) are used.
+ * a typical judgment's length, TYPICAL_JUDGMENT_TOKENS) are used.
  */
 export interface TokenModel {
   charsPerToken: number;
@@ -144,20 +144,48 @@ export function planEstimate(
   };
 }
 
+/** A tokenizer may pack one prompt worse than the average a model was calibrated on: its upper bound allows this. */
+export const INPUT_MARGIN = 1.25;
+
 /**
- * A hard spending cap shared by every judge of a refresh. A game starts only when what is spent,
- * plus the estimates of the games in flight, plus its own estimate stays within the cap; after the
- * first refusal nothing more starts. So the cap is overrun only by the estimates' error, and what
- * is left unspent is less than one game's cost. A call whose cost is unknown (a reply without usage, a
- * failed or timed-out call, which may still have been billed) is charged at its reservation, and counted
- * in `estimated`.
+ * The most one call can cost: its prompt's tokens (at `m`'s characters per token, with INPUT_MARGIN) and all of
+ * `maxTokens` out, whatever the reply turns out to be.
+ */
+export function upperBoundCost(
+  spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>,
+  m: Pick<TokenModel, 'charsPerToken'>,
+  price: Price,
+  maxTokens: number,
+): number {
+  const tokensIn = Math.ceil(
+    ((spec.systemPrompt.length + spec.userPrompt.length) / m.charsPerToken) * INPUT_MARGIN,
+  );
+  return (tokensIn * price.input + maxTokens * price.output) / 1e6;
+}
+
+interface BudgetWaiter {
+  id: string;
+  cost: number;
+  resolve(ok: boolean): void;
+}
+
+/**
+ * A hard spending cap shared by every judge of a refresh. Each call in flight holds its upper bound (prompt +
+ * max_tokens, `upperBoundCost`); a call starts when what is spent, plus the bounds of the calls in flight, plus its
+ * own bound stays within the cap. When it does not fit but calls are in flight, it waits for them to settle (their
+ * real cost frees the rest of their bound); when nothing is in flight and it still does not fit, the next call could
+ * cross the cap: the budget is exhausted and nothing more starts. So the cap is never crossed while calls stay within
+ * their bound, and what is left unspent is less than one call's bound. A call whose cost is unknown (a reply without
+ * usage, a failed or timed-out call, which may still have been billed) is charged at its bound, and counted in
+ * `estimated`.
  */
 export class Budget {
   spent = 0;
-  /** USD of `spent` charged at the estimate (calls whose cost was not known) */
+  /** USD of `spent` charged at the bound (calls whose cost was not known) */
   estimated = 0;
   private reserved = 0;
   private readonly held = new Map<string, number>();
+  private readonly waiting: BudgetWaiter[] = [];
   exhausted = false;
   constructor(
     readonly capUsd: number,
@@ -166,30 +194,85 @@ export class Budget {
     this.spent = spentBefore;
   }
 
-  /** a gate for runTournament, with one judge's estimate function */
-  gate(estimate: (id: string, spec: GameSpec) => number) {
+  private fits(cost: number): boolean {
+    return this.spent + this.reserved + cost <= this.capUsd;
+  }
+
+  private hold(id: string, cost: number): void {
+    this.reserved += cost;
+    this.held.set(id, cost);
+  }
+
+  /** start the waiting calls that fit now, in order; with nothing in flight, one that does not fit ends it all */
+  private pump(): void {
+    while (this.waiting.length && !this.exhausted) {
+      const w = this.waiting[0]!;
+      if (!this.fits(w.cost)) {
+        if (this.held.size) return;
+        this.exhausted = true;
+        break;
+      }
+      this.waiting.shift();
+      this.hold(w.id, w.cost);
+      w.resolve(true);
+    }
+    if (this.exhausted) for (const w of this.waiting.splice(0)) w.resolve(false);
+  }
+
+  /**
+   * A gate for runTournament: `bound` is one call's upper bound. `reserve` resolves true when the call may start
+   * (maybe after calls in flight settle), false when the budget is exhausted.
+   */
+  gate(bound: (id: string, spec: GameSpec) => number) {
     return {
-      reserve: (id: string, spec: GameSpec): boolean => {
+      reserve: (id: string, spec: GameSpec): boolean | Promise<boolean> => {
         if (this.exhausted) return false;
-        const est = estimate(id, spec);
-        if (this.spent + this.reserved + est > this.capUsd) {
+        const cost = bound(id, spec);
+        if (!this.waiting.length && this.fits(cost)) {
+          this.hold(id, cost);
+          return true;
+        }
+        if (!this.held.size && !this.waiting.length) {
           this.exhausted = true;
           return false;
         }
-        this.reserved += est;
-        this.held.set(id, est);
-        return true;
+        return new Promise<boolean>((resolve) => {
+          this.waiting.push({ id, cost, resolve });
+          this.pump();
+        });
       },
-      /** Charge a finished call: its cost, or its reservation when the cost is unknown (returned: the USD charged so). */
+      /** Charge a finished call: its cost, or its bound when the cost is unknown (returned: the USD charged so). */
       settle: (id: string, cost: number | null): number => {
         const est = this.held.get(id) ?? 0;
         this.held.delete(id);
         this.reserved -= est;
         this.spent += cost ?? est;
+        this.pump();
         if (cost !== null) return 0;
         this.estimated += est;
         return est;
       },
+    };
+  }
+
+  /**
+   * A gate for work that is all in flight at once (Batch API jobs): a game is admitted when its bound fits beside
+   * every one admitted before; after the first that does not, nothing more is.
+   */
+  all(bound: (id: string, spec: GameSpec) => number) {
+    const g = this.gate(bound);
+    return {
+      reserve: (id: string, spec: GameSpec): boolean => {
+        if (this.exhausted) return false;
+        const cost = bound(id, spec);
+        if (!this.fits(cost)) {
+          this.exhausted = true;
+          return false;
+        }
+        this.hold(id, cost);
+        return true;
+      },
+      settle: g.settle,
     };
   }
 }

@@ -1,5 +1,5 @@
 // Judge-quality analytics read from the store: position bias, kappa, bootstrap intervals, length.
-import { HUMAN } from '../core/constants.ts';
+import { isHumanJudge } from '../core/constants.ts';
 import {
   positionBias,
   conflictFromOutcomes,
@@ -103,15 +103,12 @@ export async function biasReport(
   const gameItems = new Set(
     bias.map((g) => `${g.questionId}\u0000${g.turn}\u0000${[g.model1, g.model2].sort().join('\u0000')}`),
   );
-  const recorded =
-    judge === HUMAN
-      ? []
-      : (await store.votes.list(judge)).filter(
-          (v) =>
-            !gameItems.has(
-              `${v.questionId}\u0000${v.turn}\u0000${[v.model1, v.model2].sort().join('\u0000')}`,
-            ),
-        );
+  const recorded = isHumanJudge(judge)
+    ? []
+    : (await store.votes.list(judge)).filter(
+        (v) =>
+          !gameItems.has(`${v.questionId}\u0000${v.turn}\u0000${[v.model1, v.model2].sort().join('\u0000')}`),
+      );
   const outcomes = recorded.map((v) => ({ ...voteOutcome(v), category: cats.get(v.questionId) ?? '?' }));
   return {
     judge,
@@ -152,7 +149,7 @@ export async function clusteredBattles(
     if (w === 'error') return;
     out.push({ cluster: q, a, b, score: scoreOf(w) });
   };
-  if (judge === HUMAN)
+  if (isHumanJudge(judge))
     for (const v of d.votes)
       (turn === undefined || v.turn === turn) &&
         push(v.questionId, v.model1, v.model2, voteOutcome(v).outcome);
@@ -316,7 +313,7 @@ export async function lengthReport(
     );
   const matches = [];
   let missing = 0;
-  const outcomes = judge === HUMAN ? d.votes.map(voteOutcome) : d.outcomes;
+  const outcomes = isHumanJudge(judge) ? d.votes.map(voteOutcome) : d.outcomes;
   for (const m of outcomes) {
     if (o.turn !== undefined && m.turn !== o.turn) continue;
     const l1 = lengths.get(`${m.model1}\u0000${m.questionId}`)?.[m.turn - 1];

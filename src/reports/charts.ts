@@ -65,16 +65,18 @@ export function winRateBars(rows: LeaderRow[], narrow = false): string {
 }
 
 /**
- * Each model's Bradley–Terry rating under one judge, best first, as a bar with its 95% interval drawn as an error
- * bar (the leaderboard's chart). The axis starts below the lowest interval, not at 0: the ratings' differences
- * are what it shows. A model without a finite rating has no bar (the table says why).
+ * Each model's Bradley–Terry rating under one judge, best first, as a dot with its 95% interval drawn as a whisker
+ * (the leaderboard's chart, as LMArena draws it). A dot encodes a position, not a length, so the axis may start
+ * near the lowest interval without exaggerating differences. A model without a finite rating has no dot (the table
+ * says why); where no model has an interval, the axis says so rather than naming one.
  */
-export function ratingBars(rows: LeaderRow[], o: { narrow?: boolean } = {}): string {
+export function ratingDots(rows: LeaderRow[], o: { narrow?: boolean } = {}): string {
   const r = [...rows].reverse();
   const values = r
     .flatMap((x) => [x.rating, x.ratingLo, x.ratingHi])
     .filter((v): v is number => v !== null && Number.isFinite(v));
   const narrow = o.narrow ?? false;
+  const intervals = r.some((x) => x.ratingLo !== null && x.ratingHi !== null);
   // round ticks, at most 3 of them on a phone and 6 on a laptop
   const min = values.length ? Math.min(...values) - 10 : 0;
   const max = values.length ? Math.max(...values) + 10 : 1;
@@ -96,19 +98,13 @@ export function ratingBars(rows: LeaderRow[], o: { narrow?: boolean } = {}): str
       max: hi,
       interval: step,
       axisLabel: FONT,
-      name: 'Bradley–Terry rating, 95% interval',
+      name: intervals ? 'Bradley–Terry rating, 95% interval' : 'Bradley–Terry rating',
       nameLocation: 'middle',
       nameGap: 28,
       nameTextStyle: FONT,
     },
     yAxis: { type: 'category', data: r.map((x) => x.model), axisLabel: cut(narrow ? 100 : 140) },
     series: [
-      {
-        type: 'bar',
-        data: r.map((x) => (x.rating === null ? null : Math.round(x.rating))),
-        barMaxWidth: 22,
-        itemStyle: { color: '#9db5de' },
-      },
       {
         type: 'custom',
         z: 3,
@@ -118,11 +114,12 @@ export function ratingBars(rows: LeaderRow[], o: { narrow?: boolean } = {}): str
           const rating = api.value(3);
           if (rating === null || rating === '-') return null;
           const [xr = 0, y = 0] = api.coord([rating, api.value(0)]);
+          const dot = { type: 'circle', shape: { cx: xr, cy: y, r: 5 }, style: { fill: DOT }, z2: 2 };
           const label = {
             type: 'text',
-            style: { text: String(rating), x: xr + 6, y, verticalAlign: 'middle', ...FONT, fill: FONT.color },
+            style: { text: String(rating), x: xr + 9, y, verticalAlign: 'middle', ...FONT, fill: FONT.color },
           };
-          if (api.value(1) === null || api.value(1) === '-') return { type: 'group', children: [label] };
+          if (api.value(1) === null || api.value(1) === '-') return { type: 'group', children: [dot, label] };
           const [x1 = 0] = api.coord([api.value(1), api.value(0)]);
           const [x2 = 0] = api.coord([api.value(2), api.value(0)]);
           const cap = 7;
@@ -133,6 +130,7 @@ export function ratingBars(rows: LeaderRow[], o: { narrow?: boolean } = {}): str
               { type: 'line', shape: { x1, y1: y, x2, y2: y }, style },
               { type: 'line', shape: { x1, y1: y - cap, x2: x1, y2: y + cap }, style },
               { type: 'line', shape: { x1: x2, y1: y - cap, x2, y2: y + cap }, style },
+              dot,
               { ...label, style: { ...label.style, x: x2 + 5 } },
             ],
           };
@@ -141,6 +139,8 @@ export function ratingBars(rows: LeaderRow[], o: { narrow?: boolean } = {}): str
     ],
   });
 }
+/** The rating dots' colour: the site's accent, 7:1 against the chart's white. */
+const DOT = '#1f4fa3';
 /** What ECharts hands a custom series' renderItem (the part used here). */
 interface CustomApi {
   value(dim: number): number | string | null;
@@ -154,12 +154,12 @@ export function matrixHeatmap(models: string[], cells: MatrixCell[], narrow = fa
   const left = narrow ? 92 : 150;
   const cell = narrow ? Math.max(12, Math.floor((NARROW - left - 8) / Math.max(1, models.length))) : 78;
   const labels = cell >= 34;
-  // white labels on the dark ends of the scale, dark ones in the middle (contrast)
+  // each label black or white, whichever contrasts more with its cell's colour (4.58:1 at the least)
   const data = cells
     .filter((c) => c.winRateAdjusted !== null)
     .map((c) => ({
       value: [idx.get(c.opponent)!, idx.get(c.model)!, round(c.winRateAdjusted!)],
-      label: { color: Math.abs(c.winRateAdjusted! - 0.5) > 0.28 ? '#ffffff' : '#1b1b1b' },
+      label: { color: labelOn(scaleColor(HEAT, round(c.winRateAdjusted!)!)) },
     }));
   const bottom = narrow ? 104 : 110;
   const side = 20 + cell * models.length + bottom;
@@ -175,7 +175,7 @@ export function matrixHeatmap(models: string[], cells: MatrixCell[], narrow = fa
       nameTextStyle: FONT,
     },
     yAxis: { type: 'category', data: models, inverse: true, axisLabel: cut(left - 10, { interval: 0 }) },
-    visualMap: { show: false, min: 0, max: 1, inRange: { color: ['#b2182b', '#f7f7f7', '#2166ac'] } },
+    visualMap: { show: false, min: 0, max: 1, inRange: { color: HEAT } },
     series: [
       {
         type: 'heatmap',
@@ -189,6 +189,29 @@ export function matrixHeatmap(models: string[], cells: MatrixCell[], narrow = fa
       },
     ],
   });
+}
+
+/** The heat map's scale, from a win rate of 0 (red) through 0.5 (near white) to 1 (blue). */
+const HEAT = ['#b2182b', '#f7f7f7', '#2166ac'];
+
+/** The colour a linear scale through `stops` (spread evenly over 0..1) gives `v`, as ECharts interpolates it. */
+export function scaleColor(stops: string[], v: number): number[] {
+  const rgb = stops.map((h) => [1, 3, 5].map((k) => parseInt(h.slice(k, k + 2), 16)));
+  const t = Math.min(1, Math.max(0, v)) * (rgb.length - 1);
+  const k = Math.min(rgb.length - 2, Math.floor(t));
+  return rgb[k]!.map((c, i) => Math.round(c + (rgb[k + 1]![i]! - c) * (t - k)));
+}
+
+/** WCAG's relative luminance of an sRGB colour. */
+function luminance(rgb: number[]): number {
+  const lin = rgb.map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * lin[0]! + 0.7152 * lin[1]! + 0.0722 * lin[2]!;
+}
+
+/** Black or white text, whichever has the higher contrast on `rgb` (never below 4.58:1, WCAG AA asks 4.5). */
+export function labelOn(rgb: number[]): string {
+  const l = luminance(rgb);
+  return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff';
 }
 
 /** Lines: each judge's adjusted win rate of the same models (one line per judge). */

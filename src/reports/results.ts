@@ -18,7 +18,7 @@ import type {
 import { itemKey, outcomesFromGames, storedVerdictOf } from '../core/outcomes.ts';
 import { ratingOf } from '../core/verdict/stored.ts';
 import type { Store } from '../storage/store.ts';
-import { DEFAULT_BASELINE, HUMAN } from '../core/constants.ts';
+import { DEFAULT_BASELINE, isHumanJudge } from '../core/constants.ts';
 
 /** A combined outcome as a vote's winner: every outcome but `error` is one (the same spelling). */
 const voteWinner = (o: Outcome): Vote['winner'] | undefined => (o === 'error' ? undefined : o);
@@ -43,7 +43,7 @@ export async function judgeData(store: Store, judge: string): Promise<JudgeData>
   const outcomes = [...fromGames];
   // a judge's recorded verdicts fill in only the items it has no games for; human votes all count
   for (const v of votes) {
-    if (judge !== HUMAN && have.has(itemKey(v.questionId, v.turn, v.model1, v.model2))) continue;
+    if (!isHumanJudge(judge) && have.has(itemKey(v.questionId, v.turn, v.model1, v.model2))) continue;
     outcomes.push({
       questionId: v.questionId,
       turn: v.turn,
@@ -52,25 +52,24 @@ export async function judgeData(store: Store, judge: string): Promise<JudgeData>
       outcome: v.winner,
     });
   }
-  const allVotes: Vote[] =
-    judge === HUMAN
-      ? votes
-      : outcomes.flatMap((o) => {
-          const w = voteWinner(o.outcome);
-          return w
-            ? [
-                {
-                  judge,
-                  voter: judge,
-                  questionId: o.questionId,
-                  turn: o.turn,
-                  model1: o.model1,
-                  model2: o.model2,
-                  winner: w,
-                },
-              ]
-            : [];
-        });
+  const allVotes: Vote[] = isHumanJudge(judge)
+    ? votes
+    : outcomes.flatMap((o) => {
+        const w = voteWinner(o.outcome);
+        return w
+          ? [
+              {
+                judge,
+                voter: judge,
+                questionId: o.questionId,
+                turn: o.turn,
+                model1: o.model1,
+                model2: o.model2,
+                winner: w,
+              },
+            ]
+          : [];
+      });
   return { outcomes, votes: allVotes };
 }
 
@@ -203,20 +202,19 @@ export async function ratings(
   opts: { turn?: number; prior?: number; inconsistent?: InconsistentAs } = {},
 ): Promise<RatingRow[]> {
   const d = withoutInconsistent(await judgeData(store, judge), opts.inconsistent ?? 'tie');
-  let battles: Battle[] = judge === HUMAN ? battlesFromVotes(d.votes) : battlesFromOutcomes(d.outcomes);
+  let battles: Battle[] = isHumanJudge(judge) ? battlesFromVotes(d.votes) : battlesFromOutcomes(d.outcomes);
   if (opts.turn !== undefined) {
-    const src = judge === HUMAN ? d.votes.filter((v) => v.turn === opts.turn) : null;
+    const src = isHumanJudge(judge) ? d.votes.filter((v) => v.turn === opts.turn) : null;
     battles = src
       ? battlesFromVotes(src)
       : battlesFromOutcomes(d.outcomes.filter((o) => o.turn === opts.turn));
   }
   // tagged with their question: centred, like arena intervals, on the models seen on MIN_QUESTIONS questions or more
-  const tagged =
-    judge === HUMAN
-      ? d.votes.filter((v) => opts.turn === undefined || v.turn === opts.turn).map((v) => v.questionId)
-      : d.outcomes
-          .filter((o) => o.outcome !== 'error' && (opts.turn === undefined || o.turn === opts.turn))
-          .map((o) => o.questionId);
+  const tagged = isHumanJudge(judge)
+    ? d.votes.filter((v) => opts.turn === undefined || v.turn === opts.turn).map((v) => v.questionId)
+    : d.outcomes
+        .filter((o) => o.outcome !== 'error' && (opts.turn === undefined || o.turn === opts.turn))
+        .map((o) => o.questionId);
   const fitGroup = (idx: number[]): RatingRow[] => {
     if (method === 'elo') return onlineElo(idx.map((k) => battles[k]!));
     const t = battleTable(idx.map((k) => ({ ...battles[k]!, cluster: tagged[k]! })));

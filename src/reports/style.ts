@@ -1,6 +1,6 @@
 // Style-controlled ratings of one judge, read from the store: its outcomes (or the expert votes) with
 // the style of both answers as the judge read them (the answer's turns up to the one judged).
-import { HUMAN } from '../core/constants.ts';
+import { isHumanJudge } from '../core/constants.ts';
 import {
   addCounts,
   styleControl,
@@ -41,24 +41,23 @@ export async function styleReport(
       per.map((_, t) => addCounts(per.slice(0, t + 1))),
     );
   }
-  const rows =
-    judge === HUMAN
-      ? d.votes.map((v) => ({
-          questionId: v.questionId,
-          turn: v.turn,
-          model1: v.model1,
-          model2: v.model2,
-          score: scoreOf(v.winner),
-        }))
-      : d.outcomes
-          .filter((x) => x.outcome !== 'error')
-          .map((x) => ({
-            questionId: x.questionId,
-            turn: x.turn,
-            model1: x.model1,
-            model2: x.model2,
-            score: scoreOf(x.outcome),
-          }));
+  const rows = isHumanJudge(judge)
+    ? d.votes.map((v) => ({
+        questionId: v.questionId,
+        turn: v.turn,
+        model1: v.model1,
+        model2: v.model2,
+        score: scoreOf(v.winner),
+      }))
+    : d.outcomes
+        .filter((x) => x.outcome !== 'error')
+        .map((x) => ({
+          questionId: x.questionId,
+          turn: x.turn,
+          model1: x.model1,
+          model2: x.model2,
+          score: scoreOf(x.outcome),
+        }));
   const battles: StyleBattle[] = [];
   let missing = 0;
   for (const r of rows) {

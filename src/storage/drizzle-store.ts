@@ -1,6 +1,7 @@
 // The Store over a drizzle SQLite database: one object per group of records (src/storage/drizzle/*.ts), all
 // on the same handle. sqlite.ts and d1.ts only supply the connection, its parameter limit and atomicity.
 import type { ImportBundle, ImportCounts, Store, StoreGroup } from './store.ts';
+import { DrizzleAnnotators } from './drizzle/annotators.ts';
 import { DrizzleBatches } from './drizzle/batches.ts';
 import { DrizzleCatalog } from './drizzle/catalog.ts';
 import { DrizzleCheckpoints } from './drizzle/checkpoints.ts';
@@ -8,6 +9,7 @@ import { DrizzleGames } from './drizzle/games.ts';
 import { importBundle } from './drizzle/import.ts';
 import { DrizzleLeases } from './drizzle/leases.ts';
 import { DrizzleLedger } from './drizzle/ledger.ts';
+import { DrizzleReports } from './drizzle/reports.ts';
 import { DrizzleRefreshes } from './drizzle/refreshes.ts';
 import { DrizzleRuns } from './drizzle/runs.ts';
 import type { AnyDb, DrizzleStoreOptions } from './drizzle/shared.ts';
@@ -26,6 +28,8 @@ const GROUPS: Record<StoreGroup, true> = {
   checkpoints: true,
   batches: true,
   ledger: true,
+  annotators: true,
+  reports: true,
 };
 /** The Store's groups by name (the busy retry of sqlite.ts wraps each one's methods). */
 export const STORE_GROUPS = Object.keys(GROUPS) as StoreGroup[];
@@ -41,6 +45,8 @@ export class DrizzleStore implements Store {
   readonly checkpoints: DrizzleCheckpoints;
   readonly batches: DrizzleBatches;
   readonly ledger: DrizzleLedger;
+  readonly annotators: DrizzleAnnotators;
+  readonly reports: DrizzleReports;
 
   constructor(private readonly o: DrizzleStoreOptions) {
     this.db = o.db;
@@ -53,6 +59,8 @@ export class DrizzleStore implements Store {
     this.checkpoints = new DrizzleCheckpoints(o.db);
     this.batches = new DrizzleBatches(o.db);
     this.ledger = new DrizzleLedger(o.db);
+    this.annotators = new DrizzleAnnotators(o);
+    this.reports = new DrizzleReports(o);
   }
 
   async importBundle(b: ImportBundle): Promise<ImportCounts> {

@@ -62,7 +62,8 @@ export function spilledFiles(dbFile: string): string[] {
 
 /**
  * Store what earlier runs spilled: their games (a game stored meanwhile is left as it is) and their run
- * records (failed, with the reason); each file is removed once stored. Returns how many games each file had.
+ * records (failed, with the reason), and free the leases those runs still held; each file is removed once
+ * stored. Returns how many games each file had.
  */
 export async function restoreSpilled(
   store: Store,
@@ -91,7 +92,11 @@ export async function restoreSpilled(
     });
     try {
       if (games.length) await store.games.insertMany(games);
-      for (const r of runs) await store.runs.save(r);
+      // the spilled run has ended: its leases on games it never called would only hold the next run up
+      for (const r of runs) {
+        await store.runs.save(r);
+        await store.leases.release(r.id);
+      }
     } catch (e) {
       throw new ArenaError(
         `the ${games.length} paid verdict(s) in ${file} could not be stored (${(e as Error).message}); the file is kept: free some space and rerun`,

@@ -2,12 +2,13 @@
 // D1 on Workers (src/entry/worker.ts). This file composes it: security headers, the read-only rule and the
 // admin endpoint, conditional requests, then the routes (src/web/routes/{api,pages,charts}.ts), the static
 // assets and the error pages. Parameters: src/web/params.ts; caching: src/web/http-cache.ts and result-cache.ts.
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { compress } from 'hono/compress';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import { SiteData } from '../reports/site/site-data.ts';
+import { ReportMissing, ReportPending, StoredReports } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
 import { ResultCache, type CacheOptions } from './result-cache.ts';
 import { conditional, httpCache, TYPES } from './http-cache.ts';
@@ -18,9 +19,25 @@ import { pageRoutes } from './routes/pages.ts';
 import { page, type Site } from './site.ts';
 import { assets } from './views.ts';
 import { favicon, ROBOTS } from './favicon.ts';
+import { annotateRoutes, type AnnotateOptions } from './annotate/routes.ts';
 import { answerHead } from './head.ts';
 
 const icon = favicon();
+
+/**
+ * A report being computed (Node) or not published (Worker): 503 with Retry-After, never cached, saying so
+ * rather than making the visitor wait for a bootstrap.
+ */
+function notReady(c: Context, e: ReportPending | ReportMissing, siteUrl?: string): Response {
+  const headers = { 'Retry-After': e instanceof ReportPending ? '5' : '60', 'Cache-Control': 'no-store' };
+  if (c.req.path.startsWith('/api') || c.req.path.startsWith('/charts'))
+    return c.json({ error: e.message, updating: e instanceof ReportPending }, 503, headers);
+  const message =
+    e instanceof ReportPending
+      ? 'This page is being updated: its figures are being computed from the newest games. Reload in a few seconds.'
+      : e.message;
+  return c.html(page(c, 'error', 'Being updated', { status: 503, message }, siteUrl), 503, headers);
+}
 
 export interface AppOptions {
   store: Store;
@@ -35,8 +52,16 @@ export interface AppOptions {
   compress?: boolean;
   /** the site's public address (https://host): makes canonical links and og:url absolute */
   siteUrl?: string;
-  /** how the leaderboard's rating intervals are made: 'bootstrap' (default) or 'sandwich' (one fit, no resampling: for a Worker short of CPU) */
+  /** how the leaderboard's rating intervals are made: 'bootstrap' (default) or 'sandwich' (one fit, no resampling) */
   intervals?: 'bootstrap' | 'sandwich';
+  /** turns on /annotate, the blind voting page for invited annotators (off without it: 404) */
+  annotate?: AnnotateOptions;
+  /**
+   * How the stored reports are read (src/reports/site/stored.ts): 'compute' (default) computes a missing or stale
+   * one when asked; 'serve' (`arena serve`) computes it in the background and says the page is being updated
+   * meanwhile; 'read' (the Worker) never computes, it shows what was published.
+   */
+  reports?: 'compute' | 'serve' | 'read';
 }
 
 /**
@@ -64,10 +89,17 @@ export const SECURITY: NonNullable<Parameters<typeof secureHeaders>[0]> = {
 export function createApp(o: AppOptions) {
   const { store } = o;
   const cache = o.resultCache ?? new ResultCache(store, o.cache);
-  const data = new SiteData(store, cache, {
+  const options = {
     bootstrapRounds: o.bootstrapRounds ?? 1000,
     ...(o.intervals ? { intervals: o.intervals } : {}),
+  };
+  // a report computed in the background replaces the pages shown meanwhile ("being updated")
+  const reports = new StoredReports(store, cache, options, {
+    mode: o.reports ?? 'compute',
+    updated: () => cache.clear(),
+    failed: (key, e) => console.error(`[reports] computing ${key} failed:`, e),
   });
+  const data = new SiteData(store, reports, options);
   const http = httpCache(cache, { compressing: o.compress ?? false });
   const site: Site = {
     store,
@@ -75,8 +107,15 @@ export function createApp(o: AppOptions) {
     data,
     check: lookups(data, cache),
     send: http.send,
+    reports,
     page: async (c, view, title, d) =>
-      page(c, view, title, { provenance: await data.history.provenance(), ...d }, o.siteUrl),
+      page(
+        c,
+        view,
+        title,
+        { provenance: await data.history.provenance(), updating: reports.updating, ...d },
+        o.siteUrl,
+      ),
   };
   const app = new Hono();
 
@@ -84,7 +123,10 @@ export function createApp(o: AppOptions) {
   app.use(secureHeaders(SECURITY));
   // Node only (Workers compress by themselves); a client that takes gzip or deflate is never replayed to
   if (o.compress) app.use(compress());
-  // The public site is read-only: only the token-protected admin endpoints accept a write.
+  // invited annotators' votes: the only pages that take a form, and only when the operator turned them on
+  if (o.annotate)
+    annotateRoutes(app, { ...o.annotate, store, cache, ...(o.siteUrl ? { siteUrl: o.siteUrl } : {}) });
+  // The public site is read-only: only the token-protected admin endpoints (and /annotate, when on) accept a write.
   app.use('*', async (c, next) => {
     const m = c.req.method;
     if (m === 'GET' || m === 'HEAD' || c.req.path.startsWith('/api/admin/')) return next();
@@ -99,6 +141,8 @@ export function createApp(o: AppOptions) {
     cache.clear();
     return c.json({ purged: true });
   });
+  // what the stored reports did in this process: computed, read, stale, missing (the Worker's never computes)
+  app.get('/api/admin/reports', (c) => c.json({ mode: o.reports ?? 'compute', ...reports.counts }));
   app.use(conditional());
 
   apiRoutes(app, site);
@@ -130,6 +174,7 @@ export function createApp(o: AppOptions) {
         ),
   );
   app.onError((e, c) => {
+    if (e instanceof ReportPending || e instanceof ReportMissing) return notReady(c, e, o.siteUrl);
     const status = e instanceof HTTPException ? e.status : 500;
     if (e instanceof HTTPException && e.res) return e.res;
     const message = status === 500 ? 'Internal error.' : e.message;

@@ -15,6 +15,7 @@ import type { CheckpointSeries } from '../reports/site/checkpoints.ts';
 import type { MatchView } from '../reports/site/matches.ts';
 import type { SiteData } from '../reports/site/site-data.ts';
 import type { ResultCache } from './result-cache.ts';
+import { SORT_KEYS, type SortDir, type SortKey } from './sort.ts';
 
 /** One value of a query parameter: given twice is an error (hono hands a repeated parameter over as an array). */
 const one = (expected?: string) =>
@@ -43,12 +44,24 @@ const size = oneOf(['narrow'], 'narrow')
 const questionId = one('a question id').regex(/^(0|[1-9]\d{0,8})$/, { error: 'expected a question id' });
 
 const FILTER = { judge: text, turn, category: text } as const;
+/** the leaderboard's model search (a substring of the name) and sort order */
+const LEADERBOARD = {
+  ...FILTER,
+  q: one('a search text of at most 100 characters')
+    .max(100, { error: 'expected a search text of at most 100 characters' })
+    .optional()
+    .transform((v) => v?.trim() || undefined),
+  sort: oneOf(SORT_KEYS, SORT_KEYS.join(', ')).optional(),
+  dir: oneOf(['asc', 'desc'], 'asc or desc').optional(),
+} as const;
 const MATCH = { question: questionId.transform(Number), a: text, b: text } as const;
 
 /** The schemas: each route's own (pages and charts), and each /api table's. */
 export const QUERY = {
   none: z.strictObject({}),
   filter: z.strictObject(FILTER),
+  /** the home page: the filter, a model search and the tables' sort order */
+  leaderboard: z.strictObject(LEADERBOARD),
   judge: z.strictObject({ judge: text }),
   model: z.strictObject({ judge: text, model: text }),
   filterNoJudge: z.strictObject({ turn: FILTER.turn, category: text }),
@@ -104,6 +117,9 @@ export interface Query {
   group?: number;
   mode?: 'pairwise-all' | 'pairwise-baseline';
   baseline?: string;
+  q?: string;
+  sort?: SortKey;
+  dir?: SortDir;
 }
 
 /** The validated query of this request (the route's validator ran first). */

@@ -2,12 +2,14 @@
 import * as figures from '../core/format.ts';
 import type { Context } from 'hono';
 import type { SiteData } from '../reports/site/site-data.ts';
+import type { StoredReports } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
 import type { ResultCache } from './result-cache.ts';
 import { clip } from './clip.ts';
 import type { Send } from './http-cache.ts';
 import { markdown } from './markdown.ts';
 import { canonicalPath, type Lookups } from './params.ts';
+import { tableRegions } from './regions.ts';
 import { assets, render } from './views.ts';
 
 export interface Site {
@@ -17,6 +19,8 @@ export interface Site {
   /** the data-dependent parameter checks (404 for names the database does not know) */
   check: Lookups;
   send: Send;
+  /** the stored reports the site's data reads (src/reports/site/stored.ts) */
+  reports: StoredReports;
   /** a page in the site's frame, its footer saying when the data last changed and what changed it */
   page(c: Context, view: string, title: string, d: object): Promise<string>;
 }
@@ -66,20 +70,22 @@ const FORMAT = {
  * never comes from the request (a Host header would otherwise end up in the cached page).
  */
 export const page = (c: Context, view: string, title: string, d: object, siteUrl = ''): string =>
-  render(view, {
-    title,
-    description: Object.hasOwn(DESCRIPTIONS, view) ? DESCRIPTIONS[view] : DEFAULT_DESCRIPTION,
-    canonical: siteUrl.replace(/\/+$/, '') + canonicalPath(c),
-    siteUrl,
-    nav: NAV,
-    path: c.req.path,
-    css: assets.path('site.css'),
-    js: assets.path('site.js'),
-    f: FORMAT,
-    md: (t: string) => markdown(clip(t)),
-    clip,
-    ...d,
-  });
+  tableRegions(
+    render(view, {
+      title,
+      description: Object.hasOwn(DESCRIPTIONS, view) ? DESCRIPTIONS[view] : DEFAULT_DESCRIPTION,
+      canonical: siteUrl.replace(/\/+$/, '') + canonicalPath(c),
+      siteUrl,
+      nav: NAV,
+      path: c.req.path,
+      css: assets.path('site.css'),
+      js: assets.path('site.js'),
+      f: FORMAT,
+      md: (t: string) => markdown(clip(t)),
+      clip,
+      ...d,
+    }),
+  );
 
 /** A query string from the given values (empty ones left out): `?a=1&b=x`, or '' when there is none. */
 export const qs = (p: Record<string, string | number | undefined>): string => {

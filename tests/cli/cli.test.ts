@@ -1,6 +1,6 @@
 // The `arena` command as a user meets it: help, mistakes, missing databases, unknown judges, --json, --dry-run.
 // Every case runs the real command (its CLI entry, in-process: tests/support/cli.ts) against a real SQLite file.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -144,6 +144,14 @@ describe('mistakes in the call', () => {
       `arena: ${join(dir, 'nope.jsonl')}: cannot read the file (ENOENT)`,
     ]);
     expect(readdirSync(dir)).toEqual([]);
+    // a directory named where a file goes: one line, no stack trace, no database
+    mkdirSync(join(dir, 'answers'));
+    const d = await runArena(['import', 'answers', join(dir, 'answers'), '--db', join(dir, 'new.db')]);
+    expect(d.code).toBe(1);
+    expect(errorLines(d.stderr)).toEqual([
+      `arena: ${join(dir, 'answers')}: a directory, not a file (name the .jsonl file inside it)`,
+    ]);
+    expect(readdirSync(dir)).toEqual(['answers']);
   });
 
   it('a bad option value exits 1 and names the option and the allowed values', async () => {

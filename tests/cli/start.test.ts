@@ -29,7 +29,7 @@ function start(args: string[], timeoutMs = 120_000): Promise<ServingArena> {
 function tableRows(html: string, judge: string): string[][] {
   const table = [...html.matchAll(/<table[\s\S]*?<\/table>/g)]
     .map((m) => m[0])
-    .find((t) => new RegExp(`<caption>[^<]*\\b${judge}\\b[^<]*pairwise-all`).test(t));
+    .find((t) => new RegExp(`<caption[^>]*>[^<]*\\b${judge}\\b[^<]*pairwise-all`).test(t));
   if (!table) throw new Error(`no pairwise-all table for judge ${judge} in the page`);
   return [...table.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((r) =>
     [...r[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((c) => c[1]!.replace(/<[^>]+>/g, '').trim()),

@@ -14,6 +14,7 @@ import {
   type RequestLogEntry,
   type SpawnedOpenAIServer,
 } from '../support/openai-server.ts';
+import { until } from '../support/until.ts';
 
 // real processes, as before: runs racing on one database or killed, judge calls on tight timeouts, large
 // imports; run in the test worker some of these missed their timings
@@ -86,14 +87,6 @@ function start(
   const p = spawnArena(args);
   children.push(p.child);
   return p;
-}
-
-async function until(cond: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 function freshDb(): string {

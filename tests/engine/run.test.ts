@@ -24,6 +24,7 @@ import {
   type RequestLogEntry,
   type SpawnedOpenAIServer,
 } from '../support/openai-server.ts';
+import { until } from '../support/until.ts';
 
 // real processes, as before: runs racing on one database or killed, judge calls on tight timeouts, large
 // imports; run in the test worker some of these missed their timings
@@ -166,14 +167,6 @@ const gameCount = (db: string) =>
     ? query<{ n: number }>(db, 'SELECT count(*) AS n FROM games')[0]!.n
     : 0;
 const chats = (log: RequestLogEntry[]) => log.filter((e) => e.path === '/v1/chat/completions');
-
-async function until(cond: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** The planned games (ids and prompt hashes) as the CLI plans them, computed in-process from the same database. */
 async function planned(db: string, mode: 'pairwise-all' | 'pairwise-baseline' | 'single' = 'pairwise-all') {

@@ -124,10 +124,9 @@ describe('runUntilSettled', { timeout: 120_000 }, () => {
     await expect(
       runUntilSettled({
         ...common(store, mockJudge('longer')),
-        mode: 'pairwise-baseline',
-        baseline: 'm-short',
+        mode: 'single',
       }),
-    ).rejects.toThrow(/pairwise-all/);
+    ).rejects.toThrow(/pairwise plans only/);
     await store.close();
   });
 });
@@ -158,10 +157,10 @@ describe('arena run --until-settled', { timeout: 120_000 }, () => {
   it('refuses what it cannot schedule, before touching the database', async () => {
     const db = join(tmpDir('arena-settle-cli-'), 'a.db');
     for (const [extra, msg] of [
-      [['--mode', 'pairwise-baseline', '--until-settled'], /pairwise-all only/],
+      [['--mode', 'single', '--until-settled'], /pairwise-all or pairwise-baseline only/],
+      [['--until-settled', '--width', '0.1'], /--width goes with --mode pairwise-baseline/],
       [['--round', '5'], /go with --until-settled/],
       [['--until-settled', '--round', '0'], /--round 0: a whole number from 1 /],
-      [['--until-settled', '--dry-run'], /no dry run/],
     ] as const) {
       const r = await runArena(['run', '--db', db, '--judge', 'mock/longer', ...models, ...OWN, ...extra]);
       expect(r.code).toBe(1);

@@ -94,7 +94,7 @@ describe.skipIf(!DIR)('one judge, two tournaments that never met', { timeout: 30
     try {
       const app = createApp({ store, bootstrapRounds: 30 });
       const html = await (await app.request('/?judge=mock%2Flonger')).text();
-      const captions = [...html.matchAll(/<caption>([^<]*)<\/caption>/g)]
+      const captions = [...html.matchAll(/<caption[^>]*>([^<]*)<\/caption>/g)]
         .map((m) => m[1]!)
         .filter((c) => c.includes('mock/longer') && c.includes('pairwise-all'));
       expect(captions).toHaveLength(2);

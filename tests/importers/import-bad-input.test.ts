@@ -1,45 +1,21 @@
 // Bad input never half-imports: `arena import ...` exits 1 with one error line naming the file,
 // the line and the field, and the database file stays byte-identical.
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
+import {
+  answerLine as ans,
+  expectRefused,
+  jsonl,
+  pairLine,
+  questionLine as q,
+  sha256,
+} from '../support/import-fixtures.ts';
 
 const dir = tmpDir('arena-bad-input-');
 const db = join(dir, 'arena.db');
-
-const jsonl = (...rows: unknown[]) =>
-  rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
-const q = (id: number, category = 'writing', turns = ['first?', 'second?']) => ({
-  question_id: id,
-  category,
-  turns,
-});
-const ans = (id: number, turns: unknown = ['one', 'two']) => ({
-  question_id: id,
-  answer_id: `a${id}`,
-  model_id: 'm',
-  choices: [{ index: 0, turns }],
-});
-
-/** One line of FastChat's model_judgment/gpt-4_pair.jsonl (protocol §1.4). */
-const pairLine = (over: Record<string, unknown> = {}) => ({
-  question_id: 1,
-  model_1: 'm1',
-  model_2: 'm2',
-  g1_winner: 'model_1',
-  g2_winner: 'model_1',
-  judge: ['gpt-4', 'pair-v2'],
-  g1_user_prompt: 'p1',
-  g1_judgment: 'A is better. [[A]]',
-  g2_user_prompt: 'p2',
-  g2_judgment: 'B is better. [[B]]',
-  turn: 1,
-  tstamp: 1700000000.5,
-  ...over,
-});
 
 /**
  * 400 judgment lines, gzip-compressed, cut at 60% of the bytes. The line the import must name is found
@@ -282,7 +258,6 @@ const CASES: Case[] = [
   },
 ];
 
-const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const sideFiles = () =>
   ['-wal', '-journal']
     .map((s) => db + s)
@@ -312,17 +287,7 @@ describe('arena import rejects bad input atomically', () => {
     async (c) => {
       const file = join(dir, c.file);
       writeFileSync(file, c.content);
-      const before = sha256(db);
-      const r = await runArena(['import', c.kind, file, '--db', db]);
-      expect(r.code, r.stderr).toBe(1);
-      const lines = r.stderr.trimEnd().split('\n');
-      expect(lines, r.stderr).toHaveLength(1);
-      const msg = lines[0]!;
-      expect(msg).toContain(`${file}:${c.line}:`);
-      if (c.field) expect(msg).toContain(`field "${c.field}"`);
-      expect(msg).toMatch(c.says);
-      expect(msg).not.toMatch(/\n|at .*\.ts:\d+/); // no stack trace
-      expect(sha256(db), 'the database file changed').toBe(before);
+      await expectRefused(db, { ...c, file });
       expect(sideFiles()).toEqual([]);
     },
     120_000,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { RateGovernor, type Clock } from '../../src/judges/governor.ts';
+import { RateGovernor, refillPerMs, type Clock } from '../../src/judges/governor.ts';
 import { JudgeCallError } from '../../src/judges/judge.ts';
-import { Bucket, parseResetMs, readRateLimit, requestCost } from '../../src/judges/rate-limit.ts';
+import {
+  Bucket,
+  parseResetMs,
+  readRateLimit,
+  requestCost,
+  shareBetween,
+} from '../../src/judges/rate-limit.ts';
 
 function fakeClock() {
   let t = 0;
@@ -171,5 +177,53 @@ describe('the governor on a fake clock', () => {
     const p = g.admit(60, ctl.signal);
     ctl.abort(new Error('stop'));
     await expect(p).rejects.toThrow('stop');
+  });
+});
+
+describe('what the headers tell of others and of the window', () => {
+  it('the refill rate from the reset: the missing part over the time to fill it, when it can be measured', () => {
+    expect(refillPerMs({ limit: 6000, remaining: 3000, resetMs: 30_000 })).toBe(0.1); // a per-minute limit
+    expect(refillPerMs({ limit: 6000, remaining: 3000, resetMs: 5000 })).toBe(0.6); // a 10 s window
+    expect(refillPerMs({ limit: 6000, remaining: 5900, resetMs: 1000 })).toBeUndefined(); // under 5% missing
+    expect(refillPerMs({ limit: 6000, remaining: 0, resetMs: 10 })).toBeUndefined(); // a window under 1 s
+    expect(refillPerMs({ limit: 6000, remaining: 3000 })).toBeUndefined();
+    expect(refillPerMs(undefined)).toBeUndefined();
+  });
+
+  it("a governor's share: its own charges over the server's drop plus the refill in between", () => {
+    const bucket = { capacity: 6000, perMs: 1 };
+    // 1,000 s of refill and a drop of 1,000: 2,000 spent, 1,000 of them here
+    expect(
+      shareBetween({ at: 0, remaining: 3000, own: 0 }, { at: 1000, remaining: 2000, own: 1000 }, bucket),
+    ).toBe(0.5);
+    expect(
+      shareBetween({ at: 0, remaining: 3000, own: 0 }, { at: 1000, remaining: 2000, own: 2000 }, bucket),
+    ).toBe(1);
+    // too short to measure; or the bucket may have filled meanwhile (refill lost)
+    expect(
+      shareBetween({ at: 0, remaining: 3000, own: 0 }, { at: 100, remaining: 2900, own: 50 }, bucket),
+    ).toBe(undefined);
+    expect(
+      shareBetween({ at: 0, remaining: 5500, own: 0 }, { at: 1000, remaining: 5000, own: 100 }, bucket),
+    ).toBe(undefined);
+  });
+
+  it('keeps to its share of what the server says is left, less its own calls the server had not seen', async () => {
+    const clock = fakeClock();
+    const g = new RateGovernor({ clock });
+    const rl = (remaining: number) => ({ tokens: { limit: 60_000, remaining, resetMs: 60_000 - remaining } });
+    // 60,000 per minute = 1 token per ms. The first call, answered at once: 50,000 left
+    (await g.admit(1000)).settle({ reply: { text: 'ok', rateLimit: rl(50_000) } });
+    expect(g.share).toBe(1);
+    // 1 s later another process has spent 9,000: 50,000 + 1,000 refilled - 1,000 here - 9,000 = 41,000 left
+    clock.advance(1000);
+    (await g.admit(1000)).settle({ reply: { text: 'ok', rateLimit: rl(41_000) } });
+    // its share of the 10,000 spent meanwhile is 1,000; the estimate moves halfway there
+    expect(g.share).toBeCloseTo(0.5 + 0.5 * 0.1, 6);
+    // and it waits rather than take what the other spends: a call of its share of 41,000, plus one, waits
+    let got = false;
+    void g.admit(Math.ceil(g.share * 41_000) + 1).then(() => (got = true));
+    await flush();
+    expect(got).toBe(false);
   });
 });

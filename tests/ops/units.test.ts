@@ -125,18 +125,32 @@ describe('prices and budget', () => {
     ).toEqual({ charsPerToken: 3, outputTokens: 25, basis: 'calibrated from 4 stored games' });
   });
 
-  it('reserves estimates of games in flight, refuses once the cap would be passed, and stays refused', () => {
+  it('holds each call in flight at its bound; one that does not fit waits for them, and stops only when none is in flight', async () => {
     const b = new Budget(1.0);
     const g = b.gate(() => 0.3);
     const spec = {} as never;
     expect([g.reserve('a', spec), g.reserve('b', spec), g.reserve('c', spec)]).toEqual([true, true, true]);
-    expect(g.reserve('d', spec)).toBe(false); // 0.9 reserved + 0.3 > 1
-    g.settle('a', 0.1);
-    expect(g.reserve('e', spec)).toBe(false); // exhausted: a stop is a stop
-    g.settle('b', 0.3);
-    g.settle('c', null); // a cost the server did not report is charged at its estimate
-    expect(b.spent).toBeCloseTo(0.7, 12);
+    // 0.9 held + 0.3 > 1: d waits for a call in flight to settle, e waits behind it
+    const d = g.reserve('d', spec) as Promise<boolean>;
+    const e = g.reserve('e', spec) as Promise<boolean>;
+    expect(d).toBeInstanceOf(Promise);
+    g.settle('a', 0.1); // 0.1 spent + 0.6 held + 0.3 fits: d starts, e still waits
+    expect(await d).toBe(true);
+    g.settle('b', 0.3); // 0.4 spent + 0.6 held: e still does not fit
+    g.settle('c', null); // a cost the server did not report is charged at its bound: 0.7 spent + 0.3 held
+    g.settle('d', 0.05); // 0.75 spent, nothing in flight, e's 0.3 would cross the cap: exhausted
+    expect(await e).toBe(false);
+    expect(g.reserve('f', spec)).toBe(false); // a stop is a stop
+    expect(b.spent).toBeCloseTo(0.75, 12);
     expect(b.estimated).toBeCloseTo(0.3, 12);
+    expect(b.spent).toBeLessThanOrEqual(1);
+  });
+
+  it('a gate for work all in flight at once (Batch API) admits while the bounds fit, then nothing more', () => {
+    const b = new Budget(1.0);
+    const g = b.all(() => 0.3);
+    const spec = {} as never;
+    expect([1, 2, 3, 4, 5].map((i) => g.reserve(String(i), spec))).toEqual([true, true, true, false, false]);
   });
 });
 

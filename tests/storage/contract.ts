@@ -9,6 +9,7 @@ import { describeGames } from './contract/games.ts';
 import { describeLeases, describeRuns } from './contract/runs.ts';
 import { describeBatches, describeCheckpoints, describeRefreshes } from './contract/records.ts';
 import { describeLedger } from './contract/ledger.ts';
+import { describeAnnotators } from './contract/annotators.ts';
 
 export { ANSWERS, makeGame, PROMPTS, QUESTIONS, REFERENCES } from './contract/fixtures.ts';
 
@@ -34,5 +35,6 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
     describeCheckpoints(current);
     describeBatches(current);
     describeLedger(current);
+    describeAnnotators(current);
   });
 }

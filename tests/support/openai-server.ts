@@ -73,7 +73,13 @@ export interface OpenAIServerOptions {
    * arrival from buckets refilled continuously (per minute); over either, 429 with retry-after-ms. Every chat
    * answer carries x-ratelimit-{limit,remaining,reset}-{requests,tokens} unless `headers` is false.
    */
-  rateLimit?: { tpm?: number; rpm?: number; headers?: boolean };
+  rateLimit?: {
+    tpm?: number;
+    rpm?: number;
+    headers?: boolean;
+    /** the limits' window in ms (default 60,000: per minute); the buckets refill over it, `reset` says so */
+    windowMs?: number;
+  };
   /** also serve the Batch API (files + batches; tests/support/openai-batch.ts) */
   batch?: BatchServerOptions;
   /** false: replies carry no `usage` (as some OpenAI-compatible servers do); default true */
@@ -94,6 +100,9 @@ export interface RequestLogEntry {
   status: number | 'hang';
   /** with `rateLimit`: the tokens this request was charged (prompt + max_tokens; 0 when refused) */
   charged?: number;
+  /** an answered chat request: the tokens its reply's usage counts (sent or not), as the server bills them */
+  tokensIn?: number;
+  tokensOut?: number;
 }
 
 export interface OpenAIServer {
@@ -250,6 +259,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
         }
         const fault = pickFault(n, hash, `${system}\n\n${user}`);
         const status = fault ? fault.status : 200;
+        const c = status === 200 ? completion(body.model, system, user, o.verdict ?? 'longer', n) : undefined;
         record({
           n,
           at,
@@ -259,13 +269,13 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           hash,
           status,
           ...(limited ? { charged: cost } : {}),
+          ...(c ? { tokensIn: c.usage.prompt_tokens, tokensOut: c.usage.completion_tokens } : {}),
         });
         if (status === 'hang') return; // the socket stays open until the client gives up or close()
         later(() => {
           if (res.destroyed) return;
-          if (status === 200) {
+          if (c) {
             ok++;
-            const c = completion(body.model as string, system, user, o.verdict ?? 'longer', n);
             if (o.echoKeyInReply)
               c.choices[0]!.message.content = `You sent Authorization: ${req.headers.authorization ?? '(none)'}\n${c.choices[0]!.message.content}`;
             return send(res, 200, o.usage === false ? { ...c, usage: undefined } : c, limited?.headers);
@@ -324,14 +334,15 @@ export function goDuration(ms: number): string {
 }
 
 /** The server's own buckets (what a real provider enforces), with the headers it announces them in. */
-function serverLimiter(o: { tpm?: number; rpm?: number; headers?: boolean }) {
+function serverLimiter(o: NonNullable<OpenAIServerOptions['rateLimit']>) {
   const now = () => performance.now();
+  const windowMs = o.windowMs ?? 60_000;
   const buckets = (['tokens', 'requests'] as const)
     .map((kind) => ({ kind, perMin: kind === 'tokens' ? o.tpm : o.rpm }))
     .filter((b): b is { kind: 'tokens' | 'requests'; perMin: number } => !!b.perMin)
     .map((b) => ({ ...b, level: b.perMin, at: now() }));
   const refill = (b: (typeof buckets)[number], t: number) => {
-    b.level = Math.min(b.perMin, b.level + ((t - b.at) * b.perMin) / 60_000);
+    b.level = Math.min(b.perMin, b.level + ((t - b.at) * b.perMin) / windowMs);
     b.at = t;
   };
   return {
@@ -341,7 +352,7 @@ function serverLimiter(o: { tpm?: number; rpm?: number; headers?: boolean }) {
       for (const b of buckets) {
         refill(b, t);
         const need = (b.kind === 'tokens' ? tokens : 1) - b.level;
-        if (need > 0) wait = Math.max(wait, (need * 60_000) / b.perMin);
+        if (need > 0) wait = Math.max(wait, (need * windowMs) / b.perMin);
       }
       if (!wait) for (const b of buckets) b.level -= b.kind === 'tokens' ? tokens : 1;
       const headers: Record<string, string> = {};
@@ -349,7 +360,7 @@ function serverLimiter(o: { tpm?: number; rpm?: number; headers?: boolean }) {
         for (const b of buckets) {
           headers[`x-ratelimit-limit-${b.kind}`] = String(b.perMin);
           headers[`x-ratelimit-remaining-${b.kind}`] = String(Math.max(0, Math.floor(b.level)));
-          headers[`x-ratelimit-reset-${b.kind}`] = goDuration(((b.perMin - b.level) * 60_000) / b.perMin);
+          headers[`x-ratelimit-reset-${b.kind}`] = goDuration(((b.perMin - b.level) * windowMs) / b.perMin);
         }
       return wait ? { retryAfterMs: wait, headers } : { headers };
     },

@@ -1,5 +1,5 @@
-// The charts as served (issue 12, item 19): the leaderboard's bar chart draws each model's 95% interval as an
-// error bar where the leaderboard's JSON puts it, and every chart has a narrow variant for phones whose texts
+// The charts as served (issue 12, item 19): the leaderboard's dot-and-whisker chart draws each model's 95% interval
+// as a whisker where the leaderboard's JSON puts it, and every chart has a narrow variant for phones whose texts
 // stay at least 11 px. Positions are read back from the SVG through its own axis ticks, not from our code.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,14 @@ const bars = (svg: string) =>
     .map((m) => m.slice(1).map(Number) as [number, number, number, number])
     .filter(([, y1, , y2]) => y1 === y2)
     .map(([x1, y, x2]) => [Math.min(x1, x2), Math.max(x1, x2), y] as const);
+
+/** WCAG's contrast ratio of an sRGB colour (#rrggbb) against white. */
+function contrastOnWhite(hex: string): number {
+  const lin = [1, 3, 5]
+    .map((k) => parseInt(hex.slice(k, k + 2), 16) / 255)
+    .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  return 1.05 / (0.2126 * lin[0]! + 0.7152 * lin[1]! + 0.0722 * lin[2]! + 0.05);
+}
 
 const fontSizes = (svg: string) => [...svg.matchAll(/font-size:([\d.]+)px/g)].map((m) => Number(m[1]));
 const width = (svg: string) => Number(/^<svg width="(\d+)"/.exec(svg)?.[1]);
@@ -72,6 +80,32 @@ describe.skipIf(!ok)('charts', () => {
           true,
         );
     });
+
+  it("the leaderboard's chart is a dot-and-whisker plot: a dot at each rating (3:1 or more against white), no bars; no interval named where none is drawn", async () => {
+    const rows = JSON.parse(await text('/api/leaderboard?judge=gpt-4')) as {
+      model: string;
+      rating: number;
+    }[];
+    for (const size of ['', '&size=narrow']) {
+      const svg = await text(`/charts/ratings.svg?judge=gpt-4${size}`);
+      const x = xScale(svg);
+      const dots = [...svg.matchAll(/<circle cx="([\d.]+)" cy="([\d.]+)" r="[\d.]+" fill="(#[0-9a-f]{6})"/g)]
+        .map((m) => ({ x: Number(m[1]), y: Number(m[2]), fill: m[3]! }))
+        .sort((a, b) => a.y - b.y);
+      expect(dots).toHaveLength(rows.length);
+      rows.forEach((r, k) => expect(Math.abs(dots[k]!.x - x(r.rating)), r.model).toBeLessThan(1.5));
+      for (const d of dots) expect(contrastOnWhite(d.fill)).toBeGreaterThanOrEqual(3);
+      // no filled shape other than the dots: the bars (light blue, 2.08:1, from an axis at 400-700) are gone
+      expect(svg).not.toMatch(/<path d="M[\d.]+ [\d.]+l[\d.]+ 0l0 [\d.]+/);
+      expect(svg).toContain('>Bradley–Terry rating, 95% interval</text>');
+    }
+    // mock/longer judged 2 questions: too few for an interval, so the chart names none
+    const few = JSON.parse(await text('/api/leaderboard?judge=mock/longer')) as { ratingLo: number | null }[];
+    expect(few.every((r) => r.ratingLo === null)).toBe(true);
+    const svg = await text('/charts/ratings.svg?judge=mock/longer');
+    expect(svg).toContain('>Bradley–Terry rating</text>');
+    expect(svg).not.toContain('95% interval');
+  });
 
   it('one group per chart: a group that does not exist is a 404, a malformed one a 400', async () => {
     expect((await app.request('/charts/ratings.svg?judge=gpt-4&group=1')).status).toBe(200);

@@ -1,6 +1,6 @@
 // The home page's GPT-4 vs Llama-2-70B block in real Chromium over the Node server, on the MT-Bench release and
-// the Judge Llama 2 study's judgments: both boards side by side on a desktop, stacked on a phone, the reading
-// visible, no request leaving the site. Screenshots go to screenshots/ (gitignored).
+// the Judge Llama 2 study's judgments: one click away (a closed <details>), then both boards side by side on a
+// desktop, stacked on a phone, the reading visible, no request leaving the site. Screenshots go to screenshots/ (gitignored).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STUDY_JUDGE } from '../../src/reports/judges/duel.ts';
@@ -40,7 +40,10 @@ describe.skipIf(!!SKIP)('GPT-4 and the Llama-2-70B judge side by side, in Chromi
       const requests: string[] = [];
       page.on('request', (r) => requests.push(r.url()));
       await page.goto(`${site.server.url}/`);
+      // one click away: the leaderboard's own tables come first
       const section = page.locator('section.duel');
+      expect(await section.isVisible()).toBe(false);
+      await page.locator('details.duel-box > summary').click();
       await expect(
         section.getByRole('heading', { name: `gpt-4 and ${STUDY_JUDGE} side by side` }).isVisible(),
       ).resolves.toBe(true);

@@ -79,4 +79,16 @@ describe('publish SQL', () => {
     await src.close();
     await dst.close();
   });
+
+  it('groups rows into statements of at most 10 KB (wrangler splits a local file in time quadratic in their length)', async () => {
+    const src = openMemoryStore();
+    const games = Array.from({ length: 200 }, (_, i) => makeGame({ reply: `${'r'.repeat(i * 10)} [[A]]` }));
+    await src.importBundle({ questions: { source: 'q.jsonl', items: QUESTIONS }, games });
+    const inserts = [...publishSql(src.sqlite)].filter((s) => s.startsWith('INSERT INTO "games"'));
+    expect(inserts.length).toBeGreaterThan(1);
+    for (const s of inserts) expect(Buffer.byteLength(s)).toBeLessThanOrEqual(10_000);
+    const rows = inserts.reduce((n, s) => n + s.split('\n(').length - 1, 0);
+    expect(rows).toBe(200);
+    await src.close();
+  });
 });

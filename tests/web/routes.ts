@@ -1,6 +1,7 @@
 // The site's route tests, run against any way of serving the app: in-process (`app.request`) over the
 // SQLite store, and the Worker under `wrangler dev` over a local D1 (tests/web/worker.test.ts).
 import { readFileSync } from 'node:fs';
+import * as figures from '../../src/core/format.ts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countFromCsv, EVIL_MODEL, LLMBAR_DIR, MTBENCH_DIR, XSS_JUDGE } from './fixture.ts';
@@ -20,9 +21,14 @@ export function expectInert(html: string): void {
   expect(html).not.toMatch(/<img[^>]*src="?https?:/i);
 }
 
-export function describeRoutes(name: string, setup: () => Promise<Target>): void {
+/** `more` adds tests of its own that run against the same target, before it is closed. */
+export function describeRoutes<T extends Target>(
+  name: string,
+  setup: () => Promise<T>,
+  more?: (target: () => T) => void,
+): void {
   describe(`site routes: ${name}`, () => {
-    let t: Target;
+    let t: T;
     beforeAll(async () => {
       t = await setup();
     }, 420_000); // publishing to a local D1 alone took 140 s on the shared 2-core machine (load average 15-20)
@@ -186,6 +192,22 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       expect(board.map((b) => b.judge)).not.toContain('gold');
       const { body } = await get('/judges');
       expect(body).toContain('<h2 id="board-title">Judge leaderboard</h2>');
+      // one ranking: a row per judge, MT-Bench's and LLMBar's alike, n/a where a judge was not run on a set
+      const table = (cls: string) => body.slice(body.indexOf(`<table class="${cls}">`)).split('</table>')[0]!;
+      const rowOf = (html: string, judge: string) =>
+        [
+          ...(html.split(`<th scope="row">${judge}`)[1] ?? '')
+            .split('</tr>')[0]!
+            .matchAll(/<td[^>]*>(.*?)<\/td>/g),
+        ].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
+      const ranking = table('judge-board');
+      expect(rowOf(ranking, 'gpt-4')[0]).toContain(`${figures.kappa(s1[2]!.kappa)} (`);
+      expect(rowOf(ranking, 'mock/longer').length).toBe(rowOf(ranking, 'gpt-4').length);
+      // gpt-4 is known by recorded verdicts only: its games are n/a, never "0" beside its rates
+      const behaviour = body.slice(body.indexOf("Behaviour, from each judge's games")).split('</table>')[0]!;
+      expect(behaviour).toMatch(
+        /gpt-4 <span class="muted">\(recorded\)<\/span><\/th><td class="na">n\/a<\/td>/,
+      );
       expect(body.indexOf('Judge leaderboard')).toBeLessThan(body.indexOf('Position bias'));
       // the pooled row reads "both" in the turn column, and the caption says so (it said "0: both turns")
       expect(body).toContain('Agreement with the experts per turn (both: the two turns pooled)');
@@ -232,7 +254,11 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
         correctAB: 95,
       });
       expect(body).toContain('<th scope="row">GPT-4/Vanilla</th>');
-      expect(body).toContain('<th scope="col">Adversarial/Neighbor</th>');
+      const vanilla = rowOf(ranking, 'GPT-4/Vanilla');
+      expect(vanilla.slice(0, 2)).toEqual(['n/a', 'n/a']); // not judged against the MT-Bench experts
+      expect(vanilla[2]).toContain(`${figures.pct(row('GPT-4/Vanilla').accuracy as number)} (`);
+      expect(rowOf(ranking, 'gpt-4').slice(2)).toEqual(Array(vanilla.length - 2).fill('n/a'));
+      expect(body).toContain('<th scope="col">Adversarial/<wbr>Neighbor</th>'); // a line may break after the slash
       // the labelled set is not a tournament: no leaderboard of output_1 against output_2
       expect((await get('/')).body).not.toContain('output_1');
     });
@@ -430,5 +456,6 @@ export function describeRoutes(name: string, setup: () => Promise<Target>): void
       const head = await t.request('/', { method: 'HEAD' });
       expect(head.status).toBe(200);
     });
+    more?.(() => t);
   });
 }

@@ -90,7 +90,9 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
       ).toBeGreaterThan(0);
       expect(await html('/?judge=human&category=writing')).toContain('not estimated');
       const page = await html('/?judge=human');
-      expect(page).toContain('rank range');
+      expect(page).toContain('rank range (joint)');
+      // the # column says which rank it is, and the range says it is joint (arena intervals has the marginal one)
+      expect(page).toContain('# (UB) is the rank LMArena shows');
       expect(page).toMatch(/<td class="opt nowrap">1–3<\/td>/);
     }, 180_000);
 

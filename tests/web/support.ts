@@ -1,9 +1,15 @@
 // Start real servers for the site tests: `wrangler dev` (the Worker over a local D1, migrated by localD1) and
-// free ports.
+// free ports. Wrangler runs from its own bin script (node_modules/wrangler), without an `npx` (npm) start per call.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/cli.ts';
+import { runShared } from '../support/run-shared.ts';
+
+/** wrangler's command-line entry, run with this node: `wrangler ...args` is `node WRANGLER ...args` */
+const WRANGLER = createRequire(import.meta.url).resolve('wrangler/bin/wrangler.js');
 
 export const WRANGLER_ENV = {
   WRANGLER_SEND_METRICS: 'false',
@@ -23,10 +29,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Run a command to completion; rejects with its output when it fails. */
-export function exec(cmd: string, args: string[], timeoutMs = 180_000): Promise<string> {
+/** `wrangler ...args` to completion; rejects with its output when it fails. */
+export function wrangler(args: string[], timeoutMs = 180_000): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {
+    const child = spawn(process.execPath, [WRANGLER, ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...WRANGLER_ENV },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -38,27 +44,23 @@ export function exec(cmd: string, args: string[], timeoutMs = 180_000): Promise<
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(out);
-      else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${out.slice(-4000)}`));
+      else reject(new Error(`wrangler ${args.join(' ')} exited ${code}:\n${out.slice(-4000)}`));
     });
   });
 }
 
 /**
- * A local D1 (database mt-arena) in `<dir>/wrangler`, built by `wrangler d1 migrations apply --local`;
- * returns that folder, to pass as `--persist-to`.
+ * A local D1 (database mt-arena) in `<dir>/wrangler`, as `wrangler d1 migrations apply --local` builds it;
+ * returns that folder, to pass as `--persist-to`. The migrations are applied once per test run (about 14 s of
+ * CPU each time) and each caller gets its own copy of that database.
  */
 export async function localD1(dir: string): Promise<string> {
+  const migrated = await runShared('d1-migrated', async (scratch) => {
+    // (it took 100 s of wall time on the shared machine at load average 25: every user of it waits for it)
+    await wrangler(['d1', 'migrations', 'apply', 'mt-arena', '--local', '--persist-to', scratch], 360_000);
+  });
   const persist = join(dir, 'wrangler');
-  await exec('npx', [
-    'wrangler',
-    'd1',
-    'migrations',
-    'apply',
-    'mt-arena',
-    '--local',
-    '--persist-to',
-    persist,
-  ]);
+  cpSync(migrated, persist, { recursive: true });
   return persist;
 }
 
@@ -72,7 +74,7 @@ export interface DevServer {
 export async function wranglerDev(persistTo: string, vars: Record<string, string> = {}): Promise<DevServer> {
   const port = await freePort();
   const args = [
-    'wrangler',
+    WRANGLER,
     'dev',
     '--local',
     '--persist-to',
@@ -87,7 +89,7 @@ export async function wranglerDev(persistTo: string, vars: Record<string, string
     ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
   ];
   // its own process group, so that stopping it also stops workerd and esbuild
-  const child: ChildProcess = spawn('npx', args, {
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, ...WRANGLER_ENV },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,30 +4,134 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { inviteHash } from '../../src/core/annotate.ts';
+import { HAVE_CHROMIUM, launchChromium } from '../support/chromium.ts';
 import { runArena, tmpDir } from '../support/cli.ts';
+import { voteWithKeyboard } from './annotate-flow.ts';
 import { buildFixture } from './fixture.ts';
-import { describeRoutes } from './routes.ts';
-import { exec, localD1, wranglerDev } from './support.ts';
+import { createApp } from '../../src/web/app.ts';
+import { openSqliteStore } from '../../src/storage/sqlite.ts';
+import { describeRoutes, type Target } from './routes.ts';
+import { localD1, wrangler, wranglerDev } from './support.ts';
 
-describeRoutes('Worker under wrangler dev over local D1', async () => {
-  const dir = tmpDir('arena-worker-');
-  const { file, store } = await buildFixture(dir);
-  await store.close();
-  const persist = await localD1(dir);
-  const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 360_000 });
-  expect(pub.code, pub.stderr).toBe(0);
-  expect(pub.stdout).toMatch(/published .* to D1 mt-arena \(local\)/);
-  const dev = await wranglerDev(persist, { BOOTSTRAP_ROUNDS: '200' });
-  return {
-    request: (path, init) => fetch(dev.url + path, { ...init, redirect: 'manual' }),
-    close: () => dev.stop(),
-  };
-});
+const INVITE = 'worker-invite-token-0123456789';
+/** the token of the Worker's admin endpoints in these tests (what its stored reports did: /api/admin/reports) */
+const ADMIN = 'worker-test-token';
+/** the published database file, and the in-process site over it (SQLite) */
+let file = '';
+
+// one wrangler dev for the route tests, the stored reports and the annotate flow: /annotate on (ANNOTATE=on), which
+// changes nothing the route tests see; the annotator is invited in the SQLite file that is published to D1
+describeRoutes(
+  'Worker under wrangler dev over local D1',
+  async (): Promise<Target & { url: string }> => {
+    const dir = tmpDir('arena-worker-');
+    const fx = await buildFixture(dir);
+    file = fx.file;
+    await fx.store.annotators.add('wendy', inviteHash(INVITE), Date.now());
+    await fx.store.close();
+    const persist = await localD1(dir);
+    const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 360_000 });
+    expect(pub.code, pub.stderr).toBe(0);
+    expect(pub.stdout).toMatch(/published .* to D1 mt-arena \(local\)/);
+    const dev = await wranglerDev(persist, {
+      ADMIN_TOKEN: ADMIN,
+      ANNOTATE: 'on',
+      ANNOTATE_SECRET: 'worker-test-secret-of-more-than-32-characters',
+    });
+    return {
+      url: dev.url,
+      request: (path, init) => fetch(dev.url + path, { ...init, redirect: 'manual' }),
+      close: () => dev.stop(),
+    };
+  },
+  (target) => {
+    // first: the votes below change D1, and these compare D1 with the published SQLite file
+    workerReports(target);
+    it.skipIf(!HAVE_CHROMIUM)(
+      '/annotate on D1: an invited annotator votes on ten matches with the keyboard; a replayed invite is refused',
+      async () => {
+        const t = target();
+        const browser = await launchChromium();
+        try {
+          const voted = await voteWithKeyboard(browser, `${t.url}/annotate/login?token=${INVITE}`, 10);
+          expect(voted.problems).toEqual([]);
+          // the progress line is read back from D1's annotations
+          expect(voted.progress).toContain('10 voted · 0 skipped');
+        } finally {
+          await browser.close();
+        }
+        const replay = await t.request('/annotate/login', {
+          method: 'POST',
+          body: `token=${INVITE}`,
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: t.url },
+        });
+        expect(replay.status).toBe(403);
+        expect(replay.headers.get('content-security-policy')).toContain("default-src 'none'");
+      },
+      120_000,
+    );
+  },
+);
+
+/** Every page linked from the home page and every /api table: the same bytes from D1 as from SQLite, none computed. */
+function workerReports(target: () => Target & { url: string }): void {
+  const auth = { headers: { Authorization: `Bearer ${ADMIN}` } };
+  /** the site's own pages the home page links to, with their query */
+  const linked = (html: string) => [
+    '/',
+    ...new Set(
+      [...html.matchAll(/href="(\/[^"]*)"/g)]
+        .map((m) => m[1]!.replace(/&amp;/g, '&'))
+        .filter((h) => !/^\/(static|charts|favicon|api|#)/.test(h) && h !== '/'),
+    ),
+  ];
+
+  it('renders every page linked from / from the published reports, computing none', async () => {
+    const w = target();
+    const pages = linked(await (await w.request('/')).text());
+    expect(pages).toEqual(
+      expect.arrayContaining(['/judges', '/matrix', '/health', '/style', '/checkpoints']),
+    );
+    expect(pages.some((p) => p.startsWith('/models/'))).toBe(true);
+    for (const p of pages) {
+      const r = await w.request(p);
+      expect(r.status, p).toBe(200);
+      expect(await r.text(), p).not.toMatch(/being updated/);
+    }
+    const counts = (await (await w.request('/api/admin/reports', auth)).json()) as Record<string, unknown>;
+    expect(counts).toMatchObject({ mode: 'read', computed: 0, missing: 0, stale: 0 });
+    expect(counts.read as number).toBeGreaterThan(10);
+  });
+
+  it('serves byte-identical JSON to the SQLite site for every /api table after a publish', async () => {
+    const w = target();
+    const store = openSqliteStore(file, { readonly: true });
+    try {
+      const local = createApp({ store, reports: 'serve' });
+      const idx = JSON.parse(await (await local.request('/api')).text()) as {
+        tables: Record<string, { example?: string }>;
+      };
+      const paths = Object.entries(idx.tables).flatMap(([name, t]) => {
+        const q = t.example ? t.example.slice(t.example.indexOf('?')) : '';
+        return [`/api/${name}${q}`, `/api/${name}?judge=human`].filter((p, k) => k === 0 || !t.example);
+      });
+      expect(paths.length).toBeGreaterThanOrEqual(Object.keys(idx.tables).length);
+      for (const p of ['/api', '/api/standings?judge=gpt-4', ...paths]) {
+        const [a, b] = [await w.request(p), await local.request(p)];
+        expect(b.status, p).toBe(a.status);
+        expect(await a.text(), p).toBe(await b.text());
+      }
+    } finally {
+      await store.close();
+    }
+  });
+}
 
 describe('the Worker bundle', () => {
   it('reaches neither better-sqlite3, node-llama-cpp, openai nor the CLI, and generates no code at run time', async () => {
     const out = tmpDir('arena-bundle-');
-    await exec('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', out]);
+    await wrangler(['deploy', '--dry-run', '--outdir', out]);
     const map = JSON.parse(readFileSync(join(out, 'worker.js.map'), 'utf8')) as { sources: string[] };
     const sources = map.sources.join('\n');
     expect(sources).toContain('src/entry/worker.ts');

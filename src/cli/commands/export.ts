@@ -6,6 +6,7 @@ import { dbArg, print, withStore } from '../shared.ts';
 import { ArenaError } from '../../core/types.ts';
 import { resolveJudge } from '../judge-choice.ts';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
+import { exportVotesCommand } from './export-votes.ts';
 
 const exportFastchatCommand = defineCommand({
   meta: {
@@ -42,8 +43,9 @@ const exportFastchatCommand = defineCommand({
 });
 
 export const exportCommand = defineCommand({
-  meta: { name: 'export', description: "write games back out in other tools' formats" },
+  meta: { name: 'export', description: "write games and votes back out in other tools' formats" },
   subCommands: {
     fastchat: exportFastchatCommand,
+    votes: exportVotesCommand,
   },
 });

@@ -4,6 +4,7 @@ import { importFiles, mtbenchSources, type ImportSources } from '../../importers
 import { int } from '../format.ts';
 import { cacheDir } from '../cache-dir.ts';
 import { dbArg, openStore, print } from '../shared.ts';
+import { updateReportsOf } from '../reports.ts';
 
 function files(args: { _: string[] }): string[] {
   if (!args._.length) throw new Error('give at least one file');
@@ -45,6 +46,7 @@ async function doImport(db: string, src: ImportSources) {
     // a failed import into a new file leaves no empty database behind
     if (!ok && created) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
   }
+  await updateReportsOf(db);
 }
 
 const judgmentsCommand = defineCommand({

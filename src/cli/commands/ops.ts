@@ -1,23 +1,23 @@
-// Operations: `arena refresh` (the nightly job), `arena cost` (the ledger), `arena refreshes` (history),
-// `arena checkpoints` (win rate of a fine-tuning run's checkpoints).
+// Operations: `arena refresh` (the nightly job), `arena cost` (the ledger), `arena refreshes` (history); the
+// interrupt handling and progress bars the long jobs share (`arena checkpoints`: checkpoints.ts).
 import { defineCommand } from 'citty';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import type cliProgress from 'cli-progress';
-import { progressBar } from '../progress-bar.ts';
+import { drawsBar, progressBar } from '../progress-bar.ts';
 import { setMaxListeners } from 'node:events';
 import { int, oneOf, table } from '../format.ts';
 import { dbArg, exitStatus, jsonArg, print, printJson, withStore } from '../shared.ts';
 import * as figures from '../../core/format.ts';
 
 /** SIGINT/SIGTERM abort the signal (games in flight are dropped, never recorded as verdicts); a second one exits. */
-function interruptible(log: (m: string) => void) {
+export function interruptible(
+  log: (m: string) => void,
+  stopping = 'interrupted: stopping; rerun the same command to resume',
+) {
   const ctl = new AbortController();
   setMaxListeners(0, ctl.signal);
   const onSignal = () => {
     if (ctl.signal.aborted) process.exit(130);
-    log('interrupted: stopping; rerun the same command to resume');
+    log(stopping);
     ctl.abort(new Error('interrupted'));
   };
   process.once('SIGINT', onSignal);
@@ -29,7 +29,7 @@ function interruptible(log: (m: string) => void) {
 }
 
 /** A progress bar on stderr per run (a line every few seconds when stderr is not a terminal). */
-function progressBars() {
+export function progressBars() {
   let bar: cliProgress.SingleBar | undefined;
   let t0 = Date.now();
   const log = (m: string) => {
@@ -38,7 +38,7 @@ function progressBars() {
       bar.stop();
       bar = undefined;
     }
-    process.stderr.write(`${bar ? '\n' : ''}${m}\n`);
+    process.stderr.write(`${bar && drawsBar() ? '\n' : ''}${m}\n`);
   };
   return {
     log,
@@ -209,154 +209,4 @@ export const refreshesCommand = defineCommand({
       { readonly: true },
     );
   },
-});
-
-const checkpointsConfigArg = {
-  config: {
-    type: 'string',
-    required: true,
-    description: 'checkpoints config (JSON; see examples/checkpoints.json)',
-    valueHint: 'FILE',
-  },
-} as const;
-
-const checkpointsRun = defineCommand({
-  meta: {
-    name: 'run',
-    description:
-      "import or generate each checkpoint's answers (resumable), judge them against the baseline, print the report",
-  },
-  args: {
-    ...checkpointsConfigArg,
-    json: { type: 'boolean', description: 'print the report as JSON' },
-    'dry-run': { type: 'boolean', description: 'print the plan and its estimated cost; change nothing' },
-  },
-  async run({ args }) {
-    if (args['dry-run']) return await printCheckpointsPlan(args.config, !!args.json);
-    const { runCheckpoints } = await import('../../ops/checkpoints.ts');
-    const { withCheckpointsContext } = await import('../ops-context.ts');
-    const bars = progressBars();
-    const irq = interruptible(bars.log);
-    let stage = '';
-    try {
-      const r = await withCheckpointsContext(args.config, { play: true, log: bars.log }, (ctx) =>
-        runCheckpoints({
-          ...ctx,
-          log: bars.log,
-          signal: irq.signal,
-          onProgress: (p) => {
-            if (p.stage !== stage) bars.start((stage = p.stage), p.total);
-            bars.update(p.done, p.failed ?? 0, p.cost ?? 0);
-          },
-        }),
-      );
-      bars.stop();
-      bars.log(
-        `checkpoints: ${r.generated} answers generated, ${r.played} games played, ${r.failed} failed${r.skipped ? `, ${r.skipped} not started (budget)` : ''}, ${figures.usd(r.cost)}`,
-      );
-      await printReport(args.config, !!args.json);
-      exitStatus.code = irq.signal.aborted ? 130 : r.failed ? 2 : r.skipped ? 4 : 0;
-    } finally {
-      bars.stop();
-      irq.done();
-    }
-  },
-});
-
-async function printCheckpointsPlan(configFile: string, json: boolean) {
-  const { planCheckpoints } = await import('../../ops/checkpoints-plan.ts');
-  const { withCheckpointsContext } = await import('../ops-context.ts');
-  const p = await withCheckpointsContext(configFile, { dryRun: true }, planCheckpoints);
-  if (json) return printJson(p);
-  print(
-    `series ${p.series}: ${p.checkpoints.length} checkpoint(s) against ${p.baseline} (pairwise-baseline, both orders)`,
-  );
-  print(
-    table(
-      p.checkpoints.map((k) => ({ checkpoint: k.name, step: k.step, model: k.model, answers: k.answers })),
-    ),
-  );
-  print(
-    table(
-      p.lines.map((l) => ({
-        judge: l.judge,
-        planned: l.planned,
-        stored: l.stored,
-        'to play': l.toPlay,
-        'est. tokens in': l.estTokensIn,
-        'est. tokens out': l.estTokensOut,
-        'USD / 1M in, out': `${l.price.input}, ${l.price.output}`,
-        'est. cost': figures.usd(l.estCost),
-        basis: l.basis,
-      })),
-    ),
-  );
-  print(
-    `checkpoints dry run: ${p.toPlay} games to play, estimated ${figures.usd(p.estCost)}; nothing was changed`,
-  );
-}
-
-async function printReport(configFile: string, json: boolean, chart?: string) {
-  const { checkpointsReport, renderChart, writeChart } = await import('../../ops/checkpoints.ts');
-  const { withCheckpointsContext } = await import('../ops-context.ts');
-  const { report, file, db } = await withCheckpointsContext(configFile, { report: true }, async (ctx) => {
-    const file = chart ?? ctx.config.config.chart;
-    if (file) refuseDatabaseOutput(file, ctx.config.config.db, chart ? '--chart' : 'chart');
-    return { report: await checkpointsReport(ctx), file, db: ctx.config.config.db };
-  });
-  if (file) {
-    const svg = await renderChart(report);
-    mkdirSync(dirname(resolve(file)), { recursive: true });
-    await writeOutputFile(file, db, (tmp) => writeChart(tmp, svg), chart ? '--chart' : 'chart');
-  }
-  if (json) return printJson({ ...report, chart: file ?? null });
-  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '-');
-  const iv = (i: { mean: number; lo: number; hi: number } | null) =>
-    i ? `${i.mean >= 0 ? '+' : ''}${f(i.mean)} [${f(i.lo)}, ${f(i.hi)}]` : '';
-  print(
-    table(
-      report.rows.map((r) => ({
-        judge: r.judge,
-        checkpoint: r.checkpoint,
-        step: r.step,
-        'win rate [95%]': `${f(r.winRate.mean)} [${f(r.winRate.lo)}, ${f(r.winRate.hi)}]`,
-        n: r.winRate.n,
-        'vs previous': r.vsPrevious ? `${iv(r.vsPrevious)}` : '',
-        'vs best so far': r.vsBest ? `${iv(r.vsBest)} (${r.vsBest.against})` : '',
-        best: r.best ? '*' : '',
-      })),
-    ),
-  );
-  print(
-    `best per judge: ${
-      Object.entries(report.best)
-        .map(([j, c]) => `${j}: ${c}`)
-        .join('; ') || '-'
-    }${file ? `\nchart: ${file}` : ''}`,
-  );
-}
-
-const checkpointsReportCommand = defineCommand({
-  meta: {
-    name: 'report',
-    description:
-      'per checkpoint and judge: win rate vs baseline with a 95% interval, paired differences vs previous and best so far; chart',
-  },
-  args: {
-    ...checkpointsConfigArg,
-    chart: {
-      type: 'string',
-      description: "write the SVG chart here (default: the config's chart)",
-      valueHint: 'FILE',
-    },
-    json: { type: 'boolean', description: 'print the report as JSON' },
-  },
-  async run({ args }) {
-    await printReport(args.config, !!args.json, args.chart);
-  },
-});
-
-export const checkpointsCommand = defineCommand({
-  meta: { name: 'checkpoints', description: 'track the checkpoints of a fine-tuning run against a baseline' },
-  subCommands: { run: checkpointsRun, report: checkpointsReportCommand },
 });

@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import { UsageError } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { updateReportsOf } from '../reports.ts';
 import type { PruneCounts, PruneTarget } from '../../storage/store.ts';
 
 /** The one target of a prune, from --judge, --model or --run (exactly one of them). */
@@ -35,6 +36,7 @@ export const pruneCommand = defineCommand({
     const t = target(args);
     const dryRun = Boolean(args['dry-run']);
     const counts = await withStore(args.db, (store) => store.games.prune(t, { dryRun }));
+    if (!dryRun) await updateReportsOf(args.db);
     if (args.json) return printJson({ target: t, dryRun, removed: counts });
     print(summary(t, counts, dryRun));
   },

@@ -2,6 +2,7 @@ import { defineCommand } from 'citty';
 import { publishToD1, writePublishSql } from '../../entry/publish.ts';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { dbArg, openStore, print } from '../shared.ts';
+import { updateReportsOf } from '../reports.ts';
 
 /** `arena publish`: copy a local database's rows to the site's D1 database through wrangler. */
 export const publishCommand = defineCommand({
@@ -22,6 +23,8 @@ export const publishCommand = defineCommand({
   async run({ args }) {
     const out = args.out;
     if (out) refuseDatabaseOutput(out, args.db);
+    // the reports go with the rows: the Worker only reads them (src/reports/site/stored.ts)
+    await updateReportsOf(args.db, { force: true, progress: true });
     const store = openStore(args.db, { readonly: true });
     try {
       if (out) {

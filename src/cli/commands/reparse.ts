@@ -2,6 +2,7 @@ import { defineCommand } from 'citty';
 import { reparse } from '../../engine/reparse.ts';
 import { oneOf, table, UsageError } from '../format.ts';
 import { dbArg, print, printJson, withStore } from '../shared.ts';
+import { updateReportsOf } from '../reports.ts';
 
 export const reparseCommand = defineCommand({
   meta: {
@@ -76,5 +77,6 @@ export const reparseCommand = defineCommand({
       },
       { mustExist: true },
     );
+    if (!args['dry-run']) await updateReportsOf(args.db);
   },
 });

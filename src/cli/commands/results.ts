@@ -18,6 +18,7 @@ import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { priorArg, priorOption } from './analytics-shared.ts';
 import { checkCategory, checkModels, checkTurns, checkJudges, twoJudges, twoJudgesArg } from '../validate.ts';
 import { resolveJudge } from '../judge-choice.ts';
+import { adaptiveNote, adaptiveRounds } from '../../reports/adaptive.ts';
 import { DEFAULT_BASELINE } from '../../core/constants.ts';
 
 const MODES = ['pairwise-all', 'pairwise-baseline', 'single'] as const;
@@ -117,6 +118,8 @@ export const standingsCommand = defineCommand({
           print(
             `\n${errors} match side(s) had an unparsable or failed game; they are excluded from the rates as FastChat does.`,
           );
+        const note = adaptiveNote(await adaptiveRounds(store, judge));
+        if (note) print(`\n${note}`);
       },
       { readonly: true },
     );

@@ -1,19 +1,19 @@
 import { defineCommand, type ArgsDef, type ParsedArgs } from 'citty';
 import type cliProgress from 'cli-progress';
-import { progressBar } from '../progress-bar.ts';
+import { drawsBar, progressBar } from '../progress-bar.ts';
 import { processLiveness } from '../liveness.ts';
-import { planRun, runTournament, type RunSummary } from '../../engine/run.ts';
+import { runTournament, type RunSummary } from '../../engine/run.ts';
 import { setMaxListeners } from 'node:events';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Game, Mode } from '../../core/types.ts';
 import { checkApiKeys, openJudge, type GovernedJudge } from '../../judges/registry.ts';
-import { expectedWallS, requestCost } from '../../judges/rate-limit.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import { dbArg, exitStatus, openStore, print } from '../shared.ts';
+import { updateReportsOf } from '../reports.ts';
 import { checkModels, checkPairSet, checkTurns } from '../validate.ts';
 import { DEFAULT_BASELINE, DEFAULT_REFERENCE_SOURCE } from '../../core/constants.ts';
 import { ensureRunPrompts, missingRunPrompts } from '../../importers/builtin.ts';
@@ -111,15 +111,27 @@ const runArgs = {
   concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
   ...judgeCallArgs,
   'dry-run': { type: 'boolean', description: 'print the plan and exit' },
+  json: {
+    type: 'boolean',
+    description:
+      'with --until-settled: print the summary as JSON (why it stopped, matches played per pair, the skipped pairs)',
+  },
   'until-settled': {
     type: 'boolean',
     description:
-      "pairwise-all: play the plan's matches in rounds, each chosen where the rank intervals are still open; stop once every pair's order is decided (a later full run pays only what was skipped)",
+      "play the plan's matches in rounds, each chosen where the intervals are still open; pairwise-all: stop once every pair's order is decided; pairwise-baseline: stop each model once its interval against the baseline excludes 50% (or is narrower than --width). A later full run pays only what was skipped",
   },
   round: {
     type: 'string',
     valueHint: 'MATCHES',
-    description: 'with --until-settled: matches per round (default: a tenth of the plan)',
+    description:
+      'with --until-settled: matches per round (pairwise-baseline: per model; default: a tenth of the plan)',
+  },
+  width: {
+    type: 'string',
+    valueHint: 'SHARE',
+    description:
+      "with --until-settled and pairwise-baseline: also stop a model once its win rate's interval is narrower than this (0-1, e.g. 0.1)",
   },
   target: {
     type: 'string',
@@ -165,7 +177,7 @@ export default defineCommand({
     // without a key OpenAI answers every call with 401: say so before the database is opened
     if (!args['dry-run']) checkApiKeys(setups.values(), process.env);
     const ui: RunUi = { bar: undefined, interrupted: false };
-    const log = (m: string) => process.stderr.write(`${ui.bar ? '\n' : ''}${m}\n`);
+    const log = (m: string) => process.stderr.write(`${ui.bar && drawsBar() ? '\n' : ''}${m}\n`);
     const makeJudge = (spec: string) =>
       openJudge(setups.get(spec) ?? judgeSetupOf(spec, args), process.env, {
         log,
@@ -212,33 +224,8 @@ export default defineCommand({
         spill: (games: Game[], run: RunRecord) => spillGames(args.db, games, run),
       };
       if (args['dry-run']) {
-        for (const spec of judgeSpecs) {
-          const j = spec === judgeSpecs[0] ? judge : await makeJudge(spec);
-          const { games } = await planRun({ ...common, store: reader, judge: j });
-          const stored = await store.games.existingIds(games.map((g) => g.id));
-          print(
-            `${games.length} games planned, ${stored.size} already stored: ${games.length - stored.size} judge calls to make with ${j.id}`,
-          );
-          const toPlay = games.filter((g) => !stored.has(g.id));
-          const tokens = toPlay.reduce(
-            (s, g) =>
-              s +
-              requestCost({
-                system: g.spec.systemPrompt,
-                user: g.spec.userPrompt,
-                maxTokens: common.settings.maxTokens,
-              }),
-            0,
-          );
-          const limits = j.limits();
-          const wall = expectedWallS({ tokens, requests: toPlay.length, ...limits });
-          print(
-            wall === undefined
-              ? `about ${tokens} tokens as a rate limit counts them (prompt + max_tokens); no limit known (declare --tpm/--rpm for an expected time)`
-              : `about ${tokens} tokens as a rate limit counts them (prompt + max_tokens); under ${[limits.tpm ? `${limits.tpm} tokens/min` : '', limits.rpm ? `${limits.rpm} requests/min` : ''].filter(Boolean).join(' and ')} that takes at least ${formatDuration(wall)} (plus the answers' own latency)`,
-          );
-          if (j !== judge) await j.close?.();
-        }
+        const { printDryRun } = await import('./run-dry.ts');
+        await printDryRun({ judgeSpecs, judge, makeJudge, common, reader, store, settle });
         return;
       }
       if (judgeSpecs.length > 1 || args['escalate-to']) {
@@ -256,7 +243,12 @@ export default defineCommand({
       }
       if (settle) {
         const { playUntilSettled } = await import('./run-settled.ts');
-        await playUntilSettled({ ...common, parser, concurrency, signal: ctl.signal, ...settle }, judge);
+        const { json, ...opts } = settle;
+        await playUntilSettled(
+          { ...common, parser, concurrency, signal: ctl.signal, ...opts },
+          judge,
+          !!json,
+        );
         if (fatal) throw authStopError(fatal);
         return;
       }
@@ -280,6 +272,8 @@ export default defineCommand({
       await judge.close?.();
       await store.close();
     }
+    // the games played so far are stored, also after an interruption or a failure
+    if (!args['dry-run']) await updateReportsOf(args.db);
   },
 });
 
@@ -288,20 +282,31 @@ function settleArgs(
   args: RunArgs,
   mode: Mode,
   judges: number,
-): { round?: number; target?: number } | undefined {
+): { round?: number; target?: number; width?: number; json?: boolean } | undefined {
   if (!args['until-settled']) {
-    if (args.round !== undefined || args.target !== undefined)
-      throw new UsageError('--round and --target go with --until-settled');
+    if (args.round !== undefined || args.target !== undefined || args.width !== undefined || args.json)
+      throw new UsageError('--round, --target, --width and --json go with --until-settled');
     return undefined;
   }
-  if (mode !== 'pairwise-all') throw new UsageError('--until-settled schedules --mode pairwise-all only');
+  if (mode === 'single')
+    throw new UsageError('--until-settled schedules --mode pairwise-all or pairwise-baseline only');
+  if (args.width !== undefined && mode !== 'pairwise-baseline')
+    throw new UsageError('--width goes with --mode pairwise-baseline (pairwise-all stops on --target)');
+  if (args.target !== undefined && mode !== 'pairwise-all')
+    throw new UsageError('--target goes with --mode pairwise-all (pairwise-baseline stops on --width)');
   if (judges > 1 || args['escalate-to'])
     throw new UsageError('--until-settled plays one judge (no repeated --judge, no --escalate-to)');
-  if (args['dry-run'])
-    throw new UsageError('--until-settled has no dry run (see how many calls with --dry-run alone)');
   const round = int(args.round, 'round');
   const target = num(args.target, 'target');
-  return { ...(round !== undefined ? { round } : {}), ...(target !== undefined ? { target } : {}) };
+  const width = num(args.width, 'width');
+  if (width !== undefined && !(width > 0 && width <= 1))
+    throw new UsageError(`--width is a share of wins: a number above 0 and at most 1, not ${args.width}`);
+  return {
+    ...(round !== undefined ? { round } : {}),
+    ...(target !== undefined ? { target } : {}),
+    ...(width !== undefined ? { width } : {}),
+    ...(args.json ? { json: true } : {}),
+  };
 }
 
 /** The progress bar (none before the plan, nor after an interruption) and whether the run was interrupted. */
@@ -371,7 +376,12 @@ async function playWithProgress(
       ui.bar = progressBar(
         'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {tpm}',
       );
-      ui.bar.start(toPlay, 0, { rate: '0.0', failed: 0, tokens: 0, tpm: '' });
+      ui.bar.start(toPlay, 0, {
+        rate: '0.0',
+        failed: 0,
+        tokens: 0,
+        tpm: tokensPerMinute(0, 0, judge.limits().tpm),
+      });
     },
     onProgress: (p) => {
       if (ui.interrupted) return;
@@ -419,10 +429,4 @@ function tokensPerMinute(tokens: number, secs: number, tpm: number | undefined):
   const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0));
   const rate = `${k((tokens * 60) / Math.max(secs, 1))} tokens/min`;
   return tpm ? `${rate} of ${k(tpm)}` : rate;
-}
-
-function formatDuration(s: number): string {
-  if (s < 90) return `${s.toFixed(0)} s`;
-  if (s < 5400) return `${(s / 60).toFixed(1)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
 }

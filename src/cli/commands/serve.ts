@@ -8,6 +8,10 @@ import { oneOf, UsageError } from '../format.ts';
 import { cacheDir } from '../cache-dir.ts';
 import { dbArg, openStore, print, withStore } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
+import type { AnnotateOptions } from '../../web/annotate/routes.ts';
+import type { Context } from 'hono';
+import { randomBytes } from 'node:crypto';
+import { updateReports } from '../reports.ts';
 
 async function listen(
   store: SqliteStore,
@@ -15,6 +19,7 @@ async function listen(
   host: string,
   intervals: 'bootstrap' | 'sandwich' = 'bootstrap',
   siteUrl?: string,
+  annotate?: AnnotateOptions,
 ) {
   // loaded here, not at the top: the site's modules (charts, markdown) would slow down every `arena --help`
   const [{ serve }, { nodeSite }] = await Promise.all([
@@ -22,7 +27,17 @@ async function listen(
     import('../../entry/node.ts'),
   ]);
   const server = serve(
-    { ...nodeSite({ store, intervals, ...(siteUrl ? { siteUrl } : {}) }), port, hostname: host },
+    {
+      ...nodeSite({
+        store,
+        intervals,
+        reports: 'serve',
+        ...(siteUrl ? { siteUrl } : {}),
+        ...(annotate ? { annotate } : {}),
+      }),
+      port,
+      hostname: host,
+    },
     (info) => print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`),
   );
   try {
@@ -84,19 +99,52 @@ const serveArgs = {
   },
 } as const;
 
+const annotateArgs = {
+  annotate: {
+    type: 'boolean',
+    description:
+      'turn on /annotate, the blind voting page for invited annotators (`arena annotators add`); sessions are signed with $ARENA_ANNOTATE_SECRET',
+  },
+  'annotate-queue': {
+    type: 'string',
+    default: 'review',
+    description: 'what annotators see first: review (the matches the judges disagree on most) | uniform',
+  },
+} as const;
+
+/** --annotate: the page's options, its session secret from $ARENA_ANNOTATE_SECRET (else one for this process). */
+async function annotateOptions(args: { annotate?: boolean; 'annotate-queue'?: string }) {
+  if (!args.annotate) return undefined;
+  const queue = oneOf(args['annotate-queue'] ?? 'review', 'annotate-queue', ['review', 'uniform'] as const);
+  const { MIN_SECRET } = await import('../../web/annotate/routes.ts');
+  const { getConnInfo } = await import('@hono/node-server/conninfo');
+  let secret = process.env.ARENA_ANNOTATE_SECRET;
+  if (secret !== undefined && secret.length < MIN_SECRET)
+    throw new UsageError(`ARENA_ANNOTATE_SECRET must be at least ${MIN_SECRET} characters long`);
+  if (!secret) {
+    secret = randomBytes(32).toString('hex');
+    process.stderr.write(
+      'annotate: no ARENA_ANNOTATE_SECRET set; sessions are signed with a key of this process and end when it stops\n',
+    );
+  }
+  return { secret, queue, address: (c: Context) => getConnInfo(c).remote.address } satisfies AnnotateOptions;
+}
+
 export const serveCommand = defineCommand({
   meta: { name: 'serve', description: 'serve the leaderboard site over a database' },
-  args: serveArgs,
+  args: { ...serveArgs, ...annotateArgs },
   async run({ args }) {
     const port = portOf(args.port);
     const intervals = oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const);
     const site = siteUrl(args['site-url']);
+    const annotate = await annotateOptions(args);
     const { reopeningStore } = await import('../reopen.ts');
-    // a refresh republishes by VACUUM INTO + rename: follow the path, not the file first opened
-    const store = reopeningStore(args.db, () => openStore(args.db, { readonly: true }), {
+    // a refresh republishes by VACUUM INTO + rename: follow the path, not the file first opened; read-only
+    // unless annotators write their votes
+    const store = reopeningStore(args.db, () => openStore(args.db, { readonly: !annotate }), {
       log: (m) => process.stderr.write(`${m}\n`),
     });
-    await listen(store, port, args.host, intervals, site);
+    await listen(store, port, args.host, intervals, site, annotate);
   },
 });
 
@@ -126,6 +174,7 @@ export const startCommand = defineCommand({
   },
   async run({ args }) {
     const port = portOf(args.port);
+    const intervals = oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const);
     const log = (m: string) => process.stderr.write(`${m}\n`);
     const existed = existsSync(args.db);
     const judges = existed
@@ -231,18 +280,14 @@ export const startCommand = defineCommand({
           `imported ${sets.length} labelled pair sets from ${llmbar}: ${sets.reduce((n, s) => n + s.items, 0)} items, judges ${[...new Set(sets.flatMap((s) => s.judges))].join(', ')}`,
         );
       }
+      // the site's figures, computed once here (and kept current by every later write) rather than on first visit
+      if (intervals === 'bootstrap') await updateReports(store, { force: true, progress: true });
     } catch (e) {
       await store.close();
       if (!existed) for (const f of [args.db, `${args.db}-wal`, `${args.db}-shm`]) rmSync(f, { force: true });
       throw e;
     }
-    await listen(
-      store,
-      port,
-      args.host,
-      oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const),
-      siteUrl(args['site-url']),
-    );
+    await listen(store, port, args.host, intervals, siteUrl(args['site-url']));
   },
 });
 

@@ -16,8 +16,13 @@ export async function playGame(
   const { spec, id } = item;
   const { run, signal } = live;
   if (live.stopped) return;
-  if (o.budget && !o.budget.reserve(id, spec)) {
+  // the budget may hold the game until calls in flight settle (their real cost frees their reservation)
+  if (o.budget && !(await o.budget.reserve(id, spec))) {
     run.skipped++;
+    return;
+  }
+  if (live.stopped) {
+    o.budget?.settle(id, 0);
     return;
   }
   let cost: number | null = null;

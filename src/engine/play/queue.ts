@@ -39,7 +39,10 @@ export class ReadyQueue {
       if (this.live.stopped) return undefined;
       if (this.ready.length) return this.ready.shift();
       if (this.cursor < this.todo.length) {
-        await this.claimNextBatch();
+        // one claim at a time: workers that find nothing ready wait for it, so a run leases about a batch ahead
+        // of its calls and another run on the database can take the rest of the plan
+        if (this.claims.size) await Promise.race(this.claims);
+        else await this.claimNextBatch();
         continue;
       }
       // the plan is taken, but a claim under way may yet bring games to play or to wait for: wait for it,

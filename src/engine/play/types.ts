@@ -79,7 +79,7 @@ export interface PlayOptions {
    * unknown), it returns what it charged at its estimate instead
    */
   budget?: {
-    reserve(id: string, spec: GameSpec): boolean;
+    reserve(id: string, spec: GameSpec): boolean | Promise<boolean>;
     settle(id: string, cost: number | null): number | void;
   };
   /** how long a game's lease lasts without renewal (default 60 s) */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Vote } from '../../core/types.ts';
 import { AUTHOR, HUMAN, REFERENCE_JUDGE } from '../../core/constants.ts';
 import { WINNER_FROM_FILE } from '../../core/sides.ts';
+import { annotatorOfVoter } from '../../core/annotate.ts';
 import {
   check,
   decodeUtf8,
@@ -21,13 +22,15 @@ const WINNERS: Record<string, Vote['winner']> = {
   'tie (inconsistent)': 'inconsistent',
 };
 
-/** expert_* → human, author_* → author, gpt4_pair or ["gpt-4", "pair-…"] → gpt-4. */
+/** expert_* → human, author_* → author, annotator_<n> → annotators, gpt4_pair or ["gpt-4", "pair-…"] → gpt-4. */
 function judgeOfVoter(voter: unknown): { judge: string; voter: string } | undefined {
   if (Array.isArray(voter) && typeof voter[0] === 'string')
     return { judge: voter[0], voter: voter.join('/') };
   if (typeof voter !== 'string' || !voter) return undefined;
   if (voter.startsWith('expert')) return { judge: HUMAN, voter };
   if (voter.startsWith('author')) return { judge: AUTHOR, voter };
+  const annotator = annotatorOfVoter(voter);
+  if (annotator) return annotator;
   if (voter === 'gpt4_pair') return { judge: REFERENCE_JUDGE, voter };
   return { judge: voter, voter };
 }

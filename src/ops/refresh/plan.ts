@@ -1,11 +1,12 @@
 // Step 2 of a refresh: plan every judge x mode (and the drift canary), and estimate what the games not
 // stored yet will cost. Planning only reads.
+import { TYPICAL_JUDGMENT_TOKENS } from '../../core/constants.ts';
 import type { GameSpec } from '../../core/types.ts';
 import { planRun } from '../../engine/run.ts';
 import type { JudgeCallError, JudgeProvider } from '../../judges/judge.ts';
 import type { StoreReader } from '../../storage/pending.ts';
 import type { Store } from '../../storage/store.ts';
-import type { RefreshConfig } from '../config.ts';
+import { settleOptions, type RefreshConfig } from '../config.ts';
 import type { OpenJudge } from '../deps.ts';
 import { calibrate, planEstimate, priceFor, type TokenModel } from '../prices.ts';
 import type { JudgePlan, PlanLine } from './types.ts';
@@ -41,7 +42,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
     });
     const tokens = calibrate(await store.ledger.tokenTotals(judge.id), {
       charsPerToken: c.estimate.charsPerToken,
-      outputTokens: c.estimate.outputTokens ?? c.settings.maxTokens,
+      outputTokens: c.estimate.outputTokens ?? Math.min(TYPICAL_JUDGMENT_TOKENS, c.settings.maxTokens),
     });
     const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
     judges.push(jp);
@@ -66,6 +67,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
         mode: m.mode,
         models: mModels,
         ...(baseline ? { baseline } : {}),
+        ...(m.mode !== 'single' && m.untilSettled ? { settle: settleOptions(m.untilSettled)! } : {}),
         games,
         toPlay: todo.length,
       });

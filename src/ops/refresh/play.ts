@@ -3,12 +3,13 @@
 import { CANARY_SOURCE } from '../../core/constants.ts';
 import type { GameSpec } from '../../core/types.ts';
 import { runTournament, type RunSummary } from '../../engine/run.ts';
+import { runUntilSettled } from '../../engine/settle.ts';
 import { apiKeyOf } from '../../judges/registry.ts';
 import type { Store } from '../../storage/store.ts';
 import type { RefreshConfig } from '../config.ts';
 import type { Env } from '../deps.ts';
 import { canaryDrift, type Drift } from '../health.ts';
-import { Budget, costOf, estimateCost } from '../prices.ts';
+import { Budget, costOf, estimateCost, upperBoundCost } from '../prices.ts';
 import type { JudgePlan, RefreshOptions, RefreshSummary } from './types.ts';
 
 export interface PlayInput {
@@ -52,12 +53,15 @@ export async function playJudges(p: PlayInput, judges: JudgePlan[]): Promise<Pla
     } else {
       for (const m of jp.modes) {
         if (o.signal?.aborted) break;
-        await playRun(p, played, budget, jp, m.mode, {
-          ...common,
-          mode: m.mode,
-          models: m.models,
-          ...(m.baseline ? { baseline: m.baseline } : {}),
-        });
+        await playRun(
+          p,
+          played,
+          budget,
+          jp,
+          m.mode,
+          { ...common, mode: m.mode, models: m.models, ...(m.baseline ? { baseline: m.baseline } : {}) },
+          m.settle,
+        );
       }
     }
     if (c.canary && !o.signal?.aborted) {
@@ -84,21 +88,29 @@ async function playRun(
   jp: JudgePlan,
   mode: string,
   opts: TournamentOptions,
-): Promise<RunSummary> {
+  settle?: JudgePlan['modes'][number]['settle'],
+): Promise<void> {
   const { o, c } = p;
-  const est = (_id: string, spec: GameSpec) => estimateCost(spec, jp.tokens, jp.price);
-  const r: RunSummary = await runTournament({
+  const bound = (_id: string, spec: GameSpec) =>
+    upperBoundCost(spec, jp.tokens, jp.price, c.settings.maxTokens);
+  const full: TournamentOptions = {
     ...opts,
     parser: c.parser,
     concurrency: jp.cfg.concurrency,
     costOf: (tin, tout) => costOf(jp.price, tin, tout),
-    ...(budget ? { budget: budget.gate(est) } : {}),
+    ...(budget ? { budget: budget.gate(bound) } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),
     onProgress: (pr) => o.onProgress?.({ ...pr, judge: jp.judge.id }),
     ...o.liveness,
     ...(o.spill ? { spill: o.spill } : {}),
-  });
+  };
+  const runs = settle ? (await runUntilSettled({ ...full, ...settle })).runs : [await runTournament(full)];
+  for (const r of runs) record(p, played, jp, mode, r);
+}
+
+/** One run's line in the refresh's summary, and its first errors in the log. */
+function record(p: PlayInput, played: Played, jp: JudgePlan, mode: string, r: RunSummary): void {
   played.runs.push({
     id: r.id,
     judge: jp.judge.id,
@@ -112,7 +124,6 @@ async function playRun(
   });
   if (r.errors.length && !p.refused())
     for (const e of r.errors.slice(0, 3)) p.log(`[${jp.judge.id}] failed: ${e}`);
-  return r;
 }
 
 /** A `batch: true` judge: every mode's games through the Batch API (src/ops/batch.ts), as one run. */
@@ -120,7 +131,7 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
   const { o, c, store } = p;
   const { runBatches } = await import('../batch.ts');
   const games = jp.modes.flatMap((m) => m.games);
-  const gate = budget?.gate((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
+  const gate = budget?.all((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
   const b = await runBatches({
     store,
     judgeId: jp.judge.id,

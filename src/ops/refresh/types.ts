@@ -97,6 +97,8 @@ export interface JudgePlan {
     mode: Mode;
     models: string[];
     baseline?: string;
+    /** play the plan in rounds until settled (engine/settle.ts), with these options */
+    settle?: { round?: number; target?: number; width?: number };
     games: { spec: GameSpec; id: string }[];
     toPlay: number;
   }[];

@@ -23,10 +23,10 @@ import { pairGameOf } from '../../core/outcomes.ts';
 import type { Store } from '../../storage/store.ts';
 import { pairSetData, type SetData } from '../accuracy.ts';
 import { judgeData, type JudgeData } from '../results.ts';
-import { AUTHOR, GOLD, HUMAN, OUTPUT_1, OUTPUT_2 } from '../../core/constants.ts';
+import { ANNOTATORS, AUTHOR, GOLD, HUMAN, OUTPUT_1, OUTPUT_2 } from '../../core/constants.ts';
 
 /** Judges that are references, not judges to rank: the experts, the paper's authors, the gold labels. */
-export const NOT_ON_BOARD = new Set([HUMAN, AUTHOR, GOLD]);
+export const NOT_ON_BOARD = new Set([HUMAN, AUTHOR, GOLD, ANNOTATORS]);
 
 export interface ExpertAgreement {
   /** 0: both turns pooled */

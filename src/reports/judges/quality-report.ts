@@ -1,5 +1,5 @@
 // `arena judges`: the judgment-quality report, derived on read from stored games and votes.
-import { HUMAN } from '../../core/constants.ts';
+import { HUMAN, isHumanJudge } from '../../core/constants.ts';
 import type { AgreementRow } from '../../core/stats/agreement.ts';
 import { gameConfidence } from '../../core/stats/confidence.ts';
 import {
@@ -45,7 +45,7 @@ export async function judgesReport(store: Store, judges?: string[]): Promise<Jud
   const names = judges ?? all.filter((j) => j.games > 0).map((j) => j.judge);
   const quality: QualityRow[] = [];
   for (const j of names) {
-    if (j === HUMAN) continue;
+    if (isHumanJudge(j)) continue;
     const games = await store.games.list({ judge: j, kind: 'pairwise' });
     // a judge with no games of its own (GPT-4 from the gpt4_pair split) is measured on its recorded outcomes
     if (games.length) quality.push(...qualityRows(j, games.map(toQualityGame)));

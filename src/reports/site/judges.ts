@@ -2,11 +2,13 @@
 // across the two orders, agreement of every pair of judges (with the experts too) and position bias.
 import { comparisons, kappaTable, type KappaRow } from '../../core/stats/kappa.ts';
 import type { AccuracyRow } from '../../core/stats/pair-accuracy.ts';
-import { AUTHOR, HUMAN } from '../../core/constants.ts';
+import { ANNOTATORS, AUTHOR, isHumanJudge } from '../../core/constants.ts';
 import type { Store } from '../../storage/store.ts';
+import { voterOutliers, type VoterCheck } from '../../core/stats/voter-outliers.ts';
 import { accuracyReport } from '../accuracy.ts';
 import { biasReport } from '../analytics.ts';
 import { judgeBoard, type BoardRow } from '../judges/board.ts';
+import { judgeDuel, type JudgeDuel } from '../judges/duel.ts';
 import type { Catalog, Memo, SiteOptions } from './catalog.ts';
 
 export interface ConsistencyRow {
@@ -60,6 +62,13 @@ export class JudgeTables {
     return this.cache.get('judgeBoard', () => judgeBoard(this.store, { rounds: this.o.bootstrapRounds }));
   }
 
+  /** GPT-4 beside the study's judge (src/reports/judges/duel.ts): the leaderboard's comparison. */
+  duel(pair: [string, string]): Promise<JudgeDuel> {
+    return this.cache.get(`duel:${pair.join(':')}`, () =>
+      judgeDuel(this.store, ...pair, { judgeData: (j) => this.catalog.judgeData(j) }),
+    );
+  }
+
   /** Accuracy of every judge on every labelled pair set (`arena accuracy`). */
   accuracy(): Promise<AccuracyRow[]> {
     return this.cache.get('accuracy', () => accuracyReport(this.store, { rounds: this.o.bootstrapRounds }));
@@ -70,7 +79,7 @@ export class JudgeTables {
     return this.cache.get('consistency', async () => {
       const out: ConsistencyRow[] = [];
       for (const judge of await this.catalog.rankedJudges()) {
-        if (judge === HUMAN) continue;
+        if (isHumanJudge(judge)) continue;
         const { outcomes } = await this.catalog.judgeData(judge);
         let inconsistent = 0;
         let error = 0;
@@ -106,7 +115,7 @@ export class JudgeTables {
           const j2 = judges[j]!;
           const same = j1 === j2;
           // a judge against itself is meaningful only for several voters per item (the humans)
-          if (same && j1 !== HUMAN && j1 !== AUTHOR) continue;
+          if (same && !isHumanJudge(j1) && j1 !== AUTHOR) continue;
           const a = await this.catalog.judgeData(j1);
           const comps = comparisons(a.votes, same ? 'same' : (await this.catalog.judgeData(j2)).votes);
           for (const r of kappaTable(comps, { same, rounds: this.o.bootstrapRounds })) {
@@ -119,12 +128,33 @@ export class JudgeTables {
     });
   }
 
+  /**
+   * The annotators' quality, when they have voted: each one's agreement with the majority of the other votes on the
+   * same matches (other annotators, the experts, the LLM judges) and the random-voter test (core/stats/
+   * voter-outliers.ts). Voters by id (annotator_<n>), never by name.
+   */
+  annotators(): Promise<VoterCheck[]> {
+    return this.cache.get('annotators', async () => {
+      const judges = (await this.catalog.judges()).map((j) => j.judge);
+      if (!judges.includes(ANNOTATORS)) return [];
+      const votes = (await this.catalog.judgeData(ANNOTATORS)).votes;
+      const items = new Set(votes.map((v) => `${v.turn}\u0000${v.questionId}`));
+      const others = [];
+      for (const j of judges) {
+        if (j === ANNOTATORS || j === AUTHOR) continue;
+        for (const v of (await this.catalog.judgeData(j)).votes)
+          if (items.has(`${v.turn}\u0000${v.questionId}`)) others.push(v);
+      }
+      return voterOutliers(votes, others);
+    });
+  }
+
   /** Position bias of every judge with games (per-order figures), or with recorded verdicts (conflict rate only). */
   bias(): Promise<BiasEntry[]> {
     return this.cache.get('bias', async () => {
       const out: BiasEntry[] = [];
       for (const judge of await this.catalog.rankedJudges()) {
-        if (judge === HUMAN) continue;
+        if (isHumanJudge(judge)) continue;
         const r = await biasReport(this.store, judge, []);
         for (const g of r.games)
           out.push({

@@ -9,7 +9,8 @@ import { pairwiseStandings } from '../../core/standings.ts';
 import type { MatchOutcome, SingleStanding, Standing } from '../../core/types.ts';
 import { HUMAN } from '../../core/constants.ts';
 import type { Store } from '../../storage/store.ts';
-import { singleResults } from '../results.ts';
+import { adaptiveNote, adaptiveRounds } from '../adaptive.ts';
+import { singleResults, standings, type StandingsQuery } from '../results.ts';
 import type { Catalog, Filter, Memo, SiteOptions } from './catalog.ts';
 
 export interface LeaderRow extends Standing {
@@ -156,6 +157,22 @@ export class Leaderboards {
       }
       return out;
     });
+  }
+
+  /** The note for a judge whose games come partly from adaptive runs (reports/adaptive.ts), else undefined. */
+  adaptive(judge: string): Promise<string | undefined> {
+    return this.cache.get(`adaptive:${judge}`, async () =>
+      adaptiveNote(await adaptiveRounds(this.store, judge)),
+    );
+  }
+
+  /** FastChat-shaped standings (`arena standings --json`): /api/standings. */
+  standings(
+    q: StandingsQuery & { mode: 'pairwise-all' | 'pairwise-baseline' | 'single' },
+  ): Promise<Standing[]> {
+    return this.cache.get(`standings:${q.judge}:${q.mode}:${q.turn ?? ''}:${q.baseline ?? ''}`, () =>
+      standings(this.store, q),
+    );
   }
 
   /** The pairwise win matrix of one judge: every ordered pair of models that met. */

@@ -1,5 +1,6 @@
 // The match browser's data: one question and two models, with their answers, the reference answers, every
 // stored game between them and every recorded vote.
+import { ANNOTATORS } from '../../core/constants.ts';
 import type { Game, Question } from '../../core/types.ts';
 import { voteToFile, type FileVote } from '../../core/sides.ts';
 import type { Store } from '../../storage/store.ts';
@@ -69,7 +70,8 @@ export class Matches {
           v.questionId === questionId &&
           ((v.model1 === modelA && v.model2 === modelB) || (v.model1 === modelB && v.model2 === modelA))
         )
-          votes.push(voteToFile(v));
+          // an annotator's vote is the judge's, never a person's: visitors do not learn who voted what
+          votes.push(voteToFile(j.judge === ANNOTATORS ? { ...v, voter: ANNOTATORS } : v));
     }
     return votes;
   }

@@ -2,7 +2,6 @@
 // standings, one match with everything, and the index of all of them.
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { standings } from '../../reports/results.ts';
 import { toCsv } from '../csv.ts';
 import { query, QUERY, validQuery } from '../params.ts';
 import type { Site } from '../site.ts';
@@ -61,7 +60,7 @@ const project = (rows: object[], columns: readonly string[]) =>
   rows.map((r) => Object.fromEntries(columns.map((k) => [k, (r as Record<string, unknown>)[k] ?? null])));
 
 export function apiRoutes(app: Hono, s: Site): void {
-  const { send, check, store } = s;
+  const { send, check } = s;
   const { leaderboards } = s.data;
   const all = tables(s);
   const validators = new Map(Object.entries(all).map(([k, t]) => [k, validQuery(t.query)]));
@@ -123,7 +122,7 @@ export function apiRoutes(app: Hono, s: Site): void {
       await check.judge(q);
       const baseline = q.baseline ? await check.model('baseline', q.baseline) : undefined;
       return JSON.stringify(
-        await standings(store, {
+        await leaderboards.standings({
           judge: q.judge,
           mode: q.mode ?? 'pairwise-all',
           ...(q.turn ? { turn: q.turn } : {}),

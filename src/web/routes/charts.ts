@@ -7,7 +7,7 @@ import {
   checkpointChart,
   judgeLines,
   matrixHeatmap,
-  ratingBars,
+  ratingDots,
   winRateBars,
 } from '../../reports/charts.ts';
 import { query, QUERY, validQuery } from '../params.ts';
@@ -32,7 +32,7 @@ export function chartRoutes(app: Hono, s: Site): void {
           ? rows.filter((r) => (r.group ?? 1) === 1)
           : rows.filter((r) => (r.group ?? 1) === q.group);
       if (!shown.length) throw new HTTPException(404, { message: `no group ${q.group} under this judge` });
-      return ratingBars(shown, { narrow: q.size });
+      return ratingDots(shown, { narrow: q.size });
     }),
   );
   app.get('/charts/matrix.svg', validQuery(QUERY.filterChart), (c) =>

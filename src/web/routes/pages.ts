@@ -1,12 +1,13 @@
 // The HTML pages: server-rendered from the compiled views (views/*.ejs), each with the numbers in tables and
 // its charts as <img> of /charts/*.svg. One function per family of pages, as the site's data is split
 // (src/reports/site/).
-import { HUMAN } from '../../core/constants.ts';
+import { ANNOTATORS, HUMAN } from '../../core/constants.ts';
 import type { Hono } from 'hono';
-import { duelPair, judgeDuel } from '../../reports/judges/duel.ts';
+import { duelPair } from '../../reports/judges/duel.ts';
 import type { Filter } from '../../reports/site/catalog.ts';
 import { query, QUERY, validPage } from '../params.ts';
 import { ALERT, qs, type Site } from '../site.ts';
+import { matching, sortHeaders, sortRows } from '../sort.ts';
 
 export function pageRoutes(app: Hono, s: Site): void {
   leaderboardPages(app, s);
@@ -19,7 +20,7 @@ export function pageRoutes(app: Hono, s: Site): void {
 
 /** `/`: the leaderboards, single-answer grading and, when the database has both, GPT-4 beside the study's judge. */
 function leaderboardPages(app: Hono, s: Site): void {
-  const { send, page, check, store, cache } = s;
+  const { send, page, check } = s;
   const { catalog, leaderboards, history } = s.data;
 
   /** What the leaderboard's introduction says about the data shown (never a hard-coded description). */
@@ -37,7 +38,7 @@ function leaderboardPages(app: Hono, s: Site): void {
     };
   }
 
-  app.get('/', validPage(QUERY.filter), (c) =>
+  app.get('/', validPage(QUERY.leaderboard), (c) =>
     send(c, 'html', async () => {
       const q = query(c);
       const f = await check.filter(q);
@@ -46,22 +47,23 @@ function leaderboardPages(app: Hono, s: Site): void {
       const [latest] = await history.refreshes(1);
       // GPT-4 beside the Llama-2-70B judge, when the database has both
       const pair = judge ? undefined : duelPair(await catalog.rankedJudges());
-      const duel = pair
-        ? await cache.get(`duel:${pair.join(':')}`, () =>
-            judgeDuel(store, ...pair, { judgeData: (j) => catalog.judgeData(j) }),
-          )
-        : undefined;
+      const duel = pair ? await s.data.judges.duel(pair) : undefined;
       const duelBoards = pair
         ? Object.fromEntries(
             await Promise.all(pair.map(async (j) => [j, await leaderboards.leaderboard(j, f)] as const)),
           )
         : {};
+      const base = { judge, turn: f.turn, category: f.category, q: q.q };
       return page(c, 'leaderboard', 'Leaderboard', {
         duel,
         duelBoards,
         refresh: latest && ALERT.has(latest.status) ? latest : undefined,
-        tables: tablesShown,
+        // every table's rows in the order asked for, those matching the search (intro: counted before either)
+        tables: tablesShown.map((t) => ({ ...t, rows: sortRows(matching(t.rows, q.q), q.sort, q.dir) })),
         intro: await introFacts(tablesShown, f),
+        search: q.q ?? '',
+        order: { sort: q.sort ?? '', dir: q.dir ?? '' },
+        sortBy: sortHeaders(q.sort, q.dir, (p) => `/${qs({ ...base, ...p })}`),
         single: (await leaderboards.single(f)).filter((t) => !judge || t.judge === judge),
         judges: await catalog.rankedJudges(),
         categories: await catalog.categories(),
@@ -81,7 +83,7 @@ function judgePages(app: Hono, s: Site): void {
     send(c, 'html', async () => {
       const { models, boards } = await leaderboards.judgeBoards();
       // the page's sections before the side-by-side tables: each a view and its data (add one here)
-      const sections = [
+      const sections: { id: string; title: string; view: string; data: object }[] = [
         {
           id: 'board',
           title: 'Judge leaderboard',
@@ -89,6 +91,19 @@ function judgePages(app: Hono, s: Site): void {
           data: { board: await judges.judgeBoard() },
         },
       ];
+      const annotators = await judges.annotators();
+      if (annotators.length)
+        sections.push({
+          id: 'annotators',
+          title: 'Annotators',
+          view: 'annotators',
+          data: {
+            annotators,
+            inter: (await judges.agreement()).filter(
+              (r) => r.judge1 === ANNOTATORS && r.judge2 === ANNOTATORS,
+            ),
+          },
+        });
       return page(c, 'judges', 'Judges', {
         sections,
         health: await health.health(),
@@ -116,6 +131,7 @@ function matrixAndModelPages(app: Hono, s: Site): void {
       return page(c, 'matrix', `Win matrix · ${judge}`, {
         judge,
         ...m,
+        adaptive: (await leaderboards.adaptive(judge)) ?? '',
         judges: await catalog.rankedJudges(),
         categories: await catalog.categories(),
         sel: { judge, turn: f.turn ?? '', category: f.category ?? '' },

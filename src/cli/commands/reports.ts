@@ -1,0 +1,55 @@
+import { defineCommand } from 'citty';
+import { dbArg, print, printJson, jsonArg, withStore } from '../shared.ts';
+import { int, oneOf } from '../format.ts';
+import { reportsLine } from '../reports.ts';
+
+/** `arena reports [--rebuild]`: the stored reports the site reads, and their rebuild. */
+export const reportsCommand = defineCommand({
+  meta: {
+    name: 'reports',
+    description:
+      'the stored reports the site shows (computed when the games change); --rebuild recomputes those whose data changed',
+  },
+  args: {
+    ...dbArg,
+    rebuild: { type: 'boolean', description: 'recompute every report whose data changed, with progress' },
+    intervals: {
+      type: 'string',
+      default: 'bootstrap',
+      description: 'rating intervals: bootstrap | sandwich (the site reads the reports of its own setting)',
+    },
+    rounds: { type: 'string', default: '1000', description: 'bootstrap rounds' },
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const intervals = oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const);
+    const rounds = int(args.rounds, 'rounds')!;
+    if (args.rebuild) {
+      const { buildReports } = await import('../../reports/site/build.ts');
+      const r = await withStore(args.db, (store) =>
+        buildReports(store, {
+          bootstrapRounds: rounds,
+          ...(intervals === 'sandwich' ? { intervals } : {}),
+          progress: (step, k, n) => process.stderr.write(`reports ${k}/${n}: ${step}\n`),
+        }),
+      );
+      return args.json ? printJson(r) : print(reportsLine(r));
+    }
+    const rows = await withStore(args.db, (store) => store.reports.index(), { readonly: true });
+    if (args.json) return printJson(rows);
+    const views = new Map<string, { n: number; ms: number }>();
+    for (const r of rows) {
+      const v = views.get(r.view) ?? { n: 0, ms: 0 };
+      v.n++;
+      v.ms += r.ms;
+      views.set(r.view, v);
+    }
+    print(
+      rows.length
+        ? [...views]
+            .map(([v, x]) => `${v}: ${x.n} report(s), computed in ${(x.ms / 1000).toFixed(1)} s`)
+            .join('\n')
+        : 'no stored reports (arena reports --rebuild builds them)',
+    );
+  },
+});

@@ -1,0 +1,116 @@
+// How many more matches an adaptive run will need, before paying for them: the run is replayed with the real
+// schedulers (settle.ts, settle-baseline.ts) on outcomes drawn from what the stored games say now. pairwise-all
+// draws a match from the current Bradley–Terry ratings (all equal before a fit is possible) with the stored tie
+// share; pairwise-baseline draws from each model's stored win/tie/loss shares against the baseline (one
+// pseudo-outcome of each, so a model with no games draws them alike). Pure and seeded.
+import type { MatchOutcome } from '../types.ts';
+import { scoreOf } from '../outcomes.ts';
+import { SCALE } from '../ratings.ts';
+import { randInt, seededRng, type Rng } from './random.ts';
+import { nextBaselineRound } from './settle-baseline.ts';
+import { fitRanks, nextRound, type SettleMatch } from './settle.ts';
+
+export interface SimulateInput {
+  mode: 'pairwise-all' | 'pairwise-baseline';
+  /** pairwise-all: every model; pairwise-baseline: the models played against the baseline */
+  models: string[];
+  baseline?: string;
+  matches: SettleMatch[];
+  played: ReadonlySet<string>;
+  outcomes: MatchOutcome[];
+  round: number;
+  target?: number;
+  width?: number;
+  level?: number;
+  replicates?: number;
+  seed?: number;
+}
+
+/** Matches (both orders) each simulated run played beyond those stored, sorted. */
+export function simulateSettled(o: SimulateInput): number[] {
+  const rng = seededRng(o.seed ?? 1);
+  const draw = o.mode === 'pairwise-all' ? ratingDraw(o) : shareDraw(o);
+  const byKey = new Map(o.matches.map((m) => [m.key, m]));
+  const out: number[] = [];
+  for (let r = 0; r < (o.replicates ?? 20); r++) {
+    const played = new Set(o.played);
+    const outcomes = o.outcomes.slice();
+    let extra = 0;
+    for (;;) {
+      const next = step(o, played, outcomes);
+      if (!next.length) break;
+      for (const k of next) {
+        const m = byKey.get(k)!;
+        played.add(k);
+        outcomes.push({ questionId: m.cluster, turn: 1, model1: m.a, model2: m.b, outcome: draw(m, rng) });
+        extra++;
+      }
+    }
+    out.push(extra);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+function step(o: SimulateInput, played: ReadonlySet<string>, outcomes: MatchOutcome[]): string[] {
+  const level = o.level !== undefined ? { level: o.level } : {};
+  if (o.mode === 'pairwise-baseline')
+    return nextBaselineRound({
+      models: o.models,
+      baseline: o.baseline!,
+      matches: o.matches,
+      played,
+      outcomes,
+      round: o.round,
+      ...(o.width !== undefined ? { width: o.width } : {}),
+      ...level,
+    }).next;
+  const battles = outcomes
+    .filter((m) => m.outcome !== 'error')
+    .map((m) => ({ a: m.model1, b: m.model2, score: scoreOf(m.outcome), cluster: m.questionId }));
+  return nextRound({
+    models: o.models,
+    matches: o.matches,
+    played,
+    battles,
+    round: o.round,
+    ...(o.target !== undefined ? { target: o.target } : {}),
+    ...level,
+  }).next;
+}
+
+type Draw = (m: SettleMatch, rng: Rng) => MatchOutcome['outcome'];
+
+/** A match of the league from the current ratings and the stored share of ties. */
+function ratingDraw(o: SimulateInput): Draw {
+  const fit = fitRanks(
+    o.models,
+    o.outcomes
+      .filter((m) => m.outcome !== 'error')
+      .map((m) => ({ a: m.model1, b: m.model2, score: scoreOf(m.outcome), cluster: m.questionId })),
+    o.level ?? 0.95,
+  );
+  const idx = new Map(o.models.map((m, i) => [m, i]));
+  const decided = o.outcomes.filter((m) => m.outcome !== 'error');
+  const ties = decided.filter((m) => m.outcome === 'tie' || m.outcome === 'inconsistent').length;
+  const tie = (ties + 1) / (decided.length + 2);
+  return (m, rng) => {
+    const d = fit ? fit.ratings[idx.get(m.a)!]! - fit.ratings[idx.get(m.b)!]! : 0;
+    if (rng() < tie) return 'tie';
+    return rng() < 1 / (1 + 10 ** (-d / SCALE)) ? 'model_1' : 'model_2';
+  };
+}
+
+/** A model's match against the baseline from its stored win/tie/loss shares (plus one of each). */
+function shareDraw(o: SimulateInput): Draw {
+  const counts = new Map<string, [number, number, number]>(o.models.map((m) => [m, [1, 1, 1]]));
+  for (const x of o.outcomes) {
+    const c = counts.get(x.model1);
+    if (!c || x.model2 !== o.baseline || x.outcome === 'error') continue;
+    c[x.outcome === 'model_1' ? 0 : x.outcome === 'model_2' ? 2 : 1]++;
+  }
+  return (m, rng) => {
+    const [w, t, l] = counts.get(m.a)!;
+    const u = randInt(rng, w + t + l);
+    return u < w ? 'model_1' : u < w + t ? 'tie' : 'model_2';
+  };
+}

@@ -1,0 +1,65 @@
+// Votes in the shape of the Hugging Face dataset lmsys/mt_bench_human_judgments (question_id, model_a, model_b,
+// winner, judge, conversation_a, conversation_b, turn): what `arena import` reads back (src/importers/formats/
+// votes.ts). Annotators' votes keep "tie (bothbad)" apart from a plain tie, as the experts' split does.
+import { annotatorVoter, winnerOf } from '../core/annotate.ts';
+import { ANNOTATORS } from '../core/constants.ts';
+import { WINNER_TO_FILE } from '../core/sides.ts';
+import type { Answer, Question, VoteWinner } from '../core/types.ts';
+import type { Store } from '../storage/store.ts';
+
+export interface HfVoteRow {
+  question_id: number;
+  model_a: string;
+  model_b: string;
+  winner: string;
+  judge: string;
+  conversation_a: { role: 'user' | 'assistant'; content: string }[];
+  conversation_b: { role: 'user' | 'assistant'; content: string }[];
+  turn: number;
+}
+
+const fileWinner = (w: VoteWinner): string =>
+  w === 'inconsistent' ? 'tie (inconsistent)' : WINNER_TO_FILE[w];
+
+/** Every vote of `judge` as one HF row each, in the order they were cast. */
+export async function exportVotes(store: Store, judge: string): Promise<HfVoteRow[]> {
+  const questions = new Map<number, Question>((await store.catalog.questions()).map((q) => [q.id, q]));
+  const answers = new Map<string, Answer>(
+    (await store.catalog.answers()).map((a) => [`${a.model}\u0000${a.questionId}`, a]),
+  );
+  // the whole conversation, both turns, as the dataset carries it
+  const conversation = (model: string, q: number) => {
+    const turns = questions.get(q)?.turns ?? [];
+    const replies = answers.get(`${model}\u0000${q}`)?.turns ?? [];
+    return turns.flatMap((content, k) => [
+      { role: 'user' as const, content },
+      { role: 'assistant' as const, content: replies[k] ?? '' },
+    ]);
+  };
+  const row = (q: number, turn: number, a: string, b: string, winner: string, voter: string): HfVoteRow => ({
+    question_id: q,
+    model_a: a,
+    model_b: b,
+    winner,
+    judge: voter,
+    conversation_a: conversation(a, q),
+    conversation_b: conversation(b, q),
+    turn,
+  });
+  if (judge === ANNOTATORS)
+    return (await store.annotators.answered()).map((n) =>
+      row(
+        n.questionId,
+        n.turn,
+        n.model1,
+        n.model2,
+        n.choice === 'bothbad'
+          ? 'tie (bothbad)'
+          : fileWinner(winnerOf(n.choice as 'A' | 'B' | 'tie', n.order)),
+        annotatorVoter(n.annotatorId),
+      ),
+    );
+  return (await store.votes.list(judge)).map((v) =>
+    row(v.questionId, v.turn, v.model1, v.model2, fileWinner(v.winner), v.voter),
+  );
+}

@@ -1,0 +1,270 @@
+// Reports are data: what the site shows (standings, ratings and intervals, agreement, health, style, the judge
+// board, checkpoints) is computed when the games change and stored as rows of the `reports` table, one per view
+// and its parameters, with the digest of the data it was computed from (Store.reports). The site's data
+// (SiteData) reads through this memo: a report key is read from its row when the row's digest is current.
+// What happens to a missing or stale one depends on who reads:
+//   build  (the CLI after import, run, refresh, reparse, prune, publish; `arena reports --rebuild`): computes it
+//          and stores the row;
+//   compute (a site built as a library, createApp's default): computes it when asked, once, holding it in memory;
+//   serve  (the Node site, read-only): answers with the stale row (`updating` is then true, the page says so) or,
+//          with none, refuses (ReportPending), and computes it in the background, one report at a time,
+//          each key once however many requests ask; the result is held in memory, never written;
+//   read   (the Worker): never computes; a missing row is refused (ReportMissing), a stale one shown as such.
+import type { DataDigest, ReportKey, Store, StoredReport } from '../../storage/store.ts';
+import { sha256Hex } from '../../core/sha256.ts';
+import type { Memo, SiteOptions } from './catalog.ts';
+
+/** The format of the stored bodies: bump it when a report's computation or shape changes. */
+export const REPORT_VERSION = 1;
+
+/** The row that records the digest the stored reports were built for (what the Worker compares with). */
+export const STATE: ReportKey = { view: '_state', params: '' };
+
+/** The memo keys that are reports (the rest, such as one judge's games, are read from the Store as they are). */
+const VIEWS = new Set([
+  'leaderboard',
+  'single',
+  'matrix',
+  'model',
+  'standings',
+  'judgeBoard',
+  'accuracy',
+  'consistency',
+  'agreement',
+  'bias',
+  'health',
+  'style',
+  'checkpoints',
+  'duel',
+]);
+/** Views of one judge: the judge's name starts their parameters (`leaderboard:<judge>:<turn>:<category>`). */
+const ONE_JUDGE = new Set(['leaderboard', 'matrix', 'model', 'standings', 'style']);
+
+/** A report the Node site is computing now: the page says it is being updated (503 with Retry-After). */
+export class ReportPending extends Error {
+  constructor(readonly key: string) {
+    super(`this page is being updated (${key}); reload in a few seconds`);
+  }
+}
+
+/** A report that was never built or published: the Worker says so rather than computing it. */
+export class ReportMissing extends Error {
+  constructor(readonly key: string) {
+    super(
+      `this report (${key}) has not been published yet: run \`arena reports --rebuild\` and \`arena publish\``,
+    );
+  }
+}
+
+/** How long the Node site waits after a request before reading the content digest (it blocks the thread). */
+const VERIFY_AFTER_MS = 1000;
+
+export type ReportMode = 'build' | 'compute' | 'serve' | 'read';
+
+/** What a site's reports did since it started (tests and `arena reports` read it). */
+export interface ReportCounts {
+  /** computed here (build: and stored) */
+  computed: number;
+  /** read from a current row */
+  read: number;
+  /** answered with a stale row */
+  stale: number;
+  /** refused: not stored (and, when serving, being computed) */
+  missing: number;
+}
+
+export interface StoredReportsOptions {
+  mode: ReportMode;
+  /** called when a report computed in the background is ready (the site drops its cached pages) */
+  updated?: () => void;
+  /** a report computed in the background failed (its pages keep saying so until it is asked again) */
+  failed?: (key: string, e: unknown) => void;
+  now?: () => number;
+}
+
+/** JSON that keeps what plain JSON loses in the figures: NaN and the infinities (an interval that is undefined). */
+const NUMBER = '$number';
+export const encodeReport = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    typeof x === 'number' && !Number.isFinite(x) ? { [NUMBER]: String(x) } : x,
+  ) ?? 'null';
+export const decodeReport = <T>(body: string): T =>
+  JSON.parse(body, (_k, x: unknown) =>
+    x !== null && typeof x === 'object' && NUMBER in x && Object.keys(x).length === 1
+      ? Number((x as Record<string, string>)[NUMBER])
+      : x,
+  ) as T;
+
+/** What starts the parameters of every report built with these options: `bootstrap/1000|`. */
+export const optionsTag = (o: SiteOptions): string => `${o.intervals ?? 'bootstrap'}/${o.bootstrapRounds}|`;
+
+/** A memo key as a stored report's key: view, and parameters prefixed by the options that change figures. */
+export function reportKey(key: string, o: SiteOptions): ReportKey | undefined {
+  const i = key.indexOf(':');
+  const view = i < 0 ? key : key.slice(0, i);
+  if (!VIEWS.has(view)) return undefined;
+  return { view, params: `${optionsTag(o)}${i < 0 ? '' : key.slice(i + 1)}` };
+}
+
+/** The digest a report is current at: the catalog's and its judge's (or every judge's) data, and the format. */
+export function reportDigest(k: ReportKey, d: DataDigest): string {
+  const rest = k.params.slice(k.params.indexOf('|') + 1);
+  const judges = Object.keys(d.judges);
+  let deps = judges;
+  if (ONE_JUDGE.has(k.view)) {
+    // the longest judge name that starts the parameters (a name may contain ':')
+    const j = judges
+      .filter((x) => rest === x || rest.startsWith(`${x}:`))
+      .sort((a, b) => b.length - a.length)[0];
+    deps = j === undefined ? [] : [j];
+  }
+  return sha256Hex(JSON.stringify([REPORT_VERSION, d.catalog, deps.map((j) => [j, d.judges[j]])])).slice(
+    0,
+    32,
+  );
+}
+
+/** The site's data memo over stored reports (see the top of this file). */
+export class StoredReports implements Memo {
+  readonly counts: ReportCounts = { computed: 0, read: 0, stale: 0, missing: 0 };
+  /** reports the Node site computed in the background: key -> digest and value */
+  private readonly here = new Map<string, { digest: string; value: unknown }>();
+  private readonly queued = new Map<string, () => Promise<void>>();
+  private running: Promise<void> | undefined;
+  private staleShown = false;
+  /** keys read or built (build mode: what `arena reports --rebuild` keeps) */
+  readonly touched = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly inner: Memo,
+    private readonly site: SiteOptions,
+    private readonly o: StoredReportsOptions,
+  ) {}
+
+  /** Whether a page shown now may be older than the data (a stale report shown, or one being computed). */
+  get updating(): boolean {
+    return this.staleShown || this.queued.size > 0 || this.running !== undefined;
+  }
+
+  /** The data digest reports are compared with: the content's (build, serve) or the published state's (read). */
+  digest(): Promise<DataDigest | undefined> {
+    return this.inner.get('reports:digest', async () => {
+      this.staleShown = false;
+      if (this.o.mode === 'build' || this.o.mode === 'compute') return this.store.reports.digest();
+      const [row] = await this.store.reports.get([STATE]);
+      const published = row ? decodeReport<DataDigest>(row.body) : undefined;
+      if (this.o.mode === 'read') return published;
+      // serve: the digest the reports were built for answers at once; the content's (every game read: a second
+      // on a large database) is checked after the request, and a change shows the pages as being updated
+      this.verify();
+      this.published = published;
+      return this.content ?? published;
+    });
+  }
+
+  /** the content digest the Node site last read (serve) */
+  private content: DataDigest | undefined;
+  private published: DataDigest | undefined;
+  private verifying: ReturnType<typeof setTimeout> | undefined;
+
+  private verify(): void {
+    this.verifying ??= setTimeout(() => {
+      void this.store.reports.digest().then(
+        (d) => {
+          this.verifying = undefined;
+          const was = this.content ?? this.published;
+          this.content = d;
+          if (JSON.stringify(d) !== JSON.stringify(was)) this.o.updated?.();
+        },
+        (e) => {
+          this.verifying = undefined;
+          this.o.failed?.('digest', e);
+        },
+      );
+    }, VERIFY_AFTER_MS);
+  }
+
+  get<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const k = reportKey(key, this.site);
+    if (!k) return this.inner.get(key, compute);
+    return this.inner.get(key, () => this.load(key, k, compute));
+  }
+
+  private async load<T>(key: string, k: ReportKey, compute: () => Promise<T>): Promise<T> {
+    this.touched.add(`${k.view}\u0000${k.params}`);
+    const d = await this.digest();
+    const want = d ? reportDigest(k, d) : '';
+    const mine = this.here.get(key);
+    if (mine && mine.digest === want) return mine.value as T;
+    const [row] = await this.store.reports.get([k]);
+    if (row && row.version === REPORT_VERSION && row.digest === want) {
+      this.counts.read++;
+      return decodeReport<T>(row.body);
+    }
+    if (this.o.mode === 'build') return this.build(k, want, compute);
+    if (this.o.mode === 'compute') {
+      const value = await compute();
+      this.counts.computed++;
+      return value;
+    }
+    if (this.o.mode === 'serve') this.enqueue(key, want, compute);
+    if (row && row.version === REPORT_VERSION) {
+      this.counts.stale++;
+      this.staleShown = true;
+      return decodeReport<T>(row.body);
+    }
+    this.counts.missing++;
+    throw this.o.mode === 'serve' ? new ReportPending(key) : new ReportMissing(key);
+  }
+
+  private async build<T>(k: ReportKey, digest: string, compute: () => Promise<T>): Promise<T> {
+    const now = this.o.now ?? Date.now;
+    const t0 = now();
+    const value = await compute();
+    this.counts.computed++;
+    const row: StoredReport = {
+      ...k,
+      digest,
+      version: REPORT_VERSION,
+      body: encodeReport(value),
+      builtAt: now(),
+      ms: Math.round(now() - t0),
+    };
+    await this.store.reports.put([row]);
+    // what is returned is what a later read parses: the same JSON (undefined fields dropped, NaN as null)
+    return decodeReport<T>(row.body);
+  }
+
+  /** Compute `key` in the background, after those queued before it; once per key however often asked. */
+  private enqueue(key: string, digest: string, compute: () => Promise<unknown>): void {
+    if (this.queued.has(key)) return;
+    this.queued.set(key, async () => {
+      try {
+        const value = decodeReport<unknown>(encodeReport(await compute()));
+        this.counts.computed++;
+        this.here.set(key, { digest, value });
+      } catch (e) {
+        this.o.failed?.(key, e);
+      }
+    });
+    this.running ??= this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    // one report at a time: the requests that asked get a "being updated" page meanwhile, not a slow one
+    while (this.queued.size) {
+      const [key, job] = this.queued.entries().next().value!;
+      await new Promise((r) => setTimeout(r, 0));
+      await job();
+      this.queued.delete(key);
+    }
+    this.running = undefined;
+    this.o.updated?.();
+  }
+
+  /** Resolves when no report is being computed in the background (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+}

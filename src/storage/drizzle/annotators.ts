@@ -1,0 +1,164 @@
+// Annotators and what they were shown and answered. An answer and its vote are written together: the
+// annotation takes the choice only while pending, and the vote is inserted only from an annotation that now
+// holds this very choice, under the votes table's one-vote-per-annotator-and-match index.
+import { and, asc, eq, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+import * as t from '../../../db/schema.ts';
+import { annotatorVoter, winnerOf } from '../../core/annotate.ts';
+import { ANNOTATORS } from '../../core/constants.ts';
+import { WINNER_TO_FILE } from '../../core/sides.ts';
+import { ArenaError } from '../../core/types.ts';
+import type { AnnotationMatch, AnnotationRecord, AnnotatorRecord, AnnotatorStore } from '../store.ts';
+import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
+
+/** Where annotator votes say they came from (the votes table's source; line counts up per source). */
+export const ANNOTATE_SOURCE = 'annotate';
+
+const annotatorColumns = {
+  id: t.annotators.id,
+  name: t.annotators.name,
+  createdAt: t.annotators.createdAt,
+  usedAt: t.annotators.usedAt,
+  revokedAt: t.annotators.revokedAt,
+};
+
+export class DrizzleAnnotators implements AnnotatorStore {
+  private readonly db: AnyDb;
+  constructor(private readonly o: DrizzleStoreOptions) {
+    this.db = o.db;
+  }
+
+  async add(name: string, tokenHash: string, at: number): Promise<AnnotatorRecord> {
+    const [row] = await this.db
+      .insert(t.annotators)
+      .values({ name, tokenHash, createdAt: at })
+      .onConflictDoNothing()
+      .returning(annotatorColumns);
+    if (!row) throw new ArenaError(`[annotators] an annotator named "${name}" exists already`);
+    return row;
+  }
+
+  async list(): Promise<AnnotatorRecord[]> {
+    return this.db.select(annotatorColumns).from(t.annotators).orderBy(asc(t.annotators.name));
+  }
+
+  async get(id: number): Promise<AnnotatorRecord | undefined> {
+    const [row] = await this.db.select(annotatorColumns).from(t.annotators).where(eq(t.annotators.id, id));
+    return row;
+  }
+
+  async revoke(name: string, at: number): Promise<boolean> {
+    const rows = await this.db
+      .update(t.annotators)
+      .set({ revokedAt: at })
+      .where(and(eq(t.annotators.name, name), isNull(t.annotators.revokedAt)))
+      .returning({ id: t.annotators.id });
+    return rows.length > 0;
+  }
+
+  async redeem(tokenHash: string, at: number): Promise<AnnotatorRecord | undefined> {
+    const [row] = await this.db
+      .update(t.annotators)
+      .set({ usedAt: at })
+      .where(
+        and(
+          eq(t.annotators.tokenHash, tokenHash),
+          isNull(t.annotators.usedAt),
+          isNull(t.annotators.revokedAt),
+        ),
+      )
+      .returning(annotatorColumns);
+    return row;
+  }
+
+  async shown(annotatorId: number): Promise<AnnotationRecord[]> {
+    return this.db
+      .select()
+      .from(t.annotations)
+      .where(eq(t.annotations.annotatorId, annotatorId))
+      .orderBy(asc(t.annotations.id));
+  }
+
+  async show(
+    annotatorId: number,
+    m: AnnotationMatch,
+    order: 'AB' | 'BA',
+    at: number,
+  ): Promise<AnnotationRecord> {
+    await this.db
+      .insert(t.annotations)
+      .values({ annotatorId, ...m, order, shownAt: at })
+      .onConflictDoNothing();
+    const [row] = await this.db
+      .select()
+      .from(t.annotations)
+      .where(
+        and(
+          eq(t.annotations.annotatorId, annotatorId),
+          eq(t.annotations.questionId, m.questionId),
+          eq(t.annotations.turn, m.turn),
+          eq(t.annotations.model1, m.model1),
+          eq(t.annotations.model2, m.model2),
+        ),
+      );
+    return row!;
+  }
+
+  async annotation(id: number): Promise<AnnotationRecord | undefined> {
+    const [row] = await this.db.select().from(t.annotations).where(eq(t.annotations.id, id));
+    return row;
+  }
+
+  async answer(a: Parameters<AnnotatorStore['answer']>[0]): Promise<boolean> {
+    const n = a.annotation;
+    const record = this.db
+      .update(t.annotations)
+      .set({ choice: a.choice, reason: a.reason, answeredAt: a.at })
+      .where(and(eq(t.annotations.id, n.id), isNull(t.annotations.choice)));
+    const queries = [record];
+    if (a.choice !== 'skip') {
+      const winner = WINNER_TO_FILE[winnerOf(a.choice, n.order)];
+      // from the annotation only when it now holds this answer (written by this call, or an identical one
+      // that the unique index then refuses)
+      const vote = this.db
+        .insert(t.votes)
+        .select(
+          this.db
+            .select({
+              id: sql<number>`NULL`.as('id'),
+              judge: sql<string>`${ANNOTATORS}`.as('judge'),
+              voter: sql<string>`${annotatorVoter(n.annotatorId)}`.as('voter'),
+              questionId: t.annotations.questionId,
+              turn: t.annotations.turn,
+              modelA: t.annotations.model1,
+              modelB: t.annotations.model2,
+              winner: sql<typeof winner>`${winner}`.as('winner'),
+              source: sql<string>`${ANNOTATE_SOURCE}`.as('source'),
+              line: sql<number>`(SELECT COALESCE(MAX(line), 0) + 1 FROM votes WHERE source = ${ANNOTATE_SOURCE})`.as(
+                'line',
+              ),
+            })
+            .from(t.annotations)
+            .where(
+              and(
+                eq(t.annotations.id, n.id),
+                eq(t.annotations.choice, a.choice),
+                eq(t.annotations.answeredAt, a.at),
+              ),
+            ) as never,
+        )
+        .onConflictDoNothing();
+      queries.push(vote as never);
+    }
+    await this.o.atomic(queries);
+    const now = await this.annotation(n.id);
+    return now?.choice === a.choice && now.answeredAt === a.at;
+  }
+
+  async answered(): Promise<AnnotationRecord[]> {
+    return this.db
+      .select()
+      .from(t.annotations)
+      .where(and(isNotNull(t.annotations.choice), ne(t.annotations.choice, 'skip')))
+      .orderBy(asc(t.annotations.id));
+  }
+}

@@ -1,0 +1,254 @@
+// /annotate: the blind voting page for a team's own annotators, mounted only when the operator turns it on
+// (`arena serve --annotate`, the Worker's ANNOTATE variable). One match at a time, the model names hidden and the
+// side shown first chosen at random per annotator and recorded; votes go through the Store as judge `annotators`.
+// Every response is no-store and carries the site's security headers and CSP (src/web/app.ts); every POST passes
+// hono/csrf's origin check, and those of a session also carry the session's CSRF token.
+import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { csrf } from 'hono/csrf';
+import { CHOICES, inviteHash, type AnnotationChoice } from '../../core/annotate.ts';
+import { annotateQueue, matchTexts, type QueueMode } from '../../reports/annotate-queue.ts';
+import type { AnnotationRecord, AnnotatorRecord, Store } from '../../storage/store.ts';
+import type { ResultCache } from '../result-cache.ts';
+import { page } from '../site.ts';
+import { assets } from '../views.ts';
+import { DEFAULT_LIMITS, RateLimiter, type Limits } from './rate-limit.ts';
+import {
+  csrfMatches,
+  endSession,
+  readSession,
+  startSession,
+  type Session,
+  type SessionOptions,
+} from './session.ts';
+
+export interface AnnotateOptions {
+  /** signs the session cookies (at least 32 characters) */
+  secret: string;
+  /** where the queue starts: the matches the judges disagree on most (default), or a uniform random order */
+  queue?: QueueMode;
+  /** the client's address, for the per-address limits (Node: the socket's; Workers: CF-Connecting-IP) */
+  address?: (c: Context) => string | undefined;
+  limits?: Partial<Limits>;
+  /** the clock (ms); tests move it */
+  now?: () => number;
+}
+
+const CHOICE_SET = new Set<string>([...CHOICES, 'skip']);
+const MAX_REASON = 2000;
+
+/** The secret's minimum length: a shorter one is refused when the app is made. */
+export const MIN_SECRET = 32;
+
+/** What the annotate routes share: the store, the clock, the limiters, the session settings and the page frame. */
+interface Ctx {
+  store: Store;
+  cache: ResultCache;
+  queue: QueueMode;
+  now: () => number;
+  perAddress: RateLimiter;
+  perLogin: RateLimiter;
+  perVoter: RateLimiter;
+  sessions: SessionOptions;
+  address(c: Context): string;
+  html(
+    c: Context,
+    status: 200 | 400 | 401 | 403 | 404 | 429,
+    view: string,
+    title: string,
+    d: object,
+  ): Response;
+  refuse(c: Context, status: 400 | 401 | 403 | 404 | 429, message: string): Response;
+}
+
+export function annotateRoutes(
+  app: Hono,
+  o: AnnotateOptions & { store: Store; cache: ResultCache; siteUrl?: string },
+): void {
+  if (o.secret.length < MIN_SECRET)
+    throw new Error(`[annotate] the session secret must be at least ${MIN_SECRET} characters long`);
+  const now = o.now ?? (() => Date.now());
+  const limits = { ...DEFAULT_LIMITS, ...o.limits };
+  const html: Ctx['html'] = (c, status, view, title, d) =>
+    c.html(
+      page(c, view, title, { annotateJs: assets.path('annotate.js'), ...d }, o.siteUrl),
+      status,
+    ) as Response;
+  const x: Ctx = {
+    store: o.store,
+    cache: o.cache,
+    queue: o.queue ?? 'review',
+    now,
+    perAddress: new RateLimiter(limits.address),
+    perLogin: new RateLimiter(limits.login),
+    perVoter: new RateLimiter(limits.votes),
+    sessions: { secret: o.secret, now, ...(o.siteUrl ? { siteUrl: o.siteUrl } : {}) },
+    address: (c) => o.address?.(c) ?? 'unknown',
+    html,
+    refuse: (c, status, message) =>
+      html(c, status, 'error', status === 429 ? 'Slow down' : `Error ${status}`, { status, message }),
+  };
+  guard(app, x);
+  loginRoutes(app, x);
+  voteRoutes(app, x);
+}
+
+/** Before every annotate route: no-store and noindex, the per-address limit, hono/csrf, a bounded body. */
+function guard(app: Hono, x: Ctx): void {
+  // '/annotate/*' matches /annotate itself too
+  const path = '/annotate/*';
+  app.use(path, async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+    c.header('X-Robots-Tag', 'noindex');
+  });
+  app.use(path, async (c, next) => {
+    const wait = x.perAddress.hit(x.address(c), x.now());
+    if (!wait) return next();
+    c.header('Retry-After', String(wait));
+    return x.refuse(c, 429, `Too many requests from your address; try again in ${wait} s.`);
+  });
+  app.use(path, csrf());
+  app.use(
+    path,
+    bodyLimit({ maxSize: 16 * 1024, onError: (c) => x.refuse(c, 400, 'The form is too large.') }),
+  );
+}
+
+/** The signed-in annotator, still active; else undefined (and the cookie is cleared). */
+async function who(c: Context, x: Ctx): Promise<{ s: Session; a: AnnotatorRecord } | undefined> {
+  const s = await readSession(c, x.sessions);
+  const a = s && (await x.store.annotators.get(s.annotatorId));
+  if (s && a && a.revokedAt === null) return { s, a };
+  if (s) endSession(c, x.sessions);
+  return undefined;
+}
+
+const signedOut = (c: Context, x: Ctx) =>
+  x.refuse(c, 401, 'You are not logged in (or your session ended). Open your invite link to log in.');
+
+/** Logging in with an invite, and out. */
+function loginRoutes(app: Hono, x: Ctx): void {
+  app.get('/annotate/login', (c) => {
+    const token = c.req.query('token') ?? '';
+    return x.html(c, 200, 'annotate-login', 'Log in to annotate', { token: token.slice(0, 200) });
+  });
+
+  app.post('/annotate/login', async (c) => {
+    const wait = x.perLogin.hit(x.address(c), x.now());
+    if (wait) {
+      c.header('Retry-After', String(wait));
+      return x.refuse(c, 429, `Too many login attempts; try again in ${wait} s.`);
+    }
+    const token = (await c.req.parseBody()).token;
+    const a =
+      typeof token === 'string' && token.length > 0 && token.length <= 200
+        ? await x.store.annotators.redeem(inviteHash(token), x.now())
+        : undefined;
+    if (!a)
+      return x.refuse(
+        c,
+        403,
+        'This invite is not valid: it was used already, revoked, or never issued. Ask for a new one.',
+      );
+    await startSession(c, a.id, x.sessions);
+    return c.redirect('/annotate', 303);
+  });
+
+  app.post('/annotate/logout', async (c) => {
+    const me = await who(c, x);
+    if (!me) return signedOut(c, x);
+    if (!(await csrfMatches(me.s, (await c.req.parseBody()).csrf)))
+      return x.refuse(c, 403, 'This form is not from your session (CSRF token missing or wrong).');
+    endSession(c, x.sessions);
+    return c.redirect('/annotate/login', 303);
+  });
+}
+
+/** The blind match page and its vote. */
+function voteRoutes(app: Hono, x: Ctx): void {
+  app.get('/annotate', async (c) => {
+    const me = await who(c, x);
+    if (!me) return signedOut(c, x);
+    const shown = await x.store.annotators.shown(me.a.id);
+    await x.cache.fresh();
+    const queue = await x.cache.get(`annotate:queue:${x.queue}`, () => annotateQueue(x.store, x.queue));
+    const next = await nextAnnotation(x.store, me.a.id, shown, queue, x.now());
+    const answered = shown.filter((n) => n.choice !== null);
+    const progress = {
+      voted: answered.filter((n) => n.choice !== 'skip').length,
+      skipped: answered.filter((n) => n.choice === 'skip').length,
+      total: queue.length,
+    };
+    const texts = next && (await matchTexts(x.store, next));
+    const [first, second] = next?.order === 'BA' ? ['answer2', 'answer1'] : ['answer1', 'answer2'];
+    return x.html(c, 200, 'annotate', 'Annotate', {
+      name: me.a.name,
+      csrf: me.s.sid,
+      progress,
+      match:
+        next && texts
+          ? {
+              id: next.id,
+              turn: next.turn,
+              category: texts.category,
+              turns: texts.turns,
+              a: texts[first as 'answer1'],
+              b: texts[second as 'answer1'],
+              reference: texts.reference,
+            }
+          : null,
+    });
+  });
+
+  app.post('/annotate/vote', async (c) => {
+    const me = await who(c, x);
+    if (!me) return signedOut(c, x);
+    const form = await c.req.parseBody();
+    if (!(await csrfMatches(me.s, form.csrf)))
+      return x.refuse(
+        c,
+        403,
+        'This form is not from your session (CSRF token missing or wrong). Reload the page.',
+      );
+    const wait = x.perVoter.hit(String(me.a.id), x.now());
+    if (wait) {
+      c.header('Retry-After', String(wait));
+      return x.refuse(c, 429, `Too many votes in a minute; try again in ${wait} s.`);
+    }
+    const choice = form.choice;
+    if (typeof choice !== 'string' || !CHOICE_SET.has(choice))
+      return x.refuse(c, 400, 'The choice must be A, B, tie, bothbad or skip.');
+    const id = typeof form.match === 'string' && /^\d{1,15}$/.test(form.match) ? Number(form.match) : NaN;
+    const n = Number.isSafeInteger(id) ? await x.store.annotators.annotation(id) : undefined;
+    if (!n || n.annotatorId !== me.a.id) return x.refuse(c, 404, 'No such match in your queue.');
+    const reason =
+      typeof form.reason === 'string' && form.reason.trim() ? form.reason.trim().slice(0, MAX_REASON) : null;
+    // a second vote on the same match counts nothing; the annotator simply goes on
+    await x.store.annotators.answer({
+      annotation: n,
+      choice: choice as AnnotationChoice,
+      reason,
+      at: x.now(),
+    });
+    return c.redirect('/annotate', 303);
+  });
+}
+/** The annotator's pending match (shown before, not answered), else the first queued match never shown to them. */
+async function nextAnnotation(
+  store: Store,
+  annotatorId: number,
+  shown: AnnotationRecord[],
+  queue: { questionId: number; turn: number; model1: string; model2: string }[],
+  at: number,
+): Promise<AnnotationRecord | undefined> {
+  const pending = shown.find((n) => n.choice === null);
+  if (pending) return pending;
+  const seen = new Set(shown.map((n) => `${n.questionId}\u0000${n.turn}\u0000${n.model1}\u0000${n.model2}`));
+  const m = queue.find((q) => !seen.has(`${q.questionId}\u0000${q.turn}\u0000${q.model1}\u0000${q.model2}`));
+  if (!m) return undefined;
+  // which answer comes first: a fair coin per annotator and match, recorded with the annotation
+  const order = crypto.getRandomValues(new Uint8Array(1))[0]! & 1 ? 'BA' : 'AB';
+  const { questionId, turn, model1, model2 } = m;
+  return store.annotators.show(annotatorId, { questionId, turn, model1, model2 }, order, at);
+}

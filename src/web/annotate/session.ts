@@ -1,0 +1,82 @@
+// The annotator's session: a JWT (hono/jwt, HS256 over the operator's secret) in an HttpOnly, SameSite=Lax cookie
+// (hono/cookie), Secure when the site is served over https, expiring with the token. The token names the
+// annotator and a random session id; the session id is also the CSRF token the session's forms carry, compared in
+// constant time (hono/utils/buffer). Nothing here is trusted without the signature and the expiry checked, and a
+// session is only as good as its annotator's row: the routes re-read it on every request (revocation is at once).
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { sign, verify } from 'hono/jwt';
+import { timingSafeEqual } from 'hono/utils/buffer';
+
+export const SESSION_COOKIE = 'arena_annotate';
+/** How long a login lasts. */
+export const SESSION_SECONDS = 8 * 3600;
+
+export interface Session {
+  annotatorId: number;
+  /** random per login; the CSRF token of the session's forms */
+  sid: string;
+  exp: number;
+}
+
+const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+/** A random token of `n` bytes, hex (Web Crypto: the same on Node and Workers). */
+export const randomToken = (n = 16): string => hex(crypto.getRandomValues(new Uint8Array(n)));
+
+export interface SessionOptions {
+  secret: string;
+  /** the site's public address: an https one makes the cookie Secure behind a proxy that speaks http */
+  siteUrl?: string;
+  now?: () => number;
+}
+
+const secureFor = (c: Context, o: SessionOptions) =>
+  new URL(c.req.url).protocol === 'https:' || (o.siteUrl ?? '').startsWith('https:');
+
+/** Log in: sign a new session for the annotator and set its cookie. */
+export async function startSession(c: Context, annotatorId: number, o: SessionOptions): Promise<Session> {
+  const now = Math.floor((o.now?.() ?? Date.now()) / 1000);
+  const s: Session = { annotatorId, sid: randomToken(), exp: now + SESSION_SECONDS };
+  const token = await sign({ sub: String(annotatorId), sid: s.sid, iat: now, exp: s.exp }, o.secret, 'HS256');
+  setCookie(c, SESSION_COOKIE, token, {
+    path: '/annotate',
+    httpOnly: true,
+    secure: secureFor(c, o),
+    sameSite: 'Lax',
+    maxAge: SESSION_SECONDS,
+  });
+  return s;
+}
+
+/** The request's session when its cookie carries a token signed with the secret and not expired; else undefined. */
+export async function readSession(c: Context, o: SessionOptions): Promise<Session | undefined> {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (!token || token.length > 4096) return undefined;
+  try {
+    const p = await verify(token, o.secret, { alg: 'HS256', exp: true, iat: false, nbf: false });
+    const id = Number(p.sub);
+    if (!Number.isSafeInteger(id) || id <= 0 || typeof p.sid !== 'string' || typeof p.exp !== 'number')
+      return undefined;
+    // the clock the app is given (tests move it); hono/jwt has checked exp against the real one
+    if ((o.now?.() ?? Date.now()) / 1000 >= p.exp) return undefined;
+    return { annotatorId: id, sid: p.sid, exp: p.exp };
+  } catch {
+    return undefined; // forged, altered, malformed or expired
+  }
+}
+
+export function endSession(c: Context, o: SessionOptions): void {
+  deleteCookie(c, SESSION_COOKIE, {
+    path: '/annotate',
+    httpOnly: true,
+    secure: secureFor(c, o),
+    sameSite: 'Lax',
+  });
+}
+
+/** Whether a form's CSRF token is the session's (constant time). */
+export async function csrfMatches(s: Session, given: unknown): Promise<boolean> {
+  if (typeof given !== 'string' || given.length !== s.sid.length) return false;
+  return timingSafeEqual(given, s.sid);
+}

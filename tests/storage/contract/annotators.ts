@@ -1,0 +1,62 @@
+// The Store contract, annotators: invites redeemed once, revocation, the order shown kept, and an answer that
+// lands as one vote of judge `annotators` however often it is posted.
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../../src/storage/store.ts';
+
+const MATCH = { questionId: 81, turn: 1, model1: 'alpha', model2: 'beta' };
+
+export function describeAnnotators(current: () => Store): void {
+  describe('annotators', () => {
+    let store: Store;
+    beforeEach(() => {
+      store = current();
+    });
+
+    it('add refuses a taken name; an invite is redeemed once, never after revocation', async () => {
+      const a = await store.annotators.add('alice', 'hash-a', 10);
+      expect(a).toEqual({ id: a.id, name: 'alice', createdAt: 10, usedAt: null, revokedAt: null });
+      await expect(store.annotators.add('alice', 'hash-x', 11)).rejects.toThrow(/"alice" exists already/);
+      expect(await store.annotators.redeem('hash-b', 12)).toBeUndefined();
+      expect(await store.annotators.redeem('hash-a', 12)).toMatchObject({ id: a.id, usedAt: 12 });
+      expect(await store.annotators.redeem('hash-a', 13)).toBeUndefined(); // replayed
+      const b = await store.annotators.add('bob', 'hash-b', 14);
+      expect(await store.annotators.revoke('bob', 15)).toBe(true);
+      expect(await store.annotators.revoke('bob', 16)).toBe(false);
+      expect(await store.annotators.redeem('hash-b', 17)).toBeUndefined(); // revoked
+      expect(await store.annotators.get(b.id)).toMatchObject({ revokedAt: 15, usedAt: null });
+      expect((await store.annotators.list()).map((x) => x.name)).toEqual(['alice', 'bob']);
+    });
+
+    it('show keeps the first order; an answer is one vote, a second answer or a skip counts nothing', async () => {
+      const a = await store.annotators.add('carol', 'hash-c', 1);
+      const shown = await store.annotators.show(a.id, MATCH, 'BA', 2);
+      expect(await store.annotators.show(a.id, MATCH, 'AB', 3)).toEqual(shown);
+      expect(shown).toMatchObject({ order: 'BA', choice: null, shownAt: 2 });
+      // B was model_1 (BA: model_2 shown as A)
+      expect(await store.annotators.answer({ annotation: shown, choice: 'B', reason: 'r', at: 4 })).toBe(
+        true,
+      );
+      expect(await store.annotators.answer({ annotation: shown, choice: 'B', reason: 'r', at: 5 })).toBe(
+        false,
+      );
+      expect(await store.annotators.answer({ annotation: shown, choice: 'A', reason: null, at: 6 })).toBe(
+        false,
+      );
+      const skipped = await store.annotators.show(a.id, { ...MATCH, turn: 2 }, 'AB', 7);
+      expect(
+        await store.annotators.answer({ annotation: skipped, choice: 'skip', reason: null, at: 8 }),
+      ).toBe(true);
+      expect(await store.annotators.answer({ annotation: skipped, choice: 'A', reason: null, at: 9 })).toBe(
+        false,
+      );
+      expect(await store.votes.list('annotators')).toEqual([
+        { judge: 'annotators', voter: `annotator_${a.id}`, ...MATCH, winner: 'model_1' },
+      ]);
+      expect((await store.annotators.answered()).map((n) => [n.turn, n.choice, n.reason])).toEqual([
+        [1, 'B', 'r'],
+      ]);
+      expect((await store.annotators.shown(a.id)).map((n) => n.choice)).toEqual(['B', 'skip']);
+      expect((await store.games.judges()).find((j) => j.judge === 'annotators')?.votes).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,49 @@
+// Paid verdicts spilled when the database refused a write (storage/recovery.ts), stored by the next run: the
+// games and the failed run's record, the file removed, and the leases the stopped run still held freed, so the
+// next run plays those games at once instead of waiting a lease time for a run that has already ended.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { restoreSpilled, spillGames, spilledFiles } from '../../src/storage/recovery.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import { tmpDir } from '../support/cli.ts';
+import { makeGame, QUESTIONS, run } from './contract/fixtures.ts';
+
+let store: SqliteStore | undefined;
+afterEach(async () => {
+  await store?.close();
+  store = undefined;
+});
+
+describe('spilled verdicts', () => {
+  it('the next run stores the games and the failed run, removes the file, and frees the stopped run’s leases', async () => {
+    const db = join(tmpDir('arena-recovery-'), 'a.db');
+    store = openSqliteStore(db);
+    await store.importBundle({ questions: { source: 'q.jsonl', items: QUESTIONS } });
+    const paid = [makeGame(), makeGame()];
+    const stopped = run({
+      id: 'stopped',
+      status: 'failed',
+      finishedAt: 2_000,
+      config: { stoppedBy: 'full' },
+    });
+    await store.runs.save({ ...stopped, status: 'running', finishedAt: null });
+    // the stopped run had leased games it never called, and another live run holds one lease
+    const far = Date.now() + 3_600_000;
+    expect(await store.leases.claim('stopped', ['g1', 'g2'], far, 0)).toEqual(['g1', 'g2']);
+    expect(await store.leases.claim('live', ['g3'], far, 0)).toEqual(['g3']);
+
+    const file = await spillGames(db, paid, stopped);
+    expect(spilledFiles(db)).toEqual([file]);
+    expect(await restoreSpilled(store, db)).toEqual([{ file, games: 2 }]);
+    expect(existsSync(file)).toBe(false);
+    expect((await store.games.list()).map((g) => g.id).sort()).toEqual(paid.map((g) => g.id).sort());
+    expect((await store.runs.list()).find((r) => r.id === 'stopped')).toEqual(stopped);
+    // the stopped run's leases are free now; the live run's lease is not
+    const now = Date.now();
+    expect((await store.leases.claim('next', ['g1', 'g2', 'g3'], now + 60_000, now)).sort()).toEqual([
+      'g1',
+      'g2',
+    ]);
+  });
+});
