@@ -3,11 +3,13 @@
 // outcome counts, bench/reference/bt_bootstrap.py) on the same battles, in the same run.
 //
 //   node --import tsx bench/bt-bootstrap.ts [--battles 1000000] [--models 100] [--questions 500] [--rounds 1000]
-//     [--reference-rounds N] [--no-reference]
+//     [--reference-rounds N] [--style-rounds 10] [--no-reference]
 //
 // Prints measured figures only; there is no pass/fail here. Goals: the game-level bootstrap >= 10x faster than the
 // reference and under 5 s; the question-cluster bootstrap (the default unit, and the costlier one: each battle is
-// tagged with one of --questions questions) also >= 10x the reference's game-level bootstrap, in the same run.
+// tagged with one of --questions questions) also >= 10x the reference's game-level bootstrap, in the same run; and
+// style-controlled BT (length + markdown features, synthetic per-answer counts) with its clustered sandwich, timed
+// without and with --style-rounds of its question bootstrap (scaled to --rounds), against the same reference time.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,7 @@ import { bootstrapRatingSamples } from '../src/core/stats/rating-bootstrap.ts';
 import { columnIntervals } from '../src/core/stats/bootstrap.ts';
 import { normal, seededRng } from '../src/core/stats/random.ts';
 import { fitBradleyTerry, type Battle } from '../src/core/ratings.ts';
+import { styleControl, type StyleBattle, type StyleCounts } from '../src/core/stats/style.ts';
 
 const arg = (name: string, def: number) => {
   const k = process.argv.indexOf(`--${name}`);
@@ -27,6 +30,7 @@ const M = arg('models', 100);
 const ROUNDS = arg('rounds', 1000);
 const Q = arg('questions', 500);
 const REF_ROUNDS = arg('reference-rounds', ROUNDS);
+const STYLE_ROUNDS = arg('style-rounds', 10);
 const reference = !process.argv.includes('--no-reference');
 
 const secs = (t0: number) => (performance.now() - t0) / 1000;
@@ -98,6 +102,45 @@ console.log(
   `mt-arena, question-cluster bootstrap (${Q} questions, ${qTable.clusters.length} tagged): table ${tQTable.toFixed(2)} s, bootstrap ${tQBoot.toFixed(2)} s wall, ${cpuQBoot.toFixed(2)} s CPU (${((tQBoot / ROUNDS) * 1000).toFixed(2)} ms/round); mean 95% width ${qWidth.toFixed(2)} points`,
 );
 
+// style counts per answer: each model has its own verbosity and markdown habit; lengths log-normal around
+// ~600 characters, headers / list items / bold spans Poisson (deterministic seed)
+const sRng = seededRng(44);
+const poisson = (l: number) => {
+  let k = 0;
+  let p = Math.exp(-l);
+  let s = p;
+  const u = sRng();
+  while (u > s) s += p *= l / ++k;
+  return k;
+};
+const habit = theta.map(() => ({ len: 6.4 + 0.3 * normal(sRng), md: Math.exp(0.5 * normal(sRng)) }));
+const answer = (m: number): StyleCounts => ({
+  length: Math.round(Math.exp(habit[m]!.len + 0.6 * normal(sRng))),
+  headers: poisson(0.8 * habit[m]!.md),
+  lists: poisson(3 * habit[m]!.md),
+  bold: poisson(1.5 * habit[m]!.md),
+});
+const styled: StyleBattle[] = clustered.map((bt, k) => ({
+  ...bt,
+  styleA: answer(a[k]!),
+  styleB: answer(b[k]!),
+}));
+const styleRun = (rounds: number) => {
+  const t = performance.now();
+  const c = process.cpuUsage();
+  const r = styleControl(styled, ['length', 'markdown'], { rounds, seed: 7 });
+  const u = process.cpuUsage(c);
+  return { r, wall: secs(t), cpu: (u.user + u.system) / 1e6 };
+};
+const sFit = styleRun(0);
+const sBoot = styleRun(STYLE_ROUNDS);
+// the bootstrap's own cost (the run with rounds minus the run without), scaled to ROUNDS
+const sBootWall = ((sBoot.wall - sFit.wall) / STYLE_ROUNDS) * ROUNDS;
+const sBootCpu = ((sBoot.cpu - sFit.cpu) / STYLE_ROUNDS) * ROUNDS;
+console.log(
+  `mt-arena, style control (length + markdown, ${sFit.r.features.length} features; design, contextual BT fit, plain BT fit, clustered sandwich): ${sFit.wall.toFixed(2)} s wall, ${sFit.cpu.toFixed(2)} s CPU; its question bootstrap (style + plain refit per round): ${STYLE_ROUNDS} rounds ${(sBoot.wall - sFit.wall).toFixed(2)} s wall, ${(sBoot.cpu - sFit.cpu).toFixed(2)} s CPU (${(((sBoot.cpu - sFit.cpu) / STYLE_ROUNDS) * 1000).toFixed(0)} ms CPU/round), ${sBootCpu.toFixed(1)} s CPU scaled to ${ROUNDS} rounds; coefficients ${sFit.r.features.map((f) => `${f.feature} ${f.coefficient.toFixed(3)} (se ${f.se.toFixed(3)})`).join(', ')}`,
+);
+
 if (reference) {
   const dir = mkdtempSync(join(tmpdir(), 'bt-bench-'));
   try {
@@ -127,6 +170,9 @@ if (reference) {
       `reference (FastChat compute_bootstrap_bt, scipy L-BFGS-B, ${out.workers} worker processes): preprocess ${out.seconds.preprocess.toFixed(2)} s, full fit ${(out.seconds.fit * 1000).toFixed(0)} ms, bootstrap ${out.seconds.bootstrap.toFixed(2)} s wall, ${out.seconds.bootstrapCpu.toFixed(2)} s CPU (all processes) for ${REF_ROUNDS} rounds (${(perRound * 1000).toFixed(1)} ms/round)${REF_ROUNDS !== ROUNDS ? `, ${refBoot.toFixed(1)} s scaled to ${ROUNDS} rounds` : ''}; process wall ${tRef.toFixed(1)} s`,
     );
     const refCpu = (out.seconds.bootstrapCpu / REF_ROUNDS) * ROUNDS;
+    console.log(
+      `speed-up, style control with its sandwich against the reference's game-level bootstrap: ${(refBoot / sFit.wall).toFixed(1)}x wall, ${(refCpu / sFit.cpu).toFixed(1)}x CPU time; with its ${ROUNDS}-round question bootstrap (scaled): ${(refBoot / (sFit.wall + sBootWall)).toFixed(1)}x wall, ${(refCpu / (sFit.cpu + sBootCpu)).toFixed(1)}x CPU time`,
+    );
     console.log(
       `speed-up, question-cluster bootstrap against the reference's game-level one: ${(refBoot / tQBoot).toFixed(1)}x wall, ${(refCpu0(out) / cpuQBoot).toFixed(1)}x CPU time`,
     );

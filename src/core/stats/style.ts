@@ -17,8 +17,8 @@ import {
 } from './bootstrap.ts';
 import { MIN_QUESTIONS } from './rating-rows.ts';
 import { INIT, SCALE } from '../ratings.ts';
+import { fitStyle, styleSandwichSe, type FitDesign } from './style-fit.ts';
 
-const ALPHA = Math.LN10;
 /** FastChat's default L2 strength (rating_systems.py fit_contextual_bt) */
 const STYLE_REG = 0.5;
 
@@ -69,164 +69,85 @@ export interface StyleBattle {
 }
 
 /** The z-scored design: per battle, the normalised style difference of each feature. */
-interface StyleDesign {
+interface StyleDesign extends FitDesign {
   models: string[];
   features: StyleFeature[];
   /** features that were asked for but never vary (zero standard deviation), left out */
   constant: StyleFeature[];
+  clusters: (string | number)[];
+}
+
+/** The battles as columns: models and questions indexed, each asked-for feature's counts for both answers. */
+interface BattleColumns {
+  models: string[];
   a: Int32Array;
   b: Int32Array;
   y: Float64Array;
-  /** row-major battles × features */
-  x: Float64Array;
   clusters: (string | number)[];
   cluster: Int32Array;
+  features: StyleFeature[];
+  /** per feature, per battle: the counts of answer a and of answer b */
+  sa: Float64Array[];
+  sb: Float64Array[];
 }
 
-function styleDesign(battles: StyleBattle[], features: StyleFeature[]): StyleDesign {
-  const models = [...new Set(battles.flatMap((b) => [b.a, b.b]))].sort();
-  const mi = new Map(models.map((m, k) => [m, k]));
+function battleColumns(battles: StyleBattle[], features: StyleFeature[]): BattleColumns {
   const N = battles.length;
-  const raw = features.map((f) =>
-    Float64Array.from(battles, (bt) => (bt.styleA[f] - bt.styleB[f]) / (bt.styleA[f] + bt.styleB[f] + 1)),
-  );
+  const names = new Set<string>();
+  for (const bt of battles) names.add(bt.a).add(bt.b);
+  const models = [...names].sort();
+  const mi = new Map(models.map((m, k) => [m, k]));
+  const clusterIndex = new Map<string | number, number>();
+  const [a, b, cluster] = [new Int32Array(N), new Int32Array(N), new Int32Array(N)];
+  const y = new Float64Array(N);
+  const sa = features.map(() => new Float64Array(N));
+  const sb = features.map(() => new Float64Array(N));
+  for (let n = 0; n < N; n++) {
+    const bt = battles[n]!;
+    let c = clusterIndex.get(bt.cluster);
+    if (c === undefined) clusterIndex.set(bt.cluster, (c = clusterIndex.size));
+    cluster[n] = c;
+    a[n] = mi.get(bt.a)!;
+    b[n] = mi.get(bt.b)!;
+    y[n] = bt.score;
+    for (let k = 0; k < features.length; k++) {
+      sa[k]![n] = bt.styleA[features[k]!];
+      sb[k]![n] = bt.styleB[features[k]!];
+    }
+  }
+  return { models, a, b, y, clusters: [...clusterIndex.keys()], cluster, features, sa, sb };
+}
+
+function styleDesign(cols: BattleColumns, features: StyleFeature[]): StyleDesign {
+  const N = cols.y.length;
   const kept: StyleFeature[] = [];
   const constant: StyleFeature[] = [];
-  const cols: Float64Array[] = [];
-  features.forEach((f, k) => {
-    const v = raw[k]!;
+  const zs: Float64Array[] = [];
+  for (const f of features) {
+    const sa = cols.sa[cols.features.indexOf(f)]!;
+    const sb = cols.sb[cols.features.indexOf(f)]!;
+    const v = new Float64Array(N);
+    for (let n = 0; n < N; n++) v[n] = (sa[n]! - sb[n]!) / (sa[n]! + sb[n]! + 1);
     // standardised over both orientations of every battle (a vs b and b vs a): mean 0, sd = the root mean
     // square. FastChat centres on the observed mean, which is ~0 only because Chatbot Arena's sides are
     // random; here a pair's model 1 is always the same model, so centring would turn "equal style" into
     // "the average style gap" and credit that gap to the ratings.
-    const sd = Math.sqrt(v.reduce((s, x) => s + x * x, 0) / N);
+    let ss = 0;
+    for (let n = 0; n < N; n++) ss += v[n]! * v[n]!;
+    const sd = Math.sqrt(ss / N);
     if (!(sd > 1e-12)) {
       constant.push(f);
-      return;
+      continue;
     }
     kept.push(f);
-    cols.push(v.map((x) => x / sd));
-  });
+    for (let n = 0; n < N; n++) v[n] = v[n]! / sd;
+    zs.push(v);
+  }
   const k = kept.length;
   const x = new Float64Array(N * k);
-  for (let n = 0; n < N; n++) for (let f = 0; f < k; f++) x[n * k + f] = cols[f]![n]!;
-  const clusterIndex = new Map<string | number, number>();
-  const cluster = Int32Array.from(battles, (bt) => {
-    let c = clusterIndex.get(bt.cluster);
-    if (c === undefined) clusterIndex.set(bt.cluster, (c = clusterIndex.size));
-    return c;
-  });
-  return {
-    models,
-    features: kept,
-    constant,
-    a: Int32Array.from(battles, (bt) => mi.get(bt.a)!),
-    b: Int32Array.from(battles, (bt) => mi.get(bt.b)!),
-    y: Float64Array.from(battles, (bt) => bt.score),
-    x,
-    clusters: [...clusterIndex.keys()],
-    cluster,
-  };
-}
-
-/**
- * The penalised contextual Bradley–Terry fit. `weights` (one per battle, e.g. its question's bootstrap
- * multiplicity) rescale the likelihood terms, never the penalty. `init` warm-starts Newton.
- */
-function fitStyle(
-  d: StyleDesign,
-  o: { reg?: number; weights?: Float64Array; init?: Float64Array; tol?: number; maxIter?: number } = {},
-): Float64Array {
-  const n = d.models.length;
-  const k = d.features.length;
-  const P = n + k;
-  const reg = o.reg ?? STYLE_REG;
-  const theta = o.init ? Float64Array.from(o.init) : new Float64Array(P);
-  const g = new Float64Array(P);
-  const H = new Float64Array(P * P);
-  const z = new Float64Array(k);
-  let current = objective(d, theta, reg, o.weights);
-  for (let iter = 0; iter < (o.maxIter ?? 100); iter++) {
-    for (let p = 0; p < P; p++) g[p] = reg * theta[p]!;
-    H.fill(0);
-    for (let p = 0; p < P; p++) H[p * P + p] = reg;
-    for (let r = 0; r < d.y.length; r++) {
-      const w = o.weights ? o.weights[r]! : 1;
-      if (!w) continue;
-      const a = d.a[r]!;
-      const b = d.b[r]!;
-      let eta = ALPHA * (theta[a]! - theta[b]!);
-      for (let f = 0; f < k; f++) {
-        z[f] = d.x[r * k + f]!;
-        eta += z[f]! * theta[n + f]!;
-      }
-      const pr = 1 / (1 + Math.exp(-eta));
-      const e = w * (d.y[r]! - pr);
-      const h = w * pr * (1 - pr);
-      // gradient of the loss (negative log-likelihood): −e · row, row = (α e_a − α e_b, z)
-      g[a]! -= ALPHA * e;
-      g[b]! += ALPHA * e;
-      for (let f = 0; f < k; f++) g[n + f]! -= e * z[f]!;
-      // Hessian: h · row rowᵀ
-      const aa = ALPHA * ALPHA * h;
-      H[a * P + a]! += aa;
-      H[b * P + b]! += aa;
-      H[a * P + b]! -= aa;
-      H[b * P + a]! -= aa;
-      for (let f = 0; f < k; f++) {
-        const af = ALPHA * h * z[f]!;
-        H[a * P + n + f]! += af;
-        H[(n + f) * P + a]! += af;
-        H[b * P + n + f]! -= af;
-        H[(n + f) * P + b]! -= af;
-        for (let f2 = 0; f2 < k; f2++) H[(n + f) * P + n + f2]! += h * z[f]! * z[f2]!;
-      }
-    }
-    const step = solveSpd(H, g, P);
-    // the likelihood is flat along "all ratings + c"; there the exact step is −mean(θ_r), and θ_r starts
-    // and stays at mean 0, so drop the (rounding-only) mean of the rating step: with a tiny penalty it
-    // would otherwise keep the iteration from converging
-    let mean = 0;
-    for (let m = 0; m < n; m++) mean += step[m]! / n;
-    for (let m = 0; m < n; m++) step[m]! -= mean;
-    // backtracking: a full Newton step can overshoot when a rare feature has large z-scores
-    let t = 1;
-    const next = new Float64Array(P);
-    for (;;) {
-      for (let p = 0; p < P; p++) next[p] = theta[p]! - t * step[p]!;
-      const value = objective(d, next, reg, o.weights);
-      if (value <= current + 1e-12 * Math.abs(current) || t < 1e-6) {
-        current = value;
-        break;
-      }
-      t /= 2;
-    }
-    let max = 0;
-    for (let p = 0; p < P; p++) {
-      max = Math.max(max, Math.abs(next[p]! - theta[p]!));
-      theta[p] = next[p]!;
-    }
-    if (max < (o.tol ?? 1e-10)) break;
-  }
-  return theta;
-}
-
-/** The penalised negative log-likelihood that fitStyle minimises. */
-function objective(d: StyleDesign, theta: Float64Array, reg: number, weights?: Float64Array): number {
-  const n = d.models.length;
-  const k = d.features.length;
-  let loss = 0;
-  for (let p = 0; p < theta.length; p++) loss += (reg / 2) * theta[p]! ** 2;
-  for (let r = 0; r < d.y.length; r++) {
-    const w = weights ? weights[r]! : 1;
-    if (!w) continue;
-    let eta = ALPHA * (theta[d.a[r]!]! - theta[d.b[r]!]!);
-    for (let f = 0; f < k; f++) eta += d.x[r * k + f]! * theta[n + f]!;
-    // −[y log σ(η) + (1 − y) log(1 − σ(η))] = log(1 + e^η) − y η, computed without overflow
-    const y = d.y[r]!;
-    loss += w * ((eta > 0 ? eta + Math.log1p(Math.exp(-eta)) : Math.log1p(Math.exp(eta))) - y * eta);
-  }
-  return loss;
+  for (let n = 0; n < N; n++) for (let f = 0; f < k; f++) x[n * k + f] = zs[f]![n]!;
+  const { models, a, b, y, clusters, cluster } = cols;
+  return { models, features: kept, constant, a, b, y, x, clusters, cluster };
 }
 
 export interface StyleRow {
@@ -272,21 +193,44 @@ export const MIN_FEATURE_SUPPORT = { answers: 10, questions: 5, won: 5, lost: 5 
 
 /** The support of each feature over the battles. */
 export function featureSupport(battles: StyleBattle[], f: StyleFeature): FeatureSupport {
-  const answers = new Set<string>();
-  const questions = new Set<string | number>();
-  let won = 0;
-  let lost = 0;
-  for (const bt of battles) {
-    if (bt.styleA[f] > 0) answers.add(`${bt.a}\u0000${bt.cluster}`);
-    if (bt.styleB[f] > 0) answers.add(`${bt.b}\u0000${bt.cluster}`);
-    const d = bt.styleA[f] - bt.styleB[f];
-    if (!d) continue;
-    questions.add(bt.cluster);
-    if (bt.score === 0.5) continue;
-    if (d > 0 === (bt.score === 1)) won++;
-    else lost++;
-  }
-  return { answers: answers.size, questions: questions.size, won, lost };
+  return featureSupports(battleColumns(battles, [f]))[0]!;
+}
+
+/** featureSupport of each of the columns' features. */
+function featureSupports(cols: BattleColumns): FeatureSupport[] {
+  const N = cols.y.length;
+  const M = cols.models.length;
+  const Q = cols.clusters.length;
+  // an answer is (model, question as text): question 1 and question "1" are one answer's question
+  const textIx = new Map<string, number>();
+  const qText = Int32Array.from(cols.clusters, (c) => {
+    let v = textIx.get(String(c));
+    if (v === undefined) textIx.set(String(c), (v = textIx.size));
+    return v;
+  });
+  const T = textIx.size;
+  return cols.features.map((_, i) => {
+    const [sa, sb] = [cols.sa[i]!, cols.sb[i]!];
+    const answers = new Uint8Array(M * T);
+    const questions = new Uint8Array(Q);
+    const o = { answers: 0, questions: 0, won: 0, lost: 0 };
+    for (let r = 0; r < N; r++) {
+      const t = qText[cols.cluster[r]!]!;
+      const ka = cols.a[r]! * T + t;
+      const kb = cols.b[r]! * T + t;
+      if (sa[r]! > 0 && !answers[ka]) ((answers[ka] = 1), o.answers++);
+      if (sb[r]! > 0 && !answers[kb]) ((answers[kb] = 1), o.answers++);
+      const d = sa[r]! - sb[r]!;
+      if (!d) continue;
+      const q = cols.cluster[r]!;
+      if (!questions[q]) ((questions[q] = 1), o.questions++);
+      const y = cols.y[r]!;
+      if (y === 0.5) continue;
+      if (d > 0 === (y === 1)) o.won++;
+      else o.lost++;
+    }
+    return o;
+  });
 }
 
 /** Why a feature with this support is not estimable, or undefined when it is. */
@@ -305,56 +249,6 @@ export function supportShortfall(s: FeatureSupport, min = MIN_FEATURE_SUPPORT): 
       `the answer with more of it won ${s.won} and lost ${s.lost} decisive battles (needs ${min.won} each)`,
     );
   return short.length ? short.join('; ') : undefined;
-}
-
-/**
- * Question-clustered sandwich standard errors of the style coefficients at the fit `theta`:
- * H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ · Q/(Q − 1), H the penalised information (the penalty makes it invertible along
- * the ratings' common shift), s_q the likelihood's score summed over question q's battles.
- */
-export function styleSandwichSe(d: StyleDesign, theta: Float64Array, reg: number): Float64Array {
-  const n = d.models.length;
-  const k = d.features.length;
-  const P = n + k;
-  const H = new Float64Array(P * P);
-  for (let p = 0; p < P; p++) H[p * P + p] = reg;
-  const C = d.clusters.length;
-  const S = new Float64Array(C * P);
-  const row = new Float64Array(P);
-  for (let r = 0; r < d.y.length; r++) {
-    const a = d.a[r]!;
-    const b = d.b[r]!;
-    row.fill(0);
-    row[a]! += ALPHA;
-    row[b]! -= ALPHA;
-    let eta = ALPHA * (theta[a]! - theta[b]!);
-    for (let f = 0; f < k; f++) {
-      row[n + f] = d.x[r * k + f]!;
-      eta += row[n + f]! * theta[n + f]!;
-    }
-    const pr = 1 / (1 + Math.exp(-eta));
-    const e = d.y[r]! - pr;
-    const h = pr * (1 - pr);
-    const c = d.cluster[r]!;
-    for (let u = 0; u < P; u++) {
-      if (!row[u]) continue;
-      S[c * P + u]! += e * row[u]!;
-      for (let v = 0; v < P; v++) if (row[v]) H[u * P + v]! += h * row[u]! * row[v]!;
-    }
-  }
-  const corr = C > 1 ? C / (C - 1) : NaN;
-  return Float64Array.from({ length: k }, (_, f) => {
-    const e = new Float64Array(P);
-    e[n + f] = 1;
-    const hrow = solveSpd(H, e, P);
-    let v = 0;
-    for (let c = 0; c < C; c++) {
-      let u = 0;
-      for (let p = 0; p < P; p++) u += hrow[p]! * S[c * P + p]!;
-      v += u * u;
-    }
-    return Math.sqrt(v * corr);
-  });
 }
 
 export interface StyleResult {
@@ -382,7 +276,9 @@ export function styleControl(
   o: { reg?: number; rounds?: number; level?: number; seed?: number } = {},
 ): StyleResult {
   const asked = [...new Set(groups.flatMap((g) => STYLE_GROUPS[g]))] as StyleFeature[];
-  const support = new Map(asked.map((f) => [f, featureSupport(battles, f)]));
+  const cols = battleColumns(battles, asked);
+  const supports = featureSupports(cols);
+  const support = new Map(asked.map((f, k) => [f, supports[k]!]));
   const notEstimableFeatures = asked.flatMap((f) => {
     const s = support.get(f)!;
     // a feature that never differs is reported as constant, not as unsupported
@@ -391,7 +287,7 @@ export function styleControl(
     return reason ? [{ feature: f, reason, support: s }] : [];
   });
   const features = asked.filter((f) => !notEstimableFeatures.some((x) => x.feature === f));
-  const d = styleDesign(battles, features);
+  const d = styleDesign(cols, features);
   const raw: StyleDesign = { ...d, features: [], x: new Float64Array(0) };
   const reg = o.reg ?? STYLE_REG;
   const level = o.level ?? DEFAULT_LEVEL;
@@ -407,12 +303,14 @@ export function styleControl(
   const fullRaw = fitStyle(raw, { reg: RAW_REG });
   // ratings are shown centred on the models seen on >= MIN_QUESTIONS questions (as arena intervals centres
   // them): a sparse model that runs off in a round (it won or lost all its games there) drags no one else
-  const seen = d.models.map(() => new Set<number>());
-  for (let r = 0; r < d.a.length; r++) {
-    seen[d.a[r]!]!.add(d.cluster[r]!);
-    seen[d.b[r]!]!.add(d.cluster[r]!);
-  }
-  const anchored = d.models.map((_, m) => seen[m]!.size >= MIN_QUESTIONS);
+  const C = d.clusters.length;
+  const seen = new Uint8Array(n * C);
+  const seenCount = new Int32Array(n);
+  const see = (m: number, c: number) => {
+    if (!seen[m * C + c]) ((seen[m * C + c] = 1), seenCount[m]!++);
+  };
+  for (let r = 0; r < d.a.length; r++) (see(d.a[r]!, d.cluster[r]!), see(d.b[r]!, d.cluster[r]!));
+  const anchored = d.models.map((_, m) => seenCount[m]! >= MIN_QUESTIONS);
   const anchor = anchored.some(Boolean) ? anchored : anchored.map(() => true);
   const shiftOf = (x: Float64Array) => {
     let sum = 0;
@@ -476,28 +374,4 @@ export function styleControl(
     rounds,
     seed,
   };
-}
-
-/** Solve H s = g for a symmetric positive definite H (Cholesky). */
-function solveSpd(H: Float64Array, g: Float64Array, m: number): Float64Array {
-  const L = new Float64Array(m * m);
-  for (let i = 0; i < m; i++)
-    for (let j = 0; j <= i; j++) {
-      let s = H[i * m + j]!;
-      for (let k = 0; k < j; k++) s -= L[i * m + k]! * L[j * m + k]!;
-      L[i * m + j] = i === j ? Math.sqrt(Math.max(s, 1e-300)) : s / L[j * m + j]!;
-    }
-  const y = new Float64Array(m);
-  for (let i = 0; i < m; i++) {
-    let s = g[i]!;
-    for (let k = 0; k < i; k++) s -= L[i * m + k]! * y[k]!;
-    y[i] = s / L[i * m + i]!;
-  }
-  const x = new Float64Array(m);
-  for (let i = m - 1; i >= 0; i--) {
-    let s = y[i]!;
-    for (let k = i + 1; k < m; k++) s -= L[k * m + i]! * x[k]!;
-    x[i] = s / L[i * m + i]!;
-  }
-  return x;
 }
