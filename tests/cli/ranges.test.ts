@@ -76,7 +76,13 @@ describe('the CLI refuses what it would have dropped', () => {
         for (const bad of ['abc', '-1e15', '1e15'].filter(
           (v) => !shape[name]!.safeParse(Number(v)).success,
         )) {
-          const r = await runArena([...path, `--${name}`, bad, '--db', ':memory:']);
+          // a command that reads its database from a config (checkpoints run) takes no --db
+          const r = await runArena([
+            ...path,
+            `--${name}`,
+            bad,
+            ...('db' in defs ? ['--db', ':memory:'] : []),
+          ]);
           expect(r.code, `${path.join(' ')} --${name} ${bad}`).toBe(1);
           expect(r.stderr, `${path.join(' ')} --${name} ${bad}`).toMatch(
             new RegExp(`^arena: --${name} ${bad}: `),
