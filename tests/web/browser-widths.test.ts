@@ -52,7 +52,7 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
     const { page, close } = await open(390);
     await page.goto(`${site.server.url}/`);
     expect(await shownHeaders(page)).toEqual([
-      '# (UB)',
+      '#',
       'model',
       'adjusted win rate',
       'BT rating',
@@ -64,7 +64,7 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
     });
     await section.getByLabel(/all columns/).check();
     expect(await shownHeaders(page)).toEqual([
-      '# (UB)',
+      '#',
       'model',
       'win',
       'loss',

@@ -92,7 +92,7 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
       const page = await html('/?judge=human');
       expect(page).toContain('rank range (joint)');
       // the # column says which rank it is, and the range says it is joint (arena intervals has the marginal one)
-      expect(page).toContain('# (UB) is the rank LMArena shows');
+      expect(page).toContain('# is the rank LMArena shows, Rank (UB)');
       expect(page).toMatch(/<td class="opt nowrap">1–3<\/td>/);
     }, 180_000);
 
