@@ -65,22 +65,28 @@ async function stopsAndRecovers(db: string, args: string[], planned: number, kee
   const line = r.stderr.split('\n').find((l) => l.startsWith('arena: '));
   expect(line, r.stderr).toMatch(/run \S+ stopped: the database refused a write: .*full/);
   const spilled = spilledFiles(db);
-  expect(spilled).toHaveLength(1);
-  expect(line).toContain(spilled[0]!);
+  // a recovery file exactly when a paid reply could not be stored (a write refused while no reply was waiting,
+  // which a loaded machine's timing can give, leaves nothing to recover)
+  expect(spilled.length).toBeLessThanOrEqual(1);
+  if (spilled.length) expect(line).toContain(spilled[0]!);
   const paid = calls();
   const stored = count(db, 'select count(*) n from games');
   expect(paid).toBeLessThan(planned);
   // every paid reply is stored or in the recovery file
-  const inFile = (await import('node:fs'))
-    .readFileSync(spilled[0]!, 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('{"game"')).length;
+  const inFile = spilled.length
+    ? (await import('node:fs'))
+        .readFileSync(spilled[0]!, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('{"game"')).length
+    : 0;
   expect(stored + inFile).toBe(paid);
+  if (spilled.length) expect(inFile).toBeGreaterThan(0);
 
   disk.unfill();
   const again = await runArena(args);
   expect(again.code, again.stderr).toBe(0);
-  expect(again.stderr).toContain(`stored ${inFile} verdict(s) an earlier run paid for but could not store`);
+  if (inFile)
+    expect(again.stderr).toContain(`stored ${inFile} verdict(s) an earlier run paid for but could not store`);
   expect(spilledFiles(db)).toEqual([]);
   expect(count(db, 'select count(*) n from games')).toBe(planned);
   expect(calls()).toBe(planned);
