@@ -349,7 +349,8 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     );
     expect(chats(srv.readLog())).toHaveLength(callsAfter);
     expect(gameCount(db)).toBe(plan.length);
-  });
+    // three process starts and a kill: 7 s on a quiet machine, past the 60 s default on a loaded CI machine
+  }, 180_000);
 
   it('stops on Ctrl-C (SIGINT) with exit code 130 and keeps the games that finished', async () => {
     const db = freshDb();
