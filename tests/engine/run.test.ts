@@ -320,7 +320,7 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     const plan = await planned(db);
     const srv = await server({ latencyMs: 100 });
     const first = startArena(runArgs(db, srv.url));
-    await until(() => gameCount(db) >= 8, 'the first run to store 8 games');
+    await until(() => gameCount(db) >= 8, 'the first run to store 8 games', 150_000);
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
