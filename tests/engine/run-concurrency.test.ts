@@ -78,8 +78,10 @@ function start(
     db,
     '--concurrency',
     '4',
+    // long enough that a stalled machine never times out a call the server answers (the retry would be a second
+    // call for the game, which the exact call counts below would read as paying twice)
     '--timeout',
-    '2',
+    '30',
     '--backoff',
     '20',
     ...extra,
