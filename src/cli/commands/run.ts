@@ -273,7 +273,14 @@ export default defineCommand({
       await store.close();
     }
     // the games played so far are stored, also after an interruption or a failure
-    if (!args['dry-run']) await updateReportsOf(args.db);
+    // reports are refreshed best-effort: several runs ending together can find the file busy, and the games are
+    // stored whatever happens here (the site shows a stale report as such; `arena reports --rebuild` catches up)
+    if (!args['dry-run'])
+      await updateReportsOf(args.db).catch((e: unknown) =>
+        process.stderr.write(
+          `reports: not updated (${(e as Error).message}); run \`arena reports --rebuild --db ${args.db}\` later\n`,
+        ),
+      );
   },
 });
 
