@@ -1,12 +1,14 @@
 // Stored reports (src/reports/site/stored.ts): rebuilt exactly when their games change, by the commands that
-// change games (import, run, reparse, prune), never otherwise; and the Node site's handling of a missing one
+// change games (import, run, refresh, reparse, prune), never otherwise; and the Node site's handling of a missing one
 // (one background computation however many requests ask, a "being updated" page meanwhile). Real SQLite files,
 // the real `arena` commands in this process, the offline mock judges on the project's own questions.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/web/app.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
-import { arenaOk, OWN_QA, playOwn, runArena, tmpDir } from '../support/cli.ts';
+import { arenaOk, OWN_QA, playOwn, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 
 interface Built {
   computed: number;
@@ -31,89 +33,138 @@ const recomputed = (stderr: string) => {
 const AUTH = { headers: { Authorization: 'Bearer t' } };
 const ofJudge = (rows: Row[], judge: string) =>
   rows.filter((r) => r.view === 'leaderboard' && r.params.includes(`|${judge}:`));
+const key = (x: Row) => `${x.view} ${x.params}`;
+/** the reports, without the row that records when the last build ran (every build writes it) */
+const reports = (rows: Row[]) => rows.filter((r) => r.view !== '_state');
 
 describe('stored reports on the write path', () => {
-  const db = join(tmpDir('arena-reports-'), 'site.db');
+  const dir = tmpDir('arena-reports-');
+  const db = join(dir, 'site.db');
   let all = 0;
+  let srv: OpenAIServer;
 
-  beforeAll(async () => {
-    await playOwn(db, 'mock/longer', 'arena-sage,arena-echo,arena-swift', ['--turns', '1']);
-    await playOwn(db, 'mock/a', 'arena-sage,arena-echo,arena-swift', ['--turns', '1']);
-  }, 180_000);
-
-  it('a database that holds no reports is left alone; --rebuild builds them all, then finds them current', async () => {
+  /** `arena run` of `judge` among `models` on our own questions, turn 1; exit 0; returns its stderr. */
+  const play = async (judge: string, models: string) => {
     const r = await runArena([
       'run',
       '--db',
       db,
       '--judge',
-      'mock/longer',
+      judge,
       '--models',
-      'arena-sage,arena-echo',
+      models,
       ...OWN_QA,
       '--turns',
       '1',
     ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(recomputed(r.stderr)).toBeUndefined();
+    return r.stderr;
+  };
+  /** `arena reparse --judge judge --parser parser`: how many verdicts changed, and its stderr */
+  const reparse = async (judge: string, parser: string) => {
+    const r = await runArena(['reparse', '--db', db, '--judge', judge, '--parser', parser]);
+    expect(r.code, r.stderr).toBe(0);
+    return { changed: Number(/ (\d+) verdict\(s\) changed/.exec(r.stdout)![1]), stderr: r.stderr };
+  };
+  /**
+   * `judge`'s leaderboards were rebuilt for new data, the reports across judges too, and every other judge's
+   * left as they were (the same rows: same digest, same build time)
+   */
+  const expectRebuiltFor = (before: Row[], after: Row[], judge: string) => {
+    const was = new Map(before.map((x) => [key(x), x]));
+    const mine = ofJudge(after, judge);
+    expect(mine.length).toBeGreaterThan(0);
+    for (const row of mine) expect(row.digest).not.toBe(was.get(key(row))?.digest);
+    const others = after.filter((r) => r.view === 'leaderboard' && !mine.includes(r));
+    expect(others.length).toBeGreaterThan(0);
+    for (const row of others) expect(row).toEqual(was.get(key(row)));
+    const agreement = (rows: Row[]) => rows.find((x) => x.view === 'agreement')!.digest;
+    expect(agreement(after)).not.toBe(agreement(before));
+  };
+
+  beforeAll(async () => {
+    srv = await startOpenAIServer({ verdict: 'hash' });
+    await playOwn(db, 'mock/longer', 'arena-sage,arena-echo,arena-swift', ['--turns', '1']);
+    await playOwn(db, 'mock/a', 'arena-sage,arena-echo,arena-swift', ['--turns', '1']);
+    // replies that quote the output format before the verdict: FastChat's parser and `last` read them differently
+    await playOwn(db, 'mock/quoting', 'arena-sage,arena-echo', ['--turns', '1']);
+  }, 180_000);
+  afterAll(async () => srv?.close());
+
+  it('a database that holds no reports is left alone; --rebuild builds them all, then finds them current', async () => {
+    expect(recomputed(await play('mock/longer', 'arena-sage,arena-echo'))).toBeUndefined();
     const first = await rebuild(db);
     expect(first.computed).toBeGreaterThan(20);
     all = first.computed;
     expect(await rebuild(db)).toMatchObject({ computed: 0, read: all });
   }, 180_000);
 
-  it('a run that plays nothing and an import of the same answers recompute nothing', async () => {
-    const r = await runArena([
-      'run',
-      '--db',
-      db,
-      '--judge',
-      'mock/longer',
-      '--models',
-      'arena-sage,arena-echo,arena-swift',
-      ...OWN_QA,
-      '--turns',
-      '1',
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(recomputed(r.stderr)).toEqual({ computed: 0, read: all });
+  it('a run that plays nothing, an import of the same answers and a re-parse that changes nothing recompute nothing', async () => {
+    expect(recomputed(await play('mock/longer', 'arena-sage,arena-echo,arena-swift'))).toEqual({
+      computed: 0,
+      read: all,
+    });
     const i = await runArena(['import', 'answers', '--db', db, 'questions/answers/arena-sage.jsonl']);
     expect(i.code, i.stderr).toBe(0);
     expect(recomputed(i.stderr)).toEqual({ computed: 0, read: all });
-    const p = await runArena(['reparse', '--db', db, '--judge', 'mock/a', '--parser', 'fastchat']);
-    expect(p.code, p.stderr).toBe(0);
-    expect(p.stdout).toMatch(/ 0 verdict\(s\) changed/);
+    const p = await reparse('mock/a', 'fastchat');
+    expect(p.changed).toBe(0);
     expect(recomputed(p.stderr)).toEqual({ computed: 0, read: all });
   }, 180_000);
 
-  it("a run of one judge recomputes that judge's reports and the ones across judges, not the other judge's", async () => {
+  it("a run of one judge recomputes that judge's reports and the ones across judges, not the other judges'", async () => {
     const before = await index(db);
-    const r = await runArena([
-      'run',
-      '--db',
-      db,
-      '--judge',
-      'mock/longer',
-      '--models',
-      'arena-sage,arena-drift',
-      ...OWN_QA,
-      '--turns',
-      '1',
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const n = recomputed(r.stderr)!;
+    const n = recomputed(await play('mock/longer', 'arena-sage,arena-drift'))!;
     expect(n.computed).toBeGreaterThan(0);
     expect(n.computed).toBeLessThan(all + 20);
+    expectRebuiltFor(before, await index(db), 'mock/longer');
+  }, 180_000);
+
+  it("a re-parse that changes verdicts recomputes that judge's reports and the ones across judges; again, nothing", async () => {
+    const before = await index(db);
+    const p = await reparse('mock/quoting', 'fastchat');
+    expect(p.changed).toBeGreaterThan(0);
+    expect(recomputed(p.stderr)!.computed).toBeGreaterThan(0);
     const after = await index(db);
-    const key = (x: Row) => `${x.view} ${x.params}`;
-    const was = new Map(before.map((x) => [key(x), x]));
-    // the other judge's leaderboards: untouched rows
-    for (const row of ofJudge(after, 'mock/a')) expect(row).toEqual(was.get(key(row)));
-    // this judge's: every one rebuilt for the new digest
-    for (const row of ofJudge(after, 'mock/longer')) expect(row.digest).not.toBe(was.get(key(row))?.digest);
-    expect(after.find((x) => x.view === 'agreement')!.digest).not.toBe(
-      before.find((x) => x.view === 'agreement')!.digest,
+    expectRebuiltFor(before, after, 'mock/quoting');
+    // the same parser again changes no verdict: every report is current
+    const again = await reparse('mock/quoting', 'fastchat');
+    expect(again.changed).toBe(0);
+    expect(recomputed(again.stderr)!.computed).toBe(0);
+    expect(reports(await index(db))).toEqual(reports(after));
+  }, 180_000);
+
+  it("a refresh that plays a new judge's games builds its reports and recomputes those across judges; one that plays nothing, none", async () => {
+    const config = join(dir, 'refresh.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        db,
+        questions: [join(REPO_ROOT, 'questions', 'arena.jsonl')],
+        prompts: [join(REPO_ROOT, 'questions', 'judge_prompts.jsonl')],
+        answers: [join(REPO_ROOT, 'questions', 'answers')],
+        promptSet: 'arena',
+        questionIds: [1001, 1002],
+        turns: [1],
+        judges: [{ id: 'openai/judge', baseURL: srv.url, price: { input: 1, output: 2 }, concurrency: 4 }],
+      }),
     );
+    const before = await index(db);
+    expect(ofJudge(before, 'openai/judge')).toEqual([]);
+    const r = await runArena(['refresh', '--config', config]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/OK; .*; 24 played, 0 failed/);
+    expect(srv.completions()).toBe(24);
+    expect(recomputed(r.stderr)!.computed).toBeGreaterThan(0);
+    const after = await index(db);
+    expectRebuiltFor(before, after, 'openai/judge');
+    // nothing new to play: no call, no report recomputed, the same rows
+    const again = await runArena(['refresh', '--config', config]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/OK; .*; 0 played/);
+    expect(srv.completions()).toBe(24);
+    expect(recomputed(again.stderr)!.computed).toBe(0);
+    expect(reports(await index(db))).toEqual(reports(after));
   }, 180_000);
 
   it("prune removes the judge's reports and recomputes those across judges", async () => {
@@ -123,6 +174,23 @@ describe('stored reports on the write path', () => {
     expect(r.stderr).toMatch(/reports: .* removed/);
     expect(ofJudge(await index(db), 'mock/a')).toEqual([]);
     expect((await rebuild(db)).computed).toBe(0);
+  }, 180_000);
+
+  it('an import that changes an answer recomputes every report (each reads the catalog); the same file again, none', async () => {
+    const lines = readFileSync(join(REPO_ROOT, 'questions', 'answers', 'arena-sage.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
+    const first = JSON.parse(lines[0]!) as { choices: { turns: string[] }[] };
+    first.choices[0]!.turns[0] += '\n\nP.S. Bring gloves.';
+    const file = join(dir, 'arena-sage.jsonl');
+    writeFileSync(file, `${[JSON.stringify(first), ...lines.slice(1)].join('\n')}\n`);
+    const n = reports(await index(db)).length;
+    const i = await runArena(['import', 'answers', '--db', db, file]);
+    expect(i.code, i.stderr).toBe(0);
+    expect(recomputed(i.stderr)).toEqual({ computed: n, read: 0 });
+    const again = await runArena(['import', 'answers', '--db', db, file]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(recomputed(again.stderr)).toEqual({ computed: 0, read: n });
   }, 180_000);
 });
 
