@@ -39,9 +39,10 @@ if (!db) {
 
 if (process.argv.includes('--cold')) {
   // cold first visits only: a new server process per page (bench/site-cold.ts)
-  const pages = await linkedPages(db, Number(arg('max-pages', '40')));
+  // the floor first: a fixed answer through the same app and process start (what every first visit pays)
+  const pages = ['/robots.txt', ...(await linkedPages(db, Number(arg('max-pages', '40'))))];
   console.log(
-    `bench/site --cold: first visit of each of ${pages.length} pages linked from / after a restart, ${coldRounds} round(s), node ${process.version}, ${cpus().length} cores, load average ${loadavg()
+    `bench/site --cold: first visit of /robots.txt (the floor) and each of the ${pages.length - 1} pages linked from / after a restart, ${coldRounds} round(s), node ${process.version}, ${cpus().length} cores, load average ${loadavg()
       .map((x) => x.toFixed(1))
       .join(' ')}, database ${db}`,
   );

@@ -23,6 +23,8 @@ export interface NodeServer {
 export function nodeSite(o: AppOptions): {
   fetch: ReturnType<typeof createApp>['fetch'];
   createServer: typeof createServer;
+  /** call before listening: the first request's fixed costs, paid ahead (createApp's `warm`) */
+  warm(): Promise<void>;
 } {
   const app = createApp({ compress: true, ...o });
   const front = (_: unknown, listener: RequestListener) =>
@@ -38,17 +40,20 @@ export function nodeSite(o: AppOptions): {
       if (hit) res.writeHead(200, hit.headers).end(hit.body);
       else listener(req, res);
     });
-  return { fetch: app.fetch, createServer: front as unknown as typeof createServer };
+  return { fetch: app.fetch, createServer: front as unknown as typeof createServer, warm: app.warm };
 }
 
 /** Serve the app over a store; resolves once listening (port 0 picks a free port). */
-export function serveNode(
+export async function serveNode(
   store: Store,
   o: { port?: number; host?: string } & Omit<AppOptions, 'store'> = {},
 ): Promise<NodeServer> {
   const host = o.host ?? '127.0.0.1';
+  const { warm, ...site } = nodeSite({ ...o, store });
+  // the first visitor after a restart pays for their page only (src/web/app.ts `warm`)
+  await warm();
   return new Promise((resolve) => {
-    const server = serve({ ...nodeSite({ ...o, store }), port: o.port ?? 3000, hostname: host }, (info) =>
+    const server = serve({ ...site, port: o.port ?? 3000, hostname: host }, (info) =>
       resolve({
         server,
         url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}`,

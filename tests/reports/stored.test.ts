@@ -236,4 +236,31 @@ describe('the Node site over stored reports', () => {
       await store.close();
     }
   }, 180_000);
+
+  it('a server warmed before it listens reads the content digest then, not a second after its first visitor', async () => {
+    const db = join(tmpDir('arena-reports-warm-'), 'site.db');
+    await playOwn(db, 'mock/longer', 'arena-sage,arena-echo', ['--turns', '1']);
+    await rebuild(db);
+    const store = openSqliteStore(db, { readonly: true });
+    // the real digest, counted (it reads every game's verdict: what must not land on a visitor)
+    const digest = store.reports.digest.bind(store.reports);
+    let reads = 0;
+    store.reports.digest = () => (reads++, digest());
+    try {
+      const app = createApp({ store, reports: 'serve' });
+      await app.warm();
+      expect(reads).toBe(1);
+      expect((await app.request('/')).status).toBe(200);
+      expect((await app.request('/judges')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(reads).toBe(1);
+      // not warmed: the first request schedules the read for a second later
+      const cold = createApp({ store, reports: 'serve' });
+      expect((await cold.request('/')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(reads).toBe(2);
+    } finally {
+      await store.close();
+    }
+  }, 180_000);
 });

@@ -26,15 +26,18 @@ async function listen(
     import('@hono/node-server'),
     import('../../entry/node.ts'),
   ]);
+  const { warm, ...site } = nodeSite({
+    store,
+    intervals,
+    reports: 'serve',
+    ...(siteUrl ? { siteUrl } : {}),
+    ...(annotate ? { annotate } : {}),
+  });
+  // the first visitor after a restart pays for their page only (src/web/app.ts `warm`)
+  await warm();
   const server = serve(
     {
-      ...nodeSite({
-        store,
-        intervals,
-        reports: 'serve',
-        ...(siteUrl ? { siteUrl } : {}),
-        ...(annotate ? { annotate } : {}),
-      }),
+      ...site,
       port,
       hostname: host,
     },
