@@ -11,7 +11,8 @@
 //          row at all the request waits for that one computation (ReportPending only if it failed); the result is
 //          held in memory, never written;
 //   read   (the Worker): never computes; a missing row is refused (ReportMissing), a stale one shown as such.
-import type { DataDigest, ReportKey, Store, StoredReport } from '../../storage/store.ts';
+import type { DataDigest, ReportKey, StoredReport } from '../../storage/report-store.ts';
+import type { Store } from '../../storage/store.ts';
 import { sha256Hex } from '../../core/sha256.ts';
 import type { Memo, SiteOptions } from './catalog.ts';
 
