@@ -16,6 +16,11 @@ export function processAlive(owner: string): boolean | undefined {
   const i = owner.lastIndexOf(':');
   const pid = Number(owner.slice(i + 1));
   if (i < 0 || owner.slice(0, i) !== hostname() || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  return pidAlive(pid);
+}
+
+/** Whether the process `pid` on this host is alive: signal 0 probes it; EPERM means it exists under another user. */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
