@@ -16,7 +16,7 @@ export interface OpenOptions {
 
 const HEADER = 'SQLite format 3\u0000';
 /** files (with their -wal) up to this size get a full `PRAGMA quick_check` on open */
-export const QUICK_CHECK_MAX_BYTES = 256 << 20;
+const QUICK_CHECK_MAX_BYTES = 256 << 20;
 
 function bytes(file: string): number {
   let n = 0;

@@ -23,12 +23,12 @@ import { restoreSpilled, spillGames } from '../storage/recovery.ts';
 import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 
 /** Opens a judge of an ops config through judges/registry.ts openJudge (key check, retries, auth stop), logging retries. */
-export function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
+function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
   return (j, o = {}) => openJudge(j, env, { ...(log ? { log } : {}), ...o });
 }
 
 /** The publishers of a refresh on an SQLite file: an atomic copy, and D1 through wrangler. */
-export function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}): Publisher {
+function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}): Publisher {
   return {
     // what is published carries its reports, current (src/cli/reports.ts)
     sqliteCopy: async (file) => {
@@ -43,7 +43,7 @@ export function sqlitePublisher(store: SqliteStore, log: (m: string) => void = (
 }
 
 /** Runs a refresh's publish command as a child process, its output on ours, its stdin closed. */
-export const runHook: RunHook = (cmd, args, o) => {
+const runHook: RunHook = (cmd, args, o) => {
   execFileSync(cmd, args, { cwd: resolve(o.cwd), stdio: ['ignore', 'inherit', 'inherit'], env: o.env });
 };
 

@@ -17,7 +17,6 @@ export type {
   CheckpointRecord,
   RefreshRecord,
   RefreshStatus,
-  RefreshSummaryRecord,
 } from '../core/records.ts';
 
 /** Everything one import writes, applied atomically: all of it or none of it. */

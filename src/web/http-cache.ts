@@ -25,10 +25,10 @@ export const TYPES = {
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
 } as const;
-export type Kind = keyof typeof TYPES;
+type Kind = keyof typeof TYPES;
 
 /** ECharts writes inline style attributes; an SVG shown through <img> never runs script anyway. */
-export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
 /** Serve `compute()`'s bytes as `kind`, cached (see createSend). */
 export type Send = (
@@ -46,7 +46,7 @@ interface Entry {
 }
 
 /** A recorded response: its bytes and every header. */
-export interface Replay {
+interface Replay {
   body: Uint8Array<ArrayBuffer>;
   headers: Record<string, string>;
 }

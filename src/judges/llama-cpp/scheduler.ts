@@ -23,10 +23,10 @@ export interface CacheSequence {
 /** copy another sequence's cache when it shares at least this many more tokens with the prompt */
 export const MIN_COPY = 16;
 /** the longest a decode batch waits for the other games' tokens (see gatherSchedule) */
-export const MAX_GATHER_MS = 2;
+const MAX_GATHER_MS = 2;
 
 /** A promise and the function that resolves it (p-defer: Node 20 has no Promise.withResolvers). */
-export type Deferred = DeferredPromise<void>;
+type Deferred = DeferredPromise<void>;
 
 export function commonPrefix(a: readonly TokenLike[], b: readonly TokenLike[]): number {
   const n = Math.min(a.length, b.length);

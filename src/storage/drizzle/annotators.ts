@@ -16,7 +16,7 @@ import type {
 import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
 
 /** Where annotator votes say they came from (the votes table's source; line counts up per source). */
-export const ANNOTATE_SOURCE = 'annotate';
+const ANNOTATE_SOURCE = 'annotate';
 
 const annotatorColumns = {
   id: t.annotators.id,
