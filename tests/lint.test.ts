@@ -201,6 +201,49 @@ describe('lint (eslint.config.js)', { timeout: 600_000 }, () => {
   });
 });
 
+/** Every comment of a TypeScript source, with the line it starts on (a comment's marker inside a string is rare
+ * enough in src/ that this plain scan reads no string as a comment there; the test below would name it). */
+function commentsOf(text: string): { line: number; text: string }[] {
+  const out: { line: number; text: string }[] = [];
+  for (const m of text.matchAll(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g))
+    out.push({ line: text.slice(0, m.index).split('\n').length, text: m[0] });
+  return out;
+}
+
+/** What a code comment must not carry: an issue or pull-request number, or a date (they go to commits and docs). */
+const DATED = [
+  { what: 'an issue number', re: /\b(?:issues?|PR|pull request) ?#?\d+|(?<![\w&])#\d{1,4}\b/i },
+  // a date an output example spells in quotes ("2026-11-22 19:51 UTC") is not a dated figure
+  { what: 'a date', re: /(?<!")\b20\d\d-\d\d-\d\d\b/ },
+];
+
+describe('code comments (src/)', () => {
+  it('cite no issue numbers and no dates: figures and history go to docs/performance.md and the commits', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { readFileSync } = await import('node:fs');
+    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'src'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((f) => f.endsWith('.ts') && f !== 'src/web/views.gen.ts');
+    expect(files.length).toBeGreaterThan(100);
+    const found: string[] = [];
+    for (const f of files)
+      for (const c of commentsOf(readFileSync(join(REPO_ROOT, f), 'utf8')))
+        for (const { what, re } of DATED) {
+          const m = re.exec(c.text);
+          if (m) found.push(`${f}:${c.line}: ${what}: ${m[0]}`);
+        }
+    expect(found).toEqual([]);
+    // the scan finds what it looks for
+    const probe = commentsOf('const a = 1; // see issue 11\n/**\n * measured 2026-11-22 (#19)\n */\n');
+    expect(
+      probe.flatMap((c) => DATED.filter((d) => d.re.test(c.text)).map((d) => `${c.line}: ${d.what}`)),
+    ).toEqual(['1: an issue number', '2: an issue number', '2: a date']);
+  });
+});
+
 describe('format (.prettierrc)', { timeout: 600_000 }, () => {
   it('every source, test, bench and script file is as prettier writes it (`npm run format` fixes it)', async () => {
     const prettier = await import('prettier');

@@ -171,7 +171,7 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
     store ??= openSqliteStore(file);
     if (upgrade)
       process.stderr.write(`arena: ${file}: upgraded its schema from ${upgrade.from} to ${upgrade.to}\n`);
-    // quick_check reads every page (about 15-30 ms per MB here): on a large file only the header checks and
+    // quick_check reads every page (its cost: docs/performance.md): on a large file only the header checks and
     // SQLite's own errors on use stand guard, so that every command does not pay seconds up front
     const check =
       bytes(file) <= QUICK_CHECK_MAX_BYTES

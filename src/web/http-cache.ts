@@ -3,9 +3,9 @@
 // later request as they are. Conditional requests (If-None-Match -> 304) are hono/etag's: it finds the ETag set
 // here and never hashes a body again.
 //
-// The replay path (bench/site.ts, bench/README.md): profiled under load, a cached response still spent most of
-// the app's time per request outside our code: hono's validator re-parsing the query, secureHeaders and etag
-// turning the header record into a Headers object (14 set/has calls), node-server turning it back. So the first
+// The replay path (bench/site.ts; the profile in bench/README.md): a cached response still spent most of the
+// app's time per request outside our code: hono's validator re-parsing the query, secureHeaders and etag
+// turning the header record into a Headers object, node-server turning it back. So the first
 // 200 for a URL goes through the whole chain, its final headers are recorded with the cached bytes, and later
 // plain GETs of the same URL in the same data version are answered with those bytes and headers straight away:
 // here, before the routes (`replay`), and on Node before hono sees the request at all (`replayed`, used by

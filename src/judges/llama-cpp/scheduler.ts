@@ -297,8 +297,7 @@ export function gatherSchedule(
  * llama.cpp splits a batch into one pass over the weights per run of consecutive, increasing sequence
  * ids, and node-llama-cpp lists the items in the order their sequences queued them (the order their
  * last tokens were sampled): sequences 2, 0, 1, 3 are decoded in two passes ([2, 3] then [0, 1]), 0, 1,
- * 2, 3 in one (seen in llama.cpp's LLAMA_BATCH_DEBUG log). About a third of the bench's batches came
- * unordered. On this CPU a pass costs what its tokens cost, so it changed no timing here; where decoding
+ * 2, 3 in one (seen in llama.cpp's LLAMA_BATCH_DEBUG log; how often, docs/performance.md). Where decoding
  * is bound by reading the weights (a GPU, a model larger than the caches), every extra pass reads them again.
  */
 export function orderBatch<T extends { tokens: readonly unknown[] }>(
