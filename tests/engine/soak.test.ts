@@ -329,7 +329,9 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
       storedBeforeFull,
       ...(full
         ? { fullDisk: { paid: full.paid, stored: full.stored, spilled: full.spilled.length } }
-        : { fullDisk: 'skipped: no small filesystem (mounting a tmpfs needs root)' }),
+        : {
+            fullDisk: disk.mounted ? 'failed' : 'skipped: no small filesystem (mounting a tmpfs needs root)',
+          }),
       storedBeforeFinal,
       games: games.length,
       paid,
