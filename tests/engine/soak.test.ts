@@ -20,6 +20,7 @@
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRng } from '../../src/core/stats/random.ts';
@@ -216,7 +217,7 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
         expect(err).not.toMatch(/\n\s+at /);
         const line = err.split('\n').find((l) => l.startsWith('arena: ')) ?? '';
         expect(line, err).toMatch(/^arena: run \S+ stopped: the database refused a write: .*full/);
-        const spilled = spilledFiles(db);
+        const spilled = spilledFiles(db, tmpdir());
         // a recovery file exactly when a paid reply could not be stored, and the line names it
         expect(spilled.length).toBeLessThanOrEqual(1);
         if (spilled.length) expect(line).toContain(spilled[0]!);
@@ -257,7 +258,7 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
       expect(final.err()).toContain(
         `stored ${full.spilled.length} verdict(s) an earlier run paid for but could not store`,
       );
-    expect(spilledFiles(db)).toEqual([]);
+    expect(spilledFiles(db, tmpdir())).toEqual([]);
 
     const d = new Database(db, { readonly: true });
     const games = d

@@ -6,6 +6,7 @@
 // the independent count of paid calls.
 import Database from 'better-sqlite3';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { spilledFiles } from '../../src/storage/recovery.ts';
@@ -105,7 +106,7 @@ async function stopsAndRecovers(db: string, args: string[], planned: number, kee
   expect(r.stderr).not.toMatch(/\n\s+at /);
   const line = r.stderr.split('\n').find((l) => l.startsWith('arena: '));
   expect(line, r.stderr).toMatch(/run \S+ stopped: the database refused a write: .*full/);
-  const spilled = spilledFiles(db);
+  const spilled = spilledFiles(db, tmpdir());
   // a recovery file exactly when a paid reply could not be stored (a write refused while no reply was waiting,
   // which a loaded machine's timing can give, leaves nothing to recover)
   expect(spilled.length).toBeLessThanOrEqual(1);
@@ -128,7 +129,7 @@ async function stopsAndRecovers(db: string, args: string[], planned: number, kee
   expect(again.code, again.stderr).toBe(0);
   if (inFile)
     expect(again.stderr).toContain(`stored ${inFile} verdict(s) an earlier run paid for but could not store`);
-  expect(spilledFiles(db)).toEqual([]);
+  expect(spilledFiles(db, tmpdir())).toEqual([]);
   expect(count(db, 'select count(*) n from games')).toBe(planned);
   expect(calls()).toBe(planned);
   expect(
@@ -220,7 +221,7 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
     // refused are in the recovery file the line names, and the batch stays `submitted` (its output file on the
     // server holds the rest, which the next refresh downloads again: no call is made for them)
     expect(log().filter((e) => e.path === '/v1/batches#line')).toHaveLength(planned);
-    const spilled = spilledFiles(db);
+    const spilled = spilledFiles(db, tmpdir());
     expect(spilled).toHaveLength(1);
     expect(line).toContain(spilled[0]!);
     const inFile = readFileSync(spilled[0]!, 'utf8')
@@ -236,7 +237,7 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
     const again = await runArena(['refresh', '--config', cfg]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`stored ${inFile} verdict(s) an earlier run paid for but could not store`);
-    expect(spilledFiles(db)).toEqual([]);
+    expect(spilledFiles(db, tmpdir())).toEqual([]);
     expect(count(db, 'select count(*) n from games')).toBe(planned);
     expect(count(db, "select count(*) n from games where source = 'batch'")).toBe(planned);
     expect(log().filter((e) => e.path === '/v1/batches' && e.method === 'POST')).toHaveLength(1);
