@@ -112,4 +112,26 @@ describe('nextRound', () => {
     expect(step.futile).toEqual(['a\u0000b']);
     expect(step.next).toEqual([]);
   });
+
+  it('sends a new model (no game yet, the others rated) first to the middle of the league, its likely neighbours', () => {
+    // a > b > c > d, each beating the next 4 games in 5 on every question; e is new
+    const five = ['a', 'b', 'c', 'd', 'e'];
+    const matches: SettleMatch[] = [];
+    for (let q = 0; q < Q; q++)
+      for (let i = 0; i < five.length; i++)
+        for (let j = i + 1; j < five.length; j++)
+          matches.push({ key: `${q}:${five[i]}:${five[j]}`, a: five[i]!, b: five[j]!, cluster: q });
+    const keys = matches.filter((m) => m.b !== 'e').map((m) => m.key);
+    const battles = play(keys, ['a', 'b', 'c', 'd'], ['ab', 'bc', 'cd']);
+    const step = nextRound({ models: five, matches, played: new Set(keys), battles, round: 20 });
+    expect(step.stop).toBeUndefined();
+    const against = (m: string) => step.next.filter((k) => pairOf(k) === `${m}e`).length;
+    expect(step.next.every((k) => pairOf(k).endsWith('e'))).toBe(true);
+    expect(step.next).toHaveLength(20);
+    // the middle two get more than either end; the ends still get some
+    for (const mid of ['b', 'c'])
+      for (const end of ['a', 'd']) expect(against(mid)).toBeGreaterThan(against(end));
+    expect(against('a')).toBeGreaterThan(0);
+    expect(against('d')).toBeGreaterThan(0);
+  });
 });

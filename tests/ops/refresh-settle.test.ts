@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
-import { games } from './helpers.ts';
+import { games, readDb } from './helpers.ts';
 
 const own = (m: string) => join(REPO_ROOT, 'questions', 'answers', `${m}.jsonl`);
 /** 48 matches per pair, both orders */
@@ -45,7 +45,8 @@ describe('arena refresh with untilSettled', { timeout: 180_000 }, () => {
     expect(paid1).toBeLessThan(3 * pairGames);
     expect(r1.stdout).toMatch(new RegExp(`; ${paid1} played, 0 failed`));
     // arena-drift's answers lie between arena-sage's (twice as long) and arena-swift's (0.7 times): with no
-    // rating yet its first round meets all three alike; then its matches go where its order is still open
+    // rating yet, its first round goes most to the middle of the league (arena-swift), its likely neighbour;
+    // then its matches go where its order is still open
     const r2 = await runArena([
       'refresh',
       '--config',
@@ -59,6 +60,19 @@ describe('arena refresh with untilSettled', { timeout: 180_000 }, () => {
     expect(against('arena-sage') + against('arena-swift') + against('arena-echo')).toBe(paid2);
     expect(against('arena-swift')).toBeGreaterThan(against('arena-echo'));
     expect(against('arena-swift')).toBeGreaterThan(against('arena-sage'));
+    // the first round alone (the run recorded as untilSettled round 1 that played arena-drift)
+    const first = readDb(join(dir, 'arena.db'), (db) =>
+      db
+        .prepare(
+          `select g.model_1, g.model_2 from games g join runs r on r.id = g.run_id
+           where json_extract(r.config, '$.untilSettled') = 1 and 'arena-drift' in (g.model_1, g.model_2)`,
+        )
+        .all(),
+    ) as { model_1: string; model_2: string }[];
+    const inFirst = (m: string) => first.filter((g) => [g.model_1, g.model_2].includes(m)).length;
+    expect(first).toHaveLength(2 * 12);
+    expect(inFirst('arena-swift')).toBeGreaterThan(inFirst('arena-sage'));
+    expect(inFirst('arena-swift')).toBeGreaterThan(inFirst('arena-echo'));
   });
 
   it('rejects bad untilSettled values naming the file, line and field', async () => {
