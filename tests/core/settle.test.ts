@@ -1,7 +1,8 @@
 // The scheduler alone: which matches the next round takes, and when it stops.
 import { describe, expect, it } from 'vitest';
 import type { ClusteredBattle } from '../../src/core/stats/battle-table.ts';
-import { nextRound, type SettleMatch } from '../../src/core/stats/settle.ts';
+import { questionsToSeparate } from '../../src/core/stats/power.ts';
+import { fitRanks, nextRound, type SettleMatch } from '../../src/core/stats/settle.ts';
 
 const MODELS = ['a', 'b', 'c'];
 const Q = 30;
@@ -133,5 +134,31 @@ describe('nextRound', () => {
       for (const end of ['a', 'd']) expect(against(mid)).toBeGreaterThan(against(end));
     expect(against('a')).toBeGreaterThan(0);
     expect(against('d')).toBeGreaterThan(0);
+  });
+
+  it('sizes the round by what arena power says the open pair nearest to separation still needs', () => {
+    // 60 questions; a quarter played: c beats everyone, a beats b 4 games in 5
+    const matches: SettleMatch[] = [];
+    for (let q = 0; q < 60; q++)
+      for (const [x, y] of [
+        ['a', 'b'],
+        ['a', 'c'],
+        ['b', 'c'],
+      ] as const)
+        matches.push({ key: `${q}:${x}:${y}`, a: x, b: y, cluster: q });
+    const keys = matches.filter((m) => m.cluster < 15).map((m) => m.key);
+    const battles = play(keys, ['c', 'a', 'b'], ['ab']);
+    const round = 40;
+    const step = nextRound({ models: MODELS, matches, played: new Set(keys), battles, round });
+    expect(step.open).toEqual(['a\u0000b']);
+    // power's questions on the fit's own figures: a − b's gap, its per-question spread (se × √questions)
+    const fit = fitRanks(MODELS, battles, 0.95)!;
+    const se = Math.sqrt(fit.covariance[0]! + fit.covariance[4]! - 2 * fit.covariance[1]!);
+    const need = questionsToSeparate(fit.ratings[0]! - fit.ratings[1]!, se * Math.sqrt(15), fit.critical, 0)!;
+    // the matches the pair still needs at the current 3 matches per question, at least a quarter of the round
+    const size = Math.max(round / 4, Math.ceil((need - 15) * 3));
+    expect(size).toBeLessThan(round);
+    expect(size).toBeGreaterThan(round / 4);
+    expect(step.next).toHaveLength(size);
   });
 });

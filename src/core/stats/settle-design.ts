@@ -2,11 +2,49 @@
 // the greedy targeted choice of the next matches, each open pair's chance of separation by the rest of the plan,
 // and a new model's first matches, chosen before it has a rating. Pure.
 import type { SettleMatch } from './settle.ts';
+import { questionsToSeparate } from './power.ts';
 import { invert } from './sandwich.ts';
 import { SCALE } from '../ratings.ts';
 
 /** Tie pseudo-games per pair that met: keeps the fit finite when a pair has only won or only lost so far. */
 export const SETTLE_PRIOR = 1;
+
+/** The smallest round: a quarter of the requested one (each round is a refit and, in the engine, a run). */
+export const MIN_ROUND_SHARE = 0.25;
+
+/**
+ * The round's size from `arena power`'s estimate on the current data (power.ts, questionsToSeparate): for each
+ * target pair, the questions at which its gap, if real, clears the critical value (even odds), with the spread
+ * per question of the fit (its sandwich standard error × √questions); the round is the matches the nearest pair
+ * still needs at the current matches per question, within [MIN_ROUND_SHARE, 1] of the requested round.
+ */
+export function powerRound(
+  fit: Fit & { clusters: number },
+  models: string[],
+  targets: string[],
+  playedMatches: number,
+  round: number,
+): number {
+  const n = models.length;
+  const idx = new Map(models.map((m, i) => [m, i]));
+  const q = fit.clusters;
+  let least = Infinity;
+  for (const p of targets) {
+    const [i, j] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
+    const se = Math.sqrt(
+      Math.max(0, fit.covariance[i * n + i]! + fit.covariance[j * n + j]! - 2 * fit.covariance[i * n + j]!),
+    );
+    const need = questionsToSeparate(
+      Math.abs(fit.ratings[i]! - fit.ratings[j]!),
+      se * Math.sqrt(q),
+      fit.critical,
+      0,
+    );
+    if (need !== null) least = Math.min(least, Math.max(0, need - q));
+  }
+  const matches = Math.ceil((least * playedMatches) / q);
+  return Math.min(round, Math.max(Math.ceil(round * MIN_ROUND_SHARE), matches));
+}
 
 /** What the design reads from a fit of the played matches (settle.ts's fitRanks). */
 export interface Fit {

@@ -6,14 +6,15 @@
 // each open pair weighted by its chance of still being separated by the rest of the plan, plus a small
 // uniform share over every pair that still has matches. A pair that chance says the plan will not separate
 // is futile; a match whose gain is a small share of an average match's is not worth its call, and a round
-// with no such match stops the run. A new model with no game yet, the others rated, first meets the middle of
+// with no such match stops the run. A round is no larger than `arena power` says the open pair nearest to
+// separation still needs (core/stats/power.ts), so the run refits before it overshoots. A new model with no game yet, the others rated, first meets the middle of
 // the league (settle-design.ts: newcomerFill). Pure: the engine plays the round.
 import type { ClusteredBattle } from './battle-table.ts';
 import { battleTable } from './battle-table.ts';
 import { connectedModelGroups } from '../groups.ts';
 import { rankBounds, simultaneousDifferences } from './rank-intervals.ts';
 import { sandwichCovariance } from './sandwich.ts';
-import { newcomerFill, SETTLE_PRIOR, separationChances, targetedFill } from './settle-design.ts';
+import { newcomerFill, powerRound, SETTLE_PRIOR, separationChances, targetedFill } from './settle-design.ts';
 
 /** One match of the plan: both orders of (question, turn, pair) are played together. */
 export interface SettleMatch {
@@ -87,9 +88,11 @@ export function nextRound(o: SettleInput): SettleStep {
     return { next: [], stop: 'exhausted', ...base, futile: [...futile] };
   if (!targets.length) return { next: [], stop: 'futile', ...base, futile: [...futile] };
   const playedPerPair = countPlayed(o.matches, o.played);
-  const explore = Math.max(1, Math.round(o.round * (o.explore ?? 0.1)));
+  // a round no larger than what `arena power` says the open pair nearest to separation still needs
+  const round = fit ? powerRound(fit, o.models, targets, o.played.size, o.round) : o.round;
+  const explore = Math.max(1, Math.round(round * (o.explore ?? 0.1)));
   const chosen = new Set<string>();
-  const share = Math.max(1, o.round - explore);
+  const share = Math.max(1, round - explore);
   // a match is worth playing when it shrinks the targets' (chance-weighted) relative variances by at least
   // a share of what an average match of the plan adds to the fit: (models − 1) / matches (Foster's theorem)
   const minGain = (WORTH * (o.models.length - 1)) / o.matches.length;
@@ -110,7 +113,7 @@ export function nextRound(o: SettleInput): SettleStep {
       );
   }
   // a small share over every pair with matches left, the fewest played first
-  waterFill([...left.keys()], left, playedPerPair, fit ? explore : o.round - chosen.size, chosen);
+  waterFill([...left.keys()], left, playedPerPair, fit ? explore : round - chosen.size, chosen);
   return { next: [...chosen], ...base, futile: [...futile] };
 }
 
@@ -132,6 +135,8 @@ export function fitRanks(
       critical: number;
       /** played battles per pair, by pair key */
       pairGames: Map<string, number>;
+      /** questions the played matches span */
+      clusters: number;
     }
   | undefined {
   const groups = connectedModelGroups(battles.map((b) => ({ model1: b.a, model2: b.b })));
@@ -148,7 +153,7 @@ export function fitRanks(
   const ranks = rankBounds(d).map((r, k) => ({ model: models[k]!, ...r }));
   const pairGames = new Map<string, number>();
   for (const b of battles) pairGames.set(pairKey(b.a, b.b), (pairGames.get(pairKey(b.a, b.b)) ?? 0) + 1);
-  return { ranks, open, ratings, covariance, critical: d.critical, pairGames };
+  return { ranks, open, ratings, covariance, critical: d.critical, pairGames, clusters };
 }
 
 /** The fit of the models that played, when the rest have no game at all (and the played ones can be fitted). */
