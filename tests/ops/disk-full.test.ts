@@ -6,6 +6,7 @@
 // the independent count of paid calls.
 import Database from 'better-sqlite3';
 import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { spilledFiles } from '../../src/storage/recovery.ts';
@@ -64,7 +65,7 @@ async function stopsAndRecovers(db: string, args: string[], planned: number, kee
   expect(r.stderr).not.toMatch(/\n\s+at /);
   const line = r.stderr.split('\n').find((l) => l.startsWith('arena: '));
   expect(line, r.stderr).toMatch(/run \S+ stopped: the database refused a write: .*full/);
-  const spilled = spilledFiles(db);
+  const spilled = spilledFiles(db, tmpdir());
   // a recovery file exactly when a paid reply could not be stored (a write refused while no reply was waiting,
   // which a loaded machine's timing can give, leaves nothing to recover)
   expect(spilled.length).toBeLessThanOrEqual(1);
@@ -87,7 +88,7 @@ async function stopsAndRecovers(db: string, args: string[], planned: number, kee
   expect(again.code, again.stderr).toBe(0);
   if (inFile)
     expect(again.stderr).toContain(`stored ${inFile} verdict(s) an earlier run paid for but could not store`);
-  expect(spilledFiles(db)).toEqual([]);
+  expect(spilledFiles(db, tmpdir())).toEqual([]);
   expect(count(db, 'select count(*) n from games')).toBe(planned);
   expect(calls()).toBe(planned);
   expect(

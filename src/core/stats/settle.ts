@@ -58,11 +58,11 @@ export interface SettleStep {
 
 export { SETTLE_PRIOR } from './settle-design.ts';
 /** Fewer questions than this give no interval worth acting on: every pair counts as open. */
-export const SETTLE_MIN_CLUSTERS = 5;
+const SETTLE_MIN_CLUSTERS = 5;
 /** An open pair whose chance of being separated by the rest of the plan is below this is futile. */
-export const FUTILE_CHANCE = 0.16;
+const FUTILE_CHANCE = 0.16;
 /** A match is worth its call when its gain is at least this share of an average match's (see nextRound). */
-export const WORTH = 0.5;
+const WORTH = 0.5;
 
 const pairKey = (a: string, b: string) => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
 

@@ -17,7 +17,7 @@ import { judgeHealthReport, summarize, summaryLine } from './report.ts';
 import { EXIT, type JudgePlan, type RefreshOptions, type RefreshSummary } from './types.ts';
 
 export { answerFiles } from './import.ts';
-export { EXIT, type PlanLine, type RefreshOptions, type RefreshSummary } from './types.ts';
+export type { RefreshOptions, RefreshSummary } from './types.ts';
 
 export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const t0 = Date.now();
