@@ -96,10 +96,10 @@ export async function restoreSpilled(
       else if (v.run) runs.push(v.run);
     });
     try {
-      if (games.length) await store.games.insertMany(games);
+      const stored = games.length ? await store.games.insertMany(games) : [];
       // the spilled run has ended: its leases on games it never called would only hold the next run up
       for (const r of runs) {
-        await store.runs.save(r);
+        await store.runs.save(withRestored(r, games, stored));
         await store.leases.release(r.id);
       }
     } catch (e) {
@@ -113,4 +113,22 @@ export async function restoreSpilled(
     done.push({ file, games: games.length });
   }
   return done;
+}
+
+/**
+ * The spilled run's record with the games just restored under it counted: at the stop it counted only the games
+ * it stored, and its ledger (played, tokens, cost) is its stored games (a game another run stored meanwhile stays
+ * that run's and is not counted).
+ */
+function withRestored(run: RunRecord, games: Game[], stored: boolean[]): RunRecord {
+  const mine = games.filter((g, i) => stored[i] && g.runId === run.id);
+  const sum = (f: (g: Game) => number | null | undefined) => mine.reduce((n, g) => n + (f(g) ?? 0), 0);
+  const priced = mine.some((g) => g.cost != null);
+  return {
+    ...run,
+    played: run.played + mine.length,
+    tokensIn: run.tokensIn + sum((g) => g.tokensIn),
+    tokensOut: run.tokensOut + sum((g) => g.tokensOut),
+    ...(priced ? { cost: (run.cost ?? 0) + sum((g) => g.cost) } : {}),
+  };
 }

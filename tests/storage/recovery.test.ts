@@ -67,4 +67,40 @@ describe('spilled verdicts', () => {
     expect(existsSync(file)).toBe(false);
     expect((await store.games.list()).map((g) => g.id)).toEqual(paid.map((g) => g.id));
   });
+
+  it('the stopped run’s ledger counts the games restored under it (played, tokens, cost), not one another run stored', async () => {
+    const db = join(tmpDir('arena-recovery-ledger-'), 'a.db');
+    store = openSqliteStore(db);
+    await store.importBundle({ questions: { source: 'q.jsonl', items: QUESTIONS } });
+    // at the stop it had stored one game (100 + 20 tokens, $0.01); three more were paid and spilled
+    const storedThen = makeGame({ runId: 'stopped', cost: 0.01 });
+    const meanwhile = makeGame({ runId: 'stopped', cost: 0.5, tokensIn: 7, tokensOut: 7 });
+    const spilled = [
+      makeGame({ runId: 'stopped', cost: 0.02, tokensIn: 200, tokensOut: 30 }),
+      makeGame({ runId: 'stopped', cost: 0.04, tokensIn: null, tokensOut: null }),
+      meanwhile,
+    ];
+    const stopped = run({
+      id: 'stopped',
+      status: 'failed',
+      played: 1,
+      tokensIn: 100,
+      tokensOut: 20,
+      cost: 0.01,
+      config: { stoppedBy: 'full' },
+    });
+    await store.runs.save(stopped);
+    await store.games.insertMany([storedThen, { ...meanwhile, runId: 'other' }]);
+    const fallback = tmpDir('arena-recovery-fallback-');
+    await spillGames(db, fallback, spilled, stopped);
+    expect(await restoreSpilled(store, db, fallback)).toEqual([expect.objectContaining({ games: 3 })]);
+    const after = (await store.runs.list()).find((r) => r.id === 'stopped')!;
+    expect({ ...after, cost: Math.round(after.cost! * 1e6) }).toEqual({
+      ...stopped,
+      played: 3,
+      tokensIn: 300,
+      tokensOut: 50,
+      cost: 70_000,
+    });
+  });
 });
