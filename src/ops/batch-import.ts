@@ -67,7 +67,7 @@ export async function pollOnce(job: BatchJob): Promise<number> {
 }
 
 /** A finished batch's output file, played as games: each line's reply is read as a verdict, a failure is an attempt. */
-export async function importResults(
+async function importResults(
   job: BatchJob,
   { replies, items }: ReturnType<typeof readResults>,
 ): Promise<void> {
