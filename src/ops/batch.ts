@@ -14,7 +14,7 @@ import type { Price } from './config.ts';
 import type { Spill } from './deps.ts';
 import type { BatchGate } from './prices.ts';
 
-export { BATCH_LIMITS, MAX_BATCH_TRIES } from './batch-submit.ts';
+export { MAX_BATCH_TRIES } from './batch-submit.ts';
 
 export interface BatchOptions {
   store: Store;

@@ -4,6 +4,7 @@
 // ready before planning: run-prepare.ts.
 import { defineCommand } from 'citty';
 import { setMaxListeners } from 'node:events';
+import { tmpdir } from 'node:os';
 import type { Game, Mode } from '../../core/types.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
@@ -141,7 +142,7 @@ async function play(c: RunContext): Promise<boolean> {
   const { args, request: r, store, judge } = c;
   // verdicts an earlier run paid for but could not store (a full disk) are stored first
   if (!args['dry-run'])
-    for (const s of await restoreSpilled(store, args.db))
+    for (const s of await restoreSpilled(store, args.db, tmpdir()))
       process.stderr.write(
         `stored ${s.games} verdict(s) an earlier run paid for but could not store (${s.file})\n`,
       );
@@ -162,7 +163,7 @@ async function play(c: RunContext): Promise<boolean> {
       maxTokens: int(args['max-tokens'], 'max-tokens')!,
     },
     ...processLiveness(),
-    spill: (games: Game[], run: RunRecord) => spillGames(args.db, games, run),
+    spill: (games: Game[], run: RunRecord) => spillGames(args.db, tmpdir(), games, run),
   };
   if (args['dry-run']) {
     const { printDryRun } = await import('./run-dry.ts');

@@ -7,11 +7,16 @@ import { annotatorVoter, winnerOf } from '../../core/annotate.ts';
 import { ANNOTATORS } from '../../core/constants.ts';
 import { WINNER_TO_FILE } from '../../core/sides.ts';
 import { ArenaError } from '../../core/types.ts';
-import type { AnnotationMatch, AnnotationRecord, AnnotatorRecord, AnnotatorStore } from '../store.ts';
+import type {
+  AnnotationMatch,
+  AnnotationRecord,
+  AnnotatorRecord,
+  AnnotatorStore,
+} from '../annotator-store.ts';
 import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
 
 /** Where annotator votes say they came from (the votes table's source; line counts up per source). */
-export const ANNOTATE_SOURCE = 'annotate';
+const ANNOTATE_SOURCE = 'annotate';
 
 const annotatorColumns = {
   id: t.annotators.id,
