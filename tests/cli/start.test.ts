@@ -1,28 +1,23 @@
 // `npm start` runs `arena start`: on an empty database it imports the MT-Bench release (from MTBENCH_DIR here,
 // so nothing is downloaded), then serves the leaderboard. The server is a real process on a free port
-// (--port 0), asked over real HTTP, and stopped with SIGTERM at the end.
+// (--port 0), asked over real HTTP, and stopped with SIGTERM at the end. The first start on an empty database is
+// the run's shared one (tests/support/npm-start.ts), which other test files copy.
 import Database from 'better-sqlite3';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaOk, serveArena, spawnArena, tmpDir, type ServingArena } from '../support/cli.ts';
+import { npmStartDatabase, startEnv, type StartedDatabase } from '../support/npm-start.ts';
 import { MTBENCH_DIR, noMtbench, skipWhy } from '../support/materials.ts';
 
 const DIR = MTBENCH_DIR;
 skipWhy('start', noMtbench('the release `arena start` imports'));
 
 /** `arena start ...args` until it prints the URL it listens on. */
-function start(args: string[], timeoutMs = 120_000): Promise<ServingArena> {
+function start(args: string[], env: Record<string, string> = {}): Promise<ServingArena> {
   // LLMBar's sets are left out here (tests/cli/start-judges.test.ts covers them): this test counts the release's rows
-  return serveArena(['start', ...args], {
-    env: {
-      MTBENCH_DIR: DIR,
-      JUDGE_LLAMA2_DIR: process.env.JUDGE_LLAMA2_DIR ?? 'none',
-      JUDGE_SETS_DIR: 'none',
-    },
-    timeoutMs,
-  });
+  return serveArena(['start', ...args], { env: { ...startEnv(), ...env }, timeoutMs: 120_000 });
 }
 
 /** The cells of every row of the first table whose caption mentions the judge and pairwise-all. */
@@ -48,76 +43,75 @@ function counts(db: string): Record<string, number> {
 }
 
 describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
+  // the first start is the run's shared one (tests/support/npm-start.ts): a real process on an empty database,
+  // with this file's environment; what it printed and served is read back here
+  let first: StartedDatabase;
+  beforeAll(async () => {
+    first = await npmStartDatabase();
+  }, 420_000);
+
   it('on an empty database imports the release and serves the leaderboard; a second start does not import again', async () => {
-    const db = join(tmpDir(), 'arena.db');
-    const first = await start(['--db', db, '--port', '0']);
-    let stopped = false;
-    try {
-      expect(first.stdout()).toMatch(
-        /imported the MT-Bench release from .*: 80 questions, 480 answers, 5755 votes/,
-      );
-      expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const db = first.db;
+    expect(first.stdout).toMatch(
+      /imported the MT-Bench release from .*: 80 questions, 480 answers, 5755 votes/,
+    );
+    expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-      const page = await fetch(`${first.url}/`);
-      expect(page.status).toBe(200);
-      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-      const html = await page.text();
-      const rows = tableRows(html, 'gpt-4');
-      const row = (model: string) => {
-        const r = rows.find((cells) => cells.includes(model));
-        if (!r) throw new Error(`no row for ${model}`);
-        const k = r.indexOf(model);
-        return r.slice(k + 1, k + 4).map(Number);
-      };
-      // FastChat's published pairwise-all table (mt-bench-protocol.md §9.2): win, loss, tie
-      expect(row('gpt-4')).toEqual([617, 45, 138]);
-      expect(row('claude-v1')).toEqual([445, 115, 240]);
-      expect(row('llama-13b')).toEqual([20, 617, 163]);
+    const page = first.served['/'];
+    expect(page.status).toBe(200);
+    expect(page.contentType).toMatch(/^text\/html/);
+    const html = page.body;
+    const rows = tableRows(html, 'gpt-4');
+    const row = (model: string) => {
+      const r = rows.find((cells) => cells.includes(model));
+      if (!r) throw new Error(`no row for ${model}`);
+      const k = r.indexOf(model);
+      return r.slice(k + 1, k + 4).map(Number);
+    };
+    // FastChat's published pairwise-all table (mt-bench-protocol.md §9.2): win, loss, tie
+    expect(row('gpt-4')).toEqual([617, 45, 138]);
+    expect(row('claude-v1')).toEqual([445, 115, 240]);
+    expect(row('llama-13b')).toEqual([20, 617, 163]);
 
-      const api = await fetch(`${first.url}/api/standings?judge=gpt-4`);
-      expect(api.status).toBe(200);
-      expect(api.headers.get('content-type')).toMatch(/^application\/json/);
-      const json = (await api.json()) as {
-        model: string;
-        win: number;
-        loss: number;
-        tie: number;
-        error: number;
-        winRate: number;
-        lossRate: number;
-        winRateAdjusted: number;
-      }[];
-      expect(json.map((r) => r.model)).toEqual([
-        'gpt-4',
-        'claude-v1',
-        'gpt-3.5-turbo',
-        'vicuna-13b-v1.2',
-        'alpaca-13b',
-        'llama-13b',
-      ]);
-      expect(json[0]).toMatchObject({
-        model: 'gpt-4',
-        win: 617,
-        loss: 45,
-        tie: 138,
-        error: 0,
-        winRate: 0.77125,
-        lossRate: 0.05625,
-        winRateAdjusted: 0.8575,
-      });
-      expect(json[5]).toMatchObject({
-        model: 'llama-13b',
-        win: 20,
-        loss: 617,
-        tie: 163,
-        winRateAdjusted: 0.126875,
-      });
-
-      expect(await first.stop()).toBe(0);
-      stopped = true;
-    } finally {
-      if (!stopped) await first.stop();
-    }
+    const api = first.served['/api/standings?judge=gpt-4'];
+    expect(api.status).toBe(200);
+    expect(api.contentType).toMatch(/^application\/json/);
+    const json = JSON.parse(api.body) as {
+      model: string;
+      win: number;
+      loss: number;
+      tie: number;
+      error: number;
+      winRate: number;
+      lossRate: number;
+      winRateAdjusted: number;
+    }[];
+    expect(json.map((r) => r.model)).toEqual([
+      'gpt-4',
+      'claude-v1',
+      'gpt-3.5-turbo',
+      'vicuna-13b-v1.2',
+      'alpaca-13b',
+      'llama-13b',
+    ]);
+    expect(json[0]).toMatchObject({
+      model: 'gpt-4',
+      win: 617,
+      loss: 45,
+      tie: 138,
+      error: 0,
+      winRate: 0.77125,
+      lossRate: 0.05625,
+      winRateAdjusted: 0.8575,
+    });
+    expect(json[5]).toMatchObject({
+      model: 'llama-13b',
+      win: 20,
+      loss: 617,
+      tie: 163,
+      winRateAdjusted: 0.126875,
+    });
+    expect(first.exitCode).toBe(0);
 
     const before = counts(db);
     expect(before).toEqual({ questions: 80, answers: 480, votes: 5755, prompts: 8 });
@@ -135,7 +129,11 @@ describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
   it('a database file without questions counts as empty: the release is imported into it', async () => {
     const db = join(tmpDir(), 'empty.db');
     new Database(db).close(); // an empty SQLite file, as `touch` or another tool would leave it
-    const s = await start(['--db', db, '--port', '0']);
+    // what is tested is the import into the empty file: the study and the stored reports (a bootstrap of every
+    // leaderboard) are the first test's, so this start skips them
+    const s = await start(['--db', db, '--port', '0', '--intervals', 'sandwich'], {
+      JUDGE_LLAMA2_DIR: 'none',
+    });
     try {
       expect(s.stdout()).toMatch(/imported the MT-Bench release .*80 questions/);
       expect((await fetch(`${s.url}/healthz`)).status).toBe(200);

@@ -6,25 +6,13 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runArena, serveArena, tmpDir } from '../support/cli.ts';
+import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { docBlocks } from '../support/doc-blocks.ts';
 import { MTBENCH_DIR, noMtbench, skipWhy } from '../support/materials.ts';
+import { npmStartDatabase } from '../support/npm-start.ts';
 
 const DIR = MTBENCH_DIR;
 skipWhy('documented-flows', noMtbench('the release `npm start` imports'));
-
-/** `arena start` until it listens (it has imported the release by then), then stop it. */
-async function npmStartDatabase(db: string): Promise<void> {
-  // the study's judgments and the labelled sets as the environment gives them, none when it gives none
-  // (never a download: the tests run offline)
-  const env = {
-    MTBENCH_DIR: DIR,
-    JUDGE_LLAMA2_DIR: process.env.JUDGE_LLAMA2_DIR ?? 'none',
-    JUDGE_SETS_DIR: process.env.JUDGE_SETS_DIR ?? 'none',
-  };
-  const served = await serveArena(['start', '--db', db, '--port', '0'], { env });
-  await served.stop();
-}
 
 /** The ```sh block of questions/README.md's "Import and a dry run" section, one command per line. */
 function readmeCommands(): string[][] {
@@ -41,9 +29,9 @@ function readmeCommands(): string[][] {
 describe.skipIf(!DIR)('documented flows on the database `npm start` creates', { timeout: 420_000 }, () => {
   let db: string;
   beforeAll(async () => {
-    db = join(tmpDir(), 'arena.db');
-    await npmStartDatabase(db);
-  }, 240_000);
+    // the run's shared `arena start` database (tests/support/npm-start.ts), a copy of it for this file
+    db = (await npmStartDatabase()).db;
+  }, 420_000);
 
   it("questions/README.md's commands run as written and plan only our 24 questions (576 games)", async () => {
     const cmds = readmeCommands();

@@ -2,7 +2,7 @@
 // per `vitest run` by the first file that asks, in the folder of tests/support/global-setup.ts. Files run in
 // separate processes: the first takes a lock (an exclusive mkdir), builds into a scratch folder and renames it
 // into place; the others wait for the folder (or for the builder's error).
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 
@@ -44,4 +44,10 @@ export async function runShared(
     await new Promise((r) => setTimeout(r, 200));
   }
   return done;
+}
+
+/** Copy the SQLite database file `from` (closed) to `to`, with its WAL file if one was left beside it. */
+export function copySqlite(from: string, to: string): void {
+  copyFileSync(from, to);
+  if (existsSync(`${from}-wal`)) copyFileSync(`${from}-wal`, `${to}-wal`);
 }

@@ -9,7 +9,11 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** The longest test files, longest first (file times of a whole `npm test`, see docs/performance.md). */
 export const LONGEST = [
+  // first: it builds the run's shared `npm start` database (tests/support/npm-start.ts) that
+  // documented-flows copies, so that one finds it built instead of waiting for it
+  'tests/cli/start.test.ts',
   'tests/web/worker.test.ts',
+  'tests/docs/documented-flows.test.ts',
   'tests/engine/disk-full.test.ts',
   'tests/web/ops-pages.test.ts',
   'tests/ops/checkpoints-llama.test.ts',

@@ -1,6 +1,7 @@
 // The site's test database: the MT-Bench release (MTBENCH_DIR), games with judge texts played by the
 // offline mock judge, and a model whose answers and a judge whose replies carry script-injection
-// attempts. Built once per test file into a real SQLite file.
+// attempts. Built once per test run into a real SQLite file (tests/support/run-shared.ts); each caller gets
+// its own copy.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { importPairs } from '../../src/importers/pairs.ts';
@@ -10,6 +11,7 @@ import { importFiles, mtbenchSources } from '../../src/importers/import.ts';
 import { runTournament } from '../../src/engine/run.ts';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import { tmpDir } from '../support/cli.ts';
+import { copySqlite, runShared } from '../support/run-shared.ts';
 
 export const MTBENCH_DIR = process.env.MTBENCH_DIR ?? join(process.cwd(), '..', 'shared', 'mt_bench');
 /** LLMBar's labelled pairs (judge_sets/llmbar), when present: the judge leaderboard's labelled-set columns. */
@@ -36,9 +38,22 @@ export interface Fixture {
   store: SqliteStore;
 }
 
+/** The site's test database in `dir` (a copy of the run's one), open. */
 export async function buildFixture(dir = tmpDir('arena-web-')): Promise<Fixture> {
+  const shared = await runShared('web-fixture', async (scratch) => {
+    const store = openSqliteStore(join(scratch, 'site.db'));
+    try {
+      await fill(store);
+    } finally {
+      await store.close();
+    }
+  });
   const file = join(dir, 'site.db');
-  const store = openSqliteStore(file);
+  copySqlite(join(shared, 'site.db'), file);
+  return { file, store: openSqliteStore(file) };
+}
+
+async function fill(store: SqliteStore): Promise<void> {
   await importFiles(store, mtbenchSources(MTBENCH_DIR));
   // games with texts: question 81 and 82, gpt-4 vs claude-v1, both turns, both orders
   await runTournament({
@@ -76,7 +91,6 @@ export async function buildFixture(dir = tmpDir('arena-web-')): Promise<Fixture>
     concurrency: 2,
   });
   if (LLMBAR_DIR) await importPairs(store, LLMBAR_DIR);
-  return { file, store };
 }
 
 /** Count gpt4_pair outcomes straight from the release's CSV (independent of the importer and of core). */
