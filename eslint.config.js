@@ -195,12 +195,6 @@ export default tseslint.config(
       'max-lines-per-function': ['error', { max: 120 }],
     },
   },
-  // being split by what they do (each into steps of its own); drop the exemption with the split
-  {
-    name: 'sizes/being-split',
-    files: ['src/cli/commands/run.ts', 'src/ops/batch.ts'],
-    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
-  },
   // one place prints: the CLI (and the entry points); the layers below return values or call `log`
   {
     name: 'boundaries/no-printing',

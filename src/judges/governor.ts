@@ -90,7 +90,8 @@ export class RateGovernor {
   #heard = false;
   #window: number;
   readonly #maxWindow: number;
-  #inFlight = 0;
+  /** the calls in flight: each one's cost, by the number of calls admitted up to it (its `Sent.requests`) */
+  readonly #flying = new Map<number, number>();
   #pausedUntil = 0;
   #queue: Waiter[] = [];
   #cancelTimer?: (() => void) | undefined;
@@ -146,7 +147,7 @@ export class RateGovernor {
     const queued = this.#queue.reduce((s, w) => s + w.cost, 0) + cost;
     if (this.#tokens) wait = Math.max(wait, this.#tokens.waitMs(queued, now));
     if (this.#requests) wait = Math.max(wait, this.#requests.waitMs(this.#queue.length + 1, now));
-    if (this.#inFlight >= this.window) wait += 1; // a slot must free first: after anything that can go now
+    if (this.#flying.size >= this.window) wait += 1; // a slot must free first: after anything that can go now
     return wait;
   }
 
@@ -173,8 +174,8 @@ export class RateGovernor {
     while (this.#queue.length) {
       const now = this.clock.now();
       // until the first answer says whether the server announces limits, one call at a time
-      if (!this.#heard && !this.#tokens && !this.#requests && this.#inFlight > 0) return;
-      if (this.#inFlight >= this.window) return; // a settle pumps again
+      if (!this.#heard && !this.#tokens && !this.#requests && this.#flying.size > 0) return;
+      if (this.#flying.size >= this.window) return; // a settle pumps again
       const w = this.#queue[0]!;
       const wait = Math.max(
         this.#pausedUntil - now,
@@ -186,17 +187,17 @@ export class RateGovernor {
       if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
       this.#tokens?.take(w.cost, now);
       this.#requests?.take(1, now);
-      this.#inFlight++;
       this.stats.admitted++;
       this.stats.tokensCharged += w.cost;
       const sent: Sent = { at: now, tokens: this.stats.tokensCharged, requests: this.stats.admitted };
+      this.#flying.set(sent.requests, w.cost);
       let settled = false;
       w.resolve({
         cost: w.cost,
         settle: (outcome) => {
           if (settled) return;
           settled = true;
-          this.#inFlight--;
+          this.#flying.delete(sent.requests);
           this.#settle(outcome, sent);
           this.#pump();
         },
@@ -237,7 +238,7 @@ export class RateGovernor {
     const info = e.rateLimit;
     this.#learn(info, now, sent);
     // multiplicative decrease, and everyone waits what the server asked
-    this.#window = Math.max(1, Math.min(this.#window, this.#inFlight + 1) / 2);
+    this.#window = Math.max(1, Math.min(this.#window, this.#flying.size + 1) / 2);
     const resetMs = info?.tokens?.remaining === 0 ? info.tokens.resetMs : undefined;
     const waitMs = e.retryAfterMs ?? resetMs ?? DEFAULT_429_WAIT_MS;
     this.#pausedUntil = Math.max(this.#pausedUntil, now + waitMs);
@@ -263,8 +264,11 @@ export class RateGovernor {
 
   /**
    * What is left for this governor, from what the server said was left after the call `sent`: its share of that,
-   * plus the refill since, less what it has charged since (calls the server had not seen yet). Calls may reach the
-   * server out of order, so one answer may say a little more or less than is left; the next corrects it.
+   * less every call of its own the server may not have counted in it. The server counted when the call reached it,
+   * some time after it was admitted, so no refill is credited for the time since (that would count the transit
+   * twice), and calls may reach it out of order: the calls admitted since, and the older ones still unanswered, are
+   * taken off. Alone, the governor so believes at most what is left (a lower belief costs only a cushion of about
+   * one round trip's refill, not throughput); the next answer corrects it.
    */
   #observe(kind: Kind, b: Bucket | undefined, remaining: number | undefined, now: number, sent: Sent): void {
     if (!b || remaining === undefined) return;
@@ -279,7 +283,12 @@ export class RateGovernor {
       } else if (sample.at - sh.last.at >= 2 * SHARE_SAMPLE_MS) sh.last = sample;
     }
     const ownSince = (kind === 'tokens' ? this.stats.tokensCharged : this.stats.admitted) - sent[kind];
-    b.set(sh.share * Math.min(b.capacity, remaining + b.perMs * (now - sent.at)) - ownSince, now);
+    let olderUnanswered = 0;
+    for (const [seq, cost] of this.#flying) {
+      if (seq >= sent.requests) break; // admitted in order
+      olderUnanswered += kind === 'tokens' ? cost : 1;
+    }
+    b.set(sh.share * Math.min(b.capacity, remaining) - ownSince - olderUnanswered, now);
   }
 
   /** learn the prompt's characters per token from a reply's counted prompt tokens (a moving average) */

@@ -256,23 +256,45 @@ export class Budget {
   }
 
   /**
-   * A gate for work that is all in flight at once (Batch API jobs): a game is admitted when its bound fits beside
-   * every one admitted before; after the first that does not, nothing more is.
+   * A gate for Batch API jobs, whose games are all in flight from their batch's submission until its results are
+   * imported. A game is submitted when its bound fits beside the bounds of the games in flight (`go`); one that
+   * does not fit waits for this job's batches in flight to be imported, their real cost freeing the rest of their
+   * bounds (`wait`); with none in flight, it could cross the cap: the budget is exhausted (`stop`). `settle`
+   * charges an imported game of this job (its cost, or its bound when unknown; others are not this budget's);
+   * `keep` leaves the bounds of the games still in pending batches held for the rest of the refresh without
+   * counting them as in flight, so that later runs of the refresh do not wait for them.
    */
-  all(bound: (id: string, spec: GameSpec) => number) {
+  batch(bound: (id: string, spec: GameSpec) => number): BatchGate {
+    const mine = new Set<string>();
     const g = this.gate(bound);
     return {
-      reserve: (id: string, spec: GameSpec): boolean => {
-        if (this.exhausted) return false;
+      reserve: (id, spec) => {
+        if (this.exhausted) return 'stop';
         const cost = bound(id, spec);
-        if (!this.fits(cost)) {
-          this.exhausted = true;
-          return false;
+        if (this.fits(cost)) {
+          this.hold(id, cost);
+          mine.add(id);
+          return 'go';
         }
-        this.hold(id, cost);
-        return true;
+        if (mine.size) return 'wait';
+        this.exhausted = true;
+        return 'stop';
       },
-      settle: g.settle,
+      settle: (id, cost) => (mine.delete(id) ? g.settle(id, cost) : 0),
+      keep: () => {
+        for (const id of mine) this.held.delete(id);
+        mine.clear();
+      },
     };
   }
+}
+
+/** A budget's gate for the games of Batch API jobs (Budget.batch). */
+export interface BatchGate {
+  /** `go`: submit it (its bound is held); `wait`: it may fit once batches in flight are imported; `stop`: exhausted */
+  reserve(id: string, spec: GameSpec): 'go' | 'wait' | 'stop';
+  /** charge an imported game: its cost, or its bound when unknown (returned: the USD charged at the bound) */
+  settle(id: string, cost: number | null): number;
+  /** the games still in pending batches keep their bounds, no longer counted as in flight */
+  keep(): void;
 }

@@ -226,4 +226,46 @@ describe('what the headers tell of others and of the window', () => {
     await flush();
     expect(got).toBe(false);
   });
+
+  /** A governor that has heard one answer (60,000 per minute: 1 token per ms; `left` tokens left). */
+  async function heard(left: number) {
+    const clock = fakeClock();
+    const g = new RateGovernor({ clock });
+    const rl = (remaining: number) => ({ tokens: { limit: 60_000, remaining, resetMs: 60_000 - remaining } });
+    (await g.admit(1000)).settle({ reply: { text: 'ok', rateLimit: rl(left) } });
+    return { clock, g, rl };
+  }
+
+  it("an answer's remaining is what was left when the server counted the call: the time it took is not refilled twice", async () => {
+    const { clock, g, rl } = await heard(50_000);
+    // a call sent now reaches the server later (the network, a busy client); the server counts it on arrival,
+    // refill included, and its answer comes back after the reply's latency: 300 ms in all
+    const a = await g.admit(1000);
+    clock.advance(300);
+    a.settle({ reply: { text: 'ok', rateLimit: rl(10_000) } });
+    // 10,000 is left now; believing 10,300 (refilled since the call was sent) admits a call of 10,200 too early
+    let got = false;
+    void g.admit(10_200).then(() => (got = true));
+    await flush();
+    expect(got).toBe(false);
+    clock.advance(199);
+    await flush();
+    expect(got).toBe(false);
+    clock.advance(1);
+    await flush();
+    expect(got).toBe(true);
+  });
+
+  it('calls sent before the answered one and still unanswered may reach the server after it: they are taken off', async () => {
+    const { g, rl } = await heard(50_000);
+    const first = await g.admit(1000);
+    const second = await g.admit(1000);
+    // the second overtook the first on the way: the server counted only the second when it said 49,000
+    second.settle({ reply: { text: 'ok', rateLimit: rl(49_000) } });
+    let got = false;
+    void g.admit(48_500).then(() => (got = true));
+    await flush();
+    expect(got).toBe(false); // 48,000 is left once the first arrives
+    first.settle({ reply: { text: 'ok', rateLimit: rl(48_000) } });
+  });
 });

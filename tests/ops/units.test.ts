@@ -146,11 +146,36 @@ describe('prices and budget', () => {
     expect(b.spent).toBeLessThanOrEqual(1);
   });
 
-  it('a gate for work all in flight at once (Batch API) admits while the bounds fit, then nothing more', () => {
+  it('a gate for Batch API jobs: bounds held while batches are in flight, what does not fit waits for them, then stops', () => {
     const b = new Budget(1.0);
-    const g = b.all(() => 0.3);
+    const g = b.batch(() => 0.3);
     const spec = {} as never;
-    expect([1, 2, 3, 4, 5].map((i) => g.reserve(String(i), spec))).toEqual([true, true, true, false, false]);
+    expect(['a', 'b', 'c', 'd'].map((id) => g.reserve(id, spec))).toEqual(['go', 'go', 'go', 'wait']);
+    // the batch of a, b, c is imported: 0.05 each frees the rest of their bounds
+    for (const id of ['a', 'b', 'c']) g.settle(id, 0.05);
+    expect(g.settle('x', 0.5)).toBe(0); // not this job's game (an earlier refresh's batch): not this budget's
+    expect(b.spent).toBeCloseTo(0.15, 12);
+    expect(['d', 'e', 'f'].map((id) => g.reserve(id, spec))).toEqual(['go', 'go', 'wait']);
+    // d's cost unknown: charged at its bound; e imported at 0.3; nothing in flight and f's 0.3 would cross the cap
+    expect(g.settle('d', null)).toBeCloseTo(0.3, 12);
+    g.settle('e', 0.3);
+    expect(g.reserve('f', spec)).toBe('stop');
+    expect(g.reserve('g', spec)).toBe('stop');
+    expect(b.spent).toBeCloseTo(0.75, 12);
+    expect(b.spent).toBeLessThanOrEqual(1);
+  });
+
+  it('a pending batch kept at the end of its job stays reserved, and later runs of the refresh do not wait for it', async () => {
+    const b = new Budget(1.0);
+    const batch = b.batch(() => 0.4);
+    expect(batch.reserve('a', {} as never)).toBe('go');
+    batch.keep();
+    const run = b.gate(() => 0.4);
+    expect(run.reserve('r1', {} as never)).toBe(true); // 0.4 + 0.4 fits
+    const r2 = run.reserve('r2', {} as never); // does not fit: waits for r1
+    // 0.3 spent + the batch's 0.4 + 0.4 > 1 with nothing of the run in flight: a stop, not a wait for the batch
+    run.settle('r1', 0.3);
+    expect(await r2).toBe(false);
   });
 });
 

@@ -5,7 +5,7 @@
  * A batch stays `in_progress` until `completeAfterMs` after it was created and until it was polled
  * `completeAfterPolls` times; the first GET after that
  * answers every line as the chat endpoint would (same verdict policy and token counting) and completes it.
- * Each answered line is logged with path `/v1/batches#line` and the prompt's hash.
+ * Each answered line is logged with path `/v1/batches#line`, the prompt's hash and the tokens it was billed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -36,7 +36,16 @@ export interface BatchContext {
     body: { model: string; messages: { role: string; content: string }[] },
     n: number,
   ): { body: unknown; hash: string };
-  record(e: { n: number; at: number; method: string; path: string; hash?: string; status: number }): void;
+  record(e: {
+    n: number;
+    at: number;
+    method: string;
+    path: string;
+    hash?: string;
+    status: number;
+    tokensIn?: number;
+    tokensOut?: number;
+  }): void;
   send(res: ServerResponse, status: number, body: unknown): void;
   readBody(req: IncomingMessage): Promise<string>;
 }
@@ -140,6 +149,7 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
         continue;
       }
       const { body, hash } = ctx.complete(r.body, ++lineN);
+      const usage = (body as { usage: { prompt_tokens: number; completion_tokens: number } }).usage;
       ctx.record({
         n: 0,
         at: performance.timeOrigin + performance.now(),
@@ -147,6 +157,8 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
         path: '/v1/batches#line',
         hash,
         status: 200,
+        tokensIn: usage.prompt_tokens,
+        tokensOut: usage.completion_tokens,
       });
       out.push(
         JSON.stringify({

@@ -9,7 +9,7 @@ import type { Store } from '../../storage/store.ts';
 import type { RefreshConfig } from '../config.ts';
 import type { Env } from '../deps.ts';
 import { canaryDrift, type Drift } from '../health.ts';
-import { Budget, costOf, estimateCost, upperBoundCost } from '../prices.ts';
+import { Budget, costOf, upperBoundCost } from '../prices.ts';
 import type { JudgePlan, RefreshOptions, RefreshSummary } from './types.ts';
 
 export interface PlayInput {
@@ -131,7 +131,8 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
   const { o, c, store } = p;
   const { runBatches } = await import('../batch.ts');
   const games = jp.modes.flatMap((m) => m.games);
-  const gate = budget?.all((_id, spec) => estimateCost(spec, jp.tokens, jp.price));
+  // each submitted game holds its upper bound until its batch is imported
+  const gate = budget?.batch((_id, spec) => upperBoundCost(spec, jp.tokens, jp.price, c.settings.maxTokens));
   const b = await runBatches({
     store,
     judgeId: jp.judge.id,
@@ -142,7 +143,7 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
     parser: c.parser,
     price: jp.price,
     refreshId: p.id,
-    ...(gate ? { admit: gate.reserve } : {}),
+    ...(gate ? { budget: gate } : {}),
     waitS: jp.cfg.batchWaitS,
     pollS: jp.cfg.batchPollS,
     log: p.log,
@@ -159,8 +160,8 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
       played: b.imported,
       failed: b.failed,
       skipped: b.skipped,
-      cost: b.cost,
-      costEstimated: 0,
+      cost: b.cost + b.costEstimated,
+      costEstimated: b.costEstimated,
       status: b.failed ? 'failed' : b.skipped ? 'budget' : 'done',
     });
 }

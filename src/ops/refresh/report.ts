@@ -99,9 +99,10 @@ function refreshStatus(
 export function summaryLine(s: RefreshSummary): string {
   const { status, drift, degraded, cost } = s;
   const pending = s.batches.reduce((n, b) => n + b.pending, 0);
+  const waiting = s.batches.reduce((n, b) => n + (b.waiting ?? 0), 0);
   return (
     `refresh ${s.id.slice(0, 8)}: ${status.toUpperCase()}; ${s.imported.newModels.length} new model(s), ${s.imported.changedAnswers} changed answer(s); ` +
-    `${s.played} played, ${s.failed} failed${s.skipped ? `, ${s.skipped} not started (budget)` : ''}${pending ? `, ${pending} in pending batches` : ''}; ` +
+    `${s.played} played, ${s.failed} failed${s.skipped ? `, ${s.skipped} not started (budget)` : ''}${pending ? `, ${pending} in pending batches` : ''}${waiting ? `, ${waiting} to submit as the budget frees (a later refresh)` : ''}; ` +
     `$${cost.toFixed(4)} spent${s.costEstimated ? `, $${s.costEstimated.toFixed(4)} of it estimated (cost not reported)` : ''} (est. $${s.estCost.toFixed(4)})` +
     `${
       Object.values(drift).some((d) => d.changeRate !== null)

@@ -1,0 +1,86 @@
+// `arena run`'s one-judge tournament on the terminal: its plan on stderr, a progress bar with tokens per minute
+// against the judge's limit while it plays, and the summary that sets the exit status.
+import type cliProgress from 'cli-progress';
+import { runTournament, type RunSummary } from '../../engine/run.ts';
+import type { GovernedJudge } from '../../judges/registry.ts';
+import { progressBar } from '../progress-bar.ts';
+import { exitStatus, print } from '../shared.ts';
+
+/** The progress bar (none before the plan, nor after an interruption) and whether the run was interrupted. */
+export interface RunUi {
+  bar: cliProgress.SingleBar | undefined;
+  interrupted: boolean;
+}
+
+/** One judge's tournament, with its plan on stderr and a progress bar while it plays. */
+export async function playWithProgress(
+  o: Parameters<typeof runTournament>[0],
+  judge: GovernedJudge,
+  concurrency: number,
+  ui: RunUi,
+): Promise<RunSummary> {
+  const t0 = Date.now();
+  return runTournament({
+    ...o,
+    onPlan: ({ planned, stored, toPlay }) => {
+      process.stderr.write(
+        `${planned} games planned, ${stored} already stored: ${toPlay} judge calls to make with ${judge.id} (concurrency ${concurrency})\n`,
+      );
+      if (!toPlay) return;
+      ui.bar = progressBar(
+        'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {tpm}',
+      );
+      ui.bar.start(toPlay, 0, {
+        rate: '0.0',
+        failed: 0,
+        tokens: 0,
+        tpm: tokensPerMinute(0, 0, judge.limits().tpm),
+      });
+    },
+    onProgress: (p) => {
+      if (ui.interrupted) return;
+      const secs = (Date.now() - t0) / 1000;
+      ui.bar?.update(p.done + p.failed, {
+        rate: (p.done / Math.max(secs, 1e-3)).toFixed(1),
+        failed: p.failed,
+        tokens: p.tokensIn + p.tokensOut,
+        tpm: tokensPerMinute(judge.tokensCharged(), secs, judge.limits().tpm),
+      });
+    },
+  });
+}
+
+/** The run's summary line, its warnings and failures; sets the exit status (2: games failed, 130: interrupted). */
+export function reportRun(summary: RunSummary, db: string): void {
+  const secs = ((summary.finishedAt! - summary.startedAt) / 1000).toFixed(1);
+  print(
+    `run ${summary.id}${summary.status === 'interrupted' ? ' interrupted' : ''}: ${summary.played} played, ${summary.failed} failed, ${summary.planned - summary.toPlay} already stored, ${summary.tokensIn + summary.tokensOut} tokens, ${secs} s`,
+  );
+  if (summary.elsewhere)
+    process.stderr.write(
+      `${summary.elsewhere} planned game(s) were played by another run on ${db} meanwhile\n`,
+    );
+  if (summary.redacted)
+    process.stderr.write(
+      `warning: the judge's server put the API key in ${summary.redacted} place(s) of its replies; it was replaced by [redacted] before they were stored\n`,
+    );
+  if (summary.usageUnknown)
+    process.stderr.write(
+      `${summary.usageUnknown} game(s) came without valid token counts (usage); their tokens are unknown and not in the total\n`,
+    );
+  if (summary.failed) {
+    for (const e of summary.errors.slice(0, 5)) process.stderr.write(`  failed: ${e}\n`);
+    process.stderr.write(
+      `${summary.failed} game(s) not played (no verdict stored); rerun the same command to retry them\n`,
+    );
+    exitStatus.code = 2;
+  }
+  if (summary.status === 'interrupted') exitStatus.code = 130;
+}
+
+/** `12.3k tokens/min of 90k`: the tokens charged per minute so far (prompt + max_tokens), against the known limit. */
+function tokensPerMinute(tokens: number, secs: number, tpm: number | undefined): string {
+  const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0));
+  const rate = `${k((tokens * 60) / Math.max(secs, 1))} tokens/min`;
+  return tpm ? `${rate} of ${k(tpm)}` : rate;
+}

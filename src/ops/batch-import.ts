@@ -1,0 +1,181 @@
+// Batch API results as games: poll the pending batches, read a finished batch's output and error files (nothing in
+// them trusted: a line of a game no longer planned is dropped, two different answers to one request refuse the
+// batch), and play each line's reply or failure through the engine's one loop, charging the budget what it cost.
+import type { GameSpec } from '../core/types.ts';
+import { ArenaError } from '../core/types.ts';
+import { parserFor, verdictOf } from '../core/verdict/of-reply.ts';
+import { playGames, type PlayItem } from '../engine/play/index.ts';
+import type { JudgeReply } from '../judges/judge.ts';
+import type { BatchJob, BatchOptions } from './batch.ts';
+import { costOf } from './prices.ts';
+
+/** What a result line's body is read for (an OpenAI chat completion; nothing in it is trusted). */
+interface ChatCompletion {
+  choices?: { message?: { content?: unknown } }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+}
+
+const DONE = new Set(['completed', 'failed', 'expired', 'cancelled']);
+
+const pendingRows = (o: BatchOptions) => o.store.batches.list({ judge: o.judgeId, status: 'submitted' });
+
+/** Poll every pending batch once; import the finished ones. Returns how many games are still pending. */
+export async function pollOnce(job: BatchJob): Promise<number> {
+  const { o, log, report, run } = job;
+  let pending = 0;
+  for (const b of await pendingRows(o)) {
+    const remote = await o.client.retrieve(b.id, o.signal);
+    if (!DONE.has(remote.status)) {
+      pending += b.gameIds.length;
+      continue;
+    }
+    const before = { cost: run.cost ?? 0, played: run.played };
+    // the output file (replies) and the error file (failed requests: attempts), read before anything is stored
+    let text = '';
+    for (const f of [remote.outputFileId, remote.errorFileId])
+      if (f) text += `${await o.client.outputText(f)}\n`;
+    const results = readResults(text, job.bySpec, b.id);
+    if (remote.status !== 'completed') {
+      const why = `batch ${b.id} ${remote.status}${remote.errors ? `: ${remote.errors}` : ''}`;
+      report.failedBatches.push(why);
+      log(`[${o.judgeId}] ${why}`);
+      // its games with no line are failed attempts too (a failed batch has no output at all)
+      for (const id of b.gameIds) {
+        const spec = job.bySpec.get(id);
+        if (!spec || results.replies.has(id)) continue;
+        results.replies.set(id, new Error(`[judge:openai-batch] ${why}`));
+        results.items.push({ spec, id });
+      }
+    }
+    await importResults(job, results);
+    // a game of the batch with no result line was not answered: billed only if the batch completed (then at its
+    // bound, as its cost is unknown); a failed, expired or cancelled batch bills what it did not answer nothing
+    for (const id of b.gameIds) {
+      const charged = o.budget?.settle(id, remote.status === 'completed' ? null : 0);
+      if (charged) run.costEstimated += charged;
+    }
+    const cost = (run.cost ?? 0) - before.cost;
+    report.cost += cost;
+    await o.store.batches.update(b.id, {
+      status: remote.status === 'completed' ? 'imported' : remote.status,
+      finishedAt: Date.now(),
+      cost,
+    });
+    log(`[${o.judgeId}] batch ${b.id} ${remote.status}: imported ${report.imported} games`);
+  }
+  return pending;
+}
+
+/** A finished batch's output file, played as games: each line's reply is read as a verdict, a failure is an attempt. */
+async function importResults(
+  job: BatchJob,
+  { replies, items }: ReturnType<typeof readResults>,
+): Promise<void> {
+  const { o, report, run } = job;
+  if (!items.length) return;
+  const played = run.played;
+  const prompts = new Map((await o.store.catalog.prompts()).map((p) => [p.name, parserFor(p, o.parser)]));
+  const plain = parserFor(undefined, o.parser);
+  const failed = run.failed;
+  run.toPlay += items.length;
+  await playGames(items, {
+    store: o.store,
+    run,
+    settings: o.settings,
+    source: 'batch',
+    timed: false,
+    concurrency: 64,
+    costOf: (tin, tout) => costOf(o.price, tin, tout),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.liveness ? { isAlive: o.liveness.isAlive } : {}),
+    ...(o.spill ? { spill: o.spill } : {}),
+    // the budget held each game's bound since its submission: charged what its result line says it cost (a failed
+    // request is not billed), whether or not the game could be stored
+    ...(o.budget ? { budget: batchCharges(job, replies) } : {}),
+    call: async ({ id }) => {
+      const r = replies.get(id)!;
+      if (r instanceof Error) throw r;
+      return r;
+    },
+    read: (spec, text) => verdictOf(spec, text, prompts.get(spec.promptName) ?? plain),
+  });
+  report.failed += run.failed - failed;
+  report.imported += run.played - played;
+}
+
+/** The budget's view of an import: each game is charged its result line's cost (a failed request: nothing). */
+function batchCharges(job: BatchJob, replies: Map<string, JudgeReply | Error>) {
+  const budget = job.o.budget!;
+  return {
+    reserve: () => true,
+    settle: (id: string): number => {
+      const r = replies.get(id);
+      if (r === undefined || r instanceof Error) return budget.settle(id, 0);
+      return budget.settle(id, costOf(job.o.price, r.tokensIn ?? null, r.tokensOut ?? null));
+    },
+  };
+}
+
+/**
+ * Each result line is one game's call, already made: a reply, or a failure (an attempt, never a verdict).
+ * Lines of games no longer planned (their answers changed since they were submitted) are dropped.
+ */
+function readResults(text: string, bySpec: Map<string, GameSpec>, batchId: string) {
+  const replies = new Map<string, JudgeReply | Error>();
+  const items: PlayItem[] = [];
+  /** each game's line as first read: a repeat must say the same */
+  const seen = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let r: {
+      custom_id: string;
+      response?: { status_code: number; body: ChatCompletion } | null;
+      error?: { message?: string } | null;
+    };
+    try {
+      r = JSON.parse(line) as typeof r;
+    } catch {
+      throw new ArenaError(`[ops:batch] batch ${batchId}: a result line is not JSON: ${line.slice(0, 80)}`);
+    }
+    const spec = bySpec.get(r.custom_id);
+    if (!spec) continue;
+    const body = r.response?.status_code === 200 ? r.response.body : undefined;
+    const key = JSON.stringify([
+      r.response?.status_code ?? null,
+      body?.choices?.[0]?.message?.content ?? null,
+    ]);
+    const first = seen.get(r.custom_id);
+    if (first !== undefined) {
+      // the same request answered twice: harmless if the answers agree, an error (nothing imported) if not
+      if (first !== key)
+        throw new ArenaError(
+          `[ops:batch] batch ${batchId}: request ${r.custom_id} has two different results in the output; nothing of this batch was imported`,
+        );
+      continue;
+    }
+    seen.set(r.custom_id, key);
+    const reply = body?.choices?.[0]?.message?.content;
+    const usage = body?.usage;
+    replies.set(
+      r.custom_id,
+      typeof reply === 'string'
+        ? {
+            text: reply,
+            ...(usage?.prompt_tokens != null ? { tokensIn: usage.prompt_tokens } : {}),
+            ...(usage?.completion_tokens != null ? { tokensOut: usage.completion_tokens } : {}),
+          }
+        : new Error(
+            `[judge:openai-batch] ${r.error?.message ?? errorOfBody(r.response?.body) ?? `HTTP ${r.response?.status_code ?? '?'}`} (batch ${batchId})`,
+          ),
+    );
+    items.push({ spec, id: r.custom_id });
+  }
+  return { replies, items };
+}
+
+/** `error.code: message` of a failed request's body (an OpenAI error object), if it has one */
+function errorOfBody(body: unknown): string | undefined {
+  const e = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  if (typeof e?.message !== 'string') return undefined;
+  return typeof e.code === 'string' ? `${e.code}: ${e.message}` : e.message;
+}

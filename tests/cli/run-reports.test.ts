@@ -1,0 +1,85 @@
+// `arena run` brings the stored reports up to date through its own open connection, before closing it: it never
+// opens the database file a second time (three runs ending together found the file busy on that second open; the
+// three-runs case is tests/engine/run-concurrency.test.ts). Here the file changes under the run in a way a second
+// open refuses: a newer mt-arena records a migration while the run plays. The run, already open, stores its games
+// and their reports all the same. Real SQLite, the OpenAI-compatible test server on 127.0.0.1, `arena` in-process.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { arenaOk, OWN_QA, playOwn, runArena, tmpDir } from '../support/cli.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
+import { until } from '../support/until.ts';
+
+const MODELS = 'arena-sage,arena-echo,arena-swift';
+
+function rows<T>(db: string, sql: string): T[] {
+  const d = new Database(db, { readonly: true, fileMustExist: true });
+  try {
+    return d.prepare(sql).all() as T[];
+  } finally {
+    d.close();
+  }
+}
+
+describe('the reports after a run', () => {
+  let srv: OpenAIServer;
+  beforeAll(async () => {
+    srv = await startOpenAIServer({ latencyMs: 100, verdict: 'longer' });
+  });
+  afterAll(async () => srv?.close());
+
+  it('are refreshed through the run’s own connection, even when the file could not be opened again', async () => {
+    const db = join(tmpDir('arena-run-reports-'), 'arena.db');
+    // a database whose reports are stored (served or published), so that a run keeps them current
+    await playOwn(db, 'mock/longer', MODELS, ['--turns', '1']);
+    await arenaOk(['reports', '--rebuild', '--db', db]);
+    const run = runArena(
+      [
+        'run',
+        '--db',
+        db,
+        '--judge',
+        'openai/judge',
+        '--base-url',
+        srv.url,
+        '--models',
+        MODELS,
+        ...OWN_QA,
+        '--turns',
+        '1',
+        '--concurrency',
+        '8',
+      ],
+      { env: { OPENAI_API_KEY: 'sk-test' } },
+    );
+    const judged = () =>
+      rows<{ n: number }>(db, "select count(*) as n from games where judge = 'openai/judge'")[0]!.n;
+    await until(() => judged() > 0, 'the run to store a game');
+    // a newer mt-arena upgrades the file meanwhile: opening it again now refuses it (a schema it does not know)
+    const w = new Database(db, { fileMustExist: true });
+    w.pragma('busy_timeout = 10000');
+    w.prepare('insert into __drizzle_migrations (hash, created_at) values (?, ?)').run(
+      'f'.repeat(64),
+      Date.now() + 86_400_000,
+    );
+    w.close();
+    const r = await run;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/reports: not updated/);
+    expect(r.stderr).toMatch(/reports: [1-9]\d* recomputed/);
+    // the new judge's leaderboards are stored, built after its games
+    const lastGame = rows<{ t: number }>(
+      db,
+      "select max(created_at) as t from games where judge = 'openai/judge'",
+    )[0]!.t;
+    const boards = rows<{ params: string; built_at: number }>(
+      db,
+      "select params, built_at from reports where view = 'leaderboard' and params like '%openai/judge%'",
+    );
+    expect(boards.length).toBeGreaterThan(0);
+    for (const b of boards) expect(b.built_at).toBeGreaterThanOrEqual(lastGame);
+    expect(judged()).toBe(
+      rows<{ n: number }>(db, "select count(*) as n from games where judge = 'mock/longer'")[0]!.n,
+    );
+  }, 180_000);
+});
