@@ -9,8 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 
-/** Tables that belong to the migration tools, not to the data (and `leases`: games in flight on this machine). */
-const SKIP = /^(sqlite_|__drizzle_migrations$|d1_migrations$|_cf_|leases$)/;
+/**
+ * Tables that belong to the migration tools, not to the data; `leases` (games in flight on this machine) and
+ * `rate_limits` (the site's own request counters).
+ */
+const SKIP = /^(sqlite_|__drizzle_migrations$|d1_migrations$|_cf_|leases$|rate_limits$)/;
 /**
  * D1 refuses statements longer than 100 KB; stay well below it. Short statements also keep a local publish
  * cheap: `wrangler d1 execute --local --file` splits the file into statements with a scan whose cost grows

@@ -370,6 +370,16 @@ export interface AnnotatorStore {
   answered(): Promise<AnnotationRecord[]>;
 }
 
+/** Request counters shared by every process or isolate on the database (the annotate pages' rate limits). */
+export interface RateLimitStore {
+  /**
+   * Count one request of `key` at `now` in a fixed window of `windowMs` that starts with the key's first request
+   * (or the first after its window ended), in one statement: the requests counted in the window, this one included,
+   * and when the window ends. Windows that have ended are deleted as new ones start.
+   */
+  hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
+}
+
 /** A stored report's key: the view and its parameters. */
 export interface ReportKey {
   view: string;
@@ -423,6 +433,7 @@ export interface Store {
   readonly batches: BatchStore;
   readonly ledger: LedgerStore;
   readonly annotators: AnnotatorStore;
+  readonly limits: RateLimitStore;
   readonly reports: ReportStore;
   /** write an import (questions, answers, prompts, games, votes, ...) all or nothing */
   importBundle(bundle: ImportBundle): Promise<ImportCounts>;

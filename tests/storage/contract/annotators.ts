@@ -58,5 +58,16 @@ export function describeAnnotators(current: () => Store): void {
       expect((await store.annotators.shown(a.id)).map((n) => n.choice)).toEqual(['B', 'skip']);
       expect((await store.games.judges()).find((j) => j.judge === 'annotators')?.votes).toBe(1);
     });
+
+    it('rate limits: one fixed window per key, counted in the database; ended windows are forgotten', async () => {
+      expect(await store.limits.hit('votes:1', 60_000, 1000)).toEqual({ count: 1, resetAt: 61_000 });
+      expect(await store.limits.hit('votes:1', 60_000, 2000)).toEqual({ count: 2, resetAt: 61_000 });
+      expect(await store.limits.hit('votes:2', 60_000, 3000)).toEqual({ count: 1, resetAt: 63_000 });
+      expect(await store.limits.hit('votes:1', 60_000, 60_999)).toEqual({ count: 3, resetAt: 61_000 });
+      // the window ended: a new one starts with this request, and votes:2's (ended at 63 s) is deleted by the next
+      expect(await store.limits.hit('votes:1', 60_000, 61_000)).toEqual({ count: 1, resetAt: 121_000 });
+      expect(await store.limits.hit('address:x', 1000, 63_000)).toEqual({ count: 1, resetAt: 64_000 });
+      expect(await store.limits.hit('votes:2', 60_000, 63_500)).toEqual({ count: 1, resetAt: 123_500 });
+    });
   });
 }
