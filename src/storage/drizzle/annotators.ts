@@ -7,7 +7,15 @@ import { annotatorVoter, winnerOf } from '../../core/annotate.ts';
 import { ANNOTATORS } from '../../core/constants.ts';
 import { WINNER_TO_FILE } from '../../core/sides.ts';
 import { ArenaError } from '../../core/types.ts';
-import type { AnnotationMatch, AnnotationRecord, AnnotatorRecord, AnnotatorStore } from '../store.ts';
+import type {
+  AnnotationMatch,
+  AnnotationRecord,
+  AnnotatorRecord,
+  AnnotatorStore,
+  MergedSite,
+  SiteAnnotate,
+} from '../store.ts';
+import { mergeSite } from './site-merge.ts';
 import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
 
 /** Where annotator votes say they came from (the votes table's source; line counts up per source). */
@@ -152,6 +160,10 @@ export class DrizzleAnnotators implements AnnotatorStore {
     await this.o.atomic(queries);
     const now = await this.annotation(n.id);
     return now?.choice === a.choice && now.answeredAt === a.at;
+  }
+
+  mergeSite(site: SiteAnnotate): Promise<MergedSite> {
+    return mergeSite(this.o, site);
   }
 
   async answered(): Promise<AnnotationRecord[]> {
