@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { inviteHash } from '../../src/core/annotate.ts';
 import { openD1Store } from '../../src/storage/d1.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
+import { createApp } from '../../src/web/app.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { ANSWERS, QUESTIONS } from '../storage/contract.ts';
@@ -101,12 +102,21 @@ describe('arena publish over a site that collects votes', () => {
 
     const site = await onSite(persist, async (s) => {
       const votes = await s.votes.list();
+      // the Worker's site over D1 reads the reports this publish built after taking the vote in
+      const judgesPage = async () => {
+        const r = await createApp({ store: s, reports: 'read' }).request('/judges');
+        expect(r.status).toBe(200);
+        return /<p id="annotators-counted">(.*?)<\/p>/.exec(await r.text())?.[1] ?? '';
+      };
+      expect(await judgesPage()).toMatch(/^Agreement figures computed .+ UTC from 1 annotator votes\.$/);
       // alice goes on in the page she had open: the pending match's id still names it
       const still = await s.annotators.annotation(pending.id);
       expect(still).toEqual(pending);
       expect(await s.annotators.answer({ annotation: still!, choice: 'tie', reason: null, at: 10 })).toBe(
         true,
       );
+      // a vote cast since is counted on the page, and said to wait for the next publish in the figures
+      expect(await judgesPage()).toContain('from 1 annotator votes; <strong>1 votes cast since</strong>');
       return {
         votes,
         replay: await s.annotators.redeem(inviteHash('alice-token'), 11),
@@ -116,7 +126,9 @@ describe('arena publish over a site that collects votes', () => {
     });
     // D1 kept alice's vote (once) and has the file's new human vote; a redeemed invite stays used, a revocation
     // arrives, a new invite works
-    expect(site.votes).toEqual([aliceVote, { ...HUMAN, turn: 1 }, { ...HUMAN, turn: 2 }]);
+    expect([...site.votes].sort(byJson)).toEqual(
+      [aliceVote, { ...HUMAN, turn: 1 }, { ...HUMAN, turn: 2 }].sort(byJson),
+    );
     expect([...site.votes].sort(byJson)).toEqual([...mine.votes].sort(byJson));
     expect(site.replay).toBeUndefined();
     expect(site.bob).toBeUndefined();

@@ -32,6 +32,7 @@ const VIEWS = new Set([
   'accuracy',
   'consistency',
   'agreement',
+  'annotatorVotes',
   'bias',
   'health',
   'style',
