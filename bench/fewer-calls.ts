@@ -3,7 +3,8 @@
 // prefers position A and ties some games). The scheduler is the one the command uses (src/core/stats/settle.ts),
 // played without a database. The study's six models on their recorded replies: bench/fewer-calls-study.ts.
 //
-//   node --import tsx bench/fewer-calls.ts [--seeds 3] [--questions 80] [--round-share 0.1] [--six]
+//   node --import tsx bench/fewer-calls.ts [--seeds 3] [--questions 80] [--round-share 0.1] [--six | --twenty]
+//     [--spread 1]   # sd of the latent strengths in logits (2: the study's six's fitted spread, see bench/README.md)
 //   node --import tsx bench/fewer-calls.ts --coverage 100 [--models 6]     # honest intervals after adaptive runs
 //
 // Per league and seed: calls as a share of the full plan; whether the settled run's rank intervals are no wider
@@ -32,6 +33,7 @@ const SEEDS = arg('seeds', 3);
 const QUESTIONS = arg('questions', 80);
 const ROUND_SHARE = arg('round-share', 0.1);
 const COVERAGE = arg('coverage', 0);
+const SPREAD = arg('spread', 1);
 
 /** A uniform sample of `size` of the league's matches. */
 function uniform(l: League, size: number, seed: number): string[] {
@@ -60,10 +62,10 @@ function oracle(l: League, full: Ranks, ratings: Float64Array): number | undefin
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 if (!COVERAGE)
-  for (const n of process.argv.includes('--six') ? [6] : [6, 20]) {
+  for (const n of process.argv.includes('--six') ? [6] : process.argv.includes('--twenty') ? [20] : [6, 20]) {
     const rows: Record<string, string | number>[] = [];
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const l = league(n, seed, { questions: QUESTIONS });
+      const l = league(n, seed, { questions: QUESTIONS, spread: SPREAD });
       const fullFit = fitOf(
         l,
         l.matches.map((m) => m.key),

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { Liveness } from '../engine/play/index.ts';
 
 /** This process as a run's owner: "host:pid". */
-export function thisProcess(): string {
+function thisProcess(): string {
   return `${hostname()}:${process.pid}`;
 }
 
@@ -12,10 +12,15 @@ export function thisProcess(): string {
  * Whether the process an owner string names is alive: known only on this host (signal 0 probes the pid;
  * EPERM means it exists under another user). Elsewhere undefined: the run's heartbeat decides.
  */
-export function processAlive(owner: string): boolean | undefined {
+function processAlive(owner: string): boolean | undefined {
   const i = owner.lastIndexOf(':');
   const pid = Number(owner.slice(i + 1));
   if (i < 0 || owner.slice(0, i) !== hostname() || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  return pidAlive(pid);
+}
+
+/** Whether the process `pid` on this host is alive: signal 0 probes it; EPERM means it exists under another user. */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

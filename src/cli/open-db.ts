@@ -16,7 +16,7 @@ export interface OpenOptions {
 
 const HEADER = 'SQLite format 3\u0000';
 /** files (with their -wal) up to this size get a full `PRAGMA quick_check` on open */
-export const QUICK_CHECK_MAX_BYTES = 256 << 20;
+const QUICK_CHECK_MAX_BYTES = 256 << 20;
 
 function bytes(file: string): number {
   let n = 0;
@@ -171,7 +171,7 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
     store ??= openSqliteStore(file);
     if (upgrade)
       process.stderr.write(`arena: ${file}: upgraded its schema from ${upgrade.from} to ${upgrade.to}\n`);
-    // quick_check reads every page (about 15-30 ms per MB here): on a large file only the header checks and
+    // quick_check reads every page (its cost: docs/performance.md): on a large file only the header checks and
     // SQLite's own errors on use stand guard, so that every command does not pay seconds up front
     const check =
       bytes(file) <= QUICK_CHECK_MAX_BYTES

@@ -4,6 +4,7 @@
 // (API keys) and the runner of a refresh's publish command.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 import { publishToD1 } from '../entry/publish.ts';
@@ -18,17 +19,17 @@ import { checkApiKeys } from '../judges/registry.ts';
 import { answerFiles } from '../ops/refresh/index.ts';
 import type { Liveness } from '../engine/play/index.ts';
 import { processLiveness } from './liveness.ts';
-import { takeLock } from '../storage/lock.ts';
+import { takeLock } from './lock.ts';
 import { restoreSpilled, spillGames } from '../storage/recovery.ts';
 import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 
 /** Opens a judge of an ops config through judges/registry.ts openJudge (key check, retries, auth stop), logging retries. */
-export function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
+function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
   return (j, o = {}) => openJudge(j, env, { ...(log ? { log } : {}), ...o });
 }
 
 /** The publishers of a refresh on an SQLite file: an atomic copy, and D1 through wrangler. */
-export function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}): Publisher {
+function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}): Publisher {
   return {
     // what is published carries its reports, current (src/cli/reports.ts)
     sqliteCopy: async (file) => {
@@ -45,7 +46,7 @@ export function sqlitePublisher(store: SqliteStore, log: (m: string) => void = (
 }
 
 /** Runs a refresh's publish command as a child process, its output on ours, its stdin closed. */
-export const runHook: RunHook = (cmd, args, o) => {
+const runHook: RunHook = (cmd, args, o) => {
   execFileSync(cmd, args, { cwd: resolve(o.cwd), stdio: ['ignore', 'inherit', 'inherit'], env: o.env });
 };
 
@@ -160,11 +161,11 @@ async function recovered(
   o: { dryRun?: boolean; log?: (m: string) => void },
 ): Promise<Spill> {
   if (o.dryRun) return noSpill;
-  for (const r of await restoreSpilled(store, db))
+  for (const r of await restoreSpilled(store, db, tmpdir()))
     (o.log ?? ((m: string) => process.stderr.write(`${m}\n`)))(
       `stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})`,
     );
-  return (games, run) => spillGames(db, games, run);
+  return (games, run) => spillGames(db, tmpdir(), games, run);
 }
 
 const noSpill: Spill = () => Promise.reject(new Error('a dry run stores nothing'));

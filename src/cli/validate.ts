@@ -14,7 +14,7 @@ export async function checkJudge(store: Store, judge: string, option = 'judge'):
 }
 
 /** Models with answers, plus models that appear only in recorded votes or in `judge`'s games (imported judgments). */
-export async function knownModels(
+async function knownModels(
   store: {
     catalog: Pick<Store['catalog'], 'models'>;
     votes: Pick<Store['votes'], 'list'>;
@@ -80,12 +80,6 @@ export async function checkPairSet(
     throw new UsageError(
       `--set: ${unknownValueMessage('labelled pair set', set, known)} (import sets with \`arena import pairs DIR\`)`,
     );
-}
-
-/** --judge names a known judge (see `arena judges`), and --turn (when given) a turn the questions have. */
-export async function checkJudgeTurn(store: Store, judge: string, turn: number | undefined): Promise<void> {
-  await checkJudge(store, judge);
-  await checkTurns(store, turn !== undefined ? [turn] : []);
 }
 
 /** `--judge A,B` of the commands that compare two judges (agreement, kappa). */

@@ -8,7 +8,7 @@ export type RefreshStatus = 'running' | 'ok' | 'degraded' | 'budget' | 'failed' 
  * src/ops/refresh.ts RefreshSummary (stored as JSON); every field is optional because a running
  * refresh has only its plan, and older rows may lack newer fields.
  */
-export interface RefreshSummaryRecord {
+interface RefreshSummaryRecord {
   line?: string;
   played?: number;
   failed?: number;

@@ -48,7 +48,7 @@ export type Order = 'AB' | 'BA';
  * inside; file formats' own (FastChat votes' model_a / model_b) are translated where files are read and
  * written (core/sides.ts). Where a side was *shown* in one game is a position, 'A' or 'B' (PositionVerdict).
  */
-export type Side = 'model_1' | 'model_2';
+type Side = 'model_1' | 'model_2';
 /** What one pairwise game says in terms of positions: the answer shown first (A) or second (B). */
 export type PositionVerdict = 'A' | 'B' | 'tie' | 'error';
 /** What one pairwise game says, mapped back to the match's models. */

@@ -42,7 +42,7 @@ import { newRun, playGames, type PlayRun } from './play/index.ts';
 import { planRun } from './run.ts';
 import { FAIR_SUFFIX, HUMAN, REVIEW_JUDGE } from '../core/constants.ts';
 
-export function fairJudgeName(judgeId: string): string {
+function fairJudgeName(judgeId: string): string {
   return judgeId.endsWith(FAIR_SUFFIX) ? judgeId : `${judgeId}${FAIR_SUFFIX}`;
 }
 
@@ -157,7 +157,7 @@ export interface CalibratedRow extends CalibratedMatch {
 }
 
 /** Every match of the calibrated scheme, MEC + BPC applied over the first `samples` samples (default: all stored). */
-export async function calibratedMatches(
+async function calibratedMatches(
   store: Store,
   judge: string,
   o: { samples?: number } = {},

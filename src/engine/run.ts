@@ -64,7 +64,7 @@ import type { RunProgress } from './play/index.ts';
 /** A finished run as `runTournament` returns it (the record and the loop's counters). */
 export type RunSummary = PlayRun;
 
-export const DEFAULT_SETTINGS: JudgeSettings = { temperature: 0, maxTokens: 2048 };
+const DEFAULT_SETTINGS: JudgeSettings = { temperature: 0, maxTokens: 2048 };
 
 /** What planning reads: a Store, or a view of one with an import not yet written (src/storage/pending.ts). */
 export type PlanSource = {

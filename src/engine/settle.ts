@@ -24,7 +24,7 @@ export interface SettleOptions extends RunOptions {
   onRound?(r: SettleRound): void;
 }
 
-export interface SettleRound {
+interface SettleRound {
   round: number;
   /** matches chosen for this round */
   matches: number;

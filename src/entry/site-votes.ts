@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { ANNOTATOR_NAME } from '../core/annotate.ts';
 import { ANNOTATORS } from '../core/constants.ts';
 import { ArenaError } from '../core/types.ts';
-import type { MergedSite, SiteAnnotate, Store } from '../storage/store.ts';
+import type { MergedSite, SiteAnnotate } from '../storage/annotator-store.ts';
+import type { Store } from '../storage/store.ts';
 import type { D1Target } from './publish.ts';
 
 /** Rows per `wrangler d1 execute` (a page of at most ~2,000 annotations of 2,000-character reasons: ~5 MB). */

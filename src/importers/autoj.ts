@@ -10,8 +10,8 @@ import { downloadMtbench, gitBlobSha1, type ReleaseFile } from './download.ts';
 import { promptsFrom } from './formats.ts';
 import { readPythonString } from './python-string.ts';
 
-export const AUTOJ_REPO = 'GAIR-NLP/auto-j';
-export const AUTOJ_COMMIT = '5e280beeedf64d631d0d6acf1808bf00ad86c69b';
+const AUTOJ_REPO = 'GAIR-NLP/auto-j';
+const AUTOJ_COMMIT = '5e280beeedf64d631d0d6acf1808bf00ad86c69b';
 
 /** codes/usage/constants_prompt.py at AUTOJ_COMMIT (only its hash and size are kept here, never its text). */
 export const AUTOJ_FILE: ReleaseFile = {
@@ -109,7 +109,7 @@ export interface AutojSourceOptions {
 }
 
 /** The path of a checked constants_prompt.py: from `dir`, or downloaded into `cacheDir` (kept there). */
-export async function autojSource(o: AutojSourceOptions): Promise<string> {
+async function autojSource(o: AutojSourceOptions): Promise<string> {
   const pinned: ReleaseFile = { ...AUTOJ_FILE, ...o.pin };
   if (o.dir === undefined) {
     const dir = await downloadMtbench({

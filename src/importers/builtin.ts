@@ -23,7 +23,7 @@ export const BUILTIN = {
  * (questions/judge_schemes.jsonl) when `wanted` names one of its schemes that is missing. Reads only.
  * Auto-J's schemes are not shipped (`arena import autoj` loads them from the project: src/importers/autoj.ts).
  */
-export async function missingBuiltinPrompts(
+async function missingBuiltinPrompts(
   store: { catalog: Pick<Store['catalog'], 'prompts'> },
   wanted: string[] = [],
 ): Promise<PromptScheme[]> {

@@ -29,7 +29,6 @@ export interface ImportSources {
 }
 
 export { ANSWER_PART_CHARS } from './read/answers.ts';
-export { FASTCHAT_SETTINGS } from './read/judgments.ts';
 
 /**
  * Read, parse and check every file, then write everything in one atomic store operation. Any

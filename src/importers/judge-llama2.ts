@@ -24,7 +24,7 @@ export const STUDY_PIN = {
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /** The one file of a zip archive (stored or deflated), found through the central directory. */
-export function unzipSingle(zip: Buffer, where: string): Buffer {
+function unzipSingle(zip: Buffer, where: string): Buffer {
   const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
   if (eocd < 0) throw new ArenaError(`${where}: not a zip archive (no end-of-central-directory record)`);
   const cd = zip.readUInt32LE(eocd + 16);
@@ -48,7 +48,7 @@ export function unzipSingle(zip: Buffer, where: string): Buffer {
  * Check downloaded bytes (the pinned zip's JSONL, or the gzip mirror file) and return the gzip bytes to keep.
  * `gzipBytes: false` checks only the content (our own cache, re-compressed from the zip).
  */
-export function verifiedStudyGzip(bytes: Buffer, where: string, o: { gzipBytes?: boolean } = {}): Buffer {
+function verifiedStudyGzip(bytes: Buffer, where: string, o: { gzipBytes?: boolean } = {}): Buffer {
   const isGzip = bytes[0] === 0x1f && bytes[1] === 0x8b;
   if (
     isGzip &&

@@ -5,7 +5,7 @@ import { open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { ArenaError } from '../core/types.ts';
 
-export interface Line {
+interface Line {
   /** 1-based */
   line: number;
   text: string;
@@ -48,7 +48,7 @@ export const IMPORT_LIMITS = {
 export type ImportLimits = typeof IMPORT_LIMITS;
 
 /** 1.5 MiB, 611 KB, 12 B: a size for messages */
-export function sizeText(bytes: number): string {
+function sizeText(bytes: number): string {
   if (bytes >= 1 << 20) return `${+(bytes / (1 << 20)).toFixed(1)} MiB`;
   if (bytes >= 1000) return `${+(bytes / 1000).toFixed(0)} KB`;
   return `${bytes} B`;
@@ -60,7 +60,7 @@ export function sizeText(bytes: number): string {
  * Bounded: a line longer than maxLineBytes, and gzip data that expands past maxDecompressedBytes or by more
  * than maxRatio, are located errors saying how much was read (nothing is held beyond one line).
  */
-export async function* readLines(path: string, limits: Partial<ImportLimits> = {}): AsyncGenerator<Line> {
+async function* readLines(path: string, limits: Partial<ImportLimits> = {}): AsyncGenerator<Line> {
   const lim = { ...IMPORT_LIMITS, ...limits };
   const gz = await isGzip(path);
   if (!gz && /\.gz$/i.test(path))

@@ -24,8 +24,8 @@ import { newGames } from './import.ts';
 import { readImportFile } from './lines.ts';
 
 /** LLMBar's final comparison call: greedy, at most 50 new tokens (its evaluators/config/*.json). */
-export const LLMBAR_SETTINGS = { temperature: 0, maxTokens: 50 } as const;
-export const LLMBAR_RECORDED_PARSER = 'llmbar-recorded';
+const LLMBAR_SETTINGS = { temperature: 0, maxTokens: 50 } as const;
+const LLMBAR_RECORDED_PARSER = 'llmbar-recorded';
 
 function fail(file: string, line: number | undefined, field: string | undefined, message: string): never {
   throw new ArenaError(
@@ -119,7 +119,7 @@ export function parsePairDataset(file: string, bytes: Uint8Array): PairItem[] {
 }
 
 /** One item's two recorded games from result.json (`swap = True` is already mapped back). */
-export interface PairResult {
+interface PairResult {
   line: number;
   ab: { reply: string; verdict: Verdict };
   ba: { reply: string; verdict: Verdict };
@@ -151,7 +151,7 @@ function recordedGame(
 }
 
 /** result.json: the dataset's items, each with `results`, whose last element holds both orders' games. */
-export function parsePairResults(
+function parsePairResults(
   file: string,
   bytes: Uint8Array,
   dataset: PairItem[],
@@ -207,7 +207,7 @@ export function pairQuestionId(set: string, index: number): number {
 }
 
 /** Every dataset.json below dir, as [set name, its directory]; `evaluators` folders are not searched. */
-export function findPairSets(dir: string): [string, string][] {
+function findPairSets(dir: string): [string, string][] {
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new ArenaError(`${dir}: not a directory`, { file: dir });
   const out: [string, string][] = [];

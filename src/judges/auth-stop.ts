@@ -2,9 +2,9 @@ import { ArenaError } from '../core/types.ts';
 import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest } from './judge.ts';
 
 /** HTTP statuses that no retry and no other game can fix: the key is missing, wrong or not allowed. */
-export const AUTH_STATUSES: readonly number[] = [401, 403];
+const AUTH_STATUSES: readonly number[] = [401, 403];
 
-export function isAuthFailure(e: unknown): e is JudgeCallError {
+function isAuthFailure(e: unknown): e is JudgeCallError {
   return e instanceof JudgeCallError && e.status !== undefined && AUTH_STATUSES.includes(e.status);
 }
 

@@ -47,7 +47,7 @@ export function modelIdentity(path: string): { name: string; hash: string } {
 }
 
 /** A name safe in ids, URLs and file names: letters, digits and . _ - only. */
-export function safeName(s: string): string {
+function safeName(s: string): string {
   return (
     s
       .trim()

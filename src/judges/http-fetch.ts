@@ -26,8 +26,8 @@ export class ReplyTooLargeError extends Error {
 /**
  * A `fetch` for the OpenAI SDK on node:http(s) with keep-alive, for the one shape a judge call has: a
  * string or byte body, a JSON reply read whole. Anything else (streams, forms) goes to the global fetch.
- * The global fetch (undici) builds Requests, web streams and abort plumbing per call, several times the
- * CPU of the call itself at tournament scale (bench/run.ts).
+ * The global fetch (undici) builds Requests, web streams and abort plumbing per call, which costs more CPU
+ * than the call itself at tournament scale (figures: bench/README.md).
  */
 export const httpFetch: typeof fetch = (input, init = {}) => cappedFetch(input, init, MAX_REPLY_BYTES);
 
@@ -124,7 +124,7 @@ export function cappedFetch(
  * A reply's headers, read-only, with the reading half of `Headers` (get, has, iteration in sorted order,
  * getSetCookie): names lowercased, repeated headers joined with ', ' (each set-cookie its own entry), as fetch does.
  * undici's `Headers` validates and re-sorts on each iteration, and the SDK iterates a reply's headers twice a
- * call for its debug log (built whether or not it logs): a tenth of the SDK's CPU per call (bench/run.ts).
+ * call for its debug log (built whether or not it logs), a share of the SDK's CPU worth saving (bench/README.md).
  * One thing is lost: that debug log (OPENAI_LOG=debug) reads a non-`Headers` object with Object.entries, so
  * it shows a reply's headers as {}; retries, request ids and Retry-After read them through get().
  */
@@ -170,8 +170,8 @@ export class ReplyHeaders implements Iterable<[string, string]> {
 
 /**
  * The reply as the SDK reads it (status, headers, `json()`, `text()`), on the body already buffered here. A
- * `Response` built from a Buffer wraps it in a web stream and reads it back through that stream: about a tenth
- * of a tournament's CPU (bench/run.ts, profiled), for bytes that are already in memory.
+ * `Response` built from a Buffer wraps it in a web stream and reads it back through that stream, a visible share
+ * of a tournament's CPU (bench/README.md) for bytes that are already in memory.
  */
 class BufferedResponse {
   readonly ok: boolean;

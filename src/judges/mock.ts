@@ -9,7 +9,7 @@ import type { JudgeProvider, JudgeReply, JudgeRequest } from './judge.ts';
  * the output format "[[A]]"/"[[B]]"/"[[C]]" first, then ends with the `random` verdict: FastChat's
  * precedence parser reads every such reply as A, the `last` parser reads the final verdict).
  */
-export const MOCK_BEHAVIOURS = ['random', 'a', 'b', 'tie', 'longer', 'unparsable', 'quoting'] as const;
+const MOCK_BEHAVIOURS = ['random', 'a', 'b', 'tie', 'longer', 'unparsable', 'quoting'] as const;
 
 export function mockJudge(name: string): JudgeProvider {
   if (!(MOCK_BEHAVIOURS as readonly string[]).includes(name))

@@ -87,7 +87,7 @@ export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
 }
 
 /** A server's token count, trusted only as a non-negative safe integer; anything else is unknown (undefined). */
-export function tokenCount(v: unknown): number | undefined {
+function tokenCount(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
 }
 

@@ -51,10 +51,10 @@ export async function createJudge(spec: string, o: JudgeOptions = {}): Promise<J
 export const CALL_DEFAULTS = { timeoutS: 120, retries: 8, backoffMs: 1000, retryBudgetS: 600 } as const;
 
 /** Where an OpenAI judge's key is read when nothing else is said. */
-export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
+const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
 
 /** One server of a judge served by several; its limits default to the judge's. */
-export const EndpointSetup = z.strictObject({
+const EndpointSetup = z.strictObject({
   baseURL: z.url(),
   apiKeyEnv: z
     .string()

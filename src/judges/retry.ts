@@ -36,7 +36,7 @@ export interface CallGate {
   admit(req: JudgeRequest): Promise<GateTicket>;
 }
 
-export const DEFAULT_RETRY_BUDGET_MS = 10 * 60_000;
+const DEFAULT_RETRY_BUDGET_MS = 10 * 60_000;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

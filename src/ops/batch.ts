@@ -45,7 +45,7 @@ export interface BatchOptions {
 }
 
 /** OpenAI's limits on one batch's input file; more games go up as several batches. */
-export const BATCH_LIMITS = { maxRequests: 50_000, maxFileBytes: 200_000_000 };
+const BATCH_LIMITS = { maxRequests: 50_000, maxFileBytes: 200_000_000 };
 /** A game in this many finished batches without a verdict (its request failed each time) is not submitted again. */
 export const MAX_BATCH_TRIES = 3;
 /** How much older than the oldest interrupted submission a listed batch may be before recovery stops paging. */

@@ -117,7 +117,7 @@ function oneLine(v: unknown): string {
  * The config's text with `k` appended to its `checkpoints` list, on a line of its own indented like the list's
  * first entry; the text around it is untouched. A config without the list gets one.
  */
-export function withCheckpoint(text: string, k: NewCheckpoint): string {
+function withCheckpoint(text: string, k: NewCheckpoint): string {
   const spans = jsonSpans(text);
   const item = oneLine(k);
   const list = spans.get(JSON.stringify(['checkpoints']));

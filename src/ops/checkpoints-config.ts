@@ -18,7 +18,7 @@ import {
 } from './config.ts';
 
 /** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
-export const CATEGORY_TEMPERATURES: Record<string, number> = {
+const CATEGORY_TEMPERATURES: Record<string, number> = {
   writing: 0.7,
   roleplay: 0.7,
   extraction: 0.0,
@@ -29,7 +29,7 @@ export const CATEGORY_TEMPERATURES: Record<string, number> = {
   humanities: 0.1,
   'arena-hard-200': 0.0,
 };
-export const DEFAULT_TEMPERATURE = 0.7;
+const DEFAULT_TEMPERATURE = 0.7;
 
 export const Checkpoint = z
   .strictObject({

@@ -13,7 +13,7 @@ import type { Loaded } from './config.ts';
 import { calibrate, planEstimate, priceFor, type PlanEstimate } from './prices.ts';
 
 /** `planned`: the games the config asks for (checkpoints with answers) */
-export interface CheckpointsPlanLine extends PlanEstimate {
+interface CheckpointsPlanLine extends PlanEstimate {
   /** USD per 1M tokens in / out */
   price: { input: number; output: number };
 }

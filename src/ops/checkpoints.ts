@@ -26,14 +26,7 @@ import type { Env, OpenJudge, Spill } from './deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
 import { Budget, calibrate, costOf, priceFor, upperBoundCost } from './prices.ts';
 
-export {
-  CATEGORY_TEMPERATURES,
-  CheckpointsConfig,
-  DEFAULT_TEMPERATURE,
-  loadCheckpointsConfig,
-  seriesTournament,
-  temperatureFor,
-} from './checkpoints-config.ts';
+export { CheckpointsConfig } from './checkpoints-config.ts';
 
 type CheckpointConfig = CheckpointsConfig['checkpoints'][number];
 

@@ -6,7 +6,7 @@ import type { Price } from './config.ts';
  * USD per 1M tokens (input, output) of OpenAI models often used as judges, from OpenAI's price list
  * (standard tier). A config's `judges[].price` overrides an entry; the Batch API costs half.
  */
-export const OPENAI_PRICES: Record<string, Price> = {
+const OPENAI_PRICES: Record<string, Price> = {
   'gpt-4': { input: 30, output: 60 },
   'gpt-4-0613': { input: 30, output: 60 },
   'gpt-4-32k': { input: 60, output: 120 },
@@ -82,7 +82,7 @@ export function calibrate(
   };
 }
 
-export function estimateTokens(
+function estimateTokens(
   spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>,
   m: TokenModel,
 ): { tokensIn: number; tokensOut: number } {
@@ -145,7 +145,7 @@ export function planEstimate(
 }
 
 /** A tokenizer may pack one prompt worse than the average a model was calibrated on: its upper bound allows this. */
-export const INPUT_MARGIN = 1.25;
+const INPUT_MARGIN = 1.25;
 
 /**
  * The most one call can cost: its prompt's tokens (at `m`'s characters per token, with INPUT_MARGIN) and all of

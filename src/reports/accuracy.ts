@@ -12,7 +12,7 @@ import { ArenaError } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 
 /** The gold labels of a set, from the `gold` judge's votes. */
-export async function labelledItems(store: Store, set: string): Promise<LabelledItem[]> {
+async function labelledItems(store: Store, set: string): Promise<LabelledItem[]> {
   return (await store.votes.list(GOLD, { set })).flatMap((v) =>
     v.winner === 'model_1' || v.winner === 'model_2' ? [{ questionId: v.questionId, gold: v.winner }] : [],
   );

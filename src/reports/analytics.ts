@@ -159,7 +159,7 @@ export async function clusteredBattles(
   return out;
 }
 
-export interface WinRateInterval {
+interface WinRateInterval {
   model: string;
   matches: number;
   /** (win + tie/2) / (win + loss + tie), errors excluded */
@@ -222,7 +222,7 @@ export async function intervalReport(
 }
 
 /** Per-model win rates (ties half) with percentile intervals from the same kind of resampling. */
-export function winRateIntervals(
+function winRateIntervals(
   battles: ClusteredBattle[],
   o: BootstrapOptions & { unit: ResampleUnit },
 ): WinRateInterval[] {

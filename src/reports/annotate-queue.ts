@@ -10,7 +10,6 @@ import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
 
 export type QueueMode = 'review' | 'uniform';
-export const QUEUE_MODES: readonly QueueMode[] = ['review', 'uniform'];
 
 export interface QueueMatch {
   questionId: number;

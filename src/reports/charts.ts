@@ -26,7 +26,7 @@ echarts.use([
 const FONT = { fontFamily: 'system-ui, sans-serif', fontSize: 12, color: '#1b1b1b' };
 const COLORS = ['#2f5fb3', '#c2571a', '#2a7f3f', '#8a3ea8', '#a1132d', '#5c6470'];
 /** the width of a narrow chart: a 390 px phone shows it unscaled beside the page's margins */
-export const NARROW = 360;
+const NARROW = 360;
 /** a category label cut to `width` px with an ellipsis (the full name is in the table next to the chart) */
 const cut = (width: number, extra: Record<string, unknown> = {}) => ({
   ...FONT,
@@ -195,7 +195,7 @@ export function matrixHeatmap(models: string[], cells: MatrixCell[], narrow = fa
 const HEAT = ['#b2182b', '#f7f7f7', '#2166ac'];
 
 /** The colour a linear scale through `stops` (spread evenly over 0..1) gives `v`, as ECharts interpolates it. */
-export function scaleColor(stops: string[], v: number): number[] {
+function scaleColor(stops: string[], v: number): number[] {
   const rgb = stops.map((h) => [1, 3, 5].map((k) => parseInt(h.slice(k, k + 2), 16)));
   const t = Math.min(1, Math.max(0, v)) * (rgb.length - 1);
   const k = Math.min(rgb.length - 2, Math.floor(t));
@@ -209,7 +209,7 @@ function luminance(rgb: number[]): number {
 }
 
 /** Black or white text, whichever has the higher contrast on `rgb` (never below 4.58:1, WCAG AA asks 4.5). */
-export function labelOn(rgb: number[]): string {
+function labelOn(rgb: number[]): string {
   const l = luminance(rgb);
   return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff';
 }

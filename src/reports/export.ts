@@ -68,7 +68,7 @@ export async function exportFastchat(
  * A judge's name as one file name: no path separators, no characters that shells or other systems mind
  * (an old local judge id held a whole path, `llama-cpp//home/me/model.gguf`, which became directories).
  */
-export function exportFileStem(model: string): string {
+function exportFileStem(model: string): string {
   return (
     model
       .replace(/[^A-Za-z0-9._@+-]+/g, '_')

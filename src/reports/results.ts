@@ -127,7 +127,7 @@ function groupStandings(
 }
 
 /** A judge's single-grading scores: the latest game per (question, turn, model). */
-export function singleScores(games: Game[]): SingleScore[] {
+function singleScores(games: Game[]): SingleScore[] {
   const latest = new Map<string, Game>();
   for (const g of games) latest.set(`${g.match.questionId}\u0000${g.match.turn}\u0000${g.match.model1}`, g);
   return [...latest.values()].map((g) => ({

@@ -21,7 +21,7 @@ import { pairGameOf } from '../core/outcomes.ts';
  * arena-hard parser (played with `--prompts arena-hard`): the weighting is meaningless for a scheme
  * without strong labels, so other games are an error, not silently weighted 1.
  */
-export async function arenaHardGames(store: Store, judge: string): Promise<WeightedGame[]> {
+async function arenaHardGames(store: Store, judge: string): Promise<WeightedGame[]> {
   const games = await store.games.list({ judge, kind: 'pairwise' });
   const other = games.filter((g) => outputFormatOfVersion(g.parser)?.name !== 'arena-hard');
   if (!games.length)

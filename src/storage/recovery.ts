@@ -1,11 +1,10 @@
 // Paid verdicts that the database could not take (a full disk): the play loop hands them here, they are
-// written beside the database (or, when that disk is full too, to the system's temporary folder) as JSONL,
-// one file per run, and the next `arena run` on the database stores them before it plans, so that no paid
-// call is lost or paid for again. Each file is written whole (temp file + rename): a half-written one never
+// written beside the database (or, when that disk is full too, to a fallback folder: the CLI passes the system's
+// temporary folder) as JSONL, one file per run, and the next `arena run` on the database stores them before it
+// plans, so that no paid call is lost or paid for again. Each file is written whole (temp file + rename): a half-written one never
 // takes the name.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ArenaError, type Game } from '../core/types.ts';
 import type { RunRecord, Store } from './store.ts';
@@ -15,21 +14,26 @@ interface Place {
   prefix: string;
 }
 
-/** Where the spill files of `dbFile` go: beside it first, then in the temporary folder (named by its path). */
-function places(dbFile: string): Place[] {
+/** Where the spill files of `dbFile` go: beside it first, then in `fallbackDir` (named by its path). */
+function places(dbFile: string, fallbackDir: string): Place[] {
   const abs = resolve(dbFile);
   const tag = createHash('sha256').update(abs).digest('hex').slice(0, 12);
   return [
     { dir: dirname(abs), prefix: `${basename(abs)}.unstored-` },
-    { dir: tmpdir(), prefix: `arena-unstored-${tag}-` },
+    { dir: fallbackDir, prefix: `arena-unstored-${tag}-` },
   ];
 }
 
 /** Write `games` (paid, not stored) and their run's record where they can be; returns the file. */
-export async function spillGames(dbFile: string, games: Game[], run: RunRecord): Promise<string> {
+export async function spillGames(
+  dbFile: string,
+  fallbackDir: string,
+  games: Game[],
+  run: RunRecord,
+): Promise<string> {
   const text = [JSON.stringify({ run }), ...games.map((game) => JSON.stringify({ game }))].join('\n') + '\n';
   let last: unknown;
-  for (const p of places(dbFile)) {
+  for (const p of places(dbFile, fallbackDir)) {
     const file = join(p.dir, `${p.prefix}${run.id}.jsonl`);
     const tmp = `${file}.tmp`;
     try {
@@ -44,9 +48,9 @@ export async function spillGames(dbFile: string, games: Game[], run: RunRecord):
   throw last;
 }
 
-/** The spill files of `dbFile` not stored yet. */
-export function spilledFiles(dbFile: string): string[] {
-  return places(dbFile).flatMap((p) => {
+/** The spill files of `dbFile` not stored yet (beside it and in `fallbackDir`). */
+export function spilledFiles(dbFile: string, fallbackDir: string): string[] {
+  return places(dbFile, fallbackDir).flatMap((p) => {
     let names: string[];
     try {
       names = readdirSync(p.dir);
@@ -68,9 +72,10 @@ export function spilledFiles(dbFile: string): string[] {
 export async function restoreSpilled(
   store: Store,
   dbFile: string,
+  fallbackDir: string,
 ): Promise<{ file: string; games: number }[]> {
   const done: { file: string; games: number }[] = [];
-  for (const file of spilledFiles(dbFile)) {
+  for (const file of spilledFiles(dbFile, fallbackDir)) {
     const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
     const games: Game[] = [];
     const runs: RunRecord[] = [];
@@ -91,10 +96,10 @@ export async function restoreSpilled(
       else if (v.run) runs.push(v.run);
     });
     try {
-      if (games.length) await store.games.insertMany(games);
+      const stored = games.length ? await store.games.insertMany(games) : [];
       // the spilled run has ended: its leases on games it never called would only hold the next run up
       for (const r of runs) {
-        await store.runs.save(r);
+        await store.runs.save(withRestored(r, games, stored));
         await store.leases.release(r.id);
       }
     } catch (e) {
@@ -108,4 +113,22 @@ export async function restoreSpilled(
     done.push({ file, games: games.length });
   }
   return done;
+}
+
+/**
+ * The spilled run's record with the games just restored under it counted: at the stop it counted only the games
+ * it stored, and its ledger (played, tokens, cost) is its stored games (a game another run stored meanwhile stays
+ * that run's and is not counted).
+ */
+function withRestored(run: RunRecord, games: Game[], stored: boolean[]): RunRecord {
+  const mine = games.filter((g, i) => stored[i] && g.runId === run.id);
+  const sum = (f: (g: Game) => number | null | undefined) => mine.reduce((n, g) => n + (f(g) ?? 0), 0);
+  const priced = mine.some((g) => g.cost != null);
+  return {
+    ...run,
+    played: run.played + mine.length,
+    tokensIn: run.tokensIn + sum((g) => g.tokensIn),
+    tokensOut: run.tokensOut + sum((g) => g.tokensOut),
+    ...(priced ? { cost: (run.cost ?? 0) + sum((g) => g.cost) } : {}),
+  };
 }

@@ -4,7 +4,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** The absolute path a file has, or would have once created: symlinks resolved as far as they exist. */
-export function canonicalPath(file: string): string {
+function canonicalPath(file: string): string {
   const abs = resolve(file);
   try {
     return realpathSync(abs);
@@ -18,7 +18,7 @@ export function canonicalPath(file: string): string {
 }
 
 /** Whether two paths are the same file: the same canonical path, or (both existing) the same inode. */
-export function sameFile(a: string, b: string): boolean {
+function sameFile(a: string, b: string): boolean {
   if (canonicalPath(a) === canonicalPath(b)) return true;
   try {
     const x = statSync(a);

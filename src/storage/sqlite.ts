@@ -12,6 +12,7 @@ import {
 } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { randomUUID } from 'node:crypto';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as schema from '../../db/schema.ts';
@@ -198,7 +199,7 @@ export function copyDatabase(store: SqliteStore, file: string): void {
       `${file} is the database being copied (${own}); a copy renamed over it would destroy it: choose another file`,
       { file },
     );
-  const tmp = `${file}.tmp-${process.pid}`;
+  const tmp = `${file}.tmp-${randomUUID()}`; // one per copy: two copies to one file never share it
   rmSync(tmp, { force: true });
   try {
     store.sqlite.prepare('VACUUM INTO ?').run(tmp);

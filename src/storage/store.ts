@@ -8,14 +8,15 @@ import type {
   Vote,
 } from '../core/types.ts';
 import type { CheckpointRecord, RefreshRecord } from '../core/records.ts';
-import type { AnnotationChoice, Choice, ShownOrder } from '../core/annotate.ts';
+import type { AnnotatorStore, RateLimitStore } from './annotator-store.ts';
+import type { LedgerStore } from './ledger-store.ts';
+import type { ReportStore } from './report-store.ts';
 
 export type {
   CheckpointGeneration,
   CheckpointRecord,
   RefreshRecord,
   RefreshStatus,
-  RefreshSummaryRecord,
 } from '../core/records.ts';
 
 /** Everything one import writes, applied atomically: all of it or none of it. */
@@ -106,46 +107,6 @@ export interface BatchRecord {
   cost: number | null;
 }
 
-/** Spending of one judge (the cost ledger). */
-export interface JudgeCost {
-  judge: string;
-  games: number;
-  tokensIn: number;
-  tokensOut: number;
-  /** USD; null when no game of the judge has a known cost */
-  cost: number | null;
-}
-
-/** A run with what it spent (the cost ledger). */
-export interface RunCost {
-  id: string;
-  startedAt: number;
-  judge: string;
-  mode: string;
-  played: number;
-  failed: number;
-  tokensIn: number;
-  tokensOut: number;
-  cost: number | null;
-  status: string;
-}
-
-/** A game with what it cost (the cost ledger). */
-export interface GameCost {
-  id: string;
-  runId: string | null;
-  judge: string;
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string | null;
-  order: 'AB' | 'BA';
-  tokensIn: number | null;
-  tokensOut: number | null;
-  cost: number | null;
-  source: string;
-}
-
 /** The verdict columns of a game (a refresh's health check reads these). */
 export interface GameVerdictRow {
   id: string;
@@ -156,15 +117,6 @@ export interface GameVerdictRow {
   order: 'AB' | 'BA';
   verdict: GameVerdict;
   source: string;
-}
-
-/** A judge's stored games with token counts, summed (token calibration of cost estimates). */
-export interface TokenTotals {
-  games: number;
-  /** characters of system and user prompts */
-  chars: number;
-  tokensIn: number;
-  tokensOut: number;
 }
 
 export interface JudgeSummary {
@@ -288,169 +240,6 @@ export interface BatchStore {
   /** change fields of the batch `id` (its id too: a submission gets the server's batch id); no-op when absent */
   update(id: string, patch: Partial<BatchRecord>): Promise<void>;
   delete(id: string): Promise<void>;
-}
-
-/** The cost ledger: what judges, runs and games spent. */
-export interface LedgerStore {
-  /** spending per judge, over all games or those of some runs; ordered by judge */
-  byJudge(runIds?: string[]): Promise<JudgeCost[]>;
-  /** runs with their cost, newest first */
-  byRun(limit?: number): Promise<RunCost[]>;
-  /** the most recent games with their cost, newest first */
-  byGame(limit?: number): Promise<GameCost[]>;
-  /** a judge's stored games that have both token counts, summed */
-  tokenTotals(judge: string): Promise<TokenTotals>;
-}
-
-/** A person invited to vote on /annotate. */
-export interface AnnotatorRecord {
-  id: number;
-  name: string;
-  createdAt: number;
-  /** when the invite was redeemed; null while unused */
-  usedAt: number | null;
-  /** when revoked; null while active */
-  revokedAt: number | null;
-}
-
-/** A match shown to one annotator, the side shown first, and the answer once given. */
-export interface AnnotationRecord {
-  id: number;
-  annotatorId: number;
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string;
-  order: ShownOrder;
-  shownAt: number;
-  /** null while pending */
-  choice: AnnotationChoice | null;
-  reason: string | null;
-  answeredAt: number | null;
-}
-
-/** The match an annotation is about. */
-export interface AnnotationMatch {
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string;
-}
-
-/** Annotators, their invites, and what they were shown and answered; their votes land in the votes table. */
-export interface AnnotatorStore {
-  /** a new annotator with the SHA-256 of its invite token; an error when the name is taken */
-  add(name: string, tokenHash: string, at: number): Promise<AnnotatorRecord>;
-  /** by name */
-  list(): Promise<AnnotatorRecord[]>;
-  get(id: number): Promise<AnnotatorRecord | undefined>;
-  /** revoke by name (sessions stop at once); false when no active annotator has the name */
-  revoke(name: string, at: number): Promise<boolean>;
-  /**
-   * Redeem an invite, in one statement: the annotator whose unused invite has this hash and who is not revoked,
-   * now marked used; undefined for an unknown, used or revoked invite.
-   */
-  redeem(tokenHash: string, at: number): Promise<AnnotatorRecord | undefined>;
-  /** every match shown to the annotator (answered, skipped or pending), oldest first */
-  shown(annotatorId: number): Promise<AnnotationRecord[]>;
-  /** record that the match is shown with `order`; the row already there when it was shown before */
-  show(annotatorId: number, match: AnnotationMatch, order: ShownOrder, at: number): Promise<AnnotationRecord>;
-  annotation(id: number): Promise<AnnotationRecord | undefined>;
-  /**
-   * Answer a pending annotation, all or nothing: the choice and reason recorded and, unless skipped, one vote of
-   * judge `annotators` (voter annotator_<id>). False when it was answered before (a second answer counts nothing).
-   */
-  answer(a: {
-    annotation: AnnotationRecord;
-    choice: Choice | 'skip';
-    reason: string | null;
-    at: number;
-  }): Promise<boolean>;
-  /** the answered annotations of every annotator (skips left out), oldest first: the export */
-  answered(): Promise<AnnotationRecord[]>;
-  /**
-   * Take in what a site recorded (`arena publish` reads it from D1 first), all or nothing: invites redeemed there,
-   * the matches shown and answered there, the votes cast there. What this database holds is kept. Refused, nothing
-   * written, when the site contradicts it: another annotator under an annotator's id, another match or answer
-   * under an annotation's id, another vote under a vote's line (votes collected here and there at once).
-   */
-  mergeSite(site: SiteAnnotate): Promise<MergedSite>;
-}
-
-/** A site's annotate state, as `arena publish` reads it from D1. */
-export interface SiteAnnotate {
-  annotators: { id: number; name: string; usedAt: number | null }[];
-  annotations: AnnotationRecord[];
-  /** the votes the site's annotators cast (judge `annotators`, source `annotate`) */
-  votes: SiteVote[];
-}
-
-/** A vote an annotator cast on a site, as the votes table holds it (FastChat's spelling of the winner). */
-export interface SiteVote {
-  voter: string;
-  questionId: number;
-  turn: number;
-  modelA: string;
-  modelB: string;
-  winner: 'model_a' | 'model_b' | 'tie' | 'inconsistent';
-  /** the vote's number among the site's votes (the votes table's line of source `annotate`) */
-  line: number;
-}
-
-/** What mergeSite added: invites newly marked used, annotations added, answers taken in, votes added. */
-export interface MergedSite {
-  redeemed: number;
-  annotations: number;
-  answers: number;
-  votes: number;
-}
-
-/** Request counters shared by every process or isolate on the database (the annotate pages' rate limits). */
-export interface RateLimitStore {
-  /**
-   * Count one request of `key` at `now` in a fixed window of `windowMs` that starts with the key's first request
-   * (or the first after its window ended), in one statement: the requests counted in the window, this one included,
-   * and when the window ends. Windows that have ended are deleted as new ones start.
-   */
-  hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
-}
-
-/** A stored report's key: the view and its parameters. */
-export interface ReportKey {
-  view: string;
-  params: string;
-}
-
-/** What the site shows, computed when the games change: one view with its parameters, as JSON. */
-export interface StoredReport extends ReportKey {
-  /** the digest of the data it was computed from (see DataDigest) */
-  digest: string;
-  /** the format version of `body` */
-  version: number;
-  body: string;
-  builtAt: number;
-  /** how long computing it took (ms) */
-  ms: number;
-}
-
-/** The content digest of what reports read: per judge (its games and votes), and of the catalog. */
-export interface DataDigest {
-  judges: Record<string, string>;
-  /** questions, answers and checkpoints */
-  catalog: string;
-}
-
-/** Stored reports (src/reports/site/stored.ts writes and reads them). */
-export interface ReportStore {
-  /** the stored reports of these keys (those there are), in one read */
-  get(keys: ReportKey[]): Promise<StoredReport[]>;
-  /** insert or replace (by view and params), all or nothing */
-  put(rows: StoredReport[]): Promise<void>;
-  /** every stored report without its body */
-  index(): Promise<Omit<StoredReport, 'body'>[]>;
-  remove(keys: ReportKey[]): Promise<void>;
-  /** the digest of the data now stored (reads every game's id and verdict, no texts) */
-  digest(): Promise<DataDigest>;
 }
 
 /**

@@ -69,7 +69,7 @@ export interface AppOptions {
  * no framing at all and no powerful features. `overwrite: false` keeps the one header a route sets itself: the
  * charts' CSP (src/web/http-cache.ts SVG_CSP).
  */
-export const SECURITY: NonNullable<Parameters<typeof secureHeaders>[0]> = {
+const SECURITY: NonNullable<Parameters<typeof secureHeaders>[0]> = {
   contentSecurityPolicy: {
     defaultSrc: ["'none'"],
     scriptSrc: ["'self'"],

@@ -3,9 +3,9 @@
 // later request as they are. Conditional requests (If-None-Match -> 304) are hono/etag's: it finds the ETag set
 // here and never hashes a body again.
 //
-// The replay path (bench/site.ts, bench/README.md): profiled under load, a cached response still spent most of
-// the app's time per request outside our code: hono's validator re-parsing the query, secureHeaders and etag
-// turning the header record into a Headers object (14 set/has calls), node-server turning it back. So the first
+// The replay path (bench/site.ts; the profile in bench/README.md): a cached response still spent most of the
+// app's time per request outside our code: hono's validator re-parsing the query, secureHeaders and etag
+// turning the header record into a Headers object, node-server turning it back. So the first
 // 200 for a URL goes through the whole chain, its final headers are recorded with the cached bytes, and later
 // plain GETs of the same URL in the same data version are answered with those bytes and headers straight away:
 // here, before the routes (`replay`), and on Node before hono sees the request at all (`replayed`, used by
@@ -25,10 +25,10 @@ export const TYPES = {
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
 } as const;
-export type Kind = keyof typeof TYPES;
+type Kind = keyof typeof TYPES;
 
 /** ECharts writes inline style attributes; an SVG shown through <img> never runs script anyway. */
-export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
 /** Serve `compute()`'s bytes as `kind`, cached (see createSend). */
 export type Send = (
@@ -46,7 +46,7 @@ interface Entry {
 }
 
 /** A recorded response: its bytes and every header. */
-export interface Replay {
+interface Replay {
   body: Uint8Array<ArrayBuffer>;
   headers: Record<string, string>;
 }

@@ -126,7 +126,7 @@ export interface Query {
 export const query = (c: Context): Query => c.req.valid('query' as never) as Query;
 
 /** The names a schema takes, in its order (the order of the cache key). */
-export const paramNames = (s: QuerySchema): string[] => Object.keys(s.shape);
+const paramNames = (s: QuerySchema): string[] => Object.keys(s.shape);
 
 /** hono middleware: the request's query checked against `schema`; a failure is a 400 with a message a person can act on. */
 export function validQuery(schema: QuerySchema): MiddlewareHandler {
@@ -165,7 +165,7 @@ export const canonicalPath = (c: Context): string => canonical.get(c.req.raw) ??
  * The canonical query of this request: its validated parameters in the schema's order, leaving out those at
  * their default (`?judge=x&turn=1`, or '' when there is none).
  */
-export function canonicalQuery(c: Context, schema: QuerySchema): string {
+function canonicalQuery(c: Context, schema: QuerySchema): string {
   const q = query(c) as Record<string, unknown>;
   const shape = schema.shape as Record<string, z.ZodType>;
   const p = new URLSearchParams();

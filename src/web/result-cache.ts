@@ -18,7 +18,7 @@ export interface CacheOptions {
   now?: () => number;
 }
 
-export const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
+const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
 /** what a value counts while it is being computed */
 const PENDING_BYTES = 1024;
 

@@ -1,7 +1,8 @@
 // The scheduler alone: which matches the next round takes, and when it stops.
 import { describe, expect, it } from 'vitest';
 import type { ClusteredBattle } from '../../src/core/stats/battle-table.ts';
-import { nextRound, type SettleMatch } from '../../src/core/stats/settle.ts';
+import { questionsToSeparate } from '../../src/core/stats/power.ts';
+import { fitRanks, nextRound, type SettleMatch } from '../../src/core/stats/settle.ts';
 
 const MODELS = ['a', 'b', 'c'];
 const Q = 30;
@@ -111,5 +112,53 @@ describe('nextRound', () => {
     expect(step.stop).toBe('futile');
     expect(step.futile).toEqual(['a\u0000b']);
     expect(step.next).toEqual([]);
+  });
+
+  it('sends a new model (no game yet, the others rated) first to the middle of the league, its likely neighbours', () => {
+    // a > b > c > d, each beating the next 4 games in 5 on every question; e is new
+    const five = ['a', 'b', 'c', 'd', 'e'];
+    const matches: SettleMatch[] = [];
+    for (let q = 0; q < Q; q++)
+      for (let i = 0; i < five.length; i++)
+        for (let j = i + 1; j < five.length; j++)
+          matches.push({ key: `${q}:${five[i]}:${five[j]}`, a: five[i]!, b: five[j]!, cluster: q });
+    const keys = matches.filter((m) => m.b !== 'e').map((m) => m.key);
+    const battles = play(keys, ['a', 'b', 'c', 'd'], ['ab', 'bc', 'cd']);
+    const step = nextRound({ models: five, matches, played: new Set(keys), battles, round: 20 });
+    expect(step.stop).toBeUndefined();
+    const against = (m: string) => step.next.filter((k) => pairOf(k) === `${m}e`).length;
+    expect(step.next.every((k) => pairOf(k).endsWith('e'))).toBe(true);
+    expect(step.next).toHaveLength(20);
+    // the middle two get more than either end; the ends still get some
+    for (const mid of ['b', 'c'])
+      for (const end of ['a', 'd']) expect(against(mid)).toBeGreaterThan(against(end));
+    expect(against('a')).toBeGreaterThan(0);
+    expect(against('d')).toBeGreaterThan(0);
+  });
+
+  it('sizes the round by what arena power says the open pair nearest to separation still needs', () => {
+    // 60 questions; a quarter played: c beats everyone, a beats b 4 games in 5
+    const matches: SettleMatch[] = [];
+    for (let q = 0; q < 60; q++)
+      for (const [x, y] of [
+        ['a', 'b'],
+        ['a', 'c'],
+        ['b', 'c'],
+      ] as const)
+        matches.push({ key: `${q}:${x}:${y}`, a: x, b: y, cluster: q });
+    const keys = matches.filter((m) => m.cluster < 15).map((m) => m.key);
+    const battles = play(keys, ['c', 'a', 'b'], ['ab']);
+    const round = 40;
+    const step = nextRound({ models: MODELS, matches, played: new Set(keys), battles, round });
+    expect(step.open).toEqual(['a\u0000b']);
+    // power's questions on the fit's own figures: a − b's gap, its per-question spread (se × √questions)
+    const fit = fitRanks(MODELS, battles, 0.95)!;
+    const se = Math.sqrt(fit.covariance[0]! + fit.covariance[4]! - 2 * fit.covariance[1]!);
+    const need = questionsToSeparate(fit.ratings[0]! - fit.ratings[1]!, se * Math.sqrt(15), fit.critical, 0)!;
+    // the matches the pair still needs at the current 3 matches per question, at least a quarter of the round
+    const size = Math.max(round / 4, Math.ceil((need - 15) * 3));
+    expect(size).toBeLessThan(round);
+    expect(size).toBeGreaterThan(round / 4);
+    expect(step.next).toHaveLength(size);
   });
 });

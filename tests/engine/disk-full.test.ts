@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spilledFiles } from '../../src/storage/recovery.ts';
@@ -89,7 +90,7 @@ describe.skipIf(!mounted)('a full disk', { timeout: 240_000 }, () => {
     expect(stored).toBeLessThan(planned);
     // it stopped: far fewer calls than planned, and every paid reply is stored or spilled
     expect(paid).toBeLessThan(planned);
-    const spilled = spilledFiles(db);
+    const spilled = spilledFiles(db, tmpdir());
     expect(spilled).toHaveLength(1);
     expect(r.stderr).toContain(spilled[0]!);
 
@@ -98,7 +99,7 @@ describe.skipIf(!mounted)('a full disk', { timeout: 240_000 }, () => {
     const again = await runArena(args);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/stored \d+ verdict\(s\) an earlier run paid for/);
-    expect(spilledFiles(db)).toEqual([]);
+    expect(spilledFiles(db, tmpdir())).toEqual([]);
     expect(count(db, 'select count(*) n from games')).toBe(planned);
     // no reply paid for twice, none lost
     expect(calls()).toBe(planned);

@@ -107,4 +107,69 @@ describe('playGames when the database refuses a write', () => {
     expect(store.sqlite.prepare('select count(*) n from attempts').get()).toEqual({ n: 0 });
     expect(store.sqlite.prepare('select status from runs').get()).toEqual({ status: 'failed' });
   });
+
+  it('a retried call whose attempt the database refuses stops the run the same way (no unhandled rejection)', async () => {
+    store = openSqliteStore(join(dir, 'full-attempt.db'));
+    // a third of the calls fail once or more: their retries put attempts on record, and the first of those writes
+    // finds the disk full; from then on every write is refused
+    server = await startOpenAIServer({
+      latencyMs: 20,
+      faults: [{ status: 500, probability: 0.35 }],
+      seed: 3,
+    });
+    const judge = withRetry(openaiJudge({ model: 'judge', baseURL: server.url }), {
+      retries: 5,
+      baseDelayMs: 5,
+      timeoutMs: 5000,
+    });
+    let full = false;
+    const refuse = () => {
+      full = true;
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    };
+    const runs = new Proxy(store.runs, {
+      get: (t, key, recv) =>
+        key === 'recordAttempt' ? async () => refuse() : (Reflect.get(t, key, recv) as unknown),
+    });
+    const games = new Proxy(store.games, {
+      get: (t, key, recv) =>
+        key === 'insertMany'
+          ? async (rows: Game[]) => (full ? refuse() : t.insertMany(rows))
+          : (Reflect.get(t, key, recv) as unknown),
+    });
+    const s = store;
+    const full$ = new Proxy(s, {
+      get: (t, key, recv) =>
+        key === 'runs' ? runs : key === 'games' ? games : (Reflect.get(t, key, recv) as unknown),
+    });
+    const spilled: Game[] = [];
+    const run = newRun({ judge: judge.id, mode: 'pairwise-all', config: {}, planned: 60, toPlay: 60 });
+    const err = await playGames(items(60), {
+      store: full$,
+      run,
+      settings: { temperature: 0, maxTokens: 64 },
+      call: ({ spec }, c) =>
+        judge.complete({
+          system: spec.systemPrompt,
+          user: spec.userPrompt,
+          temperature: 0,
+          maxTokens: 64,
+          onRetry: c.onRetry,
+        }),
+      read: (spec, text) => verdictOf(spec, text, parserFor(undefined, 'last')),
+      concurrency: 4,
+      spill: async (g) => (spilled.push(...g), '/spill/file.jsonl'),
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ArenaError);
+    expect((err as Error).message).toMatch(/stopped: the database refused a write: database or disk is full/);
+    // every paid reply is stored or spilled, once; the run stopped well before the plan's end
+    const paid = server.log.filter((e) => e.path === '/v1/chat/completions' && e.status === 200).length;
+    const stored = (s.sqlite.prepare('select count(*) n from games').get() as { n: number }).n;
+    expect(paid).toBeLessThan(60);
+    expect(stored + spilled.length).toBe(paid);
+    expect(new Set(spilled.map((g) => g.id)).size).toBe(spilled.length);
+  });
 });

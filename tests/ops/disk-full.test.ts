@@ -1,11 +1,12 @@
-// A full disk under `arena refresh` and `arena checkpoints run`, on a real small filesystem (a tmpfs: root only,
+// A full disk under `arena refresh` (its chat and Batch API paths) and `arena checkpoints run`, on a real small filesystem (a tmpfs: root only,
 // skipped elsewhere; tests/engine/disk-full.test.ts does the same for `arena run`). Once the database refuses a
 // write: no more judge calls, the replies already paid for go to the recovery file beside the database, the run is
 // marked failed with the reason, the command ends non-zero with one line; the next job on the database stores the
 // recovered replies first and pays for nothing twice. The test server's request log (kept off the small disk) is
 // the independent count of paid calls.
 import Database from 'better-sqlite3';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { spilledFiles } from '../../src/storage/recovery.ts';
@@ -34,6 +35,47 @@ const count = (db: string, sql: string) => {
     d.close();
   }
 };
+
+interface RunRow {
+  id: string;
+  status: string;
+  config: string;
+  played: number;
+  tokens_in: number;
+  tokens_out: number;
+  cost: number | null;
+}
+const readRuns = (db: string) => {
+  const d = new Database(db, { readonly: true });
+  try {
+    return d
+      .prepare('select id, status, config, played, tokens_in, tokens_out, cost from runs')
+      .all() as RunRow[];
+  } finally {
+    d.close();
+  }
+};
+/** what a run's record says it played, its tokens and cost (to 1e-9 USD) */
+const ledger = (r: RunRow) => ({
+  played: r.played,
+  tokensIn: r.tokens_in,
+  tokensOut: r.tokens_out,
+  cost: Math.round((r.cost ?? 0) * 1e9),
+});
+/** the same, summed over the run's stored games */
+function ledgerOfGames(db: string, runId: string) {
+  const d = new Database(db, { readonly: true });
+  try {
+    const g = d
+      .prepare(
+        'select count(*) n, coalesce(sum(tokens_in), 0) i, coalesce(sum(tokens_out), 0) o, coalesce(sum(cost), 0) c from games where run_id = ?',
+      )
+      .get(runId) as { n: number; i: number; o: number; c: number };
+    return { played: g.n, tokensIn: g.i, tokensOut: g.o, cost: Math.round(g.c * 1e9) };
+  } finally {
+    d.close();
+  }
+}
 
 /** The database with our own questions, answers and prompts (imported while there is room). */
 async function seeded(name: string): Promise<string> {
@@ -64,7 +106,7 @@ async function stopsAndRecovers(db: string, args: string[], planned: number, kee
   expect(r.stderr).not.toMatch(/\n\s+at /);
   const line = r.stderr.split('\n').find((l) => l.startsWith('arena: '));
   expect(line, r.stderr).toMatch(/run \S+ stopped: the database refused a write: .*full/);
-  const spilled = spilledFiles(db);
+  const spilled = spilledFiles(db, tmpdir());
   // a recovery file exactly when a paid reply could not be stored (a write refused while no reply was waiting,
   // which a loaded machine's timing can give, leaves nothing to recover)
   expect(spilled.length).toBeLessThanOrEqual(1);
@@ -87,7 +129,7 @@ async function stopsAndRecovers(db: string, args: string[], planned: number, kee
   expect(again.code, again.stderr).toBe(0);
   if (inFile)
     expect(again.stderr).toContain(`stored ${inFile} verdict(s) an earlier run paid for but could not store`);
-  expect(spilledFiles(db)).toEqual([]);
+  expect(spilledFiles(db, tmpdir())).toEqual([]);
   expect(count(db, 'select count(*) n from games')).toBe(planned);
   expect(calls()).toBe(planned);
   expect(
@@ -138,5 +180,74 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
     );
     // 24 questions x 2 checkpoints against the baseline x 2 turns x 2 orders
     await stopsAndRecovers(db, ['checkpoints', 'run', '--config', cfg], 192, 400 * 1024);
+  });
+
+  it('arena refresh in batch mode keeps the downloaded verdicts in the recovery file; the next refresh stores them', async () => {
+    const db = await seeded('batch.db');
+    server = await spawnOpenAIServer({
+      latencyMs: 0,
+      verdict: 'longer',
+      logFile: join(work, 'batch.log'),
+      batch: {},
+    });
+    const log = () => server!.readLog();
+    const cfg = join(work, 'batch.json');
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        db,
+        questions: [join(OWN, 'arena.jsonl')],
+        prompts: [join(OWN, 'judge_prompts.jsonl')],
+        answers: ['arena-drift', 'arena-echo', 'arena-sage'].map(answers),
+        promptSet: 'arena',
+        turns: [1],
+        judges: [{ id: 'openai/judge', baseURL: server.url, batch: true, price: { input: 10, output: 30 } }],
+      }),
+    );
+    const planned = 144; // 24 questions x 3 pairs x 1 turn x 2 orders
+    // with room: the games go up as one batch (the server completes it when it is next polled)
+    const first = await runArena(['refresh', '--config', cfg]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(log().filter((e) => e.path === '/v1/batches' && e.method === 'POST')).toHaveLength(1);
+
+    // no room for the results (about 3.4 KB a game): the next refresh downloads them, and the database refuses them
+    disk.fill(200 * 1024);
+    const r = await runArena(['refresh', '--config', cfg], { spawn: true });
+    expect(r.code, r.stdout + r.stderr).not.toBe(0);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const line = r.stderr.split('\n').find((l) => l.startsWith('arena: '));
+    expect(line, r.stderr).toMatch(/run \S+ stopped: the database refused a write: .*full/);
+    // every request was answered (paid for) and downloaded; the replies the play loop held when the write was
+    // refused are in the recovery file the line names, and the batch stays `submitted` (its output file on the
+    // server holds the rest, which the next refresh downloads again: no call is made for them)
+    expect(log().filter((e) => e.path === '/v1/batches#line')).toHaveLength(planned);
+    const spilled = spilledFiles(db, tmpdir());
+    expect(spilled).toHaveLength(1);
+    expect(line).toContain(spilled[0]!);
+    const inFile = readFileSync(spilled[0]!, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{"game"')).length;
+    expect(inFile).toBeGreaterThan(0);
+    const storedThen = count(db, 'select count(*) n from games');
+    expect(storedThen + inFile).toBeLessThanOrEqual(planned);
+    expect(count(db, "select count(*) n from batches where status = 'submitted'")).toBe(1);
+
+    // room again: the recovered verdicts are stored first; nothing is submitted or answered again
+    disk.unfill();
+    const again = await runArena(['refresh', '--config', cfg]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`stored ${inFile} verdict(s) an earlier run paid for but could not store`);
+    expect(spilledFiles(db, tmpdir())).toEqual([]);
+    expect(count(db, 'select count(*) n from games')).toBe(planned);
+    expect(count(db, "select count(*) n from games where source = 'batch'")).toBe(planned);
+    expect(log().filter((e) => e.path === '/v1/batches' && e.method === 'POST')).toHaveLength(1);
+    expect(log().filter((e) => e.path === '/v1/batches#line')).toHaveLength(planned);
+    expect(log().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(0);
+    expect(count(db, "select count(*) n from batches where status = 'imported'")).toBe(1);
+    // the stopped run is failed with the reason, and its ledger counts its games, the recovered ones included
+    const runs = readRuns(db);
+    const stopped = runs.filter((x) => x.status === 'failed' && /refused a write/.test(x.config));
+    expect(stopped).toHaveLength(1);
+    for (const x of runs) expect(ledger(x), `run ${x.id} (${x.status})`).toEqual(ledgerOfGames(db, x.id));
   });
 });

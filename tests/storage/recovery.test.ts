@@ -2,7 +2,7 @@
 // games and the failed run's record, the file removed, and the leases the stopped run still held freed, so the
 // next run plays those games at once instead of waiting a lease time for a run that has already ended.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { restoreSpilled, spillGames, spilledFiles } from '../../src/storage/recovery.ts';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
@@ -33,9 +33,11 @@ describe('spilled verdicts', () => {
     expect(await store.leases.claim('stopped', ['g1', 'g2'], far, 0)).toEqual(['g1', 'g2']);
     expect(await store.leases.claim('live', ['g3'], far, 0)).toEqual(['g3']);
 
-    const file = await spillGames(db, paid, stopped);
-    expect(spilledFiles(db)).toEqual([file]);
-    expect(await restoreSpilled(store, db)).toEqual([{ file, games: 2 }]);
+    const fallback = tmpDir('arena-recovery-fallback-');
+    const file = await spillGames(db, fallback, paid, stopped);
+    expect(dirname(file)).toBe(dirname(db)); // beside the database while its folder takes it
+    expect(spilledFiles(db, fallback)).toEqual([file]);
+    expect(await restoreSpilled(store, db, fallback)).toEqual([{ file, games: 2 }]);
     expect(existsSync(file)).toBe(false);
     expect((await store.games.list()).map((g) => g.id).sort()).toEqual(paid.map((g) => g.id).sort());
     expect((await store.runs.list()).find((r) => r.id === 'stopped')).toEqual(stopped);
@@ -45,5 +47,60 @@ describe('spilled verdicts', () => {
       'g1',
       'g2',
     ]);
+  });
+
+  it('when the folder beside the database refuses the file, it goes to the fallback folder the caller names', async () => {
+    const dir = tmpDir('arena-recovery-');
+    store = openSqliteStore(join(dir, 'b.db'));
+    await store.importBundle({ questions: { source: 'q.jsonl', items: QUESTIONS } });
+    // a database path whose folder does not exist: writing beside it fails (ENOENT), as on a full disk
+    const gone = join(dir, 'gone', 'b.db');
+    const fallback = tmpDir('arena-recovery-fallback-');
+    const paid = [makeGame()];
+    const stopped = run({ id: 'stopped', status: 'failed', finishedAt: 2_000 });
+    const file = await spillGames(gone, fallback, paid, stopped);
+    expect(dirname(file)).toBe(fallback);
+    expect(spilledFiles(gone, fallback)).toEqual([file]);
+    // another database's fallback files are not this one's
+    expect(spilledFiles(join(dir, 'other.db'), fallback)).toEqual([]);
+    expect(await restoreSpilled(store, gone, fallback)).toEqual([{ file, games: 1 }]);
+    expect(existsSync(file)).toBe(false);
+    expect((await store.games.list()).map((g) => g.id)).toEqual(paid.map((g) => g.id));
+  });
+
+  it('the stopped run’s ledger counts the games restored under it (played, tokens, cost), not one another run stored', async () => {
+    const db = join(tmpDir('arena-recovery-ledger-'), 'a.db');
+    store = openSqliteStore(db);
+    await store.importBundle({ questions: { source: 'q.jsonl', items: QUESTIONS } });
+    // at the stop it had stored one game (100 + 20 tokens, $0.01); three more were paid and spilled
+    const storedThen = makeGame({ runId: 'stopped', cost: 0.01 });
+    const meanwhile = makeGame({ runId: 'stopped', cost: 0.5, tokensIn: 7, tokensOut: 7 });
+    const spilled = [
+      makeGame({ runId: 'stopped', cost: 0.02, tokensIn: 200, tokensOut: 30 }),
+      makeGame({ runId: 'stopped', cost: 0.04, tokensIn: null, tokensOut: null }),
+      meanwhile,
+    ];
+    const stopped = run({
+      id: 'stopped',
+      status: 'failed',
+      played: 1,
+      tokensIn: 100,
+      tokensOut: 20,
+      cost: 0.01,
+      config: { stoppedBy: 'full' },
+    });
+    await store.runs.save(stopped);
+    await store.games.insertMany([storedThen, { ...meanwhile, runId: 'other' }]);
+    const fallback = tmpDir('arena-recovery-fallback-');
+    await spillGames(db, fallback, spilled, stopped);
+    expect(await restoreSpilled(store, db, fallback)).toEqual([expect.objectContaining({ games: 3 })]);
+    const after = (await store.runs.list()).find((r) => r.id === 'stopped')!;
+    expect({ ...after, cost: Math.round(after.cost! * 1e6) }).toEqual({
+      ...stopped,
+      played: 3,
+      tokensIn: 300,
+      tokensOut: 50,
+      cost: 70_000,
+    });
   });
 });

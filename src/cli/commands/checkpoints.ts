@@ -266,7 +266,7 @@ const checkpointsAdd = defineCommand({
     if (args.lora !== undefined && args.gguf === undefined) throw new UsageError('--lora goes with --gguf');
     const step = Number(args.step); // its range: validate.ts
     const { addCheckpoint } = await import('../../ops/checkpoints-add.ts');
-    const { takeLock } = await import('../../storage/lock.ts');
+    const { takeLock } = await import('../lock.ts');
     const file = resolve(args.config);
     // two adds at once would each rewrite the file from what they read: one at a time
     const unlock = takeLock(file, 'add', 'checkpoints add');

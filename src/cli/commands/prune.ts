@@ -43,7 +43,7 @@ export const pruneCommand = defineCommand({
 });
 
 /** "removed from judge "x": 12 games, 0 votes, ..." (or "would remove" in a dry run). */
-export function summary(t: PruneTarget, c: PruneCounts, dryRun: boolean): string {
+function summary(t: PruneTarget, c: PruneCounts, dryRun: boolean): string {
   const total = Object.values(c).reduce((a, b) => a + b, 0);
   if (!total) return `nothing to remove for ${describe(t)}`;
   const parts = Object.entries(c).map(([k, n]) => `${n} ${k}`);

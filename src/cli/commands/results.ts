@@ -254,77 +254,21 @@ export const ratingsCommand = defineCommand({
       throw new UsageError(
         '--inconsistent drop applies to plain ratings: drop --style and --weight, or --inconsistent',
       );
-    if (args.style !== undefined) {
-      const groups = (list(args.style) ?? []).map((g) => oneOf(g, 'style', ['length', 'markdown'] as const)!);
-      if (!groups.length) throw new UsageError('--style expects length, markdown or both (comma-separated)');
-      if (method !== 'bt')
-        throw new UsageError('--style controls Bradley–Terry ratings: use it with --method bt');
-      const reg = num(args.reg, 'reg')!;
-      const rounds = int(args.rounds, 'rounds')!;
-      const level = num(args.level, 'level')!;
-      if (!(reg >= 0)) throw new UsageError(`--reg must be at least 0, got ${reg}`);
-      checkRoundsLevel(rounds, level);
-      const { styleReport } = await import('../../reports/style.ts');
-      if (weight !== 'none' || prior)
-        throw new UsageError('--style fits its own unweighted model: drop --weight and --prior');
-      await withStore(
-        args.db,
-        async (store) => {
-          const judge = await resolveJudge(store, args.judge);
-          const r = await styleReport(store, judge, groups, {
-            reg,
-            rounds,
-            level,
-            seed: int(args.seed, 'seed')!,
-            ...(turn !== undefined ? { turn } : {}),
-          });
-          if (!r.rows.length) return await noResults(store, args.db, judge, 'pairwise', !!args.json);
-          if (args.json) return printJson(r);
-          const lvl = `${Math.round(level * 100)}%`;
-          const f1 = figures.rating;
-          print(
-            table(
-              r.rows.map((x) => ({
-                'rank (UB)': x.rank,
-                model: x.model,
-                'style-controlled': f1(x.rating),
-                [`${lvl} lo`]: f1(x.lo),
-                [`${lvl} hi`]: f1(x.hi),
-                'raw rank (UB)': x.rawRank,
-                raw: f1(x.rawRating),
-                'raw lo': f1(x.rawLo),
-                'raw hi': f1(x.rawHi),
-              })),
-            ),
-          );
-          print(
-            `\nstyle coefficients (log-odds of winning per standard deviation of the normalised difference (a − b)/(a + b + 1)):`,
-          );
-          print(
-            table(
-              r.features.map((f) => ({
-                feature: f.feature,
-                coefficient: figures.kappa(f.coefficient),
-                'SE (clustered)': figures.kappa(f.se),
-                [`${lvl} lo`]: figures.kappa(f.lo),
-                [`${lvl} hi`]: figures.kappa(f.hi),
-              })),
-            ),
-          );
-          if (r.constant.length)
-            print(`left out (the same for every battle here, so no coefficient): ${r.constant.join(', ')}`);
-          for (const x of r.notEstimableFeatures)
-            print(`${x.feature}: not estimable, ${x.reason}; left out of the style fit`);
-          for (const x of r.notEstimable)
-            print(`${x.model}: ${x.note}; its battles are left out of the style fit`);
-          print(
-            `\n${r.battles} battles${r.missingAnswers ? ` (${r.missingAnswers} left out: answers not in the database)` : ''}; L2 ${reg}; ${lvl} percentile intervals, questions resampled, ${rounds} rounds, seed ${r.seed}; length in characters, markdown counted outside code blocks`,
-          );
-        },
-        { mustExist: true },
-      );
-      return;
-    }
+    if (args.style !== undefined)
+      return printStyleRatings({
+        db: args.db,
+        judge: args.judge,
+        style: args.style,
+        method,
+        weight,
+        prior,
+        turn,
+        reg: args.reg,
+        rounds: args.rounds,
+        level: args.level,
+        seed: args.seed,
+        json: !!args.json,
+      });
     if (method === 'elo' && prior)
       throw new UsageError('--prior applies to Bradley–Terry ratings (--method bt), not to online Elo');
     await withStore(
@@ -365,3 +309,88 @@ export const ratingsCommand = defineCommand({
     );
   },
 });
+
+/** `arena ratings --style`: Bradley–Terry ratings controlled for answer length and markdown, with coefficients. */
+async function printStyleRatings(o: {
+  db: string;
+  judge: string | undefined;
+  style: string;
+  method: 'bt' | 'elo';
+  weight: (typeof WEIGHTINGS)[number];
+  prior: number;
+  turn: number | undefined;
+  reg: string;
+  rounds: string;
+  level: string;
+  seed: string;
+  json: boolean;
+}): Promise<void> {
+  const groups = (list(o.style) ?? []).map((g) => oneOf(g, 'style', ['length', 'markdown'] as const)!);
+  if (!groups.length) throw new UsageError('--style expects length, markdown or both (comma-separated)');
+  if (o.method !== 'bt')
+    throw new UsageError('--style controls Bradley–Terry ratings: use it with --method bt');
+  const reg = num(o.reg, 'reg')!;
+  const rounds = int(o.rounds, 'rounds')!;
+  const level = num(o.level, 'level')!;
+  if (!(reg >= 0)) throw new UsageError(`--reg must be at least 0, got ${reg}`);
+  checkRoundsLevel(rounds, level);
+  const { styleReport } = await import('../../reports/style.ts');
+  if (o.weight !== 'none' || o.prior)
+    throw new UsageError('--style fits its own unweighted model: drop --weight and --prior');
+  await withStore(
+    o.db,
+    async (store) => {
+      const judge = await resolveJudge(store, o.judge);
+      const r = await styleReport(store, judge, groups, {
+        reg,
+        rounds,
+        level,
+        seed: int(o.seed, 'seed')!,
+        ...(o.turn !== undefined ? { turn: o.turn } : {}),
+      });
+      if (!r.rows.length) return await noResults(store, o.db, judge, 'pairwise', o.json);
+      if (o.json) return printJson(r);
+      const lvl = `${Math.round(level * 100)}%`;
+      const f1 = figures.rating;
+      print(
+        table(
+          r.rows.map((x) => ({
+            'rank (UB)': x.rank,
+            model: x.model,
+            'style-controlled': f1(x.rating),
+            [`${lvl} lo`]: f1(x.lo),
+            [`${lvl} hi`]: f1(x.hi),
+            'raw rank (UB)': x.rawRank,
+            raw: f1(x.rawRating),
+            'raw lo': f1(x.rawLo),
+            'raw hi': f1(x.rawHi),
+          })),
+        ),
+      );
+      print(
+        `\nstyle coefficients (log-odds of winning per standard deviation of the normalised difference (a − b)/(a + b + 1)):`,
+      );
+      print(
+        table(
+          r.features.map((f) => ({
+            feature: f.feature,
+            coefficient: figures.kappa(f.coefficient),
+            'SE (clustered)': figures.kappa(f.se),
+            [`${lvl} lo`]: figures.kappa(f.lo),
+            [`${lvl} hi`]: figures.kappa(f.hi),
+          })),
+        ),
+      );
+      if (r.constant.length)
+        print(`left out (the same for every battle here, so no coefficient): ${r.constant.join(', ')}`);
+      for (const x of r.notEstimableFeatures)
+        print(`${x.feature}: not estimable, ${x.reason}; left out of the style fit`);
+      for (const x of r.notEstimable)
+        print(`${x.model}: ${x.note}; its battles are left out of the style fit`);
+      print(
+        `\n${r.battles} battles${r.missingAnswers ? ` (${r.missingAnswers} left out: answers not in the database)` : ''}; L2 ${reg}; ${lvl} percentile intervals, questions resampled, ${rounds} rounds, seed ${r.seed}; length in characters, markdown counted outside code blocks`,
+      );
+    },
+    { mustExist: true },
+  );
+}

@@ -86,7 +86,7 @@ function knownPrice(judgeId: string) {
   }
 }
 
-export function formatDuration(s: number): string {
+function formatDuration(s: number): string {
   if (s < 90) return `${s.toFixed(0)} s`;
   if (s < 5400) return `${(s / 60).toFixed(1)} min`;
   return `${(s / 3600).toFixed(1)} h`;

@@ -6,6 +6,7 @@ import { runTournament, type RunSummary } from '../../engine/run.ts';
 import { setMaxListeners } from 'node:events';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import type { Game, Mode } from '../../core/types.ts';
 import { checkApiKeys, openJudge, type GovernedJudge } from '../../judges/registry.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
@@ -200,7 +201,7 @@ export default defineCommand({
     try {
       // verdicts an earlier run paid for but could not store (a full disk) are stored first
       if (!args['dry-run'])
-        for (const r of await restoreSpilled(store, args.db))
+        for (const r of await restoreSpilled(store, args.db, tmpdir()))
           process.stderr.write(
             `stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})\n`,
           );
@@ -221,7 +222,7 @@ export default defineCommand({
           maxTokens: int(args['max-tokens'], 'max-tokens')!,
         },
         ...processLiveness(),
-        spill: (games: Game[], run: RunRecord) => spillGames(args.db, games, run),
+        spill: (games: Game[], run: RunRecord) => spillGames(args.db, tmpdir(), games, run),
       };
       if (args['dry-run']) {
         const { printDryRun } = await import('./run-dry.ts');

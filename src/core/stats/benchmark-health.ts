@@ -8,7 +8,7 @@ import { drawClusterCounts, percentileInterval, type Interval } from './bootstra
 import { seededRng } from './random.ts';
 import { bradleyTerryFactor, fitBradleyTerry, type CollapsedBattles } from '../ratings.ts';
 
-export interface Estimate extends Interval {
+interface Estimate extends Interval {
   value: number | null;
 }
 
@@ -304,7 +304,7 @@ function separatedCount(rounds: Float64Array[], level: number): number {
 }
 
 /** The separated count's spread over `resamples` draws (with replacement) of the bootstrap rounds. */
-export function monteCarloCount(
+function monteCarloCount(
   rounds: Float64Array[],
   level: number,
   seed: number,

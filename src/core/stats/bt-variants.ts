@@ -10,7 +10,7 @@ import type { PairGame } from '../types.ts';
 
 const ALPHA = Math.log(10) / 400;
 
-export interface VariantFit {
+interface VariantFit {
   models: string[];
   /** Elo-scale ratings, mean 1000 */
   ratings: number[];

@@ -21,7 +21,7 @@ export interface Estimate {
   interval: Interval | null;
 }
 
-export interface LikeForLikeJudge {
+interface LikeForLikeJudge {
   judge: string;
   /** matches judged inconsistent (the two orders disagree) / the common matches */
   inconsistency: Estimate & { inconsistent: number };

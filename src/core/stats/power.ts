@@ -40,6 +40,20 @@ export interface PowerRow {
 const orient = (o: MatchOutcome, model1: string) =>
   o.model1 === model1 ? scoreOf(o.outcome) : 1 - scoreOf(o.outcome);
 
+/**
+ * Questions needed to separate a gap with a per-question spread `sd`: ((critical + z_power) sd / gap)², rounded
+ * up, where `critical` is the interval's critical value (z_{1-α/2} for one pair) and zPower the normal quantile of
+ * the power wanted (0 for even odds). Null when the gap is 0 or the spread is not a positive number.
+ */
+export function questionsToSeparate(
+  gap: number,
+  sd: number,
+  critical: number,
+  zPower: number,
+): number | null {
+  return gap > 0 && sd > 0 ? Math.ceil((((critical + zPower) * sd) / gap) ** 2) : null;
+}
+
 /** One pair: model1 against model2 over the matches they played. */
 export function pairPower(
   outcomes: readonly MatchOutcome[],
@@ -69,7 +83,7 @@ export function pairPower(
   const zA = normalQuantile(1 - alpha / 2);
   const zB = normalQuantile(power);
   const gap = o.gap ?? Math.abs(winRate - 0.5);
-  const needed = gap > 0 && sd > 0 ? Math.ceil((((zA + zB) * sd) / gap) ** 2) : null;
+  const needed = questionsToSeparate(gap, sd, zA, zB);
   return {
     model1,
     model2,

@@ -26,7 +26,7 @@ export function selectForReview<T extends { entropy: number; verdict: string }>(
   return ranked.slice(0, Math.ceil(beta * items.length));
 }
 
-export type HumanLabel = 'model_1' | 'model_2' | 'tie';
+type HumanLabel = 'model_1' | 'model_2' | 'tie';
 
 export interface ReviewLabel {
   questionId: number;

@@ -27,7 +27,7 @@ export interface BaselineSettleInput {
 }
 
 /** Why a model stopped, or `open`: `better` / `worse` (the interval excludes 50%), `narrow`, `exhausted`. */
-export type BaselineWhy = 'better' | 'worse' | 'narrow' | 'exhausted' | 'open';
+type BaselineWhy = 'better' | 'worse' | 'narrow' | 'exhausted' | 'open';
 
 export interface BaselineModelState {
   model: string;
@@ -49,14 +49,14 @@ export interface BaselineStep {
 }
 
 /** Looks a run takes at most: one per round of the largest model's plan. */
-export function looksOf(matches: SettleMatch[], round: number): number {
+function looksOf(matches: SettleMatch[], round: number): number {
   const per = new Map<string, number>();
   for (const m of matches) per.set(m.a, (per.get(m.a) ?? 0) + 1);
   return Math.max(1, Math.ceil(Math.max(0, ...per.values()) / Math.max(1, round)));
 }
 
 /** The fewest questions an exact two-sided sign test can call at `alpha` (all in one direction). */
-export function minQuestions(alpha: number): number {
+function minQuestions(alpha: number): number {
   return Math.max(1, Math.ceil(Math.log2(2 / alpha)));
 }
 

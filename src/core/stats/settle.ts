@@ -6,13 +6,15 @@
 // each open pair weighted by its chance of still being separated by the rest of the plan, plus a small
 // uniform share over every pair that still has matches. A pair that chance says the plan will not separate
 // is futile; a match whose gain is a small share of an average match's is not worth its call, and a round
-// with no such match stops the run. Pure: the engine plays the round.
+// with no such match stops the run. A round is no larger than `arena power` says the open pair nearest to
+// separation still needs (core/stats/power.ts), so the run refits before it overshoots. A new model with no game yet, the others rated, first meets the middle of
+// the league (settle-design.ts: newcomerFill). Pure: the engine plays the round.
 import type { ClusteredBattle } from './battle-table.ts';
 import { battleTable } from './battle-table.ts';
 import { connectedModelGroups } from '../groups.ts';
 import { rankBounds, simultaneousDifferences } from './rank-intervals.ts';
-import { invert, sandwichCovariance } from './sandwich.ts';
-import { SCALE } from '../ratings.ts';
+import { sandwichCovariance } from './sandwich.ts';
+import { newcomerFill, powerRound, SETTLE_PRIOR, separationChances, targetedFill } from './settle-design.ts';
 
 /** One match of the plan: both orders of (question, turn, pair) are played together. */
 export interface SettleMatch {
@@ -54,14 +56,13 @@ export interface SettleStep {
   futile: string[];
 }
 
-/** Tie pseudo-games per pair that met: keeps the fit finite when a pair has only won or only lost so far. */
-export const SETTLE_PRIOR = 1;
+export { SETTLE_PRIOR } from './settle-design.ts';
 /** Fewer questions than this give no interval worth acting on: every pair counts as open. */
-export const SETTLE_MIN_CLUSTERS = 5;
+const SETTLE_MIN_CLUSTERS = 5;
 /** An open pair whose chance of being separated by the rest of the plan is below this is futile. */
-export const FUTILE_CHANCE = 0.16;
+const FUTILE_CHANCE = 0.16;
 /** A match is worth its call when its gain is at least this share of an average match's (see nextRound). */
-export const WORTH = 0.5;
+const WORTH = 0.5;
 
 const pairKey = (a: string, b: string) => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
 
@@ -87,178 +88,33 @@ export function nextRound(o: SettleInput): SettleStep {
     return { next: [], stop: 'exhausted', ...base, futile: [...futile] };
   if (!targets.length) return { next: [], stop: 'futile', ...base, futile: [...futile] };
   const playedPerPair = countPlayed(o.matches, o.played);
-  const explore = Math.max(1, Math.round(o.round * (o.explore ?? 0.1)));
+  // a round no larger than what `arena power` says the open pair nearest to separation still needs
+  const round = fit ? powerRound(fit, o.models, targets, o.played.size, o.round) : o.round;
+  const explore = Math.max(1, Math.round(round * (o.explore ?? 0.1)));
   const chosen = new Set<string>();
-  const share = Math.max(1, o.round - explore);
+  const share = Math.max(1, round - explore);
   // a match is worth playing when it shrinks the targets' (chance-weighted) relative variances by at least
   // a share of what an average match of the plan adds to the fit: (models − 1) / matches (Foster's theorem)
   const minGain = (WORTH * (o.models.length - 1)) / o.matches.length;
   if (fit) {
     targetedFill(fit, o.models, targets, chances, left, share, minGain, chosen);
     if (!chosen.size) return { next: [], stop: 'futile', ...base, futile: [...futile] };
-  } else
-    waterFill(
-      targets.filter((p) => left.get(p)?.length),
-      left,
-      playedPerPair,
-      share,
-      chosen,
-    );
+  } else {
+    // models with no game yet while the others can be fitted: a nightly refresh's new models
+    const rated = ratedWithoutNewcomers(o.models, o.battles, level);
+    if (rated) newcomerFill(rated, rated.newcomers, left, share, chosen);
+    else
+      waterFill(
+        targets.filter((p) => left.get(p)?.length),
+        left,
+        playedPerPair,
+        share,
+        chosen,
+      );
+  }
   // a small share over every pair with matches left, the fewest played first
-  waterFill([...left.keys()], left, playedPerPair, fit ? explore : o.round - chosen.size, chosen);
+  waterFill([...left.keys()], left, playedPerPair, fit ? explore : round - chosen.size, chosen);
   return { next: [...chosen], ...base, futile: [...futile] };
-}
-
-type Fit = NonNullable<ReturnType<typeof fitRanks>>;
-
-/** One match's Fisher information about r_k − r_l (rating points): α² p (1 − p) / SCALE². */
-function matchInformation(fit: Fit, k: number, l: number): number {
-  const p = 1 / (1 + Math.exp(-(Math.LN10 * (fit.ratings[k]! - fit.ratings[l]!)) / SCALE));
-  return (Math.LN10 * Math.LN10 * p * (1 - p)) / (SCALE * SCALE);
-}
-
-/**
- * Greedy targeted design: take matches one at a time where the summed relative variance reduction of the
- * target pairs' differences is largest, updating the covariance as the fit would (Sherman–Morrison).
- */
-function targetedFill(
-  fit: Fit,
-  models: string[],
-  targets: string[],
-  chances: Map<string, number>,
-  left: Map<string, SettleMatch[]>,
-  k: number,
-  minGain: number,
-  chosen: Set<string>,
-): void {
-  const n = models.length;
-  const idx = new Map(models.map((m, i) => [m, i]));
-  const V = modelCovariance(fit, models);
-  const tg = targets.map((p) => p.split('\u0000').map((m) => idx.get(m)!) as [number, number]);
-  const tVar = tg.map(([i, j]) => V[i * n + i]! + V[j * n + j]! - 2 * V[i * n + j]!);
-  const tW = targets.map((p) => chances.get(p) ?? 1);
-  const cands = [...left.entries()]
-    .filter(([, l]) => l.length)
-    .map(([p, l]) => {
-      const [a, b] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
-      return { a, b, l, next: 0, h: matchInformation(fit, a, b) };
-    });
-  const Vu = new Float64Array(n);
-  for (let pick = 0; pick < k; pick++) {
-    let best = -1;
-    let bestGain = 0;
-    cands.forEach((c, ci) => {
-      while (c.next < c.l.length && chosen.has(c.l[c.next]!.key)) c.next++;
-      if (c.next >= c.l.length) return;
-      const { a, b, h } = c;
-      const uVu = V[a * n + a]! + V[b * n + b]! - 2 * V[a * n + b]!;
-      const f = h / (1 + h * uVu);
-      let gain = 0;
-      tg.forEach(([i, j], t) => {
-        const x = V[i * n + a]! - V[i * n + b]! - V[j * n + a]! + V[j * n + b]!;
-        gain += (tW[t]! * x * x * f) / (tVar[t]! || 1);
-      });
-      if (gain > bestGain) [best, bestGain] = [ci, gain];
-    });
-    if (best < 0 || bestGain < minGain) return;
-    const c = cands[best]!;
-    chosen.add(c.l[c.next]!.key);
-    const { a, b, h } = c;
-    for (let r = 0; r < n; r++) Vu[r] = V[r * n + a]! - V[r * n + b]!;
-    const f = h / (1 + h * (Vu[a]! - Vu[b]!));
-    for (let r = 0; r < n; r++) for (let s2 = 0; s2 < n; s2++) V[r * n + s2]! -= f * Vu[r]! * Vu[s2]!;
-  }
-}
-
-/**
- * For each open pair, the chance that the rest of the plan would still separate it: if every remaining match
- * were played, its standard error would shrink to se_all (as the model-based information grows), and its
- * estimated gap could still move by about sqrt(se² − se_all²); the chance is that of the moved gap clearing
- * the critical value times se_all. A pair below FUTILE_CHANCE is futile: no longer a target.
- */
-function separationChances(
-  fit: Fit,
-  models: string[],
-  left: Map<string, SettleMatch[]>,
-): Map<string, number> {
-  const n = models.length;
-  const idx = new Map(models.map((m, i) => [m, i]));
-  const now = new Float64Array(n * n);
-  const all = new Float64Array(n * n);
-  const add = (L: Float64Array, a: number, b: number, w: number) => {
-    L[a * n + a]! += w;
-    L[b * n + b]! += w;
-    L[a * n + b]! -= w;
-    L[b * n + a]! -= w;
-  };
-  for (const [p, w] of fit.pairGames) {
-    const [a, b] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
-    const h = w * matchInformation(fit, a, b);
-    add(now, a, b, h);
-    add(all, a, b, h);
-  }
-  for (const [p, l] of left) {
-    const [a, b] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
-    add(all, a, b, l.length * matchInformation(fit, a, b));
-  }
-  const Pnow = pseudoInverse(now, n);
-  const Pall = pseudoInverse(all, n);
-  const out = new Map<string, number>();
-  for (const p of fit.open) {
-    const [i, j] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
-    const v = (P: Float64Array) => P[i * n + i]! + P[j * n + j]! - 2 * P[i * n + j]!;
-    const shrink = v(Pnow) > 0 ? Math.min(1, v(Pall) / v(Pnow)) : 1;
-    const se = Math.sqrt(
-      Math.max(0, fit.covariance[i * n + i]! + fit.covariance[j * n + j]! - 2 * fit.covariance[i * n + j]!),
-    );
-    const gap = Math.abs(fit.ratings[i]! - fit.ratings[j]!);
-    const seAll = se * Math.sqrt(shrink);
-    const drift = Math.sqrt(Math.max(0, se * se - seAll * seAll));
-    const need = fit.critical * seAll - gap;
-    out.set(p, drift > 0 ? 1 - normalCdf(need / drift) : need < 0 ? 1 : 0);
-  }
-  return out;
-}
-
-/** Φ, the standard normal distribution function (Abramowitz and Stegun 7.1.26, error below 1.5e-7). */
-function normalCdf(z: number): number {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.3275911 * x);
-  const y =
-    1 -
-    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) *
-      t *
-      Math.exp(-x * x);
-  return z >= 0 ? (1 + y) / 2 : (1 - y) / 2;
-}
-
-/**
- * The model-based covariance of the ratings (rating points²): the pseudo-inverse of the played matches'
- * Fisher information (with the prior's tie pseudo-games). The design works on it, not on the sandwich:
- * the sandwich's variance of a model that wins or loses nearly everything is large, and matches against
- * it would look informative although each carries little information.
- */
-function modelCovariance(fit: Fit, models: string[]): Float64Array {
-  const n = models.length;
-  const idx = new Map(models.map((m, i) => [m, i]));
-  const L = new Float64Array(n * n);
-  for (const [p, w] of fit.pairGames) {
-    const [a, b] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
-    const h = (w + 2 * SETTLE_PRIOR) * matchInformation(fit, a, b);
-    L[a * n + a]! += h;
-    L[b * n + b]! += h;
-    L[a * n + b]! -= h;
-    L[b * n + a]! -= h;
-  }
-  return pseudoInverse(L, n);
-}
-
-/** The Moore–Penrose inverse of a connected graph's Laplacian: (L + 11ᵀ/n)⁻¹ − 11ᵀ/n. */
-function pseudoInverse(L: Float64Array, n: number): Float64Array {
-  const scale = Math.max(...Array.from({ length: n }, (_, k) => L[k * n + k]!), 1e-300);
-  const A = Float64Array.from(L, (x) => x / scale + 1 / n);
-  const inv = invert(A, n);
-  return Float64Array.from(inv, (x) => (x - 1 / n) / scale);
 }
 
 /**
@@ -279,6 +135,8 @@ export function fitRanks(
       critical: number;
       /** played battles per pair, by pair key */
       pairGames: Map<string, number>;
+      /** questions the played matches span */
+      clusters: number;
     }
   | undefined {
   const groups = connectedModelGroups(battles.map((b) => ({ model1: b.a, model2: b.b })));
@@ -295,7 +153,17 @@ export function fitRanks(
   const ranks = rankBounds(d).map((r, k) => ({ model: models[k]!, ...r }));
   const pairGames = new Map<string, number>();
   for (const b of battles) pairGames.set(pairKey(b.a, b.b), (pairGames.get(pairKey(b.a, b.b)) ?? 0) + 1);
-  return { ranks, open, ratings, covariance, critical: d.critical, pairGames };
+  return { ranks, open, ratings, covariance, critical: d.critical, pairGames, clusters };
+}
+
+/** The fit of the models that played, when the rest have no game at all (and the played ones can be fitted). */
+function ratedWithoutNewcomers(models: string[], battles: ClusteredBattle[], level: number) {
+  const met = new Set(battles.flatMap((b) => [b.a, b.b]));
+  const newcomers = models.filter((m) => !met.has(m));
+  const rated = models.filter((m) => met.has(m));
+  if (!newcomers.length || rated.length < 2) return undefined;
+  const fit = fitRanks(rated, battles, level);
+  return fit && { models: rated, ratings: fit.ratings, newcomers };
 }
 
 function allPairs(models: string[]): Set<string> {

@@ -23,7 +23,7 @@ import { fitStyle, styleSandwichSe, type FitDesign } from './style-fit.ts';
 const STYLE_REG = 0.5;
 
 /** The style groups a user asks for (`--style length,markdown`) and the features each one adds. */
-export const STYLE_GROUPS = { length: ['length'], markdown: ['headers', 'lists', 'bold'] } as const;
+const STYLE_GROUPS = { length: ['length'], markdown: ['headers', 'lists', 'bold'] } as const;
 export type StyleGroup = keyof typeof STYLE_GROUPS;
 export type StyleFeature = (typeof STYLE_GROUPS)[StyleGroup][number];
 
@@ -150,7 +150,7 @@ function styleDesign(cols: BattleColumns, features: StyleFeature[]): StyleDesign
   return { models, features: kept, constant, a, b, y, x, clusters, cluster };
 }
 
-export interface StyleRow {
+interface StyleRow {
   model: string;
   /** style-controlled rating with its interval and Rank (UB) */
   rating: number;
@@ -164,7 +164,7 @@ export interface StyleRow {
   rawRank: number;
 }
 
-export interface StyleCoefficient extends Interval {
+interface StyleCoefficient extends Interval {
   feature: StyleFeature;
   /** log-odds of winning per standard deviation of the feature's normalised difference */
   coefficient: number;
@@ -174,7 +174,7 @@ export interface StyleCoefficient extends Interval {
 }
 
 /** How much of the data carries a feature: what its coefficient rests on. */
-export interface FeatureSupport {
+interface FeatureSupport {
   /** distinct answers (model and question) with the feature */
   answers: number;
   /** distinct questions with a battle whose two answers differ in the feature */
@@ -191,12 +191,7 @@ export interface FeatureSupport {
  */
 export const MIN_FEATURE_SUPPORT = { answers: 10, questions: 5, won: 5, lost: 5 } as const;
 
-/** The support of each feature over the battles. */
-export function featureSupport(battles: StyleBattle[], f: StyleFeature): FeatureSupport {
-  return featureSupports(battleColumns(battles, [f]))[0]!;
-}
-
-/** featureSupport of each of the columns' features. */
+/** The support of each of the columns' features (answers, questions, decisive battles on either side). */
 function featureSupports(cols: BattleColumns): FeatureSupport[] {
   const N = cols.y.length;
   const M = cols.models.length;
@@ -234,7 +229,7 @@ function featureSupports(cols: BattleColumns): FeatureSupport[] {
 }
 
 /** Why a feature with this support is not estimable, or undefined when it is. */
-export function supportShortfall(s: FeatureSupport, min = MIN_FEATURE_SUPPORT): string | undefined {
+function supportShortfall(s: FeatureSupport, min = MIN_FEATURE_SUPPORT): string | undefined {
   const short: string[] = [];
   if (s.answers < min.answers)
     short.push(

@@ -30,8 +30,8 @@ export interface VoterCheck {
 }
 
 /** The test's level (the paper's alpha; each checkpoint is tested at alpha / 5) and its checkpoints. */
-export const OUTLIER_ALPHA = 0.05;
-export const OUTLIER_CHECKPOINTS = 100;
+const OUTLIER_ALPHA = 0.05;
+const OUTLIER_CHECKPOINTS = 100;
 
 /** P(X >= x) for X ~ chi-square with 2j degrees of freedom: e^(-x/2) * sum_{k<j} (x/2)^k / k!, exact for even df. */
 export function chiSquareSurvivalEven(x: number, j: number): number {

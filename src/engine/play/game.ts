@@ -29,7 +29,10 @@ export async function playGame(
   const settings = item.settings ?? o.settings;
   const t0 = performance.now();
   const retried: Promise<void>[] = [];
-  const onRetry = ({ error }: { error: Error }) => void retried.push(live.attempt(id, error.message));
+  // a retried call's attempt that the database refuses (a full disk) stops the run like a refused game write: the
+  // call goes on, and its reply, paid for, is stored or kept for the spill (never an unhandled rejection)
+  const onRetry = ({ error }: { error: Error }) =>
+    void retried.push(live.attempt(id, error.message).catch((w: unknown) => live.storageFailed(w)));
   try {
     const reply = await o.call(item, { settings, onRetry, ...(signal ? { signal } : {}) });
     const latencyMs = o.timed === false ? null : Math.round((performance.now() - t0) * 10) / 10;

@@ -15,7 +15,7 @@ import { runRecord } from './record.ts';
 import type { PlayItem, PlayOptions, PlayRun } from './types.ts';
 
 export type { Liveness, PlayItem, PlayOptions, PlayRun, RunProgress } from './types.ts';
-export { DEFAULT_LEASE_MS, reapDeadRuns } from './leases.ts';
+export { reapDeadRuns } from './leases.ts';
 export { newRun, runRecord } from './record.ts';
 
 /**

@@ -95,7 +95,7 @@ export const int = z
   })
   .int({ error: (i) => `expected an integer, got ${describe(i.input)}` });
 /** The largest question id: the site's addresses take up to 9 digits (web/params.ts). */
-export const MAX_QUESTION_ID = 999_999_999;
+const MAX_QUESTION_ID = 999_999_999;
 const NINE_DIGITS = (i: { input: unknown }) =>
   `question id ${describe(i.input)} has more than 9 digits (the site cannot show it)`;
 export const questionIdOf = int

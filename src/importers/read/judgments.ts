@@ -9,7 +9,7 @@ import { readJsonl } from '../lines.ts';
 import type { ImportContext } from './context.ts';
 
 /** The judge settings FastChat used for every recorded judgment (temperature 0, max_tokens 2048). */
-export const FASTCHAT_SETTINGS = { temperature: 0, maxTokens: 2048 } as const;
+const FASTCHAT_SETTINGS = { temperature: 0, maxTokens: 2048 } as const;
 
 /** Every judgment file's games into the bundle, each checked against the known questions and models. */
 export async function readJudgments(c: ImportContext, paths: readonly string[]): Promise<void> {

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import type { Llama, LlamaContext, LlamaContextOptions, LlamaModel } from 'node-llama-cpp';
 import { installedNodeLlamaCppVersion, unsupportedVersion } from './shim.ts';
 
-export type NodeLlamaCpp = typeof import('node-llama-cpp');
+type NodeLlamaCpp = typeof import('node-llama-cpp');
 
 /** Builds the caller's error (each caller names itself: `[judge:...]`, `[generator:...]`); `file`: the file at fault. */
 export type Fail = (message: string, cause?: unknown, file?: string) => Error;
@@ -19,7 +19,7 @@ export function checkModelFiles(modelPath: string, lora: readonly string[] | und
 let versionProblem: string | undefined | null = null;
 
 /** node-llama-cpp, imported once it is known to be installed in a supported version. */
-export async function importNodeLlamaCpp(fail: Fail): Promise<NodeLlamaCpp> {
+async function importNodeLlamaCpp(fail: Fail): Promise<NodeLlamaCpp> {
   let mod: NodeLlamaCpp;
   try {
     mod = await import('node-llama-cpp');

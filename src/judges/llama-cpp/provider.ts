@@ -43,12 +43,12 @@ export interface LlamaCppJudge extends JudgeProvider {
 }
 
 /** Reply fields only this provider fills. */
-export interface LlamaReplyExtras {
+interface LlamaReplyExtras {
   /** positional verdict probabilities {A, B, C}, summing to 1 */
   verdictProbs?: Record<string, number>;
 }
 
-export interface LlamaStats {
+interface LlamaStats {
   promptTokens: number;
   reusedTokens: number;
   copiedTokens: number;

@@ -23,10 +23,10 @@ export interface CacheSequence {
 /** copy another sequence's cache when it shares at least this many more tokens with the prompt */
 export const MIN_COPY = 16;
 /** the longest a decode batch waits for the other games' tokens (see gatherSchedule) */
-export const MAX_GATHER_MS = 2;
+const MAX_GATHER_MS = 2;
 
 /** A promise and the function that resolves it (p-defer: Node 20 has no Promise.withResolvers). */
-export type Deferred = DeferredPromise<void>;
+type Deferred = DeferredPromise<void>;
 
 export function commonPrefix(a: readonly TokenLike[], b: readonly TokenLike[]): number {
   const n = Math.min(a.length, b.length);
@@ -297,8 +297,7 @@ export function gatherSchedule(
  * llama.cpp splits a batch into one pass over the weights per run of consecutive, increasing sequence
  * ids, and node-llama-cpp lists the items in the order their sequences queued them (the order their
  * last tokens were sampled): sequences 2, 0, 1, 3 are decoded in two passes ([2, 3] then [0, 1]), 0, 1,
- * 2, 3 in one (seen in llama.cpp's LLAMA_BATCH_DEBUG log). About a third of the bench's batches came
- * unordered. On this CPU a pass costs what its tokens cost, so it changed no timing here; where decoding
+ * 2, 3 in one (seen in llama.cpp's LLAMA_BATCH_DEBUG log; how often, docs/performance.md). Where decoding
  * is bound by reading the weights (a GPU, a model larger than the caches), every extra pass reads them again.
  */
 export function orderBatch<T extends { tokens: readonly unknown[] }>(

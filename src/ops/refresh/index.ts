@@ -17,7 +17,7 @@ import { judgeHealthReport, summarize, summaryLine } from './report.ts';
 import { EXIT, type JudgePlan, type RefreshOptions, type RefreshSummary } from './types.ts';
 
 export { answerFiles } from './import.ts';
-export { EXIT, type PlanLine, type RefreshOptions, type RefreshSummary } from './types.ts';
+export type { RefreshOptions, RefreshSummary } from './types.ts';
 
 export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const t0 = Date.now();
@@ -134,7 +134,9 @@ function dryRunSummary(
   t0: number,
 ): RefreshSummary {
   const toPlay = base.plan.reduce((s, p) => s + p.toPlay, 0);
-  const line = `refresh dry run: ${toPlay} games to play, estimated $${base.estCost.toFixed(4)}${c.budget ? ` (budget $${c.budget.maxUsd})` : ''}; nothing was changed`;
+  const settled = base.plan.filter((p) => p.fullPlan);
+  const full = base.plan.reduce((s, p) => s + (p.fullPlan ?? p).toPlay, 0);
+  const line = `refresh dry run: ${toPlay} games to play, estimated $${base.estCost.toFixed(4)}${c.budget ? ` (budget $${c.budget.maxUsd})` : ''}${settled.length ? ` (${settled.length} mode(s) with untilSettled: a simulated estimate, see the plan's basis; the full plans: ${full} games)` : ''}; nothing was changed`;
   return {
     ...base,
     status: 'dry-run',

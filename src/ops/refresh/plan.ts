@@ -3,6 +3,7 @@
 import { TYPICAL_JUDGMENT_TOKENS } from '../../core/constants.ts';
 import type { GameSpec } from '../../core/types.ts';
 import { planRun } from '../../engine/run.ts';
+import { estimateSettled } from '../../engine/settle-estimate.ts';
 import type { JudgeCallError, JudgeProvider } from '../../judges/judge.ts';
 import type { StoreReader } from '../../storage/pending.ts';
 import type { Store } from '../../storage/store.ts';
@@ -71,7 +72,26 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
         games,
         toPlay: todo.length,
       });
-      plan.push(planLine(judge.id, m.mode, games.length, games.length - todo.length, todo, tokens, price));
+      const line = planLine(judge.id, m.mode, games.length, games.length - todo.length, todo, tokens, price);
+      const settle = jp.modes.at(-1)!.settle;
+      plan.push(
+        p.dryRun && settle && m.mode !== 'single'
+          ? await settledLine(line, {
+              store,
+              plan: { store: p.reader },
+              judge,
+              mode: m.mode,
+              models: mModels,
+              ...(baseline ? { baseline } : {}),
+              ...(c.questionIds ? { questionIds: c.questionIds } : {}),
+              turns: c.turns,
+              ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+              referenceSource: c.referenceSource,
+              settings: c.settings,
+              ...settle,
+            })
+          : line,
+      );
     }
     if (c.canary) {
       const { games } = await canaryPlan(p.reader, judge, c, p.id);
@@ -79,6 +99,28 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
     }
   }
   return plan;
+}
+
+/**
+ * A dry run's line for a mode played until settled: the calls a settled run is expected to make, simulated
+ * (engine/settle-estimate.ts: the real scheduler on outcomes drawn from the stored games), in place of the
+ * full plan's; tokens and cost scaled by the same share. The full plan's figures stay beside it.
+ */
+async function settledLine(line: PlanLine, o: Parameters<typeof estimateSettled>[0]): Promise<PlanLine> {
+  const e = await estimateSettled(o);
+  const mid = e.calls[Math.floor(e.calls.length / 2)] ?? 0;
+  const share = line.toPlay ? Math.min(1, mid / line.toPlay) : 0;
+  const [lo, hi] = [e.calls[0] ?? 0, e.calls[e.calls.length - 1] ?? 0];
+  const { toPlay, estTokensIn, estTokensOut, estCost } = line;
+  return {
+    ...line,
+    toPlay: mid,
+    estTokensIn: Math.round(share * estTokensIn),
+    estTokensOut: Math.round(share * estTokensOut),
+    estCost: share * estCost,
+    basis: `untilSettled estimate: the median of ${e.calls.length} simulated settled runs (${lo}-${hi} calls) from the ${e.stored} stored games' outcomes${e.stored ? '' : ' (none yet: every model drawn alike)'}, of the ${toPlay} the full plan still needs; ${line.basis}`,
+    fullPlan: { toPlay, estTokensIn, estTokensOut, estCost },
+  };
 }
 
 function uniq<T extends { id: string }>(games: T[]): T[] {

@@ -79,7 +79,7 @@ export function summarize(
 }
 
 /** Interrupted, degraded, failed games, games the budget stopped, or ok: the first that holds. */
-export function refreshStatus(
+function refreshStatus(
   interrupted: boolean,
   degraded: string[],
   totals: { failed: number; skipped: number },

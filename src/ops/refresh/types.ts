@@ -49,6 +49,11 @@ export interface RefreshOptions {
 
 export interface PlanLine extends PlanEstimate {
   mode: string;
+  /**
+   * a dry run of a mode with untilSettled: the line's calls, tokens and cost are the settled run's estimate
+   * (its basis says so) and these are the full plan's
+   */
+  fullPlan?: Pick<PlanEstimate, 'toPlay' | 'estTokensIn' | 'estTokensOut' | 'estCost'>;
 }
 
 export interface RefreshSummary {

@@ -26,9 +26,9 @@ import { judgeData, type JudgeData } from '../results.ts';
 import { ANNOTATORS, AUTHOR, GOLD, HUMAN, OUTPUT_1, OUTPUT_2 } from '../../core/constants.ts';
 
 /** Judges that are references, not judges to rank: the experts, the paper's authors, the gold labels. */
-export const NOT_ON_BOARD = new Set([HUMAN, AUTHOR, GOLD, ANNOTATORS]);
+const NOT_ON_BOARD = new Set([HUMAN, AUTHOR, GOLD, ANNOTATORS]);
 
-export interface ExpertAgreement {
+interface ExpertAgreement {
   /** 0: both turns pooled */
   turn: number;
   setup: 'with-tie' | 'without-tie';
@@ -40,7 +40,7 @@ export interface ExpertAgreement {
   hi: number | null;
 }
 
-export interface SetAccuracy {
+interface SetAccuracy {
   /** a set (`Natural`, `Adversarial/Neighbor`) or, with `group`, a family of sets (`Adversarial`) */
   set: string;
   group: boolean;

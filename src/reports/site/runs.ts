@@ -79,12 +79,12 @@ export class RunHistory {
 }
 
 /** Whether the refresh's config lets the public site show its cost (`publish.showCost: true`). */
-export function showsCost(r: RefreshRecord): boolean {
+function showsCost(r: RefreshRecord): boolean {
   const c = r.config?.config as { publish?: { showCost?: unknown } } | null | undefined;
   return c?.publish?.showCost === true;
 }
 
-export function refreshRow(r: RefreshRecord): RefreshRow {
+function refreshRow(r: RefreshRecord): RefreshRow {
   const s = r.summary;
   const shown = showsCost(r);
   const reasons: unknown = r.degraded ?? [];

@@ -11,7 +11,8 @@
 //          row at all the request waits for that one computation (ReportPending only if it failed); the result is
 //          held in memory, never written;
 //   read   (the Worker): never computes; a missing row is refused (ReportMissing), a stale one shown as such.
-import type { DataDigest, ReportKey, Store, StoredReport } from '../../storage/store.ts';
+import type { DataDigest, ReportKey, StoredReport } from '../../storage/report-store.ts';
+import type { Store } from '../../storage/store.ts';
 import { sha256Hex } from '../../core/sha256.ts';
 import type { Memo, SiteOptions } from './catalog.ts';
 
@@ -61,7 +62,7 @@ export class ReportMissing extends Error {
 /** How long the Node site waits after a request before reading the content digest (it blocks the thread). */
 const VERIFY_AFTER_MS = 1000;
 
-export type ReportMode = 'build' | 'compute' | 'serve' | 'read';
+type ReportMode = 'build' | 'compute' | 'serve' | 'read';
 
 /** What a site's reports did since it started (tests and `arena reports` read it). */
 export interface ReportCounts {
@@ -90,7 +91,7 @@ export const encodeReport = (v: unknown): string =>
   JSON.stringify(v, (_k, x: unknown) =>
     typeof x === 'number' && !Number.isFinite(x) ? { [NUMBER]: String(x) } : x,
   ) ?? 'null';
-export const decodeReport = <T>(body: string): T =>
+const decodeReport = <T>(body: string): T =>
   JSON.parse(body, (_k, x: unknown) =>
     x !== null && typeof x === 'object' && NUMBER in x && Object.keys(x).length === 1
       ? Number((x as Record<string, string>)[NUMBER])
@@ -101,7 +102,7 @@ export const decodeReport = <T>(body: string): T =>
 export const optionsTag = (o: SiteOptions): string => `${o.intervals ?? 'bootstrap'}/${o.bootstrapRounds}|`;
 
 /** A memo key as a stored report's key: view, and parameters prefixed by the options that change figures. */
-export function reportKey(key: string, o: SiteOptions): ReportKey | undefined {
+function reportKey(key: string, o: SiteOptions): ReportKey | undefined {
   const i = key.indexOf(':');
   const view = i < 0 ? key : key.slice(0, i);
   if (!VIEWS.has(view)) return undefined;
@@ -109,7 +110,7 @@ export function reportKey(key: string, o: SiteOptions): ReportKey | undefined {
 }
 
 /** The digest a report is current at: the catalog's and its judge's (or every judge's) data, and the format. */
-export function reportDigest(k: ReportKey, d: DataDigest): string {
+function reportDigest(k: ReportKey, d: DataDigest): string {
   const rest = k.params.slice(k.params.indexOf('|') + 1);
   const judges = Object.keys(d.judges);
   let deps = judges;

@@ -14,7 +14,7 @@ import type {
   AnnotatorStore,
   MergedSite,
   SiteAnnotate,
-} from '../store.ts';
+} from '../annotator-store.ts';
 import { mergeSite } from './site-merge.ts';
 import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
 

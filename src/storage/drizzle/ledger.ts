@@ -1,7 +1,7 @@
 // The cost ledger: spending per judge, per run and per game, and a judge's token totals (cost estimates).
 import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
-import type { GameCost, JudgeCost, LedgerStore, RunCost, TokenTotals } from '../store.ts';
+import type { GameCost, JudgeCost, LedgerStore, RunCost, TokenTotals } from '../ledger-store.ts';
 import { inJson, type AnyDb } from './shared.ts';
 
 export class DrizzleLedger implements LedgerStore {

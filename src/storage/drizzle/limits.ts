@@ -2,7 +2,7 @@
 // against the same limit. One upsert counts a request and starts a new window when the old one has ended.
 import { lte, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
-import type { RateLimitStore } from '../store.ts';
+import type { RateLimitStore } from '../annotator-store.ts';
 import type { AnyDb } from './shared.ts';
 
 export class DrizzleRateLimits implements RateLimitStore {

@@ -3,7 +3,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import { sha256Hex } from '../../core/sha256.ts';
-import type { DataDigest, ReportKey, ReportStore, StoredReport } from '../store.ts';
+import type { DataDigest, ReportKey, ReportStore, StoredReport } from '../report-store.ts';
 import { chunk, type DrizzleStoreOptions } from './shared.ts';
 
 /** A database opened read-only before its migration to the reports table has none: no report is stored there. */

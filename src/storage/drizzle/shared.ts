@@ -21,7 +21,7 @@ export interface DrizzleStoreOptions {
   /**
    * The driver's own insert of played games, returning which rows were new (better-sqlite3: one statement
    * prepared once and run per row in a transaction). Without it, multi-row INSERTs: drizzle builds and SQLite
-   * compiles a new statement for every group commit, several times the CPU of the cached statement (bench/run.ts).
+   * compiles a new statement for every group commit, far more CPU than the cached statement (bench/README.md).
    */
   insertGameRows?(rows: GameRow[]): Promise<boolean[]>;
   close?(): Promise<void>;

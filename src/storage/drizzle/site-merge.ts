@@ -5,7 +5,7 @@ import { and, eq, inArray, isNull } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import { ANNOTATORS } from '../../core/constants.ts';
 import { ArenaError } from '../../core/types.ts';
-import type { AnnotationRecord, MergedSite, SiteAnnotate, SiteVote } from '../store.ts';
+import type { AnnotationRecord, MergedSite, SiteAnnotate, SiteVote } from '../annotator-store.ts';
 import { ANNOTATE_SOURCE } from './annotators.ts';
 import { chunk, slices, type DrizzleStoreOptions, type Query } from './shared.ts';
 

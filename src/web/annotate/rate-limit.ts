@@ -1,6 +1,6 @@
 // Fixed-window request limits of the annotate pages, counted in the Store (Store.limits): every process on one
 // SQLite file, and every isolate on one D1, counts against the same limit.
-import type { RateLimitStore } from '../../storage/store.ts';
+import type { RateLimitStore } from '../../storage/annotator-store.ts';
 
 export interface Limit {
   /** requests allowed per window */

@@ -8,9 +8,9 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { sign, verify } from 'hono/jwt';
 import { timingSafeEqual } from 'hono/utils/buffer';
 
-export const SESSION_COOKIE = 'arena_annotate';
+const SESSION_COOKIE = 'arena_annotate';
 /** How long a login lasts. */
-export const SESSION_SECONDS = 8 * 3600;
+const SESSION_SECONDS = 8 * 3600;
 
 export interface Session {
   annotatorId: number;
@@ -22,7 +22,7 @@ export interface Session {
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 /** A random token of `n` bytes, hex (Web Crypto: the same on Node and Workers). */
-export const randomToken = (n = 16): string => hex(crypto.getRandomValues(new Uint8Array(n)));
+const randomToken = (n = 16): string => hex(crypto.getRandomValues(new Uint8Array(n)));
 
 export interface SessionOptions {
   secret: string;

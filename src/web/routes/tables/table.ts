@@ -1,7 +1,7 @@
 // What an /api table is: served at /api/<name> (JSON) and /api/<name>.csv; its columns fix the shape of both.
 import type { Query, QuerySchema } from '../../params.ts';
 
-export interface Table {
+interface Table {
   /** the query parameters it reads (any other is a 400) */
   query: QuerySchema;
   /** the parameters it cannot answer without (a request missing one is a 400 saying what is needed) */

@@ -1,10 +1,10 @@
-// The refresh lock (src/storage/lock.ts): an exclusive-create lock file beside the database. Several real
+// The refresh lock (src/cli/lock.ts): an exclusive-create lock file beside the database. Several real
 // processes race for it; a lock whose process is gone is taken over; a live holder is named.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { takeLock } from '../../src/storage/lock.ts';
+import { takeLock } from '../../src/cli/lock.ts';
 import { REPO_ROOT, tmpDir } from '../support/cli.ts';
 
 const dir = tmpDir('arena-lock-');
@@ -58,7 +58,7 @@ describe('takeLock', () => {
   it('of 6 processes started together, exactly one takes the lock', async () => {
     const db = join(dir, 'race.db');
     // each waits for the same start time, then tries; the one that took it holds it until it is killed
-    const script = `import { takeLock } from ${JSON.stringify(join(REPO_ROOT, 'src/storage/lock.ts'))};
+    const script = `import { takeLock } from ${JSON.stringify(join(REPO_ROOT, 'src/cli/lock.ts'))};
       const go = Number(process.argv[1]);
       while (Date.now() < go) {}
       try { takeLock(${JSON.stringify(db)}, 'refresh'); console.log('took'); setTimeout(() => {}, 120000); } catch (e) { console.log('refused: ' + e.message); }`;

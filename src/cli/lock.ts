@@ -3,6 +3,7 @@
 // two processes can never both take it; a lock whose process is gone (SIGKILL, power loss) is taken over.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { ArenaError } from '../core/types.ts';
+import { pidAlive } from './liveness.ts';
 
 /** Take `${db}.${name}.lock`; returns the function that gives it back. `:memory:` needs no lock. */
 export function takeLock(db: string, name: string, what = name): () => void {
@@ -46,12 +47,5 @@ function holder(file: string): number | undefined {
 }
 
 function alive(pid: number): boolean {
-  if (pid === process.pid) return true; // another job of this very process holds it
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: the process exists but belongs to someone else
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return pid === process.pid || pidAlive(pid); // this very process: another of its jobs holds it
 }

@@ -1,0 +1,62 @@
+// The cost ledger's group of the Store: what judges, runs and games spent, read from the stored games and runs.
+
+/** Spending of one judge (the cost ledger). */
+export interface JudgeCost {
+  judge: string;
+  games: number;
+  tokensIn: number;
+  tokensOut: number;
+  /** USD; null when no game of the judge has a known cost */
+  cost: number | null;
+}
+
+/** A run with what it spent (the cost ledger). */
+export interface RunCost {
+  id: string;
+  startedAt: number;
+  judge: string;
+  mode: string;
+  played: number;
+  failed: number;
+  tokensIn: number;
+  tokensOut: number;
+  cost: number | null;
+  status: string;
+}
+
+/** A game with what it cost (the cost ledger). */
+export interface GameCost {
+  id: string;
+  runId: string | null;
+  judge: string;
+  questionId: number;
+  turn: number;
+  model1: string;
+  model2: string | null;
+  order: 'AB' | 'BA';
+  tokensIn: number | null;
+  tokensOut: number | null;
+  cost: number | null;
+  source: string;
+}
+
+/** A judge's stored games with token counts, summed (token calibration of cost estimates). */
+export interface TokenTotals {
+  games: number;
+  /** characters of system and user prompts */
+  chars: number;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+/** The cost ledger: what judges, runs and games spent. */
+export interface LedgerStore {
+  /** spending per judge, over all games or those of some runs; ordered by judge */
+  byJudge(runIds?: string[]): Promise<JudgeCost[]>;
+  /** runs with their cost, newest first */
+  byRun(limit?: number): Promise<RunCost[]>;
+  /** the most recent games with their cost, newest first */
+  byGame(limit?: number): Promise<GameCost[]>;
+  /** a judge's stored games that have both token counts, summed */
+  tokenTotals(judge: string): Promise<TokenTotals>;
+}
