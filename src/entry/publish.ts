@@ -91,8 +91,9 @@ export function* publishSql(db: Database.Database): Generator<string> {
   }
   for (const t of tables) {
     const merged = MERGED[t];
-    const info = (db.prepare(`PRAGMA table_info(${quoteId(t)})`).all() as { name: string; pk: number }[])
-      .filter((c) => merged?.id !== false || c.pk === 0);
+    const info = (
+      db.prepare(`PRAGMA table_info(${quoteId(t)})`).all() as { name: string; pk: number }[]
+    ).filter((c) => merged?.id !== false || c.pk === 0);
     const cols = info.map((c) => c.name);
     const keys = info.filter((c) => c.pk > 0).map((c) => cols.indexOf(c.name));
     const head = `INSERT INTO ${quoteId(t)} (${cols.map(quoteId).join(', ')}) VALUES\n`;
