@@ -160,6 +160,23 @@ export const annotations = sqliteTable(
   (t) => [uniqueIndex('annotations_match').on(t.annotatorId, t.questionId, t.turn, t.model1, t.model2)],
 );
 
+/**
+ * Fixed-window request counters of the annotate pages (per address, per annotator), shared by every process or
+ * isolate on the database. A row lives until its window ends; expired rows are deleted as new windows start.
+ */
+export const rateLimits = sqliteTable(
+  'rate_limits',
+  {
+    /** what is counted: `<limit>:<address or annotator id>` */
+    key: text('key').primaryKey(),
+    /** requests counted in the window */
+    count: integer('count').notNull(),
+    /** when the window ends (ms) */
+    resetAt: integer('reset_at').notNull(),
+  },
+  (t) => [index('rate_limits_reset').on(t.resetAt)],
+);
+
 export const runs = sqliteTable('runs', {
   id: text('id').primaryKey(),
   startedAt: integer('started_at').notNull(),

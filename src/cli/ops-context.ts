@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 import { publishToD1 } from '../entry/publish.ts';
+import { pullSiteVotes } from '../entry/site-votes.ts';
 import { updateReports } from './reports.ts';
 import { openaiBatchClient } from '../judges/openai-batch.ts';
 import { openJudge } from '../judges/registry.ts';
@@ -36,6 +37,8 @@ function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}
       await copyDatabase(store, file);
     },
     d1: async (t) => {
+      // the votes cast on the site first: counted in the reports, and kept in D1 (docs/annotators.md)
+      await pullSiteVotes(store, t, log);
       await updateReports(store, { force: true, log });
       await publishToD1(store.sqlite, t, log);
     },

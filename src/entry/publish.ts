@@ -9,8 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 
-/** Tables that belong to the migration tools, not to the data (and `leases`: games in flight on this machine). */
-const SKIP = /^(sqlite_|__drizzle_migrations$|d1_migrations$|_cf_|leases$)/;
+/**
+ * Tables that belong to the migration tools, not to the data; `leases` (games in flight on this machine) and
+ * `rate_limits` (the site's own request counters).
+ */
+const SKIP = /^(sqlite_|__drizzle_migrations$|d1_migrations$|_cf_|leases$|rate_limits$)/;
 /**
  * D1 refuses statements longer than 100 KB; stay well below it. Short statements also keep a local publish
  * cheap: `wrangler d1 execute --local --file` splits the file into statements with a scan whose cost grows
@@ -41,6 +44,28 @@ export function sqlLiteral(v: unknown): string {
   throw new Error(`[publish] cannot write a ${typeof v} as SQL`);
 }
 
+/**
+ * The tables the site writes (/annotate), merged rather than replaced, so that a publish never erases what was
+ * recorded there (src/entry/site-votes.ts reads it back first): D1's rows are kept, and the file's are added beside
+ * them. `keep`: the rows a publish leaves in D1 (none of the others are deleted); `id`: whether the file's ids go
+ * with its rows; `conflict`: what an INSERT does with a row D1 has already.
+ */
+const MERGED: Record<string, { keep: string; id: boolean; conflict: string }> = {
+  // invited and revoked in the file; an invite redeemed on the site stays redeemed
+  annotators: {
+    keep: 'all',
+    id: true,
+    conflict:
+      'ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name", "token_hash" = excluded."token_hash", ' +
+      '"created_at" = excluded."created_at", "revoked_at" = excluded."revoked_at", ' +
+      '"used_at" = COALESCE("annotators"."used_at", excluded."used_at")',
+  },
+  // what the site showed and answered (its ids are in the annotators' open pages)
+  annotations: { keep: 'all', id: true, conflict: 'ON CONFLICT DO NOTHING' },
+  // the votes cast on the site are kept; the others are replaced by the file's, numbered by D1 after the kept ones
+  votes: { keep: `"source" = 'annotate'`, id: false, conflict: 'ON CONFLICT DO NOTHING' },
+};
+
 /** The data tables, parents before children (the schema has no foreign keys, so name order is stable). */
 export function dataTables(db: Database.Database): string[] {
   return (
@@ -60,22 +85,31 @@ export function dataTables(db: Database.Database): string[] {
  */
 export function* publishSql(db: Database.Database): Generator<string> {
   const tables = dataTables(db);
-  for (const t of tables) yield `DELETE FROM ${quoteId(t)};\n`;
   for (const t of tables) {
-    const info = db.prepare(`PRAGMA table_info(${quoteId(t)})`).all() as { name: string; pk: number }[];
+    const keep = MERGED[t]?.keep;
+    if (keep !== 'all') yield `DELETE FROM ${quoteId(t)}${keep ? ` WHERE NOT (${keep})` : ''};\n`;
+  }
+  for (const t of tables) {
+    const merged = MERGED[t];
+    const info = (
+      db.prepare(`PRAGMA table_info(${quoteId(t)})`).all() as { name: string; pk: number }[]
+    ).filter((c) => merged?.id !== false || c.pk === 0);
     const cols = info.map((c) => c.name);
     const keys = info.filter((c) => c.pk > 0).map((c) => cols.indexOf(c.name));
     const head = `INSERT INTO ${quoteId(t)} (${cols.map(quoteId).join(', ')}) VALUES\n`;
+    const tail = merged ? `\n${merged.conflict}` : '';
     let values: string[] = [];
-    let size = head.length;
+    let size = head.length + tail.length;
     for (const row of db
-      .prepare(`SELECT ${cols.map(quoteId).join(', ')} FROM ${quoteId(t)}`)
+      .prepare(
+        `SELECT ${cols.map(quoteId).join(', ')} FROM ${quoteId(t)}${merged?.id === false ? ' ORDER BY rowid' : ''}`,
+      )
       .raw()
       .iterate() as Iterable<unknown[]>) {
       let lits = row.map(sqlLiteral);
       let v = `(${lits.join(', ')})`;
       let long: number[] = [];
-      if (head.length + bytes(v) + 2 > MAX_STATEMENT) {
+      if (head.length + tail.length + bytes(v) + 2 > MAX_STATEMENT) {
         if (!keys.length)
           throw new Error(
             `[publish] a row of ${t} is longer than one D1 statement and the table has no primary key to append to`,
@@ -88,22 +122,22 @@ export function* publishSql(db: Database.Database): Generator<string> {
       }
       const n = bytes(v);
       if (values.length && size + n + 2 > MAX_STATEMENT) {
-        yield `${head}${values.join(',\n')};\n`;
+        yield `${head}${values.join(',\n')}${tail};\n`;
         values = [];
-        size = head.length;
+        size = head.length + tail.length;
       }
       values.push(v);
       size += n + 2;
       if (!long.length) continue;
-      yield `${head}${values.join(',\n')};\n`;
+      yield `${head}${values.join(',\n')}${tail};\n`;
       values = [];
-      size = head.length;
+      size = head.length + tail.length;
       const where = keys.map((k) => `${quoteId(cols[k]!)} = ${lits[k]}`).join(' AND ');
       for (const i of long)
         for (const piece of pieces(row[i] as string))
           yield `UPDATE ${quoteId(t)} SET ${quoteId(cols[i]!)} = ${quoteId(cols[i]!)} || ${sqlLiteral(piece)} WHERE ${where};\n`;
     }
-    if (values.length) yield `${head}${values.join(',\n')};\n`;
+    if (values.length) yield `${head}${values.join(',\n')}${tail};\n`;
   }
 }
 

@@ -1,5 +1,8 @@
 // Benchmark health of judges against a reference judge, read from the store (core/stats/benchmark-health.ts).
 import { benchmarkHealth, type HealthOptions, type HealthRow } from '../core/stats/benchmark-health.ts';
+import type { ClusteredBattle } from '../core/stats/battle-table.ts';
+import { estimability, type Estimability } from '../core/stats/separation.ts';
+import { collapseBattles } from '../core/ratings.ts';
 import { ArenaError } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import { clusteredBattles } from './analytics.ts';
@@ -19,7 +22,36 @@ export async function healthReport(
       );
   const rb = await clusteredBattles(store, reference, o.turn);
   const out: HealthRow[] = [];
-  for (const j of judges)
-    out.push(benchmarkHealth(j, await clusteredBattles(store, j, o.turn), reference, rb, o));
+  for (const j of judges) {
+    const jb = await clusteredBattles(store, j, o.turn);
+    refuseUnrated(reference, rb, jb);
+    out.push(benchmarkHealth(j, jb, reference, rb, o));
+  }
   return out;
+}
+
+const WHY: Record<Exclude<Estimability, 'ok' | 'missing'>, string> = {
+  above: 'never lost to the others',
+  below: 'never beat the others',
+  apart: 'met none of the others',
+};
+
+/**
+ * Refuses a reference whose verdicts on the models both judged give them no finite Bradley–Terry ratings (some model
+ * never lost, or never won, against the rest: Ford 1957): every figure against it would be an artefact, a few
+ * annotator votes being the usual case.
+ */
+function refuseUnrated(reference: string, rb: ClusteredBattle[], jb: ClusteredBattle[]): void {
+  const judged = new Set(jb.flatMap((b) => [b.a, b.b]));
+  const both = rb.filter((b) => judged.has(b.a) && judged.has(b.b));
+  const c = collapseBattles(both);
+  const { status, separated } = estimability(c);
+  if (!separated) return;
+  const off = (Object.keys(WHY) as (keyof typeof WHY)[])
+    .map((s) => [c.models.filter((_, k) => status[k] === s), WHY[s]] as const)
+    .filter(([ms]) => ms.length)
+    .map(([ms, why]) => `${ms.join(', ')} ${why}`);
+  throw new ArenaError(
+    `the reference "${reference}" cannot rate these models yet: in its ${both.length} verdicts over ${c.models.length} models, ${off.join('; ')}, so Bradley–Terry has no finite ratings for them (Ford 1957); collect more votes, or compare on the models it rates`,
+  );
 }

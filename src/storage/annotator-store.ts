@@ -67,4 +67,49 @@ export interface AnnotatorStore {
   }): Promise<boolean>;
   /** the answered annotations of every annotator (skips left out), oldest first: the export */
   answered(): Promise<AnnotationRecord[]>;
+  /**
+   * Take in what a site recorded (`arena publish` reads it from D1 first), all or nothing: invites redeemed there,
+   * the matches shown and answered there, the votes cast there. What this database holds is kept. Refused, nothing
+   * written, when the site contradicts it: another annotator under an annotator's id, another match or answer
+   * under an annotation's id, another vote under a vote's line (votes collected here and there at once).
+   */
+  mergeSite(site: SiteAnnotate): Promise<MergedSite>;
+}
+
+/** A site's annotate state, as `arena publish` reads it from D1. */
+export interface SiteAnnotate {
+  annotators: { id: number; name: string; usedAt: number | null }[];
+  annotations: AnnotationRecord[];
+  /** the votes the site's annotators cast (judge `annotators`, source `annotate`) */
+  votes: SiteVote[];
+}
+
+/** A vote an annotator cast on a site, as the votes table holds it (FastChat's spelling of the winner). */
+export interface SiteVote {
+  voter: string;
+  questionId: number;
+  turn: number;
+  modelA: string;
+  modelB: string;
+  winner: 'model_a' | 'model_b' | 'tie' | 'inconsistent';
+  /** the vote's number among the site's votes (the votes table's line of source `annotate`) */
+  line: number;
+}
+
+/** What mergeSite added: invites newly marked used, annotations added, answers taken in, votes added. */
+export interface MergedSite {
+  redeemed: number;
+  annotations: number;
+  answers: number;
+  votes: number;
+}
+
+/** Request counters shared by every process or isolate on the database (the annotate pages' rate limits). */
+export interface RateLimitStore {
+  /**
+   * Count one request of `key` at `now` in a fixed window of `windowMs` that starts with the key's first request
+   * (or the first after its window ended), in one statement: the requests counted in the window, this one included,
+   * and when the window ends. Windows that have ended are deleted as new ones start.
+   */
+  hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
 }

@@ -8,6 +8,7 @@ import { DrizzleCheckpoints } from './drizzle/checkpoints.ts';
 import { DrizzleGames } from './drizzle/games.ts';
 import { importBundle } from './drizzle/import.ts';
 import { DrizzleLeases } from './drizzle/leases.ts';
+import { DrizzleRateLimits } from './drizzle/limits.ts';
 import { DrizzleLedger } from './drizzle/ledger.ts';
 import { DrizzleReports } from './drizzle/reports.ts';
 import { DrizzleRefreshes } from './drizzle/refreshes.ts';
@@ -29,6 +30,7 @@ const GROUPS: Record<StoreGroup, true> = {
   batches: true,
   ledger: true,
   annotators: true,
+  limits: true,
   reports: true,
 };
 /** The Store's groups by name (the busy retry of sqlite.ts wraps each one's methods). */
@@ -46,6 +48,7 @@ export class DrizzleStore implements Store {
   readonly batches: DrizzleBatches;
   readonly ledger: DrizzleLedger;
   readonly annotators: DrizzleAnnotators;
+  readonly limits: DrizzleRateLimits;
   readonly reports: DrizzleReports;
 
   constructor(private readonly o: DrizzleStoreOptions) {
@@ -60,6 +63,7 @@ export class DrizzleStore implements Store {
     this.batches = new DrizzleBatches(o.db);
     this.ledger = new DrizzleLedger(o.db);
     this.annotators = new DrizzleAnnotators(o);
+    this.limits = new DrizzleRateLimits(o.db);
     this.reports = new DrizzleReports(o);
   }
 

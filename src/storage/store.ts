@@ -8,7 +8,7 @@ import type {
   Vote,
 } from '../core/types.ts';
 import type { CheckpointRecord, RefreshRecord } from '../core/records.ts';
-import type { AnnotatorStore } from './annotator-store.ts';
+import type { AnnotatorStore, RateLimitStore } from './annotator-store.ts';
 import type { LedgerStore } from './ledger-store.ts';
 import type { ReportStore } from './report-store.ts';
 
@@ -257,6 +257,7 @@ export interface Store {
   readonly batches: BatchStore;
   readonly ledger: LedgerStore;
   readonly annotators: AnnotatorStore;
+  readonly limits: RateLimitStore;
   readonly reports: ReportStore;
   /** write an import (questions, answers, prompts, games, votes, ...) all or nothing */
   importBundle(bundle: ImportBundle): Promise<ImportCounts>;

@@ -21,6 +21,7 @@ export const LONGEST = [
   'tests/engine/soak.test.ts',
   'tests/core/stats/style-sim.test.ts',
   'tests/web/publish-d1.test.ts',
+  'tests/web/publish-votes.test.ts',
   'tests/web/browser.test.ts',
   'tests/ops/refresh-publish.test.ts',
   'tests/lint.test.ts',

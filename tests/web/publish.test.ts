@@ -91,4 +91,40 @@ describe('publish SQL', () => {
     expect(rows).toBe(200);
     await src.close();
   });
+
+  it("leaves what the site recorded: its votes, annotations and redeemed invites; replaces the file's other votes", async () => {
+    const match = { questionId: 81, turn: 1, model1: 'alpha', model2: 'beta' };
+    const human = { judge: 'human', voter: 'e1', ...match, winner: 'tie' as const, line: 1 };
+    const src = openMemoryStore();
+    await src.importBundle({
+      questions: { source: 'q.jsonl', items: QUESTIONS },
+      votes: [{ source: 'h.csv', items: [human] }],
+    });
+    await src.annotators.add('alice', 'hash-a', 1);
+    await src.annotators.add('bob', 'hash-b', 1);
+    await src.annotators.revoke('bob', 2);
+    const site = openMemoryStore();
+    site.sqlite.exec([...publishSql(src.sqlite)].join(''));
+    // on the site: alice logs in and votes; here: another human vote
+    const alice = (await site.annotators.redeem('hash-a', 3))!;
+    const n = await site.annotators.show(alice.id, match, 'AB', 4);
+    await site.annotators.answer({ annotation: n, choice: 'B', reason: null, at: 5 });
+    await src.importBundle({ votes: [{ source: 'h.csv', items: [human, { ...human, turn: 2, line: 2 }] }] });
+    site.sqlite.exec([...publishSql(src.sqlite)].join(''));
+    expect(await site.votes.list()).toEqual([
+      { judge: 'annotators', voter: `annotator_${alice.id}`, ...match, winner: 'model_2' },
+      ...(await src.votes.list()),
+    ]);
+    expect(await site.annotators.shown(alice.id)).toEqual([
+      { ...n, choice: 'B', reason: null, answeredAt: 5 },
+    ]);
+    expect(await site.annotators.redeem('hash-a', 6)).toBeUndefined();
+    expect(await site.annotators.redeem('hash-b', 6)).toBeUndefined();
+    expect((await site.annotators.list()).map((a) => [a.name, a.usedAt, a.revokedAt])).toEqual([
+      ['alice', 3, null],
+      ['bob', null, 2],
+    ]);
+    await src.close();
+    await site.close();
+  });
 });

@@ -1,7 +1,8 @@
 import { defineCommand } from 'citty';
 import { publishToD1, writePublishSql } from '../../entry/publish.ts';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
-import { dbArg, openStore, print } from '../shared.ts';
+import { pullSiteVotes } from '../../entry/site-votes.ts';
+import { dbArg, openStore, print, withStore } from '../shared.ts';
 import { updateReportsOf } from '../reports.ts';
 
 /** `arena publish`: copy a local database's rows to the site's D1 database through wrangler. */
@@ -23,6 +24,14 @@ export const publishCommand = defineCommand({
   async run({ args }) {
     const out = args.out;
     if (out) refuseDatabaseOutput(out, args.db);
+    const target = {
+      database: args.database,
+      remote: !!args.remote,
+      persistTo: args['persist-to'],
+      output: 'stdout' as const,
+    };
+    // the votes cast on the site first: they are counted in the reports, and D1 keeps them (docs/annotators.md)
+    if (!out) await withStore(args.db, (store) => pullSiteVotes(store, target, print), { mustExist: true });
     // the reports go with the rows: the Worker only reads them (src/reports/site/stored.ts)
     await updateReportsOf(args.db, { force: true, progress: true });
     const store = openStore(args.db, { readonly: true });
@@ -31,11 +40,7 @@ export const publishCommand = defineCommand({
         const n = await writeOutputFile(out, args.db, (tmp) => writePublishSql(store.sqlite, tmp));
         return print(`wrote ${n} statements to ${out}`);
       }
-      const n = await publishToD1(
-        store.sqlite,
-        { database: args.database, remote: !!args.remote, persistTo: args['persist-to'], output: 'stdout' },
-        print,
-      );
+      const n = await publishToD1(store.sqlite, target, print);
       print(
         `published ${args.db} to D1 ${args.database} (${args.remote ? 'remote' : 'local'}): ${n} statements`,
       );

@@ -82,7 +82,7 @@ export async function buildReports(store: Store, o: BuildOptions = {}): Promise<
   steps.push(['accuracy', () => jt.accuracy()]);
   steps.push([
     'consistency, agreement, position bias',
-    async () => [await jt.consistency(), await jt.agreement(), await jt.bias()],
+    async () => [await jt.consistency(), await jt.agreement(), await jt.annotatorVotes(), await jt.bias()],
   ]);
   steps.push(['benchmark health', () => health.health()]);
   steps.push(['checkpoints', () => data.checkpoints.series()]);

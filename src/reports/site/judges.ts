@@ -149,6 +149,17 @@ export class JudgeTables {
     });
   }
 
+  /**
+   * How many annotator votes the stored figures (agreement, kappa, health) count, and when they were computed: the
+   * Worker shows figures built at the last publish while votes keep arriving in D1, and the page says so.
+   */
+  annotatorVotes(): Promise<{ votes: number; at: number }> {
+    return this.cache.get('annotatorVotes', async () => ({
+      votes: (await this.catalog.judges()).find((j) => j.judge === ANNOTATORS)?.votes ?? 0,
+      at: Date.now(),
+    }));
+  }
+
   /** Position bias of every judge with games (per-order figures), or with recorded verdicts (conflict rate only). */
   bias(): Promise<BiasEntry[]> {
     return this.cache.get('bias', async () => {

@@ -33,6 +33,7 @@ const VIEWS = new Set([
   'accuracy',
   'consistency',
   'agreement',
+  'annotatorVotes',
   'bias',
   'health',
   'style',

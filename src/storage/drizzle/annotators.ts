@@ -12,11 +12,14 @@ import type {
   AnnotationRecord,
   AnnotatorRecord,
   AnnotatorStore,
+  MergedSite,
+  SiteAnnotate,
 } from '../annotator-store.ts';
+import { mergeSite } from './site-merge.ts';
 import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
 
 /** Where annotator votes say they came from (the votes table's source; line counts up per source). */
-const ANNOTATE_SOURCE = 'annotate';
+export const ANNOTATE_SOURCE = 'annotate';
 
 const annotatorColumns = {
   id: t.annotators.id,
@@ -157,6 +160,10 @@ export class DrizzleAnnotators implements AnnotatorStore {
     await this.o.atomic(queries);
     const now = await this.annotation(n.id);
     return now?.choice === a.choice && now.answeredAt === a.at;
+  }
+
+  mergeSite(site: SiteAnnotate): Promise<MergedSite> {
+    return mergeSite(this.o, site);
   }
 
   async answered(): Promise<AnnotationRecord[]> {

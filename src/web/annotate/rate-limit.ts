@@ -1,6 +1,6 @@
-// Fixed-window request counters for the annotate pages, in memory (per process on Node, per isolate on Workers:
-// a bound on what one client can do to one instance, not a global quota). Bounded: at most `maxKeys` keys are
-// remembered; past that, the oldest window's keys are forgotten first.
+// Fixed-window request limits of the annotate pages, counted in the Store (Store.limits): every process on one
+// SQLite file, and every isolate on one D1, counts against the same limit.
+import type { RateLimitStore } from '../../storage/annotator-store.ts';
 
 export interface Limit {
   /** requests allowed per window */
@@ -23,25 +23,20 @@ export const DEFAULT_LIMITS: Limits = {
   votes: { max: 30, windowMs: 60_000 },
 };
 
+/** A key is at most this long (an address comes from a header: bounded before it reaches the database). */
+const MAX_KEY = 100;
+
 export class RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
   constructor(
+    private readonly store: RateLimitStore,
+    /** what it counts, the start of its keys in the store: `address`, `login`, `votes` */
+    private readonly name: string,
     private readonly limit: Limit,
-    private readonly maxKeys = 10_000,
   ) {}
 
   /** Count one request of `key` at `now`; the seconds to wait when it is over the limit, else 0. */
-  hit(key: string, now: number): number {
-    let w = this.windows.get(key);
-    if (!w || now - w.start >= this.limit.windowMs) {
-      this.windows.delete(key);
-      if (this.windows.size >= this.maxKeys) this.windows.delete(this.windows.keys().next().value!);
-      w = { start: now, count: 0 };
-      this.windows.set(key, w);
-    }
-    w.count++;
-    return w.count > this.limit.max
-      ? Math.max(1, Math.ceil((w.start + this.limit.windowMs - now) / 1000))
-      : 0;
+  async hit(key: string, now: number): Promise<number> {
+    const w = await this.store.hit(`${this.name}:${key.slice(0, MAX_KEY)}`, this.limit.windowMs, now);
+    return w.count > this.limit.max ? Math.max(1, Math.ceil((w.resetAt - now) / 1000)) : 0;
   }
 }

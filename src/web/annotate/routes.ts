@@ -80,9 +80,9 @@ export function annotateRoutes(
     cache: o.cache,
     queue: o.queue ?? 'review',
     now,
-    perAddress: new RateLimiter(limits.address),
-    perLogin: new RateLimiter(limits.login),
-    perVoter: new RateLimiter(limits.votes),
+    perAddress: new RateLimiter(o.store.limits, 'address', limits.address),
+    perLogin: new RateLimiter(o.store.limits, 'login', limits.login),
+    perVoter: new RateLimiter(o.store.limits, 'votes', limits.votes),
     sessions: { secret: o.secret, now, ...(o.siteUrl ? { siteUrl: o.siteUrl } : {}) },
     address: (c) => o.address?.(c) ?? 'unknown',
     html,
@@ -104,7 +104,7 @@ function guard(app: Hono, x: Ctx): void {
     c.header('X-Robots-Tag', 'noindex');
   });
   app.use(path, async (c, next) => {
-    const wait = x.perAddress.hit(x.address(c), x.now());
+    const wait = await x.perAddress.hit(x.address(c), x.now());
     if (!wait) return next();
     c.header('Retry-After', String(wait));
     return x.refuse(c, 429, `Too many requests from your address; try again in ${wait} s.`);
@@ -136,7 +136,7 @@ function loginRoutes(app: Hono, x: Ctx): void {
   });
 
   app.post('/annotate/login', async (c) => {
-    const wait = x.perLogin.hit(x.address(c), x.now());
+    const wait = await x.perLogin.hit(x.address(c), x.now());
     if (wait) {
       c.header('Retry-After', String(wait));
       return x.refuse(c, 429, `Too many login attempts; try again in ${wait} s.`);
@@ -212,7 +212,7 @@ function voteRoutes(app: Hono, x: Ctx): void {
         403,
         'This form is not from your session (CSRF token missing or wrong). Reload the page.',
       );
-    const wait = x.perVoter.hit(String(me.a.id), x.now());
+    const wait = await x.perVoter.hit(String(me.a.id), x.now());
     if (wait) {
       c.header('Retry-After', String(wait));
       return x.refuse(c, 429, `Too many votes in a minute; try again in ${wait} s.`);

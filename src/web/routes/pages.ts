@@ -92,6 +92,9 @@ function judgePages(app: Hono, s: Site): void {
         },
       ];
       const annotators = await judges.annotators();
+      // (read on every /judges, so that it is stored with the reports before any annotator has voted)
+      const counted = await judges.annotatorVotes();
+      const cast = (await s.data.catalog.judges()).find((j) => j.judge === ANNOTATORS)?.votes ?? 0;
       if (annotators.length)
         sections.push({
           id: 'annotators',
@@ -99,6 +102,8 @@ function judgePages(app: Hono, s: Site): void {
           view: 'annotators',
           data: {
             annotators,
+            counted,
+            cast,
             inter: (await judges.agreement()).filter(
               (r) => r.judge1 === ANNOTATORS && r.judge2 === ANNOTATORS,
             ),

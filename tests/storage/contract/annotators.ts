@@ -58,5 +58,75 @@ export function describeAnnotators(current: () => Store): void {
       expect((await store.annotators.shown(a.id)).map((n) => n.choice)).toEqual(['B', 'skip']);
       expect((await store.games.judges()).find((j) => j.judge === 'annotators')?.votes).toBe(1);
     });
+
+    it("mergeSite takes in the site's redeemed invites, annotations, answers and votes once; a contradiction is refused, nothing written", async () => {
+      const a = await store.annotators.add('dora', 'hash-d', 1);
+      const here = await store.annotators.show(a.id, MATCH, 'AB', 2);
+      const site = {
+        annotators: [{ id: a.id, name: 'dora', usedAt: 3 }],
+        annotations: [
+          { ...here, choice: 'A' as const, reason: 'site', answeredAt: 4 },
+          {
+            ...here,
+            id: here.id + 10,
+            turn: 2,
+            order: 'BA' as const,
+            choice: null,
+            reason: null,
+            answeredAt: null,
+          },
+        ],
+        votes: [
+          {
+            voter: `annotator_${a.id}`,
+            ...MATCH,
+            modelA: 'alpha',
+            modelB: 'beta',
+            winner: 'model_a' as const,
+            line: 7,
+          },
+        ],
+      };
+      expect(await store.annotators.mergeSite(site)).toEqual({
+        redeemed: 1,
+        annotations: 1,
+        answers: 1,
+        votes: 1,
+      });
+      expect(await store.annotators.mergeSite(site)).toEqual({
+        redeemed: 0,
+        annotations: 0,
+        answers: 0,
+        votes: 0,
+      });
+      expect(await store.annotators.get(a.id)).toMatchObject({ usedAt: 3 });
+      expect((await store.annotators.shown(a.id)).map((n) => [n.id, n.turn, n.order, n.choice])).toEqual([
+        [here.id, 1, 'AB', 'A'],
+        [here.id + 10, 2, 'BA', null],
+      ]);
+      expect(await store.votes.list('annotators')).toEqual([
+        { judge: 'annotators', voter: `annotator_${a.id}`, ...MATCH, winner: 'model_1' },
+      ]);
+      const before = JSON.stringify([await store.annotators.shown(a.id), await store.votes.list()]);
+      for (const bad of [
+        { ...site, annotators: [{ id: a.id, name: 'eve', usedAt: null }] },
+        { ...site, annotations: [{ ...site.annotations[0]!, choice: 'B' as const }] },
+        { ...site, annotations: [{ ...site.annotations[1]!, id: here.id + 20 }] },
+        { ...site, votes: [{ ...site.votes[0]!, winner: 'tie' as const }] },
+      ])
+        await expect(store.annotators.mergeSite(bad)).rejects.toThrow(/nothing was taken in/);
+      expect(JSON.stringify([await store.annotators.shown(a.id), await store.votes.list()])).toBe(before);
+    });
+
+    it('rate limits: one fixed window per key, counted in the database; ended windows are forgotten', async () => {
+      expect(await store.limits.hit('votes:1', 60_000, 1000)).toEqual({ count: 1, resetAt: 61_000 });
+      expect(await store.limits.hit('votes:1', 60_000, 2000)).toEqual({ count: 2, resetAt: 61_000 });
+      expect(await store.limits.hit('votes:2', 60_000, 3000)).toEqual({ count: 1, resetAt: 63_000 });
+      expect(await store.limits.hit('votes:1', 60_000, 60_999)).toEqual({ count: 3, resetAt: 61_000 });
+      // the window ended: a new one starts with this request, and votes:2's (ended at 63 s) is deleted by the next
+      expect(await store.limits.hit('votes:1', 60_000, 61_000)).toEqual({ count: 1, resetAt: 121_000 });
+      expect(await store.limits.hit('address:x', 1000, 63_000)).toEqual({ count: 1, resetAt: 64_000 });
+      expect(await store.limits.hit('votes:2', 60_000, 63_500)).toEqual({ count: 1, resetAt: 123_500 });
+    });
   });
 }

@@ -1,0 +1,183 @@
+// What a D1 site recorded on /annotate, read back through `wrangler d1 execute --json` before `arena publish`
+// writes the SQLite file's rows: the site is where annotators vote (D1 holds their sessions' annotations and votes,
+// and the invites they redeemed), the SQLite file is where games are played and annotators invited. Every row the
+// site sends is checked (types, enums, lengths) before the Store takes it in (Store.annotators.mergeSite).
+import { spawnSync } from 'node:child_process';
+import { z } from 'zod';
+import { ANNOTATOR_NAME } from '../core/annotate.ts';
+import { ANNOTATORS } from '../core/constants.ts';
+import { ArenaError } from '../core/types.ts';
+import type { MergedSite, SiteAnnotate } from '../storage/annotator-store.ts';
+import type { Store } from '../storage/store.ts';
+import type { D1Target } from './publish.ts';
+
+/** Rows per `wrangler d1 execute` (a page of at most ~2,000 annotations of 2,000-character reasons: ~5 MB). */
+const PAGE = 2000;
+/** The most one wrangler call may print (anything longer is refused, not read). */
+const MAX_OUTPUT = 32 * 1024 * 1024;
+
+const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const time = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const text = (max: number) => z.string().max(max);
+const model = text(1000);
+
+const annotatorRow = z
+  .object({ id, name: z.string().regex(ANNOTATOR_NAME), used_at: time.nullable() })
+  .strict();
+const annotationRow = z
+  .object({
+    id,
+    annotator_id: id,
+    question_id: z.number().int(),
+    turn: z.number().int().min(1).max(100),
+    model_1: model,
+    model_2: model,
+    order: z.enum(['AB', 'BA']),
+    shown_at: time,
+    choice: z.enum(['A', 'B', 'tie', 'bothbad', 'skip']).nullable(),
+    reason: text(2000).nullable(),
+    answered_at: time.nullable(),
+  })
+  .strict();
+const voteRow = z
+  .object({
+    id,
+    judge: z.literal(ANNOTATORS),
+    voter: text(100),
+    question_id: z.number().int(),
+    turn: z.number().int().min(1).max(100),
+    model_a: model,
+    model_b: model,
+    winner: z.enum(['model_a', 'model_b', 'tie', 'inconsistent']),
+    line: id,
+  })
+  .strict();
+
+const QUERIES = {
+  annotators: { columns: 'id, name, used_at', where: '', row: annotatorRow },
+  annotations: {
+    columns:
+      'id, annotator_id, question_id, turn, model_1, model_2, "order", shown_at, choice, reason, answered_at',
+    where: '',
+    row: annotationRow,
+  },
+  votes: {
+    columns: 'id, judge, voter, question_id, turn, model_a, model_b, winner, line',
+    where: "source = 'annotate' AND ",
+    row: voteRow,
+  },
+} as const;
+
+/** `wrangler d1 execute --json --command` of the statements: the rows of each, in order. */
+function execute(t: D1Target, statements: string[]): unknown[][] {
+  const cmd = ['wrangler', 'd1', 'execute', t.database, t.remote ? '--remote' : '--local', '--json'];
+  cmd.push('--command', statements.join(';\n'), ...(t.persistTo ? ['--persist-to', t.persistTo] : []));
+  const r = spawnSync('npx', cmd, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: MAX_OUTPUT,
+    encoding: 'utf8',
+    env: { WRANGLER_SEND_METRICS: 'false', ...process.env },
+  });
+  const why = r.error
+    ? r.error.message
+    : r.status !== 0
+      ? `exit ${r.status ?? r.signal}: ${`${r.stdout}\n${r.stderr}`.trim().slice(-1500)}`
+      : undefined;
+  if (why)
+    throw new ArenaError(
+      `[publish] could not read the site's votes from D1 ${t.database} (wrangler d1 execute, ${why}); the D1 database needs this version's migrations (wrangler d1 migrations apply)`,
+    );
+  let out: unknown;
+  try {
+    out = JSON.parse(r.stdout);
+  } catch {
+    throw new ArenaError(`[publish] wrangler d1 execute --json printed no JSON: ${r.stdout.slice(0, 300)}`);
+  }
+  const results = z
+    .array(z.object({ results: z.array(z.unknown()) }).passthrough())
+    .length(statements.length)
+    .safeParse(out);
+  if (!results.success)
+    throw new ArenaError(
+      `[publish] wrangler d1 execute --json answered an unexpected shape: ${r.stdout.slice(0, 300)}`,
+    );
+  return results.data.map((x) => x.results);
+}
+
+type Table = keyof typeof QUERIES;
+type Row<K extends Table> = z.infer<(typeof QUERIES)[K]['row']>;
+type Rows = { [K in Table]: Row<K>[] };
+
+/** Every row of the site's tables, a page of each at a time by id (one wrangler call per page), each checked. */
+function readAll(t: D1Target): Rows {
+  const out: Rows = { annotators: [], annotations: [], votes: [] };
+  let open = Object.keys(QUERIES) as Table[];
+  while (open.length) {
+    const after = (k: Table) => out[k][out[k].length - 1]?.id ?? 0;
+    const pages = execute(
+      t,
+      open.map((k) => {
+        const q = QUERIES[k];
+        return `SELECT ${q.columns} FROM ${k} WHERE ${q.where}id > ${after(k)} ORDER BY id LIMIT ${PAGE}`;
+      }),
+    );
+    open = open.filter((k, i) => {
+      const rows = pages[i]!;
+      for (const [n, raw] of rows.entries()) {
+        const row = QUERIES[k].row.safeParse(raw);
+        if (!row.success) {
+          const issue = row.error.issues[0]!;
+          throw new ArenaError(
+            `[publish] D1 ${t.database}: ${k} row ${out[k].length + n + 1} (id ${String((raw as { id?: unknown }).id)}): ${issue.path.join('.') || 'row'}: ${issue.message}; nothing was taken in`,
+          );
+        }
+        (out[k] as unknown[]).push(row.data);
+      }
+      return rows.length === PAGE;
+    });
+  }
+  return out;
+}
+
+/** The site's annotate state in D1. */
+export function readSiteAnnotate(t: D1Target): SiteAnnotate {
+  const rows = readAll(t);
+  return {
+    annotators: rows.annotators.map((a) => ({ id: a.id, name: a.name, usedAt: a.used_at })),
+    annotations: rows.annotations.map((n) => ({
+      id: n.id,
+      annotatorId: n.annotator_id,
+      questionId: n.question_id,
+      turn: n.turn,
+      model1: n.model_1,
+      model2: n.model_2,
+      order: n.order,
+      shownAt: n.shown_at,
+      choice: n.choice,
+      reason: n.reason,
+      answeredAt: n.answered_at,
+    })),
+    votes: rows.votes.map((v) => ({
+      voter: v.voter,
+      questionId: v.question_id,
+      turn: v.turn,
+      modelA: v.model_a,
+      modelB: v.model_b,
+      winner: v.winner,
+      line: v.line,
+    })),
+  };
+}
+
+/** Take the site's votes into `store` before it is published over them; what was taken in. */
+export async function pullSiteVotes(
+  store: Store,
+  t: D1Target,
+  log: (m: string) => void = () => {},
+): Promise<MergedSite> {
+  const m = await store.annotators.mergeSite(readSiteAnnotate(t));
+  log(
+    `from D1 ${t.database}: ${m.votes} new votes, ${m.answers + m.annotations} annotations, ${m.redeemed} invites used`,
+  );
+  return m;
+}

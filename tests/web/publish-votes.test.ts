@@ -1,0 +1,139 @@
+// `arena publish` never erases what the site recorded on /annotate: votes cast on D1, the matches shown there
+// (their ids are in annotators' open pages) and the invites redeemed there. Publish reads them back into the
+// SQLite file first (wrangler d1 execute --json), then writes the file's rows around them. Real wrangler, a real
+// local D1 (workerd), the site's side written through the Store over D1 as the Worker writes it.
+import type { AnyD1Database } from 'drizzle-orm/d1';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inviteHash } from '../../src/core/annotate.ts';
+import { openD1Store } from '../../src/storage/d1.ts';
+import { openSqliteStore } from '../../src/storage/sqlite.ts';
+import { createApp } from '../../src/web/app.ts';
+import type { Store } from '../../src/storage/store.ts';
+import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { ANSWERS, QUESTIONS } from '../storage/contract.ts';
+import { localD1, WRANGLER_ENV } from './support.ts';
+
+Object.assign(process.env, WRANGLER_ENV);
+
+const MATCH = { questionId: 81, model1: 'alpha', model2: 'beta' };
+const HUMAN = { judge: 'human', voter: 'e1', ...MATCH, winner: 'tie' as const };
+
+/** `fn` over the Store on the local D1 in `persist` (the Worker's own Store code, in workerd). */
+async function onSite<T>(persist: string, fn: (s: Store) => Promise<T>): Promise<T> {
+  const { getPlatformProxy } = await import('wrangler');
+  const proxy = await getPlatformProxy<{ DB: AnyD1Database }>({
+    configPath: join(REPO_ROOT, 'wrangler.toml'),
+    persist: { path: join(persist, 'v3') },
+  });
+  try {
+    return await fn(openD1Store(proxy.env.DB));
+  } finally {
+    await proxy.dispose();
+  }
+}
+
+describe('arena publish over a site that collects votes', () => {
+  it('keeps the votes, annotations and redeemed invites of D1, takes them into the file, and adds the rest', async () => {
+    const dir = tmpDir('arena-publish-votes-');
+    const file = join(dir, 'arena.db');
+    const local = openSqliteStore(file);
+    await local.importBundle({
+      questions: { source: 'q.jsonl', items: QUESTIONS },
+      answers: [{ source: 'a.jsonl', items: ANSWERS }],
+      votes: [{ source: 'h.csv', items: [{ ...HUMAN, turn: 1, line: 1 }] }],
+    });
+    const alice = await local.annotators.add('alice', inviteHash('alice-token'), 1);
+    await local.annotators.add('bob', inviteHash('bob-token'), 1);
+    await local.close();
+    const persist = await localD1(dir);
+    const publish = async () => {
+      const r = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 180_000 });
+      expect(r.code, (r.stderr + r.stdout).slice(-3000)).toBe(0);
+      return r.stdout;
+    };
+    await publish();
+
+    // on the site: alice redeems her invite, answers turn 1 and leaves turn 2 open in her browser
+    const pending = await onSite(persist, async (s) => {
+      expect(await s.annotators.redeem(inviteHash('alice-token'), 5)).toMatchObject({ id: alice.id });
+      const t1 = await s.annotators.show(alice.id, { ...MATCH, turn: 1 }, 'BA', 6);
+      expect(await s.annotators.answer({ annotation: t1, choice: 'A', reason: 'r', at: 7 })).toBe(true);
+      return s.annotators.show(alice.id, { ...MATCH, turn: 2 }, 'AB', 8);
+    });
+    // here: bob is revoked, carol invited, another human vote imported
+    const here = openSqliteStore(file);
+    await here.annotators.revoke('bob', 9);
+    await here.annotators.add('carol', inviteHash('carol-token'), 9);
+    await here.importBundle({ votes: [{ source: 'h2.csv', items: [{ ...HUMAN, turn: 2, line: 1 }] }] });
+    await here.close();
+
+    const out = await publish();
+    expect(out).toContain('from D1 mt-arena: 1 new votes');
+    const aliceVote = {
+      judge: 'annotators',
+      voter: `annotator_${alice.id}`,
+      ...MATCH,
+      turn: 1,
+      winner: 'model_2',
+    };
+    // the file took in alice's vote, the match she answered and the one still open, and her login
+    const back = openSqliteStore(file, { readonly: true });
+    const mine = {
+      votes: await back.votes.list(),
+      shown: (await back.annotators.shown(alice.id)).map((n) => [n.id, n.turn, n.order, n.choice]),
+      annotators: (await back.annotators.list()).map((a) => [
+        a.name,
+        a.usedAt !== null,
+        a.revokedAt !== null,
+      ]),
+    };
+    await back.close();
+    expect(mine.votes.filter((v) => v.judge === 'annotators')).toEqual([aliceVote]);
+    expect(mine.shown).toEqual([
+      [pending.id - 1, 1, 'BA', 'A'],
+      [pending.id, 2, 'AB', null],
+    ]);
+    expect(mine.annotators).toEqual([
+      ['alice', true, false],
+      ['bob', false, true],
+      ['carol', false, false],
+    ]);
+
+    const site = await onSite(persist, async (s) => {
+      const votes = await s.votes.list();
+      // the Worker's site over D1 reads the reports this publish built after taking the vote in
+      const judgesPage = async () => {
+        const r = await createApp({ store: s, reports: 'read' }).request('/judges');
+        expect(r.status).toBe(200);
+        return /<p id="annotators-counted">(.*?)<\/p>/.exec(await r.text())?.[1] ?? '';
+      };
+      expect(await judgesPage()).toMatch(/^Agreement figures computed .+ UTC from 1 annotator votes\.$/);
+      // alice goes on in the page she had open: the pending match's id still names it
+      const still = await s.annotators.annotation(pending.id);
+      expect(still).toEqual(pending);
+      expect(await s.annotators.answer({ annotation: still!, choice: 'tie', reason: null, at: 10 })).toBe(
+        true,
+      );
+      // a vote cast since is counted on the page, and said to wait for the next publish in the figures
+      expect(await judgesPage()).toContain('from 1 annotator votes; <strong>1 votes cast since</strong>');
+      return {
+        votes,
+        replay: await s.annotators.redeem(inviteHash('alice-token'), 11),
+        bob: await s.annotators.redeem(inviteHash('bob-token'), 11),
+        carol: await s.annotators.redeem(inviteHash('carol-token'), 11),
+      };
+    });
+    // D1 kept alice's vote (once) and has the file's new human vote; a redeemed invite stays used, a revocation
+    // arrives, a new invite works
+    expect([...site.votes].sort(byJson)).toEqual(
+      [aliceVote, { ...HUMAN, turn: 1 }, { ...HUMAN, turn: 2 }].sort(byJson),
+    );
+    expect([...site.votes].sort(byJson)).toEqual([...mine.votes].sort(byJson));
+    expect(site.replay).toBeUndefined();
+    expect(site.bob).toBeUndefined();
+    expect(site.carol).toMatchObject({ name: 'carol' });
+  }, 900_000);
+});
+
+const byJson = (a: unknown, b: unknown) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
