@@ -237,6 +237,8 @@ export const refreshes = sqliteTable('refreshes', {
   /** JSON array of reasons the refresh is degraded (error/inconsistency jumps, drift); null when healthy */
   degraded: text('degraded', { mode: 'json' }).$type<string[]>(),
   cost: real('cost').notNull().default(0),
+  /** when the running refresh last said it is alive (ms); a running refresh with a stale one was killed */
+  heartbeatAt: integer('heartbeat_at'),
 });
 
 /** OpenAI Batch API jobs (src/ops/batch.ts): the batch id is persisted so a restarted refresh resumes polling. */

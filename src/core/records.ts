@@ -11,6 +11,9 @@ export type RefreshStatus = 'running' | 'ok' | 'degraded' | 'budget' | 'failed' 
 interface RefreshSummaryRecord {
   line?: string;
   played?: number;
+  /** tokens sent and received by its played games (set when a running or killed refresh's ledger is derived) */
+  tokensIn?: number;
+  tokensOut?: number;
   failed?: number;
   skipped?: number;
   estCost?: number;
@@ -32,6 +35,8 @@ export interface RefreshRecord {
   /** reasons it is degraded (or the error of a failed refresh), or null */
   degraded: string[] | null;
   cost: number;
+  /** while it runs: when it last said it is alive (ms); a running refresh with a stale one was killed */
+  heartbeatAt?: number | null;
 }
 
 /** How a checkpoint's answers were made (src/ops/checkpoints.ts). */

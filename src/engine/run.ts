@@ -42,6 +42,8 @@ export interface RunOptions {
   spill?: PlayOptions['spill'];
   /** an adaptive run's round (engine/settle.ts): recorded in the run's config, read by reports/adaptive.ts */
   untilSettled?: number;
+  /** the `arena refresh` that plays this run (recorded in the run's config: a killed refresh's ledger is derived from it) */
+  refreshId?: string;
   /** play only the planned games this accepts (escalation sends a second judge only some matches) */
   only?(spec: GameSpec): boolean;
   /**
@@ -173,6 +175,7 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
       settings,
       concurrency: o.concurrency,
       ...(o.untilSettled !== undefined ? { untilSettled: o.untilSettled } : {}),
+      ...(o.refreshId !== undefined ? { refresh: o.refreshId } : {}),
     },
     planned: games.length,
     toPlay: todo.length,

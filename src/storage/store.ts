@@ -217,9 +217,12 @@ export interface LeaseStore {
 export interface RefreshStore {
   /** insert or replace (by id) */
   save(r: RefreshRecord): Promise<void>;
-  /** newest first */
+  /** a running refresh is alive at `at` (ms) */
+  beat(id: string, at: number): Promise<void>;
+  /** newest first; a running refresh's cost, played games and tokens as its stored games say */
   list(limit?: number): Promise<RefreshRecord[]>;
-  /** mark every refresh still `running` as `interrupted` (its process is gone); returns how many were marked */
+  /** mark every refresh still `running` as `interrupted` (its process is gone), its cost, played games and
+   * tokens as its stored games say; returns how many were marked */
   markInterrupted(): Promise<number>;
 }
 

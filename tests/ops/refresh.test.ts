@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runArena, spawnArena, tmpDir } from '../support/cli.ts';
+import { arenaJson, runArena, spawnArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
 import { answerFile, chats, games, HAVE_MTBENCH, hashOf, refreshes, writeConfig } from './helpers.ts';
 
@@ -127,6 +127,26 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
       const partial = games(db).length;
       expect(partial).toBeGreaterThan(0);
       expect(partial).toBeLessThan(GAMES_3);
+      // the killed refresh's ledger: the games it stored, priced (10 / 30 USD per 1M tokens) from the tokens the
+      // server itself counted for each of them
+      const billed = new Map(
+        (chats(slow.logFile) as { hash?: string; tokensIn?: number; tokensOut?: number }[]).map((c) => [
+          c.hash,
+          c,
+        ]),
+      );
+      const stored = games(db).map((g) => billed.get(hashOf(g))!);
+      const paid = {
+        played: partial,
+        tokensIn: stored.reduce((s, c) => s + c.tokensIn!, 0),
+        tokensOut: stored.reduce((s, c) => s + c.tokensOut!, 0),
+        cost: stored.reduce((s, c) => s + (c.tokensIn! * 10 + c.tokensOut! * 30) / 1e6, 0),
+      };
+      expect(paid.cost).toBeGreaterThan(0);
+      // before anything reaps it, `arena refreshes` already counts its stored games
+      const [shown] = (await arenaJson<{ played: number; cost: number }[]>(['refreshes', '--db', db]))!;
+      expect(shown!.played).toBe(paid.played);
+      expect(shown!.cost).toBeCloseTo(paid.cost, 12);
       const r = await runArena(['refresh', '--config', cfg]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/1 earlier refresh\(es\) had been killed/);
@@ -138,6 +158,14 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
       const calls = chats(slow.logFile).length;
       expect(calls).toBeGreaterThanOrEqual(GAMES_3);
       expect(calls).toBeLessThanOrEqual(GAMES_3 + 2);
+      const [killed] = refreshes(db);
+      expect(killed!.status).toBe('interrupted');
+      expect(killed!.cost).toBeCloseTo(paid.cost, 12);
+      expect(JSON.parse(killed!.summary)).toMatchObject({
+        played: paid.played,
+        tokensIn: paid.tokensIn,
+        tokensOut: paid.tokensOut,
+      });
       expect(refreshes(db).map((x) => x.status)).toEqual(['interrupted', 'ok']);
     } finally {
       await slow.close();

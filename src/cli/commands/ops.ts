@@ -7,6 +7,8 @@ import { setMaxListeners } from 'node:events';
 import { int, oneOf, table } from '../format.ts';
 import { dbArg, exitStatus, jsonArg, print, printJson, withStore } from '../shared.ts';
 import * as figures from '../../core/format.ts';
+import { runSeen } from '../../core/run-seen.ts';
+import type { RefreshRecord } from '../../storage/store.ts';
 
 /** SIGINT/SIGTERM abort the signal (games in flight are dropped, never recorded as verdicts); a second one exits. */
 export function interruptible(
@@ -160,7 +162,7 @@ export const costCommand = defineCommand({
           }));
         else if (by === 'game') rows = (await store.ledger.byGame(limit)).map((r) => ({ ...r }));
         else if (by === 'refresh')
-          rows = (await store.refreshes.list(limit)).map((r) => ({
+          rows = (await store.refreshes.list(limit)).map(seen).map((r) => ({
             id: r.id,
             startedAt: new Date(r.startedAt).toISOString(),
             status: r.status,
@@ -195,10 +197,11 @@ export const refreshesCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        const rows = (await store.refreshes.list()).map((r) => ({
+        const rows = (await store.refreshes.list()).map(seen).map((r) => ({
           id: r.id,
           startedAt: new Date(r.startedAt).toISOString(),
           status: r.status,
+          played: r.summary.played ?? null,
           cost: r.cost,
           degraded: r.degraded?.join('; ') ?? '',
           line: r.summary.line ?? '',
@@ -210,3 +213,6 @@ export const refreshesCommand = defineCommand({
     );
   },
 });
+
+/** A refresh as it is to be shown: a running one whose heartbeat went stale was killed (interrupted). */
+const seen = (r: RefreshRecord): RefreshRecord => runSeen(r);

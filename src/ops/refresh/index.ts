@@ -3,6 +3,7 @@
 // One file per step (import, plan, play, report, publish); `refresh` composes them and keeps the record.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { RUN_LEASE_MS } from '../../core/run-seen.ts';
 import { ArenaError } from '../../core/types.ts';
 import { authStopError } from '../../judges/auth-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
@@ -78,8 +79,15 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       summary: base,
       degraded: null,
       cost: 0,
+      heartbeatAt: Date.now(),
     };
     await store.refreshes.save(record);
+    // alive while it runs (a batch judge's polling writes nothing else); a killed refresh's heartbeat goes stale
+    const beat = setInterval(
+      () => void store.refreshes.beat(id, Date.now()).catch(() => {}),
+      RUN_LEASE_MS / 4,
+    );
+    beat.unref?.();
 
     try {
       const played = await playJudges({ o, c, store, id, env, log, refused: () => !!refused }, judges);
@@ -98,6 +106,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           summary,
           degraded: degraded.length ? degraded : null,
           cost,
+          heartbeatAt: null,
         });
       };
       // the final record first, so that what is published carries this refresh's status (the site shows it)
@@ -118,9 +127,12 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
           finishedAt: Date.now(),
           status: 'failed',
           degraded: [`error: ${(e as Error)?.message ?? e}`],
+          heartbeatAt: null,
         })
         .catch(() => {});
       throw e;
+    } finally {
+      clearInterval(beat);
     }
   } finally {
     for (const jp of judges) await jp.judge.close?.();

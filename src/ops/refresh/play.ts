@@ -96,6 +96,7 @@ async function playRun(
   const full: TournamentOptions = {
     ...opts,
     parser: c.parser,
+    refreshId: p.id,
     concurrency: jp.cfg.concurrency,
     costOf: (tin, tout) => costOf(jp.price, tin, tout),
     ...(budget ? { budget: budget.gate(bound) } : {}),

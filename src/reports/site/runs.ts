@@ -73,7 +73,7 @@ export class RunHistory {
   /** The last refreshes, newest first. */
   refreshes(limit = 30): Promise<RefreshRow[]> {
     return this.cache.get(`refreshes:${limit}`, async () =>
-      (await this.store.refreshes.list(limit)).map(refreshRow),
+      (await this.store.refreshes.list(limit)).map((r) => refreshRow(runSeen(r))),
     );
   }
 }

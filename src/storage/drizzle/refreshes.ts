@@ -1,25 +1,63 @@
 // `arena refresh` records: the site shows the newest one's status.
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import type { RefreshRecord, RefreshStatus, RefreshStore } from '../store.ts';
 import type { AnyDb } from './shared.ts';
+
+/** The games played by a refresh's runs (each run's config names the refresh that started it). */
+const GAMES = sql.raw(
+  `games g WHERE g.run_id IN (SELECT r.id FROM runs r WHERE json_extract(r.config, '$.refresh') = refreshes.id)`,
+);
+/** A refresh's played games, tokens and cost as its stored games say. */
+const LEDGER_FROM_GAMES = {
+  played: sql<number>`(SELECT count(*) FROM ${GAMES})`,
+  tokensIn: sql<number>`(SELECT coalesce(sum(g.tokens_in), 0) FROM ${GAMES})`,
+  tokensOut: sql<number>`(SELECT coalesce(sum(g.tokens_out), 0) FROM ${GAMES})`,
+  cost: sql<number>`(SELECT coalesce(sum(g.cost), 0) FROM ${GAMES})`,
+};
 
 export class DrizzleRefreshes implements RefreshStore {
   constructor(private readonly db: AnyDb) {}
 
   async save(r: RefreshRecord): Promise<void> {
-    await this.db.insert(t.refreshes).values(r).onConflictDoUpdate({ target: t.refreshes.id, set: r });
+    const row = { ...r, heartbeatAt: r.heartbeatAt ?? null };
+    await this.db.insert(t.refreshes).values(row).onConflictDoUpdate({ target: t.refreshes.id, set: row });
+  }
+
+  async beat(id: string, at: number): Promise<void> {
+    await this.db
+      .update(t.refreshes)
+      .set({ heartbeatAt: at })
+      .where(sql`${t.refreshes.id} = ${id} AND ${t.refreshes.status} = 'running'`);
   }
 
   async list(limit = 50): Promise<RefreshRecord[]> {
-    const rows = await this.db.select().from(t.refreshes).orderBy(desc(t.refreshes.startedAt)).limit(limit);
-    return rows.map((r) => ({ ...r, status: r.status as RefreshStatus }));
+    const rows = await this.db
+      .select({ refresh: t.refreshes, ...LEDGER_FROM_GAMES })
+      .from(t.refreshes)
+      .orderBy(desc(t.refreshes.startedAt))
+      .limit(limit);
+    // a running refresh's ledger is what its stored games say (its record is written at its start and end only,
+    // and a killed one never writes its end); its heartbeat is left out where null
+    return rows.map(({ refresh: { heartbeatAt, ...r }, played, tokensIn, tokensOut, cost }) => ({
+      ...r,
+      status: r.status as RefreshStatus,
+      ...(r.status === 'running' ? { cost, summary: { ...r.summary, played, tokensIn, tokensOut } } : {}),
+      ...(heartbeatAt !== null ? { heartbeatAt } : {}),
+    }));
   }
 
   async markInterrupted(): Promise<number> {
+    const { played, tokensIn, tokensOut, cost } = LEDGER_FROM_GAMES;
     const marked = await this.db
       .update(t.refreshes)
-      .set({ status: 'interrupted' })
+      // its ledger as its stored games say: a killed refresh's record still holds what it wrote at its start
+      .set({
+        status: 'interrupted',
+        heartbeatAt: null,
+        cost,
+        summary: sql`json_set(refreshes.summary, '$.played', ${played}, '$.tokensIn', ${tokensIn}, '$.tokensOut', ${tokensOut})`,
+      })
       .where(eq(t.refreshes.status, 'running'))
       .returning({ id: t.refreshes.id });
     return marked.length;

@@ -1,0 +1,1 @@
+ALTER TABLE `refreshes` ADD `heartbeat_at` integer;
