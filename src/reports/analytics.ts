@@ -35,6 +35,7 @@ import {
   longerShare,
   type LengthControlledRow,
   type LengthEffect,
+  type LengthNotEstimable,
   type LongerShare,
 } from '../core/stats/length.ts';
 import { sampleOf } from '../core/stats/slot.ts';
@@ -288,6 +289,8 @@ export interface LengthReport {
   longer: LongerShare;
   /** the joint model's length coefficient, for the judge */
   lengthEffect: LengthEffect | null;
+  /** why the length effect (and the length-controlled rates) could not be estimated; null when they were */
+  notEstimable: LengthNotEstimable | null;
   /** what length is measured in */
   measure: string;
   models: LengthControlledRow[];
@@ -336,6 +339,7 @@ export async function lengthReport(
     judge,
     longer: longerShare(matches),
     lengthEffect: lc.effect,
+    notEstimable: lc.notEstimable,
     measure: lc.measure,
     models: lc.models,
     level: lc.level,

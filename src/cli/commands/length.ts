@@ -36,7 +36,8 @@ export const lengthCommand = defineCommand({
           `${judge}: ${l.toLonger} of ${l.decisive} decisive verdicts (${pct(l.share)}) went to the longer answer (length = ${r.measure})${l.equalLength ? ` (${l.equalLength} between equal lengths left out)` : ''}${r.missingAnswers ? `; ${r.missingAnswers} matches left out: answers not in the database` : ''}`,
         );
         const e = r.lengthEffect;
-        if (e)
+        if (r.notEstimable) print(`length effect: not estimable: ${r.notEstimable.reason}\n`);
+        else if (e)
           print(
             `length effect: ${fix(e.coefficient, 3)} (SE ${fix(e.se, 3)} clustered by question; ${fix(e.seIndependent, 3)} if matches were independent; ${lvl} ${fix(e.lo, 3)} to ${fix(e.hi, 3)}) log-odds per unit of tanh(Δ / ${fix(e.sigma, 0)} chars); at equal lengths ${fix(e.perThousandChars, 3)} log-odds per 1,000 characters\n`,
           );
@@ -46,7 +47,7 @@ export const lengthCommand = defineCommand({
               model: m.model,
               matches: m.n,
               'win rate': pct(m.winRate),
-              'length-controlled': pct(m.lcWinRate),
+              'length-controlled': m.lcWinRate === null ? '–' : pct(m.lcWinRate),
               [`${lvl} lo`]: m.lo === null ? '–' : pct(m.lo),
               [`${lvl} hi`]: m.hi === null ? '–' : pct(m.hi),
               'mean length diff (chars)': fix(m.meanLengthDiff, 0),

@@ -105,8 +105,9 @@ export interface LengthControlledRow {
   n: number;
   /** raw win rate, ties half */
   winRate: number;
-  /** length-controlled win rate (the joint model's prediction at zero length difference) and its interval */
-  lcWinRate: number;
+  /** length-controlled win rate (the joint model's prediction at zero length difference) and its interval;
+   * null when the length effect is not estimable */
+  lcWinRate: number | null;
   lo: number | null;
   hi: number | null;
   /** mean length difference to the opponent (characters) */
@@ -133,8 +134,19 @@ export interface LengthEffect {
   perThousandChars: number;
 }
 
+/** Why the length effect cannot be estimated from these matches (no model is fitted then). */
+export interface LengthNotEstimable {
+  reason: string;
+  /** matches with an outcome, decisive ones among them, and the questions the decisive ones are on */
+  matches: number;
+  decisive: number;
+  questions: number;
+}
+
 export interface LengthControlled {
   effect: LengthEffect | null;
+  /** set (and `effect` null, the rows' length-controlled rates null) when the effect cannot be estimated */
+  notEstimable: LengthNotEstimable | null;
   models: LengthControlledRow[];
   /** what length is: characters of the judged turn's answer */
   measure: string;
@@ -189,7 +201,22 @@ export function lengthControlledWinRates(
     raw[ob.j]!.d -= ob.delta;
   }
   const measure = "characters of the judged turn's answer";
-  if (M < 2 || !obs.length) return { effect: null, models: [], measure, level, rounds, failedRounds: 0 };
+  if (M < 2 || !obs.length)
+    return { effect: null, notEstimable: null, models: [], measure, level, rounds, failedRounds: 0 };
+  const notEstimable = whyNotEstimable(obs);
+  if (notEstimable) {
+    const models = names.map((model, m) => ({
+      model,
+      n: raw[m]!.n,
+      winRate: raw[m]!.s / raw[m]!.n,
+      lcWinRate: null,
+      lo: null,
+      hi: null,
+      meanLengthDiff: raw[m]!.d / raw[m]!.n,
+    }));
+    models.sort((a, b) => b.winRate - a.winRate || (a.model < b.model ? -1 : 1));
+    return { effect: null, notEstimable, models, measure, level, rounds, failedRounds: 0 };
+  }
   const c = collapseBattles(
     obs.map((ob) => ({ a: names[ob.i]!, b: names[ob.j]!, score: ob.y as 0 | 0.5 | 1 })),
   );
@@ -240,10 +267,32 @@ export function lengthControlledWinRates(
   }));
   return {
     effect,
+    notEstimable: null,
     models: rows.sort((a, b) => b.lcWinRate - a.lcWinRate || (a.model < b.model ? -1 : 1)),
     measure,
     level,
     rounds,
     failedRounds,
   };
+}
+
+/**
+ * Why β cannot be estimated: no decisive outcome (ties carry no information on who the length favours: the fit
+ * gives β = 0 with SE 0), decisive outcomes on fewer than 2 questions (the SE is clustered by question: one
+ * cluster gives none), or no length differences (σ = 0). Null when it can be.
+ */
+function whyNotEstimable(obs: LengthObs[]): LengthNotEstimable | null {
+  const decisive = obs.filter((ob) => ob.y !== 0.5);
+  const questions = new Set(decisive.map((ob) => ob.q)).size;
+  const counts = { matches: obs.length, decisive: decisive.length, questions };
+  if (!decisive.length)
+    return { reason: `no decisive outcomes: all ${obs.length} matches are ties`, ...counts };
+  if (questions < 2)
+    return {
+      reason: `too little data: ${decisive.length} decisive outcome(s) on 1 question; the effect needs decisive outcomes on at least 2 questions`,
+      ...counts,
+    };
+  if (decisive.every((ob) => ob.delta === decisive[0]!.delta))
+    return { reason: 'no length differences among the decisive outcomes', ...counts };
+  return null;
 }

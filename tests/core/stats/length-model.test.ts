@@ -88,11 +88,11 @@ describe.skipIf(!MT || pythonSkip)(
       console.info(
         `[length model] beta ${r.effect!.coefficient.toFixed(4)} (SE ${r.effect!.se.toFixed(4)}) per tanh(Δ/${r.effect!.sigma.toFixed(0)} chars) = ${r.effect!.perThousandChars.toFixed(3)} per 1,000 chars at equal lengths; ` +
           `python ${ref.beta.toFixed(4)} (SE ${ref.se_beta.toFixed(4)}); plain BT + linear length (${ref.linear.by}): ${ref.linear.beta.toFixed(3)} (SE ${ref.linear.se.toFixed(3)}) per 1,000 chars; ` +
-          `alpaca-13b ${(100 * alpaca.winRate).toFixed(1)}% -> ${(100 * alpaca.lcWinRate).toFixed(1)}% [${(100 * alpaca.lo!).toFixed(1)}, ${(100 * alpaca.hi!).toFixed(1)}]`,
+          `alpaca-13b ${(100 * alpaca.winRate).toFixed(1)}% -> ${(100 * alpaca.lcWinRate!).toFixed(1)}% [${(100 * alpaca.lo!).toFixed(1)}, ${(100 * alpaca.hi!).toFixed(1)}]`,
       );
       // the length effect is positive and its interval excludes 0; every lcWinRate lies in its interval
       expect(r.effect!.lo).toBeGreaterThan(0);
-      for (const m of r.models) expect(m.lo! <= m.lcWinRate && m.lcWinRate <= m.hi!).toBe(true);
+      for (const m of r.models) expect(m.lo! <= m.lcWinRate! && m.lcWinRate! <= m.hi!).toBe(true);
     });
 
     it('arena length --json: lengthEffect {coefficient, lo, hi, unit} and rows with lcWinRate, lo, hi; the headline says what length is', async () => {

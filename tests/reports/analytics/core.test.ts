@@ -295,7 +295,7 @@ describe('length awareness', () => {
     const r = lengthControlledWinRates(matches, { rounds: 50 });
     const v = r.models.find((x) => x.model === 'verbose')!;
     expect(v.winRate).toBeGreaterThan(0.65);
-    expect(Math.abs(v.lcWinRate - 0.5)).toBeLessThan(0.04);
+    expect(Math.abs(v.lcWinRate! - 0.5)).toBeLessThan(0.04);
     // the truth is linear (2 log-odds per 1,000 characters); the joint model bounds it with tanh, so only
     // its sign and its interval are checked here (tests/core/stats/length-model.test.ts checks the fit itself)
     expect(r.effect!.coefficient).toBeGreaterThan(0);
