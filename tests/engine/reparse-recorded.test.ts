@@ -125,6 +125,8 @@ describe('reparse keeps the recorded verdicts', () => {
         const sql = readFileSync(join(MIGRATIONS_DIR, `${later.tag}.sql`), 'utf8');
         for (const [, kind, name] of sql.matchAll(/CREATE (?:UNIQUE )?(TABLE|INDEX) `([^`]+)`/g))
           d.prepare(`DROP ${kind} IF EXISTS "${name}"`).run();
+        for (const [, table, column] of sql.matchAll(/ALTER TABLE `([^`]+)` ADD `([^`]+)`/g))
+          d.prepare(`ALTER TABLE "${table}" DROP COLUMN "${column}"`).run();
       }
       d.prepare('ALTER TABLE games DROP COLUMN recorded_verdict').run();
       d.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(journal.entries[at]!.when);
