@@ -50,8 +50,8 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
     for (const m of c.modes) {
       const mModels = m.models ?? p.models;
       const baseline = m.mode === 'pairwise-baseline' ? m.baseline : undefined;
-      const { games } = await planRun({
-        store: p.reader,
+      // what the full plan and a settled run's estimate are both planned from
+      const shape = {
         judge,
         mode: m.mode,
         models: mModels,
@@ -61,35 +61,23 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
         ...(c.promptSet ? { promptSet: c.promptSet } : {}),
         referenceSource: c.referenceSource,
         settings: c.settings,
-      });
+      };
+      const { games } = await planRun({ store: p.reader, ...shape });
       const stored = await store.games.existingIds(games.map((g) => g.id));
       const todo = uniq(games.filter((g) => !stored.has(g.id)));
+      const settle = m.mode !== 'single' && m.untilSettled ? settleOptions(m.untilSettled)! : undefined;
       jp.modes.push({
         mode: m.mode,
         models: mModels,
         ...(baseline ? { baseline } : {}),
-        ...(m.mode !== 'single' && m.untilSettled ? { settle: settleOptions(m.untilSettled)! } : {}),
+        ...(settle ? { settle } : {}),
         games,
         toPlay: todo.length,
       });
       const line = planLine(judge.id, m.mode, games.length, games.length - todo.length, todo, tokens, price);
-      const settle = jp.modes.at(-1)!.settle;
       plan.push(
         p.dryRun && settle && m.mode !== 'single'
-          ? await settledLine(line, {
-              store,
-              plan: { store: p.reader },
-              judge,
-              mode: m.mode,
-              models: mModels,
-              ...(baseline ? { baseline } : {}),
-              ...(c.questionIds ? { questionIds: c.questionIds } : {}),
-              turns: c.turns,
-              ...(c.promptSet ? { promptSet: c.promptSet } : {}),
-              referenceSource: c.referenceSource,
-              settings: c.settings,
-              ...settle,
-            })
+          ? await settledLine(line, { store, plan: { store: p.reader }, ...shape, mode: m.mode, ...settle })
           : line,
       );
     }
