@@ -4,10 +4,10 @@
 // file; the expected figures are summed from the games themselves.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Game } from '../../src/core/types.ts';
 import { newRun, runRecord } from '../../src/engine/play/index.ts';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import { arenaJson, tmpDir } from '../support/cli.ts';
+import { ledgerGame as game } from '../support/stored-game.ts';
 
 const dir = tmpDir('arena-refresh-dead-');
 let store: SqliteStore | undefined;
@@ -15,28 +15,6 @@ afterEach(async () => {
   await store?.close();
   store = undefined;
 });
-
-function game(i: number, runId: string): Game {
-  return {
-    match: { questionId: i + 1, category: 'writing', turn: 1, model1: 'm1', model2: 'm2' },
-    order: 'AB',
-    promptName: 'pair-v2',
-    systemPrompt: 'judge',
-    userPrompt: `q${i}`,
-    id: `game-${i}`,
-    judge: 'openai/judge',
-    judgeSettings: { temperature: 0, maxTokens: 64 },
-    reply: '[[A]]',
-    verdict: 'model_1',
-    parser: 'last@1',
-    tokensIn: 100 + i,
-    tokensOut: 10 + i,
-    cost: 0.001 * (i + 1),
-    createdAt: Date.now(),
-    runId,
-    source: 'run',
-  };
-}
 
 describe('a refresh found dead', () => {
   it('shows interrupted at once with the games, tokens and cost its runs stored; marked, its record says the same', async () => {

@@ -1,0 +1,25 @@
+// A stored game with its ledger fields (tokens, cost) for tests that sum a run's or a refresh's figures from
+// its games: game i of run `runId` costs 0.001 × (i + 1) and carries 100 + i tokens in, 10 + i out.
+import type { Game } from '../../src/core/types.ts';
+
+export function ledgerGame(i: number, runId: string): Game {
+  return {
+    match: { questionId: i + 1, category: 'writing', turn: 1, model1: 'm1', model2: 'm2' },
+    order: 'AB',
+    promptName: 'pair-v2',
+    systemPrompt: 'judge',
+    userPrompt: `q${i}`,
+    id: `game-${i}`,
+    judge: 'openai/judge',
+    judgeSettings: { temperature: 0, maxTokens: 64 },
+    reply: '[[A]]',
+    verdict: 'model_1',
+    parser: 'last@1',
+    tokensIn: 100 + i,
+    tokensOut: 10 + i,
+    cost: 0.001 * (i + 1),
+    createdAt: Date.now(),
+    runId,
+    source: 'run',
+  };
+}
