@@ -100,7 +100,8 @@ export async function biasReport(
       { order: g.order, sample: Number(g.judgeSettings.sample ?? 0), reply: g.reply },
     ]);
   }
-  const cats = await categories(store);
+  // the questions' categories only where the rows are by category (a stored report of every judge reads no question)
+  const cats = by.includes('category') ? await categories(store) : undefined;
   const gameItems = new Set(
     bias.map((g) => `${g.questionId}\u0000${g.turn}\u0000${[g.model1, g.model2].sort().join('\u0000')}`),
   );
@@ -110,7 +111,7 @@ export async function biasReport(
         (v) =>
           !gameItems.has(`${v.questionId}\u0000${v.turn}\u0000${[v.model1, v.model2].sort().join('\u0000')}`),
       );
-  const outcomes = recorded.map((v) => ({ ...voteOutcome(v), category: cats.get(v.questionId) ?? '?' }));
+  const outcomes = recorded.map((v) => ({ ...voteOutcome(v), category: cats?.get(v.questionId) ?? '?' }));
   return {
     judge,
     games: positionBias(bias, by),

@@ -18,11 +18,28 @@ export interface StoredReport extends ReportKey {
   ms: number;
 }
 
-/** The content digest of what reports read: per judge (its games and votes), and of the catalog. */
+/**
+ * The tables a report may read besides its judges' games and votes, each digested apart so that a report is rebuilt
+ * only when one it reads changes. `pairSets` (which questions are labelled-set items, and of which set) is read by
+ * every report: the Store leaves labelled items out of a judge's games and votes.
+ */
+export const DIGEST_TABLES = ['pairSets', 'questions', 'answers', 'checkpoints'] as const;
+export type DigestTable = (typeof DIGEST_TABLES)[number];
+
+/** The content digest of what reports read: per judge (its games and votes), and per table. */
 export interface DataDigest {
   judges: Record<string, string>;
-  /** questions, answers and checkpoints */
-  catalog: string;
+  tables: Record<DigestTable, string>;
+}
+
+/**
+ * What one report reads, declared beside the code that computes it (src/reports/site/reads.ts): the games and votes
+ * of some judges (or of every judge), and the tables besides (`pairSets` always). Its stored row is current while
+ * the digest of exactly these is unchanged.
+ */
+export interface ReportReads {
+  judges: 'all' | readonly string[];
+  tables: readonly Exclude<DigestTable, 'pairSets'>[];
 }
 
 /** Stored reports (src/reports/site/stored.ts writes and reads them). */
@@ -34,6 +51,6 @@ export interface ReportStore {
   /** every stored report without its body */
   index(): Promise<Omit<StoredReport, 'body'>[]>;
   remove(keys: ReportKey[]): Promise<void>;
-  /** the digest of the data now stored (reads every game's id and verdict, no texts) */
+  /** the digest of the data now stored (reads every game's id and verdict, and the tables reports read) */
   digest(): Promise<DataDigest>;
 }

@@ -36,6 +36,26 @@ const ofJudge = (rows: Row[], judge: string) =>
 const key = (x: Row) => `${x.view} ${x.params}`;
 /** the reports, without the row that records when the last build ran (every build writes it) */
 const reports = (rows: Row[]) => rows.filter((r) => r.view !== '_state');
+/** what starts the parameters of every report (`bootstrap/1000|`) */
+const optionsTagOf = (rows: Row[]) => {
+  const p = reports(rows)[0]!.params;
+  return p.slice(0, p.indexOf('|') + 1);
+};
+/** the stored body of one report, as JSON */
+const body = async (db: string, view: string, params: string): Promise<unknown> => {
+  const store = openSqliteStore(db, { readonly: true });
+  try {
+    const [row] = await store.reports.get([{ view, params }]);
+    return JSON.parse(row!.body) as unknown;
+  } finally {
+    await store.close();
+  }
+};
+/** the matches a stored leaderboard counts (wins, losses, ties and errors of every model, each match twice) */
+const battles = async (db: string, params: string) =>
+  (
+    (await body(db, 'leaderboard', params)) as { win: number; loss: number; tie: number; error: number }[]
+  ).reduce((s, r) => s + r.win + r.loss + r.tie + r.error, 0) / 2;
 
 describe('stored reports on the write path', () => {
   const dir = tmpDir('arena-reports-');
@@ -82,6 +102,25 @@ describe('stored reports on the write path', () => {
     expect(agreement(after)).not.toBe(agreement(before));
   };
 
+  /**
+   * Exactly the reports `rebuilt` picks were recomputed (a new digest), every other one left as it was (the same
+   * row: digest, build time); the writing command's own line (`cmd`) counts the same.
+   */
+  const expectOnlyRebuilt = (
+    before: Row[],
+    after: Row[],
+    rebuilt: (r: Row) => boolean,
+    cmd?: { stderr: string },
+  ) => {
+    const was = new Map(before.map((x) => [key(x), x]));
+    expect(after.map(key).sort()).toEqual(before.map(key).sort());
+    const mine = after.filter(rebuilt);
+    expect(mine.length).toBeGreaterThan(0);
+    for (const row of mine) expect(row.digest, key(row)).not.toBe(was.get(key(row))!.digest);
+    for (const row of after.filter((r) => !rebuilt(r))) expect(row, key(row)).toEqual(was.get(key(row)));
+    if (cmd)
+      expect(recomputed(cmd.stderr)).toEqual({ computed: mine.length, read: after.length - mine.length });
+  };
   beforeAll(async () => {
     srv = await startOpenAIServer({ verdict: 'hash' });
     await playOwn(db, 'mock/longer', 'arena-sage,arena-echo,arena-swift', ['--turns', '1']);
@@ -176,7 +215,7 @@ describe('stored reports on the write path', () => {
     expect((await rebuild(db)).computed).toBe(0);
   }, 180_000);
 
-  it('an import that changes an answer recomputes every report (each reads the catalog); the same file again, none', async () => {
+  it('an import that changes an answer recomputes exactly the reports that read answers; the same file again, none', async () => {
     const lines = readFileSync(join(REPO_ROOT, 'questions', 'answers', 'arena-sage.jsonl'), 'utf8')
       .split('\n')
       .filter(Boolean);
@@ -184,13 +223,79 @@ describe('stored reports on the write path', () => {
     first.choices[0]!.turns[0] += '\n\nP.S. Bring gloves.';
     const file = join(dir, 'arena-sage.jsonl');
     writeFileSync(file, `${[JSON.stringify(first), ...lines.slice(1)].join('\n')}\n`);
-    const n = reports(await index(db)).length;
+    const before = reports(await index(db));
     const i = await runArena(['import', 'answers', '--db', db, file]);
     expect(i.code, i.stderr).toBe(0);
-    expect(recomputed(i.stderr)).toEqual({ computed: n, read: 0 });
+    // style control (the answers' length and markdown) and the judge board (their lengths); the games are the same,
+    // so every leaderboard, matrix, model page, agreement, health and checkpoint report stays as it was
+    expectOnlyRebuilt(
+      before,
+      reports(await index(db)),
+      (r) => r.view === 'style' || r.view === 'judgeBoard',
+      i,
+    );
     const again = await runArena(['import', 'answers', '--db', db, file]);
     expect(again.code, again.stderr).toBe(0);
-    expect(recomputed(again.stderr)).toEqual({ computed: 0, read: n });
+    expect(recomputed(again.stderr)).toEqual({ computed: 0, read: before.length });
+  }, 180_000);
+
+  it('an import that moves a question to another category recomputes exactly the reports by category and the model pages', async () => {
+    const lines = readFileSync(join(REPO_ROOT, 'questions', 'arena.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
+    const first = JSON.parse(lines[0]!) as { question_id: number; category: string };
+    expect(first).toMatchObject({ question_id: 1001, category: 'writing' });
+    first.category = 'roleplay';
+    const file = join(dir, 'arena.jsonl');
+    writeFileSync(file, `${[JSON.stringify(first), ...lines.slice(1)].join('\n')}\n`);
+    const tag = optionsTagOf(await index(db));
+    const writing = `${tag}mock/longer::writing`;
+    const roleplay = `${tag}mock/longer::roleplay`;
+    const was = { writing: await battles(db, writing), roleplay: await battles(db, roleplay) };
+    const before = reports(await index(db));
+    const i = await runArena(['import', 'questions', '--db', db, file]);
+    expect(i.code, i.stderr).toBe(0);
+    // the leaderboards, matrices and single-answer tables of one category, and the model pages (a row per category)
+    const byCategory = (r: Row) =>
+      (['leaderboard', 'matrix', 'single'].includes(r.view) && !r.params.endsWith(':')) || r.view === 'model';
+    expectOnlyRebuilt(before, reports(await index(db)), byCategory, i);
+    // the figures moved: the judge's matches on the question left writing for roleplay
+    const store = openSqliteStore(db, { readonly: true });
+    const games = await store.games.list({ judge: 'mock/longer', questionId: 1001, kind: 'pairwise' });
+    await store.close();
+    const moved = new Set(
+      games.map((g) => `${g.match.turn} ${[g.match.model1, g.match.model2].sort().join(' ')}`),
+    );
+    expect(moved.size).toBeGreaterThan(0);
+    expect(await battles(db, writing)).toBe(was.writing - moved.size);
+    expect(await battles(db, roleplay)).toBe(was.roleplay + moved.size);
+  }, 180_000);
+
+  it('a checkpoint recorded recomputes only the checkpoints report', async () => {
+    const before = reports(await index(db));
+    const store = openSqliteStore(db);
+    try {
+      await store.checkpoints.save({
+        series: 'sft',
+        name: 'step-1',
+        step: 1,
+        model: 'arena-echo',
+        baseline: 'arena-sage',
+        generation: { kind: 'imported', file: 'arena-echo.jsonl' },
+      });
+    } finally {
+      await store.close();
+    }
+    const r = await rebuild(db);
+    expect(r).toMatchObject({ computed: 1, read: before.length - 1 });
+    const after = reports(await index(db));
+    expectOnlyRebuilt(before, after, (x) => x.view === 'checkpoints');
+    const [series] = (await body(db, 'checkpoints', after.find((x) => x.view === 'checkpoints')!.params)) as {
+      series: string;
+      rows: unknown[];
+    }[];
+    expect(series).toMatchObject({ series: 'sft' });
+    expect(series!.rows.length).toBeGreaterThan(0);
   }, 180_000);
 });
 

@@ -39,17 +39,12 @@ function mapMemo(): Memo {
   };
 }
 
-/** Compute and store every report whose data changed (all of them when none is stored); see above. */
-export async function buildReports(store: Store, o: BuildOptions = {}): Promise<BuildResult> {
-  const t0 = Date.now();
-  const site: SiteOptions = {
-    bootstrapRounds: o.bootstrapRounds ?? 1000,
-    ...(o.intervals ? { intervals: o.intervals } : {}),
-  };
-  const memo = new StoredReports(store, mapMemo(), site, { mode: 'build' });
-  const data = new SiteData(store, memo, site);
+/**
+ * Every report a page, a chart or an /api table shows by default or through its filters, as named steps that
+ * compute them through `data` (its memo stores them when building).
+ */
+export async function reportSteps(data: SiteData): Promise<[string, () => Promise<unknown>][]> {
   const { catalog, leaderboards: lb, judges: jt, health } = data;
-  const digest = (await memo.digest())!;
   const judges = await catalog.rankedJudges();
   const filters: Filter[] = [
     {},
@@ -88,6 +83,20 @@ export async function buildReports(store: Store, o: BuildOptions = {}): Promise<
   steps.push(['checkpoints', () => data.checkpoints.series()]);
   const pair = duelPair(judges);
   if (pair) steps.push(['GPT-4 beside the study judge', () => jt.duel(pair)]);
+  return steps;
+}
+
+/** Compute and store every report whose data changed (all of them when none is stored); see above. */
+export async function buildReports(store: Store, o: BuildOptions = {}): Promise<BuildResult> {
+  const t0 = Date.now();
+  const site: SiteOptions = {
+    bootstrapRounds: o.bootstrapRounds ?? 1000,
+    ...(o.intervals ? { intervals: o.intervals } : {}),
+  };
+  const memo = new StoredReports(store, mapMemo(), site, { mode: 'build' });
+  const data = new SiteData(store, memo, site);
+  const digest = (await memo.digest())!;
+  const steps = await reportSteps(data);
   for (const [k, [name, run]] of steps.entries()) {
     o.progress?.(name, k, steps.length);
     await run();

@@ -2,6 +2,7 @@
 // one judge's matches (its outcomes and votes). The other families of the site's data build on these.
 import { AUTHOR, HUMAN } from '../../core/constants.ts';
 import type { MatchOutcome, Question } from '../../core/types.ts';
+import type { ReportReads } from '../../storage/report-store.ts';
 import type { Store } from '../../storage/store.ts';
 import { judgeData, type JudgeData } from '../results.ts';
 
@@ -10,7 +11,11 @@ import { judgeData, type JudgeData } from '../results.ts';
  * drops everything when the data changes).
  */
 export interface Memo {
-  get<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /**
+   * `reads` marks a stored report (src/reports/site/stored.ts) and declares what computing it reads
+   * (src/reports/site/reads.ts); other values are only memoized.
+   */
+  get<T>(key: string, compute: () => Promise<T>, reads?: ReportReads): Promise<T>;
 }
 
 export interface Filter {

@@ -3,6 +3,7 @@
 import { seriesReport, type CheckpointRow } from '../../core/stats/checkpoints.ts';
 import type { CheckpointRecord, Store } from '../../storage/store.ts';
 import type { Catalog, Memo } from './catalog.ts';
+import { allReads } from './reads.ts';
 
 export interface CheckpointSeries {
   series: string;
@@ -26,34 +27,38 @@ export class Checkpoints {
    * seed and resamples by default) under every judge that judged it, over all its stored games.
    */
   series(): Promise<CheckpointSeries[]> {
-    return this.cache.get('checkpoints', async () => {
-      const bySeries = new Map<string, CheckpointRecord[]>();
-      for (const c of await this.store.checkpoints.list())
-        bySeries.set(c.series, [...(bySeries.get(c.series) ?? []), c]);
-      const out: CheckpointSeries[] = [];
-      for (const [series, list] of bySeries) {
-        const baseline = list.find((c) => c.baseline)?.baseline ?? null;
-        const checkpoints = list;
-        if (!baseline) {
-          out.push({ series, baseline, checkpoints, rows: [], best: {} });
-          continue;
+    return this.cache.get(
+      'checkpoints',
+      async () => {
+        const bySeries = new Map<string, CheckpointRecord[]>();
+        for (const c of await this.store.checkpoints.list())
+          bySeries.set(c.series, [...(bySeries.get(c.series) ?? []), c]);
+        const out: CheckpointSeries[] = [];
+        for (const [series, list] of bySeries) {
+          const baseline = list.find((c) => c.baseline)?.baseline ?? null;
+          const checkpoints = list;
+          if (!baseline) {
+            out.push({ series, baseline, checkpoints, rows: [], best: {} });
+            continue;
+          }
+          const byJudge = [];
+          for (const j of await this.catalog.judges())
+            byJudge.push({ judge: j.judge, outcomes: (await this.catalog.judgeData(j.judge)).outcomes });
+          const r = seriesReport(byJudge, list, baseline);
+          // judges that never met this series are left out (the CLI lists the judges of its config)
+          const judged = new Set(r.rows.filter((x) => x.winRate.n).map((x) => x.judge));
+          out.push({
+            series,
+            baseline,
+            checkpoints,
+            rows: r.rows.filter((x) => judged.has(x.judge)),
+            best: Object.fromEntries(Object.entries(r.best).filter(([j]) => judged.has(j))),
+          });
         }
-        const byJudge = [];
-        for (const j of await this.catalog.judges())
-          byJudge.push({ judge: j.judge, outcomes: (await this.catalog.judgeData(j.judge)).outcomes });
-        const r = seriesReport(byJudge, list, baseline);
-        // judges that never met this series are left out (the CLI lists the judges of its config)
-        const judged = new Set(r.rows.filter((x) => x.winRate.n).map((x) => x.judge));
-        out.push({
-          series,
-          baseline,
-          checkpoints,
-          rows: r.rows.filter((x) => judged.has(x.judge)),
-          best: Object.fromEntries(Object.entries(r.best).filter(([j]) => judged.has(j))),
-        });
-      }
-      return out;
-    });
+        return out;
+      },
+      allReads('checkpoints'),
+    );
   }
 }
 

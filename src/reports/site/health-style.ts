@@ -7,6 +7,7 @@ import { healthReport } from '../benchmark-health.ts';
 import { styleReport, type StyleReport } from '../style.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Memo, SiteOptions } from './catalog.ts';
+import { allReads, judgeReads } from './reads.ts';
 import { AUTHOR, HUMAN } from '../../core/constants.ts';
 
 /** Judges never assessed: the experts are the reference, the paper's authors voted on a subset only. */
@@ -34,22 +35,31 @@ export class HealthAndStyle {
 
   /** Every judge's health against the experts (undefined when the database has no expert votes). */
   health(): Promise<HealthSection | undefined> {
-    return this.cache.get('health', async () => {
-      const judges = (await this.store.games.judges()).map((j) => j.judge);
-      if (!judges.includes(HUMAN)) return undefined;
-      const assessed = judges.filter((j) => !NOT_ASSESSED.has(j)).sort();
-      return {
-        reference: HUMAN,
-        rows: assessed.length ? await healthReport(this.store, assessed, HUMAN, { rounds: this.rounds }) : [],
-        rounds: this.rounds,
-      };
-    });
+    return this.cache.get(
+      'health',
+      async () => {
+        const judges = (await this.store.games.judges()).map((j) => j.judge);
+        if (!judges.includes(HUMAN)) return undefined;
+        const assessed = judges.filter((j) => !NOT_ASSESSED.has(j)).sort();
+        return {
+          reference: HUMAN,
+          rows: assessed.length
+            ? await healthReport(this.store, assessed, HUMAN, { rounds: this.rounds })
+            : [],
+          rounds: this.rounds,
+        };
+      },
+      allReads(),
+    );
   }
 
   /** One judge's ratings controlled for length and markdown, beside plain Bradley–Terry. */
   style(judge: string): Promise<StyleReport> {
-    return this.cache.get(`style:${judge}`, () =>
-      styleReport(this.store, judge, STYLE_GROUPS_SHOWN, { rounds: this.rounds }),
+    return this.cache.get(
+      `style:${judge}`,
+      () => styleReport(this.store, judge, STYLE_GROUPS_SHOWN, { rounds: this.rounds }),
+      // the answers' style: their length and markdown
+      judgeReads(judge, 'answers'),
     );
   }
 }

@@ -10,6 +10,7 @@ import { biasReport } from '../analytics.ts';
 import { judgeBoard, type BoardRow } from '../judges/board.ts';
 import { judgeDuel, type JudgeDuel } from '../judges/duel.ts';
 import type { Catalog, Memo, SiteOptions } from './catalog.ts';
+import { allReads } from './reads.ts';
 
 export interface ConsistencyRow {
   judge: string;
@@ -59,46 +60,61 @@ export class JudgeTables {
 
   /** The judge leaderboard (src/reports/judges/board.ts): every judge, with intervals. */
   judgeBoard(): Promise<BoardRow[]> {
-    return this.cache.get('judgeBoard', () => judgeBoard(this.store, { rounds: this.o.bootstrapRounds }));
+    return this.cache.get(
+      'judgeBoard',
+      () => judgeBoard(this.store, { rounds: this.o.bootstrapRounds }),
+      // the answers' lengths: the longer-answer share
+      allReads('answers'),
+    );
   }
 
   /** GPT-4 beside the study's judge (src/reports/judges/duel.ts): the leaderboard's comparison. */
   duel(pair: [string, string]): Promise<JudgeDuel> {
-    return this.cache.get(`duel:${pair.join(':')}`, () =>
-      judgeDuel(this.store, ...pair, { judgeData: (j) => this.catalog.judgeData(j) }),
+    return this.cache.get(
+      `duel:${pair.join(':')}`,
+      () => judgeDuel(this.store, ...pair, { judgeData: (j) => this.catalog.judgeData(j) }),
+      allReads(),
     );
   }
 
   /** Accuracy of every judge on every labelled pair set (`arena accuracy`). */
   accuracy(): Promise<AccuracyRow[]> {
-    return this.cache.get('accuracy', () => accuracyReport(this.store, { rounds: this.o.bootstrapRounds }));
+    return this.cache.get(
+      'accuracy',
+      () => accuracyReport(this.store, { rounds: this.o.bootstrapRounds }),
+      allReads(),
+    );
   }
 
   /** How often a judge's two orders agree (recorded verdicts carry their inconsistent count too). */
   consistency(): Promise<ConsistencyRow[]> {
-    return this.cache.get('consistency', async () => {
-      const out: ConsistencyRow[] = [];
-      for (const judge of await this.catalog.rankedJudges()) {
-        if (isHumanJudge(judge)) continue;
-        const { outcomes } = await this.catalog.judgeData(judge);
-        let inconsistent = 0;
-        let error = 0;
-        for (const o of outcomes) {
-          if (o.outcome === 'inconsistent') inconsistent++;
-          else if (o.outcome === 'error') error++;
+    return this.cache.get(
+      'consistency',
+      async () => {
+        const out: ConsistencyRow[] = [];
+        for (const judge of await this.catalog.rankedJudges()) {
+          if (isHumanJudge(judge)) continue;
+          const { outcomes } = await this.catalog.judgeData(judge);
+          let inconsistent = 0;
+          let error = 0;
+          for (const o of outcomes) {
+            if (o.outcome === 'inconsistent') inconsistent++;
+            else if (o.outcome === 'error') error++;
+          }
+          const consistent = outcomes.length - inconsistent - error;
+          out.push({
+            judge,
+            matches: outcomes.length,
+            consistent,
+            inconsistent,
+            error,
+            consistency: outcomes.length ? consistent / outcomes.length : 0,
+          });
         }
-        const consistent = outcomes.length - inconsistent - error;
-        out.push({
-          judge,
-          matches: outcomes.length,
-          consistent,
-          inconsistent,
-          error,
-          consistency: outcomes.length ? consistent / outcomes.length : 0,
-        });
-      }
-      return out;
-    });
+        return out;
+      },
+      allReads(),
+    );
   }
 
   /**
@@ -106,26 +122,30 @@ export class JudgeTables {
    * other, with Cohen's kappa and its question-bootstrap interval (core/stats/kappa.ts).
    */
   agreement(): Promise<AgreementEntry[]> {
-    return this.cache.get('agreement', async () => {
-      const judges = (await this.catalog.judges()).map((j) => j.judge);
-      const out: AgreementEntry[] = [];
-      for (let i = 0; i < judges.length; i++)
-        for (let j = i; j < judges.length; j++) {
-          const j1 = judges[i]!;
-          const j2 = judges[j]!;
-          const same = j1 === j2;
-          // a judge against itself is meaningful only for several voters per item (the humans)
-          if (same && !isHumanJudge(j1) && j1 !== AUTHOR) continue;
-          const a = await this.catalog.judgeData(j1);
-          const comps = comparisons(a.votes, same ? 'same' : (await this.catalog.judgeData(j2)).votes);
-          for (const r of kappaTable(comps, { same, rounds: this.o.bootstrapRounds })) {
-            if (!r.total) continue;
-            const { lo, hi, category: _c, questions: _q, nanRounds: _n, note: _t, ...rest } = r;
-            out.push({ judge1: j1, judge2: j2, ...rest, kappaLo: lo, kappaHi: hi });
+    return this.cache.get(
+      'agreement',
+      async () => {
+        const judges = (await this.catalog.judges()).map((j) => j.judge);
+        const out: AgreementEntry[] = [];
+        for (let i = 0; i < judges.length; i++)
+          for (let j = i; j < judges.length; j++) {
+            const j1 = judges[i]!;
+            const j2 = judges[j]!;
+            const same = j1 === j2;
+            // a judge against itself is meaningful only for several voters per item (the humans)
+            if (same && !isHumanJudge(j1) && j1 !== AUTHOR) continue;
+            const a = await this.catalog.judgeData(j1);
+            const comps = comparisons(a.votes, same ? 'same' : (await this.catalog.judgeData(j2)).votes);
+            for (const r of kappaTable(comps, { same, rounds: this.o.bootstrapRounds })) {
+              if (!r.total) continue;
+              const { lo, hi, category: _c, questions: _q, nanRounds: _n, note: _t, ...rest } = r;
+              out.push({ judge1: j1, judge2: j2, ...rest, kappaLo: lo, kappaHi: hi });
+            }
           }
-        }
-      return out;
-    });
+        return out;
+      },
+      allReads(),
+    );
   }
 
   /**
@@ -154,51 +174,59 @@ export class JudgeTables {
    * Worker shows figures built at the last publish while votes keep arriving in D1, and the page says so.
    */
   annotatorVotes(): Promise<{ votes: number; at: number }> {
-    return this.cache.get('annotatorVotes', async () => ({
-      votes: (await this.catalog.judges()).find((j) => j.judge === ANNOTATORS)?.votes ?? 0,
-      at: Date.now(),
-    }));
+    return this.cache.get(
+      'annotatorVotes',
+      async () => ({
+        votes: (await this.catalog.judges()).find((j) => j.judge === ANNOTATORS)?.votes ?? 0,
+        at: Date.now(),
+      }),
+      allReads(),
+    );
   }
 
   /** Position bias of every judge with games (per-order figures), or with recorded verdicts (conflict rate only). */
   bias(): Promise<BiasEntry[]> {
-    return this.cache.get('bias', async () => {
-      const out: BiasEntry[] = [];
-      for (const judge of await this.catalog.rankedJudges()) {
-        if (isHumanJudge(judge)) continue;
-        const r = await biasReport(this.store, judge, []);
-        for (const g of r.games)
-          out.push({
-            judge,
-            source: 'games',
-            games: g.games,
-            errors: g.errors,
-            positionA: g.positionA,
-            matches: g.matches,
-            conflicts: g.favoursFirst + g.favoursSecond + g.withTie,
-            conflict: g.conflict,
-            favoursFirst: g.favoursFirst,
-            favoursSecond: g.favoursSecond,
-            withTie: g.withTie,
-            signTestP: g.signTestP,
-          });
-        for (const c of r.recorded)
-          out.push({
-            judge,
-            source: 'recorded',
-            games: null,
-            errors: null,
-            positionA: null,
-            matches: c.matches,
-            conflicts: c.inconsistent,
-            conflict: c.conflict,
-            favoursFirst: null,
-            favoursSecond: null,
-            withTie: null,
-            signTestP: null,
-          });
-      }
-      return out;
-    });
+    return this.cache.get(
+      'bias',
+      async () => {
+        const out: BiasEntry[] = [];
+        for (const judge of await this.catalog.rankedJudges()) {
+          if (isHumanJudge(judge)) continue;
+          const r = await biasReport(this.store, judge, []);
+          for (const g of r.games)
+            out.push({
+              judge,
+              source: 'games',
+              games: g.games,
+              errors: g.errors,
+              positionA: g.positionA,
+              matches: g.matches,
+              conflicts: g.favoursFirst + g.favoursSecond + g.withTie,
+              conflict: g.conflict,
+              favoursFirst: g.favoursFirst,
+              favoursSecond: g.favoursSecond,
+              withTie: g.withTie,
+              signTestP: g.signTestP,
+            });
+          for (const c of r.recorded)
+            out.push({
+              judge,
+              source: 'recorded',
+              games: null,
+              errors: null,
+              positionA: null,
+              matches: c.matches,
+              conflicts: c.inconsistent,
+              conflict: c.conflict,
+              favoursFirst: null,
+              favoursSecond: null,
+              withTie: null,
+              signTestP: null,
+            });
+        }
+        return out;
+      },
+      allReads(),
+    );
   }
 }

@@ -12,6 +12,7 @@ import type { Store } from '../../storage/store.ts';
 import { adaptiveNote, adaptiveRounds } from '../adaptive.ts';
 import { singleResults, standings, type StandingsQuery } from '../results.ts';
 import type { Catalog, Filter, Memo, SiteOptions } from './catalog.ts';
+import { allReads, categoryReads, judgeReads } from './reads.ts';
 
 export interface LeaderRow extends Standing {
   rank: number;
@@ -54,15 +55,19 @@ export class Leaderboards {
 
   /** One judge's leaderboard: FastChat's standings plus Bradley–Terry with a bootstrap interval. */
   leaderboard(judge: string, f: Filter = {}): Promise<LeaderRow[]> {
-    return this.cache.get(`leaderboard:${judge}:${f.turn ?? ''}:${f.category ?? ''}`, async () => {
-      const all = await this.catalog.outcomes(judge, f);
-      // tournaments that never met (no model in common) are ranked and rated apart: one group each
-      const groups = connectedModelGroups(all);
-      const parts = splitByGroup(all, groups);
-      return parts.flatMap((outcomes, g) =>
-        this.groupRows(outcomes).map((r) => (groups.length > 1 ? { ...r, group: g + 1 } : r)),
-      );
-    });
+    return this.cache.get(
+      `leaderboard:${judge}:${f.turn ?? ''}:${f.category ?? ''}`,
+      async () => {
+        const all = await this.catalog.outcomes(judge, f);
+        // tournaments that never met (no model in common) are ranked and rated apart: one group each
+        const groups = connectedModelGroups(all);
+        const parts = splitByGroup(all, groups);
+        return parts.flatMap((outcomes, g) =>
+          this.groupRows(outcomes).map((r) => (groups.length > 1 ? { ...r, group: g + 1 } : r)),
+        );
+      },
+      judgeReads(judge, ...categoryReads(f)),
+    );
   }
 
   /** FastChat's standings plus Bradley–Terry with a bootstrap interval, for one group of models. */
@@ -144,19 +149,23 @@ export class Leaderboards {
 
   /** Single-answer grading (MT-Bench's 1–10 score) of every judge that has single games. */
   single(f: Filter = {}): Promise<{ judge: string; rows: SingleStanding[] }[]> {
-    return this.cache.get(`single:${f.turn ?? ''}:${f.category ?? ''}`, async () => {
-      const out = [];
-      for (const j of await this.catalog.judges()) {
-        if (!j.games) continue;
-        const rows = await singleResults(this.store, {
-          judge: j.judge,
-          ...(f.turn !== undefined ? { turn: f.turn } : {}),
-          ...(f.category ? { category: f.category } : {}),
-        });
-        if (rows.length) out.push({ judge: j.judge, rows });
-      }
-      return out;
-    });
+    return this.cache.get(
+      `single:${f.turn ?? ''}:${f.category ?? ''}`,
+      async () => {
+        const out = [];
+        for (const j of await this.catalog.judges()) {
+          if (!j.games) continue;
+          const rows = await singleResults(this.store, {
+            judge: j.judge,
+            ...(f.turn !== undefined ? { turn: f.turn } : {}),
+            ...(f.category ? { category: f.category } : {}),
+          });
+          if (rows.length) out.push({ judge: j.judge, rows });
+        }
+        return out;
+      },
+      allReads(...categoryReads(f)),
+    );
   }
 
   /** The note for a judge whose games come partly from adaptive runs (reports/adaptive.ts), else undefined. */
@@ -168,49 +177,57 @@ export class Leaderboards {
 
   /** FastChat-shaped standings (`arena standings --json`): /api/standings. */
   standings(
-    q: StandingsQuery & { mode: 'pairwise-all' | 'pairwise-baseline' | 'single' },
+    q: Pick<StandingsQuery, 'judge' | 'turn' | 'baseline'> & {
+      mode: 'pairwise-all' | 'pairwise-baseline' | 'single';
+    },
   ): Promise<Standing[]> {
-    return this.cache.get(`standings:${q.judge}:${q.mode}:${q.turn ?? ''}:${q.baseline ?? ''}`, () =>
-      standings(this.store, q),
+    return this.cache.get(
+      `standings:${q.judge}:${q.mode}:${q.turn ?? ''}:${q.baseline ?? ''}`,
+      () => standings(this.store, q),
+      judgeReads(q.judge),
     );
   }
 
   /** The pairwise win matrix of one judge: every ordered pair of models that met. */
   matrix(judge: string, f: Filter = {}): Promise<{ models: string[]; cells: MatrixCell[] }> {
-    return this.cache.get(`matrix:${judge}:${f.turn ?? ''}:${f.category ?? ''}`, async () => {
-      const cells = new Map<string, MatrixCell>();
-      const cell = (model: string, opponent: string) => {
-        const k = `${model}\u0000${opponent}`;
-        let c = cells.get(k);
-        if (!c)
-          cells.set(
-            k,
-            (c = { model, opponent, win: 0, loss: 0, tie: 0, error: 0, battles: 0, winRateAdjusted: null }),
-          );
-        return c;
-      };
-      for (const o of await this.catalog.outcomes(judge, f)) {
-        const x = cell(o.model1, o.model2);
-        const y = cell(o.model2, o.model1);
-        x.battles++;
-        y.battles++;
-        if (o.outcome === 'model_1') (x.win++, y.loss++);
-        else if (o.outcome === 'model_2') (x.loss++, y.win++);
-        else if (o.outcome === 'error') (x.error++, y.error++);
-        else (x.tie++, y.tie++);
-      }
-      for (const c of cells.values()) {
-        const n = c.win + c.loss + c.tie;
-        c.winRateAdjusted = n ? (c.win + c.tie / 2) / n : null;
-      }
-      const models = (await this.leaderboard(judge, f)).map((r) => r.model);
-      const order = new Map(models.map((m, k) => [m, k]));
-      const list = [...cells.values()].sort(
-        (a, b) =>
-          order.get(a.model)! - order.get(b.model)! || order.get(a.opponent)! - order.get(b.opponent)!,
-      );
-      return { models, cells: list };
-    });
+    return this.cache.get(
+      `matrix:${judge}:${f.turn ?? ''}:${f.category ?? ''}`,
+      async () => {
+        const cells = new Map<string, MatrixCell>();
+        const cell = (model: string, opponent: string) => {
+          const k = `${model}\u0000${opponent}`;
+          let c = cells.get(k);
+          if (!c)
+            cells.set(
+              k,
+              (c = { model, opponent, win: 0, loss: 0, tie: 0, error: 0, battles: 0, winRateAdjusted: null }),
+            );
+          return c;
+        };
+        for (const o of await this.catalog.outcomes(judge, f)) {
+          const x = cell(o.model1, o.model2);
+          const y = cell(o.model2, o.model1);
+          x.battles++;
+          y.battles++;
+          if (o.outcome === 'model_1') (x.win++, y.loss++);
+          else if (o.outcome === 'model_2') (x.loss++, y.win++);
+          else if (o.outcome === 'error') (x.error++, y.error++);
+          else (x.tie++, y.tie++);
+        }
+        for (const c of cells.values()) {
+          const n = c.win + c.loss + c.tie;
+          c.winRateAdjusted = n ? (c.win + c.tie / 2) / n : null;
+        }
+        const models = (await this.leaderboard(judge, f)).map((r) => r.model);
+        const order = new Map(models.map((m, k) => [m, k]));
+        const list = [...cells.values()].sort(
+          (a, b) =>
+            order.get(a.model)! - order.get(b.model)! || order.get(a.opponent)! - order.get(b.opponent)!,
+        );
+        return { models, cells: list };
+      },
+      judgeReads(judge, ...categoryReads(f)),
+    );
   }
 
   /** One model under one judge: its standing per category and per turn, and every opponent. */
@@ -222,22 +239,26 @@ export class Leaderboards {
     byTurn: (Standing & { turn: number })[];
     opponents: MatrixCell[];
   }> {
-    return this.cache.get(`model:${judge}:${model}`, async () => {
-      const byCategory = [];
-      for (const category of await this.catalog.categories()) {
-        const row = (await this.leaderboard(judge, { category })).find((r) => r.model === model);
-        if (row) byCategory.push({ category, ...strip(row) });
-      }
-      const byTurn = [];
-      for (const turn of [1, 2]) {
-        const row = (await this.leaderboard(judge, { turn })).find((r) => r.model === model);
-        if (row) byTurn.push({ turn, ...strip(row) });
-      }
-      const opponents = (await this.matrix(judge)).cells
-        .filter((c) => c.model === model)
-        .sort((a, b) => (b.winRateAdjusted ?? -1) - (a.winRateAdjusted ?? -1));
-      return { byCategory, byTurn, opponents };
-    });
+    return this.cache.get(
+      `model:${judge}:${model}`,
+      async () => {
+        const byCategory = [];
+        for (const category of await this.catalog.categories()) {
+          const row = (await this.leaderboard(judge, { category })).find((r) => r.model === model);
+          if (row) byCategory.push({ category, ...strip(row) });
+        }
+        const byTurn = [];
+        for (const turn of [1, 2]) {
+          const row = (await this.leaderboard(judge, { turn })).find((r) => r.model === model);
+          if (row) byTurn.push({ turn, ...strip(row) });
+        }
+        const opponents = (await this.matrix(judge)).cells
+          .filter((c) => c.model === model)
+          .sort((a, b) => (b.winRateAdjusted ?? -1) - (a.winRateAdjusted ?? -1));
+        return { byCategory, byTurn, opponents };
+      },
+      judgeReads(judge, 'questions'),
+    );
   }
 }
 

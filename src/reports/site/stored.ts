@@ -1,7 +1,8 @@
 // Reports are data: what the site shows (standings, ratings and intervals, agreement, health, style, the judge
 // board, checkpoints) is computed when the games change and stored as rows of the `reports` table, one per view
 // and its parameters, with the digest of the data it was computed from (Store.reports). The site's data
-// (SiteData) reads through this memo: a report key is read from its row when the row's digest is current.
+// (SiteData) reads through this memo: a key given with what its computation reads (src/reports/site/reads.ts) is
+// a report, read from its row while the row's digest, that of exactly what it reads, is current.
 // What happens to a missing or stale one depends on who reads:
 //   build  (the CLI after import, run, refresh, reparse, prune, publish; `arena reports --rebuild`): computes it
 //          and stores the row;
@@ -11,7 +12,7 @@
 //          row at all the request waits for that one computation (ReportPending only if it failed); the result is
 //          held in memory, never written;
 //   read   (the Worker): never computes; a missing row is refused (ReportMissing), a stale one shown as such.
-import type { DataDigest, ReportKey, StoredReport } from '../../storage/report-store.ts';
+import type { DataDigest, ReportKey, ReportReads, StoredReport } from '../../storage/report-store.ts';
 import type { Store } from '../../storage/store.ts';
 import { sha256Hex } from '../../core/sha256.ts';
 import type { Memo, SiteOptions } from './catalog.ts';
@@ -21,27 +22,6 @@ export const REPORT_VERSION = 1;
 
 /** The row that records the digest the stored reports were built for (what the Worker compares with). */
 export const STATE: ReportKey = { view: '_state', params: '' };
-
-/** The memo keys that are reports (the rest, such as one judge's games, are read from the Store as they are). */
-const VIEWS = new Set([
-  'leaderboard',
-  'single',
-  'matrix',
-  'model',
-  'standings',
-  'judgeBoard',
-  'accuracy',
-  'consistency',
-  'agreement',
-  'annotatorVotes',
-  'bias',
-  'health',
-  'style',
-  'checkpoints',
-  'duel',
-]);
-/** Views of one judge: the judge's name starts their parameters (`leaderboard:<judge>:<turn>:<category>`). */
-const ONE_JUDGE = new Set(['leaderboard', 'matrix', 'model', 'standings', 'style']);
 
 /** A report the Node site is computing now: the page says it is being updated (503 with Retry-After). */
 export class ReportPending extends Error {
@@ -101,30 +81,22 @@ const decodeReport = <T>(body: string): T =>
 /** What starts the parameters of every report built with these options: `bootstrap/1000|`. */
 export const optionsTag = (o: SiteOptions): string => `${o.intervals ?? 'bootstrap'}/${o.bootstrapRounds}|`;
 
-/** A memo key as a stored report's key: view, and parameters prefixed by the options that change figures. */
-function reportKey(key: string, o: SiteOptions): ReportKey | undefined {
+/** A report's memo key as its stored key: view, and parameters prefixed by the options that change figures. */
+function reportKey(key: string, o: SiteOptions): ReportKey {
   const i = key.indexOf(':');
-  const view = i < 0 ? key : key.slice(0, i);
-  if (!VIEWS.has(view)) return undefined;
-  return { view, params: `${optionsTag(o)}${i < 0 ? '' : key.slice(i + 1)}` };
+  return { view: i < 0 ? key : key.slice(0, i), params: `${optionsTag(o)}${i < 0 ? '' : key.slice(i + 1)}` };
 }
 
-/** The digest a report is current at: the catalog's and its judge's (or every judge's) data, and the format. */
-function reportDigest(k: ReportKey, d: DataDigest): string {
-  const rest = k.params.slice(k.params.indexOf('|') + 1);
-  const judges = Object.keys(d.judges);
-  let deps = judges;
-  if (ONE_JUDGE.has(k.view)) {
-    // the longest judge name that starts the parameters (a name may contain ':')
-    const j = judges
-      .filter((x) => rest === x || rest.startsWith(`${x}:`))
-      .sort((a, b) => b.length - a.length)[0];
-    deps = j === undefined ? [] : [j];
-  }
-  return sha256Hex(JSON.stringify([REPORT_VERSION, d.catalog, deps.map((j) => [j, d.judges[j]])])).slice(
-    0,
-    32,
-  );
+/**
+ * The digest a report is current at: the format, and the digest of what it reads (its judges' games and votes,
+ * the labelled-set items and the tables it declares). A published digest of an older shape matches nothing.
+ */
+export function reportDigest(r: ReportReads, d: DataDigest): string {
+  const judges = r.judges === 'all' ? Object.keys(d.judges).sort() : r.judges;
+  const tables = (['pairSets', ...r.tables] as const).map((t) => [t, d.tables?.[t] ?? null]);
+  return sha256Hex(
+    JSON.stringify([REPORT_VERSION, tables, judges.map((j) => [j, d.judges[j] ?? null])]),
+  ).slice(0, 32);
 }
 
 /** The site's data memo over stored reports (see the top of this file). */
@@ -204,16 +176,20 @@ export class StoredReports implements Memo {
     }, VERIFY_AFTER_MS);
   }
 
-  get<T>(key: string, compute: () => Promise<T>): Promise<T> {
-    const k = reportKey(key, this.site);
-    if (!k) return this.inner.get(key, compute);
-    return this.inner.get(key, () => this.load(key, k, compute));
+  get<T>(key: string, compute: () => Promise<T>, reads?: ReportReads): Promise<T> {
+    if (!reads) return this.inner.get(key, compute);
+    return this.inner.get(key, () => this.load(key, reportKey(key, this.site), reads, compute));
   }
 
-  private async load<T>(key: string, k: ReportKey, compute: () => Promise<T>): Promise<T> {
+  private async load<T>(
+    key: string,
+    k: ReportKey,
+    reads: ReportReads,
+    compute: () => Promise<T>,
+  ): Promise<T> {
     this.touched.add(`${k.view}\u0000${k.params}`);
     const d = await this.digest();
-    const want = d ? reportDigest(k, d) : '';
+    const want = d ? reportDigest(reads, d) : '';
     const mine = this.here.get(key);
     if (mine && mine.digest === want) return mine.value as T;
     const [row] = await this.store.reports.get([k]);

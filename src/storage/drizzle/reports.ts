@@ -3,7 +3,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import { sha256Hex } from '../../core/sha256.ts';
-import type { DataDigest, ReportKey, ReportStore, StoredReport } from '../report-store.ts';
+import type { DataDigest, DigestTable, ReportKey, ReportStore, StoredReport } from '../report-store.ts';
 import { chunk, type DrizzleStoreOptions } from './shared.ts';
 
 /** A database opened read-only before its migration to the reports table has none: no report is stored there. */
@@ -78,10 +78,15 @@ export class DrizzleReports implements ReportStore {
   }
 
   /**
-   * The digest of everything a report reads: per judge, its games (id, verdict) and recorded votes;
-   * and the catalog (questions, answers, checkpoints). Reads no prompt or reply text.
+   * The digest of everything a report reads: per judge, its games (id, verdict) and recorded votes; and per table
+   * (DIGEST_TABLES): the labelled-set items, questions, answers, checkpoints. Reads no prompt or reply text.
    */
   async digest(): Promise<DataDigest> {
+    const [judges, tables] = await Promise.all([this.judgesDigest(), this.tablesDigest()]);
+    return { judges, tables };
+  }
+
+  private async judgesDigest(): Promise<Record<string, string>> {
     const { db } = this.o;
     const parts = new Map<string, string[]>();
     const add = (judge: string, s: string) => {
@@ -101,18 +106,23 @@ export class DrizzleReports implements ReportStore {
     const judges: Record<string, string> = {};
     for (const [j, p] of [...parts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       judges[j] = sha256Hex(p.sort().join('\n')).slice(0, 32);
+    return judges;
+  }
+
+  private async tablesDigest(): Promise<Record<DigestTable, string>> {
+    const { db } = this.o;
     const [questions, answers, checkpoints] = await Promise.all([
       db.select().from(t.questions).orderBy(asc(t.questions.id)),
       db.select().from(t.answers),
       db.select().from(t.checkpoints),
     ]);
-    const catalog = sha256Hex(
-      JSON.stringify([
-        questions.map((q) => Object.values(q)),
-        answers.map((a) => JSON.stringify(Object.values(a))).sort(),
-        checkpoints.map((c) => JSON.stringify(Object.values(c))).sort(),
-      ]),
-    ).slice(0, 32);
-    return { judges, catalog };
+    const hash = (rows: unknown[]) => sha256Hex(JSON.stringify(rows)).slice(0, 32);
+    const sorted = (rows: object[]) => rows.map((r) => JSON.stringify(Object.values(r))).sort();
+    return {
+      pairSets: hash(questions.filter((q) => q.set !== null).map((q) => [q.id, q.set])),
+      questions: hash(questions.map((q) => Object.values(q))),
+      answers: hash(sorted(answers)),
+      checkpoints: hash(sorted(checkpoints)),
+    };
   }
 }
