@@ -2,7 +2,7 @@
 // change games (import, run, refresh, reparse, prune), never otherwise; and the Node site's handling of a missing one
 // (one background computation however many requests ask, a "being updated" page meanwhile). Real SQLite files,
 // the real `arena` commands in this process, the offline mock judges on the project's own questions.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/web/app.ts';
@@ -240,6 +240,12 @@ describe('stored reports on the write path', () => {
   }, 180_000);
 
   it('an import that moves a question to another category recomputes exactly the reports by category and the model pages', async () => {
+    // the same questions from a file of another name: the file a question came from is not a figure
+    const same = join(dir, 'renamed.jsonl');
+    copyFileSync(join(REPO_ROOT, 'questions', 'arena.jsonl'), same);
+    const r = await runArena(['import', 'questions', '--db', db, same]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(recomputed(r.stderr)).toEqual({ computed: 0, read: reports(await index(db)).length });
     const lines = readFileSync(join(REPO_ROOT, 'questions', 'arena.jsonl'), 'utf8')
       .split('\n')
       .filter(Boolean);

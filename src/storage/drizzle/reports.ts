@@ -109,20 +109,32 @@ export class DrizzleReports implements ReportStore {
     return judges;
   }
 
+  /**
+   * The tables' columns the Store hands out (CatalogStore, CheckpointStore): not the file a question or an answer
+   * came from, so importing the same answers from another file changes no report.
+   */
   private async tablesDigest(): Promise<Record<DigestTable, string>> {
     const { db } = this.o;
+    const q = t.questions;
+    const a = t.answers;
     const [questions, answers, checkpoints] = await Promise.all([
-      db.select().from(t.questions).orderBy(asc(t.questions.id)),
-      db.select().from(t.answers),
-      db.select().from(t.checkpoints),
+      db
+        .select({ id: q.id, category: q.category, turns: q.turns, reference: q.reference, set: q.set })
+        .from(q)
+        .orderBy(asc(q.id)),
+      db
+        .select({ model: a.model, questionId: a.questionId, turns: a.turns, answerId: a.answerId })
+        .from(a)
+        .orderBy(asc(a.model), asc(a.questionId)),
+      db.select().from(t.checkpoints).orderBy(asc(t.checkpoints.series), asc(t.checkpoints.name)),
     ]);
-    const hash = (rows: unknown[]) => sha256Hex(JSON.stringify(rows)).slice(0, 32);
-    const sorted = (rows: object[]) => rows.map((r) => JSON.stringify(Object.values(r))).sort();
+    const hash = (rows: object[]) =>
+      sha256Hex(JSON.stringify(rows.map((r) => Object.values(r)))).slice(0, 32);
     return {
-      pairSets: hash(questions.filter((q) => q.set !== null).map((q) => [q.id, q.set])),
-      questions: hash(questions.map((q) => Object.values(q))),
-      answers: hash(sorted(answers)),
-      checkpoints: hash(sorted(checkpoints)),
+      pairSets: hash(questions.filter((x) => x.set !== null).map((x) => [x.id, x.set])),
+      questions: hash(questions),
+      answers: hash(answers),
+      checkpoints: hash(checkpoints),
     };
   }
 }
