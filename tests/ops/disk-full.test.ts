@@ -36,6 +36,16 @@ const count = (db: string, sql: string) => {
   }
 };
 
+/** the rows of a query */
+const readDb = (db: string, sql: string) => {
+  const d = new Database(db, { readonly: true });
+  try {
+    return d.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    d.close();
+  }
+};
+
 interface RunRow {
   id: string;
   status: string;
@@ -249,5 +259,9 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
     const stopped = runs.filter((x) => x.status === 'failed' && /refused a write/.test(x.config));
     expect(stopped).toHaveLength(1);
     for (const x of runs) expect(ledger(x), `run ${x.id} (${x.status})`).toEqual(ledgerOfGames(db, x.id));
+    // the batch's record says what all its games cost: those the stopped run stored, the recovered ones and the rest
+    const batchCosts = readDb(db, 'select cost from batches').map((b) => Math.round(Number(b.cost) * 1e9));
+    const gameCosts = readDb(db, "select sum(cost) cost from games where source = 'batch'");
+    expect(batchCosts).toEqual([Math.round(Number(gameCosts[0]!.cost) * 1e9)]);
   });
 });
