@@ -282,3 +282,83 @@ function pq(mean: number, variance: number): number {
   };
   return priorGrid(mean, Math.sqrt(variance)).reduce((s, x) => s + x.f * one(x.r), 0);
 }
+
+/**
+ * Expected width reduction: the total rank-interval width is twice the number of pairs left open, so a match is
+ * worth the rise it brings in the expected number of target pairs separated at the end of the round. A target's
+ * chance of separation when its model-based variance falls from V₀ to V: its standard error becomes se √(V / V₀),
+ * and the estimate moves meanwhile by about N(0, se² − se'²) (the preposterior spread), so the chance is
+ * Φ((|gap| − c se') / drift) + Φ((−|gap| − c se') / drift). One match alone moves the chance of no pair that is
+ * not already at the edge, so matches are weighed in blocks (`block` of a pair at once, the Fisher information
+ * of the block added by Sherman–Morrison as in targetedFill): each step takes the block with the largest rise
+ * per match, until `k` matches are chosen or no block raises the expected count.
+ */
+export function widthFill(
+  fit: Fit & { covariance: Float64Array },
+  models: string[],
+  targets: string[],
+  left: Map<string, SettleMatch[]>,
+  k: number,
+  block: number,
+  chosen: Set<string>,
+): void {
+  const n = models.length;
+  const idx = new Map(models.map((m, i) => [m, i]));
+  const V = modelCovariance(fit, models);
+  const S = fit.covariance;
+  const tg = targets.map((p) => p.split('\u0000').map((m) => idx.get(m)!) as [number, number]);
+  const dv = (M: Float64Array, i: number, j: number) => M[i * n + i]! + M[j * n + j]! - 2 * M[i * n + j]!;
+  const v0 = tg.map(([i, j]) => dv(V, i, j));
+  const s2 = tg.map(([i, j]) => dv(S, i, j));
+  const gap = tg.map(([i, j]) => Math.abs(fit.ratings[i]! - fit.ratings[j]!));
+  const sep = (t: number, v: number) => {
+    const after = (s2[t]! * v) / v0[t]!;
+    const se = Math.sqrt(after);
+    const drift = Math.sqrt(Math.max(0, s2[t]! - after));
+    if (!(drift > 0)) return gap[t]! > fit.critical * se ? 1 : 0;
+    return (
+      normalCdf((gap[t]! - fit.critical * se) / drift) + normalCdf((-gap[t]! - fit.critical * se) / drift)
+    );
+  };
+  const cur = v0.slice();
+  const now = cur.map((v, t) => sep(t, v));
+  const cands = [...left.entries()]
+    .filter(([, l]) => l.length)
+    .map(([p, l]) => {
+      const [a, b] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
+      return { a, b, l: l.filter((m) => !chosen.has(m.key)), next: 0, h: matchInformation(fit, a, b) };
+    });
+  const Vu = new Float64Array(n);
+  let picked = 0;
+  while (picked < k) {
+    let best = -1;
+    let bestRate = 0;
+    let bestSize = 0;
+    cands.forEach((c, ci) => {
+      const size = Math.min(block, c.l.length - c.next, k - picked);
+      if (size <= 0) return;
+      const { a, b } = c;
+      const hB = c.h * size;
+      const f = hB / (1 + hB * dv(V, a, b));
+      let gain = 0;
+      tg.forEach(([i, j], t) => {
+        const x = V[i * n + a]! - V[i * n + b]! - V[j * n + a]! + V[j * n + b]!;
+        gain += sep(t, Math.max(1e-300, cur[t]! - x * x * f)) - now[t]!;
+      });
+      if (gain / size > bestRate) [best, bestRate, bestSize] = [ci, gain / size, size];
+    });
+    if (best < 0) return;
+    const c = cands[best]!;
+    for (let s = 0; s < bestSize; s++) chosen.add(c.l[c.next++]!.key);
+    picked += bestSize;
+    const { a, b } = c;
+    const hB = c.h * bestSize;
+    for (let r = 0; r < n; r++) Vu[r] = V[r * n + a]! - V[r * n + b]!;
+    const f = hB / (1 + hB * (Vu[a]! - Vu[b]!));
+    for (let r = 0; r < n; r++) for (let s2i = 0; s2i < n; s2i++) V[r * n + s2i]! -= f * Vu[r]! * Vu[s2i]!;
+    tg.forEach(([i, j], t) => {
+      cur[t] = dv(V, i, j);
+      now[t] = sep(t, cur[t]!);
+    });
+  }
+}
