@@ -4,7 +4,7 @@
 // played without a database. The study's six models on their recorded replies: bench/fewer-calls-study.ts.
 //
 //   node --import tsx bench/fewer-calls.ts [--seeds 3] [--questions 80] [--round-share 0.1] [--six | --twenty]
-//     [--design variance|width] [--no-oracle: skip the two hindsight columns]
+//     [--no-oracle: skip the two hindsight columns]
 //     [--spread 1]   # sd of the latent strengths in logits (2: the study's six's fitted spread, see bench/README.md)
 //   node --import tsx bench/fewer-calls.ts --coverage 100 [--models 6] [--first 0]  # honest intervals after adaptive runs
 //     (--first: the first replicate's number, to add replicates to an earlier run's)
@@ -39,8 +39,6 @@ const QUESTIONS = arg('questions', 80);
 const ROUND_SHARE = arg('round-share', 0.1);
 const COVERAGE = arg('coverage', 0);
 const SPREAD = arg('spread', 1);
-const k = process.argv.indexOf('--design');
-const DESIGN = k < 0 ? undefined : (process.argv[k + 1] as 'variance' | 'width');
 const NO_ORACLE = process.argv.includes('--no-oracle');
 
 /** A uniform sample of `size` of the league's matches. */
@@ -80,7 +78,7 @@ if (!COVERAGE)
       )!;
       const full = fullFit.ranks;
       const t0 = performance.now();
-      const s = settledRun(l, ROUND_SHARE, DESIGN);
+      const s = settledRun(l, ROUND_SHARE);
       const ms = performance.now() - t0;
       const settled = s.ranks ?? fitOf(l, s.played)!.ranks;
       const u = fitOf(l, uniform(l, s.played.size, 1000 + seed))?.ranks;
@@ -120,7 +118,7 @@ if (COVERAGE) {
   const first = arg('first', 0);
   for (let r = first; r < first + COVERAGE; r++) {
     const l = league(n, 500 + r, { questions: QUESTIONS }, theta);
-    const s = settledRun(l, ROUND_SHARE, DESIGN);
+    const s = settledRun(l, ROUND_SHARE);
     const a = intervalCoverage(l, s.played, truth)!;
     const u = intervalCoverage(l, uniform(l, s.played.size, 900 + r), truth)!;
     sum.share += s.played.size / l.matches.length;

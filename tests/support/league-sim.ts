@@ -67,20 +67,12 @@ export function league(n: number, seed: number, o: LeagueOptions = {}, theta?: n
 export const LEVEL = 0.95;
 
 /** Play the scheduler's rounds on a league until it stops (rounds of `roundShare` of the plan). */
-export function settledRun(l: League, roundShare = 0.1, design?: 'variance' | 'width') {
+export function settledRun(l: League, roundShare = 0.1) {
   const played = new Set<string>();
   const round = Math.max(10, Math.ceil(l.matches.length * roundShare));
   for (;;) {
     const battles = [...played].map((k) => l.outcome.get(k)!);
-    const step = nextRound({
-      models: l.models,
-      matches: l.matches,
-      played,
-      battles,
-      round,
-      level: LEVEL,
-      ...(design ? { design } : {}),
-    });
+    const step = nextRound({ models: l.models, matches: l.matches, played, battles, round, level: LEVEL });
     if (step.stop) return { played, ranks: step.ranks, stop: step.stop };
     for (const k of step.next) played.add(k);
   }

@@ -14,14 +14,7 @@ import { battleTable } from './battle-table.ts';
 import { connectedModelGroups } from '../groups.ts';
 import { rankBounds, simultaneousDifferences } from './rank-intervals.ts';
 import { sandwichCovariance } from './sandwich.ts';
-import {
-  newcomerFill,
-  powerRound,
-  SETTLE_PRIOR,
-  separationChances,
-  targetedFill,
-  widthFill,
-} from './settle-design.ts';
+import { newcomerFill, powerRound, SETTLE_PRIOR, separationChances, targetedFill } from './settle-design.ts';
 
 /** One match of the plan: both orders of (question, turn, pair) are played together. */
 export interface SettleMatch {
@@ -47,12 +40,6 @@ export interface SettleInput {
   explore?: number;
   /** stop once the rank intervals' widths (worst − best) sum to at most this */
   target?: number;
-  /**
-   * how a round's matches are chosen among the target pairs: `variance` (default) where they most shrink the
-   * targets' chance-weighted relative variances, `width` where they most raise the expected number of pairs
-   * separated (settle-design.ts: widthFill). Either way the round's size and the stop are `variance`'s.
-   */
-  design?: 'variance' | 'width';
 }
 
 export type SettleStop = 'settled' | 'futile' | 'exhausted' | 'target';
@@ -112,19 +99,6 @@ export function nextRound(o: SettleInput): SettleStep {
   if (fit) {
     targetedFill(fit, o.models, targets, chances, left, share, minGain, chosen);
     if (!chosen.size) return { next: [], stop: 'futile', ...base, futile: [...futile] };
-    if (o.design === 'width') {
-      const size = chosen.size;
-      chosen.clear();
-      widthFill(
-        fit,
-        o.models,
-        targets,
-        left,
-        size,
-        Math.max(4, Math.ceil(size / (2 * targets.length))),
-        chosen,
-      );
-    }
   } else {
     // models with no game yet while the others can be fitted: a nightly refresh's new models
     const rated = ratedWithoutNewcomers(o.models, o.battles, level);
