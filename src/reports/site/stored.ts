@@ -176,6 +176,17 @@ export class StoredReports implements Memo {
     }, VERIFY_AFTER_MS);
   }
 
+  /**
+   * read: the judges of the published state (a judge first seen since, such as `annotators` after the first vote
+   * cast on the Worker, has no report to show until the next publish); undefined before any publish (every page then
+   * says what to run) and in the other modes, which compute what is missing.
+   */
+  async judgesWithReports(): Promise<ReadonlySet<string> | undefined> {
+    if (this.o.mode !== 'read') return undefined;
+    const d = await this.digest();
+    return d ? new Set(Object.keys(d.judges)) : undefined;
+  }
+
   get<T>(key: string, compute: () => Promise<T>, reads?: ReportReads): Promise<T> {
     if (!reads) return this.inner.get(key, compute);
     return this.inner.get(key, () => this.load(key, reportKey(key, this.site), reads, compute));
