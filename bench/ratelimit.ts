@@ -117,7 +117,11 @@ const runOne = (_: unknown, i: number) => {
       '--concurrency',
       values.concurrency!,
     ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPENAI_API_KEY: `sk-bench-${i + 1}` } },
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, OPENAI_API_KEY: `sk-bench-${i + 1}` },
+    },
   );
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));

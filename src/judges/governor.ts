@@ -101,7 +101,10 @@ export class RateGovernor {
   /** until the first 429, the window grows by one per success (doubling each window), then by one per window */
   #slowStart = true;
   /** this governor's share of each bucket's spending */
-  readonly #shared: Record<Kind, ShareEstimate> = { tokens: new ShareEstimate(), requests: new ShareEstimate() };
+  readonly #shared: Record<Kind, ShareEstimate> = {
+    tokens: new ShareEstimate(),
+    requests: new ShareEstimate(),
+  };
   /** what calls answered 429 would have cost (the server charged nothing for them) */
   readonly #refused: Record<Kind, number> = { tokens: 0, requests: 0 };
   /** counters for reports and benches */
@@ -189,7 +192,12 @@ export class RateGovernor {
       this.#requests?.take(1, now);
       this.stats.admitted++;
       this.stats.tokensCharged += w.cost;
-      const sent: Sent = { at: now, tokens: this.stats.tokensCharged, requests: this.stats.admitted, cost: w.cost };
+      const sent: Sent = {
+        at: now,
+        tokens: this.stats.tokensCharged,
+        requests: this.stats.admitted,
+        cost: w.cost,
+      };
       this.#flying.set(sent.requests, w.cost);
       let settled = false;
       w.resolve({

@@ -47,9 +47,9 @@ describe('the share estimate', () => {
   });
 
   it('measures only over 500 ms or more, and not across a time the bucket may have been full', () => {
-    expect(shareBetween({ at: 0, remaining: 3000, own: 0 }, { at: 499, remaining: 2000, own: 100 }, bucket)).toBe(
-      undefined,
-    );
+    expect(
+      shareBetween({ at: 0, remaining: 3000, own: 0 }, { at: 499, remaining: 2000, own: 100 }, bucket),
+    ).toBe(undefined);
     expect(
       shareBetween({ at: 0, remaining: 59_600, own: 0 }, { at: 500, remaining: 59_000, own: 1000 }, bucket),
     ).toBe(undefined);
@@ -144,7 +144,6 @@ async function twoProcesses(o: { startSkewMs: number; governor?: (clock: Clock) 
               clock.setTimer(() => (a.settle({ reply: { text: 'ok', rateLimit } }), resolve(true)), 200);
             } else {
               limited++;
-              if (process.env.SIMDBG) console.log('429', Math.round(clock.now()), Math.round(level), g.share.toFixed(3), g.window);
               const e = new JudgeCallError('429', true, 429, Math.ceil((COST - level) / perMs));
               e.rateLimit = info();
               clock.setTimer(() => (a.settle({ error: e }), resolve(false)), 1);
@@ -176,7 +175,6 @@ describe('two governors under one limit (simulated, fake clock)', () => {
     'started %d ms apart: every game played, at most 5 percent of requests answered 429, within 1.2x the minimum',
     async (startSkewMs) => {
       const r = await twoProcesses({ startSkewMs });
-      console.log('SIM', startSkewMs, JSON.stringify(r));
       expect(r.requests - r.limited).toBe(480);
       expect(r.share429, `${r.limited} 429s of ${r.requests}`).toBeLessThanOrEqual(0.05);
       expect(r.wallToMinimum).toBeLessThanOrEqual(1.2);
