@@ -105,8 +105,10 @@ export class RateGovernor {
     tokens: new ShareEstimate(),
     requests: new ShareEstimate(),
   };
-  /** what calls answered 429 would have cost (the server charged nothing for them) */
-  readonly #refused: Record<Kind, number> = { tokens: 0, requests: 0 };
+  /** what calls answered 429 would have cost (the server charged nothing for them), by each one's `Sent.requests` */
+  readonly #refused: { seq: number; tokens: number }[] = [];
+  /** the refusals folded out of that list (the oldest, once it is long) */
+  readonly #refusedBefore: Record<Kind, number> = { tokens: 0, requests: 0 };
   /** counters for reports and benches */
   readonly stats = { admitted: 0, rateLimited: 0, tokensCharged: 0 };
 
@@ -243,8 +245,7 @@ export class RateGovernor {
     this.#heard = true;
     this.stats.rateLimited++;
     this.#slowStart = false;
-    this.#refused.tokens += sent.cost;
-    this.#refused.requests += 1;
+    this.#refuse(sent);
     const info = e.rateLimit;
     for (const [kind, b] of [
       ['tokens', this.#tokens],
@@ -288,7 +289,7 @@ export class RateGovernor {
    */
   #observe(kind: Kind, b: Bucket | undefined, remaining: number | undefined, now: number, sent: Sent): void {
     if (!b || remaining === undefined) return;
-    const own = sent[kind] - this.#refused[kind];
+    const own = sent[kind] - this.#refusedUpTo(kind, sent.requests);
     b.share = this.#shared[kind].observe({ at: sent.at, remaining, own }, b);
     const ownSince = (kind === 'tokens' ? this.stats.tokensCharged : this.stats.admitted) - sent[kind];
     let olderUnanswered = 0;
@@ -297,6 +298,27 @@ export class RateGovernor {
       olderUnanswered += kind === 'tokens' ? cost : 1;
     }
     b.set((1 - HEADROOM) * b.share * Math.min(b.capacity, remaining) - ownSince - olderUnanswered, now);
+  }
+
+  /** a call answered 429: the server charged nothing for it */
+  #refuse(sent: Sent): void {
+    this.#refused.push({ seq: sent.requests, tokens: sent.cost });
+    if (this.#refused.length <= 256) return;
+    for (const r of this.#refused.splice(0, 128)) {
+      this.#refusedBefore.tokens += r.tokens;
+      this.#refusedBefore.requests += 1;
+    }
+  }
+
+  /**
+   * What this governor's calls admitted up to the `seq`th, and answered 429 so far, would have cost: its own
+   * spending as the server counted it is its charges less these. A refusal of a later call is not among them (it
+   * would make the spending up to that call look smaller than it was, and the share with it).
+   */
+  #refusedUpTo(kind: Kind, seq: number): number {
+    let n = this.#refusedBefore[kind];
+    for (const r of this.#refused) if (r.seq <= seq) n += kind === 'tokens' ? r.tokens : 1;
+    return n;
   }
 
   /** learn the prompt's characters per token from a reply's counted prompt tokens (a moving average) */

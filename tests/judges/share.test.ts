@@ -72,6 +72,28 @@ describe('the share estimate', () => {
   });
 });
 
+describe("a governor's own spending, as the server counted it", () => {
+  it('leaves out its calls answered 429, but only those admitted up to the call whose answer is measured', async () => {
+    let t = 0;
+    const clock: Clock = { now: () => t, setTimer: () => () => undefined };
+    const g = new RateGovernor({ clock });
+    const rl = (remaining: number) => ({ tokens: { limit: 60_000, remaining, resetMs: 60_000 - remaining } });
+    // 1 token per ms; the first call, answered at once, leaves 58,000 of a full bucket: it starts at half
+    (await g.admit(1000)).settle({ reply: { text: 'ok', rateLimit: rl(58_000) } });
+    t = 1000;
+    const measured = await g.admit(1000);
+    const later = [await g.admit(1000), await g.admit(1000), await g.admit(1000)];
+    // the later three are refused (the server charged nothing for them) before the first's answer comes
+    for (const a of later) a.settle({ error: new JudgeCallError('429', true, 429, 0) });
+    const cut = 0.7 * START_SHARE; // one cut: the three were admitted together, one round
+    expect(g.share).toBeCloseTo(cut, 9);
+    // 58,000 + 1,000 refilled - 1,000: it spends alone, a measured share of 1; counting the later refusals as
+    // spending it did not do would measure 0
+    measured.settle({ reply: { text: 'ok', rateLimit: rl(58_000) } });
+    expect(g.share).toBeCloseTo(0.5 * cut + 0.5 * 1, 9);
+  });
+});
+
 /** A fake clock that can run until nothing is scheduled, settling promises between events. */
 function fakeClock() {
   let t = 0;
