@@ -36,12 +36,19 @@ export async function llamaCppGenerator(o: LlamaCppGeneratorOptions): Promise<An
     fail,
   );
   const sequence = context.getSequence();
+  // the model's chat template, matched once: node-llama-cpp resolves it on every new session otherwise, rendering
+  // the template against each of its known formats (most of the CPU of generating a short answer)
+  const chatWrapper = mod.resolveChatWrapper(model);
   let chain = Promise.resolve('');
   return {
     concurrency: 1,
     generate: (turns, previous, temperature) =>
       (chain = chain.then(async () => {
-        const session = new mod.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
+        const session = new mod.LlamaChatSession({
+          contextSequence: sequence,
+          chatWrapper,
+          autoDisposeSequence: false,
+        });
         try {
           let last = '';
           for (let i = 0; i < turns.length; i++) {
