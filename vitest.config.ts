@@ -1,31 +1,42 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './tests/support/sequencer.ts';
 
 /**
- * Test files of pure code that share one module graph per worker (`isolate: false`): the files under
- * tests/core and tests/reports/analytics that use no helper with per-file state (tests/support/cli.ts registers
- * its clean-up when first imported; chromium, servers, shared fixtures), mock nothing and leave the process
- * alone. A fresh module graph costs about half a second of CPU per file; these files do not need one.
+ * Test files that share one module graph per worker (`isolate: false`): those whose test helpers (followed
+ * through their imports) are all in STATELESS_HELPERS (tests/support/cli.ts registers its clean-up when first
+ * imported; Chromium, servers and shared fixtures hold per-file state), that mock nothing and leave the process
+ * alone. A fresh module graph costs about a second of CPU per file; these files do not need one.
  */
-const SHARED_GRAPH_DIRS = ['tests/core', 'tests/reports/analytics'];
-/** tests/support modules without hooks or module state of their own */
-const STATELESS_SUPPORT = ['materials', 'logistic', 'league-sim', 'python', 'autoj-fixture'];
+
+/** test helpers without hooks or module state of their own */
+const STATELESS_HELPERS = ['materials', 'logistic', 'league-sim', 'python', 'autoj-fixture'].map(
+  (h) => `tests/support/${h}.ts`,
+);
 const NEEDS_ISOLATION =
-  /\bvi\.(mock|doMock|stub|spyOn|useFakeTimers)|process\.(chdir|on|once|exit)\b|process\.env\.\w+\s*=[^=]/;
+  /\bvi\.(mock|doMock|stub\w*|spyOn|useFakeTimers)\b|\bprocess\.(chdir|on|once|exit)\b|\bprocess\.env\.\w+\s*=[^=]/;
+
+/** The test helpers (files under tests/, not the file itself) that `file` imports, directly or through others. */
+function helpersOf(file: string, seen = new Set<string>()): Set<string> {
+  for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+    const dep = join(dirname(file), m[1]!);
+    if (!dep.startsWith('tests/') || seen.has(dep) || !existsSync(dep)) continue;
+    seen.add(dep);
+    helpersOf(dep, seen);
+  }
+  return seen;
+}
 
 function sharedGraphFiles(): string[] {
-  const files = SHARED_GRAPH_DIRS.flatMap((d) =>
-    readdirSync(d, { recursive: true, encoding: 'utf8' })
-      .filter((f) => f.endsWith('.test.ts'))
-      .map((f) => join(d, f)),
-  );
-  return files.filter((f) => {
-    const text = readFileSync(f, 'utf8');
-    const support = [...text.matchAll(/from '(?:\.\.\/)+support\/([\w-]+)\.ts'/g)].map((m) => m[1]!);
-    return support.every((s) => STATELESS_SUPPORT.includes(s)) && !NEEDS_ISOLATION.test(text);
-  });
+  return readdirSync('tests', { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => join('tests', f))
+    .filter(
+      (f) =>
+        [...helpersOf(f)].every((h) => STATELESS_HELPERS.includes(h)) &&
+        !NEEDS_ISOLATION.test(readFileSync(f, 'utf8')),
+    );
 }
 
 const shared = sharedGraphFiles();
