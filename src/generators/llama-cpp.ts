@@ -25,7 +25,12 @@ export async function llamaCppGenerator(o: LlamaCppGeneratorOptions): Promise<An
     new ArenaError(`[generator:llama-cpp] ${m}`, file ? { file } : undefined, cause ? { cause } : undefined);
   const lora = o.lora ? [o.lora] : [];
   checkModelFiles(o.gguf, lora, fail);
-  const { mod, model, context } = await loadModel(
+  const {
+    mod,
+    model,
+    context,
+    wrapper: chatWrapper,
+  } = await loadModel(
     {
       modelPath: o.gguf,
       lora,
@@ -36,9 +41,7 @@ export async function llamaCppGenerator(o: LlamaCppGeneratorOptions): Promise<An
     fail,
   );
   const sequence = context.getSequence();
-  // the model's chat template, matched once: node-llama-cpp resolves it on every new session otherwise, rendering
-  // the template against each of its known formats (most of the CPU of generating a short answer)
-  const chatWrapper = mod.resolveChatWrapper(model);
+  // the model's chat format, resolved once with the model: a session resolves it again unless it is given one
   let chain = Promise.resolve('');
   return {
     concurrency: 1,
