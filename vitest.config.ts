@@ -11,7 +11,7 @@ import { LongestFirst } from './tests/support/sequencer.ts';
  */
 
 /** test helpers without hooks or module state of their own */
-const STATELESS_HELPERS = ['materials', 'logistic', 'league-sim', 'python', 'autoj-fixture'].map(
+const STATELESS_HELPERS = ['materials', 'logistic', 'league-sim', 'python', 'autoj-fixture', 'study-six'].map(
   (h) => `tests/support/${h}.ts`,
 );
 const NEEDS_ISOLATION =
