@@ -62,7 +62,7 @@ describeRoutes(
     // first: the votes below change D1, and these compare D1 with the published SQLite file
     workerReports(target);
     it.skipIf(!HAVE_CHROMIUM)(
-      '/annotate on D1: an invited annotator votes on ten matches with the keyboard; a replayed invite is refused',
+      '/annotate on D1: an invited annotator votes on ten matches with the keyboard; a replayed invite is refused; every page still answers, the votes counted as waiting for the next publish',
       async () => {
         const t = target();
         const browser = await launchChromium();
@@ -81,24 +81,34 @@ describeRoutes(
         });
         expect(replay.status).toBe(403);
         expect(replay.headers.get('content-security-policy')).toContain("default-src 'none'");
+        // `annotators` is a judge now, with no published report: the Worker lists the judges it has reports of,
+        // so every page still answers, and /judges counts the votes that wait for the next publish
+        for (const p of linked(await (await t.request('/')).text()))
+          expect((await t.request(p)).status, p).toBe(200);
+        const judges = await (await t.request('/judges')).text();
+        expect(judges).toMatch(/ from 0 annotator votes; <strong>10 votes cast since<\/strong>/);
+        const standings = await t.request('/api/standings?judge=annotators');
+        expect(standings.status).toBe(404);
+        expect(await standings.text()).toContain('its reports are built at the next `arena publish`');
       },
       120_000,
     );
   },
 );
 
+/** the site's own pages the home page links to, with their query */
+const linked = (html: string) => [
+  '/',
+  ...new Set(
+    [...html.matchAll(/href="(\/[^"]*)"/g)]
+      .map((m) => m[1]!.replace(/&amp;/g, '&'))
+      .filter((h) => !/^\/(static|charts|favicon|api|#)/.test(h) && h !== '/'),
+  ),
+];
+
 /** Every page linked from the home page and every /api table: the same bytes from D1 as from SQLite, none computed. */
 function workerReports(target: () => Target & { url: string }): void {
   const auth = { headers: { Authorization: `Bearer ${ADMIN}` } };
-  /** the site's own pages the home page links to, with their query */
-  const linked = (html: string) => [
-    '/',
-    ...new Set(
-      [...html.matchAll(/href="(\/[^"]*)"/g)]
-        .map((m) => m[1]!.replace(/&amp;/g, '&'))
-        .filter((h) => !/^\/(static|charts|favicon|api|#)/.test(h) && h !== '/'),
-    ),
-  ];
 
   it('renders every page linked from / from the published reports, computing none', async () => {
     const w = target();
