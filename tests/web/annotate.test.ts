@@ -452,3 +452,43 @@ describe('the first annotator votes, cast between two publishes', () => {
     await site.close();
   });
 });
+
+// A few expert votes in which one model never lost: the experts cannot rate the models yet (no finite
+// Bradley–Terry ratings), so benchmark health has no yardstick. The reports are still built and every page answers;
+// /health says why the judge is missing instead of the whole publish failing.
+describe('benchmark health while the experts cannot rate the models yet', () => {
+  it('builds the reports, and /health names the judge and the reason', async () => {
+    const site = openSqliteStore(join(tmpDir('arena-annotate-unrated-'), 'site.db'));
+    const vote = { questionId: 81, model1: 'alpha', model2: 'beta', winner: 'model_1' as const };
+    await site.importBundle({
+      questions: { source: 'q.jsonl', items: QUESTIONS },
+      answers: [{ source: 'a.jsonl', items: ANSWERS }],
+      votes: [
+        // alpha wins both expert votes: beta never beat it
+        {
+          source: 'h.csv',
+          items: [1, 2].map((turn) => ({ ...vote, judge: 'human', voter: 'e1', turn, line: turn })),
+        },
+        {
+          source: 'annotate',
+          items: [1, 2].map((turn) => ({
+            ...vote,
+            judge: 'annotators',
+            voter: 'annotator_1',
+            turn,
+            line: turn,
+          })),
+        },
+      ],
+    });
+    await buildReports(site, { bootstrapRounds: 10 });
+    const app = createApp({ store: site, reports: 'read', bootstrapRounds: 10 });
+    const r = await app.request('/health');
+    expect(r.status).toBe(200);
+    expect(await r.text()).toMatch(
+      /annotators: the reference &#34;human&#34; cannot rate these models yet: in its 2 verdicts over 2 models, alpha never lost to the others/,
+    );
+    expect(await (await app.request('/api/health')).json()).toEqual([]);
+    await site.close();
+  });
+});

@@ -20,17 +20,30 @@ const ADMIN = 'worker-test-token';
 /** the published database file, and the in-process site over it (SQLite) */
 let file = '';
 
+/**
+ * `wrangler deploy --dry-run` into a folder, started with the file: it needs nothing the routes' setup builds, so
+ * it bundles while that setup waits on its own processes (settled, so that a failure is reported by its test).
+ */
+const bundle = (async () => {
+  const out = tmpDir('arena-bundle-');
+  await wrangler(['deploy', '--dry-run', '--outdir', out]);
+  return out;
+})().then(
+  (out) => ({ out }),
+  (error: unknown) => ({ error }),
+);
+
 // one wrangler dev for the route tests, the stored reports and the annotate flow: /annotate on (ANNOTATE=on), which
 // changes nothing the route tests see; the annotator is invited in the SQLite file that is published to D1
 describeRoutes(
   'Worker under wrangler dev over local D1',
   async (): Promise<Target & { url: string }> => {
     const dir = tmpDir('arena-worker-');
-    const fx = await buildFixture(dir);
+    // the run's migrated D1 is built (or copied) while the site's database is
+    const [fx, persist] = await Promise.all([buildFixture(dir), localD1(dir)]);
     file = fx.file;
     await fx.store.annotators.add('wendy', inviteHash(INVITE), Date.now());
     await fx.store.close();
-    const persist = await localD1(dir);
     const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 360_000 });
     expect(pub.code, pub.stderr).toBe(0);
     expect(pub.stdout).toMatch(/published .* to D1 mt-arena \(local\)/);
@@ -140,8 +153,9 @@ function workerReports(target: () => Target & { url: string }): void {
 
 describe('the Worker bundle', () => {
   it('reaches neither better-sqlite3, node-llama-cpp, openai nor the CLI, and generates no code at run time', async () => {
-    const out = tmpDir('arena-bundle-');
-    await wrangler(['deploy', '--dry-run', '--outdir', out]);
+    const built = await bundle;
+    if ('error' in built) throw built.error;
+    const { out } = built;
     const map = JSON.parse(readFileSync(join(out, 'worker.js.map'), 'utf8')) as { sources: string[] };
     const sources = map.sources.join('\n');
     expect(sources).toContain('src/entry/worker.ts');
