@@ -4,14 +4,19 @@
 // played without a database. The study's six models on their recorded replies: bench/fewer-calls-study.ts.
 //
 //   node --import tsx bench/fewer-calls.ts [--seeds 3] [--questions 80] [--round-share 0.1] [--six | --twenty]
+//     [--no-oracle: skip the two hindsight columns]
 //     [--spread 1]   # sd of the latent strengths in logits (2: the study's six's fitted spread, see bench/README.md)
-//   node --import tsx bench/fewer-calls.ts --coverage 100 [--models 6]     # honest intervals after adaptive runs
+//   node --import tsx bench/fewer-calls.ts --coverage 100 [--models 6] [--first 0]  # honest intervals after adaptive runs
+//     (--first: the first replicate's number, to add replicates to an earlier run's)
 //
 // Per league and seed: calls as a share of the full plan; whether the settled run's rank intervals are no wider
 // in total than the full plan's and each lies inside the full plan's; the same for a uniform sample of the same
 // size; whether each run's rank intervals hold every model's true rank; and, in hindsight, the share the best
-// neighbour design needed (every match of pairs within k places in the full plan's order, plus 5% of the rest).
+// neighbour design needed (every match of pairs within k places in the full plan's order, plus 5% of the rest);
+// and the least design (core/stats/settle-bound.ts): the fewest matches that separate, at the full plan's
+// estimates, every pair the full plan separates, a lower bound for any scheduler.
 import { seededRng } from '../src/core/stats/random.ts';
+import { rankCertaintyBound } from '../src/core/stats/settle-bound.ts';
 import {
   coversRanks,
   fitOf,
@@ -34,6 +39,7 @@ const QUESTIONS = arg('questions', 80);
 const ROUND_SHARE = arg('round-share', 0.1);
 const COVERAGE = arg('coverage', 0);
 const SPREAD = arg('spread', 1);
+const NO_ORACLE = process.argv.includes('--no-oracle');
 
 /** A uniform sample of `size` of the league's matches. */
 function uniform(l: League, size: number, seed: number): string[] {
@@ -76,7 +82,10 @@ if (!COVERAGE)
       const ms = performance.now() - t0;
       const settled = s.ranks ?? fitOf(l, s.played)!.ranks;
       const u = fitOf(l, uniform(l, s.played.size, 1000 + seed))?.ranks;
-      const best = oracle(l, full, fullFit.ratings);
+      const best = NO_ORACLE ? undefined : oracle(l, full, fullFit.ratings);
+      const bound = NO_ORACLE
+        ? undefined
+        : rankCertaintyBound(l.models, l.matches, [...l.outcome.values()], 0.95);
       rows.push({
         seed,
         stop: s.stop,
@@ -87,6 +96,9 @@ if (!COVERAGE)
         'width uniform': u ? width(u) : 'no fit',
         'uniform reaches full': u && inside(u, full) && width(u) <= width(full) ? 'yes' : 'no',
         'best neighbour design': best === undefined ? 'none' : pct(best),
+        'least design (bound)': bound
+          ? `${pct(bound.share)} (${pct(bound.informationShare)} of information)`
+          : '-',
         'true ranks covered (full/settled)': `${coversRanks(l, full) ? 'yes' : 'no'}/${coversRanks(l, settled) ? 'yes' : 'no'}`,
         'scheduler ms': Math.round(ms),
       });
@@ -103,7 +115,8 @@ if (COVERAGE) {
   const theta = Array.from({ length: n }, (_, k) => 1.5 * ((2 * k) / (n - 1) - 1));
   const truth = populationRatings(theta, { questions: QUESTIONS });
   const sum = { share: 0, aM: 0, aS: 0, aW: 0, aR: 0, uM: 0, uS: 0, uW: 0, uR: 0 };
-  for (let r = 0; r < COVERAGE; r++) {
+  const first = arg('first', 0);
+  for (let r = first; r < first + COVERAGE; r++) {
     const l = league(n, 500 + r, { questions: QUESTIONS }, theta);
     const s = settledRun(l, ROUND_SHARE);
     const a = intervalCoverage(l, s.played, truth)!;
@@ -117,6 +130,10 @@ if (COVERAGE) {
     sum.uS += Number(u.simultaneous);
     sum.uW += u.width;
     sum.uR += Number(u.ranksCovered);
+    // one line per replicate, so that a run cut short still counts
+    console.log(
+      `replicate ${r}: share ${pct(s.played.size / l.matches.length)}, adaptive ${pct(a.marginal)} ${a.simultaneous ? 'all' : 'not all'}, uniform ${pct(u.marginal)} ${u.simultaneous ? 'all' : 'not all'}`,
+    );
   }
   const m = (x: number) => x / COVERAGE;
   console.log(

@@ -57,7 +57,7 @@ export interface Fit {
 }
 
 /** One match's Fisher information about r_k − r_l (rating points): α² p (1 − p) / SCALE². */
-function matchInformation(fit: Fit, k: number, l: number): number {
+export function matchInformation(fit: Fit, k: number, l: number): number {
   const p = 1 / (1 + Math.exp(-(Math.LN10 * (fit.ratings[k]! - fit.ratings[l]!)) / SCALE));
   return (Math.LN10 * Math.LN10 * p * (1 - p)) / (SCALE * SCALE);
 }
@@ -199,7 +199,7 @@ function modelCovariance(fit: Fit, models: string[]): Float64Array {
 }
 
 /** The Moore–Penrose inverse of a connected graph's Laplacian: (L + 11ᵀ/n)⁻¹ − 11ᵀ/n. */
-function pseudoInverse(L: Float64Array, n: number): Float64Array {
+export function pseudoInverse(L: Float64Array, n: number): Float64Array {
   const scale = Math.max(...Array.from({ length: n }, (_, k) => L[k * n + k]!), 1e-300);
   const A = Float64Array.from(L, (x) => x / scale + 1 / n);
   const inv = invert(A, n);

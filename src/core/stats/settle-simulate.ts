@@ -2,11 +2,13 @@
 // schedulers (settle.ts, settle-baseline.ts) on outcomes drawn from what the stored games say now. pairwise-all
 // draws a match from the current Bradley–Terry ratings (all equal before a fit is possible) with the stored tie
 // share; pairwise-baseline draws from each model's stored win/tie/loss shares against the baseline (one
-// pseudo-outcome of each, so a model with no games draws them alike). Pure and seeded.
+// pseudo-outcome of each, so a model with no games draws them alike). A new model with no stored game (a
+// nightly refresh's) is drawn, once per simulated run, like the rated models: a rating from the normal with
+// their mean and spread, as the scheduler's newcomerFill assumes. Pure and seeded.
 import type { MatchOutcome } from '../types.ts';
 import { scoreOf } from '../outcomes.ts';
 import { SCALE } from '../ratings.ts';
-import { randInt, seededRng, type Rng } from './random.ts';
+import { normal, randInt, seededRng, type Rng } from './random.ts';
 import { nextBaselineRound } from './settle-baseline.ts';
 import { fitRanks, nextRound, type SettleMatch } from './settle.ts';
 
@@ -29,13 +31,14 @@ export interface SimulateInput {
 /** Matches (both orders) each simulated run played beyond those stored, sorted. */
 export function simulateSettled(o: SimulateInput): number[] {
   const rng = seededRng(o.seed ?? 1);
-  const draw = o.mode === 'pairwise-all' ? ratingDraw(o) : shareDraw(o);
+  const draws = o.mode === 'pairwise-all' ? ratingDraw(o) : () => shareDraw(o);
   const byKey = new Map(o.matches.map((m) => [m.key, m]));
   const out: number[] = [];
   for (let r = 0; r < (o.replicates ?? 20); r++) {
     const played = new Set(o.played);
     const outcomes = o.outcomes.slice();
     let extra = 0;
+    const draw = draws(rng);
     for (;;) {
       const next = step(o, played, outcomes);
       if (!next.length) break;
@@ -80,23 +83,39 @@ function step(o: SimulateInput, played: ReadonlySet<string>, outcomes: MatchOutc
 
 type Draw = (m: SettleMatch, rng: Rng) => MatchOutcome['outcome'];
 
-/** A match of the league from the current ratings and the stored share of ties. */
-function ratingDraw(o: SimulateInput): Draw {
-  const fit = fitRanks(
-    o.models,
-    o.outcomes
-      .filter((m) => m.outcome !== 'error')
-      .map((m) => ({ a: m.model1, b: m.model2, score: scoreOf(m.outcome), cluster: m.questionId })),
-    o.level ?? 0.95,
-  );
-  const idx = new Map(o.models.map((m, i) => [m, i]));
+/**
+ * Per simulated run, a match of the league from the current ratings and the stored share of ties. Models with no
+ * stored game, when the rest can be fitted, get a rating drawn from the rated models' mean and spread.
+ */
+export function ratingDraw(o: Pick<SimulateInput, 'models' | 'outcomes' | 'level'>): (rng: Rng) => Draw {
+  const battles = o.outcomes
+    .filter((m) => m.outcome !== 'error')
+    .map((m) => ({ a: m.model1, b: m.model2, score: scoreOf(m.outcome), cluster: m.questionId }));
+  const level = o.level ?? 0.95;
+  const met = new Set(battles.flatMap((b) => [b.a, b.b]));
+  const rated = o.models.filter((m) => met.has(m));
+  const fit =
+    fitRanks(o.models, battles, level) ?? (rated.length >= 2 ? fitRanks(rated, battles, level) : undefined);
+  const known = new Map<string, number>();
+  if (fit)
+    (fit.ratings.length === o.models.length ? o.models : rated).forEach((m, k) =>
+      known.set(m, fit.ratings[k]!),
+    );
+  const r = [...known.values()];
+  const mean = r.reduce((s, x) => s + x, 0) / (r.length || 1);
+  const sd = Math.sqrt(r.reduce((s, x) => s + (x - mean) ** 2, 0) / (r.length || 1));
   const decided = o.outcomes.filter((m) => m.outcome !== 'error');
   const ties = decided.filter((m) => m.outcome === 'tie' || m.outcome === 'inconsistent').length;
   const tie = (ties + 1) / (decided.length + 2);
-  return (m, rng) => {
-    const d = fit ? fit.ratings[idx.get(m.a)!]! - fit.ratings[idx.get(m.b)!]! : 0;
-    if (rng() < tie) return 'tie';
-    return rng() < 1 / (1 + 10 ** (-d / SCALE)) ? 'model_1' : 'model_2';
+  return (runRng) => {
+    const rating = new Map(known);
+    for (const m of o.models)
+      if (!rating.has(m)) rating.set(m, r.length >= 2 ? mean + sd * normal(runRng) : 0);
+    return (m, rng) => {
+      const d = rating.get(m.a)! - rating.get(m.b)!;
+      if (rng() < tie) return 'tie';
+      return rng() < 1 / (1 + 10 ** (-d / SCALE)) ? 'model_1' : 'model_2';
+    };
   };
 }
 

@@ -1,42 +1,14 @@
 // The scheduler on the Judge Llama 2 study's recorded replies (6 models, 80 questions × 2 turns, both orders
 // judged by Llama-2-70B): played round by round from the recorded outcomes, it must reach the full plan's rank
 // certainty (every rank interval inside the full plan's, widths no larger in total) with at most half its calls.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { ClusteredBattle } from '../../../src/core/stats/battle-table.ts';
-import { fitRanks, nextRound, type SettleMatch } from '../../../src/core/stats/settle.ts';
-import { STUDY_JUDGMENTS } from '../../../src/importers/judge-llama2.ts';
+import { fitRanks, nextRound } from '../../../src/core/stats/settle.ts';
 import { JUDGE_LLAMA2_DIR, skipWhy } from '../../support/materials.ts';
+import { studySix } from '../../support/study-six.ts';
 
 const why = skipWhy('settle-study', JUDGE_LLAMA2_DIR ? undefined : 'JUDGE_LLAMA2_DIR is not set');
 
-/** The recorded matches and their outcomes (the engine's rule: an error in either order is no battle). */
-function study() {
-  const rows = gunzipSync(readFileSync(join(JUDGE_LLAMA2_DIR!, STUDY_JUDGMENTS)))
-    .toString()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, string | number>);
-  const v = (w: unknown) => (w === 'model_1' ? 1 : w === 'model_2' ? 0 : w === 'tie' ? 0.5 : -1);
-  const matches: SettleMatch[] = [];
-  const outcome = new Map<string, ClusteredBattle | undefined>();
-  for (const r of rows) {
-    const [a, b, q] = [String(r.model_1), String(r.model_2), Number(r.question_id)];
-    const key = `${q}:${r.turn}:${a}:${b}`;
-    matches.push({ key, a, b, cluster: q });
-    const [g1, g2] = [v(r.g1_winner), v(r.g2_winner)];
-    outcome.set(
-      key,
-      g1 < 0 || g2 < 0 ? undefined : { a, b, score: (g1 === g2 ? g1 : 0.5) as 0 | 0.5 | 1, cluster: q },
-    );
-  }
-  const models = [...new Set(matches.flatMap((m) => [m.a, m.b]))].sort();
-  const battles = (keys: Iterable<string>) =>
-    [...keys].map((k) => outcome.get(k)).filter((b): b is ClusteredBattle => !!b);
-  return { matches, models, battles };
-}
+const study = () => studySix(JUDGE_LLAMA2_DIR!);
 
 describe.skipIf(!!why)('nextRound on the study six', () => {
   it('reaches the full plan rank intervals with at most half of its matches', { timeout: 60_000 }, () => {
