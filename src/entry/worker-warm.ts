@@ -6,6 +6,7 @@
 // I/O), and nothing of it is kept but the compiled code: the real app is created on the first request, with its
 // own caches, as before.
 import type { AnyD1Database } from 'drizzle-orm/d1';
+import { sha256Hex } from '../core/sha256.ts';
 
 /** A D1 binding with no rows: every statement answers an empty result, at once (no I/O). */
 export function emptyD1(): AnyD1Database {
@@ -29,12 +30,14 @@ export function emptyD1(): AnyD1Database {
 export const WARM_PATHS = ['/', '/api/standings?judge=warm-up'];
 
 /**
- * Ask `fetch` (an app over `emptyD1()`) for each of WARM_PATHS and read the answers. Everything settles in
+ * Compute one SHA-256 digest, then ask `fetch` (an app over `emptyD1()`) for each of WARM_PATHS and read the answers. Everything settles in
  * microtasks, so it is done before the script's start-up ends; a failure is swallowed (the first request then
  * pays as before), never thrown at start-up.
  */
 export function warmUp(fetch: (r: Request) => Response | Promise<Response>): Promise<void> {
   return (async () => {
+    // the digests a stored report is checked against (pure JS on Workers; no report is read here)
+    sha256Hex('warm-up');
     for (const path of WARM_PATHS) {
       const r = await fetch(new Request(`http://warm-up.invalid${path}`));
       await r.text();
