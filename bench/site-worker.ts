@@ -288,6 +288,8 @@ export interface Split {
   handler: number;
   /** the same samples at their full interval (what a loaded machine inflates) */
   uncapped: number;
+  /** how many samples: taken only while the thread runs, so the load does not add to them */
+  samples: number;
   gc: number;
   /** the rest of the request's wall time in this isolate: waiting (D1, workerd) or descheduled */
   other: number;
@@ -315,6 +317,7 @@ export function profileSplit(p: Profile): Split {
   const out: Split = {
     handler: 0,
     uncapped: 0,
+    samples: 0,
     gc: 0,
     other: 0,
     wall: (p.endTime - p.startTime) / 1000,
@@ -333,6 +336,7 @@ export function profileSplit(p: Profile): Split {
     }
     out.handler += ms;
     out.uncapped += full;
+    out.samples++;
   });
   return out;
 }
@@ -405,7 +409,7 @@ async function main() {
   }
   type Cold = Awaited<ReturnType<typeof coldRequest>>;
   const rows: (Record<
-    'startup' | 'handler' | 'uncapped' | 'gc' | 'again' | 'd1Ms' | 'd1Calls' | 'workerd',
+    'startup' | 'handler' | 'uncapped' | 'samples' | 'gc' | 'again' | 'd1Ms' | 'd1Calls' | 'workerd',
     number
   > & {
     path: string;
@@ -427,6 +431,7 @@ async function main() {
       startup: m((r) => r.startup),
       handler: m((r) => r.first.handler),
       uncapped: m((r) => r.first.uncapped),
+      samples: m((r) => r.first.samples),
       gc: m((r) => r.first.gc),
       again: m((r) => r.again.handler),
       d1Ms: m((r) => r.d1Ms),
@@ -443,12 +448,12 @@ async function main() {
     `\nstart-up floor (bench/worker-floor.ts, one fixed answer): workerd ${fs.toFixed(0)} ms of CPU; handler floor: ${floor.path}\n`,
   );
   console.log(
-    '| page | status | bytes | start-up cpu ms | x floor | **handler ms** (GC) | x floor | uncapped ms | again ms | D1 wait ms (calls) | x floor | workerd cpu ms | load |',
+    '| page | status | bytes | start-up cpu ms | x floor | **handler ms** (GC) | x floor | samples | uncapped ms | again ms | D1 wait ms (calls) | x floor | workerd cpu ms | load |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows)
     console.log(
-      `| \`${r.path}\` | ${r.status} | ${r.bytes} | ${r.startup.toFixed(0)} | ${x(r.startup, fs)} | ${r.handler.toFixed(1)} (${r.gc.toFixed(1)}) | ${x(r.handler, floor.handler)} | ${r.uncapped.toFixed(0)} | ${r.again.toFixed(1)} | ${r.d1Ms.toFixed(0)} (${r.d1Calls}) | ${x(r.d1Ms, floor.d1Ms)} | ${r.workerd.toFixed(0)} | ${r.load} |`,
+      `| \`${r.path}\` | ${r.status} | ${r.bytes} | ${r.startup.toFixed(0)} | ${x(r.startup, fs)} | ${r.handler.toFixed(1)} (${r.gc.toFixed(1)}) | ${x(r.handler, floor.handler)} | ${r.samples} | ${r.uncapped.toFixed(0)} | ${r.again.toFixed(1)} | ${r.d1Ms.toFixed(0)} (${r.d1Calls}) | ${x(r.d1Ms, floor.d1Ms)} | ${r.workerd.toFixed(0)} | ${r.load} |`,
     );
   // where the handler's time went, by module group (self time of the functions running)
   const groups = [...new Set(rows.flatMap((r) => [...r.by.keys()]))]
