@@ -1,9 +1,48 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './tests/support/sequencer.ts';
 
+/**
+ * Test files that share one module graph per worker (`isolate: false`): those whose test helpers (followed
+ * through their imports) are all in STATELESS_HELPERS (tests/support/cli.ts registers its clean-up when first
+ * imported; Chromium, servers and shared fixtures hold per-file state), that mock nothing and leave the process
+ * alone. A fresh module graph costs about a second of CPU per file; these files do not need one.
+ */
+
+/** test helpers without hooks or module state of their own */
+const STATELESS_HELPERS = ['materials', 'logistic', 'league-sim', 'python', 'autoj-fixture', 'study-six'].map(
+  (h) => `tests/support/${h}.ts`,
+);
+const NEEDS_ISOLATION =
+  /\bvi\.(mock|doMock|stub\w*|spyOn|useFakeTimers)\b|\bprocess\.(chdir|on|once|exit)\b|\bprocess\.env\.\w+\s*=[^=]/;
+
+/** The test helpers (files under tests/, not the file itself) that `file` imports, directly or through others. */
+function helpersOf(file: string, seen = new Set<string>()): Set<string> {
+  for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+    const dep = join(dirname(file), m[1]!);
+    if (!dep.startsWith('tests/') || seen.has(dep) || !existsSync(dep)) continue;
+    seen.add(dep);
+    helpersOf(dep, seen);
+  }
+  return seen;
+}
+
+function sharedGraphFiles(): string[] {
+  return readdirSync('tests', { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => join('tests', f))
+    .filter(
+      (f) =>
+        [...helpersOf(f)].every((h) => STATELESS_HELPERS.includes(h)) &&
+        !NEEDS_ISOLATION.test(readFileSync(f, 'utf8')),
+    );
+}
+
+const shared = sharedGraphFiles();
+
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
     // a folder per run for fixtures that several test files share (tests/support/run-shared.ts)
     globalSetup: ['tests/support/global-setup.ts'],
     sequence: { sequencer: LongestFirst },
@@ -13,5 +52,9 @@ export default defineConfig({
     // two test files at a time: most of them wait on child processes and local servers, not on the CPU
     // (one at a time took about 30 minutes for the 87 files on the 2-core CI machine)
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'pure', include: shared, isolate: false } },
+      { extends: true, test: { name: 'isolated', include: ['tests/**/*.test.ts'], exclude: shared } },
+    ],
   },
 });

@@ -16,9 +16,11 @@
  *          --processes 1 (several: that many `arena run`s on one database against one endpoint, started together;
  *            each game must be paid once, goal <= 5% 429s)
  *          --over 1.3  --latency 200 (ms)  --concurrency 64  --dir MTBENCH_DIR
+ *          --log FILE (the servers' request logs, one JSON line each: arrival, status, tokens left, the process's
+ *            key; each process runs with its own key, sk-bench-1, sk-bench-2, ...)
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     latency: { type: 'string', default: '200' },
     concurrency: { type: 'string', default: '64' },
     dir: { type: 'string', default: process.env.MTBENCH_DIR ?? (existsSync(SHARED) ? SHARED : '') },
+    log: { type: 'string' },
   },
 });
 if (!values.dir) {
@@ -93,7 +96,7 @@ const servers = await Promise.all(
 );
 
 const t0 = performance.now();
-const runOne = () => {
+const runOne = (_: unknown, i: number) => {
   const child = spawn(
     process.execPath,
     [
@@ -114,7 +117,11 @@ const runOne = () => {
       '--concurrency',
       values.concurrency!,
     ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPENAI_API_KEY: 'sk-bench' } },
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, OPENAI_API_KEY: `sk-bench-${i + 1}` },
+    },
   );
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -130,6 +137,7 @@ const wallS = (performance.now() - t0) / 1000;
 for (const s of servers) await s.close();
 
 const log = servers.flatMap((s) => s.readLog()).filter((e) => e.path === '/v1/chat/completions');
+if (values.log) writeFileSync(values.log, log.map((e) => JSON.stringify(e)).join('\n') + '\n');
 const requests = log.length;
 const limited = log.filter((e) => e.status === 429).length;
 const charged = log.reduce((s, e) => s + (e.charged ?? 0), 0);

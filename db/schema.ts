@@ -247,7 +247,7 @@ export const batches = sqliteTable('batches', {
   refreshId: text('refresh_id'),
   judge: text('judge').notNull(),
   inputFileId: text('input_file_id').notNull(),
-  /** submitting | submitted | imported | failed | expired | cancelled */
+  /** submitting | submitted | imported | failed | expired | cancelled | output-gone (completed, its results 404) */
   status: text('status').notNull(),
   /** JSON array of the game ids in the batch */
   gameIds: text('game_ids', { mode: 'json' }).$type<string[]>().notNull(),

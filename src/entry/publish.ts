@@ -8,6 +8,7 @@ import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArenaError } from '../core/types.ts';
+import { wranglerCommand } from './wrangler.ts';
 
 /**
  * Tables that belong to the migration tools, not to the data; `leases` (games in flight on this machine) and
@@ -204,8 +205,7 @@ export async function publishToD1(
   try {
     const file = join(dir, 'publish.sql');
     const n = await writePublishSql(db, file);
-    const cmd = [
-      'wrangler',
+    const cmd = wranglerCommand([
       'd1',
       'execute',
       t.database,
@@ -214,9 +214,9 @@ export async function publishToD1(
       file,
       '--yes',
       ...(t.persistTo ? ['--persist-to', t.persistTo] : []),
-    ];
-    log(`npx ${cmd.join(' ')}`);
-    const r = spawnSync('npx', cmd, {
+    ]);
+    log(cmd.shown);
+    const r = spawnSync(cmd.file, cmd.args, {
       stdio: ['ignore', t.output === 'stdout' ? 'inherit' : process.stderr, 'inherit'],
       env: { WRANGLER_SEND_METRICS: 'false', ...process.env },
     });

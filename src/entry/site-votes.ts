@@ -10,6 +10,7 @@ import { ArenaError } from '../core/types.ts';
 import type { MergedSite, SiteAnnotate } from '../storage/annotator-store.ts';
 import type { Store } from '../storage/store.ts';
 import type { D1Target } from './publish.ts';
+import { wranglerCommand } from './wrangler.ts';
 
 /** Rows per `wrangler d1 execute` (a page of at most ~2,000 annotations of 2,000-character reasons: ~5 MB). */
 const PAGE = 2000;
@@ -70,9 +71,11 @@ const QUERIES = {
 
 /** `wrangler d1 execute --json --command` of the statements: the rows of each, in order. */
 function execute(t: D1Target, statements: string[]): unknown[][] {
-  const cmd = ['wrangler', 'd1', 'execute', t.database, t.remote ? '--remote' : '--local', '--json'];
-  cmd.push('--command', statements.join(';\n'), ...(t.persistTo ? ['--persist-to', t.persistTo] : []));
-  const r = spawnSync('npx', cmd, {
+  const cmd = wranglerCommand([
+    ...['d1', 'execute', t.database, t.remote ? '--remote' : '--local', '--json'],
+    ...['--command', statements.join(';\n'), ...(t.persistTo ? ['--persist-to', t.persistTo] : [])],
+  ]);
+  const r = spawnSync(cmd.file, cmd.args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: MAX_OUTPUT,
     encoding: 'utf8',

@@ -25,7 +25,12 @@ export async function llamaCppGenerator(o: LlamaCppGeneratorOptions): Promise<An
     new ArenaError(`[generator:llama-cpp] ${m}`, file ? { file } : undefined, cause ? { cause } : undefined);
   const lora = o.lora ? [o.lora] : [];
   checkModelFiles(o.gguf, lora, fail);
-  const { mod, model, context } = await loadModel(
+  const {
+    mod,
+    model,
+    context,
+    wrapper: chatWrapper,
+  } = await loadModel(
     {
       modelPath: o.gguf,
       lora,
@@ -36,12 +41,17 @@ export async function llamaCppGenerator(o: LlamaCppGeneratorOptions): Promise<An
     fail,
   );
   const sequence = context.getSequence();
+  // the model's chat format, resolved once with the model: a session resolves it again unless it is given one
   let chain = Promise.resolve('');
   return {
     concurrency: 1,
     generate: (turns, previous, temperature) =>
       (chain = chain.then(async () => {
-        const session = new mod.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
+        const session = new mod.LlamaChatSession({
+          contextSequence: sequence,
+          chatWrapper,
+          autoDisposeSequence: false,
+        });
         try {
           let last = '';
           for (let i = 0; i < turns.length; i++) {

@@ -2,19 +2,18 @@
 // the limits from each answer's x-ratelimit-* headers (or takes declared ones), waits out 429s for everyone at
 // once, and narrows its window of calls in flight when 429s come anyway (additive increase, multiplicative decrease).
 // Other processes may spend from the same limit: each answer's `remaining`, with this governor's own charges since
-// that call, tells how much of what was spent was its own, and the governor keeps to that share of the bucket.
+// that call, tells how much of what was spent was its own, and the governor keeps to that share of the bucket and of
+// its refill (share.ts: it starts at half, and a 429 cuts it).
 import type { JudgeCallError, JudgeReply, JudgeRequest } from './judge.ts';
 import {
   Bucket,
   CHARS_PER_TOKEN,
   readRateLimit,
   requestCost,
-  SHARE_SAMPLE_MS,
-  shareBetween,
   type AnnouncedLimit,
   type RateLimitInfo,
-  type ShareSample,
 } from './rate-limit.ts';
+import { HEADROOM, ShareEstimate } from './share.ts';
 
 /** Time as the governor sees it: real by default, a fake one in tests. */
 export interface Clock {
@@ -58,6 +57,8 @@ interface Sent {
   at: number;
   tokens: number;
   requests: number;
+  /** the call's own cost */
+  cost: number;
 }
 
 interface Waiter {
@@ -99,11 +100,15 @@ export class RateGovernor {
   #charsPerToken = CHARS_PER_TOKEN;
   /** until the first 429, the window grows by one per success (doubling each window), then by one per window */
   #slowStart = true;
-  /** this governor's share of each bucket's spending, and the answer it was last measured at */
-  readonly #shared: Record<Kind, { share: number; last?: ShareSample }> = {
-    tokens: { share: 1 },
-    requests: { share: 1 },
+  /** this governor's share of each bucket's spending */
+  readonly #shared: Record<Kind, ShareEstimate> = {
+    tokens: new ShareEstimate(),
+    requests: new ShareEstimate(),
   };
+  /** what calls answered 429 would have cost (the server charged nothing for them), by each one's `Sent.requests` */
+  readonly #refused: { seq: number; tokens: number }[] = [];
+  /** the refusals folded out of that list (the oldest, once it is long) */
+  readonly #refusedBefore: Record<Kind, number> = { tokens: 0, requests: 0 };
   /** counters for reports and benches */
   readonly stats = { admitted: 0, rateLimited: 0, tokensCharged: 0 };
 
@@ -189,7 +194,12 @@ export class RateGovernor {
       this.#requests?.take(1, now);
       this.stats.admitted++;
       this.stats.tokensCharged += w.cost;
-      const sent: Sent = { at: now, tokens: this.stats.tokensCharged, requests: this.stats.admitted };
+      const sent: Sent = {
+        at: now,
+        tokens: this.stats.tokensCharged,
+        requests: this.stats.admitted,
+        cost: w.cost,
+      };
       this.#flying.set(sent.requests, w.cost);
       let settled = false;
       w.resolve({
@@ -235,7 +245,13 @@ export class RateGovernor {
     this.#heard = true;
     this.stats.rateLimited++;
     this.#slowStart = false;
+    this.#refuse(sent);
     const info = e.rateLimit;
+    for (const [kind, b] of [
+      ['tokens', this.#tokens],
+      ['requests', this.#requests],
+    ] as const)
+      if (b) b.share = this.#shared[kind].cut(sent.at, now);
     this.#learn(info, now, sent);
     // multiplicative decrease, and everyone waits what the server asked
     this.#window = Math.max(1, Math.min(this.#window, this.#flying.size + 1) / 2);
@@ -268,27 +284,41 @@ export class RateGovernor {
    * some time after it was admitted, so no refill is credited for the time since (that would count the transit
    * twice), and calls may reach it out of order: the calls admitted since, and the older ones still unanswered, are
    * taken off. Alone, the governor so believes at most what is left (a lower belief costs only a cushion of about
-   * one round trip's refill, not throughput); the next answer corrects it.
+   * one round trip's refill, not throughput); the next answer corrects it. Until then it refills at its share of
+   * the rate.
    */
   #observe(kind: Kind, b: Bucket | undefined, remaining: number | undefined, now: number, sent: Sent): void {
     if (!b || remaining === undefined) return;
-    const sh = this.#shared[kind];
-    const sample: ShareSample = { at: sent.at, remaining, own: sent[kind] };
-    if (!sh.last) sh.last = sample;
-    else if (sample.at > sh.last.at) {
-      const share = shareBetween(sh.last, sample, b);
-      if (share !== undefined) {
-        sh.share = 0.5 * sh.share + 0.5 * share;
-        sh.last = sample;
-      } else if (sample.at - sh.last.at >= 2 * SHARE_SAMPLE_MS) sh.last = sample;
-    }
+    const own = sent[kind] - this.#refusedUpTo(kind, sent.requests);
+    b.share = this.#shared[kind].observe({ at: sent.at, remaining, own }, b);
     const ownSince = (kind === 'tokens' ? this.stats.tokensCharged : this.stats.admitted) - sent[kind];
     let olderUnanswered = 0;
     for (const [seq, cost] of this.#flying) {
       if (seq >= sent.requests) break; // admitted in order
       olderUnanswered += kind === 'tokens' ? cost : 1;
     }
-    b.set(sh.share * Math.min(b.capacity, remaining) - ownSince - olderUnanswered, now);
+    b.set((1 - HEADROOM) * b.share * Math.min(b.capacity, remaining) - ownSince - olderUnanswered, now);
+  }
+
+  /** a call answered 429: the server charged nothing for it */
+  #refuse(sent: Sent): void {
+    this.#refused.push({ seq: sent.requests, tokens: sent.cost });
+    if (this.#refused.length <= 256) return;
+    for (const r of this.#refused.splice(0, 128)) {
+      this.#refusedBefore.tokens += r.tokens;
+      this.#refusedBefore.requests += 1;
+    }
+  }
+
+  /**
+   * What this governor's calls admitted up to the `seq`th, and answered 429 so far, would have cost: its own
+   * spending as the server counted it is its charges less these. A refusal of a later call is not among them (it
+   * would make the spending up to that call look smaller than it was, and the share with it).
+   */
+  #refusedUpTo(kind: Kind, seq: number): number {
+    let n = this.#refusedBefore[kind];
+    for (const r of this.#refused) if (r.seq <= seq) n += kind === 'tokens' ? r.tokens : 1;
+    return n;
   }
 
   /** learn the prompt's characters per token from a reply's counted prompt tokens (a moving average) */

@@ -23,8 +23,11 @@ export interface BatchClient {
   /** every batch of the organisation, newest first, a page (100) at a time as the caller reads on */
   list(): AsyncIterable<BatchInfo>;
   retrieve(id: string, signal?: AbortSignal): Promise<BatchInfo>;
-  /** the text of a file (a batch's output: one JSON line per request) */
-  outputText(fileId: string): Promise<string>;
+  /**
+   * the text of a file (a batch's output: one JSON line per request); null when the server has no such file any
+   * more (404: deleted, or past the provider's retention)
+   */
+  outputText(fileId: string): Promise<string | null>;
   /** upload `lines` as a JSONL file and create a 24 h chat-completions batch of it */
   submit(
     lines: string[],
@@ -97,7 +100,15 @@ export function openaiBatchClient(o: {
     },
     retrieve: (id, signal) =>
       guard(async () => info(await client.batches.retrieve(id, signal ? { signal } : {}))),
-    outputText: (fileId) => guard(async () => (await client.files.content(fileId)).text()),
+    outputText: (fileId) =>
+      guard(async () => {
+        try {
+          return await (await client.files.content(fileId)).text();
+        } catch (e) {
+          if (e instanceof OpenAI.NotFoundError) return null;
+          throw e;
+        }
+      }),
     submit: (lines, fileName, metadata) =>
       guard(async () => {
         const file = await client.files.create({

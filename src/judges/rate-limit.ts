@@ -114,17 +114,25 @@ export class Bucket {
     this.#level = level;
     this.#at = now;
   }
+  /**
+   * The part of the bucket this holder may spend, when others spend from it too (1: all of it): it is refilled at
+   * that part of the rate and holds at most that part of the capacity.
+   */
+  share = 1;
   level(now: number): number {
     if (now > this.#at) {
-      this.#level = Math.min(this.capacity, this.#level + (now - this.#at) * this.perMs);
+      this.#level = Math.min(this.#top(), this.#level + (now - this.#at) * this.perMs * this.share);
       this.#at = now;
     }
     return this.#level;
   }
-  /** ms until `n` can be taken (a request larger than the bucket waits for a full one) */
+  #top(): number {
+    return this.capacity * this.share;
+  }
+  /** ms until `n` can be taken (a request larger than this holder's part of the bucket waits for it full) */
   waitMs(n: number, now: number): number {
-    const need = Math.min(n, this.capacity) - this.level(now);
-    return need <= 0 ? 0 : need / this.perMs;
+    const need = Math.min(n, this.#top()) - this.level(now);
+    return need <= 0 ? 0 : need / (this.perMs * this.share);
   }
   take(n: number, now: number): void {
     this.level(now);
@@ -137,7 +145,7 @@ export class Bucket {
   /** set the level from what the server said (never above the capacity) */
   set(level: number, now: number): void {
     this.level(now);
-    this.#level = Math.min(this.capacity, level);
+    this.#level = Math.min(this.#top(), level);
   }
   /** a new size (and refill rate), from a header or a declaration; the level keeps its share of the old size */
   resize(capacity: number, perMs: number, now: number): void {
@@ -147,39 +155,6 @@ export class Bucket {
     this.capacity = capacity;
     this.perMs = perMs;
   }
-}
-
-/** What a governor last learned of one bucket from the server, to tell its own spending from others'. */
-export interface ShareSample {
-  /** when the call whose answer said it was admitted */
-  at: number;
-  /** what the server said was left after that call */
-  remaining: number;
-  /** what this governor had charged in all, that call included */
-  own: number;
-}
-
-/** The shortest interval between two samples that a share is measured over (shorter ones are mostly noise). */
-export const SHARE_SAMPLE_MS = 500;
-/** The least share a governor keeps of a bucket others spend from (it still learns when they stop). */
-const MIN_SHARE = 0.05;
-
-/**
- * This governor's share of what a bucket's spenders spent between two answers' samples: its own charges over the
- * server's drop in `remaining` plus the refill in between. Undefined when the interval is too short, or the bucket
- * may have been full meanwhile (refill lost, so the total is unknown).
- */
-export function shareBetween(
-  a: ShareSample,
-  b: ShareSample,
-  bucket: { capacity: number; perMs: number },
-): number | undefined {
-  const dt = b.at - a.at;
-  if (dt < SHARE_SAMPLE_MS) return undefined;
-  if (a.remaining + bucket.perMs * dt >= bucket.capacity) return undefined;
-  const total = a.remaining - b.remaining + bucket.perMs * dt;
-  if (total <= 0) return undefined;
-  return Math.min(1, Math.max(MIN_SHARE, (b.own - a.own) / total));
 }
 
 /**

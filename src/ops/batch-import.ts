@@ -32,20 +32,17 @@ export async function pollOnce(job: BatchJob): Promise<number> {
     const before = { cost: run.cost ?? 0, played: run.played };
     // the output file (replies) and the error file (failed requests: attempts), read before anything is stored
     let text = '';
-    for (const f of [remote.outputFileId, remote.errorFileId])
-      if (f) text += `${await o.client.outputText(f)}\n`;
+    const gone: string[] = [];
+    for (const f of [remote.outputFileId, remote.errorFileId]) {
+      const t = f ? await o.client.outputText(f) : '';
+      if (t === null) gone.push(f!);
+      else text += `${t}\n`;
+    }
     const results = readResults(text, job.bySpec, b.id);
-    if (remote.status !== 'completed') {
-      const why = `batch ${b.id} ${remote.status}${remote.errors ? `: ${remote.errors}` : ''}`;
+    if (remote.status !== 'completed' || gone.length) {
+      const why = await unanswered(job, b, results, remote.status, gone, remote.errors);
       report.failedBatches.push(why);
       log(`[${o.judgeId}] ${why}`);
-      // its games with no line are failed attempts too (a failed batch has no output at all)
-      for (const id of b.gameIds) {
-        const spec = job.bySpec.get(id);
-        if (!spec || results.replies.has(id)) continue;
-        results.replies.set(id, new Error(`[judge:openai-batch] ${why}`));
-        results.items.push({ spec, id });
-      }
     }
     await importResults(job, results);
     // a game of the batch with no result line was not answered: billed only if the batch completed (then at its
@@ -54,23 +51,57 @@ export async function pollOnce(job: BatchJob): Promise<number> {
       const charged = o.budget?.settle(id, remote.status === 'completed' ? null : 0);
       if (charged) run.costEstimated += charged;
     }
-    const cost = (run.cost ?? 0) - before.cost;
-    report.cost += cost;
+    report.cost += (run.cost ?? 0) - before.cost;
+    // the batch's cost is all its stored games', not only this import's: an import a full disk stopped stored
+    // some of them under the stopped run, and the next run stored the recovered ones before this one
+    const { cost } = await o.store.ledger.ofGames(b.gameIds);
     await o.store.batches.update(b.id, {
-      status: remote.status === 'completed' ? 'imported' : remote.status,
+      status: gone.length ? GONE : remote.status === 'completed' ? 'imported' : remote.status,
       finishedAt: Date.now(),
-      cost,
+      cost: cost ?? 0,
     });
     log(`[${o.judgeId}] batch ${b.id} ${remote.status}: imported ${report.imported} games`);
   }
   return pending;
 }
 
-/** A finished batch's output file, played as games: each line's reply is read as a verdict, a failure is an attempt. */
-async function importResults(
+/** The status of a completed batch whose results could not be read any more: its games not stored go up again. */
+export const GONE = 'output-gone';
+
+/**
+ * A batch that ended without answering (failed, expired, cancelled), or completed with a result file the server no
+ * longer has: its games with no result line are failed attempts (never verdicts), so a later submission (the next
+ * step of this refresh) sends them again, at most MAX_BATCH_TRIES times. A game already stored keeps its verdict.
+ * Returns what the refresh reports.
+ */
+async function unanswered(
   job: BatchJob,
-  { replies, items }: ReturnType<typeof readResults>,
-): Promise<void> {
+  b: { id: string; gameIds: string[] },
+  results: ReturnType<typeof readResults>,
+  status: string,
+  gone: string[],
+  errors: string | null,
+): Promise<string> {
+  const stored = await job.o.store.games.existingIds(b.gameIds);
+  const open = b.gameIds.flatMap((id) => {
+    const spec = job.bySpec.get(id);
+    return spec && !results.replies.has(id) && !stored.has(id) ? [{ spec, id }] : [];
+  });
+  const why = gone.length
+    ? `batch ${b.id} completed, but the server no longer has its result file ${gone.join(' and ')} (404: deleted, or past the provider's retention): ${stored.size} of its games are stored and keep their verdicts; the ${open.length} others were billed but cannot be read, so they are submitted again`
+    : `batch ${b.id} ${status}${errors ? `: ${errors}` : ''}`;
+  for (const g of open) {
+    results.replies.set(g.id, new Error(`[judge:openai-batch] ${why}`));
+    results.items.push(g);
+    // a completed batch billed them: the budget charges them at their bound
+    if (gone.length) results.billed.add(g.id);
+  }
+  return why;
+}
+
+/** A finished batch's output file, played as games: each line's reply is read as a verdict, a failure is an attempt. */
+async function importResults(job: BatchJob, results: ReturnType<typeof readResults>): Promise<void> {
+  const { replies, items } = results;
   const { o, report, run } = job;
   if (!items.length) return;
   const played = run.played;
@@ -91,7 +122,7 @@ async function importResults(
     ...(o.spill ? { spill: o.spill } : {}),
     // the budget held each game's bound since its submission: charged what its result line says it cost (a failed
     // request is not billed), whether or not the game could be stored
-    ...(o.budget ? { budget: batchCharges(job, replies) } : {}),
+    ...(o.budget ? { budget: batchCharges(job, results) } : {}),
     call: async ({ id }) => {
       const r = replies.get(id)!;
       if (r instanceof Error) throw r;
@@ -103,14 +134,17 @@ async function importResults(
   report.imported += run.played - played;
 }
 
-/** The budget's view of an import: each game is charged its result line's cost (a failed request: nothing). */
-function batchCharges(job: BatchJob, replies: Map<string, JudgeReply | Error>) {
+/**
+ * The budget's view of an import: each game is charged its result line's cost (a failed request: nothing; a
+ * result that was billed but cannot be read: its bound).
+ */
+function batchCharges(job: BatchJob, { replies, billed }: ReturnType<typeof readResults>) {
   const budget = job.o.budget!;
   return {
     reserve: () => true,
     settle: (id: string): number => {
       const r = replies.get(id);
-      if (r === undefined || r instanceof Error) return budget.settle(id, 0);
+      if (r === undefined || r instanceof Error) return budget.settle(id, billed.has(id) ? null : 0);
       return budget.settle(id, costOf(job.o.price, r.tokensIn ?? null, r.tokensOut ?? null));
     },
   };
@@ -170,7 +204,9 @@ function readResults(text: string, bySpec: Map<string, GameSpec>, batchId: strin
     );
     items.push({ spec, id: r.custom_id });
   }
-  return { replies, items };
+  /** games whose failure was billed all the same (a completed batch's results that cannot be read) */
+  const billed = new Set<string>();
+  return { replies, items, billed };
 }
 
 /** `error.code: message` of a failed request's body (an OpenAI error object), if it has one */

@@ -14,6 +14,21 @@ export async function healthReport(
   reference: string,
   o: HealthOptions & { turn?: number } = {},
 ): Promise<HealthRow[]> {
+  const { rows, unrated } = await healthRows(store, judges, reference, o);
+  if (unrated.length) throw new ArenaError(unrated[0]!.why);
+  return rows;
+}
+
+/**
+ * The same rows, with the judges the reference cannot rate set aside with the reason instead of refused (the site
+ * shows the rest, and says why those are missing).
+ */
+export async function healthRows(
+  store: Store,
+  judges: string[],
+  reference: string,
+  o: HealthOptions & { turn?: number } = {},
+): Promise<{ rows: HealthRow[]; unrated: { judge: string; why: string }[] }> {
   const known = new Set((await store.games.judges()).map((j) => j.judge));
   for (const j of [...judges, reference])
     if (!known.has(j))
@@ -21,13 +36,15 @@ export async function healthReport(
         `no judge named "${j}" (judges: ${[...known].sort().join(', ') || 'none yet'}; see \`arena judges\`)`,
       );
   const rb = await clusteredBattles(store, reference, o.turn);
-  const out: HealthRow[] = [];
+  const rows: HealthRow[] = [];
+  const unrated: { judge: string; why: string }[] = [];
   for (const j of judges) {
     const jb = await clusteredBattles(store, j, o.turn);
-    refuseUnrated(reference, rb, jb);
-    out.push(benchmarkHealth(j, jb, reference, rb, o));
+    const why = unratedReason(reference, rb, jb);
+    if (why) unrated.push({ judge: j, why });
+    else rows.push(benchmarkHealth(j, jb, reference, rb, o));
   }
-  return out;
+  return { rows, unrated };
 }
 
 const WHY: Record<Exclude<Estimability, 'ok' | 'missing'>, string> = {
@@ -37,21 +54,19 @@ const WHY: Record<Exclude<Estimability, 'ok' | 'missing'>, string> = {
 };
 
 /**
- * Refuses a reference whose verdicts on the models both judged give them no finite Bradley–Terry ratings (some model
- * never lost, or never won, against the rest: Ford 1957): every figure against it would be an artefact, a few
- * annotator votes being the usual case.
+ * Why a reference cannot rate the models a judge judged (undefined when it can): its verdicts on the models both
+ * judged give them no finite Bradley–Terry ratings (some model never lost, or never won, against the rest: Ford 1957),
+ * so every figure against it would be an artefact; a few annotator votes are the usual case.
  */
-function refuseUnrated(reference: string, rb: ClusteredBattle[], jb: ClusteredBattle[]): void {
+function unratedReason(reference: string, rb: ClusteredBattle[], jb: ClusteredBattle[]): string | undefined {
   const judged = new Set(jb.flatMap((b) => [b.a, b.b]));
   const both = rb.filter((b) => judged.has(b.a) && judged.has(b.b));
   const c = collapseBattles(both);
   const { status, separated } = estimability(c);
-  if (!separated) return;
+  if (!separated) return undefined;
   const off = (Object.keys(WHY) as (keyof typeof WHY)[])
     .map((s) => [c.models.filter((_, k) => status[k] === s), WHY[s]] as const)
     .filter(([ms]) => ms.length)
     .map(([ms, why]) => `${ms.join(', ')} ${why}`);
-  throw new ArenaError(
-    `the reference "${reference}" cannot rate these models yet: in its ${both.length} verdicts over ${c.models.length} models, ${off.join('; ')}, so Bradley–Terry has no finite ratings for them (Ford 1957); collect more votes, or compare on the models it rates`,
-  );
+  return `the reference "${reference}" cannot rate these models yet: in its ${both.length} verdicts over ${c.models.length} models, ${off.join('; ')}, so Bradley–Terry has no finite ratings for them (Ford 1957); collect more votes, or compare on the models it rates`;
 }

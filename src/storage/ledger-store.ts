@@ -57,6 +57,8 @@ export interface LedgerStore {
   byRun(limit?: number): Promise<RunCost[]>;
   /** the most recent games with their cost, newest first */
   byGame(limit?: number): Promise<GameCost[]>;
+  /** what these games cost, those of them stored (a Batch API job's games): USD null when none has a known cost */
+  ofGames(ids: string[]): Promise<{ games: number; cost: number | null }>;
   /** a judge's stored games that have both token counts, summed */
   tokenTotals(judge: string): Promise<TokenTotals>;
 }

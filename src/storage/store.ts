@@ -98,7 +98,7 @@ export interface BatchRecord {
   refreshId: string | null;
   judge: string;
   inputFileId: string;
-  /** submitting | submitted | imported | failed | expired | cancelled */
+  /** submitting | submitted | imported | failed | expired | cancelled | output-gone (completed, its results 404) */
   status: string;
   /** the ids of the games in the batch */
   gameIds: string[];

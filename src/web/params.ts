@@ -5,7 +5,7 @@
 //    result cache keys on the validated values only (src/web/http-cache.ts), so junk never becomes an entry.
 // 2. their meaning, checked against the data (`lookups`): an unknown judge, category, model, question or checkpoint
 //    series is a 404 listing the valid values.
-import { REFERENCE_JUDGE } from '../core/constants.ts';
+import { AUTHOR, REFERENCE_JUDGE } from '../core/constants.ts';
 import { zValidator } from '@hono/zod-validator';
 import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -218,10 +218,15 @@ export function lookups(data: SiteData, cache: ResultCache) {
         if (fallback && first) return first;
         throw new HTTPException(400, { message: 'query parameter "judge" is required' });
       }
-      if (!judges.includes(j))
+      if (!judges.includes(j)) {
+        // a judge with games or votes whose reports the Worker has not had published yet (the first annotator votes)
+        const known = j !== AUTHOR && (await catalog.judges()).some((x) => x.judge === j);
         throw new HTTPException(404, {
-          message: `no judge named "${j}" (judges: ${judges.join(', ') || 'none'})`,
+          message: known
+            ? `judge "${j}" has no leaderboard here yet: its reports are built at the next \`arena publish\` (judges: ${judges.join(', ') || 'none'})`
+            : `no judge named "${j}" (judges: ${judges.join(', ') || 'none'})`,
         });
+      }
       return j;
     },
     /** ?turn=&category= */

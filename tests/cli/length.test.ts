@@ -80,8 +80,14 @@ describe('arena length when the length effect is not estimable', () => {
     expect(r.models.map((m) => [m.n, m.winRate])).toEqual(MODELS.map(() => [24, 0.5]));
     for (const m of r.models) expect([m.lcWinRate, m.lo, m.hi]).toEqual([null, null, null]);
     const text = await arenaOk(['length', '--db', ties, '--rounds', '20']);
-    expect(text).toMatch(/length effect: not estimable: no decisive outcomes/);
-    expect(text).not.toMatch(/SE \d|%\s+50\.0%\s+50\.0%/);
+    // said plainly, once: no share "0 of 0", no method footnote or intervals for a model that was not fitted
+    expect(text).toMatch(
+      /^openai\/judge: no decisive verdicts: all 48 matches are ties, so there is nothing to estimate the length effect or length-controlled win rates from\n/,
+    );
+    expect(text).not.toMatch(/0 of 0|decisive verdicts \(|length effect:|one joint model|Intervals:|SE \d/);
+    // the raw win rates stay, without the columns of the fit
+    expect(text).toMatch(/model\s+matches\s+win rate\s+mean length diff/);
+    expect(text).not.toMatch(/95% (lo|hi)|length-controlled:/);
   });
 
   it('one match: too little data, said with the reason; no SE', async () => {
@@ -90,7 +96,8 @@ describe('arena length when the length effect is not estimable', () => {
     expect(r.notEstimable?.reason).toMatch(/too little data.*1 question/);
     for (const m of r.models) expect([m.lcWinRate, m.lo, m.hi]).toEqual([null, null, null]);
     const text = await arenaOk(['length', '--db', one, '--rounds', '20']);
+    expect(text).toMatch(/^openai\/judge: 0 of 1 decisive verdicts \(0.0%\) went to the longer answer/);
     expect(text).toMatch(/length effect: not estimable: too little data/);
-    expect(text).not.toMatch(/SE \d/);
+    expect(text).not.toMatch(/SE \d|one joint model|Intervals:|length-controlled/);
   });
 });

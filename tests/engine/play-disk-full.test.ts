@@ -55,6 +55,40 @@ function fillsUp(s: Store, room: number): Store {
   });
 }
 
+type Judge = ReturnType<typeof withRetry>;
+
+/** The 60 games played through `judge` into `s`, 4 at a time, the replies the database refuses going to `spill`. */
+function play60(s: Store, judge: Judge, spill: NonNullable<Parameters<typeof playGames>[1]['spill']>) {
+  const run = newRun({ judge: judge.id, mode: 'pairwise-all', config: {}, planned: 60, toPlay: 60 });
+  return playGames(items(60), {
+    store: s,
+    run,
+    settings: { temperature: 0, maxTokens: 64 },
+    call: ({ spec }, c) =>
+      judge.complete({
+        system: spec.systemPrompt,
+        user: spec.userPrompt,
+        temperature: 0,
+        maxTokens: 64,
+        onRetry: c.onRetry,
+      }),
+    read: (spec, text) => verdictOf(spec, text, parserFor(undefined, 'last')),
+    concurrency: 4,
+    spill,
+  });
+}
+
+/** What `p` rejected with: the one error a stopped run throws. */
+async function stopped(p: Promise<unknown>): Promise<Error> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ArenaError);
+  expect((err as Error).message).toMatch(/stopped: the database refused a write: database or disk is full/);
+  return err as Error;
+}
+
 describe('playGames when the database refuses a write', () => {
   it('stops calling, spills the paid replies, marks the run failed, throws one ArenaError', async () => {
     store = openSqliteStore(join(dir, 'full.db'));
@@ -64,32 +98,13 @@ describe('playGames when the database refuses a write', () => {
       timeoutMs: 5000,
     });
     const spilled: { games: Game[]; run: RunRecord }[] = [];
-    const run = newRun({ judge: judge.id, mode: 'pairwise-all', config: {}, planned: 60, toPlay: 60 });
-    const err = await playGames(items(60), {
-      store: fillsUp(store, 10),
-      run,
-      settings: { temperature: 0, maxTokens: 64 },
-      call: ({ spec }, c) =>
-        judge.complete({
-          system: spec.systemPrompt,
-          user: spec.userPrompt,
-          temperature: 0,
-          maxTokens: 64,
-          onRetry: c.onRetry,
-        }),
-      read: (spec, text) => verdictOf(spec, text, parserFor(undefined, 'last')),
-      concurrency: 4,
-      spill: async (games, r) => {
+    const err = await stopped(
+      play60(fillsUp(store, 10), judge, async (games, r) => {
         spilled.push({ games, run: r });
         return '/spill/file.jsonl';
-      },
-    }).then(
-      () => undefined,
-      (e: unknown) => e,
+      }),
     );
-    expect(err).toBeInstanceOf(ArenaError);
-    expect((err as Error).message).toMatch(/stopped: the database refused a write: database or disk is full/);
-    expect((err as Error).message).toContain('/spill/file.jsonl');
+    expect(err.message).toContain('/spill/file.jsonl');
     const calls = server.log.filter((e) => e.path === '/v1/chat/completions').length;
     const stored = (store.sqlite.prepare('select count(*) n from games').get() as { n: number }).n;
     const kept = spilled.flatMap((s) => s.games);
@@ -143,28 +158,7 @@ describe('playGames when the database refuses a write', () => {
         key === 'runs' ? runs : key === 'games' ? games : (Reflect.get(t, key, recv) as unknown),
     });
     const spilled: Game[] = [];
-    const run = newRun({ judge: judge.id, mode: 'pairwise-all', config: {}, planned: 60, toPlay: 60 });
-    const err = await playGames(items(60), {
-      store: full$,
-      run,
-      settings: { temperature: 0, maxTokens: 64 },
-      call: ({ spec }, c) =>
-        judge.complete({
-          system: spec.systemPrompt,
-          user: spec.userPrompt,
-          temperature: 0,
-          maxTokens: 64,
-          onRetry: c.onRetry,
-        }),
-      read: (spec, text) => verdictOf(spec, text, parserFor(undefined, 'last')),
-      concurrency: 4,
-      spill: async (g) => (spilled.push(...g), '/spill/file.jsonl'),
-    }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(ArenaError);
-    expect((err as Error).message).toMatch(/stopped: the database refused a write: database or disk is full/);
+    await stopped(play60(full$, judge, async (g) => (spilled.push(...g), '/spill/file.jsonl')));
     // every paid reply is stored or spilled, once; the run stopped well before the plan's end
     const paid = server.log.filter((e) => e.path === '/v1/chat/completions' && e.status === 200).length;
     const stored = (s.sqlite.prepare('select count(*) n from games').get() as { n: number }).n;

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RateGovernor, refillPerMs, type Clock } from '../../src/judges/governor.ts';
 import { JudgeCallError } from '../../src/judges/judge.ts';
-import {
-  Bucket,
-  parseResetMs,
-  readRateLimit,
-  requestCost,
-  shareBetween,
-} from '../../src/judges/rate-limit.ts';
+import { Bucket, parseResetMs, readRateLimit, requestCost } from '../../src/judges/rate-limit.ts';
+import { HEADROOM, JOIN_SHARE, START_SHARE } from '../../src/judges/share.ts';
 
 function fakeClock() {
   let t = 0;
@@ -141,9 +136,14 @@ describe('the governor on a fake clock', () => {
       },
     });
     await flush();
-    expect(second).toBe(false); // another process spent the bucket: wait for 100 tokens = 100 ms
+    // another process spent the bucket: this one joins it at a quarter of the refill, 100 tokens in 400 ms
+    expect(second).toBe(false);
     expect(g.limits()).toEqual({ tpm: 60_000, rpm: 600 });
-    clock.advance(100);
+    expect(g.share).toBe(JOIN_SHARE);
+    clock.advance(399);
+    await flush();
+    expect(second).toBe(false);
+    clock.advance(1);
     await flush();
     expect(second).toBe(true);
   });
@@ -190,41 +190,28 @@ describe('what the headers tell of others and of the window', () => {
     expect(refillPerMs(undefined)).toBeUndefined();
   });
 
-  it("a governor's share: its own charges over the server's drop plus the refill in between", () => {
-    const bucket = { capacity: 6000, perMs: 1 };
-    // 1,000 s of refill and a drop of 1,000: 2,000 spent, 1,000 of them here
-    expect(
-      shareBetween({ at: 0, remaining: 3000, own: 0 }, { at: 1000, remaining: 2000, own: 1000 }, bucket),
-    ).toBe(0.5);
-    expect(
-      shareBetween({ at: 0, remaining: 3000, own: 0 }, { at: 1000, remaining: 2000, own: 2000 }, bucket),
-    ).toBe(1);
-    // too short to measure; or the bucket may have filled meanwhile (refill lost)
-    expect(
-      shareBetween({ at: 0, remaining: 3000, own: 0 }, { at: 100, remaining: 2900, own: 50 }, bucket),
-    ).toBe(undefined);
-    expect(
-      shareBetween({ at: 0, remaining: 5500, own: 0 }, { at: 1000, remaining: 5000, own: 100 }, bucket),
-    ).toBe(undefined);
-  });
-
-  it('keeps to its share of what the server says is left, less its own calls the server had not seen', async () => {
+  it('keeps to its share of what the server says is left, less a headroom and its own calls the server had not seen', async () => {
     const clock = fakeClock();
     const g = new RateGovernor({ clock });
     const rl = (remaining: number) => ({ tokens: { limit: 60_000, remaining, resetMs: 60_000 - remaining } });
-    // 60,000 per minute = 1 token per ms. The first call, answered at once: 50,000 left
-    (await g.admit(1000)).settle({ reply: { text: 'ok', rateLimit: rl(50_000) } });
-    expect(g.share).toBe(1);
-    // 1 s later another process has spent 9,000: 50,000 + 1,000 refilled - 1,000 here - 9,000 = 41,000 left
+    // 60,000 per minute = 1 token per ms. The first call, answered at once: 58,000 left, about a full bucket
+    (await g.admit(1000)).settle({ reply: { text: 'ok', rateLimit: rl(58_000) } });
+    expect(g.share).toBe(START_SHARE);
+    // 1 s later another process has spent 9,000: 58,000 + 1,000 refilled - 1,000 here - 9,000 = 49,000 left
     clock.advance(1000);
-    (await g.admit(1000)).settle({ reply: { text: 'ok', rateLimit: rl(41_000) } });
+    (await g.admit(1000)).settle({ reply: { text: 'ok', rateLimit: rl(49_000) } });
     // its share of the 10,000 spent meanwhile is 1,000; the estimate moves halfway there
-    expect(g.share).toBeCloseTo(0.5 + 0.5 * 0.1, 6);
-    // and it waits rather than take what the other spends: a call of its share of 41,000, plus one, waits
+    const share = 0.5 * START_SHARE + 0.5 * 0.1;
+    expect(g.share).toBeCloseTo(share, 9);
+    // it waits rather than take what the other spends: a call of its part of 49,000, plus one, waits for the
+    // token at its share of the refill
     let got = false;
-    void g.admit(Math.ceil(g.share * 41_000) + 1).then(() => (got = true));
+    void g.admit(Math.ceil((1 - HEADROOM) * share * 49_000) + 1).then(() => (got = true));
     await flush();
     expect(got).toBe(false);
+    clock.advance(Math.ceil(1 / share));
+    await flush();
+    expect(got).toBe(true);
   });
 
   /** A governor that has heard one answer (60,000 per minute: 1 token per ms; `left` tokens left). */
@@ -233,19 +220,23 @@ describe('what the headers tell of others and of the window', () => {
     const g = new RateGovernor({ clock });
     const rl = (remaining: number) => ({ tokens: { limit: 60_000, remaining, resetMs: 60_000 - remaining } });
     (await g.admit(1000)).settle({ reply: { text: 'ok', rateLimit: rl(left) } });
-    return { clock, g, rl };
+    // what it takes of what is left, and of the refill (the bucket was full: it starts at half, 0.5 tokens per ms)
+    const part = (1 - HEADROOM) * START_SHARE;
+    return { clock, g, rl, part };
   }
 
   it("an answer's remaining is what was left when the server counted the call: the time it took is not refilled twice", async () => {
-    const { clock, g, rl } = await heard(50_000);
+    const { clock, g, rl, part } = await heard(59_000);
     // a call sent now reaches the server later (the network, a busy client); the server counts it on arrival,
     // refill included, and its answer comes back after the reply's latency: 300 ms in all
     const a = await g.admit(1000);
     clock.advance(300);
     a.settle({ reply: { text: 'ok', rateLimit: rl(10_000) } });
-    // 10,000 is left now; believing 10,300 (refilled since the call was sent) admits a call of 10,200 too early
+    // its part of the 10,000 left is 4,000; believing 300 ms of its refill (150) more since the call was sent
+    // admits a call of 4,100 at once, 200 ms too early
+    expect(part * 10_000).toBeCloseTo(4000, 9);
     let got = false;
-    void g.admit(10_200).then(() => (got = true));
+    void g.admit(4100).then(() => (got = true));
     await flush();
     expect(got).toBe(false);
     clock.advance(199);
@@ -257,15 +248,17 @@ describe('what the headers tell of others and of the window', () => {
   });
 
   it('calls sent before the answered one and still unanswered may reach the server after it: they are taken off', async () => {
-    const { g, rl } = await heard(50_000);
+    const { g, rl, part } = await heard(59_000);
     const first = await g.admit(1000);
     const second = await g.admit(1000);
-    // the second overtook the first on the way: the server counted only the second when it said 49,000
-    second.settle({ reply: { text: 'ok', rateLimit: rl(49_000) } });
+    // the second overtook the first on the way: the server counted only the second when it said 58,000; its part,
+    // 23,200, less the first, still to be counted: 22,200
+    second.settle({ reply: { text: 'ok', rateLimit: rl(58_000) } });
+    expect(part * 58_000).toBeCloseTo(23_200, 9);
     let got = false;
-    void g.admit(48_500).then(() => (got = true));
+    void g.admit(22_700).then(() => (got = true));
     await flush();
-    expect(got).toBe(false); // 48,000 is left once the first arrives
+    expect(got).toBe(false);
     first.settle({ reply: { text: 'ok', rateLimit: rl(48_000) } });
   });
 });

@@ -151,6 +151,50 @@ describe('batch mode against the documented Batch API', () => {
     expect(rows(s.db, 'SELECT id, status FROM batches')).toEqual([{ id: remoteId, status: 'imported' }]);
   });
 
+  it('a completed batch whose result file the server no longer has: its stored games kept, the others said and submitted again', async () => {
+    const s = await setup({});
+    const games = plan(6);
+    expect(await s.refresh(games)).toMatchObject({ submitted: 6, pending: 6 });
+    const [row] = rows(s.db, 'SELECT id FROM batches');
+    const api = new OpenAI({ apiKey: 'k', baseURL: srv!.url });
+    // the state an import a full disk stopped leaves: two of the batch's games stored, the batch still pending
+    const remote = await api.batches.retrieve(String(row!.id));
+    const lines = (await (await api.files.content(remote.output_file_id!)).text()).trim().split('\n');
+    expect(lines).toHaveLength(6);
+    const keep = (JSON.parse(`[${lines.join(',')}]`) as { custom_id: string }[]).slice(0, 2);
+    const first = await s.refresh(games.filter((g) => keep.some((k) => k.custom_id === g.id)));
+    expect(first).toMatchObject({ imported: 2, pending: 0 });
+    const kept = rows(s.db, 'SELECT id, reply, cost FROM games ORDER BY id');
+    expect(kept).toHaveLength(2);
+    const d = new Database(s.db);
+    d.prepare("UPDATE batches SET status = 'submitted', cost = NULL").run();
+    d.close();
+    // then the output file is deleted (or passes the provider's retention): its content is a 404
+    await api.files.delete(remote.output_file_id!);
+    await expect(api.files.content(remote.output_file_id!)).rejects.toThrow(/404/);
+
+    const r = await s.refresh(games);
+    expect(r.failedBatches).toEqual([
+      `batch ${row!.id} completed, but the server no longer has its result file ${remote.output_file_id} (404: deleted, or past the provider's retention): 2 of its games are stored and keep their verdicts; the 4 others were billed but cannot be read, so they are submitted again`,
+    ]);
+    expect(r).toMatchObject({ imported: 0, failed: 4, submitted: 4, pending: 4 });
+    // the verdicts paid for and stored are untouched; the others are failed attempts, never verdicts
+    expect(rows(s.db, 'SELECT id, reply, cost FROM games ORDER BY id')).toEqual(kept);
+    const attempts = rows(s.db, 'SELECT game_id, error FROM attempts ORDER BY game_id');
+    expect(attempts.map((a) => a.game_id).sort()).toEqual(
+      games.map((g) => g.id).filter((id) => !kept.some((k) => k.id === id)),
+    );
+    expect(String(attempts[0]!.error)).toContain('no longer has its result file');
+    const batches = rows(s.db, 'SELECT status, game_ids FROM batches ORDER BY created_at');
+    expect(batches.map((b) => b.status)).toEqual(['output-gone', 'submitted']);
+    expect((JSON.parse(String(batches[1]!.game_ids)) as string[]).sort()).toEqual(
+      attempts.map((a) => a.game_id),
+    );
+    // the next refresh imports them: every game stored once
+    expect(await s.refresh(games)).toMatchObject({ imported: 4, failed: 0, failedBatches: [] });
+    expect(rows(s.db, 'SELECT count(*) AS n FROM games')).toEqual([{ n: 6 }]);
+  });
+
   it('shuffled output is matched by custom_id; conflicting duplicate lines are an error, nothing imported', async () => {
     const a = await setup({ shuffle: true });
     const games = plan(5);

@@ -27,14 +27,16 @@ afterEach(async () => {
 });
 afterAll(() => disk.unmount());
 
-const count = (db: string, sql: string) => {
+/** the rows of a query, on the database opened read-only for it */
+function readDb<T = Record<string, unknown>>(db: string, sql: string, ...params: unknown[]): T[] {
   const d = new Database(db, { readonly: true });
   try {
-    return (d.prepare(sql).get() as { n: number }).n;
+    return d.prepare(sql).all(...params) as T[];
   } finally {
     d.close();
   }
-};
+}
+const count = (db: string, sql: string) => readDb<{ n: number }>(db, sql)[0]!.n;
 
 interface RunRow {
   id: string;
@@ -45,16 +47,8 @@ interface RunRow {
   tokens_out: number;
   cost: number | null;
 }
-const readRuns = (db: string) => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d
-      .prepare('select id, status, config, played, tokens_in, tokens_out, cost from runs')
-      .all() as RunRow[];
-  } finally {
-    d.close();
-  }
-};
+const readRuns = (db: string) =>
+  readDb<RunRow>(db, 'select id, status, config, played, tokens_in, tokens_out, cost from runs');
 /** what a run's record says it played, its tokens and cost (to 1e-9 USD) */
 const ledger = (r: RunRow) => ({
   played: r.played,
@@ -64,17 +58,12 @@ const ledger = (r: RunRow) => ({
 });
 /** the same, summed over the run's stored games */
 function ledgerOfGames(db: string, runId: string) {
-  const d = new Database(db, { readonly: true });
-  try {
-    const g = d
-      .prepare(
-        'select count(*) n, coalesce(sum(tokens_in), 0) i, coalesce(sum(tokens_out), 0) o, coalesce(sum(cost), 0) c from games where run_id = ?',
-      )
-      .get(runId) as { n: number; i: number; o: number; c: number };
-    return { played: g.n, tokensIn: g.i, tokensOut: g.o, cost: Math.round(g.c * 1e9) };
-  } finally {
-    d.close();
-  }
+  const [g] = readDb<{ n: number; i: number; o: number; c: number }>(
+    db,
+    'select count(*) n, coalesce(sum(tokens_in), 0) i, coalesce(sum(tokens_out), 0) o, coalesce(sum(cost), 0) c from games where run_id = ?',
+    runId,
+  );
+  return { played: g!.n, tokensIn: g!.i, tokensOut: g!.o, cost: Math.round(g!.c * 1e9) };
 }
 
 /** The database with our own questions, answers and prompts (imported while there is room). */
@@ -90,6 +79,30 @@ async function seeded(name: string): Promise<string> {
   ]);
   await arenaOk(['import', 'prompts', join(OWN, 'judge_prompts.jsonl'), '--db', db]);
   return db;
+}
+
+/** how many paid verdicts a recovery file holds (one line each) */
+const gamesIn = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"game"')).length;
+
+/** A refresh config (turn 1 of our own questions, three models) judged by `judge`, written as `name`. */
+function refreshConfig(name: string, db: string, judge: Record<string, unknown>): string {
+  const cfg = join(work, name);
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      db,
+      questions: [join(OWN, 'arena.jsonl')],
+      prompts: [join(OWN, 'judge_prompts.jsonl')],
+      answers: ['arena-drift', 'arena-echo', 'arena-sage'].map(answers),
+      promptSet: 'arena',
+      turns: [1],
+      judges: [{ id: 'openai/judge', baseURL: server!.url, ...judge }],
+    }),
+  );
+  return cfg;
 }
 
 /**
@@ -115,12 +128,7 @@ async function stopsAndRecovers(db: string, args: string[], planned: number, kee
   const stored = count(db, 'select count(*) n from games');
   expect(paid).toBeLessThan(planned);
   // every paid reply is stored or in the recovery file
-  const inFile = spilled.length
-    ? (await import('node:fs'))
-        .readFileSync(spilled[0]!, 'utf8')
-        .split('\n')
-        .filter((l) => l.startsWith('{"game"')).length
-    : 0;
+  const inFile = spilled.length ? gamesIn(spilled[0]!) : 0;
   expect(stored + inFile).toBe(paid);
   if (spilled.length) expect(inFile).toBeGreaterThan(0);
 
@@ -141,19 +149,7 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
   it('arena refresh keeps the paid replies in the recovery file; the next refresh stores them', async () => {
     const db = await seeded('refresh.db');
     server = await spawnOpenAIServer({ latencyMs: 5, verdict: 'longer', logFile: join(work, 'refresh.log') });
-    const cfg = join(work, 'refresh.json');
-    writeFileSync(
-      cfg,
-      JSON.stringify({
-        db,
-        questions: [join(OWN, 'arena.jsonl')],
-        prompts: [join(OWN, 'judge_prompts.jsonl')],
-        answers: ['arena-drift', 'arena-echo', 'arena-sage'].map(answers),
-        promptSet: 'arena',
-        turns: [1],
-        judges: [{ id: 'openai/judge', baseURL: server.url, concurrency: 8, retries: 0 }],
-      }),
-    );
+    const cfg = refreshConfig('refresh.json', db, { concurrency: 8, retries: 0 });
     // 24 questions x 3 pairs x 1 turn x 2 orders
     await stopsAndRecovers(db, ['refresh', '--config', cfg], 144, 600 * 1024);
   });
@@ -191,19 +187,7 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
       batch: {},
     });
     const log = () => server!.readLog();
-    const cfg = join(work, 'batch.json');
-    writeFileSync(
-      cfg,
-      JSON.stringify({
-        db,
-        questions: [join(OWN, 'arena.jsonl')],
-        prompts: [join(OWN, 'judge_prompts.jsonl')],
-        answers: ['arena-drift', 'arena-echo', 'arena-sage'].map(answers),
-        promptSet: 'arena',
-        turns: [1],
-        judges: [{ id: 'openai/judge', baseURL: server.url, batch: true, price: { input: 10, output: 30 } }],
-      }),
-    );
+    const cfg = refreshConfig('batch.json', db, { batch: true, price: { input: 10, output: 30 } });
     const planned = 144; // 24 questions x 3 pairs x 1 turn x 2 orders
     // with room: the games go up as one batch (the server completes it when it is next polled)
     const first = await runArena(['refresh', '--config', cfg]);
@@ -224,9 +208,7 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
     const spilled = spilledFiles(db, tmpdir());
     expect(spilled).toHaveLength(1);
     expect(line).toContain(spilled[0]!);
-    const inFile = readFileSync(spilled[0]!, 'utf8')
-      .split('\n')
-      .filter((l) => l.startsWith('{"game"')).length;
+    const inFile = gamesIn(spilled[0]!);
     expect(inFile).toBeGreaterThan(0);
     const storedThen = count(db, 'select count(*) n from games');
     expect(storedThen + inFile).toBeLessThanOrEqual(planned);
@@ -249,5 +231,9 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
     const stopped = runs.filter((x) => x.status === 'failed' && /refused a write/.test(x.config));
     expect(stopped).toHaveLength(1);
     for (const x of runs) expect(ledger(x), `run ${x.id} (${x.status})`).toEqual(ledgerOfGames(db, x.id));
+    // the batch's record says what all its games cost: those the stopped run stored, the recovered ones and the rest
+    const batchCosts = readDb(db, 'select cost from batches').map((b) => Math.round(Number(b.cost) * 1e9));
+    const gameCosts = readDb(db, "select sum(cost) cost from games where source = 'batch'");
+    expect(batchCosts).toEqual([Math.round(Number(gameCosts[0]!.cost) * 1e9)]);
   });
 });

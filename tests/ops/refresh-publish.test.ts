@@ -1,12 +1,12 @@
 // `arena refresh` publishing to D1 (`publish.d1`): a function call now (entry/publish.ts publishToD1), no
 // longer our own CLI run as a subprocess. The local D1 then holds what the refresh stored, read back through
 // the Store over D1; wrangler's output goes to stderr, so `--json` on stdout stays one JSON document.
-import type { AnyD1Database } from 'drizzle-orm/d1';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openD1Store } from '../../src/storage/d1.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
-import { REPO_ROOT, runArena, spawnEveryRun, tmpDir } from '../support/cli.ts';
+import { runArena, spawnEveryRun, tmpDir } from '../support/cli.ts';
+import { openLocalD1 } from '../web/local-d1.ts';
 import { localD1, WRANGLER_ENV } from '../web/support.ts';
 import { HAVE_MTBENCH, writeConfig } from './helpers.ts';
 
@@ -38,13 +38,9 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh with publish.d1', () => {
       runs: await local.runs.list(),
     };
     await local.close();
-    const { getPlatformProxy } = await import('wrangler');
-    const proxy = await getPlatformProxy<{ DB: AnyD1Database }>({
-      configPath: join(REPO_ROOT, 'wrangler.toml'),
-      persist: { path: join(persist, 'v3') },
-    });
+    const site = await openLocalD1(persist);
     try {
-      const d1 = openD1Store(proxy.env.DB);
+      const d1 = openD1Store(site.db);
       expect(await d1.games.list()).toEqual(want.games);
       expect(want.games).toHaveLength(12);
       // the refresh record as it was when published: its final status (the local one then adds where it was published)
@@ -59,7 +55,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh with publish.d1', () => {
       expect(want.refreshes[0]!.summary).toMatchObject({ played: 12, published: ['d1:mt-arena (local)'] });
       expect(await d1.runs.list()).toEqual(want.runs);
     } finally {
-      await proxy.dispose();
+      await site.dispose();
     }
   }, 600_000);
 });

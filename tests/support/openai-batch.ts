@@ -1,6 +1,6 @@
 /**
  * The OpenAI Batch API for the test server (mounted by startOpenAIServer when its `batch` option is set):
- *   POST /v1/files (multipart: file, purpose)   GET /v1/files/:id/content
+ *   POST /v1/files (multipart: file, purpose)   GET /v1/files/:id/content   DELETE /v1/files/:id
  *   POST /v1/batches    GET /v1/batches (list)  GET /v1/batches/:id
  * A batch stays `in_progress` until `completeAfterMs` after it was created and until it was polled
  * `completeAfterPolls` times; the first GET after that
@@ -231,6 +231,15 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
         });
         res.end(f.content);
       }
+      return true;
+    }
+    // a file deleted (or past the provider's retention): its content is a 404 from then on
+    const del = /^\/v1\/files\/([^/]+)$/.exec(path);
+    if (method === 'DELETE' && del) {
+      const deleted = files.delete(del[1]!);
+      log(deleted ? 200 : 404);
+      if (deleted) ctx.send(res, 200, { id: del[1], object: 'file', deleted: true });
+      else ctx.send(res, 404, { error: { message: 'no such file', type: 'invalid_request_error' } });
       return true;
     }
     if (method === 'POST' && path === '/v1/batches') {

@@ -101,6 +101,10 @@ export interface RequestLogEntry {
   status: number | 'hang';
   /** with `rateLimit`: the tokens this request was charged (prompt + max_tokens; 0 when refused) */
   charged?: number;
+  /** with `rateLimit`: the tokens left in the bucket after this request, as its x-ratelimit headers say */
+  left?: number;
+  /** the last 4 characters of the request's API key (tells apart clients given different keys) */
+  keyTail?: string;
   /** an answered chat request: the tokens its reply's usage counts (sent or not), as the server bills them */
   tokensIn?: number;
   tokensOut?: number;
@@ -243,8 +247,12 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
         const maxTokens = Number((body as { max_tokens?: unknown }).max_tokens) || 0;
         const cost = Math.ceil((system.length + user.length) / 4) + maxTokens;
         const limited = limiter?.charge(cost);
+        const seen = {
+          ...(limited ? { left: limited.left } : {}),
+          ...(req.headers.authorization ? { keyTail: req.headers.authorization.slice(-4) } : {}),
+        };
         if (limited?.retryAfterMs !== undefined) {
-          record({ n, at, method: 'POST', path, model: body.model, hash, status: 429, charged: 0 });
+          record({ n, at, method: 'POST', path, model: body.model, hash, status: 429, charged: 0, ...seen });
           return send(
             res,
             429,
@@ -270,6 +278,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           hash,
           status,
           ...(limited ? { charged: cost } : {}),
+          ...seen,
           ...(c ? { tokensIn: c.usage.prompt_tokens, tokensOut: c.usage.completion_tokens } : {}),
         });
         if (status === 'hang') return; // the socket stays open until the client gives up or close()
@@ -347,7 +356,7 @@ function serverLimiter(o: NonNullable<OpenAIServerOptions['rateLimit']>) {
     b.at = t;
   };
   return {
-    charge(tokens: number): { retryAfterMs?: number; headers: Record<string, string> } {
+    charge(tokens: number): { retryAfterMs?: number; headers: Record<string, string>; left: number } {
       const t = now();
       let wait = 0;
       for (const b of buckets) {
@@ -363,7 +372,8 @@ function serverLimiter(o: NonNullable<OpenAIServerOptions['rateLimit']>) {
           headers[`x-ratelimit-remaining-${b.kind}`] = String(Math.max(0, Math.floor(b.level)));
           headers[`x-ratelimit-reset-${b.kind}`] = goDuration(((b.perMin - b.level) * windowMs) / b.perMin);
         }
-      return wait ? { retryAfterMs: wait, headers } : { headers };
+      const left = Math.max(0, Math.floor(buckets.find((b) => b.kind === 'tokens')?.level ?? 0));
+      return wait ? { retryAfterMs: wait, headers, left } : { headers, left };
     },
   };
 }

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { sign } from 'hono/jwt';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inviteHash } from '../../src/core/annotate.ts';
+import { buildReports } from '../../src/reports/site/build.ts';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import type { Store } from '../../src/storage/store.ts';
 import { createApp, type AppOptions } from '../../src/web/app.ts';
 import { tmpDir } from '../support/cli.ts';
 import { ANSWERS, QUESTIONS, REFERENCES } from '../storage/contract.ts';
@@ -42,10 +44,10 @@ const appWith = (
   });
 
 /** A new annotator and its invite token (written as `arena annotators add` does). */
-async function invite(): Promise<{ name: string; token: string; id: number }> {
+async function invite(into: Store = store): Promise<{ name: string; token: string; id: number }> {
   const name = `person-${++invites}`;
   const token = `token-${invites}-${Math.random().toString(36).slice(2)}`;
-  const a = await store.annotators.add(name, inviteHash(token), Date.now());
+  const a = await into.annotators.add(name, inviteHash(token), Date.now());
   return { name, token, id: a.id };
 }
 
@@ -341,5 +343,152 @@ describe('/annotate', () => {
       expect(body, path).not.toContain(me.name);
       expect(body, path).not.toMatch(/annotator_\d/);
     }
+  });
+});
+
+// The Worker reads the reports of the last publish and never computes one. The first annotator vote cast there
+// makes `annotators` a judge that has none: the site lists the judges it has reports of and still counts the
+// votes cast since; the next publish (which rebuilds the reports) brings their agreement in. The Node site over
+// the same state computes what it lacks.
+describe('the first annotator votes, cast between two publishes', () => {
+  const ROUNDS = 10;
+  /** the site's own pages linked from its home page */
+  const linked = async (app: App) => [
+    '/',
+    ...new Set(
+      [...(await (await app.request('/')).text()).matchAll(/href="(\/[^"]*)"/g)]
+        .map((m) => m[1]!.replace(/&amp;/g, '&'))
+        .filter((h) => !/^\/(static|charts|favicon|api|#|annotate)/.test(h) && h !== '/'),
+    ),
+  ];
+  const statuses = async (app: App, paths: string[]) =>
+    Object.fromEntries(await Promise.all(paths.map(async (p) => [p, (await app.request(p)).status])));
+  const counted = async (app: App) =>
+    /<p id="annotators-counted">(.*?)<\/p>/.exec(await (await app.request('/judges')).text())?.[1] ?? '';
+
+  it('the Worker lists only judges it has reports of (every page answers), counts the votes cast since, and shows their agreement once published', async () => {
+    const site = openSqliteStore(join(tmpDir('arena-annotate-first-'), 'site.db'));
+    const human = { judge: 'human', voter: 'e1', questionId: 81, model1: 'alpha', model2: 'beta' };
+    await site.importBundle({
+      questions: { source: 'q.jsonl', items: QUESTIONS },
+      answers: [{ source: 'a.jsonl', items: ANSWERS }],
+      votes: [
+        {
+          source: 'h.csv',
+          // one win each, so that the experts rate both models (benchmark health needs it)
+          items: (['model_1', 'model_2'] as const).map((winner, k) => ({
+            ...human,
+            turn: k + 1,
+            winner,
+            line: k + 1,
+          })),
+        },
+      ],
+    });
+    // published: the reports built, no annotator has voted
+    await buildReports(site, { bootstrapRounds: ROUNDS });
+    const worker = () =>
+      createApp({ store: site, reports: 'read', bootstrapRounds: ROUNDS, annotate: { secret: SECRET } });
+    const me = await invite(site);
+    const app = worker();
+    const cookie = await login(app, me.token);
+    for (const choice of ['A', 'B']) {
+      const p = await open(app, cookie);
+      expect(p.r.status).toBe(200);
+      const r = await post(
+        app,
+        '/annotate/vote',
+        { choice, match: p.match, csrf: p.csrf },
+        { Cookie: cookie },
+      );
+      expect(r.status).toBe(303);
+    }
+    expect(await site.votes.list('annotators')).toHaveLength(2);
+
+    const w = worker();
+    const pages = await linked(w);
+    expect(pages).toEqual(expect.arrayContaining(['/judges', '/matrix', '/models']));
+    expect(await statuses(w, pages)).toEqual(Object.fromEntries(pages.map((p) => [p, 200])));
+    expect(await counted(w)).toMatch(/ from 0 annotator votes; <strong>2 votes cast since<\/strong>/);
+    // the judges' rankings side by side: annotators have no published leaderboard yet
+    const rankedBy = '<th scope="col">annotators</th>';
+    expect(await (await w.request('/judges')).text()).not.toContain(rankedBy);
+    expect((await w.request('/charts/judges.svg')).status).toBe(200);
+    const standings = await w.request('/api/standings?judge=annotators');
+    expect(standings.status).toBe(404);
+    expect(((await standings.json()) as { error: string }).error).toContain(
+      'judge "annotators" has no leaderboard here yet: its reports are built at the next `arena publish`',
+    );
+    // listed with its votes, as every judge with votes is
+    expect(await (await w.request('/api/judges')).json()).toContainEqual({
+      judge: 'annotators',
+      games: 0,
+      votes: 2,
+    });
+
+    // the Node site over the same file computes the reports it lacks: the same pages answer, annotators included
+    const node = createApp({ store: site, reports: 'serve', bootstrapRounds: ROUNDS });
+    await node.warm(); // as `arena serve` does: the content digest read now, not a second after a request
+    expect(await statuses(node, pages)).toEqual(Object.fromEntries(pages.map((p) => [p, 200])));
+    expect((await node.request('/api/standings?judge=annotators')).status).toBe(200);
+    expect(await (await node.request('/judges')).text()).toContain(rankedBy);
+
+    // the next publish rebuilds the reports: annotators get a leaderboard and their agreement with the experts
+    await buildReports(site, { bootstrapRounds: ROUNDS });
+    const after = worker();
+    expect(await counted(after)).toMatch(/ from 2 annotator votes\.$/);
+    expect((await after.request('/api/standings?judge=annotators')).status).toBe(200);
+    const agreement = (await (await after.request('/api/agreement')).json()) as {
+      judge1: string;
+      judge2: string;
+      setup: string;
+      total: number;
+      agree: number;
+    }[];
+    const withExperts = agreement.filter(
+      (r) => r.setup === 'with-tie' && [r.judge1, r.judge2].sort().join() === 'annotators,human',
+    );
+    expect(withExperts.reduce((n, r) => n + r.total, 0)).toBe(2);
+    await site.close();
+  });
+});
+
+// A few expert votes in which one model never lost: the experts cannot rate the models yet (no finite
+// Bradley–Terry ratings), so benchmark health has no yardstick. The reports are still built and every page answers;
+// /health says why the judge is missing instead of the whole publish failing.
+describe('benchmark health while the experts cannot rate the models yet', () => {
+  it('builds the reports, and /health names the judge and the reason', async () => {
+    const site = openSqliteStore(join(tmpDir('arena-annotate-unrated-'), 'site.db'));
+    const vote = { questionId: 81, model1: 'alpha', model2: 'beta', winner: 'model_1' as const };
+    await site.importBundle({
+      questions: { source: 'q.jsonl', items: QUESTIONS },
+      answers: [{ source: 'a.jsonl', items: ANSWERS }],
+      votes: [
+        // alpha wins both expert votes: beta never beat it
+        {
+          source: 'h.csv',
+          items: [1, 2].map((turn) => ({ ...vote, judge: 'human', voter: 'e1', turn, line: turn })),
+        },
+        {
+          source: 'annotate',
+          items: [1, 2].map((turn) => ({
+            ...vote,
+            judge: 'annotators',
+            voter: 'annotator_1',
+            turn,
+            line: turn,
+          })),
+        },
+      ],
+    });
+    await buildReports(site, { bootstrapRounds: 10 });
+    const app = createApp({ store: site, reports: 'read', bootstrapRounds: 10 });
+    const r = await app.request('/health');
+    expect(r.status).toBe(200);
+    expect(await r.text()).toMatch(
+      /annotators: the reference &#34;human&#34; cannot rate these models yet: in its 2 verdicts over 2 models, alpha never lost to the others/,
+    );
+    expect(await (await app.request('/api/health')).json()).toEqual([]);
+    await site.close();
   });
 });

@@ -1,29 +1,22 @@
-// The Store contract (tests/storage/contract.ts) over the D1 adapter: a real local D1 (workerd through
-// wrangler's getPlatformProxy, the same engine `wrangler dev` runs), migrated with db/migrations.
+// The Store contract (tests/storage/contract.ts) over the D1 adapter: a real local D1 (workerd, the engine
+// `wrangler dev` runs, through wrangler's own miniflare: tests/web/local-d1.ts), migrated with db/migrations.
 import { drizzle } from 'drizzle-orm/d1';
 import { migrate } from 'drizzle-orm/d1/migrator';
 import type { AnyD1Database } from 'drizzle-orm/d1';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openD1Store, D1_MAX_PARAMS } from '../../src/storage/d1.ts';
 import { MIGRATIONS_DIR } from '../../src/storage/sqlite.ts';
-import { REPO_ROOT, tmpDir } from '../support/cli.ts';
+import { tmpDir } from '../support/cli.ts';
 import { describeStoreContract, makeGame, QUESTIONS } from '../storage/contract.ts';
-
-process.env.WRANGLER_SEND_METRICS = 'false';
-process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
+import { openLocalD1 } from './local-d1.ts';
 
 let binding: AnyD1Database;
 let dispose: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  const { getPlatformProxy } = await import('wrangler');
-  const proxy = await getPlatformProxy<{ DB: AnyD1Database }>({
-    configPath: join(REPO_ROOT, 'wrangler.toml'),
-    persist: { path: tmpDir('arena-d1-') },
-  });
-  binding = proxy.env.DB;
-  dispose = proxy.dispose;
+  const d1 = await openLocalD1(tmpDir('arena-d1-'));
+  binding = d1.db;
+  dispose = d1.dispose;
   await migrate(drizzle(binding), { migrationsFolder: MIGRATIONS_DIR });
 }, 120_000);
 afterAll(async () => {

@@ -1,13 +1,13 @@
 // `arena publish` to a real local D1 (wrangler d1 execute, the workerd engine of `wrangler dev`) and back
 // (issue #12, item 3): any Unicode text, NUL and every control character included, arrives byte for byte.
 // Before, a NUL written raw into the SQL file made D1 refuse the file, and every later publish with it.
-import type { AnyD1Database } from 'drizzle-orm/d1';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openD1Store } from '../../src/storage/d1.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
-import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { runArena, tmpDir } from '../support/cli.ts';
 import { ANSWERS, makeGame, PROMPTS, QUESTIONS } from '../storage/contract.ts';
+import { openLocalD1 } from './local-d1.ts';
 import { localD1, WRANGLER_ENV } from './support.ts';
 
 Object.assign(process.env, WRANGLER_ENV);
@@ -102,15 +102,14 @@ describe('arena publish to D1 and back', () => {
       // twice: a publish over an already published database replaces it
       const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 180_000 });
       expect(pub.code, (pub.stderr + pub.stdout).slice(-3000)).toBe(0);
+      // the project's own wrangler, run with this node: no npm start (npx) per call
+      expect(pub.stdout).toMatch(/^wrangler d1 execute mt-arena --local --file \S+ --yes --persist-to /m);
+      expect(pub.stdout).not.toContain('npx');
     }
 
-    const { getPlatformProxy } = await import('wrangler');
-    const proxy = await getPlatformProxy<{ DB: AnyD1Database }>({
-      configPath: join(REPO_ROOT, 'wrangler.toml'),
-      persist: { path: join(persist, 'v3') },
-    }); // wrangler's --persist-to DIR keeps its state in DIR/v3
+    const site = await openLocalD1(persist);
     try {
-      const d1 = proxy.env.DB;
+      const d1 = site.db;
       const rows = async (sql: string) => (await d1.prepare(sql).all()).results;
       // the bytes SQLite holds in D1 are the bytes of the source database
       expect(
@@ -127,7 +126,7 @@ describe('arena publish to D1 and back', () => {
       expect(await store.catalog.answers()).toEqual(listed.answers);
       expect(await store.runs.list()).toEqual(listed.runs);
     } finally {
-      await proxy.dispose();
+      await site.dispose();
     }
   }, 400_000);
 });

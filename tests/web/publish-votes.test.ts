@@ -2,7 +2,6 @@
 // (their ids are in annotators' open pages) and the invites redeemed there. Publish reads them back into the
 // SQLite file first (wrangler d1 execute --json), then writes the file's rows around them. Real wrangler, a real
 // local D1 (workerd), the site's side written through the Store over D1 as the Worker writes it.
-import type { AnyD1Database } from 'drizzle-orm/d1';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inviteHash } from '../../src/core/annotate.ts';
@@ -10,8 +9,9 @@ import { openD1Store } from '../../src/storage/d1.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
 import type { Store } from '../../src/storage/store.ts';
-import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { runArena, tmpDir } from '../support/cli.ts';
 import { ANSWERS, QUESTIONS } from '../storage/contract.ts';
+import { openLocalD1 } from './local-d1.ts';
 import { localD1, WRANGLER_ENV } from './support.ts';
 
 Object.assign(process.env, WRANGLER_ENV);
@@ -21,15 +21,11 @@ const HUMAN = { judge: 'human', voter: 'e1', ...MATCH, winner: 'tie' as const };
 
 /** `fn` over the Store on the local D1 in `persist` (the Worker's own Store code, in workerd). */
 async function onSite<T>(persist: string, fn: (s: Store) => Promise<T>): Promise<T> {
-  const { getPlatformProxy } = await import('wrangler');
-  const proxy = await getPlatformProxy<{ DB: AnyD1Database }>({
-    configPath: join(REPO_ROOT, 'wrangler.toml'),
-    persist: { path: join(persist, 'v3') },
-  });
+  const site = await openLocalD1(persist);
   try {
-    return await fn(openD1Store(proxy.env.DB));
+    return await fn(openD1Store(site.db));
   } finally {
-    await proxy.dispose();
+    await site.dispose();
   }
 }
 

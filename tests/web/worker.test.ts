@@ -20,17 +20,30 @@ const ADMIN = 'worker-test-token';
 /** the published database file, and the in-process site over it (SQLite) */
 let file = '';
 
+/**
+ * `wrangler deploy --dry-run` into a folder, started with the file: it needs nothing the routes' setup builds, so
+ * it bundles while that setup waits on its own processes (settled, so that a failure is reported by its test).
+ */
+const bundle = (async () => {
+  const out = tmpDir('arena-bundle-');
+  await wrangler(['deploy', '--dry-run', '--outdir', out]);
+  return out;
+})().then(
+  (out) => ({ out }),
+  (error: unknown) => ({ error }),
+);
+
 // one wrangler dev for the route tests, the stored reports and the annotate flow: /annotate on (ANNOTATE=on), which
 // changes nothing the route tests see; the annotator is invited in the SQLite file that is published to D1
 describeRoutes(
   'Worker under wrangler dev over local D1',
   async (): Promise<Target & { url: string }> => {
     const dir = tmpDir('arena-worker-');
-    const fx = await buildFixture(dir);
+    // the run's migrated D1 is built (or copied) while the site's database is
+    const [fx, persist] = await Promise.all([buildFixture(dir), localD1(dir)]);
     file = fx.file;
     await fx.store.annotators.add('wendy', inviteHash(INVITE), Date.now());
     await fx.store.close();
-    const persist = await localD1(dir);
     const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 360_000 });
     expect(pub.code, pub.stderr).toBe(0);
     expect(pub.stdout).toMatch(/published .* to D1 mt-arena \(local\)/);
@@ -49,7 +62,7 @@ describeRoutes(
     // first: the votes below change D1, and these compare D1 with the published SQLite file
     workerReports(target);
     it.skipIf(!HAVE_CHROMIUM)(
-      '/annotate on D1: an invited annotator votes on ten matches with the keyboard; a replayed invite is refused',
+      '/annotate on D1: an invited annotator votes on ten matches with the keyboard; a replayed invite is refused; every page still answers, the votes counted as waiting for the next publish',
       async () => {
         const t = target();
         const browser = await launchChromium();
@@ -68,24 +81,34 @@ describeRoutes(
         });
         expect(replay.status).toBe(403);
         expect(replay.headers.get('content-security-policy')).toContain("default-src 'none'");
+        // `annotators` is a judge now, with no published report: the Worker lists the judges it has reports of,
+        // so every page still answers, and /judges counts the votes that wait for the next publish
+        for (const p of linked(await (await t.request('/')).text()))
+          expect((await t.request(p)).status, p).toBe(200);
+        const judges = await (await t.request('/judges')).text();
+        expect(judges).toMatch(/ from 0 annotator votes; <strong>10 votes cast since<\/strong>/);
+        const standings = await t.request('/api/standings?judge=annotators');
+        expect(standings.status).toBe(404);
+        expect(await standings.text()).toContain('its reports are built at the next `arena publish`');
       },
       120_000,
     );
   },
 );
 
+/** the site's own pages the home page links to, with their query */
+const linked = (html: string) => [
+  '/',
+  ...new Set(
+    [...html.matchAll(/href="(\/[^"]*)"/g)]
+      .map((m) => m[1]!.replace(/&amp;/g, '&'))
+      .filter((h) => !/^\/(static|charts|favicon|api|#)/.test(h) && h !== '/'),
+  ),
+];
+
 /** Every page linked from the home page and every /api table: the same bytes from D1 as from SQLite, none computed. */
 function workerReports(target: () => Target & { url: string }): void {
   const auth = { headers: { Authorization: `Bearer ${ADMIN}` } };
-  /** the site's own pages the home page links to, with their query */
-  const linked = (html: string) => [
-    '/',
-    ...new Set(
-      [...html.matchAll(/href="(\/[^"]*)"/g)]
-        .map((m) => m[1]!.replace(/&amp;/g, '&'))
-        .filter((h) => !/^\/(static|charts|favicon|api|#)/.test(h) && h !== '/'),
-    ),
-  ];
 
   it('renders every page linked from / from the published reports, computing none', async () => {
     const w = target();
@@ -130,8 +153,9 @@ function workerReports(target: () => Target & { url: string }): void {
 
 describe('the Worker bundle', () => {
   it('reaches neither better-sqlite3, node-llama-cpp, openai nor the CLI, and generates no code at run time', async () => {
-    const out = tmpDir('arena-bundle-');
-    await wrangler(['deploy', '--dry-run', '--outdir', out]);
+    const built = await bundle;
+    if ('error' in built) throw built.error;
+    const { out } = built;
     const map = JSON.parse(readFileSync(join(out, 'worker.js.map'), 'utf8')) as { sources: string[] };
     const sources = map.sources.join('\n');
     expect(sources).toContain('src/entry/worker.ts');

@@ -1,8 +1,9 @@
 // Loading node-llama-cpp and a GGUF model into a context: one loader for the llama-cpp judge and the
 // llama-cpp answer generator (src/generators/llama-cpp.ts). The native module is imported only here, lazily,
 // and only after the installed version is checked (see shim.ts).
-import { existsSync } from 'node:fs';
-import type { Llama, LlamaContext, LlamaContextOptions, LlamaModel } from 'node-llama-cpp';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ChatWrapper, Llama, LlamaContext, LlamaContextOptions, LlamaModel } from 'node-llama-cpp';
 import { installedNodeLlamaCppVersion, unsupportedVersion } from './shim.ts';
 
 type NodeLlamaCpp = typeof import('node-llama-cpp');
@@ -56,6 +57,28 @@ export interface LoadedModel {
   llama: Llama;
   model: LlamaModel;
   context: LlamaContext;
+  /** the model's chat format (see chatWrapperOf) */
+  wrapper: ChatWrapper;
+}
+
+/**
+ * Model files (path, size, time of change) whose chat template node-llama-cpp matched to none of its built-in
+ * formats, so that it renders the template itself (a JinjaTemplateChatWrapper).
+ */
+const ownTemplate = new Set<string>();
+
+/**
+ * The model's chat wrapper, as node-llama-cpp resolves it. Resolving renders the model's Jinja template against
+ * each built-in format it might stand for (seconds of CPU); a file that matched none before is given its own
+ * template at once, the wrapper the resolution would end with.
+ */
+function chatWrapperOf(mod: NodeLlamaCpp, model: LlamaModel, modelPath: string): ChatWrapper {
+  const st = statSync(modelPath);
+  const key = `${resolve(modelPath)}\0${st.size}\0${st.mtimeMs}`;
+  if (ownTemplate.has(key)) return mod.resolveChatWrapper(model, { type: 'jinjaTemplate' });
+  const wrapper = mod.resolveChatWrapper(model);
+  if (wrapper instanceof mod.JinjaTemplateChatWrapper) ownTemplate.add(key);
+  return wrapper;
 }
 
 /** The runtime, the model and one context on it (a load failure is `cannot load <path>: <why>`). */
@@ -78,7 +101,7 @@ export async function loadModel(o: LoadModelOptions, fail: Fail): Promise<Loaded
       ...o.context?.(contextSize),
       ...(o.lora?.length ? { lora: { adapters: o.lora.map((filePath) => ({ filePath })) } } : {}),
     });
-    return { mod, llama, model, context };
+    return { mod, llama, model, context, wrapper: chatWrapperOf(mod, model, o.modelPath) };
   } catch (e) {
     throw fail(`cannot load ${o.modelPath}: ${(e as Error)?.message ?? e}`, e, o.modelPath);
   }

@@ -69,7 +69,7 @@ export async function openSession(
     return batch;
   }
 
-  const { mod, llama, model, context } = await loadModel(
+  const { mod, llama, model, context, wrapper } = await loadModel(
     {
       modelPath: o.modelPath,
       lora: o.lora,
@@ -86,7 +86,6 @@ export async function openSession(
     fail,
   );
   try {
-    const wrapper = mod.resolveChatWrapper(model);
     const sequences = Array.from({ length: settings.sequences }, () => context.getSequence());
     assertInternals(context, sequences[0]!);
     const scheduler = new Scheduler({

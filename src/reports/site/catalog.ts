@@ -11,6 +11,11 @@ import { judgeData, type JudgeData } from '../results.ts';
  */
 export interface Memo {
   get<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /**
+   * The judges it holds reports of, when it holds only some (the Worker: those of the last publish; a judge whose
+   * first votes were cast on the site since has none); undefined: it has or computes every judge's.
+   */
+  judgesWithReports?(): Promise<ReadonlySet<string> | undefined>;
 }
 
 export interface Filter {
@@ -51,8 +56,15 @@ export class Catalog {
     });
   }
 
+  /**
+   * The judges with leaderboards: every judge but the paper's authors, and only those with reports where the site
+   * shows only published ones (the others are listed in `judges()` with their games and votes).
+   */
   async rankedJudges(): Promise<string[]> {
-    return (await this.judges()).filter((j) => !NOT_RANKED.has(j.judge)).map((j) => j.judge);
+    const reported = await this.cache.judgesWithReports?.();
+    return (await this.judges())
+      .filter((j) => !NOT_RANKED.has(j.judge) && (!reported || reported.has(j.judge)))
+      .map((j) => j.judge);
   }
 
   questions(): Promise<Question[]> {

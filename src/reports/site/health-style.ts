@@ -3,7 +3,7 @@
 // them: `/health` and `/style` do, and `/judges` can `include('health-table', { health })`.
 import type { HealthRow } from '../../core/stats/benchmark-health.ts';
 import type { StyleGroup } from '../../core/stats/style.ts';
-import { healthReport } from '../benchmark-health.ts';
+import { healthRows } from '../benchmark-health.ts';
 import { styleReport, type StyleReport } from '../style.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Memo, SiteOptions } from './catalog.ts';
@@ -18,6 +18,8 @@ const STYLE_GROUPS_SHOWN: StyleGroup[] = ['length', 'markdown'];
 export interface HealthSection {
   reference: string;
   rows: HealthRow[];
+  /** judges the reference cannot rate yet (too few votes over their models), with the reason */
+  unrated?: { judge: string; why: string }[];
   rounds: number;
 }
 
@@ -38,11 +40,10 @@ export class HealthAndStyle {
       const judges = (await this.store.games.judges()).map((j) => j.judge);
       if (!judges.includes(HUMAN)) return undefined;
       const assessed = judges.filter((j) => !NOT_ASSESSED.has(j)).sort();
-      return {
-        reference: HUMAN,
-        rows: assessed.length ? await healthReport(this.store, assessed, HUMAN, { rounds: this.rounds }) : [],
-        rounds: this.rounds,
-      };
+      const { rows, unrated } = assessed.length
+        ? await healthRows(this.store, assessed, HUMAN, { rounds: this.rounds })
+        : { rows: [], unrated: [] };
+      return { reference: HUMAN, rows, unrated, rounds: this.rounds };
     });
   }
 

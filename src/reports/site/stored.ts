@@ -204,6 +204,17 @@ export class StoredReports implements Memo {
     }, VERIFY_AFTER_MS);
   }
 
+  /**
+   * read: the judges of the published state (a judge first seen since, such as `annotators` after the first vote
+   * cast on the Worker, has no report to show until the next publish); undefined before any publish (every page then
+   * says what to run) and in the other modes, which compute what is missing.
+   */
+  async judgesWithReports(): Promise<ReadonlySet<string> | undefined> {
+    if (this.o.mode !== 'read') return undefined;
+    const d = await this.digest();
+    return d ? new Set(Object.keys(d.judges)) : undefined;
+  }
+
   get<T>(key: string, compute: () => Promise<T>): Promise<T> {
     const k = reportKey(key, this.site);
     if (!k) return this.inner.get(key, compute);

@@ -30,6 +30,15 @@ export class DrizzleLedger implements LedgerStore {
     }));
   }
 
+  async ofGames(ids: string[]): Promise<{ games: number; cost: number | null }> {
+    if (!ids.length) return { games: 0, cost: null };
+    const [r] = await this.db
+      .select({ games: sql<number>`count(*)`, cost: sql<number | null>`sum(${t.games.cost})` })
+      .from(t.games)
+      .where(inJson(t.games.id, ids));
+    return { games: Number(r?.games ?? 0), cost: r?.cost == null ? null : Number(r.cost) };
+  }
+
   async byRun(limit = 50): Promise<RunCost[]> {
     return this.db
       .select({

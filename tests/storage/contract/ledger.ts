@@ -31,6 +31,14 @@ export function describeLedger(current: () => Store): void {
         { judge: 'j2', games: 1, tokensIn: 7, tokensOut: 3, cost: null },
       ]);
       expect(await store.ledger.byJudge([])).toEqual([]);
+      // some games by id (a batch's), those stored; more ids than D1 binds in one statement
+      const ids = (k: number[]) => k.map((i) => games[i]!.id);
+      expect(await store.ledger.ofGames(ids([0, 1, 2]))).toEqual({ games: 3, cost: 0.75 });
+      expect(
+        await store.ledger.ofGames([...ids([1]), ...Array.from({ length: 300 }, (_, i) => `gone-${i}`)]),
+      ).toEqual({ games: 1, cost: 0.25 });
+      expect(await store.ledger.ofGames(ids([3, 4]))).toEqual({ games: 2, cost: null });
+      expect(await store.ledger.ofGames([])).toEqual({ games: 0, cost: null });
       // more run ids than D1 binds in one statement
       expect(
         await store.ledger.byJudge([...Array.from({ length: 300 }, (_, i) => `other-${i}`), 'run-a']),
