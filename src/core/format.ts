@@ -36,16 +36,29 @@ export function kappa(x: number | null | undefined): string {
   return missing(x) ? MISSING : x.toFixed(3);
 }
 
+/**
+ * A whole number with a comma between groups of three digits, as `toLocaleString('en-US')` writes it ("-12,345"),
+ * without Intl: its first use in a process or a Worker isolate loads ICU's number formatting (some 20-30 ms of CPU,
+ * inside the first request that shows a count).
+ */
+export function grouped(n: number): string {
+  if (!Number.isInteger(n) || Math.abs(n) >= 1e21) return n.toLocaleString('en-US');
+  const digits = String(Math.abs(n));
+  let out = digits.slice(0, digits.length % 3 || 3);
+  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return n < 0 || Object.is(n, -0) ? `-${out}` : out;
+}
+
 /** A count with thousands separators ("12,345"). */
 export function count(x: number | null | undefined): string {
-  return missing(x) ? MISSING : Math.round(x).toLocaleString('en-US');
+  return missing(x) ? MISSING : grouped(Math.round(x));
 }
 
 /** A cost in US dollars, four decimals ("$0.0123"; "$1,234.5000" with separators). */
 export function usd(x: number | null | undefined): string {
   if (missing(x)) return MISSING;
   const [whole, frac] = Math.abs(x).toFixed(4).split('.');
-  return `${x < 0 ? '-' : ''}$${Number(whole).toLocaleString('en-US')}.${frac}`;
+  return `${x < 0 ? '-' : ''}$${grouped(Number(whole))}.${frac}`;
 }
 
 /** A moment to the minute, in UTC ("2026-11-22 19:51 UTC"). */

@@ -4,6 +4,7 @@ import type { AnyD1Database } from 'drizzle-orm/d1';
 import { openD1Store } from '../storage/d1.ts';
 import { createApp } from '../web/app.ts';
 import { MIN_SECRET, type AnnotateOptions } from '../web/annotate/routes.ts';
+import { emptyD1, warmUp } from './worker-warm.ts';
 
 export interface Env {
   DB: AnyD1Database;
@@ -25,6 +26,9 @@ export interface Env {
 }
 
 let app: ReturnType<typeof createApp> | undefined;
+
+// while the script starts: compile what every first request would (src/entry/worker-warm.ts)
+void warmUp(createApp({ store: openD1Store(emptyD1()), reports: 'read' }).fetch);
 
 export default {
   fetch(request: Request, env: Env, ctx: unknown): Response | Promise<Response> {

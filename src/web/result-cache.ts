@@ -5,6 +5,7 @@
 // (lru-cache with maxSize; a response counts its body, any other value its JSON length), and at most
 // `maxEntries` values.
 import { LRUCache } from 'lru-cache';
+import { VERSION_READS } from '../reports/site/catalog.ts';
 import type { Store } from '../storage/store.ts';
 
 export interface CacheOptions {
@@ -94,6 +95,10 @@ export class ResultCache {
           this.entries.clear();
           this.fingerprint = fp;
           this.filledAt = t2;
+          // what the new version was read from: the site's data asks for these too (a page's D1 calls fewer)
+          this.keep(VERSION_READS.judges, judges);
+          this.keep(VERSION_READS.runs, runs);
+          this.keep(VERSION_READS.lastRefresh, refreshes);
         }
         this.checkedAt = t2;
       } finally {
@@ -116,6 +121,11 @@ export class ResultCache {
       () => this.entries.peek(key)?.p === p && this.entries.delete(key),
     );
     return p;
+  }
+
+  /** Hold `v` as the computed value of `key`. */
+  private keep(key: string, v: unknown): void {
+    this.entries.set(key, { p: Promise.resolve(v), done: true, v }, { size: sizeOf(v) });
   }
 
   /** The value for `key` when it is computed and still held, without computing or waiting (counts as a use). */

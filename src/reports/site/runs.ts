@@ -2,7 +2,7 @@
 // a flat row (status, why it is degraded, games played, calls, cost).
 import type { RefreshRecord, RefreshStatus, RunRecord, Store } from '../../storage/store.ts';
 import { runSeen } from '../../core/run-seen.ts';
-import type { Memo } from './catalog.ts';
+import { VERSION_READS, type Memo } from './catalog.ts';
 
 export interface RefreshRow {
   id: string;
@@ -55,7 +55,10 @@ export class RunHistory {
   /** The newest change recorded by a run or refresh (null when the data was only imported). */
   provenance(): Promise<Provenance | null> {
     return this.cache.get('provenance', async () => {
-      const [runs, [refresh]] = await Promise.all([this.store.runs.list(), this.store.refreshes.list(1)]);
+      const [runs, [refresh]] = await Promise.all([
+        this.cache.get(VERSION_READS.runs, () => this.store.runs.list()),
+        this.lastRefreshes(1),
+      ]);
       const run = runs.reduce<RunRecord | undefined>(
         (a, r) => (!a || lastWrite(r) > lastWrite(a) ? r : a),
         undefined,
@@ -73,8 +76,15 @@ export class RunHistory {
   /** The last refreshes, newest first. */
   refreshes(limit = 30): Promise<RefreshRow[]> {
     return this.cache.get(`refreshes:${limit}`, async () =>
-      (await this.store.refreshes.list(limit)).map((r) => refreshRow(runSeen(r))),
+      (await this.lastRefreshes(limit)).map((r) => refreshRow(runSeen(r))),
     );
+  }
+
+  /** the last `limit` refreshes as stored; the newest one is read with the data version (VERSION_READS) */
+  private lastRefreshes(limit: number): Promise<RefreshRecord[]> {
+    return limit === 1
+      ? this.cache.get(VERSION_READS.lastRefresh, () => this.store.refreshes.list(1))
+      : this.store.refreshes.list(limit);
   }
 }
 
