@@ -1,6 +1,7 @@
 // `arena length` where the length effect cannot be estimated: every match a tie (no decisive outcome), or a
 // single match (one question: no clustered SE). It says so, with the reason, instead of an effect of 0 with
 // SE 0 and 50%-50% intervals (or a huge SE). Real SQLite files built through the store's import.
+import type { LengthControlledRow } from '../../src/core/stats/length.ts';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Game, Verdict } from '../../src/core/types.ts';
@@ -54,14 +55,7 @@ async function database(file: string, questions: number, models: string[], verdi
 interface LengthJson {
   lengthEffect: unknown;
   notEstimable: { reason: string } | null;
-  models: {
-    model: string;
-    n: number;
-    winRate: number;
-    lcWinRate: number | null;
-    lo: number | null;
-    hi: number | null;
-  }[];
+  models: Pick<LengthControlledRow, 'model' | 'n' | 'winRate' | 'lcWinRate' | 'lo' | 'hi'>[];
 }
 
 describe('arena length when the length effect is not estimable', () => {

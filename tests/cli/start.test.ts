@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaOk, serveArena, spawnArena, tmpDir, type ServingArena } from '../support/cli.ts';
 import { npmStartDatabase, startEnv, type StartedDatabase } from '../support/npm-start.ts';
-import { MTBENCH_DIR, noMtbench, skipWhy } from '../support/materials.ts';
+import { MTBENCH_DIR, MTBENCH_GPT4_ORDER, noMtbench, skipWhy } from '../support/materials.ts';
+import type { Standing } from '../../src/core/types.ts';
 
 const DIR = MTBENCH_DIR;
 skipWhy('start', noMtbench('the release `arena start` imports'));
@@ -76,24 +77,8 @@ describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
     const api = first.served['/api/standings?judge=gpt-4'];
     expect(api.status).toBe(200);
     expect(api.contentType).toMatch(/^application\/json/);
-    const json = JSON.parse(api.body) as {
-      model: string;
-      win: number;
-      loss: number;
-      tie: number;
-      error: number;
-      winRate: number;
-      lossRate: number;
-      winRateAdjusted: number;
-    }[];
-    expect(json.map((r) => r.model)).toEqual([
-      'gpt-4',
-      'claude-v1',
-      'gpt-3.5-turbo',
-      'vicuna-13b-v1.2',
-      'alpaca-13b',
-      'llama-13b',
-    ]);
+    const json = JSON.parse(api.body) as Standing[];
+    expect(json.map((r) => r.model)).toEqual(MTBENCH_GPT4_ORDER);
     expect(json[0]).toMatchObject({
       model: 'gpt-4',
       win: 617,

@@ -51,6 +51,16 @@ export const MTBENCH_MODELS = [
   'vicuna-13b-v1.2',
 ];
 
+/** The six models as GPT-4 ranks them, by win rate and by rating (FastChat's published tables). */
+export const MTBENCH_GPT4_ORDER = [
+  'gpt-4',
+  'claude-v1',
+  'gpt-3.5-turbo',
+  'vicuna-13b-v1.2',
+  'alpaca-13b',
+  'llama-13b',
+];
+
 /**
  * The length in characters of each turn of each answer, keyed `model/questionId`, read straight from
  * `<dir>/model_answer/<model>.jsonl` (the release's layout).

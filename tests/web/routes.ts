@@ -5,6 +5,7 @@ import * as figures from '../../src/core/format.ts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countFromCsv, EVIL_MODEL, LLMBAR_DIR, MTBENCH_DIR, XSS_JUDGE } from './fixture.ts';
+import { MTBENCH_GPT4_ORDER } from '../support/materials.ts';
 
 export interface Target {
   request(path: string, init?: RequestInit): Promise<Response>;
@@ -64,14 +65,7 @@ export function describeRoutes<T extends Target>(
       expect(r.headers.get('content-type')).toMatch(/^application\/json/);
       const rows = JSON.parse(body) as { model: string; win: number; loss: number; tie: number }[];
       expect(rows[0]).toMatchObject({ model: 'gpt-4', win: 617, loss: 45, tie: 138 });
-      expect(rows.map((x) => x.model)).toEqual([
-        'gpt-4',
-        'claude-v1',
-        'gpt-3.5-turbo',
-        'vicuna-13b-v1.2',
-        'alpaca-13b',
-        'llama-13b',
-      ]);
+      expect(rows.map((x) => x.model)).toEqual(MTBENCH_GPT4_ORDER);
     });
 
     it('every table is JSON and CSV with the same columns, and turn/category filters change the numbers', async () => {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, tmpDir } from '../../support/cli.ts';
-import { answerLengths, MTBENCH_MODELS } from '../../support/materials.ts';
+import { answerLengths, MTBENCH_MODELS, MTBENCH_GPT4_ORDER } from '../../support/materials.ts';
 
 const MT = process.env.MTBENCH_DIR;
 const PHI = 'format_samples/phi-3_vs_phi-3-dpo/gpt-4_pair.jsonl';
@@ -182,14 +182,7 @@ describe.skipIf(!MT)('analytics on the MT-Bench release (MTBENCH_DIR)', () => {
       'game',
     ]);
     expect(q.ratings).toMatchObject({ unit: 'question', level: 0.95 });
-    expect(q.ratings.rows.map((r) => r.model)).toEqual([
-      'gpt-4',
-      'claude-v1',
-      'gpt-3.5-turbo',
-      'vicuna-13b-v1.2',
-      'alpaca-13b',
-      'llama-13b',
-    ]);
+    expect(q.ratings.rows.map((r) => r.model)).toEqual(MTBENCH_GPT4_ORDER);
     const mean = (x: typeof q) =>
       x.ratings.rows.reduce((s, r) => s + (r.hi - r.lo), 0) / x.ratings.rows.length;
     expect(mean(q)).toBeGreaterThan(mean(g));
