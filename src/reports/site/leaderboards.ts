@@ -29,6 +29,10 @@ export interface LeaderRow extends Standing {
   /** best and worst rank consistent with simultaneous 95% intervals of all rating differences */
   rankBest: number | null;
   rankWorst: number | null;
+  /** best and worst rank consistent with simultaneous 95% intervals of this model's own differences only
+   * (marginal, Mogstad et al.): "what rank is this one model" */
+  marginalRankBest: number | null;
+  marginalRankWorst: number | null;
   /** few battles or a wide interval (README: "Rank intervals") */
   preliminary: boolean | null;
 }
@@ -109,6 +113,8 @@ export class Leaderboards {
         rankUB: b?.rank ?? null,
         rankBest: b?.rankBest ?? null,
         rankWorst: b?.rankWorst ?? null,
+        marginalRankBest: b?.marginalRankBest ?? null,
+        marginalRankWorst: b?.marginalRankWorst ?? null,
         preliminary: b?.preliminary ?? null,
       };
     });
@@ -273,6 +279,8 @@ function strip(r: LeaderRow): Standing {
     rankUB: _u,
     rankBest: _rb,
     rankWorst: _rw,
+    marginalRankBest: _mb,
+    marginalRankWorst: _mw,
     preliminary: _p,
     ...s
   } = r;
