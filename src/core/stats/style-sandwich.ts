@@ -11,7 +11,8 @@ interface Bounds {
 }
 
 /**
- * Intervals in the layout of the bootstrap's columns: n controlled ratings, k coefficients, n plain ratings.
+ * Intervals in the layout of the bootstrap's columns: n controlled ratings, k coefficients, n plain ratings; and
+ * the coefficients' standard errors from the same sandwich (styleSandwichSe's).
  * A rating is shown centred on the `anchor` models' mean, so its variance is that of θ_m − mean_anchor θ.
  */
 export function styleSandwichIntervals(
@@ -19,7 +20,7 @@ export function styleSandwichIntervals(
   raw: { design: FitDesign; theta: Float64Array; reg: number; shift: number },
   anchor: boolean[],
   level: number,
-): Bounds[] {
+): { intervals: Bounds[]; se: Float64Array } {
   const n = fit.design.models.length;
   const k = fit.design.features.length;
   const t = tQuantile(1 - (1 - level) / 2, fit.design.clusters.length - 1);
@@ -46,7 +47,7 @@ export function styleSandwichIntervals(
     const h = t * SCALE * Math.sqrt(variance);
     return { lo: r - h, hi: r + h };
   };
-  return [
+  const intervals = [
     ...Array.from({ length: n }, (_, m) => rating(fit.theta, fit.shift, m, v[m]!)),
     ...Array.from({ length: k }, (_, f) => {
       const h = t * Math.sqrt(v[n + f]!);
@@ -54,4 +55,5 @@ export function styleSandwichIntervals(
     }),
     ...Array.from({ length: n }, (_, m) => rating(raw.theta, raw.shift, m, vr[m]!)),
   ];
+  return { intervals, se: Float64Array.from({ length: k }, (_, f) => Math.sqrt(v[n + f]!)) };
 }

@@ -301,7 +301,6 @@ export function styleControl(
   // keeps the solve well posed; the ratings equal the unpenalised maximum-likelihood fit to ~1e-5 points)
   const RAW_REG = 1e-8;
   const full = fitStyle(d, { reg });
-  const se = styleSandwichSe(d, full, reg);
   const fullRaw = fitStyle(raw, { reg: RAW_REG });
   // ratings are shown centred on the models seen on >= MIN_QUESTIONS questions (as arena intervals centres
   // them): a sparse model that runs off in a round (it won or lost all its games there) drags no one else
@@ -344,7 +343,8 @@ export function styleControl(
     );
     return columnIntervals(samples, 2 * n + k, level);
   };
-  const iv =
+  // the sandwich's pass over the battles gives the coefficients' se as well
+  const sw =
     o.intervals === 'sandwich'
       ? styleSandwichIntervals(
           { design: d, theta: full, reg, shift: fullShift },
@@ -352,7 +352,9 @@ export function styleControl(
           anchor,
           level,
         )
-      : bootstrap();
+      : undefined;
+  const se = sw?.se ?? styleSandwichSe(d, full, reg);
+  const iv = sw?.intervals ?? bootstrap();
   const ivStyle = iv.slice(0, n);
   const ivRaw = iv.slice(n + k);
   const rank = ranksFromIntervals(ivStyle);
