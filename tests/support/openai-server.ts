@@ -108,6 +108,12 @@ export interface RequestLogEntry {
   /** an answered chat request: the tokens its reply's usage counts (sent or not), as the server bills them */
   tokensIn?: number;
   tokensOut?: number;
+  /**
+   * a chat request answered after the latency (200 or an injected fault): when its answer was sent, ms since the
+   * epoch; absent until then, for a hang, and when the client had gone. In the log file it is a line of its own,
+   * `{ n, answeredAt }`, written as the answer is sent; readLog (parseLog) folds it into its request's entry.
+   */
+  answeredAt?: number;
 }
 
 export interface OpenAIServer {
@@ -141,6 +147,11 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
   const record = (e: RequestLogEntry) => {
     log.push(e);
     if (fd !== undefined) writeSync(fd, `${JSON.stringify(e)}\n`);
+    return e;
+  };
+  const answered = (e: RequestLogEntry) => {
+    e.answeredAt = performance.timeOrigin + performance.now();
+    if (fd !== undefined) writeSync(fd, `${JSON.stringify({ n: e.n, answeredAt: e.answeredAt })}\n`);
   };
 
   const pickFault = (n: number, hash: string, prompt: string): FaultRule | undefined => {
@@ -269,7 +280,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
         const fault = pickFault(n, hash, `${system}\n\n${user}`);
         const status = fault ? fault.status : 200;
         const c = status === 200 ? completion(body.model, system, user, o.verdict ?? 'longer', n) : undefined;
-        record({
+        const entry = record({
           n,
           at,
           method: 'POST',
@@ -288,7 +299,8 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
             ok++;
             if (o.echoKeyInReply)
               c.choices[0]!.message.content = `You sent Authorization: ${req.headers.authorization ?? '(none)'}\n${c.choices[0]!.message.content}`;
-            return send(res, 200, o.usage === false ? { ...c, usage: undefined } : c, limited?.headers);
+            send(res, 200, o.usage === false ? { ...c, usage: undefined } : c, limited?.headers);
+            return answered(entry);
           }
           const headers: Record<string, string> =
             status === 429 ? { 'retry-after': String(fault!.retryAfter ?? 1) } : {};
@@ -308,6 +320,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
             },
             headers,
           );
+          answered(entry);
         }, o.latencyMs ?? 0);
       },
       () => res.destroy(),
@@ -475,6 +488,27 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
+/**
+ * A log file's entries, in arrival order: each request's line, with the `{ n, answeredAt }` line written when its
+ * answer was sent folded into it.
+ */
+export function parseLog(text: string): RequestLogEntry[] {
+  const entries: RequestLogEntry[] = [];
+  const chat = new Map<number, RequestLogEntry>();
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const e = JSON.parse(line) as RequestLogEntry | { n: number; answeredAt: number };
+    if (!('path' in e)) {
+      const req = chat.get(e.n);
+      if (req) req.answeredAt = e.answeredAt;
+      continue;
+    }
+    entries.push(e);
+    if (e.n) chat.set(e.n, e);
+  }
+  return entries;
+}
+
 /** The same server in a child process (so the process under test can be SIGKILLed, or measured alone). */
 export interface SpawnedOpenAIServer {
   url: string;
@@ -541,13 +575,7 @@ export async function spawnOpenAIServer(
     url,
     child,
     logFile: o.logFile,
-    readLog: () =>
-      existsSync(o.logFile)
-        ? readFileSync(o.logFile, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as RequestLogEntry)
-        : [],
+    readLog: () => (existsSync(o.logFile) ? parseLog(readFileSync(o.logFile, 'utf8')) : []),
     close: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
