@@ -60,10 +60,11 @@ const KILL_GRACE_MS = 250;
 const PROCS = 3;
 const CONCURRENCY = 4;
 /**
- * the final run's calls in flight: wide enough that a run whose workers leave while games remain shows it (the
- * plan's last claim of 16 games played by one worker instead of 16 takes 16 latencies, not one)
+ * the final run's calls in flight, wider than the games it has to play divided by it (at most 576 / 32 = 18): a run
+ * whose idle workers each lease a batch of the plan (of --concurrency games) and leave once it is all leased, as
+ * the issue's collapse did, plays on at most that many workers, never on all of them
  */
-const FINAL_CONCURRENCY = 16;
+const FINAL_CONCURRENCY = 32;
 /** the slot whose usage-less server the budget refresh talks to (a killed slot's, done by then) */
 const BUDGET_SLOT = 1;
 /**
@@ -574,11 +575,10 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
     console.log(`soak figures: ${JSON.stringify(figures)}`);
     expect(games).toHaveLength(PLANNED);
     expect(new Set(games.map((g) => g.id)).size).toBe(PLANNED);
-    // the final run kept its calls in flight until its last game had started: never more than --concurrency, and
-    // on average most of it (a run whose workers leave early plays its tail on a few of them)
-    expect(flight.games, 'games for the final run').toBeGreaterThanOrEqual(3 * FINAL_CONCURRENCY);
+    // the final run had every worker calling at once (its --concurrency, never more): none left while games remained
+    // (its mean in flight, in the figures, measures the machine's load as much as the run: not asserted)
+    expect(flight.games, 'games for the final run').toBeGreaterThanOrEqual(2 * FINAL_CONCURRENCY);
     expect(flight.peak).toBe(FINAL_CONCURRENCY);
-    expect(flight.mean).toBeGreaterThanOrEqual((2 / 3) * FINAL_CONCURRENCY);
     expect(unexplained).toEqual([]);
     expect(paid).toBe(games.length + inFlightAtKills + retriedByItsProcess);
     expect(integrity).toEqual([{ integrity_check: 'ok' }]);
