@@ -64,7 +64,10 @@ export interface OpenAIServerOptions {
   apiKey?: string;
   /** a careless server: the 401 message echoes the Authorization header it received (the key must not reach `attempts`) */
   echoKey?: boolean;
-  /** a hostile server: every reply's content starts with the Authorization header it received */
+  /**
+   * a hostile server: every reply's content starts with the Authorization header it received (a batch's output
+   * lines: the header of the poll that completed the batch)
+   */
   echoKeyInReply?: boolean;
   /** append every request as one JSON line to this file (written synchronously, as it arrives) */
   logFile?: string;
@@ -182,7 +185,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
 
   const batch = o.batch
     ? batchRoutes(o.batch, {
-        complete: (body, n) => {
+        complete: (body, n, authorization) => {
           const system = body.messages
             .filter((m) => m.role === 'system')
             .map((m) => m.content)
@@ -191,10 +194,9 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
             .filter((m) => m.role !== 'system')
             .map((m) => m.content)
             .join('\n');
-          return {
-            body: completion(body.model, system, user, o.verdict ?? 'longer', n),
-            hash: promptHash(system, user),
-          };
+          const c = completion(body.model, system, user, o.verdict ?? 'longer', n);
+          if (o.echoKeyInReply) echoKey(c, authorization);
+          return { body: c, hash: promptHash(system, user) };
         },
         record,
         send,
@@ -297,8 +299,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           if (res.destroyed) return;
           if (c) {
             ok++;
-            if (o.echoKeyInReply)
-              c.choices[0]!.message.content = `You sent Authorization: ${req.headers.authorization ?? '(none)'}\n${c.choices[0]!.message.content}`;
+            if (o.echoKeyInReply) echoKey(c, req.headers.authorization);
             send(res, 200, o.usage === false ? { ...c, usage: undefined } : c, limited?.headers);
             return answered(entry);
           }
@@ -413,6 +414,11 @@ function send(
     ...headers,
   });
   res.end(data);
+}
+
+/** a hostile server's reply: its content starts with the Authorization header it received */
+function echoKey(c: ReturnType<typeof completion>, authorization: string | undefined): void {
+  c.choices[0]!.message.content = `You sent Authorization: ${authorization ?? '(none)'}\n${c.choices[0]!.message.content}`;
 }
 
 function completion(model: string, system: string, user: string, policy: VerdictPolicy | ReplyFn, n: number) {
