@@ -10,7 +10,7 @@ import { nearMisses } from '../../src/core/suggest.ts';
 import { loadCheckpointsConfig } from '../../src/ops/checkpoints-config.ts';
 import { expandVariable, loadRefreshConfig } from '../../src/ops/config.ts';
 import { priceFor } from '../../src/ops/prices.ts';
-import { OWN, playOwn, REPO_ROOT, runArena, runArenaProcess, tmpDir } from '../support/cli.ts';
+import { OWN, playOwn, REPO_ROOT, runArena, serveArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
 
 describe('choosing the judge of a one-judge command', () => {
@@ -50,11 +50,10 @@ describe('the CLI on a database with one judge', { timeout: 180_000 }, () => {
   });
 
   it('`arena start` on an existing database says it serves it as it is, and how to re-import', async () => {
-    const r = await runArenaProcess(['start', '--db', db, '--port', '0'], {
-      env: { JUDGE_LLAMA2_DIR: 'none' },
-      timeoutMs: 20_000,
-    });
-    expect(r.stderr).toContain(
+    // stopped once it listens (it serves until then), not left to a timeout's SIGKILL
+    const s = await serveArena(['start', '--db', db, '--port', '0'], { env: { JUDGE_LLAMA2_DIR: 'none' } });
+    expect(await s.stop()).toBe(0);
+    expect(s.stderr()).toContain(
       `serving ${db} as it is (judges: mock/longer); to import the release again, remove it first (rm ${db})`,
     );
   });

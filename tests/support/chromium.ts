@@ -1,27 +1,30 @@
 // Real Chromium for the site tests: Debian's `chromium` (or CHROMIUM_PATH), driven by playwright-core,
-// headless and with its background network traffic off, so a page's only requests are its own. One Chromium
-// per run (tests/support/chromium-server.ts); each test file connects to it and works in its own contexts.
-import { mkdirSync } from 'node:fs';
+// headless and with its background network traffic off, so a page's only requests are its own.
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { serveNode, type NodeServer } from '../../src/entry/node.ts';
 import type { SqliteStore } from '../../src/storage/sqlite.ts';
 import { REPO_ROOT } from './cli.ts';
 
-export { CHROMIUM, HAVE_CHROMIUM } from './chromium-server.ts';
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const HAVE_CHROMIUM = existsSync(CHROMIUM);
 /** Where the Chromium tests write their screenshots (gitignored). */
 export const SHOTS = join(REPO_ROOT, 'screenshots');
 
-/**
- * The run's Chromium, connected: its `close()` closes this file's contexts and disconnects, and the browser goes on
- * for the other files (the run closes it at its end).
- */
-export async function launchChromium(): Promise<Browser> {
-  const r = await fetch(inject('chromiumBroker'));
-  const text = await r.text();
-  if (!r.ok) throw new Error(`the run's Chromium did not start:\n${text}`);
-  return chromium.connect(text, { timeout: 60_000 });
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 60_000 });
 }
 
 /** How many tables on the page lack a caption or column headers (`thead th[scope=col]`). */
