@@ -72,11 +72,14 @@ export const encodeReport = (v: unknown): string =>
     typeof x === 'number' && !Number.isFinite(x) ? { [NUMBER]: String(x) } : x,
   ) ?? 'null';
 const decodeReport = <T>(body: string): T =>
-  JSON.parse(body, (_k, x: unknown) =>
-    x !== null && typeof x === 'object' && NUMBER in x && Object.keys(x).length === 1
-      ? Number((x as Record<string, string>)[NUMBER])
-      : x,
-  ) as T;
+  // the reviver visits every value: only a body that holds an encoded number needs it
+  (body.includes(`"${NUMBER}"`)
+    ? JSON.parse(body, (_k, x: unknown) =>
+        x !== null && typeof x === 'object' && NUMBER in x && Object.keys(x).length === 1
+          ? Number((x as Record<string, string>)[NUMBER])
+          : x,
+      )
+    : JSON.parse(body)) as T;
 
 /** What starts the parameters of every report built with these options: `bootstrap/1000|`. */
 export const optionsTag = (o: SiteOptions): string => `${o.intervals ?? 'bootstrap'}/${o.bootstrapRounds}|`;
@@ -199,11 +202,15 @@ export class StoredReports implements Memo {
     compute: () => Promise<T>,
   ): Promise<T> {
     this.touched.add(`${k.view}\u0000${k.params}`);
+    // read: the row is asked beside the published state, so that the reads a page makes together go to the
+    // database together (the D1 Store batches them)
+    const asked = this.o.mode === 'read' ? this.store.reports.get([k]) : undefined;
+    asked?.catch(() => undefined);
     const d = await this.digest();
-    const want = d ? reportDigest(reads, d) : '';
+    const want = d ? this.digestOf(reads, d) : '';
     const mine = this.here.get(key);
     if (mine && mine.digest === want) return mine.value as T;
-    const [row] = await this.store.reports.get([k]);
+    const [row] = await (asked ?? this.store.reports.get([k]));
     if (row && row.version === REPORT_VERSION && row.digest === want) {
       this.counts.read++;
       return decodeReport<T>(row.body);
@@ -228,6 +235,18 @@ export class StoredReports implements Memo {
     if (mineNow && mineNow.digest === want) return mineNow.value as T;
     throw new ReportPending(key);
   }
+
+  /** reportDigest, once per data digest and declaration (many reports declare the same reads) */
+  private digestOf(reads: ReportReads, d: DataDigest): string {
+    let known = this.digests.get(d);
+    if (!known) this.digests.set(d, (known = new Map()));
+    const key = JSON.stringify(reads);
+    let digest = known.get(key);
+    if (digest === undefined) known.set(key, (digest = reportDigest(reads, d)));
+    return digest;
+  }
+
+  private readonly digests = new WeakMap<DataDigest, Map<string, string>>();
 
   private async build<T>(k: ReportKey, digest: string, compute: () => Promise<T>): Promise<T> {
     const now = this.o.now ?? Date.now;
