@@ -129,8 +129,11 @@ export class Leaderboards {
     only?: string,
   ): Promise<{ judge: string; mode: 'pairwise-all'; rows: LeaderRow[]; group: number; groups: number }[]> {
     const out = [];
-    for (const judge of only ? [only] : await this.catalog.rankedJudges()) {
-      const rows = await this.leaderboard(judge, f);
+    const judges = only ? [only] : await this.catalog.rankedJudges();
+    // asked together: one round trip where the store batches reads (D1)
+    const tables = await Promise.all(judges.map((j) => this.leaderboard(j, f)));
+    for (const [i, judge] of judges.entries()) {
+      const rows = tables[i]!;
       const groups = [...new Set(rows.map((r) => r.group ?? 0))];
       for (const g of groups)
         out.push({
@@ -146,9 +149,9 @@ export class Leaderboards {
 
   /** Every ranked judge's leaderboard over all the data, and the models in the experts' order (else the first judge's). */
   async judgeBoards(): Promise<{ models: string[]; boards: { judge: string; rows: LeaderRow[] }[] }> {
-    const boards = [];
-    for (const judge of await this.catalog.rankedJudges())
-      boards.push({ judge, rows: await this.leaderboard(judge) });
+    const judges = await this.catalog.rankedJudges();
+    const tables = await Promise.all(judges.map((j) => this.leaderboard(j)));
+    const boards = judges.map((judge, i) => ({ judge, rows: tables[i]! }));
     const models = (boards.find((b) => b.judge === HUMAN) ?? boards[0])?.rows.map((r) => r.model) ?? [];
     return { models, boards };
   }
