@@ -1,15 +1,15 @@
-// Adaptive match scheduling: from the full plan's matches and the outcomes played so far, fit the ratings
-// with sandwich (question-clustered) covariance, find the model pairs whose order the simultaneous
-// intervals leave open, and choose the next round where it most shrinks those pairs' variances (a greedy
-// targeted design on the model-based information: a match between k and l adds its Fisher information, and
-// the covariance is updated by Sherman–Morrison, so games against third models count as they do in the fit),
-// each open pair weighted by its chance of still being separated by the rest of the plan, plus a small
-// uniform share over every pair that still has matches. A pair that chance says the plan will not separate
-// is futile; a match whose gain is a small share of an average match's is not worth its call, and a round
-// with no such match stops the run, unless the rest of the plan more likely than not separates some open pair
-// (then the best matches are played anyway, in the smallest rounds). A round is no larger than `arena power` says the open pair nearest to
-// separation still needs (core/stats/power.ts), so the run refits before it overshoots. A new model with no game yet, the others rated, first meets the middle of
-// the league (settle-design.ts: newcomerFill). Pure: the engine plays the round.
+// Adaptive match scheduling: from the full plan's matches and the outcomes played so far, fit the ratings with
+// sandwich (question-clustered) covariance, find the model pairs whose order the simultaneous intervals leave
+// open, and choose the next round where it most shrinks those pairs' variances (a greedy targeted design on the
+// model-based information: a match between k and l adds its Fisher information, and the covariance is updated by
+// Sherman–Morrison, so games against third models count as they do in the fit), each open pair weighted by its
+// chance of still being separated by the rest of the plan, plus a small uniform share over every pair that still
+// has matches. A pair that chance says the plan will not separate is futile; a match whose gain is a small share
+// of an average match's is not worth its call, and a round with no such match stops the run, unless the rest of
+// the plan more likely than not separates some open pair (then the best matches are played anyway, in the
+// smallest rounds). A round is no larger than `arena power` says the open pair nearest to separation still needs
+// (core/stats/power.ts), so the run refits before it overshoots. A new model with no game yet, the others rated,
+// first meets the middle of the league (settle-design.ts: newcomerFill). Pure: the engine plays the round.
 import type { ClusteredBattle } from './battle-table.ts';
 import { battleTable } from './battle-table.ts';
 import { connectedModelGroups } from '../groups.ts';
