@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { ClusteredBattle } from '../../src/core/stats/battle-table.ts';
 import { questionsToSeparate } from '../../src/core/stats/power.ts';
 import { fitRanks, nextRound, type SettleMatch } from '../../src/core/stats/settle.ts';
+import { separationChances } from '../../src/core/stats/settle-design.ts';
+import { fitOf, inside, league, LEVEL, width } from '../support/league-sim.ts';
 
 const MODELS = ['a', 'b', 'c'];
 const Q = 30;
@@ -112,6 +114,35 @@ describe('nextRound', () => {
     expect(step.stop).toBe('futile');
     expect(step.futile).toEqual(['a\u0000b']);
     expect(step.next).toEqual([]);
+  });
+
+  it('goes on past the matches worth their call while the rest of the plan likely separates an open pair', () => {
+    // a simulated six-model league (strengths sd 2 logits, as the study's six) on which the run used to stop with
+    // an open pair the full plan separates, although the rest of the plan was likely to separate it
+    const l = league(6, 1, { spread: 2 });
+    const full = fitOf(
+      l,
+      l.matches.map((m) => m.key),
+    )!.ranks;
+    const played = new Set<string>();
+    const round = Math.ceil(l.matches.length / 10);
+    let step;
+    for (;;) {
+      const battles = [...played].map((k) => l.outcome.get(k)!);
+      step = nextRound({ models: l.models, matches: l.matches, played, battles, round, level: LEVEL });
+      if (step.stop) break;
+      for (const k of step.next) played.add(k);
+    }
+    expect(['settled', 'futile']).toContain(step.stop);
+    expect(inside(step.ranks!, full) && width(step.ranks!) <= width(full)).toBe(true);
+    expect(played.size).toBeLessThan(0.5 * l.matches.length);
+    // at the stop, the open pairs more likely than not stay open over the rest of the plan
+    const fit = fitOf(l, played)!;
+    const left = new Map<string, SettleMatch[]>();
+    for (const m of l.matches)
+      if (!played.has(m.key)) left.set(`${m.a}\u0000${m.b}`, [...(left.get(`${m.a}\u0000${m.b}`) ?? []), m]);
+    const chances = [...separationChances(fit, l.models, left).values()];
+    expect(chances.reduce((stay, c) => stay * (1 - c), 1)).toBeGreaterThanOrEqual(0.5);
   });
 
   it('sends a new model (no game yet, the others rated) first to the middle of the league, its likely neighbours', () => {

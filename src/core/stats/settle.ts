@@ -1,20 +1,28 @@
-// Adaptive match scheduling: from the full plan's matches and the outcomes played so far, fit the ratings
-// with sandwich (question-clustered) covariance, find the model pairs whose order the simultaneous
-// intervals leave open, and choose the next round where it most shrinks those pairs' variances (a greedy
-// targeted design on the model-based information: a match between k and l adds its Fisher information, and
-// the covariance is updated by Sherman–Morrison, so games against third models count as they do in the fit),
-// each open pair weighted by its chance of still being separated by the rest of the plan, plus a small
-// uniform share over every pair that still has matches. A pair that chance says the plan will not separate
-// is futile; a match whose gain is a small share of an average match's is not worth its call, and a round
-// with no such match stops the run. A round is no larger than `arena power` says the open pair nearest to
-// separation still needs (core/stats/power.ts), so the run refits before it overshoots. A new model with no game yet, the others rated, first meets the middle of
-// the league (settle-design.ts: newcomerFill). Pure: the engine plays the round.
+// Adaptive match scheduling: from the full plan's matches and the outcomes played so far, fit the ratings with
+// sandwich (question-clustered) covariance, find the model pairs whose order the simultaneous intervals leave
+// open, and choose the next round where it most shrinks those pairs' variances (a greedy targeted design on the
+// model-based information: a match between k and l adds its Fisher information, and the covariance is updated by
+// Sherman–Morrison, so games against third models count as they do in the fit), each open pair weighted by its
+// chance of still being separated by the rest of the plan, plus a small uniform share over every pair that still
+// has matches. A pair that chance says the plan will not separate is futile; a match whose gain is a small share
+// of an average match's is not worth its call, and a round with no such match stops the run, unless the rest of
+// the plan more likely than not separates some open pair (then the best matches are played anyway, in the
+// smallest rounds). A round is no larger than `arena power` says the open pair nearest to separation still needs
+// (core/stats/power.ts), so the run refits before it overshoots. A new model with no game yet, the others rated,
+// first meets the middle of the league (settle-design.ts: newcomerFill). Pure: the engine plays the round.
 import type { ClusteredBattle } from './battle-table.ts';
 import { battleTable } from './battle-table.ts';
 import { connectedModelGroups } from '../groups.ts';
 import { rankBounds, simultaneousDifferences } from './rank-intervals.ts';
 import { sandwichCovariance } from './sandwich.ts';
-import { newcomerFill, powerRound, SETTLE_PRIOR, separationChances, targetedFill } from './settle-design.ts';
+import {
+  MIN_ROUND_SHARE,
+  newcomerFill,
+  powerRound,
+  SETTLE_PRIOR,
+  separationChances,
+  targetedFill,
+} from './settle-design.ts';
 
 /** One match of the plan: both orders of (question, turn, pair) are played together. */
 export interface SettleMatch {
@@ -63,6 +71,11 @@ const SETTLE_MIN_CLUSTERS = 5;
 const FUTILE_CHANCE = 0.16;
 /** A match is worth its call when its gain is at least this share of an average match's (see nextRound). */
 const WORTH = 0.5;
+/**
+ * With no match worth its call, the run still goes on while the chance that the rest of the plan separates at
+ * least one target pair (one minus the product of their chances of staying open) is above this.
+ */
+const STOP_UNSETTLED = 0.5;
 
 const pairKey = (a: string, b: string) => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
 
@@ -98,6 +111,10 @@ export function nextRound(o: SettleInput): SettleStep {
   const minGain = (WORTH * (o.models.length - 1)) / o.matches.length;
   if (fit) {
     targetedFill(fit, o.models, targets, chances, left, share, minGain, chosen);
+    // no match worth its call: stop only when the rest of the plan more likely than not separates none of the
+    // targets (the run already holds the full plan's certainty); else take the best matches, a small round
+    if (!chosen.size && unsettled(targets, chances) > STOP_UNSETTLED)
+      targetedFill(fit, o.models, targets, chances, left, Math.min(share, smallest(o.round)), 0, chosen);
     if (!chosen.size) return { next: [], stop: 'futile', ...base, futile: [...futile] };
   } else {
     // models with no game yet while the others can be fitted: a nightly refresh's new models
@@ -165,6 +182,13 @@ function ratedWithoutNewcomers(models: string[], battles: ClusteredBattle[], lev
   const fit = fitRanks(rated, battles, level);
   return fit && { models: rated, ratings: fit.ratings, newcomers };
 }
+
+/** The chance that the rest of the plan separates at least one of the target pairs (taken as independent). */
+function unsettled(targets: string[], chances: Map<string, number>): number {
+  return 1 - targets.reduce((stay, p) => stay * (1 - (chances.get(p) ?? 1)), 1);
+}
+
+const smallest = (round: number) => Math.ceil(round * MIN_ROUND_SHARE);
 
 function allPairs(models: string[]): Set<string> {
   const out = new Set<string>();
