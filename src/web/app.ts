@@ -21,7 +21,7 @@ import { assets } from './views.ts';
 import { favicon, ROBOTS } from './favicon.ts';
 import { annotateRoutes, type AnnotateOptions } from './annotate/routes.ts';
 import { answerHead } from './head.ts';
-import { warmPages } from './warm.ts';
+import { ask, warmPages } from './warm.ts';
 
 const icon = favicon();
 
@@ -196,10 +196,7 @@ export function createApp(o: AppOptions) {
    * computed, and nothing is cached but the fingerprint and the digests.
    */
   const warm = async (): Promise<void> => {
-    const r = await app.fetch(
-      new Request('http://localhost/.well-known/arena-warm-up', { headers: { 'Accept-Encoding': 'gzip' } }),
-    );
-    await r.arrayBuffer();
+    await ask(app.fetch, '/.well-known/arena-warm-up');
     // (a request taking gzip is never replayed, so it did not read the fingerprint: read it before the digests)
     await cache.fresh();
     await reports.prime();

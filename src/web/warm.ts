@@ -9,7 +9,7 @@ import { NAV } from './site.ts';
 type Fetch = (r: Request) => Response | Promise<Response>;
 
 /** Ask `path` of `fetch` as a browser would (taking gzip unless `plain`), reading the whole body. */
-async function ask(fetch: Fetch, path: string, plain = false): Promise<string> {
+export async function ask(fetch: Fetch, path: string, plain = false): Promise<string> {
   const r = await fetch(
     new Request(`http://localhost${path}`, plain ? {} : { headers: { 'Accept-Encoding': 'gzip' } }),
   );
