@@ -2,6 +2,9 @@
 // expects no error beyond the KNOWN list below, and proves the import-boundary rule fires on deliberate
 // violations (code linted as if it were a file under src/core, src/engine, ...; nothing is written to disk).
 import { ESLint, type Linter } from 'eslint';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './support/cli.ts';
@@ -23,6 +26,50 @@ function key(file: string, m: Linter.LintMessage): string {
   return `${relative(REPO_ROOT, file)}: ${m.ruleId ?? 'parse'}: ${what}`;
 }
 
+/**
+ * What the lint and the format check found before, kept outside the clone (the system's temporary folder, a
+ * folder per user) and keyed by content only, so that a key stands for the same answer again: a clean clone, a
+ * branch or a worktree with other bytes finds no entry and checks. A cache that cannot be read or written costs
+ * time, nothing else.
+ */
+const CACHE_DIR = join(tmpdir(), `mt-arena-lint-${userInfo().uid}`);
+
+function readCache<T>(name: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(join(CACHE_DIR, name), 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(name: string, value: unknown): void {
+  try {
+    mkdirSync(CACHE_DIR, { recursive: true });
+    const tmp = join(CACHE_DIR, `${name}.${process.pid}.tmp`);
+    writeFileSync(tmp, JSON.stringify(value));
+    renameSync(tmp, join(CACHE_DIR, name)); // whole or not at all, with other runs writing beside this one
+  } catch {
+    // the next run checks again
+  }
+}
+
+/**
+ * The lint of src/ as a whole depends on every file under src/ (imports are resolved across files), the config
+ * and the installed linters: the hash of all of them, so that a change anywhere lints everything again.
+ */
+function srcTreeKey(): string {
+  const h = createHash('sha256').update(ESLint.version);
+  for (const f of ['eslint.config.js', 'package-lock.json', 'package.json'])
+    h.update(`\0${f}\0`).update(readFileSync(join(REPO_ROOT, f)));
+  const files = readdirSync(join(REPO_ROOT, 'src'), { recursive: true, encoding: 'utf8' }).sort();
+  for (const f of files) {
+    const path = join(REPO_ROOT, 'src', f);
+    h.update(`\0src/${f}\0`);
+    if (statSync(path).isFile()) h.update(readFileSync(path));
+  }
+  return h.digest('hex');
+}
+
 const eslint = new ESLint({ cwd: REPO_ROOT });
 
 /** The errors eslint reports for `code` as if it were the file `path` (relative to the repository). */
@@ -35,10 +82,18 @@ const rules = async (path: string, code: string) => (await lintAs(path, code)).m
 describe('lint (eslint.config.js)', { timeout: 600_000 }, () => {
   let found: string[];
   beforeAll(async () => {
+    const tree = srcTreeKey();
+    const cache = readCache<Record<string, string[]>>('eslint-src.json') ?? {};
+    if (Array.isArray(cache[tree])) {
+      found = cache[tree];
+      return;
+    }
     const results = await eslint.lintFiles(['src']);
     found = results
       .flatMap((r) => r.messages.filter((m) => m.severity === 2).map((m) => key(r.filePath, m)))
       .sort();
+    // this tree's result and the last few others' (worktrees and branches take turns)
+    writeCache('eslint-src.json', Object.fromEntries([...Object.entries(cache).slice(-7), [tree, found]]));
   }, 600_000);
 
   it('src/ has no lint error beyond the KNOWN list (empty)', () => {
@@ -220,7 +275,6 @@ const DATED = [
 describe('code comments (src/)', () => {
   it('cite no issue numbers and no dates: figures and history go to docs/performance.md and the commits', async () => {
     const { execFileSync } = await import('node:child_process');
-    const { readFileSync } = await import('node:fs');
     const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'src'], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
@@ -244,11 +298,35 @@ describe('code comments (src/)', () => {
   });
 });
 
+/** Files prettier found formatted, by content (see CACHE_DIR): a key is the hash of prettier's version, the
+ * file's resolved options, its path and its text; each run writes back only its own keys. */
+const FORMAT_CACHE = 'prettier-formatted.json';
+
+/** Whether prettier leaves `text` (the file `path`) as it is; a key in `cached` stands for a check that passed. */
+async function formatted(
+  prettier: typeof import('prettier'),
+  path: string,
+  text: string,
+  cached: Set<string>,
+  passed: Set<string>,
+): Promise<boolean> {
+  const options = { ...(await prettier.resolveConfig(path)), filepath: path };
+  const key = createHash('sha256')
+    .update(JSON.stringify([prettier.version, options, relative(REPO_ROOT, path)]))
+    .update('\0')
+    .update(text)
+    .digest('hex');
+  if (cached.has(key) || (await prettier.check(text, options))) {
+    passed.add(key);
+    return true;
+  }
+  return false;
+}
+
 describe('format (.prettierrc)', { timeout: 600_000 }, () => {
   it('every source, test, bench and script file is as prettier writes it (`npm run format` fixes it)', async () => {
     const prettier = await import('prettier');
     const { execFileSync } = await import('node:child_process');
-    const { readFileSync } = await import('node:fs');
     const files = execFileSync(
       'git',
       [
@@ -269,14 +347,25 @@ describe('format (.prettierrc)', { timeout: 600_000 }, () => {
       .split('\n')
       .filter((f) => /\.(ts|mts|js|mjs)$/.test(f));
     expect(files.length).toBeGreaterThan(100);
+    const keys = readCache<unknown>(FORMAT_CACHE);
+    const cached = new Set(Array.isArray(keys) ? keys.filter((k): k is string => typeof k === 'string') : []);
+    const passed = new Set<string>();
     const unformatted: string[] = [];
     for (const f of files) {
       const path = join(REPO_ROOT, f);
       if ((await prettier.getFileInfo(path, { ignorePath: join(REPO_ROOT, '.prettierignore') })).ignored)
         continue;
-      const options = { ...(await prettier.resolveConfig(path)), filepath: path };
-      if (!(await prettier.check(readFileSync(path, 'utf8'), options))) unformatted.push(f);
+      if (!(await formatted(prettier, path, readFileSync(path, 'utf8'), cached, passed))) unformatted.push(f);
     }
+    writeCache(FORMAT_CACHE, [...passed]);
     expect(unformatted, 'files prettier would change (run `npm run format`)').toEqual([]);
+    // a cached file with one space put before it is checked again, and fails
+    const probe = join(
+      REPO_ROOT,
+      files.find((f) => f.startsWith('src/'))!,
+    );
+    const text = readFileSync(probe, 'utf8');
+    expect(await formatted(prettier, probe, text, passed, new Set())).toBe(true);
+    expect(await formatted(prettier, probe, ` ${text}`, passed, new Set())).toBe(false);
   });
 });

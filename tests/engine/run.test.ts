@@ -1,5 +1,6 @@
-// `arena run` end to end: the real CLI in a child process, a real SQLite file, and the OpenAI-compatible
-// test server in another process injecting 429s (with Retry-After), 500s and hangs. The fake judge
+// `arena run` end to end: the real CLI (in a child process where the process is under test: killed, interrupted,
+// or judge calls on tight timeouts; else in this process through runCli), a real SQLite file, and the
+// OpenAI-compatible test server in another process injecting 429s (with Retry-After), 500s and hangs. The fake judge
 // prefers the longer answer, so every stored verdict can be checked against the answer files themselves.
 import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
@@ -8,15 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { planRun } from '../../src/engine/run.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
-import {
-  arenaOk,
-  REPO_ROOT,
-  runArena,
-  spawnArena,
-  spawnEveryRun,
-  tmpDir,
-  type RunResult,
-} from '../support/cli.ts';
+import { arenaOk, REPO_ROOT, runArena, spawnArena, tmpDir, type RunResult } from '../support/cli.ts';
 import {
   promptHash,
   spawnOpenAIServer,
@@ -25,10 +18,6 @@ import {
   type SpawnedOpenAIServer,
 } from '../support/openai-server.ts';
 import { until } from '../support/until.ts';
-
-// real processes, as before: runs racing on one database or killed, judge calls on tight timeouts, large
-// imports; run in the test worker some of these missed their timings
-spawnEveryRun();
 
 const JUDGE = 'openai/judge';
 const dir = tmpDir('arena-run-test-');
@@ -138,7 +127,8 @@ function runArgs(db: string, url: string, over: Record<string, string> = {}): st
     questions: DATA.questionsFile,
     db,
     concurrency: '4',
-    timeout: '1',
+    // a judge call's limit: generous where no test hangs a call (a loaded machine delays answers)
+    timeout: '30',
     backoff: '20',
     ...over,
   };
@@ -247,7 +237,8 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
         { status: 500, probability: 0.15 },
       ],
     });
-    const r = await runArena(runArgs(db, srv.url), { timeoutMs: 120_000 });
+    // a child process: its 1 s judge timeouts are measured on its own event loop, not the test worker's
+    const r = await runArena(runArgs(db, srv.url, { timeout: '1' }), { timeoutMs: 120_000, spawn: true });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(
       `${plan.length} games planned, 0 already stored: ${plan.length} judge calls to make`,

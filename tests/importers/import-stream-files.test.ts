@@ -10,11 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { ANSWER_PART_CHARS, importFiles } from '../../src/importers/import.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import type { ImportBundle } from '../../src/storage/store.ts';
-import { arenaOk, REPO_ROOT, runArena, spawnEveryRun, tmpDir } from '../support/cli.ts';
-
-// real processes, as before: runs racing on one database or killed, judge calls on tight timeouts, large
-// imports; run in the test worker some of these missed their timings
-spawnEveryRun();
+// the imports run in this process (runCli): nothing here is about the process itself
+import { arenaOk, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 
 const dir = tmpDir('arena-stream-files-');
 const OWN = join(REPO_ROOT, 'questions');

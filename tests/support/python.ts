@@ -1,18 +1,38 @@
 // Runs a Python reference script (tests/reference/*.py, numpy/scipy) on JSON stdin; `pythonSkip` says why the
 // reference tests cannot run.
 import { spawnSync } from 'node:child_process';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 export const PYTHON = '/usr/bin/python3';
 const REF = fileURLToPath(new URL('../reference/', import.meta.url));
 
-const probe = spawnSync(PYTHON, ['-c', 'import numpy, scipy.optimize, scipy.stats'], { encoding: 'utf8' });
+/**
+ * Why /usr/bin/python3 cannot import numpy/scipy, or undefined: asked once per run (a second of CPU) and kept in
+ * the run's folder (tests/support/global-setup.ts) for the other test files.
+ */
+function probePython(): string | undefined {
+  const kept = join(inject('runDir'), 'python-probe.json');
+  try {
+    return (JSON.parse(readFileSync(kept, 'utf8')) as { skip?: string }).skip;
+  } catch {
+    // not asked yet in this run (or being written): ask
+  }
+  const probe = spawnSync(PYTHON, ['-c', 'import numpy, scipy.optimize, scipy.stats'], { encoding: 'utf8' });
+  const skip =
+    probe.status !== 0
+      ? `${PYTHON} cannot import numpy/scipy (${(probe.stderr || probe.error?.message || '').trim().split('\n').pop()}): run \`apt-get install python3-scipy\` (.ci/run does this as root)`
+      : undefined;
+  const tmp = `${kept}.${process.pid}`;
+  writeFileSync(tmp, JSON.stringify({ skip }));
+  renameSync(tmp, kept);
+  return skip;
+}
+
 /** Why /usr/bin/python3 cannot run the references (it cannot import numpy/scipy), or undefined. */
-export const pythonSkip: string | undefined =
-  probe.status !== 0
-    ? `${PYTHON} cannot import numpy/scipy (${(probe.stderr || probe.error?.message || '').trim().split('\n').pop()}): run \`apt-get install python3-scipy\` (.ci/run does this as root)`
-    : undefined;
+export const pythonSkip: string | undefined = probePython();
 if (pythonSkip) console.warn(`[stats reference] skipped: ${pythonSkip}`);
 
 /** `script` (in tests/reference) with `input` as JSON on stdin; its stdout parsed as JSON. Throws with its stderr. */

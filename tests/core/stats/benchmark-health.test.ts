@@ -25,6 +25,7 @@ import {
   skipWhy,
 } from '../../support/materials.ts';
 import { python, pythonSkip } from '../../support/python.ts';
+import { copySqlite } from '../../support/run-shared.ts';
 
 const DIR = MTBENCH_DIR;
 const skipReason = skipWhy('benchmark-health', noMtbench('the real MT-Bench release'), pythonSkip);
@@ -38,6 +39,18 @@ const battle = (r: Record<string, string>): Battle => ({
   b: r.model_b!,
   score: scoreOfA(r) as Battle['score'],
 });
+
+/** The MT-Bench release imported once for this file (`arena import mtbench`), copied to `to` for each use. */
+let release: Promise<string> | undefined;
+async function releaseDb(to: string): Promise<string> {
+  release ??= (async () => {
+    const db = join(tmpDir('arena-health-release-'), 'release.db');
+    await arenaOk(['import', 'mtbench', '--dir', MTBENCH_DIR!, '--db', db]);
+    return db;
+  })();
+  copySqlite(await release, to);
+  return to;
+}
 
 describe('rank correlations', () => {
   it('Spearman and Kendall tau-b, with ties, equal the textbook values', () => {
@@ -170,7 +183,7 @@ describe.skipIf(!!skipReason)(
           ...flipped.map((r) => [r.question_id, r.model_a, r.model_b, r.winner, r.judge, r.turn].join(',')),
         ].join('\n') + '\n',
       );
-      await arenaOk(['import', 'mtbench', '--dir', dir, '--db', db]);
+      await releaseDb(db);
       await arenaOk(['import', 'votes', file, '--db', db]);
     }, 180_000);
 
@@ -252,7 +265,7 @@ describe.skipIf(!!auditSkip)(
     const db = join(tmp, 'study.db');
     const LLAMA = 'llama-2-70b-instruct-v2';
     beforeAll(async () => {
-      await arenaOk(['import', 'mtbench', '--dir', MTBENCH_DIR!, '--db', db]);
+      await releaseDb(db);
       const file = join(JUDGE_LLAMA2_DIR!, 'model_judgment', 'L40-Llama-2-70b-instruct-v2.jsonl.gz');
       await arenaOk(['import', 'judgments', file, '--judge', LLAMA, '--db', db]);
     }, 300_000);
