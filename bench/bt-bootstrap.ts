@@ -125,20 +125,25 @@ const styled: StyleBattle[] = clustered.map((bt, k) => ({
   styleA: answer(a[k]!),
   styleB: answer(b[k]!),
 }));
-const styleRun = (rounds: number) => {
+const styleRun = (rounds: number, intervals: 'bootstrap' | 'sandwich' = 'bootstrap') => {
   const t = performance.now();
   const c = process.cpuUsage();
-  const r = styleControl(styled, ['length', 'markdown'], { rounds, seed: 7 });
+  const r = styleControl(styled, ['length', 'markdown'], { rounds, seed: 7, intervals });
   const u = process.cpuUsage(c);
   return { r, wall: secs(t), cpu: (u.user + u.system) / 1e6 };
 };
 const sFit = styleRun(0);
+// what `arena ratings --style --intervals sandwich` computes: the fit above plus every interval from the sandwich
+const sSandwich = styleRun(0, 'sandwich');
 const sBoot = styleRun(STYLE_ROUNDS);
 // the bootstrap's own cost (the run with rounds minus the run without), scaled to ROUNDS
 const sBootWall = ((sBoot.wall - sFit.wall) / STYLE_ROUNDS) * ROUNDS;
 const sBootCpu = ((sBoot.cpu - sFit.cpu) / STYLE_ROUNDS) * ROUNDS;
 console.log(
   `mt-arena, style control (length + markdown, ${sFit.r.features.length} features; design, contextual BT fit, plain BT fit, clustered sandwich): ${sFit.wall.toFixed(2)} s wall, ${sFit.cpu.toFixed(2)} s CPU; its question bootstrap (style + plain refit per round): ${STYLE_ROUNDS} rounds ${(sBoot.wall - sFit.wall).toFixed(2)} s wall, ${(sBoot.cpu - sFit.cpu).toFixed(2)} s CPU (${(((sBoot.cpu - sFit.cpu) / STYLE_ROUNDS) * 1000).toFixed(0)} ms CPU/round), ${sBootCpu.toFixed(1)} s CPU scaled to ${ROUNDS} rounds; coefficients ${sFit.r.features.map((f) => `${f.feature} ${f.coefficient.toFixed(3)} (se ${f.se.toFixed(3)})`).join(', ')}`,
+);
+console.log(
+  `mt-arena, style control with sandwich intervals (--intervals sandwich: ratings, raw ratings and coefficients): ${sSandwich.wall.toFixed(2)} s wall, ${sSandwich.cpu.toFixed(2)} s CPU`,
 );
 
 if (reference) {

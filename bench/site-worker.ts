@@ -354,7 +354,9 @@ async function coldRequest(path: string, save: string) {
       const r = await fetch(dev.url + path);
       const bytes = (await r.arrayBuffer()).byteLength;
       const workerd = dev.cpuMs() - c0;
-      const { profile } = await s.send<{ profile: Profile }>('Profiler.stop');
+      const stopped = await s.send<{ profile?: Profile } | undefined>('Profiler.stop');
+      if (!stopped?.profile) throw new Error('the inspector answered Profiler.stop without a profile');
+      const { profile } = stopped;
       if (save) {
         mkdirSync(save, { recursive: true });
         writeFileSync(`${save}/${path.replace(/[^\w.-]+/g, '_')}.cpuprofile`, JSON.stringify(profile));
@@ -381,6 +383,20 @@ async function coldRequest(path: string, save: string) {
   } finally {
     dev.stop();
   }
+}
+
+/**
+ * `f` again (at most twice more) when it fails: on a loaded machine wrangler's inspector now and then answers
+ * Profiler.stop without a profile, which says nothing about the Worker.
+ */
+async function retried<T>(f: () => Promise<T>, what: string): Promise<T> {
+  for (let i = 0; ; i++)
+    try {
+      return await f();
+    } catch (e) {
+      if (i >= 2) throw e;
+      console.error(`${what}: ${(e as Error).message}; again`);
+    }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -420,7 +436,7 @@ async function main() {
   })[] = [];
   for (const path of pages) {
     const rs: Cold[] = [];
-    for (let k = 0; k < rounds; k++) rs.push(await coldRequest(path, save));
+    for (let k = 0; k < rounds; k++) rs.push(await retried(() => coldRequest(path, save), path));
     const m = (f: (r: Cold) => number) => median(rs.map(f));
     const by = new Map<string, number>();
     for (const r of rs) for (const [g, ms] of r.first.by) by.set(g, (by.get(g) ?? 0) + ms / rs.length);

@@ -30,8 +30,30 @@ let app: ReturnType<typeof createApp> | undefined;
 // while the script starts: compile what every first request would (src/entry/worker-warm.ts)
 void warmUp(createApp({ store: openD1Store(emptyD1()), reports: 'read' }).fetch);
 
+/** the first request's D1 binding (global scope has no env): what `preset`'s store reads */
+let db: AnyD1Database | undefined;
+/**
+ * The app of a Worker without optional vars, made while the script starts (its routes, caches and store), over the
+ * binding the first request brings: the first request then only reads and renders.
+ */
+const preset = createApp({ store: openD1Store(laterBinding(() => db)), reports: 'read' });
+
+/** The optional vars that change the app (a Worker with none takes the preset app). */
+const OPTIONS = [
+  'ADMIN_TOKEN',
+  'INTERVALS',
+  'SITE_URL',
+  'ANNOTATE',
+  'ANNOTATE_SECRET',
+  'ANNOTATE_QUEUE',
+] as const;
+
 export default {
   fetch(request: Request, env: Env, ctx: unknown): Response | Promise<Response> {
+    if (!app && !OPTIONS.some((k) => env[k] !== undefined)) {
+      db = env.DB;
+      app = preset;
+    }
     // one app per isolate: its result cache lives as long as the isolate does
     app ??= createApp({
       store: openD1Store(env.DB),
@@ -45,6 +67,21 @@ export default {
     return app.fetch(request, env, ctx as never);
   },
 };
+
+/** A D1 binding whose every call goes to `binding()`, known only once a request brought it. */
+function laterBinding(binding: () => AnyD1Database | undefined): AnyD1Database {
+  const now = (): Record<string, (...a: unknown[]) => unknown> => {
+    const b = binding();
+    if (!b) throw new Error('[worker] no D1 binding yet (read before the first request)');
+    return b as never;
+  };
+  return {
+    prepare: (sql: string) => now().prepare!(sql),
+    batch: (statements: unknown[]) => now().batch!(statements),
+    exec: (sql: string) => now().exec!(sql),
+    dump: () => now().dump!(),
+  } as unknown as AnyD1Database;
+}
 
 function intervalsVar(v: string): 'bootstrap' | 'sandwich' {
   if (v !== 'bootstrap' && v !== 'sandwich')

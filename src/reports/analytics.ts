@@ -17,7 +17,13 @@ import {
   DEFAULT_LEVEL,
   type BootstrapOptions,
 } from '../core/stats/bootstrap.ts';
-import { MIN_QUESTIONS, type BootstrapRatings, type ResampleUnit } from '../core/stats/rating-rows.ts';
+import {
+  fewQuestionsNote,
+  MIN_QUESTIONS,
+  tooFewQuestions,
+  type BootstrapRatings,
+  type ResampleUnit,
+} from '../core/stats/rating-rows.ts';
 import {
   calibrate,
   conflictByGap,
@@ -166,11 +172,13 @@ interface WinRateInterval {
   matches: number;
   /** (win + tie/2) / (win + loss + tie), errors excluded */
   winRate: number;
-  /** null for a model seen on fewer than MIN_QUESTIONS questions (not estimated) */
+  /** null for a model seen on fewer than MIN_QUESTIONS questions (not estimated), and for every model when the
+   * table, resampled by question, has fewer than MIN_QUESTIONS_FOR_INTERVALS questions (`note` says why) */
   lo: number | null;
   hi: number | null;
   questions: number;
   sparse?: boolean;
+  note?: string;
 }
 
 export interface IntervalReport {
@@ -269,17 +277,20 @@ function winRateIntervals(
   const questions = models.map(
     (m) => new Set(battles.filter((b) => b.a === m || b.b === m).map((b) => b.cluster)).size,
   );
+  const few = tooFewQuestions(o.unit, new Set(battles.map((b) => b.cluster)).size);
   return models
     .map((model, m) => {
       const sparse = questions[m]! < MIN_QUESTIONS;
+      const none = sparse || few !== undefined;
       return {
         model,
         matches: full.n[m]!,
         winRate: full.r[m]!,
-        lo: sparse ? null : iv[m]!.lo,
-        hi: sparse ? null : iv[m]!.hi,
+        lo: none ? null : iv[m]!.lo,
+        hi: none ? null : iv[m]!.hi,
         questions: questions[m]!,
         ...(sparse ? { sparse } : {}),
+        ...(few !== undefined && !sparse ? { note: fewQuestionsNote(few) } : {}),
       };
     })
     .sort((a, b) => b.winRate - a.winRate || (a.model < b.model ? -1 : 1));

@@ -4,6 +4,7 @@ import { isHumanJudge } from '../core/constants.ts';
 import {
   addCounts,
   styleControl,
+  type StyleIntervals,
   styleCounts,
   type StyleBattle,
   type StyleCounts,
@@ -29,7 +30,14 @@ export async function styleReport(
   store: Store,
   judge: string,
   groups: StyleGroup[],
-  o: { reg?: number; rounds?: number; level?: number; seed?: number; turn?: number } = {},
+  o: {
+    reg?: number;
+    rounds?: number;
+    level?: number;
+    seed?: number;
+    turn?: number;
+    intervals?: StyleIntervals;
+  } = {},
 ): Promise<StyleReport> {
   const d = await judgeData(store, judge);
   const style = new Map<string, StyleCounts[]>();

@@ -200,9 +200,10 @@ export function lookups(data: SiteData, cache: ResultCache) {
   const { catalog, leaderboards } = data;
   const allModels = () =>
     cache.get('allModels', async () => {
-      const set = new Set(await catalog.models());
-      for (const j of await catalog.rankedJudges())
-        for (const r of await leaderboards.leaderboard(j)) set.add(r.model);
+      const [models, judges] = await Promise.all([catalog.models(), catalog.rankedJudges()]);
+      const set = new Set(models);
+      for (const rows of await Promise.all(judges.map((j) => leaderboards.leaderboard(j))))
+        for (const r of rows) set.add(r.model);
       return [...set].sort();
     });
 

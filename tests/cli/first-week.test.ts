@@ -10,7 +10,8 @@ import { nearMisses } from '../../src/core/suggest.ts';
 import { loadCheckpointsConfig } from '../../src/ops/checkpoints-config.ts';
 import { expandVariable, loadRefreshConfig } from '../../src/ops/config.ts';
 import { priceFor } from '../../src/ops/prices.ts';
-import { OWN, playOwn, REPO_ROOT, runArena, runArenaProcess, tmpDir } from '../support/cli.ts';
+import { OWN, playOwn, REPO_ROOT, runArena, spawnArena, tmpDir } from '../support/cli.ts';
+import { until } from '../support/until.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
 
 describe('choosing the judge of a one-judge command', () => {
@@ -50,11 +51,20 @@ describe('the CLI on a database with one judge', { timeout: 180_000 }, () => {
   });
 
   it('`arena start` on an existing database says it serves it as it is, and how to re-import', async () => {
-    const r = await runArenaProcess(['start', '--db', db, '--port', '0'], {
-      env: { JUDGE_LLAMA2_DIR: 'none' },
-      timeoutMs: 20_000,
-    });
-    expect(r.stderr).toContain(
+    // it prints the line before it builds the reports and serves: read it, then stop the process (it would
+    // serve until stopped)
+    const p = spawnArena(['start', '--db', db, '--port', '0'], { env: { JUDGE_LLAMA2_DIR: 'none' } });
+    try {
+      await until(
+        () => / as it is .*\n/.test(p.stderr()),
+        '`arena start` to say how it serves the database',
+        120_000,
+      );
+    } finally {
+      p.child.kill('SIGKILL');
+      await p.done;
+    }
+    expect(p.stderr()).toContain(
       `serving ${db} as it is (judges: mock/longer); to import the release again, remove it first (rm ${db})`,
     );
   });

@@ -8,7 +8,8 @@ multivariate-t draws.
 
 stdin: JSON {"battles": [[cluster, model_a, model_b, score], ...], "level": 0.95}
        score 1 = model_a won, 0 = model_b won, 0.5 = tie
-stdout: JSON {"models": {model: {"rating", "se", "lo", "hi", "rankBest", "rankWorst"}}, "critical": c, "clusters": C}
+stdout: JSON {"models": {model: {"rating", "se", "lo", "hi", "rankBest", "rankWorst", "marginalRankBest",
+        "marginalRankWorst"}}, "critical": c, "marginalCritical": {model: c_k}, "clusters": C}
 """
 import json
 import math
@@ -100,11 +101,33 @@ def main():
         elif -d - c * s > 0:
             below[j] += 1
             above[i] += 1
+    # marginal rank bounds (Mogstad, Romano, Shaikh and Wilhelm, "Inference for ranks"): for each model k, the
+    # max-t critical value over its own n - 1 differences only, from the same draws
+    se_full = np.sqrt(np.clip(np.diag(V)[:, None] + np.diag(V)[None, :] - 2 * V, 0.0, None))
+    marginal = {}
+    critical_own = {}
+    for k in range(n):
+        others = [j for j in range(n) if j != k]
+        Tk = np.max(np.abs(Z[:, [k]] - Z[:, others]) / se_full[k, others][None, :], axis=1)
+        ck = float(np.quantile(Tk, level))
+        critical_own[models[k]] = ck
+        d = rating[k] - rating[others]
+        h = ck * se_full[k, others]
+        marginal[k] = (int(1 + np.sum(d + h < 0)), int(n - np.sum(d - h > 0)))
     out = {
-        m: {"rating": float(rating[k]), "se": float(se[k]), "lo": float(rating[k] - q * se[k]), "hi": float(rating[k] + q * se[k]), "rankBest": int(1 + above[k]), "rankWorst": int(n - below[k])}
+        m: {
+            "rating": float(rating[k]),
+            "se": float(se[k]),
+            "lo": float(rating[k] - q * se[k]),
+            "hi": float(rating[k] + q * se[k]),
+            "rankBest": int(1 + above[k]),
+            "rankWorst": int(n - below[k]),
+            "marginalRankBest": marginal[k][0],
+            "marginalRankWorst": marginal[k][1],
+        }
         for m, k in idx.items()
     }
-    json.dump({"models": out, "critical": c, "clusters": C}, sys.stdout)
+    json.dump({"models": out, "critical": c, "marginalCritical": critical_own, "clusters": C}, sys.stdout)
 
 
 if __name__ == "__main__":

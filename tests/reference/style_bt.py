@@ -18,6 +18,7 @@ scores Z' (y - p) outer themselves.
 stdin: JSON {"answers": {model: {question_id: [turn texts]}}, "battles": [[qid, turn, model_a, model_b, y]],
              "elements": ["length", "headers", ...], "reg": 0.5}
 stdout: JSON {"ratings": {model: 400 r + 1000}, "coefficients": {element: beta}, "se": {element: se},
+              "sandwich": {"t", "ratings": {model: [lo, hi]}, "raw": {model: [lo, hi]}, "coefficients": {element: [lo, hi]}},
               "constant": [...], "not_estimable": [...]}
 """
 import json
@@ -28,6 +29,7 @@ import sys
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
+from scipy.stats import t as student_t
 
 CODE = re.compile(r"```[^`]*```")
 
@@ -45,6 +47,7 @@ def counts(text):
 def main():
     data = json.load(sys.stdin)
     answers, battles, elements, reg = data["answers"], data["battles"], data["elements"], data["reg"]
+    level = data.get("level", 0.95)
 
     def style(model, qid, turn):
         turns = answers[model][str(qid)][:turn]
@@ -108,7 +111,34 @@ def main():
     np.add.at(S, np.array([qi[bt[0]] for bt in battles]), Z * (y - p)[:, None])
     Hi = np.linalg.inv(H)
     V = Hi @ (S.T @ S) @ Hi * len(qids) / (len(qids) - 1)
-    json.dump({"ratings": {m: float(400 * theta[k] + 1000) for m, k in idx.items()}, "coefficients": {e: float(theta[n + k]) for k, e in enumerate(kept)}, "se": {e: float(math.sqrt(V[n + k, n + k])) for k, e in enumerate(kept)}, "constant": constant, "not_estimable": not_estimable}, sys.stdout)
+    # sandwich intervals (--intervals sandwich): each rating centred on the mean of all models, its se the
+    # contrast's c' V c; plain Bradley-Terry beside it by its own unpenalised fit (L-BFGS-B, then centred) with the
+    # same sandwich on the sum-zero contrasts (H's null direction, the common shift, never enters them)
+    Q = len(qids)
+    tq = float(student_t.ppf(1 - (1 - level) / 2, Q - 1))
+    C = np.eye(n) - 1.0 / n
+    rating_se = 400 * np.sqrt(np.einsum("ij,jk,ik->i", C, V[:n, :n], C))
+    Zr = Z[:, :n]
+    def raw_loss(r):
+        pr = expit(Zr @ r)
+        return -np.sum(y * np.log(pr) + (1 - y) * np.log(1 - pr)), -Zr.T @ (y - pr)
+    rr = minimize(raw_loss, np.zeros(n), jac=True, method="L-BFGS-B", options={"maxiter": 100000, "gtol": 1e-11, "ftol": 0.0}).x
+    rr -= rr.mean()
+    pr = expit(Zr @ rr)
+    Hr = Zr.T @ (Zr * (pr * (1 - pr))[:, None])
+    Sr = np.zeros((Q, n))
+    np.add.at(Sr, np.array([qi[bt[0]] for bt in battles]), Zr * (y - pr)[:, None])
+    Hp = np.linalg.pinv(Hr)
+    Vr = Hp @ (Sr.T @ Sr) @ Hp * Q / (Q - 1)
+    raw_se = 400 * np.sqrt(np.einsum("ij,jk,ik->i", C, Vr, C))
+    centre = theta[:n].mean()
+    sandwich = {
+        "t": tq,
+        "ratings": {m: [float(400 * (theta[k] - centre) + 1000 + s * tq * rating_se[k]) for s in (-1, 1)] for m, k in idx.items()},
+        "raw": {m: [float(400 * rr[k] + 1000 + s * tq * raw_se[k]) for s in (-1, 1)] for m, k in idx.items()},
+        "coefficients": {e: [float(theta[n + k] + s * tq * math.sqrt(V[n + k, n + k])) for s in (-1, 1)] for k, e in enumerate(kept)},
+    }
+    json.dump({"ratings": {m: float(400 * theta[k] + 1000) for m, k in idx.items()}, "coefficients": {e: float(theta[n + k]) for k, e in enumerate(kept)}, "se": {e: float(math.sqrt(V[n + k, n + k])) for k, e in enumerate(kept)}, "sandwich": sandwich, "constant": constant, "not_estimable": not_estimable}, sys.stdout)
 
 
 if __name__ == "__main__":

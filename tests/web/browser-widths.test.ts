@@ -76,6 +76,7 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
       'BT rating',
       '95% interval',
       'rank range (joint)',
+      'rank range (marginal)',
     ]);
     await close();
   });
@@ -83,7 +84,7 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
   it('1,280 px: every leaderboard column shows, with no toggle; /runs fits without scrolling sideways', async () => {
     const { page, close } = await open(1280);
     await page.goto(`${site.server.url}/`);
-    expect(await shownHeaders(page)).toHaveLength(12);
+    expect(await shownHeaders(page)).toHaveLength(13);
     expect(await page.locator('.allcols').first().isVisible()).toBe(false);
     await page.goto(`${site.server.url}/runs`);
     expect(await page.locator('table').count()).toBeGreaterThan(0);

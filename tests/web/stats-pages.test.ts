@@ -43,6 +43,8 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
         rankUB: number;
         rankBest: number;
         rankWorst: number;
+        marginalRankBest: number;
+        marginalRankWorst: number;
         preliminary: boolean;
         ratingLo: number;
         ratingHi: number;
@@ -54,6 +56,8 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
             rank: number;
             rankBest: number;
             rankWorst: number;
+            marginalRankBest: number;
+            marginalRankWorst: number;
             preliminary: boolean;
             lo: number;
           }[];
@@ -66,6 +70,8 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
           rankUB: c.rank,
           rankBest: c.rankBest,
           rankWorst: c.rankWorst,
+          marginalRankBest: c.marginalRankBest,
+          marginalRankWorst: c.marginalRankWorst,
           preliminary: c.preliminary,
         });
         expect(s.ratingLo).toBeCloseTo(c.lo, 9);
@@ -78,7 +84,10 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
       const writing = await json<Row[]>('/api/leaderboard?judge=human&category=writing');
       expect(writing.length).toBe(6);
       for (const r of writing) {
-        expect([r.ratingLo, r.ratingHi, r.rankBest, r.rankWorst], r.model).toEqual([null, null, null, null]);
+        expect(
+          [r.ratingLo, r.ratingHi, r.rankBest, r.rankWorst, r.marginalRankBest, r.marginalRankWorst],
+          r.model,
+        ).toEqual([null, null, null, null, null, null]);
         // a model the experts saw on fewer than 10 of the category's questions keeps its own (sparse) note
         expect((r as unknown as { ratingNote: string }).ratingNote).toMatch(
           /^(rated on 10 questions \(fewer than 30\): the question bootstrap needs about 30|seen on \d questions \(fewer than 10\))/,
@@ -94,6 +103,13 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
       // the # column says which rank it is, and the range says it is joint (arena intervals has the marginal one)
       expect(page).toContain('# is the rank LMArena shows, Rank (UB)');
       expect(page).toMatch(/<td class="opt nowrap">1–3<\/td>/);
+      // and the marginal range beside it: the experts' gpt-4 is 1–2 jointly, 1 on its own comparisons
+      expect(page).toContain('rank range (marginal)');
+      const g = site.find((r) => r.model === 'gpt-4')!;
+      expect([g.rankBest, g.rankWorst, g.marginalRankBest, g.marginalRankWorst]).toEqual([1, 2, 1, 1]);
+      expect(page).toMatch(
+        /gpt-4<\/a><\/th>.*?<td class="opt nowrap">1–2<\/td><td class="opt nowrap">1<\/td><\/tr>/,
+      );
     }, 180_000);
 
     it('with intervals = sandwich (the Worker var INTERVALS), the leaderboard shows `arena intervals --method sandwich`', async () => {
@@ -122,6 +138,8 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
           judge: string;
           separability: number;
           separated: number;
+          separatedMonteCarlo: { lo: number; hi: number };
+          referenceSeparatedMonteCarlo: { lo: number; hi: number };
           agreementWithConfidence: number;
           brier: number;
           brierReferenceBootstrap: number;
@@ -145,7 +163,15 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
         spearman: cli!.spearman.value,
         spearmanLo: cli!.spearman.lo,
         kendallLo: cli!.kendall.lo,
+        // how stable each count is over the bootstrap's own rounds (Monte-Carlo range)
+        separatedMcLo: cli!.separatedMonteCarlo.lo,
+        separatedMcHi: cli!.separatedMonteCarlo.hi,
+        referenceSeparatedMcLo: cli!.referenceSeparatedMonteCarlo.lo,
+        referenceSeparatedMcHi: cli!.referenceSeparatedMonteCarlo.hi,
       });
+      const mc = (m: { lo: number; hi: number }) => (m.lo === m.hi ? '' : `, MC ${m.lo}–${m.hi}`);
+      // at 100 rounds at least one of the two counts is not settled, so the page must show a range
+      expect(mc(cli!.separatedMonteCarlo) + mc(cli!.referenceSeparatedMonteCarlo)).not.toBe('');
       const csv = await (await app.request('/api/health.csv')).text();
       expect(csv.split('\r\n')[0]).toMatch(
         /^judge,reference,models,pairs,separated,separability,referenceSeparated,referenceSeparability,agreedPairs,opposedPairs,agreementWithConfidence,brier,brierReferenceBootstrap,spearman/,
@@ -154,13 +180,15 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
       expect(page).toContain('Benchmark health against the experts');
       // the judge's separability, then the experts' own beside it; agreement in Arena-Hard's [−1, 1]; both Briers
       expect(page).toContain(
-        `${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15)</td><td>${(100 * cli!.referenceSeparability).toFixed(1)}% (${cli!.referenceSeparated}/15)</td><td>${cli!.agreementWithConfidence.toFixed(3)}</td><td>${cli!.brier.toFixed(4)}</td><td>${cli!.brierReferenceBootstrap.toFixed(4)}</td>`,
+        `${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15${mc(cli!.separatedMonteCarlo)})</td><td>${(100 * cli!.referenceSeparability).toFixed(1)}% (${cli!.referenceSeparated}/15${mc(cli!.referenceSeparatedMonteCarlo)})</td><td>${cli!.agreementWithConfidence.toFixed(3)}</td><td>${cli!.brier.toFixed(4)}</td><td>${cli!.brierReferenceBootstrap.toFixed(4)}</td>`,
       );
       expect(page).toMatch(/<a href="\/health"[^>]*>Health<\/a>/);
       // the same table on /judges, beside the judge board
       const judges = await html('/judges');
       expect(judges).toContain('Benchmark health against the experts');
-      expect(judges).toContain(`${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15)`);
+      expect(judges).toContain(
+        `${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15${mc(cli!.separatedMonteCarlo)})`,
+      );
     }, 180_000);
 
     it('/style and /api/style show `arena ratings --style length,markdown`, ranks side by side, coefficients with intervals', async () => {

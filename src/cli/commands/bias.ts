@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import type { BiasDimension } from '../../core/stats/bias.ts';
 import { biasReport } from '../../reports/analytics.ts';
+import { MIN_QUESTIONS_FOR_INTERVALS } from '../../core/stats/rating-rows.ts';
 import { list, oneOf, table } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { resolveJudge } from '../judge-choice.ts';
@@ -44,6 +45,7 @@ export const biasCommand = defineCommand({
                 turn: g.turn,
                 games: g.games,
                 errors: g.errors,
+                questions: g.questions,
                 'model 1 wins shown first': `${pct(g.winFirst)}${g.winFirstLo !== null ? ` [${pct(g.winFirstLo)}, ${pct(g.winFirstHi)}]` : ''}`,
                 'shown second': `${pct(g.winSecond)}${g.winSecondLo !== null ? ` [${pct(g.winSecondLo)}, ${pct(g.winSecondHi)}]` : ''}`,
                 'picks position A': pct(g.positionA),
@@ -62,7 +64,7 @@ export const biasCommand = defineCommand({
             ),
           );
           print(
-            `\nwin rates: model 1's wins / its games in that order; ties are in the denominator (a tie is not a win). [lo, hi]: ${Math.round((r.games[0]?.level ?? 0.95) * 100)}% percentile intervals, questions resampled (1000 rounds, seed 1).` +
+            `\nwin rates: model 1's wins / its games in that order; ties are in the denominator (a tie is not a win). [lo, hi]: ${Math.round((r.games[0]?.level ?? 0.95) * 100)}% percentile intervals, questions resampled (1000 rounds, seed 1); none for a row on fewer than ${MIN_QUESTIONS_FOR_INTERVALS} questions (the question bootstrap needs about ${MIN_QUESTIONS_FOR_INTERVALS} for its interval to hold).` +
               `\nconflicts: one game per order (the lowest MEC sample index, the latest among equal ones). sign test p: exact two-sided binomial test of "favours first" against "favours second" (one-tie conflicts left out).`,
           );
         }

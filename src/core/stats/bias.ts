@@ -5,6 +5,7 @@ import { signTestP } from './sign-test.ts';
 import type { MatchOutcome, Order, PairGame, PositionVerdict, Verdict } from '../types.ts';
 import { matchKey } from '../outcomes.ts';
 import { toPosition } from '../verdict/parse.ts';
+import { MIN_QUESTIONS_FOR_INTERVALS } from './rating-rows.ts';
 
 /** One stored pairwise game as the bias report needs it. */
 export interface BiasGame extends PairGame {
@@ -27,12 +28,17 @@ export interface BiasRow {
    * non-error games of that order, so ties are in the denominator (a tie is not a win) */
   winFirst: number | null;
   winSecond: number | null;
-  /** percentile intervals of winFirst / winSecond at `level`, questions resampled (null: no games) */
+  /** percentile intervals of winFirst / winSecond at `level`, questions resampled (null: no games, or fewer
+   * than MIN_QUESTIONS_FOR_INTERVALS questions behind the row: see `note`) */
   winFirstLo: number | null;
   winFirstHi: number | null;
   winSecondLo: number | null;
   winSecondHi: number | null;
   level: number;
+  /** distinct questions with a parsed game in the row (the bootstrap's clusters) */
+  questions: number;
+  /** why the row has no interval (too few questions) */
+  note?: string;
   /** of the decisive games, the share that picked whichever answer was shown first */
   positionA: number | null;
   /** matches with both orders judged and no error */
@@ -94,6 +100,7 @@ export function positionBias(
         winSecondLo: null,
         winSecondHi: null,
         level,
+        questions: 0,
         positionA: null,
         matches: 0,
         conflict: null,
@@ -163,7 +170,10 @@ export function positionBias(
     row.conflict = row.matches ? t.conflicts / row.matches : null;
     row.signTestP = signTestP(row.favoursFirst, row.favoursFirst + row.favoursSecond);
     const per = [...t.perQuestion.values()];
-    if (per.length) {
+    row.questions = per.length;
+    if (per.length && per.length < MIN_QUESTIONS_FOR_INTERVALS)
+      row.note = fewQuestionsForInterval(per.length);
+    else if (per.length) {
       const rate = (w: Float64Array, n: number, x: number) => {
         let num = 0;
         let den = 0;
@@ -184,6 +194,11 @@ export function positionBias(
     return row;
   });
   return sortRows(out);
+}
+
+/** Why a row on `questions` questions (fewer than MIN_QUESTIONS_FOR_INTERVALS) has no interval. */
+export function fewQuestionsForInterval(questions: number): string {
+  return `${questions} question${questions === 1 ? '' : 's'} (fewer than ${MIN_QUESTIONS_FOR_INTERVALS}): too few for a question-bootstrap interval`;
 }
 
 interface Tally {

@@ -140,6 +140,30 @@ export function fitStyle(
 export function styleSandwichSe(d: FitDesign, theta: Float64Array, reg: number): Float64Array {
   const n = d.models.length;
   const k = d.features.length;
+  return sandwichVariances(
+    d,
+    theta,
+    reg,
+    Array.from({ length: k }, (_, f) => {
+      const e = new Float64Array(n + k);
+      e[n + f] = 1;
+      return e;
+    }),
+  ).map(Math.sqrt);
+}
+
+/**
+ * The question-clustered sandwich variance of each linear combination cᵀθ of the fit (c of length models +
+ * features): cᵀ H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ c · Q/(Q − 1), with H and s_q as in styleSandwichSe.
+ */
+export function sandwichVariances(
+  d: FitDesign,
+  theta: Float64Array,
+  reg: number,
+  contrasts: Float64Array[],
+): Float64Array {
+  const n = d.models.length;
+  const k = d.features.length;
   const P = n + k;
   const H = new Float64Array(P * P);
   for (let p = 0; p < P; p++) H[p * P + p] = reg;
@@ -175,9 +199,7 @@ export function styleSandwichSe(d: FitDesign, theta: Float64Array, reg: number):
     }
   }
   const corr = C > 1 ? C / (C - 1) : NaN;
-  return Float64Array.from({ length: k }, (_, f) => {
-    const e = new Float64Array(P);
-    e[n + f] = 1;
+  return Float64Array.from(contrasts, (e) => {
     const hrow = solveSpd(H, e, P);
     let v = 0;
     for (let c = 0; c < C; c++) {
@@ -185,7 +207,7 @@ export function styleSandwichSe(d: FitDesign, theta: Float64Array, reg: number):
       for (let p = 0; p < P; p++) u += hrow[p]! * S[c * P + p]!;
       v += u * u;
     }
-    return Math.sqrt(v * corr);
+    return v * corr;
   });
 }
 

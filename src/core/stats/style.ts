@@ -18,6 +18,7 @@ import {
 import { MIN_QUESTIONS } from './rating-rows.ts';
 import { INIT, SCALE } from '../ratings.ts';
 import { fitStyle, styleSandwichSe, type FitDesign } from './style-fit.ts';
+import { styleSandwichIntervals } from './style-sandwich.ts';
 
 /** FastChat's default L2 strength (rating_systems.py fit_contextual_bt) */
 const STYLE_REG = 0.5;
@@ -256,19 +257,25 @@ export interface StyleResult {
   battles: number;
   reg: number;
   level: number;
+  /** how the intervals were made: percentile of the question bootstrap (`rounds` rounds), or the sandwich (0) */
+  intervals: StyleIntervals;
   rounds: number;
   seed: number;
 }
 
+/** bootstrap: percentile intervals of refits on resampled questions; sandwich: ± t · the clustered sandwich se */
+export type StyleIntervals = 'bootstrap' | 'sandwich';
+
 /**
  * Style-controlled ratings and coefficients beside plain Bradley–Terry, each with percentile intervals
  * from the same question-level bootstrap (all battles of a question move together; features keep
- * their full-data standardisation, as FastChat's bootstrap does).
+ * their full-data standardisation, as FastChat's bootstrap does), or with `intervals: 'sandwich'` from the
+ * question-clustered sandwich of the one fit (style-sandwich.ts).
  */
 export function styleControl(
   battles: StyleBattle[],
   groups: StyleGroup[],
-  o: { reg?: number; rounds?: number; level?: number; seed?: number } = {},
+  o: { reg?: number; rounds?: number; level?: number; seed?: number; intervals?: StyleIntervals } = {},
 ): StyleResult {
   const asked = [...new Set(groups.flatMap((g) => STYLE_GROUPS[g]))] as StyleFeature[];
   const cols = battleColumns(battles, asked);
@@ -286,7 +293,7 @@ export function styleControl(
   const raw: StyleDesign = { ...d, features: [], x: new Float64Array(0) };
   const reg = o.reg ?? STYLE_REG;
   const level = o.level ?? DEFAULT_LEVEL;
-  const rounds = o.rounds ?? DEFAULT_ROUNDS;
+  const rounds = o.intervals === 'sandwich' ? 0 : (o.rounds ?? DEFAULT_ROUNDS);
   const seed = o.seed ?? DEFAULT_SEED;
   const n = d.models.length;
   const k = d.features.length;
@@ -294,7 +301,6 @@ export function styleControl(
   // keeps the solve well posed; the ratings equal the unpenalised maximum-likelihood fit to ~1e-5 points)
   const RAW_REG = 1e-8;
   const full = fitStyle(d, { reg });
-  const se = styleSandwichSe(d, full, reg);
   const fullRaw = fitStyle(raw, { reg: RAW_REG });
   // ratings are shown centred on the models seen on >= MIN_QUESTIONS questions (as arena intervals centres
   // them): a sparse model that runs off in a round (it won or lost all its games there) drags no one else
@@ -315,26 +321,40 @@ export function styleControl(
   };
   const fullShift = shiftOf(full);
   const fullRawShift = shiftOf(fullRaw);
-  const weights = new Float64Array(d.y.length);
-  const samples = clusterBootstrap(
-    d.clusters.length,
-    (counts) => {
-      for (let r = 0; r < weights.length; r++) weights[r] = counts[d.cluster[r]!]!;
-      const s = fitStyle(d, { reg, weights, init: full, tol: 1e-8 });
-      const sr = fitStyle(raw, { reg: RAW_REG, weights, init: fullRaw, tol: 1e-8 });
-      const out = new Float64Array(2 * n + k);
-      const sh = shiftOf(s);
-      const shr = shiftOf(sr);
-      for (let m = 0; m < n; m++) {
-        out[m] = INIT + SCALE * (s[m]! - sh);
-        out[n + k + m] = INIT + SCALE * (sr[m]! - shr);
-      }
-      for (let f = 0; f < k; f++) out[n + f] = s[n + f]!;
-      return out;
-    },
-    { rounds, seed },
-  );
-  const iv = columnIntervals(samples, 2 * n + k, level);
+  const bootstrap = () => {
+    const weights = new Float64Array(d.y.length);
+    const samples = clusterBootstrap(
+      d.clusters.length,
+      (counts) => {
+        for (let r = 0; r < weights.length; r++) weights[r] = counts[d.cluster[r]!]!;
+        const s = fitStyle(d, { reg, weights, init: full, tol: 1e-8 });
+        const sr = fitStyle(raw, { reg: RAW_REG, weights, init: fullRaw, tol: 1e-8 });
+        const out = new Float64Array(2 * n + k);
+        const sh = shiftOf(s);
+        const shr = shiftOf(sr);
+        for (let m = 0; m < n; m++) {
+          out[m] = INIT + SCALE * (s[m]! - sh);
+          out[n + k + m] = INIT + SCALE * (sr[m]! - shr);
+        }
+        for (let f = 0; f < k; f++) out[n + f] = s[n + f]!;
+        return out;
+      },
+      { rounds, seed },
+    );
+    return columnIntervals(samples, 2 * n + k, level);
+  };
+  // the sandwich's pass over the battles gives the coefficients' se as well
+  const sw =
+    o.intervals === 'sandwich'
+      ? styleSandwichIntervals(
+          { design: d, theta: full, reg, shift: fullShift },
+          { design: raw, theta: fullRaw, reg: RAW_REG, shift: fullRawShift },
+          anchor,
+          level,
+        )
+      : undefined;
+  const se = sw?.se ?? styleSandwichSe(d, full, reg);
+  const iv = sw?.intervals ?? bootstrap();
   const ivStyle = iv.slice(0, n);
   const ivRaw = iv.slice(n + k);
   const rank = ranksFromIntervals(ivStyle);
@@ -366,6 +386,7 @@ export function styleControl(
     battles: battles.length,
     reg,
     level,
+    intervals: o.intervals ?? 'bootstrap',
     rounds,
     seed,
   };

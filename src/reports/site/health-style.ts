@@ -87,6 +87,11 @@ export function healthTableRows(s: HealthSection | undefined): object[] {
     kendallHi: nullIfNaN(r.kendall.hi),
     level: r.level,
     rounds: r.rounds,
+    // how stable each separated count is over the bootstrap's own rounds (its Monte-Carlo range)
+    separatedMcLo: r.separatedMonteCarlo.lo,
+    separatedMcHi: r.separatedMonteCarlo.hi,
+    referenceSeparatedMcLo: r.referenceSeparatedMonteCarlo.lo,
+    referenceSeparatedMcHi: r.referenceSeparatedMonteCarlo.hi,
   }));
 }
 
@@ -112,6 +117,10 @@ export const HEALTH_COLUMNS = [
   'kendallHi',
   'level',
   'rounds',
+  'separatedMcLo',
+  'separatedMcHi',
+  'referenceSeparatedMcLo',
+  'referenceSeparatedMcHi',
 ] as const;
 
 const nullIfNaN = (x: number) => (Number.isFinite(x) ? x : null);

@@ -29,6 +29,10 @@ export interface LeaderRow extends Standing {
   /** best and worst rank consistent with simultaneous 95% intervals of all rating differences */
   rankBest: number | null;
   rankWorst: number | null;
+  /** best and worst rank consistent with simultaneous 95% intervals of this model's own differences only
+   * (marginal, Mogstad et al.): "what rank is this one model" */
+  marginalRankBest: number | null;
+  marginalRankWorst: number | null;
   /** few battles or a wide interval (README: "Rank intervals") */
   preliminary: boolean | null;
 }
@@ -109,6 +113,8 @@ export class Leaderboards {
         rankUB: b?.rank ?? null,
         rankBest: b?.rankBest ?? null,
         rankWorst: b?.rankWorst ?? null,
+        marginalRankBest: b?.marginalRankBest ?? null,
+        marginalRankWorst: b?.marginalRankWorst ?? null,
         preliminary: b?.preliminary ?? null,
       };
     });
@@ -123,8 +129,11 @@ export class Leaderboards {
     only?: string,
   ): Promise<{ judge: string; mode: 'pairwise-all'; rows: LeaderRow[]; group: number; groups: number }[]> {
     const out = [];
-    for (const judge of only ? [only] : await this.catalog.rankedJudges()) {
-      const rows = await this.leaderboard(judge, f);
+    const judges = only ? [only] : await this.catalog.rankedJudges();
+    // asked together: one round trip where the store batches reads (D1)
+    const tables = await Promise.all(judges.map((j) => this.leaderboard(j, f)));
+    for (const [i, judge] of judges.entries()) {
+      const rows = tables[i]!;
       const groups = [...new Set(rows.map((r) => r.group ?? 0))];
       for (const g of groups)
         out.push({
@@ -140,9 +149,9 @@ export class Leaderboards {
 
   /** Every ranked judge's leaderboard over all the data, and the models in the experts' order (else the first judge's). */
   async judgeBoards(): Promise<{ models: string[]; boards: { judge: string; rows: LeaderRow[] }[] }> {
-    const boards = [];
-    for (const judge of await this.catalog.rankedJudges())
-      boards.push({ judge, rows: await this.leaderboard(judge) });
+    const judges = await this.catalog.rankedJudges();
+    const tables = await Promise.all(judges.map((j) => this.leaderboard(j)));
+    const boards = judges.map((judge, i) => ({ judge, rows: tables[i]! }));
     const models = (boards.find((b) => b.judge === HUMAN) ?? boards[0])?.rows.map((r) => r.model) ?? [];
     return { models, boards };
   }
@@ -273,6 +282,8 @@ function strip(r: LeaderRow): Standing {
     rankUB: _u,
     rankBest: _rb,
     rankWorst: _rw,
+    marginalRankBest: _mb,
+    marginalRankWorst: _mw,
     preliminary: _p,
     ...s
   } = r;

@@ -6,6 +6,15 @@ import type { Answer, PromptScheme, Question, ReferenceAnswer } from '../../core
 import type { CatalogStore, PairSetSummary } from '../store.ts';
 import { inSet, type AnyDb } from './shared.ts';
 
+/** A question from its row (reference and labelled set only where there is one). */
+export const questionRecord = (r: typeof t.questions.$inferSelect): Question => ({
+  id: r.id,
+  category: r.category,
+  turns: r.turns,
+  ...(r.reference !== null ? { reference: r.reference } : {}),
+  ...(r.set !== null ? { set: r.set } : {}),
+});
+
 export class DrizzleCatalog implements CatalogStore {
   constructor(private readonly db: AnyDb) {}
 
@@ -15,13 +24,7 @@ export class DrizzleCatalog implements CatalogStore {
       .from(t.questions)
       .where(f.set !== undefined ? eq(t.questions.set, f.set) : isNull(t.questions.set))
       .orderBy(asc(t.questions.id));
-    return rows.map((r) => ({
-      id: r.id,
-      category: r.category,
-      turns: r.turns,
-      ...(r.reference !== null ? { reference: r.reference } : {}),
-      ...(r.set !== null ? { set: r.set } : {}),
-    }));
+    return rows.map(questionRecord);
   }
 
   async answers(models?: string[], f: { set?: string } = {}): Promise<Answer[]> {

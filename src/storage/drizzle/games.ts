@@ -16,6 +16,21 @@ import type {
 import { gameRow, toGame } from './game-rows.ts';
 import { chunk, inJson, inSet, slices, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
 
+/** The judges from their games' and votes' counts (tournament questions only), by name. */
+export function judgeSummaries(
+  g: { judge: string; n: unknown }[],
+  v: { judge: string; n: unknown }[],
+): JudgeSummary[] {
+  const out = new Map<string, JudgeSummary>();
+  for (const r of g) out.set(r.judge, { judge: r.judge, games: Number(r.n), votes: 0 });
+  for (const r of v) {
+    const e = out.get(r.judge) ?? { judge: r.judge, games: 0, votes: 0 };
+    e.votes = Number(r.n);
+    out.set(r.judge, e);
+  }
+  return [...out.values()].sort((a, b) => (a.judge < b.judge ? -1 : 1));
+}
+
 export class DrizzleGames implements GameStore {
   private readonly db: AnyDb;
   constructor(private readonly o: DrizzleStoreOptions) {
@@ -104,14 +119,7 @@ export class DrizzleGames implements GameStore {
       .from(t.votes)
       .where(inSet(this.db, t.votes.questionId, undefined))
       .groupBy(t.votes.judge);
-    const out = new Map<string, JudgeSummary>();
-    for (const r of g) out.set(r.judge, { judge: r.judge, games: Number(r.n), votes: 0 });
-    for (const r of v) {
-      const e = out.get(r.judge) ?? { judge: r.judge, games: 0, votes: 0 };
-      e.votes = Number(r.n);
-      out.set(r.judge, e);
-    }
-    return [...out.values()].sort((a, b) => (a.judge < b.judge ? -1 : 1));
+    return judgeSummaries(g, v);
   }
 
   async updateVerdicts(

@@ -5,16 +5,46 @@ import type { RefreshRecord, RefreshStatus, RefreshStore } from '../store.ts';
 import type { AnyDb } from './shared.ts';
 
 /** The games played by a refresh's runs (each run's config names the refresh that started it). */
-const GAMES = sql.raw(
-  `games g WHERE g.run_id IN (SELECT r.id FROM runs r WHERE json_extract(r.config, '$.refresh') = refreshes.id)`,
-);
-/** A refresh's played games, tokens and cost as its stored games say. */
+const GAMES_SQL = `games g WHERE g.run_id IN (SELECT r.id FROM runs r WHERE json_extract(r.config, '$.refresh') = refreshes.id)`;
+/**
+ * A refresh's played games, tokens and cost as its stored games say, as SQL over `refreshes` (the D1 read path,
+ * src/storage/d1-reads.ts, selects the same expressions).
+ */
+export const REFRESH_LEDGER_SQL = {
+  played: `(SELECT count(*) FROM ${GAMES_SQL})`,
+  tokensIn: `(SELECT coalesce(sum(g.tokens_in), 0) FROM ${GAMES_SQL})`,
+  tokensOut: `(SELECT coalesce(sum(g.tokens_out), 0) FROM ${GAMES_SQL})`,
+  cost: `(SELECT coalesce(sum(g.cost), 0) FROM ${GAMES_SQL})`,
+} as const;
 const LEDGER_FROM_GAMES = {
-  played: sql<number>`(SELECT count(*) FROM ${GAMES})`,
-  tokensIn: sql<number>`(SELECT coalesce(sum(g.tokens_in), 0) FROM ${GAMES})`,
-  tokensOut: sql<number>`(SELECT coalesce(sum(g.tokens_out), 0) FROM ${GAMES})`,
-  cost: sql<number>`(SELECT coalesce(sum(g.cost), 0) FROM ${GAMES})`,
+  played: sql<number>`${sql.raw(REFRESH_LEDGER_SQL.played)}`,
+  tokensIn: sql<number>`${sql.raw(REFRESH_LEDGER_SQL.tokensIn)}`,
+  tokensOut: sql<number>`${sql.raw(REFRESH_LEDGER_SQL.tokensOut)}`,
+  cost: sql<number>`${sql.raw(REFRESH_LEDGER_SQL.cost)}`,
 };
+
+/** A refreshes row as stored (every column), and its ledger as its stored games say. */
+export type RefreshRow = { refresh: typeof t.refreshes.$inferSelect } & Record<
+  keyof typeof REFRESH_LEDGER_SQL,
+  number
+>;
+
+/**
+ * A refresh record from its row: a running refresh's ledger is what its stored games say (its record is written at
+ * its start and end only, and a killed one never writes its end); its heartbeat is left out where null.
+ */
+export const refreshRecord = ({
+  refresh: { heartbeatAt, ...r },
+  played,
+  tokensIn,
+  tokensOut,
+  cost,
+}: RefreshRow): RefreshRecord => ({
+  ...r,
+  status: r.status as RefreshStatus,
+  ...(r.status === 'running' ? { cost, summary: { ...r.summary, played, tokensIn, tokensOut } } : {}),
+  ...(heartbeatAt !== null ? { heartbeatAt } : {}),
+});
 
 export class DrizzleRefreshes implements RefreshStore {
   constructor(private readonly db: AnyDb) {}
@@ -37,14 +67,7 @@ export class DrizzleRefreshes implements RefreshStore {
       .from(t.refreshes)
       .orderBy(desc(t.refreshes.startedAt))
       .limit(limit);
-    // a running refresh's ledger is what its stored games say (its record is written at its start and end only,
-    // and a killed one never writes its end); its heartbeat is left out where null
-    return rows.map(({ refresh: { heartbeatAt, ...r }, played, tokensIn, tokensOut, cost }) => ({
-      ...r,
-      status: r.status as RefreshStatus,
-      ...(r.status === 'running' ? { cost, summary: { ...r.summary, played, tokensIn, tokensOut } } : {}),
-      ...(heartbeatAt !== null ? { heartbeatAt } : {}),
-    }));
+    return rows.map(refreshRecord);
   }
 
   async markInterrupted(): Promise<number> {

@@ -7,7 +7,7 @@ import type { DataDigest, DigestTable, ReportKey, ReportStore, StoredReport } fr
 import { chunk, type DrizzleStoreOptions } from './shared.ts';
 
 /** A database opened read-only before its migration to the reports table has none: no report is stored there. */
-const noTable = (e: unknown) => /no such table: reports/.test(String((e as Error)?.message ?? e));
+export const noTable = (e: unknown) => /no such table: reports/.test(String((e as Error)?.message ?? e));
 
 export class DrizzleReports implements ReportStore {
   constructor(private readonly o: DrizzleStoreOptions) {}

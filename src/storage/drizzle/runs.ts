@@ -4,16 +4,44 @@ import * as t from '../../../db/schema.ts';
 import type { RunRecord, RunStore } from '../store.ts';
 import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
 
-/** A run's played games, tokens and cost as its stored games say (failed: its counter, or more failed games on record). */
+/**
+ * A run's played games, tokens and cost as its stored games say (failed: its counter, or more failed games on record),
+ * as SQL over `runs` (the D1 read path, src/storage/d1-reads.ts, selects the same expressions).
+ */
+export const RUN_LEDGER_SQL = {
+  played: '(SELECT count(*) FROM games g WHERE g.run_id = runs.id)',
+  tokensIn: '(SELECT coalesce(sum(g.tokens_in), 0) FROM games g WHERE g.run_id = runs.id)',
+  tokensOut: '(SELECT coalesce(sum(g.tokens_out), 0) FROM games g WHERE g.run_id = runs.id)',
+  cost: '(CASE WHEN runs.cost IS NULL AND NOT EXISTS (SELECT 1 FROM games g WHERE g.run_id = runs.id AND g.cost IS NOT NULL) THEN NULL ELSE (SELECT coalesce(sum(g.cost), 0) FROM games g WHERE g.run_id = runs.id) END)',
+  failed:
+    'max(runs.failed, (SELECT count(DISTINCT a.game_id) FROM attempts a WHERE a.run_id = runs.id AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = a.game_id AND g.run_id = runs.id)))',
+} as const;
 const LEDGER_FROM_GAMES = {
-  played: sql<number>`(SELECT count(*) FROM games g WHERE g.run_id = runs.id)`,
-  tokensIn: sql<number>`(SELECT coalesce(sum(g.tokens_in), 0) FROM games g WHERE g.run_id = runs.id)`,
-  tokensOut: sql<number>`(SELECT coalesce(sum(g.tokens_out), 0) FROM games g WHERE g.run_id = runs.id)`,
-  cost: sql<
-    number | null
-  >`(CASE WHEN runs.cost IS NULL AND NOT EXISTS (SELECT 1 FROM games g WHERE g.run_id = runs.id AND g.cost IS NOT NULL) THEN NULL ELSE (SELECT coalesce(sum(g.cost), 0) FROM games g WHERE g.run_id = runs.id) END)`,
-  failed: sql<number>`max(runs.failed, (SELECT count(DISTINCT a.game_id) FROM attempts a WHERE a.run_id = runs.id AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = a.game_id AND g.run_id = runs.id)))`,
+  played: sql<number>`${sql.raw(RUN_LEDGER_SQL.played)}`,
+  tokensIn: sql<number>`${sql.raw(RUN_LEDGER_SQL.tokensIn)}`,
+  tokensOut: sql<number>`${sql.raw(RUN_LEDGER_SQL.tokensOut)}`,
+  cost: sql<number | null>`${sql.raw(RUN_LEDGER_SQL.cost)}`,
+  failed: sql<number>`${sql.raw(RUN_LEDGER_SQL.failed)}`,
 };
+
+/** A runs row as stored (every column), and its ledger as its stored games say. */
+export type RunRow = {
+  run: typeof t.runs.$inferSelect;
+} & { [K in keyof typeof RUN_LEDGER_SQL]: K extends 'cost' ? number | null : number };
+
+/**
+ * A run record from its row: owner and heartbeat are left out where null (the heartbeat of a finished run, rows from
+ * before them); a running run's counters are what its stored games say (its progress writes lag, and stop when
+ * killed).
+ */
+export const runRecord = ({ run: { owner, heartbeatAt, ...r }, ...stored }: RunRow): RunRecord => ({
+  ...r,
+  ...(r.status === 'running' ? stored : {}),
+  status: r.status as RunRecord['status'],
+  ...(owner !== null ? { owner } : {}),
+  ...(heartbeatAt !== null ? { heartbeatAt } : {}),
+});
+
 export class DrizzleRuns implements RunStore {
   private readonly db: AnyDb;
   constructor(private readonly o: DrizzleStoreOptions) {
@@ -36,15 +64,7 @@ export class DrizzleRuns implements RunStore {
       limit === undefined
         ? await query.orderBy(asc(t.runs.startedAt))
         : (await query.orderBy(desc(t.runs.startedAt), desc(t.runs.id)).limit(limit)).reverse();
-    // owner and heartbeat are left out where null (the heartbeat of a finished run, rows from before them);
-    // a running run's counters are what its stored games say (its progress writes lag, and stop when killed)
-    return rows.map(({ run: { owner, heartbeatAt, ...r }, ...stored }) => ({
-      ...r,
-      ...(r.status === 'running' ? stored : {}),
-      status: r.status as RunRecord['status'],
-      ...(owner !== null ? { owner } : {}),
-      ...(heartbeatAt !== null ? { heartbeatAt } : {}),
-    }));
+    return rows.map(runRecord);
   }
 
   async recordAttempt(a: {

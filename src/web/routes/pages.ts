@@ -43,16 +43,24 @@ function leaderboardPages(app: Hono, s: Site): void {
       const q = query(c);
       const f = await check.filter(q);
       const judge = q.judge ? await check.judge(q) : undefined;
-      const tablesShown = await leaderboards.boards(f, judge);
-      const [latest] = await history.refreshes(1);
       // GPT-4 beside the Llama-2-70B judge, when the database has both
-      const pair = judge ? undefined : duelPair(await catalog.rankedJudges());
-      const duel = pair ? await s.data.judges.duel(pair) : undefined;
-      const duelBoards = pair
-        ? Object.fromEntries(
-            await Promise.all(pair.map(async (j) => [j, await leaderboards.leaderboard(j, f)] as const)),
-          )
-        : {};
+      const duelOf = async () => {
+        const pair = duelPair(await catalog.rankedJudges());
+        if (!pair) return { duel: undefined, duelBoards: {} };
+        const [duel, boards] = await Promise.all([
+          s.data.judges.duel(pair),
+          Promise.all(pair.map((j) => leaderboards.leaderboard(j, f))),
+        ]);
+        return { duel, duelBoards: Object.fromEntries(pair.map((j, i) => [j, boards[i]!] as const)) };
+      };
+      // everything the page shows, asked together (one round trip where the store batches reads: D1)
+      const [tablesShown, [latest], { duel, duelBoards }, single] = await Promise.all([
+        leaderboards.boards(f, judge),
+        history.refreshes(1),
+        judge ? { duel: undefined, duelBoards: {} } : duelOf(),
+        leaderboards.single(f),
+        catalog.questions(),
+      ]);
       const base = { judge, turn: f.turn, category: f.category, q: q.q };
       return page(c, 'leaderboard', 'Leaderboard', {
         duel,
@@ -64,7 +72,7 @@ function leaderboardPages(app: Hono, s: Site): void {
         search: q.q ?? '',
         order: { sort: q.sort ?? '', dir: q.dir ?? '' },
         sortBy: sortHeaders(q.sort, q.dir, (p) => `/${qs({ ...base, ...p })}`),
-        single: (await leaderboards.single(f)).filter((t) => !judge || t.judge === judge),
+        single: single.filter((t) => !judge || t.judge === judge),
         judges: await catalog.rankedJudges(),
         categories: await catalog.categories(),
         sel: { judge: judge ?? '', turn: f.turn ?? '', category: f.category ?? '' },
@@ -81,20 +89,34 @@ function judgePages(app: Hono, s: Site): void {
   const { leaderboards, judges, health } = s.data;
   app.get('/judges', validPage(QUERY.none), (c) =>
     send(c, 'html', async () => {
-      const { models, boards } = await leaderboards.judgeBoards();
+      // everything the page shows, asked together (one round trip where the store batches reads: D1);
+      // annotatorVotes is read on every /judges, so that it is stored with the reports before any annotator voted
+      const [
+        { models, boards },
+        board,
+        annotators,
+        counted,
+        known,
+        agreement,
+        healthRows,
+        consistency,
+        bias,
+      ] = await Promise.all([
+        leaderboards.judgeBoards(),
+        judges.judgeBoard(),
+        judges.annotators(),
+        judges.annotatorVotes(),
+        s.data.catalog.judges(),
+        judges.agreement(),
+        health.health(),
+        judges.consistency(),
+        judges.bias(),
+      ]);
       // the page's sections before the side-by-side tables: each a view and its data (add one here)
       const sections: { id: string; title: string; view: string; data: object }[] = [
-        {
-          id: 'board',
-          title: 'Judge leaderboard',
-          view: 'judge-board',
-          data: { board: await judges.judgeBoard() },
-        },
+        { id: 'board', title: 'Judge leaderboard', view: 'judge-board', data: { board } },
       ];
-      const annotators = await judges.annotators();
-      // (read on every /judges, so that it is stored with the reports before any annotator has voted)
-      const counted = await judges.annotatorVotes();
-      const cast = (await s.data.catalog.judges()).find((j) => j.judge === ANNOTATORS)?.votes ?? 0;
+      const cast = known.find((j) => j.judge === ANNOTATORS)?.votes ?? 0;
       if (annotators.length)
         sections.push({
           id: 'annotators',
@@ -104,19 +126,17 @@ function judgePages(app: Hono, s: Site): void {
             annotators,
             counted,
             cast,
-            inter: (await judges.agreement()).filter(
-              (r) => r.judge1 === ANNOTATORS && r.judge2 === ANNOTATORS,
-            ),
+            inter: agreement.filter((r) => r.judge1 === ANNOTATORS && r.judge2 === ANNOTATORS),
           },
         });
       return page(c, 'judges', 'Judges', {
         sections,
-        health: await health.health(),
+        health: healthRows,
         boards,
         models,
-        consistency: await judges.consistency(),
-        agreement: await judges.agreement(),
-        bias: await judges.bias(),
+        consistency,
+        agreement,
+        bias,
         qs,
       });
     }),

@@ -144,7 +144,7 @@ describe.skipIf(pythonSkip)(
 
     for (const [seed, questions] of [
       [3, 80],
-      [17, 25],
+      [17, 30],
     ] as const)
       it(`per-order win rates, intervals, conflicts and the sign test (${questions} questions)`, () => {
         const games = biasedJudge(seed, questions);

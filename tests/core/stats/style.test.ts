@@ -28,6 +28,13 @@ interface PyResult {
   ratings: Record<string, number>;
   coefficients: Record<string, number>;
   se: Record<string, number>;
+  /** --intervals sandwich: rating ± t(Q − 1) · se (centred on all models), plain BT the same, coefficients */
+  sandwich: {
+    t: number;
+    ratings: Record<string, [number, number]>;
+    raw: Record<string, [number, number]>;
+    coefficients: Record<string, [number, number]>;
+  };
   constant: string[];
   not_estimable: string[];
 }
@@ -233,6 +240,48 @@ describe.skipIf(!!noPython)('style control equals an independent Python computat
         );
       }, 180_000);
     }
+
+    it('--intervals sandwich: every interval from the question-clustered sandwich, no bootstrap round', async () => {
+      const ref = styleReference(
+        answers,
+        csv('mt_bench_gpt4_pair.csv', (r) => r.judge === 'gpt4_pair'),
+        ['length', 'headers', 'lists', 'bold'],
+        0.5,
+        { ...MIN_FEATURE_SUPPORT },
+      );
+      const ours = await arenaJson<{
+        intervals: string;
+        rounds: number;
+        features: { feature: string; lo: number; hi: number }[];
+        rows: { model: string; lo: number; hi: number; rawLo: number; rawHi: number; rank: number }[];
+      }>([
+        'ratings',
+        '--db',
+        db,
+        '--judge',
+        'gpt-4',
+        '--style',
+        'length,markdown',
+        '--intervals',
+        'sandwich',
+      ]);
+      expect([ours.intervals, ours.rounds]).toEqual(['sandwich', 0]);
+      for (const f of ours.features) {
+        expect(Math.abs(f.lo - ref.sandwich.coefficients[f.feature]![0]), f.feature).toBeLessThan(1e-5);
+        expect(Math.abs(f.hi - ref.sandwich.coefficients[f.feature]![1]), f.feature).toBeLessThan(1e-5);
+      }
+      for (const r of ours.rows) {
+        const [lo, hi] = ref.sandwich.ratings[r.model]!;
+        const [rawLo, rawHi] = ref.sandwich.raw[r.model]!;
+        expect(Math.abs(r.lo - lo), `${r.model} lo`).toBeLessThan(1e-3);
+        expect(Math.abs(r.hi - hi), `${r.model} hi`).toBeLessThan(1e-3);
+        expect(Math.abs(r.rawLo - rawLo), `${r.model} raw lo`).toBeLessThan(1e-3);
+        expect(Math.abs(r.rawHi - rawHi), `${r.model} raw hi`).toBeLessThan(1e-3);
+      }
+      console.info(
+        `[style] gpt-4 sandwich: ${ours.rows.map((r) => `${r.model} ${r.lo.toFixed(1)}–${r.hi.toFixed(1)}`).join(', ')}`,
+      );
+    }, 180_000);
 
     it('plain ratings beside the controlled ones equal `arena ratings` (plain Bradley–Terry)', async () => {
       const plain = await arenaJson<{ model: string; rating: number }[]>([

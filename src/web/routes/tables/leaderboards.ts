@@ -27,7 +27,7 @@ export function leaderboardTables(s: Site): Tables {
     leaderboard: {
       query: QUERY.filter,
       describe:
-        "one judge's standings with Bradley–Terry rating and 95% interval (a note where not estimable), Rank (UB), the rank range from simultaneous intervals and the preliminary mark; ?judge=&turn=1|2|both&category= (group: set when the judge's models form groups that never met; ranks and ratings are per group)",
+        "one judge's standings with Bradley–Terry rating and 95% interval (a note where not estimable), Rank (UB), the rank range from simultaneous intervals of all pairs (rankBest/rankWorst, joint) and of the model's own comparisons (marginalRankBest/marginalRankWorst), and the preliminary mark; ?judge=&turn=1|2|both&category= (group: set when the judge's models form groups that never met; ranks and ratings are per group)",
       columns: [
         'rank',
         ...STANDING,
@@ -38,6 +38,8 @@ export function leaderboardTables(s: Site): Tables {
         'rankUB',
         'rankBest',
         'rankWorst',
+        'marginalRankBest',
+        'marginalRankWorst',
         'preliminary',
         'group',
       ],

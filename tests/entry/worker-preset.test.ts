@@ -1,0 +1,32 @@
+// The Worker makes its app while the script starts (routes, caches, store over the binding the first request
+// brings), so that a new isolate's first request only reads and renders; a Worker with optional vars makes its
+// own at the first request, as before.
+import { describe, expect, it, vi } from 'vitest';
+import { emptyD1 } from '../../src/entry/worker-warm.ts';
+
+const made = vi.hoisted(() => ({ apps: 0 }));
+vi.mock('../../src/web/app.ts', async (real) => {
+  const m = await real<typeof import('../../src/web/app.ts')>();
+  return {
+    ...m,
+    createApp: (...a: Parameters<typeof m.createApp>) => {
+      made.apps++;
+      return m.createApp(...a);
+    },
+  };
+});
+
+describe('the Worker app made at start-up', () => {
+  it('serves the first request of a Worker without optional vars from the app made while the script started', async () => {
+    const { default: worker } = await import('../../src/entry/worker.ts');
+    // the warm-up's throwaway app and the preset app
+    expect(made.apps).toBe(2);
+    const r = await worker.fetch(new Request('http://localhost/robots.txt'), { DB: emptyD1() }, {});
+    expect(r.status).toBe(200);
+    // the first request's D1 is the one the preset app reads: nothing published there, so the page says so
+    const home = await worker.fetch(new Request('http://localhost/'), { DB: emptyD1() }, {});
+    expect(home.status).toBe(503);
+    expect(await home.text()).toMatch(/has not been published yet/);
+    expect(made.apps).toBe(2);
+  });
+});
