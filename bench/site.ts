@@ -2,7 +2,8 @@
 // concurrent connections (autocannon), against a static server answering with the same bytes from the
 // same Node process. Prints measured figures; asserts nothing.
 //   node --import tsx bench/site.ts [--db arena.db] [--seconds 5] [--rounds 3] [--warmup 5] [--connections 64] [--paths /,/api/...]
-//   node --import tsx bench/site.ts --cold [--db arena.db] [--cold-rounds 3] [--max-pages 40]: first visits (site-cold.ts)
+//   node --import tsx bench/site.ts --cold [--db arena.db] [--cold-rounds 3] [--max-pages 40]: first visits of
+//   `arena serve` after a restart (site-cold.ts)
 // Without --db it imports the release from MTBENCH_DIR into a temporary database first.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { coldTable, coldVisits, linkedPages } from './site-cold.ts';
+import { distFresh } from '../bin/dist-fresh.mjs';
 import { importFiles, mtbenchSources } from '../src/importers/import.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
 
@@ -38,11 +40,15 @@ if (!db) {
 }
 
 if (process.argv.includes('--cold')) {
-  // cold first visits only: a new server process per page (bench/site-cold.ts)
+  // cold first visits only: a new `arena serve` process per page (bench/site-cold.ts)
   // the floor first: a fixed answer through the same app and process start (what every first visit pays)
   const pages = ['/robots.txt', ...(await linkedPages(db, Number(arg('max-pages', '40'))))];
+  const code =
+    process.env.ARENA_NO_DIST !== '1' && distFresh(fileURLToPath(new URL('..', import.meta.url)))
+      ? 'the bundled dist/'
+      : 'the sources through tsx (dist/ is missing or older than src/: `node scripts/build-cli.mjs`)';
   console.log(
-    `bench/site --cold: first visit of /robots.txt (the floor) and each of the ${pages.length - 1} pages linked from / after a restart, ${coldRounds} round(s), node ${process.version}, ${cpus().length} cores, load average ${loadavg()
+    `bench/site --cold: first visit of /robots.txt (the floor) and each of the ${pages.length - 1} pages linked from / after a restart of \`arena serve\` (${code}), ${coldRounds} round(s), node ${process.version}, ${cpus().length} cores, load average ${loadavg()
       .map((x) => x.toFixed(1))
       .join(' ')}, database ${db}`,
   );

@@ -1,9 +1,9 @@
 // Node entry: the leaderboard app over a SQLite file, served by @hono/node-server.
 // `node --import tsx src/entry/node.ts <db> [port] [host]`, or use `arena serve` (src/cli/commands/serve.ts).
 import { serve, type ServerType } from '@hono/node-server';
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, get, type RequestListener } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { openSqliteStore } from '../storage/sqlite.ts';
+import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 import type { Store } from '../storage/store.ts';
 import { createApp, type AppOptions } from '../web/app.ts';
 import { takesCompressed } from '../web/http-cache.ts';
@@ -26,7 +26,14 @@ export function nodeSite(o: AppOptions): {
   /** call before listening: the first request's fixed costs, paid ahead (createApp's `warm`) */
   warm(): Promise<void>;
 } {
-  const app = createApp({ compress: true, ...o });
+  // over SQLite the data fingerprint is read again only when the database may have changed (PRAGMA data_version)
+  const sqlite = o.store as Partial<Pick<SqliteStore, 'dataVersion'>>;
+  const version = typeof sqlite.dataVersion === 'function' ? () => sqlite.dataVersion!() : undefined;
+  const app = createApp({
+    compress: true,
+    ...o,
+    ...(version && !o.resultCache ? { cache: { version, ...o.cache } } : {}),
+  });
   const front = (_: unknown, listener: RequestListener) =>
     createServer((req, res) => {
       // a client that takes compressed bodies gets them from hono's compress middleware
@@ -43,6 +50,27 @@ export function nodeSite(o: AppOptions): {
   return { fetch: app.fetch, createServer: front as unknown as typeof createServer, warm: app.warm };
 }
 
+/**
+ * One request over HTTP to a server that has just started listening on `host`:`port`, before it says so: the
+ * socket, node:http's parser, @hono/node-server's Request and Response and a compressed body streamed out are
+ * compiled then rather than on the first visitor's request (a page that does not exist; nothing is cached).
+ * Never fails: a warm-up that cannot connect only leaves that cost to the first visitor.
+ */
+export function warmOverHttp(host: string, port: number): Promise<void> {
+  const to = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return new Promise((resolve) => {
+    const req = get(
+      { host: to, port, path: '/.well-known/arena-warm-up', headers: { 'Accept-Encoding': 'gzip' } },
+      (res) =>
+        res
+          .on('end', resolve)
+          .on('error', () => resolve())
+          .resume(),
+    );
+    req.on('error', () => resolve());
+  });
+}
+
 /** Serve the app over a store; resolves once listening (port 0 picks a free port). */
 export async function serveNode(
   store: Store,
@@ -53,12 +81,16 @@ export async function serveNode(
   // the first visitor after a restart pays for their page only (src/web/app.ts `warm`)
   await warm();
   return new Promise((resolve) => {
-    const server = serve({ ...site, port: o.port ?? 3000, hostname: host }, (info) =>
-      resolve({
-        server,
-        url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}`,
-        close: () => new Promise<void>((r) => server.close(() => r())),
-      }),
+    const server = serve(
+      { ...site, port: o.port ?? 3000, hostname: host },
+      (info) =>
+        void warmOverHttp(host, info.port).then(() =>
+          resolve({
+            server,
+            url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}`,
+            close: () => new Promise<void>((r) => server.close(() => r())),
+          }),
+        ),
     );
   });
 }

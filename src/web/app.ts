@@ -21,6 +21,7 @@ import { assets } from './views.ts';
 import { favicon, ROBOTS } from './favicon.ts';
 import { annotateRoutes, type AnnotateOptions } from './annotate/routes.ts';
 import { answerHead } from './head.ts';
+import { ask, warmPages } from './warm.ts';
 
 const icon = favicon();
 
@@ -190,15 +191,17 @@ export function createApp(o: AppOptions) {
    * What the first request of a process would otherwise pay, whatever it asks, done before a server listens: the
    * data fingerprint (one pass over the games' index), the runtime's Request, Response and compression classes
    * (loaded on first use), hono's router and middleware, and the views' page frame: one request for a page that
-   * does not exist; and the content digest the stored reports are checked against (StoredReports.prime). No
-   * report is read or computed, and nothing is cached but the fingerprint.
+   * does not exist; the content digest the stored reports are checked against (StoredReports.prime); and the code
+   * of every kind of page, run by a throwaway app that reads stored reports only (src/web/warm.ts). No report is
+   * computed, and nothing is cached but the fingerprint and the digests.
    */
   const warm = async (): Promise<void> => {
-    const r = await app.fetch(
-      new Request('http://localhost/.well-known/arena-warm-up', { headers: { 'Accept-Encoding': 'gzip' } }),
-    );
-    await r.arrayBuffer();
+    await ask(app.fetch, '/.well-known/arena-warm-up');
+    // (a request taking gzip is never replayed, so it did not read the fingerprint: read it before the digests)
+    await cache.fresh();
     await reports.prime();
+    const { resultCache: _own, annotate: _annotate, ...rest } = o;
+    await warmPages(createApp({ ...rest, reports: 'read' }).fetch);
   };
   // a server in front of hono may answer a repeated GET itself (src/entry/node.ts; see src/web/http-cache.ts)
   return Object.assign(app, { replayed: http.replayed, replayUrls: http.urls, warm });

@@ -11,6 +11,12 @@ import type { Store } from '../storage/store.ts';
 export interface CacheOptions {
   /** how often the data fingerprint is re-read (ms); 0 = on every request */
   checkMs?: number;
+  /**
+   * A cheap token of the store's data that changes whenever the data may have (SQLite: SqliteStore.dataVersion).
+   * When it is still the one the fingerprint was read at, the fingerprint is not read again (`maxAgeMs` still
+   * drops everything).
+   */
+  version?: () => string;
   /** drop everything at least this often, even with an unchanged fingerprint (catches re-parses) */
   maxAgeMs?: number;
   maxEntries?: number;
@@ -46,6 +52,9 @@ export class ResultCache {
   private readonly checkMs: number;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
+  private readonly token: (() => string) | undefined;
+  /** the store's data token when the fingerprint was last read */
+  private tokenAt: string | undefined;
 
   constructor(
     private readonly store: Store,
@@ -58,6 +67,7 @@ export class ResultCache {
       maxSize: o.maxBytes ?? DEFAULT_CACHE_BYTES,
     });
     this.now = o.now ?? (() => Date.now());
+    this.token = o.version;
   }
 
   /** The data version the cached values belong to (changes whenever the cache is dropped). */
@@ -74,8 +84,18 @@ export class ResultCache {
   /** Re-read the fingerprint if it is due; drop every value when the data changed. */
   async fresh(): Promise<void> {
     if (!this.due) return;
+    const t = this.now();
+    if (this.token && t - this.filledAt < this.maxAgeMs) {
+      const token = this.token();
+      if (token === this.tokenAt) {
+        this.checkedAt = t;
+        return;
+      }
+    }
     this.checking ??= (async () => {
       try {
+        // read before the fingerprint: a write landing in between is seen by the next check
+        const token = this.token?.();
         const [judges, runs, refreshes, checkpoints] = await Promise.all([
           this.store.games.judges(),
           this.store.runs.list(),
@@ -101,6 +121,7 @@ export class ResultCache {
           this.keep(VERSION_READS.lastRefresh, refreshes);
         }
         this.checkedAt = t2;
+        this.tokenAt = token;
       } finally {
         this.checking = undefined;
       }
@@ -142,6 +163,7 @@ export class ResultCache {
   clear(): void {
     this.entries.clear();
     this.checkedAt = -Infinity;
+    this.tokenAt = undefined;
   }
 }
 

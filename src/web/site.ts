@@ -43,7 +43,7 @@ const DESCRIPTIONS: Record<string, string> = {
 };
 const DEFAULT_DESCRIPTION = 'An MT-Bench-style pairwise tournament and leaderboard of LLMs.';
 
-const NAV = [
+export const NAV = [
   ['/', 'Leaderboard'],
   ['/judges', 'Judges'],
   ['/matrix', 'Win matrix'],

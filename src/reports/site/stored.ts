@@ -176,6 +176,8 @@ export class StoredReports implements Memo {
     if (this.o.mode !== 'serve') return;
     this.content = await this.store.reports.digest();
     this.primed = true;
+    // and the published digest beside it, held with the site's data until the data changes
+    await this.digest();
   }
 
   private verify(): void {
