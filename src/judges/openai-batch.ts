@@ -2,7 +2,7 @@
 // the one place it touches the SDK. The client is the judges' own (openaiClient: key handling, httpFetch).
 import OpenAI, { toFile } from 'openai';
 import { openaiClient } from './openai.ts';
-import { redactSecrets } from './redact.ts';
+import { redactReply, redactSecrets } from './redact.ts';
 
 /** A batch as the server describes it. */
 export interface BatchInfo {
@@ -36,6 +36,11 @@ export interface BatchClient {
   ): Promise<{ fileId: string; batchId: string }>;
   /** the server answered with an HTTP error (not a 5xx): nothing was created */
   isRejected(e: unknown): boolean;
+  /**
+   * a reply with the client's API key (and so `Bearer <key>`) replaced by `[redacted]`, and how many were: a server
+   * that echoes the key into its output must not have it stored with the game
+   */
+  redact(reply: string): { text: string; redactions: number };
 }
 
 /**
@@ -123,6 +128,7 @@ export function openaiBatchClient(o: {
         });
         return { fileId: file.id, batchId: batch.id };
       }),
+    redact: (reply) => redactReply(reply, [o.apiKey]),
     isRejected: (e) =>
       (e instanceof OpenAI.APIError || e instanceof BatchApiError) &&
       e.status !== undefined &&

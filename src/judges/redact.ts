@@ -11,6 +11,11 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
     .replace(/\b(Bearer|Basic)\s+(?!\[redacted\])[^\s"',;}]+/gi, '$1 [redacted]');
 }
 
+/** The warning a job prints when a judge's server put the API key in `n` places of its replies. */
+export function keyInRepliesWarning(n: number): string {
+  return `warning: the judge's server put the API key in ${n} place(s) of its replies; it was replaced by [redacted] before they were stored`;
+}
+
 /**
  * A judge's reply with every configured secret (an API key, and so `Bearer <key>`) replaced by `[redacted]`,
  * and how many were replaced. Only the exact secrets: a reply's own words ("Basic arithmetic", "sk-learn")

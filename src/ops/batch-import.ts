@@ -38,7 +38,7 @@ export async function pollOnce(job: BatchJob): Promise<number> {
       if (t === null) gone.push(f!);
       else text += `${t}\n`;
     }
-    const results = readResults(text, job.bySpec, b.id);
+    const results = readResults(text, job.bySpec, b.id, (r) => o.client.redact(r));
     if (remote.status !== 'completed' || gone.length) {
       const why = await unanswered(job, b, results, remote.status, gone, remote.errors);
       report.failedBatches.push(why);
@@ -154,7 +154,12 @@ function batchCharges(job: BatchJob, { replies, billed }: ReturnType<typeof read
  * Each result line is one game's call, already made: a reply, or a failure (an attempt, never a verdict).
  * Lines of games no longer planned (their answers changed since they were submitted) are dropped.
  */
-function readResults(text: string, bySpec: Map<string, GameSpec>, batchId: string) {
+function readResults(
+  text: string,
+  bySpec: Map<string, GameSpec>,
+  batchId: string,
+  redact: (reply: string) => { text: string; redactions: number },
+) {
   const replies = new Map<string, JudgeReply | Error>();
   const items: PlayItem[] = [];
   /** each game's line as first read: a repeat must say the same */
@@ -190,11 +195,13 @@ function readResults(text: string, bySpec: Map<string, GameSpec>, batchId: strin
     seen.set(r.custom_id, key);
     const reply = body?.choices?.[0]?.message?.content;
     const usage = body?.usage;
+    const clean = typeof reply === 'string' ? redact(reply) : undefined;
     replies.set(
       r.custom_id,
-      typeof reply === 'string'
+      clean
         ? {
-            text: reply,
+            text: clean.text,
+            ...(clean.redactions ? { redactions: clean.redactions } : {}),
             ...(usage?.prompt_tokens != null ? { tokensIn: usage.prompt_tokens } : {}),
             ...(usage?.completion_tokens != null ? { tokensOut: usage.completion_tokens } : {}),
           }

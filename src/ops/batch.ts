@@ -68,6 +68,8 @@ export interface BatchReport {
   costEstimated: number;
   /** the run record the imported games belong to (null when nothing was imported) */
   runId: string | null;
+  /** places in the imported replies where the judge's server put the API key (replaced by [redacted] first) */
+  redacted: number;
 }
 
 /** What the steps of one `runBatches` share: its options, the report being filled, the run the imports go to. */
@@ -96,6 +98,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
     cost: 0,
     costEstimated: 0,
     runId: null,
+    redacted: 0,
   };
   const job: BatchJob = {
     o,
@@ -125,6 +128,7 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
   }
   report.waiting = job.waiting;
   report.costEstimated = job.run.costEstimated;
+  report.redacted = job.run.redacted;
   if (job.run.played || job.run.failed) report.runId = job.run.id;
   return report;
 }

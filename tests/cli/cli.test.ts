@@ -172,6 +172,18 @@ describe('mistakes in the call', () => {
     expect(lines[1]).toContain('arena standings --help');
   });
 
+  it('`--style` without a feature names the values it takes, and each of them is taken', async () => {
+    const style = (v: string) => runArena(['ratings', '--db', ':memory:', '--judge', 'human', '--style', v]);
+    const r = await style(',');
+    expect(r.code).toBe(1);
+    const offered = errorLines(r.stderr)[0]!.match(/--style expects (.*?)(?: \(|$)/)?.[1];
+    expect(offered, r.stderr).toBeDefined();
+    const values = offered!.split(/, | or /);
+    expect(values.length).toBeGreaterThan(1);
+    // each value offered passes --style (the run then stops at the judge this empty database lacks)
+    for (const v of values) expect((await style(v)).stderr, v).not.toMatch(/--style/);
+  });
+
   it('`arena standings --db missing.db` says the database does not exist and creates no file', async () => {
     const dir = tmpDir();
     const db = join(dir, 'missing.db');

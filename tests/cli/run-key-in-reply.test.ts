@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { redactReply } from '../../src/judges/redact.ts';
 import { startOpenAIServer } from '../support/openai-server.ts';
 import { OWN, runArena, tmpDir } from '../support/cli.ts';
+import { HAVE_MTBENCH, writeConfig } from '../ops/helpers.ts';
 
 describe('redactReply', () => {
   it('replaces the configured key (and so `Bearer <key>`) and counts it; nothing else in a reply changes', () => {
@@ -54,4 +55,32 @@ describe('a server that puts the API key in its replies', { timeout: 180_000 }, 
       await srv.close();
     }
   });
+
+  it.skipIf(!HAVE_MTBENCH)(
+    'arena refresh: the stored replies hold [redacted], and it warns with the count',
+    async () => {
+      const key = 'sk-test-REFRESH-ECHO-0123456789';
+      const srv = await startOpenAIServer({ apiKey: key, echoKeyInReply: true });
+      try {
+        const dir = tmpDir();
+        const cfg = writeConfig(dir, { url: srv.url, models: ['alpaca-13b', 'claude-v1'] });
+        const r = await runArena(['refresh', '--config', cfg], { env: { OPENAI_API_KEY: key } });
+        expect(r.code, r.stderr).toBe(0);
+        const sqlite = new Database(join(dir, 'arena.db'), { readonly: true });
+        try {
+          const replies = sqlite.prepare('select reply from games').all() as { reply: string }[];
+          expect(replies.length).toBeGreaterThan(0);
+          for (const g of replies) expect(g.reply).toMatch(/^You sent Authorization: Bearer \[redacted\]\n/);
+          expect(r.stderr.split('\n').filter((l) => /API key/.test(l))).toEqual([
+            `[openai/judge] warning: the judge's server put the API key in ${replies.length} place(s) of its replies; it was replaced by [redacted] before they were stored`,
+          ]);
+        } finally {
+          sqlite.close();
+        }
+        expect(r.stdout + r.stderr).not.toContain(key);
+      } finally {
+        await srv.close();
+      }
+    },
+  );
 });

@@ -1,10 +1,20 @@
 // Soak: three `arena run`s on one database against OpenAI-compatible test servers that fail 15% of calls with a
 // 500, SIGKILLed at random moments and restarted, for SOAK_SECONDS (default 20 s, so the suite stays fast; the
-// figures in docs/testing.md are from SOAK_SECONDS=120); then a run on a full disk; then one final run. At the end
-// every planned game is stored once, the calls the servers answered 200 (paid) are the games stored plus the calls
-// in flight at the kills, no run is left `running`, and PRAGMA integrity_check is ok. Two servers send no `usage`:
+// figures in docs/testing.md are from SOAK_SECONDS=120); then a refresh under a budget; then a run on a full disk;
+// then one final run, wider (FINAL_CONCURRENCY). At the end every planned game is stored once, the calls the
+// servers answered 200 (paid) are the games stored plus the calls in flight at the kills, no run is left
+// `running`, and PRAGMA integrity_check is ok. Two servers send no `usage`:
 // the games their answers stored (its own log) are exactly the games without token counts, and every run's ledger
 // (played, tokens), the killed runs' and the full disk's included, equals its stored games.
+//
+// The budget: a refresh (in this process, the same plan) against a usage-less server, under a cap that holds six
+// calls' bounds and a half: each reply without usage is charged its bound, so it plays six games and stops, its
+// cost all estimated; the server's log says it answered exactly those six.
+//
+// The final run's calls in flight, from its server's log (arrival to answer): they reach its --concurrency and
+// stay near it until its last game has started (workers that left early would play the tail on a few). While it
+// plays, outputs that are the database or its live write-ahead log by another name (a hard link, a symlink, another
+// spelling) are refused in one line; afterwards one more is, the database byte for byte as it was.
 //
 // The full disk: the database lives on a small filesystem (a tmpfs: root only; elsewhere that phase is skipped,
 // saying why, and the rest runs on the ordinary disk). It is filled to leave a little room and one run started: it
@@ -19,14 +29,29 @@
 // twice by live processes, or a paid reply lost on the full disk) fails.
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRng } from '../../src/core/stats/random.ts';
 import { spilledFiles } from '../../src/storage/recovery.ts';
-import { ARENA_BIN, REPO_ROOT, arenaOk, tmpDir } from '../support/cli.ts';
-import { promptHash, spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
+import { ARENA_BIN, REPO_ROOT, arenaOk, runArena, tmpDir } from '../support/cli.ts';
+import {
+  promptHash,
+  spawnOpenAIServer,
+  type RequestLogEntry,
+  type SpawnedOpenAIServer,
+} from '../support/openai-server.ts';
 import { smallDisk } from '../support/small-disk.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 20);
@@ -34,6 +59,22 @@ const SECONDS = Number(process.env.SOAK_SECONDS ?? 20);
 const KILL_GRACE_MS = 250;
 const PROCS = 3;
 const CONCURRENCY = 4;
+/**
+ * the final run's calls in flight, wider than the games it has to play divided by it (at most 576 / 32 = 18): a run
+ * whose idle workers each lease a batch of the plan (of --concurrency games) and leave once it is all leased, as
+ * the issue's collapse did, plays on at most that many workers, never on all of them
+ */
+const FINAL_CONCURRENCY = 32;
+/** the slot whose usage-less server the budget refresh talks to (a killed slot's, done by then) */
+const BUDGET_SLOT = 1;
+/**
+ * the budget refresh's price (USD per 1M tokens): input free, so that a call's bound (what a reply without usage is
+ * charged) is its max_tokens at the output price, whatever its prompt; the cap holds BUDGET_GAMES of them and half
+ */
+const BUDGET_PRICE = { input: 0, output: 10 };
+const BUDGET_GAMES = 6;
+const MAX_TOKENS = 2048;
+const BOUND_USD = (MAX_TOKENS * BUDGET_PRICE.output) / 1e6;
 /**
  * at least this many kills of processes that were playing: the kill phase goes on past SOAK_SECONDS until it has
  * them (a loaded machine can take many seconds to start a process), for at most KILL_EXTRA_MS more
@@ -91,7 +132,7 @@ const count = (sql: string) => {
 };
 const chatLog = (slot: number) => servers[slot]!.readLog().filter((e) => e.path === '/v1/chat/completions');
 
-function args(url: string): string[] {
+function args(url: string, concurrency = CONCURRENCY): string[] {
   return [
     'run',
     '--judge',
@@ -103,7 +144,7 @@ function args(url: string): string[] {
     '--db',
     db,
     '--concurrency',
-    String(CONCURRENCY),
+    String(concurrency),
     '--timeout',
     String(Math.ceil((LATENCY_MS * 4) / 1000)),
     '--backoff',
@@ -113,10 +154,76 @@ function args(url: string): string[] {
   ];
 }
 
+const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
+
+/** exit 1 with one line naming the output as the database (or one of its files), no stack trace */
+async function refused(cmd: string[], says: RegExp) {
+  const r = await runArena(cmd);
+  expect(r.code, r.stderr).toBe(1);
+  expect(r.stderr.trimEnd().split('\n'), r.stderr).toHaveLength(1);
+  expect(r.stderr).toMatch(says);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+}
+
+/**
+ * Outputs that are the database or its write-ahead log by another name: a hard link of the database, a symlink to
+ * its -wal, the -wal spelled through another folder. Each is refused (`whileRunning`: while a run plays).
+ */
+async function refuseOutputs(whileRunning: boolean) {
+  const hard = join(dirname(db), 'soak.sql');
+  linkSync(db, hard);
+  const sym = join(dirname(db), 'votes.jsonl');
+  symlinkSync(`${db}-wal`, sym);
+  const judge = ['--judge', 'openai/judge'];
+  await refused(['publish', '--db', db, '--out', hard], /is the database \(/);
+  await refused(['export', 'votes', '--db', db, ...judge, '--out', sym], /is the database's wal file/);
+  const wal = join(dirname(db), 'x', '..', `${basename(db)}-wal`);
+  await refused(['review', 'export', '--db', db, ...judge, '--out', wal], /is the database's wal file/);
+  return { hard, sym, whileRunning };
+}
+
+/**
+ * One run's calls in flight at its judge server, from the server's own log (each from its arrival to its answer):
+ * the peak, and the mean over the stretch in which the run still had games to start (from its first call to the
+ * first call of its last game), when every worker should be calling.
+ */
+function inFlight(log: RequestLogEntry[]) {
+  const first = new Map<string, number>();
+  for (const e of log) if (!first.has(e.hash!)) first.set(e.hash!, e.at);
+  const t0 = Math.min(...log.map((e) => e.at));
+  const t1 = Math.max(...first.values());
+  // a call whose client went away before the answer (a timeout) was in flight at least the latency
+  const events = log
+    .flatMap((e) => [
+      { t: e.at, d: 1 },
+      { t: e.answeredAt ?? e.at + LATENCY_MS, d: -1 },
+    ])
+    .sort((a, b) => a.t - b.t || a.d - b.d);
+  let now = 0;
+  let peak = 0;
+  let area = 0;
+  let last = t0;
+  for (const { t, d } of events) {
+    area += now * Math.max(0, Math.min(t, t1) - Math.max(last, t0));
+    last = t;
+    now += d;
+    peak = Math.max(peak, now);
+  }
+  const end = Math.max(...log.map((e) => e.answeredAt ?? e.at + LATENCY_MS));
+  return {
+    games: first.size,
+    calls: log.length,
+    peak,
+    mean: Math.round((area / (t1 - t0)) * 100) / 100,
+    spanMs: Math.round(end - t0),
+    idealMs: Math.round((log.length * LATENCY_MS) / FINAL_CONCURRENCY),
+  };
+}
+
 /** `arena run` as a process of `slot`, against that slot's server */
-function start(slot: number) {
+function start(slot: number, concurrency = CONCURRENCY) {
   const from = now();
-  const child = spawn(process.execPath, [ARENA_BIN, ...args(servers[slot]!.url)], {
+  const child = spawn(process.execPath, [ARENA_BIN, ...args(servers[slot]!.url, concurrency)], {
     cwd: REPO_ROOT,
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -136,7 +243,7 @@ function start(slot: number) {
   };
   // whether it has sent a judge call yet (until then a kill would only test node's start-up)
   const calling = () => chatLog(slot).some((e) => e.at >= from);
-  return { child, done, kill, calling, err: () => err };
+  return { child, done, kill, calling, err: () => err, proc: p };
 }
 
 /** what the full-disk phase saw (absent when it was skipped) */
@@ -145,6 +252,8 @@ let storedBeforeFull = 0;
 /** kills of processes that had sent a judge call (the rest were still starting, or the phase's end) */
 let playing = 0;
 let storedBeforeFinal = 0;
+/** what the budget refresh played and was charged */
+let budgetRun: { played: number; cost: number } | undefined;
 
 describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, a full disk, then a final run`, () => {
   beforeAll(async () => {
@@ -210,9 +319,86 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
     SECONDS * 1000 + KILL_EXTRA_MS + 120_000,
   );
 
+  it('a refresh under a budget against a judge that reports no usage charges each call its bound and stops at the cap', async () => {
+    // in this process (a refresh is one more way to play the same plan: the same judge, settings and prompts)
+    const cap = BOUND_USD * (BUDGET_GAMES + 0.5);
+    const cfg = join(dir, 'budget.json');
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        db,
+        questions: [join(OWN, 'arena.jsonl')],
+        prompts: [join(OWN, 'judge_prompts.jsonl')],
+        answers: ANSWERS,
+        models: MODELS,
+        judges: [
+          {
+            id: 'openai/judge',
+            baseURL: servers[BUDGET_SLOT]!.url,
+            price: BUDGET_PRICE,
+            concurrency: CONCURRENCY,
+            retries: 20,
+            backoffMs: 20,
+            timeoutS: Math.ceil((LATENCY_MS * 4) / 1000),
+          },
+        ],
+        settings: { temperature: 0, maxTokens: MAX_TOKENS },
+        budget: { maxUsd: cap },
+      }),
+    );
+    const before = count('SELECT count(*) AS n FROM games');
+    const p = { slot: BUDGET_SLOT, pid: process.pid, from: now(), to: Infinity, killed: false };
+    procs.push(p);
+    const r = await runArena(['refresh', '--config', cfg, '--json']);
+    p.to = now();
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const s = JSON.parse(r.stdout) as {
+      id: string;
+      status: string;
+      played: number;
+      failed: number;
+      skipped: number;
+      cost: number;
+      costEstimated: number;
+      line: string;
+      runs: { id: string }[];
+    };
+    expect(r.code, r.stderr).toBe(4);
+    expect(s.status).toBe('budget');
+    // every reply came without usage: each game was charged its bound (max_tokens at the output price, the input
+    // being free), so the cap, BUDGET_GAMES bounds and half, let exactly BUDGET_GAMES games be played
+    expect({ played: s.played, failed: s.failed }).toEqual({ played: BUDGET_GAMES, failed: 0 });
+    expect(s.skipped).toBe(PLANNED - before - BUDGET_GAMES);
+    expect(s.cost).toBeCloseTo(BUDGET_GAMES * BOUND_USD, 12);
+    expect(s.costEstimated).toBeCloseTo(s.cost, 12);
+    expect(s.cost).toBeLessThanOrEqual(cap);
+    expect(s.line).toMatch(/spent, \$[\d.]+ of it estimated/);
+    // the server's own count: it answered exactly those games (200, distinct prompts), the refresh's run stored
+    // them, without token counts or a cost of their own
+    const paid = new Set(
+      chatLog(BUDGET_SLOT)
+        .filter((e) => e.at >= p.from && e.at <= p.to && e.status === 200)
+        .map((e) => e.hash),
+    );
+    const d = new Database(db, { readonly: true });
+    try {
+      const own = d
+        .prepare('SELECT system_prompt, user_prompt, tokens_in, cost FROM games WHERE run_id = ?')
+        .all(s.runs[0]!.id) as { system_prompt: string; user_prompt: string; tokens_in: null; cost: null }[];
+      expect(new Set(own.map((g) => promptHash(g.system_prompt, g.user_prompt)))).toEqual(paid);
+      expect(own.every((g) => g.tokens_in === null && g.cost === null)).toBe(true);
+      const rec = d.prepare('SELECT summary FROM refreshes WHERE id = ?').get(s.id) as { summary: string };
+      expect(JSON.parse(rec.summary)).toMatchObject({ costEstimated: s.costEstimated });
+    } finally {
+      d.close();
+    }
+    budgetRun = { played: s.played, cost: s.cost };
+  }, 120_000);
+
   it.skipIf(!disk.mounted)(
     'a full disk (a tmpfs: needs root to mount) stops a run in one line, its paid replies stored or kept for the next run',
     async () => {
+      storedBeforeFull = count('SELECT count(*) AS n FROM games');
       // enough games left that the run fills the disk before it runs out of them (about 3.4 KB a game)
       expect(PLANNED - storedBeforeFull, 'games left for the full-disk run').toBeGreaterThan(FULL_LEFT / 2);
       // the killed runs leave their write-ahead log behind (up to its 4 MB auto-checkpoint size); when a kill came just
@@ -269,8 +455,30 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
 
   it('a final run stores what the full disk kept; every planned game stored once, each paid once, every ledger its games', async () => {
     storedBeforeFinal = count('SELECT count(*) AS n FROM games');
-    const final = start(PROCS);
+    const final = start(PROCS, FINAL_CONCURRENCY);
+    // while it plays (its write-ahead log live), outputs that are the database or that log by another name are refused
+    const deadline = Date.now() + 60_000;
+    while (
+      !(final.calling() && existsSync(`${db}-wal`)) &&
+      final.child.exitCode === null &&
+      Date.now() < deadline
+    )
+      await new Promise((r) => setTimeout(r, 20));
+    const outputs = await refuseOutputs(final.child.exitCode === null);
     expect(await final.done, final.err()).toBe(0);
+    // the links are as they were: nothing was written or renamed over them
+    expect(statSync(outputs.hard).ino).toBe(statSync(db).ino);
+    expect(lstatSync(outputs.sym).isSymbolicLink()).toBe(true);
+    // after the run, the database byte for byte and its games as they were
+    const sum = sha(db);
+    const stored = count('SELECT count(*) AS n FROM games');
+    await refused(
+      ['publish', '--db', db, '--out', join(dirname(db), 'x', '..', basename(db))],
+      /is the database \(/,
+    );
+    expect(sha(db)).toBe(sum);
+    expect(count('SELECT count(*) AS n FROM games')).toBe(stored);
+    const flight = inFlight(chatLog(PROCS).filter((e) => e.at >= final.proc.from));
     if (full?.spilled.length)
       expect(final.err()).toContain(
         `stored ${full.spilled.length} verdict(s) an earlier run paid for but could not store`,
@@ -351,6 +559,8 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
             fullDisk: disk.mounted ? 'failed' : 'skipped: no small filesystem (mounting a tmpfs needs root)',
           }),
       storedBeforeFinal,
+      final: { ...flight, whileRunning: outputs.whileRunning },
+      budget: budgetRun ?? 'failed',
       games: games.length,
       paid,
       faults,
@@ -365,6 +575,10 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
     console.log(`soak figures: ${JSON.stringify(figures)}`);
     expect(games).toHaveLength(PLANNED);
     expect(new Set(games.map((g) => g.id)).size).toBe(PLANNED);
+    // the final run had every worker calling at once (its --concurrency, never more): none left while games remained
+    // (its mean in flight, in the figures, measures the machine's load as much as the run: not asserted)
+    expect(flight.games, 'games for the final run').toBeGreaterThanOrEqual(2 * FINAL_CONCURRENCY);
+    expect(flight.peak).toBe(FINAL_CONCURRENCY);
     expect(unexplained).toEqual([]);
     expect(paid).toBe(games.length + inFlightAtKills + retriedByItsProcess);
     expect(integrity).toEqual([{ integrity_check: 'ok' }]);

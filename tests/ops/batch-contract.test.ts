@@ -10,7 +10,7 @@ import { openaiBatchClient } from '../../src/judges/openai-batch.ts';
 import { MAX_BATCH_TRIES, runBatches, type BatchOptions } from '../../src/ops/batch.ts';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import { tmpDir } from '../support/cli.ts';
-import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
+import { startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from '../support/openai-server.ts';
 import type { BatchServerOptions } from '../support/openai-batch.ts';
 
 /** n pairwise games with distinct prompts; ids are hex so that a suffix picks about 1 in 16 */
@@ -35,8 +35,8 @@ afterEach(async () => {
   srv = store = undefined;
 });
 
-async function setup(batch: BatchServerOptions) {
-  srv = await startOpenAIServer({ verdict: 'longer', batch });
+async function setup(batch: BatchServerOptions, server: OpenAIServerOptions = {}, apiKey = 'k') {
+  srv = await startOpenAIServer({ verdict: 'longer', batch, ...server });
   const db = join(tmpDir('arena-batch-contract-'), 'arena.db');
   store = openSqliteStore(db);
   const base = (games: { spec: GameSpec; id: string }[], extra: Partial<BatchOptions> = {}) =>
@@ -44,7 +44,7 @@ async function setup(batch: BatchServerOptions) {
       store: store!,
       judgeId: 'openai/judge',
       model: 'judge',
-      client: openaiBatchClient({ apiKey: 'k', baseURL: srv!.url }),
+      client: openaiBatchClient({ apiKey, baseURL: srv!.url }),
       games,
       settings: { temperature: 0, maxTokens: 64 },
       parser: 'last',
@@ -193,6 +193,22 @@ describe('batch mode against the documented Batch API', () => {
     // the next refresh imports them: every game stored once
     expect(await s.refresh(games)).toMatchObject({ imported: 4, failed: 0, failedBatches: [] });
     expect(rows(s.db, 'SELECT count(*) AS n FROM games')).toEqual([{ n: 6 }]);
+  });
+
+  it('a server that puts the API key in its output: the stored replies hold [redacted], counted in the report', async () => {
+    const key = 'sk-test-BATCH-ECHO-0123456789';
+    const games = plan(8);
+    const s = await setup({}, { echoKeyInReply: true }, key);
+    expect(await s.refresh(games)).toMatchObject({ submitted: 8, pending: 8 });
+    const r = await s.refresh(games);
+    expect(r).toMatchObject({ imported: 8, failed: 0, redacted: 8 });
+    const stored = rows(s.db, 'SELECT reply, verdict FROM games');
+    expect(stored).toHaveLength(8);
+    for (const g of stored) {
+      expect(String(g.reply)).not.toContain(key);
+      expect(String(g.reply)).toMatch(/^You sent Authorization: Bearer \[redacted\]\n/);
+      expect(g.verdict).toBe('model_2'); // the longer answer (B) still wins: only the key was replaced
+    }
   });
 
   it('shuffled output is matched by custom_id; conflicting duplicate lines are an error, nothing imported', async () => {

@@ -30,13 +30,17 @@ async function refresh(cfg: string, ...flags: string[]): Promise<{ code: number 
   }
 }
 
-async function capped(server: Omit<OpenAIServerOptions, 'logFile'>, share: number) {
+async function capped(
+  server: Omit<OpenAIServerOptions, 'logFile'>,
+  share: number,
+  call: Record<string, unknown> = {},
+) {
   const dir = tmpDir('arena-budget-usage-');
   const logFile = join(dir, 'server.log');
   const srv = await spawnOpenAIServer({ latencyMs: 5, verdict: 'longer', ...server, logFile });
   try {
     const extra = { estimate: { outputTokens: 30 } };
-    const judge = { retries: 0 };
+    const judge = { retries: 0, ...call };
     const est = (await refresh(writeConfig(dir, { url: srv.url, models: MODELS, extra, judge }), '--dry-run'))
       .s.estCost;
     const cap = est * share;
@@ -81,6 +85,17 @@ describe.skipIf(!HAVE_MTBENCH)('budget cap without usage', () => {
     expect(s.failed).toBeLessThanOrEqual(Math.ceil(36 * 0.25) + 1);
     expect(s.failed + s.skipped).toBe(36);
     expect(calls).toBe(s.failed);
+    expect(code).not.toBe(0);
+  });
+
+  it('timed-out calls count at their reservation: a judge that never answers stops at the cap', async () => {
+    const { code, s, calls } = await capped({ faults: [{ status: 'hang' }] }, 0.25, { timeoutS: 1 });
+    expect(s.played).toBe(0);
+    expect(s.failed).toBeGreaterThan(0);
+    expect(s.failed).toBeLessThanOrEqual(Math.ceil(36 * 0.25) + 1);
+    expect(s.failed + s.skipped).toBe(36);
+    expect(calls).toBe(s.failed);
+    expect(s.costEstimated).toBeGreaterThan(0);
     expect(code).not.toBe(0);
   });
 });

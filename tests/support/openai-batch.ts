@@ -31,10 +31,14 @@ export interface BatchServerOptions {
 }
 
 export interface BatchContext {
-  /** answer one chat request body as POST /v1/chat/completions would (status 200) */
+  /**
+   * answer one chat request body as POST /v1/chat/completions would (status 200); `authorization`: the header of
+   * the request that completed the batch (a server echoing it puts it in the reply, as the chat endpoint does)
+   */
   complete(
     body: { model: string; messages: { role: string; content: string }[] },
     n: number,
+    authorization?: string,
   ): { body: unknown; hash: string };
   record(e: {
     n: number;
@@ -108,7 +112,7 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
     };
   };
 
-  const finish = (b: BatchRec) => {
+  const finish = (b: BatchRec, authorization?: string) => {
     const input = files.get(b.input_file_id)!;
     const lines = input.content.split('\n').filter((l) => l.trim());
     if ((b as BatchRec & { n: number }).n <= (o.failBatches ?? 0))
@@ -148,7 +152,7 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
         b.request_counts.failed++;
         continue;
       }
-      const { body, hash } = ctx.complete(r.body, ++lineN);
+      const { body, hash } = ctx.complete(r.body, ++lineN, authorization);
       const usage = (body as { usage: { prompt_tokens: number; completion_tokens: number } }).usage;
       ctx.record({
         n: 0,
@@ -314,7 +318,7 @@ export function batchRoutes(o: BatchServerOptions, ctx: BatchContext) {
         polls >= (o.completeAfterPolls ?? 0) &&
         Date.now() - (b as BatchRec & { createdMs: number }).createdMs >= (o.completeAfterMs ?? 0)
       )
-        finish(b);
+        finish(b, req.headers.authorization);
       ctx.send(res, 200, visible(b));
       return true;
     }

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tmpDir } from './cli.ts';
 import {
   judgeText,
+  parseLog,
   promptHash,
   startOpenAIServer,
   type OpenAIServer,
@@ -167,12 +168,12 @@ describe('OpenAI-compatible test server', () => {
     const srv = await serve({ logFile: file, latencyMs: 30 });
     await chat(srv, 'one');
     await chat(srv, 'two');
-    const lines = readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
+    const lines = parseLog(readFileSync(file, 'utf8'));
     expect(lines).toEqual(JSON.parse(JSON.stringify(srv.log)));
     expect(lines.map((e) => e.hash)).toEqual([promptHash('sys', 'one'), promptHash('sys', 'two')]);
-    expect(lines[1].at - lines[0].at).toBeGreaterThanOrEqual(30); // the second came after the first's latency
+    expect(lines[1]!.at - lines[0]!.at).toBeGreaterThanOrEqual(30); // the second came after the first's latency
+    // each answer's time: after its latency, and before the next request (the client waited for it)
+    for (const e of lines) expect(e.answeredAt! - e.at).toBeGreaterThanOrEqual(30);
+    expect(lines[0]!.answeredAt).toBeLessThanOrEqual(lines[1]!.at);
   });
 });

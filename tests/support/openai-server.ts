@@ -64,7 +64,10 @@ export interface OpenAIServerOptions {
   apiKey?: string;
   /** a careless server: the 401 message echoes the Authorization header it received (the key must not reach `attempts`) */
   echoKey?: boolean;
-  /** a hostile server: every reply's content starts with the Authorization header it received */
+  /**
+   * a hostile server: every reply's content starts with the Authorization header it received (a batch's output
+   * lines: the header of the poll that completed the batch)
+   */
   echoKeyInReply?: boolean;
   /** append every request as one JSON line to this file (written synchronously, as it arrives) */
   logFile?: string;
@@ -108,6 +111,12 @@ export interface RequestLogEntry {
   /** an answered chat request: the tokens its reply's usage counts (sent or not), as the server bills them */
   tokensIn?: number;
   tokensOut?: number;
+  /**
+   * a chat request answered after the latency (200 or an injected fault): when its answer was sent, ms since the
+   * epoch; absent until then, for a hang, and when the client had gone. In the log file it is a line of its own,
+   * `{ n, answeredAt }`, written as the answer is sent; readLog (parseLog) folds it into its request's entry.
+   */
+  answeredAt?: number;
 }
 
 export interface OpenAIServer {
@@ -141,6 +150,11 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
   const record = (e: RequestLogEntry) => {
     log.push(e);
     if (fd !== undefined) writeSync(fd, `${JSON.stringify(e)}\n`);
+    return e;
+  };
+  const answered = (e: RequestLogEntry) => {
+    e.answeredAt = performance.timeOrigin + performance.now();
+    if (fd !== undefined) writeSync(fd, `${JSON.stringify({ n: e.n, answeredAt: e.answeredAt })}\n`);
   };
 
   const pickFault = (n: number, hash: string, prompt: string): FaultRule | undefined => {
@@ -171,7 +185,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
 
   const batch = o.batch
     ? batchRoutes(o.batch, {
-        complete: (body, n) => {
+        complete: (body, n, authorization) => {
           const system = body.messages
             .filter((m) => m.role === 'system')
             .map((m) => m.content)
@@ -180,10 +194,9 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
             .filter((m) => m.role !== 'system')
             .map((m) => m.content)
             .join('\n');
-          return {
-            body: completion(body.model, system, user, o.verdict ?? 'longer', n),
-            hash: promptHash(system, user),
-          };
+          const c = completion(body.model, system, user, o.verdict ?? 'longer', n);
+          if (o.echoKeyInReply) echoKey(c, authorization);
+          return { body: c, hash: promptHash(system, user) };
         },
         record,
         send,
@@ -269,7 +282,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
         const fault = pickFault(n, hash, `${system}\n\n${user}`);
         const status = fault ? fault.status : 200;
         const c = status === 200 ? completion(body.model, system, user, o.verdict ?? 'longer', n) : undefined;
-        record({
+        const entry = record({
           n,
           at,
           method: 'POST',
@@ -286,9 +299,9 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           if (res.destroyed) return;
           if (c) {
             ok++;
-            if (o.echoKeyInReply)
-              c.choices[0]!.message.content = `You sent Authorization: ${req.headers.authorization ?? '(none)'}\n${c.choices[0]!.message.content}`;
-            return send(res, 200, o.usage === false ? { ...c, usage: undefined } : c, limited?.headers);
+            if (o.echoKeyInReply) echoKey(c, req.headers.authorization);
+            send(res, 200, o.usage === false ? { ...c, usage: undefined } : c, limited?.headers);
+            return answered(entry);
           }
           const headers: Record<string, string> =
             status === 429 ? { 'retry-after': String(fault!.retryAfter ?? 1) } : {};
@@ -308,6 +321,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
             },
             headers,
           );
+          answered(entry);
         }, o.latencyMs ?? 0);
       },
       () => res.destroy(),
@@ -402,6 +416,11 @@ function send(
   res.end(data);
 }
 
+/** a hostile server's reply: its content starts with the Authorization header it received */
+function echoKey(c: ReturnType<typeof completion>, authorization: string | undefined): void {
+  c.choices[0]!.message.content = `You sent Authorization: ${authorization ?? '(none)'}\n${c.choices[0]!.message.content}`;
+}
+
 function completion(model: string, system: string, user: string, policy: VerdictPolicy | ReplyFn, n: number) {
   const content =
     typeof policy === 'function' ? policy({ system, user, n }) : judgeText(system, user, policy);
@@ -475,6 +494,27 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
+/**
+ * A log file's entries, in arrival order: each request's line, with the `{ n, answeredAt }` line written when its
+ * answer was sent folded into it.
+ */
+export function parseLog(text: string): RequestLogEntry[] {
+  const entries: RequestLogEntry[] = [];
+  const chat = new Map<number, RequestLogEntry>();
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const e = JSON.parse(line) as RequestLogEntry | { n: number; answeredAt: number };
+    if (!('path' in e)) {
+      const req = chat.get(e.n);
+      if (req) req.answeredAt = e.answeredAt;
+      continue;
+    }
+    entries.push(e);
+    if (e.n) chat.set(e.n, e);
+  }
+  return entries;
+}
+
 /** The same server in a child process (so the process under test can be SIGKILLed, or measured alone). */
 export interface SpawnedOpenAIServer {
   url: string;
@@ -541,13 +581,7 @@ export async function spawnOpenAIServer(
     url,
     child,
     logFile: o.logFile,
-    readLog: () =>
-      existsSync(o.logFile)
-        ? readFileSync(o.logFile, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as RequestLogEntry)
-        : [],
+    readLog: () => (existsSync(o.logFile) ? parseLog(readFileSync(o.logFile, 'utf8')) : []),
     close: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

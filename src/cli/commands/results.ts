@@ -326,7 +326,7 @@ async function printStyleRatings(o: {
   json: boolean;
 }): Promise<void> {
   const groups = (list(o.style) ?? []).map((g) => oneOf(g, 'style', ['length', 'markdown'] as const)!);
-  if (!groups.length) throw new UsageError('--style expects length, markdown or both (comma-separated)');
+  if (!groups.length) throw new UsageError('--style expects length, markdown or length,markdown');
   if (o.method !== 'bt')
     throw new UsageError('--style controls Bradley–Terry ratings: use it with --method bt');
   const reg = num(o.reg, 'reg')!;

@@ -3,6 +3,7 @@
 import type cliProgress from 'cli-progress';
 import { runTournament, type RunSummary } from '../../engine/run.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';
+import { keyInRepliesWarning } from '../../judges/redact.ts';
 import { progressBar } from '../progress-bar.ts';
 import { exitStatus, print } from '../shared.ts';
 
@@ -60,10 +61,7 @@ export function reportRun(summary: RunSummary, db: string): void {
     process.stderr.write(
       `${summary.elsewhere} planned game(s) were played by another run on ${db} meanwhile\n`,
     );
-  if (summary.redacted)
-    process.stderr.write(
-      `warning: the judge's server put the API key in ${summary.redacted} place(s) of its replies; it was replaced by [redacted] before they were stored\n`,
-    );
+  if (summary.redacted) process.stderr.write(`${keyInRepliesWarning(summary.redacted)}\n`);
   if (summary.usageUnknown)
     process.stderr.write(
       `${summary.usageUnknown} game(s) came without valid token counts (usage); their tokens are unknown and not in the total\n`,

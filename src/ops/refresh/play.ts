@@ -5,6 +5,7 @@ import type { GameSpec } from '../../core/types.ts';
 import { runTournament, type RunSummary } from '../../engine/run.ts';
 import { runUntilSettled } from '../../engine/settle.ts';
 import { apiKeyOf } from '../../judges/registry.ts';
+import { keyInRepliesWarning } from '../../judges/redact.ts';
 import type { Store } from '../../storage/store.ts';
 import type { RefreshConfig } from '../config.ts';
 import type { Env } from '../deps.ts';
@@ -123,6 +124,7 @@ function record(p: PlayInput, played: Played, jp: JudgePlan, mode: string, r: Ru
     costEstimated: r.costEstimated,
     status: r.status,
   });
+  if (r.redacted) p.log(`[${jp.judge.id}] ${keyInRepliesWarning(r.redacted)}`);
   if (r.errors.length && !p.refused())
     for (const e of r.errors.slice(0, 3)) p.log(`[${jp.judge.id}] failed: ${e}`);
 }
@@ -153,6 +155,7 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
     ...(o.spill ? { spill: o.spill } : {}),
   });
   played.batches.push(b);
+  if (b.redacted) p.log(`[${jp.judge.id}] ${keyInRepliesWarning(b.redacted)}`);
   if (b.runId || b.skipped)
     played.runs.push({
       id: b.runId ?? '',
