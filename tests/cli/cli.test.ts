@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer } from '../support/openai-server.ts';
 import { arenaJson, arenaOk, OWN_QA, runArena, tmpDir } from '../support/cli.ts';
+import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { MTBENCH_DIR, noMtbench, skipWhy } from '../support/materials.ts';
 
 const DIR = MTBENCH_DIR;
@@ -201,7 +202,7 @@ describe.skipIf(!DIR)('with the MT-Bench release imported', { timeout: 240_000 }
   let db: string;
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
-    await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', db]);
+    await mtbenchReleaseDb(db, DIR);
   }, 240_000);
 
   it('`--judge nobody` is a usage error that names the judges there and `arena judges`', async () => {

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
+import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { MTBENCH_DIR, noMtbench, skipWhy } from '../support/materials.ts';
 
 const DIR = MTBENCH_DIR;
@@ -67,7 +68,7 @@ describe.skipIf(!DIR)('arena reparse', { timeout: 240_000 }, () => {
   let quoting: GameRow[];
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
-    await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', db]);
+    await mtbenchReleaseDb(db, DIR);
     /** turn 1 of MODELS judged by `judge`, its replies parsed by the fastchat parser */
     const play = (judge: string) =>
       arenaOk([
@@ -160,7 +161,7 @@ describe.skipIf(!DIR)('arena reparse', { timeout: 240_000 }, () => {
     const standingsAfter = await arenaJson<Standing[]>(['standings', '--judge', 'mock/quoting', '--db', db]);
     expect(standingsAfter).not.toEqual(standingsBefore);
     const fresh = join(tmpDir(), 'fresh.db');
-    await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', fresh]);
+    await mtbenchReleaseDb(fresh, DIR);
     await arenaOk([
       'run',
       '--judge',

@@ -7,6 +7,7 @@ import { connectedModelGroups } from '../../src/core/groups.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
 import { arenaJson, arenaOk, playOwn, tmpDir } from '../support/cli.ts';
+import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 
 const DIR = process.env.MTBENCH_DIR;
 if (!DIR) console.warn('[tournaments] skipped: MTBENCH_DIR is not set (set it to ../shared/mt_bench)');
@@ -33,7 +34,7 @@ describe.skipIf(!DIR)('one judge, two tournaments that never met', { timeout: 30
   let db: string;
   beforeAll(async () => {
     db = join(tmpDir(), 'arena.db');
-    await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', db]);
+    await mtbenchReleaseDb(db, DIR);
     await arenaOk(['run', '--db', db, '--judge', 'mock/longer', '--models', MT.join(','), '--turn', '1']);
     await playOwn(db, 'mock/longer', OURS.join(','), ['--turn', '1']);
   }, 300_000);

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
 
 const MT = MTBENCH_DIR;
@@ -73,7 +74,7 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
     );
     if (r.status !== 0) throw new Error(`reference failed: ${r.stderr}`);
     ref = JSON.parse(r.stdout) as Reference;
-    await arenaOk(['import', 'mtbench', '--dir', MT!, '--db', db]);
+    await mtbenchReleaseDb(db, MT);
     importOut = await arenaOk(['import', 'judgments', FILE, '--judge', JUDGE, '--db', db]);
   }, 300_000);
 

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
+import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { MTBENCH_DIR, noMtbench, skipWhy } from '../support/materials.ts';
 
 const DIR = MTBENCH_DIR;
@@ -190,7 +191,7 @@ describe.skipIf(!DIR)('arena export fastchat', { timeout: 240_000 }, () => {
     const dir = tmpDir();
     const tdb = join(dir, 't.db');
     const models = ['gpt-4', 'claude-v1', 'llama-13b'];
-    await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', tdb]);
+    await mtbenchReleaseDb(tdb, DIR);
     await arenaOk(['run', '--judge', 'mock/random', '--models', models.join(','), '--db', tdb]);
     await arenaOk([
       'run',

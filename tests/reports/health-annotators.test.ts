@@ -4,10 +4,10 @@
 // experts' own votes cast as annotator votes give the experts' figures).
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { importFiles, mtbenchSources } from '../../src/importers/import.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import type { Vote } from '../../src/core/types.ts';
 import { runArena, tmpDir } from '../support/cli.ts';
+import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { MTBENCH_DIR } from '../web/fixture.ts';
 
 /** `votes` as judge annotators: one annotator per voter (annotator_<n>, as /annotate records them). */
@@ -26,8 +26,7 @@ describe('arena health --reference annotators', () => {
     const dir = tmpDir('arena-health-annotators-');
     [few, many] = [join(dir, 'few.db'), join(dir, 'many.db')];
     for (const file of [few, many]) {
-      const store = openSqliteStore(file);
-      await importFiles(store, mtbenchSources(MTBENCH_DIR));
+      const store = openSqliteStore(await mtbenchReleaseDb(file, MTBENCH_DIR));
       const votes =
         file === few ? (await store.votes.list('gpt-4')).slice(0, 20) : await store.votes.list('human');
       await store.importBundle({ votes: [{ source: 'annotate', items: asAnnotators(votes) }] });

@@ -25,7 +25,7 @@ import {
   skipWhy,
 } from '../../support/materials.ts';
 import { python, pythonSkip } from '../../support/python.ts';
-import { copySqlite } from '../../support/run-shared.ts';
+import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
 
 const DIR = MTBENCH_DIR;
 const skipReason = skipWhy('benchmark-health', noMtbench('the real MT-Bench release'), pythonSkip);
@@ -40,17 +40,8 @@ const battle = (r: Record<string, string>): Battle => ({
   score: scoreOfA(r) as Battle['score'],
 });
 
-/** The MT-Bench release imported once for this file (`arena import mtbench`), copied to `to` for each use. */
-let release: Promise<string> | undefined;
-async function releaseDb(to: string): Promise<string> {
-  release ??= (async () => {
-    const db = join(tmpDir('arena-health-release-'), 'release.db');
-    await arenaOk(['import', 'mtbench', '--dir', MTBENCH_DIR!, '--db', db]);
-    return db;
-  })();
-  copySqlite(await release, to);
-  return to;
-}
+/** The MT-Bench release as `arena import mtbench` stores it (imported once per run), copied to `to`. */
+const releaseDb = (to: string): Promise<string> => mtbenchReleaseDb(to, MTBENCH_DIR);
 
 describe('rank correlations', () => {
   it('Spearman and Kendall tau-b, with ties, equal the textbook values', () => {

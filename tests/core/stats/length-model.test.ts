@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { lengthControlledWinRates, type LengthMatch } from '../../../src/core/stats/length.ts';
 import { LAMBDA } from '../../../src/core/stats/length-model.ts';
 import { arenaJson, arenaOk, tmpDir } from '../../support/cli.ts';
+import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
 import { answerLengths, MTBENCH_MODELS } from '../../support/materials.ts';
 import { python, pythonSkip } from '../../support/python.ts';
 
@@ -70,7 +71,7 @@ describe.skipIf(!MT || pythonSkip)(
         ]),
         lambda_per_match: LAMBDA,
       });
-      await arenaOk(['import', 'mtbench', '--dir', MT!, '--db', db]);
+      await mtbenchReleaseDb(db, MT);
     }, 180_000);
 
     it('the coefficient, its standard error and every length-controlled win rate equal the Python fit', () => {

@@ -9,6 +9,7 @@ import {
   simultaneousDifferences,
 } from '../../../src/core/stats/rank-intervals.ts';
 import { arenaJson, arenaOk, tmpDir } from '../../support/cli.ts';
+import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
 
 const MT = process.env.MTBENCH_DIR;
 
@@ -33,7 +34,7 @@ describe('marginal rank bounds', () => {
 describe.skipIf(!MT)('marginal and joint rank ranges of the MT-Bench experts', () => {
   const db = join(tmpDir('arena-marginal-'), 'arena.db');
   beforeAll(async () => {
-    await arenaOk(['import', 'mtbench', '--dir', MT!, '--db', db]);
+    await mtbenchReleaseDb(db, MT);
   }, 120_000);
 
   it('gpt-4 is 1-1 marginally and 1-2 jointly (arena intervals --json)', async () => {
