@@ -169,7 +169,7 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
         referenceSeparatedMcLo: cli!.referenceSeparatedMonteCarlo.lo,
         referenceSeparatedMcHi: cli!.referenceSeparatedMonteCarlo.hi,
       });
-      const mc = (m: { lo: number; hi: number }) => (m.lo === m.hi ? '' : `, MC ${m.lo}–${m.hi}`);
+      const mc = (m: { lo: number; hi: number }) => (m.lo === m.hi ? '' : `<br><span class="muted">MC ${m.lo}–${m.hi}</span>`);
       // at 100 rounds at least one of the two counts is not settled, so the page must show a range
       expect(mc(cli!.separatedMonteCarlo) + mc(cli!.referenceSeparatedMonteCarlo)).not.toBe('');
       const csv = await (await app.request('/api/health.csv')).text();
@@ -180,14 +180,14 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
       expect(page).toContain('Benchmark health against the experts');
       // the judge's separability, then the experts' own beside it; agreement in Arena-Hard's [−1, 1]; both Briers
       expect(page).toContain(
-        `${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15${mc(cli!.separatedMonteCarlo)})</td><td>${(100 * cli!.referenceSeparability).toFixed(1)}% (${cli!.referenceSeparated}/15${mc(cli!.referenceSeparatedMonteCarlo)})</td><td>${cli!.agreementWithConfidence.toFixed(3)}</td><td>${cli!.brier.toFixed(4)}</td><td>${cli!.brierReferenceBootstrap.toFixed(4)}</td>`,
+        `${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15)${mc(cli!.separatedMonteCarlo)}</td><td>${(100 * cli!.referenceSeparability).toFixed(1)}% (${cli!.referenceSeparated}/15)${mc(cli!.referenceSeparatedMonteCarlo)}</td><td>${cli!.agreementWithConfidence.toFixed(3)}</td><td>${cli!.brier.toFixed(4)}</td><td>${cli!.brierReferenceBootstrap.toFixed(4)}</td>`,
       );
       expect(page).toMatch(/<a href="\/health"[^>]*>Health<\/a>/);
       // the same table on /judges, beside the judge board
       const judges = await html('/judges');
       expect(judges).toContain('Benchmark health against the experts');
       expect(judges).toContain(
-        `${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15${mc(cli!.separatedMonteCarlo)})`,
+        `${(100 * cli!.separability).toFixed(1)}% (${cli!.separated}/15)${mc(cli!.separatedMonteCarlo)}`,
       );
     }, 180_000);
 
