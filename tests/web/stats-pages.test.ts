@@ -169,7 +169,8 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
         referenceSeparatedMcLo: cli!.referenceSeparatedMonteCarlo.lo,
         referenceSeparatedMcHi: cli!.referenceSeparatedMonteCarlo.hi,
       });
-      const mc = (m: { lo: number; hi: number }) => (m.lo === m.hi ? '' : `<br><span class="muted">MC ${m.lo}–${m.hi}</span>`);
+      const mc = (m: { lo: number; hi: number }) =>
+        m.lo === m.hi ? '' : `<br><span class="muted">MC ${m.lo}–${m.hi}</span>`;
       // at 100 rounds at least one of the two counts is not settled, so the page must show a range
       expect(mc(cli!.separatedMonteCarlo) + mc(cli!.referenceSeparatedMonteCarlo)).not.toBe('');
       const csv = await (await app.request('/api/health.csv')).text();
