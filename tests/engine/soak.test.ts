@@ -44,6 +44,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRng } from '../../src/core/stats/random.ts';
+import type { RefreshSummary } from '../../src/ops/refresh/types.ts';
 import { spilledFiles } from '../../src/storage/recovery.ts';
 import { ARENA_BIN, REPO_ROOT, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 import {
@@ -352,17 +353,7 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
     const r = await runArena(['refresh', '--config', cfg, '--json']);
     p.to = now();
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    const s = JSON.parse(r.stdout) as {
-      id: string;
-      status: string;
-      played: number;
-      failed: number;
-      skipped: number;
-      cost: number;
-      costEstimated: number;
-      line: string;
-      runs: { id: string }[];
-    };
+    const s = JSON.parse(r.stdout) as RefreshSummary;
     expect(r.code, r.stderr).toBe(4);
     expect(s.status).toBe('budget');
     // every reply came without usage: each game was charged its bound (max_tokens at the output price, the input
