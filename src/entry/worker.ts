@@ -38,19 +38,28 @@ let db: AnyD1Database | undefined;
  */
 const preset = createApp({ store: openD1Store(laterBinding(() => db)), reports: 'read' });
 
-/** The optional vars that change the app (a Worker with none takes the preset app). */
-const OPTIONS = [
-  'ADMIN_TOKEN',
-  'INTERVALS',
-  'SITE_URL',
-  'ANNOTATE',
-  'ANNOTATE_SECRET',
-  'ANNOTATE_QUEUE',
-] as const;
+/**
+ * The optional vars that change the app, each with the value that changes nothing where it has one: a Worker
+ * whose vars are all absent or at that value takes the preset app (wrangler.toml sets ANNOTATE = "off").
+ */
+const OPTIONS = {
+  ADMIN_TOKEN: undefined,
+  INTERVALS: undefined,
+  SITE_URL: undefined,
+  ANNOTATE: 'off',
+  ANNOTATE_SECRET: undefined,
+  ANNOTATE_QUEUE: undefined,
+} as const satisfies Partial<Record<keyof Env, string>>;
+
+/** Whether `env` asks for nothing the preset app lacks. */
+export const presetFits = (env: Env): boolean =>
+  (Object.keys(OPTIONS) as (keyof typeof OPTIONS)[]).every(
+    (k) => env[k] === undefined || env[k] === OPTIONS[k],
+  );
 
 export default {
   fetch(request: Request, env: Env, ctx: unknown): Response | Promise<Response> {
-    if (!app && !OPTIONS.some((k) => env[k] !== undefined)) {
+    if (!app && presetFits(env)) {
       db = env.DB;
       app = preset;
     }
