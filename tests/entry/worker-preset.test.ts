@@ -4,14 +4,16 @@
 import { describe, expect, it, vi } from 'vitest';
 import { emptyD1 } from '../../src/entry/worker-warm.ts';
 
-const made = vi.hoisted(() => ({ apps: 0 }));
+const made = vi.hoisted(() => ({ apps: 0, routers: [] as { activeRouter: unknown }[] }));
 vi.mock('../../src/web/app.ts', async (real) => {
   const m = await real<typeof import('../../src/web/app.ts')>();
   return {
     ...m,
     createApp: (...a: Parameters<typeof m.createApp>) => {
       made.apps++;
-      return m.createApp(...a);
+      const app = m.createApp(...a);
+      made.routers.push(app.router as never);
+      return app;
     },
   };
 });
@@ -21,6 +23,8 @@ describe('the Worker app made at start-up', () => {
     const { default: worker } = await import('../../src/entry/worker.ts');
     // the warm-up's throwaway app and the preset app
     expect(made.apps).toBe(2);
+    // the preset's route matcher is built (hono builds it on an app's first match; it throws until then)
+    expect(() => made.routers[1]!.activeRouter).not.toThrow();
     // wrangler.toml's [vars] set ANNOTATE = "off": the value that changes nothing takes the preset app too
     const r = await worker.fetch(
       new Request('http://localhost/robots.txt'),
