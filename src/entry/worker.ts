@@ -31,7 +31,10 @@ export interface Env {
 let app: ReturnType<typeof createApp> | undefined;
 
 // while the script starts: run every kind of page once over the recorded sample (src/entry/worker-warm.ts)
-void warmUp(createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read' }).fetch, SAMPLE.paths);
+export const warmedUp = warmUp(
+  createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read' }).fetch,
+  SAMPLE.paths,
+);
 
 /** the first request's D1 binding (global scope has no env): what `preset`'s store reads */
 let db: AnyD1Database | undefined;
