@@ -84,7 +84,17 @@ for (const read of reads) {
   const rows = read[2];
   if (!rows.length || !('turns' in rows[0]!) || !('category' in rows[0]!)) continue;
   const seen = new Set<unknown>();
-  read[2] = rows.filter((r) => !seen.has(r.category) && seen.add(r.category));
+  // and their texts replaced: the sample is recorded from a database of the MT-Bench release, whose texts are
+  // not ours to ship; the pages' code runs the same on any text
+  read[2] = rows
+    .filter((r) => !seen.has(r.category) && seen.add(r.category))
+    .map((r) => ({
+      ...r,
+      turns: JSON.stringify(
+        (JSON.parse(String(r.turns)) as unknown[]).map((_, i) => `Sample turn ${i + 1}.`),
+      ),
+      reference: r.reference == null ? null : JSON.stringify(['Sample reference.']),
+    }));
 }
 const sample: WorkerSample = { paths, reads };
 // the sample as the Worker replays it must answer every page as the database did
