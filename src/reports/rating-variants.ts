@@ -37,7 +37,7 @@ export interface VariantTerm {
   se: number | null;
   /** standard error if every game or match were independent */
   seIndependent: number | null;
-  /** 95% interval: estimate ± z · clustered SE (length: the question bootstrap's percentile interval) */
+  /** 95% interval: estimate ± 1.96 clustered SEs */
   lo: number | null;
   hi: number | null;
   unit: string;
@@ -57,8 +57,6 @@ export interface RatingVariants {
   power: PowerRow[];
   alpha: number;
   powerLevel: number;
-  /** bootstrap rounds of the length effect's interval */
-  rounds: number;
 }
 
 const Z95 = normalQuantile(0.975);
@@ -97,18 +95,16 @@ function readOnce(store: Store): Store {
 const byModel = (rows: RatingRow[]) => new Map(rows.map((r) => [r.model, r]));
 
 /** Every variant of one judge's ratings, its terms and its power table (see the top of this file). */
-export async function ratingVariants(
-  store: Store,
-  judge: string,
-  o: { rounds: number },
-): Promise<RatingVariants> {
+export async function ratingVariants(store: Store, judge: string): Promise<RatingVariants> {
   store = readOnce(store);
   const [tie, drop, rk, pos, len, d] = await Promise.all([
     ratings(store, judge, 'bt', { inconsistent: 'tie' }),
     ratings(store, judge, 'bt', { inconsistent: 'drop' }),
     raoKupperReport(store, judge),
     positionReport(store, judge),
-    lengthReport(store, judge, { rounds: o.rounds }),
+    // the effect and its clustered SE come from the one fit: no bootstrap rounds (`arena length` draws them for the
+    // length-controlled win rates' intervals), so the interval is the clustered SE's, as the position term's
+    lengthReport(store, judge, { rounds: 0 }),
     judgeData(store, judge),
   ]);
   const dropped = byModel(drop);
@@ -132,7 +128,6 @@ export async function ratingVariants(
     power: adjacentPower(d.outcomes, POWER),
     alpha: POWER.alpha,
     powerLevel: POWER.power,
-    rounds: o.rounds,
   };
 }
 
@@ -191,8 +186,8 @@ function lengthTerm(e: LengthEffect | null, why: LengthNotEstimable | null): Var
     estimate: e?.coefficient ?? null,
     se: e?.se ?? null,
     seIndependent: e?.seIndependent ?? null,
-    lo: e?.lo ?? null,
-    hi: e?.hi ?? null,
+    lo: e ? e.coefficient - Z95 * e.se : null,
+    hi: e ? e.coefficient + Z95 * e.se : null,
     unit,
     observations: e?.support.decisive ?? why?.decisive ?? null,
     questions: e?.support.questions ?? why?.questions ?? null,

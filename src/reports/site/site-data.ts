@@ -39,6 +39,6 @@ export class SiteData {
     this.matches = new Matches(store, cache, this.catalog);
     this.history = new RunHistory(store, cache);
     this.checkpoints = new Checkpoints(store, cache, this.catalog);
-    this.variants = new Variants(store, cache, o);
+    this.variants = new Variants(store, cache);
   }
 }

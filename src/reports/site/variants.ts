@@ -3,25 +3,20 @@
 // and the power table, stored as one report per judge (src/reports/rating-variants.ts computes it).
 import { ratingVariants, type RatingVariants } from '../rating-variants.ts';
 import type { Store } from '../../storage/store.ts';
-import type { Memo, SiteOptions } from './catalog.ts';
+import type { Memo } from './catalog.ts';
 import { judgeReads } from './reads.ts';
 
 export class Variants {
-  private readonly rounds: number;
-
   constructor(
     private readonly store: Store,
     private readonly cache: Memo,
-    o: SiteOptions,
-  ) {
-    this.rounds = o.bootstrapRounds;
-  }
+  ) {}
 
   /** One judge's variants (the length model reads the answers' lengths). */
   of(judge: string): Promise<RatingVariants> {
     return this.cache.get(
       `variants:${judge}`,
-      () => ratingVariants(this.store, judge, { rounds: this.rounds }),
+      () => ratingVariants(this.store, judge),
       judgeReads(judge, 'answers'),
     );
   }
