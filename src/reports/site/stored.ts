@@ -273,7 +273,14 @@ export class StoredReports implements Memo {
     if (!known) this.digests.set(d, (known = new Map()));
     const key = JSON.stringify(reads);
     let digest = known.get(key);
-    if (digest === undefined) known.set(key, (digest = reportDigestAsync(reads, d)));
+    // the modes that read the content digest hashed it here with sha256Hex (native on Node: microseconds a
+    // report); the Worker's (read) never did, and hashes through Web Crypto
+    if (digest === undefined)
+      known.set(
+        key,
+        (digest =
+          this.o.mode === 'read' ? reportDigestAsync(reads, d) : Promise.resolve(reportDigest(reads, d))),
+      );
     return digest;
   }
 
