@@ -150,30 +150,34 @@ export function featureSupports(cols: BattleColumns): FeatureSupport[] {
     return v;
   });
   const T = textIx.size;
-  return cols.features.map((_, i) => {
-    const K = cols.features.length;
-    const answers = new Uint8Array(M * T);
-    const questions = new Uint8Array(Q);
-    const o = { answers: 0, questions: 0, won: 0, lost: 0 };
-    for (let r = 0; r < N; r++) {
-      const t = qText[cols.cluster[r]!]!;
-      const ka = cols.a[r]! * T + t;
-      const kb = cols.b[r]! * T + t;
-      const bits = cols.carries[r]! >> (2 * i);
-      if (bits & 1 && !answers[ka]) ((answers[ka] = 1), o.answers++);
-      if (bits & 2 && !answers[kb]) ((answers[kb] = 1), o.answers++);
+  const K = cols.features.length;
+  // one pass for every feature: per feature, its answers (model × question text) and questions seen so far
+  const answers = new Uint8Array(K * M * T);
+  const questions = new Uint8Array(K * Q);
+  const out = cols.features.map(() => ({ answers: 0, questions: 0, won: 0, lost: 0 }));
+  for (let r = 0; r < N; r++) {
+    const t = qText[cols.cluster[r]!]!;
+    const ka = cols.a[r]! * T + t;
+    const kb = cols.b[r]! * T + t;
+    const q = cols.cluster[r]!;
+    const y = cols.y[r]!;
+    const carries = cols.carries[r]!;
+    for (let i = 0; i < K; i++) {
+      const o = out[i]!;
+      const bits = carries >> (2 * i);
+      const at = i * M * T;
+      if (bits & 1 && !answers[at + ka]) ((answers[at + ka] = 1), o.answers++);
+      if (bits & 2 && !answers[at + kb]) ((answers[at + kb] = 1), o.answers++);
       // the difference has the sign of s_a − s_b (its denominator is >= 1)
       const d = cols.diff[r * K + i]!;
       if (!d) continue;
-      const q = cols.cluster[r]!;
-      if (!questions[q]) ((questions[q] = 1), o.questions++);
-      const y = cols.y[r]!;
+      if (!questions[i * Q + q]) ((questions[i * Q + q] = 1), o.questions++);
       if (y === 0.5) continue;
       if (d > 0 === (y === 1)) o.won++;
       else o.lost++;
     }
-    return o;
-  });
+  }
+  return out;
 }
 
 /** Why a feature with this support is not estimable, or undefined when it is. */
