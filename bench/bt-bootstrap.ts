@@ -179,6 +179,9 @@ if (reference) {
       `speed-up, style control with its sandwich against the reference's game-level bootstrap: ${(refBoot / sFit.wall).toFixed(1)}x wall, ${(refCpu / sFit.cpu).toFixed(1)}x CPU time; with its ${ROUNDS}-round question bootstrap (scaled): ${(refBoot / (sFit.wall + sBootWall)).toFixed(1)}x wall, ${(refCpu / (sFit.cpu + sBootCpu)).toFixed(1)}x CPU time`,
     );
     console.log(
+      `speed-up, style control with sandwich intervals (--intervals sandwich) against the reference's game-level bootstrap: ${(refBoot / sSandwich.wall).toFixed(1)}x wall, ${(refCpu / sSandwich.cpu).toFixed(1)}x CPU time`,
+    );
+    console.log(
       `speed-up, question-cluster bootstrap against the reference's game-level one: ${(refBoot / tQBoot).toFixed(1)}x wall, ${(refCpu0(out) / cpuQBoot).toFixed(1)}x CPU time`,
     );
     console.log(

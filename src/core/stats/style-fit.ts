@@ -1,7 +1,10 @@
 // The numerical core of style control (style.ts): the penalised contextual Bradley–Terry fit by Newton's method and
 // its question-clustered sandwich. Rows are battles; each pass over them is the cost at scale, so a Newton step
 // evaluates the loss, gradient and Hessian of its candidate point in one pass (the loss decides whether the step is
-// taken; the gradient and Hessian are then the next step's). Pure.
+// taken; the gradient and Hessian are then the next step's), and the pass at the converged point also sums each
+// question's score for the sandwich (no separate sandwich pass). Within a pass a battle's Hessian terms go to compact
+// blocks (one entry per pair of models, models × features, the features' upper triangle), spread into the full matrix
+// once at the end. Pure.
 
 const ALPHA = Math.LN10;
 
@@ -18,17 +21,42 @@ export interface FitDesign {
   cluster: Int32Array;
 }
 
+/** What one pass fills besides the loss: gradient, Hessian, and (when given) each question's summed score. */
+interface Derivatives {
+  g: Float64Array;
+  H: Float64Array;
+  /** questions × parameters: the likelihood's score (not the penalty's) summed over each question's battles */
+  S?: Float64Array;
+}
+
+/** The compact Hessian blocks of one pass (reused between passes). */
+interface Blocks {
+  /** models × models: Σ h over the battles of each ordered pair */
+  pair: Float64Array;
+  /** models × features: Σ h z of the battles where the model is a, minus those where it is b */
+  mf: Float64Array;
+  /** features × features, upper triangle: Σ h z zᵀ */
+  ff: Float64Array;
+}
+
+const blocksFor = (n: number, k: number): Blocks => ({
+  pair: new Float64Array(n * n),
+  mf: new Float64Array(n * k),
+  ff: new Float64Array(k * k),
+});
+
 /**
- * The penalised negative log-likelihood at theta; with g and H given, also its gradient and Hessian (filled in).
- * Weights (one per battle) rescale the likelihood terms, never the penalty; a battle of weight 0 is skipped.
+ * The penalised negative log-likelihood at theta; with `out` given, also its gradient and Hessian (and the
+ * questions' scores when out.S is given; it must be zero on entry). Weights (one per battle) rescale the likelihood
+ * terms, never the penalty; a battle of weight 0 is skipped.
  */
 function evaluate(
   d: FitDesign,
   theta: Float64Array,
   reg: number,
   weights: Float64Array | undefined,
-  g?: Float64Array,
-  H?: Float64Array,
+  out?: Derivatives,
+  blocks?: Blocks,
 ): number {
   const n = d.models.length;
   const k = d.features.length;
@@ -36,46 +64,107 @@ function evaluate(
   const { a: A, b: B, y: Y, x: X } = d;
   let loss = 0;
   for (let p = 0; p < theta.length; p++) loss += (reg / 2) * theta[p]! ** 2;
-  if (g && H) {
-    for (let p = 0; p < P; p++) g[p] = reg * theta[p]!;
-    H.fill(0);
-    for (let p = 0; p < P; p++) H[p * P + p] = reg;
+  if (!out) {
+    for (let r = 0; r < Y.length; r++) {
+      const w = weights ? weights[r]! : 1;
+      if (!w) continue;
+      let eta = ALPHA * (theta[A[r]!]! - theta[B[r]!]!);
+      for (let f = 0; f < k; f++) eta += X[r * k + f]! * theta[n + f]!;
+      // −[y log σ(η) + (1 − y) log(1 − σ(η))] = log(1 + e^η) − y η, computed without overflow
+      loss += w * ((eta > 0 ? eta + Math.log1p(Math.exp(-eta)) : Math.log1p(Math.exp(eta))) - Y[r]! * eta);
+    }
+    return loss;
   }
+  const { g, S } = out;
+  const { pair, mf, ff } = blocks ?? blocksFor(n, k);
+  pair.fill(0);
+  mf.fill(0);
+  ff.fill(0);
+  for (let p = 0; p < P; p++) g[p] = reg * theta[p]!;
+  const C = d.cluster;
   for (let r = 0; r < Y.length; r++) {
     const w = weights ? weights[r]! : 1;
     if (!w) continue;
     const a = A[r]!;
     const b = B[r]!;
+    const rk = r * k;
     let eta = ALPHA * (theta[a]! - theta[b]!);
-    for (let f = 0; f < k; f++) eta += X[r * k + f]! * theta[n + f]!;
+    for (let f = 0; f < k; f++) eta += X[rk + f]! * theta[n + f]!;
     const y = Y[r]!;
     const em = Math.exp(-eta);
-    // −[y log σ(η) + (1 − y) log(1 − σ(η))] = log(1 + e^η) − y η, computed without overflow
     loss += w * ((eta > 0 ? eta + Math.log1p(em) : Math.log1p(Math.exp(eta))) - y * eta);
-    if (!g || !H) continue;
     const pr = 1 / (1 + em);
     const e = w * (y - pr);
     const h = w * pr * (1 - pr);
     // gradient of the loss: −e · row, row = (α e_a − α e_b, z); Hessian: h · row rowᵀ
     g[a]! -= ALPHA * e;
     g[b]! += ALPHA * e;
-    const aa = ALPHA * ALPHA * h;
-    H[a * P + a]! += aa;
-    H[b * P + b]! += aa;
-    H[a * P + b]! -= aa;
-    H[b * P + a]! -= aa;
+    pair[a * n + b]! += h;
     for (let f = 0; f < k; f++) {
-      const z = X[r * k + f]!;
+      const z = X[rk + f]!;
       g[n + f]! -= e * z;
-      const af = ALPHA * h * z;
-      H[a * P + n + f]! += af;
-      H[(n + f) * P + a]! += af;
-      H[b * P + n + f]! -= af;
-      H[(n + f) * P + b]! -= af;
-      for (let f2 = 0; f2 < k; f2++) H[(n + f) * P + n + f2]! += h * z * X[r * k + f2]!;
+      const hz = h * z;
+      mf[a * k + f]! += hz;
+      mf[b * k + f]! -= hz;
+      for (let f2 = f; f2 < k; f2++) ff[f * k + f2]! += hz * X[rk + f2]!;
     }
+    if (!S) continue;
+    const c = C[r]! * P;
+    S[c + a]! += e * ALPHA;
+    S[c + b]! += e * -ALPHA;
+    for (let f = 0; f < k; f++) S[c + n + f]! += e * X[rk + f]!;
   }
+  spread(out.H, reg, { pair, mf, ff }, n, k);
   return loss;
+}
+
+/** The full (models + features)² Hessian from the compact blocks, with the penalty on the diagonal. */
+function spread(H: Float64Array, reg: number, { pair, mf, ff }: Blocks, n: number, k: number): void {
+  const P = n + k;
+  H.fill(0);
+  for (let p = 0; p < P; p++) H[p * P + p] = reg;
+  const aa = ALPHA * ALPHA;
+  for (let a = 0; a < n; a++)
+    for (let b = 0; b < n; b++) {
+      const v = pair[a * n + b]!;
+      if (!v) continue;
+      const h = aa * v;
+      H[a * P + a]! += h;
+      H[b * P + b]! += h;
+      H[a * P + b]! -= h;
+      H[b * P + a]! -= h;
+    }
+  for (let m = 0; m < n; m++)
+    for (let f = 0; f < k; f++) {
+      const v = ALPHA * mf[m * k + f]!;
+      H[m * P + n + f]! += v;
+      H[(n + f) * P + m]! += v;
+    }
+  for (let f = 0; f < k; f++)
+    for (let f2 = f; f2 < k; f2++) {
+      const v = ff[f * k + f2]!;
+      H[(n + f) * P + n + f2]! += v;
+      if (f2 !== f) H[(n + f2) * P + n + f]! += v;
+    }
+}
+
+interface FitOptions {
+  reg: number;
+  /** one per battle, e.g. its question's bootstrap multiplicity */
+  weights?: Float64Array;
+  /** a warm start (ratings, then coefficients) */
+  init?: Float64Array;
+  tol?: number;
+  maxIter?: number;
+}
+
+/** The fit and, at it, the penalised Hessian and the questions' summed scores: what the sandwich needs. */
+export interface StyleFitScores {
+  theta: Float64Array;
+  /** (models + features)², row-major: the penalised information at theta */
+  H: Float64Array;
+  /** questions × (models + features): each question's score at theta */
+  S: Float64Array;
 }
 
 /**
@@ -83,23 +172,43 @@ function evaluate(
  * `weights` (one per battle, e.g. its question's bootstrap multiplicity) rescale the likelihood terms, never the
  * penalty. `init` warm-starts Newton.
  */
-export function fitStyle(
+export function fitStyle(d: FitDesign, o: FitOptions): Float64Array {
+  return newton(d, o, 'none').theta;
+}
+
+/** fitStyle, with the Hessian and the questions' scores at the fit taken from its last pass (unweighted fits). */
+export function fitStyleScores(d: FitDesign, o: Omit<FitOptions, 'weights'>): StyleFitScores {
+  const r = newton(d, o, 'scores');
+  return { theta: r.theta, H: r.H, S: r.S! };
+}
+
+/** fitStyle, with the penalised Hessian at the fit (taken from its last pass). */
+export function fitStyleInformation(d: FitDesign, o: FitOptions): { theta: Float64Array; H: Float64Array } {
+  return newton(d, o, 'information');
+}
+
+/** Newton's iterations; `want`: what the returned point's pass computes besides the loss. */
+function newton(
   d: FitDesign,
-  o: { reg: number; weights?: Float64Array; init?: Float64Array; tol?: number; maxIter?: number },
-): Float64Array {
+  o: FitOptions,
+  want: 'none' | 'information' | 'scores',
+): { theta: Float64Array; H: Float64Array; S?: Float64Array } {
+  const scores = want === 'scores';
+  const atFit = want !== 'none';
   const n = d.models.length;
   const P = n + d.features.length;
   const { reg, weights } = o;
   const tol = o.tol ?? 1e-10;
+  const blocks = blocksFor(n, d.features.length);
   let theta = o.init ? Float64Array.from(o.init) : new Float64Array(P);
-  let g = new Float64Array(P);
-  let H = new Float64Array(P * P);
-  let g2 = new Float64Array(P);
-  let H2 = new Float64Array(P * P);
+  let cur: Derivatives = { g: new Float64Array(P), H: new Float64Array(P * P) };
+  let cand: Derivatives = { g: new Float64Array(P), H: new Float64Array(P * P) };
   let next = new Float64Array(P);
-  let current = evaluate(d, theta, reg, weights, g, H);
+  let current = evaluate(d, theta, reg, weights, cur, blocks);
+  // the derivatives at the returned point, when its pass computed them
+  let final: Derivatives | undefined;
   for (let iter = 0; iter < (o.maxIter ?? 100); iter++) {
-    const step = solveSpd(H, g, P);
+    const step = solveSpd(cur.H, cur.g, P);
     // the likelihood is flat along "all ratings + c"; there the exact step is −mean(θ_r), and θ_r starts
     // and stays at mean 0, so drop the (rounding-only) mean of the rating step: with a tiny penalty it
     // would otherwise keep the iteration from converging
@@ -115,9 +224,11 @@ export function fitStyle(
         next[p] = theta[p]! - t * step[p]!;
         max = Math.max(max, Math.abs(next[p]! - theta[p]!));
       }
-      // a step that converges ends the fit: its gradient and Hessian would go unused
+      // a step that converges ends the fit: its gradient and Hessian would go unused, unless the sandwich wants
+      // them (and the questions' scores) at the returned point
       const last = max < tol;
-      const value = evaluate(d, next, reg, weights, last ? undefined : g2, last ? undefined : H2);
+      if (last && scores) cand.S = new Float64Array(d.clusters.length * P);
+      const value = evaluate(d, next, reg, weights, last && !atFit ? undefined : cand, blocks);
       if (value <= current + 1e-12 * Math.abs(current) || t < 1e-6) {
         current = value;
         break;
@@ -125,84 +236,38 @@ export function fitStyle(
       t /= 2;
     }
     [theta, next] = [next, theta];
-    if (max < tol) break;
-    [g, g2] = [g2, g];
-    [H, H2] = [H2, H];
+    if (max < tol) {
+      if (atFit) final = cand;
+      break;
+    }
+    [cur, cand] = [cand, cur];
   }
-  return theta;
+  if (scores && !final) {
+    // the iterations ran out before a converging step: one pass at the returned point
+    final = { g: cur.g, H: cur.H, S: new Float64Array(d.clusters.length * P) };
+    evaluate(d, theta, reg, weights, final, blocks);
+  }
+  return { theta, H: final?.H ?? cur.H, S: final?.S };
 }
 
 /**
- * Question-clustered sandwich standard errors of the style coefficients at the fit `theta`:
- * H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ · Q/(Q − 1), H the penalised information (the penalty makes it invertible along
- * the ratings' common shift), s_q the likelihood's score summed over question q's battles.
- */
-export function styleSandwichSe(d: FitDesign, theta: Float64Array, reg: number): Float64Array {
-  const n = d.models.length;
-  const k = d.features.length;
-  return sandwichVariances(
-    d,
-    theta,
-    reg,
-    Array.from({ length: k }, (_, f) => {
-      const e = new Float64Array(n + k);
-      e[n + f] = 1;
-      return e;
-    }),
-  ).map(Math.sqrt);
-}
-
-/**
- * The question-clustered sandwich variance of each linear combination cᵀθ of the fit (c of length models +
- * features): cᵀ H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ c · Q/(Q − 1), with H and s_q as in styleSandwichSe.
+ * The question-clustered sandwich variance of each linear combination cᵀθ of a fit (c of length models +
+ * features): cᵀ H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ c · Q/(Q − 1), H the penalised information (the penalty makes it invertible
+ * along the ratings' common shift), s_q the likelihood's score summed over question q's battles (rows of S).
  */
 export function sandwichVariances(
-  d: FitDesign,
-  theta: Float64Array,
-  reg: number,
+  H: Float64Array,
+  S: Float64Array,
+  clusters: number,
   contrasts: Float64Array[],
 ): Float64Array {
-  const n = d.models.length;
-  const k = d.features.length;
-  const P = n + k;
-  const H = new Float64Array(P * P);
-  for (let p = 0; p < P; p++) H[p * P + p] = reg;
-  const C = d.clusters.length;
-  const S = new Float64Array(C * P);
-  // a battle's row of the design is sparse: its two models' columns and the features (zeros left out)
-  const idx = new Int32Array(2 + k);
-  const val = new Float64Array(2 + k);
-  for (let r = 0; r < d.y.length; r++) {
-    const a = d.a[r]!;
-    const b = d.b[r]!;
-    let nz = 0;
-    idx[nz] = a;
-    val[nz++] = ALPHA;
-    idx[nz] = b;
-    val[nz++] = -ALPHA;
-    let eta = ALPHA * (theta[a]! - theta[b]!);
-    for (let f = 0; f < k; f++) {
-      const z = d.x[r * k + f]!;
-      eta += z * theta[n + f]!;
-      if (!z) continue;
-      idx[nz] = n + f;
-      val[nz++] = z;
-    }
-    const pr = 1 / (1 + Math.exp(-eta));
-    const e = d.y[r]! - pr;
-    const h = pr * (1 - pr);
-    const c = d.cluster[r]!;
-    for (let i = 0; i < nz; i++) {
-      const u = idx[i]!;
-      S[c * P + u]! += e * val[i]!;
-      for (let j = 0; j < nz; j++) H[u * P + idx[j]!]! += h * val[i]! * val[j]!;
-    }
-  }
-  const corr = C > 1 ? C / (C - 1) : NaN;
+  const P = Math.round(Math.sqrt(H.length));
+  const L = cholesky(H, P);
+  const corr = clusters > 1 ? clusters / (clusters - 1) : NaN;
   return Float64Array.from(contrasts, (e) => {
-    const hrow = solveSpd(H, e, P);
+    const hrow = cholSolve(L, e, P);
     let v = 0;
-    for (let c = 0; c < C; c++) {
+    for (let c = 0; c < clusters; c++) {
       let u = 0;
       for (let p = 0; p < P; p++) u += hrow[p]! * S[c * P + p]!;
       v += u * u;
@@ -211,8 +276,29 @@ export function sandwichVariances(
   });
 }
 
-/** Solve H s = g for a symmetric positive definite H (Cholesky). */
+/** Question-clustered sandwich standard errors of the style coefficients of a fit (sandwichVariances). */
+export function styleSandwichSe(fit: StyleFitScores, d: FitDesign): Float64Array {
+  const n = d.models.length;
+  const k = d.features.length;
+  return sandwichVariances(
+    fit.H,
+    fit.S,
+    d.clusters.length,
+    Array.from({ length: k }, (_, f) => {
+      const e = new Float64Array(n + k);
+      e[n + f] = 1;
+      return e;
+    }),
+  ).map(Math.sqrt);
+}
+
+/** Solve H s = g for a symmetric positive definite H. */
 function solveSpd(H: Float64Array, g: Float64Array, m: number): Float64Array {
+  return cholSolve(cholesky(H, m), g, m);
+}
+
+/** The lower Cholesky factor of a symmetric positive definite m × m matrix. */
+function cholesky(H: Float64Array, m: number): Float64Array {
   const L = new Float64Array(m * m);
   for (let i = 0; i < m; i++)
     for (let j = 0; j <= i; j++) {
@@ -220,6 +306,11 @@ function solveSpd(H: Float64Array, g: Float64Array, m: number): Float64Array {
       for (let k = 0; k < j; k++) s -= L[i * m + k]! * L[j * m + k]!;
       L[i * m + j] = i === j ? Math.sqrt(Math.max(s, 1e-300)) : s / L[j * m + j]!;
     }
+  return L;
+}
+
+/** Solve L Lᵀ x = g by forward and back substitution. */
+function cholSolve(L: Float64Array, g: Float64Array, m: number): Float64Array {
   const y = new Float64Array(m);
   for (let i = 0; i < m; i++) {
     let s = g[i]!;

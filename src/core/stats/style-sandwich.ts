@@ -3,11 +3,16 @@
 // round. At a million battles this is one fit and one small solve per model instead of 1,000 refits.
 import { tQuantile } from './normal.ts';
 import { INIT, SCALE } from '../ratings.ts';
-import { sandwichVariances, type FitDesign } from './style-fit.ts';
+import { sandwichVariances, type StyleFitScores } from './style-fit.ts';
 
 interface Bounds {
   lo: number;
   hi: number;
+}
+
+/** A fit with what its sandwich needs, and the shift its ratings are shown with. */
+interface ShownFit extends StyleFitScores {
+  shift: number;
 }
 
 /**
@@ -16,14 +21,14 @@ interface Bounds {
  * A rating is shown centred on the `anchor` models' mean, so its variance is that of θ_m − mean_anchor θ.
  */
 export function styleSandwichIntervals(
-  fit: { design: FitDesign; theta: Float64Array; reg: number; shift: number },
-  raw: { design: FitDesign; theta: Float64Array; reg: number; shift: number },
+  fit: ShownFit,
+  raw: ShownFit,
+  shape: { models: number; features: number; clusters: number },
   anchor: boolean[],
   level: number,
 ): { intervals: Bounds[]; se: Float64Array } {
-  const n = fit.design.models.length;
-  const k = fit.design.features.length;
-  const t = tQuantile(1 - (1 - level) / 2, fit.design.clusters.length - 1);
+  const { models: n, features: k, clusters: C } = shape;
+  const t = tQuantile(1 - (1 - level) / 2, C - 1);
   const anchored = anchor.filter(Boolean).length;
   const centred = (P: number) =>
     Array.from({ length: n }, (_, m) => {
@@ -37,11 +42,11 @@ export function styleSandwichIntervals(
     c[n + f] = 1;
     return c;
   };
-  const v = sandwichVariances(fit.design, fit.theta, fit.reg, [
+  const v = sandwichVariances(fit.H, fit.S, C, [
     ...centred(n + k),
     ...Array.from({ length: k }, (_, f) => unit(f)),
   ]);
-  const vr = sandwichVariances(raw.design, raw.theta, raw.reg, centred(n));
+  const vr = sandwichVariances(raw.H, raw.S, C, centred(n));
   const rating = (theta: Float64Array, shift: number, m: number, variance: number) => {
     const r = INIT + SCALE * (theta[m]! - shift);
     const h = t * SCALE * Math.sqrt(variance);
