@@ -21,6 +21,10 @@ const STATELESS_HELPERS = [
   'autoj-fixture',
   'study-six',
   'cli',
+  'import-fixtures',
+  'votes',
+  'stored-game',
+  'doc-blocks',
 ].map((h) => `tests/support/${h}.ts`);
 const NEEDS_ISOLATION =
   /\bvi\.(mock|doMock|stub\w*|spyOn|useFakeTimers)\b|\bprocess\.(chdir|on|once|exit)\b|\bprocess\.env\.\w+\s*=[^=]/;

@@ -80,13 +80,22 @@ class Collect extends Writable {
   }
 }
 
+/** the in-process runs not yet done: a test that timed out leaves its run going (endOfFile waits for it) */
+const inFlight = new Set<Promise<unknown>>();
+
 /** `arena ...args` through the CLI's entry in this process (runs take turns; see runCli). */
 async function runArenaHere(args: string[], opts: RunOptions): Promise<RunResult> {
   const { runCli } = await import('../../src/cli/main.ts');
   const stdout = new Collect({ decodeStrings: false });
   const stderr = new Collect({ decodeStrings: false });
-  const code = await runCli(args, { stdout, stderr, env: envFor(opts.env), cwd: opts.cwd ?? REPO_ROOT });
-  return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
+  const run = runCli(args, { stdout, stderr, env: envFor(opts.env), cwd: opts.cwd ?? REPO_ROOT });
+  inFlight.add(run);
+  try {
+    const code = await run;
+    return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
+  } finally {
+    inFlight.delete(run);
+  }
 }
 
 /** `arena ...args` as bin/arena.mjs in a child process, to completion (or `opts.timeoutMs`). */
@@ -234,12 +243,15 @@ const cleanUp = () => {
 };
 
 /**
- * What a test file leaves behind here, put away when it is done: its child processes still running are
- * SIGKILLed, its tmpDirs removed, and spawnEveryRun undone. tests/support/file-end.ts (vitest's setupFiles)
- * calls it after every test file, also where files share this module (vitest.config.ts, project `pure`); the
- * module itself registers no hook, so importing it costs a file nothing.
+ * What a test file leaves behind here, put away when it is done: its in-process runs are waited for (a test
+ * that timed out does not stop its run, which borrows the process's env, cwd and streams while it goes on), its
+ * child processes still running are SIGKILLed, its tmpDirs removed, and spawnEveryRun undone.
+ * tests/support/file-end.ts (vitest's setupFiles) calls it after every test file, also where files share this
+ * module (vitest.config.ts, project `pure`); the module itself registers no hook, so importing it costs a file
+ * nothing.
  */
-export function endOfFile(): void {
+export async function endOfFile(): Promise<void> {
+  await Promise.allSettled([...inFlight]);
   cleanUp();
   allSpawned = false;
 }

@@ -4,4 +4,5 @@
 import { afterAll } from 'vitest';
 import { endOfFile } from './cli.ts';
 
-afterAll(endOfFile);
+// as long as a test may run: it waits for the in-process runs of a test that timed out
+afterAll(endOfFile, 600_000);
