@@ -5,15 +5,27 @@ import { LongestFirst } from './tests/support/sequencer.ts';
 
 /**
  * Test files that share one module graph per worker (`isolate: false`): those whose test helpers (followed
- * through their imports) are all in STATELESS_HELPERS (tests/support/cli.ts registers its clean-up when first
- * imported; Chromium, servers and shared fixtures hold per-file state), that mock nothing and leave the process
- * alone. A fresh module graph costs about a second of CPU per file; these files do not need one.
+ * through their imports) are all in STATELESS_HELPERS (Chromium, servers and shared fixtures hold per-file
+ * state), that mock nothing and leave the process alone. A fresh module graph costs about a second of CPU per
+ * file; these files do not need one. What a helper must undo after each file (tests/support/cli.ts: its child
+ * processes, scratch folders and spawnEveryRun) is done by tests/support/file-end.ts, which vitest runs before
+ * every file in both projects, so that the helper registers no hook of its own.
  */
 
-/** test helpers without hooks or module state of their own */
-const STATELESS_HELPERS = ['materials', 'logistic', 'league-sim', 'python', 'autoj-fixture', 'study-six'].map(
-  (h) => `tests/support/${h}.ts`,
-);
+/** test helpers without hooks or per-file module state of their own */
+const STATELESS_HELPERS = [
+  'materials',
+  'logistic',
+  'league-sim',
+  'python',
+  'autoj-fixture',
+  'study-six',
+  'cli',
+  'import-fixtures',
+  'votes',
+  'stored-game',
+  'doc-blocks',
+].map((h) => `tests/support/${h}.ts`);
 const NEEDS_ISOLATION =
   /\bvi\.(mock|doMock|stub\w*|spyOn|useFakeTimers)\b|\bprocess\.(chdir|on|once|exit)\b|\bprocess\.env\.\w+\s*=[^=]/;
 
@@ -45,6 +57,8 @@ export default defineConfig({
   test: {
     // a folder per run for fixtures that several test files share (tests/support/run-shared.ts)
     globalSetup: ['tests/support/global-setup.ts'],
+    // before every test file: the clean-up of tests/support/cli.ts at the file's end
+    setupFiles: ['tests/support/file-end.ts'],
     sequence: { sequencer: LongestFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,

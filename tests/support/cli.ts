@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const ARENA_BIN = join(REPO_ROOT, 'bin', 'arena.mjs');
@@ -58,7 +57,7 @@ let allSpawned = false;
 /**
  * Every runArena/arenaOk/arenaJson of the calling test file in a child process: for files about processes
  * (runs racing on one database, a killed run's leases, a judge server's timing under the run's own load).
- * Each test file has its own copy of this module, so it holds for that file only.
+ * It holds for that file only: endOfFile puts it back.
  */
 export function spawnEveryRun(): void {
   allSpawned = true;
@@ -81,13 +80,22 @@ class Collect extends Writable {
   }
 }
 
+/** the in-process runs not yet done: a test that timed out leaves its run going (endOfFile waits for it) */
+const inFlight = new Set<Promise<unknown>>();
+
 /** `arena ...args` through the CLI's entry in this process (runs take turns; see runCli). */
 async function runArenaHere(args: string[], opts: RunOptions): Promise<RunResult> {
   const { runCli } = await import('../../src/cli/main.ts');
   const stdout = new Collect({ decodeStrings: false });
   const stderr = new Collect({ decodeStrings: false });
-  const code = await runCli(args, { stdout, stderr, env: envFor(opts.env), cwd: opts.cwd ?? REPO_ROOT });
-  return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
+  const run = runCli(args, { stdout, stderr, env: envFor(opts.env), cwd: opts.cwd ?? REPO_ROOT });
+  inFlight.add(run);
+  try {
+    const code = await run;
+    return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
+  } finally {
+    inFlight.delete(run);
+  }
 }
 
 /** `arena ...args` as bin/arena.mjs in a child process, to completion (or `opts.timeoutMs`). */
@@ -233,13 +241,22 @@ const cleanUp = () => {
   for (const child of running) child.kill('SIGKILL');
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 };
-// Registered while the importing test file is collected, so it runs when that file is done
-// (every test file gets its own copy of this module). Outside vitest (a script), on exit.
-try {
-  afterAll(cleanUp);
-} catch {
-  process.once('exit', cleanUp);
+
+/**
+ * What a test file leaves behind here, put away when it is done: its in-process runs are waited for (a test
+ * that timed out does not stop its run, which borrows the process's env, cwd and streams while it goes on), its
+ * child processes still running are SIGKILLed, its tmpDirs removed, and spawnEveryRun undone.
+ * tests/support/file-end.ts (vitest's setupFiles) calls it after every test file, also where files share this
+ * module (vitest.config.ts, project `pure`); the module itself registers no hook, so importing it costs a file
+ * nothing.
+ */
+export async function endOfFile(): Promise<void> {
+  await Promise.allSettled([...inFlight]);
+  cleanUp();
+  allSpawned = false;
 }
+// outside vitest (a bench script), or a worker that exits before a file's end: on exit
+process.once('exit', cleanUp);
 
 /**
  * A fresh directory under the OS temp dir, removed after the test file finishes.
