@@ -74,7 +74,9 @@ export function readLikeForLike(l: LikeForLike): string {
   const [g, o] = l.judges;
   const parts = [
     `Like for like, on the ${int(l.matches)} matches where both judges gave a verdict in both orders ` +
-      `(${Math.round(100 * l.level)}% intervals from ${int(l.rounds)} rounds resampling the ${l.questions} questions): ` +
+      (l.intervalsWithheld
+        ? `(no intervals: ${l.intervalsWithheld.reason}): `
+        : `(${Math.round(100 * l.level)}% intervals from ${int(l.rounds)} rounds resampling the ${l.questions} questions): `) +
       `${o.judge} contradicts itself in ${pctWithInterval(o.inconsistency)} of them and ${g.judge} in ` +
       `${pctWithInterval(g.inconsistency)}, ${numWithInterval(l.inconsistencyRatio)} times as often.`,
   ];

@@ -13,7 +13,6 @@ import {
   DEFAULT_ROUNDS,
   DEFAULT_SEED,
   ranksFromIntervals,
-  type Interval,
 } from './bootstrap.ts';
 import { MIN_QUESTIONS } from './rating-rows.ts';
 import { INIT, SCALE } from '../ratings.ts';
@@ -151,21 +150,24 @@ function styleDesign(cols: BattleColumns, features: StyleFeature[]): StyleDesign
   return { models, features: kept, constant, a, b, y, x, clusters, cluster };
 }
 
+/** Intervals and Rank (UB) are null on too few questions (style-small.ts) */
 interface StyleRow {
   model: string;
   /** style-controlled rating with its interval and Rank (UB) */
   rating: number;
-  lo: number;
-  hi: number;
-  rank: number;
+  lo: number | null;
+  hi: number | null;
+  rank: number | null;
   /** plain Bradley–Terry (no style terms, no penalty) from the same battles, its interval and Rank (UB) */
   rawRating: number;
-  rawLo: number;
-  rawHi: number;
-  rawRank: number;
+  rawLo: number | null;
+  rawHi: number | null;
+  rawRank: number | null;
 }
 
-interface StyleCoefficient extends Interval {
+interface StyleCoefficient {
+  lo: number | null;
+  hi: number | null;
   feature: StyleFeature;
   /** log-odds of winning per standard deviation of the feature's normalised difference */
   coefficient: number;

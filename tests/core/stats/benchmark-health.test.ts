@@ -291,7 +291,7 @@ describe.skipIf(!!auditSkip)(
             ...['health', '--db', db, '--judge', `gpt-4,${LLAMA}`, '--reference', 'human'],
             ...['--rounds', '200', '--seed', String(seed)],
           ])
-        ).map((r) => ({ judge: r.judge, n: r.separated, mc: r.separatedMonteCarlo }));
+        ).map((r) => ({ judge: r.judge, n: r.separated!, mc: r.separatedMonteCarlo! }));
       const runs = [await at(1), await at(2), await at(3), await at(4)];
       for (let j = 0; j < 2; j++) {
         const counts = runs.map((r) => r[j]!.n);
