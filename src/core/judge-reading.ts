@@ -63,7 +63,7 @@ export function pctWithInterval(e: Estimate): string {
 }
 
 /** `1.87 [1.63, 2.15]`: a number with its interval. */
-function numWithInterval(e: Estimate, digits = 2): string {
+export function numWithInterval(e: Estimate, digits = 2): string {
   if (e.value === null) return 'n/a';
   const i = e.interval;
   return `${e.value.toFixed(digits)}${i ? ` [${i.lo.toFixed(digits)}, ${i.hi.toFixed(digits)}]` : ''}`;

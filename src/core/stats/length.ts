@@ -159,6 +159,8 @@ export interface LengthControlled {
   intervalsWithheld?: IntervalsWithheld;
 }
 
+const finite = (x: number) => (Number.isFinite(x) ? x : null);
+
 /**
  * The length-controlled win rates from one joint model of all matches (stats/length-model.ts: model
  * strengths, AlpacaEval 2's tanh of the standardised length difference, a question-difficulty term with
@@ -255,7 +257,6 @@ export function lengthControlledWinRates(
       );
   const iv = columnIntervals(samples, M + 1, level);
   const b = iv[M]!;
-  const finite = (x: number) => (Number.isFinite(x) ? x : null);
   const effect: LengthEffect = {
     coefficient: fit.beta,
     se: clusteredSeBeta(obs, M, fit),
