@@ -183,7 +183,7 @@ export function likeForLike(
   a: [string, MatchOutcome[]],
   b: [string, MatchOutcome[]],
   experts: Vote[],
-  o: { rounds?: number; level?: number; seed?: number } = {},
+  o: { rounds?: number; level?: number; seed?: number; minQuestionsForIntervals?: number } = {},
 ): LikeForLike {
   const level = o.level ?? DEFAULT_LEVEL;
   const seed = o.seed ?? DEFAULT_SEED;
@@ -191,7 +191,7 @@ export function likeForLike(
   const qs = [...byQ.keys()].sort((x, y) => x - y);
   const ts = qs.map((q) => byQ.get(q)!);
   // on too few questions the question bootstrap's intervals do not hold: no round is run
-  const withheld = intervalsWithheld(ts.length);
+  const withheld = intervalsWithheld(ts.length, o.minQuestionsForIntervals);
   const rounds = withheld ? 0 : (o.rounds ?? DEFAULT_ROUNDS);
   const point = figures(ts, new Float64Array(ts.length).fill(1));
   const rng = seededRng(seed);

@@ -63,8 +63,11 @@ export interface IntervalsWithheld {
 }
 
 /** `{ questions, reason }` when `questions` (> 0) is below MIN_QUESTIONS_FOR_INTERVALS; else undefined. */
-export function intervalsWithheld(questions: number): IntervalsWithheld | undefined {
-  const few = tooFewQuestions('question', questions);
+export function intervalsWithheld(
+  questions: number,
+  minimum = MIN_QUESTIONS_FOR_INTERVALS,
+): IntervalsWithheld | undefined {
+  const few = tooFewQuestions('question', questions, minimum);
   return few === undefined ? undefined : { questions: few, reason: fewQuestionsForInterval(few) };
 }
 
