@@ -13,6 +13,7 @@ import { leaderboardTables } from './tables/leaderboards.ts';
 import { matchTables } from './tables/matches.ts';
 import { runTables } from './tables/runs.ts';
 import type { Tables } from './tables/table.ts';
+import { variantTables } from './tables/variants.ts';
 
 /** The order /api lists the tables in: clients read the index, so a new table goes at the end. */
 const ORDER = [
@@ -36,6 +37,9 @@ const ORDER = [
   'health',
   'style',
   'style-features',
+  'variants',
+  'variant-terms',
+  'power',
   'judge-duel',
 ] as const;
 
@@ -48,6 +52,7 @@ function tables(s: Site): Tables {
     ...runTables(s),
     ...checkpointTables(s),
     ...healthStyleTables(s),
+    ...variantTables(s),
     ...duelTables(s),
   };
   const listed: readonly string[] = ORDER;
