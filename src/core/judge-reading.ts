@@ -63,7 +63,7 @@ export function pctWithInterval(e: Estimate): string {
 }
 
 /** `1.87 [1.63, 2.15]`: a number with its interval. */
-function numWithInterval(e: Estimate, digits = 2): string {
+export function numWithInterval(e: Estimate, digits = 2): string {
   if (e.value === null) return 'n/a';
   const i = e.interval;
   return `${e.value.toFixed(digits)}${i ? ` [${i.lo.toFixed(digits)}, ${i.hi.toFixed(digits)}]` : ''}`;
@@ -74,7 +74,9 @@ export function readLikeForLike(l: LikeForLike): string {
   const [g, o] = l.judges;
   const parts = [
     `Like for like, on the ${int(l.matches)} matches where both judges gave a verdict in both orders ` +
-      `(${Math.round(100 * l.level)}% intervals from ${int(l.rounds)} rounds resampling the ${l.questions} questions): ` +
+      (l.intervalsWithheld
+        ? `(no intervals: ${l.intervalsWithheld.reason}): `
+        : `(${Math.round(100 * l.level)}% intervals from ${int(l.rounds)} rounds resampling the ${l.questions} questions): `) +
       `${o.judge} contradicts itself in ${pctWithInterval(o.inconsistency)} of them and ${g.judge} in ` +
       `${pctWithInterval(g.inconsistency)}, ${numWithInterval(l.inconsistencyRatio)} times as often.`,
   ];

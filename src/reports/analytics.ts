@@ -19,6 +19,7 @@ import {
 } from '../core/stats/bootstrap.ts';
 import {
   fewQuestionsNote,
+  type IntervalsWithheld,
   MIN_QUESTIONS,
   tooFewQuestions,
   type BootstrapRatings,
@@ -311,6 +312,8 @@ export interface LengthReport {
   failedRounds: number;
   /** matches left out because an answer is not in the store */
   missingAnswers: number;
+  /** set when the matches rest on fewer than MIN_QUESTIONS_FOR_INTERVALS questions: no interval, and why */
+  intervalsWithheld?: IntervalsWithheld;
 }
 
 /** Does the judge favour the longer answer, and the length-controlled win rates beside the raw ones. */
@@ -358,5 +361,6 @@ export async function lengthReport(
     rounds: lc.rounds,
     failedRounds: lc.failedRounds,
     missingAnswers: missing,
+    ...(lc.intervalsWithheld ? { intervalsWithheld: lc.intervalsWithheld } : {}),
   };
 }

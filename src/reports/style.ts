@@ -3,14 +3,13 @@
 import { isHumanJudge } from '../core/constants.ts';
 import {
   addCounts,
-  styleControl,
   type StyleIntervals,
   styleCounts,
   type StyleBattle,
   type StyleCounts,
   type StyleGroup,
-  type StyleResult,
 } from '../core/stats/style.ts';
+import { styleControlChecked, type CheckedStyleResult } from '../core/stats/style-small.ts';
 import { battleTable, tableRecords } from '../core/stats/battle-table.ts';
 import { separationNote } from '../core/stats/estimable-fit.ts';
 import { estimability } from '../core/stats/separation.ts';
@@ -18,7 +17,7 @@ import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
 import { scoreOf } from '../core/outcomes.ts';
 
-export interface StyleReport extends StyleResult {
+export interface StyleReport extends CheckedStyleResult {
   judge: string;
   /** battles left out because an answer is not in the store */
   missingAnswers: number;
@@ -97,5 +96,5 @@ export async function styleReport(
   );
   const out = new Set(notEstimable.map((x) => x.model));
   const kept = out.size ? battles.filter((b) => !out.has(b.a) && !out.has(b.b)) : battles;
-  return { judge, ...styleControl(kept, groups, o), missingAnswers: missing, notEstimable };
+  return { judge, ...styleControlChecked(kept, groups, o), missingAnswers: missing, notEstimable };
 }

@@ -134,7 +134,8 @@ describe('likeForLike and its reading', () => {
   ];
 
   it('counts only the matches both judged, and compares both judges with the same decisive votes', () => {
-    const l = likeForLike(['a', a], ['b', b], experts, { rounds: 200 });
+    // 3 questions: below MIN_QUESTIONS_FOR_INTERVALS, so the rule is lowered to see the intervals at work
+    const l = likeForLike(['a', a], ['b', b], experts, { rounds: 200, minQuestionsForIntervals: 0 });
     expect([l.matches, l.questions]).toEqual([3, 3]);
     expect(l.judges.map((j) => [j.inconsistency.inconsistent, j.inconsistency.value])).toEqual([
       [1, 1 / 3],
@@ -157,16 +158,26 @@ describe('likeForLike and its reading', () => {
   });
 
   it('reads as one paragraph with the intervals', () => {
-    const l = likeForLike(['gpt-4', a], ['llama', b], experts, { rounds: 0 });
+    const l = likeForLike(['gpt-4', a], ['llama', b], experts, { rounds: 0, minQuestionsForIntervals: 0 });
     expect(readLikeForLike(l)).toBe(
       'Like for like, on the 3 matches where both judges gave a verdict in both orders (95% intervals from 0 rounds ' +
         'resampling the 3 questions): llama contradicts itself in 0.0% of them and gpt-4 in 33.3%, 0.00 times as ' +
         "often. On the matches both decided, llama agrees with the experts' decisive votes on 50.0% of turn-1 votes " +
         '(2), gpt-4 on 50.0% of the same votes.',
     );
-    const l2 = likeForLike(['gpt-4', a], ['llama', b], experts, { rounds: 100 });
+    const l2 = likeForLike(['gpt-4', a], ['llama', b], experts, { rounds: 100, minQuestionsForIntervals: 0 });
     expect(readLikeForLike(l2)).toMatch(
       /llama contradicts itself in 0\.0% \[0\.0, 0\.0\] of them and gpt-4 in 33\.3% \[/,
+    );
+    // by default 3 questions are too few for an interval: none is drawn, and the reading says why
+    const l3 = likeForLike(['gpt-4', a], ['llama', b], experts, { rounds: 100 });
+    expect([l3.rounds, l3.intervalsWithheld?.questions, l3.judges[0].inconsistency.interval]).toEqual([
+      0,
+      3,
+      null,
+    ]);
+    expect(readLikeForLike(l3)).toContain(
+      '(no intervals: 3 questions (fewer than 30): too few for a question-bootstrap interval): llama contradicts itself in 0.0% of them',
     );
   });
 });

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
+import { openSqliteStore } from '../../src/storage/sqlite.ts';
+import { createApp } from '../../src/web/app.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
 
 const MT = MTBENCH_DIR;
@@ -53,6 +55,37 @@ interface Reference {
     }[]
   >;
   pearson: number;
+}
+
+type Fig = {
+  value: number;
+  lo: number;
+  hi: number;
+  agree?: number;
+  total?: number;
+  inconsistent?: number;
+  matches?: number;
+};
+type LikeReference = { matches: number; questions: number; figures: Record<string, Fig> };
+let likeRef: LikeReference | undefined;
+
+/** tests/reference/like_for_like.py on the raw files (4,000 rounds, seed 7), run once per file. */
+function likeReference(): LikeReference {
+  if (likeRef) return likeRef;
+  const py = spawnSync(
+    PYTHON,
+    [
+      join(REPO_ROOT, 'tests/reference/like_for_like.py'),
+      FILE,
+      join(MT!, 'human_judgments/mt_bench_human.csv'),
+      join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'),
+      '4000',
+      '7',
+    ],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
+  if (py.status !== 0) throw new Error(`reference failed: ${py.stderr}`);
+  return (likeRef = JSON.parse(py.stdout) as LikeReference);
 }
 
 describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (issue #10)', () => {
@@ -199,32 +232,7 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
   }, 60_000);
 
   it('judges --report like for like: both judges on the same 2,027 matches, with question-bootstrap intervals, = tests/reference/like_for_like.py', async () => {
-    const py = spawnSync(
-      PYTHON,
-      [
-        join(REPO_ROOT, 'tests/reference/like_for_like.py'),
-        FILE,
-        join(MT!, 'human_judgments/mt_bench_human.csv'),
-        join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'),
-        '4000',
-        '7',
-      ],
-      { encoding: 'utf8', timeout: 120_000 },
-    );
-    if (py.status !== 0) throw new Error(`reference failed: ${py.stderr}`);
-    type Fig = {
-      value: number;
-      lo: number;
-      hi: number;
-      agree?: number;
-      total?: number;
-      inconsistent?: number;
-    };
-    const want = JSON.parse(py.stdout) as {
-      matches: number;
-      questions: number;
-      figures: Record<string, Fig>;
-    };
+    const want = likeReference();
     type Est = { value: number; interval: { lo: number; hi: number } };
     const r = await arenaJson<{
       likeForLike: {
@@ -282,6 +290,119 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
       ['87.4', '87.2'],
     ]);
   }, 120_000);
+
+  it("the home page's reading and /api/judge-duel, from the stored report: like for like first, each judge on its own matches after, every figure with its interval = like_for_like.py", async () => {
+    const want = likeReference();
+    // the write path stores the reports (here on a copy, so the later tests' commands do not rebuild them); the
+    // Worker's mode reads them and computes nothing
+    const site = join(dir, 'site.db');
+    await new Database(db, { readonly: true }).backup(site);
+    await arenaOk(['reports', '--rebuild', '--db', site]);
+    const store = openSqliteStore(site);
+    try {
+      const app = createApp({ store, reports: 'read' });
+      const res = await app.request('/api/judge-duel');
+      expect(res.status).toBe(200);
+      type Row = {
+        basis: string;
+        figure: string;
+        judge: string;
+        turn: number | null;
+        setup: string | null;
+        value: number;
+        lo: number;
+        hi: number;
+        count: number | null;
+        total: number | null;
+        questions: number;
+        intervalsWithheld: string | null;
+      };
+      const rows = (await res.json()) as Row[];
+      const pair = `${JUDGE} / gpt-4`;
+      const row = (basis: string, figure: string, judge: string, turn?: number, setup?: string) =>
+        rows.find(
+          (r) =>
+            r.basis === basis &&
+            r.figure === figure &&
+            r.judge === judge &&
+            (turn === undefined || (r.turn === turn && r.setup === setup)),
+        )!;
+      const same = (got: Row, w: Fig, what: string) => {
+        expect(got, what).toBeDefined();
+        expect(got.value, what).toBeCloseTo(w.value, 12);
+        const tol = 0.1 * (w.hi - w.lo);
+        expect(Math.abs(got.lo - w.lo), `${what} lo ${got.lo} vs ${w.lo}`).toBeLessThan(tol);
+        expect(Math.abs(got.hi - w.hi), `${what} hi ${got.hi} vs ${w.hi}`).toBeLessThan(tol);
+        expect([got.questions, got.intervalsWithheld], what).toEqual([80, null]);
+      };
+      const F = want.figures;
+      same(row('same matches', 'inconsistency', 'gpt-4'), F['inc:gpt-4']!, 'gpt-4 same');
+      same(row('same matches', 'inconsistency', JUDGE), F['inc:llama']!, 'llama same');
+      same(row('same matches', 'inconsistency ratio', pair), F.ratio!, 'ratio same');
+      same(row('same matches', 'pearson r', pair), F.r!, 'r same');
+      for (const [j, name] of [
+        ['gpt-4', 'gpt-4'],
+        [JUDGE, 'llama'],
+      ] as const)
+        for (const turn of [1, 2])
+          for (const setup of ['with-tie', 'without-tie'])
+            same(
+              row('same matches', 'agreement with the experts', j, turn, setup),
+              F[`agree:${name}:${turn}:${setup}`]!,
+              `${name} ${turn} ${setup}`,
+            );
+      const og = row('own matches', 'inconsistency', 'gpt-4');
+      const ol = row('own matches', 'inconsistency', JUDGE);
+      same(og, F['own:inc:gpt-4']!, 'gpt-4 own');
+      same(ol, F['own:inc:llama']!, 'llama own');
+      expect([og.count, og.total, ol.count, ol.total]).toEqual([380, 2400, 610, 2027]);
+      const ratio = row('own matches', 'inconsistency ratio', pair);
+      const r = row('own matches', 'pearson r', pair);
+      same(ratio, F['own:ratio']!, 'ratio own');
+      same(r, F['own:r']!, 'r own');
+      // the audit's intervals of the naive figures, within bootstrap noise: 1.9x [1.67, 2.17], r [0.948, 0.984]
+      expect(ratio.value.toFixed(2)).toBe('1.90');
+      expect(Math.abs(ratio.lo - 1.67)).toBeLessThan(0.03);
+      expect(Math.abs(ratio.hi - 2.17)).toBeLessThan(0.04);
+      expect(r.value.toFixed(3)).toBe('0.971');
+      expect(Math.abs(r.lo - 0.948)).toBeLessThan(0.004);
+      expect(Math.abs(r.hi - 0.984)).toBeLessThan(0.003);
+
+      // the home page's first paragraph: like for like, with the same intervals, before any own-matches figure
+      const page = await app.request('/');
+      expect(page.status).toBe(200);
+      const reading = (await page.text())
+        .match(/<p class="reading" id="duel-reading">([\s\S]*?)<\/p>/)![1]!
+        .replace(/&#39;/g, "'");
+      const pct = (x: Row) =>
+        `${(100 * x.value).toFixed(1)}% [${(100 * x.lo).toFixed(1)}, ${(100 * x.hi).toFixed(1)}]`;
+      const num = (x: Row, d: number) => `${x.value.toFixed(d)} [${x.lo.toFixed(d)}, ${x.hi.toFixed(d)}]`;
+      const sameRatio = row('same matches', 'inconsistency ratio', pair);
+      expect(reading).toMatch(
+        new RegExp(
+          `^On the 2,027 matches where both judges gave a verdict in both orders \\(95% intervals from 1,000 rounds resampling the 80 questions\\), ${JUDGE} contradicts itself`,
+        ),
+      );
+      expect(reading).toContain(
+        `in ${pct(row('same matches', 'inconsistency', JUDGE))} of them and gpt-4 in ${pct(row('same matches', 'inconsistency', 'gpt-4'))}: ${num(sameRatio, 2)} times as often.`,
+      );
+      const s2 = (j: string, t: number) =>
+        pct(row('same matches', 'agreement with the experts', j, t, 'without-tie'));
+      expect(reading).toContain(
+        `agrees with the experts' decisive votes on ${s2(JUDGE, 1)} of turn-1 votes (596) and ${s2(JUDGE, 2)} of turn-2 votes (437), gpt-4 on ${s2('gpt-4', 1)} and ${s2('gpt-4', 2)} of the same votes`,
+      );
+      expect(reading).toContain(
+        `adjusted win rates on these matches is ${num(row('same matches', 'pearson r', pair), 3)}.`,
+      );
+      expect(reading).toContain(
+        `Each judge on its own matches instead (gpt-4 on the 2,400 it read in both orders, ${JUDGE} on its 2,027; 95% intervals from 1,000 rounds resampling the 80 questions): ${pct(ol)} against ${pct(og)} inconsistent, ${num(ratio, 2)} times, and r ${num(r, 3)} over the 2,400 matches both judged.`,
+      );
+      // the naive figures never come first
+      expect(reading.indexOf('own matches')).toBeGreaterThan(reading.indexOf('these matches'));
+    } finally {
+      await store.close();
+    }
+  }, 300_000);
 
   it('power: questions needed to separate each model from the next, for both judges = tests/reference/power.py', async () => {
     const run = (gap: string) => {

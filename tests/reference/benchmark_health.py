@@ -11,7 +11,10 @@ judge's and the reference's intervals both separate the pair in the same order, 
 opposite orders, 0 otherwise, divided by the number of pairs; Brier: mean over pairs of (share of judge rounds
 with r_i > r_j - t)^2 with t = [reference's full-data r_i > r_j] (point order) or t = share of the
 reference's rounds with r_i > r_j (bootstrap); Spearman and Kendall tau-b: scipy.stats on the full-data
-ratings, intervals over the rounds.
+ratings, intervals over the rounds. Monte-Carlo range of a separated count (how stable it is at this many rounds):
+the rounds themselves resampled with replacement 200 times (numpy's generator, not mt-arena's, so the two ranges
+agree only within Monte-Carlo error), the count recomputed from each resample's percentile intervals, and the 2.5%
+and 97.5% quantiles of those counts, widened to whole pairs (floor, ceil).
 
 stdin: JSON {"judge": [[cluster, a, b, score]...], "reference": [...], "clusters": [...], "draws": [[...]...], "level": 0.95}
 stdout: JSON with the fields of a health row
@@ -68,6 +71,16 @@ def main():
     def apart(iv, a, b):
         return iv[0, a] > iv[1, b] or iv[0, b] > iv[1, a]
 
+    def separated(s):
+        iv = np.quantile(s, q, axis=0)
+        return sum(1 for p in pairs if apart(iv, *p))
+
+    def monte_carlo(s, resamples=200):
+        rng = np.random.default_rng(d.get("mcSeed", 0))
+        counts = [separated(s[rng.integers(0, len(s), len(s))]) for _ in range(resamples)]
+        lo, hi = np.quantile(counts, [0.025, 0.975])
+        return {"lo": int(math.floor(lo)), "hi": int(math.ceil(hi))}
+
     sep = [p for p in pairs if apart(ij, *p)]
     both = [p for p in sep if apart(ir, *p)]
     same = sum(1 for a, b in both if np.sign(fj[a] - fj[b]) == np.sign(fr[a] - fr[b]))
@@ -92,6 +105,8 @@ def main():
             "referenceSeparated": sum(1 for p in pairs if apart(ir, *p)),
             "referenceSeparability": sum(1 for p in pairs if apart(ir, *p)) / len(pairs),
             "judgeRatings": dict(zip(models, map(float, fj))),
+            "separatedMonteCarlo": monte_carlo(sj),
+            "referenceSeparatedMonteCarlo": monte_carlo(sr),
         },
         sys.stdout,
     )

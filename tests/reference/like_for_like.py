@@ -13,6 +13,10 @@ Definitions (as the audit in the issue states them):
   the matches both judges decided (a side, both orders agreeing), expert ties left out, so both judges meet the
   same expert votes;
   r: Pearson's r over models of the adjusted win rates (win + (tie + inconsistent) / 2) / matches, common matches.
+
+Each judge on its own matches (the "own:" figures, the naive comparison the audit measured): inconsistency over
+the matches that judge read in both orders; the ratio of the two; r over the matches both judged (a verdict or an
+error from each), each judge's errors left out of its own win rates. Same question bootstrap.
 """
 import csv
 import gzip
@@ -107,6 +111,40 @@ for k in common:
                 a[qi] += label(o) == e
 
 
+# each judge on its own matches: per question, matches read (no error) and inconsistent ones; win rates over the
+# matches both judged, each judge's errors left out
+own_q = sorted({k[0] for j in J.values() for k in j})
+own_read = {j: np.zeros(len(own_q)) for j in J}
+own_inc = {j: np.zeros(len(own_q)) for j in J}
+own_score = {j: np.zeros((len(own_q), len(models))) for j in J}
+own_games = {j: np.zeros((len(own_q), len(models))) for j in J}
+both_judged = [k for k in gpt4 if k in llama]
+for j, d in J.items():
+    for k, o in d.items():
+        if o == "error":
+            continue
+        qi = own_q.index(k[0])
+        own_read[j][qi] += 1
+        own_inc[j][qi] += o == "inconsistent"
+        if k not in gpt4 or k not in llama:
+            continue
+        lo, hi = models.index(k[2]), models.index(k[3])
+        s_lo = 1.0 if o == "lo" else 0.0 if o == "hi" else 0.5
+        own_score[j][qi, lo] += s_lo
+        own_score[j][qi, hi] += 1 - s_lo
+        own_games[j][qi, lo] += 1
+        own_games[j][qi, hi] += 1
+
+
+def own_figures(w):
+    out = {f"own:inc:{j}": (w @ own_inc[j]) / (w @ own_read[j]) for j in J}
+    out["own:ratio"] = out["own:inc:llama"] / out["own:inc:gpt-4"]
+    x = (w @ own_score["gpt-4"]) / (w @ own_games["gpt-4"])
+    y = (w @ own_score["llama"]) / (w @ own_games["llama"])
+    out["own:r"] = float(np.corrcoef(x, y)[0, 1])
+    return out
+
+
 def figures(w):
     n = w @ matches
     out = {}
@@ -121,9 +159,13 @@ def figures(w):
     return out
 
 
-point = figures(np.ones(nq))
+assert own_q == questions, "the own-matches figures assume the same questions as the common matches"
+point = {**figures(np.ones(nq)), **own_figures(np.ones(nq))}
 rng = np.random.default_rng(seed)
-draws = [figures(np.bincount(rng.integers(0, nq, nq), minlength=nq).astype(float)) for _ in range(rounds)]
+draws = []
+for _ in range(rounds):
+    w = np.bincount(rng.integers(0, nq, nq), minlength=nq).astype(float)
+    draws.append({**figures(w), **own_figures(w)})
 result = {"matches": len(common), "questions": nq, "models": len(models), "figures": {}}
 for name, value in point.items():
     samples = np.array([d[name] for d in draws])
@@ -134,4 +176,6 @@ for (j, turn, setup), (a, t) in agree.items():
     result["figures"][f"agree:{j}:{turn}:{setup}"].update({"agree": int(a.sum()), "total": int(t.sum())})
 for j in J:
     result["figures"][f"inc:{j}"]["inconsistent"] = int(inc[j].sum())
+    result["figures"][f"own:inc:{j}"].update({"inconsistent": int(own_inc[j].sum()), "matches": int(own_read[j].sum())})
+result["figures"]["own:r"]["matches"] = len(both_judged)
 print(json.dumps(result))

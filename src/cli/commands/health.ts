@@ -8,7 +8,11 @@ import { HUMAN } from '../../core/constants.ts';
 import { kappa as f3, pct } from '../../core/format.ts';
 
 /** ` MC 14–15` when a count moves with the bootstrap rounds drawn, nothing when it does not. */
-const mc = (r: { lo: number; hi: number }) => (r.lo === r.hi ? '' : `, MC ${r.lo}–${r.hi}`);
+const mc = (r: { lo: number; hi: number } | null) => (!r || r.lo === r.hi ? '' : `, MC ${r.lo}–${r.hi}`);
+
+/** `0.943 [0.829, 1.000]`, or the point alone when the intervals are withheld (too few questions). */
+const withInterval = (e: { value: number | null; lo: number; hi: number }, withheld: boolean) =>
+  `${f3(e.value)}${withheld ? '' : ` [${f3(e.lo)}, ${f3(e.hi)}]`}`;
 
 export const healthCommand = defineCommand({
   meta: {
@@ -61,17 +65,27 @@ export const healthCommand = defineCommand({
               reference: r.reference,
               models: r.models.length,
               pairs: r.pairs,
-              separability: `${pct(r.separability)} (${r.separated}${mc(r.separatedMonteCarlo)})`,
-              'reference separability': `${pct(r.referenceSeparability)} (${r.referenceSeparated}${mc(r.referenceSeparatedMonteCarlo)})`,
-              'agreement w/ confidence': `${f3(r.agreementWithConfidence)} (+${r.agreedPairs} −${r.opposedPairs})`,
+              separability: r.intervalsWithheld
+                ? '–'
+                : `${pct(r.separability)} (${r.separated}${mc(r.separatedMonteCarlo)})`,
+              'reference separability': r.intervalsWithheld
+                ? '–'
+                : `${pct(r.referenceSeparability)} (${r.referenceSeparated}${mc(r.referenceSeparatedMonteCarlo)})`,
+              'agreement w/ confidence': r.intervalsWithheld
+                ? '–'
+                : `${f3(r.agreementWithConfidence)} (+${r.agreedPairs} −${r.opposedPairs})`,
               'brier (ref. order)': r.brier === null ? '–' : r.brier.toFixed(4),
               'brier (ref. rounds)':
                 r.brierReferenceBootstrap === null ? '–' : r.brierReferenceBootstrap.toFixed(4),
-              spearman: `${f3(r.spearman.value)} [${f3(r.spearman.lo)}, ${f3(r.spearman.hi)}]`,
-              kendall: `${f3(r.kendall.value)} [${f3(r.kendall.lo)}, ${f3(r.kendall.hi)}]`,
+              spearman: withInterval(r.spearman, !!r.intervalsWithheld),
+              kendall: withInterval(r.kendall, !!r.intervalsWithheld),
             })),
           ),
         );
+        for (const r of rows.filter((x) => x.intervalsWithheld))
+          print(
+            `${r.judge}: no separability, agreement with confidence or ${Math.round(level * 100)}% interval: ${r.intervalsWithheld!.reason}`,
+          );
         print(
           `\nover the models both judged; separability: model pairs whose ${lvl} intervals do not overlap, the judge's and the reference's own; agreement with confidence (Arena-Hard): +1 per pair both separate the same way, −1 per pair both separate opposite ways, 0 otherwise, over all pairs (at most the reference's separability); the count's Monte-Carlo range (over 200 resamples of the rounds) follows it where it is not a single value; brier: the judge's bootstrap probability that one model ranks above the other, scored against the reference's point order (ref. order, Arena-Hard's choice, blind to the reference's doubt) and against the reference's own share of rounds (ref. rounds); 0 is perfect, 0.25 a coin; [${lvl} intervals] from ${rounds} paired question-bootstrap rounds, seed ${args.seed}`,
         );

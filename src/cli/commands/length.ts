@@ -49,7 +49,7 @@ export const lengthCommand = defineCommand({
         if (r.notEstimable && !none) print(`length effect: not estimable: ${r.notEstimable.reason}\n`);
         else if (e)
           print(
-            `length effect: ${fix(e.coefficient, 3)} (SE ${fix(e.se, 3)} clustered by question; ${fix(e.seIndependent, 3)} if matches were independent; ${lvl} ${fix(e.lo, 3)} to ${fix(e.hi, 3)}) log-odds per unit of tanh(Δ / ${fix(e.sigma, 0)} chars); at equal lengths ${fix(e.perThousandChars, 3)} log-odds per 1,000 characters; from ${e.support.decisive} decisive of ${e.support.matches} matches on ${e.support.questions} questions\n`,
+            `length effect: ${fix(e.coefficient, 3)} (SE ${fix(e.se, 3)} clustered by question; ${fix(e.seIndependent, 3)} if matches were independent; ${e.lo === null || e.hi === null ? `no ${lvl} interval` : `${lvl} ${fix(e.lo, 3)} to ${fix(e.hi, 3)}`}) log-odds per unit of tanh(Δ / ${fix(e.sigma, 0)} chars); at equal lengths ${fix(e.perThousandChars, 3)} log-odds per 1,000 characters; from ${e.support.decisive} decisive of ${e.support.matches} matches on ${e.support.questions} questions\n`,
           );
         const fitted = !r.notEstimable;
         print(
@@ -71,7 +71,7 @@ export const lengthCommand = defineCommand({
         );
         if (fitted)
           print(
-            `\nlength-controlled: one joint model of all matches (model strengths + β·tanh(length difference / σ) + a question-difficulty term, L2-penalised, after AlpacaEval 2), predicted at equal lengths against the same opponents on the same questions (ties count half). Intervals: ${lvl} percentile, questions resampled, ${o.rounds} rounds, seed ${o.seed}${r.failedRounds ? `; ${r.failedRounds} rounds failed to fit and were left out` : ''}. SE: from the observed information.`,
+            `\nlength-controlled: one joint model of all matches (model strengths + β·tanh(length difference / σ) + a question-difficulty term, L2-penalised, after AlpacaEval 2), predicted at equal lengths against the same opponents on the same questions (ties count half). ${r.intervalsWithheld ? `No intervals: ${r.intervalsWithheld.reason}` : `Intervals: ${lvl} percentile, questions resampled, ${o.rounds} rounds, seed ${o.seed}${r.failedRounds ? `; ${r.failedRounds} rounds failed to fit and were left out` : ''}`}. SE: from the observed information.`,
           );
       },
       { readonly: true },

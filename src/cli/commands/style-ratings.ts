@@ -55,12 +55,12 @@ export async function printStyleRatings(o: {
       print(
         table(
           r.rows.map((x) => ({
-            'rank (UB)': x.rank,
+            'rank (UB)': x.rank ?? '–',
             model: x.model,
             'style-controlled': f1(x.rating),
             [`${lvl} lo`]: f1(x.lo),
             [`${lvl} hi`]: f1(x.hi),
-            'raw rank (UB)': x.rawRank,
+            'raw rank (UB)': x.rawRank ?? '–',
             raw: f1(x.rawRating),
             'raw lo': f1(x.rawLo),
             'raw hi': f1(x.rawHi),
@@ -88,7 +88,7 @@ export async function printStyleRatings(o: {
       for (const x of r.notEstimable)
         print(`${x.model}: ${x.note}; its battles are left out of the style fit`);
       print(
-        `\n${r.battles} battles${r.missingAnswers ? ` (${r.missingAnswers} left out: answers not in the database)` : ''}; L2 ${reg}; ${intervals === 'sandwich' ? `${lvl} sandwich intervals (clustered by question, t with questions − 1 degrees of freedom)` : `${lvl} percentile intervals, questions resampled, ${rounds} rounds, seed ${r.seed}`}; length in characters, markdown counted outside code blocks`,
+        `\n${r.battles} battles${r.missingAnswers ? ` (${r.missingAnswers} left out: answers not in the database)` : ''}; L2 ${reg}; ${r.intervalsWithheld ? `no intervals or Rank (UB): ${r.intervalsWithheld.reason}` : intervals === 'sandwich' ? `${lvl} sandwich intervals (clustered by question, t with questions − 1 degrees of freedom)` : `${lvl} percentile intervals, questions resampled, ${rounds} rounds, seed ${r.seed}`}; length in characters, markdown counted outside code blocks`,
       );
     },
     { mustExist: true },

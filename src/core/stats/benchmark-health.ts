@@ -6,6 +6,7 @@
 import { battleTable, type BattleTable, type ClusteredBattle } from './battle-table.ts';
 import { drawClusterCounts, percentileInterval, type Interval } from './bootstrap.ts';
 import { seededRng } from './random.ts';
+import { intervalsWithheld, type IntervalsWithheld } from './rating-rows.ts';
 import { bradleyTerryFactor, fitBradleyTerry, type CollapsedBattles } from '../ratings.ts';
 
 interface Estimate extends Interval {
@@ -18,13 +19,14 @@ export interface HealthRow {
   /** models both judged, and the model pairs among them */
   models: string[];
   pairs: number;
-  /** pairs whose judge intervals do not overlap */
-  separated: number;
+  /** pairs whose judge intervals do not overlap (this and every count below that rests on the intervals: null
+   * on too few questions, see `intervalsWithheld`) */
+  separated: number | null;
   /** separated / pairs: how many pairs the judge tells apart with confidence */
   separability: number | null;
   /** pairs both the judge and the reference separate, in the same order / in opposite orders */
-  agreedPairs: number;
-  opposedPairs: number;
+  agreedPairs: number | null;
+  opposedPairs: number | null;
   /**
    * Arena-Hard's agreement with confidence: over all pairs, +1 where both separate the pair the same way,
    * −1 where both separate it opposite ways, 0 otherwise, divided by the pairs: (agreed − opposed) / pairs,
@@ -46,14 +48,19 @@ export interface HealthRow {
    * bootstrap rounds themselves (no refit). A range wider than one pair says the count depends on the rounds drawn:
    * use more rounds before reading it.
    */
-  separatedMonteCarlo: { lo: number; hi: number };
+  separatedMonteCarlo: { lo: number; hi: number } | null;
   /** the same separability for the reference itself: how sharp the yardstick is */
-  referenceSeparated: number;
-  referenceSeparatedMonteCarlo: { lo: number; hi: number };
+  referenceSeparated: number | null;
+  referenceSeparatedMonteCarlo: { lo: number; hi: number } | null;
   referenceSeparability: number | null;
   level: number;
   rounds: number;
   seed: number;
+  /**
+   * set when the two judges' battles rest on fewer than MIN_QUESTIONS_FOR_INTERVALS questions: the intervals, and
+   * the separability and agreement counted from them, are withheld (the Brier scores and point correlations stay)
+   */
+  intervalsWithheld?: IntervalsWithheld;
 }
 
 /** The clusters (questions) of both judges, in a fixed order: the bootstrap draws over these. */
@@ -203,7 +210,7 @@ export function benchmarkHealth(
   const clusters = healthClusters(jb, rb);
   const draws = o.draws ?? healthDraws(clusters.length, o.rounds ?? 1000, seed);
   const rounds = draws.length;
-  const empty = {
+  const empty: HealthRow = {
     judge,
     reference,
     models,
@@ -270,7 +277,7 @@ export function benchmarkHealth(
     sp.push(spearman(sj[k]!, sr[k]!));
     kt.push(kendallTauB(sj[k]!, sr[k]!));
   }
-  return {
+  const row: HealthRow = {
     ...empty,
     separated,
     separability: separated / pairs,
@@ -285,6 +292,25 @@ export function benchmarkHealth(
     referenceSeparated: refSeparated,
     referenceSeparatedMonteCarlo: monteCarloCount(sr, level, seed),
     referenceSeparability: refSeparated / pairs,
+  };
+  const withheld = intervalsWithheld(clusters.length);
+  return withheld ? withholdHealthIntervals(row, withheld) : row;
+}
+
+/** The row without its intervals and the counts made from them, saying why. */
+function withholdHealthIntervals(row: HealthRow, withheld: IntervalsWithheld): HealthRow {
+  const none = { separated: null, agreedPairs: null, opposedPairs: null, referenceSeparated: null };
+  return {
+    ...row,
+    ...none,
+    separability: null,
+    agreementWithConfidence: null,
+    referenceSeparability: null,
+    separatedMonteCarlo: null,
+    referenceSeparatedMonteCarlo: null,
+    spearman: { value: row.spearman.value, lo: NaN, hi: NaN },
+    kendall: { value: row.kendall.value, lo: NaN, hi: NaN },
+    intervalsWithheld: withheld,
   };
 }
 

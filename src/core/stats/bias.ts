@@ -5,7 +5,7 @@ import { signTestP } from './sign-test.ts';
 import type { MatchOutcome, Order, PairGame, PositionVerdict, Verdict } from '../types.ts';
 import { matchKey } from '../outcomes.ts';
 import { toPosition } from '../verdict/parse.ts';
-import { MIN_QUESTIONS_FOR_INTERVALS } from './rating-rows.ts';
+import { fewQuestionsForInterval, MIN_QUESTIONS_FOR_INTERVALS } from './rating-rows.ts';
 
 /** One stored pairwise game as the bias report needs it. */
 export interface BiasGame extends PairGame {
@@ -194,11 +194,6 @@ export function positionBias(
     return row;
   });
   return sortRows(out);
-}
-
-/** Why a row on `questions` questions (fewer than MIN_QUESTIONS_FOR_INTERVALS) has no interval. */
-export function fewQuestionsForInterval(questions: number): string {
-  return `${questions} question${questions === 1 ? '' : 's'} (fewer than ${MIN_QUESTIONS_FOR_INTERVALS}): too few for a question-bootstrap interval`;
 }
 
 interface Tally {

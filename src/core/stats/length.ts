@@ -19,6 +19,7 @@ import {
 } from './length-model.ts';
 import type { Outcome } from '../types.ts';
 import { scoreOf } from '../outcomes.ts';
+import { intervalsWithheld, type IntervalsWithheld } from './rating-rows.ts';
 
 export interface LengthMatch {
   model1: string;
@@ -124,9 +125,9 @@ export interface LengthEffect {
   se: number;
   /** the standard error from the penalised observed information alone (matches assumed independent) */
   seIndependent: number;
-  /** percentile interval of β with questions resampled */
-  lo: number;
-  hi: number;
+  /** percentile interval of β with questions resampled; null on too few questions (see intervalsWithheld) */
+  lo: number | null;
+  hi: number | null;
   unit: string;
   /** σ: the standard deviation of the length differences (characters) */
   sigma: number;
@@ -158,7 +159,11 @@ export interface LengthControlled {
   rounds: number;
   /** bootstrap rounds whose fit failed to converge or gave NaN (counted, left out) */
   failedRounds: number;
+  /** set when the matches rest on fewer than MIN_QUESTIONS_FOR_INTERVALS questions: no interval, no round run */
+  intervalsWithheld?: IntervalsWithheld;
 }
+
+const finite = (x: number) => (Number.isFinite(x) ? x : null);
 
 /**
  * The length-controlled win rates from one joint model of all matches (stats/length-model.ts: model
@@ -181,16 +186,17 @@ export function lengthControlledWinRates(
   };
   const obs: LengthObs[] = [];
   let k = 0;
+  let byQuestion = true;
   for (const m of matches) {
     k++;
+    if (m.questionId === undefined) byQuestion = false;
     if (m.outcome === 'error') continue;
-    const y = scoreOf(m.outcome);
     obs.push({
       i: id(models, m.model1),
       j: id(models, m.model2),
       q: id(questions, m.questionId ?? `#${k}`),
       delta: m.len1 - m.len2,
-      y,
+      y: scoreOf(m.outcome),
     });
   }
   const names = [...models.keys()];
@@ -231,31 +237,35 @@ export function lengthControlledWinRates(
   const lambda = (LAMBDA * obs.length) / M;
   const fit = fitLengthModel(obs, M, { sigma, gamma, lambda });
   const lc = lcWinRates(obs, M, fit);
-  // question bootstrap: every match of a drawn question counts as often as the question is drawn
+  // question bootstrap: every match of a drawn question counts as often as the question is drawn; none on
+  // too few questions, where its interval would not hold
+  const withheld = byQuestion ? intervalsWithheld(questions.size) : undefined;
   const perObs = new Float64Array(obs.length);
   let failedRounds = 0;
-  const samples = clusterBootstrap(
-    questions.size,
-    (counts) => {
-      obs.forEach((ob, n) => (perObs[n] = counts[ob.q]!));
-      const f = fitLengthModel(obs, M, { sigma, gamma, lambda, weights: perObs, init: fit, tol: 1e-8 });
-      const r = lcWinRates(obs, M, f, perObs);
-      if (!f.converged || !Number.isFinite(f.beta)) {
-        failedRounds++;
-        return new Float64Array(M + 1).fill(NaN);
-      }
-      return [...r, f.beta];
-    },
-    { ...o, rounds },
-  );
+  const samples = withheld
+    ? []
+    : clusterBootstrap(
+        questions.size,
+        (counts) => {
+          obs.forEach((ob, n) => (perObs[n] = counts[ob.q]!));
+          const f = fitLengthModel(obs, M, { sigma, gamma, lambda, weights: perObs, init: fit, tol: 1e-8 });
+          const r = lcWinRates(obs, M, f, perObs);
+          if (!f.converged || !Number.isFinite(f.beta)) {
+            failedRounds++;
+            return new Float64Array(M + 1).fill(NaN);
+          }
+          return [...r, f.beta];
+        },
+        { ...o, rounds },
+      );
   const iv = columnIntervals(samples, M + 1, level);
   const b = iv[M]!;
   const effect: LengthEffect = {
     coefficient: fit.beta,
     se: clusteredSeBeta(obs, M, fit),
     seIndependent: fit.seBeta,
-    lo: b.lo,
-    hi: b.hi,
+    lo: finite(b.lo),
+    hi: finite(b.hi),
     unit: `log-odds of winning per unit of tanh(length difference / ${sigma.toFixed(0)} characters)`,
     sigma,
     perThousandChars: (fit.beta / sigma) * 1000,
@@ -266,8 +276,8 @@ export function lengthControlledWinRates(
     n: raw[m]!.n,
     winRate: raw[m]!.s / raw[m]!.n,
     lcWinRate: lc[m]!,
-    lo: Number.isFinite(iv[m]!.lo) ? iv[m]!.lo : null,
-    hi: Number.isFinite(iv[m]!.hi) ? iv[m]!.hi : null,
+    lo: finite(iv[m]!.lo),
+    hi: finite(iv[m]!.hi),
     meanLengthDiff: raw[m]!.d / raw[m]!.n,
   }));
   return {
@@ -276,8 +286,9 @@ export function lengthControlledWinRates(
     models: rows.sort((a, b) => b.lcWinRate - a.lcWinRate || (a.model < b.model ? -1 : 1)),
     measure,
     level,
-    rounds,
+    rounds: withheld ? 0 : rounds,
     failedRounds,
+    ...(withheld ? { intervalsWithheld: withheld } : {}),
   };
 }
 

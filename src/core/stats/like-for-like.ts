@@ -15,6 +15,7 @@ import {
   type Interval,
 } from './bootstrap.ts';
 import { seededRng } from './random.ts';
+import { intervalsWithheld, type IntervalsWithheld } from './rating-rows.ts';
 
 export interface Estimate {
   value: number | null;
@@ -41,9 +42,12 @@ export interface LikeForLike {
   inconsistencyRatio: Estimate;
   /** Pearson's r of the models' adjusted win rates (ties and inconsistent matches count half) */
   r: Estimate & { models: number };
+  /** 0 when the intervals are withheld */
   rounds: number;
   level: number;
   seed: number;
+  /** set when the common matches rest on fewer than MIN_QUESTIONS_FOR_INTERVALS questions: no interval, and why */
+  intervalsWithheld?: IntervalsWithheld;
 }
 
 /** One question's share of every figure, so a bootstrap round only sums weighted counts. */
@@ -179,14 +183,16 @@ export function likeForLike(
   a: [string, MatchOutcome[]],
   b: [string, MatchOutcome[]],
   experts: Vote[],
-  o: { rounds?: number; level?: number; seed?: number } = {},
+  o: { rounds?: number; level?: number; seed?: number; minQuestionsForIntervals?: number } = {},
 ): LikeForLike {
-  const rounds = o.rounds ?? DEFAULT_ROUNDS;
   const level = o.level ?? DEFAULT_LEVEL;
   const seed = o.seed ?? DEFAULT_SEED;
   const byQ = tallies(a, b, experts);
   const qs = [...byQ.keys()].sort((x, y) => x - y);
   const ts = qs.map((q) => byQ.get(q)!);
+  // on too few questions the question bootstrap's intervals do not hold: no round is run
+  const withheld = intervalsWithheld(ts.length, o.minQuestionsForIntervals);
+  const rounds = withheld ? 0 : (o.rounds ?? DEFAULT_ROUNDS);
   const point = figures(ts, new Float64Array(ts.length).fill(1));
   const rng = seededRng(seed);
   const counts = new Float64Array(ts.length);
@@ -227,6 +233,7 @@ export function likeForLike(
     rounds,
     level,
     seed,
+    ...(withheld ? { intervalsWithheld: withheld } : {}),
   };
 }
 

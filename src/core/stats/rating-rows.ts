@@ -48,6 +48,29 @@ export const MIN_QUESTIONS = 10;
  */
 export const MIN_QUESTIONS_FOR_INTERVALS = 30;
 
+/** Why a figure resting on `questions` questions (fewer than MIN_QUESTIONS_FOR_INTERVALS) has no interval. */
+export function fewQuestionsForInterval(questions: number): string {
+  return `${questions} question${questions === 1 ? '' : 's'} (fewer than ${MIN_QUESTIONS_FOR_INTERVALS}): too few for a question-bootstrap interval`;
+}
+
+/**
+ * What a report resampled by question carries in place of its intervals when it rests on too few questions:
+ * the count and the reason (the JSON's `intervalsWithheld`; the CLI and the site print the reason).
+ */
+export interface IntervalsWithheld {
+  questions: number;
+  reason: string;
+}
+
+/** `{ questions, reason }` when `questions` (> 0) is below MIN_QUESTIONS_FOR_INTERVALS; else undefined. */
+export function intervalsWithheld(
+  questions: number,
+  minimum = MIN_QUESTIONS_FOR_INTERVALS,
+): IntervalsWithheld | undefined {
+  const few = tooFewQuestions('question', questions, minimum);
+  return few === undefined ? undefined : { questions: few, reason: fewQuestionsForInterval(few) };
+}
+
 /** Why a table of `questions` questions shows no interval or rank range. */
 export function fewQuestionsNote(questions: number): string {
   return `rated on ${questions} question${questions === 1 ? '' : 's'} (fewer than ${MIN_QUESTIONS_FOR_INTERVALS}): the question bootstrap needs about ${MIN_QUESTIONS_FOR_INTERVALS} for a 95% interval to hold, so no interval or rank range is shown`;

@@ -83,21 +83,24 @@ export interface StyleBattle {
   styleB: StyleCounts;
 }
 
+/** Intervals and Rank (UB) are null on too few questions (style-small.ts) */
 interface StyleRow {
   model: string;
   /** style-controlled rating with its interval and Rank (UB) */
   rating: number;
-  lo: number;
-  hi: number;
-  rank: number;
+  lo: number | null;
+  hi: number | null;
+  rank: number | null;
   /** plain Bradley–Terry (no style terms, no penalty) from the same battles, its interval and Rank (UB) */
   rawRating: number;
-  rawLo: number;
-  rawHi: number;
-  rawRank: number;
+  rawLo: number | null;
+  rawHi: number | null;
+  rawRank: number | null;
 }
 
-interface StyleCoefficient extends Interval {
+interface StyleCoefficient {
+  lo: number | null;
+  hi: number | null;
   feature: StyleFeature;
   /** log-odds of winning per standard deviation of the feature's normalised difference */
   coefficient: number;

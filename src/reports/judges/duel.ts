@@ -5,6 +5,8 @@ import { qualityRows, winRateCorrelation } from '../../core/stats/judge-quality.
 import { judgeFigures, readTwoJudges, type JudgeFigures, type JudgeSide } from '../../core/judge-reading.ts';
 import { qualityRowsFromOutcomes } from '../../core/stats/recorded-quality.ts';
 import { likeForLike, type LikeForLike } from '../../core/stats/like-for-like.ts';
+import { ownMatches, type OwnMatches } from '../../core/stats/own-matches.ts';
+import { readDuel } from '../../core/duel-reading.ts';
 import type { Store } from '../../storage/store.ts';
 import { toQualityGame } from './quality-report.ts';
 import { judgeData, type JudgeData } from '../results.ts';
@@ -20,6 +22,8 @@ export interface JudgeDuel {
   experts: AgreementRow[];
   /** both judges on the matches both gave a verdict on, with intervals */
   likeForLike: LikeForLike;
+  /** each judge on its own matches (the naive comparison), with intervals */
+  ownMatches: OwnMatches;
   reading: string;
 }
 
@@ -68,16 +72,18 @@ export async function judgeDuel(
     winRateCorrelation(a.judge, a.outcomes, b.judge, b.outcomes).find((c) => c.variant === 'adjusted')?.r ??
     null;
   const like = likeForLike([a.judge, a.outcomes], [b.judge, b.outcomes], experts?.votes ?? []);
+  const own = ownMatches([a.judge, a.outcomes], [b.judge, b.outcomes]);
   const sides = [a, b].map(({ judge, quality, agreement: ag }) => ({ judge, quality, agreement: ag }));
+  const ex = expertRows.length ? { experts: expertsNoTie } : {};
   return {
     sides: sides.map((s) => ({ ...s, figures: judgeFigures(s) })),
     r,
     experts: expertRows,
     likeForLike: like,
-    reading: readTwoJudges(sides[0]!, sides[1]!, {
-      r,
-      like,
-      ...(expertRows.length ? { experts: expertsNoTie } : {}),
-    }),
+    ownMatches: own,
+    // like for like first, each judge on its own matches after (readTwoJudges without common matches)
+    reading: like.matches
+      ? readDuel(sides[0]!, sides[1]!, like, own, ex.experts)
+      : readTwoJudges(sides[0]!, sides[1]!, { r, ...ex }),
   };
 }

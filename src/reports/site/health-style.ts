@@ -88,10 +88,12 @@ export function healthTableRows(s: HealthSection | undefined): object[] {
     level: r.level,
     rounds: r.rounds,
     // how stable each separated count is over the bootstrap's own rounds (its Monte-Carlo range)
-    separatedMcLo: r.separatedMonteCarlo.lo,
-    separatedMcHi: r.separatedMonteCarlo.hi,
-    referenceSeparatedMcLo: r.referenceSeparatedMonteCarlo.lo,
-    referenceSeparatedMcHi: r.referenceSeparatedMonteCarlo.hi,
+    separatedMcLo: r.separatedMonteCarlo?.lo ?? null,
+    separatedMcHi: r.separatedMonteCarlo?.hi ?? null,
+    referenceSeparatedMcLo: r.referenceSeparatedMonteCarlo?.lo ?? null,
+    referenceSeparatedMcHi: r.referenceSeparatedMonteCarlo?.hi ?? null,
+    // on too few questions: why the intervals and the counts made from them are null
+    intervalsWithheld: r.intervalsWithheld?.reason ?? null,
   }));
 }
 
@@ -121,6 +123,7 @@ export const HEALTH_COLUMNS = [
   'separatedMcHi',
   'referenceSeparatedMcLo',
   'referenceSeparatedMcHi',
+  'intervalsWithheld',
 ] as const;
 
 const nullIfNaN = (x: number) => (Number.isFinite(x) ? x : null);

@@ -18,7 +18,7 @@ import { sha256Hex } from '../../core/sha256.ts';
 import type { Memo, SiteOptions } from './catalog.ts';
 
 /** The format of the stored bodies: bump it when a report's computation or shape changes. */
-export const REPORT_VERSION = 2;
+export const REPORT_VERSION = 3;
 
 /** The row that records the digest the stored reports were built for (what the Worker compares with). */
 export const STATE: ReportKey = { view: '_state', params: '' };

@@ -6,6 +6,7 @@ import { toCsv } from '../csv.ts';
 import { query, QUERY, validQuery } from '../params.ts';
 import type { Site } from '../site.ts';
 import { checkpointTables } from './tables/checkpoints.ts';
+import { duelTables } from './tables/duel.ts';
 import { healthStyleTables } from './tables/health-style.ts';
 import { judgeTables } from './tables/judges.ts';
 import { leaderboardTables } from './tables/leaderboards.ts';
@@ -39,6 +40,7 @@ const ORDER = [
   'variants',
   'variant-terms',
   'power',
+  'judge-duel',
 ] as const;
 
 /** Every table, one family of pages per file (src/web/routes/tables/), in the index's order. */
@@ -51,6 +53,7 @@ function tables(s: Site): Tables {
     ...checkpointTables(s),
     ...healthStyleTables(s),
     ...variantTables(s),
+    ...duelTables(s),
   };
   const listed: readonly string[] = ORDER;
   const unlisted = Object.keys(all).filter((k) => !listed.includes(k));

@@ -226,13 +226,20 @@ describe.skipIf(!!skipReason)(
         expect(Math.abs(row.brierReferenceBootstrap! - ref.brierReferenceBootstrap!)).toBeLessThan(
           4 / ROUNDS / row.pairs,
         );
+        // how stable each separated count is at this many rounds: the reference resamples the same rounds with
+        // numpy's generator (not ours), so the two Monte-Carlo ranges agree within one pair at each end
+        for (const k of ['separatedMonteCarlo', 'referenceSeparatedMonteCarlo'] as const) {
+          expect(ref[k], k).toBeDefined();
+          expect(Math.abs(row[k]!.lo - ref[k]!.lo), `${row.judge} ${k} lo`).toBeLessThanOrEqual(1);
+          expect(Math.abs(row[k]!.hi - ref[k]!.hi), `${row.judge} ${k} hi`).toBeLessThanOrEqual(1);
+        }
         for (const k of ['spearman', 'kendall'] as const) {
           expect(row[k].value!).toBeCloseTo(ref[k].value!, 9);
           expect(row[k].lo).toBeCloseTo(ref[k].lo, 9);
           expect(row[k].hi).toBeCloseTo(ref[k].hi, 9);
         }
         console.info(
-          `[benchmark-health] ${row.judge} vs human: separability ${(100 * row.separability!).toFixed(1)}% (${row.separated}/${row.pairs}), agreement with confidence ${row.agreementWithConfidence!.toFixed(3)}, brier ${row.brier!.toFixed(4)} (vs reference rounds ${row.brierReferenceBootstrap!.toFixed(4)}), spearman ${row.spearman.value!.toFixed(3)} [${row.spearman.lo.toFixed(3)}, ${row.spearman.hi.toFixed(3)}], kendall ${row.kendall.value!.toFixed(3)} [${row.kendall.lo.toFixed(3)}, ${row.kendall.hi.toFixed(3)}]`,
+          `[benchmark-health] ${row.judge} vs human: separability ${(100 * row.separability!).toFixed(1)}% (${row.separated}/${row.pairs}, MC ${row.separatedMonteCarlo!.lo}-${row.separatedMonteCarlo!.hi}; numpy ${ref.separatedMonteCarlo!.lo}-${ref.separatedMonteCarlo!.hi}), agreement with confidence ${row.agreementWithConfidence!.toFixed(3)}, brier ${row.brier!.toFixed(4)} (vs reference rounds ${row.brierReferenceBootstrap!.toFixed(4)}), spearman ${row.spearman.value!.toFixed(3)} [${row.spearman.lo.toFixed(3)}, ${row.spearman.hi.toFixed(3)}], kendall ${row.kendall.value!.toFixed(3)} [${row.kendall.lo.toFixed(3)}, ${row.kendall.hi.toFixed(3)}]`,
         );
       }
       // the noisy judge is the worse yardstick: it separates fewer pairs
@@ -291,7 +298,7 @@ describe.skipIf(!!auditSkip)(
             ...['health', '--db', db, '--judge', `gpt-4,${LLAMA}`, '--reference', 'human'],
             ...['--rounds', '200', '--seed', String(seed)],
           ])
-        ).map((r) => ({ judge: r.judge, n: r.separated, mc: r.separatedMonteCarlo }));
+        ).map((r) => ({ judge: r.judge, n: r.separated!, mc: r.separatedMonteCarlo! }));
       const runs = [await at(1), await at(2), await at(3), await at(4)];
       for (let j = 0; j < 2; j++) {
         const counts = runs.map((r) => r[j]!.n);

@@ -96,7 +96,7 @@ describe('coverage of the new intervals (simulation)', () => {
         totalLc++;
         if (row.lo! <= truth && truth <= row.hi!) coveredLc++;
       }
-      if (r.effect!.lo <= BETA && BETA <= r.effect!.hi) coveredBeta++;
+      if (r.effect!.lo! <= BETA && BETA <= r.effect!.hi!) coveredBeta++;
     }
     const lc = coveredLc / totalLc;
     const beta = coveredBeta / DATASETS;

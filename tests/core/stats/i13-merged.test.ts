@@ -288,8 +288,8 @@ describe('style control beside a sparse model', () => {
       expect(x.rawRating, x.model).toBeCloseTo(b.rating!, 1);
       if (x.model === 'rare') continue;
       // the same question draws: the raw bounds are the bootstrap's within Monte Carlo noise, not hundreds of points off
-      expect(Math.abs(x.rawLo - b.lo!), `${x.model} lo`).toBeLessThan(15);
-      expect(Math.abs(x.rawHi - b.hi!), `${x.model} hi`).toBeLessThan(15);
+      expect(Math.abs(x.rawLo! - b.lo!), `${x.model} lo`).toBeLessThan(15);
+      expect(Math.abs(x.rawHi! - b.hi!), `${x.model} hi`).toBeLessThan(15);
     }
   });
 });

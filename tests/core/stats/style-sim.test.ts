@@ -104,10 +104,13 @@ describe('style control intervals (simulation)', () => {
     for (let t = 0; t < TOURNAMENTS; t++) {
       const r = styleControl(tournament(rng), ['length', 'markdown'], { rounds: ROUNDS, seed: 100 + t });
       for (const f of r.features)
-        if (f.lo <= truth[f.feature as 'length' | 'lists'] && truth[f.feature as 'length' | 'lists'] <= f.hi)
+        if (
+          f.lo! <= truth[f.feature as 'length' | 'lists'] &&
+          truth[f.feature as 'length' | 'lists'] <= f.hi!
+        )
           covered[f.feature as 'length' | 'lists']++;
       for (const row of r.rows)
-        if (row.lo <= trueRating.get(row.model)! && trueRating.get(row.model)! <= row.hi) covered.ratings++;
+        if (row.lo! <= trueRating.get(row.model)! && trueRating.get(row.model)! <= row.hi!) covered.ratings++;
     }
     const pct = (x: number, of: number) => `${((100 * x) / of).toFixed(1)}%`;
     console.log(
