@@ -3,6 +3,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { createServer, get, type RequestListener } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 import type { Store } from '../storage/store.ts';
 import { createApp, type AppOptions } from '../web/app.ts';
@@ -15,7 +16,7 @@ export interface NodeServer {
 }
 
 /**
- * The site for @hono/node-server's `serve`: hono's fetch (with compression), and a `createServer` that puts a
+ * The site for @hono/node-server's `serve`: hono's fetch (compressing whole bodies with zlib), and a `createServer` that puts a
  * plain node:http handler in front of it: a plain GET of a URL the app answered before, in the same data version,
  * from a client that does not take compressed bodies, gets the recorded bytes and headers without going through
  * hono (src/web/http-cache.ts); anything else goes to the app.
@@ -30,13 +31,14 @@ export function nodeSite(o: AppOptions): {
   const sqlite = o.store as Partial<Pick<SqliteStore, 'dataVersion'>>;
   const version = typeof sqlite.dataVersion === 'function' ? () => sqlite.dataVersion!() : undefined;
   const app = createApp({
-    compress: true,
+    // whole bodies through zlib, not a web stream per response (src/web/compress.ts)
+    compress: (body, encoding) => (encoding === 'gzip' ? gzipSync(body) : deflateSync(body)),
     ...o,
     ...(version && !o.resultCache ? { cache: { version, ...o.cache } } : {}),
   });
   const front = (_: unknown, listener: RequestListener) =>
     createServer((req, res) => {
-      // a client that takes compressed bodies gets them from hono's compress middleware
+      // a client that takes compressed bodies gets them from the app's compression (src/web/compress.ts)
       const hit =
         req.method === 'GET' &&
         req.headers['if-none-match'] === undefined &&

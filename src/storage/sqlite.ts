@@ -18,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 import * as schema from '../../db/schema.ts';
 import { ArenaError } from '../core/types.ts';
 import { databaseFileOf } from './same-file.ts';
+import { keysJson, REPORTS_BY_KEYS } from './drizzle/reports.ts';
+import type { ReportKey, StoredReport } from './report-store.ts';
 import { DrizzleStore, STORE_GROUPS, type AnyDb, type GameRow, type Query } from './drizzle-store.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../db/migrations', import.meta.url));
@@ -68,6 +70,7 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
   const store = new DrizzleStore({
     db: db as unknown as AnyDb,
     maxParams: 30000,
+    readReports: preparedReportRead(sqlite),
     ...(insertGameRows ? { insertGameRows: async (rows: GameRow[]) => insertGameRows(rows) } : {}),
     atomic: async (queries: Query[]) => {
       sqlite
@@ -85,6 +88,15 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
   const dataVersion = () =>
     `${connection}:${String(sqlite.pragma('data_version', { simple: true }))}:${String(changes.get())}`;
   return Object.assign(retryWhenBusy(store, file, opts), { sqlite, dataVersion }) as SqliteStore;
+}
+
+/**
+ * Stored reports by key, the statement prepared on first use and kept (prepared then, not at open: a read-only
+ * database from before the reports table has none, and the read says so as drizzle's would).
+ */
+function preparedReportRead(sqlite: Database.Database): (keys: ReportKey[]) => StoredReport[] {
+  let stmt: Database.Statement<[string], StoredReport> | undefined;
+  return (keys) => (stmt ??= sqlite.prepare<[string], StoredReport>(REPORTS_BY_KEYS)).all(keysJson(keys));
 }
 
 /**

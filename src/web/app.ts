@@ -21,6 +21,7 @@ import { assets } from './views.ts';
 import { favicon, ROBOTS } from './favicon.ts';
 import { annotateRoutes, type AnnotateOptions } from './annotate/routes.ts';
 import { answerHead } from './head.ts';
+import { compressWith, type Deflate } from './compress.ts';
 import { ask, warmPages } from './warm.ts';
 
 const icon = favicon();
@@ -49,8 +50,11 @@ export interface AppOptions {
   resultCache?: ResultCache;
   /** bootstrap rounds behind the rating intervals (default 1000) */
   bootstrapRounds?: number;
-  /** gzip/deflate responses for clients that accept them (Node; a Worker's responses are compressed for it) */
-  compress?: boolean;
+  /**
+   * gzip/deflate responses for clients that accept them (Node; a Worker's responses are compressed for it): true
+   * streams them through hono/compress; a function compresses each whole body with it (src/web/compress.ts)
+   */
+  compress?: boolean | Deflate;
   /** the site's public address (https://host): makes canonical links and og:url absolute */
   siteUrl?: string;
   /** how the leaderboard's rating intervals are made: 'bootstrap' (default) or 'sandwich' (one fit, no resampling) */
@@ -101,7 +105,7 @@ export function createApp(o: AppOptions) {
     failed: (key, e) => console.error(`[reports] computing ${key} failed:`, e),
   });
   const data = new SiteData(store, reports, options);
-  const http = httpCache(cache, { compressing: o.compress ?? false });
+  const http = httpCache(cache, { compressing: Boolean(o.compress) });
   const site: Site = {
     store,
     cache,
@@ -123,7 +127,7 @@ export function createApp(o: AppOptions) {
   app.use(http.replay);
   app.use(secureHeaders(SECURITY));
   // Node only (Workers compress by themselves); a client that takes gzip or deflate is never replayed to
-  if (o.compress) app.use(compress());
+  if (o.compress) app.use(typeof o.compress === 'function' ? compressWith(o.compress) : compress());
   // invited annotators' votes: the only pages that take a form, and only when the operator turned them on
   if (o.annotate)
     annotateRoutes(app, { ...o.annotate, store, cache, ...(o.siteUrl ? { siteUrl: o.siteUrl } : {}) });

@@ -35,6 +35,7 @@ describe('shared links', () => {
       '/runs',
       '/refreshes',
       '/health',
+      '/variants',
       '/matches',
     ]) {
       const plain = await app.request(path);
@@ -193,5 +194,63 @@ describe('provenance and cost', () => {
     await s3.refreshes.save(refresh(true));
     expect(await (await app3.request('/refreshes')).text()).toContain('12.34');
     await Promise.all([store.close(), s2.close(), s3.close()]);
+  });
+
+  it("a refresh's cost stays private everywhere: its cron line and its runs' costs too, unless it opts in", async () => {
+    const save = async (showCost: boolean | undefined) => {
+      const { store, app } = await site();
+      const id = `refresh-${String(showCost)}`;
+      await store.refreshes.save({
+        id,
+        startedAt: Date.UTC(2026, 0, 2),
+        finishedAt: Date.UTC(2026, 0, 2, 2),
+        status: 'ok',
+        config: { file: 'r.json', config: showCost === undefined ? {} : { publish: { showCost } } },
+        summary: {
+          played: 3,
+          failed: 0,
+          estCost: 7.77,
+          line: `refresh ${id.slice(0, 8)}: OK; 0 new model(s), 0 changed answer(s); 3 played, 0 failed; $12.3456 spent, $0.0100 of it estimated (cost not reported) (est. $7.7700); canary change 0%; 4.2 s`,
+        },
+        degraded: null,
+        cost: 12.3456,
+      });
+      const run = { startedAt: Date.UTC(2026, 0, 2, 1), judge: 'judge-x', mode: 'pairwise-all' } as const;
+      const counts = { planned: 3, toPlay: 3, played: 3, failed: 0, tokensIn: 10, tokensOut: 10 } as const;
+      // played by the refresh (its run config names it), and one played by hand (`arena run`)
+      await store.runs.save({
+        id: 'run-r',
+        ...run,
+        ...counts,
+        config: { refresh: id },
+        status: 'done',
+        cost: 5.4321,
+      });
+      await store.runs.save({ id: 'run-h', ...run, ...counts, config: {}, status: 'done', cost: 0.9876 });
+      return { store, app };
+    };
+    for (const showCost of [undefined, false, true]) {
+      const { store, app } = await save(showCost);
+      const shown = showCost === true;
+      const pages = await Promise.all(
+        ['/refreshes', '/api/refreshes', '/api/refreshes.csv', '/runs', '/api/runs', '/api/runs.csv'].map(
+          async (p) => [p, await (await app.request(p)).text()] as const,
+        ),
+      );
+      for (const [p, body] of pages) {
+        if (!shown)
+          for (const cost of ['12.34', '7.77', '5.43', '0.0100'])
+            expect(body, `${p} (showCost ${String(showCost)})`).not.toContain(cost);
+        // a run played by hand is the operator's own page's business: its cost shows either way
+        if (p.includes('runs')) expect(body, p).toContain('0.9876');
+      }
+      const line = ((await (await app.request('/api/refreshes')).json()) as { line: string }[])[0]!.line;
+      expect(line).toContain('3 played, 0 failed');
+      expect(line).toContain('canary change 0%; 4.2 s');
+      expect(line.includes('$12.3456 spent, $0.0100 of it estimated')).toBe(shown);
+      const runs = (await (await app.request('/api/runs')).json()) as { id: string; cost: number | null }[];
+      expect(runs.find((r) => r.id === 'run-r')!.cost).toBe(shown ? 5.4321 : null);
+      await store.close();
+    }
   });
 });

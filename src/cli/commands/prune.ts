@@ -1,5 +1,7 @@
 import { defineCommand } from 'citty';
 import { UsageError } from '../format.ts';
+import { ArenaError } from '../../core/types.ts';
+import type { Store } from '../../storage/store.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { updateReportsOf } from '../reports.ts';
 import type { PruneCounts, PruneTarget } from '../../storage/store.ts';
@@ -18,6 +20,36 @@ function target(a: { judge?: string; model?: string; run?: string }): PruneTarge
 const describe = (t: PruneTarget) =>
   'judge' in t ? `judge "${t.judge}"` : 'model' in t ? `model "${t.model}"` : `run "${t.run}"`;
 
+/** What a target of this kind could name: "judges: a, b" (the newest runs first; at most 12 names). */
+async function known(store: Store, t: PruneTarget): Promise<string> {
+  let kind: string;
+  let names: string[];
+  if ('judge' in t) {
+    const [judges, sets, runs] = await Promise.all([
+      store.games.judges(),
+      store.catalog.pairSets(),
+      store.runs.list(),
+    ]);
+    kind = 'judges';
+    names = [
+      ...new Set([
+        ...judges.map((j) => j.judge),
+        ...sets.flatMap((s) => s.judges.map((j) => j.judge)),
+        ...runs.map((r) => r.judge),
+      ]),
+    ];
+    names.sort();
+  } else if ('model' in t) {
+    kind = 'models';
+    names = await store.catalog.models();
+  } else {
+    kind = 'runs';
+    names = (await store.runs.list(12)).map((r) => r.id).reverse();
+  }
+  if (!names.length) return `no ${kind}`;
+  return `${kind}: ${names.slice(0, 12).join(', ')}${names.length > 12 ? `, ... (${names.length - 12} more)` : ''}`;
+}
+
 export const pruneCommand = defineCommand({
   meta: {
     name: 'prune',
@@ -35,7 +67,13 @@ export const pruneCommand = defineCommand({
   async run({ args }) {
     const t = target(args);
     const dryRun = Boolean(args['dry-run']);
-    const counts = await withStore(args.db, (store) => store.games.prune(t, { dryRun }));
+    const counts = await withStore(args.db, async (store) => {
+      const c = await store.games.prune(t, { dryRun });
+      // a name that matches nothing is most likely a typo: say so, with what there is, rather than succeed
+      if (!Object.values(c).some((n) => n > 0))
+        throw new ArenaError(`nothing to remove: no ${describe(t)} in ${args.db} (${await known(store, t)})`);
+      return c;
+    });
     if (!dryRun) await updateReportsOf(args.db);
     if (args.json) return printJson({ target: t, dryRun, removed: counts });
     print(summary(t, counts, dryRun));
@@ -44,8 +82,6 @@ export const pruneCommand = defineCommand({
 
 /** "removed from judge "x": 12 games, 0 votes, ..." (or "would remove" in a dry run). */
 function summary(t: PruneTarget, c: PruneCounts, dryRun: boolean): string {
-  const total = Object.values(c).reduce((a, b) => a + b, 0);
-  if (!total) return `nothing to remove for ${describe(t)}`;
   const parts = Object.entries(c).map(([k, n]) => `${n} ${k}`);
   return `${dryRun ? 'would remove' : 'removed'} for ${describe(t)}: ${parts.join(', ')}${dryRun ? ' (dry run: nothing changed)' : ''}`;
 }

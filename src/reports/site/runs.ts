@@ -48,8 +48,26 @@ export class RunHistory {
     return this.cache.get(`runs:${limit}`, async () => {
       const runs = await this.store.runs.list(limit);
       const now = Date.now();
-      return runs.reverse().map((r) => ({ ...runSeen(r, now), games: r.played }));
+      const hidden = await this.privateCosts(runs, limit);
+      return runs
+        .reverse()
+        .map((r) => ({ ...runSeen(r, now), games: r.played, ...(hidden(r) ? { cost: null } : {}) }));
     });
+  }
+
+  /**
+   * Whether a run's cost is private: a run a refresh played shows its cost only where that refresh's config opts
+   * in (`publish.showCost`), as the refresh's own row does; one played by hand (`arena run`) shows it. A refresh
+   * older than the newest `limit` is not read: its runs' costs stay private.
+   */
+  private async privateCosts(runs: RunRecord[], limit: number): Promise<(r: RunRecord) => boolean> {
+    const refreshOf = (r: RunRecord) => (r.config as { refresh?: unknown } | null)?.refresh;
+    if (!runs.some((r) => typeof refreshOf(r) === 'string')) return () => false;
+    const open = new Set((await this.store.refreshes.list(limit)).filter(showsCost).map((r) => r.id));
+    return (r) => {
+      const id = refreshOf(r);
+      return typeof id === 'string' && !open.has(id);
+    };
   }
 
   /** The newest change recorded by a run or refresh (null when the data was only imported). */
@@ -94,6 +112,13 @@ function showsCost(r: RefreshRecord): boolean {
   return c?.publish?.showCost === true;
 }
 
+/** The cron line (src/ops/refresh/report.ts summaryLine) without what was spent and estimated. */
+const withoutCost = (line: string): string =>
+  line.replace(
+    /; \$[\d.]+ spent(?:, \$[\d.]+ of it estimated \(cost not reported\))? \(est\. \$[\d.]+\)/,
+    '; cost not published',
+  );
+
 function refreshRow(r: RefreshRecord): RefreshRow {
   const s = r.summary;
   const shown = showsCost(r);
@@ -114,6 +139,6 @@ function refreshRow(r: RefreshRecord): RefreshRow {
     calls: played === null || failed === null ? null : played + failed,
     cost: shown ? r.cost : null,
     estCost: shown ? (s.estCost ?? null) : null,
-    line: s.line ?? '',
+    line: shown ? (s.line ?? '') : withoutCost(s.line ?? ''),
   };
 }

@@ -9,18 +9,27 @@ import { chunk, type DrizzleStoreOptions } from './shared.ts';
 /** A database opened read-only before its migration to the reports table has none: no report is stored there. */
 export const noTable = (e: unknown) => /no such table: reports/.test(String((e as Error)?.message ?? e));
 
+/** The keys as the one JSON parameter of a read: `[[view, params], ...]`. */
+export const keysJson = (keys: ReportKey[]): string => JSON.stringify(keys.map((k) => [k.view, k.params]));
+
+/** The read of `get` as plain SQL, its one parameter `keysJson(keys)` (a driver prepares it once: readReports). */
+export const REPORTS_BY_KEYS =
+  'SELECT view, params, digest, version, body, built_at AS builtAt, ms FROM reports WHERE (view, params) IN ' +
+  "(SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))";
+
 export class DrizzleReports implements ReportStore {
   constructor(private readonly o: DrizzleStoreOptions) {}
 
   async get(keys: ReportKey[]): Promise<StoredReport[]> {
     if (!keys.length) return [];
     try {
+      if (this.o.readReports) return this.o.readReports(keys);
       // one statement for any number of keys: the pairs as one JSON parameter
       return await this.o.db
         .select()
         .from(t.reports)
         .where(
-          sql`(${t.reports.view}, ${t.reports.params}) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${JSON.stringify(keys.map((k) => [k.view, k.params]))}))`,
+          sql`(${t.reports.view}, ${t.reports.params}) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${keysJson(keys)}))`,
         );
     } catch (e) {
       if (noTable(e)) return [];

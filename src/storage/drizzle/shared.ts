@@ -3,6 +3,7 @@
 import { eq, inArray, isNotNull, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import * as t from '../../../db/schema.ts';
+import type { ReportKey, StoredReport } from '../report-store.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyDb = BaseSQLiteDatabase<'sync' | 'async', any, typeof t>;
@@ -24,6 +25,12 @@ export interface DrizzleStoreOptions {
    * compiles a new statement for every group commit, far more CPU than the cached statement (bench/README.md).
    */
   insertGameRows?(rows: GameRow[]): Promise<boolean[]>;
+  /**
+   * The driver's own read of stored reports by key (better-sqlite3: one statement prepared once). Without it,
+   * drizzle's builder, which builds and SQLite compiles the statement again on every read: most of the CPU of a
+   * page's first visit after a restart, where the row itself takes microseconds to read.
+   */
+  readReports?(keys: ReportKey[]): StoredReport[];
   close?(): Promise<void>;
 }
 
