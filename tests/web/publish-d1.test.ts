@@ -26,6 +26,23 @@ const HOSTILE = [
   `long with a NUL at the end ${'x'.repeat(60_000)}\u0000`,
 ];
 
+/** the source file's one run (its judge and config hold a NUL) */
+const RUN = {
+  id: 'run-1',
+  startedAt: 1,
+  finishedAt: 2,
+  judge: `judge \u0000 x`,
+  mode: 'pairwise-all',
+  config: { x: '\u0000' },
+  planned: 1,
+  toPlay: 1,
+  played: 1,
+  failed: 0,
+  tokensIn: 1,
+  tokensOut: 1,
+  status: 'done' as const,
+};
+
 describe('arena publish to D1 and back', () => {
   it('hostile strings in games, answers, questions and model names survive byte for byte', async () => {
     const dir = tmpDir('arena-publish-d1-');
@@ -62,21 +79,7 @@ describe('arena publish to D1 and back', () => {
       prompts: PROMPTS,
       games,
     });
-    await src.runs.save({
-      id: 'run-1',
-      startedAt: 1,
-      finishedAt: 2,
-      judge: `judge \u0000 x`,
-      mode: 'pairwise-all',
-      config: { x: '\u0000' },
-      planned: 1,
-      toPlay: 1,
-      played: 1,
-      failed: 0,
-      tokensIn: 1,
-      tokensOut: 1,
-      status: 'done',
-    });
+    await src.runs.save(RUN);
     const hex = (db: { prepare(s: string): { all(): unknown[] } }) =>
       db
         .prepare(
@@ -97,15 +100,34 @@ describe('arena publish to D1 and back', () => {
     await src.close();
     expect(listed.games.map((g) => g.userPrompt)).toEqual([...HOSTILE, 'big']); // SQLite itself keeps them
 
+    // D1 holds other rows first, hostile ones too (as a site published from an older file would): one publish
+    // must replace them, not add to them (the Store over D1 below reads exactly the file's rows)
     const persist = await localD1(dir);
-    for (let round = 0; round < 2; round++) {
-      // twice: a publish over an already published database replaces it
-      const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 180_000 });
-      expect(pub.code, (pub.stderr + pub.stdout).slice(-3000)).toBe(0);
-      // the project's own wrangler, run with this node: no npm start (npx) per call
-      expect(pub.stdout).toMatch(/^wrangler d1 execute mt-arena --local --file \S+ --yes --persist-to /m);
-      expect(pub.stdout).not.toContain('npx');
+    const before = await openLocalD1(persist);
+    try {
+      const old = openD1Store(before.db);
+      await old.importBundle({
+        questions: { source: 'old-q.jsonl', items: QUESTIONS },
+        answers: [
+          {
+            source: 'old-a.jsonl',
+            items: [{ model: `old ${HOSTILE[3]}`, questionId: 81, turns: [HOSTILE[0]!, HOSTILE[4]!] }],
+          },
+        ],
+        prompts: PROMPTS,
+        games: [makeGame({ id: 'old-game', reply: `old ${HOSTILE[0]} [[B]]`, userPrompt: HOSTILE[4] })],
+      });
+      await old.runs.save({ ...RUN, id: 'old-run', judge: HOSTILE[1]! });
+      expect((await old.games.list()).map((g) => g.id)).toEqual(['old-game']);
+      expect((await old.runs.list()).map((r) => r.id)).toEqual(['old-run']);
+    } finally {
+      await before.dispose();
     }
+    const pub = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 180_000 });
+    expect(pub.code, (pub.stderr + pub.stdout).slice(-3000)).toBe(0);
+    // the project's own wrangler, run with this node: no npm start (npx) per call
+    expect(pub.stdout).toMatch(/^wrangler d1 execute mt-arena --local --file \S+ --yes --persist-to /m);
+    expect(pub.stdout).not.toContain('npx');
 
     const site = await openLocalD1(persist);
     try {

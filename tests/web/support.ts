@@ -1,12 +1,14 @@
 // Start real servers for the site tests: `wrangler dev` (the Worker over a local D1, migrated by localD1) and
 // free ports. Wrangler runs from its own bin script (node_modules/wrangler), without an `npx` (npm) start per call.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { REPO_ROOT } from '../support/cli.ts';
 import { runShared } from '../support/run-shared.ts';
+import { openLocalD1 } from './local-d1.ts';
 
 /** wrangler's command-line entry, run with this node: `wrangler ...args` is `node WRANGLER ...args` */
 const WRANGLER = createRequire(import.meta.url).resolve('wrangler/bin/wrangler.js');
@@ -57,51 +59,68 @@ const migrationFiles = () =>
     .sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
 
 /**
- * What `wrangler d1 migrations apply` runs, as one SQL file: its bookkeeping table, then each migration followed
- * by the row that records it (wrangler 4's own statements). Applied with one `wrangler d1 execute --file`: one
- * workerd instead of one per migration and two more (13 starts, about 15 s of CPU; over 360 s of wall time at
- * load average 25).
+ * What `wrangler d1 migrations apply` runs, statement by statement: its bookkeeping table, then each migration's
+ * statements (drizzle-kit separates them with `--> statement-breakpoint`) followed by the row that records it
+ * (wrangler 4's own statements).
  */
-export function migrationsSql(): string {
+export function migrationStatements(): string[] {
   const init = `CREATE TABLE IF NOT EXISTS d1_migrations(
 \t\tid         INTEGER PRIMARY KEY AUTOINCREMENT,
 \t\tname       TEXT UNIQUE,
 \t\tapplied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
-);\n`;
-  return (
-    init +
-    migrationFiles()
-      .map(
-        (f) =>
-          `${readFileSync(join(MIGRATIONS, f), 'utf8')}\nINSERT INTO d1_migrations (name) values ('${f}');\n`,
-      )
-      .join('')
-  );
+);`;
+  return [
+    init,
+    ...migrationFiles().flatMap((f) => [
+      ...readFileSync(join(MIGRATIONS, f), 'utf8')
+        .split('--> statement-breakpoint')
+        .map((st) => st.trim())
+        .filter((st) => st.length > 0),
+      `INSERT INTO d1_migrations (name) values ('${f}');`,
+    ]),
+  ];
 }
 
 /**
  * A local D1 (database mt-arena) in `<dir>/wrangler`, as `wrangler d1 migrations apply --local` builds it;
  * returns that folder, to pass as `--persist-to`. Built once per test run and copied for each caller: the
- * migrations in one `wrangler d1 execute` (migrationsSql), then `wrangler d1 migrations apply` itself, which must
- * find every migration applied (so the folder it reads and the rows it keeps are those it would have written).
+ * migrations in one D1 batch on workerd's D1 over that folder (tests/web/local-d1.ts, in this process: what
+ * `wrangler d1 execute --file` does, without a wrangler start and its blocking round trip per statement), then
+ * `wrangler d1 migrations apply` itself, which must find every migration applied (so the folder it reads and the
+ * rows it keeps are those it would have written). One migration at a time took 13 workerd starts, about 15 s of
+ * CPU.
  */
 export async function localD1(dir: string): Promise<string> {
   const migrated = await runShared('d1-migrated', async (scratch) => {
-    const sql = join(scratch, '..', 'd1-migrations.sql');
-    writeFileSync(sql, migrationsSql());
-    const execute = ['d1', 'execute', 'mt-arena', '--local', '--persist-to', scratch, '--file', sql, '--yes'];
-    await wrangler(execute, 360_000);
+    const d1 = await openLocalD1(scratch);
+    try {
+      await d1.db.batch(migrationStatements().map((st) => d1.db.prepare(st)));
+    } finally {
+      await d1.dispose();
+    }
     const apply = await wrangler(
       ['d1', 'migrations', 'apply', 'mt-arena', '--local', '--persist-to', scratch],
       360_000,
     );
     if (!apply.includes('No migrations to apply!'))
-      throw new Error(`wrangler d1 migrations apply found migrations that one file did not apply:\n${apply}`);
+      throw new Error(
+        `wrangler d1 migrations apply found migrations that one batch did not apply:\n${apply}`,
+      );
   });
   const persist = join(dir, 'wrangler');
   cpSync(migrated, persist, { recursive: true });
   return persist;
 }
+
+/** the `wrangler dev` servers of this test file still running, and whether the file is done */
+const devs = new Set<DevServer>();
+let fileDone = false;
+// Registered while the importing test file is collected (each file has its own copy of this module): a server whose
+// test never stopped it (a setup that timed out after starting it) is stopped with the file, and none starts after.
+afterAll(async () => {
+  fileDone = true;
+  await Promise.all([...devs].map((d) => d.stop()));
+});
 
 export interface DevServer {
   url: string;
@@ -112,6 +131,7 @@ export interface DevServer {
 /** `wrangler dev --local` on a free port over the D1 persisted in `persistTo`; resolves once /healthz answers. */
 export async function wranglerDev(persistTo: string, vars: Record<string, string> = {}): Promise<DevServer> {
   const port = await freePort();
+  if (fileDone) throw new Error('wrangler dev was asked for after its test file was done');
   const args = [
     WRANGLER,
     'dev',
@@ -139,6 +159,7 @@ export async function wranglerDev(persistTo: string, vars: Record<string, string
   child.stderr!.on('data', (d) => (out += d));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
+    devs.delete(server);
     if (child.exitCode !== null || child.pid === undefined) return;
     const done = new Promise((r) => child.once('exit', r));
     process.kill(-child.pid, 'SIGTERM');
@@ -149,6 +170,8 @@ export async function wranglerDev(persistTo: string, vars: Record<string, string
     await done;
     clearTimeout(t);
   };
+  const server: DevServer = { url, log: () => out, stop };
+  devs.add(server);
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null)
@@ -165,5 +188,5 @@ export async function wranglerDev(persistTo: string, vars: Record<string, string
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  return { url, log: () => out, stop };
+  return server;
 }
