@@ -5,6 +5,7 @@
 // to separate each model from the next (`arena power`).
 import { adjacentPower, type PowerRow } from '../core/stats/power.ts';
 import type { LengthEffect, LengthNotEstimable } from '../core/stats/length.ts';
+import { intervalsWithheld } from '../core/stats/rating-rows.ts';
 import { normalQuantile } from '../core/stats/normal.ts';
 import type { Store } from '../storage/store.ts';
 import { lengthReport } from './analytics.ts';
@@ -170,13 +171,32 @@ function positionTerm(judge: string, r: VariantReport | undefined): VariantTerm 
     estimate: p.position,
     se: p.se,
     seIndependent: p.seIndependent,
-    lo: p.position - Z95 * p.se,
-    hi: p.position + Z95 * p.se,
+    ...clusteredInterval(p.position, p.se, p.questions),
     unit,
     observations: p.games,
     questions: p.questions,
-    note: `the first of two equal answers wins ${(100 * p.firstAtEqual).toFixed(1)}% of the time, ties half${p.converged ? '' : '; the fit did not converge'}`,
+    note: `the first of two equal answers wins ${(100 * p.firstAtEqual).toFixed(1)}% of the time, ties half${p.converged ? '' : '; the fit did not converge'}${withheldNote(p.questions)}`,
   };
+}
+
+/**
+ * estimate ± z·SE from the question-clustered sandwich, or no interval on fewer questions than the rule asks
+ * (MIN_QUESTIONS_FOR_INTERVALS): the sandwich rests on as few clusters as the bootstrap does.
+ */
+function clusteredInterval(
+  estimate: number,
+  se: number,
+  questions: number,
+): { lo: number | null; hi: number | null } {
+  return intervalsWithheld(questions)
+    ? { lo: null, hi: null }
+    : { lo: estimate - Z95 * se, hi: estimate + Z95 * se };
+}
+
+/** The note's clause saying why a term has no interval, or nothing. */
+function withheldNote(questions: number): string {
+  const w = intervalsWithheld(questions);
+  return w ? `; no interval: ${w.reason}` : '';
 }
 
 function lengthTerm(e: LengthEffect | null, why: LengthNotEstimable | null): VariantTerm {
@@ -186,13 +206,12 @@ function lengthTerm(e: LengthEffect | null, why: LengthNotEstimable | null): Var
     estimate: e?.coefficient ?? null,
     se: e?.se ?? null,
     seIndependent: e?.seIndependent ?? null,
-    lo: e ? e.coefficient - Z95 * e.se : null,
-    hi: e ? e.coefficient + Z95 * e.se : null,
+    ...(e ? clusteredInterval(e.coefficient, e.se, e.support.questions) : { lo: null, hi: null }),
     unit,
     observations: e?.support.decisive ?? why?.decisive ?? null,
     questions: e?.support.questions ?? why?.questions ?? null,
     note: e
-      ? `${e.perThousandChars.toFixed(3)} log-odds per 1,000 characters at equal lengths; ${e.support.decisive} decisive of ${e.support.matches} matches`
+      ? `${e.perThousandChars.toFixed(3)} log-odds per 1,000 characters at equal lengths; ${e.support.decisive} decisive of ${e.support.matches} matches${withheldNote(e.support.questions)}`
       : `not estimable: ${why?.reason ?? 'fewer than two models with both answers in the database'}`,
   };
 }

@@ -1,8 +1,9 @@
 // The 30-question rule (MIN_QUESTIONS_FOR_INTERVALS) beyond the ratings: the length model, style control,
-// benchmark health and the like-for-like comparison of two judges show no interval on a small question set and
-// say why, on the CLI, in the JSON (`intervalsWithheld: { questions, reason }`) and on the site. The small set is
-// real: MT-Bench's 10 writing questions (81-90) with their answers, expert votes, GPT-4's recorded outcomes and
-// the Judge Llama 2 study's verdicts, each file cut to those questions in a temporary folder.
+// benchmark health, the like-for-like comparison of two judges and /variants' clustered terms show no interval on
+// a small question set and say why, on the CLI, in the JSON (`intervalsWithheld: { questions, reason }`) and on
+// the site. The small set is real: MT-Bench's 10 writing questions (81-90) with their answers, expert votes,
+// GPT-4's recorded outcomes and the Judge Llama 2 study's verdicts, each file cut to those questions in a
+// temporary folder.
 import { gunzipSync } from 'node:zlib';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -202,6 +203,26 @@ describe.skipIf(!!SKIP)('no interval on a 10-question set (MT-Bench writing), an
       for (const row of api) expect(row).toMatchObject({ lo: null, hi: null, rank: null, rawLo: null });
       const html = await get('/style?judge=gpt-4');
       expect(html).toContain(`No 95% interval or Rank (UB): ${REASON}.`);
+    });
+
+    it('/api/variant-terms: the position term and the length effect without interval, the reason in the note', async () => {
+      const api = JSON.parse(await get(`/api/variant-terms?judge=${LLAMA}`)) as {
+        term: string;
+        estimate: number | null;
+        se: number | null;
+        lo: number | null;
+        hi: number | null;
+        questions: number | null;
+        note: string;
+      }[];
+      for (const term of ['position', 'length']) {
+        const t = api.find((r) => r.term === term)!;
+        expect(t, term).toBeDefined();
+        expect(Number.isFinite(t.estimate) && Number.isFinite(t.se), term).toBe(true);
+        expect(t.questions, term).toBe(10);
+        expect([t.lo, t.hi], term).toEqual([null, null]);
+        expect(t.note, term).toContain(`no interval: ${REASON}`);
+      }
     });
   });
 });

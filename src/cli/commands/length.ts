@@ -71,7 +71,7 @@ export const lengthCommand = defineCommand({
         );
         if (fitted)
           print(
-            `\nlength-controlled: one joint model of all matches (model strengths + β·tanh(length difference / σ) + a question-difficulty term, L2-penalised, after AlpacaEval 2), predicted at equal lengths against the same opponents on the same questions (ties count half). ${r.intervalsWithheld ? `No intervals: ${r.intervalsWithheld.reason}` : `Intervals: ${lvl} percentile, questions resampled, ${o.rounds} rounds, seed ${o.seed}${r.failedRounds ? `; ${r.failedRounds} rounds failed to fit and were left out` : ''}`}. SE: from the observed information.`,
+            `\nlength-controlled: one joint model of all matches (model strengths + β·tanh(length difference / σ) + a question-difficulty term, L2-penalised, after AlpacaEval 2), predicted at equal lengths against the same opponents on the same questions (ties count half). ${r.intervalsWithheld ? `No intervals: ${r.intervalsWithheld.reason}` : `Intervals: ${lvl} percentile, questions resampled, ${o.rounds} rounds, seed ${o.seed}${r.failedRounds ? `; ${r.failedRounds} rounds failed to fit and were left out` : ''}`}. SE: clustered by question (the sandwich; the JSON's seIndependent treats matches as independent).`,
           );
       },
       { readonly: true },
