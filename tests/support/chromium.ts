@@ -74,6 +74,8 @@ export function siteInChromium(
           (made = site.browser.newContext({ javaScriptEnabled }).then((ctx) => ctx.newPage())),
         );
       const page = await made;
+      // a load that computes a page's figures in this process can outlast playwright's 30 s on a loaded machine
+      page.setDefaultNavigationTimeout(90_000);
       await page.setViewportSize({ width, height });
       return page;
     },
