@@ -1,44 +1,63 @@
 // The Worker's warm-up while its script starts. A new isolate's first request would otherwise compile and first run
-// everything any request goes through (hono's router and middleware, drizzle's query builder and D1 session, the
-// result cache, the page frame and the error page), and Cloudflare counts that against the request's CPU limit.
-// The script's start-up is limited apart (global scope), so that one-time work is done there: one request through
-// a throwaway app over an in-memory D1 with no rows. It never touches the real binding (global scope may not do
-// I/O), and nothing of it is kept but the compiled code: the real app is created on the first request, with its
-// own caches, as before.
+// everything its page goes through (hono's router and middleware, the D1 reads, the result cache, the stored
+// reports' checks, the page's view and tables), and Cloudflare counts that against the request's CPU limit. The
+// script's start-up is limited apart (global scope, 1 s), so that one-time work is done there: every kind of page
+// the home page links to, asked of a throwaway app over a D1 that answers from a recorded sample of published rows
+// (src/entry/worker-sample.json, scripts/worker-sample.ts). It never touches the real binding (global scope may
+// not do I/O), computes no report (the app only reads stored ones), and nothing of it is kept but the compiled
+// code: the real app has its own caches.
 import type { AnyD1Database } from 'drizzle-orm/d1';
 import { sha256Hex } from '../core/sha256.ts';
 
-/** A D1 binding with no rows: every statement answers an empty result, at once (no I/O). */
-export function emptyD1(): AnyD1Database {
-  const result = { results: [], success: true, meta: {} };
-  const statement = {
-    bind: () => statement,
-    all: () => Promise.resolve(result),
-    raw: () => Promise.resolve([]),
-    first: () => Promise.resolve(null),
-    run: () => Promise.resolve(result),
+/** What the warm-up's D1 answers (src/entry/worker-sample.json, recorded by scripts/worker-sample.ts). */
+export interface WorkerSample {
+  /** the pages the warm-up asks, in order: every kind of page the home page links to */
+  paths: string[];
+  /** each statement the app ran for them: its SQL, its parameters and the rows a published D1 answered */
+  reads: [sql: string, params: unknown[], rows: Record<string, unknown>[]][];
+}
+
+/**
+ * A D1 binding that answers each statement of `sample` with its recorded rows and any other with none, at once (no
+ * I/O: global scope forbids it).
+ */
+export function sampleD1(sample: Pick<WorkerSample, 'reads'>): AnyD1Database {
+  const answers = new Map(sample.reads.map(([sql, params, rows]) => [JSON.stringify([sql, params]), rows]));
+  const statement = (sql: string, params: unknown[] = []) => {
+    const rows = () => answers.get(JSON.stringify([sql, params])) ?? [];
+    const s = {
+      bind: (...p: unknown[]) => statement(sql, p),
+      all: () => Promise.resolve({ results: rows(), success: true, meta: {} }),
+      raw: () => Promise.resolve(rows().map((r) => Object.values(r))),
+      first: () => Promise.resolve(rows()[0] ?? null),
+      run: () => Promise.resolve({ results: [], success: true, meta: {} }),
+    };
+    return s;
   };
   return {
-    prepare: () => statement,
-    batch: (s: unknown[]) => Promise.resolve(s.map(() => result)),
+    prepare: (sql: string) => statement(sql),
+    batch: (s: { all(): Promise<unknown> }[]) => Promise.all(s.map((x) => x.all())),
     exec: () => Promise.resolve({ count: 0, duration: 0 }),
     dump: () => Promise.resolve(new ArrayBuffer(0)),
   } as unknown as AnyD1Database;
 }
 
-/** The paths the warm-up asks: the leaderboard (its route, the catalog and the stored reports' reads) and the API. */
-export const WARM_PATHS = ['/', '/api/standings?judge=warm-up'];
+/** A D1 binding with no rows: every statement answers an empty result, at once (no I/O). */
+export const emptyD1 = (): AnyD1Database => sampleD1({ reads: [] });
 
 /**
- * Compute one SHA-256 digest, then ask `fetch` (an app over `emptyD1()`) for each of WARM_PATHS and read the answers. Everything settles in
- * microtasks, so it is done before the script's start-up ends; a failure is swallowed (the first request then
- * pays as before), never thrown at start-up.
+ * Compute one SHA-256 digest, then ask `fetch` (an app over `sampleD1(sample)`) for each of the sample's paths and
+ * read the answers. Everything settles in microtasks, so it is done before the script's start-up ends; a failure is
+ * swallowed (the first request then pays as before), never thrown at start-up.
  */
-export function warmUp(fetch: (r: Request) => Response | Promise<Response>): Promise<void> {
+export function warmUp(
+  fetch: (r: Request) => Response | Promise<Response>,
+  paths: readonly string[],
+): Promise<void> {
   return (async () => {
     // the digests a stored report is checked against (pure JS on Workers; no report is read here)
     sha256Hex('warm-up');
-    for (const path of WARM_PATHS) {
+    for (const path of paths) {
       const r = await fetch(new Request(`http://warm-up.invalid${path}`));
       await r.text();
     }

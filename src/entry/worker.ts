@@ -4,7 +4,10 @@ import type { AnyD1Database } from 'drizzle-orm/d1';
 import { openD1Store } from '../storage/d1.ts';
 import { createApp } from '../web/app.ts';
 import { MIN_SECRET, type AnnotateOptions } from '../web/annotate/routes.ts';
-import { emptyD1, warmUp } from './worker-warm.ts';
+import { sampleD1, warmUp, type WorkerSample } from './worker-warm.ts';
+import sample from './worker-sample.json';
+
+const SAMPLE = sample as unknown as WorkerSample;
 
 export interface Env {
   DB: AnyD1Database;
@@ -27,8 +30,11 @@ export interface Env {
 
 let app: ReturnType<typeof createApp> | undefined;
 
-// while the script starts: compile what every first request would (src/entry/worker-warm.ts)
-void warmUp(createApp({ store: openD1Store(emptyD1()), reports: 'read' }).fetch);
+// while the script starts: run every kind of page once over the recorded sample (src/entry/worker-warm.ts)
+export const warmedUp = warmUp(
+  createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read' }).fetch,
+  SAMPLE.paths,
+);
 
 /** the first request's D1 binding (global scope has no env): what `preset`'s store reads */
 let db: AnyD1Database | undefined;
@@ -37,20 +43,31 @@ let db: AnyD1Database | undefined;
  * binding the first request brings: the first request then only reads and renders.
  */
 const preset = createApp({ store: openD1Store(laterBinding(() => db)), reports: 'read' });
+// hono builds an app's route matcher on its first match: build the preset's now (no request, no I/O)
+preset.router.match('GET', '/');
 
-/** The optional vars that change the app (a Worker with none takes the preset app). */
-const OPTIONS = [
-  'ADMIN_TOKEN',
-  'INTERVALS',
-  'SITE_URL',
-  'ANNOTATE',
-  'ANNOTATE_SECRET',
-  'ANNOTATE_QUEUE',
-] as const;
+/**
+ * The optional vars that change the app, each with the value that changes nothing where it has one: a Worker
+ * whose vars are all absent or at that value takes the preset app (wrangler.toml sets ANNOTATE = "off").
+ */
+const OPTIONS = {
+  ADMIN_TOKEN: undefined,
+  INTERVALS: undefined,
+  SITE_URL: undefined,
+  ANNOTATE: 'off',
+  ANNOTATE_SECRET: undefined,
+  ANNOTATE_QUEUE: undefined,
+} as const satisfies Partial<Record<keyof Env, string>>;
+
+/** Whether `env` asks for nothing the preset app lacks. */
+export const presetFits = (env: Env): boolean =>
+  (Object.keys(OPTIONS) as (keyof typeof OPTIONS)[]).every(
+    (k) => env[k] === undefined || env[k] === OPTIONS[k],
+  );
 
 export default {
   fetch(request: Request, env: Env, ctx: unknown): Response | Promise<Response> {
-    if (!app && !OPTIONS.some((k) => env[k] !== undefined)) {
+    if (!app && presetFits(env)) {
       db = env.DB;
       app = preset;
     }

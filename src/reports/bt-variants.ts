@@ -8,12 +8,13 @@ import {
   type PositionFit,
   type RaoKupperFit,
 } from '../core/stats/bt-variants.ts';
+import { positionSe, type PositionSe } from '../core/stats/position-se.ts';
 import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
 
 export type VariantReport =
   | ({ variant: 'rao-kupper'; judge: string; battles: number } & RaoKupperFit)
-  | ({ variant: 'position'; judge: string; games: number } & PositionFit);
+  | ({ variant: 'position'; judge: string; games: number } & PositionFit & PositionSe);
 
 /** Rao–Kupper ties over the judge's match outcomes (the experts: their votes). */
 export async function raoKupperReport(store: Store, judge: string, turn?: number): Promise<VariantReport> {
@@ -27,7 +28,7 @@ export async function raoKupperReport(store: Store, judge: string, turn?: number
 }
 
 /**
- * A position term over the judge's stored games, each on its own. Undefined when the judge has no games (a judge
+ * A position term over the judge's stored games, each on its own, with its standard error clustered by question. Undefined when the judge has no games (a judge
  * known only from recorded match outcomes, such as GPT-4's gpt4_pair split, or the experts' votes).
  */
 export async function positionReport(
@@ -39,5 +40,6 @@ export async function positionReport(
     .map(pairGameOf)
     .filter((g) => (turn === undefined || g.turn === turn) && g.verdict !== 'error');
   if (!games.length) return undefined;
-  return { variant: 'position', judge, games: games.length, ...fitPositionBT(games) };
+  const fit = fitPositionBT(games);
+  return { variant: 'position', judge, games: games.length, ...fit, ...positionSe(games, fit) };
 }

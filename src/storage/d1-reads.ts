@@ -96,7 +96,7 @@ function ledgerOf<K extends string>(ledger: Record<K, string>) {
 /** Tournament questions only: the Store leaves labelled-set items out (drizzle/shared.ts inSet). */
 const TOURNAMENT = `NOT IN (SELECT "id" FROM "questions" WHERE "pair_set" IS NOT NULL)`;
 
-/** The fixed reads (built on first use, once per isolate). */
+/** The fixed reads (built on first use, once per isolate: see `built`). */
 function build() {
   const run = columnsOf(t.runs);
   const runLedger = ledgerOf(RUN_LEDGER_SQL);
@@ -127,9 +127,11 @@ function build() {
   };
 }
 
+/** the fixed reads, shared by every D1Reads of the isolate (the Worker's warm-up builds them at start-up) */
+let built: ReturnType<typeof build> | undefined;
+
 /** The Store's site reads on D1, each one fixed statement, batched (see the top of this file). */
 export class D1Reads {
-  private q: ReturnType<typeof build> | undefined;
   readonly batch: ReadBatcher;
 
   constructor(binding: AnyD1Database) {
@@ -137,7 +139,7 @@ export class D1Reads {
   }
 
   private get sql() {
-    return (this.q ??= build());
+    return (built ??= build());
   }
 
   /** Store.games.judges() */

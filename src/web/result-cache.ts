@@ -6,6 +6,7 @@
 // `maxEntries` values.
 import { LRUCache } from 'lru-cache';
 import { VERSION_READS } from '../reports/site/catalog.ts';
+import { storedBytes } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
 
 export interface CacheOptions {
@@ -29,10 +30,16 @@ const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
 /** what a value counts while it is being computed */
 const PENDING_BYTES = 1024;
 
-/** About how many bytes a cached value holds: a response its body, anything else its JSON (2 bytes a character). */
+/**
+ * About how many bytes a cached value holds: a response its body, a stored report the body it was decoded from,
+ * anything else its JSON (2 bytes a character).
+ */
 function sizeOf(v: unknown): number {
   if (v && typeof v === 'object' && 'body' in v && v.body instanceof Uint8Array)
     return v.body.byteLength + 1024;
+  // (no JSON.stringify of a report just parsed: milliseconds of a new isolate's first request on the Worker)
+  const stored = storedBytes(v);
+  if (stored !== undefined) return Math.max(PENDING_BYTES, stored);
   try {
     return Math.max(PENDING_BYTES, 2 * (JSON.stringify(v)?.length ?? 0));
   } catch {

@@ -40,6 +40,8 @@ const DESCRIPTIONS: Record<string, string> = {
   checkpoints: 'Fine-tuning checkpoints compared by pairwise win rate.',
   health: 'Benchmark health: how well each judge separates the models and agrees with the reference.',
   style: 'Style control: ratings with answer length and formatting held equal.',
+  variants:
+    "Rating variants: FastChat's tie convention, Rao–Kupper ties, position and length terms with clustered errors, and power.",
 };
 const DEFAULT_DESCRIPTION = 'An MT-Bench-style pairwise tournament and leaderboard of LLMs.';
 
@@ -54,6 +56,7 @@ export const NAV = [
   ['/checkpoints', 'Checkpoints'],
   ['/health', 'Health'],
   ['/style', 'Style'],
+  ['/variants', 'Variants'],
   ['/api', 'API'],
 ] as const;
 

@@ -4,14 +4,16 @@
 import { describe, expect, it, vi } from 'vitest';
 import { emptyD1 } from '../../src/entry/worker-warm.ts';
 
-const made = vi.hoisted(() => ({ apps: 0 }));
+const made = vi.hoisted(() => ({ apps: 0, routers: [] as { activeRouter: unknown }[] }));
 vi.mock('../../src/web/app.ts', async (real) => {
   const m = await real<typeof import('../../src/web/app.ts')>();
   return {
     ...m,
     createApp: (...a: Parameters<typeof m.createApp>) => {
       made.apps++;
-      return m.createApp(...a);
+      const app = m.createApp(...a);
+      made.routers.push(app.router as never);
+      return app;
     },
   };
 });
@@ -21,12 +23,30 @@ describe('the Worker app made at start-up', () => {
     const { default: worker } = await import('../../src/entry/worker.ts');
     // the warm-up's throwaway app and the preset app
     expect(made.apps).toBe(2);
-    const r = await worker.fetch(new Request('http://localhost/robots.txt'), { DB: emptyD1() }, {});
+    // the preset's route matcher is built (hono builds it on an app's first match; it throws until then)
+    expect(() => made.routers[1]!.activeRouter).not.toThrow();
+    // wrangler.toml's [vars] set ANNOTATE = "off": the value that changes nothing takes the preset app too
+    const r = await worker.fetch(
+      new Request('http://localhost/robots.txt'),
+      { DB: emptyD1(), ANNOTATE: 'off' },
+      {},
+    );
     expect(r.status).toBe(200);
     // the first request's D1 is the one the preset app reads: nothing published there, so the page says so
     const home = await worker.fetch(new Request('http://localhost/'), { DB: emptyD1() }, {});
     expect(home.status).toBe(503);
     expect(await home.text()).toMatch(/has not been published yet/);
     expect(made.apps).toBe(2);
+  });
+
+  it('takes the preset app only when every optional var is absent or at the value that changes nothing', async () => {
+    const { presetFits } = await import('../../src/entry/worker.ts');
+    const DB = emptyD1();
+    expect(presetFits({ DB })).toBe(true);
+    expect(presetFits({ DB, ANNOTATE: 'off' })).toBe(true);
+    expect(presetFits({ DB, ANNOTATE: 'on' })).toBe(false);
+    expect(presetFits({ DB, SITE_URL: 'https://example.org' })).toBe(false);
+    expect(presetFits({ DB, INTERVALS: 'sandwich' })).toBe(false);
+    expect(presetFits({ DB, ADMIN_TOKEN: 't' })).toBe(false);
   });
 });

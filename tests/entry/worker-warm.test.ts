@@ -1,33 +1,85 @@
-// The Worker's warm-up while its script starts (src/entry/worker-warm.ts): it goes through a throwaway app over an
-// in-memory D1 with no rows, asks every warm-up path, logs nothing and never throws (a failure only costs the
-// first request its compile time, as before).
+// The Worker's warm-up while its script starts (src/entry/worker-warm.ts): every kind of page the home page links
+// to, asked of a throwaway app over a D1 that answers from the recorded sample (src/entry/worker-sample.json).
+// Each page must render its own view from the sample's stored reports (200: a stale sample, one recorded before a
+// report's shape changed, would be a 503 and warm nothing but the error page), no report is computed, nothing is
+// logged, and a failure never throws at start-up.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { emptyD1, WARM_PATHS, warmUp } from '../../src/entry/worker-warm.ts';
+import { emptyD1, sampleD1, warmUp, type WorkerSample } from '../../src/entry/worker-warm.ts';
+import sample from '../../src/entry/worker-sample.json';
 import { openD1Store } from '../../src/storage/d1.ts';
 import { createApp } from '../../src/web/app.ts';
+import { NAV } from '../../src/web/site.ts';
+import { views } from '../../src/web/views.gen.ts';
+
+const SAMPLE = sample as unknown as WorkerSample;
+
+/** the views rendered (pages and the views they include), in order */
+const rendered = vi.hoisted(() => ({ names: [] as string[] }));
+vi.mock('../../src/web/views.ts', async (real) => {
+  const m = await real<typeof import('../../src/web/views.ts')>();
+  const { views } = await import('../../src/web/views.gen.ts');
+  type ViewFn = (it: object, e: undefined, include: (name: string, d?: object) => string) => string;
+  // views.ts's render, counting each view and each include
+  const render = (name: string, data: object): string => {
+    rendered.names.push(name);
+    return (views as unknown as Record<string, ViewFn>)[name]!(data, undefined, (child, d) =>
+      render(child, { ...data, ...d }),
+    );
+  };
+  return { ...m, render };
+});
+
+/**
+ * Views the sample cannot show: the annotators' own pages (off unless the operator turns /annotate on) and the
+ * judges page's section on annotators' votes (the published database has none).
+ */
+const NOT_WARMED = ['error', 'annotate', 'annotate-login', 'annotators'];
 
 describe('the Worker warm-up', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('asks every warm-up path of an app over an empty D1, settling without a log or an error', async () => {
+  it('asks every kind of page the home page links to: each nav page, a model page and the API', () => {
+    for (const [path] of NAV) expect(SAMPLE.paths).toContain(path);
+    expect(SAMPLE.paths.some((p) => p.startsWith('/models/'))).toBe(true);
+    expect(SAMPLE.paths.some((p) => p.startsWith('/api/standings?judge='))).toBe(true);
+  });
+
+  it('renders every page from the sample with its own view, computing no report and logging nothing', async () => {
     const logged = vi.spyOn(console, 'error');
-    const app = createApp({ store: openD1Store(emptyD1()), reports: 'read' });
+    const app = createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read', adminToken: 'warm' });
     const asked: [string, number][] = [];
+    rendered.names = [];
     await warmUp(async (r) => {
       const res = await app.fetch(r);
       asked.push([new URL(r.url).pathname + new URL(r.url).search, res.status]);
       return res;
-    });
-    // nothing published: the page says so (503), an unknown judge is a 404; never a 500
-    expect(asked).toEqual(WARM_PATHS.map((p, i) => [p, i === 0 ? 503 : 404]));
+    }, SAMPLE.paths);
+    // a stale sample (recorded before REPORT_VERSION changed, or before a page read a new report) is a 503 here:
+    // record it again with `node --import tsx scripts/worker-sample.ts --db arena.db`
+    expect(asked).toEqual(SAMPLE.paths.map((p) => [p, 200]));
+    // every view but those ran with data
+    const expected = Object.keys(views).filter((v) => !NOT_WARMED.includes(v));
+    expect(new Set(rendered.names)).toEqual(new Set(expected));
+    const counts = await app.fetch(
+      new Request('http://localhost/api/admin/reports', { headers: { Authorization: 'Bearer warm' } }),
+    );
+    const c = (await counts.json()) as { mode: string; computed: number; read: number; missing: number };
+    expect(c).toMatchObject({ mode: 'read', computed: 0, missing: 0 });
+    expect(c.read).toBeGreaterThan(10);
     expect(logged).not.toHaveBeenCalled();
+  });
+
+  it('says a page is not published (503) over a D1 with no rows, never a 500', async () => {
+    const app = createApp({ store: openD1Store(emptyD1()), reports: 'read' });
+    expect((await app.fetch(new Request('http://localhost/'))).status).toBe(503);
+    expect((await app.fetch(new Request('http://localhost/api/standings?judge=nope'))).status).toBe(404);
   });
 
   it('swallows a failure rather than failing the script start-up', async () => {
     await expect(
       warmUp(() => {
         throw new Error('no');
-      }),
+      }, SAMPLE.paths),
     ).resolves.toBeUndefined();
   });
 });

@@ -340,7 +340,7 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
     expect(pair.rows[0]!.questionsNeeded).toBe(observed['gpt-4'][0]!.questionsNeeded);
   }, 120_000);
 
-  it('ratings --ties rao-kupper (GPT-4) and --position (the study judge) = tests/reference/bt_variants.py (scipy)', async () => {
+  it('ratings --ties rao-kupper (GPT-4) and --position (the study judge, with its clustered SE) = tests/reference/bt_variants.py (scipy)', async () => {
     const py = spawnSync(
       PYTHON,
       [
@@ -357,7 +357,8 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
     const pos = await arenaJson<Fit>(['ratings', '--judge', JUDGE, '--position', '--db', db]);
     for (const [got, w, extra] of [
       [rk, want.raoKupper, ['theta', 'tieAtEqual']],
-      [pos, want.position, ['position', 'firstAtEqual']],
+      // the position term's standard error, clustered by question, and the one that treats games as independent
+      [pos, want.position, ['position', 'firstAtEqual', 'se', 'seIndependent', 'questions']],
     ] as const) {
       expect(got.models).toEqual(w.models);
       got.ratings.forEach((r, k) => expect(Math.abs(r - w.ratings[k]!), got.models[k]).toBeLessThan(0.01));
@@ -367,6 +368,8 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
     }
     // the study judge prefers the answer shown first; a tie under GPT-4 is an outcome of its own (θ > 1)
     expect(pos.position as number).toBeGreaterThan(10);
+    // games of one question are correlated: the clustered SE is wider than the one that ignores it
+    expect(pos.se as number).toBeGreaterThan(pos.seIndependent as number);
     expect(rk.theta as number).toBeGreaterThan(2);
     // GPT-4 from the gpt4_pair split has no games: no order to fit a position term on
     const r = await runArena(['ratings', '--judge', 'gpt-4', '--position', '--db', db]);

@@ -9,6 +9,10 @@ stdout: JSON
   position:  the study's games, each on its own (g1 shows model_1 first, g2 model_2; error games dropped):
              P(first wins) = sigmoid(b_first - b_second + h), ties half
   ratings on the Elo scale (400 / ln 10 per unit, mean 1000), theta, h in points, log-likelihoods
+  position.se: h's standard error in points, clustered by question_id: with X the design (a column per model but
+  the first: +1 first-shown, -1 second; a column of ones for h), p the fitted probabilities and y the scores,
+  H = X' diag(p (1 - p)) X, s_q = sum over question q's games of x (y - p),
+  V = H^-1 (sum_q s_q s_q') H^-1 * Q / (Q - 1); position.seIndependent: sqrt of H^-1's h entry
 """
 import csv
 import gzip
@@ -70,7 +74,7 @@ for line in gzip.open(judgment_file, "rt", encoding="utf-8"):
         if w == "error":
             continue
         s = 0.5 if w == "tie" else 1.0 if (w == "model_1") == (first == v["model_1"]) else 0.0
-        games.append((first, second, s))
+        games.append((first, second, s, v["question_id"]))
 pmodels = sorted({g[0] for g in games} | {g[1] for g in games})
 pix = {m: k for k, m in enumerate(pmodels)}
 pn = len(pmodels)
@@ -89,4 +93,24 @@ r2 = minimize(pos_negll, np.zeros(pn), method="L-BFGS-B", options={"ftol": 1e-15
 h = r2.x[pn - 1]
 position = {"models": pmodels, "ratings": elo(np.concatenate([[0.0], r2.x[: pn - 1]])), "position": h * K,
             "firstAtEqual": 1 / (1 + math.exp(-h)), "logLik": -r2.fun}
+
+# the clustered standard error of h, with numpy's matrices
+X = np.zeros((len(games), pn))
+X[np.arange(len(games)), F] += 1.0
+X[np.arange(len(games)), Sd] -= 1.0
+X = X[:, 1:]  # the first model's strength is pinned
+X = np.hstack([X, np.ones((len(games), 1))])
+p = 1 / (1 + np.exp(-(X @ r2.x)))
+Hm = X.T @ (X * (p * (1 - p))[:, None])
+Hinv = np.linalg.inv(Hm)
+Qid = np.array([g[3] for g in games])
+meat = np.zeros_like(Hm)
+for q in np.unique(Qid):
+    sq = (X[Qid == q] * (Sc[Qid == q] - p[Qid == q])[:, None]).sum(axis=0)
+    meat += np.outer(sq, sq)
+nq = len(np.unique(Qid))
+V = Hinv @ meat @ Hinv * nq / (nq - 1)
+position["se"] = math.sqrt(V[-1, -1]) * K
+position["seIndependent"] = math.sqrt(Hinv[-1, -1]) * K
+position["questions"] = nq
 print(json.dumps({"raoKupper": rao_kupper, "position": position}))

@@ -177,6 +177,7 @@ describe('what each stored report reads', () => {
         'single',
         'standings',
         'style',
+        'variants',
       ].sort(),
     );
     expect(memo.checked.size).toBeGreaterThan(100);

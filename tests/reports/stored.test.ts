@@ -226,12 +226,12 @@ describe('stored reports on the write path', () => {
     const before = reports(await index(db));
     const i = await runArena(['import', 'answers', '--db', db, file]);
     expect(i.code, i.stderr).toBe(0);
-    // style control (the answers' length and markdown) and the judge board (their lengths); the games are the same,
-    // so every leaderboard, matrix, model page, agreement, health and checkpoint report stays as it was
+    // style control (the answers' length and markdown), the judge board and the rating variants (their lengths); the
+    // games are the same, so every leaderboard, matrix, model page, agreement, health and checkpoint report stays
     expectOnlyRebuilt(
       before,
       reports(await index(db)),
-      (r) => r.view === 'style' || r.view === 'judgeBoard',
+      (r) => r.view === 'style' || r.view === 'judgeBoard' || r.view === 'variants',
       i,
     );
     const again = await runArena(['import', 'answers', '--db', db, file]);
@@ -319,6 +319,7 @@ describe('the Node site over stored reports', () => {
         '/matrix',
         '/health',
         '/style',
+        '/variants',
         '/models/arena-sage?judge=mock/longer',
       ])
         expect((await app.request(p)).status, p).toBe(200);

@@ -25,6 +25,7 @@ const EXTRA = [
   '/judges',
   '/health',
   '/style',
+  '/variants',
   '/refreshes',
   '/runs',
   '/checkpoints',

@@ -35,6 +35,7 @@ describe('shared links', () => {
       '/runs',
       '/refreshes',
       '/health',
+      '/variants',
       '/matches',
     ]) {
       const plain = await app.request(path);

@@ -37,7 +37,16 @@ describe('the warm-up before listening', () => {
       const app = createApp({ store, reports: 'serve', adminToken: 't' });
       await app.warm();
       // the leaderboard, the judges' pages, the win matrix, a model page, health and style: each read once at least
-      for (const view of ['leaderboard', 'judgeBoard', 'agreement', 'matrix', 'model', 'health', 'style'])
+      for (const view of [
+        'leaderboard',
+        'judgeBoard',
+        'agreement',
+        'matrix',
+        'model',
+        'health',
+        'style',
+        'variants',
+      ])
         expect(views, view).toContain(view);
       const counts = async () =>
         (await (await app.request('/api/admin/reports', AUTH)).json()) as Record<string, number>;

@@ -114,7 +114,7 @@ function workerReports(target: () => Target & { url: string }): void {
     const w = target();
     const pages = linked(await (await w.request('/')).text());
     expect(pages).toEqual(
-      expect.arrayContaining(['/judges', '/matrix', '/health', '/style', '/checkpoints']),
+      expect.arrayContaining(['/judges', '/matrix', '/health', '/style', '/variants', '/checkpoints']),
     );
     expect(pages.some((p) => p.startsWith('/models/'))).toBe(true);
     for (const p of pages) {

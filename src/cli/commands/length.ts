@@ -49,7 +49,7 @@ export const lengthCommand = defineCommand({
         if (r.notEstimable && !none) print(`length effect: not estimable: ${r.notEstimable.reason}\n`);
         else if (e)
           print(
-            `length effect: ${fix(e.coefficient, 3)} (SE ${fix(e.se, 3)} clustered by question; ${fix(e.seIndependent, 3)} if matches were independent; ${lvl} ${fix(e.lo, 3)} to ${fix(e.hi, 3)}) log-odds per unit of tanh(Δ / ${fix(e.sigma, 0)} chars); at equal lengths ${fix(e.perThousandChars, 3)} log-odds per 1,000 characters\n`,
+            `length effect: ${fix(e.coefficient, 3)} (SE ${fix(e.se, 3)} clustered by question; ${fix(e.seIndependent, 3)} if matches were independent; ${lvl} ${fix(e.lo, 3)} to ${fix(e.hi, 3)}) log-odds per unit of tanh(Δ / ${fix(e.sigma, 0)} chars); at equal lengths ${fix(e.perThousandChars, 3)} log-odds per 1,000 characters; from ${e.support.decisive} decisive of ${e.support.matches} matches on ${e.support.questions} questions\n`,
           );
         const fitted = !r.notEstimable;
         print(

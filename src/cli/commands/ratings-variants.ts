@@ -37,7 +37,7 @@ export async function printRatingVariant(
         );
       else
         print(
-          `\nposition term over ${r.games} games, each in its own order: being shown first is worth ${r.position.toFixed(1)} rating points, so the first of two equal answers wins ${figures.pct(r.firstAtEqual)} of the time, ties half (${fit})`,
+          `\nposition term over ${r.games} games, each in its own order: being shown first is worth ${r.position.toFixed(1)} rating points (SE ${r.se.toFixed(1)} clustered by question over ${r.questions} questions; ${r.seIndependent.toFixed(1)} if games were independent), so the first of two equal answers wins ${figures.pct(r.firstAtEqual)} of the time, ties half (${fit})`,
         );
     },
     { readonly: true },

@@ -132,15 +132,19 @@ export interface LengthEffect {
   sigma: number;
   /** the slope at equal lengths, in log-odds per 1,000 characters (β / σ × 1000) */
   perThousandChars: number;
+  /** what it rests on: matches with an outcome, the decisive ones, and the questions those are on */
+  support: LengthSupport;
 }
 
-/** Why the length effect cannot be estimated from these matches (no model is fitted then). */
-export interface LengthNotEstimable {
-  reason: string;
-  /** matches with an outcome, decisive ones among them, and the questions the decisive ones are on */
+export interface LengthSupport {
   matches: number;
   decisive: number;
   questions: number;
+}
+
+/** Why the length effect cannot be estimated from these matches (no model is fitted then). */
+export interface LengthNotEstimable extends LengthSupport {
+  reason: string;
 }
 
 export interface LengthControlled {
@@ -255,6 +259,7 @@ export function lengthControlledWinRates(
     unit: `log-odds of winning per unit of tanh(length difference / ${sigma.toFixed(0)} characters)`,
     sigma,
     perThousandChars: (fit.beta / sigma) * 1000,
+    support: lengthSupport(obs),
   };
   const rows = names.map((model, m) => ({
     model,
@@ -281,10 +286,19 @@ export function lengthControlledWinRates(
  * gives β = 0 with SE 0), decisive outcomes on fewer than 2 questions (the SE is clustered by question: one
  * cluster gives none), or no length differences (σ = 0). Null when it can be.
  */
+function lengthSupport(obs: LengthObs[]): LengthSupport {
+  const decisive = obs.filter((ob) => ob.y !== 0.5);
+  return {
+    matches: obs.length,
+    decisive: decisive.length,
+    questions: new Set(decisive.map((ob) => ob.q)).size,
+  };
+}
+
 function whyNotEstimable(obs: LengthObs[]): LengthNotEstimable | null {
   const decisive = obs.filter((ob) => ob.y !== 0.5);
-  const questions = new Set(decisive.map((ob) => ob.q)).size;
-  const counts = { matches: obs.length, decisive: decisive.length, questions };
+  const counts = lengthSupport(obs);
+  const questions = counts.questions;
   if (!decisive.length)
     return { reason: `no decisive outcomes: all ${obs.length} matches are ties`, ...counts };
   if (questions < 2)

@@ -72,6 +72,7 @@ export async function reportSteps(data: SiteData): Promise<[string, () => Promis
     },
   ]);
   for (const j of judges) steps.push([`style control of ${j}`, () => health.style(j)]);
+  for (const j of judges) steps.push([`rating variants of ${j}`, () => data.variants.of(j)]);
   steps.push(['single-answer grading', async () => Promise.all(filters.map((f) => lb.single(f)))]);
   steps.push(['judge board', () => jt.judgeBoard()]);
   steps.push(['accuracy', () => jt.accuracy()]);

@@ -11,6 +11,7 @@ import { JudgeTables } from './judges.ts';
 import { Leaderboards } from './leaderboards.ts';
 import { Matches } from './matches.ts';
 import { RunHistory } from './runs.ts';
+import { Variants } from './variants.ts';
 
 export class SiteData {
   /** the judges, questions, models and categories, and one judge's matches: what the others read */
@@ -27,6 +28,8 @@ export class SiteData {
   readonly history: RunHistory;
   /** checkpoint series */
   readonly checkpoints: Checkpoints;
+  /** the rating variants and the power table */
+  readonly variants: Variants;
 
   constructor(store: Store, cache: Memo, o: SiteOptions) {
     this.catalog = new Catalog(store, cache);
@@ -36,5 +39,6 @@ export class SiteData {
     this.matches = new Matches(store, cache, this.catalog);
     this.history = new RunHistory(store, cache);
     this.checkpoints = new Checkpoints(store, cache, this.catalog);
+    this.variants = new Variants(store, cache);
   }
 }

@@ -71,15 +71,28 @@ export const encodeReport = (v: unknown): string =>
   JSON.stringify(v, (_k, x: unknown) =>
     typeof x === 'number' && !Number.isFinite(x) ? { [NUMBER]: String(x) } : x,
   ) ?? 'null';
-const decodeReport = <T>(body: string): T =>
+/** The size of each decoded report's body (UTF-16 bytes), for the site's byte-bounded cache (storedBytes). */
+const bodyBytes = new WeakMap<object, number>();
+
+/** The bytes of the body a value was decoded from, when it is a stored report's (else undefined). */
+export const storedBytes = (v: unknown): number | undefined =>
+  v !== null && typeof v === 'object' ? bodyBytes.get(v) : undefined;
+
+/** A stored body read back (what encodeReport wrote), its size noted for storedBytes. */
+export function decodeReport<T>(body: string): T {
   // the reviver visits every value: only a body that holds an encoded number needs it
-  (body.includes(`"${NUMBER}"`)
-    ? JSON.parse(body, (_k, x: unknown) =>
-        x !== null && typeof x === 'object' && NUMBER in x && Object.keys(x).length === 1
-          ? Number((x as Record<string, string>)[NUMBER])
-          : x,
-      )
-    : JSON.parse(body)) as T;
+  const v = (
+    body.includes(`"${NUMBER}"`)
+      ? JSON.parse(body, (_k, x: unknown) =>
+          x !== null && typeof x === 'object' && NUMBER in x && Object.keys(x).length === 1
+            ? Number((x as Record<string, string>)[NUMBER])
+            : x,
+        )
+      : JSON.parse(body)
+  ) as T;
+  if (v !== null && typeof v === 'object') bodyBytes.set(v, 2 * body.length);
+  return v;
+}
 
 /** What starts the parameters of every report built with these options: `bootstrap/1000|`. */
 export const optionsTag = (o: SiteOptions): string => `${o.intervals ?? 'bootstrap'}/${o.bootstrapRounds}|`;

@@ -12,6 +12,7 @@ import { leaderboardTables } from './tables/leaderboards.ts';
 import { matchTables } from './tables/matches.ts';
 import { runTables } from './tables/runs.ts';
 import type { Tables } from './tables/table.ts';
+import { variantTables } from './tables/variants.ts';
 
 /** The order /api lists the tables in: clients read the index, so a new table goes at the end. */
 const ORDER = [
@@ -35,6 +36,9 @@ const ORDER = [
   'health',
   'style',
   'style-features',
+  'variants',
+  'variant-terms',
+  'power',
 ] as const;
 
 /** Every table, one family of pages per file (src/web/routes/tables/), in the index's order. */
@@ -46,6 +50,7 @@ function tables(s: Site): Tables {
     ...runTables(s),
     ...checkpointTables(s),
     ...healthStyleTables(s),
+    ...variantTables(s),
   };
   const listed: readonly string[] = ORDER;
   const unlisted = Object.keys(all).filter((k) => !listed.includes(k));

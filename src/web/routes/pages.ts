@@ -215,7 +215,7 @@ function matchPages(app: Hono, s: Site): void {
   );
 }
 
-/** `/health` (benchmark health) and `/style` (style control). */
+/** `/health` (benchmark health), `/style` (style control) and `/variants` (rating variants and power). */
 function healthStylePages(app: Hono, s: Site): void {
   const { send, page, check } = s;
   const { catalog, health } = s.data;
@@ -230,6 +230,13 @@ function healthStylePages(app: Hono, s: Site): void {
         judges: await catalog.rankedJudges(),
         qs,
       });
+    }),
+  );
+  app.get('/variants', validPage(QUERY.judge), (c) =>
+    send(c, 'html', async () => {
+      const judge = await check.judge(query(c));
+      const [variants, judges] = await Promise.all([s.data.variants.of(judge), catalog.rankedJudges()]);
+      return page(c, 'variants', `Rating variants · ${judge}`, { v: variants, judges, qs });
     }),
   );
 }

@@ -1,0 +1,198 @@
+// What the site's rating variants page shows of one judge, from the same functions as the CLI: Bradley–Terry under
+// our convention ("tie (inconsistent)" a tie) and FastChat's (dropped, as compute_mle_elo), Rao–Kupper ties with
+// θ (`arena ratings --ties rao-kupper`), a position term with its question-clustered SE (`--position`), the joint
+// length model's effect with its clustered SE and support (`arena length`), and the questions and matches needed
+// to separate each model from the next (`arena power`).
+import { adjacentPower, type PowerRow } from '../core/stats/power.ts';
+import type { LengthEffect, LengthNotEstimable } from '../core/stats/length.ts';
+import { normalQuantile } from '../core/stats/normal.ts';
+import type { Store } from '../storage/store.ts';
+import { lengthReport } from './analytics.ts';
+import { positionReport, raoKupperReport, type VariantReport } from './bt-variants.ts';
+import { judgeData, ratings, type RatingRow } from './results.ts';
+
+/** The power table's settings: two-sided 5%, 80% power, at the observed gap (`arena power`'s defaults). */
+export const POWER = { alpha: 0.05, power: 0.8 } as const;
+
+export interface VariantRow {
+  model: string;
+  /** Bradley–Terry, a "tie (inconsistent)" a tie (ours, the leaderboard's point estimate) */
+  bt: number | null;
+  /** Bradley–Terry without the inconsistent matches (FastChat's compute_mle_elo) */
+  btFastchat: number | null;
+  /** Rao–Kupper: a tie an outcome of its own */
+  raoKupper: number | null;
+  /** every game on its own with a term for the answer shown first; null when the judge has no games */
+  withPosition: number | null;
+  /** why a Bradley–Terry rating is missing (a model that won or lost everything) */
+  note?: string;
+}
+
+/** A fitted term: Rao–Kupper's θ, the position term, the length effect. */
+export interface VariantTerm {
+  term: 'rao-kupper θ' | 'position' | 'length';
+  /** null: not estimable here (see `note`) */
+  estimate: number | null;
+  /** standard error clustered by question (null for θ, which has none here) */
+  se: number | null;
+  /** standard error if every game or match were independent */
+  seIndependent: number | null;
+  /** 95% interval: estimate ± 1.96 clustered SEs */
+  lo: number | null;
+  hi: number | null;
+  unit: string;
+  /** what it rests on: games or matches, the questions they are on */
+  observations: number | null;
+  questions: number | null;
+  note: string;
+}
+
+export interface RatingVariants {
+  judge: string;
+  rows: VariantRow[];
+  /** matches FastChat's convention leaves out, of all matches with an outcome */
+  inconsistent: number;
+  matches: number;
+  terms: VariantTerm[];
+  power: PowerRow[];
+  alpha: number;
+  powerLevel: number;
+}
+
+const Z95 = normalQuantile(0.975);
+
+/**
+ * The store seen through one report: each fit below reads the judge's games, votes and answers itself, so the
+ * same list is asked up to five times; here each distinct read goes to the store once.
+ */
+function readOnce(store: Store): Store {
+  const memo = new Map<string, Promise<unknown>>();
+  const once = <G extends object>(group: G, method: keyof G & string): G =>
+    new Proxy(group, {
+      get(t, p) {
+        const v: unknown = Reflect.get(t, p, t);
+        if (typeof v !== 'function') return v;
+        if (p !== method) return v.bind(t);
+        return (...args: unknown[]) => {
+          const key = `${method}\u0000${JSON.stringify(args)}`;
+          let r = memo.get(key);
+          if (!r) memo.set(key, (r = (v as (...a: unknown[]) => Promise<unknown>).apply(t, args)));
+          return r;
+        };
+      },
+    });
+  return new Proxy(store, {
+    get(t, p) {
+      const v: unknown = Reflect.get(t, p, t);
+      if (p === 'games') return once(t.games, 'list');
+      if (p === 'votes') return once(t.votes, 'list');
+      if (p === 'catalog') return once(t.catalog, 'answers');
+      return typeof v === 'function' ? v.bind(t) : v;
+    },
+  });
+}
+
+const byModel = (rows: RatingRow[]) => new Map(rows.map((r) => [r.model, r]));
+
+/** Every variant of one judge's ratings, its terms and its power table (see the top of this file). */
+export async function ratingVariants(store: Store, judge: string): Promise<RatingVariants> {
+  store = readOnce(store);
+  const [tie, drop, rk, pos, len, d] = await Promise.all([
+    ratings(store, judge, 'bt', { inconsistent: 'tie' }),
+    ratings(store, judge, 'bt', { inconsistent: 'drop' }),
+    raoKupperReport(store, judge),
+    positionReport(store, judge),
+    // the effect and its clustered SE come from the one fit: no bootstrap rounds (`arena length` draws them for the
+    // length-controlled win rates' intervals), so the interval is the clustered SE's, as the position term's
+    lengthReport(store, judge, { rounds: 0 }),
+    judgeData(store, judge),
+  ]);
+  const dropped = byModel(drop);
+  const rkOf = new Map(rk.models.map((m, k) => [m, rk.ratings[k]!]));
+  const posOf = new Map(pos ? pos.models.map((m, k) => [m, pos.ratings[k]!]) : []);
+  const rows: VariantRow[] = tie.map((r) => ({
+    model: r.model,
+    bt: r.rating,
+    btFastchat: dropped.get(r.model)?.rating ?? null,
+    raoKupper: rkOf.get(r.model) ?? null,
+    withPosition: posOf.get(r.model) ?? null,
+    ...(r.note ? { note: r.note } : {}),
+  }));
+  const played = d.outcomes.filter((x) => x.outcome !== 'error');
+  return {
+    judge,
+    rows,
+    inconsistent: played.filter((x) => x.outcome === 'inconsistent').length,
+    matches: played.length,
+    terms: [raoKupperTerm(rk), positionTerm(judge, pos), lengthTerm(len.lengthEffect, len.notEstimable)],
+    power: adjacentPower(d.outcomes, POWER),
+    alpha: POWER.alpha,
+    powerLevel: POWER.power,
+  };
+}
+
+function raoKupperTerm(r: VariantReport): VariantTerm {
+  const rk = r.variant === 'rao-kupper' ? r : undefined;
+  return {
+    term: 'rao-kupper θ',
+    estimate: rk ? rk.theta : null,
+    se: null,
+    seIndependent: null,
+    lo: null,
+    hi: null,
+    unit: 'θ ≥ 1; two equal models tie (θ − 1) / (θ + 1) of the time',
+    observations: rk ? rk.battles : null,
+    questions: null,
+    note: rk
+      ? `two equal models tie ${(100 * rk.tieAtEqual).toFixed(1)}% of the time${rk.converged ? '' : '; the fit did not converge'}`
+      : '',
+  };
+}
+
+function positionTerm(judge: string, r: VariantReport | undefined): VariantTerm {
+  const p = r?.variant === 'position' ? r : undefined;
+  const unit = 'rating points for being shown first';
+  if (!p)
+    return {
+      term: 'position',
+      estimate: null,
+      se: null,
+      seIndependent: null,
+      lo: null,
+      hi: null,
+      unit,
+      observations: null,
+      questions: null,
+      note: `not estimable: ${judge} has no games, each in its order (recorded match outcomes and votes carry no order)`,
+    };
+  return {
+    term: 'position',
+    estimate: p.position,
+    se: p.se,
+    seIndependent: p.seIndependent,
+    lo: p.position - Z95 * p.se,
+    hi: p.position + Z95 * p.se,
+    unit,
+    observations: p.games,
+    questions: p.questions,
+    note: `the first of two equal answers wins ${(100 * p.firstAtEqual).toFixed(1)}% of the time, ties half${p.converged ? '' : '; the fit did not converge'}`,
+  };
+}
+
+function lengthTerm(e: LengthEffect | null, why: LengthNotEstimable | null): VariantTerm {
+  const unit = e ? `log-odds per unit of tanh(length difference / ${e.sigma.toFixed(0)} characters)` : '';
+  return {
+    term: 'length',
+    estimate: e?.coefficient ?? null,
+    se: e?.se ?? null,
+    seIndependent: e?.seIndependent ?? null,
+    lo: e ? e.coefficient - Z95 * e.se : null,
+    hi: e ? e.coefficient + Z95 * e.se : null,
+    unit,
+    observations: e?.support.decisive ?? why?.decisive ?? null,
+    questions: e?.support.questions ?? why?.questions ?? null,
+    note: e
+      ? `${e.perThousandChars.toFixed(3)} log-odds per 1,000 characters at equal lengths; ${e.support.decisive} decisive of ${e.support.matches} matches`
+      : `not estimable: ${why?.reason ?? 'fewer than two models with both answers in the database'}`,
+  };
+}
