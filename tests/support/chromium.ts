@@ -1,5 +1,8 @@
-// Real Chromium for the site tests: Debian's `chromium` (or CHROMIUM_PATH), driven by playwright-core,
-// headless and with its background network traffic off, so a page's only requests are its own.
+// Real Chromium for the site tests, driven by playwright-core, headless and with its background network traffic
+// off, so a page's only requests are its own. Debian's `chromium-headless-shell` where it is installed: the same
+// Blink and V8 as `chromium` without the desktop browser around them (the build playwright itself runs for
+// headless tests), which costs less CPU per page (docs/performance.md); else Debian's `chromium`; CHROMIUM_PATH
+// overrides both.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -8,7 +11,10 @@ import { serveNode, type NodeServer } from '../../src/entry/node.ts';
 import type { SqliteStore } from '../../src/storage/sqlite.ts';
 import { REPO_ROOT } from './cli.ts';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Debian's headless shell: its launcher script only runs this binary */
+const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
+export const CHROMIUM =
+  process.env.CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
 /** Where the Chromium tests write their screenshots (gitignored). */
 export const SHOTS = join(REPO_ROOT, 'screenshots');
@@ -42,6 +48,12 @@ export interface SiteInChromium {
   /** the Node server over `store` */
   server: NodeServer;
   browser: Browser;
+  /**
+   * The file's page with JavaScript on (or off), at `width` x `height` (1,280 x 900 unless given): one page per
+   * setting for the whole file, resized for each caller, since a new context or tab starts a renderer process, the
+   * dearest step of a page load. Each caller loads its own URL first; the page closes with the browser.
+   */
+  page(o?: { width?: number; height?: number; javaScriptEnabled?: boolean }): Promise<Page>;
 }
 
 /**
@@ -52,7 +64,22 @@ export function siteInChromium(
   open: () => Promise<SqliteStore>,
   o: { bootstrapRounds: number; timeoutMs: number },
 ): SiteInChromium {
-  const site = {} as SiteInChromium;
+  const pages = new Map<boolean, Promise<Page>>();
+  const site = {
+    async page({ width = 1280, height = 900, javaScriptEnabled = true } = {}) {
+      let made = pages.get(javaScriptEnabled);
+      if (!made)
+        pages.set(
+          javaScriptEnabled,
+          (made = site.browser.newContext({ javaScriptEnabled }).then((ctx) => ctx.newPage())),
+        );
+      const page = await made;
+      // a load that computes a page's figures in this process can outlast playwright's 30 s on a loaded machine
+      page.setDefaultNavigationTimeout(90_000);
+      await page.setViewportSize({ width, height });
+      return page;
+    },
+  } as SiteInChromium;
   beforeAll(async () => {
     site.store = await open();
     site.server = await serveNode(site.store, { port: 0, bootstrapRounds: o.bootstrapRounds });

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM, HAVE_CHROMIUM, SHOTS, siteInChromium } from '../support/chromium.ts';
 import { buildFixture, MTBENCH_DIR } from './fixture.ts';
@@ -91,10 +91,10 @@ describe.skipIf(!ok)('accessibility in Chromium at 1,280 and 390 px', () => {
   });
 
   let pages: string[] = [];
-  const open = async (browser: Browser, width: number) => {
-    const ctx = await browser.newContext({ viewport: { width, height: 844 } });
-    return { page: await ctx.newPage(), close: () => ctx.close() };
-  };
+  const open = async (width: number) => ({
+    page: await site.page({ width, height: 844 }),
+    close: async () => {},
+  });
   /** The HTML pages the home page links to (its navigation and its content), and the extra ones. */
   async function sitePages(page: Page): Promise<string[]> {
     await page.goto(`${site.server.url}/`);
@@ -111,7 +111,7 @@ describe.skipIf(!ok)('accessibility in Chromium at 1,280 and 390 px', () => {
 
   for (const width of WIDTHS)
     it(`${width.toLocaleString('en-US')} px: axe-core finds no WCAG 2.1 AA violation on any page; tables fit or scroll in a named, focusable region`, async () => {
-      const { page, close } = await open(site.browser, width);
+      const { page, close } = await open(width);
       if (!pages.length) pages = await sitePages(page);
       expect(pages.length).toBeGreaterThanOrEqual(12);
       const found: Record<string, string[]> = {};
@@ -146,7 +146,7 @@ describe.skipIf(!ok)('accessibility in Chromium at 1,280 and 390 px', () => {
     }, 240_000); // about 10 s on a quiet machine; the shared CI machine can be 20 times slower
 
   it('the focus ring has 3:1 contrast against the page, on links, buttons and table regions', async () => {
-    const { page, close } = await open(site.browser, 390);
+    const { page, close } = await open(390);
     await page.goto(`${site.server.url}/`);
     const bg = rgb(await page.evaluate(() => getComputedStyle(document.body).backgroundColor));
     for (const selector of ['nav a', '.scroll', 'summary', '#f-show']) {
@@ -172,7 +172,7 @@ describe.skipIf(!ok)('accessibility in Chromium at 1,280 and 390 px', () => {
   }, 120_000);
 
   it("every chart's text has 4.5:1 contrast against what is drawn behind it (heat-map cells included)", async () => {
-    const { page, close } = await open(site.browser, 1280);
+    const { page, close } = await open(1280);
     await page.goto('about:blank');
     const charts = [
       '/charts/ratings.svg?judge=gpt-4',

@@ -25,13 +25,10 @@ describe.skipIf(!ok)('the site controls in Chromium', () => {
     bootstrapRounds: 100,
     timeoutMs: 180_000,
   });
-  const open = async (o: { width?: number; height?: number; javaScriptEnabled?: boolean } = {}) => {
-    const ctx = await site.browser.newContext({
-      viewport: { width: o.width ?? 1280, height: o.height ?? 844 },
-      javaScriptEnabled: o.javaScriptEnabled ?? true,
-    });
-    return { page: await ctx.newPage(), close: () => ctx.close() };
-  };
+  const open = async (o: { width?: number; height?: number; javaScriptEnabled?: boolean } = {}) => ({
+    page: await site.page({ height: 844, ...o }),
+    close: async () => {},
+  });
   /** The gpt-4 table's rows as shown: model, rank and wins. */
   const shown = (page: Page) =>
     page.evaluate(() => {

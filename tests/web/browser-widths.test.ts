@@ -43,10 +43,7 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
     timeoutMs: 180_000,
   });
 
-  const open = async (width: number) => {
-    const ctx = await site.browser.newContext({ viewport: { width, height: 900 } });
-    return { page: await ctx.newPage(), close: () => ctx.close() };
-  };
+  const open = async (width: number) => ({ page: await site.page({ width }), close: async () => {} });
 
   it('390 px: the leaderboard shows the columns that matter without sideways scrolling; the rest expand on request', async () => {
     const { page, close } = await open(390);

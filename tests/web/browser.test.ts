@@ -4,7 +4,7 @@
 // (written to screenshots/, gitignored).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { ConsoleMessage, Dialog, Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM, HAVE_CHROMIUM, SHOTS, siteInChromium, tablesWithoutHeaders } from '../support/chromium.ts';
 import { buildFixture, EVIL_MODEL } from './fixture.ts';
@@ -21,23 +21,23 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
     timeoutMs: 120_000,
   });
 
-  /** A page that records every dialog, every request and every CSP complaint. */
+  /** The file's page (site.page), recording every dialog, every request and every console message until closed. */
   async function open(opts: { width?: number; height?: number; javaScriptEnabled?: boolean } = {}) {
-    const ctx = await site.browser.newContext({
-      viewport: { width: opts.width ?? 1280, height: opts.height ?? 900 },
-      javaScriptEnabled: opts.javaScriptEnabled ?? true,
-    });
-    const page = await ctx.newPage();
+    const page = await site.page(opts);
     const dialogs: string[] = [];
     const requests: string[] = [];
     const console: string[] = [];
-    page.on('dialog', (d) => {
+    const onDialog = (d: Dialog) => {
       dialogs.push(d.message());
       void d.dismiss();
-    });
-    page.on('request', (r) => requests.push(r.url()));
-    page.on('console', (m) => console.push(m.text()));
-    return { page, dialogs, requests, console, close: () => ctx.close() };
+    };
+    const onRequest = (r: Request) => requests.push(r.url());
+    const onConsole = (m: ConsoleMessage) => console.push(m.text());
+    page.on('dialog', onDialog).on('request', onRequest).on('console', onConsole);
+    const close = async () => {
+      page.off('dialog', onDialog).off('request', onRequest).off('console', onConsole);
+    };
+    return { page, dialogs, requests, console, close };
   }
 
   it('the leaderboard shows the MT-Bench release numbers', async () => {

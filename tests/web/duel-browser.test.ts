@@ -1,44 +1,41 @@
 // The home page's GPT-4 vs Llama-2-70B block in real Chromium over the Node server, on the MT-Bench release and
 // the Judge Llama 2 study's judgments: one click away (a closed <details>), then both boards side by side on a
 // desktop, stacked on a phone, the reading visible, no request leaving the site. Screenshots go to screenshots/ (gitignored).
+// The database is the run's shared `npm start` one (tests/support/npm-start.ts: the release and the study's
+// judgments, as `arena start` imports them, with the reports it stored), served with the same bootstrap rounds as
+// `arena start`, so the pages read those stored reports.
 import { join } from 'node:path';
+import type { Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { STUDY_JUDGE } from '../../src/reports/judges/duel.ts';
-import { STUDY_JUDGMENTS } from '../../src/importers/judge-llama2.ts';
-import { importFiles, mtbenchSources } from '../../src/importers/import.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { CHROMIUM, HAVE_CHROMIUM, SHOTS, siteInChromium } from '../support/chromium.ts';
-import { tmpDir } from '../support/cli.ts';
+import { npmStartDatabase } from '../support/npm-start.ts';
 
 const MT = process.env.MTBENCH_DIR;
 const JL = process.env.JUDGE_LLAMA2_DIR;
 const SKIP = !HAVE_CHROMIUM
   ? `no Chromium at ${CHROMIUM} (apt-get install -y chromium)`
-  : !MT || !JL
+  : !MT || !JL || JL === 'none'
     ? 'MTBENCH_DIR and JUDGE_LLAMA2_DIR must be set'
     : '';
 if (SKIP) console.warn(`[duel-browser] skipped: ${SKIP}`);
 
 describe.skipIf(!!SKIP)('GPT-4 and the Llama-2-70B judge side by side, in Chromium', () => {
-  const site = siteInChromium(
-    async () => {
-      const store = openSqliteStore(join(tmpDir('arena-duel-'), 'site.db'));
-      await importFiles(store, mtbenchSources(MT!));
-      await importFiles(store, { judgments: [join(JL!, STUDY_JUDGMENTS)], judgmentsJudge: STUDY_JUDGE });
-      return store;
-    },
-    { bootstrapRounds: 50, timeoutMs: 180_000 },
-  );
+  const site = siteInChromium(async () => openSqliteStore((await npmStartDatabase()).db), {
+    bootstrapRounds: 1000,
+    timeoutMs: 420_000,
+  });
 
   for (const [name, width] of [
     ['desktop', 1280],
     ['phone', 390],
   ] as const) {
     it(`${name}: both boards, the reading, nothing fetched from elsewhere`, async () => {
-      const ctx = await site.browser.newContext({ viewport: { width, height: 900 } });
-      const page = await ctx.newPage();
+      const page = await site.page({ width });
       const requests: string[] = [];
-      page.on('request', (r) => requests.push(r.url()));
+      const onRequest = (r: Request) => requests.push(r.url());
+      page.on('request', onRequest);
       await page.goto(`${site.server.url}/`);
       // one click away: the leaderboard's own tables come first
       const section = page.locator('section.duel');
@@ -63,8 +60,8 @@ describe.skipIf(!!SKIP)('GPT-4 and the Llama-2-70B judge side by side, in Chromi
         section.getByRole('row', { name: /^1 gpt-4 617 45 138 0 0\.8575$/ }).count(),
       ).resolves.toBe(1);
       await section.screenshot({ path: join(SHOTS, `duel-${name}.png`) });
+      page.off('request', onRequest);
       expect(requests.filter((u) => !u.startsWith(site.server.url))).toEqual([]);
-      await ctx.close();
     }, 120_000);
   }
 });
