@@ -45,7 +45,7 @@ describe.skipIf(!!SKIP)('GPT-4 and the Llama-2-70B judge side by side, in Chromi
         section.getByRole('heading', { name: `gpt-4 and ${STUDY_JUDGE} side by side` }).isVisible(),
       ).resolves.toBe(true);
       await expect(section.locator('#duel-reading').textContent()).resolves.toMatch(
-        /contradicts itself .* as often as gpt-4 .* on turn 2, .* Pearson's r/,
+        /^On the 2,027 matches where both judges .* contradicts itself .* and gpt-4 in [\d.]+% \[[\d.]+, [\d.]+\]: [\d.]+ \[[\d.]+, [\d.]+\] times as often\. .* Pearson's r .* is 0\.\d+ \[0\.\d+, 0\.\d+\]\. .* on turn 2, /,
       );
       const [a, b] = [
         await section.locator('table[data-judge="gpt-4"]').boundingBox(),

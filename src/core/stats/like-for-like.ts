@@ -17,6 +17,23 @@ import {
 import { seededRng } from './random.ts';
 import { intervalsWithheld, type IntervalsWithheld } from './rating-rows.ts';
 
+/** Per model, [score sum, matches] for judge 0 then judge 1: what each judge's win rates are read from. */
+export type JudgeScores = Map<string, [number, number, number, number]>;
+
+/** Adds one outcome of judge `j` (0 or 1) to both its models' tallies, each scored from its own side. */
+export function addScores(scores: JudgeScores, o: MatchOutcome, j: number): void {
+  const s1 = scoreOf(o.outcome);
+  for (const [m, s] of [
+    [o.model1, s1],
+    [o.model2, 1 - s1],
+  ] as const) {
+    let row = scores.get(m);
+    if (!row) scores.set(m, (row = [0, 0, 0, 0]));
+    row[2 * j]! += s;
+    row[2 * j + 1]!++;
+  }
+}
+
 export interface Estimate {
   value: number | null;
   interval: Interval | null;
@@ -55,7 +72,7 @@ interface QuestionTally {
   matches: number;
   inconsistent: [number, number];
   /** per model: [score, games] for each judge */
-  scores: Map<string, [number, number, number, number]>;
+  scores: JudgeScores;
   /** `${judge index}/${turn}/${setup}` -> [agree, total] */
   agree: Map<string, [number, number]>;
 }
@@ -94,16 +111,7 @@ function tallies(
     [oa, ob].forEach((o, j) => {
       if (o.outcome === 'inconsistent') t.inconsistent[j]!++;
       // ob may name the pair the other way round: score each model by its own side
-      const s1 = scoreOf(o.outcome);
-      for (const [m, s] of [
-        [o.model1, s1],
-        [o.model2, 1 - s1],
-      ] as const) {
-        let row = t.scores.get(m);
-        if (!row) t.scores.set(m, (row = [0, 0, 0, 0]));
-        row[2 * j]! += s;
-        row[2 * j + 1]!++;
-      }
+      addScores(t.scores, o, j);
     });
     let v = votes.get(oa.questionId);
     if (!v) votes.set(oa.questionId, (v = [[], [], []]));

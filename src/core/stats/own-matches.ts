@@ -4,7 +4,7 @@
 // own rates). They sit beside the like-for-like figures (like-for-like.ts) so the two denominators can be told
 // apart; the bootstrap draws the same questions as like-for-like's for the same seed. Pure.
 import type { MatchOutcome } from '../types.ts';
-import { itemKey, scoreOf } from '../outcomes.ts';
+import { itemKey } from '../outcomes.ts';
 import { pearson } from './judge-quality.ts';
 import {
   DEFAULT_LEVEL,
@@ -15,7 +15,7 @@ import {
 } from './bootstrap.ts';
 import { seededRng } from './random.ts';
 import { intervalsWithheld, type IntervalsWithheld } from './rating-rows.ts';
-import type { Estimate } from './like-for-like.ts';
+import { addScores, type Estimate, type JudgeScores } from './like-for-like.ts';
 
 export interface OwnMatchJudge {
   judge: string;
@@ -43,7 +43,7 @@ export interface OwnMatches {
 interface QuestionCounts {
   read: [number, number];
   inconsistent: [number, number];
-  scores: Map<string, [number, number, number, number]>;
+  scores: JudgeScores;
 }
 
 function questionCounts(a: MatchOutcome[], b: MatchOutcome[]): Map<number, QuestionCounts> {
@@ -63,16 +63,7 @@ function questionCounts(a: MatchOutcome[], b: MatchOutcome[]): Map<number, Quest
       t.read[j]!++;
       if (o.outcome === 'inconsistent') t.inconsistent[j]!++;
       if (!both.has(key(o))) continue;
-      const s1 = scoreOf(o.outcome);
-      for (const [m, s] of [
-        [o.model1, s1],
-        [o.model2, 1 - s1],
-      ] as const) {
-        let row = t.scores.get(m);
-        if (!row) t.scores.set(m, (row = [0, 0, 0, 0]));
-        row[2 * j]! += s;
-        row[2 * j + 1]!++;
-      }
+      addScores(t.scores, o, j);
     }
   });
   return byQ;
