@@ -39,6 +39,48 @@ export interface Estimate {
   interval: Interval | null;
 }
 
+/** Adds `from`'s tallies, weighted by `c` (a question's bootstrap multiplicity), into `into`. */
+export function addWeightedScores(into: Map<string, number[]>, from: JudgeScores, c: number): void {
+  for (const [m, row] of from) {
+    const s = into.get(m) ?? [0, 0, 0, 0];
+    row.forEach((x, k) => (s[k]! += c * x));
+    into.set(m, s);
+  }
+}
+
+/** Pearson's r of the two judges' win rates over the models both scored (NaN when undefined). */
+export function winRateR(scores: Map<string, number[]>): number {
+  const both = [...scores.values()].filter((s) => s[1]! > 0 && s[3]! > 0);
+  return (
+    pearson(
+      both.map((s) => s[0]! / s[1]!),
+      both.map((s) => s[2]! / s[3]!),
+    ) ?? NaN
+  );
+}
+
+/**
+ * The figures of all questions (`point`) and `est`, which gives a figure with its percentile interval over
+ * `rounds` question-bootstrap rounds (`figuresOf` at each round's question multiplicities; no interval at 0).
+ */
+export function questionBootstrap<T, F>(
+  ts: T[],
+  figuresOf: (ts: T[], w: ArrayLike<number>) => F,
+  o: { rounds: number; seed: number; level: number },
+): { point: F; est: (value: number, pick: (f: F) => number) => Estimate } {
+  const point = figuresOf(ts, new Float64Array(ts.length).fill(1));
+  const rng = seededRng(o.seed);
+  const counts = new Float64Array(ts.length);
+  const draws = Array.from({ length: o.rounds }, () =>
+    figuresOf(ts, drawClusterCounts(rng, ts.length, counts)),
+  );
+  const est = (value: number, pick: (f: F) => number): Estimate =>
+    Number.isFinite(value)
+      ? { value, interval: o.rounds ? percentileInterval(draws.map(pick), o.level) : null }
+      : { value: null, interval: null };
+  return { point, est };
+}
+
 interface LikeForLikeJudge {
   judge: string;
   /** matches judged inconsistent (the two orders disagree) / the common matches */
@@ -157,26 +199,17 @@ function figures(ts: QuestionTally[], w: ArrayLike<number>): Figures {
     n += c * t.matches;
     inc[0]! += c * t.inconsistent[0];
     inc[1]! += c * t.inconsistent[1];
-    for (const [m, row] of t.scores) {
-      const s = scores.get(m) ?? [0, 0, 0, 0];
-      row.forEach((x, k) => (s[k]! += c * x));
-      scores.set(m, s);
-    }
+    addWeightedScores(scores, t.scores, c);
     for (const [k, [g, tot]] of t.agree) {
       const s = agree.get(k) ?? [0, 0];
       agree.set(k, [s[0] + c * g, s[1] + c * tot]);
     }
   });
-  const rates = [...scores.values()].filter((s) => s[1]! > 0 && s[3]! > 0);
   const inconsistency: [number, number] = [n ? inc[0]! / n : NaN, n ? inc[1]! / n : NaN];
   return {
     inconsistency,
     ratio: inconsistency[0] > 0 ? inconsistency[1] / inconsistency[0] : NaN,
-    r:
-      pearson(
-        rates.map((s) => s[0]! / s[1]!),
-        rates.map((s) => s[2]! / s[3]!),
-      ) ?? NaN,
+    r: winRateR(scores),
     agree: new Map([...agree].map(([k, [g, tot]]) => [k, tot ? g / tot : NaN])),
   };
 }
@@ -201,14 +234,7 @@ export function likeForLike(
   // on too few questions the question bootstrap's intervals do not hold: no round is run
   const withheld = intervalsWithheld(ts.length, o.minQuestionsForIntervals);
   const rounds = withheld ? 0 : (o.rounds ?? DEFAULT_ROUNDS);
-  const point = figures(ts, new Float64Array(ts.length).fill(1));
-  const rng = seededRng(seed);
-  const counts = new Float64Array(ts.length);
-  const draws = Array.from({ length: rounds }, () => figures(ts, drawClusterCounts(rng, ts.length, counts)));
-  const est = (value: number, pick: (f: Figures) => number): Estimate =>
-    Number.isFinite(value)
-      ? { value, interval: rounds ? percentileInterval(draws.map(pick), level) : null }
-      : { value: null, interval: null };
+  const { point, est } = questionBootstrap(ts, figures, { rounds, seed, level });
   const sum = (j: 0 | 1, k: 0 | 1, key: string) =>
     ts.reduce((s, t) => s + (t.agree.get(`${j}/${key}`)?.[k] ?? 0), 0);
   const side = (j: 0 | 1, judge: string): LikeForLikeJudge => ({

@@ -5,17 +5,16 @@
 // apart; the bootstrap draws the same questions as like-for-like's for the same seed. Pure.
 import type { MatchOutcome } from '../types.ts';
 import { itemKey } from '../outcomes.ts';
-import { pearson } from './judge-quality.ts';
-import {
-  DEFAULT_LEVEL,
-  DEFAULT_ROUNDS,
-  DEFAULT_SEED,
-  drawClusterCounts,
-  percentileInterval,
-} from './bootstrap.ts';
-import { seededRng } from './random.ts';
+import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from './bootstrap.ts';
 import { intervalsWithheld, type IntervalsWithheld } from './rating-rows.ts';
-import { addScores, type Estimate, type JudgeScores } from './like-for-like.ts';
+import {
+  addScores,
+  addWeightedScores,
+  questionBootstrap,
+  winRateR,
+  type Estimate,
+  type JudgeScores,
+} from './like-for-like.ts';
 
 export interface OwnMatchJudge {
   judge: string;
@@ -86,19 +85,10 @@ function point(ts: QuestionCounts[], w: ArrayLike<number>): Point {
       read[j]! += c * t.read[j]!;
       inc[j]! += c * t.inconsistent[j]!;
     }
-    for (const [m, row] of t.scores) {
-      const s = scores.get(m) ?? [0, 0, 0, 0];
-      row.forEach((x, k) => (s[k]! += c * x));
-      scores.set(m, s);
-    }
+    addWeightedScores(scores, t.scores, c);
   });
   const rates: [number, number] = [read[0] ? inc[0]! / read[0] : NaN, read[1] ? inc[1]! / read[1] : NaN];
-  const both = [...scores.values()].filter((s) => s[1]! > 0 && s[3]! > 0);
-  const r = pearson(
-    both.map((s) => s[0]! / s[1]!),
-    both.map((s) => s[2]! / s[3]!),
-  );
-  return { rates, ratio: rates[0] > 0 ? rates[1] / rates[0] : NaN, r: r ?? NaN };
+  return { rates, ratio: rates[0] > 0 ? rates[1] / rates[0] : NaN, r: winRateR(scores) };
 }
 
 /** `a` and `b`: two judges' match outcomes. Percentile intervals of `rounds` question-bootstrap rounds. */
@@ -113,14 +103,7 @@ export function ownMatches(
   const ts = [...byQ.keys()].sort((x, y) => x - y).map((q) => byQ.get(q)!);
   const withheld = intervalsWithheld(ts.length);
   const rounds = withheld ? 0 : (o.rounds ?? DEFAULT_ROUNDS);
-  const full = point(ts, new Float64Array(ts.length).fill(1));
-  const rng = seededRng(seed);
-  const counts = new Float64Array(ts.length);
-  const draws = Array.from({ length: rounds }, () => point(ts, drawClusterCounts(rng, ts.length, counts)));
-  const est = (value: number, pick: (p: Point) => number): Estimate =>
-    Number.isFinite(value)
-      ? { value, interval: rounds ? percentileInterval(draws.map(pick), level) : null }
-      : { value: null, interval: null };
+  const { point: full, est } = questionBootstrap(ts, point, { rounds, seed, level });
   const side = (j: 0 | 1, judge: string): OwnMatchJudge => ({
     judge,
     matches: ts.reduce((s, t) => s + t.read[j], 0),
