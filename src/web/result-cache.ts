@@ -1,7 +1,7 @@
 // A result cache for the read-only site. Results are derived from stored games and votes, which change
 // only when someone imports or plays; so every cached value is tied to a data fingerprint (game and
-// vote counts per judge, the runs' progress, the newest refresh, the checkpoints) that is re-read at most once per `checkMs`. A fingerprint
-// change, or `maxAgeMs` without one, drops everything. Bounded by bytes: at most `maxBytes` of values
+// vote counts per judge, the runs' progress, the newest refresh, the checkpoints) that is re-read at most once per
+// `checkMs`. A fingerprint change, or `maxAgeMs` without one, drops everything. Bounded by bytes: at most `maxBytes` of values
 // (lru-cache with maxSize; a response counts its body, any other value its JSON length), and at most
 // `maxEntries` values.
 import { LRUCache } from 'lru-cache';

@@ -2,10 +2,10 @@
 // Arena-Hard control for style (FastChat's compute_style_control). For a battle of a against b,
 //   P(a wins) = σ(ln10 · (r_a − r_b) + Σ_f β_f x_f),
 // where x_f is the style difference (s_a − s_b) / (s_a + s_b + 1) of feature f, z-scored over all
-// battles taken in both orientations (see styleDesign); ties count half a win. Ratings and β are fitted together by maximum likelihood with the L2
-// penalty FastChat documents: loss + (reg/2)·‖θ‖² over all parameters, reg = 0.5 (half of
-// scikit-learn's C = 1, because FastChat no longer duplicates every battle). Solved exactly by Newton's
-// method (the penalty makes the problem strictly convex). Pure.
+// battles taken in both orientations (see styleDesign); ties count half a win. Ratings and β are fitted together
+// by maximum likelihood with the L2 penalty FastChat documents: loss + (reg/2)·‖θ‖² over all parameters,
+// reg = 0.5 (half of scikit-learn's C = 1, because FastChat no longer duplicates every battle). Solved exactly by
+// Newton's method (the penalty makes the problem strictly convex). Pure.
 import {
   clusterBootstrap,
   columnIntervals,
