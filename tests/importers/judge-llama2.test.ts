@@ -10,6 +10,7 @@ import { arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from '../support/cli.
 import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
+import { buildReports } from '../../src/reports/site/build.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
 
 const MT = MTBENCH_DIR;
@@ -293,13 +294,21 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
 
   it("the home page's reading and /api/judge-duel, from the stored report: like for like first, each judge on its own matches after, every figure with its interval = like_for_like.py", async () => {
     const want = likeReference();
-    // the write path stores the reports (here on a copy, so the later tests' commands do not rebuild them); the
-    // Worker's mode reads them and computes nothing
+    // the write path stores the reports (here on a copy, so the later tests' commands do not rebuild them): only
+    // those the two pages read, the duel and what the home page shows beside it (every judge's leaderboards, the
+    // single-answer grades); the Worker's mode reads them and computes nothing
     const site = join(dir, 'site.db');
     await new Database(db, { readonly: true }).backup(site);
-    await arenaOk(['reports', '--rebuild', '--db', site]);
     const store = openSqliteStore(site);
     try {
+      const HOME = ['single-answer grading', 'GPT-4 beside the study judge'];
+      const built = await buildReports(store, {
+        only: (step) => step.startsWith('leaderboards of ') || HOME.includes(step),
+      });
+      // those and no other (a full build also stores style, health, variants, model pages, the judge board, ...)
+      const views = new Set((await store.reports.index()).map((r) => r.view));
+      expect([...views].sort()).toEqual(['_state', 'duel', 'leaderboard', 'matrix', 'single', 'standings']);
+      expect([built.computed, built.read, built.removed]).toEqual([built.reports, 0, 0]);
       const app = createApp({ store, reports: 'read' });
       const res = await app.request('/api/judge-duel');
       expect(res.status).toBe(200);
