@@ -47,14 +47,22 @@ type Term = {
 };
 type Fit = { models: string[]; ratings: number[] } & Record<string, number>;
 
-/** A reference script run on the raw files (arguments, not stdin), its stdout parsed. */
+const references = new Map<string, unknown>();
+
+/** A reference script run on the raw files (arguments, not stdin), its stdout parsed; once per file and arguments. */
 function reference<T>(script: string, ...args: string[]): T {
+  const key = JSON.stringify([script, ...args]);
+  if (!references.has(key)) references.set(key, runReference(script, args));
+  return references.get(key) as T;
+}
+
+function runReference(script: string, args: string[]): unknown {
   const r = spawnSync(PYTHON, [join(REPO_ROOT, 'tests/reference', script), ...args], {
     encoding: 'utf8',
     timeout: 120_000,
   });
   if (r.status !== 0) throw new Error(`${script} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as T;
+  return JSON.parse(r.stdout) as unknown;
 }
 
 describe.skipIf(!!SKIP)('rating variants and power on the site', () => {
