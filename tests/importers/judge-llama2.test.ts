@@ -11,6 +11,7 @@ import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
 import { buildReports } from '../../src/reports/site/build.ts';
+import { referenceOnce } from '../support/python.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
 
 const MT = MTBENCH_DIR;
@@ -414,25 +415,12 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
   }, 300_000);
 
   it('power: questions needed to separate each model from the next, for both judges = tests/reference/power.py', async () => {
-    const run = (gap: string) => {
-      const py = spawnSync(
-        PYTHON,
-        [
-          join(REPO_ROOT, 'tests/reference/power.py'),
-          FILE,
-          join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'),
-          gap,
-          '0.05',
-          '0.8',
-        ],
-        { encoding: 'utf8', timeout: 60_000 },
+    const run = (gap: string) =>
+      referenceOnce<Record<'gpt-4' | 'llama', Record<string, number | string | boolean | null>[]>>(
+        'power.py',
+        [FILE, join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'), gap, '0.05', '0.8'],
+        60_000,
       );
-      if (py.status !== 0) throw new Error(`reference failed: ${py.stderr}`);
-      return JSON.parse(py.stdout) as Record<
-        'gpt-4' | 'llama',
-        Record<string, number | string | boolean | null>[]
-      >;
-    };
     const close = (got: Record<string, unknown>[], want: Record<string, unknown>[]) => {
       expect(got.map((r) => [r.model1, r.model2])).toEqual(want.map((r) => [r.model1, r.model2]));
       got.forEach((r, k) => {
@@ -471,18 +459,12 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
   }, 120_000);
 
   it('ratings --ties rao-kupper (GPT-4) and --position (the study judge, with its clustered SE) = tests/reference/bt_variants.py (scipy)', async () => {
-    const py = spawnSync(
-      PYTHON,
-      [
-        join(REPO_ROOT, 'tests/reference/bt_variants.py'),
-        FILE,
-        join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'),
-      ],
-      { encoding: 'utf8', timeout: 60_000 },
-    );
-    if (py.status !== 0) throw new Error(`reference failed: ${py.stderr}`);
     type Fit = { models: string[]; ratings: number[]; logLik: number } & Record<string, unknown>;
-    const want = JSON.parse(py.stdout) as { raoKupper: Fit; position: Fit };
+    const want = referenceOnce<{ raoKupper: Fit; position: Fit }>(
+      'bt_variants.py',
+      [FILE, join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv')],
+      60_000,
+    );
     const rk = await arenaJson<Fit>(['ratings', '--judge', 'gpt-4', '--ties', 'rao-kupper', '--db', db]);
     const pos = await arenaJson<Fit>(['ratings', '--judge', JUDGE, '--position', '--db', db]);
     for (const [got, w, extra] of [
