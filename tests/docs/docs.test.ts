@@ -97,34 +97,43 @@ describe('README and docs/', () => {
 /**
  * `npx arena ...` in every block run here: the command's own entry run in this test's process (runArena: the same
  * parsing, commands, output and exit status, without a node start per command). The shell function sends the
- * arguments as bash expanded them, and its working directory, to ARENA_HERE's port over bash's /dev/tcp, prints
- * what comes back and returns the command's exit status: a block's lines still run in their order, under set -e.
+ * arguments as bash expanded them, its working directory and its environment to ARENA_HERE's port over bash's
+ * /dev/tcp, prints what comes back and returns the command's exit status: a block's lines still run in their order,
+ * under set -e.
  */
 const PRELUDE = `set -euo pipefail
 npx() {
   if [ "$1" != arena ]; then command npx "$@"; return; fi
   shift
-  local code
+  local code envs
+  mapfile -d '' envs < <(env -0)
   exec 3<>"/dev/tcp/127.0.0.1/$ARENA_HERE"
-  printf '%s\\0' "$#" "$PWD" "$@" >&3
+  printf '%s\\0' "$#" "\${#envs[@]}" "$PWD" "$@" "\${envs[@]}" >&3
   { IFS= read -r code; cat; } <&3
   exec 3<&-
   return "$code"
 }
 `;
 
-/** A server for the blocks' `npx arena` (PRELUDE): the arguments' count, the directory, the arguments, NUL-ended. */
+/**
+ * A server for the blocks' `npx arena` (PRELUDE): the arguments' count, the environment's count, the directory, the
+ * arguments, the environment (NAME=value), each NUL-ended.
+ */
 async function arenaHere(): Promise<{ port: number; close: () => Promise<void> }> {
   const server = createServer((sock) => {
     let got = Buffer.alloc(0);
     const take = (d: Buffer) => {
       got = Buffer.concat([got, d]);
       const fields = got.toString('utf8').split('\0');
-      const n = Number(fields[0]);
-      if (!(fields.length >= n + 3)) return;
+      const [n, m] = [Number(fields[0]), Number(fields[1])];
+      if (!(fields.length >= n + m + 4)) return;
       sock.off('data', take);
-      const [cwd, ...args] = fields.slice(1, n + 2) as [string, ...string[]];
-      runArena(args, { cwd }).then(
+      const [cwd, ...args] = fields.slice(2, n + 3) as [string, ...string[]];
+      // the block's environment as bash holds it at that line (its exports and VAR=value prefixes)
+      const env = Object.fromEntries(
+        fields.slice(n + 3, n + m + 3).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
+      );
+      runArena(args, { cwd, env }).then(
         (r) => sock.end(`${r.code ?? 1}\n${r.stdout}${r.stderr}`),
         (e: unknown) => sock.end(`1\n${String(e)}\n`),
       );
