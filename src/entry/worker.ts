@@ -30,9 +30,11 @@ export interface Env {
 
 let app: ReturnType<typeof createApp> | undefined;
 
-// while the script starts: run every kind of page once over the recorded sample (src/entry/worker-warm.ts)
+// while the script starts: run every kind of page once over the recorded sample (src/entry/worker-warm.ts); its
+// errors are not logged: workerd refuses the Response a page ends with in global scope, and `wrangler dev`
+// source-maps every error logged, at a cost in CPU on each evaluation of the script
 export const warmedUp = warmUp(
-  createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read' }).fetch,
+  createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read', logErrors: false }).fetch,
   SAMPLE.paths,
 );
 

@@ -67,6 +67,11 @@ export interface AppOptions {
    * meanwhile; 'read' (the Worker) never computes, it shows what was published.
    */
   reports?: 'compute' | 'serve' | 'read';
+  /**
+   * log each request that fails with a 500 to console.error (default true); off for the Worker's warm-up, whose
+   * pages end in an error under workerd (no Response with a body in global scope) that the warm-up swallows
+   */
+  logErrors?: boolean;
 }
 
 /**
@@ -183,7 +188,7 @@ export function createApp(o: AppOptions) {
     const status = e instanceof HTTPException ? e.status : 500;
     if (e instanceof HTTPException && e.res) return e.res;
     const message = status === 500 ? 'Internal error.' : e.message;
-    if (status === 500) console.error(`[web] ${c.req.method} ${c.req.path}:`, e);
+    if (status === 500 && o.logErrors !== false) console.error(`[web] ${c.req.method} ${c.req.path}:`, e);
     const wantsJson = c.req.path.startsWith('/api') || c.req.path.startsWith('/charts');
     return wantsJson
       ? c.json({ error: message }, status)

@@ -37,7 +37,7 @@ const bundle = (async () => {
 // changes nothing the route tests see; the annotator is invited in the SQLite file that is published to D1
 describeRoutes(
   'Worker under wrangler dev over local D1',
-  async (): Promise<Target & { url: string }> => {
+  async (): Promise<Target & { url: string; log: () => string }> => {
     const dir = tmpDir('arena-worker-');
     // the run's migrated D1 is built (or copied) while the site's database is
     const [fx, persist] = await Promise.all([buildFixture(dir), localD1(dir)]);
@@ -54,11 +54,16 @@ describeRoutes(
     });
     return {
       url: dev.url,
+      log: () => dev.log(),
       request: (path, init) => fetch(dev.url + path, { ...init, redirect: 'manual' }),
       close: () => dev.stop(),
     };
   },
   (target) => {
+    // wrangler dev's log so far: its start and the route tests' requests
+    it("wrangler dev logs no error: not at the Worker's start (its warm-up's pages fail in global scope, unlogged), nor for the route tests", () => {
+      expect(target().log()).not.toMatch(/ERROR|\[web\]/);
+    });
     // first: the votes below change D1, and these compare D1 with the published SQLite file
     workerReports(target);
     it.skipIf(!HAVE_CHROMIUM)(
