@@ -23,6 +23,7 @@ import { annotateRoutes, type AnnotateOptions } from './annotate/routes.ts';
 import { answerHead } from './head.ts';
 import { compressWith, type Deflate } from './compress.ts';
 import { ask, warmPages } from './warm.ts';
+import { prerendered } from './prerender.ts';
 
 const icon = favicon();
 
@@ -67,6 +68,11 @@ export interface AppOptions {
    * meanwhile; 'read' (the Worker) never computes, it shows what was published.
    */
   reports?: 'compute' | 'serve' | 'read';
+  /**
+   * Answer the pages `arena publish` rendered (src/web/prerender.ts) from their rows when they were made from this
+   * data, code and options (the Worker); never with `annotate` (votes cast on the site change the pages)
+   */
+  prerendered?: boolean;
 }
 
 /**
@@ -149,6 +155,7 @@ export function createApp(o: AppOptions) {
   // what the stored reports did in this process: computed, read, stale, missing (the Worker's never computes)
   app.get('/api/admin/reports', (c) => c.json({ mode: o.reports ?? 'compute', ...reports.counts }));
   app.use(conditional());
+  if (o.prerendered) app.use(prerendered(store, o, reports.counts));
 
   apiRoutes(app, site);
   pageRoutes(app, site);
