@@ -25,7 +25,11 @@ const ADMIN = 'prerender-test-token';
 const appOf = (o: Partial<AppOptions> = {}) => createApp({ store, reports: 'read', adminToken: ADMIN, ...o });
 const get = (app: ReturnType<typeof appOf>, path: string, init?: RequestInit) =>
   app.fetch(new Request(`http://site.test${path}`, init));
-const headersOf = (r: Response) => Object.fromEntries([...r.headers].sort(([a], [b]) => (a < b ? -1 : 1)));
+const headersOf = (r: Response) => {
+  const h: [string, string][] = [];
+  r.headers.forEach((v, k) => h.push([k, v]));
+  return h.sort(([a], [b]) => (a < b ? -1 : 1));
+};
 /** what the app's stored reports did: `pages` answered from their rows, reports `read` */
 const counts = async (app: ReturnType<typeof appOf>) =>
   (await (
