@@ -106,8 +106,8 @@ export function linkedPages(html: string, max = 100): string[] {
 /**
  * Render the pages `/` links to with `fetch` (an app made with `o`, reading stored reports only, over the data about
  * to be published) and make their rows, each tied to `state` (the body of the `_state` row). A page that is not a
- * 200, whose canonical URL is not the link's key, or that `skip` names (one that changes with the clock), is left
- * to render live.
+ * 200, whose canonical URL is not the link's key, that a tracking parameter changes (a strict query check) or that
+ * `skip` names (one that changes with the clock), is left to render live.
  */
 export async function renderPages(
   fetch: (r: Request) => Response | Promise<Response>,
@@ -129,6 +129,9 @@ export async function renderPages(
     const key = pageKey(path);
     const canonical = canonicalOf(body, o.siteUrl);
     if (res.status !== 200 || canonical === undefined || pageKey(canonical) !== key || skip(path)) continue;
+    // the row also answers the page's shared links: a page must show itself whatever parameters no route reads
+    const shared = await get(`${path}${path.includes('?') ? '&' : '?'}utm_source=${PAGE_VIEW}`);
+    if (shared.res.status !== 200 || shared.body !== body) continue;
     const headers: Record<string, string> = {};
     for (const h of ROUTE_HEADERS) {
       const v = res.headers.get(h);

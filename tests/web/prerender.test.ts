@@ -5,13 +5,14 @@
 // same rows is tests/web/ops-pages.test.ts's, under wrangler dev).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Hono } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { prerenderPages, updateReports, workerPages } from '../../src/cli/reports.ts';
 import { wranglerVars } from '../../src/entry/wrangler.ts';
 import { encodeReport, REPORT_VERSION, STATE } from '../../src/reports/site/stored.ts';
 import type { SqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp, type AppOptions } from '../../src/web/app.ts';
-import { linkedPages, PAGE_VIEW, pageKey } from '../../src/web/prerender.ts';
+import { linkedPages, PAGE_VIEW, pageKey, renderPages } from '../../src/web/prerender.ts';
 import { BUILD } from '../../src/web/views.gen.ts';
 import { tmpDir } from '../support/cli.ts';
 import { buildFixture } from './fixture.ts';
@@ -153,6 +154,22 @@ describe('pages rendered on the write path', () => {
     expect(pageRows()).toEqual([]);
     await store.reports.put([state!]);
     expect(await prerenderPages(store, {})).toBe(pages.length);
+  });
+
+  it('leaves to live rendering a page that a tracking parameter changes (a strict query check) or that names another canonical URL', async () => {
+    const app = new Hono();
+    const html = (canonical: string, links = '') =>
+      `<link rel="canonical" href="${canonical}">${links}<p>page</p>`;
+    app.get('/', (c) =>
+      c.html(html('/', '<a href="/strict">s</a><a href="/loose">l</a><a href="/elsewhere">e</a>')),
+    );
+    app.get('/strict', (c) =>
+      Object.keys(c.req.queries()).length ? c.text('unknown query parameter', 400) : c.html(html('/strict')),
+    );
+    app.get('/loose', (c) => c.html(html('/loose')));
+    app.get('/elsewhere', (c) => c.html(html('/loose')));
+    const rows = await renderPages(app.fetch, {}, 'state');
+    expect(rows.map((r) => (JSON.parse(r.params) as string[])[3])).toEqual(['/', '/loose']);
   });
 
   it("publish takes the Worker's options from wrangler.toml's [vars]; a bad value names the file and the var", () => {
