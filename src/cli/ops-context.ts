@@ -9,7 +9,8 @@ import { resolve } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 import { publishToD1 } from '../entry/publish.ts';
 import { pullSiteVotes } from '../entry/site-votes.ts';
-import { updateReports } from './reports.ts';
+import { updateReports, workerPages } from './reports.ts';
+import { wranglerVars } from '../entry/wrangler.ts';
 import { openaiBatchClient } from '../judges/openai-batch.ts';
 import { openJudge } from '../judges/registry.ts';
 import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints-config.ts';
@@ -39,7 +40,8 @@ function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}
     d1: async (t) => {
       // the votes cast on the site first: counted in the reports, and kept in D1 (docs/annotators.md)
       await pullSiteVotes(store, t, log);
-      await updateReports(store, { force: true, log });
+      // and the pages the Worker of wrangler.toml's [vars] shows, rendered for it (src/web/prerender.ts)
+      await updateReports(store, { force: true, log, pages: workerPages(wranglerVars(process.cwd())) });
       await publishToD1(store.sqlite, t, log);
     },
   };

@@ -8,6 +8,8 @@
 // code: the real app has its own caches.
 import type { AnyD1Database } from 'drizzle-orm/d1';
 import { sha256Hex } from '../core/sha256.ts';
+import { CURRENT_REPORT } from '../storage/drizzle/reports.ts';
+import { PAGE_VIEW, pageParams } from '../web/prerender.ts';
 
 /** What the warm-up's D1 answers (src/entry/worker-sample.json, recorded by scripts/worker-sample.ts). */
 export interface WorkerSample {
@@ -53,6 +55,7 @@ export const emptyD1 = (): AnyD1Database => sampleD1({ reads: [] });
 export function warmUp(
   fetch: (r: Request) => Response | Promise<Response>,
   paths: readonly string[],
+  stored?: (d1: AnyD1Database) => (r: Request) => Response | Promise<Response>,
 ): Promise<void> {
   return (async () => {
     // the digests a stored report is checked against (pure JS on Workers; no report is read here)
@@ -61,5 +64,23 @@ export function warmUp(
       const r = await fetch(new Request(`http://warm-up.invalid${path}`));
       await r.text();
     }
+    // a pre-rendered page (src/web/prerender.ts): its GET, a HEAD and a conditional GET, from a made-up row
+    if (!stored) return;
+    const again = stored(pageD1(WARM_PAGE));
+    const url = `http://warm-up.invalid${WARM_PAGE}?utm_source=warm-up`;
+    for (const init of [{}, { method: 'HEAD' }, { headers: { 'If-None-Match': WARM_ETAG } }])
+      await (await again(new Request(url, init))).text();
   })().catch(() => undefined);
+}
+
+const WARM_PAGE = '/';
+const WARM_ETAG = '"warm-up"';
+
+/** A D1 whose only answer is a pre-rendered row of `path` (for a Worker of no optional vars). */
+function pageD1(path: string): AnyD1Database {
+  const body = JSON.stringify({
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', etag: WARM_ETAG },
+    body: '<!doctype html><title>warm-up</title>',
+  });
+  return sampleD1({ reads: [[CURRENT_REPORT, [PAGE_VIEW, pageParams({}, path)], [{ body }]]] });
 }

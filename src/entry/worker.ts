@@ -34,8 +34,10 @@ let app: ReturnType<typeof createApp> | undefined;
 // errors are not logged: workerd refuses the Response a page ends with in global scope, and `wrangler dev`
 // source-maps every error logged, at a cost in CPU on each evaluation of the script
 export const warmedUp = warmUp(
-  createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read', logErrors: false }).fetch,
+  createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read', prerendered: true, logErrors: false })
+    .fetch,
   SAMPLE.paths,
+  (d1) => createApp({ store: openD1Store(d1), reports: 'read', prerendered: true }).fetch,
 );
 
 /** the first request's D1 binding (global scope has no env): what `preset`'s store reads */
@@ -44,7 +46,7 @@ let db: AnyD1Database | undefined;
  * The app of a Worker without optional vars, made while the script starts (its routes, caches and store), over the
  * binding the first request brings: the first request then only reads and renders.
  */
-const preset = createApp({ store: openD1Store(laterBinding(() => db)), reports: 'read' });
+const preset = createApp({ store: openD1Store(laterBinding(() => db)), reports: 'read', prerendered: true });
 // hono builds an app's route matcher on its first match: build the preset's now (no request, no I/O)
 preset.router.match('GET', '/');
 
@@ -78,6 +80,8 @@ export default {
       store: openD1Store(env.DB),
       // the Worker shows the reports `arena publish` shipped with the rows; it never computes one
       reports: 'read',
+      // the pages `arena publish` rendered for a Worker of these vars (src/web/prerender.ts)
+      prerendered: true,
       ...(env.ADMIN_TOKEN ? { adminToken: env.ADMIN_TOKEN } : {}),
       ...(env.INTERVALS ? { intervals: intervalsVar(env.INTERVALS) } : {}),
       ...(env.SITE_URL ? { siteUrl: env.SITE_URL } : {}),

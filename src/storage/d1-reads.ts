@@ -12,6 +12,7 @@ import type { CheckpointRecord, JudgeSummary, RefreshRecord, RunRecord } from '.
 import { RUN_LEDGER_SQL, runRecord, type RunRow } from './drizzle/runs.ts';
 import { questionRecord } from './drizzle/catalog.ts';
 import { judgeSummaries } from './drizzle/games.ts';
+import { CURRENT_REPORT } from './drizzle/reports.ts';
 import { REFRESH_LEDGER_SQL, refreshRecord, type RefreshRow } from './drizzle/refreshes.ts';
 
 type Row = Record<string, unknown>;
@@ -124,6 +125,7 @@ function build() {
     // one statement for any number of keys: the pairs as one JSON parameter
     reports: `SELECT ${report.select} FROM "reports" WHERE ("view", "params") IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))`,
     report: report.map,
+    current: CURRENT_REPORT,
   };
 }
 
@@ -182,6 +184,11 @@ export class D1Reads {
   /** Store.catalog.models() */
   async models(): Promise<string[]> {
     return (await this.batch.all(this.sql.models)).map((r) => r.model as string);
+  }
+
+  /** Store.reports.current(view, params) */
+  async current(view: string, params: string): Promise<string | undefined> {
+    return (await this.batch.all(this.sql.current, [view, params]))[0]?.body as string | undefined;
   }
 
   /** Store.reports.get(keys) */

@@ -59,4 +59,9 @@ function useFixedReads(store: DrizzleStore, r: D1Reads): void {
       if (noTable(e)) return [];
       throw e;
     });
+  reports.current = (view, params) =>
+    r.current(view, params).catch((e: unknown) => {
+      if (noTable(e)) return undefined;
+      throw e;
+    });
 }

@@ -23,6 +23,7 @@ import { annotateRoutes, type AnnotateOptions } from './annotate/routes.ts';
 import { answerHead } from './head.ts';
 import { compressWith, type Deflate } from './compress.ts';
 import { ask, warmPages } from './warm.ts';
+import { prerendered } from './prerender.ts';
 
 const icon = favicon();
 
@@ -72,6 +73,11 @@ export interface AppOptions {
    * pages end in an error under workerd (no Response with a body in global scope) that the warm-up swallows
    */
   logErrors?: boolean;
+  /**
+   * Answer the pages `arena publish` rendered (src/web/prerender.ts) from their rows when they were made from this
+   * data, code and options (the Worker); never with `annotate` (votes cast on the site change the pages)
+   */
+  prerendered?: boolean;
 }
 
 /**
@@ -154,6 +160,7 @@ export function createApp(o: AppOptions) {
   // what the stored reports did in this process: computed, read, stale, missing (the Worker's never computes)
   app.get('/api/admin/reports', (c) => c.json({ mode: o.reports ?? 'compute', ...reports.counts }));
   app.use(conditional());
+  if (o.prerendered) app.use(prerendered(store, o, reports.counts));
 
   apiRoutes(app, site);
   pageRoutes(app, site);

@@ -69,6 +69,29 @@ describe('the Worker warm-up', () => {
     expect(logged).not.toHaveBeenCalled();
   });
 
+  it('runs the pre-rendered page path too: a GET with tracking parameters, a HEAD and a conditional GET, each from its row', async () => {
+    const made: ReturnType<typeof createApp>[] = [];
+    await warmUp(
+      (r) => createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read' }).fetch(r),
+      [],
+      (d1) => {
+        const app = createApp({
+          store: openD1Store(d1),
+          reports: 'read',
+          prerendered: true,
+          adminToken: 'warm',
+        });
+        made.push(app);
+        return app.fetch;
+      },
+    );
+    expect(made).toHaveLength(1);
+    const counts = await made[0]!.fetch(
+      new Request('http://localhost/api/admin/reports', { headers: { Authorization: 'Bearer warm' } }),
+    );
+    expect(await counts.json()).toMatchObject({ pages: 3, read: 0, computed: 0, missing: 0 });
+  });
+
   it('says a page is not published (503) over a D1 with no rows, never a 500', async () => {
     const app = createApp({ store: openD1Store(emptyD1()), reports: 'read' });
     expect((await app.fetch(new Request('http://localhost/'))).status).toBe(503);

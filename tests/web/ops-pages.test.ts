@@ -12,6 +12,7 @@ import { runArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer, type VerdictPolicy } from '../support/openai-server.ts';
 import { answerFile, chats, HAVE_MTBENCH, MTBENCH, writeConfig } from '../ops/helpers.ts';
 import { localD1, wranglerDev } from './support.ts';
+import { linkedPages } from '../../src/web/prerender.ts';
 
 interface RefreshApiRow {
   id: string;
@@ -218,7 +219,8 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     const persist = await localD1(dir);
     const pub = await runArena(['publish', '--db', db, '--persist-to', persist], { timeoutMs: 180_000 });
     expect(pub.code, pub.stderr).toBe(0);
-    const dev = await wranglerDev(persist, { BOOTSTRAP_ROUNDS: '50' });
+    expect(pub.stdout + pub.stderr).toMatch(/pages for the Worker: [1-9]\d* rendered/);
+    const dev = await wranglerDev(persist, { BOOTSTRAP_ROUNDS: '50', ADMIN_TOKEN: WORKER_ADMIN });
     try {
       for (const path of [
         '/api/refreshes',
@@ -237,6 +239,7 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
       expect(svg.status).toBe(200);
       expect(await svg.text()).toContain('>openai/judge-longer</text>');
       expect((await fetch(`${dev.url}/api/checkpoints?series=nope`)).status).toBe(404);
+      await prerenderedAsLive(dev.url);
     } finally {
       await dev.stop();
     }
@@ -316,3 +319,47 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     expect((await get('/charts/checkpoints.svg?series=nope')).status).toBe(404);
   });
 });
+
+const WORKER_ADMIN = 'ops-pages-worker-token';
+
+/**
+ * The pages `arena publish` rendered for the Worker (src/web/prerender.ts), under wrangler dev: each answered from
+ * its row (the Worker's count of them grows by one a page), byte for byte (body and every header) what the same
+ * Worker renders live when a parameter no page reads (`mode`) keeps it off the row; HEAD, If-None-Match and a shared
+ * link with tracking parameters as well.
+ */
+async function prerenderedAsLive(url: string): Promise<void> {
+  const served = async () =>
+    (
+      (await (
+        await fetch(`${url}/api/admin/reports`, { headers: { Authorization: `Bearer ${WORKER_ADMIN}` } })
+      ).json()) as { pages: number }
+    ).pages;
+  const headersOf = (r: Response) => {
+    const h: [string, string][] = [];
+    r.headers.forEach((v, k) => h.push([k, v]));
+    return h.sort(([a], [b]) => (a < b ? -1 : 1));
+  };
+  const pages = linkedPages(await (await fetch(`${url}/`)).text());
+  expect(pages).toEqual(expect.arrayContaining(['/', '/judges', '/matrix', '/checkpoints', '/refreshes']));
+  for (const p of pages) {
+    const before = await served();
+    const pre = await fetch(url + p);
+    expect(await served(), `${p} from its row`).toBe(before + 1);
+    const live = await fetch(`${url}${p}${p.includes('?') ? '&' : '?'}mode=live`);
+    expect(await served(), `${p} live`).toBe(before + 1);
+    expect([pre.status, headersOf(pre)], p).toEqual([200, headersOf(live)]);
+    expect(await pre.text(), p).toBe(await live.text());
+  }
+  const before = await served();
+  const head = await fetch(`${url}/checkpoints`, { method: 'HEAD' });
+  const headLive = await fetch(`${url}/checkpoints?mode=live`, { method: 'HEAD' });
+  expect([head.status, headersOf(head), await head.text()]).toEqual([200, headersOf(headLive), '']);
+  const etag = head.headers.get('etag')!;
+  const same = await fetch(`${url}/checkpoints`, { headers: { 'If-None-Match': etag } });
+  const sameLive = await fetch(`${url}/checkpoints?mode=live`, { headers: { 'If-None-Match': etag } });
+  expect([same.status, headersOf(same)]).toEqual([304, headersOf(sameLive)]);
+  const shared = await fetch(`${url}/?utm_source=x&fbclid=y`);
+  expect(await shared.text()).toBe(await (await fetch(`${url}/?mode=live`)).text());
+  expect(await served()).toBe(before + 3);
+}

@@ -3,7 +3,8 @@ import { publishToD1, writePublishSql } from '../../entry/publish.ts';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { pullSiteVotes } from '../../entry/site-votes.ts';
 import { dbArg, openStore, print, withStore } from '../shared.ts';
-import { updateReportsOf } from '../reports.ts';
+import { updateReportsOf, workerPages } from '../reports.ts';
+import { wranglerVars } from '../../entry/wrangler.ts';
 
 /** `arena publish`: copy a local database's rows to the site's D1 database through wrangler. */
 export const publishCommand = defineCommand({
@@ -33,7 +34,9 @@ export const publishCommand = defineCommand({
     // the votes cast on the site first: they are counted in the reports, and D1 keeps them (docs/annotators.md)
     if (!out) await withStore(args.db, (store) => pullSiteVotes(store, target, print), { mustExist: true });
     // the reports go with the rows: the Worker only reads them (src/reports/site/stored.ts)
-    await updateReportsOf(args.db, { force: true, progress: true });
+    // and the pages the home page links to, rendered as the Worker of wrangler.toml's [vars] renders them
+    const pages = workerPages(wranglerVars(process.cwd()));
+    await updateReportsOf(args.db, { force: true, progress: true, pages });
     const store = openStore(args.db, { readonly: true });
     try {
       if (out) {

@@ -54,6 +54,8 @@ export interface ReportCounts {
   stale: number;
   /** refused: not stored (and, when serving, being computed) */
   missing: number;
+  /** pages answered from their pre-rendered rows (src/web/prerender.ts), none of their reports read */
+  pages: number;
 }
 
 export interface StoredReportsOptions {
@@ -133,7 +135,7 @@ async function reportDigestAsync(r: ReportReads, d: DataDigest): Promise<string>
 
 /** The site's data memo over stored reports (see the top of this file). */
 export class StoredReports implements Memo {
-  readonly counts: ReportCounts = { computed: 0, read: 0, stale: 0, missing: 0 };
+  readonly counts: ReportCounts = { computed: 0, read: 0, stale: 0, missing: 0, pages: 0 };
   /** reports the Node site computed in the background: key -> digest and value */
   private readonly here = new Map<string, { digest: string; value: unknown }>();
   private readonly queued = new Map<string, () => Promise<void>>();

@@ -17,6 +17,13 @@ export const REPORTS_BY_KEYS =
   'SELECT view, params, digest, version, body, built_at AS builtAt, ms FROM reports WHERE (view, params) IN ' +
   "(SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))";
 
+/** `current`'s read up to its first parameter (the view); the second is the params. */
+const CURRENT_HEAD =
+  "SELECT p.body AS body FROM reports p JOIN reports s ON s.view = '_state' AND s.params = '' " +
+  'AND p.digest = s.body WHERE p.view = ';
+/** The read of `current` as plain SQL, its parameters the view and the params (D1Reads). */
+export const CURRENT_REPORT = `${CURRENT_HEAD}? AND p.params = ?`;
+
 export class DrizzleReports implements ReportStore {
   constructor(private readonly o: DrizzleStoreOptions) {}
 
@@ -33,6 +40,18 @@ export class DrizzleReports implements ReportStore {
         );
     } catch (e) {
       if (noTable(e)) return [];
+      throw e;
+    }
+  }
+
+  async current(view: string, params: string): Promise<string | undefined> {
+    try {
+      const rows = await this.o.db.all<{ body: string }>(
+        sql`${sql.raw(CURRENT_HEAD)}${view} AND p.params = ${params}`,
+      );
+      return rows[0]?.body;
+    } catch (e) {
+      if (noTable(e)) return undefined;
       throw e;
     }
   }

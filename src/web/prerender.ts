@@ -1,0 +1,152 @@
+// Pages rendered on the write path. `arena publish` renders every page the home page links to with this same app
+// over the local database it is about to ship (`render` below) and stores each response (its bytes, Content-Type,
+// ETag, Cache-Control) as a row of the reports table (view `_page`), which the publish copies to D1 with the rest.
+// The Worker then answers a GET or HEAD of such a page from that row in one D1 read (`prerendered`), through the
+// app's security headers, conditional requests and HEAD handling, without running the page's code. A row is used
+// only while all three of what made it still hold, else the page renders live as before:
+//   the data: its digest is the body of the `_state` row, and every publish replaces the rows (the read joins them);
+//   the code: the build id of views.gen.ts (scripts/build-views.mjs digests the views and the site's sources);
+//   the options that change the HTML: the site's address and the intervals (never with /annotate on: votes cast on
+//   the site change the pages between publishes).
+// A row's key is the page's canonical URL (the one its <link rel=canonical> names): a request's path with only the
+// parameters some route reads, so a shared link's tracking parameters (utm_*, fbclid) find the canonical page and
+// never make a key of their own.
+import type { MiddlewareHandler } from 'hono';
+import type { StoredReport } from '../storage/report-store.ts';
+import type { Store } from '../storage/store.ts';
+import { QUERY } from './params.ts';
+import { BUILD } from './views.gen.ts';
+
+/** The view of the pre-rendered pages' rows in the reports table. */
+export const PAGE_VIEW = '_page';
+
+/** The options of an app that change a page's bytes (an app with /annotate on has no pre-rendered page). */
+export interface PageOptions {
+  siteUrl?: string | undefined;
+  intervals?: 'bootstrap' | 'sandwich' | undefined;
+}
+
+/** A pre-rendered response as its row stores it. */
+interface Stored {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The headers a page's route sets itself (the app's middleware adds the rest, on a stored page as on a live one). */
+const ROUTE_HEADERS = ['content-type', 'cache-control', 'etag'] as const;
+
+/** Every query parameter any route reads: the others never change a page (validPage ignores them). */
+const READ = new Set(Object.values(QUERY).flatMap((s) => Object.keys(s.shape)));
+
+/** Paths that are never a pre-rendered page: the API, charts, assets and the fixed answers. */
+const NEVER = /^\/(api(\/|$)|charts\/|static\/|annotate(\/|$)|healthz$|favicon\.ico$|robots\.txt$)/;
+
+/**
+ * The key of a request's URL: its path and, in the order given, the parameters some route reads. Equal to a page's
+ * canonical URL only when the request names that page's parameters exactly as the page names them.
+ */
+export function pageKey(url: string): string {
+  const u = new URL(url, 'http://x');
+  const kept = new URLSearchParams();
+  for (const [k, v] of u.searchParams) if (READ.has(k)) kept.append(k, v);
+  const q = kept.toString();
+  return q ? `${u.pathname}?${q}` : u.pathname;
+}
+
+/** The row's params: the build id, the options and the key (JSON: none of them can be confused with another). */
+export const pageParams = (o: PageOptions, key: string): string =>
+  JSON.stringify([BUILD, o.intervals ?? 'bootstrap', o.siteUrl ?? '', key]);
+
+/**
+ * Middleware answering a GET of a pre-rendered page from its row (HEAD is a GET to the app: src/web/head.ts); it
+ * goes after the security headers and conditional requests, before the routes.
+ */
+export function prerendered(
+  store: Store,
+  o: PageOptions & { annotate?: unknown },
+  counts: { pages: number },
+): MiddlewareHandler {
+  // with /annotate on, the votes cast on the site change the pages between publishes: every page renders live
+  if (o.annotate) return (_c, next) => next();
+  return async (c, next) => {
+    if (c.req.method !== 'GET' || NEVER.test(c.req.path)) return next();
+    const key = pageParams({ siteUrl: o.siteUrl, intervals: o.intervals }, pageKey(c.req.url));
+    const row = await store.reports.current(PAGE_VIEW, key);
+    if (row === undefined) return next();
+    const p = JSON.parse(row) as Stored;
+    counts.pages++;
+    return new Response(p.body, { status: 200, headers: p.headers });
+  };
+}
+
+/** The canonical path and query a page names (`<link rel="canonical" href="...">`, the site's address cut off). */
+export function canonicalOf(html: string, siteUrl = ''): string | undefined {
+  const href = /<link rel="canonical" href="([^"]*)"/.exec(html)?.[1];
+  if (href === undefined) return undefined;
+  const url = href.replace(/&amp;/g, '&').replace(/&#34;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<');
+  const base = siteUrl.replace(/\/+$/, '');
+  if (!url.startsWith(`${base}/`)) return undefined;
+  return url.slice(base.length);
+}
+
+/**
+ * The site's own pages linked from the home page `html`: `/` first, then each other page once (a link's fragment is
+ * not part of it; the sorting links are left out: `?sort=` pages render live).
+ */
+export function linkedPages(html: string, max = 100): string[] {
+  const seen = new Set<string>(['/']);
+  for (const m of html.matchAll(/href="(\/[^"#]*)/g)) {
+    const url = new URL(m[1]!.replace(/&amp;/g, '&'), 'http://x');
+    if (NEVER.test(url.pathname) || url.searchParams.has('sort') || url.searchParams.has('dir')) continue;
+    seen.add(url.pathname + url.search);
+  }
+  return [...seen].slice(0, max);
+}
+
+/**
+ * Render the pages `/` links to with `fetch` (an app made with `o`, reading stored reports only, over the data about
+ * to be published) and make their rows, each tied to `state` (the body of the `_state` row). A page that is not a
+ * 200, whose canonical URL is not the link's key, that a tracking parameter changes (a strict query check) or that
+ * `skip` names (one that changes with the clock), is left to render live.
+ */
+export async function renderPages(
+  fetch: (r: Request) => Response | Promise<Response>,
+  o: PageOptions,
+  state: string,
+  skip: (path: string) => boolean = () => false,
+  now: () => number = Date.now,
+): Promise<StoredReport[]> {
+  const get = async (path: string) => {
+    const t0 = now();
+    const res = await fetch(new Request(`http://prerender.invalid${path}`));
+    return { res, body: await res.text(), ms: Math.round(now() - t0) };
+  };
+  const home = await get('/');
+  if (home.res.status !== 200) return [];
+  const rows: StoredReport[] = [];
+  for (const path of linkedPages(home.body)) {
+    const { res, body, ms } = path === '/' ? home : await get(path);
+    const key = pageKey(path);
+    const canonical = canonicalOf(body, o.siteUrl);
+    if (res.status !== 200 || canonical === undefined || pageKey(canonical) !== key || skip(path)) continue;
+    // the row also answers the page's shared links: a page must show itself whatever parameters no route reads
+    const shared = await get(`${path}${path.includes('?') ? '&' : '?'}utm_source=${PAGE_VIEW}`);
+    if (shared.res.status !== 200 || shared.body !== body) continue;
+    const headers: Record<string, string> = {};
+    for (const h of ROUTE_HEADERS) {
+      const v = res.headers.get(h);
+      if (v !== null) headers[h] = v;
+    }
+    const stored: Stored = { headers, body };
+    rows.push({
+      view: PAGE_VIEW,
+      params: pageParams(o, key),
+      digest: state,
+      version: 1,
+      body: JSON.stringify(stored),
+      builtAt: now(),
+      ms,
+    });
+  }
+  return rows;
+}

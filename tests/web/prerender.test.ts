@@ -1,0 +1,192 @@
+// Pages rendered on the write path (src/web/prerender.ts): `arena publish` renders every page the home page links
+// to over the data it ships and stores each response; an app made with `prerendered` (the Worker) answers them from
+// those rows, byte for byte what it would render live, and only while the data, the build and the options they
+// were made with still hold. Over the site's real SQLite test database, in process (the Worker's own run of the
+// same rows is tests/web/ops-pages.test.ts's, under wrangler dev).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { prerenderPages, updateReports, workerPages } from '../../src/cli/reports.ts';
+import { wranglerVars } from '../../src/entry/wrangler.ts';
+import { encodeReport, REPORT_VERSION, STATE } from '../../src/reports/site/stored.ts';
+import type { SqliteStore } from '../../src/storage/sqlite.ts';
+import { createApp, type AppOptions } from '../../src/web/app.ts';
+import { linkedPages, PAGE_VIEW, pageKey, renderPages } from '../../src/web/prerender.ts';
+import { BUILD } from '../../src/web/views.gen.ts';
+import { tmpDir } from '../support/cli.ts';
+import { buildFixture } from './fixture.ts';
+
+let store: SqliteStore;
+let rendered = 0;
+/** the pages `/` links to, as the pre-render picks them */
+let pages: string[] = [];
+
+const ADMIN = 'prerender-test-token';
+const appOf = (o: Partial<AppOptions> = {}) => createApp({ store, reports: 'read', adminToken: ADMIN, ...o });
+const get = (app: ReturnType<typeof appOf>, path: string, init?: RequestInit) =>
+  app.fetch(new Request(`http://site.test${path}`, init));
+const headersOf = (r: Response) => {
+  const h: [string, string][] = [];
+  r.headers.forEach((v, k) => h.push([k, v]));
+  return h.sort(([a], [b]) => (a < b ? -1 : 1));
+};
+/** what the app's stored reports did: `pages` answered from their rows, reports `read` */
+const counts = async (app: ReturnType<typeof appOf>) =>
+  (await (
+    await get(app, '/api/admin/reports', { headers: { Authorization: `Bearer ${ADMIN}` } })
+  ).json()) as {
+    pages: number;
+    read: number;
+  };
+const pageRows = () =>
+  store.sqlite
+    .prepare('SELECT params, digest FROM reports WHERE view = ? ORDER BY params')
+    .all(PAGE_VIEW) as {
+    params: string;
+    digest: string;
+  }[];
+
+beforeAll(async () => {
+  ({ store } = await buildFixture(tmpDir('arena-prerender-')));
+  await updateReports(store, { force: true, log: () => {} });
+  rendered = await prerenderPages(store, {});
+  pages = linkedPages(await (await get(appOf(), '/')).text());
+}, 300_000);
+
+describe('pages rendered on the write path', () => {
+  it('stores every page the home page links to, each keyed by the canonical URL it names', async () => {
+    expect(pages).toEqual(expect.arrayContaining(['/', '/judges', '/matrix', '/health', '/style']));
+    expect(pages.some((p) => p.startsWith('/models/') && p.includes('?judge='))).toBe(true);
+    expect(rendered).toBe(pages.length);
+    const [state] = await store.reports.get([STATE]);
+    const rows = pageRows();
+    expect(
+      rows
+        .map((r) => JSON.parse(r.params) as string[])
+        .map((p) => p[3])
+        .sort(),
+    ).toEqual(pages.map(pageKey).sort());
+    // tied to the build, the options and the published state
+    for (const r of rows) {
+      expect(JSON.parse(r.params)).toEqual([BUILD, 'bootstrap', '', expect.any(String)]);
+      expect(r.digest).toBe(state!.body);
+    }
+  });
+
+  it('answers each of them byte for byte as the page renders live (body and every header), reading no report', async () => {
+    const pre = appOf({ prerendered: true });
+    const live = appOf();
+    for (const p of pages) {
+      const [a, b] = [await get(pre, p), await get(live, p)];
+      expect([a.status, headersOf(a)], p).toEqual([200, headersOf(b)]);
+      expect(await a.text(), p).toBe(await b.text());
+    }
+    expect(pre.replayUrls()).toBe(0);
+    expect(await counts(pre)).toMatchObject({ pages: pages.length, read: 0, computed: 0 });
+  });
+
+  it('HEAD and If-None-Match go through the same handling as a live page', async () => {
+    const pre = appOf({ prerendered: true });
+    const live = appOf();
+    const [a, b] = [
+      await get(pre, '/judges', { method: 'HEAD' }),
+      await get(live, '/judges', { method: 'HEAD' }),
+    ];
+    expect([a.status, headersOf(a), await a.text()]).toEqual([200, headersOf(b), '']);
+    const etag = a.headers.get('etag')!;
+    const c = await get(pre, '/judges', { headers: { 'If-None-Match': etag } });
+    const d = await get(live, '/judges', { headers: { 'If-None-Match': etag } });
+    expect([c.status, headersOf(c)]).toEqual([304, headersOf(d)]);
+    expect((await counts(pre)).pages).toBe(2);
+  });
+
+  it('a shared link with tracking parameters gets the pre-rendered canonical page; a query it cannot match renders live', async () => {
+    const pre = appOf({ prerendered: true });
+    const home = await (await get(appOf(), '/')).text();
+    const shared = await get(pre, '/?utm_source=x&fbclid=y&ref=z');
+    expect(shared.status).toBe(200);
+    expect(await shared.text()).toBe(home);
+    expect((await counts(pre)).pages).toBe(1);
+    // the key takes no junk: no URL is kept for it
+    expect(pre.replayUrls()).toBe(0);
+    // a parameter given twice, a default spelled out, a filter: each renders live (and answers as it did)
+    const model = pages.find((p) => p.startsWith('/models/'))!;
+    for (const p of [`${model}&judge=${model.split('judge=')[1]}`, '/?turn=both', '/matrix?turn=1'])
+      await get(pre, p);
+    expect((await counts(pre)).pages).toBe(1);
+  });
+
+  it('is never used for other options, another build or other data, and a new render replaces every row', async () => {
+    for (const o of [
+      { siteUrl: 'https://arena.example' },
+      { intervals: 'sandwich' as const },
+      { annotate: { secret: 'x'.repeat(40), queue: 'review' as const, address: () => '1' } },
+    ]) {
+      const app = appOf({ prerendered: true, ...o });
+      await get(app, '/judges');
+      expect((await counts(app)).pages, JSON.stringify(Object.keys(o))).toBe(0);
+    }
+    // another build: the same rows under another build id
+    const sqlite = store.sqlite;
+    const swap = sqlite.prepare('UPDATE reports SET params = replace(params, ?, ?) WHERE view = ?');
+    swap.run(BUILD, 'another-build', PAGE_VIEW);
+    const otherBuild = appOf({ prerendered: true });
+    await get(otherBuild, '/judges');
+    expect((await counts(otherBuild)).pages).toBe(0);
+    swap.run('another-build', BUILD, PAGE_VIEW);
+    // other data: the published state changed (reports rebuilt, pages not rendered again)
+    const [state] = await store.reports.get([STATE]);
+    const changed = { ...state!, body: encodeReport({ judges: {}, tables: {} }), version: REPORT_VERSION };
+    await store.reports.put([changed]);
+    const otherData = appOf({ prerendered: true });
+    await get(otherData, '/judges');
+    expect((await counts(otherData)).pages).toBe(0);
+    // a new render drops what was stored before (a row of a page no longer linked included)
+    await store.reports.put([{ ...changed, view: PAGE_VIEW, params: '["gone"]', digest: changed.body }]);
+    const n = await prerenderPages(store, {});
+    expect(n).toBeGreaterThan(0);
+    expect(pageRows().map((r) => [r.params === '["gone"]', r.digest])).toEqual(
+      Array.from({ length: n }, () => [false, changed.body]),
+    );
+    // none with /annotate on, and the old ones are gone
+    expect(await prerenderPages(store, { annotate: true })).toBe(0);
+    expect(pageRows()).toEqual([]);
+    await store.reports.put([state!]);
+    expect(await prerenderPages(store, {})).toBe(pages.length);
+  });
+
+  it('leaves to live rendering a page that a tracking parameter changes (a strict query check) or that names another canonical URL', async () => {
+    const app = new Hono();
+    const html = (canonical: string, links = '') =>
+      `<link rel="canonical" href="${canonical}">${links}<p>page</p>`;
+    app.get('/', (c) =>
+      c.html(html('/', '<a href="/strict">s</a><a href="/loose">l</a><a href="/elsewhere">e</a>')),
+    );
+    app.get('/strict', (c) =>
+      Object.keys(c.req.queries()).length ? c.text('unknown query parameter', 400) : c.html(html('/strict')),
+    );
+    app.get('/loose', (c) => c.html(html('/loose')));
+    app.get('/elsewhere', (c) => c.html(html('/loose')));
+    const rows = await renderPages(app.fetch, {}, 'state');
+    expect(rows.map((r) => (JSON.parse(r.params) as string[])[3])).toEqual(['/', '/loose']);
+  });
+
+  it("publish takes the Worker's options from wrangler.toml's [vars]; a bad value names the file and the var", () => {
+    const dir = tmpDir('arena-vars-');
+    expect(wranglerVars(dir)).toEqual({});
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'wrangler.toml'),
+      'name = "x"\n[vars]\nSITE_URL = "https://arena.example" # the public address\nANNOTATE = \'off\'\n[define]\nINTERVALS = "nope"\n',
+    );
+    const vars = wranglerVars(dir);
+    expect(vars).toEqual({ SITE_URL: 'https://arena.example', ANNOTATE: 'off' });
+    expect(workerPages(vars)).toEqual({ siteUrl: 'https://arena.example', annotate: false });
+    expect(workerPages({ ANNOTATE: 'on', INTERVALS: 'sandwich' })).toEqual({
+      intervals: 'sandwich',
+      annotate: true,
+    });
+    expect(() => workerPages({ INTERVALS: 'nope' })).toThrow(/wrangler\.toml \[vars\]: INTERVALS .*"nope"/);
+  });
+});
