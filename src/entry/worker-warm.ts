@@ -49,8 +49,10 @@ export const emptyD1 = (): AnyD1Database => sampleD1({ reads: [] });
 
 /**
  * Compute one SHA-256 digest, then ask `fetch` (an app over `sampleD1(sample)`) for each of the sample's paths and
- * read the answers. Everything settles in microtasks, so it is done before the script's start-up ends; a failure is
- * swallowed (the first request then pays as before), never thrown at start-up.
+ * read the answers. Everything settles in microtasks, so it is done before the script's start-up ends. Each request's
+ * failure is swallowed on its own and the next one is asked: under workerd a Response with a body cannot be made in
+ * global scope, so every page fails at its very end, after its reads, its figures and its view have run (what the
+ * warm-up is for); nothing is ever thrown at start-up.
  */
 export function warmUp(
   fetch: (r: Request) => Response | Promise<Response>,
@@ -60,17 +62,23 @@ export function warmUp(
   return (async () => {
     // the digests a stored report is checked against (pure JS on Workers; no report is read here)
     sha256Hex('warm-up');
-    for (const path of paths) {
-      const r = await fetch(new Request(`http://warm-up.invalid${path}`));
-      await r.text();
-    }
+    for (const path of paths) await ask(fetch, new Request(`http://warm-up.invalid${path}`));
     // a pre-rendered page (src/web/prerender.ts): its GET, a HEAD and a conditional GET, from a made-up row
     if (!stored) return;
     const again = stored(pageD1(WARM_PAGE));
     const url = `http://warm-up.invalid${WARM_PAGE}?utm_source=warm-up`;
     for (const init of [{}, { method: 'HEAD' }, { headers: { 'If-None-Match': WARM_ETAG } }])
-      await (await again(new Request(url, init))).text();
+      await ask(again, new Request(url, init));
   })().catch(() => undefined);
+}
+
+/** `fetch(request)` and its body read, whatever fails on the way (swallowed). */
+async function ask(fetch: (r: Request) => Response | Promise<Response>, request: Request): Promise<void> {
+  try {
+    await (await fetch(request)).text();
+  } catch {
+    // workerd: no Response with a body in global scope (the page's own work has run by then)
+  }
 }
 
 const WARM_PAGE = '/';

@@ -105,4 +105,25 @@ describe('the Worker warm-up', () => {
       }, SAMPLE.paths),
     ).resolves.toBeUndefined();
   });
+
+  it('goes on after a page fails, as every page does under workerd (no Response with a body in global scope)', async () => {
+    // each page runs its reads, figures and view, then fails where workerd refuses to make its Response
+    const app = createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read', logErrors: false });
+    const asked: string[] = [];
+    const rendered: string[] = [];
+    const refusing = async (r: Request): Promise<Response> => {
+      asked.push(new URL(r.url).pathname + new URL(r.url).search);
+      const res = await app.fetch(r);
+      if (res.status === 200) rendered.push(await res.text());
+      throw new Error('Disallowed operation called within global scope');
+    };
+    const stored: string[] = [];
+    await warmUp(refusing, SAMPLE.paths, () => async (r) => {
+      stored.push(r.method);
+      throw new Error('Disallowed operation called within global scope');
+    });
+    expect(asked).toEqual(SAMPLE.paths);
+    expect(rendered.length).toBeGreaterThanOrEqual(SAMPLE.paths.length - 1);
+    expect(stored).toEqual(['GET', 'HEAD', 'GET']);
+  });
 });
