@@ -25,7 +25,14 @@ const STATELESS_HELPERS = [
   'votes',
   'stored-game',
   'doc-blocks',
-].map((h) => `tests/support/${h}.ts`);
+  'run-shared',
+  'openai-server',
+  'openai-batch',
+  'mtbench-release',
+  'until',
+]
+  .map((h) => `tests/support/${h}.ts`)
+  .concat(['tests/ops/helpers.ts']);
 const NEEDS_ISOLATION =
   /\bvi\.(mock|doMock|stub\w*|spyOn|useFakeTimers)\b|\bprocess\.(chdir|on|once|exit)\b|\bprocess\.env\.\w+\s*=[^=]/;
 
