@@ -3,7 +3,7 @@
 // violations (code linted as if it were a file under src/core, src/engine, ...; nothing is written to disk).
 import { ESLint, type Linter } from 'eslint';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -54,21 +54,40 @@ function writeCache(name: string, value: unknown): void {
 }
 
 /**
- * The lint of src/ as a whole depends on every file under src/ (imports are resolved across files), the config
- * and the installed linters: the hash of all of them, so that a change anywhere lints everything again.
+ * What the lint of any one file under src/ depends on besides its own path and bytes: the linters, the config,
+ * the lock and the names of the files an import can resolve to (src/ and db/: the import rules resolve paths, they
+ * read no other file's bytes). A file added, removed or renamed there lints everything again; a file whose bytes
+ * change lints again alone.
  */
-function srcTreeKey(): string {
+function lintContextKey(): string {
   const h = createHash('sha256').update(ESLint.version);
-  for (const f of ['eslint.config.js', 'package-lock.json', 'package.json'])
+  for (const f of ['eslint.config.js', 'package-lock.json', 'package.json', 'tsconfig.json'])
     h.update(`\0${f}\0`).update(readFileSync(join(REPO_ROOT, f)));
-  const files = readdirSync(join(REPO_ROOT, 'src'), { recursive: true, encoding: 'utf8' }).sort();
-  for (const f of files) {
-    const path = join(REPO_ROOT, 'src', f);
-    h.update(`\0src/${f}\0`);
-    if (statSync(path).isFile()) h.update(readFileSync(path));
-  }
+  for (const dir of ['src', 'db'])
+    for (const f of readdirSync(join(REPO_ROOT, dir), { recursive: true, encoding: 'utf8' }).sort())
+      h.update(`\0${dir}/${f}`);
   return h.digest('hex');
 }
+
+/** The files `eslint src` lints (and some it skips, which lint to nothing), relative to the repository. */
+async function lintedFiles(): Promise<string[]> {
+  const all = readdirSync(join(REPO_ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.[cm]?[jt]s$/.test(f))
+    .map((f) => `src/${f}`)
+    .sort();
+  const ignored = await Promise.all(all.map((f) => eslint.isPathIgnored(join(REPO_ROOT, f))));
+  return all.filter((_, i) => !ignored[i]);
+}
+
+/** The cache key of one file's lint: the context (lintContextKey), its path and its bytes. */
+const fileLintKey = (context: string, file: string): string =>
+  createHash('sha256')
+    .update(`${context}\0${file}\0`)
+    .update(readFileSync(join(REPO_ROOT, file)))
+    .digest('hex');
+
+/** How many files' results the lint cache keeps (this run's and the latest others', for worktrees and branches). */
+const LINT_CACHE_ENTRIES = 5000;
 
 const eslint = new ESLint({ cwd: REPO_ROOT });
 
@@ -82,18 +101,30 @@ const rules = async (path: string, code: string) => (await lintAs(path, code)).m
 describe('lint (eslint.config.js)', { timeout: 600_000 }, () => {
   let found: string[];
   beforeAll(async () => {
-    const tree = srcTreeKey();
-    const cache = readCache<Record<string, string[]>>('eslint-src.json') ?? {};
-    if (Array.isArray(cache[tree])) {
-      found = cache[tree];
-      return;
-    }
-    const results = await eslint.lintFiles(['src']);
-    found = results
-      .flatMap((r) => r.messages.filter((m) => m.severity === 2).map((m) => key(r.filePath, m)))
-      .sort();
-    // this tree's result and the last few others' (worktrees and branches take turns)
-    writeCache('eslint-src.json', Object.fromEntries([...Object.entries(cache).slice(-7), [tree, found]]));
+    const context = lintContextKey();
+    const files = await lintedFiles();
+    const keys = new Map(files.map((f) => [f, fileLintKey(context, f)]));
+    const cache = readCache<Record<string, string[]>>('eslint-files.json') ?? {};
+    const known = (f: string) => Array.isArray(cache[keys.get(f)!]);
+    const stale = files.filter((f) => !known(f));
+    const results = stale.length ? await eslint.lintFiles(stale.map((f) => join(REPO_ROOT, f))) : [];
+    const fresh = new Map<string, string[]>(stale.map((f) => [f, []]));
+    for (const r of results)
+      fresh.set(
+        relative(REPO_ROOT, r.filePath),
+        r.messages.filter((m) => m.severity === 2).map((m) => key(r.filePath, m)),
+      );
+    found = files.flatMap((f) => fresh.get(f) ?? cache[keys.get(f)!]!).sort();
+    // this tree's files last, so that pruning drops the oldest entries of other trees first
+    const mine = Object.fromEntries(files.map((f) => [keys.get(f)!, fresh.get(f) ?? cache[keys.get(f)!]!]));
+    const others = Object.entries(cache).filter(([k]) => !(k in mine));
+    writeCache(
+      'eslint-files.json',
+      Object.fromEntries([
+        ...others.slice(Math.max(0, others.length - (LINT_CACHE_ENTRIES - files.length))),
+        ...Object.entries(mine),
+      ]),
+    );
   }, 600_000);
 
   it('src/ has no lint error beyond the KNOWN list (empty)', () => {
@@ -299,7 +330,8 @@ describe('code comments (src/)', () => {
 });
 
 /** Files prettier found formatted, by content (see CACHE_DIR): a key is the hash of prettier's version, the
- * file's resolved options, its path and its text; each run writes back only its own keys. */
+ * file's resolved options, its path in the repository (not on the disk: a clone elsewhere finds the same keys)
+ * and its text; each run writes back only its own keys. */
 const FORMAT_CACHE = 'prettier-formatted.json';
 
 /** Whether prettier leaves `text` (the file `path`) as it is; a key in `cached` stands for a check that passed. */
@@ -310,9 +342,10 @@ async function formatted(
   cached: Set<string>,
   passed: Set<string>,
 ): Promise<boolean> {
-  const options = { ...(await prettier.resolveConfig(path)), filepath: path };
+  const config = await prettier.resolveConfig(path);
+  const options = { ...config, filepath: path };
   const key = createHash('sha256')
-    .update(JSON.stringify([prettier.version, options, relative(REPO_ROOT, path)]))
+    .update(JSON.stringify([prettier.version, config, relative(REPO_ROOT, path)]))
     .update('\0')
     .update(text)
     .digest('hex');

@@ -18,6 +18,9 @@ and 97.5% quantiles of those counts, widened to whole pairs (floor, ceil).
 
 stdin: JSON {"judge": [[cluster, a, b, score]...], "reference": [...], "clusters": [...], "draws": [[...]...], "level": 0.95}
 stdout: JSON with the fields of a health row
+or, several judges against one reference in one process: stdin {"reference": [...], "level": 0.95, "judges": [{"judge":
+..., "clusters": ..., "draws": ...}, ...]}, stdout a list of rows (the reference's fits on the same models, clusters
+and draws are computed once)
 """
 import json
 import math
@@ -46,6 +49,15 @@ def fit(ia, ib, y, w, n):
 
 def main():
     d = json.load(sys.stdin)
+    if "judges" not in d:
+        json.dump(health(d, {}), sys.stdout)
+        return
+    fits = {}
+    json.dump([health({**j, "reference": d["reference"], "level": d["level"]}, fits) for j in d["judges"]], sys.stdout)
+
+
+def health(d, reference_fits):
+    """The health row of d's judge; reference_fits keeps the reference's fits by models, clusters and draws."""
     level = d["level"]
     models = sorted({m for b in d["judge"] for m in b[1:3]} & {m for b in d["reference"] for m in b[1:3]})
     idx = {m: k for k, m in enumerate(models)}
@@ -60,9 +72,14 @@ def main():
     J = arrays(d["judge"])
     R = arrays(d["reference"])
     fj = fit(J[0], J[1], J[2], np.ones(len(J[2])), n)
-    fr = fit(R[0], R[1], R[2], np.ones(len(R[2])), n)
     sj = np.array([fit(J[0], J[1], J[2], w[J[3]], n) for w in draws])
-    sr = np.array([fit(R[0], R[1], R[2], w[R[3]], n) for w in draws])
+    key = (tuple(models), tuple(d["clusters"]), draws.tobytes())
+    if key not in reference_fits:
+        reference_fits[key] = (
+            fit(R[0], R[1], R[2], np.ones(len(R[2])), n),
+            np.array([fit(R[0], R[1], R[2], w[R[3]], n) for w in draws]),
+        )
+    fr, sr = reference_fits[key]
     q = [(1 - level) / 2, 1 - (1 - level) / 2]
     ij = np.quantile(sj, q, axis=0)
     ir = np.quantile(sr, q, axis=0)
@@ -89,27 +106,24 @@ def main():
     brier_boot = np.mean([(np.mean(sj[:, a] > sj[:, b]) - np.mean(sr[:, a] > sr[:, b])) ** 2 for a, b in pairs])
     sp = [spearmanr(sj[k], sr[k])[0] for k in range(len(draws))]
     kt = [kendalltau(sj[k], sr[k])[0] for k in range(len(draws))]
-    json.dump(
-        {
-            "models": models,
-            "pairs": len(pairs),
-            "separated": len(sep),
-            "separability": len(sep) / len(pairs),
-            "agreedPairs": same,
-            "opposedPairs": opposite,
-            "agreementWithConfidence": (same - opposite) / len(pairs),
-            "brier": float(brier),
-            "brierReferenceBootstrap": float(brier_boot),
-            "spearman": {"value": float(spearmanr(fj, fr)[0]), "lo": float(np.quantile(sp, q[0])), "hi": float(np.quantile(sp, q[1]))},
-            "kendall": {"value": float(kendalltau(fj, fr)[0]), "lo": float(np.quantile(kt, q[0])), "hi": float(np.quantile(kt, q[1]))},
-            "referenceSeparated": sum(1 for p in pairs if apart(ir, *p)),
-            "referenceSeparability": sum(1 for p in pairs if apart(ir, *p)) / len(pairs),
-            "judgeRatings": dict(zip(models, map(float, fj))),
-            "separatedMonteCarlo": monte_carlo(sj),
-            "referenceSeparatedMonteCarlo": monte_carlo(sr),
-        },
-        sys.stdout,
-    )
+    return {
+        "models": models,
+        "pairs": len(pairs),
+        "separated": len(sep),
+        "separability": len(sep) / len(pairs),
+        "agreedPairs": same,
+        "opposedPairs": opposite,
+        "agreementWithConfidence": (same - opposite) / len(pairs),
+        "brier": float(brier),
+        "brierReferenceBootstrap": float(brier_boot),
+        "spearman": {"value": float(spearmanr(fj, fr)[0]), "lo": float(np.quantile(sp, q[0])), "hi": float(np.quantile(sp, q[1]))},
+        "kendall": {"value": float(kendalltau(fj, fr)[0]), "lo": float(np.quantile(kt, q[0])), "hi": float(np.quantile(kt, q[1]))},
+        "referenceSeparated": sum(1 for p in pairs if apart(ir, *p)),
+        "referenceSeparability": sum(1 for p in pairs if apart(ir, *p)) / len(pairs),
+        "judgeRatings": dict(zip(models, map(float, fj))),
+        "separatedMonteCarlo": monte_carlo(sj),
+        "referenceSeparatedMonteCarlo": monte_carlo(sr),
+    }
 
 
 if __name__ == "__main__":

@@ -28,8 +28,7 @@ import sys
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import expit
-from scipy.stats import t as student_t
+from scipy.special import expit, stdtrit  # stdtrit(df, q): what scipy.stats.t.ppf(q, df) computes
 
 CODE = re.compile(r"```[^`]*```")
 
@@ -115,7 +114,7 @@ def main():
     # contrast's c' V c; plain Bradley-Terry beside it by its own unpenalised fit (L-BFGS-B, then centred) with the
     # same sandwich on the sum-zero contrasts (H's null direction, the common shift, never enters them)
     Q = len(qids)
-    tq = float(student_t.ppf(1 - (1 - level) / 2, Q - 1))
+    tq = float(stdtrit(Q - 1, 1 - (1 - level) / 2))
     C = np.eye(n) - 1.0 / n
     rating_se = 400 * np.sqrt(np.einsum("ij,jk,ik->i", C, V[:n, :n], C))
     Zr = Z[:, :n]

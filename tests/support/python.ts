@@ -11,6 +11,13 @@ export const PYTHON = '/usr/bin/python3';
 const REF = fileURLToPath(new URL('../reference/', import.meta.url));
 
 /**
+ * The references' environment: one BLAS thread. The references solve problems of a few dozen parameters, where
+ * OpenBLAS's extra threads (one per core) only spin while they wait, and on a loaded machine that waiting is most
+ * of the CPU a reference takes; one thread computes the same numbers.
+ */
+const ENV = { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
+
+/**
  * Why /usr/bin/python3 cannot import numpy/scipy, or undefined: asked once per run (a second of CPU) and kept in
  * the run's folder (tests/support/global-setup.ts) for the other test files.
  */
@@ -21,7 +28,10 @@ function probePython(): string | undefined {
   } catch {
     // not asked yet in this run (or being written): ask
   }
-  const probe = spawnSync(PYTHON, ['-c', 'import numpy, scipy.optimize, scipy.stats'], { encoding: 'utf8' });
+  const probe = spawnSync(PYTHON, ['-c', 'import numpy, scipy.optimize, scipy.stats'], {
+    encoding: 'utf8',
+    env: ENV,
+  });
   const skip =
     probe.status !== 0
       ? `${PYTHON} cannot import numpy/scipy (${(probe.stderr || probe.error?.message || '').trim().split('\n').pop()}): run \`apt-get install python3-scipy\` (.ci/run does this as root)`
@@ -41,6 +51,7 @@ export function python<T>(script: string, input: unknown, timeoutMs = 300_000): 
   const r = spawnSync(PYTHON, [join(REF, script)], {
     input: JSON.stringify(input),
     encoding: 'utf8',
+    env: ENV,
     timeout: timeoutMs,
     maxBuffer: 64 << 20,
   });

@@ -191,23 +191,28 @@ describe.skipIf(!!skipReason)(
         String(ROUNDS),
       ]);
       expect(rows.map((r) => r.judge)).toEqual(['gpt-4', 'noisy-judge']);
-      for (const [row, jb] of [
-        [rows[0]!, gpt4],
-        [rows[1]!, noisy],
+      // both judges in one reference process (the experts' fits on the same clusters and draws are made once)
+      const refs = python<Omit<HealthRow, 'judge' | 'reference' | 'level' | 'rounds' | 'seed'>[]>(
+        'benchmark_health.py',
+        {
+          reference: human.map((b) => [b.cluster, b.a, b.b, b.score]),
+          level: 0.95,
+          judges: [gpt4, noisy].map((jb) => {
+            const clusters = healthClusters(jb, human);
+            return {
+              judge: jb.map((b) => [b.cluster, b.a, b.b, b.score]),
+              clusters,
+              draws: healthDraws(clusters.length, ROUNDS, 1).map((d) => Array.from(d)),
+            };
+          }),
+        },
+        300_000,
+      );
+      expect(refs).toHaveLength(2);
+      for (const [row, ref] of [
+        [rows[0]!, refs[0]!],
+        [rows[1]!, refs[1]!],
       ] as const) {
-        const clusters = healthClusters(jb, human);
-        const draws = healthDraws(clusters.length, ROUNDS, 1);
-        const ref = python<Omit<HealthRow, 'judge' | 'reference' | 'level' | 'rounds' | 'seed'>>(
-          'benchmark_health.py',
-          {
-            judge: jb.map((b) => [b.cluster, b.a, b.b, b.score]),
-            reference: human.map((b) => [b.cluster, b.a, b.b, b.score]),
-            clusters,
-            draws: draws.map((d) => Array.from(d)),
-            level: 0.95,
-          },
-          300_000,
-        );
         expect(row.models).toEqual(ref.models);
         expect(row).toMatchObject({
           pairs: ref.pairs,

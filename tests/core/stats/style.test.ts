@@ -14,8 +14,9 @@ import {
   type StyleBattle,
   type StyleFeature,
 } from '../../../src/core/stats/style.ts';
-import { arenaJson, arenaOk, runArena, tmpDir } from '../../support/cli.ts';
+import { arenaJson, runArena, tmpDir } from '../../support/cli.ts';
 import { readCsv, scoreOfA } from '../../support/materials.ts';
+import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
 import { python, pythonSkip } from '../../support/python.ts';
 
 const DIR = process.env.MTBENCH_DIR;
@@ -39,13 +40,22 @@ interface PyResult {
   not_estimable: string[];
 }
 
-const styleReference = (
+/** The reference's answers by their input: two tests ask for the same fit (gpt-4's battles), which runs once. */
+const references = new Map<string, PyResult>();
+
+function styleReference(
   answers: Answers,
   battles: PyBattle[],
   elements: string[],
   reg = 0.5,
   minSupport: Record<string, number> | null = null,
-) => python<PyResult>('style_bt.py', { answers, battles, elements, reg, min_support: minSupport }, 180_000);
+): PyResult {
+  const input = { answers, battles, elements, reg, min_support: minSupport };
+  const key = JSON.stringify(input);
+  let ref = references.get(key);
+  if (!ref) references.set(key, (ref = python<PyResult>('style_bt.py', input, 180_000)));
+  return structuredClone(ref);
+}
 
 const ELEMENTS: Record<string, StyleFeature[]> = {
   length: ['length'],
@@ -190,7 +200,7 @@ describe.skipIf(!!noPython)('style control equals an independent Python computat
           answers[model]![String(a.question_id)] = a.choices[0]!.turns;
         }
       }
-      await arenaOk(['import', 'mtbench', '--dir', dir, '--db', db]);
+      await mtbenchReleaseDb(db, dir);
     }, 180_000);
 
     for (const [judge, file, keep, groups] of [
