@@ -54,6 +54,7 @@ export interface LoadModelOptions {
 
 export interface LoadedModel {
   mod: NodeLlamaCpp;
+  /** the process's shared runtime (see runtime): not the caller's to dispose */
   llama: Llama;
   model: LlamaModel;
   context: LlamaContext;
@@ -81,16 +82,38 @@ function chatWrapperOf(mod: NodeLlamaCpp, model: LlamaModel, modelPath: string):
   return wrapper;
 }
 
+/**
+ * The llama.cpp runtime, one per process and GPU setting, never disposed: starting one loads the native
+ * binding after node-llama-cpp has tested the binary in a child process (seconds of CPU), and every model
+ * loaded in this process (each judge, each checkpoint's generator) can share it. A CPU-only runtime is the
+ * 'auto' one when that found no GPU (the same binary).
+ */
+const runtimes = new Map<'auto' | 'cpu', Promise<Llama>>();
+
+function runtime(mod: NodeLlamaCpp, gpu: 'auto' | false): Promise<Llama> {
+  const key = gpu === false ? 'cpu' : 'auto';
+  let llama = runtimes.get(key);
+  if (llama) return llama;
+  const auto = runtimes.get('auto');
+  const start = () =>
+    mod.getLlama({ gpu, build: 'never', logLevel: mod.LlamaLogLevel.error, progressLogs: false });
+  llama = key === 'cpu' && auto ? auto.then((a) => (a.gpu === false ? a : start()), start) : start();
+  runtimes.set(key, llama);
+  // a runtime that failed to start is tried again by the next load
+  llama.catch(() => runtimes.delete(key));
+  return llama;
+}
+
+/** The process's runtime for `gpu` (see runtime), for code that loads a model of its own; never dispose it. */
+export async function llamaRuntime(gpu: 'auto' | false, fail: Fail): Promise<Llama> {
+  return runtime(await importNodeLlamaCpp(fail), gpu);
+}
+
 /** The runtime, the model and one context on it (a load failure is `cannot load <path>: <why>`). */
 export async function loadModel(o: LoadModelOptions, fail: Fail): Promise<LoadedModel> {
   const mod = await importNodeLlamaCpp(fail);
   try {
-    const llama = await mod.getLlama({
-      gpu: o.gpu === false ? false : 'auto',
-      build: 'never',
-      logLevel: mod.LlamaLogLevel.error,
-      progressLogs: false,
-    });
+    const llama = await runtime(mod, o.gpu === false ? false : 'auto');
     const model = await llama.loadModel({
       modelPath: o.modelPath,
       gpuLayers: llama.gpu === false ? 0 : (o.gpuLayers ?? 'auto'),
