@@ -25,7 +25,14 @@ const STATELESS_HELPERS = [
   'votes',
   'stored-game',
   'doc-blocks',
-].map((h) => `tests/support/${h}.ts`);
+]
+  .map((h) => `tests/support/${h}.ts`)
+  .concat([
+    // the local judge's tests: they then share the process's llama.cpp runtime (src/judges/llama-cpp/loader.ts)
+    'tests/judges/judge.contract.ts',
+    'tests/judges/llama-cpp/gguf-writer.ts',
+    'tests/judges/llama-cpp/fixtures.ts',
+  ]);
 const NEEDS_ISOLATION =
   /\bvi\.(mock|doMock|stub\w*|spyOn|useFakeTimers)\b|\bprocess\.(chdir|on|once|exit)\b|\bprocess\.env\.\w+\s*=[^=]/;
 
