@@ -34,7 +34,8 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
   beforeAll(async () => {
     judge = llamaCppJudge({ ...base, modelPath: path, sequences: 4 });
     await judge.load();
-  });
+    // the first load in a process starts the runtime (node-llama-cpp tests its binary first): minutes under load
+  }, 300_000);
   afterAll(() => judge?.close());
 
   it('loads the GGUF and renders prompts with the chat template the file names', async () => {
