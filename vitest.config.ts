@@ -25,13 +25,20 @@ const STATELESS_HELPERS = [
   'votes',
   'stored-game',
   'doc-blocks',
+  'run-shared',
+  'openai-server',
+  'openai-batch',
+  'mtbench-release',
+  'until',
 ]
   .map((h) => `tests/support/${h}.ts`)
   .concat([
+    'tests/ops/helpers.ts',
     // the local judge's tests: they then share the process's llama.cpp runtime (src/judges/llama-cpp/loader.ts)
     'tests/judges/judge.contract.ts',
     'tests/judges/llama-cpp/gguf-writer.ts',
     'tests/judges/llama-cpp/fixtures.ts',
+    'tests/ops/lora-writer.ts',
   ]);
 const NEEDS_ISOLATION =
   /\bvi\.(mock|doMock|stub\w*|spyOn|useFakeTimers)\b|\bprocess\.(chdir|on|once|exit)\b|\bprocess\.env\.\w+\s*=[^=]/;
