@@ -83,24 +83,32 @@ function chatWrapperOf(mod: NodeLlamaCpp, model: LlamaModel, modelPath: string):
 }
 
 /**
- * The llama.cpp runtime, one per process and GPU setting, never disposed: starting one loads the native
- * binding after node-llama-cpp has tested the binary in a child process (seconds of CPU), and every model
- * loaded in this process (each judge, each checkpoint's generator) can share it. A CPU-only runtime is the
- * 'auto' one when that found no GPU (the same binary).
+ * The llama.cpp runtime, one per process and kind (CPU only, or with the GPU), never disposed: starting one loads
+ * the native binding after node-llama-cpp has tested the binary in a child process (seconds of CPU), and every
+ * model loaded in this process (each judge, each checkpoint's generator) can share it.
  */
-const runtimes = new Map<'auto' | 'cpu', Promise<Llama>>();
+const runtimes = new Map<'gpu' | 'cpu', Promise<Llama>>();
 
-function runtime(mod: NodeLlamaCpp, gpu: 'auto' | false): Promise<Llama> {
-  const key = gpu === false ? 'cpu' : 'auto';
-  let llama = runtimes.get(key);
-  if (llama) return llama;
-  const auto = runtimes.get('auto');
-  const start = () =>
-    mod.getLlama({ gpu, build: 'never', logLevel: mod.LlamaLogLevel.error, progressLogs: false });
-  llama = key === 'cpu' && auto ? auto.then((a) => (a.gpu === false ? a : start()), start) : start();
-  runtimes.set(key, llama);
-  // a runtime that failed to start is tried again by the next load
-  llama.catch(() => runtimes.delete(key));
+/** 'cpu' for a CPU-only request, and for 'auto' where node-llama-cpp finds no GPU (the same binary either way) */
+async function runtimeKind(mod: NodeLlamaCpp, gpu: 'auto' | false): Promise<'gpu' | 'cpu'> {
+  if (gpu === false) return 'cpu';
+  return (await mod.getLlamaGpuTypes('supported')).some((t) => t !== false) ? 'gpu' : 'cpu';
+}
+
+async function runtime(mod: NodeLlamaCpp, gpu: 'auto' | false): Promise<Llama> {
+  const kind = await runtimeKind(mod, gpu);
+  let llama = runtimes.get(kind);
+  if (!llama) {
+    llama = mod.getLlama({
+      gpu: kind === 'cpu' ? false : 'auto',
+      build: 'never',
+      logLevel: mod.LlamaLogLevel.error,
+      progressLogs: false,
+    });
+    runtimes.set(kind, llama);
+    // a runtime that failed to start is tried again by the next load
+    llama.catch(() => runtimes.delete(kind));
+  }
   return llama;
 }
 

@@ -23,14 +23,16 @@ describe('llama-cpp loader', () => {
   it('every model loaded in the process shares one runtime, which a closed judge leaves running', async () => {
     const first = llamaCppJudge({ modelPath: TINY, threads: 1, contextSize: 512, sequences: 2 });
     const a = await loadModel({ modelPath: TINY, contextSize: 512 }, fail);
-    const b = await loadModel({ modelPath: TINY, contextSize: 256, gpu: false }, fail);
+    const b = await loadModel({ modelPath: TINY, contextSize: 256 }, fail);
+    const cpu = await loadModel({ modelPath: TINY, contextSize: 256, gpu: false }, fail);
     try {
       const reply = await first.complete(PROMPT);
       expect(reply.text).toMatch(/\[\[[ABC]\]\]$/);
       expect(b.llama).toBe(a.llama);
       expect(await llamaRuntime('auto', fail)).toBe(a.llama);
-      // a CPU-only runtime is the 'auto' one wherever that found no GPU (the same binary)
-      if (a.llama.gpu === false) expect(await llamaRuntime(false, fail)).toBe(a.llama);
+      expect(await llamaRuntime(false, fail)).toBe(cpu.llama);
+      // where node-llama-cpp finds no GPU, 'auto' and CPU-only are one runtime (the same binary)
+      if (a.llama.gpu === false) expect(cpu.llama).toBe(a.llama);
       await first.close();
       expect(a.llama.disposed).toBe(false);
       // a judge opened after another closed runs on the same runtime, with the same replies
@@ -41,7 +43,7 @@ describe('llama-cpp loader', () => {
         await second.close();
       }
     } finally {
-      for (const m of [a, b]) {
+      for (const m of [a, b, cpu]) {
         await m.context.dispose();
         await m.model.dispose();
       }
