@@ -1,6 +1,7 @@
 // The write path of the stored reports (src/reports/site/stored.ts): after a command changed games (import, run,
 // refresh, reparse, prune) the reports of a database that holds them are brought up to date, each recomputed
-// only where its data changed; `arena publish`, `arena start` and `arena reports --rebuild` build them all.
+// only where its data changed; `arena publish`, `arena start` and `arena reports --rebuild` do the same on any
+// database, one that never held reports included (every report missing or stale is computed, none other).
 import { buildReports, type BuildResult } from '../reports/site/build.ts';
 import { STATE } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';

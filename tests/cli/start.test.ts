@@ -17,8 +17,12 @@ skipWhy('start', noMtbench('the release `arena start` imports'));
 
 /** `arena start ...args` until it prints the URL it listens on. */
 function start(args: string[], env: Record<string, string> = {}): Promise<ServingArena> {
-  // LLMBar's sets are left out here (tests/cli/start-judges.test.ts covers them): this test counts the release's rows
-  return serveArena(['start', ...args], { env: { ...startEnv(), ...env }, timeoutMs: 120_000 });
+  // LLMBar's sets are left out of these later starts (the first one's import of them is read by
+  // tests/cli/start-judges.test.ts): they are about the release
+  return serveArena(['start', ...args], {
+    env: { ...startEnv(), JUDGE_SETS_DIR: 'none', ...env },
+    timeoutMs: 120_000,
+  });
 }
 
 /** The cells of every row of the first table whose caption mentions the judge and pairwise-all. */
@@ -32,12 +36,22 @@ function tableRows(html: string, judge: string): string[][] {
   );
 }
 
-function counts(db: string): Record<string, number> {
+/** The release's rows (beside LLMBar's labelled pairs, when the first start imported them: `all`). */
+function counts(db: string): { release: Record<string, number>; all: Record<string, number> } {
   const sqlite = new Database(db, { readonly: true });
   try {
-    const n = (table: string) =>
-      (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    return { questions: n('questions'), answers: n('answers'), votes: n('votes'), prompts: n('prompts') };
+    const n = (table: string, where = '') =>
+      (sqlite.prepare(`SELECT count(*) AS n FROM ${table} ${where}`).get() as { n: number }).n;
+    const ofRelease = 'WHERE question_id IN (SELECT id FROM questions WHERE pair_set IS NULL)';
+    return {
+      release: {
+        questions: n('questions', 'WHERE pair_set IS NULL'),
+        answers: n('answers', ofRelease),
+        votes: n('votes', ofRelease),
+        prompts: n('prompts'),
+      },
+      all: { questions: n('questions'), answers: n('answers'), votes: n('votes'), prompts: n('prompts') },
+    };
   } finally {
     sqlite.close();
   }
@@ -99,7 +113,7 @@ describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
     expect(first.exitCode).toBe(0);
 
     const before = counts(db);
-    expect(before).toEqual({ questions: 80, answers: 480, votes: 5755, prompts: 8 });
+    expect(before.release).toEqual({ questions: 80, answers: 480, votes: 5755, prompts: 8 });
     const second = await start(['--db', db, '--port', '0']);
     try {
       expect(second.stdout()).not.toMatch(/imported/);
@@ -129,7 +143,8 @@ describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
 
   it('a port that is taken is a clear error, exit 1', async () => {
     const db = join(tmpDir(), 'q.db');
-    await arenaOk(['import', 'questions', 'questions/arena.jsonl', '--db', db]);
+    // in a child process, as the serve below: this file has no other use for the CLI's modules in its own graph
+    await arenaOk(['import', 'questions', 'questions/arena.jsonl', '--db', db], { spawn: true });
     const taken = createServer((_, res) => res.end('taken'));
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
     const { port } = taken.address() as AddressInfo;

@@ -4,8 +4,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ARENA_BIN, REPO_ROOT, serveArena, tmpDir } from '../support/cli.ts';
+import { REPO_ROOT, runArena, serveArena, tmpDir } from '../support/cli.ts';
 import { type DocBlock, docBlocks } from '../support/doc-blocks.ts';
 import { MTBENCH_DIR } from '../support/materials.ts';
 
@@ -93,23 +94,79 @@ describe('README and docs/', () => {
   });
 });
 
-/** `npx arena` as the bundled command, without npx's own start-up, in every block run here. */
+/**
+ * `npx arena ...` in every block run here: the command's own entry run in this test's process (runArena: the same
+ * parsing, commands, output and exit status, without a node start per command). The shell function sends the
+ * arguments as bash expanded them, its working directory and its environment to ARENA_HERE's port over bash's
+ * /dev/tcp, prints what comes back and returns the command's exit status: a block's lines still run in their order,
+ * under set -e.
+ */
 const PRELUDE = `set -euo pipefail
-npx() { if [ "$1" = arena ]; then shift; node "${ARENA_BIN}" "$@"; else command npx "$@"; fi; }
+npx() {
+  if [ "$1" != arena ]; then command npx "$@"; return; fi
+  shift
+  local code envs
+  mapfile -d '' envs < <(env -0)
+  exec 3<>"/dev/tcp/127.0.0.1/$ARENA_HERE"
+  printf '%s\\0' "$#" "\${#envs[@]}" "$PWD" "$@" "\${envs[@]}" >&3
+  { IFS= read -r code; cat; } <&3
+  exec 3<&-
+  return "$code"
+}
 `;
 
-function bash(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((done) => {
-    const child = spawn('bash', ['-c', PRELUDE + script], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('close', (code) => done({ code, out }));
+/**
+ * A server for the blocks' `npx arena` (PRELUDE): the arguments' count, the environment's count, the directory, the
+ * arguments, the environment (NAME=value), each NUL-ended.
+ */
+async function arenaHere(): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createServer((sock) => {
+    let got = Buffer.alloc(0);
+    const take = (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      const fields = got.toString('utf8').split('\0');
+      const [n, m] = [Number(fields[0]), Number(fields[1])];
+      if (!(fields.length >= n + m + 4)) return;
+      sock.off('data', take);
+      const [cwd, ...args] = fields.slice(2, n + 3) as [string, ...string[]];
+      // the block's environment as bash holds it at that line (its exports and VAR=value prefixes)
+      const env = Object.fromEntries(
+        fields.slice(n + 3, n + m + 3).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
+      );
+      runArena(args, { cwd, env }).then(
+        (r) => sock.end(`${r.code ?? 1}\n${r.stdout}${r.stderr}`),
+        (e: unknown) => sock.end(`1\n${String(e)}\n`),
+      );
+    };
+    sock.on('data', take);
   });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
+}
+
+async function bash(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string }> {
+  const here = await arenaHere();
+  try {
+    return await new Promise((done) => {
+      const child = spawn('bash', ['-c', PRELUDE + script], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, NO_COLOR: '1', ARENA_HERE: String(here.port), ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('close', (code) => done({ code, out }));
+    });
+  } finally {
+    await here.close();
+  }
 }
 
 /** A block as this test runs it: its /tmp paths moved into a fresh directory, the release where it lies. */

@@ -10,6 +10,8 @@ import { arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from '../support/cli.
 import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
+import { buildReports } from '../../src/reports/site/build.ts';
+import { referenceOnce } from '../support/python.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
 
 const MT = MTBENCH_DIR;
@@ -293,13 +295,21 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
 
   it("the home page's reading and /api/judge-duel, from the stored report: like for like first, each judge on its own matches after, every figure with its interval = like_for_like.py", async () => {
     const want = likeReference();
-    // the write path stores the reports (here on a copy, so the later tests' commands do not rebuild them); the
-    // Worker's mode reads them and computes nothing
+    // the write path stores the reports (here on a copy, so the later tests' commands do not rebuild them): only
+    // those the two pages read, the duel and what the home page shows beside it (every judge's leaderboards, the
+    // single-answer grades); the Worker's mode reads them and computes nothing
     const site = join(dir, 'site.db');
     await new Database(db, { readonly: true }).backup(site);
-    await arenaOk(['reports', '--rebuild', '--db', site]);
     const store = openSqliteStore(site);
     try {
+      const HOME = ['single-answer grading', 'GPT-4 beside the study judge'];
+      const built = await buildReports(store, {
+        only: (step) => step.startsWith('leaderboards of ') || HOME.includes(step),
+      });
+      // those and no other (a full build also stores style, health, variants, model pages, the judge board, ...)
+      const views = new Set((await store.reports.index()).map((r) => r.view));
+      expect([...views].sort()).toEqual(['_state', 'duel', 'leaderboard', 'matrix', 'single', 'standings']);
+      expect([built.computed, built.read, built.removed]).toEqual([built.reports, 0, 0]);
       const app = createApp({ store, reports: 'read' });
       const res = await app.request('/api/judge-duel');
       expect(res.status).toBe(200);
@@ -405,25 +415,12 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
   }, 300_000);
 
   it('power: questions needed to separate each model from the next, for both judges = tests/reference/power.py', async () => {
-    const run = (gap: string) => {
-      const py = spawnSync(
-        PYTHON,
-        [
-          join(REPO_ROOT, 'tests/reference/power.py'),
-          FILE,
-          join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'),
-          gap,
-          '0.05',
-          '0.8',
-        ],
-        { encoding: 'utf8', timeout: 60_000 },
+    const run = (gap: string) =>
+      referenceOnce<Record<'gpt-4' | 'llama', Record<string, number | string | boolean | null>[]>>(
+        'power.py',
+        [FILE, join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'), gap, '0.05', '0.8'],
+        60_000,
       );
-      if (py.status !== 0) throw new Error(`reference failed: ${py.stderr}`);
-      return JSON.parse(py.stdout) as Record<
-        'gpt-4' | 'llama',
-        Record<string, number | string | boolean | null>[]
-      >;
-    };
     const close = (got: Record<string, unknown>[], want: Record<string, unknown>[]) => {
       expect(got.map((r) => [r.model1, r.model2])).toEqual(want.map((r) => [r.model1, r.model2]));
       got.forEach((r, k) => {
@@ -462,18 +459,12 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
   }, 120_000);
 
   it('ratings --ties rao-kupper (GPT-4) and --position (the study judge, with its clustered SE) = tests/reference/bt_variants.py (scipy)', async () => {
-    const py = spawnSync(
-      PYTHON,
-      [
-        join(REPO_ROOT, 'tests/reference/bt_variants.py'),
-        FILE,
-        join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv'),
-      ],
-      { encoding: 'utf8', timeout: 60_000 },
-    );
-    if (py.status !== 0) throw new Error(`reference failed: ${py.stderr}`);
     type Fit = { models: string[]; ratings: number[]; logLik: number } & Record<string, unknown>;
-    const want = JSON.parse(py.stdout) as { raoKupper: Fit; position: Fit };
+    const want = referenceOnce<{ raoKupper: Fit; position: Fit }>(
+      'bt_variants.py',
+      [FILE, join(MT!, 'human_judgments/mt_bench_gpt4_pair.csv')],
+      60_000,
+    );
     const rk = await arenaJson<Fit>(['ratings', '--judge', 'gpt-4', '--ties', 'rao-kupper', '--db', db]);
     const pos = await arenaJson<Fit>(['ratings', '--judge', JUDGE, '--position', '--db', db]);
     for (const [got, w, extra] of [

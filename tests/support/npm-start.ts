@@ -1,9 +1,10 @@
 // The database `npm start` creates, built once per `vitest run` (tests/support/run-shared.ts) for every test file
 // that needs it: `arena start` in a real process on an empty database, with the MT-Bench release (MTBENCH_DIR),
-// the Judge Llama 2 study's judgments when JUDGE_LLAMA2_DIR is set, and no labelled pair sets (JUDGE_SETS_DIR=none:
-// tests/cli/start-judges.test.ts starts its own with them). What that first process printed and served while it
-// ran is kept beside the database, so the tests of `arena start` itself still read the importing process's own
-// output and pages. Each caller gets its own copy of the file.
+// the Judge Llama 2 study's judgments when JUDGE_LLAMA2_DIR is set, and LLMBar's labelled pair sets when
+// JUDGE_SETS_DIR is (the environment `npm test` runs with, so tests/cli/start.test.ts and start-judges.test.ts read
+// one start instead of each paying for its own). What that first process printed and served while it ran is kept
+// beside the database, so the tests of `arena start` itself still read the importing process's own output and
+// pages. Each caller gets its own copy of the file.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serveArena, tmpDir } from './cli.ts';
@@ -11,7 +12,7 @@ import { MTBENCH_DIR } from './materials.ts';
 import { copySqlite, runShared } from './run-shared.ts';
 
 /** The paths the first `arena start` is asked for while it serves, kept in `StartedDatabase.served`. */
-export const START_PAGES = ['/', '/api/standings?judge=gpt-4', '/healthz'] as const;
+export const START_PAGES = ['/', '/api/standings?judge=gpt-4', '/healthz', '/judges'] as const;
 
 export interface ServedPage {
   status: number;
@@ -32,11 +33,11 @@ export interface StartedDatabase {
   served: Record<(typeof START_PAGES)[number], ServedPage>;
 }
 
-/** The environment of that `arena start`: the release, the study when the environment names it, no pair sets. */
+/** The environment of that `arena start`: the release, the study and the pair sets where the environment names them. */
 export const startEnv = (): Record<string, string> => ({
   MTBENCH_DIR: MTBENCH_DIR!,
   JUDGE_LLAMA2_DIR: process.env.JUDGE_LLAMA2_DIR ?? 'none',
-  JUDGE_SETS_DIR: 'none',
+  JUDGE_SETS_DIR: process.env.JUDGE_SETS_DIR ?? 'none',
 });
 
 /** A copy of the database `npm start` creates, and what that first `arena start` printed and served. */

@@ -1,6 +1,7 @@
 // Runs a Python reference script (tests/reference/*.py, numpy/scipy) on JSON stdin; `pythonSkip` says why the
 // reference tests cannot run.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,4 +46,35 @@ export function python<T>(script: string, input: unknown, timeoutMs = 300_000): 
   });
   if (r.status !== 0) throw new Error(`${script} failed: ${r.stderr || r.error?.message}`);
   return JSON.parse(r.stdout) as T;
+}
+
+/**
+ * `script` (in tests/reference) run on the raw files its arguments name, its stdout parsed as JSON: once per run and
+ * arguments, kept in the run's folder (as the probe above) for the other test files, so that two files checking
+ * against the same reference on the same files pay for it once (bt_variants.py, power.py: 2-3 s of CPU each).
+ */
+export function referenceOnce<T>(script: string, args: string[], timeoutMs = 120_000): T {
+  const kept = join(
+    inject('runDir'),
+    `reference-${createHash('sha256')
+      .update(JSON.stringify([script, ...args]))
+      .digest('hex')
+      .slice(0, 16)}.json`,
+  );
+  try {
+    return JSON.parse(readFileSync(kept, 'utf8')) as T;
+  } catch {
+    // not run yet in this run (or being written): run it
+  }
+  const r = spawnSync(PYTHON, [join(REF, script), ...args], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: 64 << 20,
+  });
+  if (r.status !== 0) throw new Error(`${script} failed: ${r.stderr || r.error?.message}`);
+  const value = JSON.parse(r.stdout) as T;
+  const tmp = `${kept}.${process.pid}`;
+  writeFileSync(tmp, r.stdout);
+  renameSync(tmp, kept);
+  return value;
 }

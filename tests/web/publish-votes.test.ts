@@ -43,12 +43,27 @@ describe('arena publish over a site that collects votes', () => {
     await local.annotators.add('bob', inviteHash('bob-token'), 1);
     await local.close();
     const persist = await localD1(dir);
-    const publish = async () => {
-      const r = await runArena(['publish', '--db', file, '--persist-to', persist], { timeoutMs: 180_000 });
+    const publish = async (...to: string[]) => {
+      const args = ['publish', '--db', file, ...(to.length ? to : ['--persist-to', persist])];
+      const r = await runArena(args, { timeoutMs: 180_000 });
       expect(r.code, (r.stderr + r.stdout).slice(-3000)).toBe(0);
-      return r.stdout;
+      return { out: r.stdout, built: /^reports: (\d+) recomputed, (\d+) current/m.exec(r.stderr)!.slice(1) };
     };
-    await publish();
+    /** the stored reports of the file (reportMap) */
+    const reportsOfFile = async () => {
+      const s = openSqliteStore(file, { readonly: true });
+      try {
+        return reportMap(await s.reports.index());
+      } finally {
+        await s.close();
+      }
+    };
+    // the first publish builds every report (the file never held any); one right after computes none
+    const first = await publish();
+    const builtFirst = await reportsOfFile();
+    expect(first.built).toEqual([String(builtFirst.size), '0']);
+    expect((await publish('--out', join(dir, 'again.sql'))).built).toEqual(['0', String(builtFirst.size)]);
+    expect(await reportsOfFile()).toEqual(builtFirst);
 
     // on the site: alice redeems her invite, answers turn 1 and leaves turn 2 open in her browser
     const pending = await onSite(persist, async (s) => {
@@ -64,8 +79,16 @@ describe('arena publish over a site that collects votes', () => {
     await here.importBundle({ votes: [{ source: 'h2.csv', items: [{ ...HUMAN, turn: 2, line: 1 }] }] });
     await here.close();
 
-    const out = await publish();
-    expect(out).toContain('from D1 mt-arena: 1 new votes');
+    const second = await publish();
+    expect(second.out).toContain('from D1 mt-arena: 1 new votes');
+    // it recomputed exactly the reports whose data changed, each of them (here every one: they all read the human
+    // votes or every judge's, and the annotators are a new judge; tests/reports/stored.test.ts has reports kept)
+    const builtSecond = await reportsOfFile();
+    const changed = [...builtSecond].filter(([k, [digest]]) => builtFirst.get(k)?.[0] !== digest);
+    const rebuilt = [...builtSecond].filter(([k, [, at]]) => builtFirst.get(k)?.[1] !== at);
+    expect(changed.length).toBeGreaterThan(0);
+    expect(rebuilt.map(([k]) => k)).toEqual(changed.map(([k]) => k));
+    expect(second.built).toEqual([String(changed.length), String(builtSecond.size - changed.length)]);
     const aliceVote = {
       judge: 'annotators',
       voter: `annotator_${alice.id}`,
@@ -98,6 +121,9 @@ describe('arena publish over a site that collects votes', () => {
 
     const site = await onSite(persist, async (s) => {
       const votes = await s.votes.list();
+      // D1 holds the reports as this publish left them in the file: every one current
+      const onD1 = reportMap(await s.reports.index());
+      expect(onD1).toEqual(builtSecond);
       // the Worker's site over D1 reads the reports this publish built after taking the vote in
       const judgesPage = async () => {
         const r = await createApp({ store: s, reports: 'read' }).request('/judges');
@@ -131,5 +157,11 @@ describe('arena publish over a site that collects votes', () => {
     expect(site.carol).toMatchObject({ name: 'carol' });
   }, 900_000);
 });
+
+/** stored reports by key (view and params): digest and when built; the build's own state row left out */
+const reportMap = (rows: { view: string; params: string; digest: string; builtAt: number }[]) =>
+  new Map(
+    rows.filter((r) => r.view !== '_state').map((r) => [`${r.view} ${r.params}`, [r.digest, r.builtAt]]),
+  );
 
 const byJson = (a: unknown, b: unknown) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);

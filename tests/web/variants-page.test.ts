@@ -3,12 +3,11 @@
 // its question-clustered SE (tests/reference/bt_variants.py), the power table (tests/reference/power.py), each
 // computed by Python from the raw files; the length effect with its clustered SE and support as `arena length`
 // prints it (checked against tests/reference/length_model.py in tests/core/stats/length-model.test.ts).
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
-import { arenaJson, arenaOk, REPO_ROOT, tmpDir } from '../support/cli.ts';
+import { arenaJson, arenaOk, tmpDir } from '../support/cli.ts';
 import {
   JUDGE_LLAMA2_DIR,
   MTBENCH_DIR,
@@ -17,7 +16,7 @@ import {
   skipWhy,
 } from '../support/materials.ts';
 import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
-import { PYTHON, python, pythonSkip } from '../support/python.ts';
+import { python, pythonSkip, referenceOnce } from '../support/python.ts';
 
 const SKIP = skipWhy('variants-page', noMtbenchOrJudgeLlama2(), pythonSkip);
 const ROUNDS = 50;
@@ -47,15 +46,8 @@ type Term = {
 };
 type Fit = { models: string[]; ratings: number[] } & Record<string, number>;
 
-/** A reference script run on the raw files (arguments, not stdin), its stdout parsed. */
-function reference<T>(script: string, ...args: string[]): T {
-  const r = spawnSync(PYTHON, [join(REPO_ROOT, 'tests/reference', script), ...args], {
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  if (r.status !== 0) throw new Error(`${script} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as T;
-}
+/** A reference script run on the raw files (arguments, not stdin), its stdout parsed; once per run and arguments. */
+const reference = <T>(script: string, ...args: string[]): T => referenceOnce<T>(script, args);
 
 describe.skipIf(!!SKIP)('rating variants and power on the site', () => {
   const db = join(tmpDir('arena-variants-'), 'site.db');
