@@ -36,6 +36,13 @@ const STATELESS_HELPERS = [
   .concat(
     ['ops/helpers', 'web/fixture', 'storage/contract'].map((h) => `tests/${h}.ts`),
     readdirSync('tests/storage/contract').map((h) => `tests/storage/contract/${h}`),
+    // the local judge's tests: they then share the process's llama.cpp runtime (src/judges/llama-cpp/loader.ts)
+    [
+      'tests/judges/judge.contract.ts',
+      'tests/judges/llama-cpp/gguf-writer.ts',
+      'tests/judges/llama-cpp/fixtures.ts',
+      'tests/ops/lora-writer.ts',
+    ],
   );
 /** (on a line of code: not after a quote, where a test's own source text for a linter holds such a call) */
 const NEEDS_ISOLATION =

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyLlama } from '../judges/llama-cpp/gguf-writer.ts';
 import { runArena, tmpDir } from '../support/cli.ts';
-import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 import { answerFile, HAVE_MTBENCH, MTBENCH, readDb } from './helpers.ts';
 import { writeTinyLora } from './lora-writer.ts';
 
@@ -20,12 +20,13 @@ try {
 describe.skipIf(!HAVE_MTBENCH || !haveLlama)(
   'arena checkpoints: GGUF + LoRA per checkpoint, in-process',
   () => {
-    let srv: SpawnedOpenAIServer;
-    let srv2: SpawnedOpenAIServer;
+    // in this process, as the run (runArena): the generation is llama.cpp's native work, off the event loop
+    let srv: OpenAIServer;
+    let srv2: OpenAIServer;
     const dir = tmpDir('arena-ckpt-llama-');
     beforeAll(async () => {
-      srv = await spawnOpenAIServer({ verdict: 'longer', logFile: join(dir, 'server.log') });
-      srv2 = await spawnOpenAIServer({ verdict: 'hash', logFile: join(dir, 'server2.log') });
+      srv = await startOpenAIServer({ verdict: 'longer' });
+      srv2 = await startOpenAIServer({ verdict: 'hash' });
     });
     afterAll(async () => Promise.all([srv?.close(), srv2?.close()]));
 
@@ -103,8 +104,8 @@ describe.skipIf(!HAVE_MTBENCH || !haveLlama)(
       expect(new Set(answers.map((a) => a.turns)).size).toBe(4);
       expect(answers.every((a) => JSON.parse(a.turns).length === 2)).toBe(true);
       // judged by each test server: 4 checkpoints x 3 questions x 2 turns x 2 orders
-      expect(srv.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(48);
-      expect(srv2.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(48);
+      expect(srv.log.filter((e) => e.path === '/v1/chat/completions')).toHaveLength(48);
+      expect(srv2.log.filter((e) => e.path === '/v1/chat/completions')).toHaveLength(48);
       expect(readFileSync(report.chart, 'utf8')).toContain('openai/judge-2');
     }, 300_000);
   },

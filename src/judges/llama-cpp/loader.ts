@@ -54,6 +54,7 @@ export interface LoadModelOptions {
 
 export interface LoadedModel {
   mod: NodeLlamaCpp;
+  /** the process's shared runtime (see runtime): not the caller's to dispose */
   llama: Llama;
   model: LlamaModel;
   context: LlamaContext;
@@ -81,16 +82,46 @@ function chatWrapperOf(mod: NodeLlamaCpp, model: LlamaModel, modelPath: string):
   return wrapper;
 }
 
-/** The runtime, the model and one context on it (a load failure is `cannot load <path>: <why>`). */
-export async function loadModel(o: LoadModelOptions, fail: Fail): Promise<LoadedModel> {
-  const mod = await importNodeLlamaCpp(fail);
-  try {
-    const llama = await mod.getLlama({
-      gpu: o.gpu === false ? false : 'auto',
+/**
+ * The llama.cpp runtime, one per process and kind (CPU only, or with the GPU), never disposed: starting one loads
+ * the native binding after node-llama-cpp has tested the binary in a child process (seconds of CPU), and every
+ * model loaded in this process (each judge, each checkpoint's generator) can share it.
+ */
+const runtimes = new Map<'gpu' | 'cpu', Promise<Llama>>();
+
+/** 'cpu' for a CPU-only request, and for 'auto' where node-llama-cpp finds no GPU (the same binary either way) */
+async function runtimeKind(mod: NodeLlamaCpp, gpu: 'auto' | false): Promise<'gpu' | 'cpu'> {
+  if (gpu === false) return 'cpu';
+  return (await mod.getLlamaGpuTypes('supported')).some((t) => t !== false) ? 'gpu' : 'cpu';
+}
+
+async function runtime(mod: NodeLlamaCpp, gpu: 'auto' | false): Promise<Llama> {
+  const kind = await runtimeKind(mod, gpu);
+  let llama = runtimes.get(kind);
+  if (!llama) {
+    llama = mod.getLlama({
+      gpu: kind === 'cpu' ? false : 'auto',
       build: 'never',
       logLevel: mod.LlamaLogLevel.error,
       progressLogs: false,
     });
+    runtimes.set(kind, llama);
+    // a runtime that failed to start is tried again by the next load
+    llama.catch(() => runtimes.delete(kind));
+  }
+  return llama;
+}
+
+/** The process's runtime for `gpu` (see runtime), for code that loads a model of its own; never dispose it. */
+export async function llamaRuntime(gpu: 'auto' | false, fail: Fail): Promise<Llama> {
+  return runtime(await importNodeLlamaCpp(fail), gpu);
+}
+
+/** The runtime, the model and one context on it (a load failure is `cannot load <path>: <why>`). */
+export async function loadModel(o: LoadModelOptions, fail: Fail): Promise<LoadedModel> {
+  const mod = await importNodeLlamaCpp(fail);
+  try {
+    const llama = await runtime(mod, o.gpu === false ? false : 'auto');
     const model = await llama.loadModel({
       modelPath: o.modelPath,
       gpuLayers: llama.gpu === false ? 0 : (o.gpuLayers ?? 'auto'),

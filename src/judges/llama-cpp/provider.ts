@@ -116,8 +116,8 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       const L = await loading.catch(() => undefined);
       loading = undefined;
       await L?.context.dispose();
+      // the runtime (L.llama) is the process's, shared with every other model loaded (loader.ts)
       await L?.model.dispose();
-      await L?.llama.dispose();
     },
   };
 }

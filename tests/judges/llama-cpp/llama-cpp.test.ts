@@ -8,6 +8,7 @@ import { entropyBits } from '../../../src/core/stats/confidence.ts';
 import { parsePairVerdict } from '../../../src/core/verdict/parse.ts';
 import { runTournament } from '../../../src/engine/run.ts';
 import { JudgeCallError } from '../../../src/judges/judge.ts';
+import { llamaRuntime } from '../../../src/judges/llama-cpp/loader.ts';
 import { llamaCppJudge, parseLlamaSpec, type LlamaCppJudge } from '../../../src/judges/llama-cpp/provider.ts';
 import { createJudge } from '../../../src/judges/registry.ts';
 import { openSqliteStore } from '../../../src/storage/sqlite.ts';
@@ -33,7 +34,8 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
   beforeAll(async () => {
     judge = llamaCppJudge({ ...base, modelPath: path, sequences: 4 });
     await judge.load();
-  });
+    // the first load in a process starts the runtime (node-llama-cpp tests its binary first): minutes under load
+  }, 300_000);
   afterAll(() => judge?.close());
 
   it('loads the GGUF and renders prompts with the chat template the file names', async () => {
@@ -90,7 +92,7 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
   }, 600_000);
 
   it("records the model's own probabilities of A, B and C (checked against raw logits, byte-fallback tokens included)", async () => {
-    const { getLlama, resolveChatWrapper } = await import('node-llama-cpp');
+    const { resolveChatWrapper } = await import('node-llama-cpp');
     const req = {
       system: 'Please act as an impartial judge.',
       user: '[User Question]\nWhich colour is the sky?\n\n[Answer A] Blue. [Answer B] Green.',
@@ -100,7 +102,8 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
     // maxTokens 8 leaves no room for an explanation: the verdict directly follows the prompt and "[["
     const reply = await judge.complete(req);
     expect(reply.text).toMatch(/^\[\[[ABC]\]\]$/);
-    const llama = await getLlama({ gpu: false, build: 'never' });
+    // the process's CPU runtime (started once, shared with the judges: see loader.ts), a model and context of our own
+    const llama = await llamaRuntime(false, (m) => new Error(m));
     const model = await llama.loadModel({ modelPath: path, gpuLayers: 0 });
     const ctx = await model.createContext({ contextSize: 1024, threads: 1 });
     try {
@@ -149,7 +152,6 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
     } finally {
       await ctx.dispose();
       await model.dispose();
-      await llama.dispose();
     }
   });
 

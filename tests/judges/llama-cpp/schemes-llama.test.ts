@@ -28,7 +28,8 @@ describe.each(MODELS)('scheme games on a llama-cpp judge: %s', (_name, path) => 
   beforeAll(async () => {
     judge = llamaCppJudge({ modelPath: path, threads: 1, contextSize: 2048, sequences: 4 });
     await judge.load();
-  });
+    // the first load in a process starts the runtime (node-llama-cpp tests its binary first): minutes under load
+  }, 300_000);
   afterAll(() => judge?.close());
 
   it('JudgeLM and Arena-Hard games are generated without the verdict grammar and read by their own parsers; an [[A]] scheme on the same judge still ends in a letter', async () => {

@@ -10,6 +10,7 @@ import {
   SUPPORTED_NODE_LLAMA_CPP,
   unsupportedVersion,
 } from '../../../src/judges/llama-cpp/shim.ts';
+import { llamaRuntime } from '../../../src/judges/llama-cpp/loader.ts';
 import { REPO_ROOT, tmpDir } from '../../support/cli.ts';
 import { writeTinyLlama } from './gguf-writer.ts';
 
@@ -41,8 +42,8 @@ describe('node-llama-cpp internals', () => {
     const dir = tmpDir('arena-shim-');
     const gguf = join(dir, 'tiny.gguf');
     writeTinyLlama(gguf, { seed: 3 });
-    const { getLlama } = await import('node-llama-cpp');
-    const llama = await getLlama({ gpu: false, build: 'never' });
+    // the process's CPU runtime (see loader.ts; started once, never disposed), a model and context of our own
+    const llama = await llamaRuntime(false, (m) => new Error(m));
     const model = await llama.loadModel({ modelPath: gguf, gpuLayers: 0 });
     const context = await model.createContext({ contextSize: 256, threads: 1 });
     try {
@@ -54,7 +55,6 @@ describe('node-llama-cpp internals', () => {
     } finally {
       await context.dispose();
       await model.dispose();
-      await llama.dispose();
     }
   });
 });
