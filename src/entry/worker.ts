@@ -37,7 +37,7 @@ export const warmedUp = warmUp(
   createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read', prerendered: true, logErrors: false })
     .fetch,
   SAMPLE.paths,
-  (d1) => createApp({ store: openD1Store(d1), reports: 'read', prerendered: true }).fetch,
+  (d1) => createApp({ store: openD1Store(d1), reports: 'read', prerendered: true, logErrors: false }).fetch,
 );
 
 /** the first request's D1 binding (global scope has no env): what `preset`'s store reads */

@@ -84,6 +84,16 @@ describe('arena publish over a site that collects votes', () => {
     // it recomputed exactly the reports whose data changed, each of them (here every one: they all read the human
     // votes or every judge's, and the annotators are a new judge; tests/reports/stored.test.ts has reports kept)
     const builtSecond = await reportsOfFile();
+    const fileIndex = async () => {
+      const f = openSqliteStore(file, { readonly: true });
+      try {
+        return await f.reports.index();
+      } finally {
+        await f.close();
+      }
+    };
+    const pagesSecond = pageMap(await fileIndex());
+    expect(pagesSecond.size).toBeGreaterThan(0);
     const changed = [...builtSecond].filter(([k, [digest]]) => builtFirst.get(k)?.[0] !== digest);
     const rebuilt = [...builtSecond].filter(([k, [, at]]) => builtFirst.get(k)?.[1] !== at);
     expect(changed.length).toBeGreaterThan(0);
@@ -124,6 +134,8 @@ describe('arena publish over a site that collects votes', () => {
       // D1 holds the reports as this publish left them in the file: every one current
       const onD1 = reportMap(await s.reports.index());
       expect(onD1).toEqual(builtSecond);
+      // and the pages this publish rendered for the Worker, none left from the first publish
+      expect(pageMap(await s.reports.index())).toEqual(pagesSecond);
       // the Worker's site over D1 reads the reports this publish built after taking the vote in
       const judgesPage = async () => {
         const r = await createApp({ store: s, reports: 'read' }).request('/judges');
@@ -159,9 +171,15 @@ describe('arena publish over a site that collects votes', () => {
 });
 
 /** stored reports by key (view and params): digest and when built; the build's own state row left out */
+/** the reports proper: not the `_state` row nor the pages every publish renders again for the Worker */
 const reportMap = (rows: { view: string; params: string; digest: string; builtAt: number }[]) =>
   new Map(
-    rows.filter((r) => r.view !== '_state').map((r) => [`${r.view} ${r.params}`, [r.digest, r.builtAt]]),
+    rows
+      .filter((r) => r.view !== '_state' && r.view !== '_page')
+      .map((r) => [`${r.view} ${r.params}`, [r.digest, r.builtAt]]),
   );
+/** the pre-rendered pages' rows (src/web/prerender.ts): key, the `_state` they belong to, when rendered */
+const pageMap = (rows: { view: string; params: string; digest: string; builtAt: number }[]) =>
+  new Map(rows.filter((r) => r.view === '_page').map((r) => [r.params, [r.digest, r.builtAt]]));
 
 const byJson = (a: unknown, b: unknown) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
