@@ -49,6 +49,13 @@ const NEEDS_ISOLATION =
   /^[^'"`\n]*(\bvi\.(mock|doMock|stub\w*|spyOn|useFakeTimers)\b|\bprocess\.(chdir|on|once|exit)\b|\bprocess\.env\.\w+\s*=[^=])/m;
 
 /**
+ * A file that starts the Node site in its own process: @hono/node-server replaces the global Request and Response
+ * with its own for the rest of the process, and a later file's in-process responses then lose the headers the
+ * middleware adds (a shared graph failed so: the security headers missing from an in-process GET).
+ */
+const STARTS_NODE_SITE = /\b(serveNode|nodeSite|getRequestListener)\b|@hono\/node-server|entry\/node\.ts/;
+
+/**
  * Files kept in a fresh process although their helpers qualify: two `arena serve --annotate` processes racing on one
  * database failed once in the shared graph (at load average 15; it passed in every other run, alone and together).
  */
@@ -73,6 +80,7 @@ function sharedGraphFiles(): string[] {
       (f) =>
         [...helpersOf(f)].every((h) => STATELESS_HELPERS.includes(h)) &&
         !NEEDS_ISOLATION.test(readFileSync(f, 'utf8')) &&
+        !STARTS_NODE_SITE.test(readFileSync(f, 'utf8')) &&
         !KEPT_ISOLATED.includes(f),
     );
 }
