@@ -160,7 +160,7 @@ export function createApp(o: AppOptions) {
   // what the stored reports did in this process: computed, read, stale, missing (the Worker's never computes)
   app.get('/api/admin/reports', (c) => c.json({ mode: o.reports ?? 'compute', ...reports.counts }));
   app.use(conditional());
-  if (o.prerendered) app.use(prerendered(store, o, reports.counts));
+  if (o.prerendered) app.use(prerendered(store, cache, o, reports.counts));
 
   apiRoutes(app, site);
   pageRoutes(app, site);

@@ -14,6 +14,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { StoredReport } from '../storage/report-store.ts';
 import type { Store } from '../storage/store.ts';
+import type { ResultCache } from './result-cache.ts';
 import { QUERY } from './params.ts';
 import { BUILD } from './views.gen.ts';
 
@@ -63,6 +64,7 @@ export const pageParams = (o: PageOptions, key: string): string =>
  */
 export function prerendered(
   store: Store,
+  cache: ResultCache,
   o: PageOptions & { annotate?: unknown },
   counts: { pages: number },
 ): MiddlewareHandler {
@@ -71,7 +73,9 @@ export function prerendered(
   return async (c, next) => {
     if (c.req.method !== 'GET' || NEVER.test(c.req.path)) return next();
     const key = pageParams({ siteUrl: o.siteUrl, intervals: o.intervals }, pageKey(c.req.url));
-    const row = await store.reports.current(PAGE_VIEW, key);
+    // read once per data version, a row or its absence, like every page's result (the replay path never holds one)
+    await cache.fresh();
+    const row = await cache.get(`page:${key}`, () => store.reports.current(PAGE_VIEW, key));
     if (row === undefined) return next();
     const p = JSON.parse(row) as Stored;
     counts.pages++;

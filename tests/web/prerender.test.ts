@@ -12,7 +12,7 @@ import { wranglerVars } from '../../src/entry/wrangler.ts';
 import { encodeReport, REPORT_VERSION, STATE } from '../../src/reports/site/stored.ts';
 import type { SqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp, type AppOptions } from '../../src/web/app.ts';
-import { linkedPages, PAGE_VIEW, pageKey, renderPages } from '../../src/web/prerender.ts';
+import { linkedPages, PAGE_VIEW, pageKey, pageParams, renderPages } from '../../src/web/prerender.ts';
 import { BUILD } from '../../src/web/views.gen.ts';
 import { tmpDir } from '../support/cli.ts';
 import { buildFixture } from './fixture.ts';
@@ -84,6 +84,20 @@ describe('pages rendered on the write path', () => {
     }
     expect(pre.replayUrls()).toBe(0);
     expect(await counts(pre)).toMatchObject({ pages: pages.length, read: 0, computed: 0 });
+  });
+
+  it('reads the row of a page, or its absence, once per data version: repeated visits and shared links read no more', async () => {
+    const reads: string[] = [];
+    const counting = Object.create(store) as SqliteStore;
+    const reports = Object.create(store.reports) as SqliteStore['reports'];
+    reports.current = (view, params) => (reads.push(params), store.reports.current(view, params));
+    Object.defineProperty(counting, 'reports', { value: reports });
+    const app = createApp({ store: counting, reports: 'read', prerendered: true });
+    const first = await (await get(app, '/')).text();
+    for (const p of ['/', '/?utm_source=x', '/?sort=win&dir=desc', '/?sort=win&dir=desc'])
+      expect((await get(app, p)).status, p).toBe(200);
+    expect(await (await get(app, '/')).text()).toBe(first);
+    expect(reads).toEqual([pageParams({}, '/'), pageParams({}, '/?sort=win&dir=desc')]);
   });
 
   it('HEAD and If-None-Match go through the same handling as a live page', async () => {
