@@ -49,15 +49,17 @@ describe('arena publish over a site that collects votes', () => {
       expect(r.code, (r.stderr + r.stdout).slice(-3000)).toBe(0);
       return { out: r.stdout, built: /^reports: (\d+) recomputed, (\d+) current/m.exec(r.stderr)!.slice(1) };
     };
-    /** the stored reports of the file (reportMap) */
-    const reportsOfFile = async () => {
+    /** every stored row of the file, without its body */
+    const fileIndex = async () => {
       const s = openSqliteStore(file, { readonly: true });
       try {
-        return reportMap(await s.reports.index());
+        return await s.reports.index();
       } finally {
         await s.close();
       }
     };
+    /** the stored reports of the file (reportMap) */
+    const reportsOfFile = async () => reportMap(await fileIndex());
     // the first publish builds every report (the file never held any); one right after computes none
     const first = await publish();
     const builtFirst = await reportsOfFile();
@@ -84,14 +86,6 @@ describe('arena publish over a site that collects votes', () => {
     // it recomputed exactly the reports whose data changed, each of them (here every one: they all read the human
     // votes or every judge's, and the annotators are a new judge; tests/reports/stored.test.ts has reports kept)
     const builtSecond = await reportsOfFile();
-    const fileIndex = async () => {
-      const f = openSqliteStore(file, { readonly: true });
-      try {
-        return await f.reports.index();
-      } finally {
-        await f.close();
-      }
-    };
     const pagesSecond = pageMap(await fileIndex());
     expect(pagesSecond.size).toBeGreaterThan(0);
     const changed = [...builtSecond].filter(([k, [digest]]) => builtFirst.get(k)?.[0] !== digest);
