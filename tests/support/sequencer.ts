@@ -1,4 +1,4 @@
-// The order test files start in: the longest first, so that the two workers finish together instead of one of
+// The order test files start in: the longest first, so that the workers finish together instead of one of
 // them starting a 90-second file when everything else is done. Vitest orders by the durations it cached on
 // the last run (longest first), and without a cache (a fresh clone, as CI has) by file size, which puts short
 // files with long setups (a wrangler dev, a llama.cpp model) last. So the files that take longest start

@@ -160,8 +160,10 @@ export function fitLengthModel(
       const r = w * (ob.y - p);
       const h = w * p * (1 - p);
       for (let a = 0; a < nnz; a++) {
-        g[idx[a]!]! += r * val[a]!;
-        for (let c = 0; c < nnz; c++) H[idx[a]! * P + idx[c]!]! += h * val[a]! * val[c]!;
+        const ia = idx[a]!;
+        g[ia]! += r * val[a]!;
+        // the lower triangle only: the Cholesky factor (solve, inverseDiag) reads nothing else
+        for (let c = 0; c < nnz; c++) if (idx[c]! <= ia) H[ia * P + idx[c]!]! += h * val[a]! * val[c]!;
       }
     }
     for (let d = 0; d < P; d++) H[d * P + d]! += 1e-12;
