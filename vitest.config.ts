@@ -87,6 +87,36 @@ function sharedGraphFiles(): string[] {
 
 const shared = sharedGraphFiles();
 
+/** An in-process request to the app: under the Node adapter's globals it loses the middleware's headers. */
+const IN_PROCESS_REQUEST = /\.request\(|app\.fetch|createApp/;
+/** Helpers that a file of the Node site's shared graph may import besides the stateless ones. */
+const NODE_SITE_HELPERS = ['tests/support/chromium.ts', 'tests/support/npm-start.ts'];
+
+/**
+ * The files that start the Node site (themselves or through Chromium's helper) and make no in-process request: they
+ * share a module graph with each other, never with `pure`'s (the adapter's global Request and Response are what
+ * each of them runs under anyway), so that playwright-core and the site are imported once per worker.
+ */
+function nodeSiteGraphFiles(): string[] {
+  return readdirSync('tests', { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => join('tests', f))
+    .filter((f) => {
+      const text = readFileSync(f, 'utf8');
+      const helpers = [...helpersOf(f)];
+      return (
+        !shared.includes(f) &&
+        (STARTS_NODE_SITE.test(text) || helpers.includes(NODE_SITE_HELPERS[0]!)) &&
+        helpers.every((h) => STATELESS_HELPERS.includes(h) || NODE_SITE_HELPERS.includes(h)) &&
+        !NEEDS_ISOLATION.test(text) &&
+        !IN_PROCESS_REQUEST.test(text) &&
+        !KEPT_ISOLATED.includes(f)
+      );
+    });
+}
+
+const nodeSite = nodeSiteGraphFiles();
+
 export default defineConfig({
   test: {
     // a folder per run for fixtures that several test files share (tests/support/run-shared.ts)
@@ -102,7 +132,15 @@ export default defineConfig({
     maxWorkers: 3,
     projects: [
       { extends: true, test: { name: 'pure', include: shared, isolate: false } },
-      { extends: true, test: { name: 'isolated', include: ['tests/**/*.test.ts'], exclude: shared } },
+      { extends: true, test: { name: 'node-site', include: nodeSite, isolate: false } },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ['tests/**/*.test.ts'],
+          exclude: [...shared, ...nodeSite],
+        },
+      },
     ],
   },
 });

@@ -4,24 +4,15 @@
 // the CLI (`arena checkpoints report --chart`). Each chart has a narrow variant, 360 px wide, that a phone
 // shows at its own size (never scaled down): labels keep 11-12 px, long model names are cut with an
 // ellipsis and axis labels turn.
-import * as echarts from 'echarts/core';
-import { BarChart, CustomChart, HeatmapChart, LineChart } from 'echarts/charts';
-import { GridComponent, LegendComponent, TitleComponent, VisualMapComponent } from 'echarts/components';
-import { SVGRenderer } from 'echarts/renderers';
 import type { CheckpointRow } from '../core/stats/checkpoints.ts';
 import type { LeaderRow, MatrixCell } from './site/leaderboards.ts';
 
-echarts.use([
-  BarChart,
-  CustomChart,
-  HeatmapChart,
-  LineChart,
-  GridComponent,
-  LegendComponent,
-  TitleComponent,
-  VisualMapComponent,
-  SVGRenderer,
-]);
+/**
+ * ECharts (./echarts.ts), imported on the first chart: about 0.7 s of CPU that a command, a process or a Worker start
+ * that draws no chart does not pay (the CLI's report builds, the site's pages, which show charts as <img>).
+ */
+let echartsLoaded: Promise<typeof import('./echarts.ts')> | undefined;
+const loadEcharts = () => (echartsLoaded ??= import('./echarts.ts'));
 
 const FONT = { fontFamily: 'system-ui, sans-serif', fontSize: 12, color: '#1b1b1b' };
 const COLORS = ['#2f5fb3', '#c2571a', '#2a7f3f', '#8a3ea8', '#a1132d', '#5c6470'];
@@ -36,8 +27,9 @@ const cut = (width: number, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-function svg(width: number, height: number, option: Record<string, unknown>): string {
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
+async function svg(width: number, height: number, option: Record<string, unknown>): Promise<string> {
+  const { init } = await loadEcharts();
+  const chart = init(null, null, { renderer: 'svg', ssr: true, width, height });
   try {
     chart.setOption({ animation: false, color: COLORS, textStyle: FONT, ...option });
     return chart.renderToSVGString();
@@ -47,7 +39,7 @@ function svg(width: number, height: number, option: Record<string, unknown>): st
 }
 
 /** Horizontal bars: each model's adjusted win rate under one judge. */
-export function winRateBars(rows: LeaderRow[], narrow = false): string {
+export function winRateBars(rows: LeaderRow[], narrow = false): Promise<string> {
   const r = [...rows].reverse();
   return svg(narrow ? NARROW : 720, 60 + 34 * rows.length, {
     grid: { left: narrow ? 120 : 150, right: narrow ? 40 : 60, top: 20, bottom: 30 },
@@ -70,7 +62,7 @@ export function winRateBars(rows: LeaderRow[], narrow = false): string {
  * near the lowest interval without exaggerating differences. A model without a finite rating has no dot (the table
  * says why); where no model has an interval, the axis says so rather than naming one.
  */
-export function ratingDots(rows: LeaderRow[], o: { narrow?: boolean } = {}): string {
+export function ratingDots(rows: LeaderRow[], o: { narrow?: boolean } = {}): Promise<string> {
   const r = [...rows].reverse();
   const values = r
     .flatMap((x) => [x.rating, x.ratingLo, x.ratingHi])
@@ -148,7 +140,7 @@ interface CustomApi {
 }
 
 /** Heat map of the pairwise win matrix: row model's adjusted win rate against the column model. */
-export function matrixHeatmap(models: string[], cells: MatrixCell[], narrow = false): string {
+export function matrixHeatmap(models: string[], cells: MatrixCell[], narrow = false): Promise<string> {
   const idx = new Map(models.map((m, k) => [m, k]));
   // narrow: the cells share what is left of 360 px beside the row labels; their numbers show while they fit
   const left = narrow ? 92 : 150;
@@ -219,7 +211,7 @@ export function judgeLines(
   models: string[],
   byJudge: { judge: string; rows: LeaderRow[] }[],
   narrow = false,
-): string {
+): Promise<string> {
   // the legend wraps: about two judges a row on a phone, four on a laptop
   const legendRows = Math.ceil(byJudge.length / (narrow ? 2 : 4));
   const top = 16 + 22 * legendRows;
@@ -242,7 +234,10 @@ export function judgeLines(
 }
 
 /** Bars per category for one model. */
-export function categoryBars(rows: { category: string; winRateAdjusted: number }[], narrow = false): string {
+export function categoryBars(
+  rows: { category: string; winRateAdjusted: number }[],
+  narrow = false,
+): Promise<string> {
   return svg(narrow ? NARROW : 720, narrow ? 300 : 300, {
     grid: { left: narrow ? 40 : 50, right: narrow ? 8 : 20, top: 24, bottom: narrow ? 84 : 60 },
     xAxis: {
@@ -275,7 +270,7 @@ export function categoryBars(rows: { category: string; winRateAdjusted: number }
 export function checkpointChart(
   report: { series: string; baseline: string; rows: CheckpointRow[] },
   o: { width?: number; height?: number; title?: boolean; narrow?: boolean } = {},
-): string {
+): Promise<string> {
   const judges = [...new Set(report.rows.map((r) => r.judge))];
   // point labels only where they cannot collide with another judge's
   const labels = !o.narrow && judges.length === 1;
