@@ -25,6 +25,15 @@ export const LONGEST = [
   'tests/web/browser.test.ts',
   'tests/ops/refresh-publish.test.ts',
   'tests/lint.test.ts',
+  // long for their size (vitest's order without a cache put them in the last minute, where they ran alone): a
+  // simulation, and files that wait on processes, locks and timers more than they compute
+  'tests/core/stats/coverage-sim.test.ts',
+  'tests/importers/judge-llama2.test.ts',
+  'tests/engine/settle-kill.test.ts',
+  'tests/cli/dist.test.ts',
+  'tests/storage/busy.test.ts',
+  'tests/engine/run-concurrency.test.ts',
+  'tests/judges/llama-cpp/schemes-llama.test.ts',
 ];
 
 export class LongestFirst extends BaseSequencer {
