@@ -2,7 +2,8 @@
 // page of the site, a chart or an /api table shows by default or through its filters, computed where its data
 // changed and stored (src/reports/site/stored.ts); rows no longer reachable (a pruned judge's) are removed.
 import { duelPair } from '../judges/duel.ts';
-import type { Store } from '../../storage/store.ts';
+import type { Game } from '../../core/types.ts';
+import type { GameFilter, Store } from '../../storage/store.ts';
 import type { Filter, Memo, SiteOptions } from './catalog.ts';
 import { SiteData } from './site-data.ts';
 import {
@@ -31,6 +32,38 @@ export interface BuildResult extends ReportCounts {
   /** rows removed: reports no page reaches any more */
   removed: number;
   ms: number;
+}
+
+/** The most games a build keeps from its games.list reads for the next read of the same filter (replies included). */
+const LISTED_GAMES_KEPT = 20_000;
+
+/**
+ * The store a build reads through: its reports ask for the same games again and again (the study judge's 4,800 games
+ * ten times in a build of the database `arena start` makes: a quarter of the build), so each filter's list is read
+ * once while the build runs, up to LISTED_GAMES_KEPT games in all, and every reader gets its own array.
+ */
+function listingOnce(store: Store): Store {
+  const kept = new Map<string, Game[]>();
+  let count = 0;
+  const list = async (f?: GameFilter): Promise<Game[]> => {
+    const key = JSON.stringify(f ?? {});
+    const hit = kept.get(key);
+    if (hit) return [...hit];
+    const games = await store.games.list(f);
+    if (count + games.length > LISTED_GAMES_KEPT) return games;
+    kept.set(key, games);
+    count += games.length;
+    return [...games];
+  };
+  const through = <T extends object>(target: T, name: string | symbol, value: unknown) =>
+    new Proxy(target, {
+      get: (t, p) => {
+        if (p === name) return value;
+        const v = Reflect.get(t, p, t) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      },
+    });
+  return through(store, 'games', through(store.games, 'list', list));
 }
 
 /** A plain in-memory memo for one build (each value computed once). */
@@ -100,8 +133,9 @@ export async function buildReports(store: Store, o: BuildOptions = {}): Promise<
     bootstrapRounds: o.bootstrapRounds ?? 1000,
     ...(o.intervals ? { intervals: o.intervals } : {}),
   };
-  const memo = new StoredReports(store, mapMemo(), site, { mode: 'build' });
-  const data = new SiteData(store, memo, site);
+  const reads = listingOnce(store);
+  const memo = new StoredReports(reads, mapMemo(), site, { mode: 'build' });
+  const data = new SiteData(reads, memo, site);
   const digest = (await memo.digest())!;
   const steps = (await reportSteps(data)).filter(([name]) => !o.only || o.only(name));
   for (const [k, [name, run]] of steps.entries()) {
