@@ -68,5 +68,28 @@ describe.skipIf(!FRESH)(
       ).toBeGreaterThan(0);
       expect(dist).toEqual(sources);
     }, 300_000);
+
+    it('a command that draws no chart never loads ECharts: only a dynamic import reaches it', () => {
+      const text = (chunk: string) => readFileSync(join(REPO_ROOT, 'dist', chunk), 'utf8');
+      /** the chunks `chunk` loads when it is imported: itself and its static imports, followed */
+      const loaded = (chunk: string, seen = new Set<string>()): Set<string> => {
+        seen.add(chunk);
+        for (const m of text(chunk).matchAll(/^import\s(?:[^'";]*?\sfrom\s)?"\.\/([\w.-]+\.mjs)"/gm))
+          if (!seen.has(m[1]!)) loaded(m[1]!, seen);
+        return seen;
+      };
+      const usesEcharts = (chunk: string) => /from "echarts\//.test(text(chunk));
+      const entry = text('arena.mjs');
+      const commandChunk = (name: string) =>
+        new RegExp(`^\\s+${name}: \\(\\) => import\\("\\.\\/([\\w.-]+\\.mjs)"\\)`, 'm').exec(entry)?.[1];
+      for (const name of ['import', 'run', 'standings', 'reports', 'serve', 'checkpoints']) {
+        const chunk = commandChunk(name);
+        expect(chunk, `arena.mjs imports the ${name} command lazily`).toBeDefined();
+        expect([...loaded(chunk!)].filter(usesEcharts), `what \`arena ${name}\` loads at start`).toEqual([]);
+      }
+      // the charts are still there, behind the dynamic import of the first chart
+      const charts = readdirSync(join(REPO_ROOT, 'dist')).filter((f) => f.endsWith('.mjs') && usesEcharts(f));
+      expect(charts).toHaveLength(1);
+    });
   },
 );

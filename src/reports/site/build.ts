@@ -40,20 +40,26 @@ const LISTED_GAMES_KEPT = 20_000;
 /**
  * The store a build reads through: its reports ask for the same games again and again (the study judge's 4,800 games
  * ten times in a build of the database `arena start` makes: a quarter of the build), so each filter's list is read
- * once while the build runs, up to LISTED_GAMES_KEPT games in all, and every reader gets its own array.
+ * once while the build runs, up to `most` games in all, and every reader gets its own array.
  */
-function listingOnce(store: Store): Store {
-  const kept = new Map<string, Game[]>();
+export function listingOnce(store: Store, most = LISTED_GAMES_KEPT): Store {
+  // the read itself, so that readers asking at once (a report's Promise.all) share it
+  const kept = new Map<string, Promise<Game[]>>();
   let count = 0;
-  const list = async (f?: GameFilter): Promise<Game[]> => {
+  const list = (f?: GameFilter): Promise<Game[]> => {
     const key = JSON.stringify(f ?? {});
-    const hit = kept.get(key);
-    if (hit) return [...hit];
-    const games = await store.games.list(f);
-    if (count + games.length > LISTED_GAMES_KEPT) return games;
-    kept.set(key, games);
-    count += games.length;
-    return [...games];
+    let read = kept.get(key);
+    if (!read) {
+      kept.set(key, (read = store.games.list(f)));
+      read.then(
+        (games) => {
+          count += games.length;
+          if (count > most) (kept.delete(key), (count -= games.length));
+        },
+        () => kept.delete(key),
+      );
+    }
+    return read.then((games) => [...games]);
   };
   const through = <T extends object>(target: T, name: string | symbol, value: unknown) =>
     new Proxy(target, {

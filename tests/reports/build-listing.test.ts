@@ -1,0 +1,56 @@
+// A report build reads each games.list filter once (listingOnce in src/reports/site/build.ts): its reports ask for
+// the same judge's games again and again. Real SQLite files, `arena run` with the offline mock judges on our own
+// questions, in this process.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildReports, listingOnce } from '../../src/reports/site/build.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import type { GameFilter } from '../../src/storage/store.ts';
+import { playOwn, tmpDir } from '../support/cli.ts';
+
+describe('a report build lists each filter of games once', () => {
+  const db = join(tmpDir('arena-build-listing-'), 'a.db');
+  let store: SqliteStore;
+  /** the filters games.list was asked for on the database itself, in order */
+  let asked: string[];
+  beforeAll(async () => {
+    await playOwn(db, 'mock/longer', 'arena-sage,arena-echo,arena-swift', ['--turns', '1']);
+    await playOwn(db, 'mock/a', 'arena-sage,arena-echo', ['--turns', '1']);
+    store = openSqliteStore(db);
+    const list = store.games.list.bind(store.games);
+    asked = [];
+    store.games.list = (f?: GameFilter) => (asked.push(JSON.stringify(f ?? {})), list(f));
+  }, 180_000);
+  afterAll(async () => store?.close());
+
+  it('a full build asks the database once per filter', async () => {
+    asked.length = 0;
+    const built = await buildReports(store, { bootstrapRounds: 20 });
+    expect(built.computed).toBeGreaterThan(20);
+    expect(asked.length).toBeGreaterThan(3);
+    expect(
+      asked.filter((k, i) => asked.indexOf(k) !== i),
+      asked.join('\n'),
+    ).toEqual([]);
+  });
+
+  it('each reader gets its own array; past its bound a list is read again; the rest of the store is untouched', async () => {
+    asked.length = 0;
+    const reads = listingOnce(store);
+    const f = { judge: 'mock/longer', kind: 'pairwise' } as const;
+    const first = await reads.games.list(f);
+    expect(first.length).toBeGreaterThan(0);
+    first.length = 0;
+    const second = await reads.games.list(f);
+    expect(second).toEqual(await store.games.list(f));
+    expect(asked).toEqual([JSON.stringify(f), JSON.stringify(f)]); // the second is this test's own read
+    // a list longer than the bound is not kept
+    const tight = listingOnce(store, 1);
+    asked.length = 0;
+    await tight.games.list(f);
+    await tight.games.list(f);
+    expect(asked).toHaveLength(2);
+    expect((await reads.games.judges()).map((j) => j.judge).sort()).toEqual(['mock/a', 'mock/longer']);
+    expect((await reads.catalog.questions()).length).toBe((await store.catalog.questions()).length);
+  });
+});
