@@ -88,7 +88,7 @@ function sharedGraphFiles(): string[] {
 const shared = sharedGraphFiles();
 
 /** An in-process request to the app: under the Node adapter's globals it loses the middleware's headers. */
-const IN_PROCESS_REQUEST = /\.request\(|app\.fetch|createApp/;
+const IN_PROCESS_REQUEST = /\.request\(|\.fetch\(|createApp/;
 /** Helpers that a file of the Node site's shared graph may import besides the stateless ones. */
 const NODE_SITE_HELPERS = ['tests/support/chromium.ts', 'tests/support/npm-start.ts'];
 
