@@ -72,25 +72,30 @@ function helpersOf(file: string, seen = new Set<string>()): Set<string> {
   return seen;
 }
 
+/** Every test file, with its text and the test helpers it imports. */
+const TEST_FILES = readdirSync('tests', { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.test.ts'))
+  .map((f) => join('tests', f))
+  .map((file) => ({ file, text: readFileSync(file, 'utf8'), helpers: [...helpersOf(file)] }));
+
 function sharedGraphFiles(): string[] {
-  return readdirSync('tests', { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.test.ts'))
-    .map((f) => join('tests', f))
-    .filter(
-      (f) =>
-        [...helpersOf(f)].every((h) => STATELESS_HELPERS.includes(h)) &&
-        !NEEDS_ISOLATION.test(readFileSync(f, 'utf8')) &&
-        !STARTS_NODE_SITE.test(readFileSync(f, 'utf8')) &&
-        !KEPT_ISOLATED.includes(f),
-    );
+  return TEST_FILES.filter(
+    ({ file, text, helpers }) =>
+      helpers.every((h) => STATELESS_HELPERS.includes(h)) &&
+      !NEEDS_ISOLATION.test(text) &&
+      !STARTS_NODE_SITE.test(text) &&
+      !KEPT_ISOLATED.includes(file),
+  ).map((t) => t.file);
 }
 
 const shared = sharedGraphFiles();
 
 /** An in-process request to the app: under the Node adapter's globals it loses the middleware's headers. */
 const IN_PROCESS_REQUEST = /\.request\(|\.fetch\(|createApp/;
+/** Chromium's helper: it starts the Node site for the file that uses it. */
+const CHROMIUM_HELPER = 'tests/support/chromium.ts';
 /** Helpers that a file of the Node site's shared graph may import besides the stateless ones. */
-const NODE_SITE_HELPERS = ['tests/support/chromium.ts', 'tests/support/npm-start.ts'];
+const NODE_SITE_HELPERS = [CHROMIUM_HELPER, 'tests/support/npm-start.ts'];
 
 /**
  * The files that start the Node site (themselves or through Chromium's helper) and make no in-process request: they
@@ -98,21 +103,15 @@ const NODE_SITE_HELPERS = ['tests/support/chromium.ts', 'tests/support/npm-start
  * each of them runs under anyway), so that playwright-core and the site are imported once per worker.
  */
 function nodeSiteGraphFiles(): string[] {
-  return readdirSync('tests', { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.test.ts'))
-    .map((f) => join('tests', f))
-    .filter((f) => {
-      const text = readFileSync(f, 'utf8');
-      const helpers = [...helpersOf(f)];
-      return (
-        !shared.includes(f) &&
-        (STARTS_NODE_SITE.test(text) || helpers.includes(NODE_SITE_HELPERS[0]!)) &&
-        helpers.every((h) => STATELESS_HELPERS.includes(h) || NODE_SITE_HELPERS.includes(h)) &&
-        !NEEDS_ISOLATION.test(text) &&
-        !IN_PROCESS_REQUEST.test(text) &&
-        !KEPT_ISOLATED.includes(f)
-      );
-    });
+  return TEST_FILES.filter(
+    ({ file, text, helpers }) =>
+      !shared.includes(file) &&
+      (STARTS_NODE_SITE.test(text) || helpers.includes(CHROMIUM_HELPER)) &&
+      helpers.every((h) => STATELESS_HELPERS.includes(h) || NODE_SITE_HELPERS.includes(h)) &&
+      !NEEDS_ISOLATION.test(text) &&
+      !IN_PROCESS_REQUEST.test(text) &&
+      !KEPT_ISOLATED.includes(file),
+  ).map((t) => t.file);
 }
 
 const nodeSite = nodeSiteGraphFiles();
