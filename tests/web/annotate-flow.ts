@@ -34,9 +34,19 @@ export async function voteWithKeyboard(browser: Browser, invite: string, n: numb
         page.waitForResponse((r) => r.url().endsWith('/annotate') && r.request().method() === 'GET'),
         page.keyboard.press(key),
       ]);
-      await page.waitForLoadState('domcontentloaded');
-      const after = await page.locator('input[name=match]').getAttribute('value');
-      if (after === before) throw new Error(`vote ${i + 1}: the page still shows match ${before}`);
+      // the next key only once the next page is whole: a response does not mean its document is committed, and a
+      // document shows its form before its deferred script (the keys' handler) has run, so a key pressed then is lost
+      await page
+        .waitForFunction(
+          (b) =>
+            document.readyState === 'complete' &&
+            document.querySelector('input[name=match]')?.getAttribute('value') !== b,
+          before,
+          { timeout: 15_000 },
+        )
+        .catch(() => {
+          throw new Error(`vote ${i + 1}: the page still shows match ${before}`);
+        });
       keys.push(key);
     }
     return { keys, progress: (await page.locator('#progress').textContent()) ?? '', problems };
