@@ -2,13 +2,12 @@
 // the local rows again, run through `wrangler d1 execute --file` (local or remote). The D1 database
 // must already have the same migrations (`wrangler d1 migrations apply`).
 import type Database from 'better-sqlite3';
-import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArenaError } from '../core/types.ts';
-import { wranglerCommand } from './wrangler.ts';
+import { d1Execute, type D1Database } from './wrangler.ts';
 
 /**
  * Tables that belong to the migration tools, not to the data; `leases` (games in flight on this machine) and
@@ -181,13 +180,7 @@ export async function writePublishSql(db: Database.Database, file: string): Prom
   return n;
 }
 
-export interface D1Target {
-  /** the D1 database's name (wrangler.toml) */
-  database: string;
-  /** the deployed D1 (default: the local one that `wrangler dev` uses) */
-  remote?: boolean;
-  /** wrangler --persist-to directory of the local D1 */
-  persistTo?: string | undefined;
+export interface D1Target extends D1Database {
   /** where wrangler's output goes (default stderr, so that a caller's stdout stays its own) */
   output?: 'stdout' | 'stderr';
 }
@@ -205,23 +198,16 @@ export async function publishToD1(
   try {
     const file = join(dir, 'publish.sql');
     const n = await writePublishSql(db, file);
-    const cmd = wranglerCommand([
-      'd1',
-      'execute',
-      t.database,
-      t.remote ? '--remote' : '--local',
-      '--file',
-      file,
-      '--yes',
-      ...(t.persistTo ? ['--persist-to', t.persistTo] : []),
-    ]);
-    log(cmd.shown);
-    const r = spawnSync(cmd.file, cmd.args, {
-      stdio: ['ignore', t.output === 'stdout' ? 'inherit' : process.stderr, 'inherit'],
-      env: { WRANGLER_SEND_METRICS: 'false', ...process.env },
-    });
+    const r = d1Execute(
+      t,
+      ['--file', file, '--yes'],
+      { stdio: ['ignore', t.output === 'stdout' ? 'inherit' : process.stderr, 'inherit'] },
+      { log, show: true },
+    );
     if (r.status !== 0)
-      throw new ArenaError(`[publish] wrangler d1 execute failed (exit ${r.status ?? r.signal})`);
+      throw new ArenaError(
+        `[publish] wrangler d1 execute failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`})`,
+      );
     return n;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -2,7 +2,6 @@
 // writes the SQLite file's rows: the site is where annotators vote (D1 holds their sessions' annotations and votes,
 // and the invites they redeemed), the SQLite file is where games are played and annotators invited. Every row the
 // site sends is checked (types, enums, lengths) before the Store takes it in (Store.annotators.mergeSite).
-import { spawnSync } from 'node:child_process';
 import { z } from 'zod';
 import { ANNOTATOR_NAME } from '../core/annotate.ts';
 import { ANNOTATORS } from '../core/constants.ts';
@@ -10,7 +9,7 @@ import { ArenaError } from '../core/types.ts';
 import type { MergedSite, SiteAnnotate } from '../storage/annotator-store.ts';
 import type { Store } from '../storage/store.ts';
 import type { D1Target } from './publish.ts';
-import { wranglerCommand } from './wrangler.ts';
+import { d1Execute } from './wrangler.ts';
 
 /** Rows per `wrangler d1 execute` (a page of at most ~2,000 annotations of 2,000-character reasons: ~5 MB). */
 const PAGE = 2000;
@@ -70,17 +69,13 @@ const QUERIES = {
 } as const;
 
 /** `wrangler d1 execute --json --command` of the statements: the rows of each, in order. */
-function execute(t: D1Target, statements: string[]): unknown[][] {
-  const cmd = wranglerCommand([
-    ...['d1', 'execute', t.database, t.remote ? '--remote' : '--local', '--json'],
-    ...['--command', statements.join(';\n'), ...(t.persistTo ? ['--persist-to', t.persistTo] : [])],
-  ]);
-  const r = spawnSync(cmd.file, cmd.args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: MAX_OUTPUT,
-    encoding: 'utf8',
-    env: { WRANGLER_SEND_METRICS: 'false', ...process.env },
-  });
+function execute(t: D1Target, statements: string[], log: (m: string) => void): unknown[][] {
+  const r = d1Execute<string>(
+    t,
+    ['--json', '--command', statements.join(';\n')],
+    { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: MAX_OUTPUT, encoding: 'utf8' },
+    { log },
+  );
   const why = r.error
     ? r.error.message
     : r.status !== 0
@@ -112,7 +107,7 @@ type Row<K extends Table> = z.infer<(typeof QUERIES)[K]['row']>;
 type Rows = { [K in Table]: Row<K>[] };
 
 /** Every row of the site's tables, a page of each at a time by id (one wrangler call per page), each checked. */
-function readAll(t: D1Target): Rows {
+function readAll(t: D1Target, log: (m: string) => void): Rows {
   const out: Rows = { annotators: [], annotations: [], votes: [] };
   let open = Object.keys(QUERIES) as Table[];
   while (open.length) {
@@ -123,6 +118,7 @@ function readAll(t: D1Target): Rows {
         const q = QUERIES[k];
         return `SELECT ${q.columns} FROM ${k} WHERE ${q.where}id > ${after(k)} ORDER BY id LIMIT ${PAGE}`;
       }),
+      log,
     );
     open = open.filter((k, i) => {
       const rows = pages[i]!;
@@ -142,9 +138,9 @@ function readAll(t: D1Target): Rows {
   return out;
 }
 
-/** The site's annotate state in D1. */
-export function readSiteAnnotate(t: D1Target): SiteAnnotate {
-  const rows = readAll(t);
+/** The site's annotate state in D1; `log` is told of a wrangler run tried again. */
+export function readSiteAnnotate(t: D1Target, log: (m: string) => void = () => {}): SiteAnnotate {
+  const rows = readAll(t, log);
   return {
     annotators: rows.annotators.map((a) => ({ id: a.id, name: a.name, usedAt: a.used_at })),
     annotations: rows.annotations.map((n) => ({
@@ -178,7 +174,7 @@ export async function pullSiteVotes(
   t: D1Target,
   log: (m: string) => void = () => {},
 ): Promise<MergedSite> {
-  const m = await store.annotators.mergeSite(readSiteAnnotate(t));
+  const m = await store.annotators.mergeSite(readSiteAnnotate(t, log));
   log(
     `from D1 ${t.database}: ${m.votes} new votes, ${m.answers + m.annotations} annotations, ${m.redeemed} invites used`,
   );
