@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-export interface WranglerCommand {
+interface WranglerCommand {
   /** the program to spawn */
   file: string;
   args: string[];
