@@ -44,8 +44,8 @@ export async function voteWithKeyboard(browser: Browser, invite: string, n: numb
           before,
           { timeout: 15_000 },
         )
-        .catch(() => {
-          throw new Error(`vote ${i + 1}: the page still shows match ${before}`);
+        .catch((e: unknown) => {
+          throw new Error(`vote ${i + 1}: the page still shows match ${before}`, { cause: e });
         });
       keys.push(key);
     }
