@@ -2,6 +2,7 @@
 // (`arena run`, `arena calibrate`) and parsed into the same schema as `judges[]` in config files
 // (judges/registry.ts JudgeSetup): one typed default per option, one error format.
 import { formatIssueLine, issueLines } from '../core/zod-issues.ts';
+import { REASONING_EFFORTS, STRUCTURED_OUTPUTS } from '../judges/contract.ts';
 import { CALL_DEFAULTS, JudgeSetup } from '../judges/registry.ts';
 import { UsageError } from './format.ts';
 
@@ -42,6 +43,22 @@ export const judgeCallArgs = {
     description: `seconds one game may spend retrying, waits (Retry-After included) counted; a wait past it fails the game (default ${CALL_DEFAULTS.retryBudgetS})`,
     valueHint: 'SECONDS',
   },
+  'reasoning-effort': {
+    type: 'string',
+    description: `reasoning models: ${REASONING_EFFORTS.join(' | ')} (sent as reasoning_effort; part of each game's identity; more effort, more output tokens billed)`,
+    valueHint: 'EFFORT',
+  },
+  'structured-output': {
+    type: 'string',
+    description: `ask an OpenAI-compatible server to constrain each reply to end in a verdict: ${STRUCTURED_OUTPUTS.join(' | ')} (vLLM >= 0.12 structured_outputs, vLLM's older guided_regex, llama.cpp's grammar)`,
+    valueHint: 'SERVER',
+  },
+  logprobs: {
+    type: 'string',
+    description:
+      "chat models: ask for this many top log-probabilities per token (1-20) and store the verdict's probabilities",
+    valueHint: 'N',
+  },
 } as const;
 
 type CallArgs = { [K in keyof typeof judgeCallArgs]?: string | undefined };
@@ -58,6 +75,8 @@ const FLAG: Record<keyof JudgeSetup, string> = {
   tpm: 'tpm',
   rpm: 'rpm',
   endpoints: 'base-url',
+  reasoningEffort: 'reasoning-effort',
+  api: 'structured-output',
 };
 
 /** A number where the text is one; anything else is left for the schema to reject with the text it got. */
@@ -82,6 +101,16 @@ export function judgeSetupOf(spec: string, args: CallArgs): JudgeSetup {
       retries: numeric(args.retries),
       backoffMs: numeric(args.backoff),
       retryBudgetS: numeric(args['retry-budget']),
+      reasoningEffort: args['reasoning-effort'],
+      api:
+        args['structured-output'] !== undefined || args.logprobs !== undefined
+          ? Object.fromEntries(
+              Object.entries({
+                structuredOutput: args['structured-output'],
+                logprobs: numeric(args.logprobs),
+              }).filter(([, v]) => v !== undefined),
+            )
+          : undefined,
     }).filter(([, v]) => v !== undefined),
   );
   const r = JudgeSetup.safeParse(raw, {
@@ -92,7 +121,9 @@ export function judgeSetupOf(spec: string, args: CallArgs): JudgeSetup {
   });
   if (r.success) return r.data;
   throw new UsageError(
-    issueLines(r.error, (path) => ({ at: `--${FLAG[path[0] as keyof JudgeSetup] ?? String(path[0])}` }))
+    issueLines(r.error, (path) => ({
+      at: `--${path[0] === 'api' && path[1] === 'logprobs' ? 'logprobs' : (FLAG[path[0] as keyof JudgeSetup] ?? String(path[0]))}`,
+    }))
       .map(formatIssueLine)
       .join('\n'),
   );

@@ -111,7 +111,8 @@ export interface Game extends GameSpec {
 }
 
 export interface JudgeSettings {
-  temperature: number;
+  /** null: none sent, the model's default (reasoning models) */
+  temperature: number | null;
   maxTokens: number;
   [key: string]: unknown;
 }

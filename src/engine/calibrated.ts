@@ -127,7 +127,7 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
       o.judge.complete({
         system: spec.systemPrompt,
         user: spec.userPrompt,
-        temperature: c.settings.temperature,
+        temperature: c.settings.temperature ?? 1,
         maxTokens: c.settings.maxTokens,
         onRetry: c.onRetry,
         ...(c.signal ? { signal: c.signal } : {}),

@@ -3,7 +3,7 @@ import type { PromptSet } from '../core/prompts.ts';
 import { ArenaError, type GameSpec, type JudgeSettings, type Mode, type Question } from '../core/types.ts';
 import type { ParserMode } from '../core/verdict/parse.ts';
 import { parserFor, verdictOf } from '../core/verdict/of-reply.ts';
-import type { JudgeProvider } from '../judges/judge.ts';
+import type { AskedSettings, JudgeProvider } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
 import { newRun, playGames, type PlayOptions, type PlayRun } from './play/index.ts';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
@@ -25,7 +25,12 @@ export interface RunOptions {
   /** reference-answer source to prefer (FastChat: the judge model's name, e.g. gpt-4) */
   referenceSource?: string;
   parser?: ParserMode;
-  settings?: Partial<JudgeSettings>;
+  /** asked of the judge (temperature undefined: the judge's default); the judge's settingsFor says what it sends */
+  settings?: {
+    temperature?: number | null | undefined;
+    maxTokens?: number | undefined;
+    [key: string]: unknown;
+  };
   concurrency?: number;
   signal?: AbortSignal;
   /** called once the plan is known, before the first call */
@@ -66,7 +71,16 @@ import type { RunProgress } from './play/index.ts';
 /** A finished run as `runTournament` returns it (the record and the loop's counters). */
 export type RunSummary = PlayRun;
 
-const DEFAULT_SETTINGS: JudgeSettings = { temperature: 0, maxTokens: 2048 };
+/** FastChat's max_tokens; the temperature is the judge's default (0 for chat models: judges/contract.ts) */
+const DEFAULT_MAX_TOKENS = 2048;
+
+/** The settings `judge` sends for those asked (its settingsFor; else as asked, temperature 0 by default). */
+export function judgeSettings(
+  judge: Pick<JudgeProvider, 'settingsFor'>,
+  asked: AskedSettings,
+): JudgeSettings {
+  return judge.settingsFor ? judge.settingsFor(asked) : { ...asked, temperature: asked.temperature ?? 0 };
+}
 
 /** What planning reads: a Store, or a view of one with an import not yet written (src/storage/pending.ts). */
 export type PlanSource = {
@@ -142,7 +156,9 @@ export async function planRun(
     prompts,
     promptSet,
   });
-  const settings: JudgeSettings = { ...DEFAULT_SETTINGS, ...o.settings };
+  // the settings the judge sends for those asked are each game's settings, so its identity
+  const asked = Object.fromEntries(Object.entries(o.settings ?? {}).filter(([, v]) => v !== undefined));
+  const settings = judgeSettings(o.judge, { maxTokens: DEFAULT_MAX_TOKENS, ...asked });
   const games = specs.map((spec) => ({ spec, id: gameId(o.judge.id, settings, spec) }));
   return { games, settings, promptSet, prompts };
 }
@@ -194,8 +210,9 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
       judge.complete({
         system: spec.systemPrompt,
         user: spec.userPrompt,
-        temperature: c.settings.temperature,
+        temperature: c.settings.temperature ?? 0,
         maxTokens: c.settings.maxTokens,
+        settings: c.settings,
         onRetry: c.onRetry,
         verdict: spec.match.model2 === undefined ? 'rating' : parserOf(spec).format ? 'free' : 'pair',
         ...(c.signal ? { signal: c.signal } : {}),

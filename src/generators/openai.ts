@@ -2,6 +2,7 @@
 // client setup (src/judges/openai.ts: keep-alive fetch, reply bodies capped).
 import OpenAI from 'openai';
 import { ArenaError } from '../core/types.ts';
+import { bodyOf, familyOf, isOpenAI, sentSettings } from '../judges/contract.ts';
 import { openaiClient } from '../judges/openai.ts';
 import { redactSecrets } from '../judges/redact.ts';
 import type { AnswerGenerator } from './generator.ts';
@@ -35,13 +36,20 @@ export function openaiGenerator(o: OpenAIGeneratorOptions): AnswerGenerator {
       });
       let text: unknown;
       try {
-        const r = await client.chat.completions.create({
+        // a reasoning model takes max_completion_tokens and refuses FastChat's per-category temperatures
+        const official = isOpenAI(o.baseURL);
+        const reasoning = familyOf(o.model, {}, official) === 'reasoning';
+        const settings = sentSettings(
+          o.model,
+          { maxTokens: o.maxTokens, ...(reasoning ? {} : { temperature }) },
+          {},
+          official,
+        );
+        const r = (await client.chat.completions.create({
           model: o.model,
           messages,
-          temperature,
-          max_tokens: o.maxTokens,
-          n: 1,
-        });
+          ...bodyOf(settings),
+        } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming)) as OpenAI.Chat.ChatCompletion;
         text = r.choices?.[0]?.message?.content;
       } catch (e) {
         // no `cause`: the SDK's error holds the request headers (the key)

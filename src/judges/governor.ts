@@ -48,6 +48,13 @@ export interface Admission {
 
 /** How long to wait on a 429 that says nothing about when to come back. */
 const DEFAULT_429_WAIT_MS = 1000;
+/**
+ * The least a 429 holds every call, whatever wait the server asks for ("retry after 0" flooded a server with
+ * 12,778 requests in 10 s): doubled for each refusal of a call sent after the previous one, up to MAX_429_FLOOR_MS,
+ * so a server that keeps refusing gets ever fewer requests a second; a success resets it.
+ */
+const MIN_429_WAIT_MS = 1000;
+const MAX_429_FLOOR_MS = 60_000;
 /** The calls in flight a governor starts with once it has heard the server; it doubles each window (slow start). */
 const INITIAL_WINDOW = 8;
 
@@ -94,6 +101,9 @@ export class RateGovernor {
   /** the calls in flight: each one's cost, by the number of calls admitted up to it (its `Sent.requests`) */
   readonly #flying = new Map<number, number>();
   #pausedUntil = 0;
+  /** 429s in a row, each of a call sent after the one before was heard (the floor of the next wait) */
+  #refusals = 0;
+  #lastRefusalAt = -Infinity;
   #queue: Waiter[] = [];
   #cancelTimer?: (() => void) | undefined;
   #timerAt = Infinity;
@@ -233,6 +243,7 @@ export class RateGovernor {
   #settle(outcome: { reply: JudgeReply } | { error: JudgeCallError | Error }, sent: Sent): void {
     const now = this.clock.now();
     if ('reply' in outcome) {
+      this.#refusals = 0;
       this.#heard = true;
       this.#learn(outcome.reply.rateLimit, now, sent);
       // slow start, then additive increase: one more call in flight per window's worth of successes
@@ -256,7 +267,11 @@ export class RateGovernor {
     // multiplicative decrease, and everyone waits what the server asked
     this.#window = Math.max(1, Math.min(this.#window, this.#flying.size + 1) / 2);
     const resetMs = info?.tokens?.remaining === 0 ? info.tokens.resetMs : undefined;
-    const waitMs = e.retryAfterMs ?? resetMs ?? DEFAULT_429_WAIT_MS;
+    // a call sent before the last refusal was heard is of the same burst: it does not raise the floor
+    if (sent.at >= this.#lastRefusalAt) this.#refusals++;
+    this.#lastRefusalAt = now;
+    const floor = Math.min(MAX_429_FLOOR_MS, MIN_429_WAIT_MS * 2 ** Math.max(0, this.#refusals - 1));
+    const waitMs = Math.max(floor, e.retryAfterMs ?? resetMs ?? DEFAULT_429_WAIT_MS);
     this.#pausedUntil = Math.max(this.#pausedUntil, now + waitMs);
     if (this.#tokens && info?.tokens?.remaining === undefined) this.#tokens.observe(0, now);
   }

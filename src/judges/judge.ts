@@ -1,3 +1,5 @@
+import type { JudgeSettings } from '../core/types.ts';
+import type { FatalKind } from './contract.ts';
 import type { RateLimitInfo } from './rate-limit.ts';
 
 /** What a judge is asked: the two chat messages and the sampling settings. */
@@ -6,6 +8,8 @@ export interface JudgeRequest {
   user: string;
   temperature: number;
   maxTokens: number;
+  /** the game's settings as stored (its identity), extra keys included: what an API judge sends (judges/contract.ts) */
+  settings?: JudgeSettings;
   signal?: AbortSignal;
   /** told of every failed attempt that `withRetry` retries (the caller records it; it never becomes a verdict) */
   onRetry?(info: { attempt: number; delayMs: number; error: JudgeCallError }): void;
@@ -20,6 +24,10 @@ export interface JudgeReply {
   text: string;
   tokensIn?: number;
   tokensOut?: number;
+  /** of tokensIn, those the server read from its prompt cache (billed at the cached rate) */
+  tokensCached?: number;
+  /** of tokensOut, the hidden reasoning tokens (billed as output) */
+  tokensReasoning?: number;
   /** positional verdict probabilities, e.g. {A: 0.7, B: 0.2, C: 0.1}, from providers that see token probabilities */
   verdictProbs?: Record<string, number>;
   /** what the answer's x-ratelimit-* headers said (providers that see headers; the rate governor reads it) */
@@ -38,7 +46,27 @@ export interface JudgeProvider {
   /** "provider/model", e.g. "openai/gpt-4" */
   readonly id: string;
   complete(req: JudgeRequest): Promise<JudgeReply>;
+  /**
+   * The settings this judge sends for those asked (`temperature` undefined: not said); they are each game's
+   * settings, so part of its identity. Without it: as asked, temperature 0 by default.
+   */
+  settingsFor?(asked: AskedSettings): JudgeSettings;
   close?(): Promise<void>;
+}
+
+/** The settings a run asks for; a judge's settingsFor makes them the settings it sends. */
+export interface AskedSettings {
+  temperature?: number | null | undefined;
+  maxTokens: number;
+  [key: string]: unknown;
+}
+
+/** What a reply that was paid for but holds no verdict used: reasoning that took the whole allowance. */
+export interface SpentUsage {
+  tokensIn: number | null;
+  tokensOut: number | null;
+  tokensCached?: number;
+  tokensReasoning?: number;
 }
 
 /**
@@ -59,6 +87,15 @@ export class JudgeCallError extends Error {
   }
   /** what the failed answer's x-ratelimit-* headers said, when it had any */
   rateLimit?: RateLimitInfo;
+  /**
+   * a refusal no retry can fix (a key, a retired model, a parameter the model refuses: the run stops at the first), or
+   * `allowance`: reasoning used the whole max_completion_tokens, an empty reply that was paid for and is never resent
+   */
+  kind?: FatalKind | 'allowance';
+  /** the parameter a 400 named */
+  param?: string;
+  /** what an `allowance` reply used (it was billed) */
+  spent?: SpentUsage;
 }
 
 /** Parse Retry-After (seconds or an HTTP date) or retry-after-ms into milliseconds. */

@@ -2,19 +2,39 @@ import OpenAI from 'openai';
 import { cappedFetch, httpFetch, ReplyTooLargeError } from './http-fetch.ts';
 import { readRateLimit } from './rate-limit.ts';
 import { redactReply, redactSecrets } from './redact.ts';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+} from 'openai/resources/chat/completions';
+import type { JudgeSettings } from '../core/types.ts';
+import {
+  bodyOf,
+  contractHint,
+  fatalKind,
+  isOpenAI,
+  sentSettings,
+  verdictProbsOf,
+  type ApiOptions,
+} from './contract.ts';
 import {
   JudgeCallError,
   parseRetryAfter,
+  type AskedSettings,
   type JudgeProvider,
   type JudgeReply,
   type JudgeRequest,
 } from './judge.ts';
+import { modelEntry } from './openai-models.ts';
 
 export interface OpenAIJudgeOptions {
   model: string;
   /** any OpenAI-compatible server: vLLM, llama.cpp server, Ollama, ... */
   baseURL?: string;
   apiKey?: string;
+  /** what the model takes (judges/contract.ts): its family, token parameter, temperature, reasoning effort, ... */
+  api?: ApiOptions;
+  /** the configured variable the key came from, named in a refusal's message (default OPENAI_API_KEY) */
+  apiKeyEnv?: string;
 }
 
 /**
@@ -41,49 +61,87 @@ export function openaiClient(o: {
 }
 
 /**
- * `openai/<model>`: a chat completion with the system and user messages, n = 1, as FastChat's
- * judge call. The SDK's own retries are off: the shared retry wrapper decides.
+ * `openai/<model>`: a chat completion with the system and user messages, n = 1, as FastChat's judge call, with
+ * the parameters the model takes (judges/contract.ts). The SDK's own retries are off: the shared retry wrapper decides.
  */
 export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
   const client = openaiClient(o);
+  const api = o.api ?? {};
+  // a model's family is guessed from its name only on OpenAI's own API; another server's models are told
+  const official = isOpenAI(o.baseURL);
+  const settingsFor = (asked: AskedSettings) => sentSettings(o.model, asked, api, official);
+  const where = o.baseURL ?? 'https://api.openai.com/v1';
   return {
     id: `openai/${o.model}`,
+    settingsFor,
     async complete(req: JudgeRequest): Promise<JudgeReply> {
+      const settings =
+        req.settings ?? settingsFor({ temperature: req.temperature, maxTokens: req.maxTokens });
       try {
+        const body = {
+          model: o.model,
+          messages: [
+            { role: 'system', content: req.system },
+            { role: 'user', content: req.user },
+          ],
+          ...bodyOf(settings, req.verdict),
+        } as unknown as ChatCompletionCreateParamsNonStreaming;
         const { data: r, response } = await client.chat.completions
-          .create(
-            {
-              model: o.model,
-              messages: [
-                { role: 'system', content: req.system },
-                { role: 'user', content: req.user },
-              ],
-              n: 1,
-              temperature: req.temperature,
-              max_tokens: req.maxTokens,
-            },
-            req.signal ? { signal: req.signal } : {},
-          )
+          .create(body, req.signal ? { signal: req.signal } : {})
           .withResponse();
-        const rateLimit = readRateLimit(response.headers);
-        const text = r.choices?.[0]?.message?.content;
-        if (typeof text !== 'string')
-          throw new JudgeCallError('[judge:openai] the response has no message content', true);
-        const tokensIn = tokenCount(r.usage?.prompt_tokens);
-        const tokensOut = tokenCount(r.usage?.completion_tokens);
-        const clean = redactReply(text, [o.apiKey]);
-        return {
-          text: clean.text,
-          ...(clean.redactions ? { redactions: clean.redactions } : {}),
-          ...(tokensIn !== undefined ? { tokensIn } : {}),
-          ...(tokensOut !== undefined ? { tokensOut } : {}),
-          ...(rateLimit.tokens || rateLimit.requests ? { rateLimit } : {}),
-        };
+        return replyOf(r, readRateLimit(response.headers), settings, o);
       } catch (e) {
-        throw toCallError(e, o.apiKey);
+        throw toCallError(e, o, settings, where);
       }
     },
   };
+}
+
+/** A completion's text, usage and verdict probabilities; an empty reply cut at the allowance is its own error. */
+function replyOf(
+  r: ChatCompletion,
+  rateLimit: ReturnType<typeof readRateLimit>,
+  settings: JudgeSettings,
+  o: OpenAIJudgeOptions,
+): JudgeReply {
+  const choice = r.choices?.[0];
+  const text = choice?.message?.content;
+  const usage = usageOf(r.usage);
+  if ((text === '' || text == null) && choice?.finish_reason === 'length') {
+    const err = new JudgeCallError(
+      `[judge:openai] reasoning used the whole allowance: an empty reply at max_completion_tokens ${settings.maxTokens}${usage.details.tokensReasoning !== undefined ? ` (${usage.details.tokensReasoning} reasoning tokens)` : ''}; raise --max-tokens (settings.maxTokens) or lower --reasoning-effort (reasoningEffort)`,
+      false,
+    );
+    err.kind = 'allowance';
+    err.spent = { tokensIn: usage.tokensIn ?? null, tokensOut: usage.tokensOut ?? null, ...usage.details };
+    throw err;
+  }
+  if (typeof text !== 'string')
+    throw new JudgeCallError('[judge:openai] the response has no message content', true);
+  const probs = settings.logprobs ? verdictProbsOf(text, choice?.logprobs?.content) : undefined;
+  const clean = redactReply(text, [o.apiKey]);
+  return {
+    text: clean.text,
+    ...(clean.redactions ? { redactions: clean.redactions } : {}),
+    ...(usage.tokensIn !== undefined ? { tokensIn: usage.tokensIn } : {}),
+    ...(usage.tokensOut !== undefined ? { tokensOut: usage.tokensOut } : {}),
+    ...usage.details,
+    ...(probs ? { verdictProbs: probs } : {}),
+    ...(rateLimit.tokens || rateLimit.requests ? { rateLimit } : {}),
+  };
+}
+
+/** The usage a server reports, each count trusted only as a non-negative safe integer no larger than its total. */
+function usageOf(u: ChatCompletion['usage'] | undefined) {
+  const tokensIn = tokenCount(u?.prompt_tokens);
+  const tokensOut = tokenCount(u?.completion_tokens);
+  const cached = tokenCount(u?.prompt_tokens_details?.cached_tokens);
+  const reasoning = tokenCount(u?.completion_tokens_details?.reasoning_tokens);
+  const details: { tokensCached?: number; tokensReasoning?: number } = {};
+  if (cached !== undefined && tokensIn !== undefined && cached <= tokensIn) details.tokensCached = cached;
+  if (reasoning !== undefined && tokensOut !== undefined && reasoning <= tokensOut)
+    details.tokensReasoning = reasoning;
+  return { tokensIn, tokensOut, details };
 }
 
 /** A server's token count, trusted only as a non-negative safe integer; anything else is unknown (undefined). */
@@ -92,29 +150,37 @@ function tokenCount(v: unknown): number | undefined {
 }
 
 /** The SDK's error as a JudgeCallError whose message never carries the key (a server may echo it back). */
-function toCallError(e: unknown, apiKey: string | undefined): Error {
+function toCallError(e: unknown, o: OpenAIJudgeOptions, settings: JudgeSettings, where: string): Error {
   if (e instanceof JudgeCallError) return e;
   for (let c: unknown = e; c instanceof Error; c = c.cause)
     if (c instanceof ReplyTooLargeError) return new JudgeCallError(`[judge:openai] ${c.message}`, false);
   if (e instanceof OpenAI.APIUserAbortError) return e;
-  const clean = (m: string) => redactSecrets(m, [apiKey]);
+  const clean = (m: string) => redactSecrets(m, [o.apiKey]);
   if (e instanceof OpenAI.APIConnectionError)
     return new JudgeCallError(
       clean(
-        `[judge:openai] ${e instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' : 'connection failed'}: ${e.message}`,
+        `[judge:openai] ${e instanceof OpenAI.APIConnectionTimeoutError ? 'timeout' : 'connection failed'} (${where}): ${e.message}`,
       ),
       true,
     );
   if (e instanceof OpenAI.APIError) {
     const status = e.status;
+    const body = (e.error ?? undefined) as { code?: unknown; param?: unknown; message?: unknown } | undefined;
+    const kind = fatalKind(status, body ?? { message: e.message });
     const retryable =
-      status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
+      !kind && (status === undefined || status === 408 || status === 409 || status === 429 || status >= 500);
+    const keyEnv = o.apiKeyEnv ?? 'OPENAI_API_KEY';
+    const param = typeof body?.param === 'string' ? body.param : undefined;
     const hint =
-      status === 401 || status === 403
-        ? apiKey
-          ? ' (the server refused the API key in OPENAI_API_KEY)'
-          : ' (no API key was sent: set OPENAI_API_KEY)'
-        : '';
+      kind === 'auth'
+        ? o.apiKey
+          ? ` (${where} refused the API key in ${keyEnv})`
+          : ` (no API key was sent to ${where}: set ${keyEnv})`
+        : kind === 'contract'
+          ? ` (${contractHint(o.model, param, settings)})`
+          : kind === 'retired'
+            ? ` (${retiredHint(o.model, where)})`
+            : '';
     // no `cause`: the SDK's error holds the raw body and the request headers
     const err = new JudgeCallError(
       clean(`[judge:openai] HTTP ${status ?? '?'}: ${e.message}${hint}`),
@@ -122,9 +188,17 @@ function toCallError(e: unknown, apiKey: string | undefined): Error {
       status,
       parseRetryAfter(e.headers as Headers | undefined),
     );
+    if (kind) err.kind = kind;
+    if (param) err.param = param;
     const rateLimit = readRateLimit(e.headers as Headers | undefined);
     if (rateLimit.tokens || rateLimit.requests) err.rateLimit = rateLimit;
     return err;
   }
   return new JudgeCallError(clean(`[judge:openai] ${(e as Error)?.message ?? String(e)}`), false);
+}
+
+/** What to look at when a server no longer serves the model: the table's successor, and the models it offers. */
+function retiredHint(model: string, where: string): string {
+  const next = modelEntry(model)?.successor;
+  return `${where} does not serve ${model}${next ? `; its successor is ${next}` : ''}: \`arena judges check openai/${model}${where.startsWith('https://api.openai.com') ? '' : ` --base-url ${where}`}\` lists the models it offers`;
 }

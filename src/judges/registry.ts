@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
-import { stopOnAuthFailure } from './auth-stop.ts';
+import { REASONING_EFFORTS, STRUCTURED_OUTPUTS, type ApiOptions } from './contract.ts';
+import { stopOnFatal } from './fatal-stop.ts';
 import type { JudgeCallError, JudgeProvider } from './judge.ts';
 import { endpointPool, governorGate, type Endpoint } from './endpoints.ts';
 import { RateGovernor } from './governor.ts';
@@ -10,6 +11,8 @@ import { faultKind, retryLog } from './retry-log.ts';
 export interface JudgeOptions {
   baseURL?: string;
   apiKey?: string;
+  apiKeyEnv?: string;
+  api?: ApiOptions;
 }
 
 /**
@@ -29,6 +32,8 @@ export async function createJudge(spec: string, o: JudgeOptions = {}): Promise<J
         model,
         ...(o.baseURL ? { baseURL: o.baseURL } : {}),
         ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+        ...(o.apiKeyEnv ? { apiKeyEnv: o.apiKeyEnv } : {}),
+        ...(o.api ? { api: o.api } : {}),
       });
     }
     case 'llama-cpp': {
@@ -94,6 +99,21 @@ export const JudgeSetup = z.strictObject({
   rpm: z.number().positive().optional(),
   /** several servers for this one judge (instead of baseURL): each call goes to the one that can take it soonest */
   endpoints: z.array(EndpointSetup).min(1).optional(),
+  /** reasoning models: how many hidden reasoning tokens to spend (sent as reasoning_effort; part of each game's identity) */
+  reasoningEffort: z.enum(REASONING_EFFORTS).optional(),
+  /** what the model's API takes, where the guess from its name is wrong or the server can do more (judges/contract.ts) */
+  api: z
+    .strictObject({
+      family: z.enum(['chat', 'reasoning']).optional(),
+      maxTokensParam: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
+      /** null: send no temperature (the model's default) */
+      temperature: z.number().min(0).max(2).nullable().optional(),
+      /** ask the server to constrain the reply to end in a verdict: vLLM (>= 0.12, or its older guided_regex), llama.cpp */
+      structuredOutput: z.enum(STRUCTURED_OUTPUTS).optional(),
+      /** ask for this many top log-probabilities per token and keep the verdict's probabilities (chat models) */
+      logprobs: z.number().int().min(1).max(20).optional(),
+    })
+    .optional(),
 });
 export type JudgeSetup = z.infer<typeof JudgeSetup>;
 
@@ -108,10 +128,10 @@ export interface OpenJudgeOptions {
   /** told of each retry, as one line (`[openai/gpt-4] retry 1 in 1.0 s: ...`) */
   log?(line: string): void;
   /**
-   * told once of the first 401/403: the caller stops its run (abort its signal). After it no call reaches the
+   * told once of the first fatal refusal (401/403, a retired model, a refused parameter): the caller stops its run (abort its signal). After it no call reaches the
    * server; calls fail with the same error.
    */
-  onAuthFailure?(e: JudgeCallError): void;
+  onFatal?(e: JudgeCallError): void;
   /** no call will be made (a dry run): the API key is not required */
   planOnly?: boolean;
 }
@@ -177,9 +197,15 @@ export async function openJudge(
   const endpoints: Endpoint[] = [];
   for (const { ep, one } of endpointSetups(setup)) {
     const apiKey = o.planOnly ? env[one.apiKeyEnv ?? DEFAULT_API_KEY_ENV] || undefined : apiKeyOf(one, env);
+    const api: ApiOptions = {
+      ...setup.api,
+      ...(setup.reasoningEffort ? { reasoningEffort: setup.reasoningEffort } : {}),
+    };
     const provider = await createJudge(setup.id, {
       ...(one.baseURL ? { baseURL: one.baseURL } : {}),
       ...(apiKey ? { apiKey } : {}),
+      ...(one.apiKeyEnv ? { apiKeyEnv: one.apiKeyEnv } : {}),
+      api,
     });
     const tpm = ('tpm' in ep ? ep.tpm : undefined) ?? setup.tpm;
     const rpm = ('rpm' in ep ? ep.rpm : undefined) ?? setup.rpm;
@@ -203,7 +229,12 @@ export async function openJudge(
   const retrying = withRetry(
     endpoints.length === 1
       ? provider
-      : { id: provider.id, complete: (r) => provider.complete(r), close: closeAll },
+      : {
+          id: provider.id,
+          complete: (r) => provider.complete(r),
+          close: closeAll,
+          ...(provider.settingsFor ? { settingsFor: provider.settingsFor.bind(provider) } : {}),
+        },
     {
       gate,
       retries: setup.retries,
@@ -221,7 +252,7 @@ export async function openJudge(
         : {}),
     },
   );
-  const judge = stopOnAuthFailure(retrying, o.onAuthFailure ?? (() => {}));
+  const judge = stopOnFatal(retrying, o.onFatal ?? (() => {}));
   const close = judge.close?.bind(judge);
   return Object.assign(judge, {
     close: async () => {

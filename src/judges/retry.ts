@@ -68,6 +68,7 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
   return {
     id: p.id,
     ...(p.close ? { close: () => p.close!() } : {}),
+    ...(p.settingsFor ? { settingsFor: p.settingsFor.bind(p) } : {}),
     async complete(req: JudgeRequest): Promise<JudgeReply> {
       const started = Date.now();
       let rateLimited = 0;
@@ -116,13 +117,14 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
           if (gated429) rateLimited++;
           if (!err.retryable || (!gated429 && attempt >= retries)) throw err;
           const backoff = Math.min(max, base * 2 ** attempt) * (0.5 + random() / 2);
-          const delayMs = err.retryAfterMs !== undefined ? err.retryAfterMs : backoff;
+          // the server's wait, but never less than the backoff: "retry after 0" is no licence to flood it
+          const delayMs = err.retryAfterMs !== undefined ? Math.max(err.retryAfterMs, backoff) : backoff;
           const spent = Date.now() - started;
           if (spent + delayMs > budget) {
             const why =
-              err.retryAfterMs !== undefined
+              err.retryAfterMs !== undefined && err.retryAfterMs >= delayMs
                 ? `the server asked to wait ${(delayMs / 1000).toFixed(1)} s (Retry-After)`
-                : `the next wait is ${(delayMs / 1000).toFixed(1)} s`;
+                : `the next wait is ${(delayMs / 1000).toFixed(1)} s${err.retryAfterMs !== undefined ? ` (the server asked for ${(err.retryAfterMs / 1000).toFixed(1)} s; backoff waits longer)` : ''}`;
             throw new JudgeCallError(
               `${err.message} (not retried: ${why}, past this call's retry budget of ${(budget / 1000).toFixed(0)} s, ${(spent / 1000).toFixed(1)} s spent)`,
               false,

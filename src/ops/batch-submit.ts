@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GameSpec } from '../core/types.ts';
 import { ArenaError } from '../core/types.ts';
+import { bodyOf } from '../judges/contract.ts';
 import type { BatchInfo } from '../judges/openai-batch.ts';
 import type { BatchJob, BatchOptions } from './batch.ts';
 
@@ -178,9 +179,7 @@ function requestLine(o: BatchOptions, g: { spec: GameSpec; id: string }): string
         { role: 'system', content: g.spec.systemPrompt },
         { role: 'user', content: g.spec.userPrompt },
       ],
-      n: 1,
-      temperature: o.settings.temperature,
-      max_tokens: o.settings.maxTokens,
+      ...bodyOf(o.settings),
     },
   });
 }

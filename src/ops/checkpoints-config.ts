@@ -95,10 +95,11 @@ export const CheckpointsConfig = z.strictObject({
     .default({ maxTokens: 1024, concurrency: 4, temperatures: {}, threads: 1, contextSize: 2048, seed: 42 }),
   settings: z
     .strictObject({
-      temperature: z.number().min(0).max(2).default(0),
+      /** default: 0 for chat models, none sent to reasoning models (judges/contract.ts) */
+      temperature: z.number().min(0).max(2).optional(),
       maxTokens: z.number().int().positive().default(2048),
     })
-    .default({ temperature: 0, maxTokens: 2048 }),
+    .default({ maxTokens: 2048 }),
   promptSet: z.string().optional(),
   referenceSource: z.string().default(DEFAULT_REFERENCE_SOURCE),
   parser: z.enum(['last', 'fastchat']).default('last'),

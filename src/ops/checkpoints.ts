@@ -16,7 +16,7 @@ import { llamaCppGenerator } from '../generators/llama-cpp.ts';
 import { openaiGenerator } from '../generators/openai.ts';
 import { ensureRunPrompts } from '../importers/builtin.ts';
 import { importFiles } from '../importers/import.ts';
-import { authStopError } from '../judges/auth-stop.ts';
+import { fatalStopError } from '../judges/fatal-stop.ts';
 import type { JudgeCallError } from '../judges/judge.ts';
 import type { CheckpointGeneration, Store } from '../storage/store.ts';
 import { checkpointChart } from '../reports/charts.ts';
@@ -86,10 +86,10 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<Checkpoints
   const c = o.config.config;
   const env = o.env ?? {};
   checkApiKeys(c.judges, env); // a missing key is said before anything is generated
-  // the first 401/403 of any judge stops the whole run: no retries, no further calls, one message
+  // the first fatal refusal (401/403, a retired model, a refused parameter) of any judge stops the whole run: no retries, no further calls, one message
   let refused: JudgeCallError | undefined;
   const authStop = new AbortController();
-  const onAuthFailure = (e: JudgeCallError) => ((refused = e), setImmediate(() => authStop.abort(e)));
+  const onFatal = (e: JudgeCallError) => ((refused = e), setImmediate(() => authStop.abort(e)));
   o = { ...o, signal: o.signal ? AbortSignal.any([o.signal, authStop.signal]) : authStop.signal };
   setMaxListeners(0, o.signal!);
   if (!c.checkpoints.length) {
@@ -105,8 +105,8 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<Checkpoints
     generated += await generateAnswers(o, c, k, todo.questions, env);
     if (o.signal?.aborted) break;
   }
-  const judged = await judgeSeries(o, c, log, onAuthFailure);
-  if (refused) throw authStopError(refused, `the judge's apiKeyEnv and baseURL in ${o.config.file}`);
+  const judged = await judgeSeries(o, c, log, onFatal);
+  if (refused) throw fatalStopError(refused, `the judge's apiKeyEnv and baseURL in ${o.config.file}`);
   return { generated, ...judged };
 }
 
@@ -234,7 +234,7 @@ async function judgeSeries(
   o: CheckpointsOptions,
   c: CheckpointsConfig,
   log: (m: string) => void,
-  onAuthFailure: (e: JudgeCallError) => void,
+  onFatal: (e: JudgeCallError) => void,
 ): Promise<Omit<CheckpointsRun, 'generated'>> {
   const store = o.store;
   const models = c.checkpoints.map((k) => modelOf(c, k));
@@ -246,7 +246,7 @@ async function judgeSeries(
   for (const [k, j] of c.judges.entries()) {
     if (o.signal?.aborted) break;
     const price = priceFor(j.id, { price: j.price, required: !!c.budget, field: `judges[${k}].price` });
-    const judge = await o.judges(j, { onAuthFailure });
+    const judge = await o.judges(j, { onFatal });
     const tokens = calibrate(await store.ledger.tokenTotals(judge.id), {
       charsPerToken: 4,
       outputTokens: c.settings.maxTokens,

@@ -96,10 +96,11 @@ export const RefreshConfig = z.strictObject({
   parser: z.enum(['last', 'fastchat']).default('last'),
   settings: z
     .strictObject({
-      temperature: z.number().min(0).max(2).default(0),
+      /** default: 0 for chat models, none sent to reasoning models (judges/contract.ts) */
+      temperature: z.number().min(0).max(2).optional(),
       maxTokens: z.number().int().positive().default(2048),
     })
-    .default({ temperature: 0, maxTokens: 2048 }),
+    .default({ maxTokens: 2048 }),
   /** how the dry run estimates tokens before any game of a judge is stored (then: calibrated from its stored games) */
   estimate: z
     .strictObject({

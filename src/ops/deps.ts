@@ -16,12 +16,12 @@ export type Env = Record<string, string | undefined>;
 
 /**
  * Open the judge a config entry names (retry, timeout and the auth stop included; judges/registry.ts
- * openJudge); the job closes what it opens. `onAuthFailure`: the job's reaction to the first 401/403;
+ * openJudge); the job closes what it opens. `onFatal`: the job's reaction to the first fatal refusal (401/403, a retired model, a refused parameter);
  * `planOnly`: the judge is only planned with (a missing key is no error).
  */
 export type OpenJudge = (
   j: JudgeConfig,
-  o?: { onAuthFailure?: (e: JudgeCallError) => void; planOnly?: boolean },
+  o?: { onFatal?: (e: JudgeCallError) => void; planOnly?: boolean },
 ) => Promise<JudgeProvider>;
 
 /**

@@ -70,7 +70,7 @@ function options(judge: Awaited<ReturnType<typeof judgeAt>>, extra: Partial<Play
       judge.complete({
         system: spec.systemPrompt,
         user: spec.userPrompt,
-        temperature: c.settings.temperature,
+        temperature: c.settings.temperature ?? 0,
         maxTokens: c.settings.maxTokens,
         onRetry: c.onRetry,
         ...(c.signal ? { signal: c.signal } : {}),

@@ -127,7 +127,7 @@ describe('API keys', () => {
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^\[openai\/judge\] retry 1 in 0\.0 s: \[judge:openai\] HTTP 500/);
       const refused: JudgeCallError[] = [];
-      const bad = await openJudge(setup, { JUDGE_KEY: 'wrong' }, { onAuthFailure: (e) => refused.push(e) });
+      const bad = await openJudge(setup, { JUDGE_KEY: 'wrong' }, { onFatal: (e) => refused.push(e) });
       const before = srv.log.length;
       await expect(bad.complete(REQ)).rejects.toThrow(/HTTP 401/);
       await expect(bad.complete(REQ)).rejects.toThrow(/HTTP 401/);

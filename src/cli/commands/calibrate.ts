@@ -42,20 +42,20 @@ export const calibrateCommand = defineCommand({
   async run({ args }) {
     const { runCalibrated, calibratedReport } = await import('../../engine/calibrated.ts');
     const { openJudge } = await import('../../judges/registry.ts');
-    const { authStopError } = await import('../../judges/auth-stop.ts');
+    const { fatalStopError } = await import('../../judges/fatal-stop.ts');
     const { exitStatus } = await import('../shared.ts');
     const models = list(args.models);
     if (!models || models.length < 2) throw new UsageError('--models needs at least two models');
     const samples = int(args.samples, 'samples')!;
     if (samples < 1) throw new UsageError(`--samples must be at least 1, got ${samples}`);
     const setup = judgeSetupOf(args.judge, args);
-    // the key is checked before the database is opened; the first 401/403 stops the whole run
+    // the key is checked before the database is opened; the first fatal refusal (401/403, a retired model, a refused parameter) stops the whole run
     const ctl = new AbortController();
     setMaxListeners(0, ctl.signal);
     let refused: JudgeCallError | undefined;
     const judge = await openJudge(setup, process.env, {
       log: (m) => process.stderr.write(`${m}\n`),
-      onAuthFailure: (e) => {
+      onFatal: (e) => {
         refused = e;
         setImmediate(() => ctl.abort(e));
       },
@@ -82,7 +82,7 @@ export const calibrateCommand = defineCommand({
       if (refused) {
         const { errors: _e, ...record } = run;
         await store.runs.save({ ...record, status: 'failed' });
-        throw authStopError(refused);
+        throw fatalStopError(refused);
       }
       const report = await calibratedReport(store, judge.id, { samples });
       if (args.json) return printJson({ run, report });

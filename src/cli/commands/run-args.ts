@@ -73,8 +73,8 @@ export const runArgs = {
   },
   temperature: {
     type: 'string',
-    default: '0',
-    description: "sampling temperature of the judge (part of each game's identity)",
+    description:
+      "sampling temperature of the judge (part of each game's identity; default 0 for chat models, none sent to reasoning models, which refuse any but their own)",
   },
   'max-tokens': {
     type: 'string',

@@ -6,7 +6,7 @@ import { defineCommand } from 'citty';
 import { setMaxListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import type { Game, Mode } from '../../core/types.ts';
-import { authStopError } from '../../judges/auth-stop.ts';
+import { fatalStopError } from '../../judges/fatal-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { checkApiKeys, openJudge, type GovernedJudge, type JudgeSetup } from '../../judges/registry.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
@@ -45,7 +45,7 @@ interface RunContext {
   makeJudge(spec: string): Promise<GovernedJudge>;
   signal: AbortSignal;
   ui: RunUi;
-  /** the first 401/403, which stopped the run (undefined: none) */
+  /** the first fatal refusal (a key, a retired model, a refused parameter), which stopped the run (undefined: none) */
   fatal(): JudgeCallError | undefined;
 }
 
@@ -58,9 +58,9 @@ export default defineCommand({
   async run({ args }) {
     const request = readRequest(args);
     const ctl = new AbortController();
-    // the first 401/403 stops the whole run: no retry and no other game can fix a refused key
+    // the first fatal refusal (a key, a retired model, a refused parameter) stops the whole run: no retry fixes it
     let fatal: JudgeCallError | undefined;
-    const onAuthFailure = (e: JudgeCallError) => {
+    const onFatal = (e: JudgeCallError) => {
       fatal = e;
       setImmediate(() => ctl.abort(e));
     };
@@ -71,7 +71,7 @@ export default defineCommand({
     const makeJudge = (spec: string) =>
       openJudge(request.setups.get(spec) ?? judgeSetupOf(spec, args), process.env, {
         log,
-        onAuthFailure,
+        onFatal,
         planOnly: !!args['dry-run'],
       });
     const store = openStore(args.db);
@@ -159,7 +159,7 @@ async function play(c: RunContext): Promise<boolean> {
     ...(args.prompts ? { promptSet: args.prompts } : {}),
     referenceSource: args.reference,
     settings: {
-      temperature: num(args.temperature, 'temperature')!,
+      ...(args.temperature !== undefined ? { temperature: num(args.temperature, 'temperature')! } : {}),
       maxTokens: int(args['max-tokens'], 'max-tokens')!,
     },
     ...processLiveness(),
@@ -200,13 +200,13 @@ async function play(c: RunContext): Promise<boolean> {
     if (fatal) {
       const { errors: _e, skipped: _s, ...record } = summary;
       await store.runs.save({ ...record, status: 'failed' });
-      throw authStopError(fatal);
+      throw fatalStopError(fatal);
     }
     reportRun(summary, args.db);
     return true;
   }
   const fatal = c.fatal();
-  if (fatal) throw authStopError(fatal);
+  if (fatal) throw fatalStopError(fatal);
   return false;
 }
 

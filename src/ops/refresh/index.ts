@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { RUN_LEASE_MS } from '../../core/run-seen.ts';
 import { ArenaError } from '../../core/types.ts';
-import { authStopError } from '../../judges/auth-stop.ts';
+import { fatalStopError } from '../../judges/fatal-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import type { RefreshRecord } from '../../storage/store.ts';
 import type { RefreshConfig } from '../config.ts';
@@ -24,10 +24,10 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const t0 = Date.now();
   const log = o.log ?? (() => {});
   const env = o.env ?? {};
-  // the first 401/403 of any judge stops the whole refresh: no retries, no further calls, one message
+  // the first fatal refusal (401/403, a retired model, a refused parameter) of any judge stops the whole refresh: no retries, no further calls, one message
   let refused: JudgeCallError | undefined;
   const authStop = new AbortController();
-  const onAuthFailure = (e: JudgeCallError) => {
+  const onFatal = (e: JudgeCallError) => {
     refused = e;
     setImmediate(() => authStop.abort(e));
   };
@@ -58,10 +58,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       dryRun,
       log,
     );
-    const plan = await planJudges(
-      { store, reader, open: o.judges, c, models, id, dryRun, onAuthFailure },
-      judges,
-    );
+    const plan = await planJudges({ store, reader, open: o.judges, c, models, id, dryRun, onFatal }, judges);
     const estCost = plan.reduce((s, p) => s + p.estCost, 0);
     const base = {
       id,
@@ -91,7 +88,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
 
     try {
       const played = await playJudges({ o, c, store, id, env, log, refused: () => !!refused }, judges);
-      if (refused) throw authStopError(refused, `the judge's apiKeyEnv and baseURL in ${configFile}`);
+      if (refused) throw fatalStopError(refused, `the judge's apiKeyEnv and baseURL in ${configFile}`);
       const { health, degraded } = await judgeHealthReport(store, c, id, judges, played);
       const interrupted = !!o.signal?.aborted;
       const summary = summarize(base, played, health, degraded, interrupted);

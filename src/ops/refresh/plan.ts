@@ -23,7 +23,7 @@ export interface PlanInput {
   /** the refresh id, the canary's nonce */
   id: string;
   dryRun: boolean;
-  onAuthFailure(e: JudgeCallError): void;
+  onFatal(e: JudgeCallError): void;
 }
 
 /**
@@ -34,7 +34,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
   const { store, c } = p;
   const plan: PlanLine[] = [];
   for (const [k, j] of c.judges.entries()) {
-    const judge = await p.open(j, { onAuthFailure: p.onAuthFailure, planOnly: p.dryRun });
+    const judge = await p.open(j, { onFatal: p.onFatal, planOnly: p.dryRun });
     const price = priceFor(judge.id, {
       price: j.price,
       batch: j.batch,

@@ -2,7 +2,7 @@
 // drift canary, under the refresh's budget.
 import { CANARY_SOURCE } from '../../core/constants.ts';
 import type { GameSpec } from '../../core/types.ts';
-import { runTournament, type RunSummary } from '../../engine/run.ts';
+import { judgeSettings, runTournament, type RunSummary } from '../../engine/run.ts';
 import { runUntilSettled } from '../../engine/settle.ts';
 import { apiKeyOf } from '../../judges/registry.ts';
 import { keyInRepliesWarning } from '../../judges/redact.ts';
@@ -142,7 +142,7 @@ async function playBatch(p: PlayInput, played: Played, jp: JudgePlan, budget: Bu
     model: jp.judge.id.slice(jp.judge.id.indexOf('/') + 1),
     client: o.batches!(jp.cfg, apiKeyOf(jp.cfg, p.env)),
     games,
-    settings: c.settings,
+    settings: judgeSettings(jp.judge, c.settings),
     parser: c.parser,
     price: jp.price,
     refreshId: p.id,
