@@ -75,6 +75,10 @@ export const games = sqliteTable(
     parser: text('parser').notNull(),
     tokensIn: integer('tokens_in'),
     tokensOut: integer('tokens_out'),
+    /** of tokens_in, those read from the server's prompt cache (billed at the cached rate); null when not reported */
+    tokensCached: integer('tokens_cached'),
+    /** of tokens_out, a reasoning model's hidden reasoning tokens (billed as output); null when not reported */
+    tokensReasoning: integer('tokens_reasoning'),
     latencyMs: real('latency_ms'),
     createdAt: integer('created_at').notNull(),
     /** run | fastchat-import */

@@ -34,3 +34,9 @@ export const isHumanJudge = (judge: string): boolean => judge === HUMAN || judge
  * characters at 4 characters per token). Only estimates use it; a budget reserves max_tokens for calls in flight.
  */
 export const TYPICAL_JUDGMENT_TOKENS = 183;
+
+/**
+ * How a failed call's recorded error begins when a reasoning model spent its whole max_completion_tokens on hidden
+ * reasoning (an empty reply, paid for): such a game is never sent again with the same settings (its identity).
+ */
+export const ALLOWANCE_TAG = '[judge:openai] reasoning used the whole allowance';

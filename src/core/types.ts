@@ -96,6 +96,10 @@ export interface Game extends GameSpec {
   parser: string;
   tokensIn?: number | null;
   tokensOut?: number | null;
+  /** of tokensIn, read from the server's prompt cache (billed at the cached rate) */
+  tokensCached?: number | null;
+  /** of tokensOut, hidden reasoning tokens (billed as output) */
+  tokensReasoning?: number | null;
   latencyMs?: number | null;
   createdAt: number;
   runId?: string | null;

@@ -6,7 +6,7 @@ import { parserFor, verdictOf } from '../core/verdict/of-reply.ts';
 import type { AskedSettings, JudgeProvider } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
 import { newRun, playGames, type PlayOptions, type PlayRun } from './play/index.ts';
-import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
+import { ALLOWANCE_TAG, DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
 export interface RunOptions {
   store: Store;
@@ -40,7 +40,7 @@ export interface RunOptions {
   /** the stored games' `source` (default 'run'; the drift canary of src/ops uses 'canary') */
   source?: string;
   /** one call's USD cost from its token counts (src/ops/prices.ts); without it costs are unknown (null) */
-  costOf?(tokensIn: number | null, tokensOut: number | null): number | null;
+  costOf?(tokensIn: number | null, tokensOut: number | null, tokensCached?: number | null): number | null;
   /** a budget cap (src/ops/budget.ts): asked before each call, a game it refuses is not played; told each call's cost */
   budget?: PlayOptions['budget'];
   /** where paid replies go when the database refuses a write (storage/recovery.ts spillGames) */
@@ -172,9 +172,20 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
   const parser = o.parser ?? 'last';
   const { games, settings, promptSet, prompts } = await planRun(o);
   const stored = await store.games.existingIds(games.map((g) => g.id));
+  // a game whose reasoning once used the whole allowance is not sent again as it is (raising the allowance or
+  // lowering the effort makes it another game)
+  const exhausted = await store.runs.failedWith(
+    games.filter((g) => !stored.has(g.id)).map((g) => g.id),
+    ALLOWANCE_TAG,
+  );
   const seen = new Set<string>();
   const todo = games.filter(
-    (g) => !stored.has(g.id) && !seen.has(g.id) && seen.add(g.id) && (!o.only || o.only(g.spec)),
+    (g) =>
+      !stored.has(g.id) &&
+      !exhausted.has(g.id) &&
+      !seen.has(g.id) &&
+      seen.add(g.id) &&
+      (!o.only || o.only(g.spec)),
   );
   o.onPlan?.({ planned: games.length, stored: games.length - todo.length, toPlay: todo.length });
   const run = newRun({
@@ -192,6 +203,7 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
       concurrency: o.concurrency,
       ...(o.untilSettled !== undefined ? { untilSettled: o.untilSettled } : {}),
       ...(o.refreshId !== undefined ? { refresh: o.refreshId } : {}),
+      ...(exhausted.size ? { allowanceBefore: exhausted.size } : {}),
     },
     planned: games.length,
     toPlay: todo.length,

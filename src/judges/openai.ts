@@ -25,6 +25,7 @@ import {
   type JudgeRequest,
 } from './judge.ts';
 import { modelEntry } from './openai-models.ts';
+import { ALLOWANCE_TAG } from '../core/constants.ts';
 
 export interface OpenAIJudgeOptions {
   model: string;
@@ -109,7 +110,7 @@ function replyOf(
   const usage = usageOf(r.usage);
   if ((text === '' || text == null) && choice?.finish_reason === 'length') {
     const err = new JudgeCallError(
-      `[judge:openai] reasoning used the whole allowance: an empty reply at max_completion_tokens ${settings.maxTokens}${usage.details.tokensReasoning !== undefined ? ` (${usage.details.tokensReasoning} reasoning tokens)` : ''}; raise --max-tokens (settings.maxTokens) or lower --reasoning-effort (reasoningEffort)`,
+      `${ALLOWANCE_TAG}: an empty reply at max_completion_tokens ${settings.maxTokens}${usage.details.tokensReasoning !== undefined ? ` (${usage.details.tokensReasoning} reasoning tokens)` : ''}; raise --max-tokens (settings.maxTokens) or lower --reasoning-effort (reasoningEffort)`,
       false,
     );
     err.kind = 'allowance';

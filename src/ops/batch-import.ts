@@ -116,7 +116,7 @@ async function importResults(job: BatchJob, results: ReturnType<typeof readResul
     source: 'batch',
     timed: false,
     concurrency: 64,
-    costOf: (tin, tout) => costOf(o.price, tin, tout),
+    costOf: (tin, tout, cached) => costOf(o.price, tin, tout, cached),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.liveness ? { isAlive: o.liveness.isAlive } : {}),
     ...(o.spill ? { spill: o.spill } : {}),

@@ -259,7 +259,7 @@ async function judgeSeries(
         ...seriesTournament(c, models),
         parser: c.parser,
         concurrency: j.concurrency,
-        costOf: (tin, tout) => costOf(price, tin, tout),
+        costOf: (tin, tout, cached) => costOf(price, tin, tout, cached),
         ...(budget
           ? { budget: budget.gate((_id, spec) => upperBoundCost(spec, tokens, price, c.settings.maxTokens)) }
           : {}),

@@ -10,7 +10,12 @@ import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 import { databaseFileOf } from '../storage/same-file.ts';
 
 /** USD per 1M tokens. */
-export const Price = z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() });
+export const Price = z.strictObject({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  /** USD per 1M cached input tokens (default: input) */
+  cachedInput: z.number().nonnegative().optional(),
+});
 export type Price = z.infer<typeof Price>;
 
 /** A judge of a config file: how it is reached and called (JudgeSetup, shared with `arena run`'s flags), plus what ops need. */

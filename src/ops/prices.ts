@@ -1,23 +1,7 @@
 // Judge prices and token estimates: what a game costs, and what a plan will cost before it is played.
 import { ArenaError, type GameSpec } from '../core/types.ts';
+import { modelEntry } from '../judges/openai-models.ts';
 import type { Price } from './config.ts';
-
-/**
- * USD per 1M tokens (input, output) of OpenAI models often used as judges, from OpenAI's price list
- * (standard tier). A config's `judges[].price` overrides an entry; the Batch API costs half.
- */
-const OPENAI_PRICES: Record<string, Price> = {
-  'gpt-4': { input: 30, output: 60 },
-  'gpt-4-0613': { input: 30, output: 60 },
-  'gpt-4-32k': { input: 60, output: 120 },
-  'gpt-4-turbo': { input: 10, output: 30 },
-  'gpt-4o': { input: 2.5, output: 10 },
-  'gpt-4o-mini': { input: 0.15, output: 0.6 },
-  'gpt-4.1': { input: 2, output: 8 },
-  'gpt-4.1-mini': { input: 0.4, output: 1.6 },
-  'gpt-4.1-nano': { input: 0.1, output: 0.4 },
-  'gpt-3.5-turbo': { input: 0.5, output: 1.5 },
-};
 
 /** Providers that run locally and cost nothing per token. */
 const LOCAL = new Set(['mock', 'llama-cpp']);
@@ -38,7 +22,7 @@ export function priceFor(
     (LOCAL.has(provider!)
       ? { input: 0, output: 0 }
       : provider === 'openai'
-        ? OPENAI_PRICES[model]
+        ? tablePrice(model)
         : undefined);
   if (!p && o.required === false) return { input: 0, output: 0 };
   if (!p)
@@ -46,13 +30,35 @@ export function priceFor(
       `[ops:prices] no price known for judge "${judgeId}"${o.required ? ', and the config sets a budget' : ''}: give one in the config as ${o.field ?? 'judges[].price'} = { "input": USD per 1M tokens, "output": USD per 1M tokens } ({ "input": 0, "output": 0 } for a free local server)`,
       o.field ? { field: o.field } : undefined,
     );
-  if (o.batch) p = { input: p.input / 2, output: p.output / 2 };
+  if (o.batch)
+    p = {
+      input: p.input / 2,
+      output: p.output / 2,
+      ...(p.cachedInput !== undefined ? { cachedInput: p.cachedInput / 2 } : {}),
+    };
   return p;
 }
 
-export function costOf(price: Price, tokensIn: number | null, tokensOut: number | null): number | null {
+/** An OpenAI model's price from the table (judges/openai-models.ts), read on OPENAI_MODELS_READ. */
+function tablePrice(model: string): Price | undefined {
+  const e = modelEntry(model);
+  return e && { input: e.input, output: e.output, ...(e.cachedInput !== undefined ? { cachedInput: e.cachedInput } : {}) };
+}
+
+/**
+ * What a call cost as the provider bills it: uncached input at the input rate, cached input at the cached rate,
+ * output (reasoning tokens included, as usage counts them) at the output rate.
+ */
+export function costOf(
+  price: Price,
+  tokensIn: number | null,
+  tokensOut: number | null,
+  tokensCached: number | null = null,
+): number | null {
   if (tokensIn === null && tokensOut === null) return null;
-  return ((tokensIn ?? 0) * price.input + (tokensOut ?? 0) * price.output) / 1e6;
+  const cached = Math.min(tokensCached ?? 0, tokensIn ?? 0);
+  const uncached = (tokensIn ?? 0) - cached;
+  return (uncached * price.input + cached * (price.cachedInput ?? price.input) + (tokensOut ?? 0) * price.output) / 1e6;
 }
 
 /**

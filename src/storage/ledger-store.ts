@@ -6,6 +6,10 @@ export interface JudgeCost {
   games: number;
   tokensIn: number;
   tokensOut: number;
+  /** of tokensIn, read from the prompt cache (billed at the cached rate) */
+  tokensCached: number;
+  /** of tokensOut, hidden reasoning tokens (billed as output) */
+  tokensReasoning: number;
   /** USD; null when no game of the judge has a known cost */
   cost: number | null;
 }
@@ -36,6 +40,8 @@ export interface GameCost {
   order: 'AB' | 'BA';
   tokensIn: number | null;
   tokensOut: number | null;
+  tokensCached: number | null;
+  tokensReasoning: number | null;
   cost: number | null;
   source: string;
 }

@@ -195,6 +195,8 @@ export interface RunStore {
     error: string;
     at: number;
   }): Promise<void>;
+  /** of these games, those whose call once ended with an error beginning with `prefix` (core/constants.ts ALLOWANCE_TAG) */
+  failedWith(ids: string[], prefix: string): Promise<Set<string>>;
   /** mark these runs `interrupted` if still `running` (heartbeat cleared), and free their leases (one atomic write); returns how many were marked */
   markInterrupted(ids: string[], at: number): Promise<number>;
 }

@@ -1,6 +1,7 @@
 // `arena run`'s one-judge tournament on the terminal: its plan on stderr, a progress bar with tokens per minute
 // against the judge's limit while it plays, and the summary that sets the exit status.
 import type cliProgress from 'cli-progress';
+import { ALLOWANCE_TAG } from '../../core/constants.ts';
 import { runTournament, type RunSummary } from '../../engine/run.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';
 import { keyInRepliesWarning } from '../../judges/redact.ts';
@@ -66,13 +67,20 @@ export function reportRun(summary: RunSummary, db: string): void {
     process.stderr.write(
       `${summary.usageUnknown} game(s) came without valid token counts (usage); their tokens are unknown and not in the total\n`,
     );
-  if (summary.failed) {
-    for (const e of summary.errors.slice(0, 5)) process.stderr.write(`  failed: ${e}\n`);
+  const allowance = Number(summary.config.allowance ?? 0);
+  const before = Number(summary.config.allowanceBefore ?? 0);
+  if (allowance || before)
     process.stderr.write(
-      `${summary.failed} game(s) not played (no verdict stored); rerun the same command to retry them\n`,
+      `${allowance + before} game(s) without a verdict because reasoning used the whole allowance (${allowance} this run, billed; ${before} earlier, not sent again): raise --max-tokens (settings.maxTokens) or lower --reasoning-effort, which makes them new games\n`,
     );
-    exitStatus.code = 2;
+  if (summary.failed > allowance) {
+    for (const e of summary.errors.filter((e) => !e.startsWith(ALLOWANCE_TAG)).slice(0, 5))
+      process.stderr.write(`  failed: ${e}\n`);
+    process.stderr.write(
+      `${summary.failed - allowance} game(s) not played (no verdict stored); rerun the same command to retry them\n`,
+    );
   }
+  if (summary.failed || before) exitStatus.code = 2;
   if (summary.status === 'interrupted') exitStatus.code = 130;
 }
 

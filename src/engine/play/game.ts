@@ -3,6 +3,7 @@
 // retried ones as they happen, the last one when the call gives up.
 import { entropyBits } from '../../core/stats/confidence.ts';
 import type { Game } from '../../core/types.ts';
+import type { JudgeCallError } from '../../judges/judge.ts';
 import { failGame, type GroupCommit } from './commit.ts';
 import type { LiveRun } from './live-run.ts';
 import type { PlayItem, PlayOptions } from './types.ts';
@@ -39,7 +40,7 @@ export async function playGame(
     if (reply.endpoint) live.noteEndpoint(id, reply.endpoint);
     const tokensIn = reply.tokensIn ?? null;
     const tokensOut = reply.tokensOut ?? null;
-    cost = o.costOf ? o.costOf(tokensIn, tokensOut) : null;
+    cost = o.costOf ? o.costOf(tokensIn, tokensOut, reply.tokensCached ?? null) : null;
     if (reply.redactions) run.redacted += reply.redactions;
     const { verdict, parser } = o.read(spec, reply.text);
     const game: Game = {
@@ -52,6 +53,8 @@ export async function playGame(
       parser,
       tokensIn,
       tokensOut,
+      ...(reply.tokensCached !== undefined ? { tokensCached: reply.tokensCached } : {}),
+      ...(reply.tokensReasoning !== undefined ? { tokensReasoning: reply.tokensReasoning } : {}),
       latencyMs,
       createdAt: Date.now(),
       runId: run.id,
@@ -66,6 +69,12 @@ export async function playGame(
     await group.commit(game, cost);
   } catch (e) {
     if (signal?.aborted) return;
+    // an empty reply at the allowance was billed: its cost is the run's, though it holds no verdict
+    const spent = (e as JudgeCallError)?.kind === 'allowance' ? (e as JudgeCallError).spent : undefined;
+    if (spent) {
+      cost = o.costOf ? o.costOf(spent.tokensIn, spent.tokensOut, spent.tokensCached ?? null) : null;
+      live.countSpent(spent, cost);
+    }
     await failGame(live, id, e);
   } finally {
     const estimated = o.budget?.settle(id, cost);

@@ -2,6 +2,7 @@
 // next heartbeat must write (whether the counters changed, which finished games' leases to give back). The
 // queue, the games, the group commit and the heartbeat each get this object instead of sharing closures.
 import type { Game } from '../../core/types.ts';
+import type { SpentUsage } from '../../judges/judge.ts';
 import type { Store } from '../../storage/store.ts';
 import { Leases } from './leases.ts';
 import type { PlayOptions, PlayRun, RunProgress } from './types.ts';
@@ -109,6 +110,17 @@ export class LiveRun {
   countElsewhere(n: number): void {
     this.run.elsewhere += n;
     if (n) this.dirty = true;
+  }
+
+  /** Count what a call that gave no verdict was billed (reasoning that used the whole allowance). */
+  countSpent(spent: SpentUsage, cost: number | null): void {
+    const { run } = this;
+    run.tokensIn += spent.tokensIn ?? 0;
+    run.tokensOut += spent.tokensOut ?? 0;
+    if (cost !== null) run.cost = (run.cost ?? 0) + cost;
+    // kept on the run's record, so that `arena runs` and the reports can tell this kind of failure apart
+    run.config.allowance = ((run.config.allowance as number | undefined) ?? 0) + 1;
+    this.dirty = true;
   }
 
   /** Count a failed game. */

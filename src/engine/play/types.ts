@@ -73,7 +73,7 @@ export interface PlayOptions {
   /** called after every finished or failed game */
   onProgress?(p: RunProgress): void;
   /** one call's USD cost from its token counts; without it costs are unknown (null) */
-  costOf?(tokensIn: number | null, tokensOut: number | null): number | null;
+  costOf?(tokensIn: number | null, tokensOut: number | null, tokensCached?: number | null): number | null;
   /**
    * a budget cap: asked before each call, a game it refuses is not played; told each call's cost (null:
    * unknown), it returns what it charged at its estimate instead

@@ -99,7 +99,7 @@ async function playRun(
     parser: c.parser,
     refreshId: p.id,
     concurrency: jp.cfg.concurrency,
-    costOf: (tin, tout) => costOf(jp.price, tin, tout),
+    costOf: (tin, tout, cached) => costOf(jp.price, tin, tout, cached),
     ...(budget ? { budget: budget.gate(bound) } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     onPlan: ({ toPlay }) => o.onRunStart?.({ judge: jp.judge.id, mode, toPlay }),

@@ -15,6 +15,8 @@ export class DrizzleLedger implements LedgerStore {
         games: sql<number>`count(*)`,
         tokensIn: sql<number>`coalesce(sum(${t.games.tokensIn}), 0)`,
         tokensOut: sql<number>`coalesce(sum(${t.games.tokensOut}), 0)`,
+        tokensCached: sql<number>`coalesce(sum(${t.games.tokensCached}), 0)`,
+        tokensReasoning: sql<number>`coalesce(sum(${t.games.tokensReasoning}), 0)`,
         cost: sql<number | null>`sum(${t.games.cost})`,
       })
       .from(t.games)
@@ -26,6 +28,8 @@ export class DrizzleLedger implements LedgerStore {
       games: Number(r.games),
       tokensIn: Number(r.tokensIn),
       tokensOut: Number(r.tokensOut),
+      tokensCached: Number(r.tokensCached),
+      tokensReasoning: Number(r.tokensReasoning),
       cost: r.cost === null ? null : Number(r.cost),
     }));
   }
@@ -71,6 +75,8 @@ export class DrizzleLedger implements LedgerStore {
         order: t.games.order,
         tokensIn: t.games.tokensIn,
         tokensOut: t.games.tokensOut,
+        tokensCached: t.games.tokensCached,
+        tokensReasoning: t.games.tokensReasoning,
         cost: t.games.cost,
         source: t.games.source,
       })

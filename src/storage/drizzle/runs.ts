@@ -2,7 +2,7 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import type { RunRecord, RunStore } from '../store.ts';
-import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
+import { inJson, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
 
 /**
  * A run's played games, tokens and cost as its stored games say (failed: its counter, or more failed games on record),
@@ -75,6 +75,15 @@ export class DrizzleRuns implements RunStore {
     at: number;
   }): Promise<void> {
     await this.db.insert(t.attempts).values(a);
+  }
+
+  async failedWith(ids: string[], prefix: string): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await this.db
+      .selectDistinct({ id: t.attempts.gameId })
+      .from(t.attempts)
+      .where(and(inJson(t.attempts.gameId, ids), sql`substr(${t.attempts.error}, 1, ${prefix.length}) = ${prefix}`));
+    return new Set(rows.map((r) => r.id));
   }
 
   async markInterrupted(ids: string[], at: number): Promise<number> {
