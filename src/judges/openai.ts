@@ -25,6 +25,7 @@ import {
   type JudgeRequest,
 } from './judge.ts';
 import { modelEntry } from './openai-models.ts';
+import { listedModels, type ListedModel } from './retirement.ts';
 import { ALLOWANCE_TAG } from '../core/constants.ts';
 
 export interface OpenAIJudgeOptions {
@@ -65,7 +66,9 @@ export function openaiClient(o: {
  * `openai/<model>`: a chat completion with the system and user messages, n = 1, as FastChat's judge call, with
  * the parameters the model takes (judges/contract.ts). The SDK's own retries are off: the shared retry wrapper decides.
  */
-export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
+export function openaiJudge(
+  o: OpenAIJudgeOptions,
+): JudgeProvider & { listModels(signal?: AbortSignal): Promise<ListedModel[]> } {
   const client = openaiClient(o);
   const api = o.api ?? {};
   // a model's family is guessed from its name only on OpenAI's own API; another server's models are told
@@ -75,6 +78,15 @@ export function openaiJudge(o: OpenAIJudgeOptions): JudgeProvider {
   return {
     id: `openai/${o.model}`,
     settingsFor,
+    // GET /v1/models: what the server offers, each with its shutdown_date where it gives one
+    async listModels(signal?: AbortSignal): Promise<ListedModel[]> {
+      try {
+        const page = await client.models.list(signal ? { signal } : {});
+        return listedModels({ data: page.data as unknown });
+      } catch (e) {
+        throw toCallError(e, o, settingsFor({ maxTokens: 0 }), where);
+      }
+    },
     async complete(req: JudgeRequest): Promise<JudgeReply> {
       const settings =
         req.settings ?? settingsFor({ temperature: req.temperature, maxTokens: req.maxTokens });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
-import { REASONING_EFFORTS, STRUCTURED_OUTPUTS, type ApiOptions } from './contract.ts';
+import { isOpenAI, REASONING_EFFORTS, STRUCTURED_OUTPUTS, type ApiOptions } from './contract.ts';
+import { retirementOf, type ListedModel, type Retirement } from './retirement.ts';
 import { stopOnFatal } from './fatal-stop.ts';
 import type { JudgeCallError, JudgeProvider } from './judge.ts';
 import { endpointPool, governorGate, type Endpoint } from './endpoints.ts';
@@ -120,6 +121,11 @@ export type JudgeSetup = z.infer<typeof JudgeSetup>;
 /** A judge as openJudge opens it: with the limits its endpoints' governors know now (declared or announced). */
 export type GovernedJudge = JudgeProvider & {
   limits(): { tpm?: number; rpm?: number };
+  /**
+   * when the model stops being served: the server's shutdown_date (GET /v1/models, asked once, 10 s at most; a
+   * server that cannot say is no error), else the table's for OpenAI's own API; undefined when neither says
+   */
+  retirement(now?: number): Promise<Retirement | undefined>;
   /** the tokens charged so far as a limit counts them (prompt + max_tokens per call sent) */
   tokensCharged(): number;
 };
@@ -253,8 +259,24 @@ export async function openJudge(
     },
   );
   const judge = stopOnFatal(retrying, o.onFatal ?? (() => {}));
+  const first = provider as JudgeProvider & { listModels?(signal?: AbortSignal): Promise<ListedModel[]> };
+  const retirement = async (now = Date.now()) => {
+    if (!setup.id.startsWith('openai/')) return undefined;
+    const listed = first.listModels
+      ? await first.listModels(AbortSignal.timeout(10_000)).catch(() => undefined)
+      : undefined;
+    const model = setup.id.slice('openai/'.length);
+    return retirementOf(
+      setup.id,
+      model,
+      listed,
+      isOpenAI(setup.baseURL ?? setup.endpoints?.[0]?.baseURL),
+      now,
+    );
+  };
   const close = judge.close?.bind(judge);
   return Object.assign(judge, {
+    retirement,
     close: async () => {
       retries?.flush();
       await close?.();

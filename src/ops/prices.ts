@@ -19,11 +19,7 @@ export function priceFor(
   const model = rest.join('/');
   let p =
     o.price ??
-    (LOCAL.has(provider!)
-      ? { input: 0, output: 0 }
-      : provider === 'openai'
-        ? tablePrice(model)
-        : undefined);
+    (LOCAL.has(provider!) ? { input: 0, output: 0 } : provider === 'openai' ? tablePrice(model) : undefined);
   if (!p && o.required === false) return { input: 0, output: 0 };
   if (!p)
     throw new ArenaError(
@@ -42,7 +38,13 @@ export function priceFor(
 /** An OpenAI model's price from the table (judges/openai-models.ts), read on OPENAI_MODELS_READ. */
 function tablePrice(model: string): Price | undefined {
   const e = modelEntry(model);
-  return e && { input: e.input, output: e.output, ...(e.cachedInput !== undefined ? { cachedInput: e.cachedInput } : {}) };
+  return (
+    e && {
+      input: e.input,
+      output: e.output,
+      ...(e.cachedInput !== undefined ? { cachedInput: e.cachedInput } : {}),
+    }
+  );
 }
 
 /**
@@ -58,7 +60,10 @@ export function costOf(
   if (tokensIn === null && tokensOut === null) return null;
   const cached = Math.min(tokensCached ?? 0, tokensIn ?? 0);
   const uncached = (tokensIn ?? 0) - cached;
-  return (uncached * price.input + cached * (price.cachedInput ?? price.input) + (tokensOut ?? 0) * price.output) / 1e6;
+  return (
+    (uncached * price.input + cached * (price.cachedInput ?? price.input) + (tokensOut ?? 0) * price.output) /
+    1e6
+  );
 }
 
 /**

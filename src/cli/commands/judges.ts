@@ -10,6 +10,14 @@ export const judgesCommand = defineCommand({
       'the judges in the database, and the judgment-quality report: per judge and turn errors, empty replies, consistency, ties; agreement and win-rate correlation between judges',
   },
   args: {
+    action: {
+      type: 'positional',
+      required: false,
+      description:
+        "`check openai/MODEL`: what the server offers (GET /v1/models), the model's shutdown date, family, price and successor",
+    },
+    target: { type: 'positional', required: false, description: 'the judge to check' },
+    'base-url': { type: 'string', description: 'with check: an OpenAI-compatible server (default: OpenAI)' },
     ...dbArg,
     ...jsonArg,
     judge: {
@@ -32,6 +40,14 @@ export const judgesCommand = defineCommand({
     },
   },
   async run({ args }) {
+    if (args.action !== undefined) {
+      if (args.action !== 'check' || !args.target)
+        throw new UsageError(
+          `expected \`arena judges check openai/MODEL\`, got "${[args.action, args.target].filter(Boolean).join(' ')}"`,
+        );
+      const { checkJudge } = await import('./judges-check.ts');
+      return checkJudge(args.target, args['base-url'], !!args.json);
+    }
     if (args.board)
       return (await import('./pairs.ts')).printBoard(args.db, {
         ...(args.json ? { json: true } : {}),

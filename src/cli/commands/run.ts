@@ -7,6 +7,7 @@ import { setMaxListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import type { Game, Mode } from '../../core/types.ts';
 import { fatalStopError } from '../../judges/fatal-stop.ts';
+import { retirementWarning } from '../../judges/retirement.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { checkApiKeys, openJudge, type GovernedJudge, type JudgeSetup } from '../../judges/registry.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
@@ -76,6 +77,8 @@ export default defineCommand({
       });
     const store = openStore(args.db);
     const judge = await makeJudge(request.judgeSpecs[0]!);
+    const retiring = retirementWarning(await judge.retirement());
+    if (retiring) log(`warning: ${retiring}`);
     setMaxListeners(0, ctl.signal); // one listener per game in flight
     const onSignal = () => {
       if (ctl.signal.aborted && !fatal) process.exit(130);

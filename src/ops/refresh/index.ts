@@ -59,6 +59,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       log,
     );
     const plan = await planJudges({ store, reader, open: o.judges, c, models, id, dryRun, onFatal }, judges);
+    for (const w of new Set(plan.flatMap((l) => (l.retiring ? [l.retiring] : [])))) log(`warning: ${w}`);
     const estCost = plan.reduce((s, p) => s + p.estCost, 0);
     const base = {
       id,

@@ -5,6 +5,8 @@ import type { GameSpec } from '../../core/types.ts';
 import { planRun } from '../../engine/run.ts';
 import { estimateSettled } from '../../engine/settle-estimate.ts';
 import type { JudgeCallError, JudgeProvider } from '../../judges/judge.ts';
+import type { GovernedJudge } from '../../judges/registry.ts';
+import { retirementWarning } from '../../judges/retirement.ts';
 import type { StoreReader } from '../../storage/pending.ts';
 import type { Store } from '../../storage/store.ts';
 import { settleOptions, type RefreshConfig } from '../config.ts';
@@ -46,6 +48,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
       outputTokens: c.estimate.outputTokens ?? Math.min(TYPICAL_JUDGMENT_TOKENS, c.settings.maxTokens),
     });
     const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
+    const retiring = retirementWarning(await (judge as Partial<GovernedJudge>).retirement?.());
     judges.push(jp);
     for (const m of c.modes) {
       const mModels = m.models ?? p.models;
@@ -74,7 +77,10 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
         games,
         toPlay: todo.length,
       });
-      const line = planLine(judge.id, m.mode, games.length, games.length - todo.length, todo, tokens, price);
+      const line = {
+        ...planLine(judge.id, m.mode, games.length, games.length - todo.length, todo, tokens, price),
+        ...(retiring ? { retiring } : {}),
+      };
       plan.push(
         p.dryRun && settle && m.mode !== 'single'
           ? await settledLine(line, { store, plan: { store: p.reader }, ...shape, mode: m.mode, ...settle })

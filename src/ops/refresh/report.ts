@@ -111,6 +111,7 @@ export function summaryLine(s: RefreshSummary): string {
             .join('/')}`
         : ''
     }` +
-    `${degraded.length ? `; degraded: ${degraded.join('; ')}` : ''}; ${s.seconds.toFixed(1)} s`
+    `${degraded.length ? `; degraded: ${degraded.join('; ')}` : ''}` +
+    `${[...new Set(s.plan.flatMap((l) => (l.retiring ? [l.retiring] : [])))].map((w) => `; warning: ${w}`).join('')}; ${s.seconds.toFixed(1)} s`
   );
 }

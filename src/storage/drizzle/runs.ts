@@ -82,7 +82,12 @@ export class DrizzleRuns implements RunStore {
     const rows = await this.db
       .selectDistinct({ id: t.attempts.gameId })
       .from(t.attempts)
-      .where(and(inJson(t.attempts.gameId, ids), sql`substr(${t.attempts.error}, 1, ${prefix.length}) = ${prefix}`));
+      .where(
+        and(
+          inJson(t.attempts.gameId, ids),
+          sql`substr(${t.attempts.error}, 1, ${prefix.length}) = ${prefix}`,
+        ),
+      );
     return new Set(rows.map((r) => r.id));
   }
 

@@ -38,8 +38,10 @@ export interface DrizzleStoreOptions {
  * `column IN (the ids)` with the ids bound as one JSON parameter (json_each), so that any number of ids
  * is one statement under D1's parameter limit.
  */
-export const inJson = (column: typeof t.games.runId | typeof t.games.id | typeof t.attempts.gameId, ids: string[]): SQL =>
-  sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+export const inJson = (
+  column: typeof t.games.runId | typeof t.games.id | typeof t.attempts.gameId,
+  ids: string[],
+): SQL => sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
 /** Split rows into statements that stay under the bound-parameter limit (one parameter per column of a row). */
 export function chunk<T extends object>(rows: T[], maxParams: number): T[][] {
