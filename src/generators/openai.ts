@@ -2,7 +2,7 @@
 // client setup (src/judges/openai.ts: keep-alive fetch, reply bodies capped).
 import OpenAI from 'openai';
 import { ArenaError } from '../core/types.ts';
-import { bodyOf, familyOf, isOpenAI, sentSettings } from '../judges/contract.ts';
+import { bodyOf, familyOf, sentSettings } from '../judges/contract.ts';
 import { openaiClient } from '../judges/openai.ts';
 import { redactSecrets } from '../judges/redact.ts';
 import type { AnswerGenerator } from './generator.ts';
@@ -37,14 +37,11 @@ export function openaiGenerator(o: OpenAIGeneratorOptions): AnswerGenerator {
       let text: unknown;
       try {
         // a reasoning model takes max_completion_tokens and refuses FastChat's per-category temperatures
-        const official = isOpenAI(o.baseURL);
-        const reasoning = familyOf(o.model, {}, official) === 'reasoning';
-        const settings = sentSettings(
-          o.model,
-          { maxTokens: o.maxTokens, ...(reasoning ? {} : { temperature }) },
-          {},
-          official,
-        );
+        const reasoning = familyOf(o.model) === 'reasoning';
+        const settings = sentSettings(o.model, {
+          maxTokens: o.maxTokens,
+          ...(reasoning ? {} : { temperature }),
+        });
         const r = (await client.chat.completions.create({
           model: o.model,
           messages,

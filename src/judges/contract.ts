@@ -33,11 +33,11 @@ export function isOpenAI(baseURL: string | undefined): boolean {
 
 /**
  * The family of a model: the table's (openai-models.ts), else a guess from its name (o1, o3, gpt-5 and later are
- * reasoning models, but the `-chat` ones); other servers' models are chat models unless told.
+ * reasoning models, but the `-chat` ones), on any server (a proxy or gateway serves OpenAI's models by their names);
+ * any other name is a chat model unless told (`api.family`).
  */
-export function familyOf(model: string, o: ApiOptions = {}, openai = true): 'chat' | 'reasoning' {
+export function familyOf(model: string, o: ApiOptions = {}): 'chat' | 'reasoning' {
   if (o.family) return o.family;
-  if (!openai) return 'chat';
   const known = modelEntry(model)?.family;
   if (known) return known;
   return /^(o\d|gpt-[5-9])/.test(model) && !/-chat/.test(model) ? 'reasoning' : 'chat';
@@ -48,13 +48,8 @@ export function familyOf(model: string, o: ApiOptions = {}, openai = true): 'cha
  * with temperature 0 by default (so FastChat's games keep their identity); for reasoning models no temperature unless
  * asked, max_completion_tokens and the reasoning effort. Idempotent: the settings sent, asked again, are the same.
  */
-export function sentSettings(
-  model: string,
-  asked: AskedSettings,
-  o: ApiOptions = {},
-  openai = true,
-): JudgeSettings {
-  const family = familyOf(model, o, openai);
+export function sentSettings(model: string, asked: AskedSettings, o: ApiOptions = {}): JudgeSettings {
+  const family = familyOf(model, o);
   const reasoning = family === 'reasoning';
   const t = o.temperature !== undefined ? o.temperature : asked.temperature;
   const param = o.maxTokensParam ?? (asked.maxTokensParam as string | undefined);

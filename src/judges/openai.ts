@@ -11,7 +11,6 @@ import {
   bodyOf,
   contractHint,
   fatalKind,
-  isOpenAI,
   sentSettings,
   verdictProbsOf,
   type ApiOptions,
@@ -71,9 +70,7 @@ export function openaiJudge(
 ): JudgeProvider & { listModels(signal?: AbortSignal): Promise<ListedModel[]> } {
   const client = openaiClient(o);
   const api = o.api ?? {};
-  // a model's family is guessed from its name only on OpenAI's own API; another server's models are told
-  const official = isOpenAI(o.baseURL);
-  const settingsFor = (asked: AskedSettings) => sentSettings(o.model, asked, api, official);
+  const settingsFor = (asked: AskedSettings) => sentSettings(o.model, asked, api);
   const where = o.baseURL ?? 'https://api.openai.com/v1';
   return {
     id: `openai/${o.model}`,

@@ -52,8 +52,9 @@ export function retirementOf(
   now = Date.now(),
 ): Retirement | undefined {
   const fromServer = listed?.find((m) => m.id === model)?.shutdownDate;
-  const entry = official ? modelEntry(model) : undefined;
-  const shutdown = fromServer ?? entry?.shutdown;
+  // the table's dates are OpenAI's: another server says its own, or nothing
+  const entry = modelEntry(model);
+  const shutdown = fromServer ?? (official ? entry?.shutdown : undefined);
   if (!shutdown) return undefined;
   const daysLeft = Math.floor((Date.parse(shutdown) - now) / 86_400_000);
   return {

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { batchRoutes, type BatchServerOptions } from './openai-batch.ts';
+import { cachedTokens, checkRequest, logprobsOf, type ProviderContract } from './openai-contract.ts';
 import { seededRng } from '../../src/core/stats/random.ts';
 
 /**
@@ -36,6 +37,8 @@ export interface FaultRule {
   status: 429 | 500 | 502 | 503 | 400 | 401 | 'hang';
   /** 429: the Retry-After header, in seconds (default 1) */
   retryAfter?: number;
+  /** 429: send `retry-after-ms` with this value instead of Retry-After */
+  retryAfterMs?: number;
   /** per prompt: the first `times` requests of each prompt this rule applies to (default: every one) */
   times?: number;
   /** in all: fire at most this many times */
@@ -88,6 +91,11 @@ export interface OpenAIServerOptions {
   batch?: BatchServerOptions;
   /** false: replies carry no `usage` (as some OpenAI-compatible servers do); default true */
   usage?: boolean;
+  /**
+   * hold requests to the provider contract of late 2026 (tests/support/openai-contract.ts): model families and
+   * what each refuses, retired models, reasoning tokens, cached tokens, logprobs, structured outputs
+   */
+  contract?: ProviderContract;
 }
 
 export interface RequestLogEntry {
@@ -111,6 +119,11 @@ export interface RequestLogEntry {
   /** an answered chat request: the tokens its reply's usage counts (sent or not), as the server bills them */
   tokensIn?: number;
   tokensOut?: number;
+  /** with `contract`: of tokensIn, those read from cache; of tokensOut, the hidden reasoning ones */
+  tokensCached?: number;
+  tokensReasoning?: number;
+  /** with `contract`: the request's body (what was sent) */
+  body?: Record<string, unknown>;
   /**
    * a chat request answered after the latency (200 or an injected fault): when its answer was sent, ms since the
    * epoch; absent until then, for a hang, and when the client had gone. In the log file it is a line of its own,
@@ -145,6 +158,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
   const timers = new Set<NodeJS.Timeout>();
   let chatN = 0;
   let ok = 0;
+  const cacheSeen = new Set<string>();
   const limiter = o.rateLimit ? serverLimiter(o.rateLimit) : undefined;
 
   const record = (e: RequestLogEntry) => {
@@ -220,7 +234,15 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
       record({ n: 0, at, method: 'GET', path, status: 200 });
       return send(res, 200, {
         object: 'list',
-        data: (o.models ?? ['judge']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })),
+        data: o.contract
+          ? o.contract.models.map((m) => ({
+              id: m.id,
+              object: 'model',
+              created: 0,
+              owned_by: 'test',
+              ...(m.shutdownDate ? { shutdown_date: m.shutdownDate } : {}),
+            }))
+          : (o.models ?? ['judge']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })),
       });
     }
     if (batch?.(req, res, path)) return;
@@ -257,6 +279,20 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           .map((m) => m.content)
           .join('\n');
         const hash = promptHash(system, user);
+        const contract = o.contract ? checkRequest(o.contract, body as Record<string, unknown>) : undefined;
+        if (contract && 'error' in contract) {
+          record({
+            n,
+            at,
+            method: 'POST',
+            path,
+            model: body.model,
+            hash,
+            status: contract.status,
+            body: body as Record<string, unknown>,
+          });
+          return send(res, contract.status, { error: contract.error });
+        }
         const maxTokens = Number((body as { max_tokens?: unknown }).max_tokens) || 0;
         const cost = Math.ceil((system.length + user.length) / 4) + maxTokens;
         const limited = limiter?.charge(cost);
@@ -282,6 +318,7 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
         const fault = pickFault(n, hash, `${system}\n\n${user}`);
         const status = fault ? fault.status : 200;
         const c = status === 200 ? completion(body.model, system, user, o.verdict ?? 'longer', n) : undefined;
+        if (c && contract) applyContract(o.contract!, contract, c, `${system}\n\n${user}`, cacheSeen, hash);
         const entry = record({
           n,
           at,
@@ -293,6 +330,13 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
           ...(limited ? { charged: cost } : {}),
           ...seen,
           ...(c ? { tokensIn: c.usage.prompt_tokens, tokensOut: c.usage.completion_tokens } : {}),
+          ...(c && contract
+            ? {
+                tokensCached: c.usage.prompt_tokens_details?.cached_tokens ?? 0,
+                tokensReasoning: c.usage.completion_tokens_details?.reasoning_tokens ?? 0,
+                body: body as Record<string, unknown>,
+              }
+            : {}),
         });
         if (status === 'hang') return; // the socket stays open until the client gives up or close()
         later(() => {
@@ -304,7 +348,11 @@ export async function startOpenAIServer(o: OpenAIServerOptions = {}): Promise<Op
             return answered(entry);
           }
           const headers: Record<string, string> =
-            status === 429 ? { 'retry-after': String(fault!.retryAfter ?? 1) } : {};
+            status !== 429
+              ? {}
+              : fault!.retryAfterMs !== undefined
+                ? { 'retry-after-ms': String(fault!.retryAfterMs) }
+                : { 'retry-after': String(fault!.retryAfter ?? 1) };
           send(
             res,
             status,
@@ -421,6 +469,41 @@ function echoKey(c: ReturnType<typeof completion>, authorization: string | undef
   c.choices[0]!.message.content = `You sent Authorization: ${authorization ?? '(none)'}\n${c.choices[0]!.message.content}`;
 }
 
+/** A completion made to the contract: a constrained reply, reasoning tokens (all of them when they take the allowance), cache, logprobs. */
+function applyContract(
+  contract: ProviderContract,
+  v: Extract<ReturnType<typeof checkRequest>, { status: 200 }>,
+  c: ReturnType<typeof completion>,
+  prompt: string,
+  seen: Set<string>,
+  hash: string,
+): void {
+  const choice = c.choices[0]!;
+  let content = choice.message.content;
+  if (v.regex && !v.regex.test(content))
+    content =
+      [`${content.trimEnd()} [[C]]`, `${content.trimEnd()} [[5]]`].find((t) => v.regex!.test(t)) ?? content;
+  const visible = Math.ceil(content.length / 4);
+  const cut = v.maxTokens !== undefined && v.reasoning + visible > v.maxTokens;
+  const reasoning = cut ? Math.min(v.reasoning, v.maxTokens!) : v.reasoning;
+  if (cut) {
+    content = '';
+    choice.finish_reason = 'length';
+  }
+  choice.message.content = content;
+  const out = cut ? v.maxTokens! : visible + reasoning;
+  const cached = cachedTokens(contract, prompt, seen);
+  c.usage = {
+    ...c.usage,
+    completion_tokens: out,
+    total_tokens: c.usage.prompt_tokens + out,
+    prompt_tokens_details: { cached_tokens: cached },
+    completion_tokens_details: { reasoning_tokens: reasoning },
+  };
+  if (v.logprobs !== undefined && content)
+    (choice as { logprobs: unknown }).logprobs = { content: logprobsOf(content, v.logprobs, hash) };
+}
+
 function completion(model: string, system: string, user: string, policy: VerdictPolicy | ReplyFn, n: number) {
   const content =
     typeof policy === 'function' ? policy({ system, user, n }) : judgeText(system, user, policy);
@@ -443,6 +526,12 @@ function completion(model: string, system: string, user: string, policy: Verdict
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
+    } as {
+      prompt_tokens: number;
+      completion_tokens: number;
+      total_tokens: number;
+      prompt_tokens_details?: { cached_tokens: number };
+      completion_tokens_details?: { reasoning_tokens: number };
     },
   };
 }

@@ -2,7 +2,7 @@
 // shutdown date (the server's, else the table's), family, price and successor.
 import { familyOf, isOpenAI } from '../../judges/contract.ts';
 import { OPENAI_MODELS_READ, modelEntry } from '../../judges/openai-models.ts';
-import { openJudge } from '../../judges/registry.ts';
+import { createJudge } from '../../judges/registry.ts';
 import { retirementOf, retirementWarning, type ListedModel } from '../../judges/retirement.ts';
 import { judgeSetupOf } from '../judge-args.ts';
 import { UsageError } from '../format.ts';
@@ -15,8 +15,9 @@ export async function checkJudge(spec: string, baseURL: string | undefined, json
     );
   const model = spec.slice('openai/'.length);
   const setup = judgeSetupOf(spec, baseURL ? { 'base-url': baseURL } : {});
-  const judge = await openJudge(setup, process.env, { planOnly: true });
-  const raw = judge as unknown as { listModels?(s?: AbortSignal): Promise<ListedModel[]> };
+  const apiKey = process.env[setup.apiKeyEnv ?? 'OPENAI_API_KEY'];
+  const judge = await createJudge(spec, { ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) });
+  const raw = judge as { listModels?(s?: AbortSignal): Promise<ListedModel[]> };
   let listed: ListedModel[] | undefined;
   let why: string | undefined;
   try {
@@ -27,12 +28,12 @@ export async function checkJudge(spec: string, baseURL: string | undefined, json
   await judge.close?.();
   const official = isOpenAI(baseURL);
   const r = retirementOf(spec, model, listed, official);
-  const entry = official ? modelEntry(model) : undefined;
+  const entry = modelEntry(model);
   const report = {
     judge: spec,
     server: baseURL ?? 'https://api.openai.com/v1',
     offered: listed ? listed.some((m) => m.id === model) : null,
-    family: familyOf(model, {}, official),
+    family: familyOf(model),
     ...(r ? { shutdown: r.shutdown, shutdownSource: r.source } : {}),
     ...(entry
       ? {
