@@ -262,7 +262,8 @@ export async function openJudge(
   const first = provider as JudgeProvider & { listModels?(signal?: AbortSignal): Promise<ListedModel[]> };
   const retirement = async (now = Date.now()) => {
     if (!setup.id.startsWith('openai/')) return undefined;
-    const listed = first.listModels
+    // a dry run calls no server: only the table says
+    const listed = first.listModels && !o.planOnly
       ? await first.listModels(AbortSignal.timeout(10_000)).catch(() => undefined)
       : undefined;
     const model = setup.id.slice('openai/'.length);

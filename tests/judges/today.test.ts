@@ -267,7 +267,7 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
   it('a judge retired within 30 days is a warning before the run; `arena judges check` lists what the server offers', async () => {
     const srv = await startOpenAIServer({ contract: { models: MODELS } });
     try {
-      const r = await run(srv, 'openai/gpt-5', join(tmpDir(), 'w.db'), ['--dry-run', ...TWO]);
+      const r = await run(srv, 'openai/gpt-5', join(tmpDir(), 'w.db'), TWO);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(
         new RegExp(

@@ -88,6 +88,8 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
         games: GAMES_3 * 2 + 6,
         tokensIn: expect.any(Number),
         tokensOut: expect.any(Number),
+        tokensCached: 0,
+        tokensReasoning: 0,
         cost: expect.any(Number),
       },
     ]);

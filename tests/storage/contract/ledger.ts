@@ -16,19 +16,33 @@ export function describeLedger(current: () => Store): void {
         makeGame({ judge, runId, createdAt, ...over });
       const games = [
         g('j1', 'run-a', 10, { tokensIn: 100, tokensOut: 10, cost: 0.5 }),
-        g('j1', 'run-a', 11, { tokensIn: 200, tokensOut: 20, cost: 0.25 }),
+        g('j1', 'run-a', 11, {
+          tokensIn: 200,
+          tokensOut: 20,
+          tokensCached: 64,
+          tokensReasoning: 12,
+          cost: 0.25,
+        }),
         g('j1', 'run-b', 12, { tokensIn: null, tokensOut: null }),
         g('j2', 'run-c', 13, { tokensIn: 7, tokensOut: 3 }),
         g('j2', null, 14, { tokensIn: 1, tokensOut: 1, source: 'fastchat:gpt-4_pair.jsonl' }),
       ];
       await store.importBundle({ games });
       expect(await store.ledger.byJudge()).toEqual([
-        { judge: 'j1', games: 3, tokensIn: 300, tokensOut: 30, cost: 0.75 },
-        { judge: 'j2', games: 2, tokensIn: 8, tokensOut: 4, cost: null },
+        {
+          judge: 'j1',
+          games: 3,
+          tokensIn: 300,
+          tokensOut: 30,
+          tokensCached: 64,
+          tokensReasoning: 12,
+          cost: 0.75,
+        },
+        { judge: 'j2', games: 2, tokensIn: 8, tokensOut: 4, tokensCached: 0, tokensReasoning: 0, cost: null },
       ]);
       expect(await store.ledger.byJudge(['run-b', 'run-c', 'no-such-run'])).toEqual([
-        { judge: 'j1', games: 1, tokensIn: 0, tokensOut: 0, cost: null },
-        { judge: 'j2', games: 1, tokensIn: 7, tokensOut: 3, cost: null },
+        { judge: 'j1', games: 1, tokensIn: 0, tokensOut: 0, tokensCached: 0, tokensReasoning: 0, cost: null },
+        { judge: 'j2', games: 1, tokensIn: 7, tokensOut: 3, tokensCached: 0, tokensReasoning: 0, cost: null },
       ]);
       expect(await store.ledger.byJudge([])).toEqual([]);
       // some games by id (a batch's), those stored; more ids than D1 binds in one statement
@@ -42,7 +56,17 @@ export function describeLedger(current: () => Store): void {
       // more run ids than D1 binds in one statement
       expect(
         await store.ledger.byJudge([...Array.from({ length: 300 }, (_, i) => `other-${i}`), 'run-a']),
-      ).toEqual([{ judge: 'j1', games: 2, tokensIn: 300, tokensOut: 30, cost: 0.75 }]);
+      ).toEqual([
+        {
+          judge: 'j1',
+          games: 2,
+          tokensIn: 300,
+          tokensOut: 30,
+          tokensCached: 64,
+          tokensReasoning: 12,
+          cost: 0.75,
+        },
+      ]);
       await store.runs.save(
         run({
           id: 'run-a',
@@ -95,6 +119,8 @@ export function describeLedger(current: () => Store): void {
           order: 'AB',
           tokensIn: x!.tokensIn,
           tokensOut: x!.tokensOut,
+          tokensCached: null,
+          tokensReasoning: null,
           cost: null,
           source: x!.source,
         })),
