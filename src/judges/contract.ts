@@ -3,7 +3,7 @@
 // other than their default and take reasoning_effort. The settings sent are the game's settings (its identity).
 import type { JudgeSettings } from '../core/types.ts';
 import type { AskedSettings } from './judge.ts';
-import { modelEntry } from './openai-models.ts';
+import { modelEntry } from '../core/openai-models.ts';
 
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];

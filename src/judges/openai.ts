@@ -23,8 +23,8 @@ import {
   type JudgeReply,
   type JudgeRequest,
 } from './judge.ts';
-import { modelEntry } from './openai-models.ts';
-import { listedModels, type ListedModel } from './retirement.ts';
+import { modelEntry } from '../core/openai-models.ts';
+import { listedModels, type ListedModel } from '../core/retirement.ts';
 import { ALLOWANCE_TAG } from '../core/constants.ts';
 
 export interface OpenAIJudgeOptions {

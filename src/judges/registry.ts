@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
 import { isOpenAI, REASONING_EFFORTS, STRUCTURED_OUTPUTS, type ApiOptions } from './contract.ts';
-import { retirementOf, type ListedModel, type Retirement } from './retirement.ts';
+import { retirementOf, type ListedModel, type Retirement } from '../core/retirement.ts';
 import { stopOnFatal } from './fatal-stop.ts';
 import type { JudgeCallError, JudgeProvider } from './judge.ts';
 import { endpointPool, governorGate, type Endpoint } from './endpoints.ts';

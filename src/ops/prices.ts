@@ -1,6 +1,6 @@
 // Judge prices and token estimates: what a game costs, and what a plan will cost before it is played.
 import { ArenaError, type GameSpec } from '../core/types.ts';
-import { modelEntry } from '../judges/openai-models.ts';
+import { modelEntry } from '../core/openai-models.ts';
 import type { Price } from './config.ts';
 
 /** Providers that run locally and cost nothing per token. */
@@ -35,7 +35,7 @@ export function priceFor(
   return p;
 }
 
-/** An OpenAI model's price from the table (judges/openai-models.ts), read on OPENAI_MODELS_READ. */
+/** An OpenAI model's price from the table (core/openai-models.ts), read on OPENAI_MODELS_READ. */
 function tablePrice(model: string): Price | undefined {
   const e = modelEntry(model);
   return (

@@ -7,11 +7,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { OPENAI_MODELS } from '../../src/judges/openai-models.ts';
+import { OPENAI_MODELS } from '../../src/core/openai-models.ts';
 import type { ContractModel } from '../support/openai-contract.ts';
 import { logprobsOf } from '../support/openai-contract.ts';
 import { promptHash, startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
-import { OWN, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { OWN, REPO_ROOT, runArena, serveArena, tmpDir } from '../support/cli.ts';
 
 const ALL4 = ['--models', 'arena-drift,arena-echo,arena-sage,arena-swift'];
 const TWO = ['--models', 'arena-sage,arena-swift'];
@@ -267,7 +267,8 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
   it('a judge retired within 30 days is a warning before the run; `arena judges check` lists what the server offers', async () => {
     const srv = await startOpenAIServer({ contract: { models: MODELS } });
     try {
-      const r = await run(srv, 'openai/gpt-5', join(tmpDir(), 'w.db'), TWO);
+      const db = join(tmpDir(), 'w.db');
+      const r = await run(srv, 'openai/gpt-5', db, TWO);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(
         new RegExp(
@@ -290,6 +291,16 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
       });
       expect(none.code).toBe(2);
       expect(none.stdout).toMatch(/openai\/gpt-9: NOT offered/);
+      // the site's judge page says it too, by the day alone (a stored page stays true)
+      const site = await serveArena(['serve', '--db', db, '--port', '0']);
+      try {
+        const html = await (await fetch(`${site.url}/judges`)).text();
+        expect(html).toMatch(
+          /openai\/gpt-5<\/strong>: this judge (is|was) retired on 2026-12-11; its successor is gpt-5\.4/,
+        );
+      } finally {
+        await site.stop();
+      }
     } finally {
       await srv.close();
     }

@@ -1,9 +1,9 @@
 // `arena judges check openai/MODEL`: what a server offers (GET /v1/models), and what is known of the model: its
 // shutdown date (the server's, else the table's), family, price and successor.
 import { familyOf, isOpenAI } from '../../judges/contract.ts';
-import { OPENAI_MODELS_READ, modelEntry } from '../../judges/openai-models.ts';
+import { OPENAI_MODELS_READ, modelEntry } from '../../core/openai-models.ts';
 import { createJudge } from '../../judges/registry.ts';
-import { retirementOf, retirementWarning, type ListedModel } from '../../judges/retirement.ts';
+import { retirementOf, retirementWarning, type ListedModel } from '../../core/retirement.ts';
 import { judgeSetupOf } from '../judge-args.ts';
 import { UsageError } from '../format.ts';
 import { exitStatus, print, printJson } from '../shared.ts';

@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import type { Game, Mode } from '../../core/types.ts';
 import { fatalStopError } from '../../judges/fatal-stop.ts';
-import { retirementWarning } from '../../judges/retirement.ts';
+import { retirementWarning } from '../../core/retirement.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { checkApiKeys, openJudge, type GovernedJudge, type JudgeSetup } from '../../judges/registry.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';

@@ -6,7 +6,7 @@ import { planRun } from '../../engine/run.ts';
 import { estimateSettled } from '../../engine/settle-estimate.ts';
 import type { JudgeCallError, JudgeProvider } from '../../judges/judge.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';
-import { retirementWarning } from '../../judges/retirement.ts';
+import { retirementWarning } from '../../core/retirement.ts';
 import type { StoreReader } from '../../storage/pending.ts';
 import type { Store } from '../../storage/store.ts';
 import { settleOptions, type RefreshConfig } from '../config.ts';

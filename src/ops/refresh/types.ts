@@ -54,7 +54,7 @@ export interface PlanLine extends PlanEstimate {
    * (its basis says so) and these are the full plan's
    */
   fullPlan?: Pick<PlanEstimate, 'toPlay' | 'estTokensIn' | 'estTokensOut' | 'estCost'>;
-  /** the judge's model is retired within 30 days, or was (judges/retirement.ts): the warning */
+  /** the judge's model is retired within 30 days, or was (core/retirement.ts): the warning */
   retiring?: string;
 }
 

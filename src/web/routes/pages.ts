@@ -2,6 +2,7 @@
 // its charts as <img> of /charts/*.svg. One function per family of pages, as the site's data is split
 // (src/reports/site/).
 import { ANNOTATORS, HUMAN } from '../../core/constants.ts';
+import { RETIREMENT_WARN_DAYS, retirementOf } from '../../core/retirement.ts';
 import type { Hono } from 'hono';
 import { duelPair } from '../../reports/judges/duel.ts';
 import type { Filter } from '../../reports/site/catalog.ts';
@@ -130,6 +131,7 @@ function judgePages(app: Hono, s: Site): void {
           },
         });
       return page(c, 'judges', 'Judges', {
+        retiring: retiringJudges(known.map((j) => j.judge)),
         sections,
         health: healthRows,
         boards,
@@ -141,6 +143,29 @@ function judgePages(app: Hono, s: Site): void {
       });
     }),
   );
+}
+
+/**
+ * The judges called through OpenAI's API (`openai/<model>`) whose model is retired within 30 days, or was, by the
+ * deprecations table (core/openai-models.ts): the judge page says so. The day only, so a stored page stays true.
+ */
+function retiringJudges(
+  judges: string[],
+): { judge: string; shutdown: string; past: boolean; successor?: string }[] {
+  const now = Date.now();
+  return judges.flatMap((judge) => {
+    if (!judge.startsWith('openai/')) return [];
+    const r = retirementOf(judge, judge.slice('openai/'.length), undefined, true, now);
+    if (!r || r.daysLeft > RETIREMENT_WARN_DAYS) return [];
+    return [
+      {
+        judge,
+        shutdown: r.shutdown,
+        past: r.daysLeft < 0,
+        ...(r.successor ? { successor: r.successor } : {}),
+      },
+    ];
+  });
 }
 
 /** `/matrix` (one judge's win matrix), `/models` (every model) and `/models/:model` (one model under one judge). */
