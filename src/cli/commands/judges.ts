@@ -96,6 +96,10 @@ export const judgesCommand = defineCommand({
             })),
           ),
         );
+        for (const a of r.allowance)
+          print(
+            `${a.judge}: ${a.games} game(s) without a verdict because reasoning used the whole allowance (billed; raise settings.maxTokens or lower the reasoning effort)`,
+          );
         if (r.agreement.length) {
           print('\nagreement between judges');
           print(

@@ -1,5 +1,5 @@
 // `arena judges`: the judgment-quality report, derived on read from stored games and votes.
-import { HUMAN, isHumanJudge } from '../../core/constants.ts';
+import { ALLOWANCE_TAG, HUMAN, isHumanJudge } from '../../core/constants.ts';
 import type { AgreementRow } from '../../core/stats/agreement.ts';
 import { gameConfidence } from '../../core/stats/confidence.ts';
 import {
@@ -24,6 +24,8 @@ export interface JudgesReport {
   correlation: CorrelationRow[];
   /** every pair of judges (humans aside) on the matches both gave a verdict on, with question-bootstrap intervals */
   likeForLike: LikeForLike[];
+  /** games with no verdict because a reasoning judge's reasoning used the whole allowance (billed, not sent again) */
+  allowance: { judge: string; games: number }[];
 }
 
 export function toQualityGame(g: Game): QualityGame {
@@ -72,6 +74,7 @@ export async function judgesReport(store: Store, judges?: string[]): Promise<Jud
     agreement,
     correlation,
     likeForLike: like.filter((l) => l.matches > 0),
+    allowance: (await store.runs.failedCounts(ALLOWANCE_TAG)).filter((a) => names.includes(a.judge)),
   };
 }
 

@@ -91,6 +91,21 @@ export class DrizzleRuns implements RunStore {
     return new Set(rows.map((r) => r.id));
   }
 
+  async failedCounts(prefix: string): Promise<{ judge: string; games: number }[]> {
+    const rows = await this.db
+      .select({ judge: t.attempts.judge, games: sql<number>`count(DISTINCT ${t.attempts.gameId})` })
+      .from(t.attempts)
+      .where(
+        and(
+          sql`substr(${t.attempts.error}, 1, ${prefix.length}) = ${prefix}`,
+          sql`NOT EXISTS (SELECT 1 FROM games g WHERE g.id = ${t.attempts.gameId})`,
+        ),
+      )
+      .groupBy(t.attempts.judge)
+      .orderBy(asc(t.attempts.judge));
+    return rows.map((r) => ({ judge: r.judge, games: Number(r.games) }));
+  }
+
   async markInterrupted(ids: string[], at: number): Promise<number> {
     if (!ids.length) return 0;
     const before = await this.db
