@@ -2,7 +2,7 @@
 // D1 on Workers (src/entry/worker.ts). This file composes it: security headers, the read-only rule and the
 // admin endpoint, conditional requests, then the routes (src/web/routes/{api,pages,charts}.ts), the static
 // assets and the error pages. Parameters: src/web/params.ts; caching: src/web/http-cache.ts and result-cache.ts.
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { compress } from 'hono/compress';
 import { HTTPException } from 'hono/http-exception';
@@ -42,6 +42,24 @@ function notReady(c: Context, e: ReportPending | ReportMissing, siteUrl?: string
   return c.html(page(c, 'error', 'Being updated', { status: 503, message }, siteUrl), 503, headers);
 }
 
+/**
+ * A GET not answered within `ms` answers as a report being computed (503, Retry-After) while its work goes on for
+ * the next request (the result cache keeps it): no wait of the site, a computation or a read, is a visitor's forever.
+ */
+function answerWithin(o: AppOptions): MiddlewareHandler {
+  const ms = o.answerWithinMs ?? (o.reports === 'serve' ? 3000 : undefined);
+  return async (c, next) => {
+    if (ms === undefined || c.req.method !== 'GET') return next();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<true>((r) => (timer = setTimeout(() => r(true), ms)));
+    const work = next();
+    const tooLate = await Promise.race([work.then(() => false), late]).finally(() => clearTimeout(timer));
+    if (!tooLate) return;
+    work.catch(() => undefined);
+    return notReady(c, new ReportPending(c.req.path), o.siteUrl);
+  };
+}
+
 export interface AppOptions {
   store: Store;
   /** enables POST /api/admin/purge (Authorization: Bearer <token>); without it every write is refused */
@@ -68,6 +86,11 @@ export interface AppOptions {
    * meanwhile; 'read' (the Worker) never computes, it shows what was published.
    */
   reports?: 'compute' | 'serve' | 'read';
+  /**
+   * How long a page may take before it answers 503 "being updated" (Retry-After: 5) while its computation goes on
+   * (default: 3000 ms with reports 'serve'; unbounded otherwise, where a page is computed when asked or only read)
+   */
+  answerWithinMs?: number;
   /**
    * log each request that fails with a 500 to console.error (default true); off for the Worker's warm-up, whose
    * pages end in an error under workerd (no Response with a body in global scope) that the warm-up swallows
@@ -134,7 +157,6 @@ export function createApp(o: AppOptions) {
       ),
   };
   const app = new Hono();
-
   app.use(http.replay);
   app.use(secureHeaders(SECURITY));
   // Node only (Workers compress by themselves); a client that takes gzip or deflate is never replayed to
@@ -142,6 +164,7 @@ export function createApp(o: AppOptions) {
   // invited annotators' votes: the only pages that take a form, and only when the operator turned them on
   if (o.annotate)
     annotateRoutes(app, { ...o.annotate, store, cache, ...(o.siteUrl ? { siteUrl: o.siteUrl } : {}) });
+  app.use(answerWithin(o));
   // The public site is read-only: only the token-protected admin endpoints (and /annotate, when on) accept a write.
   app.use('*', async (c, next) => {
     const m = c.req.method;

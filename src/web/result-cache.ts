@@ -151,6 +151,11 @@ export class ResultCache {
     return p;
   }
 
+  /** Forget the value of `key`, computed or being computed (the next get computes it again). */
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
   /** Hold `v` as the computed value of `key`. */
   private keep(key: string, v: unknown): void {
     this.entries.set(key, { p: Promise.resolve(v), done: true, v }, { size: sizeOf(v) });

@@ -9,8 +9,10 @@
 //   compute (a site built as a library, createApp's default): computes it when asked, once, holding it in memory;
 //   serve  (the Node site, read-only): answers with the stale row (`updating` is then true, the page says so) and
 //          computes it in the background, one report at a time, each key once however many requests ask; with no
-//          row at all the request waits for that one computation (ReportPending only if it failed); the result is
-//          held in memory, never written;
+//          row at all it computes it at once, each key once however many requests (and reports) ask, and the
+//          request waits for it (ReportPending only if it failed); the result is held in memory, never written.
+//          A value computed while a stale report was shown is shown as being updated and computed once more
+//          behind the stale ones;
 //   read   (the Worker): never computes; a missing row is refused (ReportMissing), a stale one shown as such.
 import type { DataDigest, ReportKey, ReportReads, StoredReport } from '../../storage/report-store.ts';
 import type { Store } from '../../storage/store.ts';
@@ -136,11 +138,14 @@ async function reportDigestAsync(r: ReportReads, d: DataDigest): Promise<string>
 /** The site's data memo over stored reports (see the top of this file). */
 export class StoredReports implements Memo {
   readonly counts: ReportCounts = { computed: 0, read: 0, stale: 0, missing: 0, pages: 0 };
-  /** reports the Node site computed in the background: key -> digest and value */
-  private readonly here = new Map<string, { digest: string; value: unknown }>();
+  /**
+   * reports the Node site computed: key -> digest and value (`stale`: computed while a stale report was shown, so
+   * maybe from it; shown as being updated until computed again)
+   */
+  private readonly here = new Map<string, { digest: string; value: unknown; stale?: true }>();
   private readonly queued = new Map<string, () => Promise<void>>();
-  /** the end of each queued or running computation, by key */
-  private readonly waits = new Map<string, Promise<void>>();
+  /** serve: each computation under way, by key and digest (the one every request and report asking for it waits for) */
+  private readonly computing = new Map<string, Promise<unknown>>();
   private running: Promise<void> | undefined;
   private staleShown = false;
   /** keys read or built (build mode: what `arena reports --rebuild` keeps) */
@@ -242,7 +247,10 @@ export class StoredReports implements Memo {
     const d = await this.digest();
     const want = d ? await this.digestOf(reads, d) : '';
     const mine = this.here.get(key);
-    if (mine && mine.digest === want) return mine.value as T;
+    if (mine && mine.digest === want) {
+      if (mine.stale) this.staleShown = true;
+      return mine.value as T;
+    }
     const [row] = await (asked ?? this.store.reports.get([k]));
     if (row && row.version === REPORT_VERSION && row.digest === want) {
       this.counts.read++;
@@ -254,19 +262,49 @@ export class StoredReports implements Memo {
       this.counts.computed++;
       return value;
     }
-    const done = this.o.mode === 'serve' ? this.enqueue(key, want, compute) : undefined;
     if (row && row.version === REPORT_VERSION) {
+      if (this.o.mode === 'serve') this.enqueue(key, want, compute);
       this.counts.stale++;
       this.staleShown = true;
       return decodeReport<T>(row.body);
     }
     this.counts.missing++;
-    if (!done) throw new ReportMissing(key);
-    // nothing to show yet: wait for the one computation of it, however many requests ask, rather than refuse
-    await done;
-    const mineNow = this.here.get(key);
-    if (mineNow && mineNow.digest === want) return mineNow.value as T;
-    throw new ReportPending(key);
+    if (this.o.mode !== 'serve') throw new ReportMissing(key);
+    // nothing to show yet: compute it now rather than refuse. Never behind the background queue: a report computed
+    // there asks for its nested ones (a model page for its leaderboards), and one queued behind the report that
+    // waits for it is never reached (the model pages of a database without reports never answered)
+    return (await this.computeOnce(key, want, compute).catch((e: unknown) => {
+      this.o.failed?.(key, e);
+      throw new ReportPending(key);
+    })) as T;
+  }
+
+  /**
+   * serve: compute `key` at `digest` and keep it in `here`, once however many ask meanwhile. A value computed
+   * while a stale report was shown (maybe one it read) is kept as stale and queued to be computed again, behind
+   * the stale ones queued meanwhile, unless this was that second computation.
+   */
+  private computeOnce(key: string, digest: string, compute: () => Promise<unknown>, again = false) {
+    const id = `${key}\u0000${digest}`;
+    let p = this.computing.get(id);
+    if (p) return p;
+    const stale = this.counts.stale;
+    p = (async () => {
+      try {
+        const value = decodeReport<unknown>(encodeReport(await compute()));
+        this.counts.computed++;
+        const fromStale = this.counts.stale !== stale && !again;
+        this.here.set(key, { digest, value, ...(fromStale ? { stale: true as const } : {}) });
+        // the memo may hold the stale row shown meanwhile: the next read (a report computed again) gets this one
+        this.inner.delete?.(key);
+        if (fromStale) this.enqueue(key, digest, compute, true);
+        return value;
+      } finally {
+        this.computing.delete(id);
+      }
+    })();
+    this.computing.set(id, p);
+    return p;
   }
 
   /** reportDigest, once per data digest and declaration (many reports declare the same reads) */
@@ -307,29 +345,18 @@ export class StoredReports implements Memo {
   }
 
   /**
-   * Compute `key` in the background, after those queued before it; once per key however often asked. Resolves when
-   * that computation has ended (stored in `here`, or failed and reported).
+   * Compute `key` in the background, after those queued before it; once per key however often asked (and not
+   * while it is being computed, unless `again`: it was computed from a stale report).
    */
-  private enqueue(key: string, digest: string, compute: () => Promise<unknown>): Promise<void> {
-    const waiting = this.waits.get(key);
-    if (waiting) return waiting;
-    let ended!: () => void;
-    const done = new Promise<void>((r) => (ended = r));
-    this.waits.set(key, done);
-    this.queued.set(key, async () => {
-      try {
-        const value = decodeReport<unknown>(encodeReport(await compute()));
-        this.counts.computed++;
-        this.here.set(key, { digest, value });
-      } catch (e) {
-        this.o.failed?.(key, e);
-      } finally {
-        this.waits.delete(key);
-        ended();
-      }
-    });
+  private enqueue(key: string, digest: string, compute: () => Promise<unknown>, again = false): void {
+    if (this.queued.has(key) || (!again && this.computing.has(`${key}\u0000${digest}`))) return;
+    this.queued.set(key, () =>
+      this.computeOnce(key, digest, compute, again).then(
+        () => undefined,
+        (e: unknown) => this.o.failed?.(key, e),
+      ),
+    );
     this.running ??= this.drain();
-    return done;
   }
 
   private async drain(): Promise<void> {
@@ -337,8 +364,9 @@ export class StoredReports implements Memo {
     while (this.queued.size) {
       const [key, job] = this.queued.entries().next().value!;
       await new Promise((r) => setTimeout(r, 0));
-      await job();
+      // out of the queue before it runs: a job computed from a stale report queues itself again, behind it
       this.queued.delete(key);
+      await job();
     }
     this.running = undefined;
     this.o.updated?.();
