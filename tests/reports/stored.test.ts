@@ -357,6 +357,7 @@ describe('the Node site over stored reports', () => {
     try {
       // (no bound: the page itself must come, not a "being updated" page)
       const app = createApp({ store, reports: 'serve', answerWithinMs: 120_000 });
+      await app.warm();
       const r = await app.request('/models/arena-sage?judge=mock%2Flonger');
       expect(r.status).toBe(200);
       expect(await r.text()).toContain('arena-echo');

@@ -11,8 +11,8 @@
 //          computes it in the background, one report at a time, each key once however many requests ask; with no
 //          row at all it computes it at once, each key once however many requests (and reports) ask, and the
 //          request waits for it (ReportPending only if it failed); the result is held in memory, never written.
-//          A value computed while a stale report was shown is shown as being updated and computed once more
-//          behind the stale ones;
+//          A stale report that a computation under way may be reading (what that one reads covers it: a model
+//          page's leaderboards) is computed, not shown stale, so that no report is computed from a stale one;
 //   read   (the Worker): never computes; a missing row is refused (ReportMissing), a stale one shown as such.
 import type { DataDigest, ReportKey, ReportReads, StoredReport } from '../../storage/report-store.ts';
 import type { Store } from '../../storage/store.ts';
@@ -138,14 +138,11 @@ async function reportDigestAsync(r: ReportReads, d: DataDigest): Promise<string>
 /** The site's data memo over stored reports (see the top of this file). */
 export class StoredReports implements Memo {
   readonly counts: ReportCounts = { computed: 0, read: 0, stale: 0, missing: 0, pages: 0 };
-  /**
-   * reports the Node site computed: key -> digest and value (`stale`: computed while a stale report was shown, so
-   * maybe from it; shown as being updated until computed again)
-   */
-  private readonly here = new Map<string, { digest: string; value: unknown; stale?: true }>();
+  /** reports the Node site computed: key -> digest and value */
+  private readonly here = new Map<string, { digest: string; value: unknown }>();
   private readonly queued = new Map<string, () => Promise<void>>();
   /** serve: each computation under way, by key and digest (the one every request and report asking for it waits for) */
-  private readonly computing = new Map<string, Promise<unknown>>();
+  private readonly computing = new Map<string, { key: string; reads: ReportReads; p: Promise<unknown> }>();
   private running: Promise<void> | undefined;
   private staleShown = false;
   /** keys read or built (build mode: what `arena reports --rebuild` keeps) */
@@ -247,10 +244,7 @@ export class StoredReports implements Memo {
     const d = await this.digest();
     const want = d ? await this.digestOf(reads, d) : '';
     const mine = this.here.get(key);
-    if (mine && mine.digest === want) {
-      if (mine.stale) this.staleShown = true;
-      return mine.value as T;
-    }
+    if (mine && mine.digest === want) return mine.value as T;
     const [row] = await (asked ?? this.store.reports.get([k]));
     if (row && row.version === REPORT_VERSION && row.digest === want) {
       this.counts.read++;
@@ -262,48 +256,58 @@ export class StoredReports implements Memo {
       this.counts.computed++;
       return value;
     }
+    if (this.o.mode === 'serve' && (!row || row.version !== REPORT_VERSION || this.nested(key, reads))) {
+      if (!row || row.version !== REPORT_VERSION) this.counts.missing++;
+      // nothing to show yet, or a stale row a computation under way may be reading: compute it now. Never behind the
+      // background queue: a report computed there asks for its nested ones, and one queued behind the report that
+      // waits for it is never reached (the model pages of a database without reports never answered)
+      return (await this.computeOnce(key, want, reads, compute).catch((e: unknown) => {
+        this.o.failed?.(key, e);
+        throw new ReportPending(key);
+      })) as T;
+    }
     if (row && row.version === REPORT_VERSION) {
-      if (this.o.mode === 'serve') this.enqueue(key, want, compute);
+      if (this.o.mode === 'serve') {
+        this.enqueue(key, want, reads, compute);
+        // not held by the memo: a computation that reads it later must not get the stale value from there
+        this.inner.delete?.(key);
+      }
       this.counts.stale++;
       this.staleShown = true;
       return decodeReport<T>(row.body);
     }
     this.counts.missing++;
-    if (this.o.mode !== 'serve') throw new ReportMissing(key);
-    // nothing to show yet: compute it now rather than refuse. Never behind the background queue: a report computed
-    // there asks for its nested ones (a model page for its leaderboards), and one queued behind the report that
-    // waits for it is never reached (the model pages of a database without reports never answered)
-    return (await this.computeOnce(key, want, compute).catch((e: unknown) => {
-      this.o.failed?.(key, e);
-      throw new ReportPending(key);
-    })) as T;
+    throw new ReportMissing(key);
   }
 
-  /**
-   * serve: compute `key` at `digest` and keep it in `here`, once however many ask meanwhile. A value computed
-   * while a stale report was shown (maybe one it read) is kept as stale and queued to be computed again, behind
-   * the stale ones queued meanwhile, unless this was that second computation.
-   */
-  private computeOnce(key: string, digest: string, compute: () => Promise<unknown>, again = false) {
+  /** Whether a computation under way of another report reads everything `reads` declares (it may be asking). */
+  private nested(key: string, reads: ReportReads): boolean {
+    for (const c of this.computing.values()) {
+      if (c.key === key) continue;
+      const judges =
+        c.reads.judges === 'all' ||
+        (reads.judges !== 'all' && reads.judges.every((j) => c.reads.judges.includes(j)));
+      if (judges && reads.tables.every((t) => c.reads.tables.includes(t))) return true;
+    }
+    return false;
+  }
+
+  /** serve: compute `key` at `digest` and keep it in `here`, once however many (requests and reports) ask meanwhile. */
+  private computeOnce(key: string, digest: string, reads: ReportReads, compute: () => Promise<unknown>) {
     const id = `${key}\u0000${digest}`;
-    let p = this.computing.get(id);
-    if (p) return p;
-    const stale = this.counts.stale;
-    p = (async () => {
+    const under = this.computing.get(id);
+    if (under) return under.p;
+    const p = (async () => {
       try {
         const value = decodeReport<unknown>(encodeReport(await compute()));
         this.counts.computed++;
-        const fromStale = this.counts.stale !== stale && !again;
-        this.here.set(key, { digest, value, ...(fromStale ? { stale: true as const } : {}) });
-        // the memo may hold the stale row shown meanwhile: the next read (a report computed again) gets this one
-        this.inner.delete?.(key);
-        if (fromStale) this.enqueue(key, digest, compute, true);
+        this.here.set(key, { digest, value });
         return value;
       } finally {
         this.computing.delete(id);
       }
     })();
-    this.computing.set(id, p);
+    this.computing.set(id, { key, reads, p });
     return p;
   }
 
@@ -344,14 +348,11 @@ export class StoredReports implements Memo {
     return decodeReport<T>(row.body);
   }
 
-  /**
-   * Compute `key` in the background, after those queued before it; once per key however often asked (and not
-   * while it is being computed, unless `again`: it was computed from a stale report).
-   */
-  private enqueue(key: string, digest: string, compute: () => Promise<unknown>, again = false): void {
-    if (this.queued.has(key) || (!again && this.computing.has(`${key}\u0000${digest}`))) return;
+  /** Compute `key` in the background, after those queued before it; once per key however often asked. */
+  private enqueue(key: string, digest: string, reads: ReportReads, compute: () => Promise<unknown>): void {
+    if (this.queued.has(key)) return;
     this.queued.set(key, () =>
-      this.computeOnce(key, digest, compute, again).then(
+      this.computeOnce(key, digest, reads, compute).then(
         () => undefined,
         (e: unknown) => this.o.failed?.(key, e),
       ),
@@ -364,9 +365,8 @@ export class StoredReports implements Memo {
     while (this.queued.size) {
       const [key, job] = this.queued.entries().next().value!;
       await new Promise((r) => setTimeout(r, 0));
-      // out of the queue before it runs: a job computed from a stale report queues itself again, behind it
-      this.queued.delete(key);
       await job();
+      this.queued.delete(key);
     }
     this.running = undefined;
     this.o.updated?.();
