@@ -1,0 +1,87 @@
+// The annotators' queue follows the database while the site runs (issue 35, item 7): `arena prune --model` of a
+// model in an annotator's pending match leaves that annotator the rest of the queue (it said "Nothing left to vote
+// on", also after a restart), and answers imported by `arena import` are offered at once (not once a game or a
+// vote lands). The real commands on a real SQLite file, the site in-process over its own connection.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inviteHash } from '../../src/core/annotate.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
+import { createApp } from '../../src/web/app.ts';
+import { arenaOk, tmpDir } from '../support/cli.ts';
+
+const SECRET = 'a-test-secret-of-at-least-32-characters!';
+const ANSWERS = (m: string) => `questions/answers/${m}.jsonl`;
+
+/** a database with our own questions and these models' answers */
+async function database(...models: string[]): Promise<string> {
+  const db = join(tmpDir('arena-annotate-queue-'), 'site.db');
+  await arenaOk(['import', 'questions', 'questions/arena.jsonl', '--db', db]);
+  await arenaOk(['import', 'answers', ...models.map(ANSWERS), '--db', db]);
+  return db;
+}
+
+/** the site with /annotate over `store` (the data version read as `arena serve` reads it), and one logged-in annotator */
+async function site(store: SqliteStore, name: string) {
+  const app = createApp({
+    store,
+    annotate: { secret: SECRET },
+    cache: { checkMs: 0, version: () => store.dataVersion() },
+  });
+  const token = `token-${name}`;
+  const { id } = await store.annotators.add(name, inviteHash(token), Date.now());
+  const r = await app.request('/annotate/login', {
+    method: 'POST',
+    body: new URLSearchParams({ token }).toString(),
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'http://localhost' },
+  });
+  expect(r.status).toBe(303);
+  const cookie = /^(arena_annotate=[^;]+)/.exec(r.headers.get('set-cookie') ?? '')![1]!;
+  /** the annotate page: the match offered (its id, or '' for none) and the queue's size */
+  const page = async () => {
+    const body = await (await app.request('/annotate', { headers: { Cookie: cookie } })).text();
+    return {
+      match: /name="match" value="(\d+)"/.exec(body)?.[1] ?? '',
+      total: Number(/(\d+) matches in the queue/.exec(body)?.[1]),
+      nothingLeft: body.includes('Nothing left to vote on'),
+    };
+  };
+  return { app, id, page };
+}
+
+describe('the annotate queue while the site runs', () => {
+  it('a pending match whose model was pruned is passed over: the annotator gets the rest of the queue', async () => {
+    const db = await database('arena-sage', 'arena-echo', 'arena-swift');
+    const store = openSqliteStore(db);
+    try {
+      const { id, page } = await site(store, 'alice');
+      const first = await page();
+      expect(first.match).not.toBe('');
+      // 24 questions of 2 turns, 3 pairs of models
+      expect(first.total).toBe(144);
+      const [pending] = (await store.annotators.shown(id)).filter((n) => n.choice === null);
+      await arenaOk(['prune', '--model', pending!.model1, '--db', db]);
+      const after = await page();
+      expect(after.nothingLeft).toBe(false);
+      expect(after.match).not.toBe(first.match);
+      expect(after.total).toBe(48);
+      const offered = (await store.annotators.shown(id)).find((n) => String(n.id) === after.match)!;
+      expect([offered.model1, offered.model2]).not.toContain(pending!.model1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('answers imported while the site runs are in the queue at once, without a game or a vote', async () => {
+    const db = await database('arena-sage', 'arena-echo');
+    const store = openSqliteStore(db);
+    try {
+      const { page } = await site(store, 'carol');
+      expect((await page()).total).toBe(48);
+      // another process writes: the site's connection sees a new data version, and the fingerprint a new catalog
+      await arenaOk(['import', 'answers', ANSWERS('arena-swift'), '--db', db]);
+      expect((await page()).total).toBe(144);
+    } finally {
+      await store.close();
+    }
+  });
+});
