@@ -1,7 +1,9 @@
 // The annotators' queue follows the database while the site runs (issue 35, item 7): `arena prune --model` of a
 // model in an annotator's pending match leaves that annotator the rest of the queue (it said "Nothing left to vote
 // on", also after a restart), and answers imported by `arena import` are offered at once (not once a game or a
-// vote lands). The real commands on a real SQLite file, the site in-process over its own connection.
+// vote lands). The real commands on a real SQLite file, the site in-process over its own connection. And the voting
+// page of an answer over 100,000 characters (item 9): it says the rest is left out, pointing to no JSON link (it
+// had none, and one would name the models).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inviteHash } from '../../src/core/annotate.ts';
@@ -40,6 +42,7 @@ async function site(store: SqliteStore, name: string) {
   const page = async () => {
     const body = await (await app.request('/annotate', { headers: { Cookie: cookie } })).text();
     return {
+      body,
       match: /name="match" value="(\d+)"/.exec(body)?.[1] ?? '',
       total: Number(/(\d+) matches in the queue/.exec(body)?.[1]),
       nothingLeft: body.includes('Nothing left to vote on'),
@@ -80,6 +83,37 @@ describe('the annotate queue while the site runs', () => {
       // another process writes: the site's connection sees a new data version, and the fingerprint a new catalog
       await arenaOk(['import', 'answers', ANSWERS('arena-swift'), '--db', db]);
       expect((await page()).total).toBe(144);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('the voting page', () => {
+  it('an answer over 100,000 characters: the page says the rest is left out, and links to no JSON', async () => {
+    const store = openSqliteStore(join(tmpDir('arena-annotate-long-'), 'site.db'));
+    const long = `${'word '.repeat(30_000)}end`;
+    await store.importBundle({
+      questions: { source: 'q.jsonl', items: [{ id: 81, category: 'writing', turns: ['Write.', 'Again.'] }] },
+      answers: [
+        {
+          source: 'a.jsonl',
+          items: [
+            { model: 'alpha', questionId: 81, turns: [long, long] },
+            { model: 'beta', questionId: 81, turns: ['Short.', 'Short again.'] },
+          ],
+        },
+      ],
+    });
+    try {
+      const { body, match } = await (await site(store, 'dave')).page();
+      expect(match).not.toBe('');
+      expect(body).toContain(
+        `more characters not shown; the rest of this answer is not shown here: judge what is shown, or skip the match]`,
+      );
+      expect(body).not.toContain('JSON link');
+      expect(body).not.toContain('/api/match');
+      expect(body).not.toMatch(/alpha|beta/);
     } finally {
       await store.close();
     }
