@@ -7,6 +7,7 @@ import { bearerAuth } from 'hono/bearer-auth';
 import { compress } from 'hono/compress';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
+import type { SiteOptions } from '../reports/site/catalog.ts';
 import { SiteData } from '../reports/site/site-data.ts';
 import { ReportMissing, ReportPending, StoredReports } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
@@ -125,6 +126,15 @@ const SECURITY: NonNullable<Parameters<typeof secureHeaders>[0]> = {
   overwrite: false,
 };
 
+/** The site's stored reports: one computed in the background replaces the pages shown meanwhile ("being updated"). */
+const siteReports = (o: AppOptions, cache: ResultCache, options: SiteOptions) =>
+  new StoredReports(o.store, cache, options, {
+    mode: o.reports ?? 'compute',
+    version: () => cache.version,
+    updated: () => cache.clear(),
+    failed: (key, e) => console.error(`[reports] computing ${key} failed:`, e),
+  });
+
 export function createApp(o: AppOptions) {
   const { store } = o;
   const cache = o.resultCache ?? new ResultCache(store, o.cache);
@@ -132,14 +142,9 @@ export function createApp(o: AppOptions) {
     bootstrapRounds: o.bootstrapRounds ?? 1000,
     ...(o.intervals ? { intervals: o.intervals } : {}),
   };
-  // a report computed in the background replaces the pages shown meanwhile ("being updated")
-  const reports = new StoredReports(store, cache, options, {
-    mode: o.reports ?? 'compute',
-    updated: () => cache.clear(),
-    failed: (key, e) => console.error(`[reports] computing ${key} failed:`, e),
-  });
+  const reports = siteReports(o, cache, options);
   const data = new SiteData(store, reports, options);
-  const http = httpCache(cache, { compressing: Boolean(o.compress) });
+  const http = httpCache(cache, { compressing: Boolean(o.compress), updating: () => reports.updating });
   const site: Site = {
     store,
     cache,

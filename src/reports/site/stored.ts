@@ -66,6 +66,11 @@ export interface StoredReportsOptions {
   updated?: () => void;
   /** a report computed in the background failed (its pages keep saying so until it is asked again) */
   failed?: (key: string, e: unknown) => void;
+  /**
+   * serve: the site's data version (its result cache's): when it changed since the content digest was read, the
+   * digest is read again at once rather than a second later (until then, reports of the old data read as current)
+   */
+  version?: () => string;
   now?: () => number;
 }
 
@@ -170,16 +175,20 @@ export class StoredReports implements Memo {
       if (this.o.mode === 'read') return published;
       // serve: the digest the reports were built for answers at once; the content's (every game read: a second
       // on a large database) is checked after the request, and a change shows the pages as being updated; a
-      // server that read it before listening (prime) checks again only after the data changed
+      // server that read it before listening (prime) checks again only after the data changed, and then at once
+      // (a vote cast must not leave the old figures read as current)
       if (this.primed) this.primed = false;
+      else if (this.content && this.o.version && this.o.version() !== this.contentAt)
+        await this.readContent();
       else this.verify();
       this.published = published;
       return this.content ?? published;
     });
   }
 
-  /** the content digest the Node site last read (serve) */
+  /** the content digest the Node site last read (serve), and the site's data version then */
   private content: DataDigest | undefined;
+  private contentAt: string | undefined;
   private published: DataDigest | undefined;
   private verifying: ReturnType<typeof setTimeout> | undefined;
   private primed = false;
@@ -191,19 +200,27 @@ export class StoredReports implements Memo {
    */
   async prime(): Promise<void> {
     if (this.o.mode !== 'serve') return;
-    this.content = await this.store.reports.digest();
+    await this.readContent();
     this.primed = true;
     // and the published digest beside it, held with the site's data until the data changes
     await this.digest();
   }
 
+  private async readContent(): Promise<void> {
+    const at = this.o.version?.();
+    this.content = await this.store.reports.digest();
+    this.contentAt = at;
+  }
+
   private verify(): void {
     this.verifying ??= setTimeout(() => {
+      const at = this.o.version?.();
       void this.store.reports.digest().then(
         (d) => {
           this.verifying = undefined;
           const was = this.content ?? this.published;
           this.content = d;
+          this.contentAt = at;
           if (JSON.stringify(d) !== JSON.stringify(was)) this.o.updated?.();
         },
         (e) => {

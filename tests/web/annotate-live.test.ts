@@ -1,14 +1,16 @@
 // The annotators' queue follows the database while the site runs (issue 35, item 7): `arena prune --model` of a
 // model in an annotator's pending match leaves that annotator the rest of the queue (it said "Nothing left to vote
 // on", also after a restart), and answers imported by `arena import` are offered at once (not once a game or a
-// vote lands). The real commands on a real SQLite file, the site in-process over its own connection. And the voting
-// page of an answer over 100,000 characters (item 9): it says the rest is left out, pointing to no JSON link (it
-// had none, and one would name the models).
+// vote lands). The real commands on a real SQLite file, the site in-process over its own connection. And (item 9) the
+// voting page of an answer over 100,000 characters: it says the rest is left out, pointing to no JSON link (it had
+// none, and one would name the models); `arena serve`'s /api/leaderboard?judge=annotators right after votes: the new
+// count, or the old one marked X-Arena-Updating (it showed 21 of 68 votes, unmarked).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inviteHash } from '../../src/core/annotate.ts';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
-import { createApp } from '../../src/web/app.ts';
+import { buildReports } from '../../src/reports/site/build.ts';
+import { createApp, type AppOptions } from '../../src/web/app.ts';
 import { arenaOk, tmpDir } from '../support/cli.ts';
 
 const SECRET = 'a-test-secret-of-at-least-32-characters!';
@@ -23,11 +25,12 @@ async function database(...models: string[]): Promise<string> {
 }
 
 /** the site with /annotate over `store` (the data version read as `arena serve` reads it), and one logged-in annotator */
-async function site(store: SqliteStore, name: string) {
+async function site(store: SqliteStore, name: string, o: Partial<AppOptions> = {}) {
   const app = createApp({
     store,
     annotate: { secret: SECRET },
     cache: { checkMs: 0, version: () => store.dataVersion() },
+    ...o,
   });
   const token = `token-${name}`;
   const { id } = await store.annotators.add(name, inviteHash(token), Date.now());
@@ -43,12 +46,27 @@ async function site(store: SqliteStore, name: string) {
     const body = await (await app.request('/annotate', { headers: { Cookie: cookie } })).text();
     return {
       body,
+      csrf: /name="csrf" value="([0-9a-f]+)"/.exec(body)?.[1] ?? '',
       match: /name="match" value="(\d+)"/.exec(body)?.[1] ?? '',
       total: Number(/(\d+) matches in the queue/.exec(body)?.[1]),
       nothingLeft: body.includes('Nothing left to vote on'),
     };
   };
-  return { app, id, page };
+  /** vote `choice` on the match the page offers */
+  const vote = async (choice: string) => {
+    const { csrf, match } = await page();
+    const r = await app.request('/annotate/vote', {
+      method: 'POST',
+      body: new URLSearchParams({ csrf, match, choice }).toString(),
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Origin: 'http://localhost',
+        Cookie: cookie,
+      },
+    });
+    expect(r.status).toBe(303);
+  };
+  return { app, id, page, vote };
 }
 
 describe('the annotate queue while the site runs', () => {
@@ -114,6 +132,42 @@ describe('the voting page', () => {
       expect(body).not.toContain('JSON link');
       expect(body).not.toContain('/api/match');
       expect(body).not.toMatch(/alpha|beta/);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('the leaderboard of the annotators while they vote', () => {
+  it('arena serve answers the count of every vote cast, or marks the answer as being updated', async () => {
+    const db = await database('arena-sage', 'arena-echo');
+    const store = openSqliteStore(db);
+    const counted = async (app: { request(p: string): Response | Promise<Response> }) => {
+      const r = await app.request('/api/leaderboard?judge=annotators');
+      expect(r.status).toBe(200);
+      const rows = (await r.json()) as { win: number; loss: number; tie: number }[];
+      return {
+        votes: rows.reduce((n, x) => n + x.win + x.loss + x.tie, 0) / 2,
+        updating: r.headers.get('x-arena-updating') === 'true',
+      };
+    };
+    try {
+      const { app, vote } = await site(store, 'erin', { reports: 'serve', bootstrapRounds: 10 });
+      for (const choice of ['A', 'B']) await vote(choice);
+      // the reports published after two votes, and the site started over them (as `arena serve` starts)
+      await buildReports(store, { bootstrapRounds: 10 });
+      await app.warm();
+      expect(await counted(app)).toEqual({ votes: 2, updating: false });
+      for (const choice of ['A', 'tie', 'B']) await vote(choice);
+      const now = await counted(app);
+      if (!now.updating) expect(now.votes).toBe(5);
+      // and soon the new count, unmarked
+      let later = now;
+      for (let i = 0; i < 100 && (later.updating || later.votes !== 5); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        later = await counted(app);
+      }
+      expect(later).toEqual({ votes: 5, updating: false });
     } finally {
       await store.close();
     }
