@@ -10,7 +10,7 @@ import type { Question } from '../core/types.ts';
 import type { ReportKey, StoredReport } from './report-store.ts';
 import type { CheckpointRecord, JudgeSummary, RefreshRecord, RunRecord } from './store.ts';
 import { RUN_LEDGER_SQL, runRecord, type RunRow } from './drizzle/runs.ts';
-import { questionRecord } from './drizzle/catalog.ts';
+import { CATALOG_STAMP_SQL, catalogStamp, questionRecord } from './drizzle/catalog.ts';
 import { judgeSummaries } from './drizzle/games.ts';
 import { CURRENT_REPORT } from './drizzle/reports.ts';
 import { REFRESH_LEDGER_SQL, refreshRecord, type RefreshRow } from './drizzle/refreshes.ts';
@@ -122,6 +122,7 @@ function build() {
     questionsOfSet: `SELECT ${question.select} FROM "questions" WHERE "pair_set" = ? ORDER BY "id" ASC`,
     question: question.map,
     models: `SELECT DISTINCT "model" FROM "answers" WHERE "question_id" ${TOURNAMENT} ORDER BY "model" ASC`,
+    stamp: CATALOG_STAMP_SQL,
     // one statement for any number of keys: the pairs as one JSON parameter
     reports: `SELECT ${report.select} FROM "reports" WHERE ("view", "params") IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))`,
     report: report.map,
@@ -184,6 +185,11 @@ export class D1Reads {
   /** Store.catalog.models() */
   async models(): Promise<string[]> {
     return (await this.batch.all(this.sql.models)).map((r) => r.model as string);
+  }
+
+  /** Store.catalog.stamp() */
+  async stamp(): Promise<string> {
+    return catalogStamp((await this.batch.all(this.sql.stamp))[0]);
   }
 
   /** Store.reports.current(view, params) */

@@ -54,6 +54,7 @@ function useFixedReads(store: DrizzleStore, r: D1Reads): void {
     series === undefined ? r.checkpoints() : checkpointsList.call(checkpoints, series);
   catalog.questions = (f = {}) => r.questions(f);
   catalog.models = () => r.models();
+  catalog.stamp = () => r.stamp();
   reports.get = (keys) =>
     r.reports(keys).catch((e: unknown) => {
       if (noTable(e)) return [];

@@ -127,6 +127,13 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
         });
       return [...m.values()].sort((a, b) => byString(a.name, b.name));
     },
+    // (the view is never served; its token differs from the store's while it previews anything)
+    async stamp() {
+      const stored = await base.catalog.stamp();
+      return newQuestions.length || newAnswers.length
+        ? `${stored}+${newQuestions.length}.${newAnswers.length}`
+        : stored;
+    },
     async pairSets(): Promise<PairSetSummary[]> {
       const stored = await base.catalog.pairSets();
       if (!newQuestions.length) return stored;

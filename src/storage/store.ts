@@ -137,6 +137,11 @@ export interface CatalogStore {
   prompts(): Promise<PromptScheme[]>;
   /** the labelled pair sets, by name, with their judges */
   pairSets(): Promise<PairSetSummary[]>;
+  /**
+   * A cheap token that changes when questions or answers are added or removed (their counts and newest row ids):
+   * part of the site's data version, so an import of answers alone is seen by a running site
+   */
+  stamp(): Promise<string>;
 }
 
 /** What `arena prune` removes: everything of one judge, one model or one run. */

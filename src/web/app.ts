@@ -2,11 +2,12 @@
 // D1 on Workers (src/entry/worker.ts). This file composes it: security headers, the read-only rule and the
 // admin endpoint, conditional requests, then the routes (src/web/routes/{api,pages,charts}.ts), the static
 // assets and the error pages. Parameters: src/web/params.ts; caching: src/web/http-cache.ts and result-cache.ts.
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { compress } from 'hono/compress';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
+import type { SiteOptions } from '../reports/site/catalog.ts';
 import { SiteData } from '../reports/site/site-data.ts';
 import { ReportMissing, ReportPending, StoredReports } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
@@ -42,6 +43,24 @@ function notReady(c: Context, e: ReportPending | ReportMissing, siteUrl?: string
   return c.html(page(c, 'error', 'Being updated', { status: 503, message }, siteUrl), 503, headers);
 }
 
+/**
+ * A GET not answered within `ms` answers as a report being computed (503, Retry-After) while its work goes on for
+ * the next request (the result cache keeps it): no wait of the site, a computation or a read, is a visitor's forever.
+ */
+function answerWithin(o: AppOptions): MiddlewareHandler {
+  const ms = o.answerWithinMs ?? (o.reports === 'serve' ? 3000 : undefined);
+  return async (c, next) => {
+    if (ms === undefined || c.req.method !== 'GET') return next();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<true>((r) => (timer = setTimeout(() => r(true), ms)));
+    const work = next();
+    const tooLate = await Promise.race([work.then(() => false), late]).finally(() => clearTimeout(timer));
+    if (!tooLate) return;
+    work.catch(() => undefined);
+    return notReady(c, new ReportPending(c.req.path), o.siteUrl);
+  };
+}
+
 export interface AppOptions {
   store: Store;
   /** enables POST /api/admin/purge (Authorization: Bearer <token>); without it every write is refused */
@@ -68,6 +87,11 @@ export interface AppOptions {
    * meanwhile; 'read' (the Worker) never computes, it shows what was published.
    */
   reports?: 'compute' | 'serve' | 'read';
+  /**
+   * How long a page may take before it answers 503 "being updated" (Retry-After: 5) while its computation goes on
+   * (default: 3000 ms with reports 'serve'; unbounded otherwise, where a page is computed when asked or only read)
+   */
+  answerWithinMs?: number;
   /**
    * log each request that fails with a 500 to console.error (default true); off for the Worker's warm-up, whose
    * pages end in an error under workerd (no Response with a body in global scope) that the warm-up swallows
@@ -102,6 +126,15 @@ const SECURITY: NonNullable<Parameters<typeof secureHeaders>[0]> = {
   overwrite: false,
 };
 
+/** The site's stored reports: one computed in the background replaces the pages shown meanwhile ("being updated"). */
+const siteReports = (o: AppOptions, cache: ResultCache, options: SiteOptions) =>
+  new StoredReports(o.store, cache, options, {
+    mode: o.reports ?? 'compute',
+    version: () => cache.version,
+    updated: () => cache.clear(),
+    failed: (key, e) => console.error(`[reports] computing ${key} failed:`, e),
+  });
+
 export function createApp(o: AppOptions) {
   const { store } = o;
   const cache = o.resultCache ?? new ResultCache(store, o.cache);
@@ -109,14 +142,9 @@ export function createApp(o: AppOptions) {
     bootstrapRounds: o.bootstrapRounds ?? 1000,
     ...(o.intervals ? { intervals: o.intervals } : {}),
   };
-  // a report computed in the background replaces the pages shown meanwhile ("being updated")
-  const reports = new StoredReports(store, cache, options, {
-    mode: o.reports ?? 'compute',
-    updated: () => cache.clear(),
-    failed: (key, e) => console.error(`[reports] computing ${key} failed:`, e),
-  });
+  const reports = siteReports(o, cache, options);
   const data = new SiteData(store, reports, options);
-  const http = httpCache(cache, { compressing: Boolean(o.compress) });
+  const http = httpCache(cache, { compressing: Boolean(o.compress), updating: () => reports.updating });
   const site: Site = {
     store,
     cache,
@@ -134,7 +162,6 @@ export function createApp(o: AppOptions) {
       ),
   };
   const app = new Hono();
-
   app.use(http.replay);
   app.use(secureHeaders(SECURITY));
   // Node only (Workers compress by themselves); a client that takes gzip or deflate is never replayed to
@@ -142,6 +169,7 @@ export function createApp(o: AppOptions) {
   // invited annotators' votes: the only pages that take a form, and only when the operator turned them on
   if (o.annotate)
     annotateRoutes(app, { ...o.annotate, store, cache, ...(o.siteUrl ? { siteUrl: o.siteUrl } : {}) });
+  app.use(answerWithin(o));
   // The public site is read-only: only the token-protected admin endpoints (and /annotate, when on) accept a write.
   app.use('*', async (c, next) => {
     const m = c.req.method;

@@ -27,6 +27,9 @@ export const TYPES = {
 } as const;
 type Kind = keyof typeof TYPES;
 
+/** The header of a response computed while a report was being updated: some figures may be older than the data. */
+export const UPDATING = 'X-Arena-Updating';
+
 /** ECharts writes inline style attributes; an SVG shown through <img> never runs script anyway. */
 const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
@@ -80,7 +83,12 @@ export const takesCompressed = (acceptEncoding: string | undefined): boolean =>
  */
 export function httpCache(
   cache: ResultCache,
-  o: { maxUrls?: number; compressing?: boolean } = {},
+  o: {
+    maxUrls?: number;
+    compressing?: boolean;
+    /** whether what was just computed may be older than the data (a stale report shown): says so in UPDATING */
+    updating?: () => boolean;
+  } = {},
 ): HttpCache {
   /** the cache key of each response `send` made, until the replay path has read it */
   const keyOf = new WeakMap<Request, string>(); // by request: a later middleware may replace the response
@@ -102,6 +110,8 @@ export function httpCache(
         ...extra,
       };
       if (kind === 'svg') headers['Content-Security-Policy'] = SVG_CSP;
+      // the page says so in words; a table or chart only here (kept until the cache is dropped for the new figures)
+      if (o.updating?.()) headers[UPDATING] = 'true';
       // encoded once: every response hands over the same bytes
       return { body: new TextEncoder().encode(body), headers };
     });

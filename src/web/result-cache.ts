@@ -1,7 +1,7 @@
 // A result cache for the read-only site. Results are derived from stored games and votes, which change
-// only when someone imports or plays; so every cached value is tied to a data fingerprint (game and
-// vote counts per judge, the runs' progress, the newest refresh, the checkpoints) that is re-read at most once per
-// `checkMs`. A fingerprint change, or `maxAgeMs` without one, drops everything. Bounded by bytes: at most `maxBytes` of values
+// only when someone imports or plays; so every cached value is tied to a data fingerprint (game and vote counts per
+// judge, the runs' progress, the newest refresh, the checkpoints, the questions' and answers' stamp) that is re-read
+// at most once per `checkMs`. A fingerprint change, or `maxAgeMs` without one, drops everything. Bounded by bytes: at most `maxBytes` of values
 // (lru-cache with maxSize; a response counts its body, any other value its JSON length), and at most
 // `maxEntries` values.
 import { LRUCache } from 'lru-cache';
@@ -103,11 +103,12 @@ export class ResultCache {
       try {
         // read before the fingerprint: a write landing in between is seen by the next check
         const token = this.token?.();
-        const [judges, runs, refreshes, checkpoints] = await Promise.all([
+        const [judges, runs, refreshes, checkpoints, catalog] = await Promise.all([
           this.store.games.judges(),
           this.store.runs.list(),
           this.store.refreshes.list(1),
           this.store.checkpoints.list(),
+          this.store.catalog.stamp(),
         ]);
         const fp = fnv1a(
           JSON.stringify([
@@ -115,6 +116,7 @@ export class ResultCache {
             runs.map((r) => [r.id, r.played, r.failed, r.status, r.finishedAt]),
             refreshes.map((r) => [r.id, r.status, r.finishedAt]),
             checkpoints,
+            catalog,
           ]),
         );
         const t2 = this.now();
@@ -149,6 +151,11 @@ export class ResultCache {
       () => this.entries.peek(key)?.p === p && this.entries.delete(key),
     );
     return p;
+  }
+
+  /** Forget the value of `key`, computed or being computed (the next get computes it again). */
+  delete(key: string): void {
+    this.entries.delete(key);
   }
 
   /** Hold `v` as the computed value of `key`. */

@@ -5,7 +5,7 @@ import type { SiteData } from '../reports/site/site-data.ts';
 import type { StoredReports } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
 import type { ResultCache } from './result-cache.ts';
-import { clip } from './clip.ts';
+import { clip, MAX_PAGE_TEXT, WHOLE_TEXT_JSON } from './clip.ts';
 import type { Send } from './http-cache.ts';
 import { markdown } from './markdown.ts';
 import { canonicalPath, type Lookups } from './params.ts';
@@ -44,6 +44,14 @@ const DESCRIPTIONS: Record<string, string> = {
     "Rating variants: FastChat's tie convention, Rao–Kupper ties, position and length terms with clustered errors, and power.",
 };
 const DEFAULT_DESCRIPTION = 'An MT-Bench-style pairwise tournament and leaderboard of LLMs.';
+
+/**
+ * What a clipped text says of the rest, by view (else WHOLE_TEXT_JSON): the voting page is blind, so it links to
+ * no JSON (which names the models) and says the rest is left out.
+ */
+const WHOLE_TEXT: Record<string, string> = {
+  annotate: 'the rest of this answer is not shown here: judge what is shown, or skip the match',
+};
 
 export const NAV = [
   ['/', 'Leaderboard'],
@@ -84,11 +92,13 @@ export const page = (c: Context, view: string, title: string, d: object, siteUrl
       css: assets.path('site.css'),
       js: assets.path('site.js'),
       f: FORMAT,
-      md: (t: string) => markdown(clip(t)),
-      clip,
+      md: (t: string) => markdown(clip(t, MAX_PAGE_TEXT, whole(view))),
+      clip: (t: string) => clip(t, MAX_PAGE_TEXT, whole(view)),
       ...d,
     }),
   );
+
+const whole = (view: string) => (Object.hasOwn(WHOLE_TEXT, view) ? WHOLE_TEXT[view] : WHOLE_TEXT_JSON);
 
 /** A query string from the given values (empty ones left out): `?a=1&b=x`, or '' when there is none. */
 export const qs = (p: Record<string, string | number | undefined>): string => {

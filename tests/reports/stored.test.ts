@@ -4,6 +4,7 @@
 // the real `arena` commands in this process, the offline mock judges on the project's own questions.
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/web/app.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
@@ -344,6 +345,82 @@ describe('the Node site over stored reports', () => {
       >;
       // the leaderboard was not computed again for the home page (its other reports once each)
       expect(after.computed).toBeLessThanOrEqual(after.missing!);
+    } finally {
+      await store.close();
+    }
+  }, 180_000);
+
+  it('a model page with no report stored answers: its nested leaderboards are computed, not queued behind it', async () => {
+    const db = join(tmpDir('arena-reports-nested-'), 'site.db');
+    await playOwn(db, 'mock/longer', 'arena-sage,arena-echo', ['--turns', '1']);
+    const store = openSqliteStore(db, { readonly: true });
+    try {
+      // (no bound: the page itself must come, not a "being updated" page)
+      const app = createApp({ store, reports: 'serve', answerWithinMs: 120_000 });
+      await app.warm();
+      const r = await app.request('/models/arena-sage?judge=mock%2Flonger');
+      expect(r.status).toBe(200);
+      expect(await r.text()).toContain('arena-echo');
+    } finally {
+      await store.close();
+    }
+  }, 180_000);
+
+  it('a page whose reads do not end answers 503 "being updated" once its bound has passed', async () => {
+    const db = join(tmpDir('arena-reports-bound-'), 'site.db');
+    await playOwn(db, 'mock/longer', 'arena-sage,arena-echo', ['--turns', '1']);
+    const store = openSqliteStore(db, { readonly: true });
+    store.reports.get = () => new Promise(() => undefined);
+    try {
+      const app = createApp({ store, reports: 'serve', answerWithinMs: 300 });
+      for (const [path, type] of [
+        ['/', 'text/html'],
+        ['/api/leaderboard?judge=mock/longer', 'application/json'],
+      ] as const) {
+        const t0 = Date.now();
+        const r = await app.request(path);
+        expect(r.status, path).toBe(503);
+        expect(Date.now() - t0, path).toBeLessThan(5000);
+        expect(r.headers.get('retry-after')).toBe('5');
+        expect(r.headers.get('cache-control')).toBe('no-store');
+        expect(r.headers.get('content-type')).toContain(type);
+        expect(await r.text()).toMatch(/being updated/);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 180_000);
+
+  it('a report computed in the background from a stale nested one is computed again once that one is', async () => {
+    const dir = tmpDir('arena-reports-nested-stale-');
+    const before = join(dir, 'before.db');
+    const db = join(dir, 'site.db');
+    await playOwn(before, 'mock/longer', 'arena-sage,arena-echo', ['--turns', '1']);
+    await rebuild(before);
+    copyFileSync(before, db);
+    await playOwn(db, 'mock/longer', 'arena-sage,arena-echo,arena-swift', ['--turns', '1']);
+    // the reports (and their _state) of the data before the third model: every row is stale
+    const sql = new Database(db);
+    sql.exec(
+      `ATTACH '${before}' AS b; DELETE FROM main.reports; INSERT INTO main.reports SELECT * FROM b.reports`,
+    );
+    sql.close();
+    const path = '/api/model-categories?judge=mock/longer&model=arena-sage';
+    const store = openSqliteStore(db, { readonly: true });
+    try {
+      const fresh = await (await createApp({ store }).request(path)).json();
+      const app = createApp({ store, reports: 'serve' });
+      await app.warm();
+      // the stale row first, while the model's report and its leaderboards are computed in the background
+      expect(await (await app.request(path)).json()).not.toEqual(fresh);
+      // then what the data says: the model's report is not kept from the stale leaderboards it read
+      let shown: unknown;
+      for (let i = 0; i < 100; i++) {
+        shown = await (await app.request(path)).json();
+        if (JSON.stringify(shown) === JSON.stringify(fresh)) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(shown).toEqual(fresh);
     } finally {
       await store.close();
     }

@@ -16,6 +16,8 @@ export interface Memo {
    * (src/reports/site/reads.ts); other values are only memoized.
    */
   get<T>(key: string, compute: () => Promise<T>, reads?: ReportReads): Promise<T>;
+  /** forget the value of `key` (a report computed since it was held: the next get asks again) */
+  delete?(key: string): void;
   /**
    * The judges it holds reports of, when it holds only some (the Worker: those of the last publish; a judge whose
    * first votes were cast on the site since has none); undefined: it has or computes every judge's.

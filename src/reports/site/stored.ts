@@ -9,8 +9,10 @@
 //   compute (a site built as a library, createApp's default): computes it when asked, once, holding it in memory;
 //   serve  (the Node site, read-only): answers with the stale row (`updating` is then true, the page says so) and
 //          computes it in the background, one report at a time, each key once however many requests ask; with no
-//          row at all the request waits for that one computation (ReportPending only if it failed); the result is
-//          held in memory, never written;
+//          row at all it computes it at once, each key once however many requests (and reports) ask, and the
+//          request waits for it (ReportPending only if it failed); the result is held in memory, never written.
+//          A stale report that a computation under way may be reading (what that one reads covers it: a model
+//          page's leaderboards) is computed, not shown stale, so that no report is computed from a stale one;
 //   read   (the Worker): never computes; a missing row is refused (ReportMissing), a stale one shown as such.
 import type { DataDigest, ReportKey, ReportReads, StoredReport } from '../../storage/report-store.ts';
 import type { Store } from '../../storage/store.ts';
@@ -64,6 +66,11 @@ export interface StoredReportsOptions {
   updated?: () => void;
   /** a report computed in the background failed (its pages keep saying so until it is asked again) */
   failed?: (key: string, e: unknown) => void;
+  /**
+   * serve: the site's data version (its result cache's): when it changed since the content digest was read, the
+   * digest is read again at once rather than a second later (until then, reports of the old data read as current)
+   */
+  version?: () => string;
   now?: () => number;
 }
 
@@ -136,11 +143,11 @@ async function reportDigestAsync(r: ReportReads, d: DataDigest): Promise<string>
 /** The site's data memo over stored reports (see the top of this file). */
 export class StoredReports implements Memo {
   readonly counts: ReportCounts = { computed: 0, read: 0, stale: 0, missing: 0, pages: 0 };
-  /** reports the Node site computed in the background: key -> digest and value */
+  /** reports the Node site computed: key -> digest and value */
   private readonly here = new Map<string, { digest: string; value: unknown }>();
   private readonly queued = new Map<string, () => Promise<void>>();
-  /** the end of each queued or running computation, by key */
-  private readonly waits = new Map<string, Promise<void>>();
+  /** serve: each computation under way, by key and digest (the one every request and report asking for it waits for) */
+  private readonly computing = new Map<string, { key: string; reads: ReportReads; p: Promise<unknown> }>();
   private running: Promise<void> | undefined;
   private staleShown = false;
   /** keys read or built (build mode: what `arena reports --rebuild` keeps) */
@@ -168,16 +175,20 @@ export class StoredReports implements Memo {
       if (this.o.mode === 'read') return published;
       // serve: the digest the reports were built for answers at once; the content's (every game read: a second
       // on a large database) is checked after the request, and a change shows the pages as being updated; a
-      // server that read it before listening (prime) checks again only after the data changed
+      // server that read it before listening (prime) checks again only after the data changed, and then at once
+      // (a vote cast must not leave the old figures read as current)
       if (this.primed) this.primed = false;
+      else if (this.content && this.o.version && this.o.version() !== this.contentAt)
+        await this.readContent();
       else this.verify();
       this.published = published;
       return this.content ?? published;
     });
   }
 
-  /** the content digest the Node site last read (serve) */
+  /** the content digest the Node site last read (serve), and the site's data version then */
   private content: DataDigest | undefined;
+  private contentAt: string | undefined;
   private published: DataDigest | undefined;
   private verifying: ReturnType<typeof setTimeout> | undefined;
   private primed = false;
@@ -189,19 +200,27 @@ export class StoredReports implements Memo {
    */
   async prime(): Promise<void> {
     if (this.o.mode !== 'serve') return;
-    this.content = await this.store.reports.digest();
+    await this.readContent();
     this.primed = true;
     // and the published digest beside it, held with the site's data until the data changes
     await this.digest();
   }
 
+  private async readContent(): Promise<void> {
+    const at = this.o.version?.();
+    this.content = await this.store.reports.digest();
+    this.contentAt = at;
+  }
+
   private verify(): void {
     this.verifying ??= setTimeout(() => {
+      const at = this.o.version?.();
       void this.store.reports.digest().then(
         (d) => {
           this.verifying = undefined;
           const was = this.content ?? this.published;
           this.content = d;
+          this.contentAt = at;
           if (JSON.stringify(d) !== JSON.stringify(was)) this.o.updated?.();
         },
         (e) => {
@@ -254,19 +273,59 @@ export class StoredReports implements Memo {
       this.counts.computed++;
       return value;
     }
-    const done = this.o.mode === 'serve' ? this.enqueue(key, want, compute) : undefined;
+    if (this.o.mode === 'serve' && (!row || row.version !== REPORT_VERSION || this.nested(key, reads))) {
+      if (!row || row.version !== REPORT_VERSION) this.counts.missing++;
+      // nothing to show yet, or a stale row a computation under way may be reading: compute it now. Never behind the
+      // background queue: a report computed there asks for its nested ones, and one queued behind the report that
+      // waits for it is never reached (the model pages of a database without reports never answered)
+      return (await this.computeOnce(key, want, reads, compute).catch((e: unknown) => {
+        this.o.failed?.(key, e);
+        throw new ReportPending(key);
+      })) as T;
+    }
     if (row && row.version === REPORT_VERSION) {
+      if (this.o.mode === 'serve') {
+        this.enqueue(key, want, reads, compute);
+        // not held by the memo: a computation that reads it later must not get the stale value from there
+        this.inner.delete?.(key);
+      }
       this.counts.stale++;
       this.staleShown = true;
       return decodeReport<T>(row.body);
     }
     this.counts.missing++;
-    if (!done) throw new ReportMissing(key);
-    // nothing to show yet: wait for the one computation of it, however many requests ask, rather than refuse
-    await done;
-    const mineNow = this.here.get(key);
-    if (mineNow && mineNow.digest === want) return mineNow.value as T;
-    throw new ReportPending(key);
+    throw new ReportMissing(key);
+  }
+
+  /** Whether a computation under way of another report reads everything `reads` declares (it may be asking). */
+  private nested(key: string, reads: ReportReads): boolean {
+    for (const c of this.computing.values()) {
+      if (c.key === key) continue;
+      const judges =
+        c.reads.judges === 'all' ||
+        (reads.judges !== 'all' && reads.judges.every((j) => c.reads.judges.includes(j)));
+      if (judges && reads.tables.every((t) => c.reads.tables.includes(t))) return true;
+    }
+    return false;
+  }
+
+  /** serve: compute `key` at `digest` and keep it in `here`, once however many (requests and reports) ask meanwhile. */
+  private computeOnce(key: string, digest: string, reads: ReportReads, compute: () => Promise<unknown>) {
+    const id = `${key}\u0000${digest}`;
+    const under = this.computing.get(id);
+    if (under) return under.p;
+    const p = (async () => {
+      try {
+        const value = decodeReport<unknown>(encodeReport(await compute()));
+        this.counts.computed++;
+        this.here.set(key, { digest, value });
+        return value;
+      } finally {
+        this.computing.delete(id);
+      }
+    })();
+    this.computing.set(id, { key, reads, p });
+    return p;
   }
 
   /** reportDigest, once per data digest and declaration (many reports declare the same reads) */
@@ -306,30 +365,16 @@ export class StoredReports implements Memo {
     return decodeReport<T>(row.body);
   }
 
-  /**
-   * Compute `key` in the background, after those queued before it; once per key however often asked. Resolves when
-   * that computation has ended (stored in `here`, or failed and reported).
-   */
-  private enqueue(key: string, digest: string, compute: () => Promise<unknown>): Promise<void> {
-    const waiting = this.waits.get(key);
-    if (waiting) return waiting;
-    let ended!: () => void;
-    const done = new Promise<void>((r) => (ended = r));
-    this.waits.set(key, done);
-    this.queued.set(key, async () => {
-      try {
-        const value = decodeReport<unknown>(encodeReport(await compute()));
-        this.counts.computed++;
-        this.here.set(key, { digest, value });
-      } catch (e) {
-        this.o.failed?.(key, e);
-      } finally {
-        this.waits.delete(key);
-        ended();
-      }
-    });
+  /** Compute `key` in the background, after those queued before it; once per key however often asked. */
+  private enqueue(key: string, digest: string, reads: ReportReads, compute: () => Promise<unknown>): void {
+    if (this.queued.has(key)) return;
+    this.queued.set(key, () =>
+      this.computeOnce(key, digest, reads, compute).then(
+        () => undefined,
+        (e: unknown) => this.o.failed?.(key, e),
+      ),
+    );
     this.running ??= this.drain();
-    return done;
   }
 
   private async drain(): Promise<void> {

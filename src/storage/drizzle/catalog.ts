@@ -15,6 +15,15 @@ export const questionRecord = (r: typeof t.questions.$inferSelect): Question => 
   ...(r.set !== null ? { set: r.set } : {}),
 });
 
+/** CatalogStore.stamp's one statement (also the D1 site's fixed read) */
+export const CATALOG_STAMP_SQL =
+  'SELECT (SELECT count(*) FROM "questions") AS "q", (SELECT max(rowid) FROM "questions") AS "qr", ' +
+  '(SELECT count(*) FROM "answers") AS "a", (SELECT max(rowid) FROM "answers") AS "ar"';
+
+/** the token CatalogStore.stamp makes of that statement's row */
+export const catalogStamp = (r: Record<string, unknown> | undefined): string =>
+  ['q', 'qr', 'a', 'ar'].map((k) => String(r?.[k] ?? 0)).join('.');
+
 export class DrizzleCatalog implements CatalogStore {
   constructor(private readonly db: AnyDb) {}
 
@@ -44,6 +53,10 @@ export class DrizzleCatalog implements CatalogStore {
       turns: r.turns,
       ...(r.answerId ? { answerId: r.answerId } : {}),
     }));
+  }
+
+  async stamp(): Promise<string> {
+    return catalogStamp((await this.db.all<Record<string, unknown>>(sql.raw(CATALOG_STAMP_SQL)))[0]);
   }
 
   async models(): Promise<string[]> {

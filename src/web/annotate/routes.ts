@@ -235,18 +235,25 @@ function voteRoutes(app: Hono, x: Ctx): void {
     return c.redirect('/annotate', 303);
   });
 }
-/** The annotator's pending match (shown before, not answered), else the first queued match never shown to them. */
+type MatchKey = { questionId: number; turn: number; model1: string; model2: string };
+const matchKey = (m: MatchKey) => `${m.questionId}\u0000${m.turn}\u0000${m.model1}\u0000${m.model2}`;
+
+/**
+ * The annotator's pending match (shown before, not answered) while it is still in the queue, else the first queued
+ * match never shown to them. A pending match out of the queue (a model pruned since) cannot be answered: passed over.
+ */
 async function nextAnnotation(
   store: Store,
   annotatorId: number,
   shown: AnnotationRecord[],
-  queue: { questionId: number; turn: number; model1: string; model2: string }[],
+  queue: MatchKey[],
   at: number,
 ): Promise<AnnotationRecord | undefined> {
-  const pending = shown.find((n) => n.choice === null);
+  const queued = new Set(queue.map(matchKey));
+  const pending = shown.find((n) => n.choice === null && queued.has(matchKey(n)));
   if (pending) return pending;
-  const seen = new Set(shown.map((n) => `${n.questionId}\u0000${n.turn}\u0000${n.model1}\u0000${n.model2}`));
-  const m = queue.find((q) => !seen.has(`${q.questionId}\u0000${q.turn}\u0000${q.model1}\u0000${q.model2}`));
+  const seen = new Set(shown.map(matchKey));
+  const m = queue.find((q) => !seen.has(matchKey(q)));
   if (!m) return undefined;
   // which answer comes first: a fair coin per annotator and match, recorded with the annotation
   const order = crypto.getRandomValues(new Uint8Array(1))[0]! & 1 ? 'BA' : 'AB';
