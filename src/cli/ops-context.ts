@@ -13,7 +13,7 @@ import { updateReports, workerPages } from './reports.ts';
 import { wranglerVars } from '../entry/wrangler.ts';
 import { openaiBatchClient } from '../judges/openai-batch.ts';
 import { openJudge } from '../judges/registry.ts';
-import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints-config.ts';
+import { loadCheckpointsConfig, type LoadedCheckpoints } from '../ops/checkpoints-config.ts';
 import { loadRefreshConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
 import type { Env, OpenBatchClient, OpenJudge, Publisher, RunHook, Spill } from '../ops/deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
@@ -112,7 +112,7 @@ export async function withRefreshContext<T>(
 export interface CheckpointsContext {
   store: SqliteStore;
   judges: OpenJudge;
-  config: Loaded<CheckpointsConfig>;
+  config: LoadedCheckpoints;
   /** the process's environment (or the caller's `env`): the judges' and the generators' API keys */
   env: Env;
   liveness: Liveness;
@@ -130,6 +130,8 @@ export async function withCheckpointsContext<T>(
 ): Promise<T> {
   const env = o.env ?? process.env;
   const config = loadCheckpointsConfig(configFile, env);
+  // the files in watch.dir that are left out, each with why (a watcher says later ones itself)
+  for (const m of config.refused) (o.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(m);
   const db = config.config.db;
   // `play`: a missing API key is reported before the database is touched
   if (o.play) checkApiKeys(config.config.judges, env);
