@@ -207,11 +207,21 @@ export async function readJsonlFile(
 
 /** A file's bytes, or an ArenaError naming the file and why it cannot be read. */
 export function readImportFile(path: string): Uint8Array {
+  regularFile(path);
   try {
-    refuseIrregular(path, statSync(path));
     return readFileSync(path);
   } catch (e) {
-    if (e instanceof ArenaError) throw e;
     throw cannotRead(path, e);
   }
+}
+
+/** An ArenaError naming the file unless `path` is a regular file (a symlink is followed); the file is not opened. */
+export function regularFile(path: string): void {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    throw cannotRead(path, e);
+  }
+  refuseIrregular(path, st);
 }

@@ -9,6 +9,7 @@
 import { statSync } from 'node:fs';
 import type { CheckpointRow } from '../core/stats/checkpoints.ts';
 import { ArenaError } from '../core/types.ts';
+import { regularFile } from '../importers/lines.ts';
 import { checkpointsReport, runCheckpoints, type CheckpointsOptions } from './checkpoints.ts';
 import type { CheckpointsConfig, LoadedCheckpoints } from './checkpoints-config.ts';
 
@@ -52,7 +53,7 @@ export async function watchCheckpoints(o: WatchOptions): Promise<WatchResult> {
     skipped: 0,
     interrupted: false,
   };
-  // by checkpoint name, the signature of the file it was judged from, or refused for
+  // by checkpoint name, the signature of the file it was last judged from, and of the one last refused
   const judgedAt = new Map<string, string>();
   const failedAt = new Map<string, string>();
   let config = o.config;
@@ -75,6 +76,8 @@ export async function watchCheckpoints(o: WatchOptions): Promise<WatchResult> {
     for (const { k, sig } of todo) {
       if (o.signal?.aborted) return r;
       try {
+        // an adapter is opened by node-llama-cpp, which would wait on a FIFO as the importer would
+        if (fileOf(k)) regularFile(fileOf(k)!);
         const one = await runCheckpoints({ ...o, config: only(config, [k]) });
         r.generated += one.generated;
         r.played += one.played;
