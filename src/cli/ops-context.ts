@@ -2,10 +2,8 @@
 // database -> a Store (read as it is for a dry run, which writes nothing), the refresh lock, the judges, the publishers.
 // The jobs themselves only get `{ store, judges, config }`, plus what touches the process: the environment
 // (API keys) and the runner of a refresh's publish command.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 import { publishToD1 } from '../entry/publish.ts';
 import { pullSiteVotes } from '../entry/site-votes.ts';
@@ -13,11 +11,12 @@ import { updateReports, workerPages } from './reports.ts';
 import { wranglerVars } from '../entry/wrangler.ts';
 import { openaiBatchClient } from '../judges/openai-batch.ts';
 import { openJudge } from '../judges/registry.ts';
-import { loadCheckpointsConfig, type CheckpointsConfig } from '../ops/checkpoints-config.ts';
+import { loadCheckpointsConfig, type LoadedCheckpoints } from '../ops/checkpoints-config.ts';
 import { loadRefreshConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
 import type { Env, OpenBatchClient, OpenJudge, Publisher, RunHook, Spill } from '../ops/deps.ts';
+import { runHook } from './hook-command.ts';
 import { checkApiKeys } from '../judges/registry.ts';
-import { answerFiles } from '../ops/refresh/index.ts';
+import { answerFiles, refuseMissingFolder } from '../ops/refresh/index.ts';
 import type { Liveness } from '../engine/play/index.ts';
 import { processLiveness } from './liveness.ts';
 import { takeLock } from './lock.ts';
@@ -46,11 +45,6 @@ function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}
     },
   };
 }
-
-/** Runs a refresh's publish command as a child process, its output on ours, its stdin closed. */
-const runHook: RunHook = (cmd, args, o) => {
-  execFileSync(cmd, args, { cwd: resolve(o.cwd), stdio: ['ignore', 'inherit', 'inherit'], env: o.env });
-};
 
 export interface RefreshContext {
   store: SqliteStore;
@@ -81,6 +75,7 @@ export async function withRefreshContext<T>(
   // a missing answer file or API key is reported before the database is touched (a dry run calls no judge)
   if (!o.dryRun) checkApiKeys(config.config.judges, env);
   answerFiles(config.config.answers);
+  refuseMissingFolder(config.file, config.config);
   const db = config.config.db;
   const unlock = o.dryRun ? () => {} : takeLock(db, 'refresh');
   try {
@@ -112,7 +107,7 @@ export async function withRefreshContext<T>(
 export interface CheckpointsContext {
   store: SqliteStore;
   judges: OpenJudge;
-  config: Loaded<CheckpointsConfig>;
+  config: LoadedCheckpoints;
   /** the process's environment (or the caller's `env`): the judges' and the generators' API keys */
   env: Env;
   liveness: Liveness;
@@ -130,6 +125,8 @@ export async function withCheckpointsContext<T>(
 ): Promise<T> {
   const env = o.env ?? process.env;
   const config = loadCheckpointsConfig(configFile, env);
+  // the files in watch.dir that are left out, each with why (a watcher says later ones itself)
+  for (const m of config.refused) (o.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(m);
   const db = config.config.db;
   // `play`: a missing API key is reported before the database is touched
   if (o.play) checkApiKeys(config.config.judges, env);

@@ -1,7 +1,7 @@
 // Stream the lines of a plain or gzip-compressed text file (gzip is recognised by its magic bytes),
 // so a large judgment file is never held as one string. Errors name the file and the line.
-import { createReadStream, readFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { createReadStream, readFileSync, statSync, type Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { ArenaError } from '../core/types.ts';
 
@@ -11,22 +11,41 @@ interface Line {
   text: string;
 }
 
+const cannotRead = (path: string, e: unknown) =>
+  new ArenaError(
+    `${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    { file: path },
+    { cause: e },
+  );
+
+/**
+ * Only regular files are read (a symlink is followed): opening a FIFO for reading waits for a writer that may
+ * never come, and a device never ends. Checked on the file's status, before it is opened.
+ */
+function refuseIrregular(path: string, st: Stats): void {
+  if (st.isFile()) return;
+  if (st.isDirectory())
+    throw new ArenaError(`${path}: a directory, not a file (name the .jsonl file inside it)`, { file: path });
+  const kind = st.isFIFO()
+    ? 'a FIFO'
+    : st.isSocket()
+      ? 'a socket'
+      : st.isCharacterDevice() || st.isBlockDevice()
+        ? 'a device'
+        : 'not a file';
+  throw new ArenaError(`${path}: not a regular file (${kind}); only regular files are read`, { file: path });
+}
+
 async function isGzip(path: string): Promise<boolean> {
   let fh;
   try {
+    refuseIrregular(path, await stat(path));
     fh = await open(path, 'r');
   } catch (e) {
-    throw new ArenaError(
-      `${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-      { file: path },
-      { cause: e },
-    );
+    if (e instanceof ArenaError) throw e;
+    throw cannotRead(path, e);
   }
   try {
-    if ((await fh.stat()).isDirectory())
-      throw new ArenaError(`${path}: a directory, not a file (name the .jsonl file inside it)`, {
-        file: path,
-      });
     const head = Buffer.alloc(2);
     const { bytesRead } = await fh.read(head, 0, 2, 0);
     return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
@@ -188,13 +207,21 @@ export async function readJsonlFile(
 
 /** A file's bytes, or an ArenaError naming the file and why it cannot be read. */
 export function readImportFile(path: string): Uint8Array {
+  regularFile(path);
   try {
     return readFileSync(path);
   } catch (e) {
-    throw new ArenaError(
-      `${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-      { file: path },
-      { cause: e },
-    );
+    throw cannotRead(path, e);
   }
+}
+
+/** An ArenaError naming the file unless `path` is a regular file (a symlink is followed); the file is not opened. */
+export function regularFile(path: string): void {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    throw cannotRead(path, e);
+  }
+  refuseIrregular(path, st);
 }

@@ -5,7 +5,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
-import { ArenaError } from '../core/types.ts';
+import { ArenaError, type Question } from '../core/types.ts';
+import type { ImportBundle } from '../storage/store.ts';
 import {
   expandVariable,
   JudgeConfig,
@@ -128,14 +129,15 @@ function isStepPattern(p: string): boolean {
 
 /**
  * Load a checkpoints config: paths as `loadRefreshConfig` takes them (`${NAME}` from `env`, then relative to the
- * file); the files in `watch.dir` are checkpoints after those of the list. Names, steps and models are unique.
+ * file); the files in `watch.dir` are checkpoints after those of the list. Names, steps and models are unique: a
+ * duplicate in the list is an error, a file in `watch.dir` that would be one is left out (`refused`).
  * `text`: check this text as the file's (a change before it is written).
  */
 export function loadCheckpointsConfig(
   file: string,
   env: Record<string, string | undefined> = {},
   text?: string,
-): Loaded<CheckpointsConfig> {
+): LoadedCheckpoints {
   const l = loadJsonConfig(file, CheckpointsConfig, text);
   const c = l.config;
   const at = (p: string) => resolvePath(file, expandVariable(file, p, env));
@@ -157,8 +159,12 @@ export function loadCheckpointsConfig(
   }
   const listed = c.checkpoints.length;
   if (c.watch) c.checkpoints.push(...watchedCheckpoints(file, c.watch));
-  refuseDuplicates(l, listed);
-  return l;
+  return { ...l, refused: refuseDuplicates(l, listed) };
+}
+
+/** A loaded checkpoints config, and the files in watch.dir left out of it, each with why (for the caller to say). */
+export interface LoadedCheckpoints extends Loaded<CheckpointsConfig> {
+  refused: string[];
 }
 
 /** The checkpoints that are files in the watched directory, by step (none while the directory does not exist). */
@@ -195,36 +201,94 @@ function watchedCheckpoints(file: string, w: NonNullable<CheckpointsConfig['watc
   return out.sort((a, b) => a.step - b.step);
 }
 
-/** Two checkpoints with one name, step or model would be one checkpoint judged twice, or a report of neither. */
-function refuseDuplicates(l: Loaded<CheckpointsConfig>, listed: number): void {
+type Checkpoint = CheckpointsConfig['checkpoints'][number];
+
+/**
+ * Two checkpoints with one name, step or model would be one checkpoint judged twice, or a report of neither. In
+ * the list that is the config's error; a file in watch.dir that collides (with the list or another file) is left
+ * out, with why, and the rest goes on: a stray file must not stop a watcher. Files colliding with each other are
+ * all left out, so which one counts never depends on the order they came in.
+ */
+function refuseDuplicates(l: Loaded<CheckpointsConfig>, listed: number): string[] {
   const c = l.config;
-  const where = (i: number) => (i < listed ? `checkpoints[${i}]` : undefined);
-  const seen = new Map<string, number>();
-  c.checkpoints.forEach((k, i) => {
-    for (const [field, value] of [
+  const keys = (k: Checkpoint) =>
+    [
       ['name', JSON.stringify(k.name)],
       ['step', String(k.step)],
       ['model', JSON.stringify(modelOf(c, k))],
-    ] as const) {
-      const key = `${field}\0${value}`;
-      const first = seen.get(key);
+    ] as const;
+  const seen = new Map<string, number>();
+  c.checkpoints.slice(0, listed).forEach((k, i) => {
+    for (const [field, value] of keys(k)) {
+      const first = seen.get(`${field}\0${value}`);
       if (first === undefined) {
-        seen.set(key, i);
+        seen.set(`${field}\0${value}`, i);
         continue;
       }
-      const at = (n: number) =>
-        where(n) ?? `${c.checkpoints[n]!.answers ?? c.checkpoints[n]!.lora} in watch.dir`;
       const lines = jsonLines(l.text);
-      const line = where(i)
-        ? (lines.get(JSON.stringify(['checkpoints', i, field])) ??
-          lines.get(JSON.stringify(['checkpoints', i])))
-        : undefined;
+      const line =
+        lines.get(JSON.stringify(['checkpoints', i, field])) ?? lines.get(JSON.stringify(['checkpoints', i]));
       throw new ArenaError(
-        `${l.file}${line ? `:${line}` : ''}: ${at(i)} has the ${field} ${value} of ${at(first)}; each checkpoint needs its own name, step and model`,
+        `${l.file}${line ? `:${line}` : ''}: checkpoints[${i}] has the ${field} ${value} of checkpoints[${first}]; each checkpoint needs its own name, step and model`,
         { file: l.file, ...(line ? { line } : {}), field: `checkpoints.${field}` },
       );
     }
   });
+  const files = c.checkpoints.slice(listed);
+  const fileOf = (k: Checkpoint) => (k.answers ?? k.lora)!;
+  const byKey = new Map<string, Checkpoint[]>();
+  for (const k of files)
+    for (const [field, value] of keys(k))
+      byKey.set(`${field}\0${value}`, [...(byKey.get(`${field}\0${value}`) ?? []), k]);
+  const refused = new Set<string>();
+  const kept = files.filter((k) => {
+    for (const [field, value] of keys(k)) {
+      const key = `${field}\0${value}`;
+      const inList = seen.get(key);
+      if (inList !== undefined) {
+        refused.add(
+          `${fileOf(k)} (watch.dir) has the ${field} ${value} of checkpoints[${inList}] in ${l.file}: it is not a checkpoint while it does`,
+        );
+        return false;
+      }
+      const same = byKey.get(key)!.map(fileOf).sort();
+      if (same.length > 1) {
+        refused.add(
+          `${same.slice(0, -1).join(', ')} and ${same.at(-1)} ${same.length > 2 ? 'all' : 'both'} have the ${field} ${value}: none of them is a checkpoint until one is left (each checkpoint needs its own name, step and model)`,
+        );
+        return false;
+      }
+    }
+    return true;
+  });
+  c.checkpoints = [...c.checkpoints.slice(0, listed), ...kept];
+  return [...refused];
+}
+
+/**
+ * An answers file must answer every question of the series (each turn judged): a partial file is a file still being
+ * written or a generation that failed, and would otherwise stop the plan of every checkpoint.
+ */
+export function refuseMissingAnswers(
+  c: CheckpointsConfig,
+  k: Checkpoint,
+  questions: Question[],
+  answers: NonNullable<ImportBundle['answers']>,
+): void {
+  const model = modelOf(c, k);
+  const turns = new Map(
+    answers.flatMap((a) =>
+      a.items.filter((x) => x.model === model).map((x) => [x.questionId, x.turns.length]),
+    ),
+  );
+  const maxTurn = Math.max(...c.turns);
+  const missing = questions.filter((q) => (turns.get(q.id) ?? 0) < Math.min(q.turns.length, maxTurn));
+  if (!missing.length) return;
+  const ids = missing.slice(0, 8).map((q) => q.id);
+  throw new ArenaError(
+    `${k.answers}: answers of "${model}" miss question ${ids.join(', ')}${missing.length > 8 ? ` and ${missing.length - 8} more` : ''} (each checkpoint answers every question of the series, every turn judged)`,
+    { file: k.answers!, field: 'question_id' },
+  );
 }
 
 /** The model name a checkpoint's answers are stored under. */

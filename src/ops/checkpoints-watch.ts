@@ -2,20 +2,24 @@
 // the config (new entries from `arena checkpoints add`, new files in `watch.dir`) and judges each checkpoint it has
 // not judged yet, one at a time by step, reporting its row as soon as it is judged. Polling, not fs.watch: file
 // events are unreliable on network and container filesystems. A checkpoint's file is taken once it has not changed
-// for one poll interval (a file still being written waits). Games are content-addressed and leased, so a restarted
-// watcher, or one beside a `checkpoints run`, plays only what is not stored.
+// for one poll interval (a file still being written waits); a file is known by its identity (device, inode, size,
+// time of change), not its name, so answers renamed over a judged file are judged again. No file problem ends the
+// watcher: a refused file is said once and tried again when it changes. Games are content-addressed and leased, so
+// a restarted watcher, or one beside a `checkpoints run`, plays only what is not stored.
 import { statSync } from 'node:fs';
 import type { CheckpointRow } from '../core/stats/checkpoints.ts';
 import { ArenaError } from '../core/types.ts';
+import { regularFile } from '../importers/lines.ts';
 import { checkpointsReport, runCheckpoints, type CheckpointsOptions } from './checkpoints.ts';
-import type { CheckpointsConfig } from './checkpoints-config.ts';
-import type { Loaded } from './config.ts';
+import type { CheckpointsConfig, LoadedCheckpoints } from './checkpoints-config.ts';
 
 type Checkpoint = CheckpointsConfig['checkpoints'][number];
 
 export interface WatchOptions extends CheckpointsOptions {
+  /** the config as loaded; the files it left out (`refused`) are the caller's to say, the watcher says later ones */
+  config: LoadedCheckpoints;
   /** reads the config again (the CLI: loadCheckpointsConfig on the same file) */
-  reload(): Loaded<CheckpointsConfig>;
+  reload(): LoadedCheckpoints;
   /** between polls */
   intervalMs: number;
   /** a checkpoint was judged: its rows (one per judge), with the paired differences against those judged before it */
@@ -49,22 +53,31 @@ export async function watchCheckpoints(o: WatchOptions): Promise<WatchResult> {
     skipped: 0,
     interrupted: false,
   };
+  // by checkpoint name, the signature of the file it was last judged from, and of the one last refused
+  const judgedAt = new Map<string, string>();
   const failedAt = new Map<string, string>();
   let config = o.config;
   let lastError = '';
+  let said = new Set(o.config.refused);
   let movedTo: string | undefined; // a database the config names now, said once
   for (;;) {
     if (o.signal?.aborted) return r;
     ({ config, lastError } = reloaded(o, config, lastError, log));
+    // a file left out is said when it starts being left out, not at every poll
+    for (const m of config.refused) if (!said.has(m)) log(m);
+    said = new Set(config.refused);
     if (config.config.db !== db && config.config.db !== movedTo)
       log(`the config now names the database ${(movedTo = config.config.db)}; this watcher keeps to ${db}`);
     const todo = config.config.checkpoints
-      .filter((k) => !r.judged.includes(k.name) && settled(k, now(), o.intervalMs))
-      .filter((k) => failedAt.get(k.name) !== signature(k))
-      .sort((a, b) => a.step - b.step);
-    for (const k of todo) {
+      .map((k) => ({ k, sig: signature(k) }))
+      .filter(({ k, sig }) => judgedAt.get(k.name) !== sig && failedAt.get(k.name) !== sig)
+      .filter(({ k }) => settled(k, now(), o.intervalMs))
+      .sort((a, b) => a.k.step - b.k.step);
+    for (const { k, sig } of todo) {
       if (o.signal?.aborted) return r;
       try {
+        // an adapter is opened by node-llama-cpp, which would wait on a FIFO as the importer would
+        if (fileOf(k)) regularFile(fileOf(k)!);
         const one = await runCheckpoints({ ...o, config: only(config, [k]) });
         r.generated += one.generated;
         r.played += one.played;
@@ -75,13 +88,15 @@ export async function watchCheckpoints(o: WatchOptions): Promise<WatchResult> {
         if (o.signal?.aborted) return { ...r, interrupted: true };
         if (!(e instanceof ArenaError) || !e.where?.file) throw e;
         // a bad answers file: said once, tried again when the file changes
-        failedAt.set(k.name, signature(k));
+        failedAt.set(k.name, sig);
         log(`${k.name}: ${e.message}; it is tried again when its file changes`);
         continue;
       }
       if (o.signal?.aborted) return { ...r, interrupted: true };
+      judgedAt.set(k.name, sig);
+      failedAt.delete(k.name);
       r.judged.push(k.name);
-      const judged = config.config.checkpoints.filter((x) => r.judged.includes(x.name));
+      const judged = config.config.checkpoints.filter((x) => judgedAt.has(x.name));
       const report = await checkpointsReport({ ...o, config: only(config, judged) });
       o.onJudged({ name: k.name, step: k.step, rows: report.rows.filter((x) => x.checkpoint === k.name) });
     }
@@ -92,10 +107,10 @@ export async function watchCheckpoints(o: WatchOptions): Promise<WatchResult> {
 /** The config read again; on a config that no longer loads (an edit half done), the last good one, said once. */
 function reloaded(
   o: WatchOptions,
-  last: Loaded<CheckpointsConfig>,
+  last: LoadedCheckpoints,
   lastError: string,
   log: (m: string) => void,
-): { config: Loaded<CheckpointsConfig>; lastError: string } {
+): { config: LoadedCheckpoints; lastError: string } {
   try {
     return { config: o.reload(), lastError: '' };
   } catch (e) {
@@ -106,20 +121,23 @@ function reloaded(
 }
 
 /** The config with only these checkpoints. */
-function only(l: Loaded<CheckpointsConfig>, checkpoints: Checkpoint[]): Loaded<CheckpointsConfig> {
+function only(l: LoadedCheckpoints, checkpoints: Checkpoint[]): LoadedCheckpoints {
   return { ...l, config: { ...l.config, checkpoints } };
 }
 
 /** The file a checkpoint is read from (answers, or its LoRA adapter), if any. */
 const fileOf = (k: Checkpoint) => k.answers ?? k.lora;
 
-/** The file's size and time of change, as a string ('' when it has none or cannot be read). */
+/**
+ * The file's identity as a string: device, inode, size and time of change, so a file renamed over another one is a
+ * new file even with the same size and time ('' when it cannot be read). Only status is read, never the file.
+ */
 function signature(k: Checkpoint): string {
   const f = fileOf(k);
   if (!f) return JSON.stringify(k);
   try {
     const s = statSync(f);
-    return `${s.size}:${s.mtimeMs}`;
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
   } catch {
     return '';
   }

@@ -15,12 +15,18 @@ import { judgeData } from '../reports/results.ts';
 import { llamaCppGenerator } from '../generators/llama-cpp.ts';
 import { openaiGenerator } from '../generators/openai.ts';
 import { ensureRunPrompts } from '../importers/builtin.ts';
-import { importFiles } from '../importers/import.ts';
+import { readImport } from '../importers/import.ts';
 import { fatalStopError } from '../judges/fatal-stop.ts';
 import type { JudgeCallError } from '../judges/judge.ts';
 import type { CheckpointGeneration, Store } from '../storage/store.ts';
 import { checkpointChart } from '../reports/charts.ts';
-import { modelOf, seriesTournament, temperatureFor, type CheckpointsConfig } from './checkpoints-config.ts';
+import {
+  modelOf,
+  refuseMissingAnswers,
+  seriesTournament,
+  temperatureFor,
+  type CheckpointsConfig,
+} from './checkpoints-config.ts';
 import { settleOptions, type JudgeConfig, type Loaded } from './config.ts';
 import type { Env, OpenJudge, Spill } from './deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
@@ -110,17 +116,24 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<Checkpoints
   return { generated, ...judged };
 }
 
-/** Imports the config's files and the prompts the series' tournament needs; the questions to answer. */
+/**
+ * Imports the config's files and the prompts the series' tournament needs; the questions to answer. A checkpoint's
+ * answers file that misses a question is refused before anything is written.
+ */
 async function importInputs(store: Store, c: CheckpointsConfig): Promise<Question[]> {
-  await importFiles(store, {
+  const { bundle } = await readImport(store, {
     questions: c.questions,
     references: c.references,
     prompts: c.prompts,
     answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))],
   });
-  await ensureRunPrompts(store, ['pairwise-baseline'], c.promptSet);
-  let questions: Question[] = await store.catalog.questions();
+  const byId = new Map((await store.catalog.questions()).map((q) => [q.id, q]));
+  for (const q of bundle.questions?.items ?? []) byId.set(q.id, q);
+  let questions = [...byId.values()];
   if (c.questionIds) questions = questions.filter((q) => c.questionIds!.includes(q.id));
+  for (const k of c.checkpoints) if (k.answers) refuseMissingAnswers(c, k, questions, bundle.answers ?? []);
+  await store.importBundle(bundle);
+  await ensureRunPrompts(store, ['pairwise-baseline'], c.promptSet);
   return questions;
 }
 

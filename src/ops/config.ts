@@ -147,6 +147,8 @@ export const RefreshConfig = z.strictObject({
         .optional(),
       /** run this command (in the config file's directory) after a refresh that was not interrupted; ARENA_DB names the database, ARENA_REFRESH_ID the refresh */
       command: z.array(z.string()).min(1).optional(),
+      /** seconds the command may run; then it is stopped (its process group) and the refresh fails */
+      commandTimeoutS: z.number().positive().default(600),
       /** show what the refresh cost on the public /refreshes page and /api/refreshes (default: hidden) */
       showCost: z.boolean().default(false),
     })
@@ -230,6 +232,7 @@ export function loadRefreshConfig(file: string, env: Env = {}): Loaded<RefreshCo
   c.answers = c.answers.map(at);
   if (c.publish?.sqlite) c.publish.sqlite = at(c.publish.sqlite);
   refuseDatabaseTarget(l, ['publish', 'sqlite'], c.publish?.sqlite, c.db);
+  refuseRepeats(l);
   return l;
 }
 
@@ -262,17 +265,49 @@ export function refuseDatabaseTarget(
   if (target === undefined) return;
   const hit = databaseFileOf(target, db);
   if (!hit) return;
+  throw configError(
+    l,
+    path,
+    `${target} is ${hit === db ? 'the database (db)' : `the database's ${hit.slice(db.length + 1)} file`} itself; writing there would destroy it: choose another file`,
+  );
+}
+
+/** A rejected value of a config file, as a schema's are said: `FILE:LINE: field "a.b[0]": message`. */
+export function configError(l: { file: string; text: string }, path: (string | number)[], message: string) {
   let line: number | undefined;
   try {
     line = jsonLines(l.text).get(JSON.stringify(path));
   } catch {
     line = undefined;
   }
-  const field = path.join('.');
-  throw new ArenaError(
-    `${l.file}${line ? `:${line}` : ''}: field "${field}": ${target} is ${hit === db ? 'the database (db)' : `the database's ${hit.slice(db.length + 1)} file`} itself; writing there would destroy it: choose another file`,
-    { file: l.file, ...(line ? { line } : {}), field },
-  );
+  const field = fieldPath(path);
+  return new ArenaError(formatIssueLine({ at: `${l.file}${line ? `:${line}` : ''}`, field, message }), {
+    file: l.file,
+    ...(line ? { line } : {}),
+    field,
+  });
+}
+
+/**
+ * A judge listed twice, or a mode (with its baseline) twice, would be planned, estimated and priced twice while its
+ * games are played once (they are content-addressed): refused, naming the second.
+ */
+function refuseRepeats(l: Loaded<RefreshConfig>): void {
+  const c = l.config;
+  const lists = [
+    ['judges', c.judges.map((j) => `judge "${j.id}"`)],
+    ['modes', c.modes.map((m) => `mode ${m.mode}${'baseline' in m ? ` (baseline ${m.baseline})` : ''}`)],
+  ] as const;
+  for (const [list, keys] of lists)
+    keys.forEach((k, i) => {
+      const first = keys.indexOf(k);
+      if (first < i)
+        throw configError(
+          l,
+          [list, i],
+          `${k} is ${list}[${first}] too; list each once (its games would be planned and priced twice)`,
+        );
+    });
 }
 
 export function resolvePath(configFile: string, p: string): string {

@@ -39,7 +39,16 @@ export interface Publisher {
 }
 
 /**
- * Run a command to its end (a refresh's `publish.command`) in directory `cwd` (relative: to the caller's
- * working directory) with exactly the environment `env`; a failure (non-zero exit) throws.
+ * Run a command (a refresh's `publish.command`) in directory `cwd` (relative: to the caller's working directory)
+ * with exactly the environment `env`, to its end or until `timeoutMs` passes or `signal` aborts: then it is stopped
+ * with everything it started (its process group). Resolves how it ended; never rejects.
  */
-export type RunHook = (cmd: string, args: string[], o: { cwd: string; env: Env }) => void | Promise<void>;
+export type RunHook = (
+  cmd: string,
+  args: string[],
+  o: { cwd: string; env: Env; timeoutMs: number; signal?: AbortSignal | undefined },
+) => Promise<HookEnd>;
+
+/** How a command ended: its exit code, the signal that ended it, stopped (timeout or abort), or never started. */
+export type HookEnd =
+  { exit: number } | { signal: string } | { stopped: 'timeout' | 'aborted' } | { cannotStart: string };

@@ -2,7 +2,17 @@
 // `arena checkpoints add`, one as a file renamed into `watch.dir`), reports each once as soon as it is judged, and
 // stops on SIGTERM/SIGINT; the OpenAI-compatible test server's request log shows that no game is paid twice, across
 // a restart and across an interrupt in the middle of judging.
-import { renameSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  renameSync,
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runArena, spawnArena, tmpDir, type SpawnedArena } from '../support/cli.ts';
@@ -197,5 +207,94 @@ describe('arena checkpoints run --watch', { timeout: 120_000 }, () => {
     const twice = sent.length - new Set(sent.map((e) => e.hash)).size;
     expect(twice).toBe(sentBefore - stored);
     expect(twice).toBeLessThanOrEqual(2);
+  });
+
+  it('survives every file problem: a partial file, a duplicate step, a file replaced, a FIFO', async () => {
+    const dir = tmpDir('arena-ckpt-watch-');
+    const cfg = writeConfig(dir, server.url, []);
+    const inc = join(dir, 'incoming');
+    mkdirSync(inc);
+    const at = (name: string) => join(inc, name);
+    // written elsewhere and renamed into place, as the docs ask
+    const put = (name: string, text: string, time?: number) => {
+      writeFileSync(at(`${name}.part`), text);
+      if (time !== undefined) utimesSync(at(`${name}.part`), time, time);
+      renameSync(at(`${name}.part`), at(name));
+    };
+    const echo = readFileSync(answers('arena-echo'), 'utf8');
+    const partial = echo.split('\n')[0]! + '\n'; // question 1001 only
+    put('step-1000.jsonl', partial);
+    const refusedPartial = `${at('step-1000.jsonl')}: answers of "step-1000" miss question 1002, 1003`;
+    const count = (text: string, part: string) => text.split(part).length - 1;
+
+    // refused, said once, and the watcher goes on; a restart does not die on it either
+    for (const attempt of [1, 2]) {
+      const w = watch(cfg);
+      await until(() => w.stderr().includes(refusedPartial), `the partial file to be refused (${attempt})`);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(w.child.exitCode, w.stderr()).toBeNull();
+      expect(count(w.stderr(), refusedPartial), w.stderr()).toBe(1);
+      w.child.kill('SIGTERM');
+      expect((await w.done).code).toBe(0);
+    }
+    expect(
+      readDb(join(dir, 'ckpt.db'), (x) =>
+        x.prepare("select count(*) as n from answers where model = 'step-1000'").get(),
+      ),
+    ).toEqual({ n: 0 });
+
+    const w = watch(cfg);
+    await until(() => w.stderr().includes(refusedPartial), 'the partial file to be refused');
+    // a second file for step 1000: neither is judged; step 2000 still is
+    put('step-01000.jsonl', echo);
+    put('step-2000.jsonl', readFileSync(answers('arena-swift'), 'utf8'));
+    await until(() => judgedLines(w).some((l) => l.checkpoint === 'step-2000'), 'step-2000 to be judged');
+    const dup = `${at('step-01000.jsonl')} and ${at('step-1000.jsonl')} both have the step 1000`;
+    expect(w.stderr()).toContain(dup);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(count(w.stderr(), dup), w.stderr()).toBe(1);
+    expect(judgedLines(w).map((l) => l.checkpoint)).toEqual(['step-2000']);
+
+    // the stray removed and the partial file replaced by a whole one: judged
+    rmSync(at('step-01000.jsonl'));
+    put('step-1000.jsonl', echo);
+    await until(() => judgedLines(w).some((l) => l.checkpoint === 'step-1000'), 'step-1000 to be judged');
+
+    // new answers renamed over a judged file: judged again, from the new answers
+    const before = judgedLines(w).find((l) => l.checkpoint === 'step-2000')!.rows[0]!.winRate.mean;
+    const drift = readFileSync(answers('arena-drift'), 'utf8');
+    const past = Math.floor(Date.now() / 1000) - 60; // whole seconds: any file system keeps them exactly
+    put('step-2000.jsonl', drift, past);
+    await until(
+      () => judgedLines(w).filter((l) => l.checkpoint === 'step-2000').length === 2,
+      'step-2000 to be judged again',
+    );
+    const again = judgedLines(w).filter((l) => l.checkpoint === 'step-2000')[1]!.rows[0]!;
+    const fresh = await runArena(['checkpoints', 'report', '--config', cfg, '--json']);
+    const reported = (JSON.parse(fresh.stdout) as { rows: Judged['rows'] }).rows.find(
+      (r) => r.checkpoint === 'step-2000',
+    )!;
+    expect(again.winRate.mean).toBe(reported.winRate.mean);
+    expect(again.winRate.mean).not.toBe(before);
+    expect(chats(server.log).length).toBeGreaterThanOrEqual(3 * GAMES);
+    // and again with answers of the same size and the same time of change (a copy that keeps times): a new file
+    put('step-2000.jsonl', drift.replace(' the ', ' The '), past);
+    await until(
+      () => judgedLines(w).filter((l) => l.checkpoint === 'step-2000').length === 3,
+      'step-2000 to be judged a third time',
+    );
+
+    // a FIFO behind a symlink is refused without being opened; SIGTERM still stops the watcher at once
+    execFileSync('mkfifo', [join(dir, 'pipe')]);
+    symlinkSync(join(dir, 'pipe'), at('step-3000.jsonl'));
+    await until(
+      () => w.stderr().includes(`${at('step-3000.jsonl')}: not a regular file`),
+      'the FIFO to be refused',
+    );
+    const t0 = Date.now();
+    w.child.kill('SIGTERM');
+    const done = await w.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(5000);
   });
 });

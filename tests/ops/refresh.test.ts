@@ -1,10 +1,12 @@
 // `arena refresh` against the OpenAI-compatible test server (its own process; calls counted from its request log).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, runArena, spawnArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
-import { answerFile, chats, games, HAVE_MTBENCH, hashOf, refreshes, writeConfig } from './helpers.ts';
+import { answerFile, chats, games, HAVE_MTBENCH, hashOf, readDb, refreshes, writeConfig } from './helpers.ts';
+
+const cfg = (dir: string) => join(dir, 'refresh.json');
 
 const MODELS = ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo'];
 // 6 questions x 1 turn x 3 pairs x 2 orders
@@ -216,5 +218,45 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
     const r2 = await runArena(['refresh', '--config', cfg]);
     expect(r2.code).toBe(1);
     expect(r2.stderr).toMatch(new RegExp(`${cfg}:4: not valid JSON`));
+  });
+
+  it('refuses a judge or mode listed twice, an unknown model and a publish folder that does not exist, before playing', async () => {
+    const d = tmpDir('arena-badcfg-');
+    const db = join(d, 'arena.db');
+    const judge = { id: 'mock/longer' };
+    const refused = async (extra: Record<string, unknown>) => {
+      const cfg = writeConfig(d, { url: 'http://127.0.0.1:9/v1', models: MODELS, judge, extra });
+      for (const args of [[], ['--dry-run']]) {
+        const r = await runArena(['refresh', '--config', cfg, ...args]);
+        expect(r.code, r.stderr).toBe(1);
+        expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      }
+      const r = await runArena(['refresh', '--config', cfg]);
+      return r.stderr.trim();
+    };
+    const stored = () =>
+      existsSync(db)
+        ? readDb(db, (x) => x.prepare('select count(*) as n from answers').get())
+        : 'no database';
+    expect(await refused({ judges: [judge, judge] })).toMatch(
+      new RegExp(
+        `^arena: ${cfg(d)}:\\d+: field "judges\\[1\\]": judge "mock/longer" is judges\\[0\\] too; list each once`,
+      ),
+    );
+    expect(
+      await refused({ modes: [{ mode: 'pairwise-all' }, { mode: 'single' }, { mode: 'pairwise-all' }] }),
+    ).toMatch(/field "modes\[2\]": mode pairwise-all is modes\[0\] too/);
+    expect(stored()).toBe('no database');
+    expect(await refused({ models: [...MODELS, 'nonexistent-model'] })).toMatch(
+      new RegExp(
+        `^arena: ${cfg(d)}:\\d+: field "models\\[3\\]": model "nonexistent-model" has no answer file in "answers" and no answers in ${db}`,
+      ),
+    );
+    expect(stored()).toEqual({ n: 0 });
+    rmSync(db);
+    expect(await refused({ publish: { sqlite: 'nope/public.db' } })).toBe(
+      `arena: ${cfg(d)}: field "publish.sqlite": ${join(d, 'nope')} is not a folder (create it, or name another), so ${join(d, 'nope', 'public.db')} cannot be written`,
+    );
+    expect(stored()).toBe('no database');
   });
 });

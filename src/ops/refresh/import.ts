@@ -9,7 +9,7 @@ import { modelFromFile } from '../../importers/formats.ts';
 import { importFiles, readImport } from '../../importers/import.ts';
 import { bundleCounts, pendingView, type StoreReader } from '../../storage/pending.ts';
 import type { ImportCounts, Store } from '../../storage/store.ts';
-import type { RefreshConfig } from '../config.ts';
+import { configError, type Loaded, type RefreshConfig } from '../config.ts';
 
 /** The answer files of the config's `answers` (a directory: its .jsonl files); a missing path is an error naming it. */
 export function answerFiles(paths: string[]): string[] {
@@ -37,11 +37,14 @@ export interface Imported {
 
 export async function importAnswers(
   store: Store,
-  c: RefreshConfig,
+  l: Loaded<RefreshConfig>,
   files: string[],
   dryRun: boolean,
   log: (m: string) => void,
 ): Promise<Imported> {
+  const c = l.config;
+  const fileModels = files.map(modelFromFile);
+  refuseUnknownModels(l, new Set([...fileModels, ...(await store.catalog.models())]));
   const before = new Map(
     (await store.catalog.answers()).map((a) => [`${a.model}\u0000${a.questionId}`, JSON.stringify(a.turns)]),
   );
@@ -62,11 +65,29 @@ export async function importAnswers(
     for (const mode of new Set(runModes))
       reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, c.promptSet) });
   else await ensureRunPrompts(store, runModes, c.promptSet);
-  const fileModels = files.map(modelFromFile);
   const models = c.models ?? [...new Set(fileModels)].sort();
   const newModels = models.filter((m) => !oldModels.has(m));
   log(
     `${dryRun ? 'would import' : 'imported'} ${counts.answers} answers of ${fileModels.length} models (${newModels.length} new: ${newModels.join(', ') || '-'}; ${changedAnswers} changed answers)`,
   );
   return { reader, counts, changedAnswers, models, newModels };
+}
+
+/** A model the config names (`models`, a mode's, the canary's) that no answer file gives and the store lacks. */
+function refuseUnknownModels(l: Loaded<RefreshConfig>, known: Set<string>): void {
+  const c = l.config;
+  const lists: [(string | number)[], string[] | undefined][] = [
+    [['models'], c.models],
+    ...c.modes.map((m, i): [(string | number)[], string[] | undefined] => [['modes', i, 'models'], m.models]),
+    [['canary', 'models'], c.canary?.models],
+  ];
+  for (const [path, models] of lists)
+    models?.forEach((m, i) => {
+      if (!known.has(m))
+        throw configError(
+          l,
+          [...path, i],
+          `model "${m}" has no answer file in "answers" and no answers in ${c.db}: a name misspelt, or its answers not given`,
+        );
+    });
 }

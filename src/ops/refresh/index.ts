@@ -7,17 +7,18 @@ import { RUN_LEASE_MS } from '../../core/run-seen.ts';
 import { ArenaError } from '../../core/types.ts';
 import { fatalStopError } from '../../judges/fatal-stop.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
-import type { RefreshRecord } from '../../storage/store.ts';
+import type { RefreshRecord, RefreshStatus } from '../../storage/store.ts';
 import type { RefreshConfig } from '../config.ts';
 import { checkApiKeys } from '../../judges/registry.ts';
 import { answerFiles, importAnswers } from './import.ts';
 import { planJudges } from './plan.ts';
 import { playJudges } from './play.ts';
-import { publishRefresh } from './publish.ts';
+import { publishRefresh, refuseMissingFolder, type PublishInput, type Target } from './publish.ts';
 import { judgeHealthReport, summarize, summaryLine } from './report.ts';
 import { EXIT, type JudgePlan, type RefreshOptions, type RefreshSummary } from './types.ts';
 
 export { answerFiles } from './import.ts';
+export { refuseMissingFolder } from './publish.ts';
 export type { RefreshOptions, RefreshSummary } from './types.ts';
 
 export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
@@ -36,6 +37,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
   const { config: c, text, file: configFile } = o.config;
   const store = o.store;
   if (!o.dryRun) checkApiKeys(c.judges, env); // a missing key is said before anything is imported
+  refuseMissingFolder(configFile, c); // said by a dry run too: the run it shows would fail
   const batchJudge = c.judges.find((j) => j.batch);
   if (!o.dryRun && batchJudge && !o.batches)
     throw new ArenaError(
@@ -53,7 +55,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     const dryRun = !!o.dryRun;
     const { reader, counts, changedAnswers, models, newModels } = await importAnswers(
       store,
-      c,
+      o.config,
       files,
       dryRun,
       log,
@@ -87,23 +89,23 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     );
     beat.unref?.();
 
+    let publishFailure: unknown;
     try {
       const played = await playJudges({ o, c, store, id, env, log, refused: () => !!refused }, judges);
       if (refused) throw fatalStopError(refused, `the judge's apiKeyEnv and baseURL in ${configFile}`);
       const { health, degraded } = await judgeHealthReport(store, c, id, judges, played);
       const interrupted = !!o.signal?.aborted;
-      const summary = summarize(base, played, health, degraded, interrupted);
-      const { status, cost } = summary;
+      const summary: RefreshSummary = summarize(base, played, health, degraded, interrupted);
       const finish = async () => {
         summary.seconds = (Date.now() - t0) / 1000;
         summary.line = summaryLine(summary);
         await store.refreshes.save({
           ...record,
           finishedAt: Date.now(),
-          status,
+          status: summary.status as RefreshStatus,
           summary,
-          degraded: degraded.length ? degraded : null,
-          cost,
+          degraded: summary.degraded.length ? summary.degraded : null,
+          cost: summary.cost,
           heartbeatAt: null,
         });
       };
@@ -112,11 +114,10 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
 
       // publish what is judged (also after a budget stop or a degraded mark: everything judged so far is kept)
       if (!interrupted && c.publish) {
-        const publish = { publish: o.publish, runHook: o.runHook, env, c, configFile, id, log };
-        summary.published.push(...(await publishRefresh(publish)));
-        await finish();
+        const p = { publish: o.publish, runHook: o.runHook, env, c, configFile, id, log, signal: o.signal };
+        publishFailure = await publishAll(p, summary, finish);
       }
-      return summary;
+      if (publishFailure === undefined) return summary;
     } catch (e) {
       // a planning or storage error after the record was opened: the refresh failed, say so in the history
       await store.refreshes
@@ -132,8 +133,41 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
     } finally {
       clearInterval(beat);
     }
+    throw publishFailure; // recorded by publishAll
   } finally {
     for (const jp of judges) await jp.judge.close?.();
+  }
+}
+
+/**
+ * Publishes, then records where. A target that fails, or an interrupt (the command is stopped), is the refresh's
+ * status (failed, interrupted) in its record, and the targets published before it are published again, so that what
+ * the site shows says what the source says. The failure, if any, is returned (already recorded).
+ */
+async function publishAll(
+  p: PublishInput,
+  summary: RefreshSummary,
+  finish: () => Promise<void>,
+): Promise<unknown> {
+  const done = { targets: [] as Target[], published: summary.published };
+  try {
+    await publishRefresh(p, done);
+    await finish();
+    return undefined;
+  } catch (e) {
+    const stopped = !!p.signal?.aborted;
+    summary.status = stopped ? 'interrupted' : 'failed';
+    summary.exitCode = EXIT[summary.status];
+    if (!stopped) summary.degraded.push(`error: ${(e as Error).message}`);
+    await finish();
+    const again = done.targets.filter((t) => t !== 'command');
+    if (again.length) {
+      p.log(`publishing ${again.join(' and ')} again, to say the refresh is ${summary.status}`);
+      await publishRefresh({ ...p, only: again }, { targets: [], published: [] }).catch((x: unknown) =>
+        p.log(`could not publish again: ${(x as Error).message}`),
+      );
+    }
+    return stopped ? undefined : e;
   }
 }
 
