@@ -50,7 +50,7 @@ export const judgeCallArgs = {
   },
   'structured-output': {
     type: 'string',
-    description: `ask an OpenAI-compatible server to constrain each reply to end in a verdict: ${STRUCTURED_OUTPUTS.join(' | ')} (vLLM >= 0.12 structured_outputs, vLLM's older guided_regex, llama.cpp's grammar)`,
+    description: `ask an OpenAI-compatible server to constrain each reply to the verdict alone (no explanation): ${STRUCTURED_OUTPUTS.join(' | ')} (vLLM >= 0.12 structured_outputs, vLLM's older guided_choice, llama.cpp's grammar)`,
     valueHint: 'SERVER',
   },
   logprobs: {

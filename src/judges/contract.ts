@@ -8,7 +8,7 @@ import { modelEntry } from '../core/openai-models.ts';
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
-/** How to ask a server for a reply that ends in a verdict: vLLM's structured outputs (>= 0.12, or the older guided_regex), llama.cpp's GBNF grammar. */
+/** How to ask a server for a reply that is a verdict: vLLM's structured outputs (>= 0.12, or the older guided_choice), llama.cpp's GBNF grammar. */
 export const STRUCTURED_OUTPUTS = ['vllm', 'vllm-guided', 'llama-cpp'] as const;
 export type StructuredOutput = (typeof STRUCTURED_OUTPUTS)[number];
 
@@ -65,11 +65,18 @@ export function sentSettings(model: string, asked: AskedSettings, o: ApiOptions 
   return s;
 }
 
-/** The verdict a reply must end with, as a regular expression and as a GBNF grammar (free text, then the verdict). */
-const ENDINGS = {
-  pair: { regex: String.raw`[\s\S]*\[\[[ABC]\]\]`, gbnf: '"[[" [ABC] "]]"' },
-  rating: { regex: String.raw`[\s\S]*\[\[([1-9]|10)\]\]`, gbnf: '"[[" ([1-9] | "10") "]]"' },
+/**
+ * The replies a constrained call may give: the verdict alone. A free explanation before it cannot be bounded cheaply
+ * (llama.cpp's GBNF repetition made a 135M model 20 times slower), and a model that never writes the verdict by
+ * itself (SmolLM2-135M) would ramble to the allowance: so the constrained judge gives no explanation.
+ */
+const CHOICES = {
+  pair: ['[[A]]', '[[B]]', '[[C]]'],
+  rating: Array.from({ length: 10 }, (_, i) => `[[${i + 1}]]`),
 } as const;
+
+/** A GBNF grammar for one of `choices`. */
+const gbnf = (choices: readonly string[]) => `root ::= ${choices.map((c) => JSON.stringify(c)).join(' | ')}`;
 
 /** The request body's fields for these settings (the model and messages aside). */
 export function bodyOf(s: JudgeSettings, verdict?: 'pair' | 'rating' | 'free'): Record<string, unknown> {
@@ -78,12 +85,10 @@ export function bodyOf(s: JudgeSettings, verdict?: 'pair' | 'rating' | 'free'): 
   body[s.maxTokensParam === 'max_completion_tokens' ? 'max_completion_tokens' : 'max_tokens'] = s.maxTokens;
   if (typeof s.reasoningEffort === 'string') body.reasoning_effort = s.reasoningEffort;
   if (typeof s.logprobs === 'number') Object.assign(body, { logprobs: true, top_logprobs: s.logprobs });
-  const ending = verdict === 'pair' || verdict === 'rating' ? ENDINGS[verdict] : undefined;
-  if (ending && s.structuredOutput === 'vllm') body.structured_outputs = { regex: ending.regex };
-  if (ending && s.structuredOutput === 'vllm-guided') body.guided_regex = ending.regex;
-  // free text that never holds "[[", then the verdict
-  if (ending && s.structuredOutput === 'llama-cpp')
-    body.grammar = `root ::= text ${ending.gbnf}\ntext ::= ([^[] | "[" [^[])*`;
+  const choices = verdict === 'pair' || verdict === 'rating' ? CHOICES[verdict] : undefined;
+  if (choices && s.structuredOutput === 'vllm') body.structured_outputs = { choice: choices };
+  if (choices && s.structuredOutput === 'vllm-guided') body.guided_choice = choices;
+  if (choices && s.structuredOutput === 'llama-cpp') body.grammar = gbnf(choices);
   return body;
 }
 

@@ -109,7 +109,7 @@ export const JudgeSetup = z.strictObject({
       maxTokensParam: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
       /** null: send no temperature (the model's default) */
       temperature: z.number().min(0).max(2).nullable().optional(),
-      /** ask the server to constrain the reply to end in a verdict: vLLM (>= 0.12, or its older guided_regex), llama.cpp */
+      /** ask the server to constrain the reply to the verdict alone: vLLM (>= 0.12, or its older guided_choice), llama.cpp */
       structuredOutput: z.enum(STRUCTURED_OUTPUTS).optional(),
       /** ask for this many top log-probabilities per token and keep the verdict's probabilities (chat models) */
       logprobs: z.number().int().min(1).max(20).optional(),

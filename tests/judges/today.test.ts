@@ -242,7 +242,7 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
   it("vLLM's structured outputs make every verdict parse, in its current and its older parameter", async () => {
     for (const [option, field] of [
       ['vllm', 'structured_outputs'],
-      ['vllm-guided', 'guided_regex'],
+      ['vllm-guided', 'guided_choice'],
     ] as const) {
       const srv = await startOpenAIServer({
         contract: { models: [{ id: 'served', family: 'chat' }], structuredOutputs: true },

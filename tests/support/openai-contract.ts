@@ -4,7 +4,8 @@
  * temperature other than 1, `logprobs`; chat: `reasoning_effort`), retired and unknown models (404,
  * `model_not_found`), hidden reasoning tokens billed as output and counted against `max_completion_tokens` (an empty
  * reply with `finish_reason: "length"` when they take it all), cached prompt tokens, token log-probabilities, and
- * vLLM's `structured_outputs` / `guided_regex` (the reply made to match the regex, as a constrained decoder would).
+ * vLLM's `structured_outputs: { choice }` / `guided_choice` (the reply is one of the choices, as a constrained decoder
+ * makes it: the verdict the reply would have given, else the first).
  * Error bodies are OpenAI's: `{ error: { message, type, param, code } }`.
  */
 import { createHash } from 'node:crypto';
@@ -24,7 +25,7 @@ export interface ProviderContract {
   reasoningTokens?: Partial<Record<string, number>>;
   /** prompt caching: a prefix seen before, of at least `minTokens`, is read from cache in `blockTokens` steps */
   cache?: { minTokens: number; blockTokens: number };
-  /** accept vLLM's structured outputs (`structured_outputs.regex`, or the older `guided_regex`) */
+  /** accept vLLM's structured outputs (`structured_outputs.choice`, or the older `guided_choice`) */
   structuredOutputs?: boolean;
 }
 
@@ -47,7 +48,7 @@ export type Verdict =
       maxTokens: number | undefined;
       reasoning: number;
       logprobs: number | undefined;
-      regex: RegExp | undefined;
+      choices: string[] | undefined;
     };
 
 const invalid = (message: string, param: string | null, code: string | null): Verdict => ({
@@ -121,21 +122,18 @@ export function checkRequest(c: ProviderContract, body: Record<string, unknown>)
   const top = body.top_logprobs;
   if (top !== undefined && (!Number.isInteger(top) || (top as number) < 0 || (top as number) > 20))
     return invalid('top_logprobs must be an integer from 0 to 20.', 'top_logprobs', 'invalid_value');
-  const so = body.structured_outputs as { regex?: unknown } | undefined;
-  const source = so !== undefined ? so?.regex : body.guided_regex;
-  let regex: RegExp | undefined;
-  if (source !== undefined) {
-    if (!c.structuredOutputs)
-      return invalid(
-        `Unrecognized request argument supplied: ${so !== undefined ? 'structured_outputs' : 'guided_regex'}`,
-        null,
-        null,
-      );
-    try {
-      regex = new RegExp(`^(?:${String(source)})$`);
-    } catch {
-      return invalid(`Invalid regex: ${String(source)}`, 'structured_outputs', 'invalid_value');
-    }
+  const so = body.structured_outputs as Record<string, unknown> | undefined;
+  const source = so !== undefined ? so?.choice : body.guided_choice;
+  let choices: string[] | undefined;
+  if (so !== undefined || body.guided_choice !== undefined) {
+    const field = so !== undefined ? 'structured_outputs' : 'guided_choice';
+    if (!c.structuredOutputs) return invalid(`Unrecognized request argument supplied: ${field}`, null, null);
+    // vLLM's StructuredOutputsParams: its known kinds of constraint only, and `choice` a non-empty list of strings
+    if (so !== undefined && Object.keys(so).some((k) => !['choice', 'regex', 'json', 'grammar'].includes(k)))
+      return invalid(`Extra inputs are not permitted: ${field}`, field, 'invalid_value');
+    if (!Array.isArray(source) || !source.length || source.some((x) => typeof x !== 'string'))
+      return invalid(`${field}: choice must be a non-empty list of strings`, field, 'invalid_value');
+    choices = source as string[];
   }
   const cap = (body.max_completion_tokens ?? body.max_tokens) as number | undefined;
   return {
@@ -147,7 +145,7 @@ export function checkRequest(c: ProviderContract, body: Record<string, unknown>)
         ? ({ ...DEFAULT_REASONING, ...c.reasoningTokens }[(effort as string | undefined) ?? 'medium'] ?? 0)
         : 0,
     logprobs: body.logprobs === true ? ((top as number | undefined) ?? 0) : undefined,
-    regex,
+    choices,
   };
 }
 

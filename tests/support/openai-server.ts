@@ -480,9 +480,7 @@ function applyContract(
 ): void {
   const choice = c.choices[0]!;
   let content = choice.message.content;
-  if (v.regex && !v.regex.test(content))
-    content =
-      [`${content.trimEnd()} [[C]]`, `${content.trimEnd()} [[5]]`].find((t) => v.regex!.test(t)) ?? content;
+  if (v.choices) content = v.choices.find((x) => content.endsWith(x)) ?? v.choices[0]!;
   const visible = Math.ceil(content.length / 4);
   const cut = v.maxTokens !== undefined && v.reasoning + visible > v.maxTokens;
   const reasoning = cut ? Math.min(v.reasoning, v.maxTokens!) : v.reasoning;
