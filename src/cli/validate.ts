@@ -133,6 +133,7 @@ export const NumericOptions = z
     poll: range(0.05, 86_400, false, 'a number of seconds'),
     tpm: count(1e12),
     rpm: count(1e9),
+    logprobs: count(20),
     round: count(1e9),
     target: range(0, 1e9, false),
     below: range(0, 1, false),

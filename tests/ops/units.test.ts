@@ -100,7 +100,11 @@ describe('checkpoint statistics', () => {
 describe('prices and budget', () => {
   it('prices judges from the table, the config, or as free when local; batch halves; unknown is an error', () => {
     expect(priceFor('openai/gpt-4')).toEqual({ input: 30, output: 60 });
-    expect(priceFor('openai/gpt-4o-mini', { batch: true })).toEqual({ input: 0.075, output: 0.3 });
+    expect(priceFor('openai/gpt-4o-mini', { batch: true })).toEqual({
+      input: 0.075,
+      output: 0.3,
+      cachedInput: 0.0375,
+    });
     expect(priceFor('openai/my-vllm-model', { price: { input: 1, output: 2 } })).toEqual({
       input: 1,
       output: 2,
