@@ -8,6 +8,8 @@ import { fieldPath, formatIssueLine, issueLines } from '../core/zod-issues.ts';
 import { JudgeSetup } from '../judges/registry.ts';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 import { databaseFileOf } from '../storage/same-file.ts';
+import { Juries } from './juries.ts';
+import type { JuryDef } from '../core/jury.ts';
 
 /** USD per 1M tokens. */
 export const Price = z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() });
@@ -87,6 +89,8 @@ export const RefreshConfig = z.strictObject({
   questionIds: z.array(z.number().int()).optional(),
   turns: z.array(z.number().int().min(1).max(2)).default([1, 2]),
   judges: z.array(JudgeConfig).min(1),
+  /** juries of judges (`jury/<name>`), pooled on read from their members' games (src/ops/juries.ts) */
+  juries: Juries,
   modes: z
     .array(ModeConfig)
     .min(1)
@@ -225,6 +229,13 @@ export function loadRefreshConfig(file: string, env: Env = {}): Loaded<RefreshCo
   if (c.publish?.sqlite) c.publish.sqlite = at(c.publish.sqlite);
   refuseDatabaseTarget(l, ['publish', 'sqlite'], c.publish?.sqlite, c.db);
   return l;
+}
+
+/** Any config file's `juries` (a refresh config's, or a file of juries alone); its other fields are left alone. */
+export function loadJuries(file: string): JuryDef[] {
+  const { config } = loadJsonConfig(file, z.looseObject({ juries: Juries }));
+  if (!config.juries.length) throw new ArenaError(`${file}: no "juries" defined`, { file });
+  return config.juries;
 }
 
 type Env = Record<string, string | undefined>;

@@ -31,6 +31,9 @@ export const judgesCommand = defineCommand({
         'the judge leaderboard: agreement with the experts, accuracy on labelled sets, consistency, position preference, errors, ties, longer-answer share, cost and time, with intervals',
     },
   },
+  subCommands: {
+    jury: () => import('./jury.ts').then((m) => m.juryCommand),
+  },
   async run({ args }) {
     if (args.board)
       return (await import('./pairs.ts')).printBoard(args.db, {

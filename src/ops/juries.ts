@@ -1,0 +1,33 @@
+// Juries as configs define them (`"juries": [{ "name", "judges": [...], "rule" }]`, core/jury.ts): checked by zod,
+// each problem located in the file by loadJsonConfig.
+import { z } from 'zod';
+import { ArenaError } from '../core/types.ts';
+import type { JuryDef } from '../core/jury.ts';
+
+export const JuryConfig = z.strictObject({
+  /** the jury's judge id is `jury/<name>` */
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
+  /** member judges (ids as stored: `openai/gpt-4o`, `gpt-4`, ...), at least two, each once */
+  judges: z
+    .array(z.string().min(1))
+    .min(2)
+    .refine((js) => new Set(js).size === js.length, 'a judge is named twice'),
+  rule: z.enum(['majority', 'mean']).default('majority'),
+});
+
+export const Juries = z
+  .array(JuryConfig)
+  .refine((js) => new Set(js.map((j) => j.name)).size === js.length, 'two juries share a name')
+  .default([]);
+
+/** The jury `name` (`jury/<name>` or `<name>`) of a list, or a located error naming the ones there are. */
+export function pickJury(file: string, juries: JuryDef[], name: string): JuryDef {
+  const bare = name.replace(/^jury\//, '');
+  const j = juries.find((x) => x.name === bare);
+  if (!j)
+    throw new ArenaError(
+      `${file}: no jury named "${bare}" (juries: ${juries.map((x) => x.name).join(', ')})`,
+      { file },
+    );
+  return j;
+}
