@@ -33,6 +33,7 @@ export const judgesCommand = defineCommand({
   },
   subCommands: {
     jury: () => import('./jury.ts').then((m) => m.juryCommand),
+    succession: () => import('./succession.ts').then((m) => m.successionCommand),
   },
   async run({ args }) {
     if (args.board)
