@@ -20,8 +20,9 @@ export interface SuccessionOptions extends RunOptions {
   precision: number;
   /** ... and every model's rating difference (Elo points) */
   ratingPrecision: number;
-  /** the bridge's games at most (both orders of a match are two) */
-  maxCalls: number;
+  /** the bridge's games at most (both orders of a match are two; default a quarter of a full replay, a bridge of at
+   * most 25% of the old judge's matches) */
+  maxCalls?: number;
   /** matches per round (default: a twentieth of the candidates, at least 60) */
   round?: number;
   seed?: number;
@@ -85,6 +86,7 @@ export async function runSuccession(o: SuccessionOptions): Promise<SuccessionRun
     throw new ArenaError(`the plan of "${o.judge.id}" holds none of the matches "${o.from}" judged`);
   const categoryOf = new Map((await o.store.catalog.questions()).map((q) => [q.id, q.category]));
   const order = bridgeOrder(candidates, categoryOf, o.seed ?? 1);
+  const maxCalls = o.maxCalls ?? Math.floor(old.length / 2);
   const round = o.round ?? Math.max(60, Math.ceil(candidates.length / 20));
   let figures: SuccessionFigures | undefined;
   let bridge = 0;
@@ -95,7 +97,7 @@ export async function runSuccession(o: SuccessionOptions): Promise<SuccessionRun
     figures = b.length ? successionFigures(b, { seed: o.seed ?? 1 }) : undefined;
     const done = (stop: Decision['stop']): Decision => ({ next: [], stop, open: 0, report: { open: [] } });
     if (figures && precise(figures, o)) return done('precise');
-    const left = Math.floor((o.maxCalls - 2 * bridge) / 2);
+    const left = Math.floor((maxCalls - 2 * bridge) / 2);
     if (left <= 0) return done('max-calls');
     const next = order.filter((k) => !played.has(k)).slice(0, Math.min(round, left));
     if (!next.length) return done('exhausted');

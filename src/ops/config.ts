@@ -8,7 +8,7 @@ import { fieldPath, formatIssueLine, issueLines } from '../core/zod-issues.ts';
 import { JudgeSetup } from '../judges/registry.ts';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 import { databaseFileOf } from '../storage/same-file.ts';
-import { Juries } from './juries.ts';
+import { Juries, Succession } from './judges-config.ts';
 import type { JuryDef } from '../core/jury.ts';
 
 /** USD per 1M tokens. */
@@ -26,6 +26,8 @@ export const JudgeConfig = JudgeSetup.extend({
   batchWaitS: z.number().nonnegative().default(0),
   /** batch mode: seconds between polls */
   batchPollS: z.number().positive().default(30),
+  /** the judge this one succeeds: a refresh plays the bridge first and switches the board (src/ops/refresh/succession.ts) */
+  succeeds: z.string().min(1).optional(),
 });
 export type JudgeConfig = z.infer<typeof JudgeConfig>;
 
@@ -89,8 +91,10 @@ export const RefreshConfig = z.strictObject({
   questionIds: z.array(z.number().int()).optional(),
   turns: z.array(z.number().int().min(1).max(2)).default([1, 2]),
   judges: z.array(JudgeConfig).min(1),
-  /** juries of judges (`jury/<name>`), pooled on read from their members' games (src/ops/juries.ts) */
+  /** juries of judges (`jury/<name>`), pooled on read from their members' games (src/ops/judges-config.ts) */
   juries: Juries,
+  /** a judge with `succeeds`: its bridge (`arena judges succession`) and when the board switches to it */
+  succession: Succession,
   modes: z
     .array(ModeConfig)
     .min(1)

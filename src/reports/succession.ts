@@ -1,8 +1,13 @@
 // The succession report from the store: the bridge (the matches both the old and the new judge gave an outcome on)
 // and its figures with intervals (core/stats/succession.ts), each judge's position bias on the same matches, and
 // each judge's agreement with people on them. The CLI, `arena refresh` and the site read this one report.
-import { agreement, type AgreementRow } from '../core/stats/agreement.ts';
-import { bridgeOf, successionFigures, type SuccessionFigures } from '../core/stats/succession.ts';
+import { agreement } from '../core/stats/agreement.ts';
+import {
+  bridgeOf,
+  successionFigures,
+  type JudgeOnBridge,
+  type SuccessionReport,
+} from '../core/stats/succession.ts';
 import { itemKey } from '../core/outcomes.ts';
 import { AUTHOR, HUMAN } from '../core/constants.ts';
 import { ArenaError } from '../core/types.ts';
@@ -10,26 +15,7 @@ import type { Store } from '../storage/store.ts';
 import { biasReport } from './analytics.ts';
 import { judgeData, outcomeVotes } from './results.ts';
 
-export interface JudgeOnBridge {
-  judge: string;
-  /** from its games on the bridge (none: a judge known only by recorded verdicts) */
-  games: number;
-  /** of the decisive games, the share that picked the answer shown first */
-  positionA: number | null;
-  /** exact sign test of conflicts favouring the first position against the second */
-  signTestP: number | null;
-}
-
-export interface SuccessionReport {
-  from: string;
-  to: string;
-  /** bridge matches, the old judge's matches, and the share of them the bridge covers */
-  bridge: { matches: number; oldMatches: number; share: number };
-  figures: SuccessionFigures;
-  judges: JudgeOnBridge[];
-  /** each judge's agreement with people (experts `human`, authors `author`) on the bridge, per turn */
-  people: { people: string; votes: number; rows: (AgreementRow & { judge: string })[] }[];
-}
+export type { JudgeOnBridge, SuccessionReport } from '../core/stats/succession.ts';
 
 export async function successionReport(
   store: Store,

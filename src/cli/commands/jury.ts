@@ -19,7 +19,7 @@ export const juryCommand = defineCommand({
   },
   async run({ args }) {
     const { loadJuries } = await import('../../ops/config.ts');
-    const { pickJury } = await import('../../ops/juries.ts');
+    const { pickJury } = await import('../../ops/judges-config.ts');
     const { juryReport } = await import('../../reports/jury.ts');
     const all = loadJuries(args.config);
     const juries = args.name ? [pickJury(args.config, all, args.name)] : all;

@@ -90,8 +90,6 @@ export const successionCommand = defineCommand({
       await checkModels(store, models, 'models', { withVotes: false });
       await checkTurns(store, turns, 'turn');
       await ensureRunPrompts(store, ['pairwise-all'], args.prompts);
-      const maxCalls =
-        args['max-calls'] === undefined ? Math.floor(old.length / 2) : int(args['max-calls'], 'max-calls')!;
       const run = await runSuccession({
         store,
         judge,
@@ -110,7 +108,7 @@ export const successionCommand = defineCommand({
         signal: ctl.signal,
         precision: num(args.precision, 'precision')!,
         ratingPrecision: num(args['rating-precision'], 'rating-precision')!,
-        maxCalls,
+        ...(args['max-calls'] === undefined ? {} : { maxCalls: int(args['max-calls'], 'max-calls')! }),
         ...(args.round ? { round: int(args.round, 'round')! } : {}),
         seed: int(args.seed, 'seed')!,
         onRound: (r) =>

@@ -7,6 +7,7 @@ import { battleTable, type ClusteredBattle } from './battle-table.ts';
 import { percentileInterval, DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from './bootstrap.ts';
 import { healthDraws, kendallTauB, resampledRatings } from './benchmark-health.ts';
 import { kappaFromConfusion } from './kappa.ts';
+import type { AgreementRow } from './agreement.ts';
 import { fitBradleyTerry } from '../ratings.ts';
 import { scoreOf } from '../outcomes.ts';
 import type { MatchOutcome, Outcome } from '../types.ts';
@@ -44,6 +45,27 @@ export interface SuccessionFigures {
   level: number;
   rounds: number;
   seed: number;
+}
+
+export interface JudgeOnBridge {
+  judge: string;
+  /** from its games on the bridge (none: a judge known only by recorded verdicts) */
+  games: number;
+  /** of the decisive games, the share that picked the answer shown first */
+  positionA: number | null;
+  /** exact sign test of conflicts favouring the first position against the second */
+  signTestP: number | null;
+}
+
+export interface SuccessionReport {
+  from: string;
+  to: string;
+  /** bridge matches, the old judge's matches, and the share of them the bridge covers */
+  bridge: { matches: number; oldMatches: number; share: number };
+  figures: SuccessionFigures;
+  judges: JudgeOnBridge[];
+  /** each judge's agreement with people (experts `human`, authors `author`) on the bridge, per turn */
+  people: { people: string; votes: number; rows: (AgreementRow & { judge: string })[] }[];
 }
 
 /** The outcome's label on the sorted pair: 0 the first model wins, 1 the second, 2 a tie (inconsistent: a tie). */

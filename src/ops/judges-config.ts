@@ -1,4 +1,4 @@
-// Juries as configs define them (`"juries": [{ "name", "judges": [...], "rule" }]`, core/jury.ts): checked by zod,
+// Juries and successions as configs define them (`"juries": [{ "name", "judges": [...], "rule" }]`, core/jury.ts): checked by zod,
 // each problem located in the file by loadJsonConfig.
 import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
@@ -19,6 +19,20 @@ export const Juries = z
   .array(JuryConfig)
   .refine((js) => new Set(js.map((j) => j.name)).size === js.length, 'two juries share a name')
   .default([]);
+
+/**
+ * A succession's settings (a judge's `succeeds`): the bridge's precision and cap, as `arena judges succession`'s
+ * options, and `minKendall`: the board switches to the new judge only when the bridge's Kendall's tau of the two
+ * rankings is at least this; below it the refresh says so and keeps both boards.
+ */
+export const Succession = z
+  .strictObject({
+    minKendall: z.number().min(-1).max(1).default(0.8),
+    precision: z.number().positive().default(0.05),
+    ratingPrecision: z.number().positive().default(50),
+    maxCalls: z.number().int().nonnegative().optional(),
+  })
+  .default({ minKendall: 0.8, precision: 0.05, ratingPrecision: 50 });
 
 /** The jury `name` (`jury/<name>` or `<name>`) of a list, or a located error naming the ones there are. */
 export function pickJury(file: string, juries: JuryDef[], name: string): JuryDef {
