@@ -1,7 +1,7 @@
 // Juries: a judge id `jury/<name>` whose verdict on a match is pooled from its members' outcomes (Verga et al.,
 // "Replacing Judges with Juries", 2024). The members' games stay theirs: a jury stores nothing and is read on
 // demand. Pure.
-import type { MatchOutcome, Outcome } from './types.ts';
+import type { MatchOutcome, Outcome, PairGame, Verdict } from './types.ts';
 
 export const JURY_PREFIX = 'jury/';
 
@@ -82,6 +82,45 @@ function outcomeOf(s: Score | undefined, o: MatchOutcome): Outcome {
   if (s === 0.5) return 'tie';
   const loWins = s === 1;
   return loWins === o.model1 <= o.model2 ? 'model_1' : 'model_2';
+}
+
+/**
+ * A jury's games: per match and per answer shown first, the members' game verdicts pooled by the same rule, where
+ * every member has that game (the first game of each slot as given). Oriented on the sorted pair, so members that
+ * stored a match either way meet; what positionBias reads, like any judge's games.
+ */
+export function poolGames(members: PairGame[][], rule: JuryRule): PairGame[] {
+  const slotOf = (g: PairGame) => {
+    const [lo, hi] = g.model1 <= g.model2 ? [g.model1, g.model2] : [g.model2, g.model1];
+    const first = g.order === 'AB' ? g.model1 : g.model2;
+    return { key: `${g.questionId}\u0000${g.turn}\u0000${lo}\u0000${hi}\u0000${first}`, lo, hi, first };
+  };
+  const maps = members.map((gs) => {
+    const m = new Map<string, PairGame>();
+    for (const g of gs) if (!m.has(slotOf(g).key)) m.set(slotOf(g).key, g);
+    return m;
+  });
+  const out: PairGame[] = [];
+  for (const [k, g0] of maps[0] ?? []) {
+    const all = maps.map((m) => m.get(k));
+    if (all.some((g) => !g)) continue;
+    const { lo, hi, first } = slotOf(g0);
+    const scores = all
+      .map((g) => scoreOnSorted({ ...g!, outcome: g!.verdict }))
+      .filter((x): x is Score => x !== undefined);
+    const pooled = poolScores(scores, rule);
+    const verdict: Verdict =
+      pooled === undefined ? 'error' : pooled === 0.5 ? 'tie' : pooled === 1 ? 'model_1' : 'model_2';
+    out.push({
+      questionId: g0.questionId,
+      turn: g0.turn,
+      model1: lo,
+      model2: hi,
+      order: first === lo ? 'AB' : 'BA',
+      verdict,
+    });
+  }
+  return out;
 }
 
 /**

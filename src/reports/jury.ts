@@ -3,7 +3,10 @@
 // votes, and everyone's agreement with people next to the jury's.
 import { agreement, type AgreementRow } from '../core/stats/agreement.ts';
 import { comparisons, kappaTable, type KappaRow } from '../core/stats/kappa.ts';
-import { effectiveVotes, juryId, poolOutcomes, type JuryDef } from '../core/jury.ts';
+import { effectiveVotes, juryId, poolGames, poolOutcomes, type JuryDef } from '../core/jury.ts';
+import { positionBias } from '../core/stats/bias.ts';
+import { pairGameOf } from '../core/outcomes.ts';
+import { biasReport } from './analytics.ts';
 import { pairwiseStandings } from '../core/standings.ts';
 import { AUTHOR, HUMAN } from '../core/constants.ts';
 import { ArenaError, type Standing } from '../core/types.ts';
@@ -26,6 +29,17 @@ export interface PeopleAgreement {
   rows: (AgreementRow & { judge: string })[];
 }
 
+/** Position bias from games (none: a judge known only by recorded verdicts, or a jury with such a member). */
+export interface BiasLine {
+  judge: string;
+  games: number;
+  /** of the decisive games, the share that picked the answer shown first */
+  positionA: number | null;
+  /** share of matches whose two orders disagree */
+  conflict: number | null;
+  signTestP: number | null;
+}
+
 export interface JuryReport {
   jury: string;
   rule: JuryDef['rule'];
@@ -40,6 +54,8 @@ export interface JuryReport {
   effectiveVotes: number;
   formula: string;
   people: PeopleAgreement[];
+  /** the jury's position bias from its pooled games (core/jury.ts poolGames), then each member's */
+  bias: BiasLine[];
 }
 
 export const EFFECTIVE_VOTES_FORMULA =
@@ -98,6 +114,7 @@ export async function juryReport(store: Store, jury: JuryDef): Promise<JuryRepor
     people.push({ people: p, votes: votes.length, rows });
   }
   return {
+    bias: await biasLines(store, jury),
     jury: id,
     rule: jury.rule,
     members: jury.judges,
@@ -110,4 +127,26 @@ export async function juryReport(store: Store, jury: JuryDef): Promise<JuryRepor
     formula: EFFECTIVE_VOTES_FORMULA,
     people,
   };
+}
+
+/** The jury's position bias over its pooled games, and each member's over its own, as `arena bias` reads them. */
+async function biasLines(store: Store, jury: JuryDef): Promise<BiasLine[]> {
+  const category = new Map((await store.catalog.questions()).map((q) => [q.id, q.category]));
+  const games = await Promise.all(
+    jury.judges.map(async (j) => (await store.games.list({ judge: j, kind: 'pairwise' })).map(pairGameOf)),
+  );
+  const pooled = poolGames(games, jury.rule).map((g) => ({
+    ...g,
+    category: category.get(g.questionId) ?? '?',
+  }));
+  const line = (judge: string, row: ReturnType<typeof positionBias>[number] | undefined): BiasLine => ({
+    judge,
+    games: row?.games ?? 0,
+    positionA: row?.positionA ?? null,
+    conflict: row?.conflict ?? null,
+    signTestP: row?.signTestP ?? null,
+  });
+  const out = [line(juryId(jury.name), positionBias(pooled, [])[0])];
+  for (const j of jury.judges) out.push(line(j, (await biasReport(store, j, [])).games[0]));
+  return out;
 }

@@ -8,7 +8,7 @@ import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { referenceOnce } from '../support/python.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
-import { effectiveVotes, poolOutcomes, poolScores } from '../../src/core/jury.ts';
+import { effectiveVotes, poolGames, poolOutcomes, poolScores } from '../../src/core/jury.ts';
 import type { MatchOutcome } from '../../src/core/types.ts';
 import type { JuryReport } from '../../src/reports/jury.ts';
 
@@ -47,6 +47,28 @@ describe('pooling', () => {
       [1, 'model_1'],
       [2, 'model_2'],
       [3, 'error'],
+    ]);
+  });
+
+  it('pooled games: per answer shown first, members stored either way aligned (what position bias reads)', () => {
+    const g = (model1: string, model2: string, order: 'AB' | 'BA', verdict: 'model_1' | 'model_2') => ({
+      questionId: 1,
+      turn: 1,
+      model1,
+      model2,
+      order,
+      verdict,
+    });
+    // a: whichever answer is shown first; b (stored as y vs x): always x
+    const a = [g('x', 'y', 'AB', 'model_1'), g('x', 'y', 'BA', 'model_2')];
+    const b = [g('y', 'x', 'AB', 'model_2'), g('y', 'x', 'BA', 'model_2')];
+    for (const rule of ['majority', 'mean'] as const)
+      expect(poolGames([a, b], rule)).toEqual([
+        { ...g('x', 'y', 'AB', 'model_1') },
+        { ...g('x', 'y', 'BA', 'model_1'), verdict: 'tie' },
+      ]);
+    expect(poolGames([a, [b[0]!]], 'majority')).toEqual([
+      { ...g('x', 'y', 'BA', 'model_1'), verdict: 'tie' },
     ]);
   });
 
@@ -137,6 +159,12 @@ describe.skipIf(!!SKIP)('a jury of the two recorded judges on MT-Bench', { timeo
       expect(p.withTie.lo!).toBeLessThan(p.withTie.kappa);
       expect(p.withTie.hi!).toBeGreaterThan(p.withTie.kappa);
       expect(r!.effectiveVotes).toBeCloseTo(ref.effectiveVotes, 12);
+      // position bias from games: GPT-4 has only recorded verdicts, so the jury has no games of its own
+      expect(r!.bias.map((b) => [b.judge, b.games, b.positionA === null])).toEqual([
+        [`jury/${name}`, 0, true],
+        ['gpt-4', 0, true],
+        [STUDY, 4800, false],
+      ]);
       expect(r!.people.map((x) => [x.people, x.votes])).toEqual([
         ['human', ref.people.human!.votes],
         ['author', ref.people.author!.votes],

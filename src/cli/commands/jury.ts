@@ -57,6 +57,20 @@ function printJury(r: JuryReport): void {
       })),
     ),
   );
+  print(
+    '\nposition bias (from games; a member known only by recorded verdicts has none, nor then has the jury)',
+  );
+  print(
+    table(
+      r.bias.map((b) => ({
+        judge: b.judge,
+        games: b.games,
+        'first position': b.positionA === null ? '–' : pct(b.positionA),
+        'orders disagree': b.conflict === null ? '–' : pct(b.conflict),
+        'sign test p': b.signTestP ?? '–',
+      })),
+    ),
+  );
   print(`effective independent votes: ${r.effectiveVotes.toFixed(2)} of ${r.members.length}; ${r.formula}`);
   for (const p of r.people) {
     print(`\nagreement with ${p.people} (${p.votes} votes), per turn, with and without ties`);
