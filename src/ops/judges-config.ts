@@ -45,3 +45,23 @@ export function pickJury(file: string, juries: JuryDef[], name: string): JuryDef
     );
   return j;
 }
+
+/**
+ * What a refresh refuses before it plays: a jury member that no judge of the config plays and the database does not
+ * hold (games or recorded verdicts), so the jury would never have a verdict. `known`: the database's judges.
+ */
+export function unplayableMembers(
+  c: { judges: { id: string }[]; juries: JuryDef[] },
+  known: Set<string>,
+): string[] {
+  const played = new Set(c.judges.map((j) => j.id));
+  return c.juries.flatMap((j, k) =>
+    j.judges
+      .map((m, i) => [m, i] as const)
+      .filter(([m]) => !played.has(m) && !known.has(m))
+      .map(
+        ([m, i]) =>
+          `field "juries[${k}].judges[${i}]": "${m}" is no judge of this config and has no games or verdicts in the database`,
+      ),
+  );
+}

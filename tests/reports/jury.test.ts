@@ -186,6 +186,38 @@ describe.skipIf(!!SKIP)('a jury of the two recorded judges on MT-Bench', { timeo
     expect(await arenaOk(['judges', '--judge', 'gpt-4', '--db', db])).toContain('gpt-4');
   });
 
+  it('a refresh refuses a jury member that nothing plays and the database does not hold; a recorded one is fine', async () => {
+    const mt = (p: string) => join(MTBENCH_DIR!, p);
+    const refreshCfg = (members: string[]) => {
+      const f = join(dir, 'refresh.json');
+      writeFileSync(
+        f,
+        JSON.stringify({
+          db,
+          questions: [mt('question.jsonl')],
+          prompts: [mt('judge_prompts.jsonl')],
+          answers: [mt('model_answer')],
+          promptSet: 'mt-bench',
+          judges: [{ id: 'mock/longer' }],
+          juries: [{ name: 'panel', judges: members }],
+        }),
+      );
+      return f;
+    };
+    const bad = await runArena([
+      'refresh',
+      '--config',
+      refreshCfg(['mock/longer', 'openai/nobody']),
+      '--dry-run',
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(
+      'field "juries[0].judges[1]": "openai/nobody" is no judge of this config and has no games or verdicts in the database',
+    );
+    const ok = await runArena(['refresh', '--config', refreshCfg(['mock/longer', 'gpt-4']), '--dry-run']);
+    expect(ok.code, ok.stderr).toBe(0);
+  });
+
   it('a bad jury is refused naming the file, line and field; an unknown member names the judges there are', async () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{\n  "juries": [\n    { "name": "one", "judges": ["gpt-4"] }\n  ]\n}\n');
