@@ -46,6 +46,16 @@ export function pickJury(file: string, juries: JuryDef[], name: string): JuryDef
   return j;
 }
 
+/** Refuse a config whose juries have members nothing plays (unplayableMembers), naming the file and each field. */
+export function refuseUnplayable(
+  file: string,
+  c: Parameters<typeof unplayableMembers>[0],
+  known: Set<string>,
+): void {
+  const lost = unplayableMembers(c, known);
+  if (lost.length) throw new ArenaError(lost.map((l) => `${file}: ${l}`).join('\n'), { file });
+}
+
 /**
  * What a refresh refuses before it plays: a jury member that no judge of the config plays and the database does not
  * hold (games or recorded verdicts), so the jury would never have a verdict. `known`: the database's judges.

@@ -10,7 +10,7 @@ import type { JudgeCallError } from '../../judges/judge.ts';
 import type { RefreshRecord } from '../../storage/store.ts';
 import type { RefreshConfig } from '../config.ts';
 import { checkApiKeys } from '../../judges/registry.ts';
-import { unplayableMembers } from '../judges-config.ts';
+import { refuseUnplayable } from '../judges-config.ts';
 import { answerFiles, importAnswers } from './import.ts';
 import { planJudges } from './plan.ts';
 import { playJudges } from './play.ts';
@@ -59,9 +59,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       dryRun,
       log,
     );
-    const lost = unplayableMembers(c, new Set((await reader.games.judges()).map((j) => j.judge)));
-    if (lost.length)
-      throw new ArenaError(lost.map((l) => `${configFile}: ${l}`).join('\n'), { file: configFile });
+    refuseUnplayable(configFile, c, new Set((await reader.games.judges()).map((j) => j.judge)));
     const plan = await planJudges(
       { store, reader, open: o.judges, c, models, id, dryRun, onAuthFailure },
       judges,
