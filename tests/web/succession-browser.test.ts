@@ -133,7 +133,7 @@ describe.skipIf(!!SKIP)('a refresh whose judge is retired mid-history', { timeou
       const cell = (t: string) =>
         first.locator(`table.bridge-figures tr:has(th:text-is("${t}")) td`).first().textContent();
       expect(await cell('agreement (with ties)')).toBe(
-        `${(100 * f.agreement.value!).toFixed(1)} [${(100 * f.agreement.lo!).toFixed(1)}, ${(100 * f.agreement.hi!).toFixed(1)}]%`,
+        `${(100 * f.agreement.value!).toFixed(1)}% [${(100 * f.agreement.lo!).toFixed(1)}%, ${(100 * f.agreement.hi!).toFixed(1)}%]`,
       );
       expect(await cell("Cohen's kappa (with ties)")).toBe(
         `${f.kappa.value!.toFixed(3)} [${f.kappa.lo!.toFixed(3)}, ${f.kappa.hi!.toFixed(3)}]`,

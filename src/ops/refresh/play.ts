@@ -53,6 +53,10 @@ export async function playJudges(p: PlayInput, judges: JudgePlan[]): Promise<Pla
       referenceSource: c.referenceSource,
       settings: c.settings,
     };
+    if (jp.cfg.succeeds && jp.cfg.batch)
+      p.log(
+        `[${jp.judge.id}] succeeds ${jp.cfg.succeeds}: a batch judge plays no bridge (run \`arena judges succession\`)`,
+      );
     if (jp.cfg.succeeds && !jp.cfg.batch) {
       const all = jp.modes.find((m) => m.mode === 'pairwise-all') ?? jp.modes[0]!;
       const bridge = { ...common, mode: 'pairwise-all' as const, models: all.models };
