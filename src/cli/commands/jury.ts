@@ -1,7 +1,7 @@
 // `arena judges jury --config FILE`: every jury a config defines, read from the database (src/reports/jury.ts).
 import { defineCommand } from 'citty';
 import { table } from '../format.ts';
-import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { dbArg, print, printJson, withStore } from '../shared.ts';
 import { pct } from '../../core/format.ts';
 import type { JuryReport } from '../../reports/jury.ts';
 
@@ -13,7 +13,7 @@ export const juryCommand = defineCommand({
   },
   args: {
     ...dbArg,
-    ...jsonArg,
+    json: { type: 'boolean', description: "print one JSON array of the juries' reports" },
     config: { type: 'string', required: true, description: 'a config file with "juries"', valueHint: 'FILE' },
     name: { type: 'string', description: 'only this jury (default: every jury of the config)' },
   },

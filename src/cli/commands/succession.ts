@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { int, list, num, UsageError } from '../format.ts';
 import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
 import { processLiveness } from '../liveness.ts';
-import { dbArg, exitStatus, jsonArg, openStore, printJson } from '../shared.ts';
+import { dbArg, exitStatus, openStore, printJson } from '../shared.ts';
 import { checkModels, checkTurns } from '../validate.ts';
 import { printSuccession } from './succession-print.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
@@ -15,7 +15,10 @@ import type { RunRecord } from '../../storage/store.ts';
 
 export const successionArgs = {
   ...dbArg,
-  ...jsonArg,
+  json: {
+    type: 'boolean',
+    description: 'print the report as one JSON object, each figure as { value, lo, hi }',
+  },
   from: { type: 'string', required: true, description: 'the old judge (its games or recorded verdicts)' },
   to: { type: 'string', required: true, description: 'the new judge, as `arena run --judge` names it' },
   models: { type: 'string', description: "comma-separated models (default: the old judge's)" },
