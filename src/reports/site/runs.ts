@@ -38,8 +38,8 @@ export interface Provenance {
 const lastWrite = (r: { startedAt: number; finishedAt?: number | null; heartbeatAt?: number | null }) =>
   r.finishedAt ?? r.heartbeatAt ?? r.startedAt;
 
-/** refreshes read for the boards' story: years of nightly ones */
-const STORY_REFRESHES = 5000;
+/** refreshes read for the boards' story: nearly three years of nightly ones, each record whole (no Store read of successions yet) */
+const STORY_REFRESHES = 1000;
 
 export class RunHistory {
   constructor(
