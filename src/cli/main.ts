@@ -141,7 +141,8 @@ async function runArgs(given: string[]): Promise<number> {
       process.stdout.write('0.1.0\n');
     } else {
       const args = await checkOptions(await oldSpellings(rawArgs));
-      await runCommand(main, { rawArgs: args });
+      const [cmd, rest] = await withOwnRun(args);
+      await runCommand(cmd, { rawArgs: rest });
     }
   } catch (e) {
     const err = e as Error;
@@ -180,9 +181,21 @@ async function resolveForUsage(
   return [cmd, parent, path];
 }
 
+/**
+ * The command the words name, run by itself: citty runs a parent's own `run` after its sub-command, and takes the
+ * first word that is not an option for a sub-command (`arena judges --judge gpt-4`), so a command with sub-commands
+ * and a run of its own (`arena judges`, `arena judges jury`) is run here without its sub-commands. A group without
+ * a run is left to citty, which names a missing or unknown sub-command.
+ */
+async function withOwnRun(args: string[]): Promise<[Parameters<typeof runCommand>[0], string[]]> {
+  const [cmd, , path] = await resolveForUsage(args);
+  if (path.length && cmd.run) return [{ ...cmd, subCommands: undefined }, args.slice(path.length)];
+  return [main, args];
+}
+
 async function oldSpellings(args: string[]): Promise<string[]> {
   const [cmd, , path] = await resolveForUsage(args);
-  if (cmd.subCommands) return args;
+  if (cmd.subCommands && !cmd.run) return args;
   const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<
     string,
     unknown
@@ -198,7 +211,7 @@ async function oldSpellings(args: string[]): Promise<string[]> {
 /** citty ignores options it does not know; a typo such as `--dry-rn` must not run a paid tournament. */
 async function checkOptions(args: string[]): Promise<string[]> {
   const [cmd, , path] = await resolveForUsage(args);
-  if (cmd.subCommands) return args; // citty itself reports a missing or unknown sub-command
+  if (cmd.subCommands && !cmd.run) return args; // citty itself reports a missing or unknown sub-command
   const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<
     string,
     { type?: string; alias?: string | string[] }

@@ -1,5 +1,6 @@
 // The stored records that db/schema.ts types its JSON columns with: plain data, so that the schema (below
 // storage) can name them without importing the storage layer. src/storage/store.ts re-exports them.
+import type { SuccessionReport } from './stats/succession.ts';
 
 export type RefreshStatus = 'running' | 'ok' | 'degraded' | 'budget' | 'failed' | 'interrupted';
 
@@ -18,8 +19,25 @@ interface RefreshSummaryRecord {
   skipped?: number;
   estCost?: number;
   imported?: { newModels?: string[]; changedAnswers?: number };
+  /** judges that succeeded another in this refresh (src/ops/refresh/succession.ts): the bridge and the switch */
+  succession?: SuccessionRecord[];
   /** per judge: its error and inconsistency rates in this refresh (null: too few games) */
   judges?: Record<string, { errorRate: number | null; inconsistencyRate: number | null }>;
+}
+
+/** A judge's succession in a refresh: its bridge report and whether the default board switched to it. */
+export interface SuccessionRecord {
+  from: string;
+  to: string;
+  /** when the bridge was read (ms) */
+  at: number;
+  /** the default board is now `to`'s (the bridge's Kendall's tau reached `minKendall`); else both are kept */
+  switched: boolean;
+  minKendall: number;
+  why: string;
+  stop: string;
+  paid: number;
+  report: SuccessionReport;
 }
 
 /** One `arena refresh` (src/ops/refresh.ts): the site shows the newest one's status. */

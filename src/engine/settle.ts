@@ -37,7 +37,7 @@ interface SettleRound {
 
 export interface SettleSummary {
   /** why it stopped: the scheduler's reason, or the last round's run status when it did not finish */
-  stop: SettleStop | 'decided' | 'interrupted' | 'failed' | 'budget';
+  stop: RoundsStop | 'interrupted' | 'failed' | 'budget';
   rounds: number;
   /** games of the full plan (its judge calls when nothing is stored) */
   planned: number;
@@ -56,15 +56,18 @@ export interface SettleSummary {
   runs: RunSummary[];
 }
 
+/** Why a scheduler stops: --until-settled's reasons, and a succession bridge's (engine/succession.ts). */
+export type RoundsStop = SettleStop | 'decided' | 'precise' | 'max-calls';
+
 /** What a scheduler decides from the stored state: the next matches, or why it stops. */
-interface Decision {
+export interface Decision {
   next: string[];
-  stop?: SettleStop | 'decided';
+  stop?: RoundsStop;
   open: number;
   report: Pick<SettleSummary, 'open'> & Partial<Pick<SettleSummary, 'ranks' | 'models'>>;
 }
 
-type Schedule = (played: ReadonlySet<string>, outcomes: MatchOutcome[]) => Decision;
+export type Schedule = (played: ReadonlySet<string>, outcomes: MatchOutcome[]) => Decision;
 
 /** Play the plan round by round until its scheduler stops (pairwise-all or pairwise-baseline). */
 export async function runUntilSettled(o: SettleOptions): Promise<SettleSummary> {
@@ -83,7 +86,8 @@ export async function runUntilSettled(o: SettleOptions): Promise<SettleSummary> 
   return playRounds(o, games, list, gameIds, schedule);
 }
 
-async function playRounds(
+/** Play `list`'s matches round by round, as `schedule` chooses them from what is stored, until it stops. */
+export async function playRounds(
   o: SettleOptions,
   games: { id: string }[],
   list: SettleMatch[],

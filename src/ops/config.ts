@@ -8,6 +8,8 @@ import { fieldPath, formatIssueLine, issueLines } from '../core/zod-issues.ts';
 import { JudgeSetup } from '../judges/registry.ts';
 import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 import { databaseFileOf } from '../storage/same-file.ts';
+import { Juries, Succession } from './judges-config.ts';
+import type { JuryDef } from '../core/jury.ts';
 
 /** USD per 1M tokens. */
 export const Price = z.strictObject({
@@ -29,6 +31,8 @@ export const JudgeConfig = JudgeSetup.extend({
   batchWaitS: z.number().nonnegative().default(0),
   /** batch mode: seconds between polls */
   batchPollS: z.number().positive().default(30),
+  /** the judge this one succeeds: a refresh plays the bridge first and switches the board (src/ops/refresh/succession.ts) */
+  succeeds: z.string().min(1).optional(),
 });
 export type JudgeConfig = z.infer<typeof JudgeConfig>;
 
@@ -92,6 +96,10 @@ export const RefreshConfig = z.strictObject({
   questionIds: z.array(z.number().int()).optional(),
   turns: z.array(z.number().int().min(1).max(2)).default([1, 2]),
   judges: z.array(JudgeConfig).min(1),
+  /** juries of judges (`jury/<name>`), pooled on read from their members' games (src/ops/judges-config.ts) */
+  juries: Juries,
+  /** a judge with `succeeds`: its bridge (`arena judges succession`) and when the board switches to it */
+  succession: Succession,
   modes: z
     .array(ModeConfig)
     .min(1)
@@ -234,6 +242,13 @@ export function loadRefreshConfig(file: string, env: Env = {}): Loaded<RefreshCo
   refuseDatabaseTarget(l, ['publish', 'sqlite'], c.publish?.sqlite, c.db);
   refuseRepeats(l);
   return l;
+}
+
+/** Any config file's `juries` (a refresh config's, or a file of juries alone); its other fields are left alone. */
+export function loadJuries(file: string): JuryDef[] {
+  const { config } = loadJsonConfig(file, z.looseObject({ juries: Juries }));
+  if (!config.juries.length) throw new ArenaError(`${file}: no "juries" defined`, { file });
+  return config.juries;
 }
 
 type Env = Record<string, string | undefined>;

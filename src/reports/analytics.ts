@@ -58,6 +58,14 @@ async function categories(store: Store): Promise<Map<number, string>> {
   return new Map((await store.catalog.questions()).map((q) => [q.id, q.category]));
 }
 
+/** A match as a filter sees it (`only`: e.g. a succession's bridge). */
+export interface MatchItem {
+  questionId: number;
+  turn: number;
+  model1: string;
+  model2: string;
+}
+
 export interface BiasReport {
   judge: string;
   /** from games played in both orders: per-order win rates and conflicts */
@@ -86,8 +94,12 @@ export async function biasReport(
   store: Store,
   judge: string,
   by: BiasDimension[] = ['pair'],
+  o: { only?: (m: MatchItem) => boolean } = {},
 ): Promise<BiasReport> {
-  const games = await store.games.list({ judge, kind: 'pairwise' });
+  const keep = o.only ?? (() => true);
+  const games = (await store.games.list({ judge, kind: 'pairwise' })).filter((g) =>
+    keep({ ...g.match, model2: g.match.model2! }),
+  );
   const bias: BiasGame[] = games.map((g) => ({
     questionId: g.match.questionId,
     category: g.match.category,
@@ -116,6 +128,7 @@ export async function biasReport(
     ? []
     : (await store.votes.list(judge)).filter(
         (v) =>
+          keep(v) &&
           !gameItems.has(`${v.questionId}\u0000${v.turn}\u0000${[v.model1, v.model2].sort().join('\u0000')}`),
       );
   const outcomes = recorded.map((v) => ({ ...voteOutcome(v), category: cats?.get(v.questionId) ?? '?' }));

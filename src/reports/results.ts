@@ -52,25 +52,28 @@ export async function judgeData(store: Store, judge: string): Promise<JudgeData>
       outcome: v.winner,
     });
   }
-  const allVotes: Vote[] = isHumanJudge(judge)
-    ? votes
-    : outcomes.flatMap((o) => {
-        const w = voteWinner(o.outcome);
-        return w
-          ? [
-              {
-                judge,
-                voter: judge,
-                questionId: o.questionId,
-                turn: o.turn,
-                model1: o.model1,
-                model2: o.model2,
-                winner: w,
-              },
-            ]
-          : [];
-      });
+  const allVotes: Vote[] = isHumanJudge(judge) ? votes : outcomeVotes(judge, outcomes);
   return { outcomes, votes: allVotes };
+}
+
+/** A judge's outcomes as its votes, one per match with a verdict (what agreement() compares). */
+export function outcomeVotes(judge: string, outcomes: MatchOutcome[]): Vote[] {
+  return outcomes.flatMap((o) => {
+    const w = voteWinner(o.outcome);
+    return w
+      ? [
+          {
+            judge,
+            voter: judge,
+            questionId: o.questionId,
+            turn: o.turn,
+            model1: o.model1,
+            model2: o.model2,
+            winner: w,
+          },
+        ]
+      : [];
+  });
 }
 
 export interface StandingsQuery {

@@ -37,6 +37,8 @@ const DESCRIPTIONS: Record<string, string> = {
   runs: 'The tournament runs that produced the games on this leaderboard.',
   refreshes:
     'The nightly refreshes of this leaderboard: status, games played and why a refresh was degraded.',
+  succession:
+    "A judge's succession: the new judge on a bridge of the old one's matches, and how far the board moved.",
   checkpoints: 'Fine-tuning checkpoints compared by pairwise win rate.',
   health: 'Benchmark health: how well each judge separates the models and agrees with the reference.',
   style: 'Style control: ratings with answer length and formatting held equal.',

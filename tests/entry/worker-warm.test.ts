@@ -30,10 +30,11 @@ vi.mock('../../src/web/views.ts', async (real) => {
 });
 
 /**
- * Views the sample cannot show: the annotators' own pages (off unless the operator turns /annotate on) and the
- * judges page's section on annotators' votes (the published database has none).
+ * Views the sample cannot show: the annotators' own pages (off unless the operator turns /annotate on), the
+ * judges page's section on annotators' votes (the published database has none), and the succession page (linked
+ * only from a board whose judge was succeeded by a refresh; the sample's database has none).
  */
-const NOT_WARMED = ['error', 'annotate', 'annotate-login', 'annotators'];
+const NOT_WARMED = ['error', 'annotate', 'annotate-login', 'annotators', 'succession'];
 
 describe('the Worker warm-up', () => {
   afterEach(() => vi.restoreAllMocks());

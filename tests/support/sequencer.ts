@@ -23,6 +23,8 @@ export const LONGEST = [
   'tests/web/publish-d1.test.ts',
   'tests/web/publish-votes.test.ts',
   'tests/web/browser.test.ts',
+  // two refreshes of MT-Bench's 4,800 games against a replaying server, then Chromium
+  'tests/web/succession-browser.test.ts',
   'tests/ops/refresh-publish.test.ts',
   'tests/lint.test.ts',
   // long for their size (vitest's order without a cache put them in the last minute, where they ran alone): a

@@ -32,3 +32,19 @@ export function studySix(dir: string) {
     [...keys].map((k) => outcome.get(k)).filter((b): b is ClusteredBattle => !!b);
   return { matches, models, battles };
 }
+
+/**
+ * The study's 4,800 recorded replies by the user prompt each answered (the prompt its row records, `g1_user_prompt`
+ * / `g2_user_prompt`): a test server answering a prompt with its reply is the study's Llama-2-70B judge replayed.
+ */
+export function studyReplies(dir: string): Map<string, string> {
+  const replies = new Map<string, string>();
+  for (const line of gunzipSync(readFileSync(join(dir, STUDY_JUDGMENTS)))
+    .toString()
+    .split('\n')) {
+    if (!line) continue;
+    const r = JSON.parse(line) as Record<string, string>;
+    for (const g of ['g1', 'g2']) replies.set(r[`${g}_user_prompt`]!, r[`${g}_judgment`]!);
+  }
+  return replies;
+}

@@ -6,9 +6,24 @@ import { createJudge } from '../../judges/registry.ts';
 import { retirementOf, retirementWarning, type ListedModel } from '../../core/retirement.ts';
 import { judgeSetupOf } from '../judge-args.ts';
 import { UsageError } from '../format.ts';
-import { exitStatus, print, printJson } from '../shared.ts';
+import { defineCommand } from 'citty';
+import { exitStatus, jsonArg, print, printJson } from '../shared.ts';
 
-export async function checkJudge(spec: string, baseURL: string | undefined, json: boolean): Promise<void> {
+export const checkCommand = defineCommand({
+  meta: {
+    name: 'check',
+    description:
+      "what an OpenAI-compatible server offers (GET /v1/models), and the model's shutdown date, family, price and successor",
+  },
+  args: {
+    judge: { type: 'positional', required: true, description: 'openai/MODEL', valueHint: 'openai/MODEL' },
+    'base-url': { type: 'string', description: 'an OpenAI-compatible server (default: OpenAI)' },
+    ...jsonArg,
+  },
+  run: ({ args }) => checkJudge(args.judge, args['base-url'], !!args.json),
+});
+
+async function checkJudge(spec: string, baseURL: string | undefined, json: boolean): Promise<void> {
   if (!spec.startsWith('openai/'))
     throw new UsageError(
       `judges check: expected openai/MODEL (a judge on an OpenAI-compatible server), got "${spec}"`,

@@ -10,14 +10,6 @@ export const judgesCommand = defineCommand({
       'the judges in the database, and the judgment-quality report: per judge and turn errors, empty replies, consistency, ties; agreement and win-rate correlation between judges',
   },
   args: {
-    action: {
-      type: 'positional',
-      required: false,
-      description:
-        "`check openai/MODEL`: what the server offers (GET /v1/models), the model's shutdown date, family, price and successor",
-    },
-    target: { type: 'positional', required: false, description: 'the judge to check' },
-    'base-url': { type: 'string', description: 'with check: an OpenAI-compatible server (default: OpenAI)' },
     ...dbArg,
     ...jsonArg,
     judge: {
@@ -39,15 +31,12 @@ export const judgesCommand = defineCommand({
         'the judge leaderboard: agreement with the experts, accuracy on labelled sets, consistency, position preference, errors, ties, longer-answer share, cost and time, with intervals',
     },
   },
+  subCommands: {
+    jury: () => import('./jury.ts').then((m) => m.juryCommand),
+    succession: () => import('./succession.ts').then((m) => m.successionCommand),
+    check: () => import('./judges-check.ts').then((m) => m.checkCommand),
+  },
   async run({ args }) {
-    if (args.action !== undefined) {
-      if (args.action !== 'check' || !args.target)
-        throw new UsageError(
-          `expected \`arena judges check openai/MODEL\`, got "${[args.action, args.target].filter(Boolean).join(' ')}"`,
-        );
-      const { checkJudge } = await import('./judges-check.ts');
-      return checkJudge(args.target, args['base-url'], !!args.json);
-    }
     if (args.board)
       return (await import('./pairs.ts')).printBoard(args.db, {
         ...(args.json ? { json: true } : {}),

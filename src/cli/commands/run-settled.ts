@@ -12,6 +12,8 @@ const WHY: Record<SettleSummary['stop'], string> = {
     'settled as far as the plan allows: the pairs still open are unlikely to be separated even with every match left, or only by matches that each add too little',
   exhausted: 'exhausted: every match of the plan is played',
   target: "target reached: the rank intervals' widths sum to at most --target",
+  precise: 'precise: every figure of the bridge is within the stated precision',
+  'max-calls': 'stopped at --max-calls: the bridge has all the calls it may pay',
   interrupted: 'interrupted: rerun the same command to resume (nothing stored is paid again)',
   failed: 'stopped: some games failed (no verdict stored); rerun the same command to retry them',
   budget: 'stopped at the budget',

@@ -88,8 +88,8 @@ export function healthDraws(nClusters: number, rounds: number, seed: number): Fl
   return out;
 }
 
-/** Ratings of every round (rows) for one table under the given draws. */
-function resampledRatings(t: BattleTable, draws: Float64Array[], full: Float64Array): Float64Array[] {
+/** Ratings of every round (rows) for one table under the given draws (warm-started from the full fit). */
+export function resampledRatings(t: BattleTable, draws: Float64Array[], full: Float64Array): Float64Array[] {
   const np = t.pairs.i.length;
   const round: CollapsedBattles = { ...t.pairs, w: new Float64Array(np), s: new Float64Array(np) };
   const factor = bradleyTerryFactor(t.pairs, full);

@@ -10,6 +10,7 @@ import type { JudgeCallError } from '../../judges/judge.ts';
 import type { RefreshRecord, RefreshStatus } from '../../storage/store.ts';
 import type { RefreshConfig } from '../config.ts';
 import { checkApiKeys } from '../../judges/registry.ts';
+import { refuseUnplayable } from '../judges-config.ts';
 import { answerFiles, importAnswers } from './import.ts';
 import { planJudges } from './plan.ts';
 import { playJudges } from './play.ts';
@@ -60,6 +61,7 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       dryRun,
       log,
     );
+    refuseUnplayable(configFile, c, new Set((await reader.games.judges()).map((j) => j.judge)));
     const plan = await planJudges({ store, reader, open: o.judges, c, models, id, dryRun, onFatal }, judges);
     for (const w of new Set(plan.flatMap((l) => (l.retiring ? [l.retiring] : [])))) log(`warning: ${w}`);
     const estCost = plan.reduce((s, p) => s + p.estCost, 0);

@@ -12,6 +12,8 @@ import type { Env } from '../deps.ts';
 import { canaryDrift, type Drift } from '../health.ts';
 import { Budget, costOf, upperBoundCost } from '../prices.ts';
 import type { JudgePlan, RefreshOptions, RefreshSummary } from './types.ts';
+import type { SuccessionRecord } from '../../core/records.ts';
+import { bridgeFirst } from './succession.ts';
 
 export interface PlayInput {
   /** the refresh's options (its signal already includes the auth stop) */
@@ -28,6 +30,8 @@ export interface PlayInput {
 
 export interface Played {
   runs: RefreshSummary['runs'];
+  /** the successions of judges with `succeeds`, their bridges played before their plans */
+  successions: SuccessionRecord[];
   batches: RefreshSummary['batches'];
   drift: Record<string, Drift>;
 }
@@ -37,7 +41,7 @@ type TournamentOptions = Parameters<typeof runTournament>[0];
 export async function playJudges(p: PlayInput, judges: JudgePlan[]): Promise<Played> {
   const { o, c, store } = p;
   const budget = c.budget ? new Budget(c.budget.maxUsd) : undefined;
-  const played: Played = { runs: [], batches: [], drift: {} };
+  const played: Played = { runs: [], successions: [], batches: [], drift: {} };
   for (const jp of judges) {
     if (o.signal?.aborted) break;
     const common = {
@@ -49,6 +53,24 @@ export async function playJudges(p: PlayInput, judges: JudgePlan[]): Promise<Pla
       referenceSource: c.referenceSource,
       settings: c.settings,
     };
+    if (jp.cfg.succeeds && jp.cfg.batch)
+      p.log(
+        `[${jp.judge.id}] succeeds ${jp.cfg.succeeds}: a batch judge plays no bridge (run \`arena judges succession\`)`,
+      );
+    if (jp.cfg.succeeds && !jp.cfg.batch) {
+      const all = jp.modes.find((m) => m.mode === 'pairwise-all') ?? jp.modes[0]!;
+      const bridge = { ...common, mode: 'pairwise-all' as const, models: all.models };
+      played.successions.push(
+        await bridgeFirst(
+          store,
+          c.succession,
+          jp.cfg.succeeds,
+          jp.judge.id,
+          (how) => playRun(p, played, budget, jp, 'succession', bridge, how),
+          p.log,
+        ),
+      );
+    }
     if (jp.cfg.batch) {
       await playBatch(p, played, jp, budget);
     } else {
@@ -61,7 +83,7 @@ export async function playJudges(p: PlayInput, judges: JudgePlan[]): Promise<Pla
           jp,
           m.mode,
           { ...common, mode: m.mode, models: m.models, ...(m.baseline ? { baseline: m.baseline } : {}) },
-          m.settle,
+          m.settle ? async (full) => (await runUntilSettled({ ...full, ...m.settle })).runs : undefined,
         );
       }
     }
@@ -89,7 +111,8 @@ async function playRun(
   jp: JudgePlan,
   mode: string,
   opts: TournamentOptions,
-  settle?: JudgePlan['modes'][number]['settle'],
+  /** how the run is played (default one tournament): rounds until settled, a succession's bridge */
+  how?: (full: TournamentOptions) => Promise<RunSummary[]>,
 ): Promise<void> {
   const { o, c } = p;
   const bound = (_id: string, spec: GameSpec) =>
@@ -107,7 +130,7 @@ async function playRun(
     ...o.liveness,
     ...(o.spill ? { spill: o.spill } : {}),
   };
-  const runs = settle ? (await runUntilSettled({ ...full, ...settle })).runs : [await runTournament(full)];
+  const runs = how ? await how(full) : [await runTournament(full)];
   for (const r of runs) record(p, played, jp, mode, r);
 }
 

@@ -49,7 +49,7 @@ export async function judgeHealthReport(
 /** The refresh's summary once it has played (`published`, `seconds` and `line` are filled in later). */
 export function summarize(
   base: Pick<RefreshSummary, 'id' | 'imported' | 'plan' | 'estCost'>,
-  { runs, batches, drift }: Played,
+  { runs, batches, drift, successions }: Played,
   health: Record<string, JudgeHealth>,
   degraded: string[],
   interrupted: boolean,
@@ -69,6 +69,7 @@ export function summarize(
     cost,
     costEstimated,
     judges: health,
+    ...(successions.length ? { succession: successions } : {}),
     drift,
     degraded,
     batches,

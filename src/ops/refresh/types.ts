@@ -1,5 +1,6 @@
 // The shapes a refresh is given and gives back, shared by its steps (import, plan, play, report, publish).
 import type { GameSpec, Mode } from '../../core/types.ts';
+import type { SuccessionRecord } from '../../core/records.ts';
 import type { RunProgress } from '../../engine/run.ts';
 import type { JudgeProvider } from '../../judges/judge.ts';
 import type { RefreshStatus, Store } from '../../storage/store.ts';
@@ -85,6 +86,8 @@ export interface RefreshSummary {
   /** USD of `cost` charged at the estimate (calls whose cost the server did not report, failed calls) */
   costEstimated: number;
   judges: Record<string, JudgeHealth>;
+  /** judges with `succeeds`: each bridge's report and whether the board switched */
+  succession?: SuccessionRecord[];
   drift: Record<string, Drift>;
   degraded: string[];
   batches: BatchReport[];

@@ -1,5 +1,6 @@
 // The runs and refreshes pages' data: the last runs (newest first) and the last nightly refreshes, each refresh as
 // a flat row (status, why it is degraded, games played, calls, cost).
+import { boardStory, type BoardStory } from './succession.ts';
 import type { RefreshRecord, RefreshStatus, RunRecord, Store } from '../../storage/store.ts';
 import { runSeen } from '../../core/run-seen.ts';
 import { VERSION_READS, type Memo } from './catalog.ts';
@@ -36,6 +37,9 @@ export interface Provenance {
 /** The moment a run or refresh last wrote: when it finished, else its last heartbeat, else its start. */
 const lastWrite = (r: { startedAt: number; finishedAt?: number | null; heartbeatAt?: number | null }) =>
   r.finishedAt ?? r.heartbeatAt ?? r.startedAt;
+
+/** refreshes read for the boards' story: nearly three years of nightly ones, each record whole (no Store read of successions yet) */
+const STORY_REFRESHES = 1000;
 
 export class RunHistory {
   constructor(
@@ -89,6 +93,11 @@ export class RunHistory {
         p.refresh = { id: refresh.id, status: refresh.status };
       return p;
     });
+  }
+
+  /** The boards' story (which judge, since when, retired) and the successions' bridge reports, from every refresh. */
+  story(): Promise<BoardStory> {
+    return this.cache.get('story', async () => boardStory(await this.store.refreshes.list(STORY_REFRESHES)));
   }
 
   /** The last refreshes, newest first. */

@@ -9,6 +9,7 @@ import type { Filter } from '../../reports/site/catalog.ts';
 import { query, QUERY, validPage } from '../params.ts';
 import { ALERT, qs, type Site } from '../site.ts';
 import { matching, sortHeaders, sortRows } from '../sort.ts';
+import { storyOrder } from '../../reports/site/succession.ts';
 
 export function pageRoutes(app: Hono, s: Site): void {
   leaderboardPages(app, s);
@@ -55,17 +56,21 @@ function leaderboardPages(app: Hono, s: Site): void {
         return { duel, duelBoards: Object.fromEntries(pair.map((j, i) => [j, boards[i]!] as const)) };
       };
       // everything the page shows, asked together (one round trip where the store batches reads: D1)
-      const [tablesShown, [latest], { duel, duelBoards }, single] = await Promise.all([
+      const [boards, [latest], { duel, duelBoards }, single, story] = await Promise.all([
         leaderboards.boards(f, judge),
         history.refreshes(1),
         judge ? { duel: undefined, duelBoards: {} } : duelOf(),
         leaderboards.single(f),
+        history.story(),
         catalog.questions(),
       ]);
+      // the current judges' boards first, retired ones last (a succession: src/reports/site/succession.ts)
+      const tablesShown = storyOrder(boards, story.notes);
       const base = { judge, turn: f.turn, category: f.category, q: q.q };
       return page(c, 'leaderboard', 'Leaderboard', {
         duel,
         duelBoards,
+        story: story.notes,
         refresh: latest && ALERT.has(latest.status) ? latest : undefined,
         // every table's rows in the order asked for, those matching the search (intro: counted before either)
         tables: tablesShown.map((t) => ({ ...t, rows: sortRows(matching(t.rows, q.q), q.sort, q.dir) })),
@@ -266,7 +271,7 @@ function healthStylePages(app: Hono, s: Site): void {
   );
 }
 
-/** `/runs`, `/refreshes` and `/checkpoints`. */
+/** `/runs`, `/refreshes`, `/succession` (the bridge reports of judges' successions) and `/checkpoints`. */
 function runPages(app: Hono, s: Site): void {
   const { send, page, check } = s;
   const { history } = s.data;
@@ -275,6 +280,11 @@ function runPages(app: Hono, s: Site): void {
       const { limit } = query(c);
       return page(c, 'runs', 'Runs', { runs: await history.runs(limit), limit });
     }),
+  );
+  app.get('/succession', validPage(QUERY.none), (c) =>
+    send(c, 'html', async () =>
+      page(c, 'succession', 'Succession', { successions: (await history.story()).successions }),
+    ),
   );
   app.get('/refreshes', validPage(QUERY.limit), (c) =>
     send(c, 'html', async () =>

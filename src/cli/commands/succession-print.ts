@@ -1,0 +1,87 @@
+// The succession report as text: the bridge, the figures with their intervals, the ratings side by side.
+import { table } from '../format.ts';
+import { print } from '../shared.ts';
+import type { Figure } from '../../core/stats/succession.ts';
+import type { SuccessionReport } from '../../reports/succession.ts';
+
+const WHY: Record<string, string> = {
+  precise: 'every figure is within the stated precision',
+  'max-calls': 'the bridge reached --max-calls',
+  exhausted: 'every match of the old judge is on the bridge',
+  interrupted: 'interrupted: rerun the same command to resume (nothing stored is paid again)',
+  failed: 'some games failed (no verdict stored); rerun the same command to retry them',
+  budget: 'stopped at the budget',
+};
+
+/** An estimate with its interval, `digits` decimals (`scale`: 100 for percentages). */
+export function withInterval(f: Figure, digits = 3, scale = 1): string {
+  if (f.value === null) return '–';
+  const x = (v: number) => (v * scale).toFixed(digits);
+  return f.lo === null || f.hi === null ? x(f.value) : `${x(f.value)} [${x(f.lo)}, ${x(f.hi)}]`;
+}
+
+export function printSuccession(
+  r: SuccessionReport & { stop?: string; paid?: number; candidates?: number },
+): void {
+  const f = r.figures;
+  if (r.stop) print(`stopped: ${WHY[r.stop] ?? r.stop}; ${r.paid} judge call(s) paid now`);
+  print(
+    `bridge from ${r.from} to ${r.to}: ${r.bridge.matches} of ${r.bridge.oldMatches} matches (${(100 * r.bridge.share).toFixed(1)}%) over ${f.questions} questions; 95% intervals, ${f.rounds} question-bootstrap rounds`,
+  );
+  print(
+    table([
+      { figure: 'agreement (with ties)', value: withInterval(f.agreement, 1, 100), n: f.agreement.total },
+      {
+        figure: 'agreement (without ties)',
+        value: withInterval(f.agreementWithoutTies, 1, 100),
+        n: f.agreementWithoutTies.total,
+      },
+      { figure: "Cohen's kappa (with ties)", value: withInterval(f.kappa), n: f.agreement.total },
+      {
+        figure: "Cohen's kappa (without ties)",
+        value: withInterval(f.kappaWithoutTies),
+        n: f.agreementWithoutTies.total,
+      },
+      { figure: `inconsistency ${r.from}`, value: withInterval(f.inconsistency.old, 1, 100), n: f.matches },
+      { figure: `inconsistency ${r.to}`, value: withInterval(f.inconsistency.new, 1, 100), n: f.matches },
+      { figure: "Kendall's tau of the ratings", value: withInterval(f.kendall), n: f.ratings.length },
+    ]),
+  );
+  print('\nratings on the bridge (Bradley–Terry, Elo scale, mean 1000)');
+  print(
+    table(
+      f.ratings.map((x) => ({
+        model: x.model,
+        [r.from]: withInterval(x.old, 0),
+        [r.to]: withInterval(x.new, 0),
+        difference: withInterval(x.difference, 0),
+      })),
+    ),
+  );
+  print('\nposition bias on the bridge (share of decisive games that picked the answer shown first)');
+  print(
+    table(
+      r.judges.map((j) => ({
+        judge: j.judge,
+        games: j.games,
+        'first position':
+          j.positionA === null ? '– (no games: recorded verdicts)' : `${(100 * j.positionA).toFixed(1)}%`,
+        'sign test p': j.signTestP ?? '–',
+      })),
+    ),
+  );
+  for (const p of r.people) {
+    print(`\nagreement with ${p.people} on the bridge (${p.votes} votes), per turn`);
+    print(
+      table(
+        p.rows.map((x) => ({
+          judge: x.judge,
+          turn: x.turn,
+          setup: x.setup,
+          'agree / votes': `${x.agree} / ${x.total}`,
+          agreement: `${(100 * x.ratio).toFixed(1)}%`,
+        })),
+      ),
+    );
+  }
+}

@@ -1,0 +1,77 @@
+// Juries and successions as configs define them (`"juries": [{ "name", "judges": [...], "rule" }]`, core/jury.ts): checked by zod,
+// each problem located in the file by loadJsonConfig.
+import { z } from 'zod';
+import { ArenaError } from '../core/types.ts';
+import type { JuryDef } from '../core/jury.ts';
+
+export const JuryConfig = z.strictObject({
+  /** the jury's judge id is `jury/<name>` */
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
+  /** member judges (ids as stored: `openai/gpt-4o`, `gpt-4`, ...), at least two, each once */
+  judges: z
+    .array(z.string().min(1))
+    .min(2)
+    .refine((js) => new Set(js).size === js.length, 'a judge is named twice'),
+  rule: z.enum(['majority', 'mean']).default('majority'),
+});
+
+export const Juries = z
+  .array(JuryConfig)
+  .refine((js) => new Set(js.map((j) => j.name)).size === js.length, 'two juries share a name')
+  .default([]);
+
+/**
+ * A succession's settings (a judge's `succeeds`): the bridge's precision and cap, as `arena judges succession`'s
+ * options, and `minKendall`: the board switches to the new judge only when the bridge's Kendall's tau of the two
+ * rankings is at least this; below it the refresh says so and keeps both boards.
+ */
+export const Succession = z
+  .strictObject({
+    minKendall: z.number().min(-1).max(1).default(0.8),
+    precision: z.number().positive().default(0.05),
+    ratingPrecision: z.number().positive().default(50),
+    maxCalls: z.number().int().nonnegative().optional(),
+  })
+  .default({ minKendall: 0.8, precision: 0.05, ratingPrecision: 50 });
+
+/** The jury `name` (`jury/<name>` or `<name>`) of a list, or a located error naming the ones there are. */
+export function pickJury(file: string, juries: JuryDef[], name: string): JuryDef {
+  const bare = name.replace(/^jury\//, '');
+  const j = juries.find((x) => x.name === bare);
+  if (!j)
+    throw new ArenaError(
+      `${file}: no jury named "${bare}" (juries: ${juries.map((x) => x.name).join(', ')})`,
+      { file },
+    );
+  return j;
+}
+
+/** Refuse a config whose juries have members nothing plays (unplayableMembers), naming the file and each field. */
+export function refuseUnplayable(
+  file: string,
+  c: Parameters<typeof unplayableMembers>[0],
+  known: Set<string>,
+): void {
+  const lost = unplayableMembers(c, known);
+  if (lost.length) throw new ArenaError(lost.map((l) => `${file}: ${l}`).join('\n'), { file });
+}
+
+/**
+ * What a refresh refuses before it plays: a jury member that no judge of the config plays and the database does not
+ * hold (games or recorded verdicts), so the jury would never have a verdict. `known`: the database's judges.
+ */
+export function unplayableMembers(
+  c: { judges: { id: string }[]; juries: JuryDef[] },
+  known: Set<string>,
+): string[] {
+  const played = new Set(c.judges.map((j) => j.id));
+  return c.juries.flatMap((j, k) =>
+    j.judges
+      .map((m, i) => [m, i] as const)
+      .filter(([m]) => !played.has(m) && !known.has(m))
+      .map(
+        ([m, i]) =>
+          `field "juries[${k}].judges[${i}]": "${m}" is no judge of this config and has no games or verdicts in the database`,
+      ),
+  );
+}
