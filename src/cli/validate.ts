@@ -134,7 +134,7 @@ export const NumericOptions = z
     tpm: count(1e12),
     rpm: count(1e9),
     logprobs: count(20),
-    precision: range(0.0001, 1, false),
+    precision: range(0, 1, false),
     'rating-precision': range(0.001, 10_000, false, 'a number of Elo points'),
     'max-calls': range(0, 1e9),
     round: count(1e9),
