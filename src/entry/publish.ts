@@ -10,10 +10,10 @@ import { ArenaError } from '../core/types.ts';
 import { d1Execute, type D1Database } from './wrangler.ts';
 
 /**
- * Tables that belong to the migration tools, not to the data; `leases` (games in flight on this machine) and
- * `rate_limits` (the site's own request counters).
+ * Tables that belong to the migration tools, not to the data; `leases` (games in flight on this machine),
+ * `rate_limits` (the site's own request counters) and `published_copy` (what a copy says of itself).
  */
-const SKIP = /^(sqlite_|__drizzle_migrations$|d1_migrations$|_cf_|leases$|rate_limits$)/;
+const SKIP = /^(sqlite_|__drizzle_migrations$|d1_migrations$|_cf_|leases$|rate_limits$|published_copy$)/;
 /**
  * D1 refuses statements longer than 100 KB; stay well below it. Short statements also keep a local publish
  * cheap: `wrangler d1 execute --local --file` splits the file into statements with a scan whose cost grows

@@ -147,8 +147,9 @@ export const serveCommand = defineCommand({
     const annotate = await annotateOptions(args);
     const { reopeningStore } = await import('../reopen.ts');
     // a refresh republishes by VACUUM INTO + rename: follow the path, not the file first opened; read-only
-    // unless annotators write their votes
-    const store = reopeningStore(args.db, () => openStore(args.db, { readonly: !annotate }), {
+    // unless annotators write their votes, and then never a published copy (its votes would be lost)
+    const opts = annotate ? { source: 'serve --annotate' } : { readonly: true };
+    const store = reopeningStore(args.db, () => openStore(args.db, opts), {
       log: (m) => process.stderr.write(`${m}\n`),
     });
     await listen(store, port, args.host, intervals, site, annotate);
