@@ -34,7 +34,8 @@ const when = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString
 const add = defineCommand({
   meta: {
     name: 'add',
-    description: 'invite an annotator: prints a one-time login link (/annotate/login?token=...)',
+    description:
+      'invite an annotator, or invite again one whose invite was used or revoked (the same voter): prints a one-time login link (/annotate/login?token=...)',
   },
   args: {
     ...dbArg,
@@ -49,12 +50,21 @@ const add = defineCommand({
     const name = valid(Name, args.name, 'NAME');
     const site = args['site-url'] === undefined ? '' : valid(SiteUrl, args['site-url'], '--site-url');
     const token = randomBytes(32).toString('base64url');
-    await withStore(args.db, async (store) => {
-      if ((await store.annotators.list()).some((a) => a.name === name))
-        throw new UsageError(`an annotator named "${name}" exists already (see \`arena annotators list\`)`);
-      await store.annotators.add(name, inviteHash(token), Date.now());
-    });
-    print(`invited ${name}; send this link once (it works once, and the database keeps only its hash):`);
+    const a = await withStore(
+      args.db,
+      async (store) => {
+        const known = (await store.annotators.list()).find((x) => x.name === name);
+        if (known && known.usedAt === null && known.revokedAt === null)
+          throw new UsageError(
+            `an annotator named "${name}" exists already and has not used the invite yet (see \`arena annotators list\`; revoke it to invite them again)`,
+          );
+        return store.annotators.add(name, inviteHash(token), Date.now());
+      },
+      { source: `annotators add ${name}` },
+    );
+    print(
+      `${a.again ? `invited ${name} again, the same voter annotator_${a.id} (a session still open has ended)` : `invited ${name}`}; send this link once (it works once, and the database keeps only its hash):`,
+    );
     print(inviteLink(site, token));
   },
 });
@@ -96,12 +106,16 @@ const revoke = defineCommand({
   args: { ...dbArg, ...nameArg },
   async run({ args }) {
     const name = valid(Name, args.name, 'NAME');
-    await withStore(args.db, async (store) => {
-      const known = (await store.annotators.list()).find((a) => a.name === name);
-      if (!known) throw new UsageError(`no annotator named "${name}" (see \`arena annotators list\`)`);
-      if (!(await store.annotators.revoke(name, Date.now())))
-        throw new ArenaError(`annotator "${name}" was revoked already`);
-    });
+    await withStore(
+      args.db,
+      async (store) => {
+        const known = (await store.annotators.list()).find((a) => a.name === name);
+        if (!known) throw new UsageError(`no annotator named "${name}" (see \`arena annotators list\`)`);
+        if (!(await store.annotators.revoke(name, Date.now())))
+          throw new ArenaError(`annotator "${name}" was revoked already`);
+      },
+      { source: `annotators revoke ${name}` },
+    );
     print(`revoked ${name}: the invite and every session stop now; the votes cast stay`);
   },
 });
