@@ -52,17 +52,18 @@ export function sqlLiteral(v: unknown): string {
  */
 const MERGED: Record<string, { keep: string; id: boolean; conflict: string }> = {
   // invited and revoked in the file; an invite redeemed on the site stays redeemed and its session open, unless
-  // the file invited the annotator again (another token) or revoked them (in a SET, a column is the old row's)
+  // the file invited the annotator again (another token) or revoked them (in a SET, a column is the old row's;
+  // IIF, not CASE: wrangler's statement splitter reads a CASE's END as the end of a trigger body)
   annotators: {
     keep: 'all',
     id: true,
     conflict:
       'ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name", "token_hash" = excluded."token_hash", ' +
       '"created_at" = excluded."created_at", "revoked_at" = excluded."revoked_at", ' +
-      '"used_at" = CASE WHEN "annotators"."token_hash" = excluded."token_hash" ' +
-      'THEN COALESCE("annotators"."used_at", excluded."used_at") ELSE excluded."used_at" END, ' +
-      '"session_hash" = CASE WHEN "annotators"."token_hash" = excluded."token_hash" AND excluded."revoked_at" IS NULL ' +
-      'THEN "annotators"."session_hash" END',
+      '"used_at" = IIF("annotators"."token_hash" = excluded."token_hash", ' +
+      'COALESCE("annotators"."used_at", excluded."used_at"), excluded."used_at"), ' +
+      '"session_hash" = IIF("annotators"."token_hash" = excluded."token_hash" AND excluded."revoked_at" IS NULL, ' +
+      '"annotators"."session_hash", NULL)',
   },
   // what the site showed and answered (its ids are in the annotators' open pages)
   annotations: { keep: 'all', id: true, conflict: 'ON CONFLICT DO NOTHING' },
