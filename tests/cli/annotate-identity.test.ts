@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
-import { arenaOk, runArena, serveArena, tmpDir } from '../support/cli.ts';
+import { arenaOk, runArena, runArenaProcess, serveArena, tmpDir } from '../support/cli.ts';
 import { ANSWERS, QUESTIONS } from '../storage/contract.ts';
 
 async function database(dir: string): Promise<string> {
@@ -112,7 +112,7 @@ describe('serve --annotate behind a proxy, and its secret', { timeout: 180_000 }
     } finally {
       await site.stop();
     }
-    const weak = await runArena(['serve', '--annotate', '--db', db, '--port', '0'], {
+    const weak = await runArenaProcess(['serve', '--annotate', '--db', db, '--port', '0'], {
       env: { ARENA_ANNOTATE_SECRET: 'a'.repeat(40) },
       timeoutMs: 60_000,
     });

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HAVE_MTBENCH, writeConfig } from '../ops/helpers.ts';
-import { arenaOk, runArena, serveArena, tmpDir } from '../support/cli.ts';
+import { arenaOk, runArenaProcess, serveArena, tmpDir } from '../support/cli.ts';
 
 const SECRET = 'Soak-annotate-secret-0123456789-abcdefXYZ';
 
@@ -43,7 +43,7 @@ describe.skipIf(!HAVE_MTBENCH)('serve --annotate beside a publishing refresh', {
     await refresh();
 
     const env = { ARENA_ANNOTATE_SECRET: SECRET };
-    const refused = await runArena(['serve', '--annotate', '--db', copy, '--port', '0'], {
+    const refused = await runArenaProcess(['serve', '--annotate', '--db', copy, '--port', '0'], {
       env,
       timeoutMs: 30_000,
     });
