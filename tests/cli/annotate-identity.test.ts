@@ -38,6 +38,12 @@ describe('annotator identity through import and export', { timeout: 180_000 }, (
       votes: number;
     }[];
     expect(list).toMatchObject([{ name: 'newbie', voter: 'annotator_2', votes: 0 }]);
+    const unused = await runArena(['annotators', 'add', 'newbie', '--db', db]);
+    expect(unused.stderr).toContain('"newbie" exists already and has not used the invite yet');
+    await arenaOk(['annotators', 'revoke', 'newbie', '--db', db]);
+    expect(await arenaOk(['annotators', 'add', 'newbie', '--db', db])).toContain(
+      'invited newbie again, the same voter annotator_2',
+    );
 
     // newbie votes on the site: stored, under its own number
     const site = openSqliteStore(db);

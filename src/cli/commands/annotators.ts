@@ -50,18 +50,10 @@ const add = defineCommand({
     const name = valid(Name, args.name, 'NAME');
     const site = args['site-url'] === undefined ? '' : valid(SiteUrl, args['site-url'], '--site-url');
     const token = randomBytes(32).toString('base64url');
-    const a = await withStore(
-      args.db,
-      async (store) => {
-        const known = (await store.annotators.list()).find((x) => x.name === name);
-        if (known && known.usedAt === null && known.revokedAt === null)
-          throw new UsageError(
-            `an annotator named "${name}" exists already and has not used the invite yet (see \`arena annotators list\`; revoke it to invite them again)`,
-          );
-        return store.annotators.add(name, inviteHash(token), Date.now());
-      },
-      { source: `annotators add ${name}` },
-    );
+    // a name whose invite is still unused is refused by the store, in one line
+    const a = await withStore(args.db, (store) => store.annotators.add(name, inviteHash(token), Date.now()), {
+      source: `annotators add ${name}`,
+    });
     print(
       `${a.again ? `invited ${name} again, the same voter annotator_${a.id} (a session still open has ended)` : `invited ${name}`}; send this link once (it works once, and the database keeps only its hash):`,
     );

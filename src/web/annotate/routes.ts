@@ -30,8 +30,8 @@ export interface AnnotateOptions {
   /** where the queue starts: the matches the judges disagree on most (default), or a uniform random order */
   queue?: QueueMode;
   /**
-   * the client's address, for the per-address limits (Node: the socket's, or with --trust-proxy the rightmost
-   * X-Forwarded-For entry; Workers: CF-Connecting-IP)
+   * the client's address, for the per-address limits (Node: the socket's, or with --trust-proxy N the
+   * X-Forwarded-For entry N from the right; Workers: CF-Connecting-IP)
    */
   address?: (c: Context) => string | undefined;
   limits?: Partial<Limits>;
