@@ -137,6 +137,8 @@ export const annotators = sqliteTable(
     usedAt: integer('used_at'),
     /** when the annotator was revoked (every session stops at once); null while active */
     revokedAt: integer('revoked_at'),
+    /** hex SHA-256 of the id of the one session the invite opened; null once logged out or revoked */
+    sessionHash: text('session_hash'),
   },
   (t) => [uniqueIndex('annotators_name').on(t.name), uniqueIndex('annotators_token').on(t.tokenHash)],
 );
@@ -163,6 +165,17 @@ export const annotations = sqliteTable(
   },
   (t) => [uniqueIndex('annotations_match').on(t.annotatorId, t.questionId, t.turn, t.model1, t.model2)],
 );
+
+/**
+ * What a copy published by `arena publish --out` or a refresh's `publish.sqlite` says of itself: the database it
+ * was copied from (one row, written into the copy only). `arena serve --annotate` refuses such a copy: it is
+ * replaced at the next publish, and votes written into it would be lost.
+ */
+export const publishedCopy = sqliteTable('published_copy', {
+  /** the absolute path of the database it was copied from */
+  source: text('source').notNull(),
+  publishedAt: integer('published_at').notNull(),
+});
 
 /**
  * Fixed-window request counters of the annotate pages (per address, per annotator), shared by every process or

@@ -5,13 +5,18 @@
 import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { ArenaError } from '../core/types.ts';
 import { schemaVersion } from '../storage/schema-version.ts';
-import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
+import { openSqliteStore, publishedFrom, type SqliteStore } from '../storage/sqlite.ts';
 
 export interface OpenOptions {
   /** refuse a missing file instead of creating an empty database */
   mustExist?: boolean;
   /** open read-only: the command only reads (implies mustExist) */
   readonly?: boolean;
+  /**
+   * the command (`serve --annotate`) writes what only the source database keeps (votes, invites): a copy published
+   * from it (a refresh's publish.sqlite) is refused, naming the command to run on the source
+   */
+  source?: string;
 }
 
 const HEADER = 'SQLite format 3\u0000';
@@ -130,6 +135,12 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
   if (exists) {
     const bad = checkFile(file);
     if (bad) throw new ArenaError(`${file} ${bad}`, { file });
+    const from = opts.source && statSync(file).size > 0 ? publishedFrom(file) : undefined;
+    if (from)
+      throw new ArenaError(
+        `${file} is a copy published from ${from} and replaced at every publish, so what \`arena ${opts.source}\` writes would be lost; run it on the source: arena ${opts.source} --db ${from}`,
+        { file },
+      );
   }
   const empty = exists && statSync(file).size === 0;
   // a read command never writes: not even the schema into an empty file

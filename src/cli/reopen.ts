@@ -1,7 +1,9 @@
 // `arena serve` over a file that a refresh republishes by `VACUUM INTO` + rename: the open connection keeps
 // reading the old, unlinked file, so the server would show stale results for ever. This Store notices that
-// the path now names another file (device and inode differ) and reopens it.
+// the path now names another file (device and inode differ) and reopens it. Its groups (`store.limits`, ...)
+// are forwarders too: a component that kept one at start (the annotate rate limiter) follows every reopen.
 import { statSync } from 'node:fs';
+import { STORE_GROUPS } from '../storage/drizzle-store.ts';
 import type { Store } from '../storage/store.ts';
 
 export interface ReopeningOptions {
@@ -51,11 +53,21 @@ export function reopeningStore<S extends Store>(file: string, open: () => S, o: 
     o.log?.(`${file} was replaced: reopened it`);
     setTimeout(() => void old.close().catch(() => {}), graceMs).unref();
   };
+  // a property of what the path names now: a method bound to it
+  const read = (target: object, prop: PropertyKey) => {
+    const v = (target as Record<PropertyKey, unknown>)[prop];
+    return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+  };
+  const groups = new Map<PropertyKey, object>(
+    STORE_GROUPS.map((g) => [
+      g,
+      new Proxy({}, { get: (_, prop) => (maybeReopen(), read((current as Store)[g], prop)) }),
+    ]),
+  );
   return new Proxy({} as S, {
     get(_, prop) {
       if (prop !== 'close') maybeReopen();
-      const v = (current as unknown as Record<PropertyKey, unknown>)[prop];
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(current) : v;
+      return groups.get(prop) ?? read(current, prop);
     },
   });
 }

@@ -33,6 +33,9 @@ export const ANNOTATOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 /** What is stored of an invite token: its hex SHA-256 (the same function on Node and Workers). */
 export const inviteHash = (token: string): string => portableSha256Hex(token);
 
+/** What is stored of a session's id: its hex SHA-256, as of an invite token. */
+export const sessionHash = inviteHash;
+
 /** The login address an invite token opens, under the site's address (`''`: a path). */
 export const inviteLink = (siteUrl: string, token: string): string =>
   `${siteUrl.replace(/\/+$/, '')}/annotate/login?token=${encodeURIComponent(token)}`;

@@ -10,10 +10,10 @@ import { ArenaError } from '../core/types.ts';
 import { d1Execute, type D1Database } from './wrangler.ts';
 
 /**
- * Tables that belong to the migration tools, not to the data; `leases` (games in flight on this machine) and
- * `rate_limits` (the site's own request counters).
+ * Tables that belong to the migration tools, not to the data; `leases` (games in flight on this machine),
+ * `rate_limits` (the site's own request counters) and `published_copy` (what a copy says of itself).
  */
-const SKIP = /^(sqlite_|__drizzle_migrations$|d1_migrations$|_cf_|leases$|rate_limits$)/;
+const SKIP = /^(sqlite_|__drizzle_migrations$|d1_migrations$|_cf_|leases$|rate_limits$|published_copy$)/;
 /**
  * D1 refuses statements longer than 100 KB; stay well below it. Short statements also keep a local publish
  * cheap: `wrangler d1 execute --local --file` splits the file into statements with a scan whose cost grows
@@ -51,14 +51,19 @@ export function sqlLiteral(v: unknown): string {
  * with its rows; `conflict`: what an INSERT does with a row D1 has already.
  */
 const MERGED: Record<string, { keep: string; id: boolean; conflict: string }> = {
-  // invited and revoked in the file; an invite redeemed on the site stays redeemed
+  // invited and revoked in the file; an invite redeemed on the site stays redeemed and its session open, unless
+  // the file invited the annotator again (another token) or revoked them (in a SET, a column is the old row's;
+  // IIF, not CASE: wrangler's statement splitter reads a CASE's END as the end of a trigger body)
   annotators: {
     keep: 'all',
     id: true,
     conflict:
       'ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name", "token_hash" = excluded."token_hash", ' +
       '"created_at" = excluded."created_at", "revoked_at" = excluded."revoked_at", ' +
-      '"used_at" = COALESCE("annotators"."used_at", excluded."used_at")',
+      '"used_at" = IIF("annotators"."token_hash" = excluded."token_hash", ' +
+      'COALESCE("annotators"."used_at", excluded."used_at"), excluded."used_at"), ' +
+      '"session_hash" = IIF("annotators"."token_hash" = excluded."token_hash" AND excluded."revoked_at" IS NULL, ' +
+      '"annotators"."session_hash", NULL)',
   },
   // what the site showed and answered (its ids are in the annotators' open pages)
   annotations: { keep: 'all', id: true, conflict: 'ON CONFLICT DO NOTHING' },

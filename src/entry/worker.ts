@@ -3,7 +3,7 @@
 import type { AnyD1Database } from 'drizzle-orm/d1';
 import { openD1Store } from '../storage/d1.ts';
 import { createApp } from '../web/app.ts';
-import { MIN_SECRET, type AnnotateOptions } from '../web/annotate/routes.ts';
+import { MIN_SECRET, secretProblem, type AnnotateOptions } from '../web/annotate/routes.ts';
 import { sampleD1, warmUp, type WorkerSample } from './worker-warm.ts';
 import sample from './worker-sample.json';
 
@@ -118,16 +118,18 @@ function annotateVars(env: Env): { annotate?: AnnotateOptions } {
   if (on !== 'on' && on !== 'off')
     throw new Error(`[worker] the var ANNOTATE must be "on" or "off", got "${on}"`);
   if (on === 'off') return {};
-  if (!env.ANNOTATE_SECRET || env.ANNOTATE_SECRET.length < MIN_SECRET)
+  const secret = env.ANNOTATE_SECRET ?? '';
+  const weak = secret ? secretProblem(secret) : 'is not set';
+  if (weak)
     throw new Error(
-      `[worker] ANNOTATE=on needs the secret ANNOTATE_SECRET of at least ${MIN_SECRET} characters (wrangler secret put ANNOTATE_SECRET)`,
+      `[worker] ANNOTATE=on needs the secret ANNOTATE_SECRET of at least ${MIN_SECRET} random characters (wrangler secret put ANNOTATE_SECRET); it ${weak}`,
     );
   const queue = env.ANNOTATE_QUEUE ?? 'review';
   if (queue !== 'review' && queue !== 'uniform')
     throw new Error(`[worker] the var ANNOTATE_QUEUE must be "review" or "uniform", got "${queue}"`);
   return {
     annotate: {
-      secret: env.ANNOTATE_SECRET,
+      secret,
       queue,
       // Cloudflare sets it to the client's address; a client cannot forge it through Cloudflare
       address: (c) => c.req.header('cf-connecting-ip'),

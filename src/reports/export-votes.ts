@@ -46,20 +46,22 @@ export async function exportVotes(store: Store, judge: string): Promise<HfVoteRo
     conversation_b: conversation(b, q),
     turn,
   });
-  if (judge === ANNOTATORS)
-    return (await store.annotators.answered()).map((n) =>
-      row(
-        n.questionId,
-        n.turn,
-        n.model1,
-        n.model2,
-        n.choice === 'bothbad'
-          ? 'tie (bothbad)'
-          : fileWinner(winnerOf(n.choice as 'A' | 'B' | 'tie', n.order)),
-        annotatorVoter(n.annotatorId),
-      ),
-    );
-  return (await store.votes.list(judge)).map((v) =>
+  const votes = (await store.votes.list(judge)).map((v) =>
     row(v.questionId, v.turn, v.model1, v.model2, fileWinner(v.winner), v.voter),
   );
+  if (judge !== ANNOTATORS) return votes;
+  // the votes cast here from their annotations (a both-bad vote stays one), then those imported, each once
+  const cast = (await store.annotators.answered()).map((n) =>
+    row(
+      n.questionId,
+      n.turn,
+      n.model1,
+      n.model2,
+      n.choice === 'bothbad' ? 'tie (bothbad)' : fileWinner(winnerOf(n.choice as 'A' | 'B' | 'tie', n.order)),
+      annotatorVoter(n.annotatorId),
+    ),
+  );
+  const key = (r: HfVoteRow) => JSON.stringify([r.judge, r.question_id, r.turn, r.model_a, r.model_b]);
+  const here = new Set(cast.map(key));
+  return [...cast, ...votes.filter((r) => !here.has(key(r)))];
 }

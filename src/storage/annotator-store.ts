@@ -38,18 +38,27 @@ export interface AnnotationMatch {
 
 /** Annotators, their invites, and what they were shown and answered; their votes land in the votes table. */
 export interface AnnotatorStore {
-  /** a new annotator with the SHA-256 of its invite token; an error when the name is taken */
-  add(name: string, tokenHash: string, at: number): Promise<AnnotatorRecord>;
+  /**
+   * Invite `name` with the SHA-256 of a new token. A new name gets an id no vote carries yet (an imported
+   * `annotator_<n>` keeps its number); a name whose invite was used or revoked is invited again under the same
+   * id (the same voter), its old session ended. An error when the name's invite is still unused.
+   */
+  add(name: string, tokenHash: string, at: number): Promise<AnnotatorRecord & { again: boolean }>;
   /** by name */
   list(): Promise<AnnotatorRecord[]>;
   get(id: number): Promise<AnnotatorRecord | undefined>;
-  /** revoke by name (sessions stop at once); false when no active annotator has the name */
+  /** revoke by name (its session ends at once); false when no active annotator has the name */
   revoke(name: string, at: number): Promise<boolean>;
   /**
    * Redeem an invite, in one statement: the annotator whose unused invite has this hash and who is not revoked,
-   * now marked used; undefined for an unknown, used or revoked invite.
+   * now marked used and holding the session it opens (the SHA-256 of its id; none: only marked used); undefined
+   * for an unknown, used or revoked invite.
    */
-  redeem(tokenHash: string, at: number): Promise<AnnotatorRecord | undefined>;
+  redeem(tokenHash: string, at: number, sessionHash?: string): Promise<AnnotatorRecord | undefined>;
+  /** the active annotator whose session this is (ended by logout, revocation or a new invite: undefined) */
+  session(annotatorId: number, sessionHash: string): Promise<AnnotatorRecord | undefined>;
+  /** end the session on the server: a copy of its cookie is refused from now on */
+  endSession(annotatorId: number, sessionHash: string): Promise<void>;
   /** every match shown to the annotator (answered, skipped or pending), oldest first */
   shown(annotatorId: number): Promise<AnnotationRecord[]>;
   /** record that the match is shown with `order`; the row already there when it was shown before */
@@ -57,7 +66,8 @@ export interface AnnotatorStore {
   annotation(id: number): Promise<AnnotationRecord | undefined>;
   /**
    * Answer a pending annotation, all or nothing: the choice and reason recorded and, unless skipped, one vote of
-   * judge `annotators` (voter annotator_<id>). False when it was answered before (a second answer counts nothing).
+   * judge `annotators` (voter annotator_<id>). False, nothing written, when it was answered before (a second answer
+   * counts nothing) or the voter has a vote on the match already (imported): then the annotation stays pending.
    */
   answer(a: {
     annotation: AnnotationRecord;

@@ -14,6 +14,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { randomUUID } from 'node:crypto';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as schema from '../../db/schema.ts';
 import { ArenaError } from '../core/types.ts';
@@ -231,11 +232,45 @@ export function copyDatabase(store: SqliteStore, file: string): void {
   rmSync(tmp, { force: true });
   try {
     store.sqlite.prepare('VACUUM INTO ?').run(tmp);
+    markPublished(tmp, resolve(store.sqlite.name));
     checkpointTarget(file);
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });
     throw e;
+  }
+}
+
+/** The copy says it is one, and of which database (`published_copy`; `arena serve --annotate` refuses it). */
+function markPublished(copy: string, source: string): void {
+  const db = new Database(copy, { fileMustExist: true });
+  try {
+    db.transaction(() => {
+      db.prepare('DELETE FROM published_copy').run();
+      db.prepare('INSERT INTO published_copy (source, published_at) VALUES (?, ?)').run(source, Date.now());
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The database a published copy at `file` was copied from, read from its own `published_copy` (read-only, nothing
+ * written); undefined for any other file (one written before the table existed included).
+ */
+export function publishedFrom(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const has = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'published_copy'")
+      .get();
+    const row = has
+      ? (db.prepare('SELECT source FROM published_copy LIMIT 1').get() as { source: string })
+      : undefined;
+    return row?.source;
+  } finally {
+    db.close();
   }
 }
 

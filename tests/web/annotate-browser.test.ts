@@ -44,7 +44,7 @@ describe.skipIf(!HAVE_CHROMIUM)('/annotate in Chromium over the Node server', ()
     server = await serveNode(store, {
       port: 0,
       bootstrapRounds: 10,
-      annotate: { secret: 'x'.repeat(40), queue: 'review' },
+      annotate: { secret: 'browser-test-secret-0123456789-abcdefXYZ', queue: 'review' },
     });
     browser = await launchChromium();
   }, 120_000);

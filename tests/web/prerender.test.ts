@@ -135,7 +135,13 @@ describe('pages rendered on the write path', () => {
     for (const o of [
       { siteUrl: 'https://arena.example' },
       { intervals: 'sandwich' as const },
-      { annotate: { secret: 'x'.repeat(40), queue: 'review' as const, address: () => '1' } },
+      {
+        annotate: {
+          secret: 'prerender-test-secret-0123456789-abcdefXYZ',
+          queue: 'review' as const,
+          address: () => '1',
+        },
+      },
     ]) {
       const app = appOf({ prerendered: true, ...o });
       await get(app, '/judges');

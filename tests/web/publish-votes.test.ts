@@ -161,6 +161,24 @@ describe('arena publish over a site that collects votes', () => {
     expect(site.replay).toBeUndefined();
     expect(site.bob).toBeUndefined();
     expect(site.carol).toMatchObject({ name: 'carol' });
+
+    // alice (her invite used on the site) and bob (revoked) invited again here: the same voters, whose new invites
+    // work on the site after the next publish, however the site recorded the old ones
+    const again = openSqliteStore(file);
+    expect(await again.annotators.add('alice', inviteHash('alice-token-2'), 12)).toMatchObject({
+      id: alice.id,
+    });
+    const bob = await again.annotators.add('bob', inviteHash('bob-token-2'), 12);
+    await again.close();
+    await publish();
+    const back2 = await onSite(persist, async (s) => ({
+      alice: await s.annotators.redeem(inviteHash('alice-token-2'), 13, 'sess'),
+      bob: await s.annotators.redeem(inviteHash('bob-token-2'), 13),
+      old: await s.annotators.redeem(inviteHash('alice-token'), 13),
+    }));
+    expect(back2.alice).toMatchObject({ id: alice.id, name: 'alice' });
+    expect(back2.bob).toMatchObject({ id: bob.id, name: 'bob', revokedAt: null });
+    expect(back2.old).toBeUndefined();
   }, 900_000);
 });
 

@@ -34,7 +34,8 @@ const when = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString
 const add = defineCommand({
   meta: {
     name: 'add',
-    description: 'invite an annotator: prints a one-time login link (/annotate/login?token=...)',
+    description:
+      'invite an annotator, or invite again one whose invite was used or revoked (the same voter): prints a one-time login link (/annotate/login?token=...)',
   },
   args: {
     ...dbArg,
@@ -49,12 +50,13 @@ const add = defineCommand({
     const name = valid(Name, args.name, 'NAME');
     const site = args['site-url'] === undefined ? '' : valid(SiteUrl, args['site-url'], '--site-url');
     const token = randomBytes(32).toString('base64url');
-    await withStore(args.db, async (store) => {
-      if ((await store.annotators.list()).some((a) => a.name === name))
-        throw new UsageError(`an annotator named "${name}" exists already (see \`arena annotators list\`)`);
-      await store.annotators.add(name, inviteHash(token), Date.now());
+    // a name whose invite is still unused is refused by the store, in one line
+    const a = await withStore(args.db, (store) => store.annotators.add(name, inviteHash(token), Date.now()), {
+      source: `annotators add ${name}`,
     });
-    print(`invited ${name}; send this link once (it works once, and the database keeps only its hash):`);
+    print(
+      `${a.again ? `invited ${name} again, the same voter annotator_${a.id} (a session still open has ended)` : `invited ${name}`}; send this link once (it works once, and the database keeps only its hash):`,
+    );
     print(inviteLink(site, token));
   },
 });
@@ -96,12 +98,16 @@ const revoke = defineCommand({
   args: { ...dbArg, ...nameArg },
   async run({ args }) {
     const name = valid(Name, args.name, 'NAME');
-    await withStore(args.db, async (store) => {
-      const known = (await store.annotators.list()).find((a) => a.name === name);
-      if (!known) throw new UsageError(`no annotator named "${name}" (see \`arena annotators list\`)`);
-      if (!(await store.annotators.revoke(name, Date.now())))
-        throw new ArenaError(`annotator "${name}" was revoked already`);
-    });
+    await withStore(
+      args.db,
+      async (store) => {
+        const known = (await store.annotators.list()).find((a) => a.name === name);
+        if (!known) throw new UsageError(`no annotator named "${name}" (see \`arena annotators list\`)`);
+        if (!(await store.annotators.revoke(name, Date.now())))
+          throw new ArenaError(`annotator "${name}" was revoked already`);
+      },
+      { source: `annotators revoke ${name}` },
+    );
     print(`revoked ${name}: the invite and every session stop now; the votes cast stay`);
   },
 });

@@ -112,6 +112,12 @@ const annotateArgs = {
     description:
       'turn on /annotate, the blind voting page for invited annotators (`arena annotators add`); sessions are signed with $ARENA_ANNOTATE_SECRET',
   },
+  'trust-proxy': {
+    type: 'string',
+    description:
+      'with --annotate: the number of reverse proxies in front (1 for one nginx or Caddy); the limits then count the client named by X-Forwarded-For that many entries from the right, not the socket',
+    valueHint: 'N',
+  },
   'annotate-queue': {
     type: 'string',
     default: 'review',
@@ -120,21 +126,45 @@ const annotateArgs = {
 } as const;
 
 /** --annotate: the page's options, its session secret from $ARENA_ANNOTATE_SECRET (else one for this process). */
-async function annotateOptions(args: { annotate?: boolean; 'annotate-queue'?: string }) {
-  if (!args.annotate) return undefined;
+async function annotateOptions(args: {
+  annotate?: boolean;
+  'annotate-queue'?: string;
+  'trust-proxy'?: string;
+}) {
+  if (!args.annotate) {
+    if (args['trust-proxy'] !== undefined) throw new UsageError('--trust-proxy goes with --annotate');
+    return undefined;
+  }
   const queue = oneOf(args['annotate-queue'] ?? 'review', 'annotate-queue', ['review', 'uniform'] as const);
-  const { MIN_SECRET } = await import('../../web/annotate/routes.ts');
+  const hops = trustedHops(args['trust-proxy']);
+  const { secretProblem } = await import('../../web/annotate/routes.ts');
+  const { forwardedClient } = await import('../../web/annotate/rate-limit.ts');
   const { getConnInfo } = await import('@hono/node-server/conninfo');
   let secret = process.env.ARENA_ANNOTATE_SECRET;
-  if (secret !== undefined && secret.length < MIN_SECRET)
-    throw new UsageError(`ARENA_ANNOTATE_SECRET must be at least ${MIN_SECRET} characters long`);
+  const weak = secret === undefined ? undefined : secretProblem(secret);
+  if (weak) throw new UsageError(`ARENA_ANNOTATE_SECRET ${weak}`);
   if (!secret) {
     secret = randomBytes(32).toString('hex');
     process.stderr.write(
       'annotate: no ARENA_ANNOTATE_SECRET set; sessions are signed with a key of this process and end when it stops\n',
     );
   }
-  return { secret, queue, address: (c: Context) => getConnInfo(c).remote.address } satisfies AnnotateOptions;
+  // behind proxies, a request that did not come through them all counts as the nearest one (the socket)
+  const address = (c: Context) =>
+    (hops ? forwardedClient(c.req.header('x-forwarded-for'), hops) : undefined) ??
+    getConnInfo(c).remote.address;
+  return { secret, queue, address } satisfies AnnotateOptions;
+}
+
+/** --trust-proxy N: how many reverse proxies stand in front, 1 to 10; 0 when not given. */
+function trustedHops(v: string | undefined): number {
+  if (v === undefined) return 0;
+  const n = /^\d{1,2}$/.test(v.trim()) ? Number(v) : NaN;
+  if (!(n >= 1 && n <= 10))
+    throw new UsageError(
+      `--trust-proxy ${v}: the number of reverse proxies in front, 1 to 10 (1 for one nginx or Caddy)`,
+    );
+  return n;
 }
 
 export const serveCommand = defineCommand({
@@ -147,8 +177,9 @@ export const serveCommand = defineCommand({
     const annotate = await annotateOptions(args);
     const { reopeningStore } = await import('../reopen.ts');
     // a refresh republishes by VACUUM INTO + rename: follow the path, not the file first opened; read-only
-    // unless annotators write their votes
-    const store = reopeningStore(args.db, () => openStore(args.db, { readonly: !annotate }), {
+    // unless annotators write their votes, and then never a published copy (its votes would be lost)
+    const opts = annotate ? { source: 'serve --annotate' } : { readonly: true };
+    const store = reopeningStore(args.db, () => openStore(args.db, opts), {
       log: (m) => process.stderr.write(`${m}\n`),
     });
     await listen(store, port, args.host, intervals, site, annotate);

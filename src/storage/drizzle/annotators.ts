@@ -1,7 +1,8 @@
 // Annotators and what they were shown and answered. An answer and its vote are written together: the
-// annotation takes the choice only while pending, and the vote is inserted only from an annotation that now
-// holds this very choice, under the votes table's one-vote-per-annotator-and-match index.
-import { and, asc, eq, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+// annotation takes the choice only while pending and while its voter has no vote on the match (an imported one),
+// and the vote is inserted only from an annotation that now holds this very choice: nothing a unique index could
+// swallow is ever answered as stored.
+import { and, asc, eq, isNotNull, isNull, ne, notExists, or, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import { annotatorVoter, winnerOf } from '../../core/annotate.ts';
 import { ANNOTATORS } from '../../core/constants.ts';
@@ -35,14 +36,29 @@ export class DrizzleAnnotators implements AnnotatorStore {
     this.db = o.db;
   }
 
-  async add(name: string, tokenHash: string, at: number): Promise<AnnotatorRecord> {
+  async add(name: string, tokenHash: string, at: number): Promise<AnnotatorRecord & { again: boolean }> {
+    const a = t.annotators;
+    // a person whose invite was used (logged out, expired) or revoked comes back as the same voter
+    const [again] = await this.db
+      .update(a)
+      .set({ tokenHash, createdAt: at, usedAt: null, revokedAt: null, sessionHash: null })
+      .where(and(eq(a.name, name), or(isNotNull(a.usedAt), isNotNull(a.revokedAt))))
+      .returning(annotatorColumns);
+    if (again) return { ...again, again: true };
+    // past every annotator's number and every annotator vote's (imported votes keep theirs)
+    const id = sql<number>`(SELECT MAX(n) + 1 FROM (SELECT COALESCE(MAX(id), 0) AS n FROM annotators UNION ALL
+      SELECT COALESCE(MAX(CAST(substr(voter, 11) AS INTEGER)), 0) FROM votes
+      WHERE judge = ${ANNOTATORS} AND voter GLOB 'annotator_[0-9]*'))`;
     const [row] = await this.db
-      .insert(t.annotators)
-      .values({ name, tokenHash, createdAt: at })
+      .insert(a)
+      .values({ id, name, tokenHash, createdAt: at })
       .onConflictDoNothing()
       .returning(annotatorColumns);
-    if (!row) throw new ArenaError(`[annotators] an annotator named "${name}" exists already`);
-    return row;
+    if (!row)
+      throw new ArenaError(
+        `[annotators] an annotator named "${name}" exists already and has not used the invite yet (revoke it to invite them again)`,
+      );
+    return { ...row, again: false };
   }
 
   async list(): Promise<AnnotatorRecord[]> {
@@ -57,16 +73,16 @@ export class DrizzleAnnotators implements AnnotatorStore {
   async revoke(name: string, at: number): Promise<boolean> {
     const rows = await this.db
       .update(t.annotators)
-      .set({ revokedAt: at })
+      .set({ revokedAt: at, sessionHash: null })
       .where(and(eq(t.annotators.name, name), isNull(t.annotators.revokedAt)))
       .returning({ id: t.annotators.id });
     return rows.length > 0;
   }
 
-  async redeem(tokenHash: string, at: number): Promise<AnnotatorRecord | undefined> {
+  async redeem(tokenHash: string, at: number, sessionHash?: string): Promise<AnnotatorRecord | undefined> {
     const [row] = await this.db
       .update(t.annotators)
-      .set({ usedAt: at })
+      .set({ usedAt: at, sessionHash: sessionHash ?? null })
       .where(
         and(
           eq(t.annotators.tokenHash, tokenHash),
@@ -76,6 +92,23 @@ export class DrizzleAnnotators implements AnnotatorStore {
       )
       .returning(annotatorColumns);
     return row;
+  }
+
+  async session(annotatorId: number, sessionHash: string): Promise<AnnotatorRecord | undefined> {
+    const a = t.annotators;
+    const [row] = await this.db
+      .select(annotatorColumns)
+      .from(a)
+      .where(and(eq(a.id, annotatorId), eq(a.sessionHash, sessionHash), isNull(a.revokedAt)));
+    return row;
+  }
+
+  async endSession(annotatorId: number, sessionHash: string): Promise<void> {
+    const a = t.annotators;
+    await this.db
+      .update(a)
+      .set({ sessionHash: null })
+      .where(and(eq(a.id, annotatorId), eq(a.sessionHash, sessionHash)));
   }
 
   async shown(annotatorId: number): Promise<AnnotationRecord[]> {
@@ -118,48 +151,66 @@ export class DrizzleAnnotators implements AnnotatorStore {
 
   async answer(a: Parameters<AnnotatorStore['answer']>[0]): Promise<boolean> {
     const n = a.annotation;
+    // the voter's vote on this match, from any source: an imported one makes this answer count nothing
+    const voted = () => (a.choice === 'skip' ? undefined : notExists(this.votedOn(n)));
     const record = this.db
       .update(t.annotations)
       .set({ choice: a.choice, reason: a.reason, answeredAt: a.at })
-      .where(and(eq(t.annotations.id, n.id), isNull(t.annotations.choice)));
+      .where(and(eq(t.annotations.id, n.id), isNull(t.annotations.choice), voted()));
     const queries = [record];
     if (a.choice !== 'skip') {
       const winner = WINNER_TO_FILE[winnerOf(a.choice, n.order)];
-      // from the annotation only when it now holds this answer (written by this call, or an identical one
-      // that the unique index then refuses)
-      const vote = this.db
-        .insert(t.votes)
-        .select(
-          this.db
-            .select({
-              id: sql<number>`NULL`.as('id'),
-              judge: sql<string>`${ANNOTATORS}`.as('judge'),
-              voter: sql<string>`${annotatorVoter(n.annotatorId)}`.as('voter'),
-              questionId: t.annotations.questionId,
-              turn: t.annotations.turn,
-              modelA: t.annotations.model1,
-              modelB: t.annotations.model2,
-              winner: sql<typeof winner>`${winner}`.as('winner'),
-              source: sql<string>`${ANNOTATE_SOURCE}`.as('source'),
-              line: sql<number>`(SELECT COALESCE(MAX(line), 0) + 1 FROM votes WHERE source = ${ANNOTATE_SOURCE})`.as(
-                'line',
-              ),
-            })
-            .from(t.annotations)
-            .where(
-              and(
-                eq(t.annotations.id, n.id),
-                eq(t.annotations.choice, a.choice),
-                eq(t.annotations.answeredAt, a.at),
-              ),
-            ) as never,
-        )
-        .onConflictDoNothing();
+      // from the annotation only when it now holds this answer (written by this call, or by an identical one
+      // at the same instant, whose vote is then there already)
+      const vote = this.db.insert(t.votes).select(
+        this.db
+          .select({
+            id: sql<number>`NULL`.as('id'),
+            judge: sql<string>`${ANNOTATORS}`.as('judge'),
+            voter: sql<string>`${annotatorVoter(n.annotatorId)}`.as('voter'),
+            questionId: t.annotations.questionId,
+            turn: t.annotations.turn,
+            modelA: t.annotations.model1,
+            modelB: t.annotations.model2,
+            winner: sql<typeof winner>`${winner}`.as('winner'),
+            source: sql<string>`${ANNOTATE_SOURCE}`.as('source'),
+            line: sql<number>`(SELECT COALESCE(MAX(line), 0) + 1 FROM votes WHERE source = ${ANNOTATE_SOURCE})`.as(
+              'line',
+            ),
+          })
+          .from(t.annotations)
+          .where(
+            and(
+              eq(t.annotations.id, n.id),
+              eq(t.annotations.choice, a.choice),
+              eq(t.annotations.answeredAt, a.at),
+              voted(),
+            ),
+          ) as never,
+      );
       queries.push(vote as never);
     }
     await this.o.atomic(queries);
     const now = await this.annotation(n.id);
     return now?.choice === a.choice && now.answeredAt === a.at;
+  }
+
+  /** the votes of the annotation's voter on its match and turn (what the one-vote index keys on) */
+  private votedOn(n: AnnotationRecord) {
+    const v = t.votes;
+    return this.db
+      .select({ one: sql`1` })
+      .from(v)
+      .where(
+        and(
+          eq(v.judge, ANNOTATORS),
+          eq(v.voter, annotatorVoter(n.annotatorId)),
+          eq(v.questionId, n.questionId),
+          eq(v.turn, n.turn),
+          eq(v.modelA, n.model1),
+          eq(v.modelB, n.model2),
+        ),
+      );
   }
 
   mergeSite(site: SiteAnnotate): Promise<MergedSite> {

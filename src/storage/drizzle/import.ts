@@ -1,12 +1,14 @@
 // An import written all or nothing: every row of a bundle in one atomic list of statements, each statement
 // under the adapter's bound-parameter limit.
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as t from '../../../db/schema.ts';
+import { ANNOTATORS } from '../../core/constants.ts';
 import { WINNER_TO_FILE } from '../../core/sides.ts'; // the votes table keeps FastChat's spelling
+import { ArenaError } from '../../core/types.ts';
 import type { ImportBundle, ImportCounts } from '../store.ts';
 import { gameRow } from './game-rows.ts';
-import { chunk, type DrizzleStoreOptions, type Query } from './shared.ts';
+import { chunk, type AnyDb, type DrizzleStoreOptions, type Query } from './shared.ts';
 
 type Columns = Record<string, { name: string }>;
 
@@ -102,21 +104,63 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
   if (b.games?.length) {
     counts.games = write(b.games.map(gameRow), (c) => db.insert(t.games).values(c).onConflictDoNothing());
   }
+  const annotatorVote = await annotatorVotes(db, b.votes ?? []);
   for (const file of b.votes ?? []) {
     q.push(db.delete(t.votes).where(eq(t.votes.source, file.source)));
-    const rows = file.items.map((v) => ({
-      judge: v.judge,
-      voter: v.voter,
-      questionId: v.questionId,
-      turn: v.turn,
-      modelA: v.model1,
-      modelB: v.model2,
-      winner: WINNER_TO_FILE[v.winner],
-      source: file.source,
-      line: v.line,
-    }));
+    const rows = file.items
+      .filter((v) => annotatorVote(file.source, v))
+      .map((v) => ({
+        judge: v.judge,
+        voter: v.voter,
+        questionId: v.questionId,
+        turn: v.turn,
+        modelA: v.model1,
+        modelB: v.model2,
+        winner: WINNER_TO_FILE[v.winner],
+        source: file.source,
+        line: v.line,
+      }));
     counts.votes += write(rows, (c) => db.insert(t.votes).values(c));
   }
   if (q.length) await o.atomic(q);
   return counts;
+}
+
+type VoteFile = NonNullable<ImportBundle['votes']>[number];
+
+/**
+ * The rule for annotator votes (one per voter, match and turn): `keep(source, vote)` is false for a vote stored
+ * already from another source (importing one's own export: nothing twice) and throws, naming the file, line and
+ * field, for one that contradicts a stored vote or repeats one of the import's own.
+ */
+async function annotatorVotes(db: AnyDb, files: VoteFile[]) {
+  const key = (v: { voter: string; questionId: number; turn: number }, a: string, b: string) =>
+    JSON.stringify([v.voter, v.questionId, v.turn, a, b]);
+  const sources = files.map((f) => f.source);
+  const stored = new Map<string, { winner: string; source: string }>();
+  if (files.some((f) => f.items.some((v) => v.judge === ANNOTATORS)))
+    for (const v of await db
+      .select()
+      .from(t.votes)
+      .where(and(eq(t.votes.judge, ANNOTATORS), notInArray(t.votes.source, sources))))
+      stored.set(key(v, v.modelA, v.modelB), { winner: v.winner, source: v.source });
+  const seen = new Map<string, string>();
+  return (source: string, v: VoteFile['items'][number]): boolean => {
+    if (v.judge !== ANNOTATORS) return true;
+    const k = key(v, v.model1, v.model2);
+    const what = `${v.voter} on question ${v.questionId}, turn ${v.turn} (${v.model1} vs ${v.model2})`;
+    const where = `${source}:${v.line}`;
+    const fail = (field: string, m: string) =>
+      new ArenaError(`${where}: field "${field}": ${m}`, { file: source, line: v.line, field });
+    const first = seen.get(k);
+    if (first) throw fail('judge', `a second vote of ${what}; the first is at ${first}`);
+    seen.set(k, where);
+    const s = stored.get(k);
+    if (!s) return true;
+    if (s.winner === WINNER_TO_FILE[v.winner]) return false;
+    throw fail(
+      'winner',
+      `${what} has a vote here already (${s.winner}, from ${s.source}); this line says ${WINNER_TO_FILE[v.winner]}`,
+    );
+  };
 }

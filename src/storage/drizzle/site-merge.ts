@@ -29,7 +29,8 @@ export async function mergeSite(o: DrizzleStoreOptions, site: SiteAnnotate): Pro
     const l = local.get(a.id);
     if (!l || l.name !== a.name)
       throw refuse(`annotator ${a.id} is "${a.name}", here ${l ? `"${l.name}"` : 'there is none'}`);
-    if (l.usedAt !== null || a.usedAt === null) continue;
+    // a redemption before the invite was (re)issued here used an older token
+    if (l.usedAt !== null || a.usedAt === null || a.usedAt < l.createdAt) continue;
     out.redeemed++;
     queries.push(
       db

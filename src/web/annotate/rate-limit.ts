@@ -40,3 +40,14 @@ export class RateLimiter {
     return w.count > this.limit.max ? Math.max(1, Math.ceil((w.resetAt - now) / 1000)) : 0;
   }
 }
+
+/**
+ * The client behind `hops` trusted reverse proxies: the X-Forwarded-For entry `hops` from the right (each proxy
+ * appends the address it was connected from; entries further left are the client's to write). Undefined when the
+ * header has fewer entries: the request did not come through them all.
+ */
+export function forwardedClient(header: string | undefined, hops: number): string | undefined {
+  const entries = (header ?? '').split(',').map((e) => e.trim());
+  const client = entries.length >= hops ? entries[entries.length - hops] : undefined;
+  return client || undefined;
+}

@@ -6,7 +6,7 @@
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
-import { CHOICES, inviteHash, type AnnotationChoice } from '../../core/annotate.ts';
+import { CHOICES, inviteHash, sessionHash, type AnnotationChoice } from '../../core/annotate.ts';
 import { annotateQueue, matchTexts, type QueueMode } from '../../reports/annotate-queue.ts';
 import type { AnnotationRecord, AnnotatorRecord } from '../../storage/annotator-store.ts';
 import type { Store } from '../../storage/store.ts';
@@ -17,6 +17,7 @@ import { DEFAULT_LIMITS, RateLimiter, type Limits } from './rate-limit.ts';
 import {
   csrfMatches,
   endSession,
+  newSessionId,
   readSession,
   startSession,
   type Session,
@@ -28,7 +29,10 @@ export interface AnnotateOptions {
   secret: string;
   /** where the queue starts: the matches the judges disagree on most (default), or a uniform random order */
   queue?: QueueMode;
-  /** the client's address, for the per-address limits (Node: the socket's; Workers: CF-Connecting-IP) */
+  /**
+   * the client's address, for the per-address limits (Node: the socket's, or with --trust-proxy N the
+   * X-Forwarded-For entry N from the right; Workers: CF-Connecting-IP)
+   */
   address?: (c: Context) => string | undefined;
   limits?: Partial<Limits>;
   /** the clock (ms); tests move it */
@@ -40,6 +44,30 @@ const MAX_REASON = 2000;
 
 /** The secret's minimum length: a shorter one is refused when the app is made. */
 export const MIN_SECRET = 32;
+/** The fewest distinct characters a secret may have (a random hex secret of 32 characters has about 14). */
+const MIN_DISTINCT = 10;
+
+/**
+ * Why a session secret is too weak to sign with (too short, too few distinct characters, or a shorter string
+ * repeated), in a few words; undefined when it will do.
+ */
+export function secretProblem(secret: string): string | undefined {
+  if (secret.length < MIN_SECRET) return `must be at least ${MIN_SECRET} characters long`;
+  const distinct = new Set(secret).size;
+  if (distinct < MIN_DISTINCT)
+    return `has only ${distinct} distinct characters (at least ${MIN_DISTINCT}); use a random one, e.g. \`openssl rand -hex 32\``;
+  // the shortest period (Knuth-Morris-Pratt's prefix function): "abcabc..." repeats "abc"
+  const k = [0];
+  for (let i = 1; i < secret.length; i++) {
+    let j = k[i - 1]!;
+    while (j > 0 && secret[i] !== secret[j]) j = k[j - 1]!;
+    k.push(secret[i] === secret[j] ? j + 1 : j);
+  }
+  const period = secret.length - k.at(-1)!;
+  if (period * 2 <= secret.length)
+    return `repeats its first ${period} characters; use a random one, e.g. \`openssl rand -hex 32\``;
+  return undefined;
+}
 
 /** What the annotate routes share: the store, the clock, the limiters, the session settings and the page frame. */
 interface Ctx {
@@ -54,20 +82,20 @@ interface Ctx {
   address(c: Context): string;
   html(
     c: Context,
-    status: 200 | 400 | 401 | 403 | 404 | 429,
+    status: 200 | 400 | 401 | 403 | 404 | 409 | 429,
     view: string,
     title: string,
     d: object,
   ): Response;
-  refuse(c: Context, status: 400 | 401 | 403 | 404 | 429, message: string): Response;
+  refuse(c: Context, status: 400 | 401 | 403 | 404 | 409 | 429, message: string): Response;
 }
 
 export function annotateRoutes(
   app: Hono,
   o: AnnotateOptions & { store: Store; cache: ResultCache; siteUrl?: string },
 ): void {
-  if (o.secret.length < MIN_SECRET)
-    throw new Error(`[annotate] the session secret must be at least ${MIN_SECRET} characters long`);
+  const weak = secretProblem(o.secret);
+  if (weak) throw new Error(`[annotate] the session secret ${weak}`);
   const now = o.now ?? (() => Date.now());
   const limits = { ...DEFAULT_LIMITS, ...o.limits };
   const html: Ctx['html'] = (c, status, view, title, d) =>
@@ -94,7 +122,10 @@ export function annotateRoutes(
   voteRoutes(app, x);
 }
 
-/** Before every annotate route: no-store and noindex, the per-address limit, hono/csrf, a bounded body. */
+/**
+ * Before every annotate route: no-store and noindex, the request limit (per annotator once logged in, so that
+ * annotators behind one address do not share it; else per client address), hono/csrf, a bounded body.
+ */
 function guard(app: Hono, x: Ctx): void {
   // '/annotate/*' matches /annotate itself too
   const path = '/annotate/*';
@@ -104,10 +135,16 @@ function guard(app: Hono, x: Ctx): void {
     c.header('X-Robots-Tag', 'noindex');
   });
   app.use(path, async (c, next) => {
-    const wait = await x.perAddress.hit(x.address(c), x.now());
+    // a signed session names its annotator (whether it is still open is the route's to check)
+    const s = await readSession(c, x.sessions);
+    const wait = await x.perAddress.hit(s ? `annotator:${s.annotatorId}` : x.address(c), x.now());
     if (!wait) return next();
     c.header('Retry-After', String(wait));
-    return x.refuse(c, 429, `Too many requests from your address; try again in ${wait} s.`);
+    return x.refuse(
+      c,
+      429,
+      `Too many requests from ${s ? 'your session' : 'your address'}; try again in ${wait} s.`,
+    );
   });
   app.use(path, csrf());
   app.use(
@@ -116,11 +153,11 @@ function guard(app: Hono, x: Ctx): void {
   );
 }
 
-/** The signed-in annotator, still active; else undefined (and the cookie is cleared). */
+/** The signed-in annotator, still active and the session still its own; else undefined (the cookie cleared). */
 async function who(c: Context, x: Ctx): Promise<{ s: Session; a: AnnotatorRecord } | undefined> {
   const s = await readSession(c, x.sessions);
-  const a = s && (await x.store.annotators.get(s.annotatorId));
-  if (s && a && a.revokedAt === null) return { s, a };
+  const a = s && (await x.store.annotators.session(s.annotatorId, sessionHash(s.sid)));
+  if (s && a) return { s, a };
   if (s) endSession(c, x.sessions);
   return undefined;
 }
@@ -142,9 +179,10 @@ function loginRoutes(app: Hono, x: Ctx): void {
       return x.refuse(c, 429, `Too many login attempts; try again in ${wait} s.`);
     }
     const token = (await c.req.parseBody()).token;
+    const sid = newSessionId();
     const a =
       typeof token === 'string' && token.length > 0 && token.length <= 200
-        ? await x.store.annotators.redeem(inviteHash(token), x.now())
+        ? await x.store.annotators.redeem(inviteHash(token), x.now(), sessionHash(sid))
         : undefined;
     if (!a)
       return x.refuse(
@@ -152,7 +190,7 @@ function loginRoutes(app: Hono, x: Ctx): void {
         403,
         'This invite is not valid: it was used already, revoked, or never issued. Ask for a new one.',
       );
-    await startSession(c, a.id, x.sessions);
+    await startSession(c, a.id, sid, x.sessions);
     return c.redirect('/annotate', 303);
   });
 
@@ -161,6 +199,8 @@ function loginRoutes(app: Hono, x: Ctx): void {
     if (!me) return signedOut(c, x);
     if (!(await csrfMatches(me.s, (await c.req.parseBody()).csrf)))
       return x.refuse(c, 403, 'This form is not from your session (CSRF token missing or wrong).');
+    // on the server: a copy of the cookie is refused from now on
+    await x.store.annotators.endSession(me.a.id, sessionHash(me.s.sid));
     endSession(c, x.sessions);
     return c.redirect('/annotate/login', 303);
   });
@@ -225,14 +265,17 @@ function voteRoutes(app: Hono, x: Ctx): void {
     if (!n || n.annotatorId !== me.a.id) return x.refuse(c, 404, 'No such match in your queue.');
     const reason =
       typeof form.reason === 'string' && form.reason.trim() ? form.reason.trim().slice(0, MAX_REASON) : null;
-    // a second vote on the same match counts nothing; the annotator simply goes on
-    await x.store.annotators.answer({
-      annotation: n,
-      choice: choice as AnnotationChoice,
-      reason,
-      at: x.now(),
-    });
-    return c.redirect('/annotate', 303);
+    const answer = { annotation: n, choice: choice as AnnotationChoice, reason, at: x.now() };
+    // a second vote on the same match counts nothing, the first being stored; the annotator simply goes on
+    if ((await x.store.annotators.answer(answer)) || (await x.store.annotators.annotation(n.id))?.choice)
+      return c.redirect('/annotate', 303);
+    // still pending: the voter has a vote on this match already (imported); set it aside, say so
+    await x.store.annotators.answer({ ...answer, choice: 'skip', reason: null });
+    return x.refuse(
+      c,
+      409,
+      'You have a vote on this match already (imported from a file): this one was not stored. Reload for the next match.',
+    );
   });
 }
 type MatchKey = { questionId: number; turn: number; model1: string; model2: string };

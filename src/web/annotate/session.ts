@@ -2,7 +2,8 @@
 // (hono/cookie), Secure when the site is served over https, expiring with the token. The token names the
 // annotator and a random session id; the session id is also the CSRF token the session's forms carry, compared in
 // constant time (hono/utils/buffer). Nothing here is trusted without the signature and the expiry checked, and a
-// session is only as good as its annotator's row: the routes re-read it on every request (revocation is at once).
+// session is only as good as its annotator's row, which holds the hash of the one session its invite opened: the
+// routes re-read it on every request, so logout and revocation end the session on the server at once.
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { sign, verify } from 'hono/jwt';
@@ -21,8 +22,8 @@ export interface Session {
 
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
 
-/** A random token of `n` bytes, hex (Web Crypto: the same on Node and Workers). */
-const randomToken = (n = 16): string => hex(crypto.getRandomValues(new Uint8Array(n)));
+/** A new session id: 16 random bytes, hex (Web Crypto: the same on Node and Workers). */
+export const newSessionId = (): string => hex(crypto.getRandomValues(new Uint8Array(16)));
 
 export interface SessionOptions {
   secret: string;
@@ -34,10 +35,15 @@ export interface SessionOptions {
 const secureFor = (c: Context, o: SessionOptions) =>
   new URL(c.req.url).protocol === 'https:' || (o.siteUrl ?? '').startsWith('https:');
 
-/** Log in: sign a new session for the annotator and set its cookie. */
-export async function startSession(c: Context, annotatorId: number, o: SessionOptions): Promise<Session> {
+/** Log in: sign the session `sid` (the one the store now holds for the annotator) and set its cookie. */
+export async function startSession(
+  c: Context,
+  annotatorId: number,
+  sid: string,
+  o: SessionOptions,
+): Promise<Session> {
   const now = Math.floor((o.now?.() ?? Date.now()) / 1000);
-  const s: Session = { annotatorId, sid: randomToken(), exp: now + SESSION_SECONDS };
+  const s: Session = { annotatorId, sid, exp: now + SESSION_SECONDS };
   const token = await sign({ sub: String(annotatorId), sid: s.sid, iat: now, exp: s.exp }, o.secret, 'HS256');
   setCookie(c, SESSION_COOKIE, token, {
     path: '/annotate',

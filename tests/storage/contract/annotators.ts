@@ -14,7 +14,14 @@ export function describeAnnotators(current: () => Store): void {
 
     it('add refuses a taken name; an invite is redeemed once, never after revocation', async () => {
       const a = await store.annotators.add('alice', 'hash-a', 10);
-      expect(a).toEqual({ id: a.id, name: 'alice', createdAt: 10, usedAt: null, revokedAt: null });
+      expect(a).toEqual({
+        id: a.id,
+        name: 'alice',
+        createdAt: 10,
+        usedAt: null,
+        revokedAt: null,
+        again: false,
+      });
       await expect(store.annotators.add('alice', 'hash-x', 11)).rejects.toThrow(/"alice" exists already/);
       expect(await store.annotators.redeem('hash-b', 12)).toBeUndefined();
       expect(await store.annotators.redeem('hash-a', 12)).toMatchObject({ id: a.id, usedAt: 12 });
@@ -116,6 +123,57 @@ export function describeAnnotators(current: () => Store): void {
       ])
         await expect(store.annotators.mergeSite(bad)).rejects.toThrow(/nothing was taken in/);
       expect(JSON.stringify([await store.annotators.shown(a.id), await store.votes.list()])).toBe(before);
+    });
+
+    it('a session lives on the server: logout and revocation end it; a used or revoked invite is issued again to the same voter', async () => {
+      const a = await store.annotators.add('erin', 'hash-e', 1);
+      expect(await store.annotators.redeem('hash-e', 2, 'sess-1')).toMatchObject({ id: a.id });
+      expect(await store.annotators.session(a.id, 'sess-1')).toMatchObject({ id: a.id, name: 'erin' });
+      expect(await store.annotators.session(a.id, 'sess-2')).toBeUndefined();
+      await store.annotators.endSession(a.id, 'sess-1');
+      expect(await store.annotators.session(a.id, 'sess-1')).toBeUndefined(); // logged out
+      // the invite was used: invited again, the same id (one voter), the old token dead, the new one good once
+      const again = await store.annotators.add('erin', 'hash-e2', 3);
+      expect(again).toMatchObject({ id: a.id, createdAt: 3, usedAt: null, revokedAt: null, again: true });
+      expect(await store.annotators.redeem('hash-e', 4, 'x')).toBeUndefined();
+      expect(await store.annotators.redeem('hash-e2', 4, 'sess-3')).toMatchObject({ id: a.id });
+      await expect(store.annotators.add('erin', 'hash-e3', 5)).resolves.toMatchObject({ id: a.id });
+      expect(await store.annotators.session(a.id, 'sess-3')).toBeUndefined(); // a new invite ends the session
+      expect(await store.annotators.redeem('hash-e3', 6, 'sess-4')).toMatchObject({ id: a.id });
+      expect(await store.annotators.revoke('erin', 7)).toBe(true);
+      expect(await store.annotators.session(a.id, 'sess-4')).toBeUndefined(); // revoked
+      expect(await store.annotators.add('erin', 'hash-e4', 8)).toMatchObject({ id: a.id, revokedAt: null });
+      expect((await store.annotators.list()).filter((x) => x.name === 'erin')).toHaveLength(1);
+    });
+
+    it('a new annotator never takes the number of an imported voter; an imported vote on a match makes its answer count nothing', async () => {
+      const top = Math.max(0, ...(await store.annotators.list()).map((x) => x.id)) + 40;
+      await store.importBundle({
+        votes: [
+          {
+            source: 'annotators.jsonl',
+            items: [
+              {
+                judge: 'annotators',
+                voter: `annotator_${top}`,
+                ...MATCH,
+                turn: 2,
+                winner: 'model_2',
+                line: 1,
+              },
+            ],
+          },
+        ],
+      });
+      const a = await store.annotators.add('fay', 'hash-f', 1);
+      expect(a.id).toBe(top + 1);
+      // the imported voter invited under its number, shown the match it has a vote on
+      const n = await store.annotators.show(top, { ...MATCH, turn: 2 }, 'AB', 2);
+      expect(await store.annotators.answer({ annotation: n, choice: 'A', reason: null, at: 3 })).toBe(false);
+      expect((await store.annotators.annotation(n.id))?.choice).toBeNull();
+      expect((await store.votes.list('annotators')).filter((v) => v.voter === `annotator_${top}`)).toEqual([
+        { judge: 'annotators', voter: `annotator_${top}`, ...MATCH, turn: 2, winner: 'model_2' },
+      ]);
     });
 
     it('rate limits: one fixed window per key, counted in the database; ended windows are forgotten', async () => {

@@ -1,0 +1,37 @@
+// reopeningStore (src/cli/reopen.ts) over a real SQLite file replaced by a copy renamed over it (issue 35, item 1):
+// a component that kept one of the Store's groups (the annotate routes' rate limiter keeps `store.limits`) writes
+// to the file the path names now, never through the replaced connection once it is closed.
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { reopeningStore } from '../../src/cli/reopen.ts';
+import { copyDatabase, openSqliteStore } from '../../src/storage/sqlite.ts';
+import { tmpDir } from '../support/cli.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('reopeningStore', () => {
+  it('a group kept before the file was replaced reads and writes the new file after the old connection closed', async () => {
+    const dir = tmpDir('arena-reopen-');
+    const file = join(dir, 'live.db');
+    const source = openSqliteStore(join(dir, 'source.db'));
+    copyDatabase(source, file);
+    const store = reopeningStore(file, () => openSqliteStore(file), { checkMs: 0, graceMs: 10 });
+    const limits = store.limits; // kept, as a component made once at start keeps it
+    expect((await limits.hit('k', 60_000, 1000)).count).toBe(1);
+
+    await source.limits.hit('other', 60_000, 1000);
+    copyDatabase(source, file); // the refresh republishes
+    await source.close();
+    await store.catalog.models(); // any request notices the replacement
+    await sleep(50); // the replaced connection is closed
+    expect((await limits.hit('k', 60_000, 1000)).count).toBe(1);
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare('SELECT key, count FROM rate_limits ORDER BY key').all()).toEqual([
+      { key: 'k', count: 1 },
+      { key: 'other', count: 1 },
+    ]);
+    raw.close();
+    await store.close();
+  });
+});
