@@ -239,6 +239,10 @@ export const attempts = sqliteTable('attempts', {
   judge: text('judge').notNull(),
   error: text('error').notNull(),
   at: integer('at').notNull(),
+  /** a failed call that was billed (reasoning that used the whole allowance): its usage and USD, else null */
+  tokensIn: integer('tokens_in'),
+  tokensOut: integer('tokens_out'),
+  cost: real('cost'),
 });
 
 /** One `arena refresh` (src/ops/refresh.ts): status ok | degraded | drift | budget | failed | interrupted | running. */

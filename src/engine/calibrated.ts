@@ -39,7 +39,7 @@ import type { JudgeProvider } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
 import { gameId } from '../core/plan.ts';
 import { newRun, playGames, type PlayRun } from './play/index.ts';
-import { planRun } from './run.ts';
+import { judgeSettings, planRun } from './run.ts';
 import { FAIR_SUFFIX, HUMAN, REVIEW_JUDGE } from '../core/constants.ts';
 
 function fairJudgeName(judgeId: string): string {
@@ -83,7 +83,11 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
   const have = new Set((await o.store.catalog.prompts()).map((p) => p.name));
   const missing = [FAIR_PAIR, FAIR_PAIR_MULTI_TURN].filter((p) => !have.has(p.name));
   if (missing.length) await o.store.importBundle({ prompts: missing });
-  const base: JudgeSettings = { temperature: o.temperature ?? 1, maxTokens: o.maxTokens ?? 2048 };
+  // what the judge sends (a reasoning model: max_completion_tokens, its effort) is the samples' identity
+  const base: JudgeSettings = judgeSettings(o.judge, {
+    temperature: o.temperature ?? 1,
+    maxTokens: o.maxTokens ?? 2048,
+  });
   const { games: planned } = await planRun({
     store: o.store,
     judge: { id: judgeName, complete: o.judge.complete.bind(o.judge) },
@@ -129,6 +133,7 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
         user: spec.userPrompt,
         temperature: c.settings.temperature ?? 1,
         maxTokens: c.settings.maxTokens,
+        settings: c.settings,
         onRetry: c.onRetry,
         ...(c.signal ? { signal: c.signal } : {}),
       }),

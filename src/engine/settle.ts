@@ -126,6 +126,9 @@ export async function playRounds(
     paid += summary.played;
     if (summary.status === 'interrupted' || summary.status === 'budget') return done(summary.status);
     if (summary.failed) return { ...done('failed'), rounds: r };
+    // the round's games were all at the allowance before (never sent again as they are): nothing can settle them
+    if (!summary.toPlay && Number(summary.config.allowanceBefore ?? 0) > 0)
+      return { ...done('failed'), rounds: r };
   }
 }
 

@@ -35,6 +35,7 @@ export function openaiGenerator(o: OpenAIGeneratorOptions): AnswerGenerator {
         if (i < previous.length) messages.push({ role: 'assistant', content: previous[i]! });
       });
       let text: unknown;
+      let cut = false;
       try {
         // a reasoning model takes max_completion_tokens and refuses FastChat's per-category temperatures
         const reasoning = familyOf(o.model) === 'reasoning';
@@ -48,6 +49,7 @@ export function openaiGenerator(o: OpenAIGeneratorOptions): AnswerGenerator {
           ...bodyOf(settings),
         } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming)) as OpenAI.Chat.ChatCompletion;
         text = r.choices?.[0]?.message?.content;
+        cut = r.choices?.[0]?.finish_reason === 'length';
       } catch (e) {
         // no `cause`: the SDK's error holds the request headers (the key)
         const why: string[] = [];
@@ -55,6 +57,11 @@ export function openaiGenerator(o: OpenAIGeneratorOptions): AnswerGenerator {
         throw new ArenaError(redactSecrets(`${where}: ${why.join(': ') || String(e)}`, [o.apiKey]));
       }
       if (typeof text !== 'string') throw new ArenaError(`${where}: the response has no message content`);
+      // an empty answer would be judged as the model's: reasoning that used the whole allowance gives none
+      if (!text.trim() && cut)
+        throw new ArenaError(
+          `${where}: an empty answer at the token allowance (${o.maxTokens}; a reasoning model's reasoning counts against it): raise generation.maxTokens`,
+        );
       return text.trim();
     },
     close: async () => {},

@@ -109,7 +109,8 @@ export function fatalKind(
   const msg = typeof err?.message === 'string' ? err.message : '';
   if (
     status === 404 &&
-    (code === 'model_not_found' || /model\b.*\b(deprecated|does not exist|not found)/i.test(msg))
+    (code === 'model_not_found' ||
+      /\bmodel\s+[`'"][^`'"]+[`'"]\s+(has been deprecated|does not exist|not found)/i.test(msg))
   )
     return 'retired';
   if (

@@ -242,16 +242,23 @@ export class RateGovernor {
 
   #settle(outcome: { reply: JudgeReply } | { error: JudgeCallError | Error }, sent: Sent): void {
     const now = this.clock.now();
-    if ('reply' in outcome) {
+    // a reply cut at the allowance was answered like any other: the server was heard, and its headers count
+    const answered =
+      'reply' in outcome
+        ? outcome.reply
+        : (outcome.error as JudgeCallError).kind === 'allowance'
+          ? { rateLimit: (outcome.error as JudgeCallError).rateLimit }
+          : undefined;
+    if (answered) {
       this.#refusals = 0;
       this.#heard = true;
-      this.#learn(outcome.reply.rateLimit, now, sent);
+      this.#learn(answered.rateLimit, now, sent);
       // slow start, then additive increase: one more call in flight per window's worth of successes
       if (this.#window < this.#maxWindow)
         this.#window = Math.min(this.#maxWindow, this.#window + (this.#slowStart ? 1 : 1 / this.#window));
       return;
     }
-    const e = outcome.error as JudgeCallError;
+    const e = (outcome as { error: JudgeCallError }).error;
     if (e.status !== 429) return;
     this.#heard = true;
     this.stats.rateLimited++;

@@ -123,6 +123,7 @@ function replyOf(
       false,
     );
     err.kind = 'allowance';
+    if (rateLimit.tokens || rateLimit.requests) err.rateLimit = rateLimit;
     err.spent = { tokensIn: usage.tokensIn ?? null, tokensOut: usage.tokensOut ?? null, ...usage.details };
     throw err;
   }
@@ -175,8 +176,13 @@ function toCallError(e: unknown, o: OpenAIJudgeOptions, settings: JudgeSettings,
     );
   if (e instanceof OpenAI.APIError) {
     const status = e.status;
-    const body = (e.error ?? undefined) as { code?: unknown; param?: unknown; message?: unknown } | undefined;
-    const kind = fatalKind(status, body ?? { message: e.message });
+    // an error body may be a bare string (Ollama): then the SDK's message is all there is
+    const body = (typeof e.error === 'object' && e.error ? e.error : { message: e.message }) as {
+      code?: unknown;
+      param?: unknown;
+      message?: unknown;
+    };
+    const kind = fatalKind(status, body);
     const retryable =
       !kind && (status === undefined || status === 408 || status === 409 || status === 429 || status >= 500);
     const keyEnv = o.apiKeyEnv ?? 'OPENAI_API_KEY';

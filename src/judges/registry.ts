@@ -1,9 +1,15 @@
 import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
-import { isOpenAI, REASONING_EFFORTS, STRUCTURED_OUTPUTS, type ApiOptions } from './contract.ts';
+import {
+  isOpenAI,
+  REASONING_EFFORTS,
+  sentSettings,
+  STRUCTURED_OUTPUTS,
+  type ApiOptions,
+} from './contract.ts';
 import { retirementOf, type ListedModel, type Retirement } from '../core/retirement.ts';
 import { stopOnFatal } from './fatal-stop.ts';
-import type { JudgeCallError, JudgeProvider } from './judge.ts';
+import type { AskedSettings, JudgeCallError, JudgeProvider } from './judge.ts';
 import { endpointPool, governorGate, type Endpoint } from './endpoints.ts';
 import { RateGovernor } from './governor.ts';
 import { withRetry } from './retry.ts';
@@ -160,6 +166,21 @@ export function apiKeyOf(setup: JudgeSetup, env: Record<string, string | undefin
   return undefined;
 }
 
+/** A judge's API options: its `api` and its reasoning effort (judges/contract.ts). */
+export function apiOptionsOf(setup: Pick<JudgeSetup, 'api' | 'reasoningEffort'>): ApiOptions {
+  return { ...setup.api, ...(setup.reasoningEffort ? { reasoningEffort: setup.reasoningEffort } : {}) };
+}
+
+/**
+ * What a judge sends for the asked settings, known without opening it (a dry run's plan): an OpenAI-compatible judge's
+ * (judges/contract.ts); undefined for other providers (as asked, temperature 0).
+ */
+export function plannedSettings(setup: Pick<JudgeSetup, 'id' | 'api' | 'reasoningEffort'>) {
+  return setup.id.startsWith('openai/')
+    ? (asked: AskedSettings) => sentSettings(setup.id.slice('openai/'.length), asked, apiOptionsOf(setup))
+    : undefined;
+}
+
 /** The setup of each endpoint that serves one judge (one, unless `endpoints` lists several). */
 function endpointSetups(setup: JudgeSetup) {
   if (setup.endpoints && setup.baseURL)
@@ -203,15 +224,11 @@ export async function openJudge(
   const endpoints: Endpoint[] = [];
   for (const { ep, one } of endpointSetups(setup)) {
     const apiKey = o.planOnly ? env[one.apiKeyEnv ?? DEFAULT_API_KEY_ENV] || undefined : apiKeyOf(one, env);
-    const api: ApiOptions = {
-      ...setup.api,
-      ...(setup.reasoningEffort ? { reasoningEffort: setup.reasoningEffort } : {}),
-    };
     const provider = await createJudge(setup.id, {
       ...(one.baseURL ? { baseURL: one.baseURL } : {}),
       ...(apiKey ? { apiKey } : {}),
       ...(one.apiKeyEnv ? { apiKeyEnv: one.apiKeyEnv } : {}),
-      api,
+      api: apiOptionsOf(setup),
     });
     const tpm = ('tpm' in ep ? ep.tpm : undefined) ?? setup.tpm;
     const rpm = ('rpm' in ep ? ep.rpm : undefined) ?? setup.rpm;
@@ -263,9 +280,10 @@ export async function openJudge(
   const retirement = async (now = Date.now()) => {
     if (!setup.id.startsWith('openai/')) return undefined;
     // a dry run calls no server: only the table says
-    const listed = first.listModels && !o.planOnly
-      ? await first.listModels(AbortSignal.timeout(10_000)).catch(() => undefined)
-      : undefined;
+    const listed =
+      first.listModels && !o.planOnly
+        ? await first.listModels(AbortSignal.timeout(10_000)).catch(() => undefined)
+        : undefined;
     const model = setup.id.slice('openai/'.length);
     return retirementOf(
       setup.id,

@@ -6,6 +6,7 @@ import { planRun } from '../engine/run.ts';
 import { missingRunPrompts } from '../importers/builtin.ts';
 import { readImport } from '../importers/import.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
+import { plannedSettings } from '../judges/registry.ts';
 import { pendingView } from '../storage/pending.ts';
 import type { Store } from '../storage/store.ts';
 import { seriesTournament, type CheckpointsConfig } from './checkpoints-config.ts';
@@ -47,10 +48,12 @@ export async function planCheckpoints(o: {
   const models = withAnswers.map((k) => k.model ?? `${c.series}@${k.name}`);
   const lines: CheckpointsPlanLine[] = [];
   for (const [k, j] of c.judges.entries()) {
-    // planning needs only the judge's id: nothing is called
+    // planning needs only the judge's id and the settings it would send: nothing is called
+    const settingsFor = plannedSettings(j);
     const judge: JudgeProvider = {
       id: j.id,
       complete: () => Promise.reject(new Error('a dry run calls no judge')),
+      ...(settingsFor ? { settingsFor } : {}),
     };
     const price = priceFor(j.id, { price: j.price, required: !!c.budget, field: `judges[${k}].price` });
     const tokens = calibrate(await store.ledger.tokenTotals(j.id), {

@@ -1,8 +1,35 @@
-// Juries and successions as configs define them (`"juries": [{ "name", "judges": [...], "rule" }]`, core/jury.ts): checked by zod,
-// each problem located in the file by loadJsonConfig.
+// The judges of a config file (how each is reached, called and priced), and the juries and successions configs define
+// (`"juries": [{ "name", "judges": [...], "rule" }]`, core/jury.ts): checked by zod, each problem located in the file by
+// loadJsonConfig.
 import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
 import type { JuryDef } from '../core/jury.ts';
+import { JudgeSetup } from '../judges/registry.ts';
+
+/** USD per 1M tokens. */
+export const Price = z.strictObject({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  /** USD per 1M cached input tokens (default: input) */
+  cachedInput: z.number().nonnegative().optional(),
+});
+export type Price = z.infer<typeof Price>;
+
+/** A judge of a config file: how it is reached and called (JudgeSetup, shared with `arena run`'s flags), plus what ops need. */
+export const JudgeConfig = JudgeSetup.extend({
+  /** overrides the built-in price table (src/ops/prices.ts) */
+  price: Price.optional(),
+  concurrency: z.number().int().positive().default(8),
+  /** OpenAI Batch API (half price, results within 24 h): submit, then import on a later refresh */
+  batch: z.boolean().default(false),
+  /** batch mode: how long one refresh waits for its batches before leaving them to the next (default 0) */
+  batchWaitS: z.number().nonnegative().default(0),
+  /** batch mode: seconds between polls */
+  batchPollS: z.number().positive().default(30),
+  /** the judge this one succeeds: a refresh plays the bridge first and switches the board (src/ops/refresh/succession.ts) */
+  succeeds: z.string().min(1).optional(),
+});
+export type JudgeConfig = z.infer<typeof JudgeConfig>;
 
 export const JuryConfig = z.strictObject({
   /** the jury's judge id is `jury/<name>` */

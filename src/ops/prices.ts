@@ -35,7 +35,11 @@ export function priceFor(
   return p;
 }
 
-/** An OpenAI model's price from the table (core/openai-models.ts), read on OPENAI_MODELS_READ. */
+/** An `openai/<model>` judge's price from the table (core/openai-models.ts), read on OPENAI_MODELS_READ. */
+export function tablePriceOf(judgeId: string): Price | undefined {
+  return judgeId.startsWith('openai/') ? tablePrice(judgeId.slice('openai/'.length)) : undefined;
+}
+
 function tablePrice(model: string): Price | undefined {
   const e = modelEntry(model);
   return (

@@ -199,11 +199,13 @@ export interface RunStore {
     judge: string;
     error: string;
     at: number;
+    /** a failed call that was billed (reasoning at the allowance): what it used and cost */
+    tokensIn?: number | null;
+    tokensOut?: number | null;
+    cost?: number | null;
   }): Promise<void>;
   /** of these games, those whose call once ended with an error beginning with `prefix` (core/constants.ts ALLOWANCE_TAG) */
   failedWith(ids: string[], prefix: string): Promise<Set<string>>;
-  /** per judge, the games not stored whose call once ended with an error beginning with `prefix`, by judge */
-  failedCounts(prefix: string): Promise<{ judge: string; games: number }[]>;
   /** mark these runs `interrupted` if still `running` (heartbeat cleared), and free their leases (one atomic write); returns how many were marked */
   markInterrupted(ids: string[], at: number): Promise<number>;
 }

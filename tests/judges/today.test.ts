@@ -137,13 +137,29 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
       expect(new Set(calls.map((c) => c.hash)).size).toBe(96);
       expect(rows(db, 'select count(*) as n from games')[0]!.n).toBe(0);
       expect(rows(db, 'select count(distinct game_id) as n from attempts')[0]!.n).toBe(96);
-      // billed: the run's tokens and cost say so
+      // billed: the run's tokens and cost, and the ledger's, say so, priced by hand from the server's usage
       const [runRow] = rows(db, 'select tokens_out as o from runs');
       expect(runRow!.o).toBe(96 * 200);
+      const p = OPENAI_MODELS['gpt-5.4']!;
+      const usd = calls.reduce((s, c) => s + (c.tokensIn! * p.input + c.tokensOut! * p.output) / 1e6, 0);
+      const [led] = JSON.parse((await runArena(['cost', '--db', db, '--json'])).stdout) as {
+        games: number;
+        tokensOut: number;
+        cost: number;
+      }[];
+      expect(led).toMatchObject({ games: 0, tokensOut: 96 * 200 });
+      expect(Math.abs(led!.cost - usd)).toBeLessThan(0.005);
+      expect((await runArena(['judges', '--db', db])).stdout).toMatch(
+        /openai\/gpt-5\.4: 96 game\(s\) of its newest run without a verdict because reasoning used the whole allowance/,
+      );
       // a rerun with the same settings sends nothing; a larger allowance makes them new games
       const again = await run(srv, 'openai/gpt-5.4', db, args);
       expect(chat(srv)).toHaveLength(96);
       expect(again.stderr).toMatch(/96 earlier, not sent again/);
+      // played until settled, a round whose games were all at the allowance ends the run (it looped forever)
+      const settled = await run(srv, 'openai/gpt-5.4', db, [...args, '--until-settled']);
+      expect(settled.code).toBe(2);
+      expect(chat(srv)).toHaveLength(96);
       const raised = await run(srv, 'openai/gpt-5.4', db, [
         '--max-tokens',
         '2048',
@@ -153,6 +169,7 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
       ]);
       expect(raised.code, raised.stderr).toBe(0);
       expect(rows(db, 'select count(*) as n from games')[0]!.n).toBe(96);
+      expect((await runArena(['judges', '--db', db])).stdout).not.toMatch(/whole allowance/);
     } finally {
       await srv.close();
     }

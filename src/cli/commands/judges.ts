@@ -65,6 +65,10 @@ export const judgesCommand = defineCommand({
         if (args.json) return printJson(r);
         const rows = args.judge ? r.judges : await store.games.judges();
         print(table(rows as never));
+        for (const a of r.allowance)
+          print(
+            `${a.judge}: ${a.games} game(s) of its newest run without a verdict because reasoning used the whole allowance (billed; raise settings.maxTokens or lower the reasoning effort)`,
+          );
         if (!r.quality.length) return;
         print('\njudgment quality (turn 0 = all turns; errors counted per match: one game / both games)');
         print(
@@ -85,10 +89,6 @@ export const judgesCommand = defineCommand({
             })),
           ),
         );
-        for (const a of r.allowance)
-          print(
-            `${a.judge}: ${a.games} game(s) without a verdict because reasoning used the whole allowance (billed; raise settings.maxTokens or lower the reasoning effort)`,
-          );
         if (r.agreement.length) {
           print('\nagreement between judges');
           print(

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import type { Game, Mode } from '../../core/types.ts';
 import { fatalStopError } from '../../judges/fatal-stop.ts';
 import { retirementWarning } from '../../core/retirement.ts';
+import { costOf, tablePriceOf } from '../../ops/prices.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { checkApiKeys, openJudge, type GovernedJudge, type JudgeSetup } from '../../judges/registry.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
@@ -137,6 +138,14 @@ function readRequest(args: RunArgs): RunRequest {
   return { mode, parser, models, turns, concurrency, judgeSpecs, settle, setups };
 }
 
+/** An OpenAI judge the price table knows is priced (`arena cost`); any other judge's cost stays unknown. */
+function priced(judgeId: string) {
+  const price = tablePriceOf(judgeId);
+  return price
+    ? { costOf: (i: number | null, o: number | null, cached?: number | null) => costOf(price, i, o, cached) }
+    : {};
+}
+
 /**
  * The store made ready, then the plan printed (--dry-run) or played the way the request asks. Returns whether a
  * one-judge tournament was played to its end, after which the stored reports are refreshed.
@@ -195,9 +204,9 @@ async function play(c: RunContext): Promise<boolean> {
   } else if (r.settle) {
     const { playUntilSettled } = await import('./run-settled.ts');
     const { json, ...opts } = r.settle;
-    await playUntilSettled({ ...playing, ...opts }, judge, !!json);
+    await playUntilSettled({ ...playing, ...priced(judge.id), ...opts }, judge, !!json);
   } else {
-    const summary = await playWithProgress(playing, judge, r.concurrency, c.ui);
+    const summary = await playWithProgress({ ...playing, ...priced(judge.id) }, judge, r.concurrency, c.ui);
     c.ui.bar?.stop();
     const fatal = c.fatal();
     if (fatal) {

@@ -6,12 +6,17 @@ import type { Game } from '../../core/types.ts';
 import type { LiveRun } from './live-run.ts';
 
 /** Count a failed game, put it on record as an attempt and give back its lease, so that another run may take it. */
-export async function failGame(live: LiveRun, id: string, e: unknown): Promise<void> {
+export async function failGame(
+  live: LiveRun,
+  id: string,
+  e: unknown,
+  billed?: Parameters<LiveRun['attempt']>[2],
+): Promise<void> {
   const msg = (e as Error)?.message ?? String(e);
   live.countFailed(msg);
   live.progress({ error: msg });
   try {
-    await live.attempt(id, msg);
+    await live.attempt(id, msg, billed);
     await live.leases.release([id]);
   } catch (w) {
     live.storageFailed(w);

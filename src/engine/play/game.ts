@@ -75,7 +75,7 @@ export async function playGame(
       cost = o.costOf ? o.costOf(spent.tokensIn, spent.tokensOut, spent.tokensCached ?? null) : null;
       live.countSpent(spent, cost);
     }
-    await failGame(live, id, e);
+    await failGame(live, id, e, spent ? { spent, cost } : undefined);
   } finally {
     const estimated = o.budget?.settle(id, cost);
     if (estimated) run.costEstimated += estimated;

@@ -72,8 +72,8 @@ export class LiveRun {
     if (this.run.errors.length < KEEP_ERRORS) this.run.errors.push(msg);
   }
 
-  /** Put a failed call on record as an attempt (never a verdict). */
-  attempt(id: string, error: string): Promise<void> {
+  /** Put a failed call on record as an attempt (never a verdict), with what it was billed when it was. */
+  attempt(id: string, error: string, billed?: { spent: SpentUsage; cost: number | null }): Promise<void> {
     const { run } = this;
     return this.store.runs.recordAttempt({
       runId: run.id,
@@ -81,6 +81,9 @@ export class LiveRun {
       judge: run.judge,
       error,
       at: Date.now(),
+      ...(billed
+        ? { tokensIn: billed.spent.tokensIn, tokensOut: billed.spent.tokensOut, cost: billed.cost }
+        : {}),
     });
   }
 

@@ -1,5 +1,5 @@
 // `arena judges`: the judgment-quality report, derived on read from stored games and votes.
-import { ALLOWANCE_TAG, HUMAN, isHumanJudge } from '../../core/constants.ts';
+import { HUMAN, isHumanJudge } from '../../core/constants.ts';
 import type { AgreementRow } from '../../core/stats/agreement.ts';
 import { gameConfidence } from '../../core/stats/confidence.ts';
 import {
@@ -14,7 +14,7 @@ import { likeForLike, type LikeForLike } from '../../core/stats/like-for-like.ts
 import { pairVerdict } from '../../core/verdict/stored.ts';
 import type { Game } from '../../core/types.ts';
 import { storedVerdictOf } from '../../core/outcomes.ts';
-import type { Store } from '../../storage/store.ts';
+import type { RunRecord, Store } from '../../storage/store.ts';
 import { agreementBetween, judgeData } from '../results.ts';
 
 export interface JudgesReport {
@@ -24,7 +24,7 @@ export interface JudgesReport {
   correlation: CorrelationRow[];
   /** every pair of judges (humans aside) on the matches both gave a verdict on, with question-bootstrap intervals */
   likeForLike: LikeForLike[];
-  /** games with no verdict because a reasoning judge's reasoning used the whole allowance (billed, not sent again) */
+  /** per judge, its newest run's games with no verdict because reasoning used the whole allowance (billed, not sent again) */
   allowance: { judge: string; games: number }[];
 }
 
@@ -74,8 +74,25 @@ export async function judgesReport(store: Store, judges?: string[]): Promise<Jud
     agreement,
     correlation,
     likeForLike: like.filter((l) => l.matches > 0),
-    allowance: (await store.runs.failedCounts(ALLOWANCE_TAG)).filter((a) => names.includes(a.judge)),
+    allowance: allowanceOf(await store.runs.list(ALLOWANCE_RUNS), judges),
   };
+}
+
+/** How many of the newest runs are read for their games at the allowance. */
+const ALLOWANCE_RUNS = 500;
+
+/**
+ * Per judge, its newest run's games at the allowance: those it sent (`allowance`) and those it left unsent because
+ * they were before (`allowanceBefore`). The newest run says what is still so: a run with a larger allowance plays
+ * other games and says none.
+ */
+function allowanceOf(runs: RunRecord[], judges?: string[]): { judge: string; games: number }[] {
+  const newest = new Map<string, RunRecord>();
+  for (const r of runs) if (!judges || judges.includes(r.judge)) newest.set(r.judge, r); // runs come in start order
+  return [...newest.values()].flatMap((r) => {
+    const games = Number(r.config?.allowance ?? 0) + Number(r.config?.allowanceBefore ?? 0);
+    return games ? [{ judge: r.judge, games }] : [];
+  });
 }
 
 /** Per-game confidence rows of a judge (the games that carry verdict probabilities). */

@@ -23,15 +23,40 @@ export class DrizzleLedger implements LedgerStore {
       .where(runIds ? inJson(t.games.runId, runIds) : undefined)
       .groupBy(t.games.judge)
       .orderBy(asc(t.games.judge));
-    return rows.map((r) => ({
-      judge: r.judge,
-      games: Number(r.games),
-      tokensIn: Number(r.tokensIn),
-      tokensOut: Number(r.tokensOut),
-      tokensCached: Number(r.tokensCached),
-      tokensReasoning: Number(r.tokensReasoning),
-      cost: r.cost === null ? null : Number(r.cost),
-    }));
+    // failed calls that were billed (reasoning at the allowance) count in their judge's tokens and cost
+    const billed = await this.db
+      .select({
+        judge: t.attempts.judge,
+        tokensIn: sql<number>`coalesce(sum(${t.attempts.tokensIn}), 0)`,
+        tokensOut: sql<number>`coalesce(sum(${t.attempts.tokensOut}), 0)`,
+        cost: sql<number | null>`sum(${t.attempts.cost})`,
+      })
+      .from(t.attempts)
+      .where(and(isNotNull(t.attempts.tokensIn), runIds ? inJson(t.attempts.runId, runIds) : undefined))
+      .groupBy(t.attempts.judge);
+    const extra = new Map(billed.map((b) => [b.judge, b]));
+    const sum = (a: number | null, b: number | null | undefined) =>
+      a === null && (b ?? null) === null ? null : Number(a ?? 0) + Number(b ?? 0);
+    // a judge whose every call was billed without a verdict has no games, and a row all the same
+    const judges = new Set(rows.map((r) => r.judge));
+    const none = { games: 0, tokensIn: 0, tokensOut: 0, tokensCached: 0, tokensReasoning: 0, cost: null };
+    const all = [
+      ...rows,
+      ...billed.filter((b) => !judges.has(b.judge)).map((b) => ({ ...none, judge: b.judge })),
+    ];
+    all.sort((a, b) => (a.judge < b.judge ? -1 : a.judge > b.judge ? 1 : 0));
+    return all.map((r) => {
+      const b = extra.get(r.judge);
+      return {
+        judge: r.judge,
+        games: Number(r.games),
+        tokensIn: Number(r.tokensIn) + Number(b?.tokensIn ?? 0),
+        tokensOut: Number(r.tokensOut) + Number(b?.tokensOut ?? 0),
+        tokensCached: Number(r.tokensCached),
+        tokensReasoning: Number(r.tokensReasoning),
+        cost: sum(r.cost, b?.cost),
+      };
+    });
   }
 
   async ofGames(ids: string[]): Promise<{ games: number; cost: number | null }> {

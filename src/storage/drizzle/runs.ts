@@ -10,9 +10,12 @@ import { inJson, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
  */
 export const RUN_LEDGER_SQL = {
   played: '(SELECT count(*) FROM games g WHERE g.run_id = runs.id)',
-  tokensIn: '(SELECT coalesce(sum(g.tokens_in), 0) FROM games g WHERE g.run_id = runs.id)',
-  tokensOut: '(SELECT coalesce(sum(g.tokens_out), 0) FROM games g WHERE g.run_id = runs.id)',
-  cost: '(CASE WHEN runs.cost IS NULL AND NOT EXISTS (SELECT 1 FROM games g WHERE g.run_id = runs.id AND g.cost IS NOT NULL) THEN NULL ELSE (SELECT coalesce(sum(g.cost), 0) FROM games g WHERE g.run_id = runs.id) END)',
+  // a failed call that was billed (its attempt's usage and cost: reasoning at the allowance) counts with the games
+  tokensIn:
+    '((SELECT coalesce(sum(g.tokens_in), 0) FROM games g WHERE g.run_id = runs.id) + (SELECT coalesce(sum(a.tokens_in), 0) FROM attempts a WHERE a.run_id = runs.id))',
+  tokensOut:
+    '((SELECT coalesce(sum(g.tokens_out), 0) FROM games g WHERE g.run_id = runs.id) + (SELECT coalesce(sum(a.tokens_out), 0) FROM attempts a WHERE a.run_id = runs.id))',
+  cost: '(CASE WHEN runs.cost IS NULL AND NOT EXISTS (SELECT 1 FROM games g WHERE g.run_id = runs.id AND g.cost IS NOT NULL) AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = runs.id AND a.cost IS NOT NULL) THEN NULL ELSE (SELECT coalesce(sum(g.cost), 0) FROM games g WHERE g.run_id = runs.id) + (SELECT coalesce(sum(a.cost), 0) FROM attempts a WHERE a.run_id = runs.id) END)',
   failed:
     'max(runs.failed, (SELECT count(DISTINCT a.game_id) FROM attempts a WHERE a.run_id = runs.id AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = a.game_id AND g.run_id = runs.id)))',
 } as const;
@@ -67,13 +70,7 @@ export class DrizzleRuns implements RunStore {
     return rows.map(runRecord);
   }
 
-  async recordAttempt(a: {
-    runId: string;
-    gameId: string;
-    judge: string;
-    error: string;
-    at: number;
-  }): Promise<void> {
+  async recordAttempt(a: Parameters<RunStore['recordAttempt']>[0]): Promise<void> {
     await this.db.insert(t.attempts).values(a);
   }
 
@@ -89,21 +86,6 @@ export class DrizzleRuns implements RunStore {
         ),
       );
     return new Set(rows.map((r) => r.id));
-  }
-
-  async failedCounts(prefix: string): Promise<{ judge: string; games: number }[]> {
-    const rows = await this.db
-      .select({ judge: t.attempts.judge, games: sql<number>`count(DISTINCT ${t.attempts.gameId})` })
-      .from(t.attempts)
-      .where(
-        and(
-          sql`substr(${t.attempts.error}, 1, ${prefix.length}) = ${prefix}`,
-          sql`NOT EXISTS (SELECT 1 FROM games g WHERE g.id = ${t.attempts.gameId})`,
-        ),
-      )
-      .groupBy(t.attempts.judge)
-      .orderBy(asc(t.attempts.judge));
-    return rows.map((r) => ({ judge: r.judge, games: Number(r.games) }));
   }
 
   async markInterrupted(ids: string[], at: number): Promise<number> {

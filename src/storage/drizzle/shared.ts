@@ -39,7 +39,7 @@ export interface DrizzleStoreOptions {
  * is one statement under D1's parameter limit.
  */
 export const inJson = (
-  column: typeof t.games.runId | typeof t.games.id | typeof t.attempts.gameId,
+  column: typeof t.games.runId | typeof t.games.id | typeof t.attempts.gameId | typeof t.attempts.runId,
   ids: string[],
 ): SQL => sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
