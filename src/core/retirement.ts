@@ -23,11 +23,13 @@ export interface Retirement {
 
 /** A `shutdown_date` as a day: an ISO date (or date-time) or Unix seconds; anything else is none. */
 export function shutdownDay(v: unknown): string | undefined {
-  if (typeof v === 'number' && Number.isFinite(v) && v > 0)
+  // Unix seconds up to the year 9999; a day that exists (Date.parse takes 2026-02-30)
+  if (typeof v === 'number' && Number.isFinite(v) && v > 0 && v < 253_402_300_800)
     return new Date(v * 1000).toISOString().slice(0, 10);
-  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v.slice(0, 10))))
-    return v.slice(0, 10);
-  return undefined;
+  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(v)) return undefined;
+  const day = v.slice(0, 10);
+  const t = Date.parse(day);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === day ? day : undefined;
 }
 
 /** The models of a GET /v1/models body (`{ data: [{ id, shutdown_date? }] }`), each checked. */
@@ -36,7 +38,9 @@ export function listedModels(body: unknown): ListedModel[] {
   if (!Array.isArray(data)) return [];
   const out: ListedModel[] = [];
   for (const m of data as { id?: unknown; shutdown_date?: unknown }[]) {
-    if (typeof m?.id !== 'string' || !m.id || m.id.length > 200) continue;
+    // a name to print: no control characters, of a sane length
+    if (typeof m?.id !== 'string' || !m.id || m.id.length > 200 || /[\u0000-\u001f\u007f]/.test(m.id))
+      continue;
     const day = shutdownDay(m.shutdown_date);
     out.push({ id: m.id, ...(day ? { shutdownDate: day } : {}) });
   }
@@ -67,9 +71,9 @@ export function retirementOf(
 }
 
 /** The warning for a retirement within RETIREMENT_WARN_DAYS (undefined: none due). */
-export function retirementWarning(r: Retirement | undefined): string | undefined {
+export function retirementWarning(r: Retirement | undefined, baseURL?: string): string | undefined {
   if (!r || r.daysLeft > RETIREMENT_WARN_DAYS) return undefined;
   const when =
     r.daysLeft < 0 ? `was retired on ${r.shutdown}` : `is retired on ${r.shutdown} (in ${r.daysLeft} days)`;
-  return `this judge (${r.judge}) ${when}${r.successor ? `; its successor is ${r.successor}` : ''}: \`arena judges check ${r.judge}\` lists what the server offers; a new judge starts a new board`;
+  return `this judge (${r.judge}) ${when}${r.successor ? `; its successor is ${r.successor}` : ''}: \`arena judges check ${r.judge}${baseURL ? ` --base-url ${baseURL}` : ''}\` lists what the server offers; a new judge starts a new board`;
 }

@@ -127,7 +127,9 @@ export function fatalKind(
 export function contractHint(model: string, param: string | undefined, s: JudgeSettings | undefined): string {
   const reasoning = s?.maxTokensParam === 'max_completion_tokens';
   if (param === 'temperature')
-    return `${model} refuses temperature ${s?.temperature ?? '?'}: it is a reasoning model; drop --temperature (settings.temperature) or set "api": { "temperature": null }, and set --reasoning-effort (reasoningEffort) instead`;
+    return reasoning
+      ? `${model} refuses temperature ${s?.temperature ?? '?'}: it is a reasoning model; drop --temperature (settings.temperature) or set "api": { "temperature": null }, and set --reasoning-effort (reasoningEffort) instead`
+      : `${model} refuses temperature ${s?.temperature ?? '?'}: if it is a reasoning model, say so ("api": { "family": "reasoning" }); else drop --temperature (settings.temperature) or set "api": { "temperature": null }`;
   if (param === 'max_tokens')
     return `${model} refuses max_tokens: it is a reasoning model; set "api": { "family": "reasoning" } (or "maxTokensParam": "max_completion_tokens") for this judge`;
   if (param === 'reasoning_effort' && !reasoning)

@@ -75,7 +75,7 @@ async function checkJudge(spec: string, baseURL: string | undefined, json: boole
         `${entry ? `; $${entry.input}/$${entry.cachedInput ?? entry.input}/$${entry.output} per 1M input/cached/output tokens (table read ${OPENAI_MODELS_READ})` : ''}` +
         `${r ? `; shutdown ${r.shutdown} (${r.source})` : ''}${entry?.successor ? `; successor ${entry.successor}` : ''}`,
     );
-    const warn = retirementWarning(r);
+    const warn = retirementWarning(r, baseURL);
     if (warn) print(`warning: ${warn}`);
   }
   if (report.offered === false) exitStatus.code = 2;

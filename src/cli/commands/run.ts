@@ -78,7 +78,7 @@ export default defineCommand({
       });
     const store = openStore(args.db);
     const judge = await makeJudge(request.judgeSpecs[0]!);
-    const retiring = retirementWarning(await judge.retirement());
+    const retiring = retirementWarning(await judge.retirement(), args['base-url']);
     if (retiring) log(`warning: ${retiring}`);
     setMaxListeners(0, ctl.signal); // one listener per game in flight
     const onSignal = () => {

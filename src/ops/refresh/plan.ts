@@ -48,7 +48,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
       outputTokens: c.estimate.outputTokens ?? Math.min(TYPICAL_JUDGMENT_TOKENS, c.settings.maxTokens),
     });
     const jp: JudgePlan = { cfg: j, judge, tokens, price, modes: [] };
-    const retiring = retirementWarning(await (judge as Partial<GovernedJudge>).retirement?.());
+    const retiring = retirementWarning(await (judge as Partial<GovernedJudge>).retirement?.(), j.baseURL);
     judges.push(jp);
     for (const m of c.modes) {
       const mModels = m.models ?? p.models;
