@@ -114,6 +114,24 @@ function replyOf(
   settings: JudgeSettings,
   o: OpenAIJudgeOptions,
 ): JudgeReply {
+  const limits = rateLimit.tokens || rateLimit.requests ? { rateLimit } : {};
+  try {
+    return { ...completionReply(r, settings, (t) => redactReply(t, [o.apiKey])), ...limits };
+  } catch (e) {
+    if (e instanceof JudgeCallError && limits.rateLimit) e.rateLimit = limits.rateLimit;
+    throw e;
+  }
+}
+
+/**
+ * A chat completion (a call's, or a Batch API result line's) as a reply: its text redacted, its usage and verdict
+ * probabilities; an empty reply cut at the allowance is its own error, carrying what it used (it was billed).
+ */
+export function completionReply(
+  r: ChatCompletion,
+  settings: JudgeSettings,
+  redact: (text: string) => { text: string; redactions: number },
+): JudgeReply {
   const choice = r.choices?.[0];
   const text = choice?.message?.content;
   const usage = usageOf(r.usage);
@@ -123,14 +141,13 @@ function replyOf(
       false,
     );
     err.kind = 'allowance';
-    if (rateLimit.tokens || rateLimit.requests) err.rateLimit = rateLimit;
     err.spent = { tokensIn: usage.tokensIn ?? null, tokensOut: usage.tokensOut ?? null, ...usage.details };
     throw err;
   }
   if (typeof text !== 'string')
     throw new JudgeCallError('[judge:openai] the response has no message content', true);
   const probs = settings.logprobs ? verdictProbsOf(text, choice?.logprobs?.content) : undefined;
-  const clean = redactReply(text, [o.apiKey]);
+  const clean = redact(text);
   return {
     text: clean.text,
     ...(clean.redactions ? { redactions: clean.redactions } : {}),
@@ -138,7 +155,6 @@ function replyOf(
     ...(usage.tokensOut !== undefined ? { tokensOut: usage.tokensOut } : {}),
     ...usage.details,
     ...(probs ? { verdictProbs: probs } : {}),
-    ...(rateLimit.tokens || rateLimit.requests ? { rateLimit } : {}),
   };
 }
 

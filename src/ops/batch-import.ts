@@ -1,11 +1,12 @@
 // Batch API results as games: poll the pending batches, read a finished batch's output and error files (nothing in
 // them trusted: a line of a game no longer planned is dropped, two different answers to one request refuse the
 // batch), and play each line's reply or failure through the engine's one loop, charging the budget what it cost.
-import type { GameSpec } from '../core/types.ts';
+import type { GameSpec, JudgeSettings } from '../core/types.ts';
 import { ArenaError } from '../core/types.ts';
 import { parserFor, verdictOf } from '../core/verdict/of-reply.ts';
 import { playGames, type PlayItem } from '../engine/play/index.ts';
-import type { JudgeReply } from '../judges/judge.ts';
+import { JudgeCallError, type JudgeReply } from '../judges/judge.ts';
+import { completionReply } from '../judges/openai.ts';
 import type { BatchJob, BatchOptions } from './batch.ts';
 import { costOf } from './prices.ts';
 
@@ -38,7 +39,7 @@ export async function pollOnce(job: BatchJob): Promise<number> {
       if (t === null) gone.push(f!);
       else text += `${t}\n`;
     }
-    const results = readResults(text, job.bySpec, b.id, (r) => o.client.redact(r));
+    const results = readResults(text, job.bySpec, b.id, (r) => o.client.redact(r), o.settings);
     if (remote.status !== 'completed' || gone.length) {
       const why = await unanswered(job, b, results, remote.status, gone, remote.errors);
       report.failedBatches.push(why);
@@ -144,8 +145,15 @@ function batchCharges(job: BatchJob, { replies, billed }: ReturnType<typeof read
     reserve: () => true,
     settle: (id: string): number => {
       const r = replies.get(id);
-      if (r === undefined || r instanceof Error) return budget.settle(id, billed.has(id) ? null : 0);
-      return budget.settle(id, costOf(job.o.price, r.tokensIn ?? null, r.tokensOut ?? null));
+      const spent = r instanceof JudgeCallError ? r.spent : r instanceof Error ? undefined : r;
+      if (!spent) return budget.settle(id, billed.has(id) ? null : 0);
+      const cost = costOf(
+        job.o.price,
+        spent.tokensIn ?? null,
+        spent.tokensOut ?? null,
+        spent.tokensCached ?? null,
+      );
+      return budget.settle(id, cost);
     },
   };
 }
@@ -159,6 +167,7 @@ function readResults(
   bySpec: Map<string, GameSpec>,
   batchId: string,
   redact: (reply: string) => { text: string; redactions: number },
+  settings: JudgeSettings,
 ) {
   const replies = new Map<string, JudgeReply | Error>();
   const items: PlayItem[] = [];
@@ -193,21 +202,20 @@ function readResults(
       continue;
     }
     seen.set(r.custom_id, key);
-    const reply = body?.choices?.[0]?.message?.content;
-    const usage = body?.usage;
-    const clean = typeof reply === 'string' ? redact(reply) : undefined;
+    // read as a call's reply is (usage, cached and reasoning tokens, logprobs; an empty reply at the allowance)
+    let reply: JudgeReply | Error | undefined;
+    if (body)
+      try {
+        reply = completionReply(body as unknown as Parameters<typeof completionReply>[0], settings, redact);
+      } catch (e) {
+        reply = e instanceof JudgeCallError && e.kind === 'allowance' ? e : undefined;
+      }
     replies.set(
       r.custom_id,
-      clean
-        ? {
-            text: clean.text,
-            ...(clean.redactions ? { redactions: clean.redactions } : {}),
-            ...(usage?.prompt_tokens != null ? { tokensIn: usage.prompt_tokens } : {}),
-            ...(usage?.completion_tokens != null ? { tokensOut: usage.completion_tokens } : {}),
-          }
-        : new Error(
-            `[judge:openai-batch] ${r.error?.message ?? errorOfBody(r.response?.body) ?? `HTTP ${r.response?.status_code ?? '?'}`} (batch ${batchId})`,
-          ),
+      reply ??
+        new Error(
+          `[judge:openai-batch] ${r.error?.message ?? errorOfBody(r.response?.body) ?? `HTTP ${r.response?.status_code ?? '?'}`} (batch ${batchId})`,
+        ),
     );
     items.push({ spec, id: r.custom_id });
   }
