@@ -134,6 +134,7 @@ export const NumericOptions = z
     tpm: count(1e12),
     rpm: count(1e9),
     logprobs: count(20),
+    'trust-proxy': range(1, 10, true, 'the number of reverse proxies in front, a whole number'),
     precision: range(0, 1, false),
     'rating-precision': range(0.001, 10_000, false, 'a number of Elo points'),
     'max-calls': range(0, 1e9),

@@ -16,8 +16,8 @@ export interface ModelEntry {
 }
 
 /**
- * Read 2026-06-22 from OpenAI's API pricing page (as copied by third-party tables; there is no internet here) and
- * its deprecations page, whose dates issue #33 quotes. Prices of models no longer listed are their last ones.
+ * The day the table was read (from OpenAI's API pricing page as third-party tables copy it, and its deprecations
+ * page): `arena judges check` and docs/judges.md show it. Prices of models no longer listed are their last ones.
  */
 export const OPENAI_MODELS_READ = '2026-06-22';
 
@@ -108,7 +108,7 @@ export const OPENAI_MODELS: Record<string, ModelEntry> = {
   },
 };
 
-/** A model's entry, by its name or the dated snapshot of one (`gpt-4.1-2025-04-14` is `gpt-4.1`'s). */
+/** A model's entry, by its name or the dated snapshot of one (`gpt-4.1-YYYY-MM-DD` is `gpt-4.1`'s). */
 export function modelEntry(model: string): ModelEntry | undefined {
   if (Object.hasOwn(OPENAI_MODELS, model)) return OPENAI_MODELS[model];
   const base = model.replace(/-\d{4}-\d{2}-\d{2}$/, '');

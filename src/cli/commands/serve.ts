@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { STUDY_JUDGE } from '../../reports/judges/duel.ts';
 import { ArenaError } from '../../core/types.ts';
 import { importFiles, mtbenchSources } from '../../importers/import.ts';
-import { oneOf, UsageError } from '../format.ts';
+import { int, oneOf, UsageError } from '../format.ts';
 import { cacheDir } from '../cache-dir.ts';
 import { dbArg, openStore, print, withStore } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
@@ -157,14 +157,9 @@ async function annotateOptions(args: {
 }
 
 /** --trust-proxy N: how many reverse proxies stand in front, 1 to 10; 0 when not given. */
+/** --trust-proxy, in range by the one schema of numeric options (cli/validate.ts) */
 function trustedHops(v: string | undefined): number {
-  if (v === undefined) return 0;
-  const n = /^\d{1,2}$/.test(v.trim()) ? Number(v) : NaN;
-  if (!(n >= 1 && n <= 10))
-    throw new UsageError(
-      `--trust-proxy ${v}: the number of reverse proxies in front, 1 to 10 (1 for one nginx or Caddy)`,
-    );
-  return n;
+  return v === undefined ? 0 : int(v, 'trust-proxy')!;
 }
 
 export const serveCommand = defineCommand({
