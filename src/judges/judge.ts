@@ -61,6 +61,22 @@ export class JudgeCallError extends Error {
   rateLimit?: RateLimitInfo;
 }
 
+/**
+ * A prompt longer than the judge's context: its own kind of failure (never retried, never truncated), with both
+ * sizes, so that a run's errors say which games need a larger context rather than a flaky server.
+ */
+export class PromptTooLongError extends JudgeCallError {
+  constructor(
+    who: string,
+    readonly promptTokens: number,
+    readonly contextTokens: number,
+    hint: string,
+  ) {
+    super(`${who} prompt is ${promptTokens} tokens, context is ${contextTokens}: ${hint}`, false);
+    this.name = 'PromptTooLongError';
+  }
+}
+
 /** Parse Retry-After (seconds or an HTTP date) or retry-after-ms into milliseconds. */
 export function parseRetryAfter(
   headers: { get(name: string): string | null } | undefined,

@@ -27,6 +27,12 @@ export interface LlamaCppOptions {
   batchSize?: number;
   /** force 'cpu' (no GPU backend) */
   gpu?: 'auto' | false;
+  /**
+   * flash attention (default false). llama.cpp's CPU kernel for it accumulates in half precision: on
+   * SmolLM2-135M it moved verdict probabilities by up to 0.024 and made greedy replies depend on the thread
+   * count; without it they match llama-cpp-python to 1e-3 whatever the threads
+   */
+  flashAttention?: boolean;
 }
 
 /** Options spelled in a judge spec's query string, e.g. `llama-cpp/m.gguf?threads=1&grammar=off`. */
@@ -86,9 +92,13 @@ export function parseLlamaSpec(model: string): LlamaCppOptions {
       case 'gpu':
         o.gpu = bool(k, v) ? 'auto' : false;
         break;
+      case 'flash':
+      case 'flashAttention':
+        o.flashAttention = bool(k, v);
+        break;
       default:
         throw new JudgeCallError(
-          `[judge:llama-cpp] unknown option "${k}" (known: threads, ctx, gpuLayers, sequences, seed, grammar, reuse, lora, batch, gpu)`,
+          `[judge:llama-cpp] unknown option "${k}" (known: threads, ctx, gpuLayers, sequences, seed, grammar, reuse, lora, batch, gpu, flash)`,
           false,
         );
     }
@@ -98,7 +108,7 @@ export function parseLlamaSpec(model: string): LlamaCppOptions {
 
 /**
  * The judge id: the model's name and a short hash of its content (src/judges/gguf-identity.ts), never its
- * path, plus the options that change replies (grammar, seed, LoRA adapters, named the same way). The same
+ * path, plus the options that change replies (grammar, seed, flash attention, LoRA adapters, named the same way). The same
  * file moved is the same judge. Threads, sequences, context size and GPU layers change speed, not verdicts,
  * so they are not part of it.
  */
@@ -106,6 +116,7 @@ export function llamaJudgeId(o: LlamaCppOptions): string {
   const p = new URLSearchParams();
   if (o.grammar === false) p.set('grammar', 'off');
   if (o.seed !== undefined && o.seed !== DEFAULT_SEED) p.set('seed', String(o.seed));
+  if (o.flashAttention) p.set('flash', 'on');
   for (const l of o.lora ?? []) {
     const a = modelIdentity(l);
     p.append('lora', `${a.name}@${a.hash}`);

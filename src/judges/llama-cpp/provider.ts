@@ -1,8 +1,14 @@
 import type { LlamaContextSequence, Token } from 'node-llama-cpp';
-import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest } from '../judge.ts';
+import {
+  JudgeCallError,
+  PromptTooLongError,
+  type JudgeProvider,
+  type JudgeReply,
+  type JudgeRequest,
+} from '../judge.ts';
 import { checkModelFiles } from './loader.ts';
 import { DEFAULT_SEED, defaultThreads, llamaJudgeId, type LlamaCppOptions } from './options.ts';
-import { renderPrompt, stopStrings } from './render.ts';
+import { promptTokens, renderPrompt, stopStrings } from './render.ts';
 import type { Slot } from './scheduler.ts';
 import { openSession, type Session } from './session.ts';
 import { generateVerdict, VERDICT_RESERVE, verdictText, type ExplanationCut } from './verdict.ts';
@@ -68,7 +74,7 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     new JudgeCallError(`[judge:${id}] ${m}`, false, undefined, undefined, cause ? { cause } : undefined);
   const threads = o.threads ?? defaultThreads();
   const nSeq = o.sequences ?? 4;
-  const game: GameSettings = { grammarOn: o.grammar !== false, seed: o.seed ?? DEFAULT_SEED };
+  const game: GameSettings = { id, grammarOn: o.grammar !== false, seed: o.seed ?? DEFAULT_SEED };
   const stats: LlamaStats = {
     promptTokens: 0,
     reusedTokens: 0,
@@ -99,7 +105,8 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     async render(system, user) {
       const L = await load();
       const c = renderPrompt(L.wrapper, system, user).contextText;
-      return { text: c.toString(), tokens: c.tokenize(L.model.tokenizer) };
+      const tokens = promptTokens(L.model, c);
+      return { text: L.model.detokenize(tokens, true), tokens };
     },
     async complete(req) {
       if (req.signal?.aborted) throw req.signal.reason;
@@ -123,6 +130,8 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
 }
 
 interface GameSettings {
+  /** the judge's id, for its errors */
+  id: string;
   /** constrain the verdict with a grammar */
   grammarOn: boolean;
   seed: number;
@@ -143,11 +152,14 @@ async function judge(
   const constrain = game.grammarOn && req.verdict !== 'free';
   let t0 = performance.now();
   const state = renderPrompt(L.wrapper, req.system, req.user);
-  const prompt = state.contextText.tokenize(model.tokenizer);
+  const prompt = promptTokens(model, state.contextText);
   const ctxSize = L.context.contextSize;
   if (prompt.length + VERDICT_RESERVE > ctxSize)
-    throw fail(
-      `the prompt is ${prompt.length} tokens and does not fit the context of ${ctxSize} tokens (${VERDICT_RESERVE} more are needed for the verdict); raise ?ctx= (the model was trained on ${model.trainContextSize})`,
+    throw new PromptTooLongError(
+      `[judge:${game.id}]`,
+      prompt.length,
+      ctxSize,
+      `${VERDICT_RESERVE} more tokens are needed for the verdict; raise ?ctx= (the model was trained on ${model.trainContextSize})`,
     );
   const budget = Math.max(
     0,

@@ -80,6 +80,8 @@ export async function openSession(
         sequences: settings.sequences,
         threads: settings.threads,
         batchSize: o.batchSize ?? Math.min(512, contextSize),
+        // node-llama-cpp's default is 'auto' (on where llama.cpp supports it): off unless asked (options.ts)
+        flashAttention: o.flashAttention ?? false,
         batching: { dispatchSchedule: gather, itemPrioritizationStrategy: inSequenceOrder },
       }),
     },
