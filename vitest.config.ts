@@ -43,6 +43,7 @@ const STATELESS_HELPERS = [
       'tests/judges/llama-cpp/gguf-writer.ts',
       'tests/judges/llama-cpp/fixtures.ts',
       'tests/judges/llama-cpp/real-games.ts',
+      'tests/judges/llama-cpp/foundation.ts',
       'tests/ops/lora-writer.ts',
     ],
   );

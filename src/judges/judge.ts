@@ -22,6 +22,8 @@ export interface JudgeReply {
   tokensOut?: number;
   /** positional verdict probabilities, e.g. {A: 0.7, B: 0.2, C: 0.1}, from providers that see token probabilities */
   verdictProbs?: Record<string, number>;
+  /** SoftEnt-Cali in nats (a local judge asked for it: src/judges/llama-cpp/reliability.ts) */
+  reliability?: number;
   /** what the answer's x-ratelimit-* headers said (providers that see headers; the rate governor reads it) */
   rateLimit?: RateLimitInfo;
   /** the endpoint that answered, when a judge is served by several (judges/endpoints.ts) */

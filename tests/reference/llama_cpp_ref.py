@@ -7,6 +7,10 @@ Input: {"model": path, "n_ctx": int, "threads": int, "ops": [op, ...]}; each op 
       Jinja2ChatFormatter, as its server does) and its tokens
   {"op": "next", "text": t}
       the letters' probabilities after `t` (special tokens parsed), evaluated in one batch as a server does
+  {"op": "softent", "system": s, "user": u, "max_tokens": n, "base": path}
+      the game as "judge" plays it, then SoftEnt-Cali over its reply's tokens (the explanation kept, "\n[[" and the
+      verdict letter): the mean entropy (nats) of the judge's next-token softmax at each position predicting one,
+      minus the same from the foundation model `base`; prompt and reply evaluated in one batch
   {"op": "judge", "system": s, "user": u, "max_tokens": n}
       a greedy game as src/judges/llama-cpp plays it: the explanation until "[[", the end of generation or the
       budget; then "[[" (after a newline) and, at the verdict position, the probability of each letter: the
@@ -46,6 +50,8 @@ def main():
             out.append(ref.next_letters(op["text"]))
         elif op["op"] == "judge":
             out.append(ref.judge(op["system"], op["user"], op["max_tokens"]))
+        elif op["op"] == "softent":
+            out.append(softent_cali(req, ref, op))
         else:
             raise ValueError(f"unknown op {op['op']!r}")
     json.dump(out, sys.stdout)
@@ -99,12 +105,13 @@ class Ref:
         for t, x in zip(ids, w):
             probs[self.letters[t]] += float(x)
         total = sum(probs.values())
-        return {k: v / total for k, v in probs.items()}, self.letters[ids[int(np.argmax(zl))]]
+        best = ids[int(np.argmax(zl))]
+        return {k: v / total for k, v in probs.items()}, self.letters[best], best
 
     def next_letters(self, text):
         self.llm.reset()
         self.llm.eval(self.llm.tokenize(text.encode(), add_bos=True, special=True))
-        probs, verdict = self.letter_probs()
+        probs, verdict, _ = self.letter_probs()
         return {"probs": probs, "verdict": verdict}
 
     def judge(self, system, user, max_tokens):
@@ -147,8 +154,10 @@ class Ref:
             same += 1
         llm.n_tokens = same  # eval drops the cache after n_tokens
         llm.eval(target[same:])
-        probs, verdict = self.letter_probs()
+        probs, verdict, verdict_token = self.letter_probs()
         return {
+            "reply_tokens": generated[:keep] + opener + [int(verdict_token)],
+            "prompt_ids": prompt,
             "text": rendered,
             "prompt_tokens": len(prompt),
             "explanation": explanation,
@@ -156,6 +165,42 @@ class Ref:
             "probs": probs,
             "verdict": verdict,
         }
+
+
+_scorers = {}
+
+
+def scorer(req, path):
+    """A Llama on `path` that keeps every position's logits (for entropies), one per file."""
+    if path not in _scorers:
+        _scorers[path] = Llama(
+            model_path=path,
+            n_ctx=req["n_ctx"],
+            n_threads=req["threads"],
+            n_threads_batch=req["threads"],
+            n_batch=512,
+            logits_all=True,
+            verbose=False,
+        )
+    return _scorers[path]
+
+
+def mean_entropy(llm, prompt, reply):
+    llm.reset()
+    llm.eval(prompt + reply[:-1])
+    z = np.asarray(llm.scores[len(prompt) - 1 : len(prompt) + len(reply) - 1], dtype=np.float64)
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    s = e.sum(axis=1)
+    return float(np.mean(np.log(s) - (e * z).sum(axis=1) / s))
+
+
+def softent_cali(req, ref, op):
+    g = ref.judge(op["system"], op["user"], op["max_tokens"])
+    prompt, reply = g["prompt_ids"], g["reply_tokens"]
+    judge = mean_entropy(scorer(req, req["model"]), prompt, reply)
+    base = mean_entropy(scorer(req, op["base"]), prompt, reply)
+    return {"verdict": g["verdict"], "judge": judge, "base": base, "cali": judge - base, "reply_tokens": len(reply)}
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ export interface LlamaCppOptions {
    * count; without it they match llama-cpp-python to 1e-3 whatever the threads
    */
   flashAttention?: boolean;
+  /** SoftEnt-Cali (reliability.ts) of each pairwise game against this foundation GGUF (same vocabulary) */
+  reliabilityBase?: string;
 }
 
 /** Options spelled in a judge spec's query string, e.g. `llama-cpp/m.gguf?threads=1&grammar=off`. */
@@ -56,6 +58,7 @@ export function parseLlamaSpec(model: string): LlamaCppOptions {
     if (['off', 'false', '0', 'no'].includes(v)) return false;
     throw new JudgeCallError(`[judge:llama-cpp] option "${k}": expected on or off, got "${v}"`, false);
   };
+  let softEnt = false;
   for (const [k, v] of params) {
     switch (k) {
       case 'threads':
@@ -92,17 +95,33 @@ export function parseLlamaSpec(model: string): LlamaCppOptions {
       case 'gpu':
         o.gpu = bool(k, v) ? 'auto' : false;
         break;
+      case 'reliability':
+        softEnt = true;
+        if (v !== 'softent-cali')
+          throw new JudgeCallError(
+            `[judge:llama-cpp] option "reliability": expected softent-cali, got "${v}"`,
+            false,
+          );
+        break;
+      case 'base':
+        o.reliabilityBase = v;
+        break;
       case 'flash':
       case 'flashAttention':
         o.flashAttention = bool(k, v);
         break;
       default:
         throw new JudgeCallError(
-          `[judge:llama-cpp] unknown option "${k}" (known: threads, ctx, gpuLayers, sequences, seed, grammar, reuse, lora, batch, gpu, flash)`,
+          `[judge:llama-cpp] unknown option "${k}" (known: threads, ctx, gpuLayers, sequences, seed, grammar, reuse, lora, batch, gpu, flash, reliability, base)`,
           false,
         );
     }
   }
+  if (softEnt !== (o.reliabilityBase !== undefined))
+    throw new JudgeCallError(
+      '[judge:llama-cpp] reliability=softent-cali and base=<foundation.gguf> go together (SoftEnt-Cali)',
+      false,
+    );
   return o;
 }
 

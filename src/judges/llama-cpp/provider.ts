@@ -69,6 +69,8 @@ type Fail = (m: string, cause?: unknown) => JudgeCallError;
 
 export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   checkModelFiles(o.modelPath, o.lora, (m) => new JudgeCallError(`[judge:llama-cpp] ${m}`, false));
+  if (o.reliabilityBase)
+    checkModelFiles(o.reliabilityBase, [], (m) => new JudgeCallError(`[judge:llama-cpp] base: ${m}`, false));
   const id = llamaJudgeId(o);
   const fail: Fail = (m, cause) =>
     new JudgeCallError(`[judge:${id}] ${m}`, false, undefined, undefined, cause ? { cause } : undefined);
@@ -122,6 +124,7 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       if (!loading) return;
       const L = await loading.catch(() => undefined);
       loading = undefined;
+      await L?.softEnt?.dispose();
       await L?.context.dispose();
       // the runtime (L.llama) is the process's, shared with every other model loaded (loader.ts)
       await L?.model.dispose();
@@ -195,11 +198,14 @@ async function judge(
     const v = await generateVerdict(L, slot.seq, { prompt, generated, text, cut, rating, sampling });
     stats.generatedTokens += v.verdictTokens.length;
     stats.ms.verdict += performance.now() - t0;
+    const reply = verdictText(model, v, rating, fail);
+    const reliability = L.softEnt && !rating ? await L.softEnt.score(prompt, v.replyTokens) : undefined;
     return {
-      text: verdictText(model, v, rating, fail),
+      text: reply,
       tokensIn: prompt.length,
       tokensOut: v.tokensOut,
       ...(v.probs ? { verdictProbs: v.probs } : {}),
+      ...(reliability !== undefined ? { reliability } : {}),
     };
   } finally {
     stats.games++;

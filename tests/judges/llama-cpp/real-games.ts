@@ -37,6 +37,8 @@ export interface StoredGame {
   verdict: string;
   tokensIn: number;
   probs: Record<string, number>;
+  /** SoftEnt-Cali, when the judge computed it */
+  reliability: number | null;
 }
 
 /** The games of the judges whose id starts with `judgePrefix`, by question and order. */
@@ -45,7 +47,8 @@ export function storedGames(db: string, judgePrefix: string): StoredGame[] {
   try {
     const rows = d
       .prepare(
-        `SELECT judge, question_id, "order", system_prompt, user_prompt, reply, verdict, tokens_in, verdict_probs
+        `SELECT judge, question_id, "order", system_prompt, user_prompt, reply, verdict, tokens_in, verdict_probs,
+                reliability
            FROM games WHERE judge LIKE ? || '%' AND source = 'run' ORDER BY question_id, "order"`,
       )
       .all(judgePrefix) as Record<string, unknown>[];
@@ -59,6 +62,7 @@ export function storedGames(db: string, judgePrefix: string): StoredGame[] {
       verdict: r.verdict as string,
       tokensIn: r.tokens_in as number,
       probs: r.verdict_probs ? (JSON.parse(r.verdict_probs as string) as Record<string, number>) : {},
+      reliability: r.reliability as number | null,
     }));
   } finally {
     d.close();
