@@ -31,7 +31,7 @@ sampler=$!
 trap 'kill $sampler 2>/dev/null; rm -f "$vram_log"' EXIT
 idle=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)
 
-node --import tsx bench/llama.ts --model "$model" --gpu-layers max --server --server-gpu-layers -1 \
+node --import tsx bench/llama.ts --model "$model" --gpu-layers max --server --server-gpu-layers=-1 \
   --threads "$(nproc)" --ctx 4096 --sequences 8 --questions 10 --models 6 --max-tokens 256 --rounds 1 "$@"
 
 peak=$(sort -n "$vram_log" | tail -1)
