@@ -173,8 +173,31 @@ async function judge(
   const sampling = { temperature: req.temperature, seed: game.seed };
 
   stats.ms.render += performance.now() - t0;
+  const played = await play(L, req, { prompt, budget, constrain, stops, sampling, rating }, stats, fail);
+  // scored once the game's sequence is free for the next game (SoftEnt-Cali has contexts of its own)
+  if (!L.softEnt || !played.replyTokens || rating) return played.reply;
+  return { ...played.reply, reliability: await L.softEnt.score(prompt, played.replyTokens) };
+}
+
+/** The game on a sequence: the explanation, then the verdict; with the reply's tokens after the prompt. */
+async function play(
+  L: Session,
+  req: JudgeRequest,
+  g: {
+    prompt: Token[];
+    budget: number;
+    constrain: boolean;
+    stops: string[];
+    sampling: { temperature: number; seed: number };
+    rating: boolean;
+  },
+  stats: LlamaStats,
+  fail: Fail,
+): Promise<{ reply: JudgeReply & LlamaReplyExtras; replyTokens?: Token[] }> {
+  const { model } = L;
+  const { prompt, budget, constrain, stops, sampling, rating } = g;
   const slot = await L.scheduler.acquire(prompt, req.signal);
-  t0 = performance.now();
+  let t0 = performance.now();
   try {
     // 1. the explanation, unconstrained
     const { generated, cut } = await explain(
@@ -192,20 +215,20 @@ async function judge(
       const at = Math.min(...stops.map((x) => text.indexOf(x)).filter((i) => i >= 0));
       text = text.slice(0, at);
     }
-    if (!constrain) return { text, tokensIn: prompt.length, tokensOut: generated.length };
+    if (!constrain) return { reply: { text, tokensIn: prompt.length, tokensOut: generated.length } };
 
     // 2. the verdict, constrained by the grammar
     const v = await generateVerdict(L, slot.seq, { prompt, generated, text, cut, rating, sampling });
     stats.generatedTokens += v.verdictTokens.length;
     stats.ms.verdict += performance.now() - t0;
-    const reply = verdictText(model, v, rating, fail);
-    const reliability = L.softEnt && !rating ? await L.softEnt.score(prompt, v.replyTokens) : undefined;
     return {
-      text: reply,
-      tokensIn: prompt.length,
-      tokensOut: v.tokensOut,
-      ...(v.probs ? { verdictProbs: v.probs } : {}),
-      ...(reliability !== undefined ? { reliability } : {}),
+      reply: {
+        text: verdictText(model, v, rating, fail),
+        tokensIn: prompt.length,
+        tokensOut: v.tokensOut,
+        ...(v.probs ? { verdictProbs: v.probs } : {}),
+      },
+      replyTokens: v.replyTokens,
     };
   } finally {
     stats.games++;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PromptTooLongError } from '../../../src/judges/judge.ts';
 import { llamaCppJudge, type LlamaCppJudge } from '../../../src/judges/llama-cpp/provider.ts';
-import { arenaOk, tmpDir } from '../../support/cli.ts';
+import { arenaJson, arenaOk, tmpDir } from '../../support/cli.ts';
 import { MTBENCH_DIR, noMtbench, skipWhy } from '../../support/materials.ts';
 import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
 import {
@@ -77,7 +77,7 @@ describe.skipIf(!!skip)('the llama-cpp judge on a real model (SmolLM2-135M-Instr
     expect(ours.text.startsWith('<|im_start|>system\n')).toBe(true);
     expect(ours.tokens).toEqual(ref!.tokens);
     expect(ours.tokens.length).toBe(g.tokensIn);
-  });
+  }, 120_000);
 
   it('every game: the greedy explanation and verdict equal llama-cpp-python, and P(A), P(B), P(C) agree within 1e-3', () => {
     expect(games.length).toBe(REAL_GAMES.count);
@@ -109,7 +109,7 @@ describe.skipIf(!!skip)('the llama-cpp judge on a real model (SmolLM2-135M-Instr
     console.log(
       `[real model] ${games.length} games; largest |ΔP| against llama-cpp-python ${maxDiff.toExponential(2)}`,
     );
-  });
+  }, 300_000);
 
   it('a prompt longer than the context is its own error, with both sizes (never truncated)', async () => {
     const g = games.reduce((a, b) => (b.tokensIn > a.tokensIn ? b : a));
@@ -119,7 +119,7 @@ describe.skipIf(!!skip)('the llama-cpp judge on a real model (SmolLM2-135M-Instr
       .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(PromptTooLongError);
     expect((e as Error).message).toContain(`prompt is ${g.tokensIn} tokens, context is 256:`);
-  });
+  }, 120_000);
 });
 
 /** the server's name for the model: the judge is openai/<ALIAS> */
@@ -264,6 +264,15 @@ describe.skipIf(!!skip)('SoftEnt-Cali on the real model, against llama-cpp-pytho
       // the stand-in is another model: the calibration is not zero
       expect(Math.abs(ref[i]!.base - ref[i]!.judge), where).toBeGreaterThan(1e-3);
     });
+    // listed where the per-game confidence is
+    const listed = await arenaJson<{ reliability?: number }[]>([
+      'judges',
+      '--db',
+      softDb,
+      '--games',
+      ours[0]!.judge,
+    ]);
+    expect(listed.map((r) => r.reliability)).toEqual(expect.arrayContaining(ours.map((g) => g.reliability)));
     console.log(
       `[softent-cali] ${ours.length} games: stored ${ours.map((g) => g.reliability!.toFixed(6)).join(', ')}; ` +
         `reference ${ref.map((r) => `${r.cali.toFixed(6)} (${r.judge.toFixed(4)} - ${r.base.toFixed(4)})`).join(', ')}`,
