@@ -31,6 +31,7 @@ const STATELESS_HELPERS = [
   'mtbench-release',
   'until',
   'small-disk',
+  'real-model',
 ]
   .map((h) => `tests/support/${h}.ts`)
   .concat(
@@ -41,6 +42,8 @@ const STATELESS_HELPERS = [
       'tests/judges/judge.contract.ts',
       'tests/judges/llama-cpp/gguf-writer.ts',
       'tests/judges/llama-cpp/fixtures.ts',
+      'tests/judges/llama-cpp/real-games.ts',
+      'tests/judges/llama-cpp/foundation.ts',
       'tests/ops/lora-writer.ts',
     ],
   );

@@ -90,6 +90,11 @@ export const games = sqliteTable(
     /** entropy in bits of verdict_probs (0 = certain, log2(3) = 1.585 = no idea) */
     entropy: real('entropy'),
     /**
+     * SoftEnt-Cali in nats (a local judge's mean reply entropy minus its foundation model's, same tokens): lower =
+     * more reliable; null unless the judge was asked for it (src/judges/llama-cpp/reliability.ts)
+     */
+    reliability: real('reliability'),
+    /**
      * the verdict an imported judgment file recorded (as `verdict`), kept when `arena reparse` replaces the
      * verdict so that `--parser recorded` restores it; null for games played here
      */

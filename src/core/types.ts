@@ -110,6 +110,8 @@ export interface Game extends GameSpec {
   verdictProbs?: Record<string, number> | null;
   /** entropy of verdictProbs in bits */
   entropy?: number | null;
+  /** SoftEnt-Cali in nats, lower = more reliable (local judges asked for it: src/judges/llama-cpp/reliability.ts) */
+  reliability?: number | null;
   /** the verdict an imported judgment file recorded, kept beside `verdict` when a reparse replaces it */
   recordedVerdict?: GameVerdict | null;
 }

@@ -30,6 +30,8 @@ export interface JudgeReply {
   tokensReasoning?: number;
   /** positional verdict probabilities, e.g. {A: 0.7, B: 0.2, C: 0.1}, from providers that see token probabilities */
   verdictProbs?: Record<string, number>;
+  /** SoftEnt-Cali in nats (a local judge asked for it: src/judges/llama-cpp/reliability.ts) */
+  reliability?: number;
   /** what the answer's x-ratelimit-* headers said (providers that see headers; the rate governor reads it) */
   rateLimit?: RateLimitInfo;
   /** the endpoint that answered, when a judge is served by several (judges/endpoints.ts) */
@@ -96,6 +98,22 @@ export class JudgeCallError extends Error {
   param?: string;
   /** what an `allowance` reply used (it was billed) */
   spent?: SpentUsage;
+}
+
+/**
+ * A prompt longer than the judge's context: its own kind of failure (never retried, never truncated), with both
+ * sizes, so that a run's errors say which games need a larger context rather than a flaky server.
+ */
+export class PromptTooLongError extends JudgeCallError {
+  constructor(
+    who: string,
+    readonly promptTokens: number,
+    readonly contextTokens: number,
+    hint: string,
+  ) {
+    super(`${who} prompt is ${promptTokens} tokens, context is ${contextTokens}: ${hint}`, false);
+    this.name = 'PromptTooLongError';
+  }
 }
 
 /** Parse Retry-After (seconds or an HTTP date) or retry-after-ms into milliseconds. */

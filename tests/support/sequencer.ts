@@ -18,6 +18,7 @@ export const LONGEST = [
   'tests/web/ops-pages.test.ts',
   'tests/ops/checkpoints-llama.test.ts',
   'tests/judges/llama-cpp/llama-cpp.test.ts',
+  'tests/judges/llama-cpp/real-model.test.ts',
   'tests/engine/soak.test.ts',
   'tests/core/stats/style-sim.test.ts',
   'tests/web/publish-d1.test.ts',

@@ -23,7 +23,8 @@ export const judgesCommand = defineCommand({
     },
     games: {
       type: 'string',
-      description: "list this judge's games with their verdict probabilities and entropy",
+      description:
+        "list this judge's games with their verdict probabilities, entropy and (where computed) SoftEnt-Cali reliability",
     },
     board: {
       type: 'boolean',

@@ -22,6 +22,16 @@ export const runArgs = {
     description:
       'second judge for the matches the (local) --judge is unsure of: low confidence, inconsistent orders, unparsable',
   },
+  reliability: {
+    type: 'string',
+    description:
+      "softent-cali: a llama-cpp judge also scores each pairwise game's reliability (SoftEnt-Cali, stored per game; needs --base-gguf)",
+  },
+  'base-gguf': {
+    type: 'string',
+    description:
+      "with --reliability softent-cali: the judge's foundation model (a GGUF with the same vocabulary)",
+  },
   below: {
     type: 'string',
     default: '0.6',
@@ -122,6 +132,23 @@ export interface SettleArgs {
   target?: number;
   width?: number;
   json?: boolean;
+}
+
+/**
+ * The --judge specs, a llama-cpp judge's given `reliability=softent-cali&base=<file>` when --reliability asks
+ * for it (the judge computes it: src/judges/llama-cpp/reliability.ts).
+ */
+export function judgeSpecsOf(args: RunArgs): string[] {
+  const specs = [args.judge as string | string[]].flat();
+  if (args.reliability === undefined && args['base-gguf'] === undefined) return specs;
+  if (args.reliability !== 'softent-cali' || !args['base-gguf'])
+    throw new UsageError('--reliability softent-cali and --base-gguf <foundation.gguf> go together');
+  if (!specs.some((s) => s.startsWith('llama-cpp/')))
+    throw new UsageError(
+      '--reliability softent-cali is computed by a llama-cpp judge: give --judge llama-cpp/<file>',
+    );
+  const extra = new URLSearchParams({ reliability: 'softent-cali', base: args['base-gguf'] }).toString();
+  return specs.map((s) => (s.startsWith('llama-cpp/') ? `${s}${s.includes('?') ? '&' : '?'}${extra}` : s));
 }
 
 /** --until-settled's options, checked: undefined without the flag. */

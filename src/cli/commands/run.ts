@@ -20,7 +20,7 @@ import { processLiveness } from '../liveness.ts';
 import { drawsBar } from '../progress-bar.ts';
 import { updateReports } from '../reports.ts';
 import { openStore } from '../shared.ts';
-import { MODES, runArgs, settleArgs, type RunArgs, type SettleArgs } from './run-args.ts';
+import { judgeSpecsOf, MODES, runArgs, settleArgs, type RunArgs, type SettleArgs } from './run-args.ts';
 import { prepareStore } from './run-prepare.ts';
 import { playWithProgress, reportRun, type RunUi } from './run-progress.ts';
 
@@ -126,7 +126,7 @@ function readRequest(args: RunArgs): RunRequest {
     throw new UsageError('--set judges the two outputs of each labelled item: use --mode pairwise-all');
   const turns = list(args.turn)!.map((t) => int(t, 'turn')!);
   const concurrency = int(args.concurrency, 'concurrency')!;
-  const judgeSpecs = [args.judge as string | string[]].flat();
+  const judgeSpecs = judgeSpecsOf(args);
   const settle = settleArgs(args, mode, judgeSpecs.length);
   // every judge's setup is checked (options, API key) before anything is opened or imported
   const setups = new Map(

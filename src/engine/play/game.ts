@@ -63,6 +63,7 @@ export async function playGame(
       ...(reply.verdictProbs
         ? { verdictProbs: reply.verdictProbs, entropy: entropyBits(reply.verdictProbs) }
         : {}),
+      ...(reply.reliability !== undefined ? { reliability: reply.reliability } : {}),
     };
     // stored with the games that finished in the same turn of the event loop, before this worker takes
     // another (so that a crash loses at most the games in flight)

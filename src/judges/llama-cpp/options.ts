@@ -27,6 +27,14 @@ export interface LlamaCppOptions {
   batchSize?: number;
   /** force 'cpu' (no GPU backend) */
   gpu?: 'auto' | false;
+  /**
+   * flash attention (default false). llama.cpp's CPU kernel for it accumulates in half precision: on
+   * SmolLM2-135M it moved verdict probabilities by up to 0.024 and made greedy replies depend on the thread
+   * count; without it they match llama-cpp-python to 1e-3 whatever the threads
+   */
+  flashAttention?: boolean;
+  /** SoftEnt-Cali (reliability.ts) of each pairwise game against this foundation GGUF (same vocabulary) */
+  reliabilityBase?: string;
 }
 
 /** Options spelled in a judge spec's query string, e.g. `llama-cpp/m.gguf?threads=1&grammar=off`. */
@@ -50,6 +58,7 @@ export function parseLlamaSpec(model: string): LlamaCppOptions {
     if (['off', 'false', '0', 'no'].includes(v)) return false;
     throw new JudgeCallError(`[judge:llama-cpp] option "${k}": expected on or off, got "${v}"`, false);
   };
+  let softEnt = false;
   for (const [k, v] of params) {
     switch (k) {
       case 'threads':
@@ -86,19 +95,39 @@ export function parseLlamaSpec(model: string): LlamaCppOptions {
       case 'gpu':
         o.gpu = bool(k, v) ? 'auto' : false;
         break;
+      case 'reliability':
+        softEnt = true;
+        if (v !== 'softent-cali')
+          throw new JudgeCallError(
+            `[judge:llama-cpp] option "reliability": expected softent-cali, got "${v}"`,
+            false,
+          );
+        break;
+      case 'base':
+        o.reliabilityBase = v;
+        break;
+      case 'flash':
+      case 'flashAttention':
+        o.flashAttention = bool(k, v);
+        break;
       default:
         throw new JudgeCallError(
-          `[judge:llama-cpp] unknown option "${k}" (known: threads, ctx, gpuLayers, sequences, seed, grammar, reuse, lora, batch, gpu)`,
+          `[judge:llama-cpp] unknown option "${k}" (known: threads, ctx, gpuLayers, sequences, seed, grammar, reuse, lora, batch, gpu, flash, reliability, base)`,
           false,
         );
     }
   }
+  if (softEnt !== (o.reliabilityBase !== undefined))
+    throw new JudgeCallError(
+      '[judge:llama-cpp] reliability=softent-cali and base=<foundation.gguf> go together (SoftEnt-Cali)',
+      false,
+    );
   return o;
 }
 
 /**
  * The judge id: the model's name and a short hash of its content (src/judges/gguf-identity.ts), never its
- * path, plus the options that change replies (grammar, seed, LoRA adapters, named the same way). The same
+ * path, plus the options that change replies (grammar, seed, flash attention, LoRA adapters, named the same way). The same
  * file moved is the same judge. Threads, sequences, context size and GPU layers change speed, not verdicts,
  * so they are not part of it.
  */
@@ -106,6 +135,7 @@ export function llamaJudgeId(o: LlamaCppOptions): string {
   const p = new URLSearchParams();
   if (o.grammar === false) p.set('grammar', 'off');
   if (o.seed !== undefined && o.seed !== DEFAULT_SEED) p.set('seed', String(o.seed));
+  if (o.flashAttention) p.set('flash', 'on');
   for (const l of o.lora ?? []) {
     const a = modelIdentity(l);
     p.append('lora', `${a.name}@${a.hash}`);

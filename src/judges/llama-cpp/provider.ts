@@ -1,8 +1,14 @@
 import type { LlamaContextSequence, Token } from 'node-llama-cpp';
-import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest } from '../judge.ts';
+import {
+  JudgeCallError,
+  PromptTooLongError,
+  type JudgeProvider,
+  type JudgeReply,
+  type JudgeRequest,
+} from '../judge.ts';
 import { checkModelFiles } from './loader.ts';
 import { DEFAULT_SEED, defaultThreads, llamaJudgeId, type LlamaCppOptions } from './options.ts';
-import { renderPrompt, stopStrings } from './render.ts';
+import { promptTokens, renderPrompt, stopStrings } from './render.ts';
 import type { Slot } from './scheduler.ts';
 import { openSession, type Session } from './session.ts';
 import { generateVerdict, VERDICT_RESERVE, verdictText, type ExplanationCut } from './verdict.ts';
@@ -63,12 +69,14 @@ type Fail = (m: string, cause?: unknown) => JudgeCallError;
 
 export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   checkModelFiles(o.modelPath, o.lora, (m) => new JudgeCallError(`[judge:llama-cpp] ${m}`, false));
+  if (o.reliabilityBase)
+    checkModelFiles(o.reliabilityBase, [], (m) => new JudgeCallError(`[judge:llama-cpp] base: ${m}`, false));
   const id = llamaJudgeId(o);
   const fail: Fail = (m, cause) =>
     new JudgeCallError(`[judge:${id}] ${m}`, false, undefined, undefined, cause ? { cause } : undefined);
   const threads = o.threads ?? defaultThreads();
   const nSeq = o.sequences ?? 4;
-  const game: GameSettings = { grammarOn: o.grammar !== false, seed: o.seed ?? DEFAULT_SEED };
+  const game: GameSettings = { id, grammarOn: o.grammar !== false, seed: o.seed ?? DEFAULT_SEED };
   const stats: LlamaStats = {
     promptTokens: 0,
     reusedTokens: 0,
@@ -99,7 +107,8 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
     async render(system, user) {
       const L = await load();
       const c = renderPrompt(L.wrapper, system, user).contextText;
-      return { text: c.toString(), tokens: c.tokenize(L.model.tokenizer) };
+      const tokens = promptTokens(L.model, c);
+      return { text: L.model.detokenize(tokens, true), tokens };
     },
     async complete(req) {
       if (req.signal?.aborted) throw req.signal.reason;
@@ -115,6 +124,7 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
       if (!loading) return;
       const L = await loading.catch(() => undefined);
       loading = undefined;
+      await L?.softEnt?.dispose();
       await L?.context.dispose();
       // the runtime (L.llama) is the process's, shared with every other model loaded (loader.ts)
       await L?.model.dispose();
@@ -123,6 +133,8 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
 }
 
 interface GameSettings {
+  /** the judge's id, for its errors */
+  id: string;
   /** constrain the verdict with a grammar */
   grammarOn: boolean;
   seed: number;
@@ -143,11 +155,14 @@ async function judge(
   const constrain = game.grammarOn && req.verdict !== 'free';
   let t0 = performance.now();
   const state = renderPrompt(L.wrapper, req.system, req.user);
-  const prompt = state.contextText.tokenize(model.tokenizer);
+  const prompt = promptTokens(model, state.contextText);
   const ctxSize = L.context.contextSize;
   if (prompt.length + VERDICT_RESERVE > ctxSize)
-    throw fail(
-      `the prompt is ${prompt.length} tokens and does not fit the context of ${ctxSize} tokens (${VERDICT_RESERVE} more are needed for the verdict); raise ?ctx= (the model was trained on ${model.trainContextSize})`,
+    throw new PromptTooLongError(
+      `[judge:${game.id}]`,
+      prompt.length,
+      ctxSize,
+      `${VERDICT_RESERVE} more tokens are needed for the verdict; raise ?ctx= (the model was trained on ${model.trainContextSize})`,
     );
   const budget = Math.max(
     0,
@@ -158,8 +173,31 @@ async function judge(
   const sampling = { temperature: req.temperature, seed: game.seed };
 
   stats.ms.render += performance.now() - t0;
+  const played = await play(L, req, { prompt, budget, constrain, stops, sampling, rating }, stats, fail);
+  // scored once the game's sequence is free for the next game (SoftEnt-Cali has contexts of its own)
+  if (!L.softEnt || !played.replyTokens || rating) return played.reply;
+  return { ...played.reply, reliability: await L.softEnt.score(prompt, played.replyTokens) };
+}
+
+/** The game on a sequence: the explanation, then the verdict; with the reply's tokens after the prompt. */
+async function play(
+  L: Session,
+  req: JudgeRequest,
+  g: {
+    prompt: Token[];
+    budget: number;
+    constrain: boolean;
+    stops: string[];
+    sampling: { temperature: number; seed: number };
+    rating: boolean;
+  },
+  stats: LlamaStats,
+  fail: Fail,
+): Promise<{ reply: JudgeReply & LlamaReplyExtras; replyTokens?: Token[] }> {
+  const { model } = L;
+  const { prompt, budget, constrain, stops, sampling, rating } = g;
   const slot = await L.scheduler.acquire(prompt, req.signal);
-  t0 = performance.now();
+  let t0 = performance.now();
   try {
     // 1. the explanation, unconstrained
     const { generated, cut } = await explain(
@@ -177,17 +215,20 @@ async function judge(
       const at = Math.min(...stops.map((x) => text.indexOf(x)).filter((i) => i >= 0));
       text = text.slice(0, at);
     }
-    if (!constrain) return { text, tokensIn: prompt.length, tokensOut: generated.length };
+    if (!constrain) return { reply: { text, tokensIn: prompt.length, tokensOut: generated.length } };
 
     // 2. the verdict, constrained by the grammar
     const v = await generateVerdict(L, slot.seq, { prompt, generated, text, cut, rating, sampling });
     stats.generatedTokens += v.verdictTokens.length;
     stats.ms.verdict += performance.now() - t0;
     return {
-      text: verdictText(model, v, rating, fail),
-      tokensIn: prompt.length,
-      tokensOut: v.tokensOut,
-      ...(v.probs ? { verdictProbs: v.probs } : {}),
+      reply: {
+        text: verdictText(model, v, rating, fail),
+        tokensIn: prompt.length,
+        tokensOut: v.tokensOut,
+        ...(v.probs ? { verdictProbs: v.probs } : {}),
+      },
+      replyTokens: v.replyTokens,
     };
   } finally {
     stats.games++;

@@ -1,6 +1,6 @@
 // The prompt as the model sees it: the judge's system and user text in the model's own chat template (resolved
 // from the GGUF), and the template's plain-text stop triggers.
-import type { ChatWrapper } from 'node-llama-cpp';
+import type { ChatWrapper, LlamaModel, LlamaText, Token } from 'node-llama-cpp';
 
 /** The prompt in the model's chat template: system, user, and the start of the model's turn. */
 export function renderPrompt(wrapper: ChatWrapper, system: string, user: string) {
@@ -11,6 +11,21 @@ export function renderPrompt(wrapper: ChatWrapper, system: string, user: string)
       { type: 'model', response: [] },
     ],
   });
+}
+
+/**
+ * The prompt's tokens. node-llama-cpp's built-in chat wrappers (ChatML, ...) start with a BOS token whether or not
+ * the model takes one; a GGUF whose tokenizer adds none (tokenizer.ggml.add_bos_token false) is given none, as
+ * llama.cpp's tokenizer and the model's own template give it. SmolLM2's BOS is <|im_start|>: with it, every
+ * prompt began with <|im_start|> twice, and its verdict probabilities were off by up to 0.03.
+ */
+export function promptTokens(model: LlamaModel, text: LlamaText): Token[] {
+  const tokens = text.tokenize(model.tokenizer);
+  const first = text.values[0] as { value?: unknown } | undefined;
+  const wrapperBos = typeof first === 'object' && first?.value === 'BOS';
+  return wrapperBos && !model.tokens.shouldPrependBosToken && tokens[0] === model.tokens.bos
+    ? tokens.slice(1)
+    : tokens;
 }
 
 /** The plain-text stop triggers of a chat template (e.g. "### Human" for the general wrapper). */

@@ -13,6 +13,7 @@ import type {
 } from 'node-llama-cpp';
 import { loadModel, type Fail } from './loader.ts';
 import type { LlamaCppOptions } from './options.ts';
+import { openSoftEntCali, type SoftEntCali } from './reliability.ts';
 import { gatherSchedule, orderBatch, Scheduler, type PromptCounters } from './scheduler.ts';
 import { assertInternals, batchItemSequence, copySequence, queuedDecodeCount } from './shim.ts';
 import { letterTokens, PAIR_GRAMMAR, RATING_GRAMMAR, type LetterTokens } from './verdict.ts';
@@ -26,6 +27,8 @@ export interface Session {
   pairGrammar: LlamaGrammar;
   ratingGrammar: LlamaGrammar;
   letters: LetterTokens;
+  /** SoftEnt-Cali's models, when the judge computes it (reliability.ts) */
+  softEnt?: SoftEntCali;
   /** constructor of the grammar state (kept so the module is imported once, lazily) */
   GrammarState: typeof import('node-llama-cpp').LlamaGrammarEvaluationState;
 }
@@ -80,6 +83,8 @@ export async function openSession(
         sequences: settings.sequences,
         threads: settings.threads,
         batchSize: o.batchSize ?? Math.min(512, contextSize),
+        // node-llama-cpp's default is 'auto' (on where llama.cpp supports it): off unless asked (options.ts)
+        flashAttention: o.flashAttention ?? false,
         batching: { dispatchSchedule: gather, itemPrioritizationStrategy: inSequenceOrder },
       }),
     },
@@ -97,7 +102,14 @@ export async function openSession(
     gathering = { context, scheduler };
     const pairGrammar = await llama.createGrammar({ grammar: PAIR_GRAMMAR });
     const ratingGrammar = await llama.createGrammar({ grammar: RATING_GRAMMAR });
+    const softEnt = o.reliabilityBase
+      ? await openSoftEntCali(llama, model, o.reliabilityBase, {
+          contextSize: context.contextSize,
+          threads: settings.threads,
+        })
+      : undefined;
     return {
+      ...(softEnt ? { softEnt } : {}),
       llama,
       model,
       context,

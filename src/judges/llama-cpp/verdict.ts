@@ -90,6 +90,8 @@ export interface GeneratedVerdict {
   /** its tokens, the opener's and the verdict's: the reply's tokens out */
   tokensOut: number;
   verdictTokens: Token[];
+  /** the reply's tokens after the prompt: the explanation kept, the opener and the verdict */
+  replyTokens: Token[];
   probs?: Record<string, number>;
 }
 
@@ -147,7 +149,13 @@ export async function generateVerdict(
       )
         break;
     }
-  return { explanation, tokensOut: keep + opener.length + verdictTokens.length, verdictTokens, probs };
+  return {
+    explanation,
+    tokensOut: keep + opener.length + verdictTokens.length,
+    verdictTokens,
+    replyTokens: [...generated.slice(0, keep), ...opener, ...verdictTokens],
+    probs,
+  };
 }
 
 /** The reply's text: the explanation and the verdict, which must be one the grammar allows (else `fail`). */

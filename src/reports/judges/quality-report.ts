@@ -110,5 +110,7 @@ export async function gameConfidences(store: Store, judge: string) {
     pB: g.verdictProbs?.B ?? null,
     pC: g.verdictProbs?.C ?? null,
     entropy: g.entropy ?? null,
+    // SoftEnt-Cali (nats; lower = more reliable), where the judge computed it
+    ...(g.reliability != null ? { reliability: g.reliability } : {}),
   }));
 }

@@ -34,6 +34,7 @@ export function toGame(r: typeof t.games.$inferSelect): Game {
     ...(r.cost !== null ? { cost: r.cost } : {}),
     ...(r.verdictProbs !== null ? { verdictProbs: r.verdictProbs } : {}),
     ...(r.entropy !== null ? { entropy: r.entropy } : {}),
+    ...(r.reliability !== null ? { reliability: r.reliability } : {}),
     ...(r.recordedVerdict !== null
       ? { recordedVerdict: gameVerdictOf(r.recordedVerdict, r.model2 !== null, `game ${r.id}`) }
       : {}),
@@ -68,6 +69,7 @@ export function gameRow(g: Game): GameRow {
     cost: g.cost ?? null,
     verdictProbs: g.verdictProbs ?? null,
     entropy: g.entropy ?? null,
+    reliability: g.reliability ?? null,
     recordedVerdict: g.recordedVerdict ?? null,
   };
 }

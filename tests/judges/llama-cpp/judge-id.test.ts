@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ggufName, modelIdentity } from '../../../src/judges/gguf-identity.ts';
-import { llamaJudgeId } from '../../../src/judges/llama-cpp/provider.ts';
+import { llamaJudgeId, parseLlamaSpec } from '../../../src/judges/llama-cpp/provider.ts';
 import { openSqliteStore } from '../../../src/storage/sqlite.ts';
 import { arenaOk, playOwn, runArena, tmpDir } from '../../support/cli.ts';
 import { writeTinyLlama } from './gguf-writer.ts';
@@ -45,6 +45,10 @@ describe('a local judge id', () => {
     expect(llamaJudgeId({ modelPath: b, grammar: false, seed: 7, threads: 3, sequences: 2 })).toBe(
       `${idA}?grammar=off&seed=7`,
     );
+    // flash attention changes the CPU's numbers (options.ts); off is the default
+    expect(llamaJudgeId({ modelPath: b, flashAttention: true })).toBe(`${idA}?flash=on`);
+    expect(llamaJudgeId({ modelPath: b, flashAttention: false })).toBe(idA);
+    expect(parseLlamaSpec(`${a}?flash=on`).flashAttention).toBe(true);
     const lora = join(dir, 'elsewhere', 'my adapter.gguf');
     writeFileSync(lora, 'not really an adapter, but a file with content');
     expect(llamaJudgeId({ modelPath: a, lora: [lora] })).toMatch(

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entropyBits } from '../../../src/core/stats/confidence.ts';
 import { parsePairVerdict } from '../../../src/core/verdict/parse.ts';
 import { runTournament } from '../../../src/engine/run.ts';
-import { JudgeCallError } from '../../../src/judges/judge.ts';
+import { JudgeCallError, PromptTooLongError } from '../../../src/judges/judge.ts';
 import { llamaRuntime } from '../../../src/judges/llama-cpp/loader.ts';
 import { llamaCppJudge, parseLlamaSpec, type LlamaCppJudge } from '../../../src/judges/llama-cpp/provider.ts';
 import { createJudge } from '../../../src/judges/registry.ts';
@@ -243,10 +243,11 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
       const e = await small
         .complete({ system: 'Judge.', user: long, temperature: 0, maxTokens: 24 })
         .catch((x: unknown) => x);
-      expect(e).toBeInstanceOf(JudgeCallError);
+      expect(e).toBeInstanceOf(PromptTooLongError);
       expect((e as JudgeCallError).retryable).toBe(false);
+      expect((e as PromptTooLongError).contextTokens).toBe(256);
       expect((e as Error).message).toMatch(
-        /^\[judge:llama-cpp\/.*\] the prompt is \d{4,} tokens and does not fit the context of 256 tokens/,
+        /^\[judge:llama-cpp\/.*\] prompt is \d{4,} tokens, context is 256: /,
       );
       // a short prompt still works on the same judge
       expect(

@@ -1,0 +1,70 @@
+// The handful of MT-Bench games the real model judges (tests/judges/llama-cpp/real-*.test.ts, bench/llama.ts):
+// three of the release's shortest turn-1 questions without a reference answer, alpaca-13b against llama-13b in
+// both orders, greedy, a short reply.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+
+const IDS = [98, 91, 92];
+const MAX_TOKENS = 64;
+
+export const REAL_GAMES = {
+  count: IDS.length * 2,
+  maxTokens: MAX_TOKENS,
+  /** the llama-cpp judge's options: one thread, one sequence, no prefix reuse (the reference evaluates each game's
+   * prompt in one batch, as the judge then does) */
+  options: 'threads=1&ctx=2048&sequences=1&reuse=off',
+  /** `arena run`'s arguments besides --db, --judge and --questions */
+  args: ['--models', 'alpaca-13b,llama-13b', '--turn', '1', '--max-tokens', String(MAX_TOKENS)],
+};
+
+/** question.jsonl holding the games' questions, from the release in `mtbenchDir`. */
+export function realGamesQuestions(mtbenchDir: string): string {
+  const lines = readFileSync(join(mtbenchDir, 'question.jsonl'), 'utf8').split('\n');
+  const kept = lines.filter((l) => l && IDS.includes((JSON.parse(l) as { question_id: number }).question_id));
+  if (kept.length !== IDS.length)
+    throw new Error(`${mtbenchDir}/question.jsonl lacks some of ${IDS.join(', ')}`);
+  return kept.join('\n') + '\n';
+}
+
+export interface StoredGame {
+  judge: string;
+  questionId: number;
+  order: 'AB' | 'BA';
+  system: string;
+  user: string;
+  reply: string;
+  verdict: string;
+  tokensIn: number;
+  probs: Record<string, number>;
+  /** SoftEnt-Cali, when the judge computed it */
+  reliability: number | null;
+}
+
+/** The games of the judges whose id starts with `judgePrefix`, by question and order. */
+export function storedGames(db: string, judgePrefix: string): StoredGame[] {
+  const d = new Database(db, { readonly: true });
+  try {
+    const rows = d
+      .prepare(
+        `SELECT judge, question_id, "order", system_prompt, user_prompt, reply, verdict, tokens_in, verdict_probs,
+                reliability
+           FROM games WHERE judge LIKE ? || '%' AND source = 'run' ORDER BY question_id, "order"`,
+      )
+      .all(judgePrefix) as Record<string, unknown>[];
+    return rows.map((r) => ({
+      judge: r.judge as string,
+      questionId: r.question_id as number,
+      order: r.order as 'AB' | 'BA',
+      system: r.system_prompt as string,
+      user: r.user_prompt as string,
+      reply: r.reply as string,
+      verdict: r.verdict as string,
+      tokensIn: r.tokens_in as number,
+      probs: r.verdict_probs ? (JSON.parse(r.verdict_probs as string) as Record<string, number>) : {},
+      reliability: r.reliability as number | null,
+    }));
+  } finally {
+    d.close();
+  }
+}
