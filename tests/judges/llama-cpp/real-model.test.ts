@@ -3,6 +3,7 @@
 // from the GGUF, the verdict probabilities and greedy verdicts, and a prompt longer than the context. The same
 // games through llama-cpp-python's OpenAI-compatible server are in real-server.test.ts.
 import { writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PromptTooLongError } from '../../../src/judges/judge.ts';
@@ -166,6 +167,25 @@ describe.skipIf(!!skip)("the same games through llama-cpp-python's OpenAI-compat
     console.log(
       `[real server] ${served.length} games: ${parsed.length} parsed, ${same.length} the in-process verdict; ` +
         `replies ${served.filter((g, i) => g.reply === games[i]!.reply).length} identical`,
+    );
+  }, 600_000);
+
+  it('with --structured-output llama-cpp (a GBNF grammar the server applies) every verdict parses', async () => {
+    await serverRun(['--structured-output', 'llama-cpp']);
+    const d = new Database(db, { readonly: true });
+    const rows = d
+      .prepare(
+        "select reply, verdict from games where judge = ? and judge_settings like '%structuredOutput%'",
+      )
+      .all(`openai/${ALIAS}`) as { reply: string; verdict: string }[];
+    d.close();
+    expect(rows).toHaveLength(games.length);
+    for (const r of rows) {
+      expect(r.reply).toMatch(/^\[\[[ABC]\]\]$/);
+      expect(r.verdict).not.toBe('error');
+    }
+    console.log(
+      `[real server, grammar] ${rows.length} games, all parsed: ${rows.map((r) => r.reply).join(' ')}`,
     );
   }, 600_000);
 
