@@ -127,7 +127,9 @@ def main():
     Hr = Zr.T @ (Zr * (pr * (1 - pr))[:, None])
     Sr = np.zeros((Q, n))
     np.add.at(Sr, np.array([qi[bt[0]] for bt in battles]), Zr * (y - pr)[:, None])
-    Hp = np.linalg.pinv(Hr)
+    # the common shift is H's null direction: cut it by a tolerance no machine's rounding reaches (the default 1e-15
+    # kept it on one machine, and its eigenvector, not exactly the ones vector, leaked into the contrasts)
+    Hp = np.linalg.pinv(Hr, rcond=1e-10, hermitian=True)
     Vr = Hp @ (Sr.T @ Sr) @ Hp * Q / (Q - 1)
     raw_se = 400 * np.sqrt(np.einsum("ij,jk,ik->i", C, Vr, C))
     centre = theta[:n].mean()
