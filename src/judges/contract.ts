@@ -8,7 +8,10 @@ import { modelEntry } from '../core/openai-models.ts';
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
-/** How to ask a server for a reply that is a verdict: vLLM's structured outputs (>= 0.12, or the older guided_choice), llama.cpp's GBNF grammar. */
+/**
+ * How to ask a server for a reply that is a verdict: vLLM's structured outputs (>= 0.12, or the older
+ * guided_choice), llama.cpp's GBNF grammar.
+ */
 export const STRUCTURED_OUTPUTS = ['vllm', 'vllm-guided', 'llama-cpp'] as const;
 export type StructuredOutput = (typeof STRUCTURED_OUTPUTS)[number];
 
