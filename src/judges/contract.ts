@@ -70,7 +70,7 @@ export function sentSettings(model: string, asked: AskedSettings, o: ApiOptions 
 
 /**
  * The replies a constrained call may give: the verdict alone. A free explanation before it cannot be bounded cheaply
- * (a GBNF repetition bound made a 135M model about ten times slower per token), and a model that never writes the
+ * (a GBNF repetition bound slows decoding many times over: bench/README.md), and a model that never writes the
  * verdict by itself (SmolLM2-135M) would ramble to the allowance: so the constrained judge gives no explanation.
  */
 const CHOICES = {

@@ -49,9 +49,9 @@ export interface Admission {
 /** How long to wait on a 429 that says nothing about when to come back. */
 const DEFAULT_429_WAIT_MS = 1000;
 /**
- * The least a 429 holds every call, whatever wait the server asks for ("retry after 0" flooded a server with
- * 12,778 requests in 10 s): doubled for each refusal of a call sent after the previous one, up to MAX_429_FLOOR_MS,
- * so a server that keeps refusing gets ever fewer requests a second; a success resets it.
+ * The least a 429 holds every call, whatever wait the server asks for ("retry after 0" would have it flooded;
+ * bench/README.md has the figures): doubled for each refusal of a call sent after the previous one, up to
+ * MAX_429_FLOOR_MS, so a server that keeps refusing gets ever fewer requests a second; a success resets it.
  */
 const MIN_429_WAIT_MS = 1000;
 const MAX_429_FLOOR_MS = 60_000;
