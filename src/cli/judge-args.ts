@@ -3,7 +3,9 @@
 // (judges/registry.ts JudgeSetup): one typed default per option, one error format.
 import { formatIssueLine, issueLines } from '../core/zod-issues.ts';
 import { REASONING_EFFORTS, STRUCTURED_OUTPUTS } from '../judges/contract.ts';
-import { CALL_DEFAULTS, JudgeSetup } from '../judges/registry.ts';
+import { setMaxListeners } from 'node:events';
+import type { JudgeCallError } from '../judges/judge.ts';
+import { CALL_DEFAULTS, JudgeSetup, openJudge } from '../judges/registry.ts';
 import { UsageError } from './format.ts';
 
 export const judgeCallArgs = {
@@ -127,4 +129,22 @@ export function judgeSetupOf(spec: string, args: CallArgs): JudgeSetup {
       .map(formatIssueLine)
       .join('\n'),
   );
+}
+
+/**
+ * The judge a command plays with, set up from `setup`: its first fatal refusal (401/403, a retired model, a refused
+ * parameter) aborts `ctl` so that no further call is made, and `refused()` names it for the command's one message.
+ */
+export async function openStoppingJudge(setup: JudgeSetup) {
+  const ctl = new AbortController();
+  setMaxListeners(0, ctl.signal); // one listener per game in flight
+  let refused: JudgeCallError | undefined;
+  const judge = await openJudge(setup, process.env, {
+    log: (m) => process.stderr.write(`${m}\n`),
+    onFatal: (e) => {
+      refused = e;
+      setImmediate(() => ctl.abort(e));
+    },
+  });
+  return { judge, ctl, refused: () => refused };
 }

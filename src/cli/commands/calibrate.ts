@@ -1,9 +1,7 @@
 import { defineCommand } from 'citty';
 import { int, list, num, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
-import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
-import type { JudgeCallError } from '../../judges/judge.ts';
-import { setMaxListeners } from 'node:events';
+import { judgeCallArgs, judgeSetupOf, openStoppingJudge } from '../judge-args.ts';
 import { pct, gapTable } from './analytics-shared.ts';
 import { processLiveness } from '../liveness.ts';
 import { checkModels, checkTurns } from '../validate.ts';
@@ -41,7 +39,6 @@ export const calibrateCommand = defineCommand({
   },
   async run({ args }) {
     const { runCalibrated, calibratedReport } = await import('../../engine/calibrated.ts');
-    const { openJudge } = await import('../../judges/registry.ts');
     const { fatalStopError } = await import('../../judges/fatal-stop.ts');
     const { exitStatus } = await import('../shared.ts');
     const models = list(args.models);
@@ -49,17 +46,8 @@ export const calibrateCommand = defineCommand({
     const samples = int(args.samples, 'samples')!;
     if (samples < 1) throw new UsageError(`--samples must be at least 1, got ${samples}`);
     const setup = judgeSetupOf(args.judge, args);
-    // the key is checked before the database is opened; the first fatal refusal (401/403, a retired model, a refused parameter) stops the whole run
-    const ctl = new AbortController();
-    setMaxListeners(0, ctl.signal);
-    let refused: JudgeCallError | undefined;
-    const judge = await openJudge(setup, process.env, {
-      log: (m) => process.stderr.write(`${m}\n`),
-      onFatal: (e) => {
-        refused = e;
-        setImmediate(() => ctl.abort(e));
-      },
-    });
+    // the key is checked before the database is opened; the first fatal refusal stops the whole run
+    const { judge, ctl, refused } = await openStoppingJudge(setup);
     const store = openStore(args.db, { mustExist: true });
     try {
       const turns = list(args.turn)!.map((t) => int(t, 'turn')!);
@@ -79,10 +67,10 @@ export const calibrateCommand = defineCommand({
         signal: ctl.signal,
         ...processLiveness(),
       });
-      if (refused) {
+      if (refused()) {
         const { errors: _e, ...record } = run;
         await store.runs.save({ ...record, status: 'failed' });
-        throw fatalStopError(refused);
+        throw fatalStopError(refused()!);
       }
       const report = await calibratedReport(store, judge.id, { samples });
       if (args.json) return printJson({ run, report });

@@ -1,15 +1,13 @@
 // `arena judges succession --from OLD --to NEW`: the new judge plays a bridge of the old judge's matches
 // (engine/succession.ts), then the bridge report (reports/succession.ts) is printed, or with --json its object.
 import { defineCommand } from 'citty';
-import { setMaxListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import { int, list, num, UsageError } from '../format.ts';
-import { judgeCallArgs, judgeSetupOf } from '../judge-args.ts';
+import { judgeCallArgs, judgeSetupOf, openStoppingJudge } from '../judge-args.ts';
 import { processLiveness } from '../liveness.ts';
 import { dbArg, exitStatus, openStore, printJson } from '../shared.ts';
 import { checkModels, checkTurns } from '../validate.ts';
 import { printSuccession } from './succession-print.ts';
-import type { JudgeCallError } from '../../judges/judge.ts';
 import type { Game } from '../../core/types.ts';
 import type { RunRecord } from '../../storage/store.ts';
 
@@ -65,7 +63,7 @@ export const successionCommand = defineCommand({
   },
   args: successionArgs,
   async run({ args }) {
-    const { openJudge, checkApiKeys } = await import('../../judges/registry.ts');
+    const { checkApiKeys } = await import('../../judges/registry.ts');
     const { fatalStopError } = await import('../../judges/fatal-stop.ts');
     const { runSuccession } = await import('../../engine/succession.ts');
     const { successionReport } = await import('../../reports/succession.ts');
@@ -76,16 +74,7 @@ export const successionCommand = defineCommand({
     if (!parser) throw new UsageError(`--parser: "${args.parser}" is not one of last, fastchat`);
     const setup = judgeSetupOf(args.to, args);
     checkApiKeys([setup], process.env);
-    const ctl = new AbortController();
-    setMaxListeners(0, ctl.signal);
-    let refused: JudgeCallError | undefined;
-    const judge = await openJudge(setup, process.env, {
-      log: (m) => process.stderr.write(`${m}\n`),
-      onFatal: (e) => {
-        refused = e;
-        setImmediate(() => ctl.abort(e));
-      },
-    });
+    const { judge, ctl, refused } = await openStoppingJudge(setup);
     const store = openStore(args.db, { mustExist: true });
     const onSignal = () => ctl.abort(new Error('interrupted'));
     process.once('SIGINT', onSignal);
@@ -125,7 +114,7 @@ export const successionCommand = defineCommand({
         ...processLiveness(),
         spill: (games: Game[], rec: RunRecord) => spillGames(args.db, tmpdir(), games, rec),
       });
-      if (refused) throw fatalStopError(refused);
+      if (refused()) throw fatalStopError(refused()!);
       if (run.stop === 'failed') exitStatus.code = 2;
       if (run.stop === 'interrupted') exitStatus.code = 130;
       const report = await successionReport(store, args.from, judge.id, { seed: int(args.seed, 'seed')! });
