@@ -5,13 +5,13 @@
 // structured outputs make every verdict parse. The real `arena` commands on the project's own questions.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { OPENAI_MODELS } from '../../src/core/openai-models.ts';
 import type { ContractModel } from '../support/openai-contract.ts';
 import { logprobsOf } from '../support/openai-contract.ts';
 import { promptHash, startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 import { OWN, REPO_ROOT, runArena, serveArena, tmpDir } from '../support/cli.ts';
+import { sqlRows } from '../support/stored-game.ts';
 
 const ALL4 = ['--models', 'arena-drift,arena-echo,arena-sage,arena-swift'];
 const TWO = ['--models', 'arena-sage,arena-swift'];
@@ -27,14 +27,6 @@ const run = (srv: OpenAIServer, judge: string, db: string, more: string[] = []) 
   runArena(['run', '--db', db, '--judge', judge, '--base-url', srv.url, '--backoff', '10', ...more, ...OWN], {
     env: { OPENAI_API_KEY: 'sk-test' },
   });
-const rows = (db: string, sql: string) => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare(sql).all() as Record<string, unknown>[];
-  } finally {
-    d.close();
-  }
-};
 
 describe("today's judges against the documented contract", { timeout: 180_000 }, () => {
   it('a reasoning judge plays every game of the own-questions tournament with what it accepts', async () => {
@@ -52,7 +44,7 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
         expect(c.body).not.toHaveProperty('max_tokens');
         expect(c.body).not.toHaveProperty('temperature');
       }
-      const settings = rows(db, 'select distinct judge_settings as s from games').map((x) =>
+      const settings = sqlRows(db, 'select distinct judge_settings as s from games').map((x) =>
         JSON.parse(x.s as string),
       );
       expect(settings).toEqual([
@@ -79,7 +71,7 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
         expect(c.body).not.toHaveProperty('max_completion_tokens');
         expect(c.body).not.toHaveProperty('reasoning_effort');
       }
-      const settings = rows(db, 'select distinct judge_settings as s from games').map((x) =>
+      const settings = sqlRows(db, 'select distinct judge_settings as s from games').map((x) =>
         JSON.parse(x.s as string),
       );
       expect(settings).toEqual([{ temperature: 0, maxTokens: 2048 }]);
@@ -135,10 +127,10 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
       const calls = chat(srv);
       expect(calls).toHaveLength(96);
       expect(new Set(calls.map((c) => c.hash)).size).toBe(96);
-      expect(rows(db, 'select count(*) as n from games')[0]!.n).toBe(0);
-      expect(rows(db, 'select count(distinct game_id) as n from attempts')[0]!.n).toBe(96);
+      expect(sqlRows(db, 'select count(*) as n from games')[0]!.n).toBe(0);
+      expect(sqlRows(db, 'select count(distinct game_id) as n from attempts')[0]!.n).toBe(96);
       // billed: the run's tokens and cost, and the ledger's, say so, priced by hand from the server's usage
-      const [runRow] = rows(db, 'select tokens_out as o from runs');
+      const [runRow] = sqlRows(db, 'select tokens_out as o from runs');
       expect(runRow!.o).toBe(96 * 200);
       const p = OPENAI_MODELS['gpt-5.4']!;
       const usd = calls.reduce((s, c) => s + (c.tokensIn! * p.input + c.tokensOut! * p.output) / 1e6, 0);
@@ -168,7 +160,7 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
         ...TWO,
       ]);
       expect(raised.code, raised.stderr).toBe(0);
-      expect(rows(db, 'select count(*) as n from games')[0]!.n).toBe(96);
+      expect(sqlRows(db, 'select count(*) as n from games')[0]!.n).toBe(96);
       expect((await runArena(['judges', '--db', db])).stdout).not.toMatch(/whole allowance/);
     } finally {
       await srv.close();
@@ -239,7 +231,7 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
       const r = await run(srv, 'openai/gpt-4.1', db, ['--logprobs', '3', ...TWO]);
       expect(r.code, r.stderr).toBe(0);
       for (const c of chat(srv)) expect(c.body).toMatchObject({ logprobs: true, top_logprobs: 3 });
-      const games = rows(
+      const games = sqlRows(
         db,
         'select system_prompt as s, user_prompt as u, reply, verdict_probs as p from games',
       );
@@ -268,12 +260,12 @@ describe("today's judges against the documented contract", { timeout: 180_000 },
       try {
         const plain = join(tmpDir(), 'p.db');
         await run(srv, 'openai/served', plain, TWO);
-        expect(rows(plain, "select count(*) as n from games where verdict = 'error'")[0]!.n).toBe(96);
+        expect(sqlRows(plain, "select count(*) as n from games where verdict = 'error'")[0]!.n).toBe(96);
         const db = join(tmpDir(), 's.db');
         const r = await run(srv, 'openai/served', db, ['--structured-output', option, ...TWO]);
         expect(r.code, r.stderr).toBe(0);
-        expect(rows(db, "select count(*) as n from games where verdict = 'error'")[0]!.n).toBe(0);
-        expect(rows(db, 'select count(*) as n from games')[0]!.n).toBe(96);
+        expect(sqlRows(db, "select count(*) as n from games where verdict = 'error'")[0]!.n).toBe(0);
+        expect(sqlRows(db, 'select count(*) as n from games')[0]!.n).toBe(96);
         expect(chat(srv).at(-1)!.body).toHaveProperty(field);
       } finally {
         await srv.close();

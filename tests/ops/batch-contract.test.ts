@@ -10,6 +10,7 @@ import { openaiBatchClient } from '../../src/judges/openai-batch.ts';
 import { MAX_BATCH_TRIES, runBatches, type BatchOptions } from '../../src/ops/batch.ts';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import { tmpDir } from '../support/cli.ts';
+import { sqlRows } from '../support/stored-game.ts';
 import { startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from '../support/openai-server.ts';
 import type { BatchServerOptions } from '../support/openai-batch.ts';
 
@@ -58,14 +59,6 @@ async function setup(batch: BatchServerOptions, server: OpenAIServerOptions = {}
     posts: () => srv!.log.filter((e) => e.method === 'POST' && e.path === '/v1/batches'),
   };
 }
-const rows = (db: string, sql: string) => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare(sql).all() as Record<string, unknown>[];
-  } finally {
-    d.close();
-  }
-};
 
 describe('batch mode against the documented Batch API', () => {
   it('failed requests (error_file_id) are attempts, and a request that always fails is not resubmitted forever', async () => {
@@ -79,7 +72,7 @@ describe('batch mode against the documented Batch API', () => {
     expect(r1).toMatchObject({ submitted: 32, imported: 0, pending: 32 });
     const r2 = await s.refresh(games);
     expect(r2).toMatchObject({ imported: 30, failed: 2 });
-    const attempts = rows(s.db, 'SELECT game_id, error FROM attempts ORDER BY game_id');
+    const attempts = sqlRows(s.db, 'SELECT game_id, error FROM attempts ORDER BY game_id');
     expect(attempts.map((a) => a.game_id)).toEqual(failing.map((g) => g.id));
     expect(String(attempts[0]!.error)).toMatch(/context_length_exceeded: too long/);
     // resubmitted a bounded number of times, then given up (and said so), never again
@@ -102,7 +95,7 @@ describe('batch mode against the documented Batch API', () => {
     ]);
     // the same refresh submits them again (a bounded number of times: MAX_BATCH_TRIES), and they are played
     expect(r.submitted).toBe(6);
-    expect(rows(s.db, 'SELECT status FROM batches ORDER BY created_at')).toEqual([
+    expect(sqlRows(s.db, 'SELECT status FROM batches ORDER BY created_at')).toEqual([
       { status: 'failed' },
       { status: 'submitted' },
     ]);
@@ -123,7 +116,7 @@ describe('batch mode against the documented Batch API', () => {
     const s = await setup({ completeAfterPolls: 1 });
     const games = plan(4);
     await s.refresh(games);
-    const [row] = rows(s.db, 'SELECT id FROM batches');
+    const [row] = sqlRows(s.db, 'SELECT id FROM batches');
     const remoteId = String(row!.id);
     // 120 newer batches of the organisation
     const api = new OpenAI({ apiKey: 'k', baseURL: srv!.url });
@@ -148,14 +141,14 @@ describe('batch mode against the documented Batch API', () => {
     const r = await s.refresh(games);
     expect(s.posts()).toHaveLength(posts);
     expect(r).toMatchObject({ submitted: 0, imported: 4 });
-    expect(rows(s.db, 'SELECT id, status FROM batches')).toEqual([{ id: remoteId, status: 'imported' }]);
+    expect(sqlRows(s.db, 'SELECT id, status FROM batches')).toEqual([{ id: remoteId, status: 'imported' }]);
   });
 
   it('a completed batch whose result file the server no longer has: its stored games kept, the others said and submitted again', async () => {
     const s = await setup({});
     const games = plan(6);
     expect(await s.refresh(games)).toMatchObject({ submitted: 6, pending: 6 });
-    const [row] = rows(s.db, 'SELECT id FROM batches');
+    const [row] = sqlRows(s.db, 'SELECT id FROM batches');
     const api = new OpenAI({ apiKey: 'k', baseURL: srv!.url });
     // the state an import a full disk stopped leaves: two of the batch's games stored, the batch still pending
     const remote = await api.batches.retrieve(String(row!.id));
@@ -164,7 +157,7 @@ describe('batch mode against the documented Batch API', () => {
     const keep = (JSON.parse(`[${lines.join(',')}]`) as { custom_id: string }[]).slice(0, 2);
     const first = await s.refresh(games.filter((g) => keep.some((k) => k.custom_id === g.id)));
     expect(first).toMatchObject({ imported: 2, pending: 0 });
-    const kept = rows(s.db, 'SELECT id, reply, cost FROM games ORDER BY id');
+    const kept = sqlRows(s.db, 'SELECT id, reply, cost FROM games ORDER BY id');
     expect(kept).toHaveLength(2);
     const d = new Database(s.db);
     d.prepare("UPDATE batches SET status = 'submitted', cost = NULL").run();
@@ -179,20 +172,20 @@ describe('batch mode against the documented Batch API', () => {
     ]);
     expect(r).toMatchObject({ imported: 0, failed: 4, submitted: 4, pending: 4 });
     // the verdicts paid for and stored are untouched; the others are failed attempts, never verdicts
-    expect(rows(s.db, 'SELECT id, reply, cost FROM games ORDER BY id')).toEqual(kept);
-    const attempts = rows(s.db, 'SELECT game_id, error FROM attempts ORDER BY game_id');
+    expect(sqlRows(s.db, 'SELECT id, reply, cost FROM games ORDER BY id')).toEqual(kept);
+    const attempts = sqlRows(s.db, 'SELECT game_id, error FROM attempts ORDER BY game_id');
     expect(attempts.map((a) => a.game_id).sort()).toEqual(
       games.map((g) => g.id).filter((id) => !kept.some((k) => k.id === id)),
     );
     expect(String(attempts[0]!.error)).toContain('no longer has its result file');
-    const batches = rows(s.db, 'SELECT status, game_ids FROM batches ORDER BY created_at');
+    const batches = sqlRows(s.db, 'SELECT status, game_ids FROM batches ORDER BY created_at');
     expect(batches.map((b) => b.status)).toEqual(['output-gone', 'submitted']);
     expect((JSON.parse(String(batches[1]!.game_ids)) as string[]).sort()).toEqual(
       attempts.map((a) => a.game_id),
     );
     // the next refresh imports them: every game stored once
     expect(await s.refresh(games)).toMatchObject({ imported: 4, failed: 0, failedBatches: [] });
-    expect(rows(s.db, 'SELECT count(*) AS n FROM games')).toEqual([{ n: 6 }]);
+    expect(sqlRows(s.db, 'SELECT count(*) AS n FROM games')).toEqual([{ n: 6 }]);
   });
 
   it('a server that puts the API key in its output: the stored replies hold [redacted], counted in the report', async () => {
@@ -202,7 +195,7 @@ describe('batch mode against the documented Batch API', () => {
     expect(await s.refresh(games)).toMatchObject({ submitted: 8, pending: 8 });
     const r = await s.refresh(games);
     expect(r).toMatchObject({ imported: 8, failed: 0, redacted: 8 });
-    const stored = rows(s.db, 'SELECT reply, verdict FROM games');
+    const stored = sqlRows(s.db, 'SELECT reply, verdict FROM games');
     expect(stored).toHaveLength(8);
     for (const g of stored) {
       expect(String(g.reply)).not.toContain(key);
@@ -225,6 +218,6 @@ describe('batch mode against the documented Batch API', () => {
     await expect(b.refresh(games)).rejects.toThrow(
       /has two different results in the output; nothing of this batch was imported/,
     );
-    expect(rows(b.db, 'SELECT count(*) AS n FROM games')).toEqual([{ n: 0 }]);
+    expect(sqlRows(b.db, 'SELECT count(*) AS n FROM games')).toEqual([{ n: 0 }]);
   });
 });

@@ -1,6 +1,18 @@
 // A stored game with its ledger fields (tokens, cost) for tests that sum a run's or a refresh's figures from
-// its games: game i of run `runId` costs 0.001 × (i + 1) and carries 100 + i tokens in, 10 + i out.
+// its games: game i of run `runId` costs 0.001 × (i + 1) and carries 100 + i tokens in, 10 + i out. And what a query
+// reads from a database file, opened read-only, for tests that check what was stored.
+import Database from 'better-sqlite3';
 import type { Game } from '../../src/core/types.ts';
+
+/** The rows `sql` reads from the SQLite file `db` (opened read-only, closed again). */
+export function sqlRows(db: string, sql: string): Record<string, unknown>[] {
+  const d = new Database(db, { readonly: true });
+  try {
+    return d.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    d.close();
+  }
+}
 
 export function ledgerGame(i: number, runId: string): Game {
   return {

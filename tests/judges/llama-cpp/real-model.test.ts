@@ -3,12 +3,12 @@
 // from the GGUF, the verdict probabilities and greedy verdicts, and a prompt longer than the context. The same
 // games through llama-cpp-python's OpenAI-compatible server are in real-server.test.ts.
 import { writeFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PromptTooLongError } from '../../../src/judges/judge.ts';
 import { llamaCppJudge, type LlamaCppJudge } from '../../../src/judges/llama-cpp/provider.ts';
 import { arenaJson, arenaOk, tmpDir } from '../../support/cli.ts';
+import { sqlRows } from '../../support/stored-game.ts';
 import { MTBENCH_DIR, noMtbench, skipWhy } from '../../support/materials.ts';
 import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
 import {
@@ -172,13 +172,10 @@ describe.skipIf(!!skip)("the same games through llama-cpp-python's OpenAI-compat
 
   it('with --structured-output llama-cpp (a GBNF grammar the server applies) every verdict parses', async () => {
     await serverRun(['--structured-output', 'llama-cpp']);
-    const d = new Database(db, { readonly: true });
-    const rows = d
-      .prepare(
-        "select reply, verdict from games where judge = ? and judge_settings like '%structuredOutput%'",
-      )
-      .all(`openai/${ALIAS}`) as { reply: string; verdict: string }[];
-    d.close();
+    const rows = sqlRows(
+      db,
+      `select reply, verdict from games where judge = 'openai/${ALIAS}' and judge_settings like '%structuredOutput%'`,
+    ) as { reply: string; verdict: string }[];
     expect(rows).toHaveLength(games.length);
     for (const r of rows) {
       expect(r.reply).toMatch(/^\[\[[ABC]\]\]$/);
