@@ -141,6 +141,7 @@ export const NumericOptions = z
     round: count(1e9),
     target: range(0, 1e9, false),
     below: range(0, 1, false),
+    'softent-above': range(-1000, 1000, false, 'a number of nats'),
     level: open01,
     reg: range(0, 1e6, false),
     'min-battles': range(0, 1e9),

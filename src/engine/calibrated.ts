@@ -159,6 +159,8 @@ export interface CalibratedRow extends CalibratedMatch {
   turn: number;
   model1: string;
   model2: string;
+  /** mean SoftEnt-Cali (nats) of the match's samples, where the judge computed it (lower: more reliable) */
+  softEntCali: number | null;
 }
 
 /** Every match of the calibrated scheme, MEC + BPC applied over the first `samples` samples (default: all stored). */
@@ -173,21 +175,23 @@ async function calibratedMatches(
   const games = (await store.games.list({ judge: name, kind: 'pairwise' })).filter((g) =>
     schemes.has(g.promptName),
   );
-  const byMatch = new Map<string, { g: Game; samples: ScoreSample[] }>();
+  const byMatch = new Map<string, { g: Game; samples: ScoreSample[]; softent: number[] }>();
   for (const g of games) {
     const sample = Number(g.judgeSettings.sample ?? 0);
     if (o.samples !== undefined && sample >= o.samples) continue;
     const key = `${g.match.questionId}\u0000${g.match.turn}\u0000${g.match.model1}\u0000${g.match.model2}`;
     let e = byMatch.get(key);
-    if (!e) byMatch.set(key, (e = { g, samples: [] }));
+    if (!e) byMatch.set(key, (e = { g, samples: [], softent: [] }));
     e.samples.push({ order: g.order, sample, reply: g.reply });
+    if (g.reliability != null) e.softent.push(g.reliability);
   }
-  return [...byMatch.values()].map(({ g, samples }) => ({
+  return [...byMatch.values()].map(({ g, samples, softent }) => ({
     questionId: g.match.questionId,
     category: g.match.category,
     turn: g.match.turn,
     model1: g.match.model1,
     model2: g.match.model2!,
+    softEntCali: softent.length ? softent.reduce((a, b) => a + b, 0) / softent.length : null,
     ...calibrate(samples),
   }));
 }
@@ -274,6 +278,7 @@ export async function exportReview(
         model1: r.model1,
         model2: r.model2,
         entropy: Number(r.entropy.toFixed(4)),
+        ...(r.softEntCali !== null ? { softEntCali: Number(r.softEntCali.toFixed(4)) } : {}),
         judgeVerdict: r.verdict,
         score1: r.score1,
         score2: r.score2,

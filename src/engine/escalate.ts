@@ -1,6 +1,7 @@
 // `arena run --judge <local> --escalate-to <second> --below p`: judge every match locally, then send the
 // second judge only the matches whose local verdict is unsure (low confidence), inconsistent across the
-// two orders, unparsable or missing.
+// two orders, unparsable or missing, and (with `softentAbove`) whose SoftEnt-Cali says it lies outside the
+// judge's fine-tuning.
 import { gameConfidence } from '../core/stats/confidence.ts';
 import { escalationReason, pairGames } from '../core/stats/judge-quality.ts';
 import { pairVerdict } from '../core/verdict/stored.ts';
@@ -15,6 +16,8 @@ export interface EscalationOptions extends Omit<RunOptions, 'judge'> {
   second: JudgeProvider;
   /** escalate a match whose lower game confidence is below this */
   below: number;
+  /** also escalate a match when a game's SoftEnt-Cali (nats, stored by a judge asked for it) is above this */
+  softentAbove?: number;
   onStage?(stage: 'local' | 'second', judge: string): void;
   /** the second judge's price per call (the local judge is free); without it the cost is unknown */
   secondCostOf?(tokensIn: number | null, tokensOut: number | null): number | null;
@@ -42,7 +45,7 @@ const matchKey = (m: { questionId: number; turn: number; model1: string; model2?
   `${m.questionId}\u0000${m.turn}\u0000${m.model1}\u0000${m.model2 ?? ''}`;
 
 export async function runEscalation(o: EscalationOptions): Promise<EscalationSummary> {
-  const { local, second, below, onStage, secondCostOf, ...rest } = o;
+  const { local, second, below, softentAbove, onStage, secondCostOf, ...rest } = o;
   onStage?.('local', local.id);
   const localRun = await runTournament({ ...rest, judge: local });
   const { games } = await planRun({ ...rest, judge: local });
@@ -58,6 +61,7 @@ export async function runEscalation(o: EscalationOptions): Promise<EscalationSum
     stored.map((g) => ({
       ...storedVerdictOf(g),
       confidence: gameConfidence(g.verdictProbs, g.order, pairVerdict(g.verdict)),
+      reliability: g.reliability ?? null,
     })),
   );
   const planned = new Set(
@@ -68,7 +72,7 @@ export async function runEscalation(o: EscalationOptions): Promise<EscalationSum
   const combined = new Map<string, MatchOutcome>();
   for (const key of planned) {
     const m = paired.get(key);
-    const why = escalationReason(m?.ab, m?.ba, below);
+    const why = escalationReason(m?.ab, m?.ba, below, softentAbove);
     if (why) {
       escalated.add(key);
       reasons[why] = (reasons[why] ?? 0) + 1;

@@ -47,6 +47,8 @@ export const reviewCommand = defineCommand({
             if (args.json) return printJson(q);
             if (!q.length)
               return print(`no calibrated matches for judge "${args.judge}" (run \`arena calibrate\` first)`);
+            // SoftEnt-Cali beside the entropy when the judge computed it (--reliability softent-cali)
+            const softent = q.some((r) => r.softEntCali !== null);
             print(
               table(
                 q.map((r) => ({
@@ -56,6 +58,7 @@ export const reviewCommand = defineCommand({
                   model1: r.model1,
                   model2: r.model2,
                   entropy: fix(r.entropy, 3),
+                  ...(softent ? { 'softent-cali': r.softEntCali === null ? '' : fix(r.softEntCali, 3) } : {}),
                   verdict: r.verdict,
                   score1: r.score1 === null ? '' : fix(r.score1, 2),
                   score2: r.score2 === null ? '' : fix(r.score2, 2),

@@ -37,6 +37,11 @@ export const runArgs = {
     default: '0.6',
     description: "with --escalate-to: escalate a match when a game's verdict probability is below this",
   },
+  'softent-above': {
+    type: 'string',
+    description:
+      "with --escalate-to and --reliability softent-cali: also escalate a match when a game's SoftEnt-Cali (nats) is above this",
+  },
   models: {
     type: 'string',
     description:
@@ -139,7 +144,19 @@ export interface SettleArgs {
  * for it (the judge computes it: src/judges/llama-cpp/reliability.ts).
  */
 export function judgeSpecsOf(args: RunArgs): string[] {
-  const specs = [args.judge as string | string[]].flat();
+  const specs = withReliability(args, [args.judge as string | string[]].flat());
+  if (args['softent-above'] !== undefined) {
+    if (!args['escalate-to'])
+      throw new UsageError('--softent-above escalates: give --escalate-to <second judge>');
+    if (!specs.some((s) => s.startsWith('llama-cpp/') && /[?&]reliability=softent-cali\b/.test(s)))
+      throw new UsageError(
+        '--softent-above reads SoftEnt-Cali, which the local judge computes only when asked: give --reliability softent-cali --base-gguf <foundation.gguf>',
+      );
+  }
+  return specs;
+}
+
+function withReliability(args: RunArgs, specs: string[]): string[] {
   if (args.reliability === undefined && args['base-gguf'] === undefined) return specs;
   if (args.reliability !== 'softent-cali' || !args['base-gguf'])
     throw new UsageError('--reliability softent-cali and --base-gguf <foundation.gguf> go together');

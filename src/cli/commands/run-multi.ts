@@ -17,6 +17,7 @@ export interface RunManyOptions {
   makeJudge(spec: string): Promise<JudgeProvider>;
   escalateTo?: string;
   below: number;
+  softentAbove?: number;
 }
 
 function report(s: RunSummary): void {
@@ -55,6 +56,7 @@ export async function runMany(o: RunManyOptions): Promise<void> {
         local: o.judge,
         second,
         below: o.below,
+        ...(o.softentAbove !== undefined ? { softentAbove: o.softentAbove } : {}),
         onStage: (stage, id) => log(`${stage === 'local' ? 'local judge' : 'escalating to'} ${id}`),
         ...(price ? { secondCostOf: (i: number | null, out: number | null) => costOf(price, i, out) } : {}),
       });

@@ -200,6 +200,9 @@ async function play(c: RunContext): Promise<boolean> {
       makeJudge: c.makeJudge,
       ...(args['escalate-to'] ? { escalateTo: args['escalate-to'] } : {}),
       below: num(args.below, 'below')!,
+      ...(args['softent-above'] !== undefined
+        ? { softentAbove: num(args['softent-above'], 'softent-above')! }
+        : {}),
     });
   } else if (r.settle) {
     const { playUntilSettled } = await import('./run-settled.ts');

@@ -201,14 +201,19 @@ export function pairGames<
 
 /** Why a match goes to the second judge, or null when the local verdict stands. */
 export function escalationReason(
-  ab: { verdict: Verdict; confidence?: number | null } | undefined,
-  ba: { verdict: Verdict; confidence?: number | null } | undefined,
+  ab: { verdict: Verdict; confidence?: number | null; reliability?: number | null } | undefined,
+  ba: { verdict: Verdict; confidence?: number | null; reliability?: number | null } | undefined,
   below: number,
-): 'missing' | 'error' | 'inconsistent' | 'low-confidence' | null {
+  softentAbove?: number,
+): 'missing' | 'error' | 'inconsistent' | 'low-confidence' | 'unreliable' | null {
   if (!ab || !ba) return 'missing';
   const o = combineGames(ab.verdict, ba.verdict);
   if (o === 'error') return 'error';
   if (o === 'inconsistent') return 'inconsistent';
   const c = Math.min(ab.confidence ?? -1, ba.confidence ?? -1);
-  return c < below ? 'low-confidence' : null;
+  if (c < below) return 'low-confidence';
+  if (softentAbove === undefined) return null;
+  // a game whose SoftEnt-Cali was not computed is as unsure as one above the bar (like a missing probability)
+  const r = Math.max(ab.reliability ?? Infinity, ba.reliability ?? Infinity);
+  return r > softentAbove ? 'unreliable' : null;
 }

@@ -95,4 +95,14 @@ describe('confidence and escalation', () => {
     expect(escalationReason(v('model_1', 0.9), v('model_1', 0.6), 0.6)).toBeNull();
     expect(escalationReason(v('tie', 0.8), v('tie', 0.7), 0.6)).toBeNull();
   });
+
+  it('with a SoftEnt-Cali bar, also escalates a confident match whose game is above it or was not scored', () => {
+    const r = (reliability: number | null) => ({ verdict: 'model_1' as const, confidence: 0.9, reliability });
+    expect(escalationReason(r(0.2), r(0.7), 0.6, 0.5)).toBe('unreliable');
+    expect(escalationReason(r(0.2), r(null), 0.6, 0.5)).toBe('unreliable');
+    expect(escalationReason(r(0.2), r(0.5), 0.6, 0.5)).toBeNull();
+    expect(escalationReason(r(0.2), r(0.7), 0.6)).toBeNull();
+    // the earlier reasons come first
+    expect(escalationReason({ ...r(0.9), confidence: 0.3 }, r(0.9), 0.6, 0.5)).toBe('low-confidence');
+  });
 });
