@@ -9,7 +9,6 @@ import type { JudgeCallError, JudgeReply, JudgeRequest } from './judge.ts';
 import {
   Bucket,
   CHARS_PER_TOKEN,
-  readRateLimit,
   requestCost,
   type AnnouncedLimit,
   type RateLimitInfo,
@@ -347,7 +346,4 @@ export class RateGovernor {
     if (!Number.isFinite(ratio) || ratio < 0.5 || ratio > 20) return;
     this.#charsPerToken = 0.8 * this.#charsPerToken + 0.2 * ratio;
   }
-
-  /** parse an answer's headers (for providers that hand them over raw) */
-  static read = readRateLimit;
 }
