@@ -297,10 +297,10 @@ export class RateGovernor {
    * What is left for this governor, from what the server said was left after the call `sent`: its share of that,
    * less every call of its own the server may not have counted in it. The server counted when the call reached it,
    * some time after it was admitted, so no refill is credited for the time since (that would count the transit
-   * twice), and calls may reach it out of order: the calls admitted since, and the older ones still unanswered, are
-   * taken off (not those already refused). Alone, the governor so believes at most what is left (a lower belief costs only a cushion of about
-   * one round trip's refill, not throughput); the next answer corrects it. Until then it refills at its share of
-   * the rate.
+   * twice), and calls may reach it out of order: the calls admitted since (but those already refused), and the older
+   * ones still unanswered, are taken off. Alone, the governor so believes at most what is left (a lower belief costs
+   * only a cushion of about one round trip's refill, not throughput); the next answer corrects it. Until then it
+   * refills at its share of the rate.
    */
   #observe(kind: Kind, b: Bucket | undefined, remaining: number | undefined, now: number, sent: Sent): void {
     if (!b || remaining === undefined) return;
