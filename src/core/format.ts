@@ -38,8 +38,8 @@ export function kappa(x: number | null | undefined): string {
 
 /**
  * A whole number with a comma between groups of three digits, as `toLocaleString('en-US')` writes it ("-12,345"),
- * without Intl: its first use in a process or a Worker isolate loads ICU's number formatting (some 20-30 ms of CPU,
- * inside the first request that shows a count).
+ * without Intl: its first use in a process or a Worker isolate loads ICU's number formatting, inside the first
+ * request that shows a count (figures: bench/README.md).
  */
 export function grouped(n: number): string {
   if (!Number.isInteger(n) || Math.abs(n) >= 1e21) return n.toLocaleString('en-US');

@@ -1,6 +1,7 @@
 // A rate governor for one endpoint: admits calls so neither the token nor the request bucket is overdrawn, learns
 // the limits from each answer's x-ratelimit-* headers (or takes declared ones), waits out 429s for everyone at
 // once, and narrows its window of calls in flight when 429s come anyway (additive increase, multiplicative decrease).
+// Nothing else holds a call back: a server that announces no limit gets every call the caller sends from the first.
 // Other processes may spend from the same limit: each answer's `remaining`, with this governor's own charges since
 // that call, tells how much of what was spent was its own, and the governor keeps to that share of the bucket and of
 // its refill (share.ts: it starts at half, and a 429 cuts it).
@@ -8,7 +9,6 @@ import type { JudgeCallError, JudgeReply, JudgeRequest } from './judge.ts';
 import {
   Bucket,
   CHARS_PER_TOKEN,
-  readRateLimit,
   requestCost,
   type AnnouncedLimit,
   type RateLimitInfo,
@@ -36,7 +36,7 @@ export interface GovernorOptions {
   /** declared requests per minute */
   rpm?: number;
   clock?: Clock;
-  /** the most calls in flight the window may grow to (default 256) */
+  /** the most calls in flight the window may grow back to after a 429 (default: no bound but the caller's) */
   maxWindow?: number;
 }
 
@@ -55,8 +55,6 @@ const DEFAULT_429_WAIT_MS = 1000;
  */
 const MIN_429_WAIT_MS = 1000;
 const MAX_429_FLOOR_MS = 60_000;
-/** The calls in flight a governor starts with once it has heard the server; it doubles each window (slow start). */
-const INITIAL_WINDOW = 8;
 
 type Kind = 'tokens' | 'requests';
 /** When a call was admitted and what this governor had charged then (that call included). */
@@ -95,7 +93,6 @@ export class RateGovernor {
   #tokens?: Bucket;
   #requests?: Bucket;
   readonly #declared: { tpm?: number | undefined; rpm?: number | undefined };
-  #heard = false;
   #window: number;
   readonly #maxWindow: number;
   /** the calls in flight: each one's cost, by the number of calls admitted up to it (its `Sent.requests`) */
@@ -108,8 +105,6 @@ export class RateGovernor {
   #cancelTimer?: (() => void) | undefined;
   #timerAt = Infinity;
   #charsPerToken = CHARS_PER_TOKEN;
-  /** until the first 429, the window grows by one per success (doubling each window), then by one per window */
-  #slowStart = true;
   /** this governor's share of each bucket's spending */
   readonly #shared: Record<Kind, ShareEstimate> = {
     tokens: new ShareEstimate(),
@@ -125,8 +120,8 @@ export class RateGovernor {
   constructor(o: GovernorOptions = {}) {
     this.clock = o.clock ?? realClock;
     this.#declared = { tpm: o.tpm, rpm: o.rpm };
-    this.#maxWindow = o.maxWindow ?? 256;
-    this.#window = Math.min(INITIAL_WINDOW, this.#maxWindow);
+    this.#maxWindow = o.maxWindow ?? Infinity;
+    this.#window = this.#maxWindow;
     const now = this.clock.now();
     if (o.tpm) this.#tokens = new Bucket(o.tpm, o.tpm / 60_000, now);
     if (o.rpm) this.#requests = new Bucket(o.rpm, o.rpm / 60_000, now);
@@ -188,8 +183,6 @@ export class RateGovernor {
   #pump(): void {
     while (this.#queue.length) {
       const now = this.clock.now();
-      // until the first answer says whether the server announces limits, one call at a time
-      if (!this.#heard && !this.#tokens && !this.#requests && this.#flying.size > 0) return;
       if (this.#flying.size >= this.window) return; // a settle pumps again
       const w = this.#queue[0]!;
       const wait = Math.max(
@@ -251,19 +244,19 @@ export class RateGovernor {
           : undefined;
     if (answered) {
       this.#refusals = 0;
-      this.#heard = true;
       this.#learn(answered.rateLimit, now, sent);
-      // slow start, then additive increase: one more call in flight per window's worth of successes
+      // additive increase after a 429: one more call in flight per window's worth of successes
       if (this.#window < this.#maxWindow)
-        this.#window = Math.min(this.#maxWindow, this.#window + (this.#slowStart ? 1 : 1 / this.#window));
+        this.#window = Math.min(this.#maxWindow, this.#window + 1 / this.#window);
       return;
     }
     const e = (outcome as { error: JudgeCallError }).error;
     if (e.status !== 429) return;
-    this.#heard = true;
     this.stats.rateLimited++;
-    this.#slowStart = false;
     this.#refuse(sent);
+    // what it was charged comes back (a header, if any, then sets the level anew)
+    this.#tokens?.set(this.#tokens.level(now) + sent.cost, now);
+    this.#requests?.set(this.#requests.level(now) + 1, now);
     const info = e.rateLimit;
     for (const [kind, b] of [
       ['tokens', this.#tokens],
@@ -304,16 +297,19 @@ export class RateGovernor {
    * What is left for this governor, from what the server said was left after the call `sent`: its share of that,
    * less every call of its own the server may not have counted in it. The server counted when the call reached it,
    * some time after it was admitted, so no refill is credited for the time since (that would count the transit
-   * twice), and calls may reach it out of order: the calls admitted since, and the older ones still unanswered, are
-   * taken off. Alone, the governor so believes at most what is left (a lower belief costs only a cushion of about
-   * one round trip's refill, not throughput); the next answer corrects it. Until then it refills at its share of
-   * the rate.
+   * twice), and calls may reach it out of order: the calls admitted since (but those already refused), and the older
+   * ones still unanswered, are taken off. Alone, the governor so believes at most what is left (a lower belief costs
+   * only a cushion of about one round trip's refill, not throughput); the next answer corrects it. Until then it
+   * refills at its share of the rate.
    */
   #observe(kind: Kind, b: Bucket | undefined, remaining: number | undefined, now: number, sent: Sent): void {
     if (!b || remaining === undefined) return;
     const own = sent[kind] - this.#refusedUpTo(kind, sent.requests);
     b.share = this.#shared[kind].observe({ at: sent.at, remaining, own }, b);
-    const ownSince = (kind === 'tokens' ? this.stats.tokensCharged : this.stats.admitted) - sent[kind];
+    // calls refused since will never be counted (a burst sent before the first answer: most of it)
+    const refusedSince = this.#refusedUpTo(kind, Infinity) - this.#refusedUpTo(kind, sent.requests);
+    const ownSince =
+      (kind === 'tokens' ? this.stats.tokensCharged : this.stats.admitted) - sent[kind] - refusedSince;
     let olderUnanswered = 0;
     for (const [seq, cost] of this.#flying) {
       if (seq >= sent.requests) break; // admitted in order
@@ -350,7 +346,4 @@ export class RateGovernor {
     if (!Number.isFinite(ratio) || ratio < 0.5 || ratio > 20) return;
     this.#charsPerToken = 0.8 * this.#charsPerToken + 0.2 * ratio;
   }
-
-  /** parse an answer's headers (for providers that hand them over raw) */
-  static read = readRateLimit;
 }

@@ -8,8 +8,8 @@ import type { CheckpointRow } from '../core/stats/checkpoints.ts';
 import type { LeaderRow, MatrixCell } from './site/leaderboards.ts';
 
 /**
- * ECharts (./echarts.ts), imported on the first chart: about 0.7 s of CPU that a command, a process or a Worker start
- * that draws no chart does not pay (the CLI's report builds, the site's pages, which show charts as <img>).
+ * ECharts (./echarts.ts), imported on the first chart: a cost (bench/README.md) that a command, a process or a Worker
+ * start that draws no chart does not pay (the CLI's report builds, the site's pages, which show charts as <img>).
  */
 let echartsLoaded: Promise<typeof import('./echarts.ts')> | undefined;
 const loadEcharts = () => (echartsLoaded ??= import('./echarts.ts'));

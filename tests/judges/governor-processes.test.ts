@@ -78,15 +78,23 @@ describe('two runs, each with its own governor, under one limit', () => {
         const [a, b] = await Promise.all([one('sk-run-1'), one('sk-run-2')]);
         const log = srv.readLog().filter((e) => e.path === '/v1/chat/completions');
         const ok = log.filter((e) => e.status === 200);
-        const limited = log.filter((e) => e.status === 429).length;
         // every game paid once: one answered request per planned prompt, every game stored, both runs played
         const planned = games.map((g) => promptHash(g.spec.systemPrompt, g.spec.userPrompt));
         expect(ok.map((e) => e.hash).sort()).toEqual(planned.sort());
         expect(a.played + b.played).toBe(games.length);
         expect(a.failed + b.failed).toBe(0);
         expect(Math.min(a.played, b.played)).toBeGreaterThan(0);
-        // each keeps to its share: few 429s (each taking the whole bucket, as before, gave 9% in bench/ratelimit.ts)
-        expect(limited / log.length, `${limited} 429s of ${log.length} requests`).toBeLessThanOrEqual(0.05);
+        // each keeps to its share once it has heard the server: few 429s after its first round (each taking the whole
+        // bucket, as before, gave 9% in bench/ratelimit.ts). The first round is the 64 calls a run sends before any
+        // answer, as a server that announces no limit must get them; a 429 among them is what tells it to slow down.
+        const first = new Set(
+          ['un-1', 'un-2'].flatMap((k) => log.filter((e) => e.keyTail === k).slice(0, 64)),
+        );
+        const later = log.filter((e) => !first.has(e));
+        const limited = later.filter((e) => e.status === 429).length;
+        expect(limited / later.length, `${limited} 429s of ${later.length} requests`).toBeLessThanOrEqual(
+          0.05,
+        );
         // and neither holds back so much that the pair crawls: from the first request to the last answer, within
         // 1.5x the limit's own minimum ((tokens charged - the first bucket) / the refill rate) and a round trip
         const charged = ok.reduce((n, e) => n + (e.charged ?? 0), 0);

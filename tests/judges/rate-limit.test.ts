@@ -124,17 +124,16 @@ describe('the governor on a fake clock', () => {
     const clock = fakeClock();
     const g = new RateGovernor({ clock });
     const first = await g.admit(100);
-    // until the first answer, one call at a time
-    let second = false;
-    void g.admit(100).then(() => (second = true));
-    await flush();
-    expect(second).toBe(false);
+    // before any answer no limit is known, and nothing holds a call back
+    expect(g.estimateWaitMs(100)).toBe(0);
     first.settle({
       reply: {
         text: 'ok',
         rateLimit: { tokens: { limit: 60_000, remaining: 0 }, requests: { limit: 600, remaining: 599 } },
       },
     });
+    let second = false;
+    void g.admit(100).then(() => (second = true));
     await flush();
     // another process spent the bucket: this one joins it at a quarter of the refill, 100 tokens in 400 ms
     expect(second).toBe(false);
@@ -260,5 +259,19 @@ describe('what the headers tell of others and of the window', () => {
     await flush();
     expect(got).toBe(false);
     first.settle({ reply: { text: 'ok', rateLimit: rl(48_000) } });
+  });
+
+  it('a burst sent before the first answer and refused: the refused calls are never counted, so not taken off', async () => {
+    const clock = fakeClock();
+    const g = new RateGovernor({ clock });
+    const burst = await Promise.all(Array.from({ length: 10 }, () => g.admit(1000)));
+    const rateLimit = { tokens: { limit: 10_000, remaining: 0 } };
+    clock.advance(1);
+    // refused newest first: each answer's calls admitted since were refused already, and charged nothing
+    for (const a of burst.reverse())
+      a.settle({ error: Object.assign(new JudgeCallError('429', true, 429, 0), { rateLimit }) });
+    // the level is what the server said (0): a call of 1,000 waits its refill at this governor's share of the rate
+    const perMs = (10_000 / 60_000) * g.share;
+    expect(g.estimateWaitMs(1000)).toBeCloseTo(1000 / perMs, 0);
   });
 });
