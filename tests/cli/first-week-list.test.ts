@@ -2,7 +2,9 @@
 // process (runArena) on real SQLite files, and the functions behind the lines it prints.
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { etaText, Progress } from '../../src/cli/progress-bar.ts';
 import { OWN, runArena, tmpDir } from '../support/cli.ts';
+import { spawnOpenAIServer } from '../support/openai-server.ts';
 
 describe('`arena run --dry-run` prints the cost', { timeout: 120_000 }, () => {
   it('an OpenAI judge: the tokens in and out at the table price, as refresh estimates them', async () => {
@@ -51,4 +53,113 @@ describe('`arena run --dry-run` prints the cost', { timeout: 120_000 }, () => {
     expect(other.code, other.stderr).toBe(0);
     expect(other.stdout).toContain('cost unknown: no price known for openai/my-judge');
   });
+});
+
+describe('progress lines a log can trust', () => {
+  it('the ETA is smoothed: bursts after stalls move it gradually, and it agrees with the rate it shows', () => {
+    // 576 games at about 2.2/s on average, landing in bursts: a run under faults (retries back off together)
+    let now = 0;
+    const lines: string[] = [];
+    const p = new Progress('games {value}/{total} | {rate}/s | ETA {eta} | failed {failed}', {
+      tty: false,
+      now: () => now,
+      write: (l) => lines.push(l),
+    });
+    p.start(576, 0, { failed: 0 });
+    const etas: { at: number; eta: number; value: number; rate: number }[] = [];
+    let done = 0;
+    for (let s = 1; s <= 600 && done < 576; s++) {
+      now = s * 1000;
+      // every 20 s a burst of 44 games; one 60 s stall (a server down) halfway
+      if (s % 20 === 0 && (s < 120 || s > 180)) p.update((done = Math.min(576, done + 44)), { failed: 0 });
+      if (s % 5 === 0) {
+        const l = p.tick();
+        const m = l && /(\d+)\/576 \| ([\d.]+)\/s \| ETA (?:(\d+)m)?(\d+)s/.exec(l);
+        if (m) etas.push({ at: s, value: +m[1]!, rate: +m[2]!, eta: +(m[3] ?? 0) * 60 + +m[4]! });
+      }
+    }
+    expect(etas.length).toBeGreaterThan(10);
+    for (const e of etas.filter((e) => e.value < 576)) {
+      // the ETA is the games left at the rate printed beside it (rounded to 0.1/s)
+      const left = 576 - e.value;
+      expect(e.eta).toBeGreaterThanOrEqual(Math.floor(left / (e.rate + 0.05)));
+      expect(e.eta).toBeLessThanOrEqual(Math.ceil(left / (e.rate - 0.05)));
+    }
+    // between lines the ETA moves by at most a third, plus the time between them (the stall's 100 s)
+    for (const [a, b] of etas.slice(1).map((e, k) => [etas[k]!, e] as const))
+      if (b.value < 576)
+        expect(Math.abs(b.eta - a.eta), `${a.at}s -> ${b.at}s`).toBeLessThan(a.eta / 3 + (b.at - a.at));
+  });
+
+  it('no line is written again while nothing finished; no rate before a game finished', () => {
+    let now = 0;
+    const lines: string[] = [];
+    const p = new Progress('games {value}/{total} | {rate}/s | ETA {eta}', {
+      tty: false,
+      now: () => now,
+      write: (l) => lines.push(l),
+    });
+    p.start(10, 0, {});
+    now = 5000;
+    expect(p.tick()).toBe('games 0/10 | -/s | ETA -');
+    now = 10_000;
+    expect(p.tick()).toBeUndefined();
+    p.update(2, {});
+    now = 15_000;
+    expect(p.tick()).toMatch(/^games 2\/10 \| 0\.\d\/s \| ETA \d+s$/);
+    for (now = 20_000; now < 60_000; now += 5000) expect(p.tick()).toBeUndefined();
+    p.stop();
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(etaText(280)).toBe('4m40s');
+    expect(etaText(undefined)).toBe('-');
+  });
+
+  it(
+    '`arena run` into a log: a stalled call writes no repeated line, and failed calls show no token rate',
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const dir = tmpDir();
+      // the first call hangs until its 7 s timeout; every call fails (400: not retried)
+      const srv = await spawnOpenAIServer({
+        latencyMs: 100,
+        faults: [{ status: 'hang', requests: [1] }, { status: 400 }],
+      });
+      try {
+        const r = await runArena(
+          [
+            'run',
+            '--db',
+            join(dir, 'a.db'),
+            '--judge',
+            'openai/judge',
+            '--base-url',
+            srv.url,
+            '--models',
+            'arena-sage,arena-swift',
+            '--turn',
+            '1',
+            '--concurrency',
+            '1',
+            '--timeout',
+            '7',
+            '--retries',
+            '0',
+            ...OWN,
+          ],
+          { env: { OPENAI_API_KEY: 'sk-test' } },
+        );
+        expect(r.code, r.stderr).toBe(2);
+        const progress = r.stderr.split('\n').filter((l) => l.startsWith('games '));
+        expect(progress.length, r.stderr).toBeGreaterThan(0);
+        expect(new Set(progress).size, progress.join('\n')).toBe(progress.length);
+        for (const l of progress) {
+          expect(l).toMatch(/\| tokens 0 \| - tokens\/min$/);
+        }
+      } finally {
+        await srv.close();
+      }
+    },
+  );
 });

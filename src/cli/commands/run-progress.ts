@@ -1,16 +1,15 @@
 // `arena run`'s one-judge tournament on the terminal: its plan on stderr, a progress bar with tokens per minute
 // against the judge's limit while it plays, and the summary that sets the exit status.
-import type cliProgress from 'cli-progress';
 import { ALLOWANCE_TAG } from '../../core/constants.ts';
 import { runTournament, type RunSummary } from '../../engine/run.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';
 import { keyInRepliesWarning } from '../../judges/redact.ts';
-import { progressBar } from '../progress-bar.ts';
+import { Progress } from '../progress-bar.ts';
 import { exitStatus, print } from '../shared.ts';
 
 /** The progress bar (none before the plan, nor after an interruption) and whether the run was interrupted. */
 export interface RunUi {
-  bar: cliProgress.SingleBar | undefined;
+  bar: Progress | undefined;
   interrupted: boolean;
 }
 
@@ -29,24 +28,19 @@ export async function playWithProgress(
         `${planned} games planned, ${stored} already stored: ${toPlay} judge calls to make with ${judge.id} (concurrency ${concurrency})\n`,
       );
       if (!toPlay) return;
-      ui.bar = progressBar(
-        'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {tpm}',
+      ui.bar = new Progress(
+        'games {bar} {value}/{total} | {rate}/s | ETA {eta} | failed {failed} | tokens {tokens} | {tpm}',
       );
-      ui.bar.start(toPlay, 0, {
-        rate: '0.0',
-        failed: 0,
-        tokens: 0,
-        tpm: tokensPerMinute(0, 0, judge.limits().tpm),
-      });
+      ui.bar.start(toPlay, 0, { failed: 0, tokens: 0, tpm: tokensPerMinute(0, 0, judge.limits().tpm) });
     },
     onProgress: (p) => {
       if (ui.interrupted) return;
       const secs = (Date.now() - t0) / 1000;
       ui.bar?.update(p.done + p.failed, {
-        rate: (p.done / Math.max(secs, 1e-3)).toFixed(1),
         failed: p.failed,
         tokens: p.tokensIn + p.tokensOut,
-        tpm: tokensPerMinute(judge.tokensCharged(), secs, judge.limits().tpm),
+        // no rate while nothing was played: failed calls' charges are no throughput
+        tpm: tokensPerMinute(p.done ? judge.tokensCharged() : 0, secs, judge.limits().tpm),
       });
     },
   });
@@ -84,9 +78,12 @@ export function reportRun(summary: RunSummary, db: string): void {
   if (summary.status === 'interrupted') exitStatus.code = 130;
 }
 
-/** `12.3k tokens/min of 90k`: the tokens charged per minute so far (prompt + max_tokens), against the known limit. */
+/**
+ * `12.3k tokens/min of 90k`: the tokens charged per minute so far (prompt + max_tokens), against the known limit;
+ * `-` before any token was charged for a game played.
+ */
 function tokensPerMinute(tokens: number, secs: number, tpm: number | undefined): string {
   const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0));
-  const rate = `${k((tokens * 60) / Math.max(secs, 1))} tokens/min`;
+  const rate = `${tokens ? k((tokens * 60) / Math.max(secs, 1)) : '-'} tokens/min`;
   return tpm ? `${rate} of ${k(tpm)}` : rate;
 }
