@@ -1,9 +1,11 @@
 // The first week's smaller cuts (issue 38, item 4), each as a user meets it: the real `arena` command in this
 // process (runArena) on real SQLite files, and the functions behind the lines it prints.
-import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { etaText, Progress } from '../../src/cli/progress-bar.ts';
-import { OWN, runArena, tmpDir } from '../support/cli.ts';
+import { arenaOk, OWN, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer } from '../support/openai-server.ts';
 
 describe('`arena run --dry-run` prints the cost', { timeout: 120_000 }, () => {
@@ -162,4 +164,56 @@ describe('progress lines a log can trust', () => {
       }
     },
   );
+});
+
+describe('`import answers` names the model from its lines', () => {
+  const sage = readFileSync(join(REPO_ROOT, 'questions/answers/arena-sage.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const write = (dir: string, name: string, ids: (k: number) => string | undefined) => {
+    const file = join(dir, name);
+    writeFileSync(file, sage.map((l, k) => JSON.stringify({ ...l, model_id: ids(k) })).join('\n') + '\n');
+    return file;
+  };
+  const modelsOf = (db: string) => {
+    const sqlite = new Database(db, { readonly: true });
+    try {
+      return sqlite.prepare('select distinct model from answers order by model').pluck().all();
+    } finally {
+      sqlite.close();
+    }
+  };
+
+  it('lines that agree on a model_id name the model, with a warning when it is not the file name', async () => {
+    const dir = tmpDir();
+    const db = join(dir, 'a.db');
+    await arenaOk(['import', 'questions', 'questions/arena.jsonl', '--db', db]);
+    const good = write(dir, 'good.jsonl', () => 'tiny-a');
+    const same = write(dir, 'tiny-b.jsonl', () => 'tiny-b');
+    const r = await runArena(['import', 'answers', good, same, '--db', db]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(
+      `warning: ${good}: every line names the model "tiny-a" (model_id): imported as "tiny-a", not as "good" after the file name\n`,
+    );
+    expect(modelsOf(db)).toEqual(['tiny-a', 'tiny-b']);
+  });
+
+  it('lines that disagree leave the file name, saying so; a bad model_id is refused at its line', async () => {
+    const dir = tmpDir();
+    const db = join(dir, 'a.db');
+    await arenaOk(['import', 'questions', 'questions/arena.jsonl', '--db', db]);
+    const mixed = write(dir, 'mixed.jsonl', (k) => (k < 3 ? 'tiny-a' : k < 5 ? undefined : 'tiny-c'));
+    const r = await runArena(['import', 'answers', mixed, '--db', db]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      `warning: ${mixed}: the lines name 2 model(s) in model_id ("tiny-a" on line 1, "tiny-c" on line 6) and 2 line(s) none: imported as "mixed" after the file name`,
+    );
+    expect(modelsOf(db)).toEqual(['mixed']);
+    const bad = write(dir, 'bad.jsonl', () => 'a,b');
+    const b = await runArena(['import', 'answers', bad, '--db', db]);
+    expect(b.code).toBe(1);
+    expect(b.stderr).toContain(`${bad}:1: field "model_id"`);
+    expect(modelsOf(db)).toEqual(['mixed']);
+  });
 });
