@@ -2,7 +2,7 @@ import v8 from 'node:v8';
 import { defineCommand, renderUsage, runCommand, type showUsage } from 'citty';
 import { ArenaError } from '../core/types.ts';
 import { nearMisses } from '../core/suggest.ts';
-import { userMessage, verboseSwitch } from './errors.ts';
+import { userMessage, verboseSwitch, verbosity } from './errors.ts';
 import { UsageError } from './format.ts';
 import { exitStatus } from './shared.ts';
 import { checkNumericOptions } from './validate.ts';
@@ -129,6 +129,7 @@ async function borrowProcess(io: Partial<CliIO>, fn: () => Promise<number>): Pro
 async function runArgs(given: string[]): Promise<number> {
   const { verbose, args: rawArgs } = verboseSwitch(given, process.env);
   exitStatus.code = 0;
+  verbosity.on = verbose;
   try {
     if (!rawArgs.length || rawArgs.includes('--help') || rawArgs.includes('-h')) {
       // rendered and written here, not with citty's showUsage: that prints through consola, which is

@@ -2,9 +2,11 @@
 // process (runArena) on real SQLite files, and the functions behind the lines it prints.
 import Database from 'better-sqlite3';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { etaText, Progress } from '../../src/cli/progress-bar.ts';
+import { serverName } from '../../src/judges/redact.ts';
 import { arenaOk, OWN, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer } from '../support/openai-server.ts';
 
@@ -215,5 +217,52 @@ describe('`import answers` names the model from its lines', () => {
     expect(b.code).toBe(1);
     expect(b.stderr).toContain(`${bad}:1: field "model_id"`);
     expect(modelsOf(db)).toEqual(['mixed']);
+  });
+});
+
+describe('a connection error names the server, without credentials', { timeout: 120_000 }, () => {
+  /** A port nothing listens on: one the system gave out and took back. */
+  const closedPort = () =>
+    new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+
+  it('`failed:` lines say which base URL failed, once per message, with no tag unless --verbose', async () => {
+    const port = await closedPort();
+    const args = [
+      'run',
+      '--db',
+      join(tmpDir(), 'a.db'),
+      '--judge',
+      'openai/judge',
+      '--base-url',
+      `http://user:hunter2@127.0.0.1:${port}/v1?api-key=hunter3#x`,
+      '--models',
+      'arena-sage,arena-echo',
+      '--turn',
+      '1',
+      '--retries',
+      '0',
+      ...OWN,
+    ];
+    const r = await runArena(args, { env: { OPENAI_API_KEY: 'sk-test' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toMatch(/hunter|user:/);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('  failed'))).toEqual([
+      `  failed: connection failed (http://127.0.0.1:${port}/v1): Connection error.`,
+    ]);
+    const v = await runArena([...args, '--verbose'], { env: { OPENAI_API_KEY: 'sk-test' } });
+    expect(v.stderr).toContain(`  failed: [judge:openai] connection failed (http://127.0.0.1:${port}/v1)`);
+    expect(v.stderr).not.toMatch(/hunter|user:/);
+  });
+
+  it('serverName keeps scheme, host and path', () => {
+    expect(serverName('https://k:s@api.example.com:8443/v1/?key=x#f')).toBe(
+      'https://api.example.com:8443/v1/',
+    );
+    expect(serverName('http://127.0.0.1:8000')).toBe('http://127.0.0.1:8000');
   });
 });

@@ -6,6 +6,7 @@ import type { GovernedJudge } from '../../judges/registry.ts';
 import { keyInRepliesWarning } from '../../judges/redact.ts';
 import { Progress } from '../progress-bar.ts';
 import { exitStatus, print } from '../shared.ts';
+import { failureLines } from '../errors.ts';
 
 /** The progress bar (none before the plan, nor after an interruption) and whether the run was interrupted. */
 export interface RunUi {
@@ -68,8 +69,8 @@ export function reportRun(summary: RunSummary, db: string): void {
       `${allowance + before} game(s) without a verdict because reasoning used the whole allowance (${allowance} this run, billed; ${before} earlier, not sent again): raise --max-tokens (settings.maxTokens) or lower --reasoning-effort, which makes them new games\n`,
     );
   if (summary.failed > allowance) {
-    for (const e of summary.errors.filter((e) => !e.startsWith(ALLOWANCE_TAG)).slice(0, 5))
-      process.stderr.write(`  failed: ${e}\n`);
+    for (const l of failureLines(summary.errors.filter((e) => !e.startsWith(ALLOWANCE_TAG))))
+      process.stderr.write(`${l}\n`);
     process.stderr.write(
       `${summary.failed - allowance} game(s) not played (no verdict stored); rerun the same command to retry them\n`,
     );
