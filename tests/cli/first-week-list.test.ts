@@ -1,7 +1,7 @@
 // The first week's smaller cuts (issue 38, item 4), each as a user meets it: the real `arena` command in this
 // process (runArena) on real SQLite files, and the functions behind the lines it prints.
 import Database from 'better-sqlite3';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -264,5 +264,53 @@ describe('a connection error names the server, without credentials', { timeout: 
       'https://api.example.com:8443/v1/',
     );
     expect(serverName('http://127.0.0.1:8000')).toBe('http://127.0.0.1:8000');
+  });
+});
+
+describe('a missing reference answer says what to add', { timeout: 120_000 }, () => {
+  it('names the file and a sample line; that line, added and imported, lets the run plan', async () => {
+    const dir = tmpDir();
+    const db = join(dir, 'a.db');
+    // our questions with question 1007 (reasoning) stripped of its reference
+    const lines = readFileSync(join(REPO_ROOT, 'questions/arena.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const qs = lines.map((l) => JSON.parse(l) as { question_id: number; reference?: string[] });
+    for (const q of qs) if (q.question_id === 1007) delete q.reference;
+    const questions = join(dir, 'questions.jsonl');
+    writeFileSync(questions, qs.map((q) => JSON.stringify(q)).join('\n') + '\n');
+    const run = [
+      'run',
+      '--db',
+      db,
+      '--judge',
+      'mock/longer',
+      '--models',
+      'arena-sage,arena-echo',
+      '--questions',
+      questions,
+      '--answers',
+      'questions/answers',
+      '--prompts',
+      'arena',
+      '--dry-run',
+    ];
+    const r = await runArena(run);
+    expect(r.code).toBe(1);
+    const sample =
+      /e\.g\. (\{.*?\}\]\}), and import it with `arena import references (reference_answer\/gpt-4\.jsonl)`/.exec(
+        r.stderr,
+      );
+    expect(sample, r.stderr).not.toBeNull();
+    expect(r.stderr).toContain(
+      'no reference answer for 1 reasoning question(s): 1007. Add a line per question to',
+    );
+    expect(r.stderr).toContain('or give the question\'s line in the questions file a "reference"');
+    // the sample line as given is a valid references line
+    mkdirSync(join(dir, 'reference_answer'));
+    writeFileSync(join(dir, sample![2]!), `${sample![1]}\n`);
+    await arenaOk(['import', 'questions', questions, '--db', db]);
+    await arenaOk(['import', 'references', sample![2]!, '--db', db], { cwd: dir });
+    const again = await runArena(run);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/games planned/);
   });
 });
