@@ -6,6 +6,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { etaText, Progress } from '../../src/cli/progress-bar.ts';
+import { nearMisses } from '../../src/core/suggest.ts';
 import { serverName } from '../../src/judges/redact.ts';
 import { arenaOk, OWN, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer } from '../support/openai-server.ts';
@@ -312,5 +313,31 @@ describe('a missing reference answer says what to add', { timeout: 120_000 }, ()
     const again = await runArena(run);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/games planned/);
+  });
+});
+
+describe('"did you mean" for unknown commands and options', () => {
+  it.each([
+    [['standing'], 'unknown command "standing" for `arena` (did you mean `arena standings`?)'],
+    [
+      ['import', 'answer', 'x.jsonl'],
+      'unknown command "answer" for `arena import` (did you mean `arena import answers`?)',
+    ],
+    [['run', '--judeg', 'mock/a'], 'unknown option --judeg for `arena run` (did you mean --judge?)'],
+    [['standings', '--judeg', 'x'], 'unknown option --judeg for `arena standings` (did you mean --judge?)'],
+    [
+      ['run', '--concurency', '4'],
+      'unknown option --concurency for `arena run` (did you mean --concurrency?)',
+    ],
+  ])('arena %j', async (args, line) => {
+    const r = await runArena(args);
+    expect(r.code).toBe(1);
+    expect(r.stderr.split('\n')[0]).toBe(`arena: ${line}`);
+  });
+
+  it('a swapped pair of letters is one edit', () => {
+    expect(nearMisses('judeg', ['judge', 'db', 'json'])).toEqual(['judge']);
+    expect(nearMisses('gpt4', ['gpt-4', 'human'])).toEqual(['gpt-4']);
+    expect(nearMisses('frobnicate', ['standings', 'ratings'])).toEqual([]);
   });
 });
