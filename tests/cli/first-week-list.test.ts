@@ -9,7 +9,10 @@ import { etaText, Progress } from '../../src/cli/progress-bar.ts';
 import { nearMisses } from '../../src/core/suggest.ts';
 import { serverName } from '../../src/judges/redact.ts';
 import { arenaOk, OWN, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { spawnOpenAIServer } from '../support/openai-server.ts';
+
+const MTBENCH_DIR = process.env.MTBENCH_DIR;
 
 describe('`arena run --dry-run` prints the cost', { timeout: 120_000 }, () => {
   it('an OpenAI judge: the tokens in and out at the table price, as refresh estimates them', async () => {
@@ -339,5 +342,18 @@ describe('"did you mean" for unknown commands and options', () => {
     expect(nearMisses('judeg', ['judge', 'db', 'json'])).toEqual(['judge']);
     expect(nearMisses('gpt4', ['gpt-4', 'human'])).toEqual(['gpt-4']);
     expect(nearMisses('frobnicate', ['standings', 'ratings'])).toEqual([]);
+  });
+});
+
+describe.skipIf(!MTBENCH_DIR)('`author` explained where it is listed', { timeout: 120_000 }, () => {
+  it('`arena judges` on the MT-Bench release says what author and human are', async () => {
+    const db = await mtbenchReleaseDb(join(tmpDir(), 'mt.db'));
+    const out = await arenaOk(['judges', '--db', db]);
+    expect(out).toMatch(/^author\s+0\s+687$/m);
+    expect(out).toContain(
+      "\nauthor: the MT-Bench paper authors' own votes (voters author_*) on part of the questions: never ranked or assessed as a judge",
+    );
+    expect(out).toContain("\nhuman: MT-Bench's expert votes (voters expert_*)");
+    expect(out).not.toMatch(/^gpt-4:/m);
   });
 });
