@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { etaText, Progress } from '../../src/cli/progress-bar.ts';
 import { nearMisses } from '../../src/core/suggest.ts';
 import { serverName } from '../../src/judges/redact.ts';
-import { arenaOk, OWN, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
+import { arenaJson, arenaOk, OWN, playOwn, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { spawnOpenAIServer } from '../support/openai-server.ts';
 
@@ -355,5 +355,18 @@ describe.skipIf(!MTBENCH_DIR)('`author` explained where it is listed', { timeout
     );
     expect(out).toContain("\nhuman: MT-Bench's expert votes (voters expert_*)");
     expect(out).not.toMatch(/^gpt-4:/m);
+  });
+});
+
+describe('a rerun with nothing to play', { timeout: 120_000 }, () => {
+  it('prints no run id; every run id printed is one `arena runs` lists', async () => {
+    const db = join(tmpDir(), 'a.db');
+    const first = await playOwn(db, 'mock/longer', 'arena-sage,arena-echo', ['--turn', '1']);
+    const again = await playOwn(db, 'mock/longer', 'arena-sage,arena-echo', ['--turn', '1']);
+    expect(again).toMatch(/^nothing to play, no run recorded: 0 played, 0 failed, 48 already stored/m);
+    const printed = [...`${first}${again}`.matchAll(/\brun ([0-9a-f-]{36})/g)].map((m) => m[1]);
+    expect(printed).toHaveLength(1);
+    const listed = (await arenaJson<{ id: string }[]>(['runs', '--db', db])).map((r) => r.id);
+    expect(listed).toEqual(printed);
   });
 });

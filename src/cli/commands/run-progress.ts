@@ -7,6 +7,7 @@ import { keyInRepliesWarning } from '../../judges/redact.ts';
 import { Progress } from '../progress-bar.ts';
 import { exitStatus, print } from '../shared.ts';
 import { failureLines } from '../errors.ts';
+import { runName } from '../format.ts';
 
 /** The progress bar (none before the plan, nor after an interruption) and whether the run was interrupted. */
 export interface RunUi {
@@ -51,7 +52,7 @@ export async function playWithProgress(
 export function reportRun(summary: RunSummary, db: string): void {
   const secs = ((summary.finishedAt! - summary.startedAt) / 1000).toFixed(1);
   print(
-    `run ${summary.id}${summary.status === 'interrupted' ? ' interrupted' : ''}: ${summary.played} played, ${summary.failed} failed, ${summary.planned - summary.toPlay} already stored, ${summary.tokensIn + summary.tokensOut} tokens, ${secs} s`,
+    `${runName(summary)}${summary.status === 'interrupted' ? ' interrupted' : ''}: ${summary.played} played, ${summary.failed} failed, ${summary.planned - summary.toPlay} already stored, ${summary.tokensIn + summary.tokensOut} tokens, ${secs} s`,
   );
   if (summary.elsewhere)
     process.stderr.write(
