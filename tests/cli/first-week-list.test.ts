@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { etaText, Progress } from '../../src/cli/progress-bar.ts';
 import { nearMisses } from '../../src/core/suggest.ts';
+import { MOCK_BEHAVIOURS } from '../../src/judges/mock.ts';
 import { serverName } from '../../src/judges/redact.ts';
 import { arenaJson, arenaOk, OWN, playOwn, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
@@ -368,5 +369,27 @@ describe('a rerun with nothing to play', { timeout: 120_000 }, () => {
     expect(printed).toHaveLength(1);
     const listed = (await arenaJson<{ id: string }[]>(['runs', '--db', db])).map((r) => r.id);
     expect(listed).toEqual(printed);
+  });
+});
+
+describe('the mock judge documented from its one list', () => {
+  it('docs/judges.md has a row per behaviour, in the list order, with its reply; an unknown one names them', async () => {
+    const doc = readFileSync(join(REPO_ROOT, 'docs/judges.md'), 'utf8');
+    const section = doc.slice(
+      doc.indexOf('## The mock judge'),
+      doc.indexOf('\n## ', doc.indexOf('## The mock judge') + 1),
+    );
+    const rows = [...section.matchAll(/^\| `mock\/([a-z]+)` \| (.+) \|$/gm)].map((m) => [m[1], m[2]]);
+    expect(rows).toEqual(Object.entries(MOCK_BEHAVIOURS));
+    const r = await runArena([
+      'run',
+      '--db',
+      join(tmpDir(), 'a.db'),
+      '--judge',
+      'mock/lnoger',
+      '--models',
+      'x,y',
+    ]);
+    expect(r.stderr).toContain(`did you mean "longer"?); valid: ${Object.keys(MOCK_BEHAVIOURS).join(', ')}`);
   });
 });
