@@ -1,7 +1,7 @@
 // The first week's smaller cuts (issue 38, item 4), each as a user meets it: the real `arena` command in this
 // process (runArena) on real SQLite files, and the functions behind the lines it prints.
 import Database from 'better-sqlite3';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { etaText, Progress } from '../../src/cli/progress-bar.ts';
 import { nearMisses } from '../../src/core/suggest.ts';
 import { MOCK_BEHAVIOURS } from '../../src/judges/mock.ts';
 import { serverName } from '../../src/judges/redact.ts';
+import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { arenaJson, arenaOk, OWN, playOwn, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { spawnOpenAIServer } from '../support/openai-server.ts';
@@ -391,5 +392,44 @@ describe('the mock judge documented from its one list', () => {
       'x,y',
     ]);
     expect(r.stderr).toContain(`did you mean "longer"?); valid: ${Object.keys(MOCK_BEHAVIOURS).join(', ')}`);
+  });
+});
+
+describe('no -wal/-shm left beside the database', { timeout: 180_000 }, () => {
+  const sidecars = (db: string) => ['-wal', '-shm'].filter((s) => existsSync(`${db}${s}`));
+
+  it('import and refresh checkpoint the WAL on close, beside a reader that stays (as `arena serve`); its close removes them', async () => {
+    const dir = tmpDir();
+    const db = join(dir, 'arena.db');
+    await arenaOk(['import', 'questions', 'questions/arena.jsonl', '--db', db]);
+    expect(sidecars(db)).toEqual([]);
+    const reader = openSqliteStore(db, { readonly: true });
+    try {
+      expect((await reader.catalog.questions()).length).toBe(24);
+      await arenaOk(['import', 'answers', 'questions/answers/arena-sage.jsonl', '--db', db]);
+      expect(statSync(`${db}-wal`).size).toBe(0);
+      const config = join(dir, 'refresh.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          db,
+          questions: [join(REPO_ROOT, 'questions/arena.jsonl')],
+          prompts: [join(REPO_ROOT, 'questions/judge_prompts.jsonl')],
+          answers: [join(REPO_ROOT, 'questions/answers')],
+          promptSet: 'arena',
+          turns: [1],
+          judges: [{ id: 'mock/longer' }],
+          modes: [{ mode: 'pairwise-all', models: ['arena-echo', 'arena-sage'] }],
+        }),
+      );
+      await arenaOk(['refresh', '--config', config]);
+      expect(statSync(`${db}-wal`).size).toBe(0);
+    } finally {
+      await reader.close();
+    }
+    expect(sidecars(db)).toEqual([]);
+    // a read command opens read-only: it leaves nothing either
+    await arenaOk(['runs', '--db', db]);
+    expect(sidecars(db)).toEqual([]);
   });
 });
