@@ -135,6 +135,7 @@ describe('progress lines a log can trust', () => {
       const srv = await spawnOpenAIServer({
         latencyMs: 100,
         faults: [{ status: 'hang', requests: [1] }, { status: 400 }],
+        logFile: join(dir, 'server.jsonl'),
       });
       try {
         const r = await runArena(
