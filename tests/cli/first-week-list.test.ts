@@ -434,3 +434,41 @@ describe('no -wal/-shm left beside the database', { timeout: 180_000 }, () => {
     expect(sidecars(db)).toEqual([]);
   });
 });
+
+describe('a checkpoints config names its answers files models itself', { timeout: 120_000 }, () => {
+  it('a file whose lines name another model is stored under the checkpoint model the config gives', async () => {
+    const dir = tmpDir();
+    const lines = readFileSync(join(REPO_ROOT, 'questions/answers/arena-sage.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.stringify({ ...(JSON.parse(l) as object), model_id: 'what-the-trainer-wrote' }));
+    writeFileSync(join(dir, 'ckpt-1.jsonl'), lines.join('\n') + '\n');
+    const config = join(dir, 'checkpoints.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        db: 'ckpt.db',
+        series: 'sft',
+        questions: [join(REPO_ROOT, 'questions/arena.jsonl')],
+        prompts: [join(REPO_ROOT, 'questions/judge_prompts.jsonl')],
+        promptSet: 'arena',
+        turns: [1],
+        baseline: { model: 'arena-echo', answers: join(REPO_ROOT, 'questions/answers/arena-echo.jsonl') },
+        // a checkpoint's answers file is named after its model (checkpoints.ts refuses another name)
+        checkpoints: [{ name: 'step-1', step: 1, model: 'ckpt-1', answers: 'ckpt-1.jsonl' }],
+        judges: [{ id: 'mock/longer' }],
+      }),
+    );
+    const r = await runArena(['checkpoints', 'run', '--config', config]);
+    expect(r.code, r.stderr).toBe(0);
+    const sqlite = new Database(join(dir, 'ckpt.db'), { readonly: true });
+    try {
+      expect(sqlite.prepare('select distinct model from answers order by model').pluck().all()).toEqual([
+        'arena-echo',
+        'ckpt-1',
+      ]);
+    } finally {
+      sqlite.close();
+    }
+  });
+});

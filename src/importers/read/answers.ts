@@ -44,7 +44,9 @@ export async function readAnswers(c: ImportContext, paths: readonly string[]): P
       chars += size;
     }
     flush();
-    const { model, warning } = modelOfAnswers(path, named, unnamed);
+    const given = c.src.answerModels?.[path];
+    const { model, warning } =
+      given !== undefined ? { model: given, warning: undefined } : modelOfAnswers(path, named, unnamed);
     if (warning) c.warnings.push(warning);
     const other = modelFiles.get(model);
     if (other)
