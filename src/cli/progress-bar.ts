@@ -89,7 +89,8 @@ export class Progress {
     this.pace = new Pace(total, this.now());
     if (this.o.tty ?? drawsBar()) {
       this.bar = new cliProgress.SingleBar(
-        { format: this.format, stream: process.stderr, hideCursor: true },
+        // cli-progress fills its own {eta} (unsmoothed, after the payload): ours goes under another name
+        { format: this.format.replace('{eta}', '{eta_smoothed}'), stream: process.stderr, hideCursor: true },
         cliProgress.Presets.shades_classic,
       );
       this.bar.start(total, value, this.tokens());
@@ -133,11 +134,8 @@ export class Progress {
   private tokens(): Payload {
     const now = this.now();
     const rate = this.pace?.rate(now);
-    return {
-      ...this.payload,
-      rate: rate === undefined ? '-' : rate.toFixed(1),
-      eta: etaText(this.pace?.eta(now)),
-    };
+    const eta = etaText(this.pace?.eta(now));
+    return { ...this.payload, rate: rate === undefined ? '-' : rate.toFixed(1), eta, eta_smoothed: eta };
   }
 
   private render(): string {
