@@ -10,6 +10,19 @@ export function userMessage(message: string, verbose: boolean): string {
   return verbose ? message : message.replace(ORIGIN_TAG, '');
 }
 
+/** Whether this command was given --verbose (or ARENA_DEBUG=1); main.ts sets it for each command. */
+export const verbosity = { on: false };
+
+/**
+ * A run's failed calls as the lines under its summary: each different message once (a server down fails every
+ * call alike), as the user reads it; at most `max` lines.
+ */
+export function failureLines(errors: readonly string[], max = 5): string[] {
+  return [...new Set(errors.map((e) => userMessage(e, verbosity.on)))]
+    .slice(0, max)
+    .map((m) => `  failed: ${m}`);
+}
+
 /** The global --verbose switch: whether it was given, and the arguments without it. */
 export function verboseSwitch(
   args: readonly string[],

@@ -69,3 +69,11 @@ export function oneOf<T extends string>(
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+/**
+ * How a summary line names its run: `run <id>`, or, when there was nothing to play, that no run was recorded (the
+ * engine stores no run record then, so `arena runs` would never show the id).
+ */
+export function runName(s: { id: string; toPlay: number }): string {
+  return s.toPlay ? `run ${s.id}` : 'nothing to play, no run recorded';
+}

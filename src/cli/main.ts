@@ -2,7 +2,7 @@ import v8 from 'node:v8';
 import { defineCommand, renderUsage, runCommand, type showUsage } from 'citty';
 import { ArenaError } from '../core/types.ts';
 import { nearMisses } from '../core/suggest.ts';
-import { userMessage, verboseSwitch } from './errors.ts';
+import { userMessage, verboseSwitch, verbosity } from './errors.ts';
 import { UsageError } from './format.ts';
 import { exitStatus } from './shared.ts';
 import { checkNumericOptions } from './validate.ts';
@@ -129,6 +129,7 @@ async function borrowProcess(io: Partial<CliIO>, fn: () => Promise<number>): Pro
 async function runArgs(given: string[]): Promise<number> {
   const { verbose, args: rawArgs } = verboseSwitch(given, process.env);
   exitStatus.code = 0;
+  verbosity.on = verbose;
   try {
     if (!rawArgs.length || rawArgs.includes('--help') || rawArgs.includes('-h')) {
       // rendered and written here, not with citty's showUsage: that prints through consola, which is
@@ -208,10 +209,32 @@ async function oldSpellings(args: string[]): Promise<string[]> {
   });
 }
 
+/**
+ * A word where a group expects a sub-command, that names none: one line with the commands near it. A command
+ * with a run and positional arguments of its own takes the word as an argument instead.
+ */
+async function checkCommand(cmd: Parameters<typeof showUsage>[0], path: string[], word: string | undefined) {
+  if (!cmd.subCommands || word === undefined || word.startsWith('-')) return;
+  const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<
+    string,
+    { type?: string }
+  >;
+  if (cmd.run && Object.values(defs).some((d) => d.type === 'positional')) return;
+  const subs = Object.keys(
+    ((typeof cmd.subCommands === 'function' ? await cmd.subCommands() : await cmd.subCommands) ??
+      {}) as object,
+  );
+  const near = nearMisses(word, subs);
+  throw new UsageError(
+    `unknown command "${word}" for \`${['arena', ...path].join(' ')}\`${near.length ? ` (did you mean ${near.map((n) => `\`${['arena', ...path, n].join(' ')}\``).join(' or ')}?)` : ''}`,
+  );
+}
+
 /** citty ignores options it does not know; a typo such as `--dry-rn` must not run a paid tournament. */
 async function checkOptions(args: string[]): Promise<string[]> {
   const [cmd, , path] = await resolveForUsage(args);
-  if (cmd.subCommands && !cmd.run) return args; // citty itself reports a missing or unknown sub-command
+  await checkCommand(cmd, path, args[path.length]);
+  if (cmd.subCommands && !cmd.run) return args; // citty itself reports a missing sub-command
   const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<
     string,
     { type?: string; alias?: string | string[] }

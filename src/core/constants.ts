@@ -5,6 +5,15 @@
 export const HUMAN = 'human';
 /** The judge of the paper authors' own votes (voters author_*): a subset only, never ranked or assessed. */
 export const AUTHOR = 'author';
+/**
+ * What the judges that are people's votes are, in a line each, wherever a list names them (`arena judges`, docs):
+ * a reader meeting `author` beside `gpt-4` must not take it for a model judging.
+ */
+export const PEOPLE_JUDGE_NOTES: Readonly<Record<string, string>> = {
+  [HUMAN]: "MT-Bench's expert votes (voters expert_*): the reference other judges are compared with",
+  [AUTHOR]:
+    "the MT-Bench paper authors' own votes (voters author_*) on part of the questions: never ranked or assessed as a judge (as in FastChat); juries and successions show agreement with them beside the experts'",
+};
 /** MT-Bench's GPT-4 judge: its recorded pairwise verdicts (voter gpt4_pair) are stored under this name. */
 export const REFERENCE_JUDGE = 'gpt-4';
 /** Where reference answers for math, reasoning and coding come from (FastChat: reference_answer/gpt-4.jsonl). */

@@ -24,6 +24,28 @@ export interface PlanInput {
   references: Map<number, string[]>;
   prompts: Map<string, PromptScheme>;
   promptSet: PromptSet;
+  /** where the references were taken from (`--reference`), named when one is missing */
+  referenceSource?: string;
+}
+
+/**
+ * The references a plan misses, and what to add: a line per question in the references file of `source` (FastChat's
+ * reference_answer/<source>.jsonl, the answers' shape), or a `reference` field on the question's own line.
+ */
+function missingReferences(noRef: Question[], source: string): string {
+  const file = `reference_answer/${source}.jsonl`;
+  const q = noRef[0]!;
+  const turns = q.turns.map((_, k) => `"<reference answer to turn ${k + 1}>"`).join(', ');
+  return (
+    `no reference answer for ${noRef.length} ${[...new Set(noRef.map((x) => x.category))].join('/')} question(s): ` +
+    `${noRef
+      .slice(0, 8)
+      .map((x) => x.id)
+      .join(', ')}${noRef.length > 8 ? ` and ${noRef.length - 8} more` : ''}. ` +
+    `Add a line per question to ${file}, e.g. {"question_id": ${q.id}, "choices": [{"turns": [${turns}]}]}, ` +
+    `and import it with \`arena import references ${file}\` (the file's name is the --reference source), or give ` +
+    `the question's line in the questions file a "reference": [${turns}] (docs/importing.md)`
+  );
 }
 
 /**
@@ -82,13 +104,7 @@ export function planGames(input: PlanInput): GameSpec[] {
       );
   }
   const noRef = questions.filter((q) => NEED_REF_CATS.has(q.category) && !references.has(q.id));
-  if (noRef.length)
-    problems.push(
-      `no reference answer for ${noRef.length} ${[...new Set(noRef.map((q) => q.category))].join('/')} question(s): ${noRef
-        .slice(0, 8)
-        .map((q) => q.id)
-        .join(', ')}`,
-    );
+  if (noRef.length) problems.push(missingReferences(noRef, input.referenceSource ?? 'gpt-4'));
   const type = mode === 'single' ? 'single' : 'pairwise';
   for (const name of new Set(matches.map((m) => schemeNameFor(promptSet, m.category, m.turn)))) {
     const s = prompts.get(name);

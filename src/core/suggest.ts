@@ -1,14 +1,22 @@
 /** "Did you mean ...?" for mistyped names: the valid values closest to what was typed. Pure. */
 
-/** Levenshtein distance (insertions, deletions, substitutions), case-insensitive. */
+/**
+ * Edit distance with adjacent transpositions (optimal string alignment), case-insensitive: a swapped pair of letters
+ * (`--judeg`) is one edit, as it is one slip of the fingers.
+ */
 function editDistance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
+  let before: number[] = [];
   let prev = Array.from({ length: t.length + 1 }, (_, j) => j);
   for (let i = 1; i <= s.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= t.length; j++)
+    for (let j = 1; j <= t.length; j++) {
       cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1])
+        cur[j] = Math.min(cur[j]!, before[j - 2]! + 1);
+    }
+    before = prev;
     prev = cur;
   }
   return prev[t.length]!;
@@ -25,9 +33,13 @@ export function nearMisses(value: string, valid: readonly string[], max = 3): st
     value.length >= 3 && (v.toLowerCase().startsWith(low) || low.startsWith(v.toLowerCase()));
   // a provider-qualified id named without its provider ("mock-judge" for "openai/mock-judge")
   const suffix = (v: string) => v.toLowerCase().endsWith(`/${low}`);
-  return valid
+  const near = valid
     .map((v) => ({ v, d: v.toLowerCase() === value.toLowerCase() ? 0 : editDistance(value, v) }))
-    .filter((x) => x.d <= limit || prefix(x.v) || suffix(x.v))
+    .filter((x) => x.d <= limit || prefix(x.v) || suffix(x.v));
+  // a far second guess beside a close one only muddies it ("swfit": "swift", not also "drift")
+  const best = Math.min(...near.map((x) => x.d));
+  return near
+    .filter((x) => x.d <= best + 1 || prefix(x.v) || suffix(x.v))
     .sort((x, y) => x.d - y.d || (x.v < y.v ? -1 : 1))
     .slice(0, max)
     .map((x) => x.v);

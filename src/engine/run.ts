@@ -155,6 +155,7 @@ export async function planRun(
     references,
     prompts,
     promptSet,
+    referenceSource: refSource,
   });
   // the settings the judge sends for those asked are each game's settings, so its identity
   const asked = Object.fromEntries(Object.entries(o.settings ?? {}).filter(([, v]) => v !== undefined));

@@ -6,6 +6,7 @@ export {
   answerChecker,
   answersFrom,
   modelFromFile,
+  modelOfAnswers,
   parseAnswers,
   referencesFrom,
 } from './formats/answers.ts';

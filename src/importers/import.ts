@@ -13,6 +13,11 @@ export interface ImportSources {
   questions?: string[];
   references?: string[];
   answers?: string[];
+  /**
+   * the model an answers file (by its path in `answers`) is stored under where the caller names it (a checkpoints
+   * config's `model`); other files are named by their lines' model_id or their name (modelOfAnswers)
+   */
+  answerModels?: Record<string, string>;
   prompts?: string[];
   /** FastChat model_judgment/*_pair.jsonl and *_single.jsonl, plain or gzip (streamed) */
   judgments?: string[];

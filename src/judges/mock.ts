@@ -3,17 +3,26 @@ import { unknownValueMessage } from '../core/suggest.ts';
 import type { JudgeProvider, JudgeReply, JudgeRequest } from './judge.ts';
 
 /**
- * `mock/<behaviour>`: an offline judge for tests and dry runs. Deterministic: the same prompt gets
- * the same reply. Behaviours: `random` (verdict from a hash of the prompt; the default), `a`, `b`,
- * `tie`, `longer` (prefers the longer answer), `unparsable` (never gives a verdict), `quoting` (quotes
- * the output format "[[A]]"/"[[B]]"/"[[C]]" first, then ends with the `random` verdict: FastChat's
- * precedence parser reads every such reply as A, the `last` parser reads the final verdict).
+ * `mock/<behaviour>`: an offline judge for tests and dry runs. Deterministic: the same prompt gets the same reply;
+ * a single-answer grading prompt gets a rating from a hash of the prompt, whatever the behaviour. The behaviours'
+ * pairwise replies, the one list that the error for an unknown one and docs/judges.md (checked by a test) show.
  */
-const MOCK_BEHAVIOURS = ['random', 'a', 'b', 'tie', 'longer', 'unparsable', 'quoting'] as const;
+export const MOCK_BEHAVIOURS = {
+  random: 'a verdict drawn from a hash of the prompt: A, B or a tie',
+  a: 'always `[[A]]`',
+  b: 'always `[[B]]`',
+  tie: 'always `[[C]]` (a tie)',
+  longer: 'prefers the longer answer (a tie when they are as long)',
+  unparsable: 'never gives a verdict (every game fails to parse)',
+  // FastChat's precedence parser reads every such reply as A; the `last` parser reads the final verdict
+  quoting: "quotes `[[A]]`, `[[B]]` and `[[C]]`, then gives `random`'s verdict: FastChat's parser reads A",
+} as const;
 
 export function mockJudge(name: string): JudgeProvider {
-  if (!(MOCK_BEHAVIOURS as readonly string[]).includes(name))
-    throw new ArenaError(`[judge:mock] ${unknownValueMessage('behaviour', name, MOCK_BEHAVIOURS)}`);
+  if (!Object.hasOwn(MOCK_BEHAVIOURS, name))
+    throw new ArenaError(
+      `[judge:mock] ${unknownValueMessage('behaviour', name, Object.keys(MOCK_BEHAVIOURS))}`,
+    );
   return {
     id: `mock/${name}`,
     async complete(req: JudgeRequest): Promise<JudgeReply> {

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { cappedFetch, httpFetch, ReplyTooLargeError } from './http-fetch.ts';
 import { readRateLimit } from './rate-limit.ts';
-import { redactReply, redactSecrets } from './redact.ts';
+import { redactReply, redactSecrets, serverName } from './redact.ts';
 import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
@@ -71,7 +71,7 @@ export function openaiJudge(
   const client = openaiClient(o);
   const api = o.api ?? {};
   const settingsFor = (asked: AskedSettings) => sentSettings(o.model, asked, api);
-  const where = o.baseURL ?? 'https://api.openai.com/v1';
+  const where = serverName(o.baseURL ?? 'https://api.openai.com/v1');
   return {
     id: `openai/${o.model}`,
     settingsFor,

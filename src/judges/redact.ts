@@ -36,3 +36,16 @@ export function redactReply(
   }
   return { text: out, redactions };
 }
+
+/**
+ * A server as messages and records name it: its base URL without credentials (user:password@, query, fragment),
+ * which a URL may carry and a log, an error line or a published run record must not.
+ */
+export function serverName(baseURL: string): string {
+  try {
+    const u = new URL(baseURL);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return '(a base URL that does not parse)';
+  }
+}

@@ -13,6 +13,7 @@ import type { AskedSettings, JudgeCallError, JudgeProvider } from './judge.ts';
 import { endpointPool, governorGate, type Endpoint } from './endpoints.ts';
 import { RateGovernor } from './governor.ts';
 import { withRetry } from './retry.ts';
+import { serverName } from './redact.ts';
 import { faultKind, retryLog } from './retry-log.ts';
 
 export interface JudgeOptions {
@@ -233,7 +234,7 @@ export async function openJudge(
     const tpm = ('tpm' in ep ? ep.tpm : undefined) ?? setup.tpm;
     const rpm = ('rpm' in ep ? ep.rpm : undefined) ?? setup.rpm;
     endpoints.push({
-      name: one.baseURL ?? 'default',
+      name: one.baseURL ? serverName(one.baseURL) : 'default',
       provider,
       governor: new RateGovernor({ ...(tpm ? { tpm } : {}), ...(rpm ? { rpm } : {}) }),
       ...('weight' in ep && ep.weight ? { weight: ep.weight } : {}),

@@ -295,6 +295,18 @@ export function refuseMissingAnswers(
 export const modelOf = (c: CheckpointsConfig, k: CheckpointsConfig['checkpoints'][number]) =>
   k.model ?? `${c.series}@${k.name}`;
 
+/** The config's answers files, each stored under the model the config names for it (not a name read from it). */
+export function answersSources(c: CheckpointsConfig): {
+  answers: string[];
+  answerModels: Record<string, string>;
+} {
+  const files: [string, string][] = [
+    [c.baseline.answers, c.baseline.model],
+    ...c.checkpoints.flatMap((k): [string, string][] => (k.answers ? [[k.answers, modelOf(c, k)]] : [])),
+  ];
+  return { answers: files.map(([f]) => f), answerModels: Object.fromEntries(files) };
+}
+
 export function temperatureFor(category: string, overrides: Record<string, number> = {}): number {
   return overrides[category] ?? CATEGORY_TEMPERATURES[category] ?? DEFAULT_TEMPERATURE;
 }

@@ -9,7 +9,7 @@ import type { JudgeProvider } from '../judges/judge.ts';
 import { plannedSettings } from '../judges/registry.ts';
 import { pendingView } from '../storage/pending.ts';
 import type { Store } from '../storage/store.ts';
-import { seriesTournament, type CheckpointsConfig } from './checkpoints-config.ts';
+import { answersSources, seriesTournament, type CheckpointsConfig } from './checkpoints-config.ts';
 import type { Loaded } from './config.ts';
 import { calibrate, planEstimate, priceFor, type PlanEstimate } from './prices.ts';
 
@@ -38,7 +38,7 @@ export async function planCheckpoints(o: {
     questions: c.questions,
     references: c.references,
     prompts: c.prompts,
-    answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))],
+    ...answersSources(c),
   });
   const imported = pendingView(store, bundle);
   const reader = pendingView(imported, {

@@ -21,6 +21,7 @@ import type { JudgeCallError } from '../judges/judge.ts';
 import type { CheckpointGeneration, Store } from '../storage/store.ts';
 import { checkpointChart } from '../reports/charts.ts';
 import {
+  answersSources,
   modelOf,
   refuseMissingAnswers,
   seriesTournament,
@@ -125,7 +126,7 @@ async function importInputs(store: Store, c: CheckpointsConfig): Promise<Questio
     questions: c.questions,
     references: c.references,
     prompts: c.prompts,
-    answers: [c.baseline.answers, ...c.checkpoints.flatMap((k) => (k.answers ? [k.answers] : []))],
+    ...answersSources(c),
   });
   const byId = new Map((await store.catalog.questions()).map((q) => [q.id, q]));
   for (const q of bundle.questions?.items ?? []) byId.set(q.id, q);

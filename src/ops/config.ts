@@ -65,7 +65,7 @@ export const RefreshConfig = z.strictObject({
   questions: z.array(z.string().min(1)).min(1),
   references: z.array(z.string().min(1)).default([]),
   prompts: z.array(z.string().min(1)).default([]),
-  /** model_answer files or directories of them (model = file name) */
+  /** model_answer files or directories of them (each file's model as `arena import answers` names it) */
   answers: z.array(z.string().min(1)).min(1),
   /** the models to judge, in pairing order (default: every model of the answer files, sorted) */
   models: z.array(z.string().min(1)).optional(),

@@ -81,7 +81,12 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
         .immediate();
     },
     close: async () => {
-      if (sqlite.open) sqlite.close();
+      if (!sqlite.open) return;
+      // the WAL folded into the file, so that the last connection's close removes -wal and -shm (and one closing
+      // beside a reader that stays leaves an empty WAL)
+      if (!opts.readonly) walCheckpoint(sqlite);
+      sqlite.close();
+      if (opts.readonly) removeIdleWal(file);
     },
   });
   const connection = ++connections;
@@ -271,6 +276,35 @@ export function publishedFrom(file: string): string | undefined {
     return row?.source;
   } finally {
     db.close();
+  }
+}
+
+/** A checkpoint that truncates the WAL, as far as readers allow; never an error (a busy reader keeps its frames). */
+function walCheckpoint(sqlite: Database.Database): void {
+  try {
+    sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  } catch {
+    // the close that follows is what matters
+  }
+}
+
+/**
+ * A read-only connection cannot remove the -wal and -shm that opening a WAL database creates; a writable one that
+ * reads and closes can, when it is the last connection (SQLite removes nothing while another is open). Not where
+ * the file cannot be written (then they stay, as before).
+ */
+function removeIdleWal(file: string): void {
+  if (file === ':memory:' || !existsSync(`${file}-wal`)) return;
+  try {
+    const w = new Database(file, { fileMustExist: true });
+    try {
+      w.pragma('busy_timeout = 0');
+      w.pragma('schema_version');
+    } finally {
+      w.close();
+    }
+  } catch {
+    // a read-only file or folder, or a writer holding it: the files stay
   }
 }
 

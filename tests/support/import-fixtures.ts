@@ -16,11 +16,10 @@ export const questionLine = (id: number, category = 'writing', turns = ['first?'
   turns,
 });
 
-/** One line of a FastChat model_answer file (the model is the file's name). */
+/** One line of a FastChat model_answer file, without model_id (so the model is the file's name). */
 export const answerLine = (id: number, turns: unknown = ['one', 'two']) => ({
   question_id: id,
   answer_id: `a${id}`,
-  model_id: 'm',
   choices: [{ index: 0, turns }],
 });
 

@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
-import { int, list, num, table, UsageError } from '../format.ts';
+import { int, list, num, runName, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
+import { failureLines } from '../errors.ts';
 import { judgeCallArgs, judgeSetupOf, openStoppingJudge } from '../judge-args.ts';
 import { pct, gapTable } from './analytics-shared.ts';
 import { processLiveness } from '../liveness.ts';
@@ -75,10 +76,10 @@ export const calibrateCommand = defineCommand({
       const report = await calibratedReport(store, judge.id, { samples });
       if (args.json) return printJson({ run, report });
       print(
-        `run ${run.id}: ${run.played} played, ${run.failed} failed, ${run.planned - run.toPlay} already stored (${run.planned} games = matches x 2 orders x ${samples} samples)`,
+        `${runName(run)}: ${run.played} played, ${run.failed} failed, ${run.planned - run.toPlay} already stored (${run.planned} games = matches x 2 orders x ${samples} samples)`,
       );
       if (run.failed) {
-        for (const e of run.errors.slice(0, 5)) process.stderr.write(`  failed: ${e}\n`);
+        for (const l of failureLines(run.errors)) process.stderr.write(`${l}\n`);
         exitStatus.code = 2;
       }
       printCalibrated(report);

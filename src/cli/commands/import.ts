@@ -29,16 +29,17 @@ async function doImport(db: string, src: ImportSources) {
   try {
     const { warnings, ...counts } = await importFiles(store, src, { note: (line) => notes.push(line) });
     ok = true;
+    // besides skipped rows, a warning may say how a file's model was named
+    const skipped = warnings.filter((w) => w.endsWith('; skipped')).length;
     for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
-    if (warnings.length > 20)
-      process.stderr.write(`warning: ... and ${warnings.length - 20} more skipped row(s)\n`);
+    if (warnings.length > 20) process.stderr.write(`warning: ... and ${warnings.length - 20} more\n`);
     print(
       `imported into ${db}: ${
         Object.entries(counts)
           .filter(([, n]) => n)
           .map(([k, n]) => `${n} ${k}`)
           .join(', ') || 'nothing'
-      }${warnings.length ? ` (${warnings.length} row(s) skipped, see the warnings)` : ''}`,
+      }${skipped ? ` (${skipped} row(s) skipped, see the warnings)` : ''}`,
     );
     for (const n of notes) print(n);
   } finally {
@@ -168,7 +169,7 @@ export default defineCommand({
     questions: fileImport('questions', 'MT-Bench question.jsonl files'),
     answers: fileImport(
       'answers',
-      "model answers in FastChat's model_answer/<model>.jsonl shape (model = file name)",
+      "model answers in FastChat's model_answer/<model>.jsonl shape (model: the lines' model_id when they agree on one, else the file name)",
     ),
     references: fileImport(
       'references',

@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import { list, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { PEOPLE_JUDGE_NOTES } from '../../core/constants.ts';
 import { pctWithInterval, readLikeForLike } from '../../core/judge-reading.ts';
 
 export const judgesCommand = defineCommand({
@@ -66,6 +67,8 @@ export const judgesCommand = defineCommand({
         if (args.json) return printJson(r);
         const rows = args.judge ? r.judges : await store.games.judges();
         print(table(rows as never));
+        for (const { judge } of rows)
+          if (PEOPLE_JUDGE_NOTES[judge]) print(`${judge}: ${PEOPLE_JUDGE_NOTES[judge]}`);
         for (const a of r.allowance)
           print(
             `${a.judge}: ${a.games} game(s) of its newest run without a verdict because reasoning used the whole allowance (billed; raise settings.maxTokens or lower the reasoning effort)`,

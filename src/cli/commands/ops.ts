@@ -1,8 +1,7 @@
 // Operations: `arena refresh` (the nightly job), `arena cost` (the ledger), `arena refreshes` (history); the
 // interrupt handling and progress bars the long jobs share (`arena checkpoints`: checkpoints.ts).
 import { defineCommand } from 'citty';
-import type cliProgress from 'cli-progress';
-import { drawsBar, progressBar } from '../progress-bar.ts';
+import { drawsBar, Progress } from '../progress-bar.ts';
 import { setMaxListeners } from 'node:events';
 import { int, oneOf, table } from '../format.ts';
 import { dbArg, exitStatus, jsonArg, print, printJson, withStore } from '../shared.ts';
@@ -32,8 +31,7 @@ export function interruptible(
 
 /** A progress bar on stderr per run (a line every few seconds when stderr is not a terminal). */
 export function progressBars() {
-  let bar: cliProgress.SingleBar | undefined;
-  let t0 = Date.now();
+  let bar: Progress | undefined;
   const log = (m: string) => {
     // a finished bar prints its last frame before what follows it, not after
     if (bar && bar.getProgress() >= 1) {
@@ -49,18 +47,11 @@ export function progressBars() {
       bar = undefined;
       log(`${label}: ${total} games to play`);
       if (!total) return;
-      t0 = Date.now();
-      bar = progressBar(
-        `${label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | {cost}`,
-      );
-      bar.start(total, 0, { rate: '0.0', failed: 0, cost: figures.usd(0) });
+      bar = new Progress(`${label} {bar} {value}/{total} | {rate}/s | ETA {eta} | failed {failed} | {cost}`);
+      bar.start(total, 0, { failed: 0, cost: figures.usd(0) });
     },
     update(done: number, failed: number, cost: number) {
-      bar?.update(done + failed, {
-        rate: (done / Math.max((Date.now() - t0) / 1000, 1e-3)).toFixed(1),
-        failed,
-        cost: figures.usd(cost),
-      });
+      bar?.update(done + failed, { failed, cost: figures.usd(cost) });
     },
     stop() {
       bar?.stop();

@@ -1,14 +1,16 @@
 // `arena run --dry-run`: per judge, the games planned and stored, the calls to make with their tokens as a rate
-// limit counts them and the least time they take under the judge's limits; with --until-settled also the calls
-// a settled run is expected to make (engine/settle-estimate.ts), with their tokens, time and, when the judge's
-// price is known, cost.
+// limit counts them, the least time they take under the judge's limits and their cost (estimated as refresh and
+// checkpoints estimate it: src/ops/prices.ts); with --until-settled also the calls a settled run is expected to
+// make (engine/settle-estimate.ts), with their tokens, time and cost.
+import { TYPICAL_JUDGMENT_TOKENS } from '../../core/constants.ts';
+import { usd } from '../../core/format.ts';
 import type { GameSpec } from '../../core/types.ts';
 import { planRun } from '../../engine/run.ts';
 import { estimateSettled } from '../../engine/settle-estimate.ts';
 import type { SettleOptions } from '../../engine/settle.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';
 import { expectedWallS, requestCost } from '../../judges/rate-limit.ts';
-import { calibrate, estimateCost, priceFor } from '../../ops/prices.ts';
+import { calibrate, planEstimate, priceFor } from '../../ops/prices.ts';
 import type { StoreReader } from '../../storage/pending.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 import { print } from '../shared.ts';
@@ -34,6 +36,7 @@ export async function printDryRun(d: DryRun): Promise<void> {
     );
     const toPlay = games.filter((g) => !stored.has(g.id)).map((g) => g.spec);
     print(costLine(j, toPlay.length, tokensOf(toPlay, maxTokens)));
+    print(await priceLine(d, j, toPlay, 1, maxTokens));
     if (d.settle) await printSettled(d, j, maxTokens);
     if (j !== d.judge) await j.close?.();
   }
@@ -50,17 +53,38 @@ async function printSettled(d: DryRun, j: GovernedJudge, maxTokens: number): Pro
   const share = e.toPlay.length ? mid / e.toPlay.length : 0;
   const specs = e.toPlay.map((g) => g.spec);
   print(costLine(j, mid, Math.round(share * tokensOf(specs, maxTokens))));
+  print(await priceLine(d, j, specs, share, maxTokens));
+}
+
+/**
+ * What `share` of playing `specs` costs at the judge's price (local judges are free), with the tokens estimated
+ * as refresh and checkpoints estimate them: from the judge's stored games, else a typical judgment's length.
+ */
+async function priceLine(
+  d: DryRun,
+  j: GovernedJudge,
+  specs: GameSpec[],
+  share: number,
+  maxTokens: number,
+): Promise<string> {
   const price = knownPrice(j.id);
-  if (price) {
-    const tokens = calibrate(await d.store.ledger.tokenTotals(j.id), {
-      charsPerToken: 4,
-      outputTokens: maxTokens,
-    });
-    const usd = share * specs.reduce((s, g) => s + estimateCost(g, tokens, price), 0);
-    print(
-      `about $${usd.toFixed(2)} at $${price.input}/$${price.output} per 1M tokens in/out (${tokens.basis === 'config' ? `up to ${maxTokens} reply tokens per game` : tokens.basis})`,
-    );
-  }
+  if (!price)
+    return `cost unknown: no price known for ${j.id} (the price table holds OpenAI's models; mock and llama-cpp judges are free)`;
+  const tokens = calibrate(await d.store.ledger.tokenTotals(j.id), {
+    charsPerToken: 4,
+    outputTokens: Math.min(TYPICAL_JUDGMENT_TOKENS, maxTokens),
+  });
+  const e = planEstimate(
+    j.id,
+    specs.length,
+    0,
+    specs.map((spec) => ({ spec })),
+    tokens,
+    price,
+  );
+  const basis =
+    tokens.basis === 'config' ? `a typical judgment's ${tokens.outputTokens} reply tokens` : tokens.basis;
+  return `about ${usd(share * e.estCost)}: ${Math.round(share * e.estTokensIn)} tokens in, ${Math.round(share * e.estTokensOut)} out (${basis}) at $${price.input}/$${price.output} per 1M tokens in/out`;
 }
 
 function tokensOf(specs: GameSpec[], maxTokens: number): number {

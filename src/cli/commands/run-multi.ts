@@ -6,8 +6,9 @@ import type { JudgeProvider } from '../../judges/judge.ts';
 import type { Price } from '../../ops/config.ts';
 import { costOf, priceFor } from '../../ops/prices.ts';
 import { usd } from '../../core/format.ts';
-import { UsageError } from '../format.ts';
+import { runName, UsageError } from '../format.ts';
 import { exitStatus, print } from '../shared.ts';
+import { failureLines } from '../errors.ts';
 
 export interface RunManyOptions {
   /** the run options shared by every judge (with the first judge, already made) */
@@ -23,10 +24,10 @@ export interface RunManyOptions {
 function report(s: RunSummary): void {
   const secs = ((s.finishedAt! - s.startedAt) / 1000).toFixed(1);
   print(
-    `run ${s.id} (${s.judge}): ${s.played} played, ${s.failed} failed, ${s.planned - s.toPlay} already stored or not asked for, ${s.tokensIn + s.tokensOut} tokens${s.cost != null ? `, ${usd(s.cost)}` : ''}, ${secs} s`,
+    `${runName(s)} (${s.judge}): ${s.played} played, ${s.failed} failed, ${s.planned - s.toPlay} already stored or not asked for, ${s.tokensIn + s.tokensOut} tokens${s.cost != null ? `, ${usd(s.cost)}` : ''}, ${secs} s`,
   );
   if (s.failed) {
-    for (const e of s.errors.slice(0, 5)) process.stderr.write(`  failed: ${e}\n`);
+    for (const l of failureLines(s.errors)) process.stderr.write(`${l}\n`);
     exitStatus.code = 2;
   }
   if (s.status === 'interrupted') exitStatus.code = 130;

@@ -1,16 +1,17 @@
 // `arena run`'s one-judge tournament on the terminal: its plan on stderr, a progress bar with tokens per minute
 // against the judge's limit while it plays, and the summary that sets the exit status.
-import type cliProgress from 'cli-progress';
 import { ALLOWANCE_TAG } from '../../core/constants.ts';
 import { runTournament, type RunSummary } from '../../engine/run.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';
 import { keyInRepliesWarning } from '../../judges/redact.ts';
-import { progressBar } from '../progress-bar.ts';
+import { Progress } from '../progress-bar.ts';
 import { exitStatus, print } from '../shared.ts';
+import { failureLines } from '../errors.ts';
+import { runName } from '../format.ts';
 
 /** The progress bar (none before the plan, nor after an interruption) and whether the run was interrupted. */
 export interface RunUi {
-  bar: cliProgress.SingleBar | undefined;
+  bar: Progress | undefined;
   interrupted: boolean;
 }
 
@@ -29,24 +30,19 @@ export async function playWithProgress(
         `${planned} games planned, ${stored} already stored: ${toPlay} judge calls to make with ${judge.id} (concurrency ${concurrency})\n`,
       );
       if (!toPlay) return;
-      ui.bar = progressBar(
-        'games {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | failed {failed} | tokens {tokens} | {tpm}',
+      ui.bar = new Progress(
+        'games {bar} {value}/{total} | {rate}/s | ETA {eta} | failed {failed} | tokens {tokens} | {tpm}',
       );
-      ui.bar.start(toPlay, 0, {
-        rate: '0.0',
-        failed: 0,
-        tokens: 0,
-        tpm: tokensPerMinute(0, 0, judge.limits().tpm),
-      });
+      ui.bar.start(toPlay, 0, { failed: 0, tokens: 0, tpm: tokensPerMinute(0, 0, judge.limits().tpm) });
     },
     onProgress: (p) => {
       if (ui.interrupted) return;
       const secs = (Date.now() - t0) / 1000;
       ui.bar?.update(p.done + p.failed, {
-        rate: (p.done / Math.max(secs, 1e-3)).toFixed(1),
         failed: p.failed,
         tokens: p.tokensIn + p.tokensOut,
-        tpm: tokensPerMinute(judge.tokensCharged(), secs, judge.limits().tpm),
+        // no rate while nothing was played: failed calls' charges are no throughput
+        tpm: tokensPerMinute(p.done ? judge.tokensCharged() : 0, secs, judge.limits().tpm),
       });
     },
   });
@@ -56,7 +52,7 @@ export async function playWithProgress(
 export function reportRun(summary: RunSummary, db: string): void {
   const secs = ((summary.finishedAt! - summary.startedAt) / 1000).toFixed(1);
   print(
-    `run ${summary.id}${summary.status === 'interrupted' ? ' interrupted' : ''}: ${summary.played} played, ${summary.failed} failed, ${summary.planned - summary.toPlay} already stored, ${summary.tokensIn + summary.tokensOut} tokens, ${secs} s`,
+    `${runName(summary)}${summary.status === 'interrupted' ? ' interrupted' : ''}: ${summary.played} played, ${summary.failed} failed, ${summary.planned - summary.toPlay} already stored, ${summary.tokensIn + summary.tokensOut} tokens, ${secs} s`,
   );
   if (summary.elsewhere)
     process.stderr.write(
@@ -74,8 +70,8 @@ export function reportRun(summary: RunSummary, db: string): void {
       `${allowance + before} game(s) without a verdict because reasoning used the whole allowance (${allowance} this run, billed; ${before} earlier, not sent again): raise --max-tokens (settings.maxTokens) or lower --reasoning-effort, which makes them new games\n`,
     );
   if (summary.failed > allowance) {
-    for (const e of summary.errors.filter((e) => !e.startsWith(ALLOWANCE_TAG)).slice(0, 5))
-      process.stderr.write(`  failed: ${e}\n`);
+    for (const l of failureLines(summary.errors.filter((e) => !e.startsWith(ALLOWANCE_TAG))))
+      process.stderr.write(`${l}\n`);
     process.stderr.write(
       `${summary.failed - allowance} game(s) not played (no verdict stored); rerun the same command to retry them\n`,
     );
@@ -84,9 +80,12 @@ export function reportRun(summary: RunSummary, db: string): void {
   if (summary.status === 'interrupted') exitStatus.code = 130;
 }
 
-/** `12.3k tokens/min of 90k`: the tokens charged per minute so far (prompt + max_tokens), against the known limit. */
+/**
+ * `12.3k tokens/min of 90k`: the tokens charged per minute so far (prompt + max_tokens), against the known limit;
+ * `-` before any token was charged for a game played.
+ */
 function tokensPerMinute(tokens: number, secs: number, tpm: number | undefined): string {
   const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0));
-  const rate = `${k((tokens * 60) / Math.max(secs, 1))} tokens/min`;
+  const rate = `${tokens ? k((tokens * 60) / Math.max(secs, 1)) : '-'} tokens/min`;
   return tpm ? `${rate} of ${k(tpm)}` : rate;
 }

@@ -54,13 +54,57 @@ export function answersFrom(
   return Array.from(rows, ({ line, value }) => one(line, value));
 }
 
-/** One answers line checked (schema, duplicate, known question, its number of turns): for a file read line by line. */
+/**
+ * The model a whole answers file is stored under: the lines' `model_id` when every line names the same one, else
+ * the file name (FastChat's load_model_answers takes the file name; its own files agree with their lines). `named`:
+ * each model_id the lines give, with its first line; `unnamed`: lines with none. A warning when the name is not
+ * the file's, so a file named after something else never silently makes a model nobody asked for.
+ */
+export function modelOfAnswers(
+  file: string,
+  named: ReadonlyMap<string, number>,
+  unnamed: number,
+): { model: string; warning?: string } {
+  const byFile = modelFromFile(file);
+  const [id, line] = named.size === 1 && !unnamed ? [...named][0]! : [];
+  if (id !== undefined) {
+    const bad = modelNameProblem(id);
+    if (bad)
+      fail(file, line, 'model_id', `${bad}: every line names this model, so its answers are stored under it`);
+    if (id === byFile) return { model: id };
+    return {
+      model: id,
+      warning: `${file}: every line names the model "${id}" (model_id): imported as "${id}", not as "${byFile}" after the file name`,
+    };
+  }
+  const bad = modelNameProblem(byFile);
+  if (bad)
+    fail(
+      file,
+      undefined,
+      'model',
+      `${bad}: the model is named after the file (<model>.jsonl); rename the file`,
+    );
+  if (![...named.keys()].some((k) => k !== byFile)) return { model: byFile };
+  const names = [...named].slice(0, 3).map(([k, l]) => `"${k}" on line ${l}`);
+  return {
+    model: byFile,
+    warning: `${file}: the lines name ${named.size} model(s) in model_id (${names.join(', ')}${named.size > 3 ? ', ...' : ''})${unnamed ? ` and ${unnamed} line(s) none` : ''}: imported as "${byFile}" after the file name`,
+  };
+}
+
+/**
+ * One answers line checked (schema, duplicate, known question, its number of turns): for a file read line by line.
+ * `model` null: the caller names the answers once the whole file is read (modelOfAnswers); `modelId` hands it
+ * each line's model_id.
+ */
 export function answerChecker(
   file: string,
   questions: Map<number, number>,
-  model = modelFromFile(file),
+  model: string | null = modelFromFile(file),
+  modelId?: (id: string | undefined, line: number) => void,
 ): (line: number, value: unknown) => Answer {
-  const bad = modelNameProblem(model);
+  const bad = model === null ? undefined : modelNameProblem(model);
   if (bad)
     fail(
       file,
@@ -71,6 +115,7 @@ export function answerChecker(
   const seen = new Map<number, number>();
   return (line, value) => {
     const a = check(AnswerLine, value, file, line);
+    modelId?.(a.model_id, line);
     const prev = seen.get(a.question_id);
     if (prev !== undefined)
       fail(
@@ -96,7 +141,12 @@ export function answerChecker(
         'choices[0].turns',
         `question ${a.question_id} has ${n} turn(s), the answer has ${turns.length}`,
       );
-    return { model, questionId: a.question_id, turns, ...(a.answer_id ? { answerId: a.answer_id } : {}) };
+    return {
+      model: model ?? '',
+      questionId: a.question_id,
+      turns,
+      ...(a.answer_id ? { answerId: a.answer_id } : {}),
+    };
   };
 }
 

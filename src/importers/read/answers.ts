@@ -2,7 +2,7 @@
 // beside its answers, and it goes to the store in parts.
 import { basename } from 'node:path';
 import { ArenaError, type Answer } from '../../core/types.ts';
-import { answerChecker, modelFromFile } from '../formats.ts';
+import { answerChecker, modelOfAnswers } from '../formats.ts';
 import { readJsonl } from '../lines.ts';
 import type { ImportContext } from './context.ts';
 
@@ -12,23 +12,27 @@ import type { ImportContext } from './context.ts';
  */
 export const ANSWER_PART_CHARS = 8 << 20;
 
-/** Every answers file into the bundle, each checked against the known questions; one file per model. */
+/**
+ * Every answers file into the bundle, each checked against the known questions; one file per model, named by its
+ * lines' model_id when they agree on one, else by the file (modelOfAnswers; a warning when the two differ).
+ */
 export async function readAnswers(c: ImportContext, paths: readonly string[]): Promise<void> {
   const { bundle, turnsByQuestion } = c;
   const modelFiles = new Map<string, string>();
   for (const path of paths) {
-    const model = modelFromFile(path);
-    const other = modelFiles.get(model);
-    if (other)
-      throw new ArenaError(`${path}: model "${model}" is also imported from ${other}`, { file: path });
-    modelFiles.set(model, path);
+    const named = new Map<string, number>();
+    let unnamed = 0;
+    const one = answerChecker(path, turnsByQuestion, null, (id, line) => {
+      if (id === undefined) unnamed++;
+      else if (!named.has(id)) named.set(id, line);
+    });
     // streamed: a large answers file is never held whole (bytes, text, lines or parsed lines) beside its answers,
     // and it goes to the store in parts (ANSWER_PART_CHARS)
-    const one = answerChecker(path, turnsByQuestion, model);
+    const parts: Answer[][] = [];
     let part: Answer[] = [];
     let chars = 0;
     const flush = () => {
-      if (part.length) (bundle.answers ??= []).push({ source: basename(path), items: part });
+      if (part.length) parts.push(part);
       part = [];
       chars = 0;
     };
@@ -40,5 +44,17 @@ export async function readAnswers(c: ImportContext, paths: readonly string[]): P
       chars += size;
     }
     flush();
+    const given = c.src.answerModels?.[path];
+    const { model, warning } =
+      given !== undefined ? { model: given, warning: undefined } : modelOfAnswers(path, named, unnamed);
+    if (warning) c.warnings.push(warning);
+    const other = modelFiles.get(model);
+    if (other)
+      throw new ArenaError(`${path}: model "${model}" is also imported from ${other}`, { file: path });
+    modelFiles.set(model, path);
+    for (const items of parts) {
+      for (const a of items) a.model = model;
+      (bundle.answers ??= []).push({ source: basename(path), items });
+    }
   }
 }

@@ -5,8 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArenaError } from '../../core/types.ts';
 import { ensureRunPrompts, missingRunPrompts } from '../../importers/builtin.ts';
-import { modelFromFile } from '../../importers/formats.ts';
-import { importFiles, readImport } from '../../importers/import.ts';
+import { readImport } from '../../importers/import.ts';
 import { bundleCounts, pendingView, type StoreReader } from '../../storage/pending.ts';
 import type { ImportCounts, Store } from '../../storage/store.ts';
 import { configError, type Loaded, type RefreshConfig } from '../config.ts';
@@ -43,17 +42,19 @@ export async function importAnswers(
   log: (m: string) => void,
 ): Promise<Imported> {
   const c = l.config;
-  const fileModels = files.map(modelFromFile);
+  const sources = { questions: c.questions, references: c.references, prompts: c.prompts, answers: files };
+  // read and checked whole before anything is written; the files' models are as the import names them
+  const { bundle, warnings } = await readImport(store, sources);
+  for (const w of warnings) log(`warning: ${w}`);
+  const fileModels = (bundle.answers ?? []).map((p) => p.items[0]!.model);
   refuseUnknownModels(l, new Set([...fileModels, ...(await store.catalog.models())]));
   const before = new Map(
     (await store.catalog.answers()).map((a) => [`${a.model}\u0000${a.questionId}`, JSON.stringify(a.turns)]),
   );
   const oldModels = new Set(await store.catalog.models());
-  const sources = { questions: c.questions, references: c.references, prompts: c.prompts, answers: files };
   let reader: StoreReader = store;
-  const pending = dryRun ? (await readImport(store, sources)).bundle : undefined;
-  if (pending) reader = pendingView(store, pending);
-  const counts = pending ? bundleCounts(pending) : await importFiles(store, sources);
+  if (dryRun) reader = pendingView(store, bundle);
+  const counts = dryRun ? bundleCounts(bundle) : await store.importBundle(bundle);
   const after = await reader.catalog.answers();
   const changedAnswers = after.filter((a) => {
     const b = before.get(`${a.model}\u0000${a.questionId}`);
