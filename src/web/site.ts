@@ -21,12 +21,15 @@ export interface Site {
   send: Send;
   /** the stored reports the site's data reads (src/reports/site/stored.ts) */
   reports: StoredReports;
+  /** the judge whose board the home page shows unless the visitor picks one (else src/reports/site/home.ts) */
+  defaultJudge?: string;
   /** a page in the site's frame, its footer saying when the data last changed and what changed it */
   page(c: Context, view: string, title: string, d: object): Promise<string>;
 }
 
 /** What search engines and link previews show for each view. */
 const DESCRIPTIONS: Record<string, string> = {
+  home: 'Pairwise LLM leaderboard in the manner of MT-Bench: models ranked by rating, with 95% intervals.',
   leaderboard:
     'Pairwise LLM leaderboard in the manner of MT-Bench: win rates and ratings with intervals, per judge.',
   judges:

@@ -378,8 +378,8 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
       expect(Math.abs(r.lo - 0.948)).toBeLessThan(0.004);
       expect(Math.abs(r.hi - 0.984)).toBeLessThan(0.003);
 
-      // the home page's first paragraph: like for like, with the same intervals, before any own-matches figure
-      const page = await app.request('/');
+      // the judges page's reading: like for like, with the same intervals, before any own-matches figure
+      const page = await app.request('/judges');
       expect(page.status).toBe(200);
       const reading = (await page.text())
         .match(/<p class="reading" id="duel-reading">([\s\S]*?)<\/p>/)![1]!

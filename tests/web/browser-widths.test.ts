@@ -47,7 +47,7 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
 
   it('390 px: the leaderboard shows the columns that matter without sideways scrolling; the rest expand on request', async () => {
     const { page, close } = await open(390);
-    await page.goto(`${site.server.url}/`);
+    await page.goto(`${site.server.url}/leaderboard`);
     expect(await shownHeaders(page)).toEqual([
       '#',
       'model',
@@ -80,7 +80,7 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
 
   it('1,280 px: every leaderboard column shows, with no toggle; /runs fits without scrolling sideways', async () => {
     const { page, close } = await open(1280);
-    await page.goto(`${site.server.url}/`);
+    await page.goto(`${site.server.url}/leaderboard`);
     expect(await shownHeaders(page)).toHaveLength(13);
     expect(await page.locator('.allcols').first().isVisible()).toBe(false);
     await page.goto(`${site.server.url}/runs`);
