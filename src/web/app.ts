@@ -77,8 +77,6 @@ export interface AppOptions {
   compress?: boolean | Deflate;
   /** the site's public address (https://host): makes canonical links and og:url absolute */
   siteUrl?: string;
-  /** the judge whose board the home page shows first (default: the judge with the most matches, not people's votes) */
-  defaultJudge?: string;
   /** how the leaderboard's rating intervals are made: 'bootstrap' (default) or 'sandwich' (one fit, no resampling) */
   intervals?: 'bootstrap' | 'sandwich';
   /** turns on /annotate, the blind voting page for invited annotators (off without it: 404) */
@@ -154,7 +152,6 @@ export function createApp(o: AppOptions) {
     check: lookups(data, cache),
     send: http.send,
     reports,
-    ...(o.defaultJudge ? { defaultJudge: o.defaultJudge } : {}),
     page: async (c, view, title, d) =>
       page(
         c,

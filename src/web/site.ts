@@ -21,8 +21,6 @@ export interface Site {
   send: Send;
   /** the stored reports the site's data reads (src/reports/site/stored.ts) */
   reports: StoredReports;
-  /** the judge whose board the home page shows unless the visitor picks one (else src/reports/site/home.ts) */
-  defaultJudge?: string;
   /** a page in the site's frame, its footer saying when the data last changed and what changed it */
   page(c: Context, view: string, title: string, d: object): Promise<string>;
 }

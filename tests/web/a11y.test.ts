@@ -128,7 +128,7 @@ describe.skipIf(!ok)('accessibility in Chromium at 1,280 and 390 px', () => {
       // the home page: one board of at most 6 columns, its first row on the first screen
       await page.goto(`${site.server.url}/`);
       const board = await page.evaluate(() => {
-        const t = document.querySelector('main table')!;
+        const t = document.querySelector<HTMLTableElement>('main table')!;
         const row = t.tBodies[0]!.rows[0]!.getBoundingClientRect();
         return {
           caption: t.caption?.textContent ?? '',

@@ -82,7 +82,21 @@ describe.skipIf(!existsSync(MTBENCH_DIR))('the home page', () => {
     const app = createApp({ store, bootstrapRounds: 20 });
     expect(caption(await (await app.request('/?judge=human&turn=2')).text())).toBe('Judge human · turn 2');
     expect((await app.request('/?judge=nobody')).status).toBe(404);
-    const named = createApp({ store, bootstrapRounds: 20, defaultJudge: 'mock/longer' });
+    // the publisher names one in the refresh config (`publish.judge`): the newest refresh's choice counts
+    const refresh = (id: string, startedAt: number, judge: string) =>
+      store.refreshes.save({
+        id,
+        startedAt,
+        finishedAt: startedAt + 1000,
+        status: 'ok',
+        config: { file: 'refresh.json', config: { publish: { judge } } },
+        summary: { played: 0, failed: 0 },
+        degraded: null,
+        cost: 0,
+      });
+    await refresh('r1', Date.UTC(2026, 0, 1), 'human');
+    await refresh('r2', Date.UTC(2026, 0, 2), 'mock/longer');
+    const named = createApp({ store, bootstrapRounds: 20 });
     expect(caption(await (await named.request('/')).text())).toBe('Judge mock/longer · both turns');
     const details = await (await app.request('/leaderboard')).text();
     for (const j of ['human', 'gpt-4', 'mock/longer']) expect(details).toContain(`<h2 id="judge-${j}">`);

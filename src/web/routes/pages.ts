@@ -57,7 +57,7 @@ function leaderboardPages(app: Hono, s: Site): void {
         catalog.categories(),
         catalog.questions(),
       ]);
-      const judge = q.judge ? await check.judge(q) : defaultJudge(all, story.notes, s.defaultJudge);
+      const judge = q.judge ? await check.judge(q) : defaultJudge(all, story.notes, story.named);
       const tables = judge ? await leaderboards.boards(f, judge) : [];
       return page(c, 'home', 'Leaderboard', {
         judge,
