@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeaderRow } from '../../src/reports/site/leaderboards.ts';
 import { boardMatches, defaultJudge } from '../../src/reports/site/home.ts';
 import type { SqliteStore } from '../../src/storage/sqlite.ts';
+import { createJudge } from '../../src/judges/registry.ts';
+import { loadRefreshConfig } from '../../src/ops/config.ts';
+import { refresh } from '../../src/ops/refresh/index.ts';
 import { createApp } from '../../src/web/app.ts';
+import { tmpDir } from '../support/cli.ts';
+import { writeConfig } from '../ops/helpers.ts';
 import { buildFixture, MTBENCH_DIR } from './fixture.ts';
 
 /** A board row with `n` matches (all won: only the count matters here). */
@@ -78,28 +83,25 @@ describe.skipIf(!existsSync(MTBENCH_DIR))('the home page', () => {
     }
   });
 
-  it('shows the judge the visitor or the publisher names; the details page keeps every table', async () => {
+  it('shows the judge the visitor names; the details page keeps every table', async () => {
     const app = createApp({ store, bootstrapRounds: 20 });
     expect(caption(await (await app.request('/?judge=human&turn=2')).text())).toBe('Judge human · turn 2');
     expect((await app.request('/?judge=nobody')).status).toBe(404);
-    // the publisher names one in the refresh config (`publish.judge`): the newest refresh's choice counts
-    const refresh = (id: string, startedAt: number, judge: string) =>
-      store.refreshes.save({
-        id,
-        startedAt,
-        finishedAt: startedAt + 1000,
-        status: 'ok',
-        config: { file: 'refresh.json', config: { publish: { judge } } },
-        summary: { played: 0, failed: 0 },
-        degraded: null,
-        cost: 0,
-      });
-    await refresh('r1', Date.UTC(2026, 0, 1), 'human');
-    await refresh('r2', Date.UTC(2026, 0, 2), 'mock/longer');
-    const named = createApp({ store, bootstrapRounds: 20 });
-    expect(caption(await (await named.request('/')).text())).toBe('Judge mock/longer · both turns');
     const details = await (await app.request('/leaderboard')).text();
     for (const j of ['human', 'gpt-4', 'mock/longer']) expect(details).toContain(`<h2 id="judge-${j}">`);
     expect(headers(details)).toHaveLength(13);
+  });
+
+  it('the judge a refresh config names (publish.judge) is the default, though it has fewer matches', async () => {
+    const file = writeConfig(tmpDir('arena-home-'), {
+      url: 'http://127.0.0.1:9/v1',
+      models: ['alpaca-13b', 'claude-v1'],
+      judge: { id: 'mock/longer', baseURL: undefined },
+      extra: { publish: { judge: 'mock/longer' } },
+    });
+    const config = loadRefreshConfig(file);
+    await refresh({ store, judges: (j) => createJudge(j.id), config });
+    const app = createApp({ store, bootstrapRounds: 20 });
+    expect(caption(await (await app.request('/')).text())).toBe('Judge mock/longer · both turns');
   });
 });
