@@ -62,9 +62,10 @@ const ask = async (path: string) => {
   if (r.status !== 200) throw new Error(`${path}: ${r.status} from ${file} (are its reports built?)`);
   return text;
 };
-// every page of the navigation, and the first model page `/models` links to
+// every page of the navigation, the details page the home page links to (/leaderboard), and the first model
+// page `/models` links to
 const paths: string[] = [];
-for (const [path] of NAV) {
+for (const [path] of [...NAV, ['/leaderboard']]) {
   paths.push(path);
   const html = await ask(path);
   if (path !== '/models') continue;

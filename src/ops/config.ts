@@ -135,6 +135,8 @@ export const RefreshConfig = z.strictObject({
       commandTimeoutS: z.number().positive().default(600),
       /** show what the refresh cost on the public /refreshes page and /api/refreshes (default: hidden) */
       showCost: z.boolean().default(false),
+      /** the judge whose board the site's home page shows (default: the one with the most matches) */
+      judge: z.string().min(1).optional(),
     })
     .optional(),
 });

@@ -60,7 +60,7 @@ const MATCH = { question: questionId.transform(Number), a: text, b: text } as co
 export const QUERY = {
   none: z.strictObject({}),
   filter: z.strictObject(FILTER),
-  /** the home page: the filter, a model search and the tables' sort order */
+  /** the details page (/leaderboard): the filter, a model search and the tables' sort order */
   leaderboard: z.strictObject(LEADERBOARD),
   judge: z.strictObject({ judge: text }),
   model: z.strictObject({ judge: text, model: text }),

@@ -27,6 +27,7 @@ export interface Site {
 
 /** What search engines and link previews show for each view. */
 const DESCRIPTIONS: Record<string, string> = {
+  home: 'Pairwise LLM leaderboard in the manner of MT-Bench: models ranked by rating, with 95% intervals.',
   leaderboard:
     'Pairwise LLM leaderboard in the manner of MT-Bench: win rates and ratings with intervals, per judge.',
   judges:

@@ -82,7 +82,7 @@ describe.skipIf(!!SKIP)(
         for (const j of ['gpt-4', 'llama-2-70b-instruct-v2', 'GPT-4/Vanilla', 'LLaMA2/Vanilla'])
           expect(board).toContain(j);
       }
-      const res = s.served['/'];
+      const res = s.served['/judges'];
       expect(res.status).toBe(200);
       const html = res.body;
       const boards = [

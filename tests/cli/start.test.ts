@@ -72,7 +72,7 @@ describe.skipIf(!DIR)('arena start (npm start)', { timeout: 240_000 }, () => {
     );
     expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-    const page = first.served['/'];
+    const page = first.served['/leaderboard'];
     expect(page.status).toBe(200);
     expect(page.contentType).toMatch(/^text\/html/);
     const html = page.body;

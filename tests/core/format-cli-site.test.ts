@@ -51,7 +51,7 @@ describe('the CLI and the site spell the same figures identically', { timeout: 3
   });
 
   it('standings, ratings and intervals: the leaderboard row and the CLI rows', async () => {
-    const html = await page('/?judge=mock/longer');
+    const html = await page('/leaderboard?judge=mock/longer');
     const standings = await arenaOk(['standings', '--db', db, '--judge', 'mock/longer']);
     const ratings = await arenaOk(['ratings', '--db', db, '--judge', 'mock/longer']);
     const intervals = await arenaOk([

@@ -1,4 +1,4 @@
-// The home page's reading of two judges, from hand-made figures (every number below is worked out by hand).
+// The judges page's reading of two judges, from hand-made figures (every number below is worked out by hand).
 import { describe, expect, it } from 'vitest';
 import type { QualityRow } from '../../src/core/stats/judge-quality.ts';
 import {

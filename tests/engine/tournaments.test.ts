@@ -94,7 +94,7 @@ describe.skipIf(!DIR)('one judge, two tournaments that never met', { timeout: 30
     const store = openSqliteStore(db, { readonly: true });
     try {
       const app = createApp({ store, bootstrapRounds: 30 });
-      const html = await (await app.request('/?judge=mock%2Flonger')).text();
+      const html = await (await app.request('/leaderboard?judge=mock%2Flonger')).text();
       const captions = [...html.matchAll(/<caption[^>]*>([^<]*)<\/caption>/g)]
         .map((m) => m[1]!)
         .filter((c) => c.includes('mock/longer') && c.includes('pairwise-all'));
@@ -114,7 +114,7 @@ describe.skipIf(!DIR)('one judge, two tournaments that never met', { timeout: 30
       expect(html).toMatch(
         /<p class="lead">Pairwise matches of 7 models on 104 questions, as judged by mock\/longer \(some judges saw groups of models that never met; each group has its own table\)\./,
       );
-      const all = await (await app.request('/')).text();
+      const all = await (await app.request('/leaderboard')).text();
       expect(all).toMatch(
         /<p class="lead">Pairwise matches of 10 models on 104 questions, as judged by human experts, gpt-4 and mock\/longer/,
       );

@@ -32,8 +32,9 @@ describe('the Worker app made at start-up', () => {
       {},
     );
     expect(r.status).toBe(200);
-    // the first request's D1 is the one the preset app reads: nothing published there, so the page says so
-    const home = await worker.fetch(new Request('http://localhost/'), { DB: emptyD1() }, {});
+    // the first request's D1 is the one the preset app reads: nothing published there, so the page says so (the
+    // details page, which reads a report across judges; the home page of an empty D1 has no judge to read)
+    const home = await worker.fetch(new Request('http://localhost/leaderboard'), { DB: emptyD1() }, {});
     expect(home.status).toBe(503);
     expect(await home.text()).toMatch(/has not been published yet/);
     expect(made.apps).toBe(2);

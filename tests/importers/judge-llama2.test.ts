@@ -293,22 +293,41 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
     ]);
   }, 120_000);
 
-  it("the home page's reading and /api/judge-duel, from the stored report: like for like first, each judge on its own matches after, every figure with its interval = like_for_like.py", async () => {
+  it("the judges page's reading and /api/judge-duel, from the stored report: like for like first, each judge on its own matches after, every figure with its interval = like_for_like.py", async () => {
     const want = likeReference();
     // the write path stores the reports (here on a copy, so the later tests' commands do not rebuild them): only
-    // those the two pages read, the duel and what the home page shows beside it (every judge's leaderboards, the
-    // single-answer grades); the Worker's mode reads them and computes nothing
+    // those the two pages read, the duel and what the judges page shows beside it (every judge's leaderboards, the
+    // judge board, agreement, consistency, bias, health); the Worker's mode reads them and computes nothing
     const site = join(dir, 'site.db');
     await new Database(db, { readonly: true }).backup(site);
     const store = openSqliteStore(site);
     try {
-      const HOME = ['single-answer grading', 'GPT-4 beside the study judge'];
+      const JUDGES = [
+        'GPT-4 beside the study judge',
+        'judge board',
+        'accuracy',
+        'consistency, agreement, position bias',
+        'benchmark health',
+      ];
       const built = await buildReports(store, {
-        only: (step) => step.startsWith('leaderboards of ') || HOME.includes(step),
+        only: (step) => step.startsWith('leaderboards of ') || JUDGES.includes(step),
       });
-      // those and no other (a full build also stores style, health, variants, model pages, the judge board, ...)
+      // those and no other (a full build also stores style, variants, model pages, single grades, ...)
       const views = new Set((await store.reports.index()).map((r) => r.view));
-      expect([...views].sort()).toEqual(['_state', 'duel', 'leaderboard', 'matrix', 'single', 'standings']);
+      expect([...views].sort()).toEqual([
+        '_state',
+        'accuracy',
+        'agreement',
+        'annotatorVotes',
+        'bias',
+        'consistency',
+        'duel',
+        'health',
+        'judgeBoard',
+        'leaderboard',
+        'matrix',
+        'standings',
+      ]);
       expect([built.computed, built.read, built.removed]).toEqual([built.reports, 0, 0]);
       const app = createApp({ store, reports: 'read' });
       const res = await app.request('/api/judge-duel');
@@ -378,8 +397,8 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
       expect(Math.abs(r.lo - 0.948)).toBeLessThan(0.004);
       expect(Math.abs(r.hi - 0.984)).toBeLessThan(0.003);
 
-      // the home page's first paragraph: like for like, with the same intervals, before any own-matches figure
-      const page = await app.request('/');
+      // the judges page's reading: like for like, with the same intervals, before any own-matches figure
+      const page = await app.request('/judges');
       expect(page.status).toBe(200);
       const reading = (await page.text())
         .match(/<p class="reading" id="duel-reading">([\s\S]*?)<\/p>/)![1]!

@@ -12,7 +12,13 @@ import { MTBENCH_DIR } from './materials.ts';
 import { copySqlite, runShared } from './run-shared.ts';
 
 /** The paths the first `arena start` is asked for while it serves, kept in `StartedDatabase.served`. */
-export const START_PAGES = ['/', '/api/standings?judge=gpt-4', '/healthz', '/judges'] as const;
+export const START_PAGES = [
+  '/',
+  '/leaderboard',
+  '/api/standings?judge=gpt-4',
+  '/healthz',
+  '/judges',
+] as const;
 
 export interface ServedPage {
   status: number;

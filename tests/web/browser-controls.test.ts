@@ -1,7 +1,7 @@
 // The site's controls in real Chromium: filters that never reload the page on a mere change (WCAG 3.2.2) and keep
 // focus on the control that submitted them; the /style judge filter with JavaScript on; the leaderboard sorted by
 // any column through its header links and searched by model name, both without JavaScript (query parameters,
-// aria-sort); the leaderboard's first table above the fold on a phone; no information only in a hover tooltip.
+// aria-sort); the details page's first table above the fold on a phone; no information only in a hover tooltip.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM, HAVE_CHROMIUM, siteInChromium } from '../support/chromium.ts';
@@ -77,7 +77,7 @@ describe.skipIf(!ok)('the site controls in Chromium', () => {
   it('sorting by a column header and searching by model name work without JavaScript; ranks stay those computed', async () => {
     const api = (await (await fetch(`${site.server.url}/api/leaderboard?judge=gpt-4`)).json()) as Row[];
     const { page, close } = await open({ javaScriptEnabled: false });
-    await page.goto(`${site.server.url}/?judge=gpt-4`);
+    await page.goto(`${site.server.url}/leaderboard?judge=gpt-4`);
     const header = (name: string) =>
       page
         .locator('section', { has: page.locator('#judge-gpt-4') })
@@ -104,23 +104,23 @@ describe.skipIf(!ok)('the site controls in Chromium', () => {
     const gpt = byWins.filter((r) => r.model.toLowerCase().includes('gpt')).reverse();
     expect(gpt.length).toBeGreaterThan(1);
     expect((await shown(page)).map((r) => [r.model, r.rank])).toEqual(gpt.map((r) => [r.model, r.rank]));
-    await page.goto(`${site.server.url}/?judge=gpt-4&q=no-such-model`);
+    await page.goto(`${site.server.url}/leaderboard?judge=gpt-4&q=no-such-model`);
     await expect(page.getByText('No model in this table matches').count()).resolves.toBe(1);
     await close();
   });
 
   it('sort and search parameters are checked, and the canonical link keeps them and nothing else', async () => {
-    const get = (q: string) => fetch(`${site.server.url}/${q}`);
+    const get = (q: string) => fetch(`${site.server.url}/leaderboard${q}`);
     expect((await get('?sort=nope')).status).toBe(400);
     expect((await get('?dir=up')).status).toBe(400);
     expect((await get(`?q=${'x'.repeat(101)}`)).status).toBe(400);
     const html = await (await get('?utm_source=x&dir=desc&sort=win&q=gpt&fbclid=1')).text();
-    expect(html).toContain('<link rel="canonical" href="/?q=gpt&amp;sort=win&amp;dir=desc">');
+    expect(html).toContain('<link rel="canonical" href="/leaderboard?q=gpt&amp;sort=win&amp;dir=desc">');
   });
 
-  it('on a phone the first leaderboard table starts above the fold; the explanation is one click away', async () => {
+  it('on a phone the details page opens on its first table; the explanation is one click away', async () => {
     const { page, close } = await open({ width: 390, height: 844 });
-    await page.goto(`${site.server.url}/`);
+    await page.goto(`${site.server.url}/leaderboard`);
     const top = await page.locator('section.board table').first().boundingBox();
     expect(top!.y).toBeLessThan(844);
     const about = page.locator('details.about');

@@ -1,6 +1,6 @@
-// The leaderboard and /runs at a phone's 390 px and a laptop's 1,280 px in real Chromium (issue 12, item 19):
-// on a phone the leaderboard keeps rank, model, adjusted win rate, rating and interval in view and shows the
-// counts on request; at 1,280 px every column shows and the runs table needs no sideways scrolling. Charts at
+// The leaderboard details (/leaderboard) and /runs at a phone's 390 px and a laptop's 1,280 px in real Chromium
+// (issue 12, item 19): on a phone the details keep rank, model, adjusted win rate, rating and interval in view and
+// show the counts on request; at 1,280 px every column shows and the runs table needs no sideways scrolling. Charts at
 // both widths: shown at their own size (a phone gets the 360 px variant, never a wide chart scaled down), so
 // their texts are as large on screen as in the SVG (11 px or more).
 import type { Page } from 'playwright-core';
@@ -47,7 +47,7 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
 
   it('390 px: the leaderboard shows the columns that matter without sideways scrolling; the rest expand on request', async () => {
     const { page, close } = await open(390);
-    await page.goto(`${site.server.url}/`);
+    await page.goto(`${site.server.url}/leaderboard`);
     expect(await shownHeaders(page)).toEqual([
       '#',
       'model',
@@ -80,7 +80,7 @@ describe.skipIf(!ok)('the site at 390 and 1,280 px', () => {
 
   it('1,280 px: every leaderboard column shows, with no toggle; /runs fits without scrolling sideways', async () => {
     const { page, close } = await open(1280);
-    await page.goto(`${site.server.url}/`);
+    await page.goto(`${site.server.url}/leaderboard`);
     expect(await shownHeaders(page)).toHaveLength(13);
     expect(await page.locator('.allcols').first().isVisible()).toBe(false);
     await page.goto(`${site.server.url}/runs`);

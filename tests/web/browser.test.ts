@@ -40,9 +40,9 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
     return { page, dialogs, requests, console, close };
   }
 
-  it('the leaderboard shows the MT-Bench release numbers', async () => {
+  it('the leaderboard details show the MT-Bench release numbers', async () => {
     const { page, close } = await open();
-    await page.goto(`${site.server.url}/`);
+    await page.goto(`${site.server.url}/leaderboard`);
     const row = page
       .locator('section', { has: page.getByRole('heading', { name: 'Judge: gpt-4' }) })
       .getByRole('row', { name: /^1 gpt-4 / });
@@ -65,7 +65,7 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
 
   it('the filters work without JavaScript (a plain GET form)', async () => {
     const { page, close } = await open({ javaScriptEnabled: false });
-    await page.goto(`${site.server.url}/`);
+    await page.goto(`${site.server.url}/leaderboard`);
     await page.getByLabel('Judge', { exact: true }).selectOption('gpt-4');
     await page.getByLabel('Turn', { exact: true }).selectOption('1');
     await page.getByRole('button', { name: 'Show' }).click();

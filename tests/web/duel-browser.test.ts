@@ -37,11 +37,8 @@ describe.skipIf(!!SKIP)('GPT-4 and the Llama-2-70B judge side by side, in Chromi
       const requests: string[] = [];
       const onRequest = (r: Request) => requests.push(r.url());
       page.on('request', onRequest);
-      await page.goto(`${site.server.url}/`);
-      // one click away: the leaderboard's own tables come first
+      await page.goto(`${site.server.url}/judges`);
       const section = page.locator('section.duel');
-      expect(await section.isVisible()).toBe(false);
-      await page.locator('details.duel-box > summary').click();
       await expect(
         section.getByRole('heading', { name: `gpt-4 and ${STUDY_JUDGE} side by side` }).isVisible(),
       ).resolves.toBe(true);

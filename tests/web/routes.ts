@@ -41,8 +41,8 @@ export function describeRoutes<T extends Target>(
       return { r, body: await r.text() };
     };
 
-    it('GET / shows one table per judge with the release numbers (gpt-4 counted from the CSV)', async () => {
-      const { r, body } = await get('/');
+    it('GET /leaderboard shows one table per judge with the release numbers (gpt-4 counted from the CSV)', async () => {
+      const { r, body } = await get('/leaderboard');
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toMatch(/^text\/html/);
       const exp = countFromCsv(CSV(), 'gpt4_pair', 'gpt-4');
@@ -302,7 +302,7 @@ export function describeRoutes<T extends Target>(
         expect(r).toMatchObject({ n: 4, error: 0 });
         expect(r.score).toBeCloseTo((r.turn1 + r.turn2) / 2, 12);
       }
-      const { body } = await get('/');
+      const { body } = await get('/leaderboard');
       expect(body).toContain('Single-answer grading: mock/longer');
     });
 

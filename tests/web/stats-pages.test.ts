@@ -97,8 +97,8 @@ describe.skipIf(!process.env.MTBENCH_DIR)(
         writing.filter((r) => (r as unknown as { ratingNote: string }).ratingNote.startsWith('rated on 10'))
           .length,
       ).toBeGreaterThan(0);
-      expect(await html('/?judge=human&category=writing')).toContain('not estimated');
-      const page = await html('/?judge=human');
+      expect(await html('/leaderboard?judge=human&category=writing')).toContain('not estimated');
+      const page = await html('/leaderboard?judge=human');
       expect(page).toContain('rank range (joint)');
       // the # column says which rank it is, and the range says it is joint (arena intervals has the marginal one)
       expect(page).toContain('# is the rank LMArena shows, Rank (UB)');

@@ -98,7 +98,12 @@ describe.skipIf(!!SKIP)('a refresh whose judge is retired mid-history', { timeou
 
     it('the boards say which judge produced them and since when; the old one stays, marked retired', async () => {
       const page = await site.page({ width: 1280 });
+      // the home page shows the board the succession made current
       await page.goto(`${site.server.url}/`);
+      expect(await page.locator('main table caption').first().textContent()).toMatch(
+        new RegExp(`^Judge ${LLAMA.replace(/[/.]/g, '\\$&')} ·`),
+      );
+      await page.goto(`${site.server.url}/leaderboard`);
       const heads = await page.locator('section.board h2[id^="judge-"]').allTextContents();
       expect(heads[0]).toBe(`Judge: ${LLAMA}`);
       expect(heads.at(-1)).toMatch(/^Judge: gpt-4\s*retired$/);
@@ -119,7 +124,7 @@ describe.skipIf(!!SKIP)('a refresh whose judge is retired mid-history', { timeou
 
     it('the succession page shows each bridge report, the figures the refresh recorded', async () => {
       const page = await site.page({ width: 390 });
-      await page.goto(`${site.server.url}/`);
+      await page.goto(`${site.server.url}/leaderboard`);
       await page.locator('section.board p.story a').first().click();
       await page.waitForURL(/\/succession$/);
       const sections = page.locator('section.succession');

@@ -16,6 +16,14 @@ export interface BoardStory {
   /** newest first */
   successions: SuccessionRecord[];
   notes: Record<string, BoardNote>;
+  /** the judge the newest refresh's config names for the home page (`publish.judge`), if any */
+  named?: string;
+}
+
+/** The judge a refresh's config names for the home page (`publish.judge`), else undefined. */
+function namedJudge(r: RefreshRecord): string | undefined {
+  const j = (r.config?.config as { publish?: { judge?: unknown } } | null | undefined)?.publish?.judge;
+  return typeof j === 'string' && j ? j : undefined;
 }
 
 /** The story told by `records` (any order): later successions override earlier ones. */
@@ -31,7 +39,9 @@ export function boardStory(records: RefreshRecord[]): BoardStory {
       notes[s.from] = { state: 'retired', since: s.at, other: s.to, why: s.why };
     } else notes[s.to] = { state: 'candidate', since: s.at, other: s.from, why: s.why };
   }
-  return { successions: all.reverse(), notes };
+  const newest = [...records].sort((a, b) => b.startedAt - a.startedAt)[0];
+  const named = newest && namedJudge(newest);
+  return { successions: all.reverse(), notes, ...(named ? { named } : {}) };
 }
 
 /** Boards in the order a reader needs them: the current judges' first, retired ones last, else as given. */

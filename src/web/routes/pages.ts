@@ -10,6 +10,7 @@ import { query, QUERY, validPage } from '../params.ts';
 import { ALERT, qs, type Site } from '../site.ts';
 import { matching, sortHeaders, sortRows } from '../sort.ts';
 import { storyOrder } from '../../reports/site/succession.ts';
+import { defaultJudge, homeRows } from '../../reports/site/home.ts';
 
 export function pageRoutes(app: Hono, s: Site): void {
   leaderboardPages(app, s);
@@ -20,7 +21,10 @@ export function pageRoutes(app: Hono, s: Site): void {
   runPages(app, s);
 }
 
-/** `/`: the leaderboards, single-answer grading and, when the database has both, GPT-4 beside the study's judge. */
+/**
+ * `/`: one judge's board in a few columns, read in a minute (src/reports/site/home.ts picks the judge);
+ * `/leaderboard`: every judge's full tables, sortable and searchable, and single-answer grading.
+ */
 function leaderboardPages(app: Hono, s: Site): void {
   const { send, page, check } = s;
   const { catalog, leaderboards, history } = s.data;
@@ -40,26 +44,44 @@ function leaderboardPages(app: Hono, s: Site): void {
     };
   }
 
-  app.get('/', validPage(QUERY.leaderboard), (c) =>
+  app.get('/', validPage(QUERY.filter), (c) =>
+    send(c, 'html', async () => {
+      const q = query(c);
+      const f = await check.filter(q);
+      // everything the page shows, asked together (one round trip where the store batches reads: D1)
+      const [{ boards: all }, [latest], story, judges, categories] = await Promise.all([
+        leaderboards.judgeBoards(),
+        history.refreshes(1),
+        history.story(),
+        catalog.rankedJudges(),
+        catalog.categories(),
+        catalog.questions(),
+      ]);
+      const judge = q.judge ? await check.judge(q) : defaultJudge(all, story.notes, story.named);
+      const tables = judge ? await leaderboards.boards(f, judge) : [];
+      return page(c, 'home', 'Leaderboard', {
+        judge,
+        note: judge ? story.notes[judge] : undefined,
+        refresh: latest && ALERT.has(latest.status) ? latest : undefined,
+        tables: tables.map((t) => ({ ...t, rows: homeRows(t.rows) })),
+        intro: await introFacts(tables, f),
+        judges,
+        categories,
+        sel: { judge: judge ?? '', turn: f.turn ?? '', category: f.category ?? '' },
+        qs,
+      });
+    }),
+  );
+
+  app.get('/leaderboard', validPage(QUERY.leaderboard), (c) =>
     send(c, 'html', async () => {
       const q = query(c);
       const f = await check.filter(q);
       const judge = q.judge ? await check.judge(q) : undefined;
-      // GPT-4 beside the Llama-2-70B judge, when the database has both
-      const duelOf = async () => {
-        const pair = duelPair(await catalog.rankedJudges());
-        if (!pair) return { duel: undefined, duelBoards: {} };
-        const [duel, boards] = await Promise.all([
-          s.data.judges.duel(pair),
-          Promise.all(pair.map((j) => leaderboards.leaderboard(j, f))),
-        ]);
-        return { duel, duelBoards: Object.fromEntries(pair.map((j, i) => [j, boards[i]!] as const)) };
-      };
       // everything the page shows, asked together (one round trip where the store batches reads: D1)
-      const [boards, [latest], { duel, duelBoards }, single, story] = await Promise.all([
+      const [boards, [latest], single, story] = await Promise.all([
         leaderboards.boards(f, judge),
         history.refreshes(1),
-        judge ? { duel: undefined, duelBoards: {} } : duelOf(),
         leaderboards.single(f),
         history.story(),
         catalog.questions(),
@@ -67,9 +89,7 @@ function leaderboardPages(app: Hono, s: Site): void {
       // the current judges' boards first, retired ones last (a succession: src/reports/site/succession.ts)
       const tablesShown = storyOrder(boards, story.notes);
       const base = { judge, turn: f.turn, category: f.category, q: q.q };
-      return page(c, 'leaderboard', 'Leaderboard', {
-        duel,
-        duelBoards,
+      return page(c, 'leaderboard', 'Leaderboard details', {
         story: story.notes,
         refresh: latest && ALERT.has(latest.status) ? latest : undefined,
         // every table's rows in the order asked for, those matching the search (intro: counted before either)
@@ -77,12 +97,11 @@ function leaderboardPages(app: Hono, s: Site): void {
         intro: await introFacts(tablesShown, f),
         search: q.q ?? '',
         order: { sort: q.sort ?? '', dir: q.dir ?? '' },
-        sortBy: sortHeaders(q.sort, q.dir, (p) => `/${qs({ ...base, ...p })}`),
+        sortBy: sortHeaders(q.sort, q.dir, (p) => `/leaderboard${qs({ ...base, ...p })}`),
         single: single.filter((t) => !judge || t.judge === judge),
         judges: await catalog.rankedJudges(),
         categories: await catalog.categories(),
         sel: { judge: judge ?? '', turn: f.turn ?? '', category: f.category ?? '' },
-        chartQuery: qs({ turn: f.turn, category: f.category }),
         qs,
       });
     }),
@@ -118,6 +137,9 @@ function judgePages(app: Hono, s: Site): void {
         judges.consistency(),
         judges.bias(),
       ]);
+      // GPT-4 beside the Llama-2-70B judge, when the database has both
+      const pair = duelPair(boards.map((b) => b.judge));
+      const duel = pair ? await judges.duel(pair) : undefined;
       // the page's sections before the side-by-side tables: each a view and its data (add one here)
       const sections: { id: string; title: string; view: string; data: object }[] = [
         { id: 'board', title: 'Judge leaderboard', view: 'judge-board', data: { board } },
@@ -144,6 +166,9 @@ function judgePages(app: Hono, s: Site): void {
         consistency,
         agreement,
         bias,
+        duel,
+        duelBoards: Object.fromEntries(boards.map((b) => [b.judge, b.rows] as const)),
+        sel: { turn: '', category: '' },
         qs,
       });
     }),

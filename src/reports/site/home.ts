@@ -1,0 +1,66 @@
+// The home page's board: which judge's leaderboard a visitor sees first, and the few columns it shows (rank with
+// its range, model, rating with its 95% interval, matches). Every other figure is on the details page
+// (/leaderboard), the model's page and /judges. Pure: it reads the boards the site's data already built.
+import { isHumanJudge } from '../../core/constants.ts';
+import type { BoardNote } from './succession.ts';
+import type { LeaderRow } from './leaderboards.ts';
+
+/** Matches on a judge's board: every model's row counts each of its matches, so each match is counted twice. */
+export const boardMatches = (rows: LeaderRow[]): number =>
+  rows.reduce((n, r) => n + r.win + r.loss + r.tie + r.error, 0) / 2;
+
+/**
+ * The judge whose board the home page shows when the visitor names none: the one a publisher named (`named`: the
+ * newest refresh config's `publish.judge`), else the board a refresh's succession made current, else the one with
+ * the most matches; people's votes are a judge like any other but never the default while an LLM judge has a
+ * board. Ties keep the judges' order; a name the database does not know is no choice.
+ */
+export function defaultJudge(
+  boards: { judge: string; rows: LeaderRow[] }[],
+  notes: Record<string, BoardNote>,
+  named?: string,
+): string | undefined {
+  const judges = boards.map((b) => b.judge);
+  if (named && judges.includes(named)) return named;
+  const current = judges.find((j) => notes[j]?.state === 'current');
+  if (current) return current;
+  const llm = boards.filter((b) => !isHumanJudge(b.judge) && b.rows.length);
+  let best = llm[0];
+  for (const b of llm) if (boardMatches(b.rows) > boardMatches(best!.rows)) best = b;
+  return best?.judge ?? judges[0];
+}
+
+/** One row of the home page's board. */
+export interface HomeRow {
+  rank: number;
+  /** the ranks consistent with simultaneous 95% intervals of every rating difference; null without intervals */
+  rankRange: string | null;
+  model: string;
+  rating: number | null;
+  ratingLo: number | null;
+  ratingHi: number | null;
+  /** why there is no rating or interval, in a few words ("not estimable"), else null */
+  ratingNote: string | null;
+  matches: number;
+  preliminary: boolean;
+}
+
+/** The board's rows: a leaderboard's rows with only the home page's columns. */
+export function homeRows(rows: LeaderRow[]): HomeRow[] {
+  return rows.map((r) => ({
+    rank: r.rank,
+    rankRange:
+      r.rankBest === null || r.rankWorst === null
+        ? null
+        : r.rankBest === r.rankWorst
+          ? String(r.rankBest)
+          : `${r.rankBest}–${r.rankWorst}`,
+    model: r.model,
+    rating: r.rating,
+    ratingLo: r.ratingLo,
+    ratingHi: r.ratingHi,
+    ratingNote: r.ratingNote,
+    matches: r.win + r.loss + r.tie + r.error,
+    preliminary: r.preliminary === true,
+  }));
+}
