@@ -5,6 +5,7 @@
 // shows at its own size (never scaled down): labels keep 11-12 px, long model names are cut with an
 // ellipsis and axis labels turn.
 import type { CheckpointRow } from '../core/stats/checkpoints.ts';
+import { MIN_QUESTIONS_FOR_INTERVALS } from '../core/stats/rating-rows.ts';
 import type { LeaderRow, MatrixCell } from './site/leaderboards.ts';
 
 /**
@@ -292,7 +293,10 @@ export function checkpointChart(
     return [
       band(rows.map((r) => [r.step, round(r.winRate.lo)])),
       band(
-        rows.map((r) => [r.step, round(r.winRate.hi - r.winRate.lo)]),
+        rows.map((r) => [
+          r.step,
+          r.winRate.lo === null || r.winRate.hi === null ? null : round(r.winRate.hi - r.winRate.lo),
+        ]),
         { color, opacity: 0.12 },
       ),
       {
@@ -307,8 +311,26 @@ export function checkpointChart(
       },
     ];
   });
-  const top = o.title ? 50 : 20;
+  // a point without its interval (too few questions) says so on the chart: a line alone is not a sure trend
+  const bare = report.rows.find((r) => r.winRate.n && r.winRate.lo === null);
+  const top = (o.title ? 50 : 20) + (bare ? 18 : 0);
   return svg(o.width ?? (o.narrow ? NARROW : 720), o.height ?? (o.narrow ? 320 : 400), {
+    ...(bare
+      ? {
+          graphic: [
+            {
+              type: 'text',
+              left: o.narrow ? 50 : 60,
+              top: top - 18,
+              style: {
+                text: `no 95% intervals: ${bare.winRate.n} question${bare.winRate.n === 1 ? '' : 's'} (fewer than ${MIN_QUESTIONS_FOR_INTERVALS})`,
+                ...FONT,
+                fill: FONT.color,
+              },
+            },
+          ],
+        }
+      : {}),
     ...(o.title
       ? {
           title: {

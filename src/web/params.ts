@@ -125,6 +125,8 @@ export interface Query {
   q?: string;
   sort?: SortKey;
   dir?: SortDir;
+  /** the match browser's texts: as written (absent) or rendered as Markdown */
+  view?: 'markdown';
 }
 
 /** The validated query of this request (the route's validator ran first). */
