@@ -3,18 +3,20 @@
 // draws no "NaN", the two separated models as arrows at their edges, each value beside its dot.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Verdict } from '../../src/core/types.ts';
+import type { VoteWinner } from '../../src/core/types.ts';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
 import { arenaJson, arenaOk, tmpDir } from '../support/cli.ts';
 
 const QUESTIONS = [81, 82, 83, 84, 85];
 
-/** Expert-style votes: `pairs` of [model 1, model 2, winner per (question index, turn)]. */
-function votes(): { questionId: number; turn: number; model1: string; model2: string; winner: Verdict }[] {
-  const out: { questionId: number; turn: number; model1: string; model2: string; winner: Verdict }[] = [];
-  const add = (m1: string, m2: string, w: (q: number, t: number) => Verdict) => {
-    QUESTIONS.forEach((q, k) =>
+/** Expert-style votes on `questions`: a ahead of b ahead of c, z that never wins, top that never loses. */
+function votes(
+  questions = QUESTIONS,
+): { questionId: number; turn: number; model1: string; model2: string; winner: VoteWinner }[] {
+  const out: { questionId: number; turn: number; model1: string; model2: string; winner: VoteWinner }[] = [];
+  const add = (m1: string, m2: string, w: (q: number, t: number) => VoteWinner) => {
+    questions.forEach((q, k) =>
       [1, 2].forEach((t) => out.push({ questionId: q, turn: t, model1: m1, model2: m2, winner: w(k, t) })),
     );
   };
@@ -27,20 +29,43 @@ function votes(): { questionId: number; turn: number; model1: string; model2: st
   return out;
 }
 
+/** A SQLite file at `db` holding `votes(questions)` as the judge `human`. */
+async function votesDb(db: string, questions = QUESTIONS): Promise<SqliteStore> {
+  const store = openSqliteStore(db);
+  await store.importBundle({
+    votes: [
+      {
+        source: 'votes.csv',
+        items: votes(questions).map((v, k) => ({ judge: 'human', voter: 'e1', line: k + 2, ...v })),
+      },
+    ],
+  });
+  return store;
+}
+
+describe('a win rate at 1 on 30 questions', () => {
+  it('gets the exact one-sided interval, never the point [1, 1]', async () => {
+    const db = join(tmpDir('arena-win-alike-'), 'alike.db');
+    const questions = Array.from({ length: 30 }, (_, k) => 81 + k);
+    (await votesDb(db, questions)).close();
+    const r = await arenaJson<{ winRates: { model: string; winRate: number; lo: number; hi: number }[] }>([
+      'intervals',
+      ...['--judge', 'human', '--db', db, '--rounds', '100', '--json'],
+    ]);
+    const top = r.winRates.find((w) => w.model === 'top')!;
+    const z = r.winRates.find((w) => w.model === 'z')!;
+    // Clopper–Pearson at x = n: the lower end solves p^n = 0.025 (at x = 0 the upper end 1 - 0.025^(1/n))
+    expect([top.winRate, top.lo, top.hi]).toEqual([1, expect.closeTo(0.025 ** (1 / 30), 9), 1]);
+    expect([z.winRate, z.lo, z.hi]).toEqual([0, 0, expect.closeTo(1 - 0.025 ** (1 / 30), 9)]);
+  });
+});
+
 describe('ranks and the ratings chart without intervals', () => {
   const db = join(tmpDir('arena-small-ranks-'), 'small.db');
   let store: SqliteStore;
   let app: ReturnType<typeof createApp>;
   beforeAll(async () => {
-    store = openSqliteStore(db);
-    await store.importBundle({
-      votes: [
-        {
-          source: 'votes.csv',
-          items: votes().map((v, k) => ({ judge: 'human', voter: 'e1', line: k + 2, ...v })),
-        },
-      ],
-    });
+    store = await votesDb(db);
     app = createApp({ store, bootstrapRounds: 100 });
   });
   afterAll(() => store?.close());

@@ -1,7 +1,7 @@
 // Checkpoint tracking statistics: win rate vs a baseline per checkpoint with its interval, and paired differences
 // (by question) against the previous checkpoint and the best one so far. Pure.
 import { percentileInterval } from './bootstrap.ts';
-import { clopperPearson } from './exact.ts';
+import { exactWhenAlike } from './exact.ts';
 import { randInt, seededRng } from './random.ts';
 import { intervalsWithheld } from './rating-rows.ts';
 import type { MatchOutcome } from '../types.ts';
@@ -90,13 +90,8 @@ export function questionInterval(
   const mean = values.reduce((s, v) => s + v, 0) / n;
   const withheld = intervalsWithheld(n);
   if (withheld) return { mean, lo: null, hi: null, n, note: withheld.reason };
-  const [a, b] = range;
-  if (values.every((v) => v === values[0])) {
-    const x = Math.min(n, Math.max(0, (n * (mean - a)) / (b - a)));
-    const e = clopperPearson(x, n, o.level ?? 0.95);
-    return { mean, lo: a + (b - a) * e.lo, hi: a + (b - a) * e.hi, n };
-  }
-  return bootstrapMean(values, o);
+  const alike = exactWhenAlike(values, range, o.level);
+  return alike ? { mean, ...alike, n } : bootstrapMean(values, o);
 }
 
 /** a - b over the questions both have. */

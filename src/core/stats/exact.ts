@@ -78,3 +78,20 @@ export function clopperPearson(x: number, n: number, level = 0.95): { lo: number
     hi: x >= n ? 1 : betaQuantile(1 - alpha / 2, x + 1, n - x),
   };
 }
+
+/**
+ * The exact interval of a mean of scores within `range` when every score is the same (a bootstrap over them has no
+ * spread and would show a point): Clopper–Pearson of their sum rescaled to [0, 1], mapped back; else undefined.
+ */
+export function exactWhenAlike(
+  values: readonly number[],
+  range: readonly [number, number],
+  level = 0.95,
+): { lo: number; hi: number } | undefined {
+  const n = values.length;
+  if (!n || values.some((v) => v !== values[0])) return undefined;
+  const [a, b] = range;
+  const x = Math.min(n, Math.max(0, (n * (values[0]! - a)) / (b - a)));
+  const e = clopperPearson(x, n, level);
+  return { lo: a + (b - a) * e.lo, hi: a + (b - a) * e.hi };
+}
