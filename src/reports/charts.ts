@@ -342,32 +342,29 @@ export function checkpointChart(
   // a point without its interval (too few questions) says so on the chart: a line alone is not a sure trend
   const bare = report.rows.find((r) => r.winRate.n && r.winRate.lo === null);
   const top = (o.title ? 50 : 20) + (bare ? 18 : 0);
-  return svg(o.width ?? (o.narrow ? NARROW : 720), o.height ?? (o.narrow ? 320 : 400), {
-    ...(bare
-      ? {
-          graphic: [
-            {
-              type: 'text',
-              left: o.narrow ? 50 : 60,
-              top: top - 18,
-              style: {
-                text: `no 95% intervals: ${bare.winRate.n} question${bare.winRate.n === 1 ? '' : 's'} (fewer than ${MIN_QUESTIONS_FOR_INTERVALS})`,
-                ...FONT,
-                fill: FONT.color,
-              },
-            },
-          ],
-        }
-      : {}),
+  const titles = [
     ...(o.title
-      ? {
-          title: {
+      ? [
+          {
             text: `${report.series}: win rate vs ${report.baseline}`,
             left: 'center',
             textStyle: { ...FONT, fontSize: 14 },
           },
-        }
-      : {}),
+        ]
+      : []),
+    ...(bare
+      ? [
+          {
+            text: `no 95% intervals: ${bare.winRate.n} question${bare.winRate.n === 1 ? '' : 's'} (fewer than ${MIN_QUESTIONS_FOR_INTERVALS})`,
+            right: o.narrow ? 15 : 30,
+            top: top - 22,
+            textStyle: { ...FONT, fontWeight: 'normal' },
+          },
+        ]
+      : []),
+  ];
+  return svg(o.width ?? (o.narrow ? NARROW : 720), o.height ?? (o.narrow ? 320 : 400), {
+    ...(titles.length ? { title: titles } : {}),
     legend: { bottom: 0, data: judges, textStyle: FONT, itemGap: 24 },
     grid: {
       left: o.narrow ? 50 : 60,

@@ -2,7 +2,7 @@
 // exact Clopper–Pearson interval, computed by tests/reference/checkpoint_exact.py from the stored games), so none is
 // shown, as `arena intervals` shows none; on 40 questions where every question scored alike, the exact interval
 // instead of a point; "best" never named on a tie.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, REPO_ROOT, tmpDir } from '../support/cli.ts';
@@ -77,7 +77,12 @@ describe('arena checkpoints report on few questions', () => {
       baseline: { model: 'arena-sage', answers: own('answers/arena-sage.jsonl') },
       checkpoints: ckpts,
       judges: [{ id: 'mock/longer' }, { id: 'mock/tie' }],
+      chart: 'winrate.svg',
     });
+    // the chart says its points have no interval: a line alone is not a sure trend
+    expect(readFileSync(join(dir, 'winrate.svg'), 'utf8')).toContain(
+      '>no 95% intervals: 5 questions (fewer than 30)<',
+    );
     for (const judge of ['mock/longer', 'mock/tie']) {
       const exact = exactOf(
         db,
