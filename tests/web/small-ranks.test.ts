@@ -87,12 +87,12 @@ describe('ranks and the ratings chart without intervals', () => {
     expect(text).toContain('each rank follows the ratings alone ("by rating")');
   });
 
-  it('the leaderboard shows the same ranks, marked "by rating"', async () => {
+  it('the leaderboard shows the same ranks, marked † (by rating)', async () => {
     const page = await (await app.request('/?judge=human')).text();
     const ranks = Object.fromEntries(
       [
         ...page.matchAll(
-          /<tr><td>(\d+)( <span class="muted by-point">by rating<\/span>)?<\/td><th scope="row"><a href="\/models\/([^?]+)\?judge=human">/g,
+          /<tr><td>(\d+)(<abbr class="by-point" title="by rating alone: too few questions for intervals">†<\/abbr>)?<\/td><th scope="row"><a href="\/models\/([^?]+)\?judge=human">/g,
         ),
       ].map((m) => [m[3]!, `${m[1]}${m[2] ? ' by rating' : ''}`]),
     );
@@ -103,7 +103,7 @@ describe('ranks and the ratings chart without intervals', () => {
       c: '4 by rating',
       z: '5 by rating',
     });
-    expect(page).toContain('each rank follows the ratings alone');
+    expect(page).toContain('† With too few questions for intervals, each rank follows the ratings alone');
   });
 
   it('the ratings chart: no NaN, arrows for no wins and no losses, each value beside its dot', async () => {
