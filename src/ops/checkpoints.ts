@@ -336,6 +336,8 @@ export interface CheckpointsReport {
   checkpoints: { name: string; step: number; model: string; generation: unknown }[];
   rows: CheckpointRow[];
   best: Record<string, string>;
+  /** judges whose top win rate is tied: no best is named, these share it */
+  tiedBest: Record<string, string[]>;
 }
 
 /** The report from what is stored: per judge and checkpoint, win rate vs the baseline and paired differences. */
@@ -361,8 +363,8 @@ export async function checkpointsReport(o: {
       outcomes: outcomes.filter((x) => c.turns.includes(x.turn) && (!qs || qs.has(x.questionId))),
     });
   }
-  const { rows, best } = seriesReport(byJudge, infos, c.baseline.model, { resamples: c.resamples });
-  return { series: c.series, baseline: c.baseline.model, checkpoints: infos, rows, best };
+  const { rows, best, tiedBest } = seriesReport(byJudge, infos, c.baseline.model, { resamples: c.resamples });
+  return { series: c.series, baseline: c.baseline.model, checkpoints: infos, rows, best, tiedBest };
 }
 
 /** A local judge's id names its model file's content: open it (only to plan) to read the id. */

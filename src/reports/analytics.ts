@@ -1,4 +1,5 @@
 // Judge-quality analytics read from the store: position bias, kappa, bootstrap intervals, length.
+import { exactWhenAlike } from '../core/stats/exact.ts';
 import { isHumanJudge } from '../core/constants.ts';
 import {
   positionBias,
@@ -292,16 +293,27 @@ function winRateIntervals(
     (m) => new Set(battles.filter((b) => b.a === m || b.b === m).map((b) => b.cluster)).size,
   );
   const few = tooFewQuestions(o.unit, new Set(battles.map((b) => b.cluster)).size);
+  // the one interval rule (core/stats/exact.ts): every cluster scored alike (a model that won every game) gives
+  // the exact interval over the clusters, not the bootstrap's point
+  const alike = (m: number) => {
+    const r: number[] = [];
+    for (let c = 0; c < clusters.size; c++) {
+      const n = per[(c * nm + m) * 2 + 1]!;
+      if (n) r.push(per[(c * nm + m) * 2]! / n);
+    }
+    return exactWhenAlike(r, [0, 1], o.level ?? DEFAULT_LEVEL);
+  };
   return models
     .map((model, m) => {
       const sparse = questions[m]! < MIN_QUESTIONS;
       const none = sparse || few !== undefined;
+      const shown = none ? undefined : (alike(m) ?? iv[m]!);
       return {
         model,
         matches: full.n[m]!,
         winRate: full.r[m]!,
-        lo: none ? null : iv[m]!.lo,
-        hi: none ? null : iv[m]!.hi,
+        lo: shown ? shown.lo : null,
+        hi: shown ? shown.hi : null,
         questions: questions[m]!,
         ...(sparse ? { sparse } : {}),
         ...(few !== undefined && !sparse ? { note: fewQuestionsNote(few) } : {}),

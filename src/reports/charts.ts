@@ -5,6 +5,7 @@
 // shows at its own size (never scaled down): labels keep 11-12 px, long model names are cut with an
 // ellipsis and axis labels turn.
 import type { CheckpointRow } from '../core/stats/checkpoints.ts';
+import { MIN_QUESTIONS_FOR_INTERVALS } from '../core/stats/rating-rows.ts';
 import type { LeaderRow, MatrixCell } from './site/leaderboards.ts';
 
 /**
@@ -59,29 +60,26 @@ export function winRateBars(rows: LeaderRow[], narrow = false): Promise<string> 
 /**
  * Each model's Bradley–Terry rating under one judge, best first, as a dot with its 95% interval drawn as a whisker
  * (the leaderboard's chart, as LMArena draws it). A dot encodes a position, not a length, so the axis may start
- * near the lowest interval without exaggerating differences. A model without a finite rating has no dot (the table
- * says why); where no model has an interval, the axis says so rather than naming one.
+ * near the lowest interval without exaggerating differences. Each value is written beside its dot. An interval
+ * unbounded on one side (separated in some bootstrap rounds) runs to the axis's edge with an arrow; a model with no
+ * finite rating (it won or lost every game) is an arrow at the edge it lies beyond, labelled "no losses" or "no
+ * wins"; a model without an interval (too few questions) is a dot alone. Where no model has an interval, the axis
+ * says so rather than naming one.
  */
 export function ratingDots(rows: LeaderRow[], o: { narrow?: boolean } = {}): Promise<string> {
   const r = [...rows].reverse();
-  const values = r
-    .flatMap((x) => [x.rating, x.ratingLo, x.ratingHi])
-    .filter((v): v is number => v !== null && Number.isFinite(v));
+  const finite = (v: number | null): v is number => v !== null && Number.isFinite(v);
+  const values = r.flatMap((x) => [x.rating, x.ratingLo, x.ratingHi]).filter(finite);
   const narrow = o.narrow ?? false;
-  const intervals = r.some((x) => x.ratingLo !== null && x.ratingHi !== null);
+  const intervals = r.some((x) => finite(x.ratingLo) && finite(x.ratingHi));
   // round ticks, at most 3 of them on a phone and 6 on a laptop
   const min = values.length ? Math.min(...values) - 10 : 0;
   const max = values.length ? Math.max(...values) + 10 : 1;
   const step = [25, 50, 100, 200, 250, 500, 1000].find((x) => x >= (max - min) / (narrow ? 3 : 6)) ?? 2000;
   const lo = Math.floor(min / step) * step;
   const hi = Math.ceil(max / step) * step;
-  // per model: [row, lo, hi, rating]; the rating is written right of its interval, where nothing covers it
-  const whiskers = r.map((x, k) => [
-    k,
-    x.ratingLo === null ? null : Math.round(x.ratingLo),
-    x.ratingHi === null ? null : Math.round(x.ratingHi),
-    x.rating === null ? null : Math.round(x.rating),
-  ]);
+  // ECharts hands a custom series' values back as numbers (null as NaN): read each row itself, by its index
+  const data = r.map((_x, k) => [k, lo, hi]);
   return svg(narrow ? NARROW : 720, 70 + 34 * rows.length, {
     grid: { left: narrow ? 112 : 150, right: narrow ? 40 : 50, top: 14, bottom: 46 },
     xAxis: {
@@ -100,36 +98,67 @@ export function ratingDots(rows: LeaderRow[], o: { narrow?: boolean } = {}): Pro
       {
         type: 'custom',
         z: 3,
-        data: whiskers,
-        encode: { x: [1, 2, 3], y: 0 },
-        renderItem: (_p: unknown, api: CustomApi) => {
-          const rating = api.value(3);
-          if (rating === null || rating === '-') return null;
-          const [xr = 0, y = 0] = api.coord([rating, api.value(0)]);
-          const dot = { type: 'circle', shape: { cx: xr, cy: y, r: 5 }, style: { fill: DOT }, z2: 2 };
-          const label = {
-            type: 'text',
-            style: { text: String(rating), x: xr + 9, y, verticalAlign: 'middle', ...FONT, fill: FONT.color },
-          };
-          if (api.value(1) === null || api.value(1) === '-') return { type: 'group', children: [dot, label] };
-          const [x1 = 0] = api.coord([api.value(1), api.value(0)]);
-          const [x2 = 0] = api.coord([api.value(2), api.value(0)]);
-          const cap = 7;
-          const style = { stroke: '#1b1b1b', lineWidth: 1.5 };
-          return {
-            type: 'group',
-            children: [
-              { type: 'line', shape: { x1, y1: y, x2, y2: y }, style },
-              { type: 'line', shape: { x1, y1: y - cap, x2: x1, y2: y + cap }, style },
-              { type: 'line', shape: { x1: x2, y1: y - cap, x2, y2: y + cap }, style },
-              dot,
-              { ...label, style: { ...label.style, x: x2 + 5 } },
-            ],
-          };
-        },
+        data,
+        encode: { x: [1, 2], y: 0 },
+        renderItem: (_p: unknown, api: CustomApi) => dotItem(r[Number(api.value(0))]!, api, lo, hi),
       },
     ],
   });
+}
+
+/** One model's mark on the rating chart (ratingDots): dot, whisker or edge arrow, and its value beside the dot. */
+function dotItem(x: LeaderRow, api: CustomApi, lo: number, hi: number): object | null {
+  const k = Number(api.value(0));
+  const at = (v: number) => api.coord([v, k])[0] ?? 0;
+  const [, y = 0] = api.coord([lo, k]);
+  const style = { stroke: '#1b1b1b', lineWidth: 1.5 };
+  const text = (t: string, tx: number, align: 'left' | 'right' = 'left') => ({
+    type: 'text',
+    style: { text: t, x: tx, y: y - 4, align, verticalAlign: 'bottom', ...FONT, fill: FONT.color },
+  });
+  /** an arrowhead at the axis's edge, pointing out of the chart */
+  const arrow = (ex: number, dir: -1 | 1) => ({
+    type: 'polygon',
+    shape: {
+      points: [
+        [ex, y],
+        [ex - dir * 8, y - 5],
+        [ex - dir * 8, y + 5],
+      ],
+    },
+    style: { fill: DOT },
+  });
+  if (x.rating === null || !Number.isFinite(x.rating)) {
+    const side = x.ratingNote?.includes('never lost') ? 1 : x.ratingNote?.includes('never beat') ? -1 : 0;
+    if (!side) return null;
+    const ex = at(side > 0 ? hi : lo);
+    return {
+      type: 'group',
+      children: [
+        arrow(ex, side),
+        text(side > 0 ? 'no losses' : 'no wins', ex - side * 12, side > 0 ? 'right' : 'left'),
+      ],
+    };
+  }
+  const xr = at(x.rating);
+  const children: object[] = [];
+  const hasLo = x.ratingLo !== null && Number.isFinite(x.ratingLo);
+  const hasHi = x.ratingHi !== null && Number.isFinite(x.ratingHi);
+  // a one-sided interval (unbounded below or above) runs to the edge; none at all (too few questions): no whisker
+  if (hasLo || hasHi) {
+    const x1 = hasLo ? at(x.ratingLo!) : at(lo);
+    const x2 = hasHi ? at(x.ratingHi!) : at(hi);
+    children.push({ type: 'line', shape: { x1, y1: y, x2, y2: y }, style });
+    const cap = 7;
+    if (hasLo) children.push({ type: 'line', shape: { x1, y1: y - cap, x2: x1, y2: y + cap }, style });
+    else children.push(arrow(x1, -1));
+    if (hasHi) children.push({ type: 'line', shape: { x1: x2, y1: y - cap, x2, y2: y + cap }, style });
+    else children.push(arrow(x2, 1));
+  }
+  children.push({ type: 'circle', shape: { cx: xr, cy: y, r: 5 }, style: { fill: DOT }, z2: 2 });
+  // the value sits just above and right of its own dot, clear of the whisker
+  children.push(text(String(Math.round(x.rating)), xr + 4));
+  return { type: 'group', children };
 }
 /** The rating dots' colour: the site's accent, 7:1 against the chart's white. */
 const DOT = '#1f4fa3';
@@ -292,7 +321,10 @@ export function checkpointChart(
     return [
       band(rows.map((r) => [r.step, round(r.winRate.lo)])),
       band(
-        rows.map((r) => [r.step, round(r.winRate.hi - r.winRate.lo)]),
+        rows.map((r) => [
+          r.step,
+          r.winRate.lo === null || r.winRate.hi === null ? null : round(r.winRate.hi - r.winRate.lo),
+        ]),
         { color, opacity: 0.12 },
       ),
       {
@@ -307,17 +339,32 @@ export function checkpointChart(
       },
     ];
   });
-  const top = o.title ? 50 : 20;
-  return svg(o.width ?? (o.narrow ? NARROW : 720), o.height ?? (o.narrow ? 320 : 400), {
+  // a point without its interval (too few questions) says so on the chart: a line alone is not a sure trend
+  const bare = report.rows.find((r) => r.winRate.n && r.winRate.lo === null);
+  const top = (o.title ? 50 : 20) + (bare ? 18 : 0);
+  const titles = [
     ...(o.title
-      ? {
-          title: {
+      ? [
+          {
             text: `${report.series}: win rate vs ${report.baseline}`,
             left: 'center',
             textStyle: { ...FONT, fontSize: 14 },
           },
-        }
-      : {}),
+        ]
+      : []),
+    ...(bare
+      ? [
+          {
+            text: `no 95% intervals: ${bare.winRate.n} question${bare.winRate.n === 1 ? '' : 's'} (fewer than ${MIN_QUESTIONS_FOR_INTERVALS})`,
+            right: o.narrow ? 15 : 30,
+            top: top - 22,
+            textStyle: { ...FONT, fontWeight: 'normal' },
+          },
+        ]
+      : []),
+  ];
+  return svg(o.width ?? (o.narrow ? NARROW : 720), o.height ?? (o.narrow ? 320 : 400), {
+    ...(titles.length ? { title: titles } : {}),
     legend: { bottom: 0, data: judges, textStyle: FONT, itemGap: 24 },
     grid: {
       left: o.narrow ? 50 : 60,

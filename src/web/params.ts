@@ -67,7 +67,12 @@ export const QUERY = {
   filterNoJudge: z.strictObject({ turn: FILTER.turn, category: text }),
   match: z.strictObject(MATCH),
   /** the match browser: nothing picked yet, or a question and two models */
-  matches: z.strictObject({ ...MATCH, question: MATCH.question.optional() }),
+  matches: z.strictObject({
+    ...MATCH,
+    question: MATCH.question.optional(),
+    /** texts as written (the default) or rendered as Markdown */
+    view: oneOf(['markdown'], 'markdown').optional(),
+  }),
   limit: z.strictObject({
     limit: one('a number from 1 to 1000')
       .refine((v) => v === '' || (/^[1-9]\d{0,3}$/.test(v) && Number(v) <= 1000), {
@@ -120,6 +125,8 @@ export interface Query {
   q?: string;
   sort?: SortKey;
   dir?: SortDir;
+  /** the match browser's texts: as written (absent) or rendered as Markdown */
+  view?: 'markdown';
 }
 
 /** The validated query of this request (the route's validator ran first). */

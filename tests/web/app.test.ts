@@ -68,6 +68,10 @@ describe('site pieces', () => {
     expect(html).not.toContain('href="javascript:');
     expect(html).toContain('&lt;b onclick=x&gt;raw&lt;/b&gt;');
     expect(html).not.toContain('<img');
+    // math keeps its characters: an operator between operands and TeX spans are never emphasis or escapes
+    expect(markdown('17*20 = 340, plus 17*3 and $a*b*c$ and \\(x_1*y_1\\)')).toBe(
+      '<p>17*20 = 340, plus 17*3 and $a*b*c$ and \\(x_1*y_1\\)</p>\n',
+    );
   });
 
   it('a configured admin token opens the purge endpoint, and new data shows after a purge', async () => {

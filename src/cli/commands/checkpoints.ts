@@ -7,7 +7,7 @@ import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { table, UsageError } from '../format.ts';
 import { exitStatus, print, printJson } from '../shared.ts';
 import * as figures from '../../core/format.ts';
-import type { CheckpointRow } from '../../core/stats/checkpoints.ts';
+import type { CheckpointRow, ShownInterval } from '../../core/stats/checkpoints.ts';
 import { interruptible, progressBars } from './ops.ts';
 
 const checkpointsConfigArg = {
@@ -126,29 +126,46 @@ async function printReport(configFile: string, json: boolean, chart?: string) {
   }
   if (json) return printJson({ ...report, chart: file ?? null });
   print(rowsTable(report.rows));
+  const judges = [...new Set(report.rows.map((r) => r.judge))];
   print(
     `best per judge: ${
-      Object.entries(report.best)
-        .map(([j, c]) => `${j}: ${c}`)
+      judges
+        .map((j) =>
+          report.best[j]
+            ? `${j}: ${report.best[j]}`
+            : report.tiedBest[j]
+              ? `${j}: none (tied: ${report.tiedBest[j].join(', ')})`
+              : `${j}: -`,
+        )
         .join('; ') || '-'
     }${file ? `\nchart: ${file}` : ''}`,
   );
+  const notes = [
+    ...new Set(report.rows.flatMap((r) => [r.winRate, r.vsPrevious, r.vsBest]).map((i) => i?.note)),
+  ];
+  for (const note of notes) if (note) print(`no intervals: ${note}`);
 }
 
 /** The report's rows as a table: win rate with its interval, paired differences against earlier checkpoints. */
 function rowsTable(rows: CheckpointRow[], o: { best?: boolean } = {}): string {
-  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '-');
-  const iv = (i: { mean: number; lo: number; hi: number } | null) =>
-    i ? `${i.mean >= 0 ? '+' : ''}${f(i.mean)} [${f(i.lo)}, ${f(i.hi)}]` : '';
+  const f = (x: number | null) => (x !== null && Number.isFinite(x) ? x.toFixed(3) : '-');
+  const sign = (x: number | null) => (x !== null && x >= 0 ? '+' : '');
+  // a figure without an interval (too few questions) shows its point only
+  const iv = (i: ShownInterval, signed = false) => {
+    const s = (x: number | null) => (signed ? sign(x) : '') + f(x);
+    return i.lo === null || i.hi === null
+      ? `${s(i.mean)} (no interval)`
+      : `${s(i.mean)} [${s(i.lo)}, ${s(i.hi)}]`;
+  };
   return table(
     rows.map((r) => ({
       judge: r.judge,
       checkpoint: r.checkpoint,
       step: r.step,
-      'win rate [95%]': `${f(r.winRate.mean)} [${f(r.winRate.lo)}, ${f(r.winRate.hi)}]`,
+      'win rate [95%]': iv(r.winRate),
       n: r.winRate.n,
-      'vs previous': r.vsPrevious ? `${iv(r.vsPrevious)} (${r.vsPrevious.against})` : '',
-      'vs best so far': r.vsBest ? `${iv(r.vsBest)} (${r.vsBest.against})` : '',
+      'vs previous': r.vsPrevious ? `${iv(r.vsPrevious, true)} (${r.vsPrevious.against})` : '',
+      'vs best so far': r.vsBest ? `${iv(r.vsBest, true)} (${r.vsBest.against})` : '',
       ...(o.best === false ? {} : { best: r.best ? '*' : '' }),
     })),
   );

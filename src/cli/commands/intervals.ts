@@ -81,7 +81,7 @@ export const intervalsCommand = defineCommand({
               const group = (x as { group?: number }).group;
               return {
                 ...(group ? { group } : {}),
-                'rank (UB)': x.rank,
+                'rank (UB)': x.rankFromPoint ? `${x.rank} (by rating)` : x.rank,
                 'rank range (joint)': rankRange(x.rankBest, x.rankWorst),
                 'rank range (marginal)': rankRange(x.marginalRankBest, x.marginalRankWorst),
                 model: `${x.model}${x.preliminary ? ' *' : ''}`,
@@ -112,7 +112,10 @@ export const intervalsCommand = defineCommand({
         print(
           `\n${how}; rank (UB) = 1 + models whose interval lies wholly above; rank range (joint) = best and worst rank consistent with simultaneous ${lvl} intervals of all rating differences; (marginal) = of this model's own differences only (Mogstad et al.); no interval for a model seen on fewer than ${r.ratings.minQuestions ?? MIN_QUESTIONS} questions${prior ? `; prior: ${prior} tie pseudo-game(s) per pair that met` : ''}`,
         );
-        if (r.ratings.fewQuestions !== undefined) print(`\n${fewQuestionsNote(r.ratings.fewQuestions)}`);
+        if (r.ratings.fewQuestions !== undefined)
+          print(
+            `\n${fewQuestionsNote(r.ratings.fewQuestions)}; each rank follows the ratings alone ("by rating"): 1 + the models rated higher`,
+          );
         if (r.ratings.rows.some((x) => x.preliminary))
           print(
             `* preliminary: fewer than ${minBattles} decided battles, an interval wider than ${maxWidth} rating points, or no interval`,

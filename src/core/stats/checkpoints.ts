@@ -1,7 +1,9 @@
-// Checkpoint tracking statistics: win rate vs a baseline per checkpoint with a bootstrap interval, and
-// paired differences (by question) against the previous checkpoint and the best one so far. Pure.
+// Checkpoint tracking statistics: win rate vs a baseline per checkpoint with its interval, and paired differences
+// (by question) against the previous checkpoint and the best one so far. Pure.
 import { percentileInterval } from './bootstrap.ts';
+import { exactWhenAlike } from './exact.ts';
 import { randInt, seededRng } from './random.ts';
+import { intervalsWithheld } from './rating-rows.ts';
 import type { MatchOutcome } from '../types.ts';
 import { scoreOf } from '../outcomes.ts';
 
@@ -11,6 +13,20 @@ export interface Interval {
   hi: number;
   /** questions that entered */
   n: number;
+}
+
+/**
+ * A figure as shown: its interval by the one rule (questionInterval), or none (`lo`, `hi` null) with the
+ * reason in `note`.
+ */
+export interface ShownInterval {
+  mean: number;
+  lo: number | null;
+  hi: number | null;
+  /** questions that entered */
+  n: number;
+  /** why there is no interval (fewer than 30 questions) */
+  note?: string;
 }
 
 /**
@@ -57,18 +73,44 @@ export function bootstrapMean(
   return { mean, ...percentileInterval(means, o.level ?? 0.95), n };
 }
 
+/**
+ * The one interval rule for a mean of per-question scores within `range` (a win rate: [0, 1]; a paired difference:
+ * [−1, 1]), the rule every question-resampled figure follows (MIN_QUESTIONS_FOR_INTERVALS): on fewer than 30
+ * questions no interval, with the reason; else the question bootstrap, except where it has no spread at all (every
+ * question scored alike, e.g. won every one) and would show a point: there the exact Clopper–Pearson interval of
+ * the scores' sum, rescaled to [0, 1], which is one-sided at either end of the range.
+ */
+export function questionInterval(
+  values: number[],
+  range: readonly [number, number],
+  o: { seed?: number; resamples?: number; level?: number } = {},
+): ShownInterval {
+  const n = values.length;
+  if (!n) return { mean: NaN, lo: null, hi: null, n: 0 };
+  const mean = values.reduce((s, v) => s + v, 0) / n;
+  const withheld = intervalsWithheld(n);
+  if (withheld) return { mean, lo: null, hi: null, n, note: withheld.reason };
+  const alike = exactWhenAlike(values, range, o.level);
+  return alike ? { mean, ...alike, n } : bootstrapMean(values, o);
+}
+
+/** a - b over the questions both have. */
+export function pairedScores(a: Map<number, number>, b: Map<number, number>): number[] {
+  const d: number[] = [];
+  for (const [q, v] of a) {
+    const w = b.get(q);
+    if (w !== undefined) d.push(v - w);
+  }
+  return d;
+}
+
 /** a - b over the questions both have, with a bootstrap interval of the mean difference. */
 export function pairedDifference(
   a: Map<number, number>,
   b: Map<number, number>,
   o: { seed?: number; resamples?: number } = {},
 ): Interval {
-  const d: number[] = [];
-  for (const [q, v] of a) {
-    const w = b.get(q);
-    if (w !== undefined) d.push(v - w);
-  }
-  return bootstrapMean(d, o);
+  return bootstrapMean(pairedScores(a, b), o);
 }
 
 export interface CheckpointInfo {
@@ -83,12 +125,12 @@ export interface CheckpointRow {
   step: number;
   model: string;
   /** win rate vs the baseline (ties 1/2) with its interval */
-  winRate: Interval;
+  winRate: ShownInterval;
   /** this minus the previous checkpoint, paired by question */
-  vsPrevious: (Interval & { against: string }) | null;
-  /** this minus the best earlier checkpoint, paired by question */
-  vsBest: (Interval & { against: string }) | null;
-  /** the best checkpoint of this judge (highest win rate; the earlier step on a tie) */
+  vsPrevious: (ShownInterval & { against: string }) | null;
+  /** this minus the best earlier checkpoint (the earlier step on a tie), paired by question */
+  vsBest: (ShownInterval & { against: string }) | null;
+  /** the best checkpoint of this judge: the highest win rate, never claimed on a tie */
   best: boolean;
 }
 
@@ -104,14 +146,14 @@ export function checkpointReport(
   const scores = sorted.map((c) => questionScores(outcomes, c.model, baseline));
   const rows: CheckpointRow[] = [];
   let bestIdx = -1;
+  const diff = (k: number, j: number) => ({
+    ...questionInterval(pairedScores(scores[k]!, scores[j]!), [-1, 1], o),
+    against: sorted[j]!.name,
+  });
   sorted.forEach((c, k) => {
-    const winRate = bootstrapMean([...scores[k]!.values()], o);
-    const prev =
-      k > 0 ? { ...pairedDifference(scores[k]!, scores[k - 1]!, o), against: sorted[k - 1]!.name } : null;
-    const best =
-      bestIdx >= 0
-        ? { ...pairedDifference(scores[k]!, scores[bestIdx]!, o), against: sorted[bestIdx]!.name }
-        : null;
+    const winRate = questionInterval([...scores[k]!.values()], [0, 1], o);
+    const prev = k > 0 ? diff(k, k - 1) : null;
+    const best = bestIdx >= 0 ? diff(k, bestIdx) : null;
     rows.push({
       judge,
       checkpoint: c.name,
@@ -124,14 +166,18 @@ export function checkpointReport(
     });
     if (winRate.n && (bestIdx < 0 || winRate.mean > rows[bestIdx]!.winRate.mean)) bestIdx = k;
   });
-  if (bestIdx >= 0) rows[bestIdx]!.best = true;
+  // a tie at the top names no best
+  const top = rows.filter((r) => r.winRate.n && r.winRate.mean === rows[bestIdx]?.winRate.mean);
+  if (top.length === 1) top[0]!.best = true;
   return rows;
 }
 
 export interface SeriesReport {
   rows: CheckpointRow[];
-  /** the best checkpoint's name per judge */
+  /** the best checkpoint's name per judge (none for a judge whose top win rate is tied) */
   best: Record<string, string>;
+  /** per judge whose top win rate is shared: the checkpoints that share it */
+  tiedBest: Record<string, string[]>;
 }
 
 /** The report of a series under several judges: each judge's rows (checkpointReport) and its best checkpoint. */
@@ -143,11 +189,16 @@ export function seriesReport(
 ): SeriesReport {
   const rows: CheckpointRow[] = [];
   const best: Record<string, string> = {};
+  const tiedBest: Record<string, string[]> = {};
   for (const { judge, outcomes } of byJudge) {
     const r = checkpointReport(judge, checkpoints, outcomes, baseline, o);
     rows.push(...r);
     const b = r.find((x) => x.best);
+    const judged = r.filter((x) => x.winRate.n);
+    const top = Math.max(...judged.map((x) => x.winRate.mean));
     if (b) best[judge] = b.checkpoint;
+    else if (judged.length)
+      tiedBest[judge] = judged.filter((x) => x.winRate.mean === top).map((x) => x.checkpoint);
   }
-  return { rows, best };
+  return { rows, best, tiedBest };
 }

@@ -108,7 +108,7 @@ export function bootstrapBradleyTerry(
     level,
     { ...o, seed, clusters },
   );
-  if (few !== undefined) withholdRankRanges(rows);
+  if (few !== undefined) withholdRankRanges(rows, fit.status);
   const key = (r: RatingWithInterval, k: number) =>
     r.rating ?? (fit.status[k] === 'above' ? Infinity : -Infinity);
   const order = rows

@@ -12,8 +12,11 @@ export interface RatingWithInterval {
   /** null when the interval is not estimated (a sparse or separated model) or unbounded */
   lo: number | null;
   hi: number | null;
-  /** 1 + the number of models whose interval lies wholly above this one's (an unknown bound is unbounded) */
+  /** 1 + the number of models whose interval lies wholly above this one's (an unknown bound is unbounded); where
+   * the table has too few questions for intervals, 1 + the models rated higher (`rankFromPoint`) */
   rank: number;
+  /** the rank follows the point estimates alone: the table has too few questions for intervals */
+  rankFromPoint?: boolean;
   /** distinct questions the model was judged on (when battles carry their question) */
   questions?: number;
   /** seen on fewer than `minQuestions` questions: its interval is not shown as if estimated */
@@ -98,10 +101,23 @@ export function withholdIntervals(rows: RatingWithInterval[], questions: number)
   }
 }
 
-/** Takes the rank ranges off every row (after the ranks were annotated): they rest on the intervals. */
-export function withholdRankRanges(rows: RatingWithInterval[]): void {
-  for (const r of rows)
-    Object.assign(r, { rankBest: null, rankWorst: null, marginalRankBest: null, marginalRankWorst: null });
+/**
+ * Takes the rank ranges off every row (after the ranks were annotated): they rest on the intervals. Without
+ * intervals Rank (UB) would rank every model 1, so the rank follows the point estimates instead, marked
+ * `rankFromPoint`: 1 + the models rated higher (separated above: above all; separated below: below all).
+ */
+export function withholdRankRanges(rows: RatingWithInterval[], status: readonly string[]): void {
+  const key = rows.map((r, k) => r.rating ?? (status[k] === 'above' ? Infinity : -Infinity));
+  rows.forEach((r, k) =>
+    Object.assign(r, {
+      rank: 1 + key.filter((v) => v > key[k]!).length,
+      rankFromPoint: true,
+      rankBest: null,
+      rankWorst: null,
+      marginalRankBest: null,
+      marginalRankWorst: null,
+    }),
+  );
 }
 
 export interface BootstrapRatings {

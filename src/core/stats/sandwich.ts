@@ -180,7 +180,7 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
     level,
     { ...o, seed, draws, clusters },
   );
-  if (few !== undefined) withholdRankRanges(rows);
+  if (few !== undefined) withholdRankRanges(rows, est.status);
   rows.sort((a, b) => b.rating! - a.rating! || (a.model < b.model ? -1 : 1));
   const groups = comparisonGroups(t.pairs);
   return {

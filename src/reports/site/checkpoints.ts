@@ -13,6 +13,8 @@ export interface CheckpointSeries {
   /** per judge with games of this series, per checkpoint: as `arena checkpoints report` */
   rows: CheckpointRow[];
   best: Record<string, string>;
+  /** judges whose top win rate is tied (no best named): the checkpoints that share it */
+  tiedBest: Record<string, string[]>;
 }
 
 export class Checkpoints {
@@ -38,7 +40,7 @@ export class Checkpoints {
           const baseline = list.find((c) => c.baseline)?.baseline ?? null;
           const checkpoints = list;
           if (!baseline) {
-            out.push({ series, baseline, checkpoints, rows: [], best: {} });
+            out.push({ series, baseline, checkpoints, rows: [], best: {}, tiedBest: {} });
             continue;
           }
           const byJudge = [];
@@ -53,6 +55,7 @@ export class Checkpoints {
             checkpoints,
             rows: r.rows.filter((x) => judged.has(x.judge)),
             best: Object.fromEntries(Object.entries(r.best).filter(([j]) => judged.has(j))),
+            tiedBest: Object.fromEntries(Object.entries(r.tiedBest).filter(([j]) => judged.has(j))),
           });
         }
         return out;

@@ -33,6 +33,8 @@ export function defaultJudge(
 /** One row of the home page's board. */
 export interface HomeRow {
   rank: number;
+  /** the rank follows the ratings alone: too few questions for intervals */
+  rankFromPoint: boolean;
   /** the ranks consistent with simultaneous 95% intervals of every rating difference; null without intervals */
   rankRange: string | null;
   model: string;
@@ -49,6 +51,7 @@ export interface HomeRow {
 export function homeRows(rows: LeaderRow[]): HomeRow[] {
   return rows.map((r) => ({
     rank: r.rank,
+    rankFromPoint: r.rankFromPoint === true,
     rankRange:
       r.rankBest === null || r.rankWorst === null
         ? null

@@ -26,6 +26,8 @@ export interface LeaderRow extends Standing {
   ratingNote: string | null;
   /** Chatbot Arena's Rank (UB): 1 + models whose interval lies wholly above (`rank` is the row's place by adjusted win rate) */
   rankUB: number | null;
+  /** the rank follows the ratings alone: too few questions for intervals (core/stats/rating-rows.ts) */
+  rankFromPoint: boolean | null;
   /** best and worst rank consistent with simultaneous 95% intervals of all rating differences */
   rankBest: number | null;
   rankWorst: number | null;
@@ -111,6 +113,7 @@ export class Leaderboards {
         ratingHi: b?.hi ?? null,
         ratingNote: b?.note ?? null,
         rankUB: b?.rank ?? null,
+        rankFromPoint: b ? (b.rankFromPoint ?? false) : null,
         rankBest: b?.rankBest ?? null,
         rankWorst: b?.rankWorst ?? null,
         marginalRankBest: b?.marginalRankBest ?? null,
@@ -280,6 +283,7 @@ function strip(r: LeaderRow): Standing {
     ratingHi: _c,
     ratingNote: _d,
     rankUB: _u,
+    rankFromPoint: _fp,
     rankBest: _rb,
     rankWorst: _rw,
     marginalRankBest: _mb,

@@ -259,6 +259,7 @@ function matchPages(app: Hono, s: Site): void {
         question: q.question === undefined ? '' : String(q.question),
         a: q.a ?? models[0] ?? '',
         b: q.b ?? models[1] ?? '',
+        view: q.view,
       };
       return page(
         c,
