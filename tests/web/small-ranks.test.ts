@@ -88,7 +88,7 @@ describe('ranks and the ratings chart without intervals', () => {
   });
 
   it('the leaderboard shows the same ranks, marked † (by rating)', async () => {
-    const page = await (await app.request('/?judge=human')).text();
+    const page = await (await app.request('/leaderboard?judge=human')).text();
     const ranks = Object.fromEntries(
       [
         ...page.matchAll(
@@ -104,6 +104,12 @@ describe('ranks and the ratings chart without intervals', () => {
       z: '5 by rating',
     });
     expect(page).toContain('† With too few questions for intervals, each rank follows the ratings alone');
+    // the home page's board marks them the same way
+    const home = await (await app.request('/?judge=human')).text();
+    const marked = [...home.matchAll(/<tr><td class="nowrap">(\d+)<a class="by-point"[^>]*>†<\/a>/g)].map(
+      (m) => m[1],
+    );
+    expect(marked).toEqual(['1', '2', '3', '4', '5']);
   });
 
   it('the ratings chart: no NaN, arrows for no wins and no losses, each value beside its dot', async () => {
