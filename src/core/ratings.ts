@@ -33,7 +33,7 @@ export function battlesFromVotes(votes: Iterable<Vote>): Battle[] {
     out.push({
       a: v.model1,
       b: v.model2,
-      score: v.winner === 'model_1' ? 1 : v.winner === 'model_2' ? 0 : 0.5,
+      score: scoreOf(v.winner),
     });
   return out;
 }

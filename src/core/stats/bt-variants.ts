@@ -6,7 +6,8 @@
 // Ratings on the usual scale (base 10, 400 points, mean 1000). Newton's method with a Hessian from central
 // differences of the analytic gradient and a backtracking line search. Pure.
 import { cholesky, choleskySolve, type Battle } from '../ratings.ts';
-import type { PairGame } from '../types.ts';
+import type { MatchGame } from '../types.ts';
+import { scoreOf } from '../outcomes.ts';
 
 const ALPHA = Math.log(10) / 400;
 
@@ -158,7 +159,7 @@ export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
 }
 
 /** A position term: every game on its own, the first-shown answer's score (ties half). */
-export function fitPositionBT(games: readonly PairGame[]): PositionFit {
+export function fitPositionBT(games: readonly MatchGame[]): PositionFit {
   const played = games.filter((g) => g.verdict !== 'error');
   const models = [...new Set(played.flatMap((g) => [g.model1, g.model2]))].sort();
   const idx = new Map(models.map((m, k) => [m, k]));
@@ -167,7 +168,7 @@ export function fitPositionBT(games: readonly PairGame[]): PositionFit {
   const cells = new Map<string, [number, number, number, number]>();
   for (const g of played) {
     const [first, second] = g.order === 'AB' ? [g.model1, g.model2] : [g.model2, g.model1];
-    const s1 = g.verdict === 'model_1' ? 1 : g.verdict === 'model_2' ? 0 : 0.5;
+    const s1 = scoreOf(g.verdict);
     const s = g.order === 'AB' ? s1 : 1 - s1;
     const [f, sc] = [idx.get(first)!, idx.get(second)!];
     const key = `${f},${sc}`;
