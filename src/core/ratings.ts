@@ -1,5 +1,6 @@
 import type { MatchOutcome, Vote } from './types.ts';
 import { scoreOf } from './outcomes.ts';
+import { cholesky, choleskySolve } from './linalg.ts';
 
 /** One battle: `score` is 1 if a won, 0 if b won, 0.5 for a tie. */
 export interface Battle {
@@ -189,7 +190,8 @@ export function bradleyTerryFactor(c: CollapsedBattles, ratings: Float64Array): 
   return cholesky(H, m);
 }
 
-function addPairHessian(H: Float64Array, m: number, i: number, j: number, h: number): void {
+/** Add h (e_i − e_j)(e_i − e_j)ᵀ to M, the matrix of models 1..n−1 (model 0 is pinned: its row and column are left out). */
+export function addPairHessian(H: Float64Array, m: number, i: number, j: number, h: number): void {
   if (i > 0) H[(i - 1) * m + (i - 1)]! += h;
   if (j > 0) H[(j - 1) * m + (j - 1)]! += h;
   if (i > 0 && j > 0) {
@@ -202,43 +204,6 @@ export function bradleyTerry(battles: Iterable<Battle>): Rating[] {
   const c = collapseBattles(battles);
   const r = fitBradleyTerry(c);
   return sortRatings(c.models.map((model, k) => ({ model, rating: r[k]! })));
-}
-
-/** Cholesky factor L (lower, row-major) of a positive definite H. */
-export function cholesky(H: Float64Array, m: number): Float64Array {
-  const L = new Float64Array(m * m);
-  for (let i = 0; i < m; i++) {
-    const ri = i * m;
-    for (let j = 0; j <= i; j++) {
-      const rj = j * m;
-      let sum = H[ri + j]!;
-      for (let k = 0; k < j; k++) sum -= L[ri + k]! * L[rj + k]!;
-      if (i === j) L[ri + i] = Math.sqrt(Math.max(sum, 1e-300));
-      else L[ri + j] = sum / L[rj + j]!;
-    }
-  }
-  return L;
-}
-
-/** Solve L Lᵀ x = g into `x` (`y` is scratch). */
-export function choleskySolve(
-  L: Float64Array,
-  g: Float64Array,
-  m: number,
-  x: Float64Array,
-  y: Float64Array,
-): void {
-  for (let i = 0; i < m; i++) {
-    let sum = g[i]!;
-    const ri = i * m;
-    for (let k = 0; k < i; k++) sum -= L[ri + k]! * y[k]!;
-    y[i] = sum / L[ri + i]!;
-  }
-  for (let i = m - 1; i >= 0; i--) {
-    let sum = y[i]!;
-    for (let k = i + 1; k < m; k++) sum -= L[k * m + i]! * x[k]!;
-    x[i] = sum / L[i * m + i]!;
-  }
 }
 
 function sortRatings(r: Rating[]): Rating[] {

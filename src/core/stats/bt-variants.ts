@@ -5,7 +5,8 @@
 //    so a judge's preference for the first position is estimated instead of averaged away by the two orders.
 // Ratings on the usual scale (base 10, 400 points, mean 1000). Newton's method with a Hessian from central
 // differences of the analytic gradient and a backtracking line search. Pure.
-import { cholesky, choleskySolve, type Battle } from '../ratings.ts';
+import type { Battle } from '../ratings.ts';
+import { cholesky, choleskySolve } from '../linalg.ts';
 import type { MatchGame } from '../types.ts';
 import { scoreOf } from '../outcomes.ts';
 

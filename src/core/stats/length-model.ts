@@ -19,6 +19,8 @@
 // A model's length-controlled win rate: the model's predicted win rate against the opponents it met, on
 // the questions it met them, with Δ = 0: mean of sigmoid(θ_i − θ_j + (ψ_i − ψ_j) γ_q) over its matches.
 
+import { solveSpd } from '../linalg.ts';
+
 export const LAMBDA = 0.2;
 
 export interface LengthObs {
@@ -167,7 +169,7 @@ export function fitLengthModel(
       }
     }
     for (let d = 0; d < P; d++) H[d * P + d]! += 1e-12;
-    const step = solve(H, g, P);
+    const step = solveSpd(H, g, P);
     let big = 0;
     for (let d = 0; d < P; d++) big = Math.max(big, Math.abs(step[d]!));
     const damp = big > 2 ? 2 / big : 1;
@@ -236,7 +238,7 @@ export function clusteredSeBeta(obs: LengthObs[], nModels: number, f: LengthMode
   // the β row of H⁻¹ (H symmetric): h = H⁻¹ e_β; Var β = Σ_q (hᵀ s_q)² · Q/(Q − 1)
   const e = new Float64Array(P);
   e[B] = 1;
-  const h = solve(H, e, P);
+  const h = solveSpd(H, e, P);
   let clusters = 0;
   let v = 0;
   for (let q = 0; q < nQ; q++) {
@@ -271,39 +273,9 @@ export function lcWinRates(
   return s.map((x, m) => (n[m] ? x / n[m]! : NaN));
 }
 
-/** Solve H x = g for a symmetric positive definite H (Cholesky). */
-function solve(H: Float64Array, g: Float64Array, P: number): Float64Array {
-  const L = cholesky(H, P);
-  const y = new Float64Array(P);
-  for (let i = 0; i < P; i++) {
-    let s = g[i]!;
-    for (let k = 0; k < i; k++) s -= L[i * P + k]! * y[k]!;
-    y[i] = s / L[i * P + i]!;
-  }
-  const out = new Float64Array(P);
-  for (let i = P - 1; i >= 0; i--) {
-    let s = y[i]!;
-    for (let k = i + 1; k < P; k++) s -= L[k * P + i]! * out[k]!;
-    out[i] = s / L[i * P + i]!;
-  }
-  return out;
-}
-
 /** The d-th diagonal entry of H⁻¹. */
 function inverseDiag(H: Float64Array, P: number, d: number): number {
   const e = new Float64Array(P);
   e[d] = 1;
-  return solve(H, e, P)[d]!;
-}
-
-function cholesky(H: Float64Array, P: number): Float64Array {
-  const L = new Float64Array(P * P);
-  for (let i = 0; i < P; i++)
-    for (let j = 0; j <= i; j++) {
-      let s = H[i * P + j]!;
-      for (let k = 0; k < j; k++) s -= L[i * P + k]! * L[j * P + k]!;
-      if (i === j) L[i * P + i] = Math.sqrt(Math.max(s, 1e-300));
-      else L[i * P + j] = s / L[j * P + j]!;
-    }
-  return L;
+  return solveSpd(H, e, P)[d]!;
 }

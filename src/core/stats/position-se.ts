@@ -7,7 +7,7 @@
 import type { MatchGame } from '../types.ts';
 import { scoreOf } from '../outcomes.ts';
 import type { PositionFit } from './bt-variants.ts';
-import { invert } from './sandwich.ts';
+import { invert } from '../linalg.ts';
 
 const ALPHA = Math.log(10) / 400;
 

@@ -22,7 +22,8 @@ import { questionsPerModel, type BattleTable } from './battle-table.ts';
 import { tQuantile } from './normal.ts';
 import { estimability, withPrior } from './separation.ts';
 import { ArenaError } from '../types.ts';
-import { fitBradleyTerry, INIT, SCALE } from '../ratings.ts';
+import { addPairHessian, fitBradleyTerry, INIT, SCALE } from '../ratings.ts';
+import { invert, multiply } from '../linalg.ts';
 
 const ALPHA = Math.LN10;
 
@@ -72,7 +73,7 @@ export function sandwichCovariance(
     const i = c.i[k]!;
     const j = c.j[k]!;
     p[k] = 1 / (1 + Math.exp(-ALPHA * (x[i]! - x[j]!)));
-    addOuter(H, m, i, j, ALPHA * ALPHA * c.w[k]! * p[k]! * (1 - p[k]!));
+    addPairHessian(H, m, i, j, ALPHA * ALPHA * c.w[k]! * p[k]! * (1 - p[k]!));
   }
   for (let d = 0; d < m; d++) H[d * m + d]! += 1e-9;
   const B = new Float64Array(m * m);
@@ -100,12 +101,12 @@ export function sandwichCovariance(
     for (let k = 0; k < t.cellPair.length; k++) {
       const q = t.cellPair[k]!;
       const u = ALPHA * (t.cellScore[k]! - p[q]!);
-      addOuter(B, m, c.i[q]!, c.j[q]!, t.cellCount[k]! * u * u);
+      addPairHessian(B, m, c.i[q]!, c.j[q]!, t.cellCount[k]! * u * u);
       clusters += t.cellCount[k]!;
     }
   }
   const Hinv = invert(H, m);
-  const Vfree = mul(mul(Hinv, B, m), Hinv, m);
+  const Vfree = multiply(multiply(Hinv, B, m), Hinv, m);
   const corr = clusters > 1 ? clusters / (clusters - 1) : 1;
   // model 0 was pinned at 0: embed, centre (P W P with P = I − 11ᵀ/n), and scale to rating points
   const W = new Float64Array(n * n);
@@ -197,55 +198,4 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
     separatedRounds: 0,
     separated: [],
   };
-}
-
-function addOuter(M: Float64Array, m: number, i: number, j: number, h: number): void {
-  if (i > 0) M[(i - 1) * m + (i - 1)]! += h;
-  if (j > 0) M[(j - 1) * m + (j - 1)]! += h;
-  if (i > 0 && j > 0) {
-    M[(i - 1) * m + (j - 1)]! -= h;
-    M[(j - 1) * m + (i - 1)]! -= h;
-  }
-}
-
-function mul(A: Float64Array, B: Float64Array, m: number): Float64Array {
-  const C = new Float64Array(m * m);
-  for (let i = 0; i < m; i++)
-    for (let k = 0; k < m; k++) {
-      const a = A[i * m + k]!;
-      if (!a) continue;
-      for (let j = 0; j < m; j++) C[i * m + j]! += a * B[k * m + j]!;
-    }
-  return C;
-}
-
-/** Inverse by Gauss–Jordan with partial pivoting (m is the number of models − 1: small). */
-export function invert(A: Float64Array, m: number): Float64Array {
-  const a = Float64Array.from(A);
-  const inv = new Float64Array(m * m);
-  for (let d = 0; d < m; d++) inv[d * m + d] = 1;
-  for (let col = 0; col < m; col++) {
-    let piv = col;
-    for (let r = col + 1; r < m; r++) if (Math.abs(a[r * m + col]!) > Math.abs(a[piv * m + col]!)) piv = r;
-    if (piv !== col)
-      for (let k = 0; k < m; k++) {
-        [a[col * m + k], a[piv * m + k]] = [a[piv * m + k]!, a[col * m + k]!];
-        [inv[col * m + k], inv[piv * m + k]] = [inv[piv * m + k]!, inv[col * m + k]!];
-      }
-    const d = a[col * m + col]!;
-    for (let k = 0; k < m; k++) {
-      a[col * m + k]! /= d;
-      inv[col * m + k]! /= d;
-    }
-    for (let r = 0; r < m; r++) {
-      if (r === col) continue;
-      const f = a[r * m + col]!;
-      if (!f) continue;
-      for (let k = 0; k < m; k++) {
-        a[r * m + k]! -= f * a[col * m + k]!;
-        inv[r * m + k]! -= f * inv[col * m + k]!;
-      }
-    }
-  }
-  return inv;
 }

@@ -8,8 +8,8 @@
 // (u_e = e_i − e_j, h_e one match's information). Solved by a log-barrier Newton method. Pure.
 import type { ClusteredBattle } from './battle-table.ts';
 import { fitRanks, type SettleMatch } from './settle.ts';
-import { matchInformation, pseudoInverse } from './settle-design.ts';
-import { invert } from './sandwich.ts';
+import { matchInformation } from './settle-design.ts';
+import { invert, pseudoInverse } from '../linalg.ts';
 
 export interface BoundPair {
   i: number;

@@ -6,6 +6,8 @@
 // blocks (one entry per pair of models, models × features, the features' upper triangle), spread into the full matrix
 // once at the end. Pure.
 
+import { cholesky, choleskySolve, solveSpd } from '../linalg.ts';
+
 const ALPHA = Math.LN10;
 
 /** What the fit reads: per battle, the two models' columns, the outcome, the features, the question. */
@@ -265,7 +267,7 @@ export function sandwichVariances(
   const L = cholesky(H, P);
   const corr = clusters > 1 ? clusters / (clusters - 1) : NaN;
   return Float64Array.from(contrasts, (e) => {
-    const hrow = cholSolve(L, e, P);
+    const hrow = choleskySolve(L, e, P);
     let v = 0;
     for (let c = 0; c < clusters; c++) {
       let u = 0;
@@ -290,38 +292,4 @@ export function styleSandwichSe(fit: StyleFitScores, d: FitDesign): Float64Array
       return e;
     }),
   ).map(Math.sqrt);
-}
-
-/** Solve H s = g for a symmetric positive definite H. */
-function solveSpd(H: Float64Array, g: Float64Array, m: number): Float64Array {
-  return cholSolve(cholesky(H, m), g, m);
-}
-
-/** The lower Cholesky factor of a symmetric positive definite m × m matrix. */
-function cholesky(H: Float64Array, m: number): Float64Array {
-  const L = new Float64Array(m * m);
-  for (let i = 0; i < m; i++)
-    for (let j = 0; j <= i; j++) {
-      let s = H[i * m + j]!;
-      for (let k = 0; k < j; k++) s -= L[i * m + k]! * L[j * m + k]!;
-      L[i * m + j] = i === j ? Math.sqrt(Math.max(s, 1e-300)) : s / L[j * m + j]!;
-    }
-  return L;
-}
-
-/** Solve L Lᵀ x = g by forward and back substitution. */
-function cholSolve(L: Float64Array, g: Float64Array, m: number): Float64Array {
-  const y = new Float64Array(m);
-  for (let i = 0; i < m; i++) {
-    let s = g[i]!;
-    for (let k = 0; k < i; k++) s -= L[i * m + k]! * y[k]!;
-    y[i] = s / L[i * m + i]!;
-  }
-  const x = new Float64Array(m);
-  for (let i = m - 1; i >= 0; i--) {
-    let s = y[i]!;
-    for (let k = i + 1; k < m; k++) s -= L[k * m + i]! * x[k]!;
-    x[i] = s / L[i * m + i]!;
-  }
-  return x;
 }
