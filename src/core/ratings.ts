@@ -1,6 +1,7 @@
 import type { MatchOutcome, Vote } from './types.ts';
 import { scoreOf } from './outcomes.ts';
-import { cholesky, choleskySolve } from './linalg.ts';
+import { cholesky } from './linalg.ts';
+import { dampedNewton, type Objective } from './newton.ts';
 
 /** One battle: `score` is 1 if a won, 0 if b won, 0.5 for a tie. */
 export interface Battle {
@@ -129,17 +130,9 @@ export function fitBradleyTerry(
   if (n < 2) return r.fill(INIT);
   // warm start (a bootstrap round starts from the full fit): back to natural units, model 0 at 0
   if (opts.init) for (let d = 0; d < n; d++) r[d] = (opts.init[d]! - opts.init[0]!) / SCALE;
-  const maxIter = opts.maxIter ?? (opts.factor ? 200 : 100);
-  const tol = opts.tol ?? 1e-10;
-  const m = n - 1; // model 0 is pinned at 0 while solving; re-centred afterwards
-  const fixed = opts.factor;
-  const H = fixed ? undefined : new Float64Array(m * m);
-  const g = new Float64Array(m);
-  const step = new Float64Array(m);
-  const work = new Float64Array(m);
-  for (let iter = 0; iter < maxIter; iter++) {
-    H?.fill(0);
-    g.fill(0);
+  // model 0 is pinned at 0 while solving (x: the others); re-centred afterwards
+  const x = r.subarray(1);
+  const objective: Objective = (_x, d) => {
     for (let k = 0; k < c.i.length; k++) {
       const scale = weights ? weights[k]! : 1;
       const w = c.w[k]! * scale;
@@ -149,24 +142,21 @@ export function fitBradleyTerry(
       const p = 1 / (1 + Math.exp(-ALPHA * (r[i]! - r[j]!)));
       // gradient of the log-likelihood with respect to r_i (and -r_j)
       const grad = ALPHA * (c.s[k]! * scale - w * p);
-      if (i > 0) g[i - 1]! += grad;
-      if (j > 0) g[j - 1]! -= grad;
-      if (H) addPairHessian(H, m, i, j, ALPHA * ALPHA * w * p * (1 - p));
+      if (i > 0) d!.g[i - 1]! += grad;
+      if (j > 0) d!.g[j - 1]! -= grad;
+      if (d!.H) addPairHessian(d!.H, n - 1, i, j, ALPHA * ALPHA * w * p * (1 - p));
     }
-    if (H) {
-      // tiny ridge keeps a model with no games (or all wins) from making H singular
-      for (let d = 0; d < m; d++) H[d * m + d]! += 1e-9;
-      choleskySolve(cholesky(H, m), g, m, step, work);
-    } else choleskySolve(fixed!, g, m, step, work);
-    let maxStep = 0;
-    for (let d = 0; d < m; d++) {
-      // damp huge steps (separable data) so the iteration stays finite
-      const s = Math.max(-1, Math.min(1, step[d]!));
-      r[d + 1]! += s;
-      maxStep = Math.max(maxStep, Math.abs(s));
-    }
-    if (maxStep < tol) break;
-  }
+    return NaN;
+  };
+  // the step is clamped to ±1 so that separable data keep the iteration finite; a tiny ridge keeps a model with
+  // no games (or all wins) from making H singular
+  dampedNewton(objective, x, {
+    maxIter: opts.maxIter ?? (opts.factor ? 200 : 100),
+    tol: opts.tol ?? 1e-10,
+    maxStep: 1,
+    ridge: 1e-9,
+    factor: opts.factor,
+  });
   let mean = 0;
   for (let d = 0; d < n; d++) mean += r[d]!;
   mean /= n;

@@ -20,6 +20,7 @@
 // the questions it met them, with Δ = 0: mean of sigmoid(θ_i − θ_j + (ψ_i − ψ_j) γ_q) over its matches.
 
 import { solveSpd } from '../linalg.ts';
+import { dampedNewton, type Objective } from '../newton.ts';
 
 export const LAMBDA = 0.2;
 
@@ -124,17 +125,10 @@ export function fitLengthModel(
     for (let m = 0; m < M; m++) b[B + 1 + m] = o.init.psi[m]!;
   }
   const x = obs.map((ob) => Math.tanh(ob.delta / o.sigma));
-  const H = new Float64Array(P * P);
-  const g = new Float64Array(P);
   const idx = new Int32Array(5);
   const val = new Float64Array(5);
-  let iter = 0;
-  let converged = false;
-  const maxIter = o.maxIter ?? 100;
-  const tol = o.tol ?? 1e-10;
-  for (; iter < maxIter; iter++) {
-    H.fill(0);
-    g.fill(0);
+  const objective: Objective = (_b, d) => {
+    const { g, H } = d!;
     for (let m = 0; m < M; m++) {
       const k = B + 1 + m;
       g[k]! -= o.lambda * b[k]!;
@@ -164,22 +158,21 @@ export function fitLengthModel(
       for (let a = 0; a < nnz; a++) {
         const ia = idx[a]!;
         g[ia]! += r * val[a]!;
-        // the lower triangle only: the Cholesky factor (solve, inverseDiag) reads nothing else
+        // the lower triangle only: the Cholesky factor reads nothing else
         for (let c = 0; c < nnz; c++) if (idx[c]! <= ia) H[ia * P + idx[c]!]! += h * val[a]! * val[c]!;
       }
     }
-    for (let d = 0; d < P; d++) H[d * P + d]! += 1e-12;
-    const step = solveSpd(H, g, P);
-    let big = 0;
-    for (let d = 0; d < P; d++) big = Math.max(big, Math.abs(step[d]!));
-    const damp = big > 2 ? 2 / big : 1;
-    for (let d = 0; d < P; d++) b[d]! += damp * step[d]!;
-    if (big < tol) {
-      converged = true;
-      iter++;
-      break;
-    }
-  }
+    return NaN;
+  };
+  // a step is scaled so that no coordinate moves by more than 2
+  const fit = dampedNewton(objective, b, {
+    maxIter: o.maxIter ?? 100,
+    tol: o.tol ?? 1e-10,
+    maxStep: 2,
+    scale: true,
+    ridge: 1e-12,
+  });
+  const H = fit.d.H;
   // the information at the optimum for the standard error of β: H was built at the last iterate
   const inv = inverseDiag(H, P, B);
   const theta = new Float64Array(M);
@@ -192,8 +185,8 @@ export function fitLengthModel(
     sigma: o.sigma,
     gamma: o.gamma,
     lambda: o.lambda,
-    iterations: iter,
-    converged,
+    iterations: fit.iterations,
+    converged: fit.converged,
   };
 }
 

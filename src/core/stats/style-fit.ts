@@ -6,7 +6,8 @@
 // blocks (one entry per pair of models, models × features, the features' upper triangle), spread into the full matrix
 // once at the end. Pure.
 
-import { cholesky, choleskySolve, solveSpd } from '../linalg.ts';
+import { cholesky, choleskySolve } from '../linalg.ts';
+import { dampedNewton, type Objective } from '../newton.ts';
 
 const ALPHA = Math.LN10;
 
@@ -189,67 +190,52 @@ export function fitStyleInformation(d: FitDesign, o: FitOptions): { theta: Float
   return newton(d, o, 'information');
 }
 
-/** Newton's iterations; `want`: what the returned point's pass computes besides the loss. */
+/** Newton's iterations on the loss; `want`: what the returned point's pass computes besides the loss. */
 function newton(
   d: FitDesign,
   o: FitOptions,
   want: 'none' | 'information' | 'scores',
 ): { theta: Float64Array; H: Float64Array; S?: Float64Array } {
-  const scores = want === 'scores';
   const atFit = want !== 'none';
   const n = d.models.length;
   const P = n + d.features.length;
-  const { reg, weights } = o;
-  const tol = o.tol ?? 1e-10;
   const blocks = blocksFor(n, d.features.length);
-  let theta = o.init ? Float64Array.from(o.init) : new Float64Array(P);
-  let cur: Derivatives = { g: new Float64Array(P), H: new Float64Array(P * P) };
-  let cand: Derivatives = { g: new Float64Array(P), H: new Float64Array(P * P) };
-  let next = new Float64Array(P);
-  let current = evaluate(d, theta, reg, weights, cur, blocks);
-  // the derivatives at the returned point, when its pass computed them
-  let final: Derivatives | undefined;
-  for (let iter = 0; iter < (o.maxIter ?? 100); iter++) {
-    const step = solveSpd(cur.H, cur.g, P);
-    // the likelihood is flat along "all ratings + c"; there the exact step is −mean(θ_r), and θ_r starts
-    // and stays at mean 0, so drop the (rounding-only) mean of the rating step: with a tiny penalty it
-    // would otherwise keep the iteration from converging
-    let mean = 0;
-    for (let m = 0; m < n; m++) mean += step[m]! / n;
-    for (let m = 0; m < n; m++) step[m]! -= mean;
-    // backtracking: a full Newton step can overshoot when a rare feature has large z-scores
-    let t = 1;
-    let max = 0;
-    for (;;) {
-      max = 0;
-      for (let p = 0; p < P; p++) {
-        next[p] = theta[p]! - t * step[p]!;
-        max = Math.max(max, Math.abs(next[p]! - theta[p]!));
-      }
-      // a step that converges ends the fit: its gradient and Hessian would go unused, unless the sandwich wants
-      // them (and the questions' scores) at the returned point
-      const last = max < tol;
-      if (last && scores) cand.S = new Float64Array(d.clusters.length * P);
-      const value = evaluate(d, next, reg, weights, last && !atFit ? undefined : cand, blocks);
-      if (value <= current + 1e-12 * Math.abs(current) || t < 1e-6) {
-        current = value;
-        break;
-      }
-      t /= 2;
-    }
-    [theta, next] = [next, theta];
-    if (max < tol) {
-      if (atFit) final = cand;
-      break;
-    }
-    [cur, cand] = [cand, cur];
-  }
-  if (scores && !final) {
+  const theta = o.init ? Float64Array.from(o.init) : new Float64Array(P);
+  let S: Float64Array | undefined;
+  const questions = () => new Float64Array(d.clusters.length * P);
+  const objective: Objective = (x, der, final) => {
+    // a step that ends the fit needs no derivatives, unless the sandwich wants them (and the questions' scores)
+    // at the returned point
+    const out =
+      der && (!final || atFit)
+        ? { ...der, S: final && want === 'scores' ? (S = questions()) : undefined }
+        : undefined;
+    const loss = evaluate(d, x, o.reg, o.weights, out, blocks);
+    // the solver maximises: the loss's gradient turned round (its Hessian is the negative Hessian wanted)
+    if (out) for (let p = 0; p < P; p++) out.g[p] = -out.g[p]!;
+    return -loss;
+  };
+  const fit = dampedNewton(objective, theta, {
+    maxIter: o.maxIter ?? 100,
+    tol: o.tol ?? 1e-10,
+    // backtracking, unlimited: a full Newton step can overshoot when a rare feature has large z-scores
+    maxStep: Infinity,
+    lineSearch: true,
+    // the likelihood is flat along "all ratings + c"; there the exact step is −mean(θ_r), and θ_r starts and
+    // stays at mean 0, so drop the (rounding-only) mean of the rating step: with a tiny penalty it would
+    // otherwise keep the iteration from converging
+    project: (step) => {
+      let mean = 0;
+      for (let m = 0; m < n; m++) mean += step[m]! / n;
+      for (let m = 0; m < n; m++) step[m]! -= mean;
+    },
+  });
+  if (want === 'scores' && !fit.converged) {
     // the iterations ran out before a converging step: one pass at the returned point
-    final = { g: cur.g, H: cur.H, S: new Float64Array(d.clusters.length * P) };
-    evaluate(d, theta, reg, weights, final, blocks);
+    S = questions();
+    evaluate(d, theta, o.reg, o.weights, { ...fit.d, S }, blocks);
   }
-  return { theta, H: final?.H ?? cur.H, S: final?.S };
+  return { theta, H: fit.d.H, S };
 }
 
 /**
