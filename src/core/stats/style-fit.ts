@@ -185,16 +185,11 @@ export function fitStyleScores(d: FitDesign, o: Omit<FitOptions, 'weights'>): St
   return { theta: r.theta, H: r.H, S: r.S! };
 }
 
-/** fitStyle, with the penalised Hessian at the fit (taken from its last pass). */
-export function fitStyleInformation(d: FitDesign, o: FitOptions): { theta: Float64Array; H: Float64Array } {
-  return newton(d, o, 'information');
-}
-
 /** Newton's iterations on the loss; `want`: what the returned point's pass computes besides the loss. */
 function newton(
   d: FitDesign,
   o: FitOptions,
-  want: 'none' | 'information' | 'scores',
+  want: 'none' | 'scores',
 ): { theta: Float64Array; H: Float64Array; S?: Float64Array } {
   const atFit = want !== 'none';
   const n = d.models.length;
