@@ -164,20 +164,30 @@ export function fitBradleyTerry(
   return r;
 }
 
-/** The Cholesky factor of the Bradley–Terry Hessian at `ratings` (output scale), for fitBradleyTerry's `factor`. */
-export function bradleyTerryFactor(c: CollapsedBattles, ratings: Float64Array): Float64Array {
+/**
+ * The Bradley–Terry information at `ratings` (output scale): the negative Hessian of the log-likelihood over models
+ * 1..n−1 (model 0 pinned), with the fit's tiny ridge, and each pair's chance that its first model wins.
+ */
+export function bradleyTerryInformation(
+  c: CollapsedBattles,
+  ratings: Float64Array,
+): { H: Float64Array; p: Float64Array } {
   const m = c.models.length - 1;
   const H = new Float64Array(m * m);
+  const p = new Float64Array(c.i.length);
   for (let k = 0; k < c.i.length; k++) {
-    const w = c.w[k]!;
-    if (w === 0) continue;
     const i = c.i[k]!;
     const j = c.j[k]!;
-    const p = 1 / (1 + Math.exp((-ALPHA * (ratings[i]! - ratings[j]!)) / SCALE));
-    addPairHessian(H, m, i, j, ALPHA * ALPHA * w * p * (1 - p));
+    p[k] = 1 / (1 + Math.exp((-ALPHA * (ratings[i]! - ratings[j]!)) / SCALE));
+    addPairHessian(H, m, i, j, ALPHA * ALPHA * c.w[k]! * p[k]! * (1 - p[k]!));
   }
   for (let d = 0; d < m; d++) H[d * m + d]! += 1e-9;
-  return cholesky(H, m);
+  return { H, p };
+}
+
+/** The Cholesky factor of the Bradley–Terry information at `ratings`, for fitBradleyTerry's `factor`. */
+export function bradleyTerryFactor(c: CollapsedBattles, ratings: Float64Array): Float64Array {
+  return cholesky(bradleyTerryInformation(c, ratings).H, c.models.length - 1);
 }
 
 /** Add h (e_i − e_j)(e_i − e_j)ᵀ to M, the matrix of models 1..n−1 (model 0 is pinned: its row and column are left out). */

@@ -22,7 +22,7 @@ import { questionsPerModel, type BattleTable } from './battle-table.ts';
 import { tQuantile } from './normal.ts';
 import { estimability, withPrior } from './separation.ts';
 import { ArenaError } from '../types.ts';
-import { addPairHessian, fitBradleyTerry, INIT, SCALE } from '../ratings.ts';
+import { addPairHessian, bradleyTerryInformation, fitBradleyTerry, INIT, SCALE } from '../ratings.ts';
 import { invert, multiply } from '../linalg.ts';
 
 const ALPHA = Math.LN10;
@@ -66,16 +66,7 @@ export function sandwichCovariance(
   const n = c.models.length;
   const ratings = fitBradleyTerry(c);
   const m = n - 1;
-  const x = Array.from(ratings, (r) => (r - INIT) / SCALE);
-  const p = new Float64Array(c.i.length);
-  const H = new Float64Array(m * m);
-  for (let k = 0; k < c.i.length; k++) {
-    const i = c.i[k]!;
-    const j = c.j[k]!;
-    p[k] = 1 / (1 + Math.exp(-ALPHA * (x[i]! - x[j]!)));
-    addPairHessian(H, m, i, j, ALPHA * ALPHA * c.w[k]! * p[k]! * (1 - p[k]!));
-  }
-  for (let d = 0; d < m; d++) H[d * m + d]! += 1e-9;
+  const { H, p } = bradleyTerryInformation(c, ratings);
   const B = new Float64Array(m * m);
   const g = new Float64Array(m);
   let clusters = 0;
