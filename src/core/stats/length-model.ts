@@ -20,6 +20,7 @@
 // the questions it met them, with Δ = 0: mean of sigmoid(θ_i − θ_j + (ψ_i − ψ_j) γ_q) over its matches.
 
 import { solveSpd } from '../linalg.ts';
+import { sandwichVariances } from './sandwich.ts';
 import { dampedNewton, type Objective } from '../newton.ts';
 
 export const LAMBDA = 0.2;
@@ -228,20 +229,13 @@ export function clusteredSeBeta(obs: LengthObs[], nModels: number, f: LengthMode
     }
   });
   for (let d = 0; d < P; d++) H[d * P + d]! += 1e-12;
-  // the β row of H⁻¹ (H symmetric): h = H⁻¹ e_β; Var β = Σ_q (hᵀ s_q)² · Q/(Q − 1)
+  // the questions that hold matches, their scores in order
+  const rows = [...present.keys()].filter((q) => present[q]);
+  const scores = new Float64Array(rows.length * P);
+  rows.forEach((q, c) => scores.set(S.subarray(q * P, (q + 1) * P), c * P));
   const e = new Float64Array(P);
   e[B] = 1;
-  const h = solveSpd(H, e, P);
-  let clusters = 0;
-  let v = 0;
-  for (let q = 0; q < nQ; q++) {
-    if (!present[q]) continue;
-    clusters++;
-    let u = 0;
-    for (let d = 0; d < P; d++) u += h[d]! * S[q * P + d]!;
-    v += u * u;
-  }
-  return clusters > 1 ? Math.sqrt((v * clusters) / (clusters - 1)) : NaN;
+  return Math.sqrt(sandwichVariances(H, scores, rows.length, [e])[0]!);
 }
 
 /** Predicted win rate of every model at zero length difference, over the observations it took part in. */

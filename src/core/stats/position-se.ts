@@ -7,7 +7,8 @@
 import type { MatchGame } from '../types.ts';
 import { scoreOf } from '../outcomes.ts';
 import type { PositionFit } from './bt-variants.ts';
-import { invert } from '../linalg.ts';
+import { solveSpd } from '../linalg.ts';
+import { sandwichVariances } from './sandwich.ts';
 
 const ALPHA = Math.log(10) / 400;
 
@@ -50,18 +51,14 @@ export function positionSe(games: readonly MatchGame[], fit: PositionFit): Posit
       for (const [b, w] of v) H[a * P + b]! += p * (1 - p) * x * w;
     }
   }
-  const Hinv = invert(H, P);
-  // the h row of H⁻¹: Var h = Σ_q (hᵀ s_q)² · Q/(Q − 1)
-  let sum = 0;
-  for (const s of scores.values()) {
-    let u = 0;
-    for (let d = 0; d < P; d++) u += Hinv[(P - 1) * P + d]! * s[d]!;
-    sum += u * u;
-  }
   const Q = scores.size;
+  const S = new Float64Array(Q * P);
+  [...scores.values()].forEach((q, c) => S.set(q, c * P));
+  const e = new Float64Array(P);
+  e[P - 1] = 1;
   return {
-    se: Q > 1 ? Math.sqrt((sum * Q) / (Q - 1)) / ALPHA : NaN,
-    seIndependent: Math.sqrt(Hinv[P * P - 1]!) / ALPHA,
+    se: Math.sqrt(sandwichVariances(H, S, Q, [e])[0]!) / ALPHA,
+    seIndependent: Math.sqrt(solveSpd(H, e, P)[P - 1]!) / ALPHA,
     questions: Q,
   };
 }

@@ -23,7 +23,7 @@ import { tQuantile } from './normal.ts';
 import { estimability, withPrior } from './separation.ts';
 import { ArenaError } from '../types.ts';
 import { addPairHessian, bradleyTerryInformation, fitBradleyTerry, INIT, SCALE } from '../ratings.ts';
-import { invert, multiply } from '../linalg.ts';
+import { cholesky, choleskySolve, invert, multiply } from '../linalg.ts';
 
 const ALPHA = Math.LN10;
 
@@ -189,4 +189,30 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
     separatedRounds: 0,
     separated: [],
   };
+}
+
+/**
+ * The question-clustered sandwich variance of each linear combination cᵀθ of any fit's parameters θ:
+ * cᵀ H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ c · Q/(Q − 1) (NaN for one question), H the (penalised) information at the fit, s_q the
+ * likelihood's score summed over question q's observations (the first `clusters` rows of S).
+ */
+export function sandwichVariances(
+  H: Float64Array,
+  S: Float64Array,
+  clusters: number,
+  contrasts: Float64Array[],
+): Float64Array {
+  const P = Math.round(Math.sqrt(H.length));
+  const L = cholesky(H, P);
+  const corr = clusters > 1 ? clusters / (clusters - 1) : NaN;
+  return Float64Array.from(contrasts, (e) => {
+    const hrow = choleskySolve(L, e, P);
+    let v = 0;
+    for (let c = 0; c < clusters; c++) {
+      let u = 0;
+      for (let p = 0; p < P; p++) u += hrow[p]! * S[c * P + p]!;
+      v += u * u;
+    }
+    return v * corr;
+  });
 }

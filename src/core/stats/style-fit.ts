@@ -6,7 +6,7 @@
 // blocks (one entry per pair of models, models × features, the features' upper triangle), spread into the full matrix
 // once at the end. Pure.
 
-import { cholesky, choleskySolve } from '../linalg.ts';
+import { sandwichVariances } from './sandwich.ts';
 import { dampedNewton, type Objective } from '../newton.ts';
 
 const ALPHA = Math.LN10;
@@ -231,32 +231,6 @@ function newton(
     evaluate(d, theta, o.reg, o.weights, { ...fit.d, S }, blocks);
   }
   return { theta, H: fit.d.H, S };
-}
-
-/**
- * The question-clustered sandwich variance of each linear combination cᵀθ of a fit (c of length models +
- * features): cᵀ H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ c · Q/(Q − 1), H the penalised information (the penalty makes it invertible
- * along the ratings' common shift), s_q the likelihood's score summed over question q's battles (rows of S).
- */
-export function sandwichVariances(
-  H: Float64Array,
-  S: Float64Array,
-  clusters: number,
-  contrasts: Float64Array[],
-): Float64Array {
-  const P = Math.round(Math.sqrt(H.length));
-  const L = cholesky(H, P);
-  const corr = clusters > 1 ? clusters / (clusters - 1) : NaN;
-  return Float64Array.from(contrasts, (e) => {
-    const hrow = choleskySolve(L, e, P);
-    let v = 0;
-    for (let c = 0; c < clusters; c++) {
-      let u = 0;
-      for (let p = 0; p < P; p++) u += hrow[p]! * S[c * P + p]!;
-      v += u * u;
-    }
-    return v * corr;
-  });
 }
 
 /** Question-clustered sandwich standard errors of the style coefficients of a fit (sandwichVariances). */

@@ -3,7 +3,8 @@
 // round. At a million battles this is one fit and one small solve per model instead of 1,000 refits.
 import { tQuantile } from './normal.ts';
 import { INIT, SCALE } from '../ratings.ts';
-import { sandwichVariances, type StyleFitScores } from './style-fit.ts';
+import type { StyleFitScores } from './style-fit.ts';
+import { sandwichVariances } from './sandwich.ts';
 
 interface Bounds {
   lo: number;
