@@ -1,6 +1,7 @@
 import type { MatchOutcome, Vote } from './types.ts';
 import { scoreOf } from './outcomes.ts';
 import { cholesky } from './linalg.ts';
+import { battleTable } from './stats/battle-table.ts';
 import { dampedNewton, type Objective } from './newton.ts';
 
 /** One battle: `score` is 1 if a won, 0 if b won, 0.5 for a tie. */
@@ -57,7 +58,7 @@ export function onlineElo(battles: Iterable<Battle>, k = 4): Rating[] {
   return sortRatings([...r].map(([model, rating]) => ({ model, rating })));
 }
 
-/** Collapsed battles: per ordered index pair, the total weight and the weighted score of a. */
+/** Collapsed battles (battle-table.ts): per ordered index pair, the total weight and the weighted score of a. */
 export interface CollapsedBattles {
   models: string[];
   i: Int32Array;
@@ -66,48 +67,6 @@ export interface CollapsedBattles {
   w: Float64Array;
   /** weighted wins of i over j (ties count half) */
   s: Float64Array;
-}
-
-export function collapseBattles(battles: Iterable<Battle>): CollapsedBattles {
-  const index = new Map<string, number>();
-  const idx = (m: string) => {
-    let k = index.get(m);
-    if (k === undefined) index.set(m, (k = index.size));
-    return k;
-  };
-  const pairs = new Map<number, { i: number; j: number; w: number; s: number }>();
-  for (const { a, b, score } of battles) {
-    let i = idx(a);
-    let j = idx(b);
-    let s: number = score;
-    if (i > j) {
-      [i, j] = [j, i];
-      s = 1 - s;
-    }
-    const key = i * 1_000_003 + j;
-    const p = pairs.get(key);
-    if (p) {
-      p.w += 1;
-      p.s += s;
-    } else pairs.set(key, { i, j, w: 1, s });
-  }
-  const n = pairs.size;
-  const out: CollapsedBattles = {
-    models: [...index.keys()],
-    i: new Int32Array(n),
-    j: new Int32Array(n),
-    w: new Float64Array(n),
-    s: new Float64Array(n),
-  };
-  let k = 0;
-  for (const p of pairs.values()) {
-    out.i[k] = p.i;
-    out.j[k] = p.j;
-    out.w[k] = p.w;
-    out.s[k] = p.s;
-    k++;
-  }
-  return out;
 }
 
 /**
@@ -201,7 +160,7 @@ export function addPairHessian(H: Float64Array, m: number, i: number, j: number,
 }
 
 export function bradleyTerry(battles: Iterable<Battle>): Rating[] {
-  const c = collapseBattles(battles);
+  const c = battleTable(battles).pairs;
   const r = fitBradleyTerry(c);
   return sortRatings(c.models.map((model, k) => ({ model, rating: r[k]! })));
 }

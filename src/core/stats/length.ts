@@ -7,7 +7,8 @@ import {
   DEFAULT_ROUNDS,
   type BootstrapOptions,
 } from './bootstrap.ts';
-import { collapseBattles, fitBradleyTerry } from '../ratings.ts';
+import { fitBradleyTerry } from '../ratings.ts';
+import { battleTable } from './battle-table.ts';
 import {
   clusteredSeBeta,
   deltaSd,
@@ -183,9 +184,9 @@ export function lengthControlledWinRates(
     models.sort((a, b) => b.winRate - a.winRate || (a.model < b.model ? -1 : 1));
     return { effect: null, notEstimable, models, measure, level, rounds, failedRounds: 0 };
   }
-  const c = collapseBattles(
+  const c = battleTable(
     obs.map((ob) => ({ a: names[ob.i]!, b: names[ob.j]!, score: ob.y as 0 | 0.5 | 1 })),
-  );
+  ).pairs;
   const bt = fitBradleyTerry(c);
   const plain = names.map((n) => bt[c.models.indexOf(n)]!);
   const sigma = deltaSd(obs);
