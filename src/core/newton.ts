@@ -78,8 +78,9 @@ export function dampedNewton(f: Objective, x: Float64Array, o: NewtonOptions): N
       for (let p = 0; p < P; p++) next[p] = x[p]! + t * step[p]!;
       const final = t * move < o.tol;
       const v = f(next, want(cand), final);
-      // a step that barely moves is taken: rounding decides whether such an objective rises
-      if (v >= value - 1e-12 * Math.abs(value) || t < 1e-6) {
+      // a step that barely moves is taken (rounding decides whether such an objective rises), unless it leaves the
+      // objective's domain (−∞ there)
+      if (v >= value - 1e-12 * Math.abs(value) || (t < 1e-6 && v > -Infinity)) {
         x.set(next);
         value = v;
         [cur, cand] = [cand, cur];

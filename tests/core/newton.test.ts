@@ -54,6 +54,22 @@ describe('dampedNewton', () => {
     expect(Math.abs(y[0]!)).toBeGreaterThan(100);
   });
 
+  it('never takes a step out of the domain, however small the step must be to stay in it', () => {
+    // −(x − 1)² where x ≤ 1e-8, −∞ beyond: the full step (to 1) must be halved 27 times
+    const walled: Objective = (x, d) => {
+      if (d) {
+        d.g[0] = -2 * (x[0]! - 1);
+        d.H[0] = 2;
+      }
+      return x[0]! <= 1e-8 ? -((x[0]! - 1) ** 2) : -Infinity;
+    };
+    const x = new Float64Array(1);
+    const r = dampedNewton(walled, x, { maxIter: 1, tol: 1e-12, maxStep: Infinity, lineSearch: true });
+    expect(x[0]).toBeGreaterThan(0);
+    expect(x[0]).toBeLessThanOrEqual(1e-8);
+    expect(r.value).toBeGreaterThan(-1);
+  });
+
   it('steps with a fixed factor when given one (the chord method), and says when the iterations ran out', () => {
     const x = new Float64Array(1);
     // the factor of 4 instead of the Hessian 2: each step goes half way
