@@ -15,7 +15,7 @@ export {
   type Mode,
   type Order,
   type Outcome,
-  type PairGame,
+  type MatchGame,
   type PositionVerdict,
   type PromptScheme,
   type Question,

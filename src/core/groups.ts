@@ -46,3 +46,30 @@ export function splitByGroup<T extends { model1: string; model2: string }>(
   }
   return out;
 }
+
+/**
+ * "Split into connected groups, fit, tag the group": each group of models that met is fitted apart (a rating across
+ * groups would mean nothing), and when there are several each row says its group (1 = the largest). `sides` names
+ * an item's two models; the fit sees the group's items in their given order (online Elo depends on it).
+ */
+export function ratingsByGroup<T, P, R extends object>(
+  items: readonly T[],
+  sides: (it: T) => { model1: string; model2: string },
+  fit: (part: T[]) => P,
+  rowsOf: (p: P) => readonly R[],
+): { groups: string[][]; parts: P[]; rows: (R & { group?: number })[] } {
+  const groups = connectedModelGroups(items.map(sides));
+  // one group (or none: no items) is fitted whole, untagged
+  if (groups.length <= 1) {
+    const whole = fit([...items]);
+    return { groups, parts: [whole], rows: [...rowsOf(whole)] };
+  }
+  const of = new Map(groups.flatMap((g, k) => g.map((m) => [m, k] as const)));
+  const split = groups.map((): T[] => []);
+  for (const it of items) split[of.get(sides(it).model1)!]!.push(it);
+  const parts = split.map(fit);
+  return { groups, parts, rows: parts.flatMap((p, k) => rowsOf(p).map((r) => ({ ...r, group: k + 1 }))) };
+}
+
+/** A battle's two models as a match names them. */
+export const battleSides = (b: { a: string; b: string }) => ({ model1: b.a, model2: b.b });

@@ -1,7 +1,7 @@
 // Juries: a judge id `jury/<name>` whose verdict on a match is pooled from its members' outcomes (Verga et al.,
 // "Replacing Judges with Juries", 2024). The members' games stay theirs: a jury stores nothing and is read on
 // demand. Pure.
-import type { MatchOutcome, Outcome, PairGame, Verdict } from './types.ts';
+import type { MatchOutcome, Outcome, MatchGame, Verdict } from './types.ts';
 
 export const JURY_PREFIX = 'jury/';
 
@@ -89,18 +89,18 @@ function outcomeOf(s: Score | undefined, o: MatchOutcome): Outcome {
  * every member has that game (the first game of each slot as given). Oriented on the sorted pair, so members that
  * stored a match either way meet; what positionBias reads, like any judge's games.
  */
-export function poolGames(members: PairGame[][], rule: JuryRule): PairGame[] {
-  const slotOf = (g: PairGame) => {
+export function poolGames(members: MatchGame[][], rule: JuryRule): MatchGame[] {
+  const slotOf = (g: MatchGame) => {
     const [lo, hi] = g.model1 <= g.model2 ? [g.model1, g.model2] : [g.model2, g.model1];
     const first = g.order === 'AB' ? g.model1 : g.model2;
     return { key: `${g.questionId}\u0000${g.turn}\u0000${lo}\u0000${hi}\u0000${first}`, lo, hi, first };
   };
   const maps = members.map((gs) => {
-    const m = new Map<string, PairGame>();
+    const m = new Map<string, MatchGame>();
     for (const g of gs) if (!m.has(slotOf(g).key)) m.set(slotOf(g).key, g);
     return m;
   });
-  const out: PairGame[] = [];
+  const out: MatchGame[] = [];
   for (const [k, g0] of maps[0] ?? []) {
     const all = maps.map((m) => m.get(k));
     if (all.some((g) => !g)) continue;

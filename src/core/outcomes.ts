@@ -2,13 +2,13 @@
 // Shared by the standings, the ratings, the statistics and Arena-Hard's weighting. Pure: no I/O.
 import { pairVerdict } from './verdict/stored.ts';
 import { replacesInSlot, sampleOf } from './stats/slot.ts';
-import type { Game, MatchOutcome, Outcome, PairGame, Verdict } from './types.ts';
+import type { Game, MatchOutcome, Outcome, MatchGame, Verdict, VoteWinner } from './types.ts';
 
 /**
  * Model 1's score in one battle from a verdict or a match outcome: 1 a win, 0 a loss, 1/2 a tie (an inconsistent
  * match counts as a tie). Callers leave errors out before asking.
  */
-export function scoreOf(o: Outcome | Verdict): 1 | 0 | 0.5 {
+export function scoreOf(o: Outcome | Verdict | VoteWinner): 1 | 0 | 0.5 {
   return o === 'model_1' ? 1 : o === 'model_2' ? 0 : 0.5;
 }
 
@@ -34,13 +34,13 @@ export function itemKey(questionId: number, turn: number, a: string, b: string):
     : `${questionId}\u0000${turn}\u0000${b}\u0000${a}`;
 }
 
-export interface StoredVerdict extends PairGame {
+export interface StoredVerdict extends MatchGame {
   /** MEC sample index (absent: 0) */
   sample?: number;
 }
 
 /** A stored pairwise game (its match has a model2) as its verdict about the match's models. */
-export function pairGameOf(g: Game): PairGame {
+export function pairGameOf(g: Game): MatchGame {
   return {
     questionId: g.match.questionId,
     turn: g.match.turn,

@@ -1,5 +1,8 @@
 import type { MatchOutcome, Vote } from './types.ts';
 import { scoreOf } from './outcomes.ts';
+import { cholesky } from './linalg.ts';
+import { battleTable } from './stats/battle-table.ts';
+import { dampedNewton, type Objective } from './newton.ts';
 
 /** One battle: `score` is 1 if a won, 0 if b won, 0.5 for a tie. */
 export interface Battle {
@@ -33,7 +36,7 @@ export function battlesFromVotes(votes: Iterable<Vote>): Battle[] {
     out.push({
       a: v.model1,
       b: v.model2,
-      score: v.winner === 'model_1' ? 1 : v.winner === 'model_2' ? 0 : 0.5,
+      score: scoreOf(v.winner),
     });
   return out;
 }
@@ -55,7 +58,7 @@ export function onlineElo(battles: Iterable<Battle>, k = 4): Rating[] {
   return sortRatings([...r].map(([model, rating]) => ({ model, rating })));
 }
 
-/** Collapsed battles: per ordered index pair, the total weight and the weighted score of a. */
+/** Collapsed battles (battle-table.ts): per ordered index pair, the total weight and the weighted score of a. */
 export interface CollapsedBattles {
   models: string[];
   i: Int32Array;
@@ -64,48 +67,6 @@ export interface CollapsedBattles {
   w: Float64Array;
   /** weighted wins of i over j (ties count half) */
   s: Float64Array;
-}
-
-export function collapseBattles(battles: Iterable<Battle>): CollapsedBattles {
-  const index = new Map<string, number>();
-  const idx = (m: string) => {
-    let k = index.get(m);
-    if (k === undefined) index.set(m, (k = index.size));
-    return k;
-  };
-  const pairs = new Map<number, { i: number; j: number; w: number; s: number }>();
-  for (const { a, b, score } of battles) {
-    let i = idx(a);
-    let j = idx(b);
-    let s: number = score;
-    if (i > j) {
-      [i, j] = [j, i];
-      s = 1 - s;
-    }
-    const key = i * 1_000_003 + j;
-    const p = pairs.get(key);
-    if (p) {
-      p.w += 1;
-      p.s += s;
-    } else pairs.set(key, { i, j, w: 1, s });
-  }
-  const n = pairs.size;
-  const out: CollapsedBattles = {
-    models: [...index.keys()],
-    i: new Int32Array(n),
-    j: new Int32Array(n),
-    w: new Float64Array(n),
-    s: new Float64Array(n),
-  };
-  let k = 0;
-  for (const p of pairs.values()) {
-    out.i[k] = p.i;
-    out.j[k] = p.j;
-    out.w[k] = p.w;
-    out.s[k] = p.s;
-    k++;
-  }
-  return out;
 }
 
 /**
@@ -128,17 +89,9 @@ export function fitBradleyTerry(
   if (n < 2) return r.fill(INIT);
   // warm start (a bootstrap round starts from the full fit): back to natural units, model 0 at 0
   if (opts.init) for (let d = 0; d < n; d++) r[d] = (opts.init[d]! - opts.init[0]!) / SCALE;
-  const maxIter = opts.maxIter ?? (opts.factor ? 200 : 100);
-  const tol = opts.tol ?? 1e-10;
-  const m = n - 1; // model 0 is pinned at 0 while solving; re-centred afterwards
-  const fixed = opts.factor;
-  const H = fixed ? undefined : new Float64Array(m * m);
-  const g = new Float64Array(m);
-  const step = new Float64Array(m);
-  const work = new Float64Array(m);
-  for (let iter = 0; iter < maxIter; iter++) {
-    H?.fill(0);
-    g.fill(0);
+  // model 0 is pinned at 0 while solving (x: the others); re-centred afterwards
+  const x = r.subarray(1);
+  const objective: Objective = (_x, d) => {
     for (let k = 0; k < c.i.length; k++) {
       const scale = weights ? weights[k]! : 1;
       const w = c.w[k]! * scale;
@@ -148,24 +101,21 @@ export function fitBradleyTerry(
       const p = 1 / (1 + Math.exp(-ALPHA * (r[i]! - r[j]!)));
       // gradient of the log-likelihood with respect to r_i (and -r_j)
       const grad = ALPHA * (c.s[k]! * scale - w * p);
-      if (i > 0) g[i - 1]! += grad;
-      if (j > 0) g[j - 1]! -= grad;
-      if (H) addPairHessian(H, m, i, j, ALPHA * ALPHA * w * p * (1 - p));
+      if (i > 0) d!.g[i - 1]! += grad;
+      if (j > 0) d!.g[j - 1]! -= grad;
+      if (d!.H) addPairHessian(d!.H, n - 1, i, j, ALPHA * ALPHA * w * p * (1 - p));
     }
-    if (H) {
-      // tiny ridge keeps a model with no games (or all wins) from making H singular
-      for (let d = 0; d < m; d++) H[d * m + d]! += 1e-9;
-      choleskySolve(cholesky(H, m), g, m, step, work);
-    } else choleskySolve(fixed!, g, m, step, work);
-    let maxStep = 0;
-    for (let d = 0; d < m; d++) {
-      // damp huge steps (separable data) so the iteration stays finite
-      const s = Math.max(-1, Math.min(1, step[d]!));
-      r[d + 1]! += s;
-      maxStep = Math.max(maxStep, Math.abs(s));
-    }
-    if (maxStep < tol) break;
-  }
+    return NaN;
+  };
+  // the step is clamped to ±1 so that separable data keep the iteration finite; a tiny ridge keeps a model with
+  // no games (or all wins) from making H singular
+  dampedNewton(objective, x, {
+    maxIter: opts.maxIter ?? (opts.factor ? 200 : 100),
+    tol: opts.tol ?? 1e-10,
+    maxStep: 1,
+    ridge: 1e-9,
+    factor: opts.factor,
+  });
   let mean = 0;
   for (let d = 0; d < n; d++) mean += r[d]!;
   mean /= n;
@@ -173,23 +123,34 @@ export function fitBradleyTerry(
   return r;
 }
 
-/** The Cholesky factor of the Bradley–Terry Hessian at `ratings` (output scale), for fitBradleyTerry's `factor`. */
-export function bradleyTerryFactor(c: CollapsedBattles, ratings: Float64Array): Float64Array {
+/**
+ * The Bradley–Terry information at `ratings` (output scale): the negative Hessian of the log-likelihood over models
+ * 1..n−1 (model 0 pinned), with the fit's tiny ridge, and each pair's chance that its first model wins.
+ */
+export function bradleyTerryInformation(
+  c: CollapsedBattles,
+  ratings: Float64Array,
+): { H: Float64Array; p: Float64Array } {
   const m = c.models.length - 1;
   const H = new Float64Array(m * m);
+  const p = new Float64Array(c.i.length);
   for (let k = 0; k < c.i.length; k++) {
-    const w = c.w[k]!;
-    if (w === 0) continue;
     const i = c.i[k]!;
     const j = c.j[k]!;
-    const p = 1 / (1 + Math.exp((-ALPHA * (ratings[i]! - ratings[j]!)) / SCALE));
-    addPairHessian(H, m, i, j, ALPHA * ALPHA * w * p * (1 - p));
+    p[k] = 1 / (1 + Math.exp((-ALPHA * (ratings[i]! - ratings[j]!)) / SCALE));
+    addPairHessian(H, m, i, j, ALPHA * ALPHA * c.w[k]! * p[k]! * (1 - p[k]!));
   }
   for (let d = 0; d < m; d++) H[d * m + d]! += 1e-9;
-  return cholesky(H, m);
+  return { H, p };
 }
 
-function addPairHessian(H: Float64Array, m: number, i: number, j: number, h: number): void {
+/** The Cholesky factor of the Bradley–Terry information at `ratings`, for fitBradleyTerry's `factor`. */
+export function bradleyTerryFactor(c: CollapsedBattles, ratings: Float64Array): Float64Array {
+  return cholesky(bradleyTerryInformation(c, ratings).H, c.models.length - 1);
+}
+
+/** Add h (e_i − e_j)(e_i − e_j)ᵀ to M, the matrix of models 1..n−1 (model 0 is pinned: its row and column are left out). */
+export function addPairHessian(H: Float64Array, m: number, i: number, j: number, h: number): void {
   if (i > 0) H[(i - 1) * m + (i - 1)]! += h;
   if (j > 0) H[(j - 1) * m + (j - 1)]! += h;
   if (i > 0 && j > 0) {
@@ -199,46 +160,9 @@ function addPairHessian(H: Float64Array, m: number, i: number, j: number, h: num
 }
 
 export function bradleyTerry(battles: Iterable<Battle>): Rating[] {
-  const c = collapseBattles(battles);
+  const c = battleTable(battles).pairs;
   const r = fitBradleyTerry(c);
   return sortRatings(c.models.map((model, k) => ({ model, rating: r[k]! })));
-}
-
-/** Cholesky factor L (lower, row-major) of a positive definite H. */
-export function cholesky(H: Float64Array, m: number): Float64Array {
-  const L = new Float64Array(m * m);
-  for (let i = 0; i < m; i++) {
-    const ri = i * m;
-    for (let j = 0; j <= i; j++) {
-      const rj = j * m;
-      let sum = H[ri + j]!;
-      for (let k = 0; k < j; k++) sum -= L[ri + k]! * L[rj + k]!;
-      if (i === j) L[ri + i] = Math.sqrt(Math.max(sum, 1e-300));
-      else L[ri + j] = sum / L[rj + j]!;
-    }
-  }
-  return L;
-}
-
-/** Solve L Lᵀ x = g into `x` (`y` is scratch). */
-export function choleskySolve(
-  L: Float64Array,
-  g: Float64Array,
-  m: number,
-  x: Float64Array,
-  y: Float64Array,
-): void {
-  for (let i = 0; i < m; i++) {
-    let sum = g[i]!;
-    const ri = i * m;
-    for (let k = 0; k < i; k++) sum -= L[ri + k]! * y[k]!;
-    y[i] = sum / L[ri + i]!;
-  }
-  for (let i = m - 1; i >= 0; i--) {
-    let sum = y[i]!;
-    for (let k = i + 1; k < m; k++) sum -= L[k * m + i]! * x[k]!;
-    x[i] = sum / L[i * m + i]!;
-  }
 }
 
 function sortRatings(r: Rating[]): Rating[] {

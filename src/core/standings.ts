@@ -1,6 +1,19 @@
 import type { MatchOutcome, SingleScore, SingleStanding, Standing } from './types.ts';
 import { scoreOf } from './outcomes.ts';
 
+/** A standing's columns, in the order tables show them (the site's tables and its sortable columns). */
+export const STANDING_COLUMNS = [
+  'model',
+  'win',
+  'loss',
+  'tie',
+  'inconsistent',
+  'error',
+  'winRate',
+  'lossRate',
+  'winRateAdjusted',
+] as const satisfies readonly (keyof Standing)[];
+
 export interface StandingsOptions {
   /** pairwise-baseline: only matches that involve this model count, and its own row is dropped */
   baseline?: string;

@@ -134,8 +134,11 @@ export interface Vote {
   winner: VoteWinner;
 }
 
-/** One stored pairwise game's verdict, about its match's models: what outcomes, weighting, bias and the judge board read. */
-export interface PairGame {
+/**
+ * One game of a pairwise match (the match's keys, the order shown, the verdict): what outcomes, weighting, bias
+ * and the judge board read. A game on a labelled pair set is a LabelledGame (stats/pair-accuracy.ts).
+ */
+export interface MatchGame {
   questionId: number;
   turn: number;
   model1: string;

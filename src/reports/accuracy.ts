@@ -4,7 +4,7 @@ import {
   accuracyRow,
   type AccuracyRow,
   type LabelledItem,
-  type PairGame,
+  type LabelledGame,
 } from '../core/stats/pair-accuracy.ts';
 import type { BootstrapOptions } from '../core/stats/bootstrap.ts';
 import { pairVerdict } from '../core/verdict/stored.ts';
@@ -22,7 +22,7 @@ async function labelledItems(store: Store, set: string): Promise<LabelledItem[]>
 export interface SetData {
   set: string;
   items: LabelledItem[];
-  games: { judge: string; prompt: string; games: PairGame[] }[];
+  games: { judge: string; prompt: string; games: LabelledGame[] }[];
 }
 
 export async function pairSetData(

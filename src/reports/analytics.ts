@@ -9,7 +9,7 @@ import {
   type BiasRow,
   type ConflictRow,
 } from '../core/stats/bias.ts';
-import { connectedModelGroups } from '../core/groups.ts';
+import { battleSides, ratingsByGroup } from '../core/groups.ts';
 import { battleTable, type ClusteredBattle } from '../core/stats/battle-table.ts';
 import { bootstrapBradleyTerry } from '../core/stats/rating-bootstrap.ts';
 import {
@@ -229,15 +229,13 @@ export async function intervalReport(
     return { ratings, winRates: winRateIntervals(battles, { ...o, unit: o.unit ?? 'question' }) };
   };
   // groups of models that never met (several tournaments in one database) are fitted and ranked apart
-  const groups = connectedModelGroups(all.map((b) => ({ model1: b.a, model2: b.b })));
-  if (groups.length <= 1) return { judge, ...fit(all) };
-  const of = new Map(groups.flatMap((g, k) => g.map((m) => [m, k] as const)));
-  const parts = groups.map((_, k) => fit(all.filter((b) => of.get(b.a) === k)));
+  const { groups, parts, rows } = ratingsByGroup(all, battleSides, fit, (p) => p.ratings.rows);
+  if (groups.length <= 1) return { judge, ...parts[0]! };
   return {
     judge,
     ratings: {
       ...parts[0]!.ratings,
-      rows: parts.flatMap((p, k) => p.ratings.rows.map((r) => ({ ...r, group: k + 1 }))),
+      rows,
       disconnected: groups,
       separatedRounds: parts.reduce((n, p) => n + p.ratings.separatedRounds, 0),
       separated: parts.flatMap((p) => p.ratings.separated),

@@ -1,8 +1,7 @@
 // Benchmark health of judges against a reference judge, read from the store (core/stats/benchmark-health.ts).
 import { benchmarkHealth, type HealthOptions, type HealthRow } from '../core/stats/benchmark-health.ts';
-import type { ClusteredBattle } from '../core/stats/battle-table.ts';
+import { battleTable, type ClusteredBattle } from '../core/stats/battle-table.ts';
 import { estimability, type Estimability } from '../core/stats/separation.ts';
-import { collapseBattles } from '../core/ratings.ts';
 import { ArenaError } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import { clusteredBattles } from './analytics.ts';
@@ -61,7 +60,7 @@ const WHY: Record<Exclude<Estimability, 'ok' | 'missing'>, string> = {
 function unratedReason(reference: string, rb: ClusteredBattle[], jb: ClusteredBattle[]): string | undefined {
   const judged = new Set(jb.flatMap((b) => [b.a, b.b]));
   const both = rb.filter((b) => judged.has(b.a) && judged.has(b.b));
-  const c = collapseBattles(both);
+  const c = battleTable(both).pairs;
   const { status, separated } = estimability(c);
   if (!separated) return undefined;
   const off = (Object.keys(WHY) as (keyof typeof WHY)[])

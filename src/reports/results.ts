@@ -5,7 +5,7 @@ import { battleTable, questionsPerModel, tableRecords } from '../core/stats/batt
 import { fitEstimable, separationNote } from '../core/stats/estimable-fit.ts';
 import { MIN_QUESTIONS } from '../core/stats/rating-rows.ts';
 import { pairwiseStandings, singleStandings } from '../core/standings.ts';
-import { connectedModelGroups, splitByGroup } from '../core/groups.ts';
+import { battleSides, connectedModelGroups, ratingsByGroup, splitByGroup } from '../core/groups.ts';
 import type {
   Game,
   MatchOutcome,
@@ -218,9 +218,9 @@ export async function ratings(
     : d.outcomes
         .filter((o) => o.outcome !== 'error' && (opts.turn === undefined || o.turn === opts.turn))
         .map((o) => o.questionId);
-  const fitGroup = (idx: number[]): RatingRow[] => {
-    if (method === 'elo') return onlineElo(idx.map((k) => battles[k]!));
-    const t = battleTable(idx.map((k) => ({ ...battles[k]!, cluster: tagged[k]! })));
+  const fitGroup = (part: (Battle & { cluster: number })[]): RatingRow[] => {
+    if (method === 'elo') return onlineElo(part);
+    const t = battleTable(part);
     const fit = fitEstimable(
       t.pairs,
       opts.prior ?? 0,
@@ -240,10 +240,6 @@ export async function ratings(
     });
     return rows.sort((a, b) => b.v - a.v || (a.model < b.model ? -1 : 1)).map(({ v: _v, ...r }) => r);
   };
-  const groups = connectedModelGroups(battles.map((b) => ({ model1: b.a, model2: b.b })));
-  if (groups.length <= 1) return fitGroup(battles.map((_, k) => k));
-  const of = new Map(groups.flatMap((g, k) => g.map((m) => [m, k] as const)));
-  return groups.flatMap((_, g) =>
-    fitGroup(battles.flatMap((b, k) => (of.get(b.a) === g ? [k] : []))).map((r) => ({ ...r, group: g + 1 })),
-  );
+  const clustered = battles.map((b, k) => ({ ...b, cluster: tagged[k]! }));
+  return ratingsByGroup(clustered, battleSides, fitGroup, (rows) => rows).rows;
 }

@@ -1,21 +1,11 @@
 // The leaderboard's sortable columns and model search, done on the server from query parameters
 // (`?sort=win&dir=desc`, `?q=vicuna`), so that they work without JavaScript and every view has its own URL.
 // Sorting only reorders rows: ranks, ratings and intervals are the ones computed over every model.
+import { STANDING_COLUMNS } from '../core/standings.ts';
 import type { LeaderRow } from '../reports/site/leaderboards.ts';
 
 /** The columns a leaderboard can be sorted by (`rank`, the table's own order, is the default). */
-export const SORT_KEYS = [
-  'rank',
-  'model',
-  'win',
-  'loss',
-  'tie',
-  'inconsistent',
-  'error',
-  'winRate',
-  'winRateAdjusted',
-  'rating',
-] as const;
+export const SORT_KEYS = ['rank', ...STANDING_COLUMNS, 'rating'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 export type SortDir = 'asc' | 'desc';
 

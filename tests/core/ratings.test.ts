@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { battleTable } from '../../src/core/stats/battle-table.ts';
 import {
   battlesFromOutcomes,
   battlesFromVotes,
   bradleyTerry,
-  collapseBattles,
   onlineElo,
   type Battle,
   type Rating,
@@ -92,8 +92,8 @@ describe('bradleyTerry (MLE, ties half a win, mean 1000)', () => {
     for (const m of ['a', 'b', 'c']) expect(mx[m]).toBeCloseTo(my[m]!, 6);
   });
 
-  it('collapseBattles counts each unordered pair once, scores from the first-seen side', () => {
-    const c = collapseBattles([b('a', 'b', 1), b('b', 'a', 1), b('a', 'b', 0.5)]);
+  it('the battle table counts each unordered pair once, scores from the first-seen side', () => {
+    const c = battleTable([b('a', 'b', 1), b('b', 'a', 1), b('a', 'b', 0.5)]).pairs;
     expect(c.models).toEqual(['a', 'b']);
     expect([...c.w]).toEqual([3]);
     expect([...c.s]).toEqual([1.5]); // a: 1 + 0 + 0.5

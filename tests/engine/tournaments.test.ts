@@ -3,7 +3,7 @@
 // one another, show one table per group, and never rank or rate models of different groups together.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connectedModelGroups } from '../../src/core/groups.ts';
+import { battleSides, connectedModelGroups, ratingsByGroup } from '../../src/core/groups.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
 import { arenaJson, arenaOk, playOwn, tmpDir } from '../support/cli.ts';
@@ -27,6 +27,45 @@ describe('connectedModelGroups', () => {
       ['x', 'y'],
     ]);
     expect(connectedModelGroups([])).toEqual([]);
+  });
+
+  it('ratingsByGroup fits each group apart, in the given order, and tags rows only when there are several', () => {
+    const battles = [
+      { a: 'x', b: 'y' },
+      { a: 'a', b: 'b' },
+      { a: 'y', b: 'x' },
+      { a: 'c', b: 'b' },
+    ];
+    const seen: string[][] = [];
+    const fit = (part: typeof battles) => {
+      seen.push(part.map((b) => b.a + b.b));
+      return [{ model: part[0]!.a, n: part.length }];
+    };
+    const split = ratingsByGroup(battles, battleSides, fit, (rows) => rows);
+    expect(seen).toEqual([
+      ['ab', 'cb'],
+      ['xy', 'yx'],
+    ]);
+    expect(split.rows).toEqual([
+      { model: 'a', n: 2, group: 1 },
+      { model: 'x', n: 2, group: 2 },
+    ]);
+    expect(split.groups).toEqual([
+      ['a', 'b', 'c'],
+      ['x', 'y'],
+    ]);
+    // one group (and no battles at all) is fitted whole, its rows untagged
+    expect(ratingsByGroup(battles.slice(1, 2), battleSides, fit, (rows) => rows).rows).toEqual([
+      { model: 'a', n: 1 },
+    ]);
+    expect(
+      ratingsByGroup(
+        [],
+        battleSides,
+        () => 'none',
+        () => [],
+      ).parts,
+    ).toEqual(['none']);
   });
 });
 

@@ -168,3 +168,23 @@ export function questionsPerModel(t: BattleTable): number[] {
   }
   return q;
 }
+
+/** The pairs of a question bootstrap round: every entry of cluster c counted counts[c] times, into `round`. */
+export function resamplePairs(
+  t: BattleTable,
+  counts: ArrayLike<number>,
+  round: CollapsedBattles,
+): CollapsedBattles {
+  round.w.fill(0);
+  round.s.fill(0);
+  for (let c = 0; c < t.clusters.length; c++) {
+    const m = counts[c]!;
+    if (!m) continue;
+    for (let k = t.start[c]!; k < t.start[c + 1]!; k++) {
+      const p = t.entryPair[k]!;
+      round.w[p]! += m * t.entryW[k]!;
+      round.s[p]! += m * t.entryS[k]!;
+    }
+  }
+  return round;
+}

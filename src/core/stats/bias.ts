@@ -2,13 +2,13 @@
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
 import { replacesInSlot } from './slot.ts';
 import { signTestP } from './sign-test.ts';
-import type { MatchOutcome, Order, PairGame, PositionVerdict, Verdict } from '../types.ts';
+import type { MatchOutcome, Order, MatchGame, PositionVerdict, Verdict } from '../types.ts';
 import { matchKey } from '../outcomes.ts';
 import { toPosition } from '../verdict/parse.ts';
 import { fewQuestionsForInterval, MIN_QUESTIONS_FOR_INTERVALS } from './rating-rows.ts';
 
 /** One stored pairwise game as the bias report needs it. */
-export interface BiasGame extends PairGame {
+export interface BiasGame extends MatchGame {
   category: string;
   /** MEC sample index (absent: 0); see stats/slot.ts for which game of a slot counts in conflicts */
   sample?: number;

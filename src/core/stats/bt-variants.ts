@@ -5,8 +5,10 @@
 //    so a judge's preference for the first position is estimated instead of averaged away by the two orders.
 // Ratings on the usual scale (base 10, 400 points, mean 1000). Newton's method with a Hessian from central
 // differences of the analytic gradient and a backtracking line search. Pure.
-import { cholesky, choleskySolve, type Battle } from '../ratings.ts';
-import type { PairGame } from '../types.ts';
+import type { Battle } from '../ratings.ts';
+import { dampedNewton, type Objective } from '../newton.ts';
+import type { MatchGame } from '../types.ts';
+import { scoreOf } from '../outcomes.ts';
 
 const ALPHA = Math.log(10) / 400;
 
@@ -33,55 +35,46 @@ export interface PositionFit extends VariantFit {
   firstAtEqual: number;
 }
 
-/** Maximise `ll` (value and gradient) over x, starting at x0. */
+/**
+ * Maximise `ll` (value and gradient) over x, starting at x0, by the damped Newton method with a line search; the
+ * Hessian from central differences of the gradient, symmetrised.
+ */
 function newton(
-  f: (x: Float64Array, g: Float64Array) => number,
+  ll: (x: Float64Array, g: Float64Array) => number,
   x0: Float64Array,
-  maxIter = 200,
 ): { x: Float64Array; value: number; iterations: number; converged: boolean } {
   const n = x0.length;
-  let x = Float64Array.from(x0);
-  const g = new Float64Array(n);
-  let value = f(x, g);
-  const H = new Float64Array(n * n);
   const gp = new Float64Array(n);
   const gm = new Float64Array(n);
-  const step = new Float64Array(n);
-  const work = new Float64Array(n);
-  for (let iter = 1; iter <= maxIter; iter++) {
-    // negative Hessian by central differences of the gradient, symmetrised
+  const objective: Objective = (x, d, final) => {
+    if (!d) return ll(x, gp);
+    const value = ll(x, d.g);
+    // a step that ends the fit needs no Hessian
+    if (final) return value;
+    const H = d.H;
     for (let l = 0; l < n; l++) {
       const e = 1e-5 * Math.max(1, Math.abs(x[l]!));
       const xl = x[l]!;
       x[l] = xl + e;
-      f(x, gp);
+      ll(x, gp);
       x[l] = xl - e;
-      f(x, gm);
+      ll(x, gm);
       x[l] = xl;
       for (let k = 0; k < n; k++) H[k * n + l] = -(gp[k]! - gm[k]!) / (2 * e);
     }
     for (let k = 0; k < n; k++)
       for (let l = 0; l < k; l++) H[k * n + l] = H[l * n + k] = (H[k * n + l]! + H[l * n + k]!) / 2;
-    for (let k = 0; k < n; k++) H[k * n + k]! += 1e-10;
-    choleskySolve(cholesky(Float64Array.from(H), n), g, n, step, work);
-    let t = 1;
-    const next = new Float64Array(n);
-    const gNext = new Float64Array(n);
-    let v = -Infinity;
-    for (let tries = 0; tries < 40; tries++, t /= 2) {
-      for (let k = 0; k < n; k++) next[k] = x[k]! + t * Math.max(-2, Math.min(2, step[k]!));
-      v = f(next, gNext);
-      if (v >= value - 1e-12) break;
-    }
-    const moved = Math.max(...Array.from(step, (s) => Math.abs(t * s)));
-    x = next;
-    g.set(gNext);
-    const gain = v - value;
-    value = v;
-    if (moved < 1e-9 || (gain >= 0 && gain < 1e-12 && moved < 1e-6))
-      return { x, value, iterations: iter, converged: true };
-  }
-  return { x, value, iterations: maxIter, converged: false };
+    return value;
+  };
+  const x = Float64Array.from(x0);
+  const r = dampedNewton(objective, x, {
+    maxIter: 200,
+    tol: 1e-9,
+    maxStep: 2,
+    ridge: 1e-10,
+    lineSearch: true,
+  });
+  return { x, value: r.value, iterations: r.iterations, converged: r.converged };
 }
 
 /** Model 0 pinned at 0 while fitting; ratings centred afterwards. */
@@ -158,7 +151,7 @@ export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
 }
 
 /** A position term: every game on its own, the first-shown answer's score (ties half). */
-export function fitPositionBT(games: readonly PairGame[]): PositionFit {
+export function fitPositionBT(games: readonly MatchGame[]): PositionFit {
   const played = games.filter((g) => g.verdict !== 'error');
   const models = [...new Set(played.flatMap((g) => [g.model1, g.model2]))].sort();
   const idx = new Map(models.map((m, k) => [m, k]));
@@ -167,7 +160,7 @@ export function fitPositionBT(games: readonly PairGame[]): PositionFit {
   const cells = new Map<string, [number, number, number, number]>();
   for (const g of played) {
     const [first, second] = g.order === 'AB' ? [g.model1, g.model2] : [g.model2, g.model1];
-    const s1 = g.verdict === 'model_1' ? 1 : g.verdict === 'model_2' ? 0 : 0.5;
+    const s1 = scoreOf(g.verdict);
     const s = g.order === 'AB' ? s1 : 1 - s1;
     const [f, sc] = [idx.get(first)!, idx.get(second)!];
     const key = `${f},${sc}`;

@@ -43,8 +43,7 @@ export function questionScores(
     let v: number;
     if (o.outcome === 'error') continue;
     if (o.model1 === model && o.model2 === baseline) v = scoreOf(o.outcome);
-    else if (o.model2 === model && o.model1 === baseline)
-      v = o.outcome === 'model_2' ? 1 : o.outcome === 'model_1' ? 0 : 0.5;
+    else if (o.model2 === model && o.model1 === baseline) v = 1 - scoreOf(o.outcome);
     else continue;
     const a = acc.get(o.questionId) ?? { s: 0, n: 0 };
     a.s += v;

@@ -5,11 +5,11 @@
 import { pickedPosition } from './bias.ts';
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
 import { longerShare } from './length.ts';
-import type { Outcome, PairGame, Verdict } from '../types.ts';
+import type { Outcome, MatchGame, Verdict } from '../types.ts';
 import { matchKey } from '../outcomes.ts';
 
 /** One stored pairwise game as the board needs it. */
-export interface BoardGame extends PairGame {
+export interface BoardGame extends MatchGame {
   /** lengths in characters of the two answers to the judged turn (undefined when not stored) */
   len1?: number;
   len2?: number;

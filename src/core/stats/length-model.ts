@@ -19,6 +19,10 @@
 // A model's length-controlled win rate: the model's predicted win rate against the opponents it met, on
 // the questions it met them, with Δ = 0: mean of sigmoid(θ_i − θ_j + (ψ_i − ψ_j) γ_q) over its matches.
 
+import { solveSpd } from '../linalg.ts';
+import { sandwichVariances } from './sandwich.ts';
+import { dampedNewton, type Objective } from '../newton.ts';
+
 export const LAMBDA = 0.2;
 
 export interface LengthObs {
@@ -122,17 +126,10 @@ export function fitLengthModel(
     for (let m = 0; m < M; m++) b[B + 1 + m] = o.init.psi[m]!;
   }
   const x = obs.map((ob) => Math.tanh(ob.delta / o.sigma));
-  const H = new Float64Array(P * P);
-  const g = new Float64Array(P);
   const idx = new Int32Array(5);
   const val = new Float64Array(5);
-  let iter = 0;
-  let converged = false;
-  const maxIter = o.maxIter ?? 100;
-  const tol = o.tol ?? 1e-10;
-  for (; iter < maxIter; iter++) {
-    H.fill(0);
-    g.fill(0);
+  const objective: Objective = (_b, d) => {
+    const { g, H } = d!;
     for (let m = 0; m < M; m++) {
       const k = B + 1 + m;
       g[k]! -= o.lambda * b[k]!;
@@ -162,22 +159,21 @@ export function fitLengthModel(
       for (let a = 0; a < nnz; a++) {
         const ia = idx[a]!;
         g[ia]! += r * val[a]!;
-        // the lower triangle only: the Cholesky factor (solve, inverseDiag) reads nothing else
+        // the lower triangle only: the Cholesky factor reads nothing else
         for (let c = 0; c < nnz; c++) if (idx[c]! <= ia) H[ia * P + idx[c]!]! += h * val[a]! * val[c]!;
       }
     }
-    for (let d = 0; d < P; d++) H[d * P + d]! += 1e-12;
-    const step = solve(H, g, P);
-    let big = 0;
-    for (let d = 0; d < P; d++) big = Math.max(big, Math.abs(step[d]!));
-    const damp = big > 2 ? 2 / big : 1;
-    for (let d = 0; d < P; d++) b[d]! += damp * step[d]!;
-    if (big < tol) {
-      converged = true;
-      iter++;
-      break;
-    }
-  }
+    return NaN;
+  };
+  // a step is scaled so that no coordinate moves by more than 2
+  const fit = dampedNewton(objective, b, {
+    maxIter: o.maxIter ?? 100,
+    tol: o.tol ?? 1e-10,
+    maxStep: 2,
+    scale: true,
+    ridge: 1e-12,
+  });
+  const H = fit.d.H;
   // the information at the optimum for the standard error of β: H was built at the last iterate
   const inv = inverseDiag(H, P, B);
   const theta = new Float64Array(M);
@@ -190,8 +186,8 @@ export function fitLengthModel(
     sigma: o.sigma,
     gamma: o.gamma,
     lambda: o.lambda,
-    iterations: iter,
-    converged,
+    iterations: fit.iterations,
+    converged: fit.converged,
   };
 }
 
@@ -233,20 +229,13 @@ export function clusteredSeBeta(obs: LengthObs[], nModels: number, f: LengthMode
     }
   });
   for (let d = 0; d < P; d++) H[d * P + d]! += 1e-12;
-  // the β row of H⁻¹ (H symmetric): h = H⁻¹ e_β; Var β = Σ_q (hᵀ s_q)² · Q/(Q − 1)
+  // the questions that hold matches, their scores in order
+  const rows = [...present.keys()].filter((q) => present[q]);
+  const scores = new Float64Array(rows.length * P);
+  rows.forEach((q, c) => scores.set(S.subarray(q * P, (q + 1) * P), c * P));
   const e = new Float64Array(P);
   e[B] = 1;
-  const h = solve(H, e, P);
-  let clusters = 0;
-  let v = 0;
-  for (let q = 0; q < nQ; q++) {
-    if (!present[q]) continue;
-    clusters++;
-    let u = 0;
-    for (let d = 0; d < P; d++) u += h[d]! * S[q * P + d]!;
-    v += u * u;
-  }
-  return clusters > 1 ? Math.sqrt((v * clusters) / (clusters - 1)) : NaN;
+  return Math.sqrt(sandwichVariances(H, scores, rows.length, [e])[0]!);
 }
 
 /** Predicted win rate of every model at zero length difference, over the observations it took part in. */
@@ -271,39 +260,9 @@ export function lcWinRates(
   return s.map((x, m) => (n[m] ? x / n[m]! : NaN));
 }
 
-/** Solve H x = g for a symmetric positive definite H (Cholesky). */
-function solve(H: Float64Array, g: Float64Array, P: number): Float64Array {
-  const L = cholesky(H, P);
-  const y = new Float64Array(P);
-  for (let i = 0; i < P; i++) {
-    let s = g[i]!;
-    for (let k = 0; k < i; k++) s -= L[i * P + k]! * y[k]!;
-    y[i] = s / L[i * P + i]!;
-  }
-  const out = new Float64Array(P);
-  for (let i = P - 1; i >= 0; i--) {
-    let s = y[i]!;
-    for (let k = i + 1; k < P; k++) s -= L[k * P + i]! * out[k]!;
-    out[i] = s / L[i * P + i]!;
-  }
-  return out;
-}
-
 /** The d-th diagonal entry of H⁻¹. */
 function inverseDiag(H: Float64Array, P: number, d: number): number {
   const e = new Float64Array(P);
   e[d] = 1;
-  return solve(H, e, P)[d]!;
-}
-
-function cholesky(H: Float64Array, P: number): Float64Array {
-  const L = new Float64Array(P * P);
-  for (let i = 0; i < P; i++)
-    for (let j = 0; j <= i; j++) {
-      let s = H[i * P + j]!;
-      for (let k = 0; k < j; k++) s -= L[i * P + k]! * L[j * P + k]!;
-      if (i === j) L[i * P + i] = Math.sqrt(Math.max(s, 1e-300));
-      else L[i * P + j] = s / L[j * P + j]!;
-    }
-  return L;
+  return solveSpd(H, e, P)[d]!;
 }

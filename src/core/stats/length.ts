@@ -7,7 +7,8 @@ import {
   DEFAULT_ROUNDS,
   type BootstrapOptions,
 } from './bootstrap.ts';
-import { collapseBattles, fitBradleyTerry } from '../ratings.ts';
+import { fitBradleyTerry } from '../ratings.ts';
+import { battleTable } from './battle-table.ts';
 import {
   clusteredSeBeta,
   deltaSd,
@@ -54,50 +55,6 @@ export function longerShare(matches: Iterable<LengthMatch>): LongerShare {
     if ((m.outcome === 'model_1') === m.len1 > m.len2) toLonger++;
   }
   return { decisive, toLonger, share: decisive ? toLonger / decisive : null, equalLength };
-}
-
-/**
- * Logistic regression of y (1 win, 0.5 tie, 0 loss; fractional responses are fine for the quasi-
- * likelihood) on one covariate x: P(y) = sigmoid(b0 + b1 x), by Newton's method. A small ridge keeps
- * separable data (a model that always wins) finite.
- */
-export function logistic1(
-  x: ArrayLike<number>,
-  y: ArrayLike<number>,
-  ridge = 1e-6,
-): { b0: number; b1: number } {
-  let b0 = 0;
-  let b1 = 0;
-  for (let iter = 0; iter < 100; iter++) {
-    let g0 = -ridge * b0;
-    let g1 = -ridge * b1;
-    let h00 = ridge;
-    let h01 = 0;
-    let h11 = ridge;
-    for (let k = 0; k < x.length; k++) {
-      const p = 1 / (1 + Math.exp(-(b0 + b1 * x[k]!)));
-      const r = y[k]! - p;
-      const w = p * (1 - p);
-      g0 += r;
-      g1 += r * x[k]!;
-      h00 += w;
-      h01 += w * x[k]!;
-      h11 += w * x[k]! * x[k]!;
-    }
-    const det = h00 * h11 - h01 * h01;
-    if (!(det > 0)) break;
-    let d0 = (h11 * g0 - h01 * g1) / det;
-    let d1 = (h00 * g1 - h01 * g0) / det;
-    const big = Math.max(Math.abs(d0), Math.abs(d1));
-    if (big > 5) {
-      d0 *= 5 / big;
-      d1 *= 5 / big;
-    }
-    b0 += d0;
-    b1 += d1;
-    if (big < 1e-10) break;
-  }
-  return { b0, b1 };
 }
 
 export interface LengthControlledRow {
@@ -227,9 +184,9 @@ export function lengthControlledWinRates(
     models.sort((a, b) => b.winRate - a.winRate || (a.model < b.model ? -1 : 1));
     return { effect: null, notEstimable, models, measure, level, rounds, failedRounds: 0 };
   }
-  const c = collapseBattles(
+  const c = battleTable(
     obs.map((ob) => ({ a: names[ob.i]!, b: names[ob.j]!, score: ob.y as 0 | 0.5 | 1 })),
-  );
+  ).pairs;
   const bt = fitBradleyTerry(c);
   const plain = names.map((n) => bt[c.models.indexOf(n)]!);
   const sigma = deltaSd(obs);

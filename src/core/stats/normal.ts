@@ -1,5 +1,6 @@
 // The normal and Student's t pieces the interval methods share: quantiles and correlated draws. Pure.
 import { normal, seededRng } from './random.ts';
+import { cholesky } from '../linalg.ts';
 
 /**
  * Draws from N(mean, cov), or from the multivariate t with `df` degrees of freedom (normal / sqrt(χ²_df / df))
@@ -13,7 +14,7 @@ export function normalDraws(
   df?: number,
 ): Float64Array[] {
   const n = mean.length;
-  const L = choleskyPsd(cov, n);
+  const L = cholesky(cov, n, true);
   const rng = seededRng(seed);
   const out: Float64Array[] = [];
   const e = new Float64Array(n);
@@ -33,20 +34,6 @@ export function normalDraws(
     out.push(row);
   }
   return out;
-}
-
-/** Lower Cholesky factor of a positive semi-definite matrix (a zero pivot gives a zero column). */
-function choleskyPsd(A: Float64Array, n: number): Float64Array {
-  const L = new Float64Array(n * n);
-  const scale = Math.max(1e-300, ...Array.from({ length: n }, (_, k) => Math.abs(A[k * n + k]!)));
-  for (let i = 0; i < n; i++)
-    for (let j = 0; j <= i; j++) {
-      let s = A[i * n + j]!;
-      for (let k = 0; k < j; k++) s -= L[i * n + k]! * L[j * n + k]!;
-      if (i === j) L[i * n + i] = s > 1e-12 * scale ? Math.sqrt(s) : 0;
-      else L[i * n + j] = L[j * n + j]! > 0 ? s / L[j * n + j]! : 0;
-    }
-  return L;
 }
 
 /** Gamma(shape, 1) by Marsaglia and Tsang's squeeze method (shape < 1 boosted by U^(1/shape)). */

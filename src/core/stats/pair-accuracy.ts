@@ -21,7 +21,8 @@ export interface LabelledItem {
   gold: 'model_1' | 'model_2';
 }
 
-export interface PairGame {
+/** A judge's game on a labelled item: only the item and the order matter (a match's game is a MatchGame). */
+export interface LabelledGame {
   questionId: number;
   order: Order;
   verdict: Verdict;
@@ -135,7 +136,7 @@ export const ACCURACY_STATS = [
 /** Each item with both orders judged, paired with its label; the rest counted as missing. */
 function pairItems(
   items: LabelledItem[],
-  games: Iterable<PairGame>,
+  games: Iterable<LabelledGame>,
 ): { paired: Paired[]; missing: number; errors: number } {
   const byItem = new Map<number, { ab?: Verdict; ba?: Verdict }>();
   for (const g of games) {
@@ -191,7 +192,7 @@ export interface FamilyAccuracy {
  * mean of the sets' accuracies, with a stratified item bootstrap, and the pooled accuracy beside it.
  */
 export function familyAccuracy(
-  members: { items: LabelledItem[]; games: Iterable<PairGame> }[],
+  members: { items: LabelledItem[]; games: Iterable<LabelledGame> }[],
   o: BootstrapOptions = {},
 ): FamilyAccuracy {
   const strata = members.map((m) => pairItems(m.items, m.games).paired).filter((p) => p.length);
@@ -221,7 +222,7 @@ export function accuracyRow(
   judge: string,
   prompt: string,
   items: LabelledItem[],
-  games: Iterable<PairGame>,
+  games: Iterable<LabelledGame>,
   o: BootstrapOptions = {},
 ): AccuracyRow {
   const level = o.level ?? DEFAULT_LEVEL;

@@ -4,9 +4,11 @@
 // of it, so they are not independent. The sandwich H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ · Q/(Q − 1), with H the information of
 // (β_1 .. β_{n−1}, h) at the fit and s_q the score summed over question q's games, as for the length model's β
 // (stats/length-model.ts) and the ratings' sandwich (stats/sandwich.ts). Pure.
-import type { PairGame } from '../types.ts';
+import type { MatchGame } from '../types.ts';
+import { scoreOf } from '../outcomes.ts';
 import type { PositionFit } from './bt-variants.ts';
-import { invert } from './sandwich.ts';
+import { solveSpd } from '../linalg.ts';
+import { sandwichVariances } from './sandwich.ts';
 
 const ALPHA = Math.log(10) / 400;
 
@@ -20,7 +22,7 @@ export interface PositionSe {
 }
 
 /** The clustered standard error of `fit.position` over the games it was fitted on (error games left out). */
-export function positionSe(games: readonly PairGame[], fit: PositionFit): PositionSe {
+export function positionSe(games: readonly MatchGame[], fit: PositionFit): PositionSe {
   const n = fit.models.length;
   const P = n; // β_1 .. β_{n−1}, then h
   const idx = new Map(fit.models.map((m, k) => [m, k]));
@@ -33,7 +35,7 @@ export function positionSe(games: readonly PairGame[], fit: PositionFit): Positi
     const [first, second] = g.order === 'AB' ? [g.model1, g.model2] : [g.model2, g.model1];
     const f = idx.get(first)!;
     const s = idx.get(second)!;
-    const s1 = g.verdict === 'model_1' ? 1 : g.verdict === 'model_2' ? 0 : 0.5;
+    const s1 = scoreOf(g.verdict);
     const y = g.order === 'AB' ? s1 : 1 - s1;
     const z = (fit.ratings[f]! - fit.ratings[s]!) * ALPHA + h;
     const p = 1 / (1 + Math.exp(-z));
@@ -49,18 +51,14 @@ export function positionSe(games: readonly PairGame[], fit: PositionFit): Positi
       for (const [b, w] of v) H[a * P + b]! += p * (1 - p) * x * w;
     }
   }
-  const Hinv = invert(H, P);
-  // the h row of H⁻¹: Var h = Σ_q (hᵀ s_q)² · Q/(Q − 1)
-  let sum = 0;
-  for (const s of scores.values()) {
-    let u = 0;
-    for (let d = 0; d < P; d++) u += Hinv[(P - 1) * P + d]! * s[d]!;
-    sum += u * u;
-  }
   const Q = scores.size;
+  const S = new Float64Array(Q * P);
+  [...scores.values()].forEach((q, c) => S.set(q, c * P));
+  const e = new Float64Array(P);
+  e[P - 1] = 1;
   return {
-    se: Q > 1 ? Math.sqrt((sum * Q) / (Q - 1)) / ALPHA : NaN,
-    seIndependent: Math.sqrt(Hinv[P * P - 1]!) / ALPHA,
+    se: Math.sqrt(sandwichVariances(H, S, Q, [e])[0]!) / ALPHA,
+    seIndependent: Math.sqrt(solveSpd(H, e, P)[P - 1]!) / ALPHA,
     questions: Q,
   };
 }

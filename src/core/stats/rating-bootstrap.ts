@@ -5,7 +5,7 @@ import { bradleyTerryFactor, fitBradleyTerry, INIT, type CollapsedBattles } from
 import { estimability, withPrior } from './separation.ts';
 import { battlesPerModel, sampleCovariance, type PreliminaryRule } from './rank-intervals.ts';
 import { columnIntervals, DEFAULT_ROUNDS, drawClusterCounts, type BootstrapOptions } from './bootstrap.ts';
-import { questionsPerModel, tableRecords, type BattleTable } from './battle-table.ts';
+import { questionsPerModel, resamplePairs, tableRecords, type BattleTable } from './battle-table.ts';
 import {
   comparisonGroups,
   fitEstimable,
@@ -166,22 +166,13 @@ export function bootstrapRatingSamples(
   const counts = new Float64Array(o.unit === 'question' ? nc : t.cellCount.length);
   const out: Float64Array[] = [];
   for (let b = 0; b < o.rounds; b++) {
-    round.w.fill(0);
-    round.s.fill(0);
     if (o.unit === 'question') {
       if (!nc)
         throw new Error('[bootstrap] question-level resampling needs battles tagged with their question');
-      drawClusterCounts(rng, nc, counts);
-      for (let c = 0; c < nc; c++) {
-        const m = counts[c]!;
-        if (!m) continue;
-        for (let k = t.start[c]!; k < t.start[c + 1]!; k++) {
-          const p = t.entryPair[k]!;
-          round.w[p]! += m * t.entryW[k]!;
-          round.s[p]! += m * t.entryS[k]!;
-        }
-      }
+      resamplePairs(t, drawClusterCounts(rng, nc, counts), round);
     } else {
+      round.w.fill(0);
+      round.s.fill(0);
       multinomial(rng, t.battles, t.cellCount, counts);
       for (let k = 0; k < counts.length; k++) {
         const m = counts[k]!;

@@ -22,7 +22,8 @@ import { questionsPerModel, type BattleTable } from './battle-table.ts';
 import { tQuantile } from './normal.ts';
 import { estimability, withPrior } from './separation.ts';
 import { ArenaError } from '../types.ts';
-import { fitBradleyTerry, INIT, SCALE } from '../ratings.ts';
+import { addPairHessian, bradleyTerryInformation, fitBradleyTerry, INIT, SCALE } from '../ratings.ts';
+import { cholesky, choleskySolve, invert, multiply } from '../linalg.ts';
 
 const ALPHA = Math.LN10;
 
@@ -65,16 +66,7 @@ export function sandwichCovariance(
   const n = c.models.length;
   const ratings = fitBradleyTerry(c);
   const m = n - 1;
-  const x = Array.from(ratings, (r) => (r - INIT) / SCALE);
-  const p = new Float64Array(c.i.length);
-  const H = new Float64Array(m * m);
-  for (let k = 0; k < c.i.length; k++) {
-    const i = c.i[k]!;
-    const j = c.j[k]!;
-    p[k] = 1 / (1 + Math.exp(-ALPHA * (x[i]! - x[j]!)));
-    addOuter(H, m, i, j, ALPHA * ALPHA * c.w[k]! * p[k]! * (1 - p[k]!));
-  }
-  for (let d = 0; d < m; d++) H[d * m + d]! += 1e-9;
+  const { H, p } = bradleyTerryInformation(c, ratings);
   const B = new Float64Array(m * m);
   const g = new Float64Array(m);
   let clusters = 0;
@@ -100,12 +92,12 @@ export function sandwichCovariance(
     for (let k = 0; k < t.cellPair.length; k++) {
       const q = t.cellPair[k]!;
       const u = ALPHA * (t.cellScore[k]! - p[q]!);
-      addOuter(B, m, c.i[q]!, c.j[q]!, t.cellCount[k]! * u * u);
+      addPairHessian(B, m, c.i[q]!, c.j[q]!, t.cellCount[k]! * u * u);
       clusters += t.cellCount[k]!;
     }
   }
   const Hinv = invert(H, m);
-  const Vfree = mul(mul(Hinv, B, m), Hinv, m);
+  const Vfree = multiply(multiply(Hinv, B, m), Hinv, m);
   const corr = clusters > 1 ? clusters / (clusters - 1) : 1;
   // model 0 was pinned at 0: embed, centre (P W P with P = I − 11ᵀ/n), and scale to rating points
   const W = new Float64Array(n * n);
@@ -199,53 +191,28 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
   };
 }
 
-function addOuter(M: Float64Array, m: number, i: number, j: number, h: number): void {
-  if (i > 0) M[(i - 1) * m + (i - 1)]! += h;
-  if (j > 0) M[(j - 1) * m + (j - 1)]! += h;
-  if (i > 0 && j > 0) {
-    M[(i - 1) * m + (j - 1)]! -= h;
-    M[(j - 1) * m + (i - 1)]! -= h;
-  }
-}
-
-function mul(A: Float64Array, B: Float64Array, m: number): Float64Array {
-  const C = new Float64Array(m * m);
-  for (let i = 0; i < m; i++)
-    for (let k = 0; k < m; k++) {
-      const a = A[i * m + k]!;
-      if (!a) continue;
-      for (let j = 0; j < m; j++) C[i * m + j]! += a * B[k * m + j]!;
+/**
+ * The question-clustered sandwich variance of each linear combination cᵀθ of any fit's parameters θ:
+ * cᵀ H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ c · Q/(Q − 1) (NaN for one question), H the (penalised) information at the fit, s_q the
+ * likelihood's score summed over question q's observations (the first `clusters` rows of S).
+ */
+export function sandwichVariances(
+  H: Float64Array,
+  S: Float64Array,
+  clusters: number,
+  contrasts: Float64Array[],
+): Float64Array {
+  const P = Math.round(Math.sqrt(H.length));
+  const L = cholesky(H, P);
+  const corr = clusters > 1 ? clusters / (clusters - 1) : NaN;
+  return Float64Array.from(contrasts, (e) => {
+    const hrow = choleskySolve(L, e, P);
+    let v = 0;
+    for (let c = 0; c < clusters; c++) {
+      let u = 0;
+      for (let p = 0; p < P; p++) u += hrow[p]! * S[c * P + p]!;
+      v += u * u;
     }
-  return C;
-}
-
-/** Inverse by Gauss–Jordan with partial pivoting (m is the number of models − 1: small). */
-export function invert(A: Float64Array, m: number): Float64Array {
-  const a = Float64Array.from(A);
-  const inv = new Float64Array(m * m);
-  for (let d = 0; d < m; d++) inv[d * m + d] = 1;
-  for (let col = 0; col < m; col++) {
-    let piv = col;
-    for (let r = col + 1; r < m; r++) if (Math.abs(a[r * m + col]!) > Math.abs(a[piv * m + col]!)) piv = r;
-    if (piv !== col)
-      for (let k = 0; k < m; k++) {
-        [a[col * m + k], a[piv * m + k]] = [a[piv * m + k]!, a[col * m + k]!];
-        [inv[col * m + k], inv[piv * m + k]] = [inv[piv * m + k]!, inv[col * m + k]!];
-      }
-    const d = a[col * m + col]!;
-    for (let k = 0; k < m; k++) {
-      a[col * m + k]! /= d;
-      inv[col * m + k]! /= d;
-    }
-    for (let r = 0; r < m; r++) {
-      if (r === col) continue;
-      const f = a[r * m + col]!;
-      if (!f) continue;
-      for (let k = 0; k < m; k++) {
-        a[r * m + k]! -= f * a[col * m + k]!;
-        inv[r * m + k]! -= f * inv[col * m + k]!;
-      }
-    }
-  }
-  return inv;
+    return v * corr;
+  });
 }

@@ -8,8 +8,9 @@
 // (u_e = e_i − e_j, h_e one match's information). Solved by a log-barrier Newton method. Pure.
 import type { ClusteredBattle } from './battle-table.ts';
 import { fitRanks, type SettleMatch } from './settle.ts';
-import { matchInformation, pseudoInverse } from './settle-design.ts';
-import { invert } from './sandwich.ts';
+import { matchInformation } from './settle-design.ts';
+import { pseudoInverse } from '../linalg.ts';
+import { dampedNewton, type Objective } from '../newton.ts';
 
 export interface BoundPair {
   i: number;
@@ -81,7 +82,7 @@ export function leastDesign(n: number, pairsIn: BoundPair[], targets: BoundTarge
   return out(x, true);
 }
 
-/** Newton's method on t Σx − Σ log(v_r − f_r) − Σ log x_e − Σ log(N_e − x_e), from a strictly feasible x. */
+/** The damped Newton method on t Σx − Σ log(v_r − f_r) − Σ log x_e − Σ log(N_e − x_e), from a strictly feasible x. */
 function centre(
   n: number,
   pairs: BoundPair[],
@@ -90,66 +91,48 @@ function centre(
   t: number,
 ): Float64Array {
   const m = pairs.length;
-  let x: Float64Array = x0;
-  const phi = (y: Float64Array): number => {
-    const P = covarianceOf(n, pairs, y);
-    let v = 0;
+  // the solver maximises −φ; outside the domain φ is infinite, so a step that leaves it is halved
+  const objective: Objective = (y, d) => {
+    let phi = 0;
     for (let e = 0; e < m; e++) {
-      if (!(y[e]! > 0 && y[e]! < pairs[e]!.matches)) return Infinity;
-      v += t * y[e]! - Math.log(y[e]!) - Math.log(pairs[e]!.matches - y[e]!);
+      if (!(y[e]! > 0 && y[e]! < pairs[e]!.matches)) return -Infinity;
+      phi += t * y[e]! - Math.log(y[e]!) - Math.log(pairs[e]!.matches - y[e]!);
     }
-    for (const r of targets) {
-      const slack = r.variance - quad(P, n, r, r);
-      if (!(slack > 0)) return Infinity;
-      v -= Math.log(slack);
+    const P = covarianceOf(n, pairs, y);
+    const slack = targets.map((r) => r.variance - quad(P, n, r, r));
+    for (const sl of slack) {
+      if (!(sl > 0)) return -Infinity;
+      phi -= Math.log(sl);
     }
-    return v;
-  };
-  for (let it = 0; it < 100; it++) {
-    const P = covarianceOf(n, pairs, x);
+    if (!d) return -phi;
     const B = new Float64Array(m * m);
     for (let e = 0; e < m; e++)
       for (let g = e; g < m; g++) B[e * m + g] = B[g * m + e] = quad(P, n, pairs[e]!, pairs[g]!);
-    const grad = new Float64Array(m);
-    const H = new Float64Array(m * m);
+    const { g: grad, H } = d;
     for (let e = 0; e < m; e++) {
       const N = pairs[e]!.matches;
-      grad[e] = t - 1 / x[e]! + 1 / (N - x[e]!);
-      H[e * m + e] = 1 / x[e]! ** 2 + 1 / (N - x[e]!) ** 2;
+      grad[e] = -(t - 1 / y[e]! + 1 / (N - y[e]!));
+      H[e * m + e] = 1 / y[e]! ** 2 + 1 / (N - y[e]!) ** 2;
     }
     const a = new Float64Array(m);
     const gf = new Float64Array(m);
-    for (const r of targets) {
-      const slack = r.variance - quad(P, n, r, r);
+    targets.forEach((r, k) => {
+      const sl = slack[k]!;
       for (let e = 0; e < m; e++) {
         a[e] = quad(P, n, r, pairs[e]!);
         gf[e] = -pairs[e]!.info * a[e]! ** 2;
-        grad[e]! += gf[e]! / slack;
+        grad[e]! -= gf[e]! / sl;
       }
       for (let e = 0; e < m; e++)
         for (let g = 0; g < m; g++)
           H[e * m + g]! +=
-            (2 * pairs[e]!.info * pairs[g]!.info * a[e]! * a[g]! * B[e * m + g]!) / slack +
-            (gf[e]! * gf[g]!) / (slack * slack);
-    }
-    const Hi = invert(H, m);
-    const step = new Float64Array(m);
-    let dec = 0;
-    for (let e = 0; e < m; e++) {
-      for (let g = 0; g < m; g++) step[e]! -= Hi[e * m + g]! * grad[g]!;
-      dec -= grad[e]! * step[e]!;
-    }
-    if (!(dec > 1e-10)) break;
-    const f0 = phi(x);
-    let alpha = 1;
-    let y = x;
-    for (let k = 0; k < 60; k++, alpha /= 2) {
-      y = Float64Array.from(x, (v, e) => v + alpha * step[e]!);
-      if (phi(y) <= f0 - 0.25 * alpha * dec) break;
-    }
-    if (y === x || !(phi(y) < Infinity)) break;
-    x = y;
-  }
+            (2 * pairs[e]!.info * pairs[g]!.info * a[e]! * a[g]! * B[e * m + g]!) / sl +
+            (gf[e]! * gf[g]!) / (sl * sl);
+    });
+    return -phi;
+  };
+  const x = Float64Array.from(x0);
+  dampedNewton(objective, x, { maxIter: 100, tol: 1e-9, maxStep: Infinity, lineSearch: true });
   return x;
 }
 

@@ -3,7 +3,7 @@
 // and a new model's first matches, chosen before it has a rating. Pure.
 import type { SettleMatch } from './settle.ts';
 import { questionsToSeparate } from './power.ts';
-import { invert } from './sandwich.ts';
+import { pseudoInverse } from '../linalg.ts';
 import { SCALE } from '../ratings.ts';
 
 /** Tie pseudo-games per pair that met: keeps the fit finite when a pair has only won or only lost so far. */
@@ -196,14 +196,6 @@ function modelCovariance(fit: Fit, models: string[]): Float64Array {
     L[b * n + a]! -= h;
   }
   return pseudoInverse(L, n);
-}
-
-/** The Moore–Penrose inverse of a connected graph's Laplacian: (L + 11ᵀ/n)⁻¹ − 11ᵀ/n. */
-export function pseudoInverse(L: Float64Array, n: number): Float64Array {
-  const scale = Math.max(...Array.from({ length: n }, (_, k) => L[k * n + k]!), 1e-300);
-  const A = Float64Array.from(L, (x) => x / scale + 1 / n);
-  const inv = invert(A, n);
-  return Float64Array.from(inv, (x) => (x - 1 / n) / scale);
 }
 
 /**

@@ -12,7 +12,7 @@
 // first meets the middle of the league (settle-design.ts: newcomerFill). Pure: the engine plays the round.
 import type { ClusteredBattle } from './battle-table.ts';
 import { battleTable } from './battle-table.ts';
-import { connectedModelGroups } from '../groups.ts';
+import { battleSides, connectedModelGroups } from '../groups.ts';
 import { rankBounds, simultaneousDifferences } from './rank-intervals.ts';
 import { sandwichCovariance } from './sandwich.ts';
 import {
@@ -156,7 +156,7 @@ export function fitRanks(
       clusters: number;
     }
   | undefined {
-  const groups = connectedModelGroups(battles.map((b) => ({ model1: b.a, model2: b.b })));
+  const groups = connectedModelGroups(battles.map(battleSides));
   if (groups.length !== 1 || groups[0]!.length !== models.length) return undefined;
   const t = battleTable(battles, { models });
   if (t.clusters.length < SETTLE_MIN_CLUSTERS) return undefined;

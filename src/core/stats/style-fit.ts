@@ -6,6 +6,9 @@
 // blocks (one entry per pair of models, models × features, the features' upper triangle), spread into the full matrix
 // once at the end. Pure.
 
+import { sandwichVariances } from './sandwich.ts';
+import { dampedNewton, type Objective } from '../newton.ts';
+
 const ALPHA = Math.LN10;
 
 /** What the fit reads: per battle, the two models' columns, the outcome, the features, the question. */
@@ -182,98 +185,52 @@ export function fitStyleScores(d: FitDesign, o: Omit<FitOptions, 'weights'>): St
   return { theta: r.theta, H: r.H, S: r.S! };
 }
 
-/** fitStyle, with the penalised Hessian at the fit (taken from its last pass). */
-export function fitStyleInformation(d: FitDesign, o: FitOptions): { theta: Float64Array; H: Float64Array } {
-  return newton(d, o, 'information');
-}
-
-/** Newton's iterations; `want`: what the returned point's pass computes besides the loss. */
+/** Newton's iterations on the loss; `want`: what the returned point's pass computes besides the loss. */
 function newton(
   d: FitDesign,
   o: FitOptions,
-  want: 'none' | 'information' | 'scores',
+  want: 'none' | 'scores',
 ): { theta: Float64Array; H: Float64Array; S?: Float64Array } {
-  const scores = want === 'scores';
   const atFit = want !== 'none';
   const n = d.models.length;
   const P = n + d.features.length;
-  const { reg, weights } = o;
-  const tol = o.tol ?? 1e-10;
   const blocks = blocksFor(n, d.features.length);
-  let theta = o.init ? Float64Array.from(o.init) : new Float64Array(P);
-  let cur: Derivatives = { g: new Float64Array(P), H: new Float64Array(P * P) };
-  let cand: Derivatives = { g: new Float64Array(P), H: new Float64Array(P * P) };
-  let next = new Float64Array(P);
-  let current = evaluate(d, theta, reg, weights, cur, blocks);
-  // the derivatives at the returned point, when its pass computed them
-  let final: Derivatives | undefined;
-  for (let iter = 0; iter < (o.maxIter ?? 100); iter++) {
-    const step = solveSpd(cur.H, cur.g, P);
-    // the likelihood is flat along "all ratings + c"; there the exact step is −mean(θ_r), and θ_r starts
-    // and stays at mean 0, so drop the (rounding-only) mean of the rating step: with a tiny penalty it
-    // would otherwise keep the iteration from converging
-    let mean = 0;
-    for (let m = 0; m < n; m++) mean += step[m]! / n;
-    for (let m = 0; m < n; m++) step[m]! -= mean;
-    // backtracking: a full Newton step can overshoot when a rare feature has large z-scores
-    let t = 1;
-    let max = 0;
-    for (;;) {
-      max = 0;
-      for (let p = 0; p < P; p++) {
-        next[p] = theta[p]! - t * step[p]!;
-        max = Math.max(max, Math.abs(next[p]! - theta[p]!));
-      }
-      // a step that converges ends the fit: its gradient and Hessian would go unused, unless the sandwich wants
-      // them (and the questions' scores) at the returned point
-      const last = max < tol;
-      if (last && scores) cand.S = new Float64Array(d.clusters.length * P);
-      const value = evaluate(d, next, reg, weights, last && !atFit ? undefined : cand, blocks);
-      if (value <= current + 1e-12 * Math.abs(current) || t < 1e-6) {
-        current = value;
-        break;
-      }
-      t /= 2;
-    }
-    [theta, next] = [next, theta];
-    if (max < tol) {
-      if (atFit) final = cand;
-      break;
-    }
-    [cur, cand] = [cand, cur];
-  }
-  if (scores && !final) {
-    // the iterations ran out before a converging step: one pass at the returned point
-    final = { g: cur.g, H: cur.H, S: new Float64Array(d.clusters.length * P) };
-    evaluate(d, theta, reg, weights, final, blocks);
-  }
-  return { theta, H: final?.H ?? cur.H, S: final?.S };
-}
-
-/**
- * The question-clustered sandwich variance of each linear combination cᵀθ of a fit (c of length models +
- * features): cᵀ H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ c · Q/(Q − 1), H the penalised information (the penalty makes it invertible
- * along the ratings' common shift), s_q the likelihood's score summed over question q's battles (rows of S).
- */
-export function sandwichVariances(
-  H: Float64Array,
-  S: Float64Array,
-  clusters: number,
-  contrasts: Float64Array[],
-): Float64Array {
-  const P = Math.round(Math.sqrt(H.length));
-  const L = cholesky(H, P);
-  const corr = clusters > 1 ? clusters / (clusters - 1) : NaN;
-  return Float64Array.from(contrasts, (e) => {
-    const hrow = cholSolve(L, e, P);
-    let v = 0;
-    for (let c = 0; c < clusters; c++) {
-      let u = 0;
-      for (let p = 0; p < P; p++) u += hrow[p]! * S[c * P + p]!;
-      v += u * u;
-    }
-    return v * corr;
+  const theta = o.init ? Float64Array.from(o.init) : new Float64Array(P);
+  let S: Float64Array | undefined;
+  const questions = () => new Float64Array(d.clusters.length * P);
+  const objective: Objective = (x, der, final) => {
+    // a step that ends the fit needs no derivatives, unless the sandwich wants them (and the questions' scores)
+    // at the returned point
+    const out =
+      der && (!final || atFit)
+        ? { ...der, S: final && want === 'scores' ? (S = questions()) : undefined }
+        : undefined;
+    const loss = evaluate(d, x, o.reg, o.weights, out, blocks);
+    // the solver maximises: the loss's gradient turned round (its Hessian is the negative Hessian wanted)
+    if (out) for (let p = 0; p < P; p++) out.g[p] = -out.g[p]!;
+    return -loss;
+  };
+  const fit = dampedNewton(objective, theta, {
+    maxIter: o.maxIter ?? 100,
+    tol: o.tol ?? 1e-10,
+    // backtracking, unlimited: a full Newton step can overshoot when a rare feature has large z-scores
+    maxStep: Infinity,
+    lineSearch: true,
+    // the likelihood is flat along "all ratings + c"; there the exact step is −mean(θ_r), and θ_r starts and
+    // stays at mean 0, so drop the (rounding-only) mean of the rating step: with a tiny penalty it would
+    // otherwise keep the iteration from converging
+    project: (step) => {
+      let mean = 0;
+      for (let m = 0; m < n; m++) mean += step[m]! / n;
+      for (let m = 0; m < n; m++) step[m]! -= mean;
+    },
   });
+  if (want === 'scores' && !fit.converged) {
+    // the iterations ran out before a converging step: one pass at the returned point
+    S = questions();
+    evaluate(d, theta, o.reg, o.weights, { ...fit.d, S }, blocks);
+  }
+  return { theta, H: fit.d.H, S };
 }
 
 /** Question-clustered sandwich standard errors of the style coefficients of a fit (sandwichVariances). */
@@ -290,38 +247,4 @@ export function styleSandwichSe(fit: StyleFitScores, d: FitDesign): Float64Array
       return e;
     }),
   ).map(Math.sqrt);
-}
-
-/** Solve H s = g for a symmetric positive definite H. */
-function solveSpd(H: Float64Array, g: Float64Array, m: number): Float64Array {
-  return cholSolve(cholesky(H, m), g, m);
-}
-
-/** The lower Cholesky factor of a symmetric positive definite m × m matrix. */
-function cholesky(H: Float64Array, m: number): Float64Array {
-  const L = new Float64Array(m * m);
-  for (let i = 0; i < m; i++)
-    for (let j = 0; j <= i; j++) {
-      let s = H[i * m + j]!;
-      for (let k = 0; k < j; k++) s -= L[i * m + k]! * L[j * m + k]!;
-      L[i * m + j] = i === j ? Math.sqrt(Math.max(s, 1e-300)) : s / L[j * m + j]!;
-    }
-  return L;
-}
-
-/** Solve L Lᵀ x = g by forward and back substitution. */
-function cholSolve(L: Float64Array, g: Float64Array, m: number): Float64Array {
-  const y = new Float64Array(m);
-  for (let i = 0; i < m; i++) {
-    let s = g[i]!;
-    for (let k = 0; k < i; k++) s -= L[i * m + k]! * y[k]!;
-    y[i] = s / L[i * m + i]!;
-  }
-  const x = new Float64Array(m);
-  for (let i = m - 1; i >= 0; i--) {
-    let s = y[i]!;
-    for (let k = i + 1; k < m; k++) s -= L[k * m + i]! * x[k]!;
-    x[i] = s / L[i * m + i]!;
-  }
-  return x;
 }

@@ -3,7 +3,8 @@
 // round. At a million battles this is one fit and one small solve per model instead of 1,000 refits.
 import { tQuantile } from './normal.ts';
 import { INIT, SCALE } from '../ratings.ts';
-import { sandwichVariances, type StyleFitScores } from './style-fit.ts';
+import type { StyleFitScores } from './style-fit.ts';
+import { sandwichVariances } from './sandwich.ts';
 
 interface Bounds {
   lo: number;
@@ -16,13 +17,12 @@ interface ShownFit extends StyleFitScores {
 }
 
 /**
- * Intervals in the layout of the bootstrap's columns: n controlled ratings, k coefficients, n plain ratings; and
- * the coefficients' standard errors from the same sandwich (styleSandwichSe's).
+ * Intervals in the layout of the bootstrap's first columns: n controlled ratings, k coefficients (the plain ratings'
+ * come from sandwich.ts); and the coefficients' standard errors from the same sandwich (styleSandwichSe's).
  * A rating is shown centred on the `anchor` models' mean, so its variance is that of θ_m − mean_anchor θ.
  */
 export function styleSandwichIntervals(
   fit: ShownFit,
-  raw: ShownFit,
   shape: { models: number; features: number; clusters: number },
   anchor: boolean[],
   level: number,
@@ -46,7 +46,6 @@ export function styleSandwichIntervals(
     ...centred(n + k),
     ...Array.from({ length: k }, (_, f) => unit(f)),
   ]);
-  const vr = sandwichVariances(raw.H, raw.S, C, centred(n));
   const rating = (theta: Float64Array, shift: number, m: number, variance: number) => {
     const r = INIT + SCALE * (theta[m]! - shift);
     const h = t * SCALE * Math.sqrt(variance);
@@ -58,7 +57,6 @@ export function styleSandwichIntervals(
       const h = t * Math.sqrt(v[n + f]!);
       return { lo: fit.theta[n + f]! - h, hi: fit.theta[n + f]! + h };
     }),
-    ...Array.from({ length: n }, (_, m) => rating(raw.theta, raw.shift, m, vr[m]!)),
   ];
   return { intervals, se: Float64Array.from({ length: k }, (_, f) => Math.sqrt(v[n + f]!)) };
 }

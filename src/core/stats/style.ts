@@ -16,7 +16,10 @@ import {
   type Interval,
 } from './bootstrap.ts';
 import { MIN_QUESTIONS } from './rating-rows.ts';
-import { INIT, SCALE } from '../ratings.ts';
+import { fitBradleyTerry, INIT, SCALE, type CollapsedBattles } from '../ratings.ts';
+import { battleTable, resamplePairs, type BattleTable } from './battle-table.ts';
+import { sandwichCovariance } from './sandwich.ts';
+import { tQuantile } from './normal.ts';
 import {
   battleColumns,
   featureSupports,
@@ -26,16 +29,12 @@ import {
   type StyleDesign,
 } from './style-columns.ts';
 import { fitStyle, fitStyleScores, styleSandwichSe } from './style-fit.ts';
-import { fitPlain, fitPlainScores, pairCells, weighCells, type PairCells } from './style-plain.ts';
 import { styleSandwichIntervals } from './style-sandwich.ts';
 
 export { MIN_FEATURE_SUPPORT } from './style-columns.ts';
 
 /** FastChat's default L2 strength (rating_systems.py fit_contextual_bt) */
 const STYLE_REG = 0.5;
-// plain Bradley–Terry: the same Newton solver without features and with a negligible penalty (it only
-// keeps the solve well posed; the ratings equal the unpenalised maximum-likelihood fit to ~1e-5 points)
-const RAW_REG = 1e-8;
 
 /** The style groups a user asks for (`--style length,markdown`) and the features each one adds. */
 const STYLE_GROUPS = { length: ['length'], markdown: ['headers', 'lists', 'bold'] } as const;
@@ -158,13 +157,11 @@ export function styleControl(
   const seed = o.seed ?? DEFAULT_SEED;
   const n = d.models.length;
   const k = d.features.length;
-  // plain Bradley–Terry on the battles' pair cells (style-plain.ts); the contextual fit starts from its ratings
-  const cells = pairCells(d);
-  const sandwich = o.intervals === 'sandwich';
-  const rawFit = sandwich
-    ? fitPlainScores(cells, d, RAW_REG)
-    : { theta: fitPlain(cells, { reg: RAW_REG }), H: undefined, S: undefined };
-  const fullRaw = rawFit.theta;
+  // plain Bradley–Terry of the same battles, as `arena ratings` fits it (ratings.ts); the contextual fit starts
+  // from its ratings (mean 0, as the contextual fit's rating steps keep them)
+  const table = battleTable(battles, { models: d.models, clusters: d.clusters });
+  const plain = fitBradleyTerry(table.pairs);
+  const fullRaw = Float64Array.from(plain, (r) => (r - INIT) / SCALE);
   const init = new Float64Array(n + k);
   init.set(fullRaw);
   // its last pass gives the coefficients' sandwich (and, with --intervals sandwich, every rating's)
@@ -180,18 +177,18 @@ export function styleControl(
   const fullShift = shiftOf(full);
   const fullRawShift = shiftOf(fullRaw);
   const sw =
-    rawFit.H && rawFit.S
+    o.intervals === 'sandwich'
       ? styleSandwichIntervals(
           { ...fit, shift: fullShift },
-          { theta: fullRaw, H: rawFit.H, S: rawFit.S, shift: fullRawShift },
           { models: n, features: k, clusters: d.clusters.length },
           anchor,
           level,
         )
       : undefined;
   const se = sw?.se ?? styleSandwichSe(fit, d);
-  const iv =
-    sw?.intervals ?? styleBootstrap(d, cells, { reg, full, fullRaw, shiftOf }, { rounds, seed, level });
+  const iv = sw
+    ? [...sw.intervals, ...plainSandwich(table, anchor, level)]
+    : styleBootstrap(d, table, { reg, full, plain, shiftOf }, { rounds, seed, level });
   const ivStyle = iv.slice(0, n);
   const ivRaw = iv.slice(n + k);
   const rank = ranksFromIntervals(ivStyle);
@@ -246,34 +243,46 @@ function anchorModels(d: StyleDesign): boolean[] {
   return anchored.some(Boolean) ? anchored : anchored.map(() => true);
 }
 
+/** The plain ratings' intervals from sandwich.ts's question-clustered covariance (± t(Q − 1) · se). */
+function plainSandwich(table: BattleTable, anchor: boolean[], level: number): Interval[] {
+  const { ratings, covariance, clusters } = sandwichCovariance(table, 'question', 0, anchor);
+  const n = ratings.length;
+  const t = tQuantile(1 - (1 - level) / 2, clusters - 1);
+  return Array.from(ratings, (r, m) => {
+    const h = t * Math.sqrt(covariance[m * n + m]!);
+    return { lo: r - h, hi: r + h };
+  });
+}
+
 /**
  * Percentile intervals from the question bootstrap, in the columns n controlled ratings, k coefficients, n plain
  * ratings: each round refits both models on the battles weighted by their question's multiplicity, warm-started
- * from the full fits (the plain one on its pair cells, reweighed per round).
+ * from the full fits (the plain one on the table's pairs, resampled per round).
  */
 function styleBootstrap(
   d: StyleDesign,
-  cells: PairCells,
-  fits: { reg: number; full: Float64Array; fullRaw: Float64Array; shiftOf: (x: Float64Array) => number },
+  table: BattleTable,
+  fits: { reg: number; full: Float64Array; plain: Float64Array; shiftOf: (x: Float64Array) => number },
   o: { rounds: number; seed: number; level: number },
 ): Interval[] {
-  const { reg, full, fullRaw, shiftOf } = fits;
+  const { reg, full, plain, shiftOf } = fits;
   const n = d.models.length;
   const k = d.features.length;
   const weights = new Float64Array(d.y.length);
+  const np = table.pairs.i.length;
+  const round: CollapsedBattles = { ...table.pairs, w: new Float64Array(np), s: new Float64Array(np) };
   const samples = clusterBootstrap(
     d.clusters.length,
     (counts) => {
       for (let r = 0; r < weights.length; r++) weights[r] = counts[d.cluster[r]!]!;
       const s = fitStyle(d, { reg, weights, init: full, tol: 1e-8 });
-      weighCells(cells, d, counts);
-      const sr = fitPlain(cells, { reg: RAW_REG, init: fullRaw, tol: 1e-8 });
+      const sr = fitBradleyTerry(resamplePairs(table, counts, round), undefined, { init: plain, tol: 1e-8 });
       const out = new Float64Array(2 * n + k);
       const sh = shiftOf(s);
       const shr = shiftOf(sr);
       for (let m = 0; m < n; m++) {
         out[m] = INIT + SCALE * (s[m]! - sh);
-        out[n + k + m] = INIT + SCALE * (sr[m]! - shr);
+        out[n + k + m] = INIT + (sr[m]! - shr);
       }
       for (let f = 0; f < k; f++) out[n + f] = s[n + f]!;
       return out;

@@ -16,7 +16,7 @@ import {
   accuracyRow,
   familyAccuracy,
   type LabelledItem,
-  type PairGame,
+  type LabelledGame,
 } from '../../core/stats/pair-accuracy.ts';
 import { ArenaError, type Game, type Vote } from '../../core/types.ts';
 import { pairGameOf } from '../../core/outcomes.ts';
@@ -229,9 +229,9 @@ function setAccuracy(
   const accuracy: SetAccuracy[] = [];
   const families = new Map<
     string,
-    { members: { items: LabelledItem[]; games: PairGame[] }[]; prompt: string }
+    { members: { items: LabelledItem[]; games: LabelledGame[] }[]; prompt: string }
   >();
-  const everything: { items: LabelledItem[]; games: PairGame[]; prompt: string } = {
+  const everything: { items: LabelledItem[]; games: LabelledGame[]; prompt: string } = {
     items: [],
     games: [],
     prompt: '',

@@ -3,7 +3,8 @@
 import { battleTable } from '../../core/stats/battle-table.ts';
 import { bootstrapBradleyTerry } from '../../core/stats/rating-bootstrap.ts';
 import { sandwichBradleyTerry } from '../../core/stats/sandwich.ts';
-import { connectedModelGroups, splitByGroup } from '../../core/groups.ts';
+import { ratingsByGroup } from '../../core/groups.ts';
+import { scoreOf } from '../../core/outcomes.ts';
 import { estimability } from '../../core/stats/separation.ts';
 import { pairwiseStandings } from '../../core/standings.ts';
 import type { MatchOutcome, SingleStanding, Standing } from '../../core/types.ts';
@@ -66,11 +67,12 @@ export class Leaderboards {
       async () => {
         const all = await this.catalog.outcomes(judge, f);
         // tournaments that never met (no model in common) are ranked and rated apart: one group each
-        const groups = connectedModelGroups(all);
-        const parts = splitByGroup(all, groups);
-        return parts.flatMap((outcomes, g) =>
-          this.groupRows(outcomes).map((r) => (groups.length > 1 ? { ...r, group: g + 1 } : r)),
-        );
+        return ratingsByGroup(
+          all,
+          (o) => o,
+          (part) => this.groupRows(part),
+          (rows) => rows,
+        ).rows;
       },
       judgeReads(judge, ...categoryReads(f)),
     );
@@ -86,7 +88,7 @@ export class Leaderboards {
           ({
             a: o.model1,
             b: o.model2,
-            score: o.outcome === 'model_1' ? 1 : o.outcome === 'model_2' ? 0 : 0.5,
+            score: scoreOf(o.outcome),
             cluster: o.questionId,
           }) as const,
       );

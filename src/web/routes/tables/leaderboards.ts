@@ -1,20 +1,9 @@
 // The leaderboard and model pages' tables: standings with ratings, single-answer grading, the win matrix and
 // one model's standing per category, per turn and against each opponent.
+import { STANDING_COLUMNS } from '../../../core/standings.ts';
 import { QUERY, type Query } from '../../params.ts';
 import type { Site } from '../../site.ts';
 import type { Tables } from './table.ts';
-
-const STANDING = [
-  'model',
-  'win',
-  'loss',
-  'tie',
-  'inconsistent',
-  'error',
-  'winRate',
-  'lossRate',
-  'winRateAdjusted',
-] as const;
 
 const MATRIX = ['model', 'opponent', 'battles', 'win', 'loss', 'tie', 'error', 'winRateAdjusted'] as const;
 
@@ -30,7 +19,7 @@ export function leaderboardTables(s: Site): Tables {
         "one judge's standings with Bradley–Terry rating and 95% interval (a note where not estimable), Rank (UB), the rank range from simultaneous intervals of all pairs (rankBest/rankWorst, joint) and of the model's own comparisons (marginalRankBest/marginalRankWorst), and the preliminary mark; ?judge=&turn=1|2|both&category= (group: set when the judge's models form groups that never met; ranks and ratings are per group)",
       columns: [
         'rank',
-        ...STANDING,
+        ...STANDING_COLUMNS,
         'rating',
         'ratingLo',
         'ratingHi',
@@ -64,13 +53,13 @@ export function leaderboardTables(s: Site): Tables {
     'model-categories': {
       query: QUERY.model,
       describe: "one model's standing per category; ?model=&judge=",
-      columns: ['category', ...STANDING],
+      columns: ['category', ...STANDING_COLUMNS],
       rows: async (q) => (await model(q)).byCategory,
     },
     'model-turns': {
       query: QUERY.model,
       describe: "one model's standing per turn; ?model=&judge=",
-      columns: ['turn', ...STANDING],
+      columns: ['turn', ...STANDING_COLUMNS],
       rows: async (q) => (await model(q)).byTurn,
     },
     'model-opponents': {
