@@ -104,4 +104,22 @@ describe.skipIf(!existsSync(MTBENCH_DIR))('the home page', () => {
     const app = createApp({ store, bootstrapRounds: 20 });
     expect(caption(await (await app.request('/')).text())).toBe('Judge mock/longer · both turns');
   });
+
+  it('a publish.judge that names no judge is said in the refresh log, and the default board stays', async () => {
+    const file = writeConfig(tmpDir('arena-home-'), {
+      url: 'http://127.0.0.1:9/v1',
+      models: ['alpaca-13b', 'claude-v1'],
+      judge: { id: 'mock/longer', baseURL: undefined },
+      extra: { publish: { judge: 'gpt-4o-typo' } },
+    });
+    const lines: string[] = [];
+    await refresh({
+      store,
+      judges: (j) => createJudge(j.id),
+      config: loadRefreshConfig(file),
+      log: (m) => lines.push(m),
+    });
+    expect(lines.filter((l) => l.includes('publish.judge "gpt-4o-typo"'))).toHaveLength(1);
+    expect(lines.join('\n')).toContain('has no games in the database');
+  });
 });

@@ -61,7 +61,9 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
       dryRun,
       log,
     );
-    refuseUnplayable(configFile, c, new Set((await reader.games.judges()).map((j) => j.judge)));
+    const stored = new Set((await reader.games.judges()).map((j) => j.judge));
+    refuseUnplayable(configFile, c, stored);
+    warnUnknownHomeJudge(configFile, c, stored, log);
     const plan = await planJudges({ store, reader, open: o.judges, c, models, id, dryRun, onFatal }, judges);
     for (const w of new Set(plan.flatMap((l) => (l.retiring ? [l.retiring] : [])))) log(`warning: ${w}`);
     const estCost = plan.reduce((s, p) => s + p.estCost, 0);
@@ -201,4 +203,13 @@ function dryRunSummary(
     seconds: (Date.now() - t0) / 1000,
     line,
   };
+}
+
+/** A `publish.judge` that is no judge of the config and has no games would pass silently: the default board stays. */
+function warnUnknownHomeJudge(file: string, c: RefreshConfig, stored: Set<string>, log: (m: string) => void) {
+  const home = c.publish?.judge;
+  if (home !== undefined && !stored.has(home) && !c.judges.some((j) => j.id === home))
+    log(
+      `warning: publish.judge "${home}" in ${file} is no judge of this config and has no games in the database: the home page shows the judge with the most matches`,
+    );
 }
