@@ -12,7 +12,7 @@
 //   node --import tsx bench/site-worker.ts --persist DIR [--pages /,/judges] [--rounds 1] [--save DIR]
 // DIR: a --persist-to folder with the published D1 (`wrangler d1 migrations apply mt-arena --local --persist-to DIR`,
 // then `arena publish --db arena.db --persist-to DIR`). Without --pages: the floor (/robots.txt) and every page
-// that `/` links to (as bench/site.ts --cold picks them). --save keeps each first request's profile (.cpuprofile).
+// that `/` links to (as bench/site-cold.ts picks them). --save keeps each first request's profile (.cpuprofile).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -14,7 +14,9 @@ import type { SqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp, type AppOptions } from '../../src/web/app.ts';
 import { linkedPages, PAGE_VIEW, pageKey, pageParams, renderPages } from '../../src/web/pages.ts';
 import { BUILD } from '../../src/web/views.gen.ts';
-import { tmpDir } from '../support/cli.ts';
+import { arenaOk, tmpDir } from '../support/cli.ts';
+import { openSqliteStore } from '../../src/storage/sqlite.ts';
+import { nodeSite } from '../../src/entry/node.ts';
 import { buildFixture } from './fixture.ts';
 
 let store: SqliteStore;
@@ -212,4 +214,26 @@ describe('pages rendered on the write path', () => {
     });
     expect(() => workerPages({ INTERVALS: 'nope' })).toThrow(/wrangler\.toml \[vars\]: INTERVALS .*"nope"/);
   });
+
+  it('an import into a new database builds the reports and the pages: the first visit of `arena serve` computes nothing', async () => {
+    const db = join(tmpDir('arena-pages-import-'), 'site.db');
+    await arenaOk(['import', 'questions', 'questions/arena.jsonl', '--db', db]);
+    await arenaOk(['import', 'answers', 'questions/answers/arena-sage.jsonl', '--db', db]);
+    const s = openSqliteStore(db, { readonly: true });
+    try {
+      const site = nodeSite({ store: s, adminToken: ADMIN });
+      const r = await site.fetch(new Request('http://site.test/'));
+      expect(r.status).toBe(200);
+      const c = (await (
+        await site.fetch(
+          new Request('http://site.test/api/admin/reports', {
+            headers: { Authorization: `Bearer ${ADMIN}` },
+          }),
+        )
+      ).json()) as { pages: number; computed: number };
+      expect(c).toMatchObject({ pages: 1, computed: 0 });
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
 });
