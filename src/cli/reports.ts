@@ -5,6 +5,7 @@
 import { buildReports, type BuildResult } from '../reports/site/build.ts';
 import { ArenaError } from '../core/types.ts';
 import { STATE } from '../reports/site/stored.ts';
+import type { StoredReport } from '../storage/report-store.ts';
 import type { Store } from '../storage/store.ts';
 import { createApp } from '../web/app.ts';
 import { PAGE_VIEW, renderPages, type PageOptions } from '../web/pages.ts';
@@ -33,26 +34,28 @@ export function workerPages(vars: Record<string, string>): WorkerPages {
 /**
  * Render the pages the home page links to, for `arena serve`'s default options and for the Worker of `worker`'s
  * vars when given (src/web/pages.ts), replacing those stored before; none when the reports are not built, and none
- * for a Worker with /annotate on. Returns how many.
+ * for a Worker with /annotate on. Rows the same as those stored are not written again (a write that changed nothing
+ * leaves the database file as it was). Returns how many pages are stored.
  */
 export async function storePages(store: Store, worker?: WorkerPages): Promise<number> {
   const old = (await store.reports.index()).filter((r) => r.view === PAGE_VIEW);
-  if (old.length) await store.reports.remove(old);
   const [state] = await store.reports.get([STATE]);
-  if (!state) return 0;
   const sets: PageOptions[] = [{}];
   if (worker && !worker.annotate && (worker.siteUrl || worker.intervals === 'sandwich'))
     sets.push({ siteUrl: worker.siteUrl, intervals: worker.intervals });
   // a run still marked running shows as interrupted once its heartbeat is old: /runs changes with the clock
   const running = (await store.runs.list(30)).some((r) => r.status === 'running');
-  let n = 0;
-  for (const o of sets) {
+  const rows: StoredReport[] = [];
+  for (const o of state ? sets : []) {
     const app = createApp({ store, reports: 'read', ...o });
-    const rows = await renderPages(app.fetch, o, state.body, (p) => running && p === '/runs');
-    await store.reports.put(rows);
-    n += rows.length;
+    rows.push(...(await renderPages(app.fetch, o, state!.body, (p) => running && p === '/runs')));
   }
-  return n;
+  const same = (a: Pick<StoredReport, 'params' | 'digest' | 'body'>[]) =>
+    JSON.stringify(a.map((r) => [r.params, r.digest, r.body]).sort());
+  if (old.length === rows.length && same(await store.reports.get(old)) === same(rows)) return rows.length;
+  if (old.length) await store.reports.remove(old);
+  await store.reports.put(rows);
+  return rows.length;
 }
 
 /** "reports: 12 recomputed, 103 current, 2 removed (3.1 s)" */

@@ -109,10 +109,14 @@ export async function buildReports(store: Store, o: BuildOptions = {}): Promise<
     await run();
   }
   o.progress?.('done', steps.length, steps.length);
-  // the digest the Worker compares with, and the rows no page reaches any more
-  await store.reports.put([
-    { ...STATE, digest: '', version: REPORT_VERSION, body: encodeReport(digest), builtAt: Date.now(), ms: 0 },
-  ]);
+  // the digest the Worker compares with (written only when it changed: a build that changed nothing writes
+  // nothing), and the rows no page reaches any more
+  const state = encodeReport(digest);
+  const [was] = await store.reports.get([STATE]);
+  if (was?.body !== state || was.version !== REPORT_VERSION)
+    await store.reports.put([
+      { ...STATE, digest: '', version: REPORT_VERSION, body: state, builtAt: Date.now(), ms: 0 },
+    ]);
   const gone = (o.only ? [] : await store.reports.index()).filter(
     (r) =>
       r.view !== STATE.view &&
