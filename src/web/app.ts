@@ -140,18 +140,8 @@ export function createApp(o: AppOptions) {
     c.json({ mode: o.reports ?? 'compute', ...reports.counts, pages: served.pages, cached: cache.size }),
   );
   app.use(conditional());
-  if (o.pages) app.use(storedPages(store, o, served));
-  // what a live page reads is current: the data fingerprint is re-read when due (src/web/result-cache.ts)
-  app.use(async (_c, next) => {
-    await cache.fresh();
-    return next();
-  });
-
-  apiRoutes(app, site);
-  pageRoutes(app, site);
-  chartRoutes(app, site);
-
-  // the app's own stylesheet and script (no external requests); immutable under their hashed URL
+  // the fixed answers first (they read no data): the app's own stylesheet and script (no external requests),
+  // immutable under their hashed URL, and the icon, robots.txt and the health check
   app.get('/static/:name', (c) => {
     const a = assets.get(c.req.param('name'));
     if (!a) return c.notFound();
@@ -166,6 +156,16 @@ export function createApp(o: AppOptions) {
     c.body(icon, 200, { 'Content-Type': 'image/x-icon', 'Cache-Control': 'public, max-age=86400' }),
   );
   app.get('/robots.txt', (c) => c.text(ROBOTS, 200, { 'Cache-Control': 'public, max-age=86400' }));
+  if (o.pages) app.use(storedPages(store, o, served));
+  // what a live page reads is current: the data fingerprint is re-read when due (src/web/result-cache.ts)
+  app.use(async (_c, next) => {
+    await cache.fresh();
+    return next();
+  });
+
+  apiRoutes(app, site);
+  pageRoutes(app, site);
+  chartRoutes(app, site);
 
   app.notFound((c) =>
     c.req.path.startsWith('/api/')
