@@ -5,6 +5,7 @@
 // run (`/robots.txt`: fixed bytes through the same app and the same process start). Prints measured figures; asserts
 // nothing.
 //   node --import tsx bench/site-cold.ts [--rounds 1] [--max-pages 40] [--node-only] [--keep DIR]
+//   node --import tsx bench/site-cold.ts --persist DIR [--rounds 1]: the Worker only, over a D1 already published
 // Databases: `arena import mtbench` (MTBENCH_DIR) and `arena start` (the release and, from JUDGE_LLAMA2_DIR, the
 // study's judgments) into a temporary folder (--keep DIR keeps them there). CPU times are the server's own (/proc,
 // all threads), read from outside, so measuring runs no code in the server.
@@ -258,6 +259,20 @@ async function main(): Promise<void> {
     return i > 0 ? process.argv[i + 1]! : d;
   };
   const rounds = Number(arg('rounds', '1'));
+  const max = Number(arg('max-pages', '40'));
+  const published = arg('persist', '');
+  if (published) {
+    const tmp = mkdtempSync(join(tmpdir(), 'arena-bench-cold-'));
+    const worker = bundleWorker(tmp);
+    const first = await workerServer(worker, published);
+    const home = await (await fetch(`${first.url}/`)).text();
+    first.stop();
+    const paths = [FLOOR, ...pagesOf(home, max)];
+    const rows = await coldVisits(() => workerServer(worker, published), paths, rounds);
+    console.log(coldTable(`Worker (wrangler dev) over the D1 in ${published}:`, rows));
+    rmSync(tmp, { recursive: true, force: true });
+    return;
+  }
   const keep = arg('keep', '');
   const dir = keep || mkdtempSync(join(tmpdir(), 'arena-bench-cold-'));
   mkdirSync(dir, { recursive: true });
@@ -282,7 +297,7 @@ async function main(): Promise<void> {
       const first = await nodeServer(db);
       const home = await (await fetch(`${first.url}/`)).text();
       first.stop();
-      const paths = [FLOOR, ...pagesOf(home, Number(arg('max-pages', '40')))];
+      const paths = [FLOOR, ...pagesOf(home, max)];
       console.log(coldTable(`\nNode, after ${made}:`, await coldVisits(() => nodeServer(db), paths, rounds)));
       if (!worker) continue;
       const persist = join(dir, `d1-${made.split(' ')[1]}`);
