@@ -73,7 +73,7 @@ export interface AppOptions {
 /**
  * Hono's secureHeaders with a strict Content-Security-Policy (nothing but this origin, no inline script or style),
  * no framing at all and no powerful features. `overwrite: false` keeps the one header a route sets itself: the
- * charts' CSP (src/web/http-cache.ts SVG_CSP).
+ * charts' CSP (src/web/send.ts SVG_CSP).
  */
 const SECURITY: NonNullable<Parameters<typeof secureHeaders>[0]> = {
   contentSecurityPolicy: {

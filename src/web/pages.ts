@@ -120,7 +120,7 @@ export async function renderPages(
 ): Promise<StoredReport[]> {
   const get = async (path: string) => {
     const t0 = now();
-    const res = await fetch(new Request(`http://prerender.invalid${path}`));
+    const res = await fetch(new Request(`http://pages.invalid${path}`));
     return { res, body: await res.text(), ms: Math.round(now() - t0) };
   };
   const home = await get('/');
