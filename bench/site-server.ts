@@ -8,8 +8,8 @@ import { openSqliteStore } from '../src/storage/sqlite.ts';
 const [db] = process.argv.slice(2);
 if (!db) throw new Error('usage: site-server.ts <db>');
 const store = openSqliteStore(db, { readonly: true });
-// as `arena serve` runs it: stored reports, a missing one computed in the background
-const app = await serveNode(store, { port: 0, reports: 'serve' });
+// as `arena serve` runs it: the stored pages, and live pages from the stored reports
+const app = await serveNode(store, { port: 0 });
 
 // the static baseline serves exactly the bytes the app serves for the same path (fetched once)
 const bytes = new Map<string, { body: Buffer; type: string }>();

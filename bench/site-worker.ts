@@ -12,7 +12,7 @@
 //   node --import tsx bench/site-worker.ts --persist DIR [--pages /,/judges] [--rounds 1] [--save DIR]
 // DIR: a --persist-to folder with the published D1 (`wrangler d1 migrations apply mt-arena --local --persist-to DIR`,
 // then `arena publish --db arena.db --persist-to DIR`). Without --pages: the floor (/robots.txt) and every page
-// that `/` links to (as bench/site.ts --cold picks them). --save keeps each first request's profile (.cpuprofile).
+// that `/` links to (as bench/site-cold.ts picks them). --save keeps each first request's profile (.cpuprofile).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -362,10 +362,6 @@ async function coldRequest(path: string, save: string) {
         writeFileSync(`${save}/${path.replace(/[^\w.-]+/g, '_')}.cpuprofile`, JSON.stringify(profile));
       }
       const d1 = /d1;dur=(\d+);desc="(\d+) calls"/.exec(r.headers.get('server-timing') ?? '');
-      // the Worker's start-up warm-up must have settled before this first request (else its work is counted here)
-      const warm = /warm;desc="(\w+)"/.exec(r.headers.get('server-timing') ?? '')?.[1];
-      if (warm !== 'done')
-        console.error(`${path}: the warm-up had not settled at the first request (${warm})`);
       // the same URL again, in the same isolate: what a cached page costs (a sanity floor for the method)
       await s.send('Profiler.start');
       await (await fetch(dev.url + path)).arrayBuffer();

@@ -2,8 +2,7 @@
 // concurrent connections (autocannon), against a static server answering with the same bytes from the
 // same Node process. Prints measured figures; asserts nothing.
 //   node --import tsx bench/site.ts [--db arena.db] [--seconds 5] [--rounds 3] [--warmup 5] [--connections 64] [--paths /,/api/...]
-//   node --import tsx bench/site.ts --cold [--db arena.db] [--cold-rounds 3] [--max-pages 40]: first visits of
-//   `arena serve` after a restart (site-cold.ts)
+// First visits after a restart, on Node and on the Worker: bench/site-cold.ts.
 // Without --db it imports the release from MTBENCH_DIR into a temporary database first.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -12,8 +11,6 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { coldTable, coldVisits, linkedPages } from './site-cold.ts';
-import { distFresh } from '../bin/dist-fresh.mjs';
 import { importFiles, mtbenchSources } from '../src/importers/import.ts';
 import { openSqliteStore } from '../src/storage/sqlite.ts';
 
@@ -25,7 +22,6 @@ const seconds = Number(arg('seconds', '5'));
 const rounds = Number(arg('rounds', '3'));
 const warmup = Number(arg('warmup', '5'));
 const connections = Number(arg('connections', '64'));
-const coldRounds = Number(arg('cold-rounds', '3'));
 const PATHS = arg('paths', '/,/api/leaderboard?judge=gpt-4,/api/standings?judge=gpt-4').split(',');
 
 let db = arg('db', '');
@@ -37,24 +33,6 @@ if (!db) {
   const store = openSqliteStore(db);
   await importFiles(store, mtbenchSources(dir));
   await store.close();
-}
-
-if (process.argv.includes('--cold')) {
-  // cold first visits only: a new `arena serve` process per page (bench/site-cold.ts)
-  // the floor first: a fixed answer through the same app and process start (what every first visit pays)
-  const pages = ['/robots.txt', ...(await linkedPages(db, Number(arg('max-pages', '40'))))];
-  const code =
-    process.env.ARENA_NO_DIST !== '1' && distFresh(fileURLToPath(new URL('..', import.meta.url)))
-      ? 'the bundled dist/'
-      : 'the sources through tsx (dist/ is missing or older than src/: `node scripts/build-cli.mjs`)';
-  console.log(
-    `bench/site --cold: first visit of /robots.txt (the floor) and each of the ${pages.length - 1} pages linked from / after a restart of \`arena serve\` (${code}), ${coldRounds} round(s), node ${process.version}, ${cpus().length} cores, load average ${loadavg()
-      .map((x) => x.toFixed(1))
-      .join(' ')}, database ${db}`,
-  );
-  console.log(coldTable(await coldVisits(db, pages, coldRounds), 200));
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-  process.exit(0);
 }
 
 const server = spawn(
@@ -119,7 +97,7 @@ try {
   for (const path of PATHS) {
     server.stdin!.write(`load ${path}\n`);
     const loaded = (await next()) as { status: number; bytes: number };
-    await fetch(app + path); // the app's cache is warm now (the first request computed it)
+    await fetch(app + path); // what the route reads is held now (the first request read it)
     // a warm-up of both servers (JIT, sockets, heap) that is not counted: a cold Node process is several
     // times slower for its first few seconds, which would otherwise land on whichever path is measured first
     await autocannon({ url: app + path, connections, duration: warmup });

@@ -33,14 +33,14 @@ function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}
   return {
     // what is published carries its reports, current (src/cli/reports.ts)
     sqliteCopy: async (file) => {
-      await updateReports(store, { force: true, log });
+      await updateReports(store, { log });
       await copyDatabase(store, file);
     },
     d1: async (t) => {
       // the votes cast on the site first: counted in the reports, and kept in D1 (docs/annotators.md)
       await pullSiteVotes(store, t, log);
-      // and the pages the Worker of wrangler.toml's [vars] shows, rendered for it (src/web/prerender.ts)
-      await updateReports(store, { force: true, log, pages: workerPages(wranglerVars(process.cwd())) });
+      // and the pages the Worker of wrangler.toml's [vars] shows, rendered for it (src/web/pages.ts)
+      await updateReports(store, { log, worker: workerPages(wranglerVars(process.cwd())) });
       await publishToD1(store.sqlite, t, log);
     },
   };

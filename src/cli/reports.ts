@@ -1,18 +1,19 @@
-// The write path of the stored reports (src/reports/site/stored.ts): after a command changed games (import, run,
-// refresh, reparse, prune) the reports of a database that holds them are brought up to date, each recomputed
-// only where its data changed; `arena publish`, `arena start` and `arena reports --rebuild` do the same on any
-// database, one that never held reports included (every report missing or stale is computed, none other).
+// The write path of the site: after a command changed the data (import, run, refresh, reparse, prune, publish,
+// `arena start`) the stored reports are brought up to date (src/reports/site/stored.ts), each recomputed only where
+// its data changed, and the pages the home page links to are rendered from them and stored (src/web/pages.ts): the
+// data flows one way, games -> reports -> pages -> bytes served, and no visitor waits for a computation.
 import { buildReports, type BuildResult } from '../reports/site/build.ts';
 import { ArenaError } from '../core/types.ts';
 import { STATE } from '../reports/site/stored.ts';
+import type { StoredReport } from '../storage/report-store.ts';
 import type { Store } from '../storage/store.ts';
 import { createApp } from '../web/app.ts';
-import { PAGE_VIEW, renderPages, type PageOptions } from '../web/prerender.ts';
+import { PAGE_VIEW, renderPages, type PageOptions } from '../web/pages.ts';
 import { openStore } from './shared.ts';
 
 /** The Worker's options that change its pages (wrangler.toml's [vars]): what the pages are rendered with. */
 export interface WorkerPages extends PageOptions {
-  /** /annotate on: the site's votes change its pages between publishes, so none is pre-rendered */
+  /** /annotate on: the site's votes change its pages between publishes, so none is stored for it */
   annotate?: boolean;
 }
 
@@ -31,20 +32,28 @@ export function workerPages(vars: Record<string, string>): WorkerPages {
 }
 
 /**
- * Render the pages the home page links to, as the Worker made with `o` would, and store them for it
- * (src/web/prerender.ts), replacing those stored before; none when the stored reports are not built or with
- * /annotate on. Returns how many.
+ * Render the pages the home page links to, for `arena serve`'s default options and for the Worker of `worker`'s
+ * vars when given (src/web/pages.ts), replacing those stored before; none when the reports are not built, and none
+ * for a Worker with /annotate on. Rows the same as those stored are not written again (a write that changed nothing
+ * leaves the database file as it was). Returns how many pages are stored.
  */
-export async function prerenderPages(store: Store, o: WorkerPages): Promise<number> {
+export async function storePages(store: Store, worker?: WorkerPages): Promise<number> {
   const old = (await store.reports.index()).filter((r) => r.view === PAGE_VIEW);
-  if (old.length) await store.reports.remove(old);
   const [state] = await store.reports.get([STATE]);
-  if (!state || o.annotate) return 0;
-  const { annotate: _a, ...options } = o;
-  const app = createApp({ store, reports: 'read', ...options });
+  const sets: PageOptions[] = [{}];
+  if (worker && !worker.annotate && (worker.siteUrl || worker.intervals === 'sandwich'))
+    sets.push({ siteUrl: worker.siteUrl, intervals: worker.intervals });
   // a run still marked running shows as interrupted once its heartbeat is old: /runs changes with the clock
   const running = (await store.runs.list(30)).some((r) => r.status === 'running');
-  const rows = await renderPages(app.fetch, options, state.body, (p) => running && p === '/runs');
+  const rows: StoredReport[] = [];
+  for (const o of state ? sets : []) {
+    const app = createApp({ store, reports: 'read', ...o });
+    rows.push(...(await renderPages(app.fetch, o, state!.body, (p) => running && p === '/runs')));
+  }
+  const same = (a: Pick<StoredReport, 'params' | 'digest' | 'body'>[]) =>
+    JSON.stringify(a.map((r) => [r.params, r.digest, r.body]).sort());
+  if (old.length === rows.length && same(await store.reports.get(old)) === same(rows)) return rows.length;
+  if (old.length) await store.reports.remove(old);
   await store.reports.put(rows);
   return rows.length;
 }
@@ -54,27 +63,25 @@ export const reportsLine = (r: BuildResult): string =>
   `reports: ${r.computed} recomputed, ${r.read} current${r.removed ? `, ${r.removed} removed` : ''} (${(r.ms / 1000).toFixed(1)} s)`;
 
 /**
- * Bring the stored reports of `store` up to date: always with `force`, else only where the database holds
- * reports already (a database never served or published is left as it is: the site computes what it lacks).
+ * Bring the stored reports of `store` up to date and render its pages from them (`worker`: also for the Worker of
+ * these vars). Every write calls it, on any database: one never built before gets every report.
  */
 export async function updateReports(
   store: Store,
-  o: { force?: boolean; log?: (m: string) => void; progress?: boolean; pages?: WorkerPages } = {},
-): Promise<BuildResult | undefined> {
-  if (!o.force && !(await store.reports.get([STATE])).length) return undefined;
+  o: { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages } = {},
+): Promise<BuildResult> {
   const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const r = await buildReports(store, {
     ...(o.progress ? { progress: (step, k, n) => log(`reports ${k}/${n}: ${step}`) } : {}),
   });
-  log(reportsLine(r));
-  if (o.pages) log(`pages for the Worker: ${await prerenderPages(store, o.pages)} rendered`);
+  log(`${reportsLine(r)}; pages: ${await storePages(store, o.worker)} rendered`);
   return r;
 }
 
 /** updateReports on the database file `db` (opened for this, closed after). */
 export async function updateReportsOf(
   db: string,
-  o: { force?: boolean; log?: (m: string) => void; progress?: boolean; pages?: WorkerPages } = {},
+  o: { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages } = {},
 ): Promise<BuildResult | undefined> {
   if (db === ':memory:') return undefined;
   const store = openStore(db);

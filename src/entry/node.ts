@@ -1,13 +1,12 @@
 // Node entry: the leaderboard app over a SQLite file, served by @hono/node-server.
 // `node --import tsx src/entry/node.ts <db> [port] [host]`, or use `arena serve` (src/cli/commands/serve.ts).
 import { serve, type ServerType } from '@hono/node-server';
-import { createServer, get, type RequestListener } from 'node:http';
+import { get } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 import type { Store } from '../storage/store.ts';
 import { createApp, type AppOptions } from '../web/app.ts';
-import { takesCompressed } from '../web/http-cache.ts';
 
 export interface NodeServer {
   server: ServerType;
@@ -16,40 +15,21 @@ export interface NodeServer {
 }
 
 /**
- * The site for @hono/node-server's `serve`: hono's fetch (compressing whole bodies with zlib), and a `createServer` that puts a
- * plain node:http handler in front of it: a plain GET of a URL the app answered before, in the same data version,
- * from a client that does not take compressed bodies, gets the recorded bytes and headers without going through
- * hono (src/web/http-cache.ts); anything else goes to the app.
+ * The site for @hono/node-server's `serve`: hono's fetch, compressing whole bodies with zlib, serving the pages the
+ * write path stored (src/web/pages.ts) and computing what a live page needs that was not stored.
  */
-export function nodeSite(o: AppOptions): {
-  fetch: ReturnType<typeof createApp>['fetch'];
-  createServer: typeof createServer;
-  /** call before listening: the first request's fixed costs, paid ahead (createApp's `warm`) */
-  warm(): Promise<void>;
-} {
+export function nodeSite(o: AppOptions): { fetch: ReturnType<typeof createApp>['fetch'] } {
   // over SQLite the data fingerprint is read again only when the database may have changed (PRAGMA data_version)
   const sqlite = o.store as Partial<Pick<SqliteStore, 'dataVersion'>>;
   const version = typeof sqlite.dataVersion === 'function' ? () => sqlite.dataVersion!() : undefined;
   const app = createApp({
     // whole bodies through zlib, not a web stream per response (src/web/compress.ts)
     compress: (body, encoding) => (encoding === 'gzip' ? gzipSync(body) : deflateSync(body)),
+    pages: true,
     ...o,
-    ...(version && !o.resultCache ? { cache: { version, ...o.cache } } : {}),
+    ...(version ? { cache: { version, ...o.cache } } : {}),
   });
-  const front = (_: unknown, listener: RequestListener) =>
-    createServer((req, res) => {
-      // a client that takes compressed bodies gets them from the app's compression (src/web/compress.ts)
-      const hit =
-        req.method === 'GET' &&
-        req.headers['if-none-match'] === undefined &&
-        !takesCompressed(req.headers['accept-encoding']) &&
-        req.url
-          ? app.replayed(req.url)
-          : undefined;
-      if (hit) res.writeHead(200, hit.headers).end(hit.body);
-      else listener(req, res);
-    });
-  return { fetch: app.fetch, createServer: front as unknown as typeof createServer, warm: app.warm };
+  return { fetch: app.fetch };
 }
 
 /**
@@ -79,9 +59,7 @@ export async function serveNode(
   o: { port?: number; host?: string } & Omit<AppOptions, 'store'> = {},
 ): Promise<NodeServer> {
   const host = o.host ?? '127.0.0.1';
-  const { warm, ...site } = nodeSite({ ...o, store });
-  // the first visitor after a restart pays for their page only (src/web/app.ts `warm`)
-  await warm();
+  const site = nodeSite({ ...o, store });
   return new Promise((resolve) => {
     const server = serve(
       { ...site, port: o.port ?? 3000, hostname: host },

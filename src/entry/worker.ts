@@ -4,10 +4,6 @@ import type { AnyD1Database } from 'drizzle-orm/d1';
 import { openD1Store } from '../storage/d1.ts';
 import { createApp } from '../web/app.ts';
 import { MIN_SECRET, secretProblem, type AnnotateOptions } from '../web/annotate/routes.ts';
-import { sampleD1, warmUp, type WorkerSample } from './worker-warm.ts';
-import sample from './worker-sample.json';
-
-const SAMPLE = sample as unknown as WorkerSample;
 
 export interface Env {
   DB: AnyD1Database;
@@ -30,23 +26,13 @@ export interface Env {
 
 let app: ReturnType<typeof createApp> | undefined;
 
-// while the script starts: run every kind of page once over the recorded sample (src/entry/worker-warm.ts); its
-// errors are not logged: workerd refuses the Response a page ends with in global scope, and `wrangler dev`
-// source-maps every error logged, at a cost in CPU on each evaluation of the script
-export const warmedUp = warmUp(
-  createApp({ store: openD1Store(sampleD1(SAMPLE)), reports: 'read', prerendered: true, logErrors: false })
-    .fetch,
-  SAMPLE.paths,
-  (d1) => createApp({ store: openD1Store(d1), reports: 'read', prerendered: true, logErrors: false }).fetch,
-);
-
 /** the first request's D1 binding (global scope has no env): what `preset`'s store reads */
 let db: AnyD1Database | undefined;
 /**
  * The app of a Worker without optional vars, made while the script starts (its routes, caches and store), over the
  * binding the first request brings: the first request then only reads and renders.
  */
-const preset = createApp({ store: openD1Store(laterBinding(() => db)), reports: 'read', prerendered: true });
+const preset = createApp({ store: openD1Store(laterBinding(() => db)), reports: 'read', pages: true });
 // hono builds an app's route matcher on its first match: build the preset's now (no request, no I/O)
 preset.router.match('GET', '/');
 
@@ -80,8 +66,8 @@ export default {
       store: openD1Store(env.DB),
       // the Worker shows the reports `arena publish` shipped with the rows; it never computes one
       reports: 'read',
-      // the pages `arena publish` rendered for a Worker of these vars (src/web/prerender.ts)
-      prerendered: true,
+      // the pages `arena publish` rendered for a Worker of these vars (src/web/pages.ts)
+      pages: true,
       ...(env.ADMIN_TOKEN ? { adminToken: env.ADMIN_TOKEN } : {}),
       ...(env.INTERVALS ? { intervals: intervalsVar(env.INTERVALS) } : {}),
       ...(env.SITE_URL ? { siteUrl: env.SITE_URL } : {}),

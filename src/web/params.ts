@@ -2,7 +2,7 @@
 // 1. their shape, as zod schemas checked by hono's validator (@hono/zod-validator): a parameter an endpoint or
 //    chart does not read is a 400 naming it and the ones it takes; a page ignores it instead (links people share
 //    carry utm_*, fbclid, ref, ...: `validPage`). A malformed value is a 400 saying what was expected. The
-//    result cache keys on the validated values only (src/web/http-cache.ts), so junk never becomes an entry.
+//    data cache keys on the validated values only (src/web/result-cache.ts), so junk never becomes an entry.
 // 2. their meaning, checked against the data (`lookups`): an unknown judge, category, model, question or checkpoint
 //    series is a 404 listing the valid values.
 import { AUTHOR, REFERENCE_JUDGE } from '../core/constants.ts';

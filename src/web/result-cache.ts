@@ -1,12 +1,9 @@
-// A result cache for the read-only site. Results are derived from stored games and votes, which change
-// only when someone imports or plays; so every cached value is tied to a data fingerprint (game and vote counts per
-// judge, the runs' progress, the newest refresh, the checkpoints, the questions' and answers' stamp) that is re-read
-// at most once per `checkMs`. A fingerprint change, or `maxAgeMs` without one, drops everything. Bounded by bytes: at most `maxBytes` of values
-// (lru-cache with maxSize; a response counts its body, any other value its JSON length), and at most
-// `maxEntries` values.
-import { LRUCache } from 'lru-cache';
+// The site's data cache: what the live pages read (the stored reports, the catalog, the runs) is derived from
+// stored games and votes, which change only when someone imports, plays or votes; so every value is tied to a data
+// fingerprint (game and vote counts per judge, the runs' progress, the newest refresh, the checkpoints, the
+// questions' and answers' stamp) re-read at most once per `checkMs`. A fingerprint change, or `maxAgeMs` without
+// one, drops everything. Its keys are the site's validated names (judges, models, filters), so the data bounds it.
 import { VERSION_READS } from '../reports/site/catalog.ts';
-import { storedBytes } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
 
 export interface CacheOptions {
@@ -20,38 +17,11 @@ export interface CacheOptions {
   version?: () => string;
   /** drop everything at least this often, even with an unchanged fingerprint (catches re-parses) */
   maxAgeMs?: number;
-  maxEntries?: number;
-  /** the most bytes the cached values may take (default 128 MiB, DEFAULT_CACHE_BYTES); the least recently used go first */
-  maxBytes?: number;
   now?: () => number;
 }
 
-const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
-/** what a value counts while it is being computed */
-const PENDING_BYTES = 1024;
-
-/**
- * About how many bytes a cached value holds: a response its body, a stored report the body it was decoded from,
- * anything else its JSON (2 bytes a character).
- */
-function sizeOf(v: unknown): number {
-  if (v && typeof v === 'object' && 'body' in v && v.body instanceof Uint8Array)
-    return v.body.byteLength + 1024;
-  // (no JSON.stringify of a report just parsed: milliseconds of a new isolate's first request on the Worker)
-  const stored = storedBytes(v);
-  if (stored !== undefined) return Math.max(PENDING_BYTES, stored);
-  try {
-    return Math.max(PENDING_BYTES, 2 * (JSON.stringify(v)?.length ?? 0));
-  } catch {
-    return PENDING_BYTES;
-  }
-}
-
-/** a value being computed (`p`), and once it is, the value itself (`done`, `v`) */
-type Entry = { p: Promise<unknown>; done?: true; v?: unknown };
-
 export class ResultCache {
-  private readonly entries: LRUCache<string, Entry>;
+  private readonly entries = new Map<string, Promise<unknown>>();
   private fingerprint = '';
   private checkedAt = -Infinity;
   private filledAt = -Infinity;
@@ -69,10 +39,6 @@ export class ResultCache {
   ) {
     this.checkMs = o.checkMs ?? 1000;
     this.maxAgeMs = o.maxAgeMs ?? 5 * 60_000;
-    this.entries = new LRUCache<string, Entry>({
-      max: o.maxEntries ?? 2000,
-      maxSize: o.maxBytes ?? DEFAULT_CACHE_BYTES,
-    });
     this.now = o.now ?? (() => Date.now());
     this.token = o.version;
   }
@@ -141,15 +107,11 @@ export class ResultCache {
   /** The cached value for `key`, computing it once (concurrent callers share the same promise). */
   get<T>(key: string, compute: () => Promise<T>): Promise<T> {
     const hit = this.entries.get(key);
-    if (hit) return hit.p as Promise<T>;
+    if (hit) return hit as Promise<T>;
     const p = compute();
-    this.entries.set(key, { p }, { size: PENDING_BYTES });
-    // once known, the value's real size replaces the placeholder (a new entry object, so lru-cache re-counts it)
-    p.then(
-      (v) =>
-        this.entries.peek(key)?.p === p && this.entries.set(key, { p, done: true, v }, { size: sizeOf(v) }),
-      () => this.entries.peek(key)?.p === p && this.entries.delete(key),
-    );
+    this.entries.set(key, p);
+    // a failure is not kept: the next request asks again
+    p.catch(() => this.entries.get(key) === p && this.entries.delete(key));
     return p;
   }
 
@@ -160,18 +122,12 @@ export class ResultCache {
 
   /** Hold `v` as the computed value of `key`. */
   private keep(key: string, v: unknown): void {
-    this.entries.set(key, { p: Promise.resolve(v), done: true, v }, { size: sizeOf(v) });
+    this.entries.set(key, Promise.resolve(v));
   }
 
-  /** The value for `key` when it is computed and still held, without computing or waiting (counts as a use). */
-  peek<T>(key: string): T | undefined {
-    const e = this.entries.get(key);
-    return e?.done ? (e.v as T) : undefined;
-  }
-
-  /** how many values and about how many bytes the cache holds */
-  get stats(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.entries.calculatedSize };
+  /** how many values the cache holds */
+  get size(): number {
+    return this.entries.size;
   }
 
   clear(): void {

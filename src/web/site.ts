@@ -6,7 +6,7 @@ import type { StoredReports } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
 import type { ResultCache } from './result-cache.ts';
 import { clip, MAX_PAGE_TEXT, WHOLE_TEXT_JSON } from './clip.ts';
-import type { Send } from './http-cache.ts';
+import type { Send } from './send.ts';
 import { markdown } from './markdown.ts';
 import { canonicalPath, type Lookups } from './params.ts';
 import { tableRegions } from './regions.ts';

@@ -1,7 +1,7 @@
 // The Worker with ANNOTATE=on refuses a missing or weak ANNOTATE_SECRET (issue 35, item 9), saying why, with the
 // same rules as `arena serve --annotate` (src/web/annotate/routes.ts secretProblem).
 import { describe, expect, it } from 'vitest';
-import { emptyD1 } from '../../src/entry/worker-warm.ts';
+import { emptyD1 } from '../support/empty-d1.ts';
 
 describe('the Worker annotate secret', () => {
   it('is refused when missing, one character repeated, or a short string repeated', async () => {

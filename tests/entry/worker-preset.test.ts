@@ -2,7 +2,7 @@
 // brings), so that a new isolate's first request only reads and renders; a Worker with optional vars makes its
 // own at the first request, as before.
 import { describe, expect, it, vi } from 'vitest';
-import { emptyD1 } from '../../src/entry/worker-warm.ts';
+import { emptyD1 } from '../support/empty-d1.ts';
 
 const made = vi.hoisted(() => ({ apps: 0, routers: [] as { activeRouter: unknown }[] }));
 vi.mock('../../src/web/app.ts', async (real) => {
@@ -21,10 +21,10 @@ vi.mock('../../src/web/app.ts', async (real) => {
 describe('the Worker app made at start-up', () => {
   it('serves the first request of a Worker without optional vars from the app made while the script started', async () => {
     const { default: worker } = await import('../../src/entry/worker.ts');
-    // the warm-up's throwaway app and the preset app
-    expect(made.apps).toBe(2);
+    // the preset app
+    expect(made.apps).toBe(1);
     // the preset's route matcher is built (hono builds it on an app's first match; it throws until then)
-    expect(() => made.routers[1]!.activeRouter).not.toThrow();
+    expect(() => made.routers[0]!.activeRouter).not.toThrow();
     // wrangler.toml's [vars] set ANNOTATE = "off": the value that changes nothing takes the preset app too
     const r = await worker.fetch(
       new Request('http://localhost/robots.txt'),
@@ -37,7 +37,7 @@ describe('the Worker app made at start-up', () => {
     const home = await worker.fetch(new Request('http://localhost/leaderboard'), { DB: emptyD1() }, {});
     expect(home.status).toBe(503);
     expect(await home.text()).toMatch(/has not been published yet/);
-    expect(made.apps).toBe(2);
+    expect(made.apps).toBe(1);
   });
 
   it('takes the preset app only when every optional var is absent or at the value that changes nothing', async () => {

@@ -427,8 +427,7 @@ describe('the first annotator votes, cast between two publishes', () => {
     });
 
     // the Node site over the same file computes the reports it lacks: the same pages answer, annotators included
-    const node = createApp({ store: site, reports: 'serve', bootstrapRounds: ROUNDS });
-    await node.warm(); // as `arena serve` does: the content digest read now, not a second after a request
+    const node = createApp({ store: site, bootstrapRounds: ROUNDS });
     expect(await statuses(node, pages)).toEqual(Object.fromEntries(pages.map((p) => [p, 200])));
     expect((await node.request('/api/standings?judge=annotators')).status).toBe(200);
     expect(await (await node.request('/judges')).text()).toContain(rankedBy);

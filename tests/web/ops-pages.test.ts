@@ -12,7 +12,7 @@ import { runArena, tmpDir } from '../support/cli.ts';
 import { spawnOpenAIServer, type SpawnedOpenAIServer, type VerdictPolicy } from '../support/openai-server.ts';
 import { answerFile, chats, HAVE_MTBENCH, MTBENCH, writeConfig } from '../ops/helpers.ts';
 import { localD1, wranglerDev } from './support.ts';
-import { linkedPages } from '../../src/web/prerender.ts';
+import { linkedPages } from '../../src/web/pages.ts';
 
 interface RefreshApiRow {
   id: string;
@@ -219,7 +219,7 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     const persist = await localD1(dir);
     const pub = await runArena(['publish', '--db', db, '--persist-to', persist], { timeoutMs: 180_000 });
     expect(pub.code, pub.stderr).toBe(0);
-    expect(pub.stdout + pub.stderr).toMatch(/pages for the Worker: [1-9]\d* rendered/);
+    expect(pub.stdout + pub.stderr).toMatch(/pages: [1-9]\d* rendered/);
     const dev = await wranglerDev(persist, { BOOTSTRAP_ROUNDS: '50', ADMIN_TOKEN: WORKER_ADMIN });
     try {
       for (const path of [
@@ -331,7 +331,7 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
 const WORKER_ADMIN = 'ops-pages-worker-token';
 
 /**
- * The pages `arena publish` rendered for the Worker (src/web/prerender.ts), under wrangler dev: each answered from
+ * The pages `arena publish` rendered for the Worker (src/web/pages.ts), under wrangler dev: each answered from
  * its row (the Worker's count of them grows by one a page), byte for byte (body and every header) what the same
  * Worker renders live when a parameter no page reads (`mode`) keeps it off the row; HEAD, If-None-Match and a shared
  * link with tracking parameters as well.

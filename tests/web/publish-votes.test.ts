@@ -190,7 +190,7 @@ const reportMap = (rows: { view: string; params: string; digest: string; builtAt
       .filter((r) => r.view !== '_state' && r.view !== '_page')
       .map((r) => [`${r.view} ${r.params}`, [r.digest, r.builtAt]]),
   );
-/** the pre-rendered pages' rows (src/web/prerender.ts): key, the `_state` they belong to, when rendered */
+/** the stored pages' rows (src/web/pages.ts): key, the `_state` they belong to, when rendered */
 const pageMap = (rows: { view: string; params: string; digest: string; builtAt: number }[]) =>
   new Map(rows.filter((r) => r.view === '_page').map((r) => [r.params, [r.digest, r.builtAt]]));
 

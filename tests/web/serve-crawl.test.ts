@@ -1,7 +1,6 @@
-// `arena serve` right after `arena import mtbench`, with no stored report (issue 35, item 0): a model page computes
-// its leaderboards as nested reports, and it hung for good when they waited behind it in the background queue. A
-// crawl of the real process from `/`, following same-origin links, where every page answers within 5 s: 200, or
-// 503 "being updated" with Retry-After (a page whose computation took longer; asked again at the end, it is 200).
+// `arena serve` right after `arena import mtbench` (issue 35, item 0: a model page once hung there for good; the
+// import now stores the reports and pages): a crawl of the real process from `/`, following same-origin links,
+// where every page answers within 5 s: 200, or 503 with Retry-After, asked again at the end.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serveArena, tmpDir } from '../support/cli.ts';

@@ -136,7 +136,7 @@ function workerReports(target: () => Target & { url: string }): void {
     const w = target();
     const store = openSqliteStore(file, { readonly: true });
     try {
-      const local = createApp({ store, reports: 'serve' });
+      const local = createApp({ store });
       const idx = JSON.parse(await (await local.request('/api')).text()) as {
         tables: Record<string, { example?: string }>;
       };

@@ -36,7 +36,7 @@ export const publishCommand = defineCommand({
     // the reports go with the rows: the Worker only reads them (src/reports/site/stored.ts)
     // and the pages the home page links to, rendered as the Worker of wrangler.toml's [vars] renders them
     const pages = workerPages(wranglerVars(process.cwd()));
-    await updateReportsOf(args.db, { force: true, progress: true, pages });
+    await updateReportsOf(args.db, { progress: true, worker: pages });
     const store = openStore(args.db, { readonly: true });
     try {
       if (out) {

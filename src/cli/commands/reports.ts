@@ -1,7 +1,7 @@
 import { defineCommand } from 'citty';
 import { dbArg, print, printJson, jsonArg, withStore } from '../shared.ts';
 import { int, oneOf } from '../format.ts';
-import { reportsLine } from '../reports.ts';
+import { reportsLine, storePages } from '../reports.ts';
 
 /** `arena reports [--rebuild]`: the stored reports the site reads, and their rebuild. */
 export const reportsCommand = defineCommand({
@@ -26,14 +26,16 @@ export const reportsCommand = defineCommand({
     const rounds = int(args.rounds, 'rounds')!;
     if (args.rebuild) {
       const { buildReports } = await import('../../reports/site/build.ts');
-      const r = await withStore(args.db, (store) =>
-        buildReports(store, {
+      const { r, pages } = await withStore(args.db, async (store) => {
+        const r = await buildReports(store, {
           bootstrapRounds: rounds,
           ...(intervals === 'sandwich' ? { intervals } : {}),
           progress: (step, k, n) => process.stderr.write(`reports ${k}/${n}: ${step}\n`),
-        }),
-      );
-      return args.json ? printJson(r) : print(reportsLine(r));
+        });
+        // and the pages, rendered from the reports just built (src/web/pages.ts)
+        return { r, pages: await storePages(store) };
+      });
+      return args.json ? printJson({ ...r, pages }) : print(`${reportsLine(r)}; pages: ${pages} rendered`);
     }
     const rows = await withStore(args.db, (store) => store.reports.index(), { readonly: true });
     if (args.json) return printJson(rows);

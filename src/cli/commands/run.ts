@@ -108,8 +108,9 @@ export default defineCommand({
       ui.bar?.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      // the games played so far are stored, also after an interruption or a failure
-      if (played) await refreshReports(store, args.db);
+      // the games played so far are stored, also after an interruption or a failure (a database in memory is
+      // gone with the process: nothing serves it)
+      if (played && args.db !== ':memory:') await refreshReports(store, args.db);
       await judge.close?.();
       await store.close();
     }

@@ -26,15 +26,13 @@ async function listen(
     import('@hono/node-server'),
     import('../../entry/node.ts'),
   ]);
-  const { warm, ...site } = nodeSite({
+  // the pages every write stored, and live what they are not (src/web/pages.ts)
+  const site = nodeSite({
     store,
     intervals,
-    reports: 'serve',
     ...(siteUrl ? { siteUrl } : {}),
     ...(annotate ? { annotate } : {}),
   });
-  // the first visitor after a restart pays for their page only (src/web/app.ts `warm`)
-  await warm();
   const server = serve(
     {
       ...site,
@@ -314,7 +312,7 @@ export const startCommand = defineCommand({
         );
       }
       // the site's figures, computed once here (and kept current by every later write) rather than on first visit
-      if (intervals === 'bootstrap') await updateReports(store, { force: true, progress: true });
+      if (intervals === 'bootstrap') await updateReports(store, { progress: true });
     } catch (e) {
       await store.close();
       if (!existed) for (const f of [args.db, `${args.db}-wal`, `${args.db}-shm`]) rmSync(f, { force: true });

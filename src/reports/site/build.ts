@@ -2,8 +2,7 @@
 // page of the site, a chart or an /api table shows by default or through its filters, computed where its data
 // changed and stored (src/reports/site/stored.ts); rows no longer reachable (a pruned judge's) are removed.
 import { duelPair } from '../judges/duel.ts';
-import type { Game } from '../../core/types.ts';
-import type { GameFilter, Store } from '../../storage/store.ts';
+import type { Store } from '../../storage/store.ts';
 import type { Filter, Memo, SiteOptions } from './catalog.ts';
 import { SiteData } from './site-data.ts';
 import {
@@ -32,44 +31,6 @@ export interface BuildResult extends ReportCounts {
   /** rows removed: reports no page reaches any more */
   removed: number;
   ms: number;
-}
-
-/** The most games a build keeps from its games.list reads for the next read of the same filter (replies included). */
-const LISTED_GAMES_KEPT = 20_000;
-
-/**
- * The store a build reads through: its reports ask for the same games again and again (the study judge's 4,800 games
- * ten times in a build of the database `arena start` makes: a quarter of the build), so each filter's list is read
- * once while the build runs, up to `most` games in all, and every reader gets its own array.
- */
-export function listingOnce(store: Store, most = LISTED_GAMES_KEPT): Store {
-  // the read itself, so that readers asking at once (a report's Promise.all) share it
-  const kept = new Map<string, Promise<Game[]>>();
-  let count = 0;
-  const list = (f?: GameFilter): Promise<Game[]> => {
-    const key = JSON.stringify(f ?? {});
-    let read = kept.get(key);
-    if (!read) {
-      kept.set(key, (read = store.games.list(f)));
-      read.then(
-        (games) => {
-          count += games.length;
-          if (count > most) (kept.delete(key), (count -= games.length));
-        },
-        () => kept.delete(key),
-      );
-    }
-    return read.then((games) => [...games]);
-  };
-  const through = <T extends object>(target: T, name: string | symbol, value: unknown) =>
-    new Proxy(target, {
-      get: (t, p) => {
-        if (p === name) return value;
-        const v = Reflect.get(t, p, t) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
-      },
-    });
-  return through(store, 'games', through(store.games, 'list', list));
 }
 
 /** A plain in-memory memo for one build (each value computed once). */
@@ -139,9 +100,8 @@ export async function buildReports(store: Store, o: BuildOptions = {}): Promise<
     bootstrapRounds: o.bootstrapRounds ?? 1000,
     ...(o.intervals ? { intervals: o.intervals } : {}),
   };
-  const reads = listingOnce(store);
-  const memo = new StoredReports(reads, mapMemo(), site, { mode: 'build' });
-  const data = new SiteData(reads, memo, site);
+  const memo = new StoredReports(store, mapMemo(), site, { mode: 'build' });
+  const data = new SiteData(store, memo, site);
   const digest = (await memo.digest())!;
   const steps = (await reportSteps(data)).filter(([name]) => !o.only || o.only(name));
   for (const [k, [name, run]] of steps.entries()) {
@@ -149,10 +109,14 @@ export async function buildReports(store: Store, o: BuildOptions = {}): Promise<
     await run();
   }
   o.progress?.('done', steps.length, steps.length);
-  // the digest the Worker compares with, and the rows no page reaches any more
-  await store.reports.put([
-    { ...STATE, digest: '', version: REPORT_VERSION, body: encodeReport(digest), builtAt: Date.now(), ms: 0 },
-  ]);
+  // the digest the Worker compares with (written only when it changed: a build that changed nothing writes
+  // nothing), and the rows no page reaches any more
+  const state = encodeReport(digest);
+  const [was] = await store.reports.get([STATE]);
+  if (was?.body !== state || was.version !== REPORT_VERSION)
+    await store.reports.put([
+      { ...STATE, digest: '', version: REPORT_VERSION, body: state, builtAt: Date.now(), ms: 0 },
+    ]);
   const gone = (o.only ? [] : await store.reports.index()).filter(
     (r) =>
       r.view !== STATE.view &&

@@ -24,41 +24,42 @@ export class Matches {
     private readonly catalog: Catalog,
   ) {}
 
-  /** Everything about one question and two models: the match browser. */
-  match(questionId: number, modelA: string, modelB: string): Promise<MatchView | undefined> {
-    return this.cache.get(`match:${questionId}:${modelA}:${modelB}`, async () => {
-      const question = (await this.catalog.questions()).find((q) => q.id === questionId);
-      if (!question) return undefined;
-      const answers = (await this.store.catalog.answers([modelA, modelB])).filter(
-        (a) => a.questionId === questionId,
-      );
-      const refs = (await this.store.catalog.references()).filter((r) => r.questionId === questionId);
-      const references = [
-        ...(question.reference ? [{ source: 'question', turns: question.reference }] : []),
-        ...refs.map((r) => ({ source: r.source, turns: r.turns })),
-      ];
-      const games = (
-        await this.store.games.list({ questionId, models: [modelA, modelB], kind: 'pairwise' })
-      ).sort(
-        (a, b) =>
-          a.judge.localeCompare(b.judge) ||
-          a.match.turn - b.match.turn ||
-          a.order.localeCompare(b.order) ||
-          a.createdAt - b.createdAt,
-      );
-      return {
-        question,
-        modelA,
-        modelB,
-        answers: [modelA, modelB].map((m) => ({
-          model: m,
-          turns: answers.find((a) => a.model === m)?.turns ?? [],
-        })),
-        references,
-        games,
-        votes: await this.votes(questionId, modelA, modelB),
-      };
-    });
+  /**
+   * Everything about one question and two models: the match browser. Read by key on each request, never held:
+   * their number grows with the square of the models.
+   */
+  async match(questionId: number, modelA: string, modelB: string): Promise<MatchView | undefined> {
+    const question = (await this.catalog.questions()).find((q) => q.id === questionId);
+    if (!question) return undefined;
+    const answers = (await this.store.catalog.answers([modelA, modelB])).filter(
+      (a) => a.questionId === questionId,
+    );
+    const refs = (await this.store.catalog.references()).filter((r) => r.questionId === questionId);
+    const references = [
+      ...(question.reference ? [{ source: 'question', turns: question.reference }] : []),
+      ...refs.map((r) => ({ source: r.source, turns: r.turns })),
+    ];
+    const games = (
+      await this.store.games.list({ questionId, models: [modelA, modelB], kind: 'pairwise' })
+    ).sort(
+      (a, b) =>
+        a.judge.localeCompare(b.judge) ||
+        a.match.turn - b.match.turn ||
+        a.order.localeCompare(b.order) ||
+        a.createdAt - b.createdAt,
+    );
+    return {
+      question,
+      modelA,
+      modelB,
+      answers: [modelA, modelB].map((m) => ({
+        model: m,
+        turns: answers.find((a) => a.model === m)?.turns ?? [],
+      })),
+      references,
+      games,
+      votes: await this.votes(questionId, modelA, modelB),
+    };
   }
 
   /** The recorded votes of every judge on this question between these two models (either side first). */

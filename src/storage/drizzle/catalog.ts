@@ -15,7 +15,7 @@ export const questionRecord = (r: typeof t.questions.$inferSelect): Question => 
   ...(r.set !== null ? { set: r.set } : {}),
 });
 
-/** CatalogStore.stamp's one statement (also the D1 site's fixed read) */
+/** CatalogStore.stamp's one statement */
 export const CATALOG_STAMP_SQL =
   'SELECT (SELECT count(*) FROM "questions") AS "q", (SELECT max(rowid) FROM "questions") AS "qr", ' +
   '(SELECT count(*) FROM "answers") AS "a", (SELECT max(rowid) FROM "answers") AS "ar"';

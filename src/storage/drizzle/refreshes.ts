@@ -7,8 +7,7 @@ import type { AnyDb } from './shared.ts';
 /** The games played by a refresh's runs (each run's config names the refresh that started it). */
 const GAMES_SQL = `games g WHERE g.run_id IN (SELECT r.id FROM runs r WHERE json_extract(r.config, '$.refresh') = refreshes.id)`;
 /**
- * A refresh's played games, tokens and cost as its stored games say, as SQL over `refreshes` (the D1 read path,
- * src/storage/d1-reads.ts, selects the same expressions).
+ * A refresh's played games, tokens and cost as its stored games say, as SQL over `refreshes`.
  */
 export const REFRESH_LEDGER_SQL = {
   played: `(SELECT count(*) FROM ${GAMES_SQL})`,

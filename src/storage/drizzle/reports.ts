@@ -21,8 +21,6 @@ export const REPORTS_BY_KEYS =
 const CURRENT_HEAD =
   "SELECT p.body AS body FROM reports p JOIN reports s ON s.view = '_state' AND s.params = '' " +
   'AND p.digest = s.body WHERE p.view = ';
-/** The read of `current` as plain SQL, its parameters the view and the params (D1Reads). */
-export const CURRENT_REPORT = `${CURRENT_HEAD}? AND p.params = ?`;
 
 export class DrizzleReports implements ReportStore {
   constructor(private readonly o: DrizzleStoreOptions) {}

@@ -6,7 +6,7 @@ import { inJson, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
 
 /**
  * A run's played games, tokens and cost as its stored games say (failed: its counter, or more failed games on record),
- * as SQL over `runs` (the D1 read path, src/storage/d1-reads.ts, selects the same expressions).
+ * as SQL over `runs`.
  */
 export const RUN_LEDGER_SQL = {
   played: '(SELECT count(*) FROM games g WHERE g.run_id = runs.id)',

@@ -1,5 +1,5 @@
-// Pages rendered on the write path (src/web/prerender.ts): `arena publish` renders every page the home page links
-// to over the data it ships and stores each response; an app made with `prerendered` (the Worker) answers them from
+// Pages rendered on the write path (src/web/pages.ts): every write renders every page the home page links to over
+// the data it wrote and stores each response; an app made with `pages` (`arena serve`, the Worker) answers them from
 // those rows, byte for byte what it would render live, and only while the data, the build and the options they
 // were made with still hold. Over the site's real SQLite test database, in process (the Worker's own run of the
 // same rows is tests/web/ops-pages.test.ts's, under wrangler dev).
@@ -7,22 +7,24 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { prerenderPages, updateReports, workerPages } from '../../src/cli/reports.ts';
+import { storePages, updateReports, workerPages } from '../../src/cli/reports.ts';
 import { wranglerVars } from '../../src/entry/wrangler.ts';
 import { encodeReport, REPORT_VERSION, STATE } from '../../src/reports/site/stored.ts';
 import type { SqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp, type AppOptions } from '../../src/web/app.ts';
-import { linkedPages, PAGE_VIEW, pageKey, pageParams, renderPages } from '../../src/web/prerender.ts';
+import { linkedPages, PAGE_VIEW, pageKey, pageParams, renderPages } from '../../src/web/pages.ts';
 import { BUILD } from '../../src/web/views.gen.ts';
-import { tmpDir } from '../support/cli.ts';
+import { arenaOk, tmpDir } from '../support/cli.ts';
+import { openSqliteStore } from '../../src/storage/sqlite.ts';
+import { nodeSite } from '../../src/entry/node.ts';
 import { buildFixture } from './fixture.ts';
 
 let store: SqliteStore;
 let rendered = 0;
-/** the pages `/` links to, as the pre-render picks them */
+/** the pages `/` links to, as the write path picks them */
 let pages: string[] = [];
 
-const ADMIN = 'prerender-test-token';
+const ADMIN = 'pages-test-token';
 const appOf = (o: Partial<AppOptions> = {}) => createApp({ store, reports: 'read', adminToken: ADMIN, ...o });
 const get = (app: ReturnType<typeof appOf>, path: string, init?: RequestInit) =>
   app.fetch(new Request(`http://site.test${path}`, init));
@@ -48,9 +50,9 @@ const pageRows = () =>
   }[];
 
 beforeAll(async () => {
-  ({ store } = await buildFixture(tmpDir('arena-prerender-')));
-  await updateReports(store, { force: true, log: () => {} });
-  rendered = await prerenderPages(store, {});
+  ({ store } = await buildFixture(tmpDir('arena-pages-')));
+  await updateReports(store, { log: () => {} });
+  rendered = await storePages(store);
   pages = linkedPages(await (await get(appOf(), '/')).text());
 }, 300_000);
 
@@ -75,33 +77,34 @@ describe('pages rendered on the write path', () => {
   });
 
   it('answers each of them byte for byte as the page renders live (body and every header), reading no report', async () => {
-    const pre = appOf({ prerendered: true });
+    const pre = appOf({ pages: true });
     const live = appOf();
     for (const p of pages) {
       const [a, b] = [await get(pre, p), await get(live, p)];
       expect([a.status, headersOf(a)], p).toEqual([200, headersOf(b)]);
       expect(await a.text(), p).toBe(await b.text());
     }
-    expect(pre.replayUrls()).toBe(0);
     expect(await counts(pre)).toMatchObject({ pages: pages.length, read: 0, computed: 0 });
   });
 
-  it('reads the row of a page, or its absence, once per data version: repeated visits and shared links read no more', async () => {
+  it("reads the row of a page in one read a request; a shared link reads the canonical page's row", async () => {
     const reads: string[] = [];
     const counting = Object.create(store) as SqliteStore;
     const reports = Object.create(store.reports) as SqliteStore['reports'];
     reports.current = (view, params) => (reads.push(params), store.reports.current(view, params));
     Object.defineProperty(counting, 'reports', { value: reports });
-    const app = createApp({ store: counting, reports: 'read', prerendered: true });
+    const app = createApp({ store: counting, reports: 'read', pages: true });
     const first = await (await get(app, '/')).text();
     for (const p of ['/', '/?utm_source=x', '/?sort=win&dir=desc', '/?sort=win&dir=desc'])
       expect((await get(app, p)).status, p).toBe(200);
     expect(await (await get(app, '/')).text()).toBe(first);
-    expect(reads).toEqual([pageParams({}, '/'), pageParams({}, '/?sort=win&dir=desc')]);
+    const home = pageParams({}, '/');
+    const sorted = pageParams({}, '/?sort=win&dir=desc');
+    expect(reads).toEqual([home, home, home, sorted, sorted, home]);
   });
 
   it('HEAD and If-None-Match go through the same handling as a live page', async () => {
-    const pre = appOf({ prerendered: true });
+    const pre = appOf({ pages: true });
     const live = appOf();
     const [a, b] = [
       await get(pre, '/judges', { method: 'HEAD' }),
@@ -115,15 +118,13 @@ describe('pages rendered on the write path', () => {
     expect((await counts(pre)).pages).toBe(2);
   });
 
-  it('a shared link with tracking parameters gets the pre-rendered canonical page; a query it cannot match renders live', async () => {
-    const pre = appOf({ prerendered: true });
+  it('a shared link with tracking parameters gets the stored canonical page; a query it cannot match renders live', async () => {
+    const pre = appOf({ pages: true });
     const home = await (await get(appOf(), '/')).text();
     const shared = await get(pre, '/?utm_source=x&fbclid=y&ref=z');
     expect(shared.status).toBe(200);
     expect(await shared.text()).toBe(home);
     expect((await counts(pre)).pages).toBe(1);
-    // the key takes no junk: no URL is kept for it
-    expect(pre.replayUrls()).toBe(0);
     // a parameter given twice, a default spelled out, a filter: each renders live (and answers as it did)
     const model = pages.find((p) => p.startsWith('/models/'))!;
     for (const p of [`${model}&judge=${model.split('judge=')[1]}`, '/?turn=both', '/matrix?turn=1'])
@@ -137,13 +138,13 @@ describe('pages rendered on the write path', () => {
       { intervals: 'sandwich' as const },
       {
         annotate: {
-          secret: 'prerender-test-secret-0123456789-abcdefXYZ',
+          secret: 'pages-test-secret-0123456789-abcdefXYZ',
           queue: 'review' as const,
           address: () => '1',
         },
       },
     ]) {
-      const app = appOf({ prerendered: true, ...o });
+      const app = appOf({ pages: true, ...o });
       await get(app, '/judges');
       expect((await counts(app)).pages, JSON.stringify(Object.keys(o))).toBe(0);
     }
@@ -151,7 +152,7 @@ describe('pages rendered on the write path', () => {
     const sqlite = store.sqlite;
     const swap = sqlite.prepare('UPDATE reports SET params = replace(params, ?, ?) WHERE view = ?');
     swap.run(BUILD, 'another-build', PAGE_VIEW);
-    const otherBuild = appOf({ prerendered: true });
+    const otherBuild = appOf({ pages: true });
     await get(otherBuild, '/judges');
     expect((await counts(otherBuild)).pages).toBe(0);
     swap.run('another-build', BUILD, PAGE_VIEW);
@@ -159,21 +160,25 @@ describe('pages rendered on the write path', () => {
     const [state] = await store.reports.get([STATE]);
     const changed = { ...state!, body: encodeReport({ judges: {}, tables: {} }), version: REPORT_VERSION };
     await store.reports.put([changed]);
-    const otherData = appOf({ prerendered: true });
+    const otherData = appOf({ pages: true });
     await get(otherData, '/judges');
     expect((await counts(otherData)).pages).toBe(0);
     // a new render drops what was stored before (a row of a page no longer linked included)
     await store.reports.put([{ ...changed, view: PAGE_VIEW, params: '["gone"]', digest: changed.body }]);
-    const n = await prerenderPages(store, {});
+    const n = await storePages(store);
     expect(n).toBeGreaterThan(0);
     expect(pageRows().map((r) => [r.params === '["gone"]', r.digest])).toEqual(
       Array.from({ length: n }, () => [false, changed.body]),
     );
-    // none with /annotate on, and the old ones are gone
-    expect(await prerenderPages(store, { annotate: true })).toBe(0);
+    // none before the reports are built, and the old ones are gone
+    await store.reports.remove([STATE]);
+    expect(await storePages(store)).toBe(0);
     expect(pageRows()).toEqual([]);
     await store.reports.put([state!]);
-    expect(await prerenderPages(store, {})).toBe(pages.length);
+    // a Worker with its own address gets its own set beside `arena serve`'s; one with /annotate on none
+    expect(await storePages(store, { siteUrl: 'https://arena.example', annotate: true })).toBe(pages.length);
+    expect(await storePages(store, { siteUrl: 'https://arena.example' })).toBe(2 * pages.length);
+    expect(await storePages(store)).toBe(pages.length);
   });
 
   it('leaves to live rendering a page that a tracking parameter changes (a strict query check) or that names another canonical URL', async () => {
@@ -209,4 +214,26 @@ describe('pages rendered on the write path', () => {
     });
     expect(() => workerPages({ INTERVALS: 'nope' })).toThrow(/wrangler\.toml \[vars\]: INTERVALS .*"nope"/);
   });
+
+  it('an import into a new database builds the reports and the pages: the first visit of `arena serve` computes nothing', async () => {
+    const db = join(tmpDir('arena-pages-import-'), 'site.db');
+    await arenaOk(['import', 'questions', 'questions/arena.jsonl', '--db', db]);
+    await arenaOk(['import', 'answers', 'questions/answers/arena-sage.jsonl', '--db', db]);
+    const s = openSqliteStore(db, { readonly: true });
+    try {
+      const site = nodeSite({ store: s, adminToken: ADMIN });
+      const r = await site.fetch(new Request('http://site.test/'));
+      expect(r.status).toBe(200);
+      const c = (await (
+        await site.fetch(
+          new Request('http://site.test/api/admin/reports', {
+            headers: { Authorization: `Bearer ${ADMIN}` },
+          }),
+        )
+      ).json()) as { pages: number; computed: number };
+      expect(c).toMatchObject({ pages: 1, computed: 0 });
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
 });

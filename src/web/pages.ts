@@ -1,33 +1,34 @@
-// Pages rendered on the write path. `arena publish` renders every page the home page links to with this same app
-// over the local database it is about to ship (`render` below) and stores each response (its bytes, Content-Type,
-// ETag, Cache-Control) as a row of the reports table (view `_page`), which the publish copies to D1 with the rest.
-// The Worker then answers a GET or HEAD of such a page from that row in one D1 read (`prerendered`), through the
-// app's security headers, conditional requests and HEAD handling, without running the page's code. A row is used
-// only while all three of what made it still hold, else the page renders live as before:
-//   the data: its digest is the body of the `_state` row, and every publish replaces the rows (the read joins them);
+// Pages rendered on the write path, served as the bytes rendered. Every write (import, run, refresh, reparse, prune,
+// publish, `arena start`, `arena reports --rebuild`) builds the reports and then renders every page the home page
+// links to with this same app over the data just written (`renderPages`), storing each response (its bytes,
+// Content-Type, ETag, Cache-Control) as a row of the reports table (view `_page`); `arena publish` copies them to D1
+// with the rest. The site, on Node as on the Worker, answers a GET or HEAD of such a page from its row in one read
+// (`storedPages`), through the app's security headers, compression, conditional requests and HEAD handling, without
+// running the page's code. Anything else renders live from the stored reports (a sorted or filtered table, a
+// match, a page not linked from `/`). A row is used only while all three of what made it still hold:
+//   the data: its digest is the body of the `_state` row, and every write replaces the rows (the read joins them);
 //   the code: the build id of views.gen.ts (scripts/build-views.mjs digests the views and the site's sources);
 //   the options that change the HTML: the site's address and the intervals (never with /annotate on: votes cast on
-//   the site change the pages between publishes).
+//   the site change the pages between writes).
 // A row's key is the page's canonical URL (the one its <link rel=canonical> names): a request's path with only the
 // parameters some route reads, so a shared link's tracking parameters (utm_*, fbclid) find the canonical page and
 // never make a key of their own.
 import type { MiddlewareHandler } from 'hono';
 import type { StoredReport } from '../storage/report-store.ts';
 import type { Store } from '../storage/store.ts';
-import type { ResultCache } from './result-cache.ts';
 import { QUERY } from './params.ts';
 import { BUILD } from './views.gen.ts';
 
-/** The view of the pre-rendered pages' rows in the reports table. */
+/** The view of the stored pages' rows in the reports table. */
 export const PAGE_VIEW = '_page';
 
-/** The options of an app that change a page's bytes (an app with /annotate on has no pre-rendered page). */
+/** The options of an app that change a page's bytes (an app with /annotate on serves no stored page). */
 export interface PageOptions {
   siteUrl?: string | undefined;
   intervals?: 'bootstrap' | 'sandwich' | undefined;
 }
 
-/** A pre-rendered response as its row stores it. */
+/** A rendered response as its row stores it. */
 interface Stored {
   headers: Record<string, string>;
   body: string;
@@ -39,7 +40,7 @@ const ROUTE_HEADERS = ['content-type', 'cache-control', 'etag'] as const;
 /** Every query parameter any route reads: the others never change a page (validPage ignores them). */
 const READ = new Set(Object.values(QUERY).flatMap((s) => Object.keys(s.shape)));
 
-/** Paths that are never a pre-rendered page: the API, charts, assets and the fixed answers. */
+/** Paths that are never a stored page: the API, charts, assets and the fixed answers. */
 const NEVER = /^\/(api(\/|$)|charts\/|static\/|annotate(\/|$)|healthz$|favicon\.ico$|robots\.txt$)/;
 
 /**
@@ -59,26 +60,23 @@ export const pageParams = (o: PageOptions, key: string): string =>
   JSON.stringify([BUILD, o.intervals ?? 'bootstrap', o.siteUrl ?? '', key]);
 
 /**
- * Middleware answering a GET of a pre-rendered page from its row (HEAD is a GET to the app: src/web/head.ts); it
- * goes after the security headers and conditional requests, before the routes.
+ * Middleware answering a GET of a stored page from its row (HEAD is a GET to the app: src/web/head.ts), one read a
+ * request; it goes after the security headers and conditional requests, before the routes. `served` counts them.
  */
-export function prerendered(
+export function storedPages(
   store: Store,
-  cache: ResultCache,
   o: PageOptions & { annotate?: unknown },
-  counts: { pages: number },
+  served: { pages: number },
 ): MiddlewareHandler {
-  // with /annotate on, the votes cast on the site change the pages between publishes: every page renders live
+  // with /annotate on, the votes cast on the site change the pages between writes: every page renders live
   if (o.annotate) return (_c, next) => next();
   return async (c, next) => {
     if (c.req.method !== 'GET' || NEVER.test(c.req.path)) return next();
     const key = pageParams({ siteUrl: o.siteUrl, intervals: o.intervals }, pageKey(c.req.url));
-    // read once per data version, a row or its absence, like every page's result (the replay path never holds one)
-    await cache.fresh();
-    const row = await cache.get(`page:${key}`, () => store.reports.current(PAGE_VIEW, key));
+    const row = await store.reports.current(PAGE_VIEW, key);
     if (row === undefined) return next();
     const p = JSON.parse(row) as Stored;
-    counts.pages++;
+    served.pages++;
     return new Response(p.body, { status: 200, headers: p.headers });
   };
 }
@@ -122,7 +120,7 @@ export async function renderPages(
 ): Promise<StoredReport[]> {
   const get = async (path: string) => {
     const t0 = now();
-    const res = await fetch(new Request(`http://prerender.invalid${path}`));
+    const res = await fetch(new Request(`http://pages.invalid${path}`));
     return { res, body: await res.text(), ms: Math.round(now() - t0) };
   };
   const home = await get('/');
