@@ -3,11 +3,10 @@
 // Each page must render its own view from the sample's stored reports (200: a stale sample, one recorded before a
 // report's shape changed, would be a 503 and warm nothing but the error page), no report is computed, nothing is
 // logged, and a failure never throws at start-up.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { emptyD1, sampleD1, warmUp, type WorkerSample } from '../../src/entry/worker-warm.ts';
 import sample from '../../src/entry/worker-sample.json';
 import { openD1Store } from '../../src/storage/d1.ts';
-import { createApp } from '../../src/web/app.ts';
 import { NAV } from '../../src/web/site.ts';
 import { views } from '../../src/web/views.gen.ts';
 
@@ -37,6 +36,13 @@ vi.mock('../../src/web/views.ts', async (real) => {
 const NOT_WARMED = ['error', 'annotate', 'annotate-login', 'annotators', 'succession'];
 
 describe('the Worker warm-up', () => {
+  // the site's modules afresh, rendering through this file's views.ts; the next file's are new too
+  let createApp: typeof import('../../src/web/app.ts').createApp;
+  beforeAll(async () => {
+    vi.resetModules();
+    ({ createApp } = await import('../../src/web/app.ts'));
+  });
+  afterAll(() => vi.resetModules());
   afterEach(() => vi.restoreAllMocks());
 
   it('asks every kind of page the home page links to: each nav page, a model page and the API', () => {

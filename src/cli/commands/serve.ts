@@ -73,11 +73,9 @@ async function listen(
   }
 }
 
-/** The port to listen on: an integer from 0 (a free one) to 65535, from --port, else $PORT, else 3000. */
-function portOf(flag: string | undefined): number {
-  // $PORT read when the command runs, not when its module loads (a process may run several commands)
-  const v = flag ?? process.env.PORT ?? '3000';
-  const from = flag === undefined && process.env.PORT !== undefined ? `PORT=${v}` : `--port ${v}`;
+/** The port to listen on: an integer from 0 (a free one) to 65535, from --port or $PORT. */
+function portOf(v: string): number {
+  const from = process.env.PORT !== undefined && v === process.env.PORT ? `PORT=${v}` : `--port ${v}`;
   const n = /^\d{1,5}$/.test(v.trim()) ? Number(v) : NaN;
   if (!(n >= 0 && n <= 65535))
     throw new UsageError(`${from}: a port is an integer from 0 to 65535 (0 picks a free one)`);
@@ -88,7 +86,11 @@ const serveArgs = {
   ...dbArg,
   port: {
     type: 'string',
-    description: 'port to listen on (default: $PORT when set, else 3000; 0 picks a free one)',
+    // read when the command runs, not when this module loads (a process may run several commands)
+    get default() {
+      return process.env.PORT ?? '3000';
+    },
+    description: 'port to listen on ($PORT when set; 0 picks a free one)',
   },
   host: {
     type: 'string',
