@@ -36,8 +36,7 @@ function settle(s: Database.Database): void {
 const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
 
 async function refused(args: string[], says: RegExp, env: Record<string, string> = {}) {
-  // $PORT is read when the command module loads: a process of its own
-  const r = await runArena(args, { env, spawn: true });
+  const r = await runArena(args, { env });
   expect(r.code, r.stderr).toBe(1);
   expect(r.stderr.split('\n')[0]).toMatch(says);
   expect(r.stderr).not.toMatch(/\n\s+at /);

@@ -1,16 +1,17 @@
-// `arena run` writing to a pipe (as under cron, into a log file): plain lines, no progress-bar frames or escape
-// codes, and retries told in few lines (the first of each kind of fault at once, the rest counted) against a
-// server on 127.0.0.1 that answers many calls with 500s and 429s. The server's log is the count of faults.
+// `arena run` writing to a pipe (as under cron, into a log file; here a stream that is no terminal): plain lines, no
+// progress-bar frames or escape codes, and retries told in few lines (the first of each kind of fault at once, the
+// rest counted) against a server on 127.0.0.1 that answers many calls with 500s and 429s. The server's log is the
+// count of faults.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { retryLog } from '../../src/judges/retry-log.ts';
 import { OWN, runArena, tmpDir } from '../support/cli.ts';
-import { spawnOpenAIServer } from '../support/openai-server.ts';
+import { startOpenAIServer } from '../support/openai-server.ts';
 
 describe('arena run into a log file', () => {
   it('writes plain lines, and one line per kind of fault instead of one per retry', async () => {
     const dir = tmpDir('arena-run-log-');
-    const srv = await spawnOpenAIServer({
+    const srv = await startOpenAIServer({
       latencyMs: 2,
       verdict: 'longer',
       seed: 7,
@@ -18,7 +19,6 @@ describe('arena run into a log file', () => {
         { status: 500, probability: 0.3 },
         { status: 429, retryAfter: 0, probability: 0.3 },
       ],
-      logFile: join(dir, 'server.jsonl'),
     });
     try {
       const r = await runArena(
@@ -40,10 +40,10 @@ describe('arena run into a log file', () => {
           '20',
           ...OWN,
         ],
-        { spawn: true, env: { OPENAI_API_KEY: 'sk-test' } },
+        { env: { OPENAI_API_KEY: 'sk-test' } },
       );
       expect(r.code, r.stderr).toBe(0);
-      const faults = srv.readLog().filter((e) => e.status === 500 || e.status === 429);
+      const faults = srv.log.filter((e) => e.status === 500 || e.status === 429);
       const of500 = faults.filter((e) => e.status === 500).length;
       const of429 = faults.length - of500;
       expect(of500).toBeGreaterThan(10);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spilledFiles } from '../../src/storage/recovery.ts';
 import { REPO_ROOT, arenaOk, runArena, tmpDir } from '../support/cli.ts';
-import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 
 const dir = tmpDir('arena-disk-full-');
 const mnt = join(dir, 'small');
@@ -32,7 +32,7 @@ function tryMount(): boolean {
 }
 const mounted = tryMount();
 
-let server: SpawnedOpenAIServer | undefined;
+let server: OpenAIServer | undefined;
 afterEach(async () => {
   rmSync(join(mnt, 'filler'), { force: true });
   await server?.close();
@@ -70,7 +70,7 @@ describe.skipIf(!mounted)('a full disk', { timeout: 240_000 }, () => {
     await arenaOk(['import', 'questions', join(OWN, 'arena.jsonl'), '--db', db]);
     await arenaOk(['import', 'answers', ...ANSWERS, '--db', db]);
     await arenaOk(['import', 'prompts', join(OWN, 'judge_prompts.jsonl'), '--db', db]);
-    server = await spawnOpenAIServer({ latencyMs: 5, verdict: 'longer', logFile: join(dir, 'server.log') });
+    server = await startOpenAIServer({ latencyMs: 5, verdict: 'longer' });
     const args = ['run', '--judge', 'openai/judge', '--base-url', server.url, '--db', db];
     args.push('--models', 'arena-drift,arena-echo,arena-sage', '--concurrency', '8', '--retries', '0');
     const planned = Number(
@@ -80,7 +80,7 @@ describe.skipIf(!mounted)('a full disk', { timeout: 240_000 }, () => {
     const filler = fill(600 * 1024);
 
     const r = await runArena(args);
-    const calls = () => server!.readLog().filter((e) => e.path === '/v1/chat/completions').length;
+    const calls = () => server!.log.filter((e) => e.path === '/v1/chat/completions').length;
     const paid = calls();
     expect(r.code).not.toBe(0);
     noStack(r.stderr);

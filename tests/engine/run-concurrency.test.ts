@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { arenaOk, REPO_ROOT, spawnArena, spawnEveryRun, tmpDir, type RunResult } from '../support/cli.ts';
 import {
-  spawnOpenAIServer,
+  startOpenAIServer,
   type OpenAIServerOptions,
   type RequestLogEntry,
-  type SpawnedOpenAIServer,
+  type OpenAIServer,
 } from '../support/openai-server.ts';
 import { until } from '../support/until.ts';
 
@@ -31,7 +31,7 @@ const readJsonl = (f: string) =>
 let baseDb = '';
 let questionsFile = '';
 let models: string[] = [];
-let servers: SpawnedOpenAIServer[] = [];
+let servers: OpenAIServer[] = [];
 let children: ChildProcess[] = [];
 let n = 0;
 
@@ -53,8 +53,8 @@ function query<T = Record<string, unknown>>(db: string, sql: string, ...params: 
 const count = (db: string, sql: string) => query<{ n: number }>(db, sql)[0]!.n;
 const chats = (log: RequestLogEntry[]) => log.filter((e) => e.path === '/v1/chat/completions');
 
-async function server(o: Omit<OpenAIServerOptions, 'logFile'>): Promise<SpawnedOpenAIServer> {
-  const s = await spawnOpenAIServer({ verdict: 'longer', ...o, logFile: join(dir, `server-${++n}.jsonl`) });
+async function server(o: OpenAIServerOptions): Promise<OpenAIServer> {
+  const s = await startOpenAIServer({ verdict: 'longer', ...o });
   servers.push(s);
   return s;
 }
@@ -130,7 +130,7 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     const results = await Promise.all(runs.map((r) => r.done));
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const games = count(db, 'SELECT count(*) AS n FROM games');
-    const calls = chats(srv.readLog());
+    const calls = chats(srv.log);
     expect(games).toBe(PLANNED);
     expect(calls).toHaveLength(PLANNED);
     expect(new Set(calls.map((c) => c.hash)).size).toBe(PLANNED);
@@ -184,7 +184,7 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     expect(dead.played).toBeLessThanOrEqual(stored);
     expect(count(db, 'SELECT count(*) AS n FROM leases')).toBeGreaterThan(0); // its games in flight, still leased
 
-    const callsBefore = chats(srv.readLog()).length;
+    const callsBefore = chats(srv.log).length;
     const t0 = Date.now();
     const second = await start(db, srv.url).done;
     expect(second.code, second.stderr).toBe(0);
@@ -196,7 +196,7 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     );
     expect(after.map((r) => r.status)).toEqual(['interrupted', 'done']);
     expect(count(db, 'SELECT count(*) AS n FROM games')).toBe(PLANNED);
-    expect(chats(srv.readLog()).length - callsBefore).toBe(PLANNED - stored);
+    expect(chats(srv.log).length - callsBefore).toBe(PLANNED - stored);
     expect(after[1]!.played).toBe(PLANNED - stored);
   });
 });

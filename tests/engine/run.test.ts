@@ -12,10 +12,10 @@ import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { arenaOk, REPO_ROOT, runArena, spawnArena, tmpDir, type RunResult } from '../support/cli.ts';
 import {
   promptHash,
-  spawnOpenAIServer,
+  startOpenAIServer,
   type OpenAIServerOptions,
   type RequestLogEntry,
-  type SpawnedOpenAIServer,
+  type OpenAIServer,
 } from '../support/openai-server.ts';
 import { until } from '../support/until.ts';
 
@@ -90,7 +90,7 @@ const DATA = dataset();
 // ---- helpers ------------------------------------------------------------------------------------
 
 let baseDb = '';
-let servers: SpawnedOpenAIServer[] = [];
+let servers: OpenAIServer[] = [];
 let children: ChildProcess[] = [];
 let nDb = 0;
 
@@ -107,11 +107,10 @@ function freshDb(): string {
   return f;
 }
 
-async function server(o: Omit<OpenAIServerOptions, 'logFile'> = {}): Promise<SpawnedOpenAIServer> {
-  const s = await spawnOpenAIServer({
+async function server(o: OpenAIServerOptions = {}): Promise<OpenAIServer> {
+  const s = await startOpenAIServer({
     verdict: 'longer',
     ...o,
-    logFile: join(dir, `server-${Date.now()}-${servers.length}.jsonl`),
   });
   servers.push(s);
   return s;
@@ -246,7 +245,7 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     expect(r.stderr).toMatch(/retry 1 in 1\.0 s: \[judge:openai\] HTTP 429/);
     expect(r.stderr).toMatch(/timed out after 1000 ms/);
 
-    const log = chats(srv.readLog());
+    const log = chats(srv.log);
     const failedCalls = log.filter((e) => e.status !== 200);
     expect(failedCalls.filter((e) => e.status === 429)).toHaveLength(3);
     expect(failedCalls.filter((e) => e.status === 'hang')).toHaveLength(2);
@@ -295,13 +294,13 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     ).toBe(3);
     expect(query(db, 'SELECT status, failed FROM runs')).toEqual([{ status: 'failed', failed: 1 }]);
 
-    const before = chats(srv.readLog()).length;
+    const before = chats(srv.log).length;
     const second = await runArena(runArgs(db, srv.url, { retries: '2' }));
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain(
       `${plan.length} games planned, ${plan.length - 1} already stored: 1 judge calls to make`,
     );
-    const again = chats(srv.readLog()).slice(before);
+    const again = chats(srv.log).slice(before);
     expect(again.map((e) => [e.hash, e.status])).toEqual([[victim.hash, 200]]);
     expectExactlyPlanned(db, plan);
   });
@@ -318,7 +317,7 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     const storedByFirst = query<GameRow>(db, 'SELECT * FROM games');
     expect(storedByFirst.length).toBeGreaterThanOrEqual(8);
     expect(storedByFirst.length).toBeLessThan(plan.length);
-    const callsBefore = chats(srv.readLog()).length;
+    const callsBefore = chats(srv.log).length;
 
     const second = await runArena(runArgs(db, srv.url));
     expect(second.code, second.stderr).toBe(0);
@@ -327,18 +326,18 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     );
     expectExactlyPlanned(db, plan);
     // no game the first run stored was asked for again
-    const secondCalls = chats(srv.readLog()).slice(callsBefore);
+    const secondCalls = chats(srv.log).slice(callsBefore);
     expect(secondCalls).toHaveLength(plan.length - storedByFirst.length);
     const paidFor = new Set(storedByFirst.map((g) => promptHash(g.system_prompt, g.user_prompt)));
     expect(secondCalls.filter((e) => paidFor.has(e.hash!))).toEqual([]);
 
-    const callsAfter = chats(srv.readLog()).length;
+    const callsAfter = chats(srv.log).length;
     const third = await runArena(runArgs(db, srv.url));
     expect(third.code, third.stderr).toBe(0);
     expect(third.stderr).toContain(
       `${plan.length} games planned, ${plan.length} already stored: 0 judge calls to make`,
     );
-    expect(chats(srv.readLog())).toHaveLength(callsAfter);
+    expect(chats(srv.log)).toHaveLength(callsAfter);
     expect(gameCount(db)).toBe(plan.length);
     // three process starts and a kill: 7 s on a quiet machine, past the 60 s default on a loaded CI machine
   }, 180_000);
@@ -359,7 +358,7 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     expect(query(db, 'SELECT status FROM runs')).toEqual([{ status: 'interrupted' }]);
     // what finished is real: every kept game got a 200 from the server
     const ok = new Set(
-      chats(srv.readLog())
+      chats(srv.log)
         .filter((e) => e.status === 200)
         .map((e) => e.hash),
     );

@@ -6,12 +6,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OWN, runArena, spawnArena, spawnEveryRun, tmpDir } from '../support/cli.ts';
-import { promptHash, spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
+import { promptHash, startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 
 spawnEveryRun();
 
 const dir = tmpDir('arena-settle-kill-');
-let srv: SpawnedOpenAIServer | undefined;
+let srv: OpenAIServer | undefined;
 afterEach(async () => {
   await srv?.close();
   srv = undefined;
@@ -32,11 +32,11 @@ const games = (db: string): { s: string; u: string }[] => {
     d.close();
   }
 };
-const chats = (s: SpawnedOpenAIServer) => s.readLog().filter((e) => e.path === '/v1/chat/completions');
+const chats = (s: OpenAIServer) => s.log.filter((e) => e.path === '/v1/chat/completions');
 
 describe('arena run --until-settled after SIGKILL', { timeout: 240_000 }, () => {
   it('resumes without paying for a stored game; the full run then pays exactly the skipped games', async () => {
-    srv = await spawnOpenAIServer({ verdict: 'longer', latencyMs: 60, logFile: join(dir, 'server.jsonl') });
+    srv = await startOpenAIServer({ verdict: 'longer', latencyMs: 60 });
     const db = join(dir, 'a.db');
     const base = [
       'run',

@@ -1,10 +1,12 @@
 // The Worker with ANNOTATE=on refuses a missing or weak ANNOTATE_SECRET (issue 35, item 9), saying why, with the
 // same rules as `arena serve --annotate` (src/web/annotate/routes.ts secretProblem).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { emptyD1 } from '../support/empty-d1.ts';
 
 describe('the Worker annotate secret', () => {
   it('is refused when missing, one character repeated, or a short string repeated', async () => {
+    // a new isolate's script: the Worker makes its one app at the first request (an earlier file's stays made)
+    vi.resetModules();
     const { default: worker } = await import('../../src/entry/worker.ts');
     const fetch = (secret?: string) =>
       worker.fetch(

@@ -1,7 +1,7 @@
 // The Worker makes its app while the script starts (routes, caches, store over the binding the first request
 // brings), so that a new isolate's first request only reads and renders; a Worker with optional vars makes its
 // own at the first request, as before.
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { emptyD1 } from '../support/empty-d1.ts';
 
 const made = vi.hoisted(() => ({ apps: 0, routers: [] as { activeRouter: unknown }[] }));
@@ -19,6 +19,9 @@ vi.mock('../../src/web/app.ts', async (real) => {
 });
 
 describe('the Worker app made at start-up', () => {
+  // a new isolate's script, with this file's createApp (its app is made once per isolate); the next file's is new too
+  beforeAll(() => vi.resetModules());
+  afterAll(() => vi.resetModules());
   it('serves the first request of a Worker without optional vars from the app made while the script started', async () => {
     const { default: worker } = await import('../../src/entry/worker.ts');
     // the preset app

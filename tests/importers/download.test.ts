@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MTBENCH_RELEASE } from '../../src/importers/download.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 import { MTBENCH_DIR, noMtbench, skipWhy } from '../support/materials.ts';
+import { mtbenchReleaseDb, mtbenchReleaseSummary } from '../support/mtbench-release.ts';
 
 const DIR = MTBENCH_DIR;
 skipWhy('download', noMtbench('the real MT-Bench release, for the mirror to serve'));
@@ -59,8 +60,9 @@ describe.skipIf(!DIR)('arena import mtbench (download)', { timeout: 240_000 }, (
   let fromDirSummary: string;
   beforeAll(async () => {
     mirror = await startMirror(DIR!);
-    fromDir = join(tmpDir(), 'dir.db');
-    fromDirSummary = await arenaOk(['import', 'mtbench', '--dir', DIR!, '--db', fromDir]);
+    // the release as `arena import mtbench --dir` stored it, imported once per run
+    fromDir = await mtbenchReleaseDb(join(tmpDir(), 'dir.db'), DIR);
+    fromDirSummary = await mtbenchReleaseSummary(DIR);
   }, 240_000);
   afterAll(() => mirror?.close());
 

@@ -5,26 +5,25 @@ import OpenAI from 'openai';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
-import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 import { games, HAVE_MTBENCH, readDb, writeConfig } from './helpers.ts';
 
 const MODELS = ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo'];
 
 describe.skipIf(!HAVE_MTBENCH)('batch mode', () => {
-  let srv: SpawnedOpenAIServer;
+  let srv: OpenAIServer;
   const dir = tmpDir('arena-batch-');
   beforeAll(async () => {
     // a batch completes on its second poll: the first refresh submits, the second finds it in progress, the third imports
-    srv = await spawnOpenAIServer({
+    srv = await startOpenAIServer({
       latencyMs: 0,
       verdict: 'longer',
-      logFile: join(dir, 'server.log'),
       batch: { completeAfterPolls: 2 },
     });
   });
   afterAll(async () => srv?.close());
 
-  const log = () => srv.readLog();
+  const log = () => srv.log;
   const refresh = async (cfg: string) => {
     const r = await runArena(['refresh', '--config', cfg, '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -89,9 +88,8 @@ describe.skipIf(!HAVE_MTBENCH)('batch mode', () => {
 
   it('a submission killed between creating the batch and recording its id is recovered by its metadata, not resubmitted', async () => {
     const d = tmpDir('arena-batch-crash-');
-    const s2 = await spawnOpenAIServer({
+    const s2 = await startOpenAIServer({
       verdict: 'longer',
-      logFile: join(d, 'server.log'),
       batch: { completeAfterPolls: 1 },
     });
     try {
@@ -118,7 +116,7 @@ describe.skipIf(!HAVE_MTBENCH)('batch mode', () => {
       expect(JSON.parse(r2.stdout).batches).toEqual([
         expect.objectContaining({ submitted: 0, imported: 36, pending: 0 }),
       ]);
-      expect(s2.readLog().filter((e) => e.path === '/v1/batches' && e.method === 'POST')).toHaveLength(1);
+      expect(s2.log.filter((e) => e.path === '/v1/batches' && e.method === 'POST')).toHaveLength(1);
       expect(games(db)).toHaveLength(36);
       expect(readDb(db, (x) => x.prepare('select id, status from batches').all())).toEqual([
         { id: remote[0]!.id, status: 'imported' },
@@ -130,7 +128,7 @@ describe.skipIf(!HAVE_MTBENCH)('batch mode', () => {
 
   it('a server without the Batch API fails the refresh clearly (exit 1), recorded as failed', async () => {
     const d = tmpDir('arena-batch-none-');
-    const plain = await spawnOpenAIServer({ verdict: 'longer', logFile: join(d, 'server.log') });
+    const plain = await startOpenAIServer({ verdict: 'longer' });
     try {
       const cfg = writeConfig(d, { url: plain.url, models: MODELS, judge: { batch: true } });
       const r = await runArena(['refresh', '--config', cfg]);

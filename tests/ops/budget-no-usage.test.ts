@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
-import { spawnOpenAIServer, type OpenAIServerOptions } from '../support/openai-server.ts';
+import { startOpenAIServer, type OpenAIServerOptions } from '../support/openai-server.ts';
 import { chats, games, HAVE_MTBENCH, refreshes, writeConfig } from './helpers.ts';
 
 const MODELS = ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo'];
@@ -37,7 +37,7 @@ async function capped(
 ) {
   const dir = tmpDir('arena-budget-usage-');
   const logFile = join(dir, 'server.log');
-  const srv = await spawnOpenAIServer({ latencyMs: 5, verdict: 'longer', ...server, logFile });
+  const srv = await startOpenAIServer({ latencyMs: 5, verdict: 'longer', ...server, logFile });
   try {
     const extra = { estimate: { outputTokens: 30 } };
     const judge = { retries: 0, ...call };

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
-import { spawnOpenAIServer, type RequestLogEntry } from '../support/openai-server.ts';
+import { startOpenAIServer, type RequestLogEntry } from '../support/openai-server.ts';
 import { games, HAVE_MTBENCH, writeConfig } from './helpers.ts';
 
 const MODELS = ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo'];
@@ -37,7 +37,7 @@ function billed(logFile: string): { calls: number; usd: number; each: number[] }
 async function refreshWithCap(maxUsd: number, judge: Record<string, unknown> = {}) {
   const dir = tmpDir('arena-budget-spend-');
   const logFile = join(dir, 'server.log');
-  const srv = await spawnOpenAIServer({ latencyMs: 5, verdict: 'longer', logFile });
+  const srv = await startOpenAIServer({ latencyMs: 5, verdict: 'longer', logFile });
   try {
     // the shape: a first refresh (nothing stored, no estimate configured), 36 games, max_tokens 2048
     const cfg = writeConfig(dir, {

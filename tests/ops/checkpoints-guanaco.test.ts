@@ -7,7 +7,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
-import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 
 const MT = MTBENCH_DIR;
 const JL = JUDGE_LLAMA2_DIR;
@@ -46,10 +46,10 @@ interface Plan {
 }
 
 describe.skipIf(!!SKIP)('examples/checkpoints-guanaco.json', { timeout: 600_000 }, () => {
-  let server: SpawnedOpenAIServer;
+  let server: OpenAIServer;
   const dir = tmpDir('arena-guanaco-');
   beforeAll(async () => {
-    server = await spawnOpenAIServer({ verdict: 'longer', logFile: join(dir, 'server.log') });
+    server = await startOpenAIServer({ verdict: 'longer' });
   });
   afterAll(async () => server?.close());
 
@@ -89,7 +89,7 @@ describe.skipIf(!!SKIP)('examples/checkpoints-guanaco.json', { timeout: 600_000 
 
     const run = await runArena(['checkpoints', 'run', '--config', cfg, '--json'], { timeoutMs: 600_000 });
     expect(run.code, run.stderr).toBe(0);
-    expect(server.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(2240);
+    expect(server.log.filter((e) => e.path === '/v1/chat/completions')).toHaveLength(2240);
     const report = JSON.parse(run.stdout) as {
       rows: { judge: string; step: number; winRate: { mean: number; n: number } }[];
       best: Record<string, string>;

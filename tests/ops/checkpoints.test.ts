@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
-import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 import { answerFile, HAVE_MTBENCH, MTBENCH, readDb } from './helpers.ts';
 
 const CKPTS = [
@@ -26,13 +26,13 @@ interface Row {
 }
 
 describe.skipIf(!HAVE_MTBENCH)('arena checkpoints', () => {
-  let longer: SpawnedOpenAIServer;
-  let hash: SpawnedOpenAIServer;
+  let longer: OpenAIServer;
+  let hash: OpenAIServer;
   const dir = tmpDir('arena-ckpt-');
   beforeAll(async () => {
     [longer, hash] = await Promise.all([
-      spawnOpenAIServer({ verdict: 'longer', logFile: join(dir, 'longer.log') }),
-      spawnOpenAIServer({ verdict: 'hash', logFile: join(dir, 'hash.log') }),
+      startOpenAIServer({ verdict: 'longer' }),
+      startOpenAIServer({ verdict: 'hash' }),
     ]);
   });
   afterAll(async () => Promise.all([longer?.close(), hash?.close()]));
@@ -75,8 +75,8 @@ describe.skipIf(!HAVE_MTBENCH)('arena checkpoints', () => {
       checkpoints: { generation: { kind: string } }[];
     };
     // 4 checkpoints x 10 questions x 2 turns x 2 orders per judge
-    expect(longer.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(160);
-    expect(hash.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(160);
+    expect(longer.log.filter((e) => e.path === '/v1/chat/completions')).toHaveLength(160);
+    expect(hash.log.filter((e) => e.path === '/v1/chat/completions')).toHaveLength(160);
     expect(report.rows).toHaveLength(8);
     expect(report.checkpoints.every((c) => c.generation.kind === 'imported')).toBe(true);
 
@@ -141,7 +141,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena checkpoints', () => {
     const again = await runArena(['checkpoints', 'run', '--config', cfg]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/step-400/);
-    expect(longer.readLog().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(160);
+    expect(longer.log.filter((e) => e.path === '/v1/chat/completions')).toHaveLength(160);
   });
 
   it('generates answers through an OpenAI-compatible endpoint with per-category temperatures, recorded; resumes', async () => {
@@ -163,7 +163,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena checkpoints', () => {
         }),
       ),
     );
-    const gen = () => longer.readLog().filter((e) => e.model === 'ckpt-a' || e.model === 'ckpt-b');
+    const gen = () => longer.log.filter((e) => e.model === 'ckpt-a' || e.model === 'ckpt-b');
     const before = gen().length;
     const r = await runArena(['checkpoints', 'run', '--config', cfg, '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -201,10 +201,10 @@ describe.skipIf(!HAVE_MTBENCH)('arena checkpoints', () => {
       ['b', 4],
     ]);
     // resume: nothing is generated or judged again
-    const judged = hash.readLog().length;
+    const judged = hash.log.length;
     const again = await runArena(['checkpoints', 'run', '--config', cfg]);
     expect(again.code, again.stderr).toBe(0);
     expect(gen().length - before).toBe(16);
-    expect(hash.readLog().length).toBe(judged);
+    expect(hash.log.length).toBe(judged);
   });
 });

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
-import { spawnOpenAIServer, type VerdictPolicy } from '../support/openai-server.ts';
+import { startOpenAIServer, type VerdictPolicy } from '../support/openai-server.ts';
 import { chats, games, HAVE_MTBENCH, readDb, refreshes, writeConfig } from './helpers.ts';
 
 const MODELS = ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo'];
@@ -14,7 +14,7 @@ async function withServer<T>(
   fn: (url: string, logFile: string) => Promise<T>,
 ): Promise<T> {
   const logFile = join(dir, 'server.log');
-  const srv = await spawnOpenAIServer({ latencyMs: 5, verdict, logFile });
+  const srv = await startOpenAIServer({ latencyMs: 5, verdict, logFile });
   try {
     return await fn(srv.url, logFile);
   } finally {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { spilledFiles } from '../../src/storage/recovery.ts';
 import { REPO_ROOT, arenaOk, runArena, tmpDir } from '../support/cli.ts';
-import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 import { smallDisk } from '../support/small-disk.ts';
 
 const work = tmpDir('arena-ops-disk-full-');
@@ -19,7 +19,7 @@ const disk = smallDisk(work);
 const OWN = join(REPO_ROOT, 'questions');
 const answers = (m: string) => join(OWN, 'answers', `${m}.jsonl`);
 
-let server: SpawnedOpenAIServer | undefined;
+let server: OpenAIServer | undefined;
 afterEach(async () => {
   disk.unfill();
   await server?.close();
@@ -111,7 +111,7 @@ function refreshConfig(name: string, db: string, judge: Record<string, unknown>)
  * rest: every planned game stored once, as many calls as games.
  */
 async function stopsAndRecovers(db: string, args: string[], planned: number, keep: number) {
-  const calls = () => server!.readLog().filter((e) => e.path === '/v1/chat/completions').length;
+  const calls = () => server!.log.filter((e) => e.path === '/v1/chat/completions').length;
   disk.fill(keep);
   // a process of its own: its leases die with it, as a real stopped job's do (in this process they would live on)
   const r = await runArena(args, { spawn: true });
@@ -148,7 +148,7 @@ async function stopsAndRecovers(db: string, args: string[], planned: number, kee
 describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_000 }, () => {
   it('arena refresh keeps the paid replies in the recovery file; the next refresh stores them', async () => {
     const db = await seeded('refresh.db');
-    server = await spawnOpenAIServer({ latencyMs: 5, verdict: 'longer', logFile: join(work, 'refresh.log') });
+    server = await startOpenAIServer({ latencyMs: 5, verdict: 'longer' });
     const cfg = refreshConfig('refresh.json', db, { concurrency: 8, retries: 0 });
     // 24 questions x 3 pairs x 1 turn x 2 orders
     await stopsAndRecovers(db, ['refresh', '--config', cfg], 144, 600 * 1024);
@@ -156,7 +156,7 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
 
   it('arena checkpoints run keeps the paid replies in the recovery file; the next run stores them', async () => {
     const db = await seeded('checkpoints.db');
-    server = await spawnOpenAIServer({ latencyMs: 5, verdict: 'longer', logFile: join(work, 'ckpt.log') });
+    server = await startOpenAIServer({ latencyMs: 5, verdict: 'longer' });
     const cfg = join(work, 'checkpoints.json');
     writeFileSync(
       cfg,
@@ -180,13 +180,12 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
 
   it('arena refresh in batch mode keeps the downloaded verdicts in the recovery file; the next refresh stores them', async () => {
     const db = await seeded('batch.db');
-    server = await spawnOpenAIServer({
+    server = await startOpenAIServer({
       latencyMs: 0,
       verdict: 'longer',
-      logFile: join(work, 'batch.log'),
       batch: {},
     });
-    const log = () => server!.readLog();
+    const log = () => server!.log;
     const cfg = refreshConfig('batch.json', db, { batch: true, price: { input: 10, output: 30 } });
     const planned = 144; // 24 questions x 3 pairs x 1 turn x 2 orders
     // with room: the games go up as one batch (the server completes it when it is next polled)

@@ -1,10 +1,11 @@
-// `publish.command` of `arena refresh` as a process sees it: a command that hangs is stopped at its timeout, and
-// SIGTERM stops the refresh and the command's whole process group; the lock is given back, the failure is one line,
-// and the published copy records the refresh's real status, as the source does.
+// `publish.command` of `arena refresh`: a command that hangs is stopped at its timeout with its process group, and
+// SIGTERM to the refresh's own process (a child process here) stops the refresh and the command's whole process
+// group; the lock is given back, the failure is one line, and the published copy records the refresh's real status,
+// as the source does.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spawnArena, tmpDir } from '../support/cli.ts';
+import { runArena, spawnArena, tmpDir } from '../support/cli.ts';
 import { until } from '../support/until.ts';
 import { HAVE_MTBENCH, refreshes, writeConfig } from './helpers.ts';
 
@@ -50,8 +51,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh: publish.command', { timeout: 120_
   it('a command that hangs is stopped at publish.commandTimeoutS, with its process group; one line; the copy says failed', async () => {
     const dir = tmpDir('arena-publish-cmd-');
     const t0 = Date.now();
-    const r = spawnArena(['refresh', '--config', config(dir, HANG, { commandTimeoutS: 2 })]);
-    const done = await r.done;
+    const done = await runArena(['refresh', '--config', config(dir, HANG, { commandTimeoutS: 2 })]);
     expect(Date.now() - t0).toBeLessThan(60_000);
     expect(done.code, done.stderr).toBe(1);
     expect(oneLine(done.stderr)).toBe(
@@ -64,7 +64,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh: publish.command', { timeout: 120_
 
   it('a command that fails is one line, and the copy says failed', async () => {
     const dir = tmpDir('arena-publish-cmd-');
-    const done = await spawnArena(['refresh', '--config', config(dir, ['sh', '-c', 'exit 3'])]).done;
+    const done = await runArena(['refresh', '--config', config(dir, ['sh', '-c', 'exit 3'])]);
     expect(done.code, done.stderr).toBe(1);
     expect(oneLine(done.stderr)).toBe(
       `arena: ${join(dir, 'refresh.json')}: publish.command "sh -c exit 3" failed (exit code 3)`,
@@ -86,7 +86,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh: publish.command', { timeout: 120_
     expect(existsSync(join(dir, 'arena.db.refresh.lock'))).toBe(false);
     expect(statuses(dir)).toEqual([['interrupted'], ['interrupted']]);
     // the next refresh takes the lock
-    const again = await spawnArena(['refresh', '--config', config(dir, ['true'])]).done;
+    const again = await runArena(['refresh', '--config', config(dir, ['true'])]);
     expect(again.code, again.stderr).toBe(0);
   });
 });

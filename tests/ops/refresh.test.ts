@@ -1,9 +1,9 @@
-// `arena refresh` against the OpenAI-compatible test server (its own process; calls counted from its request log).
+// `arena refresh` against the OpenAI-compatible test server (calls counted from its request log file).
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, runArena, spawnArena, tmpDir } from '../support/cli.ts';
-import { spawnOpenAIServer, type SpawnedOpenAIServer } from '../support/openai-server.ts';
+import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 import { answerFile, chats, games, HAVE_MTBENCH, hashOf, readDb, refreshes, writeConfig } from './helpers.ts';
 
 const cfg = (dir: string) => join(dir, 'refresh.json');
@@ -13,10 +13,11 @@ const MODELS = ['alpaca-13b', 'claude-v1', 'gpt-3.5-turbo'];
 const GAMES_3 = 6 * 3 * 2;
 
 describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)', () => {
-  let srv: SpawnedOpenAIServer;
+  let srv: OpenAIServer;
   const dir = tmpDir('arena-refresh-');
+  const log = join(dir, 'server.log');
   beforeAll(async () => {
-    srv = await spawnOpenAIServer({ latencyMs: 5, verdict: 'longer', logFile: join(dir, 'server.log') });
+    srv = await startOpenAIServer({ latencyMs: 5, verdict: 'longer', logFile: log });
   });
   afterAll(async () => srv?.close());
 
@@ -28,7 +29,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
     expect(r1.stdout).toMatch(
       /^refresh \w+: OK; 3 new model\(s\), 0 changed answer\(s\); 36 played, 0 failed; \$\d+\.\d{4} spent/m,
     );
-    expect(chats(srv.logFile)).toHaveLength(GAMES_3);
+    expect(chats(log)).toHaveLength(GAMES_3);
     expect(games(db)).toHaveLength(GAMES_3);
 
     // a fourth model: exactly its matches with the three others, nothing re-judged
@@ -36,7 +37,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
     const before = new Set(games(db).map((g) => g.id));
     const r2 = await runArena(['refresh', '--config', cfg]);
     expect(r2.code, r2.stderr).toBe(0);
-    const calls2 = chats(srv.logFile).slice(GAMES_3);
+    const calls2 = chats(log).slice(GAMES_3);
     expect(calls2).toHaveLength(6 * 3 * 2);
     const added = games(db).filter((g) => !before.has(g.id));
     expect(added).toHaveLength(calls2.length);
@@ -45,11 +46,11 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
     expect(calls2.map((c) => c.hash).sort()).toEqual(added.map(hashOf).sort());
 
     // nothing new: zero calls
-    const n2 = chats(srv.logFile).length;
+    const n2 = chats(log).length;
     const r3 = await runArena(['refresh', '--config', cfg]);
     expect(r3.code, r3.stderr).toBe(0);
     expect(r3.stdout).toMatch(/OK; 0 new model\(s\), 0 changed answer\(s\); 0 played/);
-    expect(chats(srv.logFile).length).toBe(n2);
+    expect(chats(log).length).toBe(n2);
 
     // one changed answer (claude-v1, question 81): only its 3 matches x 2 orders are judged again
     const lines = readFileSync(answerFile('claude-v1'), 'utf8').split('\n').filter(Boolean);
@@ -68,7 +69,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
     const r4 = await runArena(['refresh', '--config', cfg]);
     expect(r4.code, r4.stderr).toBe(0);
     expect(r4.stdout).toMatch(/0 new model\(s\), 1 changed answer\(s\); 6 played/);
-    const calls4 = chats(srv.logFile).slice(n2);
+    const calls4 = chats(log).slice(n2);
     expect(calls4).toHaveLength(6);
     const latest = games(db).filter((g) => calls4.some((c) => c.hash === hashOf(g)));
     expect(
@@ -114,16 +115,17 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
 
   it('resumes after SIGKILL: the rerun completes, no game is stored twice, at most the calls in flight are repeated', async () => {
     const d = tmpDir('arena-kill-');
-    const slow = await spawnOpenAIServer({
+    const slowLog = join(d, 'server.log');
+    const slow = await startOpenAIServer({
       latencyMs: 150,
       verdict: 'longer',
-      logFile: join(d, 'server.log'),
+      logFile: slowLog,
     });
     try {
       const cfg = writeConfig(d, { url: slow.url, models: MODELS, judge: { concurrency: 2 } });
       const { child, done: exited } = spawnArena(['refresh', '--config', cfg]);
       const t0 = Date.now();
-      while (chats(slow.logFile).length < 10 && Date.now() - t0 < 60_000)
+      while (chats(slowLog).length < 10 && Date.now() - t0 < 60_000)
         await new Promise((r) => setTimeout(r, 50));
       child.kill('SIGKILL');
       await exited;
@@ -134,7 +136,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
       // the killed refresh's ledger: the games it stored, priced (10 / 30 USD per 1M tokens) from the tokens the
       // server itself counted for each of them
       const billed = new Map(
-        (chats(slow.logFile) as { hash?: string; tokensIn?: number; tokensOut?: number }[]).map((c) => [
+        (chats(slowLog) as { hash?: string; tokensIn?: number; tokensOut?: number }[]).map((c) => [
           c.hash,
           c,
         ]),
@@ -159,7 +161,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
       const slots = new Set(all.map((g) => [g.question_id, g.turn, g.model_1, g.model_2, g.order].join('|')));
       expect(slots.size).toBe(GAMES_3);
       // the killed process had at most `concurrency` (2) calls in flight whose answers were lost
-      const calls = chats(slow.logFile).length;
+      const calls = chats(slowLog).length;
       expect(calls).toBeGreaterThanOrEqual(GAMES_3);
       expect(calls).toBeLessThanOrEqual(GAMES_3 + 2);
       const [killed] = refreshes(db);
@@ -178,16 +180,17 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
 
   it('SIGINT stops a refresh with exit 130, recorded as interrupted; the rerun completes', async () => {
     const d = tmpDir('arena-int-');
-    const slow = await spawnOpenAIServer({
+    const slowLog = join(d, 'server.log');
+    const slow = await startOpenAIServer({
       latencyMs: 150,
       verdict: 'longer',
-      logFile: join(d, 'server.log'),
+      logFile: slowLog,
     });
     try {
       const cfg = writeConfig(d, { url: slow.url, models: MODELS, judge: { concurrency: 2 } });
       const { child, done } = spawnArena(['refresh', '--config', cfg]);
       const t0 = Date.now();
-      while (chats(slow.logFile).length < 6 && Date.now() - t0 < 60_000)
+      while (chats(slowLog).length < 6 && Date.now() - t0 < 60_000)
         await new Promise((r) => setTimeout(r, 50));
       child.kill('SIGINT');
       const { code, stdout: out } = await done;
@@ -198,7 +201,7 @@ describe.skipIf(!HAVE_MTBENCH)('arena refresh (MT-Bench data from MTBENCH_DIR)',
       const r = await runArena(['refresh', '--config', cfg]);
       expect(r.code, r.stderr).toBe(0);
       expect(games(db)).toHaveLength(GAMES_3);
-      expect(chats(slow.logFile).length).toBeLessThanOrEqual(GAMES_3 + 2);
+      expect(chats(slowLog).length).toBeLessThanOrEqual(GAMES_3 + 2);
     } finally {
       await slow.close();
     }

@@ -237,6 +237,15 @@ export function serveArena(
 }
 
 const made: string[] = [];
+/** what the current test file asked to have stopped at its end (onFileEnd) */
+const atEnd = new Set<() => Promise<void>>();
+
+/** `stop` run when the calling test file is done, unless it was taken back (the function returned) first. */
+export function onFileEnd(stop: () => Promise<void>): () => void {
+  atEnd.add(stop);
+  return () => atEnd.delete(stop);
+}
+
 const cleanUp = () => {
   for (const child of running) child.kill('SIGKILL');
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -245,13 +254,16 @@ const cleanUp = () => {
 /**
  * What a test file leaves behind here, put away when it is done: its in-process runs are waited for (a test
  * that timed out does not stop its run, which borrows the process's env, cwd and streams while it goes on), its
- * child processes still running are SIGKILLed, its tmpDirs removed, and spawnEveryRun undone.
- * tests/support/file-end.ts (vitest's setupFiles) calls it after every test file, also where files share this
- * module (vitest.config.ts, project `pure`); the module itself registers no hook, so importing it costs a file
- * nothing.
+ * servers asked for with onFileEnd stopped, its child processes still running SIGKILLed, its tmpDirs removed, and
+ * spawnEveryRun undone.
+ * tests/support/file-end.ts (vitest's setupFiles) calls it after every test file; the files of a worker share this
+ * module (vitest.config.ts), so it registers no hook of its own.
  */
 export async function endOfFile(): Promise<void> {
   await Promise.allSettled([...inFlight]);
+  const stops = [...atEnd];
+  atEnd.clear();
+  await Promise.allSettled(stops.map((stop) => stop()));
   cleanUp();
   allSpawned = false;
 }

@@ -1,8 +1,15 @@
-// Run by vitest before every test file (vitest.config.ts setupFiles), also in the project whose files share one
-// module graph (`pure`, isolate: false), where a helper's module-level hook would be registered for the first
-// file only: the clean-up each file needs at its end, registered for that file.
+// Run by vitest before every test file (vitest.config.ts setupFiles). The files of a worker share one module graph,
+// where a helper's module-level hook would be registered for the first file only: so the clean-up each file needs
+// at its end is registered here, for that file, and what a file changes in the process is put back here.
 import { afterAll } from 'vitest';
 import { endOfFile } from './cli.ts';
+
+// @hono/node-server's `serve` puts its own Request and Response on globalThis for the rest of the process; an app's
+// in-process responses under them lose the headers its middleware adds. Each file starts with Node's own.
+const NODE_GLOBALS = Symbol.for('arena-tests.node-globals');
+const g = globalThis as { [NODE_GLOBALS]?: { Request: typeof Request; Response: typeof Response } };
+g[NODE_GLOBALS] ??= { Request: globalThis.Request, Response: globalThis.Response };
+Object.assign(globalThis, g[NODE_GLOBALS]);
 
 // as long as a test may run: it waits for the in-process runs of a test that timed out
 afterAll(endOfFile, 600_000);

@@ -5,8 +5,7 @@ import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
-import { REPO_ROOT } from '../support/cli.ts';
+import { onFileEnd, REPO_ROOT } from '../support/cli.ts';
 import { runShared } from '../support/run-shared.ts';
 import { openLocalD1 } from './local-d1.ts';
 
@@ -112,16 +111,6 @@ export async function localD1(dir: string): Promise<string> {
   return persist;
 }
 
-/** the `wrangler dev` servers of this test file still running, and whether the file is done */
-const devs = new Set<DevServer>();
-let fileDone = false;
-// Registered while the importing test file is collected (each file has its own copy of this module): a server whose
-// test never stopped it (a setup that timed out after starting it) is stopped with the file, and none starts after.
-afterAll(async () => {
-  fileDone = true;
-  await Promise.all([...devs].map((d) => d.stop()));
-});
-
 export interface DevServer {
   url: string;
   log(): string;
@@ -131,7 +120,6 @@ export interface DevServer {
 /** `wrangler dev --local` on a free port over the D1 persisted in `persistTo`; resolves once /healthz answers. */
 export async function wranglerDev(persistTo: string, vars: Record<string, string> = {}): Promise<DevServer> {
   const port = await freePort();
-  if (fileDone) throw new Error('wrangler dev was asked for after its test file was done');
   const args = [
     WRANGLER,
     'dev',
@@ -158,8 +146,10 @@ export async function wranglerDev(persistTo: string, vars: Record<string, string
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const url = `http://127.0.0.1:${port}`;
+  // a server whose test never stopped it (a setup that timed out after starting it) is stopped with the file
+  const taken = onFileEnd(() => stop());
   const stop = async () => {
-    devs.delete(server);
+    taken();
     if (child.exitCode !== null || child.pid === undefined) return;
     const done = new Promise((r) => child.once('exit', r));
     process.kill(-child.pid, 'SIGTERM');
@@ -171,7 +161,6 @@ export async function wranglerDev(persistTo: string, vars: Record<string, string
     clearTimeout(t);
   };
   const server: DevServer = { url, log: () => out, stop };
-  devs.add(server);
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null)

@@ -84,7 +84,10 @@ const serveArgs = {
   ...dbArg,
   port: {
     type: 'string',
-    default: process.env.PORT ?? '3000',
+    // read when the command runs, not when this module loads (a process may run several commands)
+    get default() {
+      return process.env.PORT ?? '3000';
+    },
     description: 'port to listen on ($PORT when set; 0 picks a free one)',
   },
   host: {
