@@ -1,5 +1,5 @@
-// A report build reads each games.list filter once (listingOnce in src/reports/site/build.ts): its reports ask for
-// the same judge's games again and again. Real SQLite files, `arena run` with the offline mock judges on our own
+// A report build reads each filter of games once (listingOnce in src/reports/site/build.ts): its reports ask for
+// the same judge's games again and again; and it reads them without their text (games.facts) where it can. Real SQLite files, `arena run` with the offline mock judges on our own
 // questions, in this process.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,24 +13,32 @@ describe('a report build lists each filter of games once', () => {
   let store: SqliteStore;
   /** the filters games.list was asked for on the database itself, in order */
   let asked: string[];
+  /** and those games.facts was asked for */
+  let factsAsked: string[];
   beforeAll(async () => {
     await playOwn(db, 'mock/longer', 'arena-sage,arena-echo,arena-swift', ['--turns', '1']);
     await playOwn(db, 'mock/a', 'arena-sage,arena-echo', ['--turns', '1']);
     store = openSqliteStore(db);
     const list = store.games.list.bind(store.games);
+    const facts = store.games.facts.bind(store.games);
     asked = [];
+    factsAsked = [];
     store.games.list = (f?: GameFilter) => (asked.push(JSON.stringify(f ?? {})), list(f));
+    store.games.facts = (f?: GameFilter) => (factsAsked.push(JSON.stringify(f ?? {})), facts(f));
   }, 180_000);
   afterAll(async () => store?.close());
 
-  it('a full build asks the database once per filter', async () => {
+  it("a full build asks the database once per filter, and for no game's text", async () => {
     asked.length = 0;
+    factsAsked.length = 0;
     const built = await buildReports(store, { bootstrapRounds: 20 });
     expect(built.computed).toBeGreaterThan(20);
-    expect(asked.length).toBeGreaterThan(3);
+    // no judge here reads a reply again (score schemes, the duel of GPT-4 and the study judge)
+    expect(asked).toEqual([]);
+    expect(factsAsked.length).toBeGreaterThan(3);
     expect(
-      asked.filter((k, i) => asked.indexOf(k) !== i),
-      asked.join('\n'),
+      factsAsked.filter((k, i) => factsAsked.indexOf(k) !== i),
+      factsAsked.join('\n'),
     ).toEqual([]);
   });
 
@@ -50,6 +58,10 @@ describe('a report build lists each filter of games once', () => {
     await tight.games.list(f);
     await tight.games.list(f);
     expect(asked).toHaveLength(2);
+    factsAsked.length = 0;
+    await reads.games.facts(f);
+    await reads.games.facts(f);
+    expect(factsAsked).toEqual([JSON.stringify(f)]);
     expect((await reads.games.judges()).map((j) => j.judge).sort()).toEqual(['mock/a', 'mock/longer']);
     expect((await reads.catalog.questions()).length).toBe((await store.catalog.questions()).length);
   });

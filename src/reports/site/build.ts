@@ -2,7 +2,6 @@
 // page of the site, a chart or an /api table shows by default or through its filters, computed where its data
 // changed and stored (src/reports/site/stored.ts); rows no longer reachable (a pruned judge's) are removed.
 import { duelPair } from '../judges/duel.ts';
-import type { Game } from '../../core/types.ts';
 import type { GameFilter, Store } from '../../storage/store.ts';
 import type { Filter, Memo, SiteOptions } from './catalog.ts';
 import { SiteData } from './site-data.ts';
@@ -34,42 +33,49 @@ export interface BuildResult extends ReportCounts {
   ms: number;
 }
 
-/** The most games a build keeps from its games.list reads for the next read of the same filter (replies included). */
+/** The most games a build keeps from its reads for the next read of the same filter: with text, and without. */
 const LISTED_GAMES_KEPT = 20_000;
+const GAME_FACTS_KEPT = 1_000_000;
 
 /**
- * The store a build reads through: its reports ask for the same games again and again (the study judge's 4,800 games
- * ten times in a build of the database `arena start` makes: a quarter of the build), so each filter's list is read
- * once while the build runs, up to `most` games in all, and every reader gets its own array.
+ * The store a build reads through: its reports ask for the same games again and again (a judge's facts ten times
+ * per build, the study judge's 4,800 games with their text ten times in a build of the database `arena start`
+ * makes), so each filter's read is made once while the build runs, up to `most` games in all, and every reader
+ * gets its own array.
  */
-export function listingOnce(store: Store, most = LISTED_GAMES_KEPT): Store {
-  // the read itself, so that readers asking at once (a report's Promise.all) share it
-  const kept = new Map<string, Promise<Game[]>>();
-  let count = 0;
-  const list = (f?: GameFilter): Promise<Game[]> => {
-    const key = JSON.stringify(f ?? {});
-    let read = kept.get(key);
-    if (!read) {
-      kept.set(key, (read = store.games.list(f)));
-      read.then(
-        (games) => {
-          count += games.length;
-          if (count > most) (kept.delete(key), (count -= games.length));
-        },
-        () => kept.delete(key),
-      );
-    }
-    return read.then((games) => [...games]);
+export function listingOnce(store: Store, most = LISTED_GAMES_KEPT, mostFacts = GAME_FACTS_KEPT): Store {
+  const once = <G>(read: (f?: GameFilter) => Promise<G[]>, limit: number) => {
+    // the read itself, so that readers asking at once (a report's Promise.all) share it
+    const kept = new Map<string, Promise<G[]>>();
+    let count = 0;
+    return (f?: GameFilter): Promise<G[]> => {
+      const key = JSON.stringify(f ?? {});
+      let p = kept.get(key);
+      if (!p) {
+        kept.set(key, (p = read(f)));
+        p.then(
+          (games) => {
+            count += games.length;
+            if (count > limit) (kept.delete(key), (count -= games.length));
+          },
+          () => kept.delete(key),
+        );
+      }
+      return p.then((games) => [...games]);
+    };
   };
-  const through = <T extends object>(target: T, name: string | symbol, value: unknown) =>
+  const games = store.games;
+  const list = once((f) => games.list(f), most);
+  const facts = once((f) => games.facts(f), mostFacts);
+  const through = <T extends object>(target: T, own: Record<string | symbol, unknown>) =>
     new Proxy(target, {
       get: (t, p) => {
-        if (p === name) return value;
+        if (Object.hasOwn(own, p)) return own[p];
         const v = Reflect.get(t, p, t) as unknown;
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
       },
     });
-  return through(store, 'games', through(store.games, 'list', list));
+  return through(store, { games: through(games, { list, facts }) });
 }
 
 /** A plain in-memory memo for one build (each value computed once). */
