@@ -118,6 +118,8 @@ async function rebuild(): Promise<{ wallS: number; cpuS: number; peakMiB: number
 
 const fresh = !existsSync(db);
 if (fresh) await makeLeague();
+// a league made by older code gets this code's migrations (its indexes) here, not in the timed rebuild
+await openSqliteStore(db).close();
 const raw = new Database(db, { readonly: true });
 const games = (raw.prepare('SELECT count(*) AS n FROM games').get() as { n: number }).n;
 raw.close();
