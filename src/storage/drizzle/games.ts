@@ -53,17 +53,21 @@ const JSON_COLUMNS = new Set<unknown>([t.games.judgeSettings, t.games.verdictPro
 const FACTS_PAGE = 1000;
 
 /**
- * A row the driver streamed (values in FACTS' order) as drizzle would map it (JSON columns parsed). A run's games
- * share one settings text: `parsed` keeps each JSON text's value, parsed once and shared by the read's games.
+ * A row the driver streamed (values in FACTS' order) as drizzle would map it (JSON columns parsed). Most values
+ * repeat from game to game (judge, models, verdict, a run's settings): `seen` keeps one copy of each text, and of
+ * each JSON text's value, parsed once, shared by the read's games (a few hundred bytes less per game).
  */
-function factsRow(values: unknown[], parsed: Map<unknown, unknown>): FactsRow {
+function factsRow(values: unknown[], seen: Map<unknown, unknown>): FactsRow {
   const r: Record<string, unknown> = {};
   FACT_COLUMNS.forEach(([k, col], i) => {
     const v = values[i];
-    if (v === null) r[k] = null;
-    else if (!JSON_COLUMNS.has(col)) r[k] = col.mapFromDriverValue(v);
-    else if (parsed.has(v)) r[k] = parsed.get(v);
-    else parsed.set(v, (r[k] = col.mapFromDriverValue(v)));
+    if (typeof v !== 'string' || col === t.games.id) r[k] = v;
+    else {
+      // a JSON text is keyed apart from the same text in a text column
+      const key = JSON_COLUMNS.has(col) ? `\u0000${v}` : v;
+      if (seen.has(key)) r[k] = seen.get(key);
+      else seen.set(key, (r[k] = col.mapFromDriverValue(v)));
+    }
   });
   return r as FactsRow;
 }
@@ -144,8 +148,8 @@ export class DrizzleGames implements GameStore {
         .where(where)
         .orderBy(...order)
         .toSQL();
-      const parsed = new Map<unknown, unknown>();
-      for (const values of this.o.eachRow(q.sql, q.params)) out.push(toFacts(factsRow(values, parsed)));
+      const seen = new Map<unknown, unknown>();
+      for (const values of this.o.eachRow(q.sql, q.params)) out.push(toFacts(factsRow(values, seen)));
       return out;
     }
     for (let last: GameFacts | undefined; ;) {
