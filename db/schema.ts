@@ -100,7 +100,38 @@ export const games = sqliteTable(
      */
     recordedVerdict: text('recorded_verdict'),
   },
-  (t) => [index('games_judge').on(t.judge, t.questionId, t.turn)],
+  (t) => [
+    index('games_judge').on(t.judge, t.questionId, t.turn),
+    // every column but the text, in the order reports read them (games.facts): a report's read of a judge's games
+    // walks this index alone, never the rows and their kilobytes of prompt
+    index('games_facts').on(
+      t.judge,
+      t.createdAt,
+      t.id,
+      t.model2,
+      t.source,
+      t.questionId,
+      t.turn,
+      t.model1,
+      t.order,
+      t.verdict,
+      t.judgeSettings,
+      t.promptName,
+      t.category,
+      t.parser,
+      t.runId,
+      t.tokensIn,
+      t.tokensOut,
+      t.tokensCached,
+      t.tokensReasoning,
+      t.latencyMs,
+      t.cost,
+      t.verdictProbs,
+      t.entropy,
+      t.reliability,
+      t.recordedVerdict,
+    ),
+  ],
 );
 
 /** Recorded pairwise outcomes: human votes and judges' combined verdicts (the HF human-judgment splits). */

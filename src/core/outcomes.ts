@@ -40,7 +40,7 @@ export interface StoredVerdict extends MatchGame {
 }
 
 /** A stored pairwise game (its match has a model2) as its verdict about the match's models. */
-export function pairGameOf(g: Game): MatchGame {
+export function pairGameOf(g: Pick<Game, 'match' | 'order' | 'verdict'>): MatchGame {
   return {
     questionId: g.match.questionId,
     turn: g.match.turn,
@@ -52,7 +52,9 @@ export function pairGameOf(g: Game): MatchGame {
 }
 
 /** pairGameOf plus the game's MEC sample index, as pairing and outcomes read it. */
-export function storedVerdictOf(g: Game): StoredVerdict & { sample: number } {
+export function storedVerdictOf(
+  g: Pick<Game, 'match' | 'order' | 'verdict' | 'judgeSettings'>,
+): StoredVerdict & { sample: number } {
   return { ...pairGameOf(g), sample: sampleOf(g.judgeSettings) };
 }
 

@@ -44,7 +44,7 @@ export async function pairSetData(
     const d: SetData = { set: s.set, items: await labelledItems(store, s.set), games: [] };
     for (const { judge } of s.judges) {
       if (judge === GOLD || (o.judge !== undefined && judge !== o.judge)) continue;
-      const games = await store.games.list({ judge, set: s.set, kind: 'pairwise' });
+      const games = await store.games.facts({ judge, set: s.set, kind: 'pairwise' });
       for (const prompt of [...new Set(games.map((g) => g.promptName))].sort())
         d.games.push({
           judge,

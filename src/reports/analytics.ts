@@ -98,9 +98,15 @@ export async function biasReport(
   o: { only?: (m: MatchItem) => boolean } = {},
 ): Promise<BiasReport> {
   const keep = o.only ?? (() => true);
-  const games = (await store.games.list({ judge, kind: 'pairwise' })).filter((g) =>
+  const games = (await store.games.facts({ judge, kind: 'pairwise' })).filter((g) =>
     keep({ ...g.match, model2: g.match.model2! }),
   );
+  // a score scheme's verdict is read again from its reply: the text is read only for a judge that has such games
+  const scoring = games.some((g) => SCORE_SCHEMES.has(g.promptName));
+  const replies = new Map(
+    scoring ? (await store.games.list({ judge, kind: 'pairwise' })).map((g) => [g.id, g.reply]) : [],
+  );
+  const reply = (id: string) => replies.get(id) ?? '';
   const bias: BiasGame[] = games.map((g) => ({
     questionId: g.match.questionId,
     category: g.match.category,
@@ -109,7 +115,7 @@ export async function biasReport(
     model2: g.match.model2!,
     order: g.order,
     sample: sampleOf(g.judgeSettings),
-    verdict: SCORE_SCHEMES.has(g.promptName) ? scoreVerdict(g.reply, g.order) : pairVerdict(g.verdict),
+    verdict: SCORE_SCHEMES.has(g.promptName) ? scoreVerdict(reply(g.id), g.order) : pairVerdict(g.verdict),
   }));
   const scored = new Map<string, ScoreSample[]>();
   for (const g of games) {
@@ -117,7 +123,7 @@ export async function biasReport(
     const k = `${g.match.questionId}\u0000${g.match.turn}\u0000${g.match.model1}\u0000${g.match.model2}`;
     scored.set(k, [
       ...(scored.get(k) ?? []),
-      { order: g.order, sample: Number(g.judgeSettings.sample ?? 0), reply: g.reply },
+      { order: g.order, sample: Number(g.judgeSettings.sample ?? 0), reply: reply(g.id) },
     ]);
   }
   // the questions' categories only where the rows are by category (a stored report of every judge reads no question)

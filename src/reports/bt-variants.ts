@@ -36,7 +36,7 @@ export async function positionReport(
   judge: string,
   turn?: number,
 ): Promise<VariantReport | undefined> {
-  const games = (await store.games.list({ judge, kind: 'pairwise' }))
+  const games = (await store.games.facts({ judge, kind: 'pairwise' }))
     .map(pairGameOf)
     .filter((g) => (turn === undefined || g.turn === turn) && g.verdict !== 'error');
   if (!games.length) return undefined;

@@ -133,7 +133,7 @@ export async function juryReport(store: Store, jury: JuryDef): Promise<JuryRepor
 async function biasLines(store: Store, jury: JuryDef): Promise<BiasLine[]> {
   const category = new Map((await store.catalog.questions()).map((q) => [q.id, q.category]));
   const games = await Promise.all(
-    jury.judges.map(async (j) => (await store.games.list({ judge: j, kind: 'pairwise' })).map(pairGameOf)),
+    jury.judges.map(async (j) => (await store.games.facts({ judge: j, kind: 'pairwise' })).map(pairGameOf)),
   );
   const pooled = poolGames(games, jury.rule).map((g) => ({
     ...g,

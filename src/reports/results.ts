@@ -17,7 +17,7 @@ import type {
 } from '../core/types.ts';
 import { itemKey, outcomesFromGames, storedVerdictOf } from '../core/outcomes.ts';
 import { ratingOf } from '../core/verdict/stored.ts';
-import type { Store } from '../storage/store.ts';
+import type { GameFacts, Store } from '../storage/store.ts';
 import { DEFAULT_BASELINE, isHumanJudge } from '../core/constants.ts';
 
 /** A combined outcome as a vote's winner: every outcome but `error` is one (the same spelling). */
@@ -35,8 +35,8 @@ export interface JudgeData {
  * in the same slot), plus recorded verdicts (the HF gpt4_pair split) for items it has no games for.
  */
 export async function judgeData(store: Store, judge: string): Promise<JudgeData> {
-  // drift-canary re-judgments are left out by store.games.list: they measure the judge, never move the leaderboard
-  const games = await store.games.list({ judge, kind: 'pairwise' });
+  // drift-canary re-judgments are left out by the store's reads: they measure the judge, never move the leaderboard
+  const games = await store.games.facts({ judge, kind: 'pairwise' });
   const fromGames = outcomesFromGames(games.map(storedVerdictOf));
   const have = new Set(fromGames.map((o) => itemKey(o.questionId, o.turn, o.model1, o.model2)));
   const votes = await store.votes.list(judge);
@@ -130,8 +130,8 @@ function groupStandings(
 }
 
 /** A judge's single-grading scores: the latest game per (question, turn, model). */
-function singleScores(games: Game[]): SingleScore[] {
-  const latest = new Map<string, Game>();
+function singleScores(games: GameFacts[]): SingleScore[] {
+  const latest = new Map<string, GameFacts>();
   for (const g of games) latest.set(`${g.match.questionId}\u0000${g.match.turn}\u0000${g.match.model1}`, g);
   return [...latest.values()].map((g) => ({
     questionId: g.match.questionId,
@@ -146,7 +146,7 @@ export async function singleResults(
   q: Omit<StandingsQuery, 'mode'>,
 ): Promise<SingleStanding[]> {
   const questionIds = await questionFilter(store, q.category);
-  let scores = singleScores(await store.games.list({ judge: q.judge, kind: 'single' }));
+  let scores = singleScores(await store.games.facts({ judge: q.judge, kind: 'single' }));
   if (q.turn !== undefined) scores = scores.filter((s) => s.turn === q.turn);
   return singleStandings(scores, {
     ...(q.models ? { models: q.models } : {}),

@@ -72,6 +72,11 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
     db: db as unknown as AnyDb,
     maxParams: 30000,
     readReports: preparedReportRead(sqlite),
+    eachRow: (sql, params) =>
+      sqlite
+        .prepare(sql)
+        .raw()
+        .iterate(...params) as Iterable<unknown[]>,
     ...(insertGameRows ? { insertGameRows: async (rows: GameRow[]) => insertGameRows(rows) } : {}),
     atomic: async (queries: Query[]) => {
       sqlite

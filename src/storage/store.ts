@@ -107,6 +107,12 @@ export interface BatchRecord {
   cost: number | null;
 }
 
+/**
+ * A stored game without its text (prompts and reply): what reports read (games.facts). The text is most of a
+ * game's bytes (about 3 KB of prompt each), and a report needs a game's identity and verdict, not its text.
+ */
+export type GameFacts = Omit<Game, 'systemPrompt' | 'userPrompt' | 'reply'>;
+
 /** The verdict columns of a game (a refresh's health check reads these). */
 export interface GameVerdictRow {
   id: string;
@@ -165,6 +171,8 @@ export interface GameStore {
   /** insert many (the play loop's group commit); for each, true when it was stored, false when its id was already there */
   insertMany(games: Game[]): Promise<boolean[]>;
   list(filter?: GameFilter): Promise<Game[]>;
+  /** list's games without their text, in list's order (streamed from SQLite, paged on D1) */
+  facts(filter?: GameFilter): Promise<GameFacts[]>;
   /** the judges that have games or recorded votes on tournament questions */
   judges(): Promise<JudgeSummary[]>;
   /** a game's verdict and parser replaced (reparse); `recordedVerdict` where given, else that column untouched */

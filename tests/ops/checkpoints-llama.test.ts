@@ -65,10 +65,11 @@ describe.skipIf(!HAVE_MTBENCH || !haveLlama)(
         rows: {
           judge: string;
           checkpoint: string;
-          winRate: { n: number; mean: number; lo: number; hi: number };
+          winRate: { n: number; mean: number; lo: number | null; hi: number | null };
           vsPrevious: { n: number } | null;
         }[];
         best: Record<string, string>;
+        tiedBest: Record<string, string[]>;
         chart: string;
         checkpoints: { generation: { kind: string; lora: string; temperatures: Record<string, number> } }[];
       };

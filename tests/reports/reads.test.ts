@@ -33,6 +33,7 @@ function needOf(group: string, method: string, args: unknown[]): Omit<Need, 'cal
   const judge = (j: unknown) => (typeof j === 'string' ? [j] : ('all' as const));
   switch (`${group}.${method}`) {
     case 'games.list':
+    case 'games.facts':
       return { judges: judge((args[0] as { judge?: string } | undefined)?.judge), tables: [] };
     case 'games.judges':
     case 'catalog.pairSets':

@@ -14,6 +14,26 @@ describeStoreContract('sqlite file', () => openSqliteStore(join(dir, `store-${++
 describeStoreContract('sqlite memory', () => openMemoryStore());
 
 describe('sqlite file specifics', () => {
+  it("games.facts reads a judge's games from the covering index alone, never the rows and their text", async () => {
+    const store = openSqliteStore(join(dir, 'facts-plan.db'));
+    await store.importBundle({ games: [makeGame({ judge: 'j1' }), makeGame({ judge: 'j2' })] });
+    const asked: string[] = [];
+    const prepare = store.sqlite.prepare.bind(store.sqlite);
+    store.sqlite.prepare = ((sql: string) => (asked.push(sql), prepare(sql))) as typeof store.sqlite.prepare;
+    expect(await store.games.facts({ judge: 'j1', kind: 'pairwise' })).toHaveLength(1);
+    store.sqlite.prepare = prepare;
+    const read = asked.find((q) => q.includes('"games"'))!;
+    const plan = store.sqlite
+      .prepare(`EXPLAIN QUERY PLAN ${read}`)
+      .all(...Array.from(read.matchAll(/\?/g), () => 'j1')) as { detail: string }[];
+    // a column added to games and not to the index games_facts makes this read walk the table again
+    expect(plan.map((p) => p.detail).join('\n')).toMatch(
+      /SEARCH games USING COVERING INDEX games_facts \(judge=\?/,
+    );
+    expect(read).not.toMatch(/system_prompt|user_prompt|"reply"/);
+    await store.close();
+  });
+
   it('what one connection wrote, the next one reads (the file is the database)', async () => {
     const file = join(dir, 'reopen.db');
     const g = makeGame();

@@ -18,9 +18,9 @@ import {
   type LabelledItem,
   type LabelledGame,
 } from '../../core/stats/pair-accuracy.ts';
-import { ArenaError, type Game, type Vote } from '../../core/types.ts';
+import { ArenaError, type Vote } from '../../core/types.ts';
 import { pairGameOf } from '../../core/outcomes.ts';
-import type { Store } from '../../storage/store.ts';
+import type { GameFacts, Store } from '../../storage/store.ts';
 import { pairSetData, type SetData } from '../accuracy.ts';
 import { judgeData, type JudgeData } from '../results.ts';
 import { ANNOTATORS, AUTHOR, GOLD, HUMAN, OUTPUT_1, OUTPUT_2 } from '../../core/constants.ts';
@@ -102,7 +102,7 @@ export async function judgeBoard(store: Store, o: Options = {}): Promise<BoardRo
 
   const rows: BoardRow[] = [];
   for (const judge of names) {
-    const games = await store.games.list({ judge, kind: 'pairwise', withSets: true });
+    const games = await store.games.facts({ judge, kind: 'pairwise', withSets: true });
     const data = tournament.some((j) => j.judge === judge)
       ? await judgeData(store, judge)
       : { outcomes: [], votes: [] };
@@ -162,7 +162,7 @@ async function answerLengths(store: Store, sets: SetData[]): Promise<Lengths> {
 
 /** The behaviour rates from the judge's games, else from its recorded outcomes (consistency and length only). */
 function behaviourOf(
-  games: Game[],
+  games: GameFacts[],
   data: JudgeData,
   len: Lengths,
   o: Options,
@@ -288,7 +288,7 @@ function setAccuracy(
 }
 
 /** USD and seconds per 1,000 games, over the games that stored them. */
-function costAndTime(games: Game[]): Pick<BoardRow, 'costPer1000Games' | 'secondsPer1000Games'> {
+function costAndTime(games: GameFacts[]): Pick<BoardRow, 'costPer1000Games' | 'secondsPer1000Games'> {
   const costs = games.filter((g) => g.cost !== undefined && g.cost !== null);
   const latencies = games.filter((g) => g.latencyMs !== undefined && g.latencyMs !== null);
   return {

@@ -1,10 +1,22 @@
 // A game as the Store hands it out, and as a row of the games table.
 import { gameVerdictOf } from '../../core/verdict/stored.ts';
 import type { Game } from '../../core/types.ts';
+import type { GameFacts } from '../store.ts';
 import type * as t from '../../../db/schema.ts';
 import type { GameRow } from './shared.ts';
 
-export function toGame(r: typeof t.games.$inferSelect): Game {
+/** A games row as drizzle reads it, and without its text columns (games.facts). */
+export type SelectedRow = typeof t.games.$inferSelect;
+export type FactsRow = Omit<SelectedRow, 'systemPrompt' | 'userPrompt' | 'reply'>;
+
+export function toGame(r: SelectedRow): Game {
+  // the keys in the order a game has always had (printed games keep it)
+  const { id, runId, judge, judgeSettings, promptName, match, order, ...rest } = toFacts(r);
+  const text = { systemPrompt: r.systemPrompt, userPrompt: r.userPrompt, reply: r.reply };
+  return { id, runId, judge, judgeSettings, promptName, match, order, ...text, ...rest };
+}
+
+export function toFacts(r: FactsRow): GameFacts {
   return {
     id: r.id,
     runId: r.runId,
@@ -19,9 +31,6 @@ export function toGame(r: typeof t.games.$inferSelect): Game {
       ...(r.model2 !== null ? { model2: r.model2 } : {}),
     },
     order: r.order,
-    systemPrompt: r.systemPrompt,
-    userPrompt: r.userPrompt,
-    reply: r.reply,
     verdict: gameVerdictOf(r.verdict, r.model2 !== null, `game ${r.id}`),
     parser: r.parser,
     tokensIn: r.tokensIn,

@@ -1,11 +1,25 @@
 // Judged games: the prepared-insert fast path (SQLite) and multi-row inserts (D1), the filters of a listing,
 // verdict updates, and the judges that have games or votes.
-import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  eq,
+  getTableColumns,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  ne,
+  or,
+  sql,
+  type SQL,
+} from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import { CANARY_SOURCE } from '../../core/constants.ts';
 import { gameVerdictOf } from '../../core/verdict/stored.ts';
 import type { Game } from '../../core/types.ts';
 import type {
+  GameFacts,
   GameFilter,
   GameStore,
   GameVerdictRow,
@@ -13,7 +27,7 @@ import type {
   PruneCounts,
   PruneTarget,
 } from '../store.ts';
-import { gameRow, toGame } from './game-rows.ts';
+import { gameRow, toFacts, toGame, type FactsRow } from './game-rows.ts';
 import { chunk, inJson, inSet, slices, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
 
 /** The judges from their games' and votes' counts (tournament questions only), by name. */
@@ -29,6 +43,33 @@ export function judgeSummaries(
     out.set(r.judge, e);
   }
   return [...out.values()].sort((a, b) => (a.judge < b.judge ? -1 : 1));
+}
+
+/** Every column of a game but its text (prompts and reply): what games.facts reads. */
+const { systemPrompt: _s, userPrompt: _u, reply: _r, ...FACTS } = getTableColumns(t.games);
+const FACT_COLUMNS = Object.entries(FACTS);
+const JSON_COLUMNS = new Set<unknown>([t.games.judgeSettings, t.games.verdictProbs]);
+/** D1 answers a read in one response: a page holds this many games' facts (a few hundred bytes each). */
+const FACTS_PAGE = 1000;
+
+/**
+ * A row the driver streamed (values in FACTS' order) as drizzle would map it (JSON columns parsed). Most values
+ * repeat from game to game (judge, models, verdict, a run's settings): `seen` keeps one copy of each text, and of
+ * each JSON text's value, parsed once, shared by the read's games (a few hundred bytes less per game).
+ */
+function factsRow(values: unknown[], seen: Map<unknown, unknown>): FactsRow {
+  const r: Record<string, unknown> = {};
+  FACT_COLUMNS.forEach(([k, col], i) => {
+    const v = values[i];
+    if (typeof v !== 'string' || col === t.games.id) r[k] = v;
+    else {
+      // a JSON text is keyed apart from the same text in a text column
+      const key = JSON_COLUMNS.has(col) ? `\u0000${v}` : v;
+      if (seen.has(key)) r[k] = seen.get(key);
+      else seen.set(key, (r[k] = col.mapFromDriverValue(v)));
+    }
+  });
+  return r as FactsRow;
 }
 
 export class DrizzleGames implements GameStore {
@@ -84,6 +125,54 @@ export class DrizzleGames implements GameStore {
   }
 
   async list(f: GameFilter = {}): Promise<Game[]> {
+    const rows = await this.db
+      .select()
+      .from(t.games)
+      .where(this.filter(f))
+      .orderBy(asc(t.games.createdAt), asc(t.games.id));
+    return rows.map(toGame);
+  }
+
+  /**
+   * list without the text columns. better-sqlite3 streams the rows (its own statement, run once); D1 reads them
+   * in pages (after the last row of the previous page, in list's order), so neither holds a second copy.
+   */
+  async facts(f: GameFilter = {}): Promise<GameFacts[]> {
+    const where = this.filter(f);
+    const order = [asc(t.games.createdAt), asc(t.games.id)];
+    const out: GameFacts[] = [];
+    if (this.o.eachRow) {
+      const q = this.db
+        .select(FACTS)
+        .from(t.games)
+        .where(where)
+        .orderBy(...order)
+        .toSQL();
+      const seen = new Map<unknown, unknown>();
+      for (const values of this.o.eachRow(q.sql, q.params)) out.push(toFacts(factsRow(values, seen)));
+      return out;
+    }
+    for (let last: GameFacts | undefined; ;) {
+      const after = last
+        ? or(
+            gt(t.games.createdAt, last.createdAt),
+            and(eq(t.games.createdAt, last.createdAt), gt(t.games.id, last.id)),
+          )
+        : undefined;
+      const page = await this.db
+        .select(FACTS)
+        .from(t.games)
+        .where(and(where, after))
+        .orderBy(...order)
+        .limit(FACTS_PAGE);
+      for (const r of page) out.push(toFacts(r));
+      if (page.length < FACTS_PAGE) return out;
+      last = out.at(-1);
+    }
+  }
+
+  /** The games a filter names (see GameFilter). */
+  private filter(f: GameFilter): SQL | undefined {
     const where: SQL[] = [];
     if (f.judge !== undefined) where.push(eq(t.games.judge, f.judge));
     if (f.kind === 'pairwise') where.push(isNotNull(t.games.model2));
@@ -100,12 +189,7 @@ export class DrizzleGames implements GameStore {
         )!,
       );
     }
-    const rows = await this.db
-      .select()
-      .from(t.games)
-      .where(where.length ? and(...where) : undefined)
-      .orderBy(asc(t.games.createdAt), asc(t.games.id));
-    return rows.map(toGame);
+    return and(...where);
   }
 
   async judges(): Promise<JudgeSummary[]> {

@@ -31,6 +31,8 @@ export interface DrizzleStoreOptions {
    * page's first visit after a restart, where the row itself takes microseconds to read.
    */
   readReports?(keys: ReportKey[]): StoredReport[];
+  /** Run a read, handing out its rows one by one as arrays of values (better-sqlite3's raw iterate). */
+  eachRow?(sql: string, params: unknown[]): Iterable<unknown[]>;
   close?(): Promise<void>;
 }
 

@@ -94,6 +94,51 @@ export function describeGames(current: () => Store): void {
       expect(await store.games.list({ judge: 'nobody' })).toEqual([]);
     });
 
+    it("facts reads list's games without their text, in list's order, through the same filters (pages included)", async () => {
+      // more games than one page of D1's read, many with the same createdAt (a page may end inside a tie)
+      const many = Array.from({ length: 1100 }, (_, k) =>
+        makeGame({
+          judge: 'j1',
+          createdAt: 1_800_000_000_000 + Math.floor(k / 7),
+          order: k % 2 ? 'BA' : 'AB',
+        }),
+      );
+      const rich = makeGame({
+        judge: 'j1',
+        judgeSettings: { temperature: null, maxTokens: 512, sample: 2 },
+        verdictProbs: { A: 0.5, B: 0.25, C: 0.25 },
+        entropy: 1.5,
+        reliability: 0.25,
+        tokensCached: 3,
+        tokensReasoning: 4,
+        cost: 0.001,
+        recordedVerdict: 'model_2',
+      });
+      const single = makeGame({
+        judge: 'j1',
+        promptName: 'single-v1',
+        match: { questionId: 81, category: 'writing', turn: 1, model1: 'alpha' },
+        verdict: '8',
+      });
+      const canary = makeGame({ judge: 'j1', source: CANARY_SOURCE });
+      await store.importBundle({
+        games: [...many.reverse(), rich, single, canary, makeGame({ judge: 'j2' })],
+      });
+      const bare = ({ systemPrompt: _s, userPrompt: _u, reply: _r, ...facts }: Game) => facts;
+      for (const f of [
+        undefined,
+        { judge: 'j1', kind: 'pairwise' as const },
+        { kind: 'single' as const },
+        { source: CANARY_SOURCE },
+        { judge: 'nobody' },
+      ]) {
+        const listed = await store.games.list(f);
+        expect(await store.games.facts(f)).toEqual(listed.map(bare));
+      }
+      expect((await store.games.facts({ judge: 'j1', kind: 'pairwise' })).length).toBe(1101);
+      expect((await store.games.facts()).find((g) => g.id === rich.id)).toEqual(bare(rich));
+    });
+
     it('judges merges game and vote counts per judge', async () => {
       await store.importBundle({
         games: [makeGame({ judge: 'gpt-4' }), makeGame({ judge: 'gpt-4' }), makeGame({ judge: 'local' })],

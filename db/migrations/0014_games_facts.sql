@@ -1,0 +1,1 @@
+CREATE INDEX `games_facts` ON `games` (`judge`,`created_at`,`id`,`model_2`,`source`,`question_id`,`turn`,`model_1`,`order`,`verdict`,`judge_settings`,`prompt_name`,`category`,`parser`,`run_id`,`tokens_in`,`tokens_out`,`tokens_cached`,`tokens_reasoning`,`latency_ms`,`cost`,`verdict_probs`,`entropy`,`reliability`,`recorded_verdict`);
