@@ -6,15 +6,7 @@ import { fitEstimable, separationNote } from '../core/stats/estimable-fit.ts';
 import { MIN_QUESTIONS } from '../core/stats/rating-rows.ts';
 import { pairwiseStandings, singleStandings } from '../core/standings.ts';
 import { battleSides, connectedModelGroups, ratingsByGroup, splitByGroup } from '../core/groups.ts';
-import type {
-  Game,
-  MatchOutcome,
-  Outcome,
-  SingleScore,
-  SingleStanding,
-  Standing,
-  Vote,
-} from '../core/types.ts';
+import type { MatchOutcome, Outcome, SingleScore, SingleStanding, Standing, Vote } from '../core/types.ts';
 import { itemKey, outcomesFromGames, storedVerdictOf } from '../core/outcomes.ts';
 import { ratingOf } from '../core/verdict/stored.ts';
 import type { GameFacts, Store } from '../storage/store.ts';
