@@ -1,6 +1,6 @@
 // mt-arena as a library: the stable API for programs that use the engine without the `arena` command.
 // Everything here keeps its name and meaning between releases; anything imported from a deeper path is
-// internal and may move. The layers below are described in the README's "Layout".
+// internal and may move. The layers below are described in docs/architecture.md.
 
 // the vocabulary: questions, answers, matches, games, verdicts, outcomes, standings
 export {

@@ -1,4 +1,4 @@
-// The vocabulary of mt-arena (see README "Vocabulary"). Pure types, no I/O.
+// The vocabulary of mt-arena (docs/tournaments.md, "Vocabulary"). Pure types, no I/O.
 
 export interface Question {
   id: number;
