@@ -92,7 +92,9 @@ describe('a hostile judge server', () => {
       import { openaiJudge } from './src/judges/openai.ts';
       const j = openaiJudge({ model: 'm', baseURL: ${JSON.stringify(url)} });
       const r = await Promise.allSettled([j.complete(${JSON.stringify(REQ)}), j.complete(${JSON.stringify(REQ)})]);
-      console.log(JSON.stringify({ maxRssMiB: process.resourceUsage().maxRSS / 1024, results: r.map((x) => x.status === 'fulfilled' ? x.value.text.length : String(x.reason?.message).slice(0, 200)) }));`;
+      // VmHWM: the peak of this process's own memory (resourceUsage's maxRSS carries the forking parent's peak over exec)
+      const hwm = Number(/VmHWM:\\s+(\\d+) kB/.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8'))[1]);
+      console.log(JSON.stringify({ maxRssMiB: hwm / 1024, results: r.map((x) => x.status === 'fulfilled' ? x.value.text.length : String(x.reason?.message).slice(0, 200)) }));`;
     const out = await new Promise<string>((resolve, reject) => {
       const c = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
         cwd: REPO_ROOT,
