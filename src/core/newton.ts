@@ -62,6 +62,10 @@ export function dampedNewton(f: Objective, x: Float64Array, o: NewtonOptions): N
     if (!o.factor && o.ridge) for (let p = 0; p < P; p++) cur.H[p * P + p]! += o.ridge;
     choleskySolve(o.factor ?? cholesky(cur.H, P), cur.g, P, step, work);
     o.project?.(step);
+    // a Hessian that is not definite here (far from the fit, or rounding in a numerical one) gives no Newton step:
+    // step along the gradient instead, taken only where the objective rises (it has no scale to stop it overshooting)
+    const alongGradient = !step.every(Number.isFinite);
+    if (alongGradient) step.set(cur.g);
     let big = 0;
     for (let p = 0; p < P; p++) big = Math.max(big, Math.abs(step[p]!));
     const s = o.scale && big > o.maxStep ? o.maxStep / big : 1;
@@ -75,12 +79,17 @@ export function dampedNewton(f: Objective, x: Float64Array, o: NewtonOptions): N
       continue;
     }
     for (let t = 1; ; t /= 2) {
+      // no point along the step where the objective is defined and does not fall: the fit ends where it is
+      if (t < 2 ** -60) return { iterations: iter + 1, converged: false, value, d: cur };
       for (let p = 0; p < P; p++) next[p] = x[p]! + t * step[p]!;
       const final = t * move < o.tol;
       const v = f(next, want(cand), final);
       // a step that barely moves is taken (rounding decides whether such an objective rises), unless it leaves the
       // objective's domain (−∞ there)
-      if (v >= value - 1e-12 * Math.abs(value) || (t < 1e-6 && v > -Infinity)) {
+      const taken = alongGradient
+        ? v > value || (final && v >= value)
+        : v >= value - 1e-12 * Math.abs(value) || (t < 1e-6 && v > -Infinity);
+      if (taken) {
         x.set(next);
         value = v;
         [cur, cand] = [cand, cur];

@@ -70,6 +70,34 @@ describe('dampedNewton', () => {
     expect(r.value).toBeGreaterThan(-1);
   });
 
+  it('steps along the gradient where the Hessian gives no step (not finite), and the line search keeps it safe', () => {
+    // −(x − 3)² with a Hessian that is NaN: the Rao–Kupper fit's numerical one far from the fit (CI hung here)
+    const noHessian: Objective = (x, d) => {
+      if (d) {
+        d.g[0] = -2 * (x[0]! - 3);
+        d.H[0] = NaN;
+      }
+      return -((x[0]! - 3) ** 2);
+    };
+    const x = new Float64Array(1);
+    dampedNewton(noHessian, x, { maxIter: 200, tol: 1e-10, maxStep: 2, lineSearch: true });
+    expect(x[0]).toBeCloseTo(3, 6);
+  });
+
+  it('ends where it is, not converged, when no point along the step is defined (NaN beyond the start)', () => {
+    const nanAway: Objective = (x, d) => {
+      if (d) {
+        d.g[0] = 1;
+        d.H[0] = 1;
+      }
+      return x[0] === 0 ? 0 : NaN;
+    };
+    const x = new Float64Array(1);
+    const r = dampedNewton(nanAway, x, { maxIter: 200, tol: 1e-10, maxStep: 2, lineSearch: true });
+    expect(r).toMatchObject({ iterations: 1, converged: false, value: 0 });
+    expect(x[0]).toBe(0);
+  });
+
   it('steps with a fixed factor when given one (the chord method), and says when the iterations ran out', () => {
     const x = new Float64Array(1);
     // the factor of 4 instead of the Hessian 2: each step goes half way
