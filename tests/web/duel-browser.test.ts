@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { STUDY_JUDGE } from '../../src/reports/judges/duel.ts';
+import { STUDY_JUDGE } from '../../src/reports/judge-quality/duel.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { CHROMIUM, HAVE_CHROMIUM, SHOTS, siteInChromium } from '../support/chromium.ts';
 import { npmStartDatabase } from '../support/npm-start.ts';

@@ -47,7 +47,8 @@ export const judgesCommand = defineCommand({
     await withStore(
       args.db,
       async (store) => {
-        const { gameConfidences, judgesReport } = await import('../../reports/judges/quality-report.ts');
+        const { gameConfidences, judgesReport } =
+          await import('../../reports/judge-quality/quality-report.ts');
         if (args.games) {
           const rows = await gameConfidences(store, args.games);
           if (args.json) return printJson(rows);

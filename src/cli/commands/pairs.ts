@@ -100,9 +100,9 @@ export const accuracyCommand = defineCommand({
   },
 });
 
-/** `arena judges --board`: the judge leaderboard (src/reports/judges/board.ts). */
+/** `arena judges --board`: the judge leaderboard (src/reports/judge-quality/board.ts). */
 export async function printBoard(db: string, o: { json?: boolean; judges?: string[] }): Promise<void> {
-  const { judgeBoard } = await import('../../reports/judges/board.ts');
+  const { judgeBoard } = await import('../../reports/judge-quality/board.ts');
   await withStore(
     db,
     async (store) => {

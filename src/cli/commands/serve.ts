@@ -1,7 +1,7 @@
 import { defineCommand } from 'citty';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { STUDY_JUDGE } from '../../reports/judges/duel.ts';
+import { STUDY_JUDGE } from '../../reports/judge-quality/duel.ts';
 import { ArenaError } from '../../core/types.ts';
 import { importFiles, mtbenchSources } from '../../importers/import.ts';
 import { int, oneOf, UsageError } from '../format.ts';

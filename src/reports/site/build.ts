@@ -1,7 +1,7 @@
 // `arena reports --rebuild` and the write path (import, run, refresh, reparse, prune, publish): every report a
 // page of the site, a chart or an /api table shows by default or through its filters, computed where its data
 // changed and stored (src/reports/site/stored.ts); rows no longer reachable (a pruned judge's) are removed.
-import { duelPair } from '../judges/duel.ts';
+import { duelPair } from '../judge-quality/duel.ts';
 import type { GameFacts, GameFilter, Store } from '../../storage/store.ts';
 import type { Filter, Memo, SiteOptions } from './catalog.ts';
 import { SiteData } from './site-data.ts';

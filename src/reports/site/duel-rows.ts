@@ -1,7 +1,7 @@
 // The rows of /api/judge-duel: the home page's comparison of two judges, one figure per row, like for like (both
 // judges on the matches both read in both orders) and each judge on its own matches, with intervals flattened.
 import type { Estimate } from '../../core/stats/like-for-like.ts';
-import type { JudgeDuel } from '../judges/duel.ts';
+import type { JudgeDuel } from '../judge-quality/duel.ts';
 
 export const DUEL_COLUMNS = [
   'basis',

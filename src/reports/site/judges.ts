@@ -7,8 +7,8 @@ import type { Store } from '../../storage/store.ts';
 import { voterOutliers, type VoterCheck } from '../../core/stats/voter-outliers.ts';
 import { accuracyReport } from '../accuracy.ts';
 import { biasReport } from '../analytics.ts';
-import { judgeBoard, type BoardRow } from '../judges/board.ts';
-import { judgeDuel, type JudgeDuel } from '../judges/duel.ts';
+import { judgeBoard, type BoardRow } from '../judge-quality/board.ts';
+import { judgeDuel, type JudgeDuel } from '../judge-quality/duel.ts';
 import type { Catalog, Memo, SiteOptions } from './catalog.ts';
 import { allReads } from './reads.ts';
 
@@ -58,7 +58,7 @@ export class JudgeTables {
     private readonly o: SiteOptions,
   ) {}
 
-  /** The judge leaderboard (src/reports/judges/board.ts): every judge, with intervals. */
+  /** The judge leaderboard (src/reports/judge-quality/board.ts): every judge, with intervals. */
   judgeBoard(): Promise<BoardRow[]> {
     return this.cache.get(
       'judgeBoard',
@@ -68,7 +68,7 @@ export class JudgeTables {
     );
   }
 
-  /** GPT-4 beside the study's judge (src/reports/judges/duel.ts): the leaderboard's comparison. */
+  /** GPT-4 beside the study's judge (src/reports/judge-quality/duel.ts): the leaderboard's comparison. */
   duel(pair: [string, string]): Promise<JudgeDuel> {
     return this.cache.get(
       `duel:${pair.join(':')}`,

@@ -4,7 +4,7 @@
 import { ANNOTATORS, HUMAN } from '../../core/constants.ts';
 import { RETIREMENT_WARN_DAYS, retirementOf } from '../../core/retirement.ts';
 import type { Hono } from 'hono';
-import { duelPair } from '../../reports/judges/duel.ts';
+import { duelPair } from '../../reports/judge-quality/duel.ts';
 import type { Filter } from '../../reports/site/catalog.ts';
 import { query, QUERY, validPage } from '../params.ts';
 import { ALERT, qs, type Site } from '../site.ts';

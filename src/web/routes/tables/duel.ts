@@ -1,5 +1,5 @@
 // The home page's comparison of GPT-4 and the study's judge as a table (src/reports/site/duel-rows.ts).
-import { duelPair } from '../../../reports/judges/duel.ts';
+import { duelPair } from '../../../reports/judge-quality/duel.ts';
 import { DUEL_COLUMNS, duelRows } from '../../../reports/site/duel-rows.ts';
 import { QUERY } from '../../params.ts';
 import type { Site } from '../../site.ts';

@@ -1,7 +1,7 @@
 // The judges page's tables: the judges, the judge leaderboard, accuracy on labelled sets, consistency,
 // agreement and position bias.
 import { ACCURACY_STATS } from '../../../core/stats/pair-accuracy.ts';
-import { BOARD_COLUMNS, flatBoardRow } from '../../../reports/judges/board-table.ts';
+import { BOARD_COLUMNS, flatBoardRow } from '../../../reports/judge-quality/board-table.ts';
 import { QUERY } from '../../params.ts';
 import type { Site } from '../../site.ts';
 import type { Tables } from './table.ts';
