@@ -16,7 +16,6 @@ export interface JuryDef {
 
 /** The judge id of a jury. */
 export const juryId = (name: string): string => `${JURY_PREFIX}${name}`;
-export const isJuryId = (judge: string): boolean => judge.startsWith(JURY_PREFIX);
 
 /** A side's orientation-free verdict on the sorted pair (lo, hi): 1 lo wins, 0 hi wins, 0.5 a tie. */
 type Score = 0 | 0.5 | 1;

@@ -140,27 +140,18 @@ export function validQuery(schema: QuerySchema): MiddlewareHandler {
   return checked(schema, paramNames(schema));
 }
 
-/** Requests whose query carried parameters the page ignored (never recorded for replay under their own URL). */
-const ignoring = new WeakSet<Request>();
-
-/** Whether this request's query had parameters its page does not read (and ignored). */
-export const ignoredParams = (c: Context): boolean => ignoring.has(c.req.raw);
-
 /**
  * A page's query check: as validQuery, but a parameter the page does not read is ignored rather than refused,
  * so a shared link with tracking parameters shows the canonical page (and shares its cache entry).
  */
 export function validPage(schema: QuerySchema): MiddlewareHandler {
   const names = paramNames(schema);
-  const known = new Set(names);
   const check = checked(z.object(schema.shape) as unknown as QuerySchema, names);
-  return (c, next) => {
-    if (Object.keys(c.req.queries()).some((k) => !known.has(k))) ignoring.add(c.req.raw);
-    return check(c, async () => {
+  return (c, next) =>
+    check(c, async () => {
       canonical.set(c.req.raw, c.req.path + canonicalQuery(c, schema));
       await next();
     });
-  };
 }
 
 const canonical = new WeakMap<Request, string>();
