@@ -9,8 +9,8 @@
  *   bound = prompt tokens of all games / nodes of the prefix tree
  *
  * is the most that reuse can speed up prompt evaluation, even if a reused token cost nothing and decoding were free.
- * Printed for the plan bench/llama.ts measured (3 questions without a reference, 3 models) and for MT-Bench's own
- * tournament (6 models, 80 questions, both turns). The chat template's few tokens around the system and user parts
+ * Printed for the plans bench/llama.ts measured (3 questions without a reference and 3 models; 2 and MT-Bench's 6)
+ * and for MT-Bench's own tournament (6 models, 80 questions, both turns). The chat template's few tokens around the system and user parts
  * are left out: they are the same in every game, so they would raise the bound by a hair.
  *
  * With --measure, the model also evaluates one MT-Bench-sized prompt and decodes --decode tokens on one sequence
@@ -101,6 +101,11 @@ await bound(
   noRef.slice(0, 3),
 );
 await bound(
+  'bench/llama.ts --models 6 --questions 2 (MT-Bench six models, 2 questions without a reference)',
+  MTBENCH_MODELS.slice(0, 6),
+  noRef.slice(0, 2),
+);
+await bound(
   '3 models, all 80 questions',
   MTBENCH_MODELS.slice(0, 3),
   questions.map((q) => q.id),
@@ -110,6 +115,14 @@ const full = await bound(
   MTBENCH_MODELS.slice(0, 6),
   questions.map((q) => q.id),
 );
+// per category: questions with a reference answer (math, reasoning, coding) share it across their games, and short
+// answers (extraction) leave the shared part of a prompt larger
+for (const category of [...new Set(questions.map((q) => q.category))])
+  await bound(
+    `  ${category} (6 models, its ${questions.filter((q) => q.category === category).length} questions)`,
+    MTBENCH_MODELS.slice(0, 6),
+    questions.filter((q) => q.category === category).map((q) => q.id),
+  );
 if (values.measure) {
   const s = await speeds(full.perGame);
   const promptSecs = s.prompt * full.perGame;
