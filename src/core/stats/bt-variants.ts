@@ -8,6 +8,7 @@
 import type { Battle } from '../ratings.ts';
 import { dampedNewton, type Objective } from '../newton.ts';
 import type { MatchGame } from '../types.ts';
+import { connectedModelGroups } from '../groups.ts';
 import { scoreOf } from '../outcomes.ts';
 
 const ALPHA = Math.log(10) / 400;
@@ -77,18 +78,36 @@ function newton(
   return { x, value: r.value, iterations: r.iterations, converged: r.converged };
 }
 
-/** Model 0 pinned at 0 while fitting; ratings centred afterwards. */
-function toRatings(beta: Float64Array, n: number): number[] {
-  const b = [0, ...Array.from(beta.subarray(0, n - 1))];
-  const mean = b.reduce((s, x) => s + x, 0) / n;
-  return b.map((x) => (x - mean) / ALPHA + 1000);
+/**
+ * The fit's strengths: the first model of each group that met (core/groups.ts) pinned at 0, the others free, in the
+ * models' order; the fit's own term (θ, the position) comes after them, at `free`. Models that never met have no
+ * strength relative to each other, and a free offset between groups would leave the Hessian singular.
+ */
+function strengths(models: string[], matches: { model1: string; model2: string }[]) {
+  const idx = new Map(models.map((m, k) => [m, k]));
+  const groupOf = new Int32Array(models.length);
+  const slot = new Int32Array(models.length);
+  const groups = connectedModelGroups(matches).map((g) => g.map((m) => idx.get(m)!));
+  groups.forEach((g, k) => g.forEach((i) => (groupOf[i] = k)));
+  const pinned = new Set(groups.map((g) => Math.min(...g)));
+  let free = 0;
+  for (let k = 0; k < models.length; k++) slot[k] = pinned.has(k) ? -1 : free++;
+  const beta = (x: Float64Array, k: number) => (slot[k]! < 0 ? 0 : x[slot[k]!]!);
+  const add = (g: Float64Array, k: number, v: number) => {
+    if (slot[k]! >= 0) g[slot[k]!]! += v;
+  };
+  /** Elo-scale ratings, each group centred at 1000 */
+  const ratings = (x: Float64Array): number[] => {
+    const mean = groups.map((g) => g.reduce((a, i) => a + beta(x, i), 0) / g.length);
+    return models.map((_, k) => (beta(x, k) - mean[groupOf[k]!]!) / ALPHA + 1000);
+  };
+  return { free, beta, add, ratings };
 }
 
 /** Rao–Kupper ties: wins and ties per pair of models. */
 export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
   const models = [...new Set(battles.flatMap((b) => [b.a, b.b]))].sort();
   const idx = new Map(models.map((m, k) => [m, k]));
-  const n = models.length;
   // per unordered pair: [i, j, i won, j won, ties]
   const pairs = new Map<string, [number, number, number, number, number]>();
   for (const b of battles) {
@@ -104,11 +123,14 @@ export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
     pairs.set(key, p);
   }
   const rows = [...pairs.values()];
-  const beta = (x: Float64Array, k: number) => (k === 0 ? 0 : x[k - 1]!);
-  // x = (β_1 .. β_{n-1}, ν) with θ = 1 + e^ν
+  const { free, beta, add, ratings } = strengths(
+    models,
+    battles.map((b) => ({ model1: b.a, model2: b.b })),
+  );
+  // x = (the free β, ν) with θ = 1 + e^ν
   const ll = (x: Float64Array, g: Float64Array) => {
     g.fill(0);
-    const nu = x[n - 1]!;
+    const nu = x[free]!;
     const theta = 1 + Math.exp(nu);
     let v = 0;
     let dTheta = 0;
@@ -120,7 +142,8 @@ export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
       const A = ei + theta * ej;
       const B = ej + theta * ei;
       const [lA, lB] = [Math.log(A) + m, Math.log(B) + m];
-      v += wi * (bi - lA) + wj * (bj - lB) + t * (Math.log(theta * theta - 1) + bi + bj - lA - lB);
+      // (no ties: their term is 0, also where θ reaches 1 and its log −∞)
+      v += wi * (bi - lA) + wj * (bj - lB) + (t && t * (Math.log(theta * theta - 1) + bi + bj - lA - lB));
       // d/dβ_i, d/dβ_j, d/dθ
       const dAi = ei / A;
       const dAj = (theta * ej) / A;
@@ -129,19 +152,19 @@ export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
       const gi = wi * (1 - dAi) - wj * dBi + t * (1 - dAi - dBi);
       const gj = -wi * dAj + wj * (1 - dBj) + t * (1 - dAj - dBj);
       dTheta += -wi * (ej / A) - wj * (ei / B) + t * ((2 * theta) / (theta * theta - 1) - ej / A - ei / B);
-      if (i > 0) g[i - 1]! += gi;
-      if (j > 0) g[j - 1]! += gj;
+      add(g, i, gi);
+      add(g, j, gj);
     }
-    g[n - 1] = dTheta * (theta - 1);
+    g[free] = dTheta * (theta - 1);
     return v;
   };
-  const x0 = new Float64Array(n);
-  x0[n - 1] = Math.log(0.5);
+  const x0 = new Float64Array(free + 1);
+  x0[free] = Math.log(0.5);
   const r = newton(ll, x0);
-  const theta = 1 + Math.exp(r.x[n - 1]!);
+  const theta = 1 + Math.exp(r.x[free]!);
   return {
     models,
-    ratings: toRatings(r.x, n),
+    ratings: ratings(r.x),
     theta,
     tieAtEqual: (theta - 1) / (theta + 1),
     logLik: r.value,
@@ -155,7 +178,6 @@ export function fitPositionBT(games: readonly MatchGame[]): PositionFit {
   const played = games.filter((g) => g.verdict !== 'error');
   const models = [...new Set(played.flatMap((g) => [g.model1, g.model2]))].sort();
   const idx = new Map(models.map((m, k) => [m, k]));
-  const n = models.length;
   // per ordered (first, second): [first, second, first's score, games]
   const cells = new Map<string, [number, number, number, number]>();
   for (const g of played) {
@@ -170,11 +192,11 @@ export function fitPositionBT(games: readonly MatchGame[]): PositionFit {
     cells.set(key, c);
   }
   const rows = [...cells.values()];
-  const beta = (x: Float64Array, k: number) => (k === 0 ? 0 : x[k - 1]!);
-  // x = (β_1 .. β_{n-1}, h)
+  const { free, beta, add, ratings } = strengths(models, played);
+  // x = (the free β, h)
   const ll = (x: Float64Array, g: Float64Array) => {
     g.fill(0);
-    const h = x[n - 1]!;
+    const h = x[free]!;
     let v = 0;
     for (const [f, s, score, count] of rows) {
       const z = beta(x, f) - beta(x, s) + h;
@@ -183,17 +205,17 @@ export function fitPositionBT(games: readonly MatchGame[]): PositionFit {
       const lq = lp - z;
       v += score * lp + (count - score) * lq;
       const d = score - count / (1 + Math.exp(-z));
-      if (f > 0) g[f - 1]! += d;
-      if (s > 0) g[s - 1]! -= d;
-      g[n - 1]! += d;
+      add(g, f, d);
+      add(g, s, -d);
+      g[free]! += d;
     }
     return v;
   };
-  const r = newton(ll, new Float64Array(n));
-  const h = r.x[n - 1]!;
+  const r = newton(ll, new Float64Array(free + 1));
+  const h = r.x[free]!;
   return {
     models,
-    ratings: toRatings(r.x, n),
+    ratings: ratings(r.x),
     position: h / ALPHA,
     firstAtEqual: 1 / (1 + Math.exp(-h)),
     logLik: r.value,
