@@ -151,7 +151,8 @@ export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
       const dBj = ej / B;
       const gi = wi * (1 - dAi) - wj * dBi + t * (1 - dAi - dBi);
       const gj = -wi * dAj + wj * (1 - dBj) + t * (1 - dAj - dBj);
-      dTheta += -wi * (ej / A) - wj * (ei / B) + t * ((2 * theta) / (theta * theta - 1) - ej / A - ei / B);
+      dTheta +=
+        -wi * (ej / A) - wj * (ei / B) + (t && t * ((2 * theta) / (theta * theta - 1) - ej / A - ei / B));
       add(g, i, gi);
       add(g, j, gj);
     }
