@@ -77,3 +77,7 @@ export class UsageError extends Error {
 export function runName(s: { id: string; toPlay: number }): string {
   return s.toPlay ? `run ${s.id}` : 'nothing to play, no run recorded';
 }
+
+/** Said under a table of ratings fitted per group of models that met. */
+export const GROUPS_NOT_COMPARABLE =
+  'ratings are fitted per group of models that played one another (mean 1000 in each); ratings of different groups are not comparable';

@@ -12,7 +12,7 @@ import {
 } from '../../reports/results.ts';
 import { arenaHardRatings, arenaHardStandings } from '../../reports/weighted.ts';
 import { WEIGHTINGS } from '../../core/schemes/weighting.ts';
-import { int, list, oneOf, table, UsageError } from '../format.ts';
+import { GROUPS_NOT_COMPARABLE, int, list, oneOf, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { priorArg, priorOption } from './analytics-shared.ts';
@@ -307,10 +307,7 @@ export const ratingsCommand = defineCommand({
             })),
           ),
         );
-        if (rows.some((r) => r.group))
-          print(
-            '\nratings are fitted per group of models that played one another (mean 1000 in each); ratings of different groups are not comparable',
-          );
+        if (rows.some((r) => r.group)) print(`\n${GROUPS_NOT_COMPARABLE}`);
       },
       { readonly: true },
     );

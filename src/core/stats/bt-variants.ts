@@ -15,8 +15,11 @@ const ALPHA = Math.log(10) / 400;
 
 interface VariantFit {
   models: string[];
-  /** Elo-scale ratings, mean 1000 */
+  /** Elo-scale ratings, mean 1000 in each group of models that met */
   ratings: number[];
+  /** each model's group (1 = the largest), only where the models form more than one: ratings of two groups are
+   * not comparable */
+  group?: number[];
   logLik: number;
   iterations: number;
   converged: boolean;
@@ -101,7 +104,8 @@ function strengths(models: string[], matches: { model1: string; model2: string }
     const mean = groups.map((g) => g.reduce((a, i) => a + beta(x, i), 0) / g.length);
     return models.map((_, k) => (beta(x, k) - mean[groupOf[k]!]!) / ALPHA + 1000);
   };
-  return { free, beta, add, ratings };
+  const group = groups.length > 1 ? { group: Array.from(groupOf, (k) => k + 1) } : {};
+  return { free, beta, add, ratings, group };
 }
 
 /** Rao–Kupper ties: wins and ties per pair of models. */
@@ -123,7 +127,7 @@ export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
     pairs.set(key, p);
   }
   const rows = [...pairs.values()];
-  const { free, beta, add, ratings } = strengths(
+  const { free, beta, add, ratings, group } = strengths(
     models,
     battles.map((b) => ({ model1: b.a, model2: b.b })),
   );
@@ -166,6 +170,7 @@ export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
   return {
     models,
     ratings: ratings(r.x),
+    ...group,
     theta,
     tieAtEqual: (theta - 1) / (theta + 1),
     logLik: r.value,
@@ -193,7 +198,7 @@ export function fitPositionBT(games: readonly MatchGame[]): PositionFit {
     cells.set(key, c);
   }
   const rows = [...cells.values()];
-  const { free, beta, add, ratings } = strengths(models, played);
+  const { free, beta, add, ratings, group } = strengths(models, played);
   // x = (the free β, h)
   const ll = (x: Float64Array, g: Float64Array) => {
     g.fill(0);
@@ -217,6 +222,7 @@ export function fitPositionBT(games: readonly MatchGame[]): PositionFit {
   return {
     models,
     ratings: ratings(r.x),
+    ...group,
     position: h / ALPHA,
     firstAtEqual: 1 / (1 + Math.exp(-h)),
     logLik: r.value,

@@ -98,4 +98,28 @@ describe.skipIf(!MT)('position bias by MT-Bench category (at most 10 questions e
     expect(pooled.games[0]!.winFirstLo).not.toBeNull();
     expect(pooled.games[0]!.note).toBeUndefined();
   });
+
+  // GPT-4 judged two tournaments that never met: MT-Bench's six models and phi-3 against phi-3-dpo (this database
+  // once hung every build in the Rao–Kupper fit)
+  it('arena ratings --ties rao-kupper: each tournament its own group, centred at 1000, and said so', async () => {
+    const r = await arenaJson<{ models: string[]; ratings: number[]; group?: number[]; converged: boolean }>([
+      'ratings',
+      '--db',
+      db,
+      '--judge',
+      'gpt-4',
+      '--ties',
+      'rao-kupper',
+    ]);
+    expect(r.converged).toBe(true);
+    const of = (m: string) => r.group![r.models.indexOf(m)];
+    expect([of('gpt-4'), of('llama-13b'), of('phi-3'), of('phi-3-dpo')]).toEqual([1, 1, 2, 2]);
+    for (const g of [1, 2]) {
+      const rs = r.ratings.filter((_, k) => r.group![k] === g);
+      expect(rs.reduce((a, x) => a + x, 0) / rs.length).toBeCloseTo(1000, 9);
+    }
+    const text = await arenaOk(['ratings', '--db', db, '--judge', 'gpt-4', '--ties', 'rao-kupper']);
+    expect(text).toMatch(/^group\s+model\s+rating/m);
+    expect(text).toContain('ratings of different groups are not comparable');
+  });
 });
