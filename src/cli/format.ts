@@ -1,3 +1,4 @@
+import * as figures from '../core/format.ts';
 import { nearMisses } from '../core/suggest.ts';
 
 const FIGURE = /^(–|-?\$?\d[\d,]*(\.\d+)?(%| s)?)$/;
@@ -78,6 +79,28 @@ export function runName(s: { id: string; toPlay: number }): string {
   return s.toPlay ? `run ${s.id}` : 'nothing to play, no run recorded';
 }
 
-/** Said under a table of ratings fitted per group of models that met. */
-export const GROUPS_NOT_COMPARABLE =
-  'ratings are fitted per group of models that played one another (mean 1000 in each); ratings of different groups are not comparable';
+/**
+ * A table of ratings, in the rows' order: a group column where they were fitted per group of models that met (with
+ * the sentence that says so) and a note column where a row has one.
+ */
+export function ratingsTable(
+  rows: readonly {
+    model: string;
+    rating: number | null;
+    note?: string | undefined;
+    group?: number | undefined;
+  }[],
+): string {
+  const notes = rows.some((r) => r.note);
+  const text = table(
+    rows.map((r) => ({
+      ...(r.group ? { group: r.group } : {}),
+      model: r.model,
+      rating: figures.rating(r.rating),
+      ...(notes ? { note: r.note ?? '' } : {}),
+    })),
+  );
+  return rows.some((r) => r.group)
+    ? `${text}\n\nratings are fitted per group of models that played one another (mean 1000 in each); ratings of different groups are not comparable`
+    : text;
+}

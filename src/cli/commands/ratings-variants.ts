@@ -1,6 +1,6 @@
 // The Bradley–Terry variants of `arena ratings`: --ties rao-kupper and --position.
 import * as figures from '../../core/format.ts';
-import { GROUPS_NOT_COMPARABLE, table, UsageError } from '../format.ts';
+import { ratingsTable, UsageError } from '../format.ts';
 import { print, printJson, withStore } from '../shared.ts';
 import { resolveJudge } from '../judge-choice.ts';
 import { checkTurns } from '../validate.ts';
@@ -31,16 +31,7 @@ export async function printRatingVariant(
       rows.sort(
         (a, b) => (a.group ?? 0) - (b.group ?? 0) || b.rating - a.rating || (a.model < b.model ? -1 : 1),
       );
-      print(
-        table(
-          rows.map((x) => ({
-            ...(x.group ? { group: x.group } : {}),
-            model: x.model,
-            rating: figures.rating(x.rating),
-          })),
-        ),
-      );
-      if (r.group) print(`\n${GROUPS_NOT_COMPARABLE}`);
+      print(ratingsTable(rows));
       const fit = `log-likelihood ${r.logLik.toFixed(2)}${r.converged ? '' : `; did not converge in ${r.iterations} iterations`}`;
       if (r.variant === 'rao-kupper')
         print(

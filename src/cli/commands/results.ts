@@ -12,7 +12,7 @@ import {
 } from '../../reports/results.ts';
 import { arenaHardRatings, arenaHardStandings } from '../../reports/weighted.ts';
 import { WEIGHTINGS } from '../../core/schemes/weighting.ts';
-import { GROUPS_NOT_COMPARABLE, int, list, oneOf, table, UsageError } from '../format.ts';
+import { int, list, oneOf, ratingsTable, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
 import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
 import { priorArg, priorOption } from './analytics-shared.ts';
@@ -296,18 +296,7 @@ export const ratingsCommand = defineCommand({
                 ...(turn !== undefined ? { turn } : {}),
               });
         if (args.json) return printJson(rows);
-        const notes = rows.some((r) => r.note);
-        print(
-          table(
-            rows.map((r) => ({
-              ...(r.group ? { group: r.group } : {}),
-              model: r.model,
-              rating: figures.rating(r.rating),
-              ...(notes ? { note: r.note ?? '' } : {}),
-            })),
-          ),
-        );
-        if (rows.some((r) => r.group)) print(`\n${GROUPS_NOT_COMPARABLE}`);
+        print(ratingsTable(rows));
       },
       { readonly: true },
     );
