@@ -132,6 +132,14 @@ export class ResultCache {
 
   clear(): void {
     this.entries.clear();
+    this.wrote();
+  }
+
+  /**
+   * This process changed the data (an annotator's vote): the next fresh() re-reads the fingerprint, so its next
+   * request shows the change (on D1 no data version says so, and checkMs would hide it for up to a second).
+   */
+  wrote(): void {
     this.checkedAt = -Infinity;
     this.tokenAt = undefined;
   }

@@ -7,6 +7,7 @@ import { openMemoryStore, openSqliteStore } from '../../src/storage/sqlite.ts';
 import type { ImportBundle } from '../../src/storage/store.ts';
 import { tmpDir } from '../support/cli.ts';
 import { createApp } from '../../src/web/app.ts';
+import { ResultCache } from '../../src/web/result-cache.ts';
 
 describe('the data version reads', () => {
   it('the first requests ask the store once each for the judges, the runs and the newest refresh', async () => {
@@ -54,6 +55,25 @@ const vote = (judge: string, line: number): ImportBundle => ({
       ],
     },
   ],
+});
+
+describe('a write by this process', () => {
+  it('makes the next check read the fingerprint again, however recently it was read', async () => {
+    const store = openMemoryStore();
+    const judges = vi.spyOn(store.games, 'judges');
+    const cache = new ResultCache(store, { checkMs: 60_000 });
+    await cache.fresh();
+    await cache.fresh();
+    expect(judges).toHaveBeenCalledTimes(1);
+    // an annotator's vote stored on D1, where no data version says it changed
+    await store.importBundle(vote('annotators', 2));
+    cache.wrote();
+    const before = cache.version;
+    await cache.fresh();
+    expect(judges).toHaveBeenCalledTimes(2);
+    expect(cache.version).not.toBe(before);
+    await store.close();
+  });
 });
 
 describe("SQLite's data version", () => {
