@@ -37,7 +37,7 @@ export interface SuccessionRun extends SettleSummary {
 }
 
 /** Does the bridge estimate every figure within the precision asked? */
-export function precise(f: SuccessionFigures, o: Pick<SuccessionOptions, 'precision' | 'ratingPrecision'>) {
+function precise(f: SuccessionFigures, o: Pick<SuccessionOptions, 'precision' | 'ratingPrecision'>) {
   return (
     halfWidth(f.agreement) <= o.precision &&
     halfWidth(f.kappa) <= o.precision &&

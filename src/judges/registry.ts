@@ -168,7 +168,7 @@ export function apiKeyOf(setup: JudgeSetup, env: Record<string, string | undefin
 }
 
 /** A judge's API options: its `api` and its reasoning effort (judges/contract.ts). */
-export function apiOptionsOf(setup: Pick<JudgeSetup, 'api' | 'reasoningEffort'>): ApiOptions {
+function apiOptionsOf(setup: Pick<JudgeSetup, 'api' | 'reasoningEffort'>): ApiOptions {
   return { ...setup.api, ...(setup.reasoningEffort ? { reasoningEffort: setup.reasoningEffort } : {}) };
 }
 

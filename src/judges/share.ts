@@ -13,7 +13,7 @@ export interface ShareSample {
 }
 
 /** The shortest interval between two samples that a share is measured over (shorter ones are mostly noise). */
-export const SHARE_SAMPLE_MS = 500;
+const SHARE_SAMPLE_MS = 500;
 /** The least share a governor keeps of a bucket others spend from (it still learns when they stop). */
 const MIN_SHARE = 0.05;
 /**

@@ -67,7 +67,7 @@ export async function pollOnce(job: BatchJob): Promise<number> {
 }
 
 /** The status of a completed batch whose results could not be read any more: its games not stored go up again. */
-export const GONE = 'output-gone';
+const GONE = 'output-gone';
 
 /**
  * A batch that ended without answering (failed, expired, cancelled), or completed with a result file the server no

@@ -4,17 +4,18 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 import { ArenaError, type Question } from '../core/types.ts';
 import type { ImportBundle } from '../storage/store.ts';
 import {
-  expandVariable,
+  INPUTS,
   JudgeConfig,
+  JUDGING,
   jsonLines,
   loadJsonConfig,
   refuseDatabaseTarget,
-  resolvePath,
+  resolveInputs,
   SettleBaseline,
+  tournamentOf,
   type Loaded,
 } from './config.ts';
 
@@ -53,13 +54,9 @@ export const Checkpoint = z
   });
 
 export const CheckpointsConfig = z.strictObject({
-  $comment: z.union([z.string(), z.array(z.string())]).optional(),
-  db: z.string().min(1),
+  ...INPUTS,
   /** the fine-tuning run's name */
   series: z.string().min(1),
-  questions: z.array(z.string().min(1)).min(1),
-  references: z.array(z.string().min(1)).default([]),
-  prompts: z.array(z.string().min(1)).default([]),
   questionIds: z.array(z.number().int()).optional(),
   turns: z.array(z.number().int().min(1).max(2)).default([1, 2]),
   baseline: z.strictObject({ model: z.string().min(1), answers: z.string().min(1) }),
@@ -94,16 +91,7 @@ export const CheckpointsConfig = z.strictObject({
       seed: z.number().int().default(42),
     })
     .default({ maxTokens: 1024, concurrency: 4, temperatures: {}, threads: 1, contextSize: 2048, seed: 42 }),
-  settings: z
-    .strictObject({
-      /** default: 0 for chat models, none sent to reasoning models (judges/contract.ts) */
-      temperature: z.number().min(0).max(2).optional(),
-      maxTokens: z.number().int().positive().default(2048),
-    })
-    .default({ maxTokens: 2048 }),
-  promptSet: z.string().optional(),
-  referenceSource: z.string().default(DEFAULT_REFERENCE_SOURCE),
-  parser: z.enum(['last', 'fastchat']).default('last'),
+  ...JUDGING,
   budget: z.strictObject({ maxUsd: z.number().nonnegative() }).optional(),
   /** the dry run's cost estimate before a judge has stored games: characters per input token, output tokens per game (default: TYPICAL_JUDGMENT_TOKENS, at most settings.maxTokens) */
   estimate: z
@@ -140,11 +128,7 @@ export function loadCheckpointsConfig(
 ): LoadedCheckpoints {
   const l = loadJsonConfig(file, CheckpointsConfig, text);
   const c = l.config;
-  const at = (p: string) => resolvePath(file, expandVariable(file, p, env));
-  c.db = c.db === ':memory:' ? c.db : at(c.db);
-  c.questions = c.questions.map(at);
-  c.references = c.references.map(at);
-  c.prompts = c.prompts.map(at);
+  const at = resolveInputs(file, c, env);
   c.baseline.answers = at(c.baseline.answers);
   for (const k of c.checkpoints) {
     if (k.answers) k.answers = at(k.answers);
@@ -317,10 +301,6 @@ export function seriesTournament(c: CheckpointsConfig, models: string[]) {
     mode: 'pairwise-baseline' as const,
     models,
     baseline: c.baseline.model,
-    ...(c.questionIds ? { questionIds: c.questionIds } : {}),
-    turns: c.turns,
-    ...(c.promptSet ? { promptSet: c.promptSet } : {}),
-    referenceSource: c.referenceSource,
-    settings: c.settings,
+    ...tournamentOf(c),
   };
 }

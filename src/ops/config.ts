@@ -42,6 +42,32 @@ export function settleOptions(
   return v === true ? {} : v;
 }
 
+/** What a config sets for every tournament it plays: questions, turns, prompts, references and settings. */
+export function tournamentOf(
+  c: Pick<RefreshConfig, 'questionIds' | 'turns' | 'promptSet' | 'referenceSource' | 'settings'>,
+) {
+  return {
+    ...(c.questionIds ? { questionIds: c.questionIds } : {}),
+    turns: c.turns,
+    ...(c.promptSet ? { promptSet: c.promptSet } : {}),
+    referenceSource: c.referenceSource,
+    settings: c.settings,
+  };
+}
+
+/** The drift canary's tournament (its matches re-judged on every refresh, `nonce` making them new games). */
+export function canaryTournament(c: RefreshConfig, nonce: string) {
+  const k = c.canary!;
+  return {
+    ...tournamentOf(c),
+    mode: 'pairwise-all' as const,
+    models: k.models,
+    questionIds: k.questionIds,
+    turns: k.turns,
+    settings: { ...c.settings, canary: nonce },
+  };
+}
+
 const ModeConfig = z.discriminatedUnion('mode', [
   z.strictObject({
     mode: z.literal('pairwise-all'),
@@ -57,14 +83,31 @@ const ModeConfig = z.discriminatedUnion('mode', [
   z.strictObject({ mode: z.literal('single'), models: z.array(z.string().min(1)).optional() }),
 ]);
 
-export const RefreshConfig = z.strictObject({
+/** The fields every config that plays tournaments has (refresh, checkpoints), spread into each schema. */
+export const INPUTS = {
   /** free text for the reader (JSON has no comments) */
   $comment: z.union([z.string(), z.array(z.string())]).optional(),
-  /** the SQLite database the refresh writes */
+  /** the SQLite database the job writes */
   db: z.string().min(1),
   questions: z.array(z.string().min(1)).min(1),
   references: z.array(z.string().min(1)).default([]),
   prompts: z.array(z.string().min(1)).default([]),
+};
+export const JUDGING = {
+  settings: z
+    .strictObject({
+      /** default: 0 for chat models, none sent to reasoning models (judges/contract.ts) */
+      temperature: z.number().min(0).max(2).optional(),
+      maxTokens: z.number().int().positive().default(2048),
+    })
+    .default({ maxTokens: 2048 }),
+  promptSet: z.string().optional(),
+  referenceSource: z.string().default(DEFAULT_REFERENCE_SOURCE),
+  parser: z.enum(['last', 'fastchat']).default('last'),
+};
+
+export const RefreshConfig = z.strictObject({
+  ...INPUTS,
   /** model_answer files or directories of them (each file's model as `arena import answers` names it) */
   answers: z.array(z.string().min(1)).min(1),
   /** the models to judge, in pairing order (default: every model of the answer files, sorted) */
@@ -80,16 +123,7 @@ export const RefreshConfig = z.strictObject({
     .array(ModeConfig)
     .min(1)
     .default([{ mode: 'pairwise-all' }]),
-  promptSet: z.string().optional(),
-  referenceSource: z.string().default(DEFAULT_REFERENCE_SOURCE),
-  parser: z.enum(['last', 'fastchat']).default('last'),
-  settings: z
-    .strictObject({
-      /** default: 0 for chat models, none sent to reasoning models (judges/contract.ts) */
-      temperature: z.number().min(0).max(2).optional(),
-      maxTokens: z.number().int().positive().default(2048),
-    })
-    .default({ maxTokens: 2048 }),
+  ...JUDGING,
   /** how the dry run estimates tokens before any game of a judge is stored (then: calibrated from its stored games) */
   estimate: z
     .strictObject({
@@ -209,12 +243,8 @@ export function loadJsonConfig<S extends z.ZodType>(
  */
 export function loadRefreshConfig(file: string, env: Env = {}): Loaded<RefreshConfig> {
   const l = loadJsonConfig(file, RefreshConfig);
-  const at = (p: string) => resolvePath(file, expandVariable(file, p, env));
   const c = l.config;
-  c.db = c.db === ':memory:' ? c.db : at(c.db);
-  c.questions = c.questions.map(at);
-  c.references = c.references.map(at);
-  c.prompts = c.prompts.map(at);
+  const at = resolveInputs(file, c, env);
   c.answers = c.answers.map(at);
   if (c.publish?.sqlite) c.publish.sqlite = at(c.publish.sqlite);
   refuseDatabaseTarget(l, ['publish', 'sqlite'], c.publish?.sqlite, c.db);
@@ -230,6 +260,23 @@ export function loadJuries(file: string): JuryDef[] {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * The INPUTS paths resolved: a leading `${NAME}` or `${NAME:-default}` replaced from `env`, then relative to the
+ * config file's directory. Returns the resolver, for the config's other paths.
+ */
+export function resolveInputs(
+  file: string,
+  c: { db: string; questions: string[]; references: string[]; prompts: string[] },
+  env: Env,
+): (p: string) => string {
+  const at = (p: string) => resolvePath(file, expandVariable(file, p, env));
+  c.db = c.db === ':memory:' ? c.db : at(c.db);
+  c.questions = c.questions.map(at);
+  c.references = c.references.map(at);
+  c.prompts = c.prompts.map(at);
+  return at;
+}
 
 const LEADING_VARIABLE = /^\$\{([A-Z_][A-Z0-9_]*)(?::-([^}]*))?\}/;
 

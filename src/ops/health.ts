@@ -55,25 +55,17 @@ export function healthJumps(
   before: { errorRate: number | null; inconsistencyRate: number | null },
   bounds: { maxErrorRateJump: number; maxInconsistencyJump: number },
 ): string[] {
-  const out: string[] = [];
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  if (
-    now.errorRate !== null &&
-    before.errorRate !== null &&
-    now.errorRate - before.errorRate > bounds.maxErrorRateJump
-  )
-    out.push(
-      `${judge}: error rate ${pct(before.errorRate)} -> ${pct(now.errorRate)} (bound +${pct(bounds.maxErrorRateJump)})`,
-    );
-  if (
-    now.inconsistencyRate !== null &&
-    before.inconsistencyRate !== null &&
-    now.inconsistencyRate - before.inconsistencyRate > bounds.maxInconsistencyJump
-  )
-    out.push(
-      `${judge}: inconsistency rate ${pct(before.inconsistencyRate)} -> ${pct(now.inconsistencyRate)} (bound +${pct(bounds.maxInconsistencyJump)})`,
-    );
-  return out;
+  const rates = [
+    ['error rate', 'errorRate', bounds.maxErrorRateJump],
+    ['inconsistency rate', 'inconsistencyRate', bounds.maxInconsistencyJump],
+  ] as const;
+  return rates.flatMap(([name, k, bound]) => {
+    const [a, b] = [before[k], now[k]];
+    return a !== null && b !== null && b - a > bound
+      ? [`${judge}: ${name} ${pct(a)} -> ${pct(b)} (bound +${pct(bound)})`]
+      : [];
+  });
 }
 
 export interface CanaryGame extends HealthGame {

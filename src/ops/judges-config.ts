@@ -31,7 +31,7 @@ export const JudgeConfig = JudgeSetup.extend({
 });
 export type JudgeConfig = z.infer<typeof JudgeConfig>;
 
-export const JuryConfig = z.strictObject({
+const JuryConfig = z.strictObject({
   /** the jury's judge id is `jury/<name>` */
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
   /** member judges (ids as stored: `openai/gpt-4o`, `gpt-4`, ...), at least two, each once */

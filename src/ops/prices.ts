@@ -97,24 +97,12 @@ export function calibrate(
   };
 }
 
-function estimateTokens(
+/** A prompt's input tokens at `m`'s characters per token (times `margin`). */
+const inputTokens = (
   spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>,
-  m: TokenModel,
-): { tokensIn: number; tokensOut: number } {
-  return {
-    tokensIn: Math.ceil((spec.systemPrompt.length + spec.userPrompt.length) / m.charsPerToken),
-    tokensOut: m.outputTokens,
-  };
-}
-
-export function estimateCost(
-  spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>,
-  m: TokenModel,
-  price: Price,
-): number {
-  const t = estimateTokens(spec, m);
-  return (t.tokensIn * price.input + t.tokensOut * price.output) / 1e6;
-}
+  m: Pick<TokenModel, 'charsPerToken'>,
+  margin = 1,
+) => Math.ceil(((spec.systemPrompt.length + spec.userPrompt.length) / m.charsPerToken) * margin);
 
 /** One judge's line of a dry run's plan (refresh and checkpoints): the games, and what those to play are estimated to take. */
 export interface PlanEstimate {
@@ -139,13 +127,11 @@ export function planEstimate(
   price: Price,
 ): PlanEstimate {
   let tokensIn = 0;
-  let tokensOut = 0;
   let cost = 0;
   for (const g of todo) {
-    const t = estimateTokens(g.spec, m);
-    tokensIn += t.tokensIn;
-    tokensOut += t.tokensOut;
-    cost += estimateCost(g.spec, m, price);
+    const t = inputTokens(g.spec, m);
+    tokensIn += t;
+    cost += (t * price.input + m.outputTokens * price.output) / 1e6;
   }
   return {
     judge,
@@ -153,7 +139,7 @@ export function planEstimate(
     stored,
     toPlay: todo.length,
     estTokensIn: tokensIn,
-    estTokensOut: Math.round(tokensOut),
+    estTokensOut: Math.round(todo.length * m.outputTokens),
     estCost: cost,
     basis: m.basis,
   };
@@ -172,10 +158,7 @@ export function upperBoundCost(
   price: Price,
   maxTokens: number,
 ): number {
-  const tokensIn = Math.ceil(
-    ((spec.systemPrompt.length + spec.userPrompt.length) / m.charsPerToken) * INPUT_MARGIN,
-  );
-  return (tokensIn * price.input + maxTokens * price.output) / 1e6;
+  return (inputTokens(spec, m, INPUT_MARGIN) * price.input + maxTokens * price.output) / 1e6;
 }
 
 interface BudgetWaiter {

@@ -4,7 +4,7 @@
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
 
 /** The entropy in nats of the softmax of `logits` (all of the vocabulary's). */
-export function entropyNats(logits: Iterable<number>): number {
+function entropyNats(logits: Iterable<number>): number {
   const z = [...logits];
   const max = Math.max(...z);
   let sum = 0;
@@ -22,7 +22,7 @@ export function entropyNats(logits: Iterable<number>): number {
  * The mean entropy (nats) of `seq`'s model's next-token distribution at each position that predicts a token of
  * `reply`, after `prompt`: prompt and reply (but its last token) evaluated in one pass from an empty sequence.
  */
-export async function meanReplyEntropy(
+async function meanReplyEntropy(
   seq: LlamaContextSequence,
   prompt: readonly Token[],
   reply: readonly Token[],
@@ -50,7 +50,7 @@ function vocabulary(model: LlamaModel): unknown[] {
 }
 
 /** Why `base` cannot calibrate `judge` (a different vocabulary), or undefined. */
-export function vocabularyMismatch(judge: LlamaModel, base: LlamaModel): string | undefined {
+function vocabularyMismatch(judge: LlamaModel, base: LlamaModel): string | undefined {
   const a = vocabulary(judge);
   const b = vocabulary(base);
   if (!a.length) return 'the judge GGUF lists no vocabulary (tokenizer.ggml.tokens)';

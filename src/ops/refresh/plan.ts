@@ -4,12 +4,12 @@ import { TYPICAL_JUDGMENT_TOKENS } from '../../core/constants.ts';
 import type { GameSpec } from '../../core/types.ts';
 import { planRun } from '../../engine/run.ts';
 import { estimateSettled } from '../../engine/settle-estimate.ts';
-import type { JudgeCallError, JudgeProvider } from '../../judges/judge.ts';
+import type { JudgeCallError } from '../../judges/judge.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';
 import { retirementWarning } from '../../core/retirement.ts';
 import type { StoreReader } from '../../storage/pending.ts';
 import type { Store } from '../../storage/store.ts';
-import { settleOptions, type RefreshConfig } from '../config.ts';
+import { canaryTournament, settleOptions, tournamentOf, type RefreshConfig } from '../config.ts';
 import type { OpenJudge } from '../deps.ts';
 import { calibrate, planEstimate, priceFor, type TokenModel } from '../prices.ts';
 import type { JudgePlan, PlanLine } from './types.ts';
@@ -59,11 +59,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
         mode: m.mode,
         models: mModels,
         ...(baseline ? { baseline } : {}),
-        ...(c.questionIds ? { questionIds: c.questionIds } : {}),
-        turns: c.turns,
-        ...(c.promptSet ? { promptSet: c.promptSet } : {}),
-        referenceSource: c.referenceSource,
-        settings: c.settings,
+        ...tournamentOf(c),
       };
       const { games } = await planRun({ store: p.reader, ...shape });
       const stored = await store.games.existingIds(games.map((g) => g.id));
@@ -88,7 +84,7 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
       );
     }
     if (c.canary) {
-      const { games } = await canaryPlan(p.reader, judge, c, p.id);
+      const { games } = await planRun({ store: p.reader, judge, ...canaryTournament(c, p.id) });
       plan.push(planLine(judge.id, 'canary', games.length, 0, games, tokens, price));
     }
   }
@@ -133,19 +129,4 @@ function planLine(
 ): PlanLine {
   const { judge: id, ...e } = planEstimate(judge, planned, stored, todo, tokens, price);
   return { judge: id, mode, ...e };
-}
-
-function canaryPlan(store: StoreReader, judge: JudgeProvider, c: RefreshConfig, nonce: string) {
-  const k = c.canary!;
-  return planRun({
-    store,
-    judge,
-    mode: 'pairwise-all',
-    models: k.models,
-    questionIds: k.questionIds,
-    turns: k.turns,
-    ...(c.promptSet ? { promptSet: c.promptSet } : {}),
-    referenceSource: c.referenceSource,
-    settings: { ...c.settings, canary: nonce },
-  });
 }

@@ -7,7 +7,7 @@ import { runUntilSettled } from '../../engine/settle.ts';
 import { apiKeyOf } from '../../judges/registry.ts';
 import { keyInRepliesWarning } from '../../judges/redact.ts';
 import type { Store } from '../../storage/store.ts';
-import type { RefreshConfig } from '../config.ts';
+import { canaryTournament, tournamentOf, type RefreshConfig } from '../config.ts';
 import type { Env } from '../deps.ts';
 import { canaryDrift, type Drift } from '../health.ts';
 import { Budget, costOf, upperBoundCost } from '../prices.ts';
@@ -44,15 +44,7 @@ export async function playJudges(p: PlayInput, judges: JudgePlan[]): Promise<Pla
   const played: Played = { runs: [], successions: [], batches: [], drift: {} };
   for (const jp of judges) {
     if (o.signal?.aborted) break;
-    const common = {
-      store,
-      judge: jp.judge,
-      ...(c.questionIds ? { questionIds: c.questionIds } : {}),
-      turns: c.turns,
-      ...(c.promptSet ? { promptSet: c.promptSet } : {}),
-      referenceSource: c.referenceSource,
-      settings: c.settings,
-    };
+    const common = { store, judge: jp.judge, ...tournamentOf(c) };
     if (jp.cfg.succeeds && jp.cfg.batch)
       p.log(
         `[${jp.judge.id}] succeeds ${jp.cfg.succeeds}: a batch judge plays no bridge (run \`arena judges succession\`)`,
@@ -88,15 +80,8 @@ export async function playJudges(p: PlayInput, judges: JudgePlan[]): Promise<Pla
       }
     }
     if (c.canary && !o.signal?.aborted) {
-      await playRun(p, played, budget, jp, 'canary', {
-        ...common,
-        mode: 'pairwise-all',
-        models: c.canary.models,
-        questionIds: c.canary.questionIds,
-        turns: c.canary.turns,
-        settings: { ...c.settings, canary: p.id },
-        source: CANARY_SOURCE,
-      });
+      const canary = { ...common, ...canaryTournament(c, p.id), source: CANARY_SOURCE };
+      await playRun(p, played, budget, jp, 'canary', canary);
       played.drift[jp.judge.id] = canaryDrift(await canaryGames(store, jp.judge.id), p.id);
     }
   }

@@ -7,7 +7,7 @@ import type { CatalogStore, PairSetSummary } from '../store.ts';
 import { inSet, type AnyDb } from './shared.ts';
 
 /** A question from its row (reference and labelled set only where there is one). */
-export const questionRecord = (r: typeof t.questions.$inferSelect): Question => ({
+const questionRecord = (r: typeof t.questions.$inferSelect): Question => ({
   id: r.id,
   category: r.category,
   turns: r.turns,
@@ -16,12 +16,12 @@ export const questionRecord = (r: typeof t.questions.$inferSelect): Question => 
 });
 
 /** CatalogStore.stamp's one statement */
-export const CATALOG_STAMP_SQL =
+const CATALOG_STAMP_SQL =
   'SELECT (SELECT count(*) FROM "questions") AS "q", (SELECT max(rowid) FROM "questions") AS "qr", ' +
   '(SELECT count(*) FROM "answers") AS "a", (SELECT max(rowid) FROM "answers") AS "ar"';
 
 /** the token CatalogStore.stamp makes of that statement's row */
-export const catalogStamp = (r: Record<string, unknown> | undefined): string =>
+const catalogStamp = (r: Record<string, unknown> | undefined): string =>
   ['q', 'qr', 'a', 'ar'].map((k) => String(r?.[k] ?? 0)).join('.');
 
 export class DrizzleCatalog implements CatalogStore {

@@ -31,7 +31,7 @@ import { gameRow, toFacts, toGame, type FactsRow } from './game-rows.ts';
 import { chunk, inJson, inSet, slices, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
 
 /** The judges from their games' and votes' counts (tournament questions only), by name. */
-export function judgeSummaries(
+function judgeSummaries(
   g: { judge: string; n: unknown }[],
   v: { judge: string; n: unknown }[],
 ): JudgeSummary[] {
@@ -87,26 +87,8 @@ export class DrizzleGames implements GameStore {
     return found;
   }
 
-  /**
-   * One prepared insert per set of columns: building and preparing it per game cost more than running it.
-   * A placeholder goes through its column's encoder even when the value is null (a JSON column would
-   * store the text 'null'), so null columns are left out of the statement instead (they default to NULL).
-   */
-  private insertQueries = new Map<string, (row: Record<string, unknown>) => unknown>();
-
   async insert(g: Game): Promise<boolean> {
-    const row = Object.fromEntries(Object.entries(gameRow(g)).filter(([, v]) => v !== null));
-    const keys = Object.keys(row).join(',');
-    let run = this.insertQueries.get(keys);
-    if (!run) {
-      const values = Object.fromEntries(
-        Object.keys(row).map((k) => [k, sql.placeholder(k)]),
-      ) as unknown as typeof t.games.$inferInsert;
-      const prepared = this.db.insert(t.games).values(values).onConflictDoNothing().prepare();
-      this.insertQueries.set(keys, (run = (r) => prepared.run(r)));
-    }
-    const r = (await run(row)) as { changes?: number; meta?: { changes?: number } };
-    return (r.changes ?? r.meta?.changes ?? 0) > 0;
+    return (await this.insertMany([g]))[0]!;
   }
 
   async insertMany(games: Game[]): Promise<boolean[]> {

@@ -2,29 +2,21 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import type { RefreshRecord, RefreshStatus, RefreshStore } from '../store.ts';
-import type { AnyDb } from './shared.ts';
+import { sqlFields, type AnyDb } from './shared.ts';
 
 /** The games played by a refresh's runs (each run's config names the refresh that started it). */
 const GAMES_SQL = `games g WHERE g.run_id IN (SELECT r.id FROM runs r WHERE json_extract(r.config, '$.refresh') = refreshes.id)`;
-/**
- * A refresh's played games, tokens and cost as its stored games say, as SQL over `refreshes`.
- */
-export const REFRESH_LEDGER_SQL = {
+/** A refresh's played games, tokens and cost as its stored games say, as SQL over `refreshes`. */
+const LEDGER_FROM_GAMES = sqlFields({
   played: `(SELECT count(*) FROM ${GAMES_SQL})`,
   tokensIn: `(SELECT coalesce(sum(g.tokens_in), 0) FROM ${GAMES_SQL})`,
   tokensOut: `(SELECT coalesce(sum(g.tokens_out), 0) FROM ${GAMES_SQL})`,
   cost: `(SELECT coalesce(sum(g.cost), 0) FROM ${GAMES_SQL})`,
-} as const;
-const LEDGER_FROM_GAMES = {
-  played: sql<number>`${sql.raw(REFRESH_LEDGER_SQL.played)}`,
-  tokensIn: sql<number>`${sql.raw(REFRESH_LEDGER_SQL.tokensIn)}`,
-  tokensOut: sql<number>`${sql.raw(REFRESH_LEDGER_SQL.tokensOut)}`,
-  cost: sql<number>`${sql.raw(REFRESH_LEDGER_SQL.cost)}`,
-};
+});
 
 /** A refreshes row as stored (every column), and its ledger as its stored games say. */
-export type RefreshRow = { refresh: typeof t.refreshes.$inferSelect } & Record<
-  keyof typeof REFRESH_LEDGER_SQL,
+type RefreshRow = { refresh: typeof t.refreshes.$inferSelect } & Record<
+  keyof typeof LEDGER_FROM_GAMES,
   number
 >;
 
@@ -32,7 +24,7 @@ export type RefreshRow = { refresh: typeof t.refreshes.$inferSelect } & Record<
  * A refresh record from its row: a running refresh's ledger is what its stored games say (its record is written at
  * its start and end only, and a killed one never writes its end); its heartbeat is left out where null.
  */
-export const refreshRecord = ({
+const refreshRecord = ({
   refresh: { heartbeatAt, ...r },
   played,
   tokensIn,

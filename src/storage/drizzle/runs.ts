@@ -2,13 +2,13 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import type { RunRecord, RunStore } from '../store.ts';
-import { inJson, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
+import { inJson, sqlFields, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
 
 /**
  * A run's played games, tokens and cost as its stored games say (failed: its counter, or more failed games on record),
  * as SQL over `runs`.
  */
-export const RUN_LEDGER_SQL = {
+const LEDGER_FROM_GAMES = sqlFields({
   played: '(SELECT count(*) FROM games g WHERE g.run_id = runs.id)',
   // a failed call that was billed (its attempt's usage and cost: reasoning at the allowance) counts with the games
   tokensIn:
@@ -18,26 +18,19 @@ export const RUN_LEDGER_SQL = {
   cost: '(CASE WHEN runs.cost IS NULL AND NOT EXISTS (SELECT 1 FROM games g WHERE g.run_id = runs.id AND g.cost IS NOT NULL) AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = runs.id AND a.cost IS NOT NULL) THEN NULL ELSE (SELECT coalesce(sum(g.cost), 0) FROM games g WHERE g.run_id = runs.id) + (SELECT coalesce(sum(a.cost), 0) FROM attempts a WHERE a.run_id = runs.id) END)',
   failed:
     'max(runs.failed, (SELECT count(DISTINCT a.game_id) FROM attempts a WHERE a.run_id = runs.id AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = a.game_id AND g.run_id = runs.id)))',
-} as const;
-const LEDGER_FROM_GAMES = {
-  played: sql<number>`${sql.raw(RUN_LEDGER_SQL.played)}`,
-  tokensIn: sql<number>`${sql.raw(RUN_LEDGER_SQL.tokensIn)}`,
-  tokensOut: sql<number>`${sql.raw(RUN_LEDGER_SQL.tokensOut)}`,
-  cost: sql<number | null>`${sql.raw(RUN_LEDGER_SQL.cost)}`,
-  failed: sql<number>`${sql.raw(RUN_LEDGER_SQL.failed)}`,
-};
+});
 
 /** A runs row as stored (every column), and its ledger as its stored games say. */
-export type RunRow = {
-  run: typeof t.runs.$inferSelect;
-} & { [K in keyof typeof RUN_LEDGER_SQL]: K extends 'cost' ? number | null : number };
+type RunRow = { run: typeof t.runs.$inferSelect } & {
+  [K in keyof typeof LEDGER_FROM_GAMES]: K extends 'cost' ? number | null : number;
+};
 
 /**
  * A run record from its row: owner and heartbeat are left out where null (the heartbeat of a finished run, rows from
  * before them); a running run's counters are what its stored games say (its progress writes lag, and stop when
  * killed).
  */
-export const runRecord = ({ run: { owner, heartbeatAt, ...r }, ...stored }: RunRow): RunRecord => ({
+const runRecord = ({ run: { owner, heartbeatAt, ...r }, ...stored }: RunRow): RunRecord => ({
   ...r,
   ...(r.status === 'running' ? stored : {}),
   status: r.status as RunRecord['status'],

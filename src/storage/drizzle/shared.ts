@@ -45,6 +45,13 @@ export const inJson = (
   ids: string[],
 ): SQL => sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
+/** SQL expressions (over the row being read) as drizzle selections, by name. */
+export const sqlFields = <K extends string>(exprs: Record<K, string>) =>
+  Object.fromEntries(Object.entries(exprs).map(([k, v]) => [k, sql.raw(v as string)])) as Record<
+    K,
+    SQL<number>
+  >;
+
 /** Split rows into statements that stay under the bound-parameter limit (one parameter per column of a row). */
 export function chunk<T extends object>(rows: T[], maxParams: number): T[][] {
   return rows.length ? slices(rows, Math.floor(maxParams / Object.keys(rows[0]!).length)) : [];
