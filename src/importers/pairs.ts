@@ -20,6 +20,7 @@ import {
 import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
 import { decodeUtf8 } from './formats.ts';
+import { jsonSpans } from './json-spans.ts';
 import { newGames } from './import.ts';
 import { readImportFile } from './lines.ts';
 
@@ -44,33 +45,8 @@ export function parseJsonArray(file: string, bytes: Uint8Array): { line: number;
     fail(file, undefined, undefined, `not valid JSON (${(e as Error).message})`);
   }
   if (!Array.isArray(value)) fail(file, 1, undefined, 'expected a JSON array of items');
-  // one pass over the text: the line of each element of the outer array
-  const lines: number[] = [];
-  let line = 1;
-  let depth = 0;
-  let inString = false;
-  let expectElement = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (ch === '\n') line++;
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n') continue;
-    if (depth === 1 && expectElement) {
-      lines.push(line);
-      expectElement = false;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === '[' || ch === '{') {
-      depth++;
-      if (depth === 1) expectElement = true;
-    } else if (ch === ']' || ch === '}') depth--;
-    else if (ch === ',' && depth === 1) expectElement = true;
-  }
-  return (value as unknown[]).map((v, i) => ({ line: lines[i] ?? 1, value: v }));
+  const spans = jsonSpans(text);
+  return value.map((v, i) => ({ line: spans.get(`[${i}]`)?.line ?? 1, value: v as unknown }));
 }
 
 /** A labelled item as LLMBar's dataset.json has it. */

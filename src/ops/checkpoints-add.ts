@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 import { Checkpoint, loadCheckpointsConfig, modelOf, type CheckpointsConfig } from './checkpoints-config.ts';
-import { jsonSpans, type Loaded } from './config.ts';
+import type { Loaded } from './config.ts';
+import { jsonSpans } from '../importers/json-spans.ts';
 import { fieldPath } from '../core/zod-issues.ts';
 
 type Env = Record<string, string | undefined>;

@@ -10,7 +10,6 @@ import {
   INPUTS,
   JudgeConfig,
   JUDGING,
-  jsonLines,
   loadJsonConfig,
   refuseDatabaseTarget,
   resolveInputs,
@@ -18,6 +17,7 @@ import {
   tournamentOf,
   type Loaded,
 } from './config.ts';
+import { jsonLines } from '../importers/json-spans.ts';
 
 /** FastChat's gen_model_answer temperatures per category (temperature_config); other categories get 0.7. */
 const CATEGORY_TEMPERATURES: Record<string, number> = {
