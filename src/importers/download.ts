@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 
 /**
@@ -27,74 +27,30 @@ const ANSWERS =
 const HUMAN =
   'https://raw.githubusercontent.com/mokayahezron/evalaudit/9011cf59598a2fccc4023e40d30f089219238f4f/tests/data';
 
-export const MTBENCH_RELEASE: ReleaseFile[] = [
-  {
-    path: 'question.jsonl',
-    url: `${FASTCHAT}/mt_bench/question.jsonl`,
-    blob: '464e2c22f7a021a0f9a584d232338a9a17c40066',
-    size: 48929,
-  },
-  {
-    path: 'reference_answer/gpt-4.jsonl',
-    url: `${FASTCHAT}/mt_bench/reference_answer/gpt-4.jsonl`,
-    blob: '8b66387a3129cbb117178fe515491df553dd52df',
-    size: 51109,
-  },
-  {
-    path: 'judge_prompts.jsonl',
-    url: `${FASTCHAT}/judge_prompts.jsonl`,
-    blob: '4ec7524cbcdf308766fddc52df31e203316ad75f',
-    size: 10449,
-  },
-  {
-    path: 'model_answer/alpaca-13b.jsonl',
-    url: `${ANSWERS}/alpaca-13b.jsonl`,
-    blob: 'c13f9b8b717691e9722d675a2c020a9253611b16',
-    size: 66179,
-  },
-  {
-    path: 'model_answer/claude-v1.jsonl',
-    url: `${ANSWERS}/claude-v1.jsonl`,
-    blob: '6040295dc04cc3ad289eebe23715a2b03bde39e2',
-    size: 174683,
-  },
-  {
-    path: 'model_answer/gpt-3.5-turbo.jsonl',
-    url: `${ANSWERS}/gpt-3.5-turbo.jsonl`,
-    blob: 'a7e20781f3c3282982aa70b5dd09303c3042b33f',
-    size: 158274,
-  },
-  {
-    path: 'model_answer/gpt-4.jsonl',
-    url: `${ANSWERS}/gpt-4.jsonl`,
-    blob: 'fb23458eb1840792b9e43c9b47c1601fb6c0adc5',
-    size: 199046,
-  },
-  {
-    path: 'model_answer/llama-13b.jsonl',
-    url: `${ANSWERS}/llama-13b.jsonl`,
-    blob: 'c79041cb8e8285e345d04c313cb61ad655e69f7b',
-    size: 130031,
-  },
-  {
-    path: 'model_answer/vicuna-13b-v1.2.jsonl',
-    url: `${ANSWERS}/vicuna-13b-v1.2.jsonl`,
-    blob: 'f2defcca07b788482999e1ed10d90512894902e3',
-    size: 191402,
-  },
-  {
-    path: 'human_judgments/mt_bench_human.csv',
-    url: `${HUMAN}/mt_bench_human.csv`,
-    blob: '3301c35751072b5677e205748dc15e1f9bc58acc',
-    size: 151933,
-  },
-  {
-    path: 'human_judgments/mt_bench_gpt4_pair.csv',
-    url: `${HUMAN}/mt_bench_gpt4_pair.csv`,
-    blob: '09bf593cb3eca5d51924d096362401d32ec0b730',
-    size: 113976,
-  },
+const MT = `${FASTCHAT}/mt_bench`;
+const REF = `${MT}/reference_answer`;
+
+/** Each file as [path, the folder of its pinned URL, git blob, size]. */
+const PINS: [string, string, string, number][] = [
+  ['question.jsonl', MT, '464e2c22f7a021a0f9a584d232338a9a17c40066', 48929],
+  ['reference_answer/gpt-4.jsonl', REF, '8b66387a3129cbb117178fe515491df553dd52df', 51109],
+  ['judge_prompts.jsonl', FASTCHAT, '4ec7524cbcdf308766fddc52df31e203316ad75f', 10449],
+  ['model_answer/alpaca-13b.jsonl', ANSWERS, 'c13f9b8b717691e9722d675a2c020a9253611b16', 66179],
+  ['model_answer/claude-v1.jsonl', ANSWERS, '6040295dc04cc3ad289eebe23715a2b03bde39e2', 174683],
+  ['model_answer/gpt-3.5-turbo.jsonl', ANSWERS, 'a7e20781f3c3282982aa70b5dd09303c3042b33f', 158274],
+  ['model_answer/gpt-4.jsonl', ANSWERS, 'fb23458eb1840792b9e43c9b47c1601fb6c0adc5', 199046],
+  ['model_answer/llama-13b.jsonl', ANSWERS, 'c79041cb8e8285e345d04c313cb61ad655e69f7b', 130031],
+  ['model_answer/vicuna-13b-v1.2.jsonl', ANSWERS, 'f2defcca07b788482999e1ed10d90512894902e3', 191402],
+  ['human_judgments/mt_bench_human.csv', HUMAN, '3301c35751072b5677e205748dc15e1f9bc58acc', 151933],
+  ['human_judgments/mt_bench_gpt4_pair.csv', HUMAN, '09bf593cb3eca5d51924d096362401d32ec0b730', 113976],
 ];
+
+export const MTBENCH_RELEASE: ReleaseFile[] = PINS.map(([path, dir, blob, size]) => ({
+  path,
+  url: `${dir}/${basename(path)}`,
+  blob,
+  size,
+}));
 
 export function gitBlobSha1(bytes: Uint8Array): string {
   return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');

@@ -19,7 +19,7 @@ import {
 } from '../core/types.ts';
 import { gameId } from '../core/plan.ts';
 import type { ImportBundle, ImportCounts, Store } from '../storage/store.ts';
-import { decodeUtf8 } from './formats.ts';
+import { decodeUtf8, fail } from './formats/located.ts';
 import { jsonSpans } from './json-spans.ts';
 import { newGames } from './import.ts';
 import { readImportFile } from './lines.ts';
@@ -27,13 +27,6 @@ import { readImportFile } from './lines.ts';
 /** LLMBar's final comparison call: greedy, at most 50 new tokens (its evaluators/config/*.json). */
 const LLMBAR_SETTINGS = { temperature: 0, maxTokens: 50 } as const;
 const LLMBAR_RECORDED_PARSER = 'llmbar-recorded';
-
-function fail(file: string, line: number | undefined, field: string | undefined, message: string): never {
-  throw new ArenaError(
-    `${file}${line !== undefined ? `:${line}` : ''}: ${field ? `field "${field}": ` : ''}${message}`,
-    { file, ...(line !== undefined ? { line } : {}), ...(field ? { field } : {}) },
-  );
-}
 
 /** Parse a JSON array and find the line each top-level element starts on (for located errors). */
 export function parseJsonArray(file: string, bytes: Uint8Array): { line: number; value: unknown }[] {

@@ -54,6 +54,18 @@ export function answersFrom(
   return Array.from(rows, ({ line, value }) => one(line, value));
 }
 
+/** A model named after its file must be a model name (modelNameProblem). */
+function refuseFileModel(file: string, model: string): void {
+  const bad = modelNameProblem(model);
+  if (bad)
+    fail(
+      file,
+      undefined,
+      'model',
+      `${bad}: the model is named after the file (<model>.jsonl); rename the file`,
+    );
+}
+
 /**
  * The model a whole answers file is stored under: the lines' `model_id` when every line names the same one, else
  * the file name (FastChat's load_model_answers takes the file name; its own files agree with their lines). `named`:
@@ -77,14 +89,7 @@ export function modelOfAnswers(
       warning: `${file}: every line names the model "${id}" (model_id): imported as "${id}", not as "${byFile}" after the file name`,
     };
   }
-  const bad = modelNameProblem(byFile);
-  if (bad)
-    fail(
-      file,
-      undefined,
-      'model',
-      `${bad}: the model is named after the file (<model>.jsonl); rename the file`,
-    );
+  refuseFileModel(file, byFile);
   if (![...named.keys()].some((k) => k !== byFile)) return { model: byFile };
   const names = [...named].slice(0, 3).map(([k, l]) => `"${k}" on line ${l}`);
   return {
@@ -104,14 +109,7 @@ export function answerChecker(
   model: string | null = modelFromFile(file),
   modelId?: (id: string | undefined, line: number) => void,
 ): (line: number, value: unknown) => Answer {
-  const bad = model === null ? undefined : modelNameProblem(model);
-  if (bad)
-    fail(
-      file,
-      undefined,
-      'model',
-      `${bad}: the model is named after the file (<model>.jsonl); rename the file`,
-    );
+  if (model !== null) refuseFileModel(file, model);
   const seen = new Map<number, number>();
   return (line, value) => {
     const a = check(AnswerLine, value, file, line);
