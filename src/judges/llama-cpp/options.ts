@@ -37,6 +37,48 @@ export interface LlamaCppOptions {
   reliabilityBase?: string;
 }
 
+const int = (k: string, v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0)
+    throw new JudgeCallError(
+      `[judge:llama-cpp] option "${k}": expected a non-negative integer, got "${v}"`,
+      false,
+    );
+  return n;
+};
+const bool = (k: string, v: string) => {
+  if (['on', 'true', '1', 'yes'].includes(v)) return true;
+  if (['off', 'false', '0', 'no'].includes(v)) return false;
+  throw new JudgeCallError(`[judge:llama-cpp] option "${k}": expected on or off, got "${v}"`, false);
+};
+
+/** Each option of a spec's query string: its names, and what it sets. */
+const SPEC_OPTIONS: [string[], (o: LlamaCppOptions, v: string, k: string) => unknown][] = [
+  [['threads'], (o, v, k) => (o.threads = Math.max(1, int(k, v)))],
+  [['ctx', 'contextSize'], (o, v, k) => (o.contextSize = int(k, v))],
+  [['gpuLayers', 'gpu-layers'], (o, v, k) => (o.gpuLayers = v === 'auto' || v === 'max' ? v : int(k, v))],
+  [['sequences'], (o, v, k) => (o.sequences = Math.max(1, int(k, v)))],
+  [['seed'], (o, v, k) => (o.seed = int(k, v))],
+  [['grammar'], (o, v, k) => (o.grammar = bool(k, v))],
+  [['prefixReuse', 'reuse'], (o, v, k) => (o.prefixReuse = bool(k, v))],
+  [['lora'], (o, v) => (o.lora = [...(o.lora ?? []), v])],
+  [['batch', 'batchSize'], (o, v, k) => (o.batchSize = int(k, v))],
+  [['gpu'], (o, v, k) => (o.gpu = bool(k, v) ? 'auto' : false)],
+  [
+    ['reliability'],
+    (_o, v) => {
+      if (v !== 'softent-cali')
+        throw new JudgeCallError(
+          `[judge:llama-cpp] option "reliability": expected softent-cali, got "${v}"`,
+          false,
+        );
+    },
+  ],
+  [['base'], (o, v) => (o.reliabilityBase = v)],
+  [['flash', 'flashAttention'], (o, v, k) => (o.flashAttention = bool(k, v))],
+];
+const SETTERS = new Map(SPEC_OPTIONS.flatMap(([names, set]) => names.map((n) => [n, set] as const)));
+
 /** Options spelled in a judge spec's query string, e.g. `llama-cpp/m.gguf?threads=1&grammar=off`. */
 export function parseLlamaSpec(model: string): LlamaCppOptions {
   const q = model.indexOf('?');
@@ -44,80 +86,16 @@ export function parseLlamaSpec(model: string): LlamaCppOptions {
   const o: LlamaCppOptions = { modelPath };
   if (!modelPath) throw new JudgeCallError('[judge:llama-cpp] expected llama-cpp/<path.gguf>', false);
   const params = new URLSearchParams(q < 0 ? '' : model.slice(q + 1));
-  const int = (k: string, v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0)
+  for (const [k, v] of params) {
+    const set = SETTERS.get(k);
+    if (!set)
       throw new JudgeCallError(
-        `[judge:llama-cpp] option "${k}": expected a non-negative integer, got "${v}"`,
+        `[judge:llama-cpp] unknown option "${k}" (known: threads, ctx, gpuLayers, sequences, seed, grammar, reuse, lora, batch, gpu, flash, reliability, base)`,
         false,
       );
-    return n;
-  };
-  const bool = (k: string, v: string) => {
-    if (['on', 'true', '1', 'yes'].includes(v)) return true;
-    if (['off', 'false', '0', 'no'].includes(v)) return false;
-    throw new JudgeCallError(`[judge:llama-cpp] option "${k}": expected on or off, got "${v}"`, false);
-  };
-  let softEnt = false;
-  for (const [k, v] of params) {
-    switch (k) {
-      case 'threads':
-        o.threads = Math.max(1, int(k, v));
-        break;
-      case 'ctx':
-      case 'contextSize':
-        o.contextSize = int(k, v);
-        break;
-      case 'gpuLayers':
-      case 'gpu-layers':
-        o.gpuLayers = v === 'auto' || v === 'max' ? v : int(k, v);
-        break;
-      case 'sequences':
-        o.sequences = Math.max(1, int(k, v));
-        break;
-      case 'seed':
-        o.seed = int(k, v);
-        break;
-      case 'grammar':
-        o.grammar = bool(k, v);
-        break;
-      case 'prefixReuse':
-      case 'reuse':
-        o.prefixReuse = bool(k, v);
-        break;
-      case 'lora':
-        o.lora = [...(o.lora ?? []), v];
-        break;
-      case 'batch':
-      case 'batchSize':
-        o.batchSize = int(k, v);
-        break;
-      case 'gpu':
-        o.gpu = bool(k, v) ? 'auto' : false;
-        break;
-      case 'reliability':
-        softEnt = true;
-        if (v !== 'softent-cali')
-          throw new JudgeCallError(
-            `[judge:llama-cpp] option "reliability": expected softent-cali, got "${v}"`,
-            false,
-          );
-        break;
-      case 'base':
-        o.reliabilityBase = v;
-        break;
-      case 'flash':
-      case 'flashAttention':
-        o.flashAttention = bool(k, v);
-        break;
-      default:
-        throw new JudgeCallError(
-          `[judge:llama-cpp] unknown option "${k}" (known: threads, ctx, gpuLayers, sequences, seed, grammar, reuse, lora, batch, gpu, flash, reliability, base)`,
-          false,
-        );
-    }
+    set(o, v, k);
   }
-  if (softEnt !== (o.reliabilityBase !== undefined))
+  if (params.has('reliability') !== (o.reliabilityBase !== undefined))
     throw new JudgeCallError(
       '[judge:llama-cpp] reliability=softent-cali and base=<foundation.gguf> go together (SoftEnt-Cali)',
       false,
