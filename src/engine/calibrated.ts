@@ -1,5 +1,6 @@
 // The score-based, evidence-first pairwise scheme with MEC + BPC, played against a judge and stored as
 // games (one game per order and sample), and the human review queue built on its entropy.
+import { pick } from '../core/pick.ts';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { label as voteLabel } from '../core/stats/agreement.ts';
@@ -93,10 +94,8 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
     judge: { id: judgeName, complete: o.judge.complete.bind(o.judge) },
     mode: 'pairwise-all',
     models: o.models,
-    ...(o.questionIds ? { questionIds: o.questionIds } : {}),
-    ...(o.turns ? { turns: o.turns } : {}),
+    ...pick(o, ['questionIds', 'turns', 'referenceSource']),
     promptSet: FAIR_PROMPT_SET,
-    ...(o.referenceSource ? { referenceSource: o.referenceSource } : {}),
     settings: base,
   });
   const all = planned.flatMap(({ spec }) =>
@@ -138,10 +137,7 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
         ...(c.signal ? { signal: c.signal } : {}),
       }),
     read: (spec, text) => ({ verdict: scoreVerdict(spec.order, text), parser: SCORE_PARSER }),
-    ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
-    ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-    ...(o.isAlive ? { isAlive: o.isAlive } : {}),
+    ...pick(o, ['concurrency', 'signal', 'onProgress', 'isAlive']),
   });
 }
 

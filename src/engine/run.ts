@@ -1,3 +1,4 @@
+import { pick } from '../core/pick.ts';
 import { gameId, planGames, resolvePromptSet } from '../core/plan.ts';
 import type { PromptSet } from '../core/prompts.ts';
 import { ArenaError, type GameSpec, type JudgeSettings, type Mode, type Question } from '../core/types.ts';
@@ -244,11 +245,4 @@ export async function runTournament(o: RunOptions): Promise<RunSummary> {
       'spill',
     ]),
   });
-}
-
-/** The keys of `o` that are set (exactOptionalPropertyTypes: an undefined option is left out, not passed). */
-function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Partial<Pick<T, K>> {
-  const out: Partial<Pick<T, K>> = {};
-  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
-  return out;
 }

@@ -1,5 +1,6 @@
 // `arena run --until-settled --dry-run`: how many of the plan's games a settled run will still pay for,
 // simulated from the stored games (core/stats/settle-simulate.ts). Reads only.
+import { pick } from '../core/pick.ts';
 import { simulateSettled } from '../core/stats/settle-simulate.ts';
 import { planRun } from './run.ts';
 import type { SettleOptions } from './settle.ts';
@@ -32,14 +33,11 @@ export async function estimateSettled(
   const sims = simulateSettled({
     mode: o.mode,
     models,
-    ...(o.baseline ? { baseline: o.baseline } : {}),
+    ...pick(o, ['baseline', 'target', 'width', 'level']),
     matches: list,
     played: new Set([...state.played, ...state.half]),
     outcomes: state.outcomes,
     round,
-    ...(o.target !== undefined ? { target: o.target } : {}),
-    ...(o.width !== undefined ? { width: o.width } : {}),
-    ...(o.level !== undefined ? { level: o.level } : {}),
     replicates: o.replicates ?? 20,
   });
   const stored = await o.store.games.existingIds([...planIds]);

@@ -3,6 +3,7 @@
 // pays only what was skipped, and a rerun after an interruption pays nothing twice. pairwise-all refits the
 // ratings (core/stats/settle.ts); pairwise-baseline reads each model's interval against the baseline
 // (core/stats/settle-baseline.ts).
+import { pick } from '../core/pick.ts';
 import { scoreOf } from '../core/outcomes.ts';
 import type { ClusteredBattle } from '../core/stats/battle-table.ts';
 import { nextBaselineRound, type BaselineModelState } from '../core/stats/settle-baseline.ts';
@@ -145,9 +146,7 @@ function allPairsDecision(
     played,
     battles: battlesOf(outcomes),
     round,
-    ...(o.level !== undefined ? { level: o.level } : {}),
-    ...(o.explore !== undefined ? { explore: o.explore } : {}),
-    ...(o.target !== undefined ? { target: o.target } : {}),
+    ...pick(o, ['level', 'explore', 'target']),
   });
   return {
     next: step.next,
@@ -175,8 +174,7 @@ function baselineDecision(
     played,
     outcomes,
     round,
-    ...(o.width !== undefined ? { width: o.width } : {}),
-    ...(o.level !== undefined ? { level: o.level } : {}),
+    ...pick(o, ['width', 'level']),
   });
   const open = step.models
     .filter((m) => m.why === 'open')

@@ -1,3 +1,4 @@
+import { pick } from '../core/pick.ts';
 import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
 import {
@@ -36,13 +37,7 @@ export async function createJudge(spec: string, o: JudgeOptions = {}): Promise<J
   switch (provider) {
     case 'openai': {
       const { openaiJudge } = await import('./openai.ts');
-      return openaiJudge({
-        model,
-        ...(o.baseURL ? { baseURL: o.baseURL } : {}),
-        ...(o.apiKey ? { apiKey: o.apiKey } : {}),
-        ...(o.apiKeyEnv ? { apiKeyEnv: o.apiKeyEnv } : {}),
-        ...(o.api ? { api: o.api } : {}),
-      });
+      return openaiJudge({ model, ...pick(o, ['baseURL', 'apiKey', 'apiKeyEnv', 'api']) });
     }
     case 'llama-cpp': {
       // the native module is loaded only here, and only when a llama-cpp judge is asked for
