@@ -2,7 +2,7 @@
 // annotation takes the choice only while pending and while its voter has no vote on the match (an imported one),
 // and the vote is inserted only from an annotation that now holds this very choice: nothing a unique index could
 // swallow is ever answered as stored.
-import { and, asc, eq, isNotNull, isNull, ne, notExists, or, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNotNull, isNull, ne, notExists, or, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import { annotatorVoter, winnerOf } from '../../core/annotate.ts';
 import { ANNOTATORS } from '../../core/constants.ts';
@@ -22,13 +22,8 @@ import type { AnyDb, DrizzleStoreOptions } from './shared.ts';
 /** Where annotator votes say they came from (the votes table's source; line counts up per source). */
 export const ANNOTATE_SOURCE = 'annotate';
 
-const annotatorColumns = {
-  id: t.annotators.id,
-  name: t.annotators.name,
-  createdAt: t.annotators.createdAt,
-  usedAt: t.annotators.usedAt,
-  revokedAt: t.annotators.revokedAt,
-};
+/** An annotator's columns but its secrets' hashes. */
+const { tokenHash: _t, sessionHash: _s, ...annotatorColumns } = getTableColumns(t.annotators);
 
 export class DrizzleAnnotators implements AnnotatorStore {
   private readonly db: AnyDb;
