@@ -50,14 +50,7 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
         await Promise.all([base.catalog.questions(), ...sets.map((set) => base.catalog.questions({ set }))])
       ).flat();
       const m = new Map(stored.map((q) => [q.id, q]));
-      for (const q of newQuestions)
-        m.set(q.id, {
-          id: q.id,
-          category: q.category,
-          turns: q.turns,
-          ...(q.reference ? { reference: q.reference } : {}),
-          ...(q.set != null ? { set: q.set } : {}),
-        });
+      for (const q of newQuestions) m.set(q.id, q);
       return m;
     })());
   /** whether question `id` belongs to `set` (undefined: the tournament, i.e. no labelled set) */
@@ -74,13 +67,7 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
     ).flat();
     const m = new Map(stored.map((a) => [`${a.model}\u0000${a.questionId}`, a]));
     for (const a of newAnswers)
-      if (!models || models.includes(a.model))
-        m.set(`${a.model}\u0000${a.questionId}`, {
-          model: a.model,
-          questionId: a.questionId,
-          turns: a.turns,
-          ...(a.answerId ? { answerId: a.answerId } : {}),
-        });
+      if (!models || models.includes(a.model)) m.set(`${a.model}\u0000${a.questionId}`, a);
     return [...m.values()].sort((a, b) => byString(a.model, b.model) || a.questionId - b.questionId);
   };
   const catalog: CatalogStore = {
@@ -105,26 +92,14 @@ export function pendingView(base: StoreReader, bundle: PendingBundle): StoreRead
       const m = new Map<string, ReferenceAnswer>(
         (await base.catalog.references()).map((r) => [`${r.source}\u0000${r.questionId}`, r]),
       );
-      for (const r of bundle.references ?? [])
-        m.set(`${r.source}\u0000${r.questionId}`, {
-          source: r.source,
-          questionId: r.questionId,
-          turns: r.turns,
-        });
+      for (const r of bundle.references ?? []) m.set(`${r.source}\u0000${r.questionId}`, r);
       return [...m.values()];
     },
     async prompts() {
       const m = new Map<string, PromptScheme>((await base.catalog.prompts()).map((p) => [p.name, p]));
-      for (const p of bundle.prompts ?? [])
-        m.set(p.name, {
-          name: p.name,
-          type: p.type,
-          systemPrompt: p.systemPrompt,
-          promptTemplate: p.promptTemplate,
-          outputFormat: p.outputFormat,
-          ...(p.category ? { category: p.category } : {}),
-          ...(p.description ? { description: p.description } : {}),
-        });
+      // as the store reads it back: an empty category or description is none
+      for (const { category, description, ...p } of bundle.prompts ?? [])
+        m.set(p.name, { ...p, ...(category ? { category } : {}), ...(description ? { description } : {}) });
       return [...m.values()].sort((a, b) => byString(a.name, b.name));
     },
     // (the view is never served; its token differs from the store's while it previews anything)
