@@ -43,26 +43,24 @@ export function mockJudge(name: string): JudgeProvider {
   };
 }
 
+/** The fixed replies of the behaviours that have one. */
+const FIXED: Record<string, string> = {
+  a: '[[A]]',
+  b: '[[B]]',
+  tie: '[[C]]',
+  unparsable: 'Both answers have merit.',
+};
+
 function pairVerdict(name: string, user: string): string {
-  switch (name) {
-    case 'a':
-      return '[[A]]';
-    case 'b':
-      return '[[B]]';
-    case 'tie':
-      return '[[C]]';
-    case 'unparsable':
-      return 'Both answers have merit.';
-    case 'quoting':
-      return `I will answer in the required format: "[[A]]" if assistant A is better, "[[B]]" if assistant B is better, and "[[C]]" for a tie. Having compared both answers, my final verdict is: ${pairVerdict('random', user)}`;
-    case 'longer': {
-      const a = section(user, 'A');
-      const b = section(user, 'B');
-      return a.length === b.length ? '[[C]]' : a.length > b.length ? '[[A]]' : '[[B]]';
-    }
-    default:
-      return ['[[A]]', '[[B]]', '[[C]]'][hash(user) % 3]!;
+  if (FIXED[name]) return FIXED[name];
+  if (name === 'quoting')
+    return `I will answer in the required format: "[[A]]" if assistant A is better, "[[B]]" if assistant B is better, and "[[C]]" for a tie. Having compared both answers, my final verdict is: ${pairVerdict('random', user)}`;
+  if (name === 'longer') {
+    const a = section(user, 'A');
+    const b = section(user, 'B');
+    return a.length === b.length ? '[[C]]' : a.length > b.length ? '[[A]]' : '[[B]]';
   }
+  return ['[[A]]', '[[B]]', '[[C]]'][hash(user) % 3]!;
 }
 
 /** The text between "Assistant X's Answer/Conversation" start and end markers. */

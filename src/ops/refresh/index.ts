@@ -185,24 +185,8 @@ function dryRunSummary(
   const settled = base.plan.filter((p) => p.fullPlan);
   const full = base.plan.reduce((s, p) => s + (p.fullPlan ?? p).toPlay, 0);
   const line = `refresh dry run: ${toPlay} games to play, estimated $${base.estCost.toFixed(4)}${c.budget ? ` (budget $${c.budget.maxUsd})` : ''}${settled.length ? ` (${settled.length} mode(s) with untilSettled: a simulated estimate, see the plan's basis; the full plans: ${full} games)` : ''}; nothing was changed`;
-  return {
-    ...base,
-    status: 'dry-run',
-    exitCode: EXIT.ok,
-    runs: [],
-    played: 0,
-    failed: 0,
-    skipped: 0,
-    cost: 0,
-    costEstimated: 0,
-    judges: {},
-    drift: {},
-    degraded: [],
-    batches: [],
-    published: [],
-    seconds: (Date.now() - t0) / 1000,
-    line,
-  };
+  const nothing = summarize(base, { runs: [], batches: [], drift: {}, successions: [] }, {}, [], false);
+  return { ...nothing, status: 'dry-run', exitCode: EXIT.ok, seconds: (Date.now() - t0) / 1000, line };
 }
 
 /** A `publish.judge` that is no judge of the config and has no games would pass silently: the default board stays. */
