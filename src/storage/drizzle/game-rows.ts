@@ -50,35 +50,23 @@ export function toFacts(r: FactsRow): GameFacts {
   };
 }
 
-export function gameRow(g: Game): GameRow {
-  return {
-    id: g.id,
-    runId: g.runId ?? null,
-    judge: g.judge,
-    judgeSettings: g.judgeSettings,
-    promptName: g.promptName,
-    questionId: g.match.questionId,
-    category: g.match.category,
-    turn: g.match.turn,
-    model1: g.match.model1,
-    model2: g.match.model2 ?? null,
-    order: g.order,
-    systemPrompt: g.systemPrompt,
-    userPrompt: g.userPrompt,
-    reply: g.reply,
-    verdict: g.verdict,
-    parser: g.parser,
-    tokensIn: g.tokensIn ?? null,
-    tokensOut: g.tokensOut ?? null,
-    tokensCached: g.tokensCached ?? null,
-    tokensReasoning: g.tokensReasoning ?? null,
-    latencyMs: g.latencyMs ?? null,
-    createdAt: g.createdAt,
-    source: g.source,
-    cost: g.cost ?? null,
-    verdictProbs: g.verdictProbs ?? null,
-    entropy: g.entropy ?? null,
-    reliability: g.reliability ?? null,
-    recordedVerdict: g.recordedVerdict ?? null,
-  };
+/** The nullable columns, NULL where a game has no value (a value left undefined is NULL too). */
+const NULLS = {
+  runId: null,
+  model2: null,
+  tokensIn: null,
+  tokensOut: null,
+  tokensCached: null,
+  tokensReasoning: null,
+  latencyMs: null,
+  cost: null,
+  verdictProbs: null,
+  entropy: null,
+  reliability: null,
+  recordedVerdict: null,
+};
+
+export function gameRow({ match, ...g }: Game): GameRow {
+  const { questionId, category, turn, model1, model2 } = match;
+  return { ...NULLS, ...g, questionId, category, turn, model1, model2: model2 ?? null };
 }
