@@ -9,7 +9,7 @@ import type { JudgeProvider } from '../judges/judge.ts';
 import { plannedSettings } from '../judges/registry.ts';
 import { pendingView } from '../storage/pending.ts';
 import type { Store } from '../storage/store.ts';
-import { answersSources, seriesTournament, type CheckpointsConfig } from './checkpoints-config.ts';
+import { answersSources, modelOf, seriesTournament, type CheckpointsConfig } from './checkpoints-config.ts';
 import type { Loaded } from './config.ts';
 import { calibrate, planEstimate, priceFor, type PlanEstimate } from './prices.ts';
 
@@ -45,7 +45,7 @@ export async function planCheckpoints(o: {
     prompts: await missingRunPrompts(imported, 'pairwise-baseline', c.promptSet),
   });
   const withAnswers = c.checkpoints.filter((k) => k.answers);
-  const models = withAnswers.map((k) => k.model ?? `${c.series}@${k.name}`);
+  const models = withAnswers.map((k) => modelOf(c, k));
   const lines: CheckpointsPlanLine[] = [];
   for (const [k, j] of c.judges.entries()) {
     // planning needs only the judge's id and the settings it would send: nothing is called
@@ -80,7 +80,7 @@ export async function planCheckpoints(o: {
     checkpoints: c.checkpoints.map((k) => ({
       name: k.name,
       step: k.step,
-      model: k.model ?? `${c.series}@${k.name}`,
+      model: modelOf(c, k),
       answers: k.answers ? 'file' : 'to generate',
     })),
     lines,

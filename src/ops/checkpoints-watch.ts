@@ -79,11 +79,7 @@ export async function watchCheckpoints(o: WatchOptions): Promise<WatchResult> {
         // an adapter is opened by node-llama-cpp, which would wait on a FIFO as the importer would
         if (fileOf(k)) regularFile(fileOf(k)!);
         const one = await runCheckpoints({ ...o, config: only(config, [k]) });
-        r.generated += one.generated;
-        r.played += one.played;
-        r.failed += one.failed;
-        r.cost += one.cost;
-        r.skipped += one.skipped;
+        for (const key of ['generated', 'played', 'failed', 'cost', 'skipped'] as const) r[key] += one[key];
       } catch (e) {
         if (o.signal?.aborted) return { ...r, interrupted: true };
         if (!(e instanceof ArenaError) || !e.where?.file) throw e;

@@ -44,7 +44,7 @@ async function meanReplyEntropy(
 }
 
 /** The tokenizer's vocabulary as the GGUF lists it (tokenizer.ggml.tokens). */
-function vocabulary(model: LlamaModel): unknown[] {
+export function vocabulary(model: LlamaModel): unknown[] {
   const md = model.fileInfo.metadata as unknown as { tokenizer?: { ggml?: { tokens?: unknown[] } } };
   return md.tokenizer?.ggml?.tokens ?? [];
 }

@@ -9,6 +9,7 @@ import type {
   LlamaModel,
   Token,
 } from 'node-llama-cpp';
+import { vocabulary } from './reliability.ts';
 import { alignFull } from './scheduler.ts';
 
 /** tokens kept free after the explanation for `\n[[X]]` */
@@ -26,10 +27,7 @@ export interface LetterTokens {
 }
 
 export function letterTokens(model: LlamaModel): LetterTokens {
-  const n = (
-    (model.fileInfo.metadata as unknown as { tokenizer?: { ggml?: { tokens?: unknown[] } } }).tokenizer?.ggml
-      ?.tokens ?? []
-  ).length;
+  const n = vocabulary(model).length;
   // detokenized after "[[" so that a leading-space token reads " A", not "A"
   const before = model.tokenize('[[', false, 'trimLeadingSpace');
   const letter = new Map<Token, string>();
