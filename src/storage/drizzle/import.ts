@@ -46,12 +46,11 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
           set: fromExcluded(table as unknown as Columns, keys as string[]) as never,
         });
   if (b.questions) {
+    const { source } = b.questions;
     const rows = b.questions.items.map((x) => ({
-      id: x.id,
-      category: x.category,
-      turns: x.turns,
+      ...x,
       reference: x.reference ?? null,
-      source: b.questions!.source,
+      source,
       set: x.set ?? null,
     }));
     counts.questions = write(
@@ -67,13 +66,7 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
     );
   }
   for (const file of b.answers ?? []) {
-    const rows = file.items.map((a) => ({
-      model: a.model,
-      questionId: a.questionId,
-      turns: a.turns,
-      answerId: a.answerId ?? null,
-      source: file.source,
-    }));
+    const rows = file.items.map((a) => ({ ...a, answerId: a.answerId ?? null, source: file.source }));
     counts.answers += write(
       rows,
       upsert(t.answers, [t.answers.model, t.answers.questionId], ['turns', 'answerId', 'source']),
@@ -81,11 +74,7 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
   }
   if (b.prompts?.length) {
     const rows = b.prompts.map((p) => ({
-      name: p.name,
-      type: p.type,
-      systemPrompt: p.systemPrompt,
-      promptTemplate: p.promptTemplate,
-      outputFormat: p.outputFormat,
+      ...p,
       category: p.category ?? null,
       description: p.description ?? null,
     }));
