@@ -4,7 +4,7 @@ import { pick } from '../core/pick.ts';
 import { simulateSettled } from '../core/stats/settle-simulate.ts';
 import { planRun } from './run.ts';
 import type { SettleOptions } from './settle.ts';
-import { planMatches, playedState } from './settle-state.ts';
+import { planMatches, playedState, roundsOf } from './settle-state.ts';
 
 export interface SettleEstimate {
   /** the full plan's games, and those stored */
@@ -25,9 +25,7 @@ export async function estimateSettled(
   const list = [...matches.values()];
   const planIds = new Set(games.map((g) => g.id));
   const state = await playedState(o, planIds, gameIds);
-  const models = o.mode === 'pairwise-baseline' ? o.models.filter((m) => m !== o.baseline) : o.models;
-  const per = o.mode === 'pairwise-all' ? 1 : models.length;
-  const round = o.round ?? Math.max(10, Math.ceil(list.length / (10 * per)));
+  const { models, round } = roundsOf(o, list.length);
   // a half-played match is finished first: its missing order is paid whatever the scheduler says
   const half = [...state.half].length;
   const sims = simulateSettled({

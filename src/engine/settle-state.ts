@@ -10,6 +10,19 @@ export function keyOf(spec: GameSpec): string {
   return matchKey({ ...spec.match, model2: spec.match.model2! });
 }
 
+/**
+ * The models a pairwise plan's rounds rate (pairwise-baseline: but the baseline), and a round's matches (default: a
+ * tenth of the plan's matches, per model against a baseline, at least 10).
+ */
+export function roundsOf(
+  o: Pick<RunOptions, 'mode' | 'models' | 'baseline'> & { round?: number },
+  matches: number,
+) {
+  const models = o.mode === 'pairwise-baseline' ? o.models.filter((m) => m !== o.baseline) : o.models;
+  const per = o.mode === 'pairwise-all' ? 1 : models.length;
+  return { models, round: o.round ?? Math.max(10, Math.ceil(matches / (10 * per))) };
+}
+
 /** The plan's matches by key, and each match's game ids. */
 export function planMatches(games: { id: string; spec: GameSpec }[]): {
   matches: Map<string, SettleMatch>;

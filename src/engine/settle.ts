@@ -10,7 +10,7 @@ import { nextBaselineRound, type BaselineModelState } from '../core/stats/settle
 import { nextRound, type SettleMatch, type SettleStop } from '../core/stats/settle.ts';
 import { ArenaError, type MatchOutcome } from '../core/types.ts';
 import { planRun, runTournament, type RunOptions, type RunSummary } from './run.ts';
-import { keyOf, planMatches, playedState } from './settle-state.ts';
+import { keyOf, planMatches, playedState, roundsOf } from './settle-state.ts';
 
 export interface SettleOptions extends RunOptions {
   /** matches (both orders) per round (default: a tenth of the plan's matches, at least 10) */
@@ -77,9 +77,7 @@ export async function runUntilSettled(o: SettleOptions): Promise<SettleSummary> 
   const { games } = await planRun(o);
   const { matches, gameIds } = planMatches(games);
   const list = [...matches.values()];
-  const models = o.mode === 'pairwise-baseline' ? o.models.filter((m) => m !== o.baseline) : o.models;
-  const round =
-    o.round ?? Math.max(10, Math.ceil(list.length / (10 * (o.mode === 'pairwise-all' ? 1 : models.length))));
+  const { models, round } = roundsOf(o, list.length);
   const schedule: Schedule =
     o.mode === 'pairwise-all'
       ? (played, outcomes) => allPairsDecision(o, list, played, outcomes, round)

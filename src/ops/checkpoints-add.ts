@@ -4,7 +4,8 @@
 // (a temporary file renamed over it); the rest of the file is kept byte for byte.
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
+import { dirname, isAbsolute, relative, sep } from 'node:path';
+import { modelFromFile } from '../importers/formats.ts';
 import { ArenaError } from '../core/types.ts';
 import { Checkpoint, loadCheckpointsConfig, modelOf, type CheckpointsConfig } from './checkpoints-config.ts';
 import type { Loaded } from './config.ts';
@@ -56,7 +57,7 @@ export function addCheckpoint(file: string, k: NewCheckpoint, env: Env = {}): Ad
     if (p !== undefined && !existsSync(p)) throw new ArenaError(`${p}: no such file`, { file: p });
   const entry: NewCheckpoint = { name: k.name, step: k.step };
   if (k.answers) {
-    const stem = basename(k.answers).replace(/\.jsonl$/, '');
+    const stem = modelFromFile(k.answers);
     if (k.model !== undefined && k.model !== stem)
       throw new ArenaError(
         `${k.answers}: answers are stored under the file's name "${stem}", not "${k.model}"`,

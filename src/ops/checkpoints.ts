@@ -15,6 +15,7 @@ import { judgeData } from '../reports/results.ts';
 import { llamaCppGenerator } from '../generators/llama-cpp.ts';
 import { openaiGenerator } from '../generators/openai.ts';
 import { ensureRunPrompts } from '../importers/builtin.ts';
+import { modelFromFile } from '../importers/formats.ts';
 import { readImport } from '../importers/import.ts';
 import { fatalStopError } from '../judges/fatal-stop.ts';
 import type { JudgeCallError } from '../judges/judge.ts';
@@ -150,7 +151,7 @@ async function prepareCheckpoint(
 ): Promise<{ generation: CheckpointGeneration; questions: Question[] } | undefined> {
   const model = modelOf(c, k);
   if (k.answers) {
-    const fileModel = k.answers.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '');
+    const fileModel = modelFromFile(k.answers);
     if (fileModel !== model)
       throw new ArenaError(
         `[ops:checkpoints] checkpoint "${k.name}": answers are stored under the file's name "${fileModel}"; set "model": "${fileModel}"`,

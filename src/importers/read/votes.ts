@@ -23,32 +23,18 @@ export async function readVotes(c: ImportContext, votes: NonNullable<ImportSourc
         for (const g of await store.games.list({ judge: j.judge }))
           [g.match.model1, g.match.model2].forEach((m) => m !== undefined && models.add(m));
   for (const p of parsed) {
+    const unknownModel = (m: string) =>
+      `vote on unknown model "${m}" (no answers or games of it; import its answers first)`;
     const items = p.items.filter((x) => {
-      if (!c.categoryByQuestion.has(x.questionId))
-        return (
-          c.unknown(
-            p.path,
-            x.line,
-            'question_id',
-            `vote on unknown question ${x.questionId} (import its questions first)`,
-          ),
-          false
-        );
-      for (const [field, m] of [
-        ['model_a', x.model1],
-        ['model_b', x.model2],
-      ] as const)
-        if (!models.has(m))
-          return (
-            c.unknown(
-              p.path,
-              x.line,
-              field,
-              `vote on unknown model "${m}" (no answers or games of it; import its answers first)`,
-            ),
-            false
-          );
-      return true;
+      const [field, what] = !c.categoryByQuestion.has(x.questionId)
+        ? ['question_id', `vote on unknown question ${x.questionId} (import its questions first)`]
+        : !models.has(x.model1)
+          ? ['model_a', unknownModel(x.model1)]
+          : !models.has(x.model2)
+            ? ['model_b', unknownModel(x.model2)]
+            : [];
+      if (field) c.unknown(p.path, x.line, field, what!);
+      return !field;
     });
     (bundle.votes ??= []).push({ source: basename(p.path), items });
   }
