@@ -27,14 +27,7 @@ export function judgeHealth(games: HealthGame[], failed: number, minGames: numbe
   const unparsable = games.filter((g) => g.verdict === 'error').length;
   const calls = games.length + failed;
   const outcomes = outcomesFromGames(
-    pair.map((g) => ({
-      questionId: g.questionId,
-      turn: g.turn,
-      model1: g.model1,
-      model2: g.model2!,
-      order: g.order,
-      verdict: pairVerdict(g.verdict),
-    })),
+    pair.map((g) => ({ ...g, model2: g.model2!, verdict: pairVerdict(g.verdict) })),
   ).filter((o) => o.outcome !== 'error');
   const inconsistent = outcomes.filter((o) => o.outcome === 'inconsistent').length;
   return {

@@ -1,4 +1,5 @@
 // The cost ledger's group of the Store: what judges, runs and games spent, read from the stored games and runs.
+import type { GameVerdictRow } from './store.ts';
 
 /** Spending of one judge (the cost ledger). */
 export interface JudgeCost {
@@ -29,21 +30,14 @@ export interface RunCost {
 }
 
 /** A game with what it cost (the cost ledger). */
-export interface GameCost {
-  id: string;
+export interface GameCost extends Omit<GameVerdictRow, 'verdict'> {
   runId: string | null;
   judge: string;
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string | null;
-  order: 'AB' | 'BA';
   tokensIn: number | null;
   tokensOut: number | null;
   tokensCached: number | null;
   tokensReasoning: number | null;
   cost: number | null;
-  source: string;
 }
 
 /** A judge's stored games with token counts, summed (token calibration of cost estimates). */

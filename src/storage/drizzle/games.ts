@@ -30,21 +30,6 @@ import type {
 import { gameRow, toFacts, toGame, type FactsRow } from './game-rows.ts';
 import { chunk, inJson, inSet, slices, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
 
-/** The judges from their games' and votes' counts (tournament questions only), by name. */
-function judgeSummaries(
-  g: { judge: string; n: unknown }[],
-  v: { judge: string; n: unknown }[],
-): JudgeSummary[] {
-  const out = new Map<string, JudgeSummary>();
-  for (const r of g) out.set(r.judge, { judge: r.judge, games: Number(r.n), votes: 0 });
-  for (const r of v) {
-    const e = out.get(r.judge) ?? { judge: r.judge, games: 0, votes: 0 };
-    e.votes = Number(r.n);
-    out.set(r.judge, e);
-  }
-  return [...out.values()].sort((a, b) => (a.judge < b.judge ? -1 : 1));
-}
-
 /** Every column of a game but its text (prompts and reply): what games.facts reads. */
 const { systemPrompt: _s, userPrompt: _u, reply: _r, ...FACTS } = getTableColumns(t.games);
 const FACT_COLUMNS = Object.entries(FACTS);
@@ -185,7 +170,11 @@ export class DrizzleGames implements GameStore {
       .from(t.votes)
       .where(inSet(this.db, t.votes.questionId, undefined))
       .groupBy(t.votes.judge);
-    return judgeSummaries(g, v);
+    const out = new Map<string, JudgeSummary>();
+    for (const r of g) out.set(r.judge, { judge: r.judge, games: Number(r.n), votes: 0 });
+    for (const r of v)
+      out.set(r.judge, { judge: r.judge, games: out.get(r.judge)?.games ?? 0, votes: Number(r.n) });
+    return [...out.values()].sort((a, b) => (a.judge < b.judge ? -1 : 1));
   }
 
   async updateVerdicts(
