@@ -3,14 +3,14 @@
 // bind at most 100 parameters.
 import { drizzle, type AnyD1Database } from 'drizzle-orm/d1';
 import * as schema from '../../db/schema.ts';
-import { DrizzleStore, type AnyDb, type Query } from './drizzle-store.ts';
+import { drizzleStore, type AnyDb, type DrizzleStore, type Query } from './drizzle-store.ts';
 
 /** D1's limit on bound parameters per statement. */
 export const D1_MAX_PARAMS = 100;
 
 export function openD1Store(binding: AnyD1Database): DrizzleStore {
   const db = drizzle(binding, { schema });
-  return new DrizzleStore({
+  return drizzleStore({
     db: db as unknown as AnyDb,
     maxParams: D1_MAX_PARAMS,
     atomic: async (queries: Query[]) => {

@@ -18,60 +18,41 @@ import { DrizzleVotes } from './drizzle/votes.ts';
 
 export type { AnyDb, DrizzleStoreOptions, GameRow, Query } from './drizzle/shared.ts';
 
-// every group of the Store, checked by the compiler: a group left out here would lose the busy retry
-const GROUPS: Record<StoreGroup, true> = {
-  catalog: true,
-  games: true,
-  votes: true,
-  runs: true,
-  leases: true,
-  refreshes: true,
-  checkpoints: true,
-  batches: true,
-  ledger: true,
-  annotators: true,
-  limits: true,
-  reports: true,
-};
+/** Every group of the Store, made on the same handle (checked by the compiler: a group left out would lose the busy retry). */
+const GROUPS = {
+  catalog: (o: DrizzleStoreOptions) => new DrizzleCatalog(o.db),
+  games: (o: DrizzleStoreOptions) => new DrizzleGames(o),
+  votes: (o: DrizzleStoreOptions) => new DrizzleVotes(o.db),
+  runs: (o: DrizzleStoreOptions) => new DrizzleRuns(o),
+  leases: (o: DrizzleStoreOptions) => new DrizzleLeases(o),
+  refreshes: (o: DrizzleStoreOptions) => new DrizzleRefreshes(o.db),
+  checkpoints: (o: DrizzleStoreOptions) => new DrizzleCheckpoints(o.db),
+  batches: (o: DrizzleStoreOptions) => new DrizzleBatches(o.db),
+  ledger: (o: DrizzleStoreOptions) => new DrizzleLedger(o.db),
+  annotators: (o: DrizzleStoreOptions) => new DrizzleAnnotators(o),
+  limits: (o: DrizzleStoreOptions) => new DrizzleRateLimits(o.db),
+  reports: (o: DrizzleStoreOptions) => new DrizzleReports(o),
+} satisfies Record<StoreGroup, (o: DrizzleStoreOptions) => object>;
 /** The Store's groups by name (the busy retry of sqlite.ts wraps each one's methods). */
 export const STORE_GROUPS = Object.keys(GROUPS) as StoreGroup[];
 
-export class DrizzleStore implements Store {
+type Groups = { readonly [K in StoreGroup]: ReturnType<(typeof GROUPS)[K]> };
+
+/** The Store: its groups on one handle, and the import that writes across them. */
+export type DrizzleStore = Groups & {
   readonly db: AnyDb;
-  readonly catalog: DrizzleCatalog;
-  readonly games: DrizzleGames;
-  readonly votes: DrizzleVotes;
-  readonly runs: DrizzleRuns;
-  readonly leases: DrizzleLeases;
-  readonly refreshes: DrizzleRefreshes;
-  readonly checkpoints: DrizzleCheckpoints;
-  readonly batches: DrizzleBatches;
-  readonly ledger: DrizzleLedger;
-  readonly annotators: DrizzleAnnotators;
-  readonly limits: DrizzleRateLimits;
-  readonly reports: DrizzleReports;
+  importBundle(b: ImportBundle): Promise<ImportCounts>;
+  close(): Promise<void>;
+};
 
-  constructor(private readonly o: DrizzleStoreOptions) {
-    this.db = o.db;
-    this.catalog = new DrizzleCatalog(o.db);
-    this.games = new DrizzleGames(o);
-    this.votes = new DrizzleVotes(o.db);
-    this.runs = new DrizzleRuns(o);
-    this.leases = new DrizzleLeases(o);
-    this.refreshes = new DrizzleRefreshes(o.db);
-    this.checkpoints = new DrizzleCheckpoints(o.db);
-    this.batches = new DrizzleBatches(o.db);
-    this.ledger = new DrizzleLedger(o.db);
-    this.annotators = new DrizzleAnnotators(o);
-    this.limits = new DrizzleRateLimits(o.db);
-    this.reports = new DrizzleReports(o);
-  }
-
-  async importBundle(b: ImportBundle): Promise<ImportCounts> {
-    return importBundle(this.o, b);
-  }
-
-  async close(): Promise<void> {
-    await this.o.close?.();
-  }
+export function drizzleStore(o: DrizzleStoreOptions): DrizzleStore {
+  const groups = Object.fromEntries(STORE_GROUPS.map((g) => [g, GROUPS[g](o)])) as Groups;
+  return {
+    ...groups,
+    db: o.db,
+    importBundle: (b) => importBundle(o, b),
+    close: async () => {
+      await o.close?.();
+    },
+  } satisfies Store & DrizzleStore;
 }

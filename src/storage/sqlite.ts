@@ -21,7 +21,14 @@ import { ArenaError } from '../core/types.ts';
 import { databaseFileOf } from './same-file.ts';
 import { keysJson, REPORTS_BY_KEYS } from './drizzle/reports.ts';
 import type { ReportKey, StoredReport } from './report-store.ts';
-import { DrizzleStore, STORE_GROUPS, type AnyDb, type GameRow, type Query } from './drizzle-store.ts';
+import {
+  drizzleStore,
+  STORE_GROUPS,
+  type AnyDb,
+  type DrizzleStore,
+  type GameRow,
+  type Query,
+} from './drizzle-store.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../db/migrations', import.meta.url));
 
@@ -68,7 +75,7 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
   const insertGameRows = opts.readonly
     ? undefined
     : preparedInsert(sqlite, db as unknown as AnyDb, schema.games);
-  const store = new DrizzleStore({
+  const store = drizzleStore({
     db: db as unknown as AnyDb,
     maxParams: 30000,
     readReports: preparedReportRead(sqlite),

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import * as schema from '../../db/schema.ts';
-import { DrizzleStore, type AnyDb } from '../../src/storage/drizzle-store.ts';
+import { drizzleStore, type AnyDb } from '../../src/storage/drizzle-store.ts';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import type { StoredReport } from '../../src/storage/report-store.ts';
 import { tmpDir } from '../support/cli.ts';
@@ -52,7 +52,7 @@ describe('stored reports on SQLite', () => {
     const byKey = (rs: StoredReport[]) => [...rs].sort((a, b) => (a.params < b.params ? -1 : 1));
     const first = await store.reports.get(keys);
     // drizzle's read over the same connection, without the prepared statement
-    const drizzled = await new DrizzleStore({
+    const drizzled = await drizzleStore({
       db: drizzle({ client: store.sqlite, schema }) as unknown as AnyDb,
       maxParams: 30000,
       atomic: async () => undefined,
