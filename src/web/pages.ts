@@ -82,7 +82,7 @@ export function storedPages(
 }
 
 /** The canonical path and query a page names (`<link rel="canonical" href="...">`, the site's address cut off). */
-export function canonicalOf(html: string, siteUrl = ''): string | undefined {
+function canonicalOf(html: string, siteUrl = ''): string | undefined {
   const href = /<link rel="canonical" href="([^"]*)"/.exec(html)?.[1];
   if (href === undefined) return undefined;
   const url = href.replace(/&amp;/g, '&').replace(/&#34;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<');
