@@ -10,6 +10,7 @@ import { importBundle } from './drizzle/import.ts';
 import { DrizzleLeases } from './drizzle/leases.ts';
 import { DrizzleRateLimits } from './drizzle/limits.ts';
 import { DrizzleLedger } from './drizzle/ledger.ts';
+import { DrizzlePages } from './drizzle/pages.ts';
 import { DrizzleReports } from './drizzle/reports.ts';
 import { DrizzleRefreshes } from './drizzle/refreshes.ts';
 import { DrizzleRuns } from './drizzle/runs.ts';
@@ -32,6 +33,7 @@ const GROUPS: Record<StoreGroup, true> = {
   annotators: true,
   limits: true,
   reports: true,
+  pages: true,
 };
 /** The Store's groups by name (the busy retry of sqlite.ts wraps each one's methods). */
 export const STORE_GROUPS = Object.keys(GROUPS) as StoreGroup[];
@@ -50,6 +52,7 @@ export class DrizzleStore implements Store {
   readonly annotators: DrizzleAnnotators;
   readonly limits: DrizzleRateLimits;
   readonly reports: DrizzleReports;
+  readonly pages: DrizzlePages;
 
   constructor(private readonly o: DrizzleStoreOptions) {
     this.db = o.db;
@@ -65,6 +68,7 @@ export class DrizzleStore implements Store {
     this.annotators = new DrizzleAnnotators(o);
     this.limits = new DrizzleRateLimits(o.db);
     this.reports = new DrizzleReports(o);
+    this.pages = new DrizzlePages(o);
   }
 
   async importBundle(b: ImportBundle): Promise<ImportCounts> {
