@@ -15,7 +15,7 @@ import type { CheckpointSeries } from '../reports/site/checkpoints.ts';
 import type { MatchView } from '../reports/site/matches.ts';
 import type { SiteData } from '../reports/site/site-data.ts';
 import type { ResultCache } from './result-cache.ts';
-import { SORT_KEYS, type SortDir, type SortKey } from './sort.ts';
+import { SORT_KEYS } from './sort.ts';
 
 /** One value of a query parameter: given twice is an error (hono hands a repeated parameter over as an array). */
 const one = (expected?: string) =>
