@@ -19,6 +19,7 @@ import { arenaOk, tmpDir } from '../support/cli.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { nodeSite } from '../../src/entry/node.ts';
 import { buildFixture } from './fixture.ts';
+import { undoMigrationsFrom } from '../support/migrations.ts';
 
 let store: SqliteStore;
 let rendered = 0;
@@ -184,13 +185,8 @@ describe('pages rendered on the write path', () => {
     expect(want.length).toBeGreaterThan(0);
     // back to the schema before 0015_pages: the pages as rows of the reports table (view `_page`)
     const old = new Database(db);
-    old.exec(
-      "INSERT INTO reports SELECT '_page', key, state, 1, body, built_at, 0 FROM pages; DROP TABLE pages;",
-    );
-    const [last] = old.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').all() as {
-      at: number;
-    }[];
-    old.prepare('DELETE FROM __drizzle_migrations WHERE created_at = ?').run(last!.at);
+    old.exec("INSERT INTO reports SELECT '_page', key, state, 1, body, built_at, 0 FROM pages");
+    undoMigrationsFrom(old, '0015_pages');
     old.close();
     const s = openSqliteStore(db);
     try {
