@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
-import { judgeLlama2StudyDb } from '../support/mtbench-release.ts';
+import { releaseJudgmentsDb } from '../support/mtbench-release.ts';
 import { referenceOnce } from '../support/python.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
 import { effectiveVotes, poolGames, poolOutcomes, poolScores } from '../../src/core/jury.ts';
@@ -109,7 +109,7 @@ describe.skipIf(!!SKIP)('a jury of the two recorded judges on MT-Bench', { timeo
   const csv = (f: string) => join(MTBENCH_DIR ?? '', 'human_judgments', f);
   beforeAll(async () => {
     // the release with `file` imported under STUDY, once per run
-    await judgeLlama2StudyDb(db);
+    await releaseJudgmentsDb(db, file, STUDY);
     writeFileSync(
       cfg,
       JSON.stringify({

@@ -1,7 +1,8 @@
 // The MT-Bench release (MTBENCH_DIR) as `arena import mtbench --dir` stores it, imported once per `vitest run`
 // (tests/support/run-shared.ts: the first file that asks imports it into a scratch folder, renamed into place once
 // the database is closed) and copied for each test file that starts from it. Tests of the import itself import.
-// The same for the release with the "Judge Llama 2" study's judgments imported beside it.
+// The same for the release with a judgments file imported beside it.
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { arenaOk } from './cli.ts';
@@ -35,32 +36,28 @@ async function imported(dir: string | undefined): Promise<string> {
   return shared;
 }
 
-/** The Judge Llama 2 study's judge, as the files that import its judgments name it. */
-const STUDY_JUDGE = 'llama-2-70b-instruct-v2';
-
 /**
- * A copy at `to` of the release with the study's judgments (JUDGE_LLAMA2_DIR's L40 file) imported by `arena import
- * judgments --judge llama-2-70b-instruct-v2`, built once per run; `to`.
+ * A copy at `to` of the release with a judgments file imported beside it (`arena import judgments FILE [--judge
+ * JUDGE]`), imported once per run and arguments; `to`.
  */
-export async function judgeLlama2StudyDb(to: string): Promise<string> {
-  copySqlite(join(await studyImported(), 'study.db'), to);
+export async function releaseJudgmentsDb(to: string, file: string, judge?: string): Promise<string> {
+  copySqlite(join(await judgmentsImported(file, judge), 'release.db'), to);
   return to;
 }
 
 /** What that `arena import judgments` printed on stdout. */
-export async function judgeLlama2StudySummary(): Promise<string> {
-  return readFileSync(join(await studyImported(), 'summary.txt'), 'utf8');
+export async function releaseJudgmentsSummary(file: string, judge?: string): Promise<string> {
+  return readFileSync(join(await judgmentsImported(file, judge), 'summary.txt'), 'utf8');
 }
 
-async function studyImported(): Promise<string> {
-  const dir = process.env.JUDGE_LLAMA2_DIR;
-  if (!dir) throw new Error('judgeLlama2StudyDb: JUDGE_LLAMA2_DIR is not set');
-  return runShared('judge-llama2-study', async (scratch) => {
-    const db = await mtbenchReleaseDb(join(scratch, 'study.db'));
-    const file = join(dir, 'model_judgment', 'L40-Llama-2-70b-instruct-v2.jsonl.gz');
-    writeFileSync(
-      join(scratch, 'summary.txt'),
-      await arenaOk(['import', 'judgments', file, '--judge', STUDY_JUDGE, '--db', db]),
-    );
+async function judgmentsImported(file: string, judge: string | undefined): Promise<string> {
+  const key = createHash('sha256')
+    .update(`${file}\0${judge ?? ''}`)
+    .digest('hex')
+    .slice(0, 16);
+  return runShared(`release-judgments-${key}`, async (scratch) => {
+    const db = await mtbenchReleaseDb(join(scratch, 'release.db'));
+    const args = ['import', 'judgments', file, ...(judge ? ['--judge', judge] : []), '--db', db];
+    writeFileSync(join(scratch, 'summary.txt'), await arenaOk(args));
   });
 }

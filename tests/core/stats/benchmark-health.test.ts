@@ -16,6 +16,7 @@ import {
 } from '../../../src/core/stats/benchmark-health.ts';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../../support/cli.ts';
 import {
+  JUDGE_LLAMA2_DIR,
   MTBENCH_DIR,
   noMtbench,
   noMtbenchOrJudgeLlama2,
@@ -24,7 +25,7 @@ import {
   skipWhy,
 } from '../../support/materials.ts';
 import { python, pythonSkip } from '../../support/python.ts';
-import { judgeLlama2StudyDb, mtbenchReleaseDb } from '../../support/mtbench-release.ts';
+import { mtbenchReleaseDb, releaseJudgmentsDb } from '../../support/mtbench-release.ts';
 
 const DIR = MTBENCH_DIR;
 const skipReason = skipWhy('benchmark-health', noMtbench('the real MT-Bench release'), pythonSkip);
@@ -267,8 +268,9 @@ describe.skipIf(!!auditSkip)(
     const db = join(tmp, 'study.db');
     const LLAMA = 'llama-2-70b-instruct-v2';
     beforeAll(async () => {
-      // the release with the study's L40 judgments imported under LLAMA, once per run
-      await judgeLlama2StudyDb(db);
+      // the release with the study's judgments imported under LLAMA, once per run
+      const file = join(JUDGE_LLAMA2_DIR!, 'model_judgment', 'L40-Llama-2-70b-instruct-v2.jsonl.gz');
+      await releaseJudgmentsDb(db, file, LLAMA);
     }, 300_000);
 
     it('GPT-4 0.933 (14 of 15 pairs), Llama-2 0.800 (12 of 15); the experts separate 14 of 15', async () => {
