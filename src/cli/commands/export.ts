@@ -19,26 +19,22 @@ const exportFastchatCommand = defineCommand({
     out: { type: 'string', required: true, description: 'output directory', valueHint: 'DIR' },
   },
   async run({ args }) {
-    await withStore(
-      args.db,
-      async (store) => {
-        const judge = await resolveJudge(store, args.judge);
-        const files = await exportFastchat(store, judge);
-        // nothing to write is an error, not an empty folder
-        if (!files.length)
-          throw new ArenaError(
-            `judge "${judge}" has no ${(await store.games.judges()).find((j) => j.judge === judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
-          );
-        for (const f of files) refuseDatabaseOutput(join(args.out, f.name), args.db);
-        mkdirSync(args.out, { recursive: true });
-        for (const f of files) {
-          const text = f.lines.map((l) => `${l}\n`).join('');
-          await writeOutputFile(join(args.out, f.name), args.db, (tmp) => writeFileSync(tmp, text));
-          print(`${join(args.out, f.name)}: ${f.lines.length} lines`);
-        }
-      },
-      { readonly: true },
-    );
+    await withStore(args.db, { readonly: true }, async (store) => {
+      const judge = await resolveJudge(store, args.judge);
+      const files = await exportFastchat(store, judge);
+      // nothing to write is an error, not an empty folder
+      if (!files.length)
+        throw new ArenaError(
+          `judge "${judge}" has no ${(await store.games.judges()).find((j) => j.judge === judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
+        );
+      for (const f of files) refuseDatabaseOutput(join(args.out, f.name), args.db);
+      mkdirSync(args.out, { recursive: true });
+      for (const f of files) {
+        const text = f.lines.map((l) => `${l}\n`).join('');
+        await writeOutputFile(join(args.out, f.name), args.db, (tmp) => writeFileSync(tmp, text));
+        print(`${join(args.out, f.name)}: ${f.lines.length} lines`);
+      }
+    });
   },
 });
 

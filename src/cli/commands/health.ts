@@ -47,50 +47,46 @@ export const healthCommand = defineCommand({
     checkRoundsLevel(rounds, level, 2);
     const turn = int(args.turn, 'turn');
     const { healthReport } = await import('../../reports/benchmark-health.ts');
-    await withStore(
-      args.db,
-      async (store) => {
-        const rows = await healthReport(store, judges, args.reference, {
-          rounds,
-          level,
-          seed: int(args.seed, 'seed')!,
-          ...(turn !== undefined ? { turn } : {}),
-        });
-        if (args.json) return printJson(rows);
-        const lvl = `${Math.round(level * 100)}%`;
+    await withStore(args.db, { mustExist: true }, async (store) => {
+      const rows = await healthReport(store, judges, args.reference, {
+        rounds,
+        level,
+        seed: int(args.seed, 'seed')!,
+        ...(turn !== undefined ? { turn } : {}),
+      });
+      if (args.json) return printJson(rows);
+      const lvl = `${Math.round(level * 100)}%`;
+      print(
+        table(
+          rows.map((r) => ({
+            judge: r.judge,
+            reference: r.reference,
+            models: r.models.length,
+            pairs: r.pairs,
+            separability: r.intervalsWithheld
+              ? '–'
+              : `${pct(r.separability)} (${r.separated}${mc(r.separatedMonteCarlo)})`,
+            'reference separability': r.intervalsWithheld
+              ? '–'
+              : `${pct(r.referenceSeparability)} (${r.referenceSeparated}${mc(r.referenceSeparatedMonteCarlo)})`,
+            'agreement w/ confidence': r.intervalsWithheld
+              ? '–'
+              : `${f3(r.agreementWithConfidence)} (+${r.agreedPairs} −${r.opposedPairs})`,
+            'brier (ref. order)': r.brier === null ? '–' : r.brier.toFixed(4),
+            'brier (ref. rounds)':
+              r.brierReferenceBootstrap === null ? '–' : r.brierReferenceBootstrap.toFixed(4),
+            spearman: withInterval(r.spearman, !!r.intervalsWithheld),
+            kendall: withInterval(r.kendall, !!r.intervalsWithheld),
+          })),
+        ),
+      );
+      for (const r of rows.filter((x) => x.intervalsWithheld))
         print(
-          table(
-            rows.map((r) => ({
-              judge: r.judge,
-              reference: r.reference,
-              models: r.models.length,
-              pairs: r.pairs,
-              separability: r.intervalsWithheld
-                ? '–'
-                : `${pct(r.separability)} (${r.separated}${mc(r.separatedMonteCarlo)})`,
-              'reference separability': r.intervalsWithheld
-                ? '–'
-                : `${pct(r.referenceSeparability)} (${r.referenceSeparated}${mc(r.referenceSeparatedMonteCarlo)})`,
-              'agreement w/ confidence': r.intervalsWithheld
-                ? '–'
-                : `${f3(r.agreementWithConfidence)} (+${r.agreedPairs} −${r.opposedPairs})`,
-              'brier (ref. order)': r.brier === null ? '–' : r.brier.toFixed(4),
-              'brier (ref. rounds)':
-                r.brierReferenceBootstrap === null ? '–' : r.brierReferenceBootstrap.toFixed(4),
-              spearman: withInterval(r.spearman, !!r.intervalsWithheld),
-              kendall: withInterval(r.kendall, !!r.intervalsWithheld),
-            })),
-          ),
+          `${r.judge}: no separability, agreement with confidence or ${Math.round(level * 100)}% interval: ${r.intervalsWithheld!.reason}`,
         );
-        for (const r of rows.filter((x) => x.intervalsWithheld))
-          print(
-            `${r.judge}: no separability, agreement with confidence or ${Math.round(level * 100)}% interval: ${r.intervalsWithheld!.reason}`,
-          );
-        print(
-          `\nover the models both judged; separability: model pairs whose ${lvl} intervals do not overlap, the judge's and the reference's own; agreement with confidence (Arena-Hard): +1 per pair both separate the same way, −1 per pair both separate opposite ways, 0 otherwise, over all pairs (at most the reference's separability); the count's Monte-Carlo range (over 200 resamples of the rounds) follows it where it is not a single value; brier: the judge's bootstrap probability that one model ranks above the other, scored against the reference's point order (ref. order, Arena-Hard's choice, blind to the reference's doubt) and against the reference's own share of rounds (ref. rounds); 0 is perfect, 0.25 a coin; [${lvl} intervals] from ${rounds} paired question-bootstrap rounds, seed ${args.seed}`,
-        );
-      },
-      { mustExist: true },
-    );
+      print(
+        `\nover the models both judged; separability: model pairs whose ${lvl} intervals do not overlap, the judge's and the reference's own; agreement with confidence (Arena-Hard): +1 per pair both separate the same way, −1 per pair both separate opposite ways, 0 otherwise, over all pairs (at most the reference's separability); the count's Monte-Carlo range (over 200 resamples of the rounds) follows it where it is not a single value; brier: the judge's bootstrap probability that one model ranks above the other, scored against the reference's point order (ref. order, Arena-Hard's choice, blind to the reference's doubt) and against the reference's own share of rounds (ref. rounds); 0 is perfect, 0.25 a coin; [${lvl} intervals] from ${rounds} paired question-bootstrap rounds, seed ${args.seed}`,
+      );
+    });
   },
 });

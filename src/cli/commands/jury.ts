@@ -23,16 +23,12 @@ export const juryCommand = defineCommand({
     const { juryReport } = await import('../../reports/jury.ts');
     const all = loadJuries(args.config);
     const juries = args.name ? [pickJury(args.config, all, args.name)] : all;
-    await withStore(
-      args.db,
-      async (store) => {
-        const reports: JuryReport[] = [];
-        for (const j of juries) reports.push(await juryReport(store, j));
-        if (args.json) return printJson(reports);
-        for (const r of reports) printJury(r);
-      },
-      { readonly: true },
-    );
+    await withStore(args.db, { readonly: true }, async (store) => {
+      const reports: JuryReport[] = [];
+      for (const j of juries) reports.push(await juryReport(store, j));
+      if (args.json) return printJson(reports);
+      for (const r of reports) printJury(r);
+    });
   },
 });
 

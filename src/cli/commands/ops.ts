@@ -142,29 +142,25 @@ export const costCommand = defineCommand({
   async run({ args }) {
     const by = oneOf(args.by, 'by', ['judge', 'run', 'game', 'refresh'] as const);
     const limit = int(args.limit, 'limit')!;
-    await withStore(
-      args.db,
-      async (store) => {
-        let rows: Record<string, unknown>[];
-        if (by === 'run')
-          rows = (await store.ledger.byRun(limit)).map((r) => ({
-            ...r,
-            startedAt: new Date(r.startedAt).toISOString(),
-          }));
-        else if (by === 'game') rows = (await store.ledger.byGame(limit)).map((r) => ({ ...r }));
-        else if (by === 'refresh')
-          rows = (await store.refreshes.list(limit)).map(seen).map((r) => ({
-            id: r.id,
-            startedAt: new Date(r.startedAt).toISOString(),
-            status: r.status,
-            cost: r.cost,
-          }));
-        else rows = (await store.ledger.byJudge()).map((r) => ({ ...r }));
-        if (args.json) printJson(rows);
-        else print(table(rows.map(spelled)));
-      },
-      { readonly: true },
-    );
+    await withStore(args.db, { readonly: true }, async (store) => {
+      let rows: Record<string, unknown>[];
+      if (by === 'run')
+        rows = (await store.ledger.byRun(limit)).map((r) => ({
+          ...r,
+          startedAt: new Date(r.startedAt).toISOString(),
+        }));
+      else if (by === 'game') rows = (await store.ledger.byGame(limit)).map((r) => ({ ...r }));
+      else if (by === 'refresh')
+        rows = (await store.refreshes.list(limit)).map(seen).map((r) => ({
+          id: r.id,
+          startedAt: new Date(r.startedAt).toISOString(),
+          status: r.status,
+          cost: r.cost,
+        }));
+      else rows = (await store.ledger.byJudge()).map((r) => ({ ...r }));
+      if (args.json) printJson(rows);
+      else print(table(rows.map(spelled)));
+    });
   },
 });
 
@@ -185,23 +181,19 @@ export const refreshesCommand = defineCommand({
   },
   args: { ...dbArg, ...jsonArg },
   async run({ args }) {
-    await withStore(
-      args.db,
-      async (store) => {
-        const rows = (await store.refreshes.list()).map(seen).map((r) => ({
-          id: r.id,
-          startedAt: new Date(r.startedAt).toISOString(),
-          status: r.status,
-          played: r.summary.played ?? null,
-          cost: r.cost,
-          degraded: r.degraded?.join('; ') ?? '',
-          line: r.summary.line ?? '',
-        }));
-        if (args.json) printJson(rows);
-        else print(table(rows.map(spelled)));
-      },
-      { readonly: true },
-    );
+    await withStore(args.db, { readonly: true }, async (store) => {
+      const rows = (await store.refreshes.list()).map(seen).map((r) => ({
+        id: r.id,
+        startedAt: new Date(r.startedAt).toISOString(),
+        status: r.status,
+        played: r.summary.played ?? null,
+        cost: r.cost,
+        degraded: r.degraded?.join('; ') ?? '',
+        line: r.summary.line ?? '',
+      }));
+      if (args.json) printJson(rows);
+      else print(table(rows.map(spelled)));
+    });
   },
 });
 

@@ -32,7 +32,7 @@ export const publishCommand = defineCommand({
       output: 'stdout' as const,
     };
     // the votes cast on the site first: they are counted in the reports, and D1 keeps them (docs/annotators.md)
-    if (!out) await withStore(args.db, (store) => pullSiteVotes(store, target, print), { mustExist: true });
+    if (!out) await withStore(args.db, { mustExist: true }, (store) => pullSiteVotes(store, target, print));
     // the reports go with the rows: the Worker only reads them (src/reports/site/stored.ts)
     // and the pages the home page links to, rendered as the Worker of wrangler.toml's [vars] renders them
     const pages = workerPages(wranglerVars(process.cwd()));

@@ -212,7 +212,7 @@ export const startCommand = defineCommand({
     const log = (m: string) => process.stderr.write(`${m}\n`);
     const existed = existsSync(args.db);
     const judges = existed
-      ? await withStore(args.db, async (s) => ({
+      ? await withStore(args.db, {}, async (s) => ({
           empty: (await s.catalog.questions()).length === 0,
           names: (await s.games.judges()).map((j) => j.judge),
         }))
