@@ -3,8 +3,9 @@ import { nearMisses } from '../core/suggest.ts';
 
 const FIGURE = /^(–|-?\$?\d[\d,]*(\.\d+)?(%| s)?)$/;
 
-/** Plain aligned text tables for the terminal. Numbers are right-aligned. */
-export function table(rows: Record<string, unknown>[], columns?: string[]): string {
+/** Plain aligned text tables for the terminal (`columns`: these fields, in this order). Numbers are right-aligned. */
+export function table(objects: readonly object[], columns?: readonly string[]): string {
+  const rows = objects as readonly Record<string, unknown>[];
   if (!rows.length) return '(no rows)';
   const cols = columns ?? Object.keys(rows[0]!);
   const cell = (v: unknown) =>
@@ -21,7 +22,7 @@ export function table(rows: Record<string, unknown>[], columns?: string[]): stri
   const figure = (v: unknown) =>
     typeof v === 'number' || v === null || v === undefined || (typeof v === 'string' && FIGURE.test(v));
   const numeric = cols.map((c) => rows.every((r) => figure(r[c])));
-  const line = (vals: string[]) =>
+  const line = (vals: readonly string[]) =>
     vals
       .map((v, k) => (numeric[k] ? v.padStart(width[k]!) : v.padEnd(width[k]!)))
       .join('  ')
@@ -103,4 +104,21 @@ export function ratingsTable(
   return rows.some((r) => r.group)
     ? `${text}\n\nratings are fitted per group of models that played one another (mean 1000 in each); ratings of different groups are not comparable`
     : text;
+}
+
+/** Agreement per judge, turn and setup (with or without ties), as "agree / votes" and a percentage. */
+export function agreementTable(
+  rows: readonly {
+    judge: string;
+    turn: number;
+    setup: string;
+    agree: number;
+    total: number;
+    ratio: number;
+  }[],
+): string {
+  return table(
+    rows.map((x) => ({ ...x, 'agree / votes': `${x.agree} / ${x.total}`, agreement: figures.pct(x.ratio) })),
+    ['judge', 'turn', 'setup', 'agree / votes', 'agreement'],
+  );
 }

@@ -3,8 +3,7 @@ import type { BiasDimension } from '../../core/stats/bias.ts';
 import { biasReport } from '../../reports/analytics.ts';
 import { MIN_QUESTIONS_FOR_INTERVALS } from '../../core/stats/rating-rows.ts';
 import { list, oneOf, table } from '../format.ts';
-import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
-import { resolveJudge } from '../judge-choice.ts';
+import { dbArg, jsonArg, print, printJson, withJudge } from '../shared.ts';
 import { pct, fix, gapTable } from './analytics-shared.ts';
 
 export const biasCommand = defineCommand({
@@ -27,8 +26,7 @@ export const biasCommand = defineCommand({
     const by = (list(args.by) ?? []).map((d) =>
       oneOf(d, 'by', ['pair', 'category', 'turn'] as const)!,
     ) as BiasDimension[];
-    await withStore(args.db, { readonly: true }, async (store) => {
-      const judge = await resolveJudge(store, args.judge);
+    await withJudge(args, async (store, judge) => {
       const r = await biasReport(store, judge, by);
       if (args.json) return printJson(r);
       if (!r.games.length && !r.recorded.length)

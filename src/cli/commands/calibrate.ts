@@ -2,7 +2,7 @@ import { defineCommand } from 'citty';
 import { int, list, num, runName, table, UsageError } from '../format.ts';
 import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
 import { failureLines } from '../errors.ts';
-import { judgeCallArgs, judgeSetupOf, openStoppingJudge } from '../judge-args.ts';
+import { judgeCallArgs, judgeSetupOf, stoppingJudges } from '../judge-args.ts';
 import { pct, gapTable } from './analytics-shared.ts';
 import { processLiveness } from '../liveness.ts';
 import { checkModels, checkTurns } from '../validate.ts';
@@ -34,8 +34,6 @@ export const calibrateCommand = defineCommand({
     },
     ...calibrateArgs,
     temperature: { type: 'string', default: '1', description: 'sampling temperature of the MEC samples' },
-    'max-tokens': { type: 'string', default: '2048', description: 'most tokens a judge reply may have' },
-    concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
     ...judgeCallArgs,
   },
   async run({ args }) {
@@ -48,7 +46,8 @@ export const calibrateCommand = defineCommand({
     if (samples < 1) throw new UsageError(`--samples must be at least 1, got ${samples}`);
     const setup = judgeSetupOf(args.judge, args);
     // the key is checked before the database is opened; the first fatal refusal stops the whole run
-    const { judge, ctl, refused } = await openStoppingJudge(setup);
+    const { open, ctl, refused } = stoppingJudges();
+    const judge = await open(setup);
     const store = openStore(args.db, { mustExist: true });
     try {
       const turns = list(args.turn)!.map((t) => int(t, 'turn')!);

@@ -2,9 +2,8 @@ import { defineCommand } from 'citty';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportFastchat } from '../../reports/export.ts';
-import { dbArg, print, withStore } from '../shared.ts';
+import { dbArg, print, withJudge } from '../shared.ts';
 import { ArenaError } from '../../core/types.ts';
-import { resolveJudge } from '../judge-choice.ts';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { exportVotesCommand } from './export-votes.ts';
 
@@ -19,8 +18,7 @@ const exportFastchatCommand = defineCommand({
     out: { type: 'string', required: true, description: 'output directory', valueHint: 'DIR' },
   },
   async run({ args }) {
-    await withStore(args.db, { readonly: true }, async (store) => {
-      const judge = await resolveJudge(store, args.judge);
+    await withJudge(args, async (store, judge) => {
       const files = await exportFastchat(store, judge);
       // nothing to write is an error, not an empty folder
       if (!files.length)

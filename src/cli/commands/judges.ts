@@ -64,7 +64,7 @@ export const judgesCommand = defineCommand({
       const r = await judgesReport(store, list(args.judge));
       if (args.json) return printJson(r);
       const rows = args.judge ? r.judges : await store.games.judges();
-      print(table(rows as never));
+      print(table(rows));
       for (const { judge } of rows)
         if (PEOPLE_JUDGE_NOTES[judge]) print(`${judge}: ${PEOPLE_JUDGE_NOTES[judge]}`);
       for (const a of r.allowance)
@@ -93,32 +93,10 @@ export const judgesCommand = defineCommand({
       );
       if (r.agreement.length) {
         print('\nagreement between judges');
-        print(
-          table(
-            r.agreement.map((a) => ({
-              judge1: a.judge1,
-              judge2: a.judge2,
-              turn: a.turn,
-              setup: a.setup,
-              total: a.total,
-              agree: a.agree,
-              ratio: a.ratio,
-            })),
-          ),
-        );
+        print(table(r.agreement, ['judge1', 'judge2', 'turn', 'setup', 'total', 'agree', 'ratio']));
         print('\nPearson correlation of win rates across models (matches both judged)');
-        print(
-          table(
-            r.correlation.map((c) => ({
-              judge1: c.judge1,
-              judge2: c.judge2,
-              'win rate': c.variant,
-              models: c.models,
-              matches: c.matches,
-              r: c.r,
-            })),
-          ),
-        );
+        const correlation = r.correlation.map((c) => ({ ...c, 'win rate': c.variant }));
+        print(table(correlation, ['judge1', 'judge2', 'win rate', 'models', 'matches', 'r']));
       }
       for (const l of r.likeForLike) {
         print(`\n${l.judges[0].judge} and ${l.judges[1].judge} like for like`);

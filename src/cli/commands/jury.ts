@@ -1,6 +1,6 @@
 // `arena judges jury --config FILE`: every jury a config defines, read from the database (src/reports/jury.ts).
 import { defineCommand } from 'citty';
-import { table } from '../format.ts';
+import { agreementTable, table } from '../format.ts';
 import { dbArg, print, printJson, withStore } from '../shared.ts';
 import { pct } from '../../core/format.ts';
 import type { JuryReport } from '../../reports/jury.ts';
@@ -39,7 +39,7 @@ function printJury(r: JuryReport): void {
   print(
     `\n${r.jury} (${r.rule} of ${r.members.join(', ')}): ${r.matches} matches, ${r.errors} pooled to an error`,
   );
-  print(table(r.standings as never));
+  print(table(r.standings));
   print('\nmembers side by side (all turns; kappa with a 95% question-bootstrap interval)');
   print(
     table(
@@ -70,16 +70,6 @@ function printJury(r: JuryReport): void {
   print(`effective independent votes: ${r.effectiveVotes.toFixed(2)} of ${r.members.length}; ${r.formula}`);
   for (const p of r.people) {
     print(`\nagreement with ${p.people} (${p.votes} votes), per turn, with and without ties`);
-    print(
-      table(
-        p.rows.map((x) => ({
-          judge: x.judge,
-          turn: x.turn,
-          setup: x.setup,
-          'agree / votes': `${x.agree} / ${x.total}`,
-          agreement: pct(x.ratio),
-        })),
-      ),
-    );
+    print(agreementTable(p.rows));
   }
 }

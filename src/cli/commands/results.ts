@@ -67,7 +67,7 @@ export const standingsCommand = defineCommand({
         const rows = await singleResults(store, q);
         if (!rows.length) return await noResults(store, args.db, judge, mode, !!args.json);
         if (args.json) return printJson(rows);
-        return print(table(rows as never, ['model', 'turn1', 'turn2', 'score', 'n', 'error']));
+        return print(table(rows, ['model', 'turn1', 'turn2', 'score', 'n', 'error']));
       }
       const columns = [
         'model',
@@ -87,7 +87,7 @@ export const standingsCommand = defineCommand({
         print(
           'Arena-Hard weighting: win/loss/tie count battles (each game on its own; a strong verdict 3, a slight one or a tie 1); inconsistent = matches whose two orders disagree.\n',
         );
-        return print(table(rows.map(shownStanding) as never, columns));
+        return print(table(rows.map(shownStanding), columns));
       }
       // one table per group of models that played one another: tournaments that never met are not ranked together
       const groups = await standingGroups(store, { ...q, mode, baseline: args.baseline });
@@ -96,11 +96,11 @@ export const standingsCommand = defineCommand({
       );
       if (!rows.length) return await noResults(store, args.db, judge, mode, !!args.json);
       if (args.json) return printJson(rows);
-      if (groups.length === 1) print(table(rows.map(shownStanding) as never, columns));
+      if (groups.length === 1) print(table(rows.map(shownStanding), columns));
       else
         groups.forEach((g, k) =>
           print(
-            `${k ? '\n' : ''}group ${k + 1} of ${groups.length}: ${g.models.length} models that played one another, on ${g.questions} question(s) (never compared with the other groups)\n${table(g.rows.map(shownStanding) as never, columns)}`,
+            `${k ? '\n' : ''}group ${k + 1} of ${groups.length}: ${g.models.length} models that played one another, on ${g.questions} question(s) (never compared with the other groups)\n${table(g.rows.map(shownStanding), columns)}`,
           ),
         );
       const errors = rows.reduce((s, r) => s + r.error, 0);

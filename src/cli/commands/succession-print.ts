@@ -1,5 +1,5 @@
 // The succession report as text: the bridge, the figures with their intervals, the ratings side by side.
-import { table } from '../format.ts';
+import { agreementTable, table } from '../format.ts';
 import { print } from '../shared.ts';
 import type { Figure } from '../../core/stats/succession.ts';
 import type { SuccessionReport } from '../../reports/succession.ts';
@@ -14,7 +14,7 @@ const WHY: Record<string, string> = {
 };
 
 /** An estimate with its interval, `digits` decimals (`scale`: 100 for percentages). */
-export function withInterval(f: Figure, digits = 3, scale = 1): string {
+function withInterval(f: Figure, digits = 3, scale = 1): string {
   if (f.value === null) return '–';
   const x = (v: number) => (v * scale).toFixed(digits);
   return f.lo === null || f.hi === null ? x(f.value) : `${x(f.value)} [${x(f.lo)}, ${x(f.hi)}]`;
@@ -72,16 +72,6 @@ export function printSuccession(
   );
   for (const p of r.people) {
     print(`\nagreement with ${p.people} on the bridge (${p.votes} votes), per turn`);
-    print(
-      table(
-        p.rows.map((x) => ({
-          judge: x.judge,
-          turn: x.turn,
-          setup: x.setup,
-          'agree / votes': `${x.agree} / ${x.total}`,
-          agreement: `${(100 * x.ratio).toFixed(1)}%`,
-        })),
-      ),
-    );
+    print(agreementTable(p.rows));
   }
 }
