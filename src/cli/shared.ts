@@ -1,3 +1,4 @@
+import { existsSync, rmSync } from 'node:fs';
 import type { SqliteStore } from '../storage/sqlite.ts';
 import { int } from './format.ts';
 import { resolveJudge } from './judge-choice.ts';
@@ -46,6 +47,22 @@ export async function withStore<T>(
     return await fn(store);
   } finally {
     await store.close();
+  }
+}
+
+/** The database file and its -wal and -shm, removed: what an import that failed into a new file leaves behind. */
+export function removeDatabase(db: string): void {
+  for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+}
+
+/** withStore for an import: a database file it created is removed again when `fn` fails. */
+export async function withImportStore<T>(db: string, fn: (store: SqliteStore) => Promise<T>): Promise<T> {
+  const created = db !== ':memory:' && !existsSync(db);
+  try {
+    return await withStore(db, {}, fn);
+  } catch (e) {
+    if (created) removeDatabase(db);
+    throw e;
   }
 }
 

@@ -1,10 +1,9 @@
 // Labelled pair sets: `arena import pairs DIR`, `arena accuracy`, and the judge leaderboard (`arena judges --board`).
 import { defineCommand } from 'citty';
-import { existsSync, rmSync } from 'node:fs';
 import { bootArgs, bootOptions } from '../boot-args.ts';
 import { table } from '../format.ts';
 import * as figures from '../../core/format.ts';
-import { dbArg, jsonArg, openStore, print, printJson, withStore } from '../shared.ts';
+import { dbArg, jsonArg, print, printJson, withImportStore, withStore } from '../shared.ts';
 
 // one spelling per kind of figure, shared with the site (core/format.ts)
 const pct = figures.pct;
@@ -24,24 +23,12 @@ export const importPairsCommand = defineCommand({
   },
   async run({ args }) {
     const { importPairs } = await import('../../importers/pairs.ts');
-    const created = args.db !== ':memory:' && !existsSync(args.db);
-    const store = openStore(args.db);
-    let ok = false;
-    try {
-      const r = await importPairs(store, args.dir);
-      ok = true;
-      for (const s of r.sets)
-        print(
-          `${s.set}: ${s.items} labelled pairs${s.judges.length ? `; judges ${s.judges.join(', ')}` : ''}`,
-        );
-      print(
-        `imported into ${args.db}: ${r.sets.length} set(s), ${r.counts.questions} items, ${r.counts.votes} gold labels, ${r.counts.games} games${r.gamesAlreadyStored ? ` (${r.gamesAlreadyStored} already stored, left as they are)` : ''}`,
-      );
-    } finally {
-      await store.close();
-      if (!ok && created)
-        for (const f of [args.db, `${args.db}-wal`, `${args.db}-shm`]) rmSync(f, { force: true });
-    }
+    const r = await withImportStore(args.db, (store) => importPairs(store, args.dir));
+    for (const s of r.sets)
+      print(`${s.set}: ${s.items} labelled pairs${s.judges.length ? `; judges ${s.judges.join(', ')}` : ''}`);
+    print(
+      `imported into ${args.db}: ${r.sets.length} set(s), ${r.counts.questions} items, ${r.counts.votes} gold labels, ${r.counts.games} games${r.gamesAlreadyStored ? ` (${r.gamesAlreadyStored} already stored, left as they are)` : ''}`,
+    );
   },
 });
 

@@ -1,12 +1,12 @@
 import { defineCommand } from 'citty';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { STUDY_JUDGE } from '../../reports/judge-quality/duel.ts';
 import { ArenaError } from '../../core/types.ts';
 import { importFiles, mtbenchSources } from '../../importers/import.ts';
 import { int, oneOf, UsageError } from '../format.ts';
 import { cacheDir } from '../cache-dir.ts';
-import { dbArg, openStore, print, withStore } from '../shared.ts';
+import { dbArg, openStore, print, removeDatabase, withStore } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 import type { AnnotateOptions } from '../../web/annotate/routes.ts';
 import type { Context } from 'hono';
@@ -318,7 +318,7 @@ export const startCommand = defineCommand({
       if (intervals === 'bootstrap') await updateReports(store, { progress: true });
     } catch (e) {
       await store.close();
-      if (!existed) for (const f of [args.db, `${args.db}-wal`, `${args.db}-shm`]) rmSync(f, { force: true });
+      if (!existed) removeDatabase(args.db);
       throw e;
     }
     await listen(store, port, args.host, intervals, siteUrl(args['site-url']));
