@@ -104,19 +104,20 @@ const mtbenchCommand = defineCommand({
     cache: { type: 'string', description: 'where downloads are kept (default: ~/.cache/mt-arena)' },
   },
   async run({ args }) {
-    let dir = args.dir;
-    if (!dir) {
-      const { downloadMtbench, loadManifest, MTBENCH_CACHE } = await import('../../importers/download.ts');
-      dir = await downloadMtbench({
-        ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
-        ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
-        cacheDir: args.cache ?? cacheDir(MTBENCH_CACHE),
-        log: (m: string) => process.stderr.write(`${m}\n`),
-      });
-    }
-    await doImport(args.db, mtbenchSources(dir));
+    await doImport(args.db, mtbenchSources(args.dir ?? (await downloadRelease(args))));
   },
 });
+
+/** The MT-Bench release downloaded (pinned sources, or a mirror: --base-url, --manifest) into the cache; its folder. */
+export async function downloadRelease(args: { 'base-url'?: string; manifest?: string; cache?: string }) {
+  const { downloadMtbench, loadManifest, MTBENCH_CACHE } = await import('../../importers/download.ts');
+  return downloadMtbench({
+    ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
+    ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
+    cacheDir: args.cache ?? cacheDir(MTBENCH_CACHE),
+    log: (m: string) => process.stderr.write(`${m}\n`),
+  });
+}
 
 const autojCommand = defineCommand({
   meta: {

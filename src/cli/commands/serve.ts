@@ -239,14 +239,8 @@ export const startCommand = defineCommand({
           );
         }
       } else {
-        const { downloadMtbench, loadManifest, MTBENCH_CACHE } = await import('../../importers/download.ts');
         try {
-          dir = await downloadMtbench({
-            ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
-            ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
-            cacheDir: cacheDir(MTBENCH_CACHE),
-            log,
-          });
+          dir = await (await import('./import.ts')).downloadRelease(args);
         } catch (e) {
           if (args.manifest && (e as Error).message.startsWith(`${args.manifest}:`)) throw e;
           throw new ArenaError(
