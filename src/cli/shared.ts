@@ -1,6 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import type { SqliteStore } from '../storage/sqlite.ts';
-import { int } from './format.ts';
+import { int, table } from './format.ts';
 import { resolveJudge } from './judge-choice.ts';
 import { openCheckedStore, type OpenOptions } from './open-db.ts';
 import { checkTurns } from './validate.ts';
@@ -27,6 +27,11 @@ export { openCheckedStore as openStore };
 
 export function print(s: string): void {
   process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+}
+
+/** `rows` as a table (format.ts), each row's columns as `columns` spells them. */
+export function printTable<R>(rows: readonly R[], columns: (r: R) => object): void {
+  print(table(rows.map((r) => columns(r))));
 }
 
 export function printJson(v: unknown): void {

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { table, UsageError } from '../format.ts';
-import { exitStatus, print, printJson } from '../shared.ts';
+import { exitStatus, print, printTable, printJson } from '../shared.ts';
 import * as figures from '../../core/format.ts';
 import type { CheckpointRow, ShownInterval } from '../../core/stats/checkpoints.ts';
 import { withProgress } from './ops.ts';
@@ -72,26 +72,23 @@ async function printCheckpointsPlan(configFile: string, json: boolean) {
   print(
     `series ${p.series}: ${p.checkpoints.length} checkpoint(s) against ${p.baseline} (pairwise-baseline, both orders)`,
   );
-  print(
-    table(
-      p.checkpoints.map((k) => ({ checkpoint: k.name, step: k.step, model: k.model, answers: k.answers })),
-    ),
-  );
-  print(
-    table(
-      p.lines.map((l) => ({
-        judge: l.judge,
-        planned: l.planned,
-        stored: l.stored,
-        'to play': l.toPlay,
-        'est. tokens in': l.estTokensIn,
-        'est. tokens out': l.estTokensOut,
-        'USD / 1M in, out': `${l.price.input}, ${l.price.output}`,
-        'est. cost': figures.usd(l.estCost),
-        basis: l.basis,
-      })),
-    ),
-  );
+  printTable(p.checkpoints, (k) => ({
+    checkpoint: k.name,
+    step: k.step,
+    model: k.model,
+    answers: k.answers,
+  }));
+  printTable(p.lines, (l) => ({
+    judge: l.judge,
+    planned: l.planned,
+    stored: l.stored,
+    'to play': l.toPlay,
+    'est. tokens in': l.estTokensIn,
+    'est. tokens out': l.estTokensOut,
+    'USD / 1M in, out': `${l.price.input}, ${l.price.output}`,
+    'est. cost': figures.usd(l.estCost),
+    basis: l.basis,
+  }));
   print(
     `checkpoints dry run: ${p.toPlay} games to play, estimated ${figures.usd(p.estCost)}; nothing was changed`,
   );

@@ -1,8 +1,8 @@
 import { defineCommand } from 'citty';
 import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../../core/stats/bootstrap.ts';
-import { int, list, num, table, UsageError } from '../format.ts';
+import { int, list, num, UsageError } from '../format.ts';
 import { checkRoundsLevel } from '../boot-args.ts';
-import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { dbArg, jsonArg, print, printTable, printJson, withStore } from '../shared.ts';
 import { HUMAN } from '../../core/constants.ts';
 
 import { kappa as f3, pct } from '../../core/format.ts';
@@ -56,30 +56,26 @@ export const healthCommand = defineCommand({
       });
       if (args.json) return printJson(rows);
       const lvl = `${Math.round(level * 100)}%`;
-      print(
-        table(
-          rows.map((r) => ({
-            judge: r.judge,
-            reference: r.reference,
-            models: r.models.length,
-            pairs: r.pairs,
-            separability: r.intervalsWithheld
-              ? '–'
-              : `${pct(r.separability)} (${r.separated}${mc(r.separatedMonteCarlo)})`,
-            'reference separability': r.intervalsWithheld
-              ? '–'
-              : `${pct(r.referenceSeparability)} (${r.referenceSeparated}${mc(r.referenceSeparatedMonteCarlo)})`,
-            'agreement w/ confidence': r.intervalsWithheld
-              ? '–'
-              : `${f3(r.agreementWithConfidence)} (+${r.agreedPairs} −${r.opposedPairs})`,
-            'brier (ref. order)': r.brier === null ? '–' : r.brier.toFixed(4),
-            'brier (ref. rounds)':
-              r.brierReferenceBootstrap === null ? '–' : r.brierReferenceBootstrap.toFixed(4),
-            spearman: withInterval(r.spearman, !!r.intervalsWithheld),
-            kendall: withInterval(r.kendall, !!r.intervalsWithheld),
-          })),
-        ),
-      );
+      printTable(rows, (r) => ({
+        judge: r.judge,
+        reference: r.reference,
+        models: r.models.length,
+        pairs: r.pairs,
+        separability: r.intervalsWithheld
+          ? '–'
+          : `${pct(r.separability)} (${r.separated}${mc(r.separatedMonteCarlo)})`,
+        'reference separability': r.intervalsWithheld
+          ? '–'
+          : `${pct(r.referenceSeparability)} (${r.referenceSeparated}${mc(r.referenceSeparatedMonteCarlo)})`,
+        'agreement w/ confidence': r.intervalsWithheld
+          ? '–'
+          : `${f3(r.agreementWithConfidence)} (+${r.agreedPairs} −${r.opposedPairs})`,
+        'brier (ref. order)': r.brier === null ? '–' : r.brier.toFixed(4),
+        'brier (ref. rounds)':
+          r.brierReferenceBootstrap === null ? '–' : r.brierReferenceBootstrap.toFixed(4),
+        spearman: withInterval(r.spearman, !!r.intervalsWithheld),
+        kendall: withInterval(r.kendall, !!r.intervalsWithheld),
+      }));
       for (const r of rows.filter((x) => x.intervalsWithheld))
         print(
           `${r.judge}: no separability, agreement with confidence or ${Math.round(level * 100)}% interval: ${r.intervalsWithheld!.reason}`,

@@ -3,9 +3,9 @@ import { fewQuestionsNote, MIN_QUESTIONS } from '../../core/stats/rating-rows.ts
 import { bootArgs, bootOptions } from '../boot-args.ts';
 import { PRELIMINARY_MAX_WIDTH, PRELIMINARY_MIN_BATTLES } from '../../core/stats/rank-intervals.ts';
 import { intervalReport } from '../../reports/analytics.ts';
-import { num, oneOf, table, UsageError } from '../format.ts';
+import { num, oneOf, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
-import { dbArg, jsonArg, judgeTurnArgs, print, printJson, withJudge } from '../shared.ts';
+import { dbArg, jsonArg, judgeTurnArgs, print, printTable, printJson, withJudge } from '../shared.ts';
 import { pct, priorArg, priorOption } from './analytics-shared.ts';
 
 export const intervalsCommand = defineCommand({
@@ -66,29 +66,25 @@ export const intervalsCommand = defineCommand({
         return print(`no pairwise results for judge "${judge}" (see \`arena judges\`)`);
       const lvl = `${Math.round(o.level * 100)}%`;
       const wr = new Map(r.winRates.map((w) => [w.model, w]));
-      print(
-        table(
-          r.ratings.rows.map((x) => {
-            const w = wr.get(x.model)!;
-            const group = (x as { group?: number }).group;
-            return {
-              ...(group ? { group } : {}),
-              'rank (UB)': x.rankFromPoint ? `${x.rank} (by rating)` : x.rank,
-              'rank range (joint)': rankRange(x.rankBest, x.rankWorst),
-              'rank range (marginal)': rankRange(x.marginalRankBest, x.marginalRankWorst),
-              model: `${x.model}${x.preliminary ? ' *' : ''}`,
-              rating: figures.rating(x.rating),
-              [`${lvl} lo`]: figures.rating(x.lo),
-              [`${lvl} hi`]: figures.rating(x.hi),
-              matches: w.matches,
-              'win rate': pct(w.winRate),
-              'win lo': w.lo === null ? '–' : pct(w.lo),
-              'win hi': w.hi === null ? '–' : pct(w.hi),
-              note: x.note ?? '',
-            };
-          }),
-        ),
-      );
+      printTable(r.ratings.rows, (x) => {
+        const w = wr.get(x.model)!;
+        const group = (x as { group?: number }).group;
+        return {
+          ...(group ? { group } : {}),
+          'rank (UB)': x.rankFromPoint ? `${x.rank} (by rating)` : x.rank,
+          'rank range (joint)': rankRange(x.rankBest, x.rankWorst),
+          'rank range (marginal)': rankRange(x.marginalRankBest, x.marginalRankWorst),
+          model: `${x.model}${x.preliminary ? ' *' : ''}`,
+          rating: figures.rating(x.rating),
+          [`${lvl} lo`]: figures.rating(x.lo),
+          [`${lvl} hi`]: figures.rating(x.hi),
+          matches: w.matches,
+          'win rate': pct(w.winRate),
+          'win lo': w.lo === null ? '–' : pct(w.lo),
+          'win hi': w.hi === null ? '–' : pct(w.hi),
+          note: x.note ?? '',
+        };
+      });
       if (r.ratings.separatedRounds)
         print(
           `\n${r.ratings.separatedRounds} of ${r.ratings.rounds} bootstrap rounds were separated (some model won or lost every game it played in them); in those rounds such a model's rating is infinite, and the others are centred without it`,

@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
 import { list, table, UsageError } from '../format.ts';
-import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { dbArg, jsonArg, print, printTable, printJson, withStore } from '../shared.ts';
 import { PEOPLE_JUDGE_NOTES } from '../../core/constants.ts';
 import { pctWithInterval, readLikeForLike } from '../../core/judge-reading.ts';
 
@@ -73,24 +73,20 @@ export const judgesCommand = defineCommand({
         );
       if (!r.quality.length) return;
       print('\njudgment quality (turn 0 = all turns; errors counted per match: one game / both games)');
-      print(
-        table(
-          r.quality.map((q) => ({
-            judge: q.judge,
-            turn: q.turn,
-            games: q.games,
-            matches: q.matches,
-            'err 1 game': q.errorsOneGame,
-            'err both': q.errorsBothGames,
-            empty: q.emptyReplies,
-            consistent: q.consistent,
-            inconsistent: q.inconsistent,
-            ties: q.ties,
-            'mean conf': q.meanConfidence,
-            'mean entropy': q.meanEntropy,
-          })),
-        ),
-      );
+      printTable(r.quality, (q) => ({
+        judge: q.judge,
+        turn: q.turn,
+        games: q.games,
+        matches: q.matches,
+        'err 1 game': q.errorsOneGame,
+        'err both': q.errorsBothGames,
+        empty: q.emptyReplies,
+        consistent: q.consistent,
+        inconsistent: q.inconsistent,
+        ties: q.ties,
+        'mean conf': q.meanConfidence,
+        'mean entropy': q.meanEntropy,
+      }));
       if (r.agreement.length) {
         print('\nagreement between judges');
         print(table(r.agreement, ['judge1', 'judge2', 'turn', 'setup', 'total', 'agree', 'ratio']));

@@ -1,8 +1,7 @@
 import { defineCommand } from 'citty';
 import { bootArgs, bootOptions } from '../boot-args.ts';
 import { lengthReport } from '../../reports/analytics.ts';
-import { table } from '../format.ts';
-import { dbArg, jsonArg, judgeTurnArgs, print, printJson, withJudge } from '../shared.ts';
+import { dbArg, jsonArg, judgeTurnArgs, print, printTable, printJson, withJudge } from '../shared.ts';
 import { pct, fix } from './analytics-shared.ts';
 
 export const lengthCommand = defineCommand({
@@ -44,23 +43,19 @@ export const lengthCommand = defineCommand({
           `length effect: ${fix(e.coefficient, 3)} (SE ${fix(e.se, 3)} clustered by question; ${fix(e.seIndependent, 3)} if matches were independent; ${e.lo === null || e.hi === null ? `no ${lvl} interval` : `${lvl} ${fix(e.lo, 3)} to ${fix(e.hi, 3)}`}) log-odds per unit of tanh(Δ / ${fix(e.sigma, 0)} chars); at equal lengths ${fix(e.perThousandChars, 3)} log-odds per 1,000 characters; from ${e.support.decisive} decisive of ${e.support.matches} matches on ${e.support.questions} questions\n`,
         );
       const fitted = !r.notEstimable;
-      print(
-        table(
-          r.models.map((m) => ({
-            model: m.model,
-            matches: m.n,
-            'win rate': pct(m.winRate),
-            ...(fitted
-              ? {
-                  'length-controlled': m.lcWinRate === null ? '–' : pct(m.lcWinRate),
-                  [`${lvl} lo`]: m.lo === null ? '–' : pct(m.lo),
-                  [`${lvl} hi`]: m.hi === null ? '–' : pct(m.hi),
-                }
-              : {}),
-            'mean length diff (chars)': fix(m.meanLengthDiff, 0),
-          })),
-        ),
-      );
+      printTable(r.models, (m) => ({
+        model: m.model,
+        matches: m.n,
+        'win rate': pct(m.winRate),
+        ...(fitted
+          ? {
+              'length-controlled': m.lcWinRate === null ? '–' : pct(m.lcWinRate),
+              [`${lvl} lo`]: m.lo === null ? '–' : pct(m.lo),
+              [`${lvl} hi`]: m.hi === null ? '–' : pct(m.hi),
+            }
+          : {}),
+        'mean length diff (chars)': fix(m.meanLengthDiff, 0),
+      }));
       if (fitted)
         print(
           `\nlength-controlled: one joint model of all matches (model strengths + β·tanh(length difference / σ) + a question-difficulty term, L2-penalised, after AlpacaEval 2), predicted at equal lengths against the same opponents on the same questions (ties count half). ${r.intervalsWithheld ? `No intervals: ${r.intervalsWithheld.reason}` : `Intervals: ${lvl} percentile, questions resampled, ${o.rounds} rounds, seed ${o.seed}${r.failedRounds ? `; ${r.failedRounds} rounds failed to fit and were left out` : ''}`}. SE: clustered by question (the sandwich; the JSON's seIndependent treats matches as independent).`,

@@ -4,7 +4,7 @@ import { defineCommand } from 'citty';
 import { drawsBar, Progress } from '../progress-bar.ts';
 import { setMaxListeners } from 'node:events';
 import { int, oneOf, table } from '../format.ts';
-import { dbArg, exitStatus, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { dbArg, exitStatus, jsonArg, print, printTable, printJson, withStore } from '../shared.ts';
 import * as figures from '../../core/format.ts';
 import { runSeen } from '../../core/run-seen.ts';
 import type { RefreshRecord } from '../../storage/store.ts';
@@ -117,21 +117,17 @@ export const refreshCommand = defineCommand({
       );
       bars.stop();
       if (args['dry-run'] && !args.json) {
-        print(
-          table(
-            s.plan.map((p) => ({
-              judge: p.judge,
-              mode: p.mode,
-              planned: p.planned,
-              stored: p.stored,
-              'to play': p.toPlay,
-              'est. tokens in': p.estTokensIn,
-              'est. tokens out': p.estTokensOut,
-              'est. USD': figures.usd(p.estCost),
-              estimate: p.basis,
-            })),
-          ),
-        );
+        printTable(s.plan, (p) => ({
+          judge: p.judge,
+          mode: p.mode,
+          planned: p.planned,
+          stored: p.stored,
+          'to play': p.toPlay,
+          'est. tokens in': p.estTokensIn,
+          'est. tokens out': p.estTokensOut,
+          'est. USD': figures.usd(p.estCost),
+          estimate: p.basis,
+        }));
       }
       if (args.json) printJson(s);
       else print(s.line);

@@ -1,9 +1,8 @@
 // Labelled pair sets: `arena import pairs DIR`, `arena accuracy`, and the judge leaderboard (`arena judges --board`).
 import { defineCommand } from 'citty';
 import { bootArgs, bootOptions } from '../boot-args.ts';
-import { table } from '../format.ts';
 import * as figures from '../../core/format.ts';
-import { dbArg, jsonArg, print, printJson, withImportStore, withStore } from '../shared.ts';
+import { dbArg, jsonArg, print, printTable, printJson, withImportStore, withStore } from '../shared.ts';
 
 // one spelling per kind of figure, shared with the site (core/format.ts)
 const pct = figures.pct;
@@ -58,27 +57,23 @@ export const accuracyCommand = defineCommand({
         return print(
           'no judge has games on a labelled set (import LLMBar with `arena import pairs DIR`, or `arena run ... --set NAME`)',
         );
-      print(
-        table(
-          rows.map((r) => ({
-            set: r.set,
-            judge: r.judge,
-            ...(rows.some((x) => !x.prompt.startsWith('llmbar/')) ? { prompt: r.prompt } : {}),
-            items: r.total,
-            ...(rows.some((x) => x.missing) ? { missing: r.missing } : {}),
-            'correct AB': r.correctAB,
-            'correct BA': r.correctBA,
-            both: r.correctBoth,
-            'orders agree': r.agreeOrders,
-            accuracy: pct(r.accuracy),
-            [`${Math.round(r.level * 100)}% interval`]: range(r.intervals.accuracy, (x) => pct(x)),
-            'kappa AB': fix(r.kappaAB),
-            'kappa BA': fix(r.kappaBA),
-            'kappa orders': fix(r.kappaOrders),
-            errors: r.errors,
-          })),
-        ),
-      );
+      printTable(rows, (r) => ({
+        set: r.set,
+        judge: r.judge,
+        ...(rows.some((x) => !x.prompt.startsWith('llmbar/')) ? { prompt: r.prompt } : {}),
+        items: r.total,
+        ...(rows.some((x) => x.missing) ? { missing: r.missing } : {}),
+        'correct AB': r.correctAB,
+        'correct BA': r.correctBA,
+        both: r.correctBoth,
+        'orders agree': r.agreeOrders,
+        accuracy: pct(r.accuracy),
+        [`${Math.round(r.level * 100)}% interval`]: range(r.intervals.accuracy, (x) => pct(x)),
+        'kappa AB': fix(r.kappaAB),
+        'kappa BA': fix(r.kappaBA),
+        'kappa orders': fix(r.kappaOrders),
+        errors: r.errors,
+      }));
     });
   },
 });
@@ -103,54 +98,46 @@ export async function printBoard(db: string, o: { json?: boolean; judges?: strin
     print(
       'judge leaderboard: accuracy on labelled sets and agreement with the experts, each with a 95% interval (rank: 1 + judges whose interval lies wholly above)',
     );
-    print(
-      table(
-        rows.map((r) => {
-          const s1 = r.experts.find((e) => e.turn === 0 && e.setup === 'with-tie');
-          const s2 = r.experts.find((e) => e.turn === 0 && e.setup === 'without-tie');
-          return {
-            judge: r.judge,
-            rank: r.rank ?? '',
-            'labelled accuracy': rate(r.accuracyOverall),
-            ...Object.fromEntries(
-              sets.map((s) => [
-                s,
-                rate(
-                  ((a) => (a ? { value: a.accuracy, lo: a.lo, hi: a.hi } : null))(
-                    r.accuracy.find((a) => a.set === s),
-                  ),
-                ),
-              ]),
+    printTable(rows, (r) => {
+      const s1 = r.experts.find((e) => e.turn === 0 && e.setup === 'with-tie');
+      const s2 = r.experts.find((e) => e.turn === 0 && e.setup === 'without-tie');
+      return {
+        judge: r.judge,
+        rank: r.rank ?? '',
+        'labelled accuracy': rate(r.accuracyOverall),
+        ...Object.fromEntries(
+          sets.map((s) => [
+            s,
+            rate(
+              ((a) => (a ? { value: a.accuracy, lo: a.lo, hi: a.hi } : null))(
+                r.accuracy.find((a) => a.set === s),
+              ),
             ),
-            'rank (experts)': r.rankExperts ?? '',
-            'experts S1 kappa': s1
-              ? `${figures.kappa(s1.kappa)}${s1.lo !== null ? ` (${figures.interval(s1.lo, s1.hi, figures.kappa)})` : ''}`
-              : '',
-            'S2 agree': s2 ? figures.pct(s2.ratio) : '',
-          };
-        }),
-      ),
-    );
+          ]),
+        ),
+        'rank (experts)': r.rankExperts ?? '',
+        'experts S1 kappa': s1
+          ? `${figures.kappa(s1.kappa)}${s1.lo !== null ? ` (${figures.interval(s1.lo, s1.hi, figures.kappa)})` : ''}`
+          : '',
+        'S2 agree': s2 ? figures.pct(s2.ratio) : '',
+      };
+    });
     if (rows.some((r) => r.accuracy.some((a) => a.group)))
       print(
         "a family of sets (e.g. Adversarial): the mean of its sets' accuracies, as LLMBar's paper reports it (--json: pooledAccuracy over the items pooled)",
       );
     print('\nbehaviour (from games; "recorded": from combined verdicts only)');
-    print(
-      table(
-        rows.map((r) => ({
-          judge: r.judge,
-          games: figures.count(r.games),
-          from: r.source,
-          consistency: rate(r.consistency),
-          'picks first': rate(r.firstPosition),
-          errors: rate(r.errorRate),
-          ties: rate(r.tieRate),
-          'to longer': rate(r.longerShare),
-          '$ / 1k games': figures.usd(r.costPer1000Games),
-          's / 1k games': figures.seconds(r.secondsPer1000Games),
-        })),
-      ),
-    );
+    printTable(rows, (r) => ({
+      judge: r.judge,
+      games: figures.count(r.games),
+      from: r.source,
+      consistency: rate(r.consistency),
+      'picks first': rate(r.firstPosition),
+      errors: rate(r.errorRate),
+      ties: rate(r.tieRate),
+      'to longer': rate(r.longerShare),
+      '$ / 1k games': figures.usd(r.costPer1000Games),
+      's / 1k games': figures.seconds(r.secondsPer1000Games),
+    }));
   });
 }

@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
-import { list, num, table, UsageError } from '../format.ts';
-import { dbArg, jsonArg, judgeTurnArgs, print, printJson, withJudge } from '../shared.ts';
+import { list, num, UsageError } from '../format.ts';
+import { dbArg, jsonArg, judgeTurnArgs, print, printTable, printJson, withJudge } from '../shared.ts';
 import { checkModels } from '../validate.ts';
 import { fix, pct } from './analytics-shared.ts';
 
@@ -45,22 +45,18 @@ export const powerCommand = defineCommand({
       if (args.json) return printJson({ judge, ...t, alpha, power, rows });
       if (!rows.length)
         return print(`${judge}: no two models met${t.turn !== undefined ? ` on turn ${t.turn}` : ''}`);
-      print(
-        table(
-          rows.map((r) => ({
-            model: r.model1,
-            against: r.model2,
-            questions: r.questions,
-            matches: r.matches,
-            'win rate': pct(r.winRate),
-            'SE (questions)': pct(r.se),
-            separated: r.separated ? 'yes' : 'no',
-            gap: pct(r.gap),
-            'questions needed': r.questionsNeeded ?? '–',
-            'matches needed': r.matchesNeeded ?? '–',
-          })),
-        ),
-      );
+      printTable(rows, (r) => ({
+        model: r.model1,
+        against: r.model2,
+        questions: r.questions,
+        matches: r.matches,
+        'win rate': pct(r.winRate),
+        'SE (questions)': pct(r.se),
+        separated: r.separated ? 'yes' : 'no',
+        gap: pct(r.gap),
+        'questions needed': r.questionsNeeded ?? '–',
+        'matches needed': r.matchesNeeded ?? '–',
+      }));
       print(
         `\n${judge}: questions needed to tell the win rate from 50% at the gap (${gap === undefined ? 'the observed one' : pct(gap)}), two-sided at ${fix(100 * alpha, 2)}%, with ${fix(100 * power, 0)}% power: n = ((z(1 - α/2) + z(power)) · SD / gap)², SD over questions of the per-question score; matches needed at the current matches per question.`,
       );

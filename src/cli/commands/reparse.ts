@@ -1,7 +1,7 @@
 import { defineCommand } from 'citty';
 import { reparse } from '../../engine/reparse.ts';
-import { oneOf, table, UsageError } from '../format.ts';
-import { dbArg, print, printJson, withStore } from '../shared.ts';
+import { oneOf, UsageError } from '../format.ts';
+import { dbArg, print, printTable, printJson, withStore } from '../shared.ts';
 import { updateReportsOf } from '../reports.ts';
 
 export const reparseCommand = defineCommand({
@@ -60,18 +60,14 @@ export const reparseCommand = defineCommand({
         `unparsable (error) verdicts each parser leaves: stored ${e.stored} (${stored || 'no games'}), fastchat ${e.fastchat}, last ${e.last}, lenient ${e.lenient}`,
       );
       if (r.changes.length)
-        print(
-          table(
-            r.changes.slice(0, 20).map((c) => ({
-              game: c.id.slice(0, 12),
-              question: c.questionId,
-              turn: c.turn,
-              order: c.order,
-              from: c.from,
-              to: c.to,
-            })),
-          ),
-        );
+        printTable(r.changes.slice(0, 20), (c) => ({
+          game: c.id.slice(0, 12),
+          question: c.questionId,
+          turn: c.turn,
+          order: c.order,
+          from: c.from,
+          to: c.to,
+        }));
     });
     if (!args['dry-run']) await updateReportsOf(args.db);
   },

@@ -14,7 +14,16 @@ import { arenaHardRatings, arenaHardStandings } from '../../reports/weighted.ts'
 import { WEIGHTINGS } from '../../core/schemes/weighting.ts';
 import { int, list, oneOf, ratingsTable, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
-import { dbArg, jsonArg, judgeTurnArgs, print, printJson, withJudge, withStore } from '../shared.ts';
+import {
+  dbArg,
+  jsonArg,
+  judgeTurnArgs,
+  print,
+  printTable,
+  printJson,
+  withJudge,
+  withStore,
+} from '../shared.ts';
 import { priorArg, priorOption } from './analytics-shared.ts';
 import { checkCategory, checkModels, checkJudges, twoJudges, twoJudgesArg } from '../validate.ts';
 import { adaptiveNote, adaptiveRounds } from '../../reports/adaptive.ts';
@@ -159,7 +168,7 @@ export const agreementCommand = defineCommand({
       await checkJudges(store, [a, b]);
       const rows = await agreementBetween(store, a, b);
       if (args.json) return printJson(rows);
-      print(table(rows.map((r) => ({ ...r, ratio: figures.pct(r.ratio) }))));
+      printTable(rows, (r) => ({ ...r, ratio: figures.pct(r.ratio) }));
     });
   },
 });

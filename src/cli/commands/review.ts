@@ -1,9 +1,9 @@
 import { defineCommand } from 'citty';
 import { writeFileSync } from 'node:fs';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
-import { int, num, table, UsageError } from '../format.ts';
+import { int, num, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
-import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { dbArg, jsonArg, print, printTable, printJson, withStore } from '../shared.ts';
 import { HUMAN } from '../../core/constants.ts';
 import { pct, fix } from './analytics-shared.ts';
 import { calibrateArgs } from './calibrate.ts';
@@ -47,23 +47,19 @@ export const reviewCommand = defineCommand({
             return print(`no calibrated matches for judge "${args.judge}" (run \`arena calibrate\` first)`);
           // SoftEnt-Cali beside the entropy when the judge computed it (--reliability softent-cali)
           const softent = q.some((r) => r.softEntCali !== null);
-          print(
-            table(
-              q.map((r) => ({
-                question: r.questionId,
-                turn: r.turn,
-                category: r.category,
-                model1: r.model1,
-                model2: r.model2,
-                entropy: fix(r.entropy, 3),
-                ...(softent ? { 'softent-cali': r.softEntCali === null ? '' : fix(r.softEntCali, 3) } : {}),
-                verdict: r.verdict,
-                score1: r.score1 === null ? '' : fix(r.score1, 2),
-                score2: r.score2 === null ? '' : fix(r.score2, 2),
-                unparsable: r.unparsable,
-              })),
-            ),
-          );
+          printTable(q, (r) => ({
+            question: r.questionId,
+            turn: r.turn,
+            category: r.category,
+            model1: r.model1,
+            model2: r.model2,
+            entropy: fix(r.entropy, 3),
+            ...(softent ? { 'softent-cali': r.softEntCali === null ? '' : fix(r.softEntCali, 3) } : {}),
+            verdict: r.verdict,
+            score1: r.score1 === null ? '' : fix(r.score1, 2),
+            score2: r.score2 === null ? '' : fix(r.score2, 2),
+            unparsable: r.unparsable,
+          }));
         });
       },
     }),
@@ -131,16 +127,12 @@ export const reviewCommand = defineCommand({
           print(
             `${r.judge} against "${r.truth}" votes: ${r.matches} matches, ${r.reviewed} reviewed (${pct(r.beta)})\n`,
           );
-          print(
-            table(
-              r.rows.map((x) => ({
-                variant: x.variant,
-                compared: x.n,
-                accuracy: pct(x.accuracy),
-                kappa: figures.kappa(x.kappa),
-              })),
-            ),
-          );
+          printTable(r.rows, (x) => ({
+            variant: x.variant,
+            compared: x.n,
+            accuracy: pct(x.accuracy),
+            kappa: figures.kappa(x.kappa),
+          }));
         });
       },
     }),

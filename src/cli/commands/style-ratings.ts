@@ -1,9 +1,9 @@
 // `arena ratings --style`: the style-controlled ratings and coefficients, as a table or JSON.
 import { WEIGHTINGS } from '../../core/schemes/weighting.ts';
 import * as figures from '../../core/format.ts';
-import { int, list, num, oneOf, table, UsageError } from '../format.ts';
+import { int, list, num, oneOf, UsageError } from '../format.ts';
 import { checkRoundsLevel } from '../boot-args.ts';
-import { print, printJson, withStore } from '../shared.ts';
+import { print, printTable, printJson, withStore } from '../shared.ts';
 import { resolveJudge } from '../judge-choice.ts';
 import { noResults } from './results.ts';
 
@@ -50,35 +50,27 @@ export async function printStyleRatings(o: {
     if (o.json) return printJson(r);
     const lvl = `${Math.round(level * 100)}%`;
     const f1 = figures.rating;
-    print(
-      table(
-        r.rows.map((x) => ({
-          'rank (UB)': x.rank ?? '–',
-          model: x.model,
-          'style-controlled': f1(x.rating),
-          [`${lvl} lo`]: f1(x.lo),
-          [`${lvl} hi`]: f1(x.hi),
-          'raw rank (UB)': x.rawRank ?? '–',
-          raw: f1(x.rawRating),
-          'raw lo': f1(x.rawLo),
-          'raw hi': f1(x.rawHi),
-        })),
-      ),
-    );
+    printTable(r.rows, (x) => ({
+      'rank (UB)': x.rank ?? '–',
+      model: x.model,
+      'style-controlled': f1(x.rating),
+      [`${lvl} lo`]: f1(x.lo),
+      [`${lvl} hi`]: f1(x.hi),
+      'raw rank (UB)': x.rawRank ?? '–',
+      raw: f1(x.rawRating),
+      'raw lo': f1(x.rawLo),
+      'raw hi': f1(x.rawHi),
+    }));
     print(
       `\nstyle coefficients (log-odds of winning per standard deviation of the normalised difference (a − b)/(a + b + 1)):`,
     );
-    print(
-      table(
-        r.features.map((f) => ({
-          feature: f.feature,
-          coefficient: figures.kappa(f.coefficient),
-          'SE (clustered)': figures.kappa(f.se),
-          [`${lvl} lo`]: figures.kappa(f.lo),
-          [`${lvl} hi`]: figures.kappa(f.hi),
-        })),
-      ),
-    );
+    printTable(r.features, (f) => ({
+      feature: f.feature,
+      coefficient: figures.kappa(f.coefficient),
+      'SE (clustered)': figures.kappa(f.se),
+      [`${lvl} lo`]: figures.kappa(f.lo),
+      [`${lvl} hi`]: figures.kappa(f.hi),
+    }));
     if (r.constant.length)
       print(`left out (the same for every battle here, so no coefficient): ${r.constant.join(', ')}`);
     for (const x of r.notEstimableFeatures)

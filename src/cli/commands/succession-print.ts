@@ -1,6 +1,6 @@
 // The succession report as text: the bridge, the figures with their intervals, the ratings side by side.
 import { agreementTable, table } from '../format.ts';
-import { print } from '../shared.ts';
+import { print, printTable } from '../shared.ts';
 import type { Figure } from '../../core/stats/succession.ts';
 import type { SuccessionReport } from '../../reports/succession.ts';
 
@@ -48,28 +48,20 @@ export function printSuccession(
     ]),
   );
   print('\nratings on the bridge (Bradley–Terry, Elo scale, mean 1000)');
-  print(
-    table(
-      f.ratings.map((x) => ({
-        model: x.model,
-        [r.from]: withInterval(x.old, 0),
-        [r.to]: withInterval(x.new, 0),
-        difference: withInterval(x.difference, 0),
-      })),
-    ),
-  );
+  printTable(f.ratings, (x) => ({
+    model: x.model,
+    [r.from]: withInterval(x.old, 0),
+    [r.to]: withInterval(x.new, 0),
+    difference: withInterval(x.difference, 0),
+  }));
   print('\nposition bias on the bridge (share of decisive games that picked the answer shown first)');
-  print(
-    table(
-      r.judges.map((j) => ({
-        judge: j.judge,
-        games: j.games,
-        'first position':
-          j.positionA === null ? '– (no games: recorded verdicts)' : `${(100 * j.positionA).toFixed(1)}%`,
-        'sign test p': j.signTestP ?? '–',
-      })),
-    ),
-  );
+  printTable(r.judges, (j) => ({
+    judge: j.judge,
+    games: j.games,
+    'first position':
+      j.positionA === null ? '– (no games: recorded verdicts)' : `${(100 * j.positionA).toFixed(1)}%`,
+    'sign test p': j.signTestP ?? '–',
+  }));
   for (const p of r.people) {
     print(`\nagreement with ${p.people} on the bridge (${p.votes} votes), per turn`);
     print(agreementTable(p.rows));
