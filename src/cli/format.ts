@@ -38,19 +38,18 @@ export function list(v: string | undefined): string[] | undefined {
     .filter(Boolean);
 }
 
-export function int(v: string | undefined, name: string): number | undefined {
-  if (v === undefined || v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n)) throw new UsageError(`--${name} expects an integer, got "${v}"`);
-  return n;
-}
-
-export function num(v: string | undefined, name: string): number | undefined {
-  if (v === undefined || v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n)) throw new UsageError(`--${name} expects a number, got "${v}"`);
-  return n;
-}
+/** The value of option `--name` as a number (`int`: a whole one); undefined when not given. */
+const numberOf =
+  (whole: boolean) =>
+  (v: string | undefined, name: string): number | undefined => {
+    if (v === undefined || v === '') return undefined;
+    const n = Number(v);
+    if (!(whole ? Number.isInteger(n) : Number.isFinite(n)))
+      throw new UsageError(`--${name} expects ${whole ? 'an integer' : 'a number'}, got "${v}"`);
+    return n;
+  };
+export const int = numberOf(true);
+export const num = numberOf(false);
 
 export function oneOf<T extends string>(
   v: string | undefined,
@@ -121,4 +120,14 @@ export function agreementTable(
     rows.map((x) => ({ ...x, 'agree / votes': `${x.agree} / ${x.total}`, agreement: figures.pct(x.ratio) })),
     ['judge', 'turn', 'setup', 'agree / votes', 'agreement'],
   );
+}
+
+/** `0.612 [0.540, 0.680]`: a figure (spelled) with its interval's bounds spelled by `f`; the figure alone without one. */
+export function withInterval(
+  x: string,
+  lo: number | null,
+  hi: number | null,
+  f: (v: number) => string,
+): string {
+  return lo === null || hi === null ? x : `${x} [${f(lo)}, ${f(hi)}]`;
 }

@@ -2,7 +2,7 @@ import { defineCommand } from 'citty';
 import type { BiasDimension } from '../../core/stats/bias.ts';
 import { biasReport } from '../../reports/analytics.ts';
 import { MIN_QUESTIONS_FOR_INTERVALS } from '../../core/stats/rating-rows.ts';
-import { list, oneOf } from '../format.ts';
+import { list, oneOf, withInterval } from '../format.ts';
 import { dbArg, jsonArg, print, printTable, printJson, withJudge } from '../shared.ts';
 import { pct, fix, gapTable } from './analytics-shared.ts';
 
@@ -40,8 +40,8 @@ export const biasCommand = defineCommand({
           games: g.games,
           errors: g.errors,
           questions: g.questions,
-          'model 1 wins shown first': `${pct(g.winFirst)}${g.winFirstLo !== null ? ` [${pct(g.winFirstLo)}, ${pct(g.winFirstHi)}]` : ''}`,
-          'shown second': `${pct(g.winSecond)}${g.winSecondLo !== null ? ` [${pct(g.winSecondLo)}, ${pct(g.winSecondHi)}]` : ''}`,
+          'model 1 wins shown first': withInterval(pct(g.winFirst), g.winFirstLo, g.winFirstHi, pct),
+          'shown second': withInterval(pct(g.winSecond), g.winSecondLo, g.winSecondHi, pct),
           'picks position A': pct(g.positionA),
           matches: g.matches,
           conflict: pct(g.conflict),

@@ -1,6 +1,6 @@
 // `arena judges jury --config FILE`: every jury a config defines, read from the database (src/reports/jury.ts).
 import { defineCommand } from 'citty';
-import { agreementTable, table } from '../format.ts';
+import { agreementTable, table, withInterval } from '../format.ts';
 import { dbArg, print, printTable, printJson, withStore } from '../shared.ts';
 import { pct } from '../../core/format.ts';
 import type { JuryReport } from '../../reports/jury.ts';
@@ -32,9 +32,6 @@ export const juryCommand = defineCommand({
   },
 });
 
-const withInterval = (x: number, lo: number | null, hi: number | null) =>
-  `${x.toFixed(3)}${lo === null || hi === null ? '' : ` [${lo.toFixed(3)}, ${hi.toFixed(3)}]`}`;
-
 function printJury(r: JuryReport): void {
   print(
     `\n${r.jury} (${r.rule} of ${r.members.join(', ')}): ${r.matches} matches, ${r.errors} pooled to an error`,
@@ -46,7 +43,7 @@ function printJury(r: JuryReport): void {
     judge2: p.judge2,
     matches: p.withTie.total,
     agreement: pct(p.withTie.ratio),
-    kappa: withInterval(p.withTie.kappa, p.withTie.lo, p.withTie.hi),
+    kappa: withInterval(p.withTie.kappa.toFixed(3), p.withTie.lo, p.withTie.hi, (v) => v.toFixed(3)),
     'agreement w/o ties': pct(p.withoutTie.ratio),
   }));
   print(

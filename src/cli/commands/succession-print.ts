@@ -1,5 +1,5 @@
 // The succession report as text: the bridge, the figures with their intervals, the ratings side by side.
-import { agreementTable, table } from '../format.ts';
+import { agreementTable, table, withInterval } from '../format.ts';
 import { print, printTable } from '../shared.ts';
 import type { Figure } from '../../core/stats/succession.ts';
 import type { SuccessionReport } from '../../reports/succession.ts';
@@ -14,10 +14,9 @@ const WHY: Record<string, string> = {
 };
 
 /** An estimate with its interval, `digits` decimals (`scale`: 100 for percentages). */
-function withInterval(f: Figure, digits = 3, scale = 1): string {
-  if (f.value === null) return '–';
+function shown(f: Figure, digits = 3, scale = 1): string {
   const x = (v: number) => (v * scale).toFixed(digits);
-  return f.lo === null || f.hi === null ? x(f.value) : `${x(f.value)} [${x(f.lo)}, ${x(f.hi)}]`;
+  return f.value === null ? '–' : withInterval(x(f.value), f.lo, f.hi, x);
 }
 
 export function printSuccession(
@@ -30,29 +29,29 @@ export function printSuccession(
   );
   print(
     table([
-      { figure: 'agreement (with ties)', value: withInterval(f.agreement, 1, 100), n: f.agreement.total },
+      { figure: 'agreement (with ties)', value: shown(f.agreement, 1, 100), n: f.agreement.total },
       {
         figure: 'agreement (without ties)',
-        value: withInterval(f.agreementWithoutTies, 1, 100),
+        value: shown(f.agreementWithoutTies, 1, 100),
         n: f.agreementWithoutTies.total,
       },
-      { figure: "Cohen's kappa (with ties)", value: withInterval(f.kappa), n: f.agreement.total },
+      { figure: "Cohen's kappa (with ties)", value: shown(f.kappa), n: f.agreement.total },
       {
         figure: "Cohen's kappa (without ties)",
-        value: withInterval(f.kappaWithoutTies),
+        value: shown(f.kappaWithoutTies),
         n: f.agreementWithoutTies.total,
       },
-      { figure: `inconsistency ${r.from}`, value: withInterval(f.inconsistency.old, 1, 100), n: f.matches },
-      { figure: `inconsistency ${r.to}`, value: withInterval(f.inconsistency.new, 1, 100), n: f.matches },
-      { figure: "Kendall's tau of the ratings", value: withInterval(f.kendall), n: f.ratings.length },
+      { figure: `inconsistency ${r.from}`, value: shown(f.inconsistency.old, 1, 100), n: f.matches },
+      { figure: `inconsistency ${r.to}`, value: shown(f.inconsistency.new, 1, 100), n: f.matches },
+      { figure: "Kendall's tau of the ratings", value: shown(f.kendall), n: f.ratings.length },
     ]),
   );
   print('\nratings on the bridge (Bradley–Terry, Elo scale, mean 1000)');
   printTable(f.ratings, (x) => ({
     model: x.model,
-    [r.from]: withInterval(x.old, 0),
-    [r.to]: withInterval(x.new, 0),
-    difference: withInterval(x.difference, 0),
+    [r.from]: shown(x.old, 0),
+    [r.to]: shown(x.new, 0),
+    difference: shown(x.difference, 0),
   }));
   print('\nposition bias on the bridge (share of decisive games that picked the answer shown first)');
   printTable(r.judges, (j) => ({
