@@ -9,7 +9,7 @@ import type { StoredReport } from '../storage/report-store.ts';
 import type { Store } from '../storage/store.ts';
 import { createApp } from '../web/app.ts';
 import { PAGE_VIEW, renderPages, type PageOptions } from '../web/pages.ts';
-import { openStore } from './shared.ts';
+import { withStore } from './shared.ts';
 
 /** The Worker's options that change its pages (wrangler.toml's [vars]): what the pages are rendered with. */
 export interface WorkerPages extends PageOptions {
@@ -83,11 +83,5 @@ export async function updateReportsOf(
   db: string,
   o: { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages } = {},
 ): Promise<BuildResult | undefined> {
-  if (db === ':memory:') return undefined;
-  const store = openStore(db);
-  try {
-    return await updateReports(store, o);
-  } finally {
-    await store.close();
-  }
+  return db === ':memory:' ? undefined : withStore(db, {}, (store) => updateReports(store, o));
 }

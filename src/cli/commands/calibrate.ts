@@ -42,8 +42,7 @@ export const calibrateCommand = defineCommand({
     const { exitStatus } = await import('../shared.ts');
     const models = list(args.models);
     if (!models || models.length < 2) throw new UsageError('--models needs at least two models');
-    const samples = int(args.samples, 'samples')!;
-    if (samples < 1) throw new UsageError(`--samples must be at least 1, got ${samples}`);
+    const samples = int(args.samples, 'samples')!; // at least 1: cli/validate.ts
     const setup = judgeSetupOf(args.judge, args);
     // the key is checked before the database is opened; the first fatal refusal stops the whole run
     const { open, ctl, refused } = stoppingJudges();

@@ -1,7 +1,6 @@
 import { printRatingVariant, TIES } from './ratings-variants.ts';
 import { printStyleRatings } from './style-ratings.ts';
 import { defineCommand } from 'citty';
-import { ArenaError } from '../../core/types.ts';
 import type { Store } from '../../storage/store.ts';
 import {
   agreementBetween,
@@ -78,17 +77,7 @@ export const standingsCommand = defineCommand({
         if (args.json) return printJson(rows);
         return print(table(rows, ['model', 'turn1', 'turn2', 'score', 'n', 'error']));
       }
-      const columns = [
-        'model',
-        'win',
-        'loss',
-        'tie',
-        'error',
-        'inconsistent',
-        'winRate',
-        'lossRate',
-        'winRateAdjusted',
-      ];
+      const columns = 'model win loss tie error inconsistent winRate lossRate winRateAdjusted'.split(' ');
       if (weight === 'arena-hard') {
         const rows = await arenaHardStandings(store, { ...q, mode, baseline: args.baseline });
         if (!rows.length) return await noResults(store, args.db, judge, mode, !!args.json);
@@ -136,7 +125,7 @@ function shownStanding<R extends { winRate: number; lossRate: number; winRateAdj
   };
 }
 
-/** Nothing to show: a judge the database does not know is an error (exit 1); a known one prints why the table is empty. */
+/** Nothing to show (the judge is one the database knows: judge-choice.ts): why the table is empty. */
 export async function noResults(
   store: Store,
   db: string,
@@ -145,10 +134,10 @@ export async function noResults(
   json: boolean,
 ): Promise<void> {
   const known = (await store.games.judges()).map((j) => j.judge);
-  const msg = `no ${mode} results for judge "${judge}" in ${db} (judges there: ${known.join(', ') || 'none yet'}; see \`arena judges\`)`;
-  if (!known.includes(judge)) throw new ArenaError(msg);
   if (json) return printJson([]);
-  print(msg);
+  print(
+    `no ${mode} results for judge "${judge}" in ${db} (judges there: ${known.join(', ') || 'none yet'}; see \`arena judges\`)`,
+  );
 }
 
 export const agreementCommand = defineCommand({

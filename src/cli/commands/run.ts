@@ -9,7 +9,7 @@ import { fatalStopError } from '../../judges/fatal-stop.ts';
 import { retirementWarning } from '../../core/retirement.ts';
 import { costOf, tablePriceOf } from '../../ops/prices.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
-import { checkApiKeys, type GovernedJudge, type JudgeSetup } from '../../judges/registry.ts';
+import { checkApiKeys, type GovernedJudge } from '../../judges/registry.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 import { restoreSpilled, spillGames } from '../../storage/recovery.ts';
 import type { RunRecord } from '../../storage/store.ts';
@@ -19,23 +19,12 @@ import { processLiveness } from '../liveness.ts';
 import { drawsBar } from '../progress-bar.ts';
 import { updateReports } from '../reports.ts';
 import { openStore } from '../shared.ts';
-import { judgeSpecsOf, MODES, runArgs, settleArgs, type RunArgs, type SettleArgs } from './run-args.ts';
+import { judgeSpecsOf, MODES, runArgs, settleArgs, type RunArgs } from './run-args.ts';
 import { prepareStore } from './run-prepare.ts';
 import { playWithProgress, reportRun, type RunUi } from './run-progress.ts';
 
 /** What the command line asks for, checked before anything is opened or imported. */
-interface RunRequest {
-  mode: Mode;
-  parser: 'last' | 'fastchat';
-  models: string[];
-  turns: number[];
-  concurrency: number;
-  /** every --judge, in order */
-  judgeSpecs: string[];
-  settle: SettleArgs | undefined;
-  /** each judge's setup (options and API key checked), --escalate-to's included */
-  setups: Map<string, JudgeSetup>;
-}
+type RunRequest = ReturnType<typeof readRequest>;
 
 /** One run in progress: its request, store and first judge, its interruption and the first refused key. */
 interface RunContext {
@@ -105,7 +94,7 @@ export default defineCommand({
 });
 
 /** The command line read and checked: modes, models, turns, --until-settled and every judge's setup. */
-function readRequest(args: RunArgs): RunRequest {
+function readRequest(args: RunArgs) {
   const mode = oneOf(args.mode, 'mode', MODES)! as Mode;
   const parser = oneOf(args.parser, 'parser', ['last', 'fastchat'] as const)!;
   const models = list(args.models) ?? (args.set ? ['output_1', 'output_2'] : undefined);
@@ -114,9 +103,9 @@ function readRequest(args: RunArgs): RunRequest {
     throw new UsageError('--set judges the two outputs of each labelled item: use --mode pairwise-all');
   const turns = list(args.turn)!.map((t) => int(t, 'turn')!);
   const concurrency = int(args.concurrency, 'concurrency')!;
-  const judgeSpecs = judgeSpecsOf(args);
+  const judgeSpecs = judgeSpecsOf(args); // every --judge, in order
   const settle = settleArgs(args, mode, judgeSpecs.length);
-  // every judge's setup is checked (options, API key) before anything is opened or imported
+  // every judge's setup (--escalate-to's included) is checked (options, API key) before anything is opened or imported
   const setups = new Map(
     [...judgeSpecs, ...(args['escalate-to'] ? [args['escalate-to']] : [])].map((spec) => [
       spec,

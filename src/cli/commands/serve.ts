@@ -137,7 +137,8 @@ async function annotateOptions(args: {
     return undefined;
   }
   const queue = oneOf(args['annotate-queue'] ?? 'review', 'annotate-queue', ['review', 'uniform'] as const);
-  const hops = trustedHops(args['trust-proxy']);
+  // in range by the one schema of numeric options (cli/validate.ts)
+  const hops = args['trust-proxy'] === undefined ? 0 : int(args['trust-proxy'], 'trust-proxy')!;
   const { secretProblem } = await import('../../web/annotate/routes.ts');
   const { forwardedClient } = await import('../../web/annotate/rate-limit.ts');
   const { getConnInfo } = await import('@hono/node-server/conninfo');
@@ -155,12 +156,6 @@ async function annotateOptions(args: {
     (hops ? forwardedClient(c.req.header('x-forwarded-for'), hops) : undefined) ??
     getConnInfo(c).remote.address;
   return { secret, queue, address } satisfies AnnotateOptions;
-}
-
-/** --trust-proxy N: how many reverse proxies stand in front, 1 to 10; 0 when not given. */
-/** --trust-proxy, in range by the one schema of numeric options (cli/validate.ts) */
-function trustedHops(v: string | undefined): number {
-  return v === undefined ? 0 : int(v, 'trust-proxy')!;
 }
 
 export const serveCommand = defineCommand({
