@@ -142,7 +142,7 @@ async function runArgs(given: string[]): Promise<number> {
     } else if (rawArgs[0] === '--version') {
       process.stdout.write('0.1.0\n');
     } else {
-      const args = await checkOptions(await oldSpellings(rawArgs));
+      const args = await checkOptions(rawArgs);
       const [cmd, rest] = await withOwnRun(args);
       await runCommand(cmd, { rawArgs: rest });
     }
@@ -201,18 +201,6 @@ async function withOwnRun(args: string[]): Promise<[Parameters<typeof runCommand
   return [main, args];
 }
 
-async function oldSpellings(args: string[]): Promise<string[]> {
-  const [cmd, , path] = await resolveForUsage(args);
-  if (cmd.subCommands && !cmd.run) return args;
-  const defs = await argDefs(cmd);
-  return args.map((a, i) => {
-    if (i < path.length || !a.startsWith('--')) return a;
-    const [name, ...rest] = a.slice(2).split('=');
-    const now = OLD_SPELLINGS[name!];
-    return now && defs[now] && !defs[name!] ? `--${[now, ...rest].join('=')}` : a;
-  });
-}
-
 /**
  * A word where a group expects a sub-command, that names none: one line with the commands near it. A command
  * with a run and positional arguments of its own takes the word as an argument instead.
@@ -227,7 +215,10 @@ async function checkCommand(cmd: Cmd, path: string[], word: string | undefined) 
   );
 }
 
-/** citty ignores options it does not know; a typo such as `--dry-rn` must not run a paid tournament. */
+/**
+ * citty ignores options it does not know; a typo such as `--dry-rn` must not run a paid tournament. Old spellings
+ * are given their new one.
+ */
 async function checkOptions(args: string[]): Promise<string[]> {
   const [cmd, , path] = await resolveForUsage(args);
   await checkCommand(cmd, path, args[path.length]);
@@ -262,17 +253,20 @@ async function checkOptions(args: string[]): Promise<string[]> {
       out.push(a);
       continue;
     }
-    const [name, ...eq] = a.slice(2).split('=');
-    if (!known.has(name!)) {
+    const [given, ...eq] = a.slice(2).split('=');
+    // an old spelling (--turns) where the command has the new one (--turn)
+    const now = OLD_SPELLINGS[given!];
+    const name = now && defs[now] && !defs[given!] ? now : given!;
+    if (!known.has(name)) {
       const near = nearMisses(
-        name!,
+        name,
         [...known].filter((k) => !/[A-Z]/.test(k)),
       );
       throw new UsageError(
         `unknown option --${name} for \`${['arena', ...path].join(' ')}\`${near.length ? ` (did you mean ${near.map((n) => `--${n}`).join(' or ')}?)` : ''}`,
       );
     }
-    const def = defs[name!];
+    const def = defs[name];
     // a value that looks like an option (`--retries -3`) is still this option's value
     const next = rest[i + 1];
     const value = eq.length
@@ -281,8 +275,8 @@ async function checkOptions(args: string[]): Promise<string[]> {
         ? next
         : undefined;
     if (!eq.length && value !== undefined && def?.type === 'string') i++;
-    if (value !== undefined) numbers[name!] = value;
-    out.push(value !== undefined ? `--${name}=${value}` : a);
+    if (value !== undefined) numbers[name] = value;
+    out.push(value !== undefined ? `--${name}=${value}` : `--${name}`);
   }
   checkNumericOptions(numbers);
   return out;

@@ -237,18 +237,12 @@ export const ratingsCommand = defineCommand({
       );
     if (args.style !== undefined)
       return printStyleRatings({
-        db: args.db,
-        judge: args.judge,
+        ...args,
         style: args.style,
         method,
         weight,
         prior,
         turn,
-        reg: args.reg,
-        rounds: args.rounds,
-        intervals: args.intervals,
-        level: args.level,
-        seed: args.seed,
         json: !!args.json,
       });
     if (method === 'elo' && prior)

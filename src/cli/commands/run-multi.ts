@@ -3,8 +3,8 @@
 import { runEscalation } from '../../engine/escalate.ts';
 import { runTournament, type RunOptions, type RunSummary } from '../../engine/run.ts';
 import type { JudgeProvider } from '../../judges/judge.ts';
-import type { Price } from '../../ops/config.ts';
-import { costOf, priceFor } from '../../ops/prices.ts';
+import { costOf } from '../../ops/prices.ts';
+import { knownPrice } from './run-dry.ts';
 import { usd } from '../../core/format.ts';
 import { runName, UsageError } from '../format.ts';
 import { exitStatus, print } from '../shared.ts';
@@ -45,12 +45,8 @@ export async function runMany(o: RunManyOptions): Promise<void> {
     if (!(o.below > 0 && o.below <= 1))
       throw new UsageError(`--below expects a probability in (0, 1], got ${o.below}`);
     const second = await o.makeJudge(o.escalateTo);
-    let price: Price | undefined;
-    try {
-      price = priceFor(second.id);
-    } catch {
-      log(`no price known for ${second.id}: the escalation's cost is reported in tokens only`);
-    }
+    const price = knownPrice(second.id);
+    if (!price) log(`no price known for ${second.id}: the escalation's cost is reported in tokens only`);
     try {
       const r = await runEscalation({
         ...o.common,

@@ -8,21 +8,16 @@ import { resolveJudge } from '../judge-choice.ts';
 import { noResults } from './results.ts';
 
 /** `arena ratings --style`: Bradley–Terry ratings controlled for answer length and markdown, with coefficients. */
-export async function printStyleRatings(o: {
-  db: string;
-  judge: string | undefined;
-  style: string;
-  method: 'bt' | 'elo';
-  weight: (typeof WEIGHTINGS)[number];
-  prior: number;
-  turn: number | undefined;
-  reg: string;
-  rounds: string;
-  intervals: string;
-  level: string;
-  seed: string;
-  json: boolean;
-}): Promise<void> {
+export async function printStyleRatings(
+  o: Record<'db' | 'style' | 'reg' | 'rounds' | 'intervals' | 'level' | 'seed', string> & {
+    judge?: string | undefined;
+    method: 'bt' | 'elo';
+    weight: (typeof WEIGHTINGS)[number];
+    prior: number;
+    turn: number | undefined;
+    json: boolean;
+  },
+): Promise<void> {
   const groups = (list(o.style) ?? []).map((g) => oneOf(g, 'style', ['length', 'markdown'] as const)!);
   if (!groups.length) throw new UsageError('--style expects length, markdown or length,markdown');
   if (o.method !== 'bt')
