@@ -7,6 +7,7 @@ import { setMaxListeners } from 'node:events';
 import type { JudgeCallError } from '../judges/judge.ts';
 import { CALL_DEFAULTS, JudgeSetup, openJudge } from '../judges/registry.ts';
 import { int, num, UsageError } from './format.ts';
+import { log } from './shared.ts';
 
 export const judgeCallArgs = {
   'max-tokens': {
@@ -156,7 +157,7 @@ export function stoppingJudges(o: { log?: (m: string) => void; planOnly?: boolea
   let refused: JudgeCallError | undefined;
   const open = (setup: JudgeSetup) =>
     openJudge(setup, process.env, {
-      log: o.log ?? ((m) => process.stderr.write(`${m}\n`)),
+      log: o.log ?? log,
       ...(o.planOnly ? { planOnly: true } : {}),
       onFatal: (e) => {
         refused = e;

@@ -23,8 +23,7 @@ import { processLiveness } from './liveness.ts';
 import { takeLock } from './lock.ts';
 import { restoreSpilled, spillGames } from '../storage/recovery.ts';
 import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
-
-const stderrLine = (m: string) => process.stderr.write(`${m}\n`);
+import { log } from './shared.ts';
 
 /** Opens a judge of an ops config through judges/registry.ts openJudge (key check, retries, auth stop), logging retries. */
 function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
@@ -115,7 +114,7 @@ export async function withCheckpointsContext<T>(
   const env = process.env;
   const config = loadCheckpointsConfig(configFile, env);
   // the files in watch.dir that are left out, each with why (a watcher says later ones itself)
-  for (const m of config.refused) (o.log ?? stderrLine)(m);
+  for (const m of config.refused) (o.log ?? log)(m);
   const db = config.config.db;
   // `play`: a missing API key is reported before the database is touched
   if (o.play) checkApiKeys(config.config.judges, env);
@@ -150,9 +149,7 @@ async function recovered(
 ): Promise<Spill> {
   if (o.dryRun) return noSpill;
   for (const r of await restoreSpilled(store, db, tmpdir()))
-    (o.log ?? stderrLine)(
-      `stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})`,
-    );
+    (o.log ?? log)(`stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})`);
   return (games, run) => spillGames(db, tmpdir(), games, run);
 }
 

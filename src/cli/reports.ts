@@ -9,7 +9,7 @@ import type { StoredReport } from '../storage/report-store.ts';
 import type { Store } from '../storage/store.ts';
 import { createApp } from '../web/app.ts';
 import { PAGE_VIEW, renderPages, type PageOptions } from '../web/pages.ts';
-import { withStore } from './shared.ts';
+import { withStore, log } from './shared.ts';
 
 /** The Worker's options that change its pages (wrangler.toml's [vars]): what the pages are rendered with. */
 export interface WorkerPages extends PageOptions {
@@ -70,11 +70,11 @@ export async function updateReports(
   store: Store,
   o: { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages } = {},
 ): Promise<BuildResult> {
-  const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const line = o.log ?? log;
   const r = await buildReports(store, {
-    ...(o.progress ? { progress: (step, k, n) => log(`reports ${k}/${n}: ${step}`) } : {}),
+    ...(o.progress ? { progress: (step, k, n) => line(`reports ${k}/${n}: ${step}`) } : {}),
   });
-  log(`${reportsLine(r)}; pages: ${await storePages(store, o.worker)} rendered`);
+  line(`${reportsLine(r)}; pages: ${await storePages(store, o.worker)} rendered`);
   return r;
 }
 

@@ -34,6 +34,11 @@ export function printTable<R>(rows: readonly R[], columns: (r: R) => object): vo
   print(table(rows.map((r) => columns(r))));
 }
 
+/** A line on stderr (progress, notes, warnings), apart from the output on stdout. */
+export function log(m: string): void {
+  process.stderr.write(`${m}\n`);
+}
+
 export function printJson(v: unknown): void {
   process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
 }

@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
 import { int, list, num, runName, table, UsageError } from '../format.ts';
-import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
+import { dbArg, jsonArg, openStore, print, printJson, log } from '../shared.ts';
 import { failureLines } from '../errors.ts';
 import { judgeCallArgs, judgeSetupOf, stoppingJudges } from '../judge-args.ts';
 import { pct, gapTable } from './analytics-shared.ts';
@@ -77,7 +77,7 @@ export const calibrateCommand = defineCommand({
         `${runName(run)}: ${run.played} played, ${run.failed} failed, ${run.planned - run.toPlay} already stored (${run.planned} games = matches x 2 orders x ${samples} samples)`,
       );
       if (run.failed) {
-        for (const l of failureLines(run.errors)) process.stderr.write(`${l}\n`);
+        for (const l of failureLines(run.errors)) log(l);
         exitStatus.code = 2;
       }
       printCalibrated(report);

@@ -2,7 +2,7 @@ import { defineCommand } from 'citty';
 import { importFiles, mtbenchSources, type ImportSources } from '../../importers/import.ts';
 import { int } from '../format.ts';
 import { cacheDir } from '../cache-dir.ts';
-import { dbArg, print, withImportStore, withStore } from '../shared.ts';
+import { dbArg, print, withImportStore, withStore, log } from '../shared.ts';
 import { updateReportsOf } from '../reports.ts';
 
 function files(args: { _: string[] }): string[] {
@@ -115,7 +115,7 @@ export async function downloadRelease(args: { 'base-url'?: string; manifest?: st
     ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
     ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
     cacheDir: args.cache ?? cacheDir(MTBENCH_CACHE),
-    log: (m: string) => process.stderr.write(`${m}\n`),
+    log,
   });
 }
 
@@ -140,7 +140,7 @@ const autojCommand = defineCommand({
       ...(args.dir ? { dir: args.dir } : {}),
       ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
       cacheDir: args.cache ?? cacheDir(AUTOJ_CACHE),
-      log: (m: string) => process.stderr.write(`${m}\n`),
+      log,
     });
     await withStore(args.db, {}, (store) => store.importBundle({ prompts }));
     print(`imported into ${args.db}: ${prompts.length} prompts (${prompts.map((p) => p.name).join(', ')})`);

@@ -7,7 +7,7 @@ import { costOf } from '../../ops/prices.ts';
 import { knownPrice } from './run-dry.ts';
 import { usd } from '../../core/format.ts';
 import { runName, UsageError } from '../format.ts';
-import { exitStatus, print } from '../shared.ts';
+import { exitStatus, print, log } from '../shared.ts';
 import { failureLines } from '../errors.ts';
 
 export interface RunManyOptions {
@@ -27,14 +27,13 @@ function report(s: RunSummary): void {
     `${runName(s)} (${s.judge}): ${s.played} played, ${s.failed} failed, ${s.planned - s.toPlay} already stored or not asked for, ${s.tokensIn + s.tokensOut} tokens${s.cost != null ? `, ${usd(s.cost)}` : ''}, ${secs} s`,
   );
   if (s.failed) {
-    for (const l of failureLines(s.errors)) process.stderr.write(`${l}\n`);
+    for (const l of failureLines(s.errors)) log(l);
     exitStatus.code = 2;
   }
   if (s.status === 'interrupted') exitStatus.code = 130;
 }
 
 export async function runMany(o: RunManyOptions): Promise<void> {
-  const log = (m: string) => process.stderr.write(`${m}\n`);
   const onPlan =
     (id: string) =>
     ({ planned, stored, toPlay }: { planned: number; stored: number; toPlay: number }) =>

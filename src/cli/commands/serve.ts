@@ -6,7 +6,7 @@ import { ArenaError } from '../../core/types.ts';
 import { importFiles, mtbenchSources } from '../../importers/import.ts';
 import { int, oneOf, UsageError } from '../format.ts';
 import { cacheDir } from '../cache-dir.ts';
-import { dbArg, openStore, print, removeDatabase, withStore } from '../shared.ts';
+import { dbArg, openStore, print, removeDatabase, withStore, log } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 import type { AnnotateOptions } from '../../web/annotate/routes.ts';
 import type { Context } from 'hono';
@@ -171,7 +171,7 @@ export const serveCommand = defineCommand({
     // unless annotators write their votes, and then never a published copy (its votes would be lost)
     const opts = annotate ? { source: 'serve --annotate' } : { readonly: true };
     const store = reopeningStore(args.db, () => openStore(args.db, opts), {
-      log: (m) => process.stderr.write(`${m}\n`),
+      log,
     });
     await listen(store, port, args.host, intervals, site, annotate);
   },
@@ -204,7 +204,6 @@ export const startCommand = defineCommand({
   async run({ args }) {
     const port = portOf(args.port);
     const intervals = oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const);
-    const log = (m: string) => process.stderr.write(`${m}\n`);
     const existed = existsSync(args.db);
     const judges = existed
       ? await withStore(args.db, {}, async (s) => ({
