@@ -18,7 +18,10 @@ export const jsonArg = {
 } as const;
 /** --judge and --turn of the commands that read one judge's results (withJudge). */
 export const judgeTurnArgs = {
-  judge: { type: 'string', description: 'judge name (human = expert votes; default: the only judge)' },
+  judge: {
+    type: 'string',
+    description: 'judge name (e.g. gpt-4 or openai/gpt-4; human = expert votes; default: the only judge)',
+  },
   turn: { type: 'string', description: '1 or 2 (default: both)' },
 } as const;
 
