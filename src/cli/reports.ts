@@ -9,7 +9,7 @@ import type { StoredPage } from '../storage/page-store.ts';
 import type { Store } from '../storage/store.ts';
 import { createApp } from '../web/app.ts';
 import { renderPages, type PageOptions } from '../web/pages.ts';
-import { openStore } from './shared.ts';
+import { withStore, log } from './shared.ts';
 
 /** The Worker's options that change its pages (wrangler.toml's [vars]): what the pages are rendered with. */
 export interface WorkerPages extends PageOptions {
@@ -67,11 +67,11 @@ export async function updateReports(
   store: Store,
   o: { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages } = {},
 ): Promise<BuildResult> {
-  const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const line = o.log ?? log;
   const r = await buildReports(store, {
-    ...(o.progress ? { progress: (step, k, n) => log(`reports ${k}/${n}: ${step}`) } : {}),
+    ...(o.progress ? { progress: (step, k, n) => line(`reports ${k}/${n}: ${step}`) } : {}),
   });
-  log(`${reportsLine(r)}; pages: ${await storePages(store, o.worker)} rendered`);
+  line(`${reportsLine(r)}; pages: ${await storePages(store, o.worker)} rendered`);
   return r;
 }
 
@@ -80,11 +80,5 @@ export async function updateReportsOf(
   db: string,
   o: { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages } = {},
 ): Promise<BuildResult | undefined> {
-  if (db === ':memory:') return undefined;
-  const store = openStore(db);
-  try {
-    return await updateReports(store, o);
-  } finally {
-    await store.close();
-  }
+  return db === ':memory:' ? undefined : withStore(db, {}, (store) => updateReports(store, o));
 }
