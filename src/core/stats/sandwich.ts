@@ -5,19 +5,14 @@
 // instead of a refit per bootstrap round. Pure.
 import { battlesPerModel, MAX_T_DRAWS, type PreliminaryRule } from './rank-intervals.ts';
 import {
-  annotateRanks,
+  finishRatings,
   intervalDefaults,
-  tooFewQuestions,
-  withholdIntervals,
-  withholdRankRanges,
   markSparse,
   openRow,
-  setRankUB,
   type BootstrapRatings,
   type RatingWithInterval,
   type ResampleUnit,
 } from './rating-rows.ts';
-import { comparisonGroups } from './estimable-fit.ts';
 import { questionsPerModel, type BattleTable } from './battle-table.ts';
 import { tQuantile } from './normal.ts';
 import { estimability, withPrior } from './separation.ts';
@@ -157,38 +152,30 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
     const se = Math.sqrt(Math.max(0, covariance[k * n + k]!));
     return Object.assign(row, { lo: ratings[k]! - z * se, hi: ratings[k]! + z * se });
   });
-  const few = tooFewQuestions(unit, t.clusters.length, o.minQuestionsForIntervals);
-  if (few !== undefined) withholdIntervals(rows, few);
-  setRankUB(rows, est.status);
-  annotateRanks(
+  const covOf = (e: number[]) =>
+    Float64Array.from(
+      { length: e.length * e.length },
+      (_, x) => covariance[e[Math.floor(x / e.length)]! * n + e[x % e.length]!]!,
+    );
+  return finishRatings(
+    t,
     rows,
-    (e) =>
-      Float64Array.from(
-        { length: e.length * e.length },
-        (_, x) => covariance[e[Math.floor(x / e.length)]! * n + e[x % e.length]!]!,
-      ),
     est.status,
+    covOf,
     battles,
-    level,
-    { ...o, seed, draws, clusters },
+    { ...o, draws, clusters },
+    {
+      method: 'sandwich',
+      unit,
+      level,
+      rounds: draws,
+      seed,
+      prior,
+      minQuestions,
+      separatedRounds: 0,
+      separated: [],
+    },
   );
-  if (few !== undefined) withholdRankRanges(rows, est.status);
-  rows.sort((a, b) => b.rating! - a.rating! || (a.model < b.model ? -1 : 1));
-  const groups = comparisonGroups(t.pairs);
-  return {
-    method: 'sandwich',
-    unit,
-    level,
-    rounds: draws,
-    seed,
-    rows,
-    ...(groups.length > 1 ? { disconnected: groups } : {}),
-    prior,
-    minQuestions,
-    ...(few !== undefined ? { fewQuestions: few } : {}),
-    separatedRounds: 0,
-    separated: [],
-  };
 }
 
 /**
