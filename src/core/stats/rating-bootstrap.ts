@@ -93,24 +93,12 @@ export function bootstrapBradleyTerry(
       est.length,
       clusters,
     );
-  return finishRatings(
-    t,
-    rows,
-    fit.status,
-    covOf,
-    battles,
-    { ...o, clusters },
-    {
-      unit,
-      level,
-      rounds,
-      seed,
-      prior,
-      minQuestions,
-      separatedRounds: stats.separatedRounds,
-      separated: t.pairs.models.filter((_, k) => fit.status[k] !== 'ok'),
-    },
-  );
+  return finishRatings(t, rows, fit.status, covOf, battles, o, {
+    rounds,
+    separatedRounds: stats.separatedRounds,
+    separated: t.pairs.models.filter((_, k) => fit.status[k] !== 'ok'),
+    clusters,
+  });
 }
 
 /**

@@ -279,14 +279,15 @@ export function finishRatings(
   status: Estimability[],
   covOf: (est: number[]) => Float64Array,
   battles: Float64Array,
-  o: PreliminaryRule & { minQuestionsForIntervals?: number; draws?: number; clusters: number },
-  head: Omit<BootstrapRatings, 'rows' | 'disconnected' | 'fewQuestions'>,
+  o: PreliminaryRule &
+    Parameters<typeof intervalDefaults>[0] & { minQuestionsForIntervals?: number; draws?: number },
+  fit: Pick<BootstrapRatings, 'method' | 'rounds' | 'separatedRounds' | 'separated'> & { clusters: number },
 ): BootstrapRatings {
-  const { unit, level, seed } = head;
+  const { unit, level, seed, prior, minQuestions } = intervalDefaults(o);
   const few = tooFewQuestions(unit, t.clusters.length, o.minQuestionsForIntervals);
   if (few !== undefined) withholdIntervals(rows, few);
   setRankUB(rows, status);
-  annotateRanks(rows, covOf, status, battles, level, { ...o, seed });
+  annotateRanks(rows, covOf, status, battles, level, { ...o, seed, clusters: fit.clusters });
   if (few !== undefined) withholdRankRanges(rows, status);
   const key = (r: RatingWithInterval, k: number) =>
     r.rating ?? (status[k] === 'above' ? Infinity : -Infinity);
@@ -294,13 +295,17 @@ export function finishRatings(
     .map((r, k) => ({ r, v: key(r, k) }))
     .sort((a, b) => b.v - a.v || (a.r.model < b.r.model ? -1 : 1));
   const groups = comparisonGroups(t.pairs);
-  // the fields in the order the JSON has always shown them
+  const { separatedRounds, separated } = fit;
   return {
-    ...(head.method ? { method: head.method } : {}),
-    ...{ unit, level, rounds: head.rounds, seed, rows: order.map((x) => x.r) },
+    ...(fit.method ? { method: fit.method } : {}),
+    ...{ unit, level, rounds: fit.rounds, seed, rows: order.map((x) => x.r) },
     ...(groups.length > 1 ? { disconnected: groups } : {}),
-    ...{ prior: head.prior, minQuestions: head.minQuestions },
-    ...(few !== undefined ? { fewQuestions: few } : {}),
-    ...{ separatedRounds: head.separatedRounds, separated: head.separated },
+    ...{
+      prior,
+      minQuestions,
+      ...(few !== undefined ? { fewQuestions: few } : {}),
+      separatedRounds,
+      separated,
+    },
   };
 }

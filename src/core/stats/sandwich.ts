@@ -157,25 +157,8 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
       { length: e.length * e.length },
       (_, x) => covariance[e[Math.floor(x / e.length)]! * n + e[x % e.length]!]!,
     );
-  return finishRatings(
-    t,
-    rows,
-    est.status,
-    covOf,
-    battles,
-    { ...o, draws, clusters },
-    {
-      method: 'sandwich',
-      unit,
-      level,
-      rounds: draws,
-      seed,
-      prior,
-      minQuestions,
-      separatedRounds: 0,
-      separated: [],
-    },
-  );
+  const fit = { method: 'sandwich' as const, rounds: draws, separatedRounds: 0, separated: [], clusters };
+  return finishRatings(t, rows, est.status, covOf, battles, { ...o, draws }, fit);
 }
 
 /**
