@@ -2,8 +2,7 @@
 // how judges compare (agreement, correlation of the leaderboards they produce). Pure.
 import { pairwiseStandings } from '../standings.ts';
 import type { MatchOutcome, Order, Standing, Verdict } from '../types.ts';
-import { replacesInSlot } from './slot.ts';
-import { combineGames, itemKey, type StoredVerdict } from '../outcomes.ts';
+import { combineGames, itemKey, pairGames, type StoredVerdict } from '../outcomes.ts';
 
 /** One stored pairwise game, as this report needs it. */
 export interface QualityGame extends StoredVerdict {
@@ -51,7 +50,6 @@ export function qualityRows(judge: string, games: QualityGame[]): QualityRow[] {
 }
 
 function qualityRow(judge: string, turn: number, games: QualityGame[]): QualityRow {
-  const byMatch = new Map<string, { ab?: QualityGame; ba?: QualityGame }>();
   let empty = 0;
   let confSum = 0;
   let confN = 0;
@@ -61,12 +59,6 @@ function qualityRow(judge: string, turn: number, games: QualityGame[]): QualityR
     if (!g.reply.trim()) empty++;
     if (g.confidence != null) ((confSum += g.confidence), confN++);
     if (g.entropy != null) ((entSum += g.entropy), entN++);
-    const k = `${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
-    const m = byMatch.get(k) ?? {};
-    if (g.order === 'AB') {
-      if (replacesInSlot(m.ab, g)) m.ab = g;
-    } else if (replacesInSlot(m.ba, g)) m.ba = g;
-    byMatch.set(k, m);
   }
   const r: QualityRow = {
     judge,
@@ -82,7 +74,7 @@ function qualityRow(judge: string, turn: number, games: QualityGame[]): QualityR
     meanConfidence: confN ? confSum / confN : null,
     meanEntropy: entN ? entSum / entN : null,
   };
-  for (const { ab, ba } of byMatch.values()) {
+  for (const { ab, ba } of pairGames(games)) {
     if (!ab || !ba) continue;
     r.matches++;
     const errs = Number(ab.verdict === 'error') + Number(ba.verdict === 'error');
@@ -111,11 +103,14 @@ export function winRate(s: Standing, v: RateVariant): number | null {
 }
 
 /** Pearson's r of two equally long series (null when fewer than 2 points or a series is constant). */
-export function pearson(x: number[], y: number[]): number | null {
+export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number | null {
   const n = x.length;
   if (n < 2 || y.length !== n) return null;
-  const mx = x.reduce((a, b) => a + b, 0) / n;
-  const my = y.reduce((a, b) => a + b, 0) / n;
+  let mx = 0;
+  let my = 0;
+  for (let i = 0; i < n; i++) ((mx += x[i]!), (my += y[i]!));
+  mx /= n;
+  my /= n;
   let sxy = 0;
   let sxx = 0;
   let syy = 0;
@@ -168,35 +163,6 @@ export function winRateCorrelation(
     }
     return { judge1, judge2, variant, models: x.length, matches: common.size, r: pearson(x, y) };
   });
-}
-
-/** The two games of each match paired, with the match outcome (for escalation decisions). */
-export interface PairedMatch<G> {
-  key: string;
-  ab?: G;
-  ba?: G;
-}
-
-export function pairGames<
-  G extends {
-    questionId: number;
-    turn: number;
-    model1: string;
-    model2: string;
-    order: Order;
-    sample?: number;
-  },
->(games: G[]): Map<string, PairedMatch<G>> {
-  const out = new Map<string, PairedMatch<G>>();
-  for (const g of games) {
-    const key = `${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
-    const m = out.get(key) ?? { key };
-    if (g.order === 'AB') {
-      if (replacesInSlot(m.ab, g)) m.ab = g;
-    } else if (replacesInSlot(m.ba, g)) m.ba = g;
-    out.set(key, m);
-  }
-  return out;
 }
 
 /** Why a match goes to the second judge, or null when the local verdict stands. */
