@@ -1,7 +1,7 @@
 // The judgment-quality report: how a judge behaves (errors, empty replies, order consistency, ties) and
 // how judges compare (agreement, correlation of the leaderboards they produce). Pure.
 import { pairwiseStandings } from '../standings.ts';
-import type { MatchOutcome, Order, Standing, Verdict } from '../types.ts';
+import type { MatchOutcome, Standing, Verdict } from '../types.ts';
 import { combineGames, itemKey, pairGames, type StoredVerdict } from '../outcomes.ts';
 
 /** One stored pairwise game, as this report needs it. */

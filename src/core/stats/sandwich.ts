@@ -124,7 +124,7 @@ export function sandwichCovariance(
  * questions (its rank spans the ranks it could take).
  */
 export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): BootstrapRatings {
-  const { unit, level, seed, prior, minQuestions } = intervalDefaults(o);
+  const { unit, level, prior, minQuestions } = intervalDefaults(o);
   const draws = o.draws ?? MAX_T_DRAWS;
   // the sandwich rests on one finite fit: a model that won or lost everything has none (use the bootstrap, which says so per model, or a prior)
   const est = estimability(withPrior(t.pairs, prior));
