@@ -352,3 +352,17 @@ export const reports = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.view, t.params] })],
 );
+
+/**
+ * The site's pages rendered on the write path (src/web/pages.ts), served as these bytes: one row per page, keyed by
+ * the build, the options and its canonical URL, tied to the state of the reports it was rendered from.
+ */
+export const pages = sqliteTable('pages', {
+  /** the build id, the options that change the HTML and the canonical URL, as JSON */
+  key: text('key').primaryKey(),
+  /** the body of the reports' `_state` row when it was rendered: the page is served only while that is current */
+  state: text('state').notNull(),
+  /** JSON: the headers its route set and the body */
+  body: text('body').notNull(),
+  builtAt: integer('built_at').notNull(),
+});

@@ -24,13 +24,7 @@ export function failureLines(errors: readonly string[], max = 5): string[] {
 }
 
 /** The global --verbose switch: whether it was given, and the arguments without it. */
-export function verboseSwitch(
-  args: readonly string[],
-  env: Record<string, string | undefined>,
-): {
-  verbose: boolean;
-  args: string[];
-} {
+export function verboseSwitch(args: readonly string[], env: Record<string, string | undefined>) {
   const rest = args.filter((a) => a !== '--verbose');
   return { verbose: rest.length < args.length || env.ARENA_DEBUG === '1', args: rest };
 }

@@ -3,8 +3,9 @@ import { nearMisses } from '../core/suggest.ts';
 
 const FIGURE = /^(–|-?\$?\d[\d,]*(\.\d+)?(%| s)?)$/;
 
-/** Plain aligned text tables for the terminal. Numbers are right-aligned. */
-export function table(rows: Record<string, unknown>[], columns?: string[]): string {
+/** Plain aligned text tables for the terminal (`columns`: these fields, in this order). Numbers are right-aligned. */
+export function table(objects: readonly object[], columns?: readonly string[]): string {
+  const rows = objects as readonly Record<string, unknown>[];
   if (!rows.length) return '(no rows)';
   const cols = columns ?? Object.keys(rows[0]!);
   const cell = (v: unknown) =>
@@ -21,7 +22,7 @@ export function table(rows: Record<string, unknown>[], columns?: string[]): stri
   const figure = (v: unknown) =>
     typeof v === 'number' || v === null || v === undefined || (typeof v === 'string' && FIGURE.test(v));
   const numeric = cols.map((c) => rows.every((r) => figure(r[c])));
-  const line = (vals: string[]) =>
+  const line = (vals: readonly string[]) =>
     vals
       .map((v, k) => (numeric[k] ? v.padStart(width[k]!) : v.padEnd(width[k]!)))
       .join('  ')
@@ -37,19 +38,18 @@ export function list(v: string | undefined): string[] | undefined {
     .filter(Boolean);
 }
 
-export function int(v: string | undefined, name: string): number | undefined {
-  if (v === undefined || v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n)) throw new UsageError(`--${name} expects an integer, got "${v}"`);
-  return n;
-}
-
-export function num(v: string | undefined, name: string): number | undefined {
-  if (v === undefined || v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n)) throw new UsageError(`--${name} expects a number, got "${v}"`);
-  return n;
-}
+/** The value of option `--name` as a number (`int`: a whole one); undefined when not given. */
+const numberOf =
+  (whole: boolean) =>
+  (v: string | undefined, name: string): number | undefined => {
+    if (v === undefined || v === '') return undefined;
+    const n = Number(v);
+    if (!(whole ? Number.isInteger(n) : Number.isFinite(n)))
+      throw new UsageError(`--${name} expects ${whole ? 'an integer' : 'a number'}, got "${v}"`);
+    return n;
+  };
+export const int = numberOf(true);
+export const num = numberOf(false);
 
 export function oneOf<T extends string>(
   v: string | undefined,
@@ -103,4 +103,31 @@ export function ratingsTable(
   return rows.some((r) => r.group)
     ? `${text}\n\nratings are fitted per group of models that played one another (mean 1000 in each); ratings of different groups are not comparable`
     : text;
+}
+
+/** Agreement per judge, turn and setup (with or without ties), as "agree / votes" and a percentage. */
+export function agreementTable(
+  rows: readonly {
+    judge: string;
+    turn: number;
+    setup: string;
+    agree: number;
+    total: number;
+    ratio: number;
+  }[],
+): string {
+  return table(
+    rows.map((x) => ({ ...x, 'agree / votes': `${x.agree} / ${x.total}`, agreement: figures.pct(x.ratio) })),
+    ['judge', 'turn', 'setup', 'agree / votes', 'agreement'],
+  );
+}
+
+/** `0.612 [0.540, 0.680]`: a figure (spelled) with its interval's bounds spelled by `f`; the figure alone without one. */
+export function withInterval(
+  x: string,
+  lo: number | null,
+  hi: number | null,
+  f: (v: number) => string,
+): string {
+  return lo === null || hi === null ? x : `${x} [${f(lo)}, ${f(hi)}]`;
 }

@@ -1,14 +1,21 @@
 // The options that say how a judge is reached and called, declared once for every command that plays games
-// (`arena run`, `arena calibrate`) and parsed into the same schema as `judges[]` in config files
+// (`arena run`, `arena calibrate`, `arena judges succession`) and parsed into the same schema as `judges[]` in config files
 // (judges/registry.ts JudgeSetup): one typed default per option, one error format.
 import { formatIssueLine, issueLines } from '../core/zod-issues.ts';
 import { REASONING_EFFORTS, STRUCTURED_OUTPUTS } from '../judges/contract.ts';
 import { setMaxListeners } from 'node:events';
 import type { JudgeCallError } from '../judges/judge.ts';
 import { CALL_DEFAULTS, JudgeSetup, openJudge } from '../judges/registry.ts';
-import { UsageError } from './format.ts';
+import { int, num, UsageError } from './format.ts';
+import { log } from './shared.ts';
 
 export const judgeCallArgs = {
+  'max-tokens': {
+    type: 'string',
+    default: '2048',
+    description: "most tokens a judge reply may have (part of each game's identity)",
+  },
+  concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
   'base-url': {
     type: 'string',
     description:
@@ -64,6 +71,14 @@ export const judgeCallArgs = {
 } as const;
 
 type CallArgs = { [K in keyof typeof judgeCallArgs]?: string | undefined };
+
+/** A game's settings from --temperature (the judge's own default when not given) and --max-tokens. */
+export function settingsOf(args: { temperature?: string | undefined; 'max-tokens': string }) {
+  return {
+    ...(args.temperature !== undefined ? { temperature: num(args.temperature, 'temperature')! } : {}),
+    maxTokens: int(args['max-tokens'], 'max-tokens')!,
+  };
+}
 
 /** The option each field of JudgeSetup comes from. */
 const FLAG: Record<keyof JudgeSetup, string> = {
@@ -132,19 +147,22 @@ export function judgeSetupOf(spec: string, args: CallArgs): JudgeSetup {
 }
 
 /**
- * The judge a command plays with, set up from `setup`: its first fatal refusal (401/403, a retired model, a refused
- * parameter) aborts `ctl` so that no further call is made, and `refused()` names it for the command's one message.
+ * The judges a command plays with, each opened from its setup by `open`: the first fatal refusal of any (401/403, a
+ * retired model, a refused parameter) aborts `ctl` so that no further call is made, and `refused()` names it for the
+ * command's one message; no retry fixes it.
  */
-export async function openStoppingJudge(setup: JudgeSetup) {
+export function stoppingJudges(o: { log?: (m: string) => void; planOnly?: boolean } = {}) {
   const ctl = new AbortController();
   setMaxListeners(0, ctl.signal); // one listener per game in flight
   let refused: JudgeCallError | undefined;
-  const judge = await openJudge(setup, process.env, {
-    log: (m) => process.stderr.write(`${m}\n`),
-    onFatal: (e) => {
-      refused = e;
-      setImmediate(() => ctl.abort(e));
-    },
-  });
-  return { judge, ctl, refused: () => refused };
+  const open = (setup: JudgeSetup) =>
+    openJudge(setup, process.env, {
+      log: o.log ?? log,
+      ...(o.planOnly ? { planOnly: true } : {}),
+      onFatal: (e) => {
+        refused = e;
+        setImmediate(() => ctl.abort(e));
+      },
+    });
+  return { open, ctl, refused: () => refused };
 }

@@ -21,9 +21,9 @@ export function takeLock(db: string, name: string, what = name): () => void {
           { cause: e },
         );
       const pid = holder(file);
-      // a lock being written (empty for an instant) or held by a live process is respected; a second
-      // failure after removing a dead owner's lock means another process took it in between
-      if (pid === undefined || alive(pid) || attempt > 0)
+      // a lock being written (empty for an instant) or held by a live process (this one too: another of its jobs)
+      // is respected; a second failure after removing a dead owner's lock means another process took it in between
+      if (pid === undefined || pidAlive(pid) || attempt > 0)
         throw new ArenaError(
           `another ${what} ${pid ? `(pid ${pid}) ` : ''}is running on ${db} (lock ${file}; delete it only if no such process runs)`,
           { file },
@@ -44,8 +44,4 @@ function holder(file: string): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function alive(pid: number): boolean {
-  return pid === process.pid || pidAlive(pid); // this very process: another of its jobs holds it
 }

@@ -142,7 +142,7 @@ async function runArgs(given: string[]): Promise<number> {
     } else if (rawArgs[0] === '--version') {
       process.stdout.write('0.1.0\n');
     } else {
-      const args = await checkOptions(await oldSpellings(rawArgs));
+      const args = await checkOptions(rawArgs);
       const [cmd, rest] = await withOwnRun(args);
       await runCommand(cmd, { rawArgs: rest });
     }
@@ -162,23 +162,29 @@ async function runArgs(given: string[]): Promise<number> {
   return exitStatus.code;
 }
 
+type Cmd = Parameters<typeof showUsage>[0];
+
+/** A command's value that citty lets be given lazily (a function, a promise). */
+async function resolved<T>(v: unknown): Promise<T> {
+  return (await (typeof v === 'function' ? (v as () => unknown)() : v)) as T;
+}
+
+const argDefs = async (cmd: Cmd) =>
+  (await resolved<Record<string, { type?: string; alias?: string | string[] }>>(cmd.args)) ?? {};
+
 /** Find the sub-command that --help is about, and the words that name it (only known commands). */
-async function resolveForUsage(
-  args: string[],
-): Promise<[Parameters<typeof showUsage>[0], Parameters<typeof showUsage>[1], string[]]> {
-  let cmd: Parameters<typeof showUsage>[0] = main;
+async function resolveForUsage(args: string[]): Promise<[Cmd, Parameters<typeof showUsage>[1], string[]]> {
+  let cmd: Cmd = main;
   let parent: Parameters<typeof showUsage>[1];
   const path: string[] = [];
   for (const a of args) {
     if (a.startsWith('-')) break;
-    const subs = (typeof cmd.subCommands === 'function' ? await cmd.subCommands() : await cmd.subCommands) as
-      Record<string, unknown> | undefined;
-    const next = subs?.[a];
+    const next = (await resolved<Record<string, unknown> | undefined>(cmd.subCommands))?.[a];
     if (!next) break;
     // citty prints "<parent name> <name>": name the parent by its whole path ("arena import")
     parent = { ...cmd, meta: { name: ['arena', ...path].join(' ') } };
     path.push(a);
-    cmd = (typeof next === 'function' ? await (next as () => Promise<typeof cmd>)() : next) as typeof cmd;
+    cmd = await resolved<Cmd>(next);
   }
   return [cmd, parent, path];
 }
@@ -195,51 +201,29 @@ async function withOwnRun(args: string[]): Promise<[Parameters<typeof runCommand
   return [main, args];
 }
 
-async function oldSpellings(args: string[]): Promise<string[]> {
-  const [cmd, , path] = await resolveForUsage(args);
-  if (cmd.subCommands && !cmd.run) return args;
-  const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<
-    string,
-    unknown
-  >;
-  return args.map((a, i) => {
-    if (i < path.length || !a.startsWith('--')) return a;
-    const [name, ...rest] = a.slice(2).split('=');
-    const now = OLD_SPELLINGS[name!];
-    return now && defs[now] && !defs[name!] ? `--${[now, ...rest].join('=')}` : a;
-  });
-}
-
 /**
  * A word where a group expects a sub-command, that names none: one line with the commands near it. A command
  * with a run and positional arguments of its own takes the word as an argument instead.
  */
-async function checkCommand(cmd: Parameters<typeof showUsage>[0], path: string[], word: string | undefined) {
+async function checkCommand(cmd: Cmd, path: string[], word: string | undefined) {
   if (!cmd.subCommands || word === undefined || word.startsWith('-')) return;
-  const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<
-    string,
-    { type?: string }
-  >;
-  if (cmd.run && Object.values(defs).some((d) => d.type === 'positional')) return;
-  const subs = Object.keys(
-    ((typeof cmd.subCommands === 'function' ? await cmd.subCommands() : await cmd.subCommands) ??
-      {}) as object,
-  );
+  if (cmd.run && Object.values(await argDefs(cmd)).some((d) => d.type === 'positional')) return;
+  const subs = Object.keys((await resolved<object | undefined>(cmd.subCommands)) ?? {});
   const near = nearMisses(word, subs);
   throw new UsageError(
     `unknown command "${word}" for \`${['arena', ...path].join(' ')}\`${near.length ? ` (did you mean ${near.map((n) => `\`${['arena', ...path, n].join(' ')}\``).join(' or ')}?)` : ''}`,
   );
 }
 
-/** citty ignores options it does not know; a typo such as `--dry-rn` must not run a paid tournament. */
+/**
+ * citty ignores options it does not know; a typo such as `--dry-rn` must not run a paid tournament. Old spellings
+ * are given their new one.
+ */
 async function checkOptions(args: string[]): Promise<string[]> {
   const [cmd, , path] = await resolveForUsage(args);
   await checkCommand(cmd, path, args[path.length]);
   if (cmd.subCommands && !cmd.run) return args; // citty itself reports a missing sub-command
-  const defs = ((typeof cmd.args === 'function' ? await cmd.args() : await cmd.args) ?? {}) as Record<
-    string,
-    { type?: string; alias?: string | string[] }
-  >;
+  const defs = await argDefs(cmd);
   const known = new Set<string>();
   const camel = (n: string) => n.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   for (const [name, def] of Object.entries(defs)) {
@@ -269,17 +253,20 @@ async function checkOptions(args: string[]): Promise<string[]> {
       out.push(a);
       continue;
     }
-    const [name, ...eq] = a.slice(2).split('=');
-    if (!known.has(name!)) {
+    const [given, ...eq] = a.slice(2).split('=');
+    // an old spelling (--turns) where the command has the new one (--turn)
+    const now = OLD_SPELLINGS[given!];
+    const name = now && defs[now] && !defs[given!] ? now : given!;
+    if (!known.has(name)) {
       const near = nearMisses(
-        name!,
+        name,
         [...known].filter((k) => !/[A-Z]/.test(k)),
       );
       throw new UsageError(
         `unknown option --${name} for \`${['arena', ...path].join(' ')}\`${near.length ? ` (did you mean ${near.map((n) => `--${n}`).join(' or ')}?)` : ''}`,
       );
     }
-    const def = defs[name!];
+    const def = defs[name];
     // a value that looks like an option (`--retries -3`) is still this option's value
     const next = rest[i + 1];
     const value = eq.length
@@ -288,8 +275,8 @@ async function checkOptions(args: string[]): Promise<string[]> {
         ? next
         : undefined;
     if (!eq.length && value !== undefined && def?.type === 'string') i++;
-    if (value !== undefined) numbers[name!] = value;
-    out.push(value !== undefined ? `--${name}=${value}` : a);
+    if (value !== undefined) numbers[name] = value;
+    out.push(value !== undefined ? `--${name}=${value}` : `--${name}`);
   }
   checkNumericOptions(numbers);
   return out;

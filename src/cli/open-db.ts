@@ -89,7 +89,7 @@ function describe(file: string, e: unknown): ArenaError {
  * date: a schema with migrations this version does not know (a newer or different mt-arena), and a file with tables
  * but no migration record (not an mt-arena database, or one written before the schema was versioned).
  */
-function pendingMigrations(file: string, store: SqliteStore): Pending {
+function pendingMigrations(file: string, store: SqliteStore) {
   const v = schemaVersion(store.sqlite);
   const ours = `version ${v.ours.version}, ${v.ours.tag}`;
   if (v.unknown.length) {
@@ -108,19 +108,12 @@ function pendingMigrations(file: string, store: SqliteStore): Pending {
     );
   return {
     count: v.ours.version - v.version,
+    /** no migration applied yet: a new database, not an older one */
     empty: v.version === 0,
+    /** the file's schema version and this version's, in words */
     from: `version ${v.version} (${v.tag || 'empty'})`,
     to: ours,
   };
-}
-
-interface Pending {
-  count: number;
-  /** no migration applied yet: a new database, not an older one */
-  empty: boolean;
-  /** the file's schema version and this version's, in words */
-  from: string;
-  to: string;
 }
 
 const when = (ms: number) =>
@@ -150,7 +143,7 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
       { file },
     );
   let readonly = !!opts.readonly;
-  let upgrade: Pending | undefined;
+  let upgrade: ReturnType<typeof pendingMigrations> | undefined;
   let store: SqliteStore | undefined;
   try {
     if (!readonly && exists && !empty) {
@@ -172,7 +165,7 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
         store = undefined;
         if (!writable(file))
           throw new ArenaError(
-            `${file} was written by an older mt-arena (${pending} schema migration(s) pending) and is read-only; open it once with a write command (e.g. \`arena import\`)`,
+            `${file} was written by an older mt-arena (${pending.count} schema migration(s) pending) and is read-only; open it once with a write command (e.g. \`arena import\`)`,
             { file },
           );
         readonly = false;

@@ -12,16 +12,18 @@ import { wranglerVars } from '../entry/wrangler.ts';
 import { openaiBatchClient } from '../judges/openai-batch.ts';
 import { openJudge } from '../judges/registry.ts';
 import { loadCheckpointsConfig, type LoadedCheckpoints } from '../ops/checkpoints-config.ts';
-import { loadRefreshConfig, type Loaded, type RefreshConfig } from '../ops/config.ts';
-import type { Env, OpenBatchClient, OpenJudge, Publisher, RunHook, Spill } from '../ops/deps.ts';
+import type { CheckpointsOptions } from '../ops/checkpoints.ts';
+import { loadRefreshConfig } from '../ops/config.ts';
+import type { Env, OpenBatchClient, OpenJudge, Publisher, Spill } from '../ops/deps.ts';
+import type { RefreshOptions } from '../ops/refresh/types.ts';
 import { runHook } from './hook-command.ts';
 import { checkApiKeys } from '../judges/registry.ts';
 import { answerFiles, refuseMissingFolder } from '../ops/refresh/index.ts';
-import type { Liveness } from '../engine/play/index.ts';
 import { processLiveness } from './liveness.ts';
 import { takeLock } from './lock.ts';
 import { restoreSpilled, spillGames } from '../storage/recovery.ts';
 import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
+import { log } from './shared.ts';
 
 /** Opens a judge of an ops config through judges/registry.ts openJudge (key check, retries, auth stop), logging retries. */
 function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
@@ -46,20 +48,10 @@ function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}
   };
 }
 
-export interface RefreshContext {
-  store: SqliteStore;
-  judges: OpenJudge;
-  /** the Batch API of a `batch: true` judge's server */
-  batches: OpenBatchClient;
-  config: Loaded<RefreshConfig>;
-  publish: Publisher;
-  runHook: RunHook;
-  /** the process's environment (or the caller's `env`): API keys, and the publish command's environment */
-  env: Env;
-  liveness: Liveness;
-  /** paid replies the database refused go to the recovery file beside it (storage/recovery.ts) */
-  spill: Spill;
-}
+/** What the CLI gives a refresh (src/ops/refresh/types.ts RefreshOptions), on an SQLite file. */
+type RefreshContext = Required<
+  Pick<RefreshOptions, 'judges' | 'batches' | 'config' | 'publish' | 'runHook' | 'env' | 'liveness' | 'spill'>
+> & { store: SqliteStore };
 
 /**
  * Everything `refresh` needs, from its config file: the database, the refresh lock (one refresh per
@@ -67,10 +59,10 @@ export interface RefreshContext {
  */
 export async function withRefreshContext<T>(
   configFile: string,
-  o: { dryRun?: boolean; env?: Env; log?: (m: string) => void },
+  o: { dryRun?: boolean; log?: (m: string) => void },
   fn: (ctx: RefreshContext) => Promise<T>,
 ): Promise<T> {
-  const env = o.env ?? process.env;
+  const env = process.env;
   const config = loadRefreshConfig(configFile, env);
   // a missing answer file or API key is reported before the database is touched (a dry run calls no judge)
   if (!o.dryRun) checkApiKeys(config.config.judges, env);
@@ -104,15 +96,11 @@ export async function withRefreshContext<T>(
   }
 }
 
-export interface CheckpointsContext {
+/** What the CLI gives the checkpoints jobs (src/ops/checkpoints.ts CheckpointsOptions), on an SQLite file. */
+type CheckpointsContext = Required<Pick<CheckpointsOptions, 'judges' | 'env' | 'liveness' | 'spill'>> & {
   store: SqliteStore;
-  judges: OpenJudge;
   config: LoadedCheckpoints;
-  /** the process's environment (or the caller's `env`): the judges' and the generators' API keys */
-  env: Env;
-  liveness: Liveness;
-  spill: Spill;
-}
+};
 
 /**
  * Everything the checkpoints jobs need, from their config file. `dryRun`: only read (a missing database is
@@ -120,13 +108,13 @@ export interface CheckpointsContext {
  */
 export async function withCheckpointsContext<T>(
   configFile: string,
-  o: { dryRun?: boolean; report?: boolean; play?: boolean; env?: Env; log?: (m: string) => void },
+  o: { dryRun?: boolean; report?: boolean; play?: boolean; log?: (m: string) => void },
   fn: (ctx: CheckpointsContext) => Promise<T>,
 ): Promise<T> {
-  const env = o.env ?? process.env;
+  const env = process.env;
   const config = loadCheckpointsConfig(configFile, env);
   // the files in watch.dir that are left out, each with why (a watcher says later ones itself)
-  for (const m of config.refused) (o.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(m);
+  for (const m of config.refused) (o.log ?? log)(m);
   const db = config.config.db;
   // `play`: a missing API key is reported before the database is touched
   if (o.play) checkApiKeys(config.config.judges, env);
@@ -161,9 +149,7 @@ async function recovered(
 ): Promise<Spill> {
   if (o.dryRun) return noSpill;
   for (const r of await restoreSpilled(store, db, tmpdir()))
-    (o.log ?? ((m: string) => process.stderr.write(`${m}\n`)))(
-      `stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})`,
-    );
+    (o.log ?? log)(`stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})`);
   return (games, run) => spillGames(db, tmpdir(), games, run);
 }
 

@@ -13,7 +13,7 @@ const PLAIN_EVERY_MS = 5000;
  * same weight of the time elapsed. Early on it is the plain average; while stalled it decays, so the ETA grows
  * smoothly instead of holding a rate that no longer holds or jumping when a burst of games lands.
  */
-export class Pace {
+class Pace {
   private weighted = 0;
   private at: number;
   private seen = 0;

@@ -5,11 +5,11 @@
 import { buildReports, type BuildResult } from '../reports/site/build.ts';
 import { ArenaError } from '../core/types.ts';
 import { STATE } from '../reports/site/stored.ts';
-import type { StoredReport } from '../storage/report-store.ts';
+import type { StoredPage } from '../storage/page-store.ts';
 import type { Store } from '../storage/store.ts';
 import { createApp } from '../web/app.ts';
-import { PAGE_VIEW, renderPages, type PageOptions } from '../web/pages.ts';
-import { openStore } from './shared.ts';
+import { renderPages, type PageOptions } from '../web/pages.ts';
+import { withStore, log } from './shared.ts';
 
 /** The Worker's options that change its pages (wrangler.toml's [vars]): what the pages are rendered with. */
 export interface WorkerPages extends PageOptions {
@@ -38,23 +38,20 @@ export function workerPages(vars: Record<string, string>): WorkerPages {
  * leaves the database file as it was). Returns how many pages are stored.
  */
 export async function storePages(store: Store, worker?: WorkerPages): Promise<number> {
-  const old = (await store.reports.index()).filter((r) => r.view === PAGE_VIEW);
+  const old = await store.pages.list();
   const [state] = await store.reports.get([STATE]);
   const sets: PageOptions[] = [{}];
   if (worker && !worker.annotate && (worker.siteUrl || worker.intervals === 'sandwich'))
     sets.push({ siteUrl: worker.siteUrl, intervals: worker.intervals });
   // a run still marked running shows as interrupted once its heartbeat is old: /runs changes with the clock
   const running = (await store.runs.list(30)).some((r) => r.status === 'running');
-  const rows: StoredReport[] = [];
+  const rows: StoredPage[] = [];
   for (const o of state ? sets : []) {
     const app = createApp({ store, reports: 'read', ...o });
     rows.push(...(await renderPages(app.fetch, o, state!.body, (p) => running && p === '/runs')));
   }
-  const same = (a: Pick<StoredReport, 'params' | 'digest' | 'body'>[]) =>
-    JSON.stringify(a.map((r) => [r.params, r.digest, r.body]).sort());
-  if (old.length === rows.length && same(await store.reports.get(old)) === same(rows)) return rows.length;
-  if (old.length) await store.reports.remove(old);
-  await store.reports.put(rows);
+  const same = (a: StoredPage[]) => JSON.stringify(a.map((r) => [r.key, r.state, r.body]).sort());
+  if (same(old) !== same(rows)) await store.pages.replace(rows);
   return rows.length;
 }
 
@@ -70,11 +67,11 @@ export async function updateReports(
   store: Store,
   o: { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages } = {},
 ): Promise<BuildResult> {
-  const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const line = o.log ?? log;
   const r = await buildReports(store, {
-    ...(o.progress ? { progress: (step, k, n) => log(`reports ${k}/${n}: ${step}`) } : {}),
+    ...(o.progress ? { progress: (step, k, n) => line(`reports ${k}/${n}: ${step}`) } : {}),
   });
-  log(`${reportsLine(r)}; pages: ${await storePages(store, o.worker)} rendered`);
+  line(`${reportsLine(r)}; pages: ${await storePages(store, o.worker)} rendered`);
   return r;
 }
 
@@ -83,11 +80,5 @@ export async function updateReportsOf(
   db: string,
   o: { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages } = {},
 ): Promise<BuildResult | undefined> {
-  if (db === ':memory:') return undefined;
-  const store = openStore(db);
-  try {
-    return await updateReports(store, o);
-  } finally {
-    await store.close();
-  }
+  return db === ':memory:' ? undefined : withStore(db, {}, (store) => updateReports(store, o));
 }

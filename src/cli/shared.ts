@@ -1,5 +1,9 @@
+import { existsSync, rmSync } from 'node:fs';
 import type { SqliteStore } from '../storage/sqlite.ts';
+import { int, table } from './format.ts';
+import { resolveJudge } from './judge-choice.ts';
 import { openCheckedStore, type OpenOptions } from './open-db.ts';
+import { checkTurns } from './validate.ts';
 
 export const dbArg = {
   db: {
@@ -12,14 +16,30 @@ export const dbArg = {
 export const jsonArg = {
   json: { type: 'boolean', description: 'print one JSON array instead of a table' },
 } as const;
+/** --judge and --turn of the commands that read one judge's results (withJudge). */
+export const judgeTurnArgs = {
+  judge: {
+    type: 'string',
+    description: 'judge name (e.g. gpt-4 or openai/gpt-4; human = expert votes; default: the only judge)',
+  },
+  turn: { type: 'string', description: '1 or 2 (default: both)' },
+} as const;
 
 /** Open the database, checked (src/cli/open-db.ts); read-only commands refuse a missing file instead of creating an empty one. */
-export function openStore(file: string, opts: OpenOptions = {}): SqliteStore {
-  return openCheckedStore(file, opts);
-}
+export { openCheckedStore as openStore };
 
 export function print(s: string): void {
   process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+}
+
+/** `rows` as a table (format.ts), each row's columns as `columns` spells them. */
+export function printTable<R>(rows: readonly R[], columns: (r: R) => object): void {
+  print(table(rows.map((r) => columns(r))));
+}
+
+/** A line on stderr (progress, notes, warnings), apart from the output on stdout. */
+export function log(m: string): void {
+  process.stderr.write(`${m}\n`);
 }
 
 export function printJson(v: unknown): void {
@@ -32,13 +52,45 @@ export const exitStatus = { code: 0 };
 /** Open the database, run `fn`, and close it whatever happens. */
 export async function withStore<T>(
   file: string,
+  opts: OpenOptions,
   fn: (store: SqliteStore) => Promise<T>,
-  opts: OpenOptions = {},
 ): Promise<T> {
-  const store = openStore(file, opts);
+  const store = openCheckedStore(file, opts);
   try {
     return await fn(store);
   } finally {
     await store.close();
   }
+}
+
+/** The database file and its -wal and -shm, removed: what an import that failed into a new file leaves behind. */
+export function removeDatabase(db: string): void {
+  for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+}
+
+/** withStore for an import: a database file it created is removed again when `fn` fails. */
+export async function withImportStore<T>(db: string, fn: (store: SqliteStore) => Promise<T>): Promise<T> {
+  const created = db !== ':memory:' && !existsSync(db);
+  try {
+    return await withStore(db, {}, fn);
+  } catch (e) {
+    if (created) removeDatabase(db);
+    throw e;
+  }
+}
+
+/**
+ * One judge's results read: the database opened read-only, --judge resolved (judge-choice.ts), --turn checked;
+ * `fn` gets `{ turn }` when one was given, else `{}`.
+ */
+export function withJudge<T>(
+  args: { db: string; judge?: string | undefined; turn?: string | undefined },
+  fn: (store: SqliteStore, judge: string, t: { turn?: number }) => Promise<T>,
+): Promise<T> {
+  const turn = int(args.turn, 'turn');
+  return withStore(args.db, { readonly: true }, async (store) => {
+    const judge = await resolveJudge(store, args.judge);
+    await checkTurns(store, turn !== undefined ? [turn] : []);
+    return fn(store, judge, turn !== undefined ? { turn } : {});
+  });
 }

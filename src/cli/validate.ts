@@ -6,20 +6,23 @@ import type { Store } from '../storage/store.ts';
 import { z } from 'zod';
 import { list, UsageError } from './format.ts';
 
-/** The judges with games or recorded votes ("human" when expert votes are imported). */
-export async function checkJudge(store: Store, judge: string, option = 'judge'): Promise<void> {
+/** Each judge named must have games or recorded votes ("human" when expert votes are imported). */
+export async function checkJudges(store: Store, judges: readonly string[]): Promise<void> {
   const known = (await store.games.judges()).map((j) => j.judge);
-  if (!known.includes(judge))
-    throw new UsageError(`--${option}: ${unknownValueMessage('judge', judge, known)} (see \`arena judges\`)`);
+  for (const judge of judges)
+    if (!known.includes(judge))
+      throw new UsageError(`--judge: ${unknownValueMessage('judge', judge, known)} (see \`arena judges\`)`);
 }
+
+type ModelStore = {
+  catalog: Pick<Store['catalog'], 'models'>;
+  votes: Pick<Store['votes'], 'list'>;
+  games: Pick<Store['games'], 'list'>;
+};
 
 /** Models with answers, plus models that appear only in recorded votes or in `judge`'s games (imported judgments). */
 async function knownModels(
-  store: {
-    catalog: Pick<Store['catalog'], 'models'>;
-    votes: Pick<Store['votes'], 'list'>;
-    games: Pick<Store['games'], 'list'>;
-  },
+  store: ModelStore,
   opts: { withVotes?: boolean; judge?: string } = {},
 ): Promise<string[]> {
   const set = new Set(await store.catalog.models());
@@ -32,11 +35,7 @@ async function knownModels(
 
 /** Every model named must be known; `withVotes: false` (a run) needs models with answers. */
 export async function checkModels(
-  store: {
-    catalog: Pick<Store['catalog'], 'models'>;
-    votes: Pick<Store['votes'], 'list'>;
-    games: Pick<Store['games'], 'list'>;
-  },
+  store: ModelStore,
   models: readonly string[],
   option = 'models',
   opts: { withVotes?: boolean; judge?: string } = {},
@@ -96,11 +95,6 @@ export function twoJudges(arg: string): [string, string] {
   const judges = list(arg) ?? [];
   if (judges.length !== 2) throw new UsageError(`--judge expects two comma-separated judges, got "${arg}"`);
   return [judges[0]!, judges[1]!];
-}
-
-/** Each judge checked against the store (a typo gets a suggestion). */
-export async function checkJudges(store: Store, judges: readonly string[]): Promise<void> {
-  for (const j of judges) await checkJudge(store, j);
 }
 
 /** A number in [min, max] (whole when `int`), and how to say so in an error. */

@@ -2,12 +2,9 @@
 // a verdict in both orders, every figure with its question-bootstrap interval, and only then gives each judge's
 // figures on its own matches (the naive comparison), with intervals too, so the two denominators are never mixed
 // in one sentence. Pure.
-import { judgeFigures, numWithInterval, pctWithInterval, type JudgeSide } from './judge-reading.ts';
+import { int, judgeFigures, numWithInterval, pct, pctWithInterval, type JudgeSide } from './judge-reading.ts';
 import type { LikeForLike } from './stats/like-for-like.ts';
 import type { OwnMatches } from './stats/own-matches.ts';
-
-const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
-const int = (n: number) => n.toLocaleString('en-US');
 
 /** `(95% intervals from 1,000 rounds resampling the 80 questions)`, or why there are none. */
 function intervalsNote(x: LikeForLike | OwnMatches): string {

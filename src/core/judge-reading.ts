@@ -52,8 +52,8 @@ export function judgeFigures(s: JudgeSide): JudgeFigures {
   };
 }
 
-const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
-const int = (n: number) => n.toLocaleString('en-US');
+export const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
+export const int = (n: number) => n.toLocaleString('en-US');
 
 /** `30.1% [27.2, 33.1]`: a share with its interval in percent (`n/a` when not estimable). */
 export function pctWithInterval(e: Estimate): string {
@@ -100,7 +100,7 @@ export function readLikeForLike(l: LikeForLike): string {
 export function readTwoJudges(
   reference: JudgeSide,
   other: JudgeSide,
-  o: { r?: number | null; experts?: Record<number, number | null>; like?: LikeForLike } = {},
+  o: { r?: number | null; experts?: Record<number, number | null> } = {},
 ): string {
   const g = judgeFigures(reference);
   const l = judgeFigures(other);
@@ -135,6 +135,5 @@ export function readTwoJudges(
     parts.push(
       `The two leaderboards order the models alike: Pearson's r of the adjusted win rates is ${o.r.toFixed(3)}.`,
     );
-  if (o.like?.matches) parts.push(readLikeForLike(o.like));
   return parts.join(' ');
 }

@@ -2,8 +2,7 @@
 // "Replacing Judges with Juries", 2024). The members' games stay theirs: a jury stores nothing and is read on
 // demand. Pure.
 import type { MatchOutcome, Outcome, MatchGame, Verdict } from './types.ts';
-
-export const JURY_PREFIX = 'jury/';
+import { itemKey } from './outcomes.ts';
 
 /** How members' outcomes are pooled. */
 export type JuryRule = 'majority' | 'mean';
@@ -15,7 +14,7 @@ export interface JuryDef {
 }
 
 /** The judge id of a jury. */
-export const juryId = (name: string): string => `${JURY_PREFIX}${name}`;
+export const juryId = (name: string): string => `jury/${name}`;
 
 /** A side's orientation-free verdict on the sorted pair (lo, hi): 1 lo wins, 0 hi wins, 0.5 a tie. */
 type Score = 0 | 0.5 | 1;
@@ -43,10 +42,7 @@ export function poolScores(scores: Score[], rule: JuryRule): Score | undefined {
   return 0.5;
 }
 
-const key = (o: MatchOutcome) => {
-  const [lo, hi] = o.model1 <= o.model2 ? [o.model1, o.model2] : [o.model2, o.model1];
-  return `${o.questionId}\u0000${o.turn}\u0000${lo}\u0000${hi}`;
-};
+const key = (o: MatchOutcome) => itemKey(o.questionId, o.turn, o.model1, o.model2);
 
 /**
  * A jury's outcomes: one per match every member has an outcome for (a match a member lacks is still to be

@@ -107,3 +107,16 @@ export function multiply(A: Float64Array, B: Float64Array, m: number): Float64Ar
     }
   return C;
 }
+
+/** Add w (e_a − e_b)(e_a − e_b)ᵀ to the n × n matrix L: one edge of a weighted graph Laplacian. */
+export function addEdge(L: Float64Array, n: number, a: number, b: number, w: number): void {
+  L[a * n + a]! += w;
+  L[b * n + b]! += w;
+  L[a * n + b]! -= w;
+  L[b * n + a]! -= w;
+}
+
+/** The variance of x_i − x_j under the n × n covariance C (0 where rounding makes it negative). */
+export function differenceVariance(C: ArrayLike<number>, n: number, i: number, j: number): number {
+  return Math.max(0, C[i * n + i]! + C[j * n + j]! - 2 * C[i * n + j]!);
+}

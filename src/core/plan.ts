@@ -123,36 +123,26 @@ export function planGames(input: PlanInput): GameSpec[] {
     const scheme = prompts.get(schemeNameFor(promptSet, match.category, match.turn))!;
     const ref = NEED_REF_CATS.has(match.category) ? references.get(match.questionId) : undefined;
     const a1 = answers.get(match.model1)!.get(match.questionId)!;
-    if (match.model2 === undefined) {
+    const a2 = match.model2 === undefined ? undefined : answers.get(match.model2)!.get(match.questionId)!;
+    // a single-answer match is one game (AB); a pair is judged in both orders
+    const orders =
+      a2 === undefined
+        ? ([['AB', a1]] as const)
+        : ([
+            ['AB', a1, a2],
+            ['BA', a2, a1],
+          ] as const);
+    for (const [order, answerA, answerB] of orders) {
       const p = renderPrompt({
         scheme,
         questionTurns: q.turns,
         turn: match.turn,
-        answerA: a1,
+        answerA,
+        answerB,
         reference: ref,
       });
-      games.push({ match, order: 'AB', promptName: scheme.name, systemPrompt: p.system, userPrompt: p.user });
-      continue;
+      games.push({ match, order, promptName: scheme.name, systemPrompt: p.system, userPrompt: p.user });
     }
-    const a2 = answers.get(match.model2)!.get(match.questionId)!;
-    const ab = renderPrompt({
-      scheme,
-      questionTurns: q.turns,
-      turn: match.turn,
-      answerA: a1,
-      answerB: a2,
-      reference: ref,
-    });
-    const ba = renderPrompt({
-      scheme,
-      questionTurns: q.turns,
-      turn: match.turn,
-      answerA: a2,
-      answerB: a1,
-      reference: ref,
-    });
-    games.push({ match, order: 'AB', promptName: scheme.name, systemPrompt: ab.system, userPrompt: ab.user });
-    games.push({ match, order: 'BA', promptName: scheme.name, systemPrompt: ba.system, userPrompt: ba.user });
   }
   return games;
 }

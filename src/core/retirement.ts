@@ -22,7 +22,7 @@ export interface Retirement {
 }
 
 /** A `shutdown_date` as a day: an ISO date (or date-time) or Unix seconds; anything else is none. */
-export function shutdownDay(v: unknown): string | undefined {
+function shutdownDay(v: unknown): string | undefined {
   // Unix seconds up to the year 9999; a day that exists (Date.parse takes February the 30th)
   if (typeof v === 'number' && Number.isFinite(v) && v > 0 && v < 253_402_300_800)
     return new Date(v * 1000).toISOString().slice(0, 10);

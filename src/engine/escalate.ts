@@ -3,10 +3,10 @@
 // two orders, unparsable or missing, and (with `softentAbove`) whose SoftEnt-Cali says it lies outside the
 // judge's fine-tuning.
 import { gameConfidence } from '../core/stats/confidence.ts';
-import { escalationReason, pairGames } from '../core/stats/judge-quality.ts';
+import { escalationReason } from '../core/stats/judge-quality.ts';
 import { pairVerdict } from '../core/verdict/stored.ts';
 import type { MatchOutcome } from '../core/types.ts';
-import { combineGames, storedVerdictOf } from '../core/outcomes.ts';
+import { combineGames, pairGames, storedVerdictOf } from '../core/outcomes.ts';
 import type { JudgeProvider } from '../judges/judge.ts';
 import { planRun, runTournament, type RunOptions, type RunSummary } from './run.ts';
 import { judgeData } from '../reports/results.ts';
@@ -57,12 +57,14 @@ export async function runEscalation(o: EscalationOptions): Promise<EscalationSum
       ...(rest.set !== undefined ? { set: rest.set } : {}),
     })
   ).filter((g) => ids.has(g.id));
-  const paired = pairGames(
-    stored.map((g) => ({
-      ...storedVerdictOf(g),
-      confidence: gameConfidence(g.verdictProbs, g.order, pairVerdict(g.verdict)),
-      reliability: g.reliability ?? null,
-    })),
+  const paired = new Map(
+    pairGames(
+      stored.map((g) => ({
+        ...storedVerdictOf(g),
+        confidence: gameConfidence(g.verdictProbs, g.order, pairVerdict(g.verdict)),
+        reliability: g.reliability ?? null,
+      })),
+    ).map((m) => [matchKey(m), m]),
   );
   const planned = new Set(
     games.filter((g) => g.spec.match.model2 !== undefined).map((g) => matchKey(g.spec.match)),

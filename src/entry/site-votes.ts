@@ -22,21 +22,21 @@ const text = (max: number) => z.string().max(max);
 const model = text(1000);
 
 const annotatorRow = z
-  .object({ id, name: z.string().regex(ANNOTATOR_NAME), used_at: time.nullable() })
+  .object({ id, name: z.string().regex(ANNOTATOR_NAME), usedAt: time.nullable() })
   .strict();
 const annotationRow = z
   .object({
     id,
-    annotator_id: id,
-    question_id: z.number().int(),
+    annotatorId: id,
+    questionId: z.number().int(),
     turn: z.number().int().min(1).max(100),
-    model_1: model,
-    model_2: model,
+    model1: model,
+    model2: model,
     order: z.enum(['AB', 'BA']),
-    shown_at: time,
+    shownAt: time,
     choice: z.enum(['A', 'B', 'tie', 'bothbad', 'skip']).nullable(),
     reason: text(2000).nullable(),
-    answered_at: time.nullable(),
+    answeredAt: time.nullable(),
   })
   .strict();
 const voteRow = z
@@ -44,25 +44,28 @@ const voteRow = z
     id,
     judge: z.literal(ANNOTATORS),
     voter: text(100),
-    question_id: z.number().int(),
+    questionId: z.number().int(),
     turn: z.number().int().min(1).max(100),
-    model_a: model,
-    model_b: model,
+    modelA: model,
+    modelB: model,
     winner: z.enum(['model_a', 'model_b', 'tie', 'inconsistent']),
     line: id,
   })
   .strict();
 
+/** Each table's read, its columns named as the Store names them (SiteAnnotate). */
 const QUERIES = {
-  annotators: { columns: 'id, name, used_at', where: '', row: annotatorRow },
+  annotators: { columns: 'id, name, used_at AS usedAt', where: '', row: annotatorRow },
   annotations: {
     columns:
-      'id, annotator_id, question_id, turn, model_1, model_2, "order", shown_at, choice, reason, answered_at',
+      'id, annotator_id AS annotatorId, question_id AS questionId, turn, model_1 AS model1, model_2 AS model2, ' +
+      '"order", shown_at AS shownAt, choice, reason, answered_at AS answeredAt',
     where: '',
     row: annotationRow,
   },
   votes: {
-    columns: 'id, judge, voter, question_id, turn, model_a, model_b, winner, line',
+    columns:
+      'id, judge, voter, question_id AS questionId, turn, model_a AS modelA, model_b AS modelB, winner, line',
     where: "source = 'annotate' AND ",
     row: voteRow,
   },
@@ -140,32 +143,9 @@ function readAll(t: D1Target, log: (m: string) => void): Rows {
 
 /** The site's annotate state in D1; `log` is told of a wrangler run tried again. */
 export function readSiteAnnotate(t: D1Target, log: (m: string) => void = () => {}): SiteAnnotate {
-  const rows = readAll(t, log);
-  return {
-    annotators: rows.annotators.map((a) => ({ id: a.id, name: a.name, usedAt: a.used_at })),
-    annotations: rows.annotations.map((n) => ({
-      id: n.id,
-      annotatorId: n.annotator_id,
-      questionId: n.question_id,
-      turn: n.turn,
-      model1: n.model_1,
-      model2: n.model_2,
-      order: n.order,
-      shownAt: n.shown_at,
-      choice: n.choice,
-      reason: n.reason,
-      answeredAt: n.answered_at,
-    })),
-    votes: rows.votes.map((v) => ({
-      voter: v.voter,
-      questionId: v.question_id,
-      turn: v.turn,
-      modelA: v.model_a,
-      modelB: v.model_b,
-      winner: v.winner,
-      line: v.line,
-    })),
-  };
+  const { annotators, annotations, votes } = readAll(t, log);
+  // a vote's id and judge are D1's own: this database numbers its votes, all of judge `annotators`
+  return { annotators, annotations, votes: votes.map(({ id: _id, judge: _judge, ...v }) => v) };
 }
 
 /** Take the site's votes into `store` before it is published over them; what was taken in. */

@@ -58,11 +58,11 @@ export interface JuryReport {
   bias: BiasLine[];
 }
 
-export const EFFECTIVE_VOTES_FORMULA =
+const EFFECTIVE_VOTES_FORMULA =
   "n_eff = n / (1 + (n - 1) * mean pairwise Cohen's kappa, clamped to [0, 1]): Kish's design effect (Survey Sampling, 1965)";
 
 /** A jury's data as any judge's: its pooled outcomes and the votes they make. */
-export async function juryData(
+async function juryData(
   store: Store,
   jury: JuryDef,
   read: (judge: string) => Promise<JudgeData> = (j) => judgeData(store, j),

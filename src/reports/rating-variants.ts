@@ -13,7 +13,7 @@ import { positionReport, raoKupperReport, type VariantReport } from './bt-varian
 import { judgeData, ratings, type RatingRow } from './results.ts';
 
 /** The power table's settings: two-sided 5%, 80% power, at the observed gap (`arena power`'s defaults). */
-export const POWER = { alpha: 0.05, power: 0.8 } as const;
+const POWER = { alpha: 0.05, power: 0.8 } as const;
 
 export interface VariantRow {
   model: string;

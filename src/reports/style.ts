@@ -9,7 +9,7 @@ import {
   type StyleCounts,
   type StyleGroup,
 } from '../core/stats/style.ts';
-import { styleControlChecked, type CheckedStyleResult } from '../core/stats/style-small.ts';
+import { styleControlChecked, type CheckedStyleResult } from '../core/stats/style.ts';
 import { battleTable, tableRecords } from '../core/stats/battle-table.ts';
 import { separationNote } from '../core/stats/estimable-fit.ts';
 import { estimability } from '../core/stats/separation.ts';

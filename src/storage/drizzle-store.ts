@@ -10,6 +10,7 @@ import { importBundle } from './drizzle/import.ts';
 import { DrizzleLeases } from './drizzle/leases.ts';
 import { DrizzleRateLimits } from './drizzle/limits.ts';
 import { DrizzleLedger } from './drizzle/ledger.ts';
+import { DrizzlePages } from './drizzle/pages.ts';
 import { DrizzleReports } from './drizzle/reports.ts';
 import { DrizzleRefreshes } from './drizzle/refreshes.ts';
 import { DrizzleRuns } from './drizzle/runs.ts';
@@ -32,6 +33,7 @@ const GROUPS = {
   annotators: (o: DrizzleStoreOptions) => new DrizzleAnnotators(o),
   limits: (o: DrizzleStoreOptions) => new DrizzleRateLimits(o.db),
   reports: (o: DrizzleStoreOptions) => new DrizzleReports(o),
+  pages: (o: DrizzleStoreOptions) => new DrizzlePages(o),
 } satisfies Record<StoreGroup, (o: DrizzleStoreOptions) => object>;
 /** The Store's groups by name (the busy retry of sqlite.ts wraps each one's methods). */
 export const STORE_GROUPS = Object.keys(GROUPS) as StoreGroup[];

@@ -51,11 +51,6 @@ export interface ReportStore {
   /** every stored report without its body */
   index(): Promise<Omit<StoredReport, 'body'>[]>;
   remove(keys: ReportKey[]): Promise<void>;
-  /**
-   * The body of the row (view, params) when its digest is the body of the `_state` row (the data it was made from
-   * is the data published), in one read; undefined otherwise. The stored pages (src/web/pages.ts).
-   */
-  current(view: string, params: string): Promise<string | undefined>;
   /** the digest of the data now stored (reads every game's id and verdict, and the tables reports read) */
   digest(): Promise<DataDigest>;
 }

@@ -10,6 +10,7 @@ import type {
 import type { CheckpointRecord, RefreshRecord } from '../core/records.ts';
 import type { AnnotatorStore, RateLimitStore } from './annotator-store.ts';
 import type { LedgerStore } from './ledger-store.ts';
+import type { PageStore } from './page-store.ts';
 import type { ReportStore } from './report-store.ts';
 
 export type {
@@ -281,6 +282,7 @@ export interface Store {
   readonly annotators: AnnotatorStore;
   readonly limits: RateLimitStore;
   readonly reports: ReportStore;
+  readonly pages: PageStore;
   /** write an import (questions, answers, prompts, games, votes, ...) all or nothing */
   importBundle(bundle: ImportBundle): Promise<ImportCounts>;
   close(): Promise<void>;

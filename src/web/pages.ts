@@ -1,12 +1,13 @@
 // Pages rendered on the write path, served as the bytes rendered. Every write (import, run, refresh, reparse, prune,
 // publish, `arena start`, `arena reports --rebuild`) builds the reports and then renders every page the home page
 // links to with this same app over the data just written (`renderPages`), storing each response (its bytes,
-// Content-Type, ETag, Cache-Control) as a row of the reports table (view `_page`); `arena publish` copies them to D1
+// Content-Type, ETag, Cache-Control) as a row of the pages table (Store.pages); `arena publish` copies them to D1
 // with the rest. The site, on Node as on the Worker, answers a GET or HEAD of such a page from its row in one read
 // (`storedPages`), through the app's security headers, compression, conditional requests and HEAD handling, without
 // running the page's code. Anything else renders live from the stored reports (a sorted or filtered table, a
 // match, a page not linked from `/`). A row is used only while all three of what made it still hold:
-//   the data: its digest is the body of the `_state` row, and every write replaces the rows (the read joins them);
+//   the data: its state is the body of the reports' `_state` row, and every write replaces the rows (the read joins
+//   them);
 //   the code: the build id of views.gen.ts (scripts/build-views.mjs digests the views and the site's sources);
 //   the options that change the HTML: the site's address and the intervals (never with /annotate on: votes cast on
 //   the site change the pages between writes).
@@ -14,13 +15,10 @@
 // parameters some route reads, so a shared link's tracking parameters (utm_*, fbclid) find the canonical page and
 // never make a key of their own.
 import type { MiddlewareHandler } from 'hono';
-import type { StoredReport } from '../storage/report-store.ts';
+import type { StoredPage } from '../storage/page-store.ts';
 import type { Store } from '../storage/store.ts';
 import { QUERY } from './params.ts';
 import { BUILD } from './views.gen.ts';
-
-/** The view of the stored pages' rows in the reports table. */
-export const PAGE_VIEW = '_page';
 
 /** The options of an app that change a page's bytes (an app with /annotate on serves no stored page). */
 export interface PageOptions {
@@ -55,7 +53,7 @@ export function pageKey(url: string): string {
   return q ? `${u.pathname}?${q}` : u.pathname;
 }
 
-/** The row's params: the build id, the options and the key (JSON: none of them can be confused with another). */
+/** The row's key: the build id, the options and the key (JSON: none of them can be confused with another). */
 export const pageParams = (o: PageOptions, key: string): string =>
   JSON.stringify([BUILD, o.intervals ?? 'bootstrap', o.siteUrl ?? '', key]);
 
@@ -72,8 +70,9 @@ export function storedPages(
   if (o.annotate) return (_c, next) => next();
   return async (c, next) => {
     if (c.req.method !== 'GET' || NEVER.test(c.req.path)) return next();
-    const key = pageParams({ siteUrl: o.siteUrl, intervals: o.intervals }, pageKey(c.req.url));
-    const row = await store.reports.current(PAGE_VIEW, key);
+    const row = await store.pages.current(
+      pageParams({ siteUrl: o.siteUrl, intervals: o.intervals }, pageKey(c.req.url)),
+    );
     if (row === undefined) return next();
     const p = JSON.parse(row) as Stored;
     served.pages++;
@@ -82,7 +81,7 @@ export function storedPages(
 }
 
 /** The canonical path and query a page names (`<link rel="canonical" href="...">`, the site's address cut off). */
-export function canonicalOf(html: string, siteUrl = ''): string | undefined {
+function canonicalOf(html: string, siteUrl = ''): string | undefined {
   const href = /<link rel="canonical" href="([^"]*)"/.exec(html)?.[1];
   if (href === undefined) return undefined;
   const url = href.replace(/&amp;/g, '&').replace(/&#34;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<');
@@ -117,22 +116,21 @@ export async function renderPages(
   state: string,
   skip: (path: string) => boolean = () => false,
   now: () => number = Date.now,
-): Promise<StoredReport[]> {
+): Promise<StoredPage[]> {
   const get = async (path: string) => {
-    const t0 = now();
     const res = await fetch(new Request(`http://pages.invalid${path}`));
-    return { res, body: await res.text(), ms: Math.round(now() - t0) };
+    return { res, body: await res.text() };
   };
   const home = await get('/');
   if (home.res.status !== 200) return [];
-  const rows: StoredReport[] = [];
+  const rows: StoredPage[] = [];
   for (const path of linkedPages(home.body)) {
-    const { res, body, ms } = path === '/' ? home : await get(path);
+    const { res, body } = path === '/' ? home : await get(path);
     const key = pageKey(path);
     const canonical = canonicalOf(body, o.siteUrl);
     if (res.status !== 200 || canonical === undefined || pageKey(canonical) !== key || skip(path)) continue;
     // the row also answers the page's shared links: a page must show itself whatever parameters no route reads
-    const shared = await get(`${path}${path.includes('?') ? '&' : '?'}utm_source=${PAGE_VIEW}`);
+    const shared = await get(`${path}${path.includes('?') ? '&' : '?'}utm_source=shared`);
     if (shared.res.status !== 200 || shared.body !== body) continue;
     const headers: Record<string, string> = {};
     for (const h of ROUTE_HEADERS) {
@@ -140,15 +138,7 @@ export async function renderPages(
       if (v !== null) headers[h] = v;
     }
     const stored: Stored = { headers, body };
-    rows.push({
-      view: PAGE_VIEW,
-      params: pageParams(o, key),
-      digest: state,
-      version: 1,
-      body: JSON.stringify(stored),
-      builtAt: now(),
-      ms,
-    });
+    rows.push({ key: pageParams(o, key), state, body: JSON.stringify(stored), builtAt: now() });
   }
   return rows;
 }

@@ -15,7 +15,7 @@ import type { CheckpointSeries } from '../reports/site/checkpoints.ts';
 import type { MatchView } from '../reports/site/matches.ts';
 import type { SiteData } from '../reports/site/site-data.ts';
 import type { ResultCache } from './result-cache.ts';
-import { SORT_KEYS, type SortDir, type SortKey } from './sort.ts';
+import { SORT_KEYS } from './sort.ts';
 
 /** One value of a query parameter: given twice is an error (hono hands a repeated parameter over as an array). */
 const one = (expected?: string) =>
@@ -107,27 +107,11 @@ export const QUERY = {
 
 export type QuerySchema = (typeof QUERY)[keyof typeof QUERY];
 
+/** One type with the members of every type of the union `U`. */
+type Merged<U> = (U extends unknown ? (u: U) => void : never) extends (m: infer M) => void ? M : never;
+
 /** Every parameter any route reads, as its validated value (a route's own schema decides which are present). */
-export interface Query {
-  judge?: string;
-  turn?: number;
-  category?: string;
-  question?: number;
-  a?: string;
-  b?: string;
-  model?: string;
-  limit?: number;
-  series?: string;
-  size?: boolean;
-  group?: number;
-  mode?: 'pairwise-all' | 'pairwise-baseline';
-  baseline?: string;
-  q?: string;
-  sort?: SortKey;
-  dir?: SortDir;
-  /** the match browser's texts: as written (absent) or rendered as Markdown */
-  view?: 'markdown';
-}
+export type Query = Partial<Merged<z.output<QuerySchema>>>;
 
 /** The validated query of this request (the route's validator ran first). */
 export const query = (c: Context): Query => c.req.valid('query' as never) as Query;

@@ -56,7 +56,7 @@ const WHOLE_TEXT: Record<string, string> = {
   annotate: 'the rest of this answer is not shown here: judge what is shown, or skip the match',
 };
 
-export const NAV = [
+const NAV = [
   ['/', 'Leaderboard'],
   ['/judges', 'Judges'],
   ['/matrix', 'Win matrix'],

@@ -4,8 +4,9 @@
 // GPT-4 pair outcomes. The battles are read here straight from the release's CSV files, not from our database.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
+import { arenaJson, runArena, tmpDir } from '../support/cli.ts';
 import { MTBENCH_DIR, noMtbench, readCsv, skipWhy } from '../support/materials.ts';
+import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { python, pythonSkip } from '../support/python.ts';
 
 const DIR = MTBENCH_DIR;
@@ -71,7 +72,7 @@ describe.skipIf(!!skipReason)("ratings equal FastChat's compute_bt / compute_elo
       r.judge!.startsWith('expert'),
     );
     gpt4 = readVotes(join(dir, 'human_judgments', 'mt_bench_gpt4_pair.csv'), (r) => r.judge === 'gpt4_pair');
-    await arenaOk(['import', 'mtbench', '--dir', dir, '--db', db]);
+    await mtbenchReleaseDb(db, dir); // `arena import mtbench --dir`, once per run
   }, 180_000);
 
   it('battle counts: 2,668 expert votes and 2,400 GPT-4 pair outcomes', () => {

@@ -1,12 +1,12 @@
 // Recorded verdicts survive `arena reparse`: an imported judgment file's verdicts are kept beside the parsed
 // ones (games.recorded_verdict), so `--parser recorded` restores them byte for byte after any other parser,
 // and a database made before that column existed gets it filled by its migration on open.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
-import { MIGRATIONS_DIR } from '../../src/storage/sqlite.ts';
+import { undoMigrationsFrom } from '../support/migrations.ts';
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 const EXISTING =
@@ -112,24 +112,10 @@ describe('reparse keeps the recorded verdicts', () => {
     await arenaOk(['import', 'judgments', '--db', db, file]);
     const before = stored(db);
     const recorded = recordedColumn(db);
-    // back to the schema of the migration before: no column, the migration not applied
-    const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta/_journal.json'), 'utf8')) as {
-      entries: { tag: string; when: number }[];
-    };
-    const at = journal.entries.findIndex((e) => e.tag === '0006_games_recorded_verdict');
-    expect(at).toBeGreaterThan(0);
+    // back to the schema of the migration before: no column, the migration not applied (nor the later ones)
     const d = new Database(db);
     try {
-      // the later migrations undone too (what they create, dropped), so the database is as before 0006
-      for (const later of journal.entries.slice(at + 1).reverse()) {
-        const sql = readFileSync(join(MIGRATIONS_DIR, `${later.tag}.sql`), 'utf8');
-        for (const [, kind, name] of sql.matchAll(/CREATE (?:UNIQUE )?(TABLE|INDEX) `([^`]+)`/g))
-          d.prepare(`DROP ${kind} IF EXISTS "${name}"`).run();
-        for (const [, table, column] of sql.matchAll(/ALTER TABLE `([^`]+)` ADD `([^`]+)`/g))
-          d.prepare(`ALTER TABLE "${table}" DROP COLUMN "${column}"`).run();
-      }
-      d.prepare('ALTER TABLE games DROP COLUMN recorded_verdict').run();
-      d.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(journal.entries[at]!.when);
+      undoMigrationsFrom(d, '0006_games_recorded_verdict');
     } finally {
       d.close();
     }

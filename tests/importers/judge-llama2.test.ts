@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
-import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
+import { releaseJudgmentsDb, releaseJudgmentsSummary } from '../support/mtbench-release.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
 import { buildReports } from '../../src/reports/site/build.ts';
@@ -109,8 +109,9 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
     );
     if (r.status !== 0) throw new Error(`reference failed: ${r.stderr}`);
     ref = JSON.parse(r.stdout) as Reference;
-    await mtbenchReleaseDb(db, MT);
-    importOut = await arenaOk(['import', 'judgments', FILE, '--judge', JUDGE, '--db', db]);
+    // the release with FILE imported under JUDGE, once per run
+    await releaseJudgmentsDb(db, FILE, JUDGE);
+    importOut = await releaseJudgmentsSummary(FILE, JUDGE);
   }, 300_000);
 
   it('imports all 4,800 games under --judge, keeps every recorded verdict and reports the ones FastChat reads otherwise in one line', () => {

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
-import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
+import { releaseJudgmentsDb } from '../support/mtbench-release.ts';
 import { referenceOnce } from '../support/python.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
 import { effectiveVotes, poolGames, poolOutcomes, poolScores } from '../../src/core/jury.ts';
@@ -108,8 +108,8 @@ describe.skipIf(!!SKIP)('a jury of the two recorded judges on MT-Bench', { timeo
   const file = join(JUDGE_LLAMA2_DIR ?? '', 'model_judgment/L40-Llama-2-70b-instruct-v2.jsonl.gz');
   const csv = (f: string) => join(MTBENCH_DIR ?? '', 'human_judgments', f);
   beforeAll(async () => {
-    await mtbenchReleaseDb(db);
-    await arenaOk(['import', 'judgments', file, '--judge', STUDY, '--db', db]);
+    // the release with `file` imported under STUDY, once per run
+    await releaseJudgmentsDb(db, file, STUDY);
     writeFileSync(
       cfg,
       JSON.stringify({
@@ -119,7 +119,7 @@ describe.skipIf(!!SKIP)('a jury of the two recorded judges on MT-Bench', { timeo
         ],
       }),
     );
-  });
+  }, 300_000);
 
   for (const rule of ['majority', 'mean'] as const)
     it(`${rule}: leaderboard, members' agreement and kappa, effective votes, agreement with the 3,355 expert and author votes = jury.py`, async () => {

@@ -35,8 +35,8 @@ const AUTH = { headers: { Authorization: 'Bearer t' } };
 const ofJudge = (rows: Row[], judge: string) =>
   rows.filter((r) => r.view === 'leaderboard' && r.params.includes(`|${judge}:`));
 const key = (x: Row) => `${x.view} ${x.params}`;
-/** the reports, without the rows every write writes again: when the last build ran, and the pages */
-const reports = (rows: Row[]) => rows.filter((r) => r.view !== '_state' && r.view !== '_page');
+/** the reports, without the row every write writes again: when the last build ran */
+const reports = (rows: Row[]) => rows.filter((r) => r.view !== '_state');
 /** what starts the parameters of every report (`bootstrap/1000|`) */
 const optionsTagOf = (rows: Row[]) => {
   const p = reports(rows)[0]!.params;

@@ -7,7 +7,12 @@ import { describeImport } from './contract/import.ts';
 import { describeCatalog } from './contract/catalog.ts';
 import { describeGames } from './contract/games.ts';
 import { describeLeases, describeRuns } from './contract/runs.ts';
-import { describeBatches, describeCheckpoints, describeRefreshes } from './contract/records.ts';
+import {
+  describeBatches,
+  describeCheckpoints,
+  describePages,
+  describeRefreshes,
+} from './contract/records.ts';
 import { describeLedger } from './contract/ledger.ts';
 import { describeAnnotators } from './contract/annotators.ts';
 
@@ -36,5 +41,6 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
     describeBatches(current);
     describeLedger(current);
     describeAnnotators(current);
+    describePages(current);
   });
 }

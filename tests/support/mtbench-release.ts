@@ -1,6 +1,8 @@
 // The MT-Bench release (MTBENCH_DIR) as `arena import mtbench --dir` stores it, imported once per `vitest run`
 // (tests/support/run-shared.ts: the first file that asks imports it into a scratch folder, renamed into place once
 // the database is closed) and copied for each test file that starts from it. Tests of the import itself import.
+// The same for the release with a judgments file imported beside it.
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { arenaOk } from './cli.ts';
@@ -32,4 +34,30 @@ async function imported(dir: string | undefined): Promise<string> {
   if (source !== dir)
     throw new Error(`mtbenchReleaseDb: this run imported the release from ${source}, not ${dir}`);
   return shared;
+}
+
+/**
+ * A copy at `to` of the release with a judgments file imported beside it (`arena import judgments FILE [--judge
+ * JUDGE]`), imported once per run and arguments; `to`.
+ */
+export async function releaseJudgmentsDb(to: string, file: string, judge?: string): Promise<string> {
+  copySqlite(join(await judgmentsImported(file, judge), 'release.db'), to);
+  return to;
+}
+
+/** What that `arena import judgments` printed on stdout. */
+export async function releaseJudgmentsSummary(file: string, judge?: string): Promise<string> {
+  return readFileSync(join(await judgmentsImported(file, judge), 'summary.txt'), 'utf8');
+}
+
+async function judgmentsImported(file: string, judge: string | undefined): Promise<string> {
+  const key = createHash('sha256')
+    .update(`${file}\0${judge ?? ''}`)
+    .digest('hex')
+    .slice(0, 16);
+  return runShared(`release-judgments-${key}`, async (scratch) => {
+    const db = await mtbenchReleaseDb(join(scratch, 'release.db'));
+    const args = ['import', 'judgments', file, ...(judge ? ['--judge', judge] : []), '--db', db];
+    writeFileSync(join(scratch, 'summary.txt'), await arenaOk(args));
+  });
 }

@@ -3,6 +3,7 @@
 // those rows, byte for byte what it would render live, and only while the data, the build and the options they
 // were made with still hold. Over the site's real SQLite test database, in process (the Worker's own run of the
 // same rows is tests/web/ops-pages.test.ts's, under wrangler dev).
+import Database from 'better-sqlite3';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hono } from 'hono';
@@ -12,12 +13,13 @@ import { wranglerVars } from '../../src/entry/wrangler.ts';
 import { encodeReport, REPORT_VERSION, STATE } from '../../src/reports/site/stored.ts';
 import type { SqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp, type AppOptions } from '../../src/web/app.ts';
-import { linkedPages, PAGE_VIEW, pageKey, pageParams, renderPages } from '../../src/web/pages.ts';
+import { linkedPages, pageKey, pageParams, renderPages } from '../../src/web/pages.ts';
 import { BUILD } from '../../src/web/views.gen.ts';
 import { arenaOk, tmpDir } from '../support/cli.ts';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { nodeSite } from '../../src/entry/node.ts';
 import { buildFixture } from './fixture.ts';
+import { undoMigrationsFrom } from '../support/migrations.ts';
 
 let store: SqliteStore;
 let rendered = 0;
@@ -42,12 +44,7 @@ const counts = async (app: ReturnType<typeof appOf>) =>
     read: number;
   };
 const pageRows = () =>
-  store.sqlite
-    .prepare('SELECT params, digest FROM reports WHERE view = ? ORDER BY params')
-    .all(PAGE_VIEW) as {
-    params: string;
-    digest: string;
-  }[];
+  store.sqlite.prepare('SELECT key, state FROM pages ORDER BY key').all() as { key: string; state: string }[];
 
 beforeAll(async () => {
   ({ store } = await buildFixture(tmpDir('arena-pages-')));
@@ -65,14 +62,14 @@ describe('pages rendered on the write path', () => {
     const rows = pageRows();
     expect(
       rows
-        .map((r) => JSON.parse(r.params) as string[])
+        .map((r) => JSON.parse(r.key) as string[])
         .map((p) => p[3])
         .sort(),
     ).toEqual(pages.map(pageKey).sort());
     // tied to the build, the options and the published state
     for (const r of rows) {
-      expect(JSON.parse(r.params)).toEqual([BUILD, 'bootstrap', '', expect.any(String)]);
-      expect(r.digest).toBe(state!.body);
+      expect(JSON.parse(r.key)).toEqual([BUILD, 'bootstrap', '', expect.any(String)]);
+      expect(r.state).toBe(state!.body);
     }
   });
 
@@ -90,9 +87,9 @@ describe('pages rendered on the write path', () => {
   it("reads the row of a page in one read a request; a shared link reads the canonical page's row", async () => {
     const reads: string[] = [];
     const counting = Object.create(store) as SqliteStore;
-    const reports = Object.create(store.reports) as SqliteStore['reports'];
-    reports.current = (view, params) => (reads.push(params), store.reports.current(view, params));
-    Object.defineProperty(counting, 'reports', { value: reports });
+    const pagesOf = Object.create(store.pages) as SqliteStore['pages'];
+    pagesOf.current = (key) => (reads.push(key), store.pages.current(key));
+    Object.defineProperty(counting, 'pages', { value: pagesOf });
     const app = createApp({ store: counting, reports: 'read', pages: true });
     const first = await (await get(app, '/')).text();
     for (const p of ['/', '/?utm_source=x', '/?sort=win&dir=desc', '/?sort=win&dir=desc'])
@@ -150,12 +147,12 @@ describe('pages rendered on the write path', () => {
     }
     // another build: the same rows under another build id
     const sqlite = store.sqlite;
-    const swap = sqlite.prepare('UPDATE reports SET params = replace(params, ?, ?) WHERE view = ?');
-    swap.run(BUILD, 'another-build', PAGE_VIEW);
+    const swap = sqlite.prepare('UPDATE pages SET key = replace(key, ?, ?)');
+    swap.run(BUILD, 'another-build');
     const otherBuild = appOf({ pages: true });
     await get(otherBuild, '/judges');
     expect((await counts(otherBuild)).pages).toBe(0);
-    swap.run('another-build', BUILD, PAGE_VIEW);
+    swap.run('another-build', BUILD);
     // other data: the published state changed (reports rebuilt, pages not rendered again)
     const [state] = await store.reports.get([STATE]);
     const changed = { ...state!, body: encodeReport({ judges: {}, tables: {} }), version: REPORT_VERSION };
@@ -164,10 +161,10 @@ describe('pages rendered on the write path', () => {
     await get(otherData, '/judges');
     expect((await counts(otherData)).pages).toBe(0);
     // a new render drops what was stored before (a row of a page no longer linked included)
-    await store.reports.put([{ ...changed, view: PAGE_VIEW, params: '["gone"]', digest: changed.body }]);
+    sqlite.prepare('INSERT INTO pages VALUES (?, ?, ?, 0)').run('["gone"]', changed.body, changed.body);
     const n = await storePages(store);
     expect(n).toBeGreaterThan(0);
-    expect(pageRows().map((r) => [r.params === '["gone"]', r.digest])).toEqual(
+    expect(pageRows().map((r) => [r.key === '["gone"]', r.state])).toEqual(
       Array.from({ length: n }, () => [false, changed.body]),
     );
     // none before the reports are built, and the old ones are gone
@@ -179,6 +176,28 @@ describe('pages rendered on the write path', () => {
     expect(await storePages(store, { siteUrl: 'https://arena.example', annotate: true })).toBe(pages.length);
     expect(await storePages(store, { siteUrl: 'https://arena.example' })).toBe(2 * pages.length);
     expect(await storePages(store)).toBe(pages.length);
+  });
+
+  it('a database from before the pages table gets its stored pages moved there by the migration, served as before', async () => {
+    const db = join(tmpDir('arena-pages-migrate-'), 'old.db');
+    await store.sqlite.backup(db);
+    const want = await store.pages.list();
+    expect(want.length).toBeGreaterThan(0);
+    // back to the schema before 0015_pages: the pages as rows of the reports table (view `_page`)
+    const old = new Database(db);
+    old.exec("INSERT INTO reports SELECT '_page', key, state, 1, body, built_at, 0 FROM pages");
+    undoMigrationsFrom(old, '0015_pages');
+    old.close();
+    const s = openSqliteStore(db);
+    try {
+      expect(await s.pages.list()).toEqual(want);
+      expect((await s.reports.index()).filter((r) => r.view === '_page')).toEqual([]);
+      const app = createApp({ store: s, reports: 'read', adminToken: ADMIN, pages: true });
+      expect((await get(app, '/judges')).status).toBe(200);
+      expect((await counts(app)).pages).toBe(1);
+    } finally {
+      await s.close();
+    }
   });
 
   it('leaves to live rendering a page that a tracking parameter changes (a strict query check) or that names another canonical URL', async () => {
@@ -194,7 +213,7 @@ describe('pages rendered on the write path', () => {
     app.get('/loose', (c) => c.html(html('/loose')));
     app.get('/elsewhere', (c) => c.html(html('/loose')));
     const rows = await renderPages(app.fetch, {}, 'state');
-    expect(rows.map((r) => (JSON.parse(r.params) as string[])[3])).toEqual(['/', '/loose']);
+    expect(rows.map((r) => (JSON.parse(r.key) as string[])[3])).toEqual(['/', '/loose']);
   });
 
   it("publish takes the Worker's options from wrangler.toml's [vars]; a bad value names the file and the var", () => {

@@ -49,17 +49,17 @@ describe('arena publish over a site that collects votes', () => {
       expect(r.code, (r.stderr + r.stdout).slice(-3000)).toBe(0);
       return { out: r.stdout, built: /^reports: (\d+) recomputed, (\d+) current/m.exec(r.stderr)!.slice(1) };
     };
-    /** every stored row of the file, without its body */
+    /** every stored report of the file, without its body, and the stored pages */
     const fileIndex = async () => {
       const s = openSqliteStore(file, { readonly: true });
       try {
-        return await s.reports.index();
+        return { reports: await s.reports.index(), pages: await s.pages.list() };
       } finally {
         await s.close();
       }
     };
     /** the stored reports of the file (reportMap) */
-    const reportsOfFile = async () => reportMap(await fileIndex());
+    const reportsOfFile = async () => reportMap((await fileIndex()).reports);
     // the first publish builds every report (the file never held any); one right after computes none
     const first = await publish();
     const builtFirst = await reportsOfFile();
@@ -86,7 +86,7 @@ describe('arena publish over a site that collects votes', () => {
     // it recomputed exactly the reports whose data changed, each of them (here every one: they all read the human
     // votes or every judge's, and the annotators are a new judge; tests/reports/stored.test.ts has reports kept)
     const builtSecond = await reportsOfFile();
-    const pagesSecond = pageMap(await fileIndex());
+    const pagesSecond = pageMap((await fileIndex()).pages);
     expect(pagesSecond.size).toBeGreaterThan(0);
     const changed = [...builtSecond].filter(([k, [digest]]) => builtFirst.get(k)?.[0] !== digest);
     const rebuilt = [...builtSecond].filter(([k, [, at]]) => builtFirst.get(k)?.[1] !== at);
@@ -129,7 +129,7 @@ describe('arena publish over a site that collects votes', () => {
       const onD1 = reportMap(await s.reports.index());
       expect(onD1).toEqual(builtSecond);
       // and the pages this publish rendered for the Worker, none left from the first publish
-      expect(pageMap(await s.reports.index())).toEqual(pagesSecond);
+      expect(pageMap(await s.pages.list())).toEqual(pagesSecond);
       // the Worker's site over D1 reads the reports this publish built after taking the vote in
       const judgesPage = async () => {
         const r = await createApp({ store: s, reports: 'read' }).request('/judges');
@@ -182,16 +182,13 @@ describe('arena publish over a site that collects votes', () => {
   }, 900_000);
 });
 
-/** stored reports by key (view and params): digest and when built; the build's own state row left out */
-/** the reports proper: not the `_state` row nor the pages every publish renders again for the Worker */
+/** stored reports by key (view and params): digest and when built; the build's own `_state` row left out */
 const reportMap = (rows: { view: string; params: string; digest: string; builtAt: number }[]) =>
   new Map(
-    rows
-      .filter((r) => r.view !== '_state' && r.view !== '_page')
-      .map((r) => [`${r.view} ${r.params}`, [r.digest, r.builtAt]]),
+    rows.filter((r) => r.view !== '_state').map((r) => [`${r.view} ${r.params}`, [r.digest, r.builtAt]]),
   );
-/** the stored pages' rows (src/web/pages.ts): key, the `_state` they belong to, when rendered */
-const pageMap = (rows: { view: string; params: string; digest: string; builtAt: number }[]) =>
-  new Map(rows.filter((r) => r.view === '_page').map((r) => [r.params, [r.digest, r.builtAt]]));
+/** the stored pages (src/web/pages.ts): key, the `_state` they belong to, when rendered */
+const pageMap = (rows: { key: string; state: string; builtAt: number }[]) =>
+  new Map(rows.map((r) => [r.key, [r.state, r.builtAt]]));
 
 const byJson = (a: unknown, b: unknown) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import { createApp } from '../../src/web/app.ts';
-import { arenaJson, arenaOk, tmpDir } from '../support/cli.ts';
+import { arenaJson, tmpDir } from '../support/cli.ts';
 import {
   JUDGE_LLAMA2_DIR,
   MTBENCH_DIR,
@@ -15,7 +15,7 @@ import {
   readCsv,
   skipWhy,
 } from '../support/materials.ts';
-import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
+import { releaseJudgmentsDb } from '../support/mtbench-release.ts';
 import { python, pythonSkip, referenceOnce } from '../support/python.ts';
 
 const SKIP = skipWhy('variants-page', noMtbenchOrJudgeLlama2(), pythonSkip);
@@ -54,8 +54,8 @@ describe.skipIf(!!SKIP)('rating variants and power on the site', () => {
   let store: SqliteStore;
   let app: ReturnType<typeof createApp>;
   beforeAll(async () => {
-    await mtbenchReleaseDb(db, MTBENCH_DIR);
-    await arenaOk(['import', 'judgments', FILE, '--judge', JUDGE, '--db', db]);
+    // the release with FILE imported under JUDGE, once per run
+    await releaseJudgmentsDb(db, FILE, JUDGE);
     store = openSqliteStore(db);
     app = createApp({ store, bootstrapRounds: ROUNDS });
   }, 300_000);

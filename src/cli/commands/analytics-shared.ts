@@ -1,6 +1,6 @@
 // What the analytics commands share: figure spellings, the calibration gap table, the prior option.
 import type { GapRow } from '../../core/stats/calibration.ts';
-import { num, table, UsageError } from '../format.ts';
+import { num, table } from '../format.ts';
 import * as figures from '../../core/format.ts';
 
 export const pct = figures.pct;
@@ -25,9 +25,5 @@ export const priorArg = {
   },
 } as const;
 
-export function priorOption(v: string | undefined): number {
-  const prior = num(v, 'prior') ?? 0;
-  if (!(prior >= 0) || !Number.isFinite(prior))
-    throw new UsageError(`--prior must be a number of pseudo-games >= 0, got ${v}`);
-  return prior;
-}
+/** --prior (in range by the one schema of numeric options, cli/validate.ts), 0 when not given. */
+export const priorOption = (v: string | undefined): number => num(v, 'prior') ?? 0;

@@ -51,9 +51,13 @@ const add = defineCommand({
     const site = args['site-url'] === undefined ? '' : valid(SiteUrl, args['site-url'], '--site-url');
     const token = randomBytes(32).toString('base64url');
     // a name whose invite is still unused is refused by the store, in one line
-    const a = await withStore(args.db, (store) => store.annotators.add(name, inviteHash(token), Date.now()), {
-      source: `annotators add ${name}`,
-    });
+    const a = await withStore(
+      args.db,
+      {
+        source: `annotators add ${name}`,
+      },
+      (store) => store.annotators.add(name, inviteHash(token), Date.now()),
+    );
     print(
       `${a.again ? `invited ${name} again, the same voter annotator_${a.id} (a session still open has ended)` : `invited ${name}`}; send this link once (it works once, and the database keeps only its hash):`,
     );
@@ -68,23 +72,18 @@ const list = defineCommand({
   },
   args: { ...dbArg, ...jsonArg },
   async run({ args }) {
-    const rows = await withStore(
-      args.db,
-      async (store) => {
-        const votes = new Map<string, number>();
-        for (const v of await store.votes.list('annotators'))
-          votes.set(v.voter, (votes.get(v.voter) ?? 0) + 1);
-        return (await store.annotators.list()).map((a) => ({
-          name: a.name,
-          voter: `annotator_${a.id}`,
-          invited: when(a.createdAt),
-          loggedIn: when(a.usedAt),
-          revoked: when(a.revokedAt),
-          votes: votes.get(`annotator_${a.id}`) ?? 0,
-        }));
-      },
-      { readonly: true },
-    );
+    const rows = await withStore(args.db, { readonly: true }, async (store) => {
+      const votes = new Map<string, number>();
+      for (const v of await store.votes.list('annotators')) votes.set(v.voter, (votes.get(v.voter) ?? 0) + 1);
+      return (await store.annotators.list()).map((a) => ({
+        name: a.name,
+        voter: `annotator_${a.id}`,
+        invited: when(a.createdAt),
+        loggedIn: when(a.usedAt),
+        revoked: when(a.revokedAt),
+        votes: votes.get(`annotator_${a.id}`) ?? 0,
+      }));
+    });
     if (args.json) return printJson(rows);
     print(rows.length ? table(rows) : 'no annotators (invite one with `arena annotators add NAME`)');
   },
@@ -98,16 +97,12 @@ const revoke = defineCommand({
   args: { ...dbArg, ...nameArg },
   async run({ args }) {
     const name = valid(Name, args.name, 'NAME');
-    await withStore(
-      args.db,
-      async (store) => {
-        const known = (await store.annotators.list()).find((a) => a.name === name);
-        if (!known) throw new UsageError(`no annotator named "${name}" (see \`arena annotators list\`)`);
-        if (!(await store.annotators.revoke(name, Date.now())))
-          throw new ArenaError(`annotator "${name}" was revoked already`);
-      },
-      { source: `annotators revoke ${name}` },
-    );
+    await withStore(args.db, { source: `annotators revoke ${name}` }, async (store) => {
+      const known = (await store.annotators.list()).find((a) => a.name === name);
+      if (!known) throw new UsageError(`no annotator named "${name}" (see \`arena annotators list\`)`);
+      if (!(await store.annotators.revoke(name, Date.now())))
+        throw new ArenaError(`annotator "${name}" was revoked already`);
+    });
     print(`revoked ${name}: the invite and every session stop now; the votes cast stay`);
   },
 });

@@ -1,8 +1,8 @@
 import { defineCommand } from 'citty';
 import { int, list, num, runName, table, UsageError } from '../format.ts';
-import { dbArg, jsonArg, openStore, print, printJson } from '../shared.ts';
+import { dbArg, jsonArg, openStore, print, printJson, log } from '../shared.ts';
 import { failureLines } from '../errors.ts';
-import { judgeCallArgs, judgeSetupOf, openStoppingJudge } from '../judge-args.ts';
+import { judgeCallArgs, judgeSetupOf, stoppingJudges } from '../judge-args.ts';
 import { pct, gapTable } from './analytics-shared.ts';
 import { processLiveness } from '../liveness.ts';
 import { checkModels, checkTurns } from '../validate.ts';
@@ -34,8 +34,6 @@ export const calibrateCommand = defineCommand({
     },
     ...calibrateArgs,
     temperature: { type: 'string', default: '1', description: 'sampling temperature of the MEC samples' },
-    'max-tokens': { type: 'string', default: '2048', description: 'most tokens a judge reply may have' },
-    concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
     ...judgeCallArgs,
   },
   async run({ args }) {
@@ -44,11 +42,11 @@ export const calibrateCommand = defineCommand({
     const { exitStatus } = await import('../shared.ts');
     const models = list(args.models);
     if (!models || models.length < 2) throw new UsageError('--models needs at least two models');
-    const samples = int(args.samples, 'samples')!;
-    if (samples < 1) throw new UsageError(`--samples must be at least 1, got ${samples}`);
+    const samples = int(args.samples, 'samples')!; // at least 1: cli/validate.ts
     const setup = judgeSetupOf(args.judge, args);
     // the key is checked before the database is opened; the first fatal refusal stops the whole run
-    const { judge, ctl, refused } = await openStoppingJudge(setup);
+    const { open, ctl, refused } = stoppingJudges();
+    const judge = await open(setup);
     const store = openStore(args.db, { mustExist: true });
     try {
       const turns = list(args.turn)!.map((t) => int(t, 'turn')!);
@@ -79,7 +77,7 @@ export const calibrateCommand = defineCommand({
         `${runName(run)}: ${run.played} played, ${run.failed} failed, ${run.planned - run.toPlay} already stored (${run.planned} games = matches x 2 orders x ${samples} samples)`,
       );
       if (run.failed) {
-        for (const l of failureLines(run.errors)) process.stderr.write(`${l}\n`);
+        for (const l of failureLines(run.errors)) log(l);
         exitStatus.code = 2;
       }
       printCalibrated(report);

@@ -5,10 +5,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { table, UsageError } from '../format.ts';
-import { exitStatus, print, printJson } from '../shared.ts';
+import { exitStatus, print, printTable, printJson } from '../shared.ts';
 import * as figures from '../../core/format.ts';
 import type { CheckpointRow, ShownInterval } from '../../core/stats/checkpoints.ts';
-import { interruptible, progressBars } from './ops.ts';
+import { withProgress } from './ops.ts';
 
 const checkpointsConfigArg = {
   config: {
@@ -50,31 +50,17 @@ const checkpointsRun = defineCommand({
     if (args.watch) return await watch(args.config, Number(args.poll), !!args.json);
     const { runCheckpoints } = await import('../../ops/checkpoints.ts');
     const { withCheckpointsContext } = await import('../ops-context.ts');
-    const bars = progressBars();
-    const irq = interruptible(bars.log);
-    let stage = '';
-    try {
+    await withProgress(async (bars, signal) => {
       const r = await withCheckpointsContext(args.config, { play: true, log: bars.log }, (ctx) =>
-        runCheckpoints({
-          ...ctx,
-          log: bars.log,
-          signal: irq.signal,
-          onProgress: (p) => {
-            if (p.stage !== stage) bars.start((stage = p.stage), p.total);
-            bars.update(p.done, p.failed ?? 0, p.cost ?? 0);
-          },
-        }),
+        runCheckpoints({ ...ctx, log: bars.log, signal, onProgress: bars.stage }),
       );
       bars.stop();
       bars.log(
         `checkpoints: ${r.generated} answers generated, ${r.played} games played, ${r.failed} failed${r.skipped ? `, ${r.skipped} not started (budget)` : ''}, ${figures.usd(r.cost)}`,
       );
       await printReport(args.config, !!args.json);
-      exitStatus.code = irq.signal.aborted ? 130 : r.failed ? 2 : r.skipped ? 4 : 0;
-    } finally {
-      bars.stop();
-      irq.done();
-    }
+      exitStatus.code = signal.aborted ? 130 : r.failed ? 2 : r.skipped ? 4 : 0;
+    });
   },
 });
 
@@ -86,26 +72,23 @@ async function printCheckpointsPlan(configFile: string, json: boolean) {
   print(
     `series ${p.series}: ${p.checkpoints.length} checkpoint(s) against ${p.baseline} (pairwise-baseline, both orders)`,
   );
-  print(
-    table(
-      p.checkpoints.map((k) => ({ checkpoint: k.name, step: k.step, model: k.model, answers: k.answers })),
-    ),
-  );
-  print(
-    table(
-      p.lines.map((l) => ({
-        judge: l.judge,
-        planned: l.planned,
-        stored: l.stored,
-        'to play': l.toPlay,
-        'est. tokens in': l.estTokensIn,
-        'est. tokens out': l.estTokensOut,
-        'USD / 1M in, out': `${l.price.input}, ${l.price.output}`,
-        'est. cost': figures.usd(l.estCost),
-        basis: l.basis,
-      })),
-    ),
-  );
+  printTable(p.checkpoints, (k) => ({
+    checkpoint: k.name,
+    step: k.step,
+    model: k.model,
+    answers: k.answers,
+  }));
+  printTable(p.lines, (l) => ({
+    judge: l.judge,
+    planned: l.planned,
+    stored: l.stored,
+    'to play': l.toPlay,
+    'est. tokens in': l.estTokensIn,
+    'est. tokens out': l.estTokensOut,
+    'USD / 1M in, out': `${l.price.input}, ${l.price.output}`,
+    'est. cost': figures.usd(l.estCost),
+    basis: l.basis,
+  }));
   print(
     `checkpoints dry run: ${p.toPlay} games to play, estimated ${figures.usd(p.estCost)}; nothing was changed`,
   );
@@ -180,13 +163,7 @@ async function watch(configFile: string, pollS: number, json: boolean) {
   const { watchCheckpoints } = await import('../../ops/checkpoints-watch.ts');
   const { loadCheckpointsConfig } = await import('../../ops/checkpoints-config.ts');
   const { withCheckpointsContext } = await import('../ops-context.ts');
-  const bars = progressBars();
-  const irq = interruptible(
-    bars.log,
-    'stopping the watch (games in flight are dropped, their leases released)',
-  );
-  let stage = '';
-  try {
+  await withProgress(async (bars, signal) => {
     const r = await withCheckpointsContext(configFile, { play: true, log: bars.log }, (ctx) => {
       const w = ctx.config.config.watch;
       bars.log(
@@ -197,14 +174,10 @@ async function watch(configFile: string, pollS: number, json: boolean) {
         reload: () => loadCheckpointsConfig(configFile, ctx.env),
         intervalMs: pollS * 1000,
         log: bars.log,
-        signal: irq.signal,
-        onProgress: (p) => {
-          if (p.stage !== stage) bars.start((stage = p.stage), p.total);
-          bars.update(p.done, p.failed ?? 0, p.cost ?? 0);
-        },
+        signal,
+        onProgress: bars.stage,
         onJudged: (k) => {
           bars.stop();
-          stage = '';
           if (json)
             process.stdout.write(`${JSON.stringify({ checkpoint: k.name, step: k.step, rows: k.rows })}\n`);
           else print(`judged ${k.name} (step ${k.step}):\n${rowsTable(k.rows, { best: false })}`);
@@ -216,10 +189,7 @@ async function watch(configFile: string, pollS: number, json: boolean) {
       `watch stopped${r.interrupted ? ' while judging (rerun to play the rest)' : ''}: ${r.judged.length} checkpoint(s) judged, ${r.generated} answers generated, ${r.played} games played, ${r.failed} failed, ${figures.usd(r.cost)}`,
     );
     exitStatus.code = r.interrupted ? 130 : r.failed ? 2 : 0;
-  } finally {
-    bars.stop();
-    irq.done();
-  }
+  }, 'stopping the watch (games in flight are dropped, their leases released)');
 }
 
 const checkpointsAdd = defineCommand({

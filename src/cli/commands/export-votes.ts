@@ -8,7 +8,7 @@ import { ArenaError } from '../../core/types.ts';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { UsageError } from '../format.ts';
 import { dbArg, print, withStore } from '../shared.ts';
-import { checkJudge } from '../validate.ts';
+import { checkJudges } from '../validate.ts';
 
 const Out = z.string().regex(/\.jsonl$/, 'the file is JSON Lines: its name ends in .jsonl');
 
@@ -27,18 +27,14 @@ export const exportVotesCommand = defineCommand({
     const out = Out.safeParse(args.out);
     if (!out.success) throw new UsageError(`--out ${args.out}: ${out.error.issues[0]!.message}`);
     refuseDatabaseOutput(args.out, args.db);
-    await withStore(
-      args.db,
-      async (store) => {
-        await checkJudge(store, args.judge);
-        const rows = await exportVotes(store, args.judge);
-        if (!rows.length)
-          throw new ArenaError(`judge "${args.judge}" has no recorded votes in ${args.db}; nothing exported`);
-        const text = rows.map((r) => `${JSON.stringify(r)}\n`).join('');
-        await writeOutputFile(args.out, args.db, (tmp) => writeFileSync(tmp, text));
-        print(`${args.out}: ${rows.length} votes of ${args.judge}`);
-      },
-      { readonly: true },
-    );
+    await withStore(args.db, { readonly: true }, async (store) => {
+      await checkJudges(store, [args.judge]);
+      const rows = await exportVotes(store, args.judge);
+      if (!rows.length)
+        throw new ArenaError(`judge "${args.judge}" has no recorded votes in ${args.db}; nothing exported`);
+      const text = rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+      await writeOutputFile(args.out, args.db, (tmp) => writeFileSync(tmp, text));
+      print(`${args.out}: ${rows.length} votes of ${args.judge}`);
+    });
   },
 });

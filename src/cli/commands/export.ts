@@ -2,9 +2,8 @@ import { defineCommand } from 'citty';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportFastchat } from '../../reports/export.ts';
-import { dbArg, print, withStore } from '../shared.ts';
+import { dbArg, print, withJudge } from '../shared.ts';
 import { ArenaError } from '../../core/types.ts';
-import { resolveJudge } from '../judge-choice.ts';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { exportVotesCommand } from './export-votes.ts';
 
@@ -19,26 +18,21 @@ const exportFastchatCommand = defineCommand({
     out: { type: 'string', required: true, description: 'output directory', valueHint: 'DIR' },
   },
   async run({ args }) {
-    await withStore(
-      args.db,
-      async (store) => {
-        const judge = await resolveJudge(store, args.judge);
-        const files = await exportFastchat(store, judge);
-        // nothing to write is an error, not an empty folder
-        if (!files.length)
-          throw new ArenaError(
-            `judge "${judge}" has no ${(await store.games.judges()).find((j) => j.judge === judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
-          );
-        for (const f of files) refuseDatabaseOutput(join(args.out, f.name), args.db);
-        mkdirSync(args.out, { recursive: true });
-        for (const f of files) {
-          const text = f.lines.map((l) => `${l}\n`).join('');
-          await writeOutputFile(join(args.out, f.name), args.db, (tmp) => writeFileSync(tmp, text));
-          print(`${join(args.out, f.name)}: ${f.lines.length} lines`);
-        }
-      },
-      { readonly: true },
-    );
+    await withJudge(args, async (store, judge) => {
+      const files = await exportFastchat(store, judge);
+      // nothing to write is an error, not an empty folder
+      if (!files.length)
+        throw new ArenaError(
+          `judge "${judge}" has no ${(await store.games.judges()).find((j) => j.judge === judge)?.votes ? "games (only recorded votes, which FastChat's judgment files cannot hold)" : 'complete matches (both orders) or single grades'} in ${args.db}; nothing exported`,
+        );
+      for (const f of files) refuseDatabaseOutput(join(args.out, f.name), args.db);
+      mkdirSync(args.out, { recursive: true });
+      for (const f of files) {
+        const text = f.lines.map((l) => `${l}\n`).join('');
+        await writeOutputFile(join(args.out, f.name), args.db, (tmp) => writeFileSync(tmp, text));
+        print(`${join(args.out, f.name)}: ${f.lines.length} lines`);
+      }
+    });
   },
 });
 

@@ -1,9 +1,8 @@
 import { defineCommand } from 'citty';
-import { existsSync, rmSync } from 'node:fs';
 import { importFiles, mtbenchSources, type ImportSources } from '../../importers/import.ts';
 import { int } from '../format.ts';
 import { cacheDir } from '../cache-dir.ts';
-import { dbArg, openStore, print } from '../shared.ts';
+import { dbArg, print, withImportStore, withStore, log } from '../shared.ts';
 import { updateReportsOf } from '../reports.ts';
 
 function files(args: { _: string[] }): string[] {
@@ -22,31 +21,23 @@ function fileImport(kind: 'questions' | 'answers' | 'references' | 'prompts', de
 }
 
 async function doImport(db: string, src: ImportSources) {
-  const created = db !== ':memory:' && !existsSync(db);
-  const store = openStore(db);
-  let ok = false;
   const notes: string[] = [];
-  try {
-    const { warnings, ...counts } = await importFiles(store, src, { note: (line) => notes.push(line) });
-    ok = true;
-    // besides skipped rows, a warning may say how a file's model was named
-    const skipped = warnings.filter((w) => w.endsWith('; skipped')).length;
-    for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
-    if (warnings.length > 20) process.stderr.write(`warning: ... and ${warnings.length - 20} more\n`);
-    print(
-      `imported into ${db}: ${
-        Object.entries(counts)
-          .filter(([, n]) => n)
-          .map(([k, n]) => `${n} ${k}`)
-          .join(', ') || 'nothing'
-      }${skipped ? ` (${skipped} row(s) skipped, see the warnings)` : ''}`,
-    );
-    for (const n of notes) print(n);
-  } finally {
-    await store.close();
-    // a failed import into a new file leaves no empty database behind
-    if (!ok && created) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
-  }
+  const { warnings, ...counts } = await withImportStore(db, (store) =>
+    importFiles(store, src, { note: (line) => notes.push(line) }),
+  );
+  // besides skipped rows, a warning may say how a file's model was named
+  const skipped = warnings.filter((w) => w.endsWith('; skipped')).length;
+  for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
+  if (warnings.length > 20) process.stderr.write(`warning: ... and ${warnings.length - 20} more\n`);
+  print(
+    `imported into ${db}: ${
+      Object.entries(counts)
+        .filter(([, n]) => n)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ') || 'nothing'
+    }${skipped ? ` (${skipped} row(s) skipped, see the warnings)` : ''}`,
+  );
+  for (const n of notes) print(n);
   await updateReportsOf(db);
 }
 
@@ -113,19 +104,20 @@ const mtbenchCommand = defineCommand({
     cache: { type: 'string', description: 'where downloads are kept (default: ~/.cache/mt-arena)' },
   },
   async run({ args }) {
-    let dir = args.dir;
-    if (!dir) {
-      const { downloadMtbench, loadManifest, MTBENCH_CACHE } = await import('../../importers/download.ts');
-      dir = await downloadMtbench({
-        ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
-        ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
-        cacheDir: args.cache ?? cacheDir(MTBENCH_CACHE),
-        log: (m: string) => process.stderr.write(`${m}\n`),
-      });
-    }
-    await doImport(args.db, mtbenchSources(dir));
+    await doImport(args.db, mtbenchSources(args.dir ?? (await downloadRelease(args))));
   },
 });
+
+/** The MT-Bench release downloaded (pinned sources, or a mirror: --base-url, --manifest) into the cache; its folder. */
+export async function downloadRelease(args: { 'base-url'?: string; manifest?: string; cache?: string }) {
+  const { downloadMtbench, loadManifest, MTBENCH_CACHE } = await import('../../importers/download.ts');
+  return downloadMtbench({
+    ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
+    ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
+    cacheDir: args.cache ?? cacheDir(MTBENCH_CACHE),
+    log,
+  });
+}
 
 const autojCommand = defineCommand({
   meta: {
@@ -148,14 +140,9 @@ const autojCommand = defineCommand({
       ...(args.dir ? { dir: args.dir } : {}),
       ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
       cacheDir: args.cache ?? cacheDir(AUTOJ_CACHE),
-      log: (m: string) => process.stderr.write(`${m}\n`),
+      log,
     });
-    const store = openStore(args.db);
-    try {
-      await store.importBundle({ prompts });
-    } finally {
-      await store.close();
-    }
+    await withStore(args.db, {}, (store) => store.importBundle({ prompts }));
     print(`imported into ${args.db}: ${prompts.length} prompts (${prompts.map((p) => p.name).join(', ')})`);
   },
 });

@@ -3,11 +3,9 @@ import { fewQuestionsNote, MIN_QUESTIONS } from '../../core/stats/rating-rows.ts
 import { bootArgs, bootOptions } from '../boot-args.ts';
 import { PRELIMINARY_MAX_WIDTH, PRELIMINARY_MIN_BATTLES } from '../../core/stats/rank-intervals.ts';
 import { intervalReport } from '../../reports/analytics.ts';
-import { int, num, oneOf, table, UsageError } from '../format.ts';
+import { num, oneOf, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
-import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
-import { checkTurns } from '../validate.ts';
-import { resolveJudge } from '../judge-choice.ts';
+import { dbArg, jsonArg, judgeTurnArgs, print, printTable, printJson, withJudge } from '../shared.ts';
 import { pct, priorArg, priorOption } from './analytics-shared.ts';
 
 export const intervalsCommand = defineCommand({
@@ -19,14 +17,13 @@ export const intervalsCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: { type: 'string', description: 'judge name (human = expert votes; default: the only judge)' },
+    ...judgeTurnArgs,
     unit: {
       type: 'string',
       default: 'question',
       description:
         'question (all games of a question move together) | game (single games; too narrow when games of a question are correlated)',
     },
-    turn: { type: 'string', description: '1 or 2 (default: both)' },
     ...priorArg,
     method: {
       type: 'string',
@@ -48,81 +45,70 @@ export const intervalsCommand = defineCommand({
   async run({ args }) {
     const unit = oneOf(args.unit, 'unit', ['question', 'game'] as const)!;
     const method = oneOf(args.method, 'method', ['bootstrap', 'sandwich'] as const)!;
-    const turn = int(args.turn, 'turn');
     const o = bootOptions(args);
     const prior = priorOption(args.prior);
     const minBattles = num(args['min-battles'], 'min-battles')!;
     const maxWidth = num(args['max-width'], 'max-width')!;
     if (minBattles < 0 || maxWidth <= 0)
       throw new UsageError('--min-battles must be at least 0 and --max-width above 0');
-    await withStore(
-      args.db,
-      async (store) => {
-        const judge = await resolveJudge(store, args.judge);
-        await checkTurns(store, turn !== undefined ? [turn] : []);
-        const r = await intervalReport(store, judge, {
-          ...o,
-          unit,
-          method,
-          prior,
-          minBattles,
-          maxWidth,
-          ...(turn !== undefined ? { turn } : {}),
-        });
-        if (args.json) return printJson(r);
-        if (!r.ratings.rows.length)
-          return print(`no pairwise results for judge "${judge}" (see \`arena judges\`)`);
-        const lvl = `${Math.round(o.level * 100)}%`;
-        const wr = new Map(r.winRates.map((w) => [w.model, w]));
+    await withJudge(args, async (store, judge, t) => {
+      const r = await intervalReport(store, judge, {
+        ...o,
+        unit,
+        method,
+        prior,
+        minBattles,
+        maxWidth,
+        ...t,
+      });
+      if (args.json) return printJson(r);
+      if (!r.ratings.rows.length)
+        return print(`no pairwise results for judge "${judge}" (see \`arena judges\`)`);
+      const lvl = `${Math.round(o.level * 100)}%`;
+      const wr = new Map(r.winRates.map((w) => [w.model, w]));
+      printTable(r.ratings.rows, (x) => {
+        const w = wr.get(x.model)!;
+        const group = (x as { group?: number }).group;
+        return {
+          ...(group ? { group } : {}),
+          'rank (UB)': x.rankFromPoint ? `${x.rank} (by rating)` : x.rank,
+          'rank range (joint)': rankRange(x.rankBest, x.rankWorst),
+          'rank range (marginal)': rankRange(x.marginalRankBest, x.marginalRankWorst),
+          model: `${x.model}${x.preliminary ? ' *' : ''}`,
+          rating: figures.rating(x.rating),
+          [`${lvl} lo`]: figures.rating(x.lo),
+          [`${lvl} hi`]: figures.rating(x.hi),
+          matches: w.matches,
+          'win rate': pct(w.winRate),
+          'win lo': w.lo === null ? '–' : pct(w.lo),
+          'win hi': w.hi === null ? '–' : pct(w.hi),
+          note: x.note ?? '',
+        };
+      });
+      if (r.ratings.separatedRounds)
         print(
-          table(
-            r.ratings.rows.map((x) => {
-              const w = wr.get(x.model)!;
-              const group = (x as { group?: number }).group;
-              return {
-                ...(group ? { group } : {}),
-                'rank (UB)': x.rankFromPoint ? `${x.rank} (by rating)` : x.rank,
-                'rank range (joint)': rankRange(x.rankBest, x.rankWorst),
-                'rank range (marginal)': rankRange(x.marginalRankBest, x.marginalRankWorst),
-                model: `${x.model}${x.preliminary ? ' *' : ''}`,
-                rating: figures.rating(x.rating),
-                [`${lvl} lo`]: figures.rating(x.lo),
-                [`${lvl} hi`]: figures.rating(x.hi),
-                matches: w.matches,
-                'win rate': pct(w.winRate),
-                'win lo': w.lo === null ? '–' : pct(w.lo),
-                'win hi': w.hi === null ? '–' : pct(w.hi),
-                note: x.note ?? '',
-              };
-            }),
-          ),
+          `\n${r.ratings.separatedRounds} of ${r.ratings.rounds} bootstrap rounds were separated (some model won or lost every game it played in them); in those rounds such a model's rating is infinite, and the others are centred without it`,
         );
-        if (r.ratings.separatedRounds)
-          print(
-            `\n${r.ratings.separatedRounds} of ${r.ratings.rounds} bootstrap rounds were separated (some model won or lost every game it played in them); in those rounds such a model's rating is infinite, and the others are centred without it`,
-          );
-        if (r.ratings.disconnected)
-          print(
-            `\nthese groups of models were never compared with one another, so each group is fitted and ranked on its own (mean 1000 in each; ratings of different groups are not comparable): ${r.ratings.disconnected.map((g, k) => `${k + 1} {${g.join(', ')}}`).join(' ')}`,
-          );
-        const how =
-          method === 'sandwich'
-            ? `${lvl} sandwich (robust CLT) intervals, ${unit === 'question' ? 'clustered by question' : 'one cluster per game'}`
-            : `${lvl} bootstrap percentile intervals, ${unit === 'question' ? 'questions resampled (both turns and both orders move together)' : 'single games resampled'}, ${o.rounds} rounds, seed ${o.seed}`;
+      if (r.ratings.disconnected)
         print(
-          `\n${how}; rank (UB) = 1 + models whose interval lies wholly above; rank range (joint) = best and worst rank consistent with simultaneous ${lvl} intervals of all rating differences; (marginal) = of this model's own differences only (Mogstad et al.); no interval for a model seen on fewer than ${r.ratings.minQuestions ?? MIN_QUESTIONS} questions${prior ? `; prior: ${prior} tie pseudo-game(s) per pair that met` : ''}`,
+          `\nthese groups of models were never compared with one another, so each group is fitted and ranked on its own (mean 1000 in each; ratings of different groups are not comparable): ${r.ratings.disconnected.map((g, k) => `${k + 1} {${g.join(', ')}}`).join(' ')}`,
         );
-        if (r.ratings.fewQuestions !== undefined)
-          print(
-            `\n${fewQuestionsNote(r.ratings.fewQuestions)}; each rank follows the ratings alone ("by rating"): 1 + the models rated higher`,
-          );
-        if (r.ratings.rows.some((x) => x.preliminary))
-          print(
-            `* preliminary: fewer than ${minBattles} decided battles, an interval wider than ${maxWidth} rating points, or no interval`,
-          );
-      },
-      { readonly: true },
-    );
+      const how =
+        method === 'sandwich'
+          ? `${lvl} sandwich (robust CLT) intervals, ${unit === 'question' ? 'clustered by question' : 'one cluster per game'}`
+          : `${lvl} bootstrap percentile intervals, ${unit === 'question' ? 'questions resampled (both turns and both orders move together)' : 'single games resampled'}, ${o.rounds} rounds, seed ${o.seed}`;
+      print(
+        `\n${how}; rank (UB) = 1 + models whose interval lies wholly above; rank range (joint) = best and worst rank consistent with simultaneous ${lvl} intervals of all rating differences; (marginal) = of this model's own differences only (Mogstad et al.); no interval for a model seen on fewer than ${r.ratings.minQuestions ?? MIN_QUESTIONS} questions${prior ? `; prior: ${prior} tie pseudo-game(s) per pair that met` : ''}`,
+      );
+      if (r.ratings.fewQuestions !== undefined)
+        print(
+          `\n${fewQuestionsNote(r.ratings.fewQuestions)}; each rank follows the ratings alone ("by rating"): 1 + the models rated higher`,
+        );
+      if (r.ratings.rows.some((x) => x.preliminary))
+        print(
+          `* preliminary: fewer than ${minBattles} decided battles, an interval wider than ${maxWidth} rating points, or no interval`,
+        );
+    });
   },
 });
 

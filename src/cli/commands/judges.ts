@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
 import { list, table, UsageError } from '../format.ts';
-import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { dbArg, jsonArg, print, printTable, printJson, withStore } from '../shared.ts';
 import { PEOPLE_JUDGE_NOTES } from '../../core/constants.ts';
 import { pctWithInterval, readLikeForLike } from '../../core/judge-reading.ts';
 
@@ -44,104 +44,73 @@ export const judgesCommand = defineCommand({
         ...(args.json ? { json: true } : {}),
         ...(args.judge ? { judges: list(args.judge)! } : {}),
       });
-    await withStore(
-      args.db,
-      async (store) => {
-        const { gameConfidences, judgesReport } =
-          await import('../../reports/judge-quality/quality-report.ts');
-        if (args.games) {
-          const rows = await gameConfidences(store, args.games);
-          if (args.json) return printJson(rows);
-          return print(table(rows));
-        }
-        if (args.json && !args.report) return printJson(await store.games.judges());
-        if (args.judge) {
-          // a misspelled judge was left out silently (the report of "llama2,gpt-4" was gpt-4's alone)
-          const known = (await store.games.judges()).map((j) => j.judge);
-          const unknown = list(args.judge)!.filter((j) => !known.includes(j));
-          if (unknown.length)
-            throw new UsageError(
-              `--judge: no tournament games or votes for ${unknown.map((j) => `"${j}"`).join(', ')} (judges: ${known.join(', ') || 'none'}); a judge of labelled pair sets is read with \`arena accuracy\` or \`arena judges --board\``,
-            );
-        }
-        const r = await judgesReport(store, list(args.judge));
-        if (args.json) return printJson(r);
-        const rows = args.judge ? r.judges : await store.games.judges();
-        print(table(rows as never));
-        for (const { judge } of rows)
-          if (PEOPLE_JUDGE_NOTES[judge]) print(`${judge}: ${PEOPLE_JUDGE_NOTES[judge]}`);
-        for (const a of r.allowance)
-          print(
-            `${a.judge}: ${a.games} game(s) of its newest run without a verdict because reasoning used the whole allowance (billed; raise settings.maxTokens or lower the reasoning effort)`,
+    await withStore(args.db, { readonly: true }, async (store) => {
+      const { gameConfidences, judgesReport } = await import('../../reports/judge-quality/quality-report.ts');
+      if (args.games) {
+        const rows = await gameConfidences(store, args.games);
+        if (args.json) return printJson(rows);
+        return print(table(rows));
+      }
+      if (args.json && !args.report) return printJson(await store.games.judges());
+      if (args.judge) {
+        // a misspelled judge was left out silently (the report of "llama2,gpt-4" was gpt-4's alone)
+        const known = (await store.games.judges()).map((j) => j.judge);
+        const unknown = list(args.judge)!.filter((j) => !known.includes(j));
+        if (unknown.length)
+          throw new UsageError(
+            `--judge: no tournament games or votes for ${unknown.map((j) => `"${j}"`).join(', ')} (judges: ${known.join(', ') || 'none'}); a judge of labelled pair sets is read with \`arena accuracy\` or \`arena judges --board\``,
           );
-        if (!r.quality.length) return;
-        print('\njudgment quality (turn 0 = all turns; errors counted per match: one game / both games)');
+      }
+      const r = await judgesReport(store, list(args.judge));
+      if (args.json) return printJson(r);
+      const rows = args.judge ? r.judges : await store.games.judges();
+      print(table(rows));
+      for (const { judge } of rows)
+        if (PEOPLE_JUDGE_NOTES[judge]) print(`${judge}: ${PEOPLE_JUDGE_NOTES[judge]}`);
+      for (const a of r.allowance)
+        print(
+          `${a.judge}: ${a.games} game(s) of its newest run without a verdict because reasoning used the whole allowance (billed; raise settings.maxTokens or lower the reasoning effort)`,
+        );
+      if (!r.quality.length) return;
+      print('\njudgment quality (turn 0 = all turns; errors counted per match: one game / both games)');
+      printTable(r.quality, (q) => ({
+        judge: q.judge,
+        turn: q.turn,
+        games: q.games,
+        matches: q.matches,
+        'err 1 game': q.errorsOneGame,
+        'err both': q.errorsBothGames,
+        empty: q.emptyReplies,
+        consistent: q.consistent,
+        inconsistent: q.inconsistent,
+        ties: q.ties,
+        'mean conf': q.meanConfidence,
+        'mean entropy': q.meanEntropy,
+      }));
+      if (r.agreement.length) {
+        print('\nagreement between judges');
+        print(table(r.agreement, ['judge1', 'judge2', 'turn', 'setup', 'total', 'agree', 'ratio']));
+        print('\nPearson correlation of win rates across models (matches both judged)');
+        const correlation = r.correlation.map((c) => ({ ...c, 'win rate': c.variant }));
+        print(table(correlation, ['judge1', 'judge2', 'win rate', 'models', 'matches', 'r']));
+      }
+      for (const l of r.likeForLike) {
+        print(`\n${l.judges[0].judge} and ${l.judges[1].judge} like for like`);
+        print(readLikeForLike(l));
         print(
           table(
-            r.quality.map((q) => ({
-              judge: q.judge,
-              turn: q.turn,
-              games: q.games,
-              matches: q.matches,
-              'err 1 game': q.errorsOneGame,
-              'err both': q.errorsBothGames,
-              empty: q.emptyReplies,
-              consistent: q.consistent,
-              inconsistent: q.inconsistent,
-              ties: q.ties,
-              'mean conf': q.meanConfidence,
-              'mean entropy': q.meanEntropy,
-            })),
-          ),
-        );
-        if (r.agreement.length) {
-          print('\nagreement between judges');
-          print(
-            table(
-              r.agreement.map((a) => ({
-                judge1: a.judge1,
-                judge2: a.judge2,
+            l.judges.flatMap((j) =>
+              j.agreement.map((a) => ({
+                judge: j.judge,
                 turn: a.turn,
                 setup: a.setup,
-                total: a.total,
-                agree: a.agree,
-                ratio: a.ratio,
+                'agree / votes': `${a.agree} / ${a.total}`,
+                'agreement with the experts': pctWithInterval(a),
               })),
             ),
-          );
-          print('\nPearson correlation of win rates across models (matches both judged)');
-          print(
-            table(
-              r.correlation.map((c) => ({
-                judge1: c.judge1,
-                judge2: c.judge2,
-                'win rate': c.variant,
-                models: c.models,
-                matches: c.matches,
-                r: c.r,
-              })),
-            ),
-          );
-        }
-        for (const l of r.likeForLike) {
-          print(`\n${l.judges[0].judge} and ${l.judges[1].judge} like for like`);
-          print(readLikeForLike(l));
-          print(
-            table(
-              l.judges.flatMap((j) =>
-                j.agreement.map((a) => ({
-                  judge: j.judge,
-                  turn: a.turn,
-                  setup: a.setup,
-                  'agree / votes': `${a.agree} / ${a.total}`,
-                  'agreement with the experts': pctWithInterval(a),
-                })),
-              ),
-            ),
-          );
-        }
-      },
-      { readonly: true },
-    );
+          ),
+        );
+      }
+    });
   },
 });

@@ -1,7 +1,7 @@
 // `arena judges jury --config FILE`: every jury a config defines, read from the database (src/reports/jury.ts).
 import { defineCommand } from 'citty';
-import { table } from '../format.ts';
-import { dbArg, print, printJson, withStore } from '../shared.ts';
+import { agreementTable, table, withInterval } from '../format.ts';
+import { dbArg, print, printTable, printJson, withStore } from '../shared.ts';
 import { pct } from '../../core/format.ts';
 import type { JuryReport } from '../../reports/jury.ts';
 
@@ -23,67 +23,42 @@ export const juryCommand = defineCommand({
     const { juryReport } = await import('../../reports/jury.ts');
     const all = loadJuries(args.config);
     const juries = args.name ? [pickJury(args.config, all, args.name)] : all;
-    await withStore(
-      args.db,
-      async (store) => {
-        const reports: JuryReport[] = [];
-        for (const j of juries) reports.push(await juryReport(store, j));
-        if (args.json) return printJson(reports);
-        for (const r of reports) printJury(r);
-      },
-      { readonly: true },
-    );
+    await withStore(args.db, { readonly: true }, async (store) => {
+      const reports: JuryReport[] = [];
+      for (const j of juries) reports.push(await juryReport(store, j));
+      if (args.json) return printJson(reports);
+      for (const r of reports) printJury(r);
+    });
   },
 });
-
-const withInterval = (x: number, lo: number | null, hi: number | null) =>
-  `${x.toFixed(3)}${lo === null || hi === null ? '' : ` [${lo.toFixed(3)}, ${hi.toFixed(3)}]`}`;
 
 function printJury(r: JuryReport): void {
   print(
     `\n${r.jury} (${r.rule} of ${r.members.join(', ')}): ${r.matches} matches, ${r.errors} pooled to an error`,
   );
-  print(table(r.standings as never));
+  print(table(r.standings));
   print('\nmembers side by side (all turns; kappa with a 95% question-bootstrap interval)');
-  print(
-    table(
-      r.pairs.map((p) => ({
-        judge1: p.judge1,
-        judge2: p.judge2,
-        matches: p.withTie.total,
-        agreement: pct(p.withTie.ratio),
-        kappa: withInterval(p.withTie.kappa, p.withTie.lo, p.withTie.hi),
-        'agreement w/o ties': pct(p.withoutTie.ratio),
-      })),
-    ),
-  );
+  printTable(r.pairs, (p) => ({
+    judge1: p.judge1,
+    judge2: p.judge2,
+    matches: p.withTie.total,
+    agreement: pct(p.withTie.ratio),
+    kappa: withInterval(p.withTie.kappa.toFixed(3), p.withTie.lo, p.withTie.hi, (v) => v.toFixed(3)),
+    'agreement w/o ties': pct(p.withoutTie.ratio),
+  }));
   print(
     '\nposition bias (from games; a member known only by recorded verdicts has none, nor then has the jury)',
   );
-  print(
-    table(
-      r.bias.map((b) => ({
-        judge: b.judge,
-        games: b.games,
-        'first position': b.positionA === null ? '–' : pct(b.positionA),
-        'orders disagree': b.conflict === null ? '–' : pct(b.conflict),
-        'sign test p': b.signTestP ?? '–',
-      })),
-    ),
-  );
+  printTable(r.bias, (b) => ({
+    judge: b.judge,
+    games: b.games,
+    'first position': b.positionA === null ? '–' : pct(b.positionA),
+    'orders disagree': b.conflict === null ? '–' : pct(b.conflict),
+    'sign test p': b.signTestP ?? '–',
+  }));
   print(`effective independent votes: ${r.effectiveVotes.toFixed(2)} of ${r.members.length}; ${r.formula}`);
   for (const p of r.people) {
     print(`\nagreement with ${p.people} (${p.votes} votes), per turn, with and without ties`);
-    print(
-      table(
-        p.rows.map((x) => ({
-          judge: x.judge,
-          turn: x.turn,
-          setup: x.setup,
-          'agree / votes': `${x.agree} / ${x.total}`,
-          agreement: pct(x.ratio),
-        })),
-      ),
-    );
+    print(agreementTable(p.rows));
   }
 }

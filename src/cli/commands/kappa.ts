@@ -2,9 +2,8 @@ import { defineCommand } from 'citty';
 import { bootArgs, bootOptions } from '../boot-args.ts';
 import { MIN_KAPPA_QUESTIONS } from '../../core/stats/kappa.ts';
 import { kappaReport } from '../../reports/analytics.ts';
-import { table } from '../format.ts';
 import * as figures from '../../core/format.ts';
-import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { dbArg, jsonArg, print, printTable, printJson, withStore } from '../shared.ts';
 import { checkJudges, twoJudges, twoJudgesArg } from '../validate.ts';
 import { pct } from './analytics-shared.ts';
 
@@ -24,38 +23,30 @@ export const kappaCommand = defineCommand({
   async run({ args }) {
     const [a, b] = twoJudges(args.judge);
     const o = bootOptions(args);
-    await withStore(
-      args.db,
-      async (store) => {
-        await checkJudges(store, [a, b]);
-        const rows = await kappaReport(store, a, b, {
-          ...o,
-          byCategory: Boolean(args.category),
-        });
-        if (args.json) return printJson(rows);
-        print(
-          table(
-            rows.map((r) => ({
-              turn: r.turn,
-              category: r.category,
-              setup: r.setup,
-              questions: r.questions,
-              total: r.total,
-              agree: r.agree,
-              ratio: pct(r.ratio),
-              kappa: figures.kappa(r.kappa),
-              lo: figures.kappa(r.lo),
-              hi: figures.kappa(r.hi),
-              note: r.note ?? '',
-            })),
-          ),
-        );
-        const nan = rows.reduce((s, r) => s + r.nanRounds, 0);
-        print(
-          `\nkappa intervals: ${Math.round(o.level * 100)}% bootstrap percentile intervals, questions resampled, ${o.rounds} rounds, seed ${o.seed}; none for a row on fewer than ${MIN_KAPPA_QUESTIONS} questions${nan ? `; ${nan} rounds in all had kappa undefined (chance agreement 1) and were left out` : ''}`,
-        );
-      },
-      { readonly: true },
-    );
+    await withStore(args.db, { readonly: true }, async (store) => {
+      await checkJudges(store, [a, b]);
+      const rows = await kappaReport(store, a, b, {
+        ...o,
+        byCategory: Boolean(args.category),
+      });
+      if (args.json) return printJson(rows);
+      printTable(rows, (r) => ({
+        turn: r.turn,
+        category: r.category,
+        setup: r.setup,
+        questions: r.questions,
+        total: r.total,
+        agree: r.agree,
+        ratio: pct(r.ratio),
+        kappa: figures.kappa(r.kappa),
+        lo: figures.kappa(r.lo),
+        hi: figures.kappa(r.hi),
+        note: r.note ?? '',
+      }));
+      const nan = rows.reduce((s, r) => s + r.nanRounds, 0);
+      print(
+        `\nkappa intervals: ${Math.round(o.level * 100)}% bootstrap percentile intervals, questions resampled, ${o.rounds} rounds, seed ${o.seed}; none for a row on fewer than ${MIN_KAPPA_QUESTIONS} questions${nan ? `; ${nan} rounds in all had kappa undefined (chance agreement 1) and were left out` : ''}`,
+      );
+    });
   },
 });

@@ -10,7 +10,7 @@ export const migrateCommand = defineCommand({
   },
   args: { ...dbArg },
   async run({ args }) {
-    const v = await withStore(args.db, async (store) => schemaVersion(store.sqlite), { mustExist: true });
+    const v = await withStore(args.db, { mustExist: true }, async (store) => schemaVersion(store.sqlite));
     print(`${args.db}: schema version ${v.version} (${v.tag}), this mt-arena's`);
   },
 });

@@ -4,34 +4,41 @@ import { defineCommand } from 'citty';
 import { drawsBar, Progress } from '../progress-bar.ts';
 import { setMaxListeners } from 'node:events';
 import { int, oneOf, table } from '../format.ts';
-import { dbArg, exitStatus, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { dbArg, exitStatus, jsonArg, print, printTable, printJson, withStore } from '../shared.ts';
 import * as figures from '../../core/format.ts';
 import { runSeen } from '../../core/run-seen.ts';
 import type { RefreshRecord } from '../../storage/store.ts';
 
-/** SIGINT/SIGTERM abort the signal (games in flight are dropped, never recorded as verdicts); a second one exits. */
-export function interruptible(
-  log: (m: string) => void,
+/**
+ * `fn` with a progress bar on stderr per run or stage (a line every few seconds when stderr is not a terminal), and
+ * SIGINT/SIGTERM aborting its signal (games in flight are dropped, never recorded as verdicts); a second one exits.
+ */
+export async function withProgress<T>(
+  fn: (bars: ReturnType<typeof progressBars>, signal: AbortSignal) => Promise<T>,
   stopping = 'interrupted: stopping; rerun the same command to resume',
-) {
+): Promise<T> {
+  const bars = progressBars();
   const ctl = new AbortController();
   setMaxListeners(0, ctl.signal);
   const onSignal = () => {
     if (ctl.signal.aborted) process.exit(130);
-    log(stopping);
+    bars.log(stopping);
     ctl.abort(new Error('interrupted'));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  return {
-    signal: ctl.signal,
-    done: () => (process.off('SIGINT', onSignal), process.off('SIGTERM', onSignal)),
-  };
+  try {
+    return await fn(bars, ctl.signal);
+  } finally {
+    bars.stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }
 
-/** A progress bar on stderr per run (a line every few seconds when stderr is not a terminal). */
-export function progressBars() {
+function progressBars() {
   let bar: Progress | undefined;
+  let stage = '';
   const log = (m: string) => {
     // a finished bar prints its last frame before what follows it, not after
     if (bar && bar.getProgress() >= 1) {
@@ -40,7 +47,7 @@ export function progressBars() {
     }
     process.stderr.write(`${bar && drawsBar() ? '\n' : ''}${m}\n`);
   };
-  return {
+  const bars = {
     log,
     start(label: string, total: number) {
       bar?.stop();
@@ -53,11 +60,18 @@ export function progressBars() {
     update(done: number, failed: number, cost: number) {
       bar?.update(done + failed, { failed, cost: figures.usd(cost) });
     },
+    /** a job's progress by stage (checkpoints: generate, judge): a bar for each */
+    stage(p: { stage: string; total: number; done: number; failed?: number; cost?: number }) {
+      if (p.stage !== stage) bars.start((stage = p.stage), p.total);
+      bars.update(p.done, p.failed ?? 0, p.cost ?? 0);
+    },
     stop() {
       bar?.stop();
       bar = undefined;
+      stage = '';
     },
   };
+  return bars;
 }
 
 export const refreshCommand = defineCommand({
@@ -82,16 +96,14 @@ export const refreshCommand = defineCommand({
   async run({ args }) {
     const { refresh } = await import('../../ops/refresh/index.ts');
     const { withRefreshContext } = await import('../ops-context.ts');
-    const bars = progressBars();
-    const irq = interruptible(bars.log);
     let cost = 0;
-    try {
+    await withProgress(async (bars, signal) => {
       const dryRun = !!args['dry-run'];
       const s = await withRefreshContext(args.config, { dryRun, log: bars.log }, (ctx) =>
         refresh({
           ...ctx,
           dryRun,
-          signal: irq.signal,
+          signal,
           log: bars.log,
           onRunStart: ({ judge, mode, toPlay }) => {
             cost = 0;
@@ -105,29 +117,22 @@ export const refreshCommand = defineCommand({
       );
       bars.stop();
       if (args['dry-run'] && !args.json) {
-        print(
-          table(
-            s.plan.map((p) => ({
-              judge: p.judge,
-              mode: p.mode,
-              planned: p.planned,
-              stored: p.stored,
-              'to play': p.toPlay,
-              'est. tokens in': p.estTokensIn,
-              'est. tokens out': p.estTokensOut,
-              'est. USD': figures.usd(p.estCost),
-              estimate: p.basis,
-            })),
-          ),
-        );
+        printTable(s.plan, (p) => ({
+          judge: p.judge,
+          mode: p.mode,
+          planned: p.planned,
+          stored: p.stored,
+          'to play': p.toPlay,
+          'est. tokens in': p.estTokensIn,
+          'est. tokens out': p.estTokensOut,
+          'est. USD': figures.usd(p.estCost),
+          estimate: p.basis,
+        }));
       }
       if (args.json) printJson(s);
       else print(s.line);
       exitStatus.code = s.exitCode;
-    } finally {
-      bars.stop();
-      irq.done();
-    }
+    });
   },
 });
 
@@ -142,29 +147,25 @@ export const costCommand = defineCommand({
   async run({ args }) {
     const by = oneOf(args.by, 'by', ['judge', 'run', 'game', 'refresh'] as const);
     const limit = int(args.limit, 'limit')!;
-    await withStore(
-      args.db,
-      async (store) => {
-        let rows: Record<string, unknown>[];
-        if (by === 'run')
-          rows = (await store.ledger.byRun(limit)).map((r) => ({
-            ...r,
-            startedAt: new Date(r.startedAt).toISOString(),
-          }));
-        else if (by === 'game') rows = (await store.ledger.byGame(limit)).map((r) => ({ ...r }));
-        else if (by === 'refresh')
-          rows = (await store.refreshes.list(limit)).map(seen).map((r) => ({
-            id: r.id,
-            startedAt: new Date(r.startedAt).toISOString(),
-            status: r.status,
-            cost: r.cost,
-          }));
-        else rows = (await store.ledger.byJudge()).map((r) => ({ ...r }));
-        if (args.json) printJson(rows);
-        else print(table(rows.map(spelled)));
-      },
-      { readonly: true },
-    );
+    await withStore(args.db, { readonly: true }, async (store) => {
+      let rows: Record<string, unknown>[];
+      if (by === 'run')
+        rows = (await store.ledger.byRun(limit)).map((r) => ({
+          ...r,
+          startedAt: new Date(r.startedAt).toISOString(),
+        }));
+      else if (by === 'game') rows = (await store.ledger.byGame(limit)).map((r) => ({ ...r }));
+      else if (by === 'refresh')
+        rows = (await store.refreshes.list(limit)).map(seen).map((r) => ({
+          id: r.id,
+          startedAt: new Date(r.startedAt).toISOString(),
+          status: r.status,
+          cost: r.cost,
+        }));
+      else rows = (await store.ledger.byJudge()).map((r) => ({ ...r }));
+      if (args.json) printJson(rows);
+      else print(table(rows.map(spelled)));
+    });
   },
 });
 
@@ -185,23 +186,19 @@ export const refreshesCommand = defineCommand({
   },
   args: { ...dbArg, ...jsonArg },
   async run({ args }) {
-    await withStore(
-      args.db,
-      async (store) => {
-        const rows = (await store.refreshes.list()).map(seen).map((r) => ({
-          id: r.id,
-          startedAt: new Date(r.startedAt).toISOString(),
-          status: r.status,
-          played: r.summary.played ?? null,
-          cost: r.cost,
-          degraded: r.degraded?.join('; ') ?? '',
-          line: r.summary.line ?? '',
-        }));
-        if (args.json) printJson(rows);
-        else print(table(rows.map(spelled)));
-      },
-      { readonly: true },
-    );
+    await withStore(args.db, { readonly: true }, async (store) => {
+      const rows = (await store.refreshes.list()).map(seen).map((r) => ({
+        id: r.id,
+        startedAt: new Date(r.startedAt).toISOString(),
+        status: r.status,
+        played: r.summary.played ?? null,
+        cost: r.cost,
+        degraded: r.degraded?.join('; ') ?? '',
+        line: r.summary.line ?? '',
+      }));
+      if (args.json) printJson(rows);
+      else print(table(rows.map(spelled)));
+    });
   },
 });
 

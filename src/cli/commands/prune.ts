@@ -67,7 +67,7 @@ export const pruneCommand = defineCommand({
   async run({ args }) {
     const t = target(args);
     const dryRun = Boolean(args['dry-run']);
-    const counts = await withStore(args.db, async (store) => {
+    const counts = await withStore(args.db, {}, async (store) => {
       const c = await store.games.prune(t, { dryRun });
       // a name that matches nothing is most likely a typo: say so, with what there is, rather than succeed
       if (!Object.values(c).some((n) => n > 0))

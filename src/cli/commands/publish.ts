@@ -2,7 +2,7 @@ import { defineCommand } from 'citty';
 import { publishToD1, writePublishSql } from '../../entry/publish.ts';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
 import { pullSiteVotes } from '../../entry/site-votes.ts';
-import { dbArg, openStore, print, withStore } from '../shared.ts';
+import { dbArg, print, withStore } from '../shared.ts';
 import { updateReportsOf, workerPages } from '../reports.ts';
 import { wranglerVars } from '../../entry/wrangler.ts';
 
@@ -32,13 +32,12 @@ export const publishCommand = defineCommand({
       output: 'stdout' as const,
     };
     // the votes cast on the site first: they are counted in the reports, and D1 keeps them (docs/annotators.md)
-    if (!out) await withStore(args.db, (store) => pullSiteVotes(store, target, print), { mustExist: true });
+    if (!out) await withStore(args.db, { mustExist: true }, (store) => pullSiteVotes(store, target, print));
     // the reports go with the rows: the Worker only reads them (src/reports/site/stored.ts)
     // and the pages the home page links to, rendered as the Worker of wrangler.toml's [vars] renders them
     const pages = workerPages(wranglerVars(process.cwd()));
     await updateReportsOf(args.db, { progress: true, worker: pages });
-    const store = openStore(args.db, { readonly: true });
-    try {
+    await withStore(args.db, { readonly: true }, async (store) => {
       if (out) {
         const n = await writeOutputFile(out, args.db, (tmp) => writePublishSql(store.sqlite, tmp));
         return print(`wrote ${n} statements to ${out}`);
@@ -47,8 +46,6 @@ export const publishCommand = defineCommand({
       print(
         `published ${args.db} to D1 ${args.database} (${args.remote ? 'remote' : 'local'}): ${n} statements`,
       );
-    } finally {
-      await store.close();
-    }
+    });
   },
 });

@@ -26,7 +26,7 @@ export const reportsCommand = defineCommand({
     const rounds = int(args.rounds, 'rounds')!;
     if (args.rebuild) {
       const { buildReports } = await import('../../reports/site/build.ts');
-      const { r, pages } = await withStore(args.db, async (store) => {
+      const { r, pages } = await withStore(args.db, {}, async (store) => {
         const r = await buildReports(store, {
           bootstrapRounds: rounds,
           ...(intervals === 'sandwich' ? { intervals } : {}),
@@ -37,7 +37,7 @@ export const reportsCommand = defineCommand({
       });
       return args.json ? printJson({ ...r, pages }) : print(`${reportsLine(r)}; pages: ${pages} rendered`);
     }
-    const rows = await withStore(args.db, (store) => store.reports.index(), { readonly: true });
+    const rows = await withStore(args.db, { readonly: true }, (store) => store.reports.index());
     if (args.json) return printJson(rows);
     const views = new Map<string, { n: number; ms: number }>();
     for (const r of rows) {

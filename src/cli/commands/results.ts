@@ -1,7 +1,6 @@
 import { printRatingVariant, TIES } from './ratings-variants.ts';
 import { printStyleRatings } from './style-ratings.ts';
 import { defineCommand } from 'citty';
-import { ArenaError } from '../../core/types.ts';
 import type { Store } from '../../storage/store.ts';
 import {
   agreementBetween,
@@ -14,10 +13,18 @@ import { arenaHardRatings, arenaHardStandings } from '../../reports/weighted.ts'
 import { WEIGHTINGS } from '../../core/schemes/weighting.ts';
 import { int, list, oneOf, ratingsTable, table, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
-import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import {
+  dbArg,
+  jsonArg,
+  judgeTurnArgs,
+  print,
+  printTable,
+  printJson,
+  withJudge,
+  withStore,
+} from '../shared.ts';
 import { priorArg, priorOption } from './analytics-shared.ts';
-import { checkCategory, checkModels, checkTurns, checkJudges, twoJudges, twoJudgesArg } from '../validate.ts';
-import { resolveJudge } from '../judge-choice.ts';
+import { checkCategory, checkModels, checkJudges, twoJudges, twoJudgesArg } from '../validate.ts';
 import { adaptiveNote, adaptiveRounds } from '../../reports/adaptive.ts';
 import { DEFAULT_BASELINE } from '../../core/constants.ts';
 
@@ -32,17 +39,13 @@ export const standingsCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: {
-      type: 'string',
-      description: 'judge name (e.g. gpt-4, openai/gpt-4, human; default: the only judge)',
-    },
+    ...judgeTurnArgs,
     mode: { type: 'string', description: MODES.join(' | '), default: 'pairwise-all' },
     baseline: {
       type: 'string',
       description: 'baseline model for pairwise-baseline',
       default: DEFAULT_BASELINE,
     },
-    turn: { type: 'string', description: '1 or 2 (default: both turns pooled)' },
     category: { type: 'string', description: 'only questions of this category' },
     models: { type: 'string', description: 'only these models (comma-separated)' },
     weight: {
@@ -57,72 +60,55 @@ export const standingsCommand = defineCommand({
     const weight = oneOf(args.weight, 'weight', WEIGHTINGS)!;
     if (weight !== 'none' && mode === 'single')
       throw new UsageError('--weight arena-hard applies to pairwise modes only');
-    const turn = int(args.turn, 'turn');
     const models = list(args.models);
-    await withStore(
-      args.db,
-      async (store) => {
-        const judge = await resolveJudge(store, args.judge);
-        await checkTurns(store, turn !== undefined ? [turn] : []);
-        await checkCategory(store, args.category);
-        if (models) await checkModels(store, models, 'models', { judge });
-        if (mode === 'pairwise-baseline') await checkModels(store, [args.baseline], 'baseline', { judge });
-        const q = {
-          judge,
-          ...(turn !== undefined ? { turn } : {}),
-          ...(args.category ? { category: args.category } : {}),
-          ...(models ? { models } : {}),
-        };
-        if (mode === 'single') {
-          const rows = await singleResults(store, q);
-          if (!rows.length) return await noResults(store, args.db, judge, mode, !!args.json);
-          if (args.json) return printJson(rows);
-          return print(table(rows as never, ['model', 'turn1', 'turn2', 'score', 'n', 'error']));
-        }
-        const columns = [
-          'model',
-          'win',
-          'loss',
-          'tie',
-          'error',
-          'inconsistent',
-          'winRate',
-          'lossRate',
-          'winRateAdjusted',
-        ];
-        if (weight === 'arena-hard') {
-          const rows = await arenaHardStandings(store, { ...q, mode, baseline: args.baseline });
-          if (!rows.length) return await noResults(store, args.db, judge, mode, !!args.json);
-          if (args.json) return printJson(rows);
-          print(
-            'Arena-Hard weighting: win/loss/tie count battles (each game on its own; a strong verdict 3, a slight one or a tie 1); inconsistent = matches whose two orders disagree.\n',
-          );
-          return print(table(rows.map(shownStanding) as never, columns));
-        }
-        // one table per group of models that played one another: tournaments that never met are not ranked together
-        const groups = await standingGroups(store, { ...q, mode, baseline: args.baseline });
-        const rows = groups.flatMap((g, k) =>
-          groups.length > 1 ? g.rows.map((r) => ({ ...r, group: k + 1 })) : g.rows,
-        );
+    await withJudge(args, async (store, judge, t) => {
+      await checkCategory(store, args.category);
+      if (models) await checkModels(store, models, 'models', { judge });
+      if (mode === 'pairwise-baseline') await checkModels(store, [args.baseline], 'baseline', { judge });
+      const q = {
+        judge,
+        ...t,
+        ...(args.category ? { category: args.category } : {}),
+        ...(models ? { models } : {}),
+      };
+      if (mode === 'single') {
+        const rows = await singleResults(store, q);
         if (!rows.length) return await noResults(store, args.db, judge, mode, !!args.json);
         if (args.json) return printJson(rows);
-        if (groups.length === 1) print(table(rows.map(shownStanding) as never, columns));
-        else
-          groups.forEach((g, k) =>
-            print(
-              `${k ? '\n' : ''}group ${k + 1} of ${groups.length}: ${g.models.length} models that played one another, on ${g.questions} question(s) (never compared with the other groups)\n${table(g.rows.map(shownStanding) as never, columns)}`,
-            ),
-          );
-        const errors = rows.reduce((s, r) => s + r.error, 0);
-        if (errors)
+        return print(table(rows, ['model', 'turn1', 'turn2', 'score', 'n', 'error']));
+      }
+      const columns = 'model win loss tie error inconsistent winRate lossRate winRateAdjusted'.split(' ');
+      if (weight === 'arena-hard') {
+        const rows = await arenaHardStandings(store, { ...q, mode, baseline: args.baseline });
+        if (!rows.length) return await noResults(store, args.db, judge, mode, !!args.json);
+        if (args.json) return printJson(rows);
+        print(
+          'Arena-Hard weighting: win/loss/tie count battles (each game on its own; a strong verdict 3, a slight one or a tie 1); inconsistent = matches whose two orders disagree.\n',
+        );
+        return print(table(rows.map(shownStanding), columns));
+      }
+      // one table per group of models that played one another: tournaments that never met are not ranked together
+      const groups = await standingGroups(store, { ...q, mode, baseline: args.baseline });
+      const rows = groups.flatMap((g, k) =>
+        groups.length > 1 ? g.rows.map((r) => ({ ...r, group: k + 1 })) : g.rows,
+      );
+      if (!rows.length) return await noResults(store, args.db, judge, mode, !!args.json);
+      if (args.json) return printJson(rows);
+      if (groups.length === 1) print(table(rows.map(shownStanding), columns));
+      else
+        groups.forEach((g, k) =>
           print(
-            `\n${errors} match side(s) had an unparsable or failed game; they are excluded from the rates as FastChat does.`,
-          );
-        const note = adaptiveNote(await adaptiveRounds(store, judge));
-        if (note) print(`\n${note}`);
-      },
-      { readonly: true },
-    );
+            `${k ? '\n' : ''}group ${k + 1} of ${groups.length}: ${g.models.length} models that played one another, on ${g.questions} question(s) (never compared with the other groups)\n${table(g.rows.map(shownStanding), columns)}`,
+          ),
+        );
+      const errors = rows.reduce((s, r) => s + r.error, 0);
+      if (errors)
+        print(
+          `\n${errors} match side(s) had an unparsable or failed game; they are excluded from the rates as FastChat does.`,
+        );
+      const note = adaptiveNote(await adaptiveRounds(store, judge));
+      if (note) print(`\n${note}`);
+    });
   },
 });
 
@@ -139,7 +125,7 @@ function shownStanding<R extends { winRate: number; lossRate: number; winRateAdj
   };
 }
 
-/** Nothing to show: a judge the database does not know is an error (exit 1); a known one prints why the table is empty. */
+/** Nothing to show (the judge is one the database knows: judge-choice.ts): why the table is empty. */
 export async function noResults(
   store: Store,
   db: string,
@@ -148,10 +134,10 @@ export async function noResults(
   json: boolean,
 ): Promise<void> {
   const known = (await store.games.judges()).map((j) => j.judge);
-  const msg = `no ${mode} results for judge "${judge}" in ${db} (judges there: ${known.join(', ') || 'none yet'}; see \`arena judges\`)`;
-  if (!known.includes(judge)) throw new ArenaError(msg);
   if (json) return printJson([]);
-  print(msg);
+  print(
+    `no ${mode} results for judge "${judge}" in ${db} (judges there: ${known.join(', ') || 'none yet'}; see \`arena judges\`)`,
+  );
 }
 
 export const agreementCommand = defineCommand({
@@ -167,16 +153,12 @@ export const agreementCommand = defineCommand({
   },
   async run({ args }) {
     const [a, b] = twoJudges(args.judge);
-    await withStore(
-      args.db,
-      async (store) => {
-        await checkJudges(store, [a, b]);
-        const rows = await agreementBetween(store, a, b);
-        if (args.json) return printJson(rows);
-        print(table(rows.map((r) => ({ ...r, ratio: figures.pct(r.ratio) }))));
-      },
-      { readonly: true },
-    );
+    await withStore(args.db, { readonly: true }, async (store) => {
+      await checkJudges(store, [a, b]);
+      const rows = await agreementBetween(store, a, b);
+      if (args.json) return printJson(rows);
+      printTable(rows, (r) => ({ ...r, ratio: figures.pct(r.ratio) }));
+    });
   },
 });
 
@@ -189,9 +171,8 @@ export const ratingsCommand = defineCommand({
   args: {
     ...dbArg,
     ...jsonArg,
-    judge: { type: 'string', description: 'judge name (human = expert votes; default: the only judge)' },
+    ...judgeTurnArgs,
     method: { type: 'string', default: 'bt', description: 'bt | elo' },
-    turn: { type: 'string', description: '1 or 2 (default: both)' },
     weight: {
       type: 'string',
       default: 'none',
@@ -248,13 +229,7 @@ export const ratingsCommand = defineCommand({
         throw new UsageError(
           '--ties rao-kupper and --position are Bradley–Terry fits of their own: drop --method elo, --weight, --prior, --inconsistent and --style',
         );
-      return printRatingVariant(args.db, {
-        ...(args.judge ? { judge: args.judge } : {}),
-        ...(turn !== undefined ? { turn } : {}),
-        ties,
-        position: !!args.position,
-        json: !!args.json,
-      });
+      return printRatingVariant(args, { ties, position: !!args.position, json: !!args.json });
     }
     if (inconsistent !== 'tie' && (args.style !== undefined || weight !== 'none'))
       throw new UsageError(
@@ -262,43 +237,27 @@ export const ratingsCommand = defineCommand({
       );
     if (args.style !== undefined)
       return printStyleRatings({
-        db: args.db,
-        judge: args.judge,
+        ...args,
         style: args.style,
         method,
         weight,
         prior,
         turn,
-        reg: args.reg,
-        rounds: args.rounds,
-        intervals: args.intervals,
-        level: args.level,
-        seed: args.seed,
         json: !!args.json,
       });
     if (method === 'elo' && prior)
       throw new UsageError('--prior applies to Bradley–Terry ratings (--method bt), not to online Elo');
-    await withStore(
-      args.db,
-      async (store) => {
-        const judge = await resolveJudge(store, args.judge);
-        await checkTurns(store, turn !== undefined ? [turn] : []);
-        if (weight === 'arena-hard' && prior)
-          throw new UsageError(
-            '--prior applies to unweighted ratings only (drop --weight arena-hard or --prior)',
-          );
-        const rows: { model: string; rating: number | null; note?: string; group?: number }[] =
-          weight === 'arena-hard'
-            ? await arenaHardRatings(store, judge, method, turn !== undefined ? { turn } : {})
-            : await ratings(store, judge, method, {
-                prior,
-                inconsistent,
-                ...(turn !== undefined ? { turn } : {}),
-              });
-        if (args.json) return printJson(rows);
-        print(ratingsTable(rows));
-      },
-      { readonly: true },
-    );
+    await withJudge(args, async (store, judge, t) => {
+      if (weight === 'arena-hard' && prior)
+        throw new UsageError(
+          '--prior applies to unweighted ratings only (drop --weight arena-hard or --prior)',
+        );
+      const rows: { model: string; rating: number | null; note?: string; group?: number }[] =
+        weight === 'arena-hard'
+          ? await arenaHardRatings(store, judge, method, t)
+          : await ratings(store, judge, method, { prior, inconsistent, ...t });
+      if (args.json) return printJson(rows);
+      print(ratingsTable(rows));
+    });
   },
 });

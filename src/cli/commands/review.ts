@@ -1,9 +1,9 @@
 import { defineCommand } from 'citty';
 import { writeFileSync } from 'node:fs';
 import { refuseDatabaseOutput, writeOutputFile } from '../out-file.ts';
-import { int, num, table, UsageError } from '../format.ts';
+import { int, num, UsageError } from '../format.ts';
 import * as figures from '../../core/format.ts';
-import { dbArg, jsonArg, print, printJson, withStore } from '../shared.ts';
+import { dbArg, jsonArg, print, printTable, printJson, withStore } from '../shared.ts';
 import { HUMAN } from '../../core/constants.ts';
 import { pct, fix } from './analytics-shared.ts';
 import { calibrateArgs } from './calibrate.ts';
@@ -40,35 +40,27 @@ export const reviewCommand = defineCommand({
       args: { ...reviewCommon, ...jsonArg } as const,
       async run({ args }) {
         const { reviewQueue } = await import('../../engine/calibrated.ts');
-        await withStore(
-          args.db,
-          async (store) => {
-            const q = await reviewQueue(store, args.judge, reviewOptions(args));
-            if (args.json) return printJson(q);
-            if (!q.length)
-              return print(`no calibrated matches for judge "${args.judge}" (run \`arena calibrate\` first)`);
-            // SoftEnt-Cali beside the entropy when the judge computed it (--reliability softent-cali)
-            const softent = q.some((r) => r.softEntCali !== null);
-            print(
-              table(
-                q.map((r) => ({
-                  question: r.questionId,
-                  turn: r.turn,
-                  category: r.category,
-                  model1: r.model1,
-                  model2: r.model2,
-                  entropy: fix(r.entropy, 3),
-                  ...(softent ? { 'softent-cali': r.softEntCali === null ? '' : fix(r.softEntCali, 3) } : {}),
-                  verdict: r.verdict,
-                  score1: r.score1 === null ? '' : fix(r.score1, 2),
-                  score2: r.score2 === null ? '' : fix(r.score2, 2),
-                  unparsable: r.unparsable,
-                })),
-              ),
-            );
-          },
-          { readonly: true },
-        );
+        await withStore(args.db, { readonly: true }, async (store) => {
+          const q = await reviewQueue(store, args.judge, reviewOptions(args));
+          if (args.json) return printJson(q);
+          if (!q.length)
+            return print(`no calibrated matches for judge "${args.judge}" (run \`arena calibrate\` first)`);
+          // SoftEnt-Cali beside the entropy when the judge computed it (--reliability softent-cali)
+          const softent = q.some((r) => r.softEntCali !== null);
+          printTable(q, (r) => ({
+            question: r.questionId,
+            turn: r.turn,
+            category: r.category,
+            model1: r.model1,
+            model2: r.model2,
+            entropy: fix(r.entropy, 3),
+            ...(softent ? { 'softent-cali': r.softEntCali === null ? '' : fix(r.softEntCali, 3) } : {}),
+            verdict: r.verdict,
+            score1: r.score1 === null ? '' : fix(r.score1, 2),
+            score2: r.score2 === null ? '' : fix(r.score2, 2),
+            unparsable: r.unparsable,
+          }));
+        });
       },
     }),
     export: defineCommand({
@@ -83,16 +75,12 @@ export const reviewCommand = defineCommand({
       async run({ args }) {
         const { exportReview } = await import('../../engine/calibrated.ts');
         if (args.out) refuseDatabaseOutput(args.out, args.db);
-        await withStore(
-          args.db,
-          async (store) => {
-            const text = await exportReview(store, args.judge, reviewOptions(args));
-            if (!args.out) return process.stdout.write(text);
-            await writeOutputFile(args.out, args.db, (tmp) => writeFileSync(tmp, text));
-            print(`wrote ${text ? text.trimEnd().split('\n').length : 0} matches to ${args.out}`);
-          },
-          { readonly: true },
-        );
+        await withStore(args.db, { readonly: true }, async (store) => {
+          const text = await exportReview(store, args.judge, reviewOptions(args));
+          if (!args.out) return process.stdout.write(text);
+          await writeOutputFile(args.out, args.db, (tmp) => writeFileSync(tmp, text));
+          print(`wrote ${text ? text.trimEnd().split('\n').length : 0} matches to ${args.out}`);
+        });
       },
     }),
     import: defineCommand({
@@ -107,16 +95,12 @@ export const reviewCommand = defineCommand({
       } as const,
       async run({ args }) {
         const { importReview } = await import('../../engine/calibrated.ts');
-        await withStore(
-          args.db,
-          async (store) => {
-            const r = await importReview(store, args.file);
-            print(
-              `imported ${r.labels} labels from ${args.file}${r.unlabelled ? ` (${r.unlabelled} lines still without a label)` : ''}`,
-            );
-          },
-          { mustExist: true },
-        );
+        await withStore(args.db, { mustExist: true }, async (store) => {
+          const r = await importReview(store, args.file);
+          print(
+            `imported ${r.labels} labels from ${args.file}${r.unlabelled ? ` (${r.unlabelled} lines still without a label)` : ''}`,
+          );
+        });
       },
     }),
     report: defineCommand({
@@ -134,30 +118,22 @@ export const reviewCommand = defineCommand({
       } as const,
       async run({ args }) {
         const { reviewReport } = await import('../../engine/calibrated.ts');
-        await withStore(
-          args.db,
-          async (store) => {
-            const r = await reviewReport(store, args.judge, {
-              truth: args.truth,
-              samples: int(args.samples, 'samples')!,
-            });
-            if (args.json) return printJson(r);
-            print(
-              `${r.judge} against "${r.truth}" votes: ${r.matches} matches, ${r.reviewed} reviewed (${pct(r.beta)})\n`,
-            );
-            print(
-              table(
-                r.rows.map((x) => ({
-                  variant: x.variant,
-                  compared: x.n,
-                  accuracy: pct(x.accuracy),
-                  kappa: figures.kappa(x.kappa),
-                })),
-              ),
-            );
-          },
-          { readonly: true },
-        );
+        await withStore(args.db, { readonly: true }, async (store) => {
+          const r = await reviewReport(store, args.judge, {
+            truth: args.truth,
+            samples: int(args.samples, 'samples')!,
+          });
+          if (args.json) return printJson(r);
+          print(
+            `${r.judge} against "${r.truth}" votes: ${r.matches} matches, ${r.reviewed} reviewed (${pct(r.beta)})\n`,
+          );
+          printTable(r.rows, (x) => ({
+            variant: x.variant,
+            compared: x.n,
+            accuracy: pct(x.accuracy),
+            kappa: figures.kappa(x.kappa),
+          }));
+        });
       },
     }),
   },

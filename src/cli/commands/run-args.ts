@@ -91,12 +91,6 @@ export const runArgs = {
     description:
       "sampling temperature of the judge (part of each game's identity; default 0 for chat models, none sent to reasoning models, which refuse any but their own)",
   },
-  'max-tokens': {
-    type: 'string',
-    default: '2048',
-    description: "most tokens a judge reply may have (part of each game's identity)",
-  },
-  concurrency: { type: 'string', default: '8', description: 'judge calls in flight' },
   ...judgeCallArgs,
   'dry-run': { type: 'boolean', description: 'print the plan and exit' },
   json: {

@@ -102,7 +102,8 @@ function costLine(j: GovernedJudge, requests: number, tokens: number): string {
     : `about ${tokens} tokens as a rate limit counts them (prompt + max_tokens); under ${[limits.tpm ? `${limits.tpm} tokens/min` : '', limits.rpm ? `${limits.rpm} requests/min` : ''].filter(Boolean).join(' and ')} that takes at least ${formatDuration(wall)} (plus the answers' own latency)`;
 }
 
-function knownPrice(judgeId: string) {
+/** The judge's price (local judges: free), or undefined when none is known. */
+export function knownPrice(judgeId: string) {
   try {
     return priceFor(judgeId);
   } catch {

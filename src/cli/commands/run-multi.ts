@@ -3,11 +3,11 @@
 import { runEscalation } from '../../engine/escalate.ts';
 import { runTournament, type RunOptions, type RunSummary } from '../../engine/run.ts';
 import type { JudgeProvider } from '../../judges/judge.ts';
-import type { Price } from '../../ops/config.ts';
-import { costOf, priceFor } from '../../ops/prices.ts';
+import { costOf } from '../../ops/prices.ts';
+import { knownPrice } from './run-dry.ts';
 import { usd } from '../../core/format.ts';
 import { runName, UsageError } from '../format.ts';
-import { exitStatus, print } from '../shared.ts';
+import { exitStatus, print, log } from '../shared.ts';
 import { failureLines } from '../errors.ts';
 
 export interface RunManyOptions {
@@ -27,14 +27,13 @@ function report(s: RunSummary): void {
     `${runName(s)} (${s.judge}): ${s.played} played, ${s.failed} failed, ${s.planned - s.toPlay} already stored or not asked for, ${s.tokensIn + s.tokensOut} tokens${s.cost != null ? `, ${usd(s.cost)}` : ''}, ${secs} s`,
   );
   if (s.failed) {
-    for (const l of failureLines(s.errors)) process.stderr.write(`${l}\n`);
+    for (const l of failureLines(s.errors)) log(l);
     exitStatus.code = 2;
   }
   if (s.status === 'interrupted') exitStatus.code = 130;
 }
 
 export async function runMany(o: RunManyOptions): Promise<void> {
-  const log = (m: string) => process.stderr.write(`${m}\n`);
   const onPlan =
     (id: string) =>
     ({ planned, stored, toPlay }: { planned: number; stored: number; toPlay: number }) =>
@@ -45,12 +44,8 @@ export async function runMany(o: RunManyOptions): Promise<void> {
     if (!(o.below > 0 && o.below <= 1))
       throw new UsageError(`--below expects a probability in (0, 1], got ${o.below}`);
     const second = await o.makeJudge(o.escalateTo);
-    let price: Price | undefined;
-    try {
-      price = priceFor(second.id);
-    } catch {
-      log(`no price known for ${second.id}: the escalation's cost is reported in tokens only`);
-    }
+    const price = knownPrice(second.id);
+    if (!price) log(`no price known for ${second.id}: the escalation's cost is reported in tokens only`);
     try {
       const r = await runEscalation({
         ...o.common,

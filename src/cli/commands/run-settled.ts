@@ -3,6 +3,7 @@
 import type { BaselineModelState } from '../../core/stats/settle-baseline.ts';
 import { runUntilSettled, type SettleOptions, type SettleSummary } from '../../engine/settle.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';
+import { pct } from '../../core/format.ts';
 import { exitStatus, print, printJson } from '../shared.ts';
 
 const WHY: Record<SettleSummary['stop'], string> = {
@@ -57,7 +58,6 @@ const MODEL_WHY: Record<BaselineModelState['why'], string> = {
 
 /** One model's line against the baseline: its win rate, interval, matches played and why it stopped. */
 function baselineLine(m: BaselineModelState): string {
-  const pct = (x: number) => (Number.isNaN(x) ? '–' : `${(100 * x).toFixed(1)}%`);
   const i = m.interval;
   return `${m.model}: win rate ${pct(i.mean)} [${pct(i.lo)}, ${pct(i.hi)}] over ${i.n} question(s), ${m.played} of ${m.planned} matches; ${MODEL_WHY[m.why]}`;
 }

@@ -3,40 +3,28 @@
 // settled (run-settled.ts), or only the plan (--dry-run, run-dry.ts). Its options: run-args.ts; the store made
 // ready before planning: run-prepare.ts.
 import { defineCommand } from 'citty';
-import { setMaxListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import type { Game, Mode } from '../../core/types.ts';
 import { fatalStopError } from '../../judges/fatal-stop.ts';
 import { retirementWarning } from '../../core/retirement.ts';
 import { costOf, tablePriceOf } from '../../ops/prices.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
-import { checkApiKeys, openJudge, type GovernedJudge, type JudgeSetup } from '../../judges/registry.ts';
+import { checkApiKeys, type GovernedJudge } from '../../judges/registry.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 import { restoreSpilled, spillGames } from '../../storage/recovery.ts';
 import type { RunRecord } from '../../storage/store.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
-import { judgeSetupOf } from '../judge-args.ts';
+import { judgeSetupOf, settingsOf, stoppingJudges } from '../judge-args.ts';
 import { processLiveness } from '../liveness.ts';
 import { drawsBar } from '../progress-bar.ts';
 import { updateReports } from '../reports.ts';
 import { openStore } from '../shared.ts';
-import { judgeSpecsOf, MODES, runArgs, settleArgs, type RunArgs, type SettleArgs } from './run-args.ts';
+import { judgeSpecsOf, MODES, runArgs, settleArgs, type RunArgs } from './run-args.ts';
 import { prepareStore } from './run-prepare.ts';
 import { playWithProgress, reportRun, type RunUi } from './run-progress.ts';
 
 /** What the command line asks for, checked before anything is opened or imported. */
-interface RunRequest {
-  mode: Mode;
-  parser: 'last' | 'fastchat';
-  models: string[];
-  turns: number[];
-  concurrency: number;
-  /** every --judge, in order */
-  judgeSpecs: string[];
-  settle: SettleArgs | undefined;
-  /** each judge's setup (options and API key checked), --escalate-to's included */
-  setups: Map<string, JudgeSetup>;
-}
+type RunRequest = ReturnType<typeof readRequest>;
 
 /** One run in progress: its request, store and first judge, its interruption and the first refused key. */
 interface RunContext {
@@ -59,30 +47,18 @@ export default defineCommand({
   args: runArgs,
   async run({ args }) {
     const request = readRequest(args);
-    const ctl = new AbortController();
-    // the first fatal refusal (a key, a retired model, a refused parameter) stops the whole run: no retry fixes it
-    let fatal: JudgeCallError | undefined;
-    const onFatal = (e: JudgeCallError) => {
-      fatal = e;
-      setImmediate(() => ctl.abort(e));
-    };
     // without a key OpenAI answers every call with 401: say so before the database is opened
     if (!args['dry-run']) checkApiKeys(request.setups.values(), process.env);
     const ui: RunUi = { bar: undefined, interrupted: false };
     const log = (m: string) => process.stderr.write(`${ui.bar && drawsBar() ? '\n' : ''}${m}\n`);
-    const makeJudge = (spec: string) =>
-      openJudge(request.setups.get(spec) ?? judgeSetupOf(spec, args), process.env, {
-        log,
-        onFatal,
-        planOnly: !!args['dry-run'],
-      });
+    const { open, ctl, refused } = stoppingJudges({ log, planOnly: !!args['dry-run'] });
+    const makeJudge = (spec: string) => open(request.setups.get(spec) ?? judgeSetupOf(spec, args));
     const store = openStore(args.db);
     const judge = await makeJudge(request.judgeSpecs[0]!);
     const retiring = retirementWarning(await judge.retirement(), args['base-url']);
     if (retiring) log(`warning: ${retiring}`);
-    setMaxListeners(0, ctl.signal); // one listener per game in flight
     const onSignal = () => {
-      if (ctl.signal.aborted && !fatal) process.exit(130);
+      if (ctl.signal.aborted && !refused()) process.exit(130);
       ui.bar?.stop();
       ui.bar = undefined; // not redrawn after the interruption
       ui.interrupted = true;
@@ -99,7 +75,7 @@ export default defineCommand({
       makeJudge,
       signal: ctl.signal,
       ui,
-      fatal: () => fatal,
+      fatal: refused,
     };
     let played = false;
     try {
@@ -118,7 +94,7 @@ export default defineCommand({
 });
 
 /** The command line read and checked: modes, models, turns, --until-settled and every judge's setup. */
-function readRequest(args: RunArgs): RunRequest {
+function readRequest(args: RunArgs) {
   const mode = oneOf(args.mode, 'mode', MODES)! as Mode;
   const parser = oneOf(args.parser, 'parser', ['last', 'fastchat'] as const)!;
   const models = list(args.models) ?? (args.set ? ['output_1', 'output_2'] : undefined);
@@ -127,9 +103,9 @@ function readRequest(args: RunArgs): RunRequest {
     throw new UsageError('--set judges the two outputs of each labelled item: use --mode pairwise-all');
   const turns = list(args.turn)!.map((t) => int(t, 'turn')!);
   const concurrency = int(args.concurrency, 'concurrency')!;
-  const judgeSpecs = judgeSpecsOf(args);
+  const judgeSpecs = judgeSpecsOf(args); // every --judge, in order
   const settle = settleArgs(args, mode, judgeSpecs.length);
-  // every judge's setup is checked (options, API key) before anything is opened or imported
+  // every judge's setup (--escalate-to's included) is checked (options, API key) before anything is opened or imported
   const setups = new Map(
     [...judgeSpecs, ...(args['escalate-to'] ? [args['escalate-to']] : [])].map((spec) => [
       spec,
@@ -171,10 +147,7 @@ async function play(c: RunContext): Promise<boolean> {
     turns: r.turns,
     ...(args.prompts ? { promptSet: args.prompts } : {}),
     referenceSource: args.reference,
-    settings: {
-      ...(args.temperature !== undefined ? { temperature: num(args.temperature, 'temperature')! } : {}),
-      maxTokens: int(args['max-tokens'], 'max-tokens')!,
-    },
+    settings: settingsOf(args),
     ...processLiveness(),
     spill: (games: Game[], run: RunRecord) => spillGames(args.db, tmpdir(), games, run),
   };

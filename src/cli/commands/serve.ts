@@ -1,12 +1,12 @@
 import { defineCommand } from 'citty';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { STUDY_JUDGE } from '../../reports/judge-quality/duel.ts';
 import { ArenaError } from '../../core/types.ts';
 import { importFiles, mtbenchSources } from '../../importers/import.ts';
 import { int, oneOf, UsageError } from '../format.ts';
 import { cacheDir } from '../cache-dir.ts';
-import { dbArg, openStore, print, withStore } from '../shared.ts';
+import { dbArg, openStore, print, removeDatabase, withStore, log } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 import type { AnnotateOptions } from '../../web/annotate/routes.ts';
 import type { Context } from 'hono';
@@ -137,7 +137,8 @@ async function annotateOptions(args: {
     return undefined;
   }
   const queue = oneOf(args['annotate-queue'] ?? 'review', 'annotate-queue', ['review', 'uniform'] as const);
-  const hops = trustedHops(args['trust-proxy']);
+  // in range by the one schema of numeric options (cli/validate.ts)
+  const hops = args['trust-proxy'] === undefined ? 0 : int(args['trust-proxy'], 'trust-proxy')!;
   const { secretProblem } = await import('../../web/annotate/routes.ts');
   const { forwardedClient } = await import('../../web/annotate/rate-limit.ts');
   const { getConnInfo } = await import('@hono/node-server/conninfo');
@@ -157,12 +158,6 @@ async function annotateOptions(args: {
   return { secret, queue, address } satisfies AnnotateOptions;
 }
 
-/** --trust-proxy N: how many reverse proxies stand in front, 1 to 10; 0 when not given. */
-/** --trust-proxy, in range by the one schema of numeric options (cli/validate.ts) */
-function trustedHops(v: string | undefined): number {
-  return v === undefined ? 0 : int(v, 'trust-proxy')!;
-}
-
 export const serveCommand = defineCommand({
   meta: { name: 'serve', description: 'serve the leaderboard site over a database' },
   args: { ...serveArgs, ...annotateArgs },
@@ -176,7 +171,7 @@ export const serveCommand = defineCommand({
     // unless annotators write their votes, and then never a published copy (its votes would be lost)
     const opts = annotate ? { source: 'serve --annotate' } : { readonly: true };
     const store = reopeningStore(args.db, () => openStore(args.db, opts), {
-      log: (m) => process.stderr.write(`${m}\n`),
+      log,
     });
     await listen(store, port, args.host, intervals, site, annotate);
   },
@@ -209,10 +204,9 @@ export const startCommand = defineCommand({
   async run({ args }) {
     const port = portOf(args.port);
     const intervals = oneOf(args.intervals, 'intervals', ['bootstrap', 'sandwich'] as const);
-    const log = (m: string) => process.stderr.write(`${m}\n`);
     const existed = existsSync(args.db);
     const judges = existed
-      ? await withStore(args.db, async (s) => ({
+      ? await withStore(args.db, {}, async (s) => ({
           empty: (await s.catalog.questions()).length === 0,
           names: (await s.games.judges()).map((j) => j.judge),
         }))
@@ -239,14 +233,8 @@ export const startCommand = defineCommand({
           );
         }
       } else {
-        const { downloadMtbench, loadManifest, MTBENCH_CACHE } = await import('../../importers/download.ts');
         try {
-          dir = await downloadMtbench({
-            ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
-            ...(args.manifest ? { urls: loadManifest(args.manifest) } : {}),
-            cacheDir: cacheDir(MTBENCH_CACHE),
-            log,
-          });
+          dir = await (await import('./import.ts')).downloadRelease(args);
         } catch (e) {
           if (args.manifest && (e as Error).message.startsWith(`${args.manifest}:`)) throw e;
           throw new ArenaError(
@@ -318,7 +306,7 @@ export const startCommand = defineCommand({
       if (intervals === 'bootstrap') await updateReports(store, { progress: true });
     } catch (e) {
       await store.close();
-      if (!existed) for (const f of [args.db, `${args.db}-wal`, `${args.db}-shm`]) rmSync(f, { force: true });
+      if (!existed) removeDatabase(args.db);
       throw e;
     }
     await listen(store, port, args.host, intervals, siteUrl(args['site-url']));

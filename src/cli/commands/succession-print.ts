@@ -1,6 +1,6 @@
 // The succession report as text: the bridge, the figures with their intervals, the ratings side by side.
-import { table } from '../format.ts';
-import { print } from '../shared.ts';
+import { agreementTable, table, withInterval } from '../format.ts';
+import { print, printTable } from '../shared.ts';
 import type { Figure } from '../../core/stats/succession.ts';
 import type { SuccessionReport } from '../../reports/succession.ts';
 
@@ -14,10 +14,9 @@ const WHY: Record<string, string> = {
 };
 
 /** An estimate with its interval, `digits` decimals (`scale`: 100 for percentages). */
-export function withInterval(f: Figure, digits = 3, scale = 1): string {
-  if (f.value === null) return '–';
+function shown(f: Figure, digits = 3, scale = 1): string {
   const x = (v: number) => (v * scale).toFixed(digits);
-  return f.lo === null || f.hi === null ? x(f.value) : `${x(f.value)} [${x(f.lo)}, ${x(f.hi)}]`;
+  return f.value === null ? '–' : withInterval(x(f.value), f.lo, f.hi, x);
 }
 
 export function printSuccession(
@@ -30,58 +29,40 @@ export function printSuccession(
   );
   print(
     table([
-      { figure: 'agreement (with ties)', value: withInterval(f.agreement, 1, 100), n: f.agreement.total },
+      { figure: 'agreement (with ties)', value: shown(f.agreement, 1, 100), n: f.agreement.total },
       {
         figure: 'agreement (without ties)',
-        value: withInterval(f.agreementWithoutTies, 1, 100),
+        value: shown(f.agreementWithoutTies, 1, 100),
         n: f.agreementWithoutTies.total,
       },
-      { figure: "Cohen's kappa (with ties)", value: withInterval(f.kappa), n: f.agreement.total },
+      { figure: "Cohen's kappa (with ties)", value: shown(f.kappa), n: f.agreement.total },
       {
         figure: "Cohen's kappa (without ties)",
-        value: withInterval(f.kappaWithoutTies),
+        value: shown(f.kappaWithoutTies),
         n: f.agreementWithoutTies.total,
       },
-      { figure: `inconsistency ${r.from}`, value: withInterval(f.inconsistency.old, 1, 100), n: f.matches },
-      { figure: `inconsistency ${r.to}`, value: withInterval(f.inconsistency.new, 1, 100), n: f.matches },
-      { figure: "Kendall's tau of the ratings", value: withInterval(f.kendall), n: f.ratings.length },
+      { figure: `inconsistency ${r.from}`, value: shown(f.inconsistency.old, 1, 100), n: f.matches },
+      { figure: `inconsistency ${r.to}`, value: shown(f.inconsistency.new, 1, 100), n: f.matches },
+      { figure: "Kendall's tau of the ratings", value: shown(f.kendall), n: f.ratings.length },
     ]),
   );
   print('\nratings on the bridge (Bradley–Terry, Elo scale, mean 1000)');
-  print(
-    table(
-      f.ratings.map((x) => ({
-        model: x.model,
-        [r.from]: withInterval(x.old, 0),
-        [r.to]: withInterval(x.new, 0),
-        difference: withInterval(x.difference, 0),
-      })),
-    ),
-  );
+  printTable(f.ratings, (x) => ({
+    model: x.model,
+    [r.from]: shown(x.old, 0),
+    [r.to]: shown(x.new, 0),
+    difference: shown(x.difference, 0),
+  }));
   print('\nposition bias on the bridge (share of decisive games that picked the answer shown first)');
-  print(
-    table(
-      r.judges.map((j) => ({
-        judge: j.judge,
-        games: j.games,
-        'first position':
-          j.positionA === null ? '– (no games: recorded verdicts)' : `${(100 * j.positionA).toFixed(1)}%`,
-        'sign test p': j.signTestP ?? '–',
-      })),
-    ),
-  );
+  printTable(r.judges, (j) => ({
+    judge: j.judge,
+    games: j.games,
+    'first position':
+      j.positionA === null ? '– (no games: recorded verdicts)' : `${(100 * j.positionA).toFixed(1)}%`,
+    'sign test p': j.signTestP ?? '–',
+  }));
   for (const p of r.people) {
     print(`\nagreement with ${p.people} on the bridge (${p.votes} votes), per turn`);
-    print(
-      table(
-        p.rows.map((x) => ({
-          judge: x.judge,
-          turn: x.turn,
-          setup: x.setup,
-          'agree / votes': `${x.agree} / ${x.total}`,
-          agreement: `${(100 * x.ratio).toFixed(1)}%`,
-        })),
-      ),
-    );
+    print(agreementTable(p.rows));
   }
 }

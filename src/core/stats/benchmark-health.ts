@@ -3,10 +3,11 @@
 // ratings), all from one paired question-level bootstrap: each round draws the questions once and
 // refits Bradley–Terry for the judge and for the reference on the same draw, so the reference's own
 // uncertainty is counted: a pair it cannot separate is no evidence for or against the judge. Pure.
-import { battleTable, type BattleTable, type ClusteredBattle } from './battle-table.ts';
-import { drawClusterCounts, percentileInterval, type Interval } from './bootstrap.ts';
+import { battleTable, resamplePairs, type BattleTable, type ClusteredBattle } from './battle-table.ts';
+import { clusterBootstrap, percentileInterval, type Interval } from './bootstrap.ts';
 import { seededRng } from './random.ts';
 import { intervalsWithheld, type IntervalsWithheld } from './rating-rows.ts';
+import { pearson } from './judge-quality.ts';
 import { bradleyTerryFactor, fitBradleyTerry, type CollapsedBattles } from '../ratings.ts';
 
 interface Estimate extends Interval {
@@ -81,11 +82,7 @@ export function healthClusters(judge: ClusteredBattle[], reference: ClusteredBat
 
 /** The cluster multiplicities of every round (seeded): exported so a reference computation can use the same draws. */
 export function healthDraws(nClusters: number, rounds: number, seed: number): Float64Array[] {
-  const rng = seededRng(seed);
-  const out: Float64Array[] = [];
-  const counts = new Float64Array(nClusters);
-  for (let b = 0; b < rounds; b++) out.push(Float64Array.from(drawClusterCounts(rng, nClusters, counts)));
-  return out;
+  return clusterBootstrap(nClusters, (counts) => counts, { rounds, seed });
 }
 
 /** Ratings of every round (rows) for one table under the given draws (warm-started from the full fit). */
@@ -93,19 +90,9 @@ export function resampledRatings(t: BattleTable, draws: Float64Array[], full: Fl
   const np = t.pairs.i.length;
   const round: CollapsedBattles = { ...t.pairs, w: new Float64Array(np), s: new Float64Array(np) };
   const factor = bradleyTerryFactor(t.pairs, full);
-  return draws.map((counts) => {
-    round.w.fill(0);
-    round.s.fill(0);
-    for (let c = 0; c < counts.length; c++) {
-      const m = counts[c]!;
-      if (!m) continue;
-      for (let k = t.start[c]!; k < t.start[c + 1]!; k++) {
-        round.w[t.entryPair[k]!]! += m * t.entryW[k]!;
-        round.s[t.entryPair[k]!]! += m * t.entryS[k]!;
-      }
-    }
-    return fitBradleyTerry(round, undefined, { init: full, factor, tol: 1e-8 });
-  });
+  return draws.map((counts) =>
+    fitBradleyTerry(resamplePairs(t, counts, round), undefined, { init: full, factor, tol: 1e-8 }),
+  );
 }
 
 /** Average ranks (1 = smallest) with ties sharing their mean rank. */
@@ -121,28 +108,9 @@ function ranks(x: ArrayLike<number>): Float64Array {
   return r;
 }
 
-function pearson(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const n = a.length;
-  let ma = 0;
-  let mb = 0;
-  for (let k = 0; k < n; k++) {
-    ma += a[k]! / n;
-    mb += b[k]! / n;
-  }
-  let sab = 0;
-  let saa = 0;
-  let sbb = 0;
-  for (let k = 0; k < n; k++) {
-    sab += (a[k]! - ma) * (b[k]! - mb);
-    saa += (a[k]! - ma) ** 2;
-    sbb += (b[k]! - mb) ** 2;
-  }
-  return saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : NaN;
-}
-
 /** Spearman's rank correlation (Pearson's on average ranks). */
 export function spearman(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  return pearson(ranks(a), ranks(b));
+  return pearson(ranks(a), ranks(b)) ?? NaN;
 }
 
 /** Kendall's tau-b (ties in either ranking accounted for, as scipy.stats.kendalltau's default). */
@@ -239,16 +207,8 @@ export function benchmarkHealth(
   const fr = fitBradleyTerry(tr.pairs);
   const sj = resampledRatings(tj, draws, fj);
   const sr = resampledRatings(tr, draws, fr);
-  const intervals = (s: Float64Array[]) =>
-    models.map((_, k) =>
-      percentileInterval(
-        s.map((r) => r[k]!),
-        level,
-      ),
-    );
-  const ij = intervals(sj);
-  const ir = intervals(sr);
-  const apart = (iv: Interval[], a: number, b: number) => iv[a]!.lo > iv[b]!.hi || iv[b]!.lo > iv[a]!.hi;
+  const ij = intervalsOf(sj, n, level);
+  const ir = intervalsOf(sr, n, level);
   let separated = 0;
   let agreed = 0;
   let opposed = 0;
@@ -314,18 +274,23 @@ function withholdHealthIntervals(row: HealthRow, withheld: IntervalsWithheld): H
   };
 }
 
-/** Pairs whose percentile intervals over `rounds` do not overlap. */
-function separatedCount(rounds: Float64Array[], level: number): number {
-  const n = rounds[0]?.length ?? 0;
-  const iv = Array.from({ length: n }, (_, k) =>
+/** Each of the n models' percentile interval over the rounds. */
+const intervalsOf = (rounds: Float64Array[], n: number, level: number): Interval[] =>
+  Array.from({ length: n }, (_, k) =>
     percentileInterval(
       rounds.map((r) => r[k]!),
       level,
     ),
   );
+
+const apart = (iv: Interval[], a: number, b: number) => iv[a]!.lo > iv[b]!.hi || iv[b]!.lo > iv[a]!.hi;
+
+/** Pairs whose percentile intervals over `rounds` do not overlap. */
+function separatedCount(rounds: Float64Array[], level: number): number {
+  const n = rounds[0]?.length ?? 0;
+  const iv = intervalsOf(rounds, n, level);
   let c = 0;
-  for (let a = 0; a < n; a++)
-    for (let b = a + 1; b < n; b++) if (iv[a]!.lo > iv[b]!.hi || iv[b]!.lo > iv[a]!.hi) c++;
+  for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) if (apart(iv, a, b)) c++;
   return c;
 }
 

@@ -1,9 +1,8 @@
 // Position bias: how a judge's verdict depends on which answer it was shown first (FairEval's table).
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
-import { replacesInSlot } from './slot.ts';
 import { signTestP } from './sign-test.ts';
 import type { MatchOutcome, Order, MatchGame, PositionVerdict, Verdict } from '../types.ts';
-import { matchKey } from '../outcomes.ts';
+import { pairGames } from '../outcomes.ts';
 import { toPosition } from '../verdict/parse.ts';
 import { fewQuestionsForInterval, MIN_QUESTIONS_FOR_INTERVALS } from './rating-rows.ts';
 
@@ -83,10 +82,11 @@ export function positionBias(
 ): BiasRow[] {
   const level = o.level ?? DEFAULT_LEVEL;
   const rows = new Map<string, { row: BiasRow; t: Tally }>();
-  const matches = new Map<string, { r: { row: BiasRow; t: Tally }; ab?: BiasGame; ba?: BiasGame }>();
-  for (const g of games) {
+  const rowKey = (g: BiasGame) => Object.values(groupKey(g, by)).join('\u0000');
+  const list = [...games];
+  for (const g of list) {
     const k = groupKey(g, by);
-    const key = `${k.pair}\u0000${k.category}\u0000${k.turn}`;
+    const key = rowKey(g);
     let r = rows.get(key);
     if (!r) {
       const row: BiasRow = {
@@ -143,16 +143,11 @@ export function positionBias(
         if (pos === 'A') t.a++;
       }
     }
-    const mk = `${key}\u0000${matchKey(g)}`;
-    let m = matches.get(mk);
-    if (!m) matches.set(mk, (m = { r }));
-    if (g.order === 'AB') {
-      if (replacesInSlot(m.ab, g)) m.ab = g;
-    } else if (replacesInSlot(m.ba, g)) m.ba = g;
   }
-  for (const { r, ab: gab, ba: gba } of matches.values()) {
-    const ab = gab?.verdict;
-    const ba = gba?.verdict;
+  for (const m of pairGames(list)) {
+    const r = rows.get(rowKey((m.ab ?? m.ba)!))!;
+    const ab = m.ab?.verdict;
+    const ba = m.ba?.verdict;
     if (ab === undefined || ba === undefined || ab === 'error' || ba === 'error') continue;
     r.row.matches++;
     if (ab === ba) continue;

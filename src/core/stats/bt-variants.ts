@@ -82,11 +82,12 @@ function newton(
 }
 
 /**
- * The fit's strengths: the first model of each group that met (core/groups.ts) pinned at 0, the others free, in the
- * models' order; the fit's own term (θ, the position) comes after them, at `free`. Models that never met have no
+ * The matches' models (sorted) and the fit's strengths: the first model of each group that met (core/groups.ts)
+ * pinned at 0, the others free, in the models' order; the fit's own term (θ, the position) comes after them, at `free`. Models that never met have no
  * strength relative to each other, and a free offset between groups would leave the Hessian singular.
  */
-function strengths(models: string[], matches: { model1: string; model2: string }[]) {
+function strengths(matches: { model1: string; model2: string }[]) {
+  const models = [...new Set(matches.flatMap((m) => [m.model1, m.model2]))].sort();
   const idx = new Map(models.map((m, k) => [m, k]));
   const groupOf = new Int32Array(models.length);
   const slot = new Int32Array(models.length);
@@ -105,13 +106,14 @@ function strengths(models: string[], matches: { model1: string; model2: string }
     return models.map((_, k) => (beta(x, k) - mean[groupOf[k]!]!) / ALPHA + 1000);
   };
   const group = groups.length > 1 ? { group: Array.from(groupOf, (k) => k + 1) } : {};
-  return { free, beta, add, ratings, group };
+  return { models, idx, free, beta, add, ratings, group };
 }
 
 /** Rao–Kupper ties: wins and ties per pair of models. */
 export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
-  const models = [...new Set(battles.flatMap((b) => [b.a, b.b]))].sort();
-  const idx = new Map(models.map((m, k) => [m, k]));
+  const { models, idx, free, beta, add, ratings, group } = strengths(
+    battles.map((b) => ({ model1: b.a, model2: b.b })),
+  );
   // per unordered pair: [i, j, i won, j won, ties]
   const pairs = new Map<string, [number, number, number, number, number]>();
   for (const b of battles) {
@@ -127,10 +129,6 @@ export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
     pairs.set(key, p);
   }
   const rows = [...pairs.values()];
-  const { free, beta, add, ratings, group } = strengths(
-    models,
-    battles.map((b) => ({ model1: b.a, model2: b.b })),
-  );
   // x = (the free β, ν) with θ = 1 + e^ν
   const ll = (x: Float64Array, g: Float64Array) => {
     g.fill(0);
@@ -182,8 +180,7 @@ export function fitRaoKupper(battles: readonly Battle[]): RaoKupperFit {
 /** A position term: every game on its own, the first-shown answer's score (ties half). */
 export function fitPositionBT(games: readonly MatchGame[]): PositionFit {
   const played = games.filter((g) => g.verdict !== 'error');
-  const models = [...new Set(played.flatMap((g) => [g.model1, g.model2]))].sort();
-  const idx = new Map(models.map((m, k) => [m, k]));
+  const { models, idx, free, beta, add, ratings, group } = strengths(played);
   // per ordered (first, second): [first, second, first's score, games]
   const cells = new Map<string, [number, number, number, number]>();
   for (const g of played) {
@@ -198,7 +195,6 @@ export function fitPositionBT(games: readonly MatchGame[]): PositionFit {
     cells.set(key, c);
   }
   const rows = [...cells.values()];
-  const { free, beta, add, ratings, group } = strengths(models, played);
   // x = (the free β, h)
   const ll = (x: Float64Array, g: Float64Array) => {
     g.fill(0);

@@ -3,6 +3,7 @@
 // balanced-position diversity entropy (BPDE) that ranks matches for human review.
 import type { PromptSet } from '../prompts.ts';
 import type { Order, PromptScheme, Verdict } from '../types.ts';
+import { entropyBits } from './confidence.ts';
 
 const FAIR_SYSTEM = 'You are a helpful and precise assistant for checking the quality of the answer.';
 
@@ -172,10 +173,7 @@ function micro(x: number): number {
 /** Shannon entropy in bits of a count vector (0 for an empty one). */
 export function entropy(counts: number[]): number {
   const n = counts.reduce((a, b) => a + b, 0);
-  if (!n) return 0;
-  let h = 0;
-  for (const c of counts) if (c) h -= (c / n) * Math.log2(c / n);
-  return h;
+  return n ? entropyBits(Object.fromEntries(counts.map((c, k) => [k, c / n]))) : 0;
 }
 
 export interface GapRow {

@@ -79,7 +79,7 @@ export function bootstrapMean(
  * question scored alike, e.g. won every one) and would show a point: there the exact Clopper–Pearson interval of
  * the scores' sum, rescaled to [0, 1], which is one-sided at either end of the range.
  */
-export function questionInterval(
+function questionInterval(
   values: number[],
   range: readonly [number, number],
   o: { seed?: number; resamples?: number; level?: number } = {},
@@ -94,7 +94,7 @@ export function questionInterval(
 }
 
 /** a - b over the questions both have. */
-export function pairedScores(a: Map<number, number>, b: Map<number, number>): number[] {
+function pairedScores(a: Map<number, number>, b: Map<number, number>): number[] {
   const d: number[] = [];
   for (const [q, v] of a) {
     const w = b.get(q);

@@ -2,20 +2,13 @@
 // connected groups of the comparison graph, and why a separated model has no rating.
 import { fitBradleyTerry, INIT, type CollapsedBattles } from '../ratings.ts';
 import { estimability, withPrior, type Estimability } from './separation.ts';
+import { connectedModelGroups } from '../groups.ts';
 
-/** The connected groups of the comparison graph (models linked by at least one battle). */
+/** The connected groups of the comparison graph (models linked by at least one battle; one that met no one alone). */
 export function comparisonGroups(c: CollapsedBattles): string[][] {
-  const parent = c.models.map((_, k) => k);
-  const find = (x: number): number => (parent[x] === x ? x : (parent[x] = find(parent[x]!)));
-  for (let k = 0; k < c.i.length; k++) if (c.w[k]! > 0) parent[find(c.i[k]!)] = find(c.j[k]!);
-  const groups = new Map<number, string[]>();
-  c.models.forEach((m, k) => {
-    const r = find(k);
-    groups.set(r, [...(groups.get(r) ?? []), m]);
-  });
-  return [...groups.values()]
-    .map((g) => g.sort())
-    .sort((a, b) => b.length - a.length || (a[0]! < b[0]! ? -1 : 1));
+  const alone = c.models.map((m) => ({ model1: m, model2: m }));
+  const met = Array.from(c.i, (i, k) => ({ model1: c.models[i]!, model2: c.models[c.j[k]!]!, w: c.w[k]! }));
+  return connectedModelGroups([...alone, ...met.filter((m) => m.w > 0)]);
 }
 
 /** The full-data fit with separated models handled: their entries are +Infinity (above the rest), -Infinity (below) or NaN. */

@@ -56,7 +56,7 @@ export function betaCdf(x: number, a: number, b: number): number {
 }
 
 /** The p-quantile of Beta(a, b), by bisection (to 1e-12). */
-export function betaQuantile(p: number, a: number, b: number): number {
+function betaQuantile(p: number, a: number, b: number): number {
   let lo = 0;
   let hi = 1;
   for (let k = 0; k < 60; k++) {

@@ -5,8 +5,8 @@
 import { pickedPosition } from './bias.ts';
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
 import { longerShare } from './length.ts';
-import type { Outcome, MatchGame, Verdict } from '../types.ts';
-import { matchKey } from '../outcomes.ts';
+import type { Outcome, MatchGame } from '../types.ts';
+import { pairGames } from '../outcomes.ts';
 
 /** One stored pairwise game as the board needs it. */
 export interface BoardGame extends MatchGame {
@@ -85,8 +85,7 @@ export function behaviourRates(games: BoardGame[], o: BootstrapOptions = {}): Be
     c[2 * k]! += num;
     c[2 * k + 1]! += 1;
   };
-  // the latest game per slot decides a match's consistency (as outcomes do); every game counts in the game rates
-  const matches = new Map<string, { q: number; ab?: Verdict; ba?: Verdict }>();
+  // every game counts in the game rates; a match's consistency is read from its pair (as outcomes pair them)
   for (const g of games) {
     const c = at(g.questionId);
     add(c, 'errorRate', Number(g.verdict === 'error'));
@@ -105,15 +104,10 @@ export function behaviourRates(games: BoardGame[], o: BootstrapOptions = {}): Be
       ]);
       add(c, 'longerShare', s.toLonger);
     }
-    const key = matchKey(g);
-    const m = matches.get(key) ?? { q: g.questionId };
-    if (g.order === 'AB') m.ab = g.verdict;
-    else m.ba = g.verdict;
-    matches.set(key, m);
   }
-  for (const m of matches.values()) {
-    if (m.ab === undefined || m.ba === undefined || m.ab === 'error' || m.ba === 'error') continue;
-    add(at(m.q), 'consistency', Number(m.ab === m.ba));
+  for (const { questionId, ab, ba } of pairGames(games)) {
+    if (!ab || !ba || ab.verdict === 'error' || ba.verdict === 'error') continue;
+    add(at(questionId), 'consistency', Number(ab.verdict === ba.verdict));
   }
   return ratioRates(STATS, clusters, o);
 }

@@ -1,9 +1,8 @@
 // The judgment-quality report: how a judge behaves (errors, empty replies, order consistency, ties) and
 // how judges compare (agreement, correlation of the leaderboards they produce). Pure.
 import { pairwiseStandings } from '../standings.ts';
-import type { MatchOutcome, Order, Standing, Verdict } from '../types.ts';
-import { replacesInSlot } from './slot.ts';
-import { combineGames, itemKey, type StoredVerdict } from '../outcomes.ts';
+import type { MatchOutcome, Outcome, Standing, Verdict } from '../types.ts';
+import { combineGames, itemKey, pairGames, type StoredVerdict } from '../outcomes.ts';
 
 /** One stored pairwise game, as this report needs it. */
 export interface QualityGame extends StoredVerdict {
@@ -38,62 +37,73 @@ export interface QualityRow {
 
 /** Per turn (and over all turns, turn 0) for one judge. */
 export function qualityRows(judge: string, games: QualityGame[]): QualityRow[] {
-  const turns = [...new Set(games.map((g) => g.turn))].sort((a, b) => a - b);
+  return perTurn(games, (turn, gs) => {
+    const r = blankRow(judge, turn);
+    let [confSum, confN, entSum, entN] = [0, 0, 0, 0];
+    for (const g of gs) {
+      if (!g.reply.trim()) r.emptyReplies++;
+      if (g.confidence != null) ((confSum += g.confidence), confN++);
+      if (g.entropy != null) ((entSum += g.entropy), entN++);
+    }
+    r.games = gs.length;
+    r.meanConfidence = confN ? confSum / confN : null;
+    r.meanEntropy = entN ? entSum / entN : null;
+    for (const { ab, ba } of pairGames(gs)) {
+      if (!ab || !ba) continue;
+      const oneError = Number(ab.verdict === 'error') + Number(ba.verdict === 'error') === 1;
+      countMatch(r, oneError ? 'one error' : combineGames(ab.verdict, ba.verdict));
+    }
+    return r;
+  });
+}
+
+/**
+ * Rows for a judge known only by its recorded match outcomes (e.g. the HF gpt4_pair split: one combined verdict
+ * per match, "tie (inconsistent)" kept as inconsistent): games 0, each outcome one match.
+ */
+export function qualityRowsFromOutcomes(judge: string, outcomes: MatchOutcome[]): QualityRow[] {
+  return perTurn(outcomes, (turn, os) => {
+    const r = blankRow(judge, turn);
+    for (const o of os) countMatch(r, o.outcome);
+    return r;
+  });
+}
+
+/** Rows per turn, and over all turns (turn 0) when there are several. */
+function perTurn<T extends { turn: number }>(items: T[], row: (turn: number, of: T[]) => QualityRow) {
+  const turns = [...new Set(items.map((g) => g.turn))].sort((a, b) => a - b);
   const rows = turns.map((t) =>
-    qualityRow(
-      judge,
+    row(
       t,
-      games.filter((g) => g.turn === t),
+      items.filter((g) => g.turn === t),
     ),
   );
-  if (turns.length > 1) rows.push(qualityRow(judge, 0, games));
+  if (turns.length > 1) rows.push(row(0, items));
   return rows;
 }
 
-function qualityRow(judge: string, turn: number, games: QualityGame[]): QualityRow {
-  const byMatch = new Map<string, { ab?: QualityGame; ba?: QualityGame }>();
-  let empty = 0;
-  let confSum = 0;
-  let confN = 0;
-  let entSum = 0;
-  let entN = 0;
-  for (const g of games) {
-    if (!g.reply.trim()) empty++;
-    if (g.confidence != null) ((confSum += g.confidence), confN++);
-    if (g.entropy != null) ((entSum += g.entropy), entN++);
-    const k = `${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
-    const m = byMatch.get(k) ?? {};
-    if (g.order === 'AB') {
-      if (replacesInSlot(m.ab, g)) m.ab = g;
-    } else if (replacesInSlot(m.ba, g)) m.ba = g;
-    byMatch.set(k, m);
-  }
-  const r: QualityRow = {
-    judge,
-    turn,
-    games: games.length,
-    matches: 0,
-    errorsOneGame: 0,
-    errorsBothGames: 0,
-    emptyReplies: empty,
-    consistent: 0,
-    inconsistent: 0,
-    ties: 0,
-    meanConfidence: confN ? confSum / confN : null,
-    meanEntropy: entN ? entSum / entN : null,
-  };
-  for (const { ab, ba } of byMatch.values()) {
-    if (!ab || !ba) continue;
-    r.matches++;
-    const errs = Number(ab.verdict === 'error') + Number(ba.verdict === 'error');
-    if (errs === 1) r.errorsOneGame++;
-    else if (errs === 2) r.errorsBothGames++;
-    else if (ab.verdict === ba.verdict) {
-      r.consistent++;
-      if (ab.verdict === 'tie') r.ties++;
-    } else r.inconsistent++;
-  }
-  return r;
+const blankRow = (judge: string, turn: number): QualityRow => ({
+  judge,
+  turn,
+  games: 0,
+  matches: 0,
+  errorsOneGame: 0,
+  errorsBothGames: 0,
+  emptyReplies: 0,
+  consistent: 0,
+  inconsistent: 0,
+  ties: 0,
+  meanConfidence: null,
+  meanEntropy: null,
+});
+
+/** One match into its row: an error in one game or both, or its two orders consistent (a tie among them) or not. */
+function countMatch(r: QualityRow, o: Outcome | 'one error'): void {
+  r.matches++;
+  if (o === 'one error') r.errorsOneGame++;
+  else if (o === 'error') r.errorsBothGames++;
+  else if (o === 'inconsistent') r.inconsistent++;
+  else (r.consistent++, o === 'tie' && r.ties++);
 }
 
 /** How a model's win rate is computed for the correlation. */
@@ -111,11 +121,14 @@ export function winRate(s: Standing, v: RateVariant): number | null {
 }
 
 /** Pearson's r of two equally long series (null when fewer than 2 points or a series is constant). */
-export function pearson(x: number[], y: number[]): number | null {
+export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number | null {
   const n = x.length;
   if (n < 2 || y.length !== n) return null;
-  const mx = x.reduce((a, b) => a + b, 0) / n;
-  const my = y.reduce((a, b) => a + b, 0) / n;
+  let mx = 0;
+  let my = 0;
+  for (let i = 0; i < n; i++) ((mx += x[i]!), (my += y[i]!));
+  mx /= n;
+  my /= n;
   let sxy = 0;
   let sxx = 0;
   let syy = 0;
@@ -168,35 +181,6 @@ export function winRateCorrelation(
     }
     return { judge1, judge2, variant, models: x.length, matches: common.size, r: pearson(x, y) };
   });
-}
-
-/** The two games of each match paired, with the match outcome (for escalation decisions). */
-export interface PairedMatch<G> {
-  key: string;
-  ab?: G;
-  ba?: G;
-}
-
-export function pairGames<
-  G extends {
-    questionId: number;
-    turn: number;
-    model1: string;
-    model2: string;
-    order: Order;
-    sample?: number;
-  },
->(games: G[]): Map<string, PairedMatch<G>> {
-  const out = new Map<string, PairedMatch<G>>();
-  for (const g of games) {
-    const key = `${g.questionId}\u0000${g.turn}\u0000${g.model1}\u0000${g.model2}`;
-    const m = out.get(key) ?? { key };
-    if (g.order === 'AB') {
-      if (replacesInSlot(m.ab, g)) m.ab = g;
-    } else if (replacesInSlot(m.ba, g)) m.ba = g;
-    out.set(key, m);
-  }
-  return out;
 }
 
 /** Why a match goes to the second judge, or null when the local verdict stands. */

@@ -1,7 +1,7 @@
 // Cohen's kappa: agreement corrected for chance, beside FastChat's S1/S2 agreement ratios.
-import { itemKey, label, type AgreementSetup, type Label } from './agreement.ts';
+import type { AgreementSetup, Comparison, Label } from './agreement.ts';
+export { comparisons, type Comparison } from './agreement.ts';
 import { clusterBootstrap, columnIntervals, type BootstrapOptions } from './bootstrap.ts';
-import type { Vote } from '../types.ts';
 
 const LABELS: Label[] = ['a', 'b', 'tie'];
 
@@ -37,43 +37,6 @@ export function cohensKappa<T>(pairs: Iterable<[T, T]>): number {
   const m = new Float64Array(k * k);
   for (const [x, y] of list) m[cats.get(x)! * k + cats.get(y)!]!++;
   return kappaFromConfusion(m, k);
-}
-
-/** One compared pair of labels, as FastChat's agreement compares them, with the question it is about. */
-export interface Comparison {
-  questionId: number;
-  turn: number;
-  x: Label;
-  y: Label;
-}
-
-/**
- * The comparisons behind agreement(): per (turn, question, sorted pair), every vote of judge 1 against
- * every vote of judge 2, or, for the same judge twice, every unordered pair of its votes (added in both
- * directions, so kappa pools the two sides' label shares; the agreement ratio is unchanged).
- */
-export function comparisons(votes1: Iterable<Vote>, votes2: Iterable<Vote> | 'same'): Comparison[] {
-  const same = votes2 === 'same';
-  const items = new Map<string, { q: number; t: number; j1: Label[]; j2: Label[] }>();
-  const add = (v: Vote, side: 'j1' | 'j2') => {
-    const k = `${v.turn}\u0000${itemKey(v)}`;
-    let it = items.get(k);
-    if (!it) items.set(k, (it = { q: v.questionId, t: v.turn, j1: [], j2: [] }));
-    it[side].push(label(v));
-  };
-  for (const v of votes1) add(v, 'j1');
-  if (!same) for (const v of votes2) add(v, 'j2');
-  const out: Comparison[] = [];
-  for (const it of items.values()) {
-    if (same) {
-      for (let i = 0; i < it.j1.length; i++)
-        for (let j = i + 1; j < it.j1.length; j++) {
-          out.push({ questionId: it.q, turn: it.t, x: it.j1[i]!, y: it.j1[j]! });
-          out.push({ questionId: it.q, turn: it.t, x: it.j1[j]!, y: it.j1[i]! });
-        }
-    } else for (const x of it.j1) for (const y of it.j2) out.push({ questionId: it.q, turn: it.t, x, y });
-  }
-  return out;
 }
 
 export interface KappaRow {

@@ -139,18 +139,7 @@ export function fitLengthModel(
       const w = o.weights ? o.weights[k]! : 1;
       if (!w) continue;
       const ob = obs[k]!;
-      const gq = o.gamma[k]!;
-      let nnz = 0;
-      if (ob.i > 0) ((idx[nnz] = ob.i - 1), (val[nnz++] = 1));
-      if (ob.j > 0) ((idx[nnz] = ob.j - 1), (val[nnz++] = -1));
-      idx[nnz] = B;
-      val[nnz++] = x[k]!;
-      if (gq !== 0) {
-        idx[nnz] = B + 1 + ob.i;
-        val[nnz++] = gq;
-        idx[nnz] = B + 1 + ob.j;
-        val[nnz++] = -gq;
-      }
+      const nnz = designRow(ob, x[k]!, o.gamma[k]!, B, idx, val);
       let eta = 0;
       for (let a = 0; a < nnz; a++) eta += b[idx[a]!]! * val[a]!;
       const p = 1 / (1 + Math.exp(-eta));
@@ -175,7 +164,9 @@ export function fitLengthModel(
   });
   const H = fit.d.H;
   // the information at the optimum for the standard error of β: H was built at the last iterate
-  const inv = inverseDiag(H, P, B);
+  const e = new Float64Array(P);
+  e[B] = 1;
+  const inv = solveSpd(H, e, P)[B]!;
   const theta = new Float64Array(M);
   for (let m = 1; m < M; m++) theta[m] = b[m - 1]!;
   return {
@@ -191,11 +182,30 @@ export function fitLengthModel(
   };
 }
 
+/** Observation `ob`'s row of the design (θ of model 0 pinned; x its tanh length term, gq its γ) into idx/val. */
+function designRow(
+  ob: LengthObs,
+  x: number,
+  gq: number,
+  B: number,
+  idx: Int32Array,
+  val: Float64Array,
+): number {
+  let nnz = 0;
+  if (ob.i > 0) ((idx[nnz] = ob.i - 1), (val[nnz++] = 1));
+  if (ob.j > 0) ((idx[nnz] = ob.j - 1), (val[nnz++] = -1));
+  ((idx[nnz] = B), (val[nnz++] = x));
+  // ψ's terms only where the question's difficulty is not 0
+  if (gq !== 0) ((idx[nnz] = B + 1 + ob.i), (val[nnz++] = gq), (idx[nnz] = B + 1 + ob.j), (val[nnz++] = -gq));
+  return nnz;
+}
+
 /**
  * The question-clustered sandwich standard error of β: H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ · Q/(Q − 1), with s_q the
  * likelihood's score summed over the matches of question q (`ob.q`) and H the penalised information at
  * the fit, as stats/sandwich.ts does for Bradley–Terry. Matches of one question share the question, so
- * their outcomes are correlated; the observed information alone (`seBeta`) treats them as independent.
+ * their outcomes are correlated; the observed information alone (`seBeta`) treats them as independent. Every
+ * question index below the largest holds a match (length.ts numbers them as it meets them).
  */
 export function clusteredSeBeta(obs: LengthObs[], nModels: number, f: LengthModelFit): number {
   const M = nModels;
@@ -207,20 +217,10 @@ export function clusteredSeBeta(obs: LengthObs[], nModels: number, f: LengthMode
   const S = new Float64Array(nQ * P);
   const idx = new Int32Array(5);
   const val = new Float64Array(5);
-  const present = new Uint8Array(nQ);
   obs.forEach((ob, k) => {
-    present[ob.q] = 1;
     const gq = f.gamma[k]!;
     const x = Math.tanh(ob.delta / f.sigma);
-    let nnz = 0;
-    if (ob.i > 0) ((idx[nnz] = ob.i - 1), (val[nnz++] = 1));
-    if (ob.j > 0) ((idx[nnz] = ob.j - 1), (val[nnz++] = -1));
-    idx[nnz] = B;
-    val[nnz++] = x;
-    if (gq !== 0) {
-      ((idx[nnz] = B + 1 + ob.i), (val[nnz++] = gq));
-      ((idx[nnz] = B + 1 + ob.j), (val[nnz++] = -gq));
-    }
+    const nnz = designRow(ob, x, gq, B, idx, val);
     const eta = f.theta[ob.i]! - f.theta[ob.j]! + f.beta * x + (f.psi[ob.i]! - f.psi[ob.j]!) * gq;
     const p = 1 / (1 + Math.exp(-eta));
     for (let a = 0; a < nnz; a++) {
@@ -229,13 +229,9 @@ export function clusteredSeBeta(obs: LengthObs[], nModels: number, f: LengthMode
     }
   });
   for (let d = 0; d < P; d++) H[d * P + d]! += 1e-12;
-  // the questions that hold matches, their scores in order
-  const rows = [...present.keys()].filter((q) => present[q]);
-  const scores = new Float64Array(rows.length * P);
-  rows.forEach((q, c) => scores.set(S.subarray(q * P, (q + 1) * P), c * P));
   const e = new Float64Array(P);
   e[B] = 1;
-  return Math.sqrt(sandwichVariances(H, scores, rows.length, [e])[0]!);
+  return Math.sqrt(sandwichVariances(H, S, nQ, [e])[0]!);
 }
 
 /** Predicted win rate of every model at zero length difference, over the observations it took part in. */
@@ -258,11 +254,4 @@ export function lcWinRates(
     n[ob.j]! += w;
   });
   return s.map((x, m) => (n[m] ? x / n[m]! : NaN));
-}
-
-/** The d-th diagonal entry of H⁻¹. */
-function inverseDiag(H: Float64Array, P: number, d: number): number {
-  const e = new Float64Array(P);
-  e[d] = 1;
-  return solveSpd(H, e, P)[d]!;
 }

@@ -170,18 +170,22 @@ export function lengthControlledWinRates(
   const measure = "characters of the judged turn's answer";
   if (M < 2 || !obs.length)
     return { effect: null, notEstimable: null, models: [], measure, level, rounds, failedRounds: 0 };
+  // each model's row: its raw figures, and the length-controlled rate with its interval (null when not estimable)
+  const rowsOf = (lc: (m: number) => Pick<LengthControlledRow, 'lcWinRate' | 'lo' | 'hi'>) =>
+    names
+      .map((model, m) => ({
+        model,
+        n: raw[m]!.n,
+        winRate: raw[m]!.s / raw[m]!.n,
+        ...lc(m),
+        meanLengthDiff: raw[m]!.d / raw[m]!.n,
+      }))
+      .sort(
+        (a, b) => (b.lcWinRate ?? b.winRate) - (a.lcWinRate ?? a.winRate) || (a.model < b.model ? -1 : 1),
+      );
   const notEstimable = whyNotEstimable(obs);
   if (notEstimable) {
-    const models = names.map((model, m) => ({
-      model,
-      n: raw[m]!.n,
-      winRate: raw[m]!.s / raw[m]!.n,
-      lcWinRate: null,
-      lo: null,
-      hi: null,
-      meanLengthDiff: raw[m]!.d / raw[m]!.n,
-    }));
-    models.sort((a, b) => b.winRate - a.winRate || (a.model < b.model ? -1 : 1));
+    const models = rowsOf(() => ({ lcWinRate: null, lo: null, hi: null }));
     return { effect: null, notEstimable, models, measure, level, rounds, failedRounds: 0 };
   }
   const c = battleTable(
@@ -228,19 +232,10 @@ export function lengthControlledWinRates(
     perThousandChars: (fit.beta / sigma) * 1000,
     support: lengthSupport(obs),
   };
-  const rows = names.map((model, m) => ({
-    model,
-    n: raw[m]!.n,
-    winRate: raw[m]!.s / raw[m]!.n,
-    lcWinRate: lc[m]!,
-    lo: finite(iv[m]!.lo),
-    hi: finite(iv[m]!.hi),
-    meanLengthDiff: raw[m]!.d / raw[m]!.n,
-  }));
   return {
     effect,
     notEstimable: null,
-    models: rows.sort((a, b) => b.lcWinRate - a.lcWinRate || (a.model < b.model ? -1 : 1)),
+    models: rowsOf((m) => ({ lcWinRate: lc[m]!, lo: finite(iv[m]!.lo), hi: finite(iv[m]!.hi) })),
     measure,
     level,
     rounds: withheld ? 0 : rounds,

@@ -161,17 +161,7 @@ function pairItems(
 }
 
 /** Accuracy (the mean of the two orders) of paired items, each weighted by w (its bootstrap multiplicity). */
-function meanAccuracy(items: Paired[], w?: Float64Array): number {
-  let n = 0;
-  let c = 0;
-  for (let i = 0; i < items.length; i++) {
-    const x = w ? w[i]! : 1;
-    const it = items[i]!;
-    n += x;
-    c += (x * (Number(it.ab === it.gold) + Number(it.ba === it.gold))) / 2;
-  }
-  return n ? c / n : NaN;
-}
+const meanAccuracy = (items: Paired[], w?: Float64Array): number => stats(items, w)[2]!;
 
 export interface FamilyAccuracy {
   /** items with both orders judged, over the family's sets */

@@ -4,6 +4,7 @@
 // few battles or a wide interval. Pure.
 import { normalDraws } from './normal.ts';
 import { quantileSorted } from './bootstrap.ts';
+import { differenceVariance } from '../linalg.ts';
 
 /** A model with fewer decided battles than this is preliminary (documented in the README). */
 export const PRELIMINARY_MIN_BATTLES = 100;
@@ -42,38 +43,49 @@ export function simultaneousDifferences(
   cov: Float64Array,
   level: number,
   o: SimultaneousOptions = {},
+  e = errorDraws(cov, estimate.length, o),
 ): DifferenceIntervals {
   const n = estimate.length;
-  const se = new Float64Array(n * n);
-  for (let i = 0; i < n; i++)
-    for (let j = 0; j < n; j++)
-      se[i * n + j] = Math.sqrt(Math.max(0, cov[i * n + i]! + cov[j * n + j]! - 2 * cov[i * n + j]!));
-  const zero = new Float64Array(n);
-  const draws = normalDraws(zero, cov, o.draws ?? MAX_T_DRAWS, o.seed ?? 1, o.df);
-  const T = new Float64Array(draws.length);
-  draws.forEach((r, b) => {
-    let t = 0;
-    for (let i = 0; i < n; i++)
-      for (let j = i + 1; j < n; j++) {
-        const s = se[i * n + j]!;
-        if (!(s > 0)) continue;
-        const z = Math.abs(r[i]! - r[j]!) / s;
-        if (z > t) t = z;
-      }
-    T[b] = t;
-  });
-  T.sort();
-  const critical = quantileSorted(T, level);
+  const critical = maxTQuantile(e, level);
   const lo = new Float64Array(n * n);
   const hi = new Float64Array(n * n);
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++) {
       const d = estimate[i]! - estimate[j]!;
-      const h = critical * se[i * n + j]!;
+      const h = critical * e.se[i * n + j]!;
       lo[i * n + j] = d - h;
       hi[i * n + j] = d + h;
     }
   return { n, lo, hi, critical };
+}
+
+/** Every difference's standard error (n × n) and draws of the ratings' errors (multivariate t with o.df). */
+function errorDraws(cov: Float64Array, n: number, o: SimultaneousOptions) {
+  const se = new Float64Array(n * n);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) se[i * n + j] = Math.sqrt(differenceVariance(cov, n, i, j));
+  return { n, se, draws: normalDraws(new Float64Array(n), cov, o.draws ?? MAX_T_DRAWS, o.seed ?? 1, o.df) };
+}
+
+/**
+ * The `level` quantile over the draws of max |r_i − r_j| / se_ij: over every pair, or with `model` over that
+ * model's own differences.
+ */
+function maxTQuantile(e: ReturnType<typeof errorDraws>, level: number, model?: number): number {
+  const { n, se } = e;
+  const rows = model === undefined ? Array.from({ length: n }, (_, i) => i) : [model];
+  const T = Float64Array.from(e.draws, (r) => {
+    let t = 0;
+    for (const i of rows)
+      for (let j = model === undefined ? i + 1 : 0; j < n; j++) {
+        const s = se[i * n + j]!;
+        if (j === i || !(s > 0)) continue;
+        const z = Math.abs(r[i]! - r[j]!) / s;
+        if (z > t) t = z;
+      }
+    return t;
+  });
+  return quantileSorted(T.sort(), level);
 }
 
 /**
@@ -138,40 +150,22 @@ export function marginalRankBounds(
   cov: Float64Array,
   level: number,
   o: SimultaneousOptions = {},
+  e = errorDraws(cov, estimate.length, o),
 ): { best: number; worst: number }[] {
   const n = estimate.length;
-  const se = new Float64Array(n * n);
-  for (let i = 0; i < n; i++)
-    for (let j = 0; j < n; j++)
-      se[i * n + j] = Math.sqrt(Math.max(0, cov[i * n + i]! + cov[j * n + j]! - 2 * cov[i * n + j]!));
-  const draws = normalDraws(new Float64Array(n), cov, o.draws ?? MAX_T_DRAWS, o.seed ?? 1, o.df);
-  const out = [];
-  const T = new Float64Array(draws.length);
-  for (let i = 0; i < n; i++) {
-    draws.forEach((r, b) => {
-      let t = 0;
-      for (let j = 0; j < n; j++) {
-        const s = se[i * n + j]!;
-        if (j === i || !(s > 0)) continue;
-        const z = Math.abs(r[i]! - r[j]!) / s;
-        if (z > t) t = z;
-      }
-      T[b] = t;
-    });
-    const sorted = Float64Array.from(T).sort();
-    const c = quantileSorted(sorted, level);
+  return Array.from({ length: n }, (_, i) => {
+    const c = maxTQuantile(e, level, i);
     let above = 0;
     let below = 0;
     for (let j = 0; j < n; j++) {
       if (j === i) continue;
       const d = estimate[i]! - estimate[j]!;
-      const h = c * se[i * n + j]!;
+      const h = c * e.se[i * n + j]!;
       if (d + h < 0) above++;
       if (d - h > 0) below++;
     }
-    out.push({ best: 1 + above, worst: n - below });
-  }
-  return out;
+    return { best: 1 + above, worst: n - below };
+  });
 }
 
 export interface RankAnnotation {
@@ -203,8 +197,10 @@ export function rankAnnotations(
 ): RankAnnotation[] {
   const minBattles = rule.minBattles ?? PRELIMINARY_MIN_BATTLES;
   const maxWidth = rule.maxWidth ?? PRELIMINARY_MAX_WIDTH;
-  const bounds = rankBounds(simultaneousDifferences(estimate, cov, level, rule));
-  const marginal = marginalRankBounds(estimate, cov, level, rule);
+  // one set of draws for both bounds (the same seed would draw the same)
+  const e = errorDraws(cov, estimate.length, rule);
+  const bounds = rankBounds(simultaneousDifferences(estimate, cov, level, rule, e));
+  const marginal = marginalRankBounds(estimate, cov, level, rule, e);
   return bounds.map((b, k) => {
     const iv = intervals[k]!;
     const width = iv.hi - iv.lo;

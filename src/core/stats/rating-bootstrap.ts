@@ -7,7 +7,6 @@ import { battlesPerModel, sampleCovariance, type PreliminaryRule } from './rank-
 import { columnIntervals, DEFAULT_ROUNDS, drawClusterCounts, type BootstrapOptions } from './bootstrap.ts';
 import { questionsPerModel, resamplePairs, tableRecords, type BattleTable } from './battle-table.ts';
 import {
-  comparisonGroups,
   fitEstimable,
   ratingValue,
   recentre,
@@ -16,14 +15,10 @@ import {
   type EstimableFit,
 } from './estimable-fit.ts';
 import {
-  annotateRanks,
+  finishRatings,
   intervalDefaults,
-  tooFewQuestions,
-  withholdIntervals,
-  withholdRankRanges,
   markSparse,
   openRow,
-  setRankUB,
   type BootstrapRatings,
   type RatingWithInterval,
   type ResampleUnit,
@@ -91,43 +86,19 @@ export function bootstrapBradleyTerry(
       row.note = `interval unbounded ${row.hi === null ? 'above' : 'below'}: separated in ${stats.separated[k]} of ${rounds} rounds`;
     return row;
   });
-  const few = tooFewQuestions(unit, t.clusters.length, o.minQuestionsForIntervals);
-  if (few !== undefined) withholdIntervals(rows, few);
-  setRankUB(rows, fit.status);
   const clusters = unit === 'question' ? t.clusters.length : t.battles;
-  annotateRanks(
-    rows,
-    (est) =>
-      sampleCovariance(
-        samples.map((row) => Float64Array.from(est, (k) => row[k]!)),
-        est.length,
-        clusters,
-      ),
-    fit.status,
-    battles,
-    level,
-    { ...o, seed, clusters },
-  );
-  if (few !== undefined) withholdRankRanges(rows, fit.status);
-  const key = (r: RatingWithInterval, k: number) =>
-    r.rating ?? (fit.status[k] === 'above' ? Infinity : -Infinity);
-  const order = rows
-    .map((r, k) => ({ r, v: key(r, k) }))
-    .sort((a, b) => b.v - a.v || (a.r.model < b.r.model ? -1 : 1));
-  const groups = comparisonGroups(t.pairs);
-  return {
-    unit,
-    level,
+  const covOf = (est: number[]) =>
+    sampleCovariance(
+      samples.map((row) => Float64Array.from(est, (k) => row[k]!)),
+      est.length,
+      clusters,
+    );
+  return finishRatings(t, rows, fit.status, covOf, battles, o, {
     rounds,
-    seed,
-    rows: order.map((x) => x.r),
-    ...(groups.length > 1 ? { disconnected: groups } : {}),
-    prior,
-    minQuestions,
-    ...(few !== undefined ? { fewQuestions: few } : {}),
     separatedRounds: stats.separatedRounds,
     separated: t.pairs.models.filter((_, k) => fit.status[k] !== 'ok'),
-  };
+    clusters,
+  });
 }
 
 /**

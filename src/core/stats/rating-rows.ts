@@ -2,6 +2,9 @@
 // (sandwich.ts): the defaults, the sparse rule, Rank (UB) and the rank bounds.
 import { rankAnnotations, type PreliminaryRule } from './rank-intervals.ts';
 import { DEFAULT_LEVEL, DEFAULT_SEED, ranksFromIntervals } from './bootstrap.ts';
+import type { BattleTable } from './battle-table.ts';
+import { comparisonGroups } from './estimable-fit.ts';
+import type { Estimability } from './separation.ts';
 
 export type ResampleUnit = 'question' | 'game';
 
@@ -263,4 +266,46 @@ export function annotateRanks(
     else if (status[k] === 'below') span(n - below + 1, n);
     else if (status[k] === 'ok' && !est.includes(k)) span(above + 1, n - below);
   });
+}
+
+/**
+ * The table's last steps, the same for the bootstrap and the sandwich: intervals and rank ranges withheld on too
+ * few questions, Rank (UB), the rank bounds (`covOf`: see annotateRanks), the rows sorted by rating (a model
+ * separated above first, below last), and the comparison groups when the models never all met.
+ */
+export function finishRatings(
+  t: BattleTable,
+  rows: RatingWithInterval[],
+  status: Estimability[],
+  covOf: (est: number[]) => Float64Array,
+  battles: Float64Array,
+  o: PreliminaryRule &
+    Parameters<typeof intervalDefaults>[0] & { minQuestionsForIntervals?: number; draws?: number },
+  fit: Pick<BootstrapRatings, 'method' | 'rounds' | 'separatedRounds' | 'separated'> & { clusters: number },
+): BootstrapRatings {
+  const { unit, level, seed, prior, minQuestions } = intervalDefaults(o);
+  const few = tooFewQuestions(unit, t.clusters.length, o.minQuestionsForIntervals);
+  if (few !== undefined) withholdIntervals(rows, few);
+  setRankUB(rows, status);
+  annotateRanks(rows, covOf, status, battles, level, { ...o, seed, clusters: fit.clusters });
+  if (few !== undefined) withholdRankRanges(rows, status);
+  const key = (r: RatingWithInterval, k: number) =>
+    r.rating ?? (status[k] === 'above' ? Infinity : -Infinity);
+  const order = rows
+    .map((r, k) => ({ r, v: key(r, k) }))
+    .sort((a, b) => b.v - a.v || (a.r.model < b.r.model ? -1 : 1));
+  const groups = comparisonGroups(t.pairs);
+  const { separatedRounds, separated } = fit;
+  return {
+    ...(fit.method ? { method: fit.method } : {}),
+    ...{ unit, level, rounds: fit.rounds, seed, rows: order.map((x) => x.r) },
+    ...(groups.length > 1 ? { disconnected: groups } : {}),
+    ...{
+      prior,
+      minQuestions,
+      ...(few !== undefined ? { fewQuestions: few } : {}),
+      separatedRounds,
+      separated,
+    },
+  };
 }

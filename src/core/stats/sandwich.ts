@@ -5,19 +5,14 @@
 // instead of a refit per bootstrap round. Pure.
 import { battlesPerModel, MAX_T_DRAWS, type PreliminaryRule } from './rank-intervals.ts';
 import {
-  annotateRanks,
+  finishRatings,
   intervalDefaults,
-  tooFewQuestions,
-  withholdIntervals,
-  withholdRankRanges,
   markSparse,
   openRow,
-  setRankUB,
   type BootstrapRatings,
   type RatingWithInterval,
   type ResampleUnit,
 } from './rating-rows.ts';
-import { comparisonGroups } from './estimable-fit.ts';
 import { questionsPerModel, type BattleTable } from './battle-table.ts';
 import { tQuantile } from './normal.ts';
 import { estimability, withPrior } from './separation.ts';
@@ -129,7 +124,7 @@ export function sandwichCovariance(
  * questions (its rank spans the ranks it could take).
  */
 export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): BootstrapRatings {
-  const { unit, level, seed, prior, minQuestions } = intervalDefaults(o);
+  const { unit, level, prior, minQuestions } = intervalDefaults(o);
   const draws = o.draws ?? MAX_T_DRAWS;
   // the sandwich rests on one finite fit: a model that won or lost everything has none (use the bootstrap, which says so per model, or a prior)
   const est = estimability(withPrior(t.pairs, prior));
@@ -157,38 +152,13 @@ export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): B
     const se = Math.sqrt(Math.max(0, covariance[k * n + k]!));
     return Object.assign(row, { lo: ratings[k]! - z * se, hi: ratings[k]! + z * se });
   });
-  const few = tooFewQuestions(unit, t.clusters.length, o.minQuestionsForIntervals);
-  if (few !== undefined) withholdIntervals(rows, few);
-  setRankUB(rows, est.status);
-  annotateRanks(
-    rows,
-    (e) =>
-      Float64Array.from(
-        { length: e.length * e.length },
-        (_, x) => covariance[e[Math.floor(x / e.length)]! * n + e[x % e.length]!]!,
-      ),
-    est.status,
-    battles,
-    level,
-    { ...o, seed, draws, clusters },
-  );
-  if (few !== undefined) withholdRankRanges(rows, est.status);
-  rows.sort((a, b) => b.rating! - a.rating! || (a.model < b.model ? -1 : 1));
-  const groups = comparisonGroups(t.pairs);
-  return {
-    method: 'sandwich',
-    unit,
-    level,
-    rounds: draws,
-    seed,
-    rows,
-    ...(groups.length > 1 ? { disconnected: groups } : {}),
-    prior,
-    minQuestions,
-    ...(few !== undefined ? { fewQuestions: few } : {}),
-    separatedRounds: 0,
-    separated: [],
-  };
+  const covOf = (e: number[]) =>
+    Float64Array.from(
+      { length: e.length * e.length },
+      (_, x) => covariance[e[Math.floor(x / e.length)]! * n + e[x % e.length]!]!,
+    );
+  const fit = { method: 'sandwich' as const, rounds: draws, separatedRounds: 0, separated: [], clusters };
+  return finishRatings(t, rows, est.status, covOf, battles, { ...o, draws }, fit);
 }
 
 /**

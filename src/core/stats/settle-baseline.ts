@@ -6,7 +6,7 @@
 // fewer questions than an exact sign test could call at that level. Pure: the engine plays the round.
 import { bootstrapMean, questionScores, type Interval } from './checkpoints.ts';
 import type { MatchOutcome } from '../types.ts';
-import type { SettleMatch } from './settle.ts';
+import { hash, type SettleMatch } from './settle.ts';
 
 export interface BaselineSettleInput {
   /** the models played against the baseline */
@@ -112,10 +112,4 @@ function spread(left: SettleMatch[], all: SettleMatch[], played: ReadonlySet<str
     )
     .slice(0, k)
     .map((m) => m.key);
-}
-
-function hash(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
 }

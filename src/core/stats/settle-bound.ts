@@ -9,7 +9,7 @@
 import type { ClusteredBattle } from './battle-table.ts';
 import { fitRanks, type SettleMatch } from './settle.ts';
 import { matchInformation } from './settle-design.ts';
-import { pseudoInverse } from '../linalg.ts';
+import { addEdge, differenceVariance, pseudoInverse } from '../linalg.ts';
 import { dampedNewton, type Objective } from '../newton.ts';
 
 export interface BoundPair {
@@ -39,13 +39,7 @@ export interface LeastDesign {
 /** The design's model-based covariance: the pseudo-inverse of Σ n_e h_e u_e u_eᵀ. */
 function covarianceOf(n: number, pairs: BoundPair[], x: ArrayLike<number>): Float64Array {
   const L = new Float64Array(n * n);
-  pairs.forEach((p, e) => {
-    const w = x[e]! * p.info;
-    L[p.i * n + p.i]! += w;
-    L[p.j * n + p.j]! += w;
-    L[p.i * n + p.j]! -= w;
-    L[p.j * n + p.i]! -= w;
-  });
+  pairs.forEach((p, e) => addEdge(L, n, p.i, p.j, x[e]! * p.info));
   return pseudoInverse(L, n);
 }
 
@@ -182,8 +176,7 @@ export function rankCertaintyBound(
   let marginal = 0;
   for (let i = 0; i < n; i++)
     for (let j = i + 1; j < n; j++) {
-      const C = fit.covariance;
-      const se = Math.sqrt(Math.max(0, C[i * n + i]! + C[j * n + j]! - 2 * C[i * n + j]!));
+      const se = Math.sqrt(differenceVariance(fit.covariance, n, i, j));
       const z = Math.abs(fit.ratings[i]! - fit.ratings[j]!) / se;
       if (!(z > fit.critical)) continue;
       if (z / fit.critical < 1.15) marginal++;

@@ -3,7 +3,7 @@
 // and a new model's first matches, chosen before it has a rating. Pure.
 import type { SettleMatch } from './settle.ts';
 import { questionsToSeparate } from './power.ts';
-import { pseudoInverse } from '../linalg.ts';
+import { addEdge, differenceVariance, pseudoInverse } from '../linalg.ts';
 import { SCALE } from '../ratings.ts';
 
 /** Tie pseudo-games per pair that met: keeps the fit finite when a pair has only won or only lost so far. */
@@ -30,10 +30,8 @@ export function powerRound(
   const q = fit.clusters;
   let least = Infinity;
   for (const p of targets) {
-    const [i, j] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
-    const se = Math.sqrt(
-      Math.max(0, fit.covariance[i * n + i]! + fit.covariance[j * n + j]! - 2 * fit.covariance[i * n + j]!),
-    );
+    const [i, j] = pairOf(idx, p);
+    const se = Math.sqrt(differenceVariance(fit.covariance, n, i, j));
     const need = questionsToSeparate(
       Math.abs(fit.ratings[i]! - fit.ratings[j]!),
       se * Math.sqrt(q),
@@ -54,6 +52,24 @@ export interface Fit {
   critical: number;
   /** played battles per pair, by pair key */
   pairGames: Map<string, number>;
+}
+
+/** A pair key's two models as indices. */
+const pairOf = (idx: Map<string, number>, p: string) =>
+  p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
+
+/** The information Laplacian of `counts` matches per pair (by pair key), added into L. */
+function information(
+  fit: Fit,
+  idx: Map<string, number>,
+  counts: Iterable<[string, number]>,
+  L = new Float64Array(idx.size * idx.size),
+): Float64Array {
+  for (const [p, w] of counts) {
+    const [a, b] = pairOf(idx, p);
+    addEdge(L, idx.size, a, b, w * matchInformation(fit, a, b));
+  }
+  return L;
 }
 
 /** One match's Fisher information about r_k − r_l (rating points): α² p (1 − p) / SCALE². */
@@ -79,13 +95,13 @@ export function targetedFill(
   const n = models.length;
   const idx = new Map(models.map((m, i) => [m, i]));
   const V = modelCovariance(fit, models);
-  const tg = targets.map((p) => p.split('\u0000').map((m) => idx.get(m)!) as [number, number]);
+  const tg = targets.map((p) => pairOf(idx, p));
   const tVar = tg.map(([i, j]) => V[i * n + i]! + V[j * n + j]! - 2 * V[i * n + j]!);
   const tW = targets.map((p) => chances.get(p) ?? 1);
   const cands = [...left.entries()]
     .filter(([, l]) => l.length)
     .map(([p, l]) => {
-      const [a, b] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
+      const [a, b] = pairOf(idx, p);
       return { a, b, l, next: 0, h: matchInformation(fit, a, b) };
     });
   const Vu = new Float64Array(n);
@@ -128,34 +144,21 @@ export function separationChances(
 ): Map<string, number> {
   const n = models.length;
   const idx = new Map(models.map((m, i) => [m, i]));
-  const now = new Float64Array(n * n);
-  const all = new Float64Array(n * n);
-  const add = (L: Float64Array, a: number, b: number, w: number) => {
-    L[a * n + a]! += w;
-    L[b * n + b]! += w;
-    L[a * n + b]! -= w;
-    L[b * n + a]! -= w;
-  };
-  for (const [p, w] of fit.pairGames) {
-    const [a, b] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
-    const h = w * matchInformation(fit, a, b);
-    add(now, a, b, h);
-    add(all, a, b, h);
-  }
-  for (const [p, l] of left) {
-    const [a, b] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
-    add(all, a, b, l.length * matchInformation(fit, a, b));
-  }
+  const now = information(fit, idx, fit.pairGames);
+  const all = information(
+    fit,
+    idx,
+    [...left].map(([p, l]) => [p, l.length]),
+    Float64Array.from(now),
+  );
   const Pnow = pseudoInverse(now, n);
   const Pall = pseudoInverse(all, n);
   const out = new Map<string, number>();
   for (const p of fit.open) {
-    const [i, j] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
+    const [i, j] = pairOf(idx, p);
     const v = (P: Float64Array) => P[i * n + i]! + P[j * n + j]! - 2 * P[i * n + j]!;
     const shrink = v(Pnow) > 0 ? Math.min(1, v(Pall) / v(Pnow)) : 1;
-    const se = Math.sqrt(
-      Math.max(0, fit.covariance[i * n + i]! + fit.covariance[j * n + j]! - 2 * fit.covariance[i * n + j]!),
-    );
+    const se = Math.sqrt(differenceVariance(fit.covariance, n, i, j));
     const gap = Math.abs(fit.ratings[i]! - fit.ratings[j]!);
     const seAll = se * Math.sqrt(shrink);
     const drift = Math.sqrt(Math.max(0, se * se - seAll * seAll));
@@ -166,7 +169,7 @@ export function separationChances(
 }
 
 /** Φ, the standard normal distribution function (Abramowitz and Stegun 7.1.26, error below 1.5e-7). */
-export function normalCdf(z: number): number {
+function normalCdf(z: number): number {
   const x = Math.abs(z) / Math.SQRT2;
   const t = 1 / (1 + 0.3275911 * x);
   const y =
@@ -184,18 +187,9 @@ export function normalCdf(z: number): number {
  * it would look informative although each carries little information.
  */
 function modelCovariance(fit: Fit, models: string[]): Float64Array {
-  const n = models.length;
   const idx = new Map(models.map((m, i) => [m, i]));
-  const L = new Float64Array(n * n);
-  for (const [p, w] of fit.pairGames) {
-    const [a, b] = p.split('\u0000').map((m) => idx.get(m)!) as [number, number];
-    const h = (w + 2 * SETTLE_PRIOR) * matchInformation(fit, a, b);
-    L[a * n + a]! += h;
-    L[b * n + b]! += h;
-    L[a * n + b]! -= h;
-    L[b * n + a]! -= h;
-  }
-  return pseudoInverse(L, n);
+  const counts = [...fit.pairGames].map(([p, w]): [string, number] => [p, w + 2 * SETTLE_PRIOR]);
+  return pseudoInverse(information(fit, idx, counts), models.length);
 }
 
 /**

@@ -67,14 +67,11 @@ function step(o: SimulateInput, played: ReadonlySet<string>, outcomes: MatchOutc
       ...(o.width !== undefined ? { width: o.width } : {}),
       ...level,
     }).next;
-  const battles = outcomes
-    .filter((m) => m.outcome !== 'error')
-    .map((m) => ({ a: m.model1, b: m.model2, score: scoreOf(m.outcome), cluster: m.questionId }));
   return nextRound({
     models: o.models,
     matches: o.matches,
     played,
-    battles,
+    battles: battlesOf(outcomes),
     round: o.round,
     ...(o.target !== undefined ? { target: o.target } : {}),
     ...level,
@@ -83,14 +80,17 @@ function step(o: SimulateInput, played: ReadonlySet<string>, outcomes: MatchOutc
 
 type Draw = (m: SettleMatch, rng: Rng) => MatchOutcome['outcome'];
 
+const battlesOf = (outcomes: MatchOutcome[]) =>
+  outcomes
+    .filter((m) => m.outcome !== 'error')
+    .map((m) => ({ a: m.model1, b: m.model2, score: scoreOf(m.outcome), cluster: m.questionId }));
+
 /**
  * Per simulated run, a match of the league from the current ratings and the stored share of ties. Models with no
  * stored game, when the rest can be fitted, get a rating drawn from the rated models' mean and spread.
  */
 export function ratingDraw(o: Pick<SimulateInput, 'models' | 'outcomes' | 'level'>): (rng: Rng) => Draw {
-  const battles = o.outcomes
-    .filter((m) => m.outcome !== 'error')
-    .map((m) => ({ a: m.model1, b: m.model2, score: scoreOf(m.outcome), cluster: m.questionId }));
+  const battles = battlesOf(o.outcomes);
   const level = o.level ?? 0.95;
   const met = new Set(battles.flatMap((b) => [b.a, b.b]));
   const rated = o.models.filter((m) => met.has(m));

@@ -249,7 +249,8 @@ function taken(l: SettleMatch[], chosen: Set<string>): number {
   return l.reduce((s, m) => s + (chosen.has(m.key) ? 1 : 0), 0);
 }
 
-function hash(s: string): number {
+/** FNV-1a: a fixed order for matches that does not follow their keys' spelling. */
+export function hash(s: string): number {
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
   return h >>> 0;

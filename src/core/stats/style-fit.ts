@@ -1,12 +1,11 @@
-// The numerical core of style control (style.ts): the penalised contextual Bradley–Terry fit by Newton's method and
-// its question-clustered sandwich. Rows are battles; each pass over them is the cost at scale, so a Newton step
+// The numerical core of style control (style.ts): the penalised contextual Bradley–Terry fit by Newton's method, with
+// what its question-clustered sandwich needs. Rows are battles; each pass over them is the cost at scale, so a Newton step
 // evaluates the loss, gradient and Hessian of its candidate point in one pass (the loss decides whether the step is
 // taken; the gradient and Hessian are then the next step's), and the pass at the converged point also sums each
 // question's score for the sandwich (no separate sandwich pass). Within a pass a battle's Hessian terms go to compact
 // blocks (one entry per pair of models, models × features, the features' upper triangle), spread into the full matrix
 // once at the end. Pure.
 
-import { sandwichVariances } from './sandwich.ts';
 import { dampedNewton, type Objective } from '../newton.ts';
 
 const ALPHA = Math.LN10;
@@ -176,22 +175,21 @@ export interface StyleFitScores {
  * penalty. `init` warm-starts Newton.
  */
 export function fitStyle(d: FitDesign, o: FitOptions): Float64Array {
-  return newton(d, o, 'none').theta;
+  return newton(d, o, false).theta;
 }
 
 /** fitStyle, with the Hessian and the questions' scores at the fit taken from its last pass (unweighted fits). */
 export function fitStyleScores(d: FitDesign, o: Omit<FitOptions, 'weights'>): StyleFitScores {
-  const r = newton(d, o, 'scores');
+  const r = newton(d, o, true);
   return { theta: r.theta, H: r.H, S: r.S! };
 }
 
-/** Newton's iterations on the loss; `want`: what the returned point's pass computes besides the loss. */
+/** Newton's iterations on the loss; `scores`: the returned point's pass also sums the questions' scores. */
 function newton(
   d: FitDesign,
   o: FitOptions,
-  want: 'none' | 'scores',
+  scores: boolean,
 ): { theta: Float64Array; H: Float64Array; S?: Float64Array } {
-  const atFit = want !== 'none';
   const n = d.models.length;
   const P = n + d.features.length;
   const blocks = blocksFor(n, d.features.length);
@@ -202,9 +200,7 @@ function newton(
     // a step that ends the fit needs no derivatives, unless the sandwich wants them (and the questions' scores)
     // at the returned point
     const out =
-      der && (!final || atFit)
-        ? { ...der, S: final && want === 'scores' ? (S = questions()) : undefined }
-        : undefined;
+      der && (!final || scores) ? { ...der, S: final && scores ? (S = questions()) : undefined } : undefined;
     const loss = evaluate(d, x, o.reg, o.weights, out, blocks);
     // the solver maximises: the loss's gradient turned round (its Hessian is the negative Hessian wanted)
     if (out) for (let p = 0; p < P; p++) out.g[p] = -out.g[p]!;
@@ -225,26 +221,10 @@ function newton(
       for (let m = 0; m < n; m++) step[m]! -= mean;
     },
   });
-  if (want === 'scores' && !fit.converged) {
+  if (scores && !fit.converged) {
     // the iterations ran out before a converging step: one pass at the returned point
     S = questions();
     evaluate(d, theta, o.reg, o.weights, { ...fit.d, S }, blocks);
   }
   return { theta, H: fit.d.H, S };
-}
-
-/** Question-clustered sandwich standard errors of the style coefficients of a fit (sandwichVariances). */
-export function styleSandwichSe(fit: StyleFitScores, d: FitDesign): Float64Array {
-  const n = d.models.length;
-  const k = d.features.length;
-  return sandwichVariances(
-    fit.H,
-    fit.S,
-    d.clusters.length,
-    Array.from({ length: k }, (_, f) => {
-      const e = new Float64Array(n + k);
-      e[n + f] = 1;
-      return e;
-    }),
-  ).map(Math.sqrt);
 }

@@ -15,10 +15,10 @@ import {
   ranksFromIntervals,
   type Interval,
 } from './bootstrap.ts';
-import { MIN_QUESTIONS } from './rating-rows.ts';
+import { intervalsWithheld, MIN_QUESTIONS, type IntervalsWithheld } from './rating-rows.ts';
 import { fitBradleyTerry, INIT, SCALE, type CollapsedBattles } from '../ratings.ts';
-import { battleTable, resamplePairs, type BattleTable } from './battle-table.ts';
-import { sandwichCovariance } from './sandwich.ts';
+import { battleTable, questionsPerModel, resamplePairs, type BattleTable } from './battle-table.ts';
+import { sandwichCovariance, sandwichVariances } from './sandwich.ts';
 import { tQuantile } from './normal.ts';
 import {
   battleColumns,
@@ -28,8 +28,7 @@ import {
   type FeatureSupport,
   type StyleDesign,
 } from './style-columns.ts';
-import { fitStyle, fitStyleScores, styleSandwichSe } from './style-fit.ts';
-import { styleSandwichIntervals } from './style-sandwich.ts';
+import { fitStyle, fitStyleScores } from './style-fit.ts';
 
 export { MIN_FEATURE_SUPPORT } from './style-columns.ts';
 
@@ -82,7 +81,7 @@ export interface StyleBattle {
   styleB: StyleCounts;
 }
 
-/** Intervals and Rank (UB) are null on too few questions (style-small.ts) */
+/** Intervals and Rank (UB) are null on too few questions (styleControlChecked) */
 interface StyleRow {
   model: string;
   /** style-controlled rating with its interval and Rank (UB) */
@@ -103,7 +102,7 @@ interface StyleCoefficient {
   feature: StyleFeature;
   /** log-odds of winning per standard deviation of the feature's normalised difference */
   coefficient: number;
-  /** its standard error, clustered by question (sandwich; see styleSandwichSe) */
+  /** its standard error, clustered by question (the sandwich of the one fit) */
   se: number;
   support: FeatureSupport;
 }
@@ -127,16 +126,52 @@ export interface StyleResult {
 /** bootstrap: percentile intervals of refits on resampled questions; sandwich: ± t · the clustered sandwich se */
 export type StyleIntervals = 'bootstrap' | 'sandwich';
 
+export type StyleOptions = {
+  reg?: number;
+  rounds?: number;
+  level?: number;
+  seed?: number;
+  intervals?: StyleIntervals;
+};
+
+export interface CheckedStyleResult extends StyleResult {
+  /** set when the battles rest on fewer than MIN_QUESTIONS_FOR_INTERVALS questions: no interval, and why */
+  intervalsWithheld?: IntervalsWithheld;
+}
+
+/**
+ * styleControl with the small-sample rule: below MIN_QUESTIONS_FOR_INTERVALS questions neither the question
+ * bootstrap's intervals nor the clustered sandwich's hold (both rest on the questions as clusters), so no round is
+ * run and the ratings and coefficients are shown without interval or Rank (UB), with the reason.
+ */
+export function styleControlChecked(
+  battles: StyleBattle[],
+  groups: StyleGroup[],
+  o: StyleOptions = {},
+): CheckedStyleResult {
+  const withheld = intervalsWithheld(new Set(battles.map((b) => b.cluster)).size);
+  if (!withheld) return styleControl(battles, groups, o);
+  const r = styleControl(battles, groups, { ...o, rounds: 0 });
+  const none = { lo: null, hi: null };
+  return {
+    ...r,
+    rows: r.rows.map((row) => ({ ...row, ...none, rank: null, rawLo: null, rawHi: null, rawRank: null })),
+    features: r.features.map((f) => ({ ...f, ...none })),
+    intervalsWithheld: withheld,
+  };
+}
+
 /**
  * Style-controlled ratings and coefficients beside plain Bradley–Terry, each with percentile intervals
  * from the same question-level bootstrap (all battles of a question move together; features keep
  * their full-data standardisation, as FastChat's bootstrap does), or with `intervals: 'sandwich'` from the
- * question-clustered sandwich of the one fit (style-sandwich.ts).
+ * question-clustered sandwich of the one fit (ratings ± t(Q − 1) · se, as `arena intervals --method sandwich`
+ * does for plain Bradley–Terry: one fit and one small solve per model instead of 1,000 refits).
  */
 export function styleControl(
   battles: StyleBattle[],
   groups: StyleGroup[],
-  o: { reg?: number; rounds?: number; level?: number; seed?: number; intervals?: StyleIntervals } = {},
+  o: StyleOptions = {},
 ): StyleResult {
   const asked = [...new Set(groups.flatMap((g) => STYLE_GROUPS[g]))] as StyleFeature[];
   const cols = battleColumns(battles, asked);
@@ -167,7 +202,11 @@ export function styleControl(
   // its last pass gives the coefficients' sandwich (and, with --intervals sandwich, every rating's)
   const fit = fitStyleScores(d, { reg, init });
   const full = fit.theta;
-  const anchor = anchorModels(d);
+  // the models a rating is centred on: those seen on >= MIN_QUESTIONS questions (as arena intervals centres
+  // them), so a sparse model that runs off in a round drags no one else; all when none is
+  const seen = questionsPerModel(table).map((q) => q >= MIN_QUESTIONS);
+  const anchor = seen.some(Boolean) ? seen : seen.map(() => true);
+  const anchored = anchor.filter(Boolean).length;
   const shiftOf = (x: Float64Array) => {
     let sum = 0;
     let c = 0;
@@ -176,19 +215,36 @@ export function styleControl(
   };
   const fullShift = shiftOf(full);
   const fullRawShift = shiftOf(fullRaw);
-  const sw =
+  // the sandwich of the one fit: each rating centred on the anchored models (θ_m − mean_anchor θ), then each
+  // coefficient
+  const v = sandwichVariances(
+    fit.H,
+    fit.S,
+    d.clusters.length,
+    Array.from({ length: n + k }, (_, p) => {
+      const c = new Float64Array(n + k);
+      if (p < n) for (let a = 0; a < n; a++) if (anchor[a]) c[a] = -1 / anchored;
+      c[p]! += 1;
+      return c;
+    }),
+  );
+  const se = Float64Array.from({ length: k }, (_, f) => Math.sqrt(v[n + f]!));
+  const t = tQuantile(1 - (1 - level) / 2, d.clusters.length - 1);
+  const iv =
     o.intervals === 'sandwich'
-      ? styleSandwichIntervals(
-          { ...fit, shift: fullShift },
-          { models: n, features: k, clusters: d.clusters.length },
-          anchor,
-          level,
-        )
-      : undefined;
-  const se = sw?.se ?? styleSandwichSe(fit, d);
-  const iv = sw
-    ? [...sw.intervals, ...plainSandwich(table, anchor, level)]
-    : styleBootstrap(d, table, { reg, full, plain, shiftOf }, { rounds, seed, level });
+      ? [
+          ...Array.from({ length: n }, (_, m) => {
+            const r = INIT + SCALE * (full[m]! - fullShift);
+            const h = t * SCALE * Math.sqrt(v[m]!);
+            return { lo: r - h, hi: r + h };
+          }),
+          ...Array.from({ length: k }, (_, f) => {
+            const h = t * Math.sqrt(v[n + f]!);
+            return { lo: full[n + f]! - h, hi: full[n + f]! + h };
+          }),
+          ...plainSandwich(table, anchor, level),
+        ]
+      : styleBootstrap(d, table, { reg, full, plain, shiftOf }, { rounds, seed, level });
   const ivStyle = iv.slice(0, n);
   const ivRaw = iv.slice(n + k);
   const rank = ranksFromIntervals(ivStyle);
@@ -224,23 +280,6 @@ export function styleControl(
     rounds,
     seed,
   };
-}
-
-/**
- * The models a rating is centred on: those seen on >= MIN_QUESTIONS questions (as arena intervals centres them),
- * so a sparse model that runs off in a round (it won or lost all its games there) drags no one else; all when none is.
- */
-function anchorModels(d: StyleDesign): boolean[] {
-  const n = d.models.length;
-  const C = d.clusters.length;
-  const seen = new Uint8Array(n * C);
-  const seenCount = new Int32Array(n);
-  const see = (m: number, c: number) => {
-    if (!seen[m * C + c]) ((seen[m * C + c] = 1), seenCount[m]!++);
-  };
-  for (let r = 0; r < d.a.length; r++) (see(d.a[r]!, d.cluster[r]!), see(d.b[r]!, d.cluster[r]!));
-  const anchored = d.models.map((_, m) => seenCount[m]! >= MIN_QUESTIONS);
-  return anchored.some(Boolean) ? anchored : anchored.map(() => true);
 }
 
 /** The plain ratings' intervals from sandwich.ts's question-clustered covariance (± t(Q − 1) · se). */

@@ -95,8 +95,8 @@ function cells(bridge: BridgeMatch[], qIndex: Map<number, number>): Cells {
   return { confusion, incons };
 }
 
-/** Agreement, agreement without ties, kappa, kappa without ties, old and new inconsistency under weights. */
-function pooled(c: Cells, nq: number, w?: Float64Array): number[] {
+/** The questions' confusion (3×3, with and without ties: 2×2) and inconsistency counts summed under weights. */
+function summed(c: Cells, nq: number, w?: Float64Array) {
   const m = new Float64Array(9);
   const inc = new Float64Array(4);
   for (let q = 0; q < nq; q++) {
@@ -105,13 +105,23 @@ function pooled(c: Cells, nq: number, w?: Float64Array): number[] {
     for (let k = 0; k < 9; k++) m[k]! += x * c.confusion[q * 9 + k]!;
     for (let k = 0; k < 4; k++) inc[k]! += x * c.incons[q * 4 + k]!;
   }
-  const total = m.reduce((s, v) => s + v, 0);
-  const agree = m[0]! + m[4]! + m[8]!;
   const m2 = Float64Array.from([m[0]!, m[1]!, m[3]!, m[4]!]);
-  const total2 = m2.reduce((s, v) => s + v, 0);
+  const sum = (x: Float64Array) => x.reduce((s, v) => s + v, 0);
+  return {
+    m,
+    m2,
+    inc,
+    withTies: { agree: m[0]! + m[4]! + m[8]!, total: sum(m) },
+    withoutTies: { agree: m2[0]! + m2[3]!, total: sum(m2) },
+  };
+}
+
+/** Agreement, agreement without ties, kappa, kappa without ties, old and new inconsistency under weights. */
+function pooled(c: Cells, nq: number, w?: Float64Array): number[] {
+  const { m, m2, inc, withTies: a, withoutTies: b } = summed(c, nq, w);
   return [
-    total ? agree / total : NaN,
-    total2 ? (m2[0]! + m2[3]!) / total2 : NaN,
+    a.total ? a.agree / a.total : NaN,
+    b.total ? b.agree / b.total : NaN,
     kappaFromConfusion(m, 3),
     kappaFromConfusion(m2, 2),
     inc[1] ? inc[0]! / inc[1] : NaN,
@@ -152,27 +162,14 @@ export function successionFigures(
       per.map((r) => r[k]!),
       level,
     );
-  // the comparisons themselves: with ties (k = 0) or without (k = 1)
-  const counts = (k: number) => {
-    const m = c.confusion;
-    let agree = 0;
-    let total = 0;
-    for (let q = 0; q < clusters.length; q++)
-      for (let x = 0; x < 3; x++)
-        for (let y = 0; y < 3; y++) {
-          if (k && (x === 2 || y === 2)) continue;
-          const v = m[q * 9 + x * 3 + y]!;
-          total += v;
-          if (x === y) agree += v;
-        }
-    return { agree, total };
-  };
+  // the comparisons themselves
+  const { withTies, withoutTies } = summed(c, clusters.length);
   const { ratings, kendall } = ratingFigures(bridge, clusters, draws, level);
   return {
     matches: bridge.length,
     questions: clusters.length,
-    agreement: { ...col(0), ...counts(0) },
-    agreementWithoutTies: { ...col(1), ...counts(1) },
+    agreement: { ...col(0), ...withTies },
+    agreementWithoutTies: { ...col(1), ...withoutTies },
     kappa: col(2),
     kappaWithoutTies: col(3),
     inconsistency: { old: col(4), new: col(5) },

@@ -1,9 +1,8 @@
 // Two judges side by side (the home page's GPT-4 vs Llama-2-70B block): quality per turn, agreement
 // with the experts, the correlation of their leaderboards, and a reading of the difference.
 import { agreement, type AgreementRow } from '../../core/stats/agreement.ts';
-import { qualityRows, winRateCorrelation } from '../../core/stats/judge-quality.ts';
+import { qualityRows, qualityRowsFromOutcomes, winRateCorrelation } from '../../core/stats/judge-quality.ts';
 import { judgeFigures, readTwoJudges, type JudgeFigures, type JudgeSide } from '../../core/judge-reading.ts';
-import { qualityRowsFromOutcomes } from '../../core/stats/recorded-quality.ts';
 import { likeForLike, type LikeForLike } from '../../core/stats/like-for-like.ts';
 import { ownMatches, type OwnMatches } from '../../core/stats/own-matches.ts';
 import { readDuel } from '../../core/duel-reading.ts';

@@ -4,12 +4,12 @@ import type { AgreementRow } from '../../core/stats/agreement.ts';
 import { gameConfidence } from '../../core/stats/confidence.ts';
 import {
   qualityRows,
+  qualityRowsFromOutcomes,
   winRateCorrelation,
   type CorrelationRow,
   type QualityGame,
   type QualityRow,
 } from '../../core/stats/judge-quality.ts';
-import { qualityRowsFromOutcomes } from '../../core/stats/recorded-quality.ts';
 import { likeForLike, type LikeForLike } from '../../core/stats/like-for-like.ts';
 import { pairVerdict } from '../../core/verdict/stored.ts';
 import type { Game } from '../../core/types.ts';

@@ -11,7 +11,6 @@
 //   read    (the Worker): never computes; a missing row is refused (ReportMissing), a stale one shown as it is.
 import type { DataDigest, ReportKey, ReportReads, StoredReport } from '../../storage/report-store.ts';
 import type { Store } from '../../storage/store.ts';
-import { sha256Hex } from '../../core/sha256.ts';
 import type { Memo, SiteOptions } from './catalog.ts';
 
 /** The format of the stored bodies: bump it when a report's computation or shape changes. */
@@ -55,7 +54,7 @@ export const encodeReport = (v: unknown): string =>
     typeof x === 'number' && !Number.isFinite(x) ? { [NUMBER]: String(x) } : x,
   ) ?? 'null';
 /** A stored body read back (what encodeReport wrote). */
-export function decodeReport<T>(body: string): T {
+function decodeReport<T>(body: string): T {
   // the reviver visits every value: only a body that holds an encoded number needs it
   return (
     body.includes(`"${NUMBER}"`)
@@ -80,29 +79,14 @@ function reportKey(key: string, o: SiteOptions): ReportKey {
 /**
  * The digest a report is current at: the format, and the digest of what it reads (its judges' games and votes,
  * the labelled-set items and the tables it declares). A published digest of an older shape matches nothing.
+ * Through Web Crypto (native on Node and Workers alike: the Worker's own SHA-256 would cost milliseconds a report).
  */
-export function reportDigest(r: ReportReads, d: DataDigest): string {
-  return sha256Hex(digestInput(r, d)).slice(0, 32);
-}
-
-/** What reportDigest hashes. */
-function digestInput(r: ReportReads, d: DataDigest): string {
+async function reportDigest(r: ReportReads, d: DataDigest): Promise<string> {
   const judges = r.judges === 'all' ? Object.keys(d.judges).sort() : r.judges;
   const tables = (['pairSets', ...r.tables] as const).map((t) => [t, d.tables?.[t] ?? null]);
-  return JSON.stringify([REPORT_VERSION, tables, judges.map((j) => [j, d.judges[j] ?? null])]);
-}
-
-/**
- * reportDigest through the runtime's Web Crypto where there is one (native, asynchronous): on Workers the
- * synchronous digest is SHA-256 in JavaScript, milliseconds per report on a new isolate's first request.
- */
-async function reportDigestAsync(r: ReportReads, d: DataDigest): Promise<string> {
-  const subtle = (globalThis as { crypto?: { subtle?: SubtleCrypto } }).crypto?.subtle;
-  if (!subtle) return reportDigest(r, d);
-  const hash = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(digestInput(r, d))));
-  let hex = '';
-  for (const b of hash.subarray(0, 16)) hex += (b < 16 ? '0' : '') + b.toString(16);
-  return hex;
+  const text = JSON.stringify([REPORT_VERSION, tables, judges.map((j) => [j, d.judges[j] ?? null])]);
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return [...hash.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** The site's data memo over stored reports (see the top of this file). */
@@ -181,14 +165,7 @@ export class StoredReports implements Memo {
     if (!known) this.digests.set(d, (known = new Map()));
     const key = JSON.stringify(reads);
     let digest = known.get(key);
-    // the modes that read the content digest hashed it here with sha256Hex (native on Node: microseconds a
-    // report); the Worker's (read) never did, and hashes through Web Crypto
-    if (digest === undefined)
-      known.set(
-        key,
-        (digest =
-          this.o.mode === 'read' ? reportDigestAsync(reads, d) : Promise.resolve(reportDigest(reads, d))),
-      );
+    if (digest === undefined) known.set(key, (digest = reportDigest(reads, d)));
     return digest;
   }
 

@@ -6,8 +6,9 @@ import { sha256Hex } from '../../core/sha256.ts';
 import type { DataDigest, DigestTable, ReportKey, ReportStore, StoredReport } from '../report-store.ts';
 import { chunk, type DrizzleStoreOptions } from './shared.ts';
 
-/** A database opened read-only before its migration to the reports table has none: no report is stored there. */
-export const noTable = (e: unknown) => /no such table: reports/.test(String((e as Error)?.message ?? e));
+/** A database opened read-only before its migration to the reports (or pages) table has none: nothing is stored there. */
+export const noTable = (e: unknown) =>
+  /no such table: (reports|pages)/.test(String((e as Error)?.message ?? e));
 
 /** The keys as the one JSON parameter of a read: `[[view, params], ...]`. */
 export const keysJson = (keys: ReportKey[]): string => JSON.stringify(keys.map((k) => [k.view, k.params]));
@@ -16,11 +17,6 @@ export const keysJson = (keys: ReportKey[]): string => JSON.stringify(keys.map((
 export const REPORTS_BY_KEYS =
   'SELECT view, params, digest, version, body, built_at AS builtAt, ms FROM reports WHERE (view, params) IN ' +
   "(SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))";
-
-/** `current`'s read up to its first parameter (the view); the second is the params. */
-const CURRENT_HEAD =
-  "SELECT p.body AS body FROM reports p JOIN reports s ON s.view = '_state' AND s.params = '' " +
-  'AND p.digest = s.body WHERE p.view = ';
 
 export class DrizzleReports implements ReportStore {
   constructor(private readonly o: DrizzleStoreOptions) {}
@@ -38,18 +34,6 @@ export class DrizzleReports implements ReportStore {
         );
     } catch (e) {
       if (noTable(e)) return [];
-      throw e;
-    }
-  }
-
-  async current(view: string, params: string): Promise<string | undefined> {
-    try {
-      const rows = await this.o.db.all<{ body: string }>(
-        sql`${sql.raw(CURRENT_HEAD)}${view} AND p.params = ${params}`,
-      );
-      return rows[0]?.body;
-    } catch (e) {
-      if (noTable(e)) return undefined;
       throw e;
     }
   }

@@ -88,6 +88,8 @@ interface Ctx {
     d: object,
   ): Response;
   refuse(c: Context, status: 400 | 401 | 403 | 404 | 409 | 429, message: string): Response;
+  /** 429 with Retry-After: a limit says to wait `wait` seconds; `message` ends in "; try again in N s." */
+  slowDown(c: Context, wait: number, message: string): Response;
 }
 
 export function annotateRoutes(
@@ -116,6 +118,10 @@ export function annotateRoutes(
     html,
     refuse: (c, status, message) =>
       html(c, status, 'error', status === 429 ? 'Slow down' : `Error ${status}`, { status, message }),
+    slowDown: (c, wait, message) => {
+      c.header('Retry-After', String(wait));
+      return x.refuse(c, 429, `${message}; try again in ${wait} s.`);
+    },
   };
   guard(app, x);
   loginRoutes(app, x);
@@ -138,13 +144,9 @@ function guard(app: Hono, x: Ctx): void {
     // a signed session names its annotator (whether it is still open is the route's to check)
     const s = await readSession(c, x.sessions);
     const wait = await x.perAddress.hit(s ? `annotator:${s.annotatorId}` : x.address(c), x.now());
-    if (!wait) return next();
-    c.header('Retry-After', String(wait));
-    return x.refuse(
-      c,
-      429,
-      `Too many requests from ${s ? 'your session' : 'your address'}; try again in ${wait} s.`,
-    );
+    return wait
+      ? x.slowDown(c, wait, `Too many requests from ${s ? 'your session' : 'your address'}`)
+      : next();
   });
   app.use(path, csrf());
   app.use(
@@ -174,10 +176,7 @@ function loginRoutes(app: Hono, x: Ctx): void {
 
   app.post('/annotate/login', async (c) => {
     const wait = await x.perLogin.hit(x.address(c), x.now());
-    if (wait) {
-      c.header('Retry-After', String(wait));
-      return x.refuse(c, 429, `Too many login attempts; try again in ${wait} s.`);
-    }
+    if (wait) return x.slowDown(c, wait, 'Too many login attempts');
     const token = (await c.req.parseBody()).token;
     const sid = newSessionId();
     const a =
@@ -253,10 +252,7 @@ function voteRoutes(app: Hono, x: Ctx): void {
         'This form is not from your session (CSRF token missing or wrong). Reload the page.',
       );
     const wait = await x.perVoter.hit(String(me.a.id), x.now());
-    if (wait) {
-      c.header('Retry-After', String(wait));
-      return x.refuse(c, 429, `Too many votes in a minute; try again in ${wait} s.`);
-    }
+    if (wait) return x.slowDown(c, wait, 'Too many votes in a minute');
     const choice = form.choice;
     if (typeof choice !== 'string' || !CHOICE_SET.has(choice))
       return x.refuse(c, 400, 'The choice must be A, B, tie, bothbad or skip.');

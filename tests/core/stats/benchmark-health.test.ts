@@ -25,7 +25,7 @@ import {
   skipWhy,
 } from '../../support/materials.ts';
 import { python, pythonSkip } from '../../support/python.ts';
-import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
+import { mtbenchReleaseDb, releaseJudgmentsDb } from '../../support/mtbench-release.ts';
 
 const DIR = MTBENCH_DIR;
 const skipReason = skipWhy('benchmark-health', noMtbench('the real MT-Bench release'), pythonSkip);
@@ -268,9 +268,9 @@ describe.skipIf(!!auditSkip)(
     const db = join(tmp, 'study.db');
     const LLAMA = 'llama-2-70b-instruct-v2';
     beforeAll(async () => {
-      await releaseDb(db);
+      // the release with the study's judgments imported under LLAMA, once per run
       const file = join(JUDGE_LLAMA2_DIR!, 'model_judgment', 'L40-Llama-2-70b-instruct-v2.jsonl.gz');
-      await arenaOk(['import', 'judgments', file, '--judge', LLAMA, '--db', db]);
+      await releaseJudgmentsDb(db, file, LLAMA);
     }, 300_000);
 
     it('GPT-4 0.933 (14 of 15 pairs), Llama-2 0.800 (12 of 15); the experts separate 14 of 15', async () => {

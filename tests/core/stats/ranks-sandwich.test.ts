@@ -13,8 +13,9 @@ import {
 } from '../../../src/core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry, sandwichCovariance } from '../../../src/core/stats/sandwich.ts';
 import { normalQuantile, tQuantile } from '../../../src/core/stats/normal.ts';
-import { arenaJson, arenaOk, tmpDir } from '../../support/cli.ts';
+import { arenaJson, tmpDir } from '../../support/cli.ts';
 import { MTBENCH_DIR, noMtbench, readCsv, scoreOfA, skipWhy } from '../../support/materials.ts';
+import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
 import { python, pythonSkip } from '../../support/python.ts';
 
 const DIR = MTBENCH_DIR;
@@ -152,7 +153,7 @@ describe.skipIf(!!skipReason)(
         join(dir, 'human_judgments', 'mt_bench_gpt4_pair.csv'),
         (r) => r.judge === 'gpt4_pair',
       );
-      await arenaOk(['import', 'mtbench', '--dir', dir, '--db', db]);
+      await mtbenchReleaseDb(db, dir); // `arena import mtbench --dir`, once per run
     }, 180_000);
 
     for (const [judge, get] of [

@@ -1,9 +1,14 @@
-// The handful of MT-Bench games the real model judges (tests/judges/llama-cpp/real-*.test.ts, bench/llama.ts):
-// three of the release's shortest turn-1 questions without a reference answer, alpaca-13b against llama-13b in
-// both orders, greedy, a short reply.
-import { readFileSync } from 'node:fs';
+// The handful of MT-Bench games the real model judges (tests/judges/llama-cpp/real-*.test.ts): three of the
+// release's shortest turn-1 questions without a reference answer, alpaca-13b against llama-13b in both orders,
+// greedy, a short reply; and the in-process judge's games on them, played once per run.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { arenaOk } from '../../support/cli.ts';
+import { MTBENCH_DIR } from '../../support/materials.ts';
+import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
+import { REAL_GGUF } from '../../support/real-model.ts';
+import { runShared } from '../../support/run-shared.ts';
 
 const IDS = [98, 91, 92];
 const MAX_TOKENS = 64;
@@ -25,6 +30,36 @@ export function realGamesQuestions(mtbenchDir: string): string {
   if (kept.length !== IDS.length)
     throw new Error(`${mtbenchDir}/question.jsonl lacks some of ${IDS.join(', ')}`);
   return kept.join('\n') + '\n';
+}
+
+/**
+ * The in-process judge's games (`arena run --judge llama-cpp/<REAL_GGUF>`), played once per `vitest run`
+ * (tests/support/run-shared.ts) for the files that compare them with llama-cpp-python and with its server: the
+ * release with those games (arena.db: copy it before writing) and their questions.
+ */
+export async function realModelGames(): Promise<{ db: string; questions: string }> {
+  const dir = await runShared(
+    'real-model-games',
+    async (scratch) => {
+      const db = await mtbenchReleaseDb(join(scratch, 'arena.db'));
+      const questions = join(scratch, 'question.jsonl');
+      writeFileSync(questions, realGamesQuestions(MTBENCH_DIR!));
+      await arenaOk(
+        [
+          'run',
+          '--db',
+          db,
+          '--judge',
+          `llama-cpp/${REAL_GGUF}?${REAL_GAMES.options}`,
+          '--questions',
+          questions,
+        ].concat(REAL_GAMES.args),
+        { timeoutMs: 300_000 },
+      );
+    },
+    600_000,
+  );
+  return { db: join(dir, 'arena.db'), questions: join(dir, 'question.jsonl') };
 }
 
 export interface StoredGame {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, tmpDir } from '../../support/cli.ts';
-import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
+import { releaseJudgmentsDb } from '../../support/mtbench-release.ts';
 import { answerLengths, MTBENCH_MODELS, MTBENCH_GPT4_ORDER } from '../../support/materials.ts';
 
 const MT = process.env.MTBENCH_DIR;
@@ -13,8 +13,8 @@ const PHI = 'format_samples/phi-3_vs_phi-3-dpo/gpt-4_pair.jsonl';
 describe.skipIf(!MT)('analytics on the MT-Bench release (MTBENCH_DIR)', () => {
   const db = join(tmpDir('arena-analytics-'), 'arena.db');
   beforeAll(async () => {
-    await mtbenchReleaseDb(db, MT);
-    await arenaOk(['import', 'judgments', '--db', db, join(MT!, PHI)]);
+    // the release with PHI imported, once per run
+    await releaseJudgmentsDb(db, join(MT!, PHI));
   }, 120_000);
 
   it('arena bias: per-order win rates and conflicts of GPT-4 on phi-3 vs phi-3-dpo equal the counts in the FastChat judgment file', async () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MIN_QUESTIONS_FOR_INTERVALS } from '../../../src/core/stats/rating-rows.ts';
 import { arenaJson, arenaOk, playOwn, tmpDir } from '../../support/cli.ts';
+import { releaseJudgmentsDb } from '../../support/mtbench-release.ts';
 
 const MT = process.env.MTBENCH_DIR;
 const PHI = 'format_samples/phi-3_vs_phi-3-dpo/gpt-4_pair.jsonl';
@@ -60,8 +61,8 @@ describe('small samples beyond the ratings: win rates and position bias', () => 
 describe.skipIf(!MT)('position bias by MT-Bench category (at most 10 questions each)', () => {
   const db = join(tmpDir('arena-small-bias-'), 'arena.db');
   beforeAll(async () => {
-    await arenaOk(['import', 'mtbench', '--dir', MT!, '--db', db]);
-    await arenaOk(['import', 'judgments', '--db', db, join(MT!, PHI)]);
+    // the release with PHI imported, once per run
+    await releaseJudgmentsDb(db, join(MT!, PHI));
   }, 120_000);
 
   it('a row per category has no interval; the pooled row over its 74 questions has one', async () => {

@@ -1,4 +1,4 @@
-// The Store contract, the ops' records: refreshes, checkpoints and Batch API jobs.
+// The Store contract, the ops' records: refreshes, checkpoints and Batch API jobs; and the stored pages.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { BatchRecord, CheckpointRecord, RefreshRecord, Store } from '../../../src/storage/store.ts';
 
@@ -176,6 +176,30 @@ export function describeBatches(current: () => Store): void {
       // saving again replaces by id
       await store.batches.save(batch({ id: 'batch_old', status: 'expired', gameIds: [], createdAt: 500 }));
       expect((await store.batches.list({ status: 'expired' })).map((b) => b.gameIds)).toEqual([[]]);
+    });
+  });
+}
+
+export function describePages(current: () => Store): void {
+  describe('pages', () => {
+    it('serves a page only while the reports are at the state it was rendered from; replace swaps them all', async () => {
+      const store = current();
+      const page = (key: string, state: string) => ({ key, state, body: `{"body":"${key}"}`, builtAt: 1 });
+      const state = (body: string) =>
+        store.reports.put([{ view: '_state', params: '', digest: '', version: 1, body, builtAt: 1, ms: 0 }]);
+      expect(await store.pages.current('/')).toBeUndefined();
+      await store.pages.replace([page('/', 's1'), page('/judges', 's1')]);
+      expect(await store.pages.current('/')).toBeUndefined();
+      await state('s1');
+      expect(await store.pages.current('/')).toBe('{"body":"/"}');
+      expect(await store.pages.current('/nope')).toBeUndefined();
+      await state('s2');
+      expect(await store.pages.current('/')).toBeUndefined();
+      await store.pages.replace([page('/', 's2')]);
+      expect(await store.pages.list()).toEqual([page('/', 's2')]);
+      expect(await store.pages.current('/')).toBe('{"body":"/"}');
+      await store.pages.replace([]);
+      expect(await store.pages.list()).toEqual([]);
     });
   });
 }

@@ -1,0 +1,77 @@
+// SoftEnt-Cali on the real model (SmolLM2-135M-Instruct, scripts/test-models.sh): `arena run --reliability
+// softent-cali` stores each game's score, checked against llama-cpp-python (tests/reference/llama_cpp_ref.py) on
+// the same files and tokens.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { arenaJson, arenaOk, tmpDir } from '../../support/cli.ts';
+import { MTBENCH_DIR, noMtbench, skipWhy } from '../../support/materials.ts';
+import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
+import { assertRealModel, llamaCppPython, REAL_GGUF, realModelSkip } from '../../support/real-model.ts';
+import { writeSwappedBlocks } from './foundation.ts';
+import { REAL_GAMES, realGamesQuestions, storedGames } from './real-games.ts';
+
+const skip = realModelSkip || skipWhy('real model', noMtbench('the games the real model judges'));
+
+const dir = tmpDir('arena-real-softent-');
+
+describe.skipIf(!!skip)('SoftEnt-Cali on the real model, against llama-cpp-python', () => {
+  it("arena run --reliability softent-cali stores each game's score (judge's mean reply entropy minus the foundation's), equal to the reference to 1e-4", async () => {
+    assertRealModel();
+    // no foundation model of SmolLM2 is reachable: a stand-in with the same vocabulary (foundation.ts)
+    const base = join(dir, 'foundation.gguf');
+    await writeSwappedBlocks(REAL_GGUF, base, 10, 11);
+    const softDb = await mtbenchReleaseDb(join(dir, 'softent.db'));
+    const one = join(dir, 'one-question.jsonl');
+    writeFileSync(one, realGamesQuestions(MTBENCH_DIR!).split('\n')[0]! + '\n');
+    const judgeSpec = `llama-cpp/${REAL_GGUF}?threads=1&ctx=1024&sequences=1&reuse=off`;
+    await arenaOk(
+      [
+        'run',
+        '--db',
+        softDb,
+        '--judge',
+        judgeSpec,
+        '--questions',
+        one,
+        '--reliability',
+        'softent-cali',
+      ].concat(['--base-gguf', base], REAL_GAMES.args),
+      { timeoutMs: 300_000 },
+    );
+    const ours = storedGames(softDb, 'llama-cpp/');
+    expect(ours.length).toBe(2);
+    const ref = llamaCppPython<{ verdict: string; judge: number; base: number; cali: number }[]>({
+      model: REAL_GGUF,
+      n_ctx: 1024,
+      threads: 1,
+      ops: ours.map((g) => ({
+        op: 'softent',
+        system: g.system,
+        user: g.user,
+        max_tokens: REAL_GAMES.maxTokens,
+        base,
+      })),
+    });
+    ours.forEach((g, i) => {
+      const where = `game ${g.questionId} ${g.order}`;
+      expect(g.reliability, where).not.toBeNull();
+      expect(Math.abs(g.reliability! - ref[i]!.cali), where).toBeLessThan(1e-4);
+      // the stand-in is another model: the calibration is not zero
+      expect(Math.abs(ref[i]!.base - ref[i]!.judge), where).toBeGreaterThan(1e-3);
+    });
+    // listed where the per-game confidence is
+    const listed = await arenaJson<{ reliability?: number }[]>([
+      'judges',
+      '--db',
+      softDb,
+      '--games',
+      ours[0]!.judge,
+    ]);
+    expect(listed.map((r) => r.reliability)).toEqual(expect.arrayContaining(ours.map((g) => g.reliability)));
+    console.log(
+      `[softent-cali] ${ours.length} games: stored ${ours.map((g) => g.reliability!.toFixed(6)).join(', ')}; ` +
+        `reference ${ref.map((r) => `${r.cali.toFixed(6)} (${r.judge.toFixed(4)} - ${r.base.toFixed(4)})`).join(', ')}`,
+    );
+  }, 600_000);
+});
