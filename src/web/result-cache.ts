@@ -3,18 +3,11 @@
 // fingerprint (game and vote counts per judge, the runs' progress, the newest refresh, the checkpoints, the
 // questions' and answers' stamp) re-read at most once per `checkMs`. A fingerprint change, or `maxAgeMs` without
 // one, drops everything. Its keys are the site's validated names (judges, models, filters), so the data bounds it.
-import { VERSION_READS } from '../reports/site/catalog.ts';
 import type { Store } from '../storage/store.ts';
 
 export interface CacheOptions {
   /** how often the data fingerprint is re-read (ms); 0 = on every request */
   checkMs?: number;
-  /**
-   * A cheap token of the store's data that changes whenever the data may have (SQLite: SqliteStore.dataVersion).
-   * When it is still the one the fingerprint was read at, the fingerprint is not read again (`maxAgeMs` still
-   * drops everything).
-   */
-  version?: () => string;
   /** drop everything at least this often, even with an unchanged fingerprint (catches re-parses) */
   maxAgeMs?: number;
   now?: () => number;
@@ -29,9 +22,6 @@ export class ResultCache {
   private readonly checkMs: number;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
-  private readonly token: (() => string) | undefined;
-  /** the store's data token when the fingerprint was last read */
-  private tokenAt: string | undefined;
 
   constructor(
     private readonly store: Store,
@@ -40,35 +30,14 @@ export class ResultCache {
     this.checkMs = o.checkMs ?? 1000;
     this.maxAgeMs = o.maxAgeMs ?? 5 * 60_000;
     this.now = o.now ?? (() => Date.now());
-    this.token = o.version;
-  }
-
-  /** The data version the cached values belong to (changes whenever the cache is dropped). */
-  get version(): string {
-    return this.fingerprint;
-  }
-
-  /** Whether `fresh()` would re-read the fingerprint now (until then, what the cache holds is current). */
-  get due(): boolean {
-    const t = this.now();
-    return t - this.checkedAt >= this.checkMs || t - this.filledAt >= this.maxAgeMs;
   }
 
   /** Re-read the fingerprint if it is due; drop every value when the data changed. */
   async fresh(): Promise<void> {
-    if (!this.due) return;
     const t = this.now();
-    if (this.token && t - this.filledAt < this.maxAgeMs) {
-      const token = this.token();
-      if (token === this.tokenAt) {
-        this.checkedAt = t;
-        return;
-      }
-    }
+    if (t - this.checkedAt < this.checkMs && t - this.filledAt < this.maxAgeMs) return;
     this.checking ??= (async () => {
       try {
-        // read before the fingerprint: a write landing in between is seen by the next check
-        const token = this.token?.();
         const [judges, runs, refreshes, checkpoints, catalog] = await Promise.all([
           this.store.games.judges(),
           this.store.runs.list(),
@@ -90,13 +59,8 @@ export class ResultCache {
           this.entries.clear();
           this.fingerprint = fp;
           this.filledAt = t2;
-          // what the new version was read from: the site's data asks for these too (a page's D1 calls fewer)
-          this.keep(VERSION_READS.judges, judges);
-          this.keep(VERSION_READS.runs, runs);
-          this.keep(VERSION_READS.lastRefresh, refreshes);
         }
         this.checkedAt = t2;
-        this.tokenAt = token;
       } finally {
         this.checking = undefined;
       }
@@ -115,33 +79,18 @@ export class ResultCache {
     return p;
   }
 
-  /** Forget the value of `key`, computed or being computed (the next get computes it again). */
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-
-  /** Hold `v` as the computed value of `key`. */
-  private keep(key: string, v: unknown): void {
-    this.entries.set(key, Promise.resolve(v));
-  }
-
   /** how many values the cache holds */
   get size(): number {
     return this.entries.size;
   }
 
+  /**
+   * Drop every value and re-read the fingerprint at the next fresh(): a purge, or this process changed the data (an
+   * annotator's vote), whose next request must show it (checkMs would hide it for up to a second).
+   */
   clear(): void {
     this.entries.clear();
-    this.wrote();
-  }
-
-  /**
-   * This process changed the data (an annotator's vote): the next fresh() re-reads the fingerprint, so its next
-   * request shows the change (on D1 no data version says so, and checkMs would hide it for up to a second).
-   */
-  wrote(): void {
     this.checkedAt = -Infinity;
-    this.tokenAt = undefined;
   }
 }
 
