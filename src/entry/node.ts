@@ -1,6 +1,7 @@
 // Node entry: the leaderboard app over a SQLite file, served by @hono/node-server.
 // `node --import tsx src/entry/node.ts <db> [port] [host]`, or use `arena serve` (src/cli/commands/serve.ts).
 import { serve, type ServerType } from '@hono/node-server';
+import { get } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { openSqliteStore } from '../storage/sqlite.ts';
@@ -27,6 +28,27 @@ export function nodeSite(o: AppOptions): { fetch: ReturnType<typeof createApp>['
   return { fetch: app.fetch };
 }
 
+/**
+ * One request over HTTP to a server that has just started listening on `host`:`port`, before it says so: the
+ * socket, node:http's parser, @hono/node-server's Request and Response and a compressed body streamed out are
+ * compiled then rather than on the first visitor's request (a page that does not exist; nothing is cached).
+ * Never fails: a warm-up that cannot connect only leaves that cost to the first visitor.
+ */
+export function warmOverHttp(host: string, port: number): Promise<void> {
+  const to = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return new Promise((resolve) => {
+    const req = get(
+      { host: to, port, path: '/.well-known/arena-warm-up', headers: { 'Accept-Encoding': 'gzip' } },
+      (res) =>
+        res
+          .on('end', resolve)
+          .on('error', () => resolve())
+          .resume(),
+    );
+    req.on('error', () => resolve());
+  });
+}
+
 /** Serve the app over a store; resolves once listening (port 0 picks a free port). */
 export async function serveNode(
   store: Store,
@@ -35,12 +57,16 @@ export async function serveNode(
   const host = o.host ?? '127.0.0.1';
   const site = nodeSite({ ...o, store });
   return new Promise((resolve) => {
-    const server = serve({ ...site, port: o.port ?? 3000, hostname: host }, (info) =>
-      resolve({
-        server,
-        url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}`,
-        close: () => new Promise<void>((r) => server.close(() => r())),
-      }),
+    const server = serve(
+      { ...site, port: o.port ?? 3000, hostname: host },
+      (info) =>
+        void warmOverHttp(host, info.port).then(() =>
+          resolve({
+            server,
+            url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}`,
+            close: () => new Promise<void>((r) => server.close(() => r())),
+          }),
+        ),
     );
   });
 }

@@ -26,8 +26,41 @@ export interface Env {
 
 let app: ReturnType<typeof createApp> | undefined;
 
+/** the first request's D1 binding (global scope has no env): what `preset`'s store reads */
+let db: AnyD1Database | undefined;
+/**
+ * The app of a Worker without optional vars, made while the script starts (its routes, caches and store), over the
+ * binding the first request brings: the first request then only reads and renders.
+ */
+const preset = createApp({ store: openD1Store(laterBinding(() => db)), reports: 'read', pages: true });
+// hono builds an app's route matcher on its first match: build the preset's now (no request, no I/O)
+preset.router.match('GET', '/');
+
+/**
+ * The optional vars that change the app, each with the value that changes nothing where it has one: a Worker
+ * whose vars are all absent or at that value takes the preset app (wrangler.toml sets ANNOTATE = "off").
+ */
+const OPTIONS = {
+  ADMIN_TOKEN: undefined,
+  INTERVALS: undefined,
+  SITE_URL: undefined,
+  ANNOTATE: 'off',
+  ANNOTATE_SECRET: undefined,
+  ANNOTATE_QUEUE: undefined,
+} as const satisfies Partial<Record<keyof Env, string>>;
+
+/** Whether `env` asks for nothing the preset app lacks. */
+export const presetFits = (env: Env): boolean =>
+  (Object.keys(OPTIONS) as (keyof typeof OPTIONS)[]).every(
+    (k) => env[k] === undefined || env[k] === OPTIONS[k],
+  );
+
 export default {
   fetch(request: Request, env: Env, ctx: unknown): Response | Promise<Response> {
+    if (!app && presetFits(env)) {
+      db = env.DB;
+      app = preset;
+    }
     // one app per isolate: its result cache lives as long as the isolate does
     app ??= createApp({
       store: openD1Store(env.DB),
@@ -43,6 +76,21 @@ export default {
     return app.fetch(request, env, ctx as never);
   },
 };
+
+/** A D1 binding whose every call goes to `binding()`, known only once a request brought it. */
+function laterBinding(binding: () => AnyD1Database | undefined): AnyD1Database {
+  const now = (): Record<string, (...a: unknown[]) => unknown> => {
+    const b = binding();
+    if (!b) throw new Error('[worker] no D1 binding yet (read before the first request)');
+    return b as never;
+  };
+  return {
+    prepare: (sql: string) => now().prepare!(sql),
+    batch: (statements: unknown[]) => now().batch!(statements),
+    exec: (sql: string) => now().exec!(sql),
+    dump: () => now().dump!(),
+  } as unknown as AnyD1Database;
+}
 
 function intervalsVar(v: string): 'bootstrap' | 'sandwich' {
   if (v !== 'bootstrap' && v !== 'sandwich')

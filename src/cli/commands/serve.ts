@@ -22,7 +22,7 @@ async function listen(
   annotate?: AnnotateOptions,
 ) {
   // loaded here, not at the top: the site's modules (charts, markdown) would slow down every `arena --help`
-  const [{ serve }, { nodeSite }] = await Promise.all([
+  const [{ serve }, { nodeSite, warmOverHttp }] = await Promise.all([
     import('@hono/node-server'),
     import('../../entry/node.ts'),
   ]);
@@ -39,7 +39,11 @@ async function listen(
       port,
       hostname: host,
     },
-    (info) => print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`),
+    // announced once one request has gone through the socket (src/entry/node.ts warmOverHttp)
+    (info) =>
+      void warmOverHttp(host, info.port).then(() =>
+        print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`),
+      ),
   );
   try {
     await new Promise<void>((resolve, reject) => {
