@@ -4,7 +4,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { get } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { deflateSync, gzipSync } from 'node:zlib';
-import { openSqliteStore } from '../storage/sqlite.ts';
+import { openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
 import type { Store } from '../storage/store.ts';
 import { createApp, type AppOptions } from '../web/app.ts';
 
@@ -19,11 +19,15 @@ export interface NodeServer {
  * write path stored (src/web/pages.ts) and computing what a live page needs that was not stored.
  */
 export function nodeSite(o: AppOptions): { fetch: ReturnType<typeof createApp>['fetch'] } {
+  // over SQLite the data fingerprint is read again only when the database may have changed (PRAGMA data_version)
+  const sqlite = o.store as Partial<Pick<SqliteStore, 'dataVersion'>>;
+  const version = typeof sqlite.dataVersion === 'function' ? () => sqlite.dataVersion!() : undefined;
   const app = createApp({
     // whole bodies through zlib, not a web stream per response (src/web/compress.ts)
     compress: (body, encoding) => (encoding === 'gzip' ? gzipSync(body) : deflateSync(body)),
     pages: true,
     ...o,
+    ...(version ? { cache: { version, ...o.cache } } : {}),
   });
   return { fetch: app.fetch };
 }

@@ -27,7 +27,16 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../db/migrations', impor
 
 export interface SqliteStore extends DrizzleStore {
   readonly sqlite: Database.Database;
+  /**
+   * A token that changes whenever the database may have changed: a commit by any other connection (`PRAGMA
+   * data_version`) or a row changed by this one (`total_changes()`), and which connection this is. Microseconds
+   * to read, where the site's data fingerprint is a pass over the games' index (src/web/result-cache.ts).
+   */
+  dataVersion(): string;
 }
+
+/** a number per connection opened by this process: a reopened file's counters start again */
+let connections = 0;
 
 /**
  * The Store on an embedded SQLite file (better-sqlite3). WAL journal: every committed game survives a
@@ -85,7 +94,11 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
       if (opts.readonly) removeIdleWal(file);
     },
   });
-  return Object.assign(retryWhenBusy(store, file, opts), { sqlite }) as SqliteStore;
+  const connection = ++connections;
+  const changes = sqlite.prepare('SELECT total_changes()').pluck();
+  const dataVersion = () =>
+    `${connection}:${String(sqlite.pragma('data_version', { simple: true }))}:${String(changes.get())}`;
+  return Object.assign(retryWhenBusy(store, file, opts), { sqlite, dataVersion }) as SqliteStore;
 }
 
 /**
@@ -171,8 +184,8 @@ function lockedError(file: string, waitedMs: number, cause: unknown): ArenaError
  * transaction, so a busy call changed nothing and retrying it is safe. The methods of every group
  * (`store.games`, `store.runs`, ...) are retried alike.
  */
-/** what retryWhenBusy hands out as it is */
-const SYNC: ReadonlySet<PropertyKey> = new Set(['close', 'constructor']);
+/** what retryWhenBusy hands out as it is (dataVersion reads no table: it never waits for a lock) */
+const SYNC: ReadonlySet<PropertyKey> = new Set(['close', 'constructor', 'dataVersion']);
 
 function retryWhenBusy<S extends DrizzleStore>(store: S, file: string, o: BusyOptions): S {
   const limit = o.busyRetryMs ?? 600_000;

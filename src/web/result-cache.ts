@@ -8,6 +8,12 @@ import type { Store } from '../storage/store.ts';
 export interface CacheOptions {
   /** how often the data fingerprint is re-read (ms); 0 = on every request */
   checkMs?: number;
+  /**
+   * A cheap token of the store's data that changes whenever the data may have (SQLite: SqliteStore.dataVersion).
+   * When it is still the one the fingerprint was read at, the fingerprint is not read again (`maxAgeMs` still
+   * drops everything).
+   */
+  version?: () => string;
   /** drop everything at least this often, even with an unchanged fingerprint (catches re-parses) */
   maxAgeMs?: number;
   now?: () => number;
@@ -22,6 +28,9 @@ export class ResultCache {
   private readonly checkMs: number;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
+  private readonly token: (() => string) | undefined;
+  /** the store's data token when the fingerprint was last read */
+  private tokenAt: string | undefined;
 
   constructor(
     private readonly store: Store,
@@ -30,14 +39,24 @@ export class ResultCache {
     this.checkMs = o.checkMs ?? 1000;
     this.maxAgeMs = o.maxAgeMs ?? 5 * 60_000;
     this.now = o.now ?? (() => Date.now());
+    this.token = o.version;
   }
 
   /** Re-read the fingerprint if it is due; drop every value when the data changed. */
   async fresh(): Promise<void> {
     const t = this.now();
     if (t - this.checkedAt < this.checkMs && t - this.filledAt < this.maxAgeMs) return;
+    if (this.token && t - this.filledAt < this.maxAgeMs) {
+      const token = this.token();
+      if (token === this.tokenAt) {
+        this.checkedAt = t;
+        return;
+      }
+    }
     this.checking ??= (async () => {
       try {
+        // read before the fingerprint: a write landing in between is seen by the next check
+        const token = this.token?.();
         const [judges, runs, refreshes, checkpoints, catalog] = await Promise.all([
           this.store.games.judges(),
           this.store.runs.list(),
@@ -61,6 +80,7 @@ export class ResultCache {
           this.filledAt = t2;
         }
         this.checkedAt = t2;
+        this.tokenAt = token;
       } finally {
         this.checking = undefined;
       }
@@ -86,11 +106,12 @@ export class ResultCache {
 
   /**
    * Drop every value and re-read the fingerprint at the next fresh(): a purge, or this process changed the data (an
-   * annotator's vote), whose next request must show it (checkMs would hide it for up to a second).
+   * annotator's vote), whose next request must show it (on D1 no data version says so, and checkMs would hide it).
    */
   clear(): void {
     this.entries.clear();
     this.checkedAt = -Infinity;
+    this.tokenAt = undefined;
   }
 }
 

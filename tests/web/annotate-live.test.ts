@@ -24,12 +24,12 @@ async function database(...models: string[]): Promise<string> {
   return db;
 }
 
-/** the site with /annotate over `store` (the data re-read on every request), and one logged-in annotator */
+/** the site with /annotate over `store` (the data version read as `arena serve` reads it), and one logged-in annotator */
 async function site(store: SqliteStore, name: string, o: Partial<AppOptions> = {}) {
   const app = createApp({
     store,
     annotate: { secret: SECRET },
-    cache: { checkMs: 0 },
+    cache: { checkMs: 0, version: () => store.dataVersion() },
     ...o,
   });
   const token = `token-${name}`;
