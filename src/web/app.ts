@@ -104,7 +104,6 @@ export function createApp(o: AppOptions) {
   const served = { pages: 0 };
   const site: Site = {
     store,
-    cache,
     data,
     check: lookups(data, cache),
     send,

@@ -3,7 +3,6 @@
 // fingerprint (game and vote counts per judge, the runs' progress, the newest refresh, the checkpoints, the
 // questions' and answers' stamp) re-read at most once per `checkMs`. A fingerprint change, or `maxAgeMs` without
 // one, drops everything. Its keys are the site's validated names (judges, models, filters), so the data bounds it.
-import { VERSION_READS } from '../reports/site/catalog.ts';
 import type { Store } from '../storage/store.ts';
 
 export interface CacheOptions {
@@ -43,21 +42,10 @@ export class ResultCache {
     this.token = o.version;
   }
 
-  /** The data version the cached values belong to (changes whenever the cache is dropped). */
-  get version(): string {
-    return this.fingerprint;
-  }
-
-  /** Whether `fresh()` would re-read the fingerprint now (until then, what the cache holds is current). */
-  get due(): boolean {
-    const t = this.now();
-    return t - this.checkedAt >= this.checkMs || t - this.filledAt >= this.maxAgeMs;
-  }
-
   /** Re-read the fingerprint if it is due; drop every value when the data changed. */
   async fresh(): Promise<void> {
-    if (!this.due) return;
     const t = this.now();
+    if (t - this.checkedAt < this.checkMs && t - this.filledAt < this.maxAgeMs) return;
     if (this.token && t - this.filledAt < this.maxAgeMs) {
       const token = this.token();
       if (token === this.tokenAt) {
@@ -90,10 +78,6 @@ export class ResultCache {
           this.entries.clear();
           this.fingerprint = fp;
           this.filledAt = t2;
-          // what the new version was read from: the site's data asks for these too (a page's D1 calls fewer)
-          this.keep(VERSION_READS.judges, judges);
-          this.keep(VERSION_READS.runs, runs);
-          this.keep(VERSION_READS.lastRefresh, refreshes);
         }
         this.checkedAt = t2;
         this.tokenAt = token;
@@ -115,31 +99,17 @@ export class ResultCache {
     return p;
   }
 
-  /** Forget the value of `key`, computed or being computed (the next get computes it again). */
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-
-  /** Hold `v` as the computed value of `key`. */
-  private keep(key: string, v: unknown): void {
-    this.entries.set(key, Promise.resolve(v));
-  }
-
   /** how many values the cache holds */
   get size(): number {
     return this.entries.size;
   }
 
+  /**
+   * Drop every value and re-read the fingerprint at the next fresh(): a purge, or this process changed the data (an
+   * annotator's vote), whose next request must show it (on D1 no data version says so, and checkMs would hide it).
+   */
   clear(): void {
     this.entries.clear();
-    this.wrote();
-  }
-
-  /**
-   * This process changed the data (an annotator's vote): the next fresh() re-reads the fingerprint, so its next
-   * request shows the change (on D1 no data version says so, and checkMs would hide it for up to a second).
-   */
-  wrote(): void {
     this.checkedAt = -Infinity;
     this.tokenAt = undefined;
   }

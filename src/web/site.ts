@@ -4,7 +4,6 @@ import type { Context } from 'hono';
 import type { SiteData } from '../reports/site/site-data.ts';
 import type { StoredReports } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
-import type { ResultCache } from './result-cache.ts';
 import { clip, MAX_PAGE_TEXT, WHOLE_TEXT_JSON } from './clip.ts';
 import type { Send } from './send.ts';
 import { markdown } from './markdown.ts';
@@ -14,7 +13,6 @@ import { assets, render } from './views.ts';
 
 export interface Site {
   store: Store;
-  cache: ResultCache;
   data: SiteData;
   /** the data-dependent parameter checks (404 for names the database does not know) */
   check: Lookups;

@@ -16,8 +16,6 @@ export interface Memo {
    * (src/reports/site/reads.ts); other values are only memoized.
    */
   get<T>(key: string, compute: () => Promise<T>, reads?: ReportReads): Promise<T>;
-  /** forget the value of `key` (a report computed since it was held: the next get asks again) */
-  delete?(key: string): void;
   /**
    * The judges it holds reports of, when it holds only some (the Worker: those of the last publish; a judge whose
    * first votes were cast on the site since has none); undefined: it has or computes every judge's.
@@ -36,16 +34,6 @@ export interface SiteOptions {
   intervals?: 'bootstrap' | 'sandwich';
 }
 
-/**
- * Memo keys of what the site's data version is read from (src/web/result-cache.ts reads them for its fingerprint
- * and keeps them under these keys for that version), so a page does not ask the store for them again.
- */
-export const VERSION_READS = {
-  judges: 'version:judges',
-  runs: 'version:runs',
-  lastRefresh: 'version:refreshes:1',
-} as const;
-
 /** Judges excluded from leaderboards: the paper's authors voted on a subset only (kept in agreement). */
 const NOT_RANKED = new Set([AUTHOR]);
 
@@ -57,7 +45,7 @@ export class Catalog {
 
   judges(): Promise<{ judge: string; games: number; votes: number }[]> {
     return this.cache.get('judges', async () => {
-      const js = [...(await this.cache.get(VERSION_READS.judges, () => this.store.games.judges()))];
+      const js = await this.store.games.judges();
       // the human experts first, then the judges by name
       return js.sort((a, b) => (a.judge === HUMAN ? -1 : b.judge === HUMAN ? 1 : a.judge < b.judge ? -1 : 1));
     });

@@ -3,7 +3,7 @@
 import { boardStory, type BoardStory } from './succession.ts';
 import type { RefreshRecord, RefreshStatus, RunRecord, Store } from '../../storage/store.ts';
 import { runSeen } from '../../core/run-seen.ts';
-import { VERSION_READS, type Memo } from './catalog.ts';
+import type { Memo } from './catalog.ts';
 
 export interface RefreshRow {
   id: string;
@@ -77,10 +77,7 @@ export class RunHistory {
   /** The newest change recorded by a run or refresh (null when the data was only imported). */
   provenance(): Promise<Provenance | null> {
     return this.cache.get('provenance', async () => {
-      const [runs, [refresh]] = await Promise.all([
-        this.cache.get(VERSION_READS.runs, () => this.store.runs.list()),
-        this.lastRefreshes(1),
-      ]);
+      const [runs, [refresh]] = await Promise.all([this.store.runs.list(), this.store.refreshes.list(1)]);
       const run = runs.reduce<RunRecord | undefined>(
         (a, r) => (!a || lastWrite(r) > lastWrite(a) ? r : a),
         undefined,
@@ -103,15 +100,8 @@ export class RunHistory {
   /** The last refreshes, newest first. */
   refreshes(limit = 30): Promise<RefreshRow[]> {
     return this.cache.get(`refreshes:${limit}`, async () =>
-      (await this.lastRefreshes(limit)).map((r) => refreshRow(runSeen(r))),
+      (await this.store.refreshes.list(limit)).map((r) => refreshRow(runSeen(r))),
     );
-  }
-
-  /** the last `limit` refreshes as stored; the newest one is read with the data version (VERSION_READS) */
-  private lastRefreshes(limit: number): Promise<RefreshRecord[]> {
-    return limit === 1
-      ? this.cache.get(VERSION_READS.lastRefresh, () => this.store.refreshes.list(1))
-      : this.store.refreshes.list(limit);
   }
 }
 

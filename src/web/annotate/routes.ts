@@ -263,7 +263,7 @@ function voteRoutes(app: Hono, x: Ctx): void {
       typeof form.reason === 'string' && form.reason.trim() ? form.reason.trim().slice(0, MAX_REASON) : null;
     const answer = { annotation: n, choice: choice as AnnotationChoice, reason, at: x.now() };
     const stored = await x.store.annotators.answer(answer);
-    if (stored) x.cache.wrote();
+    if (stored) x.cache.clear();
     // a second vote on the same match counts nothing, the first being stored; the annotator simply goes on
     if (stored || (await x.store.annotators.annotation(n.id))?.choice) return c.redirect('/annotate', 303);
     // still pending: the voter has a vote on this match already (imported); set it aside, say so
