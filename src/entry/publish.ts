@@ -3,11 +3,11 @@
 // must already have the same migrations (`wrangler d1 migrations apply`).
 import type Database from 'better-sqlite3';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArenaError } from '../core/types.ts';
-import { d1Execute, type D1Database } from './wrangler.ts';
+import { D1_TIMEOUT_MS, d1Execute, type D1Database } from './wrangler.ts';
 
 /**
  * Tables that belong to the migration tools, not to the data; `leases` (games in flight on this machine),
@@ -188,6 +188,8 @@ export async function writePublishSql(db: Database.Database, file: string): Prom
 export interface D1Target extends D1Database {
   /** where wrangler's output goes (default stderr, so that a caller's stdout stays its own) */
   output?: 'stdout' | 'stderr';
+  /** how long one run of the SQL may take (default: 2 minutes and 10 s per MB of it) */
+  timeoutMs?: number;
 }
 
 /**
@@ -203,10 +205,10 @@ export async function publishToD1(
   try {
     const file = join(dir, 'publish.sql');
     const n = await writePublishSql(db, file);
-    const r = d1Execute(
+    const r = await d1Execute(
       t,
       ['--file', file, '--yes'],
-      { stdio: ['ignore', t.output === 'stdout' ? 'inherit' : process.stderr, 'inherit'] },
+      { stdout: t.output, timeoutMs: t.timeoutMs ?? D1_TIMEOUT_MS + (statSync(file).size / 1e6) * 10_000 },
       { log, show: true },
     );
     if (r.status !== 0)

@@ -72,11 +72,11 @@ const QUERIES = {
 } as const;
 
 /** `wrangler d1 execute --json --command` of the statements: the rows of each, in order. */
-function execute(t: D1Target, statements: string[], log: (m: string) => void): unknown[][] {
-  const r = d1Execute<string>(
+async function execute(t: D1Target, statements: string[], log: (m: string) => void): Promise<unknown[][]> {
+  const r = await d1Execute(
     t,
     ['--json', '--command', statements.join(';\n')],
-    { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: MAX_OUTPUT, encoding: 'utf8' },
+    { capture: true, maxBuffer: MAX_OUTPUT, timeoutMs: t.timeoutMs },
     { log },
   );
   const why = r.error
@@ -110,12 +110,12 @@ type Row<K extends Table> = z.infer<(typeof QUERIES)[K]['row']>;
 type Rows = { [K in Table]: Row<K>[] };
 
 /** Every row of the site's tables, a page of each at a time by id (one wrangler call per page), each checked. */
-function readAll(t: D1Target, log: (m: string) => void): Rows {
+async function readAll(t: D1Target, log: (m: string) => void): Promise<Rows> {
   const out: Rows = { annotators: [], annotations: [], votes: [] };
   let open = Object.keys(QUERIES) as Table[];
   while (open.length) {
     const after = (k: Table) => out[k][out[k].length - 1]?.id ?? 0;
-    const pages = execute(
+    const pages = await execute(
       t,
       open.map((k) => {
         const q = QUERIES[k];
@@ -142,8 +142,11 @@ function readAll(t: D1Target, log: (m: string) => void): Rows {
 }
 
 /** The site's annotate state in D1; `log` is told of a wrangler run tried again. */
-export function readSiteAnnotate(t: D1Target, log: (m: string) => void = () => {}): SiteAnnotate {
-  const { annotators, annotations, votes } = readAll(t, log);
+export async function readSiteAnnotate(
+  t: D1Target,
+  log: (m: string) => void = () => {},
+): Promise<SiteAnnotate> {
+  const { annotators, annotations, votes } = await readAll(t, log);
   // a vote's id and judge are D1's own: this database numbers its votes, all of judge `annotators`
   return { annotators, annotations, votes: votes.map(({ id: _id, judge: _judge, ...v }) => v) };
 }
@@ -154,7 +157,7 @@ export async function pullSiteVotes(
   t: D1Target,
   log: (m: string) => void = () => {},
 ): Promise<MergedSite> {
-  const m = await store.annotators.mergeSite(readSiteAnnotate(t, log));
+  const m = await store.annotators.mergeSite(await readSiteAnnotate(t, log));
   log(
     `from D1 ${t.database}: ${m.votes} new votes, ${m.answers + m.annotations} annotations, ${m.redeemed} invites used`,
   );

@@ -1,6 +1,6 @@
 // How `arena publish` runs wrangler: the project's own wrangler (its bin script, with this node) when it is
 // installed beside it, without the npm start that `npx` costs on every call; `npx wrangler` otherwise.
-import { spawnSync, type SpawnSyncOptions, type SpawnSyncReturns } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -43,19 +43,49 @@ export interface D1Database {
   wrangler?: string | undefined;
 }
 
+/** How long one `wrangler d1 execute` may take by default: a local one has been seen to write every row and then
+ * never end (workerd idle), so none is waited on for ever. */
+export const D1_TIMEOUT_MS = 120_000;
+/** After SIGTERM, how long wrangler's process group has to end before SIGKILL. */
+const GRACE_MS = 3000;
+
+/** What `wrangler d1 execute` printed and how it ended; `timedOut` when it was stopped after `timeoutMs`. */
+export interface D1Run {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  /** it could not start (or printed more than `maxBuffer`) */
+  error?: Error;
+  timedOut: boolean;
+  /** what it printed, when `capture` */
+  stdout: string;
+  stderr: string;
+}
+
+/** `capture`: read its output (at most `maxBuffer` characters); else it goes to `stdout` (default stderr). */
+export interface D1RunOptions {
+  capture?: boolean;
+  maxBuffer?: number;
+  stdout?: 'stdout' | 'stderr';
+  env?: NodeJS.ProcessEnv;
+  /** how long one run may take (default D1_TIMEOUT_MS) */
+  timeoutMs?: number;
+}
+
 /**
- * `wrangler d1 execute <database> ...args`, run to its end. A local run is tried twice: wrangler runs a local file or
- * command as one D1 batch, which is one transaction, so a run that failed changed nothing, and miniflare's local D1
- * has been seen to fail one under load ("false == true", its own check that `SELECT total_changes()` gave a row) that
- * the same run then passed. A remote run is run once: its failures (a token, the network, a quota) are the user's.
+ * `wrangler d1 execute <database> ...args`, run to its end or for `timeoutMs`: wrangler runs workerd, so it runs in
+ * a process group of its own and a run over time is stopped with everything it started (and so is a run still going
+ * when this process exits). A local run is tried twice: wrangler runs a local file or command as one D1 batch, which
+ * is one transaction, so a run that failed changed nothing, and miniflare's local D1 has been seen to fail one under
+ * load ("false == true", its own check that `SELECT total_changes()` gave a row) that the same run then passed, and to
+ * hang after its last row. A remote run is run once: its failures (a token, the network, a quota) are the user's.
  * `o.log` is told of a second try, and of the command first when `o.show`.
  */
-export function d1Execute<T extends string | Buffer>(
+export async function d1Execute(
   t: D1Database,
   args: string[],
-  options: SpawnSyncOptions,
+  options: D1RunOptions = {},
   o: { log?: (m: string) => void; show?: boolean } = {},
-): SpawnSyncReturns<T> {
+): Promise<D1Run> {
   const log = o.log ?? (() => {});
   const cmd = wranglerCommand(
     [
@@ -66,13 +96,78 @@ export function d1Execute<T extends string | Buffer>(
   );
   if (o.show) log(cmd.shown);
   const env = { WRANGLER_SEND_METRICS: 'false', ...process.env, ...options.env };
+  const timeoutMs = options.timeoutMs ?? D1_TIMEOUT_MS;
   for (let tries = t.remote ? 1 : 2; ;) {
-    const r = spawnSync(cmd.file, cmd.args, { ...options, env }) as SpawnSyncReturns<T>;
-    if (r.status === 0 || r.error || --tries === 0) return r;
+    const r = await runGroup(cmd.file, cmd.args, env, timeoutMs, options);
+    if (r.status === 0 || (r.error && !r.timedOut) || --tries === 0) return r;
     log(
-      `wrangler d1 execute failed (exit ${r.status ?? r.signal}); a local run is one transaction: once more`,
+      `wrangler d1 execute ${r.timedOut ? `did not end within ${timeoutMs / 1000} s (stopped)` : `failed (exit ${r.status ?? r.signal})`}; a local run is one transaction: once more`,
     );
   }
+}
+
+function runGroup(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  o: D1RunOptions,
+): Promise<D1Run> {
+  return new Promise((done) => {
+    const out = { stdout: '', stderr: '' };
+    let error: Error | undefined;
+    let timedOut = false;
+    const child = spawn(file, args, {
+      env,
+      detached: true, // its own process group, workerd included: stopped as one
+      stdio: [
+        'ignore',
+        o.capture ? 'pipe' : o.stdout === 'stdout' ? 'inherit' : process.stderr,
+        o.capture ? 'pipe' : 'inherit',
+      ],
+    });
+    const group = (signal: NodeJS.Signals) => {
+      try {
+        if (child.pid) process.kill(-child.pid, signal);
+      } catch {
+        // the group is gone already
+      }
+    };
+    const max = o.maxBuffer ?? 1024 * 1024;
+    for (const k of ['stdout', 'stderr'] as const)
+      child[k]?.setEncoding('utf8').on('data', (d: string) => {
+        out[k] += d;
+        if (out[k].length > max && !error) {
+          error = new Error(`wrangler printed more than ${max} characters on ${k}`);
+          group('SIGKILL');
+        }
+      });
+    let grace: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      error = new Error(`did not end within ${timeoutMs / 1000} s`);
+      group('SIGTERM');
+      grace = setTimeout(() => group('SIGKILL'), GRACE_MS);
+    }, timeoutMs);
+    const onExit = () => group('SIGKILL');
+    process.once('exit', onExit);
+    let ended = false;
+    const end = (status: number | null, signal: NodeJS.Signals | null) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      process.off('exit', onExit);
+      // what it left running in its group (an idle workerd) goes with it
+      group('SIGKILL');
+      done({ status: timedOut ? null : status, signal, ...(error ? { error } : {}), timedOut, ...out });
+    };
+    child.once('error', (e) => {
+      error = e;
+      end(null, null);
+    });
+    child.once('close', end);
+  });
 }
 
 /**

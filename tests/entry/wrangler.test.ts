@@ -1,6 +1,7 @@
 // `wrangler d1 execute` as `arena publish` runs it (src/entry/wrangler.ts): a local run that failed is run once more
 // (it is one transaction, so it changed nothing), a remote one never. The wrangler here is a real script run by node
-// that writes down each start and fails the first ones, as miniflare's local D1 did under load ("false == true").
+// that writes down each start and fails the first ones, as miniflare's local D1 did under load ("false == true"), or
+// writes its rows and then never ends, as one did after a 33 MB publish (a workerd left idle).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -9,18 +10,30 @@ import { publishToD1 } from '../../src/entry/publish.ts';
 import { d1Execute } from '../../src/entry/wrangler.ts';
 import { tmpDir } from '../support/cli.ts';
 
-/** A wrangler that fails its first `failures` starts with wrangler's message, then succeeds; `starts()` lists them. */
-function fakeWrangler(failures: number) {
+/**
+ * A wrangler that fails its first `failures` starts with wrangler's message, or with `hang` prints its result and
+ * never ends (with a child of its own, as workerd is), then succeeds; `starts()` lists them, `children()` the pids.
+ */
+function fakeWrangler(failures: number, hang = false) {
   const dir = tmpDir('arena-wrangler-');
   const log = join(dir, 'starts.jsonl');
+  const pids = join(dir, 'children');
   const bin = join(dir, 'wrangler.mjs');
   writeFileSync(log, '');
+  writeFileSync(pids, '');
   writeFileSync(
     bin,
     `import { appendFileSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 const n = readFileSync(${JSON.stringify(log)}, 'utf8').split('\\n').filter(Boolean).length;
 appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + '\\n');
-if (n < ${failures}) { console.error('✘ [ERROR] false == true'); process.exit(1); }
+if (n < ${failures} && ${hang}) {
+  const child = spawn('sleep', ['600'], { stdio: 'ignore' });
+  appendFileSync(${JSON.stringify(pids)}, child.pid + '\\n');
+  console.log('[{"results":[],"success":true}]');
+  setInterval(() => {}, 1000);
+} else if (n < ${failures}) { console.error('✘ [ERROR] false == true'); process.exit(1); }
+else
 console.log('[{"results":[],"success":true}]');
 `,
   );
@@ -29,18 +42,32 @@ console.log('[{"results":[],"success":true}]');
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as string[]);
-  return { bin, starts };
+  const children = () => readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
+  return { bin, starts, children };
+}
+
+/** Whether process `pid` has ended within 5 s (an orphan killed is reaped by init a moment later). */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 50; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
 }
 
 describe('wrangler d1 execute', () => {
-  it('runs a local execute that failed once more, with the same arguments, and says so', () => {
+  it('runs a local execute that failed once more, with the same arguments, and says so', async () => {
     const w = fakeWrangler(1);
     const said: string[] = [];
     const t = { database: 'mt-arena', persistTo: '/tmp/d1', wrangler: w.bin };
-    const r = d1Execute<string>(
+    const r = await d1Execute(
       t,
       ['--json', '--command', 'SELECT 1'],
-      { encoding: 'utf8', stdio: 'pipe' },
+      { capture: true },
       {
         log: (m) => said.push(m),
       },
@@ -61,23 +88,15 @@ describe('wrangler d1 execute', () => {
     expect(said).toEqual(['wrangler d1 execute failed (exit 1); a local run is one transaction: once more']);
   });
 
-  it('reports a local execute that failed twice, and never runs a remote one again', () => {
+  it('reports a local execute that failed twice, and never runs a remote one again', async () => {
     const local = fakeWrangler(2);
-    const r = d1Execute<string>({ database: 'd', wrangler: local.bin }, [], {
-      encoding: 'utf8',
-      stdio: 'pipe',
-    });
+    const r = await d1Execute({ database: 'd', wrangler: local.bin }, [], { capture: true });
     expect([r.status, local.starts().length]).toEqual([1, 2]);
     expect(r.stderr).toContain('false == true');
     const remote = fakeWrangler(1);
     const said: string[] = [];
     const t = { database: 'd', remote: true, wrangler: remote.bin };
-    const rr = d1Execute<string>(
-      t,
-      [],
-      { encoding: 'utf8', stdio: 'pipe' },
-      { log: (m) => said.push(m), show: true },
-    );
+    const rr = await d1Execute(t, [], { capture: true }, { log: (m) => said.push(m), show: true });
     expect([rr.status, remote.starts()]).toEqual([1, [['d1', 'execute', 'd', '--remote']]]);
     expect(said).toEqual([expect.stringMatching(/^wrangler d1 execute d --remote$/)]);
   });
@@ -97,5 +116,39 @@ describe('wrangler d1 execute', () => {
       '[publish] wrangler d1 execute failed (exit 1)',
     );
     db.close();
+  });
+
+  it('stops a local execute that does not end (with what it started) and runs it once more; a remote one it reports', async () => {
+    const w = fakeWrangler(1, true);
+    const said: string[] = [];
+    const t = { database: 'mt-arena', wrangler: w.bin };
+    const r = await d1Execute(
+      t,
+      ['--command', 'SELECT 1'],
+      { capture: true, timeoutMs: 1500 },
+      {
+        log: (m) => said.push(m),
+      },
+    );
+    expect([r.status, r.timedOut, w.starts().length]).toEqual([0, false, 2]);
+    expect(said).toEqual([
+      'wrangler d1 execute did not end within 1.5 s (stopped); a local run is one transaction: once more',
+    ]);
+    // the hung run's own child went with it
+    const [child] = w.children();
+    expect(child).toBeGreaterThan(0);
+    expect(await gone(child!)).toBe(true);
+    const remote = fakeWrangler(1, true);
+    const rr = await d1Execute({ ...t, remote: true, wrangler: remote.bin }, [], {
+      capture: true,
+      timeoutMs: 1500,
+    });
+    expect([rr.status, rr.timedOut, rr.error?.message, remote.starts().length]).toEqual([
+      null,
+      true,
+      'did not end within 1.5 s',
+      1,
+    ]);
+    expect(await gone(remote.children()[0]!)).toBe(true);
   });
 });
