@@ -64,7 +64,8 @@ function errorDraws(cov: Float64Array, n: number, o: SimultaneousOptions) {
   const se = new Float64Array(n * n);
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++) se[i * n + j] = Math.sqrt(differenceVariance(cov, n, i, j));
-  return { n, se, draws: normalDraws(new Float64Array(n), cov, o.draws ?? MAX_T_DRAWS, o.seed ?? 1, o.df) };
+  const draws = normalDraws(new Float64Array(n), cov, o.draws ?? MAX_T_DRAWS, o.seed ?? 1, o.df);
+  return { n, se, draws, maxT: undefined as Float64Array[] | undefined };
 }
 
 /**
@@ -72,20 +73,34 @@ function errorDraws(cov: Float64Array, n: number, o: SimultaneousOptions) {
  * model's own differences.
  */
 function maxTQuantile(e: ReturnType<typeof errorDraws>, level: number, model?: number): number {
-  const { n, se } = e;
-  const rows = model === undefined ? Array.from({ length: n }, (_, i) => i) : [model];
-  const T = Float64Array.from(e.draws, (r) => {
-    let t = 0;
-    for (const i of rows)
-      for (let j = model === undefined ? i + 1 : 0; j < n; j++) {
+  e.maxT ??= maxTDraws(e);
+  return quantileSorted(e.maxT[model === undefined ? 0 : model + 1]!.sort(), level);
+}
+
+/**
+ * Per draw, the max of |r_i − r_j| / se_ij over every pair (the first array) and over each model's own differences
+ * (one array per model after it): one pass over the draws for the joint bound and every model's marginal one.
+ */
+function maxTDraws({ n, se, draws }: ReturnType<typeof errorDraws>): Float64Array[] {
+  const T = Array.from({ length: n + 1 }, () => new Float64Array(draws.length));
+  const [all, ...own] = T as [Float64Array, ...Float64Array[]];
+  for (let d = 0; d < draws.length; d++) {
+    const r = draws[d]!;
+    for (let i = 0; i < n; i++)
+      for (let j = i + 1; j < n; j++) {
+        const diff = Math.abs(r[i]! - r[j]!);
         const s = se[i * n + j]!;
-        if (j === i || !(s > 0)) continue;
-        const z = Math.abs(r[i]! - r[j]!) / s;
-        if (z > t) t = z;
+        if (s > 0) {
+          const z = diff / s;
+          if (z > all[d]!) all[d] = z;
+          if (z > own[i]![d]!) own[i]![d] = z;
+        }
+        // model j's own bound reads its row of se (the same value but for rounding)
+        const sj = se[j * n + i]!;
+        if (sj > 0 && diff / sj > own[j]![d]!) own[j]![d] = diff / sj;
       }
-    return t;
-  });
-  return quantileSorted(T.sort(), level);
+  }
+  return T;
 }
 
 /**
