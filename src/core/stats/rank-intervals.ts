@@ -59,33 +59,19 @@ export function simultaneousDifferences(
   return { n, lo, hi, critical };
 }
 
-/** Every difference's standard error (n × n) and draws of the ratings' errors (multivariate t with o.df). */
+/**
+ * Every difference's standard error (n × n) and, per draw of the ratings' errors (multivariate t with o.df), the max
+ * of |r_i − r_j| / se_ij over every pair (maxT[0]) and over each model's own differences (maxT[1 + i]): the joint
+ * bound and every model's marginal one from one pass over the draws.
+ */
 function errorDraws(cov: Float64Array, n: number, o: SimultaneousOptions) {
   const se = new Float64Array(n * n);
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++) se[i * n + j] = Math.sqrt(differenceVariance(cov, n, i, j));
-  const draws = normalDraws(new Float64Array(n), cov, o.draws ?? MAX_T_DRAWS, o.seed ?? 1, o.df);
-  return { n, se, draws, maxT: undefined as Float64Array[] | undefined };
-}
-
-/**
- * The `level` quantile over the draws of max |r_i − r_j| / se_ij: over every pair, or with `model` over that
- * model's own differences.
- */
-function maxTQuantile(e: ReturnType<typeof errorDraws>, level: number, model?: number): number {
-  e.maxT ??= maxTDraws(e);
-  return quantileSorted(e.maxT[model === undefined ? 0 : model + 1]!.sort(), level);
-}
-
-/**
- * Per draw, the max of |r_i − r_j| / se_ij over every pair (the first array) and over each model's own differences
- * (one array per model after it): one pass over the draws for the joint bound and every model's marginal one.
- */
-function maxTDraws({ n, se, draws }: ReturnType<typeof errorDraws>): Float64Array[] {
-  const T = Array.from({ length: n + 1 }, () => new Float64Array(draws.length));
-  const [all, ...own] = T as [Float64Array, ...Float64Array[]];
-  for (let d = 0; d < draws.length; d++) {
-    const r = draws[d]!;
+  const draws = o.draws ?? MAX_T_DRAWS;
+  const maxT = Array.from({ length: n + 1 }, () => new Float64Array(draws));
+  const [all, ...own] = maxT as [Float64Array, ...Float64Array[]];
+  normalDraws(new Float64Array(n), cov, draws, o.seed ?? 1, o.df, (r, d) => {
     for (let i = 0; i < n; i++)
       for (let j = i + 1; j < n; j++) {
         const diff = Math.abs(r[i]! - r[j]!);
@@ -99,8 +85,16 @@ function maxTDraws({ n, se, draws }: ReturnType<typeof errorDraws>): Float64Arra
         const sj = se[j * n + i]!;
         if (sj > 0 && diff / sj > own[j]![d]!) own[j]![d] = diff / sj;
       }
-  }
-  return T;
+  });
+  return { n, se, maxT };
+}
+
+/**
+ * The `level` quantile over the draws of max |r_i − r_j| / se_ij: over every pair, or with `model` over that
+ * model's own differences.
+ */
+function maxTQuantile(e: ReturnType<typeof errorDraws>, level: number, model?: number): number {
+  return quantileSorted(e.maxT[model === undefined ? 0 : model + 1]!.sort(), level);
 }
 
 /**
