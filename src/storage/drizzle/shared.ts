@@ -32,7 +32,7 @@ export interface DrizzleStoreOptions {
   /**
    * The driver's own INSERT of many rows for `atomic` (better-sqlite3: the one-row statement, `conflict`'s clause
    * added, prepared once and run per row). Without it, multi-row INSERTs under maxParams, whose building by drizzle
-   * cost most of an import's write (MT-Bench: 0.45 of 0.5 s of CPU).
+   * costs far more CPU than SQLite's writing them (bench/README.md, "Where a write's CPU goes").
    */
   insertRows?<T extends SQLiteTable>(table: T, rows: T['$inferInsert'][], conflict: OnConflict): Query;
   /**
