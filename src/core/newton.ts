@@ -45,13 +45,17 @@ export interface NewtonResult {
 /** Maximise f from x (moved in place to the fit). */
 export function dampedNewton(f: Objective, x: Float64Array, o: NewtonOptions): NewtonResult {
   const P = x.length;
-  const fresh = (): Derivatives => ({ g: new Float64Array(P), H: new Float64Array(o.factor ? 0 : P * P) });
+  // with a fixed factor the objective is handed no Hessian to fill
+  const fresh = (): Derivatives =>
+    o.factor
+      ? ({ g: new Float64Array(P) } as Derivatives)
+      : { g: new Float64Array(P), H: new Float64Array(P * P) };
   let cur = fresh();
   let cand = o.lineSearch ? fresh() : cur;
   const want = (d: Derivatives): Derivatives => {
     d.g.fill(0);
-    d.H.fill(0);
-    return o.factor ? ({ g: d.g } as Derivatives) : d;
+    d.H?.fill(0);
+    return d;
   };
   const step = new Float64Array(P);
   const work = new Float64Array(P);
@@ -64,7 +68,8 @@ export function dampedNewton(f: Objective, x: Float64Array, o: NewtonOptions): N
     o.project?.(step);
     // a Hessian that is not definite here (far from the fit, or rounding in a numerical one) gives no Newton step:
     // step along the gradient instead, taken only where the objective rises (it has no scale to stop it overshooting)
-    const alongGradient = !step.every(Number.isFinite);
+    let alongGradient = false;
+    for (let p = 0; p < P; p++) if (!Number.isFinite(step[p]!)) alongGradient = true;
     if (alongGradient) step.set(cur.g);
     let big = 0;
     for (let p = 0; p < P; p++) big = Math.max(big, Math.abs(step[p]!));

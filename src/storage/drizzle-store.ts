@@ -17,7 +17,7 @@ import { DrizzleRuns } from './drizzle/runs.ts';
 import type { AnyDb, DrizzleStoreOptions } from './drizzle/shared.ts';
 import { DrizzleVotes } from './drizzle/votes.ts';
 
-export type { AnyDb, DrizzleStoreOptions, GameRow, Query } from './drizzle/shared.ts';
+export type { AnyDb, DrizzleStoreOptions, GameRow, OnConflict, Query } from './drizzle/shared.ts';
 
 /** Every group of the Store, made on the same handle (checked by the compiler: a group left out would lose the busy retry). */
 const GROUPS = {

@@ -27,6 +27,7 @@ import {
   type AnyDb,
   type DrizzleStore,
   type GameRow,
+  type OnConflict,
   type Query,
 } from './drizzle-store.ts';
 
@@ -85,6 +86,10 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
         .raw()
         .iterate(...params) as Iterable<unknown[]>,
     ...(insertGameRows ? { insertGameRows: async (rows: GameRow[]) => insertGameRows(rows) } : {}),
+    insertRows: (table, rows, conflict) => {
+      const insert = preparedInsert(sqlite, db as unknown as AnyDb, table, conflict);
+      return { run: () => insert(rows) };
+    },
     atomic: async (queries: Query[]) => {
       sqlite
         .transaction(() => {
@@ -127,14 +132,13 @@ export function preparedInsert<T extends Table>(
   sqlite: Database.Database,
   db: AnyDb,
   table: T,
+  conflict: OnConflict = (q) => q.onConflictDoNothing(),
 ): (rows: T['$inferInsert'][]) => boolean[] {
   const columns = getTableColumns(table);
   const keys = Object.keys(columns);
-  const built = db
-    .insert(table as never)
-    .values(Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)])) as never)
-    .onConflictDoNothing()
-    .toSQL();
+  const built = conflict(
+    db.insert(table as never).values(Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)])) as never),
+  ).toSQL();
   // each parameter is a Param holding its Placeholder (the row's key) and its column (the encoder)
   const params = built.params.map((p) => (is(p, Param) && is(p.value, Placeholder) ? p : undefined));
   if (params.length !== keys.length || params.some((p) => !p))

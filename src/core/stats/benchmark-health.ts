@@ -4,7 +4,7 @@
 // refits Bradley–Terry for the judge and for the reference on the same draw, so the reference's own
 // uncertainty is counted: a pair it cannot separate is no evidence for or against the judge. Pure.
 import { battleTable, resamplePairs, type BattleTable, type ClusteredBattle } from './battle-table.ts';
-import { clusterBootstrap, percentileInterval, type Interval } from './bootstrap.ts';
+import { clusterBootstrap, percentileInterval, sortedInterval, type Interval } from './bootstrap.ts';
 import { seededRng } from './random.ts';
 import { intervalsWithheld, type IntervalsWithheld } from './rating-rows.ts';
 import { pearson } from './judge-quality.ts';
@@ -285,12 +285,10 @@ const intervalsOf = (rounds: Float64Array[], n: number, level: number): Interval
 
 const apart = (iv: Interval[], a: number, b: number) => iv[a]!.lo > iv[b]!.hi || iv[b]!.lo > iv[a]!.hi;
 
-/** Pairs whose percentile intervals over `rounds` do not overlap. */
-function separatedCount(rounds: Float64Array[], level: number): number {
-  const n = rounds[0]?.length ?? 0;
-  const iv = intervalsOf(rounds, n, level);
+/** Pairs whose intervals do not overlap. */
+function separatedCount(iv: Interval[]): number {
   let c = 0;
-  for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) if (apart(iv, a, b)) c++;
+  for (let a = 0; a < iv.length; a++) for (let b = a + 1; b < iv.length; b++) if (apart(iv, a, b)) c++;
   return c;
 }
 
@@ -303,14 +301,28 @@ function monteCarloCount(
 ): { lo: number; hi: number } {
   if (!rounds.length) return { lo: 0, hi: 0 };
   const rng = seededRng(seed ^ 0x5eed);
+  const R = rounds.length;
+  const n = rounds[0]!.length;
+  // each model's rounds sorted by rating (NaN left out) once: a resample's column is then laid out sorted from
+  // how often each round was drawn, with no sort per resample (the same values, so the same quantiles)
+  const order = Array.from({ length: n }, (_, k) => {
+    const kept: number[] = [];
+    for (let r = 0; r < R; r++) if (!Number.isNaN(rounds[r]![k]!)) kept.push(r);
+    return kept.sort((x, y) => rounds[x]![k]! - rounds[y]![k]! || 0);
+  });
+  const drawn = new Int32Array(R);
+  const column = new Float64Array(R);
   const counts: number[] = [];
-  for (let k = 0; k < resamples; k++)
-    counts.push(
-      separatedCount(
-        Array.from(rounds, () => rounds[Math.floor(rng() * rounds.length)]!),
-        level,
-      ),
-    );
+  for (let s = 0; s < resamples; s++) {
+    drawn.fill(0);
+    for (let b = 0; b < R; b++) drawn[Math.floor(rng() * R)]!++;
+    const iv = order.map((o, k) => {
+      let m = 0;
+      for (const r of o) for (let c = drawn[r]!; c > 0; c--) column[m++] = rounds[r]![k]!;
+      return sortedInterval(column.subarray(0, m), level);
+    });
+    counts.push(separatedCount(iv));
+  }
   const iv = percentileInterval(counts, 0.95);
   return { lo: Math.floor(iv.lo), hi: Math.ceil(iv.hi) };
 }

@@ -23,11 +23,18 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
 
 /** Percentile interval at `level` (0.95: the 2.5% and 97.5% quantiles). NaN samples are dropped. */
 export function percentileInterval(samples: ArrayLike<number>, level = DEFAULT_LEVEL): Interval {
-  const s = Float64Array.from(samples)
-    .filter((x) => !Number.isNaN(x))
-    .sort();
-  return { lo: quantileSorted(s, (1 - level) / 2), hi: quantileSorted(s, 1 - (1 - level) / 2) };
+  // one copy, compacted in place (a filter's callback per sample cost more than the sort)
+  const all = Float64Array.from(samples);
+  let m = 0;
+  for (let k = 0; k < all.length; k++) if (!Number.isNaN(all[k]!)) all[m++] = all[k]!;
+  return sortedInterval(all.subarray(0, m).sort(), level);
 }
+
+/** percentileInterval of samples already sorted, with no NaN. */
+export const sortedInterval = (sorted: ArrayLike<number>, level = DEFAULT_LEVEL): Interval => ({
+  lo: quantileSorted(sorted, (1 - level) / 2),
+  hi: quantileSorted(sorted, 1 - (1 - level) / 2),
+});
 
 /** How many times each of n clusters is drawn when n are drawn with replacement. */
 export function drawClusterCounts(rng: Rng, n: number, out: Float64Array): Float64Array {

@@ -4,20 +4,22 @@ import { cholesky } from '../linalg.ts';
 
 /**
  * Draws from N(mean, cov), or from the multivariate t with `df` degrees of freedom (normal / sqrt(χ²_df / df))
- * when df is given (cov positive semi-definite; a centred covariance has rank n − 1).
+ * when df is given (cov positive semi-definite; a centred covariance has rank n − 1), each handed to `each` in one
+ * array that the next draw overwrites (10,000 draws a rank bound: no array kept per draw).
  */
 export function normalDraws(
   mean: ArrayLike<number>,
   cov: Float64Array,
   draws: number,
   seed: number,
-  df?: number,
-): Float64Array[] {
+  df: number | undefined,
+  each: (row: Float64Array, draw: number) => void,
+): void {
   const n = mean.length;
   const L = cholesky(cov, n, true);
   const rng = seededRng(seed);
-  const out: Float64Array[] = [];
   const e = new Float64Array(n);
+  const row = new Float64Array(n);
   for (let b = 0; b < draws; b++) {
     for (let k = 0; k < n; k++) e[k] = normal(rng);
     if (df !== undefined && Number.isFinite(df)) {
@@ -25,15 +27,13 @@ export function normalDraws(
       const f = Math.sqrt(df / chi);
       for (let k = 0; k < n; k++) e[k]! *= f;
     }
-    const row = new Float64Array(n);
     for (let a = 0; a < n; a++) {
       let s = mean[a]!;
       for (let k = 0; k <= a; k++) s += L[a * n + k]! * e[k]!;
       row[a] = s;
     }
-    out.push(row);
+    each(row, b);
   }
-  return out;
 }
 
 /** Gamma(shape, 1) by Marsaglia and Tsang's squeeze method (shape < 1 boosted by U^(1/shape)). */

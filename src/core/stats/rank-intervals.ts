@@ -59,12 +59,34 @@ export function simultaneousDifferences(
   return { n, lo, hi, critical };
 }
 
-/** Every difference's standard error (n × n) and draws of the ratings' errors (multivariate t with o.df). */
+/**
+ * Every difference's standard error (n × n) and, per draw of the ratings' errors (multivariate t with o.df), the max
+ * of |r_i − r_j| / se_ij over every pair (maxT[0]) and over each model's own differences (maxT[1 + i]): the joint
+ * bound and every model's marginal one from one pass over the draws.
+ */
 function errorDraws(cov: Float64Array, n: number, o: SimultaneousOptions) {
   const se = new Float64Array(n * n);
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++) se[i * n + j] = Math.sqrt(differenceVariance(cov, n, i, j));
-  return { n, se, draws: normalDraws(new Float64Array(n), cov, o.draws ?? MAX_T_DRAWS, o.seed ?? 1, o.df) };
+  const draws = o.draws ?? MAX_T_DRAWS;
+  const maxT = Array.from({ length: n + 1 }, () => new Float64Array(draws));
+  const [all, ...own] = maxT as [Float64Array, ...Float64Array[]];
+  normalDraws(new Float64Array(n), cov, draws, o.seed ?? 1, o.df, (r, d) => {
+    for (let i = 0; i < n; i++)
+      for (let j = i + 1; j < n; j++) {
+        const diff = Math.abs(r[i]! - r[j]!);
+        const s = se[i * n + j]!;
+        if (s > 0) {
+          const z = diff / s;
+          if (z > all[d]!) all[d] = z;
+          if (z > own[i]![d]!) own[i]![d] = z;
+        }
+        // model j's own bound reads its row of se (the same value but for rounding)
+        const sj = se[j * n + i]!;
+        if (sj > 0 && diff / sj > own[j]![d]!) own[j]![d] = diff / sj;
+      }
+  });
+  return { n, se, maxT };
 }
 
 /**
@@ -72,20 +94,7 @@ function errorDraws(cov: Float64Array, n: number, o: SimultaneousOptions) {
  * model's own differences.
  */
 function maxTQuantile(e: ReturnType<typeof errorDraws>, level: number, model?: number): number {
-  const { n, se } = e;
-  const rows = model === undefined ? Array.from({ length: n }, (_, i) => i) : [model];
-  const T = Float64Array.from(e.draws, (r) => {
-    let t = 0;
-    for (const i of rows)
-      for (let j = model === undefined ? i + 1 : 0; j < n; j++) {
-        const s = se[i * n + j]!;
-        if (j === i || !(s > 0)) continue;
-        const z = Math.abs(r[i]! - r[j]!) / s;
-        if (z > t) t = z;
-      }
-    return t;
-  });
-  return quantileSorted(T.sort(), level);
+  return quantileSorted(e.maxT[model === undefined ? 0 : model + 1]!.sort(), level);
 }
 
 /**

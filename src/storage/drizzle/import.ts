@@ -8,7 +8,7 @@ import { WINNER_TO_FILE } from '../../core/sides.ts'; // the votes table keeps F
 import { ArenaError } from '../../core/types.ts';
 import type { ImportBundle, ImportCounts } from '../store.ts';
 import { gameRow } from './game-rows.ts';
-import { chunk, type AnyDb, type DrizzleStoreOptions, type Query } from './shared.ts';
+import { chunk, type AnyDb, type DrizzleStoreOptions, type OnConflict, type Query } from './shared.ts';
 
 type Columns = Record<string, { name: string }>;
 
@@ -25,9 +25,16 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
   const q: Query[] = [];
   const counts: ImportCounts = { questions: 0, references: 0, answers: 0, prompts: 0, games: 0, votes: 0 };
   const mp = o.maxParams;
-  // one statement per chunk of rows that stays under the parameter limit; says how many rows
-  const write = <R extends object>(rows: R[], statement: (c: R[]) => Query): number => {
-    for (const c of chunk(rows, mp)) q.push(statement(c));
+  // the driver's own insert of the rows, else one statement per chunk of rows that stays under the parameter
+  // limit; says how many rows
+  const write = <T extends SQLiteTable>(
+    table: T,
+    rows: T['$inferInsert'][],
+    conflict: OnConflict = (i) => i,
+  ): number => {
+    if (o.insertRows) q.push(o.insertRows(table, rows, conflict));
+    // drizzle cannot infer a generic table's insert type
+    else for (const c of chunk(rows, mp)) q.push(conflict(db.insert(table).values(c as never)));
     return rows.length;
   };
   // an import replaces what it brings: a row that exists takes the listed columns from the file
@@ -36,15 +43,9 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
       table: T,
       target: SQLiteColumn | SQLiteColumn[],
       keys: (keyof T['$inferInsert'] & string)[],
-    ) =>
-    (c: T['$inferInsert'][]): Query =>
-      db
-        .insert(table)
-        .values(c as never) // drizzle cannot infer a generic table's insert type
-        .onConflictDoUpdate({
-          target,
-          set: fromExcluded(table as unknown as Columns, keys as string[]) as never,
-        });
+    ): OnConflict =>
+    (i) =>
+      i.onConflictDoUpdate({ target, set: fromExcluded(table as unknown as Columns, keys as string[]) });
   if (b.questions) {
     const { source } = b.questions;
     const rows = b.questions.items.map((x) => ({
@@ -54,6 +55,7 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
       set: x.set ?? null,
     }));
     counts.questions = write(
+      t.questions,
       rows,
       upsert(t.questions, t.questions.id, ['category', 'turns', 'reference', 'source', 'set']),
     );
@@ -61,6 +63,7 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
   if (b.references?.length) {
     const rows = b.references.map((r) => ({ source: r.source, questionId: r.questionId, turns: r.turns }));
     counts.references = write(
+      t.referenceAnswers,
       rows,
       upsert(t.referenceAnswers, [t.referenceAnswers.source, t.referenceAnswers.questionId], ['turns']),
     );
@@ -68,6 +71,7 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
   for (const file of b.answers ?? []) {
     const rows = file.items.map((a) => ({ ...a, answerId: a.answerId ?? null, source: file.source }));
     counts.answers += write(
+      t.answers,
       rows,
       upsert(t.answers, [t.answers.model, t.answers.questionId], ['turns', 'answerId', 'source']),
     );
@@ -79,6 +83,7 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
       description: p.description ?? null,
     }));
     counts.prompts = write(
+      t.prompts,
       rows,
       upsert(t.prompts, t.prompts.name, [
         'type',
@@ -91,7 +96,7 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
     );
   }
   if (b.games?.length) {
-    counts.games = write(b.games.map(gameRow), (c) => db.insert(t.games).values(c).onConflictDoNothing());
+    counts.games = write(t.games, b.games.map(gameRow), (i) => i.onConflictDoNothing());
   }
   const annotatorVote = await annotatorVotes(db, b.votes ?? []);
   for (const file of b.votes ?? []) {
@@ -109,7 +114,7 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
         source: file.source,
         line: v.line,
       }));
-    counts.votes += write(rows, (c) => db.insert(t.votes).values(c));
+    counts.votes += write(t.votes, rows);
   }
   if (q.length) await o.atomic(q);
   return counts;

@@ -1,7 +1,7 @@
 // What every drizzle group shares: the database handle and its adapter's options, and the helpers that keep
 // statements under the bound-parameter limit.
 import { eq, inArray, isNotNull, notInArray, sql, type SQL } from 'drizzle-orm';
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import type { BaseSQLiteDatabase, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as t from '../../../db/schema.ts';
 import type { ReportKey, StoredReport } from '../report-store.ts';
 
@@ -9,6 +9,10 @@ import type { ReportKey, StoredReport } from '../report-store.ts';
 export type AnyDb = BaseSQLiteDatabase<'sync' | 'async', any, typeof t>;
 /** A query built but not yet run; the adapter runs a list of them atomically. */
 export type Query = { run(): unknown } & object;
+
+/** An INSERT's conflict clause (or none): added to the insert of given values. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type OnConflict = (insert: any) => Query & { toSQL(): { sql: string; params: unknown[] } };
 
 /** A games row as drizzle inserts it. */
 export type GameRow = typeof t.games.$inferInsert;
@@ -25,6 +29,12 @@ export interface DrizzleStoreOptions {
    * compiles a new statement for every group commit, far more CPU than the cached statement (bench/README.md).
    */
   insertGameRows?(rows: GameRow[]): Promise<boolean[]>;
+  /**
+   * The driver's own INSERT of many rows for `atomic` (better-sqlite3: the one-row statement, `conflict`'s clause
+   * added, prepared once and run per row). Without it, multi-row INSERTs under maxParams, whose building by drizzle
+   * costs far more CPU than SQLite's writing them (bench/README.md, "Where a write's CPU goes").
+   */
+  insertRows?<T extends SQLiteTable>(table: T, rows: T['$inferInsert'][], conflict: OnConflict): Query;
   /**
    * The driver's own read of stored reports by key (better-sqlite3: one statement prepared once). Without it,
    * drizzle's builder, which builds and SQLite compiles the statement again on every read: most of the CPU of a
