@@ -49,11 +49,10 @@ import {
 import { sampleOf } from '../core/stats/slot.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
-import type { MatchOutcome, Verdict, Vote } from '../core/types.ts';
+import type { Verdict } from '../core/types.ts';
 import { pairVerdict } from '../core/verdict/stored.ts';
 import type { Store } from '../storage/store.ts';
-import { judgeData } from './results.ts';
-import { scoreOf } from '../core/outcomes.ts';
+import { countedOutcomes, judgeBattles, judgeData, voteOutcome } from './results.ts';
 
 async function categories(store: Store): Promise<Map<number, string>> {
   return new Map((await store.catalog.questions()).map((q) => [q.id, q.category]));
@@ -147,11 +146,6 @@ export async function biasReport(
   };
 }
 
-function voteOutcome(v: Vote): MatchOutcome {
-  const outcome = v.winner;
-  return { questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, outcome };
-}
-
 /** Agreement (S1, S2) with Cohen's kappa and question-level bootstrap intervals, per turn and category. */
 export async function kappaReport(
   store: Store,
@@ -172,20 +166,7 @@ export async function clusteredBattles(
   judge: string,
   turn?: number,
 ): Promise<ClusteredBattle[]> {
-  const d = await judgeData(store, judge);
-  const out: ClusteredBattle[] = [];
-  const push = (q: number, a: string, b: string, w: MatchOutcome['outcome']) => {
-    if (w === 'error') return;
-    out.push({ cluster: q, a, b, score: scoreOf(w) });
-  };
-  if (isHumanJudge(judge))
-    for (const v of d.votes)
-      (turn === undefined || v.turn === turn) &&
-        push(v.questionId, v.model1, v.model2, voteOutcome(v).outcome);
-  else
-    for (const o of d.outcomes)
-      (turn === undefined || o.turn === turn) && push(o.questionId, o.model1, o.model2, o.outcome);
-  return out;
+  return judgeBattles(await judgeData(store, judge), judge, turn);
 }
 
 interface WinRateInterval {
@@ -360,8 +341,7 @@ export async function lengthReport(
     );
   const matches = [];
   let missing = 0;
-  const outcomes = isHumanJudge(judge) ? d.votes.map(voteOutcome) : d.outcomes;
-  for (const m of outcomes) {
+  for (const m of countedOutcomes(d, judge)) {
     if (o.turn !== undefined && m.turn !== o.turn) continue;
     const l1 = lengths.get(`${m.model1}\u0000${m.questionId}`)?.[m.turn - 1];
     const l2 = lengths.get(`${m.model2}\u0000${m.questionId}`)?.[m.turn - 1];
