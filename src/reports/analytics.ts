@@ -49,21 +49,13 @@ import {
 import { sampleOf } from '../core/stats/slot.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
-import type { Verdict } from '../core/types.ts';
+import type { MatchItem, Verdict } from '../core/types.ts';
 import { pairVerdict } from '../core/verdict/stored.ts';
 import type { Store } from '../storage/store.ts';
 import { countedOutcomes, judgeBattles, judgeData, voteOutcome } from './results.ts';
 
 async function categories(store: Store): Promise<Map<number, string>> {
   return new Map((await store.catalog.questions()).map((q) => [q.id, q.category]));
-}
-
-/** A match as a filter sees it (`only`: e.g. a succession's bridge). */
-export interface MatchItem {
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string;
 }
 
 export interface BiasReport {

@@ -5,18 +5,14 @@
 import { AUTHOR, DEFAULT_REFERENCE_SOURCE, GOLD, isHumanJudge } from '../core/constants.ts';
 import { NEED_REF_CATS } from '../core/prompts.ts';
 import { seededRng } from '../core/stats/random.ts';
-import type { Answer, Question } from '../core/types.ts';
+import type { Answer, MatchItem, Question } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
 
 export type QueueMode = 'review' | 'uniform';
 
-export interface QueueMatch {
-  questionId: number;
-  turn: number;
-  /** model1 < model2 */
-  model1: string;
-  model2: string;
+/** model1 < model2 */
+export interface QueueMatch extends MatchItem {
   /** 1 - (the most common judge outcome's share), over the judges with an outcome; 0 with fewer than two */
   disagreement: number;
   /** how many LLM judges have an outcome on it */
