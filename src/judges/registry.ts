@@ -61,13 +61,16 @@ export const CALL_DEFAULTS = { timeoutS: 120, retries: 8, backoffMs: 1000, retry
 /** Where an OpenAI judge's key is read when nothing else is said. */
 const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
 
+/** the name of an environment variable that holds an API key */
+const ApiKeyEnv = z
+  .string()
+  .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
+  .optional();
+
 /** One server of a judge served by several; its limits default to the judge's. */
 const EndpointSetup = z.strictObject({
   baseURL: z.url(),
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
-    .optional(),
+  apiKeyEnv: ApiKeyEnv,
   tpm: z.number().positive().optional(),
   rpm: z.number().positive().optional(),
   /** a share of the calls when several endpoints could take one at once (default 1) */
@@ -84,10 +87,7 @@ export const JudgeSetup = z.strictObject({
   /** an OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...); default: OpenAI */
   baseURL: z.url().optional(),
   /** the environment variable holding the API key, never the key itself (default OPENAI_API_KEY) */
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
-    .optional(),
+  apiKeyEnv: ApiKeyEnv,
   /** seconds per attempt */
   timeoutS: z.number().positive().default(CALL_DEFAULTS.timeoutS),
   /** retries per call on 429/5xx/timeouts/dropped connections */

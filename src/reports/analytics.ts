@@ -52,7 +52,7 @@ import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import type { MatchItem, Verdict } from '../core/types.ts';
 import { pairVerdict } from '../core/verdict/stored.ts';
 import type { Store } from '../storage/store.ts';
-import { countedOutcomes, judgeBattles, judgeData, voteOutcome } from './results.ts';
+import { answerLengths, countedOutcomes, judgeBattles, judgeData, voteOutcome } from './results.ts';
 
 async function categories(store: Store): Promise<Map<number, string>> {
   return new Map((await store.catalog.questions()).map((q) => [q.id, q.category]));
@@ -325,18 +325,13 @@ export async function lengthReport(
   o: BootstrapOptions & { turn?: number } = {},
 ): Promise<LengthReport> {
   const d = await judgeData(store, judge);
-  const lengths = new Map<string, number[]>();
-  for (const a of await store.catalog.answers())
-    lengths.set(
-      `${a.model}\u0000${a.questionId}`,
-      a.turns.map((t) => t.length),
-    );
+  const length = await answerLengths(store);
   const matches = [];
   let missing = 0;
   for (const m of countedOutcomes(d, judge)) {
     if (o.turn !== undefined && m.turn !== o.turn) continue;
-    const l1 = lengths.get(`${m.model1}\u0000${m.questionId}`)?.[m.turn - 1];
-    const l2 = lengths.get(`${m.model2}\u0000${m.questionId}`)?.[m.turn - 1];
+    const l1 = length(m.model1, m.questionId, m.turn);
+    const l2 = length(m.model2, m.questionId, m.turn);
     if (l1 === undefined || l2 === undefined) {
       missing++;
       continue;

@@ -11,11 +11,11 @@ import { fitEstimable, separationNote } from '../core/stats/estimable-fit.ts';
 import { MIN_QUESTIONS } from '../core/stats/rating-rows.ts';
 import { pairwiseStandings, singleStandings } from '../core/standings.ts';
 import { battleSides, connectedModelGroups, ratingsByGroup, splitByGroup } from '../core/groups.ts';
-import type { MatchOutcome, SingleScore, SingleStanding, Standing, Vote } from '../core/types.ts';
+import type { Answer, MatchOutcome, SingleScore, SingleStanding, Standing, Vote } from '../core/types.ts';
 import { itemKey, outcomesFromGames, scoreOf, storedVerdictOf } from '../core/outcomes.ts';
 import { ratingOf } from '../core/verdict/stored.ts';
 import type { GameFacts, Store } from '../storage/store.ts';
-import { DEFAULT_BASELINE, isHumanJudge } from '../core/constants.ts';
+import { DEFAULT_BASELINE, isHumanJudge, OUTPUT_1, OUTPUT_2 } from '../core/constants.ts';
 
 export interface JudgeData {
   /** one outcome per match: from played games, else from a recorded verdict */
@@ -65,6 +65,24 @@ export function judgeBattles(d: JudgeData, judge: string, turn?: number): Cluste
   return countedOutcomes(d, judge)
     .filter((o) => o.outcome !== 'error' && (turn === undefined || o.turn === turn))
     .map((o) => ({ a: o.model1, b: o.model2, score: scoreOf(o.outcome), cluster: o.questionId }));
+}
+
+/** An answer's length in characters at a turn, undefined when the answer is not stored. */
+export type Lengths = (model: string, questionId: number, turn: number) => number | undefined;
+
+/** The lengths of every stored answer: the tournament's and those of the labelled `sets` named. */
+export async function answerLengths(store: Store, sets: readonly { set: string }[] = []): Promise<Lengths> {
+  const lengths = new Map<string, number[]>();
+  const add = (answers: Answer[]) => {
+    for (const a of answers)
+      lengths.set(
+        `${a.model}\u0000${a.questionId}`,
+        a.turns.map((t) => t.length),
+      );
+  };
+  add(await store.catalog.answers());
+  for (const s of sets) add(await store.catalog.answers([OUTPUT_1, OUTPUT_2], { set: s.set }));
+  return (model, q, turn) => lengths.get(`${model}\u0000${q}`)?.[turn - 1];
 }
 
 export interface StandingsQuery {
