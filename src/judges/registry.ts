@@ -10,7 +10,7 @@ import {
 } from './contract.ts';
 import { retirementOf, type ListedModel, type Retirement } from '../core/retirement.ts';
 import { stopOnFatal } from './fatal-stop.ts';
-import type { AskedSettings, JudgeCallError, JudgeProvider } from './judge.ts';
+import { wrapProvider, type AskedSettings, type JudgeCallError, type JudgeProvider } from './judge.ts';
 import { endpointPool, governorGate, type Endpoint } from './endpoints.ts';
 import { RateGovernor } from './governor.ts';
 import { withRetry } from './retry.ts';
@@ -246,14 +246,7 @@ export async function openJudge(
   // the first retry of each kind of fault is told at once, the rest once a minute (and at close)
   const retries = log ? retryLog(`[${provider.id}]`, log) : undefined;
   const retrying = withRetry(
-    endpoints.length === 1
-      ? provider
-      : {
-          id: provider.id,
-          complete: (r) => provider.complete(r),
-          close: closeAll,
-          ...(provider.settingsFor ? { settingsFor: provider.settingsFor.bind(provider) } : {}),
-        },
+    endpoints.length === 1 ? provider : wrapProvider(provider, (r) => provider.complete(r), closeAll),
     {
       gate,
       retries: setup.retries,

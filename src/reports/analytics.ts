@@ -46,11 +46,10 @@ import {
   type LengthNotEstimable,
   type LongerShare,
 } from '../core/stats/length.ts';
-import { sampleOf } from '../core/stats/slot.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import type { MatchItem, Verdict } from '../core/types.ts';
-import { pairVerdict } from '../core/verdict/stored.ts';
+import { itemKey, matchKey, storedVerdictOf } from '../core/outcomes.ts';
 import type { Store } from '../storage/store.ts';
 import { answerLengths, countedOutcomes, judgeBattles, judgeData, voteOutcome } from './results.ts';
 
@@ -99,19 +98,14 @@ export async function biasReport(
   );
   const reply = (id: string) => replies.get(id) ?? '';
   const bias: BiasGame[] = games.map((g) => ({
-    questionId: g.match.questionId,
+    ...storedVerdictOf(g),
     category: g.match.category,
-    turn: g.match.turn,
-    model1: g.match.model1,
-    model2: g.match.model2!,
-    order: g.order,
-    sample: sampleOf(g.judgeSettings),
-    verdict: SCORE_SCHEMES.has(g.promptName) ? scoreVerdict(reply(g.id), g.order) : pairVerdict(g.verdict),
+    ...(SCORE_SCHEMES.has(g.promptName) ? { verdict: scoreVerdict(reply(g.id), g.order) } : {}),
   }));
   const scored = new Map<string, ScoreSample[]>();
   for (const g of games) {
     if (!SCORE_SCHEMES.has(g.promptName)) continue;
-    const k = `${g.match.questionId}\u0000${g.match.turn}\u0000${g.match.model1}\u0000${g.match.model2}`;
+    const k = matchKey({ ...g.match, model2: g.match.model2! });
     scored.set(k, [
       ...(scored.get(k) ?? []),
       { order: g.order, sample: Number(g.judgeSettings.sample ?? 0), reply: reply(g.id) },
@@ -119,15 +113,11 @@ export async function biasReport(
   }
   // the questions' categories only where the rows are by category (a stored report of every judge reads no question)
   const cats = by.includes('category') ? await categories(store) : undefined;
-  const gameItems = new Set(
-    bias.map((g) => `${g.questionId}\u0000${g.turn}\u0000${[g.model1, g.model2].sort().join('\u0000')}`),
-  );
+  const gameItems = new Set(bias.map((g) => itemKey(g.questionId, g.turn, g.model1, g.model2)));
   const recorded = isHumanJudge(judge)
     ? []
     : (await store.votes.list(judge)).filter(
-        (v) =>
-          keep(v) &&
-          !gameItems.has(`${v.questionId}\u0000${v.turn}\u0000${[v.model1, v.model2].sort().join('\u0000')}`),
+        (v) => keep(v) && !gameItems.has(itemKey(v.questionId, v.turn, v.model1, v.model2)),
       );
   const outcomes = recorded.map((v) => ({ ...voteOutcome(v), category: cats?.get(v.questionId) ?? '?' }));
   return {
