@@ -1,11 +1,5 @@
 import { ArenaError } from '../core/types.ts';
-import {
-  JudgeCallError,
-  wrapProvider,
-  type JudgeProvider,
-  type JudgeReply,
-  type JudgeRequest,
-} from './judge.ts';
+import { JudgeCallError, wrapProvider, type JudgeProvider } from './judge.ts';
 
 /** A refusal that no retry and no other game can fix: a key, a retired model, a parameter the model refuses. */
 function isFatal(e: unknown): e is JudgeCallError {
@@ -20,7 +14,7 @@ function isFatal(e: unknown): e is JudgeCallError {
  */
 export function stopOnFatal(p: JudgeProvider, onFatal: (e: JudgeCallError) => void): JudgeProvider {
   let fatal: JudgeCallError | undefined;
-  return wrapProvider(p, async (req: JudgeRequest): Promise<JudgeReply> => {
+  return wrapProvider(p, async (req) => {
     if (fatal) {
       await new Promise((resolve) => setImmediate(resolve));
       throw fatal;

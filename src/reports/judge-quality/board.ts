@@ -81,7 +81,6 @@ export interface BoardRow {
 }
 
 type Options = BootstrapOptions & { judges?: string[] };
-/** an answer's length in characters on one turn (undefined when not stored) */
 type Behaviour = Pick<BoardRow, 'consistency' | 'firstPosition' | 'errorRate' | 'tieRate' | 'longerShare'>;
 
 const topLevel = (set: string) => set.split('/')[0]!;
