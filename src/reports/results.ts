@@ -166,9 +166,7 @@ export async function agreementBetween(
   judge2: string,
 ): Promise<AgreementRow[]> {
   const a = await judgeData(store, judge1);
-  if (judge1 === judge2) return agreement(a.votes, 'same');
-  const b = await judgeData(store, judge2);
-  return agreement(a.votes, b.votes);
+  return agreement(a.votes, judge1 === judge2 ? 'same' : (await judgeData(store, judge2)).votes);
 }
 
 /** A rating row: `rating` is null (with a `note`) for a model no finite Bradley–Terry rating fits; `group` names the group of models that played one another when there are several (1 = the largest). */
