@@ -31,9 +31,7 @@ import {
   conflictByGap,
   FAIR_PAIR,
   FAIR_PAIR_MULTI_TURN,
-  parseScores,
-  scoresToModels,
-  verdictFromScores,
+  scoreVerdict,
   type GapRow,
   type ScoreSample,
 } from '../core/stats/calibration.ts';
@@ -48,7 +46,7 @@ import {
 } from '../core/stats/length.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
-import type { MatchItem, Verdict } from '../core/types.ts';
+import type { MatchItem } from '../core/types.ts';
 import { itemKey, matchKey, storedVerdictOf } from '../core/outcomes.ts';
 import type { Store } from '../storage/store.ts';
 import { answerLengths, countedOutcomes, judgeBattles, judgeData, voteOutcome } from './results.ts';
@@ -68,14 +66,6 @@ export interface BiasReport {
 }
 
 const SCORE_SCHEMES = new Set([FAIR_PAIR.name, FAIR_PAIR_MULTI_TURN.name]);
-
-/** A score-based game's verdict, read again from its reply (whatever a pair parser may have stored). */
-function scoreVerdict(reply: string, order: 'AB' | 'BA'): Verdict {
-  const p = parseScores(reply);
-  if (!p) return 'error';
-  const m = scoresToModels(p, order);
-  return verdictFromScores(m.s1, m.s2);
-}
 
 /**
  * The position-bias table of one judge. Games give the per-order figures; recorded verdicts (the
@@ -100,6 +90,7 @@ export async function biasReport(
   const bias: BiasGame[] = games.map((g) => ({
     ...storedVerdictOf(g),
     category: g.match.category,
+    // a score scheme's verdict is read again from its reply (whatever a pair parser may have stored)
     ...(SCORE_SCHEMES.has(g.promptName) ? { verdict: scoreVerdict(reply(g.id), g.order) } : {}),
   }));
   const scored = new Map<string, ScoreSample[]>();
