@@ -89,15 +89,8 @@ export function pairGames<G extends StoredVerdict>(games: Iterable<G>): PairedGa
  */
 export function outcomesFromGames(games: Iterable<StoredVerdict>): MatchOutcome[] {
   const out: MatchOutcome[] = [];
-  for (const m of pairGames(games)) {
-    if (!m.ab || !m.ba) continue;
-    out.push({
-      questionId: m.questionId,
-      turn: m.turn,
-      model1: m.model1,
-      model2: m.model2,
-      outcome: combineGames(m.ab.verdict, m.ba.verdict),
-    });
-  }
+  for (const { questionId, turn, model1, model2, ab, ba } of pairGames(games))
+    if (ab && ba)
+      out.push({ questionId, turn, model1, model2, outcome: combineGames(ab.verdict, ba.verdict) });
   return out;
 }
