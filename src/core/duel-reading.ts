@@ -2,16 +2,17 @@
 // a verdict in both orders, every figure with its question-bootstrap interval, and only then gives each judge's
 // figures on its own matches (the naive comparison), with intervals too, so the two denominators are never mixed
 // in one sentence. Pure.
-import { int, judgeFigures, numWithInterval, pct, pctWithInterval, type JudgeSide } from './judge-reading.ts';
+import {
+  int,
+  intervalsNote,
+  judgeFigures,
+  numWithInterval,
+  pct,
+  pctWithInterval,
+  type JudgeSide,
+} from './judge-reading.ts';
 import type { LikeForLike } from './stats/like-for-like.ts';
 import type { OwnMatches } from './stats/own-matches.ts';
-
-/** `(95% intervals from 1,000 rounds resampling the 80 questions)`, or why there are none. */
-function intervalsNote(x: LikeForLike | OwnMatches): string {
-  return x.intervalsWithheld
-    ? `no intervals: ${x.intervalsWithheld.reason}`
-    : `${Math.round(100 * x.level)}% intervals from ${int(x.rounds)} rounds resampling the ${x.questions} questions`;
-}
 
 /** The agreement sentences of the like-for-like comparison (other judge first, then the reference). */
 function agreementSentences(l: LikeForLike, experts?: Record<number, number | null>): string[] {

@@ -2,6 +2,7 @@
 import type { AgreementRow } from './stats/agreement.ts';
 import type { QualityRow } from './stats/judge-quality.ts';
 import type { Estimate, LikeForLike } from './stats/like-for-like.ts';
+import type { OwnMatches } from './stats/own-matches.ts';
 
 export interface JudgeSide {
   judge: string;
@@ -69,14 +70,18 @@ export function numWithInterval(e: Estimate, digits = 2): string {
   return `${e.value.toFixed(digits)}${i ? ` [${i.lo.toFixed(digits)}, ${i.hi.toFixed(digits)}]` : ''}`;
 }
 
+/** `95% intervals from 1,000 rounds resampling the 80 questions`, or why there are none. */
+export function intervalsNote(x: LikeForLike | OwnMatches): string {
+  return x.intervalsWithheld
+    ? `no intervals: ${x.intervalsWithheld.reason}`
+    : `${Math.round(100 * x.level)}% intervals from ${int(x.rounds)} rounds resampling the ${x.questions} questions`;
+}
+
 /** The like-for-like sentences: both judges on the same matches, every figure with its interval. */
 export function readLikeForLike(l: LikeForLike): string {
   const [g, o] = l.judges;
   const parts = [
-    `Like for like, on the ${int(l.matches)} matches where both judges gave a verdict in both orders ` +
-      (l.intervalsWithheld
-        ? `(no intervals: ${l.intervalsWithheld.reason}): `
-        : `(${Math.round(100 * l.level)}% intervals from ${int(l.rounds)} rounds resampling the ${l.questions} questions): `) +
+    `Like for like, on the ${int(l.matches)} matches where both judges gave a verdict in both orders (${intervalsNote(l)}): ` +
       `${o.judge} contradicts itself in ${pctWithInterval(o.inconsistency)} of them and ${g.judge} in ` +
       `${pctWithInterval(g.inconsistency)}, ${numWithInterval(l.inconsistencyRatio)} times as often.`,
   ];

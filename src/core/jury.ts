@@ -60,17 +60,11 @@ export function poolOutcomes(members: MatchOutcome[][], rule: JuryRule): MatchOu
       all.map((o) => scoreOnSorted(o!)).filter((s): s is Score => s !== undefined),
       rule,
     );
-    out.push({ ...pick(first), outcome: outcomeOf(pooled, first) });
+    const { questionId, turn, model1, model2 } = first;
+    out.push({ questionId, turn, model1, model2, outcome: outcomeOf(pooled, first) });
   }
   return out;
 }
-
-const pick = (o: MatchOutcome) => ({
-  questionId: o.questionId,
-  turn: o.turn,
-  model1: o.model1,
-  model2: o.model2,
-});
 
 function outcomeOf(s: Score | undefined, o: MatchOutcome): Outcome {
   if (s === undefined) return 'error';

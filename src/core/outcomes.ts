@@ -2,7 +2,7 @@
 // Shared by the standings, the ratings, the statistics and Arena-Hard's weighting. Pure: no I/O.
 import { pairVerdict } from './verdict/stored.ts';
 import { replacesInSlot, sampleOf } from './stats/slot.ts';
-import type { Game, MatchOutcome, Outcome, MatchGame, Verdict, VoteWinner } from './types.ts';
+import type { Game, MatchItem, MatchOutcome, Outcome, MatchGame, Verdict, VoteWinner } from './types.ts';
 
 /**
  * Model 1's score in one battle from a verdict or a match outcome: 1 a win, 0 a loss, 1/2 a tie (an inconsistent
@@ -23,7 +23,7 @@ export function combineGames(g1: Verdict, g2: Verdict): Outcome {
 }
 
 /** The key of a match as stored (question, turn, model 1, model 2): its two games share it. */
-export function matchKey(m: { questionId: number; turn: number; model1: string; model2: string }): string {
+export function matchKey(m: MatchItem): string {
   return `${m.questionId}\u0000${m.turn}\u0000${m.model1}\u0000${m.model2}`;
 }
 
@@ -59,11 +59,7 @@ export function storedVerdictOf(
 }
 
 /** A match's two games, one per order (absent: not stored). */
-export interface PairedGames<G> {
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string;
+export interface PairedGames<G> extends MatchItem {
   ab?: G;
   ba?: G;
 }
@@ -93,15 +89,8 @@ export function pairGames<G extends StoredVerdict>(games: Iterable<G>): PairedGa
  */
 export function outcomesFromGames(games: Iterable<StoredVerdict>): MatchOutcome[] {
   const out: MatchOutcome[] = [];
-  for (const m of pairGames(games)) {
-    if (!m.ab || !m.ba) continue;
-    out.push({
-      questionId: m.questionId,
-      turn: m.turn,
-      model1: m.model1,
-      model2: m.model2,
-      outcome: combineGames(m.ab.verdict, m.ba.verdict),
-    });
-  }
+  for (const { questionId, turn, model1, model2, ab, ba } of pairGames(games))
+    if (ab && ba)
+      out.push({ questionId, turn, model1, model2, outcome: combineGames(ab.verdict, ba.verdict) });
   return out;
 }

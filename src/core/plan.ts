@@ -28,6 +28,13 @@ export interface PlanInput {
   referenceSource?: string;
 }
 
+/** The first eight questions' ids, and how many more ("1, 2, 3 and 4 more"). */
+const firstIds = (qs: Question[]): string =>
+  `${qs
+    .slice(0, 8)
+    .map((q) => q.id)
+    .join(', ')}${qs.length > 8 ? ` and ${qs.length - 8} more` : ''}`;
+
 /**
  * The references a plan misses, and what to add: a line per question in the references file of `source` (FastChat's
  * reference_answer/<source>.jsonl, the answers' shape), or a `reference` field on the question's own line.
@@ -38,10 +45,7 @@ function missingReferences(noRef: Question[], source: string): string {
   const turns = q.turns.map((_, k) => `"<reference answer to turn ${k + 1}>"`).join(', ');
   return (
     `no reference answer for ${noRef.length} ${[...new Set(noRef.map((x) => x.category))].join('/')} question(s): ` +
-    `${noRef
-      .slice(0, 8)
-      .map((x) => x.id)
-      .join(', ')}${noRef.length > 8 ? ` and ${noRef.length - 8} more` : ''}. ` +
+    `${firstIds(noRef)}. ` +
     `Add a line per question to ${file}, e.g. {"question_id": ${q.id}, "choices": [{"turns": [${turns}]}]}, ` +
     `and import it with \`arena import references ${file}\` (the file's name is the --reference source), or give ` +
     `the question's line in the questions file a "reference": [${turns}] (docs/importing.md)`
@@ -96,12 +100,7 @@ export function planGames(input: PlanInput): GameSpec[] {
       (q) => !a.has(q.id) || a.get(q.id)!.length < Math.min(q.turns.length, Math.max(...turns)),
     );
     if (missing.length)
-      problems.push(
-        `model "${m}" has no answer (or too few turns) for question ${missing
-          .slice(0, 8)
-          .map((q) => q.id)
-          .join(', ')}${missing.length > 8 ? ` and ${missing.length - 8} more` : ''}`,
-      );
+      problems.push(`model "${m}" has no answer (or too few turns) for question ${firstIds(missing)}`);
   }
   const noRef = questions.filter((q) => NEED_REF_CATS.has(q.category) && !references.has(q.id));
   if (noRef.length) problems.push(missingReferences(noRef, input.referenceSource ?? 'gpt-4'));

@@ -1,4 +1,4 @@
-import { CODE_PROMPT_SETS, SCHEME_PROMPT_SETS } from './schemes/index.ts';
+import { CODE_PROMPT_SETS, promptSet, SCHEME_PROMPT_SETS } from './schemes/index.ts';
 import { ArenaError, type PromptScheme, type PromptType } from './types.ts';
 
 /** Categories whose questions are judged against a reference answer (FastChat's NEED_REF_CATS). */
@@ -18,32 +18,12 @@ export interface PromptSet {
  */
 const CORE_SETS = {
   'mt-bench': {
-    pairwise: {
-      default: 'pair-v2',
-      ref: 'pair-math-v1',
-      defaultMultiTurn: 'pair-v2-multi-turn',
-      refMultiTurn: 'pair-math-v1-multi-turn',
-    },
-    single: {
-      default: 'single-v1',
-      ref: 'single-math-v1',
-      defaultMultiTurn: 'single-v1-multi-turn',
-      refMultiTurn: 'single-math-v1-multi-turn',
-    },
+    pairwise: promptSet('pair-v2', 'pair-math-v1'),
+    single: promptSet('single-v1', 'single-math-v1'),
   },
   arena: {
-    pairwise: {
-      default: 'arena-pair-v1',
-      ref: 'arena-pair-ref-v1',
-      defaultMultiTurn: 'arena-pair-v1-multi-turn',
-      refMultiTurn: 'arena-pair-ref-v1-multi-turn',
-    },
-    single: {
-      default: 'arena-single-v1',
-      ref: 'arena-single-ref-v1',
-      defaultMultiTurn: 'arena-single-v1-multi-turn',
-      refMultiTurn: 'arena-single-ref-v1-multi-turn',
-    },
+    pairwise: promptSet('arena-pair-v1', 'arena-pair-ref-v1'),
+    single: promptSet('arena-single-v1', 'arena-single-ref-v1'),
   },
 } satisfies Record<string, Record<PromptType, PromptSet>>;
 export const PROMPT_SETS: { [K in keyof typeof CORE_SETS]: Record<PromptType, PromptSet> } & Record<
@@ -91,31 +71,15 @@ export interface RenderInput {
 /** Render the system and user messages of one game exactly as FastChat's run_judge_pair / run_judge_single do. */
 export function renderPrompt(input: RenderInput): { system: string; user: string } {
   const { scheme, questionTurns: q, turn, answerA: a, answerB: b, reference: ref } = input;
+  if (scheme.type === 'pairwise' && !b)
+    throw new ArenaError(`prompt ${scheme.name}: a pairwise scheme needs two answers`);
+  // FastChat's fields: question, answer_a/answer_b (or answer), with _1/_2 suffixes when judging turn 2
+  const texts: Record<string, string[]> =
+    scheme.type === 'pairwise' ? { question: q, answer_a: a, answer_b: b! } : { question: q, answer: a };
   const f: Record<string, string> = {};
-  const multi = turn > 1;
-  if (scheme.type === 'pairwise') {
-    if (!b) throw new ArenaError(`prompt ${scheme.name}: a pairwise scheme needs two answers`);
-    if (multi) {
-      f.question_1 = q[0]!;
-      f.question_2 = q[1]!;
-      f.answer_a_1 = a[0]!;
-      f.answer_b_1 = b[0]!;
-      f.answer_a_2 = a[1]!;
-      f.answer_b_2 = b[1]!;
-    } else {
-      f.question = q[0]!;
-      f.answer_a = a[0]!;
-      f.answer_b = b[0]!;
-    }
-  } else if (multi) {
-    f.question_1 = q[0]!;
-    f.question_2 = q[1]!;
-    f.answer_1 = a[0]!;
-    f.answer_2 = a[1]!;
-  } else {
-    f.question = q[0]!;
-    f.answer = a[0]!;
-  }
+  for (const [field, turns] of Object.entries(texts))
+    if (turn > 1) [f[`${field}_1`], f[`${field}_2`]] = [turns[0]!, turns[1]!];
+    else f[field] = turns[0]!;
   if (ref) {
     f.ref_answer_1 = ref[0]!;
     if (ref[1] !== undefined) f.ref_answer_2 = ref[1];

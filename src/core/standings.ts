@@ -1,4 +1,4 @@
-import type { MatchOutcome, SingleScore, SingleStanding, Standing } from './types.ts';
+import type { MatchItem, MatchOutcome, SingleScore, SingleStanding, Standing } from './types.ts';
 import { scoreOf } from './outcomes.ts';
 
 /** A standing's columns, in the order tables show them (the site's tables and its sortable columns). */
@@ -64,9 +64,7 @@ export function tallyScore(r1: Standing, r2: Standing, score: number): void {
  * The frame of every pairwise standings table: filter the matches (`opts`), let `count` tally each into its
  * two models' rows, drop the baseline's own row, compute the rates and sort by winRateAdjusted (then name).
  */
-export function tallyStandings<
-  M extends { questionId: number; turn: number; model1: string; model2: string },
->(
+export function tallyStandings<M extends MatchItem>(
   matches: Iterable<M>,
   opts: StandingsOptions,
   count: (m: M, r1: Standing, r2: Standing) => void,

@@ -123,14 +123,18 @@ export interface JudgeSettings {
   [key: string]: unknown;
 }
 
-/** One recorded pairwise outcome on an item: a human vote, or a judge's combined verdict. */
-export interface Vote {
-  judge: string; // HUMAN, AUTHOR, REFERENCE_JUDGE (core/constants.ts), ...
-  voter: string; // 'expert_12', 'gpt4_pair', ...
+/** A pairwise match's keys (MatchSpec with its model_2): what votes, games and outcomes on a match share. */
+export interface MatchItem {
   questionId: number;
   turn: number;
   model1: string;
   model2: string;
+}
+
+/** One recorded pairwise outcome on an item: a human vote, or a judge's combined verdict. */
+export interface Vote extends MatchItem {
+  judge: string; // HUMAN, AUTHOR, REFERENCE_JUDGE (core/constants.ts), ...
+  voter: string; // 'expert_12', 'gpt4_pair', ...
   winner: VoteWinner;
 }
 
@@ -138,21 +142,13 @@ export interface Vote {
  * One game of a pairwise match (the match's keys, the order shown, the verdict): what outcomes, weighting, bias
  * and the judge board read. A game on a labelled pair set is a LabelledGame (stats/pair-accuracy.ts).
  */
-export interface MatchGame {
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string;
+export interface MatchGame extends MatchItem {
   order: Order;
   verdict: Verdict;
 }
 
 /** A match outcome as standings, agreement and ratings consume it. */
-export interface MatchOutcome {
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string;
+export interface MatchOutcome extends MatchItem {
   outcome: Outcome;
 }
 

@@ -11,10 +11,8 @@ import {
   FAIR_PAIR,
   FAIR_PAIR_MULTI_TURN,
   FAIR_PROMPT_SET,
-  parseScores,
   SCORE_PARSER,
-  scoresToModels,
-  verdictFromScores,
+  scoreVerdict,
   type CalibratedMatch,
   type GapRow,
   type ScoreSample,
@@ -31,7 +29,6 @@ import {
   ArenaError,
   type Game,
   type JudgeSettings,
-  type Order,
   type Standing,
   type Verdict,
   type Vote,
@@ -136,17 +133,9 @@ export async function runCalibrated(o: CalibratedRunOptions): Promise<Calibrated
         onRetry: c.onRetry,
         ...(c.signal ? { signal: c.signal } : {}),
       }),
-    read: (spec, text) => ({ verdict: scoreVerdict(spec.order, text), parser: SCORE_PARSER }),
+    read: (spec, text) => ({ verdict: scoreVerdict(text, spec.order), parser: SCORE_PARSER }),
     ...pick(o, ['concurrency', 'signal', 'onProgress', 'isAlive']),
   });
-}
-
-/** A score sample's verdict about the match's models (`error` when the scores cannot be read). */
-function scoreVerdict(order: Order, text: string): Verdict {
-  const scores = parseScores(text);
-  if (!scores) return 'error';
-  const m = scoresToModels(scores, order);
-  return verdictFromScores(m.s1, m.s2);
 }
 
 export interface CalibratedRow extends CalibratedMatch {

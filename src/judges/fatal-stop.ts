@@ -1,5 +1,5 @@
 import { ArenaError } from '../core/types.ts';
-import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest } from './judge.ts';
+import { JudgeCallError, wrapProvider, type JudgeProvider } from './judge.ts';
 
 /** A refusal that no retry and no other game can fix: a key, a retired model, a parameter the model refuses. */
 function isFatal(e: unknown): e is JudgeCallError {
@@ -14,28 +14,23 @@ function isFatal(e: unknown): e is JudgeCallError {
  */
 export function stopOnFatal(p: JudgeProvider, onFatal: (e: JudgeCallError) => void): JudgeProvider {
   let fatal: JudgeCallError | undefined;
-  return {
-    id: p.id,
-    ...(p.close ? { close: () => p.close!() } : {}),
-    ...(p.settingsFor ? { settingsFor: p.settingsFor.bind(p) } : {}),
-    async complete(req: JudgeRequest): Promise<JudgeReply> {
-      if (fatal) {
-        await new Promise((resolve) => setImmediate(resolve));
-        throw fatal;
+  return wrapProvider(p, async (req) => {
+    if (fatal) {
+      await new Promise((resolve) => setImmediate(resolve));
+      throw fatal;
+    }
+    try {
+      return await p.complete(req);
+    } catch (e) {
+      if (isFatal(e)) {
+        if (!fatal) {
+          fatal = e;
+          onFatal(e);
+        } else await new Promise((resolve) => setImmediate(resolve));
       }
-      try {
-        return await p.complete(req);
-      } catch (e) {
-        if (isFatal(e)) {
-          if (!fatal) {
-            fatal = e;
-            onFatal(e);
-          } else await new Promise((resolve) => setImmediate(resolve));
-        }
-        throw e;
-      }
-    },
-  };
+      throw e;
+    }
+  });
 }
 
 /**

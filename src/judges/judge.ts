@@ -56,6 +56,20 @@ export interface JudgeProvider {
   close?(): Promise<void>;
 }
 
+/** `p` making its calls through `complete` (a wrapper: retries, a fatal stop, a pool), with its id and settings. */
+export function wrapProvider(
+  p: JudgeProvider,
+  complete: JudgeProvider['complete'],
+  close = p.close?.bind(p),
+): JudgeProvider {
+  return {
+    id: p.id,
+    complete,
+    ...(close ? { close } : {}),
+    ...(p.settingsFor ? { settingsFor: p.settingsFor.bind(p) } : {}),
+  };
+}
+
 /** The settings a run asks for; a judge's settingsFor makes them the settings it sends. */
 export interface AskedSettings {
   temperature?: number | null | undefined;

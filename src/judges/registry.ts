@@ -10,7 +10,7 @@ import {
 } from './contract.ts';
 import { retirementOf, type ListedModel, type Retirement } from '../core/retirement.ts';
 import { stopOnFatal } from './fatal-stop.ts';
-import type { AskedSettings, JudgeCallError, JudgeProvider } from './judge.ts';
+import { wrapProvider, type AskedSettings, type JudgeCallError, type JudgeProvider } from './judge.ts';
 import { endpointPool, governorGate, type Endpoint } from './endpoints.ts';
 import { RateGovernor } from './governor.ts';
 import { withRetry } from './retry.ts';
@@ -61,13 +61,16 @@ export const CALL_DEFAULTS = { timeoutS: 120, retries: 8, backoffMs: 1000, retry
 /** Where an OpenAI judge's key is read when nothing else is said. */
 const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
 
+/** the name of an environment variable that holds an API key */
+const ApiKeyEnv = z
+  .string()
+  .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
+  .optional();
+
 /** One server of a judge served by several; its limits default to the judge's. */
 const EndpointSetup = z.strictObject({
   baseURL: z.url(),
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
-    .optional(),
+  apiKeyEnv: ApiKeyEnv,
   tpm: z.number().positive().optional(),
   rpm: z.number().positive().optional(),
   /** a share of the calls when several endpoints could take one at once (default 1) */
@@ -84,10 +87,7 @@ export const JudgeSetup = z.strictObject({
   /** an OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...); default: OpenAI */
   baseURL: z.url().optional(),
   /** the environment variable holding the API key, never the key itself (default OPENAI_API_KEY) */
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name')
-    .optional(),
+  apiKeyEnv: ApiKeyEnv,
   /** seconds per attempt */
   timeoutS: z.number().positive().default(CALL_DEFAULTS.timeoutS),
   /** retries per call on 429/5xx/timeouts/dropped connections */
@@ -246,14 +246,7 @@ export async function openJudge(
   // the first retry of each kind of fault is told at once, the rest once a minute (and at close)
   const retries = log ? retryLog(`[${provider.id}]`, log) : undefined;
   const retrying = withRetry(
-    endpoints.length === 1
-      ? provider
-      : {
-          id: provider.id,
-          complete: (r) => provider.complete(r),
-          close: closeAll,
-          ...(provider.settingsFor ? { settingsFor: provider.settingsFor.bind(provider) } : {}),
-        },
+    endpoints.length === 1 ? provider : wrapProvider(provider, (r) => provider.complete(r), closeAll),
     {
       gate,
       retries: setup.retries,

@@ -1,4 +1,10 @@
-import { JudgeCallError, type JudgeProvider, type JudgeReply, type JudgeRequest } from './judge.ts';
+import {
+  JudgeCallError,
+  wrapProvider,
+  type JudgeProvider,
+  type JudgeReply,
+  type JudgeRequest,
+} from './judge.ts';
 
 export interface RetryOptions {
   /** attempts after the first (default 8) */
@@ -65,89 +71,80 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
   const timeout = o.timeoutMs ?? 120_000;
   const random = o.random ?? Math.random;
   const budget = o.maxRetryMs ?? DEFAULT_RETRY_BUDGET_MS;
-  return {
-    id: p.id,
-    ...(p.close ? { close: () => p.close!() } : {}),
-    ...(p.settingsFor ? { settingsFor: p.settingsFor.bind(p) } : {}),
-    async complete(req: JudgeRequest): Promise<JudgeReply> {
-      const started = Date.now();
-      let rateLimited = 0;
-      for (let n = 0; ; n++) {
-        // 429s waited out at a gate are not faults of the server: they keep their own count
-        const attempt = n - rateLimited;
-        // an 'abort' listener added to an already aborted signal never fires
-        req.signal?.throwIfAborted();
-        const ticket = o.gate ? await o.gate.admit(req) : undefined;
-        const target = ticket?.provider ?? p;
-        let outcome: Parameters<GateTicket['settle']>[0] | undefined;
-        const ctl = new AbortController();
-        const onOuter = () => ctl.abort(req.signal!.reason);
-        req.signal?.addEventListener('abort', onOuter, { once: true });
-        let timedOut = false;
-        const timer = setTimeout(() => {
-          timedOut = true;
-          ctl.abort(new Error('timeout'));
-        }, timeout);
-        try {
-          const reply = await target.complete({ ...req, signal: ctl.signal });
-          outcome = { reply };
-          return reply;
-        } catch (e) {
-          if (req.signal?.aborted) throw req.signal.reason ?? e;
-          const err = timedOut
-            ? new JudgeCallError(
-                `[judge:${p.id}] timed out after ${timeout} ms`,
-                true,
+  return wrapProvider(p, async (req) => {
+    const started = Date.now();
+    let rateLimited = 0;
+    for (let n = 0; ; n++) {
+      // 429s waited out at a gate are not faults of the server: they keep their own count
+      const attempt = n - rateLimited;
+      // an 'abort' listener added to an already aborted signal never fires
+      req.signal?.throwIfAborted();
+      const ticket = o.gate ? await o.gate.admit(req) : undefined;
+      const target = ticket?.provider ?? p;
+      let outcome: Parameters<GateTicket['settle']>[0] | undefined;
+      const ctl = new AbortController();
+      const onOuter = () => ctl.abort(req.signal!.reason);
+      req.signal?.addEventListener('abort', onOuter, { once: true });
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        ctl.abort(new Error('timeout'));
+      }, timeout);
+      try {
+        const reply = await target.complete({ ...req, signal: ctl.signal });
+        outcome = { reply };
+        return reply;
+      } catch (e) {
+        if (req.signal?.aborted) throw req.signal.reason ?? e;
+        const err = timedOut
+          ? new JudgeCallError(`[judge:${p.id}] timed out after ${timeout} ms`, true, undefined, undefined, {
+              cause: e,
+            })
+          : e instanceof JudgeCallError
+            ? e
+            : new JudgeCallError(
+                `[judge:${p.id}] ${(e as Error)?.message ?? String(e)}`,
+                false,
                 undefined,
                 undefined,
                 { cause: e },
-              )
-            : e instanceof JudgeCallError
-              ? e
-              : new JudgeCallError(
-                  `[judge:${p.id}] ${(e as Error)?.message ?? String(e)}`,
-                  false,
-                  undefined,
-                  undefined,
-                  { cause: e },
-                );
-          outcome = { error: err };
-          ticket?.settle(outcome);
-          const gated429 = ticket !== undefined && err.status === 429;
-          if (gated429) rateLimited++;
-          if (!err.retryable || (!gated429 && attempt >= retries)) throw err;
-          const backoff = Math.min(max, base * 2 ** attempt) * (0.5 + random() / 2);
-          // the server's wait, but never less than the backoff: "retry after 0" is no licence to flood it
-          const delayMs = err.retryAfterMs !== undefined ? Math.max(err.retryAfterMs, backoff) : backoff;
-          const spent = Date.now() - started;
-          if (spent + delayMs > budget) {
-            const why =
-              err.retryAfterMs !== undefined && err.retryAfterMs >= delayMs
-                ? `the server asked to wait ${(delayMs / 1000).toFixed(1)} s (Retry-After)`
-                : `the next wait is ${(delayMs / 1000).toFixed(1)} s${err.retryAfterMs !== undefined ? ` (the server asked for ${(err.retryAfterMs / 1000).toFixed(1)} s; backoff waits longer)` : ''}`;
-            throw new JudgeCallError(
-              `${err.message} (not retried: ${why}, past this call's retry budget of ${(budget / 1000).toFixed(0)} s, ${(spent / 1000).toFixed(1)} s spent)`,
-              false,
-              err.status,
-              err.retryAfterMs,
-              { cause: err },
-            );
-          }
-          o.onRetry?.({
-            attempt: attempt + 1,
-            delayMs,
-            error: err,
-            ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
-          });
-          req.onRetry?.({ attempt: attempt + 1, delayMs, error: err });
-          // the gate holds this call (and every other) until the server's wait is over
-          if (!gated429) await sleep(delayMs, req.signal);
-        } finally {
-          ticket?.settle(outcome ?? { error: new Error('aborted') });
-          clearTimeout(timer);
-          req.signal?.removeEventListener('abort', onOuter);
+              );
+        outcome = { error: err };
+        ticket?.settle(outcome);
+        const gated429 = ticket !== undefined && err.status === 429;
+        if (gated429) rateLimited++;
+        if (!err.retryable || (!gated429 && attempt >= retries)) throw err;
+        const backoff = Math.min(max, base * 2 ** attempt) * (0.5 + random() / 2);
+        // the server's wait, but never less than the backoff: "retry after 0" is no licence to flood it
+        const delayMs = err.retryAfterMs !== undefined ? Math.max(err.retryAfterMs, backoff) : backoff;
+        const spent = Date.now() - started;
+        if (spent + delayMs > budget) {
+          const why =
+            err.retryAfterMs !== undefined && err.retryAfterMs >= delayMs
+              ? `the server asked to wait ${(delayMs / 1000).toFixed(1)} s (Retry-After)`
+              : `the next wait is ${(delayMs / 1000).toFixed(1)} s${err.retryAfterMs !== undefined ? ` (the server asked for ${(err.retryAfterMs / 1000).toFixed(1)} s; backoff waits longer)` : ''}`;
+          throw new JudgeCallError(
+            `${err.message} (not retried: ${why}, past this call's retry budget of ${(budget / 1000).toFixed(0)} s, ${(spent / 1000).toFixed(1)} s spent)`,
+            false,
+            err.status,
+            err.retryAfterMs,
+            { cause: err },
+          );
         }
+        o.onRetry?.({
+          attempt: attempt + 1,
+          delayMs,
+          error: err,
+          ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+        });
+        req.onRetry?.({ attempt: attempt + 1, delayMs, error: err });
+        // the gate holds this call (and every other) until the server's wait is over
+        if (!gated429) await sleep(delayMs, req.signal);
+      } finally {
+        ticket?.settle(outcome ?? { error: new Error('aborted') });
+        clearTimeout(timer);
+        req.signal?.removeEventListener('abort', onOuter);
       }
-    },
-  };
+    }
+  });
 }

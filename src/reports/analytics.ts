@@ -31,9 +31,7 @@ import {
   conflictByGap,
   FAIR_PAIR,
   FAIR_PAIR_MULTI_TURN,
-  parseScores,
-  scoresToModels,
-  verdictFromScores,
+  scoreVerdict,
   type GapRow,
   type ScoreSample,
 } from '../core/stats/calibration.ts';
@@ -46,25 +44,15 @@ import {
   type LengthNotEstimable,
   type LongerShare,
 } from '../core/stats/length.ts';
-import { sampleOf } from '../core/stats/slot.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
-import type { MatchOutcome, Verdict, Vote } from '../core/types.ts';
-import { pairVerdict } from '../core/verdict/stored.ts';
+import type { MatchItem } from '../core/types.ts';
+import { itemKey, matchKey, storedVerdictOf } from '../core/outcomes.ts';
 import type { Store } from '../storage/store.ts';
-import { judgeData } from './results.ts';
-import { scoreOf } from '../core/outcomes.ts';
+import { answerLengths, countedOutcomes, judgeBattles, judgeData, voteOutcome } from './results.ts';
 
 async function categories(store: Store): Promise<Map<number, string>> {
   return new Map((await store.catalog.questions()).map((q) => [q.id, q.category]));
-}
-
-/** A match as a filter sees it (`only`: e.g. a succession's bridge). */
-export interface MatchItem {
-  questionId: number;
-  turn: number;
-  model1: string;
-  model2: string;
 }
 
 export interface BiasReport {
@@ -78,14 +66,6 @@ export interface BiasReport {
 }
 
 const SCORE_SCHEMES = new Set([FAIR_PAIR.name, FAIR_PAIR_MULTI_TURN.name]);
-
-/** A score-based game's verdict, read again from its reply (whatever a pair parser may have stored). */
-function scoreVerdict(reply: string, order: 'AB' | 'BA'): Verdict {
-  const p = parseScores(reply);
-  if (!p) return 'error';
-  const m = scoresToModels(p, order);
-  return verdictFromScores(m.s1, m.s2);
-}
 
 /**
  * The position-bias table of one judge. Games give the per-order figures; recorded verdicts (the
@@ -108,19 +88,15 @@ export async function biasReport(
   );
   const reply = (id: string) => replies.get(id) ?? '';
   const bias: BiasGame[] = games.map((g) => ({
-    questionId: g.match.questionId,
+    ...storedVerdictOf(g),
     category: g.match.category,
-    turn: g.match.turn,
-    model1: g.match.model1,
-    model2: g.match.model2!,
-    order: g.order,
-    sample: sampleOf(g.judgeSettings),
-    verdict: SCORE_SCHEMES.has(g.promptName) ? scoreVerdict(reply(g.id), g.order) : pairVerdict(g.verdict),
+    // a score scheme's verdict is read again from its reply (whatever a pair parser may have stored)
+    ...(SCORE_SCHEMES.has(g.promptName) ? { verdict: scoreVerdict(reply(g.id), g.order) } : {}),
   }));
   const scored = new Map<string, ScoreSample[]>();
   for (const g of games) {
     if (!SCORE_SCHEMES.has(g.promptName)) continue;
-    const k = `${g.match.questionId}\u0000${g.match.turn}\u0000${g.match.model1}\u0000${g.match.model2}`;
+    const k = matchKey({ ...g.match, model2: g.match.model2! });
     scored.set(k, [
       ...(scored.get(k) ?? []),
       { order: g.order, sample: Number(g.judgeSettings.sample ?? 0), reply: reply(g.id) },
@@ -128,15 +104,11 @@ export async function biasReport(
   }
   // the questions' categories only where the rows are by category (a stored report of every judge reads no question)
   const cats = by.includes('category') ? await categories(store) : undefined;
-  const gameItems = new Set(
-    bias.map((g) => `${g.questionId}\u0000${g.turn}\u0000${[g.model1, g.model2].sort().join('\u0000')}`),
-  );
+  const gameItems = new Set(bias.map((g) => itemKey(g.questionId, g.turn, g.model1, g.model2)));
   const recorded = isHumanJudge(judge)
     ? []
     : (await store.votes.list(judge)).filter(
-        (v) =>
-          keep(v) &&
-          !gameItems.has(`${v.questionId}\u0000${v.turn}\u0000${[v.model1, v.model2].sort().join('\u0000')}`),
+        (v) => keep(v) && !gameItems.has(itemKey(v.questionId, v.turn, v.model1, v.model2)),
       );
   const outcomes = recorded.map((v) => ({ ...voteOutcome(v), category: cats?.get(v.questionId) ?? '?' }));
   return {
@@ -145,11 +117,6 @@ export async function biasReport(
     recorded: conflictFromOutcomes(outcomes, by),
     ...(scored.size ? { byGap: conflictByGap([...scored.values()].map(calibrate)) } : {}),
   };
-}
-
-function voteOutcome(v: Vote): MatchOutcome {
-  const outcome = v.winner;
-  return { questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, outcome };
 }
 
 /** Agreement (S1, S2) with Cohen's kappa and question-level bootstrap intervals, per turn and category. */
@@ -172,20 +139,7 @@ export async function clusteredBattles(
   judge: string,
   turn?: number,
 ): Promise<ClusteredBattle[]> {
-  const d = await judgeData(store, judge);
-  const out: ClusteredBattle[] = [];
-  const push = (q: number, a: string, b: string, w: MatchOutcome['outcome']) => {
-    if (w === 'error') return;
-    out.push({ cluster: q, a, b, score: scoreOf(w) });
-  };
-  if (isHumanJudge(judge))
-    for (const v of d.votes)
-      (turn === undefined || v.turn === turn) &&
-        push(v.questionId, v.model1, v.model2, voteOutcome(v).outcome);
-  else
-    for (const o of d.outcomes)
-      (turn === undefined || o.turn === turn) && push(o.questionId, o.model1, o.model2, o.outcome);
-  return out;
+  return judgeBattles(await judgeData(store, judge), judge, turn);
 }
 
 interface WinRateInterval {
@@ -352,19 +306,13 @@ export async function lengthReport(
   o: BootstrapOptions & { turn?: number } = {},
 ): Promise<LengthReport> {
   const d = await judgeData(store, judge);
-  const lengths = new Map<string, number[]>();
-  for (const a of await store.catalog.answers())
-    lengths.set(
-      `${a.model}\u0000${a.questionId}`,
-      a.turns.map((t) => t.length),
-    );
+  const length = await answerLengths(store);
   const matches = [];
   let missing = 0;
-  const outcomes = isHumanJudge(judge) ? d.votes.map(voteOutcome) : d.outcomes;
-  for (const m of outcomes) {
+  for (const m of countedOutcomes(d, judge)) {
     if (o.turn !== undefined && m.turn !== o.turn) continue;
-    const l1 = lengths.get(`${m.model1}\u0000${m.questionId}`)?.[m.turn - 1];
-    const l2 = lengths.get(`${m.model2}\u0000${m.questionId}`)?.[m.turn - 1];
+    const l1 = length(m.model1, m.questionId, m.turn);
+    const l2 = length(m.model2, m.questionId, m.turn);
     if (l1 === undefined || l2 === undefined) {
       missing++;
       continue;

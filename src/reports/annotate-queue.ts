@@ -5,26 +5,20 @@
 import { AUTHOR, DEFAULT_REFERENCE_SOURCE, GOLD, isHumanJudge } from '../core/constants.ts';
 import { NEED_REF_CATS } from '../core/prompts.ts';
 import { seededRng } from '../core/stats/random.ts';
-import type { Answer, Question } from '../core/types.ts';
+import { itemKey } from '../core/outcomes.ts';
+import type { Answer, MatchItem, Question } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import { judgeData } from './results.ts';
 
 export type QueueMode = 'review' | 'uniform';
 
-export interface QueueMatch {
-  questionId: number;
-  turn: number;
-  /** model1 < model2 */
-  model1: string;
-  model2: string;
+/** model1 < model2 */
+export interface QueueMatch extends MatchItem {
   /** 1 - (the most common judge outcome's share), over the judges with an outcome; 0 with fewer than two */
   disagreement: number;
   /** how many LLM judges have an outcome on it */
   judges: number;
 }
-
-const keyOf = (q: number, turn: number, a: string, b: string) =>
-  a <= b ? `${q}\u0000${turn}\u0000${a}\u0000${b}` : `${q}\u0000${turn}\u0000${b}\u0000${a}`;
 
 /** The tournament's matches in queue order. */
 export async function annotateQueue(store: Store, mode: QueueMode, seed = 1): Promise<QueueMatch[]> {
@@ -61,7 +55,7 @@ export async function annotateQueue(store: Store, mode: QueueMode, seed = 1): Pr
     if (isHumanJudge(judge) || judge === AUTHOR || judge === GOLD) continue;
     for (const o of (await judgeData(store, judge)).outcomes) {
       if (o.outcome === 'error') continue;
-      const k = keyOf(o.questionId, o.turn, o.model1, o.model2);
+      const k = itemKey(o.questionId, o.turn, o.model1, o.model2);
       const winner = o.outcome === 'model_1' ? o.model1 : o.outcome === 'model_2' ? o.model2 : 'tie';
       const m = labels.get(k) ?? new Map<string, number>();
       m.set(winner, (m.get(winner) ?? 0) + 1);
@@ -69,7 +63,7 @@ export async function annotateQueue(store: Store, mode: QueueMode, seed = 1): Pr
     }
   }
   for (const m of matches) {
-    const counts = [...(labels.get(keyOf(m.questionId, m.turn, m.model1, m.model2))?.values() ?? [])];
+    const counts = [...(labels.get(itemKey(m.questionId, m.turn, m.model1, m.model2))?.values() ?? [])];
     const n = counts.reduce((s, c) => s + c, 0);
     m.judges = n;
     m.disagreement = n >= 2 ? 1 - Math.max(...counts) / n : 0;

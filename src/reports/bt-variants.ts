@@ -1,7 +1,5 @@
 // `arena ratings --ties rao-kupper` and `--position`: the Bradley–Terry variants over a judge's stored data.
-import { HUMAN } from '../core/constants.ts';
 import { pairGameOf } from '../core/outcomes.ts';
-import { battlesFromOutcomes, battlesFromVotes } from '../core/ratings.ts';
 import {
   fitPositionBT,
   fitRaoKupper,
@@ -10,7 +8,7 @@ import {
 } from '../core/stats/bt-variants.ts';
 import { positionSe, type PositionSe } from '../core/stats/position-se.ts';
 import type { Store } from '../storage/store.ts';
-import { judgeData } from './results.ts';
+import { judgeBattles, judgeData } from './results.ts';
 
 export type VariantReport =
   | ({ variant: 'rao-kupper'; judge: string; battles: number } & RaoKupperFit)
@@ -18,12 +16,7 @@ export type VariantReport =
 
 /** Rao–Kupper ties over the judge's match outcomes (the experts: their votes). */
 export async function raoKupperReport(store: Store, judge: string, turn?: number): Promise<VariantReport> {
-  const d = await judgeData(store, judge);
-  const keep = (t: number) => turn === undefined || t === turn;
-  const battles =
-    judge === HUMAN
-      ? battlesFromVotes(d.votes.filter((v) => keep(v.turn)))
-      : battlesFromOutcomes(d.outcomes.filter((o) => keep(o.turn)));
+  const battles = judgeBattles(await judgeData(store, judge), judge, turn);
   return { variant: 'rao-kupper', judge, battles: battles.length, ...fitRaoKupper(battles) };
 }
 

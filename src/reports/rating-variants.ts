@@ -132,15 +132,15 @@ export async function ratingVariants(store: Store, judge: string): Promise<Ratin
   };
 }
 
+/** A term's figures before any is known (the keys in the order a term prints them). */
+const NO_ESTIMATE = { estimate: null, se: null, seIndependent: null, lo: null, hi: null };
+
 function raoKupperTerm(r: VariantReport): VariantTerm {
   const rk = r.variant === 'rao-kupper' ? r : undefined;
   return {
     term: 'rao-kupper θ',
+    ...NO_ESTIMATE,
     estimate: rk ? rk.theta : null,
-    se: null,
-    seIndependent: null,
-    lo: null,
-    hi: null,
     unit: 'θ ≥ 1; two equal models tie (θ − 1) / (θ + 1) of the time',
     observations: rk ? rk.battles : null,
     questions: null,
@@ -156,11 +156,7 @@ function positionTerm(judge: string, r: VariantReport | undefined): VariantTerm 
   if (!p)
     return {
       term: 'position',
-      estimate: null,
-      se: null,
-      seIndependent: null,
-      lo: null,
-      hi: null,
+      ...NO_ESTIMATE,
       unit,
       observations: null,
       questions: null,

@@ -1,19 +1,21 @@
 // Results derived on read from stored games and votes.
 import { agreement, type AgreementRow } from '../core/stats/agreement.ts';
-import { battlesFromOutcomes, battlesFromVotes, onlineElo, type Battle } from '../core/ratings.ts';
-import { battleTable, questionsPerModel, tableRecords } from '../core/stats/battle-table.ts';
+import { onlineElo } from '../core/ratings.ts';
+import {
+  battleTable,
+  questionsPerModel,
+  tableRecords,
+  type ClusteredBattle,
+} from '../core/stats/battle-table.ts';
 import { fitEstimable, separationNote } from '../core/stats/estimable-fit.ts';
 import { MIN_QUESTIONS } from '../core/stats/rating-rows.ts';
 import { pairwiseStandings, singleStandings } from '../core/standings.ts';
 import { battleSides, connectedModelGroups, ratingsByGroup, splitByGroup } from '../core/groups.ts';
-import type { MatchOutcome, Outcome, SingleScore, SingleStanding, Standing, Vote } from '../core/types.ts';
-import { itemKey, outcomesFromGames, storedVerdictOf } from '../core/outcomes.ts';
+import type { Answer, MatchOutcome, SingleScore, SingleStanding, Standing, Vote } from '../core/types.ts';
+import { itemKey, outcomesFromGames, scoreOf, storedVerdictOf } from '../core/outcomes.ts';
 import { ratingOf } from '../core/verdict/stored.ts';
 import type { GameFacts, Store } from '../storage/store.ts';
-import { DEFAULT_BASELINE, isHumanJudge } from '../core/constants.ts';
-
-/** A combined outcome as a vote's winner: every outcome but `error` is one (the same spelling). */
-const voteWinner = (o: Outcome): Vote['winner'] | undefined => (o === 'error' ? undefined : o);
+import { DEFAULT_BASELINE, isHumanJudge, OUTPUT_1, OUTPUT_2 } from '../core/constants.ts';
 
 export interface JudgeData {
   /** one outcome per match: from played games, else from a recorded verdict */
@@ -36,36 +38,51 @@ export async function judgeData(store: Store, judge: string): Promise<JudgeData>
   // a judge's recorded verdicts fill in only the items it has no games for; human votes all count
   for (const v of votes) {
     if (!isHumanJudge(judge) && have.has(itemKey(v.questionId, v.turn, v.model1, v.model2))) continue;
-    outcomes.push({
-      questionId: v.questionId,
-      turn: v.turn,
-      model1: v.model1,
-      model2: v.model2,
-      outcome: v.winner,
-    });
+    outcomes.push(voteOutcome(v));
   }
   const allVotes: Vote[] = isHumanJudge(judge) ? votes : outcomeVotes(judge, outcomes);
   return { outcomes, votes: allVotes };
 }
 
-/** A judge's outcomes as its votes, one per match with a verdict (what agreement() compares). */
+export function voteOutcome(v: Vote): MatchOutcome {
+  return { questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, outcome: v.winner };
+}
+
+/** A judge's outcomes as its votes, one per match with a verdict (what agreement() compares): a vote's winner is
+ * any outcome but `error` (the same spelling). */
 export function outcomeVotes(judge: string, outcomes: MatchOutcome[]): Vote[] {
-  return outcomes.flatMap((o) => {
-    const w = voteWinner(o.outcome);
-    return w
-      ? [
-          {
-            judge,
-            voter: judge,
-            questionId: o.questionId,
-            turn: o.turn,
-            model1: o.model1,
-            model2: o.model2,
-            winner: w,
-          },
-        ]
-      : [];
-  });
+  return outcomes.flatMap(({ questionId, turn, model1, model2, outcome }) =>
+    outcome === 'error' ? [] : [{ judge, voter: judge, questionId, turn, model1, model2, winner: outcome }],
+  );
+}
+
+/** The matches a judge's figures count: a human judge's every vote (several per item), else one outcome per match. */
+export const countedOutcomes = (d: JudgeData, judge: string): MatchOutcome[] =>
+  isHumanJudge(judge) ? d.votes.map(voteOutcome) : d.outcomes;
+
+/** Those matches with a verdict as battles, each tagged with its question (the bootstrap's cluster). */
+export function judgeBattles(d: JudgeData, judge: string, turn?: number): ClusteredBattle[] {
+  return countedOutcomes(d, judge)
+    .filter((o) => o.outcome !== 'error' && (turn === undefined || o.turn === turn))
+    .map((o) => ({ a: o.model1, b: o.model2, score: scoreOf(o.outcome), cluster: o.questionId }));
+}
+
+/** An answer's length in characters at a turn, undefined when the answer is not stored. */
+export type Lengths = (model: string, questionId: number, turn: number) => number | undefined;
+
+/** The lengths of every stored answer: the tournament's and those of the labelled `sets` named. */
+export async function answerLengths(store: Store, sets: readonly { set: string }[] = []): Promise<Lengths> {
+  const lengths = new Map<string, number[]>();
+  const add = (answers: Answer[]) => {
+    for (const a of answers)
+      lengths.set(
+        `${a.model}\u0000${a.questionId}`,
+        a.turns.map((t) => t.length),
+      );
+  };
+  add(await store.catalog.answers());
+  for (const s of sets) add(await store.catalog.answers([OUTPUT_1, OUTPUT_2], { set: s.set }));
+  return (model, q, turn) => lengths.get(`${model}\u0000${q}`)?.[turn - 1];
 }
 
 export interface StandingsQuery {
@@ -77,7 +94,7 @@ export interface StandingsQuery {
   models?: string[];
 }
 
-async function questionFilter(store: Store, category?: string): Promise<Set<number> | undefined> {
+export async function questionFilter(store: Store, category?: string): Promise<Set<number> | undefined> {
   if (!category) return undefined;
   return new Set((await store.catalog.questions()).filter((q) => q.category === category).map((q) => q.id));
 }
@@ -103,22 +120,19 @@ export async function standingGroups(store: Store, q: StandingsQuery): Promise<S
     .map((items, k) => ({
       models: groups[k]!,
       questions: new Set(items.map((o) => o.questionId)).size,
-      rows: groupStandings(items, q, questionIds),
+      rows: pairwiseStandings(items, standingsFilter(q, questionIds)),
     }))
     .filter((g) => g.rows.length);
 }
 
-function groupStandings(
-  outcomes: MatchOutcome[],
-  q: StandingsQuery,
-  questionIds: Set<number> | undefined,
-): Standing[] {
-  return pairwiseStandings(outcomes, {
+/** What a standings query keeps, as the standings functions take it (plain and weighted alike). */
+export function standingsFilter(q: StandingsQuery, questionIds: Set<number> | undefined) {
+  return {
     ...(q.mode === 'pairwise-baseline' ? { baseline: q.baseline ?? DEFAULT_BASELINE } : {}),
     ...(q.turn !== undefined ? { turn: q.turn } : {}),
     ...(q.models ? { models: q.models } : {}),
     ...(questionIds ? { questionIds } : {}),
-  });
+  };
 }
 
 /** A judge's single-grading scores: the latest game per (question, turn, model). */
@@ -152,9 +166,7 @@ export async function agreementBetween(
   judge2: string,
 ): Promise<AgreementRow[]> {
   const a = await judgeData(store, judge1);
-  if (judge1 === judge2) return agreement(a.votes, 'same');
-  const b = await judgeData(store, judge2);
-  return agreement(a.votes, b.votes);
+  return agreement(a.votes, judge1 === judge2 ? 'same' : (await judgeData(store, judge2)).votes);
 }
 
 /** A rating row: `rating` is null (with a `note`) for a model no finite Bradley–Terry rating fits; `group` names the group of models that played one another when there are several (1 = the largest). */
@@ -197,20 +209,7 @@ export async function ratings(
   opts: { turn?: number; prior?: number; inconsistent?: InconsistentAs } = {},
 ): Promise<RatingRow[]> {
   const d = withoutInconsistent(await judgeData(store, judge), opts.inconsistent ?? 'tie');
-  let battles: Battle[] = isHumanJudge(judge) ? battlesFromVotes(d.votes) : battlesFromOutcomes(d.outcomes);
-  if (opts.turn !== undefined) {
-    const src = isHumanJudge(judge) ? d.votes.filter((v) => v.turn === opts.turn) : null;
-    battles = src
-      ? battlesFromVotes(src)
-      : battlesFromOutcomes(d.outcomes.filter((o) => o.turn === opts.turn));
-  }
-  // tagged with their question: centred, like arena intervals, on the models seen on MIN_QUESTIONS questions or more
-  const tagged = isHumanJudge(judge)
-    ? d.votes.filter((v) => opts.turn === undefined || v.turn === opts.turn).map((v) => v.questionId)
-    : d.outcomes
-        .filter((o) => o.outcome !== 'error' && (opts.turn === undefined || o.turn === opts.turn))
-        .map((o) => o.questionId);
-  const fitGroup = (part: (Battle & { cluster: number })[]): RatingRow[] => {
+  const fitGroup = (part: ClusteredBattle[]): RatingRow[] => {
     if (method === 'elo') return onlineElo(part);
     const t = battleTable(part);
     const fit = fitEstimable(
@@ -232,6 +231,6 @@ export async function ratings(
     });
     return rows.sort((a, b) => b.v - a.v || (a.model < b.model ? -1 : 1)).map(({ v: _v, ...r }) => r);
   };
-  const clustered = battles.map((b, k) => ({ ...b, cluster: tagged[k]! }));
-  return ratingsByGroup(clustered, battleSides, fitGroup, (rows) => rows).rows;
+  // tagged with their question: centred, like arena intervals, on the models seen on MIN_QUESTIONS questions or more
+  return ratingsByGroup(judgeBattles(d, judge, opts.turn), battleSides, fitGroup, (rows) => rows).rows;
 }

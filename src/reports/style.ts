@@ -1,6 +1,5 @@
 // Style-controlled ratings of one judge, read from the store: its outcomes (or the expert votes) with
 // the style of both answers as the judge read them (the answer's turns up to the one judged).
-import { isHumanJudge } from '../core/constants.ts';
 import {
   addCounts,
   type StyleIntervals,
@@ -14,7 +13,7 @@ import { battleTable, tableRecords } from '../core/stats/battle-table.ts';
 import { separationNote } from '../core/stats/estimable-fit.ts';
 import { estimability } from '../core/stats/separation.ts';
 import type { Store } from '../storage/store.ts';
-import { judgeData } from './results.ts';
+import { countedOutcomes, judgeData } from './results.ts';
 import { scoreOf } from '../core/outcomes.ts';
 
 export interface StyleReport extends CheckedStyleResult {
@@ -48,27 +47,10 @@ export async function styleReport(
       per.map((_, t) => addCounts(per.slice(0, t + 1))),
     );
   }
-  const rows = isHumanJudge(judge)
-    ? d.votes.map((v) => ({
-        questionId: v.questionId,
-        turn: v.turn,
-        model1: v.model1,
-        model2: v.model2,
-        score: scoreOf(v.winner),
-      }))
-    : d.outcomes
-        .filter((x) => x.outcome !== 'error')
-        .map((x) => ({
-          questionId: x.questionId,
-          turn: x.turn,
-          model1: x.model1,
-          model2: x.model2,
-          score: scoreOf(x.outcome),
-        }));
   const battles: StyleBattle[] = [];
   let missing = 0;
-  for (const r of rows) {
-    if (o.turn !== undefined && r.turn !== o.turn) continue;
+  for (const r of countedOutcomes(d, judge)) {
+    if (r.outcome === 'error' || (o.turn !== undefined && r.turn !== o.turn)) continue;
     const sa = style.get(`${r.model1}\u0000${r.questionId}`)?.[r.turn - 1];
     const sb = style.get(`${r.model2}\u0000${r.questionId}`)?.[r.turn - 1];
     if (!sa || !sb) {
@@ -78,7 +60,7 @@ export async function styleReport(
     battles.push({
       a: r.model1,
       b: r.model2,
-      score: r.score as 0 | 0.5 | 1,
+      score: scoreOf(r.outcome),
       cluster: r.questionId,
       styleA: sa,
       styleB: sb,

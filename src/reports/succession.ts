@@ -10,7 +10,7 @@ import {
 } from '../core/stats/succession.ts';
 import { itemKey } from '../core/outcomes.ts';
 import { AUTHOR, HUMAN } from '../core/constants.ts';
-import { ArenaError } from '../core/types.ts';
+import { ArenaError, type MatchItem } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 import { biasReport } from './analytics.ts';
 import { judgeData, outcomeVotes } from './results.ts';
@@ -32,8 +32,7 @@ export async function successionReport(
   const [old, neu] = [await judgeData(store, from), await judgeData(store, to)];
   const bridge = bridgeOf(old.outcomes, neu.outcomes);
   const items = new Set(bridge.map((m) => itemKey(m.questionId, m.turn, m.model1, m.model2)));
-  const only = (m: { questionId: number; turn: number; model1: string; model2: string }) =>
-    items.has(itemKey(m.questionId, m.turn, m.model1, m.model2));
+  const only = (m: MatchItem) => items.has(itemKey(m.questionId, m.turn, m.model1, m.model2));
   const judges: JudgeOnBridge[] = [];
   for (const judge of [from, to]) {
     const row = (await biasReport(store, judge, [], { only })).games[0];

@@ -12,8 +12,7 @@ import {
 import { pairVerdict } from '../core/verdict/stored.ts';
 import { ArenaError, type Standing } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
-import type { StandingsQuery } from './results.ts';
-import { DEFAULT_BASELINE } from '../core/constants.ts';
+import { questionFilter, standingsFilter, type StandingsQuery } from './results.ts';
 import { pairGameOf } from '../core/outcomes.ts';
 
 /**
@@ -43,11 +42,6 @@ async function arenaHardGames(store: Store, judge: string): Promise<WeightedGame
   });
 }
 
-async function questionIdsOf(store: Store, category?: string): Promise<Set<number> | undefined> {
-  if (!category) return undefined;
-  return new Set((await store.catalog.questions()).filter((q) => q.category === category).map((q) => q.id));
-}
-
 /** `arena standings --weight arena-hard`: battle counts, each game on its own, a strong verdict counting 3. */
 export async function arenaHardStandings(
   store: Store,
@@ -56,17 +50,7 @@ export async function arenaHardStandings(
 ): Promise<Standing[]> {
   if (q.mode === 'single') throw new ArenaError('--weight arena-hard applies to pairwise modes only');
   const games = await arenaHardGames(store, q.judge);
-  const questionIds = await questionIdsOf(store, q.category);
-  return weightedStandings(
-    games,
-    {
-      ...(q.mode === 'pairwise-baseline' ? { baseline: q.baseline ?? DEFAULT_BASELINE } : {}),
-      ...(q.turn !== undefined ? { turn: q.turn } : {}),
-      ...(q.models ? { models: q.models } : {}),
-      ...(questionIds ? { questionIds } : {}),
-    },
-    weight,
-  );
+  return weightedStandings(games, standingsFilter(q, await questionFilter(store, q.category)), weight);
 }
 
 /** `arena ratings --weight arena-hard`: Bradley–Terry or Elo over Arena-Hard's weighted battles. */

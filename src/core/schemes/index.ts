@@ -65,50 +65,27 @@ export const OUTPUT_FORMATS: Record<string, OutputFormat> = {
 };
 
 /**
+ * A prompt set as the built-in ones are named: a plain scheme and a reference-based one (the plain one where a
+ * judge has none), each with its multi-turn twin (`<name>-multi-turn`).
+ */
+export function promptSet(
+  plain: string,
+  ref = plain,
+  multiTurn = (name: string) => `${name}-multi-turn`,
+): PromptSet {
+  return { default: plain, ref, defaultMultiTurn: multiTurn(plain), refMultiTurn: multiTurn(ref) };
+}
+
+/**
  * The prompt sets of these schemes, selectable as `arena run --prompts <name>` (pairwise modes only).
  * A judge without a reference-based or multi-turn template uses its plain one for those games.
  */
 export const SCHEME_PROMPT_SETS: Record<string, { pairwise: PromptSet }> = {
-  judgelm: {
-    pairwise: {
-      default: 'judgelm-pair-v1',
-      ref: 'judgelm-pair-ref-v1',
-      defaultMultiTurn: 'judgelm-pair-v1-multi-turn',
-      refMultiTurn: 'judgelm-pair-ref-v1-multi-turn',
-    },
-  },
-  pandalm: {
-    pairwise: {
-      default: 'pandalm-pair-v1',
-      ref: 'pandalm-pair-v1',
-      defaultMultiTurn: 'pandalm-pair-v1-multi-turn',
-      refMultiTurn: 'pandalm-pair-v1-multi-turn',
-    },
-  },
-  autoj: {
-    pairwise: {
-      default: 'autoj-pair-v1',
-      ref: 'autoj-pair-v1',
-      defaultMultiTurn: 'autoj-pair-v1-multi-turn',
-      refMultiTurn: 'autoj-pair-v1-multi-turn',
-    },
-  },
-  prometheus: {
-    pairwise: {
-      default: 'prometheus-rel-v1',
-      ref: 'prometheus-rel-ref-v1',
-      defaultMultiTurn: 'prometheus-rel-v1-multi-turn',
-      refMultiTurn: 'prometheus-rel-ref-v1-multi-turn',
-    },
-  },
-  'arena-hard': {
-    pairwise: {
-      default: 'arena-hard-v1',
-      ref: 'arena-hard-ref-v1',
-      defaultMultiTurn: 'arena-hard-v1-multi-turn',
-      refMultiTurn: 'arena-hard-ref-v1-multi-turn',
-    },
-  },
+  judgelm: { pairwise: promptSet('judgelm-pair-v1', 'judgelm-pair-ref-v1') },
+  pandalm: { pairwise: promptSet('pandalm-pair-v1') },
+  autoj: { pairwise: promptSet('autoj-pair-v1') },
+  prometheus: { pairwise: promptSet('prometheus-rel-v1', 'prometheus-rel-ref-v1') },
+  'arena-hard': { pairwise: promptSet('arena-hard-v1', 'arena-hard-ref-v1') },
 };
 
 /** Prompt schemes defined in code rather than in a prompts file (imported into a database when missing). */
@@ -116,14 +93,7 @@ export const CODE_SCHEMES: PromptScheme[] = [LLMBAR_VANILLA];
 
 /** Their prompt sets: LLMBar's plain prompt is single-turn and pairwise only. */
 export const CODE_PROMPT_SETS: Record<string, { pairwise: PromptSet }> = {
-  llmbar: {
-    pairwise: {
-      default: LLMBAR_VANILLA.name,
-      ref: LLMBAR_VANILLA.name,
-      defaultMultiTurn: LLMBAR_VANILLA.name,
-      refMultiTurn: LLMBAR_VANILLA.name,
-    },
-  },
+  llmbar: { pairwise: promptSet(LLMBAR_VANILLA.name, LLMBAR_VANILLA.name, (name) => name) },
 };
 
 /** Every prompt name of the sets above (they ship in questions/judge_schemes.jsonl). */

@@ -74,6 +74,14 @@ export function verdictFromScores(s1: number, s2: number): Verdict {
   return s1 > s2 ? 'model_1' : s1 < s2 ? 'model_2' : 'tie';
 }
 
+/** A score-based game's verdict about the match's models, read from its reply (`error` when it gives no scores). */
+export function scoreVerdict(reply: string, order: Order): Verdict {
+  const p = parseScores(reply);
+  if (!p) return 'error';
+  const m = scoresToModels(p, order);
+  return verdictFromScores(m.s1, m.s2);
+}
+
 /** A sample as stored: the raw reply of one game, its order and sample index. */
 export interface ScoreSample {
   order: Order;

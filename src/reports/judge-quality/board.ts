@@ -22,8 +22,8 @@ import { ArenaError, type Vote } from '../../core/types.ts';
 import { pairGameOf } from '../../core/outcomes.ts';
 import type { GameFacts, Store } from '../../storage/store.ts';
 import { pairSetData, type SetData } from '../accuracy.ts';
-import { judgeData, type JudgeData } from '../results.ts';
-import { ANNOTATORS, AUTHOR, GOLD, HUMAN, OUTPUT_1, OUTPUT_2 } from '../../core/constants.ts';
+import { answerLengths, judgeData, type JudgeData, type Lengths } from '../results.ts';
+import { ANNOTATORS, AUTHOR, GOLD, HUMAN } from '../../core/constants.ts';
 
 /** Judges that are references, not judges to rank: the experts, the paper's authors, the gold labels. */
 const NOT_ON_BOARD = new Set([HUMAN, AUTHOR, GOLD, ANNOTATORS]);
@@ -81,8 +81,6 @@ export interface BoardRow {
 }
 
 type Options = BootstrapOptions & { judges?: string[] };
-/** an answer's length in characters on one turn (undefined when not stored) */
-type Lengths = (model: string, questionId: number, turn: number) => number | undefined;
 type Behaviour = Pick<BoardRow, 'consistency' | 'firstPosition' | 'errorRate' | 'tieRate' | 'longerShare'>;
 
 const topLevel = (set: string) => set.split('/')[0]!;
@@ -141,23 +139,6 @@ function boardJudges(tournament: { judge: string }[], sets: SetData[], only: str
       `no judge ${unknown.map((j) => `"${j}"`).join(', ')} on the judge leaderboard (judges: ${all.join(', ') || 'none'}; ${[...NOT_ON_BOARD].join(', ')} are references, not rows)`,
     );
   return all.filter((j) => !only || only.includes(j));
-}
-
-/** The lengths of every stored answer: the tournament's and the labelled sets' (for the longer-answer share). */
-async function answerLengths(store: Store, sets: SetData[]): Promise<Lengths> {
-  const lengths = new Map<string, number[]>();
-  for (const a of await store.catalog.answers())
-    lengths.set(
-      `${a.model}\u0000${a.questionId}`,
-      a.turns.map((t) => t.length),
-    );
-  for (const s of sets)
-    for (const a of await store.catalog.answers([OUTPUT_1, OUTPUT_2], { set: s.set }))
-      lengths.set(
-        `${a.model}\u0000${a.questionId}`,
-        a.turns.map((t) => t.length),
-      );
-  return (model, q, turn) => lengths.get(`${model}\u0000${q}`)?.[turn - 1];
 }
 
 /** The behaviour rates from the judge's games, else from its recorded outcomes (consistency and length only). */
