@@ -61,7 +61,7 @@ describeRoutes(
   },
   (target) => {
     // wrangler dev's log so far: its start and the route tests' requests
-    it("wrangler dev logs no error: not at the Worker's start (its warm-up's pages fail in global scope, unlogged), nor for the route tests", () => {
+    it("wrangler dev logs no error: not at the Worker's start (its app is made while the script starts), nor for the route tests", () => {
       expect(target().log()).not.toMatch(/ERROR|\[web\]/);
     });
     // first: the votes below change D1, and these compare D1 with the published SQLite file
