@@ -1,20 +1,49 @@
-// A refresh's `publish.command` as a child process (ops/deps.ts RunHook): its output on ours, its stdin closed, in a
-// process group of its own, so that a timeout, SIGINT or SIGTERM stops it with everything it started (a shell's
-// children too) and nothing it runs can hold the refresh, or its lock, past that.
+// A command as a child process in a process group of its own, stdin closed, so that a timeout, an abort, or this
+// process's exit stops it with everything it started (a shell's children, wrangler's workerd) and nothing it runs can
+// hold a refresh, its lock, or a publish past that: a refresh's `publish.command` (ops/deps.ts RunHook) and
+// `wrangler d1 execute` (entry/wrangler.ts).
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import type { HookEnd, RunHook } from '../ops/deps.ts';
+import type { Env, HookEnd, RunHook } from '../ops/deps.ts';
 
 /** After SIGTERM, how long the group has to end before SIGKILL. */
 const GRACE_MS = 3000;
 
-export const runHook: RunHook = (cmd, args, o) =>
-  new Promise<HookEnd>((done) => {
+export interface GroupOptions {
+  cwd?: string;
+  env: Env | NodeJS.ProcessEnv;
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  /** where its output goes: ours (default), its stdout on our stderr, or read (at most `maxBuffer` characters each,
+   * default 1 MiB) */
+  output?: 'inherit' | 'stderr' | 'capture';
+  maxBuffer?: number;
+  /** stop what it left running in its group when it ends (an idle workerd) */
+  killLeftovers?: boolean;
+}
+
+/** How it ended, and what it printed when captured; `overflow` names the stream that passed `maxBuffer`. */
+export interface GroupEnd {
+  end: HookEnd;
+  stdout: string;
+  stderr: string;
+  overflow?: 'stdout' | 'stderr';
+}
+
+export function runInGroup(cmd: string, args: string[], o: GroupOptions): Promise<GroupEnd> {
+  return new Promise<GroupEnd>((done) => {
     let stopped: 'timeout' | 'aborted' | undefined;
+    const out = { stdout: '', stderr: '' };
+    let overflow: 'stdout' | 'stderr' | undefined;
+    const capture = o.output === 'capture';
     const child = spawn(cmd, args, {
-      cwd: resolve(o.cwd),
+      cwd: o.cwd === undefined ? undefined : resolve(o.cwd),
       env: o.env,
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: [
+        'ignore',
+        capture ? 'pipe' : o.output === 'stderr' ? process.stderr : 'inherit',
+        capture ? 'pipe' : 'inherit',
+      ],
       detached: true, // its own process group: killed as one
     });
     const group = (signal: NodeJS.Signals) => {
@@ -24,6 +53,15 @@ export const runHook: RunHook = (cmd, args, o) =>
         // the group is gone already
       }
     };
+    const max = o.maxBuffer ?? 1024 * 1024;
+    for (const k of ['stdout', 'stderr'] as const)
+      child[k]?.setEncoding('utf8').on('data', (d: string) => {
+        out[k] += d;
+        if (out[k].length > max && !overflow) {
+          overflow = k;
+          group('SIGKILL');
+        }
+      });
     let grace: NodeJS.Timeout | undefined;
     const stop = (why: 'timeout' | 'aborted') => {
       if (stopped) return;
@@ -38,19 +76,24 @@ export const runHook: RunHook = (cmd, args, o) =>
     // a second Ctrl-C exits at once (cli/commands/ops.ts interruptible): the group goes with this process
     const onExit = () => group('SIGKILL');
     process.once('exit', onExit);
+    let ended = false;
     const end = (e: HookEnd) => {
+      if (ended) return;
+      ended = true;
       clearTimeout(timer);
       o.signal?.removeEventListener('abort', onAbort);
       process.off('exit', onExit);
-      if (stopped) {
-        // what ignored SIGTERM in the group ends now, not after the grace
-        clearTimeout(grace);
-        group('SIGKILL');
-      }
-      done(e);
+      // what ignored SIGTERM in the group ends now, not after the grace
+      clearTimeout(grace);
+      if (stopped || o.killLeftovers) group('SIGKILL');
+      done({ end: e, ...out, ...(overflow ? { overflow } : {}) });
     };
     child.once('error', (e) => end({ cannotStart: (e as NodeJS.ErrnoException).code ?? e.message }));
-    child.once('exit', (code, signal) =>
+    // 'close': its output read to the end as well
+    child.once('close', (code, signal) =>
       end(stopped ? { stopped } : code !== null ? { exit: code } : { signal: signal ?? 'a signal' }),
     );
   });
+}
+
+export const runHook: RunHook = (cmd, args, o) => runInGroup(cmd, args, o).then((r) => r.end);

@@ -1,6 +1,6 @@
 // How `arena publish` runs wrangler: the project's own wrangler (its bin script, with this node) when it is
 // installed beside it, without the npm start that `npx` costs on every call; `npx wrangler` otherwise.
-import { spawn } from 'node:child_process';
+import { runInGroup, type GroupEnd } from '../cli/hook-command.ts';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -46,9 +46,6 @@ export interface D1Database {
 /** How long one `wrangler d1 execute` may take by default: a local one has been seen to write every row and then
  * never end (workerd idle), so none is waited on for ever. */
 export const D1_TIMEOUT_MS = 120_000;
-/** After SIGTERM, how long wrangler's process group has to end before SIGKILL. */
-const GRACE_MS = 3000;
-
 /** What `wrangler d1 execute` printed and how it ended; `timedOut` when it was stopped after `timeoutMs`. */
 export interface D1Run {
   status: number | null;
@@ -97,8 +94,19 @@ export async function d1Execute(
   if (o.show) log(cmd.shown);
   const env = { WRANGLER_SEND_METRICS: 'false', ...process.env, ...options.env };
   const timeoutMs = options.timeoutMs ?? D1_TIMEOUT_MS;
+  const maxBuffer = options.maxBuffer ?? 1024 * 1024;
   for (let tries = t.remote ? 1 : 2; ;) {
-    const r = await runGroup(cmd.file, cmd.args, env, timeoutMs, options);
+    const r = d1Run(
+      await runInGroup(cmd.file, cmd.args, {
+        env,
+        timeoutMs,
+        output: options.capture ? 'capture' : options.stdout === 'stdout' ? 'inherit' : 'stderr',
+        maxBuffer,
+        killLeftovers: true,
+      }),
+      timeoutMs,
+      maxBuffer,
+    );
     if (r.status === 0 || (r.error && !r.timedOut) || --tries === 0) return r;
     log(
       `wrangler d1 execute ${r.timedOut ? `did not end within ${timeoutMs / 1000} s (stopped)` : `failed (exit ${r.status ?? r.signal})`}; a local run is one transaction: once more`,
@@ -106,68 +114,23 @@ export async function d1Execute(
   }
 }
 
-function runGroup(
-  file: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs: number,
-  o: D1RunOptions,
-): Promise<D1Run> {
-  return new Promise((done) => {
-    const out = { stdout: '', stderr: '' };
-    let error: Error | undefined;
-    let timedOut = false;
-    const child = spawn(file, args, {
-      env,
-      detached: true, // its own process group, workerd included: stopped as one
-      stdio: [
-        'ignore',
-        o.capture ? 'pipe' : o.stdout === 'stdout' ? 'inherit' : process.stderr,
-        o.capture ? 'pipe' : 'inherit',
-      ],
-    });
-    const group = (signal: NodeJS.Signals) => {
-      try {
-        if (child.pid) process.kill(-child.pid, signal);
-      } catch {
-        // the group is gone already
-      }
-    };
-    const max = o.maxBuffer ?? 1024 * 1024;
-    for (const k of ['stdout', 'stderr'] as const)
-      child[k]?.setEncoding('utf8').on('data', (d: string) => {
-        out[k] += d;
-        if (out[k].length > max && !error) {
-          error = new Error(`wrangler printed more than ${max} characters on ${k}`);
-          group('SIGKILL');
-        }
-      });
-    let grace: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      error = new Error(`did not end within ${timeoutMs / 1000} s`);
-      group('SIGTERM');
-      grace = setTimeout(() => group('SIGKILL'), GRACE_MS);
-    }, timeoutMs);
-    const onExit = () => group('SIGKILL');
-    process.once('exit', onExit);
-    let ended = false;
-    const end = (status: number | null, signal: NodeJS.Signals | null) => {
-      if (ended) return;
-      ended = true;
-      clearTimeout(timer);
-      clearTimeout(grace);
-      process.off('exit', onExit);
-      // what it left running in its group (an idle workerd) goes with it
-      group('SIGKILL');
-      done({ status: timedOut ? null : status, signal, ...(error ? { error } : {}), timedOut, ...out });
-    };
-    child.once('error', (e) => {
-      error = e;
-      end(null, null);
-    });
-    child.once('close', end);
-  });
+function d1Run({ end, stdout, stderr, overflow }: GroupEnd, timeoutMs: number, maxBuffer: number): D1Run {
+  const timedOut = 'stopped' in end;
+  const why = overflow
+    ? `wrangler printed more than ${maxBuffer} characters on ${overflow}`
+    : timedOut
+      ? `did not end within ${timeoutMs / 1000} s`
+      : 'cannotStart' in end
+        ? end.cannotStart
+        : undefined;
+  return {
+    status: 'exit' in end && !overflow ? end.exit : null,
+    signal: 'signal' in end ? (end.signal as NodeJS.Signals) : null,
+    ...(why ? { error: new Error(why) } : {}),
+    timedOut,
+    stdout,
+    stderr,
+  };
 }
 
 /**
