@@ -26,6 +26,16 @@ def kappa(x, y):
     return None if pe == 1 else (po - pe) / (1 - pe)
 
 
+def kappa_counts(x, y, k):
+    """kappa() of two arrays of category codes (0..k-1, numbered in kappa's order of categories): the same sums in the
+    same order, so the same float."""
+    n = len(x)
+    cx, cy = np.bincount(x, minlength=k).tolist(), np.bincount(y, minlength=k).tolist()
+    po = int(np.count_nonzero(x == y)) / n
+    pe = sum((cx[c] / n) * (cy[c] / n) for c in range(k) if cx[c] or cy[c])
+    return None if pe == 1 else (po - pe) / (1 - pe)
+
+
 def main(root):
     rows = []
     per_item = {}  # (family, judge) -> [per set: array of item scores (correct AB + correct BA) / 2]
@@ -53,13 +63,18 @@ def main(root):
             llmbar_kappa_ab = kappa([bug(w) for w in ab], int_labels)
             llmbar_kappa_ba = kappa([bug(w) for w in ba], int_labels)
             llmbar_kappa_orders = kappa([bug(w) for w in ab], [bug(w) for w in ba])
-            # bootstrap over items (numpy's generator; different draws from ours, so only close, not equal)
+            # bootstrap over items (numpy's generator; different draws from ours, so only close, not equal); each
+            # round's figures from arrays (item scores, category codes) instead of lists: the same numbers
             rng = np.random.default_rng(12345)
+            score = np.array([(a == l) + (b == l) for a, b, l in zip(cab, cba, labels)])
+            codes = sorted(set(cab) | set(labels), key=str)
+            code_ab = np.array([codes.index(a) for a in cab])
+            code_label = np.array([codes.index(l) for l in labels])
             acc, kab = [], []
             for _ in range(2000):
                 idx = rng.integers(0, n, n)
-                acc.append(np.mean([(cab[i] == labels[i]) + (cba[i] == labels[i]) for i in idx]) / 2)
-                kab.append(kappa([cab[i] for i in idx], [labels[i] for i in idx]))
+                acc.append(np.mean(score[idx]) / 2)
+                kab.append(kappa_counts(code_ab[idx], code_label[idx], len(codes)))
             kab = [k for k in kab if k is not None]
             if '/' in name:
                 scores = np.array([((a == l) + (b == l)) / 2 for a, b, l in zip(cab, cba, labels)], dtype=float)
