@@ -35,12 +35,14 @@ A = math.log(10.0)
 
 
 def fit(ia, ib, y, w, n):
+    # the gradient's sums in one bincount over ia then ib: the same additions in the same order as np.add.at over
+    # each, so the same floats, without ufunc.at's cost (numpy 1.24: most of the script's CPU)
+    iab = np.concatenate([ia, ib])
+
     def f(r):
         p = expit(A * (r[ia] - r[ib]))
         g = -A * w * (y - p)
-        grad = np.zeros(n)
-        np.add.at(grad, ia, g)
-        np.add.at(grad, ib, -g)
+        grad = np.bincount(iab, weights=np.concatenate([g, -g]), minlength=n)
         return -np.sum(w * (y * np.log(p) + (1 - y) * np.log(1 - p))), grad
 
     r = minimize(f, np.zeros(n), jac=True, method="L-BFGS-B", options={"maxiter": 10000, "gtol": 1e-10, "ftol": 0.0}).x
