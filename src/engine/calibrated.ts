@@ -69,9 +69,8 @@ export interface CalibratedRunOptions {
 export type CalibratedRunSummary = PlayRun;
 
 /**
- * Play every (match, order, sample) game not stored yet. A sample's index is part of its settings and
- * so of its content id: sample 2 of a game is a different stored fact from sample 1, and raising k
- * later plays only the new samples. Unparsable replies are stored (verdict `error`) and excluded later.
+ * Play every (match, order, sample) game not stored yet: a sample's index is part of its content id, so raising
+ * k later plays only the new samples. Unparsable replies are stored (verdict `error`) and excluded later.
  */
 export async function runCalibrated(o: CalibratedRunOptions): Promise<CalibratedRunSummary> {
   const k = o.samples ?? DEFAULT_SAMPLES;

@@ -53,9 +53,8 @@ export interface RunOptions {
   /** play only the planned games this accepts (escalation sends a second judge only some matches) */
   only?(spec: GameSpec): boolean;
   /**
-   * How long a game's lease lasts without renewal (default 60 s). Every game is leased in the database
-   * before its call, so several processes on one database share the plan and pay for each game once;
-   * a live run renews its leases, a dead run's leases expire and other runs take them over.
+   * How long a game's lease lasts without renewal (default 60 s): leases let several processes on one database
+   * share the plan and pay for each game once.
    */
   leaseMs?: number;
   /** this process, e.g. "host:pid" (stored on the run record while it runs) */
@@ -165,10 +164,7 @@ export async function planRun(
   return { games, settings, promptSet, prompts };
 }
 
-/**
- * Plan, skip what is stored, play the rest through the one play loop (engine/play/): every finished game
- * is committed as it completes, and a call that fails after its retries is a failed attempt, never a verdict.
- */
+/** Plan, skip what is stored, play the rest through the one play loop (engine/play/). */
 export async function runTournament(o: RunOptions): Promise<RunSummary> {
   const { store, judge } = o;
   const parser = o.parser ?? 'last';

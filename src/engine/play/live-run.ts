@@ -99,10 +99,7 @@ export class LiveRun {
     this.dirty = true;
   }
 
-  /**
-   * Put on the run's record which endpoint answered a game, for a judge served by several: the games table has
-   * no column for it, so the run's config keeps `answeredBy: { endpoint: [game ids] }` (saved with the heartbeat).
-   */
+  /** Which endpoint answered a game (no games column for it: the run's config keeps `answeredBy`). */
   noteEndpoint(gameId: string, endpoint: string): void {
     const by = (this.run.config.answeredBy ??= {}) as Record<string, string[]>;
     (by[endpoint] ??= []).push(gameId);
