@@ -4,10 +4,7 @@
 
 /** Writes a model's answer to a conversation. */
 export interface AnswerGenerator {
-  /**
-   * The reply to the last of `turns` (the user's turns so far), after the model's `previous` replies to the
-   * earlier ones; trimmed.
-   */
+  /** The reply to the last of `turns`, after the model's `previous` replies to the earlier ones; trimmed. */
   generate(turns: readonly string[], previous: readonly string[], temperature: number): Promise<string>;
   /** conversations it can usefully generate at once (1: one after the other) */
   readonly concurrency?: number;
