@@ -32,8 +32,6 @@ import type { Env, OpenJudge, Spill } from './deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
 import { Budget, calibrate, costOf, priceFor, upperBoundCost } from './prices.ts';
 
-export { CheckpointsConfig } from './checkpoints-config.ts';
-
 type CheckpointConfig = CheckpointsConfig['checkpoints'][number];
 
 /** Records checkpoint `k` of the series under `model`, with how its answers came to be. */

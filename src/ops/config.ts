@@ -12,7 +12,6 @@ import { JudgeConfig, Juries, Succession } from './judges-config.ts';
 import type { JuryDef } from '../core/jury.ts';
 
 export { JudgeConfig, Price } from './judges-config.ts';
-export { jsonLines } from '../importers/json-spans.ts';
 
 /** matches (both orders) per round of an adaptive run */
 const Round = z.number().int().min(1);
