@@ -220,15 +220,11 @@ export async function openJudge(
       baseDelayMs: setup.backoffMs,
       timeoutMs: setup.timeoutS * 1000,
       maxRetryMs: setup.retryBudgetS * 1000,
-      ...(retries
-        ? {
-            onRetry: ({ attempt, delayMs, error, retryAfterMs }) =>
-              retries.retry(
-                faultKind(error),
-                `retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`,
-              ),
-          }
-        : {}),
+      onRetry: ({ attempt, delayMs, error, retryAfterMs }) =>
+        retries?.retry(
+          faultKind(error),
+          `retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`,
+        ),
     },
   );
   const judge = stopOnFatal(retrying, o.onFatal ?? (() => {}));

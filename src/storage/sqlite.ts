@@ -46,7 +46,14 @@ export interface SqliteStore extends DrizzleStore {
 let connections = 0;
 
 /** The Store on an embedded SQLite file, WAL journal (a committed game survives a crash); migrations on open. */
-export function openSqliteStore(file: string, opts: { readonly?: boolean } & BusyOptions = {}): SqliteStore {
+export function openSqliteStore(
+  file: string,
+  opts: {
+    readonly?: boolean;
+    /** how long opening waits for another process's write lock (default 5 s) */
+    startupWaitMs?: number;
+  } = {},
+): SqliteStore {
   const sqlite = new Database(file, {
     readonly: opts.readonly ?? false,
     fileMustExist: opts.readonly ?? false,
@@ -106,7 +113,7 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
   const changes = sqlite.prepare('SELECT total_changes()').pluck();
   const dataVersion = () =>
     `${connection}:${String(sqlite.pragma('data_version', { simple: true }))}:${String(changes.get())}`;
-  return Object.assign(retryWhenBusy(store, file, opts), { sqlite, dataVersion }) as SqliteStore;
+  return Object.assign(retryWhenBusy(store, file), { sqlite, dataVersion }) as SqliteStore;
 }
 
 /** Stored reports by key, prepared on first use (a read-only database from before the table has none). */
@@ -163,12 +170,8 @@ export function preparedInsert<T extends Table>(
   ).immediate;
 }
 
-export interface BusyOptions {
-  /** how long opening waits for another process's write lock before it reports the file as locked (default 5 s) */
-  startupWaitMs?: number;
-  /** how long one store call keeps retrying a statement that found the database locked (default 10 minutes) */
-  busyRetryMs?: number;
-}
+/** How long one store call keeps retrying a statement that found the database locked. */
+const BUSY_RETRY_MS = 600_000;
 
 const isBusy = (e: unknown) => e instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(e.code);
 
@@ -180,16 +183,15 @@ function lockedError(file: string, waitedMs: number, cause: unknown): ArenaError
   );
 }
 
+/** what retryWhenBusy hands out as it is (dataVersion reads no table: it never waits for a lock) */
+const SYNC: ReadonlySet<PropertyKey> = new Set(['close', 'constructor', 'dataVersion']);
+
 /**
  * Every Store call retried while SQLite answers SQLITE_BUSY, on a timer with jittered backoff, so that a write
  * waits out another process's transaction without blocking the event loop. Each call is one statement or one
  * transaction, so a busy call changed nothing and retrying it is safe.
  */
-/** what retryWhenBusy hands out as it is (dataVersion reads no table: it never waits for a lock) */
-const SYNC: ReadonlySet<PropertyKey> = new Set(['close', 'constructor', 'dataVersion']);
-
-function retryWhenBusy<S extends DrizzleStore>(store: S, file: string, o: BusyOptions): S {
-  const limit = o.busyRetryMs ?? 600_000;
+function retryWhenBusy<S extends DrizzleStore>(store: S, file: string): S {
   const retried =
     (fn: (...args: unknown[]) => unknown, self: object) =>
     async (...args: unknown[]) => {
@@ -199,7 +201,7 @@ function retryWhenBusy<S extends DrizzleStore>(store: S, file: string, o: BusyOp
           return await fn.apply(self, args);
         } catch (e) {
           if (!isBusy(e)) throw e;
-          if (Date.now() - t0 > limit) throw lockedError(file, Date.now() - t0, e);
+          if (Date.now() - t0 > BUSY_RETRY_MS) throw lockedError(file, Date.now() - t0, e);
           await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random())));
         }
       }
