@@ -9,7 +9,11 @@ import type { Store } from '../storage/store.ts';
 import { newRun, playGames, type PlayOptions, type PlayRun } from './play/index.ts';
 import { ALLOWANCE_TAG, DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
-export interface RunOptions {
+/** A run's options; those it hands the play loop as they are mean what they mean there (play/types.ts). */
+export interface RunOptions extends Pick<
+  PlayOptions,
+  'concurrency' | 'signal' | 'onProgress' | 'costOf' | 'budget' | 'spill' | 'leaseMs' | 'isAlive' | 'flushMs'
+> {
   store: Store;
   /** the judge, already wrapped with retries and timeouts */
   judge: JudgeProvider;
@@ -32,41 +36,21 @@ export interface RunOptions {
     maxTokens?: number | undefined;
     [key: string]: unknown;
   };
-  concurrency?: number;
-  signal?: AbortSignal;
   /** called once the plan is known, before the first call */
   onPlan?(p: { planned: number; stored: number; toPlay: number }): void;
-  /** called after every finished or failed game */
-  onProgress?(p: RunProgress): void;
   /** the stored games' `source` (default 'run'; the drift canary of src/ops uses 'canary') */
   source?: string;
-  /** one call's USD cost from its token counts (src/ops/prices.ts); without it costs are unknown (null) */
-  costOf?(tokensIn: number | null, tokensOut: number | null, tokensCached?: number | null): number | null;
-  /** a budget cap (src/ops/budget.ts): asked before each call, a game it refuses is not played; told each call's cost */
-  budget?: PlayOptions['budget'];
-  /** where paid replies go when the database refuses a write (storage/recovery.ts spillGames) */
-  spill?: PlayOptions['spill'];
   /** an adaptive run's round (engine/settle.ts): recorded in the run's config, read by reports/adaptive.ts */
   untilSettled?: number;
   /** the `arena refresh` that plays this run (recorded in the run's config: a killed refresh's ledger is derived from it) */
   refreshId?: string;
   /** play only the planned games this accepts (escalation sends a second judge only some matches) */
   only?(spec: GameSpec): boolean;
-  /**
-   * How long a game's lease lasts without renewal (default 60 s): leases let several processes on one database
-   * share the plan and pay for each game once.
-   */
-  leaseMs?: number;
   /** this process, e.g. "host:pid" (stored on the run record while it runs) */
   owner?: string;
-  /** whether the process named by another running run's `owner` is alive (undefined: cannot tell; its heartbeat decides) */
-  isAlive?(owner: string): boolean | undefined;
-  /** how often progress is written to the run record while games land (default 1 s) */
-  flushMs?: number;
 }
 
 export type { RunProgress } from './play/index.ts';
-import type { RunProgress } from './play/index.ts';
 
 /** A finished run as `runTournament` returns it (the record and the loop's counters). */
 export type RunSummary = PlayRun;
