@@ -1,6 +1,5 @@
-// Answer generators: what writes a checkpoint's answers to the questions (src/ops/checkpoints.ts), beside the
-// judges and on their loaders (an OpenAI-compatible server through the judges' client setup, or a GGUF +
-// LoRA in-process through the llama-cpp judge's model loader).
+// Answer generators: what writes a checkpoint's answers (src/ops/checkpoints.ts), on the judges' client setup
+// (an OpenAI-compatible server) or model loader (a GGUF + LoRA in-process).
 
 /** Writes a model's answer to a conversation. */
 export interface AnswerGenerator {

@@ -1,6 +1,5 @@
-// The checkpoints config (`arena checkpoints`): the fine-tuning run's checkpoints, each with answers imported
-// or generated, the baseline and the judges; with the generation temperatures and the series' tournament
-// that the plan and the run share.
+// The checkpoints config (`arena checkpoints`): the checkpoints with their answers, the baseline and the judges,
+// the generation temperatures and the series' tournament that the plan and the run share.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';

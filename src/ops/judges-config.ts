@@ -1,6 +1,5 @@
-// The judges of a config file (how each is reached, called and priced), and the juries and successions configs define
-// (`"juries": [{ "name", "judges": [...], "rule" }]`, core/jury.ts): checked by zod, each problem located in the file by
-// loadJsonConfig.
+// The judges of a config file (how each is reached, called and priced), and its juries (core/jury.ts) and
+// successions: checked by zod, each problem located by loadJsonConfig.
 import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
 import type { JuryDef } from '../core/jury.ts';

@@ -1,6 +1,5 @@
-// The one piece of state the parts of the play loop share: the Run being played, its counters, and what its
-// next heartbeat must write (whether the counters changed, which finished games' leases to give back). The
-// queue, the games, the group commit and the heartbeat each get this object instead of sharing closures.
+// The one piece of state the parts of the play loop share (instead of closures): the Run being played, its
+// counters, and what its next heartbeat must write.
 import type { Game } from '../../core/types.ts';
 import type { SpentUsage } from '../../judges/judge.ts';
 import type { Store } from '../../storage/store.ts';

@@ -1,6 +1,5 @@
-// Loading node-llama-cpp and a GGUF model into a context: one loader for the llama-cpp judge and the
-// llama-cpp answer generator (src/generators/llama-cpp.ts). The native module is imported only here, lazily,
-// and only after the installed version is checked (see shim.ts).
+// Loading node-llama-cpp and a GGUF model into a context, for the llama-cpp judge and answer generator. The native
+// module is imported only here, lazily, after the installed version is checked (shim.ts).
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ChatWrapper, Llama, LlamaContext, LlamaContextOptions, LlamaModel } from 'node-llama-cpp';
