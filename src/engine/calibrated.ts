@@ -36,7 +36,7 @@ import {
 import type { JudgeProvider } from '../judges/judge.ts';
 import type { Store } from '../storage/store.ts';
 import { gameId } from '../core/plan.ts';
-import { newRun, playGames, type PlayRun } from './play/index.ts';
+import { newRun, playGames, type PlayOptions, type PlayRun } from './play/index.ts';
 import { judgeSettings, planRun } from './run.ts';
 import { FAIR_SUFFIX, HUMAN, REVIEW_JUDGE } from '../core/constants.ts';
 
@@ -44,7 +44,10 @@ function fairJudgeName(judgeId: string): string {
   return judgeId.endsWith(FAIR_SUFFIX) ? judgeId : `${judgeId}${FAIR_SUFFIX}`;
 }
 
-export interface CalibratedRunOptions {
+export interface CalibratedRunOptions extends Pick<
+  PlayOptions,
+  'concurrency' | 'signal' | 'onProgress' | 'isAlive'
+> {
   store: Store;
   /** the judge, already wrapped with retries and timeouts */
   judge: JudgeProvider;
@@ -57,21 +60,15 @@ export interface CalibratedRunOptions {
   temperature?: number;
   maxTokens?: number;
   referenceSource?: string;
-  concurrency?: number;
-  signal?: AbortSignal;
-  onProgress?(p: { done: number; failed: number; total: number }): void;
   /** this process, e.g. "host:pid" (stored on the run record while it runs) */
   owner?: string;
-  /** whether the process named by another running run's `owner` is alive (undefined: cannot tell; its heartbeat decides) */
-  isAlive?(owner: string): boolean | undefined;
 }
 
 export type CalibratedRunSummary = PlayRun;
 
 /**
- * Play every (match, order, sample) game not stored yet. A sample's index is part of its settings and
- * so of its content id: sample 2 of a game is a different stored fact from sample 1, and raising k
- * later plays only the new samples. Unparsable replies are stored (verdict `error`) and excluded later.
+ * Play every (match, order, sample) game not stored yet: a sample's index is part of its content id, so raising
+ * k later plays only the new samples. Unparsable replies are stored (verdict `error`) and excluded later.
  */
 export async function runCalibrated(o: CalibratedRunOptions): Promise<CalibratedRunSummary> {
   const k = o.samples ?? DEFAULT_SAMPLES;

@@ -1,7 +1,6 @@
-// `arena run --judge <local> --escalate-to <second> --below p`: judge every match locally, then send the
-// second judge only the matches whose local verdict is unsure (low confidence), inconsistent across the
-// two orders, unparsable or missing, and (with `softentAbove`) whose SoftEnt-Cali says it lies outside the
-// judge's fine-tuning.
+// `arena run --judge <local> --escalate-to <second> --below p`: judge every match locally, then send the second
+// judge only the matches whose local verdict is unsure, inconsistent, unparsable, missing or (softentAbove) out
+// of the judge's fine-tuning.
 import { gameConfidence } from '../core/stats/confidence.ts';
 import { escalationReason } from '../core/stats/judge-quality.ts';
 import { pairVerdict } from '../core/verdict/stored.ts';

@@ -50,9 +50,8 @@ function reread(g: Game, mode: ParserMode): GameVerdict {
 }
 
 /**
- * Re-parse stored raw replies with a parser version; stores the new verdicts unless dryRun. Games
- * whose verdict came from another kind of parser (e.g. calibrated score samples) are left alone;
- * imported verdicts kept as recorded are re-read like any other.
+ * Re-parse stored raw replies with a parser version; stores the new verdicts unless dryRun. Verdicts from another
+ * kind of parser (calibrated score samples) are left alone.
  */
 export async function reparse(
   store: Store,

@@ -9,7 +9,11 @@ import type { Store } from '../storage/store.ts';
 import { newRun, playGames, type PlayOptions, type PlayRun } from './play/index.ts';
 import { ALLOWANCE_TAG, DEFAULT_REFERENCE_SOURCE } from '../core/constants.ts';
 
-export interface RunOptions {
+/** A run's options; those it hands the play loop as they are mean what they mean there (play/types.ts). */
+export interface RunOptions extends Pick<
+  PlayOptions,
+  'concurrency' | 'signal' | 'onProgress' | 'costOf' | 'budget' | 'spill' | 'leaseMs' | 'isAlive' | 'flushMs'
+> {
   store: Store;
   /** the judge, already wrapped with retries and timeouts */
   judge: JudgeProvider;
@@ -32,42 +36,21 @@ export interface RunOptions {
     maxTokens?: number | undefined;
     [key: string]: unknown;
   };
-  concurrency?: number;
-  signal?: AbortSignal;
   /** called once the plan is known, before the first call */
   onPlan?(p: { planned: number; stored: number; toPlay: number }): void;
-  /** called after every finished or failed game */
-  onProgress?(p: RunProgress): void;
   /** the stored games' `source` (default 'run'; the drift canary of src/ops uses 'canary') */
   source?: string;
-  /** one call's USD cost from its token counts (src/ops/prices.ts); without it costs are unknown (null) */
-  costOf?(tokensIn: number | null, tokensOut: number | null, tokensCached?: number | null): number | null;
-  /** a budget cap (src/ops/budget.ts): asked before each call, a game it refuses is not played; told each call's cost */
-  budget?: PlayOptions['budget'];
-  /** where paid replies go when the database refuses a write (storage/recovery.ts spillGames) */
-  spill?: PlayOptions['spill'];
   /** an adaptive run's round (engine/settle.ts): recorded in the run's config, read by reports/adaptive.ts */
   untilSettled?: number;
   /** the `arena refresh` that plays this run (recorded in the run's config: a killed refresh's ledger is derived from it) */
   refreshId?: string;
   /** play only the planned games this accepts (escalation sends a second judge only some matches) */
   only?(spec: GameSpec): boolean;
-  /**
-   * How long a game's lease lasts without renewal (default 60 s). Every game is leased in the database
-   * before its call, so several processes on one database share the plan and pay for each game once;
-   * a live run renews its leases, a dead run's leases expire and other runs take them over.
-   */
-  leaseMs?: number;
   /** this process, e.g. "host:pid" (stored on the run record while it runs) */
   owner?: string;
-  /** whether the process named by another running run's `owner` is alive (undefined: cannot tell; its heartbeat decides) */
-  isAlive?(owner: string): boolean | undefined;
-  /** how often progress is written to the run record while games land (default 1 s) */
-  flushMs?: number;
 }
 
 export type { RunProgress } from './play/index.ts';
-import type { RunProgress } from './play/index.ts';
 
 /** A finished run as `runTournament` returns it (the record and the loop's counters). */
 export type RunSummary = PlayRun;
@@ -165,10 +148,7 @@ export async function planRun(
   return { games, settings, promptSet, prompts };
 }
 
-/**
- * Plan, skip what is stored, play the rest through the one play loop (engine/play/): every finished game
- * is committed as it completes, and a call that fails after its retries is a failed attempt, never a verdict.
- */
+/** Plan, skip what is stored, play the rest through the one play loop (engine/play/). */
 export async function runTournament(o: RunOptions): Promise<RunSummary> {
   const { store, judge } = o;
   const parser = o.parser ?? 'last';

@@ -16,10 +16,7 @@ export interface LlamaCppGeneratorOptions {
   seed: number;
 }
 
-/**
- * One context sequence, CPU only: conversations are generated one after the other, each in the model's chat
- * template (node-llama-cpp's LlamaChatSession), the earlier turns' replies given as the model's.
- */
+/** One context sequence, CPU only, conversations one after another in the model's chat template. */
 export async function llamaCppGenerator(o: LlamaCppGeneratorOptions): Promise<AnswerGenerator> {
   const fail: Fail = (m, cause, file) =>
     new ArenaError(`[generator:llama-cpp] ${m}`, file ? { file } : undefined, cause ? { cause } : undefined);

@@ -15,9 +15,8 @@ export interface OpenAIGeneratorOptions {
 }
 
 /**
- * A chat completion per turn (the user turns and the model's earlier replies as the conversation), n = 1.
- * With no retry wrapper here, the SDK retries transport faults itself (6 times, with its backoff), and a call
- * may take up to 10 minutes.
+ * A chat completion per turn, n = 1. With no retry wrapper here, the SDK retries transport faults itself, and a
+ * call may take up to 10 minutes.
  */
 export function openaiGenerator(o: OpenAIGeneratorOptions): AnswerGenerator {
   const client = openaiClient({

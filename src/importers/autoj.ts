@@ -1,8 +1,6 @@
-// Auto-J's judge template, loaded from its project instead of shipped: GAIR-NLP/auto-j carries no licence,
-// so its prompt text is not ours to redistribute (NOTICE, docs/judges.md "Provenance"). The file is fetched
-// at a pinned commit and checked against its git blob hash and size, like the MT-Bench release
-// (download.ts); the `pairwise_tie` string is read out of the Python source and assembled into our two
-// schemes here, on the user's machine.
+// Auto-J's judge template, loaded from its project instead of shipped: GAIR-NLP/auto-j carries no licence, so its
+// prompt text is not ours to redistribute (NOTICE). The file is fetched at a pinned commit and checked against
+// its git blob hash and size; its `pairwise_tie` string becomes our two schemes on the user's machine.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArenaError, type PromptScheme } from '../core/types.ts';
@@ -46,10 +44,7 @@ const SLOTS: Record<string, [string, string]> = {
   ],
 };
 
-/**
- * The Auto-J schemes from the bytes of constants_prompt.py (`file` names it in errors): its `pairwise_tie`
- * string with upstream's `{prompt}`, `{response}`, `{response_another}` put into our slots. Pure.
- */
+/** The Auto-J schemes from the bytes of constants_prompt.py (`file` names it in errors). Pure. */
 export function autojSchemes(file: string, bytes: Uint8Array): PromptScheme[] {
   const source = Buffer.from(bytes).toString('utf8');
   const template = readPythonString(file, source, 'pairwise_tie');

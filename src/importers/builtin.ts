@@ -18,10 +18,8 @@ export const BUILTIN = {
 };
 
 /**
- * The shipped prompts a database lacks: the schemes defined in code (LLMBar's plain prompt), our own judge
- * prompt schemes (the `arena` prompt set) when any of them is missing, and the shipped scheme file
- * (questions/judge_schemes.jsonl) when `wanted` names one of its schemes that is missing. Reads only.
- * Auto-J's schemes are not shipped (`arena import autoj` loads them from the project: src/importers/autoj.ts).
+ * The shipped prompts a database lacks: the schemes defined in code, the `arena` prompt set when any of it is
+ * missing, and questions/judge_schemes.jsonl when `wanted` names one of its schemes. Reads only.
  */
 async function missingBuiltinPrompts(
   store: { catalog: Pick<Store['catalog'], 'prompts'> },
@@ -47,9 +45,8 @@ export async function ensureBuiltinPrompts(store: Store, wanted: string[] = []):
 }
 
 /**
- * The shipped prompts a run in `mode` with `promptSet` needs and the database lacks (none when the prompt
- * set it resolves to is complete). Planning reads only: whoever prepares a store for a run imports these
- * first (runPrompts), and a dry run plans on a view with them (src/storage/pending.ts).
+ * The shipped prompts a run in `mode` with `promptSet` needs and the database lacks; planning reads only, so
+ * whoever prepares a store imports these first (runPrompts).
  */
 export async function missingRunPrompts(
   store: { catalog: Pick<Store['catalog'], 'prompts'> },

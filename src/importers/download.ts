@@ -4,11 +4,9 @@ import { basename, dirname, join } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 
 /**
- * The public MT-Bench release, pinned: every file at a fixed commit, checked against its git blob
- * hash after download (so a moved branch or a corrupted mirror is an error, not silently new data).
- * Sources and licences: FastChat (Apache-2.0) for questions, references and judge prompts; the
- * paper's six models' answers as published by LMSYS (mirrored in a FastChat fork); the HF dataset
- * lmsys/mt_bench_human_judgments (CC BY 4.0) as CSV.
+ * The public MT-Bench release, pinned: every file at a fixed commit, checked against its git blob hash after
+ * download. FastChat (Apache-2.0); the six models' answers as LMSYS published them; the HF dataset
+ * lmsys/mt_bench_human_judgments (CC BY 4.0).
  */
 export interface ReleaseFile {
   /** path inside the release directory (FastChat's data/mt_bench layout) */
@@ -74,11 +72,7 @@ export interface DownloadOptions {
   log?(message: string): void;
 }
 
-/**
- * Download the release into a cache directory (files already there with the right hash are kept)
- * and return the directory, ready for `mtbenchSources`. Writes go to a temporary name first, so an
- * interrupted download never leaves a half file that looks complete.
- */
+/** Download the release into a cache directory (good files kept, each written under a temporary name first). */
 export async function downloadMtbench(o: DownloadOptions): Promise<string> {
   const files = o.files ?? MTBENCH_RELEASE;
   const dir = o.cacheDir;
@@ -111,9 +105,8 @@ export async function downloadMtbench(o: DownloadOptions): Promise<string> {
 }
 
 /**
- * A manifest file: a JSON object mapping release paths to URLs, for mirrors that do not keep the
- * release layout, e.g. `{"question.jsonl": "https://mirror.example/q.jsonl"}`. Only the URLs can
- * be changed; every file is still checked against its pinned hash.
+ * A manifest file mapping release paths to URLs, for mirrors without the release layout (e.g. `{"question.jsonl":
+ * "https://mirror.example/q.jsonl"}`); every file is still checked against its pinned hash.
  */
 export function loadManifest(file: string, files: ReleaseFile[] = MTBENCH_RELEASE): Record<string, string> {
   let data: unknown;

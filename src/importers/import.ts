@@ -13,10 +13,7 @@ export interface ImportSources {
   questions?: string[];
   references?: string[];
   answers?: string[];
-  /**
-   * the model an answers file (by its path in `answers`) is stored under where the caller names it (a checkpoints
-   * config's `model`); other files are named by their lines' model_id or their name (modelOfAnswers)
-   */
+  /** the model an answers file (by its path) is stored under, where the caller names it (checkpoints' `model`) */
   answerModels?: Record<string, string>;
   prompts?: string[];
   /** FastChat model_judgment/*_pair.jsonl and *_single.jsonl, plain or gzip (streamed) */
@@ -26,19 +23,15 @@ export interface ImportSources {
   /** HF mt_bench_human_judgments splits (CSV, JSON array or JSONL) */
   votes?: { path: string; turn?: number }[];
   /**
-   * A vote or judgment about a question the database does not hold, or a vote about a model with no
-   * answers (nor games): `strict` (a whole release) makes it an error naming file and line; otherwise it
-   * is skipped with a warning that locates it (returned in `warnings`), and no model or question is invented.
+   * A vote or judgment about a question the database does not hold, or a model with no answers: `strict` makes
+   * it a located error; otherwise it is skipped with a located warning. No model or question is invented.
    */
   strict?: boolean;
 }
 
 export { ANSWER_PART_CHARS } from './read/answers.ts';
 
-/**
- * Read, parse and check every file, then write everything in one atomic store operation. Any
- * problem throws before the first write, so a failed import leaves the database exactly as it was.
- */
+/** Read, parse and check every file, then write everything in one atomic store operation (all or nothing). */
 export async function importFiles(
   store: Store,
   src: ImportSources,
@@ -48,10 +41,7 @@ export async function importFiles(
   return { ...(await store.importBundle(bundle)), warnings };
 }
 
-/**
- * What importFiles would write, read, parsed and checked against the store (same errors and warnings),
- * without writing it: a dry run plans on the store with this bundle applied (src/storage/pending.ts).
- */
+/** What importFiles would write, checked against the store, without writing it (a dry run's view). */
 export async function readImport(
   store: ImportStore,
   src: ImportSources,

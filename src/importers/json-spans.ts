@@ -1,10 +1,7 @@
 // Where each value of a JSON text is (its line and offsets), for errors that name the line: config files
 // (src/ops/config.ts) and LLMBar's JSON arrays (pairs.ts).
 
-/**
- * The line of every value in a JSON text, keyed by JSON.stringify(path). A small scanner; on text
- * that is not JSON it throws the number of the line where it went wrong.
- */
+/** The line of every value in a JSON text, keyed by JSON.stringify(path); throws the line where it went wrong. */
 export function jsonLines(text: string): Map<string, number> {
   return new Map([...jsonSpans(text)].map(([k, v]) => [k, v.line]));
 }

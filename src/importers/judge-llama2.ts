@@ -11,9 +11,8 @@ import { fetchWithRetry } from './download.ts';
 export const STUDY_JUDGMENTS = 'model_judgment/L40-Llama-2-70b-instruct-v2.jsonl.gz';
 
 /**
- * Pins. The origin is the study's FastChat fork, geronimi73/FastChat @ dc8b7e6, where the JSONL sits in a
- * zip; the content (uncompressed JSONL) is pinned by size and SHA-256 whatever the container. A mirror may
- * serve the gzip file of ../shared/judge_llama2, whose bytes are pinned too.
+ * Pins: the study's FastChat fork (geronimi73/FastChat @ dc8b7e6) holds the JSONL in a zip; the content is
+ * pinned by size and SHA-256 whatever the container, and so is the gzip of ../shared/judge_llama2.
  */
 export const STUDY_PIN = {
   url: 'https://raw.githubusercontent.com/geronimi73/FastChat/dc8b7e6dcc64b85dac15f3482736929a3c494c07/fastchat/llm_judge/data/mt_bench/model_judgment/L40-Llama-2-70b-instruct-v2.jsonl.zip',
@@ -44,10 +43,7 @@ function unzipSingle(zip: Buffer, where: string): Buffer {
   );
 }
 
-/**
- * Check downloaded bytes (the pinned zip's JSONL, or the gzip mirror file) and return the gzip bytes to keep.
- * `gzipBytes: false` checks only the content (our own cache, re-compressed from the zip).
- */
+/** Check downloaded bytes and return the gzip bytes to keep (`gzipBytes: false`: the content alone). */
 function verifiedStudyGzip(bytes: Buffer, where: string, o: { gzipBytes?: boolean } = {}): Buffer {
   const isGzip = bytes[0] === 0x1f && bytes[1] === 0x8b;
   if (
@@ -83,10 +79,7 @@ function verifiedStudyGzip(bytes: Buffer, where: string, o: { gzipBytes?: boolea
 /** The cache folder of the study's judgments, named for the pinned commit. */
 export const STUDY_CACHE = 'judge_llama2-dc8b7e6';
 
-/**
- * Download the study's judgments into a cache directory laid out as ../shared/judge_llama2 and return
- * the file. A cached file is kept when its content still matches the pin.
- */
+/** Download the study's judgments into a cache directory (a file matching the pin is kept); returns the file. */
 export async function downloadStudyJudgments(o: {
   url?: string;
   cacheDir: string;

@@ -18,10 +18,7 @@ const cannotRead = (path: string, e: unknown) =>
     { cause: e },
   );
 
-/**
- * Only regular files are read (a symlink is followed): opening a FIFO for reading waits for a writer that may
- * never come, and a device never ends. Checked on the file's status, before it is opened.
- */
+/** Only regular files are read: a FIFO waits for a writer that may never come, and a device never ends. */
 function refuseIrregular(path: string, st: Stats): void {
   if (st.isFile()) return;
   if (st.isDirectory())
@@ -74,10 +71,8 @@ function sizeText(bytes: number): string {
 }
 
 /**
- * The non-blank lines of `path` (CRLF or LF), decoded as strict UTF-8. A gzip stream that is truncated
- * or corrupt is reported at the line being read when it broke, with the count of complete lines before.
- * Bounded: a line longer than maxLineBytes, and gzip data that expands past maxDecompressedBytes or by more
- * than maxRatio, are located errors saying how much was read (nothing is held beyond one line).
+ * The non-blank lines of `path` (CRLF or LF) as strict UTF-8; a broken gzip stream is reported at its line.
+ * Bounded: a too long line and gzip that expands too far are located errors (nothing held beyond one line).
  */
 async function* readLines(path: string, limits: Partial<ImportLimits> = {}): AsyncGenerator<Line> {
   const lim = { ...IMPORT_LIMITS, ...limits };

@@ -1,7 +1,6 @@
-// `arena import pairs DIR`: labelled pair sets in LLMBar's layout. Every `<set>/dataset.json` below DIR is a
-// set named by its path (`Natural`, `Adversarial/Neighbor`); its gold labels are votes of the judge `gold`;
-// every `<set>/evaluators/<LLM>/<strategy>/result.json` holds the games of judge `<LLM>/<strategy>` in both
-// orders. Everything is parsed and checked first and written in one atomic store operation.
+// `arena import pairs DIR`: labelled pair sets in LLMBar's layout: each `<set>/dataset.json` a set (gold labels
+// as votes of judge `gold`), each `<set>/evaluators/<LLM>/<strategy>/result.json` the games of that judge.
+// Everything is parsed and checked first and written in one atomic store operation.
 import { GOLD, OUTPUT_1, OUTPUT_2 } from '../core/constants.ts';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -166,10 +165,7 @@ function parsePairResults(
   });
 }
 
-/**
- * A labelled item's question id: stable across imports and databases (a hash of set and position),
- * far above any MT-Bench id (1e15 + 48 bits, below 2^53).
- */
+/** A labelled item's question id: a hash of set and position, far above any MT-Bench id (1e15 + 48 bits). */
 export function pairQuestionId(set: string, index: number): number {
   const h = createHash('sha256').update(`${set}\u0000${index}`).digest();
   return 1e15 + h.readUIntBE(0, 6);

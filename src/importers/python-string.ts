@@ -1,7 +1,5 @@
-// One string constant of a Python source file, read without running Python: a top-level assignment
-// `NAME = """..."""` (or with one kind of quote, or an annotation `NAME: str = ...`). Only the plain
-// escapes a prompt file uses are understood; anything else is an error naming the file, line and name,
-// so a changed upstream file is refused rather than read differently.
+// One string constant of a Python source file, read without running Python (`NAME = """..."""`). Only the plain
+// escapes a prompt file uses are understood: a changed upstream file is refused rather than read differently.
 import { ArenaError } from '../core/types.ts';
 
 const ESCAPES: Record<string, string> = { '\\': '\\', "'": "'", '"': '"', n: '\n', t: '\t' };

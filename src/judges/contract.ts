@@ -34,11 +34,7 @@ export function isOpenAI(baseURL: string | undefined): boolean {
   return !baseURL || /^https:\/\/api\.openai\.com(\/|$)/.test(baseURL);
 }
 
-/**
- * The family of a model: the table's (openai-models.ts), else a guess from its name (o1, o3, gpt-5 and later are
- * reasoning models, but the `-chat` ones), on any server (a proxy or gateway serves OpenAI's models by their names);
- * any other name is a chat model unless told (`api.family`).
- */
+/** The family of a model: as told, else the table's (openai-models.ts), else a guess from its name (any server). */
 export function familyOf(model: string, o: ApiOptions = {}): 'chat' | 'reasoning' {
   if (o.family) return o.family;
   const known = modelEntry(model)?.family;
@@ -47,9 +43,8 @@ export function familyOf(model: string, o: ApiOptions = {}): 'chat' | 'reasoning
 }
 
 /**
- * The settings a call sends, from those asked (`temperature` undefined: not said): for chat models the asked ones
- * with temperature 0 by default (so FastChat's games keep their identity); for reasoning models no temperature unless
- * asked, max_completion_tokens and the reasoning effort. Idempotent: the settings sent, asked again, are the same.
+ * The settings a call sends, from those asked: chat models temperature 0 by default (FastChat's identity),
+ * reasoning models none unless asked, and max_completion_tokens. Idempotent.
  */
 export function sentSettings(model: string, asked: AskedSettings, o: ApiOptions = {}): JudgeSettings {
   const family = familyOf(model, o);
@@ -98,11 +93,7 @@ export function bodyOf(s: JudgeSettings, verdict?: 'pair' | 'rating' | 'free'): 
 /** Why a call can never succeed, whatever the retries: the run stops at the first one (judges/fatal-stop.ts). */
 export type FatalKind = 'auth' | 'retired' | 'contract';
 
-/**
- * The kind of a refusal no retry can fix, from its status and the error body's code, param and message (OpenAI's
- * `{ error: { message, type, param, code } }`): 401/403 a key; 404 naming the model, a retired or unknown model;
- * 400 naming an unsupported parameter or value, a request this model does not take.
- */
+/** The kind of a refusal no retry can fix, from its status and OpenAI's error body: a key, a model, a parameter. */
 export function fatalKind(
   status: number | undefined,
   err: { code?: unknown; param?: unknown; message?: unknown } | undefined,
@@ -142,17 +133,9 @@ export function contractHint(model: string, param: string | undefined, s: JudgeS
   return `${model} refuses ${param ?? 'a parameter'}: change or drop it in this judge's settings or "api" options`;
 }
 
-/** One token of a reply's `logprobs.content`, as far as it is read (nothing a server sends is trusted). */
-interface TokenLogprob {
-  token?: unknown;
-  top_logprobs?: unknown;
-}
-
 /**
- * The verdict's probabilities from a reply's token log-probabilities: at the token that holds the last `[[X]]`'s
- * letter (the verdict the parser reads), the top alternatives A, B and C, normalised over the three (a letter
- * missing from the top list has probability 0). Undefined when the letter is not a token of its own or the
- * alternatives are unreadable.
+ * The verdict's probabilities from a reply's token log-probabilities: the top alternatives A, B and C at the last
+ * `[[X]]`'s letter, normalised over the three; undefined when that letter is not a token of its own.
  */
 export function verdictProbsOf(text: string, content: unknown): Record<string, number> | undefined {
   if (!Array.isArray(content)) return undefined;
@@ -160,7 +143,8 @@ export function verdictProbsOf(text: string, content: unknown): Record<string, n
   if (at < 0 || !/^\[\[[ABC]\]\]/.test(text.slice(at))) return undefined;
   const letterAt = at + 2;
   let offset = 0;
-  for (const t of content as TokenLogprob[]) {
+  // nothing a server sends is trusted
+  for (const t of content as { token?: unknown; top_logprobs?: unknown }[]) {
     if (typeof t?.token !== 'string') return undefined;
     const end = offset + t.token.length;
     if (end > letterAt) {

@@ -1,6 +1,6 @@
 // Gates for withRetry: one endpoint's rate governor, or several endpoints serving one judge, each with its own.
 import type { JudgeCallError, JudgeProvider, JudgeRequest } from './judge.ts';
-import { RateGovernor, realClock, type Clock } from './governor.ts';
+import type { RateGovernor } from './governor.ts';
 import type { CallGate, GateTicket } from './retry.ts';
 
 /** Each attempt admitted by `governor` (its cost learned from the reply's prompt tokens). */
@@ -27,39 +27,19 @@ export interface Endpoint {
   weight?: number;
 }
 
-export interface PoolOptions {
-  clock?: Clock;
-  /** consecutive faults (not 429s) that take an endpoint out (default 3) */
-  faultsToCool?: number;
-  /** the first cool-down; doubles each time the same endpoint is taken out again (default 30 s) */
-  coolMs?: number;
-  /** told when an endpoint is taken out or comes back */
-  log?(line: string): void;
-}
-
-interface State {
-  e: Endpoint;
-  faults: number;
-  coolUntil: number;
-  coolings: number;
-  sent: number;
-}
+/** Consecutive faults (not 429s) that take an endpoint out; the first cool-down, doubled each time again. */
+const FAULTS_TO_COOL = 3;
+const COOL_MS = 30_000;
 
 /**
  * Several endpoints serving one judge: each attempt goes to the endpoint that can take it soonest (its governor's
- * wait; ties go to the one with the least sent per weight); an endpoint that fails `faultsToCool` times in a row is
+ * wait; ties go to the one with the least sent per weight); one that fails FAULTS_TO_COOL times in a row is
  * taken out for a cool-down and then tried again. The reply names the endpoint that answered.
  */
-export function endpointPool(
-  endpoints: Endpoint[],
-  o: PoolOptions = {},
-): CallGate & { stats(): Record<string, number> } {
-  const clock = o.clock ?? realClock;
-  const faultsToCool = o.faultsToCool ?? 3;
-  const coolMs = o.coolMs ?? 30_000;
-  const states: State[] = endpoints.map((e) => ({ e, faults: 0, coolUntil: 0, coolings: 0, sent: 0 }));
-  const pick = (req: JudgeRequest): State => {
-    const now = clock.now();
+export function endpointPool(endpoints: Endpoint[], log?: (line: string) => void): CallGate {
+  const states = endpoints.map((e) => ({ e, faults: 0, coolUntil: 0, coolings: 0, sent: 0 }));
+  const pick = (req: JudgeRequest) => {
+    const now = performance.now();
     const open = states.filter((s) => s.coolUntil <= now);
     if (!open.length) return states.reduce((a, b) => (b.coolUntil < a.coolUntil ? b : a));
     let best = open[0]!;
@@ -74,7 +54,6 @@ export function endpointPool(
     return best;
   };
   return {
-    stats: () => Object.fromEntries(states.map((s) => [s.e.name, s.sent])),
     async admit(req: JudgeRequest): Promise<GateTicket> {
       const s = pick(req);
       const g = s.e.governor;
@@ -98,12 +77,12 @@ export function endpointPool(
           }
           const e = outcome.error as JudgeCallError;
           if (e.status === 429 || req.signal?.aborted) return;
-          if (++s.faults >= faultsToCool && s.coolUntil <= clock.now()) {
-            const ms = coolMs * 2 ** Math.min(s.coolings++, 5);
-            s.coolUntil = clock.now() + ms;
+          if (++s.faults >= FAULTS_TO_COOL && s.coolUntil <= performance.now()) {
+            const ms = COOL_MS * 2 ** Math.min(s.coolings++, 5);
+            s.coolUntil = performance.now() + ms;
             s.faults = 0;
-            o.log?.(
-              `[${s.e.provider.id}] ${s.e.name} taken out for ${(ms / 1000).toFixed(0)} s after ${faultsToCool} faults in a row: ${e.message}`,
+            log?.(
+              `[${s.e.provider.id}] ${s.e.name} taken out for ${(ms / 1000).toFixed(0)} s after ${FAULTS_TO_COOL} faults in a row: ${e.message}`,
             );
           }
         },

@@ -7,10 +7,8 @@ function isFatal(e: unknown): e is JudgeCallError {
 }
 
 /**
- * Stops a whole run at the first fatal refusal (401/403, a retired model's 404, a refused parameter's 400):
- * `onFatal` is told once (the caller aborts the run), and no call after it reaches the server. A call that starts
- * after the refusal waits one turn of the event loop, so the run's abort lands first, and rejects with the same
- * error (the run drops it as interrupted, not as a failure).
+ * Stops a whole run at the first fatal refusal: `onFatal` is told once (the caller aborts the run), and no call
+ * after it reaches the server; later calls wait one event-loop turn, so the abort lands first, then reject.
  */
 export function stopOnFatal(p: JudgeProvider, onFatal: (e: JudgeCallError) => void): JudgeProvider {
   let fatal: JudgeCallError | undefined;
@@ -33,10 +31,7 @@ export function stopOnFatal(p: JudgeProvider, onFatal: (e: JudgeCallError) => vo
   });
 }
 
-/**
- * One message for a fatal refusal, instead of one failure per game. `check` says what the user should look at
- * about a key; a retired model's or a refused parameter's message already says what to change.
- */
+/** One message for a fatal refusal, instead of one failure per game; `check` is what to look at about a key. */
 export function fatalStopError(e: JudgeCallError, check = 'OPENAI_API_KEY and --base-url'): ArenaError {
   const what =
     e.kind === 'retired'

@@ -1,6 +1,5 @@
 // A local model's identity for judge ids: its name (the GGUF's `general.name`, else the file name) and a short
-// hash of its content, never its path. The same file moved or copied is the same judge; a machine path never
-// reaches a public page or an exported file name.
+// hash of its content, never its path (which must not reach a public page).
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -11,11 +10,7 @@ const SAMPLES = 32;
 const SAMPLE = 256 << 10;
 const cache = new Map<string, { name: string; hash: string; key: string }>();
 
-/**
- * `{ name, hash }` of a model (or adapter) file. The hash is SHA-256 over the file's size and samples of its
- * bytes (all of a file up to 16 MiB), first 10 hex digits: a multi-GB GGUF is named in milliseconds, and two
- * fine-tunes differ in every sample, since every tensor's weights differ.
- */
+/** `{ name, hash }` of a model (or adapter) file: SHA-256 over samples, since two fine-tunes differ in every one. */
 export function modelIdentity(path: string): { name: string; hash: string } {
   const fd = openSync(path, 'r');
   try {
@@ -71,19 +66,8 @@ export function ggufName(head: Buffer): string | undefined {
     off += n;
     return s;
   };
-  const sizes: Record<number, number> = {
-    0: 1,
-    1: 1,
-    2: 2,
-    3: 2,
-    4: 4,
-    5: 4,
-    6: 4,
-    7: 1,
-    10: 8,
-    11: 8,
-    12: 8,
-  };
+  // bytes of each fixed-size value type; 8 (string) and 9 (array) are read
+  const sizes = [1, 1, 2, 2, 4, 4, 4, 1, undefined, undefined, 8, 8, 8];
   const skip = (type: number): void => {
     if (type === 8) void str();
     else if (type === 9) {

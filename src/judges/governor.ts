@@ -1,10 +1,7 @@
 // A rate governor for one endpoint: admits calls so neither the token nor the request bucket is overdrawn, learns
 // the limits from each answer's x-ratelimit-* headers (or takes declared ones), waits out 429s for everyone at
-// once, and narrows its window of calls in flight when 429s come anyway (additive increase, multiplicative decrease).
-// Nothing else holds a call back: a server that announces no limit gets every call the caller sends from the first.
-// Other processes may spend from the same limit: each answer's `remaining`, with this governor's own charges since
-// that call, tells how much of what was spent was its own, and the governor keeps to that share of the bucket and of
-// its refill (share.ts: it starts at half, and a 429 cuts it).
+// once, and narrows its window of calls in flight when 429s come anyway (AIMD). Other processes may spend from the
+// same limit: the governor keeps to its share of the bucket (share.ts).
 import type { JudgeCallError, JudgeReply, JudgeRequest } from './judge.ts';
 import {
   Bucket,
@@ -22,7 +19,7 @@ export interface Clock {
   setTimer(fn: () => void, ms: number): () => void;
 }
 
-export const realClock: Clock = {
+const realClock: Clock = {
   now: () => performance.now(),
   setTimer(fn, ms) {
     const t = setTimeout(fn, Math.max(0, ms));
@@ -57,14 +54,8 @@ const MIN_429_WAIT_MS = 1000;
 const MAX_429_FLOOR_MS = 60_000;
 
 type Kind = 'tokens' | 'requests';
-/** When a call was admitted and what this governor had charged then (that call included). */
-interface Sent {
-  at: number;
-  tokens: number;
-  requests: number;
-  /** the call's own cost */
-  cost: number;
-}
+/** When a call was admitted, what this governor had charged then (that call included), and its own cost. */
+type Sent = { at: number; tokens: number; requests: number; cost: number };
 
 interface Waiter {
   cost: number;
@@ -295,12 +286,8 @@ export class RateGovernor {
 
   /**
    * What is left for this governor, from what the server said was left after the call `sent`: its share of that,
-   * less every call of its own the server may not have counted in it. The server counted when the call reached it,
-   * some time after it was admitted, so no refill is credited for the time since (that would count the transit
-   * twice), and calls may reach it out of order: the calls admitted since (but those already refused), and the older
-   * ones still unanswered, are taken off. Alone, the governor so believes at most what is left (a lower belief costs
-   * only a cushion of about one round trip's refill, not throughput); the next answer corrects it. Until then it
-   * refills at its share of the rate.
+   * less every call of its own the server may not have counted in it (admitted since, but those already refused,
+   * and older ones still unanswered). No refill is credited since: the transit would count twice.
    */
   #observe(kind: Kind, b: Bucket | undefined, remaining: number | undefined, now: number, sent: Sent): void {
     if (!b || remaining === undefined) return;
@@ -328,11 +315,7 @@ export class RateGovernor {
     }
   }
 
-  /**
-   * What this governor's calls admitted up to the `seq`th, and answered 429 so far, would have cost: its own
-   * spending as the server counted it is its charges less these. A refusal of a later call is not among them (it
-   * would make the spending up to that call look smaller than it was, and the share with it).
-   */
+  /** What this governor's calls admitted up to the `seq`th, and answered 429 so far, would have cost. */
   #refusedUpTo(kind: Kind, seq: number): number {
     let n = this.#refusedBefore[kind];
     for (const r of this.#refused) if (r.seq <= seq) n += kind === 'tokens' ? r.tokens : 1;

@@ -3,11 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
-/**
- * The most bytes of one reply body read from a judge server (4 MiB): hundreds of times a reply of
- * `max_tokens` 2048 with its JSON, far below what would strain memory. A longer body is not buffered:
- * the call fails (an attempt, never a verdict) as soon as it passes the cap.
- */
+/** The most bytes of one reply body read from a judge server: a longer one fails the call as it passes the cap. */
 export const MAX_REPLY_BYTES = 4 * 1024 * 1024;
 
 /** A reply body over the cap (not retried: the same server would send it again). */
@@ -24,10 +20,9 @@ export class ReplyTooLargeError extends Error {
 }
 
 /**
- * A `fetch` for the OpenAI SDK on node:http(s) with keep-alive, for the one shape a judge call has: a
- * string or byte body, a JSON reply read whole. Anything else (streams, forms) goes to the global fetch.
- * The global fetch (undici) builds Requests, web streams and abort plumbing per call, which costs more CPU
- * than the call itself at tournament scale (figures: bench/README.md).
+ * A `fetch` for the OpenAI SDK on node:http(s) with keep-alive, for the one shape a judge call has (a string or
+ * byte body, a JSON reply read whole); anything else goes to the global fetch, whose per-call Requests, web
+ * streams and abort plumbing cost more CPU than the call itself at tournament scale (bench/README.md).
  */
 export const httpFetch: typeof fetch = (input, init = {}) => cappedFetch(input, init, MAX_REPLY_BYTES);
 
@@ -53,7 +48,7 @@ export function cappedFetch(
     (init.headers instanceof Headers ? init.headers : new Headers(init.headers)).forEach(
       (v, k) => (headers[k] = v),
     );
-    // a string body is written as it is (no copy into a Buffer first: the prompts are tens of kB a call)
+    // a string body is written as it is (no copy into a Buffer first)
     const data = body ?? undefined;
     if (data !== undefined)
       headers['content-length'] = String(
@@ -121,12 +116,9 @@ export function cappedFetch(
 }
 
 /**
- * A reply's headers, read-only, with the reading half of `Headers` (get, has, iteration in sorted order,
- * getSetCookie): names lowercased, repeated headers joined with ', ' (each set-cookie its own entry), as fetch does.
- * undici's `Headers` validates and re-sorts on each iteration, and the SDK iterates a reply's headers twice a
- * call for its debug log (built whether or not it logs), a share of the SDK's CPU worth saving (bench/README.md).
- * One thing is lost: that debug log (OPENAI_LOG=debug) reads a non-`Headers` object with Object.entries, so
- * it shows a reply's headers as {}; retries, request ids and Retry-After read them through get().
+ * A reply's headers with the reading half of `Headers`, as fetch joins them: undici's `Headers` validates and
+ * re-sorts on each iteration, and the SDK iterates them twice a call (bench/README.md). The SDK's debug log
+ * (OPENAI_LOG=debug) shows them as {}: it reads a non-`Headers` object with Object.entries.
  */
 export class ReplyHeaders implements Iterable<[string, string]> {
   readonly #map = new Map<string, string>();
@@ -169,9 +161,8 @@ export class ReplyHeaders implements Iterable<[string, string]> {
 }
 
 /**
- * The reply as the SDK reads it (status, headers, `json()`, `text()`), on the body already buffered here. A
- * `Response` built from a Buffer wraps it in a web stream and reads it back through that stream, a visible share
- * of a tournament's CPU (bench/README.md) for bytes that are already in memory.
+ * The reply as the SDK reads it, on the body already buffered here: a `Response` built from a Buffer reads it
+ * back through a web stream, a visible share of a tournament's CPU (bench/README.md).
  */
 class BufferedResponse {
   readonly ok: boolean;

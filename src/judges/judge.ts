@@ -13,10 +13,7 @@ export interface JudgeRequest {
   signal?: AbortSignal;
   /** told of every failed attempt that `withRetry` retries (the caller records it; it never becomes a verdict) */
   onRetry?(info: { attempt: number; delayMs: number; error: JudgeCallError }): void;
-  /**
-   * what the reply must end with: a pairwise `[[A]]`/`[[B]]`/`[[C]]` or a single-grading `[[n]]` (providers that
-   * constrain it use this); `free`: a scheme with its own output format (JudgeLM, Arena-Hard, ...), never constrained
-   */
+  /** what the reply must end with (`[[A]]`.., `[[n]]`), for providers that constrain it; `free`: never constrained */
   verdict?: 'pair' | 'rating' | 'free';
 }
 
@@ -40,18 +37,12 @@ export interface JudgeReply {
   redactions?: number;
 }
 
-/**
- * The one thin interface every provider implements (openai, mock, llama-cpp). Providers do no
- * retrying and no concurrency control: `withRetry` adds both, once, for all of them.
- */
+/** The one interface every provider implements; `withRetry` adds retries and rate control for all of them. */
 export interface JudgeProvider {
   /** "provider/model", e.g. "openai/gpt-4" */
   readonly id: string;
   complete(req: JudgeRequest): Promise<JudgeReply>;
-  /**
-   * The settings this judge sends for those asked (`temperature` undefined: not said); they are each game's
-   * settings, so part of its identity. Without it: as asked, temperature 0 by default.
-   */
+  /** the settings this judge sends for those asked (each game's identity); without it, as asked, temperature 0 */
   settingsFor?(asked: AskedSettings): JudgeSettings;
   close?(): Promise<void>;
 }
@@ -85,10 +76,7 @@ export interface SpentUsage {
   tokensReasoning?: number;
 }
 
-/**
- * A failed call. `retryable` faults (429, 5xx, timeouts, dropped connections) are retried with
- * backoff; others (400, 401, 404) fail at once. Neither ever becomes a verdict.
- */
+/** A failed call, never a verdict: `retryable` faults (429, 5xx, timeouts, dropped connections) are retried. */
 export class JudgeCallError extends Error {
   constructor(
     message: string,
@@ -103,10 +91,7 @@ export class JudgeCallError extends Error {
   }
   /** what the failed answer's x-ratelimit-* headers said, when it had any */
   rateLimit?: RateLimitInfo;
-  /**
-   * a refusal no retry can fix (a key, a retired model, a parameter the model refuses: the run stops at the first), or
-   * `allowance`: reasoning used the whole max_completion_tokens, an empty reply that was paid for and is never resent
-   */
+  /** a refusal no retry can fix (the run stops at the first), or `allowance`: a paid empty reply, never resent */
   kind?: FatalKind | 'allowance';
   /** the parameter a 400 named */
   param?: string;
@@ -114,10 +99,7 @@ export class JudgeCallError extends Error {
   spent?: SpentUsage;
 }
 
-/**
- * A prompt longer than the judge's context: its own kind of failure (never retried, never truncated), with both
- * sizes, so that a run's errors say which games need a larger context rather than a flaky server.
- */
+/** A prompt longer than the judge's context: never retried, never truncated, both sizes said. */
 export class PromptTooLongError extends JudgeCallError {
   constructor(
     who: string,
@@ -136,8 +118,7 @@ export function parseRetryAfter(
   now = Date.now(),
 ): number | undefined {
   if (!headers) return undefined;
-  // only a non-negative number of (milli)seconds, or an HTTP date (it names a month) still to come; anything
-  // else (`-5`, a past date, junk) is no instruction, and the call backs off as for any other fault
+  // only non-negative (milli)seconds or a future HTTP date (it names a month); anything else is no instruction
   const ms = headers.get('retry-after-ms')?.trim();
   if (ms && /^\d+(\.\d+)?$/.test(ms)) return Number(ms);
   const v = headers.get('retry-after')?.trim();

@@ -1,7 +1,6 @@
 /**
- * Secrets out of error texts before they are stored (table `attempts`, which `arena publish` ships) or
- * printed: a server may echo the API key back in an error body ("Incorrect API key provided: sk-...").
- * The known secrets are replaced wherever they occur, and so is anything shaped like a key or a bearer token.
+ * Secrets out of error texts before they are stored (and published) or printed: a server may echo the API key
+ * back in an error body. The known secrets go, and so does anything shaped like a key or a bearer token.
  */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
   return redactReply(text, secrets)
@@ -15,10 +14,8 @@ export function keyInRepliesWarning(n: number): string {
 }
 
 /**
- * A judge's reply with every configured secret (an API key, and so `Bearer <key>`) replaced by `[redacted]`,
- * and how many were replaced. Only the exact secrets: a reply's own words ("Basic arithmetic", "sk-learn")
- * are its content and stay as they are. A server that echoes the request's Authorization header into its
- * reply would otherwise have the key stored with the game, published and shown on the site.
+ * A judge's reply with every configured secret replaced by `[redacted]`, and how many were: only the exact
+ * secrets, since a reply's own words ("Basic arithmetic", "sk-learn") are its content.
  */
 export function redactReply(
   text: string,
@@ -35,10 +32,7 @@ export function redactReply(
   return { text: out, redactions };
 }
 
-/**
- * A server as messages and records name it: its base URL without credentials (user:password@, query, fragment),
- * which a URL may carry and a log, an error line or a published run record must not.
- */
+/** A server as messages and records name it: its base URL without credentials, query or fragment. */
 export function serverName(baseURL: string): string {
   try {
     const u = new URL(baseURL);

@@ -1,4 +1,3 @@
-import { pick } from '../core/pick.ts';
 import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
 import {
@@ -13,22 +12,16 @@ import { stopOnFatal } from './fatal-stop.ts';
 import { wrapProvider, type AskedSettings, type JudgeCallError, type JudgeProvider } from './judge.ts';
 import { endpointPool, governorGate, type Endpoint } from './endpoints.ts';
 import { RateGovernor } from './governor.ts';
+import type { OpenAIJudgeOptions } from './openai.ts';
 import { withRetry } from './retry.ts';
 import { serverName } from './redact.ts';
 import { faultKind, retryLog } from './retry-log.ts';
 
-export interface JudgeOptions {
-  baseURL?: string;
-  apiKey?: string;
-  apiKeyEnv?: string;
-  api?: ApiOptions;
-}
-
-/**
- * A provider from its "provider/model" name. Providers are loaded lazily, so a run with the
- * mock judge never loads the OpenAI SDK (and nothing pays for native modules it does not use).
- */
-export async function createJudge(spec: string, o: JudgeOptions = {}): Promise<JudgeProvider> {
+/** A provider from its "provider/model" name, loaded lazily (a mock run never loads the SDK or native modules). */
+export async function createJudge(
+  spec: string,
+  o: Omit<OpenAIJudgeOptions, 'model'> = {},
+): Promise<JudgeProvider> {
   const slash = spec.indexOf('/');
   const provider = slash < 0 ? spec : spec.slice(0, slash);
   const model = slash < 0 ? '' : spec.slice(slash + 1);
@@ -37,10 +30,9 @@ export async function createJudge(spec: string, o: JudgeOptions = {}): Promise<J
   switch (provider) {
     case 'openai': {
       const { openaiJudge } = await import('./openai.ts');
-      return openaiJudge({ model, ...pick(o, ['baseURL', 'apiKey', 'apiKeyEnv', 'api']) });
+      return openaiJudge({ model, ...o });
     }
     case 'llama-cpp': {
-      // the native module is loaded only here, and only when a llama-cpp judge is asked for
       const { llamaCppJudge, parseLlamaSpec } = await import('./llama-cpp/provider.ts');
       return llamaCppJudge(parseLlamaSpec(model));
     }
@@ -123,10 +115,7 @@ export type JudgeSetup = z.infer<typeof JudgeSetup>;
 /** A judge as openJudge opens it: with the limits its endpoints' governors know now (declared or announced). */
 export type GovernedJudge = JudgeProvider & {
   limits(): { tpm?: number; rpm?: number };
-  /**
-   * when the model stops being served: the server's shutdown_date (GET /v1/models, asked once, 10 s at most; a
-   * server that cannot say is no error), else the table's for OpenAI's own API; undefined when neither says
-   */
+  /** when the model stops being served: the server's shutdown_date (GET /v1/models), else the table's */
   retirement(now?: number): Promise<Retirement | undefined>;
   /** the tokens charged so far as a limit counts them (prompt + max_tokens per call sent) */
   tokensCharged(): number;
@@ -135,20 +124,13 @@ export type GovernedJudge = JudgeProvider & {
 export interface OpenJudgeOptions {
   /** told of each retry, as one line (`[openai/gpt-4] retry 1 in 1.0 s: ...`) */
   log?(line: string): void;
-  /**
-   * told once of the first fatal refusal (401/403, a retired model, a refused parameter): the caller stops its run (abort its signal). After it no call reaches the
-   * server; calls fail with the same error.
-   */
+  /** told once of the first fatal refusal (judges/fatal-stop.ts): the caller stops its run */
   onFatal?(e: JudgeCallError): void;
   /** no call will be made (a dry run): the API key is not required */
   planOnly?: boolean;
 }
 
-/**
- * The judge's API key from `env`, checked before anything starts: a variable named on purpose (apiKeyEnv) must be
- * set; the default one (OPENAI_API_KEY) only when OpenAI itself would be called (an openai judge with no baseURL),
- * which would refuse every call.
- */
+/** The judge's API key from `env`: a variable named on purpose must be set; OPENAI_API_KEY only for OpenAI itself. */
 export function apiKeyOf(setup: JudgeSetup, env: Record<string, string | undefined>): string | undefined {
   const keyEnv = setup.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
   const apiKey = env[keyEnv] || undefined;
@@ -167,10 +149,7 @@ function apiOptionsOf(setup: Pick<JudgeSetup, 'api' | 'reasoningEffort'>): ApiOp
   return { ...setup.api, ...(setup.reasoningEffort ? { reasoningEffort: setup.reasoningEffort } : {}) };
 }
 
-/**
- * What a judge sends for the asked settings, known without opening it (a dry run's plan): an OpenAI-compatible judge's
- * (judges/contract.ts); undefined for other providers (as asked, temperature 0).
- */
+/** What an OpenAI-compatible judge sends for the asked settings, known without opening it (a dry run's plan). */
 export function plannedSettings(setup: Pick<JudgeSetup, 'id' | 'api' | 'reasoningEffort'>) {
   return setup.id.startsWith('openai/')
     ? (asked: AskedSettings) => sentSettings(setup.id.slice('openai/'.length), asked, apiOptionsOf(setup))
@@ -197,33 +176,24 @@ function endpointSetups(setup: JudgeSetup) {
   }));
 }
 
-/**
- * The one API-key check: every endpoint of every judge has its key in `env` (see apiKeyOf). openJudge runs it
- * for the judge it opens; the CLI and the ops jobs run it first, so that a missing key is said before a
- * database is opened or anything imported or generated.
- */
+/** Every endpoint of every judge has its key in `env`: run first, so a missing key is said before any work. */
 export function checkApiKeys(setups: Iterable<JudgeSetup>, env: Record<string, string | undefined>): void {
   for (const setup of setups) for (const { one } of endpointSetups(setup)) apiKeyOf(one, env);
 }
 
-/**
- * The one way a judge is set up: the provider, with its API key read from `env`, checked before anything starts
- * (an OpenAI judge with no key and no baseURL would be refused every call), wrapped with timeouts and retries, and
- * stopped at the first refused key. `arena run`, `calibrate`, escalation, refresh and checkpoints all call this.
- */
+/** The one way a judge is set up: the provider with its key, rate governors, timeouts, retries and a fatal stop. */
 export async function openJudge(
   setup: JudgeSetup,
   env: Record<string, string | undefined>,
   o: OpenJudgeOptions = {},
 ): Promise<GovernedJudge> {
-  const log = o.log;
   const endpoints: Endpoint[] = [];
   for (const { ep, one } of endpointSetups(setup)) {
     const apiKey = o.planOnly ? env[one.apiKeyEnv ?? DEFAULT_API_KEY_ENV] || undefined : apiKeyOf(one, env);
     const provider = await createJudge(setup.id, {
-      ...(one.baseURL ? { baseURL: one.baseURL } : {}),
-      ...(apiKey ? { apiKey } : {}),
-      ...(one.apiKeyEnv ? { apiKeyEnv: one.apiKeyEnv } : {}),
+      baseURL: one.baseURL,
+      apiKey,
+      apiKeyEnv: one.apiKeyEnv,
       api: apiOptionsOf(setup),
     });
     const tpm = ('tpm' in ep ? ep.tpm : undefined) ?? setup.tpm;
@@ -231,20 +201,17 @@ export async function openJudge(
     endpoints.push({
       name: one.baseURL ? serverName(one.baseURL) : 'default',
       provider,
-      governor: new RateGovernor({ ...(tpm ? { tpm } : {}), ...(rpm ? { rpm } : {}) }),
+      governor: new RateGovernor({ tpm, rpm }),
       ...('weight' in ep && ep.weight ? { weight: ep.weight } : {}),
     });
   }
   const provider = endpoints[0]!.provider;
-  const gate =
-    endpoints.length === 1
-      ? governorGate(endpoints[0]!.governor)
-      : endpointPool(endpoints, log ? { log } : {});
+  const gate = endpoints.length === 1 ? governorGate(endpoints[0]!.governor) : endpointPool(endpoints, o.log);
   const closeAll = async () => {
     for (const e of endpoints) await e.provider.close?.();
   };
   // the first retry of each kind of fault is told at once, the rest once a minute (and at close)
-  const retries = log ? retryLog(`[${provider.id}]`, log) : undefined;
+  const retries = o.log ? retryLog(`[${provider.id}]`, o.log) : undefined;
   const retrying = withRetry(
     endpoints.length === 1 ? provider : wrapProvider(provider, (r) => provider.complete(r), closeAll),
     {
@@ -253,15 +220,11 @@ export async function openJudge(
       baseDelayMs: setup.backoffMs,
       timeoutMs: setup.timeoutS * 1000,
       maxRetryMs: setup.retryBudgetS * 1000,
-      ...(retries
-        ? {
-            onRetry: ({ attempt, delayMs, error, retryAfterMs }) =>
-              retries.retry(
-                faultKind(error),
-                `retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`,
-              ),
-          }
-        : {}),
+      onRetry: ({ attempt, delayMs, error, retryAfterMs }) =>
+        retries?.retry(
+          faultKind(error),
+          `retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s: ${error.message}${retryAfterMs !== undefined ? ` (the server asked to wait ${(retryAfterMs / 1000).toFixed(1)} s: Retry-After)` : ''}`,
+        ),
     },
   );
   const judge = stopOnFatal(retrying, o.onFatal ?? (() => {}));
@@ -273,14 +236,8 @@ export async function openJudge(
       first.listModels && !o.planOnly
         ? await first.listModels(AbortSignal.timeout(10_000)).catch(() => undefined)
         : undefined;
-    const model = setup.id.slice('openai/'.length);
-    return retirementOf(
-      setup.id,
-      model,
-      listed,
-      isOpenAI(setup.baseURL ?? setup.endpoints?.[0]?.baseURL),
-      now,
-    );
+    const isOpenAi = isOpenAI(setup.baseURL ?? setup.endpoints?.[0]?.baseURL);
+    return retirementOf(setup.id, setup.id.slice('openai/'.length), listed, isOpenAi, now);
   };
   const close = judge.close?.bind(judge);
   return Object.assign(judge, {

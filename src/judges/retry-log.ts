@@ -1,6 +1,4 @@
-// Retries told in few lines: the first retry of each kind of fault is told as it happens; the rest of that kind
-// are counted and told as one line per window (a minute), so a log stays readable when a server answers hundreds
-// of 429s or 500s.
+// Retries told in few lines: the first of each kind of fault at once, the rest counted, one line per window.
 import type { JudgeCallError } from './judge.ts';
 
 /** The kind of fault a retry answers: its HTTP status, a timeout, or a connection that failed. */
@@ -22,20 +20,11 @@ const realTimer = (fn: () => void, ms: number) => {
   return () => clearTimeout(t);
 };
 
-interface KindState {
-  count: number;
-  last: string;
-  cancel(): void;
-}
-
-/**
- * A retry logger over `log`: `retry(kind, line)` tells the line when it is the first of its kind in a window,
- * else counts it; when the window ends, a kind with counted retries gets one line (`12 more retries after HTTP
- * 429 in the last 60 s; the last: ...`) and a new window. `flush()` tells what is counted (at the end of a run).
- */
+/** A retry logger over `log`; `flush()` tells what is counted (at the end of a run). */
 export function retryLog(prefix: string, log: (line: string) => void, o: RetryLogOptions = {}) {
   const windowMs = o.windowMs ?? 60_000;
   const setTimer = o.setTimer ?? realTimer;
+  type KindState = { count: number; last: string; cancel(): void };
   const kinds = new Map<string, KindState>();
   const tell = (kind: string, s: KindState) => {
     if (!s.count) return false;

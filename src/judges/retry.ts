@@ -9,25 +9,18 @@ import {
 export interface RetryOptions {
   /** attempts after the first (default 8) */
   retries?: number;
-  /** first backoff delay; doubles each retry, with jitter (default 1 s) */
+  /** first backoff delay; doubles each retry up to a minute, with jitter (default 1 s) */
   baseDelayMs?: number;
-  /** longest backoff delay (default 60 s); a server's Retry-After is honoured within `maxRetryMs` */
-  maxDelayMs?: number;
   /** per-attempt timeout (default 120 s) */
   timeoutMs?: number;
-  /**
-   * the most time one call may spend retrying, from its first attempt, waits included (default 10 minutes,
-   * DEFAULT_RETRY_BUDGET_MS): a retry whose wait (backoff or the server's Retry-After) would end past it is
-   * not made, and the call fails with its last error
-   */
+  /** the most time one call may spend retrying, waits included (default 10 minutes); a wait past it fails the call */
   maxRetryMs?: number;
   /** told of each retry before its wait; `retryAfterMs` when the server asked for the wait */
   onRetry?(info: { attempt: number; delayMs: number; error: JudgeCallError; retryAfterMs?: number }): void;
   random?: () => number;
   /**
-   * admits each attempt (a rate governor, or several endpoints' governors): its wait comes before the attempt's
-   * timeout starts, and its ticket may name the provider to call. With a gate a 429 is not counted against
-   * `retries`: the gate holds every call until the server's Retry-After has passed, within `maxRetryMs`.
+   * admits each attempt before its timeout starts (judges/endpoints.ts); its ticket may name the provider to call.
+   * A 429 is then not counted against `retries`: the gate holds every call until the server's Retry-After.
    */
   gate?: CallGate;
 }
@@ -41,8 +34,6 @@ export interface GateTicket {
 export interface CallGate {
   admit(req: JudgeRequest): Promise<GateTicket>;
 }
-
-const DEFAULT_RETRY_BUDGET_MS = 10 * 60_000;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -59,18 +50,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/**
- * Adds timeouts and retries with exponential backoff to any provider. Retryable faults (429, 5xx,
- * timeouts, dropped connections) are retried, waiting the server's Retry-After when it sends one;
- * the last fault is thrown, never turned into a reply.
- */
+/** Timeouts and retries with exponential backoff (or the server's Retry-After); the last fault is thrown. */
 export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider {
   const retries = o.retries ?? 8;
   const base = o.baseDelayMs ?? 1000;
-  const max = o.maxDelayMs ?? 60_000;
   const timeout = o.timeoutMs ?? 120_000;
   const random = o.random ?? Math.random;
-  const budget = o.maxRetryMs ?? DEFAULT_RETRY_BUDGET_MS;
+  const budget = o.maxRetryMs ?? 10 * 60_000;
   return wrapProvider(p, async (req) => {
     const started = Date.now();
     let rateLimited = 0;
@@ -96,15 +82,12 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
         return reply;
       } catch (e) {
         if (req.signal?.aborted) throw req.signal.reason ?? e;
-        const err = timedOut
-          ? new JudgeCallError(`[judge:${p.id}] timed out after ${timeout} ms`, true, undefined, undefined, {
-              cause: e,
-            })
-          : e instanceof JudgeCallError
+        const err =
+          e instanceof JudgeCallError && !timedOut
             ? e
             : new JudgeCallError(
-                `[judge:${p.id}] ${(e as Error)?.message ?? String(e)}`,
-                false,
+                `[judge:${p.id}] ${timedOut ? `timed out after ${timeout} ms` : ((e as Error)?.message ?? String(e))}`,
+                timedOut,
                 undefined,
                 undefined,
                 { cause: e },
@@ -114,7 +97,7 @@ export function withRetry(p: JudgeProvider, o: RetryOptions = {}): JudgeProvider
         const gated429 = ticket !== undefined && err.status === 429;
         if (gated429) rateLimited++;
         if (!err.retryable || (!gated429 && attempt >= retries)) throw err;
-        const backoff = Math.min(max, base * 2 ** attempt) * (0.5 + random() / 2);
+        const backoff = Math.min(60_000, base * 2 ** attempt) * (0.5 + random() / 2);
         // the server's wait, but never less than the backoff: "retry after 0" is no licence to flood it
         const delayMs = err.retryAfterMs !== undefined ? Math.max(err.retryAfterMs, backoff) : backoff;
         const spent = Date.now() - started;

@@ -2,13 +2,13 @@
 // headers reveal of the others' spending, and the part of the bucket this process keeps to. Pure: `now` and the
 // samples come from the governor (governor.ts).
 
-/** One answer's view of a bucket, beside what this governor had spent when the answered call was admitted. */
-export interface ShareSample {
-  /** when the call whose answer said it was admitted */
+/**
+ * One answer's view of a bucket: when its call was admitted, what the server said was left after it, and what
+ * this governor had charged in all, that call included (calls refused with a 429 left out).
+ */
+interface ShareSample {
   at: number;
-  /** what the server said was left after that call */
   remaining: number;
-  /** what this governor had charged in all, that call included (calls refused with a 429 left out) */
   own: number;
 }
 
@@ -18,8 +18,7 @@ const SHARE_SAMPLE_MS = 500;
 const MIN_SHARE = 0.05;
 /**
  * The share a governor starts with when the bucket is (about) full at its first answer: another process may be
- * starting beside it, and both taking all of a full bucket is the worst overdraw there is. Alone, it measures its
- * share as 1 within a second or two; the bucket is then still far from empty, so the refill is not lost.
+ * starting beside it, and both taking all of a full bucket is the worst overdraw there is.
  */
 export const START_SHARE = 0.5;
 /** The share it starts with when others were already spending at its first answer (the bucket well below full). */
@@ -57,9 +56,7 @@ export function shareBetween(
 }
 
 /**
- * The estimate of one governor's share of one bucket. It starts below 1 (START_SHARE, or JOIN_SHARE when others
- * are visibly spending), so a process starting up never bursts a whole bucket another may be spending too; each
- * measurement (own spending over all spending, from samples SHARE_SAMPLE_MS apart or more) moves it halfway there;
+ * The estimate of one governor's share of one bucket: it starts below 1, each measurement moves it halfway there,
  * a 429 cuts it (multiplicative decrease) and the measurements bring it back to what it really spends.
  */
 export class ShareEstimate {

@@ -70,10 +70,8 @@ export async function pollOnce(job: BatchJob): Promise<number> {
 const GONE = 'output-gone';
 
 /**
- * A batch that ended without answering (failed, expired, cancelled), or completed with a result file the server no
- * longer has: its games with no result line are failed attempts (never verdicts), so a later submission (the next
- * step of this refresh) sends them again, at most MAX_BATCH_TRIES times. A game already stored keeps its verdict.
- * Returns what the refresh reports.
+ * A batch that ended without answering, or whose result file is gone: its games with no result line are failed
+ * attempts, sent again by a later submission (at most MAX_BATCH_TRIES times). Returns what the refresh reports.
  */
 async function unanswered(
   job: BatchJob,
@@ -135,10 +133,7 @@ async function importResults(job: BatchJob, results: ReturnType<typeof readResul
   report.imported += run.played - played;
 }
 
-/**
- * The budget's view of an import: each game is charged its result line's cost (a failed request: nothing; a
- * result that was billed but cannot be read: its bound).
- */
+/** The budget's view of an import: each game charged its result line's cost (unreadable but billed: its bound). */
 function batchCharges(job: BatchJob, { replies, billed }: ReturnType<typeof readResults>) {
   const budget = job.o.budget!;
   return {
@@ -158,10 +153,7 @@ function batchCharges(job: BatchJob, { replies, billed }: ReturnType<typeof read
   };
 }
 
-/**
- * Each result line is one game's call, already made: a reply, or a failure (an attempt, never a verdict).
- * Lines of games no longer planned (their answers changed since they were submitted) are dropped.
- */
+/** Each result line is one game's call: a reply or a failure; lines of games no longer planned are dropped. */
 function readResults(
   text: string,
   bySpec: Map<string, GameSpec>,

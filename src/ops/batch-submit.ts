@@ -16,9 +16,8 @@ export const MAX_BATCH_TRIES = 3;
 const RECOVERY_SLACK_MS = 3_600_000;
 
 /**
- * A submission is recorded (status `submitting`, its game ids) before the upload, and gets the batch id
- * after. A process killed in between left a `submitting` row: find its batch by the metadata it was
- * created with; if there is none, it was never submitted, and its games are free to go again.
+ * A submission is recorded (`submitting`) before the upload and gets its batch id after: a `submitting` row left
+ * by a killed process is found by its metadata, or was never submitted.
  */
 export async function recoverSubmissions({ o, log }: BatchJob): Promise<void> {
   const store = o.store;
@@ -52,10 +51,7 @@ export async function recoverSubmissions({ o, log }: BatchJob): Promise<void> {
   }
 }
 
-/**
- * Submits what is neither stored nor in a pending batch, as far as the budget admits; how many games it submitted.
- * What the budget holds back until the batches in flight are imported is counted in `job.waiting`.
- */
+/** Submits what is neither stored nor pending, as far as the budget admits (the rest counted in `job.waiting`). */
 export async function submitNew(job: BatchJob): Promise<number> {
   const { o, log, report } = job;
   const rows = await o.store.batches.list({ judge: o.judgeId });
@@ -84,10 +80,7 @@ export async function submitNew(job: BatchJob): Promise<number> {
   return submitted;
 }
 
-/**
- * The games whose bounds fit the budget now, in order; after the first that does not, the rest either wait for
- * the batches in flight (`waiting`) or are refused, the budget exhausted (`refused`).
- */
+/** The games whose bounds fit the budget now, in order; after the first that does not, `waiting` or `refused`. */
 function underBudget(o: BatchOptions, games: { spec: GameSpec; id: string }[]) {
   if (!o.budget) return { todo: games, waiting: 0, refused: 0 };
   const todo: { spec: GameSpec; id: string }[] = [];

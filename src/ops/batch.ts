@@ -1,8 +1,6 @@
-// OpenAI Batch API mode (half price, results within 24 h): submit the games to play as JSONL files
-// (batch-submit.ts), persist each batch's id, poll, and import the results as games (batch-import.ts). A restarted
-// refresh first polls the batches it left pending and never submits a game twice while its batch is pending.
-// Under a budget, each submitted game holds its upper bound until its batch is imported; the games that do not fit
-// wait for the batches in flight and go up as they are imported (while the job waits), or with a later refresh.
+// OpenAI Batch API mode (half price, results within 24 h): submit the games as JSONL files (batch-submit.ts),
+// persist each batch's id, poll, and import the results (batch-import.ts); a restarted refresh polls what it left
+// pending first. Under a budget, each submitted game holds its upper bound until imported.
 import type { GameSpec, JudgeSettings } from '../core/types.ts';
 import type { ParserMode } from '../core/verdict/parse.ts';
 import { newRun, type Liveness } from '../engine/play/index.ts';
@@ -36,10 +34,7 @@ export interface BatchOptions {
   pollS?: number;
   log?(m: string): void;
   signal?: AbortSignal;
-  /**
-   * the refresh's budget (Budget.batch): a game is submitted when its upper bound fits beside those of the games
-   * in flight; imported games are charged what they cost
-   */
+  /** the refresh's budget (Budget.batch) */
   budget?: BatchGate;
   /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
   liveness?: Liveness;
@@ -134,8 +129,8 @@ export async function runBatches(o: BatchOptions): Promise<BatchReport> {
 }
 
 /**
- * Polls until nothing is pending, `waitS` has passed or the signal aborts; after a poll that imported games, what
- * the budget held back is submitted as far as their real cost freed it. How many games are still pending.
+ * Polls until nothing is pending, `waitS` has passed or the signal aborts, submitting what the budget held back
+ * as imports free it. How many games are still pending.
  */
 async function waitForPending(job: BatchJob, pending: number): Promise<number> {
   const { o, log, report } = job;

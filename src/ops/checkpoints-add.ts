@@ -1,7 +1,5 @@
-// `arena checkpoints add`: one more checkpoint appended to a checkpoints config, as a training loop calls it
-// after saving a checkpoint. The new text is checked exactly as the config is checked when it is loaded
-// (loadCheckpointsConfig: schema, paths, unique names, steps and models) before it replaces the file, at once
-// (a temporary file renamed over it); the rest of the file is kept byte for byte.
+// `arena checkpoints add`: one more checkpoint appended to a checkpoints config, as a training loop calls it. The
+// new text is checked as the config is loaded before it replaces the file (renamed over it); the rest is kept.
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, isAbsolute, relative, sep } from 'node:path';
@@ -34,11 +32,8 @@ export interface Added {
 }
 
 /**
- * Appends `k` to the config `file`. Its paths are absolute (or relative to the working directory, already
- * resolved by the caller) and are written relative to the config's directory; an answers checkpoint is stored
- * under its file's name (the import's rule), so its `model` is set when that differs from `<series>@<name>`.
- * Refused, with the file unchanged: a config that does not load, a missing file, a name, step or model the
- * series already has, anything the config's checks refuse.
+ * Appends `k` to the config `file`, its paths written relative to the config's directory (an answers file's
+ * `model` set when its name differs from `<series>@<name>`). Anything the config's checks refuse leaves the file.
  */
 export function addCheckpoint(file: string, k: NewCheckpoint, env: Env = {}): Added {
   const before = loadCheckpointsConfig(file, env);
@@ -115,10 +110,7 @@ function oneLine(v: unknown): string {
     : '{}';
 }
 
-/**
- * The config's text with `k` appended to its `checkpoints` list, on a line of its own indented like the list's
- * first entry; the text around it is untouched. A config without the list gets one.
- */
+/** The config's text with `k` appended to its `checkpoints` list, indented like its first entry. */
 function withCheckpoint(text: string, k: NewCheckpoint): string {
   const spans = jsonSpans(text);
   const item = oneLine(k);

@@ -1,6 +1,5 @@
-// The checkpoints config (`arena checkpoints`): the fine-tuning run's checkpoints, each with answers imported
-// or generated, the baseline and the judges; with the generation temperatures and the series' tournament
-// that the plan and the run share.
+// The checkpoints config (`arena checkpoints`): the checkpoints with their answers, the baseline and the judges,
+// the generation temperatures and the series' tournament that the plan and the run share.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -63,9 +62,8 @@ export const CheckpointsConfig = z.strictObject({
   /** may start empty: checkpoints come later (`arena checkpoints add`, or files in `watch.dir`) */
   checkpoints: z.array(Checkpoint).default([]),
   /**
-   * a directory where checkpoints appear as files: each file whose name matches `pattern` is a checkpoint named
-   * after the file (without its extension), its step the pattern's first group; an answers file (model = its
-   * file name), or, with `gguf`, a LoRA adapter on that base model
+   * a directory where checkpoints appear as files, each matching `pattern` named after it, its step the first
+   * group: an answers file, or with `gguf` a LoRA adapter on that base model
    */
   watch: z
     .strictObject({
@@ -116,10 +114,9 @@ function isStepPattern(p: string): boolean {
 }
 
 /**
- * Load a checkpoints config: paths as `loadRefreshConfig` takes them (`${NAME}` from `env`, then relative to the
- * file); the files in `watch.dir` are checkpoints after those of the list. Names, steps and models are unique: a
- * duplicate in the list is an error, a file in `watch.dir` that would be one is left out (`refused`).
- * `text`: check this text as the file's (a change before it is written).
+ * Load a checkpoints config (paths as `loadRefreshConfig` takes them); the files in `watch.dir` come after the
+ * list. A duplicate name, step or model in the list is an error; such a file is left out (`refused`). `text`:
+ * check this text as the file's.
  */
 export function loadCheckpointsConfig(
   file: string,
@@ -188,10 +185,8 @@ function watchedCheckpoints(file: string, w: NonNullable<CheckpointsConfig['watc
 type Checkpoint = CheckpointsConfig['checkpoints'][number];
 
 /**
- * Two checkpoints with one name, step or model would be one checkpoint judged twice, or a report of neither. In
- * the list that is the config's error; a file in watch.dir that collides (with the list or another file) is left
- * out, with why, and the rest goes on: a stray file must not stop a watcher. Files colliding with each other are
- * all left out, so which one counts never depends on the order they came in.
+ * Two checkpoints with one name, step or model: in the list the config's error; a file in watch.dir that collides
+ * is left out, with why (a stray file must not stop a watcher), all colliding files alike, whatever their order.
  */
 function refuseDuplicates(l: Loaded<CheckpointsConfig>, listed: number): string[] {
   const c = l.config;
@@ -249,10 +244,7 @@ function refuseDuplicates(l: Loaded<CheckpointsConfig>, listed: number): string[
   return [...refused];
 }
 
-/**
- * An answers file must answer every question of the series (each turn judged): a partial file is a file still being
- * written or a generation that failed, and would otherwise stop the plan of every checkpoint.
- */
+/** An answers file must answer every question of the series: a partial one is still being written, or failed. */
 export function refuseMissingAnswers(
   c: CheckpointsConfig,
   k: Checkpoint,

@@ -1,6 +1,5 @@
-// `arena checkpoints run --dry-run`: the games a checkpoints config would play and what they would cost,
-// planned on a view of the store it is given with the config's import applied (src/storage/pending.ts): nothing
-// is written.
+// `arena checkpoints run --dry-run`: the games a checkpoints config would play and their cost, planned on a view
+// of the store with the config's import applied (src/storage/pending.ts): nothing is written.
 import { TYPICAL_JUDGMENT_TOKENS } from '../core/constants.ts';
 import { planRun } from '../engine/run.ts';
 import { missingRunPrompts } from '../importers/builtin.ts';

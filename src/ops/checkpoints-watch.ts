@@ -1,11 +1,7 @@
-// `arena checkpoints run --watch`: the checkpoints of a series as they arrive during training. Every poll re-reads
-// the config (new entries from `arena checkpoints add`, new files in `watch.dir`) and judges each checkpoint it has
-// not judged yet, one at a time by step, reporting its row as soon as it is judged. Polling, not fs.watch: file
-// events are unreliable on network and container filesystems. A checkpoint's file is taken once it has not changed
-// for one poll interval (a file still being written waits); a file is known by its identity (device, inode, size,
-// time of change), not its name, so answers renamed over a judged file are judged again. No file problem ends the
-// watcher: a refused file is said once and tried again when it changes. Games are content-addressed and leased, so
-// a restarted watcher, or one beside a `checkpoints run`, plays only what is not stored.
+// `arena checkpoints run --watch`: every poll re-reads the config and judges each checkpoint not judged yet, one at
+// a time by step. Polling, not fs.watch: file events are unreliable on network and container filesystems. A file
+// is taken once unchanged for one poll interval, and known by its identity (device, inode, size, time), not its
+// name. No file problem ends the watcher: a refused file is said once and tried again when it changes.
 import { statSync } from 'node:fs';
 import type { CheckpointRow } from '../core/stats/checkpoints.ts';
 import { ArenaError } from '../core/types.ts';
@@ -124,10 +120,7 @@ function only(l: LoadedCheckpoints, checkpoints: Checkpoint[]): LoadedCheckpoint
 /** The file a checkpoint is read from (answers, or its LoRA adapter), if any. */
 const fileOf = (k: Checkpoint) => k.answers ?? k.lora;
 
-/**
- * The file's identity as a string: device, inode, size and time of change, so a file renamed over another one is a
- * new file even with the same size and time ('' when it cannot be read). Only status is read, never the file.
- */
+/** A file's identity (device, inode, size, time of change; '' when unreadable), so a renamed-over file is new. */
 function signature(k: Checkpoint): string {
   const f = fileOf(k);
   if (!f) return JSON.stringify(k);

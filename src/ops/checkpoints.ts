@@ -1,7 +1,5 @@
-// `arena checkpoints`: the checkpoints of one fine-tuning run, each with answers imported or generated
-// (an OpenAI-compatible endpoint serving it, or in-process through node-llama-cpp: GGUF + optional LoRA),
-// judged against a baseline by one or more judges; report per checkpoint and judge, and a chart.
-// The config and its schema: checkpoints-config.ts; the dry run's plan: checkpoints-plan.ts.
+// `arena checkpoints`: the checkpoints of one fine-tuning run, each with answers imported or generated, judged
+// against a baseline by one or more judges; report per checkpoint and judge, and a chart.
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -34,8 +32,6 @@ import type { Env, OpenJudge, Spill } from './deps.ts';
 import { checkApiKeys } from '../judges/registry.ts';
 import { Budget, calibrate, costOf, priceFor, upperBoundCost } from './prices.ts';
 
-export { CheckpointsConfig } from './checkpoints-config.ts';
-
 type CheckpointConfig = CheckpointsConfig['checkpoints'][number];
 
 /** Records checkpoint `k` of the series under `model`, with how its answers came to be. */
@@ -66,17 +62,11 @@ export interface CheckpointsOptions {
   /** `failed` and `cost` (USD spent so far in this job, the figure its summary ends with) while judging */
   onProgress?(p: { stage: string; done: number; total: number; failed?: number; cost?: number }): void;
   signal?: AbortSignal;
-  /**
-   * where the judges' and the endpoints' API keys are read (`apiKeyEnv`); the CLI passes its process's.
-   * Default: none (a judge that needs a key is refused).
-   */
+  /** where the judges' and endpoints' API keys are read (the CLI: its process's); default none */
   env?: Env;
   /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
   liveness?: Liveness;
-  /**
-   * where a run puts the replies it paid for but the database refused (a full disk): the CLI writes them to the
-   * recovery file beside the database (storage/recovery.ts), which the next run, refresh or checkpoints run stores
-   */
+  /** where a run puts the replies it paid for but the database refused (a full disk: storage/recovery.ts) */
   spill?: Spill;
 }
 
@@ -118,10 +108,7 @@ export async function runCheckpoints(o: CheckpointsOptions): Promise<Checkpoints
   return { generated, ...judged };
 }
 
-/**
- * Imports the config's files and the prompts the series' tournament needs; the questions to answer. A checkpoint's
- * answers file that misses a question is refused before anything is written.
- */
+/** Imports the config's files and the prompts the tournament needs (a partial answers file refused first). */
 async function importInputs(store: Store, c: CheckpointsConfig): Promise<Question[]> {
   const { bundle } = await readImport(store, {
     questions: c.questions,
@@ -139,10 +126,7 @@ async function importInputs(store: Store, c: CheckpointsConfig): Promise<Questio
   return questions;
 }
 
-/**
- * Records checkpoint `k` with how its answers come to be; the questions it still has to answer, or
- * undefined when there are none (its answers are imported, or all stored).
- */
+/** Records checkpoint `k` with how its answers come to be; the questions it still has to answer, if any. */
 async function prepareCheckpoint(
   store: Store,
   c: CheckpointsConfig,
@@ -305,10 +289,7 @@ async function judgeSeries(
   return { played, failed, cost, skipped };
 }
 
-/**
- * The series' tournament for one judge: the whole plan, or with `untilSettled` the plan's matches in rounds
- * until every checkpoint is decided against the baseline (engine/settle.ts); its figures summed over rounds.
- */
+/** The series' tournament for one judge: the whole plan, or with `untilSettled` in rounds (engine/settle.ts). */
 async function playSeries(c: CheckpointsConfig, t: TournamentOptions) {
   const settle = settleOptions(c.untilSettled);
   if (!settle) {

@@ -12,25 +12,20 @@ import { JudgeConfig, Juries, Succession } from './judges-config.ts';
 import type { JuryDef } from '../core/jury.ts';
 
 export { JudgeConfig, Price } from './judges-config.ts';
-export { jsonLines } from '../importers/json-spans.ts';
 
 /** matches (both orders) per round of an adaptive run */
 const Round = z.number().int().min(1);
 
 /**
- * `untilSettled` of a pairwise-all mode: `true`, or its options. The plan's matches are played in rounds
- * where the rank intervals are still open (`arena run --until-settled`); `target`: also stop once the rank
- * intervals' widths sum to at most this.
+ * `untilSettled` of a pairwise-all mode: `true`, or its options (`target`: also stop once the rank intervals'
+ * widths sum to at most this).
  */
 export const SettleAll = z.union([
   z.boolean(),
   z.strictObject({ round: Round.optional(), target: z.number().min(0).optional() }),
 ]);
 
-/**
- * `untilSettled` of a pairwise-baseline mode (a checkpoint config's too): each model stops once its interval
- * against the baseline excludes 50% or is narrower than `width` (a share of wins, above 0 and at most 1).
- */
+/** `untilSettled` of a pairwise-baseline mode: a model stops once its interval excludes 50% or is under `width`. */
 export const SettleBaseline = z.union([
   z.boolean(),
   z.strictObject({ round: Round.optional(), width: z.number().gt(0).max(1).optional() }),
@@ -185,10 +180,7 @@ export interface Loaded<T> {
   config: T;
 }
 
-/**
- * Read a JSON config file and check it; errors read `FILE:LINE: field "a.b[0].c": message`. Given `given`, that
- * text is checked as if it were the file's (a change checked before it is written).
- */
+/** Read a JSON config file (or `given` as its text) and check it; errors read `FILE:LINE: field "a.b": message`. */
 export function loadJsonConfig<S extends z.ZodType>(
   file: string,
   schema: S,
@@ -239,10 +231,7 @@ export function loadJsonConfig<S extends z.ZodType>(
   return { file, text, config: r.data };
 }
 
-/**
- * Load a refresh config; relative paths are taken from the config file's directory, after a leading
- * `${NAME}` or `${NAME:-default}` is replaced from `env` (e.g. `${MTBENCH_DIR:-../shared/mt_bench}/question.jsonl`).
- */
+/** Load a refresh config; relative paths from the config's directory, after `${NAME:-default}` from `env`. */
 export function loadRefreshConfig(file: string, env: Env = {}): Loaded<RefreshConfig> {
   const l = loadJsonConfig(file, RefreshConfig);
   const c = l.config;
@@ -263,10 +252,7 @@ export function loadJuries(file: string): JuryDef[] {
 
 type Env = Record<string, string | undefined>;
 
-/**
- * The INPUTS paths resolved: a leading `${NAME}` or `${NAME:-default}` replaced from `env`, then relative to the
- * config file's directory. Returns the resolver, for the config's other paths.
- */
+/** The INPUTS paths resolved (see loadRefreshConfig); returns the resolver, for the config's other paths. */
 export function resolveInputs(
   file: string,
   c: { db: string; questions: string[]; references: string[]; prompts: string[] },
@@ -294,10 +280,7 @@ export function expandVariable(configFile: string, p: string, env: Env): string 
   return value + p.slice(m[0].length);
 }
 
-/**
- * Refuse a config whose output file (`path` in it, resolved to `target`) is the database `db` or its
- * -wal/-shm: a copy renamed over a live database corrupts it.
- */
+/** Refuse an output file that is the database or its -wal/-shm: a copy renamed over a live one corrupts it. */
 export function refuseDatabaseTarget(
   l: { file: string; text: string },
   path: string[],
@@ -330,10 +313,7 @@ export function configError(l: { file: string; text: string }, path: (string | n
   });
 }
 
-/**
- * A judge listed twice, or a mode (with its baseline) twice, would be planned, estimated and priced twice while its
- * games are played once (they are content-addressed): refused, naming the second.
- */
+/** A judge or mode listed twice would be planned and priced twice but played once: refused, naming the second. */
 function refuseRepeats(l: Loaded<RefreshConfig>): void {
   const c = l.config;
   const lists = [

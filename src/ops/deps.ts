@@ -1,8 +1,6 @@
-// What an ops job (refresh, checkpoints) is given instead of opening things itself: the Store, a way to
-// open the judges its config names, its parsed config, and (refresh) the publishing targets that need the
-// database file. The jobs never touch the process: the environment they read keys from and the runner of a
-// refresh's publish command are given too. The CLI wires them (src/cli/ops-context.ts); a library caller
-// passes its own.
+// What an ops job (refresh, checkpoints) is given instead of opening things itself, so that it never touches the
+// process: the Store, a way to open judges, its parsed config, the environment, a command runner. The CLI wires
+// them (src/cli/ops-context.ts); a library caller passes its own.
 import type { JudgeCallError, JudgeProvider } from '../judges/judge.ts';
 import type { BatchClient } from '../judges/openai-batch.ts';
 import type { PlayOptions } from '../engine/play/types.ts';
@@ -15,19 +13,15 @@ export type Spill = NonNullable<PlayOptions['spill']>;
 export type Env = Record<string, string | undefined>;
 
 /**
- * Open the judge a config entry names (retry, timeout and the auth stop included; judges/registry.ts
- * openJudge); the job closes what it opens. `onFatal`: the job's reaction to the first fatal refusal (401/403, a retired model, a refused parameter);
- * `planOnly`: the judge is only planned with (a missing key is no error).
+ * Open the judge a config entry names (judges/registry.ts openJudge); the job closes what it opens. `onFatal`:
+ * the job's reaction to the first fatal refusal; `planOnly`: a missing key is no error.
  */
 export type OpenJudge = (
   j: JudgeConfig,
   o?: { onFatal?: (e: JudgeCallError) => void; planOnly?: boolean },
 ) => Promise<JudgeProvider>;
 
-/**
- * The Batch API client for a config entry with `batch: true` (the CLI passes judges/openai-batch.ts
- * openaiBatchClient), with the API key the job read for it (undefined: none).
- */
+/** The Batch API client for a config entry with `batch: true`, with the API key the job read for it. */
 export type OpenBatchClient = (j: JudgeConfig, apiKey: string | undefined) => BatchClient;
 
 /** Publishing targets that work on the database file itself rather than through the Store. */
@@ -39,9 +33,8 @@ export interface Publisher {
 }
 
 /**
- * Run a command (a refresh's `publish.command`) in directory `cwd` (relative: to the caller's working directory)
- * with exactly the environment `env`, to its end or until `timeoutMs` passes or `signal` aborts: then it is stopped
- * with everything it started (its process group). Resolves how it ended; never rejects.
+ * Run a command in `cwd` with exactly the environment `env`, until its end, `timeoutMs` or `signal`, when it is
+ * stopped with its process group. Resolves how it ended; never rejects.
  */
 export type RunHook = (
   cmd: string,

@@ -1,6 +1,5 @@
-// The judges of a config file (how each is reached, called and priced), and the juries and successions configs define
-// (`"juries": [{ "name", "judges": [...], "rule" }]`, core/jury.ts): checked by zod, each problem located in the file by
-// loadJsonConfig.
+// The judges of a config file (how each is reached, called and priced), and its juries (core/jury.ts) and
+// successions: checked by zod, each problem located by loadJsonConfig.
 import { z } from 'zod';
 import { ArenaError } from '../core/types.ts';
 import type { JuryDef } from '../core/jury.ts';
@@ -48,9 +47,8 @@ export const Juries = z
   .default([]);
 
 /**
- * A succession's settings (a judge's `succeeds`): the bridge's precision and cap, as `arena judges succession`'s
- * options, and `minKendall`: the board switches to the new judge only when the bridge's Kendall's tau of the two
- * rankings is at least this; below it the refresh says so and keeps both boards.
+ * A succession's settings (a judge's `succeeds`): the bridge's, as `arena judges succession`'s options, and
+ * `minKendall`: the board switches to the new judge only when the bridge's Kendall's tau is at least this.
  */
 export const Succession = z
   .strictObject({
@@ -83,10 +81,7 @@ export function refuseUnplayable(
   if (lost.length) throw new ArenaError(lost.map((l) => `${file}: ${l}`).join('\n'), { file });
 }
 
-/**
- * What a refresh refuses before it plays: a jury member that no judge of the config plays and the database does not
- * hold (games or recorded verdicts), so the jury would never have a verdict. `known`: the database's judges.
- */
+/** Jury members that no judge of the config plays and the database (`known`) does not hold: never a verdict. */
 export function unplayableMembers(
   c: { judges: { id: string }[]; juries: JuryDef[] },
   known: Set<string>,

@@ -7,9 +7,8 @@ import type { Price } from './config.ts';
 const LOCAL = new Set(['mock', 'llama-cpp']);
 
 /**
- * The price of a judge: the config's, else the table's; local judges are free. Batch mode halves it. A judge
- * with neither (an OpenAI-compatible local server) costs nothing unless `required` (a budget is set, and the
- * budget needs a price to gate on); `field` names where the config gives it (`judges[0].price`).
+ * The price of a judge: the config's, else the table's; local judges are free; batch mode halves it. With none,
+ * free unless `required` (a budget needs a price); `field` names where the config gives it.
  */
 export function priceFor(
   judgeId: string,
@@ -51,10 +50,7 @@ function tablePrice(model: string): Price | undefined {
   );
 }
 
-/**
- * What a call cost as the provider bills it: uncached input at the input rate, cached input at the cached rate,
- * output (reasoning tokens included, as usage counts them) at the output rate.
- */
+/** What a call cost as billed: uncached, cached and output tokens (reasoning included) each at its rate. */
 export function costOf(
   price: Price,
   tokensIn: number | null,
@@ -71,11 +67,8 @@ export function costOf(
 }
 
 /**
- * How tokens are estimated for games not yet played. Input: the rendered prompt's characters divided
- * by chars-per-token; output: an expected reply length. Both are calibrated from the judge's stored
- * games (their recorded prompt characters vs tokens_in, their mean tokens_out) when it has any;
- * otherwise the config's `estimate.charsPerToken` (default 4) and `estimate.outputTokens` (default:
- * a typical judgment's length, TYPICAL_JUDGMENT_TOKENS) are used.
+ * How tokens are estimated for games not yet played: calibrated from the judge's stored games when it has any,
+ * else the config's `estimate.charsPerToken` (default 4) and `estimate.outputTokens` (TYPICAL_JUDGMENT_TOKENS).
  */
 export interface TokenModel {
   charsPerToken: number;
@@ -148,10 +141,7 @@ export function planEstimate(
 /** A tokenizer may pack one prompt worse than the average a model was calibrated on: its upper bound allows this. */
 const INPUT_MARGIN = 1.25;
 
-/**
- * The most one call can cost: its prompt's tokens (at `m`'s characters per token, with INPUT_MARGIN) and all of
- * `maxTokens` out, whatever the reply turns out to be.
- */
+/** The most one call can cost: its prompt's tokens (with INPUT_MARGIN) and all of `maxTokens` out. */
 export function upperBoundCost(
   spec: Pick<GameSpec, 'systemPrompt' | 'userPrompt'>,
   m: Pick<TokenModel, 'charsPerToken'>,
@@ -168,14 +158,10 @@ interface BudgetWaiter {
 }
 
 /**
- * A hard spending cap shared by every judge of a refresh. Each call in flight holds its upper bound (prompt +
- * max_tokens, `upperBoundCost`); a call starts when what is spent, plus the bounds of the calls in flight, plus its
- * own bound stays within the cap. When it does not fit but calls are in flight, it waits for them to settle (their
- * real cost frees the rest of their bound); when nothing is in flight and it still does not fit, the next call could
- * cross the cap: the budget is exhausted and nothing more starts. So the cap is never crossed while calls stay within
- * their bound, and what is left unspent is less than one call's bound. A call whose cost is unknown (a reply without
- * usage, a failed or timed-out call, which may still have been billed) is charged at its bound, and counted in
- * `estimated`.
+ * A hard spending cap shared by every judge of a refresh. Each call in flight holds its upper bound; a call
+ * starts when what is spent plus the bounds in flight plus its own stays within the cap, else waits for calls in
+ * flight to settle; with none in flight the budget is exhausted. So the cap is never crossed. A call whose cost
+ * is unknown (maybe billed) is charged its bound, and counted in `estimated`.
  */
 export class Budget {
   spent = 0;
@@ -217,10 +203,7 @@ export class Budget {
     if (this.exhausted) for (const w of this.waiting.splice(0)) w.resolve(false);
   }
 
-  /**
-   * A gate for runTournament: `bound` is one call's upper bound. `reserve` resolves true when the call may start
-   * (maybe after calls in flight settle), false when the budget is exhausted.
-   */
+  /** A gate for runTournament: resolves true when a call of `bound` may start, false when the budget is exhausted. */
   gate(bound: (id: string, spec: GameSpec) => number) {
     return {
       reserve: (id: string, spec: GameSpec): boolean | Promise<boolean> => {
@@ -254,13 +237,10 @@ export class Budget {
   }
 
   /**
-   * A gate for Batch API jobs, whose games are all in flight from their batch's submission until its results are
-   * imported. A game is submitted when its bound fits beside the bounds of the games in flight (`go`); one that
-   * does not fit waits for this job's batches in flight to be imported, their real cost freeing the rest of their
-   * bounds (`wait`); with none in flight, it could cross the cap: the budget is exhausted (`stop`). `settle`
-   * charges an imported game of this job (its cost, or its bound when unknown; others are not this budget's);
-   * `keep` leaves the bounds of the games still in pending batches held for the rest of the refresh without
-   * counting them as in flight, so that later runs of the refresh do not wait for them.
+   * A gate for Batch API jobs, whose games are in flight from submission to import: `go` when a game's bound
+   * fits, `wait` for this job's batches to be imported, `stop` when none is in flight. `settle` charges an
+   * imported game of this job; `keep` holds the bounds of games still pending for the rest of the refresh
+   * without counting them as in flight.
    */
   batch(bound: (id: string, spec: GameSpec) => number): BatchGate {
     const mine = new Set<string>();

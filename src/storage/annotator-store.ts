@@ -39,9 +39,8 @@ export interface AnnotationMatch {
 /** Annotators, their invites, and what they were shown and answered; their votes land in the votes table. */
 export interface AnnotatorStore {
   /**
-   * Invite `name` with the SHA-256 of a new token. A new name gets an id no vote carries yet (an imported
-   * `annotator_<n>` keeps its number); a name whose invite was used or revoked is invited again under the same
-   * id (the same voter), its old session ended. An error when the name's invite is still unused.
+   * Invite `name` with the SHA-256 of a new token: a new name gets a fresh id, a used or revoked one is invited
+   * again under its id, its old session ended. An error when the name's invite is still unused.
    */
   add(name: string, tokenHash: string, at: number): Promise<AnnotatorRecord & { again: boolean }>;
   /** by name */
@@ -50,9 +49,8 @@ export interface AnnotatorStore {
   /** revoke by name (its session ends at once); false when no active annotator has the name */
   revoke(name: string, at: number): Promise<boolean>;
   /**
-   * Redeem an invite, in one statement: the annotator whose unused invite has this hash and who is not revoked,
-   * now marked used and holding the session it opens (the SHA-256 of its id; none: only marked used); undefined
-   * for an unknown, used or revoked invite.
+   * Redeem an invite, in one statement: the annotator whose unused, unrevoked invite has this hash, now marked
+   * used and holding the session it opens (none: only marked used); undefined otherwise.
    */
   redeem(tokenHash: string, at: number, sessionHash?: string): Promise<AnnotatorRecord | undefined>;
   /** the active annotator whose session this is (ended by logout, revocation or a new invite: undefined) */
@@ -65,9 +63,8 @@ export interface AnnotatorStore {
   show(annotatorId: number, match: AnnotationMatch, order: ShownOrder, at: number): Promise<AnnotationRecord>;
   annotation(id: number): Promise<AnnotationRecord | undefined>;
   /**
-   * Answer a pending annotation, all or nothing: the choice and reason recorded and, unless skipped, one vote of
-   * judge `annotators` (voter annotator_<id>). False, nothing written, when it was answered before (a second answer
-   * counts nothing) or the voter has a vote on the match already (imported): then the annotation stays pending.
+   * Answer a pending annotation, all or nothing: the choice and reason and, unless skipped, one vote of judge
+   * `annotators`. False, nothing written, when answered before or the voter already has a vote on the match.
    */
   answer(a: {
     annotation: AnnotationRecord;
@@ -78,10 +75,8 @@ export interface AnnotatorStore {
   /** the answered annotations of every annotator (skips left out), oldest first: the export */
   answered(): Promise<AnnotationRecord[]>;
   /**
-   * Take in what a site recorded (`arena publish` reads it from D1 first), all or nothing: invites redeemed there,
-   * the matches shown and answered there, the votes cast there. What this database holds is kept. Refused, nothing
-   * written, when the site contradicts it: another annotator under an annotator's id, another match or answer
-   * under an annotation's id, another vote under a vote's line (votes collected here and there at once).
+   * Take in what a site recorded (invites redeemed, matches shown and answered, votes cast), all or nothing,
+   * keeping what this database holds; refused, nothing written, when the site contradicts it.
    */
   mergeSite(site: SiteAnnotate): Promise<MergedSite>;
 }
@@ -117,9 +112,8 @@ export interface MergedSite {
 /** Request counters shared by every process or isolate on the database (the annotate pages' rate limits). */
 export interface RateLimitStore {
   /**
-   * Count one request of `key` at `now` in a fixed window of `windowMs` that starts with the key's first request
-   * (or the first after its window ended), in one statement: the requests counted in the window, this one included,
-   * and when the window ends. Windows that have ended are deleted as new ones start.
+   * Count one request of `key` at `now` in a fixed window of `windowMs` from the key's first request, in one
+   * statement: the requests in the window, this one included, and when it ends. Ended windows are deleted.
    */
   hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
 }

@@ -1,6 +1,5 @@
-// The Store on Cloudflare D1 (Workers): the same DrizzleStore over drizzle-orm/d1. D1 has no
-// interactive transactions; `db.batch` runs a list of statements atomically, and a statement may
-// bind at most 100 parameters.
+// The Store on Cloudflare D1 (Workers): the same DrizzleStore over drizzle-orm/d1. D1 has no interactive
+// transactions (`db.batch` runs statements atomically), and a statement binds at most 100 parameters.
 import { drizzle, type AnyD1Database } from 'drizzle-orm/d1';
 import * as schema from '../../db/schema.ts';
 import { drizzleStore, type AnyDb, type DrizzleStore, type Query } from './drizzle-store.ts';

@@ -12,10 +12,7 @@ export interface StoredPage {
 }
 
 export interface PageStore {
-  /**
-   * The body of the page `key` when it was rendered from the reports now stored (its state is the body of the
-   * reports' `_state` row), in one read; undefined otherwise.
-   */
+  /** The body of the page `key` when it was rendered from the reports now stored, in one read. */
   current(key: string): Promise<string | undefined>;
   /** every stored page */
   list(): Promise<StoredPage[]>;

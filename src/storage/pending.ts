@@ -1,8 +1,5 @@
-// A dry run writes nothing: it plans on a view of the store as it would read after an import that is
-// not written. The view applies an ImportBundle's questions, references, answers and prompts over what the
-// store holds, with importBundle's rules (an upsert by key: question id, (source, question), (model,
-// question), prompt name), and reads everything else from the store. tests/storage/pending.test.ts checks it
-// against the store after really importing the same bundle.
+// A dry run writes nothing: it plans on a view of the store as it would read after an import that is not
+// written, an ImportBundle applied over the store with importBundle's rules (tests/storage/pending.test.ts).
 import type { Answer, PromptScheme, Question, ReferenceAnswer } from '../core/types.ts';
 import type {
   CatalogStore,

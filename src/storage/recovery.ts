@@ -1,8 +1,6 @@
-// Paid verdicts that the database could not take (a full disk): the play loop hands them here, they are
-// written beside the database (or, when that disk is full too, to a fallback folder: the CLI passes the system's
-// temporary folder) as JSONL, one file per run, and the next `arena run` on the database stores them before it
-// plans, so that no paid call is lost or paid for again. Each file is written whole (temp file + rename): a half-written one never
-// takes the name.
+// Paid verdicts that the database could not take (a full disk) are written beside it (or to a fallback folder)
+// as JSONL, one file per run (temp file + rename), and the next `arena run` stores them before it plans, so no
+// paid call is lost or paid for again.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -65,9 +63,8 @@ export function spilledFiles(dbFile: string, fallbackDir: string): string[] {
 }
 
 /**
- * Store what earlier runs spilled: their games (a game stored meanwhile is left as it is) and their run
- * records (failed, with the reason), and free the leases those runs still held; each file is removed once
- * stored. Returns how many games each file had.
+ * Store what earlier runs spilled (a game stored meanwhile is left as it is), their records failed, their leases
+ * freed; each file removed once stored. Returns how many games each file had.
  */
 export async function restoreSpilled(
   store: Store,
@@ -115,11 +112,7 @@ export async function restoreSpilled(
   return done;
 }
 
-/**
- * The spilled run's record with the games just restored under it counted: at the stop it counted only the games
- * it stored, and its ledger (played, tokens, cost) is its stored games (a game another run stored meanwhile stays
- * that run's and is not counted).
- */
+/** The spilled run's record with the games just restored under it counted (its ledger is its stored games). */
 function withRestored(run: RunRecord, games: Game[], stored: boolean[]): RunRecord {
   const mine = games.filter((g, i) => stored[i] && g.runId === run.id);
   const sum = (f: (g: Game) => number | null | undefined) => mine.reduce((n, g) => n + (f(g) ?? 0), 0);

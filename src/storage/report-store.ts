@@ -19,9 +19,8 @@ export interface StoredReport extends ReportKey {
 }
 
 /**
- * The tables a report may read besides its judges' games and votes, each digested apart so that a report is rebuilt
- * only when one it reads changes. `pairSets` (which questions are labelled-set items, and of which set) is read by
- * every report: the Store leaves labelled items out of a judge's games and votes.
+ * The tables a report may read besides its judges' games and votes, each digested apart so that a report is
+ * rebuilt only when one it reads changes. `pairSets` is read by every report (the Store leaves labelled items out).
  */
 export const DIGEST_TABLES = ['pairSets', 'questions', 'answers', 'checkpoints'] as const;
 export type DigestTable = (typeof DIGEST_TABLES)[number];
@@ -33,9 +32,8 @@ export interface DataDigest {
 }
 
 /**
- * What one report reads, declared beside the code that computes it (src/reports/site/reads.ts): the games and votes
- * of some judges (or of every judge), and the tables besides (`pairSets` always). Its stored row is current while
- * the digest of exactly these is unchanged.
+ * What one report reads (src/reports/site/reads.ts): the games and votes of some judges (or all), and the tables
+ * besides; its stored row is current while the digest of exactly these is unchanged.
  */
 export interface ReportReads {
   judges: 'all' | readonly string[];

@@ -1,6 +1,5 @@
-// Which schema version a SQLite file has, read from drizzle's migration record (`__drizzle_migrations`: one row per
-// applied migration, its `created_at` the journal's `when` and its `hash` the sha256 of the migration's SQL) against
-// this version's db/migrations. Version N means the first N migrations of the journal are applied.
+// Which schema version a SQLite file has: drizzle's migration record (`__drizzle_migrations`, a row per applied
+// migration) against this version's db/migrations. Version N: the journal's first N migrations are applied.
 import type Database from 'better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { readFileSync } from 'node:fs';

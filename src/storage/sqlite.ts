@@ -36,9 +36,8 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../db/migrations', impor
 export interface SqliteStore extends DrizzleStore {
   readonly sqlite: Database.Database;
   /**
-   * A token that changes whenever the database may have changed: a commit by any other connection (`PRAGMA
-   * data_version`) or a row changed by this one (`total_changes()`), and which connection this is. Microseconds
-   * to read, where the site's data fingerprint is a pass over the games' index (src/web/result-cache.ts).
+   * A token that changes whenever the database may have changed (`PRAGMA data_version`, `total_changes()`, this
+   * connection): microseconds to read, where the site's data fingerprint is a pass over the games' index.
    */
   dataVersion(): string;
 }
@@ -46,11 +45,15 @@ export interface SqliteStore extends DrizzleStore {
 /** a number per connection opened by this process: a reopened file's counters start again */
 let connections = 0;
 
-/**
- * The Store on an embedded SQLite file (better-sqlite3). WAL journal: every committed game survives a
- * crash or SIGKILL of the process. Migrations from db/migrations are applied on open.
- */
-export function openSqliteStore(file: string, opts: { readonly?: boolean } & BusyOptions = {}): SqliteStore {
+/** The Store on an embedded SQLite file, WAL journal (a committed game survives a crash); migrations on open. */
+export function openSqliteStore(
+  file: string,
+  opts: {
+    readonly?: boolean;
+    /** how long opening waits for another process's write lock (default 5 s) */
+    startupWaitMs?: number;
+  } = {},
+): SqliteStore {
   const sqlite = new Database(file, {
     readonly: opts.readonly ?? false,
     fileMustExist: opts.readonly ?? false,
@@ -110,13 +113,10 @@ export function openSqliteStore(file: string, opts: { readonly?: boolean } & Bus
   const changes = sqlite.prepare('SELECT total_changes()').pluck();
   const dataVersion = () =>
     `${connection}:${String(sqlite.pragma('data_version', { simple: true }))}:${String(changes.get())}`;
-  return Object.assign(retryWhenBusy(store, file, opts), { sqlite, dataVersion }) as SqliteStore;
+  return Object.assign(retryWhenBusy(store, file), { sqlite, dataVersion }) as SqliteStore;
 }
 
-/**
- * Stored reports by key, the statement prepared on first use and kept (prepared then, not at open: a read-only
- * database from before the reports table has none, and the read says so as drizzle's would).
- */
+/** Stored reports by key, prepared on first use (a read-only database from before the table has none). */
 function preparedReportRead(sqlite: Database.Database): (keys: ReportKey[]) => StoredReport[] {
   let stmt: Database.Statement<[string], StoredReport> | undefined;
   return (keys) => (stmt ??= sqlite.prepare<[string], StoredReport>(REPORTS_BY_KEYS)).all(keysJson(keys));
@@ -124,9 +124,8 @@ function preparedReportRead(sqlite: Database.Database): (keys: ReportKey[]) => S
 
 /**
  * `INSERT … ON CONFLICT DO NOTHING` of one row into `table`, prepared once, run per row in one immediate
- * transaction; true where the row was new. The statement and the column order come from drizzle (the
- * schema stays the one source), and each value is encoded by its column as drizzle would (JSON columns
- * stringified), except null, which stays NULL (drizzle's prepared inserts would store the text 'null').
+ * transaction; true where the row was new. Statement and column order come from drizzle (the schema stays the
+ * one source), values encoded as drizzle would, but null stays NULL (drizzle's prepared inserts store 'null').
  */
 export function preparedInsert<T extends Table>(
   sqlite: Database.Database,
@@ -171,12 +170,8 @@ export function preparedInsert<T extends Table>(
   ).immediate;
 }
 
-export interface BusyOptions {
-  /** how long opening waits for another process's write lock before it reports the file as locked (default 5 s) */
-  startupWaitMs?: number;
-  /** how long one store call keeps retrying a statement that found the database locked (default 10 minutes) */
-  busyRetryMs?: number;
-}
+/** How long one store call keeps retrying a statement that found the database locked. */
+const BUSY_RETRY_MS = 600_000;
 
 const isBusy = (e: unknown) => e instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(e.code);
 
@@ -188,18 +183,15 @@ function lockedError(file: string, waitedMs: number, cause: unknown): ArenaError
   );
 }
 
-/**
- * Every Store call retried while SQLite answers SQLITE_BUSY, on a timer with jittered backoff (5 ms
- * doubling to 250 ms), so that a finished game's write waits out another process's transaction without
- * blocking the event loop and is never lost to contention. Each call is one statement or one
- * transaction, so a busy call changed nothing and retrying it is safe. The methods of every group
- * (`store.games`, `store.runs`, ...) are retried alike.
- */
 /** what retryWhenBusy hands out as it is (dataVersion reads no table: it never waits for a lock) */
 const SYNC: ReadonlySet<PropertyKey> = new Set(['close', 'constructor', 'dataVersion']);
 
-function retryWhenBusy<S extends DrizzleStore>(store: S, file: string, o: BusyOptions): S {
-  const limit = o.busyRetryMs ?? 600_000;
+/**
+ * Every Store call retried while SQLite answers SQLITE_BUSY, on a timer with jittered backoff, so that a write
+ * waits out another process's transaction without blocking the event loop. Each call is one statement or one
+ * transaction, so a busy call changed nothing and retrying it is safe.
+ */
+function retryWhenBusy<S extends DrizzleStore>(store: S, file: string): S {
   const retried =
     (fn: (...args: unknown[]) => unknown, self: object) =>
     async (...args: unknown[]) => {
@@ -209,7 +201,7 @@ function retryWhenBusy<S extends DrizzleStore>(store: S, file: string, o: BusyOp
           return await fn.apply(self, args);
         } catch (e) {
           if (!isBusy(e)) throw e;
-          if (Date.now() - t0 > limit) throw lockedError(file, Date.now() - t0, e);
+          if (Date.now() - t0 > BUSY_RETRY_MS) throw lockedError(file, Date.now() - t0, e);
           await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random())));
         }
       }
@@ -237,9 +229,8 @@ export function openMemoryStore(): SqliteStore {
 }
 
 /**
- * Copy the database to `file` atomically (VACUUM INTO a temporary file beside it, then rename): a reader never
- * sees half a copy. `file` must not be the database itself (nor its -wal/-shm). A WAL left beside an older copy
- * (a server reading it keeps one) is checkpointed and truncated before the rename: SQLite would otherwise apply
+ * Copy the database to `file` atomically (VACUUM INTO a temporary file, then rename). `file` must not be the
+ * database itself; a WAL left beside an older copy is checkpointed and truncated first, else SQLite would apply
  * its stale frames to the new copy.
  */
 export function copyDatabase(store: SqliteStore, file: string): void {
@@ -275,10 +266,7 @@ function markPublished(copy: string, source: string): void {
   }
 }
 
-/**
- * The database a published copy at `file` was copied from, read from its own `published_copy` (read-only, nothing
- * written); undefined for any other file (one written before the table existed included).
- */
+/** The database a published copy at `file` was copied from (its `published_copy`, read-only), or undefined. */
 export function publishedFrom(file: string): string | undefined {
   if (!existsSync(file)) return undefined;
   const db = new Database(file, { readonly: true, fileMustExist: true });
@@ -306,8 +294,7 @@ function walCheckpoint(sqlite: Database.Database): void {
 
 /**
  * A read-only connection cannot remove the -wal and -shm that opening a WAL database creates; a writable one that
- * reads and closes can, when it is the last connection (SQLite removes nothing while another is open). Not where
- * the file cannot be written (then they stay, as before).
+ * reads and closes can, when it is the last connection.
  */
 function removeIdleWal(file: string): void {
   if (file === ':memory:' || !existsSync(`${file}-wal`)) return;

@@ -46,15 +46,9 @@ export interface GameFilter {
   kind?: 'pairwise' | 'single';
   questionId?: number;
   models?: [string, string];
-  /**
-   * only games with this source ('run', 'canary', 'fastchat:<file>', ...). Without it, drift-canary
-   * re-judgments (source 'canary') are left out: they measure a judge and never count as results.
-   */
+  /** only games with this source; without it, drift-canary re-judgments ('canary') never count as results */
   source?: string;
-  /**
-   * only games on this labelled pair set's items (arena import pairs). Without it, games on labelled
-   * items are left out (unless `withSets`): a labelled set is not a tournament.
-   */
+  /** only games on this labelled pair set's items; without it (or `withSets`) they are left out */
   set?: string;
   /** keep games on labelled-set items beside the tournament's (reparse, exports) */
   withSets?: boolean;
@@ -90,10 +84,7 @@ export interface RunRecord {
   heartbeatAt?: number | null;
 }
 
-/**
- * An OpenAI Batch API job (src/ops/batch.ts). A submission is saved as `submitting` under a local id
- * before the upload and gets the server's batch id after it.
- */
+/** An OpenAI Batch API job (src/ops/batch.ts), saved as `submitting` under a local id before the upload. */
 export interface BatchRecord {
   id: string;
   refreshId: string | null;
@@ -108,10 +99,7 @@ export interface BatchRecord {
   cost: number | null;
 }
 
-/**
- * A stored game without its text (prompts and reply): what reports read (games.facts). The text is most of a
- * game's bytes (about 3 KB of prompt each), and a report needs a game's identity and verdict, not its text.
- */
+/** A stored game without its text (most of its bytes), which reports never read (games.facts). */
 export type GameFacts = Omit<Game, 'systemPrompt' | 'userPrompt' | 'reply'>;
 
 /** The verdict columns of a game (a refresh's health check reads these). */
@@ -144,10 +132,7 @@ export interface CatalogStore {
   prompts(): Promise<PromptScheme[]>;
   /** the labelled pair sets, by name, with their judges */
   pairSets(): Promise<PairSetSummary[]>;
-  /**
-   * A cheap token that changes when questions or answers are added or removed (their counts and newest row ids):
-   * part of the site's data version, so an import of answers alone is seen by a running site
-   */
+  /** A cheap token that changes when questions or answers are added or removed (part of the site's data version) */
   stamp(): Promise<string>;
 }
 
@@ -183,9 +168,8 @@ export interface GameStore {
   /** the games of some runs of one judge (a refresh's games), canary games included */
   ofRuns(judge: string, runIds: string[]): Promise<GameVerdictRow[]>;
   /**
-   * Remove what should not be in the database, all or nothing: a judge's games, votes, runs and failed calls;
-   * a model's answers, the games and votes it is in; a run's games, failed calls and record. Returns what it
-   * removed; with `dryRun`, what it would remove, changing nothing.
+   * Remove a judge's, a model's or a run's records, all or nothing; returns what it removed (with `dryRun`, what
+   * it would, changing nothing).
    */
   prune(target: PruneTarget, o?: { dryRun?: boolean }): Promise<PruneCounts>;
 }
@@ -222,9 +206,8 @@ export interface RunStore {
 /** Leases on games not yet stored, so that two runs never pay for the same game. */
 export interface LeaseStore {
   /**
-   * Lease games to run `owner` until `expiresAt`, in one atomic statement: of `ids`, those neither stored
-   * nor leased to another run (a lease that expired at or before `now` is taken over). Returns the ids
-   * now leased to `owner` (its own earlier leases included, and extended).
+   * Lease games to run `owner` until `expiresAt`, in one atomic statement: of `ids`, those neither stored nor
+   * leased to another run (expired leases taken over). Returns the ids now leased to `owner`.
    */
   claim(owner: string, ids: string[], expiresAt: number, now: number): Promise<string[]>;
   /** extend every lease `owner` holds */
@@ -265,10 +248,7 @@ export interface BatchStore {
   delete(id: string): Promise<void>;
 }
 
-/**
- * The one storage interface, one group per kind of record. Every method is async so that the same
- * calling code runs on better-sqlite3 (Node) and D1 (Workers). Writes are coarse and atomic.
- */
+/** The one storage interface, async so the same code runs on better-sqlite3 and D1; writes coarse and atomic. */
 export interface Store {
   readonly catalog: CatalogStore;
   readonly games: GameStore;

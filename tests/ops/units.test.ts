@@ -8,7 +8,7 @@ import {
 } from '../../src/core/stats/checkpoints.ts';
 import { normal, seededRng } from '../../src/core/stats/random.ts';
 import type { MatchOutcome, Verdict } from '../../src/core/types.ts';
-import { jsonLines } from '../../src/ops/config.ts';
+import { jsonLines } from '../../src/importers/json-spans.ts';
 import { canaryDrift, healthJumps, judgeHealth } from '../../src/ops/health.ts';
 import { Budget, calibrate, costOf, priceFor } from '../../src/ops/prices.ts';
 

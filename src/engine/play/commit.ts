@@ -1,7 +1,6 @@
-// Storing finished games, and failures as attempts. Group commit: the games that finish in the same turn of
-// the event loop are stored in one statement (one transaction instead of one per game, which was a large
-// share of a tournament's CPU). Only a game this run stored counts as played (with its tokens and cost); one
-// another run stored meanwhile counts as elsewhere. A failed call is an attempt on record, never a verdict.
+// Storing finished games, and failures as attempts. Group commit: the games that finish in the same turn of the
+// event loop are stored in one transaction (one per game was a large share of a tournament's CPU). Only a game
+// this run stored counts as played; one another run stored meanwhile counts as elsewhere.
 import type { Game } from '../../core/types.ts';
 import type { LiveRun } from './live-run.ts';
 

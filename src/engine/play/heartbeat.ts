@@ -1,7 +1,5 @@
-// The live run record. Progress reaches the run record in batches (at most once per flush interval),
-// together with the heartbeat that keeps the run's leases and the release of the leases of finished games
-// (a stored game needs no lease: claims skip stored games; releasing them one by one cost a write per game).
-// A run whose heartbeat stops is taken for dead by the other runs on the database (leases.ts reapDeadRuns).
+// The live run record: progress in batches (at most once per flush interval), with the heartbeat that keeps the
+// run's leases and releases finished games' leases. A run whose heartbeat stops is taken for dead (leases.ts).
 import type { LiveRun } from './live-run.ts';
 import { runRecord } from './record.ts';
 
@@ -20,10 +18,7 @@ export class Heartbeat {
     );
   }
 
-  /**
-   * Write the run record, give back the finished games' leases and renew the others, when the counters
-   * changed or a quarter of a lease has passed since the last beat. One beat at a time.
-   */
+  /** Write the record, release finished leases and renew the rest, when needed; one beat at a time. */
   beat(): Promise<void> {
     const { live } = this;
     if (this.beating) return this.beating;

@@ -1,9 +1,7 @@
-// The one loop that plays games: the tournament (engine/run.ts), escalation (through it), calibrated runs
-// (engine/calibrated.ts) and batch import (ops/batch.ts) all go through `playGames`. It leases each game
-// before its call (leases.ts, queue.ts), calls, reads the reply into a verdict (game.ts), stores the game
-// (commit.ts), and keeps the run's counters and its live record (live-run.ts, heartbeat.ts). A call that
-// fails (after its retries) is an attempt on record, never a verdict: that rule lives here and nowhere else.
-// It prints nothing: progress goes to `onProgress`.
+// The one loop that plays games (tournament, escalation, calibrated runs, batch import): it leases each game
+// before its call, calls, reads the reply into a verdict (game.ts), stores it (commit.ts) and keeps the live run
+// record (heartbeat.ts). A call that fails after its retries is an attempt on record, never a verdict: that rule
+// lives here and nowhere else. It prints nothing: progress goes to `onProgress`.
 import { GroupCommit } from './commit.ts';
 import { playGame } from './game.ts';
 import { Heartbeat } from './heartbeat.ts';
@@ -19,14 +17,10 @@ export { reapDeadRuns } from './leases.ts';
 export { newRun, runRecord } from './record.ts';
 
 /**
- * Play `todo` (games not stored yet, each once) as `run`. Every finished game is committed as it completes,
- * so an interrupted run loses at most the games in flight and a rerun plays only what is missing.
- *
- * Every game is leased in the database before its call, so several processes on one database share the
- * work and pay for each game once; a live run renews its leases with its heartbeat, a dead run's leases
- * expire and other runs take them over. The run record is saved when play starts, updated as games land
- * (at most once per `flushMs`), and saved with its final status at the end (`interrupted`, `budget`,
- * `failed` or `done`); nothing is saved when there is nothing to play.
+ * Play `todo` (games not stored yet, each once) as `run`, committing each game as it completes, so a rerun plays
+ * only what is missing. Each game is leased before its call, so processes sharing a database pay for it once;
+ * a dead run's leases expire. The run record is saved when play starts, as games land (at most once per
+ * `flushMs`) and with its final status; nothing is saved when there is nothing to play.
  */
 export function playGames(todo: readonly PlayItem[], o: PlayOptions): Promise<PlayRun> {
   // a copy whose taken items are dropped, so that a played game's prompts can be collected while the run goes on

@@ -7,10 +7,7 @@ import type { PlayItem } from './types.ts';
 
 export const DEFAULT_LEASE_MS = RUN_LEASE_MS;
 
-/**
- * Mark running runs whose process is gone `interrupted` (and free their leases): the process named by
- * `owner` is known dead, or the run has written no heartbeat for `leaseMs`. Returns how many it marked.
- */
+/** Mark running runs whose process is gone, or silent for `leaseMs`, `interrupted` (freeing their leases). */
 export async function reapDeadRuns(
   store: Store,
   o: {

@@ -1,6 +1,5 @@
-// The one piece of state the parts of the play loop share: the Run being played, its counters, and what its
-// next heartbeat must write (whether the counters changed, which finished games' leases to give back). The
-// queue, the games, the group commit and the heartbeat each get this object instead of sharing closures.
+// The one piece of state the parts of the play loop share (instead of closures): the Run being played, its
+// counters, and what its next heartbeat must write.
 import type { Game } from '../../core/types.ts';
 import type { SpentUsage } from '../../judges/judge.ts';
 import type { Store } from '../../storage/store.ts';
@@ -99,10 +98,7 @@ export class LiveRun {
     this.dirty = true;
   }
 
-  /**
-   * Put on the run's record which endpoint answered a game, for a judge served by several: the games table has
-   * no column for it, so the run's config keeps `answeredBy: { endpoint: [game ids] }` (saved with the heartbeat).
-   */
+  /** Which endpoint answered a game (no games column for it: the run's config keeps `answeredBy`). */
   noteEndpoint(gameId: string, endpoint: string): void {
     const by = (this.run.config.answeredBy ??= {}) as Record<string, string[]>;
     (by[endpoint] ??= []).push(gameId);

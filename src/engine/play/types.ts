@@ -37,9 +37,8 @@ export interface RunProgress {
 }
 
 /**
- * Who plays a run. The engine never looks at the process it runs in: the CLI (cli/liveness.ts) names this
- * process ("host:pid") and tells whether the process another running run names is still alive. Without it
- * a run has no owner and another run's end is known only from its heartbeat.
+ * Who plays a run: the CLI (cli/liveness.ts) names this process and tells whether another run's is alive; without
+ * it another run's end is known only from its heartbeat.
  */
 export interface Liveness {
   /** this process, e.g. "host:pid" (stored on the run record while it runs) */
@@ -52,10 +51,7 @@ export interface PlayOptions {
   store: Store;
   /** the run the games belong to (its judge is the games' judge); its counters are kept up to date here */
   run: PlayRun;
-  /**
-   * One game's call: a judge's `complete` (with `onRetry`, so that every retried failure is an attempt on
-   * record, and the signal), or a reply fetched earlier (batch import). A throw is a failed attempt.
-   */
+  /** One game's call (a judge's `complete`, or a reply fetched earlier); a throw is a failed attempt. */
   call(
     item: PlayItem,
     ctx: { settings: JudgeSettings; onRetry: NonNullable<JudgeRequest['onRetry']>; signal?: AbortSignal },
@@ -74,10 +70,7 @@ export interface PlayOptions {
   onProgress?(p: RunProgress): void;
   /** one call's USD cost from its token counts; without it costs are unknown (null) */
   costOf?(tokensIn: number | null, tokensOut: number | null, tokensCached?: number | null): number | null;
-  /**
-   * a budget cap: asked before each call, a game it refuses is not played; told each call's cost (null:
-   * unknown), it returns what it charged at its estimate instead
-   */
+  /** a budget cap: asked before each call, told each call's cost (null: unknown), returns what it charged */
   budget?: {
     reserve(id: string, spec: GameSpec): boolean | Promise<boolean>;
     settle(id: string, cost: number | null): number | void;
@@ -88,9 +81,6 @@ export interface PlayOptions {
   isAlive?(owner: string): boolean | undefined;
   /** how often progress is written to the run record while games land (default 1 s) */
   flushMs?: number;
-  /**
-   * Where paid replies go when the database refuses a write (a full disk): the games and the failed run's
-   * record, kept elsewhere (storage/recovery.ts) for the next run to store; returns where they are.
-   */
+  /** Where paid replies go when the database refuses a write (storage/recovery.ts); returns where they are. */
   spill?(games: Game[], run: RunRecord): Promise<string>;
 }

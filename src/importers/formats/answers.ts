@@ -30,10 +30,7 @@ export function modelFromFile(file: string): string {
   return file.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '');
 }
 
-/**
- * Answers in FastChat's model_answer/<model>.jsonl shape. `questions` maps the known question ids
- * to their number of turns: an answer to an unknown question, or with another number of turns, is an error.
- */
+/** Answers in FastChat's model_answer/<model>.jsonl shape, each to a known question with its number of turns. */
 export function parseAnswers(
   file: string,
   bytes: Uint8Array,
@@ -67,10 +64,8 @@ function refuseFileModel(file: string, model: string): void {
 }
 
 /**
- * The model a whole answers file is stored under: the lines' `model_id` when every line names the same one, else
- * the file name (FastChat's load_model_answers takes the file name; its own files agree with their lines). `named`:
- * each model_id the lines give, with its first line; `unnamed`: lines with none. A warning when the name is not
- * the file's, so a file named after something else never silently makes a model nobody asked for.
+ * The model a whole answers file is stored under: the lines' `model_id` when all agree, else the file name (as
+ * FastChat's load_model_answers), with a warning when the two differ: never a model nobody asked for.
  */
 export function modelOfAnswers(
   file: string,
@@ -98,11 +93,7 @@ export function modelOfAnswers(
   };
 }
 
-/**
- * One answers line checked (schema, duplicate, known question, its number of turns): for a file read line by line.
- * `model` null: the caller names the answers once the whole file is read (modelOfAnswers); `modelId` hands it
- * each line's model_id.
- */
+/** One answers line checked; `model` null: named once the whole file is read (`modelId` gets each line's). */
 export function answerChecker(
   file: string,
   questions: Map<number, number>,

@@ -74,11 +74,9 @@ function systemOf(full: string | undefined, user: string): string | undefined {
 }
 
 /**
- * One line of FastChat's model_judgment/<judge>_pair.jsonl or _single.jsonl. A pair line becomes two
- * games (g1 = AB, g2 = BA). The recorded verdicts are kept as recorded: where FastChat's parser reads
- * the stored text the same way the game's parser is 'fastchat@1', otherwise 'recorded' (a judge
- * parsed with its own, e.g. more lenient, parser); `arena reparse` can read the texts again.
- * Fields beyond FastChat's (e.g. `orig_prompt1/2`) are ignored, except the system prompt they carry.
+ * One line of FastChat's model_judgment/<judge>_pair.jsonl or _single.jsonl (a pair line: games AB and BA).
+ * The verdicts are kept as recorded: parser 'fastchat@1' where FastChat's parser reads the text the same way,
+ * else 'recorded' (`arena reparse` can read the texts again).
  */
 export function recordedGamesOfLine(
   file: string,

@@ -6,16 +6,10 @@ import { answerChecker, modelOfAnswers } from '../formats.ts';
 import { readJsonl } from '../lines.ts';
 import type { ImportContext } from './context.ts';
 
-/**
- * One answers file is handed to the store in parts of at most this many characters of answer text, so no single
- * INSERT binds (and SQLite copies) a whole large file at once; the parts still commit in the one import transaction.
- */
+/** One answers file reaches the store in parts of at most this much answer text (no INSERT binds a whole file). */
 export const ANSWER_PART_CHARS = 8 << 20;
 
-/**
- * Every answers file into the bundle, each checked against the known questions; one file per model, named by its
- * lines' model_id when they agree on one, else by the file (modelOfAnswers; a warning when the two differ).
- */
+/** Every answers file into the bundle, checked, one per model (modelOfAnswers names it). */
 export async function readAnswers(c: ImportContext, paths: readonly string[]): Promise<void> {
   const { bundle, turnsByQuestion } = c;
   const modelFiles = new Map<string, string>();

@@ -1,6 +1,5 @@
-// Loading node-llama-cpp and a GGUF model into a context: one loader for the llama-cpp judge and the
-// llama-cpp answer generator (src/generators/llama-cpp.ts). The native module is imported only here, lazily,
-// and only after the installed version is checked (see shim.ts).
+// Loading node-llama-cpp and a GGUF model into a context, for the llama-cpp judge and answer generator. The native
+// module is imported only here, lazily, after the installed version is checked (shim.ts).
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ChatWrapper, Llama, LlamaContext, LlamaContextOptions, LlamaModel } from 'node-llama-cpp';
@@ -52,26 +51,12 @@ export interface LoadModelOptions {
   context?(contextSize: number): Omit<LlamaContextOptions, 'contextSize' | 'lora'>;
 }
 
-export interface LoadedModel {
-  mod: NodeLlamaCpp;
-  /** the process's shared runtime (see runtime): not the caller's to dispose */
-  llama: Llama;
-  model: LlamaModel;
-  context: LlamaContext;
-  /** the model's chat format (see chatWrapperOf) */
-  wrapper: ChatWrapper;
-}
-
-/**
- * Model files (path, size, time of change) whose chat template node-llama-cpp matched to none of its built-in
- * formats, so that it renders the template itself (a JinjaTemplateChatWrapper).
- */
+/** Model files (path, size, time of change) whose chat template matched none of node-llama-cpp's formats. */
 const ownTemplate = new Set<string>();
 
 /**
- * The model's chat wrapper, as node-llama-cpp resolves it. Resolving renders the model's Jinja template against
- * each built-in format it might stand for (seconds of CPU); a file that matched none before is given its own
- * template at once, the wrapper the resolution would end with.
+ * The model's chat wrapper, as node-llama-cpp resolves it: resolving tries each built-in format (seconds of CPU),
+ * so a file that matched none before is given its own template at once.
  */
 function chatWrapperOf(mod: NodeLlamaCpp, model: LlamaModel, modelPath: string): ChatWrapper {
   const st = statSync(modelPath);
@@ -82,11 +67,7 @@ function chatWrapperOf(mod: NodeLlamaCpp, model: LlamaModel, modelPath: string):
   return wrapper;
 }
 
-/**
- * The llama.cpp runtime, one per process and kind (CPU only, or with the GPU), never disposed: starting one loads
- * the native binding after node-llama-cpp has tested the binary in a child process (seconds of CPU), and every
- * model loaded in this process (each judge, each checkpoint's generator) can share it.
- */
+/** The llama.cpp runtime, one per process and kind, never disposed: starting one costs seconds of CPU. */
 const runtimes = new Map<'gpu' | 'cpu', Promise<Llama>>();
 
 /** 'cpu' for a CPU-only request, and for 'auto' where node-llama-cpp finds no GPU (the same binary either way) */
@@ -117,8 +98,17 @@ export async function llamaRuntime(gpu: 'auto' | false, fail: Fail): Promise<Lla
   return runtime(await importNodeLlamaCpp(fail), gpu);
 }
 
-/** The runtime, the model and one context on it (a load failure is `cannot load <path>: <why>`). */
-export async function loadModel(o: LoadModelOptions, fail: Fail): Promise<LoadedModel> {
+/** The runtime (shared: not the caller's to dispose), the model, one context on it, and its chat format. */
+export async function loadModel(
+  o: LoadModelOptions,
+  fail: Fail,
+): Promise<{
+  mod: NodeLlamaCpp;
+  llama: Llama;
+  model: LlamaModel;
+  context: LlamaContext;
+  wrapper: ChatWrapper;
+}> {
   const mod = await importNodeLlamaCpp(fail);
   try {
     const llama = await runtime(mod, o.gpu === false ? false : 'auto');

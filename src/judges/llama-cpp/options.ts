@@ -1,5 +1,4 @@
-// The llama-cpp judge's options: the spec's query string (`llama-cpp/m.gguf?threads=1&grammar=off`), their
-// defaults, and the judge id they make.
+// The llama-cpp judge's options: the spec's query string, their defaults, and the judge id they make.
 import { availableParallelism } from 'node:os';
 import { modelIdentity } from '../gguf-identity.ts';
 import { JudgeCallError } from '../judge.ts';
@@ -27,11 +26,7 @@ export interface LlamaCppOptions {
   batchSize?: number;
   /** force 'cpu' (no GPU backend) */
   gpu?: 'auto' | false;
-  /**
-   * flash attention (default false). llama.cpp's CPU kernel for it accumulates in half precision: on
-   * SmolLM2-135M it moved verdict probabilities by up to 0.024 and made greedy replies depend on the thread
-   * count; without it they match llama-cpp-python to 1e-3 whatever the threads
-   */
+  /** flash attention (default false): its CPU kernel accumulates in half precision (bench/README.md) */
   flashAttention?: boolean;
   /** SoftEnt-Cali (reliability.ts) of each pairwise game against this foundation GGUF (same vocabulary) */
   reliabilityBase?: string;
@@ -104,10 +99,8 @@ export function parseLlamaSpec(model: string): LlamaCppOptions {
 }
 
 /**
- * The judge id: the model's name and a short hash of its content (src/judges/gguf-identity.ts), never its
- * path, plus the options that change replies (grammar, seed, flash attention, LoRA adapters, named the same way). The same
- * file moved is the same judge. Threads, sequences, context size and GPU layers change speed, not verdicts,
- * so they are not part of it.
+ * The judge id: the model's identity (gguf-identity.ts) plus the options that change replies (grammar, seed,
+ * flash attention, LoRA adapters); those that change only speed are not part of it.
  */
 export function llamaJudgeId(o: LlamaCppOptions): string {
   const p = new URLSearchParams();

@@ -16,20 +16,10 @@ import { generateVerdict, VERDICT_RESERVE, verdictText, type ExplanationCut } fr
 export { defaultThreads, llamaJudgeId, parseLlamaSpec, type LlamaCppOptions } from './options.ts';
 
 /**
- * `llama-cpp/<path.gguf>[?key=value&...]`: a local judge in-process through node-llama-cpp.
- *
- * The prompt is rendered with the model's own chat template (resolved from the GGUF; render.ts). The judge
- * writes its explanation freely (greedy by default); with `grammar` on (the default) the final verdict is then
- * constrained by a GBNF grammar to exactly one `[[A]]`, `[[B]]` or `[[C]]` (`[[n]]` with n in 1..10 for
- * single grading), and the probability the model gave each verdict letter is recorded (verdict.ts). A prompt
- * that does not fit the context is an error that names its size: nothing is ever truncated or shifted out of
- * the context.
- *
- * Several games run at once on one model through the context's sequences (their decode steps share one
- * batch); games are placed on sequences so that each evaluates only the tokens after the longest prompt
- * prefix already cached, in its own sequence or copied from another one (scheduler.ts: Scheduler.acquire
- * and align). node-llama-cpp's internals are read only in shim.ts; the model is loaded by loader.ts and
- * session.ts; the options are parsed in options.ts.
+ * `llama-cpp/<path.gguf>[?key=value&...]`: a local judge in-process through node-llama-cpp. The prompt is in the
+ * model's own chat template (render.ts); the explanation is free, the verdict constrained by a grammar with its
+ * letters' probabilities recorded (verdict.ts); a prompt that does not fit the context is never truncated.
+ * Several games run at once on the context's sequences, each reusing the longest cached prefix (scheduler.ts).
  */
 export interface LlamaCppJudge extends JudgeProvider {
   /** load the model now (otherwise on the first call); resolves to what was loaded */
@@ -40,18 +30,12 @@ export interface LlamaCppJudge extends JudgeProvider {
     threads: number;
     gpuLayers: number;
   }>;
-  complete(req: JudgeRequest): Promise<JudgeReply & LlamaReplyExtras>;
+  complete(req: JudgeRequest): Promise<JudgeReply>;
   /** the prompt as the model sees it (chat template applied) and its tokens */
   render(system: string, user: string): Promise<{ text: string; tokens: Token[] }>;
   close(): Promise<void>;
   /** tokens evaluated so far (prompt tokens actually run through the model, not reused) */
   readonly stats: LlamaStats;
-}
-
-/** Reply fields only this provider fills. */
-interface LlamaReplyExtras {
-  /** positional verdict probabilities {A, B, C}, summing to 1 */
-  verdictProbs?: Record<string, number>;
 }
 
 interface LlamaStats {
@@ -132,13 +116,8 @@ export function llamaCppJudge(o: LlamaCppOptions): LlamaCppJudge {
   };
 }
 
-interface GameSettings {
-  /** the judge's id, for its errors */
-  id: string;
-  /** constrain the verdict with a grammar */
-  grammarOn: boolean;
-  seed: number;
-}
+/** The judge's id (for its errors), whether the verdict is constrained by a grammar, and the seed. */
+type GameSettings = { id: string; grammarOn: boolean; seed: number };
 
 /** One game: the prompt rendered, a sequence acquired, the explanation, then the verdict. */
 async function judge(
@@ -147,7 +126,7 @@ async function judge(
   game: GameSettings,
   stats: LlamaStats,
   fail: Fail,
-): Promise<JudgeReply & LlamaReplyExtras> {
+): Promise<JudgeReply> {
   if (req.signal?.aborted) throw req.signal.reason;
   const { model } = L;
   const rating = req.verdict ? req.verdict === 'rating' : /\[\[rating\]\]/.test(req.system + req.user);
@@ -193,7 +172,7 @@ async function play(
   },
   stats: LlamaStats,
   fail: Fail,
-): Promise<{ reply: JudgeReply & LlamaReplyExtras; replyTokens?: Token[] }> {
+): Promise<{ reply: JudgeReply; replyTokens?: Token[] }> {
   const { model } = L;
   const { prompt, budget, constrain, stops, sampling, rating } = g;
   const slot = await L.scheduler.acquire(prompt, req.signal);

@@ -14,10 +14,8 @@ export function renderPrompt(wrapper: ChatWrapper, system: string, user: string)
 }
 
 /**
- * The prompt's tokens. node-llama-cpp's built-in chat wrappers (ChatML, ...) start with a BOS token whether or not
- * the model takes one; a GGUF whose tokenizer adds none (tokenizer.ggml.add_bos_token false) is given none, as
- * llama.cpp's tokenizer and the model's own template give it. SmolLM2's BOS is <|im_start|>: with it, every
- * prompt began with <|im_start|> twice, and its verdict probabilities were off by up to 0.03.
+ * The prompt's tokens: node-llama-cpp's built-in chat wrappers start with a BOS token whether or not the model
+ * takes one; a GGUF whose tokenizer adds none is given none, as llama.cpp gives it (bench/README.md).
  */
 export function promptTokens(model: LlamaModel, text: LlamaText): Token[] {
   const tokens = text.tokenize(model.tokenizer);

@@ -8,10 +8,7 @@ import pDefer, { type DeferredPromise } from 'p-defer';
 /** Tokens are numbers (node-llama-cpp's `Token` is a branded number). */
 export type TokenLike = number;
 
-/**
- * What the scheduler needs of a context sequence's KV cache: node-llama-cpp's `LlamaContextSequence` has
- * all of it (the copy between sequences is passed separately, see SchedulerOptions.copy).
- */
+/** What the scheduler needs of a context sequence's KV cache (node-llama-cpp's `LlamaContextSequence`). */
 export interface CacheSequence {
   readonly contextTokens: readonly TokenLike[];
   readonly nextTokenIndex: number;
@@ -69,19 +66,14 @@ export interface SchedulerOptions<S> {
   /** make `target` hold the first `upTo` tokens of `source`; false when it did not leave exactly those */
   copy(target: S, source: S, upTo: number): Promise<boolean>;
   counters: PromptCounters;
-  /** runs a function once the current tick has run (default setImmediate) */
-  defer?(fn: () => void): void;
 }
 
 /**
- * Hands out the context's sequences to games. Every game queues, and queued games are handed out together
- * once the current tick has run (so games that arrive together are placed together). A free sequence takes
- * the waiting game it has the strongest claim on: the longest common prefix with the prompt it holds, minus
- * the longest one any other sequence holds (busy ones included). So one sequence keeps the games of its
- * question and, after a game, takes the next one with the same answer shown first (the prefix then runs
- * through that answer), while a game another sequence shares more with is left to that one; an empty
- * sequence takes the game least like anything held, i.e. starts another question. A game passed over
- * 4 x sequences times is served next, so none starves. Without reuse: first come, first served.
+ * Hands out the context's sequences to games, those that arrive together placed together (after the current
+ * tick). A free sequence takes the waiting game it has the strongest claim on: the longest common prefix with
+ * the prompt it holds, minus the longest any other sequence holds; so one sequence keeps a question's games,
+ * and an empty one starts another question. A game passed over 4 x sequences times is served next, so none
+ * starves. Without reuse: first come, first served.
  */
 export class Scheduler<S extends CacheSequence> {
   readonly slots: Slot<S>[];
@@ -90,7 +82,6 @@ export class Scheduler<S extends CacheSequence> {
   private readonly waiters: Waiter<S>[] = [];
   private tickets = 0;
   private dispatchPending = false;
-  private readonly defer: (fn: () => void) => void;
 
   constructor(private readonly o: SchedulerOptions<S>) {
     this.slots = o.sequences.map((seq): Slot<S> => ({
@@ -100,7 +91,6 @@ export class Scheduler<S extends CacheSequence> {
       ticket: 0,
       waiting: false,
     }));
-    this.defer = o.defer ?? ((fn) => void setImmediate(fn));
   }
 
   /** Busy sequences that are not waiting for another game's prompt: the decodes a batch should gather. */
@@ -140,7 +130,7 @@ export class Scheduler<S extends CacheSequence> {
   private schedule() {
     if (this.dispatchPending) return;
     this.dispatchPending = true;
-    this.defer(() => {
+    setImmediate(() => {
       this.dispatchPending = false;
       this.dispatch();
     });
@@ -177,10 +167,8 @@ export class Scheduler<S extends CacheSequence> {
   }
 
   /**
-   * Make the slot's sequence hold `tokens` minus its last one and return what is left to evaluate. With
-   * reuse, the longest cached prefix is kept: the sequence's own, or, when another sequence holds a
-   * longer one (e.g. the system prompt and question, or the same answer shown first), a copy of that
-   * sequence's cache cut to the common prefix.
+   * Make the slot's sequence hold `tokens` minus its last one and return what is left to evaluate. With reuse,
+   * the longest cached prefix is kept: the sequence's own, or a copy of another sequence's that holds more.
    */
   async align<T extends TokenLike>(slot: Slot<S>, tokens: T[]): Promise<T[]> {
     const s = slot.seq;
@@ -233,11 +221,8 @@ export async function alignFull<T extends TokenLike>(s: CacheSequence, tokens: T
 }
 
 /**
- * The games generating tokens move in step: a game that has its next token waits until every other
- * generating game has its own, so that all of them queue their next decode together and it is one
- * batch. Otherwise a game whose token was sampled a little late is decoded alone (node-llama-cpp
- * decodes whatever queued while a batch ran right after it), and the games drift into two alternating
- * half batches for good, each a full pass over the weights.
+ * The games generating tokens move in step, so that all of them queue their next decode together as one batch:
+ * else a token sampled a little late is decoded alone, and the games drift into two half batches for good.
  */
 export class Lockstep<K> {
   private readonly generating = new Set<K>();
@@ -269,11 +254,9 @@ export class Lockstep<K> {
 }
 
 /**
- * When to run the queued decodes (node-llama-cpp's batching dispatch schedule). Its default is the next
- * event-loop turn, but the games' next tokens become ready at slightly different times (each is sampled
- * on its own worker), so part of them would miss the batch and the sequences drift into separate, smaller
- * batches for the rest of the game. Instead, wait (a few turns, at most `maxMs`) until every active
- * sequence has queued its tokens. `queued` undefined (unknown): dispatch at once, the default schedule.
+ * When to run the queued decodes (node-llama-cpp's dispatch schedule): not the next event-loop turn, which some
+ * games' tokens (each sampled on its own worker) would miss, but once every active sequence has queued its
+ * tokens (a few turns, at most `maxMs`). `queued` unknown: dispatch at once.
  */
 export function gatherSchedule(
   queued: () => number | undefined,
@@ -292,13 +275,9 @@ export function gatherSchedule(
 }
 
 /**
- * A decode batch's items in sequence-id order, each with its share of the batch (as node-llama-cpp's
- * default strategy: an even share each, the rest to those that need more). With a KV cache per sequence,
- * llama.cpp splits a batch into one pass over the weights per run of consecutive, increasing sequence
- * ids, and node-llama-cpp lists the items in the order their sequences queued them (the order their
- * last tokens were sampled): sequences 2, 0, 1, 3 are decoded in two passes ([2, 3] then [0, 1]), 0, 1,
- * 2, 3 in one (seen in llama.cpp's LLAMA_BATCH_DEBUG log; how often, docs/performance.md). Where decoding
- * is bound by reading the weights (a GPU, a model larger than the caches), every extra pass reads them again.
+ * A decode batch's items in sequence-id order, each with its share of the batch (as node-llama-cpp's default):
+ * llama.cpp makes one pass over the weights per run of increasing sequence ids, so 2, 0, 1, 3 would take two
+ * passes and 0, 1, 2, 3 takes one (docs/performance.md).
  */
 export function orderBatch<T extends { tokens: readonly unknown[] }>(
   items: readonly T[],

@@ -1,6 +1,5 @@
 // The judge's loaded model: the runtime, the model, one context with its sequences (and the scheduler that
-// places games on them), the chat wrapper and the verdict grammars. node-llama-cpp calls back into the
-// scheduler for each decode batch (when to dispatch it, in which order); those callbacks are wired here.
+// places games on them, wired to node-llama-cpp's batching callbacks), the chat wrapper and the verdict grammars.
 import type {
   BatchItem,
   ChatWrapper,
@@ -33,20 +32,11 @@ export interface Session {
   GrammarState: typeof import('node-llama-cpp').LlamaGrammarEvaluationState;
 }
 
-export interface SessionSettings {
-  threads: number;
-  sequences: number;
-  reuse: boolean;
-}
-
-/** The counters a session adds to: the scheduler's, and the decode batches node-llama-cpp ran. */
-export type SessionCounters = PromptCounters & { batches: number; batchItems: number };
-
 /** Loads the model and builds everything a game needs on it (a failure is `cannot load <path>: <why>`). */
 export async function openSession(
   o: LlamaCppOptions,
-  settings: SessionSettings,
-  stats: SessionCounters,
+  settings: { threads: number; sequences: number; reuse: boolean },
+  stats: PromptCounters & { batches: number; batchItems: number },
   fail: Fail,
 ): Promise<Session> {
   /** set once the context and its sequences exist (the batching callbacks below run only after that) */
@@ -59,13 +49,8 @@ export async function openSession(
   );
 
   /** node-llama-cpp's batch prioritization strategy: the items by sequence id (see orderBatch), counted. */
-  function inSequenceOrder({
-    items,
-    size,
-  }: {
-    items: readonly BatchItem[];
-    size: number;
-  }): PrioritizedBatchItem[] {
+  function inSequenceOrder(b: { items: readonly BatchItem[]; size: number }): PrioritizedBatchItem[] {
+    const { items, size } = b;
     const batch = orderBatch(items, size, (item, i) => batchItemSequence(gathering?.context, item, i));
     stats.batches++;
     stats.batchItems += batch.length;

@@ -1,8 +1,6 @@
-// Every use of node-llama-cpp's private (@internal, untyped) fields, in one file, behind a version guard.
-// The judge reads three internals of LlamaContext / LlamaContextSequence that node-llama-cpp uses itself but
-// does not export in its types; a release may rename them at any time, so the installed version is checked
-// against the range they were verified on, and their shape is checked once the context exists. Outside the
-// range the judge refuses with an error that names the installed version and the supported range.
+// Every use of node-llama-cpp's private (@internal, untyped) fields, in one file, behind a version guard: a
+// release may rename them at any time, so the installed version is checked against the range they were verified
+// on, and their shape once the context exists.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -42,21 +40,12 @@ function compare(a: [number, number, number], b: [number, number, number]): numb
   return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
 }
 
-/**
- * Why this node-llama-cpp version cannot be used (a message naming it and the supported range), or
- * undefined when it is in the range. A pre-release counts as its release (3.22.0-beta.1 is 3.22.0).
- */
+/** Why this node-llama-cpp version cannot be used, or undefined; a pre-release counts as its release. */
 export function unsupportedVersion(version: string): string | undefined {
   const v = parseVersion(version);
   const { min, below, range } = SUPPORTED_NODE_LLAMA_CPP;
   if (v && compare(v, parseVersion(min)!) >= 0 && compare(v, parseVersion(below)!) < 0) return undefined;
   return `node-llama-cpp ${version} is installed; this judge supports node-llama-cpp ${range} (it uses internals of LlamaContext that other versions may not have): npm install node-llama-cpp@">=${min} <${below}"`;
-}
-
-/** Throws (with unsupportedVersion's message) unless the installed node-llama-cpp is in the supported range. */
-export function assertSupportedVersion(version = installedNodeLlamaCppVersion()): void {
-  const why = unsupportedVersion(version);
-  if (why) throw new Error(why);
 }
 
 interface ContextInternals {
@@ -73,11 +62,7 @@ interface SequenceInternals {
 
 const internals = (c: LlamaContext) => c as unknown as Partial<ContextInternals>;
 
-/**
- * Checks that a freshly created context and one of its sequences have the internals this file reads (a
- * version in the range always has them; this catches a patched or mislabelled install at load time rather
- * than as silently smaller batches later).
- */
+/** Checks that a fresh context and sequence have the internals read here (a patched install fails at load). */
 export function assertInternals(
   context: LlamaContext,
   sequence: LlamaContextSequence,
@@ -97,11 +82,7 @@ export function assertInternals(
     );
 }
 
-/**
- * Make `target` hold the first `upTo` tokens of `source` by copying its KV cache (llama_memory_seq_cp):
- * node-llama-cpp's own `_copyStateFromOtherSequence`. Resolves false when the copy did not leave exactly
- * those tokens.
- */
+/** Make `target` hold the first `upTo` tokens of `source` by copying its KV cache; false when it did not. */
 export async function copySequence(
   target: LlamaContextSequence,
   source: LlamaContextSequence,

@@ -1,6 +1,5 @@
-// Step 1 of a refresh: import the config's files. Imports are upserts; a changed answer has new content,
-// hence new game ids. A dry run writes nothing: it reads the store and plans on a view of it with the import
-// applied (src/storage/pending.ts).
+// Step 1 of a refresh: import the config's files (upserts: a changed answer makes new game ids). A dry run writes
+// nothing: it plans on a view of the store with the import applied (src/storage/pending.ts).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArenaError } from '../../core/types.ts';

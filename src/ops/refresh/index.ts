@@ -144,9 +144,8 @@ export async function refresh(o: RefreshOptions): Promise<RefreshSummary> {
 }
 
 /**
- * Publishes, then records where. A target that fails, or an interrupt (the command is stopped), is the refresh's
- * status (failed, interrupted) in its record, and the targets published before it are published again, so that what
- * the site shows says what the source says. The failure, if any, is returned (already recorded).
+ * Publishes, then records where. A failure or an interrupt is the refresh's status, and the targets published
+ * before it are published again (so the site says what the source says); the failure is returned.
  */
 async function publishAll(
   p: PublishInput,

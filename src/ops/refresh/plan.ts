@@ -28,10 +28,7 @@ export interface PlanInput {
   onFatal(e: JudgeCallError): void;
 }
 
-/**
- * Opens each judge and plans its games. Each judge opened is pushed to `judges` as soon as it is open,
- * so that the caller closes it even if planning a later one fails.
- */
+/** Opens each judge and plans its games; each is pushed to `judges` once open, for the caller to close. */
 export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<PlanLine[]> {
   const { store, c } = p;
   const plan: PlanLine[] = [];
@@ -92,9 +89,8 @@ export async function planJudges(p: PlanInput, judges: JudgePlan[]): Promise<Pla
 }
 
 /**
- * A dry run's line for a mode played until settled: the calls a settled run is expected to make, simulated
- * (engine/settle-estimate.ts: the real scheduler on outcomes drawn from the stored games), in place of the
- * full plan's; tokens and cost scaled by the same share. The full plan's figures stay beside it.
+ * A dry run's line for a mode played until settled: the calls a settled run is expected to make (simulated:
+ * engine/settle-estimate.ts), tokens and cost scaled by the same share, beside the full plan's figures.
  */
 async function settledLine(line: PlanLine, o: Parameters<typeof estimateSettled>[0]): Promise<PlanLine> {
   const e = await estimateSettled(o);

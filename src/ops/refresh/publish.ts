@@ -24,10 +24,7 @@ export interface PublishInput {
   only?: Target[];
 }
 
-/**
- * Publishes to each target of `c.publish`, in order, adding each to `done` once it is published (on a failure,
- * `done` holds those published before it).
- */
+/** Publishes to each target of `c.publish`, in order, adding each to `done` once it is published. */
 export async function publishRefresh(p: PublishInput, done: { targets: Target[]; published: string[] }) {
   const { c, configFile } = p;
   if (!c.publish) return;

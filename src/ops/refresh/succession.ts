@@ -1,7 +1,6 @@
-// A refresh judge with `succeeds: "OLD"`: before its own plan it plays the bridge of OLD's matches (`arena judges
-// succession`, engine/succession.ts), reads the bridge report, and decides whether the default board switches to
-// it: only when the bridge's Kendall's tau of the two rankings reaches `succession.minKendall`. The record goes
-// into the refresh's summary, which the refresh publishes; the site reads the boards' story from it.
+// A refresh judge with `succeeds: "OLD"`: before its own plan it plays the bridge of OLD's matches
+// (engine/succession.ts) and switches the default board to it only when the bridge's Kendall's tau reaches
+// `succession.minKendall`; the record goes into the refresh's published summary.
 import type { SuccessionRecord } from '../../core/records.ts';
 import { runSuccession, type SuccessionRun } from '../../engine/succession.ts';
 import type { RunSummary } from '../../engine/run.ts';
@@ -11,10 +10,7 @@ import type { Store } from '../../storage/store.ts';
 
 type Options = Parameters<typeof runSuccession>[0];
 
-/**
- * Play `to`'s bridge from `from` through `play` (the refresh's one way to play a run: budget, cost, progress,
- * recorded in the summary), then read it and decide the switch.
- */
+/** Play `to`'s bridge from `from` through the refresh's `play`, then read it and decide the switch. */
 export async function bridgeFirst(
   store: Store,
   s: RefreshConfig['succession'],

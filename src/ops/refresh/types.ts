@@ -34,26 +34,17 @@ export interface RefreshOptions {
   /** a run is about to play `toPlay` games */
   onRunStart?(info: { judge: string; mode: string; toPlay: number }): void;
   onProgress?(p: RunProgress & { judge: string }): void;
-  /**
-   * where the judges' API keys are read (`judges[].apiKeyEnv`), and the environment `publish.command` runs
-   * with; the CLI passes its process's. Default: none (a judge that needs a key is refused).
-   */
+  /** where keys are read and `publish.command` runs with (the CLI: its process's); default none */
   env?: Env;
   /** who plays: this process as the runs' owner, and whether another run's owner is alive (the CLI: src/cli/liveness.ts) */
   liveness?: Liveness;
-  /**
-   * where a run puts the replies it paid for but the database refused (a full disk): the CLI writes them to the
-   * recovery file beside the database (storage/recovery.ts), which the next run, refresh or checkpoints run stores
-   */
+  /** where a run puts the replies it paid for but the database refused (a full disk: storage/recovery.ts) */
   spill?: Spill;
 }
 
 export interface PlanLine extends PlanEstimate {
   mode: string;
-  /**
-   * a dry run of a mode with untilSettled: the line's calls, tokens and cost are the settled run's estimate
-   * (its basis says so) and these are the full plan's
-   */
+  /** a dry run of a mode with untilSettled: the line is the settled run's estimate, these the full plan's */
   fullPlan?: Pick<PlanEstimate, 'toPlay' | 'estTokensIn' | 'estTokensOut' | 'estCost'>;
   /** the judge's model is retired within 30 days, or was (core/retirement.ts): the warning */
   retiring?: string;

@@ -1,7 +1,5 @@
-// Annotators and what they were shown and answered. An answer and its vote are written together: the
-// annotation takes the choice only while pending and while its voter has no vote on the match (an imported one),
-// and the vote is inserted only from an annotation that now holds this very choice: nothing a unique index could
-// swallow is ever answered as stored.
+// Annotators and what they were shown and answered. An answer and its vote are written together, only while
+// the annotation is pending and its voter has no vote on the match: nothing a unique index could swallow.
 import { and, asc, eq, getTableColumns, isNotNull, isNull, ne, notExists, or, sql } from 'drizzle-orm';
 import * as t from '../../../db/schema.ts';
 import { annotatorVoter, winnerOf } from '../../core/annotate.ts';

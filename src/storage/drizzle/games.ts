@@ -38,9 +38,8 @@ const JSON_COLUMNS = new Set<unknown>([t.games.judgeSettings, t.games.verdictPro
 const FACTS_PAGE = 1000;
 
 /**
- * A row the driver streamed (values in FACTS' order) as drizzle would map it (JSON columns parsed). Most values
- * repeat from game to game (judge, models, verdict, a run's settings): `seen` keeps one copy of each text, and of
- * each JSON text's value, parsed once, shared by the read's games (a few hundred bytes less per game).
+ * A row the driver streamed (values in FACTS' order) as drizzle would map it: `seen` keeps one copy of each
+ * repeated text and JSON value, parsed once, shared by the read's games.
  */
 function factsRow(values: unknown[], seen: Map<unknown, unknown>): FactsRow {
   const r: Record<string, unknown> = {};
@@ -100,10 +99,7 @@ export class DrizzleGames implements GameStore {
     return rows.map(toGame);
   }
 
-  /**
-   * list without the text columns. better-sqlite3 streams the rows (its own statement, run once); D1 reads them
-   * in pages (after the last row of the previous page, in list's order), so neither holds a second copy.
-   */
+  /** list without the text columns, streamed (better-sqlite3) or in pages (D1): never a second copy */
   async facts(f: GameFilter = {}): Promise<GameFacts[]> {
     const where = this.filter(f);
     const order = [asc(t.games.createdAt), asc(t.games.id)];

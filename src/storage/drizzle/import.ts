@@ -123,9 +123,8 @@ export async function importBundle(o: DrizzleStoreOptions, b: ImportBundle): Pro
 type VoteFile = NonNullable<ImportBundle['votes']>[number];
 
 /**
- * The rule for annotator votes (one per voter, match and turn): `keep(source, vote)` is false for a vote stored
- * already from another source (importing one's own export: nothing twice) and throws, naming the file, line and
- * field, for one that contradicts a stored vote or repeats one of the import's own.
+ * The rule for annotator votes (one per voter, match and turn): `keep` is false for a vote stored already from
+ * another source, and throws, located, for one that contradicts a stored vote or repeats one of the import's.
  */
 async function annotatorVotes(db: AnyDb, files: VoteFile[]) {
   const key = (v: { voter: string; questionId: number; turn: number }, a: string, b: string) =>

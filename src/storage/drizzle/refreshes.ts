@@ -20,10 +20,7 @@ type RefreshRow = { refresh: typeof t.refreshes.$inferSelect } & Record<
   number
 >;
 
-/**
- * A refresh record from its row: a running refresh's ledger is what its stored games say (its record is written at
- * its start and end only, and a killed one never writes its end); its heartbeat is left out where null.
- */
+/** A refresh record from its row: a running refresh's ledger is what its stored games say. */
 const refreshRecord = ({
   refresh: { heartbeatAt, ...r },
   played,

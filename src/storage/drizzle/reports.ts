@@ -87,10 +87,7 @@ export class DrizzleReports implements ReportStore {
     );
   }
 
-  /**
-   * The digest of everything a report reads: per judge, its games (id, verdict) and recorded votes; and per table
-   * (DIGEST_TABLES): the labelled-set items, questions, answers, checkpoints. Reads no prompt or reply text.
-   */
+  /** The digest of everything a report reads (games' id and verdict, votes, DIGEST_TABLES); no prompt or reply. */
   async digest(): Promise<DataDigest> {
     const [judges, tables] = await Promise.all([this.judgesDigest(), this.tablesDigest()]);
     return { judges, tables };
@@ -119,10 +116,7 @@ export class DrizzleReports implements ReportStore {
     return judges;
   }
 
-  /**
-   * The tables' columns the Store hands out (CatalogStore, CheckpointStore): not the file a question or an answer
-   * came from, so importing the same answers from another file changes no report.
-   */
+  /** The tables' columns the Store hands out: not a row's file, so re-importing from another file changes none. */
   private async tablesDigest(): Promise<Record<DigestTable, string>> {
     const { db } = this.o;
     const q = t.questions;

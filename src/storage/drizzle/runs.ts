@@ -4,10 +4,7 @@ import * as t from '../../../db/schema.ts';
 import type { RunRecord, RunStore } from '../store.ts';
 import { inJson, sqlFields, type AnyDb, type DrizzleStoreOptions } from './shared.ts';
 
-/**
- * A run's played games, tokens and cost as its stored games say (failed: its counter, or more failed games on record),
- * as SQL over `runs`.
- */
+/** A run's played games, tokens and cost as its stored games say, as SQL over `runs`. */
 const LEDGER_FROM_GAMES = sqlFields({
   played: '(SELECT count(*) FROM games g WHERE g.run_id = runs.id)',
   // a failed call that was billed (its attempt's usage and cost: reasoning at the allowance) counts with the games
@@ -26,9 +23,8 @@ type RunRow = { run: typeof t.runs.$inferSelect } & {
 };
 
 /**
- * A run record from its row: owner and heartbeat are left out where null (the heartbeat of a finished run, rows from
- * before them); a running run's counters are what its stored games say (its progress writes lag, and stop when
- * killed).
+ * A run record from its row (owner and heartbeat left out where null); a running run's counters are what its
+ * stored games say (its progress writes lag, and stop when killed).
  */
 const runRecord = ({ run: { owner, heartbeatAt, ...r }, ...stored }: RunRow): RunRecord => ({
   ...r,

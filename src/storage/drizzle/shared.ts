@@ -24,32 +24,20 @@ export interface DrizzleStoreOptions {
   /** the most bound parameters one statement may carry (D1: 100) */
   maxParams: number;
   /**
-   * The driver's own insert of played games, returning which rows were new (better-sqlite3: one statement
-   * prepared once and run per row in a transaction). Without it, multi-row INSERTs: drizzle builds and SQLite
-   * compiles a new statement for every group commit, far more CPU than the cached statement (bench/README.md).
+   * The driver's own insert of played games, returning which rows were new (a statement prepared once); without
+   * it, drizzle builds and SQLite compiles a multi-row INSERT per group commit (bench/README.md).
    */
   insertGameRows?(rows: GameRow[]): Promise<boolean[]>;
-  /**
-   * The driver's own INSERT of many rows for `atomic` (better-sqlite3: the one-row statement, `conflict`'s clause
-   * added, prepared once and run per row). Without it, multi-row INSERTs under maxParams, whose building by drizzle
-   * costs far more CPU than SQLite's writing them (bench/README.md, "Where a write's CPU goes").
-   */
+  /** The driver's own INSERT of many rows for `atomic`; without it, multi-row INSERTs under maxParams. */
   insertRows?<T extends SQLiteTable>(table: T, rows: T['$inferInsert'][], conflict: OnConflict): Query;
-  /**
-   * The driver's own read of stored reports by key (better-sqlite3: one statement prepared once). Without it,
-   * drizzle's builder, which builds and SQLite compiles the statement again on every read: most of the CPU of a
-   * page's first visit after a restart, where the row itself takes microseconds to read.
-   */
+  /** The driver's own read of stored reports by key; without it, a statement compiled anew on every read. */
   readReports?(keys: ReportKey[]): StoredReport[];
   /** Run a read, handing out its rows one by one as arrays of values (better-sqlite3's raw iterate). */
   eachRow?(sql: string, params: unknown[]): Iterable<unknown[]>;
   close?(): Promise<void>;
 }
 
-/**
- * `column IN (the ids)` with the ids bound as one JSON parameter (json_each), so that any number of ids
- * is one statement under D1's parameter limit.
- */
+/** `column IN (the ids)` as one JSON parameter (json_each): any number of ids under D1's parameter limit. */
 export const inJson = (
   column: typeof t.games.runId | typeof t.games.id | typeof t.attempts.gameId | typeof t.attempts.runId,
   ids: string[],
