@@ -22,50 +22,33 @@ async function listen(
   annotate?: AnnotateOptions,
 ) {
   // loaded here, not at the top: the site's modules (charts, markdown) would slow down every `arena --help`
-  const [{ serve }, { nodeSite, warmOverHttp }] = await Promise.all([
-    import('@hono/node-server'),
-    import('../../entry/node.ts'),
-  ]);
-  // the pages every write stored, and live what they are not (src/web/pages.ts)
-  const site = nodeSite({
-    store,
-    intervals,
-    ...(siteUrl ? { siteUrl } : {}),
-    ...(annotate ? { annotate } : {}),
-  });
-  const server = serve(
-    {
-      ...site,
-      port,
-      hostname: host,
-    },
-    // announced once one request has gone through the socket (src/entry/node.ts warmOverHttp)
-    (info) =>
-      void warmOverHttp(host, info.port).then(() =>
-        print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`),
-      ),
-  );
+  const { serveNode } = await import('../../entry/node.ts');
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (e: NodeJS.ErrnoException) => {
-        const why =
-          e.code === 'EADDRINUSE'
-            ? 'is in use'
-            : e.code === 'EACCES'
-              ? 'is not allowed for this user'
-              : `cannot be opened (${e.code ?? e.message})`;
-        reject(
-          new ArenaError(
-            `port ${port} on ${host} ${why}; choose another with --port (--port 0 picks a free one)`,
-            undefined,
-            { cause: e },
-          ),
-        );
-      });
-      const stop = () => server.close(() => resolve());
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+    const server = await serveNode(store, {
+      port,
+      host,
+      intervals,
+      ...(siteUrl ? { siteUrl } : {}),
+      ...(annotate ? { annotate } : {}),
+    }).catch((e: NodeJS.ErrnoException) => {
+      const why =
+        e.code === 'EADDRINUSE'
+          ? 'is in use'
+          : e.code === 'EACCES'
+            ? 'is not allowed for this user'
+            : `cannot be opened (${e.code ?? e.message})`;
+      throw new ArenaError(
+        `port ${port} on ${host} ${why}; choose another with --port (--port 0 picks a free one)`,
+        undefined,
+        { cause: e },
+      );
     });
+    print(`leaderboard on ${server.url}/`);
+    await new Promise((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await server.close();
   } finally {
     await store.close();
   }
