@@ -1,5 +1,4 @@
-// The bootstrap's command-line arguments (--rounds, --level, --seed) and their checks, for every command that
-// draws intervals by resampling.
+// The bootstrap's arguments (--rounds, --level, --seed), for every command that draws intervals by resampling.
 import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from '../core/stats/bootstrap.ts';
 import { int, num, UsageError } from './format.ts';
 

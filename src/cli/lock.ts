@@ -1,6 +1,5 @@
-// One process at a time on a database for a long job (`arena refresh`): an exclusive-create lock file
-// beside the database holding the owner's pid. Creating it with the 'wx' flag fails when it exists, so
-// two processes can never both take it; a lock whose process is gone (SIGKILL, power loss) is taken over.
+// One process at a time on a database for a long job (`arena refresh`): a lock file created exclusively ('wx') beside
+// it, holding the owner's pid; a lock whose process is gone is taken over.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { ArenaError } from '../core/types.ts';
 import { pidAlive } from './liveness.ts';

@@ -25,7 +25,6 @@ export const judgeTurnArgs = {
   turn: { type: 'string', description: '1 or 2 (default: both)' },
 } as const;
 
-/** Open the database, checked (src/cli/open-db.ts); read-only commands refuse a missing file instead of creating an empty one. */
 export { openCheckedStore as openStore };
 
 export function print(s: string): void {
@@ -79,10 +78,7 @@ export async function withImportStore<T>(db: string, fn: (store: SqliteStore) =>
   }
 }
 
-/**
- * One judge's results read: the database opened read-only, --judge resolved (judge-choice.ts), --turn checked;
- * `fn` gets `{ turn }` when one was given, else `{}`.
- */
+/** One judge's results read: the database opened read-only, --judge resolved, --turn checked. */
 export function withJudge<T>(
   args: { db: string; judge?: string | undefined; turn?: string | undefined },
   fn: (store: SqliteStore, judge: string, t: { turn?: number }) => Promise<T>,

@@ -58,7 +58,7 @@ export async function prepareStore(
     await checkModels(reader, models, 'models', { withVotes: false });
     if (mode === 'pairwise-baseline')
       await checkModels(reader, [args.baseline], 'baseline', { withVotes: false });
-    await checkTurns(reader, turns, 'turn');
+    await checkTurns(reader, turns);
   }
   // planning reads only: the shipped prompts the prompt set needs are imported here, once
   if (dry) reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, args.prompts) });

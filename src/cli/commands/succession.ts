@@ -80,7 +80,7 @@ export const successionCommand = defineCommand({
       const models = list(args.models) ?? [...new Set(old.flatMap((o) => [o.model1, o.model2]))].sort();
       const turns = list(args.turn)!.map((t) => int(t, 'turn')!);
       await checkModels(store, models, 'models', { withVotes: false });
-      await checkTurns(store, turns, 'turn');
+      await checkTurns(store, turns);
       await ensureRunPrompts(store, ['pairwise-all'], args.prompts);
       const run = await runSuccession({
         store,
