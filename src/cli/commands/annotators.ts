@@ -1,5 +1,4 @@
-// `arena annotators add|list|revoke`: who may vote on /annotate. An invite is a random token printed once as a
-// login link; the database keeps only its SHA-256.
+// `arena annotators add|list|revoke`: who may vote on /annotate (an invite's token is printed once; only its hash kept).
 import { defineCommand } from 'citty';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';

@@ -1,5 +1,4 @@
-// `arena checkpoints` (win rate of a fine-tuning run's checkpoints): `run` (once, or `--watch` as checkpoints
-// arrive), `add` (a training loop's new checkpoint into the config), `report`.
+// `arena checkpoints run|add|report`: a fine-tuning run's checkpoints against a baseline.
 import { defineCommand } from 'citty';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -154,11 +153,7 @@ function rowsTable(rows: CheckpointRow[], o: { best?: boolean } = {}): string {
   );
 }
 
-/**
- * `run --watch`: judge each checkpoint as it arrives, print its rows at once (a table, or one JSON line), until
- * SIGINT/SIGTERM: idle, it ends at once (exit 0); judging, the games in flight are dropped and their leases
- * released (exit 130; a rerun plays the rest).
- */
+/** `run --watch`: judge each checkpoint as it arrives, print its rows at once, until SIGINT/SIGTERM. */
 async function watch(configFile: string, pollS: number, json: boolean) {
   const { watchCheckpoints } = await import('../../ops/checkpoints-watch.ts');
   const { loadCheckpointsConfig } = await import('../../ops/checkpoints-config.ts');

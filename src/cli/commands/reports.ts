@@ -3,7 +3,6 @@ import { dbArg, print, printJson, jsonArg, withStore } from '../shared.ts';
 import { int, oneOf } from '../format.ts';
 import { reportsLine, storePages } from '../reports.ts';
 
-/** `arena reports [--rebuild]`: the stored reports the site reads, and their rebuild. */
 export const reportsCommand = defineCommand({
   meta: {
     name: 'reports',

@@ -1,5 +1,3 @@
-// `arena run`'s store made ready before it plans: --questions and --answers imported, the models, turns or pair
-// set checked, the shipped prompts imported; a dry run does the same on a view that writes nothing.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mode } from '../../core/types.ts';
@@ -25,8 +23,7 @@ function answerFiles(paths: string[]): string[] {
 
 /**
  * The store made ready for the run: --questions and --answers imported, the models, turns or pair set checked,
- * the shipped prompts the run needs imported. A dry run writes nothing: it checks and plans on a view of the
- * database with what a run would import applied (src/storage/pending.ts).
+ * the shipped prompts imported. A dry run writes nothing: it plans on a view with the imports applied.
  */
 export async function prepareStore(
   store: SqliteStore,

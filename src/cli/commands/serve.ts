@@ -150,8 +150,7 @@ export const serveCommand = defineCommand({
     const site = siteUrl(args['site-url']);
     const annotate = await annotateOptions(args);
     const { reopeningStore } = await import('../reopen.ts');
-    // a refresh republishes by VACUUM INTO + rename: follow the path, not the file first opened; read-only
-    // unless annotators write their votes, and then never a published copy (its votes would be lost)
+    // a refresh republishes by rename: follow the path; read-only unless annotators vote, then never on a copy
     const opts = annotate ? { source: 'serve --annotate' } : { readonly: true };
     const store = reopeningStore(args.db, () => openStore(args.db, opts), {
       log,
@@ -160,11 +159,7 @@ export const serveCommand = defineCommand({
   },
 });
 
-/**
- * `npm start`: on an empty database import the MT-Bench release (MTBENCH_DIR, else download); where the
- * database has no games of the Judge Llama 2 study's judge, import them (JUDGE_LLAMA2_DIR, else a pinned
- * download; JUDGE_LLAMA2_DIR=none skips them) and, with JUDGE_SETS_DIR set, LLMBar's labelled pair sets; then serve.
- */
+/** `npm start`: the data an empty database lacks imported (from the environment's folders, else downloaded), then serve. */
 export const startCommand = defineCommand({
   meta: {
     name: 'start',
@@ -275,7 +270,6 @@ export const startCommand = defineCommand({
         );
         for (const n of notes) print(n);
       }
-      // LLMBar's labelled pair sets, when JUDGE_SETS_DIR names them (../shared/judge_sets, with llmbar/ below it) and none are stored yet
       const setsDir = process.env.JUDGE_SETS_DIR;
       if (setsDir && setsDir !== 'none' && (await store.catalog.pairSets()).length === 0) {
         const llmbar = existsSync(join(setsDir, 'llmbar')) ? join(setsDir, 'llmbar') : setsDir;
@@ -285,7 +279,6 @@ export const startCommand = defineCommand({
           `imported ${sets.length} labelled pair sets from ${llmbar}: ${sets.reduce((n, s) => n + s.items, 0)} items, judges ${[...new Set(sets.flatMap((s) => s.judges))].join(', ')}`,
         );
       }
-      // the site's figures, computed once here (and kept current by every later write) rather than on first visit
       if (intervals === 'bootstrap') await updateReports(store, { progress: true });
     } catch (e) {
       await store.close();

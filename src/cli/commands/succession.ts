@@ -1,5 +1,4 @@
-// `arena judges succession --from OLD --to NEW`: the new judge plays a bridge of the old judge's matches
-// (engine/succession.ts), then the bridge report (reports/succession.ts) is printed, or with --json its object.
+// `arena judges succession --from OLD --to NEW`: the new judge plays a bridge of the old judge's matches, then the report.
 import { defineCommand } from 'citty';
 import { tmpdir } from 'node:os';
 import { int, list, num, oneOf } from '../format.ts';
