@@ -50,12 +50,8 @@ const add = defineCommand({
     const site = args['site-url'] === undefined ? '' : valid(SiteUrl, args['site-url'], '--site-url');
     const token = randomBytes(32).toString('base64url');
     // a name whose invite is still unused is refused by the store, in one line
-    const a = await withStore(
-      args.db,
-      {
-        source: `annotators add ${name}`,
-      },
-      (store) => store.annotators.add(name, inviteHash(token), Date.now()),
+    const a = await withStore(args.db, { source: `annotators add ${name}` }, (store) =>
+      store.annotators.add(name, inviteHash(token), Date.now()),
     );
     print(
       `${a.again ? `invited ${name} again, the same voter annotator_${a.id} (a session still open has ended)` : `invited ${name}`}; send this link once (it works once, and the database keeps only its hash):`,

@@ -146,11 +146,7 @@ export const agreementCommand = defineCommand({
     description:
       'agreement between two judges per turn, with ties (S1) and without (S2); "human" = expert votes',
   },
-  args: {
-    ...dbArg,
-    ...jsonArg,
-    ...twoJudgesArg,
-  },
+  args: { ...dbArg, ...jsonArg, ...twoJudgesArg },
   async run({ args }) {
     const [a, b] = twoJudges(args.judge);
     await withStore(args.db, { readonly: true }, async (store) => {

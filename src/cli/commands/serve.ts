@@ -152,9 +152,7 @@ export const serveCommand = defineCommand({
     const { reopeningStore } = await import('../reopen.ts');
     // a refresh republishes by rename: follow the path; read-only unless annotators vote, then never on a copy
     const opts = annotate ? { source: 'serve --annotate' } : { readonly: true };
-    const store = reopeningStore(args.db, () => openStore(args.db, opts), {
-      log,
-    });
+    const store = reopeningStore(args.db, () => openStore(args.db, opts), { log });
     await listen(store, port, args.host, intervals, site, annotate);
   },
 });

@@ -110,13 +110,8 @@ export const successionCommand = defineCommand({
       if (run.stop === 'failed') exitStatus.code = 2;
       if (run.stop === 'interrupted') exitStatus.code = 130;
       const report = await successionReport(store, args.from, judge.id, { seed: int(args.seed, 'seed')! });
-      const out = {
-        stop: run.stop,
-        paid: run.paid,
-        rounds: run.rounds,
-        candidates: run.candidates,
-        ...report,
-      };
+      const { stop, paid, rounds, candidates } = run;
+      const out = { stop, paid, rounds, candidates, ...report };
       if (args.json) return printJson(out);
       printSuccession(out);
     } finally {
