@@ -3,7 +3,6 @@
 // The jobs themselves only get `{ store, judges, config }`, plus what touches the process: the environment
 // (API keys) and the runner of a refresh's publish command.
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { ArenaError } from '../core/types.ts';
 import { publishToD1 } from '../entry/publish.ts';
 import { pullSiteVotes } from '../entry/site-votes.ts';
@@ -14,16 +13,15 @@ import { openJudge } from '../judges/registry.ts';
 import { loadCheckpointsConfig, type LoadedCheckpoints } from '../ops/checkpoints-config.ts';
 import type { CheckpointsOptions } from '../ops/checkpoints.ts';
 import { loadRefreshConfig } from '../ops/config.ts';
-import type { Env, OpenBatchClient, OpenJudge, Publisher, Spill } from '../ops/deps.ts';
+import type { Env, OpenBatchClient, OpenJudge, Publisher } from '../ops/deps.ts';
 import type { RefreshOptions } from '../ops/refresh/types.ts';
 import { runHook } from './hook-command.ts';
 import { checkApiKeys } from '../judges/registry.ts';
 import { answerFiles, refuseMissingFolder } from '../ops/refresh/index.ts';
 import { processLiveness } from './liveness.ts';
 import { takeLock } from './lock.ts';
-import { restoreSpilled, spillGames } from '../storage/recovery.ts';
 import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
-import { log } from './shared.ts';
+import { log, noSpill, recovered } from './shared.ts';
 
 /** Opens a judge of an ops config through judges/registry.ts openJudge (key check, retries, auth stop), logging retries. */
 function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
@@ -137,23 +135,6 @@ export async function withCheckpointsContext<T>(
     await store.close();
   }
 }
-
-/**
- * The spill of a job that plays into `db`, once the verdicts earlier runs paid for but could not store (a full
- * disk) are stored from its recovery files (a dry run stores nothing and spills nothing).
- */
-async function recovered(
-  store: SqliteStore,
-  db: string,
-  o: { dryRun?: boolean; log?: (m: string) => void },
-): Promise<Spill> {
-  if (o.dryRun) return noSpill;
-  for (const r of await restoreSpilled(store, db, tmpdir()))
-    (o.log ?? log)(`stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})`);
-  return (games, run) => spillGames(db, tmpdir(), games, run);
-}
-
-const noSpill: Spill = () => Promise.reject(new Error('a dry run stores nothing'));
 
 /** The database; for a dry run that finds no file, an empty one in memory (a dry run creates nothing). */
 function openForDryRun(db: string, dryRun: boolean | undefined): SqliteStore {

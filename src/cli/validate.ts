@@ -19,10 +19,7 @@ type ModelStore = {
   games: Pick<Store['games'], 'list'>;
 };
 
-/**
- * Every model named must have answers, or (unless `withVotes: false`, a run) appear in recorded votes or in
- * `judge`'s games (imported judgments).
- */
+/** Every model named must have answers or (unless `withVotes: false`) recorded votes, or be in `judge`'s games. */
 export async function checkModels(
   store: ModelStore,
   models: readonly string[],

@@ -1,5 +1,4 @@
-// Node entry: the leaderboard app over a SQLite file, served by @hono/node-server.
-// `node --import tsx src/entry/node.ts <db> [port] [host]`, or use `arena serve` (src/cli/commands/serve.ts).
+// Node entry: `node --import tsx src/entry/node.ts <db> [port] [host]`, or `arena serve`.
 import { serve, type ServerType } from '@hono/node-server';
 import { get } from 'node:http';
 import { pathToFileURL } from 'node:url';

@@ -36,9 +36,7 @@ export function sqlLiteral(v: unknown): string {
  * rows left in D1; `id`: whether the file's ids go with its rows; `conflict`: an INSERT meeting a row D1 has.
  */
 const MERGED: Record<string, { keep: string; id: boolean; conflict: string }> = {
-  // invited and revoked in the file; an invite redeemed on the site stays redeemed and its session open, unless
-  // the file invited the annotator again (another token) or revoked them (in a SET, a column is the old row's;
-  // IIF, not CASE: wrangler's statement splitter reads a CASE's END as the end of a trigger body)
+  // a redeemed invite stays redeemed unless the file invited again or revoked (IIF: wrangler reads a CASE's END badly)
   annotators: {
     keep: 'all',
     id: true,
@@ -50,9 +48,7 @@ const MERGED: Record<string, { keep: string; id: boolean; conflict: string }> = 
       '"session_hash" = IIF("annotators"."token_hash" = excluded."token_hash" AND excluded."revoked_at" IS NULL, ' +
       '"annotators"."session_hash", NULL)',
   },
-  // what the site showed and answered (its ids are in the annotators' open pages)
   annotations: { keep: 'all', id: true, conflict: 'ON CONFLICT DO NOTHING' },
-  // the votes cast on the site are kept; the others are replaced by the file's, numbered by D1 after the kept ones
   votes: { keep: `"source" = 'annotate'`, id: false, conflict: 'ON CONFLICT DO NOTHING' },
 };
 

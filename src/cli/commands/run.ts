@@ -1,22 +1,19 @@
 // `arena run`: plan the games a tournament (or a labelled pair set) needs and play those not stored yet: one judge
 // (run-progress.ts), several (run-multi.ts), until settled (run-settled.ts), or only the plan (run-dry.ts).
 import { defineCommand } from 'citty';
-import { tmpdir } from 'node:os';
-import type { Game, Mode } from '../../core/types.ts';
+import type { Mode } from '../../core/types.ts';
 import { fatalStopError } from '../../judges/fatal-stop.ts';
 import { retirementWarning } from '../../core/retirement.ts';
 import { costOf, tablePriceOf } from '../../ops/prices.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { checkApiKeys, type GovernedJudge } from '../../judges/registry.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
-import { restoreSpilled, spillGames } from '../../storage/recovery.ts';
-import type { RunRecord } from '../../storage/store.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
 import { judgeSetupOf, settingsOf, stoppingJudges } from '../judge-args.ts';
 import { processLiveness } from '../liveness.ts';
 import { drawsBar } from '../progress-bar.ts';
 import { updateReports } from '../reports.ts';
-import { openStore } from '../shared.ts';
+import { openStore, recovered } from '../shared.ts';
 import { judgeSpecsOf, MODES, runArgs, settleArgs, type RunArgs } from './run-args.ts';
 import { prepareStore } from './run-prepare.ts';
 import { playWithProgress, reportRun, type RunUi } from './run-progress.ts';
@@ -109,12 +106,7 @@ function priced(judgeId: string) {
 /** The plan printed (--dry-run) or played as the request asks; whether a one-judge tournament was played to its end. */
 async function play(c: RunContext): Promise<boolean> {
   const { args, request: r, store, judge } = c;
-  // verdicts an earlier run paid for but could not store (a full disk) are stored first
-  if (!args['dry-run'])
-    for (const s of await restoreSpilled(store, args.db, tmpdir()))
-      process.stderr.write(
-        `stored ${s.games} verdict(s) an earlier run paid for but could not store (${s.file})\n`,
-      );
+  const spill = await recovered(store, args.db, { dryRun: !!args['dry-run'] });
   const { reader, questionIds } = await prepareStore(store, args, r.mode, r.models, r.turns);
   const common = {
     store,
@@ -129,7 +121,7 @@ async function play(c: RunContext): Promise<boolean> {
     referenceSource: args.reference,
     settings: settingsOf(args),
     ...processLiveness(),
-    spill: (games: Game[], run: RunRecord) => spillGames(args.db, tmpdir(), games, run),
+    spill,
   };
   if (args['dry-run']) {
     const { printDryRun } = await import('./run-dry.ts');
