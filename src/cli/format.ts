@@ -33,8 +33,8 @@ export function table(objects: readonly object[], columns?: readonly string[]): 
 export function list(v: string | undefined): string[] | undefined {
   if (v === undefined || v === '') return undefined;
   return v
-    .split(',')
-    .map((s) => s.trim())
+    .trim()
+    .split(/\s*,\s*/)
     .filter(Boolean);
 }
 

@@ -74,7 +74,7 @@ export function runInGroup(
     const onAbort = () => stop('aborted');
     o.signal?.addEventListener('abort', onAbort, { once: true });
     if (o.signal?.aborted) onAbort();
-    // a second Ctrl-C exits at once (cli/commands/ops.ts interruptible): the group goes with this process
+    // a second Ctrl-C exits at once: the group goes with this process
     const onExit = () => group('SIGKILL');
     process.once('exit', onExit);
     let ended = false;

@@ -78,17 +78,14 @@ export function settingsOf(args: { temperature?: string | undefined; 'max-tokens
   };
 }
 
-/** The option each field of JudgeSetup comes from. */
-const FLAG: Record<keyof JudgeSetup, string> = {
+/** The option each field of JudgeSetup comes from, where its name differs. */
+const FLAG: Partial<Record<keyof JudgeSetup, string>> = {
   id: 'judge',
   baseURL: 'base-url',
   apiKeyEnv: 'judge',
   timeoutS: 'timeout',
-  retries: 'retries',
   backoffMs: 'backoff',
   retryBudgetS: 'retry-budget',
-  tpm: 'tpm',
-  rpm: 'rpm',
   endpoints: 'base-url',
   reasoningEffort: 'reasoning-effort',
   api: 'structured-output',

@@ -20,8 +20,7 @@ export function takeLock(db: string, name: string, what = name): () => void {
           { cause: e },
         );
       const pid = holder(file);
-      // a lock being written (empty for an instant) or held by a live process (this one too: another of its jobs)
-      // is respected; a second failure after removing a dead owner's lock means another process took it in between
+      // a lock being written (empty) or held by a live process is respected; so is one taken between our two tries
       if (pid === undefined || pidAlive(pid) || attempt > 0)
         throw new ArenaError(
           `another ${what} ${pid ? `(pid ${pid}) ` : ''}is running on ${db} (lock ${file}; delete it only if no such process runs)`,

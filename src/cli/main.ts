@@ -60,8 +60,7 @@ interface CliIO {
 
 /** `arena ...args` as the process that runs it: the only place the command sets the process's exit status. */
 export async function runAsProcess(args: string[] = process.argv.slice(2)): Promise<void> {
-  // `arena … | head`: once the reader has gone, nothing more can be shown; end quietly with the status so far
-  // (what a SIGPIPE does to a C program, without Node's EPIPE stack trace)
+  // `arena … | head`: once the reader has gone, end quietly with the status so far (as SIGPIPE would)
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code !== 'EPIPE') throw e;
@@ -124,8 +123,7 @@ async function runArgs(given: string[]): Promise<number> {
   verbosity.on = verbose;
   try {
     if (!rawArgs.length || rawArgs.includes('--help') || rawArgs.includes('-h')) {
-      // rendered and written here, not with citty's showUsage: that prints through consola, which is
-      // silent when NODE_ENV=test or CI-like environments turn its level down
+      // not citty's showUsage: its consola is silent under NODE_ENV=test and in CI
       const [cmd, parent] = await resolveForUsage(rawArgs);
       // citty pads every line to the widest one; a terminal needs no trailing blanks
       const usage = (await renderUsage(cmd, parent)).replace(/`([^`\n]*)`/g, '$1').replace(/[ \t]+$/gm, '');
@@ -180,10 +178,7 @@ async function resolveForUsage(args: string[]): Promise<[Cmd, Parameters<typeof 
   return [cmd, parent, path];
 }
 
-/**
- * The command the words name, run without its sub-commands: citty would run a parent's own `run` after its
- * sub-command, and take `arena judges --judge gpt-4`'s first word for one. A group without a run is left to citty.
- */
+/** The command the words name, run without its sub-commands (citty would also run a parent's own `run`). */
 async function withOwnRun(args: string[]): Promise<[Parameters<typeof runCommand>[0], string[]]> {
   const [cmd, , path] = await resolveForUsage(args);
   if (path.length && cmd.run) return [{ ...cmd, subCommands: undefined }, args.slice(path.length)];

@@ -18,12 +18,6 @@ const HEADER = 'SQLite format 3\u0000';
 /** files (with their -wal) up to this size get a full `PRAGMA quick_check` on open */
 const QUICK_CHECK_MAX_BYTES = 256 << 20;
 
-function bytes(file: string): number {
-  let n = 0;
-  for (const f of [file, `${file}-wal`]) if (existsSync(f)) n += statSync(f).size;
-  return n;
-}
-
 /** What is wrong with the file before SQLite sees it (not a database, truncated), or undefined. */
 function checkFile(file: string): string | undefined {
   const st = statSync(file);
@@ -165,8 +159,9 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
     if (upgrade)
       process.stderr.write(`arena: ${file}: upgraded its schema from ${upgrade.from} to ${upgrade.to}\n`);
     // quick_check reads every page: a large file is left to the header checks and SQLite's errors on use
+    const bytes = [file, `${file}-wal`].reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0);
     const check =
-      bytes(file) <= QUICK_CHECK_MAX_BYTES
+      bytes <= QUICK_CHECK_MAX_BYTES
         ? (store.sqlite.pragma('quick_check', { simple: false }) as { quick_check: string }[])
         : [{ quick_check: 'ok' }];
     if (check[0]?.quick_check !== 'ok')

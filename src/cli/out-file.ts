@@ -35,11 +35,7 @@ export async function writeOutputFile<T>(
   } catch (e) {
     rmSync(tmp, { force: true });
     if (e instanceof ArenaError) throw e;
-    const code = (e as { code?: string }).code;
-    throw new ArenaError(
-      `${out}: cannot write (${code ?? (e as Error).message})`,
-      { file: out },
-      { cause: e },
-    );
+    const why = (e as { code?: string }).code ?? (e as Error).message;
+    throw new ArenaError(`${out}: cannot write (${why})`, { file: out }, { cause: e });
   }
 }

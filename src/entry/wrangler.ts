@@ -1,6 +1,6 @@
 // How `arena publish` runs wrangler: the project's own wrangler (its bin script, with this node) when it is
 // installed beside it, without the npm start that `npx` costs on every call; `npx wrangler` otherwise.
-import { runInGroup, type GroupEnd } from '../cli/hook-command.ts';
+import { runInGroup } from '../cli/hook-command.ts';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -28,14 +28,12 @@ export interface D1Database {
 
 /** A local `wrangler d1 execute` has been seen never to end after its last row (workerd idle). */
 export const D1_TIMEOUT_MS = 120_000;
-/** What `wrangler d1 execute` printed and how it ended. */
+/** What `wrangler d1 execute` printed (when captured) and how it ended; `error`: it could not start or printed too much. */
 interface D1Run {
   status: number | null;
   signal: NodeJS.Signals | null;
-  /** it could not start (or printed more than `maxBuffer`) */
   error?: Error;
   timedOut: boolean;
-  /** what it printed, when `capture` */
   stdout: string;
   stderr: string;
 }
@@ -66,41 +64,34 @@ export async function d1Execute(
   const timeoutMs = options.timeoutMs ?? D1_TIMEOUT_MS;
   const maxBuffer = options.maxBuffer ?? 1024 * 1024;
   for (let tries = t.remote ? 1 : 2; ;) {
-    const r = d1Run(
-      await runInGroup(file, cmdArgs, {
-        env,
-        timeoutMs,
-        output: options.capture ? 'capture' : options.stdout === 'stdout' ? 'inherit' : 'stderr',
-        maxBuffer,
-        killLeftovers: true,
-      }),
+    const { end, stdout, stderr, overflow } = await runInGroup(file, cmdArgs, {
+      env,
       timeoutMs,
+      output: options.capture ? 'capture' : options.stdout === 'stdout' ? 'inherit' : 'stderr',
       maxBuffer,
-    );
+      killLeftovers: true,
+    });
+    const timedOut = 'stopped' in end;
+    const why = overflow
+      ? `wrangler printed more than ${maxBuffer} characters on ${overflow}`
+      : timedOut
+        ? `did not end within ${timeoutMs / 1000} s`
+        : 'cannotStart' in end
+          ? end.cannotStart
+          : undefined;
+    const r: D1Run = {
+      status: 'exit' in end && !overflow ? end.exit : null,
+      signal: 'signal' in end ? (end.signal as NodeJS.Signals) : null,
+      ...(why ? { error: new Error(why) } : {}),
+      timedOut,
+      stdout,
+      stderr,
+    };
     if (r.status === 0 || (r.error && !r.timedOut) || --tries === 0) return r;
     log(
       `wrangler d1 execute ${r.timedOut ? `did not end within ${timeoutMs / 1000} s (stopped)` : `failed (exit ${r.status ?? r.signal})`}; a local run is one transaction: once more`,
     );
   }
-}
-
-function d1Run({ end, stdout, stderr, overflow }: GroupEnd, timeoutMs: number, maxBuffer: number): D1Run {
-  const timedOut = 'stopped' in end;
-  const why = overflow
-    ? `wrangler printed more than ${maxBuffer} characters on ${overflow}`
-    : timedOut
-      ? `did not end within ${timeoutMs / 1000} s`
-      : 'cannotStart' in end
-        ? end.cannotStart
-        : undefined;
-  return {
-    status: 'exit' in end && !overflow ? end.exit : null,
-    signal: 'signal' in end ? (end.signal as NodeJS.Signals) : null,
-    ...(why ? { error: new Error(why) } : {}),
-    timedOut,
-    stdout,
-    stderr,
-  };
 }
 
 /**

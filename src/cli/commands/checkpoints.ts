@@ -129,7 +129,7 @@ async function printReport(configFile: string, json: boolean, chart?: string) {
 }
 
 /** The report's rows as a table: win rate with its interval, paired differences against earlier checkpoints. */
-function rowsTable(rows: CheckpointRow[], o: { best?: boolean } = {}): string {
+function rowsTable(rows: CheckpointRow[], best = true): string {
   const f = (x: number | null) => (x !== null && Number.isFinite(x) ? x.toFixed(3) : '-');
   const sign = (x: number | null) => (x !== null && x >= 0 ? '+' : '');
   // a figure without an interval (too few questions) shows its point only
@@ -148,7 +148,7 @@ function rowsTable(rows: CheckpointRow[], o: { best?: boolean } = {}): string {
       n: r.winRate.n,
       'vs previous': r.vsPrevious ? `${iv(r.vsPrevious, true)} (${r.vsPrevious.against})` : '',
       'vs best so far': r.vsBest ? `${iv(r.vsBest, true)} (${r.vsBest.against})` : '',
-      ...(o.best === false ? {} : { best: r.best ? '*' : '' }),
+      ...(best ? { best: r.best ? '*' : '' } : {}),
     })),
   );
 }
@@ -175,7 +175,7 @@ async function watch(configFile: string, pollS: number, json: boolean) {
           bars.stop();
           if (json)
             process.stdout.write(`${JSON.stringify({ checkpoint: k.name, step: k.step, rows: k.rows })}\n`);
-          else print(`judged ${k.name} (step ${k.step}):\n${rowsTable(k.rows, { best: false })}`);
+          else print(`judged ${k.name} (step ${k.step}):\n${rowsTable(k.rows, false)}`);
         },
       });
     });

@@ -114,7 +114,7 @@ export const refreshCommand = defineCommand({
         }),
       );
       bars.stop();
-      if (args['dry-run'] && !args.json) {
+      if (dryRun && !args.json)
         printTable(s.plan, (p) => ({
           judge: p.judge,
           mode: p.mode,
@@ -126,7 +126,6 @@ export const refreshCommand = defineCommand({
           'est. USD': figures.usd(p.estCost),
           estimate: p.basis,
         }));
-      }
       if (args.json) printJson(s);
       else print(s.line);
       exitStatus.code = s.exitCode;

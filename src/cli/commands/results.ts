@@ -113,10 +113,7 @@ export const standingsCommand = defineCommand({
 });
 
 /** A standings row as people read it: rates spelled as the site's leaderboard spells them (core/format.ts). */
-function shownStanding<R extends { winRate: number; lossRate: number; winRateAdjusted: number }>(
-  r: R,
-): Omit<R, 'winRate' | 'lossRate' | 'winRateAdjusted'> &
-  Record<'winRate' | 'lossRate' | 'winRateAdjusted', string> {
+function shownStanding<R extends { winRate: number; lossRate: number; winRateAdjusted: number }>(r: R) {
   return {
     ...r,
     winRate: figures.rate(r.winRate),

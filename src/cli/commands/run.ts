@@ -86,12 +86,8 @@ function readRequest(args: RunArgs) {
   const judgeSpecs = judgeSpecsOf(args); // every --judge, in order
   const settle = settleArgs(args, mode, judgeSpecs.length);
   // every judge's setup (--escalate-to's included) is checked (options, API key) before anything is opened or imported
-  const setups = new Map(
-    [...judgeSpecs, ...(args['escalate-to'] ? [args['escalate-to']] : [])].map((spec) => [
-      spec,
-      judgeSetupOf(spec, args),
-    ]),
-  );
+  const specs = [...judgeSpecs, ...(args['escalate-to'] ? [args['escalate-to']] : [])];
+  const setups = new Map(specs.map((spec) => [spec, judgeSetupOf(spec, args)]));
   return { mode, parser, models, turns, concurrency, judgeSpecs, settle, setups };
 }
 

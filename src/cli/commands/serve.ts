@@ -9,28 +9,17 @@ import { cacheDir } from '../cache-dir.ts';
 import { dbArg, openStore, print, removeDatabase, withStore, log } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 import type { AnnotateOptions } from '../../web/annotate/routes.ts';
+import type { AppOptions } from '../../web/app.ts';
 import type { Context } from 'hono';
 import { randomBytes } from 'node:crypto';
 import { updateReports } from '../reports.ts';
 
-async function listen(
-  store: SqliteStore,
-  port: number,
-  host: string,
-  intervals: 'bootstrap' | 'sandwich' = 'bootstrap',
-  siteUrl?: string,
-  annotate?: AnnotateOptions,
-) {
+async function listen(store: SqliteStore, o: { port: number; host: string } & Omit<AppOptions, 'store'>) {
+  const { port, host } = o;
   // loaded here, not at the top: the site's modules (charts, markdown) would slow down every `arena --help`
   const { serveNode } = await import('../../entry/node.ts');
   try {
-    const server = await serveNode(store, {
-      port,
-      host,
-      intervals,
-      ...(siteUrl ? { siteUrl } : {}),
-      ...(annotate ? { annotate } : {}),
-    }).catch((e: NodeJS.ErrnoException) => {
+    const server = await serveNode(store, o).catch((e: NodeJS.ErrnoException) => {
       const why =
         e.code === 'EADDRINUSE'
           ? 'is in use'
@@ -153,7 +142,7 @@ export const serveCommand = defineCommand({
     // a refresh republishes by rename: follow the path; read-only unless annotators vote, then never on a copy
     const opts = annotate ? { source: 'serve --annotate' } : { readonly: true };
     const store = reopeningStore(args.db, () => openStore(args.db, opts), { log });
-    await listen(store, port, args.host, intervals, site, annotate);
+    await listen(store, { port, host: args.host, intervals, ...site, ...(annotate ? { annotate } : {}) });
   },
 });
 
@@ -187,15 +176,14 @@ export const startCommand = defineCommand({
           names: (await s.games.judges()).map((j) => j.judge),
         }))
       : { empty: true, names: [] as string[] };
-    const empty = judges.empty;
-    if (!empty)
+    if (!judges.empty)
       log(
         `serving ${args.db} as it is (judges: ${judges.names.join(', ') || 'none'}); to import the release again, remove it first (rm ${args.db}) or run \`arena import mtbench --db ${args.db}\``,
       );
     let study: string | undefined;
     let sources: ReturnType<typeof mtbenchSources> | undefined;
     let dir: string | undefined;
-    if (empty) {
+    if (judges.empty) {
       // find and check the release before creating anything: a failure leaves no empty database behind
       dir = process.env.MTBENCH_DIR;
       if (dir) {
@@ -283,14 +271,14 @@ export const startCommand = defineCommand({
       if (!existed) removeDatabase(args.db);
       throw e;
     }
-    await listen(store, port, args.host, intervals, siteUrl(args['site-url']));
+    await listen(store, { port, host: args.host, intervals, ...siteUrl(args['site-url']) });
   },
 });
 
 /** --site-url: an http(s) address, or nothing. */
-function siteUrl(v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
+function siteUrl(v: string | undefined): { siteUrl?: string } {
+  if (v === undefined) return {};
   if (!/^https?:\/\/[^/\s]+(\/\S*)?$/.test(v))
     throw new UsageError(`--site-url expects an address like https://arena.example.org, got "${v}"`);
-  return v;
+  return { siteUrl: v };
 }
