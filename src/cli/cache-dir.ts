@@ -1,5 +1,4 @@
-// Where downloads are kept: $XDG_CACHE_HOME/mt-arena (default ~/.cache/mt-arena), one folder per pinned
-// download. Read here, in the CLI, so the downloaders below it take the folder as a parameter.
+// Where downloads are kept: $XDG_CACHE_HOME/mt-arena (default ~/.cache/mt-arena), read here so downloaders take a folder.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 

@@ -1,8 +1,6 @@
-// What a user reads when a command fails. Messages from below the CLI carry an origin tag such as
-// "[ops:prices]" or "[judge:openai]" for whoever debugs them; the user's line leaves the tags out unless
-// --verbose (or ARENA_DEBUG=1) asks for them, and then an unexpected error's stack is shown too.
+// What a user reads when a command fails: without --verbose (or ARENA_DEBUG=1), no origin tags and no stack.
 
-/** An origin tag: "[layer:part] " as the layers below the CLI prefix their messages. */
+/** An origin tag ("[ops:prices] ", "[judge:openai] "), as the layers below the CLI prefix their messages. */
 const ORIGIN_TAG = /\[[a-z]+(?:-[a-z]+)*:[a-z0-9.-]+\] ?/g;
 
 /** The message as a user reads it: origin tags dropped unless `verbose`. */
@@ -13,13 +11,10 @@ export function userMessage(message: string, verbose: boolean): string {
 /** Whether this command was given --verbose (or ARENA_DEBUG=1); main.ts sets it for each command. */
 export const verbosity = { on: false };
 
-/**
- * A run's failed calls as the lines under its summary: each different message once (a server down fails every
- * call alike), as the user reads it; at most `max` lines.
- */
-export function failureLines(errors: readonly string[], max = 5): string[] {
+/** A run's failed calls as the lines under its summary: each different message once (a server down fails all alike). */
+export function failureLines(errors: readonly string[]): string[] {
   return [...new Set(errors.map((e) => userMessage(e, verbosity.on)))]
-    .slice(0, max)
+    .slice(0, 5)
     .map((m) => `  failed: ${m}`);
 }
 

@@ -33,8 +33,8 @@ export function table(objects: readonly object[], columns?: readonly string[]): 
 export function list(v: string | undefined): string[] | undefined {
   if (v === undefined || v === '') return undefined;
   return v
-    .split(',')
-    .map((s) => s.trim())
+    .trim()
+    .split(/\s*,\s*/)
     .filter(Boolean);
 }
 
@@ -71,18 +71,12 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/**
- * How a summary line names its run: `run <id>`, or, when there was nothing to play, that no run was recorded (the
- * engine stores no run record then, so `arena runs` would never show the id).
- */
+/** How a summary line names its run (with nothing to play, the engine records none). */
 export function runName(s: { id: string; toPlay: number }): string {
   return s.toPlay ? `run ${s.id}` : 'nothing to play, no run recorded';
 }
 
-/**
- * A table of ratings, in the rows' order: a group column where they were fitted per group of models that met (with
- * the sentence that says so) and a note column where a row has one.
- */
+/** A table of ratings, in the rows' order, with group and note columns where rows have them. */
 export function ratingsTable(
   rows: readonly {
     model: string;

@@ -1,26 +1,11 @@
-// A command as a child process in a process group of its own, stdin closed, so that a timeout, an abort, or this
-// process's exit stops it with everything it started (a shell's children, wrangler's workerd) and nothing it runs can
-// hold a refresh, its lock, or a publish past that: a refresh's `publish.command` (ops/deps.ts RunHook) and
-// `wrangler d1 execute` (entry/wrangler.ts).
+// A command (a refresh's `publish.command`, `wrangler d1 execute`) in a process group of its own, stdin closed, so
+// that a timeout, an abort, or this process's exit stops it with everything it started.
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { Env, HookEnd, RunHook } from '../ops/deps.ts';
 
 /** After SIGTERM, how long the group has to end before SIGKILL. */
 const GRACE_MS = 3000;
-
-export interface GroupOptions {
-  cwd?: string;
-  env: Env | NodeJS.ProcessEnv;
-  timeoutMs: number;
-  signal?: AbortSignal | undefined;
-  /** where its output goes: ours (default), its stdout on our stderr, or read (at most `maxBuffer` characters each,
-   * default 1 MiB) */
-  output?: 'inherit' | 'stderr' | 'capture';
-  maxBuffer?: number;
-  /** stop what it left running in its group when it ends (an idle workerd) */
-  killLeftovers?: boolean;
-}
 
 /** How it ended, and what it printed when captured; `overflow` names the stream that passed `maxBuffer`. */
 export interface GroupEnd {
@@ -30,7 +15,23 @@ export interface GroupEnd {
   overflow?: 'stdout' | 'stderr';
 }
 
-export function runInGroup(cmd: string, args: string[], o: GroupOptions): Promise<GroupEnd> {
+/**
+ * `output`: ours (default), its stdout on our stderr, or read (at most `maxBuffer` characters each, default 1 MiB);
+ * `killLeftovers`: stop what it left running in its group when it ends (an idle workerd).
+ */
+export function runInGroup(
+  cmd: string,
+  args: string[],
+  o: {
+    cwd?: string;
+    env: Env | NodeJS.ProcessEnv;
+    timeoutMs: number;
+    signal?: AbortSignal | undefined;
+    output?: 'inherit' | 'stderr' | 'capture';
+    maxBuffer?: number;
+    killLeftovers?: boolean;
+  },
+): Promise<GroupEnd> {
   return new Promise<GroupEnd>((done) => {
     let stopped: 'timeout' | 'aborted' | undefined;
     const out = { stdout: '', stderr: '' };
@@ -73,7 +74,7 @@ export function runInGroup(cmd: string, args: string[], o: GroupOptions): Promis
     const onAbort = () => stop('aborted');
     o.signal?.addEventListener('abort', onAbort, { once: true });
     if (o.signal?.aborted) onAbort();
-    // a second Ctrl-C exits at once (cli/commands/ops.ts interruptible): the group goes with this process
+    // a second Ctrl-C exits at once: the group goes with this process
     const onExit = () => group('SIGKILL');
     process.once('exit', onExit);
     let ended = false;

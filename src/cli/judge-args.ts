@@ -1,6 +1,4 @@
-// The options that say how a judge is reached and called, declared once for every command that plays games
-// (`arena run`, `arena calibrate`, `arena judges succession`) and parsed into the same schema as `judges[]` in config files
-// (judges/registry.ts JudgeSetup): one typed default per option, one error format.
+// How a judge is reached and called, for every command that plays games: parsed into the schema of config files' judges.
 import { formatIssueLine, issueLines } from '../core/zod-issues.ts';
 import { REASONING_EFFORTS, STRUCTURED_OUTPUTS } from '../judges/contract.ts';
 import { setMaxListeners } from 'node:events';
@@ -80,17 +78,14 @@ export function settingsOf(args: { temperature?: string | undefined; 'max-tokens
   };
 }
 
-/** The option each field of JudgeSetup comes from. */
-const FLAG: Record<keyof JudgeSetup, string> = {
+/** The option each field of JudgeSetup comes from, where its name differs. */
+const FLAG: Partial<Record<keyof JudgeSetup, string>> = {
   id: 'judge',
   baseURL: 'base-url',
   apiKeyEnv: 'judge',
   timeoutS: 'timeout',
-  retries: 'retries',
   backoffMs: 'backoff',
   retryBudgetS: 'retry-budget',
-  tpm: 'tpm',
-  rpm: 'rpm',
   endpoints: 'base-url',
   reasoningEffort: 'reasoning-effort',
   api: 'structured-output',
@@ -146,11 +141,7 @@ export function judgeSetupOf(spec: string, args: CallArgs): JudgeSetup {
   );
 }
 
-/**
- * The judges a command plays with, each opened from its setup by `open`: the first fatal refusal of any (401/403, a
- * retired model, a refused parameter) aborts `ctl` so that no further call is made, and `refused()` names it for the
- * command's one message; no retry fixes it.
- */
+/** The judges a command plays with: the first fatal refusal of any (401/403, a retired model) aborts `ctl`. */
 export function stoppingJudges(o: { log?: (m: string) => void; planOnly?: boolean } = {}) {
   const ctl = new AbortController();
   setMaxListeners(0, ctl.signal); // one listener per game in flight

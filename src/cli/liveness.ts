@@ -1,17 +1,8 @@
-// This process as the engine's runs see it. The engine never reads the host or the process itself: the CLI
-// passes an owner ("host:pid") for the runs it plays and a way to tell whether another run's owner is alive.
+// This process as the engine's runs see it (the engine never reads the host or the process itself).
 import { hostname } from 'node:os';
 import type { Liveness } from '../engine/play/index.ts';
 
-/** This process as a run's owner: "host:pid". */
-function thisProcess(): string {
-  return `${hostname()}:${process.pid}`;
-}
-
-/**
- * Whether the process an owner string names is alive: known only on this host (signal 0 probes the pid;
- * EPERM means it exists under another user). Elsewhere undefined: the run's heartbeat decides.
- */
+/** Whether the process an owner ("host:pid") names is alive: known only on this host, else the heartbeat decides. */
 function processAlive(owner: string): boolean | undefined {
   const i = owner.lastIndexOf(':');
   const pid = Number(owner.slice(i + 1));
@@ -31,5 +22,5 @@ export function pidAlive(pid: number): boolean {
 
 /** The runs this process plays: owned by it, and told apart from runs whose process died on this host. */
 export function processLiveness(): Liveness {
-  return { owner: thisProcess(), isAlive: processAlive };
+  return { owner: `${hostname()}:${process.pid}`, isAlive: processAlive };
 }

@@ -1,6 +1,5 @@
-// One process at a time on a database for a long job (`arena refresh`): an exclusive-create lock file
-// beside the database holding the owner's pid. Creating it with the 'wx' flag fails when it exists, so
-// two processes can never both take it; a lock whose process is gone (SIGKILL, power loss) is taken over.
+// One process at a time on a database for a long job (`arena refresh`): a lock file created exclusively ('wx') beside
+// it, holding the owner's pid; a lock whose process is gone is taken over.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { ArenaError } from '../core/types.ts';
 import { pidAlive } from './liveness.ts';
@@ -21,8 +20,7 @@ export function takeLock(db: string, name: string, what = name): () => void {
           { cause: e },
         );
       const pid = holder(file);
-      // a lock being written (empty for an instant) or held by a live process (this one too: another of its jobs)
-      // is respected; a second failure after removing a dead owner's lock means another process took it in between
+      // a lock being written (empty) or held by a live process is respected; so is one taken between our two tries
       if (pid === undefined || pidAlive(pid) || attempt > 0)
         throw new ArenaError(
           `another ${what} ${pid ? `(pid ${pid}) ` : ''}is running on ${db} (lock ${file}; delete it only if no such process runs)`,

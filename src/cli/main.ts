@@ -51,32 +51,24 @@ export const main = defineCommand({
 const OLD_SPELLINGS: Record<string, string> = { turns: 'turn', judges: 'judge' };
 
 /** Where one run of the command reads and writes: the process's own unless given. */
-export interface CliIO {
+interface CliIO {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
-  /** the directory relative paths (`--db arena.db`) are read from */
   cwd: string;
 }
 
-/**
- * `arena ...args` as the process that runs it: writes through the process's streams, and ends quietly when the
- * reader of its output goes away. The only place the command sets the process's exit status.
- */
+/** `arena ...args` as the process that runs it: the only place the command sets the process's exit status. */
 export async function runAsProcess(args: string[] = process.argv.slice(2)): Promise<void> {
-  // `arena … | head`: once the reader has gone, nothing more can be shown; end quietly with the status so far
-  // (what a SIGPIPE does to a C program, without Node's EPIPE stack trace)
+  // `arena … | head`: once the reader has gone, end quietly with the status so far (as SIGPIPE would)
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code !== 'EPIPE') throw e;
       process.exit(exitStatus.code);
     });
   }
-  // Between full collections V8 lets the old generation grow to several times the live data; a tournament's
-  // requests in flight are promoted and die there, and so do a report build's bootstrap rounds. A small growth
-  // step keeps the heap near its live data (docs/performance.md; a 30-model rebuild: 760 MB peak without it, 400
-  // with it, bench/README.md). V8 reads the flag at every collection, so setting it before the command runs takes
-  // effect without a node option that the bundle and tsx would both need.
+  // a small old-generation growth step keeps the heap near its live data (docs/performance.md); V8 reads the flag
+  // at every collection, so no node option is needed
   v8.setFlagsFromString('--heap-growing-percent=15');
   process.exitCode = await runCli(args);
 }
@@ -84,11 +76,9 @@ export async function runAsProcess(args: string[] = process.argv.slice(2)): Prom
 let queue: Promise<unknown> = Promise.resolve();
 
 /**
- * `arena ...args`, resolving with its exit status; it never exits the process. Given `io`, the run sees
- * those streams as process.stdout and process.stderr, that environment as process.env and that directory as
- * its working directory, and the process's own are put back when it ends: the commands read them where they
- * need them, so a run in another's process (a test) is the command as a user runs it. Runs given `io` take
- * turns, one at a time.
+ * `arena ...args`, resolving with its exit status; it never exits the process. Given `io`, the run sees it as its
+ * process's streams, environment and directory (put back when it ends), so a run in a test is the command as a
+ * user runs it; such runs take turns.
  */
 export function runCli(args: string[], io?: Partial<CliIO>): Promise<number> {
   if (!io) return runArgs(args);
@@ -133,8 +123,7 @@ async function runArgs(given: string[]): Promise<number> {
   verbosity.on = verbose;
   try {
     if (!rawArgs.length || rawArgs.includes('--help') || rawArgs.includes('-h')) {
-      // rendered and written here, not with citty's showUsage: that prints through consola, which is
-      // silent when NODE_ENV=test or CI-like environments turn its level down
+      // not citty's showUsage: its consola is silent under NODE_ENV=test and in CI
       const [cmd, parent] = await resolveForUsage(rawArgs);
       // citty pads every line to the widest one; a terminal needs no trailing blanks
       const usage = (await renderUsage(cmd, parent)).replace(/`([^`\n]*)`/g, '$1').replace(/[ \t]+$/gm, '');
@@ -151,7 +140,7 @@ async function runArgs(given: string[]): Promise<number> {
     const usage = err instanceof UsageError || err.name === 'CLIError';
     const known = usage || err instanceof ArenaError;
     process.stderr.write(
-      `arena: ${known && !verbose ? userMessage(err.message, false) : !known && diskFull(err) ? diskFullLine(err) : (err.stack ?? String(err))}\n`,
+      `arena: ${known && !verbose ? userMessage(err.message, false) : (!known && diskFull(err)) || (err.stack ?? String(err))}\n`,
     );
     if (usage)
       process.stderr.write(
@@ -189,22 +178,14 @@ async function resolveForUsage(args: string[]): Promise<[Cmd, Parameters<typeof 
   return [cmd, parent, path];
 }
 
-/**
- * The command the words name, run by itself: citty runs a parent's own `run` after its sub-command, and takes the
- * first word that is not an option for a sub-command (`arena judges --judge gpt-4`), so a command with sub-commands
- * and a run of its own (`arena judges`, `arena judges jury`) is run here without its sub-commands. A group without
- * a run is left to citty, which names a missing or unknown sub-command.
- */
+/** The command the words name, run without its sub-commands (citty would also run a parent's own `run`). */
 async function withOwnRun(args: string[]): Promise<[Parameters<typeof runCommand>[0], string[]]> {
   const [cmd, , path] = await resolveForUsage(args);
   if (path.length && cmd.run) return [{ ...cmd, subCommands: undefined }, args.slice(path.length)];
   return [main, args];
 }
 
-/**
- * A word where a group expects a sub-command, that names none: one line with the commands near it. A command
- * with a run and positional arguments of its own takes the word as an argument instead.
- */
+/** A word where a group expects a sub-command that names none (unless the group takes positional arguments). */
 async function checkCommand(cmd: Cmd, path: string[], word: string | undefined) {
   if (!cmd.subCommands || word === undefined || word.startsWith('-')) return;
   if (cmd.run && Object.values(await argDefs(cmd)).some((d) => d.type === 'positional')) return;
@@ -215,10 +196,7 @@ async function checkCommand(cmd: Cmd, path: string[], word: string | undefined) 
   );
 }
 
-/**
- * citty ignores options it does not know; a typo such as `--dry-rn` must not run a paid tournament. Old spellings
- * are given their new one.
- */
+/** citty ignores options it does not know; a typo such as `--dry-rn` must not run a paid tournament. */
 async function checkOptions(args: string[]): Promise<string[]> {
   const [cmd, , path] = await resolveForUsage(args);
   await checkCommand(cmd, path, args[path.length]);
@@ -282,12 +260,9 @@ async function checkOptions(args: string[]): Promise<string[]> {
   return out;
 }
 
-/** A write the disk had no room for (SQLite's SQLITE_FULL, or the system's ENOSPC). */
-function diskFull(e: Error): boolean {
+/** The line for a write the disk had no room for (SQLite's SQLITE_FULL, or the system's ENOSPC). */
+function diskFull(e: Error): string | undefined {
   const code = (e as { code?: unknown }).code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC';
-}
-
-function diskFullLine(e: Error): string {
-  return `the disk is full (${e.message}): the write under way was not stored (its transaction rolled back); free some space and run the command again`;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC')
+    return `the disk is full (${e.message}): the write under way was not stored (its transaction rolled back); free some space and run the command again`;
 }

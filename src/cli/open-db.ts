@@ -1,7 +1,5 @@
-// Opening the database file for a command: a quick check first, so that a file that is not a database, is
-// truncated, corrupted, locked or read-only gets one message naming the file and what to do, never a stack.
-// Read-only commands open it read-only (nothing written, no -wal/-shm created), so a published read-only
-// copy can be served.
+// Opening the database file for a command, checked first: a bad file gets one message naming it and what to do,
+// never a stack. Read-only commands open it read-only (no -wal/-shm), so a read-only published copy can be served.
 import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { ArenaError } from '../core/types.ts';
 import { schemaVersion } from '../storage/schema-version.ts';
@@ -12,22 +10,13 @@ export interface OpenOptions {
   mustExist?: boolean;
   /** open read-only: the command only reads (implies mustExist) */
   readonly?: boolean;
-  /**
-   * the command (`serve --annotate`) writes what only the source database keeps (votes, invites): a copy published
-   * from it (a refresh's publish.sqlite) is refused, naming the command to run on the source
-   */
+  /** the command (`serve --annotate`) writes what only the source keeps: a published copy is refused */
   source?: string;
 }
 
 const HEADER = 'SQLite format 3\u0000';
 /** files (with their -wal) up to this size get a full `PRAGMA quick_check` on open */
 const QUICK_CHECK_MAX_BYTES = 256 << 20;
-
-function bytes(file: string): number {
-  let n = 0;
-  for (const f of [file, `${file}-wal`]) if (existsSync(f)) n += statSync(f).size;
-  return n;
-}
 
 /** What is wrong with the file before SQLite sees it (not a database, truncated), or undefined. */
 function checkFile(file: string): string | undefined {
@@ -84,11 +73,7 @@ function describe(file: string, e: unknown): ArenaError {
   return new ArenaError(`${file}: ${what}`, { file }, { cause: e });
 }
 
-/**
- * How many migrations the file still needs (0: up to date). Refuses what no migration of this version can bring up to
- * date: a schema with migrations this version does not know (a newer or different mt-arena), and a file with tables
- * but no migration record (not an mt-arena database, or one written before the schema was versioned).
- */
+/** How many migrations the file still needs; refuses a schema no migration of this version brings up to date. */
 function pendingMigrations(file: string, store: SqliteStore) {
   const v = schemaVersion(store.sqlite);
   const ours = `version ${v.ours.version}, ${v.ours.tag}`;
@@ -108,9 +93,7 @@ function pendingMigrations(file: string, store: SqliteStore) {
     );
   return {
     count: v.ours.version - v.version,
-    /** no migration applied yet: a new database, not an older one */
-    empty: v.version === 0,
-    /** the file's schema version and this version's, in words */
+    empty: v.version === 0, // a new database, not an older one
     from: `version ${v.version} (${v.tag || 'empty'})`,
     to: ours,
   };
@@ -175,10 +158,10 @@ export function openCheckedStore(file: string, opts: OpenOptions = {}): SqliteSt
     store ??= openSqliteStore(file);
     if (upgrade)
       process.stderr.write(`arena: ${file}: upgraded its schema from ${upgrade.from} to ${upgrade.to}\n`);
-    // quick_check reads every page (its cost: docs/performance.md): on a large file only the header checks and
-    // SQLite's own errors on use stand guard, so that every command does not pay seconds up front
+    // quick_check reads every page: a large file is left to the header checks and SQLite's errors on use
+    const bytes = [file, `${file}-wal`].reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0);
     const check =
-      bytes(file) <= QUICK_CHECK_MAX_BYTES
+      bytes <= QUICK_CHECK_MAX_BYTES
         ? (store.sqlite.pragma('quick_check', { simple: false }) as { quick_check: string }[])
         : [{ quick_check: 'ok' }];
     if (check[0]?.quick_check !== 'ok')

@@ -1,9 +1,5 @@
-// Wiring of the ops jobs (src/ops: refresh, checkpoints) for the CLI: config file -> parsed config, the
-// database -> a Store (read as it is for a dry run, which writes nothing), the refresh lock, the judges, the publishers.
-// The jobs themselves only get `{ store, judges, config }`, plus what touches the process: the environment
-// (API keys) and the runner of a refresh's publish command.
+// Wiring of the ops jobs (refresh, checkpoints) for the CLI: the config, the Store, the lock, judges and publishers.
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { ArenaError } from '../core/types.ts';
 import { publishToD1 } from '../entry/publish.ts';
 import { pullSiteVotes } from '../entry/site-votes.ts';
@@ -14,18 +10,17 @@ import { openJudge } from '../judges/registry.ts';
 import { loadCheckpointsConfig, type LoadedCheckpoints } from '../ops/checkpoints-config.ts';
 import type { CheckpointsOptions } from '../ops/checkpoints.ts';
 import { loadRefreshConfig } from '../ops/config.ts';
-import type { Env, OpenBatchClient, OpenJudge, Publisher, Spill } from '../ops/deps.ts';
+import type { Env, OpenBatchClient, OpenJudge, Publisher } from '../ops/deps.ts';
 import type { RefreshOptions } from '../ops/refresh/types.ts';
 import { runHook } from './hook-command.ts';
 import { checkApiKeys } from '../judges/registry.ts';
 import { answerFiles, refuseMissingFolder } from '../ops/refresh/index.ts';
 import { processLiveness } from './liveness.ts';
 import { takeLock } from './lock.ts';
-import { restoreSpilled, spillGames } from '../storage/recovery.ts';
 import { copyDatabase, openMemoryStore, openSqliteStore, type SqliteStore } from '../storage/sqlite.ts';
-import { log } from './shared.ts';
+import { log, noSpill, recovered } from './shared.ts';
 
-/** Opens a judge of an ops config through judges/registry.ts openJudge (key check, retries, auth stop), logging retries. */
+/** Opens a judge of an ops config, logging retries. */
 function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
   return (j, o = {}) => openJudge(j, env, { ...(log ? { log } : {}), ...o });
 }
@@ -33,15 +28,13 @@ function judgeOpener(env: Env, log?: (m: string) => void): OpenJudge {
 /** The publishers of a refresh on an SQLite file: an atomic copy, and D1 through wrangler. */
 function sqlitePublisher(store: SqliteStore, log: (m: string) => void = () => {}): Publisher {
   return {
-    // what is published carries its reports, current (src/cli/reports.ts)
     sqliteCopy: async (file) => {
       await updateReports(store, { log });
       await copyDatabase(store, file);
     },
     d1: async (t) => {
-      // the votes cast on the site first: counted in the reports, and kept in D1 (docs/annotators.md)
+      // the votes cast on the site first: counted in the reports, and kept in D1
       await pullSiteVotes(store, t, log);
-      // and the pages the Worker of wrangler.toml's [vars] shows, rendered for it (src/web/pages.ts)
       await updateReports(store, { log, worker: workerPages(wranglerVars(process.cwd())) });
       await publishToD1(store.sqlite, t, log);
     },
@@ -53,10 +46,7 @@ type RefreshContext = Required<
   Pick<RefreshOptions, 'judges' | 'batches' | 'config' | 'publish' | 'runHook' | 'env' | 'liveness' | 'spill'>
 > & { store: SqliteStore };
 
-/**
- * Everything `refresh` needs, from its config file: the database, the refresh lock (one refresh per
- * database; a dry run, which only reads, takes none), the judges.
- */
+/** Everything `refresh` needs, from its config file; a dry run, which only reads, takes no lock. */
 export async function withRefreshContext<T>(
   configFile: string,
   o: { dryRun?: boolean; log?: (m: string) => void },
@@ -102,10 +92,7 @@ type CheckpointsContext = Required<Pick<CheckpointsOptions, 'judges' | 'env' | '
   config: LoadedCheckpoints;
 };
 
-/**
- * Everything the checkpoints jobs need, from their config file. `dryRun`: only read (a missing database is
- * an empty one, not created); `report`: the database must exist (a report of nothing is a mistake).
- */
+/** Everything the checkpoints jobs need, from their config file; `report`: the database must exist. */
 export async function withCheckpointsContext<T>(
   configFile: string,
   o: { dryRun?: boolean; report?: boolean; play?: boolean; log?: (m: string) => void },
@@ -113,7 +100,6 @@ export async function withCheckpointsContext<T>(
 ): Promise<T> {
   const env = process.env;
   const config = loadCheckpointsConfig(configFile, env);
-  // the files in watch.dir that are left out, each with why (a watcher says later ones itself)
   for (const m of config.refused) (o.log ?? log)(m);
   const db = config.config.db;
   // `play`: a missing API key is reported before the database is touched
@@ -137,23 +123,6 @@ export async function withCheckpointsContext<T>(
     await store.close();
   }
 }
-
-/**
- * The spill of a job that plays into `db`, once the verdicts earlier runs paid for but could not store (a full
- * disk) are stored from its recovery files (a dry run stores nothing and spills nothing).
- */
-async function recovered(
-  store: SqliteStore,
-  db: string,
-  o: { dryRun?: boolean; log?: (m: string) => void },
-): Promise<Spill> {
-  if (o.dryRun) return noSpill;
-  for (const r of await restoreSpilled(store, db, tmpdir()))
-    (o.log ?? log)(`stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})`);
-  return (games, run) => spillGames(db, tmpdir(), games, run);
-}
-
-const noSpill: Spill = () => Promise.reject(new Error('a dry run stores nothing'));
 
 /** The database; for a dry run that finds no file, an empty one in memory (a dry run creates nothing). */
 function openForDryRun(db: string, dryRun: boolean | undefined): SqliteStore {

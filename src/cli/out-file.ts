@@ -1,5 +1,4 @@
-// Output files of commands (--out, --chart, export folders): never the database itself, and written atomically
-// (a temporary file in the same folder, renamed over the target), so that a failure leaves the old file whole.
+// Output files of commands (--out, --chart, export folders): never the database itself, and written atomically.
 import { randomBytes } from 'node:crypto';
 import { renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -17,10 +16,7 @@ export function refuseDatabaseOutput(out: string, db: string | undefined, flag =
     );
 }
 
-/**
- * Write an output file through `write(tmp)` (which writes the whole content to `tmp`), then rename `tmp` over
- * `out`. Refuses the database's own files first; on failure the temporary file is removed and `out` untouched.
- */
+/** Write `out` through `write(tmp)`, then rename `tmp` over it: a failure leaves `out` untouched. */
 export async function writeOutputFile<T>(
   out: string,
   db: string | undefined,
@@ -39,11 +35,7 @@ export async function writeOutputFile<T>(
   } catch (e) {
     rmSync(tmp, { force: true });
     if (e instanceof ArenaError) throw e;
-    const code = (e as { code?: string }).code;
-    throw new ArenaError(
-      `${out}: cannot write (${code ?? (e as Error).message})`,
-      { file: out },
-      { cause: e },
-    );
+    const why = (e as { code?: string }).code ?? (e as Error).message;
+    throw new ArenaError(`${out}: cannot write (${why})`, { file: out }, { cause: e });
   }
 }

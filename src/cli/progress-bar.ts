@@ -3,16 +3,12 @@ import cliProgress from 'cli-progress';
 /** Whether progress is drawn as a bar (stderr is a terminal) or written as plain lines (a pipe, a file, cron). */
 export const drawsBar = (): boolean => process.stderr.isTTY === true;
 
-/** How long the rate remembers: a burst after a stall, or a stall, moves the ETA over about a minute, not at once. */
+/** How long the rate remembers: a burst or a stall moves the ETA over about a minute, not at once. */
 const TAU_S = 60;
-/** A plain line (not a terminal) at most this often, and only when a game finished since the last one. */
+/** A plain line (not a terminal) at most this often. */
 const PLAIN_EVERY_MS = 5000;
 
-/**
- * The games' rate and ETA, smoothed: games finished (played or failed) weighted by exp(-age / TAU_S), over the
- * same weight of the time elapsed. Early on it is the plain average; while stalled it decays, so the ETA grows
- * smoothly instead of holding a rate that no longer holds or jumping when a burst of games lands.
- */
+/** The games' rate and ETA, smoothed: games finished weighted by exp(-age / TAU_S), over the same weight of time. */
 class Pace {
   private weighted = 0;
   private at: number;
@@ -58,10 +54,8 @@ export function etaText(s: number | undefined): string {
 type Payload = Record<string, string | number>;
 
 /**
- * A games progress line on stderr in `format` (`{value}`, `{total}`, `{bar}`, `{rate}`: games per second,
- * `{eta}`, and the caller's own tokens). On a terminal it is cli-progress's bar; elsewhere a plain line (no bar,
- * no escape codes) at most every 5 seconds, written only when a game finished since the last line, so a log holds
- * no repeated line while the run is stalled. Rate and ETA are `Pace`'s, "-" before any game finished.
+ * A games progress line on stderr in `format` (`{value}`, `{total}`, `{bar}`, `{rate}`, `{eta}`, and the caller's
+ * own tokens): cli-progress's bar on a terminal; elsewhere a plain line, only when a game finished since the last.
  */
 export class Progress {
   private pace: Pace | undefined;

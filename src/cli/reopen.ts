@@ -1,19 +1,8 @@
-// `arena serve` over a file that a refresh republishes by `VACUUM INTO` + rename: the open connection keeps
-// reading the old, unlinked file, so the server would show stale results for ever. This Store notices that
-// the path now names another file (device and inode differ) and reopens it. Its groups (`store.limits`, ...)
-// are forwarders too: a component that kept one at start (the annotate rate limiter) follows every reopen.
+// `arena serve` over a file that a refresh republishes by `VACUUM INTO` + rename: an open connection would read the
+// old, unlinked file for ever. Its groups (`store.limits`, ...) forward too, for components that kept one at start.
 import { statSync } from 'node:fs';
 import { STORE_GROUPS } from '../storage/drizzle-store.ts';
 import type { Store } from '../storage/store.ts';
-
-export interface ReopeningOptions {
-  /** how often the file is looked at, at most (ms; default 1000) */
-  checkMs?: number;
-  /** how long the replaced connection stays open for queries still running on it (ms; default 30 s) */
-  graceMs?: number;
-  /** told of every reopen (or of a replacement that could not be opened: the old file keeps being served) */
-  log?(message: string): void;
-}
 
 function identity(file: string): string | undefined {
   try {
@@ -24,8 +13,15 @@ function identity(file: string): string | undefined {
   }
 }
 
-/** A Store that delegates to `open(file)` and reopens it when the file at that path is replaced. */
-export function reopeningStore<S extends Store>(file: string, open: () => S, o: ReopeningOptions = {}): S {
+/**
+ * A Store that delegates to `open(file)` and reopens it when the path names another file, looked at every
+ * `checkMs` at most; the replaced connection stays open `graceMs` for queries still running on it.
+ */
+export function reopeningStore<S extends Store>(
+  file: string,
+  open: () => S,
+  o: { checkMs?: number; graceMs?: number; log?: (message: string) => void } = {},
+): S {
   const checkMs = o.checkMs ?? 1000;
   const graceMs = o.graceMs ?? 30_000;
   let current = open();

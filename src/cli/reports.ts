@@ -1,7 +1,5 @@
-// The write path of the site: after a command changed the data (import, run, refresh, reparse, prune, publish,
-// `arena start`) the stored reports are brought up to date (src/reports/site/stored.ts), each recomputed only where
-// its data changed, and the pages the home page links to are rendered from them and stored (src/web/pages.ts): the
-// data flows one way, games -> reports -> pages -> bytes served, and no visitor waits for a computation.
+// The write path of the site: after a command changed the data, the stored reports are brought up to date and the
+// pages rendered from them and stored: games -> reports -> pages -> bytes served; no visitor waits for a computation.
 import { buildReports, type BuildResult } from '../reports/site/build.ts';
 import { ArenaError } from '../core/types.ts';
 import { STATE } from '../reports/site/stored.ts';
@@ -11,11 +9,8 @@ import { createApp } from '../web/app.ts';
 import { renderPages, type PageOptions } from '../web/pages.ts';
 import { withStore, log } from './shared.ts';
 
-/** The Worker's options that change its pages (wrangler.toml's [vars]): what the pages are rendered with. */
-export interface WorkerPages extends PageOptions {
-  /** /annotate on: the site's votes change its pages between publishes, so none is stored for it */
-  annotate?: boolean;
-}
+/** The Worker's options that change its pages; with /annotate on, its votes change them: none is stored. */
+type WorkerPages = PageOptions & { annotate?: boolean };
 
 /** The Worker's page options from its vars (SITE_URL, INTERVALS, ANNOTATE), as src/entry/worker.ts reads them. */
 export function workerPages(vars: Record<string, string>): WorkerPages {
@@ -32,10 +27,8 @@ export function workerPages(vars: Record<string, string>): WorkerPages {
 }
 
 /**
- * Render the pages the home page links to, for `arena serve`'s default options and for the Worker of `worker`'s
- * vars when given (src/web/pages.ts), replacing those stored before; none when the reports are not built, and none
- * for a Worker with /annotate on. Rows the same as those stored are not written again (a write that changed nothing
- * leaves the database file as it was). Returns how many pages are stored.
+ * Render and store the pages the home page links to, for `arena serve`'s options and the Worker of `worker`'s vars;
+ * none before the reports are built. Unchanged rows are not written again. Returns how many pages are stored.
  */
 export async function storePages(store: Store, worker?: WorkerPages): Promise<number> {
   const old = await store.pages.list();
@@ -59,14 +52,10 @@ export async function storePages(store: Store, worker?: WorkerPages): Promise<nu
 export const reportsLine = (r: BuildResult): string =>
   `reports: ${r.computed} recomputed, ${r.read} current${r.removed ? `, ${r.removed} removed` : ''} (${(r.ms / 1000).toFixed(1)} s)`;
 
-/**
- * Bring the stored reports of `store` up to date and render its pages from them (`worker`: also for the Worker of
- * these vars). Every write calls it, on any database: one never built before gets every report.
- */
-export async function updateReports(
-  store: Store,
-  o: { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages } = {},
-): Promise<BuildResult> {
+/** Bring the stored reports of `store` up to date and render its pages from them; every write calls it. */
+type UpdateOptions = { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages };
+
+export async function updateReports(store: Store, o: UpdateOptions = {}): Promise<BuildResult> {
   const line = o.log ?? log;
   const r = await buildReports(store, {
     ...(o.progress ? { progress: (step, k, n) => line(`reports ${k}/${n}: ${step}`) } : {}),
@@ -76,9 +65,6 @@ export async function updateReports(
 }
 
 /** updateReports on the database file `db` (opened for this, closed after). */
-export async function updateReportsOf(
-  db: string,
-  o: { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages } = {},
-): Promise<BuildResult | undefined> {
+export async function updateReportsOf(db: string, o: UpdateOptions = {}): Promise<BuildResult | undefined> {
   return db === ':memory:' ? undefined : withStore(db, {}, (store) => updateReports(store, o));
 }

@@ -1,4 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { Spill } from '../ops/deps.ts';
+import { restoreSpilled, spillGames } from '../storage/recovery.ts';
 import type { SqliteStore } from '../storage/sqlite.ts';
 import { int, table } from './format.ts';
 import { resolveJudge } from './judge-choice.ts';
@@ -25,7 +28,6 @@ export const judgeTurnArgs = {
   turn: { type: 'string', description: '1 or 2 (default: both)' },
 } as const;
 
-/** Open the database, checked (src/cli/open-db.ts); read-only commands refuse a missing file instead of creating an empty one. */
 export { openCheckedStore as openStore };
 
 export function print(s: string): void {
@@ -79,10 +81,7 @@ export async function withImportStore<T>(db: string, fn: (store: SqliteStore) =>
   }
 }
 
-/**
- * One judge's results read: the database opened read-only, --judge resolved (judge-choice.ts), --turn checked;
- * `fn` gets `{ turn }` when one was given, else `{}`.
- */
+/** One judge's results read: the database opened read-only, --judge resolved, --turn checked. */
 export function withJudge<T>(
   args: { db: string; judge?: string | undefined; turn?: string | undefined },
   fn: (store: SqliteStore, judge: string, t: { turn?: number }) => Promise<T>,
@@ -94,3 +93,20 @@ export function withJudge<T>(
     return fn(store, judge, turn !== undefined ? { turn } : {});
   });
 }
+
+/**
+ * The spill of a job that plays into `db`, once the verdicts earlier runs paid for but could not store (a full
+ * disk) are stored from its recovery files (a dry run stores nothing and spills nothing).
+ */
+export async function recovered(
+  store: SqliteStore,
+  db: string,
+  o: { dryRun?: boolean; log?: (m: string) => void },
+): Promise<Spill> {
+  if (o.dryRun) return noSpill;
+  for (const r of await restoreSpilled(store, db, tmpdir()))
+    (o.log ?? log)(`stored ${r.games} verdict(s) an earlier run paid for but could not store (${r.file})`);
+  return (games, run) => spillGames(db, tmpdir(), games, run);
+}
+
+export const noSpill: Spill = () => Promise.reject(new Error('a dry run stores nothing'));

@@ -1,6 +1,5 @@
-// Values given on the command line, checked against the database as the site checks its query parameters:
-// an unknown judge, model, category or turn is a usage error (exit 1) that lists the valid values, with
-// "did you mean" for near misses, instead of an empty table or a silently dropped filter.
+// Values given on the command line, checked against the database: an unknown judge, model, category or turn is a
+// usage error listing the valid values, not an empty table or a silently dropped filter.
 import { unknownValueMessage } from '../core/suggest.ts';
 import type { Store } from '../storage/store.ts';
 import { z } from 'zod';
@@ -20,27 +19,19 @@ type ModelStore = {
   games: Pick<Store['games'], 'list'>;
 };
 
-/** Models with answers, plus models that appear only in recorded votes or in `judge`'s games (imported judgments). */
-async function knownModels(
-  store: ModelStore,
-  opts: { withVotes?: boolean; judge?: string } = {},
-): Promise<string[]> {
-  const set = new Set(await store.catalog.models());
-  if (opts.withVotes ?? true) for (const v of await store.votes.list()) set.add(v.model1).add(v.model2);
-  if (opts.judge)
-    for (const g of await store.games.list({ judge: opts.judge }))
-      [g.match.model1, g.match.model2].forEach((m) => m !== undefined && set.add(m));
-  return [...set].sort();
-}
-
-/** Every model named must be known; `withVotes: false` (a run) needs models with answers. */
+/** Every model named must have answers or (unless `withVotes: false`) recorded votes, or be in `judge`'s games. */
 export async function checkModels(
   store: ModelStore,
   models: readonly string[],
   option = 'models',
   opts: { withVotes?: boolean; judge?: string } = {},
 ): Promise<void> {
-  const known = await knownModels(store, opts);
+  const set = new Set(await store.catalog.models());
+  if (opts.withVotes ?? true) for (const v of await store.votes.list()) set.add(v.model1).add(v.model2);
+  if (opts.judge)
+    for (const g of await store.games.list({ judge: opts.judge }))
+      [g.match.model1, g.match.model2].forEach((m) => m !== undefined && set.add(m));
+  const known = [...set].sort();
   for (const m of models)
     if (!known.includes(m))
       throw new UsageError(
@@ -59,14 +50,13 @@ export async function checkCategory(store: Store, category: string | undefined):
 export async function checkTurns(
   store: { catalog: Pick<Store['catalog'], 'questions'> },
   turns: readonly number[],
-  option = 'turn',
 ): Promise<void> {
   if (!turns.length) return;
   const max = Math.max(0, ...(await store.catalog.questions()).map((q) => q.turns.length));
   const valid = Array.from({ length: max }, (_, i) => String(i + 1));
   for (const t of turns)
     if (!valid.includes(String(t)))
-      throw new UsageError(`--${option}: ${unknownValueMessage('turn', String(t), valid)}`);
+      throw new UsageError(`--turn: ${unknownValueMessage('turn', String(t), valid)}`);
 }
 
 /** A labelled pair set stored by `arena import pairs` (e.g. Natural, Adversarial/Neighbor). */
@@ -103,10 +93,7 @@ const range = (min: number, max: number, int = true, what = int ? 'a whole numbe
 const count = (max: number) => range(1, max);
 /** A share or probability strictly between 0 and 1. */
 const open01 = z.number().gt(0).lt(1).describe('a number between 0 and 1 (both excluded)');
-/**
- * The range of every numeric option, whichever command takes it (the one schema): a value out of range is a
- * usage error naming its option, never a silent fall-back to the default. `--turn` may be a list.
- */
+/** The range of every numeric option, whichever command takes it; `--turn` may be a list. */
 export const NumericOptions = z
   .object({
     concurrency: count(1024),

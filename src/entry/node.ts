@@ -1,5 +1,4 @@
-// Node entry: the leaderboard app over a SQLite file, served by @hono/node-server.
-// `node --import tsx src/entry/node.ts <db> [port] [host]`, or use `arena serve` (src/cli/commands/serve.ts).
+// Node entry: `node --import tsx src/entry/node.ts <db> [port] [host]`, or `arena serve`.
 import { serve, type ServerType } from '@hono/node-server';
 import { get } from 'node:http';
 import { pathToFileURL } from 'node:url';
@@ -14,10 +13,7 @@ export interface NodeServer {
   close(): Promise<void>;
 }
 
-/**
- * The site for @hono/node-server's `serve`: hono's fetch, compressing whole bodies with zlib, serving the pages the
- * write path stored (src/web/pages.ts) and computing what a live page needs that was not stored.
- */
+/** The site for @hono/node-server's `serve`: hono's fetch, compressing whole bodies with zlib. */
 export function nodeSite(o: AppOptions): { fetch: ReturnType<typeof createApp>['fetch'] } {
   // over SQLite the data fingerprint is read again only when the database may have changed (PRAGMA data_version)
   const sqlite = o.store as Partial<Pick<SqliteStore, 'dataVersion'>>;
@@ -33,10 +29,8 @@ export function nodeSite(o: AppOptions): { fetch: ReturnType<typeof createApp>['
 }
 
 /**
- * One request over HTTP to a server that has just started listening on `host`:`port`, before it says so: the
- * socket, node:http's parser, @hono/node-server's Request and Response and a compressed body streamed out are
- * compiled then rather than on the first visitor's request (a page that does not exist; nothing is cached).
- * Never fails: a warm-up that cannot connect only leaves that cost to the first visitor.
+ * One request (to a page that does not exist) over HTTP to a server that has just started listening, before it
+ * says so: the request path is compiled then, not on the first visitor's request. Never fails.
  */
 export function warmOverHttp(host: string, port: number): Promise<void> {
   const to = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
@@ -53,14 +47,14 @@ export function warmOverHttp(host: string, port: number): Promise<void> {
   });
 }
 
-/** Serve the app over a store; resolves once listening (port 0 picks a free port). */
+/** Serve the app over a store; resolves once listening (port 0 picks a free port), rejects if it cannot listen. */
 export async function serveNode(
   store: Store,
   o: { port?: number; host?: string } & Omit<AppOptions, 'store'> = {},
 ): Promise<NodeServer> {
   const host = o.host ?? '127.0.0.1';
   const site = nodeSite({ ...o, store });
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const server = serve(
       { ...site, port: o.port ?? 3000, hostname: host },
       (info) =>
@@ -72,6 +66,7 @@ export async function serveNode(
           }),
         ),
     );
+    server.once('error', reject);
   });
 }
 

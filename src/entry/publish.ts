@@ -1,6 +1,5 @@
-// Push a local SQLite database's rows to D1: SQL that empties every table of the schema and inserts
-// the local rows again, run through `wrangler d1 execute --file` (local or remote). The D1 database
-// must already have the same migrations (`wrangler d1 migrations apply`).
+// Push a local SQLite database's rows to D1 (already migrated): SQL that empties every table and inserts the
+// local rows again, run through `wrangler d1 execute --file`.
 import type Database from 'better-sqlite3';
 import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -9,24 +8,12 @@ import { join } from 'node:path';
 import { ArenaError } from '../core/types.ts';
 import { D1_TIMEOUT_MS, d1Execute, type D1Database } from './wrangler.ts';
 
-/**
- * Tables that belong to the migration tools, not to the data; `leases` (games in flight on this machine),
- * `rate_limits` (the site's own request counters) and `published_copy` (what a copy says of itself).
- */
+/** Tables of the migration tools, and of this machine or the site alone (leases, request counters, copy marker). */
 const SKIP = /^(sqlite_|__drizzle_migrations$|d1_migrations$|_cf_|leases$|rate_limits$|published_copy$)/;
-/**
- * D1 refuses statements longer than 100 KB; stay well below it. Short statements also keep a local publish
- * cheap: `wrangler d1 execute --local --file` splits the file into statements with a scan whose cost grows
- * with the statement's length for every character outside a string literal (quadratic in the length).
- */
+/** D1 refuses statements over 100 KB; short ones also keep wrangler's statement splitter (quadratic) cheap. */
 const MAX_STATEMENT = 10_000;
 
-/**
- * Characters a SQL file cannot carry verbatim through `wrangler d1 execute`: NUL ends the text for
- * SQLite's parser (and D1 refuses the file), other control characters and the line/paragraph separators
- * are at the mercy of each tool on the way. A string holding any of them is written as its UTF-8 bytes
- * (`CAST(X'..' AS TEXT)`), which SQLite stores as exactly that text; every other string stays readable.
- */
+/** Characters a SQL file cannot carry verbatim through wrangler (NUL ends SQLite's text): a string with one goes as its bytes. */
 const RISKY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u2028\u2029]/;
 
 export function sqlLiteral(v: unknown): string {
@@ -45,15 +32,11 @@ export function sqlLiteral(v: unknown): string {
 }
 
 /**
- * The tables the site writes (/annotate), merged rather than replaced, so that a publish never erases what was
- * recorded there (src/entry/site-votes.ts reads it back first): D1's rows are kept, and the file's are added beside
- * them. `keep`: the rows a publish leaves in D1 (none of the others are deleted); `id`: whether the file's ids go
- * with its rows; `conflict`: what an INSERT does with a row D1 has already.
+ * The tables the site writes (/annotate), merged so a publish never erases what was recorded there. `keep`: the
+ * rows left in D1; `id`: whether the file's ids go with its rows; `conflict`: an INSERT meeting a row D1 has.
  */
 const MERGED: Record<string, { keep: string; id: boolean; conflict: string }> = {
-  // invited and revoked in the file; an invite redeemed on the site stays redeemed and its session open, unless
-  // the file invited the annotator again (another token) or revoked them (in a SET, a column is the old row's;
-  // IIF, not CASE: wrangler's statement splitter reads a CASE's END as the end of a trigger body)
+  // a redeemed invite stays redeemed unless the file invited again or revoked (IIF: wrangler reads a CASE's END badly)
   annotators: {
     keep: 'all',
     id: true,
@@ -65,31 +48,23 @@ const MERGED: Record<string, { keep: string; id: boolean; conflict: string }> = 
       '"session_hash" = IIF("annotators"."token_hash" = excluded."token_hash" AND excluded."revoked_at" IS NULL, ' +
       '"annotators"."session_hash", NULL)',
   },
-  // what the site showed and answered (its ids are in the annotators' open pages)
   annotations: { keep: 'all', id: true, conflict: 'ON CONFLICT DO NOTHING' },
-  // the votes cast on the site are kept; the others are replaced by the file's, numbered by D1 after the kept ones
   votes: { keep: `"source" = 'annotate'`, id: false, conflict: 'ON CONFLICT DO NOTHING' },
 };
 
-/** The data tables, parents before children (the schema has no foreign keys, so name order is stable). */
-export function dataTables(db: Database.Database): string[] {
-  return (
+/**
+ * The statements that make a D1 database hold exactly the rows of `db`: a DELETE per table, then multi-row
+ * INSERTs. A row too long for one statement is inserted with its long texts empty, then each is appended in pieces.
+ */
+export function* publishSql(db: Database.Database): Generator<string> {
+  // no foreign keys in the schema: name order will do
+  const tables = (
     db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
       name: string;
     }[]
   )
     .map((r) => r.name)
     .filter((n) => !SKIP.test(n));
-}
-
-/**
- * The statements that make a D1 database hold exactly the rows of `db`: one DELETE per table, then
- * multi-row INSERTs of at most ~90 KB each. A row too long for one statement (a judge reply of
- * megabytes) is inserted with its long texts empty, then each text is appended in pieces by
- * `UPDATE ... SET col = col || piece WHERE <primary key>`. Yields statements (each ending in `;\n`).
- */
-export function* publishSql(db: Database.Database): Generator<string> {
-  const tables = dataTables(db);
   for (const t of tables) {
     const keep = MERGED[t]?.keep;
     if (keep !== 'all') yield `DELETE FROM ${quoteId(t)}${keep ? ` WHERE NOT (${keep})` : ''};\n`;
@@ -185,17 +160,10 @@ export async function writePublishSql(db: Database.Database, file: string): Prom
   return n;
 }
 
-export interface D1Target extends D1Database {
-  /** where wrangler's output goes (default stderr, so that a caller's stdout stays its own) */
-  output?: 'stdout' | 'stderr';
-  /** how long one run of the SQL may take (default: 2 minutes and 10 s per MB of it) */
-  timeoutMs?: number;
-}
+/** `output`: where wrangler's output goes (default stderr, leaving the caller's stdout its own). */
+export type D1Target = D1Database & { output?: 'stdout' | 'stderr' };
 
-/**
- * Make the D1 database hold exactly the rows of `db`: the SQL of publishSql, run by `wrangler d1 execute
- * --file` (wrangler's output goes to this process's stderr). Returns how many statements ran.
- */
+/** Make the D1 database hold exactly the rows of `db` (publishSql); how many statements ran. */
 export async function publishToD1(
   db: Database.Database,
   t: D1Target,
@@ -208,7 +176,8 @@ export async function publishToD1(
     const r = await d1Execute(
       t,
       ['--file', file, '--yes'],
-      { stdout: t.output, timeoutMs: t.timeoutMs ?? D1_TIMEOUT_MS + (statSync(file).size / 1e6) * 10_000 },
+      // 10 s more per MB of SQL
+      { stdout: t.output, timeoutMs: D1_TIMEOUT_MS + (statSync(file).size / 1e6) * 10_000 },
       { log, show: true },
     );
     if (r.status !== 0)

@@ -1,7 +1,5 @@
-// What a D1 site recorded on /annotate, read back through `wrangler d1 execute --json` before `arena publish`
-// writes the SQLite file's rows: the site is where annotators vote (D1 holds their sessions' annotations and votes,
-// and the invites they redeemed), the SQLite file is where games are played and annotators invited. Every row the
-// site sends is checked (types, enums, lengths) before the Store takes it in (Store.annotators.mergeSite).
+// What a D1 site recorded on /annotate (annotations, votes, invites redeemed), read back through `wrangler d1
+// execute --json` before `arena publish` writes over it; every row is checked before the Store takes it in.
 import { z } from 'zod';
 import { ANNOTATOR_NAME } from '../core/annotate.ts';
 import { ANNOTATORS } from '../core/constants.ts';
@@ -76,7 +74,7 @@ async function execute(t: D1Target, statements: string[], log: (m: string) => vo
   const r = await d1Execute(
     t,
     ['--json', '--command', statements.join(';\n')],
-    { capture: true, maxBuffer: MAX_OUTPUT, timeoutMs: t.timeoutMs },
+    { capture: true, maxBuffer: MAX_OUTPUT },
     { log },
   );
   const why = r.error
@@ -141,23 +139,20 @@ async function readAll(t: D1Target, log: (m: string) => void): Promise<Rows> {
   return out;
 }
 
-/** The site's annotate state in D1; `log` is told of a wrangler run tried again. */
-export async function readSiteAnnotate(
-  t: D1Target,
-  log: (m: string) => void = () => {},
-): Promise<SiteAnnotate> {
-  const { annotators, annotations, votes } = await readAll(t, log);
-  // a vote's id and judge are D1's own: this database numbers its votes, all of judge `annotators`
-  return { annotators, annotations, votes: votes.map(({ id: _id, judge: _judge, ...v }) => v) };
-}
-
 /** Take the site's votes into `store` before it is published over them; what was taken in. */
 export async function pullSiteVotes(
   store: Store,
   t: D1Target,
   log: (m: string) => void = () => {},
 ): Promise<MergedSite> {
-  const m = await store.annotators.mergeSite(await readSiteAnnotate(t, log));
+  const { annotators, annotations, votes } = await readAll(t, log);
+  // a vote's id and judge are D1's own: this database numbers its votes, all of judge `annotators`
+  const site: SiteAnnotate = {
+    annotators,
+    annotations,
+    votes: votes.map(({ id: _id, judge: _judge, ...v }) => v),
+  };
+  const m = await store.annotators.mergeSite(site);
   log(
     `from D1 ${t.database}: ${m.votes} new votes, ${m.answers + m.annotations} annotations, ${m.redeemed} invites used`,
   );

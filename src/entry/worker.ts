@@ -9,10 +9,7 @@ export interface Env {
   DB: AnyD1Database;
   /** enables the token-protected write endpoints (cache purge) when set: `wrangler secret put ADMIN_TOKEN` */
   ADMIN_TOKEN?: string;
-  /**
-   * "sandwich": show the reports built with sandwich intervals (`arena reports --rebuild --intervals sandwich`
-   * before `arena publish`) instead of the bootstrap's (README: "Sandwich intervals")
-   */
+  /** "sandwich": show the reports built with sandwich intervals (README: "Sandwich intervals") */
   INTERVALS?: string;
   /** the site's public address (https://host): canonical links and og:url become absolute */
   SITE_URL?: string;
@@ -28,18 +25,12 @@ let app: ReturnType<typeof createApp> | undefined;
 
 /** the first request's D1 binding (global scope has no env): what `preset`'s store reads */
 let db: AnyD1Database | undefined;
-/**
- * The app of a Worker without optional vars, made while the script starts (its routes, caches and store), over the
- * binding the first request brings: the first request then only reads and renders.
- */
+/** The app of a Worker without optional vars, made while the script starts, so the first request only reads. */
 const preset = createApp({ store: openD1Store(laterBinding(() => db)), reports: 'read', pages: true });
 // hono builds an app's route matcher on its first match: build the preset's now (no request, no I/O)
 preset.router.match('GET', '/');
 
-/**
- * The optional vars that change the app, each with the value that changes nothing where it has one: a Worker
- * whose vars are all absent or at that value takes the preset app (wrangler.toml sets ANNOTATE = "off").
- */
+/** The optional vars that change the app, each with the value that changes nothing where it has one. */
 const OPTIONS = {
   ADMIN_TOKEN: undefined,
   INTERVALS: undefined,
@@ -64,9 +55,8 @@ export default {
     // one app per isolate: its result cache lives as long as the isolate does
     app ??= createApp({
       store: openD1Store(env.DB),
-      // the Worker shows the reports `arena publish` shipped with the rows; it never computes one
+      // the reports and pages `arena publish` shipped with the rows; the Worker computes none
       reports: 'read',
-      // the pages `arena publish` rendered for a Worker of these vars (src/web/pages.ts)
       pages: true,
       ...(env.ADMIN_TOKEN ? { adminToken: env.ADMIN_TOKEN } : {}),
       ...(env.INTERVALS ? { intervals: intervalsVar(env.INTERVALS) } : {}),

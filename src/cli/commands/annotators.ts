@@ -1,5 +1,4 @@
-// `arena annotators add|list|revoke`: who may vote on /annotate. An invite is a random token printed once as a
-// login link; the database keeps only its SHA-256.
+// `arena annotators add|list|revoke`: who may vote on /annotate (an invite's token is printed once; only its hash kept).
 import { defineCommand } from 'citty';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
@@ -51,12 +50,8 @@ const add = defineCommand({
     const site = args['site-url'] === undefined ? '' : valid(SiteUrl, args['site-url'], '--site-url');
     const token = randomBytes(32).toString('base64url');
     // a name whose invite is still unused is refused by the store, in one line
-    const a = await withStore(
-      args.db,
-      {
-        source: `annotators add ${name}`,
-      },
-      (store) => store.annotators.add(name, inviteHash(token), Date.now()),
+    const a = await withStore(args.db, { source: `annotators add ${name}` }, (store) =>
+      store.annotators.add(name, inviteHash(token), Date.now()),
     );
     print(
       `${a.again ? `invited ${name} again, the same voter annotator_${a.id} (a session still open has ended)` : `invited ${name}`}; send this link once (it works once, and the database keeps only its hash):`,

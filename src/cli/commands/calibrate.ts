@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
 import { int, list, num, runName, table, UsageError } from '../format.ts';
-import { dbArg, jsonArg, openStore, print, printJson, log } from '../shared.ts';
+import { dbArg, exitStatus, jsonArg, openStore, print, printJson, log } from '../shared.ts';
 import { failureLines } from '../errors.ts';
 import { judgeCallArgs, judgeSetupOf, stoppingJudges } from '../judge-args.ts';
 import { pct, gapTable } from './analytics-shared.ts';
@@ -39,7 +39,6 @@ export const calibrateCommand = defineCommand({
   async run({ args }) {
     const { runCalibrated, calibratedReport } = await import('../../engine/calibrated.ts');
     const { fatalStopError } = await import('../../judges/fatal-stop.ts');
-    const { exitStatus } = await import('../shared.ts');
     const models = list(args.models);
     if (!models || models.length < 2) throw new UsageError('--models needs at least two models');
     const samples = int(args.samples, 'samples')!; // at least 1: cli/validate.ts

@@ -1,5 +1,4 @@
-// `arena checkpoints` (win rate of a fine-tuning run's checkpoints): `run` (once, or `--watch` as checkpoints
-// arrive), `add` (a training loop's new checkpoint into the config), `report`.
+// `arena checkpoints run|add|report`: a fine-tuning run's checkpoints against a baseline.
 import { defineCommand } from 'citty';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -130,7 +129,7 @@ async function printReport(configFile: string, json: boolean, chart?: string) {
 }
 
 /** The report's rows as a table: win rate with its interval, paired differences against earlier checkpoints. */
-function rowsTable(rows: CheckpointRow[], o: { best?: boolean } = {}): string {
+function rowsTable(rows: CheckpointRow[], best = true): string {
   const f = (x: number | null) => (x !== null && Number.isFinite(x) ? x.toFixed(3) : '-');
   const sign = (x: number | null) => (x !== null && x >= 0 ? '+' : '');
   // a figure without an interval (too few questions) shows its point only
@@ -149,16 +148,12 @@ function rowsTable(rows: CheckpointRow[], o: { best?: boolean } = {}): string {
       n: r.winRate.n,
       'vs previous': r.vsPrevious ? `${iv(r.vsPrevious, true)} (${r.vsPrevious.against})` : '',
       'vs best so far': r.vsBest ? `${iv(r.vsBest, true)} (${r.vsBest.against})` : '',
-      ...(o.best === false ? {} : { best: r.best ? '*' : '' }),
+      ...(best ? { best: r.best ? '*' : '' } : {}),
     })),
   );
 }
 
-/**
- * `run --watch`: judge each checkpoint as it arrives, print its rows at once (a table, or one JSON line), until
- * SIGINT/SIGTERM: idle, it ends at once (exit 0); judging, the games in flight are dropped and their leases
- * released (exit 130; a rerun plays the rest).
- */
+/** `run --watch`: judge each checkpoint as it arrives, print its rows at once, until SIGINT/SIGTERM. */
 async function watch(configFile: string, pollS: number, json: boolean) {
   const { watchCheckpoints } = await import('../../ops/checkpoints-watch.ts');
   const { loadCheckpointsConfig } = await import('../../ops/checkpoints-config.ts');
@@ -180,7 +175,7 @@ async function watch(configFile: string, pollS: number, json: boolean) {
           bars.stop();
           if (json)
             process.stdout.write(`${JSON.stringify({ checkpoint: k.name, step: k.step, rows: k.rows })}\n`);
-          else print(`judged ${k.name} (step ${k.step}):\n${rowsTable(k.rows, { best: false })}`);
+          else print(`judged ${k.name} (step ${k.step}):\n${rowsTable(k.rows, false)}`);
         },
       });
     });

@@ -1,5 +1,4 @@
-// `arena export votes --judge J --out FILE`: a judge's recorded votes (the experts', the annotators') as JSON
-// Lines in the HF mt_bench_human_judgments shape, which `arena import` reads back.
+// `arena export votes`: a judge's recorded votes as JSON Lines in the HF shape `arena import` reads back.
 import { defineCommand } from 'citty';
 import { writeFileSync } from 'node:fs';
 import { z } from 'zod';

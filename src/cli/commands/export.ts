@@ -38,8 +38,5 @@ const exportFastchatCommand = defineCommand({
 
 export const exportCommand = defineCommand({
   meta: { name: 'export', description: "write games and votes back out in other tools' formats" },
-  subCommands: {
-    fastchat: exportFastchatCommand,
-    votes: exportVotesCommand,
-  },
+  subCommands: { fastchat: exportFastchatCommand, votes: exportVotesCommand },
 });

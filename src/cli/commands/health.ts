@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
 import { int, list, UsageError, withInterval } from '../format.ts';
-import { bootArgs, bootOptions, checkRoundsLevel } from '../boot-args.ts';
+import { bootArgs, bootOptions } from '../boot-args.ts';
 import { dbArg, jsonArg, judgeTurnArgs, print, printTable, printJson, withStore } from '../shared.ts';
 import { HUMAN } from '../../core/constants.ts';
 
@@ -40,7 +40,7 @@ export const healthCommand = defineCommand({
     const judges = list(args.judge) ?? [];
     if (!judges.length) throw new UsageError('--judge expects at least one judge');
     const o = bootOptions(args);
-    checkRoundsLevel(o.rounds, o.level, 2);
+    if (o.rounds < 2) throw new UsageError(`--rounds must be at least 2, got ${o.rounds}`);
     const turn = int(args.turn, 'turn');
     const { healthReport } = await import('../../reports/benchmark-health.ts');
     await withStore(args.db, { mustExist: true }, async (store) => {

@@ -5,17 +5,12 @@ import { cacheDir } from '../cache-dir.ts';
 import { dbArg, print, withImportStore, withStore, log } from '../shared.ts';
 import { updateReportsOf } from '../reports.ts';
 
-function files(args: { _: string[] }): string[] {
-  if (!args._.length) throw new Error('give at least one file');
-  return args._;
-}
-
 function fileImport(kind: 'questions' | 'answers' | 'references' | 'prompts', description: string) {
   return defineCommand({
     meta: { name: kind, description },
     args: { ...dbArg, files: { type: 'positional', description: 'files to import', required: true } },
     async run({ args }) {
-      await doImport(args.db, { [kind]: files(args) });
+      await doImport(args.db, { [kind]: args._ });
     },
   });
 }
@@ -58,7 +53,7 @@ const judgmentsCommand = defineCommand({
   },
   async run({ args }) {
     await doImport(args.db, {
-      judgments: files(args),
+      judgments: args._,
       ...(args.judge ? { judgmentsJudge: args.judge } : {}),
     });
   },
@@ -78,7 +73,7 @@ const votesCommand = defineCommand({
   async run({ args }) {
     const turn = int(args.turn, 'turn');
     await doImport(args.db, {
-      votes: files(args).map((path) => ({ path, ...(turn !== undefined ? { turn } : {}) })),
+      votes: args._.map((path) => ({ path, ...(turn !== undefined ? { turn } : {}) })),
     });
   },
 });

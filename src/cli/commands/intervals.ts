@@ -52,15 +52,7 @@ export const intervalsCommand = defineCommand({
     if (minBattles < 0 || maxWidth <= 0)
       throw new UsageError('--min-battles must be at least 0 and --max-width above 0');
     await withJudge(args, async (store, judge, t) => {
-      const r = await intervalReport(store, judge, {
-        ...o,
-        unit,
-        method,
-        prior,
-        minBattles,
-        maxWidth,
-        ...t,
-      });
+      const r = await intervalReport(store, judge, { ...o, unit, method, prior, minBattles, maxWidth, ...t });
       if (args.json) return printJson(r);
       if (!r.ratings.rows.length)
         return print(`no pairwise results for judge "${judge}" (see \`arena judges\`)`);

@@ -1,5 +1,4 @@
-// `arena judges check openai/MODEL`: what a server offers (GET /v1/models), and what is known of the model: its
-// shutdown date (the server's, else the table's), family, price and successor.
+// `arena judges check openai/MODEL`: what a server offers, and what is known of the model (shutdown, price, successor).
 import { familyOf, isOpenAI } from '../../judges/contract.ts';
 import { OPENAI_MODELS_READ, modelEntry } from '../../core/openai-models.ts';
 import { createJudge } from '../../judges/registry.ts';

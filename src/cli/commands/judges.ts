@@ -48,8 +48,7 @@ export const judgesCommand = defineCommand({
       const { gameConfidences, judgesReport } = await import('../../reports/judge-quality/quality-report.ts');
       if (args.games) {
         const rows = await gameConfidences(store, args.games);
-        if (args.json) return printJson(rows);
-        return print(table(rows));
+        return args.json ? printJson(rows) : print(table(rows));
       }
       if (args.json && !args.report) return printJson(await store.games.judges());
       if (args.judge) {

@@ -25,10 +25,7 @@ export const kappaCommand = defineCommand({
     const o = bootOptions(args);
     await withStore(args.db, { readonly: true }, async (store) => {
       await checkJudges(store, [a, b]);
-      const rows = await kappaReport(store, a, b, {
-        ...o,
-        byCategory: Boolean(args.category),
-      });
+      const rows = await kappaReport(store, a, b, { ...o, byCategory: Boolean(args.category) });
       if (args.json) return printJson(rows);
       printTable(rows, (r) => ({
         turn: r.turn,

@@ -10,12 +10,7 @@ export const lengthCommand = defineCommand({
     description:
       'length awareness: share of decisive verdicts that went to the longer answer; length-controlled win rates beside the raw ones',
   },
-  args: {
-    ...dbArg,
-    ...jsonArg,
-    ...judgeTurnArgs,
-    ...bootArgs,
-  },
+  args: { ...dbArg, ...jsonArg, ...judgeTurnArgs, ...bootArgs },
   async run({ args }) {
     const o = bootOptions(args);
     await withJudge(args, async (store, judge, t) => {

@@ -1,5 +1,4 @@
-// Operations: `arena refresh` (the nightly job), `arena cost` (the ledger), `arena refreshes` (history); the
-// interrupt handling and progress bars the long jobs share (`arena checkpoints`: checkpoints.ts).
+// `arena refresh`, `arena cost`, `arena refreshes`; the interrupt handling and progress bars the long jobs share.
 import { defineCommand } from 'citty';
 import { drawsBar, Progress } from '../progress-bar.ts';
 import { setMaxListeners } from 'node:events';
@@ -7,7 +6,6 @@ import { int, oneOf, table } from '../format.ts';
 import { dbArg, exitStatus, jsonArg, print, printTable, printJson, withStore } from '../shared.ts';
 import * as figures from '../../core/format.ts';
 import { runSeen } from '../../core/run-seen.ts';
-import type { RefreshRecord } from '../../storage/store.ts';
 
 /**
  * `fn` with a progress bar on stderr per run or stage (a line every few seconds when stderr is not a terminal), and
@@ -116,7 +114,7 @@ export const refreshCommand = defineCommand({
         }),
       );
       bars.stop();
-      if (args['dry-run'] && !args.json) {
+      if (dryRun && !args.json)
         printTable(s.plan, (p) => ({
           judge: p.judge,
           mode: p.mode,
@@ -128,7 +126,6 @@ export const refreshCommand = defineCommand({
           'est. USD': figures.usd(p.estCost),
           estimate: p.basis,
         }));
-      }
       if (args.json) printJson(s);
       else print(s.line);
       exitStatus.code = s.exitCode;
@@ -156,12 +153,14 @@ export const costCommand = defineCommand({
         }));
       else if (by === 'game') rows = (await store.ledger.byGame(limit)).map((r) => ({ ...r }));
       else if (by === 'refresh')
-        rows = (await store.refreshes.list(limit)).map(seen).map((r) => ({
-          id: r.id,
-          startedAt: new Date(r.startedAt).toISOString(),
-          status: r.status,
-          cost: r.cost,
-        }));
+        rows = (await store.refreshes.list(limit))
+          .map((r) => runSeen(r))
+          .map((r) => ({
+            id: r.id,
+            startedAt: new Date(r.startedAt).toISOString(),
+            status: r.status,
+            cost: r.cost,
+          }));
       else rows = (await store.ledger.byJudge()).map((r) => ({ ...r }));
       if (args.json) printJson(rows);
       else print(table(rows.map(spelled)));
@@ -169,8 +168,7 @@ export const costCommand = defineCommand({
   },
 });
 
-/** A ledger row as the tables spell it (core/format.ts): dollars to four decimals, times to the minute; --json keeps
- * full precision and ISO times. */
+/** A ledger row as the tables spell it (core/format.ts); --json keeps full precision and ISO times. */
 function spelled(r: Record<string, unknown>): Record<string, unknown> {
   return {
     ...r,
@@ -187,20 +185,19 @@ export const refreshesCommand = defineCommand({
   args: { ...dbArg, ...jsonArg },
   async run({ args }) {
     await withStore(args.db, { readonly: true }, async (store) => {
-      const rows = (await store.refreshes.list()).map(seen).map((r) => ({
-        id: r.id,
-        startedAt: new Date(r.startedAt).toISOString(),
-        status: r.status,
-        played: r.summary.played ?? null,
-        cost: r.cost,
-        degraded: r.degraded?.join('; ') ?? '',
-        line: r.summary.line ?? '',
-      }));
+      const rows = (await store.refreshes.list())
+        .map((r) => runSeen(r))
+        .map((r) => ({
+          id: r.id,
+          startedAt: new Date(r.startedAt).toISOString(),
+          status: r.status,
+          played: r.summary.played ?? null,
+          cost: r.cost,
+          degraded: r.degraded?.join('; ') ?? '',
+          line: r.summary.line ?? '',
+        }));
       if (args.json) printJson(rows);
       else print(table(rows.map(spelled)));
     });
   },
 });
-
-/** A refresh as it is to be shown: a running one whose heartbeat went stale was killed (interrupted). */
-const seen = (r: RefreshRecord): RefreshRecord => runSeen(r);

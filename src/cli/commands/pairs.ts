@@ -106,14 +106,10 @@ export async function printBoard(db: string, o: { json?: boolean; judges?: strin
         rank: r.rank ?? '',
         'labelled accuracy': rate(r.accuracyOverall),
         ...Object.fromEntries(
-          sets.map((s) => [
-            s,
-            rate(
-              ((a) => (a ? { value: a.accuracy, lo: a.lo, hi: a.hi } : null))(
-                r.accuracy.find((a) => a.set === s),
-              ),
-            ),
-          ]),
+          sets.map((s) => {
+            const a = r.accuracy.find((x) => x.set === s);
+            return [s, rate(a ? { value: a.accuracy, lo: a.lo, hi: a.hi } : null)];
+          }),
         ),
         'rank (experts)': r.rankExperts ?? '',
         'experts S1 kappa': s1

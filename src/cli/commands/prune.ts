@@ -37,8 +37,7 @@ async function known(store: Store, t: PruneTarget): Promise<string> {
         ...sets.flatMap((s) => s.judges.map((j) => j.judge)),
         ...runs.map((r) => r.judge),
       ]),
-    ];
-    names.sort();
+    ].sort();
   } else if ('model' in t) {
     kind = 'models';
     names = await store.catalog.models();

@@ -6,7 +6,6 @@ import { dbArg, print, withStore } from '../shared.ts';
 import { updateReportsOf, workerPages } from '../reports.ts';
 import { wranglerVars } from '../../entry/wrangler.ts';
 
-/** `arena publish`: copy a local database's rows to the site's D1 database through wrangler. */
 export const publishCommand = defineCommand({
   meta: {
     name: 'publish',
@@ -33,8 +32,7 @@ export const publishCommand = defineCommand({
     };
     // the votes cast on the site first: they are counted in the reports, and D1 keeps them (docs/annotators.md)
     if (!out) await withStore(args.db, { mustExist: true }, (store) => pullSiteVotes(store, target, print));
-    // the reports go with the rows: the Worker only reads them (src/reports/site/stored.ts)
-    // and the pages the home page links to, rendered as the Worker of wrangler.toml's [vars] renders them
+    // the reports and pages go with the rows, rendered as the Worker of wrangler.toml's [vars] renders them
     const pages = workerPages(wranglerVars(process.cwd()));
     await updateReportsOf(args.db, { progress: true, worker: pages });
     await withStore(args.db, { readonly: true }, async (store) => {

@@ -3,7 +3,6 @@ import { dbArg, print, printJson, jsonArg, withStore } from '../shared.ts';
 import { int, oneOf } from '../format.ts';
 import { reportsLine, storePages } from '../reports.ts';
 
-/** `arena reports [--rebuild]`: the stored reports the site reads, and their rebuild. */
 export const reportsCommand = defineCommand({
   meta: {
     name: 'reports',
@@ -41,10 +40,8 @@ export const reportsCommand = defineCommand({
     if (args.json) return printJson(rows);
     const views = new Map<string, { n: number; ms: number }>();
     for (const r of rows) {
-      const v = views.get(r.view) ?? { n: 0, ms: 0 };
-      v.n++;
-      v.ms += r.ms;
-      views.set(r.view, v);
+      const v = views.get(r.view);
+      views.set(r.view, { n: (v?.n ?? 0) + 1, ms: (v?.ms ?? 0) + r.ms });
     }
     print(
       rows.length

@@ -113,10 +113,7 @@ export const standingsCommand = defineCommand({
 });
 
 /** A standings row as people read it: rates spelled as the site's leaderboard spells them (core/format.ts). */
-function shownStanding<R extends { winRate: number; lossRate: number; winRateAdjusted: number }>(
-  r: R,
-): Omit<R, 'winRate' | 'lossRate' | 'winRateAdjusted'> &
-  Record<'winRate' | 'lossRate' | 'winRateAdjusted', string> {
+function shownStanding<R extends { winRate: number; lossRate: number; winRateAdjusted: number }>(r: R) {
   return {
     ...r,
     winRate: figures.rate(r.winRate),
@@ -146,11 +143,7 @@ export const agreementCommand = defineCommand({
     description:
       'agreement between two judges per turn, with ties (S1) and without (S2); "human" = expert votes',
   },
-  args: {
-    ...dbArg,
-    ...jsonArg,
-    ...twoJudgesArg,
-  },
+  args: { ...dbArg, ...jsonArg, ...twoJudgesArg },
   async run({ args }) {
     const [a, b] = twoJudges(args.judge);
     await withStore(args.db, { readonly: true }, async (store) => {

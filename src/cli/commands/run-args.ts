@@ -1,5 +1,4 @@
-// `arena run`'s options (citty's declarations) and the checks of --until-settled's, shared by the command
-// (run.ts) and the helpers it hands them to.
+// `arena run`'s options and the checks of --until-settled's.
 import type { ArgsDef, ParsedArgs } from 'citty';
 import { DEFAULT_BASELINE, DEFAULT_REFERENCE_SOURCE } from '../../core/constants.ts';
 import type { Mode } from '../../core/types.ts';
@@ -125,18 +124,7 @@ export const runArgs = {
 
 export type RunArgs = ParsedArgs<typeof runArgs>;
 
-/** --until-settled's options: matches per round, the rank-width target, the win-rate width, JSON output. */
-export interface SettleArgs {
-  round?: number;
-  target?: number;
-  width?: number;
-  json?: boolean;
-}
-
-/**
- * The --judge specs, a llama-cpp judge's given `reliability=softent-cali&base=<file>` when --reliability asks
- * for it (the judge computes it: src/judges/llama-cpp/reliability.ts).
- */
+/** The --judge specs, a llama-cpp judge's given `reliability=softent-cali&base=<file>` when --reliability asks. */
 export function judgeSpecsOf(args: RunArgs): string[] {
   const specs = withReliability(args, [args.judge as string | string[]].flat());
   if (args['softent-above'] !== undefined) {
@@ -163,7 +151,7 @@ function withReliability(args: RunArgs, specs: string[]): string[] {
 }
 
 /** --until-settled's options, checked: undefined without the flag. */
-export function settleArgs(args: RunArgs, mode: Mode, judges: number): SettleArgs | undefined {
+export function settleArgs(args: RunArgs, mode: Mode, judges: number) {
   if (!args['until-settled']) {
     if (args.round !== undefined || args.target !== undefined || args.width !== undefined || args.json)
       throw new UsageError('--round, --target, --width and --json go with --until-settled');

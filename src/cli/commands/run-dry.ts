@@ -1,7 +1,5 @@
-// `arena run --dry-run`: per judge, the games planned and stored, the calls to make with their tokens as a rate
-// limit counts them, the least time they take under the judge's limits and their cost (estimated as refresh and
-// checkpoints estimate it: src/ops/prices.ts); with --until-settled also the calls a settled run is expected to
-// make (engine/settle-estimate.ts), with their tokens, time and cost.
+// `arena run --dry-run`: per judge, the games planned and stored, the calls to make with their tokens, least time
+// and cost; with --until-settled also the calls a settled run is expected to make.
 import { TYPICAL_JUDGMENT_TOKENS } from '../../core/constants.ts';
 import { usd } from '../../core/format.ts';
 import type { GameSpec } from '../../core/types.ts';
@@ -15,7 +13,7 @@ import type { StoreReader } from '../../storage/pending.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 import { print } from '../shared.ts';
 
-export interface DryRun {
+interface DryRun {
   judgeSpecs: string[];
   judge: GovernedJudge;
   makeJudge(spec: string): Promise<GovernedJudge>;
@@ -56,10 +54,7 @@ async function printSettled(d: DryRun, j: GovernedJudge, maxTokens: number): Pro
   print(await priceLine(d, j, specs, share, maxTokens));
 }
 
-/**
- * What `share` of playing `specs` costs at the judge's price (local judges are free), with the tokens estimated
- * as refresh and checkpoints estimate them: from the judge's stored games, else a typical judgment's length.
- */
+/** What `share` of playing `specs` costs, the tokens estimated as refresh and checkpoints estimate them. */
 async function priceLine(
   d: DryRun,
   j: GovernedJudge,

@@ -1,5 +1,4 @@
-// `arena run` with several --judge (side by side) or with --escalate-to (local judge first, second judge
-// only where the local one is unsure). The single-judge path stays in run.ts.
+// `arena run` with several --judge (side by side) or with --escalate-to (a second judge where the local one is unsure).
 import { runEscalation } from '../../engine/escalate.ts';
 import { runTournament, type RunOptions, type RunSummary } from '../../engine/run.ts';
 import type { JudgeProvider } from '../../judges/judge.ts';
@@ -10,8 +9,7 @@ import { runName, UsageError } from '../format.ts';
 import { exitStatus, print, log } from '../shared.ts';
 import { failureLines } from '../errors.ts';
 
-export interface RunManyOptions {
-  /** the run options shared by every judge (with the first judge, already made) */
+interface RunManyOptions {
   common: RunOptions;
   judge: JudgeProvider;
   judgeSpecs: string[];

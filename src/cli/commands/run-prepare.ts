@@ -1,5 +1,3 @@
-// `arena run`'s store made ready before it plans: --questions and --answers imported, the models, turns or pair
-// set checked, the shipped prompts imported; a dry run does the same on a view that writes nothing.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mode } from '../../core/types.ts';
@@ -25,8 +23,7 @@ function answerFiles(paths: string[]): string[] {
 
 /**
  * The store made ready for the run: --questions and --answers imported, the models, turns or pair set checked,
- * the shipped prompts the run needs imported. A dry run writes nothing: it checks and plans on a view of the
- * database with what a run would import applied (src/storage/pending.ts).
+ * the shipped prompts imported. A dry run writes nothing: it plans on a view with the imports applied.
  */
 export async function prepareStore(
   store: SqliteStore,
@@ -58,7 +55,7 @@ export async function prepareStore(
     await checkModels(reader, models, 'models', { withVotes: false });
     if (mode === 'pairwise-baseline')
       await checkModels(reader, [args.baseline], 'baseline', { withVotes: false });
-    await checkTurns(reader, turns, 'turn');
+    await checkTurns(reader, turns);
   }
   // planning reads only: the shipped prompts the prompt set needs are imported here, once
   if (dry) reader = pendingView(reader, { prompts: await missingRunPrompts(reader, mode, args.prompts) });

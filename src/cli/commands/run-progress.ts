@@ -1,5 +1,3 @@
-// `arena run`'s one-judge tournament on the terminal: its plan on stderr, a progress bar with tokens per minute
-// against the judge's limit while it plays, and the summary that sets the exit status.
 import { ALLOWANCE_TAG } from '../../core/constants.ts';
 import { runTournament, type RunSummary } from '../../engine/run.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';
@@ -80,10 +78,7 @@ export function reportRun(summary: RunSummary, db: string): void {
   if (summary.status === 'interrupted') exitStatus.code = 130;
 }
 
-/**
- * `12.3k tokens/min of 90k`: the tokens charged per minute so far (prompt + max_tokens), against the known limit;
- * `-` before any token was charged for a game played.
- */
+/** `12.3k tokens/min of 90k`: the tokens charged per minute so far, against the known limit. */
 function tokensPerMinute(tokens: number, secs: number, tpm: number | undefined): string {
   const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0));
   const rate = `${tokens ? k((tokens * 60) / Math.max(secs, 1)) : '-'} tokens/min`;

@@ -1,5 +1,3 @@
-// `arena run --until-settled`: the engine's rounds (engine/settle.ts) with a line per round on stderr,
-// and the reason it stopped with what the full plan would have cost.
 import type { BaselineModelState } from '../../core/stats/settle-baseline.ts';
 import { runUntilSettled, type SettleOptions, type SettleSummary } from '../../engine/settle.ts';
 import type { GovernedJudge } from '../../judges/registry.ts';

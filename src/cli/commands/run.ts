@@ -1,41 +1,32 @@
 // `arena run`: plan the games a tournament (or a labelled pair set) needs and play those not stored yet: one judge
-// with a progress bar (run-progress.ts), several side by side or with escalation (run-multi.ts), in rounds until
-// settled (run-settled.ts), or only the plan (--dry-run, run-dry.ts). Its options: run-args.ts; the store made
-// ready before planning: run-prepare.ts.
+// (run-progress.ts), several (run-multi.ts), until settled (run-settled.ts), or only the plan (run-dry.ts).
 import { defineCommand } from 'citty';
-import { tmpdir } from 'node:os';
-import type { Game, Mode } from '../../core/types.ts';
+import type { Mode } from '../../core/types.ts';
 import { fatalStopError } from '../../judges/fatal-stop.ts';
 import { retirementWarning } from '../../core/retirement.ts';
 import { costOf, tablePriceOf } from '../../ops/prices.ts';
 import type { JudgeCallError } from '../../judges/judge.ts';
 import { checkApiKeys, type GovernedJudge } from '../../judges/registry.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
-import { restoreSpilled, spillGames } from '../../storage/recovery.ts';
-import type { RunRecord } from '../../storage/store.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
 import { judgeSetupOf, settingsOf, stoppingJudges } from '../judge-args.ts';
 import { processLiveness } from '../liveness.ts';
 import { drawsBar } from '../progress-bar.ts';
 import { updateReports } from '../reports.ts';
-import { openStore } from '../shared.ts';
+import { openStore, recovered } from '../shared.ts';
 import { judgeSpecsOf, MODES, runArgs, settleArgs, type RunArgs } from './run-args.ts';
 import { prepareStore } from './run-prepare.ts';
 import { playWithProgress, reportRun, type RunUi } from './run-progress.ts';
 
-/** What the command line asks for, checked before anything is opened or imported. */
-type RunRequest = ReturnType<typeof readRequest>;
-
-/** One run in progress: its request, store and first judge, its interruption and the first refused key. */
+/** One run in progress; `fatal`: the first fatal refusal (a key, a retired model), which stopped it. */
 interface RunContext {
   args: RunArgs;
-  request: RunRequest;
+  request: ReturnType<typeof readRequest>;
   store: SqliteStore;
   judge: GovernedJudge;
   makeJudge(spec: string): Promise<GovernedJudge>;
   signal: AbortSignal;
   ui: RunUi;
-  /** the first fatal refusal (a key, a retired model, a refused parameter), which stopped the run (undefined: none) */
   fatal(): JudgeCallError | undefined;
 }
 
@@ -67,25 +58,14 @@ export default defineCommand({
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    const c: RunContext = {
-      args,
-      request,
-      store,
-      judge,
-      makeJudge,
-      signal: ctl.signal,
-      ui,
-      fatal: refused,
-    };
     let played = false;
     try {
-      played = await play(c);
+      played = await play({ args, request, store, judge, makeJudge, signal: ctl.signal, ui, fatal: refused });
     } finally {
       ui.bar?.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      // the games played so far are stored, also after an interruption or a failure (a database in memory is
-      // gone with the process: nothing serves it)
+      // the games played so far are stored, also after an interruption or a failure
       if (played && args.db !== ':memory:') await refreshReports(store, args.db);
       await judge.close?.();
       await store.close();
@@ -106,12 +86,8 @@ function readRequest(args: RunArgs) {
   const judgeSpecs = judgeSpecsOf(args); // every --judge, in order
   const settle = settleArgs(args, mode, judgeSpecs.length);
   // every judge's setup (--escalate-to's included) is checked (options, API key) before anything is opened or imported
-  const setups = new Map(
-    [...judgeSpecs, ...(args['escalate-to'] ? [args['escalate-to']] : [])].map((spec) => [
-      spec,
-      judgeSetupOf(spec, args),
-    ]),
-  );
+  const specs = [...judgeSpecs, ...(args['escalate-to'] ? [args['escalate-to']] : [])];
+  const setups = new Map(specs.map((spec) => [spec, judgeSetupOf(spec, args)]));
   return { mode, parser, models, turns, concurrency, judgeSpecs, settle, setups };
 }
 
@@ -123,18 +99,10 @@ function priced(judgeId: string) {
     : {};
 }
 
-/**
- * The store made ready, then the plan printed (--dry-run) or played the way the request asks. Returns whether a
- * one-judge tournament was played to its end, after which the stored reports are refreshed.
- */
+/** The plan printed (--dry-run) or played as the request asks; whether a one-judge tournament was played to its end. */
 async function play(c: RunContext): Promise<boolean> {
   const { args, request: r, store, judge } = c;
-  // verdicts an earlier run paid for but could not store (a full disk) are stored first
-  if (!args['dry-run'])
-    for (const s of await restoreSpilled(store, args.db, tmpdir()))
-      process.stderr.write(
-        `stored ${s.games} verdict(s) an earlier run paid for but could not store (${s.file})\n`,
-      );
+  const spill = await recovered(store, args.db, { dryRun: !!args['dry-run'] });
   const { reader, questionIds } = await prepareStore(store, args, r.mode, r.models, r.turns);
   const common = {
     store,
@@ -149,7 +117,7 @@ async function play(c: RunContext): Promise<boolean> {
     referenceSource: args.reference,
     settings: settingsOf(args),
     ...processLiveness(),
-    spill: (games: Game[], run: RunRecord) => spillGames(args.db, tmpdir(), games, run),
+    spill,
   };
   if (args['dry-run']) {
     const { printDryRun } = await import('./run-dry.ts');
@@ -199,10 +167,7 @@ async function play(c: RunContext): Promise<boolean> {
   return false;
 }
 
-/**
- * The stored reports brought up to date through the run's own connection, best-effort: the games are stored
- * whatever happens here (the site shows a stale report as such; `arena reports --rebuild` catches up).
- */
+/** The stored reports brought up to date, best-effort: the games are stored whatever happens here. */
 async function refreshReports(store: SqliteStore, db: string): Promise<void> {
   await updateReports(store).catch((e: unknown) =>
     process.stderr.write(

@@ -9,63 +9,35 @@ import { cacheDir } from '../cache-dir.ts';
 import { dbArg, openStore, print, removeDatabase, withStore, log } from '../shared.ts';
 import type { SqliteStore } from '../../storage/sqlite.ts';
 import type { AnnotateOptions } from '../../web/annotate/routes.ts';
+import type { AppOptions } from '../../web/app.ts';
 import type { Context } from 'hono';
 import { randomBytes } from 'node:crypto';
 import { updateReports } from '../reports.ts';
 
-async function listen(
-  store: SqliteStore,
-  port: number,
-  host: string,
-  intervals: 'bootstrap' | 'sandwich' = 'bootstrap',
-  siteUrl?: string,
-  annotate?: AnnotateOptions,
-) {
+async function listen(store: SqliteStore, o: { port: number; host: string } & Omit<AppOptions, 'store'>) {
+  const { port, host } = o;
   // loaded here, not at the top: the site's modules (charts, markdown) would slow down every `arena --help`
-  const [{ serve }, { nodeSite, warmOverHttp }] = await Promise.all([
-    import('@hono/node-server'),
-    import('../../entry/node.ts'),
-  ]);
-  // the pages every write stored, and live what they are not (src/web/pages.ts)
-  const site = nodeSite({
-    store,
-    intervals,
-    ...(siteUrl ? { siteUrl } : {}),
-    ...(annotate ? { annotate } : {}),
-  });
-  const server = serve(
-    {
-      ...site,
-      port,
-      hostname: host,
-    },
-    // announced once one request has gone through the socket (src/entry/node.ts warmOverHttp)
-    (info) =>
-      void warmOverHttp(host, info.port).then(() =>
-        print(`leaderboard on http://${host === '0.0.0.0' ? 'localhost' : host}:${info.port}/`),
-      ),
-  );
+  const { serveNode } = await import('../../entry/node.ts');
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (e: NodeJS.ErrnoException) => {
-        const why =
-          e.code === 'EADDRINUSE'
-            ? 'is in use'
-            : e.code === 'EACCES'
-              ? 'is not allowed for this user'
-              : `cannot be opened (${e.code ?? e.message})`;
-        reject(
-          new ArenaError(
-            `port ${port} on ${host} ${why}; choose another with --port (--port 0 picks a free one)`,
-            undefined,
-            { cause: e },
-          ),
-        );
-      });
-      const stop = () => server.close(() => resolve());
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+    const server = await serveNode(store, o).catch((e: NodeJS.ErrnoException) => {
+      const why =
+        e.code === 'EADDRINUSE'
+          ? 'is in use'
+          : e.code === 'EACCES'
+            ? 'is not allowed for this user'
+            : `cannot be opened (${e.code ?? e.message})`;
+      throw new ArenaError(
+        `port ${port} on ${host} ${why}; choose another with --port (--port 0 picks a free one)`,
+        undefined,
+        { cause: e },
+      );
     });
+    print(`leaderboard on ${server.url}/`);
+    await new Promise((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await server.close();
   } finally {
     await store.close();
   }
@@ -167,21 +139,14 @@ export const serveCommand = defineCommand({
     const site = siteUrl(args['site-url']);
     const annotate = await annotateOptions(args);
     const { reopeningStore } = await import('../reopen.ts');
-    // a refresh republishes by VACUUM INTO + rename: follow the path, not the file first opened; read-only
-    // unless annotators write their votes, and then never a published copy (its votes would be lost)
+    // a refresh republishes by rename: follow the path; read-only unless annotators vote, then never on a copy
     const opts = annotate ? { source: 'serve --annotate' } : { readonly: true };
-    const store = reopeningStore(args.db, () => openStore(args.db, opts), {
-      log,
-    });
-    await listen(store, port, args.host, intervals, site, annotate);
+    const store = reopeningStore(args.db, () => openStore(args.db, opts), { log });
+    await listen(store, { port, host: args.host, intervals, ...site, ...(annotate ? { annotate } : {}) });
   },
 });
 
-/**
- * `npm start`: on an empty database import the MT-Bench release (MTBENCH_DIR, else download); where the
- * database has no games of the Judge Llama 2 study's judge, import them (JUDGE_LLAMA2_DIR, else a pinned
- * download; JUDGE_LLAMA2_DIR=none skips them) and, with JUDGE_SETS_DIR set, LLMBar's labelled pair sets; then serve.
- */
+/** `npm start`: the data an empty database lacks imported (from the environment's folders, else downloaded), then serve. */
 export const startCommand = defineCommand({
   meta: {
     name: 'start',
@@ -211,15 +176,14 @@ export const startCommand = defineCommand({
           names: (await s.games.judges()).map((j) => j.judge),
         }))
       : { empty: true, names: [] as string[] };
-    const empty = judges.empty;
-    if (!empty)
+    if (!judges.empty)
       log(
         `serving ${args.db} as it is (judges: ${judges.names.join(', ') || 'none'}); to import the release again, remove it first (rm ${args.db}) or run \`arena import mtbench --db ${args.db}\``,
       );
     let study: string | undefined;
     let sources: ReturnType<typeof mtbenchSources> | undefined;
     let dir: string | undefined;
-    if (empty) {
+    if (judges.empty) {
       // find and check the release before creating anything: a failure leaves no empty database behind
       dir = process.env.MTBENCH_DIR;
       if (dir) {
@@ -292,7 +256,6 @@ export const startCommand = defineCommand({
         );
         for (const n of notes) print(n);
       }
-      // LLMBar's labelled pair sets, when JUDGE_SETS_DIR names them (../shared/judge_sets, with llmbar/ below it) and none are stored yet
       const setsDir = process.env.JUDGE_SETS_DIR;
       if (setsDir && setsDir !== 'none' && (await store.catalog.pairSets()).length === 0) {
         const llmbar = existsSync(join(setsDir, 'llmbar')) ? join(setsDir, 'llmbar') : setsDir;
@@ -302,21 +265,20 @@ export const startCommand = defineCommand({
           `imported ${sets.length} labelled pair sets from ${llmbar}: ${sets.reduce((n, s) => n + s.items, 0)} items, judges ${[...new Set(sets.flatMap((s) => s.judges))].join(', ')}`,
         );
       }
-      // the site's figures, computed once here (and kept current by every later write) rather than on first visit
       if (intervals === 'bootstrap') await updateReports(store, { progress: true });
     } catch (e) {
       await store.close();
       if (!existed) removeDatabase(args.db);
       throw e;
     }
-    await listen(store, port, args.host, intervals, siteUrl(args['site-url']));
+    await listen(store, { port, host: args.host, intervals, ...siteUrl(args['site-url']) });
   },
 });
 
 /** --site-url: an http(s) address, or nothing. */
-function siteUrl(v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
+function siteUrl(v: string | undefined): { siteUrl?: string } {
+  if (v === undefined) return {};
   if (!/^https?:\/\/[^/\s]+(\/\S*)?$/.test(v))
     throw new UsageError(`--site-url expects an address like https://arena.example.org, got "${v}"`);
-  return v;
+  return { siteUrl: v };
 }

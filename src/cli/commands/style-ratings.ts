@@ -2,7 +2,6 @@
 import { WEIGHTINGS } from '../../core/schemes/weighting.ts';
 import * as figures from '../../core/format.ts';
 import { int, list, num, oneOf, UsageError } from '../format.ts';
-import { checkRoundsLevel } from '../boot-args.ts';
 import { print, printTable, printJson, withStore } from '../shared.ts';
 import { resolveJudge } from '../judge-choice.ts';
 import { noResults } from './results.ts';
@@ -26,8 +25,6 @@ export async function printStyleRatings(
   const rounds = int(o.rounds, 'rounds')!;
   const intervals = oneOf(o.intervals, 'intervals', ['bootstrap', 'sandwich'] as const)!;
   const level = num(o.level, 'level')!;
-  if (!(reg >= 0)) throw new UsageError(`--reg must be at least 0, got ${reg}`);
-  checkRoundsLevel(rounds, level);
   const { styleReport } = await import('../../reports/style.ts');
   if (o.weight !== 'none' || o.prior)
     throw new UsageError('--style fits its own unweighted model: drop --weight and --prior');

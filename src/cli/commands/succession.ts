@@ -1,5 +1,4 @@
-// `arena judges succession --from OLD --to NEW`: the new judge plays a bridge of the old judge's matches
-// (engine/succession.ts), then the bridge report (reports/succession.ts) is printed, or with --json its object.
+// `arena judges succession --from OLD --to NEW`: the new judge plays a bridge of the old judge's matches, then the report.
 import { defineCommand } from 'citty';
 import { tmpdir } from 'node:os';
 import { int, list, num, oneOf } from '../format.ts';
@@ -80,7 +79,7 @@ export const successionCommand = defineCommand({
       const models = list(args.models) ?? [...new Set(old.flatMap((o) => [o.model1, o.model2]))].sort();
       const turns = list(args.turn)!.map((t) => int(t, 'turn')!);
       await checkModels(store, models, 'models', { withVotes: false });
-      await checkTurns(store, turns, 'turn');
+      await checkTurns(store, turns);
       await ensureRunPrompts(store, ['pairwise-all'], args.prompts);
       const run = await runSuccession({
         store,
@@ -111,13 +110,8 @@ export const successionCommand = defineCommand({
       if (run.stop === 'failed') exitStatus.code = 2;
       if (run.stop === 'interrupted') exitStatus.code = 130;
       const report = await successionReport(store, args.from, judge.id, { seed: int(args.seed, 'seed')! });
-      const out = {
-        stop: run.stop,
-        paid: run.paid,
-        rounds: run.rounds,
-        candidates: run.candidates,
-        ...report,
-      };
+      const { stop, paid, rounds, candidates } = run;
+      const out = { stop, paid, rounds, candidates, ...report };
       if (args.json) return printJson(out);
       printSuccession(out);
     } finally {
