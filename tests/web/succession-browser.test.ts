@@ -91,8 +91,9 @@ describe.skipIf(!!SKIP)('a refresh whose judge is retired mid-history', { timeou
   });
 
   describe.skipIf(!HAVE_CHROMIUM)(`in Chromium (${CHROMIUM})`, () => {
+    // the rounds the refreshes built their stored reports and pages with: the site reads them, computing nothing
     const site = siteInChromium(async () => openSqliteStore(db), {
-      bootstrapRounds: 200,
+      bootstrapRounds: 1000,
       timeoutMs: 300_000,
     });
 
