@@ -21,8 +21,9 @@ interface Row {
 }
 
 describe.skipIf(!ok)('the site controls in Chromium', () => {
-  const site = siteInChromium(async () => (await buildFixture()).store, {
-    bootstrapRounds: 100,
+  // the fixture with its stored reports, at the rounds they were built with: the pages read them, computing none
+  const site = siteInChromium(async () => (await buildFixture(undefined, { reports: true })).store, {
+    bootstrapRounds: 1000,
     timeoutMs: 180_000,
   });
   const open = async (o: { width?: number; height?: number; javaScriptEnabled?: boolean } = {}) => ({

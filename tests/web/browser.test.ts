@@ -16,8 +16,9 @@ if (!haveChromium)
   );
 
 describe.skipIf(!haveChromium)('the site in Chromium', () => {
-  const site = siteInChromium(async () => (await buildFixture()).store, {
-    bootstrapRounds: 200,
+  // the fixture with its stored reports, at the rounds they were built with: the pages read them, computing none
+  const site = siteInChromium(async () => (await buildFixture(undefined, { reports: true })).store, {
+    bootstrapRounds: 1000,
     timeoutMs: 120_000,
   });
 

@@ -9,6 +9,7 @@ import type { JudgeProvider } from '../../src/judges/judge.ts';
 import { mockJudge } from '../../src/judges/mock.ts';
 import { importFiles, mtbenchSources } from '../../src/importers/import.ts';
 import { runTournament } from '../../src/engine/run.ts';
+import { updateReports } from '../../src/cli/reports.ts';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';
 import { tmpDir } from '../support/cli.ts';
 import { copySqlite, runShared } from '../support/run-shared.ts';
@@ -38,8 +39,15 @@ export interface Fixture {
   store: SqliteStore;
 }
 
-/** The site's test database in `dir` (a copy of the run's one), open. */
-export async function buildFixture(dir = tmpDir('arena-web-')): Promise<Fixture> {
+/**
+ * The site's test database in `dir` (a copy of the run's one), open. With `reports`, its stored reports and pages
+ * built as well (what `arena publish` or any write brings up to date): built once per run, so the files that publish
+ * the fixture or render its pages read them instead of each computing the same ones (4 s of CPU).
+ */
+export async function buildFixture(
+  dir = tmpDir('arena-web-'),
+  o: { reports?: boolean } = {},
+): Promise<Fixture> {
   const shared = await runShared('web-fixture', async (scratch) => {
     const store = openSqliteStore(join(scratch, 'site.db'));
     try {
@@ -48,8 +56,19 @@ export async function buildFixture(dir = tmpDir('arena-web-')): Promise<Fixture>
       await store.close();
     }
   });
+  const from = !o.reports
+    ? shared
+    : await runShared('web-fixture-reports', async (scratch) => {
+        copySqlite(join(shared, 'site.db'), join(scratch, 'site.db'));
+        const store = openSqliteStore(join(scratch, 'site.db'));
+        try {
+          await updateReports(store, { log: () => {} });
+        } finally {
+          await store.close();
+        }
+      });
   const file = join(dir, 'site.db');
-  copySqlite(join(shared, 'site.db'), file);
+  copySqlite(join(from, 'site.db'), file);
   return { file, store: openSqliteStore(file) };
 }
 

@@ -1,6 +1,6 @@
 // The site's operations pages (/refreshes, /checkpoints, the leaderboard's refresh banner) in-process
 // over a real SQLite file written by the real commands: `arena refresh` and `arena checkpoints run`
-// against spawned test servers. The numbers must equal what the CLI reports and what the servers logged.
+// against test servers in this process. The numbers must equal what the CLI reports and what the servers logged.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,8 +9,8 @@ import { createApp } from '../../src/web/app.ts';
 import { serveNode } from '../../src/entry/node.ts';
 import { HAVE_CHROMIUM, launchChromium, SHOTS, tablesWithoutHeaders } from '../support/chromium.ts';
 import { runArena, tmpDir } from '../support/cli.ts';
-import { spawnOpenAIServer, type SpawnedOpenAIServer, type VerdictPolicy } from '../support/openai-server.ts';
-import { answerFile, chats, HAVE_MTBENCH, MTBENCH, writeConfig } from '../ops/helpers.ts';
+import { startOpenAIServer, type OpenAIServer, type VerdictPolicy } from '../support/openai-server.ts';
+import { answerFile, HAVE_MTBENCH, MTBENCH, writeConfig } from '../ops/helpers.ts';
 import { localD1, wranglerDev } from './support.ts';
 import { linkedPages } from '../../src/web/pages.ts';
 
@@ -73,10 +73,8 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
   async function refresh(
     verdict: VerdictPolicy,
     models: string[],
-    tag: string,
   ): Promise<{ code: number | null; calls: number }> {
-    const logFile = join(dir, `server-${tag}.log`);
-    const srv = await spawnOpenAIServer({ latencyMs: 2, verdict, logFile });
+    const srv = await startOpenAIServer({ latencyMs: 2, verdict });
     try {
       // pairwise-all among models that are never the checkpoints' baseline, so the refresh judge stays off the checkpoint report
       const r = await runArena([
@@ -84,7 +82,7 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
         '--config',
         writeConfig(dir, { url: srv.url, models, extra: { publish: { showCost: true } } }),
       ]);
-      return { code: r.code, calls: chats(logFile).length };
+      return { code: r.code, calls: srv.log.filter((e) => e.path === '/v1/chat/completions').length };
     } finally {
       await srv.close();
     }
@@ -93,14 +91,14 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
   let ckptCfg = '';
   let first: { code: number | null; calls: number };
   let second: { code: number | null; calls: number };
-  let longer: SpawnedOpenAIServer;
-  let hash: SpawnedOpenAIServer;
+  let longer: OpenAIServer;
+  let hash: OpenAIServer;
 
   beforeAll(async () => {
-    first = await refresh('longer', ['alpaca-13b', 'claude-v1'], '1');
+    first = await refresh('longer', ['alpaca-13b', 'claude-v1']);
     [longer, hash] = await Promise.all([
-      spawnOpenAIServer({ verdict: 'longer', latencyMs: 2, logFile: join(dir, 'longer.log') }),
-      spawnOpenAIServer({ verdict: 'hash', latencyMs: 2, logFile: join(dir, 'hash.log') }),
+      startOpenAIServer({ verdict: 'longer', latencyMs: 2 }),
+      startOpenAIServer({ verdict: 'hash', latencyMs: 2 }),
     ]);
     ckptCfg = join(dir, 'checkpoints.json');
     writeFileSync(
@@ -124,7 +122,7 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     const run = await runArena(['checkpoints', 'run', '--config', ckptCfg]);
     expect(run.code, run.stderr).toBe(0);
     // a new model whose every judgment is unparsable: the error rate jumps, the refresh is degraded
-    second = await refresh('unparsable', ['alpaca-13b', 'claude-v1', 'llama-13b'], '2');
+    second = await refresh('unparsable', ['alpaca-13b', 'claude-v1', 'llama-13b']);
     store = openSqliteStore(db);
     app = createApp({ store, bootstrapRounds: 50, cache: { checkMs: 0 } });
   }, 300_000);
@@ -176,12 +174,13 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
       const browser = await launchChromium();
       mkdirSync(SHOTS, { recursive: true });
       try {
+        // one page, resized: a second context would start a second renderer process
+        const page = await browser.newPage();
         for (const [size, width, height] of [
           ['desktop', 1280, 900],
           ['phone', 390, 844],
         ] as const) {
-          const ctx = await browser.newContext({ viewport: { width, height } });
-          const page = await ctx.newPage();
+          await page.setViewportSize({ width, height });
           for (const [name, path] of [
             ['ops-leaderboard', '/'],
             ['ops-refreshes', '/refreshes'],
@@ -205,7 +204,6 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
             }
             await page.screenshot({ path: join(SHOTS, `${name}-${size}.png`), fullPage: true });
           }
-          await ctx.close();
         }
       } finally {
         await browser.close();
@@ -255,7 +253,7 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
     expect(list).toMatch(/<td class="l warn">degraded<\/td>/);
 
     // nothing new: zero calls, status ok; the site sees it without a restart (the cache fingerprint moved)
-    const third = await refresh('longer', ['alpaca-13b', 'claude-v1', 'llama-13b'], '3');
+    const third = await refresh('longer', ['alpaca-13b', 'claude-v1', 'llama-13b']);
     expect(third).toEqual({ code: 0, calls: 0 });
     const rows = await json<RefreshApiRow[]>('/api/refreshes');
     expect(rows.map((r) => [r.status, r.calls])).toEqual([

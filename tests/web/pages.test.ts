@@ -47,7 +47,8 @@ const pageRows = () =>
   store.sqlite.prepare('SELECT key, state FROM pages ORDER BY key').all() as { key: string; state: string }[];
 
 beforeAll(async () => {
-  ({ store } = await buildFixture(tmpDir('arena-pages-')));
+  // the run's fixture with its reports built (shared with tests/web/worker.test.ts): this update finds them current
+  ({ store } = await buildFixture(tmpDir('arena-pages-'), { reports: true }));
   await updateReports(store, { log: () => {} });
   rendered = await storePages(store);
   pages = linkedPages(await (await get(appOf(), '/')).text());

@@ -91,8 +91,9 @@ describe.skipIf(!!SKIP)('a refresh whose judge is retired mid-history', { timeou
   });
 
   describe.skipIf(!HAVE_CHROMIUM)(`in Chromium (${CHROMIUM})`, () => {
+    // the rounds the refreshes built their stored reports with: the site reads those rather than computing them again
     const site = siteInChromium(async () => openSqliteStore(db), {
-      bootstrapRounds: 200,
+      bootstrapRounds: 1000,
       timeoutMs: 300_000,
     });
 

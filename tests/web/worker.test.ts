@@ -39,8 +39,9 @@ describeRoutes(
   'Worker under wrangler dev over local D1',
   async (): Promise<Target & { url: string; log: () => string }> => {
     const dir = tmpDir('arena-worker-');
-    // the run's migrated D1 is built (or copied) while the site's database is
-    const [fx, persist] = await Promise.all([buildFixture(dir), localD1(dir)]);
+    // the run's migrated D1 is built (or copied) while the site's database is; its reports are the run's (built
+    // once, tests/web/fixture.ts), so the publish finds them current and computes none
+    const [fx, persist] = await Promise.all([buildFixture(dir, { reports: true }), localD1(dir)]);
     file = fx.file;
     await fx.store.annotators.add('wendy', inviteHash(INVITE), Date.now());
     await fx.store.close();
