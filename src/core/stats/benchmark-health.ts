@@ -4,7 +4,13 @@
 // refits Bradley–Terry for the judge and for the reference on the same draw, so the reference's own
 // uncertainty is counted: a pair it cannot separate is no evidence for or against the judge. Pure.
 import { battleTable, resamplePairs, type BattleTable, type ClusteredBattle } from './battle-table.ts';
-import { clusterBootstrap, percentileInterval, sortedInterval, type Interval } from './bootstrap.ts';
+import {
+  clusterBootstrap,
+  columnIntervals,
+  percentileInterval,
+  sortedInterval,
+  type Interval,
+} from './bootstrap.ts';
 import { seededRng } from './random.ts';
 import { intervalsWithheld, type IntervalsWithheld } from './rating-rows.ts';
 import { pearson } from './judge-quality.ts';
@@ -207,8 +213,8 @@ export function benchmarkHealth(
   const fr = fitBradleyTerry(tr.pairs);
   const sj = resampledRatings(tj, draws, fj);
   const sr = resampledRatings(tr, draws, fr);
-  const ij = intervalsOf(sj, n, level);
-  const ir = intervalsOf(sr, n, level);
+  const ij = columnIntervals(sj, n, level);
+  const ir = columnIntervals(sr, n, level);
   let separated = 0;
   let agreed = 0;
   let opposed = 0;
@@ -273,15 +279,6 @@ function withholdHealthIntervals(row: HealthRow, withheld: IntervalsWithheld): H
     intervalsWithheld: withheld,
   };
 }
-
-/** Each of the n models' percentile interval over the rounds. */
-const intervalsOf = (rounds: Float64Array[], n: number, level: number): Interval[] =>
-  Array.from({ length: n }, (_, k) =>
-    percentileInterval(
-      rounds.map((r) => r[k]!),
-      level,
-    ),
-  );
 
 const apart = (iv: Interval[], a: number, b: number) => iv[a]!.lo > iv[b]!.hi || iv[b]!.lo > iv[a]!.hi;
 

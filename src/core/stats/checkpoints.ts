@@ -94,22 +94,13 @@ function questionInterval(
 }
 
 /** a - b over the questions both have. */
-function pairedScores(a: Map<number, number>, b: Map<number, number>): number[] {
+export function pairedScores(a: Map<number, number>, b: Map<number, number>): number[] {
   const d: number[] = [];
   for (const [q, v] of a) {
     const w = b.get(q);
     if (w !== undefined) d.push(v - w);
   }
   return d;
-}
-
-/** a - b over the questions both have, with a bootstrap interval of the mean difference. */
-export function pairedDifference(
-  a: Map<number, number>,
-  b: Map<number, number>,
-  o: { seed?: number; resamples?: number } = {},
-): Interval {
-  return bootstrapMean(pairedScores(a, b), o);
 }
 
 export interface CheckpointInfo {
