@@ -145,12 +145,8 @@ export function separationChances(
   const n = models.length;
   const idx = new Map(models.map((m, i) => [m, i]));
   const now = information(fit, idx, fit.pairGames);
-  const all = information(
-    fit,
-    idx,
-    [...left].map(([p, l]) => [p, l.length]),
-    Float64Array.from(now),
-  );
+  const rest = [...left].map(([p, l]): [string, number] => [p, l.length]);
+  const all = information(fit, idx, rest, Float64Array.from(now));
   const Pnow = pseudoInverse(now, n);
   const Pall = pseudoInverse(all, n);
   const out = new Map<string, number>();
