@@ -50,15 +50,8 @@ export function weightedStandings(
   weight = ARENA_HARD_WEIGHT,
 ): Standing[] {
   return tallyStandings(matches(games), opts, (m, r1, r2) => {
-    if (m.ab.verdict === 'error' || m.ba.verdict === 'error') {
-      r1.error++;
-      r2.error++;
-      return;
-    }
-    if (m.ab.verdict !== m.ba.verdict) {
-      r1.inconsistent++;
-      r2.inconsistent++;
-    }
+    if (m.ab.verdict === 'error' || m.ba.verdict === 'error') return void (r1.error++, r2.error++);
+    if (m.ab.verdict !== m.ba.verdict) (r1.inconsistent++, r2.inconsistent++);
     for (const b of [...gameBattles(m.ab, weight), ...gameBattles(m.ba, weight)]) tallyScore(r1, r2, b.score);
   });
 }
