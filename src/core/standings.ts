@@ -26,10 +26,8 @@ export interface StandingsOptions {
 }
 
 /**
- * FastChat's show_result for pairwise modes: errors are excluded from the rates (but counted
- * here, not dropped silently); a tie is "both tie" or "the two orders disagree";
- * winRateAdjusted = (win + tie/2) / (win + loss + tie). Sorted by winRateAdjusted, descending
- * (model name breaks ties so the order is stable).
+ * FastChat's show_result for pairwise modes: errors are left out of the rates (but counted); a tie is "both tie"
+ * or "the two orders disagree"; winRateAdjusted = (win + tie/2) / (win + loss + tie).
  */
 export function pairwiseStandings(outcomes: Iterable<MatchOutcome>, opts: StandingsOptions = {}): Standing[] {
   return tallyStandings(outcomes, opts, (o, r1, r2) => {
@@ -82,10 +80,7 @@ export function tallyStandings<M extends MatchItem>(
   return out;
 }
 
-/**
- * FastChat's show_result for single grading: unparsed scores are dropped from the means (and
- * counted); per-turn means; the overall score is the mean over all remaining rows.
- */
+/** FastChat's show_result for single grading: per-turn and overall means, unparsed scores left out (and counted). */
 export function singleStandings(
   scores: Iterable<SingleScore>,
   opts: { models?: string[]; questionIds?: Set<number> } = {},

@@ -1,8 +1,6 @@
-// Benchmark health of a judge against a reference judge (Arena-Hard's "separability with confidence",
-// "agreement with confidence" and pair-rank Brier score; Spearman and Kendall correlation of the
-// ratings), all from one paired question-level bootstrap: each round draws the questions once and
-// refits Bradley–Terry for the judge and for the reference on the same draw, so the reference's own
-// uncertainty is counted: a pair it cannot separate is no evidence for or against the judge. Pure.
+// Benchmark health of a judge against a reference judge (Arena-Hard's separability and agreement with confidence,
+// pair-rank Brier score, rank correlations), all from one paired question bootstrap: each round refits both judges
+// on the same draw, so a pair the reference cannot separate is no evidence for or against the judge. Pure.
 import { battleTable, resamplePairs, type BattleTable, type ClusteredBattle } from './battle-table.ts';
 import {
   clusterBootstrap,
@@ -159,14 +157,7 @@ export interface HealthOptions {
   draws?: Float64Array[];
 }
 
-/**
- * Health of `judge` against `reference` over the models both judged. Separability: the share of
- * model pairs whose `level` bootstrap percentile intervals (the judge's) do not overlap. Agreement
- * with confidence (Arena-Hard): +1 per pair both separate in the same order, −1 per pair both
- * separate in opposite orders, over all pairs. Brier: for each pair the judge's probability that i
- * ranks above j (its share of bootstrap rounds) against the reference's point order (1, 0, or 1/2
- * for equal ratings) and against the reference's own share of rounds, squared error averaged over pairs.
- */
+/** Health of `judge` against `reference` over the models both judged (the figures: HealthRow). */
 export function benchmarkHealth(
   judge: string,
   jb: ClusteredBattle[],

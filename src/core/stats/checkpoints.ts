@@ -15,10 +15,7 @@ export interface Interval {
   n: number;
 }
 
-/**
- * A figure as shown: its interval by the one rule (questionInterval), or none (`lo`, `hi` null) with the
- * reason in `note`.
- */
+/** A figure as shown: its interval by the one rule (questionInterval), or none with the reason in `note`. */
 export interface ShownInterval {
   mean: number;
   lo: number | null;
@@ -73,11 +70,9 @@ export function bootstrapMean(
 }
 
 /**
- * The one interval rule for a mean of per-question scores within `range` (a win rate: [0, 1]; a paired difference:
- * [−1, 1]), the rule every question-resampled figure follows (MIN_QUESTIONS_FOR_INTERVALS): on fewer than 30
- * questions no interval, with the reason; else the question bootstrap, except where it has no spread at all (every
- * question scored alike, e.g. won every one) and would show a point: there the exact Clopper–Pearson interval of
- * the scores' sum, rescaled to [0, 1], which is one-sided at either end of the range.
+ * The one interval rule for a mean of per-question scores within `range`: none on too few questions (with the
+ * reason), else the question bootstrap, except where every question scored alike and it would show a point: there
+ * the exact interval (exactWhenAlike).
  */
 function questionInterval(
   values: number[],

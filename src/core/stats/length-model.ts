@@ -54,10 +54,8 @@ export function deltaSd(obs: LengthObs[]): number {
 }
 
 /**
- * γ for every observation: the share of the other matches of its question won by the model with the higher
- * `rating` (ties half; leave-one-out, so a match's own outcome never enters its covariate), standardised to
- * mean 0 and sd 1 over the observations (population sd). 0 where the question has no other match, and
- * everywhere when it does not vary.
+ * γ for every observation: the share of the other matches of its question (leave-one-out: a match's own outcome
+ * never enters its covariate) won by the model with the higher `rating`, ties half, standardised; 0 where unknown.
  */
 export function questionDifficulty(
   obs: LengthObs[],

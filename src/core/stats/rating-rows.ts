@@ -178,9 +178,8 @@ export function markSparse(row: RatingWithInterval, minQuestions: number): boole
 }
 
 /**
- * Rank (UB) of every row: 1 + the models whose interval lies wholly above. A model without an interval
- * is unbounded (a model separated above lies above every other, one separated below under every other),
- * so a sparse model's Rank (UB) is 1 + the models separated above, never 1 above them.
+ * Rank (UB) of every row: 1 + the models whose interval lies wholly above. A model without an interval is
+ * unbounded, so a sparse model's Rank (UB) is 1 + the models separated above, never 1 above them.
  */
 function setRankUB(rows: RatingWithInterval[], status: readonly string[]): void {
   const above = status.filter((st) => st === 'above').length;
@@ -194,11 +193,9 @@ function setRankUB(rows: RatingWithInterval[], status: readonly string[]): void 
 }
 
 /**
- * Rank bounds and the preliminary mark (stats/rank-intervals.ts) over the models with an estimated
- * interval (`covOf(est)`: the covariance of their ratings, in the order of `est`); the others span the
- * ranks they could take: a model separated above ranks among the separated-above ones, one separated
- * below among the last, a sparse one anywhere between. Estimated models are shifted down by the models
- * separated above, and their worst rank by the sparse ones too. Rows are in the table's model order.
+ * Rank bounds and the preliminary mark (stats/rank-intervals.ts) over the models with an estimated interval
+ * (`covOf(est)`: their covariance, in the order of `est`); the others span the ranks they could take (separated
+ * above: first, below: last, sparse: anywhere between), and shift the estimated ones' bounds accordingly.
  */
 function annotateRanks(
   rows: RatingWithInterval[],
@@ -247,9 +244,8 @@ function annotateRanks(
 }
 
 /**
- * The table's last steps, the same for the bootstrap and the sandwich: intervals and rank ranges withheld on too
- * few questions, Rank (UB), the rank bounds (`covOf`: see annotateRanks), the rows sorted by rating (a model
- * separated above first, below last), and the comparison groups when the models never all met.
+ * The table's last steps, the same for the bootstrap and the sandwich: intervals withheld on too few questions,
+ * Rank (UB), the rank bounds, the rows sorted by rating, and the comparison groups when the models never all met.
  */
 export function finishRatings(
   t: BattleTable,

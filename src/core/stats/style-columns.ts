@@ -127,11 +127,7 @@ export interface FeatureSupport {
   lost: number;
 }
 
-/**
- * The least support a feature needs for a coefficient: with fewer answers, questions, or decisive battles
- * on either side of the difference, the estimate is set by a handful of verdicts (or by the penalty alone,
- * when the answers carrying it all won or all lost) and is reported as not estimable instead.
- */
+/** The least support a feature needs for a coefficient: below it the estimate rests on a handful of verdicts. */
 export const MIN_FEATURE_SUPPORT = { answers: 10, questions: 5, won: 5, lost: 5 } as const;
 
 /** The support of each of the columns' features (answers, questions, decisive battles on either side). */

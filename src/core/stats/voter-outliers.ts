@@ -48,9 +48,8 @@ function majority(labels: Label[]): Label | undefined {
 }
 
 /**
- * For each voter of `votes` (in the order cast), whether it agrees with the majority of the other votes on each
- * match, and the sequential test. `others` are every other vote on the same matches (experts, LLM judges as one
- * vote per match); a voter's own votes never count toward its majority.
+ * The sequential test for each voter of `votes` (in the order cast), against the majority of the other votes on
+ * each match (`others`: experts, LLM judges); a voter's own votes never count toward its majority.
  */
 export function voterOutliers(
   votes: Vote[],
