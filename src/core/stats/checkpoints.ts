@@ -137,18 +137,8 @@ export function checkpointReport(
   });
   sorted.forEach((c, k) => {
     const winRate = questionInterval([...scores[k]!.values()], [0, 1], o);
-    const prev = k > 0 ? diff(k, k - 1) : null;
-    const best = bestIdx >= 0 ? diff(k, bestIdx) : null;
-    rows.push({
-      judge,
-      checkpoint: c.name,
-      step: c.step,
-      model: c.model,
-      winRate,
-      vsPrevious: prev,
-      vsBest: best,
-      best: false,
-    });
+    const vs = { vsPrevious: k > 0 ? diff(k, k - 1) : null, vsBest: bestIdx >= 0 ? diff(k, bestIdx) : null };
+    rows.push({ judge, checkpoint: c.name, step: c.step, model: c.model, winRate, ...vs, best: false });
     if (winRate.n && (bestIdx < 0 || winRate.mean > rows[bestIdx]!.winRate.mean)) bestIdx = k;
   });
   // a tie at the top names no best

@@ -152,17 +152,8 @@ export function openRow(
   questions: number | undefined,
 ): RatingWithInterval {
   const row: RatingWithInterval = {
-    model,
-    rating,
-    lo: null,
-    hi: null,
-    rank: 0,
-    rankBest: 1,
-    rankWorst: n,
-    marginalRankBest: 1,
-    marginalRankWorst: n,
-    battles,
-    preliminary: true,
+    ...{ model, rating, lo: null, hi: null, rank: 0, rankBest: 1, rankWorst: n },
+    ...{ marginalRankBest: 1, marginalRankWorst: n, battles, preliminary: true },
   };
   if (questions !== undefined) row.questions = questions;
   return row;
