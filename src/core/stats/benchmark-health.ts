@@ -177,10 +177,26 @@ export function benchmarkHealth(
   const rounds = draws.length;
   const none = { value: null, lo: NaN, hi: NaN };
   const empty: HealthRow = {
-    ...{ judge, reference, models, pairs, separated: 0, separability: null, agreedPairs: 0, opposedPairs: 0 },
-    ...{ agreementWithConfidence: null, brier: null, brierReferenceBootstrap: null, spearman: none },
-    ...{ kendall: { ...none }, separatedMonteCarlo: { lo: 0, hi: 0 }, referenceSeparated: 0 },
-    ...{ referenceSeparatedMonteCarlo: { lo: 0, hi: 0 }, referenceSeparability: null, level, rounds, seed },
+    judge,
+    reference,
+    models,
+    pairs,
+    separated: 0,
+    separability: null,
+    agreedPairs: 0,
+    opposedPairs: 0,
+    agreementWithConfidence: null,
+    brier: null,
+    brierReferenceBootstrap: null,
+    spearman: none,
+    kendall: { ...none },
+    separatedMonteCarlo: { lo: 0, hi: 0 },
+    referenceSeparated: 0,
+    referenceSeparatedMonteCarlo: { lo: 0, hi: 0 },
+    referenceSeparability: null,
+    level,
+    rounds,
+    seed,
   };
   if (n < 2) return empty;
   const tj = battleTable(jb, { models, clusters });

@@ -85,9 +85,23 @@ export function positionBias(
     if (!r) {
       const row: BiasRow = {
         ...k,
-        ...{ games: 0, errors: 0, winFirst: null, winSecond: null, winFirstLo: null, winFirstHi: null },
-        ...{ winSecondLo: null, winSecondHi: null, level, questions: 0, positionA: null, matches: 0 },
-        ...{ conflict: null, favoursFirst: 0, favoursSecond: 0, withTie: 0, signTestP: null },
+        games: 0,
+        errors: 0,
+        winFirst: null,
+        winSecond: null,
+        winFirstLo: null,
+        winFirstHi: null,
+        winSecondLo: null,
+        winSecondHi: null,
+        level,
+        questions: 0,
+        positionA: null,
+        matches: 0,
+        conflict: null,
+        favoursFirst: 0,
+        favoursSecond: 0,
+        withTie: 0,
+        signTestP: null,
       };
       const t: Tally = {
         nFirst: 0,

@@ -148,8 +148,14 @@ export function calibrate(samples: ScoreSample[]): CalibratedMatch {
   const ab = mean(acc.AB);
   const ba = mean(acc.BA);
   const out: CalibratedMatch = {
-    ...{ validAB: acc.AB.n, validBA: acc.BA.n, unparsable, ab, ba },
-    ...{ score1: null, score2: null, verdict: 'error' },
+    validAB: acc.AB.n,
+    validBA: acc.BA.n,
+    unparsable,
+    ab,
+    ba,
+    score1: null,
+    score2: null,
+    verdict: 'error',
     entropy: entropy([votes.model_1, votes.tie, votes.model_2]),
     single: { ab: first.AB.v, ba: first.BA.v },
   };

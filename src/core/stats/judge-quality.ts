@@ -79,8 +79,18 @@ function perTurn<T extends { turn: number }>(items: T[], row: (turn: number, of:
 }
 
 const blankRow = (judge: string, turn: number): QualityRow => ({
-  ...{ judge, turn, games: 0, matches: 0, errorsOneGame: 0, errorsBothGames: 0, emptyReplies: 0 },
-  ...{ consistent: 0, inconsistent: 0, ties: 0, meanConfidence: null, meanEntropy: null },
+  judge,
+  turn,
+  games: 0,
+  matches: 0,
+  errorsOneGame: 0,
+  errorsBothGames: 0,
+  emptyReplies: 0,
+  consistent: 0,
+  inconsistent: 0,
+  ties: 0,
+  meanConfidence: null,
+  meanEntropy: null,
 });
 
 /** One match into its row: an error in one game or both, or its two orders consistent (a tie among them) or not. */

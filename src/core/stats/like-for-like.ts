@@ -262,7 +262,9 @@ export function likeForLike(
       ...est(point.r, (f) => f.r),
       models: finite(point.r) === null ? 0 : new Set(ts.flatMap((t) => [...t.scores.keys()])).size,
     },
-    ...{ rounds, level, seed },
+    rounds,
+    level,
+    seed,
     ...(withheld ? { intervalsWithheld: withheld } : {}),
   };
 }

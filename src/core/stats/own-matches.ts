@@ -120,7 +120,10 @@ export function ownMatches(
       matches: [...keys(a[1])].filter((k) => kb.has(k)).length,
       models: models.size,
     },
-    ...{ questions: ts.length, rounds, level, seed },
+    questions: ts.length,
+    rounds,
+    level,
+    seed,
     ...(withheld ? { intervalsWithheld: withheld } : {}),
   };
 }

@@ -85,7 +85,13 @@ export function pairPower(
   const gap = o.gap ?? Math.abs(winRate - 0.5);
   const needed = questionsToSeparate(gap, sd, zA, zB);
   return {
-    ...{ model1, model2, questions: n, matches, winRate, sdPerQuestion: sd, se },
+    model1,
+    model2,
+    questions: n,
+    matches,
+    winRate,
+    sdPerQuestion: sd,
+    se,
     separated: Number.isFinite(se) && se > 0 ? Math.abs(winRate - 0.5) > zA * se : false,
     gap,
     questionsNeeded: needed,

@@ -152,8 +152,17 @@ export function openRow(
   questions: number | undefined,
 ): RatingWithInterval {
   const row: RatingWithInterval = {
-    ...{ model, rating, lo: null, hi: null, rank: 0, rankBest: 1, rankWorst: n },
-    ...{ marginalRankBest: 1, marginalRankWorst: n, battles, preliminary: true },
+    model,
+    rating,
+    lo: null,
+    hi: null,
+    rank: 0,
+    rankBest: 1,
+    rankWorst: n,
+    marginalRankBest: 1,
+    marginalRankWorst: n,
+    battles,
+    preliminary: true,
   };
   if (questions !== undefined) row.questions = questions;
   return row;
@@ -267,7 +276,11 @@ export function finishRatings(
   const { separatedRounds, separated } = fit;
   return {
     ...(fit.method ? { method: fit.method } : {}),
-    ...{ unit, level, rounds: fit.rounds, seed, rows: order.map((x) => x.r) },
+    unit,
+    level,
+    rounds: fit.rounds,
+    seed,
+    rows: order.map((x) => x.r),
     ...(groups.length > 1 ? { disconnected: groups } : {}),
     ...{
       prior,

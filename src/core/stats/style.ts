@@ -240,9 +240,15 @@ export function styleControl(
   const rank = ranksFromIntervals(ivStyle);
   const rawRank = ranksFromIntervals(ivRaw);
   const rows = d.models.map((model, m) => ({
-    ...{ model, rating: INIT + SCALE * (full[m]! - fullShift), lo: ivStyle[m]!.lo, hi: ivStyle[m]!.hi },
-    ...{ rank: rank[m]!, rawRating: INIT + SCALE * (fullRaw[m]! - fullRawShift) },
-    ...{ rawLo: ivRaw[m]!.lo, rawHi: ivRaw[m]!.hi, rawRank: rawRank[m]! },
+    model,
+    rating: INIT + SCALE * (full[m]! - fullShift),
+    lo: ivStyle[m]!.lo,
+    hi: ivStyle[m]!.hi,
+    rank: rank[m]!,
+    rawRating: INIT + SCALE * (fullRaw[m]! - fullRawShift),
+    rawLo: ivRaw[m]!.lo,
+    rawHi: ivRaw[m]!.hi,
+    rawRank: rawRank[m]!,
   }));
   rows.sort((x, y) => y.rating - x.rating || (x.model < y.model ? -1 : 1));
   return {
@@ -254,8 +260,15 @@ export function styleControl(
       hi: iv[n + f]!.hi,
       support: support.get(feature)!,
     })),
-    ...{ constant: d.constant, notEstimableFeatures, rows, battles: battles.length, reg, level },
-    ...{ intervals: o.intervals ?? 'bootstrap', rounds, seed },
+    constant: d.constant,
+    notEstimableFeatures,
+    rows,
+    battles: battles.length,
+    reg,
+    level,
+    intervals: o.intervals ?? 'bootstrap',
+    rounds,
+    seed,
   };
 }
 

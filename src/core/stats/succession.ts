@@ -106,7 +106,9 @@ function summed(c: Cells, nq: number, w?: Float64Array) {
   const m2 = Float64Array.from([m[0]!, m[1]!, m[3]!, m[4]!]);
   const sum = (x: Float64Array) => x.reduce((s, v) => s + v, 0);
   return {
-    ...{ m, m2, inc },
+    m,
+    m2,
+    inc,
     withTies: { agree: m[0]! + m[4]! + m[8]!, total: sum(m) },
     withoutTies: { agree: m2[0]! + m2[3]!, total: sum(m2) },
   };
@@ -166,7 +168,11 @@ export function successionFigures(
     kappa: col(2),
     kappaWithoutTies: col(3),
     inconsistency: { old: col(4), new: col(5) },
-    ...{ ratings, kendall, level, rounds, seed },
+    ratings,
+    kendall,
+    level,
+    rounds,
+    seed,
   };
 }
 
