@@ -15,9 +15,7 @@ export type ShownOrder = 'AB' | 'BA';
 /** The vote's winner for the match's models. */
 export function winnerOf(choice: Choice, order: ShownOrder): VoteWinner {
   if (choice === 'tie' || choice === 'bothbad') return 'tie';
-  const first = order === 'AB' ? 'model_1' : 'model_2';
-  const second = order === 'AB' ? 'model_2' : 'model_1';
-  return choice === 'A' ? first : second;
+  return (choice === 'A') === (order === 'AB') ? 'model_1' : 'model_2';
 }
 
 /** The voter name of an annotator's votes (FastChat keeps its experts as expert_<n>). */

@@ -1,7 +1,5 @@
-// The home page's reading of two judges, like for like: it opens with both judges on the matches where both gave
-// a verdict in both orders, every figure with its question-bootstrap interval, and only then gives each judge's
-// figures on its own matches (the naive comparison), with intervals too, so the two denominators are never mixed
-// in one sentence. Pure.
+// The home page's reading of two judges: like for like first (both on the matches where both gave a verdict), then
+// each on its own matches, every figure with its interval, so the two denominators are never mixed. Pure.
 import {
   int,
   intervalsNote,

@@ -1,6 +1,5 @@
-// Juries: a judge id `jury/<name>` whose verdict on a match is pooled from its members' outcomes (Verga et al.,
-// "Replacing Judges with Juries", 2024). The members' games stay theirs: a jury stores nothing and is read on
-// demand. Pure.
+// Juries (Verga et al. 2024): a judge id `jury/<name>` whose verdict is pooled from its members' outcomes. A
+// jury stores nothing: it is read on demand. Pure.
 import type { MatchOutcome, Outcome, MatchGame, Verdict } from './types.ts';
 import { itemKey } from './outcomes.ts';
 
@@ -113,10 +112,8 @@ export function poolGames(members: MatchGame[][], rule: JuryRule): MatchGame[] {
 }
 
 /**
- * The effective number of independent votes among n members whose verdicts agree beyond chance by the mean
- * pairwise Cohen's kappa κ̄: n / (1 + (n − 1) κ̄), Kish's design effect for n equicorrelated observations (Kish,
- * "Survey Sampling", 1965: the variance of their mean is σ²(1 + (n − 1)ρ)/n), with κ̄ standing for ρ and clamped
- * to [0, 1]: independent members count n, identical ones 1.
+ * The effective number of independent votes among n members agreeing beyond chance by the mean pairwise kappa κ̄:
+ * n / (1 + (n − 1) κ̄), Kish's design effect for equicorrelated observations (κ̄ for ρ, clamped to [0, 1]).
  */
 export function effectiveVotes(n: number, meanKappa: number): number {
   const rho = Number.isFinite(meanKappa) ? Math.min(1, Math.max(0, meanKappa)) : 1;

@@ -61,9 +61,8 @@ export function planGames(input: PlanInput): GameSpec[] {
   const { mode, models, questions, answers, references, prompts, promptSet } = input;
   const turns = input.turns ?? [1, 2];
   const problems: string[] = [];
-  if (mode === 'pairwise-baseline') {
-    if (!input.baseline) throw new ArenaError('pairwise-baseline needs a baseline model (--baseline)');
-  }
+  if (mode === 'pairwise-baseline' && !input.baseline)
+    throw new ArenaError('pairwise-baseline needs a baseline model (--baseline)');
   const contestants = mode === 'pairwise-baseline' ? models.filter((m) => m !== input.baseline) : models;
   const allModels = mode === 'pairwise-baseline' ? [...contestants, input.baseline!] : models;
   if (mode !== 'single' && allModels.length < 2) throw new ArenaError(`${mode} needs at least two models`);

@@ -22,23 +22,13 @@ export const INIT = 1000;
 const ALPHA = Math.log(BASE);
 
 export function battlesFromOutcomes(outcomes: Iterable<MatchOutcome>): Battle[] {
-  const out: Battle[] = [];
-  for (const o of outcomes) {
-    if (o.outcome === 'error') continue;
-    out.push({ a: o.model1, b: o.model2, score: scoreOf(o.outcome) });
-  }
-  return out;
+  return [...outcomes].flatMap((o) =>
+    o.outcome === 'error' ? [] : [{ a: o.model1, b: o.model2, score: scoreOf(o.outcome) }],
+  );
 }
 
 export function battlesFromVotes(votes: Iterable<Vote>): Battle[] {
-  const out: Battle[] = [];
-  for (const v of votes)
-    out.push({
-      a: v.model1,
-      b: v.model2,
-      score: scoreOf(v.winner),
-    });
-  return out;
+  return [...votes].map((v) => ({ a: v.model1, b: v.model2, score: scoreOf(v.winner) }));
 }
 
 /**
@@ -70,14 +60,10 @@ export interface CollapsedBattles {
 }
 
 /**
- * Bradley–Terry by maximum likelihood (the likelihood of FastChat's `compute_bt`: ties are half
- * a win, base 10, scale 400), solved by Newton's method to full precision, centred so that the
- * mean rating is 1000. `weights` (optional, one per collapsed pair) rescale the pair counts, which
- * is how a bootstrap round refits on resampled counts. `init` (ratings on the output scale, e.g.
- * the full fit) warm-starts Newton, which then needs two or three steps. `factor` (from
- * bradleyTerryFactor at the full fit) replaces the Hessian by a fixed one (the chord method): a
- * bootstrap round's Hessian is close to the full data's, so each step costs one gradient and two
- * triangular solves instead of a fresh Cholesky factorisation, at the price of a few more steps.
+ * Bradley–Terry by maximum likelihood (FastChat's `compute_bt`: ties half a win, base 10, scale 400), by Newton's
+ * method to full precision, mean rating 1000. `weights` (one per collapsed pair) rescale the counts (a bootstrap
+ * round); `init` (output scale) warm-starts; `factor` (bradleyTerryFactor at the full fit) is a fixed Hessian (the
+ * chord method): a round's Hessian is close to the full data's, so no factorisation per step.
  */
 export function fitBradleyTerry(
   c: CollapsedBattles,

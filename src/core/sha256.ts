@@ -1,8 +1,6 @@
-// SHA-256 of text, for content-addressed game ids. Core imports no platform module: @noble/hashes is the
-// portable digest, and where the runtime hands out node:crypto without an import (Node >= 20.16 and workerd
-// with nodejs_compat expose `process.getBuiltinModule`), its native digest is used instead: the same bytes at a
-// fraction of the CPU, which matters because planning hashes every game of a plan on every run.
-// tests/core/sha256.test.ts checks that the two agree, on non-ASCII text and lone surrogates too.
+// SHA-256 of text, for content-addressed game ids. Core imports no platform module: @noble/hashes is the portable
+// digest; where the runtime hands out node:crypto without an import (`process.getBuiltinModule`: Node >= 20.16,
+// workerd with nodejs_compat), its native digest is used instead, as planning hashes every game on every run.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 

@@ -26,38 +26,22 @@ export interface StandingsOptions {
 }
 
 /**
- * FastChat's show_result for pairwise modes: errors are excluded from the rates (but counted
- * here, not dropped silently); a tie is "both tie" or "the two orders disagree";
- * winRateAdjusted = (win + tie/2) / (win + loss + tie). Sorted by winRateAdjusted, descending
- * (model name breaks ties so the order is stable).
+ * FastChat's show_result for pairwise modes: errors are left out of the rates (but counted); a tie is "both tie"
+ * or "the two orders disagree"; winRateAdjusted = (win + tie/2) / (win + loss + tie).
  */
 export function pairwiseStandings(outcomes: Iterable<MatchOutcome>, opts: StandingsOptions = {}): Standing[] {
   return tallyStandings(outcomes, opts, (o, r1, r2) => {
-    if (o.outcome === 'error') {
-      r1.error++;
-      r2.error++;
-      return;
-    }
-    if (o.outcome === 'inconsistent') {
-      r1.inconsistent++;
-      r2.inconsistent++;
-    }
+    if (o.outcome === 'error') return void (r1.error++, r2.error++);
+    if (o.outcome === 'inconsistent') (r1.inconsistent++, r2.inconsistent++);
     tallyScore(r1, r2, scoreOf(o.outcome));
   });
 }
 
 /** Model 1's score in one battle (1 win, 0 loss, 0.5 tie) counted into both rows. */
 export function tallyScore(r1: Standing, r2: Standing, score: number): void {
-  if (score === 1) {
-    r1.win++;
-    r2.loss++;
-  } else if (score === 0) {
-    r2.win++;
-    r1.loss++;
-  } else {
-    r1.tie++;
-    r2.tie++;
-  }
+  if (score === 1) (r1.win++, r2.loss++);
+  else if (score === 0) (r2.win++, r1.loss++);
+  else (r1.tie++, r2.tie++);
 }
 
 /**
@@ -70,23 +54,10 @@ export function tallyStandings<M extends MatchItem>(
   count: (m: M, r1: Standing, r2: Standing) => void,
 ): Standing[] {
   const rows = new Map<string, Standing>();
+  const zero = { win: 0, loss: 0, tie: 0, error: 0, inconsistent: 0 };
   const row = (model: string): Standing => {
     let r = rows.get(model);
-    if (!r)
-      rows.set(
-        model,
-        (r = {
-          model,
-          win: 0,
-          loss: 0,
-          tie: 0,
-          error: 0,
-          inconsistent: 0,
-          winRate: 0,
-          lossRate: 0,
-          winRateAdjusted: 0,
-        }),
-      );
+    if (!r) rows.set(model, (r = { model, ...zero, winRate: 0, lossRate: 0, winRateAdjusted: 0 }));
     return r;
   };
   const allowed = opts.models ? new Set(opts.models) : undefined;
@@ -109,10 +80,7 @@ export function tallyStandings<M extends MatchItem>(
   return out;
 }
 
-/**
- * FastChat's show_result for single grading: unparsed scores are dropped from the means (and
- * counted); per-turn means; the overall score is the mean over all remaining rows.
- */
+/** FastChat's show_result for single grading: per-turn and overall means, unparsed scores left out (and counted). */
 export function singleStandings(
   scores: Iterable<SingleScore>,
   opts: { models?: string[]; questionIds?: Set<number> } = {},
@@ -133,13 +101,8 @@ export function singleStandings(
     }
     a.s += sc.score;
     a.n++;
-    if (sc.turn === 1) {
-      a.s1 += sc.score;
-      a.n1++;
-    } else if (sc.turn === 2) {
-      a.s2 += sc.score;
-      a.n2++;
-    }
+    if (sc.turn === 1) ((a.s1 += sc.score), a.n1++);
+    else if (sc.turn === 2) ((a.s2 += sc.score), a.n2++);
   }
   const out: SingleStanding[] = [...acc].map(([model, a]) => ({
     model,

@@ -44,9 +44,8 @@ export type Mode = 'pairwise-all' | 'pairwise-baseline' | 'single';
 export type Order = 'AB' | 'BA';
 
 /**
- * The two sides of a match: its first and its second model (MatchSpec model1, model2). The one spelling used
- * inside; file formats' own (FastChat votes' model_a / model_b) are translated where files are read and
- * written (core/sides.ts). Where a side was *shown* in one game is a position, 'A' or 'B' (PositionVerdict).
+ * The two sides of a match (MatchSpec model1, model2): the one spelling used inside (files' own: core/sides.ts).
+ * Where a side was *shown* in one game is a position, 'A' or 'B' (PositionVerdict).
  */
 type Side = 'model_1' | 'model_2';
 /** What one pairwise game says in terms of positions: the answer shown first (A) or second (B). */
@@ -56,9 +55,8 @@ export type Verdict = Side | 'tie' | 'error';
 /** A single-grading game's score as stored: the number's text (`String(7.5)`: '7.5', '10'). */
 export type ScoreText = `${number}`;
 /**
- * What a stored game says (Game.verdict): a pairwise game's Verdict, or a single-grading game's score as
- * text; `error` when the reply gave neither. Which one a game holds follows from its match (model2 present
- * or absent); core/verdict/stored.ts checks a string against that once, where it enters, and reads it back.
+ * What a stored game says (Game.verdict): a pairwise game's Verdict, or a single-grading game's score as text
+ * (`error`: neither), as its match says; core/verdict/stored.ts checks it where it enters and reads it back.
  */
 export type GameVerdict = Verdict | ScoreText;
 /** Two games of a match combined. `inconsistent` counts as a tie everywhere. */

@@ -9,7 +9,6 @@ import { parseAutoJ } from '../../src/core/schemes/autoj.ts';
 import {
   OUTPUT_FORMATS,
   outputFormatOfVersion,
-  readPairGame,
   SCHEME_PROMPT_NAMES,
   SCHEME_PROMPT_SETS,
 } from '../../src/core/schemes/index.ts';
@@ -17,7 +16,9 @@ import { parseJudgeLM } from '../../src/core/schemes/judgelm.ts';
 import { parsePandaLM } from '../../src/core/schemes/pandalm.ts';
 import { parsePrometheusRelative } from '../../src/core/schemes/prometheus.ts';
 import type { SchemeReading } from '../../src/core/schemes/types.ts';
-import type { PromptScheme } from '../../src/core/types.ts';
+import type { Order, PromptScheme } from '../../src/core/types.ts';
+import { parserFor, verdictOf } from '../../src/core/verdict/of-reply.ts';
+import type { ParserMode } from '../../src/core/verdict/parse.ts';
 import { AUTOJ_FIXTURE, AUTOJ_FIXTURE_START } from '../support/autoj-fixture.ts';
 import { autojSchemes } from '../../src/importers/autoj.ts';
 import { BUILTIN } from '../../src/importers/builtin.ts';
@@ -32,6 +33,19 @@ function expectErrors(parse: (s: string) => SchemeReading, replies: string[]) {
     expect(r.reason, JSON.stringify(reply)).toBeTruthy();
   }
 }
+
+// a pairwise game's reply read as its scheme says (the one reading: core/verdict/of-reply.ts)
+const readPairGame = (
+  scheme: Pick<PromptScheme, 'outputFormat'> | undefined,
+  reply: string,
+  order: Order,
+  mode: ParserMode,
+) =>
+  verdictOf(
+    { match: { questionId: 1, category: 'c', turn: 1, model1: 'a', model2: 'b' }, order },
+    reply,
+    parserFor(scheme, mode),
+  );
 
 describe('JudgeLM: two scores on the first line', () => {
   it('the higher score wins, equal scores tie', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   bootstrapMean,
   checkpointReport,
-  pairedDifference,
+  pairedScores,
   questionScores,
 } from '../../src/core/stats/checkpoints.ts';
 import { normal, seededRng } from '../../src/core/stats/random.ts';
@@ -55,7 +55,7 @@ describe('checkpoint statistics', () => {
   it('pairs by question: a constant shift has a zero-width interval at the shift; the same data give the same interval', () => {
     const a = new Map([1, 2, 3, 4, 5].map((q) => [q, q / 10]));
     const b = new Map([1, 2, 3, 4, 6].map((q) => [q, q / 10 - 0.25]));
-    expect(pairedDifference(a, b)).toEqual({
+    expect(bootstrapMean(pairedScores(a, b))).toEqual({
       mean: expect.closeTo(0.25, 12),
       lo: expect.closeTo(0.25, 12),
       hi: expect.closeTo(0.25, 12),

@@ -16,17 +16,9 @@ const LABELS: Record<string, { verdict: PositionVerdict; strong: boolean; label:
 };
 
 /**
- * Arena-Hard-Auto (Li et al. 2024; github.com/lmarena/arena-hard-auto): the judge ends with one of five
- * labels, [[A>>B]] (A significantly better), [[A>B]], [[A=B]], [[B>A]], [[B>>A]].
- * arena-hard-auto's `get_score` finds every `\[\[([AB<>=]+)\]\]` in the upper-cased reply and takes the
- * last (gen_judgment.py; v0.1 wanted all matches to agree); show_result.py also reads the mirrored
- * spellings (A<B for B>A, B<<A for A>>B, ...).
- *
- * Our rules: the same regular expression on the upper-cased reply; the last match wins (so a reply that
- * quotes the five labels before its verdict is read by its verdict). The last match must be one of the
- * five labels or a mirrored spelling; anything else ("[[A>>>B]]", "[[AB]]") is an error, and so is a
- * reply with no label. A>>B and B>>A are `strong` (a strong verdict counts three times under
- * `--weight arena-hard`, see src/core/schemes/weighting.ts).
+ * Arena-Hard-Auto (Li et al. 2024; github.com/lmarena/arena-hard-auto): the last `[[label]]` of the upper-cased
+ * reply, as its `get_score` reads it (so a reply that quotes the labels first is read by its verdict); anything
+ * but the five labels or a mirrored spelling is an error. A>>B and B>>A are `strong` (schemes/weighting.ts).
  */
 export function parseArenaHard(reply: string): SchemeReading {
   let last: string | undefined;

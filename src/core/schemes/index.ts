@@ -1,8 +1,7 @@
 // Prompt schemes of the fine-tuned judges and Arena-Hard, each with its own output parser.
 // The templates are data (questions/judge_schemes.jsonl); a scheme's `outputFormat` names its parser here.
 import type { PromptSet } from '../prompts.ts';
-import type { Order, PromptScheme, Verdict } from '../types.ts';
-import { PARSER_VERSIONS, parseGameVerdict, toVerdict, type ParserMode } from '../verdict/parse.ts';
+import type { PromptScheme } from '../types.ts';
 import { LLMBAR_VANILLA, parseLlmbar } from '../llmbar.ts';
 import { parseArenaHard } from './arena-hard.ts';
 import { parseAutoJ } from './autoj.ts';
@@ -113,21 +112,4 @@ export function outputFormatOf(format: string | undefined): OutputFormat | undef
 /** The format whose parser wrote a stored parser version ("judgelm@1" -> judgelm), or undefined. */
 export function outputFormatOfVersion(version: string): OutputFormat | undefined {
   return outputFormatOf(version.split('@')[0]);
-}
-
-/**
- * Read one pairwise game's reply as its prompt scheme says: a scheme with its own output format is read
- * by that format's parser (the `mode` of the [[A]] parsers does not apply to it); `[[A]]` schemes by
- * `parseGameVerdict` in `mode`. Returns the verdict about the match's models and the parser version to store.
- */
-export function readPairGame(
-  scheme: Pick<PromptScheme, 'outputFormat'> | undefined,
-  reply: string,
-  order: Order,
-  mode: ParserMode,
-): { verdict: Verdict; parser: string; reading?: SchemeReading } {
-  const f = outputFormatOf(scheme?.outputFormat);
-  if (!f) return { verdict: parseGameVerdict(reply, order, mode), parser: PARSER_VERSIONS[mode] };
-  const reading = f.parse(reply);
-  return { verdict: toVerdict(reading.verdict, order), parser: f.version, reading };
 }

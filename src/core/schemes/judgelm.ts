@@ -1,16 +1,9 @@
 import { quote, unreadable, type SchemeReading } from './types.ts';
 
 /**
- * JudgeLM (Zhu et al. 2023; github.com/baaivision/JudgeLM): the judge writes the two assistants' scores
- * (1..10) on its first line, "8 7", then its explanation. JudgeLM's own `parse_score`
- * (judgelm/llm_judge/common.py) reads the first line, turns commas into spaces, splits it on spaces and
- * wants exactly two numbers; `translate_score_to_win_list` (T = 0) makes the higher score win and equal
- * scores a tie. Where JudgeLM turns anything else into the scores [-1, -1] (a tie), we return an error.
- *
- * Our rules: the reply's first non-empty line, commas read as spaces, must be exactly two numbers
- * (digits with an optional decimal part) in 1..10, separated by whitespace. A higher first score is A,
- * a higher second score B, equal scores a tie. Anything else (one number, three, words, "8/10 7/10",
- * a score outside 1..10, an empty reply) is an error.
+ * JudgeLM (Zhu et al. 2023; github.com/baaivision/JudgeLM): the two scores (1..10) on the first line, "8 7",
+ * read as its `parse_score` does (commas as spaces; the higher score wins, equal ones tie); where JudgeLM turns
+ * anything else into a tie, we return an error.
  */
 export function parseJudgeLM(reply: string): SchemeReading {
   const first = reply.trim().split('\n')[0]!.trim();

@@ -15,7 +15,7 @@ export interface WeightedGame extends StoredVerdict {
   strong: boolean;
 }
 
-/** Pair games into matches (stats/slot.ts's rule: without samples, a later game replaces an earlier one in the same slot); incomplete matches are left out. */
+/** The complete matches of the games (pairGames). */
 function matches(games: Iterable<WeightedGame>): Required<PairedGames<WeightedGame>>[] {
   return pairGames(games).filter((m): m is Required<PairedGames<WeightedGame>> => !!(m.ab && m.ba));
 }
@@ -28,10 +28,8 @@ function gameBattles(g: WeightedGame, weight: number): Battle[] {
 }
 
 /**
- * Arena-Hard's battles (arena-hard-auto show_result.py, `--weight 3`): each game counts on its own, both
- * orders, with no combining of the two: [[A>>B]] / [[B>>A]] give `weight` battles won by that side,
- * [[A>B]] / [[B>A]] one, [[A=B]] one tie (score 0.5). A match with an unparsable game is left out whole
- * (as show_result.py drops a row with a null score). Battles are in match, then AB-before-BA order.
+ * Arena-Hard's battles (show_result.py, `--weight 3`): each game of both orders counts on its own; a match with
+ * an unparsable game is left out whole (as show_result.py drops a row with a null score).
  */
 export function arenaHardBattles(games: Iterable<WeightedGame>, weight = ARENA_HARD_WEIGHT): Battle[] {
   const out: Battle[] = [];
@@ -43,11 +41,8 @@ export function arenaHardBattles(games: Iterable<WeightedGame>, weight = ARENA_H
 }
 
 /**
- * Standings with Arena-Hard's weighting. `win`, `loss` and `tie` count battles (a strong verdict
- * `weight`, a slight one or a tie 1, each game on its own); `error` counts matches left out because a
- * game is unparsable; `inconsistent` counts matches whose two games disagree (they are not turned into
- * ties here: each game counts as it is). winRateAdjusted = (win + tie/2) / (win + loss + tie) is
- * Arena-Hard's score (the mean battle score). Filters as in pairwiseStandings.
+ * Standings with Arena-Hard's weighting: `win`, `loss` and `tie` count battles (arenaHardBattles), `error` the
+ * matches left out, `inconsistent` those whose games disagree (not turned into ties: each game counts as it is).
  */
 export function weightedStandings(
   games: Iterable<WeightedGame>,
@@ -55,15 +50,8 @@ export function weightedStandings(
   weight = ARENA_HARD_WEIGHT,
 ): Standing[] {
   return tallyStandings(matches(games), opts, (m, r1, r2) => {
-    if (m.ab.verdict === 'error' || m.ba.verdict === 'error') {
-      r1.error++;
-      r2.error++;
-      return;
-    }
-    if (m.ab.verdict !== m.ba.verdict) {
-      r1.inconsistent++;
-      r2.inconsistent++;
-    }
+    if (m.ab.verdict === 'error' || m.ba.verdict === 'error') return void (r1.error++, r2.error++);
+    if (m.ab.verdict !== m.ba.verdict) (r1.inconsistent++, r2.inconsistent++);
     for (const b of [...gameBattles(m.ab, weight), ...gameBattles(m.ba, weight)]) tallyScore(r1, r2, b.score);
   });
 }

@@ -1,4 +1,5 @@
 import type { Vote } from '../types.ts';
+import { itemKey } from '../outcomes.ts';
 
 export type AgreementSetup = 'with-tie' | 'without-tie';
 
@@ -15,15 +16,11 @@ export type Label = 'a' | 'b' | 'tie';
 /** Orientation-free label of a vote on the sorted pair (min, max). */
 export function label(v: Vote): Label {
   if (v.winner === 'tie' || v.winner === 'inconsistent') return 'tie';
-  const aFirst = v.model1 <= v.model2;
-  if (v.winner === 'model_1') return aFirst ? 'a' : 'b';
-  return aFirst ? 'b' : 'a';
+  return (v.winner === 'model_1') === v.model1 <= v.model2 ? 'a' : 'b';
 }
 
-export function itemKey(v: Vote): string {
-  const [lo, hi] = v.model1 <= v.model2 ? [v.model1, v.model2] : [v.model2, v.model1];
-  return `${v.questionId}\u0000${lo}\u0000${hi}`;
-}
+/** The key of a vote's match regardless of orientation. */
+export const voteKey = (v: Vote): string => itemKey(v.questionId, v.turn, v.model1, v.model2);
 
 /** One compared pair of labels, as FastChat's agreement compares them, with the question it is about. */
 export interface Comparison {
@@ -42,7 +39,7 @@ export function comparisons(votes1: Iterable<Vote>, votes2: Iterable<Vote> | 'sa
   const same = votes2 === 'same';
   const items = new Map<string, { q: number; t: number; j1: Label[]; j2: Label[] }>();
   const add = (v: Vote, side: 'j1' | 'j2') => {
-    const k = `${v.turn}\u0000${itemKey(v)}`;
+    const k = voteKey(v);
     let it = items.get(k);
     if (!it) items.set(k, (it = { q: v.questionId, t: v.turn, j1: [], j2: [] }));
     it[side].push(label(v));
@@ -63,12 +60,8 @@ export function comparisons(votes1: Iterable<Vote>, votes2: Iterable<Vote> | 'sa
 }
 
 /**
- * FastChat's compute_agreement, generalised. Per turn, items are (question, sorted model pair).
- * Two different judges: every vote of one is compared with every vote of the other on the same
- * item (for a judge with one verdict per item against the experts this is exactly FastChat's
- * "each expert vote against the single GPT-4 verdict"). The same judge twice (human vs human):
- * every unordered pair of its votes on an item. "with-tie" (S1) compares all; "without-tie" (S2)
- * skips any comparison in which either side is a tie (inconsistent counts as a tie).
+ * FastChat's compute_agreement, generalised to several votes per item (see comparisons): "with-tie" (S1)
+ * compares all; "without-tie" (S2) skips a comparison in which either side is a tie (inconsistent is one).
  */
 export function agreement(votes1: Iterable<Vote>, votes2: Iterable<Vote> | 'same'): AgreementRow[] {
   const v1 = [...votes1];

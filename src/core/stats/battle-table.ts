@@ -60,10 +60,7 @@ export function battleTable(
     let j = idx(bt.b);
     if (fixed && (i < 0 || j < 0 || i === j)) continue;
     let s: number = bt.score;
-    if (i > j) {
-      [i, j] = [j, i];
-      s = 1 - s;
-    }
+    if (i > j) [i, j, s] = [j, i, 1 - s];
     const key = i * 1_000_003 + j;
     let p = pairIndex.get(key);
     if (p === undefined) {

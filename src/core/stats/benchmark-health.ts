@@ -1,10 +1,14 @@
-// Benchmark health of a judge against a reference judge (Arena-Hard's "separability with confidence",
-// "agreement with confidence" and pair-rank Brier score; Spearman and Kendall correlation of the
-// ratings), all from one paired question-level bootstrap: each round draws the questions once and
-// refits Bradley–Terry for the judge and for the reference on the same draw, so the reference's own
-// uncertainty is counted: a pair it cannot separate is no evidence for or against the judge. Pure.
+// Benchmark health of a judge against a reference judge (Arena-Hard's separability and agreement with confidence,
+// pair-rank Brier score, rank correlations), all from one paired question bootstrap: each round refits both judges
+// on the same draw, so a pair the reference cannot separate is no evidence for or against the judge. Pure.
 import { battleTable, resamplePairs, type BattleTable, type ClusteredBattle } from './battle-table.ts';
-import { clusterBootstrap, percentileInterval, sortedInterval, type Interval } from './bootstrap.ts';
+import {
+  clusterBootstrap,
+  columnIntervals,
+  percentileInterval,
+  sortedInterval,
+  type Interval,
+} from './bootstrap.ts';
 import { seededRng } from './random.ts';
 import { intervalsWithheld, type IntervalsWithheld } from './rating-rows.ts';
 import { pearson } from './judge-quality.ts';
@@ -153,14 +157,7 @@ export interface HealthOptions {
   draws?: Float64Array[];
 }
 
-/**
- * Health of `judge` against `reference` over the models both judged. Separability: the share of
- * model pairs whose `level` bootstrap percentile intervals (the judge's) do not overlap. Agreement
- * with confidence (Arena-Hard): +1 per pair both separate in the same order, −1 per pair both
- * separate in opposite orders, over all pairs. Brier: for each pair the judge's probability that i
- * ranks above j (its share of bootstrap rounds) against the reference's point order (1, 0, or 1/2
- * for equal ratings) and against the reference's own share of rounds, squared error averaged over pairs.
- */
+/** Health of `judge` against `reference` over the models both judged (the figures: HealthRow). */
 export function benchmarkHealth(
   judge: string,
   jb: ClusteredBattle[],
@@ -178,6 +175,7 @@ export function benchmarkHealth(
   const clusters = healthClusters(jb, rb);
   const draws = o.draws ?? healthDraws(clusters.length, o.rounds ?? 1000, seed);
   const rounds = draws.length;
+  const none = { value: null, lo: NaN, hi: NaN };
   const empty: HealthRow = {
     judge,
     reference,
@@ -190,8 +188,8 @@ export function benchmarkHealth(
     agreementWithConfidence: null,
     brier: null,
     brierReferenceBootstrap: null,
-    spearman: { value: null, lo: NaN, hi: NaN },
-    kendall: { value: null, lo: NaN, hi: NaN },
+    spearman: none,
+    kendall: { ...none },
     separatedMonteCarlo: { lo: 0, hi: 0 },
     referenceSeparated: 0,
     referenceSeparatedMonteCarlo: { lo: 0, hi: 0 },
@@ -207,8 +205,8 @@ export function benchmarkHealth(
   const fr = fitBradleyTerry(tr.pairs);
   const sj = resampledRatings(tj, draws, fj);
   const sr = resampledRatings(tr, draws, fr);
-  const ij = intervalsOf(sj, n, level);
-  const ir = intervalsOf(sr, n, level);
+  const ij = columnIntervals(sj, n, level);
+  const ir = columnIntervals(sr, n, level);
   let separated = 0;
   let agreed = 0;
   let opposed = 0;
@@ -273,15 +271,6 @@ function withholdHealthIntervals(row: HealthRow, withheld: IntervalsWithheld): H
     intervalsWithheld: withheld,
   };
 }
-
-/** Each of the n models' percentile interval over the rounds. */
-const intervalsOf = (rounds: Float64Array[], n: number, level: number): Interval[] =>
-  Array.from({ length: n }, (_, k) =>
-    percentileInterval(
-      rounds.map((r) => r[k]!),
-      level,
-    ),
-  );
 
 const apart = (iv: Interval[], a: number, b: number) => iv[a]!.lo > iv[b]!.hi || iv[b]!.lo > iv[a]!.hi;
 

@@ -1,7 +1,7 @@
 // Position bias: how a judge's verdict depends on which answer it was shown first (FairEval's table).
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
 import { signTestP } from './sign-test.ts';
-import type { MatchOutcome, Order, MatchGame, PositionVerdict, Verdict } from '../types.ts';
+import type { MatchOutcome, MatchGame } from '../types.ts';
 import { pairGames } from '../outcomes.ts';
 import { toPosition } from '../verdict/parse.ts';
 import { fewQuestionsForInterval, MIN_QUESTIONS_FOR_INTERVALS } from './rating-rows.ts';
@@ -53,11 +53,6 @@ export interface BiasRow {
   signTestP: number | null;
 }
 
-/** Which position a verdict picked: a verdict for model 1 in order AB is position A, and so on. */
-export function pickedPosition(order: Order, verdict: Verdict): PositionVerdict {
-  return toPosition(verdict, order);
-}
-
 function groupKey(
   g: { model1: string; model2: string; category: string; turn: number },
   by: BiasDimension[],
@@ -70,10 +65,9 @@ function groupKey(
 }
 
 /**
- * The position-bias table from games played in both orders. Several games in one slot (samples)
- * all count as games; a match's conflict uses one game of each order, picked by the rule of
- * stats/slot.ts (lowest sample index, then the latest), as outcomes do. Per-order win rates get
- * question-bootstrap percentile intervals (`o`: rounds, level, seed).
+ * The position-bias table from games played in both orders. Several games in one slot (samples) all count as
+ * games; a match's conflict uses one game of each order (stats/slot.ts's rule, as outcomes do). Per-order win
+ * rates get question-bootstrap percentile intervals.
  */
 export function positionBias(
   games: Iterable<BiasGame>,
@@ -109,22 +103,17 @@ export function positionBias(
         withTie: 0,
         signTestP: null,
       };
-      rows.set(
-        key,
-        (r = {
-          row,
-          t: {
-            nFirst: 0,
-            wFirst: 0,
-            nSecond: 0,
-            wSecond: 0,
-            decisive: 0,
-            a: 0,
-            conflicts: 0,
-            perQuestion: new Map(),
-          },
-        }),
-      );
+      const t: Tally = {
+        nFirst: 0,
+        wFirst: 0,
+        nSecond: 0,
+        wSecond: 0,
+        decisive: 0,
+        a: 0,
+        conflicts: 0,
+        perQuestion: new Map(),
+      };
+      rows.set(key, (r = { row, t }));
     }
     const { row, t } = r;
     row.games++;
@@ -137,7 +126,7 @@ export function positionBias(
       if (!q) t.perQuestion.set(g.questionId, (q = [0, 0, 0, 0]));
       q[first ? 0 : 2]!++;
       if (g.verdict === 'model_1') q[first ? 1 : 3]!++;
-      const pos = pickedPosition(g.order, g.verdict);
+      const pos = toPosition(g.verdict, g.order);
       if (pos !== 'tie') {
         t.decisive++;
         if (pos === 'A') t.a++;
@@ -152,8 +141,8 @@ export function positionBias(
     r.row.matches++;
     if (ab === ba) continue;
     r.t.conflicts++;
-    const p1 = pickedPosition('AB', ab);
-    const p2 = pickedPosition('BA', ba);
+    const p1 = toPosition(ab, 'AB');
+    const p2 = toPosition(ba, 'BA');
     if (p1 === 'tie' || p2 === 'tie') r.row.withTie++;
     else if (p1 === 'A') r.row.favoursFirst++;
     else r.row.favoursSecond++;
@@ -178,11 +167,8 @@ export function positionBias(
         });
         return den ? num / den : NaN;
       };
-      const [f, s] = columnIntervals(
-        clusterBootstrap(per.length, (w) => [rate(w, 0, 1), rate(w, 2, 3)], o),
-        2,
-        level,
-      );
+      const rates = (w: Float64Array) => [rate(w, 0, 1), rate(w, 2, 3)];
+      const [f, s] = columnIntervals(clusterBootstrap(per.length, rates, o), 2, level);
       if (row.winFirst !== null) [row.winFirstLo, row.winFirstHi] = [f!.lo, f!.hi];
       if (row.winSecond !== null) [row.winSecondLo, row.winSecondHi] = [s!.lo, s!.hi];
     }
@@ -240,19 +226,8 @@ export function conflictFromOutcomes(
 }
 
 function sortRows<T extends { pair: string; category: string; turn: number | '*' }>(rows: T[]): T[] {
-  return rows.sort((a, b) =>
-    a.pair < b.pair
-      ? -1
-      : a.pair > b.pair
-        ? 1
-        : a.category < b.category
-          ? -1
-          : a.category > b.category
-            ? 1
-            : String(a.turn) < String(b.turn)
-              ? -1
-              : String(a.turn) > String(b.turn)
-                ? 1
-                : 0,
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return rows.sort(
+    (a, b) => cmp(a.pair, b.pair) || cmp(a.category, b.category) || cmp(String(a.turn), String(b.turn)),
   );
 }

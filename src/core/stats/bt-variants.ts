@@ -1,10 +1,7 @@
-// Two Bradley–Terry variants offered beside the plain fit (ties half a win), each fitted by maximum likelihood:
-//  - Rao–Kupper ties: P(i beats j) = π_i / (π_i + θ π_j), P(tie) = (θ² − 1) π_i π_j / ((π_i + θ π_j)(π_j + θ π_i)),
-//    θ ≥ 1, so a tie is an outcome of its own whose chance is largest between equal models;
-//  - a position term: each game on its own, P(the answer shown first wins) = σ(β_first − β_second + h), ties half,
-//    so a judge's preference for the first position is estimated instead of averaged away by the two orders.
-// Ratings on the usual scale (base 10, 400 points, mean 1000). Newton's method with a Hessian from central
-// differences of the analytic gradient and a backtracking line search. Pure.
+// Two Bradley–Terry variants beside the plain fit, by maximum likelihood: Rao–Kupper ties (P(i beats j) =
+// π_i / (π_i + θ π_j), θ ≥ 1: a tie is an outcome of its own, likeliest between equal models), and a position term
+// (each game on its own, P(first shown wins) = σ(β_first − β_second + h): a preference for the first position is
+// estimated, not averaged away by the two orders). Ratings on the usual scale. Pure.
 import type { Battle } from '../ratings.ts';
 import { dampedNewton, type Objective } from '../newton.ts';
 import type { MatchGame } from '../types.ts';
@@ -82,9 +79,8 @@ function newton(
 }
 
 /**
- * The matches' models (sorted) and the fit's strengths: the first model of each group that met (core/groups.ts)
- * pinned at 0, the others free, in the models' order; the fit's own term (θ, the position) comes after them, at `free`. Models that never met have no
- * strength relative to each other, and a free offset between groups would leave the Hessian singular.
+ * The matches' models (sorted) and the fit's strengths: the first model of each group that met pinned at 0 (a free
+ * offset between groups would leave the Hessian singular), the others free; the fit's own term at `free`.
  */
 function strengths(matches: { model1: string; model2: string }[]) {
   const models = [...new Set(matches.flatMap((m) => [m.model1, m.model2]))].sort();

@@ -15,10 +15,7 @@ export interface Interval {
   n: number;
 }
 
-/**
- * A figure as shown: its interval by the one rule (questionInterval), or none (`lo`, `hi` null) with the
- * reason in `note`.
- */
+/** A figure as shown: its interval by the one rule (questionInterval), or none with the reason in `note`. */
 export interface ShownInterval {
   mean: number;
   lo: number | null;
@@ -73,11 +70,9 @@ export function bootstrapMean(
 }
 
 /**
- * The one interval rule for a mean of per-question scores within `range` (a win rate: [0, 1]; a paired difference:
- * [−1, 1]), the rule every question-resampled figure follows (MIN_QUESTIONS_FOR_INTERVALS): on fewer than 30
- * questions no interval, with the reason; else the question bootstrap, except where it has no spread at all (every
- * question scored alike, e.g. won every one) and would show a point: there the exact Clopper–Pearson interval of
- * the scores' sum, rescaled to [0, 1], which is one-sided at either end of the range.
+ * The one interval rule for a mean of per-question scores within `range`: none on too few questions (with the
+ * reason), else the question bootstrap, except where every question scored alike and it would show a point: there
+ * the exact interval (exactWhenAlike).
  */
 function questionInterval(
   values: number[],
@@ -94,22 +89,13 @@ function questionInterval(
 }
 
 /** a - b over the questions both have. */
-function pairedScores(a: Map<number, number>, b: Map<number, number>): number[] {
+export function pairedScores(a: Map<number, number>, b: Map<number, number>): number[] {
   const d: number[] = [];
   for (const [q, v] of a) {
     const w = b.get(q);
     if (w !== undefined) d.push(v - w);
   }
   return d;
-}
-
-/** a - b over the questions both have, with a bootstrap interval of the mean difference. */
-export function pairedDifference(
-  a: Map<number, number>,
-  b: Map<number, number>,
-  o: { seed?: number; resamples?: number } = {},
-): Interval {
-  return bootstrapMean(pairedScores(a, b), o);
 }
 
 export interface CheckpointInfo {
@@ -151,18 +137,8 @@ export function checkpointReport(
   });
   sorted.forEach((c, k) => {
     const winRate = questionInterval([...scores[k]!.values()], [0, 1], o);
-    const prev = k > 0 ? diff(k, k - 1) : null;
-    const best = bestIdx >= 0 ? diff(k, bestIdx) : null;
-    rows.push({
-      judge,
-      checkpoint: c.name,
-      step: c.step,
-      model: c.model,
-      winRate,
-      vsPrevious: prev,
-      vsBest: best,
-      best: false,
-    });
+    const vs = { vsPrevious: k > 0 ? diff(k, k - 1) : null, vsBest: bestIdx >= 0 ? diff(k, bestIdx) : null };
+    rows.push({ judge, checkpoint: c.name, step: c.step, model: c.model, winRate, ...vs, best: false });
     if (winRate.n && (bestIdx < 0 || winRate.mean > rows[bestIdx]!.winRate.mean)) bestIdx = k;
   });
   // a tie at the top names no best

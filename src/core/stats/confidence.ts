@@ -9,13 +9,6 @@ export function entropyBits(p: Record<string, number>): number {
   return h;
 }
 
-/** The verdict letter a game picked: A or B by position (model 1 is A in order AB), C for a tie. */
-function verdictLetter(order: 'AB' | 'BA', verdict: Verdict): 'A' | 'B' | 'C' | null {
-  if (verdict === 'tie') return 'C';
-  if (verdict !== 'model_1' && verdict !== 'model_2') return null;
-  return toPosition(verdict, order) as 'A' | 'B';
-}
-
 /**
  * A game's confidence: the probability of the verdict it gave, p[verdict] (keys A, B, C by position).
  * At temperature 0 that is the largest probability; a sampled verdict can be a less likely one, and its
@@ -26,9 +19,8 @@ export function gameConfidence(
   order: 'AB' | 'BA',
   verdict: Verdict,
 ): number | null {
-  if (!p) return null;
-  const letter = verdictLetter(order, verdict);
-  if (letter === null) return null;
-  const v = p[letter];
+  if (!p || verdict === 'error') return null;
+  // A or B by position, C for a tie
+  const v = p[verdict === 'tie' ? 'C' : toPosition(verdict, order)];
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }

@@ -43,20 +43,9 @@ export function ratingValue(st: Estimability, x: number): number {
 }
 
 /** The pair totals with every pair that touches a model not 'ok' zeroed. */
-export function restrict(
-  c: CollapsedBattles,
-  status: Estimability[],
-  weights?: Float64Array,
-): CollapsedBattles {
-  const w = new Float64Array(c.w.length);
-  const s = new Float64Array(c.s.length);
-  for (let k = 0; k < c.i.length; k++) {
-    if (status[c.i[k]!] !== 'ok' || status[c.j[k]!] !== 'ok') continue;
-    const scale = weights ? weights[k]! : 1;
-    w[k] = c.w[k]! * scale;
-    s[k] = c.s[k]! * scale;
-  }
-  return { ...c, w, s };
+export function restrict(c: CollapsedBattles, status: Estimability[]): CollapsedBattles {
+  const ok = (k: number) => status[c.i[k]!] === 'ok' && status[c.j[k]!] === 'ok';
+  return { ...c, w: c.w.map((w, k) => (ok(k) ? w : 0)), s: c.s.map((s, k) => (ok(k) ? s : 0)) };
 }
 
 /** The models the ratings are centred on: estimable ones, and of those the anchored ones when any is. */

@@ -1,10 +1,7 @@
-// How a judge behaves, from its stored games, as rates with question-bootstrap intervals: position
-// consistency, first-position preference, error rate, tie rate, and the share of decisive verdicts that
-// went to the longer answer. The judge leaderboard (`arena judges --board`, /judges) puts these beside
-// agreement with the experts and accuracy on labelled sets. Pure.
-import { pickedPosition } from './bias.ts';
+// How a judge behaves, from its stored games, as rates with question-bootstrap intervals: position consistency,
+// first-position preference, error, tie and longer-answer rates, as the judge leaderboard shows them. Pure.
+import { toPosition } from '../verdict/parse.ts';
 import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
-import { longerShare } from './length.ts';
 import type { Outcome, MatchGame } from '../types.ts';
 import { pairGames } from '../outcomes.ts';
 
@@ -58,11 +55,7 @@ function ratioRates<K extends string>(
   };
   const point = ratio();
   const iv = rows.length
-    ? columnIntervals(
-        clusterBootstrap(rows.length, (c) => ratio(c), o),
-        w,
-        o.level ?? DEFAULT_LEVEL,
-      )
+    ? columnIntervals(clusterBootstrap(rows.length, ratio, o), w, o.level ?? DEFAULT_LEVEL)
     : [];
   const total = (k: number) => rows.reduce((s, r) => s + r[2 * k + 1]!, 0);
   const fin = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : null);
@@ -90,20 +83,10 @@ export function behaviourRates(games: BoardGame[], o: BootstrapOptions = {}): Be
     const c = at(g.questionId);
     add(c, 'errorRate', Number(g.verdict === 'error'));
     if (g.verdict !== 'error') add(c, 'tieRate', Number(g.verdict === 'tie'));
-    const p = pickedPosition(g.order, g.verdict);
+    const p = toPosition(g.verdict, g.order);
     if (p === 'A' || p === 'B') add(c, 'firstPosition', Number(p === 'A'));
-    if (
-      g.len1 !== undefined &&
-      g.len2 !== undefined &&
-      g.len1 !== g.len2 &&
-      (g.verdict === 'model_1' || g.verdict === 'model_2')
-    ) {
-      // one decisive verdict, as core/stats/length.ts counts a decisive outcome
-      const s = longerShare([
-        { model1: g.model1, model2: g.model2, len1: g.len1, len2: g.len2, outcome: g.verdict },
-      ]);
-      add(c, 'longerShare', s.toLonger);
-    }
+    if ((p === 'A' || p === 'B') && g.len1 !== undefined && g.len2 !== undefined && g.len1 !== g.len2)
+      add(c, 'longerShare', Number((g.verdict === 'model_1') === g.len1 > g.len2));
   }
   for (const { questionId, ab, ba } of pairGames(games)) {
     if (!ab || !ba || ab.verdict === 'error' || ba.verdict === 'error') continue;

@@ -72,12 +72,8 @@ export function qualityRowsFromOutcomes(judge: string, outcomes: MatchOutcome[])
 /** Rows per turn, and over all turns (turn 0) when there are several. */
 function perTurn<T extends { turn: number }>(items: T[], row: (turn: number, of: T[]) => QualityRow) {
   const turns = [...new Set(items.map((g) => g.turn))].sort((a, b) => a - b);
-  const rows = turns.map((t) =>
-    row(
-      t,
-      items.filter((g) => g.turn === t),
-    ),
-  );
+  const of = (t: number) => items.filter((g) => g.turn === t);
+  const rows = turns.map((t) => row(t, of(t)));
   if (turns.length > 1) rows.push(row(0, items));
   return rows;
 }

@@ -1,7 +1,7 @@
 // Cohen's kappa: agreement corrected for chance, beside FastChat's S1/S2 agreement ratios.
 import type { AgreementSetup, Comparison, Label } from './agreement.ts';
 export { comparisons, type Comparison } from './agreement.ts';
-import { clusterBootstrap, columnIntervals, type BootstrapOptions } from './bootstrap.ts';
+import { clusterBootstrap, columnIntervals, DEFAULT_LEVEL, type BootstrapOptions } from './bootstrap.ts';
 
 const LABELS: Label[] = ['a', 'b', 'tie'];
 
@@ -76,7 +76,7 @@ export function kappaTable(
   comps: Comparison[],
   o: BootstrapOptions & { categoryOf?: (questionId: number) => string | undefined; same?: boolean } = {},
 ): KappaRow[] {
-  const level = o.level ?? 0.95;
+  const level = o.level ?? DEFAULT_LEVEL;
   const groups = new Map<string, { turn: number; category: string; comps: Comparison[] }>();
   const push = (turn: number, category: string, c: Comparison) => {
     const key = `${turn}\u0000${category}`;
@@ -128,8 +128,7 @@ export function kappaTable(
       else {
         const rounds = clusterBootstrap(nq, (w) => [kappaOf(w)], o);
         nanRounds = rounds.filter((r) => Number.isNaN(r[0]!)).length;
-        const iv = columnIntervals(rounds, 1, level)[0]!;
-        [lo, hi] = [iv.lo, iv.hi];
+        ({ lo, hi } = columnIntervals(rounds, 1, level)[0]!);
         if (nanRounds)
           note = `${nanRounds} of ${rounds.length} bootstrap rounds had kappa undefined and were left out`;
       }

@@ -1,24 +1,14 @@
 // One joint model of a judge's pairwise outcomes with a length term, after AlpacaEval 2's length-controlled
-// win rate (Dubois et al. 2024, "Length-Controlled AlpacaEval"), adapted from "model against a baseline"
-// to a tournament of all pairs. For a match of model i against model j on question q:
+// win rate (Dubois et al. 2024), adapted from "model against a baseline" to a tournament of all pairs:
 //
 //   logit P(i wins) = θ_i − θ_j + β · tanh(Δ / σ) + (ψ_i − ψ_j) · γ_q
 //
-// θ: model strengths (Bradley–Terry in natural-log units; θ of the first model pinned at 0 while fitting);
-// β: the length effect; Δ: i's answer length minus j's (characters of the judged turn), σ: the standard
-// deviation of Δ over the data (AlpacaEval's "std_delta_len", bounded by tanh); γ_q: the question's
-// difficulty, standardised (mean 0, sd 1), here the share of the question's matches won by the model
-// with the higher plain Bradley–Terry rating (ties half), counted over the question's other matches (a
-// match's own outcome never enters its covariate), fixed before the fit as AlpacaEval fixes its
-// precomputed instruction difficulty; ψ: each model's weight on the difficulty, L2-penalised towards 0
-// with strength λ = LAMBDA × matches / models (AlpacaEval 2 regularises its per-model weights towards
-// the baseline's with λ = 0.2; a tournament has no baseline, so they are pulled to their common value).
-// θ and β are not penalised. Ties count half (the response is a fraction: quasi-likelihood, as AlpacaEval
-// and FastChat's Bradley–Terry do). Fitted by Newton's method to full precision. Pure.
-//
-// A model's length-controlled win rate: the model's predicted win rate against the opponents it met, on
-// the questions it met them, with Δ = 0: mean of sigmoid(θ_i − θ_j + (ψ_i − ψ_j) γ_q) over its matches.
-
+// θ: model strengths (θ of the first model pinned at 0); β: the length effect; Δ: i's answer length minus j's,
+// σ: its standard deviation over the data (AlpacaEval's "std_delta_len"); γ_q: the question's difficulty, fixed
+// before the fit (questionDifficulty); ψ: each model's weight on it, L2-penalised towards 0 with strength
+// λ = LAMBDA × matches / models (a tournament has no baseline to pull them to). Ties count half
+// (quasi-likelihood, as AlpacaEval and FastChat do). A model's length-controlled win rate is its predicted
+// win rate with Δ = 0 over the matches it played. Pure.
 import { solveSpd } from '../linalg.ts';
 import { sandwichVariances } from './sandwich.ts';
 import { dampedNewton, type Objective } from '../newton.ts';
@@ -64,10 +54,8 @@ export function deltaSd(obs: LengthObs[]): number {
 }
 
 /**
- * γ for every observation: the share of the other matches of its question won by the model with the higher
- * `rating` (ties half; leave-one-out, so a match's own outcome never enters its covariate), standardised to
- * mean 0 and sd 1 over the observations (population sd). 0 where the question has no other match, and
- * everywhere when it does not vary.
+ * γ for every observation: the share of the other matches of its question (leave-one-out: a match's own outcome
+ * never enters its covariate) won by the model with the higher `rating`, ties half, standardised; 0 where unknown.
  */
 export function questionDifficulty(
   obs: LengthObs[],
@@ -201,11 +189,8 @@ function designRow(
 }
 
 /**
- * The question-clustered sandwich standard error of β: H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ · Q/(Q − 1), with s_q the
- * likelihood's score summed over the matches of question q (`ob.q`) and H the penalised information at
- * the fit, as stats/sandwich.ts does for Bradley–Terry. Matches of one question share the question, so
- * their outcomes are correlated; the observed information alone (`seBeta`) treats them as independent. Every
- * question index below the largest holds a match (length.ts numbers them as it meets them).
+ * The question-clustered sandwich standard error of β (as stats/sandwich.ts for Bradley–Terry): a question's
+ * matches are correlated, which `seBeta` (the observed information alone) ignores.
  */
 export function clusteredSeBeta(obs: LengthObs[], nModels: number, f: LengthModelFit): number {
   const M = nModels;

@@ -75,10 +75,7 @@ export interface LengthControlledRow {
 export interface LengthEffect {
   /** β: log-odds of winning per unit of tanh(Δ / σ) */
   coefficient: number;
-  /**
-   * its standard error, clustered by question (the sandwich of stats/length-model.ts: matches of one
-   * question are correlated); matches without a question are their own clusters
-   */
+  /** its standard error, clustered by question (matches without a question are their own clusters) */
   se: number;
   /** the standard error from the penalised observed information alone (matches assumed independent) */
   seIndependent: number;
@@ -123,10 +120,8 @@ export interface LengthControlled {
 const finite = (x: number) => (Number.isFinite(x) ? x : null);
 
 /**
- * The length-controlled win rates from one joint model of all matches (stats/length-model.ts: model
- * strengths, AlpacaEval 2's tanh of the standardised length difference, a question-difficulty term with
- * its L2 penalty), with percentile intervals from resampling questions (`questionId` of each match;
- * without it, matches are resampled one by one).
+ * The length-controlled win rates from one joint model of all matches (stats/length-model.ts), with percentile
+ * intervals from resampling questions (`questionId`; without it, matches are resampled one by one).
  */
 export function lengthControlledWinRates(
   matches: Iterable<LengthMatch & { questionId?: number }>,
@@ -244,11 +239,6 @@ export function lengthControlledWinRates(
   };
 }
 
-/**
- * Why β cannot be estimated: no decisive outcome (ties carry no information on who the length favours: the fit
- * gives β = 0 with SE 0), decisive outcomes on fewer than 2 questions (the SE is clustered by question: one
- * cluster gives none), or no length differences (σ = 0). Null when it can be.
- */
 function lengthSupport(obs: LengthObs[]): LengthSupport {
   const decisive = obs.filter((ob) => ob.y !== 0.5);
   return {
@@ -258,13 +248,13 @@ function lengthSupport(obs: LengthObs[]): LengthSupport {
   };
 }
 
+/** Why β cannot be estimated (ties tell nothing of length; its SE is clustered by question), or null. */
 function whyNotEstimable(obs: LengthObs[]): LengthNotEstimable | null {
   const decisive = obs.filter((ob) => ob.y !== 0.5);
   const counts = lengthSupport(obs);
-  const questions = counts.questions;
   if (!decisive.length)
     return { reason: `no decisive outcomes: all ${obs.length} matches are ties`, ...counts };
-  if (questions < 2)
+  if (counts.questions < 2)
     return {
       reason: `too little data: ${decisive.length} decisive outcome(s) on 1 question; the effect needs decisive outcomes on at least 2 questions`,
       ...counts,

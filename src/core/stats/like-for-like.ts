@@ -1,7 +1,6 @@
-// Two judges compared on the same matches: only the matches where both gave a verdict (no error in
-// either order for either judge) count, so neither judge's figures rest on matches the other could not
-// read. Every figure has a question-cluster bootstrap interval (a question's matches and its expert
-// votes are resampled together, since they are correlated). Pure.
+// Two judges compared on the same matches: only those both gave a verdict on count, so neither judge's figures
+// rest on matches the other could not read. Every figure has a question-cluster bootstrap interval (a question's
+// matches and its expert votes are correlated, so resampled together). Pure.
 import type { MatchOutcome, Vote } from '../types.ts';
 import { itemKey, scoreOf } from '../outcomes.ts';
 import { agreement } from './agreement.ts';
@@ -51,12 +50,8 @@ export function addWeightedScores(into: Map<string, number[]>, from: JudgeScores
 /** Pearson's r of the two judges' win rates over the models both scored (NaN when undefined). */
 export function winRateR(scores: Map<string, number[]>): number {
   const both = [...scores.values()].filter((s) => s[1]! > 0 && s[3]! > 0);
-  return (
-    pearson(
-      both.map((s) => s[0]! / s[1]!),
-      both.map((s) => s[2]! / s[3]!),
-    ) ?? NaN
-  );
+  const rate = (j: number) => both.map((s) => s[2 * j]! / s[2 * j + 1]!);
+  return pearson(rate(0), rate(1)) ?? NaN;
 }
 
 /**
@@ -263,14 +258,13 @@ export function likeForLike(
     questions: ts.length,
     judges: [side(0, a[0]), side(1, b[0])],
     inconsistencyRatio: est(point.ratio, (f) => f.ratio),
-    r: { ...est(point.r, (f) => f.r), models: finite(point.r) === null ? 0 : countModels(ts) },
+    r: {
+      ...est(point.r, (f) => f.r),
+      models: finite(point.r) === null ? 0 : new Set(ts.flatMap((t) => [...t.scores.keys()])).size,
+    },
     rounds,
     level,
     seed,
     ...(withheld ? { intervalsWithheld: withheld } : {}),
   };
-}
-
-function countModels(ts: QuestionTally[]): number {
-  return new Set(ts.flatMap((t) => [...t.scores.keys()])).size;
 }

@@ -3,9 +3,8 @@ import { normal, seededRng } from './random.ts';
 import { cholesky } from '../linalg.ts';
 
 /**
- * Draws from N(mean, cov), or from the multivariate t with `df` degrees of freedom (normal / sqrt(χ²_df / df))
- * when df is given (cov positive semi-definite; a centred covariance has rank n − 1), each handed to `each` in one
- * array that the next draw overwrites (10,000 draws a rank bound: no array kept per draw).
+ * Draws from N(mean, cov) (positive semi-definite), or the multivariate t with `df` degrees of freedom, each
+ * handed to `each` in one array that the next draw overwrites (no array kept per draw).
  */
 export function normalDraws(
   mean: ArrayLike<number>,
@@ -92,23 +91,19 @@ export function normalQuantile(p: number): number {
   ];
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
   const lowP = 0.02425;
-  let x: number;
+  // the upper tail mirrors the lower one
+  if (p > 1 - lowP) return -normalQuantile(1 - p);
   if (p < lowP) {
     const q = Math.sqrt(-2 * Math.log(p));
-    x =
+    return (
       (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) /
-      ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
-  } else if (p <= 1 - lowP) {
-    const q = p - 0.5;
-    const r = q * q;
-    x =
-      ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) /
-      (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
-  } else {
-    const q = Math.sqrt(-2 * Math.log(1 - p));
-    x =
-      -(((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) /
-      ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+      ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1)
+    );
   }
-  return x;
+  const q = p - 0.5;
+  const r = q * q;
+  return (
+    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) /
+    (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  );
 }

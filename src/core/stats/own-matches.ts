@@ -1,8 +1,6 @@
-// Two judges each on its own matches, with question-bootstrap intervals: the figures a reader meets first when
-// judges are compared naively (each judge's inconsistency over the matches it read in both orders, their ratio,
-// and Pearson's r of the models' adjusted win rates over the matches both judged, errors left out of each judge's
-// own rates). They sit beside the like-for-like figures (like-for-like.ts) so the two denominators can be told
-// apart; the bootstrap draws the same questions as like-for-like's for the same seed. Pure.
+// Two judges each on its own matches, with question-bootstrap intervals: the naive comparison (each judge's
+// inconsistency over the matches it read, their ratio, Pearson's r of the win rates), shown beside the
+// like-for-like figures (like-for-like.ts) so the two denominators can be told apart. Pure.
 import type { MatchOutcome } from '../types.ts';
 import { itemKey } from '../outcomes.ts';
 import { DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from './bootstrap.ts';

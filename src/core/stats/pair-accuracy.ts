@@ -59,17 +59,7 @@ export interface AccuracyRow {
   accuracyBoth: number | null;
   agreeRate: number | null;
   /** percentile bootstrap intervals over items, at `level` */
-  intervals: Record<
-    | 'accuracyAB'
-    | 'accuracyBA'
-    | 'accuracy'
-    | 'accuracyBoth'
-    | 'agreeRate'
-    | 'kappaAB'
-    | 'kappaBA'
-    | 'kappaOrders',
-    Interval
-  >;
+  intervals: Record<(typeof ACCURACY_STATS)[number], Interval>;
   level: number;
 }
 
@@ -220,15 +210,15 @@ export function accuracyRow(
   const total = paired.length;
   const count = (f: (p: Paired) => boolean) => paired.filter(f).length;
   const point = total ? stats(paired) : [];
-  const names = ACCURACY_STATS;
+  const n = ACCURACY_STATS.length;
   const iv = total
     ? columnIntervals(
         clusterBootstrap(total, (w) => stats(paired, w), o),
-        names.length,
+        n,
         level,
       )
-    : names.map(() => ({ lo: NaN, hi: NaN }));
-  const intervals = Object.fromEntries(names.map((n, i) => [n, iv[i]!])) as AccuracyRow['intervals'];
+    : ACCURACY_STATS.map(() => ({ lo: NaN, hi: NaN }));
+  const intervals = Object.fromEntries(ACCURACY_STATS.map((s, i) => [s, iv[i]!])) as AccuracyRow['intervals'];
   return {
     set,
     judge,

@@ -1,9 +1,6 @@
-// The standard error of the position term of Bradley–Terry (stats/bt-variants.ts: each game on its own,
-// P(the answer shown first wins) = σ(β_first − β_second + h), ties half), clustered by question: the games of one
-// question (both orders, both turns, every pair of models) share the question's difficulty and the judge's reading
-// of it, so they are not independent. The sandwich H⁻¹ (Σ_q s_q s_qᵀ) H⁻¹ · Q/(Q − 1), with H the information of
-// (β_1 .. β_{n−1}, h) at the fit and s_q the score summed over question q's games, as for the length model's β
-// (stats/length-model.ts) and the ratings' sandwich (stats/sandwich.ts). Pure.
+// The standard error of the position term of Bradley–Terry (stats/bt-variants.ts), clustered by question: the games
+// of one question share its difficulty and the judge's reading of it, so they are not independent. The sandwich of
+// (β_1 .. β_{n−1}, h) at the fit, as for the length model's β and the ratings (stats/sandwich.ts). Pure.
 import type { MatchGame } from '../types.ts';
 import { scoreOf } from '../outcomes.ts';
 import type { PositionFit } from './bt-variants.ts';

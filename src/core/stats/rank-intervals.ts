@@ -32,11 +32,9 @@ export interface SimultaneousOptions {
 }
 
 /**
- * Simultaneous intervals of every difference r_i − r_j by the max-t method: with se_ij from the ratings'
- * covariance, c is the `level` quantile of max over pairs of |d_ij| / se_ij when the ratings' errors
- * follow a multivariate t with `df` degrees of freedom (clusters − 1, as cluster-robust inference uses)
- * and that covariance; the interval is d_ij ± c se_ij. All of them hold together in about `level` of
- * repeated experiments (checked by simulation in tests/reports/analytics/bt-bootstrap-sim.test.ts).
+ * Simultaneous intervals of every difference r_i − r_j by the max-t method: d_ij ± c se_ij, c the `level` quantile
+ * of the max over pairs of |d_ij| / se_ij under a multivariate t with `df` degrees of freedom (clusters − 1), so
+ * all of them hold together in about `level` of repeated experiments.
  */
 export function simultaneousDifferences(
   estimate: ArrayLike<number>,
@@ -98,9 +96,8 @@ function maxTQuantile(e: ReturnType<typeof errorDraws>, level: number, model?: n
 }
 
 /**
- * Covariance (n×n, row-major) of bootstrap rows; rows with a non-finite value are left out. `clusters`
- * (C) rescales it by C/(C − 1): the bootstrap variance of a sum over C resampled clusters is (C − 1)/C
- * times the unbiased one (the sandwich's CR1 factor does the same).
+ * Covariance (n×n, row-major) of bootstrap rows, rows with a non-finite value left out; `clusters` (C) rescales
+ * it by C/(C − 1), as the sandwich's CR1 factor does (the bootstrap's is (C − 1)/C times the unbiased one).
  */
 export function sampleCovariance(samples: ArrayLike<number>[], n: number, clusters?: number): Float64Array {
   const rows = samples.filter((r) => {
@@ -127,11 +124,7 @@ export function sampleCovariance(samples: ArrayLike<number>[], n: number, cluste
   return cov;
 }
 
-/**
- * Best and worst rank consistent with the simultaneous difference intervals: a model ranks no better
- * than 1 + the number of models significantly above it (interval of their difference wholly above 0)
- * and no worse than n - the number of models significantly below it.
- */
+/** Best and worst rank consistent with the simultaneous intervals: 1 + those significantly above, n − those below. */
 export function rankBounds(d: DifferenceIntervals): { best: number; worst: number }[] {
   const out = [];
   for (let i = 0; i < d.n; i++) {
@@ -148,11 +141,9 @@ export function rankBounds(d: DifferenceIntervals): { best: number; worst: numbe
 }
 
 /**
- * Marginal rank bounds (Mogstad, Romano, Shaikh and Wilhelm 2024, "Inference for ranks"): for each model
- * i, intervals of its own n − 1 differences r_i − r_j that hold together at `level` (max-t over j only,
- * from the same multivariate t draws as simultaneousDifferences); its best rank is 1 + the models
- * significantly above it, its worst n − those significantly below. They answer "what rank is this model"
- * for one model; the joint bounds (rankBounds) hold for all models at once and are wider.
+ * Marginal rank bounds (Mogstad, Romano, Shaikh and Wilhelm 2024, "Inference for ranks"): from intervals of each
+ * model's own n − 1 differences that hold together at `level` (max-t over its pairs only). They answer "what rank
+ * is this model"; the joint bounds (rankBounds) hold for all models at once and are wider.
  */
 export function marginalRankBounds(
   estimate: ArrayLike<number>,

@@ -25,14 +25,10 @@ import {
 } from './rating-rows.ts';
 
 /**
- * Bradley–Terry with bootstrap percentile intervals. `question`: every round draws the table's
- * clusters with replacement (all battles of a question move together: both turns, both orders);
- * `game`: every round draws the battles themselves (multinomially over the (pair, outcome) counts,
- * as FastChat's compute_bootstrap_bt does). Each round refits, warm-started from the full fit.
- * Separated models (no finite rating) get `rating: null` and a note; a round in which a model is
- * separated gives it an infinite value, never a number the iteration limit reached, and a model
- * absent from a round has no value in it. A model seen on fewer than `minQuestions` questions gets no
- * interval. `prior`: tie pseudo-games per pair that met (0: none).
+ * Bradley–Terry with bootstrap percentile intervals. `question`: every round draws the table's clusters with
+ * replacement (all battles of a question move together); `game`: the battles themselves (multinomially, as
+ * FastChat's compute_bootstrap_bt). Separated models get `rating: null` and a note; a model seen on fewer than
+ * `minQuestions` questions gets no interval. `prior`: tie pseudo-games per pair that met (0: none).
  */
 export function bootstrapBradleyTerry(
   t: BattleTable,
@@ -87,12 +83,10 @@ export function bootstrapBradleyTerry(
     return row;
   });
   const clusters = unit === 'question' ? t.clusters.length : t.battles;
-  const covOf = (est: number[]) =>
-    sampleCovariance(
-      samples.map((row) => Float64Array.from(est, (k) => row[k]!)),
-      est.length,
-      clusters,
-    );
+  const covOf = (est: number[]) => {
+    const cols = samples.map((row) => Float64Array.from(est, (k) => row[k]!));
+    return sampleCovariance(cols, est.length, clusters);
+  };
   return finishRatings(t, rows, fit.status, covOf, battles, o, {
     rounds,
     separatedRounds: stats.separatedRounds,
@@ -102,10 +96,9 @@ export function bootstrapBradleyTerry(
 }
 
 /**
- * The refitted ratings of every bootstrap round (one row per round, columns in t.pairs.models order).
- * A model separated in a round is +Infinity (above the rest) or -Infinity (below); a model with no
- * games in the round, or not estimable on the full data, is NaN. Rounds are centred on the mean of
- * the full fit over the models estimable in the round, so a blow-up never drags the others.
+ * The refitted ratings of every bootstrap round (a row per round, columns in t.pairs.models order): a model
+ * separated in a round is ±Infinity, never a number the iteration limit reached; one with no game in it, or not
+ * estimable on the full data, NaN. Rounds are centred on the full fit over the models estimable in the round.
  */
 export function bootstrapRatingSamples(
   t: BattleTable,
@@ -116,7 +109,6 @@ export function bootstrapRatingSamples(
     init?: Float64Array;
     fit?: EstimableFit;
     prior?: number;
-    tol?: number;
     anchor?: boolean[];
     stats?: { separatedRounds: number; separated: Float64Array; missing: Float64Array };
   },
@@ -165,16 +157,16 @@ export function bootstrapRatingSamples(
       for (let k = 0; k < np; k++)
         if (!okFull[rc.i[k]!] || !okFull[rc.j[k]!] || !played[rc.i[k]!] || !played[rc.j[k]!])
           ((rc.w[k] = 0), (rc.s[k] = 0));
-    const est = estimability(rc, undefined, okFull);
+    const est = estimability(rc, okFull);
     const clean = est.status.every((st, k) => st === 'ok' || !okFull[k]);
     let r: Float64Array;
     const centre = o.anchor && !o.anchor.every(Boolean) ? o.anchor : undefined;
     if (clean) {
       // tol 1e-6 in natural-log units is 4e-4 rating points: far below any interval's Monte Carlo noise
-      r = fitBradleyTerry(rc, undefined, { init, factor, tol: o.tol ?? 1e-6 });
+      r = fitBradleyTerry(rc, undefined, { init, factor, tol: 1e-6 });
       if (!allOk || centre) recentre(r, est.status, (k) => fit.ratings[k]!, centre);
     } else {
-      r = fitBradleyTerry(restrict(rc, est.status), undefined, { init, tol: o.tol ?? 1e-6 });
+      r = fitBradleyTerry(restrict(rc, est.status), undefined, { init, tol: 1e-6 });
       recentre(r, est.status, (k) => fit.ratings[k]!, centre);
     }
     let sep = false;

@@ -47,11 +47,7 @@ export interface RatingWithInterval {
 /** A model below this many distinct questions is marked sparse and gets no interval (documented in the README). */
 export const MIN_QUESTIONS = 10;
 
-/**
- * Below this many questions in a table resampled by question, no interval and no rank range is shown: the
- * question bootstrap needs about 30 (simulation: 87.8% coverage of a nominal 95% at 10 questions, 93.6% at
- * 80), and the cluster sandwich rests on as few clusters. MT-Bench's categories have 10 questions each.
- */
+/** Below this many questions (clusters) neither the question bootstrap's nor the sandwich's intervals hold. */
 export const MIN_QUESTIONS_FOR_INTERVALS = 30;
 
 /** Why a figure resting on `questions` questions (fewer than MIN_QUESTIONS_FOR_INTERVALS) has no interval. */
@@ -59,10 +55,7 @@ export function fewQuestionsForInterval(questions: number): string {
   return `${questions} question${questions === 1 ? '' : 's'} (fewer than ${MIN_QUESTIONS_FOR_INTERVALS}): too few for a question-bootstrap interval`;
 }
 
-/**
- * What a report resampled by question carries in place of its intervals when it rests on too few questions:
- * the count and the reason (the JSON's `intervalsWithheld`; the CLI and the site print the reason).
- */
+/** What a report carries in place of its intervals on too few questions (the JSON's `intervalsWithheld`). */
 export interface IntervalsWithheld {
   questions: number;
   reason: string;
@@ -92,25 +85,10 @@ export function tooFewQuestions(
 }
 
 /**
- * Takes the interval off every rated row of a table with too few questions, with the note saying why (a sparse
- * row keeps its own reason; an unrated one, separated, has no interval to take).
- */
-export function withholdIntervals(rows: RatingWithInterval[], questions: number): void {
-  for (const r of rows) {
-    if (r.rating === null || r.sparse) continue;
-    r.lo = null;
-    r.hi = null;
-    r.note = fewQuestionsNote(questions);
-  }
-}
-
-/**
  * Takes the rank ranges off every row (after the ranks were annotated): they rest on the intervals. Without
- * intervals Rank (UB) would rank every model 1, so the rank follows the point estimates instead, marked
- * `rankFromPoint`: 1 + the models rated higher (separated above: above all; separated below: below all).
+ * intervals Rank (UB) would rank every model 1, so the rank follows the point estimates (`rankFromPoint`).
  */
-export function withholdRankRanges(rows: RatingWithInterval[], status: readonly string[]): void {
-  const key = rows.map((r, k) => r.rating ?? (status[k] === 'above' ? Infinity : -Infinity));
+function withholdRankRanges(rows: RatingWithInterval[], key: number[]): void {
   rows.forEach((r, k) =>
     Object.assign(r, {
       rank: 1 + key.filter((v) => v > key[k]!).length,
@@ -200,11 +178,10 @@ export function markSparse(row: RatingWithInterval, minQuestions: number): boole
 }
 
 /**
- * Rank (UB) of every row: 1 + the models whose interval lies wholly above. A model without an interval
- * is unbounded (a model separated above lies above every other, one separated below under every other),
- * so a sparse model's Rank (UB) is 1 + the models separated above, never 1 above them.
+ * Rank (UB) of every row: 1 + the models whose interval lies wholly above. A model without an interval is
+ * unbounded, so a sparse model's Rank (UB) is 1 + the models separated above, never 1 above them.
  */
-export function setRankUB(rows: RatingWithInterval[], status: readonly string[]): void {
+function setRankUB(rows: RatingWithInterval[], status: readonly string[]): void {
   const above = status.filter((st) => st === 'above').length;
   const ranks = ranksFromIntervals(
     rows.map((r, k) => ({
@@ -216,13 +193,11 @@ export function setRankUB(rows: RatingWithInterval[], status: readonly string[])
 }
 
 /**
- * Rank bounds and the preliminary mark (stats/rank-intervals.ts) over the models with an estimated
- * interval (`covOf(est)`: the covariance of their ratings, in the order of `est`); the others span the
- * ranks they could take: a model separated above ranks among the separated-above ones, one separated
- * below among the last, a sparse one anywhere between. Estimated models are shifted down by the models
- * separated above, and their worst rank by the sparse ones too. Rows are in the table's model order.
+ * Rank bounds and the preliminary mark (stats/rank-intervals.ts) over the models with an estimated interval
+ * (`covOf(est)`: their covariance, in the order of `est`); the others span the ranks they could take (separated
+ * above: first, below: last, sparse: anywhere between), and shift the estimated ones' bounds accordingly.
  */
-export function annotateRanks(
+function annotateRanks(
   rows: RatingWithInterval[],
   covOf: (est: number[]) => Float64Array,
   status: readonly string[],
@@ -269,9 +244,8 @@ export function annotateRanks(
 }
 
 /**
- * The table's last steps, the same for the bootstrap and the sandwich: intervals and rank ranges withheld on too
- * few questions, Rank (UB), the rank bounds (`covOf`: see annotateRanks), the rows sorted by rating (a model
- * separated above first, below last), and the comparison groups when the models never all met.
+ * The table's last steps, the same for the bootstrap and the sandwich: intervals withheld on too few questions,
+ * Rank (UB), the rank bounds, the rows sorted by rating, and the comparison groups when the models never all met.
  */
 export function finishRatings(
   t: BattleTable,
@@ -285,20 +259,28 @@ export function finishRatings(
 ): BootstrapRatings {
   const { unit, level, seed, prior, minQuestions } = intervalDefaults(o);
   const few = tooFewQuestions(unit, t.clusters.length, o.minQuestionsForIntervals);
-  if (few !== undefined) withholdIntervals(rows, few);
+  // a sparse row keeps its own note; a separated one has no interval to take
+  if (few !== undefined)
+    for (const r of rows)
+      if (r.rating !== null && !r.sparse)
+        Object.assign(r, { lo: null, hi: null, note: fewQuestionsNote(few) });
   setRankUB(rows, status);
   annotateRanks(rows, covOf, status, battles, level, { ...o, seed, clusters: fit.clusters });
-  if (few !== undefined) withholdRankRanges(rows, status);
-  const key = (r: RatingWithInterval, k: number) =>
-    r.rating ?? (status[k] === 'above' ? Infinity : -Infinity);
+  // separated above ranks above all, below under all
+  const key = rows.map((r, k) => r.rating ?? (status[k] === 'above' ? Infinity : -Infinity));
+  if (few !== undefined) withholdRankRanges(rows, key);
   const order = rows
-    .map((r, k) => ({ r, v: key(r, k) }))
+    .map((r, k) => ({ r, v: key[k]! }))
     .sort((a, b) => b.v - a.v || (a.r.model < b.r.model ? -1 : 1));
   const groups = comparisonGroups(t.pairs);
   const { separatedRounds, separated } = fit;
   return {
     ...(fit.method ? { method: fit.method } : {}),
-    ...{ unit, level, rounds: fit.rounds, seed, rows: order.map((x) => x.r) },
+    unit,
+    level,
+    rounds: fit.rounds,
+    seed,
+    rows: order.map((x) => x.r),
     ...(groups.length > 1 ? { disconnected: groups } : {}),
     ...{
       prior,

@@ -40,9 +40,8 @@ export interface ReviewLabel {
 }
 
 /**
- * Labels from an exported review file (JSONL, one match per line, `label` filled in by a person).
- * Lines whose label is still null are skipped and counted; anything malformed is an error naming
- * the file, the line and the field.
+ * Labels from an exported review file (JSONL, `label` filled in by a person); unlabelled lines are counted, anything
+ * malformed is an error naming the file, the line and the field.
  */
 export function parseReviewLabels(file: string, text: string): { labels: ReviewLabel[]; unlabelled: number } {
   const labels: ReviewLabel[] = [];

@@ -1,8 +1,6 @@
-// Sandwich (robust, cluster-CLT) intervals for Bradley–Terry ratings: a fast alternative to the
-// bootstrap. V = H⁻¹ (Σ_c g_c g_cᵀ) H⁻¹ · C/(C−1), where H is the information matrix at the maximum-
-// likelihood fit, g_c the score (gradient of the log-likelihood) summed over cluster c's battles, C the
-// number of clusters (questions, or single battles with unit 'game'). One fit and one m×m inverse
-// instead of a refit per bootstrap round. Pure.
+// Sandwich (robust, cluster-CLT) intervals for Bradley–Terry ratings, one fit instead of a refit per bootstrap
+// round: V = H⁻¹ (Σ_c g_c g_cᵀ) H⁻¹ · C/(C−1), H the information at the fit, g_c the score summed over cluster c
+// (a question, or a battle with unit 'game'). Pure.
 import { battlesPerModel, MAX_T_DRAWS, type PreliminaryRule } from './rank-intervals.ts';
 import {
   finishRatings,
@@ -46,10 +44,8 @@ export interface SandwichFit {
 }
 
 /**
- * The fit and its sandwich covariance. `prior`: tie pseudo-games added to every pair that met (as the
- * bootstrap's --prior): the fit and H are those of the penalised likelihood, the meat sums the data's
- * scores only. `anchor`: the models the ratings are centred on (mean 1000 over them; default all), as
- * the bootstrap centres on the models seen on enough questions.
+ * The fit and its sandwich covariance. `prior`: tie pseudo-games per pair that met (in the fit and H; the meat
+ * sums the data's scores only). `anchor`: the models the ratings are centred on (default all).
  */
 export function sandwichCovariance(
   t: BattleTable,
@@ -118,11 +114,7 @@ export function sandwichCovariance(
   return { ratings, covariance, clusters };
 }
 
-/**
- * Bradley–Terry with sandwich intervals, in the shape of bootstrapBradleyTerry's result: the same prior,
- * the same centring, and, like the bootstrap, no interval for a model seen on fewer than `minQuestions`
- * questions (its rank spans the ranks it could take).
- */
+/** Bradley–Terry with sandwich intervals, in the shape of bootstrapBradleyTerry's result (same prior, centring, rules). */
 export function sandwichBradleyTerry(t: BattleTable, o: SandwichOptions = {}): BootstrapRatings {
   const { unit, level, prior, minQuestions } = intervalDefaults(o);
   const draws = o.draws ?? MAX_T_DRAWS;

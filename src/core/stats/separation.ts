@@ -1,9 +1,7 @@
-// Separated data in Bradley–Terry: when some models won (or lost) every game against the rest, no finite
-// rating fits them (the likelihood keeps growing as they move apart). Ford (1957): the maximum-likelihood
-// ratings exist exactly when the "scored against" graph (i -> j when i won or tied at least one game against
-// j) is strongly connected. Here each connected group of models keeps its largest strongly connected part
-// (the "main" part: those are estimable relative to each other); every other model is above it (it reaches
-// the main part but not back: it never lost to it), below it, or neither. Pure.
+// Separated data in Bradley–Terry: Ford (1957): the maximum-likelihood ratings exist exactly when the "scored
+// against" graph (i -> j when i won or tied a game against j) is strongly connected. Each connected group keeps its
+// largest strongly connected part (estimable relative to each other); every other model is above it (it never
+// lost to it), below it, or neither. Pure.
 import type { CollapsedBattles } from '../ratings.ts';
 
 export type Estimability = 'ok' | 'above' | 'below' | 'apart' | 'missing';
@@ -15,23 +13,18 @@ export interface EstimabilityResult {
 }
 
 /**
- * Which models are estimable from the pair totals (optionally rescaled by `weights`, as a bootstrap round
- * does). `only` restricts the analysis to these models (others are 'missing' and their pairs ignored).
- * A model with no games is 'missing'.
+ * Which models are estimable from the pair totals. `only` restricts the analysis to these models (others are
+ * 'missing' and their pairs ignored). A model with no games is 'missing'.
  */
-export function estimability(
-  c: CollapsedBattles,
-  weights?: Float64Array,
-  only?: Uint8Array,
-): EstimabilityResult {
-  const quick = twoWayConnected(c, weights, only);
+export function estimability(c: CollapsedBattles, only?: Uint8Array): EstimabilityResult {
+  const quick = twoWayConnected(c, only);
   if (quick) return quick;
   const n = c.models.length;
   const out: Estimability[] = new Array(n).fill('missing');
   const adj: number[][] = Array.from({ length: n }, () => []); // i -> j: i scored against j
   const und: number[][] = Array.from({ length: n }, () => []);
   const has = new Uint8Array(n);
-  pairsThatMet(c, weights, only, (i, j, w, s) => {
+  pairsThatMet(c, only, (i, j, w, s) => {
     has[i] = has[j] = 1;
     und[i]!.push(j);
     und[j]!.push(i);
@@ -79,11 +72,7 @@ export function estimability(
  * played, the scored-against graph is strongly connected and every such model is estimable. null when
  * that does not settle it (then the full analysis runs).
  */
-function twoWayConnected(
-  c: CollapsedBattles,
-  weights?: Float64Array,
-  only?: Uint8Array,
-): EstimabilityResult | null {
+function twoWayConnected(c: CollapsedBattles, only?: Uint8Array): EstimabilityResult | null {
   const n = c.models.length;
   const parent = new Int32Array(n);
   for (let x = 0; x < n; x++) parent[x] = x;
@@ -92,7 +81,7 @@ function twoWayConnected(
     return x;
   };
   const has = new Uint8Array(n);
-  pairsThatMet(c, weights, only, (i, j, w, s) => {
+  pairsThatMet(c, only, (i, j, w, s) => {
     has[i] = has[j] = 1;
     if (s > 0 && s < w) parent[find(i)] = find(j);
   });
@@ -106,24 +95,16 @@ function twoWayConnected(
   return { status: Array.from(has, (h) => (h ? 'ok' : 'missing')), separated: false };
 }
 
-/**
- * Every pair that met (games > 0 after rescaling by `weights`) among the `only` models: `visit(i, j, w, s)`
- * with its games and i's score against j, both rescaled.
- */
+/** Every pair that met among the `only` models: `visit(i, j, w, s)` with its games and i's score against j. */
 function pairsThatMet(
   c: CollapsedBattles,
-  weights: Float64Array | undefined,
   only: Uint8Array | undefined,
   visit: (i: number, j: number, w: number, s: number) => void,
 ): void {
   for (let k = 0; k < c.i.length; k++) {
     const i = c.i[k]!;
     const j = c.j[k]!;
-    if (only && (!only[i] || !only[j])) continue;
-    const scale = weights ? weights[k]! : 1;
-    const w = c.w[k]! * scale;
-    if (!(w > 0)) continue;
-    visit(i, j, w, c.s[k]! * scale);
+    if (c.w[k]! > 0 && (!only || (only[i] && only[j]))) visit(i, j, c.w[k]!, c.s[k]!);
   }
 }
 

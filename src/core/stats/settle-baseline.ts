@@ -1,9 +1,7 @@
-// Adaptive scheduling against a baseline (pairwise-baseline): each model's question-bootstrap interval of its
-// win rate against the baseline (the one checkpoint tracking reports) is read after every round, and a model
-// stops once that interval excludes 50% or is narrower than the width asked for. A model still open gets its
-// next matches spread over questions it has not met yet. The run looks at each interval once per round, so a
-// single look's level is Bonferroni's share of the run's (1 − level) / looks, and no decision is taken on
-// fewer questions than an exact sign test could call at that level. Pure: the engine plays the round.
+// Adaptive scheduling against a baseline: a model stops once the question-bootstrap interval of its win rate
+// against the baseline excludes 50% or is narrower than asked; an open one gets matches on questions it has not
+// met. The interval is read once per round, so one look's level is Bonferroni's share of the run's, and no decision
+// rests on fewer questions than an exact sign test could call at that level. Pure: the engine plays the round.
 import { bootstrapMean, questionScores, type Interval } from './checkpoints.ts';
 import type { MatchOutcome } from '../types.ts';
 import { hash, type SettleMatch } from './settle.ts';
@@ -80,15 +78,9 @@ export function nextBaselineRound(o: BaselineSettleInput): BaselineStep {
     next.push(...spread(left, all, o.played, o.round));
     return { ...state, why: 'open' };
   });
-  const open = models.filter((m) => m.why === 'open');
-  if (!open.length)
-    return {
-      next: [],
-      stop: models.some((m) => m.why === 'exhausted') ? 'exhausted' : 'settled',
-      models,
-      lookLevel,
-    };
-  return { next, models, lookLevel };
+  if (models.some((m) => m.why === 'open')) return { next, models, lookLevel };
+  const stop = models.some((m) => m.why === 'exhausted') ? 'exhausted' : 'settled';
+  return { next: [], stop, models, lookLevel };
 }
 
 function decide(i: Interval, least: number, width: number | undefined): BaselineWhy {

@@ -1,11 +1,9 @@
 // How few matches could reach the full plan's rank certainty: a lower bound for any scheduler, adaptive or not.
-// The full plan's fit says which pairs its simultaneous intervals separate, and how far each clears the critical
-// value c (z = |gap| / se > c). Another design that separates the same pairs at the same estimates needs each such
-// pair's variance no larger than (gap / c)², that is at most (z / c)² times the full plan's. With the model-based
-// variance (the Fisher information of the matches, the design effect of the question clusters taken as fixed),
-// the fewest matches doing so solve a convex problem: minimise Σ n_e over pairs e, 0 ≤ n_e ≤ N_e (the plan's
-// matches of that pair), subject to u_rᵀ L(n)⁺ u_r ≤ v_r for every separated pair r, where L(n) = Σ n_e h_e u_e u_eᵀ
-// (u_e = e_i − e_j, h_e one match's information). Solved by a log-barrier Newton method. Pure.
+// A design that separates the pairs the full plan separates (z = |gap| / se > c), at the same estimates, needs each
+// such pair's model-based variance at most (z / c)² times the full plan's. The fewest matches doing so solve a
+// convex problem: minimise Σ n_e, 0 ≤ n_e ≤ N_e (the plan's matches of pair e), subject to u_rᵀ L(n)⁺ u_r ≤ v_r for
+// every separated pair r, L(n) = Σ n_e h_e u_e u_eᵀ (h_e one match's information); by a log-barrier Newton method.
+// Pure.
 import type { ClusteredBattle } from './battle-table.ts';
 import { fitRanks, type SettleMatch } from './settle.ts';
 import { matchInformation } from './settle-design.ts';
@@ -167,11 +165,8 @@ export function rankCertaintyBound(
     const [i, j] = k.split(' ').map(Number) as [number, number];
     return { i, j, matches: c, info: matchInformation(fit, i, j) };
   });
-  const full = covarianceOf(
-    n,
-    pairs,
-    Float64Array.from(pairs, (p) => p.matches),
-  );
+  const planned = Float64Array.from(pairs, (p) => p.matches);
+  const full = covarianceOf(n, pairs, planned);
   const targets: BoundTarget[] = [];
   let marginal = 0;
   for (let i = 0; i < n; i++)
@@ -187,7 +182,7 @@ export function rankCertaintyBound(
   return {
     matches: d.total,
     share: d.total / matches.length,
-    informationShare: info(d.matches) / info(Float64Array.from(pairs, (p) => p.matches)),
+    informationShare: info(d.matches) / info(planned),
     separated: targets.length,
     marginal,
     critical: fit.critical,

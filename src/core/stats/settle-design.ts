@@ -13,9 +13,7 @@ export const SETTLE_PRIOR = 1;
 export const MIN_ROUND_SHARE = 0.25;
 
 /**
- * The round's size from `arena power`'s estimate on the current data (power.ts, questionsToSeparate): for each
- * target pair, the questions at which its gap, if real, clears the critical value (even odds), with the spread
- * per question of the fit (its sandwich standard error × √questions); the round is the matches the nearest pair
+ * The round's size from `arena power`'s estimate (power.ts): the matches the target pair nearest to separation
  * still needs at the current matches per question, within [MIN_ROUND_SHARE, 1] of the requested round.
  */
 export function powerRound(
@@ -132,10 +130,9 @@ export function targetedFill(
 }
 
 /**
- * For each open pair, the chance that the rest of the plan would still separate it: if every remaining match
- * were played, its standard error would shrink to se_all (as the model-based information grows), and its
- * estimated gap could still move by about sqrt(se² − se_all²); the chance is that of the moved gap clearing
- * the critical value times se_all. A pair below FUTILE_CHANCE is futile: no longer a target.
+ * For each open pair, the chance that the rest of the plan would still separate it: with every remaining match
+ * played its standard error shrinks to se_all and its gap can move by about sqrt(se² − se_all²); the chance is
+ * that of the moved gap clearing the critical value times se_all.
  */
 export function separationChances(
   fit: Fit,
@@ -145,12 +142,8 @@ export function separationChances(
   const n = models.length;
   const idx = new Map(models.map((m, i) => [m, i]));
   const now = information(fit, idx, fit.pairGames);
-  const all = information(
-    fit,
-    idx,
-    [...left].map(([p, l]) => [p, l.length]),
-    Float64Array.from(now),
-  );
+  const rest = [...left].map(([p, l]): [string, number] => [p, l.length]);
+  const all = information(fit, idx, rest, Float64Array.from(now));
   const Pnow = pseudoInverse(now, n);
   const Pall = pseudoInverse(all, n);
   const out = new Map<string, number>();
@@ -181,10 +174,9 @@ function normalCdf(z: number): number {
 }
 
 /**
- * The model-based covariance of the ratings (rating points²): the pseudo-inverse of the played matches'
- * Fisher information (with the prior's tie pseudo-games). The design works on it, not on the sandwich:
- * the sandwich's variance of a model that wins or loses nearly everything is large, and matches against
- * it would look informative although each carries little information.
+ * The model-based covariance of the ratings: the pseudo-inverse of the played matches' Fisher information. Not
+ * the sandwich: its large variance for a model that wins nearly everything would make matches against it look
+ * informative although each carries little information.
  */
 function modelCovariance(fit: Fit, models: string[]): Float64Array {
   const idx = new Map(models.map((m, i) => [m, i]));
@@ -193,13 +185,10 @@ function modelCovariance(fit: Fit, models: string[]): Float64Array {
 }
 
 /**
- * A new model's first matches, before it has a rating: it is taken to be drawn like the models already rated
- * (a rating r around their mean, with their spread). A match against a rated model k is worth the Fisher
- * information it carries, p (1 − p), where k would be the new model's neighbour (the rated model just above or
- * just below r), averaged over that prior: the pairs that decide its rank interval are its neighbours'. Two
- * new models: the information of a gap ~ N(0, 2 sd²). The `k` matches go to the new models' pairs in
- * proportion to their worth (one at a time, to the largest worth / (1 + matches given)): the models near the
- * middle of the league first, the far ones less.
+ * A new model's first matches, before it has a rating: it is taken to be drawn like the rated models, and a match
+ * against rated model k is worth its Fisher information p (1 − p) where k would be the new model's neighbour,
+ * averaged over that prior (a neighbour's pair decides its rank interval). The `k` matches go to the pairs in
+ * proportion to their worth: the middle of the league first.
  */
 export function newcomerFill(
   rated: { models: string[]; ratings: Float64Array },

@@ -1,11 +1,8 @@
 // How many more matches an adaptive run will need, before paying for them: the run is replayed with the real
-// schedulers (settle.ts, settle-baseline.ts) on outcomes drawn from what the stored games say now. pairwise-all
-// draws a match from the current Bradley–Terry ratings (all equal before a fit is possible) with the stored tie
-// share; pairwise-baseline draws from each model's stored win/tie/loss shares against the baseline (one
-// pseudo-outcome of each, so a model with no games draws them alike). A new model with no stored game (a
-// nightly refresh's) is drawn, once per simulated run, like the rated models: a rating from the normal with
-// their mean and spread, as the scheduler's newcomerFill assumes. Pure and seeded.
+// schedulers (settle.ts, settle-baseline.ts) on outcomes drawn from what the stored games say now (ratingDraw,
+// shareDraw). Pure and seeded.
 import type { MatchOutcome } from '../types.ts';
+import { pick } from '../pick.ts';
 import { scoreOf } from '../outcomes.ts';
 import { SCALE } from '../ratings.ts';
 import { normal, randInt, seededRng, type Rng } from './random.ts';
@@ -55,27 +52,10 @@ export function simulateSettled(o: SimulateInput): number[] {
 }
 
 function step(o: SimulateInput, played: ReadonlySet<string>, outcomes: MatchOutcome[]): string[] {
-  const level = o.level !== undefined ? { level: o.level } : {};
+  const common = { models: o.models, matches: o.matches, played, round: o.round, ...pick(o, ['level']) };
   if (o.mode === 'pairwise-baseline')
-    return nextBaselineRound({
-      models: o.models,
-      baseline: o.baseline!,
-      matches: o.matches,
-      played,
-      outcomes,
-      round: o.round,
-      ...(o.width !== undefined ? { width: o.width } : {}),
-      ...level,
-    }).next;
-  return nextRound({
-    models: o.models,
-    matches: o.matches,
-    played,
-    battles: battlesOf(outcomes),
-    round: o.round,
-    ...(o.target !== undefined ? { target: o.target } : {}),
-    ...level,
-  }).next;
+    return nextBaselineRound({ ...common, baseline: o.baseline!, outcomes, ...pick(o, ['width']) }).next;
+  return nextRound({ ...common, battles: battlesOf(outcomes), ...pick(o, ['target']) }).next;
 }
 
 type Draw = (m: SettleMatch, rng: Rng) => MatchOutcome['outcome'];

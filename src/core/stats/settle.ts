@@ -1,17 +1,9 @@
-// Adaptive match scheduling: from the full plan's matches and the outcomes played so far, fit the ratings with
-// sandwich (question-clustered) covariance, find the model pairs whose order the simultaneous intervals leave
-// open, and choose the next round where it most shrinks those pairs' variances (a greedy targeted design on the
-// model-based information: a match between k and l adds its Fisher information, and the covariance is updated by
-// Sherman–Morrison, so games against third models count as they do in the fit), each open pair weighted by its
-// chance of still being separated by the rest of the plan, plus a small uniform share over every pair that still
-// has matches. A pair that chance says the plan will not separate is futile; a match whose gain is a small share
-// of an average match's is not worth its call, and a round with no such match stops the run, unless the rest of
-// the plan more likely than not separates some open pair (then the best matches are played anyway, in the
-// smallest rounds). A round is no larger than `arena power` says the open pair nearest to separation still needs
-// (core/stats/power.ts), so the run refits before it overshoots. A new model with no game yet, the others rated,
-// first meets the middle of the league (settle-design.ts: newcomerFill). Pure: the engine plays the round.
-import type { ClusteredBattle } from './battle-table.ts';
-import { battleTable } from './battle-table.ts';
+// Adaptive match scheduling: fit the outcomes so far (question-clustered sandwich), find the pairs whose order the
+// simultaneous intervals leave open, and choose the next round where it most shrinks their variances
+// (settle-design.ts), each weighted by its chance of being separated by the rest of the plan, plus a small uniform
+// share over every pair with matches left. Stops when settled, futile or exhausted. Pure: the engine plays it.
+import { battleTable, type ClusteredBattle } from './battle-table.ts';
+import { DEFAULT_LEVEL } from './bootstrap.ts';
 import { battleSides, connectedModelGroups } from '../groups.ts';
 import { rankBounds, simultaneousDifferences } from './rank-intervals.ts';
 import { sandwichCovariance } from './sandwich.ts';
@@ -71,10 +63,7 @@ const SETTLE_MIN_CLUSTERS = 5;
 const FUTILE_CHANCE = 0.16;
 /** A match is worth its call when its gain is at least this share of an average match's (see nextRound). */
 const WORTH = 0.5;
-/**
- * With no match worth its call, the run still goes on while the chance that the rest of the plan separates at
- * least one target pair (one minus the product of their chances of staying open) is above this.
- */
+/** With no match worth its call, the run goes on while the rest of the plan separates some target this likely. */
 const STOP_UNSETTLED = 0.5;
 
 const pairKey = (a: string, b: string) => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
@@ -85,7 +74,7 @@ const pairKey = (a: string, b: string) => (a < b ? `${a}\u0000${b}` : `${b}\u000
  * total width is within the target.
  */
 export function nextRound(o: SettleInput): SettleStep {
-  const level = o.level ?? 0.95;
+  const level = o.level ?? DEFAULT_LEVEL;
   const fit = fitRanks(o.models, o.battles, level);
   const open = fit ? fit.open : allPairs(o.models);
   const ranks = fit?.ranks;
@@ -100,7 +89,7 @@ export function nextRound(o: SettleInput): SettleStep {
   if (![...left.values()].some((l) => l.length))
     return { next: [], stop: 'exhausted', ...base, futile: [...futile] };
   if (!targets.length) return { next: [], stop: 'futile', ...base, futile: [...futile] };
-  const playedPerPair = countPlayed(o.matches, o.played);
+  const playedPerPair = countBy(o.matches.filter((m) => o.played.has(m.key)).map((m) => pairKey(m.a, m.b)));
   // a round no larger than what `arena power` says the open pair nearest to separation still needs
   const round = fit ? powerRound(fit, o.models, targets, o.played.size, o.round) : o.round;
   const explore = Math.max(1, Math.round(round * (o.explore ?? 0.1)));
@@ -120,14 +109,10 @@ export function nextRound(o: SettleInput): SettleStep {
     // models with no game yet while the others can be fitted: a nightly refresh's new models
     const rated = ratedWithoutNewcomers(o.models, o.battles, level);
     if (rated) newcomerFill(rated, rated.newcomers, left, share, chosen);
-    else
-      waterFill(
-        targets.filter((p) => left.get(p)?.length),
-        left,
-        playedPerPair,
-        share,
-        chosen,
-      );
+    else {
+      const open = targets.filter((p) => left.get(p)?.length);
+      waterFill(open, left, playedPerPair, share, chosen);
+    }
   }
   // a small share over every pair with matches left, the fewest played first
   waterFill([...left.keys()], left, playedPerPair, fit ? explore : round - chosen.size, chosen);
@@ -168,8 +153,7 @@ export function fitRanks(
     for (let j = i + 1; j < n; j++)
       if (!(d.lo[i * n + j]! > 0 || d.hi[i * n + j]! < 0)) open.add(pairKey(models[i]!, models[j]!));
   const ranks = rankBounds(d).map((r, k) => ({ model: models[k]!, ...r }));
-  const pairGames = new Map<string, number>();
-  for (const b of battles) pairGames.set(pairKey(b.a, b.b), (pairGames.get(pairKey(b.a, b.b)) ?? 0) + 1);
+  const pairGames = countBy(battles.map((b) => pairKey(b.a, b.b)));
   return { ranks, open, ratings, covariance, critical: d.critical, pairGames, clusters };
 }
 
@@ -211,10 +195,9 @@ function remainingByPair(matches: SettleMatch[], played: ReadonlySet<string>): M
   return out;
 }
 
-function countPlayed(matches: SettleMatch[], played: ReadonlySet<string>): Map<string, number> {
+function countBy(keys: string[]): Map<string, number> {
   const out = new Map<string, number>();
-  for (const m of matches)
-    if (played.has(m.key)) out.set(pairKey(m.a, m.b), (out.get(pairKey(m.a, m.b)) ?? 0) + 1);
+  for (const k of keys) out.set(k, (out.get(k) ?? 0) + 1);
   return out;
 }
 

@@ -6,11 +6,7 @@ function halfBinomialPmf(n: number, k: number): number {
   return Math.exp(logFactorial(n) - logFactorial(k) - logFactorial(n - k) - n * Math.LN2);
 }
 
-/**
- * Two-sided p-value of k successes in n trials under p = 1/2: the probability of an outcome at least
- * as far from n/2 as k (2 min(P(X <= k), P(X >= k)), capped at 1; scipy's binomtest gives the same for
- * p = 1/2). null when n = 0 (nothing to test).
- */
+/** Two-sided p-value of k successes in n trials under p = 1/2 (as scipy's binomtest); null when n = 0. */
 export function signTestP(k: number, n: number): number | null {
   if (!(n > 0)) return null;
   const lo = Math.min(k, n - k);

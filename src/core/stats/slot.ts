@@ -1,8 +1,5 @@
-// One rule for which game of a slot (match and order) counts when a slot holds several games (MEC
-// samples, reruns under other settings): the lowest sample index (a game without one is sample 0), and
-// among games with the same index the one stored last. Outcomes, conflict rates, position bias, the
-// judge-quality report and the calibrated report's "first sample" all use it, so their conflict counts
-// agree. Pure.
+// One rule for which game of a slot (match and order) counts when it holds several (MEC samples, reruns): the
+// lowest sample index (absent: 0), then the one stored last. Every report uses it, so their conflict counts agree.
 
 /** A game as the rule sees it: its sample index (absent: 0), in stored order. */
 export interface SlotGame {

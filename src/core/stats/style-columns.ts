@@ -14,9 +14,7 @@ export interface StyleDesign extends FitDesign {
 
 /**
  * The battles as columns: models and questions indexed, and per asked-for feature each battle's normalised style
- * difference (s_a − s_b) / (s_a + s_b + 1) and whether each answer carries it (what the support counts). The
- * counts themselves are not kept: at a million battles every column is megabytes, and allocating them costs a
- * collection of the caller's heap.
+ * difference (s_a − s_b) / (s_a + s_b + 1) and whether each answer carries it (the counts themselves are not kept).
  */
 export interface BattleColumns {
   models: string[];
@@ -95,10 +93,9 @@ export function styleDesign(cols: BattleColumns, features: StyleFeature[]): Styl
   const sds: number[] = [];
   for (const f of features) {
     const i = cols.features.indexOf(f);
-    // standardised over both orientations of every battle (a vs b and b vs a): mean 0, sd = the root mean
-    // square. FastChat centres on the observed mean, which is ~0 only because Chatbot Arena's sides are
-    // random; here a pair's model 1 is always the same model, so centring would turn "equal style" into
-    // "the average style gap" and credit that gap to the ratings.
+    // standardised over both orientations of every battle: mean 0, sd = the root mean square. FastChat's
+    // centring on the observed mean works only because Chatbot Arena's sides are random; here it would credit
+    // "the average style gap" to the ratings.
     let ss = 0;
     for (let n = 0; n < N; n++) ss += diff[n * K + i]! * diff[n * K + i]!;
     const sd = Math.sqrt(ss / N);
@@ -130,11 +127,7 @@ export interface FeatureSupport {
   lost: number;
 }
 
-/**
- * The least support a feature needs for a coefficient: with fewer answers, questions, or decisive battles
- * on either side of the difference, the estimate is set by a handful of verdicts (or by the penalty alone,
- * when the answers carrying it all won or all lost) and is reported as not estimable instead.
- */
+/** The least support a feature needs for a coefficient: below it the estimate rests on a handful of verdicts. */
 export const MIN_FEATURE_SUPPORT = { answers: 10, questions: 5, won: 5, lost: 5 } as const;
 
 /** The support of each of the columns' features (answers, questions, decisive battles on either side). */

@@ -1,10 +1,7 @@
 // The numerical core of style control (style.ts): the penalised contextual Bradley–Terry fit by Newton's method, with
-// what its question-clustered sandwich needs. Rows are battles; each pass over them is the cost at scale, so a Newton step
-// evaluates the loss, gradient and Hessian of its candidate point in one pass (the loss decides whether the step is
-// taken; the gradient and Hessian are then the next step's), and the pass at the converged point also sums each
-// question's score for the sandwich (no separate sandwich pass). Within a pass a battle's Hessian terms go to compact
-// blocks (one entry per pair of models, models × features, the features' upper triangle), spread into the full matrix
-// once at the end. Pure.
+// what its question-clustered sandwich needs. A pass over the battles is the cost at scale, so one pass gives a
+// candidate point's loss, gradient and Hessian (in compact blocks, spread once at the end), and the pass at the
+// converged point also sums each question's score for the sandwich. Pure.
 
 import { dampedNewton, type Objective } from '../newton.ts';
 
@@ -152,7 +149,7 @@ function spread(H: Float64Array, reg: number, { pair, mf, ff }: Blocks, n: numbe
 
 interface FitOptions {
   reg: number;
-  /** one per battle, e.g. its question's bootstrap multiplicity */
+  /** one per battle, e.g. its question's bootstrap multiplicity: rescale the likelihood terms, never the penalty */
   weights?: Float64Array;
   /** a warm start (ratings, then coefficients) */
   init?: Float64Array;
@@ -169,11 +166,7 @@ export interface StyleFitScores {
   S: Float64Array;
 }
 
-/**
- * The penalised contextual Bradley–Terry fit: loss + (reg/2)·‖θ‖², θ = (ratings, feature coefficients).
- * `weights` (one per battle, e.g. its question's bootstrap multiplicity) rescale the likelihood terms, never the
- * penalty. `init` warm-starts Newton.
- */
+/** The penalised contextual Bradley–Terry fit: loss + (reg/2)·‖θ‖², θ = (ratings, feature coefficients). */
 export function fitStyle(d: FitDesign, o: FitOptions): Float64Array {
   return newton(d, o, false).theta;
 }
@@ -212,9 +205,8 @@ function newton(
     // backtracking, unlimited: a full Newton step can overshoot when a rare feature has large z-scores
     maxStep: Infinity,
     lineSearch: true,
-    // the likelihood is flat along "all ratings + c"; there the exact step is −mean(θ_r), and θ_r starts and
-    // stays at mean 0, so drop the (rounding-only) mean of the rating step: with a tiny penalty it would
-    // otherwise keep the iteration from converging
+    // the likelihood is flat along "all ratings + c" and θ_r stays at mean 0: drop the rating step's
+    // (rounding-only) mean, which with a tiny penalty would keep the iteration from converging
     project: (step) => {
       let mean = 0;
       for (let m = 0; m < n; m++) mean += step[m]! / n;

@@ -1,11 +1,7 @@
-// Style control: a contextual Bradley–Terry model with answer-style features, as Chatbot Arena and
-// Arena-Hard control for style (FastChat's compute_style_control). For a battle of a against b,
-//   P(a wins) = σ(ln10 · (r_a − r_b) + Σ_f β_f x_f),
-// where x_f is the style difference (s_a − s_b) / (s_a + s_b + 1) of feature f, z-scored over all
-// battles taken in both orientations (see styleDesign); ties count half a win. Ratings and β are fitted together
-// by maximum likelihood with the L2 penalty FastChat documents: loss + (reg/2)·‖θ‖² over all parameters,
-// reg = 0.5 (half of scikit-learn's C = 1, because FastChat no longer duplicates every battle). Solved exactly by
-// Newton's method (the penalty makes the problem strictly convex). Pure.
+// Style control: a contextual Bradley–Terry model with answer-style features, as Chatbot Arena and Arena-Hard
+// control for style (FastChat's compute_style_control): P(a wins) = σ(ln10 · (r_a − r_b) + Σ_f β_f x_f), x_f the
+// z-scored style difference of feature f (styleDesign), ties half a win, fitted with FastChat's L2 penalty
+// (reg = 0.5: half of scikit-learn's C = 1, as FastChat no longer duplicates every battle). Pure.
 import {
   clusterBootstrap,
   columnIntervals,
@@ -139,11 +135,7 @@ export interface CheckedStyleResult extends StyleResult {
   intervalsWithheld?: IntervalsWithheld;
 }
 
-/**
- * styleControl with the small-sample rule: below MIN_QUESTIONS_FOR_INTERVALS questions neither the question
- * bootstrap's intervals nor the clustered sandwich's hold (both rest on the questions as clusters), so no round is
- * run and the ratings and coefficients are shown without interval or Rank (UB), with the reason.
- */
+/** styleControl with the small-sample rule: below MIN_QUESTIONS_FOR_INTERVALS questions, no interval, and why. */
 export function styleControlChecked(
   battles: StyleBattle[],
   groups: StyleGroup[],
@@ -162,11 +154,9 @@ export function styleControlChecked(
 }
 
 /**
- * Style-controlled ratings and coefficients beside plain Bradley–Terry, each with percentile intervals
- * from the same question-level bootstrap (all battles of a question move together; features keep
- * their full-data standardisation, as FastChat's bootstrap does), or with `intervals: 'sandwich'` from the
- * question-clustered sandwich of the one fit (ratings ± t(Q − 1) · se, as `arena intervals --method sandwich`
- * does for plain Bradley–Terry: one fit and one small solve per model instead of 1,000 refits).
+ * Style-controlled ratings and coefficients beside plain Bradley–Terry, with percentile intervals from one question
+ * bootstrap (features keep their full-data standardisation, as FastChat's bootstrap does), or with `intervals:
+ * 'sandwich'` from the question-clustered sandwich of the one fit (no refits).
  */
 export function styleControl(
   battles: StyleBattle[],
@@ -295,8 +285,7 @@ function plainSandwich(table: BattleTable, anchor: boolean[], level: number): In
 
 /**
  * Percentile intervals from the question bootstrap, in the columns n controlled ratings, k coefficients, n plain
- * ratings: each round refits both models on the battles weighted by their question's multiplicity, warm-started
- * from the full fits (the plain one on the table's pairs, resampled per round).
+ * ratings: each round refits both models, warm-started from the full fits.
  */
 function styleBootstrap(
   d: StyleDesign,

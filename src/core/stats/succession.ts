@@ -1,15 +1,13 @@
 // A judge's succession measured on a bridge: the matches both the old and the new judge gave an outcome on. Every
-// figure (agreement with and without ties, Cohen's kappa, each judge's inconsistency, each model's Bradley–Terry
-// rating under both and the difference, Kendall's tau of the two ratings) comes with a percentile interval from
-// one paired question-level bootstrap: each round draws the questions once and recomputes everything on that draw,
-// as benchmark health does. Pure.
+// figure comes with a percentile interval from one paired question-level bootstrap (each round draws the questions
+// once and recomputes everything on that draw, as benchmark health does). Pure.
 import { battleTable, type ClusteredBattle } from './battle-table.ts';
 import { percentileInterval, DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED } from './bootstrap.ts';
 import { healthDraws, kendallTauB, resampledRatings } from './benchmark-health.ts';
 import { kappaFromConfusion } from './kappa.ts';
 import type { AgreementRow } from './agreement.ts';
 import { fitBradleyTerry } from '../ratings.ts';
-import { scoreOf } from '../outcomes.ts';
+import { itemKey, scoreOf } from '../outcomes.ts';
 import type { MatchOutcome, Outcome } from '../types.ts';
 
 /** One bridge match: the old and the new judge's outcomes on it. */
@@ -134,12 +132,14 @@ const battlesOf = (bridge: BridgeMatch[], side: 'old' | 'new'): ClusteredBattle[
     .filter((m) => m[side] !== 'error')
     .map((m) => ({ a: m.model1, b: m.model2, score: scoreOf(m[side]), cluster: m.questionId }));
 
+/** Column k of per-round rows. */
+const at = (rows: readonly ArrayLike<number>[], k: number) => rows.map((r) => r[k]!);
+
 function figure(value: number, samples: number[], level: number): Figure {
   if (!Number.isFinite(value)) return { value: null, lo: null, hi: null };
   const finite = samples.filter(Number.isFinite);
   if (finite.length < samples.length / 2) return { value, lo: null, hi: null };
-  const iv = percentileInterval(finite, level);
-  return { value, lo: iv.lo, hi: iv.hi };
+  return { value, ...percentileInterval(finite, level) };
 }
 
 /** The bridge's figures; ratings and tau are null when a judge's bridge leaves some model without a finite rating. */
@@ -156,12 +156,7 @@ export function successionFigures(
   const c = cells(bridge, qIndex);
   const full = pooled(c, clusters.length);
   const per = draws.map((w) => pooled(c, clusters.length, w));
-  const col = (k: number) =>
-    figure(
-      full[k]!,
-      per.map((r) => r[k]!),
-      level,
-    );
+  const col = (k: number) => figure(full[k]!, at(per, k), level);
   // the comparisons themselves
   const { withTies, withoutTies } = summed(c, clusters.length);
   const { ratings, kendall } = ratingFigures(bridge, clusters, draws, level);
@@ -201,23 +196,18 @@ function ratingFigures(
     };
   const so = resampledRatings(to, draws, fo);
   const sn = resampledRatings(tn, draws, fn);
-  const at = (s: Float64Array[], k: number) => s.map((r) => r[k]!);
+  const taus = so.map((r, b) => kendallTauB(r, sn[b]!));
   return {
-    ratings: models.map((model, k) => ({
-      model,
-      old: figure(fo[k]!, at(so, k), level),
-      new: figure(fn[k]!, at(sn, k), level),
-      difference: figure(
-        fn[k]! - fo[k]!,
-        sn.map((r, b) => r[k]! - so[b]![k]!),
-        level,
-      ),
-    })),
-    kendall: figure(
-      kendallTauB(fo, fn),
-      so.map((r, b) => kendallTauB(r, sn[b]!)),
-      level,
-    ),
+    ratings: models.map((model, k) => {
+      const difference = sn.map((r, b) => r[k]! - so[b]![k]!);
+      return {
+        model,
+        old: figure(fo[k]!, at(so, k), level),
+        new: figure(fn[k]!, at(sn, k), level),
+        difference: figure(fn[k]! - fo[k]!, difference, level),
+      };
+    }),
+    kendall: figure(kendallTauB(fo, fn), taus, level),
   };
 }
 
@@ -227,28 +217,21 @@ export const halfWidth = (f: Figure): number =>
 
 /** The bridge from the two judges' outcomes: the matches both have, keyed orientation-free, as the old one stored it. */
 export function bridgeOf(oldOutcomes: MatchOutcome[], newOutcomes: MatchOutcome[]): BridgeMatch[] {
-  const key = (o: MatchOutcome) =>
-    `${o.questionId}\u0000${o.turn}\u0000${[o.model1, o.model2].sort().join('\u0000')}`;
-  const flip: Record<Outcome, Outcome> = {
-    model_1: 'model_2',
-    model_2: 'model_1',
-    tie: 'tie',
-    inconsistent: 'inconsistent',
-    error: 'error',
-  };
+  const key = (o: MatchOutcome) => itemKey(o.questionId, o.turn, o.model1, o.model2);
+  const flip = (x: Outcome): Outcome => (x === 'model_1' ? 'model_2' : x === 'model_2' ? 'model_1' : x);
   const byKey = new Map(newOutcomes.map((o) => [key(o), o]));
-  const out: BridgeMatch[] = [];
-  for (const o of oldOutcomes) {
-    const n = byKey.get(key(o));
-    if (!n) continue;
-    out.push({
-      questionId: o.questionId,
-      turn: o.turn,
-      model1: o.model1,
-      model2: o.model2,
-      old: o.outcome,
-      new: n.model1 === o.model1 ? n.outcome : flip[n.outcome],
-    });
-  }
-  return out;
+  return oldOutcomes.flatMap(({ questionId, turn, model1, model2, outcome }) => {
+    const n = byKey.get(itemKey(questionId, turn, model1, model2));
+    if (!n) return [];
+    return [
+      {
+        questionId,
+        turn,
+        model1,
+        model2,
+        old: outcome,
+        new: n.model1 === model1 ? n.outcome : flip(n.outcome),
+      },
+    ];
+  });
 }

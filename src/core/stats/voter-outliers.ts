@@ -1,18 +1,11 @@
 // Which annotators vote as if at random: Chatbot Arena's sequential test for anomalous users (Chiang et al. 2024,
-// "Chatbot Arena: An Open Platform for Evaluating LLMs by Human Preference", arXiv:2403.04132, section "Detecting
-// Anomalous Users"; FastChat's repository, which serves the arena, does not ship it), over agreement with the
-// majority. A voter's i-th vote gets a p-value from whether it agrees with the majority of the other votes on the
-// same match (other annotators, the experts, the LLM judges); the p-values are combined by Fisher's method,
-// M_j = -2 * sum_{i<=j} ln p_i, and the voter is flagged when M_j >= the (1 - alpha/5) quantile of chi-square with 2j
-// degrees of freedom at any checkpoint j = 1 .. 100, as the paper does.
-//
-// The paper compares a user's rating with the history of ratings of the same pair; here a vote is a label, so the
-// "history" is the rate p0 at which everyone else's votes agree with their match's majority (Laplace-smoothed), and a vote's p-value
-// is the mid-p of its outcome under that rate (disagreeing: (1 - p0) / 2; agreeing: (1 - p0) + p0 / 2). Mid-p
-// values are never below uniform in expectation for an honest voter (no false alarms from the discreteness) and
-// keep the power to flag a voter who agrees no more than chance.
+// arXiv:2403.04132, "Detecting Anomalous Users"), over agreement with the majority of the other votes on the same
+// match. The p-values are combined by Fisher's method, M_j = -2 Σ_{i<=j} ln p_i, and the voter is flagged when M_j
+// reaches the (1 - alpha/5) quantile of chi-square with 2j df at any checkpoint j = 1 .. 100, as the paper does.
+// A vote is a label, so its p-value is the mid-p of agreeing under the rate p0 at which everyone else's votes
+// agree: mid-p values raise no false alarm from the discreteness and keep the power against chance voters.
 import type { Vote } from '../types.ts';
-import { itemKey, label, type Label } from './agreement.ts';
+import { label, voteKey, type Label } from './agreement.ts';
 
 export interface VoterCheck {
   voter: string;
@@ -55,9 +48,8 @@ function majority(labels: Label[]): Label | undefined {
 }
 
 /**
- * For each voter of `votes` (in the order cast), whether it agrees with the majority of the other votes on each
- * match, and the sequential test. `others` are every other vote on the same matches (experts, LLM judges as one
- * vote per match); a voter's own votes never count toward its majority.
+ * The sequential test for each voter of `votes` (in the order cast), against the majority of the other votes on
+ * each match (`others`: experts, LLM judges); a voter's own votes never count toward its majority.
  */
 export function voterOutliers(
   votes: Vote[],
@@ -68,13 +60,10 @@ export function voterOutliers(
   const checkpoints = o.checkpoints ?? OUTLIER_CHECKPOINTS;
   const all = [...votes, ...others];
   const byItem = new Map<string, Vote[]>();
-  for (const v of all) {
-    const k = `${v.turn}\u0000${itemKey(v)}`;
-    byItem.set(k, [...(byItem.get(k) ?? []), v]);
-  }
+  for (const v of all) byItem.set(voteKey(v), [...(byItem.get(voteKey(v)) ?? []), v]);
   /** whether `v` agrees with the majority of the other voters' votes on its match; undefined without a majority */
   const agrees = (v: Vote): boolean | undefined => {
-    const rest = byItem.get(`${v.turn}\u0000${itemKey(v)}`)!.filter((w) => w.voter !== v.voter);
+    const rest = byItem.get(voteKey(v))!.filter((w) => w.voter !== v.voter);
     const m = majority(rest.map(label));
     return m === undefined ? undefined : label(v) === m;
   };

@@ -1,10 +1,8 @@
 import type { PositionVerdict } from '../types.ts';
 
 /**
- * The "Judge Llama 2" study's lenient reading of a pairwise reply, as a ladder of verdict marks tried
- * in order: `[[A]]` (also `[[C]]`/`[[Tie]]`), `[[Assistant A]]`, `[Assistant A]`, `[A]` (also `[C]`),
- * and last a reply that is exactly `A`, `B` or `C`. The first rung with any mark decides, and on that
- * rung the earliest mark in the text wins. Nothing found on any rung is an error, never a guess.
+ * The "Judge Llama 2" study's lenient reading of a pairwise reply: a ladder of verdict marks, the first rung with
+ * any mark decides (its earliest mark in the text); nothing on any rung is an error, never a guess.
  */
 const LADDER: RegExp[] = [
   /\[\[([ABC]|[Tt]ie|TIE)\]\]/,

@@ -1,6 +1,5 @@
-// The one reading of a judge's reply into a stored verdict: used when a game is played (engine/play/,
-// through the tournament, calibrated runs, escalation and batch import) and when stored replies are
-// re-read (engine/reparse.ts). Pure: no I/O.
+// The one reading of a judge's reply into a stored verdict, when a game is played and when stored replies are
+// re-read (engine/reparse.ts). Pure.
 import { outputFormatOf, type OutputFormat } from '../schemes/index.ts';
 import { scoreText } from './stored.ts';
 import type { GameSpec, GameVerdict, PromptScheme } from '../types.ts';
@@ -28,10 +27,8 @@ export function parserFor(
 }
 
 /**
- * A reply's verdict about the match's models. Single grading: the rating as text (`error` when none parses).
- * Pairwise: the scheme's own format if any, else the `[[A]]`/`[[B]]`/`[[C]]` parser in `mode`, mapped back
- * through the game's order. Never throws: an unreadable reply is the verdict `error` (a failed call never
- * reaches here: it is an attempt, never a verdict).
+ * A reply's verdict about the match's models: single grading, the rating as text; pairwise, by the scheme's own
+ * format or the `[[A]]` parser in `mode`, mapped back through the order. Never throws: an unreadable reply is `error`.
  */
 export function verdictOf(
   spec: Pick<GameSpec, 'match' | 'order'>,

@@ -2,13 +2,9 @@ import { parseLenientPair } from './lenient.ts';
 import type { Order, PositionVerdict, Verdict } from '../types.ts';
 
 /**
- * Verdict parsers. Every parsed verdict is stored with the parser's version so that
- * `arena reparse` can tell which stored verdicts an improved parser would change.
- *
- * - `last` (default): the verdict the judge gives last wins. A reply that quotes the format
- *   ("[[A]]" if A is better ...) and ends with "[[B]]" is B.
- * - `fastchat`: FastChat's fixed-precedence substring test: "[[A]]" before "[[B]]" before "[[C]]".
- * - `lenient`: the "Judge Llama 2" study's ladder (core/verdict/lenient.ts); ratings as `fastchat`.
+ * Verdict parsers, each stored with its version so that `arena reparse` can tell what an improved parser changes.
+ * `last` (default): the verdict given last wins (a reply quoting the format first is read by its verdict);
+ * `fastchat`: "[[A]]" before "[[B]]" before "[[C]]"; `lenient`: the "Judge Llama 2" study's ladder (lenient.ts).
  */
 export type ParserMode = 'last' | 'fastchat' | 'lenient';
 export const PARSER_VERSIONS: Record<ParserMode, string> = {
@@ -64,8 +60,7 @@ export function parseRating(reply: string, mode: ParserMode = 'last'): number | 
 /** Map a positional verdict back to the match's models given the game's order. */
 export function toVerdict(v: PositionVerdict, order: Order): Verdict {
   if (v === 'tie' || v === 'error') return v;
-  if (order === 'AB') return v === 'A' ? 'model_1' : 'model_2';
-  return v === 'A' ? 'model_2' : 'model_1';
+  return (v === 'A') === (order === 'AB') ? 'model_1' : 'model_2';
 }
 
 /** The inverse of toVerdict: the position a verdict about the match's models picked in a game of that order. */

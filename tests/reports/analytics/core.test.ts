@@ -1,12 +1,7 @@
 // Pure analytics: expected values are worked out by hand in the comments, or come from textbook examples.
 import { describe, expect, it } from 'vitest';
 import { agreement } from '../../../src/core/stats/agreement.ts';
-import {
-  positionBias,
-  conflictFromOutcomes,
-  pickedPosition,
-  type BiasGame,
-} from '../../../src/core/stats/bias.ts';
+import { positionBias, conflictFromOutcomes, type BiasGame } from '../../../src/core/stats/bias.ts';
 import { battleTable } from '../../../src/core/stats/battle-table.ts';
 import { bootstrapBradleyTerry } from '../../../src/core/stats/rating-bootstrap.ts';
 import { comparisonGroups } from '../../../src/core/stats/estimable-fit.ts';
@@ -17,6 +12,7 @@ import { lengthControlledWinRates, longerShare } from '../../../src/core/stats/l
 import { normal, seededRng } from '../../../src/core/stats/random.ts';
 import { parseReviewLabels, selectForReview, compareLabels } from '../../../src/core/stats/review.ts';
 import type { Vote } from '../../../src/core/types.ts';
+import { toPosition } from '../../../src/core/verdict/parse.ts';
 
 const g = (
   q: number,
@@ -36,10 +32,10 @@ const g = (
 
 describe('position bias', () => {
   it('maps verdicts to the position they picked', () => {
-    expect(pickedPosition('AB', 'model_1')).toBe('A');
-    expect(pickedPosition('BA', 'model_1')).toBe('B');
-    expect(pickedPosition('BA', 'model_2')).toBe('A');
-    expect(pickedPosition('AB', 'tie')).toBe('tie');
+    expect(toPosition('model_1', 'AB')).toBe('A');
+    expect(toPosition('model_1', 'BA')).toBe('B');
+    expect(toPosition('model_2', 'BA')).toBe('A');
+    expect(toPosition('tie', 'AB')).toBe('tie');
   });
 
   it('per-order win rates, conflict rate and the favoured position of a hand-made judge', () => {
