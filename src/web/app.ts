@@ -1,18 +1,18 @@
-// The read-only leaderboard site over any Store: SQLite on Node (src/entry/node.ts, `arena serve`),
-// D1 on Workers (src/entry/worker.ts). This file composes it: security headers, the read-only rule and the
-// admin endpoint, conditional requests, the pages the write path stored (src/web/pages.ts), then the routes
-// (src/web/routes/{api,pages,charts}.ts), the static assets and the error pages. Parameters: src/web/params.ts;
-// the data cache of what live pages read: src/web/result-cache.ts.
+// The read-only leaderboard site over any Store (SQLite on Node: `arena serve`; D1 on Workers), composed here:
+// security headers, the read-only rule and admin endpoints, conditional requests, stored pages (pages.ts), the
+// routes (routes/{api,pages,charts}.ts), the static assets and the error pages.
 import { Hono, type Context } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { compress } from 'hono/compress';
+import { etag } from 'hono/etag';
 import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { secureHeaders } from 'hono/secure-headers';
 import { SiteData } from '../reports/site/site-data.ts';
 import { ReportMissing, StoredReports } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
 import { ResultCache, type CacheOptions } from './result-cache.ts';
-import { conditional, send, TYPES } from './send.ts';
+import { send, TYPES } from './send.ts';
 import { lookups } from './params.ts';
 import { apiRoutes } from './routes/api.ts';
 import { chartRoutes } from './routes/charts.ts';
@@ -26,18 +26,6 @@ import { compressWith, type Deflate } from './compress.ts';
 import { storedPages } from './pages.ts';
 
 const icon = favicon();
-
-/** A report not published (the Worker): 503 with Retry-After, never cached, saying what to run. */
-function notReady(c: Context, e: ReportMissing, siteUrl?: string): Response {
-  const headers = { 'Retry-After': '60', 'Cache-Control': 'no-store' };
-  if (c.req.path.startsWith('/api') || c.req.path.startsWith('/charts'))
-    return c.json({ error: e.message }, 503, headers);
-  return c.html(
-    page(c, 'error', 'Being updated', { status: 503, message: e.message }, siteUrl),
-    503,
-    headers,
-  );
-}
 
 export interface AppOptions {
   store: Store;
@@ -99,7 +87,7 @@ export function createApp(o: AppOptions) {
     bootstrapRounds: o.bootstrapRounds ?? 1000,
     ...(o.intervals ? { intervals: o.intervals } : {}),
   };
-  const reports = new StoredReports(store, cache, options, { mode: o.reports ?? 'compute' });
+  const reports = new StoredReports(store, cache, options, o.reports ?? 'compute');
   const data = new SiteData(store, reports, options);
   const served = { pages: 0 };
   const site: Site = {
@@ -138,7 +126,8 @@ export function createApp(o: AppOptions) {
   app.get('/api/admin/reports', (c) =>
     c.json({ mode: o.reports ?? 'compute', ...reports.counts, pages: served.pages, cached: cache.size }),
   );
-  app.use(conditional());
+  // 304 for a matching If-None-Match: the ETag comes from the response (send.ts), never from hashing it
+  app.use(etag());
   // the fixed answers first (they read no data): the app's own stylesheet and script (no external requests),
   // immutable under their hashed URL, and the icon, robots.txt and the health check
   app.get('/static/:name', (c) => {
@@ -166,24 +155,25 @@ export function createApp(o: AppOptions) {
   pageRoutes(app, site);
   chartRoutes(app, site);
 
+  const error = (c: Context, status: ContentfulStatusCode, title: string, message: string, h = {}) =>
+    c.html(page(c, 'error', title, { status, message }, o.siteUrl), status, h);
   app.notFound((c) =>
     c.req.path.startsWith('/api/')
       ? c.json({ error: `no such endpoint: ${c.req.path} (see /api)` }, 404)
-      : c.html(
-          page(c, 'error', 'Not found', { status: 404, message: `No page at ${c.req.path}.` }, o.siteUrl),
-          404,
-        ),
+      : error(c, 404, 'Not found', `No page at ${c.req.path}.`),
   );
   app.onError((e, c) => {
-    if (e instanceof ReportMissing) return notReady(c, e, o.siteUrl);
-    const status = e instanceof HTTPException ? e.status : 500;
+    const wantsJson = c.req.path.startsWith('/api') || c.req.path.startsWith('/charts');
+    if (e instanceof ReportMissing) {
+      // a report not published (the Worker): never cached, saying what to run
+      const h = { 'Retry-After': '60', 'Cache-Control': 'no-store' };
+      return wantsJson ? c.json({ error: e.message }, 503, h) : error(c, 503, 'Being updated', e.message, h);
+    }
     if (e instanceof HTTPException && e.res) return e.res;
+    const status = e instanceof HTTPException ? e.status : 500;
     const message = status === 500 ? 'Internal error.' : e.message;
     if (status === 500) console.error(`[web] ${c.req.method} ${c.req.path}:`, e);
-    const wantsJson = c.req.path.startsWith('/api') || c.req.path.startsWith('/charts');
-    return wantsJson
-      ? c.json({ error: message }, status)
-      : c.html(page(c, 'error', `Error ${status}`, { status, message }, o.siteUrl), status);
+    return wantsJson ? c.json({ error: message }, status) : error(c, status, `Error ${status}`, message);
   });
   // every HEAD is its GET without the body, with all the GET's headers (src/web/head.ts)
   app.fetch = answerHead(app.fetch);

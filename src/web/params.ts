@@ -1,10 +1,6 @@
-// Query parameters of every page and endpoint, in two steps:
-// 1. their shape, as zod schemas checked by hono's validator (@hono/zod-validator): a parameter an endpoint or
-//    chart does not read is a 400 naming it and the ones it takes; a page ignores it instead (links people share
-//    carry utm_*, fbclid, ref, ...: `validPage`). A malformed value is a 400 saying what was expected. The
-//    data cache keys on the validated values only (src/web/result-cache.ts), so junk never becomes an entry.
-// 2. their meaning, checked against the data (`lookups`): an unknown judge, category, model, question or checkpoint
-//    series is a 404 listing the valid values.
+// Query parameters of every page and endpoint: their shape (zod schemas; a malformed value, or an unknown parameter
+// of an endpoint, is a 400; a page ignores unknown ones, as shared links carry utm_*), then their meaning against the
+// data (`lookups`: an unknown judge, category, model, question or series is a 404 listing the valid values).
 import { AUTHOR, REFERENCE_JUDGE } from '../core/constants.ts';
 import { zValidator } from '@hono/zod-validator';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -119,18 +115,12 @@ export const query = (c: Context): Query => c.req.valid('query' as never) as Que
 /** The names a schema takes, in its order (the order of the cache key). */
 const paramNames = (s: QuerySchema): string[] => Object.keys(s.shape);
 
-/** hono middleware: the request's query checked against `schema`; a failure is a 400 with a message a person can act on. */
-export function validQuery(schema: QuerySchema): MiddlewareHandler {
-  return checked(schema, paramNames(schema));
-}
-
 /**
  * A page's query check: as validQuery, but a parameter the page does not read is ignored rather than refused,
  * so a shared link with tracking parameters shows the canonical page (and shares its cache entry).
  */
 export function validPage(schema: QuerySchema): MiddlewareHandler {
-  const names = paramNames(schema);
-  const check = checked(z.object(schema.shape) as unknown as QuerySchema, names);
+  const check = validQuery(z.object(schema.shape) as unknown as QuerySchema);
   return (c, next) =>
     check(c, async () => {
       canonical.set(c.req.raw, c.req.path + canonicalQuery(c, schema));
@@ -162,7 +152,9 @@ function canonicalQuery(c: Context, schema: QuerySchema): string {
   return s ? `?${s}` : '';
 }
 
-function checked(schema: QuerySchema, names: string[]): MiddlewareHandler {
+/** hono middleware: the request's query checked against `schema`; a failure is a 400 with a message a person can act on. */
+export function validQuery(schema: QuerySchema): MiddlewareHandler {
+  const names = paramNames(schema);
   const takes = names.length ? names.map((k) => `"${k}"`).join(', ') : 'none';
   return zValidator('query', schema, (r, c) => {
     if (r.success) return;
@@ -178,7 +170,6 @@ function checked(schema: QuerySchema, names: string[]): MiddlewareHandler {
 
 /** The data-dependent checks: names that must exist in the database (404 otherwise, listing what exists). */
 export function lookups(data: SiteData, cache: ResultCache) {
-  /** Models with answers, plus models that appear only in recorded verdicts. */
   const { catalog, leaderboards } = data;
   const allModels = () =>
     cache.get('allModels', async () => {

@@ -1,8 +1,6 @@
-// The site's data cache: what the live pages read (the stored reports, the catalog, the runs) is derived from
-// stored games and votes, which change only when someone imports, plays or votes; so every value is tied to a data
-// fingerprint (game and vote counts per judge, the runs' progress, the newest refresh, the checkpoints, the
-// questions' and answers' stamp) re-read at most once per `checkMs`. A fingerprint change, or `maxAgeMs` without
-// one, drops everything. Its keys are the site's validated names (judges, models, filters), so the data bounds it.
+// The site's data cache: what live pages read changes only when someone imports, plays or votes, so every value is
+// tied to a data fingerprint re-read at most once per `checkMs`; a change, or `maxAgeMs`, drops everything. Its keys
+// are validated names (judges, models, filters), so the data bounds its size.
 import type { Store } from '../storage/store.ts';
 
 export interface CacheOptions {

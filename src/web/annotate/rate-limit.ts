@@ -2,11 +2,8 @@
 // SQLite file, and every isolate on one D1, counts against the same limit.
 import type { RateLimitStore } from '../../storage/annotator-store.ts';
 
-export interface Limit {
-  /** requests allowed per window */
-  max: number;
-  windowMs: number;
-}
+/** requests allowed per window */
+type Limit = { max: number; windowMs: number };
 
 export interface Limits {
   /** every /annotate request, per client address */

@@ -1,12 +1,11 @@
-// /annotate: the blind voting page for a team's own annotators, mounted only when the operator turns it on
-// (`arena serve --annotate`, the Worker's ANNOTATE variable). One match at a time, the model names hidden and the
-// side shown first chosen at random per annotator and recorded; votes go through the Store as judge `annotators`.
-// Every response is no-store and carries the site's security headers and CSP (src/web/app.ts); every POST passes
-// hono/csrf's origin check, and those of a session also carry the session's CSRF token.
+// /annotate: the blind voting page for a team's own annotators, on only when the operator turns it on. One match
+// at a time, model names hidden, the side shown first random and recorded; votes are stored as judge `annotators`.
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
 import { CHOICES, inviteHash, sessionHash, type AnnotationChoice } from '../../core/annotate.ts';
+import { matchKey } from '../../core/outcomes.ts';
+import type { MatchItem } from '../../core/types.ts';
 import { annotateQueue, matchTexts, type QueueMode } from '../../reports/annotate-queue.ts';
 import type { AnnotationRecord, AnnotatorRecord } from '../../storage/annotator-store.ts';
 import type { Store } from '../../storage/store.ts';
@@ -275,8 +274,6 @@ function voteRoutes(app: Hono, x: Ctx): void {
     );
   });
 }
-type MatchKey = { questionId: number; turn: number; model1: string; model2: string };
-const matchKey = (m: MatchKey) => `${m.questionId}\u0000${m.turn}\u0000${m.model1}\u0000${m.model2}`;
 
 /**
  * The annotator's pending match (shown before, not answered) while it is still in the queue, else the first queued
@@ -286,7 +283,7 @@ async function nextAnnotation(
   store: Store,
   annotatorId: number,
   shown: AnnotationRecord[],
-  queue: MatchKey[],
+  queue: MatchItem[],
   at: number,
 ): Promise<AnnotationRecord | undefined> {
   const queued = new Set(queue.map(matchKey));

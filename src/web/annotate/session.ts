@@ -1,9 +1,6 @@
-// The annotator's session: a JWT (hono/jwt, HS256 over the operator's secret) in an HttpOnly, SameSite=Lax cookie
-// (hono/cookie), Secure when the site is served over https, expiring with the token. The token names the
-// annotator and a random session id; the session id is also the CSRF token the session's forms carry, compared in
-// constant time (hono/utils/buffer). Nothing here is trusted without the signature and the expiry checked, and a
-// session is only as good as its annotator's row, which holds the hash of the one session its invite opened: the
-// routes re-read it on every request, so logout and revocation end the session on the server at once.
+// The annotator's session: a signed JWT (HS256) in an HttpOnly, SameSite=Lax cookie naming the annotator and a random
+// session id, which is also the CSRF token of the session's forms. The routes re-read the annotator's row (it holds
+// the session's hash) on every request, so logout and revocation end a session on the server at once.
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { sign, verify } from 'hono/jwt';

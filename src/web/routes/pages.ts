@@ -1,6 +1,4 @@
-// The HTML pages: server-rendered from the compiled views (views/*.ejs), each with the numbers in tables and
-// its charts as <img> of /charts/*.svg. One function per family of pages, as the site's data is split
-// (src/reports/site/).
+// The HTML pages, rendered from views/*.ejs (charts as <img> of /charts/*.svg); one function per family of pages.
 import { ANNOTATORS, HUMAN } from '../../core/constants.ts';
 import { RETIREMENT_WARN_DAYS, retirementOf } from '../../core/retirement.ts';
 import type { Hono } from 'hono';
@@ -48,7 +46,7 @@ function leaderboardPages(app: Hono, s: Site): void {
     send(c, 'html', async () => {
       const q = query(c);
       const f = await check.filter(q);
-      // everything the page shows, asked together (one round trip where the store batches reads: D1)
+      // asked together: one round trip where the store batches reads (D1)
       const [{ boards: all }, [latest], story, judges, categories] = await Promise.all([
         leaderboards.judgeBoards(),
         history.refreshes(1),
@@ -78,7 +76,6 @@ function leaderboardPages(app: Hono, s: Site): void {
       const q = query(c);
       const f = await check.filter(q);
       const judge = q.judge ? await check.judge(q) : undefined;
-      // everything the page shows, asked together (one round trip where the store batches reads: D1)
       const [boards, [latest], single, story] = await Promise.all([
         leaderboards.boards(f, judge),
         history.refreshes(1),
@@ -114,7 +111,6 @@ function judgePages(app: Hono, s: Site): void {
   const { leaderboards, judges, health } = s.data;
   app.get('/judges', validPage(QUERY.none), (c) =>
     send(c, 'html', async () => {
-      // everything the page shows, asked together (one round trip where the store batches reads: D1);
       // annotatorVotes is read on every /judges, so that it is stored with the reports before any annotator voted
       const [
         { models, boards },
@@ -179,22 +175,14 @@ function judgePages(app: Hono, s: Site): void {
  * The judges called through OpenAI's API (`openai/<model>`) whose model is retired within 30 days, or was, by the
  * deprecations table (core/openai-models.ts): the judge page says so. The day only, so a stored page stays true.
  */
-function retiringJudges(
-  judges: string[],
-): { judge: string; shutdown: string; past: boolean; successor?: string }[] {
+function retiringJudges(judges: string[]) {
   const now = Date.now();
   return judges.flatMap((judge) => {
     if (!judge.startsWith('openai/')) return [];
     const r = retirementOf(judge, judge.slice('openai/'.length), undefined, true, now);
     if (!r || r.daysLeft > RETIREMENT_WARN_DAYS) return [];
-    return [
-      {
-        judge,
-        shutdown: r.shutdown,
-        past: r.daysLeft < 0,
-        ...(r.successor ? { successor: r.successor } : {}),
-      },
-    ];
+    const { shutdown, successor } = r;
+    return [{ judge, shutdown, past: r.daysLeft < 0, ...(successor ? { successor } : {}) }];
   });
 }
 
