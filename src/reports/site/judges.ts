@@ -72,7 +72,7 @@ export class JudgeTables {
   duel(pair: [string, string]): Promise<JudgeDuel> {
     return this.cache.get(
       `duel:${pair.join(':')}`,
-      () => judgeDuel(this.store, ...pair, { judgeData: (j) => this.catalog.judgeData(j) }),
+      () => judgeDuel(this.store, ...pair, (j) => this.catalog.judgeData(j)),
       allReads(),
     );
   }
