@@ -1,8 +1,5 @@
-// What the site's rating variants page shows of one judge, from the same functions as the CLI: Bradley–Terry under
-// our convention ("tie (inconsistent)" a tie) and FastChat's (dropped, as compute_mle_elo), Rao–Kupper ties with
-// θ (`arena ratings --ties rao-kupper`), a position term with its question-clustered SE (`--position`), the joint
-// length model's effect with its clustered SE and support (`arena length`), and the questions and matches needed
-// to separate each model from the next (`arena power`).
+// What the site's rating variants page shows of one judge, from the CLI's functions: Bradley–Terry under our tie
+// convention and FastChat's, Rao–Kupper ties, the position and length terms, and the power table (`arena power`).
 import { adjacentPower, type PowerRow } from '../core/stats/power.ts';
 import type { LengthEffect, LengthNotEstimable } from '../core/stats/length.ts';
 import { intervalsWithheld } from '../core/stats/rating-rows.ts';
@@ -62,10 +59,7 @@ export interface RatingVariants {
 
 const Z95 = normalQuantile(0.975);
 
-/**
- * The store seen through one report: each fit below reads the judge's games, votes and answers itself, so the
- * same list is asked up to five times; here each distinct read goes to the store once.
- */
+/** The store seen through one report: the fits below each read the same lists; each distinct read is made once. */
 function readOnce(store: Store): Store {
   const memo = new Map<string, Promise<unknown>>();
   const once = <G extends object>(group: G, method: keyof G & string): G =>
@@ -95,7 +89,7 @@ function readOnce(store: Store): Store {
 
 const byModel = (rows: RatingRow[]) => new Map(rows.map((r) => [r.model, r]));
 
-/** Every variant of one judge's ratings, its terms and its power table (see the top of this file). */
+/** Every variant of one judge's ratings, its terms and its power table. */
 export async function ratingVariants(store: Store, judge: string): Promise<RatingVariants> {
   store = readOnce(store);
   const [tie, drop, rk, pos, len, d] = await Promise.all([
@@ -103,8 +97,7 @@ export async function ratingVariants(store: Store, judge: string): Promise<Ratin
     ratings(store, judge, 'bt', { inconsistent: 'drop' }),
     raoKupperReport(store, judge),
     positionReport(store, judge),
-    // the effect and its clustered SE come from the one fit: no bootstrap rounds (`arena length` draws them for the
-    // length-controlled win rates' intervals), so the interval is the clustered SE's, as the position term's
+    // the effect and its clustered SE come from the one fit: no bootstrap rounds
     lengthReport(store, judge, { rounds: 0 }),
     judgeData(store, judge),
   ]);
@@ -175,10 +168,7 @@ function positionTerm(judge: string, r: VariantReport | undefined): VariantTerm 
   };
 }
 
-/**
- * estimate ± z·SE from the question-clustered sandwich, or no interval on fewer questions than the rule asks
- * (MIN_QUESTIONS_FOR_INTERVALS): the sandwich rests on as few clusters as the bootstrap does.
- */
+/** estimate ± z·SE (question-clustered), or none on fewer questions than MIN_QUESTIONS_FOR_INTERVALS. */
 function clusteredInterval(
   estimate: number,
   se: number,

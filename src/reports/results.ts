@@ -56,12 +56,15 @@ export function outcomeVotes(judge: string, outcomes: MatchOutcome[]): Vote[] {
 export const countedOutcomes = (d: JudgeData, judge: string): MatchOutcome[] =>
   isHumanJudge(judge) ? d.votes.map(voteOutcome) : d.outcomes;
 
-/** Those matches with a verdict as battles, each tagged with its question (the bootstrap's cluster). */
-export function judgeBattles(d: JudgeData, judge: string, turn?: number): ClusteredBattle[] {
-  return countedOutcomes(d, judge)
-    .filter((o) => o.outcome !== 'error' && (turn === undefined || o.turn === turn))
+/** Those matches (of one turn, if given) as battles. */
+export const judgeBattles = (d: JudgeData, judge: string, turn?: number): ClusteredBattle[] =>
+  outcomeBattles(countedOutcomes(d, judge).filter((o) => turn === undefined || o.turn === turn));
+
+/** Matches with a verdict as battles, each tagged with its question (the bootstrap's cluster). */
+export const outcomeBattles = (outcomes: MatchOutcome[]): ClusteredBattle[] =>
+  outcomes
+    .filter((o) => o.outcome !== 'error')
     .map((o) => ({ a: o.model1, b: o.model2, score: scoreOf(o.outcome), cluster: o.questionId }));
-}
 
 /** An answer's length in characters at a turn, undefined when the answer is not stored. */
 export type Lengths = (model: string, questionId: number, turn: number) => number | undefined;
