@@ -34,10 +34,7 @@ export interface AppOptions {
   cache?: CacheOptions;
   /** bootstrap rounds behind the rating intervals (default 1000) */
   bootstrapRounds?: number;
-  /**
-   * gzip/deflate responses for clients that accept them (Node; a Worker's responses are compressed for it): true
-   * streams them through hono/compress; a function compresses each whole body with it (src/web/compress.ts)
-   */
+  /** gzip/deflate (Node; Workers compress for themselves): true through hono/compress, or with this function */
   compress?: boolean | Deflate;
   /** the site's public address (https://host): makes canonical links and og:url absolute */
   siteUrl?: string;
@@ -45,24 +42,13 @@ export interface AppOptions {
   intervals?: 'bootstrap' | 'sandwich';
   /** turns on /annotate, the blind voting page for invited annotators (off without it: 404) */
   annotate?: AnnotateOptions;
-  /**
-   * How the stored reports are read (src/reports/site/stored.ts): 'compute' (default: `arena serve`, a library)
-   * computes one the write path did not store when asked; 'read' (the Worker) never computes, it shows what was
-   * published.
-   */
+  /** how stored reports are read (stored.ts): 'compute' (default) what is missing, or 'read' (the Worker) only */
   reports?: 'compute' | 'read';
-  /**
-   * Answer the pages the write path rendered (src/web/pages.ts) from their rows when they were made from this
-   * data, code and options (`arena serve`, the Worker); never with `annotate` (votes cast on the site change them)
-   */
+  /** answer the pages the write path rendered (pages.ts) from their rows; never with `annotate` */
   pages?: boolean;
 }
 
-/**
- * Hono's secureHeaders with a strict Content-Security-Policy (nothing but this origin, no inline script or style),
- * no framing at all and no powerful features. `overwrite: false` keeps the one header a route sets itself: the
- * charts' CSP (src/web/send.ts SVG_CSP).
- */
+/** A strict CSP (this origin only, no inline script or style), no framing; `overwrite: false` keeps the charts' CSP. */
 const SECURITY: NonNullable<Parameters<typeof secureHeaders>[0]> = {
   contentSecurityPolicy: {
     defaultSrc: ["'none'"],
@@ -121,15 +107,13 @@ export function createApp(o: AppOptions) {
     cache.clear();
     return c.json({ purged: true });
   });
-  // what this process did: stored reports computed, read, stale, missing (the Worker's never computes), stored
-  // pages served, and how many values the data cache holds now
+  // what this process did: stored reports computed, read, stale, missing, stored pages served, values cached
   app.get('/api/admin/reports', (c) =>
     c.json({ mode: o.reports ?? 'compute', ...reports.counts, pages: served.pages, cached: cache.size }),
   );
   // 304 for a matching If-None-Match: the ETag comes from the response (send.ts), never from hashing it
   app.use(etag());
-  // the fixed answers first (they read no data): the app's own stylesheet and script (no external requests),
-  // immutable under their hashed URL, and the icon, robots.txt and the health check
+  // the fixed answers first (they read no data); the assets are immutable under their hashed URL
   app.get('/static/:name', (c) => {
     const a = assets.get(c.req.param('name'));
     if (!a) return c.notFound();

@@ -39,10 +39,7 @@ export function pageKey(url: string): string {
 export const pageParams = (o: PageOptions, key: string): string =>
   JSON.stringify([BUILD, o.intervals ?? 'bootstrap', o.siteUrl ?? '', key]);
 
-/**
- * Middleware answering a GET of a stored page from its row (HEAD is a GET to the app: src/web/head.ts), one read a
- * request; it goes after the security headers and conditional requests, before the routes. `served` counts them.
- */
+/** Middleware answering a GET of a stored page from its row, one read a request; `served` counts them. */
 export function storedPages(
   store: Store,
   o: PageOptions & { annotate?: unknown },
@@ -85,10 +82,8 @@ export function linkedPages(html: string, max = 100): string[] {
 }
 
 /**
- * Render the pages `/` links to with `fetch` (an app made with `o`, reading stored reports only, over the data about
- * to be published) and make their rows, each tied to `state` (the body of the `_state` row). A page that is not a
- * 200, whose canonical URL is not the link's key, that a tracking parameter changes (a strict query check) or that
- * `skip` names (one that changes with the clock), is left to render live.
+ * The rows of the pages `/` links to, rendered with `fetch` and tied to `state` (the `_state` row's body); a page not
+ * a 200, not at its canonical URL, changed by a tracking parameter or named by `skip` is left to render live.
  */
 export async function renderPages(
   fetch: (r: Request) => Response | Promise<Response>,

@@ -115,10 +115,7 @@ export const query = (c: Context): Query => c.req.valid('query' as never) as Que
 /** The names a schema takes, in its order (the order of the cache key). */
 const paramNames = (s: QuerySchema): string[] => Object.keys(s.shape);
 
-/**
- * A page's query check: as validQuery, but a parameter the page does not read is ignored rather than refused,
- * so a shared link with tracking parameters shows the canonical page (and shares its cache entry).
- */
+/** A page's query check: as validQuery, but a parameter the page does not read (utm_*) is ignored, not refused. */
 export function validPage(schema: QuerySchema): MiddlewareHandler {
   const check = validQuery(z.object(schema.shape) as unknown as QuerySchema);
   return (c, next) =>
@@ -133,10 +130,7 @@ const canonical = new WeakMap<Request, string>();
 /** The canonical path and query of a page (its path alone where no page check ran: error pages). */
 export const canonicalPath = (c: Context): string => canonical.get(c.req.raw) ?? c.req.path;
 
-/**
- * The canonical query of this request: its validated parameters in the schema's order, leaving out those at
- * their default (`?judge=x&turn=1`, or '' when there is none).
- */
+/** The canonical query of this request: its validated parameters in the schema's order, but those at default. */
 function canonicalQuery(c: Context, schema: QuerySchema): string {
   const q = query(c) as Record<string, unknown>;
   const shape = schema.shape as Record<string, z.ZodType>;

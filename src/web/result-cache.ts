@@ -6,11 +6,7 @@ import type { Store } from '../storage/store.ts';
 export interface CacheOptions {
   /** how often the data fingerprint is re-read (ms); 0 = on every request */
   checkMs?: number;
-  /**
-   * A cheap token of the store's data that changes whenever the data may have (SQLite: SqliteStore.dataVersion).
-   * When it is still the one the fingerprint was read at, the fingerprint is not read again (`maxAgeMs` still
-   * drops everything).
-   */
+  /** a cheap token that changes whenever the data may have (SQLite's data version): while it holds, no re-read */
   version?: () => string;
   /** drop everything at least this often, even with an unchanged fingerprint (catches re-parses) */
   maxAgeMs?: number;
@@ -102,10 +98,7 @@ export class ResultCache {
     return this.entries.size;
   }
 
-  /**
-   * Drop every value and re-read the fingerprint at the next fresh(): a purge, or this process changed the data (an
-   * annotator's vote), whose next request must show it (on D1 no data version says so, and checkMs would hide it).
-   */
+  /** Drop every value and re-read the fingerprint next: a purge, or this process changed the data (a vote). */
   clear(): void {
     this.entries.clear();
     this.checkedAt = -Infinity;

@@ -69,9 +69,8 @@ const FORMAT = {
 };
 
 /**
- * A page: the view `view` (views/<view>.ejs) inside the site's frame (navigation, stylesheet, script, meta
- * description, Open Graph card, canonical link). `siteUrl` makes the canonical link and og:url absolute; it
- * never comes from the request (a Host header would otherwise end up in the cached page).
+ * A page: views/<view>.ejs inside the site's frame. `siteUrl` makes the canonical link and og:url absolute; never
+ * from the request (a Host header would otherwise end up in the cached page).
  */
 export const page = (c: Context, view: string, title: string, d: object, siteUrl = ''): string =>
   tableRegions(

@@ -80,11 +80,7 @@ export async function judgesReport(store: Store, judges?: string[]): Promise<Jud
 /** How many of the newest runs are read for their games at the allowance. */
 const ALLOWANCE_RUNS = 500;
 
-/**
- * Per judge, its newest run's games at the allowance: those it sent (`allowance`) and those it left unsent because
- * they were before (`allowanceBefore`). The newest run says what is still so: a run with a larger allowance plays
- * other games and says none.
- */
+/** Per judge, its newest run's games at the allowance (sent, and left unsent): the newest run says what still is. */
 function allowanceOf(runs: RunRecord[], judges?: string[]): { judge: string; games: number }[] {
   const newest = new Map<string, RunRecord>();
   for (const r of runs) if (!judges || judges.includes(r.judge)) newest.set(r.judge, r); // runs come in start order

@@ -9,10 +9,8 @@ export const boardMatches = (rows: LeaderRow[]): number =>
   rows.reduce((n, r) => n + r.win + r.loss + r.tie + r.error, 0) / 2;
 
 /**
- * The judge whose board the home page shows when the visitor names none: the one a publisher named (`named`: the
- * newest refresh config's `publish.judge`), else the board a refresh's succession made current, else the one with
- * the most matches; people's votes are a judge like any other but never the default while an LLM judge has a
- * board. Ties keep the judges' order; a name the database does not know is no choice.
+ * The judge whose board the home page shows when the visitor names none: the one the publisher named (if known),
+ * else the one a succession made current, else the LLM judge with the most matches (ties: the judges' order).
  */
 export function defaultJudge(
   boards: { judge: string; rows: LeaderRow[] }[],

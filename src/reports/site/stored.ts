@@ -65,9 +65,8 @@ function reportKey(key: string, o: SiteOptions): ReportKey {
 }
 
 /**
- * The digest a report is current at: the format, and the digest of what it reads (its judges' games and votes,
- * the labelled-set items and the tables it declares). A published digest of an older shape matches nothing.
- * Through Web Crypto (native on Node and Workers alike: the Worker's own SHA-256 would cost milliseconds a report).
+ * The digest a report is current at: the format's and that of what it reads. Web Crypto: native on Node and
+ * Workers alike (a SHA-256 of the Worker's own would cost milliseconds a report).
  */
 async function reportDigest(r: ReportReads, d: DataDigest): Promise<string> {
   const judges = r.judges === 'all' ? Object.keys(d.judges).sort() : r.judges;
@@ -100,9 +99,8 @@ export class StoredReports implements Memo {
   }
 
   /**
-   * read: the judges of the published state (a judge first seen since, such as `annotators` after the first vote
-   * cast on the Worker, has no report to show until the next publish); undefined before any publish (every page then
-   * says what to run) and in the other modes, which compute what is missing.
+   * read: the judges of the published state (a judge first seen since has no report until the next publish);
+   * undefined before any publish and in the other modes, which compute what is missing.
    */
   async judgesWithReports(): Promise<ReadonlySet<string> | undefined> {
     if (this.mode !== 'read') return undefined;

@@ -39,9 +39,8 @@ export class RateLimiter {
 }
 
 /**
- * The client behind `hops` trusted reverse proxies: the X-Forwarded-For entry `hops` from the right (each proxy
- * appends the address it was connected from; entries further left are the client's to write). Undefined when the
- * header has fewer entries: the request did not come through them all.
+ * The client behind `hops` trusted proxies: the X-Forwarded-For entry `hops` from the right (entries further left
+ * are the client's to write); undefined when there are fewer (the request did not come through them all).
  */
 export function forwardedClient(header: string | undefined, hops: number): string | undefined {
   const entries = (header ?? '').split(',').map((e) => e.trim());

@@ -19,10 +19,7 @@ export function pageRoutes(app: Hono, s: Site): void {
   runPages(app, s);
 }
 
-/**
- * `/`: one judge's board in a few columns, read in a minute (src/reports/site/home.ts picks the judge);
- * `/leaderboard`: every judge's full tables, sortable and searchable, and single-answer grading.
- */
+/** `/`: one judge's board in a few columns; `/leaderboard`: every judge's full tables and single-answer grading. */
 function leaderboardPages(app: Hono, s: Site): void {
   const { send, page, check } = s;
   const { catalog, leaderboards, history } = s.data;
@@ -171,10 +168,7 @@ function judgePages(app: Hono, s: Site): void {
   );
 }
 
-/**
- * The judges called through OpenAI's API (`openai/<model>`) whose model is retired within 30 days, or was, by the
- * deprecations table (core/openai-models.ts): the judge page says so. The day only, so a stored page stays true.
- */
+/** The `openai/` judges whose model is retired within 30 days, or was (the day only: a stored page stays true). */
 function retiringJudges(judges: string[]) {
   const now = Date.now();
   return judges.flatMap((judge) => {
