@@ -6,6 +6,7 @@ import { intervalsWithheld } from '../core/stats/rating-rows.ts';
 import { normalQuantile } from '../core/stats/normal.ts';
 import type { Store } from '../storage/store.ts';
 import { lengthReport } from './analytics.ts';
+import { readOnce } from './read-once.ts';
 import { positionReport, raoKupperReport, type VariantReport } from './bt-variants.ts';
 import { judgeData, ratings, type RatingRow } from './results.ts';
 
@@ -59,39 +60,12 @@ export interface RatingVariants {
 
 const Z95 = normalQuantile(0.975);
 
-/** The store seen through one report: the fits below each read the same lists; each distinct read is made once. */
-function readOnce(store: Store): Store {
-  const memo = new Map<string, Promise<unknown>>();
-  const once = <G extends object>(group: G, method: keyof G & string): G =>
-    new Proxy(group, {
-      get(t, p) {
-        const v: unknown = Reflect.get(t, p, t);
-        if (typeof v !== 'function') return v;
-        if (p !== method) return v.bind(t);
-        return (...args: unknown[]) => {
-          const key = `${method}\u0000${JSON.stringify(args)}`;
-          let r = memo.get(key);
-          if (!r) memo.set(key, (r = (v as (...a: unknown[]) => Promise<unknown>).apply(t, args)));
-          return r;
-        };
-      },
-    });
-  return new Proxy(store, {
-    get(t, p) {
-      const v: unknown = Reflect.get(t, p, t);
-      if (p === 'games') return once(t.games, 'list');
-      if (p === 'votes') return once(t.votes, 'list');
-      if (p === 'catalog') return once(t.catalog, 'answers');
-      return typeof v === 'function' ? v.bind(t) : v;
-    },
-  });
-}
-
 const byModel = (rows: RatingRow[]) => new Map(rows.map((r) => [r.model, r]));
 
 /** Every variant of one judge's ratings, its terms and its power table. */
 export async function ratingVariants(store: Store, judge: string): Promise<RatingVariants> {
-  store = readOnce(store);
+  // the fits below each read the same lists: each distinct read once
+  store = readOnce(store, { games: 'list', votes: 'list', catalog: 'answers' });
   const [tie, drop, rk, pos, len, d] = await Promise.all([
     ratings(store, judge, 'bt', { inconsistent: 'tie' }),
     ratings(store, judge, 'bt', { inconsistent: 'drop' }),

@@ -1,7 +1,8 @@
 // `arena reports --rebuild` and every write: each report a page, chart or /api table shows, computed where its data
 // changed and stored (stored.ts); rows no page reaches any more (a pruned judge's) are removed.
 import { duelPair } from '../judge-quality/duel.ts';
-import type { GameFacts, GameFilter, Store } from '../../storage/store.ts';
+import type { Store } from '../../storage/store.ts';
+import { readOnce } from '../read-once.ts';
 import type { Filter, Memo, SiteOptions } from './catalog.ts';
 import { SiteData } from './site-data.ts';
 import {
@@ -88,43 +89,17 @@ export async function reportSteps(data: SiteData): Promise<[string, () => Promis
 /** The most game facts a build keeps for the next report that reads the same filter. */
 const FACTS_KEPT = 1_000_000;
 
-/**
- * The store a build reads through: its reports read the same judge's facts about ten times (bench/README.md), so
- * each filter's facts are read once while the build runs, up to FACTS_KEPT in all; every reader gets its own array.
- */
-function factsOnce(store: Store): Store {
-  const kept = new Map<string, Promise<GameFacts[]>>();
-  let count = 0;
-  const facts = (f?: GameFilter): Promise<GameFacts[]> => {
-    const key = JSON.stringify(f ?? {});
-    let p = kept.get(key);
-    if (!p) {
-      kept.set(key, (p = store.games.facts(f)));
-      p.then(
-        (g) => {
-          count += g.length;
-          if (count > FACTS_KEPT) (kept.delete(key), (count -= g.length));
-        },
-        () => kept.delete(key),
-      );
-    }
-    return p.then((g) => [...g]);
-  };
-  const games = new Proxy(store.games, {
-    get: (t, k) => (k === 'facts' ? facts : bound(t, k)),
-  });
-  return new Proxy(store, { get: (t, k) => (k === 'games' ? games : bound(t, k)) });
-}
-
-function bound(t: object, k: string | symbol): unknown {
-  const v = Reflect.get(t, k, t) as unknown;
-  return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
-}
-
 /** Compute and store every report whose data changed (all of them when none is stored); see above. */
 export async function buildReports(written: Store, o: BuildOptions = {}): Promise<BuildResult> {
   const t0 = Date.now();
-  const store = factsOnce(written);
+  // its reports read the same judge's facts about ten times (bench/README.md): each filter's once, up to FACTS_KEPT
+  let kept = 0;
+  const store = readOnce(written, { games: 'facts' }, (facts) => {
+    const n = (facts as unknown[]).length;
+    if (kept + n > FACTS_KEPT) return false;
+    kept += n;
+    return true;
+  });
   const site: SiteOptions = {
     bootstrapRounds: o.bootstrapRounds ?? 1000,
     ...(o.intervals ? { intervals: o.intervals } : {}),
