@@ -13,20 +13,14 @@ import type { SiteData } from '../reports/site/site-data.ts';
 import type { ResultCache } from './result-cache.ts';
 import { SORT_KEYS } from './sort.ts';
 
-/** One value of a query parameter: given twice is an error (hono hands a repeated parameter over as an array). */
-const one = (expected?: string) =>
-  z.string({
-    error: (i) =>
-      Array.isArray(i.input)
-        ? 'given more than once'
-        : `expected ${expected ?? 'a value'}, got "${String(i.input)}"`,
-  });
+/** What a wrong value is told: given twice (hono hands a repeated parameter over as an array), or not `expected`. */
+const wrong = (expected: string) => (i: { input: unknown }) =>
+  Array.isArray(i.input) ? 'given more than once' : `expected ${expected}, got "${String(i.input)}"`;
+/** One value of a query parameter. */
+const one = (expected = 'a value') => z.string({ error: wrong(expected) });
 /** A value from a fixed list, `expected` says which. */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T, expected: string) =>
-  z.enum(values, {
-    error: (i) =>
-      Array.isArray(i.input) ? 'given more than once' : `expected ${expected}, got "${String(i.input)}"`,
-  });
+  z.enum(values, { error: wrong(expected) });
 /** A free text: its meaning is checked against the data later. */
 const text = one().optional();
 

@@ -29,8 +29,13 @@ export interface SessionOptions {
   now?: () => number;
 }
 
-const secureFor = (c: Context, o: SessionOptions) =>
-  new URL(c.req.url).protocol === 'https:' || (o.siteUrl ?? '').startsWith('https:');
+/** The cookie's attributes: Secure when the request or the site's address is https. */
+const cookie = (c: Context, o: SessionOptions) => ({
+  path: '/annotate',
+  httpOnly: true,
+  secure: new URL(c.req.url).protocol === 'https:' || (o.siteUrl ?? '').startsWith('https:'),
+  sameSite: 'Lax' as const,
+});
 
 /** Log in: sign the session `sid` (the one the store now holds for the annotator) and set its cookie. */
 export async function startSession(
@@ -42,13 +47,7 @@ export async function startSession(
   const now = Math.floor((o.now?.() ?? Date.now()) / 1000);
   const s: Session = { annotatorId, sid, exp: now + SESSION_SECONDS };
   const token = await sign({ sub: String(annotatorId), sid: s.sid, iat: now, exp: s.exp }, o.secret, 'HS256');
-  setCookie(c, SESSION_COOKIE, token, {
-    path: '/annotate',
-    httpOnly: true,
-    secure: secureFor(c, o),
-    sameSite: 'Lax',
-    maxAge: SESSION_SECONDS,
-  });
+  setCookie(c, SESSION_COOKIE, token, { ...cookie(c, o), maxAge: SESSION_SECONDS });
   return s;
 }
 
@@ -70,12 +69,7 @@ export async function readSession(c: Context, o: SessionOptions): Promise<Sessio
 }
 
 export function endSession(c: Context, o: SessionOptions): void {
-  deleteCookie(c, SESSION_COOKIE, {
-    path: '/annotate',
-    httpOnly: true,
-    secure: secureFor(c, o),
-    sameSite: 'Lax',
-  });
+  deleteCookie(c, SESSION_COOKIE, cookie(c, o));
 }
 
 /** Whether a form's CSRF token is the session's (constant time). */
