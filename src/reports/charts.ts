@@ -57,7 +57,6 @@ export function winRateBars(rows: LeaderRow[], narrow = false): Promise<string> 
  */
 export function ratingDots(rows: LeaderRow[], o: { narrow?: boolean } = {}): Promise<string> {
   const r = [...rows].reverse();
-  const finite = (v: number | null): v is number => v !== null && Number.isFinite(v);
   const values = r.flatMap((x) => [x.rating, x.ratingLo, x.ratingHi]).filter(finite);
   const narrow = o.narrow ?? false;
   const intervals = r.some((x) => finite(x.ratingLo) && finite(x.ratingHi));
@@ -117,7 +116,7 @@ function dotItem(x: LeaderRow, api: CustomApi, lo: number, hi: number): object |
     },
     style: { fill: DOT },
   });
-  if (x.rating === null || !Number.isFinite(x.rating)) {
+  if (!finite(x.rating)) {
     const side = x.ratingNote?.includes('never lost') ? 1 : x.ratingNote?.includes('never beat') ? -1 : 0;
     if (!side) return null;
     const ex = at(side > 0 ? hi : lo);
@@ -131,24 +130,20 @@ function dotItem(x: LeaderRow, api: CustomApi, lo: number, hi: number): object |
   }
   const xr = at(x.rating);
   const children: object[] = [];
-  const hasLo = x.ratingLo !== null && Number.isFinite(x.ratingLo);
-  const hasHi = x.ratingHi !== null && Number.isFinite(x.ratingHi);
+  const [l, h] = [x.ratingLo, x.ratingHi];
   // a one-sided interval (unbounded below or above) runs to the edge; none at all (too few questions): no whisker
-  if (hasLo || hasHi) {
-    const x1 = hasLo ? at(x.ratingLo!) : at(lo);
-    const x2 = hasHi ? at(x.ratingHi!) : at(hi);
+  if (finite(l) || finite(h)) {
+    const [x1, x2] = [at(finite(l) ? l : lo), at(finite(h) ? h : hi)];
+    const cap = (cx: number) => ({ type: 'line', shape: { x1: cx, y1: y - 7, x2: cx, y2: y + 7 }, style });
     children.push({ type: 'line', shape: { x1, y1: y, x2, y2: y }, style });
-    const cap = 7;
-    if (hasLo) children.push({ type: 'line', shape: { x1, y1: y - cap, x2: x1, y2: y + cap }, style });
-    else children.push(arrow(x1, -1));
-    if (hasHi) children.push({ type: 'line', shape: { x1: x2, y1: y - cap, x2, y2: y + cap }, style });
-    else children.push(arrow(x2, 1));
+    children.push(finite(l) ? cap(x1) : arrow(x1, -1), finite(h) ? cap(x2) : arrow(x2, 1));
   }
   children.push({ type: 'circle', shape: { cx: xr, cy: y, r: 5 }, style: { fill: DOT }, z2: 2 });
   // the value sits just above and right of its own dot, clear of the whisker
   children.push(text(String(Math.round(x.rating)), xr + 4));
   return { type: 'group', children };
 }
+const finite = (v: number | null): v is number => v !== null && Number.isFinite(v);
 /** The rating dots' colour: the site's accent, 7:1 against the chart's white. */
 const DOT = '#1f4fa3';
 /** What ECharts hands a custom series' renderItem (the part used here). */
