@@ -1,6 +1,5 @@
-// Whether a judge's games come from adaptive runs (`arena run --until-settled`, `untilSettled` in ops configs):
-// their rounds are recorded with `untilSettled` (the round's number) in the run's config. The CLI's standings
-// and the site's win matrix say so, since the matches per pair then differ by design.
+// Whether a judge's games come from adaptive runs (`--until-settled`: the round's number in the run's config): the
+// standings and the win matrix say so, since the matches per pair then differ by design.
 import type { Store } from '../storage/store.ts';
 
 /** The adaptive rounds stored for this judge (0: none). */

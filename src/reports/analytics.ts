@@ -20,7 +20,6 @@ import {
 } from '../core/stats/bootstrap.ts';
 import {
   fewQuestionsNote,
-  type IntervalsWithheld,
   MIN_QUESTIONS,
   tooFewQuestions,
   type BootstrapRatings,
@@ -36,14 +35,7 @@ import {
   type ScoreSample,
 } from '../core/stats/calibration.ts';
 import { comparisons, kappaTable, type KappaRow } from '../core/stats/kappa.ts';
-import {
-  lengthControlledWinRates,
-  longerShare,
-  type LengthControlledRow,
-  type LengthEffect,
-  type LengthNotEstimable,
-  type LongerShare,
-} from '../core/stats/length.ts';
+import { lengthControlledWinRates, longerShare } from '../core/stats/length.ts';
 import type { PreliminaryRule } from '../core/stats/rank-intervals.ts';
 import { sandwichBradleyTerry } from '../core/stats/sandwich.ts';
 import type { MatchItem } from '../core/types.ts';
@@ -67,10 +59,7 @@ export interface BiasReport {
 
 const SCORE_SCHEMES = new Set([FAIR_PAIR.name, FAIR_PAIR_MULTI_TURN.name]);
 
-/**
- * The position-bias table of one judge. Games give the per-order figures; recorded verdicts (the
- * release's gpt4_pair split) for items without games give the conflict rate.
- */
+/** The position-bias table of one judge: per-order figures from games, the conflict rate from recorded verdicts. */
 export async function biasReport(
   store: Store,
   judge: string,
@@ -81,7 +70,7 @@ export async function biasReport(
   const games = (await store.games.facts({ judge, kind: 'pairwise' })).filter((g) =>
     keep({ ...g.match, model2: g.match.model2! }),
   );
-  // a score scheme's verdict is read again from its reply: the text is read only for a judge that has such games
+  // a score scheme's verdict is read again from its reply (whatever a pair parser stored): only such games' texts
   const scoring = games.some((g) => SCORE_SCHEMES.has(g.promptName));
   const replies = new Map(
     scoring ? (await store.games.list({ judge, kind: 'pairwise' })).map((g) => [g.id, g.reply]) : [],
@@ -90,7 +79,6 @@ export async function biasReport(
   const bias: BiasGame[] = games.map((g) => ({
     ...storedVerdictOf(g),
     category: g.match.category,
-    // a score scheme's verdict is read again from its reply (whatever a pair parser may have stored)
     ...(SCORE_SCHEMES.has(g.promptName) ? { verdict: scoreVerdict(reply(g.id), g.order) } : {}),
   }));
   const scored = new Map<string, ScoreSample[]>();
@@ -156,16 +144,9 @@ interface WinRateInterval {
   note?: string;
 }
 
-export interface IntervalReport {
-  judge: string;
-  ratings: BootstrapRatings;
-  winRates: WinRateInterval[];
-}
-
 /**
- * Bradley–Terry ratings and win rates with bootstrap intervals. Questions are resampled by default
- * (every battle of a question, both turns and both orders, moves together); `unit: 'game'` resamples
- * single battles instead (narrower, and too narrow when games of a question are correlated).
+ * Bradley–Terry ratings and win rates with bootstrap intervals over questions (every battle of a question moves
+ * together); `unit: 'game'` resamples single battles (too narrow when games of a question are correlated).
  */
 export async function intervalReport(
   store: Store,
@@ -177,11 +158,10 @@ export async function intervalReport(
       prior?: number;
       method?: 'bootstrap' | 'sandwich';
     } = {},
-): Promise<IntervalReport> {
+): Promise<{ judge: string; ratings: BootstrapRatings; winRates: WinRateInterval[] }> {
   const all = await clusteredBattles(store, judge, o.turn);
   const fit = (battles: ClusteredBattle[]) => {
-    // battles keep their question either way: game-level resampling draws games, and the question
-    // count still decides which models are too sparse for an interval
+    // battles keep their question either way: the question count decides which models are too sparse
     const table = battleTable(battles);
     // the sandwich needs no resampling; `unit` picks its clusters (questions, or single battles)
     const ratings =
@@ -280,31 +260,15 @@ function winRateIntervals(
     .sort((a, b) => b.winRate - a.winRate || (a.model < b.model ? -1 : 1));
 }
 
-export interface LengthReport {
-  judge: string;
-  longer: LongerShare;
-  /** the joint model's length coefficient, for the judge */
-  lengthEffect: LengthEffect | null;
-  /** why the length effect (and the length-controlled rates) could not be estimated; null when they were */
-  notEstimable: LengthNotEstimable | null;
-  /** what length is measured in */
-  measure: string;
-  models: LengthControlledRow[];
-  level: number;
-  rounds: number;
-  failedRounds: number;
-  /** matches left out because an answer is not in the store */
-  missingAnswers: number;
-  /** set when the matches rest on fewer than MIN_QUESTIONS_FOR_INTERVALS questions: no interval, and why */
-  intervalsWithheld?: IntervalsWithheld;
-}
-
-/** Does the judge favour the longer answer, and the length-controlled win rates beside the raw ones. */
+/**
+ * Does the judge favour the longer answer (the joint model's length effect, or why it is not estimable), and the
+ * length-controlled win rates beside the raw ones.
+ */
 export async function lengthReport(
   store: Store,
   judge: string,
   o: BootstrapOptions & { turn?: number } = {},
-): Promise<LengthReport> {
+) {
   const d = await judgeData(store, judge);
   const length = await answerLengths(store);
   const matches = [];

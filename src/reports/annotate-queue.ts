@@ -1,7 +1,6 @@
-// What annotators vote on: every match (question, turn, two models with answers) of the tournament, in the order
-// the queue hands them out. `review` puts first the matches the LLM judges disagree on most (the human-review
-// list: where a person's vote tells the most), then the rest; `uniform` is a uniform random order. Both orders are
-// the same for every annotator, so that annotators overlap (inter-annotator agreement needs shared matches).
+// What annotators vote on: every match of the tournament, in queue order: `review` first the matches the LLM judges
+// disagree on most (where a person's vote tells the most), `uniform` a random order; the same for every annotator,
+// so that annotators overlap (inter-annotator agreement needs shared matches).
 import { AUTHOR, DEFAULT_REFERENCE_SOURCE, GOLD, isHumanJudge } from '../core/constants.ts';
 import { NEED_REF_CATS } from '../core/prompts.ts';
 import { seededRng } from '../core/stats/random.ts';
@@ -21,7 +20,7 @@ export interface QueueMatch extends MatchItem {
 }
 
 /** The tournament's matches in queue order. */
-export async function annotateQueue(store: Store, mode: QueueMode, seed = 1): Promise<QueueMatch[]> {
+export async function annotateQueue(store: Store, mode: QueueMode): Promise<QueueMatch[]> {
   const questions = await store.catalog.questions();
   const byQuestion = new Map<number, Answer[]>();
   for (const a of await store.catalog.answers())
@@ -44,7 +43,7 @@ export async function annotateQueue(store: Store, mode: QueueMode, seed = 1): Pr
     }
   }
   // a random order first (Fisher-Yates, seeded: the same for everyone), then, for review, a stable sort by disagreement
-  const rng = seededRng(seed);
+  const rng = seededRng(1);
   for (let i = matches.length - 1; i > 0; i--) {
     const k = Math.floor(rng() * (i + 1));
     [matches[i], matches[k]] = [matches[k]!, matches[i]!];
@@ -71,21 +70,11 @@ export async function annotateQueue(store: Store, mode: QueueMode, seed = 1): Pr
   return matches.sort((a, b) => b.disagreement - a.disagreement || b.judges - a.judges);
 }
 
-/** What the page shows of a match: the question's turns, both answers, and reference answers where they exist. */
-export interface MatchTexts {
-  category: string;
-  turns: string[];
-  answer1: string[];
-  answer2: string[];
-  /** reference answers, for the categories FastChat judges with a reference (math, reasoning, coding); else null */
-  reference: string[] | null;
-}
-
-/** The texts of one match, or undefined when its question or an answer is gone. */
-export async function matchTexts(
-  store: Store,
-  m: { questionId: number; model1: string; model2: string },
-): Promise<MatchTexts | undefined> {
+/**
+ * The texts of one match (the question's turns, both answers, and reference answers for the categories FastChat
+ * judges with one), or undefined when its question or an answer is gone.
+ */
+export async function matchTexts(store: Store, m: { questionId: number; model1: string; model2: string }) {
   const q: Question | undefined = (await store.catalog.questions()).find((x) => x.id === m.questionId);
   const answers = await store.catalog.answers([m.model1, m.model2]);
   const a1 = answers.find((a) => a.model === m.model1 && a.questionId === m.questionId);

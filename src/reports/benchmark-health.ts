@@ -18,10 +18,7 @@ export async function healthReport(
   return rows;
 }
 
-/**
- * The same rows, with the judges the reference cannot rate set aside with the reason instead of refused (the site
- * shows the rest, and says why those are missing).
- */
+/** The same rows, with the judges the reference cannot rate set aside with the reason instead of refused. */
 export async function healthRows(
   store: Store,
   judges: string[],
@@ -53,9 +50,8 @@ const WHY: Record<Exclude<Estimability, 'ok' | 'missing'>, string> = {
 };
 
 /**
- * Why a reference cannot rate the models a judge judged (undefined when it can): its verdicts on the models both
- * judged give them no finite Bradley–Terry ratings (some model never lost, or never won, against the rest: Ford 1957),
- * so every figure against it would be an artefact; a few annotator votes are the usual case.
+ * Why a reference cannot rate the models a judge judged (undefined when it can): its verdicts give them no finite
+ * Bradley–Terry ratings, so every figure against it would be an artefact (a few annotator votes, usually).
  */
 function unratedReason(reference: string, rb: ClusteredBattle[], jb: ClusteredBattle[]): string | undefined {
   const judged = new Set(jb.flatMap((b) => [b.a, b.b]));

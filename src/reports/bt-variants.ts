@@ -21,8 +21,8 @@ export async function raoKupperReport(store: Store, judge: string, turn?: number
 }
 
 /**
- * A position term over the judge's stored games, each on its own, with its standard error clustered by question. Undefined when the judge has no games (a judge
- * known only from recorded match outcomes, such as GPT-4's gpt4_pair split, or the experts' votes).
+ * A position term over the judge's stored games, each on its own, with its standard error clustered by question;
+ * undefined when the judge has no games (only recorded match outcomes or votes).
  */
 export async function positionReport(
   store: Store,

@@ -1,17 +1,10 @@
-// Charts rendered on the server to SVG with Apache ECharts (its SSR mode needs no DOM, and no runtime
-// code generation, so it runs on Workers too). Served as image/svg+xml and shown with <img>, so the
-// pages keep a strict CSP (ECharts writes inline style attributes into its SVG). Shared by the site and
-// the CLI (`arena checkpoints report --chart`). Each chart has a narrow variant, 360 px wide, that a phone
-// shows at its own size (never scaled down): labels keep 11-12 px, long model names are cut with an
-// ellipsis and axis labels turn.
+// Charts rendered on the server to SVG with ECharts' SSR mode (no DOM, no code generation: it runs on Workers), shown
+// with <img> so pages keep a strict CSP. Each has a narrow variant, 360 px wide, that a phone shows unscaled.
 import type { CheckpointRow } from '../core/stats/checkpoints.ts';
 import { MIN_QUESTIONS_FOR_INTERVALS } from '../core/stats/rating-rows.ts';
 import type { LeaderRow, MatrixCell } from './site/leaderboards.ts';
 
-/**
- * ECharts (./echarts.ts), imported on the first chart: a cost (bench/README.md) that a command, a process or a Worker
- * start that draws no chart does not pay (the CLI's report builds, the site's pages, which show charts as <img>).
- */
+/** ECharts, imported on the first chart: a cost (bench/README.md) that a process drawing none does not pay. */
 let echartsLoaded: Promise<typeof import('./echarts.ts')> | undefined;
 const loadEcharts = () => (echartsLoaded ??= import('./echarts.ts'));
 
@@ -58,17 +51,12 @@ export function winRateBars(rows: LeaderRow[], narrow = false): Promise<string> 
 }
 
 /**
- * Each model's Bradley–Terry rating under one judge, best first, as a dot with its 95% interval drawn as a whisker
- * (the leaderboard's chart, as LMArena draws it). A dot encodes a position, not a length, so the axis may start
- * near the lowest interval without exaggerating differences. Each value is written beside its dot. An interval
- * unbounded on one side (separated in some bootstrap rounds) runs to the axis's edge with an arrow; a model with no
- * finite rating (it won or lost every game) is an arrow at the edge it lies beyond, labelled "no losses" or "no
- * wins"; a model without an interval (too few questions) is a dot alone. Where no model has an interval, the axis
- * says so rather than naming one.
+ * Each model's Bradley–Terry rating under one judge, best first, as a dot (a position, not a length: the axis may
+ * start near the lowest interval) with its value and its 95% interval as a whisker, as LMArena draws it. A one-sided
+ * interval runs to the edge with an arrow; a model with no finite rating is an arrow at its edge ("no losses").
  */
 export function ratingDots(rows: LeaderRow[], o: { narrow?: boolean } = {}): Promise<string> {
   const r = [...rows].reverse();
-  const finite = (v: number | null): v is number => v !== null && Number.isFinite(v);
   const values = r.flatMap((x) => [x.rating, x.ratingLo, x.ratingHi]).filter(finite);
   const narrow = o.narrow ?? false;
   const intervals = r.some((x) => finite(x.ratingLo) && finite(x.ratingHi));
@@ -128,7 +116,7 @@ function dotItem(x: LeaderRow, api: CustomApi, lo: number, hi: number): object |
     },
     style: { fill: DOT },
   });
-  if (x.rating === null || !Number.isFinite(x.rating)) {
+  if (!finite(x.rating)) {
     const side = x.ratingNote?.includes('never lost') ? 1 : x.ratingNote?.includes('never beat') ? -1 : 0;
     if (!side) return null;
     const ex = at(side > 0 ? hi : lo);
@@ -142,24 +130,20 @@ function dotItem(x: LeaderRow, api: CustomApi, lo: number, hi: number): object |
   }
   const xr = at(x.rating);
   const children: object[] = [];
-  const hasLo = x.ratingLo !== null && Number.isFinite(x.ratingLo);
-  const hasHi = x.ratingHi !== null && Number.isFinite(x.ratingHi);
+  const [l, h] = [x.ratingLo, x.ratingHi];
   // a one-sided interval (unbounded below or above) runs to the edge; none at all (too few questions): no whisker
-  if (hasLo || hasHi) {
-    const x1 = hasLo ? at(x.ratingLo!) : at(lo);
-    const x2 = hasHi ? at(x.ratingHi!) : at(hi);
+  if (finite(l) || finite(h)) {
+    const [x1, x2] = [at(finite(l) ? l : lo), at(finite(h) ? h : hi)];
+    const cap = (cx: number) => ({ type: 'line', shape: { x1: cx, y1: y - 7, x2: cx, y2: y + 7 }, style });
     children.push({ type: 'line', shape: { x1, y1: y, x2, y2: y }, style });
-    const cap = 7;
-    if (hasLo) children.push({ type: 'line', shape: { x1, y1: y - cap, x2: x1, y2: y + cap }, style });
-    else children.push(arrow(x1, -1));
-    if (hasHi) children.push({ type: 'line', shape: { x1: x2, y1: y - cap, x2, y2: y + cap }, style });
-    else children.push(arrow(x2, 1));
+    children.push(finite(l) ? cap(x1) : arrow(x1, -1), finite(h) ? cap(x2) : arrow(x2, 1));
   }
   children.push({ type: 'circle', shape: { cx: xr, cy: y, r: 5 }, style: { fill: DOT }, z2: 2 });
   // the value sits just above and right of its own dot, clear of the whisker
   children.push(text(String(Math.round(x.rating)), xr + 4));
   return { type: 'group', children };
 }
+const finite = (v: number | null): v is number => v !== null && Number.isFinite(v);
 /** The rating dots' colour: the site's accent, 7:1 against the chart's white. */
 const DOT = '#1f4fa3';
 /** What ECharts hands a custom series' renderItem (the part used here). */
@@ -192,7 +176,7 @@ export function matrixHeatmap(models: string[], cells: MatrixCell[], narrow = fa
       axisLabel: cut(narrow ? 84 : 120, { rotate: narrow ? 60 : 35, interval: 0 }),
       name: 'opponent',
       nameLocation: 'middle',
-      nameGap: narrow ? 90 : 90,
+      nameGap: 90,
       nameTextStyle: FONT,
     },
     yAxis: { type: 'category', data: models, inverse: true, axisLabel: cut(left - 10, { interval: 0 }) },
@@ -267,7 +251,7 @@ export function categoryBars(
   rows: { category: string; winRateAdjusted: number }[],
   narrow = false,
 ): Promise<string> {
-  return svg(narrow ? NARROW : 720, narrow ? 300 : 300, {
+  return svg(narrow ? NARROW : 720, 300, {
     grid: { left: narrow ? 40 : 50, right: narrow ? 8 : 20, top: 24, bottom: narrow ? 84 : 60 },
     xAxis: {
       type: 'category',
@@ -292,10 +276,7 @@ export function categoryBars(
   });
 }
 
-/**
- * A checkpoint series (`arena checkpoints report`, the site's /checkpoints): win rate vs the baseline
- * against step, one line per judge, with its 95% interval as a band.
- */
+/** A checkpoint series: win rate vs the baseline against step, one line per judge, its 95% interval a band. */
 export function checkpointChart(
   report: { series: string; baseline: string; rows: CheckpointRow[] },
   o: { width?: number; height?: number; title?: boolean; narrow?: boolean } = {},

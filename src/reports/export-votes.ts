@@ -1,28 +1,16 @@
-// Votes in the shape of the Hugging Face dataset lmsys/mt_bench_human_judgments (question_id, model_a, model_b,
-// winner, judge, conversation_a, conversation_b, turn): what `arena import` reads back (src/importers/formats/
-// votes.ts). Annotators' votes keep "tie (bothbad)" apart from a plain tie, as the experts' split does.
+// Votes in the shape of the Hugging Face dataset lmsys/mt_bench_human_judgments, which `arena import` reads back.
+// Annotators' votes keep "tie (bothbad)" apart from a plain tie, as the experts' split does.
 import { annotatorVoter, winnerOf } from '../core/annotate.ts';
 import { ANNOTATORS } from '../core/constants.ts';
 import { WINNER_TO_FILE } from '../core/sides.ts';
 import type { Answer, Question, VoteWinner } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 
-export interface HfVoteRow {
-  question_id: number;
-  model_a: string;
-  model_b: string;
-  winner: string;
-  judge: string;
-  conversation_a: { role: 'user' | 'assistant'; content: string }[];
-  conversation_b: { role: 'user' | 'assistant'; content: string }[];
-  turn: number;
-}
-
 const fileWinner = (w: VoteWinner): string =>
   w === 'inconsistent' ? 'tie (inconsistent)' : WINNER_TO_FILE[w];
 
 /** Every vote of `judge` as one HF row each, in the order they were cast. */
-export async function exportVotes(store: Store, judge: string): Promise<HfVoteRow[]> {
+export async function exportVotes(store: Store, judge: string) {
   const questions = new Map<number, Question>((await store.catalog.questions()).map((q) => [q.id, q]));
   const answers = new Map<string, Answer>(
     (await store.catalog.answers()).map((a) => [`${a.model}\u0000${a.questionId}`, a]),
@@ -36,7 +24,7 @@ export async function exportVotes(store: Store, judge: string): Promise<HfVoteRo
       { role: 'assistant' as const, content: replies[k] ?? '' },
     ]);
   };
-  const row = (q: number, turn: number, a: string, b: string, winner: string, voter: string): HfVoteRow => ({
+  const row = (q: number, turn: number, a: string, b: string, winner: string, voter: string) => ({
     question_id: q,
     model_a: a,
     model_b: b,
@@ -61,7 +49,8 @@ export async function exportVotes(store: Store, judge: string): Promise<HfVoteRo
       annotatorVoter(n.annotatorId),
     ),
   );
-  const key = (r: HfVoteRow) => JSON.stringify([r.judge, r.question_id, r.turn, r.model_a, r.model_b]);
+  const key = (r: ReturnType<typeof row>) =>
+    JSON.stringify([r.judge, r.question_id, r.turn, r.model_a, r.model_b]);
   const here = new Set(cast.map(key));
   return [...cast, ...votes.filter((r) => !here.has(key(r)))];
 }

@@ -3,9 +3,8 @@ import type { Game } from '../core/types.ts';
 import type { Store } from '../storage/store.ts';
 
 /**
- * Games in FastChat's model_judgment shapes: `<judge>_pair.jsonl` (one line per match with both
- * games, field order as play_a_match_pair writes it) and `<judge>_single.jsonl`. The judge name is
- * the part after "provider/", as FastChat names files after the judge model.
+ * Games in FastChat's model_judgment shapes: `<judge>_pair.jsonl` (one line per match with both games, fields in
+ * play_a_match_pair's order) and `<judge>_single.jsonl`, named after the judge model (the part after "provider/").
  */
 export async function exportFastchat(
   store: Store,
@@ -64,10 +63,7 @@ export async function exportFastchat(
   return out;
 }
 
-/**
- * A judge's name as one file name: no path separators, no characters that shells or other systems mind
- * (an old local judge id held a whole path, `llama-cpp//home/me/model.gguf`, which became directories).
- */
+/** A judge's name as one file name: no path separators (a local judge id may hold a path), nothing shells mind. */
 function exportFileStem(model: string): string {
   return (
     model

@@ -1,6 +1,5 @@
-// A jury (core/jury.ts) read from the store: its outcomes pooled from its members' stored ones, its leaderboard
-// (the one standings function), each member's agreement with the others, the effective number of independent
-// votes, and everyone's agreement with people next to the jury's.
+// A jury (core/jury.ts) read from the store: its pooled outcomes, its standings, its members' agreement, the effective
+// number of independent votes, and everyone's agreement with people next to the jury's.
 import { agreement, type AgreementRow } from '../core/stats/agreement.ts';
 import { comparisons, kappaTable, type KappaRow } from '../core/stats/kappa.ts';
 import { effectiveVotes, juryId, poolGames, poolOutcomes, type JuryDef } from '../core/jury.ts';
@@ -62,11 +61,7 @@ const EFFECTIVE_VOTES_FORMULA =
   "n_eff = n / (1 + (n - 1) * mean pairwise Cohen's kappa, clamped to [0, 1]): Kish's design effect (Survey Sampling, 1965)";
 
 /** A jury's data as any judge's: its pooled outcomes and the votes they make. */
-async function juryData(
-  store: Store,
-  jury: JuryDef,
-  read: (judge: string) => Promise<JudgeData> = (j) => judgeData(store, j),
-): Promise<JudgeData> {
+async function juryData(jury: JuryDef, read: (judge: string) => Promise<JudgeData>): Promise<JudgeData> {
   const members = await Promise.all(jury.judges.map(read));
   const outcomes = poolOutcomes(
     members.map((m) => m.outcomes),
@@ -86,7 +81,7 @@ export async function juryReport(store: Store, jury: JuryDef): Promise<JuryRepor
   const cache = new Map<string, Promise<JudgeData>>();
   const read = (j: string) => cache.get(j) ?? cache.set(j, judgeData(store, j)).get(j)!;
   const id = juryId(jury.name);
-  const data = await juryData(store, jury, read);
+  const data = await juryData(jury, read);
   const pairs: MemberPair[] = [];
   for (let a = 0; a < jury.judges.length; a++)
     for (let b = a + 1; b < jury.judges.length; b++) {

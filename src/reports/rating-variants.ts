@@ -1,14 +1,12 @@
-// What the site's rating variants page shows of one judge, from the same functions as the CLI: Bradley–Terry under
-// our convention ("tie (inconsistent)" a tie) and FastChat's (dropped, as compute_mle_elo), Rao–Kupper ties with
-// θ (`arena ratings --ties rao-kupper`), a position term with its question-clustered SE (`--position`), the joint
-// length model's effect with its clustered SE and support (`arena length`), and the questions and matches needed
-// to separate each model from the next (`arena power`).
+// What the site's rating variants page shows of one judge, from the CLI's functions: Bradley–Terry under our tie
+// convention and FastChat's, Rao–Kupper ties, the position and length terms, and the power table (`arena power`).
 import { adjacentPower, type PowerRow } from '../core/stats/power.ts';
 import type { LengthEffect, LengthNotEstimable } from '../core/stats/length.ts';
 import { intervalsWithheld } from '../core/stats/rating-rows.ts';
 import { normalQuantile } from '../core/stats/normal.ts';
 import type { Store } from '../storage/store.ts';
 import { lengthReport } from './analytics.ts';
+import { readOnce } from './read-once.ts';
 import { positionReport, raoKupperReport, type VariantReport } from './bt-variants.ts';
 import { judgeData, ratings, type RatingRow } from './results.ts';
 
@@ -62,49 +60,18 @@ export interface RatingVariants {
 
 const Z95 = normalQuantile(0.975);
 
-/**
- * The store seen through one report: each fit below reads the judge's games, votes and answers itself, so the
- * same list is asked up to five times; here each distinct read goes to the store once.
- */
-function readOnce(store: Store): Store {
-  const memo = new Map<string, Promise<unknown>>();
-  const once = <G extends object>(group: G, method: keyof G & string): G =>
-    new Proxy(group, {
-      get(t, p) {
-        const v: unknown = Reflect.get(t, p, t);
-        if (typeof v !== 'function') return v;
-        if (p !== method) return v.bind(t);
-        return (...args: unknown[]) => {
-          const key = `${method}\u0000${JSON.stringify(args)}`;
-          let r = memo.get(key);
-          if (!r) memo.set(key, (r = (v as (...a: unknown[]) => Promise<unknown>).apply(t, args)));
-          return r;
-        };
-      },
-    });
-  return new Proxy(store, {
-    get(t, p) {
-      const v: unknown = Reflect.get(t, p, t);
-      if (p === 'games') return once(t.games, 'list');
-      if (p === 'votes') return once(t.votes, 'list');
-      if (p === 'catalog') return once(t.catalog, 'answers');
-      return typeof v === 'function' ? v.bind(t) : v;
-    },
-  });
-}
-
 const byModel = (rows: RatingRow[]) => new Map(rows.map((r) => [r.model, r]));
 
-/** Every variant of one judge's ratings, its terms and its power table (see the top of this file). */
+/** Every variant of one judge's ratings, its terms and its power table. */
 export async function ratingVariants(store: Store, judge: string): Promise<RatingVariants> {
-  store = readOnce(store);
+  // the fits below each read the same lists: each distinct read once
+  store = readOnce(store, { games: 'list', votes: 'list', catalog: 'answers' });
   const [tie, drop, rk, pos, len, d] = await Promise.all([
     ratings(store, judge, 'bt', { inconsistent: 'tie' }),
     ratings(store, judge, 'bt', { inconsistent: 'drop' }),
     raoKupperReport(store, judge),
     positionReport(store, judge),
-    // the effect and its clustered SE come from the one fit: no bootstrap rounds (`arena length` draws them for the
-    // length-controlled win rates' intervals), so the interval is the clustered SE's, as the position term's
+    // the effect and its clustered SE come from the one fit: no bootstrap rounds
     lengthReport(store, judge, { rounds: 0 }),
     judgeData(store, judge),
   ]);
@@ -175,10 +142,7 @@ function positionTerm(judge: string, r: VariantReport | undefined): VariantTerm 
   };
 }
 
-/**
- * estimate ± z·SE from the question-clustered sandwich, or no interval on fewer questions than the rule asks
- * (MIN_QUESTIONS_FOR_INTERVALS): the sandwich rests on as few clusters as the bootstrap does.
- */
+/** estimate ± z·SE (question-clustered), or none on fewer questions than MIN_QUESTIONS_FOR_INTERVALS. */
 function clusteredInterval(
   estimate: number,
   se: number,

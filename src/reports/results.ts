@@ -24,10 +24,7 @@ export interface JudgeData {
   votes: Vote[];
 }
 
-/**
- * A judge's pairwise outcomes: its games paired into matches (a later game replaces an earlier one
- * in the same slot), plus recorded verdicts (the HF gpt4_pair split) for items it has no games for.
- */
+/** A judge's games paired into matches (a later game replaces an earlier one), and its recorded verdicts. */
 export async function judgeData(store: Store, judge: string): Promise<JudgeData> {
   // drift-canary re-judgments are left out by the store's reads: they measure the judge, never move the leaderboard
   const games = await store.games.facts({ judge, kind: 'pairwise' });
@@ -48,8 +45,7 @@ export function voteOutcome(v: Vote): MatchOutcome {
   return { questionId: v.questionId, turn: v.turn, model1: v.model1, model2: v.model2, outcome: v.winner };
 }
 
-/** A judge's outcomes as its votes, one per match with a verdict (what agreement() compares): a vote's winner is
- * any outcome but `error` (the same spelling). */
+/** A judge's outcomes as its votes, one per match with a verdict (what agreement() compares). */
 export function outcomeVotes(judge: string, outcomes: MatchOutcome[]): Vote[] {
   return outcomes.flatMap(({ questionId, turn, model1, model2, outcome }) =>
     outcome === 'error' ? [] : [{ judge, voter: judge, questionId, turn, model1, model2, winner: outcome }],
@@ -60,12 +56,15 @@ export function outcomeVotes(judge: string, outcomes: MatchOutcome[]): Vote[] {
 export const countedOutcomes = (d: JudgeData, judge: string): MatchOutcome[] =>
   isHumanJudge(judge) ? d.votes.map(voteOutcome) : d.outcomes;
 
-/** Those matches with a verdict as battles, each tagged with its question (the bootstrap's cluster). */
-export function judgeBattles(d: JudgeData, judge: string, turn?: number): ClusteredBattle[] {
-  return countedOutcomes(d, judge)
-    .filter((o) => o.outcome !== 'error' && (turn === undefined || o.turn === turn))
+/** Those matches (of one turn, if given) as battles. */
+export const judgeBattles = (d: JudgeData, judge: string, turn?: number): ClusteredBattle[] =>
+  outcomeBattles(countedOutcomes(d, judge).filter((o) => turn === undefined || o.turn === turn));
+
+/** Matches with a verdict as battles, each tagged with its question (the bootstrap's cluster). */
+export const outcomeBattles = (outcomes: MatchOutcome[]): ClusteredBattle[] =>
+  outcomes
+    .filter((o) => o.outcome !== 'error')
     .map((o) => ({ a: o.model1, b: o.model2, score: scoreOf(o.outcome), cluster: o.questionId }));
-}
 
 /** An answer's length in characters at a turn, undefined when the answer is not stored. */
 export type Lengths = (model: string, questionId: number, turn: number) => number | undefined;
@@ -103,16 +102,8 @@ export async function standings(store: Store, q: StandingsQuery): Promise<Standi
   return (await standingGroups(store, q)).flatMap((g) => g.rows);
 }
 
-/** A group of models that played one another (src/core/groups.ts) and its standings. */
-export interface StandingGroup {
-  models: string[];
-  /** how many questions its matches are on */
-  questions: number;
-  rows: Standing[];
-}
-
 /** Standings per connected group of models: tournaments that never met are never ranked in one table. */
-export async function standingGroups(store: Store, q: StandingsQuery): Promise<StandingGroup[]> {
+export async function standingGroups(store: Store, q: StandingsQuery) {
   const { outcomes } = await judgeData(store, q.judge);
   const questionIds = await questionFilter(store, q.category);
   const groups = connectedModelGroups(outcomes);
@@ -177,11 +168,7 @@ export interface RatingRow {
   group?: number;
 }
 
-/**
- * How a match whose two orders disagree ("tie (inconsistent)" in FastChat's files) enters the ratings: as a tie
- * (ours, the default, as everywhere here) or not at all (`drop`: FastChat's `compute_mle_elo`, whose win and
- * tie tables hold only model_a, model_b, "tie" and "tie (bothbad)").
- */
+/** How a match whose two orders disagree enters the ratings: as a tie (ours) or not at all (FastChat's MLE). */
 export const INCONSISTENT_AS = ['tie', 'drop'] as const;
 export type InconsistentAs = (typeof INCONSISTENT_AS)[number];
 
@@ -196,11 +183,9 @@ function withoutInconsistent(d: JudgeData, as: InconsistentAs): JudgeData {
 }
 
 /**
- * Bradley–Terry (`prior`: tie pseudo-games per pair that met) or online Elo. A separated model (it won or
- * lost every game against the rest) has no finite Bradley–Terry rating: null with a note, and the others
- * are fitted and centred without it; ratings are centred (mean 1000) on the models seen on at least
- * MIN_QUESTIONS questions, so a sparse model's noise does not shift the others. Groups of models that
- * never met (several tournaments in one database) are fitted apart: a rating across groups would mean nothing.
+ * Bradley–Terry (`prior`: tie pseudo-games per pair that met) or online Elo, per group of models that met. A model
+ * that won or lost every game has no finite rating (null, a note); ratings are centred (mean 1000) on the models
+ * seen on at least MIN_QUESTIONS questions, so a sparse model's noise does not shift the others.
  */
 export async function ratings(
   store: Store,
@@ -231,6 +216,5 @@ export async function ratings(
     });
     return rows.sort((a, b) => b.v - a.v || (a.model < b.model ? -1 : 1)).map(({ v: _v, ...r }) => r);
   };
-  // tagged with their question: centred, like arena intervals, on the models seen on MIN_QUESTIONS questions or more
   return ratingsByGroup(judgeBattles(d, judge, opts.turn), battleSides, fitGroup, (rows) => rows).rows;
 }

@@ -1,14 +1,15 @@
-// Style-controlled ratings of one judge, read from the store: its outcomes (or the expert votes) with
-// the style of both answers as the judge read them (the answer's turns up to the one judged).
+// Style-controlled ratings of one judge: its outcomes (or the expert votes) with the style of both answers as the
+// judge read them (the answer's turns up to the one judged).
 import {
   addCounts,
-  type StyleIntervals,
+  styleControlChecked,
   styleCounts,
+  type CheckedStyleResult,
   type StyleBattle,
   type StyleCounts,
   type StyleGroup,
+  type StyleOptions,
 } from '../core/stats/style.ts';
-import { styleControlChecked, type CheckedStyleResult } from '../core/stats/style.ts';
 import { battleTable, tableRecords } from '../core/stats/battle-table.ts';
 import { separationNote } from '../core/stats/estimable-fit.ts';
 import { estimability } from '../core/stats/separation.ts';
@@ -28,14 +29,7 @@ export async function styleReport(
   store: Store,
   judge: string,
   groups: StyleGroup[],
-  o: {
-    reg?: number;
-    rounds?: number;
-    level?: number;
-    seed?: number;
-    turn?: number;
-    intervals?: StyleIntervals;
-  } = {},
+  o: StyleOptions & { turn?: number } = {},
 ): Promise<StyleReport> {
   const d = await judgeData(store, judge);
   const style = new Map<string, StyleCounts[]>();

@@ -1,6 +1,5 @@
-// The succession report from the store: the bridge (the matches both the old and the new judge gave an outcome on)
-// and its figures with intervals (core/stats/succession.ts), each judge's position bias on the same matches, and
-// each judge's agreement with people on them. The CLI, `arena refresh` and the site read this one report.
+// The succession report: the bridge (the matches both the old and the new judge gave an outcome on) and its figures
+// (core/stats/succession.ts), and each judge's position bias and agreement with people on those matches.
 import { agreement } from '../core/stats/agreement.ts';
 import {
   bridgeOf,

@@ -16,9 +16,8 @@ import { questionFilter, standingsFilter, type StandingsQuery } from './results.
 import { pairGameOf } from '../core/outcomes.ts';
 
 /**
- * A judge's pairwise games with the strength of each verdict. Every game must have been read by the
- * arena-hard parser (played with `--prompts arena-hard`): the weighting is meaningless for a scheme
- * without strong labels, so other games are an error, not silently weighted 1.
+ * A judge's pairwise games with the strength of each verdict; a game not read by the arena-hard parser is an error
+ * (the weighting is meaningless without strong labels), not silently weighted 1.
  */
 async function arenaHardGames(store: Store, judge: string): Promise<WeightedGame[]> {
   const games = await store.games.list({ judge, kind: 'pairwise' });
@@ -43,14 +42,14 @@ async function arenaHardGames(store: Store, judge: string): Promise<WeightedGame
 }
 
 /** `arena standings --weight arena-hard`: battle counts, each game on its own, a strong verdict counting 3. */
-export async function arenaHardStandings(
-  store: Store,
-  q: StandingsQuery,
-  weight = ARENA_HARD_WEIGHT,
-): Promise<Standing[]> {
+export async function arenaHardStandings(store: Store, q: StandingsQuery): Promise<Standing[]> {
   if (q.mode === 'single') throw new ArenaError('--weight arena-hard applies to pairwise modes only');
   const games = await arenaHardGames(store, q.judge);
-  return weightedStandings(games, standingsFilter(q, await questionFilter(store, q.category)), weight);
+  return weightedStandings(
+    games,
+    standingsFilter(q, await questionFilter(store, q.category)),
+    ARENA_HARD_WEIGHT,
+  );
 }
 
 /** `arena ratings --weight arena-hard`: Bradley–Terry or Elo over Arena-Hard's weighted battles. */
@@ -59,10 +58,9 @@ export async function arenaHardRatings(
   judge: string,
   method: 'bt' | 'elo',
   opts: { turn?: number } = {},
-  weight = ARENA_HARD_WEIGHT,
 ): Promise<Rating[]> {
   let games = await arenaHardGames(store, judge);
   if (opts.turn !== undefined) games = games.filter((g) => g.turn === opts.turn);
-  const battles = arenaHardBattles(games, weight);
+  const battles = arenaHardBattles(games, ARENA_HARD_WEIGHT);
   return method === 'bt' ? bradleyTerry(battles) : onlineElo(battles);
 }

@@ -1,18 +1,18 @@
-// The read-only leaderboard site over any Store: SQLite on Node (src/entry/node.ts, `arena serve`),
-// D1 on Workers (src/entry/worker.ts). This file composes it: security headers, the read-only rule and the
-// admin endpoint, conditional requests, the pages the write path stored (src/web/pages.ts), then the routes
-// (src/web/routes/{api,pages,charts}.ts), the static assets and the error pages. Parameters: src/web/params.ts;
-// the data cache of what live pages read: src/web/result-cache.ts.
+// The read-only leaderboard site over any Store (SQLite on Node: `arena serve`; D1 on Workers), composed here:
+// security headers, the read-only rule and admin endpoints, conditional requests, stored pages (pages.ts), the
+// routes (routes/{api,pages,charts}.ts), the static assets and the error pages.
 import { Hono, type Context } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { compress } from 'hono/compress';
+import { etag } from 'hono/etag';
 import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { secureHeaders } from 'hono/secure-headers';
 import { SiteData } from '../reports/site/site-data.ts';
 import { ReportMissing, StoredReports } from '../reports/site/stored.ts';
 import type { Store } from '../storage/store.ts';
 import { ResultCache, type CacheOptions } from './result-cache.ts';
-import { conditional, send, TYPES } from './send.ts';
+import { send, TYPES } from './send.ts';
 import { lookups } from './params.ts';
 import { apiRoutes } from './routes/api.ts';
 import { chartRoutes } from './routes/charts.ts';
@@ -27,18 +27,6 @@ import { storedPages } from './pages.ts';
 
 const icon = favicon();
 
-/** A report not published (the Worker): 503 with Retry-After, never cached, saying what to run. */
-function notReady(c: Context, e: ReportMissing, siteUrl?: string): Response {
-  const headers = { 'Retry-After': '60', 'Cache-Control': 'no-store' };
-  if (c.req.path.startsWith('/api') || c.req.path.startsWith('/charts'))
-    return c.json({ error: e.message }, 503, headers);
-  return c.html(
-    page(c, 'error', 'Being updated', { status: 503, message: e.message }, siteUrl),
-    503,
-    headers,
-  );
-}
-
 export interface AppOptions {
   store: Store;
   /** enables POST /api/admin/purge (Authorization: Bearer <token>); without it every write is refused */
@@ -46,10 +34,7 @@ export interface AppOptions {
   cache?: CacheOptions;
   /** bootstrap rounds behind the rating intervals (default 1000) */
   bootstrapRounds?: number;
-  /**
-   * gzip/deflate responses for clients that accept them (Node; a Worker's responses are compressed for it): true
-   * streams them through hono/compress; a function compresses each whole body with it (src/web/compress.ts)
-   */
+  /** gzip/deflate (Node; Workers compress for themselves): true through hono/compress, or with this function */
   compress?: boolean | Deflate;
   /** the site's public address (https://host): makes canonical links and og:url absolute */
   siteUrl?: string;
@@ -57,24 +42,13 @@ export interface AppOptions {
   intervals?: 'bootstrap' | 'sandwich';
   /** turns on /annotate, the blind voting page for invited annotators (off without it: 404) */
   annotate?: AnnotateOptions;
-  /**
-   * How the stored reports are read (src/reports/site/stored.ts): 'compute' (default: `arena serve`, a library)
-   * computes one the write path did not store when asked; 'read' (the Worker) never computes, it shows what was
-   * published.
-   */
+  /** how stored reports are read (stored.ts): 'compute' (default) what is missing, or 'read' (the Worker) only */
   reports?: 'compute' | 'read';
-  /**
-   * Answer the pages the write path rendered (src/web/pages.ts) from their rows when they were made from this
-   * data, code and options (`arena serve`, the Worker); never with `annotate` (votes cast on the site change them)
-   */
+  /** answer the pages the write path rendered (pages.ts) from their rows; never with `annotate` */
   pages?: boolean;
 }
 
-/**
- * Hono's secureHeaders with a strict Content-Security-Policy (nothing but this origin, no inline script or style),
- * no framing at all and no powerful features. `overwrite: false` keeps the one header a route sets itself: the
- * charts' CSP (src/web/send.ts SVG_CSP).
- */
+/** A strict CSP (this origin only, no inline script or style), no framing; `overwrite: false` keeps the charts' CSP. */
 const SECURITY: NonNullable<Parameters<typeof secureHeaders>[0]> = {
   contentSecurityPolicy: {
     defaultSrc: ["'none'"],
@@ -99,7 +73,7 @@ export function createApp(o: AppOptions) {
     bootstrapRounds: o.bootstrapRounds ?? 1000,
     ...(o.intervals ? { intervals: o.intervals } : {}),
   };
-  const reports = new StoredReports(store, cache, options, { mode: o.reports ?? 'compute' });
+  const reports = new StoredReports(store, cache, options, o.reports ?? 'compute');
   const data = new SiteData(store, reports, options);
   const served = { pages: 0 };
   const site: Site = {
@@ -133,14 +107,13 @@ export function createApp(o: AppOptions) {
     cache.clear();
     return c.json({ purged: true });
   });
-  // what this process did: stored reports computed, read, stale, missing (the Worker's never computes), stored
-  // pages served, and how many values the data cache holds now
+  // what this process did: stored reports computed, read, stale, missing, stored pages served, values cached
   app.get('/api/admin/reports', (c) =>
     c.json({ mode: o.reports ?? 'compute', ...reports.counts, pages: served.pages, cached: cache.size }),
   );
-  app.use(conditional());
-  // the fixed answers first (they read no data): the app's own stylesheet and script (no external requests),
-  // immutable under their hashed URL, and the icon, robots.txt and the health check
+  // 304 for a matching If-None-Match: the ETag comes from the response (send.ts), never from hashing it
+  app.use(etag());
+  // the fixed answers first (they read no data); the assets are immutable under their hashed URL
   app.get('/static/:name', (c) => {
     const a = assets.get(c.req.param('name'));
     if (!a) return c.notFound();
@@ -166,24 +139,25 @@ export function createApp(o: AppOptions) {
   pageRoutes(app, site);
   chartRoutes(app, site);
 
+  const error = (c: Context, status: ContentfulStatusCode, title: string, message: string, h = {}) =>
+    c.html(page(c, 'error', title, { status, message }, o.siteUrl), status, h);
   app.notFound((c) =>
     c.req.path.startsWith('/api/')
       ? c.json({ error: `no such endpoint: ${c.req.path} (see /api)` }, 404)
-      : c.html(
-          page(c, 'error', 'Not found', { status: 404, message: `No page at ${c.req.path}.` }, o.siteUrl),
-          404,
-        ),
+      : error(c, 404, 'Not found', `No page at ${c.req.path}.`),
   );
   app.onError((e, c) => {
-    if (e instanceof ReportMissing) return notReady(c, e, o.siteUrl);
-    const status = e instanceof HTTPException ? e.status : 500;
+    const wantsJson = c.req.path.startsWith('/api') || c.req.path.startsWith('/charts');
+    if (e instanceof ReportMissing) {
+      // a report not published (the Worker): never cached, saying what to run
+      const h = { 'Retry-After': '60', 'Cache-Control': 'no-store' };
+      return wantsJson ? c.json({ error: e.message }, 503, h) : error(c, 503, 'Being updated', e.message, h);
+    }
     if (e instanceof HTTPException && e.res) return e.res;
+    const status = e instanceof HTTPException ? e.status : 500;
     const message = status === 500 ? 'Internal error.' : e.message;
     if (status === 500) console.error(`[web] ${c.req.method} ${c.req.path}:`, e);
-    const wantsJson = c.req.path.startsWith('/api') || c.req.path.startsWith('/charts');
-    return wantsJson
-      ? c.json({ error: message }, status)
-      : c.html(page(c, 'error', `Error ${status}`, { status, message }, o.siteUrl), status);
+    return wantsJson ? c.json({ error: message }, status) : error(c, status, `Error ${status}`, message);
   });
   // every HEAD is its GET without the body, with all the GET's headers (src/web/head.ts)
   app.fetch = answerHead(app.fetch);

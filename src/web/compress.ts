@@ -1,9 +1,5 @@
-// Compression of whole bodies through a function the runtime hands in (Node: zlib's synchronous gzip), in place
-// of hono/compress's CompressionStream: every page is a complete string when it is sent, and piping it through a web
-// stream (a duplex adapter over zlib, a streamed response body) cost more CPU on a server's first visits than the
-// compression itself. Same rules as hono/compress: the encodings it picks from Accept-Encoding, its content types,
-// its 1 KiB threshold (on the body's own length), `Vary: Accept-Encoding`, no transform under
-// `Cache-Control: no-transform`, a weak ETag.
+// Compression of whole bodies by a function the runtime hands in (Node: zlib's gzipSync) instead of hono/compress's
+// stream, which cost more CPU than the compression itself on a server's first visits. Same rules as hono/compress.
 import type { MiddlewareHandler } from 'hono';
 import { parseAccept } from 'hono/utils/accept';
 import { COMPRESSIBLE_CONTENT_TYPE_REGEX } from 'hono/utils/compress';

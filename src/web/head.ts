@@ -1,7 +1,5 @@
-// HEAD answered as its GET without the body. Hono turns a HEAD into a GET and copies the GET's response with a
-// null body, but @hono/node-server's lightweight Response then keeps only the headers the route itself gave:
-// the middleware's (security headers, Vary) were lost, and no response said its length. This wrapper goes
-// around the app's fetch (Node and Workers alike) and keeps every header, adding the GET's Content-Length.
+// HEAD answered as its GET without the body: @hono/node-server's lightweight Response kept only the route's own
+// headers of hono's HEAD (the middleware's were lost) and no length; this keeps them all and adds Content-Length.
 
 type Fetch<A extends unknown[]> = (request: Request, ...rest: A) => Response | Promise<Response>;
 

@@ -1,8 +1,5 @@
-// Untrusted text (model answers, judge replies) as Markdown: markdown-it with raw HTML off (any tag is
-// shown as text), its link validator (no javascript:, vbscript:, file:, most data: URLs), and links
-// marked nofollow/noopener/noreferrer. The page's CSP is the second line of defence.
-// Math keeps its characters: TeX spans ($…$, $$…$$, \(…\), \[…\]) are shown as written, and a `*` or `_` between
-// two operands (17*20, 5*25+3*37.5) is multiplication, not emphasis. Code spans and blocks stay code.
+// Untrusted text (model answers, judge replies) as Markdown: raw HTML shown as text, markdown-it's link validator,
+// links nofollow. Math keeps its characters: TeX spans as written, `*` or `_` between operands (17*20) not emphasis.
 import MarkdownIt from 'markdown-it';
 import type StateInline from 'markdown-it/lib/rules_inline/state_inline.mjs';
 

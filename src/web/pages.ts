@@ -1,19 +1,7 @@
-// Pages rendered on the write path, served as the bytes rendered. Every write (import, run, refresh, reparse, prune,
-// publish, `arena start`, `arena reports --rebuild`) builds the reports and then renders every page the home page
-// links to with this same app over the data just written (`renderPages`), storing each response (its bytes,
-// Content-Type, ETag, Cache-Control) as a row of the pages table (Store.pages); `arena publish` copies them to D1
-// with the rest. The site, on Node as on the Worker, answers a GET or HEAD of such a page from its row in one read
-// (`storedPages`), through the app's security headers, compression, conditional requests and HEAD handling, without
-// running the page's code. Anything else renders live from the stored reports (a sorted or filtered table, a
-// match, a page not linked from `/`). A row is used only while all three of what made it still hold:
-//   the data: its state is the body of the reports' `_state` row, and every write replaces the rows (the read joins
-//   them);
-//   the code: the build id of views.gen.ts (scripts/build-views.mjs digests the views and the site's sources);
-//   the options that change the HTML: the site's address and the intervals (never with /annotate on: votes cast on
-//   the site change the pages between writes).
-// A row's key is the page's canonical URL (the one its <link rel=canonical> names): a request's path with only the
-// parameters some route reads, so a shared link's tracking parameters (utm_*, fbclid) find the canonical page and
-// never make a key of their own.
+// Pages rendered on the write path (`renderPages`: every write renders what the home page links to) and stored as
+// rows of the pages table, which the site answers in one read (`storedPages`) without running the page's code. A row
+// holds while its data (the `_state` row's body), its code (views.gen.ts's BUILD) and the options that change the
+// HTML still hold; its key is the page's canonical URL, so a shared link's tracking parameters find the same row.
 import type { MiddlewareHandler } from 'hono';
 import type { StoredPage } from '../storage/page-store.ts';
 import type { Store } from '../storage/store.ts';
@@ -24,12 +12,6 @@ import { BUILD } from './views.gen.ts';
 export interface PageOptions {
   siteUrl?: string | undefined;
   intervals?: 'bootstrap' | 'sandwich' | undefined;
-}
-
-/** A rendered response as its row stores it. */
-interface Stored {
-  headers: Record<string, string>;
-  body: string;
 }
 
 /** The headers a page's route sets itself (the app's middleware adds the rest, on a stored page as on a live one). */
@@ -57,10 +39,7 @@ export function pageKey(url: string): string {
 export const pageParams = (o: PageOptions, key: string): string =>
   JSON.stringify([BUILD, o.intervals ?? 'bootstrap', o.siteUrl ?? '', key]);
 
-/**
- * Middleware answering a GET of a stored page from its row (HEAD is a GET to the app: src/web/head.ts), one read a
- * request; it goes after the security headers and conditional requests, before the routes. `served` counts them.
- */
+/** Middleware answering a GET of a stored page from its row, one read a request; `served` counts them. */
 export function storedPages(
   store: Store,
   o: PageOptions & { annotate?: unknown },
@@ -70,11 +49,9 @@ export function storedPages(
   if (o.annotate) return (_c, next) => next();
   return async (c, next) => {
     if (c.req.method !== 'GET' || NEVER.test(c.req.path)) return next();
-    const row = await store.pages.current(
-      pageParams({ siteUrl: o.siteUrl, intervals: o.intervals }, pageKey(c.req.url)),
-    );
+    const row = await store.pages.current(pageParams(o, pageKey(c.req.url)));
     if (row === undefined) return next();
-    const p = JSON.parse(row) as Stored;
+    const p = JSON.parse(row) as { headers: Record<string, string>; body: string };
     served.pages++;
     return new Response(p.body, { status: 200, headers: p.headers });
   };
@@ -105,17 +82,14 @@ export function linkedPages(html: string, max = 100): string[] {
 }
 
 /**
- * Render the pages `/` links to with `fetch` (an app made with `o`, reading stored reports only, over the data about
- * to be published) and make their rows, each tied to `state` (the body of the `_state` row). A page that is not a
- * 200, whose canonical URL is not the link's key, that a tracking parameter changes (a strict query check) or that
- * `skip` names (one that changes with the clock), is left to render live.
+ * The rows of the pages `/` links to, rendered with `fetch` and tied to `state` (the `_state` row's body); a page not
+ * a 200, not at its canonical URL, changed by a tracking parameter or named by `skip` is left to render live.
  */
 export async function renderPages(
   fetch: (r: Request) => Response | Promise<Response>,
   o: PageOptions,
   state: string,
   skip: (path: string) => boolean = () => false,
-  now: () => number = Date.now,
 ): Promise<StoredPage[]> {
   const get = async (path: string) => {
     const res = await fetch(new Request(`http://pages.invalid${path}`));
@@ -137,8 +111,12 @@ export async function renderPages(
       const v = res.headers.get(h);
       if (v !== null) headers[h] = v;
     }
-    const stored: Stored = { headers, body };
-    rows.push({ key: pageParams(o, key), state, body: JSON.stringify(stored), builtAt: now() });
+    rows.push({
+      key: pageParams(o, key),
+      state,
+      body: JSON.stringify({ headers, body }),
+      builtAt: Date.now(),
+    });
   }
   return rows;
 }

@@ -1,10 +1,6 @@
-// Query parameters of every page and endpoint, in two steps:
-// 1. their shape, as zod schemas checked by hono's validator (@hono/zod-validator): a parameter an endpoint or
-//    chart does not read is a 400 naming it and the ones it takes; a page ignores it instead (links people share
-//    carry utm_*, fbclid, ref, ...: `validPage`). A malformed value is a 400 saying what was expected. The
-//    data cache keys on the validated values only (src/web/result-cache.ts), so junk never becomes an entry.
-// 2. their meaning, checked against the data (`lookups`): an unknown judge, category, model, question or checkpoint
-//    series is a 404 listing the valid values.
+// Query parameters of every page and endpoint: their shape (zod schemas; a malformed value, or an unknown parameter
+// of an endpoint, is a 400; a page ignores unknown ones, as shared links carry utm_*), then their meaning against the
+// data (`lookups`: an unknown judge, category, model, question or series is a 404 listing the valid values).
 import { AUTHOR, REFERENCE_JUDGE } from '../core/constants.ts';
 import { zValidator } from '@hono/zod-validator';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -17,20 +13,14 @@ import type { SiteData } from '../reports/site/site-data.ts';
 import type { ResultCache } from './result-cache.ts';
 import { SORT_KEYS } from './sort.ts';
 
-/** One value of a query parameter: given twice is an error (hono hands a repeated parameter over as an array). */
-const one = (expected?: string) =>
-  z.string({
-    error: (i) =>
-      Array.isArray(i.input)
-        ? 'given more than once'
-        : `expected ${expected ?? 'a value'}, got "${String(i.input)}"`,
-  });
+/** What a wrong value is told: given twice (hono hands a repeated parameter over as an array), or not `expected`. */
+const wrong = (expected: string) => (i: { input: unknown }) =>
+  Array.isArray(i.input) ? 'given more than once' : `expected ${expected}, got "${String(i.input)}"`;
+/** One value of a query parameter. */
+const one = (expected = 'a value') => z.string({ error: wrong(expected) });
 /** A value from a fixed list, `expected` says which. */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T, expected: string) =>
-  z.enum(values, {
-    error: (i) =>
-      Array.isArray(i.input) ? 'given more than once' : `expected ${expected}, got "${String(i.input)}"`,
-  });
+  z.enum(values, { error: wrong(expected) });
 /** A free text: its meaning is checked against the data later. */
 const text = one().optional();
 
@@ -119,18 +109,9 @@ export const query = (c: Context): Query => c.req.valid('query' as never) as Que
 /** The names a schema takes, in its order (the order of the cache key). */
 const paramNames = (s: QuerySchema): string[] => Object.keys(s.shape);
 
-/** hono middleware: the request's query checked against `schema`; a failure is a 400 with a message a person can act on. */
-export function validQuery(schema: QuerySchema): MiddlewareHandler {
-  return checked(schema, paramNames(schema));
-}
-
-/**
- * A page's query check: as validQuery, but a parameter the page does not read is ignored rather than refused,
- * so a shared link with tracking parameters shows the canonical page (and shares its cache entry).
- */
+/** A page's query check: as validQuery, but a parameter the page does not read (utm_*) is ignored, not refused. */
 export function validPage(schema: QuerySchema): MiddlewareHandler {
-  const names = paramNames(schema);
-  const check = checked(z.object(schema.shape) as unknown as QuerySchema, names);
+  const check = validQuery(z.object(schema.shape) as unknown as QuerySchema);
   return (c, next) =>
     check(c, async () => {
       canonical.set(c.req.raw, c.req.path + canonicalQuery(c, schema));
@@ -143,10 +124,7 @@ const canonical = new WeakMap<Request, string>();
 /** The canonical path and query of a page (its path alone where no page check ran: error pages). */
 export const canonicalPath = (c: Context): string => canonical.get(c.req.raw) ?? c.req.path;
 
-/**
- * The canonical query of this request: its validated parameters in the schema's order, leaving out those at
- * their default (`?judge=x&turn=1`, or '' when there is none).
- */
+/** The canonical query of this request: its validated parameters in the schema's order, but those at default. */
 function canonicalQuery(c: Context, schema: QuerySchema): string {
   const q = query(c) as Record<string, unknown>;
   const shape = schema.shape as Record<string, z.ZodType>;
@@ -162,7 +140,9 @@ function canonicalQuery(c: Context, schema: QuerySchema): string {
   return s ? `?${s}` : '';
 }
 
-function checked(schema: QuerySchema, names: string[]): MiddlewareHandler {
+/** hono middleware: the request's query checked against `schema`; a failure is a 400 with a message a person can act on. */
+export function validQuery(schema: QuerySchema): MiddlewareHandler {
+  const names = paramNames(schema);
   const takes = names.length ? names.map((k) => `"${k}"`).join(', ') : 'none';
   return zValidator('query', schema, (r, c) => {
     if (r.success) return;
@@ -178,7 +158,6 @@ function checked(schema: QuerySchema, names: string[]): MiddlewareHandler {
 
 /** The data-dependent checks: names that must exist in the database (404 otherwise, listing what exists). */
 export function lookups(data: SiteData, cache: ResultCache) {
-  /** Models with answers, plus models that appear only in recorded verdicts. */
   const { catalog, leaderboards } = data;
   const allModels = () =>
     cache.get('allModels', async () => {

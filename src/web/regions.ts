@@ -1,6 +1,5 @@
-// Tables that may be wider than the screen scroll inside their own box (`<div class="scroll">`). WCAG asks
-// that such a box be reachable by keyboard and named: each becomes a focusable region labelled by its table's
-// caption, given an id here so that no view has to invent one (ids are numbered in page order, unique per page).
+// WCAG asks that a scrolling box (`<div class="scroll">`) be reachable by keyboard and named: each becomes a
+// focusable region labelled by its table's caption, numbered here so that no view has to invent an id.
 
 const BOX = /<div class="scroll">(\s*<table\b[^>]*>\s*)<caption>/g;
 

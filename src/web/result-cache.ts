@@ -1,18 +1,12 @@
-// The site's data cache: what the live pages read (the stored reports, the catalog, the runs) is derived from
-// stored games and votes, which change only when someone imports, plays or votes; so every value is tied to a data
-// fingerprint (game and vote counts per judge, the runs' progress, the newest refresh, the checkpoints, the
-// questions' and answers' stamp) re-read at most once per `checkMs`. A fingerprint change, or `maxAgeMs` without
-// one, drops everything. Its keys are the site's validated names (judges, models, filters), so the data bounds it.
+// The site's data cache: what live pages read changes only when someone imports, plays or votes, so every value is
+// tied to a data fingerprint re-read at most once per `checkMs`; a change, or `maxAgeMs`, drops everything. Its keys
+// are validated names (judges, models, filters), so the data bounds its size.
 import type { Store } from '../storage/store.ts';
 
 export interface CacheOptions {
   /** how often the data fingerprint is re-read (ms); 0 = on every request */
   checkMs?: number;
-  /**
-   * A cheap token of the store's data that changes whenever the data may have (SQLite: SqliteStore.dataVersion).
-   * When it is still the one the fingerprint was read at, the fingerprint is not read again (`maxAgeMs` still
-   * drops everything).
-   */
+  /** a cheap token that changes whenever the data may have (SQLite's data version): while it holds, no re-read */
   version?: () => string;
   /** drop everything at least this often, even with an unchanged fingerprint (catches re-parses) */
   maxAgeMs?: number;
@@ -104,10 +98,7 @@ export class ResultCache {
     return this.entries.size;
   }
 
-  /**
-   * Drop every value and re-read the fingerprint at the next fresh(): a purge, or this process changed the data (an
-   * annotator's vote), whose next request must show it (on D1 no data version says so, and checkMs would hide it).
-   */
+  /** Drop every value and re-read the fingerprint next: a purge, or this process changed the data (a vote). */
   clear(): void {
     this.entries.clear();
     this.checkedAt = -Infinity;

@@ -1,9 +1,6 @@
-// How a route answers: its body rendered now, with its Content-Type, Cache-Control and an ETag of the body, so that
-// hono/etag answers If-None-Match with a 304 without hashing again. The pages the home page links to are not
-// rendered here on a request: the write path stored them (src/web/pages.ts); what comes here is rendered live from
-// the stored reports, whose figures the site's data cache holds per data version (src/web/result-cache.ts).
+// How a route answers: its body with its Content-Type, Cache-Control and an ETag of the body, so that hono/etag
+// (app.ts) answers If-None-Match with a 304 without hashing again.
 import type { Context } from 'hono';
-import { etag } from 'hono/etag';
 import { fnv1a } from './result-cache.ts';
 
 export const TYPES = {
@@ -38,6 +35,3 @@ export const send: Send = async (_c, kind, compute, extra = {}) => {
   if (kind === 'svg') headers['Content-Security-Policy'] = SVG_CSP;
   return new Response(body, { status: 200, headers });
 };
-
-/** 304 for a matching If-None-Match (strong or weak); the ETag comes from the response, never from hashing it. */
-export const conditional = () => etag();

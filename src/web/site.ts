@@ -46,14 +46,6 @@ const DESCRIPTIONS: Record<string, string> = {
 };
 const DEFAULT_DESCRIPTION = 'An MT-Bench-style pairwise tournament and leaderboard of LLMs.';
 
-/**
- * What a clipped text says of the rest, by view (else WHOLE_TEXT_JSON): the voting page is blind, so it links to
- * no JSON (which names the models) and says the rest is left out.
- */
-const WHOLE_TEXT: Record<string, string> = {
-  annotate: 'the rest of this answer is not shown here: judge what is shown, or skip the match',
-};
-
 const NAV = [
   ['/', 'Leaderboard'],
   ['/judges', 'Judges'],
@@ -77,9 +69,8 @@ const FORMAT = {
 };
 
 /**
- * A page: the view `view` (views/<view>.ejs) inside the site's frame (navigation, stylesheet, script, meta
- * description, Open Graph card, canonical link). `siteUrl` makes the canonical link and og:url absolute; it
- * never comes from the request (a Host header would otherwise end up in the cached page).
+ * A page: views/<view>.ejs inside the site's frame. `siteUrl` makes the canonical link and og:url absolute; never
+ * from the request (a Host header would otherwise end up in the cached page).
  */
 export const page = (c: Context, view: string, title: string, d: object, siteUrl = ''): string =>
   tableRegions(
@@ -99,7 +90,11 @@ export const page = (c: Context, view: string, title: string, d: object, siteUrl
     }),
   );
 
-const whole = (view: string) => (Object.hasOwn(WHOLE_TEXT, view) ? WHOLE_TEXT[view] : WHOLE_TEXT_JSON);
+/** What a clipped text says of the rest: the voting page is blind, so it links to no JSON (which names the models). */
+const whole = (view: string) =>
+  view === 'annotate'
+    ? 'the rest of this answer is not shown here: judge what is shown, or skip the match'
+    : WHOLE_TEXT_JSON;
 
 /** A query string from the given values (empty ones left out): `?a=1&b=x`, or '' when there is none. */
 export const qs = (p: Record<string, string | number | undefined>): string => {

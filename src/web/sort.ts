@@ -1,6 +1,5 @@
-// The leaderboard's sortable columns and model search, done on the server from query parameters
-// (`?sort=win&dir=desc`, `?q=vicuna`), so that they work without JavaScript and every view has its own URL.
-// Sorting only reorders rows: ranks, ratings and intervals are the ones computed over every model.
+// The leaderboard's sortable columns and model search, on the server (they work without JavaScript and every view
+// has its own URL). Sorting only reorders rows: ranks, ratings and intervals are those over every model.
 import { STANDING_COLUMNS } from '../core/standings.ts';
 import type { LeaderRow } from '../reports/site/leaderboards.ts';
 
@@ -12,10 +11,7 @@ export type SortDir = 'asc' | 'desc';
 /** The direction a column sorts in first: names and ranks upward, counts and rates largest first. */
 const firstDir = (k: SortKey): SortDir => (k === 'rank' || k === 'model' ? 'asc' : 'desc');
 
-/**
- * The rows in the order asked for (a stable sort: ties keep the table's own order); a missing value (a rating that
- * could not be estimated) goes last either way. The default, rank ascending, is the table's order as computed.
- */
+/** The rows in the order asked for (a stable sort); a missing value (no rating) goes last either way. */
 export function sortRows(rows: LeaderRow[], key: SortKey = 'rank', dir?: SortDir): LeaderRow[] {
   const d = dir ?? firstDir(key);
   if (key === 'rank' && d === 'asc') return rows;
@@ -37,10 +33,7 @@ export function matching(rows: LeaderRow[], q: string | undefined): LeaderRow[] 
   return needle ? rows.filter((r) => r.model.toLowerCase().includes(needle)) : rows;
 }
 
-/**
- * What a column header needs: its `aria-sort` (only on the column the table is sorted by) and the link that sorts
- * by it (the other direction when it is that column already). `query` makes a URL from the page's parameters.
- */
+/** A column header's `aria-sort` (on the sorted column only) and the link that sorts by it (or the other way). */
 export function sortHeaders(
   sort: SortKey | undefined,
   dir: SortDir | undefined,

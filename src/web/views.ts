@@ -10,13 +10,7 @@ export function render(name: string, data: object): string {
   return fn(data, undefined, (child, d) => render(child, { ...data, ...d }));
 }
 
-export interface Asset {
-  body: string;
-  kind: 'css' | 'js';
-  hash: string;
-}
-
-const table = new Map<string, Asset>(
+const table = new Map<string, { body: string; kind: 'css' | 'js'; hash: string }>(
   Object.entries(rawAssets as Record<string, string>).map(([name, body]) => [
     name,
     { body, kind: name.endsWith('.css') ? 'css' : 'js', hash: fnv1a(body).slice(0, 12) },
@@ -25,7 +19,7 @@ const table = new Map<string, Asset>(
 
 /** The site's stylesheet and script (views/*.css, views/*.js), served from /static/ under a content-hashed URL. */
 export const assets = {
-  get: (name: string): Asset | undefined => table.get(name),
+  get: (name: string) => table.get(name),
   path(name: string): string {
     const a = table.get(name);
     if (!a) throw new Error(`[web] no asset named "${name}" (views/${name})`);

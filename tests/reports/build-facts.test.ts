@@ -1,4 +1,4 @@
-// A report build reads each filter's game facts once (factsOnce in src/reports/site/build.ts): its reports ask for
+// A report build reads each filter's game facts once (readOnce, src/reports/read-once.ts): its reports ask for
 // the same judge's games again and again; and it reads them without their text (games.facts) where it can. Real
 // SQLite files, `arena run` with the offline mock judges on our own questions, in this process.
 import { join } from 'node:path';

@@ -1,8 +1,5 @@
-// The judge leaderboard (`arena judges --board`, the site's /judges): every judge in the database, with
-// agreement with the experts (S1/S2 per turn, Cohen's kappa), accuracy on each labelled set (natural vs
-// adversarial), position consistency, first-position preference, error rate, tie rate, the longer-answer
-// share of decisive verdicts, and cost and seconds per 1,000 games where stored; each with an interval.
-// The flat table of the board (/api/judge-board and its CSV) is ./board-table.ts.
+// The judge leaderboard (`arena judges --board`, the site's /judges): every judge with its agreement with the experts,
+// accuracy on each labelled set, behaviour rates, and cost and seconds per 1,000 games; each with an interval.
 import type { BootstrapOptions } from '../../core/stats/bootstrap.ts';
 import {
   behaviourRates,
@@ -212,11 +209,7 @@ function setAccuracy(
     string,
     { members: { items: LabelledItem[]; games: LabelledGame[] }[]; prompt: string }
   >();
-  const everything: { items: LabelledItem[]; games: LabelledGame[]; prompt: string } = {
-    items: [],
-    games: [],
-    prompt: '',
-  };
+  const everything = { items: [] as LabelledItem[], games: [] as LabelledGame[], prompt: '' };
   for (const s of sets) {
     // a judge run on a set with several prompt schemes: the scheme with the most games speaks for it
     const mine = s.games.filter((g) => g.judge === judge).sort((a, b) => b.games.length - a.games.length)[0];
@@ -283,12 +276,13 @@ function costAndTime(games: GameFacts[]): Pick<BoardRow, 'costPer1000Games' | 's
 
 /** Both ranks set (by accuracy, by S1 kappa with the experts), the rows sorted by accuracy, then by kappa, then by name. */
 function ranked(rows: BoardRow[]): BoardRow[] {
-  const acc = ranksWithIntervals(rows.map((r) => r.accuracyOverall ?? { value: null, lo: null, hi: null }));
+  const none = { value: null, lo: null, hi: null };
+  const acc = ranksWithIntervals(rows.map((r) => r.accuracyOverall ?? none));
   const s1 = (r: BoardRow) => r.experts.find((e) => e.turn === 0 && e.setup === 'with-tie');
   const exp = ranksWithIntervals(
     rows.map((r) => {
       const e = s1(r);
-      return e ? { value: e.kappa, lo: e.lo, hi: e.hi } : { value: null, lo: null, hi: null };
+      return e ? { value: e.kappa, lo: e.lo, hi: e.hi } : none;
     }),
   );
   rows.forEach((r, i) => ((r.rank = acc[i]!), (r.rankExperts = exp[i]!)));

@@ -1,5 +1,5 @@
-// Two judges side by side (the home page's GPT-4 vs Llama-2-70B block): quality per turn, agreement
-// with the experts, the correlation of their leaderboards, and a reading of the difference.
+// Two judges side by side (GPT-4 vs Llama-2-70B): quality per turn, agreement with the experts, the correlation of
+// their leaderboards, and a reading of the difference.
 import { agreement, type AgreementRow } from '../../core/stats/agreement.ts';
 import { qualityRows, qualityRowsFromOutcomes, winRateCorrelation } from '../../core/stats/judge-quality.ts';
 import { judgeFigures, readTwoJudges, type JudgeFigures, type JudgeSide } from '../../core/judge-reading.ts';
@@ -8,7 +8,7 @@ import { ownMatches, type OwnMatches } from '../../core/stats/own-matches.ts';
 import { readDuel } from '../../core/duel-reading.ts';
 import type { Store } from '../../storage/store.ts';
 import { toQualityGame } from './quality-report.ts';
-import { judgeData, type JudgeData } from '../results.ts';
+import type { JudgeData } from '../results.ts';
 import { HUMAN, REFERENCE_JUDGE } from '../../core/constants.ts';
 
 /** The name `arena start` gives the Judge Llama 2 study's judge (upstage/Llama-2-70b-instruct-v2). */
@@ -33,17 +33,13 @@ export function duelPair(judges: string[]): [string, string] | undefined {
   return llama ? [REFERENCE_JUDGE, llama] : undefined;
 }
 
-/**
- * The same figures as `arena judges --report` and `arena agreement` (one read of each judge's games; pass the
- * site's cached `judgeData` to share its reads).
- */
+/** The same figures as `arena judges --report` and `arena agreement`; `read` is the site's cached judgeData. */
 export async function judgeDuel(
   store: Store,
   reference: string,
   other: string,
-  o: { judgeData?: (judge: string) => Promise<JudgeData> } = {},
+  read: (judge: string) => Promise<JudgeData>,
 ): Promise<JudgeDuel> {
-  const read = o.judgeData ?? ((j: string) => judgeData(store, j));
   const withExperts = (await store.games.judges()).some((j) => j.judge === HUMAN);
   const experts = withExperts ? await read(HUMAN) : undefined;
   const side = async (judge: string) => {

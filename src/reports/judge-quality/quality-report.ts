@@ -15,7 +15,7 @@ import { pairVerdict } from '../../core/verdict/stored.ts';
 import type { Game } from '../../core/types.ts';
 import { storedVerdictOf } from '../../core/outcomes.ts';
 import type { RunRecord, Store } from '../../storage/store.ts';
-import { agreementBetween, judgeData } from '../results.ts';
+import { agreementBetween, judgeData, type JudgeData } from '../results.ts';
 
 export interface JudgesReport {
   judges: { judge: string; games: number; votes: number }[];
@@ -38,9 +38,8 @@ export function toQualityGame(g: Game): QualityGame {
 }
 
 /**
- * The report over `judges` (default: every judge with pairwise games). Agreement and correlation are
- * computed for every pair of the listed judges; name `human` among them to compare with the experts'
- * votes exactly as `arena agreement` does.
+ * The report over `judges` (default: every judge with pairwise games), agreement and correlation for every pair of
+ * them (name `human` among them to compare with the experts as `arena agreement` does).
  */
 export async function judgesReport(store: Store, judges?: string[]): Promise<JudgesReport> {
   const all = await store.games.judges();
@@ -55,7 +54,7 @@ export async function judgesReport(store: Store, judges?: string[]): Promise<Jud
   }
   const agreement: JudgesReport['agreement'] = [];
   const correlation: CorrelationRow[] = [];
-  const data = new Map<string, Awaited<ReturnType<typeof judgeData>>>();
+  const data = new Map<string, JudgeData>();
   for (const j of names) data.set(j, await judgeData(store, j));
   const experts = all.some((j) => j.judge === HUMAN) ? (await judgeData(store, HUMAN)).votes : [];
   const like: LikeForLike[] = [];
@@ -81,11 +80,7 @@ export async function judgesReport(store: Store, judges?: string[]): Promise<Jud
 /** How many of the newest runs are read for their games at the allowance. */
 const ALLOWANCE_RUNS = 500;
 
-/**
- * Per judge, its newest run's games at the allowance: those it sent (`allowance`) and those it left unsent because
- * they were before (`allowanceBefore`). The newest run says what is still so: a run with a larger allowance plays
- * other games and says none.
- */
+/** Per judge, its newest run's games at the allowance (sent, and left unsent): the newest run says what still is. */
 function allowanceOf(runs: RunRecord[], judges?: string[]): { judge: string; games: number }[] {
   const newest = new Map<string, RunRecord>();
   for (const r of runs) if (!judges || judges.includes(r.judge)) newest.set(r.judge, r); // runs come in start order

@@ -1,8 +1,8 @@
-// `arena reports --rebuild` and the write path (import, run, refresh, reparse, prune, publish): every report a
-// page of the site, a chart or an /api table shows by default or through its filters, computed where its data
-// changed and stored (src/reports/site/stored.ts); rows no longer reachable (a pruned judge's) are removed.
+// `arena reports --rebuild` and every write: each report a page, chart or /api table shows, computed where its data
+// changed and stored (stored.ts); rows no page reaches any more (a pruned judge's) are removed.
 import { duelPair } from '../judge-quality/duel.ts';
-import type { GameFacts, GameFilter, Store } from '../../storage/store.ts';
+import type { Store } from '../../storage/store.ts';
+import { readOnce } from '../read-once.ts';
 import type { Filter, Memo, SiteOptions } from './catalog.ts';
 import { SiteData } from './site-data.ts';
 import {
@@ -17,11 +17,7 @@ import {
 export interface BuildOptions extends Partial<SiteOptions> {
   /** one line per step: "leaderboards of gpt-4 (3/7)" */
   progress?: (step: string, done: number, total: number) => void;
-  /**
-   * build only the steps (named as in reportSteps) this accepts: the reports of the other steps are left as they
-   * are (missing ones stay missing, and no row is removed), so a page that reads one of them is refused by the
-   * Worker. A test that reads a few reports the Worker's way builds just those.
-   */
+  /** build only the steps (named as in reportSteps) this accepts, leaving the others' rows as they are */
   only?: (step: string) => boolean;
 }
 
@@ -45,10 +41,7 @@ function mapMemo(): Memo {
   };
 }
 
-/**
- * Every report a page, a chart or an /api table shows by default or through its filters, as named steps that
- * compute them through `data` (its memo stores them when building).
- */
+/** Every report a page, a chart or an /api table shows, as named steps computing them through `data`. */
 export async function reportSteps(data: SiteData): Promise<[string, () => Promise<unknown>][]> {
   const { catalog, leaderboards: lb, judges: jt, health } = data;
   const judges = await catalog.rankedJudges();
@@ -96,49 +89,22 @@ export async function reportSteps(data: SiteData): Promise<[string, () => Promis
 /** The most game facts a build keeps for the next report that reads the same filter. */
 const FACTS_KEPT = 1_000_000;
 
-/**
- * The store a build reads through: its reports read the same judge's facts about ten times (139,200 games a read in a
- * 30-model league), so each filter's facts are read once while the build runs, up to FACTS_KEPT in all; readers asking
- * at once share the read, and every reader gets its own array.
- */
-function factsOnce(store: Store): Store {
-  const kept = new Map<string, Promise<GameFacts[]>>();
-  let count = 0;
-  const facts = (f?: GameFilter): Promise<GameFacts[]> => {
-    const key = JSON.stringify(f ?? {});
-    let p = kept.get(key);
-    if (!p) {
-      kept.set(key, (p = store.games.facts(f)));
-      p.then(
-        (g) => {
-          count += g.length;
-          if (count > FACTS_KEPT) (kept.delete(key), (count -= g.length));
-        },
-        () => kept.delete(key),
-      );
-    }
-    return p.then((g) => [...g]);
-  };
-  const games = new Proxy(store.games, {
-    get: (t, k) => (k === 'facts' ? facts : bound(t, k)),
-  });
-  return new Proxy(store, { get: (t, k) => (k === 'games' ? games : bound(t, k)) });
-}
-
-function bound(t: object, k: string | symbol): unknown {
-  const v = Reflect.get(t, k, t) as unknown;
-  return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
-}
-
 /** Compute and store every report whose data changed (all of them when none is stored); see above. */
 export async function buildReports(written: Store, o: BuildOptions = {}): Promise<BuildResult> {
   const t0 = Date.now();
-  const store = factsOnce(written);
+  // its reports read the same judge's facts about ten times (bench/README.md): each filter's once, up to FACTS_KEPT
+  let kept = 0;
+  const store = readOnce(written, { games: 'facts' }, (facts) => {
+    const n = (facts as unknown[]).length;
+    if (kept + n > FACTS_KEPT) return false;
+    kept += n;
+    return true;
+  });
   const site: SiteOptions = {
     bootstrapRounds: o.bootstrapRounds ?? 1000,
     ...(o.intervals ? { intervals: o.intervals } : {}),
   };
-  const memo = new StoredReports(store, mapMemo(), site, { mode: 'build' });
+  const memo = new StoredReports(store, mapMemo(), site, 'build');
   const data = new SiteData(store, memo, site);
   const digest = (await memo.digest())!;
   const steps = (await reportSteps(data)).filter(([name]) => !o.only || o.only(name));
@@ -147,8 +113,7 @@ export async function buildReports(written: Store, o: BuildOptions = {}): Promis
     await run();
   }
   o.progress?.('done', steps.length, steps.length);
-  // the digest the Worker compares with (written only when it changed: a build that changed nothing writes
-  // nothing), and the rows no page reaches any more
+  // the digest the Worker compares with (written only when it changed), and the rows no page reaches any more
   const state = encodeReport(digest);
   const [was] = await store.reports.get([STATE]);
   if (was?.body !== state || was.version !== REPORT_VERSION)

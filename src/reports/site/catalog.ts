@@ -1,25 +1,15 @@
-// What every page of the site reads first: the judges, questions, models and categories in the database, and
-// one judge's matches (its outcomes and votes). The other families of the site's data build on these.
+// What every page of the site reads first: the judges, questions, models and categories, and one judge's matches.
 import { AUTHOR, HUMAN } from '../../core/constants.ts';
 import type { MatchOutcome, Question } from '../../core/types.ts';
 import type { ReportReads } from '../../storage/report-store.ts';
 import type { Store } from '../../storage/store.ts';
 import { judgeData, type JudgeData } from '../results.ts';
 
-/**
- * Where the site's data keeps what it computed: a value per key, computed once (the site's ResultCache, which
- * drops everything when the data changes).
- */
+/** Where the site's data keeps what it computed: a value per key, computed once. */
 export interface Memo {
-  /**
-   * `reads` marks a stored report (src/reports/site/stored.ts) and declares what computing it reads
-   * (src/reports/site/reads.ts); other values are only memoized.
-   */
+  /** `reads` marks a stored report (stored.ts) and declares what computing it reads (reads.ts) */
   get<T>(key: string, compute: () => Promise<T>, reads?: ReportReads): Promise<T>;
-  /**
-   * The judges it holds reports of, when it holds only some (the Worker: those of the last publish; a judge whose
-   * first votes were cast on the site since has none); undefined: it has or computes every judge's.
-   */
+  /** the judges it holds reports of, when only some (the Worker: those of the last publish) */
   judgesWithReports?(): Promise<ReadonlySet<string> | undefined>;
 }
 
@@ -51,10 +41,7 @@ export class Catalog {
     });
   }
 
-  /**
-   * The judges with leaderboards: every judge but the paper's authors, and only those with reports where the site
-   * shows only published ones (the others are listed in `judges()` with their games and votes).
-   */
+  /** The judges with leaderboards: every judge but the paper's authors (with reports, where only some have). */
   async rankedJudges(): Promise<string[]> {
     const reported = await this.cache.judgesWithReports?.();
     return (await this.judges())

@@ -1,5 +1,4 @@
-// The checkpoints page's data: every checkpoint series with the report of `arena checkpoints report` under
-// every judge that judged it, and that report flattened into the rows of /api/checkpoints.
+// The checkpoints page's data, and its report flattened into the rows of /api/checkpoints.
 import { seriesReport, type CheckpointRow } from '../../core/stats/checkpoints.ts';
 import type { CheckpointRecord, Store } from '../../storage/store.ts';
 import type { Catalog, Memo } from './catalog.ts';
@@ -24,10 +23,7 @@ export class Checkpoints {
     private readonly catalog: Catalog,
   ) {}
 
-  /**
-   * Every checkpoint series with the report of `arena checkpoints report` (core/stats/checkpoints.ts, the same
-   * seed and resamples by default) under every judge that judged it, over all its stored games.
-   */
+  /** Every checkpoint series with the report of `arena checkpoints report` under every judge that judged it. */
   series(): Promise<CheckpointSeries[]> {
     return this.cache.get(
       'checkpoints',
@@ -36,9 +32,8 @@ export class Checkpoints {
         for (const c of await this.store.checkpoints.list())
           bySeries.set(c.series, [...(bySeries.get(c.series) ?? []), c]);
         const out: CheckpointSeries[] = [];
-        for (const [series, list] of bySeries) {
-          const baseline = list.find((c) => c.baseline)?.baseline ?? null;
-          const checkpoints = list;
+        for (const [series, checkpoints] of bySeries) {
+          const baseline = checkpoints.find((c) => c.baseline)?.baseline ?? null;
           if (!baseline) {
             out.push({ series, baseline, checkpoints, rows: [], best: {}, tiedBest: {} });
             continue;
@@ -46,7 +41,7 @@ export class Checkpoints {
           const byJudge = [];
           for (const j of await this.catalog.judges())
             byJudge.push({ judge: j.judge, outcomes: (await this.catalog.judgeData(j.judge)).outcomes });
-          const r = seriesReport(byJudge, list, baseline);
+          const r = seriesReport(byJudge, checkpoints, baseline);
           // judges that never met this series are left out (the CLI lists the judges of its config)
           const judged = new Set(r.rows.filter((x) => x.winRate.n).map((x) => x.judge));
           out.push({

@@ -1,5 +1,5 @@
-// The rows of /api/judge-duel: the home page's comparison of two judges, one figure per row, like for like (both
-// judges on the matches both read in both orders) and each judge on its own matches, with intervals flattened.
+// The rows of /api/judge-duel: two judges compared, one figure per row, like for like (the matches both read in both
+// orders) and each judge on its own matches, with intervals flattened.
 import type { Estimate } from '../../core/stats/like-for-like.ts';
 import type { JudgeDuel } from '../judge-quality/duel.ts';
 

@@ -1,6 +1,5 @@
-// The health and style pages' data: benchmark health (every judge against the experts) and style control,
-// each with its own view fragment (views/health-table.ejs, views/style-table.ejs) so any page can show
-// them: `/health` and `/style` do, and `/judges` can `include('health-table', { health })`.
+// The health and style pages' data: benchmark health (every judge against the experts) and style control, each
+// with its own view fragment (views/health-table.ejs, views/style-table.ejs) that any page can include.
 import type { HealthRow } from '../../core/stats/benchmark-health.ts';
 import type { StyleGroup } from '../../core/stats/style.ts';
 import { healthRows } from '../benchmark-health.ts';
@@ -25,15 +24,11 @@ export interface HealthSection {
 }
 
 export class HealthAndStyle {
-  private readonly rounds: number;
-
   constructor(
     private readonly store: Store,
     private readonly cache: Memo,
-    o: SiteOptions,
-  ) {
-    this.rounds = o.bootstrapRounds;
-  }
+    private readonly o: SiteOptions,
+  ) {}
 
   /** Every judge's health against the experts (undefined when the database has no expert votes). */
   health(): Promise<HealthSection | undefined> {
@@ -44,9 +39,9 @@ export class HealthAndStyle {
         if (!judges.includes(HUMAN)) return undefined;
         const assessed = judges.filter((j) => !NOT_ASSESSED.has(j)).sort();
         const { rows, unrated } = assessed.length
-          ? await healthRows(this.store, assessed, HUMAN, { rounds: this.rounds })
+          ? await healthRows(this.store, assessed, HUMAN, { rounds: this.o.bootstrapRounds })
           : { rows: [], unrated: [] };
-        return { reference: HUMAN, rows, unrated, rounds: this.rounds };
+        return { reference: HUMAN, rows, unrated, rounds: this.o.bootstrapRounds };
       },
       allReads(),
     );
@@ -56,7 +51,7 @@ export class HealthAndStyle {
   style(judge: string): Promise<StyleReport> {
     return this.cache.get(
       `style:${judge}`,
-      () => styleReport(this.store, judge, STYLE_GROUPS_SHOWN, { rounds: this.rounds }),
+      () => styleReport(this.store, judge, STYLE_GROUPS_SHOWN, { rounds: this.o.bootstrapRounds }),
       // the answers' style: their length and markdown
       judgeReads(judge, 'answers'),
     );
@@ -65,36 +60,26 @@ export class HealthAndStyle {
 
 /** The rows of /api/health: one per judge, intervals flattened into columns. */
 export function healthTableRows(s: HealthSection | undefined): object[] {
-  return (s?.rows ?? []).map((r) => ({
-    judge: r.judge,
-    reference: r.reference,
-    models: r.models.length,
-    pairs: r.pairs,
-    separated: r.separated,
-    separability: r.separability,
-    referenceSeparated: r.referenceSeparated,
-    referenceSeparability: r.referenceSeparability,
-    agreedPairs: r.agreedPairs,
-    opposedPairs: r.opposedPairs,
-    agreementWithConfidence: r.agreementWithConfidence,
-    brier: r.brier,
-    brierReferenceBootstrap: r.brierReferenceBootstrap,
-    spearman: r.spearman.value,
-    spearmanLo: nullIfNaN(r.spearman.lo),
-    spearmanHi: nullIfNaN(r.spearman.hi),
-    kendall: r.kendall.value,
-    kendallLo: nullIfNaN(r.kendall.lo),
-    kendallHi: nullIfNaN(r.kendall.hi),
-    level: r.level,
-    rounds: r.rounds,
-    // how stable each separated count is over the bootstrap's own rounds (its Monte-Carlo range)
-    separatedMcLo: r.separatedMonteCarlo?.lo ?? null,
-    separatedMcHi: r.separatedMonteCarlo?.hi ?? null,
-    referenceSeparatedMcLo: r.referenceSeparatedMonteCarlo?.lo ?? null,
-    referenceSeparatedMcHi: r.referenceSeparatedMonteCarlo?.hi ?? null,
-    // on too few questions: why the intervals and the counts made from them are null
-    intervalsWithheld: r.intervalsWithheld?.reason ?? null,
-  }));
+  return (s?.rows ?? []).map((r) => {
+    const flat: Record<string, unknown> = {
+      ...r,
+      models: r.models.length,
+      spearman: r.spearman.value,
+      spearmanLo: nullIfNaN(r.spearman.lo),
+      spearmanHi: nullIfNaN(r.spearman.hi),
+      kendall: r.kendall.value,
+      kendallLo: nullIfNaN(r.kendall.lo),
+      kendallHi: nullIfNaN(r.kendall.hi),
+      // how stable each separated count is over the bootstrap's own rounds (its Monte-Carlo range)
+      separatedMcLo: r.separatedMonteCarlo?.lo,
+      separatedMcHi: r.separatedMonteCarlo?.hi,
+      referenceSeparatedMcLo: r.referenceSeparatedMonteCarlo?.lo,
+      referenceSeparatedMcHi: r.referenceSeparatedMonteCarlo?.hi,
+      // on too few questions: why the intervals and the counts made from them are null
+      intervalsWithheld: r.intervalsWithheld?.reason,
+    };
+    return Object.fromEntries(HEALTH_COLUMNS.map((k) => [k, flat[k] ?? null]));
+  });
 }
 
 export const HEALTH_COLUMNS = [

@@ -1,6 +1,5 @@
-// The home page's board: which judge's leaderboard a visitor sees first, and the few columns it shows (rank with
-// its range, model, rating with its 95% interval, matches). Every other figure is on the details page
-// (/leaderboard), the model's page and /judges. Pure: it reads the boards the site's data already built.
+// The home page's board: which judge's leaderboard a visitor sees first, and the few columns it shows (the details
+// page has every other figure). Pure: it reads the boards the site's data already built.
 import { isHumanJudge } from '../../core/constants.ts';
 import type { BoardNote } from './succession.ts';
 import type { LeaderRow } from './leaderboards.ts';
@@ -10,10 +9,8 @@ export const boardMatches = (rows: LeaderRow[]): number =>
   rows.reduce((n, r) => n + r.win + r.loss + r.tie + r.error, 0) / 2;
 
 /**
- * The judge whose board the home page shows when the visitor names none: the one a publisher named (`named`: the
- * newest refresh config's `publish.judge`), else the board a refresh's succession made current, else the one with
- * the most matches; people's votes are a judge like any other but never the default while an LLM judge has a
- * board. Ties keep the judges' order; a name the database does not know is no choice.
+ * The judge whose board the home page shows when the visitor names none: the one the publisher named (if known),
+ * else the one a succession made current, else the LLM judge with the most matches (ties: the judges' order).
  */
 export function defaultJudge(
   boards: { judge: string; rows: LeaderRow[] }[],
@@ -30,25 +27,8 @@ export function defaultJudge(
   return best?.judge ?? judges[0];
 }
 
-/** One row of the home page's board. */
-export interface HomeRow {
-  rank: number;
-  /** the rank follows the ratings alone: too few questions for intervals */
-  rankFromPoint: boolean;
-  /** the ranks consistent with simultaneous 95% intervals of every rating difference; null without intervals */
-  rankRange: string | null;
-  model: string;
-  rating: number | null;
-  ratingLo: number | null;
-  ratingHi: number | null;
-  /** why there is no rating or interval, in a few words ("not estimable"), else null */
-  ratingNote: string | null;
-  matches: number;
-  preliminary: boolean;
-}
-
-/** The board's rows: a leaderboard's rows with only the home page's columns. */
-export function homeRows(rows: LeaderRow[]): HomeRow[] {
+/** The board's rows: a leaderboard's rows with only the home page's columns (rankRange: null without intervals). */
+export function homeRows(rows: LeaderRow[]) {
   return rows.map((r) => ({
     rank: r.rank,
     rankFromPoint: r.rankFromPoint === true,

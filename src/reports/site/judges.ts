@@ -1,5 +1,5 @@
-// The judges page's data: the judge leaderboard, accuracy on labelled pair sets, each judge's consistency
-// across the two orders, agreement of every pair of judges (with the experts too) and position bias.
+// The judges page's data: the judge leaderboard, accuracy on labelled sets, consistency across the two orders,
+// agreement of every pair of judges and position bias.
 import { comparisons, kappaTable, type KappaRow } from '../../core/stats/kappa.ts';
 import type { AccuracyRow } from '../../core/stats/pair-accuracy.ts';
 import { ANNOTATORS, AUTHOR, isHumanJudge } from '../../core/constants.ts';
@@ -11,15 +11,6 @@ import { judgeBoard, type BoardRow } from '../judge-quality/board.ts';
 import { judgeDuel, type JudgeDuel } from '../judge-quality/duel.ts';
 import type { Catalog, Memo, SiteOptions } from './catalog.ts';
 import { allReads } from './reads.ts';
-
-export interface ConsistencyRow {
-  judge: string;
-  matches: number;
-  consistent: number;
-  inconsistent: number;
-  error: number;
-  consistency: number;
-}
 
 export interface AgreementEntry extends Omit<
   KappaRow,
@@ -72,7 +63,7 @@ export class JudgeTables {
   duel(pair: [string, string]): Promise<JudgeDuel> {
     return this.cache.get(
       `duel:${pair.join(':')}`,
-      () => judgeDuel(this.store, ...pair, { judgeData: (j) => this.catalog.judgeData(j) }),
+      () => judgeDuel(this.store, ...pair, (j) => this.catalog.judgeData(j)),
       allReads(),
     );
   }
@@ -87,11 +78,11 @@ export class JudgeTables {
   }
 
   /** How often a judge's two orders agree (recorded verdicts carry their inconsistent count too). */
-  consistency(): Promise<ConsistencyRow[]> {
+  consistency() {
     return this.cache.get(
       'consistency',
       async () => {
-        const out: ConsistencyRow[] = [];
+        const out = [];
         for (const judge of await this.catalog.rankedJudges()) {
           if (isHumanJudge(judge)) continue;
           const { outcomes } = await this.catalog.judgeData(judge);
@@ -117,10 +108,7 @@ export class JudgeTables {
     );
   }
 
-  /**
-   * Agreement (S1 with ties, S2 without) per turn of every judge with the human experts and with each
-   * other, with Cohen's kappa and its question-bootstrap interval (core/stats/kappa.ts).
-   */
+  /** Agreement (S1 with ties, S2 without) per turn of every pair of judges, with Cohen's kappa and its interval. */
   agreement(): Promise<AgreementEntry[]> {
     return this.cache.get(
       'agreement',
@@ -149,9 +137,8 @@ export class JudgeTables {
   }
 
   /**
-   * The annotators' quality, when they have voted: each one's agreement with the majority of the other votes on the
-   * same matches (other annotators, the experts, the LLM judges) and the random-voter test (core/stats/
-   * voter-outliers.ts). Voters by id (annotator_<n>), never by name.
+   * The annotators' quality: each one's agreement with the majority of the other votes on the same matches and the
+   * random-voter test (core/stats/voter-outliers.ts); voters by id (annotator_<n>), never by name.
    */
   annotators(): Promise<VoterCheck[]> {
     return this.cache.get('annotators', async () => {
@@ -169,10 +156,7 @@ export class JudgeTables {
     });
   }
 
-  /**
-   * How many annotator votes the stored figures (agreement, kappa, health) count, and when they were computed: the
-   * Worker shows figures built at the last publish while votes keep arriving in D1, and the page says so.
-   */
+  /** How many annotator votes the stored figures count, and when: the Worker's are those of the last publish. */
   annotatorVotes(): Promise<{ votes: number; at: number }> {
     return this.cache.get(
       'annotatorVotes',

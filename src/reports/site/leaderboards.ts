@@ -4,14 +4,13 @@ import { battleTable } from '../../core/stats/battle-table.ts';
 import { bootstrapBradleyTerry } from '../../core/stats/rating-bootstrap.ts';
 import { sandwichBradleyTerry } from '../../core/stats/sandwich.ts';
 import { ratingsByGroup } from '../../core/groups.ts';
-import { scoreOf } from '../../core/outcomes.ts';
 import { estimability } from '../../core/stats/separation.ts';
 import { pairwiseStandings } from '../../core/standings.ts';
 import type { MatchOutcome, SingleStanding, Standing } from '../../core/types.ts';
 import { HUMAN } from '../../core/constants.ts';
 import type { Store } from '../../storage/store.ts';
 import { adaptiveNote, adaptiveRounds } from '../adaptive.ts';
-import { singleResults, standings, type StandingsQuery } from '../results.ts';
+import { outcomeBattles, singleResults, standings, type StandingsQuery } from '../results.ts';
 import type { Catalog, Filter, Memo, SiteOptions } from './catalog.ts';
 import { allReads, categoryReads, judgeReads } from './reads.ts';
 
@@ -81,20 +80,9 @@ export class Leaderboards {
   /** FastChat's standings plus Bradley–Terry with a bootstrap interval, for one group of models. */
   private groupRows(outcomes: MatchOutcome[]): LeaderRow[] {
     const rows = pairwiseStandings(outcomes);
-    const battles = outcomes
-      .filter((o) => o.outcome !== 'error')
-      .map(
-        (o) =>
-          ({
-            a: o.model1,
-            b: o.model2,
-            score: scoreOf(o.outcome),
-            cluster: o.questionId,
-          }) as const,
-      );
-    // a model that won (or lost) every match has no finite rating: it gets none and a note saying
-    // why; the others are fitted without it (core/stats/separation.ts). The sandwich refuses such a
-    // table (it rests on one finite fit), so a separated table always takes the bootstrap.
+    const battles = outcomeBattles(outcomes);
+    // a model that won (or lost) every match has no finite rating (a note says why); the sandwich rests on one
+    // finite fit, so a separated table always takes the bootstrap
     const fit = () => {
       const table = battleTable(battles);
       return this.o.intervals === 'sandwich' && !estimability(table.pairs).separated
@@ -105,8 +93,7 @@ export class Leaderboards {
     const byModel = new Map(bt.map((r) => [r.model, r]));
     return rows.map((r, k) => {
       const b = byModel.get(r.model);
-      // lmarena's rank: 1 + the models whose interval lies wholly above; overlapping intervals share a rank
-      // (Rank (UB), `rankUB`); the rank range comes from simultaneous intervals of the differences
+      // lmarena's Rank (UB): 1 + the models whose interval lies wholly above
       return {
         rank: b?.rank ?? k + 1,
         ...r,
@@ -129,10 +116,7 @@ export class Leaderboards {
    * The leaderboard tables: one per judge (or only `only`), and one per group of models that played one another
    * when a judge's models form several (rows carry `group` only then).
    */
-  async boards(
-    f: Filter,
-    only?: string,
-  ): Promise<{ judge: string; mode: 'pairwise-all'; rows: LeaderRow[]; group: number; groups: number }[]> {
+  async boards(f: Filter, only?: string) {
     const out = [];
     const judges = only ? [only] : await this.catalog.rankedJudges();
     // asked together: one round trip where the store batches reads (D1)

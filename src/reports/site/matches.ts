@@ -24,10 +24,7 @@ export class Matches {
     private readonly catalog: Catalog,
   ) {}
 
-  /**
-   * Everything about one question and two models: the match browser. Read by key on each request, never held:
-   * their number grows with the square of the models.
-   */
+  /** Everything about one question and two models, read on each request (never held: there are models² of them). */
   async match(questionId: number, modelA: string, modelB: string): Promise<MatchView | undefined> {
     const question = (await this.catalog.questions()).find((q) => q.id === questionId);
     if (!question) return undefined;

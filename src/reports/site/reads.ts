@@ -1,8 +1,5 @@
-// What each stored report reads, declared where it is computed (the third argument of Memo.get): the games and
-// votes of one judge or of every judge, and the tables besides (DIGEST_TABLES). A report's stored row is current
-// while the digest of exactly what it declares is unchanged (src/reports/site/stored.ts), so a declaration must
-// cover every Store read its computation makes, its nested reports' included: tests/reports/reads.test.ts records
-// the reads of every report a build makes and fails on one not declared.
+// What each stored report reads, declared where it is computed (Memo.get's third argument): its row is current while
+// the digest of exactly that is unchanged, so a declaration covers every Store read (tests/reports/reads.test.ts).
 import type { ReportReads } from '../../storage/report-store.ts';
 
 type Table = ReportReads['tables'][number];

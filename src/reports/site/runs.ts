@@ -1,5 +1,4 @@
-// The runs and refreshes pages' data: the last runs (newest first) and the last nightly refreshes, each refresh as
-// a flat row (status, why it is degraded, games played, calls, cost).
+// The runs and refreshes pages' data: the last runs and refreshes, newest first, each refresh as a flat row.
 import { boardStory, type BoardStory } from './succession.ts';
 import type { RefreshRecord, RefreshStatus, RunRecord, Store } from '../../storage/store.ts';
 import { runSeen } from '../../core/run-seen.ts';
@@ -60,9 +59,8 @@ export class RunHistory {
   }
 
   /**
-   * Whether a run's cost is private: a run a refresh played shows its cost only where that refresh's config opts
-   * in (`publish.showCost`), as the refresh's own row does; one played by hand (`arena run`) shows it. A refresh
-   * older than the newest `limit` is not read: its runs' costs stay private.
+   * Whether a run's cost is private: a run a refresh played shows it only where that refresh's config opts in
+   * (`publish.showCost`); one played by hand shows it; a refresh older than the newest `limit` is not read.
    */
   private async privateCosts(runs: RunRecord[], limit: number): Promise<(r: RunRecord) => boolean> {
     const refreshOf = (r: RunRecord) => (r.config as { refresh?: unknown } | null)?.refresh;

@@ -1,8 +1,5 @@
-// What the site shows, computed from the Store through core (standings, ratings, agreement) and memoized per
-// data version (the site passes its result cache, src/web/result-cache.ts). One object per family of pages,
-// each in its own file beside this one; every method returns plain rows: the pages render them and the /api
-// endpoints serve them as JSON and CSV with the same shapes. Shared by the CLI and the site, so it imports
-// nothing from src/web.
+// What the site shows, computed from the Store and memoized per data version: one object per family of pages,
+// whose methods return plain rows (the pages render them, /api serves them). Shared by the CLI and the site.
 import type { Store } from '../../storage/store.ts';
 import { Catalog, type Memo, type SiteOptions } from './catalog.ts';
 import { Checkpoints } from './checkpoints.ts';

@@ -1,14 +1,7 @@
-// Reports are data: what the site shows (standings, ratings and intervals, agreement, health, style, the judge
-// board, checkpoints) is computed when the games change and stored as rows of the `reports` table, one per view
-// and its parameters, with the digest of the data it was computed from (Store.reports). The site's data
-// (SiteData) reads through this memo: a key given with what its computation reads (src/reports/site/reads.ts) is
-// a report, read from its row while the row's digest, that of exactly what it reads, is current.
-// What happens to a missing or stale one depends on who reads:
-//   build   (every write: import, run, refresh, reparse, prune, publish, `arena start`, `arena reports --rebuild`):
-//           computes it and stores the row;
-//   compute (`arena serve`, and a site built as a library, createApp's default): computes it when asked, once per
-//           data digest, holding it in memory (a page the write path did not render: a filter, a sort, a match);
-//   read    (the Worker): never computes; a missing row is refused (ReportMissing), a stale one shown as it is.
+// Reports are data: what the site shows is computed when the games change and stored as rows of the `reports`
+// table with the digest of exactly what it reads (reads.ts); SiteData reads through this memo. A missing or stale
+// report is, by mode: build (every write) computed and stored; compute (`arena serve`, createApp's default) computed
+// when asked, in memory; read (the Worker) never computed: a missing row is refused (ReportMissing), a stale one shown.
 import type { DataDigest, ReportKey, ReportReads, StoredReport } from '../../storage/report-store.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Memo, SiteOptions } from './catalog.ts';
@@ -42,11 +35,6 @@ export interface ReportCounts {
   missing: number;
 }
 
-export interface StoredReportsOptions {
-  mode: ReportMode;
-  now?: () => number;
-}
-
 /** JSON that keeps what plain JSON loses in the figures: NaN and the infinities (an interval that is undefined). */
 const NUMBER = '$number';
 export const encodeReport = (v: unknown): string =>
@@ -77,9 +65,8 @@ function reportKey(key: string, o: SiteOptions): ReportKey {
 }
 
 /**
- * The digest a report is current at: the format, and the digest of what it reads (its judges' games and votes,
- * the labelled-set items and the tables it declares). A published digest of an older shape matches nothing.
- * Through Web Crypto (native on Node and Workers alike: the Worker's own SHA-256 would cost milliseconds a report).
+ * The digest a report is current at: the format's and that of what it reads. Web Crypto: native on Node and
+ * Workers alike (a SHA-256 of the Worker's own would cost milliseconds a report).
  */
 async function reportDigest(r: ReportReads, d: DataDigest): Promise<string> {
   const judges = r.judges === 'all' ? Object.keys(d.judges).sort() : r.judges;
@@ -99,25 +86,24 @@ export class StoredReports implements Memo {
     private readonly store: Store,
     private readonly inner: Memo,
     private readonly site: SiteOptions,
-    private readonly o: StoredReportsOptions,
+    private readonly mode: ReportMode,
   ) {}
 
   /** The data digest reports are compared with: the content's (build, compute) or the published state's (read). */
   digest(): Promise<DataDigest | undefined> {
     return this.inner.get('reports:digest', async () => {
-      if (this.o.mode !== 'read') return this.store.reports.digest();
+      if (this.mode !== 'read') return this.store.reports.digest();
       const [row] = await this.store.reports.get([STATE]);
       return row ? decodeReport<DataDigest>(row.body) : undefined;
     });
   }
 
   /**
-   * read: the judges of the published state (a judge first seen since, such as `annotators` after the first vote
-   * cast on the Worker, has no report to show until the next publish); undefined before any publish (every page then
-   * says what to run) and in the other modes, which compute what is missing.
+   * read: the judges of the published state (a judge first seen since has no report until the next publish);
+   * undefined before any publish and in the other modes, which compute what is missing.
    */
   async judgesWithReports(): Promise<ReadonlySet<string> | undefined> {
-    if (this.o.mode !== 'read') return undefined;
+    if (this.mode !== 'read') return undefined;
     const d = await this.digest();
     return d ? new Set(Object.keys(d.judges)) : undefined;
   }
@@ -136,7 +122,7 @@ export class StoredReports implements Memo {
     this.touched.add(`${k.view}\u0000${k.params}`);
     // read: the row is asked beside the published state, so that the reads a page makes together go to the
     // database together (the D1 Store batches them)
-    const asked = this.o.mode === 'read' ? this.store.reports.get([k]) : undefined;
+    const asked = this.mode === 'read' ? this.store.reports.get([k]) : undefined;
     asked?.catch(() => undefined);
     const d = await this.digest();
     const want = d ? await this.digestOf(reads, d) : '';
@@ -145,8 +131,8 @@ export class StoredReports implements Memo {
       this.counts.read++;
       return decodeReport<T>(row.body);
     }
-    if (this.o.mode === 'build') return this.build(k, want, compute);
-    if (this.o.mode === 'compute') {
+    if (this.mode === 'build') return this.build(k, want, compute);
+    if (this.mode === 'compute') {
       const value = await compute();
       this.counts.computed++;
       return value;
@@ -172,8 +158,7 @@ export class StoredReports implements Memo {
   private readonly digests = new WeakMap<DataDigest, Map<string, Promise<string>>>();
 
   private async build<T>(k: ReportKey, digest: string, compute: () => Promise<T>): Promise<T> {
-    const now = this.o.now ?? Date.now;
-    const t0 = now();
+    const t0 = Date.now();
     const value = await compute();
     this.counts.computed++;
     const row: StoredReport = {
@@ -181,8 +166,8 @@ export class StoredReports implements Memo {
       digest,
       version: REPORT_VERSION,
       body: encodeReport(value),
-      builtAt: now(),
-      ms: Math.round(now() - t0),
+      builtAt: Date.now(),
+      ms: Date.now() - t0,
     };
     await this.store.reports.put([row]);
     // what is returned is what a later read parses: the same JSON (undefined fields dropped, NaN as null)

@@ -1,6 +1,5 @@
-// The boards' story from the refreshes' records: which judge produced each board and since when, which one is
-// retired (its board stays, marked so), which one is a successor the bridge kept beside the old one, and every
-// succession's bridge report (src/ops/refresh/succession.ts writes them). Pure.
+// The boards' story from the refreshes' records: which judge produced each board and since when, which is retired
+// or a candidate successor, and every succession's bridge report (src/ops/refresh/succession.ts writes them). Pure.
 import type { RefreshRecord, SuccessionRecord } from '../../core/records.ts';
 
 export interface BoardNote {
@@ -47,8 +46,5 @@ export function boardStory(records: RefreshRecord[]): BoardStory {
 /** Boards in the order a reader needs them: the current judges' first, retired ones last, else as given. */
 export function storyOrder<T extends { judge: string }>(tables: T[], notes: Record<string, BoardNote>): T[] {
   const rank = (j: string) => (notes[j]?.state === 'current' ? 0 : notes[j]?.state === 'retired' ? 2 : 1);
-  return tables
-    .map((t, i) => [t, i] as const)
-    .sort((a, b) => rank(a[0].judge) - rank(b[0].judge) || a[1] - b[1])
-    .map(([t]) => t);
+  return [...tables].sort((a, b) => rank(a.judge) - rank(b.judge)); // a stable sort: ties as given
 }

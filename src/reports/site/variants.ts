@@ -1,6 +1,4 @@
-// The rating variants page's data (views/variants.ejs): per judge, Bradley–Terry under our tie convention and
-// FastChat's, Rao–Kupper ties, a position term and the length effect with their question-clustered standard errors,
-// and the power table, stored as one report per judge (src/reports/rating-variants.ts computes it).
+// The rating variants page's data (views/variants.ejs), one stored report per judge (src/reports/rating-variants.ts).
 import { ratingVariants, type RatingVariants } from '../rating-variants.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Memo } from './catalog.ts';

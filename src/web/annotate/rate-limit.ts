@@ -2,11 +2,8 @@
 // SQLite file, and every isolate on one D1, counts against the same limit.
 import type { RateLimitStore } from '../../storage/annotator-store.ts';
 
-export interface Limit {
-  /** requests allowed per window */
-  max: number;
-  windowMs: number;
-}
+/** requests allowed per window */
+type Limit = { max: number; windowMs: number };
 
 export interface Limits {
   /** every /annotate request, per client address */
@@ -42,9 +39,8 @@ export class RateLimiter {
 }
 
 /**
- * The client behind `hops` trusted reverse proxies: the X-Forwarded-For entry `hops` from the right (each proxy
- * appends the address it was connected from; entries further left are the client's to write). Undefined when the
- * header has fewer entries: the request did not come through them all.
+ * The client behind `hops` trusted proxies: the X-Forwarded-For entry `hops` from the right (entries further left
+ * are the client's to write); undefined when there are fewer (the request did not come through them all).
  */
 export function forwardedClient(header: string | undefined, hops: number): string | undefined {
   const entries = (header ?? '').split(',').map((e) => e.trim());

@@ -1,12 +1,11 @@
-// /annotate: the blind voting page for a team's own annotators, mounted only when the operator turns it on
-// (`arena serve --annotate`, the Worker's ANNOTATE variable). One match at a time, the model names hidden and the
-// side shown first chosen at random per annotator and recorded; votes go through the Store as judge `annotators`.
-// Every response is no-store and carries the site's security headers and CSP (src/web/app.ts); every POST passes
-// hono/csrf's origin check, and those of a session also carry the session's CSRF token.
+// /annotate: the blind voting page for a team's own annotators, on only when the operator turns it on. One match
+// at a time, model names hidden, the side shown first random and recorded; votes are stored as judge `annotators`.
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
 import { CHOICES, inviteHash, sessionHash, type AnnotationChoice } from '../../core/annotate.ts';
+import { matchKey } from '../../core/outcomes.ts';
+import type { MatchItem } from '../../core/types.ts';
 import { annotateQueue, matchTexts, type QueueMode } from '../../reports/annotate-queue.ts';
 import type { AnnotationRecord, AnnotatorRecord } from '../../storage/annotator-store.ts';
 import type { Store } from '../../storage/store.ts';
@@ -14,15 +13,7 @@ import type { ResultCache } from '../result-cache.ts';
 import { page } from '../site.ts';
 import { assets } from '../views.ts';
 import { DEFAULT_LIMITS, RateLimiter, type Limits } from './rate-limit.ts';
-import {
-  csrfMatches,
-  endSession,
-  newSessionId,
-  readSession,
-  startSession,
-  type Session,
-  type SessionOptions,
-} from './session.ts';
+import { csrfMatches, endSession, newSessionId, readSession, startSession, type Session } from './session.ts';
 
 export interface AnnotateOptions {
   /** signs the session cookies (at least 32 characters) */
@@ -69,43 +60,29 @@ export function secretProblem(secret: string): string | undefined {
   return undefined;
 }
 
-/** What the annotate routes share: the store, the clock, the limiters, the session settings and the page frame. */
-interface Ctx {
-  store: Store;
-  cache: ResultCache;
-  queue: QueueMode;
-  now: () => number;
-  perAddress: RateLimiter;
-  perLogin: RateLimiter;
-  perVoter: RateLimiter;
-  sessions: SessionOptions;
-  address(c: Context): string;
-  html(
-    c: Context,
-    status: 200 | 400 | 401 | 403 | 404 | 409 | 429,
-    view: string,
-    title: string,
-    d: object,
-  ): Response;
-  refuse(c: Context, status: 400 | 401 | 403 | 404 | 409 | 429, message: string): Response;
-  /** 429 with Retry-After: a limit says to wait `wait` seconds; `message` ends in "; try again in N s." */
-  slowDown(c: Context, wait: number, message: string): Response;
-}
+type Options = AnnotateOptions & { store: Store; cache: ResultCache; siteUrl?: string };
 
-export function annotateRoutes(
-  app: Hono,
-  o: AnnotateOptions & { store: Store; cache: ResultCache; siteUrl?: string },
-): void {
+export function annotateRoutes(app: Hono, o: Options): void {
   const weak = secretProblem(o.secret);
   if (weak) throw new Error(`[annotate] the session secret ${weak}`);
+  const x = context(o);
+  guard(app, x);
+  loginRoutes(app, x);
+  voteRoutes(app, x);
+}
+
+/** What the annotate routes share: the store, the clock, the limiters, the session settings and the page frame. */
+function context(o: Options) {
   const now = o.now ?? (() => Date.now());
   const limits = { ...DEFAULT_LIMITS, ...o.limits };
-  const html: Ctx['html'] = (c, status, view, title, d) =>
+  const html = (c: Context, status: 200 | Refusal, view: string, title: string, d: object) =>
     c.html(
       page(c, view, title, { annotateJs: assets.path('annotate.js'), ...d }, o.siteUrl),
       status,
     ) as Response;
-  const x: Ctx = {
+  const refuse = (c: Context, status: Refusal, message: string) =>
+    html(c, status, 'error', status === 429 ? 'Slow down' : `Error ${status}`, { status, message });
+  return {
     store: o.store,
     cache: o.cache,
     queue: o.queue ?? 'review',
@@ -114,19 +91,18 @@ export function annotateRoutes(
     perLogin: new RateLimiter(o.store.limits, 'login', limits.login),
     perVoter: new RateLimiter(o.store.limits, 'votes', limits.votes),
     sessions: { secret: o.secret, now, ...(o.siteUrl ? { siteUrl: o.siteUrl } : {}) },
-    address: (c) => o.address?.(c) ?? 'unknown',
+    address: (c: Context) => o.address?.(c) ?? 'unknown',
     html,
-    refuse: (c, status, message) =>
-      html(c, status, 'error', status === 429 ? 'Slow down' : `Error ${status}`, { status, message }),
-    slowDown: (c, wait, message) => {
+    refuse,
+    /** 429 with Retry-After: a limit says to wait `wait` seconds */
+    slowDown: (c: Context, wait: number, message: string) => {
       c.header('Retry-After', String(wait));
-      return x.refuse(c, 429, `${message}; try again in ${wait} s.`);
+      return refuse(c, 429, `${message}; try again in ${wait} s.`);
     },
   };
-  guard(app, x);
-  loginRoutes(app, x);
-  voteRoutes(app, x);
 }
+type Refusal = 400 | 401 | 403 | 404 | 409 | 429;
+type Ctx = ReturnType<typeof context>;
 
 /**
  * Before every annotate route: no-store and noindex, the request limit (per annotator once logged in, so that
@@ -275,8 +251,6 @@ function voteRoutes(app: Hono, x: Ctx): void {
     );
   });
 }
-type MatchKey = { questionId: number; turn: number; model1: string; model2: string };
-const matchKey = (m: MatchKey) => `${m.questionId}\u0000${m.turn}\u0000${m.model1}\u0000${m.model2}`;
 
 /**
  * The annotator's pending match (shown before, not answered) while it is still in the queue, else the first queued
@@ -286,7 +260,7 @@ async function nextAnnotation(
   store: Store,
   annotatorId: number,
   shown: AnnotationRecord[],
-  queue: MatchKey[],
+  queue: MatchItem[],
   at: number,
 ): Promise<AnnotationRecord | undefined> {
   const queued = new Set(queue.map(matchKey));

@@ -1,9 +1,6 @@
-// The annotator's session: a JWT (hono/jwt, HS256 over the operator's secret) in an HttpOnly, SameSite=Lax cookie
-// (hono/cookie), Secure when the site is served over https, expiring with the token. The token names the
-// annotator and a random session id; the session id is also the CSRF token the session's forms carry, compared in
-// constant time (hono/utils/buffer). Nothing here is trusted without the signature and the expiry checked, and a
-// session is only as good as its annotator's row, which holds the hash of the one session its invite opened: the
-// routes re-read it on every request, so logout and revocation end the session on the server at once.
+// The annotator's session: a signed JWT (HS256) in an HttpOnly, SameSite=Lax cookie naming the annotator and a random
+// session id, which is also the CSRF token of the session's forms. The routes re-read the annotator's row (it holds
+// the session's hash) on every request, so logout and revocation end a session on the server at once.
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { sign, verify } from 'hono/jwt';
@@ -32,8 +29,13 @@ export interface SessionOptions {
   now?: () => number;
 }
 
-const secureFor = (c: Context, o: SessionOptions) =>
-  new URL(c.req.url).protocol === 'https:' || (o.siteUrl ?? '').startsWith('https:');
+/** The cookie's attributes: Secure when the request or the site's address is https. */
+const cookie = (c: Context, o: SessionOptions) => ({
+  path: '/annotate',
+  httpOnly: true,
+  secure: new URL(c.req.url).protocol === 'https:' || (o.siteUrl ?? '').startsWith('https:'),
+  sameSite: 'Lax' as const,
+});
 
 /** Log in: sign the session `sid` (the one the store now holds for the annotator) and set its cookie. */
 export async function startSession(
@@ -45,13 +47,7 @@ export async function startSession(
   const now = Math.floor((o.now?.() ?? Date.now()) / 1000);
   const s: Session = { annotatorId, sid, exp: now + SESSION_SECONDS };
   const token = await sign({ sub: String(annotatorId), sid: s.sid, iat: now, exp: s.exp }, o.secret, 'HS256');
-  setCookie(c, SESSION_COOKIE, token, {
-    path: '/annotate',
-    httpOnly: true,
-    secure: secureFor(c, o),
-    sameSite: 'Lax',
-    maxAge: SESSION_SECONDS,
-  });
+  setCookie(c, SESSION_COOKIE, token, { ...cookie(c, o), maxAge: SESSION_SECONDS });
   return s;
 }
 
@@ -73,12 +69,7 @@ export async function readSession(c: Context, o: SessionOptions): Promise<Sessio
 }
 
 export function endSession(c: Context, o: SessionOptions): void {
-  deleteCookie(c, SESSION_COOKIE, {
-    path: '/annotate',
-    httpOnly: true,
-    secure: secureFor(c, o),
-    sameSite: 'Lax',
-  });
+  deleteCookie(c, SESSION_COOKIE, cookie(c, o));
 }
 
 /** Whether a form's CSRF token is the session's (constant time). */

@@ -1,6 +1,4 @@
-// The HTML pages: server-rendered from the compiled views (views/*.ejs), each with the numbers in tables and
-// its charts as <img> of /charts/*.svg. One function per family of pages, as the site's data is split
-// (src/reports/site/).
+// The HTML pages, rendered from views/*.ejs (charts as <img> of /charts/*.svg); one function per family of pages.
 import { ANNOTATORS, HUMAN } from '../../core/constants.ts';
 import { RETIREMENT_WARN_DAYS, retirementOf } from '../../core/retirement.ts';
 import type { Hono } from 'hono';
@@ -21,10 +19,7 @@ export function pageRoutes(app: Hono, s: Site): void {
   runPages(app, s);
 }
 
-/**
- * `/`: one judge's board in a few columns, read in a minute (src/reports/site/home.ts picks the judge);
- * `/leaderboard`: every judge's full tables, sortable and searchable, and single-answer grading.
- */
+/** `/`: one judge's board in a few columns; `/leaderboard`: every judge's full tables and single-answer grading. */
 function leaderboardPages(app: Hono, s: Site): void {
   const { send, page, check } = s;
   const { catalog, leaderboards, history } = s.data;
@@ -48,7 +43,7 @@ function leaderboardPages(app: Hono, s: Site): void {
     send(c, 'html', async () => {
       const q = query(c);
       const f = await check.filter(q);
-      // everything the page shows, asked together (one round trip where the store batches reads: D1)
+      // asked together: one round trip where the store batches reads (D1)
       const [{ boards: all }, [latest], story, judges, categories] = await Promise.all([
         leaderboards.judgeBoards(),
         history.refreshes(1),
@@ -78,7 +73,6 @@ function leaderboardPages(app: Hono, s: Site): void {
       const q = query(c);
       const f = await check.filter(q);
       const judge = q.judge ? await check.judge(q) : undefined;
-      // everything the page shows, asked together (one round trip where the store batches reads: D1)
       const [boards, [latest], single, story] = await Promise.all([
         leaderboards.boards(f, judge),
         history.refreshes(1),
@@ -114,7 +108,6 @@ function judgePages(app: Hono, s: Site): void {
   const { leaderboards, judges, health } = s.data;
   app.get('/judges', validPage(QUERY.none), (c) =>
     send(c, 'html', async () => {
-      // everything the page shows, asked together (one round trip where the store batches reads: D1);
       // annotatorVotes is read on every /judges, so that it is stored with the reports before any annotator voted
       const [
         { models, boards },
@@ -175,26 +168,15 @@ function judgePages(app: Hono, s: Site): void {
   );
 }
 
-/**
- * The judges called through OpenAI's API (`openai/<model>`) whose model is retired within 30 days, or was, by the
- * deprecations table (core/openai-models.ts): the judge page says so. The day only, so a stored page stays true.
- */
-function retiringJudges(
-  judges: string[],
-): { judge: string; shutdown: string; past: boolean; successor?: string }[] {
+/** The `openai/` judges whose model is retired within 30 days, or was (the day only: a stored page stays true). */
+function retiringJudges(judges: string[]) {
   const now = Date.now();
   return judges.flatMap((judge) => {
     if (!judge.startsWith('openai/')) return [];
     const r = retirementOf(judge, judge.slice('openai/'.length), undefined, true, now);
     if (!r || r.daysLeft > RETIREMENT_WARN_DAYS) return [];
-    return [
-      {
-        judge,
-        shutdown: r.shutdown,
-        past: r.daysLeft < 0,
-        ...(r.successor ? { successor: r.successor } : {}),
-      },
-    ];
+    const { shutdown, successor } = r;
+    return [{ judge, shutdown, past: r.daysLeft < 0, ...(successor ? { successor } : {}) }];
   });
 }
 
