@@ -5,8 +5,9 @@ Input: {"model": path, "n_ctx": int, "threads": int, "ops": [op, ...]}; each op 
   {"op": "render", "system": s, "user": u}
       the prompt in the GGUF's own chat template (tokenizer.chat_template, rendered by llama-cpp-python's
       Jinja2ChatFormatter, as its server does) and its tokens
-  {"op": "next", "text": t}
-      the letters' probabilities after `t` (special tokens parsed), evaluated in one batch as a server does
+  {"op": "next", "text": t} or {"op": "next", "system": s, "user": u, "text": t}
+      the letters' probabilities after `t` (special tokens parsed), evaluated in one batch as a server does; with
+      system and user, after the prompt as "render" gives it followed by `t`
   {"op": "softent", "system": s, "user": u, "max_tokens": n, "base": path}
       the game as "judge" plays it, then SoftEnt-Cali over its reply's tokens (the explanation kept, "\n[[" and the
       verdict letter): the mean entropy (nats) of the judge's next-token softmax at each position predicting one,
@@ -47,7 +48,8 @@ def main():
             text, tokens = ref.render(op["system"], op["user"])
             out.append({"text": text, "tokens": tokens})
         elif op["op"] == "next":
-            out.append(ref.next_letters(op["text"]))
+            head = ref.render(op["system"], op["user"])[0] if "user" in op else ""
+            out.append(ref.next_letters(head + op["text"]))
         elif op["op"] == "judge":
             out.append(ref.judge(op["system"], op["user"], op["max_tokens"]))
         elif op["op"] == "softent":

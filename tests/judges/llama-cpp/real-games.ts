@@ -1,6 +1,7 @@
-// The handful of MT-Bench games the real model judges (tests/judges/llama-cpp/real-*.test.ts): three of the
-// release's shortest turn-1 questions without a reference answer, alpaca-13b against llama-13b in both orders,
-// greedy, a short reply; and the in-process judge's games on them, played once per run.
+// The handful of MT-Bench games the real model judges (tests/judges/llama-cpp/real-*.test.ts): the release's two
+// shortest turn-1 questions without a reference answer, alpaca-13b against llama-13b in both orders, greedy, a short
+// reply; and the in-process judge's games on them, played once per run. Each game's prompt (about 330 tokens) costs
+// seconds of CPU every time it is evaluated (in-process, in Python, by the server): two questions, not more.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -10,7 +11,7 @@ import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
 import { REAL_GGUF } from '../../support/real-model.ts';
 import { runShared } from '../../support/run-shared.ts';
 
-const IDS = [98, 91, 92];
+const IDS = [98, 91];
 const MAX_TOKENS = 64;
 
 export const REAL_GAMES = {
@@ -20,8 +21,13 @@ export const REAL_GAMES = {
    * prompt in one batch, as the judge then does) */
   options: 'threads=1&ctx=2048&sequences=1&reuse=off',
   /** `arena run`'s arguments besides --db, --judge and --questions */
-  args: ['--models', 'alpaca-13b,llama-13b', '--turn', '1', '--max-tokens', String(MAX_TOKENS)],
+  args: realGamesArgs(MAX_TOKENS),
 };
+
+/** `arena run`'s arguments for these games besides --db, --judge and --questions, replies of `maxTokens`. */
+export function realGamesArgs(maxTokens: number): string[] {
+  return ['--models', 'alpaca-13b,llama-13b', '--turn', '1', '--max-tokens', String(maxTokens)];
+}
 
 /** question.jsonl holding the games' questions, from the release in `mtbenchDir`. */
 export function realGamesQuestions(mtbenchDir: string): string {

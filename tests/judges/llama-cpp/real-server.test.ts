@@ -105,21 +105,21 @@ describe.skipIf(!!skip)("the same games through llama-cpp-python's OpenAI-compat
   it("the server's logprobs at the in-process verdict position: llama-cpp-python's own numbers, and near the in-process ones", async () => {
     // two games: the question's both orders (each text is evaluated whole, by the server and by the reference)
     const some = (await inProcess).slice(0, 2);
-    // each prompt as llama-cpp-python renders the GGUF's template
-    const rendered = llamaCppPython<{ text: string }[]>({
+    // each prompt as llama-cpp-python renders the GGUF's template, then the in-process explanation and "[[":
+    // the reference evaluates each text in one batch, as the server does (one process for both)
+    const after = some.map((g) => `${g.reply.slice(0, g.reply.lastIndexOf('[['))}[[`);
+    const ops = some.flatMap((g, i) => [
+      { op: 'render', system: g.system, user: g.user },
+      { op: 'next', system: g.system, user: g.user, text: after[i] },
+    ]);
+    const out = llamaCppPython<({ text: string } & { probs: Record<string, number> })[]>({
       model: REAL_GGUF,
       n_ctx: 2048,
       threads: 1,
-      ops: some.map((g) => ({ op: 'render', system: g.system, user: g.user })),
+      ops,
     });
-    const texts = some.map((g, i) => `${rendered[i]!.text}${g.reply.slice(0, g.reply.lastIndexOf('[['))}[[`);
-    // the reference evaluates each text in one batch, as the server does
-    const oneBatch = llamaCppPython<{ probs: Record<string, number> }[]>({
-      model: REAL_GGUF,
-      n_ctx: 2048,
-      threads: 1,
-      ops: texts.map((text) => ({ op: 'next', text })),
-    });
+    const texts = some.map((_, i) => `${out[2 * i]!.text}${after[i]}`);
+    const oneBatch = some.map((_, i) => out[2 * i + 1]!);
     let toReference = 0;
     let toInProcess = 0;
     let sameVerdict = 0;
