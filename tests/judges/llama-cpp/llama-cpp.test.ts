@@ -264,8 +264,8 @@ describe.each(MODELS)('llama-cpp judge: %s', (_name, path) => {
     const many = llamaCppJudge({ ...base, modelPath: path, sequences: 4 });
     const store = openSqliteStore(':memory:');
     try {
-      // 24 games: each question's games share their system prompt and question across pairs and orders
-      await seed(store, MODELS5.slice(0, 3), 2);
+      // 12 games of one question: they share their system prompt and question across pairs, orders and turns
+      await seed(store, MODELS5.slice(0, 3), 1);
       const { planRun } = await import('../../../src/engine/run.ts');
       const { games } = await planRun({
         store,
