@@ -104,9 +104,10 @@ describe.skipIf(!!skip)("the same games through llama-cpp-python's OpenAI-compat
   }, 600_000);
 
   it("the server's logprobs at the in-process verdict position: llama-cpp-python's own numbers, and near the in-process ones", async () => {
-    // two games: the question's both orders (each text is evaluated whole, by the server and by the reference)
-    const some = await inProcess;
-    expect(some).toHaveLength(2);
+    // one game (AB): its text is evaluated whole, by the server and by the reference, a prompt's worth of CPU each;
+    // the other order's text takes the same path
+    const some = (await inProcess).slice(0, 1);
+    expect(some.map((g) => g.order)).toEqual(['AB']);
     // each prompt as llama-cpp-python renders the GGUF's template, then the in-process explanation and "[[":
     // the reference evaluates each text in one batch, as the server does (one process for both)
     const after = some.map((g) => `${g.reply.slice(0, g.reply.lastIndexOf('[['))}[[`);
