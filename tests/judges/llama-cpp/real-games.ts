@@ -1,7 +1,8 @@
-// The handful of MT-Bench games the real model judges (tests/judges/llama-cpp/real-*.test.ts): the release's two
-// shortest turn-1 questions without a reference answer, alpaca-13b against llama-13b in both orders, greedy, a short
-// reply; and the in-process judge's games on them, played once per run. Each game's prompt (about 330 tokens) costs
-// seconds of CPU every time it is evaluated (in-process, in Python, by the server): two questions, not more.
+// The MT-Bench games the real model judges (tests/judges/llama-cpp/real-*.test.ts): the release's shortest turn-1
+// question without a reference answer, alpaca-13b against llama-13b in both orders, greedy, a short reply; and the
+// in-process judge's games on it, played once per run. Each game's prompt (347 tokens) costs about 3 s of CPU
+// every time it is evaluated (in-process, in Python, by the server), and every check here holds game by game: one
+// question, both orders, not more.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -10,13 +11,11 @@ import { MTBENCH_DIR } from '../../support/materials.ts';
 import { REAL_GGUF } from '../../support/real-model.ts';
 import { runShared } from '../../support/run-shared.ts';
 
-const IDS = [98, 91];
+const IDS = [98];
 const MODELS = ['alpaca-13b', 'llama-13b'];
 const MAX_TOKENS = 64;
 
 export const REAL_GAMES = {
-  /** the questions, shortest prompt first */
-  ids: IDS,
   count: IDS.length * 2,
   maxTokens: MAX_TOKENS,
   /** the llama-cpp judge's options: one thread, one sequence, no prefix reuse (the reference evaluates each game's
@@ -32,19 +31,19 @@ export function realGamesArgs(maxTokens: number): string[] {
 }
 
 /**
- * The games' questions (`ids`, default all of them) and their answers, from the release in MTBENCH_DIR, as files in
- * `dir` for `arena run --questions --answers`, and a database there holding FastChat's judge prompts from the
- * release, which the games use: the games a run plays on the whole release (prompts and judge id alike), without
- * its thousands of other games, whose reports every run would refresh. `args`: the files' options.
+ * The games' question and answers, from the release in MTBENCH_DIR, as files in `dir` for `arena run --questions
+ * --answers`, and a database there holding FastChat's judge prompts from the release, which the games use: the games
+ * a run plays on the whole release (prompts and judge id alike), without its thousands of other games, whose reports
+ * every run would refresh. `args`: the files' options.
  */
-export async function realGamesSetup(dir: string, ids = IDS): Promise<{ db: string; args: string[] }> {
+export async function realGamesSetup(dir: string): Promise<{ db: string; args: string[] }> {
   const release = MTBENCH_DIR!;
   const only = (file: string) => {
     const lines = readFileSync(join(release, file), 'utf8').split('\n');
     const kept = lines.filter(
-      (l) => l && ids.includes((JSON.parse(l) as { question_id: number }).question_id),
+      (l) => l && IDS.includes((JSON.parse(l) as { question_id: number }).question_id),
     );
-    if (kept.length !== ids.length) throw new Error(`${release}/${file} lacks some of ${ids.join(', ')}`);
+    if (kept.length !== IDS.length) throw new Error(`${release}/${file} lacks some of ${IDS.join(', ')}`);
     return kept.join('\n') + '\n';
   };
   const questions = join(dir, 'question.jsonl');

@@ -1,5 +1,5 @@
 // The real model (SmolLM2-135M-Instruct, scripts/test-models.sh) behind llama-cpp-python's OpenAI-compatible
-// server: `arena run --judge openai/<alias> --base-url` on one question of the games the in-process judge plays
+// server: `arena run --judge openai/<alias> --base-url` on the games the in-process judge plays
 // in real-model.test.ts (shared: real-games.ts), plain, with the server's grammar, and its logprobs against
 // llama-cpp-python's and the in-process judge's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,12 +29,7 @@ const dir = tmpDir('arena-real-server-');
 /** the database and the games' files (realGamesSetup) */
 let db = '';
 let files: string[] = [];
-/**
- * The server's games: one question (the shortest prompt), both orders. Each call is what is checked, not their
- * number, and each costs the server its prompt's evaluation (seconds of CPU).
- */
-const QUESTION = REAL_GAMES.ids[0]!;
-/** the in-process judge's games on that question (played once per run), awaited where compared */
+/** the in-process judge's games on the same question (played once per run), awaited where compared */
 let inProcess: Promise<StoredGame[]>;
 
 /** the server's name for the model: the judge is openai/<ALIAS> */
@@ -44,11 +39,9 @@ describe.skipIf(!!skip)("the same games through llama-cpp-python's OpenAI-compat
   let server: LlamaCppServer;
   beforeAll(async () => {
     assertRealModel();
-    inProcess = realModelGames().then(({ db: played }) =>
-      storedGames(played, 'llama-cpp/').filter((g) => g.questionId === QUESTION),
-    );
+    inProcess = realModelGames().then(({ db: played }) => storedGames(played, 'llama-cpp/'));
     inProcess.catch(() => undefined); // reported where awaited
-    ({ db, args: files } = await realGamesSetup(dir, [QUESTION]));
+    ({ db, args: files } = await realGamesSetup(dir));
     server = await startLlamaCppServer(REAL_GGUF, { alias: ALIAS, threads: 1, ctx: 2048 });
   }, 300_000);
   afterAll(() => server?.close());

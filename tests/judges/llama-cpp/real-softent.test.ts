@@ -7,7 +7,7 @@ import { arenaJson, arenaOk, tmpDir } from '../../support/cli.ts';
 import { noMtbench, skipWhy } from '../../support/materials.ts';
 import { assertRealModel, llamaCppPython, REAL_GGUF, realModelSkip } from '../../support/real-model.ts';
 import { writeSwappedBlocks } from './foundation.ts';
-import { REAL_GAMES, realGamesArgs, realGamesSetup, storedGames } from './real-games.ts';
+import { realGamesArgs, realGamesSetup, storedGames } from './real-games.ts';
 
 const skip = realModelSkip || skipWhy('real model', noMtbench('the games the real model judges'));
 
@@ -24,8 +24,7 @@ describe.skipIf(!!skip)('SoftEnt-Cali on the real model, against llama-cpp-pytho
     // no foundation model of SmolLM2 is reachable: a stand-in with the same vocabulary (foundation.ts)
     const base = join(dir, 'foundation.gguf');
     await writeSwappedBlocks(REAL_GGUF, base, 10, 11);
-    // one question (the shortest prompt), both orders
-    const { db: softDb, args: files } = await realGamesSetup(dir, REAL_GAMES.ids.slice(0, 1));
+    const { db: softDb, args: files } = await realGamesSetup(dir);
     const judgeSpec = `llama-cpp/${REAL_GGUF}?threads=1&ctx=1024&sequences=1&reuse=off`;
     await arenaOk(
       ['run', '--db', softDb, '--judge', judgeSpec, '--reliability', 'softent-cali'].concat(
