@@ -5,8 +5,9 @@ Input: {"model": path, "n_ctx": int, "threads": int, "ops": [op, ...]}; each op 
   {"op": "render", "system": s, "user": u}
       the prompt in the GGUF's own chat template (tokenizer.chat_template, rendered by llama-cpp-python's
       Jinja2ChatFormatter, as its server does) and its tokens
-  {"op": "next", "text": t}
-      the letters' probabilities after `t` (special tokens parsed), evaluated in one batch as a server does
+  {"op": "next", "text": t} or {"op": "next", "system": s, "user": u, "text": t}
+      the letters' probabilities after `t` (special tokens parsed), evaluated in one batch as a server does; with
+      system and user, after the prompt as "render" gives it followed by `t`
   {"op": "softent", "system": s, "user": u, "max_tokens": n, "base": path}
       the game as "judge" plays it, then SoftEnt-Cali over its reply's tokens (the explanation kept, "\n[[" and the
       verdict letter): the mean entropy (nats) of the judge's next-token softmax at each position predicting one,
@@ -47,7 +48,8 @@ def main():
             text, tokens = ref.render(op["system"], op["user"])
             out.append({"text": text, "tokens": tokens})
         elif op["op"] == "next":
-            out.append(ref.next_letters(op["text"]))
+            head = ref.render(op["system"], op["user"])[0] if "user" in op else ""
+            out.append(ref.next_letters(head + op["text"]))
         elif op["op"] == "judge":
             out.append(ref.judge(op["system"], op["user"], op["max_tokens"]))
         elif op["op"] == "softent":
@@ -171,7 +173,7 @@ _scorers = {}
 
 
 def scorer(req, path):
-    """A Llama on `path` that keeps every position's logits (for entropies), one per file."""
+    """A Llama on `path` (for entropies), one per file."""
     if path not in _scorers:
         _scorers[path] = Llama(
             model_path=path,
@@ -179,16 +181,32 @@ def scorer(req, path):
             n_threads=req["threads"],
             n_threads_batch=req["threads"],
             n_batch=512,
-            logits_all=True,
             verbose=False,
         )
     return _scorers[path]
 
 
 def mean_entropy(llm, prompt, reply):
+    # prompt and reply in one batch, logits asked at the positions that predict a reply token only (every other
+    # position's would be a vocabulary's worth of output computed and copied for nothing)
+    tokens = prompt + reply[:-1]
+    first = len(prompt) - 1
+    if len(tokens) > llm.n_batch:
+        raise ValueError(f"{len(tokens)} tokens do not fit one batch of {llm.n_batch}")
     llm.reset()
-    llm.eval(prompt + reply[:-1])
-    z = np.asarray(llm.scores[len(prompt) - 1 : len(prompt) + len(reply) - 1], dtype=np.float64)
+    llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+    b = llm._batch.batch
+    b.n_tokens = len(tokens)
+    for i, t in enumerate(tokens):
+        b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = t, i, 1, i >= first
+        b.seq_id[i][0] = 0
+    llm._ctx.decode(llm._batch)
+    z = np.stack(
+        [
+            np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i), shape=(llm.n_vocab(),))
+            for i in range(first, len(tokens))
+        ]
+    ).astype(np.float64)
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     s = e.sum(axis=1)

@@ -1,16 +1,18 @@
-// The handful of MT-Bench games the real model judges (tests/judges/llama-cpp/real-*.test.ts): three of the
-// release's shortest turn-1 questions without a reference answer, alpaca-13b against llama-13b in both orders,
-// greedy, a short reply; and the in-process judge's games on them, played once per run.
-import { readFileSync, writeFileSync } from 'node:fs';
+// The MT-Bench games the real model judges (tests/judges/llama-cpp/real-*.test.ts): the release's shortest turn-1
+// question without a reference answer, alpaca-13b against llama-13b in both orders, greedy, a short reply; and the
+// in-process judge's games on it, played once per run. Each game's prompt (347 tokens) costs about 3 s of CPU
+// every time it is evaluated (in-process, in Python, by the server), and every check here holds game by game: one
+// question, both orders, not more.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { arenaOk } from '../../support/cli.ts';
 import { MTBENCH_DIR } from '../../support/materials.ts';
-import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
 import { REAL_GGUF } from '../../support/real-model.ts';
 import { runShared } from '../../support/run-shared.ts';
 
-const IDS = [98, 91, 92];
+const IDS = [98];
+const MODELS = ['alpaca-13b', 'llama-13b'];
 const MAX_TOKENS = 64;
 
 export const REAL_GAMES = {
@@ -19,47 +21,62 @@ export const REAL_GAMES = {
   /** the llama-cpp judge's options: one thread, one sequence, no prefix reuse (the reference evaluates each game's
    * prompt in one batch, as the judge then does) */
   options: 'threads=1&ctx=2048&sequences=1&reuse=off',
-  /** `arena run`'s arguments besides --db, --judge and --questions */
-  args: ['--models', 'alpaca-13b,llama-13b', '--turn', '1', '--max-tokens', String(MAX_TOKENS)],
+  /** `arena run`'s arguments besides --db, --judge and the files (realGamesSetup) */
+  args: realGamesArgs(MAX_TOKENS),
 };
 
-/** question.jsonl holding the games' questions, from the release in `mtbenchDir`. */
-export function realGamesQuestions(mtbenchDir: string): string {
-  const lines = readFileSync(join(mtbenchDir, 'question.jsonl'), 'utf8').split('\n');
-  const kept = lines.filter((l) => l && IDS.includes((JSON.parse(l) as { question_id: number }).question_id));
-  if (kept.length !== IDS.length)
-    throw new Error(`${mtbenchDir}/question.jsonl lacks some of ${IDS.join(', ')}`);
-  return kept.join('\n') + '\n';
+/** `arena run`'s arguments for these games besides --db, --judge and the files, replies of `maxTokens`. */
+export function realGamesArgs(maxTokens: number): string[] {
+  return ['--models', MODELS.join(','), '--turn', '1', '--max-tokens', String(maxTokens)];
+}
+
+/**
+ * The games' question and answers, from the release in MTBENCH_DIR, as files in `dir` for `arena run --questions
+ * --answers`, and a database there holding FastChat's judge prompts from the release, which the games use: the games
+ * a run plays on the whole release (prompts and judge id alike), without its thousands of other games, whose reports
+ * every run would refresh. `args`: the files' options.
+ */
+export async function realGamesSetup(dir: string): Promise<{ db: string; args: string[] }> {
+  const release = MTBENCH_DIR!;
+  const only = (file: string) => {
+    const lines = readFileSync(join(release, file), 'utf8').split('\n');
+    const kept = lines.filter(
+      (l) => l && IDS.includes((JSON.parse(l) as { question_id: number }).question_id),
+    );
+    if (kept.length !== IDS.length) throw new Error(`${release}/${file} lacks some of ${IDS.join(', ')}`);
+    return kept.join('\n') + '\n';
+  };
+  const questions = join(dir, 'question.jsonl');
+  writeFileSync(questions, only('question.jsonl'));
+  const answers = join(dir, 'model_answer');
+  mkdirSync(answers, { recursive: true });
+  for (const m of MODELS) writeFileSync(join(answers, `${m}.jsonl`), only(`model_answer/${m}.jsonl`));
+  const db = join(dir, 'arena.db');
+  await arenaOk(['import', 'prompts', join(release, 'judge_prompts.jsonl'), '--db', db]);
+  return { db, args: ['--questions', questions, '--answers', answers] };
 }
 
 /**
  * The in-process judge's games (`arena run --judge llama-cpp/<REAL_GGUF>`), played once per `vitest run`
  * (tests/support/run-shared.ts) for the files that compare them with llama-cpp-python and with its server: the
- * release with those games (arena.db: copy it before writing) and their questions.
+ * database holding them (copy it before writing).
  */
-export async function realModelGames(): Promise<{ db: string; questions: string }> {
+export async function realModelGames(): Promise<{ db: string }> {
   const dir = await runShared(
     'real-model-games',
     async (scratch) => {
-      const db = await mtbenchReleaseDb(join(scratch, 'arena.db'));
-      const questions = join(scratch, 'question.jsonl');
-      writeFileSync(questions, realGamesQuestions(MTBENCH_DIR!));
+      const { db, args } = await realGamesSetup(scratch);
       await arenaOk(
-        [
-          'run',
-          '--db',
-          db,
-          '--judge',
-          `llama-cpp/${REAL_GGUF}?${REAL_GAMES.options}`,
-          '--questions',
-          questions,
-        ].concat(REAL_GAMES.args),
+        ['run', '--db', db, '--judge', `llama-cpp/${REAL_GGUF}?${REAL_GAMES.options}`].concat(
+          args,
+          REAL_GAMES.args,
+        ),
         { timeoutMs: 300_000 },
       );
     },
     600_000,
   );
-  return { db: join(dir, 'arena.db'), questions: join(dir, 'question.jsonl') };
+  return { db: join(dir, 'arena.db') };
 }
 
 export interface StoredGame {

@@ -1,19 +1,22 @@
 // SoftEnt-Cali on the real model (SmolLM2-135M-Instruct, scripts/test-models.sh): `arena run --reliability
 // softent-cali` stores each game's score, checked against llama-cpp-python (tests/reference/llama_cpp_ref.py) on
 // the same files and tokens.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, tmpDir } from '../../support/cli.ts';
-import { MTBENCH_DIR, noMtbench, skipWhy } from '../../support/materials.ts';
-import { mtbenchReleaseDb } from '../../support/mtbench-release.ts';
+import { noMtbench, skipWhy } from '../../support/materials.ts';
 import { assertRealModel, llamaCppPython, REAL_GGUF, realModelSkip } from '../../support/real-model.ts';
 import { writeSwappedBlocks } from './foundation.ts';
-import { REAL_GAMES, realGamesQuestions, storedGames } from './real-games.ts';
+import { realGamesArgs, realGamesSetup, storedGames } from './real-games.ts';
 
 const skip = realModelSkip || skipWhy('real model', noMtbench('the games the real model judges'));
 
 const dir = tmpDir('arena-real-softent-');
+/**
+ * A shorter reply than the other real-model games (about 19 tokens, not 59): the score is a mean over the reply's
+ * tokens whatever their number, and each of them is a decode step and a vocabulary's logits, in both processes.
+ */
+const MAX_TOKENS = 24;
 
 describe.skipIf(!!skip)('SoftEnt-Cali on the real model, against llama-cpp-python', () => {
   it("arena run --reliability softent-cali stores each game's score (judge's mean reply entropy minus the foundation's), equal to the reference to 1e-4", async () => {
@@ -21,22 +24,14 @@ describe.skipIf(!!skip)('SoftEnt-Cali on the real model, against llama-cpp-pytho
     // no foundation model of SmolLM2 is reachable: a stand-in with the same vocabulary (foundation.ts)
     const base = join(dir, 'foundation.gguf');
     await writeSwappedBlocks(REAL_GGUF, base, 10, 11);
-    const softDb = await mtbenchReleaseDb(join(dir, 'softent.db'));
-    const one = join(dir, 'one-question.jsonl');
-    writeFileSync(one, realGamesQuestions(MTBENCH_DIR!).split('\n')[0]! + '\n');
+    const { db: softDb, args: files } = await realGamesSetup(dir);
     const judgeSpec = `llama-cpp/${REAL_GGUF}?threads=1&ctx=1024&sequences=1&reuse=off`;
     await arenaOk(
-      [
-        'run',
-        '--db',
-        softDb,
-        '--judge',
-        judgeSpec,
-        '--questions',
-        one,
-        '--reliability',
-        'softent-cali',
-      ].concat(['--base-gguf', base], REAL_GAMES.args),
+      ['run', '--db', softDb, '--judge', judgeSpec, '--reliability', 'softent-cali'].concat(
+        ['--base-gguf', base],
+        files,
+        realGamesArgs(MAX_TOKENS),
+      ),
       { timeoutMs: 300_000 },
     );
     const ours = storedGames(softDb, 'llama-cpp/');
@@ -49,7 +44,7 @@ describe.skipIf(!!skip)('SoftEnt-Cali on the real model, against llama-cpp-pytho
         op: 'softent',
         system: g.system,
         user: g.user,
-        max_tokens: REAL_GAMES.maxTokens,
+        max_tokens: MAX_TOKENS,
         base,
       })),
     });

@@ -17,7 +17,8 @@ import { llamaJudgeId } from '../../../src/judges/llama-cpp/provider.ts';
 const dir = tmpDir('arena-llama-sbs-');
 const TINY = join(dir, 'tiny.gguf');
 const MODELS = ['m1', 'm2', 'm3'];
-const N_Q = 6;
+// three questions: 9 matches a turn, enough for a confidence threshold with matches on both sides of it
+const N_Q = 3;
 const MATCHES_PER_TURN = 3 * N_Q;
 const LOCAL = `llama-cpp/${TINY}`;
 /** the judge's id: the model's name and content hash, not its path (set once the GGUF is written) */
