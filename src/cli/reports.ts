@@ -52,9 +52,9 @@ export async function storePages(store: Store, worker?: WorkerPages): Promise<nu
 export const reportsLine = (r: BuildResult): string =>
   `reports: ${r.computed} recomputed, ${r.read} current${r.removed ? `, ${r.removed} removed` : ''} (${(r.ms / 1000).toFixed(1)} s)`;
 
-/** Bring the stored reports of `store` up to date and render its pages from them; every write calls it. */
 type UpdateOptions = { log?: (m: string) => void; progress?: boolean; worker?: WorkerPages };
 
+/** Bring the stored reports of `store` up to date and render its pages from them; every write calls it. */
 export async function updateReports(store: Store, o: UpdateOptions = {}): Promise<BuildResult> {
   const line = o.log ?? log;
   const r = await buildReports(store, {

@@ -52,6 +52,8 @@ export function openSqliteStore(
     readonly?: boolean;
     /** how long opening waits for another process's write lock (default 5 s) */
     startupWaitMs?: number;
+    /** how long one call keeps retrying a statement that found the database locked (default 10 min) */
+    busyRetryMs?: number;
   } = {},
 ): SqliteStore {
   const sqlite = new Database(file, {
@@ -113,7 +115,7 @@ export function openSqliteStore(
   const changes = sqlite.prepare('SELECT total_changes()').pluck();
   const dataVersion = () =>
     `${connection}:${String(sqlite.pragma('data_version', { simple: true }))}:${String(changes.get())}`;
-  return Object.assign(retryWhenBusy(store, file), { sqlite, dataVersion }) as SqliteStore;
+  return Object.assign(retryWhenBusy(store, file, opts.busyRetryMs), { sqlite, dataVersion }) as SqliteStore;
 }
 
 /** Stored reports by key, prepared on first use (a read-only database from before the table has none). */
@@ -170,9 +172,6 @@ export function preparedInsert<T extends Table>(
   ).immediate;
 }
 
-/** How long one store call keeps retrying a statement that found the database locked. */
-const BUSY_RETRY_MS = 600_000;
-
 const isBusy = (e: unknown) => e instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(e.code);
 
 function lockedError(file: string, waitedMs: number, cause: unknown): ArenaError {
@@ -191,7 +190,7 @@ const SYNC: ReadonlySet<PropertyKey> = new Set(['close', 'constructor', 'dataVer
  * waits out another process's transaction without blocking the event loop. Each call is one statement or one
  * transaction, so a busy call changed nothing and retrying it is safe.
  */
-function retryWhenBusy<S extends DrizzleStore>(store: S, file: string): S {
+function retryWhenBusy<S extends DrizzleStore>(store: S, file: string, limitMs = 600_000): S {
   const retried =
     (fn: (...args: unknown[]) => unknown, self: object) =>
     async (...args: unknown[]) => {
@@ -201,7 +200,7 @@ function retryWhenBusy<S extends DrizzleStore>(store: S, file: string): S {
           return await fn.apply(self, args);
         } catch (e) {
           if (!isBusy(e)) throw e;
-          if (Date.now() - t0 > BUSY_RETRY_MS) throw lockedError(file, Date.now() - t0, e);
+          if (Date.now() - t0 > limitMs) throw lockedError(file, Date.now() - t0, e);
           await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random())));
         }
       }

@@ -67,6 +67,21 @@ describe('a database locked by another connection', () => {
     await store.close();
   }, 30_000);
 
+  it('a lock held longer than busyRetryMs (a library option) is a clear error naming the file, and nothing is written', async () => {
+    const file = join(dir, 'given-up.db');
+    const store = openSqliteStore(file, { busyRetryMs: 300 });
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const g = makeGame();
+    await expect(store.games.insert(g)).rejects.toThrow(
+      /given-up\.db: the database is locked by another process/,
+    );
+    other.exec('ROLLBACK');
+    other.close();
+    expect(await store.games.existingIds([g.id])).toEqual(new Set());
+    await store.close();
+  }, 30_000);
+
   it('a lock held at start-up is a clear error naming the file', async () => {
     const file = join(dir, 'held.db');
     (await Promise.resolve(openSqliteStore(file))).sqlite.close();

@@ -18,6 +18,11 @@ async function listen(store: SqliteStore, o: { port: number; host: string } & Om
   const { port, host } = o;
   // loaded here, not at the top: the site's modules (charts, markdown) would slow down every `arena --help`
   const { serveNode } = await import('../../entry/node.ts');
+  // listened for before the server starts: a Ctrl-C during its start still closes the store
+  const stop = new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   try {
     const server = await serveNode(store, o).catch((e: NodeJS.ErrnoException) => {
       const why =
@@ -33,10 +38,7 @@ async function listen(store: SqliteStore, o: { port: number; host: string } & Om
       );
     });
     print(`leaderboard on ${server.url}/`);
-    await new Promise((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await stop;
     await server.close();
   } finally {
     await store.close();

@@ -6,9 +6,9 @@ import { sqlFields, type AnyDb } from './shared.ts';
 
 /** The games played by a refresh's runs (each run's config names the refresh that started it). */
 const GAMES_SQL = `games g WHERE g.run_id IN (SELECT r.id FROM runs r WHERE json_extract(r.config, '$.refresh') = refreshes.id)`;
-/** A refresh's played games, tokens and cost as its stored games say, as SQL over `refreshes`. */
 /** Only a running refresh's (the others' are read from their row): each is a scan of every run's games. */
 const runningOnly = (select: string): string => `CASE WHEN refreshes.status = 'running' THEN (${select}) END`;
+/** A refresh's played games, tokens and cost as its stored games say, as SQL over `refreshes`. */
 const LEDGER_FROM_GAMES = sqlFields({
   played: runningOnly(`SELECT count(*) FROM ${GAMES_SQL}`),
   tokensIn: runningOnly(`SELECT coalesce(sum(g.tokens_in), 0) FROM ${GAMES_SQL}`),
