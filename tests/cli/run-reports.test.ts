@@ -9,17 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arenaOk, OWN_QA, playOwn, runArena, tmpDir } from '../support/cli.ts';
 import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 import { until } from '../support/until.ts';
+import { sqlRows } from '../support/stored-game.ts';
 
 const MODELS = 'arena-sage,arena-echo,arena-swift';
-
-function rows<T>(db: string, sql: string): T[] {
-  const d = new Database(db, { readonly: true, fileMustExist: true });
-  try {
-    return d.prepare(sql).all() as T[];
-  } finally {
-    d.close();
-  }
-}
 
 describe('the reports after a run', () => {
   let srv: OpenAIServer;
@@ -53,7 +45,7 @@ describe('the reports after a run', () => {
       { env: { OPENAI_API_KEY: 'sk-test' } },
     );
     const judged = () =>
-      rows<{ n: number }>(db, "select count(*) as n from games where judge = 'openai/judge'")[0]!.n;
+      sqlRows<{ n: number }>(db, "select count(*) as n from games where judge = 'openai/judge'")[0]!.n;
     await until(() => judged() > 0, 'the run to store a game');
     // a newer mt-arena upgrades the file meanwhile: opening it again now refuses it (a schema it does not know)
     const w = new Database(db, { fileMustExist: true });
@@ -68,18 +60,18 @@ describe('the reports after a run', () => {
     expect(r.stderr).not.toMatch(/reports: not updated/);
     expect(r.stderr).toMatch(/reports: [1-9]\d* recomputed/);
     // the new judge's leaderboards are stored, built after its games
-    const lastGame = rows<{ t: number }>(
+    const lastGame = sqlRows<{ t: number }>(
       db,
       "select max(created_at) as t from games where judge = 'openai/judge'",
     )[0]!.t;
-    const boards = rows<{ params: string; built_at: number }>(
+    const boards = sqlRows<{ params: string; built_at: number }>(
       db,
       "select params, built_at from reports where view = 'leaderboard' and params like '%openai/judge%'",
     );
     expect(boards.length).toBeGreaterThan(0);
     for (const b of boards) expect(b.built_at).toBeGreaterThanOrEqual(lastGame);
     expect(judged()).toBe(
-      rows<{ n: number }>(db, "select count(*) as n from games where judge = 'mock/longer'")[0]!.n,
+      sqlRows<{ n: number }>(db, "select count(*) as n from games where judge = 'mock/longer'")[0]!.n,
     );
   }, 180_000);
 });

@@ -4,7 +4,6 @@
 // judge calls are made, the replies already paid for are kept (spilled) and stored by the next run, the run
 // is marked failed with the reason, and the command ends non-zero with one line, no stack trace. The test
 // server's request log (kept off the small disk) is the independent count of paid calls.
-import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spilledFiles } from '../../src/storage/recovery.ts';
 import { REPO_ROOT, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
+import { sqlCount } from '../support/stored-game.ts';
 
 const dir = tmpDir('arena-disk-full-');
 const mnt = join(dir, 'small');
@@ -51,14 +51,6 @@ function fill(keep: number): string {
 }
 
 const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at /);
-const count = (db: string, sql: string) => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return (d.prepare(sql).get() as { n: number }).n;
-  } finally {
-    d.close();
-  }
-};
 
 describe.skipIf(!mounted)('a full disk', { timeout: 240_000 }, () => {
   beforeAll(async () => {
@@ -85,7 +77,7 @@ describe.skipIf(!mounted)('a full disk', { timeout: 240_000 }, () => {
     expect(r.code).not.toBe(0);
     noStack(r.stderr);
     expect(r.stderr).toMatch(/^arena: run \S+ stopped: the database refused a write: .*full/m);
-    const stored = count(db, 'select count(*) n from games');
+    const stored = sqlCount(db, 'select count(*) n from games');
     expect(stored, r.stderr).toBeGreaterThan(0);
     expect(stored).toBeLessThan(planned);
     // it stopped: far fewer calls than planned, and every paid reply is stored or spilled
@@ -100,11 +92,11 @@ describe.skipIf(!mounted)('a full disk', { timeout: 240_000 }, () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/stored \d+ verdict\(s\) an earlier run paid for/);
     expect(spilledFiles(db, tmpdir())).toEqual([]);
-    expect(count(db, 'select count(*) n from games')).toBe(planned);
+    expect(sqlCount(db, 'select count(*) n from games')).toBe(planned);
     // no reply paid for twice, none lost
     expect(calls()).toBe(planned);
     expect(
-      count(db, "select count(*) n from runs where status = 'failed' and config like '%refused a write%'"),
+      sqlCount(db, "select count(*) n from runs where status = 'failed' and config like '%refused a write%'"),
     ).toBe(1);
   });
 
@@ -128,7 +120,7 @@ describe.skipIf(!mounted)('a full disk', { timeout: 240_000 }, () => {
       noStack(r.stderr);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(/^arena: the disk is full \(.*\): .*free some space/);
-      expect(count(db, 'select count(*) n from answers')).toBe(0);
+      expect(sqlCount(db, 'select count(*) n from answers')).toBe(0);
     },
   );
 });

@@ -2,7 +2,6 @@
 // before its judge call, so three processes started together pay for each game once, and each run's
 // record counts only the games it stored, updated while they land. The CLI runs in child processes, the
 // OpenAI-compatible test server in another one, whose request log is the independent count of calls.
-import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import {
   type OpenAIServer,
 } from '../support/openai-server.ts';
 import { until } from '../support/until.ts';
+import { sqlCount, sqlRows } from '../support/stored-game.ts';
 
 // real processes, as before: runs racing on one database or killed, judge calls on tight timeouts, large
 // imports; run in the test worker some of these missed their timings
@@ -42,15 +42,6 @@ afterEach(async () => {
   servers = [];
 });
 
-function query<T = Record<string, unknown>>(db: string, sql: string, ...params: unknown[]): T[] {
-  const d = new Database(db, { readonly: true, fileMustExist: true });
-  try {
-    return d.prepare(sql).all(...params) as T[];
-  } finally {
-    d.close();
-  }
-}
-const count = (db: string, sql: string) => query<{ n: number }>(db, sql)[0]!.n;
 const chats = (log: RequestLogEntry[]) => log.filter((e) => e.path === '/v1/chat/completions');
 
 async function server(o: OpenAIServerOptions): Promise<OpenAIServer> {
@@ -129,12 +120,12 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     const runs = [start(db, srv.url), start(db, srv.url), start(db, srv.url)];
     const results = await Promise.all(runs.map((r) => r.done));
     for (const r of results) expect(r.code, r.stderr).toBe(0);
-    const games = count(db, 'SELECT count(*) AS n FROM games');
+    const games = sqlCount(db, 'SELECT count(*) AS n FROM games');
     const calls = chats(srv.log);
     expect(games).toBe(PLANNED);
     expect(calls).toHaveLength(PLANNED);
     expect(new Set(calls.map((c) => c.hash)).size).toBe(PLANNED);
-    const rows = query<{ status: string; played: number; tokens_in: number; id: string }>(
+    const rows = sqlRows<{ status: string; played: number; tokens_in: number; id: string }>(
       db,
       'SELECT * FROM runs',
     );
@@ -142,7 +133,7 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     for (const r of rows) {
       expect(r.status).toBe('done');
       // each run's played and tokens are exactly those of the games it stored
-      const mine = query<{ n: number; t: number }>(
+      const mine = sqlRows<{ n: number; t: number }>(
         db,
         'SELECT count(*) AS n, coalesce(sum(tokens_in), 0) AS t FROM games WHERE run_id = ?',
         r.id,
@@ -156,20 +147,23 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     console.log(
       `3 concurrent runs: ${calls.length} judge calls for ${games} games stored; played per run ${rows.map((r) => r.played).join(' + ')}`,
     );
-    expect(count(db, 'SELECT count(*) AS n FROM leases')).toBe(0);
+    expect(sqlCount(db, 'SELECT count(*) AS n FROM leases')).toBe(0);
   });
 
   it('a run records its progress while games land, and a SIGKILLed run is marked interrupted by the next run; the next run takes over its games at once', async () => {
     const db = freshDb();
     const srv = await server({ latencyMs: 150 });
     const first = start(db, srv.url);
-    await until(() => count(db, 'SELECT count(*) AS n FROM games') >= 12, 'the first run to store 12 games');
+    await until(
+      () => sqlCount(db, 'SELECT count(*) AS n FROM games') >= 12,
+      'the first run to store 12 games',
+    );
     // the record shows progress while it runs (batched: at most about a second behind)
     await until(
-      () => (query<{ played: number }>(db, 'SELECT played FROM runs')[0]?.played ?? 0) >= 8,
+      () => (sqlRows<{ played: number }>(db, 'SELECT played FROM runs')[0]?.played ?? 0) >= 8,
       'the run record to show 8 played',
     );
-    const live = query<{ status: string; played: number; owner: string; heartbeat_at: number }>(
+    const live = sqlRows<{ status: string; played: number; owner: string; heartbeat_at: number }>(
       db,
       'SELECT * FROM runs',
     )[0]!;
@@ -177,12 +171,12 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     expect(live.owner).toMatch(new RegExp(`:${first.child.pid}$`));
     first.child.kill('SIGKILL');
     await first.done;
-    const stored = count(db, 'SELECT count(*) AS n FROM games');
-    const dead = query<{ id: string; status: string; played: number }>(db, 'SELECT * FROM runs')[0]!;
+    const stored = sqlCount(db, 'SELECT count(*) AS n FROM games');
+    const dead = sqlRows<{ id: string; status: string; played: number }>(db, 'SELECT * FROM runs')[0]!;
     expect(dead.status).toBe('running');
     expect(dead.played).toBeGreaterThanOrEqual(8);
     expect(dead.played).toBeLessThanOrEqual(stored);
-    expect(count(db, 'SELECT count(*) AS n FROM leases')).toBeGreaterThan(0); // its games in flight, still leased
+    expect(sqlCount(db, 'SELECT count(*) AS n FROM leases')).toBeGreaterThan(0); // its games in flight, still leased
 
     const callsBefore = chats(srv.log).length;
     const t0 = Date.now();
@@ -190,12 +184,12 @@ describe('several arena runs on one database', { timeout: 180_000 }, () => {
     expect(second.code, second.stderr).toBe(0);
     // its leases were freed at once (the process is gone), not after the 60 s lease
     expect(Date.now() - t0).toBeLessThan(40_000);
-    const after = query<{ id: string; status: string; played: number }>(
+    const after = sqlRows<{ id: string; status: string; played: number }>(
       db,
       'SELECT id, status, played FROM runs ORDER BY started_at',
     );
     expect(after.map((r) => r.status)).toEqual(['interrupted', 'done']);
-    expect(count(db, 'SELECT count(*) AS n FROM games')).toBe(PLANNED);
+    expect(sqlCount(db, 'SELECT count(*) AS n FROM games')).toBe(PLANNED);
     expect(chats(srv.log).length - callsBefore).toBe(PLANNED - stored);
     expect(after[1]!.played).toBe(PLANNED - stored);
   });

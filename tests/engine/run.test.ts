@@ -2,7 +2,6 @@
 // or judge calls on tight timeouts; else in this process through runCli), a real SQLite file, and the
 // OpenAI-compatible test server in another process injecting 429s (with Retry-After), 500s and hangs. The fake judge
 // prefers the longer answer, so every stored verdict can be checked against the answer files themselves.
-import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import {
   type OpenAIServer,
 } from '../support/openai-server.ts';
 import { until } from '../support/until.ts';
+import { sqlCount, sqlRows } from '../support/stored-game.ts';
 
 const JUDGE = 'openai/judge';
 const dir = tmpDir('arena-run-test-');
@@ -141,19 +141,10 @@ function startArena(args: string[]): { child: ChildProcess; done: Promise<RunRes
   return p;
 }
 
-function query<T = Record<string, unknown>>(db: string, sql: string, ...params: unknown[]): T[] {
-  const d = new Database(db, { readonly: true, fileMustExist: true });
-  try {
-    return d.prepare(sql).all(...params) as T[];
-  } finally {
-    d.close();
-  }
-}
-
 // A run creates the file before its schema: until the games table exists, it has stored no game.
 const gameCount = (db: string) =>
-  existsSync(db) && query(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games'").length
-    ? query<{ n: number }>(db, 'SELECT count(*) AS n FROM games')[0]!.n
+  existsSync(db) && sqlRows(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games'").length
+    ? sqlCount(db, 'SELECT count(*) AS n FROM games')
     : 0;
 const chats = (log: RequestLogEntry[]) => log.filter((e) => e.path === '/v1/chat/completions');
 
@@ -206,7 +197,7 @@ function expectedVerdict(g: GameRow): string {
 
 /** One stored game per match slot, ids unique, and exactly the planned ones. */
 function expectExactlyPlanned(db: string, plan: { id: string }[]) {
-  const rows = query<GameRow>(db, 'SELECT * FROM games');
+  const rows = sqlRows<GameRow>(db, 'SELECT * FROM games');
   expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
   expect(
     new Set(rows.map((r) => `${r.question_id}|${r.turn}|${r.model_1}|${r.model_2}|${r.order}`)).size,
@@ -261,7 +252,7 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
       expect(g.verdict, `game ${g.id}`).toBe(expectedVerdict(g));
     }
     // each failed call is on record as an attempt, and the run as done
-    const attempts = query<{ game_id: string; error: string }>(db, 'SELECT game_id, error FROM attempts');
+    const attempts = sqlRows<{ game_id: string; error: string }>(db, 'SELECT game_id, error FROM attempts');
     expect(attempts).toHaveLength(failedCalls.length);
     expect(attempts.filter((a) => /HTTP 429/.test(a.error))).toHaveLength(3);
     expect(attempts.filter((a) => /timed out/.test(a.error))).toHaveLength(2);
@@ -272,7 +263,7 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     expect(tally(attempts.map((a) => hashOf.get(a.game_id) ?? `unknown game ${a.game_id}`))).toEqual(
       tally(failedCalls.map((e) => e.hash!)),
     );
-    expect(query(db, 'SELECT status, planned, played, failed FROM runs')).toEqual([
+    expect(sqlRows(db, 'SELECT status, planned, played, failed FROM runs')).toEqual([
       { status: 'done', planned: plan.length, played: plan.length, failed: 0 },
     ]);
   });
@@ -288,11 +279,11 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     expect(first.stderr).toContain('1 game(s) not played (no verdict stored)');
     expect(first.stdout).toMatch(new RegExp(`${plan.length - 1} played, 1 failed`));
     expect(gameCount(db)).toBe(plan.length - 1);
-    expect(query(db, 'SELECT id FROM games WHERE id = ?', victim.id)).toEqual([]);
+    expect(sqlRows(db, 'SELECT id FROM games WHERE id = ?', victim.id)).toEqual([]);
     expect(
-      query<{ n: number }>(db, 'SELECT count(*) AS n FROM attempts WHERE game_id = ?', victim.id)[0]!.n,
+      sqlRows<{ n: number }>(db, 'SELECT count(*) AS n FROM attempts WHERE game_id = ?', victim.id)[0]!.n,
     ).toBe(3);
-    expect(query(db, 'SELECT status, failed FROM runs')).toEqual([{ status: 'failed', failed: 1 }]);
+    expect(sqlRows(db, 'SELECT status, failed FROM runs')).toEqual([{ status: 'failed', failed: 1 }]);
 
     const before = chats(srv.log).length;
     const second = await runArena(runArgs(db, srv.url, { retries: '2' }));
@@ -314,7 +305,7 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
-    const storedByFirst = query<GameRow>(db, 'SELECT * FROM games');
+    const storedByFirst = sqlRows<GameRow>(db, 'SELECT * FROM games');
     expect(storedByFirst.length).toBeGreaterThanOrEqual(8);
     expect(storedByFirst.length).toBeLessThan(plan.length);
     const callsBefore = chats(srv.log).length;
@@ -355,14 +346,14 @@ describe('arena run end to end (questions/arena.jsonl, 3 models, 6 questions)', 
     const kept = gameCount(db);
     expect(kept).toBeGreaterThanOrEqual(2);
     expect(kept).toBeLessThan(plan.length);
-    expect(query(db, 'SELECT status FROM runs')).toEqual([{ status: 'interrupted' }]);
+    expect(sqlRows(db, 'SELECT status FROM runs')).toEqual([{ status: 'interrupted' }]);
     // what finished is real: every kept game got a 200 from the server
     const ok = new Set(
       chats(srv.log)
         .filter((e) => e.status === 200)
         .map((e) => e.hash),
     );
-    for (const g of query<GameRow>(db, 'SELECT * FROM games'))
+    for (const g of sqlRows<GameRow>(db, 'SELECT * FROM games'))
       expect(ok.has(promptHash(g.system_prompt, g.user_prompt))).toBe(true);
   });
 

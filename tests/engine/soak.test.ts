@@ -54,6 +54,7 @@ import {
   type SpawnedOpenAIServer,
 } from '../support/openai-server.ts';
 import { smallDisk } from '../support/small-disk.ts';
+import { sqlCount } from '../support/stored-game.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 20);
 /** how late after its kill a killed process's request may arrive at the server and still be its own */
@@ -123,14 +124,6 @@ afterAll(async () => {
 const procs: { slot: number; pid: number; from: number; to: number; killed: boolean }[] = [];
 const kills: { slot: number; at: number }[] = [];
 const now = () => performance.timeOrigin + performance.now();
-const count = (sql: string) => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return (d.prepare(sql).get() as { n: number }).n;
-  } finally {
-    d.close();
-  }
-};
 const chatLog = (slot: number) => servers[slot]!.readLog().filter((e) => e.path === '/v1/chat/completions');
 
 function args(url: string, concurrency = CONCURRENCY): string[] {
@@ -287,7 +280,7 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
       // run games to fill the disk with
       const going = () =>
         (Date.now() < deadline || (playing < MIN_KILLS && Date.now() < last)) &&
-        count('SELECT count(*) AS n FROM games') < PLANNED - FULL_LEFT;
+        sqlCount(db, 'SELECT count(*) AS n FROM games') < PLANNED - FULL_LEFT;
       while (going()) {
         const wake = Math.min(last, Date.now() + 200 + random() * 2 * meanGap);
         while (Date.now() < wake && going()) await new Promise((r) => setTimeout(r, 100));
@@ -314,7 +307,7 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
         }
         await s.done;
       }
-      storedBeforeFull = count('SELECT count(*) AS n FROM games');
+      storedBeforeFull = sqlCount(db, 'SELECT count(*) AS n FROM games');
       expect(playing).toBeGreaterThanOrEqual(MIN_KILLS);
     },
     SECONDS * 1000 + KILL_EXTRA_MS + 120_000,
@@ -347,7 +340,7 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
         budget: { maxUsd: cap },
       }),
     );
-    const before = count('SELECT count(*) AS n FROM games');
+    const before = sqlCount(db, 'SELECT count(*) AS n FROM games');
     const p = { slot: BUDGET_SLOT, pid: process.pid, from: now(), to: Infinity, killed: false };
     procs.push(p);
     const r = await runArena(['refresh', '--config', cfg, '--json']);
@@ -389,7 +382,7 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
   it.skipIf(!disk.mounted)(
     'a full disk (a tmpfs: needs root to mount) stops a run in one line, its paid replies stored or kept for the next run',
     async () => {
-      storedBeforeFull = count('SELECT count(*) AS n FROM games');
+      storedBeforeFull = sqlCount(db, 'SELECT count(*) AS n FROM games');
       // enough games left that the run fills the disk before it runs out of them (about 3.4 KB a game)
       expect(PLANNED - storedBeforeFull, 'games left for the full-disk run').toBeGreaterThan(FULL_LEFT / 2);
       // the killed runs leave their write-ahead log behind (up to its 4 MB auto-checkpoint size); when a kill came just
@@ -425,7 +418,7 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
         full = {
           pid,
           paid: paid.size,
-          stored: count('SELECT count(*) AS n FROM games') - storedBeforeFull,
+          stored: sqlCount(db, 'SELECT count(*) AS n FROM games') - storedBeforeFull,
           spilled: spilled.flatMap((f) =>
             readFileSync(f, 'utf8')
               .split('\n')
@@ -445,7 +438,7 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
   );
 
   it('a final run stores what the full disk kept; every planned game stored once, each paid once, every ledger its games', async () => {
-    storedBeforeFinal = count('SELECT count(*) AS n FROM games');
+    storedBeforeFinal = sqlCount(db, 'SELECT count(*) AS n FROM games');
     const final = start(PROCS, FINAL_CONCURRENCY);
     // while it plays (its write-ahead log live), outputs that are the database or that log by another name are refused
     const deadline = Date.now() + 60_000;
@@ -462,13 +455,13 @@ describe(`soak: ${PROCS} processes x ${SECONDS} s, 15% faults, random SIGKILLs, 
     expect(lstatSync(outputs.sym).isSymbolicLink()).toBe(true);
     // after the run, the database byte for byte and its games as they were
     const sum = sha(db);
-    const stored = count('SELECT count(*) AS n FROM games');
+    const stored = sqlCount(db, 'SELECT count(*) AS n FROM games');
     await refused(
       ['publish', '--db', db, '--out', join(dirname(db), 'x', '..', basename(db))],
       /is the database \(/,
     );
     expect(sha(db)).toBe(sum);
-    expect(count('SELECT count(*) AS n FROM games')).toBe(stored);
+    expect(sqlCount(db, 'SELECT count(*) AS n FROM games')).toBe(stored);
     const flight = inFlight(chatLog(PROCS).filter((e) => e.at >= final.proc.from));
     if (full?.spilled.length)
       expect(final.err()).toContain(

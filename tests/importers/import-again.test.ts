@@ -4,19 +4,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { arenaOk, runArena, tmpDir } from '../support/cli.ts';
+import { sqlCount } from '../support/stored-game.ts';
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
-const count = (db: string, sql: string) => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return (d.prepare(sql).get() as { n: number }).n;
-  } finally {
-    d.close();
-  }
-};
 
 describe('importing the same judgments again', () => {
   const dir = tmpDir('arena-import-again-');
@@ -52,7 +44,7 @@ describe('importing the same judgments again', () => {
     const first = await arenaOk(['import', 'judgments', '--db', db, '--judge', 'my-judge', plain]);
     expect(first).toContain(': 6 games');
     expect(first).toContain('1 of 6 recorded verdict(s) differ');
-    expect(count(db, "select count(*) n from games where judge = 'my-judge'")).toBe(6);
+    expect(sqlCount(db, "select count(*) n from games where judge = 'my-judge'")).toBe(6);
 
     // the same file again, and its gzip copy: nothing new, and the output says so
     for (const f of [plain, gz]) {
@@ -61,14 +53,14 @@ describe('importing the same judgments again', () => {
       expect(again).toContain('imported into');
       expect(again).toContain('6 of 6 game(s) were already stored');
       expect(again).not.toContain('kept as recorded'); // nothing was kept: it was all there
-      expect(count(db, "select count(*) n from games where judge = 'my-judge'")).toBe(6);
+      expect(sqlCount(db, "select count(*) n from games where judge = 'my-judge'")).toBe(6);
     }
 
     // both files at once under another name: 6 new games, the other 6 counted as repeats
     const both = await arenaOk(['import', 'judgments', '--db', db, '--judge', 'my-judge-2', plain, gz]);
     expect(both).toContain(': 6 games');
     expect(both).toContain('6 of 12 game(s) were already stored or repeated');
-    expect(count(db, 'select count(*) n from games')).toBe(12);
+    expect(sqlCount(db, 'select count(*) n from games')).toBe(12);
   }, 120_000);
 
   it('reparse of a misspelled judge is a usage error naming the judges with games, not "0 games re-parsed"', async () => {
@@ -150,8 +142,8 @@ describe('importing the same pairs directory again', () => {
     expect(first).toContain('1 set(s), 3 items, 3 gold labels, 6 games');
     const again = await arenaOk(['import', 'pairs', '--db', db, root]);
     expect(again).toContain('0 games (6 already stored, left as they are)');
-    expect(count(db, 'select count(*) n from games')).toBe(6);
-    expect(count(db, "select count(*) n from votes where judge = 'gold'")).toBe(3);
+    expect(sqlCount(db, 'select count(*) n from games')).toBe(6);
+    expect(sqlCount(db, "select count(*) n from votes where judge = 'gold'")).toBe(3);
   }, 120_000);
 
   it('run --set with a misspelled set names the sets there are (not "import one")', async () => {
@@ -170,7 +162,7 @@ describe('importing the same pairs directory again', () => {
     // a usage error that names the sets there are, with a near miss suggested (src/cli/validate.ts)
     expect(r.stderr).toMatch(/--set: unknown labelled pair set "mine".*Mine/s);
     expect(r.stderr).not.toMatch(/import one/);
-    expect(count(db, 'select count(*) n from games')).toBe(6);
+    expect(sqlCount(db, 'select count(*) n from games')).toBe(6);
   }, 120_000);
 
   it('judges --board with a misspelled judge names the judges on the board (it printed "no judges in the database", exit 0)', async () => {
@@ -195,7 +187,7 @@ describe('importing the same pairs directory again', () => {
     expect(r.stderr).toContain(
       `${join(suite, 'Mine', 'dataset.json')}:2: this set is already stored as "Mine" (imported from another directory level)`,
     );
-    expect(count(db3, 'select count(*) n from questions')).toBe(3);
+    expect(sqlCount(db3, 'select count(*) n from questions')).toBe(3);
   }, 120_000);
 
   it('a result.json directly under evaluators/<LLM>/ is a located error, not silently skipped', async () => {

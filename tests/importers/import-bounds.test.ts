@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { IMPORT_LIMITS, readJsonlFile } from '../../src/importers/lines.ts';
 import { ARENA_BIN, REPO_ROOT, arenaOk, tmpDir } from '../support/cli.ts';
+import { sqlCount } from '../support/stored-game.ts';
 
 const dir = tmpDir('arena-bounds-');
 
@@ -34,14 +34,6 @@ function importTimed(db: string, file: string) {
   const m = /maxrss_kb=(\d+) cpu_s=([\d.]+)\+([\d.]+)/.exec(r.stderr)!;
   return { code: r.status, stderr: r.stderr, rssMiB: Number(m[1]) / 1024, cpuS: Number(m[2]) + Number(m[3]) };
 }
-const games = (db: string) => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return (d.prepare('SELECT count(*) AS n FROM games').get() as { n: number }).n;
-  } finally {
-    d.close();
-  }
-};
 
 describe('bounded imports', () => {
   const db = join(dir, 'arena.db');
@@ -97,7 +89,7 @@ describe('bounded imports', () => {
     );
     expect(r.stderr).not.toMatch(/\n\s+at /); // one clear line, no stack trace
     expect(r.rssMiB).toBeLessThan(400);
-    expect(games(db)).toBe(0);
+    expect(sqlCount(db, 'SELECT count(*) AS n FROM games')).toBe(0);
   }, 180_000);
 
   it('100 MiB of newlines in a small .gz: refused, not 100 million empty lines read and exit 0', async () => {
@@ -109,7 +101,7 @@ describe('bounded imports', () => {
     );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/newlines_pair\.jsonl\.gz:\d+: the gzip data expands more than 100:1/);
-    expect(games(db)).toBe(0);
+    expect(sqlCount(db, 'SELECT count(*) AS n FROM games')).toBe(0);
   }, 180_000);
 
   it('a line past the default limit in a plain file is refused at the limit', async () => {
@@ -120,6 +112,6 @@ describe('bounded imports', () => {
     expect(r.stderr).toMatch(
       /huge_pair\.jsonl:1: line is longer than 64 MiB \(the import limit for one line\); 0 complete line\(s\), [\d.]+ MiB read/,
     );
-    expect(games(db)).toBe(0);
+    expect(sqlCount(db, 'SELECT count(*) AS n FROM games')).toBe(0);
   }, 180_000);
 });

@@ -4,7 +4,6 @@
 // marked failed with the reason, the command ends non-zero with one line; the next job on the database stores the
 // recovered replies first and pays for nothing twice. The test server's request log (kept off the small disk) is
 // the independent count of paid calls.
-import Database from 'better-sqlite3';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { spilledFiles } from '../../src/storage/recovery.ts';
 import { REPO_ROOT, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
 import { smallDisk } from '../support/small-disk.ts';
+import { sqlCount, sqlRows } from '../support/stored-game.ts';
 
 const work = tmpDir('arena-ops-disk-full-');
 const disk = smallDisk(work);
@@ -27,17 +27,6 @@ afterEach(async () => {
 });
 afterAll(() => disk.unmount());
 
-/** the rows of a query, on the database opened read-only for it */
-function readDb<T = Record<string, unknown>>(db: string, sql: string, ...params: unknown[]): T[] {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare(sql).all(...params) as T[];
-  } finally {
-    d.close();
-  }
-}
-const count = (db: string, sql: string) => readDb<{ n: number }>(db, sql)[0]!.n;
-
 interface RunRow {
   id: string;
   status: string;
@@ -48,7 +37,7 @@ interface RunRow {
   cost: number | null;
 }
 const readRuns = (db: string) =>
-  readDb<RunRow>(db, 'select id, status, config, played, tokens_in, tokens_out, cost from runs');
+  sqlRows<RunRow>(db, 'select id, status, config, played, tokens_in, tokens_out, cost from runs');
 /** what a run's record says it played, its tokens and cost (to 1e-9 USD) */
 const ledger = (r: RunRow) => ({
   played: r.played,
@@ -58,7 +47,7 @@ const ledger = (r: RunRow) => ({
 });
 /** the same, summed over the run's stored games */
 function ledgerOfGames(db: string, runId: string) {
-  const [g] = readDb<{ n: number; i: number; o: number; c: number }>(
+  const [g] = sqlRows<{ n: number; i: number; o: number; c: number }>(
     db,
     'select count(*) n, coalesce(sum(tokens_in), 0) i, coalesce(sum(tokens_out), 0) o, coalesce(sum(cost), 0) c from games where run_id = ?',
     runId,
@@ -125,7 +114,7 @@ async function stopsAndRecovers(db: string, args: string[], planned: number, kee
   expect(spilled.length).toBeLessThanOrEqual(1);
   if (spilled.length) expect(line).toContain(spilled[0]!);
   const paid = calls();
-  const stored = count(db, 'select count(*) n from games');
+  const stored = sqlCount(db, 'select count(*) n from games');
   expect(paid).toBeLessThan(planned);
   // every paid reply is stored or in the recovery file
   const inFile = spilled.length ? gamesIn(spilled[0]!) : 0;
@@ -138,10 +127,10 @@ async function stopsAndRecovers(db: string, args: string[], planned: number, kee
   if (inFile)
     expect(again.stderr).toContain(`stored ${inFile} verdict(s) an earlier run paid for but could not store`);
   expect(spilledFiles(db, tmpdir())).toEqual([]);
-  expect(count(db, 'select count(*) n from games')).toBe(planned);
+  expect(sqlCount(db, 'select count(*) n from games')).toBe(planned);
   expect(calls()).toBe(planned);
   expect(
-    count(db, "select count(*) n from runs where status = 'failed' and config like '%refused a write%'"),
+    sqlCount(db, "select count(*) n from runs where status = 'failed' and config like '%refused a write%'"),
   ).toBe(1);
 }
 
@@ -209,9 +198,9 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
     expect(line).toContain(spilled[0]!);
     const inFile = gamesIn(spilled[0]!);
     expect(inFile).toBeGreaterThan(0);
-    const storedThen = count(db, 'select count(*) n from games');
+    const storedThen = sqlCount(db, 'select count(*) n from games');
     expect(storedThen + inFile).toBeLessThanOrEqual(planned);
-    expect(count(db, "select count(*) n from batches where status = 'submitted'")).toBe(1);
+    expect(sqlCount(db, "select count(*) n from batches where status = 'submitted'")).toBe(1);
 
     // room again: the recovered verdicts are stored first; nothing is submitted or answered again
     disk.unfill();
@@ -219,20 +208,20 @@ describe.skipIf(!disk.mounted)('a full disk under the ops jobs', { timeout: 240_
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`stored ${inFile} verdict(s) an earlier run paid for but could not store`);
     expect(spilledFiles(db, tmpdir())).toEqual([]);
-    expect(count(db, 'select count(*) n from games')).toBe(planned);
-    expect(count(db, "select count(*) n from games where source = 'batch'")).toBe(planned);
+    expect(sqlCount(db, 'select count(*) n from games')).toBe(planned);
+    expect(sqlCount(db, "select count(*) n from games where source = 'batch'")).toBe(planned);
     expect(log().filter((e) => e.path === '/v1/batches' && e.method === 'POST')).toHaveLength(1);
     expect(log().filter((e) => e.path === '/v1/batches#line')).toHaveLength(planned);
     expect(log().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(0);
-    expect(count(db, "select count(*) n from batches where status = 'imported'")).toBe(1);
+    expect(sqlCount(db, "select count(*) n from batches where status = 'imported'")).toBe(1);
     // the stopped run is failed with the reason, and its ledger counts its games, the recovered ones included
     const runs = readRuns(db);
     const stopped = runs.filter((x) => x.status === 'failed' && /refused a write/.test(x.config));
     expect(stopped).toHaveLength(1);
     for (const x of runs) expect(ledger(x), `run ${x.id} (${x.status})`).toEqual(ledgerOfGames(db, x.id));
     // the batch's record says what all its games cost: those the stopped run stored, the recovered ones and the rest
-    const batchCosts = readDb(db, 'select cost from batches').map((b) => Math.round(Number(b.cost) * 1e9));
-    const gameCosts = readDb(db, "select sum(cost) cost from games where source = 'batch'");
+    const batchCosts = sqlRows(db, 'select cost from batches').map((b) => Math.round(Number(b.cost) * 1e9));
+    const gameCosts = sqlRows(db, "select sum(cost) cost from games where source = 'batch'");
     expect(batchCosts).toEqual([Math.round(Number(gameCosts[0]!.cost) * 1e9)]);
   });
 });

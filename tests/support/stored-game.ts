@@ -5,14 +5,16 @@ import Database from 'better-sqlite3';
 import type { Game } from '../../src/core/types.ts';
 
 /** The rows `sql` reads from the SQLite file `db` (opened read-only, closed again). */
-export function sqlRows(db: string, sql: string): Record<string, unknown>[] {
+export function sqlRows<T = Record<string, unknown>>(db: string, sql: string, ...params: unknown[]): T[] {
   const d = new Database(db, { readonly: true });
   try {
-    return d.prepare(sql).all() as Record<string, unknown>[];
+    return d.prepare(sql).all(...params) as T[];
   } finally {
     d.close();
   }
 }
+/** `n` of the first row of `sql` (a `count(*) AS n` query). */
+export const sqlCount = (db: string, sql: string): number => sqlRows<{ n: number }>(db, sql)[0]!.n;
 
 export function ledgerGame(i: number, runId: string): Game {
   return {
