@@ -2,7 +2,6 @@
 // process (runArena) on real SQLite files, and the functions behind the lines it prints.
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { etaText, Progress } from '../../src/cli/progress-bar.ts';
@@ -13,6 +12,8 @@ import { openSqliteStore } from '../../src/storage/sqlite.ts';
 import { arenaJson, arenaOk, OWN, playOwn, REPO_ROOT, runArena, tmpDir } from '../support/cli.ts';
 import { mtbenchReleaseDb } from '../support/mtbench-release.ts';
 import { spawnOpenAIServer } from '../support/openai-server.ts';
+import { sqlRows } from '../support/stored-game.ts';
+import { freePort } from '../support/port.ts';
 
 const MTBENCH_DIR = process.env.MTBENCH_DIR;
 
@@ -185,14 +186,8 @@ describe('`import answers` names the model from its lines', () => {
     writeFileSync(file, sage.map((l, k) => JSON.stringify({ ...l, model_id: ids(k) })).join('\n') + '\n');
     return file;
   };
-  const modelsOf = (db: string) => {
-    const sqlite = new Database(db, { readonly: true });
-    try {
-      return sqlite.prepare('select distinct model from answers order by model').pluck().all();
-    } finally {
-      sqlite.close();
-    }
-  };
+  const modelsOf = (db: string) =>
+    sqlRows<{ model: string }>(db, 'select distinct model from answers order by model').map((r) => r.model);
 
   it('lines that agree on a model_id name the model, with a warning when it is not the file name', async () => {
     const dir = tmpDir();
@@ -229,17 +224,8 @@ describe('`import answers` names the model from its lines', () => {
 });
 
 describe('a connection error names the server, without credentials', { timeout: 120_000 }, () => {
-  /** A port nothing listens on: one the system gave out and took back. */
-  const closedPort = () =>
-    new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as AddressInfo;
-        s.close(() => resolve(port));
-      });
-    });
-
   it('`failed:` lines say which base URL failed, once per message, with no tag unless --verbose', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const args = [
       'run',
       '--db',

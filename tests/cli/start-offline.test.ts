@@ -2,30 +2,21 @@
 // (MTBENCH_DIR, --base-url, --manifest); a wrong MTBENCH_DIR is named; and nothing is left behind, no empty
 // database that a second `npm start` would then serve as if it were the leaderboard.
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';
+import { freePort } from '../support/port.ts';
 
 // only the release is under test: the study's judgments and the labelled sets are not looked for (whatever
 // the environment running the tests says), so nothing else is downloaded or read
 const ONLY_RELEASE = { JUDGE_LLAMA2_DIR: 'none', JUDGE_SETS_DIR: 'none' };
-
-/** A port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe('arena start without the release', { timeout: 120_000 }, () => {
   it('offline: names MTBENCH_DIR, --base-url and --manifest, and creates no database', async () => {
     const dir = tmpDir();
     const db = join(dir, 'arena.db');
     const r = await runArena(
-      ['start', '--db', db, '--port', '0', '--base-url', `http://127.0.0.1:${await closedPort()}/mt_bench`],
+      ['start', '--db', db, '--port', '0', '--base-url', `http://127.0.0.1:${await freePort()}/mt_bench`],
       { env: { ...ONLY_RELEASE, MTBENCH_DIR: undefined, XDG_CACHE_HOME: tmpDir() } },
     );
     expect(r.code).toBe(1);

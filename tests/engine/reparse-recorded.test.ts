@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 import { undoMigrationsFrom } from '../support/migrations.ts';
+import { sqlRows } from '../support/stored-game.ts';
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 const EXISTING =
@@ -16,26 +17,13 @@ const EXISTING =
 
 /** every existing column of every game, as its stored type and bytes (hex), by id */
 function stored(db: string): Record<string, unknown>[] {
-  const d = new Database(db, { readonly: true });
-  try {
-    const cols = EXISTING.split(', ').map(
-      (c) => `typeof(${c}) || ':' || hex(${c}) AS "${c.replaceAll('"', '')}"`,
-    );
-    return d.prepare(`SELECT ${cols.join(', ')} FROM games ORDER BY id`).all() as Record<string, unknown>[];
-  } finally {
-    d.close();
-  }
+  const cols = EXISTING.split(', ').map(
+    (c) => `typeof(${c}) || ':' || hex(${c}) AS "${c.replaceAll('"', '')}"`,
+  );
+  return sqlRows(db, `SELECT ${cols.join(', ')} FROM games ORDER BY id`);
 }
-function recordedColumn(db: string): (string | null)[] {
-  const d = new Database(db, { readonly: true });
-  try {
-    return (
-      d.prepare('SELECT recorded_verdict AS r FROM games ORDER BY id').all() as { r: string | null }[]
-    ).map((x) => x.r);
-  } finally {
-    d.close();
-  }
-}
+const recordedColumn = (db: string): (string | null)[] =>
+  sqlRows<{ r: string | null }>(db, 'SELECT recorded_verdict AS r FROM games ORDER BY id').map((x) => x.r);
 
 function setup(name: string): { db: string; file: string; questions: string } {
   const dir = tmpDir(`arena-${name}-`);

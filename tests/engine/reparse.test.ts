@@ -1,13 +1,13 @@
 // `arena reparse`: the stored raw replies parsed again with another parser version, without calling a judge.
 // The games come from a real `arena run` with the `mock/quoting` judge, whose every reply quotes the output
 // format ("[[A]]" if A is better, "[[B]]" ..., "[[C]]" ...) and then ends with its actual verdict.
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, runArena, tmpDir } from '../support/cli.ts';
 import { MTBENCH_DIR, noMtbench, skipWhy } from '../support/materials.ts';
 import { copySqlite } from '../support/run-shared.ts';
+import { sqlCount, sqlRows } from '../support/stored-game.ts';
 
 const DIR = MTBENCH_DIR;
 skipWhy('reparse', noMtbench('questions, answers and prompts to play games on'));
@@ -32,26 +32,14 @@ interface Standing {
 }
 
 function games(db: string, judge?: string): GameRow[] {
-  const sqlite = new Database(db, { readonly: true });
-  try {
-    const sql =
-      'SELECT id, judge, "order", reply, verdict, parser, tokens_in, tokens_out, created_at, run_id FROM games' +
-      (judge ? ' WHERE judge = ?' : '') +
-      ' ORDER BY id';
-    return (judge ? sqlite.prepare(sql).all(judge) : sqlite.prepare(sql).all()) as GameRow[];
-  } finally {
-    sqlite.close();
-  }
+  const sql =
+    'SELECT id, judge, "order", reply, verdict, parser, tokens_in, tokens_out, created_at, run_id FROM games' +
+    (judge ? ' WHERE judge = ?' : '') +
+    ' ORDER BY id';
+  return judge ? sqlRows<GameRow>(db, sql, judge) : sqlRows<GameRow>(db, sql);
 }
 
-function count(db: string, table: 'runs' | 'attempts'): number {
-  const sqlite = new Database(db, { readonly: true });
-  try {
-    return (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-  } finally {
-    sqlite.close();
-  }
-}
+const count = (db: string, table: 'runs' | 'attempts') => sqlCount(db, `SELECT count(*) AS n FROM ${table}`);
 
 /** The verdict the reply states last, mapped to the match's models by the game's order (read straight from the text). */
 function finalVerdict(g: GameRow): string {

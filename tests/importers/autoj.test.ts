@@ -23,6 +23,7 @@ import {
 } from '../support/autoj-fixture.ts';
 import { OWN_QA, runArena, tmpDir } from '../support/cli.ts';
 import { skipWhy } from '../support/materials.ts';
+import { freePort } from '../support/port.ts';
 
 describe('the Auto-J schemes, assembled from constants_prompt.py', () => {
   const [single, multi] = autojSchemes('constants_prompt.py', AUTOJ_FIXTURE);
@@ -125,15 +126,6 @@ async function startMirror(): Promise<Mirror> {
   return m;
 }
 
-/** A port on 127.0.0.1 that nothing listens on (a server opened and closed). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 describe('downloading constants_prompt.py (pinned, hash-checked)', () => {
   let mirror: Mirror;
   beforeAll(async () => {
@@ -171,7 +163,7 @@ describe('downloading constants_prompt.py (pinned, hash-checked)', () => {
   });
 
   it('offline: the error says the template is not shipped, where to get the file and how to give it', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     await expect(
       loadAutojSchemes({
         baseUrl: `http://127.0.0.1:${port}/auto-j`,

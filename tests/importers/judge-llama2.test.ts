@@ -13,6 +13,7 @@ import { createApp } from '../../src/web/app.ts';
 import { buildReports } from '../../src/reports/site/build.ts';
 import { referenceOnce } from '../support/python.ts';
 import { JUDGE_LLAMA2_DIR, MTBENCH_DIR, noMtbenchOrJudgeLlama2, skipWhy } from '../support/materials.ts';
+import { sqlRows } from '../support/stored-game.ts';
 
 const MT = MTBENCH_DIR;
 const JL = JUDGE_LLAMA2_DIR;
@@ -519,16 +520,12 @@ describe.skipIf(!!SKIP)('the Judge Llama 2 study file, imported as recorded (iss
     const own = join(dir, 'study.db');
     await arenaOk(['import', 'questions', join(MT!, 'question.jsonl'), '--db', own]);
     await arenaOk(['import', 'judgments', FILE, '--judge', JUDGE, '--db', own]);
-    const rows = () => {
-      const sqlite = new Database(own, { readonly: true });
-      try {
-        return sqlite
-          .prepare('SELECT id, verdict, parser FROM games WHERE judge = ? ORDER BY id')
-          .all(JUDGE) as { id: string; verdict: string; parser: string }[];
-      } finally {
-        sqlite.close();
-      }
-    };
+    const rows = () =>
+      sqlRows<{ id: string; verdict: string; parser: string }>(
+        own,
+        'SELECT id, verdict, parser FROM games WHERE judge = ? ORDER BY id',
+        JUDGE,
+      );
     const before = rows();
     const recorded = before.filter((r) => r.parser === 'recorded').length;
     expect(recorded).toBe(ref.parsers.recordedDiffersFromFastchat);

@@ -3,9 +3,9 @@
 // votes. Real bin/arena.mjs on a real SQLite file.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { arenaOk, tmpDir } from '../support/cli.ts';
+import { sqlRows } from '../support/stored-game.ts';
 
 const items = [1, 2, 3, 4].map((i) => ({
   input: `question ${i}`,
@@ -14,14 +14,8 @@ const items = [1, 2, 3, 4].map((i) => ({
   label: (i % 2) + 1,
 }));
 
-function goldVotes(db: string) {
-  const s = new Database(db, { readonly: true });
-  try {
-    return s.prepare("select question_id, winner, line from votes where judge = 'gold' order by line").all();
-  } finally {
-    s.close();
-  }
-}
+const goldVotes = (db: string) =>
+  sqlRows(db, "select question_id, winner, line from votes where judge = 'gold' order by line");
 
 describe('import pairs', { timeout: 120_000 }, () => {
   it('a compact dataset.json (all items on line 1) imports every item; pretty JSON gives the same votes', async () => {

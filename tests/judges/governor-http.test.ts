@@ -1,11 +1,11 @@
 // The rate governor and several endpoints, through openJudge, against the OpenAI-compatible test server on
 // 127.0.0.1 enforcing an OpenAI-style token limit (prompt tokens + max_tokens, continuous refill, 429 +
 // retry-after-ms, x-ratelimit-* headers), and against a dead server and one answering 500s.
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { judgeSetupOf } from '../../src/cli/judge-args.ts';
 import { JudgeSetup, openJudge } from '../../src/judges/registry.ts';
 import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';
+import { freePort } from '../support/port.ts';
 
 const open: OpenAIServer[] = [];
 afterEach(async () => {
@@ -23,13 +23,6 @@ const req = (i: number) => ({
   temperature: 0,
   maxTokens: 50,
 });
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe('one endpoint with a token limit', () => {
   it('plays every call at the limit’s pace with no more than one 429, learning the limit from the headers', async () => {

@@ -4,9 +4,9 @@
 // install step cannot pass as a skipped test.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { skipWhy } from './materials.ts';
+import { freePort } from './port.ts';
 
 export const REAL_GGUF = process.env.REAL_GGUF ?? '';
 export const LLAMA_CPP_PYTHON = process.env.LLAMA_CPP_PYTHON ?? '';
@@ -53,18 +53,6 @@ export interface LlamaCppServer {
   /** what the server printed so far */
   log(): string;
   close(): Promise<void>;
-}
-
-/** A port free now (the server binds it next; nothing else here takes ports at random meanwhile). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /**

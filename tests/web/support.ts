@@ -3,11 +3,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { onFileEnd, REPO_ROOT } from '../support/cli.ts';
 import { runShared } from '../support/run-shared.ts';
 import { openLocalD1 } from './local-d1.ts';
+import { freePort } from '../support/port.ts';
 
 /** wrangler's command-line entry, run with this node: `wrangler ...args` is `node WRANGLER ...args` */
 const WRANGLER = createRequire(import.meta.url).resolve('wrangler/bin/wrangler.js');
@@ -18,17 +18,6 @@ export const WRANGLER_ENV = {
   NO_COLOR: '1',
   CI: '1',
 };
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** `wrangler ...args` to completion; rejects with its output when it fails. */
 export function wrangler(args: string[], timeoutMs = 180_000): Promise<string> {
