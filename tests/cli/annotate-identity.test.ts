@@ -1,7 +1,5 @@
-// Issue 35, items 2, 5 and 9 through the real `arena` command: imported annotator votes keep their voter and a new
-// invite never takes its number; importing one's own export changes nothing (and a contradicting line is a located
-// error, not a raw SQLite one); `serve --annotate --trust-proxy 1` counts logins per client named by the rightmost
-// X-Forwarded-For entry; a weak ARENA_ANNOTATE_SECRET is refused in one line.
+// Issue 35 through the real `arena`: imported voters kept, invites never reuse a number, re-importing one's export
+// changes nothing, --trust-proxy counts logins per client, a weak ARENA_ANNOTATE_SECRET is refused.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

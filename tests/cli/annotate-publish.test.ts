@@ -1,8 +1,6 @@
-// Issue 35, item 1, soak style: the annotator page beside a refresh that publishes a copy (publish.sqlite).
-// `serve --annotate` on the published copy is refused up front with the command that serves the source; served on
-// the source, votes cast between three refreshes are each stored exactly once, in the source and in the next copy,
-// both files pass integrity_check, a used invite stays used, and nothing answers 500. A read-only server on the
-// copy follows each republish meanwhile. Real refreshes (mock judge), real servers, real SQLite files.
+// Issue 35, item 1: the annotator page beside refreshes that publish a copy. Serving the copy with --annotate is
+// refused up front; on the source, votes cast between three refreshes are stored once in source and copy, both
+// pass integrity_check, a used invite stays used, nothing answers 500, and a read-only server follows the copy.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,5 @@
-// bin/arena.mjs runs the esbuild bundle (dist/, built by `npm test`'s pretest from scripts/build-cli.mjs) while it
-// is newer than every file under src/, else the sources through tsx. Both ways must be the same command: the
-// bundle resolves the files its sources read beside themselves (db/migrations, questions/) from the package,
-// loads the lazily imported commands, and stores the same games. Real processes, real SQLite files.
+// bin/arena.mjs runs the esbuild bundle (dist/) while it is newer than src/, else the sources through tsx: both must
+// be the same command (files read beside the sources, lazy commands, the same games stored).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,5 @@
-// Output paths never destroy the database: `--out`, `--chart`, export folders and a refresh's `publish.sqlite`
-// that are the database (or its -wal/-shm), however spelled (another path, a symlink, a hard link), are refused
-// with one line and the database stays byte for byte; outputs are written through a temporary file and a rename;
-// publishing a copy over an older copy that a reader keeps open (its WAL beside it) gives a sound copy.
+// Outputs that are the database (or its -wal/-shm) by any spelling are refused in one line, the database unchanged;
+// outputs go through a temporary file and a rename; publishing over a copy a reader holds gives a sound copy.
 import { createHash } from 'node:crypto';
 import {
   existsSync,

@@ -1,7 +1,5 @@
-// `arena run` writing to a pipe (as under cron, into a log file; here a stream that is no terminal): plain lines, no
-// progress-bar frames or escape codes, and retries told in few lines (the first of each kind of fault at once, the
-// rest counted) against a server on 127.0.0.1 that answers many calls with 500s and 429s. The server's log is the
-// count of faults.
+// `arena run` writing to a pipe: plain lines, no progress frames or escape codes, retries told in few lines
+// against a server answering many 500s and 429s, whose log is the count of faults.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { retryLog } from '../../src/judges/retry-log.ts';

@@ -1,8 +1,6 @@
-// `arena run` brings the stored reports up to date through its own open connection, before closing it: it never
-// opens the database file a second time (three runs ending together found the file busy on that second open; the
-// three-runs case is tests/engine/run-concurrency.test.ts). Here the file changes under the run in a way a second
-// open refuses: a newer mt-arena records a migration while the run plays. The run, already open, stores its games
-// and their reports all the same. Real SQLite, the OpenAI-compatible test server on 127.0.0.1, `arena` in-process.
+// `arena run` brings the stored reports up to date through its own open connection and never opens the file again
+// (a second open found it busy with three runs ending together). Here a newer mt-arena records a migration while
+// the run plays, which a second open refuses: the run stores its games and reports all the same.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

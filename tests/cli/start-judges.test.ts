@@ -1,9 +1,6 @@
-// `arena start` (npm start) with the MT-Bench release and the Judge Llama 2 study's judgments (from MTBENCH_DIR
-// and JUDGE_LLAMA2_DIR, so nothing is downloaded): the home page shows GPT-4's and the Llama-2-70B judge's
-// leaderboards side by side with each one's agreement with the experts and a reading computed from the data.
-// Every figure is checked against tests/reference/judge_llama2.py, which reads the raw files. The `arena start` read
-// here is the run's shared one (tests/support/npm-start.ts: a real process on an empty database, with this
-// environment's MTBENCH_DIR, JUDGE_LLAMA2_DIR and JUDGE_SETS_DIR), whose output and pages are kept as it served them.
+// `arena start` with the release and the Judge Llama 2 study (the run's shared start, tests/support/npm-start.ts):
+// the home page shows GPT-4's and Llama-2-70B's boards side by side with their expert agreement and a reading,
+// every figure checked against tests/reference/judge_llama2.py on the raw files.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

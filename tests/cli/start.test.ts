@@ -1,7 +1,5 @@
-// `npm start` runs `arena start`: on an empty database it imports the MT-Bench release (from MTBENCH_DIR here,
-// so nothing is downloaded), then serves the leaderboard. The server is a real process on a free port
-// (--port 0), asked over real HTTP, and stopped with SIGTERM at the end. The first start on an empty database is
-// the run's shared one (tests/support/npm-start.ts), which other test files copy.
+// `npm start` (`arena start`) on an empty database imports the release (MTBENCH_DIR) and serves the leaderboard;
+// the first start is the run's shared one (tests/support/npm-start.ts), which other files copy.
 import Database from 'better-sqlite3';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

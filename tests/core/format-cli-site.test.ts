@@ -1,7 +1,5 @@
-// One number format per kind of figure across the CLI and the site (issue 12, item 20): the same database
-// rendered by `arena standings / ratings / intervals / runs / judges --board` and by the site's pages spells
-// every figure identically (win rates "0.6250", ratings "1043", intervals "998 – 1043", counts "12,345",
-// shares "62.5% (55.0% – 70.1%)", costs "$0.0123", seconds "1.5 s"), because both call src/core/format.ts.
+// One number format per kind of figure: the same database through the CLI's tables and the site's pages spells
+// every figure identically, because both call src/core/format.ts.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as figures from '../../src/core/format.ts';

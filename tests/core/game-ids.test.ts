@@ -1,7 +1,5 @@
-// Game ids are content addresses: a game already stored is never paid for again, so an id that changes
-// silently re-plays (and re-pays) every stored game. This pins the ids of the MT-Bench plan, as `arena run`
-// plans it on the release, to hashes recorded on the code before the issue 11 refactor (commit 2c79a69).
-// The expected values below were computed once by this test on that code, not derived from the code under test.
+// Game ids are content addresses: a changed id re-pays every stored game. These pin the MT-Bench plan's ids to
+// hashes recorded on the code before the issue 11 refactor, not derived from the code under test.
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Mode } from '../../src/core/types.ts';

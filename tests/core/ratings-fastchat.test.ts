@@ -1,7 +1,5 @@
-// `arena ratings` against Python reference implementations of FastChat's rating methods
-// (tests/reference/*.py; protocol §7): compute_bt (scipy L-BFGS-B with FastChat's settings) and
-// compute_elo (online, K=4), on the MT-Bench release's expert votes and
-// GPT-4 pair outcomes. The battles are read here straight from the release's CSV files, not from our database.
+// `arena ratings` against FastChat's compute_bt and compute_elo in Python (tests/reference/*.py), on the release's
+// expert votes and GPT-4 pair outcomes read straight from its CSV files, not from our database.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arenaJson, runArena, tmpDir } from '../support/cli.ts';

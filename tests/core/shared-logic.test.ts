@@ -1,7 +1,5 @@
-// The pieces of core that several statistics now share instead of each keeping a copy (issue 12, repeated
-// logic): battleTable over a fixed model and cluster list (benchmark health), the standings frame shared by
-// FastChat's and Arena-Hard's standings, pairing stored games into matches (outcomes and the weighting),
-// and the match key. Each is checked against a direct count written out here.
+// Core pieces several statistics share (battleTable, the standings frame, pairing games into matches, the match
+// key), each checked against a direct count written out here.
 import { describe, expect, it } from 'vitest';
 import { arenaHardBattles, weightedStandings, type WeightedGame } from '../../src/core/schemes/weighting.ts';
 import { pairwiseStandings, tallyStandings } from '../../src/core/standings.ts';

@@ -1,7 +1,5 @@
-// The documented flows on the database `npm start` creates (issue 12, item 18): questions/README.md's own
-// commands (read from the README, run as written) and `arena refresh --config examples/refresh.json` on a
-// database that already holds the MT-Bench release. A plan defaults to the question set the models have
-// answers for, not every question in the database.
+// The documented flows on the `npm start` database: questions/README.md's commands as written, and
+// `arena refresh --config examples/refresh.json`, whose plan defaults to the questions the models answered.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';

@@ -1,9 +1,6 @@
-// A full disk under `arena run` and `arena import`, on a real small filesystem (a tmpfs mounted for the test:
-// it needs root; elsewhere these tests are skipped and tests/engine/play-disk-full.test.ts covers the play loop with
-// a Store whose writes fail as SQLITE_FULL does). What must hold: once the database refuses a write no more
-// judge calls are made, the replies already paid for are kept (spilled) and stored by the next run, the run
-// is marked failed with the reason, and the command ends non-zero with one line, no stack trace. The test
-// server's request log (kept off the small disk) is the independent count of paid calls.
+// A full disk under `arena run` and `arena import` on a tmpfs (root only; elsewhere play-disk-full.test.ts covers the
+// play loop): no more calls, paid replies spilled and stored by the next run, the run failed with the reason, one
+// line and a non-zero exit. The server's request log (off the small disk) counts the paid calls.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,8 +1,6 @@
-// The play loop when the database refuses a write (SQLITE_FULL, as on a full disk), with a Store whose game
-// inserts fail after the first few: it runs on any machine (tests/disk-full.test.ts does it on a real small
-// filesystem where it can mount one). No call is started after the refusal, the replies already paid for go
-// to the spill, the run ends failed with the reason, and the error is one ArenaError. The test server's
-// request log is the independent count of paid calls.
+// The play loop when the Store refuses a write (SQLITE_FULL, on any machine; disk-full.test.ts uses a real small
+// filesystem): no call after the refusal, paid replies spilled, the run failed with the reason, one ArenaError.
+// The test server's request log counts the paid calls.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ArenaError, type Game, type GameSpec } from '../../src/core/types.ts';

@@ -1,7 +1,5 @@
-// The play loop's workers at the tail of a plan: every worker stays until the plan is exhausted, so a plan
-// no longer than the concurrency is played in about one judge latency, not one latency per game. Real
-// SQLite file, the real OpenAI judge (SDK + retry) against the OpenAI-compatible test server over HTTP; the
-// server's request log (arrival times) is the independent witness of how many calls were in flight.
+// Workers stay until the plan is exhausted, so a plan no longer than the concurrency plays in about one judge
+// latency; the test server's request log (arrival times) witnesses the calls in flight.
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GameSpec } from '../../src/core/types.ts';

@@ -1,7 +1,5 @@
-// engine/play/, the one loop that plays games, on a real SQLite file and through the real OpenAI judge
-// (SDK + retry) against the OpenAI-compatible test server over HTTP. What it must hold: a failed call is
-// an attempt on record and never a verdict; the counters equal what the database holds; an abort stops
-// it cleanly; a budget's refusal and another run's games are counted as such.
+// engine/play/ through the real OpenAI judge against the test server: a failed call is an attempt, never a verdict;
+// counters equal the database; an abort stops cleanly; budget refusals and other runs' games are counted as such.
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Game, GameSpec } from '../../src/core/types.ts';

@@ -1,7 +1,5 @@
-// Several `arena run`s on one database (issue #12, items 1 and 4): every game is leased in the database
-// before its judge call, so three processes started together pay for each game once, and each run's
-// record counts only the games it stored, updated while they land. The CLI runs in child processes, the
-// OpenAI-compatible test server in another one, whose request log is the independent count of calls.
+// Several `arena run`s on one database: every game is leased before its call, so three runs started together pay
+// for each game once and each run's record counts only its own games. The server's log counts the calls.
 import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

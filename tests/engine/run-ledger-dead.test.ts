@@ -1,7 +1,5 @@
-// A run killed with SIGKILL leaves its record `running` with counters from its last progress write. Found
-// dead (its heartbeat older than a lease), its counts and cost are those of its stored games, and it shows
-// as interrupted at once: in `arena runs` (a read-only command, before any other run has reaped it) and once
-// reaped, in the stored record. Real SQLite file; the expected figures are summed from the games themselves.
+// A SIGKILLed run, found dead (heartbeat older than a lease), shows as interrupted with its stored games' counts
+// and cost, in `arena runs` at once and in the stored record once reaped. Figures summed from the games.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newRun, reapDeadRuns, runRecord } from '../../src/engine/play/index.ts';

@@ -1,7 +1,5 @@
-// `arena run` end to end: the real CLI (in a child process where the process is under test: killed, interrupted,
-// or judge calls on tight timeouts; else in this process through runCli), a real SQLite file, and the
-// OpenAI-compatible test server in another process injecting 429s (with Retry-After), 500s and hangs. The fake judge
-// prefers the longer answer, so every stored verdict can be checked against the answer files themselves.
+// `arena run` end to end (a child process where the process is under test, else runCli) against the test server
+// injecting 429s, 500s and hangs; its judge prefers the longer answer, so verdicts check against the answer files.
 import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

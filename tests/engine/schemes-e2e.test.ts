@@ -1,8 +1,6 @@
-// The fine-tuned judges' prompt schemes and Arena-Hard's, end to end: a real `arena run --prompts <scheme>`
-// against the OpenAI-compatible test server (a real HTTP server in this process; the CLI is its own
-// process), whose fake judge answers in each judge's documented output format. Stored games, standings,
-// agreement, Arena-Hard's weighted standings and ratings are checked against values computed here from the
-// answer files alone.
+// The fine-tuned judges' and Arena-Hard's prompt schemes end to end: `arena run --prompts <scheme>` against the
+// test server answering in each judge's format; games, standings, agreement and Arena-Hard's weighted standings
+// and ratings checked against values computed here from the answer files alone.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,5 @@
-// `arena run --mode pairwise-baseline --until-settled` against the OpenAI-compatible test server: the judge
-// prefers the longer answer, arena-sage's answers are about twice the baseline's (arena-drift) and
-// arena-echo's a sixth of them, so one is clearly better and one clearly worse. The run stops each model
-// early, says why, and a full run afterwards pays exactly the games it skipped.
+// `--mode pairwise-baseline --until-settled` with a judge preferring longer answers and one clearly better and one
+// clearly worse model: each stops early saying why, and a full run then pays exactly the skipped games.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.ts';

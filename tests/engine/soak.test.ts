@@ -1,32 +1,11 @@
-// Soak: three `arena run`s on one database against OpenAI-compatible test servers that fail 15% of calls with a
-// 500, SIGKILLed at random moments and restarted, for SOAK_SECONDS (default 20 s, so the suite stays fast; the
-// figures in docs/testing.md are from SOAK_SECONDS=120); then a refresh under a budget; then a run on a full disk;
-// then one final run, wider (FINAL_CONCURRENCY). At the end every planned game is stored once, the calls the
-// servers answered 200 (paid) are the games stored plus the calls in flight at the kills, no run is left
-// `running`, and PRAGMA integrity_check is ok. Two servers send no `usage`:
-// the games their answers stored (its own log) are exactly the games without token counts, and every run's ledger
-// (played, tokens), the killed runs' and the full disk's included, equals its stored games.
-//
-// The budget: a refresh (in this process, the same plan) against a usage-less server, under a cap that holds six
-// calls' bounds and a half: each reply without usage is charged its bound, so it plays six games and stops, its
-// cost all estimated; the server's log says it answered exactly those six.
-//
-// The final run's calls in flight, from its server's log (arrival to answer): they reach its --concurrency and
-// stay near it until its last game has started (workers that left early would play the tail on a few). While it
-// plays, outputs that are the database or its live write-ahead log by another name (a hard link, a symlink, another
-// spelling) are refused in one line; afterwards one more is, the database byte for byte as it was.
-//
-// The full disk: the database lives on a small filesystem (a tmpfs: root only; elsewhere that phase is skipped,
-// saying why, and the rest runs on the ordinary disk). It is filled to leave a little room and one run started: it
-// must stop in one line with the run failed, its paid replies stored or in the recovery file; with room again the
-// final run stores them (under the stopped run, whose ledger then counts them) before it plays the rest.
-//
-// Accounting, exact rather than by timing: each process slot talks to its own server process, so a
-// request's arrival time and slot name the process that sent it (we know when each started and ended);
-// the game it paid for is found by its prompt hash, and the process that stored that game by its run's
-// owner (host:pid). A paid call is either the one whose game its own process stored (or spilled, and the final
-// run restored), or it was in flight when its process was killed (sent, never stored); any other (a game paid
-// twice by live processes, or a paid reply lost on the full disk) fails.
+// Soak: three `arena run`s on one database against test servers failing 15% of calls, SIGKILLed at random and
+// restarted for SOAK_SECONDS (docs/testing.md's figures: 120); then a refresh under a budget against a usage-less
+// server (charged its bound per call: six games, then it stops); then a run on a full disk (a tmpfs: root only,
+// skipped elsewhere), whose paid replies the final, wider run stores before the rest; while that run plays, outputs
+// that are the database by another name are refused. At the end every game is stored once, the paid calls are the
+// games stored plus those in flight at the kills, every run's ledger equals its games, integrity_check is ok.
+// Accounting is exact, not by timing: each process slot has its own server, so a request's arrival and slot name
+// its sender, its prompt hash the game, and the run's owner (host:pid) the process that stored it.
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -1,7 +1,5 @@
-// SoftEnt-Cali where confidence is shown (issue #34 item 5): escalation sends on the matches whose stored
-// SoftEnt-Cali is above `--softent-above`, and the review queue lists each match's mean SoftEnt-Cali. The local
-// judge here is a stand-in that reports a known SoftEnt-Cali per question, so the expected matches are known
-// without a model; the real computation is checked against llama-cpp-python in tests/judges/llama-cpp.
+// Escalation on stored SoftEnt-Cali above `--softent-above`, and the review queue's mean SoftEnt-Cali, with a
+// stand-in judge reporting known scores (the real computation: tests/judges/llama-cpp).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,5 @@
-// Judge succession (issue #37): from GPT-4's recorded MT-Bench verdicts to the Judge Llama 2 study's Llama-2-70B,
-// replayed by a real OpenAI-compatible server that answers each prompt with the study's recorded reply. The bridge
-// (at most 25% of the 2,400 matches) must have intervals that contain the same figures computed from all matches of
-// both judges; rerunning pays nothing, a larger --max-calls resumes the same bridge, and a full run pays the rest.
+// Judge succession (issue #37) from GPT-4's recorded verdicts to the study's replayed Llama-2-70B: the bridge (≤25%
+// of 2,400 matches) has intervals containing the all-match figures; reruns pay nothing, --max-calls resumes.
 import Database from 'better-sqlite3';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,5 @@
-// `wrangler d1 execute` as `arena publish` runs it (src/entry/wrangler.ts): a local run that failed is run once more
-// (it is one transaction, so it changed nothing), a remote one never. The wrangler here is a real script run by node
-// that writes down each start and fails the first ones, as miniflare's local D1 did under load ("false == true"), or
-// writes its rows and then never ends, as one did after a 33 MB publish (a workerd left idle).
+// `wrangler d1 execute` as `arena publish` runs it: a failed local run (one transaction) is retried once, a remote
+// one never. The wrangler here is a script that fails its first starts or hangs after writing, as workerd did.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';

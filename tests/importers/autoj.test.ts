@@ -1,8 +1,6 @@
-// Auto-J's template is not shipped (its project has no licence): `arena import autoj` fetches
-// constants_prompt.py at a pinned commit, checks its git blob hash and size, reads `pairwise_tie` out of the
-// Python source and assembles our two schemes. Served here by a real HTTP server on 127.0.0.1 from a stand-in
-// file of the same shape (tests/support/autoj-fixture.ts), pinned by its own hash; the real hash stays pinned
-// in src/importers/autoj.ts, so the CLI (which always uses the real pin) refuses the stand-in.
+// `arena import autoj` fetches Auto-J's constants_prompt.py (not shipped: no licence) at a pinned commit, checks its
+// hash and size and builds our two schemes. Served here from a stand-in (tests/support/autoj-fixture.ts) pinned by
+// its own hash; the CLI keeps the real pin, so it refuses the stand-in.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

@@ -1,7 +1,5 @@
-// Data that would be stored wrong is refused: a judgment of a model against itself or of a nameless model, answer
-// files whose name makes no usable model name, votes on a turn MT-Bench does not have or with question ids written
-// as something other than an integer, and question ids the site cannot show (more than 9 digits). Each is one
-// error line naming the file, the line and the field; the database file stays byte-identical.
+// Data that would be stored wrong (self-matches, nameless or unusable model names, bad turns or ids) is refused in
+// one line naming file, line and field; the database file stays byte-identical.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,8 +1,6 @@
-// Issue 12, the rest of item 10 and of item 5. Questions, references and prompts files are read through the
-// streamed JSONL reader (src/importers/lines.ts) like answers and judgments (so a gzip file imports too, where
-// reading the file whole saw gzip bytes as "invalid UTF-8"); a large answers file reaches the store in parts
-// (no INSERT binds a whole file) that still commit as one; a judgment of a model with no answers is an error
-// naming file, line and field in a whole release, and a located warning in a single-file import.
+// Questions, references and prompts files go through the streamed JSONL reader like answers (so gzip imports); a
+// large answers file reaches the store in parts that commit as one; a judgment of a model without answers is a
+// located error in a release, a located warning in a single-file import (issue 12, items 5 and 10).
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';

@@ -1,7 +1,5 @@
-// Votes about models or questions the database does not know (issue #12, item 5). A whole release is
-// all or nothing: such a vote is an error naming file, line and field, and nothing is written. A single
-// file imports what it can: each such row is a located warning and is skipped, so no model is invented
-// (before, `nonexistent-model` showed up in the standings).
+// Votes naming unknown models or questions: a whole release is all or nothing (a located error, nothing written);
+// a single file imports the rest with a located warning per row, so no model is invented.
 import Database from 'better-sqlite3';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

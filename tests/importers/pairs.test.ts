@@ -1,7 +1,5 @@
-// Labelled pair sets (LLMBar): `arena import pairs`, `arena accuracy` against an independent Python
-// computation on the real files (tests/reference/llmbar_accuracy.py), located errors on bad files with the
-// database unchanged, a judge of ours run on a set through the OpenAI-compatible test server with two prompt
-// schemes, and a labelled set kept out of every tournament read.
+// LLMBar pair sets: `arena import pairs`, `arena accuracy` against tests/reference/llmbar_accuracy.py, located
+// errors on bad files, a judge run on a set with two schemes, and labelled sets kept out of tournaments.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

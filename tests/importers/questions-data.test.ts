@@ -1,7 +1,5 @@
-// The project's own data in questions/: it loads with the importers' own parsers, its shape is what
-// questions/README.md promises, every judge prompt scheme renders every game kind with the answer
-// markers tooling relies on, and the reference answers are checked against brute force (math,
-// reasoning) or by running the reference code (JavaScript in a VM, SQL on real SQLite, Python).
+// The project's own data in questions/: loads with the importers' parsers, has the shape questions/README.md
+// promises, renders in every scheme; reference answers checked by brute force or by running their code.
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';

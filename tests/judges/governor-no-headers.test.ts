@@ -1,7 +1,5 @@
-// A server that announces no limit (a local vLLM or llama.cpp server, any test server) gets the concurrency asked for
-// from the first request: the governor holds back only what a limit header or a 429 says must wait. Counted by the
-// server (each request's arrival and answer), not by the wall clock: the calls in flight before the first answer, the
-// most in flight at once, and the rounds of calls the plan took.
+// A server announcing no limit gets the asked concurrency from the first request. Counted by the server, not the
+// clock: calls in flight before the first answer, the most at once, and the rounds the plan took.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

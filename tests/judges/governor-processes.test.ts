@@ -1,12 +1,7 @@
-// Several processes, one limit: two runs on one database against one judge server (its own process on 127.0.0.1)
-// that enforces an OpenAI-style token limit. Each run has what a process of its own would have: its own database
-// connection, its own judge (HTTP client, retries, rate governor), its own run record and leases; nothing is shared
-// but the database file and the server. Neither knows of the other: the x-ratelimit-* headers tell each what the
-// other spent, and each keeps to its share. The server's own log is the count: every game paid once (one 200 per
-// prompt), few 429s, and about the time the limit allows. They run in this test's process to keep it quick (two
-// `arena run` processes take some 20 s to start on a loaded machine; bench/ratelimit.ts --processes 2 runs them);
-// the same two governors on a fake clock, at several start skews: share.test.ts. Runs racing as real processes
-// on one database: tests/engine/run-concurrency.test.ts.
+// Two runs, each with its own connection, judge and governor, share one token-limited judge server and a database
+// file, and nothing else: the x-ratelimit-* headers tell each what the other spent and each keeps to its share.
+// The server's log counts: every game paid once, few 429s, about the time the limit allows. In-process to stay
+// quick (bench/ratelimit.ts --processes 2 runs real processes); the fake-clock version is share.test.ts.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

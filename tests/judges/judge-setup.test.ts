@@ -1,7 +1,5 @@
-// One way to set up a judge (issue 11 problem 4, issue 12 item 14): openJudge reads the key, checks it up front,
-// adds retries and stops at the first refused key, for `arena run`, `arena calibrate`, `arena refresh` and
-// `arena checkpoints` alike; the call options are declared once and parsed by the same zod schema as config files.
-// The real command and real HTTP against the local OpenAI-compatible test server.
+// One way to set up a judge for run, calibrate, refresh and checkpoints: openJudge reads and checks the key, adds
+// retries, stops at the first refused key; call options parsed by the config files' zod schema.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';

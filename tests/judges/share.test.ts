@@ -1,7 +1,5 @@
-// A governor's share of a bucket other processes spend from too: the estimate on its own (pure), and two governors
-// against one simulated OpenAI-style limit on a fake clock (the same server rules as tests/support/openai-server.ts:
-// charged on arrival, continuous refill, 429 with retry-after-ms, x-ratelimit-* on every answer). The real-HTTP
-// version, two `arena run` processes against the test server, is governor-processes.test.ts.
+// A governor's share of a bucket other processes spend from: the estimate alone, and two governors against a
+// simulated OpenAI-style limit on a fake clock (openai-server.ts's rules). Real HTTP: governor-processes.test.ts.
 import { describe, expect, it } from 'vitest';
 import { RateGovernor, type Clock } from '../../src/judges/governor.ts';
 import { JudgeCallError } from '../../src/judges/judge.ts';

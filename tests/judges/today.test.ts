@@ -1,8 +1,6 @@
-// Today's judges (issue 33): the judge call made to the provider contract of late 2026, against a server that holds
-// requests to it (tests/support/openai-contract.ts): reasoning models play with max_completion_tokens and no
-// temperature, retired models stop the run at once, an empty reply at the allowance is its own error and is never
-// sent again, cached and reasoning tokens are priced as billed, logprobs give verdict probabilities, vLLM's
-// structured outputs make every verdict parse. The real `arena` commands on the project's own questions.
+// Today's judges (issue 33) against a server holding requests to late-2026 provider contracts (openai-contract.ts):
+// reasoning models, retired models, empty replies at the allowance, cached and reasoning tokens priced as billed,
+// logprobs, vLLM's structured outputs. The real `arena` commands on the project's own questions.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,8 +1,6 @@
-// The budget of a Batch API judge (`batch: true`) spends as a run's does: every game of a batch is in flight from
-// its submission until its results are imported, so each holds its upper bound (prompt + max_tokens) until then,
-// and the games that do not fit wait for those batches and go up as they are imported. A cap above the real cost
-// plays every game; a cap below it stops at the cap, never past it, with less than one bound unspent. What was
-// billed is the test server's own count (each answered batch line's tokens, at the config's batch price), not ours.
+// A Batch API judge's budget spends as a run's does: each game holds its bound (prompt + max_tokens) from submission
+// to import, games that do not fit wait. A cap above the cost plays all; one below stops at the cap, less than one
+// bound unspent. Billed is the test server's count at the config's batch price, not ours.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';

@@ -1,7 +1,5 @@
-// The budget cap of `arena refresh` against a judge whose replies carry no `usage` (some OpenAI-compatible
-// servers send none), and against one whose calls fail: a call of unknown cost is charged at its estimate,
-// a failed call at its reservation, and the summary says how much of what was spent is estimated. The
-// server's request log is the independent count of calls.
+// `arena refresh`'s cap against a judge sending no `usage` and one whose calls fail: unknown cost is charged its
+// estimate, a failure its reservation, and the summary says how much is estimated. The server's log counts calls.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runArena, tmpDir } from '../support/cli.ts';

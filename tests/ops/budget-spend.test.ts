@@ -1,7 +1,5 @@
-// A budget that spends what it may: `arena refresh` with `budget.maxUsd` reserves the upper bound (prompt +
-// max_tokens) only for the calls in flight, so a first refresh whose games cost far less than max_tokens plays
-// them all, and a cap below the real cost stops at the cap and never crosses it. What was spent is counted from
-// the test server's own token counts (its request log), at the config's price, not from our records.
+// `budget.maxUsd` reserves the bound (prompt + max_tokens) only for calls in flight, so cheap games all play and a
+// cap below the cost stops at it. Spend is counted from the test server's token log at the config's price.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

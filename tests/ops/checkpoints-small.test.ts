@@ -1,7 +1,5 @@
-// Honest small numbers in `arena checkpoints report`: on 5 questions no interval narrower than the data allow (the
-// exact Clopper–Pearson interval, computed by tests/reference/checkpoint_exact.py from the stored games), so none is
-// shown, as `arena intervals` shows none; on 40 questions where every question scored alike, the exact interval
-// instead of a point; "best" never named on a tie.
+// Honest small numbers in `arena checkpoints report`: no interval narrower than the exact Clopper–Pearson one
+// (tests/reference/checkpoint_exact.py), the exact interval where every question scored alike, no "best" on a tie.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,5 @@
-// `arena checkpoints run --watch`: a real watcher process judges checkpoints as a training loop adds them (one with
-// `arena checkpoints add`, one as a file renamed into `watch.dir`), reports each once as soon as it is judged, and
-// stops on SIGTERM/SIGINT; the OpenAI-compatible test server's request log shows that no game is paid twice, across
-// a restart and across an interrupt in the middle of judging.
+// `arena checkpoints run --watch` judges checkpoints as they are added (by `checkpoints add` or a file renamed into
+// `watch.dir`), reports each once, stops on SIGTERM/SIGINT; the server's log shows no game paid twice.
 import { execFileSync } from 'node:child_process';
 import {
   renameSync,

@@ -1,9 +1,6 @@
-// A full disk under `arena refresh` (its chat and Batch API paths) and `arena checkpoints run`, on a real small filesystem (a tmpfs: root only,
-// skipped elsewhere; tests/engine/disk-full.test.ts does the same for `arena run`). Once the database refuses a
-// write: no more judge calls, the replies already paid for go to the recovery file beside the database, the run is
-// marked failed with the reason, the command ends non-zero with one line; the next job on the database stores the
-// recovered replies first and pays for nothing twice. The test server's request log (kept off the small disk) is
-// the independent count of paid calls.
+// A full disk under `arena refresh` (chat and Batch API) and `arena checkpoints run` on a tmpfs (root only; skipped
+// elsewhere; tests/engine/disk-full.test.ts does `arena run`): no more calls, paid replies to the recovery file, the
+// run failed in one line; the next job stores them first. The server's log (off the small disk) counts paid calls.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

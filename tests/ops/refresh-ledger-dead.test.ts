@@ -1,7 +1,5 @@
-// A refresh killed with SIGKILL keeps the record it wrote at its start ($0, nothing played). Found dead (its
-// heartbeat older than a lease), it shows as interrupted at once with the played games, tokens and cost of the
-// games its runs stored; marked interrupted by the next refresh, its stored record says the same. Real SQLite
-// file; the expected figures are summed from the games themselves.
+// A refresh killed with SIGKILL shows as interrupted once found dead, with the games, tokens and cost its runs
+// stored; the next refresh marks it so. Expected figures are summed from the games themselves.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newRun, runRecord } from '../../src/engine/play/index.ts';

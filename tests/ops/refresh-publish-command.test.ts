@@ -1,7 +1,5 @@
-// `publish.command` of `arena refresh`: a command that hangs is stopped at its timeout with its process group, and
-// SIGTERM to the refresh's own process (a child process here) stops the refresh and the command's whole process
-// group; the lock is given back, the failure is one line, and the published copy records the refresh's real status,
-// as the source does.
+// `publish.command`: a hanging command is stopped at its timeout with its process group, SIGTERM to the refresh
+// stops both; the lock is given back, one failure line, the copy records the refresh's real status.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,5 @@
-// `arena health --reference annotators`: the team's own annotators as the yardstick. With a few votes the reference
-// cannot rate the models (some never lost or never won: no finite Bradley–Terry ratings), and health says so
-// instead of printing figures that are artefacts of it; with enough votes it reads them like the experts' (the
-// experts' own votes cast as annotator votes give the experts' figures).
+// `arena health --reference annotators`: with few votes the reference cannot rate the models and health says so;
+// with enough it reads them like the experts' (the experts' votes cast as annotator votes give their figures).
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';

@@ -1,9 +1,6 @@
-// What each stored report declares it reads (src/reports/site/reads.ts) against what computing it reads: every
-// report a build makes is computed over the Store through a recorder, each Store call attributed to the report
-// being computed (its nested reports' and memoized values' reads included), and a call the declaration does not
-// cover fails. A stored report is kept while the digest of what it declares is unchanged, so an undeclared read
-// would leave it stale. Real SQLite: the site's fixture (the MT-Bench release, mock games, LLMBar's sets when
-// present), with a checkpoint series and a judge named like the study's added so every view computes.
+// What each stored report declares it reads (src/reports/site/reads.ts) against what computing it reads, through a
+// recorder over the Store; an undeclared read fails, as it would leave the report stale. Over the site's fixture,
+// with a checkpoint series and a judge named like the study's added so every view computes.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTournament } from '../../src/engine/run.ts';

@@ -1,9 +1,6 @@
-// The 30-question rule (MIN_QUESTIONS_FOR_INTERVALS) beyond the ratings: the length model, style control,
-// benchmark health, the like-for-like comparison of two judges and /variants' clustered terms show no interval on
-// a small question set and say why, on the CLI, in the JSON (`intervalsWithheld: { questions, reason }`) and on
-// the site. The small set is real: MT-Bench's 10 writing questions (81-90) with their answers, expert votes,
-// GPT-4's recorded outcomes and the Judge Llama 2 study's verdicts, each file cut to those questions in a
-// temporary folder.
+// The 30-question rule (MIN_QUESTIONS_FOR_INTERVALS) beyond the ratings: length model, style control, health,
+// the two-judge comparison and /variants show no interval on MT-Bench's 10 writing questions (81-90, each release
+// file cut to them) and say why: on the CLI, in the JSON (`intervalsWithheld`) and on the site.
 import { gunzipSync } from 'node:zlib';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

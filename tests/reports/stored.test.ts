@@ -1,7 +1,5 @@
-// Stored reports (src/reports/site/stored.ts): rebuilt exactly when their games change, by the commands that
-// change games (import, run, refresh, reparse, prune), never otherwise; and the Node site's handling of a missing one
-// (one background computation however many requests ask, a "being updated" page meanwhile). Real SQLite files,
-// the real `arena` commands in this process, the offline mock judges on the project's own questions.
+// Stored reports (src/reports/site/stored.ts): rebuilt exactly when the commands that change games change them,
+// never otherwise; a missing one is computed once in the background with a "being updated" page meanwhile.
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';

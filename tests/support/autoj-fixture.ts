@@ -1,7 +1,5 @@
-// A stand-in for Auto-J's codes/usage/constants_prompt.py: the same Python shape (annotated one-line
-// constants, triple-quoted templates with {prompt}, {response}, {response_another}, the protocol mapping)
-// with placeholder text of our own. The real file is not shipped (its project has no licence), so tests load
-// this one, pinned by its own hash; AUTOJ_DIR (a folder holding the real file) adds the checks of the real text.
+// A stand-in for Auto-J's constants_prompt.py (not shipped: no licence): the same Python shape with placeholder
+// text, pinned by its own hash; AUTOJ_DIR (a folder with the real file) adds the checks of the real text.
 import { gitBlobSha1 } from '../../src/importers/download.ts';
 
 /** The first words of the stand-in's pairwise template (a fake judge recognises Auto-J's prompt by them). */

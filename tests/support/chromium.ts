@@ -1,8 +1,6 @@
-// Real Chromium for the site tests, driven by playwright-core, headless and with its background network traffic
-// off, so a page's only requests are its own. Debian's `chromium-headless-shell` where it is installed: the same
-// Blink and V8 as `chromium` without the desktop browser around them (the build playwright itself runs for
-// headless tests), which costs less CPU per page (docs/performance.md); else Debian's `chromium`; CHROMIUM_PATH
-// overrides both.
+// Real headless Chromium for the site tests (playwright-core, background traffic off): Debian's
+// `chromium-headless-shell` where installed (less CPU per page, docs/performance.md), else `chromium`;
+// CHROMIUM_PATH overrides both.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';

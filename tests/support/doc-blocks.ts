@@ -1,8 +1,5 @@
-// Code blocks read out of the project's markdown, so that what the docs show is what the tests run. A fenced
-// block may be preceded by a marker line that says what the tests do with it:
-//   <!-- doc-test: run -->             run as written (tests/docs/docs.test.ts)
-//   <!-- doc-test: json -->            parsed as JSON
-//   <!-- doc-test: skip: <why> -->     not run, and why (a real API key, a GPU, a Cloudflare account, ...)
+// Code blocks read out of the project's markdown, so what the docs show is what the tests run. A marker line before
+// a block says what to do: `<!-- doc-test: run -->`, `<!-- doc-test: json -->`, `<!-- doc-test: skip: <why> -->`.
 import { readFileSync } from 'node:fs';
 
 export interface DocBlock {

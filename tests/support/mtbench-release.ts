@@ -1,7 +1,5 @@
-// The MT-Bench release (MTBENCH_DIR) as `arena import mtbench --dir` stores it, imported once per `vitest run`
-// (tests/support/run-shared.ts: the first file that asks imports it into a scratch folder, renamed into place once
-// the database is closed) and copied for each test file that starts from it. Tests of the import itself import.
-// The same for the release with a judgments file imported beside it.
+// The MT-Bench release as `arena import mtbench --dir` stores it (alone, or with a judgments file), imported once
+// per `vitest run` (tests/support/run-shared.ts) and copied for each test file that starts from it.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

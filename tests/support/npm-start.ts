@@ -1,10 +1,6 @@
-// The database `npm start` creates, built once per `vitest run` (tests/support/run-shared.ts) for every test file
-// that needs it: `arena start` in a real process on an empty database, with the MT-Bench release (MTBENCH_DIR),
-// the Judge Llama 2 study's judgments when JUDGE_LLAMA2_DIR is set, and LLMBar's labelled pair sets when
-// JUDGE_SETS_DIR is (the environment `npm test` runs with, so tests/cli/start.test.ts and start-judges.test.ts read
-// one start instead of each paying for its own). What that first process printed and served while it ran is kept
-// beside the database, so the tests of `arena start` itself still read the importing process's own output and
-// pages. Each caller gets its own copy of the file.
+// The database `npm start` creates (`arena start` in a real process with MTBENCH_DIR, and JUDGE_LLAMA2_DIR and
+// JUDGE_SETS_DIR when set), built once per `vitest run` (tests/support/run-shared.ts), with what that process printed
+// and served kept beside it for the tests of `arena start` itself. Each caller gets its own copy.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serveArena, tmpDir } from './cli.ts';

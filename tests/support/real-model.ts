@@ -1,7 +1,5 @@
-// The real test model and its reference binding (scripts/test-models.sh, which .ci/run runs): REAL_GGUF, the
-// SmolLM2-135M-Instruct GGUF, and LLAMA_CPP_PYTHON, a python with llama-cpp-python[server]. Outside CI a test
-// file that needs them skips without them; in CI (CI set, as the CI runner does) it fails instead, so a broken
-// install step cannot pass as a skipped test.
+// The real test model (REAL_GGUF, SmolLM2-135M-Instruct) and LLAMA_CPP_PYTHON (scripts/test-models.sh): without
+// them a test file skips, except in CI (CI set), where it fails so a broken install cannot pass as a skip.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

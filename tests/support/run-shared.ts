@@ -1,7 +1,5 @@
-// Something expensive that every test file of a run may use unchanged (copy it before writing to it), built once
-// per `vitest run` by the first file that asks, in the folder of tests/support/global-setup.ts. Files run in
-// separate processes: the first takes a lock (an exclusive mkdir), builds into a scratch folder and renames it
-// into place; the others wait for the folder (or for the builder's error).
+// Something expensive every test file of a run may use unchanged, built once per `vitest run` by the first file
+// that asks: it takes a lock (an exclusive mkdir), builds in a scratch folder and renames it; the others wait.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';

@@ -1,10 +1,6 @@
-// The annotators' queue follows the database while the site runs (issue 35, item 7): `arena prune --model` of a
-// model in an annotator's pending match leaves that annotator the rest of the queue (it said "Nothing left to vote
-// on", also after a restart), and answers imported by `arena import` are offered at once (not once a game or a
-// vote lands). The real commands on a real SQLite file, the site in-process over its own connection. And (item 9) the
-// voting page of an answer over 100,000 characters: it says the rest is left out, pointing to no JSON link (it had
-// none, and one would name the models); `arena serve`'s /api/leaderboard?judge=annotators right after votes: the new
-// count (it showed 21 of 68 votes).
+// The annotators' queue follows the database while the site runs (issue 35, items 7 and 9): a pruned model's match
+// leaves the rest of the queue, imported answers are offered at once; an answer over 100,000 characters says the
+// rest is left out; /api/leaderboard?judge=annotators counts new votes at once. Real commands, the site in-process.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inviteHash } from '../../src/core/annotate.ts';

@@ -1,7 +1,5 @@
-// /annotate sessions and identities (issue 35, items 2, 4, 5 and 9), in-process over a real SQLite file: logout and
-// revocation end a session on the server (a copied cookie stops working); a revoked annotator invited again keeps
-// one voter; a vote the store did not take is never answered as stored; the request limit is per annotator once
-// logged in; a weak session secret is refused.
+// /annotate sessions and identities (issue 35), in-process: logout and revocation end the session on the server, a
+// re-invited annotator keeps one voter, a vote not stored is never answered as stored, per-annotator request limits.
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';

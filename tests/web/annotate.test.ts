@@ -1,7 +1,5 @@
-// /annotate in-process (Hono's app.request over a real SQLite file): off unless turned on; invites work once and
-// never after revocation; the session cookie is signed, expiring, HttpOnly, SameSite=Lax (Secure over https);
-// every POST needs the session's own CSRF token; a vote counts once; a revoked annotator stops at once; rate
-// limits; the security headers and CSP on every annotate response; visitors never see who voted what.
+// /annotate in-process over a real SQLite file: off unless turned on, invites, a signed HttpOnly SameSite cookie,
+// CSRF on every POST, one count per vote, revocation, rate limits, security headers and CSP, voters never shown.
 import { join } from 'node:path';
 import { sign } from 'hono/jwt';
 import { beforeAll, describe, expect, it } from 'vitest';

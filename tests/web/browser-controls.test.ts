@@ -1,7 +1,5 @@
-// The site's controls in real Chromium: filters that never reload the page on a mere change (WCAG 3.2.2) and keep
-// focus on the control that submitted them; the /style judge filter with JavaScript on; the leaderboard sorted by
-// any column through its header links and searched by model name, both without JavaScript (query parameters,
-// aria-sort); the details page's first table above the fold on a phone; no information only in a hover tooltip.
+// The site's controls in real Chromium: filters that never reload on a mere change and keep focus, sorting and search
+// without JavaScript (query parameters, aria-sort), the first details table above the fold, no hover-only data.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM, HAVE_CHROMIUM, siteInChromium } from '../support/chromium.ts';

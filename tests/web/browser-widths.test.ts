@@ -1,8 +1,6 @@
-// The leaderboard details (/leaderboard) and /runs at a phone's 390 px and a laptop's 1,280 px in real Chromium
-// (issue 12, item 19): on a phone the details keep rank, model, adjusted win rate, rating and interval in view and
-// show the counts on request; at 1,280 px every column shows and the runs table needs no sideways scrolling. Charts at
-// both widths: shown at their own size (a phone gets the 360 px variant, never a wide chart scaled down), so
-// their texts are as large on screen as in the SVG (11 px or more).
+// /leaderboard and /runs in real Chromium at 390 and 1,280 px (issue 12, item 19): a phone keeps rank, model, win
+// rate, rating and interval in view; 1,280 px shows every column without sideways scrolling; charts show at their
+// own size (phones get the 360 px variant), so their text is 11 px or more on screen.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM, HAVE_CHROMIUM, siteInChromium } from '../support/chromium.ts';

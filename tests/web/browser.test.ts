@@ -1,7 +1,5 @@
-// The site in real Chromium (Debian's `chromium`, driven by playwright-core) over the Node server:
-// the release's numbers on the leaderboard, both games' texts in the match browser, injected script
-// that never runs, pages that work without JavaScript, and screenshots at desktop and phone widths
-// (written to screenshots/, gitignored).
+// The site in real Chromium over the Node server: the release's numbers, both games' texts, injected script that
+// never runs, pages without JavaScript, screenshots at desktop and phone widths (screenshots/, gitignored).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConsoleMessage, Dialog, Page, Request } from 'playwright-core';

@@ -1,10 +1,6 @@
-// The home page's GPT-4 vs Llama-2-70B block in real Chromium over the Node server, on the MT-Bench release and
-// the Judge Llama 2 study's judgments: one click away (a closed <details>), then both boards side by side on a
-// desktop, stacked on a phone, the reading visible, no request leaving the site. Screenshots go to screenshots/
-// (gitignored).
-// The database is the run's shared `npm start` one (tests/support/npm-start.ts: the release and the study's
-// judgments, as `arena start` imports them, with the reports it stored), served with the same bootstrap rounds as
-// `arena start`, so the pages read those stored reports.
+// The home page's GPT-4 vs Llama-2-70B block in real Chromium: one click away, boards side by side on a desktop,
+// stacked on a phone, no request leaving the site; over the shared `npm start` database (tests/support/npm-start.ts)
+// served with `arena start`'s bootstrap rounds, so the pages read its stored reports. Screenshots: screenshots/.
 import { join } from 'node:path';
 import type { Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,5 @@
-// The site's test database: the MT-Bench release (MTBENCH_DIR), games with judge texts played by the
-// offline mock judge, and a model whose answers and a judge whose replies carry script-injection
-// attempts. Built once per test run into a real SQLite file (tests/support/run-shared.ts); each caller gets
-// its own copy.
+// The site's test database: the MT-Bench release, mock judge games, and script-injection attempts in a model's
+// answers and a judge's replies. Built once per run (tests/support/run-shared.ts); each caller gets a copy.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { importPairs } from '../../src/importers/pairs.ts';

@@ -1,7 +1,5 @@
-// Every answer of `arena serve` carries the security headers and its length, whatever the method and status:
-// GET and HEAD on pages and the API, found (200), not found (404), forbidden (403) and not allowed (405). A HEAD
-// answers with the headers its GET would have, no body. Real bin/arena.mjs over real HTTP (node:http, so the
-// request carries exactly the headers written here: no Accept-Encoding unless asked).
+// Every answer of `arena serve`, any method and status (200, 404, 403, 405), carries the security headers and its
+// length; HEAD answers with its GET's headers and no body. Over node:http, so no header is added unasked.
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

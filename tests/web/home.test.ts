@@ -1,7 +1,5 @@
-// The home page read in a minute (issue 38, item 1): one judge's board, the default judge picked by the rule
-// (named by the publisher, else the board a succession made current, else the most matches; people's votes never
-// the default while an LLM judge has a board), at most six columns, every other figure one link away. In-process
-// over the site's test database (the MT-Bench release and a mock judge); layout and axe are in a11y.test.ts.
+// The home page read in a minute (issue 38, item 1): one judge's board, the default judge picked by the rule, at
+// most six columns, the rest one link away. In-process over the site's test database; layout and axe: a11y.test.ts.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeaderRow } from '../../src/reports/site/leaderboards.ts';

@@ -1,9 +1,6 @@
-// A local D1 database for tests that read or write D1 from Node: the D1 of workerd (the engine `wrangler dev` and
-// `wrangler d1 execute --local` run, started by the miniflare that wrangler itself uses), over wrangler's
-// `--persist-to` folder. Every query runs through the real D1 binding inside a Worker; what differs from wrangler's
-// getPlatformProxy is only how Node reaches that Worker: one HTTP request per query or per batch, where the
-// platform proxy makes a blocking round trip for every `prepare` and every `bind` (a batch of 650 statements, as the
-// Store contract's large imports send, took 1,300 of them: 15-28 s on the loaded 2-core machine).
+// A local D1 (workerd, as `wrangler dev` and `wrangler d1 execute --local` run it) over wrangler's `--persist-to`
+// folder, reached from Node by one HTTP request per query or batch; wrangler's getPlatformProxy makes a round trip
+// per `prepare` and `bind` (a 650-statement batch: 15-28 s on the loaded 2-core machine).
 import type { AnyD1Database } from 'drizzle-orm/d1';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

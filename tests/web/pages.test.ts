@@ -1,8 +1,6 @@
-// Pages rendered on the write path (src/web/pages.ts): every write renders every page the home page links to over
-// the data it wrote and stores each response; an app made with `pages` (`arena serve`, the Worker) answers them from
-// those rows, byte for byte what it would render live, and only while the data, the build and the options they
-// were made with still hold. Over the site's real SQLite test database, in process (the Worker's own run of the
-// same rows is tests/web/ops-pages.test.ts's, under wrangler dev).
+// Pages rendered on the write path (src/web/pages.ts): a write stores every page the home page links to, and an app
+// made with `pages` answers from those rows, byte for byte the live render, only while data, build and options hold.
+// In process over the site's test database (the Worker's run: tests/web/ops-pages.test.ts).
 import Database from 'better-sqlite3';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

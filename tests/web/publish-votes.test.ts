@@ -1,7 +1,5 @@
-// `arena publish` never erases what the site recorded on /annotate: votes cast on D1, the matches shown there
-// (their ids are in annotators' open pages) and the invites redeemed there. Publish reads them back into the
-// SQLite file first (wrangler d1 execute --json), then writes the file's rows around them. Real wrangler, a real
-// local D1 (workerd), the site's side written through the Store over D1 as the Worker writes it.
+// `arena publish` never erases what the site recorded on D1 (/annotate votes, matches shown, invites redeemed):
+// it reads them back into the SQLite file first, then writes the file's rows around them. Real wrangler, local D1.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inviteHash } from '../../src/core/annotate.ts';

@@ -1,9 +1,6 @@
-// A refresh whose judge is retired mid-history (issue #37), on MT-Bench: GPT-4's recorded verdicts, then a refresh
-// whose judge (the Judge Llama 2 study's Llama-2-70B, replayed by a test server answering each prompt with the
-// study's recorded reply) `succeeds` GPT-4: it plays the bridge first, then its plan, and the board switches. A
-// second refresh's judge, a contrarian (the same replies with A and B swapped), succeeds the Llama judge: its
-// bridge shows reversed rankings, so the board does not switch and both are kept. Chromium then reads the boards
-// (current first, GPT-4 marked retired, the contrarian not the default) and the succession page.
+// A refresh whose judge is retired mid-history (issue #37): the study's Llama-2-70B (replayed by a test server)
+// succeeds GPT-4, plays the bridge first and the board switches; a contrarian (A and B swapped) succeeding it shows
+// reversed rankings, so the board stays and both are kept. Chromium reads the boards and the succession page.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,8 +1,6 @@
-// /variants and its /api tables over the MT-Bench release and the Judge Llama 2 study's judgments: Bradley–Terry
-// under our convention and FastChat's (tests/reference/compute_mle_elo.py), Rao–Kupper and the position term with
-// its question-clustered SE (tests/reference/bt_variants.py), the power table (tests/reference/power.py), each
-// computed by Python from the raw files; the length effect with its clustered SE and support as `arena length`
-// prints it (checked against tests/reference/length_model.py in tests/core/stats/length-model.test.ts).
+// /variants and its /api tables on the release and the study's judgments, against Python on the raw files:
+// Bradley–Terry both conventions (compute_mle_elo.py), Rao–Kupper and the position term (bt_variants.py), power
+// (power.py); the length effect as `arena length` prints it (checked in tests/core/stats/length-model.test.ts).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite.ts';

@@ -1,7 +1,5 @@
-// `arena health` against an independent numpy/scipy computation on the same bootstrap draws
-// (tests/reference/benchmark_health.py), for GPT-4 (the release's gpt4_pair outcomes) and a second,
-// synthetic judge (GPT-4's verdicts with 30% of the decisive ones flipped, imported as votes), both
-// against the expert votes; plus the rank correlations on their own.
+// `arena health` against tests/reference/benchmark_health.py on the same bootstrap draws, for GPT-4 and a synthetic
+// judge (30% of GPT-4's decisive verdicts flipped) against the experts; plus the rank correlations alone.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,5 @@
-// Simulation (issue #13, defects 2 and 3): a weak model that plays few questions is separated in some
-// bootstrap rounds (it wins none of the games drawn). Its blow-up must not drag the other models' bounds:
-// their question-level 95% intervals should still cover the truth 93–97% of the time. Generator as in
-// tests/reports/analytics/bt-bootstrap-sim.test.ts (question-level effects shared by both turns and both orders).
+// Simulation: a weak model separated in some bootstrap rounds must not drag the others' bounds: their 95%
+// question-level intervals still cover the truth 93–97% of the time (generator of bt-bootstrap-sim.test.ts).
 import { describe, expect, it } from 'vitest';
 import { expectedLogistic, sigmoid } from '../../support/logistic.ts';
 import { battleTable, type ClusteredBattle } from '../../../src/core/stats/battle-table.ts';

@@ -1,7 +1,5 @@
-// Issue #13, defect 1: MEC + BPC must decide exact ties exactly. The means of k samples are thirds etc.,
-// which floating point cannot hold, so comparing averaged floats reads some exact ties as wins.
-// Every expectation here is worked out by hand with fractions, and a brute force over all small score
-// patterns compares the verdict with an exact rational comparison written independently below.
+// MEC + BPC must decide exact ties exactly (means of k samples are not exact floats): expectations worked out
+// with fractions, and a brute force over small score patterns against an exact rational comparison.
 import { describe, expect, it } from 'vitest';
 import { calibrate, type ScoreSample } from '../../../src/core/stats/calibration.ts';
 

@@ -1,9 +1,6 @@
-// Coverage simulations for the interval methods issue #13 added (the harness of
-// tests/reports/analytics/bt-bootstrap-sim.test.ts): do the nominal 95% intervals cover the truth 93–97% of the time?
-// (a) per-order win rates of `arena bias` (question bootstrap), data with question effects shared by both
-//     turns and both orders, so games of a question are correlated;
-// (b) the length-controlled win rates and the length coefficient of `arena length` (question bootstrap of
-//     the joint model), data drawn from that model with known strengths and length effect.
+// Coverage of issue #13's intervals (harness of tests/reports/analytics/bt-bootstrap-sim.test.ts): do nominal 95%
+// intervals cover the truth 93–97% of the time? (a) `arena bias`'s per-order win rates on data with question
+// effects; (b) `arena length`'s length-controlled win rates and coefficient on data drawn from its model.
 import { describe, expect, it } from 'vitest';
 import { expectedLogistic, sigmoid } from '../../support/logistic.ts';
 import { positionBias, type BiasGame } from '../../../src/core/stats/bias.ts';

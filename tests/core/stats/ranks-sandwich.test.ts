@@ -1,7 +1,5 @@
-// Rank intervals and sandwich intervals against an independent Python computation
-// (tests/reference/sandwich_bt.py: scipy fit with a pseudo-inverse instead of a pinned model, numpy's
-// own multivariate-t draws for the max-t critical value), on the MT-Bench release's expert votes and
-// GPT-4 pair outcomes read straight from the CSV files; plus unit checks of the rank bounds.
+// Rank and sandwich intervals against tests/reference/sandwich_bt.py (pseudo-inverse fit, numpy multivariate-t),
+// on the release's expert votes and GPT-4 pair outcomes read from the CSVs; plus unit checks of rank bounds.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { battleTable } from '../../../src/core/stats/battle-table.ts';

@@ -1,7 +1,5 @@
-// The fewest matches that could reach the full plan's rank certainty (core/stats/settle-bound.ts): by hand on a
-// problem with a closed form, and against an independent Python computation (tests/reference/settle_bound.py:
-// its own fit, sandwich and max-t draws, the design problem solved by scipy's SLSQP) on the study's six models
-// (their recorded Llama-2-70B outcomes) and on a simulated league.
+// The fewest matches that could reach the full plan's rank certainty: by hand on a closed-form problem, and against
+// tests/reference/settle_bound.py on the study's six models and on a simulated league.
 import { describe, expect, it } from 'vitest';
 import type { ClusteredBattle } from '../../../src/core/stats/battle-table.ts';
 import { leastDesign, rankCertaintyBound } from '../../../src/core/stats/settle-bound.ts';

@@ -1,8 +1,6 @@
-// Honest intervals after adaptive sampling: replicates of a simulated six-model league (tests/support/league-sim.ts:
-// latent strengths, question effects, a noisy judge that prefers position A), each played by the scheduler until
-// it stops. The 95% intervals of the rating differences must still cover the ratings the fit estimates (a full
-// design on 1,000 questions), and a uniform sample of the same number of matches must give wider rank ranges.
-// A modest number of replicates; bench/fewer-calls.ts --coverage 100 gives the full figure (bench/README.md).
+// Honest intervals after adaptive sampling: simulated six-model leagues (tests/support/league-sim.ts) played by the
+// scheduler until it stops; 95% intervals of rating differences must cover the full-design fit, and a uniform
+// sample of as many matches gives wider ranks. bench/fewer-calls.ts --coverage 100 gives the full figure.
 import { describe, expect, it } from 'vitest';
 import { seededRng } from '../../../src/core/stats/random.ts';
 import { intervalCoverage, league, populationRatings, settledRun } from '../../support/league-sim.ts';

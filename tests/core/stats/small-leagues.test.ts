@@ -1,8 +1,6 @@
-// The Bradley–Terry variants on the small leagues a site build meets after its first writes (few games, often
-// separable, or two tournaments that never met in one database): each fit returns, its numbers finite, each group
-// of models that met centred on its own. Run in a worker thread with a time limit: a fit that loops holds the
-// process (a Rao–Kupper line search once halved a NaN step forever, in every build of a database holding two
-// tournaments, and three CI workers with it).
+// The Bradley–Terry variants on the small leagues a site build meets (few games, separable, or tournaments that
+// never met): each fit returns finite numbers, centred per group. In a worker thread with a time limit, because a
+// fit that loops holds the process.
 import { describe, expect, it } from 'vitest';
 import { inWorker } from '../../support/bounded.ts';
 import type { SmallFit } from './small-leagues.ts';

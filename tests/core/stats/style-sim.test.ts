@@ -1,10 +1,7 @@
-// Simulation: do the 95% question-bootstrap intervals of style control cover the true style coefficients
-// and the true style-controlled ratings 93–97% of the time? Tournaments are drawn from known strengths and
-// known style effects: each model's answer to a question has a length and a list count drawn once and
-// shared by all its battles on that question (so battles of a question are correlated through their
-// features), and the judge follows the contextual Bradley–Terry model, with 20% ties. The truth is the
-// large-sample fit (8,000 questions); the coefficients are also printed per unit of the normalised
-// difference, using its population root mean square from a million draws of the generator.
+// Simulation: do style control's 95% question-bootstrap intervals cover the true style coefficients and
+// style-controlled ratings 93–97% of the time? Each answer's length and list count are drawn once per question
+// (so a question's battles are correlated), the judge follows the contextual Bradley–Terry model with 20% ties;
+// the truth is the fit on 8,000 questions.
 import { describe, expect, it } from 'vitest';
 import { normal, seededRng, type Rng } from '../../../src/core/stats/random.ts';
 import { styleControl, type StyleBattle } from '../../../src/core/stats/style.ts';

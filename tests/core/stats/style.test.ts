@@ -1,7 +1,5 @@
-// Style control against an independent Python computation of FastChat's contextual Bradley–Terry
-// (tests/reference/style_bt.py: its own feature extraction with Python's regexes, scipy's L-BFGS-B),
-// on the MT-Bench release (answers and GPT-4 / expert verdicts read straight from the release files)
-// and on synthetic answers that use every markdown element; plus what style control must do.
+// Style control against tests/reference/style_bt.py (own feature extraction, scipy), on the release and on
+// synthetic answers using every markdown element; plus what style control must do.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

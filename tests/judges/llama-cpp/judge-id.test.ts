@@ -1,7 +1,5 @@
-// A local judge is named by its model, not its path (issue 12, item 16): the GGUF's general.name (else the file
-// name) and a short content hash, plus the options that change replies. The same file moved is the same judge,
-// no machine path reaches the id, and `arena export fastchat` of it writes one plainly named file. An export
-// with nothing to write is an error (item 20). Real GGUFs, the real llama.cpp runtime, the real CLI.
+// A local judge is named by its model (general.name or file name), a content hash and reply-changing options,
+// never its path: a moved file is the same judge, exports get plain names, an empty export is an error.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,8 +1,6 @@
-// The MT-Bench games the real model judges (tests/judges/llama-cpp/real-*.test.ts): the release's shortest turn-1
-// question without a reference answer, alpaca-13b against llama-13b in both orders, greedy, a short reply; and the
-// in-process judge's games on it, played once per run. Each game's prompt (347 tokens) costs about 3 s of CPU
-// every time it is evaluated (in-process, in Python, by the server), and every check here holds game by game: one
-// question, both orders, not more.
+// The MT-Bench games the real model judges (real-*.test.ts): the release's shortest turn-1 question without a
+// reference, alpaca-13b vs llama-13b in both orders, greedy, a short reply, played once per run. Each prompt costs
+// about 3 s of CPU per evaluation, so one question, both orders, not more.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';

@@ -1,8 +1,6 @@
-// The local judge on a real model (SmolLM2-135M-Instruct, scripts/test-models.sh), checked against an independent
-// binding of llama.cpp (llama-cpp-python, tests/reference/llama_cpp_ref.py) on the same file: the chat template
-// from the GGUF, the verdict probabilities and greedy verdicts, and a prompt longer than the context. The same
-// games through llama-cpp-python's OpenAI-compatible server are in real-server.test.ts, SoftEnt-Cali in
-// real-softent.test.ts (files of their own, so that they run beside each other).
+// The local judge on a real model (SmolLM2-135M-Instruct, scripts/test-models.sh) against llama-cpp-python
+// (tests/reference/llama_cpp_ref.py): chat template, verdict probabilities, greedy verdicts, an over-long prompt.
+// The server path is real-server.test.ts, SoftEnt-Cali real-softent.test.ts (own files, to run in parallel).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PromptTooLongError } from '../../../src/judges/judge.ts';
 import { llamaCppJudge, type LlamaCppJudge } from '../../../src/judges/llama-cpp/provider.ts';

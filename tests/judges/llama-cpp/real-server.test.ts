@@ -1,7 +1,5 @@
-// The real model (SmolLM2-135M-Instruct, scripts/test-models.sh) behind llama-cpp-python's OpenAI-compatible
-// server: `arena run --judge openai/<alias> --base-url` on the games the in-process judge plays
-// in real-model.test.ts (shared: real-games.ts), plain, with the server's grammar, and its logprobs against
-// llama-cpp-python's and the in-process judge's.
+// The real model behind llama-cpp-python's OpenAI-compatible server: `arena run --judge openai/<alias>` on the
+// games of real-model.test.ts (real-games.ts), plain and with grammar, logprobs against both other bindings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arenaOk, tmpDir } from '../../support/cli.ts';
 import { noMtbench, skipWhy } from '../../support/materials.ts';

@@ -1,8 +1,6 @@
-// The fine-tuned judges' schemes on a local GGUF through node-llama-cpp: the verdict grammar (which forces
-// "[[A]]"/"[[B]]"/"[[C]]") does not fit their formats, so a game of such a scheme is generated unconstrained
-// by the same (grammar-on) judge and read by the scheme's own parser. A random-weight model writes no
-// valid verdict on its own; what matters here is that its raw text is stored as written and read by the
-// right parser, never forced into a letter.
+// The fine-tuned judges' schemes on a local GGUF: the verdict grammar does not fit their formats, so such a game is
+// generated unconstrained and read by the scheme's own parser. A random-weight model writes no valid verdict; what
+// matters is that its raw text is stored as written and never forced into a letter.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,5 @@
-// Simulation: do the 95% bootstrap intervals of Bradley–Terry ratings cover the truth 95% of the time?
-// Tournaments are drawn from known strengths with per-question difficulty (a tie rate) and per-question
-// model effects shared by both turns and both orders, so games of a question are correlated: resampling
-// questions should cover about 95%, resampling single games (which ignores that) visibly less.
+// Simulation: with question effects shared by turns and orders, resampling questions should cover the true
+// Bradley–Terry ratings about 95% of the time, resampling single games visibly less.
 import { describe, expect, it } from 'vitest';
 import { expectedLogistic, sigmoid } from '../../support/logistic.ts';
 import { battleTable, type ClusteredBattle } from '../../../src/core/stats/battle-table.ts';

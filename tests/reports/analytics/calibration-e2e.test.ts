@@ -1,7 +1,5 @@
-// MEC + BPC and the review queue end to end: the real CLI in a child process, a real SQLite file, real
-// HTTP to a local OpenAI-compatible server whose judge writes evidence and then scores, with noise
-// (sampling at temperature 1), a bias towards the answer shown first, and some unparsable replies.
-// The "humans" know each answer's hidden quality; the report must show what calibration and review buy.
+// MEC + BPC and the review queue end to end, against a server whose judge writes evidence then scores, with noise,
+// a first-position bias and unparsable replies; "humans" know each answer's hidden quality.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,5 @@
-// Below MIN_QUESTIONS_FOR_INTERVALS questions a question-bootstrap percentile interval undercovers (simulation:
-// 87.8% of a nominal 95% at 10 questions), so every view resampled by question shows no interval there and
-// says why: the win rates of `arena intervals` beside its ratings, and the per-order win rates of `arena bias`
-// (a row per category rests on 10 MT-Bench questions). Our own question set has 24 questions.
+// Below MIN_QUESTIONS_FOR_INTERVALS questions the question bootstrap undercovers (87.8% of 95% at 10), so `arena
+// intervals`' win rates and `arena bias`'s per-order rates (10 questions a category) show none and say why.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MIN_QUESTIONS_FOR_INTERVALS } from '../../../src/core/stats/rating-rows.ts';
