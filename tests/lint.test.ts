@@ -1,6 +1,5 @@
-// The lint (eslint.config.js) runs in CI through this test: `npm test` is what CI runs. It lints src/ and
-// expects no error beyond the KNOWN list below, and proves the import-boundary rule fires on deliberate
-// violations (code linted as if it were a file under src/core, src/engine, ...; nothing is written to disk).
+// The lint runs in CI through this test: src/ with no error beyond KNOWN below, and the import-boundary rule shown to
+// fire on deliberate violations (code linted as if under src/core, src/engine, ...; nothing written).
 import { ESLint, type Linter } from 'eslint';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,5 @@
-// The package's public surface (src/index.ts, package.json `exports`): imported by the package's own name, as a
-// program using the engine as a library would, and used end to end: parse files, import them into a store, run a
-// tournament with the offline mock judge, read standings and ratings, re-run without paying twice.
+// The package's public surface imported by its own name, as a library user would: parse files, import, run with the
+// mock judge, read standings and ratings, re-run without paying twice.
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   bradleyTerry,

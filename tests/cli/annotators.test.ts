@@ -1,6 +1,5 @@
-// `arena annotators add|list|revoke` and `arena export votes`: the invite is printed once and stored only as
-// its SHA-256; a revoked annotator's invite is refused; the export is the HF mt_bench_human_judgments shape and
-// `arena import` reads it back as the same votes.
+// `arena annotators add|list|revoke` and `arena export votes`: invites printed once and stored as SHA-256, revoked
+// ones refused; the export has the HF human_judgments shape and `arena import` reads it back as the same votes.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

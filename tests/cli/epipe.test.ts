@@ -1,6 +1,5 @@
-// `arena … | head` (issue 12, item 3): a reader that closes the pipe early ends the command quietly with the
-// status so far, never an EPIPE stack trace. The output is well over a pipe's 64 KB buffer, so writes really
-// fail with EPIPE after the reader has gone.
+// `arena … | head` (issue 12, item 3): a reader closing the pipe early ends the command quietly with its status,
+// never an EPIPE stack trace. The output is well over a pipe's 64 KB buffer, so writes really fail.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,5 @@
-// What a new user tripped on in the first week: a one-judge database needs no --judge, a judge named without its
-// provider is understood, internal tags stay out of error lines, prices are asked for only where a budget needs
-// them, figures are spelled one way, examples run from anywhere. Real bin/arena.mjs on real SQLite files.
+// What a new user tripped on in the first week: --judge and provider prefixes inferred, no internal tags in errors,
+// prices asked only where a budget needs them, figures spelled one way, examples run from anywhere.
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
-// `arena length` where the length effect cannot be estimated: every match a tie (no decisive outcome), or a
-// single match (one question: no clustered SE). It says so, with the reason, instead of an effect of 0 with
-// SE 0 and 50%-50% intervals (or a huge SE). Real SQLite files built through the store's import.
+// `arena length` where the effect cannot be estimated (every match a tie, or one question: no clustered SE) says so
+// with the reason, instead of an effect of 0 with SE 0 and 50%-50% intervals (or a huge SE).
 import type { LengthControlledRow } from '../../src/core/stats/length.ts';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

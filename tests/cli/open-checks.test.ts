@@ -1,6 +1,5 @@
-// What a command checks before it touches anything: the port to listen on (from --port or $PORT), a 0-byte
-// database file that a read command must not write the schema into, and a database written by a newer mt-arena
-// (its schema has migrations this version does not know). Each is one clear line, no stack; nothing is written.
+// What a command checks before touching anything: the port (--port or $PORT), a 0-byte database a read command must
+// not write a schema into, a database from a newer mt-arena. One clear line each, nothing written.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,5 @@
-// Opening the database (issue 12, item 11): every command says what is wrong with which file (not a database,
-// truncated, corrupted, locked), never a stack trace; read-only commands open the file read-only, so a published
-// copy (VACUUM INTO, as a refresh publishes) is served and read without a byte of it changing.
+// Opening the database (issue 12, item 11): what is wrong with which file, never a stack trace; read-only commands
+// open read-only, so a published copy (VACUUM INTO) is served and read without a byte changing.
 import { createHash } from 'node:crypto';
 import {
   copyFileSync,

@@ -1,6 +1,5 @@
-// reopeningStore (src/cli/reopen.ts) over a real SQLite file replaced by a copy renamed over it (issue 35, item 1):
-// a component that kept one of the Store's groups (the annotate routes' rate limiter keeps `store.limits`) writes
-// to the file the path names now, never through the replaced connection once it is closed.
+// reopeningStore (src/cli/reopen.ts) over a file replaced by a renamed copy: a component that kept one of the Store's
+// groups (the rate limiter's `store.limits`) writes to the file the path names now, never the closed connection.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
-// A missing or refused API key (issue 12, item 14): checked before anything starts; the first 401/403 stops the
-// whole run with one message and no retries; a server that echoes the key back never gets it into `attempts`
-// (which `arena publish` ships) or onto the terminal. The real command against the local OpenAI-compatible server.
+// A missing or refused API key (issue 12, item 14): checked before anything starts, the first 401/403 stops the run
+// with one message and no retries, and a key echoed back never reaches `attempts` or the terminal.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';

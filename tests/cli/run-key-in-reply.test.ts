@@ -1,6 +1,5 @@
-// A judge server that echoes the request's Authorization header into its replies: the API key never reaches the
-// stored games (which `arena publish` ships and the site shows); each occurrence is counted and the run warns
-// once. Real bin/arena.mjs against the local OpenAI-compatible server on 127.0.0.1, a real SQLite file.
+// A judge server echoing the Authorization header into its replies: the key never reaches the stored games (which
+// `arena publish` ships); each occurrence is counted and the run warns once.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
-// `arena serve` over a database that is republished by VACUUM INTO + rename (issue 12, item 12): the server
-// notices that the path names a new file and serves it, and it serves a read-only published copy without
-// changing it. Real bin/arena.mjs serving a real SQLite file over HTTP.
+// `arena serve` over a database republished by VACUUM INTO + rename (issue 12, item 12) serves the new file, and
+// serves a read-only published copy without changing it.
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';

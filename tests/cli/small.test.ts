@@ -1,6 +1,5 @@
-// The smaller first-hour items of issue 12 (item 20): one spelling per option (the old one still works), help
-// text for every option and the --db default, `arena runs` newest first, a no-op rerun adds no run record,
-// Ctrl-C prints an "interrupted" summary and no progress after it, `refresh --dry-run` never says "imported".
+// Issue 12's smaller first-hour items: one spelling per option, help for every option, `arena runs` newest first,
+// no run record for a no-op rerun, Ctrl-C's "interrupted" summary, `refresh --dry-run` never says "imported".
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
-// `npm start` (arena start) when the release cannot be had (issue 12, item 15): offline it says what to do
-// (MTBENCH_DIR, --base-url, --manifest); a wrong MTBENCH_DIR is named; and nothing is left behind, no empty
-// database that a second `npm start` would then serve as if it were the leaderboard.
+// `npm start` without the release (issue 12, item 15): offline it says what to do, a wrong MTBENCH_DIR is named, and
+// no empty database is left that a second `npm start` would serve as the leaderboard.
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

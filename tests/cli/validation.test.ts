@@ -1,6 +1,5 @@
-// Mistyped filters on the command line (issue 12, item 13): an unknown judge, model, category, turn, mode or
-// mock behaviour is a usage error (exit 1) that lists the valid values, with "did you mean" for near misses,
-// never an empty table with exit 0 or a silently dropped filter. The real command on a real SQLite file.
+// Mistyped filters (issue 12, item 13): an unknown judge, model, category, turn, mode or mock behaviour is a usage
+// error listing the valid values ("did you mean"), never an empty table or a silently dropped filter.
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nearMisses, unknownValueMessage } from '../../src/core/suggest.ts';

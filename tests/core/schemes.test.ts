@@ -1,6 +1,5 @@
-// The fine-tuned judges' and Arena-Hard's output parsers, on replies in each judge's documented format and
-// on malformed ones (always an error, never a guessed verdict), and the shipped templates against the
-// prompts each project documents.
+// The fine-tuned judges' and Arena-Hard's parsers on replies in each documented format and on malformed ones (an
+// error, never a guessed verdict), and the shipped templates against the prompts each project documents.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PROMPT_SETS, renderPrompt, schemeNameFor } from '../../src/core/prompts.ts';

@@ -1,6 +1,5 @@
-// The README and docs/ as a reader meets them: the README stays a short guide, every line fits 120 characters,
-// every relative link (and its #anchor) leads somewhere, every shell block says whether a test runs it, and the
-// README's recipes run as written, read straight out of the markdown so the two cannot drift apart.
+// The README and docs/ as a reader meets them: a short README, lines within 120 characters, links and anchors that
+// resolve, every shell block marked, and the README's recipes run as written, read from the markdown.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

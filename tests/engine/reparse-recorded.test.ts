@@ -1,6 +1,5 @@
-// Recorded verdicts survive `arena reparse`: an imported judgment file's verdicts are kept beside the parsed
-// ones (games.recorded_verdict), so `--parser recorded` restores them byte for byte after any other parser,
-// and a database made before that column existed gets it filled by its migration on open.
+// Imported verdicts are kept beside the parsed ones (games.recorded_verdict), so `--parser recorded` restores them
+// byte for byte after any other parser; an older database gets the column filled by its migration.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';

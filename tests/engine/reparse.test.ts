@@ -1,6 +1,5 @@
-// `arena reparse`: the stored raw replies parsed again with another parser version, without calling a judge.
-// The games come from a real `arena run` with the `mock/quoting` judge, whose every reply quotes the output
-// format ("[[A]]" if A is better, "[[B]]" ..., "[[C]]" ...) and then ends with its actual verdict.
+// `arena reparse` parses stored replies again without a judge, on games of `mock/quoting`, whose every reply quotes
+// the output format ("[[A]]" if A is better, ...) and then ends with its actual verdict.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

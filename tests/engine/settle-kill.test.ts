@@ -1,6 +1,5 @@
-// `arena run --until-settled` killed with SIGKILL mid-round, against the OpenAI-compatible test server in its own
-// process: the rerun settles without asking for any game the first run stored, and a full run then asks only for
-// the games the settled runs skipped.
+// `arena run --until-settled` SIGKILLed mid-round: the rerun settles without asking for any game already stored,
+// and a full run then asks only for the games the settled runs skipped.
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

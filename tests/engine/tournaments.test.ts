@@ -1,6 +1,5 @@
-// One database, several tournaments (issue 12, item 17): the same judge on MT-Bench's models and on our own
-// question set. Standings, ratings, intervals and the site compute results per group of models that played
-// one another, show one table per group, and never rank or rate models of different groups together.
+// One database, several tournaments (issue 12, item 17): results are computed and shown per group of models that
+// played one another, never ranking or rating models of different groups together.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { battleSides, connectedModelGroups, ratingsByGroup } from '../../src/core/groups.ts';

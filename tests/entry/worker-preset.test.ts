@@ -1,6 +1,5 @@
-// The Worker makes its app while the script starts (routes, caches, store over the binding the first request
-// brings), so that a new isolate's first request only reads and renders; a Worker with optional vars makes its
-// own at the first request, as before.
+// The Worker makes its app while the script starts, so a new isolate's first request only reads and renders; a
+// Worker with optional vars makes its own at the first request.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { emptyD1 } from '../support/empty-d1.ts';
 

@@ -1,6 +1,5 @@
-// `arena import mtbench` without --dir: the pinned downloader against a real local HTTP mirror that serves
-// the files of MTBENCH_DIR in the release layout. Nothing here reaches the internet: every run names the
-// mirror with --base-url or --manifest, and the pinned hashes are the ones in src/importers/download.ts.
+// `arena import mtbench` without --dir: the pinned downloader against a local HTTP mirror of MTBENCH_DIR, named by
+// --base-url or --manifest (nothing reaches the internet), with src/importers/download.ts's pinned hashes.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';

@@ -1,6 +1,5 @@
-// A user's own files imported a second time (the same judgment file again, its .gz copy, the same
-// pairs directory again): nothing is duplicated and the printed counts say what was really added.
-// And a pairs directory laid out one level off: a located error, never silently skipped.
+// A user's own files imported again (the same file, its .gz copy, a pairs directory): nothing duplicated, counts
+// say what was added; a pairs directory laid out one level off is a located error, never skipped.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';

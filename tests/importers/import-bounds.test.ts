@@ -1,6 +1,5 @@
-// Imports are bounded: a line longer than the limit, gzip data that decompresses past the size limit or by
-// more than the ratio limit are located errors that say how much was read, with memory and CPU bounded, and
-// the database left as it was. The files are built the way a hostile or broken upload would be.
+// Imports are bounded: an over-long line, gzip past the size or ratio limit are located errors saying how much was
+// read, with memory and CPU bounded and the database unchanged; files built as a hostile upload would be.
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,5 @@
-// The Judge Llama 2 study's judgments without JUDGE_LLAMA2_DIR: the pinned download against a real local HTTP
-// server (nothing reaches the internet). The server serves the study's zip as the origin keeps it (built here
-// from the shared gzip's content with Python's zipfile) or the gzip file as a mirror; a changed byte is refused.
+// The study's judgments without JUDGE_LLAMA2_DIR: the pinned download from a local HTTP server serving the origin's
+// zip (built here with Python's zipfile) or the gzip as a mirror; a changed byte is refused.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

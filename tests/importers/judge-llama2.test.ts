@@ -1,6 +1,5 @@
-// The "Judge Llama 2" study's 2,400 matches (../shared/judge_llama2) imported as recorded, and the study's
-// findings computed by the CLI, each checked against tests/reference/judge_llama2.py, which reads the raw
-// .jsonl.gz and the release's CSVs directly (FastChat's show_result / compute_agreement, written in Python).
+// The Judge Llama 2 study's 2,400 matches imported as recorded, and its findings by the CLI, each checked against
+// tests/reference/judge_llama2.py, which reads the raw .jsonl.gz and the release's CSVs.
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

@@ -1,6 +1,5 @@
-// `arena import pairs` on a dataset.json written as compact JSON (every item on line 1): the gold votes are keyed
-// by the item's position, not its line, so the import succeeds; the same set pretty-printed imports to the same
-// votes. Real bin/arena.mjs on a real SQLite file.
+// `arena import pairs` on a compact dataset.json (every item on line 1): gold votes are keyed by position, not line,
+// so it imports, and to the same votes as the pretty-printed set.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
-// The rate governor and several endpoints, through openJudge, against the OpenAI-compatible test server on
-// 127.0.0.1 enforcing an OpenAI-style token limit (prompt tokens + max_tokens, continuous refill, 429 +
-// retry-after-ms, x-ratelimit-* headers), and against a dead server and one answering 500s.
+// The rate governor and several endpoints through openJudge, against the test server enforcing an OpenAI-style
+// token limit (429 + retry-after-ms, x-ratelimit-* headers), a dead server, and one answering 500s.
 import { afterEach, describe, expect, it } from 'vitest';
 import { judgeSetupOf } from '../../src/cli/judge-args.ts';
 import { JudgeSetup, openJudge } from '../../src/judges/registry.ts';

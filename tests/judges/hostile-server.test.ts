@@ -1,6 +1,5 @@
-// A judge server that misbehaves (issue #12, items 6, 8, 9): replies of any size, a Retry-After of ten
-// minutes, token counts that are not counts. A real HTTP server in this process writes the raw bytes; the
-// judge is the one `arena run` builds (openai provider + withRetry).
+// A misbehaving judge server (issue #12, items 6, 8, 9): replies of any size, a ten-minute Retry-After, token counts
+// that are not counts; raw bytes from a server in this process to the judge `arena run` builds.
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

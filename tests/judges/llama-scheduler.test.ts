@@ -1,6 +1,5 @@
-// The llama-cpp judge's scheduler (src/judges/llama-cpp/scheduler.ts) on fake sequences: no node-llama-cpp,
-// no model. A fake sequence is a token array with the cache operations node-llama-cpp's sequences have; its
-// copy is what llama_memory_seq_cp does (the target holds the source's first tokens).
+// The llama-cpp scheduler on fake sequences (no node-llama-cpp, no model): token arrays with the sequences' cache
+// operations, whose copy is what llama_memory_seq_cp does (the target holds the source's first tokens).
 import { describe, expect, it } from 'vitest';
 import {
   alignFull,

@@ -1,6 +1,5 @@
-// A server that asks to "retry after 0" (issue 35, item 3): every wait a server asks for has a floor, doubled while
-// it keeps refusing, so 8 calls in flight against a server that answers every request 429 send a handful of requests
-// in 10 s, not 12,778. The judge as every command opens it (openJudge: governor, retries), against a real server.
+// "Retry after 0" (issue 35, item 3): every asked wait has a floor, doubled while refused, so 8 calls in flight
+// against an always-429 server send a handful of requests in 10 s, not 12,778. The judge as openJudge opens it.
 import { describe, expect, it } from 'vitest';
 import { openJudge, JudgeSetup } from '../../src/judges/registry.ts';
 import { startOpenAIServer } from '../support/openai-server.ts';

@@ -1,6 +1,5 @@
-// Batch mode against an imitation of OpenAI's documented files + batches API (tests/support/openai-batch.ts,
-// real HTTP on 127.0.0.1, a real SQLite file): failed requests in the error file, a batch that ends `failed`,
-// the limits on one batch's input, `GET /batches` in pages, and output files that answer a request twice.
+// Batch mode against an imitation of OpenAI's files + batches API (tests/support/openai-batch.ts): error files, a
+// `failed` batch, input limits, `GET /batches` in pages, output files answering a request twice.
 import Database from 'better-sqlite3';
 import OpenAI, { toFile } from 'openai';
 import { join } from 'node:path';

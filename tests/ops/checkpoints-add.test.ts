@@ -1,6 +1,5 @@
-// `arena checkpoints add`: a training loop's new checkpoint appended to the config, checked as the config is
-// checked when loaded, the rest of the file kept byte for byte; every refusal leaves the file as it was. And the
-// loader's own rules it relies on: unique names, steps and models; `watch.dir` files as checkpoints.
+// `arena checkpoints add` appends a checkpoint checked as the loader checks it, the rest byte for byte, a refusal
+// leaving the file unchanged; and the loader's rules: unique names, steps, models; `watch.dir` files.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
-// examples/checkpoints-guanaco.json: the Judge Llama 2 study's 7 fine-tuning checkpoints against gpt-3.5-turbo.
-// The dry run prints the plan and its GPT-4 cost and changes nothing; then the example runs end to end with the
-// local OpenAI-compatible test server standing in for GPT-4 (same judge id, so GPT-4's price applies).
+// examples/checkpoints-guanaco.json (the study's 7 checkpoints vs gpt-3.5-turbo): the dry run's plan and GPT-4 cost,
+// then the example end to end with the test server standing in for GPT-4 (same id, so GPT-4's price).
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';

@@ -1,6 +1,5 @@
-// Checkpoint tracking with answers generated in-process by node-llama-cpp: a tiny random llama GGUF plus
-// one LoRA adapter per checkpoint (both written by the test), judged by two judges (two test servers with
-// different verdict policies; the tiny model's byte-level vocabulary makes judge prompts too long for it).
+// Checkpoints answered in-process by node-llama-cpp (a tiny random llama plus one LoRA per checkpoint, written here),
+// judged by two test servers (the tiny vocabulary makes judge prompts too long for the model itself).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

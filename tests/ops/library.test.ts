@@ -1,6 +1,5 @@
-// The ops jobs as library functions: `refresh` given a Store that is no file (SQLite in memory), judges
-// opened by the caller's function, the config already parsed. Nothing is opened behind the caller's back:
-// every judge the job opened is closed, the records are read back through the Store.
+// The ops jobs as library functions: `refresh` on an in-memory Store, judges opened by the caller, the config parsed;
+// every judge the job opened is closed and the records read back through the Store.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JudgeProvider } from '../../src/judges/judge.ts';

@@ -1,6 +1,5 @@
-// A LoRA adapter GGUF for the tiny random llama of tests/judges/llama-cpp/gguf-writer.ts: llama.cpp's adapter format
-// (general.type = adapter, adapter.type = lora, adapter.lora.alpha; tensors <base>.lora_a [in, r] and
-// <base>.lora_b [r, out], F32). Each "checkpoint" of the tests is the base model plus one of these.
+// A LoRA adapter GGUF (llama.cpp's adapter format, F32 lora_a/lora_b) for the tiny llama of gguf-writer.ts: each
+// "checkpoint" of the tests is the base model plus one of these.
 import { writeFileSync } from 'node:fs';
 import { seededRng } from '../../src/core/stats/random.ts';
 

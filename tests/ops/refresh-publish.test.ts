@@ -1,6 +1,5 @@
-// `arena refresh` publishing to D1 (`publish.d1`): a function call now (entry/publish.ts publishToD1), no
-// longer our own CLI run as a subprocess. The local D1 then holds what the refresh stored, read back through
-// the Store over D1; wrangler's output goes to stderr, so `--json` on stdout stays one JSON document.
+// `arena refresh` with `publish.d1` (entry/publish.ts publishToD1): the local D1 holds what the refresh stored, read
+// back through the Store; wrangler's output goes to stderr, so `--json` stays one JSON document.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openD1Store } from '../../src/storage/d1.ts';

@@ -1,6 +1,5 @@
-// A report build reads each filter's game facts once (readOnce, src/reports/read-once.ts): its reports ask for
-// the same judge's games again and again; and it reads them without their text (games.facts) where it can. Real
-// SQLite files, `arena run` with the offline mock judges on our own questions, in this process.
+// A report build reads each filter's game facts once (readOnce, src/reports/read-once.ts), without their text
+// (games.facts) where it can.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReports } from '../../src/reports/site/build.ts';

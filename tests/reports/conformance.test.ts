@@ -1,6 +1,5 @@
-// Conformance with FastChat's llm_judge on the real MT-Bench release, through the CLI contract only.
-// Expected figures: /work/shared/docs/mt-bench-protocol.md §9 (FastChat's own unmodified scripts on the
-// same files; §9.2 show_result, §9.1 compute_agreement). They are published numbers, not our output.
+// Conformance with FastChat's llm_judge on the real release, through the CLI only. Expected figures are published:
+// mt-bench-protocol.md §9 (FastChat's unmodified show_result and compute_agreement), not our output.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

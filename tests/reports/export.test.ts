@@ -1,6 +1,5 @@
-// `arena export fastchat`: games written back in FastChat's model_judgment shapes. The round trip is checked
-// against real FastChat output (the phi-3 vs phi-3-dpo judgments made by unmodified gen_judgment.py), and a
-// mock tournament's export is read with show_result's rules (mt-bench-protocol.md §4) to give our standings.
+// `arena export fastchat` round trip against real FastChat output (unmodified gen_judgment.py), and a mock
+// tournament's export read with show_result's rules (mt-bench-protocol.md §4) to give our standings.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

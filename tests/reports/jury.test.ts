@@ -1,6 +1,5 @@
-// Juries (issue #37): `jury/<name>` pooled from its members' stored verdicts. On MT-Bench, a jury of the two
-// recorded judges (GPT-4's gpt4_pair verdicts and the Judge Llama 2 study's Llama-2-70B games), checked against
-// tests/reference/jury.py, which reads the raw files; the pooling rules on small hand-made cases; bad configs.
+// Juries (issue #37): GPT-4 and the study's Llama-2-70B pooled on MT-Bench against tests/reference/jury.py on the
+// raw files; the pooling rules on small hand-made cases; bad configs.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
-// Another process holding the database's write lock (issue #12, item 2): a finished game's write waits
-// for it on a timer, never blocking the event loop and never lost; a lock held at start-up is reported
-// by file name. The lock is a real second SQLite connection in a write transaction.
+// A write lock held by another connection (issue #12, item 2): a finished game's write waits on a timer, never
+// blocking the event loop or lost; a lock held at start-up is reported by file name.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,4 @@
-// The one Store contract: every adapter (SQLite file, SQLite memory, D1) must pass the same suite, one
-// describe block per group of the Store (tests/storage/contract/*.ts).
+// The one Store contract every adapter (SQLite file, memory, D1) passes, a describe per Store group (contract/*.ts).
 // Usage: describeStoreContract('sqlite file', async () => openSqliteStore(path));
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../src/storage/store.ts';

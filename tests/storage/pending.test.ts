@@ -1,6 +1,5 @@
-// src/storage/pending.ts: what a dry run plans on. The view of a store with an import applied must read
-// exactly as the store reads after really importing the same bundle (two real SQLite stores, one written,
-// one not), and the viewed store must be left unchanged.
+// src/storage/pending.ts (what a dry run plans on): a store viewed with an import applied reads exactly as one that
+// really imported it, and the viewed store is left unchanged.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Question } from '../../src/core/types.ts';

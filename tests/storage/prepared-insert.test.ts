@@ -1,6 +1,5 @@
-// The SQLite store's prepared insert of played games (src/storage/sqlite.ts preparedInsert), on tables other
-// than games: values encoded by their columns, left-out values given their column's default as drizzle's own
-// insert gives them, and an SQL default refused at open rather than written as NULL.
+// The SQLite store's preparedInsert on other tables: values encoded by column, left-out values defaulted as
+// drizzle's insert does, an SQL default refused at open rather than written as NULL.
 import Database from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';

@@ -1,6 +1,5 @@
-// Paid verdicts spilled when the database refused a write (storage/recovery.ts), stored by the next run: the
-// games and the failed run's record, the file removed, and the leases the stopped run still held freed, so the
-// next run plays those games at once instead of waiting a lease time for a run that has already ended.
+// Spilled paid verdicts (storage/recovery.ts) stored by the next run with the failed run's record, the file removed,
+// and the stopped run's leases freed so its games play at once.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

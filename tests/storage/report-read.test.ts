@@ -1,6 +1,5 @@
-// The SQLite store's read of stored reports (src/storage/sqlite.ts preparedReportRead): the statement is prepared
-// once and reused, so a page's first visit after a restart pays no statement build or SQLite compile for its rows;
-// what it returns is what drizzle's read over the same database returns; a database without the table reads none.
+// preparedReportRead: one statement reused (no compile on a page's first visit after a restart), returning what
+// drizzle's read returns; a database without the table reads none.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
-// Run the real `arena` command: in this process through the CLI's own entry (runCli: the same argument
-// parsing, commands and exit status, without a node start per call), or as bin/arena.mjs in a child process
-// where the process itself is under test (signals, its exit, the bundle, servers); and make scratch directories.
+// Run the real `arena`: in this process through runCli (same parsing, commands and exit status, no node start), or
+// as bin/arena.mjs in a child process where the process is under test; and scratch directories.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,5 @@
-// Run by vitest before every test file (vitest.config.ts setupFiles). The files of a worker share one module graph,
-// where a helper's module-level hook would be registered for the first file only: so the clean-up each file needs
-// at its end is registered here, for that file, and what a file changes in the process is put back here.
+// vitest's setupFiles: a worker's files share one module graph, where a module-level hook would register for the
+// first file only, so each file's clean-up is registered here, and what it changed is put back.
 import { afterAll } from 'vitest';
 import { endOfFile } from './cli.ts';
 

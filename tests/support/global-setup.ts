@@ -1,6 +1,5 @@
-// Once per `vitest run`, in the main process: a scratch folder that every test file of this run can see
-// (inject('runDir')), for what is expensive to build and the same for every file, such as the migrated local D1
-// of tests/web/support.ts. Built there by the first file that needs it; removed when the run ends.
+// Once per `vitest run`: a scratch folder every test file sees (inject('runDir')) for what is expensive and the same
+// for all, such as the migrated local D1; built by the first file that needs it, removed at the end.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

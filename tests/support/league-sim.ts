@@ -1,6 +1,5 @@
-// Simulated leagues for the scheduler (bench/fewer-calls.ts, tests/core/stats/settle-coverage.test.ts): latent
-// strengths, per-question model effects, and a noisy judge that prefers position A and ties some games. Every
-// match's outcome is drawn once (a judge at temperature 0), so a settled run and the full plan see the same games.
+// Simulated leagues for the scheduler: latent strengths, per-question effects, a noisy judge preferring position A;
+// each outcome drawn once (temperature 0), so a settled run and the full plan see the same games.
 import type { ClusteredBattle } from '../../src/core/stats/battle-table.ts';
 import { normal, seededRng } from '../../src/core/stats/random.ts';
 import { sandwichCovariance } from '../../src/core/stats/sandwich.ts';

@@ -1,6 +1,5 @@
-// A stored game with its ledger fields (tokens, cost) for tests that sum a run's or a refresh's figures from
-// its games: game i of run `runId` costs 0.001 × (i + 1) and carries 100 + i tokens in, 10 + i out. And what a query
-// reads from a database file, opened read-only, for tests that check what was stored.
+// A stored game with ledger fields (game i costs 0.001 × (i + 1), 100 + i tokens in, 10 + i out), and read-only
+// queries of a database file, for tests that check what was stored.
 import Database from 'better-sqlite3';
 import type { Game } from '../../src/core/types.ts';
 

@@ -1,6 +1,5 @@
-// The Judge Llama 2 study's recorded matches (6 models, 80 questions × 2 turns, both orders judged by
-// Llama-2-70B) as the scheduler sees them: the plan's matches and each one's outcome (the engine's rule: an error
-// in either order is no battle, two orders that disagree a tie).
+// The study's recorded matches (6 models, 80 questions × 2 turns) as the scheduler sees them: each match's outcome
+// by the engine's rule (an error in either order: no battle; orders disagreeing: a tie).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';

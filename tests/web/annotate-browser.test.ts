@@ -1,6 +1,5 @@
-// An invited annotator in real Chromium over the Node server (arena serve --annotate): logs in with the invite
-// link `arena annotators add` printed, votes on ten matches with the keyboard alone, and
-// `arena agreement --judges gpt-4,annotators` counts those votes against GPT-4's (counted from the HF file here).
+// An invited annotator in real Chromium: logs in with the invite link, votes on ten matches by keyboard alone, and
+// `arena agreement --judges gpt-4,annotators` counts those votes against GPT-4's.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';

@@ -1,6 +1,5 @@
-// The annotate pages' rate limits are counted in the database: two `arena serve --annotate` processes on one
-// SQLite file share one annotator's vote limit (30 a minute), where limits kept in each process's memory let
-// the annotator post 30 to each.
+// Rate limits live in the database: two `arena serve --annotate` processes on one file share an annotator's 30 votes
+// a minute, where per-process limits would allow 30 each.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteHash } from '../../src/core/annotate.ts';

@@ -1,6 +1,5 @@
-// The match browser shows every MT-Bench answer as written: the visible text of the default view (the HTML's text
-// content, read here by stripping tags and decoding entities, not by our renderer) equals the release's text, on
-// all 480 answers; the Markdown view, a toggle, keeps math's characters and code as code.
+// The match browser's default view shows all 480 MT-Bench answers as written (text read by stripping tags, not by
+// our renderer); the Markdown toggle keeps math's characters and code as code.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
-// The site under junk and huge data: an unknown query parameter is a 400 on tables, charts and endpoints
-// (pages ignore it: tests/web/sharing.test.ts) and never a cache entry; pages read by key (one match) are never
-// held; a page shows at most MAX_PAGE_TEXT characters of one text while the JSON keeps all of it.
+// The site under junk and huge data: unknown query parameters are 400s on tables, charts and endpoints and never
+// cached; pages by key are never held; a page shows at most MAX_PAGE_TEXT characters, the JSON all.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/web/app.ts';
 import { MAX_PAGE_TEXT } from '../../src/web/clip.ts';

@@ -1,6 +1,5 @@
-// The charts as served (issue 12, item 19): the leaderboard's dot-and-whisker chart draws each model's 95% interval
-// as a whisker where the leaderboard's JSON puts it, and every chart has a narrow variant for phones whose texts
-// stay at least 11 px. Positions are read back from the SVG through its own axis ticks, not from our code.
+// The charts as served: the whiskers sit where the leaderboard's JSON puts each 95% interval (read back through the
+// SVG's own ticks), and every chart's phone variant keeps its text at 11 px or more.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqliteStore } from '../../src/storage/sqlite.ts';

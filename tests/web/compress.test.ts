@@ -1,6 +1,5 @@
-// The Node site's compression (src/web/compress.ts through src/entry/node.ts): a page is compressed whole by zlib,
-// with its length, rather than streamed through a CompressionStream; the rules are hono/compress's (the encoding
-// picked from Accept-Encoding, Vary, a weak ETag, nothing under 1 KiB, nothing on HEAD).
+// The Node site compresses a page whole by zlib, with its length, not streamed; by hono/compress's rules (encoding
+// from Accept-Encoding, Vary, weak ETag, nothing under 1 KiB, nothing on HEAD).
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { nodeSite } from '../../src/entry/node.ts';

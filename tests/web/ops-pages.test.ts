@@ -1,6 +1,5 @@
-// The site's operations pages (/refreshes, /checkpoints, the leaderboard's refresh banner) in-process
-// over a real SQLite file written by the real commands: `arena refresh` and `arena checkpoints run`
-// against test servers in this process. The numbers must equal what the CLI reports and what the servers logged.
+// /refreshes, /checkpoints and the refresh banner in-process over a file written by `arena refresh` and
+// `arena checkpoints run`: the numbers equal what the CLI reports and the servers logged.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

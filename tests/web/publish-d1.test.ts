@@ -1,6 +1,5 @@
-// `arena publish` to a real local D1 (wrangler d1 execute, the workerd engine of `wrangler dev`) and back
-// (issue #12, item 3): any Unicode text, NUL and every control character included, arrives byte for byte.
-// Before, a NUL written raw into the SQL file made D1 refuse the file, and every later publish with it.
+// `arena publish` to a real local D1 and back (issue #12, item 3): any Unicode text, NUL and every control character
+// included, arrives byte for byte.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openD1Store } from '../../src/storage/d1.ts';

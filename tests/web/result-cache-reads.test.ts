@@ -1,6 +1,5 @@
-// Over SQLite the data cache's fingerprint (src/web/result-cache.ts) is read again only when the database may have
-// changed (SqliteStore.dataVersion): a live page asked again after a quiet second does not pay the fingerprint's
-// pass over the games.
+// The data cache's fingerprint is read again only when SQLite's dataVersion says the database may have changed, so a
+// live page asked again after a quiet second does not pay a pass over the games.
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { openSqliteStore } from '../../src/storage/sqlite.ts';

@@ -1,6 +1,5 @@
-// `arena serve` right after `arena import mtbench` (issue 35, item 0: a model page once hung there for good; the
-// import now stores the reports and pages): a crawl of the real process from `/`, following same-origin links,
-// where every page answers within 5 s: 200, or 503 with Retry-After, asked again at the end.
+// `arena serve` right after `arena import mtbench` (issue 35, item 0): a crawl from `/` along same-origin links where
+// every page answers within 5 s, 200 or 503 with Retry-After (asked again at the end).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serveArena, tmpDir } from '../support/cli.ts';

@@ -1,6 +1,5 @@
-// Links people share: a page ignores query parameters it does not read (utm_*, fbclid, ...) and serves the
-// canonical page, never a cache entry for the junk URL; the JSON API stays strict; unknown
-// judges and prototype names are 404s; every page says where its data came from; costs stay private.
+// Shared links: pages ignore unread query parameters (utm_*, fbclid) and are never cached under them; the JSON API
+// stays strict; unknown judges and prototype names are 404s; data sources shown; costs private.
 import { describe, expect, it } from 'vitest';
 import { serveNode } from '../../src/entry/node.ts';
 import { openMemoryStore } from '../../src/storage/sqlite.ts';

@@ -1,6 +1,5 @@
-// Ranks and the ratings chart when a table has too few questions for intervals (5 here), with a model that lost every
-// game and one that never lost: ranks follow the ratings, marked "by rating" (CLI and site), never all 1; the chart
-// draws no "NaN", the two separated models as arrows at their edges, each value beside its dot.
+// Ranks and the ratings chart with 5 questions, a model that lost every game and one that never lost: ranks follow
+// ratings, marked "by rating", never all 1; no "NaN", separated models as arrows at the edges.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VoteWinner } from '../../src/core/types.ts';

@@ -1,6 +1,5 @@
-// The site's rank intervals, benchmark health and style control over the MT-Bench release: the pages
-// and /api tables show the numbers the CLI prints for the same data, seed and rounds; the sandwich
-// configuration (the Worker's INTERVALS var) gives `arena intervals --method sandwich`'s intervals.
+// The site's rank intervals, health and style control show what the CLI prints for the same data, seed and rounds;
+// the Worker's INTERVALS var gives `arena intervals --method sandwich`'s intervals.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFiles, mtbenchSources } from '../../src/importers/import.ts';

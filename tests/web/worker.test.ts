@@ -1,6 +1,5 @@
-// The same route tests against the Worker under `wrangler dev`, over a local D1 that the migrations
-// built and that `arena publish` filled from the test database. Also: the Worker bundle stays free of
-// Node-only code.
+// The route tests against the Worker under `wrangler dev` over a local D1 the migrations built and `arena publish`
+// filled; and the Worker bundle stays free of Node-only code.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
-// Issue #13, defect 6: the confidence of a sampled verdict, the uncertainty of position bias, and one
-// rule for which game of a slot counts in conflict rates. Expected values are worked out by hand or
-// computed by tests/reference/position_bias.py (numpy/scipy), never by src/core.
+// Issue #13, defect 6: a sampled verdict's confidence, position bias's uncertainty, which game of a slot counts in
+// conflict rates. Expected values by hand or from tests/reference/position_bias.py, never by src/core.
 import { describe, expect, it } from 'vitest';
 import { positionBias, type BiasGame } from '../../../src/core/stats/bias.ts';
 import { calibrate } from '../../../src/core/stats/calibration.ts';

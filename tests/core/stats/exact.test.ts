@@ -1,6 +1,5 @@
-// The exact (Clopper–Pearson) interval: closed forms at the ends, a textbook value, and its mirror symmetry for
-// fractional counts (a tie counts half). The checkpoint report's use of it is checked against
-// tests/reference/checkpoint_exact.py in tests/ops/checkpoints-small.test.ts.
+// The exact (Clopper–Pearson) interval: closed forms at the ends, a textbook value, mirror symmetry for fractional
+// counts. Its use in checkpoint reports: tests/ops/checkpoints-small.test.ts (tests/reference/checkpoint_exact.py).
 import { describe, expect, it } from 'vitest';
 import { betaCdf, clopperPearson, exactWhenAlike } from '../../../src/core/stats/exact.ts';
 

@@ -1,6 +1,5 @@
-// Issue #13 review: the merged pieces together (separated and sparse models, --prior, --method sandwich, rank
-// bounds, the site). Each expectation is computed another way: ratings against the unconstrained maximum-
-// likelihood fit (differences do not depend on the centring), sandwich against the bootstrap's full fit.
+// Issue #13's merged pieces together, each expectation computed another way: ratings against the unconstrained
+// maximum-likelihood fit (differences do not depend on centring), sandwich against the bootstrap's full fit.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

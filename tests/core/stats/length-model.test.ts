@@ -1,6 +1,5 @@
-// Issue #13, defect 4: one joint length model instead of a logistic fit per model. Checked against an
-// independent Python fit (tests/reference/length_model.py: scipy L-BFGS-B and numpy) on the MT-Bench
-// release's GPT-4 pair verdicts, with the answers' lengths read here straight from the release files.
+// Issue #13, defect 4: one joint length model, against tests/reference/length_model.py (scipy) on the release's
+// GPT-4 pair verdicts, with the answers' lengths read here straight from the release files.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

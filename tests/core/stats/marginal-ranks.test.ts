@@ -1,6 +1,5 @@
-// Marginal rank ranges (simultaneous over one model's own comparisons, Mogstad et al.) beside the joint
-// ones (simultaneous over all pairs), on the MT-Bench experts' votes: the audit's figures, and the
-// marginal range never wider than the joint one.
+// Marginal rank ranges (Mogstad et al.) beside the joint ones on the MT-Bench experts' votes: the audit's figures,
+// and the marginal range never wider than the joint one.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {

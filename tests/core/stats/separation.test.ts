@@ -1,6 +1,5 @@
-// Issue #13, defects 2 and 3: separated data and sparse models in Bradley–Terry. The estimable set and
-// the ratings are checked against tests/reference/bt_separation.py (scipy: strongly connected
-// components and L-BFGS-B), counts against what the test draws itself.
+// Issue #13, defects 2 and 3: separated data and sparse models in Bradley–Terry; estimable set and ratings against
+// tests/reference/bt_separation.py (scipy), counts against what the test draws itself.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

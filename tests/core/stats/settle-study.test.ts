@@ -1,6 +1,5 @@
-// The scheduler on the Judge Llama 2 study's recorded replies (6 models, 80 questions × 2 turns, both orders
-// judged by Llama-2-70B): played round by round from the recorded outcomes, it must reach the full plan's rank
-// certainty (every rank interval inside the full plan's, widths no larger in total) with at most half its calls.
+// The scheduler on the study's recorded Llama-2-70B outcomes (6 models, 80 questions × 2 turns): it must reach the
+// full plan's rank certainty (every interval inside it, no wider in total) with at most half its calls.
 import { describe, expect, it } from 'vitest';
 import { fitRanks, nextRound } from '../../../src/core/stats/settle.ts';
 import { JUDGE_LLAMA2_DIR, skipWhy } from '../../support/materials.ts';

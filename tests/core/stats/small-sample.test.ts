@@ -1,6 +1,5 @@
-// Below MIN_QUESTIONS_FOR_INTERVALS questions the question bootstrap (and the cluster sandwich) undercover
-// (simulation: 87.8% at 10 questions, 93.6% at 80): no 95% interval and no rank range is shown, and the note
-// says why; at or above it, both are shown as before.
+// Below MIN_QUESTIONS_FOR_INTERVALS questions the question bootstrap and sandwich undercover (87.8% at 10 questions):
+// no 95% interval or rank range, and the note says why; at or above it, both are shown.
 import { describe, expect, it } from 'vitest';
 import { battleTable, type ClusteredBattle } from '../../../src/core/stats/battle-table.ts';
 import { bootstrapBradleyTerry } from '../../../src/core/stats/rating-bootstrap.ts';

@@ -1,6 +1,5 @@
-// A stand-in foundation model for SoftEnt-Cali's checks: no foundation model of SmolLM2 is reachable here, so
-// one is made from the instruct GGUF by swapping the weights of two of its transformer blocks. It has the same
-// vocabulary and shapes (llama.cpp loads it as any other) and gives other entropies.
+// A stand-in foundation model for SoftEnt-Cali (none of SmolLM2 is reachable here): the instruct GGUF with two
+// transformer blocks' weights swapped: same vocabulary and shapes, other entropies.
 import { copyFileSync, openSync, closeSync, readSync, writeSync } from 'node:fs';
 import { readGgufFileInfo } from 'node-llama-cpp';
 

@@ -1,6 +1,5 @@
-// A tiny GGUF v3 writer: enough to produce a random-weight `llama` model that real llama.cpp loads.
-// Format: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md (header, metadata key/values,
-// tensor infos, aligned tensor data; little-endian).
+// A tiny GGUF v3 writer, enough for a random-weight `llama` model that real llama.cpp loads.
+// Format: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md
 import { writeFileSync } from 'node:fs';
 import { seededRng } from '../../../src/core/stats/random.ts';
 

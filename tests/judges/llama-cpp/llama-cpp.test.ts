@@ -1,6 +1,5 @@
-// The llama-cpp judge against the real llama.cpp runtime (node-llama-cpp's prebuilt CPU binary): a tiny
-// random-weight llama that this test writes itself, and the shared tiny model with the real Llama 2
-// vocabulary when it is present.
+// The llama-cpp judge on the real llama.cpp runtime: a tiny random-weight llama written by this test, and the shared
+// tiny model with the real Llama 2 vocabulary when present.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

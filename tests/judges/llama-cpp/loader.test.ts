@@ -1,6 +1,5 @@
-// The loader shared by the llama-cpp judge and generator (src/judges/llama-cpp/loader.ts): one llama.cpp runtime
-// per process, started once (node-llama-cpp tests its binary in a child process first, seconds of CPU) and
-// kept when a judge closes; on the real runtime and a tiny generated GGUF.
+// src/judges/llama-cpp/loader.ts: one llama.cpp runtime per process, started once (its binary check costs seconds of
+// CPU) and kept when a judge closes; on the real runtime and a tiny generated GGUF.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { llamaRuntime, loadModel } from '../../../src/judges/llama-cpp/loader.ts';

@@ -1,6 +1,5 @@
-// SoftEnt-Cali on the real model (SmolLM2-135M-Instruct, scripts/test-models.sh): `arena run --reliability
-// softent-cali` stores each game's score, checked against llama-cpp-python (tests/reference/llama_cpp_ref.py) on
-// the same files and tokens.
+// SoftEnt-Cali on the real model: `arena run --reliability softent-cali` stores each game's score, checked against
+// llama-cpp-python (tests/reference/llama_cpp_ref.py) on the same files and tokens.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { arenaJson, arenaOk, tmpDir } from '../../support/cli.ts';

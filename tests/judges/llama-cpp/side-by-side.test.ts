@@ -1,6 +1,5 @@
-// A local llama.cpp judge and an OpenAI-compatible judge (our test server, over real HTTP) side by side
-// through the real `arena` CLI, the judgment-quality report, and escalation from the local judge to the
-// server judge for exactly the low-confidence and order-inconsistent matches.
+// A local llama.cpp judge and an OpenAI-compatible one side by side through `arena`: the judgment-quality report, and
+// escalation to the server judge for exactly the low-confidence and order-inconsistent matches.
 import type { JudgesReport } from '../../../src/reports/judge-quality/quality-report.ts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
