@@ -26,10 +26,8 @@ function key(file: string, m: Linter.LintMessage): string {
 }
 
 /**
- * What the lint and the format check found before, kept outside the clone (the system's temporary folder, a
- * folder per user) and keyed by content only, so that a key stands for the same answer again: a clean clone, a
- * branch or a worktree with other bytes finds no entry and checks. A cache that cannot be read or written costs
- * time, nothing else.
+ * Earlier lint and format results, kept outside the clone (per user) and keyed by content only, so a clone or
+ * worktree with other bytes checks again; an unusable cache costs time, nothing else.
  */
 const CACHE_DIR = join(tmpdir(), `mt-arena-lint-${userInfo().uid}`);
 
@@ -53,10 +51,8 @@ function writeCache(name: string, value: unknown): void {
 }
 
 /**
- * What the lint of any one file under src/ depends on besides its own path and bytes: the linters, the config,
- * the lock and the names of the files an import can resolve to (src/ and db/: the import rules resolve paths, they
- * read no other file's bytes). A file added, removed or renamed there lints everything again; a file whose bytes
- * change lints again alone.
+ * What a src/ file's lint depends on besides its path and bytes: the linters, config, lock and the names of the files
+ * imports can resolve to (src/, db/). A file added, removed or renamed relints everything.
  */
 function lintContextKey(): string {
   const h = createHash('sha256').update(ESLint.version);

@@ -26,10 +26,8 @@ type Ratings = { model: string; rating: number }[];
 type Reference = Record<string, number>;
 
 /**
- * FastChat's compute_bt stops on scipy's default relative-reduction test (ftol), 2e-4 to 6e-3 rating
- * points short of the maximum-likelihood optimum on these data; we solve to full precision. So: ours
- * equals the same likelihood minimised to convergence (1e-6), and differs from compute_bt's printed
- * numbers by no more than compute_bt's own distance from that optimum (and by less than 1e-2).
+ * compute_bt stops on scipy's default ftol, 2e-4 to 6e-3 points short of the optimum; we solve fully. So ours equals
+ * the converged fit (1e-6) and is within compute_bt's own distance from it (and 1e-2) of its printed numbers.
  */
 function expectBt(ours: Ratings, ref: { fastchat: Reference; converged: Reference }) {
   expectRatings(ours, ref.converged, 1e-6);

@@ -94,11 +94,8 @@ describe('README and docs/', () => {
 });
 
 /**
- * `npx arena ...` in every block run here: the command's own entry run in this test's process (runArena: the same
- * parsing, commands, output and exit status, without a node start per command). The shell function sends the
- * arguments as bash expanded them, its working directory and its environment to ARENA_HERE's port over bash's
- * /dev/tcp, prints what comes back and returns the command's exit status: a block's lines still run in their order,
- * under set -e.
+ * `npx arena ...` in a block runs runArena in this test's process: the shell function sends its arguments, cwd and
+ * environment to ARENA_HERE's port over /dev/tcp and returns the command's exit status, so `set -e` still holds.
  */
 const PRELUDE = `set -euo pipefail
 npx() {

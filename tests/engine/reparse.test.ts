@@ -51,9 +51,8 @@ function finalVerdict(g: GameRow): string {
 const MODELS = 'gpt-4,claude-v1,llama-13b';
 
 /**
- * The release's questions, reference answers, judge prompts and MODELS' answers: what the runs play on. Without
- * its votes and GPT-4's judgments, which every write here would bring into the reports it rebuilds (about 0.7 s of
- * CPU a write) and which no test reads.
+ * The release's questions, references, judge prompts and MODELS' answers, without the votes and judgments every
+ * write here would re-report (0.7 s of CPU a write) and no test reads.
  */
 async function playable(db: string): Promise<void> {
   const dir = DIR!;

@@ -41,9 +41,8 @@ const KILL_GRACE_MS = 250;
 const PROCS = 3;
 const CONCURRENCY = 4;
 /**
- * the final run's calls in flight, wider than the games it has to play divided by it (at most 576 / 32 = 18): a run
- * whose idle workers each lease a batch of the plan (of --concurrency games) and leave once it is all leased, as
- * the issue's collapse did, plays on at most that many workers, never on all of them
+ * the final run's calls in flight, above plan / concurrency (576 / 32 = 18): workers that leave once the plan is
+ * all leased, as in the issue's collapse, would never play on all of them
  */
 const FINAL_CONCURRENCY = 32;
 /** the slot whose usage-less server the budget refresh talks to (a killed slot's, done by then) */
@@ -156,9 +155,8 @@ async function refuseOutputs(whileRunning: boolean) {
 }
 
 /**
- * One run's calls in flight at its judge server, from the server's own log (each from its arrival to its answer):
- * the peak, and the mean over the stretch in which the run still had games to start (from its first call to the
- * first call of its last game), when every worker should be calling.
+ * One run's calls in flight, from its server's log (arrival to answer): the peak, and the mean while it still had
+ * games to start (its first call to its last game's first call), when every worker should be calling.
  */
 function inFlight(log: RequestLogEntry[]) {
   const first = new Map<string, number>();

@@ -1,10 +1,6 @@
 /**
- * The contract every Judge provider keeps (run it over each one: mock, openai against the test server,
- * llama-cpp, ...):
- *
+ * The contract every Judge provider keeps; `make` is called once per test, `close` (if given) after it:
  *   describeJudgeContract('openai', async () => ({ judge: openaiJudge({...}), close: () => srv.close() }));
- *
- * `make` is called once per test; `close` (if given) after it.
  */
 import { describe, expect, it } from 'vitest';
 import type { JudgeProvider, JudgeRequest } from '../../src/judges/judge.ts';

@@ -123,10 +123,8 @@ function fakeClock() {
 }
 
 /**
- * Two processes, one limit, simulated: each process has its own governor and `concurrency` workers taking games
- * from one shared pool (as leases share them). A call reaches the server `transit(i)` ms after its admission (a
- * busy machine: 20 to 400 ms, varying from call to call), is charged there or refused with a 429, and is answered
- * 200 ms later (a 429 at once). A refused call is admitted again.
+ * Two processes, one limit, simulated: each has its own governor and `concurrency` workers on one shared pool. A
+ * call arrives `transit(i)` ms after admission (20 to 400 ms), is charged or refused (429), answered 200 ms later.
  */
 async function twoProcesses(o: { startSkewMs: number; governor?: (clock: Clock) => RateGovernor }) {
   const clock = fakeClock();

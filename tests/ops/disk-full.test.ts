@@ -92,9 +92,8 @@ function refreshConfig(name: string, db: string, judge: Record<string, unknown>)
 }
 
 /**
- * `args` on a disk with `keep` bytes free: it must stop in one line naming the recovery file, with the run failed
- * and fewer calls than planned; then, with room again, the same command stores the recovered replies and plays the
- * rest: every planned game stored once, as many calls as games.
+ * `args` with `keep` bytes free stops in one line naming the recovery file, the run failed; with room again it
+ * stores the recovered replies and plays the rest: every game stored once, as many calls as games.
  */
 async function stopsAndRecovers(db: string, args: string[], planned: number, keep: number) {
   const calls = () => server!.log.filter((e) => e.path === '/v1/chat/completions').length;

@@ -96,9 +96,8 @@ function missing(reads: ReportReads, n: Need): string[] {
 }
 
 /**
- * A memo that computes each value once in a frame of its own and merges that frame into the asker's, so a
- * report's frame holds every read its value needed however it was cached; each report is checked against its
- * declaration once computed.
+ * A memo computing each value once in its own frame, merged into the asker's, so a report's frame holds every
+ * read its value needed however cached; each report is checked against its declaration once computed.
  */
 class CheckingMemo implements Memo {
   private readonly entries = new Map<string, { p: Promise<unknown>; frame: Frame }>();

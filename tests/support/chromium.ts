@@ -47,9 +47,8 @@ export interface SiteInChromium {
   server: NodeServer;
   browser: Browser;
   /**
-   * The file's page with JavaScript on (or off), at `width` x `height` (1,280 x 900 unless given): one page per
-   * setting for the whole file, resized for each caller, since a new context or tab starts a renderer process, the
-   * dearest step of a page load. Each caller loads its own URL first; the page closes with the browser.
+   * The file's page with JavaScript on (or off) at `width` x `height` (default 1,280 x 900): one per setting per
+   * file, resized per caller, since a new renderer process is a page load's dearest step; callers load their URL.
    */
   page(o?: { width?: number; height?: number; javaScriptEnabled?: boolean }): Promise<Page>;
 }

@@ -40,10 +40,8 @@ export interface RunOptions {
 }
 
 /**
- * `arena ...args` as a user would run it. Resolves with the exit code and everything printed;
- * never rejects on a non-zero exit (tests assert the code). Rejects only if the process cannot start.
- * In this process unless `opts.spawn` or `opts.input` asks for a child process (ARENA_TEST_SPAWN=1: always a
- * child process, to compare).
+ * `arena ...args` as a user would run it: the exit code and everything printed, rejecting only if it cannot start;
+ * in this process unless `opts.spawn` or `opts.input` (or ARENA_TEST_SPAWN=1) asks for a child process.
  */
 export function runArena(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const spawned =
@@ -54,9 +52,8 @@ export function runArena(args: string[], opts: RunOptions = {}): Promise<RunResu
 let allSpawned = false;
 
 /**
- * Every runArena/arenaOk/arenaJson of the calling test file in a child process: for files about processes
- * (runs racing on one database, a killed run's leases, a judge server's timing under the run's own load).
- * It holds for that file only: endOfFile puts it back.
+ * Every runArena/arenaOk/arenaJson of the calling file in a child process, for files about processes
+ * (racing runs, killed runs' leases, a server's timing under load); endOfFile puts it back.
  */
 export function spawnEveryRun(): void {
   allSpawned = true;
@@ -251,12 +248,8 @@ const cleanUp = () => {
 };
 
 /**
- * What a test file leaves behind here, put away when it is done: its in-process runs are waited for (a test
- * that timed out does not stop its run, which borrows the process's env, cwd and streams while it goes on), its
- * servers asked for with onFileEnd stopped, its child processes still running SIGKILLed, its tmpDirs removed, and
- * spawnEveryRun undone.
- * tests/support/file-end.ts (vitest's setupFiles) calls it after every test file; the files of a worker share this
- * module (vitest.config.ts), so it registers no hook of its own.
+ * What a test file leaves behind, put away after it (by file-end.ts: a worker's files share this module): runs
+ * awaited, onFileEnd servers stopped, child processes SIGKILLed, tmpDirs removed, spawnEveryRun undone.
  */
 export async function endOfFile(): Promise<void> {
   await Promise.allSettled([...inFlight]);

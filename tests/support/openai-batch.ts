@@ -1,11 +1,7 @@
 /**
- * The OpenAI Batch API for the test server (mounted by startOpenAIServer when its `batch` option is set):
- *   POST /v1/files (multipart: file, purpose)   GET /v1/files/:id/content   DELETE /v1/files/:id
- *   POST /v1/batches    GET /v1/batches (list)  GET /v1/batches/:id
- * A batch stays `in_progress` until `completeAfterMs` after it was created and until it was polled
- * `completeAfterPolls` times; the first GET after that
- * answers every line as the chat endpoint would (same verdict policy and token counting) and completes it.
- * Each answered line is logged with path `/v1/batches#line`, the prompt's hash and the tokens it was billed.
+ * The OpenAI Batch API for the test server (startOpenAIServer's `batch` option): /v1/files and /v1/batches. A batch
+ * stays `in_progress` until `completeAfterMs` and `completeAfterPolls` have passed; the next GET answers every line
+ * as the chat endpoint would, logged as `/v1/batches#line` with its prompt's hash and billed tokens.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

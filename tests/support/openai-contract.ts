@@ -1,12 +1,7 @@
 /**
- * The chat-completions contract of late 2026 as OpenAI documents it, for tests/support/openai-server.ts: a catalog
- * of chat and reasoning models (each with its shutdown date), what each family refuses (reasoning: `max_tokens`, a
- * temperature other than 1, `logprobs`; chat: `reasoning_effort`), retired and unknown models (404,
- * `model_not_found`), hidden reasoning tokens billed as output and counted against `max_completion_tokens` (an empty
- * reply with `finish_reason: "length"` when they take it all), cached prompt tokens, token log-probabilities, and
- * vLLM's `structured_outputs: { choice }` / `guided_choice` (the reply is one of the choices, as a constrained decoder
- * makes it: the verdict the reply would have given, else the first).
- * Error bodies are OpenAI's: `{ error: { message, type, param, code } }`.
+ * The chat-completions contract of late 2026 as OpenAI documents it, for openai-server.ts: chat and reasoning
+ * models with shutdown dates, what each family refuses, retired and unknown models (404), hidden reasoning tokens
+ * counted against `max_completion_tokens`, cached tokens, logprobs, and vLLM's choice-constrained outputs.
  */
 import { createHash } from 'node:crypto';
 

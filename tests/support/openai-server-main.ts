@@ -1,7 +1,6 @@
 /**
- * The OpenAI-compatible test server as its own process:
+ * The test server as its own process, its OpenAIServerOptions as JSON; prints "listening <url>" once ready:
  *   node --import tsx tests/support/openai-server-main.ts '{"latencyMs":50,"logFile":"/tmp/log.jsonl"}'
- * Options are OpenAIServerOptions as JSON. Prints "listening <url>" once ready; SIGTERM/SIGINT close it.
  */
 import { startOpenAIServer, type OpenAIServerOptions } from './openai-server.ts';
 

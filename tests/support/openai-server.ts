@@ -1,14 +1,7 @@
 /**
- * A real HTTP server speaking enough of the OpenAI API for the `openai` SDK (POST /v1/chat/completions,
- * GET /v1/models), with deterministic verdicts, fixed latency and scheduled faults (429 + Retry-After,
- * 500, hangs, 400/401). Every request is logged (in memory, and as JSONL to `logFile` when given), so a
- * test can count calls even after it SIGKILLed the client.
- *
- *   const srv = await startOpenAIServer({ latencyMs: 50, verdict: 'longer', faults: [{ status: 429, retryAfter: 1, times: 1 }] });
- *   openaiJudge({ model: 'judge', baseURL: srv.url });
- *   ...; await srv.close();
- *
- * Run it as a separate process with `spawnOpenAIServer(opts)` (tests/support/openai-server-main.ts).
+ * A real HTTP server speaking enough of the OpenAI API for the `openai` SDK, with deterministic verdicts, fixed
+ * latency and scheduled faults; every request is logged (in memory, and to `logFile`), so a test can count calls
+ * even after it SIGKILLed the client. In a process of its own: spawnOpenAIServer.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -22,10 +15,8 @@ import { cachedTokens, checkRequest, logprobsOf, type ProviderContract } from '.
 import { seededRng } from '../../src/core/stats/random.ts';
 
 /**
- * How the fake judge decides. `longer`: prefers the longer answer between the "Assistant A" / "Assistant B"
- * markers (tie when equal); `hash`: A, B or tie from a hash of the prompt; `a` / `b` / `tie`: always that
- * (position bias); `unparsable`: never gives a verdict. Single-grading prompts (they contain "[[rating]]")
- * get a rating: from the answer's length for `longer`, from the hash otherwise.
+ * How the fake judge decides: `longer` prefers the longer answer (tie when equal), `hash` hashes the prompt, `a` /
+ * `b` / `tie` always that, `unparsable` never gives a verdict; single grading gets a rating (length or hash).
  */
 export type VerdictPolicy = 'longer' | 'hash' | 'a' | 'b' | 'tie' | 'unparsable';
 /** A custom judge: the reply text for one chat request (`n`: its 1-based number). */
@@ -76,9 +67,8 @@ export interface OpenAIServerOptions {
   logFile?: string;
   port?: number;
   /**
-   * enforce OpenAI-style limits: a request costs its prompt tokens (characters / 4) plus max_tokens, charged on
-   * arrival from buckets refilled continuously (per minute); over either, 429 with retry-after-ms. Every chat
-   * answer carries x-ratelimit-{limit,remaining,reset}-{requests,tokens} unless `headers` is false.
+   * enforce OpenAI-style limits: prompt tokens (characters / 4) plus max_tokens charged on arrival from
+   * per-minute buckets, else 429 with retry-after-ms; x-ratelimit-* on chat answers unless `headers` is false
    */
   rateLimit?: {
     tpm?: number;
@@ -125,9 +115,8 @@ export interface RequestLogEntry {
   /** with `contract`: the request's body (what was sent) */
   body?: Record<string, unknown>;
   /**
-   * a chat request answered after the latency (200 or an injected fault): when its answer was sent, ms since the
-   * epoch; absent until then, for a hang, and when the client had gone. In the log file it is a line of its own,
-   * `{ n, answeredAt }`, written as the answer is sent; readLog (parseLog) folds it into its request's entry.
+   * when a chat request's answer (200 or a fault) was sent, ms since the epoch; absent before, for a hang, or
+   * with the client gone. Logged as its own `{ n, answeredAt }` line; parseLog folds it into its request.
    */
   answeredAt?: number;
 }
@@ -616,9 +605,8 @@ const MAIN = fileURLToPath(new URL('./openai-server-main.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url)); // where `--import tsx` resolves
 
 /**
- * How to start the server process: under vitest, openai-server-main.ts bundled into one plain module once per
- * run (tests/support/run-shared.ts), which node starts without tsx's loader (about 0.4 s of CPU per start
- * instead of 1.2 s); elsewhere (bench/), through tsx.
+ * Under vitest, openai-server-main.ts bundled once per run into a plain module that node starts without tsx
+ * (0.4 s of CPU per start instead of 1.2 s); elsewhere (bench/), through tsx.
  */
 async function serverEntry(): Promise<string[]> {
   if (!process.env.VITEST) return ['--import', 'tsx', MAIN];

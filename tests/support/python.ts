@@ -11,9 +11,8 @@ export const PYTHON = '/usr/bin/python3';
 const REF = fileURLToPath(new URL('../reference/', import.meta.url));
 
 /**
- * The references' environment: one BLAS thread. The references solve problems of a few dozen parameters, where
- * OpenBLAS's extra threads (one per core) only spin while they wait, and on a loaded machine that waiting is most
- * of the CPU a reference takes; one thread computes the same numbers.
+ * One BLAS thread: on problems of a few dozen parameters OpenBLAS's extra threads only spin, most of a
+ * reference's CPU on a loaded machine, for the same numbers.
  */
 const ENV = { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
 
@@ -60,9 +59,8 @@ export function python<T>(script: string, input: unknown, timeoutMs = 300_000): 
 }
 
 /**
- * `script` (in tests/reference) run on the raw files its arguments name, its stdout parsed as JSON: once per run and
- * arguments, kept in the run's folder (as the probe above) for the other test files, so that two files checking
- * against the same reference on the same files pay for it once (bt_variants.py, power.py: 2-3 s of CPU each).
+ * `script` (tests/reference) on the raw files its arguments name, stdout as JSON, once per run and arguments
+ * (kept in the run's folder), so files checking one reference pay once (bt_variants.py, power.py: 2-3 s each).
  */
 export function referenceOnce<T>(script: string, args: string[], timeoutMs = 120_000): T {
   const kept = join(

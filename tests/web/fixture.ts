@@ -38,9 +38,8 @@ export interface Fixture {
 }
 
 /**
- * The site's test database in `dir` (a copy of the run's one), open. With `reports`, its stored reports and pages
- * built as well (what `arena publish` or any write brings up to date): built once per run, so the files that publish
- * the fixture or render its pages read them instead of each computing the same ones (4 s of CPU).
+ * The site's test database in `dir` (a copy of the run's), open; with `reports`, its stored reports and pages
+ * built too, once per run, so the files reading them do not each compute them (4 s of CPU).
  */
 export async function buildFixture(
   dir = tmpDir('arena-web-'),

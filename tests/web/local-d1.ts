@@ -110,9 +110,8 @@ export interface LocalD1 {
 }
 
 /**
- * The local D1 of wrangler.toml's database kept in `persistTo` (a `wrangler --persist-to` folder: its state is in
- * `<persistTo>/v3`), the folder made if it is not there. Dispose of it before another process (wrangler d1
- * execute, wrangler dev) opens the same folder.
+ * The local D1 of wrangler.toml's database in the `--persist-to` folder `persistTo` (state in `<persistTo>/v3`),
+ * made if missing. Dispose of it before another process (wrangler d1 execute, wrangler dev) opens the folder.
  */
 export async function openLocalD1(persistTo: string): Promise<LocalD1> {
   // the miniflare of this wrangler, so that the engine is the one `wrangler dev` runs

@@ -328,10 +328,9 @@ describe.skipIf(!HAVE_MTBENCH)('site: refreshes and checkpoints', () => {
 const WORKER_ADMIN = 'ops-pages-worker-token';
 
 /**
- * The pages `arena publish` rendered for the Worker (src/web/pages.ts), under wrangler dev: each answered from
- * its row (the Worker's count of them grows by one a page), byte for byte (body and every header) what the same
- * Worker renders live when a parameter no page reads (`mode`) keeps it off the row; HEAD, If-None-Match and a shared
- * link with tracking parameters as well.
+ * The Worker's pre-rendered pages (src/web/pages.ts) under wrangler dev: each answered from its row, byte for byte
+ * (body and headers) what the Worker renders live when an unread parameter keeps it off the row; also HEAD,
+ * If-None-Match and tracking parameters.
  */
 async function prerenderedAsLive(url: string): Promise<void> {
   const served = async () =>

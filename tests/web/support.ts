@@ -47,9 +47,8 @@ const migrationFiles = () =>
     .sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
 
 /**
- * What `wrangler d1 migrations apply` runs, statement by statement: its bookkeeping table, then each migration's
- * statements (drizzle-kit separates them with `--> statement-breakpoint`) followed by the row that records it
- * (wrangler 4's own statements).
+ * What `wrangler d1 migrations apply` runs: its bookkeeping table, then each migration's statements (split at
+ * `--> statement-breakpoint`) and the row recording it, as wrangler 4 writes them.
  */
 export function migrationStatements(): string[] {
   const init = `CREATE TABLE IF NOT EXISTS d1_migrations(
@@ -70,13 +69,9 @@ export function migrationStatements(): string[] {
 }
 
 /**
- * A local D1 (database mt-arena) in `<dir>/wrangler`, as `wrangler d1 migrations apply --local` builds it;
- * returns that folder, to pass as `--persist-to`. Built once per test run and copied for each caller: the
- * migrations in one D1 batch on workerd's D1 over that folder (tests/web/local-d1.ts, in this process: what
- * `wrangler d1 execute --file` does, without a wrangler start and its blocking round trip per statement), then
- * `wrangler d1 migrations apply` itself, which must find every migration applied (so the folder it reads and the
- * rows it keeps are those it would have written). One migration at a time took 13 workerd starts, about 15 s of
- * CPU.
+ * A local D1 (database mt-arena) in `<dir>/wrangler` as `wrangler d1 migrations apply --local` builds it, for
+ * `--persist-to`: built once per run in one D1 batch (one migration at a time took 13 workerd starts), checked by
+ * `wrangler d1 migrations apply` finding every migration applied, and copied for each caller.
  */
 export async function localD1(dir: string): Promise<string> {
   const migrated = await runShared('d1-migrated', async (scratch) => {

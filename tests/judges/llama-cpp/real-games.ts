@@ -29,10 +29,8 @@ export function realGamesArgs(maxTokens: number): string[] {
 }
 
 /**
- * The games' question and answers, from the release in MTBENCH_DIR, as files in `dir` for `arena run --questions
- * --answers`, and a database there holding FastChat's judge prompts from the release, which the games use: the games
- * a run plays on the whole release (prompts and judge id alike), without its thousands of other games, whose reports
- * every run would refresh. `args`: the files' options.
+ * The games' question and answers from MTBENCH_DIR as `--questions --answers` files in `dir` (`args`), and a database
+ * there with the release's judge prompts: the release's games without its thousands of others to report on.
  */
 export async function realGamesSetup(dir: string): Promise<{ db: string; args: string[] }> {
   const release = MTBENCH_DIR!;
@@ -55,9 +53,8 @@ export async function realGamesSetup(dir: string): Promise<{ db: string; args: s
 }
 
 /**
- * The in-process judge's games (`arena run --judge llama-cpp/<REAL_GGUF>`), played once per `vitest run`
- * (tests/support/run-shared.ts) for the files that compare them with llama-cpp-python and with its server: the
- * database holding them (copy it before writing).
+ * The in-process judge's games (`arena run --judge llama-cpp/<REAL_GGUF>`), played once per `vitest run` for the
+ * files comparing them with llama-cpp-python: the database holding them (copy it before writing).
  */
 export async function realModelGames(): Promise<{ db: string }> {
   const dir = await runShared(
