@@ -6,10 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ARENA_BIN, arenaOk, playOwn, REPO_ROOT, tmpDir } from '../support/cli.ts';
 
-/**
- * `arena ...args | head -c keep` run by a real shell; resolves with arena's own exit status (bash's PIPESTATUS),
- * what head printed and what arena wrote to stderr.
- */
+/** `arena ...args | head -c keep` in bash: arena's status (PIPESTATUS), head's output, arena's stderr. */
 function arenaHead(args: string[], keep: number): Promise<{ code: number; got: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const quoted = [process.execPath, ARENA_BIN, ...args]

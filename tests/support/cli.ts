@@ -32,10 +32,7 @@ export interface RunOptions {
   timeoutMs?: number;
   /** text written to the child's stdin (spawns the process) */
   input?: string;
-  /**
-   * run bin/arena.mjs in a child process instead of in this one: for what only a process shows (the bundle
-   * against the sources, ARENA_NO_DIST, stdin, being killed)
-   */
+  /** bin/arena.mjs in a child process: for what only a process shows (bundle, stdin, being killed) */
   spawn?: boolean;
 }
 
@@ -138,10 +135,7 @@ export async function arenaOk(args: string[], opts: RunOptions = {}): Promise<st
   return r.stdout;
 }
 
-/**
- * `arena run --db db --judge judge --models models` on our own tournament (OWN), then `extra`; expects exit 0
- * and returns stdout.
- */
+/** `arena run --db db --judge judge --models models` on OWN, then `extra`; expects exit 0, returns stdout. */
 export function playOwn(
   db: string,
   judge: string,
@@ -163,10 +157,7 @@ export interface SpawnedArena {
 
 const running = new Set<ChildProcess>();
 
-/**
- * `arena ...args` in a child process the test can signal (stdin closed). One still running when the test file
- * is done is SIGKILLed.
- */
+/** `arena ...args` in a child process the test can signal (stdin closed), SIGKILLed if left at file end. */
 export function spawnArena(args: string[], opts: Pick<RunOptions, 'env' | 'cwd'> = {}): SpawnedArena {
   const child = spawn(process.execPath, [ARENA_BIN, ...args], {
     cwd: opts.cwd ?? REPO_ROOT,
@@ -195,8 +186,7 @@ export interface ServingArena extends SpawnedArena {
 }
 
 /**
- * `arena start|serve ...args` until it prints the URL it serves the leaderboard on. Rejects when it exits
- * first, or prints no URL within `timeoutMs` (then it is killed).
+ * `arena start|serve ...args` until it prints its URL; rejects if it exits first or at `timeoutMs` (killed).
  */
 export function serveArena(
   args: string[],
@@ -262,10 +252,7 @@ export async function endOfFile(): Promise<void> {
 // outside vitest (a bench script), or a worker that exits before a file's end: on exit
 process.once('exit', cleanUp);
 
-/**
- * A fresh directory under the OS temp dir, removed after the test file finishes.
- * Call it anywhere in a test file (module level, hooks or tests).
- */
+/** A fresh directory under the OS temp dir, removed when the test file ends (call it anywhere). */
 export function tmpDir(prefix = 'arena-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   made.push(dir);

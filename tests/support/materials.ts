@@ -18,10 +18,7 @@ export function noMtbenchOrJudgeLlama2(): string | undefined {
     : 'MTBENCH_DIR and JUDGE_LLAMA2_DIR must be set (../shared/mt_bench, ../shared/judge_llama2)';
 }
 
-/**
- * The first reason given (a missing material, a missing Python module), warned once as `[tag] skipped: …`;
- * '' when there is none, so `describe.skipIf(!!reason)` runs.
- */
+/** The first reason given, warned once as `[tag] skipped: …`; '' when none, for `describe.skipIf`. */
 export function skipWhy(tag: string, ...reasons: (string | undefined)[]): string {
   const reason = reasons.find((r) => !!r) ?? '';
   if (reason) console.warn(`[${tag}] skipped: ${reason}`);
@@ -61,10 +58,7 @@ export const MTBENCH_GPT4_ORDER = [
   'llama-13b',
 ];
 
-/**
- * The length in characters of each turn of each answer, keyed `model/questionId`, read straight from
- * `<dir>/model_answer/<model>.jsonl` (the release's layout).
- */
+/** Each answer turn's length, keyed `model/questionId`, from `<dir>/model_answer/<model>.jsonl`. */
 export function answerLengths(dir: string, models: readonly string[]): Map<string, number[]> {
   const len = new Map<string, number[]>();
   for (const m of models)

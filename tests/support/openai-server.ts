@@ -570,10 +570,7 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
-/**
- * A log file's entries, in arrival order: each request's line, with the `{ n, answeredAt }` line written when its
- * answer was sent folded into it.
- */
+/** A log file's entries in arrival order, each `{ n, answeredAt }` line folded into its request's. */
 export function parseLog(text: string): RequestLogEntry[] {
   const entries: RequestLogEntry[] = [];
   const chat = new Map<number, RequestLogEntry>();

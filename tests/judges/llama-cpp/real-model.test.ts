@@ -21,10 +21,7 @@ interface RefGame {
 /** the in-process judge's games */
 let games: StoredGame[] = [];
 
-/**
- * llama-cpp-python on the first game's prompt rendered, then on every game played: one process (one model load)
- * for both checks.
- */
+/** llama-cpp-python on the first game's rendered prompt, then every game: one model load for both. */
 let reference: { render: { text: string; tokens: number[] }; games: RefGame[] } | undefined;
 function referenceRun(): NonNullable<typeof reference> {
   if (reference) return reference;
