@@ -31,8 +31,10 @@ export function realGamesArgs(maxTokens: number): string[] {
 /**
  * The games' question and answers from MTBENCH_DIR as `--questions --answers` files in `dir` (`args`), and a database
  * there with the release's judge prompts: the release's games without its thousands of others to report on.
+ * `terse`: each answer cut to its first sentence and each judge system prompt to its last (the verdict's format),
+ * about 190 tokens a game's prompt, not 347, for a claim that holds whatever the prompt says and pays for each token.
  */
-export async function realGamesSetup(dir: string): Promise<{ db: string; args: string[] }> {
+export async function realGamesSetup(dir: string, terse = false): Promise<{ db: string; args: string[] }> {
   const release = MTBENCH_DIR!;
   const only = (file: string) => {
     const lines = readFileSync(join(release, file), 'utf8').split('\n');
@@ -40,7 +42,7 @@ export async function realGamesSetup(dir: string): Promise<{ db: string; args: s
       (l) => l && IDS.includes((JSON.parse(l) as { question_id: number }).question_id),
     );
     if (kept.length !== IDS.length) throw new Error(`${release}/${file} lacks some of ${IDS.join(', ')}`);
-    return kept.join('\n') + '\n';
+    return kept.map((l) => (terse ? shorten(l) : l)).join('\n') + '\n';
   };
   const questions = join(dir, 'question.jsonl');
   writeFileSync(questions, only('question.jsonl'));
@@ -48,8 +50,22 @@ export async function realGamesSetup(dir: string): Promise<{ db: string; args: s
   mkdirSync(answers, { recursive: true });
   for (const m of MODELS) writeFileSync(join(answers, `${m}.jsonl`), only(`model_answer/${m}.jsonl`));
   const db = join(dir, 'arena.db');
-  await arenaOk(['import', 'prompts', join(release, 'judge_prompts.jsonl'), '--db', db]);
+  let prompts = join(release, 'judge_prompts.jsonl');
+  if (terse) {
+    const text = readFileSync(prompts, 'utf8').split('\n').filter(Boolean).map(shorten);
+    writeFileSync((prompts = join(dir, 'judge_prompts.jsonl')), text.join('\n') + '\n');
+  }
+  await arenaOk(['import', 'prompts', prompts, '--db', db]);
   return { db, args: ['--questions', questions, '--answers', answers] };
+}
+
+/** The JSON line `line` of an answer or judge prompt made terse (realGamesSetup); a question's passes unchanged. */
+function shorten(line: string): string {
+  const sentences = (t: string) => t.split(/(?<=[.!?]) /);
+  const o = JSON.parse(line) as { choices?: { turns: string[] }[]; system_prompt?: string };
+  for (const c of o.choices ?? []) c.turns = c.turns.map((t) => sentences(t)[0]!);
+  if (o.system_prompt) o.system_prompt = sentences(o.system_prompt).at(-1)!;
+  return JSON.stringify(o);
 }
 
 /**

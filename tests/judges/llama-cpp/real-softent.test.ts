@@ -23,7 +23,8 @@ describe.skipIf(!!skip)('SoftEnt-Cali on the real model, against llama-cpp-pytho
     // no foundation model of SmolLM2 is reachable: a stand-in with the same vocabulary (foundation.ts)
     const base = join(dir, 'foundation.gguf');
     await writeSwappedBlocks(REAL_GGUF, base, 10, 11);
-    const { db: softDb, args: files } = await realGamesSetup(dir);
+    // terse prompts (real-games.ts): the score's arithmetic is the claim, whatever the prompt says
+    const { db: softDb, args: files } = await realGamesSetup(dir, true);
     const judgeSpec = `llama-cpp/${REAL_GGUF}?threads=1&ctx=1024&sequences=1&reuse=off`;
     await arenaOk(
       ['run', '--db', softDb, '--judge', judgeSpec, '--reliability', 'softent-cali'].concat(
